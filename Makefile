@@ -1,0 +1,160 @@
+# sacc — the semantic-adaptation compiler.
+#
+#   make            build build/sacc and the test FMUs
+#   make demo       the main job: check and print the explicit form of every adaptation
+#   make check      every test: unit, golden, robustness, then again under ASan/UBSan and valgrind
+#
+# Both `demo` and `check` first make sure the Debian packages the build needs are there
+# (installing them when run as root).  Sources are picked up by wildcard: a new
+# compiler/*.c, tests/unit/test_*.c or tests/fmus/<name>/ needs no edit here.
+
+CC      ?= cc
+BUILD   ?= build
+SAN     ?=
+RE2C    ?= re2c
+LEMON   ?= lemon
+LEMPAR  ?= /usr/share/lemon/lempar.c
+
+PKGS    := libxml-2.0 minizip udunits
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+ifeq ($(strip $(PKG_LIBS)),)
+PKG_CFLAGS := -I/usr/include/libxml2 -I/usr/include/minizip
+PKG_LIBS   := -lxml2 -lminizip -ludunits2
+endif
+
+ifeq ($(SAN),1)
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -DARENA_DEBUG
+else
+SANFLAGS :=
+endif
+
+WARN    := -Wall -Wextra -Wpedantic -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+CFLAGS  ?= -O2 -g
+ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L $(CFLAGS) $(SANFLAGS) -Icompiler -Igenerated $(PKG_CFLAGS)
+# Lemon and re2c output trips some warnings we keep for hand-written code.
+GEN_CFLAGS := $(ALL_CFLAGS) -Wall -Werror -Wno-unused-parameter -Wno-unused-variable -Wno-unused-but-set-variable
+LDLIBS  := $(PKG_LIBS) -lm
+
+GEN_SRC := generated/sa_lexer.c generated/sa_grammar.c
+GEN_HDR := generated/sa_grammar.h
+LIB_SRC := $(filter-out compiler/main.c,$(wildcard compiler/*.c))
+LIB_OBJ := $(patsubst compiler/%.c,$(BUILD)/obj/%.o,$(LIB_SRC)) \
+           $(patsubst generated/%.c,$(BUILD)/obj/%.o,$(GEN_SRC))
+SACC    := $(BUILD)/sacc
+
+UNIT_SRC  := $(wildcard tests/unit/test_*.c)
+UNIT_BIN  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+
+FMU_DIRS  := $(patsubst tests/fmus/%/modelDescription.xml,%,$(wildcard tests/fmus/*/modelDescription.xml))
+FMUS      := $(patsubst %,$(BUILD)/fmus/%.fmu,$(FMU_DIRS))
+FMU_PACK  := $(BUILD)/tools/fmu_pack
+
+.PHONY: all deps demo check check-core check-unit check-golden check-asan check-valgrind \
+        check-generated golden-update fuzz clean
+.SUFFIXES:
+
+all: $(SACC) $(FMUS)
+
+# ---- dependencies -----------------------------------------------------------------------
+deps:
+	@sh tests/deps.sh
+
+# ---- generated front end ----------------------------------------------------------------
+# The lexer and parser are committed under generated/ (see README); `make check-generated`
+# proves they are what the grammar sources produce.
+generated/sa_lexer.c: grammar/sa_lexer.re $(GEN_HDR)
+	$(RE2C) -W -Werror --no-generation-date --no-version -o $@ $<
+
+generated/sa_grammar.c generated/sa_grammar.h &: grammar/sa_grammar.y
+	@mkdir -p $(BUILD)
+	$(LEMON) -T$(LEMPAR) -d$(BUILD) -q $< || { echo "lemon: grammar has conflicts" >&2; exit 1; }
+	@sed 's|$(BUILD)/sa_grammar|generated/sa_grammar|g' $(BUILD)/sa_grammar.c > generated/sa_grammar.c
+	@cp $(BUILD)/sa_grammar.h generated/sa_grammar.h
+
+check-generated:
+	@rm -rf $(BUILD)/regen && mkdir -p $(BUILD)/regen
+	@$(RE2C) -W -Werror --no-generation-date --no-version -o $(BUILD)/regen/sa_lexer.c grammar/sa_lexer.re
+	@$(LEMON) -T$(LEMPAR) -d$(BUILD)/regen -q grammar/sa_grammar.y
+	@sed -i 's|$(BUILD)/regen/sa_grammar|generated/sa_grammar|g' $(BUILD)/regen/sa_grammar.c
+	@sed -i 's|$(BUILD)/regen/sa_lexer|generated/sa_lexer|g' $(BUILD)/regen/sa_lexer.c
+	@diff -u generated/sa_lexer.c $(BUILD)/regen/sa_lexer.c && \
+	 diff -u generated/sa_grammar.c $(BUILD)/regen/sa_grammar.c && \
+	 diff -u generated/sa_grammar.h $(BUILD)/regen/sa_grammar.h && \
+	 echo "generated/ is up to date"
+
+# ---- the compiler -----------------------------------------------------------------------
+$(BUILD)/obj/%.o: compiler/%.c $(wildcard compiler/*.h) $(GEN_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(WARN) -c -o $@ $<
+
+$(BUILD)/obj/sa_%.o: generated/sa_%.c $(wildcard compiler/*.h) $(GEN_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(GEN_CFLAGS) -c -o $@ $<
+
+$(BUILD)/libsacc.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(SACC): $(BUILD)/obj/main.o $(BUILD)/libsacc.a
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
+
+# ---- test FMUs --------------------------------------------------------------------------
+# Each tests/fmus/<name>/ holds model.c and modelDescription.xml; the shared kit in
+# tests/fmus/kit/ supplies the FMI 2.0 boilerplate.  fmu_pack zips them with minizip.
+FMU_CFLAGS := -std=c99 -O2 -fPIC -shared -fvisibility=hidden -Wall -Wextra -Wpedantic -Werror \
+              -Itests/fmus/kit -Itests/fmus/kit/fmi2
+
+$(FMU_PACK): tests/fmus/tools/fmu_pack.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(WARN) -o $@ $< $(LDLIBS) -lz
+
+$(BUILD)/fmus/%.fmu: tests/fmus/%/modelDescription.xml tests/fmus/%/model.c $(wildcard tests/fmus/kit/*) $(FMU_PACK)
+	@mkdir -p $(BUILD)/fmus/$*/binaries/linux64
+	$(CC) $(FMU_CFLAGS) -Itests/fmus/$* -o $(BUILD)/fmus/$*/binaries/linux64/$*.so \
+	    tests/fmus/$*/model.c tests/fmus/kit/fmu_kit.c -lm
+	cp tests/fmus/$*/modelDescription.xml $(BUILD)/fmus/$*/modelDescription.xml
+	$(FMU_PACK) $@ $(BUILD)/fmus/$*
+
+# ---- tests ------------------------------------------------------------------------------
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libsacc.a $(wildcard tests/unit/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(WARN) -Itests/unit -o $@ $< $(BUILD)/libsacc.a $(LDLIBS) -lcmocka
+
+check-unit: $(UNIT_BIN) $(SACC) $(FMUS)
+	@fail=0; for t in $(UNIT_BIN); do \
+	  SACC_BUILD=$(BUILD) $$t || fail=1; done; exit $$fail
+
+check-golden: $(SACC) $(FMUS)
+	@SACC=$(SACC) BUILD=$(BUILD) sh tests/golden/run.sh
+
+golden-update: $(SACC) $(FMUS)
+	@SACC=$(SACC) BUILD=$(BUILD) UPDATE=1 sh tests/golden/run.sh
+
+check-core: check-unit check-golden
+
+check-asan:
+	@$(MAKE) --no-print-directory BUILD=build/asan SAN=1 CFLAGS="-O1 -g" check-core
+
+check-valgrind: $(UNIT_BIN) $(SACC) $(FMUS)
+	@SACC=$(SACC) BUILD=$(BUILD) sh tests/valgrind.sh $(UNIT_BIN)
+
+check: deps
+	@$(MAKE) --no-print-directory check-generated
+	@$(MAKE) --no-print-directory check-core
+	@$(MAKE) --no-print-directory check-asan
+	@$(MAKE) --no-print-directory check-valgrind
+	@echo "make check: all suites passed"
+
+# ---- the main job -----------------------------------------------------------------------
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@sh adaptations/demo.sh $(SACC) $(BUILD)
+
+# ---- fuzzing (clang's libFuzzer) --------------------------------------------------------
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh
+
+clean:
+	rm -rf build

@@ -1,0 +1,292 @@
+/* driver.c — loading modules and running the stages over them (see driver.h). */
+#include "driver.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "explicit.h"
+#include "parse.h"
+#include "util.h"
+
+#define MAX_SOURCE (16u << 20)
+
+Compilation *drv_new(FILE *diag_out)
+{
+	Compilation *c = calloc(1, sizeof *c);
+	if (!c)
+		return NULL;
+	c->arena = arena_new();
+	c->diag = diag_new(diag_out);
+	return c;
+}
+
+void drv_free(Compilation *c)
+{
+	if (!c)
+		return;
+	for (Module *m = c->modules, *next; m; m = next) {
+		next = m->next;
+		free(m->text);
+		free(m->imports);
+		free(m);
+	}
+	for (int i = 0; i < c->nfmus; i++)
+		fmu_free(c->fmus[i]);
+	free(c->fmus);
+	free(c->include_dirs);
+	free(c->fmu_dirs);
+	units_close(c->units);
+	diag_free(c->diag);
+	arena_free(c->arena);
+	free(c);
+}
+
+static void push_dir(const char ***dirs, int *n, const char *dir)
+{
+	const char **d = realloc(*dirs, (size_t)(*n + 1) * sizeof *d);
+	if (!d)
+		return;
+	d[(*n)++] = dir;
+	*dirs = d;
+}
+
+void drv_add_include_dir(Compilation *c, const char *dir) { push_dir(&c->include_dirs, &c->ninclude, dir); }
+void drv_add_fmu_dir(Compilation *c, const char *dir) { push_dir(&c->fmu_dirs, &c->nfmu_dirs, dir); }
+
+UnitSystem *drv_units(Compilation *c)
+{
+	if (!c->units && !c->units_error) {
+		c->units = units_open(&c->units_error);
+		if (!c->units) {
+			if (!c->units_error)
+				c->units_error = "unknown reason";
+			diag_error(c->diag, (Loc){0}, "cannot load the UDUNITS-2 unit database: %s",
+				   c->units_error);
+		}
+	}
+	return c->units;
+}
+
+FmuInfo *drv_open_fmu(Compilation *c, const char *path, Loc where)
+{
+	for (int i = 0; i < c->nfmus; i++)
+		if (strcmp(c->fmus[i]->path, path) == 0)
+			return c->fmus[i];
+	int before = diag_errors(c->diag);
+	FmuInfo *f = fmu_open(path, c->diag);
+	if (!f) {
+		if (diag_errors(c->diag) == before)
+			diag_error(c->diag, where, "cannot read fmu '%s'", path);
+		diag_note(c->diag, where, "the fmu is named here");
+		return NULL;
+	}
+	if (c->nfmus == c->capfmus) {
+		int cap = c->capfmus ? 2 * c->capfmus : 8;
+		FmuInfo **v = realloc(c->fmus, (size_t)cap * sizeof *v);
+		if (!v) {
+			fmu_free(f);
+			return NULL;
+		}
+		c->fmus = v;
+		c->capfmus = cap;
+	}
+	c->fmus[c->nfmus++] = f;
+	return f;
+}
+
+static char *dir_of(Arena *a, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		return arena_strdup(a, ".");
+	if (slash == path)
+		return arena_strdup(a, "/");
+	return arena_strndup(a, path, (size_t)(slash - path));
+}
+
+static Module *find_loaded(Compilation *c, const char *path)
+{
+	for (Module *m = c->modules; m; m = m->next)
+		if (strcmp(m->path, path) == 0)
+			return m;
+	return NULL;
+}
+
+static void resolve_imports(Compilation *c, Module *m);
+
+static Module *add_module(Compilation *c, const char *path, char *text, size_t len)
+{
+	Module *m = calloc(1, sizeof *m);
+	if (!m) {
+		free(text);
+		return NULL;
+	}
+	m->path = arena_strdup(c->arena, path);
+	m->dir = dir_of(c->arena, m->path);
+	m->text = text;
+	m->len = len;
+	m->next = c->modules;
+	c->modules = m;
+	diag_add_source(c->diag, m->path, m->text, m->len);
+	m->root = parse_source(c->arena, c->diag, m->path, m->text, m->len);
+	return m;
+}
+
+Module *drv_load_text(Compilation *c, const char *name, const char *text, size_t len)
+{
+	char *copy = malloc(len + 1);
+	if (!copy)
+		return NULL;
+	memcpy(copy, text, len);
+	copy[len] = '\0';
+	Module *m = add_module(c, name, copy, len);
+	if (m)
+		resolve_imports(c, m);
+	return m;
+}
+
+static Module *load_quiet(Compilation *c, const char *path, bool report)
+{
+	Module *m = find_loaded(c, path);
+	if (m)
+		return m;
+	size_t len;
+	char *text = read_file(path, MAX_SOURCE, &len);
+	if (!text) {
+		if (report)
+			diag_error(c->diag, (Loc){path, 0, 0, 0}, "cannot read: %s",
+				   errno == EFBIG ? "file too large" : strerror(errno));
+		return NULL;
+	}
+	return add_module(c, path, text, len);
+}
+
+Module *drv_load(Compilation *c, const char *path)
+{
+	Module *m = load_quiet(c, path, true);
+	if (m && m->state == 0)
+		resolve_imports(c, m);
+	return m;
+}
+
+/* The file that declares `module name`: looked for as name.sa first, then among every
+ * .sa file of each directory (the importing file's, then -I ones), in sorted order. */
+static Module *find_module(Compilation *c, const char *name, const char *from_dir)
+{
+	int ndirs = c->ninclude + 1;
+	for (int d = 0; d < ndirs; d++) {
+		const char *dir = d == 0 ? from_dir : c->include_dirs[d - 1];
+		const char *guess = arena_printf(c->arena, "%s/%s.sa", dir, name);
+		FILE *f = fopen(guess, "rb");
+		if (f) {
+			fclose(f);
+			Module *m = load_quiet(c, guess, false);
+			if (m && m->root && m->root->name && strcmp(m->root->name, name) == 0)
+				return m;
+		}
+		DIR *dp = opendir(dir);
+		if (!dp)
+			continue;
+		char **names = NULL;
+		int n = 0;
+		struct dirent *de;
+		while ((de = readdir(dp))) {
+			size_t l = strlen(de->d_name);
+			if (l > 3 && strcmp(de->d_name + l - 3, ".sa") == 0) {
+				char **v = realloc(names, (size_t)(n + 1) * sizeof *v);
+				if (!v)
+					break;
+				names = v;
+				names[n++] = strdup(de->d_name);
+			}
+		}
+		closedir(dp);
+		Module *found = NULL;
+		for (int i = 0; i < n; i++) {
+			for (int j = i + 1; j < n; j++)
+				if (names[j] && names[i] && strcmp(names[j], names[i]) < 0) {
+					char *t = names[i];
+					names[i] = names[j];
+					names[j] = t;
+				}
+		}
+		for (int i = 0; i < n && !found; i++) {
+			if (!names[i])
+				continue;
+			const char *path = arena_printf(c->arena, "%s/%s", dir, names[i]);
+			/* Only read files that mention the module, so a broken neighbour does not
+			 * report its errors here. */
+			size_t len;
+			char *text = read_file(path, MAX_SOURCE, &len);
+			bool mentions = text && strstr(text, name) != NULL;
+			free(text);
+			if (!mentions)
+				continue;
+			Module *m = load_quiet(c, path, false);
+			if (m && m->root && m->root->name && strcmp(m->root->name, name) == 0)
+				found = m;
+		}
+		for (int i = 0; i < n; i++)
+			free(names[i]);
+		free(names);
+		if (found)
+			return found;
+	}
+	return NULL;
+}
+
+static void resolve_imports(Compilation *c, Module *m)
+{
+	if (!m->root || m->state != 0)
+		return;
+	m->state = 1;
+	int n = ast_count(m->root->list1);
+	m->imports = calloc((size_t)n + 1, sizeof *m->imports);
+	for (Node *imp = m->root->list1; imp; imp = imp->next) {
+		Module *dep = find_module(c, imp->name, m->dir);
+		if (!dep) {
+			diag_error(c->diag, imp->loc, "cannot find module '%s'", imp->name);
+			diag_note(c->diag, imp->loc, "looked for a file declaring 'module %s' in '%s'%s",
+				  imp->name, m->dir, c->ninclude ? " and the -I directories" : "");
+			continue;
+		}
+		if (dep == m || dep->state == 1) {
+			diag_error(c->diag, imp->loc, "circular import of module '%s'", imp->name);
+			continue;
+		}
+		resolve_imports(c, dep);
+		if (m->imports)
+			m->imports[m->nimports++] = dep;
+	}
+	m->state = 2;
+}
+
+int drv_check(Compilation *c, Module *m)
+{
+	int before = diag_errors(c->diag);
+	if (!m->root)
+		return diag_errors(c->diag) - before + 1;
+	chk_module(c, m);
+	return diag_errors(c->diag) - before;
+}
+
+int drv_explicit(Compilation *c, Module *m, const char *after)
+{
+	int errors = drv_check(c, m);
+	if (errors)
+		return errors;
+	for (Node *e = m->root->list2; e; e = e->next) {
+		if (e->kind != ND_ADAPTATION)
+			continue;
+		SaInfo *info = e->info;
+		if (!info || !info->checked_ok)
+			return 1;
+		/* A dependency may have been reduced completely already; --after only applies
+		 * to adaptations reduced here. */
+		errors += rw_explicit(c, info, after);
+	}
+	return errors;
+}

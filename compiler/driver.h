@@ -1,0 +1,69 @@
+/* driver.h — the pipeline: load -> parse -> check -> explicit (-> emit, a later stage).
+ *
+ * A Compilation owns everything one run of sacc creates: the arena with every tree, the
+ * diagnostics sink, the unit system, the FMU records and the loaded modules.  The CLI
+ * (main.c) and the tests drive it through these calls. */
+#ifndef SACC_DRIVER_H
+#define SACC_DRIVER_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "arena.h"
+#include "ast.h"
+#include "diag.h"
+#include "fmu.h"
+#include "units.h"
+
+typedef struct Module {
+	struct Module *next;
+	const char *path;     /* as given or found */
+	const char *dir;      /* its directory, for relative FMU paths and imports */
+	char *text;           /* owned: the source, NUL-terminated */
+	size_t len;
+	Node *root;           /* ND_FILE, NULL when it did not parse */
+	int state;            /* import resolution: 0 new, 1 resolving, 2 done */
+	struct Module **imports;
+	int nimports;
+} Module;
+
+typedef struct Compilation {
+	Arena *arena;
+	DiagSink *diag;
+	UnitSystem *units;    /* opened on first use */
+	const char *units_error;
+	Module *modules;
+	FmuInfo **fmus;       /* every FMU read, freed with the compilation */
+	int nfmus, capfmus;
+	const char **include_dirs;  /* -I: where imports are looked for */
+	int ninclude;
+	const char **fmu_dirs;      /* -L: where relative inner FMU paths are looked for */
+	int nfmu_dirs;
+} Compilation;
+
+Compilation *drv_new(FILE *diag_out);
+void drv_free(Compilation *c);
+void drv_add_include_dir(Compilation *c, const char *dir);
+void drv_add_fmu_dir(Compilation *c, const char *dir);
+
+/* Reads and parses a file (once: a second load of the same path returns the same
+ * module), then resolves its imports.  NULL when it cannot be read. */
+Module *drv_load(Compilation *c, const char *path);
+/* Parses text held in memory (tests, fuzzing); the module takes a copy. */
+Module *drv_load_text(Compilation *c, const char *name, const char *text, size_t len);
+
+/* Checks every adaptation of the module (and, first, those of the modules it imports
+ * that it uses).  Returns the number of errors. */
+int drv_check(Compilation *c, Module *m);
+
+/* Reduces every adaptation of a checked module to its explicit form.  With after set,
+ * stops after the rule of that name.  Returns the number of errors. */
+int drv_explicit(Compilation *c, Module *m, const char *after);
+
+/* The unit system, opened on first use; NULL (reported once) when it cannot be. */
+UnitSystem *drv_units(Compilation *c);
+
+/* An FMU read from path, kept for the compilation's life; NULL after a report. */
+FmuInfo *drv_open_fmu(Compilation *c, const char *path, Loc where);
+
+#endif

@@ -1,0 +1,27 @@
+/* explicit.h — the reduction to explicit form (LANGUAGE.md section 5).
+ *
+ * Thirteen rules, each a function of its own, run in the fixed order of one table.  Each
+ * rule changes the adaptation's tree in place and is a no-op on a tree it has already
+ * reduced, so the explicit form of an explicit form is itself. */
+#ifndef SACC_EXPLICIT_H
+#define SACC_EXPLICIT_H
+
+#include "driver.h"
+#include "sema.h"
+
+typedef struct RwRule {
+	const char *name;
+	void (*apply)(Compilation *c, SaInfo *info);
+} RwRule;
+
+/* The rules in order, ending with {NULL, NULL}. */
+extern const RwRule rw_rules[];
+
+/* Whether name is one of the rules. */
+bool rw_is_rule(const char *name);
+
+/* Reduces a checked adaptation (once; later calls do nothing).  With after set, stops
+ * after the rule of that name.  Returns the number of errors the rules reported. */
+int rw_explicit(Compilation *c, SaInfo *info, const char *after);
+
+#endif

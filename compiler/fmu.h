@@ -1,0 +1,176 @@
+/* fmu.h — what the compiler knows about an FMU, read from its modelDescription.xml.
+ *
+ * fmu_read.c opens the archive with minizip and parses the model description with
+ * libxml2 (no network, no DTD, no external entities).  FMI 2.0 and FMI 3.0 descriptions
+ * map onto the same FmuInfo; the version-specific parts (GUID vs instantiation token, the
+ * FMI 3.0 Co-Simulation flags) are kept as fields, never as separate structures, so the
+ * checker and the emitter see one shape.  Everything here is owned by the FmuInfo and
+ * released by fmu_free. */
+#ifndef SACC_FMU_H
+#define SACC_FMU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "diag.h"
+
+typedef enum FmiVersion { FMI_V2 = 2, FMI_V3 = 3 } FmiVersion;
+
+/* The scalar types.  FMI 3.0's sized types keep their own tag so that nothing is lost;
+ * fmu_base_type folds them onto the four types the language has. */
+typedef enum FmuType {
+	FT_REAL,      /* FMI 2 Real, FMI 3 Float64 */
+	FT_FLOAT32,
+	FT_INTEGER,   /* FMI 2 Integer, FMI 3 Int32 */
+	FT_INT8, FT_UINT8, FT_INT16, FT_UINT16, FT_UINT32, FT_INT64, FT_UINT64,
+	FT_BOOLEAN,
+	FT_STRING,
+	FT_ENUMERATION,
+	FT_BINARY,    /* FMI 3 only */
+	FT_CLOCK,     /* FMI 3 only */
+} FmuType;
+
+typedef enum FmuCausality {
+	CAUS_LOCAL,   /* the default when the attribute is absent */
+	CAUS_PARAMETER,
+	CAUS_CALCULATED_PARAMETER,
+	CAUS_INPUT,
+	CAUS_OUTPUT,
+	CAUS_INDEPENDENT,
+	CAUS_STRUCTURAL_PARAMETER, /* FMI 3 only */
+} FmuCausality;
+
+typedef enum FmuVariability {
+	VAR_CONTINUOUS, /* the default for Real/Float */
+	VAR_CONSTANT,
+	VAR_FIXED,
+	VAR_TUNABLE,
+	VAR_DISCRETE,
+} FmuVariability;
+
+typedef enum FmuInitial {
+	INIT_UNSET, /* attribute absent: the standard's default applies */
+	INIT_EXACT,
+	INIT_APPROX,
+	INIT_CALCULATED,
+} FmuInitial;
+
+typedef struct FmuVar {
+	char *name;
+	uint32_t vr;          /* value reference */
+	FmuType type;
+	FmuCausality causality;
+	FmuVariability variability;
+	FmuInitial initial;
+	char *start;          /* start value as written, NULL when absent */
+	char *unit;           /* unit name (own, or from its declared type), NULL when none */
+	char *declared_type;  /* declaredType attribute, NULL when absent */
+	char *description;
+	int derivative_of;    /* 1-based index of the variable this is the derivative of, or 0 */
+	int line;             /* line of its element in modelDescription.xml */
+} FmuVar;
+
+/* A unit definition: the SI base-unit exponents and factor/offset, as FMI gives them. */
+typedef struct FmuUnit {
+	char *name;
+	bool has_base;
+	int kg, m, s, A, K, mol, cd, rad;
+	double factor, offset;
+} FmuUnit;
+
+/* A type definition (FMI 2 SimpleType, FMI 3 Float64Type and friends). */
+typedef struct FmuTypeDef {
+	char *name;
+	FmuType type;
+	char *quantity;
+	char *unit;
+} FmuTypeDef;
+
+/* One output's direct dependencies on other variables (ModelStructure/Outputs).
+ * deps_given false means the attribute was absent: the output may depend on everything. */
+typedef struct FmuOutputDep {
+	int var;       /* index into FmuInfo.vars (0-based) */
+	bool deps_given;
+	int *deps;     /* indices into FmuInfo.vars (0-based) */
+	int ndeps;
+} FmuOutputDep;
+
+typedef struct FmuInfo {
+	FmiVersion version;
+	char *fmi_version;      /* the attribute as written, e.g. "2.0" or "3.0" */
+	char *model_name;
+	char *model_identifier; /* of the Co-Simulation element */
+	char *guid;             /* FMI 2 guid or FMI 3 instantiationToken */
+	char *description;
+	char *generation_tool;
+	char *path;             /* the archive (or file) this was read from */
+	char *md_name;          /* the name diagnostics use for the description:
+	                         * "x.fmu:modelDescription.xml", or the .xml path itself */
+
+	bool has_cosim;         /* a CoSimulation element is present */
+	bool has_model_exchange;
+	/* Co-Simulation capabilities (false when absent) */
+	bool can_handle_variable_step;
+	bool can_interpolate_inputs;
+	int max_output_derivative_order;
+	bool can_run_asynchronously;
+	bool can_be_instantiated_only_once_per_process;
+	bool can_not_use_memory_management_functions;
+	bool can_get_and_set_fmu_state;
+	bool can_serialize_fmu_state;
+	bool provides_directional_derivative;
+	bool provides_adjoint_derivatives;            /* FMI 3 */
+	bool needs_execution_tool;
+	bool has_event_mode;                          /* FMI 3 */
+	bool can_return_early_after_intermediate_update; /* FMI 3 */
+	bool provides_intermediate_update;            /* FMI 3 */
+	bool might_return_early_from_do_step;         /* FMI 3 */
+	double fixed_internal_step_size;              /* FMI 3, 0 when absent */
+
+	double default_start, default_stop, default_step, default_tolerance; /* NaN when absent */
+
+	FmuVar *vars;
+	int nvars;
+	FmuUnit *units;
+	int nunits;
+	FmuTypeDef *types;
+	int ntypes;
+	FmuOutputDep *outputs;
+	int noutputs;
+
+	/* The paper's section 2.2.1 classification. */
+	bool is_mealy;    /* some output depends directly on an input, or dependencies unknown */
+	bool is_reactive; /* canInterpolateInputs */
+} FmuInfo;
+
+/* The largest modelDescription.xml fmu_open accepts (bytes, uncompressed). */
+#define FMU_MD_MAX_BYTES (16u * 1024u * 1024u)
+
+/* Reads FILE: a .fmu archive, or a bare modelDescription.xml when the name ends in .xml.
+ * Returns NULL after reporting through d (with the file and, for XML, the line). */
+FmuInfo *fmu_open(const char *path, DiagSink *d);
+
+/* Parses a model description already in memory; name is used in messages. */
+FmuInfo *fmu_parse_md(const char *xml, size_t len, const char *name, DiagSink *d);
+
+void fmu_free(FmuInfo *fmu);
+
+/* The variable called name, or NULL. */
+const FmuVar *fmu_find_var(const FmuInfo *fmu, const char *name);
+
+/* Whether output variable index out (0-based in vars) depends directly on variable in. */
+bool fmu_output_depends_on(const FmuInfo *fmu, int out, int in);
+
+const char *fmu_type_name(FmuType t);          /* "Real", "Float64", "Integer", ... as in the XML */
+/* The element name the given FMI version uses for t: FT_REAL is "Real" in 2.0, "Float64" in 3.0. */
+const char *fmu_type_name_for(FmuType t, FmiVersion v);
+const char *fmu_causality_name(FmuCausality c);
+const char *fmu_variability_name(FmuVariability v);
+const char *fmu_initial_name(FmuInitial i);    /* "" for INIT_UNSET */
+
+/* `sacc inspect`: a readable table, or JSON. */
+void fmu_print_table(FILE *out, const FmuInfo *fmu);
+void fmu_print_json(FILE *out, const FmuInfo *fmu);
+
+#endif

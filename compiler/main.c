@@ -1,0 +1,175 @@
+/* main.c — the sacc command line: a thin layer over driver.c.
+ *
+ *   sacc check [--syntax] [-I DIR] [-L DIR] FILE...   diagnostics only
+ *   sacc explicit [--after RULE] [-I DIR] [-L DIR] FILE
+ *   sacc parse FILE                                   the parsed file, printed back
+ *   sacc inspect [--json] FMU                         an FMU's model description */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver.h"
+#include "explicit.h"
+#include "fmu.h"
+#include "util.h"
+
+#define SACC_VERSION "0.1.0"
+
+static void usage(FILE *out)
+{
+	fputs("usage: sacc check [--syntax] [-I DIR] [-L DIR] FILE...\n"
+	      "       sacc explicit [--after RULE] [-I DIR] [-L DIR] FILE\n"
+	      "       sacc parse FILE\n"
+	      "       sacc inspect [--json] FILE.fmu\n"
+	      "       sacc --version\n"
+	      "\n"
+	      "  check      check adaptation scripts against their inner FMUs\n"
+	      "  --syntax   check syntax only, without opening any inner FMU\n"
+	      "  explicit   print the explicit form of every adaptation in FILE\n"
+	      "  --after    stop the reduction after RULE (one of the 13 rules)\n"
+	      "  parse      print FILE back as the parser read it\n"
+	      "  inspect    print an FMU's model description as a table (--json: as JSON)\n"
+	      "  -I DIR     also look for imported modules in DIR\n"
+	      "  -L DIR     also look for inner FMUs in DIR\n",
+	      out);
+}
+
+typedef struct Args {
+	const char **files;
+	int nfiles;
+	bool syntax, json;
+	const char *after;
+} Args;
+
+/* Parses the options shared by the commands; returns 0, or 2 after a usage error. */
+static int parse_args(Compilation *c, int argc, char **argv, Args *a)
+{
+	a->files = calloc((size_t)argc + 1, sizeof *a->files);
+	for (int i = 0; i < argc; i++) {
+		const char *s = argv[i];
+		if (strcmp(s, "--syntax") == 0)
+			a->syntax = true;
+		else if (strcmp(s, "--json") == 0)
+			a->json = true;
+		else if ((strcmp(s, "--after") == 0 || strcmp(s, "-I") == 0 || strcmp(s, "-L") == 0) &&
+			 i + 1 < argc) {
+			const char *v = argv[++i];
+			if (s[1] == 'I')
+				drv_add_include_dir(c, v);
+			else if (s[1] == 'L')
+				drv_add_fmu_dir(c, v);
+			else
+				a->after = v;
+		} else if (strncmp(s, "-I", 2) == 0 && s[2]) {
+			drv_add_include_dir(c, s + 2);
+		} else if (strncmp(s, "-L", 2) == 0 && s[2]) {
+			drv_add_fmu_dir(c, s + 2);
+		} else if (s[0] == '-' && s[1]) {
+			fprintf(stderr, "sacc: unknown option '%s'\n", s);
+			return 2;
+		} else {
+			a->files[a->nfiles++] = s;
+		}
+	}
+	return 0;
+}
+
+static int cmd_check(Compilation *c, Args *a)
+{
+	if (a->nfiles == 0) {
+		fputs("sacc check: no input files\n", stderr);
+		return 2;
+	}
+	for (int i = 0; i < a->nfiles; i++) {
+		Module *m = drv_load(c, a->files[i]);
+		if (m && m->root && !a->syntax)
+			drv_check(c, m);
+	}
+	return diag_errors(c->diag) ? 1 : 0;
+}
+
+static int cmd_explicit(Compilation *c, Args *a, bool checked)
+{
+	if (a->nfiles != 1) {
+		fprintf(stderr, "sacc %s: expected one input file\n", checked ? "explicit" : "parse");
+		return 2;
+	}
+	if (a->after && !rw_is_rule(a->after)) {
+		fprintf(stderr, "sacc explicit: unknown rule '%s'; the rules are:", a->after);
+		for (const RwRule *r = rw_rules; r->name; r++)
+			fprintf(stderr, " %s", r->name);
+		fputc('\n', stderr);
+		return 2;
+	}
+	Module *m = drv_load(c, a->files[0]);
+	if (!m || !m->root)
+		return 1;
+	if (checked && drv_explicit(c, m, a->after))
+		return 1;
+	if (diag_errors(c->diag))
+		return 1;
+	StrBuf sb;
+	sb_init(&sb);
+	ast_print_file(&sb, m->root);
+	fputs(sb_str(&sb), stdout);
+	sb_free(&sb);
+	return 0;
+}
+
+static int cmd_inspect(Compilation *c, Args *a)
+{
+	if (a->nfiles != 1) {
+		fputs("sacc inspect: expected one FMU\n", stderr);
+		return 2;
+	}
+	FmuInfo *f = drv_open_fmu(c, a->files[0], (Loc){a->files[0], 0, 0, 0});
+	if (!f)
+		return 1;
+	if (a->json)
+		fmu_print_json(stdout, f);
+	else
+		fmu_print_table(stdout, f);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	const char *cmd = argv[1];
+	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(cmd, "--version") == 0) {
+		puts("sacc " SACC_VERSION);
+		return 0;
+	}
+	Compilation *c = drv_new(stderr);
+	if (!c) {
+		fputs("sacc: out of memory\n", stderr);
+		return 1;
+	}
+	Args a = {0};
+	int rc = parse_args(c, argc - 2, argv + 2, &a);
+	if (rc == 0) {
+		if (strcmp(cmd, "check") == 0)
+			rc = cmd_check(c, &a);
+		else if (strcmp(cmd, "explicit") == 0)
+			rc = cmd_explicit(c, &a, true);
+		else if (strcmp(cmd, "parse") == 0)
+			rc = cmd_explicit(c, &a, false);
+		else if (strcmp(cmd, "inspect") == 0)
+			rc = cmd_inspect(c, &a);
+		else {
+			fprintf(stderr, "sacc: unknown command '%s'\n", cmd);
+			usage(stderr);
+			rc = 2;
+		}
+	}
+	free(a.files);
+	drv_free(c);
+	return rc;
+}

@@ -1,0 +1,65 @@
+/* sema.h — what the checker learns about an adaptation, for the rewrite rules and the
+ * emitter: every inner FMU with all of its ports (declared in the script or only in its
+ * model description), their types and units, its kind, and the adaptation's symbol kinds.
+ * Records live in the compilation's arena; FmuInfo records are owned by the Compilation. */
+#ifndef SACC_SEMA_H
+#define SACC_SEMA_H
+
+#include <stdbool.h>
+
+#include "ast.h"
+#include "fmu.h"
+
+/* What a resolved name or port reference denotes (Node.sym). */
+enum {
+	SYM_NONE,
+	SYM_INPORT,     /* an external input port of the adaptation */
+	SYM_OUTPORT,    /* an external output port */
+	SYM_PARAM,
+	SYM_IN_VAR,
+	SYM_OUT_VAR,
+	SYM_CTRL_VAR,
+	SYM_LOCAL,      /* a `var` in a block, or a rules block's own var */
+	SYM_LOOP_VAR,
+	SYM_INNER_IN,   /* an input port of an inner FMU */
+	SYM_INNER_OUT,  /* an output port of an inner FMU */
+	SYM_INNER,      /* an inner FMU itself (do_step's first argument) */
+};
+
+typedef struct InnerPort {
+	Node *decl;        /* ND_PORT: the script's, or one made from the model description */
+	const char *name;  /* as the script names it */
+	const char *var;   /* the FMU variable's name */
+	SaType type;
+	const char *unit;  /* NULL when neither the script nor the FMU gives one */
+	bool is_input;
+	int fmu_var;       /* index into FmuInfo.vars, -1 when the inner is an adaptation */
+} InnerPort;
+
+typedef struct Inner {
+	Node *decl;           /* ND_INNER, or the ND_FMU_DECL behind an ND_INNER_REF */
+	const char *name;
+	FmuInfo *fmu;         /* NULL when the inner is another adaptation of this build */
+	Node *adaptation;     /* that adaptation, or NULL */
+	InnerPort *ports;
+	int nports;
+	bool mealy, reactive;
+} Inner;
+
+typedef struct SaInfo {
+	Node *sa;
+	Inner **inners;      /* in declaration order */
+	int ninners;
+	const char *dir;     /* the script's directory, for relative paths */
+	bool checked_ok;
+	bool explicit_done;
+	int explicit_errors;
+} SaInfo;
+
+/* Lookups used by the rules and the emitter. */
+Inner *sema_inner(const SaInfo *info, const char *name);
+InnerPort *sema_inner_port(const Inner *in, const char *name);
+/* Whether inner output port `out` of `in` depends directly on input port `inp`. */
+bool sema_depends(const Inner *in, const InnerPort *out, const InnerPort *inp);
+
+#endif

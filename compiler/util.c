@@ -1,0 +1,150 @@
+/* util.c — see util.h. */
+#include "util.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void sb_reserve(StrBuf *sb, size_t extra)
+{
+	if (sb->len + extra + 1 <= sb->cap)
+		return;
+	size_t cap = sb->cap ? sb->cap : 64;
+	while (cap < sb->len + extra + 1)
+		cap *= 2;
+	char *p = realloc(sb->data, cap);
+	if (!p) {
+		fputs("sacc: out of memory\n", stderr);
+		abort();
+	}
+	sb->data = p;
+	sb->cap = cap;
+}
+
+void sb_init(StrBuf *sb) { *sb = (StrBuf){0}; }
+void sb_free(StrBuf *sb) { free(sb->data); *sb = (StrBuf){0}; }
+
+void sb_putc(StrBuf *sb, char c)
+{
+	sb_reserve(sb, 1);
+	sb->data[sb->len++] = c;
+	sb->data[sb->len] = '\0';
+}
+
+void sb_puts(StrBuf *sb, const char *s)
+{
+	size_t n = strlen(s);
+	sb_reserve(sb, n);
+	memcpy(sb->data + sb->len, s, n + 1);
+	sb->len += n;
+}
+
+void sb_printf(StrBuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n <= 0)
+		return;
+	sb_reserve(sb, (size_t)n);
+	va_start(ap, fmt);
+	vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	sb->len += (size_t)n;
+}
+
+const char *sb_str(StrBuf *sb)
+{
+	if (!sb->data)
+		sb_reserve(sb, 0), sb->data[0] = '\0';
+	return sb->data;
+}
+
+int edit_distance(const char *a, const char *b, int max)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > 64 || lb > 64)
+		return max + 1;
+	if ((la > lb ? la - lb : lb - la) > (size_t)max)
+		return max + 1;
+	int row[65];
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (int)j;
+	for (size_t i = 1; i <= la; i++) {
+		int diag = row[0], best = row[0] = (int)i;
+		for (size_t j = 1; j <= lb; j++) {
+			int up = row[j];
+			int cost = a[i - 1] == b[j - 1] ? 0 : 1;
+			int v = diag + cost;
+			if (up + 1 < v)
+				v = up + 1;
+			if (row[j - 1] + 1 < v)
+				v = row[j - 1] + 1;
+			row[j] = v;
+			diag = up;
+			if (v < best)
+				best = v;
+		}
+		if (best > max)
+			return max + 1;
+	}
+	return row[lb];
+}
+
+bool is_near_name(const char *typed, const char *candidate)
+{
+	size_t n = strlen(typed);
+	int max = n <= 3 ? 1 : n <= 6 ? 2 : 3;
+	return edit_distance(typed, candidate, max) <= max;
+}
+
+char *read_file(const char *path, size_t max, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap);
+	if (!buf) {
+		fclose(f);
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (;;) {
+		if (n + 1 >= cap) {
+			if (cap > max) {
+				free(buf);
+				fclose(f);
+				errno = EFBIG;
+				return NULL;
+			}
+			char *p = realloc(buf, cap * 2);
+			if (!p) {
+				free(buf);
+				fclose(f);
+				errno = ENOMEM;
+				return NULL;
+			}
+			buf = p;
+			cap *= 2;
+		}
+		size_t got = fread(buf + n, 1, cap - n - 1, f);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	int err = ferror(f);
+	fclose(f);
+	if (err || n > max) {
+		free(buf);
+		errno = err ? EIO : EFBIG;
+		return NULL;
+	}
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	return buf;
+}

@@ -1,0 +1,911 @@
+/* sa_grammar.y — the grammar of the adaptation language (LANGUAGE.md sections 2 and 7).
+ *
+ * Lemon turns this into generated/sa_grammar.c.  The parser is pushed tokens by
+ * parse_source (compiler/parse.c); its context travels in %extra_context, so there are
+ * no globals.  Actions only build nodes; every decision about meaning is the checker's.
+ * Each nonterminal carries the production it implements in LANGUAGE.md's notation. */
+
+%name SaParse
+%token_prefix TK_
+%token_type {Token}
+%default_type {Node *}
+%extra_context {ParseCtx *ctx}
+%stack_size 4000
+
+%include {
+#include <assert.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+
+#define A (ctx->arena)
+#define NEW(kind, loc) ast_new(A, kind, loc)
+
+static void syntax_error(ParseCtx *ctx, int major, Token tok);
+static Node *negate_leftmost(ParseCtx *ctx, Node *e);
+static Node *mk_int(ParseCtx *ctx, Token t, int negative);
+static Node *mk_real(ParseCtx *ctx, Token t, int negative);
+static Node *mk_adaptation(ParseCtx *ctx, Node *head, NodeList inners, NodeList coupling,
+			   NodeList in, NodeList out, NodeList params, NodeList general,
+			   Node *control, NodeList in_part, NodeList out_part);
+static Node *mk_inner(ParseCtx *ctx, Token for_tok, int kind, Token type, Token name,
+		      Node *path, NodeList withs);
+static NodeList add_general(ParseCtx *ctx, NodeList l, Node *g);
+static int deriv_flag_merge(ParseCtx *ctx, int flags, int flag, Token t);
+}
+
+%syntax_error { syntax_error(ctx, yymajor, yyminor); }
+%stack_overflow {
+	diag_error(ctx->diag, (Loc){ctx->file, 0, 0, 0}, "nesting too deep for the parser");
+	ctx->failed = 1;
+}
+%parse_failure { ctx->failed = 1; }
+
+/* Token order is fixed here so generated codes stay stable. */
+%token ID INT REAL STRING.
+%token MODULE IMPORT FMU INNER SEMANTIC ADAPTATION AT FOR COUPLED AS COMPOSED WITHOUT MASTER
+       REACTIVE DELAYED MOORE MEALY INPUT OUTPUT PORTS WITH PARAM CONTROL IN OUT VAR RULES
+       RETURN IF ELSE BREAK TRUE FALSE NOT AND OR OTHERWISE KW_REAL KW_INTEGER KW_STRING
+       KW_BOOL KW_BIGH KW_H KW_T KW_DT KW_E KW_MAX SIGNAL NOW PREV DO_STEP SAVE_STATE ROLLBACK
+       DISCARD IS_CLOSE IS_SET GET_NEXT_TIME_STEP ELAPSED LAST_EXECUTION_TIME FLOOR CEIL ROUND
+       MAX MIN ABS SUCCESSIVE SUBSTITUTION STARTS DELAY MULTIPLY RATE TIMES INTERPOLATION ORDER
+       NO FIRST SECOND THIRD FOURTH ZERO HOLD KW_ZOH KW_FOH CROSSING ABSOLUTE RELATIVE
+       TOLERANCE QUANTIZE EVERY OFFSET TRIGGERED BY PERIODIC MULTIPLIED IMPLIED EXTRACT
+       DIRECTIONALDERIVATIVE TIMEDERIVATIVE.
+%token LPAREN RPAREN LBRACE RBRACE LBRACKET RBRACKET COMMA SEMI DOT DOTDOT ASSIGN ARROW
+       LONGARROW LARROW PLUS MINUS STAR SLASH LT LE GT GE EQEQ NE CROSSUP CROSSDOWN EQ CARET.
+
+/* After an inner FMU, a `with` always continues that FMU's clauses (see inner). */
+%nonassoc INNER_END.
+%nonassoc WITH.
+
+%type file {int}
+%type kind {int}
+%type rd_opt {int}
+%type mm_opt {int}
+%type type_opt {int}
+%type deriv_flags {int}
+%type interp_order {int}
+%type imports {NodeList}
+%type elements {NodeList}
+%type idlist {NodeList}
+%type inners {NodeList}
+%type with_items {NodeList}
+%type coupling_opt {NodeList}
+%type connlist {NodeList}
+%type ports_in_opt {NodeList}
+%type ports_out_opt {NodeList}
+%type portlist {NodeList}
+%type literal_list {NodeList}
+%type params {NodeList}
+%type param_items {NodeList}
+%type general_rules {NodeList}
+%type port_refs {NodeList}
+%type settings {NodeList}
+%type cond_settings_opt {NodeList}
+%type rule_settings_opt {NodeList}
+%type setting_groups {NodeList}
+%type ctrl_vars {NodeList}
+%type in_vars {NodeList}
+%type out_vars {NodeList}
+%type in_part_opt {NodeList}
+%type out_part_opt {NodeList}
+%type block_vars {NodeList}
+%type data_rules {NodeList}
+%type stmts {NodeList}
+%type var_items {NodeList}
+%type exprlist {NodeList}
+%type quant_zones {NodeList}
+%type module_opt {Token}
+%type name2_opt {Token}
+%type without_opt {int}
+
+%start_symbol file
+
+/* file = import* ('module' ID)? element* */
+file ::= imports(I) module_opt(M) elements(E). {
+	Loc start = {ctx->file, 1, 1, 0};
+	Node *f = NEW(ND_FILE, start);
+	f->str = ctx->file;
+	f->name = M.s ? tok_str(ctx, M) : NULL;
+	f->list1 = I.head;
+	f->list2 = E.head;
+	ctx->root = f;
+}
+
+imports(L) ::= . { L = (NodeList){0}; }
+/* import = 'import' ID */
+imports(L) ::= imports(P) IMPORT(K) ID(N). {
+	Node *n = NEW(ND_IMPORT, loc_span(K.loc, N.loc));
+	n->name = tok_str(ctx, N);
+	L = nl_add(P, n);
+}
+
+module_opt(M) ::= . { M = (Token){0}; }
+module_opt(M) ::= MODULE ID(N). { M = N; }
+
+elements(L) ::= . { L = (NodeList){0}; }
+elements(L) ::= elements(P) element(E). { L = nl_add(P, E); }
+
+/* element = adaptation | fmu_decl | connection */
+element(E) ::= adaptation(X). { E = X; }
+element(E) ::= fmu_decl(X). { E = X; }
+element(E) ::= connection(X). { E = X; }
+
+/* fmu_decl = 'fmu' ID ID 'at' STRING ('composed' 'of' ID,+)? ports_in? ports_out? */
+fmu_decl(F) ::= FMU(K) ID(T) ID(N) AT STRING(P) composed_opt(C) ports_in_opt(I) ports_out_opt(O). {
+	F = NEW(ND_FMU_DECL, K.loc);
+	F->tname = tok_str(ctx, T);
+	F->name = tok_str(ctx, N);
+	F->str = tok_string_value(ctx, P);
+	F->list1 = I.head;
+	F->list2 = O.head;
+	F->list3 = C;
+	F->loc = N.loc;
+}
+%type composed_opt {Node *}
+composed_opt(C) ::= . { C = NULL; }
+composed_opt(C) ::= COMPOSED ID(O) idlist(L). {
+	if (O.n != 2 || memcmp(O.s, "of", 2) != 0)
+		diag_error(ctx->diag, O.loc, "expected 'of' after 'composed'");
+	C = L.head;
+}
+
+idlist(L) ::= ID(N). { L = nl_one(ast_name(A, N.loc, tok_str(ctx, N))); }
+idlist(L) ::= idlist(P) COMMA ID(N). { L = nl_add(P, ast_name(A, N.loc, tok_str(ctx, N))); }
+
+/* connection = port_ref '->' port_ref */
+connection(C) ::= port_ref(S) ARROW port_ref(D). {
+	C = NEW(ND_CONNECTION, loc_span(S->loc, D->loc));
+	C->lhs = S;
+	C->rhs = D;
+}
+/* port_ref = (ID '.')? ID */
+port_ref(R) ::= ID(N). { R = ast_port_ref(A, N.loc, NULL, tok_str(ctx, N)); }
+port_ref(R) ::= ID(O) DOT ID(N). {
+	R = ast_port_ref(A, loc_span(O.loc, N.loc), tok_str(ctx, O), tok_str(ctx, N));
+}
+
+/* adaptation = 'semantic' 'adaptation' kind? ID 'at' STRING inner+ coupling? ports_in?
+ *              ports_out? param_decl* general_rule* control_part? in_part? out_part? */
+adaptation(X) ::= adaptation_head(H) inners(I) coupling_opt(C) ports_in_opt(PI) ports_out_opt(PO)
+		  params(PA) general_rules(G) control_opt(CT) in_part_opt(IP) out_part_opt(OP). {
+	X = mk_adaptation(ctx, H, I, C, PI, PO, PA, G, CT, IP, OP);
+}
+
+%type adaptation_head {Node *}
+adaptation_head(H) ::= SEMANTIC(S) ADAPTATION kind(K) ID(N) name2_opt(N2) without_opt(W) AT STRING(P). {
+	H = NEW(ND_ADAPTATION, N.loc);
+	H->flags = K | W;
+	if (N2.s) {
+		/* The older header form: a type name, then the instance name. */
+		H->tname = tok_str(ctx, N);
+		H->name = tok_str(ctx, N2);
+		H->loc = N2.loc;
+		diag_warning(ctx->diag, loc_span(N.loc, N2.loc),
+			     "adaptation header names a type and an instance; the type name '%s' "
+			     "is ignored and '%s' names the adaptation", H->tname, H->name);
+	} else {
+		H->name = tok_str(ctx, N);
+	}
+	H->str = tok_string_value(ctx, P);
+	(void)S;
+}
+name2_opt(N) ::= . { N = (Token){0}; }
+name2_opt(N) ::= ID(X). { N = X; }
+without_opt(W) ::= . { W = 0; }
+without_opt(W) ::= WITHOUT MASTER. { W = KIND_WITHOUT_MASTER; }
+
+/* kind = ('reactive' | 'delayed')? ('moore' | 'mealy')? */
+kind(K) ::= rd_opt(A1) mm_opt(B1). { K = A1 | B1; }
+rd_opt(K) ::= . { K = 0; }
+rd_opt(K) ::= REACTIVE. { K = KIND_REACTIVE; }
+rd_opt(K) ::= DELAYED. { K = KIND_DELAYED; }
+mm_opt(K) ::= . { K = 0; }
+mm_opt(K) ::= MOORE. { K = KIND_MOORE; }
+mm_opt(K) ::= MEALY. { K = KIND_MEALY; }
+
+inners(L) ::= inner(I). { L = nl_one(I); }
+inners(L) ::= inners(P) inner(I). { L = nl_add(P, I); }
+
+/* inner = 'for' 'inner' 'fmu' kind? ID ID ('at' STRING)?
+ *         ('with' 'input' 'ports' port,+)? ('with' 'output' 'ports' port,+)?
+ *       | 'for' 'fmu' ID,+
+ * Older scripts also write their couplings here, as `with a.p -> b.q`; such items are
+ * handed to the adaptation. */
+inner(I) ::= FOR(F) INNER FMU kind(K) ID(T) ID(N) at_opt(P) with_items(W). [INNER_END] {
+	I = mk_inner(ctx, F, K, T, N, P, W);
+}
+inner(I) ::= FOR(F) FMU idlist(L). {
+	I = NULL;
+	for (Node *n = L.head, *next; n; n = next) {
+		next = n->next;
+		n->next = NULL;
+		Node *r = NEW(ND_INNER_REF, n->loc);
+		r->name = n->name;
+		I = ast_append(I, r);
+	}
+	(void)F;
+}
+%type at_opt {Node *}
+at_opt(P) ::= . { P = NULL; }
+at_opt(P) ::= AT STRING(S). { P = ast_string(A, S.loc, tok_string_value(ctx, S)); }
+
+with_items(L) ::= . { L = (NodeList){0}; }
+with_items(L) ::= with_items(P) with_item(W). { L = nl_add(P, W); }
+%type with_item {Node *}
+with_item(W) ::= WITH INPUT(K) PORTS portlist(L). {
+	W = NEW(ND_BLOCK, K.loc); W->op = 'i'; W->list1 = L.head;
+}
+with_item(W) ::= WITH OUTPUT(K) PORTS portlist(L). {
+	W = NEW(ND_BLOCK, K.loc); W->op = 'o'; W->list1 = L.head;
+}
+with_item(W) ::= WITH connection(C). { W = C; }
+with_item(W) ::= WITH(K) deriv_flags(F). {
+	W = NEW(ND_DERIV, K.loc); W->op = DERIV_WITH; W->flags = F;
+}
+with_item(W) ::= WITH(K) interp_order(O). {
+	/* Completes the preceding `multiply rate N times` (see add_general). */
+	W = NEW(ND_MULTIRATE, K.loc); W->op = O; W->lhs = NULL;
+}
+with_item(W) ::= WITH(K) INTERPOLATION ID(OF) ORDER INT(N). {
+	if (OF.n != 2 || memcmp(OF.s, "of", 2) != 0)
+		diag_error(ctx->diag, OF.loc, "expected 'of' in 'interpolation of order'");
+	W = NEW(ND_MULTIRATE, K.loc);
+	Node *order = mk_int(ctx, N, 0);
+	W->op = (int)(order->ival > 1000 ? 1000 : order->ival);
+	W->flags = 1;
+}
+
+/* coupling = 'coupled' 'as' connection,+ */
+coupling_opt(L) ::= . { L = (NodeList){0}; }
+coupling_opt(L) ::= COUPLED AS connlist(C). { L = C; }
+connlist(L) ::= connection(C). { L = nl_one(C); }
+connlist(L) ::= connlist(P) COMMA connection(C). { L = nl_add(P, C); }
+
+/* ports_in = 'input' 'ports' port,+   ports_out = 'output' 'ports' port,+ */
+ports_in_opt(L) ::= . { L = (NodeList){0}; }
+ports_in_opt(L) ::= INPUT PORTS portlist(P). { L = P; }
+ports_out_opt(L) ::= . { L = (NodeList){0}; }
+ports_out_opt(L) ::= OUTPUT PORTS portlist(P). { L = P; }
+portlist(L) ::= port(P). { L = nl_one(P); }
+portlist(L) ::= portlist(PL) COMMA port(P). { L = nl_add(PL, P); }
+
+/* port = type? ID STRING? (':=' literal_or_array)? ('[' (INT '..')? INT ']')? ('(' unit ')')?
+ *        ('->' port_ref | '<-' port_ref)? */
+%type port {Node *}
+port(P) ::= type_opt(T) ID(N) fmi_name_opt(F) init_opt(I) mult_opt(M) unit_opt(U) bind_opt(B). {
+	P = NEW(ND_PORT, N.loc);
+	P->type = (SaType)T;
+	P->name = tok_str(ctx, N);
+	P->str = F;
+	P->init = I;
+	P->mult_lo = M ? (int)M->lhs->ival : -1;
+	P->mult_hi = M ? (int)M->rhs->ival : -1;
+	P->unit = U;
+	if (B) {
+		P->bind_dir = B->op;
+		P->bind = B->lhs;
+	}
+}
+%type fmi_name_opt {const char *}
+fmi_name_opt(F) ::= . { F = NULL; }
+fmi_name_opt(F) ::= STRING(S). { F = tok_string_value(ctx, S); }
+%type init_opt {Node *}
+init_opt(I) ::= . { I = NULL; }
+init_opt(I) ::= ASSIGN port_literal(L). { I = L; }
+init_opt(I) ::= ASSIGN LBRACKET(K) literal_list(L) RBRACKET. {
+	I = NEW(ND_ARRAY, K.loc); I->list1 = L.head;
+}
+literal_list(L) ::= port_literal(X). { L = nl_one(X); }
+literal_list(L) ::= literal_list(P) COMMA port_literal(X). { L = nl_add(P, X); }
+%type mult_opt {Node *}
+mult_opt(M) ::= . { M = NULL; }
+mult_opt(M) ::= LBRACKET(K) INT(H) RBRACKET. {
+	M = NEW(ND_BLOCK, K.loc); M->lhs = ast_int(A, H.loc, 1); M->rhs = mk_int(ctx, H, 0);
+}
+mult_opt(M) ::= LBRACKET(K) INT(L) DOTDOT INT(H) RBRACKET. {
+	M = NEW(ND_BLOCK, K.loc); M->lhs = mk_int(ctx, L, 0); M->rhs = mk_int(ctx, H, 0);
+}
+%type bind_opt {Node *}
+bind_opt(B) ::= . { B = NULL; }
+bind_opt(B) ::= ARROW(K) port_ref(R). { B = NEW(ND_BLOCK, K.loc); B->op = BIND_TO; B->lhs = R; }
+bind_opt(B) ::= LARROW(K) port_ref(R). { B = NEW(ND_BLOCK, K.loc); B->op = BIND_FROM; B->lhs = R; }
+
+/* type = 'Real' | 'Integer' | 'Bool' | 'String' */
+type_opt(T) ::= . { T = TY_NONE; }
+type_opt(T) ::= KW_REAL. { T = TY_REAL; }
+type_opt(T) ::= KW_INTEGER. { T = TY_INTEGER; }
+type_opt(T) ::= KW_BOOL. { T = TY_BOOL; }
+type_opt(T) ::= KW_STRING. { T = TY_STRING; }
+
+/* unit = unit_term ('/' unit_term)*;  unit_term = unit_atom ('.' unit_atom)*;
+ * unit_atom = ID ('^' '-'? INT)?   The unit's text is rebuilt without blanks. */
+%type unit_opt {Node *}
+unit_opt(U) ::= . { U = NULL; }
+unit_opt(U) ::= LPAREN(L) unit(X) RPAREN(R). {
+	U = NEW(ND_UNIT, loc_span(L.loc, R.loc));
+	U->str = X;
+	U->loc.col += 1;
+	U->loc.len = U->loc.len > 2 ? U->loc.len - 2 : 1;
+}
+%type unit {const char *}
+%type unit_term {const char *}
+%type unit_atom {const char *}
+%type unit_name {Token}
+unit(U) ::= unit_term(X). { U = X; }
+unit(U) ::= unit(P) SLASH unit_term(X). { U = arena_printf(A, "%s/%s", P, X); }
+unit_term(U) ::= unit_atom(X). { U = X; }
+unit_term(U) ::= unit_term(P) DOT unit_atom(X). { U = arena_printf(A, "%s.%s", P, X); }
+unit_atom(U) ::= unit_name(N). { U = tok_str(ctx, N); }
+unit_atom(U) ::= INT(N). { U = tok_str(ctx, N); }
+unit_atom(U) ::= unit_name(N) CARET INT(E). { U = arena_printf(A, "%s^%s", tok_str(ctx, N), tok_str(ctx, E)); }
+unit_atom(U) ::= unit_name(N) CARET MINUS INT(E). { U = arena_printf(A, "%s^-%s", tok_str(ctx, N), tok_str(ctx, E)); }
+/* Unit symbols that are also reserved words: H (henry), h (hour), t (tonne), min. */
+unit_name(N) ::= ID(X). { N = X; }
+unit_name(N) ::= KW_BIGH(X). { N = X; }
+unit_name(N) ::= KW_H(X). { N = X; }
+unit_name(N) ::= KW_T(X). { N = X; }
+unit_name(N) ::= MIN(X). { N = X; }
+
+/* param_decl = 'param' (type? ID ':=' expr),+ ';' */
+params(L) ::= . { L = (NodeList){0}; }
+params(L) ::= params(P) PARAM param_items(I) SEMI. { L = nl_cat(P, I); }
+param_items(L) ::= param_item(X). { L = nl_one(X); }
+param_items(L) ::= param_items(P) COMMA param_item(X). { L = nl_add(P, X); }
+%type param_item {Node *}
+param_item(D) ::= type_opt(T) ID(N) ASSIGN expr(E). {
+	D = NEW(ND_VARDECL, N.loc); D->type = (SaType)T; D->name = tok_str(ctx, N);
+	D->init = E; D->op = DECL_PARAM;
+}
+
+/* general_rule = successive substitution | delay | multiply rate | derivatives (section 7) */
+general_rules(L) ::= . { L = (NodeList){0}; }
+general_rules(L) ::= general_rules(P) general_rule(G). { L = add_general(ctx, P, G); }
+%type general_rule {Node *}
+general_rule(G) ::= loop_form(X). { G = X; }
+general_rule(G) ::= MULTIPLY(K) RATE arith(N) TIMES. {
+	G = NEW(ND_MULTIRATE, K.loc); G->lhs = N; G->op = -1;
+}
+general_rule(G) ::= with_item(W). { G = W; }
+general_rule(G) ::= EXTRACT(K) deriv_flags(F). {
+	G = NEW(ND_DERIV, K.loc); G->op = DERIV_EXTRACT; G->flags = F;
+}
+deriv_flags(F) ::= DIRECTIONALDERIVATIVE(T). { F = DERIV_DIRECTIONAL; (void)T; }
+deriv_flags(F) ::= TIMEDERIVATIVE(T). { F = DERIV_TIME; (void)T; }
+deriv_flags(F) ::= deriv_flags(P) DIRECTIONALDERIVATIVE(T). { F = deriv_flag_merge(ctx, P, DERIV_DIRECTIONAL, T); }
+deriv_flags(F) ::= deriv_flags(P) TIMEDERIVATIVE(T). { F = deriv_flag_merge(ctx, P, DERIV_TIME, T); }
+
+/* (no | first order | ... | fourth order) interpolation */
+interp_order(O) ::= NO INTERPOLATION. { O = 0; }
+interp_order(O) ::= FIRST ORDER INTERPOLATION. { O = 1; }
+interp_order(O) ::= SECOND ORDER INTERPOLATION. { O = 2; }
+interp_order(O) ::= THIRD ORDER INTERPOLATION. { O = 3; }
+interp_order(O) ::= FOURTH ORDER INTERPOLATION. { O = 4; }
+
+/* 'successive' 'substitution' 'starts' 'at' P ('and' Q)? 'with' setting ('and' setting)*
+ * 'delay' 'at' P ('and' Q)? */
+%type loop_form {Node *}
+loop_form(G) ::= SUCCESSIVE(K) SUBSTITUTION STARTS AT port_refs(P) WITH settings(S). {
+	G = NEW(ND_SUBST, K.loc); G->list1 = P.head; G->list2 = S.head;
+}
+loop_form(G) ::= DELAY(K) AT port_refs(P). { G = NEW(ND_DELAY, K.loc); G->list1 = P.head; }
+port_refs(L) ::= port_ref(R). { L = nl_one(R); }
+port_refs(L) ::= port_ref(R) AND port_ref(S). { L = nl_add(nl_one(R), S); }
+port_refs(L) ::= port_ref(R) COMMA port_ref(S). { L = nl_add(nl_one(R), S); }
+
+/* setting = ('absolute' | 'relative') 'tolerance' '=' expr */
+settings(L) ::= setting(S). { L = nl_one(S); }
+settings(L) ::= settings(P) AND setting(S). { L = nl_add(P, S); }
+%type setting {Node *}
+setting(S) ::= ABSOLUTE(K) TOLERANCE EQ arith(E). { S = NEW(ND_SETTING, K.loc); S->op = SET_ABS_TOL; S->lhs = E; }
+setting(S) ::= RELATIVE(K) TOLERANCE EQ arith(E). { S = NEW(ND_SETTING, K.loc); S->op = SET_REL_TOL; S->lhs = E; }
+
+/* control_part = ('control' var_decl)* control_rule */
+%type control_opt {Node *}
+control_opt(C) ::= . { C = NULL; }
+control_opt(C) ::= ctrl_vars(V) control_rule(R). {
+	/* A carrier node: list1 the control vars, lhs the rule. */
+	C = NEW(ND_BLOCK, R->loc); C->list1 = V.head; C->lhs = R;
+}
+ctrl_vars(L) ::= . { L = (NodeList){0}; }
+ctrl_vars(L) ::= ctrl_vars(P) CONTROL var_decl(D). {
+	for (Node *v = D->list1; v; v = v->next)
+		v->op = DECL_CONTROL;
+	L = nl_cat(P, (NodeList){D->list1, ast_last(D->list1)});
+}
+
+/* control_rule = 'control' 'rules' '{' stmt* 'return' expr ';' '}' | declarative forms */
+%type control_rule {Node *}
+control_rule(R) ::= CONTROL(K) RULES LBRACE stmts(S) RETURN(RT) expr(E) SEMI RBRACE. {
+	Node *ret = NEW(ND_RETURN, RT.loc); ret->lhs = E;
+	R = NEW(ND_CTRL, K.loc);
+	R->body = ast_block(A, K.loc, nl_add(S, ret).head);
+}
+control_rule(R) ::= CONTROL(K) LBRACE stmts(S) RETURN(RT) expr(E) SEMI RBRACE. {
+	Node *ret = NEW(ND_RETURN, RT.loc); ret->lhs = E;
+	R = NEW(ND_CTRL, K.loc); R->flags = 1;
+	R->body = ast_block(A, K.loc, nl_add(S, ret).head);
+}
+control_rule(R) ::= IMPLIED(K). { R = NEW(ND_CTRL_IMPLIED, K.loc); }
+control_rule(R) ::= TRIGGERED(K) BY expr(E). { R = NEW(ND_CTRL_TRIGGERED, K.loc); R->cond = E; }
+control_rule(R) ::= PERIODIC(K) EVERY arith(P). { R = NEW(ND_CTRL_PERIODIC, K.loc); R->rhs = P; }
+control_rule(R) ::= PERIODIC(K) AT arith(S) EVERY arith(P). {
+	R = NEW(ND_CTRL_PERIODIC, K.loc); R->lhs = S; R->rhs = P;
+}
+control_rule(R) ::= MULTIPLIED(K) arith(N) TIMES. { R = NEW(ND_CTRL_MULTIPLIED, K.loc); R->lhs = N; }
+
+/* in_part = ('in' var_decl)* 'in' 'rules' rule_settings? '{' var_decl* data_rule* '}' */
+in_part_opt(L) ::= . { L = (NodeList){0}; }
+in_part_opt(L) ::= in_vars(V) IN(K) RULES rule_settings_opt(S) LBRACE block_vars(BV) data_rules(R) RBRACE. {
+	Node *rules = NEW(ND_RULES, K.loc);
+	rules->op = 'i'; rules->list1 = S.head; rules->list2 = BV.head; rules->list3 = R.head;
+	L = nl_add(V, rules); /* the rules node last, the vars before it */
+}
+in_vars(L) ::= . { L = (NodeList){0}; }
+in_vars(L) ::= in_vars(P) IN var_decl(D). {
+	for (Node *v = D->list1; v; v = v->next)
+		v->op = DECL_IN;
+	L = nl_cat(P, (NodeList){D->list1, ast_last(D->list1)});
+}
+out_part_opt(L) ::= . { L = (NodeList){0}; }
+out_part_opt(L) ::= out_vars(V) OUT(K) RULES rule_settings_opt(S) LBRACE block_vars(BV) data_rules(R) RBRACE. {
+	Node *rules = NEW(ND_RULES, K.loc);
+	rules->op = 'o'; rules->list1 = S.head; rules->list2 = BV.head; rules->list3 = R.head;
+	L = nl_add(V, rules);
+}
+out_vars(L) ::= . { L = (NodeList){0}; }
+out_vars(L) ::= out_vars(P) OUT var_decl(D). {
+	for (Node *v = D->list1; v; v = v->next)
+		v->op = DECL_OUT;
+	L = nl_cat(P, (NodeList){D->list1, ast_last(D->list1)});
+}
+block_vars(L) ::= . { L = (NodeList){0}; }
+block_vars(L) ::= block_vars(P) var_decl(D). {
+	for (Node *v = D->list1; v; v = v->next)
+		v->op = DECL_RULES;
+	L = nl_cat(P, (NodeList){D->list1, ast_last(D->list1)});
+}
+
+/* rule_settings = 'with' setting_group (',' setting_group)*
+ * setting_group = 'crossing' setting ('and' setting)* | output_fn */
+rule_settings_opt(L) ::= . { L = (NodeList){0}; }
+rule_settings_opt(L) ::= WITH setting_groups(G). { L = G; }
+setting_groups(L) ::= setting_group(G). { L = nl_one(G); }
+setting_groups(L) ::= setting_groups(P) COMMA setting_group(G). { L = nl_add(P, G); }
+%type setting_group {Node *}
+setting_group(G) ::= CROSSING(K) settings(S). { G = NEW(ND_CROSSING, K.loc); G->list1 = S.head; }
+setting_group(G) ::= output_fn(F). { G = F; }
+
+data_rules(L) ::= . { L = (NodeList){0}; }
+data_rules(L) ::= data_rules(P) data_rule(R). { L = nl_add(P, R); }
+
+/* data_rule = condition '->' transition ('-->' output_fn)? ';'
+ *           | quantize ('-->' output_fn)? ';' | assignment ('-->' output_fn)? ';'
+ *           | loop_rule ';' */
+%type data_rule {Node *}
+data_rule(R) ::= condition(C) cond_settings_opt(S) ARROW transition(T) outfn_opt(O) SEMI. {
+	R = NEW(ND_RULE, C->loc); R->op = RULE_COND;
+	R->cond = C; R->list1 = S.head; R->then = T; R->els = O;
+}
+data_rule(R) ::= quantize(Q) outfn_opt(O) SEMI. {
+	R = NEW(ND_RULE, Q->loc); R->op = RULE_QUANTIZE; R->lhs = Q; R->els = O;
+}
+data_rule(R) ::= assignment(X) outfn_opt(O) SEMI. {
+	R = NEW(ND_RULE, X->loc); R->op = RULE_ASSIGN;
+	R->then = ast_block(A, X->loc, X); R->els = O;
+}
+data_rule(R) ::= loop_form(X) SEMI. { R = NEW(ND_RULE, X->loc); R->op = RULE_LOOP; R->lhs = X; }
+
+/* condition = expr (setting ('and' setting)*)? | '{' stmt* 'return' expr ';' '}' */
+%type condition {Node *}
+condition(C) ::= expr(E). { C = E; }
+condition(C) ::= LBRACE(K) stmts(S) RETURN(RT) expr(E) SEMI RBRACE. {
+	Node *ret = NEW(ND_RETURN, RT.loc); ret->lhs = E;
+	C = ast_block(A, K.loc, nl_add(S, ret).head);
+}
+cond_settings_opt(L) ::= . { L = (NodeList){0}; }
+cond_settings_opt(L) ::= settings(S). { L = S; }
+
+/* transition = '{' stmt* '}' | assignment | expr — always stored as a block */
+%type transition {Node *}
+transition(T) ::= LBRACE(K) stmts(S) RBRACE. { T = ast_block(A, K.loc, S.head); }
+transition(T) ::= assignment(X). { T = ast_block(A, X->loc, X); }
+transition(T) ::= expr(E). { T = ast_block(A, E->loc, NULL); T->lhs = E; }
+
+%type outfn_opt {Node *}
+outfn_opt(O) ::= . { O = NULL; }
+outfn_opt(O) ::= LONGARROW output_fn(F). { O = F; }
+
+/* output_fn = '{' stmt* ('return' expr ';')? '}' | expr | hold forms */
+%type output_fn {Node *}
+output_fn(F) ::= LBRACE(K) stmts(S) RBRACE. { F = ast_block(A, K.loc, S.head); }
+output_fn(F) ::= LBRACE(K) stmts(S) RETURN(RT) expr(E) SEMI RBRACE. {
+	Node *ret = NEW(ND_RETURN, RT.loc); ret->lhs = E;
+	F = ast_block(A, K.loc, nl_add(S, ret).head);
+}
+output_fn(F) ::= expr(E). { F = E; }
+output_fn(F) ::= NO(K) HOLD. { F = NEW(ND_HOLD, K.loc); F->op = HOLD_NO; }
+output_fn(F) ::= ZERO(K) ORDER HOLD. { F = NEW(ND_HOLD, K.loc); F->op = HOLD_ZERO; }
+output_fn(F) ::= KW_ZOH(K). { F = NEW(ND_HOLD, K.loc); F->op = HOLD_ZERO; F->flags = 1; }
+output_fn(F) ::= FIRST(K) ORDER HOLD. { F = NEW(ND_HOLD, K.loc); F->op = HOLD_FIRST; }
+output_fn(F) ::= KW_FOH(K). { F = NEW(ND_HOLD, K.loc); F->op = HOLD_FIRST; F->flags = 1; }
+
+/* quantize(P, "zone", limit, "zone", ...) | quantize(P, = expr) | quantize P every D (with? offset O)? */
+%type quantize {Node *}
+quantize(Q) ::= QUANTIZE(K) LPAREN port_ref(P) COMMA quant_zones(Z) RPAREN. {
+	Q = NEW(ND_QUANTIZE, K.loc); Q->op = QUANT_ZONES; Q->lhs = P; Q->list1 = Z.head;
+}
+quantize(Q) ::= QUANTIZE(K) LPAREN port_ref(P) COMMA EQ arith(F) RPAREN. {
+	Q = NEW(ND_QUANTIZE, K.loc); Q->op = QUANT_FUNCTION; Q->lhs = P; Q->rhs = F;
+}
+quantize(Q) ::= QUANTIZE(K) port_ref(P) EVERY arith(D). {
+	Q = NEW(ND_QUANTIZE, K.loc); Q->op = QUANT_EVERY; Q->lhs = P; Q->rhs = D;
+}
+quantize(Q) ::= QUANTIZE(K) port_ref(P) EVERY arith(D) WITH OFFSET arith(O). {
+	Q = NEW(ND_QUANTIZE, K.loc); Q->op = QUANT_EVERY; Q->lhs = P; Q->rhs = D; Q->els = O;
+}
+quantize(Q) ::= QUANTIZE(K) port_ref(P) EVERY arith(D) OFFSET arith(O). {
+	Q = NEW(ND_QUANTIZE, K.loc); Q->op = QUANT_EVERY; Q->lhs = P; Q->rhs = D; Q->els = O; Q->flags = 1;
+}
+quant_zones(L) ::= STRING(S). { L = nl_one(ast_string(A, S.loc, tok_string_value(ctx, S))); }
+quant_zones(L) ::= quant_zones(P) COMMA arith(X) COMMA STRING(S). {
+	L = nl_add(nl_add(P, X), ast_string(A, S.loc, tok_string_value(ctx, S)));
+}
+
+/* ---- statements ----
+ * stmt = var_decl | assignment ';' | call ';' | if | for | 'break' ';' */
+stmts(L) ::= . { L = (NodeList){0}; }
+stmts(L) ::= stmts(P) stmt(S). { L = nl_add(P, S); }
+%type stmt {Node *}
+stmt(S) ::= var_decl(D). { S = D; }
+stmt(S) ::= assignment(X) SEMI. { S = X; }
+stmt(S) ::= call(C) SEMI. { S = NEW(ND_CALL_STMT, C->loc); S->lhs = C; }
+stmt(S) ::= if_stmt(X). { S = X; }
+stmt(S) ::= FOR(K) LPAREN VAR ID(N) IN expr(F) DOTDOT expr(T) RPAREN LBRACE stmts(B) RBRACE. {
+	S = NEW(ND_FOR, K.loc); S->name = tok_str(ctx, N); S->lhs = F; S->rhs = T;
+	S->then = ast_block(A, K.loc, B.head);
+	S->init = ast_name(A, N.loc, S->name); /* where the loop variable is declared */
+}
+stmt(S) ::= BREAK(K) SEMI. { S = NEW(ND_BREAK, K.loc); }
+
+/* var_decl = 'var' (type? ID (':=' expr)?),+ ';' */
+%type var_decl {Node *}
+var_decl(D) ::= VAR(K) var_items(L) SEMI. { D = NEW(ND_VAR, K.loc); D->list1 = L.head; }
+var_items(L) ::= var_item(X). { L = nl_one(X); }
+var_items(L) ::= var_items(P) COMMA var_item(X). { L = nl_add(P, X); }
+%type var_item {Node *}
+var_item(D) ::= type_opt(T) ID(N). {
+	D = NEW(ND_VARDECL, N.loc); D->type = (SaType)T; D->name = tok_str(ctx, N);
+}
+var_item(D) ::= type_opt(T) ID(N) ASSIGN expr(E). {
+	D = NEW(ND_VARDECL, N.loc); D->type = (SaType)T; D->name = tok_str(ctx, N); D->init = E;
+}
+
+/* assignment = lvalue ':=' expr;  lvalue = ID '.' ID | ID */
+%type assignment {Node *}
+assignment(X) ::= lvalue(L) ASSIGN expr(E). { X = ast_assign(A, L->loc, L, E); }
+%type lvalue {Node *}
+lvalue(L) ::= ID(N). { L = ast_name(A, N.loc, tok_str(ctx, N)); }
+lvalue(L) ::= ID(O) DOT ID(N). { L = ast_port_ref(A, loc_span(O.loc, N.loc), tok_str(ctx, O), tok_str(ctx, N)); }
+
+/* call = do_step(ID, expr, expr) | save_state(ID) | rollback(ID) | discard(ID) */
+%type call {Node *}
+call(C) ::= DO_STEP(K) LPAREN ID(F) COMMA expr(T) COMMA expr(H) RPAREN. {
+	C = NEW(ND_BUILTIN, K.loc); C->op = BI_DO_STEP; C->name = tok_str(ctx, F);
+	C->owner = (const char *)0; C->list1 = T; T->next = H;
+	C->loc.len = (int)strlen("do_step");
+	C->lhs = ast_name(A, F.loc, C->name);
+}
+call(C) ::= SAVE_STATE(K) LPAREN ID(F) RPAREN. {
+	C = NEW(ND_BUILTIN, K.loc); C->op = BI_SAVE_STATE; C->name = tok_str(ctx, F);
+	C->lhs = ast_name(A, F.loc, C->name);
+}
+call(C) ::= ROLLBACK(K) LPAREN ID(F) RPAREN. {
+	C = NEW(ND_BUILTIN, K.loc); C->op = BI_ROLLBACK; C->name = tok_str(ctx, F);
+	C->lhs = ast_name(A, F.loc, C->name);
+}
+call(C) ::= DISCARD(K) LPAREN var_ref(V) RPAREN. {
+	C = NEW(ND_BUILTIN, K.loc); C->op = BI_DISCARD; C->list1 = V;
+}
+
+/* if = 'if' '(' expr ')' '{' stmt* '}' ('else' '{' stmt* '}' | 'else' if)? */
+%type if_stmt {Node *}
+if_stmt(S) ::= IF(K) LPAREN expr(C) RPAREN LBRACE(B) stmts(T) RBRACE else_opt(E). {
+	S = NEW(ND_IF, K.loc); S->cond = C; S->then = ast_block(A, B.loc, T.head); S->els = E;
+}
+%type else_opt {Node *}
+else_opt(E) ::= . { E = NULL; }
+else_opt(E) ::= ELSE LBRACE(B) stmts(S) RBRACE. { E = ast_block(A, B.loc, S.head); }
+else_opt(E) ::= ELSE if_stmt(S). { E = S; }
+
+/* ---- expressions ----
+ * expr = or;  or = and ('or' and)*;  and = not ('and' not)*;  not = 'not' not | cmp */
+%type expr {Node *}
+%type or_expr {Node *}
+%type and_expr {Node *}
+%type not_expr {Node *}
+%type cmp_expr {Node *}
+%type arith {Node *}
+%type term {Node *}
+%type unary {Node *}
+%type primary {Node *}
+%type literal {Node *}
+%type var_ref {Node *}
+%type builtin {Node *}
+expr(E) ::= or_expr(X). { E = X; }
+or_expr(E) ::= and_expr(X). { E = X; }
+or_expr(E) ::= or_expr(L) OR and_expr(R). { E = ast_binary(A, loc_span(L->loc, R->loc), OP_OR, L, R); }
+and_expr(E) ::= not_expr(X). { E = X; }
+and_expr(E) ::= and_expr(L) AND not_expr(R). { E = ast_binary(A, loc_span(L->loc, R->loc), OP_AND, L, R); }
+not_expr(E) ::= NOT(K) not_expr(X). { E = ast_unary(A, loc_span(K.loc, X->loc), OP_NOT, X); }
+not_expr(E) ::= cmp_expr(X). { E = X; }
+
+/* cmp = arith (('<' | '<=' | '>' | '>=' | '==' | '!=' | '>!' | '<!') arith)?
+ * `x<-1` lexes as x '<-' 1, since '<-' is a token; it means x < -1. */
+cmp_expr(E) ::= arith(X). { E = X; }
+cmp_expr(E) ::= arith(L) LT arith(R). { E = ast_binary(A, loc_span(L->loc, R->loc), OP_LT, L, R); }
+cmp_expr(E) ::= arith(L) LE arith(R). { E = ast_binary(A, loc_span(L->loc, R->loc), OP_LE, L, R); }
+cmp_expr(E) ::= arith(L) GT arith(R). { E = ast_binary(A, loc_span(L->loc, R->loc), OP_GT, L, R); }
+cmp_expr(E) ::= arith(L) GE arith(R). { E = ast_binary(A, loc_span(L->loc, R->loc), OP_GE, L, R); }
+cmp_expr(E) ::= arith(L) EQEQ arith(R). { E = ast_binary(A, loc_span(L->loc, R->loc), OP_EQ, L, R); }
+cmp_expr(E) ::= arith(L) NE arith(R). { E = ast_binary(A, loc_span(L->loc, R->loc), OP_NE, L, R); }
+cmp_expr(E) ::= arith(L) CROSSUP arith(R). { E = ast_binary(A, loc_span(L->loc, R->loc), OP_CROSS_UP, L, R); }
+cmp_expr(E) ::= arith(L) CROSSDOWN arith(R). { E = ast_binary(A, loc_span(L->loc, R->loc), OP_CROSS_DOWN, L, R); }
+cmp_expr(E) ::= arith(L) LARROW arith(R). {
+	E = ast_binary(A, loc_span(L->loc, R->loc), OP_LT, L, negate_leftmost(ctx, R));
+}
+
+/* arith = term (('+' | '-') term)*;  term = unary (('*' | '/') unary)*;  unary = '-' unary | primary */
+arith(E) ::= term(X). { E = X; }
+arith(E) ::= arith(L) PLUS term(R). { E = ast_binary(A, loc_span(L->loc, R->loc), OP_ADD, L, R); }
+arith(E) ::= arith(L) MINUS term(R). { E = ast_binary(A, loc_span(L->loc, R->loc), OP_SUB, L, R); }
+term(E) ::= unary(X). { E = X; }
+term(E) ::= term(L) STAR unary(R). { E = ast_binary(A, loc_span(L->loc, R->loc), OP_MUL, L, R); }
+term(E) ::= term(L) SLASH unary(R). { E = ast_binary(A, loc_span(L->loc, R->loc), OP_DIV, L, R); }
+unary(E) ::= MINUS(K) unary(X). { E = ast_unary(A, loc_span(K.loc, X->loc), OP_NEG, X); }
+unary(E) ::= primary(X). { E = X; }
+
+/* primary = '(' expr ')' | literal | builtin | var_ref  (and 'otherwise', section 7) */
+primary(E) ::= LPAREN expr(X) RPAREN. { E = X; }
+primary(E) ::= literal(X). { E = X; }
+primary(E) ::= builtin(X). { E = X; }
+primary(E) ::= var_ref(X). { E = X; }
+primary(E) ::= OTHERWISE(K). { E = NEW(ND_OTHERWISE, K.loc); }
+
+/* literal = INT | REAL | STRING | 'true' | 'false'  (a leading '-' only in port start values) */
+literal(E) ::= INT(T). { E = mk_int(ctx, T, 0); }
+literal(E) ::= REAL(T). { E = mk_real(ctx, T, 0); }
+literal(E) ::= STRING(T). { E = ast_string(A, T.loc, tok_string_value(ctx, T)); }
+literal(E) ::= TRUE(T). { E = ast_bool(A, T.loc, true); }
+literal(E) ::= FALSE(T). { E = ast_bool(A, T.loc, false); }
+/* Port start values are literals, possibly negative. */
+%type port_literal {Node *}
+port_literal(E) ::= literal(X). { E = X; }
+port_literal(E) ::= MINUS(K) INT(T). { E = mk_int(ctx, T, 1); E->loc = loc_span(K.loc, T.loc); }
+port_literal(E) ::= MINUS(K) REAL(T). { E = mk_real(ctx, T, 1); E->loc = loc_span(K.loc, T.loc); }
+
+/* var_ref = 'H' | 'h' | 't' | 'dt' | 'e' | 'MAX' | ID '.' ID | ID  (and signal[...]) */
+var_ref(E) ::= KW_BIGH(K). { E = NEW(ND_KEYVAR, K.loc); E->op = KV_BIG_H; }
+var_ref(E) ::= KW_H(K). { E = NEW(ND_KEYVAR, K.loc); E->op = KV_H; }
+var_ref(E) ::= KW_T(K). { E = NEW(ND_KEYVAR, K.loc); E->op = KV_T; }
+var_ref(E) ::= KW_DT(K). { E = NEW(ND_KEYVAR, K.loc); E->op = KV_DT; }
+var_ref(E) ::= KW_E(K). { E = NEW(ND_KEYVAR, K.loc); E->op = KV_E; }
+var_ref(E) ::= KW_MAX(K). { E = NEW(ND_KEYVAR, K.loc); E->op = KV_MAX; }
+var_ref(E) ::= ID(N). { E = ast_name(A, N.loc, tok_str(ctx, N)); }
+var_ref(E) ::= ID(O) DOT ID(N). { E = ast_port_ref(A, loc_span(O.loc, N.loc), tok_str(ctx, O), tok_str(ctx, N)); }
+var_ref(E) ::= SIGNAL(K). { E = NEW(ND_SIGNAL, K.loc); E->op = SIG_PLAIN; }
+var_ref(E) ::= SIGNAL(K) LBRACKET NOW RBRACKET(R). { E = NEW(ND_SIGNAL, loc_span(K.loc, R.loc)); E->op = SIG_NOW; }
+var_ref(E) ::= SIGNAL(K) LBRACKET PREV RBRACKET(R). { E = NEW(ND_SIGNAL, loc_span(K.loc, R.loc)); E->op = SIG_PREV; }
+var_ref(E) ::= SIGNAL(K) LBRACKET MINUS INT(N) RBRACKET(R). {
+	E = NEW(ND_SIGNAL, loc_span(K.loc, R.loc)); E->op = SIG_INDEX; E->ival = -mk_int(ctx, N, 0)->ival;
+}
+var_ref(E) ::= SIGNAL(K) LBRACKET INT(N) RBRACKET(R). {
+	E = NEW(ND_SIGNAL, loc_span(K.loc, R.loc)); E->op = SIG_INDEX; E->ival = mk_int(ctx, N, 0)->ival;
+}
+
+/* builtin = floor/ceil/abs(e) | round(e (, e)?) | max/min(e,+) | is_close(e, e (, e, e)?)
+ *         | is_set(var_ref) | do_step(ID, e, e) | get_next_time_step(ID) | elapsed(ID)
+ *         | last_execution_time(ID) */
+%type fn1 {FnTok}
+fn1(F) ::= FLOOR(K). { F = (FnTok){BI_FLOOR, K.loc}; }
+fn1(F) ::= CEIL(K). { F = (FnTok){BI_CEIL, K.loc}; }
+fn1(F) ::= ABS(K). { F = (FnTok){BI_ABS, K.loc}; }
+%type fnn {FnTok}
+fnn(F) ::= MAX(K). { F = (FnTok){BI_MAX, K.loc}; }
+fnn(F) ::= MIN(K). { F = (FnTok){BI_MIN, K.loc}; }
+fnn(F) ::= ROUND(K). { F = (FnTok){BI_ROUND, K.loc}; }
+fnn(F) ::= IS_CLOSE(K). { F = (FnTok){BI_IS_CLOSE, K.loc}; }
+%type fnfmu {FnTok}
+fnfmu(F) ::= GET_NEXT_TIME_STEP(K). { F = (FnTok){BI_GET_NEXT_TIME_STEP, K.loc}; }
+fnfmu(F) ::= ELAPSED(K). { F = (FnTok){BI_ELAPSED, K.loc}; }
+fnfmu(F) ::= LAST_EXECUTION_TIME(K). { F = (FnTok){BI_LAST_EXECUTION_TIME, K.loc}; }
+builtin(E) ::= fn1(F) LPAREN expr(X) RPAREN(R). {
+	E = NEW(ND_BUILTIN, loc_span(F.loc, R.loc)); E->op = F.op; E->list1 = X;
+}
+builtin(E) ::= fnn(F) LPAREN exprlist(L) RPAREN(R). {
+	E = NEW(ND_BUILTIN, loc_span(F.loc, R.loc)); E->op = F.op; E->list1 = L.head;
+}
+builtin(E) ::= IS_SET(K) LPAREN var_ref(V) RPAREN(R). {
+	E = NEW(ND_BUILTIN, loc_span(K.loc, R.loc)); E->op = BI_IS_SET; E->list1 = V;
+}
+builtin(E) ::= DO_STEP(K) LPAREN ID(F) COMMA expr(T) COMMA expr(H) RPAREN(R). {
+	E = NEW(ND_BUILTIN, loc_span(K.loc, R.loc)); E->op = BI_DO_STEP; E->name = tok_str(ctx, F);
+	E->list1 = T; T->next = H; E->lhs = ast_name(A, F.loc, E->name);
+}
+builtin(E) ::= fnfmu(FN) LPAREN ID(F) RPAREN(R). {
+	E = NEW(ND_BUILTIN, loc_span(FN.loc, R.loc)); E->op = FN.op; E->name = tok_str(ctx, F);
+	E->lhs = ast_name(A, F.loc, E->name);
+}
+exprlist(L) ::= expr(X). { L = nl_one(X); }
+exprlist(L) ::= exprlist(P) COMMA expr(X). { L = nl_add(P, X); }
+
+%code {
+static void syntax_error(ParseCtx *ctx, int major, Token tok)
+{
+	ctx->failed = 1;
+	if (ctx->syntax_errors++)
+		return; /* one syntax error per file: what follows it is guesswork */
+	if (major == 0) {
+		diag_error(ctx->diag, tok.loc, "unexpected end of file");
+		return;
+	}
+	int len = tok.n > 40 ? 40 : tok.n;
+	switch (major) {
+	case TK_ID:
+	case TK_INT:
+	case TK_REAL:
+	case TK_STRING:
+		diag_error(ctx->diag, tok.loc, "syntax error: unexpected %s '%.*s'",
+			   lex_token_name(major), len, tok.s);
+		break;
+	default:
+		diag_error(ctx->diag, tok.loc, "syntax error: unexpected %s", lex_token_name(major));
+		if (major >= TK_MODULE && major <= TK_TIMEDERIVATIVE)
+			diag_note(ctx->diag, tok.loc,
+				  "'%.*s' is a reserved word; write '^%.*s' to use it as a name",
+				  len, tok.s, len, tok.s);
+	}
+}
+
+/* `x <- a * b` was lexed with '<-': rebuild x < (-a) * b by negating the leftmost operand,
+ * which is where a unary minus would have bound. */
+static Node *negate_leftmost(ParseCtx *ctx, Node *e)
+{
+	if (e->kind == ND_BINARY && e->op >= OP_ADD && e->op <= OP_DIV) {
+		e->lhs = negate_leftmost(ctx, e->lhs);
+		return e;
+	}
+	return ast_unary(A, e->loc, OP_NEG, e);
+}
+
+static Node *mk_int(ParseCtx *ctx, Token t, int negative)
+{
+	char *s = tok_str(ctx, t);
+	errno = 0;
+	long long v = strtoll(s, NULL, 10);
+	if (errno == ERANGE) {
+		diag_error(ctx->diag, t.loc, "integer literal '%s' is too large", s);
+		v = 0;
+	}
+	Node *n = ast_int(A, t.loc, negative ? -v : v);
+	return n;
+}
+
+static Node *mk_real(ParseCtx *ctx, Token t, int negative)
+{
+	char *s = tok_str(ctx, t);
+	errno = 0;
+	double v = strtod(s, NULL);
+	if (errno == ERANGE && (v > 1.0 || v < -1.0)) {
+		diag_error(ctx->diag, t.loc, "real literal '%s' is out of range", s);
+		v = 0;
+	}
+	Node *n = ast_real(A, t.loc, negative ? -v : v);
+	n->str = negative ? arena_printf(A, "-%s", s) : s;
+	return n;
+}
+
+static int deriv_flag_merge(ParseCtx *ctx, int flags, int flag, Token t)
+{
+	if (flags & flag)
+		diag_error(ctx->diag, t.loc, "'%.*s' given twice", t.n, t.s);
+	return flags | flag;
+}
+
+/* Places a general rule, merging a `with ... interpolation` into the `multiply rate`
+ * before it (the two are one form, split so that the grammar stays LALR(1)). */
+static NodeList add_general(ParseCtx *ctx, NodeList l, Node *g)
+{
+	if (g->kind == ND_MULTIRATE && !g->lhs) {
+		Node *prev = l.tail;
+		if (prev && prev->kind == ND_MULTIRATE && prev->op < 0) {
+			prev->op = g->op;
+			prev->flags = g->flags;
+			return l;
+		}
+		diag_error(ctx->diag, g->loc,
+			   "interpolation given without a 'multiply rate N times' before it");
+		return l;
+	}
+	if (g->kind == ND_BLOCK) {
+		diag_error(ctx->diag, g->loc, "port clauses must follow their 'for inner fmu'");
+		return l;
+	}
+	if (g->kind == ND_CONNECTION) {
+		ctx->pending_couplings = nl_add(ctx->pending_couplings, g);
+		return l;
+	}
+	return nl_add(l, g);
+}
+
+static Node *mk_inner(ParseCtx *ctx, Token for_tok, int kind, Token type, Token name,
+		      Node *path, NodeList withs)
+{
+	Node *n = NEW(ND_INNER, name.loc);
+	n->flags = kind;
+	n->tname = tok_str(ctx, type);
+	n->name = tok_str(ctx, name);
+	n->str = path ? path->str : NULL;
+	n->init = path; /* keeps the path's location */
+	NodeList in = {0}, out = {0};
+	for (Node *w = withs.head, *next; w; w = next) {
+		next = w->next;
+		w->next = NULL;
+		if (w->kind == ND_BLOCK && w->op == 'i' && !in.head)
+			in = (NodeList){w->list1, ast_last(w->list1)};
+		else if (w->kind == ND_BLOCK && w->op == 'o' && !out.head)
+			out = (NodeList){w->list1, ast_last(w->list1)};
+		else if (w->kind == ND_BLOCK)
+			diag_error(ctx->diag, w->loc, "inner fmu '%s' already has %s ports", n->name,
+				   w->op == 'i' ? "input" : "output");
+		else if (w->kind == ND_CONNECTION)
+			ctx->pending_couplings = nl_add(ctx->pending_couplings, w);
+		else
+			ctx->pending_general = add_general(ctx, ctx->pending_general, w);
+	}
+	n->list1 = in.head;
+	n->list2 = out.head;
+	(void)for_tok;
+	return n;
+}
+
+static Node *mk_adaptation(ParseCtx *ctx, Node *head, NodeList inners, NodeList coupling,
+			   NodeList in, NodeList out, NodeList params, NodeList general,
+			   Node *control, NodeList in_part, NodeList out_part)
+{
+	Node *sa = head;
+	sa->a_inners = inners.head;
+	sa->a_couplings = nl_cat(coupling, ctx->pending_couplings).head;
+	sa->a_inports = in.head;
+	sa->a_outports = out.head;
+	sa->a_params = params.head;
+	sa->a_general = nl_cat(ctx->pending_general, general).head;
+	ctx->pending_couplings = (NodeList){0};
+	ctx->pending_general = (NodeList){0};
+	if (control) {
+		sa->a_ctrl_vars = control->list1;
+		sa->a_ctrl = control->lhs;
+	}
+	/* in_part and out_part hold the storage vars followed by the ND_RULES node. */
+	for (Node *n = in_part.head, *next; n; n = next) {
+		next = n->next;
+		n->next = NULL;
+		if (n->kind == ND_RULES)
+			sa->a_in_rules = n;
+		else
+			sa->a_in_vars = ast_append(sa->a_in_vars, n);
+	}
+	for (Node *n = out_part.head, *next; n; n = next) {
+		next = n->next;
+		n->next = NULL;
+		if (n->kind == ND_RULES)
+			sa->a_out_rules = n;
+		else
+			sa->a_out_vars = ast_append(sa->a_out_vars, n);
+	}
+	return sa;
+}
+}
