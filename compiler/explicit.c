@@ -478,7 +478,7 @@ static void rule_add_in_rule(Compilation *c, SaInfo *info)
 				mk_ref(&w, p->loc, w.sa->name, p->name, p, SYM_INPORT)));
 		if (p->bind_dir == BIND_TO && p->bind->sym == SYM_INNER_IN) {
 			Node *value = converted(&w, mk_name(&w, p->loc, stored, var, SYM_IN_VAR),
-						p->scale, p->offset);
+						p->converts ? p->scale : 1, p->converts ? p->offset : 0);
 			map = ast_append(map, mk_assign(&w, p->bind->loc,
 				mk_ref(&w, p->bind->loc, p->bind->owner, p->bind->name, p->bind->decl,
 				       SYM_INNER_IN), value));

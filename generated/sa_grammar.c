@@ -37,7 +37,7 @@
 #define A (ctx->arena)
 #define NEW(kind, loc) ast_new(A, kind, loc)
 
-static void syntax_error(ParseCtx *ctx, int major, Token tok);
+static void syntax_error(ParseCtx *ctx, int major, Token tok, const int *expected, int nexpected);
 static Node *negate_leftmost(ParseCtx *ctx, Node *e);
 static Node *mk_int(ParseCtx *ctx, Token t, int negative);
 static Node *mk_real(ParseCtx *ctx, Token t, int negative);
@@ -1759,7 +1759,7 @@ static void yyStackOverflow(yyParser *yypParser){
    /* Here code is inserted which will execute if the parser
    ** stack every overflows */
 /******** Begin %stack_overflow code ******************************************/
-#line 40 "grammar/sa_grammar.y"
+#line 49 "grammar/sa_grammar.y"
 
 	diag_error(ctx->diag, (Loc){ctx->file, 0, 0, 0}, "nesting too deep for the parser");
 	ctx->failed = 1;
@@ -2416,7 +2416,7 @@ static YYACTIONTYPE yy_reduce(
 /********** Begin reduce actions **********************************************/
         YYMINORTYPE yylhsminor;
       case 0: /* file ::= imports module_opt elements */
-#line 108 "grammar/sa_grammar.y"
+#line 117 "grammar/sa_grammar.y"
 {
 	Loc start = {ctx->file, 1, 1, 0};
 	Node *f = NEW(ND_FILE, start);
@@ -2446,12 +2446,12 @@ static YYACTIONTYPE yy_reduce(
       case 145: /* data_rules ::= */ yytestcase(yyruleno==145);
       case 153: /* cond_settings_opt ::= */ yytestcase(yyruleno==153);
       case 175: /* stmts ::= */ yytestcase(yyruleno==175);
-#line 118 "grammar/sa_grammar.y"
+#line 127 "grammar/sa_grammar.y"
 { yymsp[1].minor.yy407 = (NodeList){0}; }
 #line 2451 "generated/sa_grammar.c"
         break;
       case 2: /* imports ::= imports IMPORT ID */
-#line 120 "grammar/sa_grammar.y"
+#line 129 "grammar/sa_grammar.y"
 {
 	Node *n = NEW(ND_IMPORT, loc_span(yymsp[-1].minor.yy0.loc, yymsp[0].minor.yy0.loc));
 	n->name = tok_str(ctx, yymsp[0].minor.yy0);
@@ -2462,12 +2462,12 @@ static YYACTIONTYPE yy_reduce(
         break;
       case 3: /* module_opt ::= */
       case 20: /* name2_opt ::= */ yytestcase(yyruleno==20);
-#line 126 "grammar/sa_grammar.y"
+#line 135 "grammar/sa_grammar.y"
 { yymsp[1].minor.yy0 = (Token){0}; }
 #line 2467 "generated/sa_grammar.c"
         break;
       case 4: /* module_opt ::= MODULE ID */
-#line 127 "grammar/sa_grammar.y"
+#line 136 "grammar/sa_grammar.y"
 { yymsp[-1].minor.yy0 = yymsp[0].minor.yy0; }
 #line 2472 "generated/sa_grammar.c"
         break;
@@ -2476,7 +2476,7 @@ static YYACTIONTYPE yy_reduce(
       case 38: /* with_items ::= with_items with_item */ yytestcase(yyruleno==38);
       case 146: /* data_rules ::= data_rules data_rule */ yytestcase(yyruleno==146);
       case 176: /* stmts ::= stmts stmt */ yytestcase(yyruleno==176);
-#line 130 "grammar/sa_grammar.y"
+#line 139 "grammar/sa_grammar.y"
 { yylhsminor.yy407 = nl_add(yymsp[-1].minor.yy407, yymsp[0].minor.yy259); }
 #line 2481 "generated/sa_grammar.c"
   yymsp[-1].minor.yy407 = yylhsminor.yy407;
@@ -2503,13 +2503,13 @@ static YYACTIONTYPE yy_reduce(
       case 226: /* primary ::= builtin */ yytestcase(yyruleno==226);
       case 227: /* primary ::= var_ref */ yytestcase(yyruleno==227);
       case 234: /* port_literal ::= literal */ yytestcase(yyruleno==234);
-#line 133 "grammar/sa_grammar.y"
+#line 142 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = yymsp[0].minor.yy259; }
 #line 2508 "generated/sa_grammar.c"
   yymsp[0].minor.yy259 = yylhsminor.yy259;
         break;
       case 10: /* fmu_decl ::= FMU ID ID AT STRING composed_opt ports_in_opt ports_out_opt */
-#line 138 "grammar/sa_grammar.y"
+#line 147 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy259 = NEW(ND_FMU_DECL, yymsp[-7].minor.yy0.loc);
 	yylhsminor.yy259->tname = tok_str(ctx, yymsp[-6].minor.yy0);
@@ -2532,12 +2532,12 @@ static YYACTIONTYPE yy_reduce(
       case 118: /* control_opt ::= */ yytestcase(yyruleno==118);
       case 158: /* outfn_opt ::= */ yytestcase(yyruleno==158);
       case 196: /* else_opt ::= */ yytestcase(yyruleno==196);
-#line 149 "grammar/sa_grammar.y"
+#line 158 "grammar/sa_grammar.y"
 { yymsp[1].minor.yy259 = NULL; }
 #line 2537 "generated/sa_grammar.c"
         break;
       case 12: /* composed_opt ::= COMPOSED ID idlist */
-#line 150 "grammar/sa_grammar.y"
+#line 159 "grammar/sa_grammar.y"
 {
 	if (yymsp[-1].minor.yy0.n != 2 || memcmp(yymsp[-1].minor.yy0.s, "of", 2) != 0)
 		diag_error(ctx->diag, yymsp[-1].minor.yy0.loc, "expected 'of' after 'composed'");
@@ -2546,19 +2546,19 @@ static YYACTIONTYPE yy_reduce(
 #line 2546 "generated/sa_grammar.c"
         break;
       case 13: /* idlist ::= ID */
-#line 156 "grammar/sa_grammar.y"
+#line 165 "grammar/sa_grammar.y"
 { yylhsminor.yy407 = nl_one(ast_name(A, yymsp[0].minor.yy0.loc, tok_str(ctx, yymsp[0].minor.yy0))); }
 #line 2551 "generated/sa_grammar.c"
   yymsp[0].minor.yy407 = yylhsminor.yy407;
         break;
       case 14: /* idlist ::= idlist COMMA ID */
-#line 157 "grammar/sa_grammar.y"
+#line 166 "grammar/sa_grammar.y"
 { yylhsminor.yy407 = nl_add(yymsp[-2].minor.yy407, ast_name(A, yymsp[0].minor.yy0.loc, tok_str(ctx, yymsp[0].minor.yy0))); }
 #line 2557 "generated/sa_grammar.c"
   yymsp[-2].minor.yy407 = yylhsminor.yy407;
         break;
       case 15: /* connection ::= port_ref ARROW port_ref */
-#line 160 "grammar/sa_grammar.y"
+#line 169 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy259 = NEW(ND_CONNECTION, loc_span(yymsp[-2].minor.yy259->loc, yymsp[0].minor.yy259->loc));
 	yylhsminor.yy259->lhs = yymsp[-2].minor.yy259;
@@ -2568,13 +2568,13 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-2].minor.yy259 = yylhsminor.yy259;
         break;
       case 16: /* port_ref ::= ID */
-#line 166 "grammar/sa_grammar.y"
+#line 175 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = ast_port_ref(A, yymsp[0].minor.yy0.loc, NULL, tok_str(ctx, yymsp[0].minor.yy0)); }
 #line 2573 "generated/sa_grammar.c"
   yymsp[0].minor.yy259 = yylhsminor.yy259;
         break;
       case 17: /* port_ref ::= ID DOT ID */
-#line 167 "grammar/sa_grammar.y"
+#line 176 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy259 = ast_port_ref(A, loc_span(yymsp[-2].minor.yy0.loc, yymsp[0].minor.yy0.loc), tok_str(ctx, yymsp[-2].minor.yy0), tok_str(ctx, yymsp[0].minor.yy0));
 }
@@ -2582,7 +2582,7 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-2].minor.yy259 = yylhsminor.yy259;
         break;
       case 18: /* adaptation ::= adaptation_head inners coupling_opt ports_in_opt ports_out_opt params general_rules control_opt in_part_opt out_part_opt */
-#line 174 "grammar/sa_grammar.y"
+#line 183 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy259 = mk_adaptation(ctx, yymsp[-9].minor.yy259, yymsp[-8].minor.yy407, yymsp[-7].minor.yy407, yymsp[-6].minor.yy407, yymsp[-5].minor.yy407, yymsp[-4].minor.yy407, yymsp[-3].minor.yy407, yymsp[-2].minor.yy259, yymsp[-1].minor.yy407, yymsp[0].minor.yy407);
 }
@@ -2590,7 +2590,7 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-9].minor.yy259 = yylhsminor.yy259;
         break;
       case 19: /* adaptation_head ::= SEMANTIC ADAPTATION kind ID name2_opt without_opt AT STRING */
-#line 179 "grammar/sa_grammar.y"
+#line 188 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy259 = NEW(ND_ADAPTATION, yymsp[-4].minor.yy0.loc);
 	yylhsminor.yy259->flags = yymsp[-5].minor.yy444 | yymsp[-2].minor.yy444;
@@ -2617,7 +2617,7 @@ static YYACTIONTYPE yy_reduce(
       case 86: /* unit_name ::= KW_H */ yytestcase(yyruleno==86);
       case 87: /* unit_name ::= KW_T */ yytestcase(yyruleno==87);
       case 88: /* unit_name ::= MIN */ yytestcase(yyruleno==88);
-#line 197 "grammar/sa_grammar.y"
+#line 206 "grammar/sa_grammar.y"
 { yylhsminor.yy0 = yymsp[0].minor.yy0; }
 #line 2622 "generated/sa_grammar.c"
   yymsp[0].minor.yy0 = yylhsminor.yy0;
@@ -2625,38 +2625,38 @@ static YYACTIONTYPE yy_reduce(
       case 22: /* without_opt ::= */
       case 25: /* rd_opt ::= */ yytestcase(yyruleno==25);
       case 28: /* mm_opt ::= */ yytestcase(yyruleno==28);
-#line 198 "grammar/sa_grammar.y"
+#line 207 "grammar/sa_grammar.y"
 { yymsp[1].minor.yy444 = 0; }
 #line 2630 "generated/sa_grammar.c"
         break;
       case 23: /* without_opt ::= WITHOUT MASTER */
-#line 199 "grammar/sa_grammar.y"
+#line 208 "grammar/sa_grammar.y"
 { yymsp[-1].minor.yy444 = KIND_WITHOUT_MASTER; }
 #line 2635 "generated/sa_grammar.c"
         break;
       case 24: /* kind ::= rd_opt mm_opt */
-#line 202 "grammar/sa_grammar.y"
+#line 211 "grammar/sa_grammar.y"
 { yylhsminor.yy444 = yymsp[-1].minor.yy444 | yymsp[0].minor.yy444; }
 #line 2640 "generated/sa_grammar.c"
   yymsp[-1].minor.yy444 = yylhsminor.yy444;
         break;
       case 26: /* rd_opt ::= REACTIVE */
-#line 204 "grammar/sa_grammar.y"
+#line 213 "grammar/sa_grammar.y"
 { yymsp[0].minor.yy444 = KIND_REACTIVE; }
 #line 2646 "generated/sa_grammar.c"
         break;
       case 27: /* rd_opt ::= DELAYED */
-#line 205 "grammar/sa_grammar.y"
+#line 214 "grammar/sa_grammar.y"
 { yymsp[0].minor.yy444 = KIND_DELAYED; }
 #line 2651 "generated/sa_grammar.c"
         break;
       case 29: /* mm_opt ::= MOORE */
-#line 207 "grammar/sa_grammar.y"
+#line 216 "grammar/sa_grammar.y"
 { yymsp[0].minor.yy444 = KIND_MOORE; }
 #line 2656 "generated/sa_grammar.c"
         break;
       case 30: /* mm_opt ::= MEALY */
-#line 208 "grammar/sa_grammar.y"
+#line 217 "grammar/sa_grammar.y"
 { yymsp[0].minor.yy444 = KIND_MEALY; }
 #line 2661 "generated/sa_grammar.c"
         break;
@@ -2670,13 +2670,13 @@ static YYACTIONTYPE yy_reduce(
       case 141: /* setting_groups ::= setting_group */ yytestcase(yyruleno==141);
       case 184: /* var_items ::= var_item */ yytestcase(yyruleno==184);
       case 265: /* exprlist ::= expr */ yytestcase(yyruleno==265);
-#line 210 "grammar/sa_grammar.y"
+#line 219 "grammar/sa_grammar.y"
 { yylhsminor.yy407 = nl_one(yymsp[0].minor.yy259); }
 #line 2675 "generated/sa_grammar.c"
   yymsp[0].minor.yy407 = yylhsminor.yy407;
         break;
       case 33: /* inner ::= FOR INNER FMU kind ID ID at_opt with_items */
-#line 218 "grammar/sa_grammar.y"
+#line 227 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy259 = mk_inner(ctx, yymsp[-7].minor.yy0, yymsp[-4].minor.yy444, yymsp[-3].minor.yy0, yymsp[-2].minor.yy0, yymsp[-1].minor.yy259, yymsp[0].minor.yy407);
 }
@@ -2684,7 +2684,7 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-7].minor.yy259 = yylhsminor.yy259;
         break;
       case 34: /* inner ::= FOR FMU idlist */
-#line 221 "grammar/sa_grammar.y"
+#line 230 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy259 = NULL;
 	for (Node *n = yymsp[0].minor.yy407.head, *next; n; n = next) {
@@ -2700,19 +2700,19 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-2].minor.yy259 = yylhsminor.yy259;
         break;
       case 36: /* at_opt ::= AT STRING */
-#line 234 "grammar/sa_grammar.y"
+#line 243 "grammar/sa_grammar.y"
 { yymsp[-1].minor.yy259 = ast_string(A, yymsp[0].minor.yy0.loc, tok_string_value(ctx, yymsp[0].minor.yy0)); }
 #line 2705 "generated/sa_grammar.c"
         break;
       case 39: /* with_item ::= WITH INPUT PORTS portlist */
-#line 239 "grammar/sa_grammar.y"
+#line 248 "grammar/sa_grammar.y"
 {
 	yymsp[-3].minor.yy259 = NEW(ND_BLOCK, yymsp[-2].minor.yy0.loc); yymsp[-3].minor.yy259->op = 'i'; yymsp[-3].minor.yy259->list1 = yymsp[0].minor.yy407.head;
 }
 #line 2712 "generated/sa_grammar.c"
         break;
       case 40: /* with_item ::= WITH OUTPUT PORTS portlist */
-#line 242 "grammar/sa_grammar.y"
+#line 251 "grammar/sa_grammar.y"
 {
 	yymsp[-3].minor.yy259 = NEW(ND_BLOCK, yymsp[-2].minor.yy0.loc); yymsp[-3].minor.yy259->op = 'o'; yymsp[-3].minor.yy259->list1 = yymsp[0].minor.yy407.head;
 }
@@ -2722,12 +2722,12 @@ static YYACTIONTYPE yy_reduce(
       case 59: /* init_opt ::= ASSIGN port_literal */ yytestcase(yyruleno==59);
       case 159: /* outfn_opt ::= LONGARROW output_fn */ yytestcase(yyruleno==159);
       case 198: /* else_opt ::= ELSE if_stmt */ yytestcase(yyruleno==198);
-#line 245 "grammar/sa_grammar.y"
+#line 254 "grammar/sa_grammar.y"
 { yymsp[-1].minor.yy259 = yymsp[0].minor.yy259; }
 #line 2727 "generated/sa_grammar.c"
         break;
       case 42: /* with_item ::= WITH deriv_flags */
-#line 246 "grammar/sa_grammar.y"
+#line 255 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy259 = NEW(ND_DERIV, yymsp[-1].minor.yy0.loc); yylhsminor.yy259->op = DERIV_WITH; yylhsminor.yy259->flags = yymsp[0].minor.yy444;
 }
@@ -2735,7 +2735,7 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-1].minor.yy259 = yylhsminor.yy259;
         break;
       case 43: /* with_item ::= WITH interp_order */
-#line 249 "grammar/sa_grammar.y"
+#line 258 "grammar/sa_grammar.y"
 {
 	/* Completes the preceding `multiply rate N times` (see add_general). */
 	yylhsminor.yy259 = NEW(ND_MULTIRATE, yymsp[-1].minor.yy0.loc); yylhsminor.yy259->op = yymsp[0].minor.yy444; yylhsminor.yy259->lhs = NULL;
@@ -2744,7 +2744,7 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-1].minor.yy259 = yylhsminor.yy259;
         break;
       case 44: /* with_item ::= WITH INTERPOLATION ID ORDER INT */
-#line 253 "grammar/sa_grammar.y"
+#line 262 "grammar/sa_grammar.y"
 {
 	if (yymsp[-2].minor.yy0.n != 2 || memcmp(yymsp[-2].minor.yy0.s, "of", 2) != 0)
 		diag_error(ctx->diag, yymsp[-2].minor.yy0.loc, "expected 'of' in 'interpolation of order'");
@@ -2759,7 +2759,7 @@ static YYACTIONTYPE yy_reduce(
       case 46: /* coupling_opt ::= COUPLED AS connlist */
       case 50: /* ports_in_opt ::= INPUT PORTS portlist */ yytestcase(yyruleno==50);
       case 52: /* ports_out_opt ::= OUTPUT PORTS portlist */ yytestcase(yyruleno==52);
-#line 264 "grammar/sa_grammar.y"
+#line 273 "grammar/sa_grammar.y"
 { yymsp[-2].minor.yy407 = yymsp[0].minor.yy407; }
 #line 2764 "generated/sa_grammar.c"
         break;
@@ -2771,13 +2771,13 @@ static YYACTIONTYPE yy_reduce(
       case 142: /* setting_groups ::= setting_groups COMMA setting_group */ yytestcase(yyruleno==142);
       case 185: /* var_items ::= var_items COMMA var_item */ yytestcase(yyruleno==185);
       case 266: /* exprlist ::= exprlist COMMA expr */ yytestcase(yyruleno==266);
-#line 266 "grammar/sa_grammar.y"
+#line 275 "grammar/sa_grammar.y"
 { yylhsminor.yy407 = nl_add(yymsp[-2].minor.yy407, yymsp[0].minor.yy259); }
 #line 2776 "generated/sa_grammar.c"
   yymsp[-2].minor.yy407 = yylhsminor.yy407;
         break;
       case 55: /* port ::= type_opt ID fmi_name_opt init_opt mult_opt unit_opt bind_opt */
-#line 279 "grammar/sa_grammar.y"
+#line 288 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy259 = NEW(ND_PORT, yymsp[-5].minor.yy0.loc);
 	yylhsminor.yy259->type = (SaType)yymsp[-6].minor.yy444;
@@ -2796,25 +2796,25 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-6].minor.yy259 = yylhsminor.yy259;
         break;
       case 56: /* fmi_name_opt ::= */
-#line 294 "grammar/sa_grammar.y"
+#line 303 "grammar/sa_grammar.y"
 { yymsp[1].minor.yy142 = NULL; }
 #line 2801 "generated/sa_grammar.c"
         break;
       case 57: /* fmi_name_opt ::= STRING */
-#line 295 "grammar/sa_grammar.y"
+#line 304 "grammar/sa_grammar.y"
 { yylhsminor.yy142 = tok_string_value(ctx, yymsp[0].minor.yy0); }
 #line 2806 "generated/sa_grammar.c"
   yymsp[0].minor.yy142 = yylhsminor.yy142;
         break;
       case 60: /* init_opt ::= ASSIGN LBRACKET literal_list RBRACKET */
-#line 299 "grammar/sa_grammar.y"
+#line 308 "grammar/sa_grammar.y"
 {
 	yymsp[-3].minor.yy259 = NEW(ND_ARRAY, yymsp[-2].minor.yy0.loc); yymsp[-3].minor.yy259->list1 = yymsp[-1].minor.yy407.head;
 }
 #line 2814 "generated/sa_grammar.c"
         break;
       case 64: /* mult_opt ::= LBRACKET INT RBRACKET */
-#line 306 "grammar/sa_grammar.y"
+#line 315 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy259 = NEW(ND_BLOCK, yymsp[-2].minor.yy0.loc); yylhsminor.yy259->lhs = ast_int(A, yymsp[-1].minor.yy0.loc, 1); yylhsminor.yy259->rhs = mk_int(ctx, yymsp[-1].minor.yy0, 0);
 }
@@ -2822,7 +2822,7 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-2].minor.yy259 = yylhsminor.yy259;
         break;
       case 65: /* mult_opt ::= LBRACKET INT DOTDOT INT RBRACKET */
-#line 309 "grammar/sa_grammar.y"
+#line 318 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy259 = NEW(ND_BLOCK, yymsp[-4].minor.yy0.loc); yylhsminor.yy259->lhs = mk_int(ctx, yymsp[-3].minor.yy0, 0); yylhsminor.yy259->rhs = mk_int(ctx, yymsp[-1].minor.yy0, 0);
 }
@@ -2830,44 +2830,44 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-4].minor.yy259 = yylhsminor.yy259;
         break;
       case 67: /* bind_opt ::= ARROW port_ref */
-#line 314 "grammar/sa_grammar.y"
+#line 323 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = NEW(ND_BLOCK, yymsp[-1].minor.yy0.loc); yylhsminor.yy259->op = BIND_TO; yylhsminor.yy259->lhs = yymsp[0].minor.yy259; }
 #line 2835 "generated/sa_grammar.c"
   yymsp[-1].minor.yy259 = yylhsminor.yy259;
         break;
       case 68: /* bind_opt ::= LARROW port_ref */
-#line 315 "grammar/sa_grammar.y"
+#line 324 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = NEW(ND_BLOCK, yymsp[-1].minor.yy0.loc); yylhsminor.yy259->op = BIND_FROM; yylhsminor.yy259->lhs = yymsp[0].minor.yy259; }
 #line 2841 "generated/sa_grammar.c"
   yymsp[-1].minor.yy259 = yylhsminor.yy259;
         break;
       case 69: /* type_opt ::= */
-#line 318 "grammar/sa_grammar.y"
+#line 327 "grammar/sa_grammar.y"
 { yymsp[1].minor.yy444 = TY_NONE; }
 #line 2847 "generated/sa_grammar.c"
         break;
       case 70: /* type_opt ::= KW_REAL */
-#line 319 "grammar/sa_grammar.y"
+#line 328 "grammar/sa_grammar.y"
 { yymsp[0].minor.yy444 = TY_REAL; }
 #line 2852 "generated/sa_grammar.c"
         break;
       case 71: /* type_opt ::= KW_INTEGER */
-#line 320 "grammar/sa_grammar.y"
+#line 329 "grammar/sa_grammar.y"
 { yymsp[0].minor.yy444 = TY_INTEGER; }
 #line 2857 "generated/sa_grammar.c"
         break;
       case 72: /* type_opt ::= KW_BOOL */
-#line 321 "grammar/sa_grammar.y"
+#line 330 "grammar/sa_grammar.y"
 { yymsp[0].minor.yy444 = TY_BOOL; }
 #line 2862 "generated/sa_grammar.c"
         break;
       case 73: /* type_opt ::= KW_STRING */
-#line 322 "grammar/sa_grammar.y"
+#line 331 "grammar/sa_grammar.y"
 { yymsp[0].minor.yy444 = TY_STRING; }
 #line 2867 "generated/sa_grammar.c"
         break;
       case 75: /* unit_opt ::= LPAREN unit RPAREN */
-#line 328 "grammar/sa_grammar.y"
+#line 337 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy259 = NEW(ND_UNIT, loc_span(yymsp[-2].minor.yy0.loc, yymsp[0].minor.yy0.loc));
 	yylhsminor.yy259->str = yymsp[-1].minor.yy142;
@@ -2879,50 +2879,50 @@ static YYACTIONTYPE yy_reduce(
         break;
       case 76: /* unit ::= unit_term */
       case 78: /* unit_term ::= unit_atom */ yytestcase(yyruleno==78);
-#line 338 "grammar/sa_grammar.y"
+#line 347 "grammar/sa_grammar.y"
 { yylhsminor.yy142 = yymsp[0].minor.yy142; }
 #line 2884 "generated/sa_grammar.c"
   yymsp[0].minor.yy142 = yylhsminor.yy142;
         break;
       case 77: /* unit ::= unit SLASH unit_term */
-#line 339 "grammar/sa_grammar.y"
+#line 348 "grammar/sa_grammar.y"
 { yylhsminor.yy142 = arena_printf(A, "%s/%s", yymsp[-2].minor.yy142, yymsp[0].minor.yy142); }
 #line 2890 "generated/sa_grammar.c"
   yymsp[-2].minor.yy142 = yylhsminor.yy142;
         break;
       case 79: /* unit_term ::= unit_term DOT unit_atom */
-#line 341 "grammar/sa_grammar.y"
+#line 350 "grammar/sa_grammar.y"
 { yylhsminor.yy142 = arena_printf(A, "%s.%s", yymsp[-2].minor.yy142, yymsp[0].minor.yy142); }
 #line 2896 "generated/sa_grammar.c"
   yymsp[-2].minor.yy142 = yylhsminor.yy142;
         break;
       case 80: /* unit_atom ::= unit_name */
       case 81: /* unit_atom ::= INT */ yytestcase(yyruleno==81);
-#line 342 "grammar/sa_grammar.y"
+#line 351 "grammar/sa_grammar.y"
 { yylhsminor.yy142 = tok_str(ctx, yymsp[0].minor.yy0); }
 #line 2903 "generated/sa_grammar.c"
   yymsp[0].minor.yy142 = yylhsminor.yy142;
         break;
       case 82: /* unit_atom ::= unit_name CARET INT */
-#line 344 "grammar/sa_grammar.y"
+#line 353 "grammar/sa_grammar.y"
 { yylhsminor.yy142 = arena_printf(A, "%s^%s", tok_str(ctx, yymsp[-2].minor.yy0), tok_str(ctx, yymsp[0].minor.yy0)); }
 #line 2909 "generated/sa_grammar.c"
   yymsp[-2].minor.yy142 = yylhsminor.yy142;
         break;
       case 83: /* unit_atom ::= unit_name CARET MINUS INT */
-#line 345 "grammar/sa_grammar.y"
+#line 354 "grammar/sa_grammar.y"
 { yylhsminor.yy142 = arena_printf(A, "%s^-%s", tok_str(ctx, yymsp[-3].minor.yy0), tok_str(ctx, yymsp[0].minor.yy0)); }
 #line 2915 "generated/sa_grammar.c"
   yymsp[-3].minor.yy142 = yylhsminor.yy142;
         break;
       case 90: /* params ::= params PARAM param_items SEMI */
-#line 355 "grammar/sa_grammar.y"
+#line 364 "grammar/sa_grammar.y"
 { yylhsminor.yy407 = nl_cat(yymsp[-3].minor.yy407, yymsp[-1].minor.yy407); }
 #line 2921 "generated/sa_grammar.c"
   yymsp[-3].minor.yy407 = yylhsminor.yy407;
         break;
       case 93: /* param_item ::= type_opt ID ASSIGN expr */
-#line 359 "grammar/sa_grammar.y"
+#line 368 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy259 = NEW(ND_VARDECL, yymsp[-2].minor.yy0.loc); yylhsminor.yy259->type = (SaType)yymsp[-3].minor.yy444; yylhsminor.yy259->name = tok_str(ctx, yymsp[-2].minor.yy0);
 	yylhsminor.yy259->init = yymsp[0].minor.yy259; yylhsminor.yy259->op = DECL_PARAM;
@@ -2931,13 +2931,13 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-3].minor.yy259 = yylhsminor.yy259;
         break;
       case 95: /* general_rules ::= general_rules general_rule */
-#line 366 "grammar/sa_grammar.y"
+#line 375 "grammar/sa_grammar.y"
 { yylhsminor.yy407 = add_general(ctx, yymsp[-1].minor.yy407, yymsp[0].minor.yy259); }
 #line 2936 "generated/sa_grammar.c"
   yymsp[-1].minor.yy407 = yylhsminor.yy407;
         break;
       case 97: /* general_rule ::= MULTIPLY RATE arith TIMES */
-#line 369 "grammar/sa_grammar.y"
+#line 378 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy259 = NEW(ND_MULTIRATE, yymsp[-3].minor.yy0.loc); yylhsminor.yy259->lhs = yymsp[-1].minor.yy259; yylhsminor.yy259->op = -1;
 }
@@ -2945,7 +2945,7 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-3].minor.yy259 = yylhsminor.yy259;
         break;
       case 99: /* general_rule ::= EXTRACT deriv_flags */
-#line 373 "grammar/sa_grammar.y"
+#line 382 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy259 = NEW(ND_DERIV, yymsp[-1].minor.yy0.loc); yylhsminor.yy259->op = DERIV_EXTRACT; yylhsminor.yy259->flags = yymsp[0].minor.yy444;
 }
@@ -2953,56 +2953,56 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-1].minor.yy259 = yylhsminor.yy259;
         break;
       case 100: /* deriv_flags ::= DIRECTIONALDERIVATIVE */
-#line 376 "grammar/sa_grammar.y"
+#line 385 "grammar/sa_grammar.y"
 { yylhsminor.yy444 = DERIV_DIRECTIONAL; (void)yymsp[0].minor.yy0; }
 #line 2958 "generated/sa_grammar.c"
   yymsp[0].minor.yy444 = yylhsminor.yy444;
         break;
       case 101: /* deriv_flags ::= TIMEDERIVATIVE */
-#line 377 "grammar/sa_grammar.y"
+#line 386 "grammar/sa_grammar.y"
 { yylhsminor.yy444 = DERIV_TIME; (void)yymsp[0].minor.yy0; }
 #line 2964 "generated/sa_grammar.c"
   yymsp[0].minor.yy444 = yylhsminor.yy444;
         break;
       case 102: /* deriv_flags ::= deriv_flags DIRECTIONALDERIVATIVE */
-#line 378 "grammar/sa_grammar.y"
+#line 387 "grammar/sa_grammar.y"
 { yylhsminor.yy444 = deriv_flag_merge(ctx, yymsp[-1].minor.yy444, DERIV_DIRECTIONAL, yymsp[0].minor.yy0); }
 #line 2970 "generated/sa_grammar.c"
   yymsp[-1].minor.yy444 = yylhsminor.yy444;
         break;
       case 103: /* deriv_flags ::= deriv_flags TIMEDERIVATIVE */
-#line 379 "grammar/sa_grammar.y"
+#line 388 "grammar/sa_grammar.y"
 { yylhsminor.yy444 = deriv_flag_merge(ctx, yymsp[-1].minor.yy444, DERIV_TIME, yymsp[0].minor.yy0); }
 #line 2976 "generated/sa_grammar.c"
   yymsp[-1].minor.yy444 = yylhsminor.yy444;
         break;
       case 104: /* interp_order ::= NO INTERPOLATION */
-#line 382 "grammar/sa_grammar.y"
+#line 391 "grammar/sa_grammar.y"
 { yymsp[-1].minor.yy444 = 0; }
 #line 2982 "generated/sa_grammar.c"
         break;
       case 105: /* interp_order ::= FIRST ORDER INTERPOLATION */
-#line 383 "grammar/sa_grammar.y"
+#line 392 "grammar/sa_grammar.y"
 { yymsp[-2].minor.yy444 = 1; }
 #line 2987 "generated/sa_grammar.c"
         break;
       case 106: /* interp_order ::= SECOND ORDER INTERPOLATION */
-#line 384 "grammar/sa_grammar.y"
+#line 393 "grammar/sa_grammar.y"
 { yymsp[-2].minor.yy444 = 2; }
 #line 2992 "generated/sa_grammar.c"
         break;
       case 107: /* interp_order ::= THIRD ORDER INTERPOLATION */
-#line 385 "grammar/sa_grammar.y"
+#line 394 "grammar/sa_grammar.y"
 { yymsp[-2].minor.yy444 = 3; }
 #line 2997 "generated/sa_grammar.c"
         break;
       case 108: /* interp_order ::= FOURTH ORDER INTERPOLATION */
-#line 386 "grammar/sa_grammar.y"
+#line 395 "grammar/sa_grammar.y"
 { yymsp[-2].minor.yy444 = 4; }
 #line 3002 "generated/sa_grammar.c"
         break;
       case 109: /* loop_form ::= SUCCESSIVE SUBSTITUTION STARTS AT port_refs WITH settings */
-#line 391 "grammar/sa_grammar.y"
+#line 400 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy259 = NEW(ND_SUBST, yymsp[-6].minor.yy0.loc); yylhsminor.yy259->list1 = yymsp[-2].minor.yy407.head; yylhsminor.yy259->list2 = yymsp[0].minor.yy407.head;
 }
@@ -3010,32 +3010,32 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-6].minor.yy259 = yylhsminor.yy259;
         break;
       case 110: /* loop_form ::= DELAY AT port_refs */
-#line 394 "grammar/sa_grammar.y"
+#line 403 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = NEW(ND_DELAY, yymsp[-2].minor.yy0.loc); yylhsminor.yy259->list1 = yymsp[0].minor.yy407.head; }
 #line 3015 "generated/sa_grammar.c"
   yymsp[-2].minor.yy259 = yylhsminor.yy259;
         break;
       case 112: /* port_refs ::= port_ref AND port_ref */
       case 113: /* port_refs ::= port_ref COMMA port_ref */ yytestcase(yyruleno==113);
-#line 396 "grammar/sa_grammar.y"
+#line 405 "grammar/sa_grammar.y"
 { yylhsminor.yy407 = nl_add(nl_one(yymsp[-2].minor.yy259), yymsp[0].minor.yy259); }
 #line 3022 "generated/sa_grammar.c"
   yymsp[-2].minor.yy407 = yylhsminor.yy407;
         break;
       case 116: /* setting ::= ABSOLUTE TOLERANCE EQ arith */
-#line 403 "grammar/sa_grammar.y"
+#line 412 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = NEW(ND_SETTING, yymsp[-3].minor.yy0.loc); yylhsminor.yy259->op = SET_ABS_TOL; yylhsminor.yy259->lhs = yymsp[0].minor.yy259; }
 #line 3028 "generated/sa_grammar.c"
   yymsp[-3].minor.yy259 = yylhsminor.yy259;
         break;
       case 117: /* setting ::= RELATIVE TOLERANCE EQ arith */
-#line 404 "grammar/sa_grammar.y"
+#line 413 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = NEW(ND_SETTING, yymsp[-3].minor.yy0.loc); yylhsminor.yy259->op = SET_REL_TOL; yylhsminor.yy259->lhs = yymsp[0].minor.yy259; }
 #line 3034 "generated/sa_grammar.c"
   yymsp[-3].minor.yy259 = yylhsminor.yy259;
         break;
       case 119: /* control_opt ::= ctrl_vars control_rule */
-#line 409 "grammar/sa_grammar.y"
+#line 418 "grammar/sa_grammar.y"
 {
 	/* A carrier node: list1 the control vars, lhs the rule. */
 	yylhsminor.yy259 = NEW(ND_BLOCK, yymsp[0].minor.yy259->loc); yylhsminor.yy259->list1 = yymsp[-1].minor.yy407.head; yylhsminor.yy259->lhs = yymsp[0].minor.yy259;
@@ -3044,7 +3044,7 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-1].minor.yy259 = yylhsminor.yy259;
         break;
       case 121: /* ctrl_vars ::= ctrl_vars CONTROL var_decl */
-#line 414 "grammar/sa_grammar.y"
+#line 423 "grammar/sa_grammar.y"
 {
 	for (Node *v = yymsp[0].minor.yy259->list1; v; v = v->next)
 		v->op = DECL_CONTROL;
@@ -3054,7 +3054,7 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-2].minor.yy407 = yylhsminor.yy407;
         break;
       case 122: /* control_rule ::= CONTROL RULES LBRACE stmts RETURN expr SEMI RBRACE */
-#line 422 "grammar/sa_grammar.y"
+#line 431 "grammar/sa_grammar.y"
 {
 	Node *ret = NEW(ND_RETURN, yymsp[-3].minor.yy0.loc); ret->lhs = yymsp[-2].minor.yy259;
 	yylhsminor.yy259 = NEW(ND_CTRL, yymsp[-7].minor.yy0.loc);
@@ -3064,7 +3064,7 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-7].minor.yy259 = yylhsminor.yy259;
         break;
       case 123: /* control_rule ::= CONTROL LBRACE stmts RETURN expr SEMI RBRACE */
-#line 427 "grammar/sa_grammar.y"
+#line 436 "grammar/sa_grammar.y"
 {
 	Node *ret = NEW(ND_RETURN, yymsp[-3].minor.yy0.loc); ret->lhs = yymsp[-2].minor.yy259;
 	yylhsminor.yy259 = NEW(ND_CTRL, yymsp[-6].minor.yy0.loc); yylhsminor.yy259->flags = 1;
@@ -3074,25 +3074,25 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-6].minor.yy259 = yylhsminor.yy259;
         break;
       case 124: /* control_rule ::= IMPLIED */
-#line 432 "grammar/sa_grammar.y"
+#line 441 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = NEW(ND_CTRL_IMPLIED, yymsp[0].minor.yy0.loc); }
 #line 3079 "generated/sa_grammar.c"
   yymsp[0].minor.yy259 = yylhsminor.yy259;
         break;
       case 125: /* control_rule ::= TRIGGERED BY expr */
-#line 433 "grammar/sa_grammar.y"
+#line 442 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = NEW(ND_CTRL_TRIGGERED, yymsp[-2].minor.yy0.loc); yylhsminor.yy259->cond = yymsp[0].minor.yy259; }
 #line 3085 "generated/sa_grammar.c"
   yymsp[-2].minor.yy259 = yylhsminor.yy259;
         break;
       case 126: /* control_rule ::= PERIODIC EVERY arith */
-#line 434 "grammar/sa_grammar.y"
+#line 443 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = NEW(ND_CTRL_PERIODIC, yymsp[-2].minor.yy0.loc); yylhsminor.yy259->rhs = yymsp[0].minor.yy259; }
 #line 3091 "generated/sa_grammar.c"
   yymsp[-2].minor.yy259 = yylhsminor.yy259;
         break;
       case 127: /* control_rule ::= PERIODIC AT arith EVERY arith */
-#line 435 "grammar/sa_grammar.y"
+#line 444 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy259 = NEW(ND_CTRL_PERIODIC, yymsp[-4].minor.yy0.loc); yylhsminor.yy259->lhs = yymsp[-2].minor.yy259; yylhsminor.yy259->rhs = yymsp[0].minor.yy259;
 }
@@ -3100,13 +3100,13 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-4].minor.yy259 = yylhsminor.yy259;
         break;
       case 128: /* control_rule ::= MULTIPLIED arith TIMES */
-#line 438 "grammar/sa_grammar.y"
+#line 447 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = NEW(ND_CTRL_MULTIPLIED, yymsp[-2].minor.yy0.loc); yylhsminor.yy259->lhs = yymsp[-1].minor.yy259; }
 #line 3105 "generated/sa_grammar.c"
   yymsp[-2].minor.yy259 = yylhsminor.yy259;
         break;
       case 130: /* in_part_opt ::= in_vars IN RULES rule_settings_opt LBRACE block_vars data_rules RBRACE */
-#line 442 "grammar/sa_grammar.y"
+#line 451 "grammar/sa_grammar.y"
 {
 	Node *rules = NEW(ND_RULES, yymsp[-6].minor.yy0.loc);
 	rules->op = 'i'; rules->list1 = yymsp[-4].minor.yy407.head; rules->list2 = yymsp[-2].minor.yy407.head; rules->list3 = yymsp[-1].minor.yy407.head;
@@ -3116,7 +3116,7 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-7].minor.yy407 = yylhsminor.yy407;
         break;
       case 132: /* in_vars ::= in_vars IN var_decl */
-#line 448 "grammar/sa_grammar.y"
+#line 457 "grammar/sa_grammar.y"
 {
 	for (Node *v = yymsp[0].minor.yy259->list1; v; v = v->next)
 		v->op = DECL_IN;
@@ -3126,7 +3126,7 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-2].minor.yy407 = yylhsminor.yy407;
         break;
       case 134: /* out_part_opt ::= out_vars OUT RULES rule_settings_opt LBRACE block_vars data_rules RBRACE */
-#line 454 "grammar/sa_grammar.y"
+#line 463 "grammar/sa_grammar.y"
 {
 	Node *rules = NEW(ND_RULES, yymsp[-6].minor.yy0.loc);
 	rules->op = 'o'; rules->list1 = yymsp[-4].minor.yy407.head; rules->list2 = yymsp[-2].minor.yy407.head; rules->list3 = yymsp[-1].minor.yy407.head;
@@ -3136,7 +3136,7 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-7].minor.yy407 = yylhsminor.yy407;
         break;
       case 136: /* out_vars ::= out_vars OUT var_decl */
-#line 460 "grammar/sa_grammar.y"
+#line 469 "grammar/sa_grammar.y"
 {
 	for (Node *v = yymsp[0].minor.yy259->list1; v; v = v->next)
 		v->op = DECL_OUT;
@@ -3146,7 +3146,7 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-2].minor.yy407 = yylhsminor.yy407;
         break;
       case 138: /* block_vars ::= block_vars var_decl */
-#line 466 "grammar/sa_grammar.y"
+#line 475 "grammar/sa_grammar.y"
 {
 	for (Node *v = yymsp[0].minor.yy259->list1; v; v = v->next)
 		v->op = DECL_RULES;
@@ -3156,18 +3156,18 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-1].minor.yy407 = yylhsminor.yy407;
         break;
       case 140: /* rule_settings_opt ::= WITH setting_groups */
-#line 475 "grammar/sa_grammar.y"
+#line 484 "grammar/sa_grammar.y"
 { yymsp[-1].minor.yy407 = yymsp[0].minor.yy407; }
 #line 3161 "generated/sa_grammar.c"
         break;
       case 143: /* setting_group ::= CROSSING settings */
-#line 479 "grammar/sa_grammar.y"
+#line 488 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = NEW(ND_CROSSING, yymsp[-1].minor.yy0.loc); yylhsminor.yy259->list1 = yymsp[0].minor.yy407.head; }
 #line 3166 "generated/sa_grammar.c"
   yymsp[-1].minor.yy259 = yylhsminor.yy259;
         break;
       case 147: /* data_rule ::= condition cond_settings_opt ARROW transition outfn_opt SEMI */
-#line 489 "grammar/sa_grammar.y"
+#line 498 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy259 = NEW(ND_RULE, yymsp[-5].minor.yy259->loc); yylhsminor.yy259->op = RULE_COND;
 	yylhsminor.yy259->cond = yymsp[-5].minor.yy259; yylhsminor.yy259->list1 = yymsp[-4].minor.yy407.head; yylhsminor.yy259->then = yymsp[-2].minor.yy259; yylhsminor.yy259->els = yymsp[-1].minor.yy259;
@@ -3176,7 +3176,7 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-5].minor.yy259 = yylhsminor.yy259;
         break;
       case 148: /* data_rule ::= quantize outfn_opt SEMI */
-#line 493 "grammar/sa_grammar.y"
+#line 502 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy259 = NEW(ND_RULE, yymsp[-2].minor.yy259->loc); yylhsminor.yy259->op = RULE_QUANTIZE; yylhsminor.yy259->lhs = yymsp[-2].minor.yy259; yylhsminor.yy259->els = yymsp[-1].minor.yy259;
 }
@@ -3184,7 +3184,7 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-2].minor.yy259 = yylhsminor.yy259;
         break;
       case 149: /* data_rule ::= assignment outfn_opt SEMI */
-#line 496 "grammar/sa_grammar.y"
+#line 505 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy259 = NEW(ND_RULE, yymsp[-2].minor.yy259->loc); yylhsminor.yy259->op = RULE_ASSIGN;
 	yylhsminor.yy259->then = ast_block(A, yymsp[-2].minor.yy259->loc, yymsp[-2].minor.yy259); yylhsminor.yy259->els = yymsp[-1].minor.yy259;
@@ -3193,14 +3193,14 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-2].minor.yy259 = yylhsminor.yy259;
         break;
       case 150: /* data_rule ::= loop_form SEMI */
-#line 500 "grammar/sa_grammar.y"
+#line 509 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = NEW(ND_RULE, yymsp[-1].minor.yy259->loc); yylhsminor.yy259->op = RULE_LOOP; yylhsminor.yy259->lhs = yymsp[-1].minor.yy259; }
 #line 3198 "generated/sa_grammar.c"
   yymsp[-1].minor.yy259 = yylhsminor.yy259;
         break;
       case 152: /* condition ::= LBRACE stmts RETURN expr SEMI RBRACE */
       case 161: /* output_fn ::= LBRACE stmts RETURN expr SEMI RBRACE */ yytestcase(yyruleno==161);
-#line 505 "grammar/sa_grammar.y"
+#line 514 "grammar/sa_grammar.y"
 {
 	Node *ret = NEW(ND_RETURN, yymsp[-3].minor.yy0.loc); ret->lhs = yymsp[-2].minor.yy259;
 	yylhsminor.yy259 = ast_block(A, yymsp[-5].minor.yy0.loc, nl_add(yymsp[-4].minor.yy407, ret).head);
@@ -3209,62 +3209,62 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-5].minor.yy259 = yylhsminor.yy259;
         break;
       case 154: /* cond_settings_opt ::= settings */
-#line 510 "grammar/sa_grammar.y"
+#line 519 "grammar/sa_grammar.y"
 { yylhsminor.yy407 = yymsp[0].minor.yy407; }
 #line 3214 "generated/sa_grammar.c"
   yymsp[0].minor.yy407 = yylhsminor.yy407;
         break;
       case 155: /* transition ::= LBRACE stmts RBRACE */
       case 160: /* output_fn ::= LBRACE stmts RBRACE */ yytestcase(yyruleno==160);
-#line 514 "grammar/sa_grammar.y"
+#line 523 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = ast_block(A, yymsp[-2].minor.yy0.loc, yymsp[-1].minor.yy407.head); }
 #line 3221 "generated/sa_grammar.c"
   yymsp[-2].minor.yy259 = yylhsminor.yy259;
         break;
       case 156: /* transition ::= assignment */
-#line 515 "grammar/sa_grammar.y"
+#line 524 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = ast_block(A, yymsp[0].minor.yy259->loc, yymsp[0].minor.yy259); }
 #line 3227 "generated/sa_grammar.c"
   yymsp[0].minor.yy259 = yylhsminor.yy259;
         break;
       case 157: /* transition ::= expr */
-#line 516 "grammar/sa_grammar.y"
+#line 525 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = ast_block(A, yymsp[0].minor.yy259->loc, NULL); yylhsminor.yy259->lhs = yymsp[0].minor.yy259; }
 #line 3233 "generated/sa_grammar.c"
   yymsp[0].minor.yy259 = yylhsminor.yy259;
         break;
       case 163: /* output_fn ::= NO HOLD */
-#line 530 "grammar/sa_grammar.y"
+#line 539 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = NEW(ND_HOLD, yymsp[-1].minor.yy0.loc); yylhsminor.yy259->op = HOLD_NO; }
 #line 3239 "generated/sa_grammar.c"
   yymsp[-1].minor.yy259 = yylhsminor.yy259;
         break;
       case 164: /* output_fn ::= ZERO ORDER HOLD */
-#line 531 "grammar/sa_grammar.y"
+#line 540 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = NEW(ND_HOLD, yymsp[-2].minor.yy0.loc); yylhsminor.yy259->op = HOLD_ZERO; }
 #line 3245 "generated/sa_grammar.c"
   yymsp[-2].minor.yy259 = yylhsminor.yy259;
         break;
       case 165: /* output_fn ::= KW_ZOH */
-#line 532 "grammar/sa_grammar.y"
+#line 541 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = NEW(ND_HOLD, yymsp[0].minor.yy0.loc); yylhsminor.yy259->op = HOLD_ZERO; yylhsminor.yy259->flags = 1; }
 #line 3251 "generated/sa_grammar.c"
   yymsp[0].minor.yy259 = yylhsminor.yy259;
         break;
       case 166: /* output_fn ::= FIRST ORDER HOLD */
-#line 533 "grammar/sa_grammar.y"
+#line 542 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = NEW(ND_HOLD, yymsp[-2].minor.yy0.loc); yylhsminor.yy259->op = HOLD_FIRST; }
 #line 3257 "generated/sa_grammar.c"
   yymsp[-2].minor.yy259 = yylhsminor.yy259;
         break;
       case 167: /* output_fn ::= KW_FOH */
-#line 534 "grammar/sa_grammar.y"
+#line 543 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = NEW(ND_HOLD, yymsp[0].minor.yy0.loc); yylhsminor.yy259->op = HOLD_FIRST; yylhsminor.yy259->flags = 1; }
 #line 3263 "generated/sa_grammar.c"
   yymsp[0].minor.yy259 = yylhsminor.yy259;
         break;
       case 168: /* quantize ::= QUANTIZE LPAREN port_ref COMMA quant_zones RPAREN */
-#line 538 "grammar/sa_grammar.y"
+#line 547 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy259 = NEW(ND_QUANTIZE, yymsp[-5].minor.yy0.loc); yylhsminor.yy259->op = QUANT_ZONES; yylhsminor.yy259->lhs = yymsp[-3].minor.yy259; yylhsminor.yy259->list1 = yymsp[-1].minor.yy407.head;
 }
@@ -3272,7 +3272,7 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-5].minor.yy259 = yylhsminor.yy259;
         break;
       case 169: /* quantize ::= QUANTIZE LPAREN port_ref COMMA EQ arith RPAREN */
-#line 541 "grammar/sa_grammar.y"
+#line 550 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy259 = NEW(ND_QUANTIZE, yymsp[-6].minor.yy0.loc); yylhsminor.yy259->op = QUANT_FUNCTION; yylhsminor.yy259->lhs = yymsp[-4].minor.yy259; yylhsminor.yy259->rhs = yymsp[-1].minor.yy259;
 }
@@ -3280,7 +3280,7 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-6].minor.yy259 = yylhsminor.yy259;
         break;
       case 170: /* quantize ::= QUANTIZE port_ref EVERY arith */
-#line 544 "grammar/sa_grammar.y"
+#line 553 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy259 = NEW(ND_QUANTIZE, yymsp[-3].minor.yy0.loc); yylhsminor.yy259->op = QUANT_EVERY; yylhsminor.yy259->lhs = yymsp[-2].minor.yy259; yylhsminor.yy259->rhs = yymsp[0].minor.yy259;
 }
@@ -3288,7 +3288,7 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-3].minor.yy259 = yylhsminor.yy259;
         break;
       case 171: /* quantize ::= QUANTIZE port_ref EVERY arith WITH OFFSET arith */
-#line 547 "grammar/sa_grammar.y"
+#line 556 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy259 = NEW(ND_QUANTIZE, yymsp[-6].minor.yy0.loc); yylhsminor.yy259->op = QUANT_EVERY; yylhsminor.yy259->lhs = yymsp[-5].minor.yy259; yylhsminor.yy259->rhs = yymsp[-3].minor.yy259; yylhsminor.yy259->els = yymsp[0].minor.yy259;
 }
@@ -3296,7 +3296,7 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-6].minor.yy259 = yylhsminor.yy259;
         break;
       case 172: /* quantize ::= QUANTIZE port_ref EVERY arith OFFSET arith */
-#line 550 "grammar/sa_grammar.y"
+#line 559 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy259 = NEW(ND_QUANTIZE, yymsp[-5].minor.yy0.loc); yylhsminor.yy259->op = QUANT_EVERY; yylhsminor.yy259->lhs = yymsp[-4].minor.yy259; yylhsminor.yy259->rhs = yymsp[-2].minor.yy259; yylhsminor.yy259->els = yymsp[0].minor.yy259; yylhsminor.yy259->flags = 1;
 }
@@ -3304,13 +3304,13 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-5].minor.yy259 = yylhsminor.yy259;
         break;
       case 173: /* quant_zones ::= STRING */
-#line 553 "grammar/sa_grammar.y"
+#line 562 "grammar/sa_grammar.y"
 { yylhsminor.yy407 = nl_one(ast_string(A, yymsp[0].minor.yy0.loc, tok_string_value(ctx, yymsp[0].minor.yy0))); }
 #line 3309 "generated/sa_grammar.c"
   yymsp[0].minor.yy407 = yylhsminor.yy407;
         break;
       case 174: /* quant_zones ::= quant_zones COMMA arith COMMA STRING */
-#line 554 "grammar/sa_grammar.y"
+#line 563 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy407 = nl_add(nl_add(yymsp[-4].minor.yy407, yymsp[-2].minor.yy259), ast_string(A, yymsp[0].minor.yy0.loc, tok_string_value(ctx, yymsp[0].minor.yy0)));
 }
@@ -3318,19 +3318,19 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-4].minor.yy407 = yylhsminor.yy407;
         break;
       case 178: /* stmt ::= assignment SEMI */
-#line 564 "grammar/sa_grammar.y"
+#line 573 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = yymsp[-1].minor.yy259; }
 #line 3323 "generated/sa_grammar.c"
   yymsp[-1].minor.yy259 = yylhsminor.yy259;
         break;
       case 179: /* stmt ::= call SEMI */
-#line 565 "grammar/sa_grammar.y"
+#line 574 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = NEW(ND_CALL_STMT, yymsp[-1].minor.yy259->loc); yylhsminor.yy259->lhs = yymsp[-1].minor.yy259; }
 #line 3329 "generated/sa_grammar.c"
   yymsp[-1].minor.yy259 = yylhsminor.yy259;
         break;
       case 181: /* stmt ::= FOR LPAREN VAR ID IN expr DOTDOT expr RPAREN LBRACE stmts RBRACE */
-#line 567 "grammar/sa_grammar.y"
+#line 576 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy259 = NEW(ND_FOR, yymsp[-11].minor.yy0.loc); yylhsminor.yy259->name = tok_str(ctx, yymsp[-8].minor.yy0); yylhsminor.yy259->lhs = yymsp[-6].minor.yy259; yylhsminor.yy259->rhs = yymsp[-4].minor.yy259;
 	yylhsminor.yy259->then = ast_block(A, yymsp[-11].minor.yy0.loc, yymsp[-1].minor.yy407.head);
@@ -3340,19 +3340,19 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-11].minor.yy259 = yylhsminor.yy259;
         break;
       case 182: /* stmt ::= BREAK SEMI */
-#line 572 "grammar/sa_grammar.y"
+#line 581 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = NEW(ND_BREAK, yymsp[-1].minor.yy0.loc); }
 #line 3345 "generated/sa_grammar.c"
   yymsp[-1].minor.yy259 = yylhsminor.yy259;
         break;
       case 183: /* var_decl ::= VAR var_items SEMI */
-#line 576 "grammar/sa_grammar.y"
+#line 585 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = NEW(ND_VAR, yymsp[-2].minor.yy0.loc); yylhsminor.yy259->list1 = yymsp[-1].minor.yy407.head; }
 #line 3351 "generated/sa_grammar.c"
   yymsp[-2].minor.yy259 = yylhsminor.yy259;
         break;
       case 186: /* var_item ::= type_opt ID */
-#line 580 "grammar/sa_grammar.y"
+#line 589 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy259 = NEW(ND_VARDECL, yymsp[0].minor.yy0.loc); yylhsminor.yy259->type = (SaType)yymsp[-1].minor.yy444; yylhsminor.yy259->name = tok_str(ctx, yymsp[0].minor.yy0);
 }
@@ -3360,7 +3360,7 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-1].minor.yy259 = yylhsminor.yy259;
         break;
       case 187: /* var_item ::= type_opt ID ASSIGN expr */
-#line 583 "grammar/sa_grammar.y"
+#line 592 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy259 = NEW(ND_VARDECL, yymsp[-2].minor.yy0.loc); yylhsminor.yy259->type = (SaType)yymsp[-3].minor.yy444; yylhsminor.yy259->name = tok_str(ctx, yymsp[-2].minor.yy0); yylhsminor.yy259->init = yymsp[0].minor.yy259;
 }
@@ -3368,27 +3368,27 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-3].minor.yy259 = yylhsminor.yy259;
         break;
       case 188: /* assignment ::= lvalue ASSIGN expr */
-#line 589 "grammar/sa_grammar.y"
+#line 598 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = ast_assign(A, yymsp[-2].minor.yy259->loc, yymsp[-2].minor.yy259, yymsp[0].minor.yy259); }
 #line 3373 "generated/sa_grammar.c"
   yymsp[-2].minor.yy259 = yylhsminor.yy259;
         break;
       case 189: /* lvalue ::= ID */
       case 243: /* var_ref ::= ID */ yytestcase(yyruleno==243);
-#line 591 "grammar/sa_grammar.y"
+#line 600 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = ast_name(A, yymsp[0].minor.yy0.loc, tok_str(ctx, yymsp[0].minor.yy0)); }
 #line 3380 "generated/sa_grammar.c"
   yymsp[0].minor.yy259 = yylhsminor.yy259;
         break;
       case 190: /* lvalue ::= ID DOT ID */
       case 244: /* var_ref ::= ID DOT ID */ yytestcase(yyruleno==244);
-#line 592 "grammar/sa_grammar.y"
+#line 601 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = ast_port_ref(A, loc_span(yymsp[-2].minor.yy0.loc, yymsp[0].minor.yy0.loc), tok_str(ctx, yymsp[-2].minor.yy0), tok_str(ctx, yymsp[0].minor.yy0)); }
 #line 3387 "generated/sa_grammar.c"
   yymsp[-2].minor.yy259 = yylhsminor.yy259;
         break;
       case 191: /* call ::= DO_STEP LPAREN ID COMMA expr COMMA expr RPAREN */
-#line 596 "grammar/sa_grammar.y"
+#line 605 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy259 = NEW(ND_BUILTIN, yymsp[-7].minor.yy0.loc); yylhsminor.yy259->op = BI_DO_STEP; yylhsminor.yy259->name = tok_str(ctx, yymsp[-5].minor.yy0);
 	yylhsminor.yy259->owner = (const char *)0; yylhsminor.yy259->list1 = yymsp[-3].minor.yy259; yymsp[-3].minor.yy259->next = yymsp[-1].minor.yy259;
@@ -3399,7 +3399,7 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-7].minor.yy259 = yylhsminor.yy259;
         break;
       case 192: /* call ::= SAVE_STATE LPAREN ID RPAREN */
-#line 602 "grammar/sa_grammar.y"
+#line 611 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy259 = NEW(ND_BUILTIN, yymsp[-3].minor.yy0.loc); yylhsminor.yy259->op = BI_SAVE_STATE; yylhsminor.yy259->name = tok_str(ctx, yymsp[-1].minor.yy0);
 	yylhsminor.yy259->lhs = ast_name(A, yymsp[-1].minor.yy0.loc, yylhsminor.yy259->name);
@@ -3408,7 +3408,7 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-3].minor.yy259 = yylhsminor.yy259;
         break;
       case 193: /* call ::= ROLLBACK LPAREN ID RPAREN */
-#line 606 "grammar/sa_grammar.y"
+#line 615 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy259 = NEW(ND_BUILTIN, yymsp[-3].minor.yy0.loc); yylhsminor.yy259->op = BI_ROLLBACK; yylhsminor.yy259->name = tok_str(ctx, yymsp[-1].minor.yy0);
 	yylhsminor.yy259->lhs = ast_name(A, yymsp[-1].minor.yy0.loc, yylhsminor.yy259->name);
@@ -3417,7 +3417,7 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-3].minor.yy259 = yylhsminor.yy259;
         break;
       case 194: /* call ::= DISCARD LPAREN var_ref RPAREN */
-#line 610 "grammar/sa_grammar.y"
+#line 619 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy259 = NEW(ND_BUILTIN, yymsp[-3].minor.yy0.loc); yylhsminor.yy259->op = BI_DISCARD; yylhsminor.yy259->list1 = yymsp[-1].minor.yy259;
 }
@@ -3425,7 +3425,7 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-3].minor.yy259 = yylhsminor.yy259;
         break;
       case 195: /* if_stmt ::= IF LPAREN expr RPAREN LBRACE stmts RBRACE else_opt */
-#line 616 "grammar/sa_grammar.y"
+#line 625 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy259 = NEW(ND_IF, yymsp[-7].minor.yy0.loc); yylhsminor.yy259->cond = yymsp[-5].minor.yy259; yylhsminor.yy259->then = ast_block(A, yymsp[-3].minor.yy0.loc, yymsp[-2].minor.yy407.head); yylhsminor.yy259->els = yymsp[0].minor.yy259;
 }
@@ -3433,78 +3433,78 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-7].minor.yy259 = yylhsminor.yy259;
         break;
       case 197: /* else_opt ::= ELSE LBRACE stmts RBRACE */
-#line 621 "grammar/sa_grammar.y"
+#line 630 "grammar/sa_grammar.y"
 { yymsp[-3].minor.yy259 = ast_block(A, yymsp[-2].minor.yy0.loc, yymsp[-1].minor.yy407.head); }
 #line 3438 "generated/sa_grammar.c"
         break;
       case 201: /* or_expr ::= or_expr OR and_expr */
-#line 640 "grammar/sa_grammar.y"
+#line 649 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = ast_binary(A, loc_span(yymsp[-2].minor.yy259->loc, yymsp[0].minor.yy259->loc), OP_OR, yymsp[-2].minor.yy259, yymsp[0].minor.yy259); }
 #line 3443 "generated/sa_grammar.c"
   yymsp[-2].minor.yy259 = yylhsminor.yy259;
         break;
       case 203: /* and_expr ::= and_expr AND not_expr */
-#line 642 "grammar/sa_grammar.y"
+#line 651 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = ast_binary(A, loc_span(yymsp[-2].minor.yy259->loc, yymsp[0].minor.yy259->loc), OP_AND, yymsp[-2].minor.yy259, yymsp[0].minor.yy259); }
 #line 3449 "generated/sa_grammar.c"
   yymsp[-2].minor.yy259 = yylhsminor.yy259;
         break;
       case 204: /* not_expr ::= NOT not_expr */
-#line 643 "grammar/sa_grammar.y"
+#line 652 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = ast_unary(A, loc_span(yymsp[-1].minor.yy0.loc, yymsp[0].minor.yy259->loc), OP_NOT, yymsp[0].minor.yy259); }
 #line 3455 "generated/sa_grammar.c"
   yymsp[-1].minor.yy259 = yylhsminor.yy259;
         break;
       case 207: /* cmp_expr ::= arith LT arith */
-#line 649 "grammar/sa_grammar.y"
+#line 658 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = ast_binary(A, loc_span(yymsp[-2].minor.yy259->loc, yymsp[0].minor.yy259->loc), OP_LT, yymsp[-2].minor.yy259, yymsp[0].minor.yy259); }
 #line 3461 "generated/sa_grammar.c"
   yymsp[-2].minor.yy259 = yylhsminor.yy259;
         break;
       case 208: /* cmp_expr ::= arith LE arith */
-#line 650 "grammar/sa_grammar.y"
+#line 659 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = ast_binary(A, loc_span(yymsp[-2].minor.yy259->loc, yymsp[0].minor.yy259->loc), OP_LE, yymsp[-2].minor.yy259, yymsp[0].minor.yy259); }
 #line 3467 "generated/sa_grammar.c"
   yymsp[-2].minor.yy259 = yylhsminor.yy259;
         break;
       case 209: /* cmp_expr ::= arith GT arith */
-#line 651 "grammar/sa_grammar.y"
+#line 660 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = ast_binary(A, loc_span(yymsp[-2].minor.yy259->loc, yymsp[0].minor.yy259->loc), OP_GT, yymsp[-2].minor.yy259, yymsp[0].minor.yy259); }
 #line 3473 "generated/sa_grammar.c"
   yymsp[-2].minor.yy259 = yylhsminor.yy259;
         break;
       case 210: /* cmp_expr ::= arith GE arith */
-#line 652 "grammar/sa_grammar.y"
+#line 661 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = ast_binary(A, loc_span(yymsp[-2].minor.yy259->loc, yymsp[0].minor.yy259->loc), OP_GE, yymsp[-2].minor.yy259, yymsp[0].minor.yy259); }
 #line 3479 "generated/sa_grammar.c"
   yymsp[-2].minor.yy259 = yylhsminor.yy259;
         break;
       case 211: /* cmp_expr ::= arith EQEQ arith */
-#line 653 "grammar/sa_grammar.y"
+#line 662 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = ast_binary(A, loc_span(yymsp[-2].minor.yy259->loc, yymsp[0].minor.yy259->loc), OP_EQ, yymsp[-2].minor.yy259, yymsp[0].minor.yy259); }
 #line 3485 "generated/sa_grammar.c"
   yymsp[-2].minor.yy259 = yylhsminor.yy259;
         break;
       case 212: /* cmp_expr ::= arith NE arith */
-#line 654 "grammar/sa_grammar.y"
+#line 663 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = ast_binary(A, loc_span(yymsp[-2].minor.yy259->loc, yymsp[0].minor.yy259->loc), OP_NE, yymsp[-2].minor.yy259, yymsp[0].minor.yy259); }
 #line 3491 "generated/sa_grammar.c"
   yymsp[-2].minor.yy259 = yylhsminor.yy259;
         break;
       case 213: /* cmp_expr ::= arith CROSSUP arith */
-#line 655 "grammar/sa_grammar.y"
+#line 664 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = ast_binary(A, loc_span(yymsp[-2].minor.yy259->loc, yymsp[0].minor.yy259->loc), OP_CROSS_UP, yymsp[-2].minor.yy259, yymsp[0].minor.yy259); }
 #line 3497 "generated/sa_grammar.c"
   yymsp[-2].minor.yy259 = yylhsminor.yy259;
         break;
       case 214: /* cmp_expr ::= arith CROSSDOWN arith */
-#line 656 "grammar/sa_grammar.y"
+#line 665 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = ast_binary(A, loc_span(yymsp[-2].minor.yy259->loc, yymsp[0].minor.yy259->loc), OP_CROSS_DOWN, yymsp[-2].minor.yy259, yymsp[0].minor.yy259); }
 #line 3503 "generated/sa_grammar.c"
   yymsp[-2].minor.yy259 = yylhsminor.yy259;
         break;
       case 215: /* cmp_expr ::= arith LARROW arith */
-#line 657 "grammar/sa_grammar.y"
+#line 666 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy259 = ast_binary(A, loc_span(yymsp[-2].minor.yy259->loc, yymsp[0].minor.yy259->loc), OP_LT, yymsp[-2].minor.yy259, negate_leftmost(ctx, yymsp[0].minor.yy259));
 }
@@ -3512,144 +3512,144 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-2].minor.yy259 = yylhsminor.yy259;
         break;
       case 217: /* arith ::= arith PLUS term */
-#line 663 "grammar/sa_grammar.y"
+#line 672 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = ast_binary(A, loc_span(yymsp[-2].minor.yy259->loc, yymsp[0].minor.yy259->loc), OP_ADD, yymsp[-2].minor.yy259, yymsp[0].minor.yy259); }
 #line 3517 "generated/sa_grammar.c"
   yymsp[-2].minor.yy259 = yylhsminor.yy259;
         break;
       case 218: /* arith ::= arith MINUS term */
-#line 664 "grammar/sa_grammar.y"
+#line 673 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = ast_binary(A, loc_span(yymsp[-2].minor.yy259->loc, yymsp[0].minor.yy259->loc), OP_SUB, yymsp[-2].minor.yy259, yymsp[0].minor.yy259); }
 #line 3523 "generated/sa_grammar.c"
   yymsp[-2].minor.yy259 = yylhsminor.yy259;
         break;
       case 220: /* term ::= term STAR unary */
-#line 666 "grammar/sa_grammar.y"
+#line 675 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = ast_binary(A, loc_span(yymsp[-2].minor.yy259->loc, yymsp[0].minor.yy259->loc), OP_MUL, yymsp[-2].minor.yy259, yymsp[0].minor.yy259); }
 #line 3529 "generated/sa_grammar.c"
   yymsp[-2].minor.yy259 = yylhsminor.yy259;
         break;
       case 221: /* term ::= term SLASH unary */
-#line 667 "grammar/sa_grammar.y"
+#line 676 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = ast_binary(A, loc_span(yymsp[-2].minor.yy259->loc, yymsp[0].minor.yy259->loc), OP_DIV, yymsp[-2].minor.yy259, yymsp[0].minor.yy259); }
 #line 3535 "generated/sa_grammar.c"
   yymsp[-2].minor.yy259 = yylhsminor.yy259;
         break;
       case 222: /* unary ::= MINUS unary */
-#line 668 "grammar/sa_grammar.y"
+#line 677 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = ast_unary(A, loc_span(yymsp[-1].minor.yy0.loc, yymsp[0].minor.yy259->loc), OP_NEG, yymsp[0].minor.yy259); }
 #line 3541 "generated/sa_grammar.c"
   yymsp[-1].minor.yy259 = yylhsminor.yy259;
         break;
       case 224: /* primary ::= LPAREN expr RPAREN */
-#line 672 "grammar/sa_grammar.y"
+#line 681 "grammar/sa_grammar.y"
 { yymsp[-2].minor.yy259 = yymsp[-1].minor.yy259; }
 #line 3547 "generated/sa_grammar.c"
         break;
       case 228: /* primary ::= OTHERWISE */
-#line 676 "grammar/sa_grammar.y"
+#line 685 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = NEW(ND_OTHERWISE, yymsp[0].minor.yy0.loc); }
 #line 3552 "generated/sa_grammar.c"
   yymsp[0].minor.yy259 = yylhsminor.yy259;
         break;
       case 229: /* literal ::= INT */
-#line 679 "grammar/sa_grammar.y"
+#line 688 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = mk_int(ctx, yymsp[0].minor.yy0, 0); }
 #line 3558 "generated/sa_grammar.c"
   yymsp[0].minor.yy259 = yylhsminor.yy259;
         break;
       case 230: /* literal ::= REAL */
-#line 680 "grammar/sa_grammar.y"
+#line 689 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = mk_real(ctx, yymsp[0].minor.yy0, 0); }
 #line 3564 "generated/sa_grammar.c"
   yymsp[0].minor.yy259 = yylhsminor.yy259;
         break;
       case 231: /* literal ::= STRING */
-#line 681 "grammar/sa_grammar.y"
+#line 690 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = ast_string(A, yymsp[0].minor.yy0.loc, tok_string_value(ctx, yymsp[0].minor.yy0)); }
 #line 3570 "generated/sa_grammar.c"
   yymsp[0].minor.yy259 = yylhsminor.yy259;
         break;
       case 232: /* literal ::= TRUE */
-#line 682 "grammar/sa_grammar.y"
+#line 691 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = ast_bool(A, yymsp[0].minor.yy0.loc, true); }
 #line 3576 "generated/sa_grammar.c"
   yymsp[0].minor.yy259 = yylhsminor.yy259;
         break;
       case 233: /* literal ::= FALSE */
-#line 683 "grammar/sa_grammar.y"
+#line 692 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = ast_bool(A, yymsp[0].minor.yy0.loc, false); }
 #line 3582 "generated/sa_grammar.c"
   yymsp[0].minor.yy259 = yylhsminor.yy259;
         break;
       case 235: /* port_literal ::= MINUS INT */
-#line 687 "grammar/sa_grammar.y"
+#line 696 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = mk_int(ctx, yymsp[0].minor.yy0, 1); yylhsminor.yy259->loc = loc_span(yymsp[-1].minor.yy0.loc, yymsp[0].minor.yy0.loc); }
 #line 3588 "generated/sa_grammar.c"
   yymsp[-1].minor.yy259 = yylhsminor.yy259;
         break;
       case 236: /* port_literal ::= MINUS REAL */
-#line 688 "grammar/sa_grammar.y"
+#line 697 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = mk_real(ctx, yymsp[0].minor.yy0, 1); yylhsminor.yy259->loc = loc_span(yymsp[-1].minor.yy0.loc, yymsp[0].minor.yy0.loc); }
 #line 3594 "generated/sa_grammar.c"
   yymsp[-1].minor.yy259 = yylhsminor.yy259;
         break;
       case 237: /* var_ref ::= KW_BIGH */
-#line 691 "grammar/sa_grammar.y"
+#line 700 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = NEW(ND_KEYVAR, yymsp[0].minor.yy0.loc); yylhsminor.yy259->op = KV_BIG_H; }
 #line 3600 "generated/sa_grammar.c"
   yymsp[0].minor.yy259 = yylhsminor.yy259;
         break;
       case 238: /* var_ref ::= KW_H */
-#line 692 "grammar/sa_grammar.y"
+#line 701 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = NEW(ND_KEYVAR, yymsp[0].minor.yy0.loc); yylhsminor.yy259->op = KV_H; }
 #line 3606 "generated/sa_grammar.c"
   yymsp[0].minor.yy259 = yylhsminor.yy259;
         break;
       case 239: /* var_ref ::= KW_T */
-#line 693 "grammar/sa_grammar.y"
+#line 702 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = NEW(ND_KEYVAR, yymsp[0].minor.yy0.loc); yylhsminor.yy259->op = KV_T; }
 #line 3612 "generated/sa_grammar.c"
   yymsp[0].minor.yy259 = yylhsminor.yy259;
         break;
       case 240: /* var_ref ::= KW_DT */
-#line 694 "grammar/sa_grammar.y"
+#line 703 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = NEW(ND_KEYVAR, yymsp[0].minor.yy0.loc); yylhsminor.yy259->op = KV_DT; }
 #line 3618 "generated/sa_grammar.c"
   yymsp[0].minor.yy259 = yylhsminor.yy259;
         break;
       case 241: /* var_ref ::= KW_E */
-#line 695 "grammar/sa_grammar.y"
+#line 704 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = NEW(ND_KEYVAR, yymsp[0].minor.yy0.loc); yylhsminor.yy259->op = KV_E; }
 #line 3624 "generated/sa_grammar.c"
   yymsp[0].minor.yy259 = yylhsminor.yy259;
         break;
       case 242: /* var_ref ::= KW_MAX */
-#line 696 "grammar/sa_grammar.y"
+#line 705 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = NEW(ND_KEYVAR, yymsp[0].minor.yy0.loc); yylhsminor.yy259->op = KV_MAX; }
 #line 3630 "generated/sa_grammar.c"
   yymsp[0].minor.yy259 = yylhsminor.yy259;
         break;
       case 245: /* var_ref ::= SIGNAL */
-#line 699 "grammar/sa_grammar.y"
+#line 708 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = NEW(ND_SIGNAL, yymsp[0].minor.yy0.loc); yylhsminor.yy259->op = SIG_PLAIN; }
 #line 3636 "generated/sa_grammar.c"
   yymsp[0].minor.yy259 = yylhsminor.yy259;
         break;
       case 246: /* var_ref ::= SIGNAL LBRACKET NOW RBRACKET */
-#line 700 "grammar/sa_grammar.y"
+#line 709 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = NEW(ND_SIGNAL, loc_span(yymsp[-3].minor.yy0.loc, yymsp[0].minor.yy0.loc)); yylhsminor.yy259->op = SIG_NOW; }
 #line 3642 "generated/sa_grammar.c"
   yymsp[-3].minor.yy259 = yylhsminor.yy259;
         break;
       case 247: /* var_ref ::= SIGNAL LBRACKET PREV RBRACKET */
-#line 701 "grammar/sa_grammar.y"
+#line 710 "grammar/sa_grammar.y"
 { yylhsminor.yy259 = NEW(ND_SIGNAL, loc_span(yymsp[-3].minor.yy0.loc, yymsp[0].minor.yy0.loc)); yylhsminor.yy259->op = SIG_PREV; }
 #line 3648 "generated/sa_grammar.c"
   yymsp[-3].minor.yy259 = yylhsminor.yy259;
         break;
       case 248: /* var_ref ::= SIGNAL LBRACKET MINUS INT RBRACKET */
-#line 702 "grammar/sa_grammar.y"
+#line 711 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy259 = NEW(ND_SIGNAL, loc_span(yymsp[-4].minor.yy0.loc, yymsp[0].minor.yy0.loc)); yylhsminor.yy259->op = SIG_INDEX; yylhsminor.yy259->ival = -mk_int(ctx, yymsp[-1].minor.yy0, 0)->ival;
 }
@@ -3657,7 +3657,7 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-4].minor.yy259 = yylhsminor.yy259;
         break;
       case 249: /* var_ref ::= SIGNAL LBRACKET INT RBRACKET */
-#line 705 "grammar/sa_grammar.y"
+#line 714 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy259 = NEW(ND_SIGNAL, loc_span(yymsp[-3].minor.yy0.loc, yymsp[0].minor.yy0.loc)); yylhsminor.yy259->op = SIG_INDEX; yylhsminor.yy259->ival = mk_int(ctx, yymsp[-1].minor.yy0, 0)->ival;
 }
@@ -3665,67 +3665,67 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-3].minor.yy259 = yylhsminor.yy259;
         break;
       case 250: /* fn1 ::= FLOOR */
-#line 713 "grammar/sa_grammar.y"
+#line 722 "grammar/sa_grammar.y"
 { yylhsminor.yy213 = (FnTok){BI_FLOOR, yymsp[0].minor.yy0.loc}; }
 #line 3670 "generated/sa_grammar.c"
   yymsp[0].minor.yy213 = yylhsminor.yy213;
         break;
       case 251: /* fn1 ::= CEIL */
-#line 714 "grammar/sa_grammar.y"
+#line 723 "grammar/sa_grammar.y"
 { yylhsminor.yy213 = (FnTok){BI_CEIL, yymsp[0].minor.yy0.loc}; }
 #line 3676 "generated/sa_grammar.c"
   yymsp[0].minor.yy213 = yylhsminor.yy213;
         break;
       case 252: /* fn1 ::= ABS */
-#line 715 "grammar/sa_grammar.y"
+#line 724 "grammar/sa_grammar.y"
 { yylhsminor.yy213 = (FnTok){BI_ABS, yymsp[0].minor.yy0.loc}; }
 #line 3682 "generated/sa_grammar.c"
   yymsp[0].minor.yy213 = yylhsminor.yy213;
         break;
       case 253: /* fnn ::= MAX */
-#line 717 "grammar/sa_grammar.y"
+#line 726 "grammar/sa_grammar.y"
 { yylhsminor.yy213 = (FnTok){BI_MAX, yymsp[0].minor.yy0.loc}; }
 #line 3688 "generated/sa_grammar.c"
   yymsp[0].minor.yy213 = yylhsminor.yy213;
         break;
       case 254: /* fnn ::= MIN */
-#line 718 "grammar/sa_grammar.y"
+#line 727 "grammar/sa_grammar.y"
 { yylhsminor.yy213 = (FnTok){BI_MIN, yymsp[0].minor.yy0.loc}; }
 #line 3694 "generated/sa_grammar.c"
   yymsp[0].minor.yy213 = yylhsminor.yy213;
         break;
       case 255: /* fnn ::= ROUND */
-#line 719 "grammar/sa_grammar.y"
+#line 728 "grammar/sa_grammar.y"
 { yylhsminor.yy213 = (FnTok){BI_ROUND, yymsp[0].minor.yy0.loc}; }
 #line 3700 "generated/sa_grammar.c"
   yymsp[0].minor.yy213 = yylhsminor.yy213;
         break;
       case 256: /* fnn ::= IS_CLOSE */
-#line 720 "grammar/sa_grammar.y"
+#line 729 "grammar/sa_grammar.y"
 { yylhsminor.yy213 = (FnTok){BI_IS_CLOSE, yymsp[0].minor.yy0.loc}; }
 #line 3706 "generated/sa_grammar.c"
   yymsp[0].minor.yy213 = yylhsminor.yy213;
         break;
       case 257: /* fnfmu ::= GET_NEXT_TIME_STEP */
-#line 722 "grammar/sa_grammar.y"
+#line 731 "grammar/sa_grammar.y"
 { yylhsminor.yy213 = (FnTok){BI_GET_NEXT_TIME_STEP, yymsp[0].minor.yy0.loc}; }
 #line 3712 "generated/sa_grammar.c"
   yymsp[0].minor.yy213 = yylhsminor.yy213;
         break;
       case 258: /* fnfmu ::= ELAPSED */
-#line 723 "grammar/sa_grammar.y"
+#line 732 "grammar/sa_grammar.y"
 { yylhsminor.yy213 = (FnTok){BI_ELAPSED, yymsp[0].minor.yy0.loc}; }
 #line 3718 "generated/sa_grammar.c"
   yymsp[0].minor.yy213 = yylhsminor.yy213;
         break;
       case 259: /* fnfmu ::= LAST_EXECUTION_TIME */
-#line 724 "grammar/sa_grammar.y"
+#line 733 "grammar/sa_grammar.y"
 { yylhsminor.yy213 = (FnTok){BI_LAST_EXECUTION_TIME, yymsp[0].minor.yy0.loc}; }
 #line 3724 "generated/sa_grammar.c"
   yymsp[0].minor.yy213 = yylhsminor.yy213;
         break;
       case 260: /* builtin ::= fn1 LPAREN expr RPAREN */
-#line 725 "grammar/sa_grammar.y"
+#line 734 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy259 = NEW(ND_BUILTIN, loc_span(yymsp[-3].minor.yy213.loc, yymsp[0].minor.yy0.loc)); yylhsminor.yy259->op = yymsp[-3].minor.yy213.op; yylhsminor.yy259->list1 = yymsp[-1].minor.yy259;
 }
@@ -3733,7 +3733,7 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-3].minor.yy259 = yylhsminor.yy259;
         break;
       case 261: /* builtin ::= fnn LPAREN exprlist RPAREN */
-#line 728 "grammar/sa_grammar.y"
+#line 737 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy259 = NEW(ND_BUILTIN, loc_span(yymsp[-3].minor.yy213.loc, yymsp[0].minor.yy0.loc)); yylhsminor.yy259->op = yymsp[-3].minor.yy213.op; yylhsminor.yy259->list1 = yymsp[-1].minor.yy407.head;
 }
@@ -3741,7 +3741,7 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-3].minor.yy259 = yylhsminor.yy259;
         break;
       case 262: /* builtin ::= IS_SET LPAREN var_ref RPAREN */
-#line 731 "grammar/sa_grammar.y"
+#line 740 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy259 = NEW(ND_BUILTIN, loc_span(yymsp[-3].minor.yy0.loc, yymsp[0].minor.yy0.loc)); yylhsminor.yy259->op = BI_IS_SET; yylhsminor.yy259->list1 = yymsp[-1].minor.yy259;
 }
@@ -3749,7 +3749,7 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-3].minor.yy259 = yylhsminor.yy259;
         break;
       case 263: /* builtin ::= DO_STEP LPAREN ID COMMA expr COMMA expr RPAREN */
-#line 734 "grammar/sa_grammar.y"
+#line 743 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy259 = NEW(ND_BUILTIN, loc_span(yymsp[-7].minor.yy0.loc, yymsp[0].minor.yy0.loc)); yylhsminor.yy259->op = BI_DO_STEP; yylhsminor.yy259->name = tok_str(ctx, yymsp[-5].minor.yy0);
 	yylhsminor.yy259->list1 = yymsp[-3].minor.yy259; yymsp[-3].minor.yy259->next = yymsp[-1].minor.yy259; yylhsminor.yy259->lhs = ast_name(A, yymsp[-5].minor.yy0.loc, yylhsminor.yy259->name);
@@ -3758,7 +3758,7 @@ static YYACTIONTYPE yy_reduce(
   yymsp[-7].minor.yy259 = yylhsminor.yy259;
         break;
       case 264: /* builtin ::= fnfmu LPAREN ID RPAREN */
-#line 738 "grammar/sa_grammar.y"
+#line 747 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy259 = NEW(ND_BUILTIN, loc_span(yymsp[-3].minor.yy213.loc, yymsp[0].minor.yy0.loc)); yylhsminor.yy259->op = yymsp[-3].minor.yy213.op; yylhsminor.yy259->name = tok_str(ctx, yymsp[-1].minor.yy0);
 	yylhsminor.yy259->lhs = ast_name(A, yymsp[-1].minor.yy0.loc, yylhsminor.yy259->name);
@@ -3808,7 +3808,7 @@ static void yy_parse_failed(
   /* Here code is inserted which will be executed whenever the
   ** parser fails */
 /************ Begin %parse_failure code ***************************************/
-#line 44 "grammar/sa_grammar.y"
+#line 53 "grammar/sa_grammar.y"
  ctx->failed = 1; 
 #line 3813 "generated/sa_grammar.c"
 /************ End %parse_failure code *****************************************/
@@ -3830,8 +3830,16 @@ static void yy_syntax_error(
 #define TOKEN yyminor
 /************ Begin %syntax_error code ****************************************/
 #line 39 "grammar/sa_grammar.y"
- syntax_error(ctx, yymajor, yyminor); 
-#line 3834 "generated/sa_grammar.c"
+
+	/* The tokens the parser could shift in the state where it stopped: what it expected. */
+	int expected[8], nexpected = 0;
+	for (int tk = 1; tk < YYNTOKEN && nexpected <= 6; tk++) {
+		YYACTIONTYPE act = yy_find_shift_action((YYCODETYPE)tk, yypParser->yytos->stateno);
+		if (act <= YY_MAX_SHIFTREDUCE)
+			expected[nexpected++] = tk;
+	}
+	syntax_error(ctx, yymajor, yyminor, expected, nexpected);
+#line 3842 "generated/sa_grammar.c"
 /************ End %syntax_error code ******************************************/
   SaParseARG_STORE /* Suppress warning about unused %extra_argument variable */
   SaParseCTX_STORE
@@ -4107,33 +4115,41 @@ int SaParseFallback(int iToken){
   return 0;
 #endif
 }
-#line 745 "grammar/sa_grammar.y"
+#line 754 "grammar/sa_grammar.y"
 
-static void syntax_error(ParseCtx *ctx, int major, Token tok)
+static void syntax_error(ParseCtx *ctx, int major, Token tok, const int *expected, int nexpected)
 {
 	ctx->failed = 1;
 	if (ctx->syntax_errors++)
 		return; /* one syntax error per file: what follows it is guesswork */
-	if (major == 0) {
-		diag_error(ctx->diag, tok.loc, "unexpected end of file");
-		return;
+	StrBuf want;
+	sb_init(&want);
+	bool id_ok = false;
+	if (nexpected > 0 && nexpected <= 6) {
+		sb_puts(&want, "; expected ");
+		for (int i = 0; i < nexpected; i++) {
+			if (expected[i] == TK_ID)
+				id_ok = true;
+			if (i > 0)
+				sb_puts(&want, i == nexpected - 1 ? " or " : ", ");
+			sb_puts(&want, lex_token_name(expected[i]));
+		}
 	}
 	int len = tok.n > 40 ? 40 : tok.n;
-	switch (major) {
-	case TK_ID:
-	case TK_INT:
-	case TK_REAL:
-	case TK_STRING:
-		diag_error(ctx->diag, tok.loc, "syntax error: unexpected %s '%.*s'",
-			   lex_token_name(major), len, tok.s);
-		break;
-	default:
-		diag_error(ctx->diag, tok.loc, "syntax error: unexpected %s", lex_token_name(major));
-		if (major >= TK_MODULE && major <= TK_TIMEDERIVATIVE)
-			diag_note(ctx->diag, tok.loc,
-				  "'%.*s' is a reserved word; write '^%.*s' to use it as a name",
-				  len, tok.s, len, tok.s);
-	}
+	if (major == 0)
+		diag_error(ctx->diag, tok.loc, "syntax error: unexpected end of file%s", sb_str(&want));
+	else if (major == TK_ID || major == TK_INT || major == TK_REAL || major == TK_STRING)
+		diag_error(ctx->diag, tok.loc, "syntax error: unexpected %s '%.*s'%s",
+			   lex_token_name(major), len, tok.s, sb_str(&want));
+	else
+		diag_error(ctx->diag, tok.loc, "syntax error: unexpected %s%s", lex_token_name(major),
+			   sb_str(&want));
+	if (major == TK_IMPORT)
+		diag_note(ctx->diag, tok.loc, "imports come first in a file, before 'module'");
+	else if (id_ok && major >= TK_KW_REAL && major <= TK_TIMEDERIVATIVE)
+		diag_note(ctx->diag, tok.loc, "'%.*s' is a reserved word; write '^%.*s' to use it as a name",
+			  len, tok.s, len, tok.s);
+	sb_free(&want);
 }
 
 /* `x <- a * b` was lexed with '<-': rebuild x < (-a) * b by negating the leftmost operand,
@@ -4274,4 +4290,4 @@ static Node *mk_adaptation(ParseCtx *ctx, Node *head, NodeList inners, NodeList 
 	}
 	return sa;
 }
-#line 4277 "generated/sa_grammar.c"
+#line 4293 "generated/sa_grammar.c"

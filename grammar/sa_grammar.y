@@ -23,7 +23,7 @@
 #define A (ctx->arena)
 #define NEW(kind, loc) ast_new(A, kind, loc)
 
-static void syntax_error(ParseCtx *ctx, int major, Token tok);
+static void syntax_error(ParseCtx *ctx, int major, Token tok, const int *expected, int nexpected);
 static Node *negate_leftmost(ParseCtx *ctx, Node *e);
 static Node *mk_int(ParseCtx *ctx, Token t, int negative);
 static Node *mk_real(ParseCtx *ctx, Token t, int negative);
@@ -36,7 +36,16 @@ static NodeList add_general(ParseCtx *ctx, NodeList l, Node *g);
 static int deriv_flag_merge(ParseCtx *ctx, int flags, int flag, Token t);
 }
 
-%syntax_error { syntax_error(ctx, yymajor, yyminor); }
+%syntax_error {
+	/* The tokens the parser could shift in the state where it stopped: what it expected. */
+	int expected[8], nexpected = 0;
+	for (int tk = 1; tk < YYNTOKEN && nexpected <= 6; tk++) {
+		YYACTIONTYPE act = yy_find_shift_action((YYCODETYPE)tk, yypParser->yytos->stateno);
+		if (act <= YY_MAX_SHIFTREDUCE)
+			expected[nexpected++] = tk;
+	}
+	syntax_error(ctx, yymajor, yyminor, expected, nexpected);
+}
 %stack_overflow {
 	diag_error(ctx->diag, (Loc){ctx->file, 0, 0, 0}, "nesting too deep for the parser");
 	ctx->failed = 1;
@@ -743,31 +752,39 @@ exprlist(L) ::= expr(X). { L = nl_one(X); }
 exprlist(L) ::= exprlist(P) COMMA expr(X). { L = nl_add(P, X); }
 
 %code {
-static void syntax_error(ParseCtx *ctx, int major, Token tok)
+static void syntax_error(ParseCtx *ctx, int major, Token tok, const int *expected, int nexpected)
 {
 	ctx->failed = 1;
 	if (ctx->syntax_errors++)
 		return; /* one syntax error per file: what follows it is guesswork */
-	if (major == 0) {
-		diag_error(ctx->diag, tok.loc, "unexpected end of file");
-		return;
+	StrBuf want;
+	sb_init(&want);
+	bool id_ok = false;
+	if (nexpected > 0 && nexpected <= 6) {
+		sb_puts(&want, "; expected ");
+		for (int i = 0; i < nexpected; i++) {
+			if (expected[i] == TK_ID)
+				id_ok = true;
+			if (i > 0)
+				sb_puts(&want, i == nexpected - 1 ? " or " : ", ");
+			sb_puts(&want, lex_token_name(expected[i]));
+		}
 	}
 	int len = tok.n > 40 ? 40 : tok.n;
-	switch (major) {
-	case TK_ID:
-	case TK_INT:
-	case TK_REAL:
-	case TK_STRING:
-		diag_error(ctx->diag, tok.loc, "syntax error: unexpected %s '%.*s'",
-			   lex_token_name(major), len, tok.s);
-		break;
-	default:
-		diag_error(ctx->diag, tok.loc, "syntax error: unexpected %s", lex_token_name(major));
-		if (major >= TK_MODULE && major <= TK_TIMEDERIVATIVE)
-			diag_note(ctx->diag, tok.loc,
-				  "'%.*s' is a reserved word; write '^%.*s' to use it as a name",
-				  len, tok.s, len, tok.s);
-	}
+	if (major == 0)
+		diag_error(ctx->diag, tok.loc, "syntax error: unexpected end of file%s", sb_str(&want));
+	else if (major == TK_ID || major == TK_INT || major == TK_REAL || major == TK_STRING)
+		diag_error(ctx->diag, tok.loc, "syntax error: unexpected %s '%.*s'%s",
+			   lex_token_name(major), len, tok.s, sb_str(&want));
+	else
+		diag_error(ctx->diag, tok.loc, "syntax error: unexpected %s%s", lex_token_name(major),
+			   sb_str(&want));
+	if (major == TK_IMPORT)
+		diag_note(ctx->diag, tok.loc, "imports come first in a file, before 'module'");
+	else if (id_ok && major >= TK_KW_REAL && major <= TK_TIMEDERIVATIVE)
+		diag_note(ctx->diag, tok.loc, "'%.*s' is a reserved word; write '^%.*s' to use it as a name",
+			  len, tok.s, len, tok.s);
+	sb_free(&want);
 }
 
 /* `x <- a * b` was lexed with '<-': rebuild x < (-a) * b by negating the leftmost operand,

@@ -1,0 +1,541 @@
+/* fmu_print.c — `sacc inspect`: an FmuInfo as a readable summary or as JSON.
+ *
+ * Both forms show the same facts in the same order: identity, the paper's classification,
+ * the Co-Simulation capabilities, variables, units and output dependencies.  The JSON keys
+ * never change order and absent values are null, so scripts and golden files can rely on
+ * the shape. */
+#include "fmu.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Integral values as integers, others as the shortest "%.*g" that reads back the same. */
+static void fmt_double(char *buf, size_t size, double x)
+{
+	if (x == floor(x) && fabs(x) < 1e15) {
+		snprintf(buf, size, "%.0f", x);
+		return;
+	}
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(buf, size, "%.*g", prec, x);
+		if (strtod(buf, NULL) == x)
+			return;
+	}
+}
+
+/* ---- the table -------------------------------------------------------------------------- */
+
+/* Display width of a UTF-8 string: code points, not bytes. */
+static int text_width(const char *s)
+{
+	int w = 0;
+	for (; s && *s; s++)
+		w += ((unsigned char)*s & 0xC0) != 0x80;
+	return w;
+}
+
+/* Writes s with control characters blanked (descriptions may hold new lines), padded to
+ * width columns. */
+static void put_cell(FILE *out, const char *s, int width)
+{
+	int w = 0;
+	for (const char *p = s ? s : ""; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+		fputc(c < 0x20 || c == 0x7f ? ' ' : c, out);
+		w += (c & 0xC0) != 0x80;
+	}
+	for (; w < width; w++)
+		fputc(' ', out);
+}
+
+static void put_field(FILE *out, const char *key, const char *value)
+{
+	fprintf(out, "  %-21s", key);
+	put_cell(out, value, 0);
+	fputc('\n', out);
+}
+
+static const char *kind_name(const FmuInfo *f)
+{
+	static const char *const kinds[2][2] = {
+		{"delayed moore", "delayed mealy"},
+		{"reactive moore", "reactive mealy"},
+	};
+	return kinds[f->is_reactive][f->is_mealy];
+}
+
+typedef struct Cap {
+	const char *name;
+	int value; /* 0/1 for flags; for maxOutputDerivativeOrder the order */
+	bool is_flag;
+} Cap;
+
+/* The capabilities the FMU's version defines, under the names its XML uses. */
+static int capabilities(const FmuInfo *f, Cap *caps)
+{
+	int n = 0;
+#define CAP(nm, v) (caps[n++] = (Cap){nm, (v), true})
+	CAP("canHandleVariableCommunicationStepSize", f->can_handle_variable_step);
+	CAP("canInterpolateInputs", f->can_interpolate_inputs);
+	caps[n++] = (Cap){"maxOutputDerivativeOrder", f->max_output_derivative_order, false};
+	if (f->version == FMI_V2) {
+		CAP("canRunAsynchronuously", f->can_run_asynchronously);
+		CAP("canBeInstantiatedOnlyOncePerProcess", f->can_be_instantiated_only_once_per_process);
+		CAP("canNotUseMemoryManagementFunctions", f->can_not_use_memory_management_functions);
+		CAP("canGetAndSetFMUstate", f->can_get_and_set_fmu_state);
+		CAP("canSerializeFMUstate", f->can_serialize_fmu_state);
+		CAP("providesDirectionalDerivative", f->provides_directional_derivative);
+		CAP("needsExecutionTool", f->needs_execution_tool);
+	} else {
+		CAP("canBeInstantiatedOnlyOncePerProcess", f->can_be_instantiated_only_once_per_process);
+		CAP("canGetAndSetFMUState", f->can_get_and_set_fmu_state);
+		CAP("canSerializeFMUState", f->can_serialize_fmu_state);
+		CAP("providesDirectionalDerivatives", f->provides_directional_derivative);
+		CAP("providesAdjointDerivatives", f->provides_adjoint_derivatives);
+		CAP("providesIntermediateUpdate", f->provides_intermediate_update);
+		CAP("mightReturnEarlyFromDoStep", f->might_return_early_from_do_step);
+		CAP("canReturnEarlyAfterIntermediateUpdate",
+		    f->can_return_early_after_intermediate_update);
+		CAP("hasEventMode", f->has_event_mode);
+		CAP("needsExecutionTool", f->needs_execution_tool);
+	}
+#undef CAP
+	return n;
+}
+
+#define MAX_CAPS 16
+
+/* "kg.m.s-2", "rad.s-1": the nonzero base-unit exponents, positive ones first, each group
+ * in FMI's attribute order. */
+static void base_units(char *buf, size_t size, const FmuUnit *u)
+{
+	const struct {
+		const char *name;
+		int exp;
+	} e[] = {{"kg", u->kg}, {"m", u->m},     {"s", u->s},   {"A", u->A},
+	         {"K", u->K},   {"mol", u->mol}, {"cd", u->cd}, {"rad", u->rad}};
+	size_t len = 0;
+	buf[0] = '\0';
+	for (size_t k = 0; k < 2 * (sizeof e / sizeof e[0]); k++) {
+		size_t i = k % (sizeof e / sizeof e[0]);
+		bool positive_pass = k < sizeof e / sizeof e[0];
+		if (e[i].exp == 0 || (e[i].exp > 0) != positive_pass || len >= size)
+			continue;
+		int n = e[i].exp == 1 ? snprintf(buf + len, size - len, "%s%s", len ? "." : "", e[i].name)
+		                      : snprintf(buf + len, size - len, "%s%s%d", len ? "." : "",
+		                                 e[i].name, e[i].exp);
+		if (n > 0)
+			len += (size_t)n;
+	}
+	if (!buf[0])
+		snprintf(buf, size, "1");
+}
+
+enum { C_NAME, C_VR, C_TYPE, C_CAUS, C_VARIAB, C_INIT, C_START, C_UNIT, NCOLS };
+
+static void var_cells(const FmuInfo *f, const FmuVar *v, const char *cells[NCOLS], char *vr,
+                      size_t vrsize)
+{
+	snprintf(vr, vrsize, "%u", (unsigned)v->vr);
+	cells[C_NAME] = v->name;
+	cells[C_VR] = vr;
+	cells[C_TYPE] = fmu_type_name_for(v->type, f->version);
+	cells[C_CAUS] = fmu_causality_name(v->causality);
+	cells[C_VARIAB] = fmu_variability_name(v->variability);
+	cells[C_INIT] = fmu_initial_name(v->initial);
+	cells[C_START] = v->start ? v->start : "";
+	cells[C_UNIT] = v->unit ? v->unit : "";
+}
+
+static void print_vars(FILE *out, const FmuInfo *f)
+{
+	static const char *const heads[NCOLS] = {"name",        "vr",      "type",  "causality",
+	                                         "variability", "initial", "start", "unit"};
+	int width[NCOLS];
+	for (int c = 0; c < NCOLS; c++)
+		width[c] = text_width(heads[c]);
+	for (int i = 0; i < f->nvars; i++) {
+		const char *cells[NCOLS];
+		char vr[16];
+		var_cells(f, &f->vars[i], cells, vr, sizeof vr);
+		for (int c = 0; c < NCOLS; c++)
+			if (text_width(cells[c]) > width[c])
+				width[c] = text_width(cells[c]);
+	}
+	fprintf(out, "\nvariables (%d)\n", f->nvars);
+	for (int i = -1; i < f->nvars; i++) {
+		const char *cells[NCOLS];
+		char vr[16];
+		if (i < 0)
+			memcpy(cells, heads, sizeof cells);
+		else
+			var_cells(f, &f->vars[i], cells, vr, sizeof vr);
+		int ncells = NCOLS; /* no padding after the last nonempty cell */
+		while (ncells > 1 && !cells[ncells - 1][0])
+			ncells--;
+		fputs("  ", out);
+		for (int c = 0; c < ncells; c++) {
+			bool last = c == ncells - 1;
+			if (c == C_VR) { /* numbers align right */
+				fprintf(out, "%*s", width[c] - text_width(cells[c]), "");
+				put_cell(out, cells[c], 0);
+			} else {
+				put_cell(out, cells[c], last ? 0 : width[c]);
+			}
+			if (!last)
+				fputs("  ", out);
+		}
+		fputc('\n', out);
+	}
+}
+
+static void print_units(FILE *out, const FmuInfo *f)
+{
+	if (f->nunits == 0)
+		return;
+	int wname = 4, wbase = 4, wfactor = 6;
+	for (int i = 0; i < f->nunits; i++) {
+		const FmuUnit *u = &f->units[i];
+		char base[128], factor[32];
+		base_units(base, sizeof base, u);
+		fmt_double(factor, sizeof factor, u->factor);
+		if (text_width(u->name) > wname)
+			wname = text_width(u->name);
+		if (u->has_base && text_width(base) > wbase)
+			wbase = text_width(base);
+		if (u->has_base && text_width(factor) > wfactor)
+			wfactor = text_width(factor);
+	}
+	fprintf(out, "\nunits (%d)\n  ", f->nunits);
+	put_cell(out, "name", wname);
+	fputs("  ", out);
+	put_cell(out, "base", wbase);
+	fputs("  ", out);
+	put_cell(out, "factor", wfactor);
+	fputs("  offset\n", out);
+	for (int i = 0; i < f->nunits; i++) {
+		const FmuUnit *u = &f->units[i];
+		fputs("  ", out);
+		put_cell(out, u->name, wname);
+		fputs("  ", out);
+		if (!u->has_base) {
+			fputs("(no base unit)\n", out);
+			continue;
+		}
+		char base[128], factor[32], offset[32];
+		base_units(base, sizeof base, u);
+		fmt_double(factor, sizeof factor, u->factor);
+		fmt_double(offset, sizeof offset, u->offset);
+		put_cell(out, base, wbase);
+		fputs("  ", out);
+		put_cell(out, factor, wfactor);
+		fprintf(out, "  %s\n", offset);
+	}
+}
+
+static const char *var_name(const FmuInfo *f, int i)
+{
+	return i >= 0 && i < f->nvars && f->vars[i].name ? f->vars[i].name : "?";
+}
+
+static void print_deps(FILE *out, const FmuInfo *f)
+{
+	fprintf(out, "\noutput dependencies\n");
+	if (f->noutputs == 0) {
+		fprintf(out, "  (no outputs)\n");
+		return;
+	}
+	int w = 0;
+	for (int i = 0; i < f->noutputs; i++)
+		if (text_width(var_name(f, f->outputs[i].var)) > w)
+			w = text_width(var_name(f, f->outputs[i].var));
+	for (int i = 0; i < f->noutputs; i++) {
+		const FmuOutputDep *o = &f->outputs[i];
+		fputs("  ", out);
+		put_cell(out, var_name(f, o->var), w);
+		fputs(" -> ", out);
+		if (!o->deps_given)
+			fputs("(all, not declared)", out);
+		else if (o->ndeps == 0)
+			fputs("(none)", out);
+		for (int k = 0; o->deps_given && k < o->ndeps; k++) {
+			if (k)
+				fputs(", ", out);
+			put_cell(out, var_name(f, o->deps[k]), 0);
+		}
+		fputc('\n', out);
+	}
+}
+
+void fmu_print_table(FILE *out, const FmuInfo *f)
+{
+	char buf[64];
+	put_field(out, "file", f->path);
+	put_field(out, "model name", f->model_name);
+	put_field(out, "model identifier", f->model_identifier);
+	put_field(out, "FMI version", f->fmi_version);
+	put_field(out, f->version == FMI_V2 ? "GUID" : "instantiation token", f->guid);
+	if (f->generation_tool)
+		put_field(out, "generation tool", f->generation_tool);
+	if (f->description)
+		put_field(out, "description", f->description);
+	put_field(out, "kind", kind_name(f));
+	put_field(out, "interfaces", f->has_cosim && f->has_model_exchange ? "Co-Simulation, "
+	                                                                     "Model Exchange"
+	                             : f->has_cosim ? "Co-Simulation"
+	                             : f->has_model_exchange ? "Model Exchange" : "none");
+	const struct {
+		const char *key;
+		double v;
+	} exp[] = {{"start", f->default_start}, {"stop", f->default_stop},
+	           {"step", f->default_step},   {"tolerance", f->default_tolerance}};
+	char line[256] = "";
+	size_t len = 0;
+	for (size_t i = 0; i < sizeof exp / sizeof exp[0]; i++) {
+		if (isnan(exp[i].v) || len >= sizeof line)
+			continue;
+		fmt_double(buf, sizeof buf, exp[i].v);
+		int n = snprintf(line + len, sizeof line - len, "%s%s %s", len ? ", " : "", exp[i].key,
+		                 buf);
+		if (n > 0)
+			len += (size_t)n;
+	}
+	if (len)
+		put_field(out, "default experiment", line);
+
+	if (f->has_cosim) {
+		Cap caps[MAX_CAPS];
+		int n = capabilities(f, caps), w = 0;
+		for (int i = 0; i < n; i++)
+			if ((int)strlen(caps[i].name) > w)
+				w = (int)strlen(caps[i].name);
+		fprintf(out, "\nco-simulation capabilities\n");
+		for (int i = 0; i < n; i++) {
+			if (caps[i].is_flag)
+				fprintf(out, "  %-*s  %s\n", w, caps[i].name, caps[i].value ? "true" : "false");
+			else
+				fprintf(out, "  %-*s  %d\n", w, caps[i].name, caps[i].value);
+		}
+		if (f->version == FMI_V3 && f->fixed_internal_step_size > 0) {
+			fmt_double(buf, sizeof buf, f->fixed_internal_step_size);
+			fprintf(out, "  %-*s  %s\n", w, "fixedInternalStepSize", buf);
+		}
+	}
+	print_vars(out, f);
+	print_units(out, f);
+	print_deps(out, f);
+}
+
+/* ---- JSON ------------------------------------------------------------------------------- */
+
+static void json_str(FILE *out, const char *s)
+{
+	if (!s) {
+		fputs("null", out);
+		return;
+	}
+	fputc('"', out);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '"': fputs("\\\"", out); break;
+		case '\\': fputs("\\\\", out); break;
+		case '\n': fputs("\\n", out); break;
+		case '\r': fputs("\\r", out); break;
+		case '\t': fputs("\\t", out); break;
+		case '\b': fputs("\\b", out); break;
+		case '\f': fputs("\\f", out); break;
+		default:
+			if (*p < 0x20 || *p == 0x7f)
+				fprintf(out, "\\u%04x", *p);
+			else
+				fputc(*p, out);
+		}
+	}
+	fputc('"', out);
+}
+
+static void json_num(FILE *out, double x)
+{
+	if (!isfinite(x)) {
+		fputs("null", out);
+		return;
+	}
+	char buf[64];
+	fmt_double(buf, sizeof buf, x);
+	fputs(buf, out);
+}
+
+static void json_key(FILE *out, int indent, const char *key, bool *first)
+{
+	fprintf(out, "%s\n%*s", *first ? "" : ",", indent, "");
+	*first = false;
+	json_str(out, key);
+	fputs(": ", out);
+}
+
+static void json_kv_str(FILE *out, int indent, const char *key, const char *v, bool *first)
+{
+	json_key(out, indent, key, first);
+	json_str(out, v);
+}
+
+static void json_kv_bool(FILE *out, int indent, const char *key, bool v, bool *first)
+{
+	json_key(out, indent, key, first);
+	fputs(v ? "true" : "false", out);
+}
+
+static void json_kv_num(FILE *out, int indent, const char *key, double v, bool *first)
+{
+	json_key(out, indent, key, first);
+	json_num(out, v);
+}
+
+static void json_var(FILE *out, const FmuInfo *f, const FmuVar *v)
+{
+	bool first = true;
+	fputs("{", out);
+	json_kv_str(out, 6, "name", v->name, &first);
+	json_kv_num(out, 6, "valueReference", v->vr, &first);
+	json_kv_str(out, 6, "type", fmu_type_name_for(v->type, f->version), &first);
+	json_kv_str(out, 6, "causality", fmu_causality_name(v->causality), &first);
+	json_kv_str(out, 6, "variability", fmu_variability_name(v->variability), &first);
+	json_kv_str(out, 6, "initial", v->initial == INIT_UNSET ? NULL : fmu_initial_name(v->initial),
+	            &first);
+	json_kv_str(out, 6, "start", v->start, &first);
+	json_kv_str(out, 6, "unit", v->unit, &first);
+	json_kv_str(out, 6, "declaredType", v->declared_type, &first);
+	json_kv_str(out, 6, "description", v->description, &first);
+	json_kv_str(out, 6, "derivativeOf", v->derivative_of ? var_name(f, v->derivative_of - 1) : NULL,
+	            &first);
+	json_kv_num(out, 6, "line", v->line, &first);
+	fputs("\n    }", out);
+}
+
+static void json_unit(FILE *out, const FmuUnit *u)
+{
+	bool first = true;
+	fputs("{", out);
+	json_kv_str(out, 6, "name", u->name, &first);
+	json_key(out, 6, "baseUnit", &first);
+	if (u->has_base) {
+		const struct {
+			const char *name;
+			int exp;
+		} e[] = {{"kg", u->kg}, {"m", u->m},     {"s", u->s},   {"A", u->A},
+		         {"K", u->K},   {"mol", u->mol}, {"cd", u->cd}, {"rad", u->rad}};
+		bool bfirst = true;
+		fputs("{", out);
+		for (size_t i = 0; i < sizeof e / sizeof e[0]; i++)
+			json_kv_num(out, 8, e[i].name, e[i].exp, &bfirst);
+		fputs("\n      }", out);
+	} else {
+		fputs("null", out);
+	}
+	json_kv_num(out, 6, "factor", u->factor, &first);
+	json_kv_num(out, 6, "offset", u->offset, &first);
+	fputs("\n    }", out);
+}
+
+void fmu_print_json(FILE *out, const FmuInfo *f)
+{
+	bool first = true;
+	fputs("{", out);
+	json_kv_str(out, 2, "path", f->path, &first);
+	json_kv_str(out, 2, "fmiVersion", f->fmi_version, &first);
+	json_kv_str(out, 2, "modelName", f->model_name, &first);
+	json_kv_str(out, 2, "modelIdentifier", f->model_identifier, &first);
+	json_kv_str(out, 2, "guid", f->guid, &first);
+	json_kv_str(out, 2, "description", f->description, &first);
+	json_kv_str(out, 2, "generationTool", f->generation_tool, &first);
+	json_kv_str(out, 2, "kind", kind_name(f), &first);
+	json_kv_bool(out, 2, "mealy", f->is_mealy, &first);
+	json_kv_bool(out, 2, "reactive", f->is_reactive, &first);
+	json_kv_bool(out, 2, "modelExchange", f->has_model_exchange, &first);
+
+	json_key(out, 2, "coSimulation", &first);
+	if (f->has_cosim) {
+		Cap caps[MAX_CAPS];
+		int n = capabilities(f, caps);
+		bool cfirst = true;
+		fputs("{", out);
+		for (int i = 0; i < n; i++) {
+			if (caps[i].is_flag)
+				json_kv_bool(out, 4, caps[i].name, caps[i].value, &cfirst);
+			else
+				json_kv_num(out, 4, caps[i].name, caps[i].value, &cfirst);
+		}
+		if (f->version == FMI_V3)
+			json_kv_num(out, 4, "fixedInternalStepSize",
+			            f->fixed_internal_step_size > 0 ? f->fixed_internal_step_size : NAN,
+			            &cfirst);
+		fputs("\n  }", out);
+	} else {
+		fputs("null", out);
+	}
+
+	json_key(out, 2, "defaultExperiment", &first);
+	bool efirst = true;
+	fputs("{", out);
+	json_kv_num(out, 4, "startTime", f->default_start, &efirst);
+	json_kv_num(out, 4, "stopTime", f->default_stop, &efirst);
+	json_kv_num(out, 4, "stepSize", f->default_step, &efirst);
+	json_kv_num(out, 4, "tolerance", f->default_tolerance, &efirst);
+	fputs("\n  }", out);
+
+	json_key(out, 2, "variables", &first);
+	fputs("[", out);
+	for (int i = 0; i < f->nvars; i++) {
+		fputs(i ? ",\n    " : "\n    ", out);
+		json_var(out, f, &f->vars[i]);
+	}
+	fputs(f->nvars ? "\n  ]" : "]", out);
+
+	json_key(out, 2, "units", &first);
+	fputs("[", out);
+	for (int i = 0; i < f->nunits; i++) {
+		fputs(i ? ",\n    " : "\n    ", out);
+		json_unit(out, &f->units[i]);
+	}
+	fputs(f->nunits ? "\n  ]" : "]", out);
+
+	json_key(out, 2, "typeDefinitions", &first);
+	fputs("[", out);
+	for (int i = 0; i < f->ntypes; i++) {
+		const FmuTypeDef *t = &f->types[i];
+		bool tfirst = true;
+		fputs(i ? ",\n    {" : "\n    {", out);
+		json_kv_str(out, 6, "name", t->name, &tfirst);
+		json_kv_str(out, 6, "type", fmu_type_name_for(t->type, f->version), &tfirst);
+		json_kv_str(out, 6, "quantity", t->quantity, &tfirst);
+		json_kv_str(out, 6, "unit", t->unit, &tfirst);
+		fputs("\n    }", out);
+	}
+	fputs(f->ntypes ? "\n  ]" : "]", out);
+
+	json_key(out, 2, "outputs", &first);
+	fputs("[", out);
+	for (int i = 0; i < f->noutputs; i++) {
+		const FmuOutputDep *o = &f->outputs[i];
+		bool ofirst = true;
+		fputs(i ? ",\n    {" : "\n    {", out);
+		json_kv_str(out, 6, "name", var_name(f, o->var), &ofirst);
+		json_kv_bool(out, 6, "dependenciesDeclared", o->deps_given, &ofirst);
+		json_key(out, 6, "dependencies", &ofirst);
+		if (!o->deps_given) {
+			fputs("null", out);
+		} else {
+			fputs("[", out);
+			for (int k = 0; k < o->ndeps; k++) {
+				if (k)
+					fputs(", ", out);
+				json_str(out, var_name(f, o->deps[k]));
+			}
+			fputs("]", out);
+		}
+		fputs("\n    }", out);
+	}
+	fputs(f->noutputs ? "\n  ]" : "]", out);
+	fputs("\n}\n", out);
+}

@@ -1,0 +1,1501 @@
+/* fmu_read.c — reads an FMU's modelDescription.xml into an FmuInfo (see fmu.h).
+ *
+ * The first stage that touches a third-party file: the archive is opened with minizip, the
+ * description is read into memory (at most FMU_MD_MAX_BYTES) and parsed by libxml2 with
+ * everything that could reach outside the buffer switched off — no network, no DTD loading,
+ * no entity substitution — and any DOCTYPE at all refused before its internal subset is
+ * read, so no entity is ever declared, let alone fetched.  The tree is then walked once per
+ * section (units, types, variables, structure), checking what the checker and emitter rely
+ * on, and classified as the paper's section 2.2.1 says.
+ *
+ * Diagnostics name the description "x.fmu:modelDescription.xml" (the archive, a colon, the
+ * entry), or the path of a bare .xml file.  Every element keeps the line and column of its
+ * '<' (libxml2 itself only records the line where the start tag ends).  Malformed XML is
+ * reported once, at the first error libxml2 finds; validation continues past errors so one
+ * run shows them all. */
+#include "fmu.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libxml/parser.h>
+#include <libxml/SAX2.h>
+#include <libxml/tree.h>
+#include <libxml/xmlerror.h>
+#include <unzip.h>
+
+#define MD_ENTRY "modelDescription.xml"
+
+typedef struct Reader {
+	DiagSink *d;
+	const char *name;     /* file name for messages */
+	const char *xml;
+	size_t len;
+	size_t *lines;        /* offsets of line starts, built on first use */
+	size_t nlines;
+	FmuInfo *fmu;
+	bool xml_error;       /* libxml2 has reported a fatal error (later ones are dropped) */
+	bool doctype;         /* a DOCTYPE was met and parsing stopped */
+	Loc doctype_loc;
+	bool oom;
+	int errors;
+	const xmlNode **var_elems; /* the element of each of fmu->vars, while reading */
+	startElementNsSAX2Func start_element; /* libxml2's own handler, which we wrap */
+} Reader;
+
+/* ---- locations -------------------------------------------------------------------------- */
+
+static bool build_lines(Reader *r)
+{
+	if (r->lines)
+		return true;
+	size_t n = 1;
+	for (size_t i = 0; i < r->len; i++)
+		n += r->xml[i] == '\n';
+	r->lines = malloc(n * sizeof *r->lines);
+	if (!r->lines)
+		return false;
+	r->nlines = 0;
+	r->lines[r->nlines++] = 0;
+	for (size_t i = 0; i < r->len; i++)
+		if (r->xml[i] == '\n')
+			r->lines[r->nlines++] = i + 1;
+	return true;
+}
+
+static Loc offset_loc(Reader *r, size_t off)
+{
+	Loc loc = {r->name, 0, 0, 0};
+	if (!build_lines(r))
+		return loc;
+	size_t lo = 0, hi = r->nlines; /* the last line start <= off */
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->lines[mid] <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	loc.line = lo + 1 > INT_MAX ? INT_MAX : (int)(lo + 1);
+	size_t col = off - r->lines[lo] + 1;
+	loc.col = col > INT_MAX ? INT_MAX : (int)col;
+	return loc;
+}
+
+/* Where the element's start tag begins: recorded by on_start_element, else libxml2's line. */
+static Loc node_loc(Reader *r, const xmlNode *n)
+{
+	if (!n)
+		return (Loc){r->name, 0, 0, 0};
+	if (n->_private)
+		return offset_loc(r, (size_t)(uintptr_t)n->_private - 1);
+	long line = xmlGetLineNo(n);
+	return (Loc){r->name, line > 0 && line < INT_MAX ? (int)line : 0, 0, 0};
+}
+
+static void oom(Reader *r)
+{
+	if (!r->oom)
+		diag_error(r->d, (Loc){r->name, 0, 0, 0}, "out of memory");
+	r->oom = true;
+	r->errors++;
+}
+
+static void err_at(Reader *r, const xmlNode *n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void err_at(Reader *r, const xmlNode *n, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	diag_vreport(r->d, DIAG_ERROR, node_loc(r, n), fmt, ap);
+	va_end(ap);
+	r->errors++;
+}
+
+static void warn_at(Reader *r, const xmlNode *n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void warn_at(Reader *r, const xmlNode *n, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	diag_vreport(r->d, DIAG_WARNING, node_loc(r, n), fmt, ap);
+	va_end(ap);
+}
+
+static void note_at(Reader *r, const xmlNode *n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void note_at(Reader *r, const xmlNode *n, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	diag_vreport(r->d, DIAG_NOTE, node_loc(r, n), fmt, ap);
+	va_end(ap);
+}
+
+/* ---- libxml2 hooks ---------------------------------------------------------------------- */
+
+/* Structured error handler, installed only around the parse.  Only the first fatal error
+ * is shown: after it libxml2 keeps going and its follow-up complaints are noise. */
+static void on_xml_error(void *ctx, xmlErrorPtr e)
+{
+	Reader *r = ctx;
+	if (!e || e->level == XML_ERR_WARNING || r->xml_error || r->doctype)
+		return;
+	r->xml_error = true;
+	r->errors++;
+	char msg[512];
+	const char *m = e->message ? e->message : "unknown error";
+	size_t n = strlen(m);
+	while (n > 0 && (m[n - 1] == '\n' || m[n - 1] == ' '))
+		n--;
+	if (n >= sizeof msg)
+		n = sizeof msg - 1;
+	memcpy(msg, m, n);
+	msg[n] = '\0';
+	Loc loc = {r->name, e->line > 0 ? e->line : 0, e->int2 > 0 ? e->int2 : 0, 0};
+	diag_error(r->d, loc, "malformed XML: %s", msg);
+}
+
+/* A model description has no business declaring a DTD: stop before its internal subset
+ * (and with it any entity declaration) is even read. */
+static void on_internal_subset(void *ctx, const xmlChar *name, const xmlChar *external_id,
+                               const xmlChar *system_id)
+{
+	(void)name, (void)external_id, (void)system_id;
+	xmlParserCtxtPtr ctxt = ctx;
+	Reader *r = ctxt->_private;
+	if (!r->doctype) {
+		r->doctype = true;
+		r->doctype_loc = (Loc){r->name, ctxt->input ? ctxt->input->line : 0, 0, 0};
+		long end = xmlByteConsumed(ctxt);
+		if (end > 0 && (size_t)end <= r->len) {
+			size_t i = (size_t)end;
+			while (i > 0 && r->xml[i - 1] != '<')
+				i--;
+			if (i > 0 && r->len - (i - 1) >= 9 && memcmp(r->xml + i - 1, "<!DOCTYPE", 9) == 0)
+				r->doctype_loc = offset_loc(r, i - 1);
+		}
+	}
+	xmlStopParser(ctxt);
+}
+
+static void on_external_subset(void *ctx, const xmlChar *name, const xmlChar *external_id,
+                               const xmlChar *system_id)
+{
+	(void)ctx, (void)name, (void)external_id, (void)system_id;
+}
+
+/* Lets libxml2 build the element, then records where its start tag began.  The parser
+ * stands at the tag's closing '>' and attribute values cannot hold a literal '<', so the
+ * nearest '<' before it is the tag's own. */
+static void on_start_element(void *ctx, const xmlChar *localname, const xmlChar *prefix,
+                             const xmlChar *uri, int nb_namespaces, const xmlChar **namespaces,
+                             int nb_attributes, int nb_defaulted, const xmlChar **attributes)
+{
+	xmlParserCtxtPtr ctxt = ctx;
+	Reader *r = ctxt->_private;
+	r->start_element(ctx, localname, prefix, uri, nb_namespaces, namespaces, nb_attributes,
+	                 nb_defaulted, attributes);
+	xmlNode *n = ctxt->node;
+	if (!n || n->name != localname)
+		return;
+	long end = xmlByteConsumed(ctxt);
+	if (end <= 0 || (size_t)end > r->len)
+		return;
+	size_t i = (size_t)end;
+	while (i > 0 && r->xml[i - 1] != '<')
+		i--;
+	if (i == 0)
+		return;
+	size_t off = i - 1, nl = strlen((const char *)localname);
+	if (prefix)
+		return; /* FMI uses no namespaces; keep libxml2's line */
+	if (r->len - i >= nl && memcmp(r->xml + i, localname, nl) == 0 && off < UINTPTR_MAX)
+		n->_private = (void *)(uintptr_t)(off + 1);
+}
+
+/* ---- small helpers ---------------------------------------------------------------------- */
+
+static bool is_elem(const xmlNode *n, const char *name)
+{
+	return n->type == XML_ELEMENT_NODE && strcmp((const char *)n->name, name) == 0;
+}
+
+static const char *ename(const xmlNode *n)
+{
+	return (const char *)n->name;
+}
+
+static char *dup_str(Reader *r, const char *s)
+{
+	if (!s)
+		return NULL;
+	char *c = strdup(s);
+	if (!c)
+		oom(r);
+	return c;
+}
+
+/* The attribute's value as a malloc'd string, or NULL when absent. */
+static char *attr(Reader *r, const xmlNode *n, const char *name)
+{
+	xmlChar *v = xmlGetNoNsProp(n, (const xmlChar *)name);
+	if (!v)
+		return NULL;
+	char *s = dup_str(r, (const char *)v);
+	xmlFree(v);
+	return s;
+}
+
+static bool has_attr(const xmlNode *n, const char *name)
+{
+	return xmlHasNsProp(n, (const xmlChar *)name, NULL) != NULL;
+}
+
+static char *required_attr(Reader *r, const xmlNode *n, const char *name)
+{
+	char *s = attr(r, n, name);
+	if (!s && !r->oom)
+		err_at(r, n, "<%s> lacks the required attribute '%s'", ename(n), name);
+	return s;
+}
+
+static const char *skip_ws(const char *s)
+{
+	while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+		s++;
+	return s;
+}
+
+/* xs:boolean: true, false, 1, 0 (surrounding white space collapsed). */
+static bool attr_bool(Reader *r, const xmlNode *n, const char *name, bool dflt)
+{
+	char *s = attr(r, n, name);
+	if (!s)
+		return dflt;
+	const char *p = skip_ws(s);
+	size_t len = strlen(p);
+	while (len > 0 && strchr(" \t\r\n", p[len - 1]))
+		len--;
+	bool v = dflt;
+	if ((len == 4 && memcmp(p, "true", 4) == 0) || (len == 1 && *p == '1'))
+		v = true;
+	else if ((len == 5 && memcmp(p, "false", 5) == 0) || (len == 1 && *p == '0'))
+		v = false;
+	else
+		err_at(r, n, "attribute '%s' of <%s> must be true or false, not '%s'", name,
+		       ename(n), s);
+	free(s);
+	return v;
+}
+
+/* Parses an unsigned decimal below or at max; *end gets the first unparsed character. */
+static bool parse_uint(const char *s, unsigned long long max, unsigned long long *out,
+                       const char **end)
+{
+	const char *p = s;
+	if (*p == '+')
+		p++;
+	if (*p < '0' || *p > '9')
+		return false;
+	unsigned long long v = 0;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		unsigned d = (unsigned)(*p - '0');
+		if (v > (max - d) / 10)
+			return false;
+		v = v * 10 + d;
+	}
+	*out = v;
+	*end = p;
+	return true;
+}
+
+/* An unsigned attribute; false (after an error) when present but malformed. */
+static bool attr_uint(Reader *r, const xmlNode *n, const char *name, unsigned long long max,
+                      unsigned long long *out, bool *present)
+{
+	char *s = attr(r, n, name);
+	*present = s != NULL;
+	if (!s)
+		return true;
+	const char *end;
+	unsigned long long v;
+	bool ok = parse_uint(skip_ws(s), max, &v, &end) && *skip_ws(end) == '\0';
+	if (ok)
+		*out = v;
+	else
+		err_at(r, n, "attribute '%s' of <%s> must be an unsigned integer up to %llu, not '%s'",
+		       name, ename(n), max, s);
+	free(s);
+	return ok;
+}
+
+static int attr_int(Reader *r, const xmlNode *n, const char *name, int dflt)
+{
+	char *s = attr(r, n, name);
+	if (!s)
+		return dflt;
+	const char *p = skip_ws(s);
+	bool neg = *p == '-';
+	if (neg || *p == '+')
+		p++;
+	unsigned long long v;
+	const char *end;
+	int out = dflt;
+	if (parse_uint(p, neg ? (unsigned long long)INT_MAX + 1 : INT_MAX, &v, &end) &&
+	    *skip_ws(end) == '\0')
+		out = neg ? (int)(-(long long)v) : (int)v;
+	else
+		err_at(r, n, "attribute '%s' of <%s> must be an integer, not '%s'", name, ename(n), s);
+	free(s);
+	return out;
+}
+
+/* xs:double, including INF, -INF and NaN. */
+static double attr_double(Reader *r, const xmlNode *n, const char *name, double dflt)
+{
+	char *s = attr(r, n, name);
+	if (!s)
+		return dflt;
+	const char *p = skip_ws(s);
+	char *end;
+	errno = 0;
+	double v = strtod(p, &end);
+	if (end == p || *skip_ws(end) != '\0' || (errno == ERANGE && isinf(v))) {
+		err_at(r, n, "attribute '%s' of <%s> must be a number, not '%s'", name, ename(n), s);
+		v = dflt;
+	}
+	free(s);
+	return v;
+}
+
+static int count_children(const xmlNode *parent, bool (*want)(const xmlNode *))
+{
+	int n = 0;
+	for (const xmlNode *c = parent ? parent->children : NULL; c; c = c->next)
+		if (c->type == XML_ELEMENT_NODE && (!want || want(c)))
+			n++;
+	return n;
+}
+
+static void *calloc_n(Reader *r, int n, size_t size)
+{
+	void *p = calloc(n > 0 ? (size_t)n : 1, size);
+	if (!p)
+		oom(r);
+	return p;
+}
+
+/* ---- names of things -------------------------------------------------------------------- */
+
+typedef struct TypeName {
+	const char *v2, *v3; /* element names; NULL where the version lacks the type */
+	FmuType t;
+} TypeName;
+
+static const TypeName type_names[] = {
+	{"Real", "Float64", FT_REAL},         {NULL, "Float32", FT_FLOAT32},
+	{"Integer", "Int32", FT_INTEGER},     {NULL, "Int8", FT_INT8},
+	{NULL, "UInt8", FT_UINT8},            {NULL, "Int16", FT_INT16},
+	{NULL, "UInt16", FT_UINT16},          {NULL, "UInt32", FT_UINT32},
+	{NULL, "Int64", FT_INT64},            {NULL, "UInt64", FT_UINT64},
+	{"Boolean", "Boolean", FT_BOOLEAN},   {"String", "String", FT_STRING},
+	{"Enumeration", "Enumeration", FT_ENUMERATION},
+	{NULL, "Binary", FT_BINARY},          {NULL, "Clock", FT_CLOCK},
+};
+#define NTYPES (sizeof type_names / sizeof type_names[0])
+
+const char *fmu_type_name_for(FmuType t, FmiVersion v)
+{
+	for (size_t i = 0; i < NTYPES; i++)
+		if (type_names[i].t == t)
+			return v == FMI_V2 && type_names[i].v2 ? type_names[i].v2 : type_names[i].v3;
+	return "?";
+}
+
+const char *fmu_type_name(FmuType t)
+{
+	return fmu_type_name_for(t, FMI_V2);
+}
+
+/* The type a variable element (or, with suffix "Type", an FMI 3 type definition) names. */
+static bool type_of_element(FmiVersion v, const char *name, const char *suffix, FmuType *t)
+{
+	size_t sl = strlen(suffix), nl = strlen(name);
+	if (nl <= sl || strcmp(name + nl - sl, suffix) != 0)
+		return false;
+	for (size_t i = 0; i < NTYPES; i++) {
+		const char *e = v == FMI_V2 ? type_names[i].v2 : type_names[i].v3;
+		if (e && strlen(e) == nl - sl && memcmp(e, name, nl - sl) == 0) {
+			*t = type_names[i].t;
+			return true;
+		}
+	}
+	return false;
+}
+
+static const char *const causality_names[] = {
+	[CAUS_LOCAL] = "local",
+	[CAUS_PARAMETER] = "parameter",
+	[CAUS_CALCULATED_PARAMETER] = "calculatedParameter",
+	[CAUS_INPUT] = "input",
+	[CAUS_OUTPUT] = "output",
+	[CAUS_INDEPENDENT] = "independent",
+	[CAUS_STRUCTURAL_PARAMETER] = "structuralParameter",
+};
+
+static const char *const variability_names[] = {
+	[VAR_CONTINUOUS] = "continuous",
+	[VAR_CONSTANT] = "constant",
+	[VAR_FIXED] = "fixed",
+	[VAR_TUNABLE] = "tunable",
+	[VAR_DISCRETE] = "discrete",
+};
+
+static const char *const initial_names[] = {
+	[INIT_UNSET] = "",
+	[INIT_EXACT] = "exact",
+	[INIT_APPROX] = "approx",
+	[INIT_CALCULATED] = "calculated",
+};
+
+const char *fmu_causality_name(FmuCausality c)
+{
+	return (unsigned)c < sizeof causality_names / sizeof *causality_names ? causality_names[c]
+	                                                                         : "?";
+}
+
+const char *fmu_variability_name(FmuVariability v)
+{
+	return (unsigned)v < sizeof variability_names / sizeof *variability_names
+	               ? variability_names[v]
+	               : "?";
+}
+
+const char *fmu_initial_name(FmuInitial i)
+{
+	return (unsigned)i < sizeof initial_names / sizeof *initial_names ? initial_names[i] : "?";
+}
+
+/* Looks s up in names[0..n); -1 when absent.  Empty entries never match. */
+static int lookup(const char *const *names, int n, const char *s)
+{
+	for (int i = 0; i < n; i++)
+		if (names[i][0] && strcmp(names[i], s) == 0)
+			return i;
+	return -1;
+}
+
+/* ---- sections --------------------------------------------------------------------------- */
+
+static void read_cosim(Reader *r, const xmlNode *cs)
+{
+	FmuInfo *f = r->fmu;
+	f->has_cosim = true;
+	f->model_identifier = required_attr(r, cs, "modelIdentifier");
+	f->needs_execution_tool = attr_bool(r, cs, "needsExecutionTool", false);
+	f->can_handle_variable_step = attr_bool(r, cs, "canHandleVariableCommunicationStepSize", false);
+	f->can_be_instantiated_only_once_per_process =
+		attr_bool(r, cs, "canBeInstantiatedOnlyOncePerProcess", false);
+	unsigned long long order = 0;
+	bool present;
+	attr_uint(r, cs, "maxOutputDerivativeOrder", INT_MAX, &order, &present);
+	f->max_output_derivative_order = (int)order;
+	/* FMI 3.0 dropped canInterpolateInputs; an FMI 3 FMU that still writes it is taken at
+	 * its word, one that does not is delayed. */
+	f->can_interpolate_inputs = attr_bool(r, cs, "canInterpolateInputs", false);
+	if (f->version == FMI_V2) {
+		/* The standard's schema spells it "Asynchronuously"; accept the dictionary too. */
+		f->can_run_asynchronously = has_attr(cs, "canRunAsynchronuously")
+		                                    ? attr_bool(r, cs, "canRunAsynchronuously", false)
+		                                    : attr_bool(r, cs, "canRunAsynchronously", false);
+		f->can_not_use_memory_management_functions =
+			attr_bool(r, cs, "canNotUseMemoryManagementFunctions", false);
+		f->can_get_and_set_fmu_state = attr_bool(r, cs, "canGetAndSetFMUstate", false);
+		f->can_serialize_fmu_state = attr_bool(r, cs, "canSerializeFMUstate", false);
+		f->provides_directional_derivative =
+			attr_bool(r, cs, "providesDirectionalDerivative", false);
+	} else {
+		f->can_get_and_set_fmu_state = attr_bool(r, cs, "canGetAndSetFMUState", false);
+		f->can_serialize_fmu_state = attr_bool(r, cs, "canSerializeFMUState", false);
+		f->provides_directional_derivative =
+			attr_bool(r, cs, "providesDirectionalDerivatives", false);
+		f->provides_adjoint_derivatives = attr_bool(r, cs, "providesAdjointDerivatives", false);
+		f->has_event_mode = attr_bool(r, cs, "hasEventMode", false);
+		f->can_return_early_after_intermediate_update =
+			attr_bool(r, cs, "canReturnEarlyAfterIntermediateUpdate", false);
+		f->provides_intermediate_update = attr_bool(r, cs, "providesIntermediateUpdate", false);
+		f->might_return_early_from_do_step =
+			attr_bool(r, cs, "mightReturnEarlyFromDoStep", false);
+		f->fixed_internal_step_size = attr_double(r, cs, "fixedInternalStepSize", 0.0);
+	}
+}
+
+static bool is_unit_elem(const xmlNode *n)
+{
+	return strcmp((const char *)n->name, "Unit") == 0;
+}
+
+static void read_units(Reader *r, const xmlNode *defs)
+{
+	FmuInfo *f = r->fmu;
+	int n = count_children(defs, is_unit_elem);
+	f->units = calloc_n(r, n, sizeof *f->units);
+	if (!f->units)
+		return;
+	for (const xmlNode *u = defs->children; u; u = u->next) {
+		if (!is_elem(u, "Unit"))
+			continue;
+		FmuUnit *unit = &f->units[f->nunits++];
+		unit->factor = 1.0;
+		unit->name = required_attr(r, u, "name");
+		for (int i = 0; unit->name && i < f->nunits - 1; i++) {
+			if (f->units[i].name && strcmp(f->units[i].name, unit->name) == 0) {
+				err_at(r, u, "unit '%s' is defined twice", unit->name);
+				break;
+			}
+		}
+		for (const xmlNode *b = u->children; b; b = b->next) {
+			if (!is_elem(b, "BaseUnit"))
+				continue;
+			if (unit->has_base) {
+				err_at(r, b, "unit '%s' has more than one <BaseUnit>",
+				       unit->name ? unit->name : "?");
+				continue;
+			}
+			unit->has_base = true;
+			unit->kg = attr_int(r, b, "kg", 0);
+			unit->m = attr_int(r, b, "m", 0);
+			unit->s = attr_int(r, b, "s", 0);
+			unit->A = attr_int(r, b, "A", 0);
+			unit->K = attr_int(r, b, "K", 0);
+			unit->mol = attr_int(r, b, "mol", 0);
+			unit->cd = attr_int(r, b, "cd", 0);
+			unit->rad = attr_int(r, b, "rad", 0);
+			unit->factor = attr_double(r, b, "factor", 1.0);
+			unit->offset = attr_double(r, b, "offset", 0.0);
+		}
+	}
+}
+
+/* FMI 2: SimpleType with one type child.  FMI 3: Float64Type and friends. */
+static bool is_typedef_elem(const xmlNode *n)
+{
+	(void)n;
+	return true;
+}
+
+static void read_types(Reader *r, const xmlNode *defs)
+{
+	FmuInfo *f = r->fmu;
+	int n = count_children(defs, is_typedef_elem);
+	f->types = calloc_n(r, n, sizeof *f->types);
+	if (!f->types)
+		return;
+	for (const xmlNode *t = defs->children; t; t = t->next) {
+		if (t->type != XML_ELEMENT_NODE)
+			continue;
+		const xmlNode *spec = t; /* the element carrying quantity and unit */
+		FmuType type;
+		if (f->version == FMI_V2) {
+			if (!is_elem(t, "SimpleType")) {
+				err_at(r, t, "unexpected <%s> in <TypeDefinitions>", ename(t));
+				continue;
+			}
+			spec = NULL;
+			for (const xmlNode *c = t->children; c; c = c->next) {
+				if (c->type != XML_ELEMENT_NODE)
+					continue;
+				if (spec || !type_of_element(FMI_V2, ename(c), "", &type)) {
+					err_at(r, c, "unexpected <%s> in <SimpleType>", ename(c));
+					continue;
+				}
+				spec = c;
+			}
+			if (!spec) {
+				err_at(r, t, "<SimpleType> has no type element");
+				continue;
+			}
+			type_of_element(FMI_V2, ename(spec), "", &type);
+		} else if (!type_of_element(FMI_V3, ename(t), "Type", &type)) {
+			err_at(r, t, "unexpected <%s> in <TypeDefinitions>", ename(t));
+			continue;
+		}
+		FmuTypeDef *td = &f->types[f->ntypes++];
+		td->type = type;
+		td->name = required_attr(r, t, "name");
+		td->quantity = attr(r, spec, "quantity");
+		td->unit = attr(r, spec, "unit");
+		for (int i = 0; td->name && i < f->ntypes - 1; i++) {
+			if (f->types[i].name && strcmp(f->types[i].name, td->name) == 0) {
+				err_at(r, t, "type '%s' is defined twice", td->name);
+				break;
+			}
+		}
+	}
+}
+
+static const FmuTypeDef *find_type(const FmuInfo *f, const char *name)
+{
+	for (int i = 0; i < f->ntypes; i++)
+		if (f->types[i].name && strcmp(f->types[i].name, name) == 0)
+			return &f->types[i];
+	return NULL;
+}
+
+static bool is_float(FmuType t)
+{
+	return t == FT_REAL || t == FT_FLOAT32;
+}
+
+/* Reads causality, variability and initial from the element that carries them. */
+static void read_kinds(Reader *r, const xmlNode *n, FmuVar *v)
+{
+	int ncaus = r->fmu->version == FMI_V2 ? CAUS_INDEPENDENT + 1 : CAUS_STRUCTURAL_PARAMETER + 1;
+	char *s = attr(r, n, "causality");
+	if (s) {
+		int c = lookup(causality_names, ncaus, s);
+		if (c < 0)
+			err_at(r, n, "unknown causality '%s' of variable '%s'", s, v->name ? v->name : "?");
+		v->causality = c < 0 ? CAUS_LOCAL : (FmuCausality)c;
+		free(s);
+	}
+	v->variability = is_float(v->type) ? VAR_CONTINUOUS : VAR_DISCRETE;
+	s = attr(r, n, "variability");
+	if (s) {
+		int c = lookup(variability_names,
+		               (int)(sizeof variability_names / sizeof *variability_names), s);
+		if (c < 0)
+			err_at(r, n, "unknown variability '%s' of variable '%s'", s,
+			       v->name ? v->name : "?");
+		else
+			v->variability = (FmuVariability)c;
+		free(s);
+	}
+	s = attr(r, n, "initial");
+	if (s) {
+		int c = lookup(initial_names, (int)(sizeof initial_names / sizeof *initial_names), s);
+		if (c < 0)
+			err_at(r, n, "unknown initial '%s' of variable '%s'", s, v->name ? v->name : "?");
+		v->initial = c < 0 ? INIT_UNSET : (FmuInitial)c;
+		free(s);
+	}
+}
+
+/* The unit, declared type and start of a variable from its type element (FMI 2's child
+ * of ScalarVariable, or FMI 3's variable element itself). */
+static void read_type_attrs(Reader *r, const xmlNode *te, FmuVar *v)
+{
+	v->declared_type = attr(r, te, "declaredType");
+	v->unit = attr(r, te, "unit");
+	if (v->declared_type) {
+		const FmuTypeDef *td = find_type(r->fmu, v->declared_type);
+		if (!td)
+			err_at(r, te, "variable '%s' has the undefined declaredType '%s'",
+			       v->name ? v->name : "?", v->declared_type);
+		else if (td->type != v->type)
+			err_at(r, te, "variable '%s' is %s but its declaredType '%s' is %s",
+			       v->name ? v->name : "?", fmu_type_name_for(v->type, r->fmu->version),
+			       v->declared_type, fmu_type_name_for(td->type, r->fmu->version));
+		else if (!v->unit && td->unit)
+			v->unit = dup_str(r, td->unit);
+	} else if (v->type == FT_ENUMERATION) {
+		err_at(r, te, "enumeration variable '%s' lacks the required attribute 'declaredType'",
+		       v->name ? v->name : "?");
+	}
+	v->start = attr(r, te, "start");
+	if (!v->start && r->fmu->version == FMI_V3) {
+		/* FMI 3 String and Binary give their start values as <Start value=".."/>. */
+		for (const xmlNode *c = te->children; c; c = c->next) {
+			if (is_elem(c, "Start")) {
+				v->start = attr(r, c, "value");
+				break;
+			}
+		}
+	}
+}
+
+static bool is_var_elem_v2(const xmlNode *n)
+{
+	return strcmp((const char *)n->name, "ScalarVariable") == 0;
+}
+
+/* Reads one variable.  derivs[i] keeps the raw derivative attribute (1-based index in FMI 2,
+ * value reference in FMI 3) for resolution once every variable is known. */
+static void read_var(Reader *r, const xmlNode *n, FmuVar *v, long long *deriv)
+{
+	FmuInfo *f = r->fmu;
+	const xmlNode *te = n; /* the element with the type-specific attributes */
+	v->line = node_loc(r, n).line;
+	v->name = required_attr(r, n, "name");
+	if (f->version == FMI_V2) {
+		te = NULL;
+		for (const xmlNode *c = n->children; c; c = c->next) {
+			FmuType t;
+			if (c->type != XML_ELEMENT_NODE || is_elem(c, "Annotations"))
+				continue;
+			if (te || !type_of_element(FMI_V2, ename(c), "", &t)) {
+				err_at(r, c, "unexpected <%s> in variable '%s'", ename(c),
+				       v->name ? v->name : "?");
+				continue;
+			}
+			te = c;
+			v->type = t;
+		}
+		if (!te)
+			err_at(r, n, "variable '%s' has no type element (Real, Integer, ...)",
+			       v->name ? v->name : "?");
+	} else {
+		type_of_element(FMI_V3, ename(n), "", &v->type);
+		for (const xmlNode *c = n->children; c; c = c->next) {
+			if (is_elem(c, "Dimension")) {
+				warn_at(r, c, "array variable '%s' is read as a scalar",
+				        v->name ? v->name : "?");
+				break;
+			}
+		}
+	}
+	unsigned long long vr = 0;
+	bool present;
+	if (attr_uint(r, n, "valueReference", UINT32_MAX, &vr, &present) && !present)
+		err_at(r, n, "<%s> lacks the required attribute 'valueReference'", ename(n));
+	v->vr = (uint32_t)vr;
+	v->description = attr(r, n, "description");
+	read_kinds(r, n, v);
+	if (te) {
+		read_type_attrs(r, te, v);
+		if (v->variability == VAR_CONTINUOUS && !is_float(v->type))
+			err_at(r, n, "variable '%s' is %s and cannot be continuous",
+			       v->name ? v->name : "?", fmu_type_name_for(v->type, f->version));
+		unsigned long long d = 0;
+		if (is_float(v->type) &&
+		    attr_uint(r, te, "derivative", UINT32_MAX, &d, &present) && present)
+			*deriv = (long long)d;
+	}
+}
+
+static bool is_var_elem_v3(const xmlNode *n)
+{
+	FmuType t;
+	return type_of_element(FMI_V3, (const char *)n->name, "", &t);
+}
+
+typedef struct VrIndex {
+	uint32_t vr;
+	int var;
+} VrIndex;
+
+static int cmp_vr(const void *a, const void *b)
+{
+	const VrIndex *x = a, *y = b;
+	if (x->vr != y->vr)
+		return x->vr < y->vr ? -1 : 1;
+	return x->var - y->var;
+}
+
+typedef struct NameIndex {
+	const char *name;
+	int var;
+} NameIndex;
+
+static int cmp_names(const void *a, const void *b)
+{
+	const NameIndex *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : x->var - y->var;
+}
+
+static void check_duplicate_names(Reader *r, const xmlNode *const *elems)
+{
+	FmuInfo *f = r->fmu;
+	NameIndex *idx = calloc_n(r, f->nvars, sizeof *idx);
+	int *first = calloc_n(r, f->nvars, sizeof *first);
+	if (!idx || !first) {
+		free(idx);
+		free(first);
+		return;
+	}
+	int n = 0;
+	for (int i = 0; i < f->nvars; i++) {
+		first[i] = -1;
+		if (f->vars[i].name)
+			idx[n++] = (NameIndex){f->vars[i].name, i};
+	}
+	qsort(idx, (size_t)n, sizeof *idx, cmp_names);
+	for (int i = 1; i < n; i++)
+		if (strcmp(idx[i].name, idx[i - 1].name) == 0)
+			first[idx[i].var] = first[idx[i - 1].var] >= 0 ? first[idx[i - 1].var]
+			                                                : idx[i - 1].var;
+	for (int i = 0; i < f->nvars; i++) {
+		if (first[i] < 0)
+			continue;
+		err_at(r, elems[i], "duplicate variable name '%s'", f->vars[i].name);
+		note_at(r, elems[first[i]], "'%s' is first declared here", f->vars[i].name);
+	}
+	free(idx);
+	free(first);
+}
+
+/* Maps FMI 3 value references to variables; duplicates are errors there (FMI 2 allows
+ * aliases, which share a value reference within a type). */
+static VrIndex *build_vr_index(Reader *r, const xmlNode *const *elems)
+{
+	FmuInfo *f = r->fmu;
+	VrIndex *idx = calloc_n(r, f->nvars, sizeof *idx);
+	if (!idx)
+		return NULL;
+	for (int i = 0; i < f->nvars; i++)
+		idx[i] = (VrIndex){f->vars[i].vr, i};
+	qsort(idx, (size_t)f->nvars, sizeof *idx, cmp_vr);
+	if (f->version == FMI_V3) {
+		for (int i = 1; i < f->nvars; i++) {
+			if (idx[i].vr != idx[i - 1].vr)
+				continue;
+			const FmuVar *v = &f->vars[idx[i].var];
+			err_at(r, elems[idx[i].var], "variable '%s' reuses valueReference %u",
+			       v->name ? v->name : "?", (unsigned)v->vr);
+			note_at(r, elems[idx[i - 1].var], "valueReference %u is first used by '%s'",
+			        (unsigned)v->vr,
+			        f->vars[idx[i - 1].var].name ? f->vars[idx[i - 1].var].name : "?");
+		}
+	}
+	return idx;
+}
+
+static int var_by_vr(const FmuInfo *f, const VrIndex *idx, uint32_t vr)
+{
+	size_t lo = 0, hi = (size_t)f->nvars;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (idx[mid].vr < vr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < (size_t)f->nvars && idx[lo].vr == vr ? idx[lo].var : -1;
+}
+
+static void read_vars(Reader *r, const xmlNode *mv, VrIndex **vr_index)
+{
+	FmuInfo *f = r->fmu;
+	bool (*want)(const xmlNode *) = f->version == FMI_V2 ? is_var_elem_v2 : is_var_elem_v3;
+	int n = count_children(mv, want);
+	f->vars = calloc_n(r, n, sizeof *f->vars);
+	const xmlNode **elems = calloc_n(r, n, sizeof *elems);
+	long long *deriv = calloc_n(r, n, sizeof *deriv);
+	if (!f->vars || !elems || !deriv) {
+		free(elems);
+		free(deriv);
+		return;
+	}
+	for (const xmlNode *c = mv ? mv->children : NULL; c; c = c->next) {
+		if (c->type != XML_ELEMENT_NODE)
+			continue;
+		if (!want(c)) {
+			err_at(r, c, "unexpected <%s> in <ModelVariables>", ename(c));
+			continue;
+		}
+		elems[f->nvars] = c;
+		deriv[f->nvars] = -1;
+		FmuVar *v = &f->vars[f->nvars++];
+		read_var(r, c, v, &deriv[f->nvars - 1]);
+	}
+	check_duplicate_names(r, elems);
+	*vr_index = build_vr_index(r, elems);
+	for (int i = 0; i < f->nvars; i++) {
+		if (deriv[i] < 0)
+			continue;
+		int target = -1;
+		if (f->version == FMI_V2) {
+			if (deriv[i] >= 1 && deriv[i] <= f->nvars)
+				target = (int)deriv[i] - 1;
+		} else if (*vr_index) {
+			target = var_by_vr(f, *vr_index, (uint32_t)deriv[i]);
+		}
+		if (target < 0)
+			err_at(r, elems[i], "variable '%s' is the derivative of %s %lld, which does not "
+			       "exist (the model has %d variables)",
+			       f->vars[i].name ? f->vars[i].name : "?",
+			       f->version == FMI_V2 ? "variable" : "valueReference", deriv[i], f->nvars);
+		else
+			f->vars[i].derivative_of = target + 1;
+	}
+	free(deriv);
+	r->var_elems = elems;
+}
+
+
+/* ---- model structure -------------------------------------------------------------------- */
+
+/* Resolves one variable reference of ModelStructure: a 1-based index (FMI 2) or a value
+ * reference (FMI 3).  subject names it in messages ("dependency 9 of 'height'").  Returns
+ * the 0-based variable, or -1 after an error. */
+static int resolve_ref(Reader *r, const xmlNode *n, const VrIndex *idx, unsigned long long ref,
+                       const char *subject)
+{
+	FmuInfo *f = r->fmu;
+	if (f->version == FMI_V2) {
+		if (ref >= 1 && ref <= (unsigned long long)f->nvars)
+			return (int)ref - 1;
+		err_at(r, n, "%s is out of range (the model has %d variables)", subject, f->nvars);
+		return -1;
+	}
+	int i = idx ? var_by_vr(f, idx, (uint32_t)ref) : -1;
+	if (i < 0 && idx)
+		err_at(r, n, "%s is not the valueReference of any variable", subject);
+	return i;
+}
+
+static int count_words(const char *s)
+{
+	int count = 0;
+	for (const char *p = skip_ws(s); *p; p = skip_ws(p)) {
+		count++;
+		while (*p && !strchr(" \t\r\n", *p))
+			p++;
+	}
+	return count;
+}
+
+/* Parses a dependencies list into 0-based variable indices; false after an error. */
+static bool read_deps(Reader *r, const xmlNode *n, const VrIndex *idx, const char *owner,
+                      int **out, int *nout)
+{
+	*out = NULL;
+	*nout = 0;
+	char *s = attr(r, n, "dependencies");
+	if (!s)
+		return true;
+	int count = count_words(s);
+	int *deps = calloc_n(r, count, sizeof *deps);
+	bool ok = deps != NULL;
+	const char *p = skip_ws(s);
+	for (int k = 0; ok && k < count; k++, p = skip_ws(p)) {
+		unsigned long long ref;
+		const char *end;
+		if (!parse_uint(p, UINT32_MAX, &ref, &end) || (*end && !strchr(" \t\r\n", *end))) {
+			err_at(r, n, "dependencies of '%s' must be a list of %s, not '%s'", owner,
+			       r->fmu->version == FMI_V2 ? "variable indices" : "value references", s);
+			ok = false;
+			break;
+		}
+		char subject[128];
+		snprintf(subject, sizeof subject, "dependency %llu of '%.80s'", ref, owner);
+		int v = resolve_ref(r, n, idx, ref, subject);
+		if (v < 0)
+			ok = false;
+		deps[(*nout)++] = v;
+		p = end;
+	}
+	char *kinds = attr(r, n, "dependenciesKind");
+	if (ok && kinds && count_words(kinds) != count) {
+		err_at(r, n, "'%s' lists %d dependencies but %d dependenciesKind", owner, count,
+		       count_words(kinds));
+		ok = false;
+	}
+	free(kinds);
+	free(s);
+	if (!ok) {
+		free(deps);
+		*nout = 0;
+		return false;
+	}
+	*out = deps;
+	return true;
+}
+
+/* One entry of ModelStructure: FMI 2 <Unknown index=..>, FMI 3 <Output valueReference=..>
+ * and friends.  Returns the variable it names, or -1. */
+static int read_unknown(Reader *r, const xmlNode *n, const VrIndex *idx)
+{
+	const char *key = r->fmu->version == FMI_V2 ? "index" : "valueReference";
+	unsigned long long ref = 0;
+	bool present;
+	if (!attr_uint(r, n, key, UINT32_MAX, &ref, &present))
+		return -1;
+	if (!present) {
+		err_at(r, n, "<%s> lacks the required attribute '%s'", ename(n), key);
+		return -1;
+	}
+	char subject[64];
+	snprintf(subject, sizeof subject, "<%s> %s %llu", ename(n), key, ref);
+	return resolve_ref(r, n, idx, ref, subject);
+}
+
+static void read_output(Reader *r, const xmlNode *n, const VrIndex *idx)
+{
+	FmuInfo *f = r->fmu;
+	int v = read_unknown(r, n, idx);
+	if (v < 0)
+		return;
+	const char *name = f->vars[v].name ? f->vars[v].name : "?";
+	if (f->vars[v].causality != CAUS_OUTPUT) {
+		err_at(r, n, "<ModelStructure> lists '%s' as an output, but its causality is %s",
+		       name, fmu_causality_name(f->vars[v].causality));
+		return;
+	}
+	for (int i = 0; i < f->noutputs; i++) {
+		if (f->outputs[i].var == v) {
+			err_at(r, n, "output '%s' is listed twice in <ModelStructure>", name);
+			return;
+		}
+	}
+	FmuOutputDep *o = &f->outputs[f->noutputs++];
+	o->var = v;
+	o->deps_given = has_attr(n, "dependencies");
+	read_deps(r, n, idx, name, &o->deps, &o->ndeps);
+}
+
+/* Other ModelStructure entries are not kept, only checked: a broken reference there is as
+ * much a sign of a broken description as one among the outputs. */
+static void check_unknown(Reader *r, const xmlNode *n, const VrIndex *idx)
+{
+	int v = read_unknown(r, n, idx);
+	if (v < 0)
+		return;
+	int *deps, ndeps;
+	if (read_deps(r, n, idx, r->fmu->vars[v].name ? r->fmu->vars[v].name : "?", &deps, &ndeps))
+		free(deps);
+}
+
+static void read_structure(Reader *r, const xmlNode *ms, const VrIndex *idx)
+{
+	FmuInfo *f = r->fmu;
+	int listed = 0;
+	for (const xmlNode *c = ms ? ms->children : NULL; c; c = c->next) {
+		if (f->version == FMI_V2 && is_elem(c, "Outputs"))
+			listed += count_children(c, NULL);
+		else if (f->version == FMI_V3 && is_elem(c, "Output"))
+			listed++;
+	}
+	f->outputs = calloc_n(r, listed + f->nvars, sizeof *f->outputs);
+	if (!f->outputs)
+		return;
+	for (const xmlNode *c = ms ? ms->children : NULL; c; c = c->next) {
+		if (c->type != XML_ELEMENT_NODE)
+			continue;
+		if (f->version == FMI_V2) {
+			bool outputs = is_elem(c, "Outputs");
+			if (!outputs && !is_elem(c, "Derivatives") && !is_elem(c, "InitialUnknowns")) {
+				err_at(r, c, "unexpected <%s> in <ModelStructure>", ename(c));
+				continue;
+			}
+			for (const xmlNode *u = c->children; u; u = u->next) {
+				if (u->type != XML_ELEMENT_NODE)
+					continue;
+				if (!is_elem(u, "Unknown"))
+					err_at(r, u, "unexpected <%s> in <%s>", ename(u), ename(c));
+				else if (outputs)
+					read_output(r, u, idx);
+				else
+					check_unknown(r, u, idx);
+			}
+		} else if (is_elem(c, "Output")) {
+			read_output(r, c, idx);
+		} else if (is_elem(c, "ContinuousStateDerivative") || is_elem(c, "ClockedState") ||
+		           is_elem(c, "InitialUnknown") || is_elem(c, "EventIndicator")) {
+			check_unknown(r, c, idx);
+		} else {
+			err_at(r, c, "unexpected <%s> in <ModelStructure>", ename(c));
+		}
+	}
+	/* The standard requires every output to be listed; one that is not may depend on
+	 * anything. */
+	for (int v = 0; v < f->nvars; v++) {
+		if (f->vars[v].causality != CAUS_OUTPUT)
+			continue;
+		bool found = false;
+		for (int i = 0; i < f->noutputs && !found; i++)
+			found = f->outputs[i].var == v;
+		if (found)
+			continue;
+		warn_at(r, r->var_elems ? r->var_elems[v] : NULL,
+		        "output '%s' is not listed in <ModelStructure>; assuming it depends on "
+		        "every variable",
+		        f->vars[v].name ? f->vars[v].name : "?");
+		f->outputs[f->noutputs++] = (FmuOutputDep){.var = v, .deps_given = false};
+	}
+}
+
+/* Section 2.2.1 of the paper: undisclosed feedthrough or any output that depends on an
+ * input makes a Mealy unit, otherwise Moore; canInterpolateInputs makes it reactive.  A
+ * unit with no outputs has nothing to feed through and counts as Moore. */
+static void classify(FmuInfo *f)
+{
+	f->is_mealy = false;
+	for (int i = 0; i < f->noutputs; i++) {
+		const FmuOutputDep *o = &f->outputs[i];
+		if (!o->deps_given)
+			f->is_mealy = true;
+		for (int k = 0; k < o->ndeps; k++)
+			if (f->vars[o->deps[k]].causality == CAUS_INPUT)
+				f->is_mealy = true;
+	}
+	f->is_reactive = f->can_interpolate_inputs;
+}
+
+/* ---- the document ----------------------------------------------------------------------- */
+
+enum { S_COSIM, S_ME, S_UNITS, S_TYPES, S_EXPERIMENT, S_VARS, S_STRUCTURE, S_COUNT };
+static const char *const section_names[S_COUNT] = {
+	"CoSimulation", "ModelExchange", "UnitDefinitions", "TypeDefinitions",
+	"DefaultExperiment", "ModelVariables", "ModelStructure",
+};
+
+static void read_root(Reader *r, const xmlNode *root)
+{
+	FmuInfo *f = r->fmu;
+	if (!root) {
+		err_at(r, NULL, "the document has no root element");
+		return;
+	}
+	if (!is_elem(root, "fmiModelDescription")) {
+		err_at(r, root, "the root element is <%s>, not <fmiModelDescription>", ename(root));
+		return;
+	}
+	f->fmi_version = required_attr(r, root, "fmiVersion");
+	if (!f->fmi_version)
+		return;
+	const char *ver = skip_ws(f->fmi_version);
+	if (strncmp(ver, "2.", 2) == 0) {
+		f->version = FMI_V2;
+	} else if (strncmp(ver, "3.", 2) == 0) {
+		f->version = FMI_V3;
+	} else {
+		err_at(r, root, "unsupported fmiVersion '%s': sacc reads FMI 2.0 and FMI 3.0",
+		       f->fmi_version);
+		return;
+	}
+	f->model_name = required_attr(r, root, "modelName");
+	f->guid = required_attr(r, root, f->version == FMI_V2 ? "guid" : "instantiationToken");
+	f->description = attr(r, root, "description");
+	f->generation_tool = attr(r, root, "generationTool");
+
+	const xmlNode *sec[S_COUNT] = {0};
+	for (const xmlNode *c = root->children; c; c = c->next) {
+		for (int s = 0; s < S_COUNT; s++) {
+			if (!is_elem(c, section_names[s]))
+				continue;
+			if (sec[s])
+				err_at(r, c, "more than one <%s>", section_names[s]);
+			else
+				sec[s] = c;
+		}
+	}
+	f->has_model_exchange = sec[S_ME] != NULL;
+	if (sec[S_COSIM])
+		read_cosim(r, sec[S_COSIM]);
+	else
+		err_at(r, root, "model '%s' has no <CoSimulation> element: sacc handles "
+		       "Co-Simulation FMUs only", f->model_name ? f->model_name : "?");
+	if (sec[S_UNITS])
+		read_units(r, sec[S_UNITS]);
+	if (sec[S_TYPES])
+		read_types(r, sec[S_TYPES]);
+	if (sec[S_EXPERIMENT]) {
+		f->default_start = attr_double(r, sec[S_EXPERIMENT], "startTime", NAN);
+		f->default_stop = attr_double(r, sec[S_EXPERIMENT], "stopTime", NAN);
+		f->default_tolerance = attr_double(r, sec[S_EXPERIMENT], "tolerance", NAN);
+		f->default_step = attr_double(r, sec[S_EXPERIMENT], "stepSize", NAN);
+	}
+	VrIndex *idx = NULL;
+	read_vars(r, sec[S_VARS], &idx);
+	if (f->vars && !r->oom)
+		read_structure(r, sec[S_STRUCTURE], idx);
+	free(idx);
+	if (!r->errors)
+		classify(f);
+}
+
+FmuInfo *fmu_parse_md(const char *xml, size_t len, const char *name, DiagSink *d)
+{
+	Reader r = {.d = d, .name = name ? name : MD_ENTRY, .xml = xml ? xml : "", .len = len};
+	if (!xml)
+		r.len = 0;
+	FmuInfo *f = calloc(1, sizeof *f);
+	if (!f) {
+		diag_error(d, (Loc){r.name, 0, 0, 0}, "out of memory");
+		return NULL;
+	}
+	r.fmu = f;
+	f->default_start = f->default_stop = f->default_step = f->default_tolerance = NAN;
+	f->path = dup_str(&r, r.name);
+	f->md_name = dup_str(&r, r.name);
+	if (r.len > INT_MAX) {
+		diag_error(d, (Loc){r.name, 0, 0, 0}, "the model description is too large");
+		fmu_free(f);
+		return NULL;
+	}
+
+	xmlInitParser();
+	xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
+	xmlDocPtr doc = NULL;
+	if (!ctxt || !ctxt->sax) {
+		oom(&r);
+		goto done;
+	}
+	ctxt->_private = &r;
+	r.start_element = ctxt->sax->startElementNs;
+	if (r.start_element)
+		ctxt->sax->startElementNs = on_start_element;
+	ctxt->sax->internalSubset = on_internal_subset;
+	ctxt->sax->externalSubset = on_external_subset;
+
+	xmlStructuredErrorFunc old_handler = xmlStructuredError;
+	void *old_context = xmlStructuredErrorContext;
+	xmlSetStructuredErrorFunc(&r, on_xml_error);
+	/* No XML_PARSE_NOENT, DTDLOAD, DTDATTR or HUGE: entities stay unexpanded, nothing
+	 * external is loaded and libxml2's depth and size limits hold. */
+	doc = xmlCtxtReadMemory(ctxt, r.xml, (int)r.len, NULL, NULL,
+	                        XML_PARSE_NONET | XML_PARSE_BIG_LINES);
+	xmlSetStructuredErrorFunc(old_context, old_handler);
+
+	if (r.doctype) {
+		diag_error(d, r.doctype_loc,
+		           "a DOCTYPE is not allowed in a model description (no DTDs or entities)");
+		r.errors++;
+	} else if (!doc && !r.xml_error) {
+		diag_error(d, (Loc){r.name, 0, 0, 0}, "malformed XML: the document is empty");
+		r.errors++;
+	} else if (doc && !r.xml_error) {
+		read_root(&r, xmlDocGetRootElement(doc));
+	}
+done:
+	xmlFreeDoc(doc);
+	xmlFreeParserCtxt(ctxt);
+	free(r.lines);
+	free(r.var_elems);
+	if (r.errors) {
+		fmu_free(f);
+		return NULL;
+	}
+	return f;
+}
+
+/* ---- files and archives ----------------------------------------------------------------- */
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* Reads a whole file of at most FMU_MD_MAX_BYTES. */
+static char *read_file(const char *path, size_t *len, DiagSink *d)
+{
+	Loc loc = {path, 0, 0, 0};
+	FILE *fp = fopen(path, "rb");
+	if (!fp) {
+		diag_error(d, loc, "cannot open: %s", strerror(errno));
+		return NULL;
+	}
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap + 1);
+	while (buf) {
+		if (n == cap) {
+			if (cap > FMU_MD_MAX_BYTES) {
+				diag_error(d, loc, "the model description is larger than the limit of "
+				           "%u bytes", FMU_MD_MAX_BYTES);
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			char *nb = realloc(buf, 2 * cap + 1);
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		size_t got = fread(buf + n, 1, cap - n, fp);
+		n += got;
+		if (got == 0) {
+			if (ferror(fp)) {
+				diag_error(d, loc, "cannot read: %s", strerror(errno));
+				free(buf);
+				buf = NULL;
+			}
+			break;
+		}
+	}
+	fclose(fp);
+	if (buf && n > FMU_MD_MAX_BYTES) {
+		diag_error(d, loc, "the model description is larger than the limit of %u bytes",
+		           FMU_MD_MAX_BYTES);
+		free(buf);
+		return NULL;
+	}
+	if (buf) {
+		buf[n] = '\0';
+		*len = n;
+	}
+	return buf;
+}
+
+/* Extracts modelDescription.xml from the archive's root into memory. */
+static char *read_md_entry(const char *path, size_t *len, DiagSink *d)
+{
+	Loc loc = {path, 0, 0, 0};
+	FILE *probe = fopen(path, "rb");
+	if (!probe) {
+		diag_error(d, loc, "cannot open: %s", strerror(errno));
+		return NULL;
+	}
+	fclose(probe);
+	char *buf = NULL;
+	unzFile uf = unzOpen64(path);
+	if (!uf) {
+		diag_error(d, loc, "not a zip archive (an FMU is a zip file)");
+		return NULL;
+	}
+	if (unzLocateFile(uf, MD_ENTRY, 1) != UNZ_OK) {
+		diag_error(d, loc, "the archive has no " MD_ENTRY " at its root");
+		goto done;
+	}
+	unz_file_info64 info;
+	if (unzGetCurrentFileInfo64(uf, &info, NULL, 0, NULL, 0, NULL, 0) != UNZ_OK) {
+		diag_error(d, loc, "damaged zip archive: cannot read the entry " MD_ENTRY);
+		goto done;
+	}
+	if (info.uncompressed_size > FMU_MD_MAX_BYTES) {
+		diag_error(d, loc, MD_ENTRY " is too large (%llu bytes; the limit is %u)",
+		           (unsigned long long)info.uncompressed_size, FMU_MD_MAX_BYTES);
+		goto done;
+	}
+	size_t size = (size_t)info.uncompressed_size;
+	if (unzOpenCurrentFile(uf) != UNZ_OK) {
+		diag_error(d, loc, "cannot read " MD_ENTRY " (encrypted, or an unsupported "
+		           "compression method)");
+		goto done;
+	}
+	buf = malloc(size + 1);
+	size_t n = 0;
+	int rc = 0;
+	while (buf && n < size) {
+		unsigned chunk = size - n > (1u << 20) ? 1u << 20 : (unsigned)(size - n);
+		rc = unzReadCurrentFile(uf, buf + n, chunk);
+		if (rc <= 0)
+			break;
+		n += (size_t)rc;
+	}
+	int close_rc = unzCloseCurrentFile(uf);
+	if (!buf) {
+		diag_error(d, loc, "out of memory");
+	} else if (rc < 0 || n < size) {
+		diag_error(d, loc, "damaged zip archive: " MD_ENTRY " is truncated or corrupt");
+	} else if (close_rc == UNZ_CRCERROR) {
+		diag_error(d, loc, "damaged zip archive: " MD_ENTRY " fails its CRC check");
+	} else {
+		buf[n] = '\0';
+		*len = n;
+		goto done;
+	}
+	free(buf);
+	buf = NULL;
+done:
+	unzClose(uf);
+	return buf;
+}
+
+FmuInfo *fmu_open(const char *path, DiagSink *d)
+{
+	bool bare = ends_with(path, ".xml");
+	size_t len = 0;
+	char *xml = bare ? read_file(path, &len, d) : read_md_entry(path, &len, d);
+	if (!xml)
+		return NULL;
+	char *name = NULL;
+	if (!bare) {
+		size_t n = strlen(path) + sizeof ":" MD_ENTRY;
+		name = malloc(n);
+		if (!name) {
+			free(xml);
+			diag_error(d, (Loc){path, 0, 0, 0}, "out of memory");
+			return NULL;
+		}
+		snprintf(name, n, "%s:" MD_ENTRY, path);
+	}
+	FmuInfo *f = fmu_parse_md(xml, len, bare ? path : name, d);
+	free(xml);
+	free(name);
+	if (f && !bare) {
+		char *p = strdup(path);
+		if (!p) {
+			diag_error(d, (Loc){path, 0, 0, 0}, "out of memory");
+			fmu_free(f);
+			return NULL;
+		}
+		free(f->path);
+		f->path = p;
+	}
+	return f;
+}
+
+void fmu_free(FmuInfo *f)
+{
+	if (!f)
+		return;
+	free(f->fmi_version);
+	free(f->model_name);
+	free(f->model_identifier);
+	free(f->guid);
+	free(f->description);
+	free(f->generation_tool);
+	free(f->path);
+	free(f->md_name);
+	for (int i = 0; i < f->nvars; i++) {
+		FmuVar *v = &f->vars[i];
+		free(v->name);
+		free(v->start);
+		free(v->unit);
+		free(v->declared_type);
+		free(v->description);
+	}
+	free(f->vars);
+	for (int i = 0; i < f->nunits; i++)
+		free(f->units[i].name);
+	free(f->units);
+	for (int i = 0; i < f->ntypes; i++) {
+		free(f->types[i].name);
+		free(f->types[i].quantity);
+		free(f->types[i].unit);
+	}
+	free(f->types);
+	for (int i = 0; i < f->noutputs; i++)
+		free(f->outputs[i].deps);
+	free(f->outputs);
+	free(f);
+}
+
+/* ---- queries ---------------------------------------------------------------------------- */
+
+const FmuVar *fmu_find_var(const FmuInfo *f, const char *name)
+{
+	for (int i = 0; f && name && i < f->nvars; i++)
+		if (f->vars[i].name && strcmp(f->vars[i].name, name) == 0)
+			return &f->vars[i];
+	return NULL;
+}
+
+bool fmu_output_depends_on(const FmuInfo *f, int out, int in)
+{
+	for (int i = 0; f && i < f->noutputs; i++) {
+		const FmuOutputDep *o = &f->outputs[i];
+		if (o->var != out)
+			continue;
+		if (!o->deps_given)
+			return in >= 0 && in < f->nvars;
+		for (int k = 0; k < o->ndeps; k++)
+			if (o->deps[k] == in)
+				return true;
+		return false;
+	}
+	return false;
+}
