@@ -109,7 +109,9 @@ $(FMU_PACK): tests/fmus/tools/fmu_pack.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(WARN) -o $@ $< $(LDLIBS) -lz
 
-$(BUILD)/fmus/%.fmu: tests/fmus/%/modelDescription.xml tests/fmus/%/model.c $(wildcard tests/fmus/kit/*) $(FMU_PACK)
+KIT_FILES := $(wildcard tests/fmus/kit/*.[ch] tests/fmus/kit/fmi2/*.h)
+
+$(BUILD)/fmus/%.fmu: tests/fmus/%/modelDescription.xml tests/fmus/%/model.c $(KIT_FILES) $(FMU_PACK)
 	@mkdir -p $(BUILD)/fmus/$*/binaries/linux64
 	$(CC) $(FMU_CFLAGS) -Itests/fmus/$* -o $(BUILD)/fmus/$*/binaries/linux64/$*.so \
 	    tests/fmus/$*/model.c tests/fmus/kit/fmu_kit.c -lm
@@ -117,7 +119,8 @@ $(BUILD)/fmus/%.fmu: tests/fmus/%/modelDescription.xml tests/fmus/%/model.c $(wi
 	$(FMU_PACK) $@ $(BUILD)/fmus/$*
 
 # ---- tests ------------------------------------------------------------------------------
-$(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libsacc.a $(wildcard tests/unit/*.h)
+# Tests that drive FMUs directly include the kit's headers (and its C, for kit tests).
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libsacc.a $(wildcard tests/unit/*.h) $(KIT_FILES)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(WARN) -Itests/unit -o $@ $< $(BUILD)/libsacc.a $(LDLIBS) -lcmocka
 

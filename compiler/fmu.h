@@ -148,7 +148,10 @@ typedef struct FmuInfo {
 #define FMU_MD_MAX_BYTES (16u * 1024u * 1024u)
 
 /* Reads FILE: a .fmu archive, or a bare modelDescription.xml when the name ends in .xml.
- * Returns NULL after reporting through d (with the file and, for XML, the line). */
+ * Returns NULL after reporting through d (with the file and, for XML, the line).
+ * Messages about the description inside an archive name it "FILE:modelDescription.xml"
+ * (kept as md_name); problems with the archive itself name FILE.  Only Co-Simulation FMUs
+ * are accepted; a DOCTYPE is an error (nothing is ever loaded from outside the buffer). */
 FmuInfo *fmu_open(const char *path, DiagSink *d);
 
 /* Parses a model description already in memory; name is used in messages. */

@@ -202,7 +202,7 @@ static void on_start_element(void *ctx, const xmlChar *localname, const xmlChar 
 	r->start_element(ctx, localname, prefix, uri, nb_namespaces, namespaces, nb_attributes,
 	                 nb_defaulted, attributes);
 	xmlNode *n = ctxt->node;
-	if (!n || n->name != localname)
+	if (!n || !n->name || strcmp((const char *)n->name, (const char *)localname) != 0)
 		return;
 	long end = xmlByteConsumed(ctxt);
 	if (end <= 0 || (size_t)end > r->len)
@@ -584,16 +584,10 @@ static void read_units(Reader *r, const xmlNode *defs)
 }
 
 /* FMI 2: SimpleType with one type child.  FMI 3: Float64Type and friends. */
-static bool is_typedef_elem(const xmlNode *n)
-{
-	(void)n;
-	return true;
-}
-
 static void read_types(Reader *r, const xmlNode *defs)
 {
 	FmuInfo *f = r->fmu;
-	int n = count_children(defs, is_typedef_elem);
+	int n = count_children(defs, NULL);
 	f->types = calloc_n(r, n, sizeof *f->types);
 	if (!f->types)
 		return;
@@ -1027,7 +1021,7 @@ static int read_unknown(Reader *r, const xmlNode *n, const VrIndex *idx)
 	return resolve_ref(r, n, idx, ref, subject);
 }
 
-static void read_output(Reader *r, const xmlNode *n, const VrIndex *idx)
+static void read_output(Reader *r, const xmlNode *n, const VrIndex *idx, bool *listed)
 {
 	FmuInfo *f = r->fmu;
 	int v = read_unknown(r, n, idx);
@@ -1039,12 +1033,11 @@ static void read_output(Reader *r, const xmlNode *n, const VrIndex *idx)
 		       name, fmu_causality_name(f->vars[v].causality));
 		return;
 	}
-	for (int i = 0; i < f->noutputs; i++) {
-		if (f->outputs[i].var == v) {
-			err_at(r, n, "output '%s' is listed twice in <ModelStructure>", name);
-			return;
-		}
+	if (listed[v]) {
+		err_at(r, n, "output '%s' is listed twice in <ModelStructure>", name);
+		return;
 	}
+	listed[v] = true;
 	FmuOutputDep *o = &f->outputs[f->noutputs++];
 	o->var = v;
 	o->deps_given = has_attr(n, "dependencies");
@@ -1074,8 +1067,11 @@ static void read_structure(Reader *r, const xmlNode *ms, const VrIndex *idx)
 			listed++;
 	}
 	f->outputs = calloc_n(r, listed + f->nvars, sizeof *f->outputs);
-	if (!f->outputs)
+	bool *is_listed = calloc_n(r, f->nvars, sizeof *is_listed);
+	if (!f->outputs || !is_listed) {
+		free(is_listed);
 		return;
+	}
 	for (const xmlNode *c = ms ? ms->children : NULL; c; c = c->next) {
 		if (c->type != XML_ELEMENT_NODE)
 			continue;
@@ -1091,12 +1087,12 @@ static void read_structure(Reader *r, const xmlNode *ms, const VrIndex *idx)
 				if (!is_elem(u, "Unknown"))
 					err_at(r, u, "unexpected <%s> in <%s>", ename(u), ename(c));
 				else if (outputs)
-					read_output(r, u, idx);
+					read_output(r, u, idx, is_listed);
 				else
 					check_unknown(r, u, idx);
 			}
 		} else if (is_elem(c, "Output")) {
-			read_output(r, c, idx);
+			read_output(r, c, idx, is_listed);
 		} else if (is_elem(c, "ContinuousStateDerivative") || is_elem(c, "ClockedState") ||
 		           is_elem(c, "InitialUnknown") || is_elem(c, "EventIndicator")) {
 			check_unknown(r, c, idx);
@@ -1105,14 +1101,9 @@ static void read_structure(Reader *r, const xmlNode *ms, const VrIndex *idx)
 		}
 	}
 	/* The standard requires every output to be listed; one that is not may depend on
-	 * anything. */
-	for (int v = 0; v < f->nvars; v++) {
-		if (f->vars[v].causality != CAUS_OUTPUT)
-			continue;
-		bool found = false;
-		for (int i = 0; i < f->noutputs && !found; i++)
-			found = f->outputs[i].var == v;
-		if (found)
+	 * anything.  (After an error the warning would mostly repeat it.) */
+	for (int v = 0; v < f->nvars && !r->errors; v++) {
+		if (f->vars[v].causality != CAUS_OUTPUT || is_listed[v])
 			continue;
 		warn_at(r, r->var_elems ? r->var_elems[v] : NULL,
 		        "output '%s' is not listed in <ModelStructure>; assuming it depends on "
@@ -1120,6 +1111,7 @@ static void read_structure(Reader *r, const xmlNode *ms, const VrIndex *idx)
 		        f->vars[v].name ? f->vars[v].name : "?");
 		f->outputs[f->noutputs++] = (FmuOutputDep){.var = v, .deps_given = false};
 	}
+	free(is_listed);
 }
 
 /* Section 2.2.1 of the paper: undisclosed feedthrough or any output that depends on an
