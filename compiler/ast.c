@@ -6,6 +6,7 @@
  * explicit form is the same text" hold. */
 #include "ast.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -519,10 +520,34 @@ static void put_stmts(StrBuf *o, const Node *stmts, int depth)
 		put_stmt(o, s, depth);
 }
 
+/* The unit's text, with '^' before each reserved word that the unit grammar does not take
+ * bare (it takes H, h, t and min), so that `(^in)`, inches, reads back. */
 static void put_unit(StrBuf *o, const Node *u)
 {
-	if (u)
-		sb_printf(o, " (%s)", u->str);
+	if (!u)
+		return;
+	sb_puts(o, " (");
+	for (const char *p = u->str; *p;) {
+		if (!isalpha((unsigned char)*p) && *p != '_') {
+			sb_putc(o, *p++);
+			continue;
+		}
+		const char *q = p;
+		while (isalnum((unsigned char)*q) || *q == '_')
+			q++;
+		char word[66];
+		size_t n = (size_t)(q - p);
+		if (n < sizeof word) {
+			memcpy(word, p, n);
+			word[n] = '\0';
+			if (lex_is_keyword(word) && strcmp(word, "H") != 0 && strcmp(word, "h") != 0 &&
+			    strcmp(word, "t") != 0 && strcmp(word, "min") != 0)
+				sb_putc(o, '^');
+		}
+		for (; p < q; p++)
+			sb_putc(o, *p);
+	}
+	sb_putc(o, ')');
 }
 
 static void put_port(StrBuf *o, const Node *p)

@@ -146,8 +146,9 @@ struct Node {
 
 	/* Filled by the checker: the declaration a name or port reference resolves to, with
 	 * `sym` saying what kind of thing it is (SYM_*); for ports with a binding and for
-	 * couplings, the unit conversion value_to = scale * value_from + offset; and per
-	 * ND_INNER / ND_ADAPTATION the semantic record (Inner *, SaInfo * of sema.h). */
+	 * couplings and scenario connections, the unit conversion value_to = scale *
+	 * value_from + offset; per ND_INNER / ND_ADAPTATION the semantic record (Inner *,
+	 * SaInfo * of sema.h); per ND_FMU_DECL that a scenario connection uses, its FmuInfo *. */
 	Node *decl;
 	int sym;
 	double scale, offset;

@@ -127,8 +127,17 @@ static void suggest_in_scope(Ctx *x, Loc loc, const char *name)
 			if (s->syms[i].kind != SYM_INNER)
 				cands[n++] = s->syms[i].name;
 	const char *best = nearest(name, cands, n);
-	if (best)
+	if (best) {
 		diag_note(x->c->diag, loc, "did you mean '%s'?", best);
+		return;
+	}
+	/* Inner ports are never reached by a bare name (LANGUAGE.md section 3). */
+	for (int i = 0; i < x->info->ninners; i++)
+		if (sema_inner_port(x->info->inners[i], name)) {
+			diag_note(x->c->diag, loc, "an inner fmu's port is named with its fmu: '%s.%s'",
+				  x->info->inners[i]->name, name);
+			return;
+		}
 }
 
 /* ---- sema lookups -------------------------------------------------------------------- */
@@ -182,12 +191,16 @@ static bool assignable(SaType to, SaType from)
 
 /* ---- units --------------------------------------------------------------------------- */
 
-/* Checks that a unit spelled in the script is one UDUNITS-2 knows. */
-static void check_unit_known(Ctx *x, Node *unit)
+/* Checks that a unit spelled in the script is one UDUNITS-2 knows; false after reporting
+ * it (so that the bindings using it are not reported again). */
+static bool check_unit_known(Ctx *x, Node *unit)
 {
 	UnitSystem *us = drv_units(x->c);
-	if (us && !units_known(us, unit->str))
+	if (us && !units_known(us, unit->str)) {
 		diag_error(x->c->diag, unit->loc, "unknown unit '%s'", unit->str);
+		return false;
+	}
+	return true;
 }
 
 /* Computes the conversion from unit `from` to unit `to` for a binding or coupling at loc.
@@ -313,33 +326,31 @@ static void add_port(Ctx *x, Inner *in, InnerPort port)
 	in->ports = ports;
 }
 
-/* A script-declared inner port against what the FMU (or the inner adaptation) says. */
-static void check_declared_port(Ctx *x, Inner *in, Node *p, bool want_input, SaType real_type,
-				const char *real_unit)
+/* A script-declared inner port against what the FMU (or the inner adaptation) says;
+ * source names that: "its model description" or "adaptation 'a'". */
+static void check_declared_port(Ctx *x, Inner *in, Node *p, const char *source,
+				SaType real_type, const char *real_unit)
 {
-	if (p->unit)
-		check_unit_known(x, p->unit);
+	bool unit_ok = !p->unit || check_unit_known(x, p->unit);
 	if (p->type != TY_NONE && real_type != TY_NONE && p->type != real_type)
 		diag_error(x->c->diag, p->loc,
-			   "port '%s' of inner fmu '%s' is declared %s here but is %s in its model "
-			   "description", p->name, in->name, ast_type_name(p->type),
-			   ast_type_name(real_type));
-	if (p->unit && real_unit) {
+			   "port '%s' of inner fmu '%s' is declared %s here but is %s in %s", p->name,
+			   in->name, ast_type_name(p->type), ast_type_name(real_type), source);
+	UnitSystem *us = drv_units(x->c);
+	if (p->unit && unit_ok && real_unit && us && strcmp(p->unit->str, real_unit) != 0) {
+		/* Another spelling of the same unit is fine; a unit that needs converting, or
+		 * does not convert at all, is not the inner fmu's. */
 		double scale, offset;
-		const char *what = arena_printf(x->c->arena, "port '%s' of inner fmu '%s'", p->name,
-						in->name);
-		if (conversion(x, p->unit->loc, what, real_unit, p->unit->str, &scale, &offset) &&
-		    (scale != 1 || offset != 0))
+		if (units_conversion(us, real_unit, p->unit->str, &scale, &offset) != UNITS_OK ||
+		    scale != 1 || offset != 0)
 			diag_error(x->c->diag, p->unit->loc,
-				   "unit '%s' declared for port '%s' of inner fmu '%s' differs from "
-				   "its unit '%s' in the model description",
-				   p->unit->str, p->name, in->name, real_unit);
+				   "port '%s' of inner fmu '%s' is declared in '%s' here but is in '%s' "
+				   "in %s", p->name, in->name, p->unit->str, real_unit, source);
 	}
 	if (p->bind_dir != BIND_NONE || p->init)
-		diag_error(x->c->diag, p->loc,
+		diag_error(x->c->diag, p->bind_dir != BIND_NONE ? p->bind->loc : p->init->loc,
 			   "inner fmu ports take no binding or start value; bind them on the "
 			   "adaptation's own ports");
-	(void)want_input;
 }
 
 /* Builds an Inner from an FMU file: declared ports first, then the rest of its inputs
@@ -347,7 +358,7 @@ static void check_declared_port(Ctx *x, Inner *in, Node *p, bool want_input, SaT
 static void ports_from_fmu(Ctx *x, Inner *in, Node *decl_in, Node *decl_out)
 {
 	FmuInfo *fmu = in->fmu;
-	bool *taken = arena_alloc(x->c->arena, (size_t)(fmu->nvars + 1) * sizeof *taken);
+	Node **taken = arena_alloc(x->c->arena, (size_t)(fmu->nvars + 1) * sizeof *taken);
 	for (int dir = 0; dir < 2; dir++) {
 		bool want_input = dir == 0;
 		FmuCausality want = want_input ? CAUS_INPUT : CAUS_OUTPUT;
@@ -384,11 +395,12 @@ static void ports_from_fmu(Ctx *x, Inner *in, Node *decl_in, Node *decl_out)
 			if (taken[idx]) {
 				diag_error(x->c->diag, p->loc, "port '%s' of inner fmu '%s' declared twice",
 					   var, in->name);
+				diag_note(x->c->diag, taken[idx]->loc, "'%s' was first declared here", var);
 				continue;
 			}
-			taken[idx] = true;
+			taken[idx] = p;
 			SaType t = fmu_sa_type(v->type);
-			check_declared_port(x, in, p, want_input, t, v->unit);
+			check_declared_port(x, in, p, "its model description", t, v->unit);
 			if (p->type == TY_NONE)
 				p->type = t;
 			add_port(x, in, (InnerPort){p, p->name, v->name, t,
@@ -448,7 +460,9 @@ static void ports_from_adaptation(Ctx *x, Inner *in, Node *decl_in, Node *decl_o
 					diag_note(x->c->diag, p->loc, "did you mean '%s'?", best);
 				continue;
 			}
-			check_declared_port(x, in, p, want_input, r->type, port_unit(r));
+			check_declared_port(x, in, p,
+					    arena_printf(x->c->arena, "adaptation '%s'", sa->name),
+					    r->type, port_unit(r));
 			if (p->type == TY_NONE)
 				p->type = r->type;
 		}
@@ -551,9 +565,37 @@ static const char *sym_words(int sym)
 	}
 }
 
+/* "a" or "an", for the words of sym_words. */
+static const char *sym_article(int sym)
+{
+	return strchr("aeiou", sym_words(sym)[0]) ? "an" : "a";
+}
+
 static SaType decl_type(const Node *d)
 {
 	return d ? d->type : TY_NONE;
+}
+
+/* Where the port name of an owner.port reference is written (the whole reference when it
+ * spans lines), so that a caret points at the part that is wrong. */
+static Loc port_name_loc(const Node *e)
+{
+	Loc l = e->loc;
+	int n = (int)strlen(e->name);
+	if (e->owner && l.len >= n + (int)strlen(e->owner) + 1) {
+		l.col += l.len - n;
+		l.len = n;
+	}
+	return l;
+}
+
+static Loc owner_loc(const Node *e)
+{
+	Loc l = e->loc;
+	int n = (int)strlen(e->owner);
+	if (l.len > n)
+		l.len = n;
+	return l;
 }
 
 /* owner.port: an inner FMU's port, or the adaptation's own. */
@@ -566,7 +608,8 @@ static SaType check_port_ref(Ctx *x, Node *e)
 	if (strcmp(e->owner, x->sa->name) == 0) {
 		Sym *y = scope_find_here(x->top, e->name);
 		if (!y || (y->kind != SYM_INPORT && y->kind != SYM_OUTPORT)) {
-			diag_error(x->c->diag, e->loc, "adaptation '%s' has no port '%s'", x->sa->name,
+			Loc at = port_name_loc(e);
+			diag_error(x->c->diag, at, "adaptation '%s' has no port '%s'", x->sa->name,
 				   e->name);
 			const char *cands[256];
 			int n = 0;
@@ -575,7 +618,7 @@ static SaType check_port_ref(Ctx *x, Node *e)
 					cands[n++] = x->top->syms[i].name;
 			const char *best = nearest(e->name, cands, n);
 			if (best)
-				diag_note(x->c->diag, e->loc, "did you mean '%s'?", best);
+				diag_note(x->c->diag, at, "did you mean '%s'?", best);
 			return TY_NONE;
 		}
 		e->decl = y->decl;
@@ -584,7 +627,8 @@ static SaType check_port_ref(Ctx *x, Node *e)
 	}
 	Inner *in = sema_inner(x->info, e->owner);
 	if (!in) {
-		diag_error(x->c->diag, e->loc, "'%s' is neither an inner fmu of '%s' nor '%s' itself",
+		Loc at = owner_loc(e);
+		diag_error(x->c->diag, at, "'%s' is neither an inner fmu of '%s' nor '%s' itself",
 			   e->owner, x->sa->name, x->sa->name);
 		const char *cands[256];
 		int n = 0;
@@ -592,22 +636,26 @@ static SaType check_port_ref(Ctx *x, Node *e)
 			cands[n++] = x->info->inners[i]->name;
 		cands[n++] = x->sa->name;
 		const char *best = nearest(e->owner, cands, n);
-		if (best)
-			diag_note(x->c->diag, e->loc, "did you mean '%s'?", best);
+		if (x->sa->tname && strcmp(e->owner, x->sa->tname) == 0)
+			diag_note(x->c->diag, at, "'%s' is the type name of the older header; the "
+				  "adaptation itself is '%s'", e->owner, x->sa->name);
+		else if (best)
+			diag_note(x->c->diag, at, "did you mean '%s'?", best);
 		return TY_NONE;
 	}
 	if (!in->ports && !in->fmu && !in->adaptation)
 		return TY_NONE; /* the inner could not be read: reported already */
 	InnerPort *p = sema_inner_port(in, e->name);
 	if (!p) {
-		diag_error(x->c->diag, e->loc, "inner fmu '%s' has no port '%s'", in->name, e->name);
+		Loc at = port_name_loc(e);
+		diag_error(x->c->diag, at, "inner fmu '%s' has no port '%s'", in->name, e->name);
 		const char *cands[512];
 		int n = 0;
 		for (int i = 0; i < in->nports && n < 512; i++)
 			cands[n++] = in->ports[i].name;
 		const char *best = nearest(e->name, cands, n);
 		if (best)
-			diag_note(x->c->diag, e->loc, "did you mean '%s'?", best);
+			diag_note(x->c->diag, at, "did you mean '%s'?", best);
 		return TY_NONE;
 	}
 	e->decl = p->decl;
@@ -682,8 +730,8 @@ static SaType check_builtin(Ctx *x, Node *e)
 	case BI_CEIL:
 	case BI_ABS: {
 		SaType t = check_expr(x, e->list1);
-		expect_numeric(x, e->list1, t, "the argument");
-		return e->op == BI_ABS ? t : TY_INTEGER;
+		expect_numeric(x, e->list1, t, arena_printf(x->c->arena, "the argument of %s", name));
+		return e->op != BI_ABS ? TY_INTEGER : numeric(t) ? t : TY_NONE;
 	}
 	case BI_ROUND: {
 		if (nargs > 2) {
@@ -691,7 +739,8 @@ static SaType check_builtin(Ctx *x, Node *e)
 			return TY_NONE;
 		}
 		for (Node *a = e->list1; a; a = a->next)
-			expect_numeric(x, a, check_expr(x, a), "the argument");
+			expect_numeric(x, a, check_expr(x, a),
+				       arena_printf(x->c->arena, "an argument of %s", name));
 		return nargs == 1 ? TY_INTEGER : TY_REAL;
 	}
 	case BI_MAX:
@@ -699,7 +748,7 @@ static SaType check_builtin(Ctx *x, Node *e)
 		SaType t = TY_INTEGER;
 		for (Node *a = e->list1; a; a = a->next) {
 			SaType at = check_expr(x, a);
-			expect_numeric(x, a, at, "an argument");
+			expect_numeric(x, a, at, arena_printf(x->c->arena, "an argument of %s", name));
 			if (at == TY_REAL)
 				t = TY_REAL;
 		}
@@ -712,15 +761,16 @@ static SaType check_builtin(Ctx *x, Node *e)
 			return TY_BOOL;
 		}
 		for (Node *a = e->list1; a; a = a->next)
-			expect_numeric(x, a, check_expr(x, a), "an argument");
+			expect_numeric(x, a, check_expr(x, a),
+				       arena_printf(x->c->arena, "an argument of %s", name));
 		return TY_BOOL;
 	case BI_IS_SET:
 	case BI_DISCARD: {
 		Node *v = e->list1;
 		SaType t = v->kind == ND_NAME || v->kind == ND_PORT_REF ? check_expr(x, v) : TY_NONE;
 		if (t != TY_NONE && v->sym != SYM_INPORT)
-			diag_error(x->c->diag, v->loc, "%s needs an input port of '%s', not a %s", name,
-				   x->sa->name, sym_words(v->sym));
+			diag_error(x->c->diag, v->loc, "%s needs an input port of '%s', not %s %s", name,
+				   x->sa->name, sym_article(v->sym), sym_words(v->sym));
 		else if (v->kind != ND_NAME && v->kind != ND_PORT_REF)
 			diag_error(x->c->diag, v->loc, "%s needs an input port of '%s'", name,
 				   x->sa->name);
@@ -816,10 +866,12 @@ static SaType check_expr(Ctx *x, Node *e)
 	case ND_NAME: return check_name(x, e);
 	case ND_PORT_REF: return check_port_ref(x, e);
 	case ND_KEYVAR:
+		/* MapIn runs the '-->' parts of in rules; MapOut evaluates the out rules'
+		 * conditions and runs their '->' parts (LANGUAGE.md section 4). */
 		if ((e->op == KV_H || e->op == KV_DT) && x->part != PART_IN_MAP &&
-		    x->part != PART_OUT_TRANS) {
+		    x->part != PART_OUT_COND && x->part != PART_OUT_TRANS) {
 			diag_error(x->c->diag, e->loc, "'%s' is only defined in the '-->' part of in "
-				   "rules and the '->' part of out rules, not in %s",
+				   "rules and in the condition and '->' part of out rules, not in %s",
 				   ast_keyvar_name(e->op), part_names[x->part]);
 			return TY_NONE;
 		}
@@ -900,7 +952,9 @@ static void check_assign(Ctx *x, Node *s)
 	int sym = s->lhs->sym;
 	if (t == TY_NONE && sym == SYM_NONE)
 		return;
-	const char *name = s->lhs->name;
+	const char *name = s->lhs->owner ? arena_printf(x->c->arena, "%s.%s", s->lhs->owner,
+							s->lhs->name)
+					 : s->lhs->name;
 	if (!may_assign(x->part, sym)) {
 		diag_error(x->c->diag, s->lhs->loc, "cannot assign to %s '%s' in %s", sym_words(sym),
 			   name, part_names[x->part]);
@@ -1080,12 +1134,15 @@ static void check_condition(Ctx *x, Node *c)
 		return;
 	}
 	SaType t;
+	Node *value = c; /* where the condition's value is written */
 	if (c->kind == ND_BLOCK) {
 		Scope *saved = x->scope;
 		x->scope = scope_new(x, saved);
-		check_stmts(x, c->list1);
 		Node *ret = ast_last(c->list1);
-		t = ret && ret->kind == ND_RETURN ? check_expr(x, ret->lhs) : TY_NONE;
+		for (Node *s = c->list1; s && s != ret; s = s->next)
+			check_stmt(x, s);
+		value = ret && ret->kind == ND_RETURN ? ret->lhs : NULL;
+		t = value ? check_expr(x, value) : TY_NONE;
 		x->scope = saved;
 	} else {
 		t = check_expr(x, c);
@@ -1093,7 +1150,7 @@ static void check_condition(Ctx *x, Node *c)
 	if (t == TY_STRING && x->quantized)
 		return;
 	if (t != TY_NONE && t != TY_BOOL)
-		diag_error(x->c->diag, c->loc, "a rule's condition must be Bool, not %s%s",
+		diag_error(x->c->diag, value->loc, "a rule's condition must be Bool, not %s%s",
 			   ast_type_name(t),
 			   t == TY_STRING ? " (zone names need a quantize rule in the block)" : "");
 }
@@ -1205,8 +1262,7 @@ static void check_control(Ctx *x, Node *ctrl)
 
 static void check_external_port(Ctx *x, Node *p, bool input)
 {
-	if (p->unit)
-		check_unit_known(x, p->unit);
+	bool unit_ok = !p->unit || check_unit_known(x, p->unit);
 	if (p->unit && p->type == TY_NONE)
 		p->type = TY_REAL;
 	if (p->unit && p->type != TY_REAL)
@@ -1225,9 +1281,9 @@ static void check_external_port(Ctx *x, Node *p, bool input)
 		int want = input ? SYM_INNER_IN : SYM_INNER_OUT;
 		if (p->bind->sym != SYM_NONE && p->bind->sym != want) {
 			diag_error(x->c->diag, p->bind->loc, "%s port '%s' must be bound to an inner %s, "
-				   "and '%s.%s' is an inner %s", input ? "input" : "output", p->name,
+				   "and '%s.%s' is %s %s", input ? "input" : "output", p->name,
 				   input ? "input" : "output", p->bind->owner, p->bind->name,
-				   input ? "output" : "input");
+				   sym_article(p->bind->sym), sym_words(p->bind->sym));
 			return;
 		}
 		if (p->type == TY_NONE)
@@ -1236,9 +1292,9 @@ static void check_external_port(Ctx *x, Node *p, bool input)
 			diag_error(x->c->diag, p->loc, "port '%s' is %s but '%s.%s' is %s", p->name,
 				   ast_type_name(p->type), p->bind->owner, p->bind->name,
 				   ast_type_name(t));
-		Inner *in = sema_inner(x->info, p->bind->owner);
+		Inner *in = p->bind->sym != SYM_NONE ? sema_inner(x->info, p->bind->owner) : NULL;
 		InnerPort *ip = in ? sema_inner_port(in, p->bind->name) : NULL;
-		if (ip && p->unit && ip->unit) {
+		if (ip && p->unit && unit_ok && ip->unit) {
 			const char *what = arena_printf(x->c->arena, "binding of port '%s' to '%s.%s'",
 							p->name, in->name, ip->name);
 			const char *from = input ? p->unit->str : ip->unit;
@@ -1251,16 +1307,14 @@ static void check_external_port(Ctx *x, Node *p, bool input)
 			}
 		}
 	}
+	SaType start = TY_NONE;
+	if (p->init && p->init->kind != ND_ARRAY)
+		start = check_expr(x, p->init);
 	if (p->type == TY_NONE)
-		p->type = TY_REAL;
-	if (p->init) {
-		SaType t = check_expr(x, p->init);
-		if (p->init->kind == ND_ARRAY)
-			t = TY_NONE;
-		if (!assignable(p->type, t))
-			diag_error(x->c->diag, p->init->loc, "start value of %s port '%s' is %s",
-				   ast_type_name(p->type), p->name, ast_type_name(t));
-	}
+		p->type = start != TY_NONE ? start : TY_REAL; /* an untyped port takes its start's */
+	if (!assignable(p->type, start))
+		diag_error(x->c->diag, p->init->loc, "start value of %s port '%s' is %s",
+			   ast_type_name(p->type), p->name, ast_type_name(start));
 }
 
 static void check_coupling(Ctx *x, Node *c, Node **fed_by, Node **fed_port, int nfed)
@@ -1287,8 +1341,9 @@ static void check_coupling(Ctx *x, Node *c, Node **fed_by, Node **fed_port, int 
 	Inner *a = sema_inner(x->info, c->lhs->owner), *b = sema_inner(x->info, c->rhs->owner);
 	InnerPort *pa = sema_inner_port(a, c->lhs->name), *pb = sema_inner_port(b, c->rhs->name);
 	if (!assignable(pb->type, pa->type))
-		diag_error(x->c->diag, c->loc, "coupling connects a %s output to a %s input",
-			   ast_type_name(pa->type), ast_type_name(pb->type));
+		diag_error(x->c->diag, c->loc, "coupling '%s.%s -> %s.%s' connects a %s output to a "
+			   "%s input", a->name, pa->name, b->name, pb->name, ast_type_name(pa->type),
+			   ast_type_name(pb->type));
 	double scale, offset;
 	const char *what = arena_printf(x->c->arena, "coupling '%s.%s -> %s.%s'", a->name, pa->name,
 					b->name, pb->name);
@@ -1360,6 +1415,11 @@ SaInfo *chk_adaptation(Compilation *c, Module *m, Node *sa)
 		declare(&x, x.top, p->name, p, SYM_INPORT);
 	for (Node *p = sa->a_outports; p; p = p->next)
 		declare(&x, x.top, p->name, p, SYM_OUTPORT);
+	x.part = PART_GENERAL;
+	for (Node *p = sa->a_inports; p; p = p->next)
+		check_external_port(&x, p, true);
+	for (Node *p = sa->a_outports; p; p = p->next)
+		check_external_port(&x, p, false);
 	for (Node *p = sa->a_params; p; p = p->next) {
 		x.part = PART_PARAM;
 		check_vardecl(&x, p, SYM_PARAM);
@@ -1368,12 +1428,6 @@ SaInfo *chk_adaptation(Compilation *c, Module *m, Node *sa)
 	declare_vars(&x, sa->a_ctrl_vars, SYM_CTRL_VAR);
 	declare_vars(&x, sa->a_in_vars, SYM_IN_VAR);
 	declare_vars(&x, sa->a_out_vars, SYM_OUT_VAR);
-
-	x.part = PART_GENERAL;
-	for (Node *p = sa->a_inports; p; p = p->next)
-		check_external_port(&x, p, true);
-	for (Node *p = sa->a_outports; p; p = p->next)
-		check_external_port(&x, p, false);
 
 	/* Couplings, and that no inner input is fed twice (by couplings or bindings). */
 	int nfed = 0, cap = ast_count(sa->a_couplings) + ast_count(sa->a_inports) + 1;
@@ -1412,32 +1466,110 @@ SaInfo *chk_adaptation(Compilation *c, Module *m, Node *sa)
 	return info;
 }
 
-/* A scenario module's top-level connections between declared FMUs. */
-static void check_scenario_connection(Compilation *c, Module *m, Node *conn)
+/* The top-level element named name that a scenario connection can reach: an fmu or an
+ * adaptation of this module or of one it imports. */
+static Node *scenario_element(Module *m, const char *name)
+{
+	for (int k = -1; k < m->nimports; k++) {
+		Module *mk = k < 0 ? m : m->imports[k];
+		for (Node *el = mk && mk->root ? mk->root->list2 : NULL; el; el = el->next)
+			if ((el->kind == ND_FMU_DECL || el->kind == ND_ADAPTATION) &&
+			    strcmp(el->name, name) == 0)
+				return el;
+	}
+	return NULL;
+}
+
+/* One end of a scenario connection to a declared fmu: the variable it names, which must
+ * be an output (the source) or an input (the target).  NULL after a report, or when the
+ * fmu could not be read (reported where it is declared). */
+static const FmuVar *scenario_port(Ctx *x, Node *e, Node *decl, bool source)
+{
+	FmuInfo *fmu = decl->info;
+	if (!fmu)
+		return NULL;
+	const FmuVar *v = fmu_find_var(fmu, e->name);
+	if (!v) {
+		Loc at = port_name_loc(e);
+		diag_error(x->c->diag, at, "fmu '%s' has no port '%s'", decl->name, e->name);
+		const char *cands[512];
+		int n = 0;
+		for (int i = 0; i < fmu->nvars && n < 512; i++)
+			if (fmu->vars[i].causality == CAUS_INPUT || fmu->vars[i].causality == CAUS_OUTPUT)
+				cands[n++] = fmu->vars[i].name;
+		const char *best = nearest(e->name, cands, n);
+		if (best)
+			diag_note(x->c->diag, at, "did you mean '%s'?", best);
+		return NULL;
+	}
+	if (v->causality != (source ? CAUS_OUTPUT : CAUS_INPUT)) {
+		diag_error(x->c->diag, e->loc, "a connection goes from an output to an input, and "
+			   "'%s.%s' is %s", decl->name, e->name, causality_words(v->causality));
+		return NULL;
+	}
+	return v;
+}
+
+/* A scenario module's top-level connections between declared FMUs: both ends exist, go
+ * from an output to an input, and carry convertible units (the conversion is stored on
+ * the connection, as for couplings).  Ports of adaptations are not looked into here. */
+static void check_scenario_connection(Ctx *x, Node *conn)
 {
 	Node *ends[2] = {conn->lhs, conn->rhs};
+	const FmuVar *vars[2] = {NULL, NULL};
 	for (int i = 0; i < 2; i++) {
 		Node *e = ends[i];
 		if (!e->owner) {
-			diag_error(c->diag, e->loc, "a scenario connection names 'fmu.port', not '%s'",
+			diag_error(x->c->diag, e->loc, "a scenario connection names 'fmu.port', not '%s'",
 				   e->name);
 			continue;
 		}
-		bool found = false;
-		for (Node *el = m->root->list2; el; el = el->next)
-			if ((el->kind == ND_FMU_DECL || el->kind == ND_ADAPTATION) &&
-			    strcmp(el->name, e->owner) == 0)
-				found = true;
-		for (int k = 0; k < m->nimports && !found; k++)
-			for (Node *el = m->imports[k] && m->imports[k]->root ? m->imports[k]->root->list2
-									      : NULL;
-			     el; el = el->next)
-				if ((el->kind == ND_FMU_DECL || el->kind == ND_ADAPTATION) &&
-				    strcmp(el->name, e->owner) == 0)
-					found = true;
-		if (!found)
-			diag_error(c->diag, e->loc, "no fmu or adaptation named '%s' in this scenario",
-				   e->owner);
+		Node *el = scenario_element(x->m, e->owner);
+		if (!el)
+			diag_error(x->c->diag, owner_loc(e), "no fmu or adaptation named '%s' in this "
+				   "scenario", e->owner);
+		else if (el->kind == ND_FMU_DECL)
+			vars[i] = scenario_port(x, e, el, i == 0);
+	}
+	if (!vars[0] || !vars[1])
+		return;
+	const char *what = arena_printf(x->c->arena, "connection '%s.%s -> %s.%s'", conn->lhs->owner,
+					conn->lhs->name, conn->rhs->owner, conn->rhs->name);
+	SaType from = fmu_sa_type(vars[0]->type), to = fmu_sa_type(vars[1]->type);
+	if (!assignable(to, from))
+		diag_error(x->c->diag, conn->loc, "%s connects a %s output to a %s input", what,
+			   ast_type_name(from), ast_type_name(to));
+	double scale, offset;
+	if (vars[0]->unit && vars[1]->unit &&
+	    conversion(x, conn->loc, what, vars[0]->unit, vars[1]->unit, &scale, &offset)) {
+		conn->scale = scale;
+		conn->offset = offset;
+		conn->converts = scale != 1 || offset != 0;
+	}
+}
+
+/* Opens, once, each fmu this module declares that its connections use: a missing or
+ * unreadable one is reported at its declaration, not at every connection. */
+static void open_scenario_fmus(Ctx *x)
+{
+	for (Node *d = x->m->root->list2; d; d = d->next) {
+		if (d->kind != ND_FMU_DECL || d->info)
+			continue;
+		bool used = false;
+		for (Node *e = x->m->root->list2; e && !used; e = e->next)
+			used = e->kind == ND_CONNECTION &&
+			       ((e->lhs->owner && strcmp(e->lhs->owner, d->name) == 0) ||
+				(e->rhs->owner && strcmp(e->rhs->owner, d->name) == 0));
+		if (!used)
+			continue;
+		const char *file = find_fmu_file(x, d->str);
+		if (!file) {
+			diag_error(x->c->diag, d->loc, "cannot find fmu '%s' at \"%s\"", d->name, d->str);
+			diag_note(x->c->diag, d->loc, "looked beside the script and in %d -L director%s",
+				  x->c->nfmu_dirs, x->c->nfmu_dirs == 1 ? "y" : "ies");
+			continue;
+		}
+		d->info = drv_open_fmu(x->c, file, d->loc);
 	}
 }
 
@@ -1446,11 +1578,13 @@ int chk_module(Compilation *c, Module *m)
 	int before = diag_errors(c->diag);
 	if (!m->root)
 		return 1;
-	for (Node *e = m->root->list2; e; e = e->next) {
+	for (Node *e = m->root->list2; e; e = e->next)
 		if (e->kind == ND_ADAPTATION)
 			chk_adaptation(c, m, e);
-		else if (e->kind == ND_CONNECTION)
-			check_scenario_connection(c, m, e);
-	}
+	Ctx x = {.c = c, .m = m};
+	open_scenario_fmus(&x);
+	for (Node *e = m->root->list2; e; e = e->next)
+		if (e->kind == ND_CONNECTION)
+			check_scenario_connection(&x, e);
 	return diag_errors(c->diag) - before;
 }

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "check.h"
 #include "explicit.h"
@@ -107,10 +108,18 @@ static char *dir_of(Arena *a, const char *path)
 	return arena_strndup(a, path, (size_t)(slash - path));
 }
 
+/* The module already read from path: the same spelling, or another spelling of the same
+ * file ("a.sa" and "./a.sa"), so that a file is never loaded twice. */
 static Module *find_loaded(Compilation *c, const char *path)
 {
 	for (Module *m = c->modules; m; m = m->next)
 		if (strcmp(m->path, path) == 0)
+			return m;
+	struct stat want, st;
+	if (stat(path, &want) != 0)
+		return NULL;
+	for (Module *m = c->modules; m; m = m->next)
+		if (stat(m->path, &st) == 0 && st.st_dev == want.st_dev && st.st_ino == want.st_ino)
 			return m;
 	return NULL;
 }

@@ -103,6 +103,7 @@ static const char *sym_noun(int sym)
 	case SYM_OUT_VAR: return "an out var";
 	case SYM_CTRL_VAR: return "a control var";
 	case SYM_INNER: return "an inner fmu";
+	case SYM_LOCAL: return "a local var";
 	default: return "a declaration";
 	}
 }
@@ -113,6 +114,15 @@ static void collision(Rw *w, Node *user, int sym, const char *name, const char *
 	diag_error(w->c->diag, user->loc, "%s: the name '%s' is needed for %s but is already %s",
 		   w->rule, name, purpose, sym_noun(sym));
 	diag_note(w->c->diag, user->loc, "rename this declaration");
+}
+
+/* Reports that a name the rule must generate was generated already, by this rule or an
+ * earlier one, for something else (the names differ in case, or split at another '_'). */
+static void generated_twice(Rw *w, Loc loc, Node *old, const char *name, const char *purpose)
+{
+	diag_error(w->c->diag, loc, "%s: the name '%s' is needed for %s, but %s made it for "
+		   "another port already", w->rule, name, purpose, old->origin);
+	diag_note(w->c->diag, old->loc, "the other port is declared here; rename one of them");
 }
 
 static Node *default_value(Rw *w, Loc loc, SaType t, Node *start)
@@ -181,13 +191,16 @@ static Node *converted(Rw *w, Node *x, double scale, double offset)
 	Arena *a = w->c->arena;
 	Node *e = x;
 	if (scale != 1) {
-		e = ast_binary(a, x->loc, OP_MUL, ast_real(a, x->loc, scale), e);
+		Node *k = ast_real(a, x->loc, scale);
+		k->origin = w->rule;
+		e = ast_binary(a, x->loc, OP_MUL, k, e);
 		e->origin = w->rule;
 	}
 	if (offset != 0) {
 		bool neg = offset < 0;
-		e = ast_binary(a, x->loc, neg ? OP_SUB : OP_ADD, e,
-			       ast_real(a, x->loc, neg ? -offset : offset));
+		Node *k = ast_real(a, x->loc, neg ? -offset : offset);
+		k->origin = w->rule;
+		e = ast_binary(a, x->loc, neg ? OP_SUB : OP_ADD, e, k);
 		e->origin = w->rule;
 	}
 	return e;
@@ -319,6 +332,41 @@ static bool assigns_anywhere(Node *stmts, const char *owner, const char *name)
 	return false;
 }
 
+static Node *decl_named(Node *decls, const char *name)
+{
+	for (Node *d = decls; d; d = d->next)
+		if (strcmp(d->name, name) == 0)
+			return d;
+	return NULL;
+}
+
+/* A var or loop variable named `name` declared anywhere under stmts, or NULL.  A name a
+ * rule writes into those statements would mean that local, not the adaptation's own. */
+static Node *local_named(Node *stmts, const char *name)
+{
+	for (Node *s = stmts; s; s = s->next) {
+		Node *found = NULL;
+		switch (s->kind) {
+		case ND_VAR:
+			found = decl_named(s->list1, name);
+			break;
+		case ND_IF:
+			found = local_named(s->then->list1, name);
+			if (!found && s->els)
+				found = local_named(s->els->kind == ND_IF ? s->els : s->els->list1, name);
+			break;
+		case ND_FOR:
+			found = strcmp(s->name, name) == 0 ? s->init : local_named(s->then->list1, name);
+			break;
+		default:
+			break;
+		}
+		if (found)
+			return found;
+	}
+	return NULL;
+}
+
 /* ---- 1. AddInPorts ------------------------------------------------------------------
  * Every inner input fed neither by a coupling, nor by a binding, nor by an assignment in
  * control rules or MapIn parts becomes an external input of the same name bound to it. */
@@ -371,6 +419,10 @@ static void rule_add_in_ports(Compilation *c, SaInfo *info)
 				port->unit = mk(&w, ND_UNIT, in->decl->loc);
 				port->unit->str = p->unit;
 			}
+			/* The inner input's start value becomes the port's, and so its default. */
+			port->init = start_literal(&w, in->decl->loc, p);
+			if (port->init)
+				port->init->origin = w.rule;
 			port->bind_dir = BIND_TO;
 			port->bind = mk_ref(&w, in->decl->loc, in->name, p->name, p->decl, SYM_INNER_IN);
 			w.sa->a_inports = ast_append(w.sa->a_inports, port);
@@ -388,9 +440,12 @@ static void rule_add_in_params(Compilation *c, SaInfo *info)
 		int sym;
 		Node *old = find_top(w.sa, name, &sym);
 		if (old) {
+			const char *purpose = arena_printf(c->arena, "the initial value of input '%s'",
+							   p->name);
 			if (sym != SYM_PARAM)
-				collision(&w, old, sym, name, arena_printf(c->arena,
-					  "the initial value of input '%s'", p->name));
+				collision(&w, old, sym, name, purpose);
+			else if (old->origin)
+				generated_twice(&w, p->loc, old, name, purpose);
 			continue; /* (1) present already */
 		}
 		Node *d = mk(&w, ND_VARDECL, p->loc);
@@ -437,6 +492,13 @@ static Node *rules_block(Rw *w, Node **slot, int which)
 	return *slot;
 }
 
+/* A var of the rules block that would hide the stored variable `name` from the rule
+ * AddInRule or AddOutRule prepends to it. */
+static Node *block_var(Node *rules, const char *name)
+{
+	return rules ? decl_named(rules->list2, name) : NULL;
+}
+
 static bool rules_assign(Node *rules, const char *t_owner, const char *t_name,
 			 const char *s_owner, const char *s_name)
 {
@@ -472,6 +534,12 @@ static void rule_add_in_rule(Compilation *c, SaInfo *info)
 		Node *var = find_top(w.sa, stored, &sym);
 		if (!var || sym != SYM_IN_VAR)
 			continue; /* (1) AddInVars reported why */
+		Node *hides = block_var(w.sa->a_in_rules, stored);
+		if (hides) {
+			collision(&w, hides, SYM_LOCAL, stored, arena_printf(c->arena,
+				  "the stored value of input '%s'", p->name));
+			continue; /* (3) a var of the in rules would take the assignments */
+		}
 		if (!rules_assign(w.sa->a_in_rules, NULL, stored, w.sa->name, p->name))
 			trans = ast_append(trans, mk_assign(&w, p->loc,
 				mk_name(&w, p->loc, stored, var, SYM_IN_VAR),
@@ -560,10 +628,14 @@ static void rule_add_out_params(Compilation *c, SaInfo *info)
 			int sym;
 			Node *old = find_top(w.sa, name, &sym);
 			if (old) {
+				const char *purpose = arena_printf(c->arena, "the initial value of "
+								   "'%s.%s'", in->name, p->name);
 				if (sym != SYM_PARAM)
-					collision(&w, old, sym, name, arena_printf(c->arena,
-						  "the initial value of '%s.%s'", in->name, p->name));
-				continue;
+					collision(&w, old, sym, name, purpose);
+				else if (old->origin)
+					generated_twice(&w, p->decl ? p->decl->loc : in->decl->loc, old,
+							name, purpose);
+				continue; /* (1) present already */
 			}
 			Node *d = mk(&w, ND_VARDECL, in->decl->loc);
 			d->name = name;
@@ -589,10 +661,14 @@ static void rule_add_out_vars(Compilation *c, SaInfo *info)
 			int sym;
 			Node *old = find_top(w.sa, name, &sym);
 			if (old) {
+				const char *purpose = arena_printf(c->arena, "the stored value of "
+								   "'%s.%s'", in->name, p->name);
 				if (sym != SYM_OUT_VAR)
-					collision(&w, old, sym, name, arena_printf(c->arena,
-						  "the stored value of '%s.%s'", in->name, p->name));
-				continue;
+					collision(&w, old, sym, name, purpose);
+				else if (old->origin)
+					generated_twice(&w, p->decl ? p->decl->loc : in->decl->loc, old,
+							name, purpose);
+				continue; /* (1) present already */
 			}
 			int psym;
 			Node *param = find_top(w.sa, init_out_name(&w, in->name, p->name), &psym);
@@ -626,6 +702,12 @@ static void rule_add_out_rule(Compilation *c, SaInfo *info)
 			Node *var = find_top(w.sa, stored, &sym);
 			if (!var || sym != SYM_OUT_VAR)
 				continue; /* (1) AddOutVars reported why */
+			Node *hides = block_var(w.sa->a_out_rules, stored);
+			if (hides) {
+				collision(&w, hides, SYM_LOCAL, stored, arena_printf(c->arena,
+					  "the stored value of '%s.%s'", in->name, p->name));
+				continue; /* (3) a var of the out rules would take the assignments */
+			}
 			if (rules_assign(w.sa->a_out_rules, NULL, stored, in->name, p->name))
 				continue; /* (2) present already */
 			trans = ast_append(trans, mk_assign(&w, in->decl->loc,
@@ -639,8 +721,8 @@ static void rule_add_out_rule(Compilation *c, SaInfo *info)
 		const char *stored = stored_out_name(&w, o->bind->owner, o->bind->name);
 		int sym;
 		Node *var = find_top(w.sa, stored, &sym);
-		if (!var || sym != SYM_OUT_VAR)
-			continue;
+		if (!var || sym != SYM_OUT_VAR || block_var(w.sa->a_out_rules, stored))
+			continue; /* (1), (3) */
 		Node *value = converted(&w, mk_name(&w, o->bind->loc, stored, var, SYM_OUT_VAR),
 					o->converts ? o->scale : 1, o->converts ? o->offset : 0);
 		map = ast_append(map, mk_assign(&w, o->loc,
@@ -663,6 +745,14 @@ static void rule_remove_out_bindings(Compilation *c, SaInfo *info)
 	}
 }
 
+static int inner_index(const SaInfo *info, const char *name)
+{
+	for (int i = 0; i < info->ninners; i++)
+		if (strcmp(info->inners[i]->name, name) == 0)
+			return i;
+	return -1;
+}
+
 /* ---- 11. CreateCtrlRules --------------------------------------------------------------
  * Without control rules, steps every inner FMU once, in topological order of the
  * couplings (an edge counts when its target is Mealy), and returns the smallest step. */
@@ -680,8 +770,6 @@ static void rule_create_ctrl_rules(Compilation *c, SaInfo *info)
 	int *indeg = arena_alloc(a, (size_t)n * sizeof *indeg);
 	bool *done = arena_alloc(a, (size_t)n * sizeof *done);
 	int *order = arena_alloc(a, (size_t)n * sizeof *order);
-	int idx_of_cap = n;
-	(void)idx_of_cap;
 	for (Node *cp = sa->a_couplings; cp; cp = cp->next) {
 		Inner *dst = sema_inner(info, cp->rhs->owner);
 		if (!dst || !dst->mealy || strcmp(cp->lhs->owner, cp->rhs->owner) == 0)
@@ -712,20 +800,37 @@ static void rule_create_ctrl_rules(Compilation *c, SaInfo *info)
 		}
 	}
 	if (m < n) {
-		/* Name the cycle: follow couplings among the inners left over. */
+		/* Name one cycle.  Every inner left over is fed, through a coupling that counts,
+		 * by another one left over: walking such couplings backwards from one of them
+		 * comes round to an inner walked before, and the couplings walked since then
+		 * are the cycle (inners merely downstream of it stay out of the message). */
+		int *seen = arena_alloc(a, (size_t)n * sizeof *seen); /* walk position + 1 */
+		Node **via = arena_alloc(a, (size_t)n * sizeof *via); /* coupling into it */
+		int cur = 0, len = 0;
+		while (done[cur])
+			cur++;
+		while (cur >= 0 && !seen[cur]) {
+			seen[cur] = ++len;
+			int pred = -1;
+			for (Node *cp = sa->a_couplings; cp && pred < 0; cp = cp->next) {
+				int si = inner_index(info, cp->lhs->owner);
+				int di = inner_index(info, cp->rhs->owner);
+				if (di == cur && si >= 0 && si != di && !done[si] && info->inners[di]->mealy) {
+					pred = si;
+					via[len - 1] = cp;
+				}
+			}
+			cur = pred;
+		}
+		int from = cur >= 0 ? seen[cur] - 1 : len;
 		StrBuf sb;
 		sb_init(&sb);
 		Node *first = NULL;
 		for (Node *cp = sa->a_couplings; cp; cp = cp->next) {
-			Inner *src = sema_inner(info, cp->lhs->owner), *dst = sema_inner(info, cp->rhs->owner);
-			int si = -1, di = -1;
-			for (int i = 0; i < n; i++) {
-				if (info->inners[i] == src)
-					si = i;
-				if (info->inners[i] == dst)
-					di = i;
-			}
-			if (si >= 0 && di >= 0 && !done[si] && !done[di] && dst->mealy) {
+			bool on_cycle = false;
+			for (int k = from; k < len; k++)
+				on_cycle |= via[k] == cp;
+			if (on_cycle) {
 				if (!first)
 					first = cp;
 				if (sb.len)
@@ -890,9 +995,27 @@ static void rule_implement_internal_binding(Compilation *c, SaInfo *info)
 /* ---- 13. ReplacePortsRefsByVars -------------------------------------------------------
  * MapIn parts read stored inputs; control rules and Out parts read stored inner outputs. */
 
+/* The part being rewritten: a stored variable's name put there must not be hidden by a
+ * local of the part.  (A var of a rules block that would hide one is reported by AddInRule
+ * or AddOutRule already.) */
+typedef struct Part {
+	Node *stmts;
+	Node *reported; /* the last hiding local reported, so that it is reported once */
+} Part;
+
+/* The local that would hide `stored` in the part, reported; NULL when there is none. */
+static Node *hidden(Rw *w, Part *part, const char *stored, const char *purpose)
+{
+	Node *local = local_named(part->stmts, stored);
+	if (local && local != part->reported) {
+		collision(w, local, SYM_LOCAL, stored, purpose);
+		part->reported = local;
+	}
+	return local;
+}
+
 static void replace_inport_fn(Rw *w, Node **slot, void *arg)
 {
-	(void)arg;
 	Node *n = *slot;
 	if ((n->kind != ND_NAME && n->kind != ND_PORT_REF) || n->sym != SYM_INPORT)
 		return;
@@ -900,7 +1023,10 @@ static void replace_inport_fn(Rw *w, Node **slot, void *arg)
 	int sym;
 	Node *var = find_top(w->sa, stored, &sym);
 	if (!var || sym != SYM_IN_VAR)
-		return;
+		return; /* (1) AddInVars reported why */
+	if (hidden(w, arg, stored, arena_printf(w->c->arena, "the stored value of input '%s'",
+						n->name)))
+		return; /* (2) a local has the stored variable's name */
 	Node *r = mk_name(w, n->loc, stored, var, SYM_IN_VAR);
 	r->next = n->next;
 	*slot = r;
@@ -908,7 +1034,6 @@ static void replace_inport_fn(Rw *w, Node **slot, void *arg)
 
 static void replace_inner_out_fn(Rw *w, Node **slot, void *arg)
 {
-	(void)arg;
 	Node *n = *slot;
 	if (n->kind != ND_PORT_REF || n->sym != SYM_INNER_OUT)
 		return;
@@ -916,26 +1041,36 @@ static void replace_inner_out_fn(Rw *w, Node **slot, void *arg)
 	int sym;
 	Node *var = find_top(w->sa, stored, &sym);
 	if (!var || sym != SYM_OUT_VAR)
-		return;
+		return; /* (1) AddOutVars reported why */
+	if (hidden(w, arg, stored, arena_printf(w->c->arena, "the stored value of '%s.%s'",
+						n->owner, n->name)))
+		return; /* (2) */
 	Node *r = mk_name(w, n->loc, stored, var, SYM_OUT_VAR);
 	r->next = n->next;
 	*slot = r;
+}
+
+/* Rewrites the output functions (`-->` parts) of a rules block. */
+static void replace_in_rules(Rw *w, Node *rules, ExprFn fn)
+{
+	for (Node *r = rules ? rules->list3 : NULL; r; r = r->next) {
+		if (!r->els)
+			continue;
+		Part part = {r->els->kind == ND_BLOCK ? r->els->list1 : NULL, NULL};
+		walk_exprs(w, &r->els, fn, &part);
+	}
 }
 
 static void rule_replace_ports_refs_by_vars(Compilation *c, SaInfo *info)
 {
 	Rw w = {c, info, info->sa, "ReplacePortsRefsByVars"};
 	Node *sa = w.sa;
-	if (sa->a_in_rules)
-		for (Node *r = sa->a_in_rules->list3; r; r = r->next)
-			if (r->els)
-				walk_exprs(&w, &r->els, replace_inport_fn, NULL);
-	if (sa->a_ctrl && sa->a_ctrl->kind == ND_CTRL)
-		walk_exprs(&w, &sa->a_ctrl->body, replace_inner_out_fn, NULL);
-	if (sa->a_out_rules)
-		for (Node *r = sa->a_out_rules->list3; r; r = r->next)
-			if (r->els)
-				walk_exprs(&w, &r->els, replace_inner_out_fn, NULL);
+	replace_in_rules(&w, sa->a_in_rules, replace_inport_fn);
+	if (sa->a_ctrl && sa->a_ctrl->kind == ND_CTRL) {
+		Part part = {sa->a_ctrl->body->list1, NULL};
+		walk_exprs(&w, &sa->a_ctrl->body, replace_inner_out_fn, &part);
+	}
+	replace_in_rules(&w, sa->a_out_rules, replace_inner_out_fn);
 }
 
 const RwRule rw_rules[] = {

@@ -12,9 +12,70 @@ void *SaParseAlloc(void *(*alloc)(size_t), ParseCtx *ctx);
 void SaParse(void *parser, int major, Token minor);
 void SaParseFree(void *parser, void (*dealloc)(void *));
 
+/* Every later stage (printer, checker, rewrite rules) walks the tree recursively.  The
+ * parser's stack bounds nesting to the right (`((((`, `- - -`), but a left-associative
+ * chain such as `a + b + c + ...` deepens the tree by one level per operator without
+ * growing that stack.  Trees deeper than this are refused here, so that a long chain is
+ * an error rather than a stack overflow further on. */
+#define MAX_TREE_DEPTH 5000
+
+typedef struct DepthItem {
+	const Node *n;
+	int depth;
+} DepthItem;
+
+/* The first node found deeper than MAX_TREE_DEPTH, or NULL.  Iterative, for the reason
+ * above; list siblings (`next`) count as one level. */
+static const Node *too_deep(const Node *root)
+{
+	size_t cap = 256, top = 0;
+	DepthItem *stack = malloc(cap * sizeof *stack);
+	const Node *found = NULL;
+	if (!stack)
+		return NULL;
+	stack[top++] = (DepthItem){root, 1};
+	while (top > 0) {
+		DepthItem it = stack[--top];
+		const Node *n = it.n;
+		if (it.depth > MAX_TREE_DEPTH) {
+			found = n;
+			break;
+		}
+		/* Pushed last to first, so the walk goes down lhs first: in a chain too long
+		 * the node found then starts where the whole expression starts. */
+		const Node *kids[] = {n->lhs, n->rhs, n->cond, n->then, n->els, n->init,
+				      n->unit, n->bind, n->body, n->list1, n->list2, n->list3,
+				      n->a_inners, n->a_couplings, n->a_inports, n->a_outports,
+				      n->a_params, n->a_general, n->a_ctrl_vars, n->a_ctrl,
+				      n->a_in_vars, n->a_in_rules, n->a_out_vars, n->a_out_rules,
+				      n->next};
+		size_t nkids = sizeof kids / sizeof kids[0];
+		for (size_t i = nkids; i-- > 0;) {
+			if (!kids[i])
+				continue;
+			if (top == cap) {
+				DepthItem *s = realloc(stack, 2 * cap * sizeof *s);
+				if (!s)
+					goto done;
+				stack = s;
+				cap *= 2;
+			}
+			/* The next sibling stays on the same level. */
+			stack[top++] = (DepthItem){kids[i], i == nkids - 1 ? it.depth : it.depth + 1};
+		}
+	}
+done:
+	free(stack);
+	return found;
+}
+
 Node *parse_source(Arena *a, DiagSink *d, const char *file, const char *text, size_t len)
 {
 	ParseCtx ctx = {.arena = a, .diag = d, .file = file, .src = text};
+	/* Some errors are reported by grammar actions (a literal out of range, `composed`
+	 * without `of`, a port clause given twice) and leave the parse going: they too mean
+	 * no tree. */
+	int errors_before = diag_errors(d);
 	Lexer lx;
 	lex_init(&lx, file, text, len, d);
 	void *parser = SaParseAlloc(malloc, &ctx);
@@ -29,8 +90,16 @@ Node *parse_source(Arena *a, DiagSink *d, const char *file, const char *text, si
 		SaParse(parser, code, tok);
 	} while (code != 0 && !ctx.failed);
 	SaParseFree(parser, free);
-	if (ctx.failed || lx.errors)
+	if (ctx.failed || lx.errors || diag_errors(d) > errors_before)
 		return NULL;
+	const Node *deep = ctx.root ? too_deep(ctx.root) : NULL;
+	if (deep) {
+		Loc at = deep->loc;
+		at.len = 1; /* the node may span a very long line */
+		diag_error(d, at, "nesting too deep (more than %d levels); split the expression "
+			   "with intermediate variables", MAX_TREE_DEPTH);
+		return NULL;
+	}
 	return ctx.root;
 }
 
@@ -47,8 +116,8 @@ char *tok_str(ParseCtx *ctx, Token t)
 	return arena_strndup(ctx->arena, t.s, (size_t)t.n);
 }
 
-/* Strips the quotes and resolves \n \t \r \\ \" \' and \0; any other escaped character
- * stands for itself. */
+/* Strips the quotes and resolves \n \t \r; any other escaped character stands for
+ * itself (so \\ \" \' give \ " ', and \0 gives 0: a value cannot hold a NUL). */
 char *tok_string_value(ParseCtx *ctx, Token t)
 {
 	char *out = arena_alloc(ctx->arena, (size_t)t.n + 1), *o = out;

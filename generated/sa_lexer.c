@@ -64,7 +64,9 @@ static int scan_string(Lexer *lx, char quote)
 		}
 		if (c == '\n')
 			break;
-		if (c == '\\' && lx->cur + 1 < lx->lim && lx->cur[1] != '\n')
+		if (c == '\0') /* would cut the value short: report it as anywhere else */
+			lex_error(lx, here(lx, lx->cur, lx->cur + 1), "stray NUL byte in source");
+		if (c == '\\' && lx->cur + 1 < lx->lim && lx->cur[1] != '\n' && lx->cur[1] != '\0')
 			lx->cur++;
 		lx->cur++;
 	}
@@ -79,7 +81,7 @@ int lex_next(Lexer *lx, Token *t)
 	for (;;) {
 		lx->tok = lx->cur;
 		
-#line 83 "generated/sa_lexer.c"
+#line 85 "generated/sa_lexer.c"
 {
 	unsigned char yych;
 	unsigned int yyaccept = 0;
@@ -217,7 +219,7 @@ int lex_next(Lexer *lx, Token *t)
 	}
 yy1:
 	++lx->cur;
-#line 92 "grammar/sa_lexer.re"
+#line 94 "grammar/sa_lexer.re"
 	{
 			if (lx->cur > lx->lim) {
 				lx->cur = lx->lim;
@@ -229,11 +231,11 @@ yy1:
 			lex_error(lx, here(lx, lx->tok, lx->cur), "stray NUL byte in source");
 			continue;
 		}
-#line 233 "generated/sa_lexer.c"
+#line 235 "generated/sa_lexer.c"
 yy2:
 	++lx->cur;
 yy3:
-#line 250 "grammar/sa_lexer.re"
+#line 252 "grammar/sa_lexer.re"
 	{
 			Loc loc = here(lx, lx->tok, lx->cur);
 			unsigned char c = (unsigned char)*lx->tok;
@@ -244,7 +246,7 @@ yy3:
 			lx->errors++;
 			continue;
 		}
-#line 248 "generated/sa_lexer.c"
+#line 250 "generated/sa_lexer.c"
 yy4:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -256,14 +258,14 @@ yy4:
 		default: goto yy5;
 	}
 yy5:
-#line 103 "grammar/sa_lexer.re"
+#line 105 "grammar/sa_lexer.re"
 	{ continue; }
-#line 262 "generated/sa_lexer.c"
+#line 264 "generated/sa_lexer.c"
 yy6:
 	++lx->cur;
-#line 104 "grammar/sa_lexer.re"
+#line 106 "grammar/sa_lexer.re"
 	{ lx->line++; lx->line_start = lx->cur; continue; }
-#line 267 "generated/sa_lexer.c"
+#line 269 "generated/sa_lexer.c"
 yy7:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -272,39 +274,39 @@ yy7:
 	}
 yy8:
 	++lx->cur;
-#line 213 "grammar/sa_lexer.re"
+#line 215 "grammar/sa_lexer.re"
 	{ if (!scan_string(lx, '"')) continue; return TOK(TK_STRING); }
-#line 278 "generated/sa_lexer.c"
+#line 280 "generated/sa_lexer.c"
 yy9:
 	++lx->cur;
-#line 214 "grammar/sa_lexer.re"
+#line 216 "grammar/sa_lexer.re"
 	{ if (!scan_string(lx, '\'')) continue; return TOK(TK_STRING); }
-#line 283 "generated/sa_lexer.c"
+#line 285 "generated/sa_lexer.c"
 yy10:
 	++lx->cur;
-#line 216 "grammar/sa_lexer.re"
+#line 218 "grammar/sa_lexer.re"
 	{ return TOK(TK_LPAREN); }
-#line 288 "generated/sa_lexer.c"
+#line 290 "generated/sa_lexer.c"
 yy11:
 	++lx->cur;
-#line 217 "grammar/sa_lexer.re"
+#line 219 "grammar/sa_lexer.re"
 	{ return TOK(TK_RPAREN); }
-#line 293 "generated/sa_lexer.c"
+#line 295 "generated/sa_lexer.c"
 yy12:
 	++lx->cur;
-#line 232 "grammar/sa_lexer.re"
+#line 234 "grammar/sa_lexer.re"
 	{ return TOK(TK_STAR); }
-#line 298 "generated/sa_lexer.c"
+#line 300 "generated/sa_lexer.c"
 yy13:
 	++lx->cur;
-#line 230 "grammar/sa_lexer.re"
+#line 232 "grammar/sa_lexer.re"
 	{ return TOK(TK_PLUS); }
-#line 303 "generated/sa_lexer.c"
+#line 305 "generated/sa_lexer.c"
 yy14:
 	++lx->cur;
-#line 222 "grammar/sa_lexer.re"
+#line 224 "grammar/sa_lexer.re"
 	{ return TOK(TK_COMMA); }
-#line 308 "generated/sa_lexer.c"
+#line 310 "generated/sa_lexer.c"
 yy15:
 	yyaccept = 0;
 	yych = *(lx->marker = ++lx->cur);
@@ -314,9 +316,9 @@ yy15:
 		default: goto yy16;
 	}
 yy16:
-#line 231 "grammar/sa_lexer.re"
+#line 233 "grammar/sa_lexer.re"
 	{ return TOK(TK_MINUS); }
-#line 320 "generated/sa_lexer.c"
+#line 322 "generated/sa_lexer.c"
 yy17:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -334,9 +336,9 @@ yy17:
 		default: goto yy18;
 	}
 yy18:
-#line 224 "grammar/sa_lexer.re"
+#line 226 "grammar/sa_lexer.re"
 	{ return TOK(TK_DOT); }
-#line 340 "generated/sa_lexer.c"
+#line 342 "generated/sa_lexer.c"
 yy19:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -345,9 +347,9 @@ yy19:
 		default: goto yy20;
 	}
 yy20:
-#line 233 "grammar/sa_lexer.re"
+#line 235 "grammar/sa_lexer.re"
 	{ return TOK(TK_SLASH); }
-#line 351 "generated/sa_lexer.c"
+#line 353 "generated/sa_lexer.c"
 yy21:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -368,9 +370,9 @@ yy21:
 		default: goto yy22;
 	}
 yy22:
-#line 211 "grammar/sa_lexer.re"
+#line 213 "grammar/sa_lexer.re"
 	{ return TOK(TK_INT); }
-#line 374 "generated/sa_lexer.c"
+#line 376 "generated/sa_lexer.c"
 yy23:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -379,9 +381,9 @@ yy23:
 	}
 yy24:
 	++lx->cur;
-#line 223 "grammar/sa_lexer.re"
+#line 225 "grammar/sa_lexer.re"
 	{ return TOK(TK_SEMI); }
-#line 385 "generated/sa_lexer.c"
+#line 387 "generated/sa_lexer.c"
 yy25:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -391,9 +393,9 @@ yy25:
 		default: goto yy26;
 	}
 yy26:
-#line 234 "grammar/sa_lexer.re"
+#line 236 "grammar/sa_lexer.re"
 	{ return TOK(TK_LT); }
-#line 397 "generated/sa_lexer.c"
+#line 399 "generated/sa_lexer.c"
 yy27:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -401,9 +403,9 @@ yy27:
 		default: goto yy28;
 	}
 yy28:
-#line 242 "grammar/sa_lexer.re"
+#line 244 "grammar/sa_lexer.re"
 	{ return TOK(TK_EQ); }
-#line 407 "generated/sa_lexer.c"
+#line 409 "generated/sa_lexer.c"
 yy29:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -412,9 +414,9 @@ yy29:
 		default: goto yy30;
 	}
 yy30:
-#line 236 "grammar/sa_lexer.re"
+#line 238 "grammar/sa_lexer.re"
 	{ return TOK(TK_GT); }
-#line 418 "generated/sa_lexer.c"
+#line 420 "generated/sa_lexer.c"
 yy31:
 	yych = *++lx->cur;
 yy32:
@@ -485,9 +487,9 @@ yy32:
 		default: goto yy33;
 	}
 yy33:
-#line 209 "grammar/sa_lexer.re"
+#line 211 "grammar/sa_lexer.re"
 	{ return TOK(TK_ID); }
-#line 491 "generated/sa_lexer.c"
+#line 493 "generated/sa_lexer.c"
 yy34:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -569,9 +571,9 @@ yy36:
 		default: goto yy37;
 	}
 yy37:
-#line 149 "grammar/sa_lexer.re"
+#line 151 "grammar/sa_lexer.re"
 	{ return TOK(TK_KW_BIGH); }
-#line 575 "generated/sa_lexer.c"
+#line 577 "generated/sa_lexer.c"
 yy38:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -604,14 +606,14 @@ yy42:
 	}
 yy43:
 	++lx->cur;
-#line 220 "grammar/sa_lexer.re"
+#line 222 "grammar/sa_lexer.re"
 	{ return TOK(TK_LBRACKET); }
-#line 610 "generated/sa_lexer.c"
+#line 612 "generated/sa_lexer.c"
 yy44:
 	++lx->cur;
-#line 221 "grammar/sa_lexer.re"
+#line 223 "grammar/sa_lexer.re"
 	{ return TOK(TK_RBRACKET); }
-#line 615 "generated/sa_lexer.c"
+#line 617 "generated/sa_lexer.c"
 yy45:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -671,9 +673,9 @@ yy45:
 		default: goto yy46;
 	}
 yy46:
-#line 243 "grammar/sa_lexer.re"
+#line 245 "grammar/sa_lexer.re"
 	{ return TOK(TK_CARET); }
-#line 677 "generated/sa_lexer.c"
+#line 679 "generated/sa_lexer.c"
 yy47:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -777,9 +779,9 @@ yy51:
 		default: goto yy52;
 	}
 yy52:
-#line 153 "grammar/sa_lexer.re"
+#line 155 "grammar/sa_lexer.re"
 	{ return TOK(TK_KW_E); }
-#line 783 "generated/sa_lexer.c"
+#line 785 "generated/sa_lexer.c"
 yy53:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -865,9 +867,9 @@ yy55:
 		default: goto yy56;
 	}
 yy56:
-#line 150 "grammar/sa_lexer.re"
+#line 152 "grammar/sa_lexer.re"
 	{ return TOK(TK_KW_H); }
-#line 871 "generated/sa_lexer.c"
+#line 873 "generated/sa_lexer.c"
 yy57:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1011,9 +1013,9 @@ yy66:
 		default: goto yy67;
 	}
 yy67:
-#line 151 "grammar/sa_lexer.re"
+#line 153 "grammar/sa_lexer.re"
 	{ return TOK(TK_KW_T); }
-#line 1017 "generated/sa_lexer.c"
+#line 1019 "generated/sa_lexer.c"
 yy68:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1034,29 +1036,29 @@ yy70:
 	}
 yy71:
 	++lx->cur;
-#line 218 "grammar/sa_lexer.re"
+#line 220 "grammar/sa_lexer.re"
 	{ return TOK(TK_LBRACE); }
-#line 1040 "generated/sa_lexer.c"
+#line 1042 "generated/sa_lexer.c"
 yy72:
 	++lx->cur;
-#line 219 "grammar/sa_lexer.re"
+#line 221 "grammar/sa_lexer.re"
 	{ return TOK(TK_RBRACE); }
-#line 1045 "generated/sa_lexer.c"
+#line 1047 "generated/sa_lexer.c"
 yy73:
 	yych = *++lx->cur;
 	if (yych >= 0x80) goto yy73;
-#line 245 "grammar/sa_lexer.re"
+#line 247 "grammar/sa_lexer.re"
 	{
 			lex_error(lx, here(lx, lx->tok, lx->cur),
 				  "non-ASCII characters are allowed only in strings and comments");
 			continue;
 		}
-#line 1055 "generated/sa_lexer.c"
+#line 1057 "generated/sa_lexer.c"
 yy74:
 	++lx->cur;
-#line 239 "grammar/sa_lexer.re"
+#line 241 "grammar/sa_lexer.re"
 	{ return TOK(TK_NE); }
-#line 1060 "generated/sa_lexer.c"
+#line 1062 "generated/sa_lexer.c"
 yy75:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1072,14 +1074,14 @@ yy76:
 	}
 yy77:
 	++lx->cur;
-#line 227 "grammar/sa_lexer.re"
+#line 229 "grammar/sa_lexer.re"
 	{ return TOK(TK_ARROW); }
-#line 1078 "generated/sa_lexer.c"
+#line 1080 "generated/sa_lexer.c"
 yy78:
 	++lx->cur;
-#line 225 "grammar/sa_lexer.re"
+#line 227 "grammar/sa_lexer.re"
 	{ return TOK(TK_DOTDOT); }
-#line 1083 "generated/sa_lexer.c"
+#line 1085 "generated/sa_lexer.c"
 yy79:
 	yyaccept = 2;
 	yych = *(lx->marker = ++lx->cur);
@@ -1100,14 +1102,14 @@ yy80:
 		default: goto yy81;
 	}
 yy81:
-#line 212 "grammar/sa_lexer.re"
+#line 214 "grammar/sa_lexer.re"
 	{ return TOK(TK_REAL); }
-#line 1106 "generated/sa_lexer.c"
+#line 1108 "generated/sa_lexer.c"
 yy82:
 	++lx->cur;
-#line 106 "grammar/sa_lexer.re"
+#line 108 "grammar/sa_lexer.re"
 	{ skip_block_comment(lx); continue; }
-#line 1111 "generated/sa_lexer.c"
+#line 1113 "generated/sa_lexer.c"
 yy83:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1116,9 +1118,9 @@ yy83:
 		default: goto yy83;
 	}
 yy84:
-#line 105 "grammar/sa_lexer.re"
+#line 107 "grammar/sa_lexer.re"
 	{ continue; }
-#line 1122 "generated/sa_lexer.c"
+#line 1124 "generated/sa_lexer.c"
 yy85:
 	yyaccept = 2;
 	yych = *(lx->marker = ++lx->cur);
@@ -1145,39 +1147,39 @@ yy86:
 	}
 yy87:
 	++lx->cur;
-#line 226 "grammar/sa_lexer.re"
+#line 228 "grammar/sa_lexer.re"
 	{ return TOK(TK_ASSIGN); }
-#line 1151 "generated/sa_lexer.c"
+#line 1153 "generated/sa_lexer.c"
 yy88:
 	++lx->cur;
-#line 241 "grammar/sa_lexer.re"
+#line 243 "grammar/sa_lexer.re"
 	{ return TOK(TK_CROSSDOWN); }
-#line 1156 "generated/sa_lexer.c"
+#line 1158 "generated/sa_lexer.c"
 yy89:
 	++lx->cur;
-#line 229 "grammar/sa_lexer.re"
+#line 231 "grammar/sa_lexer.re"
 	{ return TOK(TK_LARROW); }
-#line 1161 "generated/sa_lexer.c"
+#line 1163 "generated/sa_lexer.c"
 yy90:
 	++lx->cur;
-#line 235 "grammar/sa_lexer.re"
+#line 237 "grammar/sa_lexer.re"
 	{ return TOK(TK_LE); }
-#line 1166 "generated/sa_lexer.c"
+#line 1168 "generated/sa_lexer.c"
 yy91:
 	++lx->cur;
-#line 238 "grammar/sa_lexer.re"
+#line 240 "grammar/sa_lexer.re"
 	{ return TOK(TK_EQEQ); }
-#line 1171 "generated/sa_lexer.c"
+#line 1173 "generated/sa_lexer.c"
 yy92:
 	++lx->cur;
-#line 240 "grammar/sa_lexer.re"
+#line 242 "grammar/sa_lexer.re"
 	{ return TOK(TK_CROSSUP); }
-#line 1176 "generated/sa_lexer.c"
+#line 1178 "generated/sa_lexer.c"
 yy93:
 	++lx->cur;
-#line 237 "grammar/sa_lexer.re"
+#line 239 "grammar/sa_lexer.re"
 	{ return TOK(TK_GE); }
-#line 1181 "generated/sa_lexer.c"
+#line 1183 "generated/sa_lexer.c"
 yy94:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1289,10 +1291,10 @@ yy101:
 		default: goto yy102;
 	}
 yy102:
-#line 207 "grammar/sa_lexer.re"
+#line 209 "grammar/sa_lexer.re"
 	{ t->s = lx->tok + 1; t->n = (int)(lx->cur - lx->tok - 1);
 		         t->loc = here(lx, lx->tok, lx->cur); return TK_ID; }
-#line 1296 "generated/sa_lexer.c"
+#line 1298 "generated/sa_lexer.c"
 yy103:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1380,9 +1382,9 @@ yy106:
 		default: goto yy107;
 	}
 yy107:
-#line 117 "grammar/sa_lexer.re"
+#line 119 "grammar/sa_lexer.re"
 	{ return TOK(TK_AS); }
-#line 1386 "generated/sa_lexer.c"
+#line 1388 "generated/sa_lexer.c"
 yy108:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1452,9 +1454,9 @@ yy108:
 		default: goto yy109;
 	}
 yy109:
-#line 114 "grammar/sa_lexer.re"
+#line 116 "grammar/sa_lexer.re"
 	{ return TOK(TK_AT); }
-#line 1458 "generated/sa_lexer.c"
+#line 1460 "generated/sa_lexer.c"
 yy110:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1530,9 +1532,9 @@ yy111:
 		default: goto yy112;
 	}
 yy112:
-#line 199 "grammar/sa_lexer.re"
+#line 201 "grammar/sa_lexer.re"
 	{ return TOK(TK_BY); }
-#line 1536 "generated/sa_lexer.c"
+#line 1538 "generated/sa_lexer.c"
 yy113:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1641,9 +1643,9 @@ yy119:
 		default: goto yy120;
 	}
 yy120:
-#line 152 "grammar/sa_lexer.re"
+#line 154 "grammar/sa_lexer.re"
 	{ return TOK(TK_KW_DT); }
-#line 1647 "generated/sa_lexer.c"
+#line 1649 "generated/sa_lexer.c"
 yy121:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1775,9 +1777,9 @@ yy131:
 		default: goto yy132;
 	}
 yy132:
-#line 136 "grammar/sa_lexer.re"
+#line 138 "grammar/sa_lexer.re"
 	{ return TOK(TK_IF); }
-#line 1781 "generated/sa_lexer.c"
+#line 1783 "generated/sa_lexer.c"
 yy133:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1853,9 +1855,9 @@ yy134:
 		default: goto yy135;
 	}
 yy135:
-#line 131 "grammar/sa_lexer.re"
+#line 133 "grammar/sa_lexer.re"
 	{ return TOK(TK_IN); }
-#line 1859 "generated/sa_lexer.c"
+#line 1861 "generated/sa_lexer.c"
 yy136:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1969,9 +1971,9 @@ yy143:
 		default: goto yy144;
 	}
 yy144:
-#line 182 "grammar/sa_lexer.re"
+#line 184 "grammar/sa_lexer.re"
 	{ return TOK(TK_NO); }
-#line 1975 "generated/sa_lexer.c"
+#line 1977 "generated/sa_lexer.c"
 yy145:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -2047,9 +2049,9 @@ yy146:
 		default: goto yy147;
 	}
 yy147:
-#line 143 "grammar/sa_lexer.re"
+#line 145 "grammar/sa_lexer.re"
 	{ return TOK(TK_OR); }
-#line 2053 "generated/sa_lexer.c"
+#line 2055 "generated/sa_lexer.c"
 yy148:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -2196,15 +2198,15 @@ yy170:
 	}
 yy171:
 	++lx->cur;
-#line 228 "grammar/sa_lexer.re"
+#line 230 "grammar/sa_lexer.re"
 	{ return TOK(TK_LONGARROW); }
-#line 2202 "generated/sa_lexer.c"
+#line 2204 "generated/sa_lexer.c"
 yy172:
 	++lx->cur;
 	lx->cur -= 2;
-#line 210 "grammar/sa_lexer.re"
+#line 212 "grammar/sa_lexer.re"
 	{ return TOK(TK_INT); }
-#line 2208 "generated/sa_lexer.c"
+#line 2210 "generated/sa_lexer.c"
 yy173:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -2310,9 +2312,9 @@ yy176:
 		default: goto yy177;
 	}
 yy177:
-#line 190 "grammar/sa_lexer.re"
+#line 192 "grammar/sa_lexer.re"
 	{ return TOK(TK_KW_FOH); }
-#line 2316 "generated/sa_lexer.c"
+#line 2318 "generated/sa_lexer.c"
 yy178:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -2388,9 +2390,9 @@ yy179:
 		default: goto yy180;
 	}
 yy180:
-#line 154 "grammar/sa_lexer.re"
+#line 156 "grammar/sa_lexer.re"
 	{ return TOK(TK_KW_MAX); }
-#line 2394 "generated/sa_lexer.c"
+#line 2396 "generated/sa_lexer.c"
 yy181:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -2472,9 +2474,9 @@ yy183:
 		default: goto yy184;
 	}
 yy184:
-#line 189 "grammar/sa_lexer.re"
+#line 191 "grammar/sa_lexer.re"
 	{ return TOK(TK_KW_ZOH); }
-#line 2478 "generated/sa_lexer.c"
+#line 2480 "generated/sa_lexer.c"
 yy185:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -2544,9 +2546,9 @@ yy185:
 		default: goto yy186;
 	}
 yy186:
-#line 172 "grammar/sa_lexer.re"
+#line 174 "grammar/sa_lexer.re"
 	{ return TOK(TK_ABS); }
-#line 2550 "generated/sa_lexer.c"
+#line 2552 "generated/sa_lexer.c"
 yy187:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -2622,9 +2624,9 @@ yy188:
 		default: goto yy189;
 	}
 yy189:
-#line 142 "grammar/sa_lexer.re"
+#line 144 "grammar/sa_lexer.re"
 	{ return TOK(TK_AND); }
-#line 2628 "generated/sa_lexer.c"
+#line 2630 "generated/sa_lexer.c"
 yy190:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -2796,9 +2798,9 @@ yy207:
 		default: goto yy208;
 	}
 yy208:
-#line 110 "grammar/sa_lexer.re"
+#line 112 "grammar/sa_lexer.re"
 	{ return TOK(TK_FMU); }
-#line 2802 "generated/sa_lexer.c"
+#line 2804 "generated/sa_lexer.c"
 yy209:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -2868,9 +2870,9 @@ yy209:
 		default: goto yy210;
 	}
 yy210:
-#line 115 "grammar/sa_lexer.re"
+#line 117 "grammar/sa_lexer.re"
 	{ return TOK(TK_FOR); }
-#line 2874 "generated/sa_lexer.c"
+#line 2876 "generated/sa_lexer.c"
 yy211:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -3002,9 +3004,9 @@ yy221:
 		default: goto yy222;
 	}
 yy222:
-#line 170 "grammar/sa_lexer.re"
+#line 172 "grammar/sa_lexer.re"
 	{ return TOK(TK_MAX); }
-#line 3008 "generated/sa_lexer.c"
+#line 3010 "generated/sa_lexer.c"
 yy223:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -3080,9 +3082,9 @@ yy224:
 		default: goto yy225;
 	}
 yy225:
-#line 171 "grammar/sa_lexer.re"
+#line 173 "grammar/sa_lexer.re"
 	{ return TOK(TK_MIN); }
-#line 3086 "generated/sa_lexer.c"
+#line 3088 "generated/sa_lexer.c"
 yy226:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -3170,9 +3172,9 @@ yy229:
 		default: goto yy230;
 	}
 yy230:
-#line 141 "grammar/sa_lexer.re"
+#line 143 "grammar/sa_lexer.re"
 	{ return TOK(TK_NOT); }
-#line 3176 "generated/sa_lexer.c"
+#line 3178 "generated/sa_lexer.c"
 yy231:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -3242,9 +3244,9 @@ yy231:
 		default: goto yy232;
 	}
 yy232:
-#line 156 "grammar/sa_lexer.re"
+#line 158 "grammar/sa_lexer.re"
 	{ return TOK(TK_NOW); }
-#line 3248 "generated/sa_lexer.c"
+#line 3250 "generated/sa_lexer.c"
 yy233:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -3332,9 +3334,9 @@ yy236:
 		default: goto yy237;
 	}
 yy237:
-#line 132 "grammar/sa_lexer.re"
+#line 134 "grammar/sa_lexer.re"
 	{ return TOK(TK_OUT); }
-#line 3338 "generated/sa_lexer.c"
+#line 3340 "generated/sa_lexer.c"
 yy238:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -3548,9 +3550,9 @@ yy262:
 		default: goto yy263;
 	}
 yy263:
-#line 133 "grammar/sa_lexer.re"
+#line 135 "grammar/sa_lexer.re"
 	{ return TOK(TK_VAR); }
-#line 3554 "generated/sa_lexer.c"
+#line 3556 "generated/sa_lexer.c"
 yy264:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -3632,9 +3634,9 @@ yy266:
 		default: goto yy267;
 	}
 yy267:
-#line 148 "grammar/sa_lexer.re"
+#line 150 "grammar/sa_lexer.re"
 	{ return TOK(TK_KW_BOOL); }
-#line 3638 "generated/sa_lexer.c"
+#line 3640 "generated/sa_lexer.c"
 yy268:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -3710,9 +3712,9 @@ yy269:
 		default: goto yy270;
 	}
 yy270:
-#line 145 "grammar/sa_lexer.re"
+#line 147 "grammar/sa_lexer.re"
 	{ return TOK(TK_KW_REAL); }
-#line 3716 "generated/sa_lexer.c"
+#line 3718 "generated/sa_lexer.c"
 yy271:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -3806,9 +3808,9 @@ yy275:
 		default: goto yy276;
 	}
 yy276:
-#line 168 "grammar/sa_lexer.re"
+#line 170 "grammar/sa_lexer.re"
 	{ return TOK(TK_CEIL); }
-#line 3812 "generated/sa_lexer.c"
+#line 3814 "generated/sa_lexer.c"
 yy277:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -3932,9 +3934,9 @@ yy286:
 		default: goto yy287;
 	}
 yy287:
-#line 137 "grammar/sa_lexer.re"
+#line 139 "grammar/sa_lexer.re"
 	{ return TOK(TK_ELSE); }
-#line 3938 "generated/sa_lexer.c"
+#line 3940 "generated/sa_lexer.c"
 yy288:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -4046,9 +4048,9 @@ yy295:
 		default: goto yy296;
 	}
 yy296:
-#line 188 "grammar/sa_lexer.re"
+#line 190 "grammar/sa_lexer.re"
 	{ return TOK(TK_HOLD); }
-#line 4052 "generated/sa_lexer.c"
+#line 4054 "generated/sa_lexer.c"
 yy297:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -4238,9 +4240,9 @@ yy317:
 		default: goto yy318;
 	}
 yy318:
-#line 157 "grammar/sa_lexer.re"
+#line 159 "grammar/sa_lexer.re"
 	{ return TOK(TK_PREV); }
-#line 4244 "generated/sa_lexer.c"
+#line 4246 "generated/sa_lexer.c"
 yy319:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -4316,9 +4318,9 @@ yy320:
 		default: goto yy321;
 	}
 yy321:
-#line 178 "grammar/sa_lexer.re"
+#line 180 "grammar/sa_lexer.re"
 	{ return TOK(TK_RATE); }
-#line 4322 "generated/sa_lexer.c"
+#line 4324 "generated/sa_lexer.c"
 yy322:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -4491,9 +4493,9 @@ yy339:
 		default: goto yy340;
 	}
 yy340:
-#line 139 "grammar/sa_lexer.re"
+#line 141 "grammar/sa_lexer.re"
 	{ return TOK(TK_TRUE); }
-#line 4497 "generated/sa_lexer.c"
+#line 4499 "generated/sa_lexer.c"
 yy341:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -4563,9 +4565,9 @@ yy341:
 		default: goto yy342;
 	}
 yy342:
-#line 128 "grammar/sa_lexer.re"
+#line 130 "grammar/sa_lexer.re"
 	{ return TOK(TK_WITH); }
-#line 4569 "generated/sa_lexer.c"
+#line 4571 "generated/sa_lexer.c"
 yy343:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -4635,9 +4637,9 @@ yy343:
 		default: goto yy344;
 	}
 yy344:
-#line 187 "grammar/sa_lexer.re"
+#line 189 "grammar/sa_lexer.re"
 	{ return TOK(TK_ZERO); }
-#line 4641 "generated/sa_lexer.c"
+#line 4643 "generated/sa_lexer.c"
 yy345:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -4731,9 +4733,9 @@ yy349:
 		default: goto yy350;
 	}
 yy350:
-#line 138 "grammar/sa_lexer.re"
+#line 140 "grammar/sa_lexer.re"
 	{ return TOK(TK_BREAK); }
-#line 4737 "generated/sa_lexer.c"
+#line 4739 "generated/sa_lexer.c"
 yy351:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -4827,9 +4829,9 @@ yy355:
 		default: goto yy356;
 	}
 yy356:
-#line 176 "grammar/sa_lexer.re"
+#line 178 "grammar/sa_lexer.re"
 	{ return TOK(TK_DELAY); }
-#line 4833 "generated/sa_lexer.c"
+#line 4835 "generated/sa_lexer.c"
 yy357:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -4923,9 +4925,9 @@ yy361:
 		default: goto yy362;
 	}
 yy362:
-#line 196 "grammar/sa_lexer.re"
+#line 198 "grammar/sa_lexer.re"
 	{ return TOK(TK_EVERY); }
-#line 4929 "generated/sa_lexer.c"
+#line 4931 "generated/sa_lexer.c"
 yy363:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -5001,9 +5003,9 @@ yy364:
 		default: goto yy365;
 	}
 yy365:
-#line 140 "grammar/sa_lexer.re"
+#line 142 "grammar/sa_lexer.re"
 	{ return TOK(TK_FALSE); }
-#line 5007 "generated/sa_lexer.c"
+#line 5009 "generated/sa_lexer.c"
 yy366:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -5073,9 +5075,9 @@ yy366:
 		default: goto yy367;
 	}
 yy367:
-#line 183 "grammar/sa_lexer.re"
+#line 185 "grammar/sa_lexer.re"
 	{ return TOK(TK_FIRST); }
-#line 5079 "generated/sa_lexer.c"
+#line 5081 "generated/sa_lexer.c"
 yy368:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -5145,9 +5147,9 @@ yy368:
 		default: goto yy369;
 	}
 yy369:
-#line 167 "grammar/sa_lexer.re"
+#line 169 "grammar/sa_lexer.re"
 	{ return TOK(TK_FLOOR); }
-#line 5151 "generated/sa_lexer.c"
+#line 5153 "generated/sa_lexer.c"
 yy370:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -5241,9 +5243,9 @@ yy374:
 		default: goto yy375;
 	}
 yy375:
-#line 111 "grammar/sa_lexer.re"
+#line 113 "grammar/sa_lexer.re"
 	{ return TOK(TK_INNER); }
-#line 5247 "generated/sa_lexer.c"
+#line 5249 "generated/sa_lexer.c"
 yy376:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -5313,9 +5315,9 @@ yy376:
 		default: goto yy377;
 	}
 yy377:
-#line 125 "grammar/sa_lexer.re"
+#line 127 "grammar/sa_lexer.re"
 	{ return TOK(TK_INPUT); }
-#line 5319 "generated/sa_lexer.c"
+#line 5321 "generated/sa_lexer.c"
 yy378:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -5415,9 +5417,9 @@ yy383:
 		default: goto yy384;
 	}
 yy384:
-#line 124 "grammar/sa_lexer.re"
+#line 126 "grammar/sa_lexer.re"
 	{ return TOK(TK_MEALY); }
-#line 5421 "generated/sa_lexer.c"
+#line 5423 "generated/sa_lexer.c"
 yy385:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -5493,9 +5495,9 @@ yy386:
 		default: goto yy387;
 	}
 yy387:
-#line 123 "grammar/sa_lexer.re"
+#line 125 "grammar/sa_lexer.re"
 	{ return TOK(TK_MOORE); }
-#line 5499 "generated/sa_lexer.c"
+#line 5501 "generated/sa_lexer.c"
 yy388:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -5577,9 +5579,9 @@ yy390:
 		default: goto yy391;
 	}
 yy391:
-#line 181 "grammar/sa_lexer.re"
+#line 183 "grammar/sa_lexer.re"
 	{ return TOK(TK_ORDER); }
-#line 5583 "generated/sa_lexer.c"
+#line 5585 "generated/sa_lexer.c"
 yy392:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -5661,9 +5663,9 @@ yy394:
 		default: goto yy395;
 	}
 yy395:
-#line 129 "grammar/sa_lexer.re"
+#line 131 "grammar/sa_lexer.re"
 	{ return TOK(TK_PARAM); }
-#line 5667 "generated/sa_lexer.c"
+#line 5669 "generated/sa_lexer.c"
 yy396:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -5739,9 +5741,9 @@ yy397:
 		default: goto yy398;
 	}
 yy398:
-#line 127 "grammar/sa_lexer.re"
+#line 129 "grammar/sa_lexer.re"
 	{ return TOK(TK_PORTS); }
-#line 5745 "generated/sa_lexer.c"
+#line 5747 "generated/sa_lexer.c"
 yy399:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -5841,9 +5843,9 @@ yy404:
 		default: goto yy405;
 	}
 yy405:
-#line 169 "grammar/sa_lexer.re"
+#line 171 "grammar/sa_lexer.re"
 	{ return TOK(TK_ROUND); }
-#line 5847 "generated/sa_lexer.c"
+#line 5849 "generated/sa_lexer.c"
 yy406:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -5913,9 +5915,9 @@ yy406:
 		default: goto yy407;
 	}
 yy407:
-#line 134 "grammar/sa_lexer.re"
+#line 136 "grammar/sa_lexer.re"
 	{ return TOK(TK_RULES); }
-#line 5919 "generated/sa_lexer.c"
+#line 5921 "generated/sa_lexer.c"
 yy408:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -6027,9 +6029,9 @@ yy415:
 		default: goto yy416;
 	}
 yy416:
-#line 185 "grammar/sa_lexer.re"
+#line 187 "grammar/sa_lexer.re"
 	{ return TOK(TK_THIRD); }
-#line 6033 "generated/sa_lexer.c"
+#line 6035 "generated/sa_lexer.c"
 yy417:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -6105,9 +6107,9 @@ yy418:
 		default: goto yy419;
 	}
 yy419:
-#line 179 "grammar/sa_lexer.re"
+#line 181 "grammar/sa_lexer.re"
 	{ return TOK(TK_TIMES); }
-#line 6111 "generated/sa_lexer.c"
+#line 6113 "generated/sa_lexer.c"
 yy420:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -6201,9 +6203,9 @@ yy424:
 		default: goto yy425;
 	}
 yy425:
-#line 147 "grammar/sa_lexer.re"
+#line 149 "grammar/sa_lexer.re"
 	{ return TOK(TK_KW_STRING); }
-#line 6207 "generated/sa_lexer.c"
+#line 6209 "generated/sa_lexer.c"
 yy426:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -6345,9 +6347,9 @@ yy438:
 		default: goto yy439;
 	}
 yy439:
-#line 186 "grammar/sa_lexer.re"
+#line 188 "grammar/sa_lexer.re"
 	{ return TOK(TK_FOURTH); }
-#line 6351 "generated/sa_lexer.c"
+#line 6353 "generated/sa_lexer.c"
 yy440:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -6429,9 +6431,9 @@ yy442:
 		default: goto yy443;
 	}
 yy443:
-#line 109 "grammar/sa_lexer.re"
+#line 111 "grammar/sa_lexer.re"
 	{ return TOK(TK_IMPORT); }
-#line 6435 "generated/sa_lexer.c"
+#line 6437 "generated/sa_lexer.c"
 yy444:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -6513,9 +6515,9 @@ yy446:
 		default: goto yy447;
 	}
 yy447:
-#line 163 "grammar/sa_lexer.re"
+#line 165 "grammar/sa_lexer.re"
 	{ return TOK(TK_IS_SET); }
-#line 6519 "generated/sa_lexer.c"
+#line 6521 "generated/sa_lexer.c"
 yy448:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -6591,9 +6593,9 @@ yy449:
 		default: goto yy450;
 	}
 yy450:
-#line 120 "grammar/sa_lexer.re"
+#line 122 "grammar/sa_lexer.re"
 	{ return TOK(TK_MASTER); }
-#line 6597 "generated/sa_lexer.c"
+#line 6599 "generated/sa_lexer.c"
 yy451:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -6663,9 +6665,9 @@ yy451:
 		default: goto yy452;
 	}
 yy452:
-#line 108 "grammar/sa_lexer.re"
+#line 110 "grammar/sa_lexer.re"
 	{ return TOK(TK_MODULE); }
-#line 6669 "generated/sa_lexer.c"
+#line 6671 "generated/sa_lexer.c"
 yy453:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -6741,9 +6743,9 @@ yy454:
 		default: goto yy455;
 	}
 yy455:
-#line 197 "grammar/sa_lexer.re"
+#line 199 "grammar/sa_lexer.re"
 	{ return TOK(TK_OFFSET); }
-#line 6747 "generated/sa_lexer.c"
+#line 6749 "generated/sa_lexer.c"
 yy456:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -6819,9 +6821,9 @@ yy457:
 		default: goto yy458;
 	}
 yy458:
-#line 126 "grammar/sa_lexer.re"
+#line 128 "grammar/sa_lexer.re"
 	{ return TOK(TK_OUTPUT); }
-#line 6825 "generated/sa_lexer.c"
+#line 6827 "generated/sa_lexer.c"
 yy459:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -6915,9 +6917,9 @@ yy463:
 		default: goto yy464;
 	}
 yy464:
-#line 135 "grammar/sa_lexer.re"
+#line 137 "grammar/sa_lexer.re"
 	{ return TOK(TK_RETURN); }
-#line 6921 "generated/sa_lexer.c"
+#line 6923 "generated/sa_lexer.c"
 yy465:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -6999,9 +7001,9 @@ yy467:
 		default: goto yy468;
 	}
 yy468:
-#line 184 "grammar/sa_lexer.re"
+#line 186 "grammar/sa_lexer.re"
 	{ return TOK(TK_SECOND); }
-#line 7005 "generated/sa_lexer.c"
+#line 7007 "generated/sa_lexer.c"
 yy469:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -7077,9 +7079,9 @@ yy470:
 		default: goto yy471;
 	}
 yy471:
-#line 155 "grammar/sa_lexer.re"
+#line 157 "grammar/sa_lexer.re"
 	{ return TOK(TK_SIGNAL); }
-#line 7083 "generated/sa_lexer.c"
+#line 7085 "generated/sa_lexer.c"
 yy472:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -7149,9 +7151,9 @@ yy472:
 		default: goto yy473;
 	}
 yy473:
-#line 175 "grammar/sa_lexer.re"
+#line 177 "grammar/sa_lexer.re"
 	{ return TOK(TK_STARTS); }
-#line 7155 "generated/sa_lexer.c"
+#line 7157 "generated/sa_lexer.c"
 yy474:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -7257,9 +7259,9 @@ yy480:
 		default: goto yy481;
 	}
 yy481:
-#line 146 "grammar/sa_lexer.re"
+#line 148 "grammar/sa_lexer.re"
 	{ return TOK(TK_KW_INTEGER); }
-#line 7263 "generated/sa_lexer.c"
+#line 7265 "generated/sa_lexer.c"
 yy482:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -7347,9 +7349,9 @@ yy485:
 		default: goto yy486;
 	}
 yy486:
-#line 130 "grammar/sa_lexer.re"
+#line 132 "grammar/sa_lexer.re"
 	{ return TOK(TK_CONTROL); }
-#line 7353 "generated/sa_lexer.c"
+#line 7355 "generated/sa_lexer.c"
 yy487:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -7419,9 +7421,9 @@ yy487:
 		default: goto yy488;
 	}
 yy488:
-#line 116 "grammar/sa_lexer.re"
+#line 118 "grammar/sa_lexer.re"
 	{ return TOK(TK_COUPLED); }
-#line 7425 "generated/sa_lexer.c"
+#line 7427 "generated/sa_lexer.c"
 yy489:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -7497,9 +7499,9 @@ yy490:
 		default: goto yy491;
 	}
 yy491:
-#line 122 "grammar/sa_lexer.re"
+#line 124 "grammar/sa_lexer.re"
 	{ return TOK(TK_DELAYED); }
-#line 7503 "generated/sa_lexer.c"
+#line 7505 "generated/sa_lexer.c"
 yy492:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -7575,9 +7577,9 @@ yy493:
 		default: goto yy494;
 	}
 yy494:
-#line 161 "grammar/sa_lexer.re"
+#line 163 "grammar/sa_lexer.re"
 	{ return TOK(TK_DISCARD); }
-#line 7581 "generated/sa_lexer.c"
+#line 7583 "generated/sa_lexer.c"
 yy495:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -7647,9 +7649,9 @@ yy495:
 		default: goto yy496;
 	}
 yy496:
-#line 158 "grammar/sa_lexer.re"
+#line 160 "grammar/sa_lexer.re"
 	{ return TOK(TK_DO_STEP); }
-#line 7653 "generated/sa_lexer.c"
+#line 7655 "generated/sa_lexer.c"
 yy497:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -7719,9 +7721,9 @@ yy497:
 		default: goto yy498;
 	}
 yy498:
-#line 165 "grammar/sa_lexer.re"
+#line 167 "grammar/sa_lexer.re"
 	{ return TOK(TK_ELAPSED); }
-#line 7725 "generated/sa_lexer.c"
+#line 7727 "generated/sa_lexer.c"
 yy499:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -7791,9 +7793,9 @@ yy499:
 		default: goto yy500;
 	}
 yy500:
-#line 203 "grammar/sa_lexer.re"
+#line 205 "grammar/sa_lexer.re"
 	{ return TOK(TK_EXTRACT); }
-#line 7797 "generated/sa_lexer.c"
+#line 7799 "generated/sa_lexer.c"
 yy501:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -7869,9 +7871,9 @@ yy502:
 		default: goto yy503;
 	}
 yy503:
-#line 202 "grammar/sa_lexer.re"
+#line 204 "grammar/sa_lexer.re"
 	{ return TOK(TK_IMPLIED); }
-#line 7875 "generated/sa_lexer.c"
+#line 7877 "generated/sa_lexer.c"
 yy504:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -8044,9 +8046,9 @@ yy521:
 		default: goto yy522;
 	}
 yy522:
-#line 119 "grammar/sa_lexer.re"
+#line 121 "grammar/sa_lexer.re"
 	{ return TOK(TK_WITHOUT); }
-#line 8050 "generated/sa_lexer.c"
+#line 8052 "generated/sa_lexer.c"
 yy523:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -8116,9 +8118,9 @@ yy523:
 		default: goto yy524;
 	}
 yy524:
-#line 192 "grammar/sa_lexer.re"
+#line 194 "grammar/sa_lexer.re"
 	{ return TOK(TK_ABSOLUTE); }
-#line 8122 "generated/sa_lexer.c"
+#line 8124 "generated/sa_lexer.c"
 yy525:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -8194,9 +8196,9 @@ yy526:
 		default: goto yy527;
 	}
 yy527:
-#line 118 "grammar/sa_lexer.re"
+#line 120 "grammar/sa_lexer.re"
 	{ return TOK(TK_COMPOSED); }
-#line 8200 "generated/sa_lexer.c"
+#line 8202 "generated/sa_lexer.c"
 yy528:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -8266,9 +8268,9 @@ yy528:
 		default: goto yy529;
 	}
 yy529:
-#line 191 "grammar/sa_lexer.re"
+#line 193 "grammar/sa_lexer.re"
 	{ return TOK(TK_CROSSING); }
-#line 8272 "generated/sa_lexer.c"
+#line 8274 "generated/sa_lexer.c"
 yy530:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -8356,9 +8358,9 @@ yy533:
 		default: goto yy534;
 	}
 yy534:
-#line 162 "grammar/sa_lexer.re"
+#line 164 "grammar/sa_lexer.re"
 	{ return TOK(TK_IS_CLOSE); }
-#line 8362 "generated/sa_lexer.c"
+#line 8364 "generated/sa_lexer.c"
 yy535:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -8440,9 +8442,9 @@ yy537:
 		default: goto yy538;
 	}
 yy538:
-#line 177 "grammar/sa_lexer.re"
+#line 179 "grammar/sa_lexer.re"
 	{ return TOK(TK_MULTIPLY); }
-#line 8446 "generated/sa_lexer.c"
+#line 8448 "generated/sa_lexer.c"
 yy539:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -8518,9 +8520,9 @@ yy540:
 		default: goto yy541;
 	}
 yy541:
-#line 200 "grammar/sa_lexer.re"
+#line 202 "grammar/sa_lexer.re"
 	{ return TOK(TK_PERIODIC); }
-#line 8524 "generated/sa_lexer.c"
+#line 8526 "generated/sa_lexer.c"
 yy542:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -8590,9 +8592,9 @@ yy542:
 		default: goto yy543;
 	}
 yy543:
-#line 195 "grammar/sa_lexer.re"
+#line 197 "grammar/sa_lexer.re"
 	{ return TOK(TK_QUANTIZE); }
-#line 8596 "generated/sa_lexer.c"
+#line 8598 "generated/sa_lexer.c"
 yy544:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -8662,9 +8664,9 @@ yy544:
 		default: goto yy545;
 	}
 yy545:
-#line 121 "grammar/sa_lexer.re"
+#line 123 "grammar/sa_lexer.re"
 	{ return TOK(TK_REACTIVE); }
-#line 8668 "generated/sa_lexer.c"
+#line 8670 "generated/sa_lexer.c"
 yy546:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -8734,9 +8736,9 @@ yy546:
 		default: goto yy547;
 	}
 yy547:
-#line 193 "grammar/sa_lexer.re"
+#line 195 "grammar/sa_lexer.re"
 	{ return TOK(TK_RELATIVE); }
-#line 8740 "generated/sa_lexer.c"
+#line 8742 "generated/sa_lexer.c"
 yy548:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -8806,9 +8808,9 @@ yy548:
 		default: goto yy549;
 	}
 yy549:
-#line 160 "grammar/sa_lexer.re"
+#line 162 "grammar/sa_lexer.re"
 	{ return TOK(TK_ROLLBACK); }
-#line 8812 "generated/sa_lexer.c"
+#line 8814 "generated/sa_lexer.c"
 yy550:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -8884,9 +8886,9 @@ yy551:
 		default: goto yy552;
 	}
 yy552:
-#line 112 "grammar/sa_lexer.re"
+#line 114 "grammar/sa_lexer.re"
 	{ return TOK(TK_SEMANTIC); }
-#line 8890 "generated/sa_lexer.c"
+#line 8892 "generated/sa_lexer.c"
 yy553:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -9022,9 +9024,9 @@ yy564:
 		default: goto yy565;
 	}
 yy565:
-#line 144 "grammar/sa_lexer.re"
+#line 146 "grammar/sa_lexer.re"
 	{ return TOK(TK_OTHERWISE); }
-#line 9028 "generated/sa_lexer.c"
+#line 9030 "generated/sa_lexer.c"
 yy566:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -9118,9 +9120,9 @@ yy570:
 		default: goto yy571;
 	}
 yy571:
-#line 194 "grammar/sa_lexer.re"
+#line 196 "grammar/sa_lexer.re"
 	{ return TOK(TK_TOLERANCE); }
-#line 9124 "generated/sa_lexer.c"
+#line 9126 "generated/sa_lexer.c"
 yy572:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -9190,9 +9192,9 @@ yy572:
 		default: goto yy573;
 	}
 yy573:
-#line 198 "grammar/sa_lexer.re"
+#line 200 "grammar/sa_lexer.re"
 	{ return TOK(TK_TRIGGERED); }
-#line 9196 "generated/sa_lexer.c"
+#line 9198 "generated/sa_lexer.c"
 yy574:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -9262,9 +9264,9 @@ yy574:
 		default: goto yy575;
 	}
 yy575:
-#line 113 "grammar/sa_lexer.re"
+#line 115 "grammar/sa_lexer.re"
 	{ return TOK(TK_ADAPTATION); }
-#line 9268 "generated/sa_lexer.c"
+#line 9270 "generated/sa_lexer.c"
 yy576:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -9358,9 +9360,9 @@ yy580:
 		default: goto yy581;
 	}
 yy581:
-#line 201 "grammar/sa_lexer.re"
+#line 203 "grammar/sa_lexer.re"
 	{ return TOK(TK_MULTIPLIED); }
-#line 9364 "generated/sa_lexer.c"
+#line 9366 "generated/sa_lexer.c"
 yy582:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -9430,9 +9432,9 @@ yy582:
 		default: goto yy583;
 	}
 yy583:
-#line 159 "grammar/sa_lexer.re"
+#line 161 "grammar/sa_lexer.re"
 	{ return TOK(TK_SAVE_STATE); }
-#line 9436 "generated/sa_lexer.c"
+#line 9438 "generated/sa_lexer.c"
 yy584:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -9508,9 +9510,9 @@ yy585:
 		default: goto yy586;
 	}
 yy586:
-#line 173 "grammar/sa_lexer.re"
+#line 175 "grammar/sa_lexer.re"
 	{ return TOK(TK_SUCCESSIVE); }
-#line 9514 "generated/sa_lexer.c"
+#line 9516 "generated/sa_lexer.c"
 yy587:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -9646,9 +9648,9 @@ yy598:
 		default: goto yy599;
 	}
 yy599:
-#line 174 "grammar/sa_lexer.re"
+#line 176 "grammar/sa_lexer.re"
 	{ return TOK(TK_SUBSTITUTION); }
-#line 9652 "generated/sa_lexer.c"
+#line 9654 "generated/sa_lexer.c"
 yy600:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -9736,9 +9738,9 @@ yy603:
 		default: goto yy604;
 	}
 yy604:
-#line 180 "grammar/sa_lexer.re"
+#line 182 "grammar/sa_lexer.re"
 	{ return TOK(TK_INTERPOLATION); }
-#line 9742 "generated/sa_lexer.c"
+#line 9744 "generated/sa_lexer.c"
 yy605:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -9838,9 +9840,9 @@ yy610:
 		default: goto yy611;
 	}
 yy611:
-#line 205 "grammar/sa_lexer.re"
+#line 207 "grammar/sa_lexer.re"
 	{ return TOK(TK_TIMEDERIVATIVE); }
-#line 9844 "generated/sa_lexer.c"
+#line 9846 "generated/sa_lexer.c"
 yy612:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -9970,9 +9972,9 @@ yy622:
 		default: goto yy623;
 	}
 yy623:
-#line 164 "grammar/sa_lexer.re"
+#line 166 "grammar/sa_lexer.re"
 	{ return TOK(TK_GET_NEXT_TIME_STEP); }
-#line 9976 "generated/sa_lexer.c"
+#line 9978 "generated/sa_lexer.c"
 yy624:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -10054,9 +10056,9 @@ yy626:
 		default: goto yy627;
 	}
 yy627:
-#line 166 "grammar/sa_lexer.re"
+#line 168 "grammar/sa_lexer.re"
 	{ return TOK(TK_LAST_EXECUTION_TIME); }
-#line 10060 "generated/sa_lexer.c"
+#line 10062 "generated/sa_lexer.c"
 yy628:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -10132,11 +10134,11 @@ yy629:
 		default: goto yy630;
 	}
 yy630:
-#line 204 "grammar/sa_lexer.re"
+#line 206 "grammar/sa_lexer.re"
 	{ return TOK(TK_DIRECTIONALDERIVATIVE); }
-#line 10138 "generated/sa_lexer.c"
+#line 10140 "generated/sa_lexer.c"
 }
-#line 260 "grammar/sa_lexer.re"
+#line 262 "grammar/sa_lexer.re"
 
 	}
 #undef TOK

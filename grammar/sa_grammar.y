@@ -24,7 +24,6 @@
 #define NEW(kind, loc) ast_new(A, kind, loc)
 
 static void syntax_error(ParseCtx *ctx, int major, Token tok, const int *expected, int nexpected);
-static Node *negate_leftmost(ParseCtx *ctx, Node *e);
 static Node *mk_int(ParseCtx *ctx, Token t, int negative);
 static Node *mk_real(ParseCtx *ctx, Token t, int negative);
 static Node *mk_adaptation(ParseCtx *ctx, Node *head, NodeList inners, NodeList coupling,
@@ -663,9 +662,19 @@ cmp_expr(E) ::= arith(L) EQEQ arith(R). { E = ast_binary(A, loc_span(L->loc, R->
 cmp_expr(E) ::= arith(L) NE arith(R). { E = ast_binary(A, loc_span(L->loc, R->loc), OP_NE, L, R); }
 cmp_expr(E) ::= arith(L) CROSSUP arith(R). { E = ast_binary(A, loc_span(L->loc, R->loc), OP_CROSS_UP, L, R); }
 cmp_expr(E) ::= arith(L) CROSSDOWN arith(R). { E = ast_binary(A, loc_span(L->loc, R->loc), OP_CROSS_DOWN, L, R); }
-cmp_expr(E) ::= arith(L) LARROW arith(R). {
-	E = ast_binary(A, loc_span(L->loc, R->loc), OP_LT, L, negate_leftmost(ctx, R));
-}
+cmp_expr(E) ::= arith(L) LARROW neg_arith(R). { E = ast_binary(A, loc_span(L->loc, R->loc), OP_LT, L, R); }
+
+/* After '<-' the minus belongs to the first unary operand, where a '-' written apart
+ * would have bound: `x <- a * b` is x < (-a) * b, `x <- (a + b)` is x < -(a + b).
+ * neg_arith and neg_term are arith and term with that first operand negated. */
+%type neg_arith {Node *}
+%type neg_term {Node *}
+neg_arith(E) ::= neg_term(X). { E = X; }
+neg_arith(E) ::= neg_arith(L) PLUS term(R). { E = ast_binary(A, loc_span(L->loc, R->loc), OP_ADD, L, R); }
+neg_arith(E) ::= neg_arith(L) MINUS term(R). { E = ast_binary(A, loc_span(L->loc, R->loc), OP_SUB, L, R); }
+neg_term(E) ::= unary(X). { E = ast_unary(A, X->loc, OP_NEG, X); }
+neg_term(E) ::= neg_term(L) STAR unary(R). { E = ast_binary(A, loc_span(L->loc, R->loc), OP_MUL, L, R); }
+neg_term(E) ::= neg_term(L) SLASH unary(R). { E = ast_binary(A, loc_span(L->loc, R->loc), OP_DIV, L, R); }
 
 /* arith = term (('+' | '-') term)*;  term = unary (('*' | '/') unary)*;  unary = '-' unary | primary */
 arith(E) ::= term(X). { E = X; }
@@ -785,17 +794,6 @@ static void syntax_error(ParseCtx *ctx, int major, Token tok, const int *expecte
 		diag_note(ctx->diag, tok.loc, "'%.*s' is a reserved word; write '^%.*s' to use it as a name",
 			  len, tok.s, len, tok.s);
 	sb_free(&want);
-}
-
-/* `x <- a * b` was lexed with '<-': rebuild x < (-a) * b by negating the leftmost operand,
- * which is where a unary minus would have bound. */
-static Node *negate_leftmost(ParseCtx *ctx, Node *e)
-{
-	if (e->kind == ND_BINARY && e->op >= OP_ADD && e->op <= OP_DIV) {
-		e->lhs = negate_leftmost(ctx, e->lhs);
-		return e;
-	}
-	return ast_unary(A, e->loc, OP_NEG, e);
 }
 
 static Node *mk_int(ParseCtx *ctx, Token t, int negative)

@@ -62,7 +62,9 @@ static int scan_string(Lexer *lx, char quote)
 		}
 		if (c == '\n')
 			break;
-		if (c == '\\' && lx->cur + 1 < lx->lim && lx->cur[1] != '\n')
+		if (c == '\0') /* would cut the value short: report it as anywhere else */
+			lex_error(lx, here(lx, lx->cur, lx->cur + 1), "stray NUL byte in source");
+		if (c == '\\' && lx->cur + 1 < lx->lim && lx->cur[1] != '\n' && lx->cur[1] != '\0')
 			lx->cur++;
 		lx->cur++;
 	}

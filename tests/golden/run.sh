@@ -4,6 +4,10 @@
 #   tests/golden/parse/X.sa     `sacc parse X.sa` must print X.out (and parsing that
 #                               output again must print it unchanged)
 #   tests/golden/diag/X.sa      `sacc check X.sa` must fail with exactly X.err on stderr
+#                               (modules they import live in tests/golden/diag/lib/)
+#   tests/golden/explicit-diag/X.sa
+#                               `sacc explicit X.sa` must fail with exactly X.err on
+#                               stderr: the errors of the reduction rules
 #   adaptations/D/X.sa          `sacc explicit X.sa` must print
 #                               tests/golden/explicit/D/X.explicit, and the explicit form
 #                               of that output must be the same text
@@ -51,13 +55,26 @@ for f in tests/golden/diag/*.sa; do
 	[ -f "$f" ] || continue
 	base=${f%.sa}
 	name=$(basename "$base")
-	"$SACC" check -L "$BUILD/fmus" "$f" > /dev/null 2> "$OUT/$name.err"
+	"$SACC" check -L "$BUILD/fmus" -I tests/golden/diag/lib "$f" > /dev/null 2> "$OUT/$name.err"
 	rc=$?
 	if [ "$rc" != 1 ]; then
 		bad "diag $f exited $rc, not 1" /dev/null /dev/null
 		continue
 	fi
 	compare "diag $f" "$base.err" "$OUT/$name.err"
+done
+
+for f in tests/golden/explicit-diag/*.sa; do
+	[ -f "$f" ] || continue
+	base=${f%.sa}
+	name=explicit-$(basename "$base")
+	"$SACC" explicit -L "$BUILD/fmus" "$f" > /dev/null 2> "$OUT/$name.err"
+	rc=$?
+	if [ "$rc" != 1 ]; then
+		bad "explicit-diag $f exited $rc, not 1" /dev/null /dev/null
+		continue
+	fi
+	compare "explicit-diag $f" "$base.err" "$OUT/$name.err"
 done
 
 for f in adaptations/*/*.sa; do
