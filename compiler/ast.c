@@ -284,6 +284,18 @@ static void put_real(StrBuf *o, double v)
 		if (strtod(buf, NULL) == v)
 			break;
 	}
+	/* %g writes 90 as 9e+01; in the range people write in fixed notation, do that. */
+	double mag = fabs(v);
+	if (strchr(buf, 'e') && mag >= 1e-4 && mag < 1e15) {
+		for (int decimals = 1; decimals <= 20; decimals++) {
+			char fixed[64];
+			snprintf(fixed, sizeof fixed, "%.*f", decimals, v);
+			if (strtod(fixed, NULL) == v) {
+				sb_puts(o, fixed);
+				return;
+			}
+		}
+	}
 	sb_puts(o, buf);
 	if (!strpbrk(buf, ".e"))
 		sb_puts(o, ".0");
@@ -735,6 +747,10 @@ static void put_decls(StrBuf *o, const char *head, const Node *vars)
 static void put_rules(StrBuf *o, const char *head, const Node *rules)
 {
 	sb_puts(o, head);
+	if (!rules) {
+		sb_puts(o, " {\n}\n");
+		return;
+	}
 	if (rules->list1) {
 		sb_puts(o, " with ");
 		for (const Node *s = rules->list1; s; s = s->next) {
@@ -897,12 +913,14 @@ void ast_print_adaptation(StrBuf *o, const Node *sa)
 		put_decls(o, "control var ", sa->a_ctrl_vars);
 		put_control(o, sa->a_ctrl);
 	}
-	if (sa->a_in_rules) {
+	/* Storage vars without a rules block (as after AddInVars) get an empty block, which
+	 * means the same and keeps the text readable. */
+	if (sa->a_in_rules || sa->a_in_vars) {
 		sb_putc(o, '\n');
 		put_decls(o, "in var ", sa->a_in_vars);
 		put_rules(o, "in rules", sa->a_in_rules);
 	}
-	if (sa->a_out_rules) {
+	if (sa->a_out_rules || sa->a_out_vars) {
 		sb_putc(o, '\n');
 		put_decls(o, "out var ", sa->a_out_vars);
 		put_rules(o, "out rules", sa->a_out_rules);
