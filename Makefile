@@ -103,13 +103,13 @@ $(SACC): $(BUILD)/obj/main.o $(BUILD)/libsacc.a
 # Each tests/fmus/<name>/ holds model.c and modelDescription.xml; the shared kit in
 # tests/fmus/kit/ supplies the FMI 2.0 boilerplate.  fmu_pack zips them with minizip.
 FMU_CFLAGS := -std=c99 -O2 -fPIC -shared -fvisibility=hidden -Wall -Wextra -Wpedantic -Werror \
-              -Itests/fmus/kit -Itests/fmus/kit/fmi2
+              -Itests/fmus/kit -Iruntime/fmi2
 
 $(FMU_PACK): tests/fmus/tools/fmu_pack.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(WARN) -o $@ $< $(LDLIBS) -lz
 
-KIT_FILES := $(wildcard tests/fmus/kit/*.[ch] tests/fmus/kit/fmi2/*.h)
+KIT_FILES := $(wildcard tests/fmus/kit/*.[ch] runtime/fmi2/*.h)
 
 $(BUILD)/fmus/%.fmu: tests/fmus/%/modelDescription.xml tests/fmus/%/model.c $(KIT_FILES) $(FMU_PACK)
 	@mkdir -p $(BUILD)/fmus/$*/binaries/linux64
@@ -122,7 +122,7 @@ $(BUILD)/fmus/%.fmu: tests/fmus/%/modelDescription.xml tests/fmus/%/model.c $(KI
 # Tests that drive FMUs directly include the kit's headers (and its C, for kit tests).
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libsacc.a $(wildcard tests/unit/*.h) $(KIT_FILES)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(WARN) -Itests/unit -o $@ $< $(BUILD)/libsacc.a $(LDLIBS) -lcmocka
+	$(CC) $(ALL_CFLAGS) $(WARN) -Itests/unit -Itests/fmus/kit -Iruntime/fmi2 -o $@ $< $(BUILD)/libsacc.a $(LDLIBS) -lcmocka -ldl
 
 check-unit: $(UNIT_BIN) $(SACC) $(FMUS)
 	@fail=0; for t in $(UNIT_BIN); do \

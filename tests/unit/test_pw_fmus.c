@@ -19,7 +19,7 @@
 
 #include "fmu.h"
 
-#include "../fmus/kit/fmi2/fmi2FunctionTypes.h"
+#include "fmi2FunctionTypes.h"
 
 /* ---- helpers ---------------------------------------------------------------------------- */
 

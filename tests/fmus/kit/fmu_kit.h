@@ -35,7 +35,7 @@
 
 #include <stddef.h>
 
-#include "fmi2/fmi2Functions.h"
+#include "fmi2Functions.h" /* runtime/fmi2/: the project's FMI 2.0 declarations */
 
 typedef enum KitType { KIT_REAL, KIT_INTEGER, KIT_BOOLEAN, KIT_STRING } KitType;
 

@@ -1,0 +1,94 @@
+#!/bin/sh
+# run.sh — builds the libFuzzer harnesses and runs each for FUZZ_SECONDS.
+#
+#   FUZZ_SECONDS=300 sh tests/fuzz/run.sh      (`make fuzz FUZZ_SECONDS=300` does this)
+#
+#   fuzz_check   the input as a script: parse, check against the test FMUs, explicit
+#   fuzz_md      the input as a modelDescription.xml: fmu_parse_md and the inspect printers
+#
+# Run from the repository root.  The harnesses are built with clang straight from the
+# compiler's sources (not through the Makefile: libFuzzer needs its own instrumentation).
+# Each run starts from the committed seeds in tests/fuzz/corpus/NAME/ plus, for fuzz_check,
+# every .sa file of the project; what it learns goes to $BUILD/fuzz/corpus/NAME/ (kept
+# between runs, never in the repository), and a crashing, leaking or hanging input is
+# written to $BUILD/fuzz/NAME-crash-* (or -leak-, -timeout-, -oom-).  Exits non-zero when a
+# harness found something.
+set -u
+
+FUZZ_SECONDS=${FUZZ_SECONDS:-60}
+BUILD=${BUILD:-build}
+FUZZ_CC=${FUZZ_CC:-clang}
+OUT=$BUILD/fuzz
+HERE=tests/fuzz
+
+CFLAGS="-g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
+        -fno-omit-frame-pointer -DARENA_DEBUG -std=c11 -D_POSIX_C_SOURCE=200809L
+        -Icompiler -Igenerated -I/usr/include/libxml2 -I/usr/include/minizip"
+LDFLAGS="-fsanitize=fuzzer,address,undefined"
+LIBS="-lxml2 -lminizip -ludunits2 -lm"
+
+mkdir -p "$OUT/obj" || exit 1
+
+# ---- build ----------------------------------------------------------------------------
+# One object per source, rebuilt when the source or any header is newer.
+objs=""
+newest_hdr=$(ls -t compiler/*.h generated/*.h | head -n 1)
+for src in compiler/*.c generated/sa_*.c; do
+	case $src in compiler/main.c) continue ;; esac
+	obj=$OUT/obj/$(basename "$src" .c).o
+	if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ "$newest_hdr" -nt "$obj" ]; then
+		# shellcheck disable=SC2086
+		$FUZZ_CC $CFLAGS -c -o "$obj" "$src" || { echo "fuzz: cannot compile $src" >&2; exit 1; }
+	fi
+	objs="$objs $obj"
+done
+for h in fuzz_check fuzz_md; do
+	# shellcheck disable=SC2086
+	$FUZZ_CC $CFLAGS -c -o "$OUT/obj/$h.o" "$HERE/$h.c" &&
+		$FUZZ_CC $LDFLAGS -o "$OUT/$h" "$OUT/obj/$h.o" $objs $LIBS ||
+		{ echo "fuzz: cannot build $h" >&2; exit 1; }
+done
+
+# fuzz_check finds its inner FMUs in $BUILD/fmus.
+fmus=""
+for md in tests/fmus/*/modelDescription.xml; do
+	[ -f "$md" ] && fmus="$fmus $BUILD/fmus/$(basename "$(dirname "$md")").fmu"
+done
+# shellcheck disable=SC2086
+[ -z "$fmus" ] || make --no-print-directory BUILD="$BUILD" $fmus >/dev/null ||
+	{ echo "fuzz: cannot build the test FMUs" >&2; exit 1; }
+
+# Every script of the project seeds fuzz_check (copied: libFuzzer reads directories).
+rm -rf "$OUT/seeds" && mkdir -p "$OUT/seeds/check" "$OUT/seeds/md"
+i=0
+for f in adaptations/*/*.sa tests/golden/*/*.sa tests/golden/*/*/*.sa; do
+	[ -f "$f" ] || continue
+	i=$((i + 1))
+	cp "$f" "$OUT/seeds/check/$i-$(basename "$f")"
+done
+for f in tests/fmus/*/modelDescription.xml tests/unit/data/*.xml; do
+	[ -f "$f" ] || continue
+	i=$((i + 1))
+	cp "$f" "$OUT/seeds/md/$i-$(basename "$f")"
+done
+
+# ---- run ------------------------------------------------------------------------------
+status=0
+for h in check md; do
+	mkdir -p "$OUT/corpus/$h"
+	echo "fuzz: fuzz_$h for $FUZZ_SECONDS s (corpus $OUT/corpus/$h, log $OUT/fuzz_$h.log)"
+	SACC_FUZZ_FMUS=$BUILD/fmus "$OUT/fuzz_$h" -max_total_time="$FUZZ_SECONDS" \
+		-max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+		-dict="$HERE/$h.dict" -artifact_prefix="$OUT/$h-" \
+		"$OUT/corpus/$h" "$HERE/corpus/$h" "$OUT/seeds/$h" >"$OUT/fuzz_$h.log" 2>&1
+	rc=$?
+	grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb' "$OUT/fuzz_$h.log" |
+		sed "s/^/fuzz: fuzz_$h /"
+	if [ "$rc" -ne 0 ]; then
+		status=1
+		echo "fuzz: fuzz_$h FOUND A PROBLEM (exit $rc); the input is in $OUT/$h-*:"
+		grep -E 'ERROR|SUMMARY|fuzz_(check|md):|Test unit written' "$OUT/fuzz_$h.log" | head -n 10
+	fi
+done
+[ "$status" -eq 0 ] && echo "fuzz: nothing found"
+exit $status
