@@ -23,6 +23,7 @@
 #include "fmu.h"
 
 #include "fmi2FunctionTypes.h"
+#include "fmi2_importer.h"
 
 #define DATA "tests/unit/data/"
 
@@ -1153,46 +1154,9 @@ static void capture_log(fmi2ComponentEnvironment env, fmi2String instance, fmi2S
 }
 
 typedef struct Api {
-	void *lib;
+	Fmi2Api f;
 	FmuInfo *md;
-	fmi2GetVersionTYPE *get_version;
-	fmi2GetTypesPlatformTYPE *get_types_platform;
-	fmi2InstantiateTYPE *instantiate;
-	fmi2FreeInstanceTYPE *free_instance;
-	fmi2SetupExperimentTYPE *setup;
-	fmi2EnterInitializationModeTYPE *enter_init;
-	fmi2ExitInitializationModeTYPE *exit_init;
-	fmi2TerminateTYPE *terminate;
-	fmi2ResetTYPE *reset;
-	fmi2GetRealTYPE *get_real;
-	fmi2SetRealTYPE *set_real;
-	fmi2GetIntegerTYPE *get_integer;
-	fmi2SetBooleanTYPE *set_boolean;
-	fmi2DoStepTYPE *do_step;
-	fmi2GetFMUstateTYPE *get_state;
-	fmi2SetFMUstateTYPE *set_state;
-	fmi2FreeFMUstateTYPE *free_state;
-	fmi2SerializedFMUstateSizeTYPE *serialized_size;
-	fmi2SerializeFMUstateTYPE *serialize;
-	fmi2DeSerializeFMUstateTYPE *deserialize;
-	fmi2SetRealInputDerivativesTYPE *set_input_derivatives;
-	fmi2GetRealOutputDerivativesTYPE *get_output_derivatives;
-	fmi2GetDirectionalDerivativeTYPE *get_directional_derivative;
-	fmi2GetRealStatusTYPE *get_real_status;
-	fmi2GetStatusTYPE *get_status;
-	fmi2CancelStepTYPE *cancel_step;
-	fmi2SetDebugLoggingTYPE *set_debug_logging;
 } Api;
-
-/* dlsym gives a void *; copying its bytes keeps ISO C's function/object pointer rule. */
-#define LOAD(api, field, name)                                 \
-	do {                                                   \
-		void *sym_ = dlsym((api)->lib, name);          \
-		if (!sym_)                                     \
-			print_error("no symbol %s\n", name);   \
-		assert_non_null(sym_);                         \
-		memcpy(&(api)->field, &sym_, sizeof sym_);     \
-	} while (0)
 
 static void api_open(Api *a, const char *model)
 {
@@ -1202,46 +1166,16 @@ static void api_open(Api *a, const char *model)
 	a->md = open_built(rel);
 	snprintf(rel, sizeof rel, "fmus/%s/binaries/linux64/%s.so", model, model);
 	build_path(path, sizeof path, rel);
-	a->lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (!a->lib)
-		print_error("dlopen %s: %s\n", path, dlerror());
-	assert_non_null(a->lib);
-	LOAD(a, get_version, "fmi2GetVersion");
-	LOAD(a, get_types_platform, "fmi2GetTypesPlatform");
-	LOAD(a, instantiate, "fmi2Instantiate");
-	LOAD(a, free_instance, "fmi2FreeInstance");
-	LOAD(a, setup, "fmi2SetupExperiment");
-	LOAD(a, enter_init, "fmi2EnterInitializationMode");
-	LOAD(a, exit_init, "fmi2ExitInitializationMode");
-	LOAD(a, terminate, "fmi2Terminate");
-	LOAD(a, reset, "fmi2Reset");
-	LOAD(a, get_real, "fmi2GetReal");
-	LOAD(a, set_real, "fmi2SetReal");
-	LOAD(a, get_integer, "fmi2GetInteger");
-	LOAD(a, set_boolean, "fmi2SetBoolean");
-	LOAD(a, do_step, "fmi2DoStep");
-	LOAD(a, get_state, "fmi2GetFMUstate");
-	LOAD(a, set_state, "fmi2SetFMUstate");
-	LOAD(a, free_state, "fmi2FreeFMUstate");
-	LOAD(a, serialized_size, "fmi2SerializedFMUstateSize");
-	LOAD(a, serialize, "fmi2SerializeFMUstate");
-	LOAD(a, deserialize, "fmi2DeSerializeFMUstate");
-	LOAD(a, set_input_derivatives, "fmi2SetRealInputDerivatives");
-	LOAD(a, get_output_derivatives, "fmi2GetRealOutputDerivatives");
-	LOAD(a, get_directional_derivative, "fmi2GetDirectionalDerivative");
-	LOAD(a, get_real_status, "fmi2GetRealStatus");
-	LOAD(a, get_status, "fmi2GetStatus");
-	LOAD(a, cancel_step, "fmi2CancelStep");
-	LOAD(a, set_debug_logging, "fmi2SetDebugLogging");
+	fmi2_import(&a->f, path);
 	/* The kit's own symbols stay hidden. */
-	assert_null(dlsym(a->lib, "kit_model"));
-	assert_null(dlsym(a->lib, "kit_log"));
+	assert_null(dlsym(a->f.lib, "kit_model"));
+	assert_null(dlsym(a->f.lib, "kit_log"));
 }
 
 static void api_close(Api *a)
 {
 	fmu_free(a->md);
-	dlclose(a->lib);
+	fmi2_unimport(&a->f);
 }
 
 static fmi2ValueReference vr_of(const Api *a, const char *name)
@@ -1251,7 +1185,7 @@ static fmi2ValueReference vr_of(const Api *a, const char *name)
 
 static fmi2Component instantiate(const Api *a, const char *name, const fmi2CallbackFunctions *cb)
 {
-	fmi2Component c = a->instantiate(name, fmi2CoSimulation, a->md->guid, "file:///tmp", cb,
+	fmi2Component c = a->f.instantiate(name, fmi2CoSimulation, a->md->guid, "file:///tmp", cb,
 	                                 fmi2False, fmi2False);
 	assert_non_null(c);
 	return c;
@@ -1259,22 +1193,22 @@ static fmi2Component instantiate(const Api *a, const char *name, const fmi2Callb
 
 static void start(const Api *a, fmi2Component c, double t0)
 {
-	assert_int_equal(a->setup(c, fmi2False, 0.0, t0, fmi2False, 0.0), fmi2OK);
-	assert_int_equal(a->enter_init(c), fmi2OK);
-	assert_int_equal(a->exit_init(c), fmi2OK);
+	assert_int_equal(a->f.setup(c, fmi2False, 0.0, t0, fmi2False, 0.0), fmi2OK);
+	assert_int_equal(a->f.enter_init(c), fmi2OK);
+	assert_int_equal(a->f.exit_init(c), fmi2OK);
 }
 
 static void set(const Api *a, fmi2Component c, const char *name, double v)
 {
 	fmi2ValueReference vr = vr_of(a, name);
-	assert_int_equal(a->set_real(c, &vr, 1, &v), fmi2OK);
+	assert_int_equal(a->f.set_real(c, &vr, 1, &v), fmi2OK);
 }
 
 static double get(const Api *a, fmi2Component c, const char *name)
 {
 	fmi2ValueReference vr = vr_of(a, name);
 	double v = NAN;
-	assert_int_equal(a->get_real(c, &vr, 1, &v), fmi2OK);
+	assert_int_equal(a->f.get_real(c, &vr, 1, &v), fmi2OK);
 	return v;
 }
 
@@ -1283,8 +1217,8 @@ static void window_fmu__step__outputs_follow_formula(void **state)
 	(void)state;
 	Api a;
 	api_open(&a, "window");
-	assert_string_equal(a.get_version(), "2.0");
-	assert_string_equal(a.get_types_platform(), "default");
+	assert_string_equal(a.f.get_version(), "2.0");
+	assert_string_equal(a.f.get_types_platform(), "default");
 	Log log = {0};
 	fmi2CallbackFunctions cb = {capture_log, NULL, NULL, NULL, &log};
 	fmi2Component c = instantiate(&a, "window1", &cb);
@@ -1298,7 +1232,7 @@ static void window_fmu__step__outputs_follow_formula(void **state)
 		set(&a, c, "displacement", u[i][0]);
 		set(&a, c, "speed", u[i][1]);
 		set(&a, c, "reaction_force", u[i][2]);
-		assert_int_equal(a.do_step(c, t, 0.01, fmi2True), fmi2OK);
+		assert_int_equal(a.f.do_step(c, t, 0.01, fmi2True), fmi2OK);
 		t += 0.01;
 		assert_close(get(&a, c, "height"), 100 * 0.11 * u[i][0]);
 		assert_close(get(&a, c, "reaction_torque"), -(0.11 * u[i][2] + 10 * 0.11 * u[i][1]));
@@ -1307,10 +1241,10 @@ static void window_fmu__step__outputs_follow_formula(void **state)
 	set(&a, c, "displacement", 1.0);
 	assert_close(get(&a, c, "height"), 11.0);
 	double last = 0;
-	assert_int_equal(a.get_real_status(c, fmi2LastSuccessfulTime, &last), fmi2OK);
+	assert_int_equal(a.f.get_real_status(c, fmi2LastSuccessfulTime, &last), fmi2OK);
 	assert_near(last, 0.03, 1e-15);
-	assert_int_equal(a.terminate(c), fmi2OK);
-	a.free_instance(c);
+	assert_int_equal(a.f.terminate(c), fmi2OK);
+	a.f.free_instance(c);
 	assert_int_equal(log.count, 0);
 	api_close(&a);
 }
@@ -1328,19 +1262,19 @@ static void window_fmu__parameters_and_instances__independent(void **state)
 	start(&a, c2, 5.0);
 	set(&a, c1, "displacement", 1.0);
 	set(&a, c2, "displacement", 2.0);
-	assert_int_equal(a.do_step(c1, 0.0, 0.1, fmi2False), fmi2OK);
-	assert_int_equal(a.do_step(c2, 5.0, 0.1, fmi2False), fmi2OK);
+	assert_int_equal(a.f.do_step(c1, 0.0, 0.1, fmi2False), fmi2OK);
+	assert_int_equal(a.f.do_step(c2, 5.0, 0.1, fmi2False), fmi2OK);
 	assert_close(get(&a, c1, "height"), 11.0);
 	assert_close(get(&a, c2, "height"), 40.0);
 	assert_close(get(&a, c2, "r"), 0.2);
 
 	/* Reset brings back the start values. */
-	assert_int_equal(a.reset(c2), fmi2OK);
+	assert_int_equal(a.f.reset(c2), fmi2OK);
 	start(&a, c2, 0.0);
 	assert_close(get(&a, c2, "r"), 0.11);
 	assert_near(get(&a, c2, "height"), 0.0, 0);
-	a.free_instance(c1);
-	a.free_instance(c2);
+	a.f.free_instance(c1);
+	a.f.free_instance(c2);
 	assert_int_equal(log.count, 0);
 	api_close(&a);
 }
@@ -1359,25 +1293,25 @@ static void window_fmu__input_derivatives__interpolated_over_the_step(void **sta
 	double du[2] = {2.0, -4.0};
 	set(&a, c, "displacement", 1.0);
 	set(&a, c, "speed", 1.0);
-	assert_int_equal(a.set_input_derivatives(c, vrs, 2, order, du), fmi2OK);
-	assert_int_equal(a.do_step(c, 0.0, 0.5, fmi2False), fmi2OK);
+	assert_int_equal(a.f.set_input_derivatives(c, vrs, 2, order, du), fmi2OK);
+	assert_int_equal(a.f.do_step(c, 0.0, 0.5, fmi2False), fmi2OK);
 	/* f(u + du H): displacement 2, speed -1 at the end of the step. */
 	assert_close(get(&a, c, "height"), 100 * 0.11 * 2.0);
 	assert_close(get(&a, c, "reaction_torque"), -(10 * 0.11 * -1.0));
 	assert_close(get(&a, c, "displacement"), 2.0);
 	/* The derivatives held for that step only. */
-	assert_int_equal(a.do_step(c, 0.5, 0.5, fmi2False), fmi2OK);
+	assert_int_equal(a.f.do_step(c, 0.5, 0.5, fmi2False), fmi2OK);
 	assert_close(get(&a, c, "height"), 22.0);
 
 	fmi2Integer second[1] = {2};
-	assert_int_equal(a.set_input_derivatives(c, vrs, 1, second, du), fmi2Error);
+	assert_int_equal(a.f.set_input_derivatives(c, vrs, 1, second, du), fmi2Error);
 	assert_string_equal(log.message, "fmi2SetRealInputDerivatives: derivative order 2 of "
 	                                 "'displacement' is not supported (only 1)");
 	fmi2ValueReference out = vr_of(&a, "height");
-	assert_int_equal(a.set_input_derivatives(c, &out, 1, order, du), fmi2Error);
+	assert_int_equal(a.f.set_input_derivatives(c, &out, 1, order, du), fmi2Error);
 	assert_string_equal(log.message,
 	                    "fmi2SetRealInputDerivatives: value reference 3 is not a Real input");
-	a.free_instance(c);
+	a.f.free_instance(c);
 	api_close(&a);
 }
 
@@ -1394,7 +1328,7 @@ static void obstacle_fmu__step__force_only_beyond_contact(void **state)
 	double t = 0;
 	for (size_t i = 0; i < sizeof disp / sizeof disp[0]; i++) {
 		set(&a, c, "disp", disp[i]);
-		assert_int_equal(a.do_step(c, t, 0.001, fmi2False), fmi2OK);
+		assert_int_equal(a.f.do_step(c, t, 0.001, fmi2False), fmi2OK);
 		t += 0.001;
 		double expect = disp[i] > 0.45 ? 1e10 * (disp[i] - 0.45) : 0.0;
 		assert_close(get(&a, c, "reaction_force"), expect);
@@ -1402,7 +1336,7 @@ static void obstacle_fmu__step__force_only_beyond_contact(void **state)
 	assert_near(get(&a, c, "reaction_force"), 5e8, 1e-3);
 	set(&a, c, "disp", 0.3);
 	assert_near(get(&a, c, "reaction_force"), 0.0, 0);
-	a.free_instance(c);
+	a.f.free_instance(c);
 	assert_int_equal(log.count, 0);
 	api_close(&a);
 }
@@ -1417,46 +1351,46 @@ static void window_fmu__state_round_trip__same_outputs(void **state)
 	fmi2Component c = instantiate(&a, "w", &cb);
 	start(&a, c, 0.0);
 	set(&a, c, "displacement", 0.3);
-	assert_int_equal(a.do_step(c, 0.0, 0.1, fmi2False), fmi2OK);
+	assert_int_equal(a.f.do_step(c, 0.0, 0.1, fmi2False), fmi2OK);
 
 	fmi2FMUstate s = NULL;
-	assert_int_equal(a.get_state(c, &s), fmi2OK);
+	assert_int_equal(a.f.get_state(c, &s), fmi2OK);
 	assert_non_null(s);
 
 	set(&a, c, "displacement", 0.7);
 	set(&a, c, "speed", 2.0);
-	assert_int_equal(a.do_step(c, 0.1, 0.1, fmi2False), fmi2OK);
+	assert_int_equal(a.f.do_step(c, 0.1, 0.1, fmi2False), fmi2OK);
 	double h1 = get(&a, c, "height"), t1 = get(&a, c, "reaction_torque");
 
 	/* Back to t = 0.1: a step from 0.1 is accepted again and gives the same bits. */
-	assert_int_equal(a.set_state(c, s), fmi2OK);
+	assert_int_equal(a.f.set_state(c, s), fmi2OK);
 	assert_close(get(&a, c, "displacement"), 0.3);
 	set(&a, c, "displacement", 0.7);
 	set(&a, c, "speed", 2.0);
-	assert_int_equal(a.do_step(c, 0.1, 0.1, fmi2False), fmi2OK);
+	assert_int_equal(a.f.do_step(c, 0.1, 0.1, fmi2False), fmi2OK);
 	double h2 = get(&a, c, "height"), t2 = get(&a, c, "reaction_torque");
 	assert_memory_equal(&h1, &h2, sizeof h1);
 	assert_memory_equal(&t1, &t2, sizeof t1);
 
 	/* Serialized and read back, the state does the same. */
 	size_t n = 0;
-	assert_int_equal(a.serialized_size(c, s, &n), fmi2OK);
+	assert_int_equal(a.f.serialized_size(c, s, &n), fmi2OK);
 	assert_true(n > 0);
 	fmi2Byte *buf = malloc(n);
 	assert_non_null(buf);
-	assert_int_equal(a.serialize(c, s, buf, n), fmi2OK);
+	assert_int_equal(a.f.serialize(c, s, buf, n), fmi2OK);
 	fmi2FMUstate s2 = NULL;
-	assert_int_equal(a.deserialize(c, buf, n, &s2), fmi2OK);
-	assert_int_equal(a.set_state(c, s2), fmi2OK);
+	assert_int_equal(a.f.deserialize(c, buf, n, &s2), fmi2OK);
+	assert_int_equal(a.f.set_state(c, s2), fmi2OK);
 	set(&a, c, "displacement", 0.7);
 	set(&a, c, "speed", 2.0);
-	assert_int_equal(a.do_step(c, 0.1, 0.1, fmi2False), fmi2OK);
+	assert_int_equal(a.f.do_step(c, 0.1, 0.1, fmi2False), fmi2OK);
 	double h3 = get(&a, c, "height");
 	assert_memory_equal(&h1, &h3, sizeof h1);
 	assert_int_equal(log.count, 0);
 
 	/* Foreign or damaged data is refused. */
-	assert_int_equal(a.deserialize(c, buf, n - 1, &s2), fmi2Error);
+	assert_int_equal(a.f.deserialize(c, buf, n - 1, &s2), fmi2Error);
 	char expect[128];
 	snprintf(expect, sizeof expect,
 	         "fmi2DeSerializeFMUstate: the %lu bytes given are not a serialized state of window",
@@ -1465,36 +1399,36 @@ static void window_fmu__state_round_trip__same_outputs(void **state)
 	assert_string_equal(log.category, "logStatusError");
 	assert_int_equal(log.status, fmi2Error);
 	buf[0] ^= 0x55;
-	assert_int_equal(a.deserialize(c, buf, n, &s2), fmi2Error);
+	assert_int_equal(a.f.deserialize(c, buf, n, &s2), fmi2Error);
 	buf[0] ^= 0x55;
 
 	Api o;
 	api_open(&o, "obstacle");
 	fmi2Component oc = instantiate(&o, "o", &cb);
 	fmi2FMUstate os = NULL;
-	assert_int_equal(o.get_state(oc, &os), fmi2OK);
+	assert_int_equal(o.f.get_state(oc, &os), fmi2OK);
 	size_t on = 0;
-	assert_int_equal(o.serialized_size(oc, os, &on), fmi2OK);
+	assert_int_equal(o.f.serialized_size(oc, os, &on), fmi2OK);
 	fmi2Byte *obuf = malloc(on);
 	assert_non_null(obuf);
-	assert_int_equal(o.serialize(oc, os, obuf, on), fmi2OK);
+	assert_int_equal(o.f.serialize(oc, os, obuf, on), fmi2OK);
 	log.count = 0;
-	assert_int_equal(a.deserialize(c, obuf, on, &s2), fmi2Error);
+	assert_int_equal(a.f.deserialize(c, obuf, on, &s2), fmi2Error);
 	assert_int_equal(log.count, 1);
-	assert_int_equal(a.set_state(c, os), fmi2Error);
+	assert_int_equal(a.f.set_state(c, os), fmi2Error);
 	assert_string_equal(log.message, "fmi2SetFMUstate: not a state of window");
-	assert_int_equal(o.free_state(oc, &os), fmi2OK);
+	assert_int_equal(o.f.free_state(oc, &os), fmi2OK);
 	assert_null(os);
-	o.free_instance(oc);
+	o.f.free_instance(oc);
 	free(obuf);
 	api_close(&o);
 
-	assert_int_equal(a.serialize(c, s, buf, n - 1), fmi2Error);
-	assert_int_equal(a.free_state(c, &s), fmi2OK);
+	assert_int_equal(a.f.serialize(c, s, buf, n - 1), fmi2Error);
+	assert_int_equal(a.f.free_state(c, &s), fmi2OK);
 	assert_null(s);
-	assert_int_equal(a.free_state(c, &s2), fmi2OK);
+	assert_int_equal(a.f.free_state(c, &s2), fmi2OK);
 	free(buf);
-	a.free_instance(c);
+	a.f.free_instance(c);
 	api_close(&a);
 }
 
@@ -1507,38 +1441,38 @@ static void window_fmu__wrong_state_calls__error_and_log(void **state)
 	fmi2CallbackFunctions cb = {capture_log, NULL, NULL, NULL, &log};
 	fmi2Component c = instantiate(&a, "w", &cb);
 
-	assert_int_equal(a.do_step(c, 0.0, 0.1, fmi2False), fmi2Error);
+	assert_int_equal(a.f.do_step(c, 0.0, 0.1, fmi2False), fmi2Error);
 	assert_string_equal(log.message, "fmi2DoStep is not allowed in state instantiated");
 	assert_string_equal(log.category, "logStatusError");
 	assert_string_equal(log.instance, "w");
 	assert_int_equal(log.status, fmi2Error);
 	double v;
 	fmi2ValueReference vr = vr_of(&a, "height");
-	assert_int_equal(a.get_real(c, &vr, 1, &v), fmi2Error);
+	assert_int_equal(a.f.get_real(c, &vr, 1, &v), fmi2Error);
 	assert_string_equal(log.message, "fmi2GetReal is not allowed in state instantiated");
-	assert_int_equal(a.exit_init(c), fmi2Error);
+	assert_int_equal(a.f.exit_init(c), fmi2Error);
 	assert_string_equal(log.message,
 	                    "fmi2ExitInitializationMode is not allowed in state instantiated");
 
 	start(&a, c, 0.0);
-	assert_int_equal(a.setup(c, fmi2False, 0, 0, fmi2False, 0), fmi2Error);
+	assert_int_equal(a.f.setup(c, fmi2False, 0, 0, fmi2False, 0), fmi2Error);
 	assert_string_equal(log.message, "fmi2SetupExperiment is not allowed in state stepComplete");
 	/* The instance is unharmed by a rejected call. */
 	set(&a, c, "displacement", 1.0);
-	assert_int_equal(a.do_step(c, 0.0, 0.1, fmi2False), fmi2OK);
+	assert_int_equal(a.f.do_step(c, 0.0, 0.1, fmi2False), fmi2OK);
 	assert_close(get(&a, c, "height"), 11.0);
 
-	assert_int_equal(a.do_step(c, 0.0, 0.1, fmi2False), fmi2Error);
+	assert_int_equal(a.f.do_step(c, 0.0, 0.1, fmi2False), fmi2Error);
 	assert_string_equal(log.message, "fmi2DoStep: communication point 0 is not the instance's "
 	                                 "time 0.10000000000000001");
-	assert_int_equal(a.do_step(c, 0.1, -1.0, fmi2False), fmi2Error);
+	assert_int_equal(a.f.do_step(c, 0.1, -1.0, fmi2False), fmi2Error);
 
-	assert_int_equal(a.terminate(c), fmi2OK);
-	assert_int_equal(a.do_step(c, 0.1, 0.1, fmi2False), fmi2Error);
+	assert_int_equal(a.f.terminate(c), fmi2OK);
+	assert_int_equal(a.f.do_step(c, 0.1, 0.1, fmi2False), fmi2Error);
 	assert_string_equal(log.message, "fmi2DoStep is not allowed in state terminated");
 	assert_close(get(&a, c, "height"), 11.0); /* values stay readable */
-	assert_int_equal(a.terminate(c), fmi2Error);
-	a.free_instance(c);
+	assert_int_equal(a.f.terminate(c), fmi2Error);
+	a.f.free_instance(c);
 	api_close(&a);
 }
 
@@ -1553,59 +1487,59 @@ static void window_fmu__bad_references_and_unsupported__error_and_log(void **sta
 	start(&a, c, 0.0);
 	double v = 1.0;
 	fmi2ValueReference bad = 99, r = vr_of(&a, "r"), h = vr_of(&a, "height");
-	assert_int_equal(a.get_real(c, &bad, 1, &v), fmi2Error);
+	assert_int_equal(a.f.get_real(c, &bad, 1, &v), fmi2Error);
 	assert_string_equal(log.message, "fmi2GetReal: no Real variable has value reference 99");
-	assert_int_equal(a.set_real(c, &bad, 1, &v), fmi2Error);
+	assert_int_equal(a.f.set_real(c, &bad, 1, &v), fmi2Error);
 	assert_string_equal(log.message, "fmi2SetReal: no Real variable has value reference 99");
 	fmi2Integer iv;
 	fmi2ValueReference zero = 0;
-	assert_int_equal(a.get_integer(c, &zero, 1, &iv), fmi2Error);
+	assert_int_equal(a.f.get_integer(c, &zero, 1, &iv), fmi2Error);
 	assert_string_equal(log.message, "fmi2GetInteger: no Integer variable has value reference 0");
 	fmi2Boolean bv = fmi2True;
-	assert_int_equal(a.set_boolean(c, &zero, 1, &bv), fmi2Error);
-	assert_int_equal(a.set_real(c, &r, 1, &v), fmi2Error);
+	assert_int_equal(a.f.set_boolean(c, &zero, 1, &bv), fmi2Error);
+	assert_int_equal(a.f.set_real(c, &r, 1, &v), fmi2Error);
 	assert_string_equal(log.message, "fmi2SetReal: 'r' is a fixed parameter and cannot be set "
 	                                 "in state stepComplete");
-	assert_int_equal(a.set_real(c, &h, 1, &v), fmi2Error);
+	assert_int_equal(a.f.set_real(c, &h, 1, &v), fmi2Error);
 	assert_string_equal(log.message, "fmi2SetReal: 'height' is an output and cannot be set");
 	assert_close(get(&a, c, "r"), 0.11);
 
 	/* A call with one bad reference changes nothing. */
 	fmi2ValueReference mixed[2] = {vr_of(&a, "displacement"), bad};
 	double vals[2] = {5.0, 5.0};
-	assert_int_equal(a.set_real(c, mixed, 2, vals), fmi2Error);
+	assert_int_equal(a.f.set_real(c, mixed, 2, vals), fmi2Error);
 	assert_near(get(&a, c, "displacement"), 0.0, 0);
 
 	fmi2Integer order = 1;
-	assert_int_equal(a.get_output_derivatives(c, &h, 1, &order, &v), fmi2Error);
+	assert_int_equal(a.f.get_output_derivatives(c, &h, 1, &order, &v), fmi2Error);
 	assert_contains(log.message, "fmi2GetRealOutputDerivatives is not supported by window");
-	assert_int_equal(a.get_directional_derivative(c, &h, 1, &r, 1, &v, &v), fmi2Error);
+	assert_int_equal(a.f.get_directional_derivative(c, &h, 1, &r, 1, &v, &v), fmi2Error);
 	assert_contains(log.message, "fmi2GetDirectionalDerivative is not supported by window");
-	assert_int_equal(a.cancel_step(c), fmi2Error);
+	assert_int_equal(a.f.cancel_step(c), fmi2Error);
 	fmi2Status st;
-	assert_int_equal(a.get_status(c, fmi2DoStepStatus, &st), fmi2Error);
+	assert_int_equal(a.f.get_status(c, fmi2DoStepStatus, &st), fmi2Error);
 	double t;
-	assert_int_equal(a.get_real_status(c, fmi2PendingStatus, &t), fmi2Error);
+	assert_int_equal(a.f.get_real_status(c, fmi2PendingStatus, &t), fmi2Error);
 	fmi2String cats[1] = {"logNoSuchThing"};
-	assert_int_equal(a.set_debug_logging(c, fmi2True, 1, cats), fmi2Error);
+	assert_int_equal(a.f.set_debug_logging(c, fmi2True, 1, cats), fmi2Error);
 	assert_string_equal(log.message, "fmi2SetDebugLogging: unknown log category "
 	                                 "'logNoSuchThing'");
 	cats[0] = "logAll";
-	assert_int_equal(a.set_debug_logging(c, fmi2True, 1, cats), fmi2OK);
-	a.free_instance(c);
+	assert_int_equal(a.f.set_debug_logging(c, fmi2True, 1, cats), fmi2OK);
+	a.f.free_instance(c);
 
 	/* Instantiation checks its arguments. */
 	log.count = 0;
-	assert_null(a.instantiate("w", fmi2CoSimulation, "{not-the-guid}", "", &cb, fmi2False,
+	assert_null(a.f.instantiate("w", fmi2CoSimulation, "{not-the-guid}", "", &cb, fmi2False,
 	                          fmi2False));
 	assert_string_equal(log.message, "fmi2Instantiate: GUID {not-the-guid} does not match "
 	                                 "window's {0b7e4c2a-91d3-4f6e-8a15-3c9d2e7f6a01}");
-	assert_null(a.instantiate("w", fmi2ModelExchange, a.md->guid, "", &cb, fmi2False,
+	assert_null(a.f.instantiate("w", fmi2ModelExchange, a.md->guid, "", &cb, fmi2False,
 	                          fmi2False));
 	assert_string_equal(log.message, "fmi2Instantiate: window supports Co-Simulation only");
-	assert_null(a.instantiate("", fmi2CoSimulation, a.md->guid, "", &cb, fmi2False, fmi2False));
+	assert_null(a.f.instantiate("", fmi2CoSimulation, a.md->guid, "", &cb, fmi2False, fmi2False));
 	assert_int_equal(log.count, 3);
-	a.free_instance(NULL);
+	a.f.free_instance(NULL);
 	api_close(&a);
 }
 

@@ -20,6 +20,7 @@
 #include "fmu.h"
 
 #include "fmi2FunctionTypes.h"
+#include "fmi2_importer.h"
 
 /* ---- helpers ---------------------------------------------------------------------------- */
 
@@ -62,39 +63,11 @@ static void capture_log(fmi2ComponentEnvironment env, fmi2String instance, fmi2S
 
 /* An FMU's model description and the fmi2* functions of its shared library. */
 typedef struct Api {
-	void *lib;
+	Fmi2Api f;
 	FmuInfo *md;
 	Log log;
 	fmi2CallbackFunctions cb;
-	fmi2InstantiateTYPE *instantiate;
-	fmi2FreeInstanceTYPE *free_instance;
-	fmi2SetupExperimentTYPE *setup;
-	fmi2EnterInitializationModeTYPE *enter_init;
-	fmi2ExitInitializationModeTYPE *exit_init;
-	fmi2GetRealTYPE *get_real;
-	fmi2SetRealTYPE *set_real;
-	fmi2GetIntegerTYPE *get_integer;
-	fmi2GetBooleanTYPE *get_boolean;
-	fmi2SetBooleanTYPE *set_boolean;
-	fmi2DoStepTYPE *do_step;
-	fmi2GetRealStatusTYPE *get_real_status;
-	fmi2GetFMUstateTYPE *get_state;
-	fmi2SetFMUstateTYPE *set_state;
-	fmi2FreeFMUstateTYPE *free_state;
-	fmi2SerializedFMUstateSizeTYPE *serialized_size;
-	fmi2SerializeFMUstateTYPE *serialize;
-	fmi2DeSerializeFMUstateTYPE *deserialize;
 } Api;
-
-/* dlsym gives a void *; copying its bytes keeps ISO C's function/object pointer rule. */
-#define LOAD(api, field, name)                                 \
-	do {                                                   \
-		void *sym_ = dlsym((api)->lib, name);          \
-		if (!sym_)                                     \
-			print_error("no symbol %s\n", name);   \
-		assert_non_null(sym_);                         \
-		memcpy(&(api)->field, &sym_, sizeof sym_);     \
-	} while (0)
 
 static FmuInfo *open_md(const char *model)
 {
@@ -124,38 +97,17 @@ static Api *api_open(const char *model)
 	assert_non_null(a);
 	a->md = open_md(model);
 	snprintf(path, sizeof path, "%s/fmus/%s/binaries/linux64/%s.so", build_dir(), model, model);
-	a->lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (!a->lib)
-		print_error("dlopen %s: %s\n", path, dlerror());
-	assert_non_null(a->lib);
+	fmi2_import(&a->f, path);
 	/* The members are const: the struct is filled once, by copy. */
 	const fmi2CallbackFunctions cb = {capture_log, NULL, NULL, NULL, &a->log};
 	memcpy(&a->cb, &cb, sizeof cb);
-	LOAD(a, instantiate, "fmi2Instantiate");
-	LOAD(a, free_instance, "fmi2FreeInstance");
-	LOAD(a, setup, "fmi2SetupExperiment");
-	LOAD(a, enter_init, "fmi2EnterInitializationMode");
-	LOAD(a, exit_init, "fmi2ExitInitializationMode");
-	LOAD(a, get_real, "fmi2GetReal");
-	LOAD(a, set_real, "fmi2SetReal");
-	LOAD(a, get_integer, "fmi2GetInteger");
-	LOAD(a, get_boolean, "fmi2GetBoolean");
-	LOAD(a, set_boolean, "fmi2SetBoolean");
-	LOAD(a, do_step, "fmi2DoStep");
-	LOAD(a, get_real_status, "fmi2GetRealStatus");
-	LOAD(a, get_state, "fmi2GetFMUstate");
-	LOAD(a, set_state, "fmi2SetFMUstate");
-	LOAD(a, free_state, "fmi2FreeFMUstate");
-	LOAD(a, serialized_size, "fmi2SerializedFMUstateSize");
-	LOAD(a, serialize, "fmi2SerializeFMUstate");
-	LOAD(a, deserialize, "fmi2DeSerializeFMUstate");
 	return a;
 }
 
 static void api_close(Api *a)
 {
 	fmu_free(a->md);
-	dlclose(a->lib);
+	fmi2_unimport(&a->f);
 	free(a);
 }
 
@@ -171,26 +123,26 @@ static fmi2ValueReference vr_of(const Api *a, const char *name)
 /* An instance initialized at t0, with the inputs at their start values. */
 static fmi2Component start_at(Api *a, double t0)
 {
-	fmi2Component c = a->instantiate(a->md->model_identifier, fmi2CoSimulation, a->md->guid,
+	fmi2Component c = a->f.instantiate(a->md->model_identifier, fmi2CoSimulation, a->md->guid,
 	                                 "file:///tmp", &a->cb, fmi2False, fmi2False);
 	assert_non_null(c);
-	assert_int_equal(a->setup(c, fmi2False, 0.0, t0, fmi2False, 0.0), fmi2OK);
-	assert_int_equal(a->enter_init(c), fmi2OK);
-	assert_int_equal(a->exit_init(c), fmi2OK);
+	assert_int_equal(a->f.setup(c, fmi2False, 0.0, t0, fmi2False, 0.0), fmi2OK);
+	assert_int_equal(a->f.enter_init(c), fmi2OK);
+	assert_int_equal(a->f.exit_init(c), fmi2OK);
 	return c;
 }
 
 static void set_real(Api *a, fmi2Component c, const char *name, double v)
 {
 	fmi2ValueReference vr = vr_of(a, name);
-	assert_int_equal(a->set_real(c, &vr, 1, &v), fmi2OK);
+	assert_int_equal(a->f.set_real(c, &vr, 1, &v), fmi2OK);
 }
 
 static double get_real(Api *a, fmi2Component c, const char *name)
 {
 	fmi2ValueReference vr = vr_of(a, name);
 	double v = NAN;
-	assert_int_equal(a->get_real(c, &vr, 1, &v), fmi2OK);
+	assert_int_equal(a->f.get_real(c, &vr, 1, &v), fmi2OK);
 	return v;
 }
 
@@ -198,14 +150,14 @@ static void set_bool(Api *a, fmi2Component c, const char *name, bool v)
 {
 	fmi2ValueReference vr = vr_of(a, name);
 	fmi2Boolean b = v ? fmi2True : fmi2False;
-	assert_int_equal(a->set_boolean(c, &vr, 1, &b), fmi2OK);
+	assert_int_equal(a->f.set_boolean(c, &vr, 1, &b), fmi2OK);
 }
 
 static bool get_bool(Api *a, fmi2Component c, const char *name)
 {
 	fmi2ValueReference vr = vr_of(a, name);
 	fmi2Boolean b = 7;
-	assert_int_equal(a->get_boolean(c, &vr, 1, &b), fmi2OK);
+	assert_int_equal(a->f.get_boolean(c, &vr, 1, &b), fmi2OK);
 	assert_true(b == fmi2True || b == fmi2False);
 	return b == fmi2True;
 }
@@ -213,7 +165,7 @@ static bool get_bool(Api *a, fmi2Component c, const char *name)
 static double last_successful(Api *a, fmi2Component c)
 {
 	double t = NAN;
-	assert_int_equal(a->get_real_status(c, fmi2LastSuccessfulTime, &t), fmi2OK);
+	assert_int_equal(a->f.get_real_status(c, fmi2LastSuccessfulTime, &t), fmi2OK);
 	return t;
 }
 
@@ -342,12 +294,12 @@ static void environment__sums_of_steps__exact_at_every_boundary(void **state)
 		double t = 0.0, h = 0.01 / per_hundredth[k];
 		env_check(a, c, 0, t);
 		for (long i = 1; i <= 1000L * per_hundredth[k]; i++) {
-			assert_int_equal(a->do_step(c, t, h, fmi2True), fmi2OK);
+			assert_int_equal(a->f.do_step(c, t, h, fmi2True), fmi2OK);
 			t += h;
 			if (i % per_hundredth[k] == 0)
 				env_check(a, c, i / per_hundredth[k], t);
 		}
-		a->free_instance(c);
+		a->f.free_instance(c);
 	}
 	assert_int_equal(a->log.count, 0);
 	api_close(a);
@@ -368,7 +320,7 @@ static void environment__near_each_instant__half_open_with_tolerance(void **stat
 		for (size_t j = 0; j < sizeof offsets / sizeof offsets[0]; j++) {
 			fmi2Component c = start_at(a, s + offsets[j]);
 			env_check(a, c, expect_at[j], s + offsets[j]);
-			a->free_instance(c);
+			a->f.free_instance(c);
 		}
 	}
 	assert_int_equal(a->log.count, 0);
@@ -382,14 +334,14 @@ static void environment__step_over_instant__outputs_of_the_end(void **state)
 	fmi2Component c = start_at(a, 4.5);
 	assert_true(get_bool(a, c, "driver_up"));
 	/* 4.5 -> 5.05 passes the 4.59 and 5 switches: no discard, the end's values. */
-	assert_int_equal(a->do_step(c, 4.5, 0.55, fmi2True), fmi2OK);
+	assert_int_equal(a->f.do_step(c, 4.5, 0.55, fmi2True), fmi2OK);
 	assert_near(last_successful(a, c), 5.05, 1e-15);
 	env_check(a, c, 505, 5.05);
 	/* A huge step is fine too: the schedule is over by then. */
-	assert_int_equal(a->do_step(c, 5.05, 1e6, fmi2True), fmi2OK);
+	assert_int_equal(a->f.do_step(c, 5.05, 1e6, fmi2True), fmi2OK);
 	env_check(a, c, 100000505, 5.05 + 1e6);
 	assert_int_equal(a->log.count, 0);
-	a->free_instance(c);
+	a->f.free_instance(c);
 	api_close(a);
 }
 
@@ -417,7 +369,7 @@ static int chart_state(Api *a, fmi2Component c)
 {
 	fmi2ValueReference vr = vr_of(a, "chart_state");
 	fmi2Integer s = -1;
-	assert_int_equal(a->get_integer(c, &vr, 1, &s), fmi2OK);
+	assert_int_equal(a->f.get_integer(c, &vr, 1, &s), fmi2OK);
 	return s;
 }
 
@@ -440,7 +392,7 @@ static void ctl_expect_at(Api *a, fmi2Component c, int st, const char *uds, cons
 static double ctl_step(Api *a, fmi2Component c, double t, double h, const char *pressed)
 {
 	ctl_press(a, c, pressed);
-	assert_int_equal(a->do_step(c, t, h, fmi2True), fmi2OK);
+	assert_int_equal(a->f.do_step(c, t, h, fmi2True), fmi2OK);
 	return t + h;
 }
 
@@ -496,7 +448,7 @@ static void controller__buttons__up_down_stop(void **state)
 	ctl_step(a, c, t, h, "driver_stop");
 	ctl_expect(a, c, CS_NEUTRAL, "--s");
 	assert_int_equal(a->log.count, 0);
-	a->free_instance(c);
+	a->f.free_instance(c);
 	api_close(a);
 }
 
@@ -529,19 +481,19 @@ static void controller__obstacle__down_for_exactly_one_second(void **state)
 		ctl_expect(a, c, CS_EMERGENCY, "-d-");
 	}
 	fmi2FMUstate before = NULL;
-	assert_int_equal(a->get_state(c, &before), fmi2OK);
+	assert_int_equal(a->f.get_state(c, &before), fmi2OK);
 	double t_before = t;
 
 	/* A step across the expiry stops at it, with the transition taken. */
 	ctl_press(a, c, "driver_up");
-	assert_int_equal(a->do_step(c, t, 0.25, fmi2True), fmi2Discard);
+	assert_int_equal(a->f.do_step(c, t, 0.25, fmi2True), fmi2Discard);
 	assert_int_equal(a->log.discards, 1);
 	assert_near(last_successful(a, c), entered + 1.0, 1e-12);
 	ctl_expect(a, c, CS_NEUTRAL, "--s"); /* the held driver_up belongs to t + 0.25 */
 
 	/* Back, and the step that lands on the expiry: Emergency ends there, then nothing
 	 * moves. */
-	assert_int_equal(a->set_state(c, before), fmi2OK);
+	assert_int_equal(a->f.set_state(c, before), fmi2OK);
 	ctl_expect(a, c, CS_EMERGENCY, "-d-");
 	t = ctl_step(a, c, t_before, h, "");
 	assert_near(t, entered + 1.0, 1e-12);
@@ -551,28 +503,28 @@ static void controller__obstacle__down_for_exactly_one_second(void **state)
 	ctl_expect(a, c, CS_NEUTRAL, "--s");
 
 	/* Landing on it with the button still held: stop, then the button at once. */
-	assert_int_equal(a->set_state(c, before), fmi2OK);
+	assert_int_equal(a->f.set_state(c, before), fmi2OK);
 	ctl_step(a, c, t_before, h, "driver_up");
 	ctl_expect(a, c, CS_DRIVER_UP, "u--");
 
 	/* Within the tolerance either side of the expiry counts as on it. */
 	const double misses[] = {-5e-10, 5e-10};
 	for (int i = 0; i < 2; i++) {
-		assert_int_equal(a->set_state(c, before), fmi2OK);
+		assert_int_equal(a->f.set_state(c, before), fmi2OK);
 		ctl_step(a, c, t_before, entered + 1.0 + misses[i] - t_before, "");
 		ctl_expect(a, c, CS_NEUTRAL, "--s");
 	}
 	/* Beyond it: 1e-6 short is still Emergency, 1e-6 over is a discard. */
-	assert_int_equal(a->set_state(c, before), fmi2OK);
+	assert_int_equal(a->f.set_state(c, before), fmi2OK);
 	ctl_step(a, c, t_before, entered + 1.0 - 1e-6 - t_before, "");
 	ctl_expect(a, c, CS_EMERGENCY, "-d-");
-	assert_int_equal(a->set_state(c, before), fmi2OK);
-	assert_int_equal(a->do_step(c, t_before, entered + 1.0 + 1e-6 - t_before, fmi2True),
+	assert_int_equal(a->f.set_state(c, before), fmi2OK);
+	assert_int_equal(a->f.do_step(c, t_before, entered + 1.0 + 1e-6 - t_before, fmi2True),
 	                 fmi2Discard);
 	assert_near(last_successful(a, c), entered + 1.0, 1e-12);
 
-	assert_int_equal(a->free_state(c, &before), fmi2OK);
-	a->free_instance(c);
+	assert_int_equal(a->f.free_state(c, &before), fmi2OK);
+	a->f.free_instance(c);
 	api_close(a);
 }
 
@@ -581,12 +533,12 @@ static void controller__obstacle__down_for_exactly_one_second(void **state)
 static double probe_next(Api *a, fmi2Component c, double t)
 {
 	fmi2FMUstate s = NULL;
-	assert_int_equal(a->get_state(c, &s), fmi2OK);
-	fmi2Status st = a->do_step(c, t, 1e300, fmi2False);
+	assert_int_equal(a->f.get_state(c, &s), fmi2OK);
+	fmi2Status st = a->f.do_step(c, t, 1e300, fmi2False);
 	assert_true(st == fmi2OK || st == fmi2Discard);
 	double reached = last_successful(a, c);
-	assert_int_equal(a->set_state(c, s), fmi2OK);
-	assert_int_equal(a->free_state(c, &s), fmi2OK);
+	assert_int_equal(a->f.set_state(c, s), fmi2OK);
+	assert_int_equal(a->f.free_state(c, &s), fmi2OK);
 	return reached - t;
 }
 
@@ -611,7 +563,7 @@ static void controller__probe_from_emergency__discards_at_expiry(void **state)
 	assert_true(probe_next(a, c, t) > 1e299);
 	ctl_expect(a, c, CS_NEUTRAL, "--s");
 	assert_int_equal(a->log.discards, 2); /* the two probes from Emergency */
-	a->free_instance(c);
+	a->f.free_instance(c);
 	api_close(a);
 }
 
@@ -627,7 +579,7 @@ static CtlSnap ctl_snap(Api *a, fmi2Component c)
 	CtlSnap s;
 	memset(&s, 0, sizeof s);
 	fmi2ValueReference vr[3] = {vr_of(a, "up"), vr_of(a, "down"), vr_of(a, "stop")};
-	assert_int_equal(a->get_boolean(c, vr, 3, s.out), fmi2OK);
+	assert_int_equal(a->f.get_boolean(c, vr, 3, s.out), fmi2OK);
 	s.chart = chart_state(a, c);
 	s.until = get_real(a, c, "emergency_until");
 	return s;
@@ -639,14 +591,14 @@ static void ctl_script(Api *a, fmi2Component c, double t, CtlSnap out[8])
 	const char *const press[8] = {"", "driver_down", "", "", "", "driver_up", "", "driver_stop"};
 	for (int i = 0; i < 8; i++) {
 		ctl_press(a, c, press[i]);
-		fmi2Status st = a->do_step(c, t, 0.35, fmi2True);
+		fmi2Status st = a->f.do_step(c, t, 0.35, fmi2True);
 		if (st == fmi2Discard) {
 			/* accept the partial step, as a lazy master does */
 			t = last_successful(a, c);
 			fmi2FMUstate s = NULL;
-			assert_int_equal(a->get_state(c, &s), fmi2OK);
-			assert_int_equal(a->set_state(c, s), fmi2OK);
-			assert_int_equal(a->free_state(c, &s), fmi2OK);
+			assert_int_equal(a->f.get_state(c, &s), fmi2OK);
+			assert_int_equal(a->f.set_state(c, s), fmi2OK);
+			assert_int_equal(a->f.free_state(c, &s), fmi2OK);
 		} else {
 			assert_int_equal(st, fmi2OK);
 			t += 0.35;
@@ -664,33 +616,33 @@ static void controller__state_round_trip__bit_identical(void **state)
 	t = ctl_step(a, c, t, 0.1, "obj_detected");
 	t = ctl_step(a, c, t, 0.1, "");
 	fmi2FMUstate s = NULL;
-	assert_int_equal(a->get_state(c, &s), fmi2OK);
+	assert_int_equal(a->f.get_state(c, &s), fmi2OK);
 	CtlSnap first[8], again[8], other[8];
 	ctl_script(a, c, t, first);
 	assert_int_equal(first[2].chart, CS_NEUTRAL); /* the script does leave Emergency */
 
-	assert_int_equal(a->set_state(c, s), fmi2OK);
+	assert_int_equal(a->f.set_state(c, s), fmi2OK);
 	ctl_script(a, c, t, again);
 	assert_memory_equal(first, again, sizeof first);
 
 	/* Serialized, then read into a second instance. */
 	size_t n = 0;
-	assert_int_equal(a->serialized_size(c, s, &n), fmi2OK);
+	assert_int_equal(a->f.serialized_size(c, s, &n), fmi2OK);
 	fmi2Byte *buf = malloc(n);
 	assert_non_null(buf);
-	assert_int_equal(a->serialize(c, s, buf, n), fmi2OK);
+	assert_int_equal(a->f.serialize(c, s, buf, n), fmi2OK);
 	fmi2Component c2 = start_at(a, 0.0);
 	fmi2FMUstate s2 = NULL;
-	assert_int_equal(a->deserialize(c2, buf, n, &s2), fmi2OK);
-	assert_int_equal(a->set_state(c2, s2), fmi2OK);
+	assert_int_equal(a->f.deserialize(c2, buf, n, &s2), fmi2OK);
+	assert_int_equal(a->f.set_state(c2, s2), fmi2OK);
 	ctl_script(a, c2, t, other);
 	assert_memory_equal(first, other, sizeof first);
 
-	assert_int_equal(a->free_state(c2, &s2), fmi2OK);
-	assert_int_equal(a->free_state(c, &s), fmi2OK);
+	assert_int_equal(a->f.free_state(c2, &s2), fmi2OK);
+	assert_int_equal(a->f.free_state(c, &s), fmi2OK);
 	free(buf);
-	a->free_instance(c2);
-	a->free_instance(c);
+	a->f.free_instance(c2);
+	a->f.free_instance(c);
 	api_close(a);
 }
 
@@ -730,7 +682,7 @@ static void power_get(Api *a, fmi2Component c, double x[3])
 {
 	fmi2ValueReference vr[3] = {vr_of(a, "armature_current"), vr_of(a, "speed"),
 	                            vr_of(a, "displacement")};
-	assert_int_equal(a->get_real(c, vr, 3, x), fmi2OK);
+	assert_int_equal(a->f.get_real(c, vr, 3, x), fmi2OK);
 }
 
 /* Runs from rest to t_end in steps of h with u, d, tau held; returns the largest error
@@ -748,7 +700,7 @@ static double power_run(Api *a, double u, double d, double tau, double h, double
 		set_real(a, c, "u", u);
 		set_real(a, c, "d", d);
 		set_real(a, c, "tau", tau);
-		assert_int_equal(a->do_step(c, t, h, fmi2True), fmi2OK);
+		assert_int_equal(a->f.do_step(c, t, h, fmi2True), fmi2OK);
 		t += h;
 		power_get(a, c, x);
 		power_exact(v, tau, t, ref);
@@ -756,7 +708,7 @@ static double power_run(Api *a, double u, double d, double tau, double h, double
 			worst = fmax(worst, fabs(x[i] - ref[i]));
 		*peak = fmax(*peak, x[0]);
 	}
-	a->free_instance(c);
+	a->f.free_instance(c);
 	return worst;
 }
 
@@ -821,7 +773,7 @@ static void power__steady_state__speed_is_VK_over_Rb_plus_K2(void **state)
 		set_real(a, c, "tau", taus[i]);
 		double t = 0;
 		for (int k = 0; k < 300; k++, t += 0.01)
-			assert_int_equal(a->do_step(c, t, 0.01, fmi2True), fmi2OK);
+			assert_int_equal(a->f.do_step(c, t, 0.01, fmi2True), fmi2OK);
 		/* With tau: R i + K w = V and K i = b w + tau. */
 		double w = (PV * PK - PR * taus[i]) / (PR * PB + PK * PK);
 		assert_near(get_real(a, c, "speed"), w, 1e-9);
@@ -836,10 +788,10 @@ static void power__steady_state__speed_is_VK_over_Rb_plus_K2(void **state)
 		set_real(a, c, "u", 0.0);
 		set_real(a, c, "tau", 0.0);
 		for (int k = 0; k < 300; k++, t += 0.01)
-			assert_int_equal(a->do_step(c, t, 0.01, fmi2True), fmi2OK);
+			assert_int_equal(a->f.do_step(c, t, 0.01, fmi2True), fmi2OK);
 		assert_near(get_real(a, c, "speed"), 0.0, 1e-9);
 		assert_near(get_real(a, c, "armature_current"), 0.0, 1e-9);
-		a->free_instance(c);
+		a->f.free_instance(c);
 	}
 	assert_int_equal(a->log.count, 0);
 	api_close(a);
@@ -853,9 +805,9 @@ static void power__state_round_trip__bit_identical(void **state)
 	set_real(a, c, "u", 1.0);
 	double t = 0;
 	for (int k = 0; k < 37; k++, t += 0.001)
-		assert_int_equal(a->do_step(c, t, 0.001, fmi2True), fmi2OK);
+		assert_int_equal(a->f.do_step(c, t, 0.001, fmi2True), fmi2OK);
 	fmi2FMUstate s = NULL;
-	assert_int_equal(a->get_state(c, &s), fmi2OK);
+	assert_int_equal(a->f.get_state(c, &s), fmi2OK);
 	const double t0 = t;
 
 	double first[20][3], again[20][3], other[20][3];
@@ -867,14 +819,14 @@ static void power__state_round_trip__bit_identical(void **state)
 	for (int r = 0; r < 3; r++) {
 		fmi2Component on = c;
 		if (r == 1)
-			assert_int_equal(a->set_state(c, s), fmi2OK);
+			assert_int_equal(a->f.set_state(c, s), fmi2OK);
 		if (r == 2) {
-			assert_int_equal(a->serialized_size(c, s, &n), fmi2OK);
+			assert_int_equal(a->f.serialized_size(c, s, &n), fmi2OK);
 			buf = malloc(n);
 			assert_non_null(buf);
-			assert_int_equal(a->serialize(c, s, buf, n), fmi2OK);
-			assert_int_equal(a->deserialize(c2, buf, n, &s2), fmi2OK);
-			assert_int_equal(a->set_state(c2, s2), fmi2OK);
+			assert_int_equal(a->f.serialize(c, s, buf, n), fmi2OK);
+			assert_int_equal(a->f.deserialize(c2, buf, n, &s2), fmi2OK);
+			assert_int_equal(a->f.set_state(c2, s2), fmi2OK);
 			on = c2;
 		}
 		t = t0;
@@ -883,18 +835,18 @@ static void power__state_round_trip__bit_identical(void **state)
 			set_real(a, on, "d", k >= 15 ? 1.0 : 0.0);
 			set_real(a, on, "tau", 0.1 * k);
 			double h = 0.0007 * (1 + k % 3);
-			assert_int_equal(a->do_step(on, t, h, fmi2True), fmi2OK);
+			assert_int_equal(a->f.do_step(on, t, h, fmi2True), fmi2OK);
 			t += h;
 			power_get(a, on, runs[r][k]);
 		}
 	}
 	assert_memory_equal(first, again, sizeof first);
 	assert_memory_equal(first, other, sizeof first);
-	assert_int_equal(a->free_state(c2, &s2), fmi2OK);
-	assert_int_equal(a->free_state(c, &s), fmi2OK);
+	assert_int_equal(a->f.free_state(c2, &s2), fmi2OK);
+	assert_int_equal(a->f.free_state(c, &s), fmi2OK);
 	free(buf);
-	a->free_instance(c2);
-	a->free_instance(c);
+	a->f.free_instance(c2);
+	a->f.free_instance(c);
 	assert_int_equal(a->log.count, 0);
 	api_close(a);
 }
@@ -906,26 +858,26 @@ static void power__huge_step_and_bad_input__discard_and_error(void **state)
 	fmi2Component c = start_at(a, 1.0);
 	set_real(a, c, "u", 1.0);
 	/* A probe: integrated for 100 s (10^6 substeps), then discarded there. */
-	assert_int_equal(a->do_step(c, 1.0, 1e300, fmi2False), fmi2Discard);
+	assert_int_equal(a->f.do_step(c, 1.0, 1e300, fmi2False), fmi2Discard);
 	assert_near(last_successful(a, c), 101.0, 1e-9);
 	assert_near(get_real(a, c, "speed"), PV * PK / (PR * PB + PK * PK), 1e-9);
-	a->free_instance(c);
+	a->f.free_instance(c);
 
 	c = start_at(a, 0.0);
 	set_real(a, c, "tau", NAN);
-	assert_int_equal(a->do_step(c, 0.0, 0.01, fmi2True), fmi2Error);
+	assert_int_equal(a->f.do_step(c, 0.0, 0.01, fmi2True), fmi2Error);
 	assert_string_equal(a->log.message, "fmi2DoStep: the model failed in the step from t = 0");
-	a->free_instance(c);
+	a->f.free_instance(c);
 
 	/* A parameter that would divide by zero is refused at initialization. */
-	c = a->instantiate("p", fmi2CoSimulation, a->md->guid, "", &a->cb, fmi2False, fmi2False);
+	c = a->f.instantiate("p", fmi2CoSimulation, a->md->guid, "", &a->cb, fmi2False, fmi2False);
 	assert_non_null(c);
 	fmi2ValueReference vr = vr_of(a, "L");
 	double zero = 0.0;
-	assert_int_equal(a->set_real(c, &vr, 1, &zero), fmi2OK);
-	assert_int_equal(a->enter_init(c), fmi2OK);
-	assert_int_equal(a->exit_init(c), fmi2Error);
-	a->free_instance(c);
+	assert_int_equal(a->f.set_real(c, &vr, 1, &zero), fmi2OK);
+	assert_int_equal(a->f.enter_init(c), fmi2OK);
+	assert_int_equal(a->f.exit_init(c), fmi2Error);
+	a->f.free_instance(c);
 	api_close(a);
 }
 
