@@ -6,6 +6,10 @@ set -u
 SACC=$1
 BUILD=$2
 status=0
+echo "sacc demo: the power-window case study's adaptations, checked and reduced."
+echo "The inner FMUs are built from C in tests/fmus/; this is what sacc reads from one:"
+echo
+"$SACC" inspect "$BUILD/fmus/window.fmu" | sed 's/^/    /'
 for dir in adaptations/*/; do
 	for f in "$dir"*.sa; do
 		[ -f "$f" ] || continue
