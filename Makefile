@@ -6,7 +6,8 @@
 #
 # Both `demo` and `check` first make sure the Debian packages the build needs are there
 # (installing them when run as root).  Sources are picked up by wildcard: a new
-# compiler/*.c, tests/unit/test_*.c or tests/fmus/<name>/ needs no edit here.
+# compiler/*.c, runtime/*.c, tests/unit/test_*.c, tests/fmus/<name>/ or tests/fmus/broken/*.c
+# needs no edit here.
 
 CC      ?= cc
 BUILD   ?= build
@@ -118,8 +119,45 @@ $(BUILD)/fmus/%.fmu: tests/fmus/%/modelDescription.xml tests/fmus/%/model.c $(KI
 	cp tests/fmus/$*/modelDescription.xml $(BUILD)/fmus/$*/modelDescription.xml
 	$(FMU_PACK) $@ $(BUILD)/fmus/$*
 
+# ---- runtime ----------------------------------------------------------------------------
+# What every generated FMU links (runtime/, prefix sart_): C99, position-independent, hidden
+# symbols, libc + libm + libdl only.  Sources are picked up by wildcard.  Unit tests named
+# tests/unit/test_sart_*.c link $(BUILD)/libsart.a.
+RUNTIME_SRC := $(wildcard runtime/*.c)
+RUNTIME_HDR := $(wildcard runtime/*.h runtime/fmi2/*.h)
+RUNTIME_OBJ := $(patsubst runtime/%.c,$(BUILD)/runtime/%.o,$(RUNTIME_SRC))
+RT_CFLAGS   := -std=c99 $(CFLAGS) $(SANFLAGS) -fPIC -fvisibility=hidden -Iruntime
+
+$(BUILD)/runtime/%.o: runtime/%.c $(RUNTIME_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_CFLAGS) $(WARN) -c -o $@ $<
+
+$(BUILD)/libsart.a: $(RUNTIME_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+# Deliberately broken inner FMUs for the runtime's error paths: tests/fmus/broken/<name>.c
+# is a whole library by itself (no kit, no model description), built into
+# $(BUILD)/fmus-broken/<name>/binaries/linux64/<name>.so.
+BROKEN_NAMES := $(patsubst tests/fmus/broken/%.c,%,$(wildcard tests/fmus/broken/*.c))
+BROKEN_FMUS  := $(foreach n,$(BROKEN_NAMES),$(BUILD)/fmus-broken/$(n)/binaries/linux64/$(n).so)
+
+define BROKEN_RULE
+$(BUILD)/fmus-broken/$(1)/binaries/linux64/$(1).so: tests/fmus/broken/$(1).c $(KIT_FILES)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(FMU_CFLAGS) -o $$@ $$<
+endef
+$(foreach n,$(BROKEN_NAMES),$(eval $(call BROKEN_RULE,$(n))))
+
 # ---- tests ------------------------------------------------------------------------------
 # Tests that drive FMUs directly include the kit's headers (and its C, for kit tests).
+# The runtime's tests (test_sart_*) also link libsart.a and get the broken FMUs built.
+$(BUILD)/tests/test_sart_%: tests/unit/test_sart_%.c $(BUILD)/libsart.a $(BUILD)/libsacc.a \
+                            $(wildcard tests/unit/*.h) $(KIT_FILES) $(RUNTIME_HDR) | $(BROKEN_FMUS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(WARN) -Itests/unit -Itests/fmus/kit -Iruntime -Iruntime/fmi2 -o $@ $< \
+	    $(BUILD)/libsart.a $(BUILD)/libsacc.a $(LDLIBS) -lcmocka -ldl
+
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libsacc.a $(wildcard tests/unit/*.h) $(KIT_FILES)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(WARN) -Itests/unit -Itests/fmus/kit -Iruntime/fmi2 -o $@ $< $(BUILD)/libsacc.a $(LDLIBS) -lcmocka -ldl

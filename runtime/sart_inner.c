@@ -1,0 +1,579 @@
+/* sart_inner.c — the version-independent front of the inner-FMU seam (sart_inner.h).
+ *
+ * It loads the library, picks the back end for the FMI version, checks what every call
+ * shares (an instance, created, not after a fatal status) and forwards to the back end's
+ * ops table; it formats and delivers every message.  The file: URI helpers live here too,
+ * since loading is where paths and URIs meet. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* RTLD_DEEPBIND, realpath(path, NULL) */
+#endif
+
+#include "sart_inner_backend.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* AddressSanitizer refuses to dlopen with RTLD_DEEPBIND (a library bound deep would call
+ * its own malloc, not the interceptor), so sanitized builds go without it.  They then rely
+ * on RTLD_LOCAL alone: an inner FMU's references to its own fmi2* functions could bind to
+ * the wrapper's exported ones, which the test FMUs never do.  musl has no DEEPBIND. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SART_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SART_ASAN 1
+#endif
+#endif
+
+#if defined(RTLD_DEEPBIND) && !defined(SART_ASAN)
+#define SART_DLOPEN_FLAGS (RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND)
+#else
+#define SART_DLOPEN_FLAGS (RTLD_NOW | RTLD_LOCAL)
+#endif
+
+/* The back ends, by FMI version.  A new version is one more line. */
+static const struct {
+	SartFmiVersion version;
+	const SartInnerOps *ops;
+} backends[] = {
+	{SART_FMI2, &sart_inner_fmi2_ops},
+};
+
+/* ---- messages --------------------------------------------------------------------------- */
+
+static const char *status_category(SartStatus st)
+{
+	switch (st) {
+	case SART_WARNING: return "logStatusWarning";
+	case SART_DISCARD: return "logStatusDiscard";
+	case SART_ERROR:
+	case SART_FATAL: return "logStatusError";
+	case SART_OK: break;
+	}
+	return "logAll";
+}
+
+const char *sart_status_name(SartStatus st)
+{
+	switch (st) {
+	case SART_OK: return "OK";
+	case SART_WARNING: return "Warning";
+	case SART_DISCARD: return "Discard";
+	case SART_ERROR: return "Error";
+	case SART_FATAL: return "Fatal";
+	}
+	return "?";
+}
+
+/* Writes "[name] " and then fmt into buf (SART_MESSAGE_MAX bytes); a cut message ends in
+ * "...", so a reader knows. */
+static void format_prefixed(char *buf, const char *name, const char *fmt, va_list ap)
+{
+	int n = snprintf(buf, SART_MESSAGE_MAX, "[%s] ", name);
+	if (n < 0) {
+		buf[0] = '\0';
+		return;
+	}
+	if ((size_t)n < SART_MESSAGE_MAX) {
+		int m = vsnprintf(buf + n, SART_MESSAGE_MAX - (size_t)n, fmt, ap);
+		if (m < 0)
+			buf[n] = '\0';
+		else
+			n += m;
+	}
+	if ((size_t)n >= SART_MESSAGE_MAX)
+		memcpy(buf + SART_MESSAGE_MAX - 4, "...", 4);
+}
+
+SartStatus sart_inner_report(SartInner *in, SartStatus st, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	format_prefixed(in->message, in->name, fmt, ap);
+	va_end(ap);
+	if (in->logger)
+		in->logger(in->logger_env, st, status_category(st), in->message);
+	return st;
+}
+
+static void format_text(char *buf, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	format_prefixed(buf, name, fmt, ap);
+	va_end(ap);
+}
+
+void sart_inner_forward(SartInner *in, SartStatus st, const char *category, const char *text)
+{
+	char buf[SART_MESSAGE_MAX];
+	if (!in->logger)
+		return;
+	format_text(buf, in->name, "%s", text ? text : "(no message)");
+	in->logger(in->logger_env, st, category ? category : "", buf);
+}
+
+/* ---- loading ---------------------------------------------------------------------------- */
+
+/* The concatenation of the NULL-terminated list of strings, malloc'd. */
+static char *concat(const char *first, ...)
+{
+	va_list ap;
+	size_t len = 0;
+	const char *s;
+	va_start(ap, first);
+	for (s = first; s; s = va_arg(ap, const char *))
+		len += strlen(s);
+	va_end(ap);
+	char *out = malloc(len + 1);
+	if (!out)
+		return NULL;
+	char *p = out;
+	va_start(ap, first);
+	for (s = first; s; s = va_arg(ap, const char *)) {
+		size_t n = strlen(s);
+		memcpy(p, s, n);
+		p += n;
+	}
+	va_end(ap);
+	*p = '\0';
+	return out;
+}
+
+SartStatus sart_inner_load(const SartInnerConfig *cfg, SartInner **out)
+{
+	SartStatus st = SART_ERROR;
+	SartInner *in = NULL;
+	char *dir = NULL;
+	if (out)
+		*out = NULL;
+	if (!cfg || !out)
+		return SART_ERROR;
+	in = calloc(1, sizeof *in);
+	if (!in)
+		return SART_ERROR;
+	in->logger = cfg->logger;
+	in->logger_env = cfg->logger_env;
+	in->caps = cfg->caps;
+	in->name = concat(cfg->name && cfg->name[0] ? cfg->name : "?", (const char *)NULL);
+	if (!in->name)
+		goto done; /* no name to report under; out of memory anyway */
+
+	for (size_t i = 0; i < sizeof backends / sizeof backends[0]; i++)
+		if (backends[i].version == cfg->version)
+			in->ops = backends[i].ops;
+	if (!in->ops) {
+		sart_inner_report(in, SART_ERROR, "cannot load %s: FMI version %d is not supported",
+		                  cfg->dir ? cfg->dir : "(no directory)", (int)cfg->version);
+		goto done;
+	}
+	const char *id = cfg->model_identifier;
+	if (!id || !id[0] || strchr(id, '/')) {
+		sart_inner_report(in, SART_ERROR, "cannot load %s: invalid model identifier '%s'",
+		                  cfg->dir ? cfg->dir : "(no directory)", id ? id : "(null)");
+		goto done;
+	}
+	if (!cfg->dir || !cfg->dir[0]) {
+		sart_inner_report(in, SART_ERROR, "cannot load %s: no FMU directory given", id);
+		goto done;
+	}
+	dir = realpath(cfg->dir, NULL);
+	if (!dir) {
+		sart_inner_report(in, SART_ERROR, "cannot load FMU directory %s: %s", cfg->dir,
+		                  strerror(errno));
+		goto done;
+	}
+	in->lib_path = concat(dir, "/binaries/", in->ops->platform, "/", id, ".so",
+	                      (const char *)NULL);
+	in->resource_dir = concat(dir, "/resources", (const char *)NULL);
+	if (!in->lib_path || !in->resource_dir) {
+		sart_inner_report(in, SART_ERROR, "cannot load %s: out of memory", cfg->dir);
+		goto done;
+	}
+	in->lib = dlopen(in->lib_path, SART_DLOPEN_FLAGS);
+	if (!in->lib) {
+		const char *why = dlerror();
+		sart_inner_report(in, SART_ERROR, "cannot load %s: %s", in->lib_path,
+		                  why ? why : "dlopen failed");
+		goto done;
+	}
+	st = in->ops->bind(in);
+	if (st != SART_OK)
+		goto done;
+	in->message[0] = '\0';
+	*out = in;
+	in = NULL;
+done:
+	free(dir);
+	sart_inner_free(in);
+	return st;
+}
+
+void sart_inner_free(SartInner *in)
+{
+	if (!in)
+		return;
+	if (in->instantiated && !in->fatal)
+		in->ops->free_instance(in);
+	if (in->impl)
+		in->ops->unbind(in);
+	if (in->lib)
+		dlclose(in->lib);
+	free(in->name);
+	free(in->lib_path);
+	free(in->resource_dir);
+	free(in);
+}
+
+const char *sart_inner_name(const SartInner *in)
+{
+	return in ? in->name : "?";
+}
+
+const char *sart_inner_message(const SartInner *in)
+{
+	return in ? in->message : "";
+}
+
+/* ---- calls ------------------------------------------------------------------------------ */
+
+/* Whether fn may call into the FMU now; reports why not.  NULL instances cannot report. */
+static int usable(SartInner *in, const char *fn)
+{
+	if (!in)
+		return 0;
+	if (in->fatal) {
+		sart_inner_report(in, SART_FATAL, "%s: an earlier call was fatal; the FMU may not be "
+		                  "called again", fn);
+		return 0;
+	}
+	if (!in->instantiated) {
+		sart_inner_report(in, SART_ERROR, "%s: the FMU is not instantiated", fn);
+		return 0;
+	}
+	return 1;
+}
+
+/* Every call's result passes here, so a fatal one is remembered. */
+static SartStatus noted(SartInner *in, SartStatus st)
+{
+	if (st == SART_FATAL)
+		in->fatal = 1;
+	return st;
+}
+
+#define REFUSED(in) ((in) && (in)->fatal ? SART_FATAL : SART_ERROR)
+
+SartStatus sart_inner_instantiate(SartInner *in, const char *guid, int logging_on)
+{
+	if (!in)
+		return SART_ERROR;
+	if (in->instantiated)
+		return sart_inner_report(in, SART_ERROR, "sart_inner_instantiate: already instantiated");
+	if (in->fatal)
+		return REFUSED(in);
+	SartStatus st = noted(in, in->ops->instantiate(in, guid ? guid : "", logging_on));
+	if (st == SART_OK || st == SART_WARNING)
+		in->instantiated = 1;
+	return st;
+}
+
+SartStatus sart_inner_enter_init(SartInner *in, const SartExperiment *ex)
+{
+	if (!usable(in, "sart_inner_enter_init"))
+		return REFUSED(in);
+	if (!ex)
+		return sart_inner_report(in, SART_ERROR, "sart_inner_enter_init: no experiment given");
+	return noted(in, in->ops->enter_init(in, ex));
+}
+
+SartStatus sart_inner_exit_init(SartInner *in)
+{
+	if (!usable(in, "sart_inner_exit_init"))
+		return REFUSED(in);
+	return noted(in, in->ops->exit_init(in));
+}
+
+SartStatus sart_inner_get_real(SartInner *in, const SartVr vr[], size_t n, double v[])
+{
+	if (!usable(in, "sart_inner_get_real"))
+		return REFUSED(in);
+	return noted(in, in->ops->get_real(in, vr, n, v));
+}
+
+SartStatus sart_inner_get_integer(SartInner *in, const SartVr vr[], size_t n, int v[])
+{
+	if (!usable(in, "sart_inner_get_integer"))
+		return REFUSED(in);
+	return noted(in, in->ops->get_integer(in, vr, n, v));
+}
+
+SartStatus sart_inner_get_boolean(SartInner *in, const SartVr vr[], size_t n, int v[])
+{
+	if (!usable(in, "sart_inner_get_boolean"))
+		return REFUSED(in);
+	return noted(in, in->ops->get_boolean(in, vr, n, v));
+}
+
+SartStatus sart_inner_get_string(SartInner *in, const SartVr vr[], size_t n, const char *v[])
+{
+	if (!usable(in, "sart_inner_get_string"))
+		return REFUSED(in);
+	return noted(in, in->ops->get_string(in, vr, n, v));
+}
+
+SartStatus sart_inner_set_real(SartInner *in, const SartVr vr[], size_t n, const double v[])
+{
+	if (!usable(in, "sart_inner_set_real"))
+		return REFUSED(in);
+	return noted(in, in->ops->set_real(in, vr, n, v));
+}
+
+SartStatus sart_inner_set_integer(SartInner *in, const SartVr vr[], size_t n, const int v[])
+{
+	if (!usable(in, "sart_inner_set_integer"))
+		return REFUSED(in);
+	return noted(in, in->ops->set_integer(in, vr, n, v));
+}
+
+SartStatus sart_inner_set_boolean(SartInner *in, const SartVr vr[], size_t n, const int v[])
+{
+	if (!usable(in, "sart_inner_set_boolean"))
+		return REFUSED(in);
+	return noted(in, in->ops->set_boolean(in, vr, n, v));
+}
+
+SartStatus sart_inner_set_string(SartInner *in, const SartVr vr[], size_t n,
+                                 const char *const v[])
+{
+	if (!usable(in, "sart_inner_set_string"))
+		return REFUSED(in);
+	return noted(in, in->ops->set_string(in, vr, n, v));
+}
+
+SartStatus sart_inner_set_real_input_derivatives(SartInner *in, const SartVr vr[], size_t n,
+                                                 const int order[], const double value[])
+{
+	if (!usable(in, "sart_inner_set_real_input_derivatives"))
+		return REFUSED(in);
+	return noted(in, in->ops->set_real_input_derivatives(in, vr, n, order, value));
+}
+
+SartStatus sart_inner_do_step(SartInner *in, double t, double h, int no_set_state_prior,
+                              double *reached)
+{
+	double where = NAN;
+	SartStatus st = REFUSED(in);
+	if (usable(in, "sart_inner_do_step"))
+		st = noted(in, in->ops->do_step(in, t, h, no_set_state_prior, &where));
+	if (reached)
+		*reached = where;
+	return st;
+}
+
+SartStatus sart_inner_get_state(SartInner *in, void **state)
+{
+	if (!usable(in, "sart_inner_get_state"))
+		return REFUSED(in);
+	if (!state)
+		return sart_inner_report(in, SART_ERROR, "sart_inner_get_state: state is NULL");
+	return noted(in, in->ops->get_state(in, state));
+}
+
+SartStatus sart_inner_set_state(SartInner *in, void *state)
+{
+	if (!usable(in, "sart_inner_set_state"))
+		return REFUSED(in);
+	return noted(in, in->ops->set_state(in, state));
+}
+
+SartStatus sart_inner_free_state(SartInner *in, void **state)
+{
+	if (!usable(in, "sart_inner_free_state"))
+		return REFUSED(in);
+	if (!state || !*state)
+		return SART_OK;
+	return noted(in, in->ops->free_state(in, state));
+}
+
+SartStatus sart_inner_serialized_size(SartInner *in, void *state, size_t *size)
+{
+	if (!usable(in, "sart_inner_serialized_size"))
+		return REFUSED(in);
+	if (!size)
+		return sart_inner_report(in, SART_ERROR, "sart_inner_serialized_size: size is NULL");
+	return noted(in, in->ops->serialized_size(in, state, size));
+}
+
+SartStatus sart_inner_serialize(SartInner *in, void *state, unsigned char *buf, size_t size)
+{
+	if (!usable(in, "sart_inner_serialize"))
+		return REFUSED(in);
+	return noted(in, in->ops->serialize(in, state, buf, size));
+}
+
+SartStatus sart_inner_deserialize(SartInner *in, const unsigned char *buf, size_t size,
+                                  void **state)
+{
+	if (!usable(in, "sart_inner_deserialize"))
+		return REFUSED(in);
+	if (!state)
+		return sart_inner_report(in, SART_ERROR, "sart_inner_deserialize: state is NULL");
+	return noted(in, in->ops->deserialize(in, buf, size, state));
+}
+
+SartStatus sart_inner_terminate(SartInner *in)
+{
+	if (!usable(in, "sart_inner_terminate"))
+		return REFUSED(in);
+	return noted(in, in->ops->terminate(in));
+}
+
+SartStatus sart_inner_reset(SartInner *in)
+{
+	if (!usable(in, "sart_inner_reset"))
+		return REFUSED(in);
+	return noted(in, in->ops->reset(in));
+}
+
+/* ---- file: URIs ------------------------------------------------------------------------- */
+
+static void set_err(char *err, size_t errsize, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+	__attribute__((format(printf, 3, 4)))
+#endif
+	;
+
+static void set_err(char *err, size_t errsize, const char *fmt, ...)
+{
+	va_list ap;
+	if (!err || !errsize)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errsize, fmt, ap);
+	va_end(ap);
+}
+
+static int lower(int c)
+{
+	return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
+}
+
+/* Whether the n bytes at s are word, ignoring ASCII case. */
+static int same_word(const char *s, size_t n, const char *word)
+{
+	size_t i;
+	for (i = 0; i < n && word[i]; i++)
+		if (lower((unsigned char)s[i]) != word[i])
+			return 0;
+	return i == n && !word[i];
+}
+
+static int hex_value(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = lower(c);
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+char *sart_uri_to_path(const char *uri, char *err, size_t errsize)
+{
+	if (!uri) {
+		set_err(err, errsize, "no URI given");
+		return NULL;
+	}
+	if (!same_word(uri, 5, "file:")) {
+		set_err(err, errsize, "'%s' is not a file: URI", uri);
+		return NULL;
+	}
+	const char *p = uri + 5;
+	if (p[0] == '/' && p[1] == '/') {
+		const char *host = p + 2;
+		const char *slash = strchr(host, '/');
+		size_t hostlen = slash ? (size_t)(slash - host) : strlen(host);
+		if (hostlen && !same_word(host, hostlen, "localhost")) {
+			set_err(err, errsize, "'%s' names host '%.*s': only local files can be opened",
+			        uri, (int)hostlen, host);
+			return NULL;
+		}
+		if (!slash) {
+			set_err(err, errsize, "'%s' has no path", uri);
+			return NULL;
+		}
+		p = slash;
+	} else if (p[0] != '/') {
+		set_err(err, errsize, "'%s' is not an absolute file: URI", uri);
+		return NULL;
+	}
+	char *path = malloc(strlen(p) + 1);
+	if (!path) {
+		set_err(err, errsize, "out of memory");
+		return NULL;
+	}
+	char *q = path;
+	for (; *p; p++) {
+		if (*p != '%') {
+			*q++ = *p;
+			continue;
+		}
+		int hi = hex_value((unsigned char)p[1]);
+		int lo = hi < 0 ? -1 : hex_value((unsigned char)p[2]);
+		if (lo < 0) {
+			set_err(err, errsize, "'%s' has a bad percent-escape at '%.3s'", uri, p);
+			free(path);
+			return NULL;
+		}
+		if (hi == 0 && lo == 0) {
+			set_err(err, errsize, "'%s' contains %%00", uri);
+			free(path);
+			return NULL;
+		}
+		*q++ = (char)(hi * 16 + lo);
+		p += 2;
+	}
+	*q = '\0';
+	return path;
+}
+
+/* RFC 3986 unreserved characters, which a URI path may carry as they are. */
+static int unreserved(int c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+	       c == '-' || c == '.' || c == '_' || c == '~';
+}
+
+char *sart_path_to_uri(const char *path, char *err, size_t errsize)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	if (!path || path[0] != '/') {
+		set_err(err, errsize, "'%s' is not an absolute path", path ? path : "(null)");
+		return NULL;
+	}
+	size_t len = strlen(path);
+	char *uri = malloc(sizeof "file://" - 1 + 3 * len + 1);
+	if (!uri) {
+		set_err(err, errsize, "out of memory");
+		return NULL;
+	}
+	memcpy(uri, "file://", sizeof "file://" - 1);
+	char *q = uri + sizeof "file://" - 1;
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		if (unreserved(*p) || *p == '/') {
+			*q++ = (char)*p;
+		} else {
+			*q++ = '%';
+			*q++ = hex[*p >> 4];
+			*q++ = hex[*p & 15];
+		}
+	}
+	*q = '\0';
+	return uri;
+}

@@ -1,0 +1,157 @@
+/* sart_inner.h — the runtime's one seam to the inner FMUs a wrapper drives.
+ *
+ * A SartInner is one instance of one inner FMU: its shared library, opened from the
+ * extracted FMU directory, the function table resolved from it, and the instance created
+ * with it.  Everything above this header (the master algorithms, the emitted wrapper code)
+ * speaks only this API; which FMI version the inner FMU implements is decided once, in
+ * sart_inner_load, by choosing a back end (sart_inner_fmi2.c today; sart_inner_fmi3.c can
+ * join it without any caller changing, see sart_inner_backend.h).
+ *
+ * Reporting.  Every call returns a SartStatus.  Whenever it is not SART_OK, the seam also
+ * writes one message naming the inner instance and the call, e.g.
+ *     [window] fmi2DoStep(t = 0.5, h = 0.1) returned fmi2Error
+ * sends it to the logger given at load time and keeps it for sart_inner_message.  The inner
+ * FMU's own log messages are forwarded to the same logger, formatted and prefixed with the
+ * instance name ("[window] ...").  The seam's own messages use the categories the test FMUs
+ * and the wrapper declare: logStatusWarning, logStatusDiscard, logStatusError.
+ *
+ * No global state: any number of SartInner may live in one process, including several
+ * instances of the same FMU (they then share its library, which dlopen reference-counts).
+ * Not thread-safe per instance, as FMI instances are not. */
+#ifndef SART_INNER_H
+#define SART_INNER_H
+
+#include <stddef.h>
+
+/* Call outcomes.  The values are those of fmi2Status (and of fmi3Status), so a wrapper may
+ * return them to its importer as they are.  An inner fmi2Pending is reported as SART_ERROR:
+ * the runtime never asks for asynchronous steps. */
+typedef enum SartStatus {
+	SART_OK = 0,
+	SART_WARNING = 1,
+	SART_DISCARD = 2,
+	SART_ERROR = 3,
+	SART_FATAL = 4
+} SartStatus;
+
+/* The FMI version an inner FMU implements (its modelDescription's fmiVersion). */
+typedef enum SartFmiVersion {
+	SART_FMI2 = 2,
+	SART_FMI3 = 3 /* not implemented yet: load reports it */
+} SartFmiVersion;
+
+/* Capabilities from the inner model description that decide which optional functions the
+ * library must export.  A function whose capability is not declared may still be resolved
+ * and used when the library happens to export it. */
+enum {
+	SART_CAP_GET_SET_STATE = 1u << 0,    /* canGetAndSetFMUstate: get/set/free state */
+	SART_CAP_SERIALIZE = 1u << 1,        /* canSerializeFMUstate: size/serialize/deserialize */
+	SART_CAP_INPUT_DERIVATIVES = 1u << 2 /* canInterpolateInputs: set_real_input_derivatives */
+};
+
+typedef unsigned int SartVr; /* a value reference */
+
+/* Receives every message: the inner FMU's (category as it gave it) and the seam's own.
+ * message is plain text, already formatted and prefixed with "[instance] ". */
+typedef void (*SartLogger)(void *env, SartStatus status, const char *category,
+                           const char *message);
+
+typedef struct SartInnerConfig {
+	const char *name;             /* instance name: fmi2Instantiate's, and the log prefix */
+	const char *dir;              /* the extracted FMU: modelDescription.xml, binaries/... */
+	const char *model_identifier; /* the library is <dir>/binaries/<platform>/<id>.so */
+	SartFmiVersion version;
+	unsigned caps;                /* SART_CAP_* */
+	SartLogger logger;            /* may be NULL: messages are then only kept */
+	void *logger_env;
+} SartInnerConfig;
+
+/* What FMI 2.0 gives fmi2SetupExperiment (FMI 3.0 gives it to EnterInitializationMode). */
+typedef struct SartExperiment {
+	int tolerance_defined;
+	double tolerance;
+	double start_time;
+	int stop_time_defined;
+	double stop_time;
+} SartExperiment;
+
+typedef struct SartInner SartInner;
+
+/* Opens <dir>/binaries/<platform>/<id>.so (RTLD_NOW | RTLD_LOCAL, and RTLD_DEEPBIND except
+ * under AddressSanitizer, which refuses it) and resolves every function the runtime calls;
+ * a missing one is an error naming it and the library.  The resource location later given
+ * to the instance is <dir>/resources, made absolute.  On success *out owns the library;
+ * on failure *out is NULL and the message went to cfg->logger. */
+SartStatus sart_inner_load(const SartInnerConfig *cfg, SartInner **out);
+
+/* Creates the Co-Simulation instance (not visible).  guid is the model description's. */
+SartStatus sart_inner_instantiate(SartInner *in, const char *guid, int logging_on);
+
+/* FMI 2.0: fmi2SetupExperiment then fmi2EnterInitializationMode. */
+SartStatus sart_inner_enter_init(SartInner *in, const SartExperiment *ex);
+SartStatus sart_inner_exit_init(SartInner *in);
+
+/* Values by value-reference arrays, as FMI passes them.  Booleans are 0/1 ints; strings
+ * got are owned by the inner FMU and valid until its next call. */
+SartStatus sart_inner_get_real(SartInner *in, const SartVr vr[], size_t n, double v[]);
+SartStatus sart_inner_get_integer(SartInner *in, const SartVr vr[], size_t n, int v[]);
+SartStatus sart_inner_get_boolean(SartInner *in, const SartVr vr[], size_t n, int v[]);
+SartStatus sart_inner_get_string(SartInner *in, const SartVr vr[], size_t n, const char *v[]);
+SartStatus sart_inner_set_real(SartInner *in, const SartVr vr[], size_t n, const double v[]);
+SartStatus sart_inner_set_integer(SartInner *in, const SartVr vr[], size_t n, const int v[]);
+SartStatus sart_inner_set_boolean(SartInner *in, const SartVr vr[], size_t n, const int v[]);
+SartStatus sart_inner_set_string(SartInner *in, const SartVr vr[], size_t n,
+                                 const char *const v[]);
+
+/* Derivatives of Real inputs (order[i] >= 1) for the next step. */
+SartStatus sart_inner_set_real_input_derivatives(SartInner *in, const SartVr vr[], size_t n,
+                                                 const int order[], const double value[]);
+
+/* One communication step from t to t + h.  *reached (may be NULL) is where the FMU now
+ * stands: t + h on SART_OK/SART_WARNING; on SART_DISCARD the inner FMU's last successful
+ * time, asked for at once and checked to lie in [t, t + h]; NaN on an error.  A discard
+ * whose last successful time cannot be had (the query fails, or answers outside the step)
+ * is reported as SART_ERROR (SART_FATAL if the query was fatal): the master cannot know
+ * where the FMU stands. */
+SartStatus sart_inner_do_step(SartInner *in, double t, double h, int no_set_state_prior,
+                              double *reached);
+
+/* FMU states, as FMI defines them: *state NULL makes a new one, otherwise it is
+ * overwritten.  A state belongs to the instance that made it; free each one with
+ * sart_inner_free_state before sart_inner_free (FMI does not free them with the instance).
+ * Serialized bytes are the inner FMU's own format. */
+SartStatus sart_inner_get_state(SartInner *in, void **state);
+SartStatus sart_inner_set_state(SartInner *in, void *state);
+SartStatus sart_inner_free_state(SartInner *in, void **state);
+SartStatus sart_inner_serialized_size(SartInner *in, void *state, size_t *size);
+SartStatus sart_inner_serialize(SartInner *in, void *state, unsigned char *buf, size_t size);
+SartStatus sart_inner_deserialize(SartInner *in, const unsigned char *buf, size_t size,
+                                  void **state);
+
+SartStatus sart_inner_terminate(SartInner *in);
+SartStatus sart_inner_reset(SartInner *in);
+
+/* Frees the instance (unless a call was fatal: FMI then forbids any further call, even
+ * this one), the function table, and closes the library.  NULL is a no-op. */
+void sart_inner_free(SartInner *in);
+
+const char *sart_inner_name(const SartInner *in);
+
+/* The message of the last call that did not return SART_OK ("" if none). */
+const char *sart_inner_message(const SartInner *in);
+
+/* "OK", "Warning", "Discard", "Error", "Fatal". */
+const char *sart_status_name(SartStatus st);
+
+/* file: URIs, as FMI 2.0 passes fmuResourceLocation.  sart_uri_to_path accepts
+ * file:///abs, file:/abs and file://localhost/abs (scheme and host in any case), decodes
+ * percent-escapes and returns a malloc'd absolute path; other schemes, other hosts,
+ * relative paths, bad escapes and %00 give NULL with a message in err (errsize bytes,
+ * err may be NULL).  '?' and '#' are taken literally: a resource location carries no
+ * query or fragment, and careless importers do not escape them.
+ * sart_path_to_uri turns an absolute path into file:///... with every byte but the
+ * unreserved characters and '/' percent-encoded; a relative path gives NULL. */
+char *sart_uri_to_path(const char *uri, char *err, size_t errsize);
+char *sart_path_to_uri(const char *path, char *err, size_t errsize);
+
+#endif

@@ -1,0 +1,92 @@
+/* sart_inner_backend.h — the contract between the version-independent front of the
+ * inner-FMU seam (sart_inner.c) and its per-version back ends (sart_inner_fmi2.c, and later
+ * sart_inner_fmi3.c).  Private to those files: callers include sart_inner.h only.
+ *
+ * The front owns what every version shares: the SartInner itself, argument and life-cycle
+ * checks, the library path and dlopen/dlclose, the resource directory, and message
+ * reporting.  A back end owns the function table it resolves from the library, its
+ * instance handle, and the translation of each call into its FMI version, including the
+ * names its messages use ("fmi2DoStep").
+ *
+ * Adding FMI 3.0: write sart_inner_fmi3.c defining `const SartInnerOps sart_inner_fmi3_ops`
+ * (platform "x86_64-linux"; fmi3InstantiateCoSimulation takes the resource directory as a
+ * path; the experiment goes to fmi3EnterInitializationMode; bool booleans and int32
+ * integers converted at the boundary), declare it below and add it to the version table
+ * in sart_inner.c.  No caller of sart_inner.h changes. */
+#ifndef SART_INNER_BACKEND_H
+#define SART_INNER_BACKEND_H
+
+#include "sart_inner.h"
+
+#define SART_MESSAGE_MAX 1024 /* bytes of one message, prefix included; longer is cut */
+
+typedef struct SartInnerOps SartInnerOps;
+
+struct SartInner {
+	const SartInnerOps *ops;
+	void *impl;         /* the back end's: function table and instance handle */
+	void *lib;          /* dlopen handle */
+	char *name;
+	char *lib_path;     /* absolute */
+	char *resource_dir; /* absolute path of <dir>/resources (need not exist) */
+	unsigned caps;
+	int instantiated;
+	int fatal;          /* a call returned SART_FATAL: no further calls into the FMU */
+	SartLogger logger;
+	void *logger_env;
+	char message[SART_MESSAGE_MAX];
+};
+
+/* One FMI version.  Every function but bind may assume in->impl is bound, and every one
+ * but bind, unbind and instantiate that the instance exists and no call was fatal; each
+ * reports its own non-OK outcomes through sart_inner_report. */
+struct SartInnerOps {
+	const char *fmi_version; /* for messages: "2.0" */
+	const char *platform;    /* the binaries/ subdirectory */
+	/* Resolves the library's functions (in->lib, named in->lib_path) into in->impl,
+	 * requiring those in->caps needs.  On failure in->impl stays NULL. */
+	SartStatus (*bind)(SartInner *in);
+	void (*unbind)(SartInner *in);
+	SartStatus (*instantiate)(SartInner *in, const char *guid, int logging_on);
+	void (*free_instance)(SartInner *in);
+	SartStatus (*enter_init)(SartInner *in, const SartExperiment *ex);
+	SartStatus (*exit_init)(SartInner *in);
+	SartStatus (*get_real)(SartInner *in, const SartVr vr[], size_t n, double v[]);
+	SartStatus (*get_integer)(SartInner *in, const SartVr vr[], size_t n, int v[]);
+	SartStatus (*get_boolean)(SartInner *in, const SartVr vr[], size_t n, int v[]);
+	SartStatus (*get_string)(SartInner *in, const SartVr vr[], size_t n, const char *v[]);
+	SartStatus (*set_real)(SartInner *in, const SartVr vr[], size_t n, const double v[]);
+	SartStatus (*set_integer)(SartInner *in, const SartVr vr[], size_t n, const int v[]);
+	SartStatus (*set_boolean)(SartInner *in, const SartVr vr[], size_t n, const int v[]);
+	SartStatus (*set_string)(SartInner *in, const SartVr vr[], size_t n,
+	                         const char *const v[]);
+	SartStatus (*set_real_input_derivatives)(SartInner *in, const SartVr vr[], size_t n,
+	                                         const int order[], const double value[]);
+	/* Sets *reached as sart_inner_do_step documents; never NULL here. */
+	SartStatus (*do_step)(SartInner *in, double t, double h, int no_set_state_prior,
+	                      double *reached);
+	SartStatus (*get_state)(SartInner *in, void **state);
+	SartStatus (*set_state)(SartInner *in, void *state);
+	SartStatus (*free_state)(SartInner *in, void **state);
+	SartStatus (*serialized_size)(SartInner *in, void *state, size_t *size);
+	SartStatus (*serialize)(SartInner *in, void *state, unsigned char *buf, size_t size);
+	SartStatus (*deserialize)(SartInner *in, const unsigned char *buf, size_t size,
+	                          void **state);
+	SartStatus (*terminate)(SartInner *in);
+	SartStatus (*reset)(SartInner *in);
+};
+
+extern const SartInnerOps sart_inner_fmi2_ops;
+
+/* Records "[name] <fmt...>" as the instance's message and sends it to the logger with the
+ * category for st; returns st, so a back end can `return sart_inner_report(...)`. */
+SartStatus sart_inner_report(SartInner *in, SartStatus st, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+	__attribute__((format(printf, 3, 4)))
+#endif
+	;
+
+/* Hands an inner FMU's already formatted message to the logger, prefixed "[name] ". */
+void sart_inner_forward(SartInner *in, SartStatus st, const char *category, const char *text);
+
+#endif

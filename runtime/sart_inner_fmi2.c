@@ -1,0 +1,483 @@
+/* sart_inner_fmi2.c — the FMI 2.0 Co-Simulation back end of the inner-FMU seam.
+ *
+ * Resolves the fmi2* functions of an inner FMU's library into a per-instance table (never
+ * by name at link time: the wrapper exports fmi2* functions of its own), translates each
+ * seam call into its fmi2 call, and turns every status other than fmi2OK into a message
+ * naming the call.  The inner FMU's variadic logger calls are formatted here and forwarded
+ * through the front. */
+#include "sart_inner_backend.h"
+
+#include <dlfcn.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fmi2/fmi2FunctionTypes.h"
+
+/* The functions the runtime calls.  Types are the standard's, so a mismatch between the
+ * seam's scalar types and fmi2's (SartVr vs fmi2ValueReference, int vs fmi2Boolean) is a
+ * compile error where they meet, not a silent conversion. */
+typedef struct Fmi2Api {
+	fmi2GetVersionTYPE *get_version;
+	fmi2InstantiateTYPE *instantiate;
+	fmi2FreeInstanceTYPE *free_instance;
+	fmi2SetupExperimentTYPE *setup_experiment;
+	fmi2EnterInitializationModeTYPE *enter_init;
+	fmi2ExitInitializationModeTYPE *exit_init;
+	fmi2TerminateTYPE *terminate;
+	fmi2ResetTYPE *reset;
+	fmi2GetRealTYPE *get_real;
+	fmi2GetIntegerTYPE *get_integer;
+	fmi2GetBooleanTYPE *get_boolean;
+	fmi2GetStringTYPE *get_string;
+	fmi2SetRealTYPE *set_real;
+	fmi2SetIntegerTYPE *set_integer;
+	fmi2SetBooleanTYPE *set_boolean;
+	fmi2SetStringTYPE *set_string;
+	fmi2SetRealInputDerivativesTYPE *set_real_input_derivatives;
+	fmi2DoStepTYPE *do_step;
+	fmi2GetRealStatusTYPE *get_real_status;
+	fmi2GetFMUstateTYPE *get_state;
+	fmi2SetFMUstateTYPE *set_state;
+	fmi2FreeFMUstateTYPE *free_state;
+	fmi2SerializedFMUstateSizeTYPE *serialized_size;
+	fmi2SerializeFMUstateTYPE *serialize;
+	fmi2DeSerializeFMUstateTYPE *deserialize;
+} Fmi2Api;
+
+#define ALWAYS 0u             /* required of every FMU */
+#define OPTIONAL (1u << 31)   /* used when present, never required */
+
+/* Which symbol fills which slot, and when the library must export it. */
+static const struct {
+	const char *name;
+	size_t offset;
+	unsigned needed_with; /* ALWAYS, OPTIONAL or a SART_CAP_* bit */
+	const char *capability;
+} symbols[] = {
+	{"fmi2GetVersion", offsetof(Fmi2Api, get_version), OPTIONAL, NULL},
+	{"fmi2Instantiate", offsetof(Fmi2Api, instantiate), ALWAYS, NULL},
+	{"fmi2FreeInstance", offsetof(Fmi2Api, free_instance), ALWAYS, NULL},
+	{"fmi2SetupExperiment", offsetof(Fmi2Api, setup_experiment), ALWAYS, NULL},
+	{"fmi2EnterInitializationMode", offsetof(Fmi2Api, enter_init), ALWAYS, NULL},
+	{"fmi2ExitInitializationMode", offsetof(Fmi2Api, exit_init), ALWAYS, NULL},
+	{"fmi2Terminate", offsetof(Fmi2Api, terminate), ALWAYS, NULL},
+	{"fmi2Reset", offsetof(Fmi2Api, reset), ALWAYS, NULL},
+	{"fmi2GetReal", offsetof(Fmi2Api, get_real), ALWAYS, NULL},
+	{"fmi2GetInteger", offsetof(Fmi2Api, get_integer), ALWAYS, NULL},
+	{"fmi2GetBoolean", offsetof(Fmi2Api, get_boolean), ALWAYS, NULL},
+	{"fmi2GetString", offsetof(Fmi2Api, get_string), ALWAYS, NULL},
+	{"fmi2SetReal", offsetof(Fmi2Api, set_real), ALWAYS, NULL},
+	{"fmi2SetInteger", offsetof(Fmi2Api, set_integer), ALWAYS, NULL},
+	{"fmi2SetBoolean", offsetof(Fmi2Api, set_boolean), ALWAYS, NULL},
+	{"fmi2SetString", offsetof(Fmi2Api, set_string), ALWAYS, NULL},
+	{"fmi2DoStep", offsetof(Fmi2Api, do_step), ALWAYS, NULL},
+	{"fmi2GetRealStatus", offsetof(Fmi2Api, get_real_status), ALWAYS, NULL},
+	{"fmi2SetRealInputDerivatives", offsetof(Fmi2Api, set_real_input_derivatives),
+	 SART_CAP_INPUT_DERIVATIVES, "canInterpolateInputs"},
+	{"fmi2GetFMUstate", offsetof(Fmi2Api, get_state), SART_CAP_GET_SET_STATE,
+	 "canGetAndSetFMUstate"},
+	{"fmi2SetFMUstate", offsetof(Fmi2Api, set_state), SART_CAP_GET_SET_STATE,
+	 "canGetAndSetFMUstate"},
+	{"fmi2FreeFMUstate", offsetof(Fmi2Api, free_state), SART_CAP_GET_SET_STATE,
+	 "canGetAndSetFMUstate"},
+	{"fmi2SerializedFMUstateSize", offsetof(Fmi2Api, serialized_size), SART_CAP_SERIALIZE,
+	 "canSerializeFMUstate"},
+	{"fmi2SerializeFMUstate", offsetof(Fmi2Api, serialize), SART_CAP_SERIALIZE,
+	 "canSerializeFMUstate"},
+	{"fmi2DeSerializeFMUstate", offsetof(Fmi2Api, deserialize), SART_CAP_SERIALIZE,
+	 "canSerializeFMUstate"},
+};
+
+typedef struct Fmi2Inner {
+	Fmi2Api api;
+	fmi2Component c;
+	/* Handed to fmi2Instantiate, which may keep the pointer: lives as long as the
+	 * instance.  Its members are const, so it is filled once, by copy. */
+	fmi2CallbackFunctions cb;
+} Fmi2Inner;
+
+static Fmi2Inner *impl(SartInner *in)
+{
+	return in->impl;
+}
+
+/* ---- statuses and messages -------------------------------------------------------------- */
+
+static const char *fmi2_status_name(fmi2Status st)
+{
+	switch (st) {
+	case fmi2OK: return "fmi2OK";
+	case fmi2Warning: return "fmi2Warning";
+	case fmi2Discard: return "fmi2Discard";
+	case fmi2Error: return "fmi2Error";
+	case fmi2Fatal: return "fmi2Fatal";
+	case fmi2Pending: return "fmi2Pending";
+	}
+	return "an unknown status";
+}
+
+/* fmi2Pending and values outside the enumeration are errors: the runtime never runs steps
+ * asynchronously, and a status it cannot read is not a success. */
+static SartStatus to_sart(fmi2Status st)
+{
+	switch (st) {
+	case fmi2OK: return SART_OK;
+	case fmi2Warning: return SART_WARNING;
+	case fmi2Discard: return SART_DISCARD;
+	case fmi2Fatal: return SART_FATAL;
+	case fmi2Error:
+	case fmi2Pending: break;
+	}
+	return SART_ERROR;
+}
+
+/* The outcome of the call fn: SART_OK silently, anything else with its message. */
+static SartStatus outcome(SartInner *in, const char *fn, fmi2Status st)
+{
+	SartStatus s = to_sart(st);
+	if (s == SART_OK)
+		return s;
+	if (st == fmi2Pending)
+		return sart_inner_report(in, s, "%s returned fmi2Pending, but no asynchronous step "
+		                         "was asked for", fn);
+	if ((int)st < (int)fmi2OK || (int)st > (int)fmi2Pending)
+		return sart_inner_report(in, s, "%s returned an unknown status %d", fn, (int)st);
+	return sart_inner_report(in, s, "%s returned %s", fn, fmi2_status_name(st));
+}
+
+/* The inner FMU's logger: message is a printf format for the arguments that follow. */
+static void forward_log(fmi2ComponentEnvironment env, fmi2String instanceName,
+                        fmi2Status status, fmi2String category, fmi2String message, ...)
+{
+	SartInner *in = env;
+	char text[SART_MESSAGE_MAX];
+	va_list ap;
+	(void)instanceName; /* the seam's own name prefixes the message */
+	if (!in)
+		return;
+	if (!message) {
+		sart_inner_forward(in, to_sart(status), category, "(no message)");
+		return;
+	}
+	va_start(ap, message);
+	if (vsnprintf(text, sizeof text, message, ap) < 0)
+		snprintf(text, sizeof text, "(unprintable message: %s)", message);
+	va_end(ap);
+	sart_inner_forward(in, to_sart(status), category, text);
+}
+
+/* ---- loading ---------------------------------------------------------------------------- */
+
+static SartStatus fmi2_bind(SartInner *in)
+{
+	char missing[SART_MESSAGE_MAX / 2];
+	size_t used = 0;
+	SartStatus st = SART_ERROR;
+	Fmi2Inner *f = calloc(1, sizeof *f);
+	if (!f)
+		return sart_inner_report(in, SART_ERROR, "cannot load %s: out of memory",
+		                         in->lib_path);
+	missing[0] = '\0';
+	for (size_t i = 0; i < sizeof symbols / sizeof symbols[0]; i++) {
+		void *sym = dlsym(in->lib, symbols[i].name);
+		unsigned need = symbols[i].needed_with;
+		if (sym) {
+			/* dlsym gives an object pointer; POSIX guarantees the bytes are the
+			 * function's address, and copying them keeps ISO C's rule. */
+			memcpy((char *)&f->api + symbols[i].offset, &sym, sizeof sym);
+			continue;
+		}
+		if (need != ALWAYS && !(need != OPTIONAL && (in->caps & need)))
+			continue;
+		int n;
+		if (symbols[i].capability)
+			n = snprintf(missing + used, sizeof missing - used, "%s%s (needed for %s)",
+			             used ? ", " : "", symbols[i].name, symbols[i].capability);
+		else
+			n = snprintf(missing + used, sizeof missing - used, "%s%s", used ? ", " : "",
+			             symbols[i].name);
+		if (n > 0)
+			used = used + (size_t)n < sizeof missing ? used + (size_t)n : sizeof missing - 1;
+	}
+	if (used) {
+		sart_inner_report(in, SART_ERROR, "cannot load %s: it does not export %s",
+		                  in->lib_path, missing);
+		goto done;
+	}
+	if (f->api.get_version) {
+		const char *v = f->api.get_version();
+		if (!v || strcmp(v, "2.0") != 0) {
+			sart_inner_report(in, SART_ERROR, "cannot load %s: fmi2GetVersion says '%s', "
+			                  "not 2.0", in->lib_path, v ? v : "(null)");
+			goto done;
+		}
+	}
+	in->impl = f;
+	f = NULL;
+	st = SART_OK;
+done:
+	free(f);
+	return st;
+}
+
+static void fmi2_unbind(SartInner *in)
+{
+	free(in->impl);
+	in->impl = NULL;
+}
+
+/* ---- the life cycle --------------------------------------------------------------------- */
+
+static SartStatus fmi2_instantiate(SartInner *in, const char *guid, int logging_on)
+{
+	Fmi2Inner *f = impl(in);
+	char err[256];
+	char *uri = sart_path_to_uri(in->resource_dir, err, sizeof err);
+	if (!uri)
+		return sart_inner_report(in, SART_ERROR, "fmi2Instantiate: no resource location: %s",
+		                         err);
+	const fmi2CallbackFunctions cb = {forward_log, calloc, free, NULL, in};
+	memcpy(&f->cb, &cb, sizeof cb);
+	f->c = f->api.instantiate(in->name, fmi2CoSimulation, guid, uri, &f->cb, fmi2False,
+	                          logging_on ? fmi2True : fmi2False);
+	free(uri);
+	if (!f->c)
+		return sart_inner_report(in, SART_ERROR, "fmi2Instantiate returned NULL");
+	return SART_OK;
+}
+
+static void fmi2_free_instance(SartInner *in)
+{
+	Fmi2Inner *f = impl(in);
+	f->api.free_instance(f->c);
+	f->c = NULL;
+}
+
+static SartStatus fmi2_enter_init(SartInner *in, const SartExperiment *ex)
+{
+	Fmi2Inner *f = impl(in);
+	fmi2Status st = f->api.setup_experiment(f->c, ex->tolerance_defined ? fmi2True : fmi2False,
+	                                        ex->tolerance, ex->start_time,
+	                                        ex->stop_time_defined ? fmi2True : fmi2False,
+	                                        ex->stop_time);
+	SartStatus s = outcome(in, "fmi2SetupExperiment", st);
+	if (s != SART_OK && s != SART_WARNING)
+		return s;
+	SartStatus e = outcome(in, "fmi2EnterInitializationMode", f->api.enter_init(f->c));
+	return e > s ? e : s;
+}
+
+static SartStatus fmi2_exit_init(SartInner *in)
+{
+	Fmi2Inner *f = impl(in);
+	return outcome(in, "fmi2ExitInitializationMode", f->api.exit_init(f->c));
+}
+
+static SartStatus fmi2_terminate(SartInner *in)
+{
+	Fmi2Inner *f = impl(in);
+	return outcome(in, "fmi2Terminate", f->api.terminate(f->c));
+}
+
+static SartStatus fmi2_reset(SartInner *in)
+{
+	Fmi2Inner *f = impl(in);
+	return outcome(in, "fmi2Reset", f->api.reset(f->c));
+}
+
+/* ---- values ----------------------------------------------------------------------------- */
+
+static SartStatus fmi2_get_real(SartInner *in, const SartVr vr[], size_t n, double v[])
+{
+	Fmi2Inner *f = impl(in);
+	return outcome(in, "fmi2GetReal", f->api.get_real(f->c, vr, n, v));
+}
+
+static SartStatus fmi2_get_integer(SartInner *in, const SartVr vr[], size_t n, int v[])
+{
+	Fmi2Inner *f = impl(in);
+	return outcome(in, "fmi2GetInteger", f->api.get_integer(f->c, vr, n, v));
+}
+
+static SartStatus fmi2_get_boolean(SartInner *in, const SartVr vr[], size_t n, int v[])
+{
+	Fmi2Inner *f = impl(in);
+	return outcome(in, "fmi2GetBoolean", f->api.get_boolean(f->c, vr, n, v));
+}
+
+static SartStatus fmi2_get_string(SartInner *in, const SartVr vr[], size_t n, const char *v[])
+{
+	Fmi2Inner *f = impl(in);
+	return outcome(in, "fmi2GetString", f->api.get_string(f->c, vr, n, v));
+}
+
+static SartStatus fmi2_set_real(SartInner *in, const SartVr vr[], size_t n, const double v[])
+{
+	Fmi2Inner *f = impl(in);
+	return outcome(in, "fmi2SetReal", f->api.set_real(f->c, vr, n, v));
+}
+
+static SartStatus fmi2_set_integer(SartInner *in, const SartVr vr[], size_t n, const int v[])
+{
+	Fmi2Inner *f = impl(in);
+	return outcome(in, "fmi2SetInteger", f->api.set_integer(f->c, vr, n, v));
+}
+
+static SartStatus fmi2_set_boolean(SartInner *in, const SartVr vr[], size_t n, const int v[])
+{
+	Fmi2Inner *f = impl(in);
+	return outcome(in, "fmi2SetBoolean", f->api.set_boolean(f->c, vr, n, v));
+}
+
+static SartStatus fmi2_set_string(SartInner *in, const SartVr vr[], size_t n,
+                                  const char *const v[])
+{
+	Fmi2Inner *f = impl(in);
+	/* fmi2SetString takes const fmi2String[], i.e. const char *const[] */
+	return outcome(in, "fmi2SetString", f->api.set_string(f->c, vr, n, v));
+}
+
+/* A function the FMU need not export, and does not: an error, never a call through NULL. */
+static SartStatus unavailable(SartInner *in, const char *fn, const char *capability)
+{
+	return sart_inner_report(in, SART_ERROR, "%s is not available: %s does not export it "
+	                         "(the FMU does not declare %s)", fn, in->lib_path, capability);
+}
+
+static SartStatus fmi2_set_real_input_derivatives(SartInner *in, const SartVr vr[], size_t n,
+                                                  const int order[], const double value[])
+{
+	Fmi2Inner *f = impl(in);
+	const char *fn = "fmi2SetRealInputDerivatives";
+	if (!f->api.set_real_input_derivatives)
+		return unavailable(in, fn, "canInterpolateInputs");
+	return outcome(in, fn, f->api.set_real_input_derivatives(f->c, vr, n, order, value));
+}
+
+/* ---- stepping --------------------------------------------------------------------------- */
+
+static SartStatus fmi2_do_step(SartInner *in, double t, double h, int no_set_state_prior,
+                               double *reached)
+{
+	Fmi2Inner *f = impl(in);
+	fmi2Status st = f->api.do_step(f->c, t, h, no_set_state_prior ? fmi2True : fmi2False);
+	*reached = NAN;
+	if (st == fmi2OK || st == fmi2Warning) {
+		*reached = t + h;
+		if (st == fmi2OK)
+			return SART_OK;
+	}
+	if (st != fmi2Discard) {
+		SartStatus s = to_sart(st);
+		if (st == fmi2Pending)
+			return sart_inner_report(in, s, "fmi2DoStep(t = %.17g, h = %.17g) returned "
+			                         "fmi2Pending, but no asynchronous step was asked for",
+			                         t, h);
+		if ((int)st < (int)fmi2OK || (int)st > (int)fmi2Pending)
+			return sart_inner_report(in, s, "fmi2DoStep(t = %.17g, h = %.17g) returned an "
+			                         "unknown status %d", t, h, (int)st);
+		return sart_inner_report(in, s, "fmi2DoStep(t = %.17g, h = %.17g) returned %s", t, h,
+		                         fmi2_status_name(st));
+	}
+	/* A discard is only usable with the time the FMU reached. */
+	fmi2Real last = NAN;
+	fmi2Status ls = f->api.get_real_status(f->c, fmi2LastSuccessfulTime, &last);
+	if (ls != fmi2OK && ls != fmi2Warning)
+		return sart_inner_report(in, ls == fmi2Fatal ? SART_FATAL : SART_ERROR,
+		                         "fmi2DoStep(t = %.17g, h = %.17g) returned fmi2Discard, and "
+		                         "fmi2GetRealStatus(fmi2LastSuccessfulTime) then returned %s: "
+		                         "the time the FMU stands at is unknown", t, h,
+		                         fmi2_status_name(ls));
+	if (!(last >= t && last <= t + h))
+		return sart_inner_report(in, SART_ERROR, "fmi2DoStep(t = %.17g, h = %.17g) returned "
+		                         "fmi2Discard with last successful time %.17g, outside the step",
+		                         t, h, last);
+	*reached = last;
+	return sart_inner_report(in, SART_DISCARD, "fmi2DoStep(t = %.17g, h = %.17g) returned "
+	                         "fmi2Discard; last successful time %.17g", t, h, last);
+}
+
+/* ---- FMU states ------------------------------------------------------------------------- */
+
+static SartStatus fmi2_get_state(SartInner *in, void **state)
+{
+	Fmi2Inner *f = impl(in);
+	if (!f->api.get_state)
+		return unavailable(in, "fmi2GetFMUstate", "canGetAndSetFMUstate");
+	return outcome(in, "fmi2GetFMUstate", f->api.get_state(f->c, state));
+}
+
+static SartStatus fmi2_set_state(SartInner *in, void *state)
+{
+	Fmi2Inner *f = impl(in);
+	if (!f->api.set_state)
+		return unavailable(in, "fmi2SetFMUstate", "canGetAndSetFMUstate");
+	return outcome(in, "fmi2SetFMUstate", f->api.set_state(f->c, state));
+}
+
+static SartStatus fmi2_free_state(SartInner *in, void **state)
+{
+	Fmi2Inner *f = impl(in);
+	if (!f->api.free_state)
+		return unavailable(in, "fmi2FreeFMUstate", "canGetAndSetFMUstate");
+	return outcome(in, "fmi2FreeFMUstate", f->api.free_state(f->c, state));
+}
+
+static SartStatus fmi2_serialized_size(SartInner *in, void *state, size_t *size)
+{
+	Fmi2Inner *f = impl(in);
+	if (!f->api.serialized_size)
+		return unavailable(in, "fmi2SerializedFMUstateSize", "canSerializeFMUstate");
+	return outcome(in, "fmi2SerializedFMUstateSize", f->api.serialized_size(f->c, state, size));
+}
+
+static SartStatus fmi2_serialize(SartInner *in, void *state, unsigned char *buf, size_t size)
+{
+	Fmi2Inner *f = impl(in);
+	if (!f->api.serialize)
+		return unavailable(in, "fmi2SerializeFMUstate", "canSerializeFMUstate");
+	return outcome(in, "fmi2SerializeFMUstate",
+	               f->api.serialize(f->c, state, (fmi2Byte *)buf, size));
+}
+
+static SartStatus fmi2_deserialize(SartInner *in, const unsigned char *buf, size_t size,
+                                   void **state)
+{
+	Fmi2Inner *f = impl(in);
+	if (!f->api.deserialize)
+		return unavailable(in, "fmi2DeSerializeFMUstate", "canSerializeFMUstate");
+	return outcome(in, "fmi2DeSerializeFMUstate",
+	               f->api.deserialize(f->c, (const fmi2Byte *)buf, size, state));
+}
+
+const SartInnerOps sart_inner_fmi2_ops = {
+	"2.0",
+	"linux64",
+	fmi2_bind,
+	fmi2_unbind,
+	fmi2_instantiate,
+	fmi2_free_instance,
+	fmi2_enter_init,
+	fmi2_exit_init,
+	fmi2_get_real,
+	fmi2_get_integer,
+	fmi2_get_boolean,
+	fmi2_get_string,
+	fmi2_set_real,
+	fmi2_set_integer,
+	fmi2_set_boolean,
+	fmi2_set_string,
+	fmi2_set_real_input_derivatives,
+	fmi2_do_step,
+	fmi2_get_state,
+	fmi2_set_state,
+	fmi2_free_state,
+	fmi2_serialized_size,
+	fmi2_serialize,
+	fmi2_deserialize,
+	fmi2_terminate,
+	fmi2_reset,
+};
