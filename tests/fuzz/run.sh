@@ -30,23 +30,27 @@ LIBS="-lxml2 -lminizip -ludunits2 -lm"
 mkdir -p "$OUT/obj" || exit 1
 
 # ---- build ----------------------------------------------------------------------------
-# One object per source, rebuilt when the source or any header is newer.
+# One object per source, rebuilt when the source or any header is newer than it.
 objs=""
-newest_hdr=$(ls -t compiler/*.h generated/*.h | head -n 1)
 for src in compiler/*.c generated/sa_*.c; do
 	case $src in compiler/main.c) continue ;; esac
 	obj=$OUT/obj/$(basename "$src" .c).o
-	if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ "$newest_hdr" -nt "$obj" ]; then
+	if [ ! -f "$obj" ] || [ -n "$(find "$src" compiler/*.h generated/*.h -newer "$obj")" ]; then
 		# shellcheck disable=SC2086
-		$FUZZ_CC $CFLAGS -c -o "$obj" "$src" || { echo "fuzz: cannot compile $src" >&2; exit 1; }
+		if ! $FUZZ_CC $CFLAGS -c -o "$obj" "$src"; then
+			echo "fuzz: cannot compile $src" >&2
+			exit 1
+		fi
 	fi
 	objs="$objs $obj"
 done
 for h in fuzz_check fuzz_md; do
 	# shellcheck disable=SC2086
-	$FUZZ_CC $CFLAGS -c -o "$OUT/obj/$h.o" "$HERE/$h.c" &&
-		$FUZZ_CC $LDFLAGS -o "$OUT/$h" "$OUT/obj/$h.o" $objs $LIBS ||
-		{ echo "fuzz: cannot build $h" >&2; exit 1; }
+	if ! $FUZZ_CC $CFLAGS -c -o "$OUT/obj/$h.o" "$HERE/$h.c" ||
+	   ! $FUZZ_CC $LDFLAGS -o "$OUT/$h" "$OUT/obj/$h.o" $objs $LIBS; then
+		echo "fuzz: cannot build $h" >&2
+		exit 1
+	fi
 done
 
 # fuzz_check finds its inner FMUs in $BUILD/fmus.
