@@ -2,6 +2,7 @@
  *
  *   sacc check [--syntax] [-I DIR] [-L DIR] FILE...   diagnostics only
  *   sacc explicit [--after RULE] [-I DIR] [-L DIR] FILE
+ *   sacc emit [-I DIR] [-L DIR] FILE -o DIR          the wrapper FMUs' model descriptions
  *   sacc parse FILE                                   the parsed file, printed back
  *   sacc inspect [--json] FMU                         an FMU's model description */
 #include <stdio.h>
@@ -9,16 +10,17 @@
 #include <string.h>
 
 #include "driver.h"
+#include "emit.h"
 #include "explicit.h"
 #include "fmu.h"
 #include "util.h"
-
-#define SACC_VERSION "0.1.0"
+#include "version.h"
 
 static void usage(FILE *out)
 {
 	fputs("usage: sacc check [--syntax] [-I DIR] [-L DIR] FILE...\n"
 	      "       sacc explicit [--after RULE] [-I DIR] [-L DIR] FILE\n"
+	      "       sacc emit [-I DIR] [-L DIR] FILE -o DIR\n"
 	      "       sacc parse FILE\n"
 	      "       sacc inspect [--json] FILE.fmu\n"
 	      "       sacc --version\n"
@@ -27,6 +29,8 @@ static void usage(FILE *out)
 	      "  --syntax   check syntax only, without opening any inner FMU\n"
 	      "  explicit   print the explicit form of every adaptation in FILE\n"
 	      "  --after    stop the reduction after RULE (one of the 13 rules)\n"
+	      "  emit       write DIR/<adaptation>/modelDescription.xml for every adaptation\n"
+	      "             in FILE (the wrapper's C sources come in a later version)\n"
 	      "  parse      print FILE back as the parser read it\n"
 	      "  inspect    print an FMU's model description as a table (--json: as JSON)\n"
 	      "  -I DIR     also look for imported modules in DIR\n"
@@ -39,6 +43,7 @@ typedef struct Args {
 	int nfiles;
 	bool syntax, json;
 	const char *after;
+	const char *out;      /* -o DIR */
 } Args;
 
 /* Parses the options shared by the commands; returns 0, or 2 after a usage error. */
@@ -51,10 +56,12 @@ static int parse_args(Compilation *c, int argc, char **argv, Args *a)
 			a->syntax = true;
 		else if (strcmp(s, "--json") == 0)
 			a->json = true;
-		else if ((strcmp(s, "--after") == 0 || strcmp(s, "-I") == 0 || strcmp(s, "-L") == 0) &&
-			 i + 1 < argc) {
+		else if ((strcmp(s, "--after") == 0 || strcmp(s, "-I") == 0 || strcmp(s, "-L") == 0 ||
+			  strcmp(s, "-o") == 0) && i + 1 < argc) {
 			const char *v = argv[++i];
-			if (s[1] == 'I')
+			if (s[1] == 'o')
+				a->out = v;
+			else if (s[1] == 'I')
 				drv_add_include_dir(c, v);
 			else if (s[1] == 'L')
 				drv_add_fmu_dir(c, v);
@@ -116,6 +123,19 @@ static int cmd_explicit(Compilation *c, Args *a, bool checked)
 	return 0;
 }
 
+static int cmd_emit(Compilation *c, Args *a)
+{
+	if (a->nfiles != 1 || !a->out) {
+		fputs(a->nfiles != 1 ? "sacc emit: expected one input file\n"
+		                     : "sacc emit: expected -o DIR\n", stderr);
+		return 2;
+	}
+	Module *m = drv_load(c, a->files[0]);
+	if (!m || !m->root || drv_explicit(c, m, NULL) || diag_errors(c->diag))
+		return 1;
+	return emit_module(c, m, a->out) ? 1 : 0;
+}
+
 static int cmd_inspect(Compilation *c, Args *a)
 {
 	if (a->nfiles != 1) {
@@ -159,6 +179,8 @@ int main(int argc, char **argv)
 			rc = cmd_check(c, &a);
 		else if (strcmp(cmd, "explicit") == 0)
 			rc = cmd_explicit(c, &a, true);
+		else if (strcmp(cmd, "emit") == 0)
+			rc = cmd_emit(c, &a);
 		else if (strcmp(cmd, "parse") == 0)
 			rc = cmd_explicit(c, &a, false);
 		else if (strcmp(cmd, "inspect") == 0)

@@ -11,6 +11,8 @@
 #   adaptations/D/X.sa          `sacc explicit X.sa` must print
 #                               tests/golden/explicit/D/X.explicit, and the explicit form
 #                               of that output must be the same text
+#   adaptations/D/X.sa          `sacc emit X.sa -o DIR` must write exactly
+#                               generated/D/X/modelDescription.xml
 #
 # Run from the repository root with SACC and BUILD set (the Makefile does).  UPDATE=1
 # rewrites the golden files from the current output instead of comparing.
@@ -99,6 +101,20 @@ for got in "$OUT"/explicit/*/*.sa; do
 	again="$OUT/again/$dir/$name.sa"
 	"$SACC" explicit -L "$BUILD/fmus" -I "$OUT/explicit/$dir" "$got" > "$again" 2>&1
 	if cmp -s "$got" "$again"; then ok; else bad "explicit form of the explicit form of $dir/$name" "$got" "$again"; fi
+done
+
+# The wrapper FMUs' model descriptions (generated/ holds what sacc emits for adaptations/).
+for f in adaptations/*/*.sa; do
+	[ -f "$f" ] || continue
+	dir=$(basename "$(dirname "$f")")
+	name=$(basename "${f%.sa}")
+	mkdir -p "$OUT/emit/$dir"
+	if ! "$SACC" emit -L "$BUILD/fmus" -I "$(dirname "$f")" "$f" -o "$OUT/emit/$dir" 2> "$OUT/emit/$dir/$name.err"; then
+		bad "emit $f: sacc failed" /dev/null /dev/null
+		cat "$OUT/emit/$dir/$name.err"
+		continue
+	fi
+	compare "emit $f" "generated/$dir/$name/modelDescription.xml" "$OUT/emit/$dir/$name/modelDescription.xml"
 done
 
 echo "golden: $pass passed, $fail failed"

@@ -1,0 +1,836 @@
+/* emit.c — the wrapper's external interface, computed once for every emitter (emit.h).
+ *
+ * From an adaptation in explicit form: the ScalarVariables (external inputs, external
+ * outputs, params) with value references, start values from constant expressions, and
+ * the params' variability; the units with their SI base units; the content-derived GUID;
+ * the capabilities the inner FMUs allow.  Also `sacc emit`'s loop over a module. */
+#include "emit.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "version.h"
+
+const EmitLogCategory emit_log_categories[] = {
+	{"logStatusWarning", "calls that return fmi2Warning, with why"},
+	{"logStatusDiscard", "steps that return fmi2Discard: the control rules took a shorter "
+	                     "step, or an inner FMU discarded"},
+	{"logStatusError", "calls that return fmi2Error: a call in the wrong state, an unknown "
+	                   "value reference, an error of an inner FMU"},
+	{"logStatusFatal", "calls that return fmi2Fatal"},
+	{"logFmiCalls", "every fmi2 function the importer calls, with its arguments"},
+	{"logInner", "messages of the inner FMUs, prefixed with the inner instance name"},
+	{NULL, NULL},
+};
+
+/* Inner adaptations nest through imports, which cannot be circular; this only bounds the
+ * recursion should a broken tree ever say otherwise. */
+enum { MAX_NESTING = 64 };
+
+/* ---- SHA-1 (FIPS 180-4), for the name-based GUID ----------------------------------------- */
+
+typedef struct Sha1 {
+	uint32_t h[5];
+	uint64_t bytes;
+	unsigned char block[64];
+	size_t nblock;
+} Sha1;
+
+static uint32_t rotl(uint32_t x, int n)
+{
+	return (x << n) | (x >> (32 - n));
+}
+
+static void sha1_init(Sha1 *s)
+{
+	static const uint32_t h0[5] = {0x67452301u, 0xEFCDAB89u, 0x98BADCFEu, 0x10325476u,
+	                               0xC3D2E1F0u};
+	memcpy(s->h, h0, sizeof h0);
+	s->bytes = 0;
+	s->nblock = 0;
+}
+
+static void sha1_compress(Sha1 *s, const unsigned char *p)
+{
+	uint32_t w[80];
+	for (int i = 0; i < 16; i++)
+		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
+		       (uint32_t)p[4 * i + 2] << 8 | (uint32_t)p[4 * i + 3];
+	for (int i = 16; i < 80; i++)
+		w[i] = rotl(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
+	uint32_t a = s->h[0], b = s->h[1], c = s->h[2], d = s->h[3], e = s->h[4];
+	for (int i = 0; i < 80; i++) {
+		uint32_t f, k;
+		if (i < 20) {
+			f = (b & c) | (~b & d);
+			k = 0x5A827999u;
+		} else if (i < 40) {
+			f = b ^ c ^ d;
+			k = 0x6ED9EBA1u;
+		} else if (i < 60) {
+			f = (b & c) | (b & d) | (c & d);
+			k = 0x8F1BBCDCu;
+		} else {
+			f = b ^ c ^ d;
+			k = 0xCA62C1D6u;
+		}
+		uint32_t t = rotl(a, 5) + f + e + k + w[i];
+		e = d;
+		d = c;
+		c = rotl(b, 30);
+		b = a;
+		a = t;
+	}
+	s->h[0] += a;
+	s->h[1] += b;
+	s->h[2] += c;
+	s->h[3] += d;
+	s->h[4] += e;
+}
+
+static void sha1_update(Sha1 *s, const void *data, size_t n)
+{
+	const unsigned char *p = data;
+	s->bytes += n;
+	while (n > 0) {
+		size_t take = 64 - s->nblock < n ? 64 - s->nblock : n;
+		memcpy(s->block + s->nblock, p, take);
+		s->nblock += take;
+		p += take;
+		n -= take;
+		if (s->nblock == 64) {
+			sha1_compress(s, s->block);
+			s->nblock = 0;
+		}
+	}
+}
+
+static void sha1_final(Sha1 *s, unsigned char out[20])
+{
+	uint64_t bits = s->bytes * 8;
+	unsigned char pad = 0x80;
+	sha1_update(s, &pad, 1);
+	pad = 0;
+	while (s->nblock != 56)
+		sha1_update(s, &pad, 1);
+	unsigned char len[8];
+	for (int i = 0; i < 8; i++)
+		len[i] = (unsigned char)(bits >> (56 - 8 * i));
+	sha1_update(s, len, 8);
+	for (int i = 0; i < 5; i++)
+		for (int j = 0; j < 4; j++)
+			out[4 * i + j] = (unsigned char)(s->h[i] >> (24 - 8 * j));
+}
+
+/* ---- GUID and capabilities --------------------------------------------------------------- */
+
+/* The namespace of sacc's name-based UUIDs (made up once; never change it). */
+static const unsigned char guid_namespace[16] = {
+	0x5a, 0xcc, 0x2b, 0x1e, 0x9f, 0x04, 0x4d, 0x6a,
+	0x8e, 0x31, 0x7c, 0x52, 0xd0, 0x96, 0xa4, 0x1b,
+};
+
+static bool guid_at(Compilation *c, const SaInfo *info, char out[40], int depth)
+{
+	if (!info || !info->sa || depth > MAX_NESTING)
+		return false;
+	StrBuf sb;
+	sb_init(&sb);
+	sb_puts(&sb, "sacc " SACC_VERSION "\n");
+	ast_print_adaptation(&sb, info->sa);
+	bool ok = true;
+	for (int i = 0; i < info->ninners && ok; i++) {
+		const Inner *in = info->inners[i];
+		char inner_guid[40];
+		const char *g = NULL;
+		if (in->fmu)
+			g = in->fmu->guid ? in->fmu->guid : "";
+		else if (in->adaptation && guid_at(c, in->adaptation->info, inner_guid, depth + 1))
+			g = inner_guid;
+		else
+			ok = false;
+		if (ok)
+			sb_printf(&sb, "inner %s %s\n", in->name, g);
+	}
+	if (ok) {
+		Sha1 s;
+		unsigned char h[20];
+		sha1_init(&s);
+		sha1_update(&s, guid_namespace, sizeof guid_namespace);
+		sha1_update(&s, sb_str(&sb), sb.len);
+		sha1_final(&s, h);
+		h[6] = (unsigned char)((h[6] & 0x0f) | 0x50); /* version 5: name-based, SHA-1 */
+		h[8] = (unsigned char)((h[8] & 0x3f) | 0x80); /* the RFC 4122 variant */
+		snprintf(out, 40,
+			 "{%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x}",
+			 h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8], h[9], h[10], h[11],
+			 h[12], h[13], h[14], h[15]);
+	}
+	sb_free(&sb);
+	return ok;
+}
+
+bool emit_guid(Compilation *c, const SaInfo *info, char out[40])
+{
+	return guid_at(c, info, out, 0);
+}
+
+/* Folds the capabilities of every inner FMU, through inner adaptations, into the flags. */
+static void inner_caps(const SaInfo *info, EmitLayout *l, int depth)
+{
+	if (!info || depth > MAX_NESTING) {
+		l->can_get_and_set_fmu_state = l->can_serialize_fmu_state = false;
+		return;
+	}
+	for (int i = 0; i < info->ninners; i++) {
+		const Inner *in = info->inners[i];
+		if (in->fmu) {
+			l->can_get_and_set_fmu_state &= in->fmu->can_get_and_set_fmu_state;
+			l->can_serialize_fmu_state &= in->fmu->can_serialize_fmu_state;
+			l->can_be_instantiated_only_once_per_process |=
+				in->fmu->can_be_instantiated_only_once_per_process;
+		} else if (in->adaptation) {
+			inner_caps(in->adaptation->info, l, depth + 1);
+		} else {
+			l->can_get_and_set_fmu_state = l->can_serialize_fmu_state = false;
+		}
+	}
+}
+
+/* ---- constant expressions (start values) ------------------------------------------------- */
+
+typedef struct CVal {
+	SaType t;
+	EmitValue v;
+} CVal;
+
+enum { PS_NEW, PS_BUSY, PS_DONE, PS_FAILED };
+
+/* A param's read marks: where its name is used. */
+enum { READ_IN_RULES = 1, READ_IN_INITIAL = 2 };
+
+typedef struct Lay {
+	Compilation *c;
+	Node *sa;
+	Node **params;
+	int nparams;
+	CVal *pval;
+	int *pstate;
+	int *reads;
+	/* The first reason an expression is not constant, for the report. */
+	const Node *why_node;
+	const char *why;
+} Lay;
+
+static int param_index(const Lay *y, const Node *name)
+{
+	if (name->decl)
+		for (int i = 0; i < y->nparams; i++)
+			if (y->params[i] == name->decl)
+				return i;
+	if (name->sym != SYM_NONE && name->sym != SYM_PARAM)
+		return -1;
+	for (int i = 0; i < y->nparams; i++)
+		if (strcmp(y->params[i]->name, name->name) == 0)
+			return i;
+	return -1;
+}
+
+static int param_named(const Lay *y, const char *name)
+{
+	for (int i = 0; i < y->nparams; i++)
+		if (strcmp(y->params[i]->name, name) == 0)
+			return i;
+	return -1;
+}
+
+static bool not_const(Lay *y, const Node *e, const char *why)
+{
+	if (!y->why) {
+		y->why_node = e;
+		y->why = why;
+	}
+	return false;
+}
+
+static bool is_number(SaType t)
+{
+	return t == TY_INTEGER || t == TY_REAL;
+}
+
+static double as_real(const CVal *v)
+{
+	return v->t == TY_INTEGER ? (double)v->v.i : v->v.r;
+}
+
+static bool eval(Lay *y, const Node *e, CVal *out);
+static bool eval_param(Lay *y, int k);
+
+/* A Real result must be finite; an Integer one comes from checked arithmetic. */
+static bool real_result(Lay *y, const Node *e, double r, CVal *out)
+{
+	if (!isfinite(r))
+		return not_const(y, e, "its value is not a finite number");
+	*out = (CVal){TY_REAL, {.r = r}};
+	return true;
+}
+
+static bool int_result(Lay *y, const Node *e, bool overflow, long long i, CVal *out)
+{
+	if (overflow)
+		return not_const(y, e, "its value overflows a 64-bit integer");
+	*out = (CVal){TY_INTEGER, {.i = i}};
+	return true;
+}
+
+static bool eval_binary(Lay *y, const Node *e, CVal *out)
+{
+	CVal a, b;
+	if (!eval(y, e->lhs, &a) || !eval(y, e->rhs, &b))
+		return false;
+	bool ints = a.t == TY_INTEGER && b.t == TY_INTEGER;
+	bool nums = is_number(a.t) && is_number(b.t);
+	switch (e->op) {
+	case OP_OR:
+	case OP_AND:
+		if (a.t != TY_BOOL || b.t != TY_BOOL)
+			break;
+		*out = (CVal){TY_BOOL, {.b = e->op == OP_OR ? a.v.b || b.v.b : a.v.b && b.v.b}};
+		return true;
+	case OP_LT:
+	case OP_LE:
+	case OP_GT:
+	case OP_GE:
+	case OP_EQ:
+	case OP_NE: {
+		int cmp;
+		if (nums && ints)
+			cmp = (a.v.i > b.v.i) - (a.v.i < b.v.i);
+		else if (nums)
+			cmp = (as_real(&a) > as_real(&b)) - (as_real(&a) < as_real(&b));
+		else if (a.t == TY_BOOL && b.t == TY_BOOL)
+			cmp = (int)a.v.b - (int)b.v.b;
+		else if (a.t == TY_STRING && b.t == TY_STRING)
+			cmp = strcmp(a.v.s, b.v.s);
+		else
+			break;
+		bool r = e->op == OP_LT ? cmp < 0 : e->op == OP_LE ? cmp <= 0 : e->op == OP_GT ? cmp > 0
+		       : e->op == OP_GE ? cmp >= 0 : e->op == OP_EQ ? cmp == 0 : cmp != 0;
+		*out = (CVal){TY_BOOL, {.b = r}};
+		return true;
+	}
+	case OP_ADD:
+	case OP_SUB:
+	case OP_MUL: {
+		if (!nums)
+			break;
+		if (ints) {
+			long long r = 0;
+			bool over = e->op == OP_ADD   ? __builtin_add_overflow(a.v.i, b.v.i, &r)
+			            : e->op == OP_SUB ? __builtin_sub_overflow(a.v.i, b.v.i, &r)
+			                              : __builtin_mul_overflow(a.v.i, b.v.i, &r);
+			return int_result(y, e, over, r, out);
+		}
+		double x = as_real(&a), z = as_real(&b);
+		return real_result(y, e, e->op == OP_ADD ? x + z : e->op == OP_SUB ? x - z : x * z,
+				   out);
+	}
+	case OP_DIV: /* always Real in the language */
+		if (!nums)
+			break;
+		if (as_real(&b) == 0.0)
+			return not_const(y, e, "it divides by zero");
+		return real_result(y, e, as_real(&a) / as_real(&b), out);
+	default:
+		break;
+	}
+	return not_const(y, e, "the operator has no constant value");
+}
+
+/* floor, ceil and one-argument round give Integers, as the checker types them. */
+static bool eval_to_integer(Lay *y, const Node *e, double r, CVal *out)
+{
+	if (!(r >= -9.2e18 && r <= 9.2e18))
+		return not_const(y, e, "its value does not fit an integer");
+	return int_result(y, e, false, (long long)r, out);
+}
+
+static bool eval_builtin(Lay *y, const Node *e, CVal *out)
+{
+	int nargs = ast_count(e->list1);
+	CVal a;
+	switch (e->op) {
+	case BI_FLOOR:
+	case BI_CEIL:
+	case BI_ABS:
+		if (nargs != 1 || !eval(y, e->list1, &a))
+			break;
+		if (!is_number(a.t))
+			break;
+		if (e->op == BI_ABS) {
+			if (a.t == TY_INTEGER)
+				return int_result(y, e, a.v.i == LLONG_MIN, llabs(a.v.i), out);
+			return real_result(y, e, fabs(a.v.r), out);
+		}
+		if (a.t == TY_INTEGER)
+			return int_result(y, e, false, a.v.i, out);
+		return eval_to_integer(y, e, e->op == BI_FLOOR ? floor(a.v.r) : ceil(a.v.r), out);
+	case BI_ROUND:
+		if (nargs != 1 || !eval(y, e->list1, &a) || !is_number(a.t))
+			break;
+		if (a.t == TY_INTEGER)
+			return int_result(y, e, false, a.v.i, out);
+		return eval_to_integer(y, e, round(a.v.r), out);
+	case BI_MAX:
+	case BI_MIN: {
+		if (nargs < 1)
+			break;
+		CVal best = {TY_NONE, {0}};
+		for (const Node *arg = e->list1; arg; arg = arg->next) {
+			if (!eval(y, arg, &a))
+				return false;
+			if (!is_number(a.t))
+				return not_const(y, arg, "the argument is not a number");
+			if (best.t == TY_NONE) {
+				best = a;
+				continue;
+			}
+			bool take = e->op == BI_MAX ? as_real(&a) > as_real(&best)
+			                            : as_real(&a) < as_real(&best);
+			if (a.t == TY_INTEGER && best.t == TY_INTEGER)
+				take = e->op == BI_MAX ? a.v.i > best.v.i : a.v.i < best.v.i;
+			bool real = a.t == TY_REAL || best.t == TY_REAL;
+			if (take)
+				best = a;
+			if (real && best.t == TY_INTEGER)
+				best = (CVal){TY_REAL, {.r = (double)best.v.i}};
+		}
+		*out = best;
+		return true;
+	}
+	default:
+		break;
+	}
+	if (y->why)
+		return false;
+	if (e->op == BI_ROUND && nargs == 2)
+		return not_const(y, e, "round to a number of digits is not evaluated at compile time");
+	return not_const(y, e, arena_printf(y->c->arena, "%s has no value at compile time",
+					    ast_builtin_name(e->op)));
+}
+
+static bool eval(Lay *y, const Node *e, CVal *out)
+{
+	switch (e->kind) {
+	case ND_INT:
+		*out = (CVal){TY_INTEGER, {.i = e->ival}};
+		return true;
+	case ND_REAL:
+		return real_result(y, e, e->rval, out);
+	case ND_BOOL:
+		*out = (CVal){TY_BOOL, {.b = e->ival != 0}};
+		return true;
+	case ND_STRING:
+		*out = (CVal){TY_STRING, {.s = e->str ? e->str : ""}};
+		return true;
+	case ND_NAME: {
+		int k = param_index(y, e);
+		if (k < 0)
+			return not_const(y, e, arena_printf(y->c->arena, "'%s' is not a parameter",
+							    e->name));
+		if (!eval_param(y, k))
+			return not_const(y, e, arena_printf(y->c->arena, "parameter '%s' has no "
+							    "constant value", e->name));
+		*out = y->pval[k];
+		return true;
+	}
+	case ND_UNARY: {
+		CVal a;
+		if (!eval(y, e->lhs, &a))
+			return false;
+		if (e->op == OP_NOT && a.t == TY_BOOL) {
+			*out = (CVal){TY_BOOL, {.b = !a.v.b}};
+			return true;
+		}
+		if (e->op == OP_NEG && a.t == TY_INTEGER)
+			return int_result(y, e, a.v.i == LLONG_MIN, -a.v.i, out);
+		if (e->op == OP_NEG && a.t == TY_REAL)
+			return real_result(y, e, -a.v.r, out);
+		return not_const(y, e, "the operator has no constant value");
+	}
+	case ND_BINARY:
+		return eval_binary(y, e, out);
+	case ND_BUILTIN:
+		return eval_builtin(y, e, out);
+	default:
+		return not_const(y, e, "it depends on the simulation");
+	}
+}
+
+/* Converts a constant to type t (Integer widens to Real) and checks that FMI 2.0 can hold
+ * it.  false after setting the reason. */
+static bool convert_to(Lay *y, const Node *e, CVal *v, SaType t)
+{
+	if (t == TY_REAL && v->t == TY_INTEGER)
+		*v = (CVal){TY_REAL, {.r = (double)v->v.i}};
+	if (v->t != t)
+		return not_const(y, e, arena_printf(y->c->arena, "its value is %s, not %s",
+						    ast_type_name(v->t), ast_type_name(t)));
+	if (t == TY_INTEGER && (v->v.i < INT32_MIN || v->v.i > INT32_MAX))
+		return not_const(y, e, "an FMI 2.0 Integer has 32 bits and this value does not fit");
+	return true;
+}
+
+static SaType param_type(const Node *p)
+{
+	return p->type != TY_NONE ? p->type : TY_REAL;
+}
+
+static bool eval_param(Lay *y, int k)
+{
+	switch (y->pstate[k]) {
+	case PS_DONE:
+		return true;
+	case PS_FAILED:
+		return false;
+	case PS_BUSY:
+		return not_const(y, y->params[k], "its value depends on itself");
+	default:
+		break;
+	}
+	Node *p = y->params[k];
+	y->pstate[k] = PS_BUSY;
+	CVal v;
+	bool ok = p->init ? eval(y, p->init, &v) : not_const(y, p, "it has no value");
+	if (ok)
+		ok = convert_to(y, p->init, &v, param_type(p));
+	y->pstate[k] = ok ? PS_DONE : PS_FAILED;
+	if (ok)
+		y->pval[k] = v;
+	return ok;
+}
+
+/* ---- where params are read (fixed or tunable) -------------------------------------------- */
+
+static void mark_reads(Lay *y, const Node *n, int how);
+
+static void mark_list(Lay *y, const Node *list, int how)
+{
+	for (const Node *n = list; n; n = n->next)
+		mark_reads(y, n, how);
+}
+
+static void mark_reads(Lay *y, const Node *n, int how)
+{
+	if (!n)
+		return;
+	if (n->kind == ND_NAME) {
+		int k = param_index(y, n);
+		if (k >= 0)
+			y->reads[k] |= how;
+		return;
+	}
+	const Node *kids[] = {n->lhs, n->rhs, n->cond, n->then, n->els, n->init, n->body, n->bind};
+	for (size_t i = 0; i < sizeof kids / sizeof kids[0]; i++)
+		mark_reads(y, kids[i], how);
+	mark_list(y, n->list1, how);
+	/* A rules block's own vars are storage: their initialisers are initial values. */
+	mark_list(y, n->list2, n->kind == ND_RULES ? READ_IN_INITIAL : how);
+	mark_list(y, n->list3, how);
+}
+
+static void mark_decl_inits(Lay *y, const Node *decls)
+{
+	for (const Node *d = decls; d; d = d->next)
+		mark_reads(y, d->init, READ_IN_INITIAL);
+}
+
+/* ---- the layout -------------------------------------------------------------------------- */
+
+static char *upper(Arena *a, const char *s)
+{
+	char *u = arena_strdup(a, s);
+	for (char *p = u; *p; p++)
+		if (*p >= 'a' && *p <= 'z')
+			*p = (char)(*p - 'a' + 'A');
+	return u;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+	return slash ? slash + 1 : path ? path : "";
+}
+
+static EmitValue default_value(SaType t)
+{
+	EmitValue v = {0};
+	if (t == TY_STRING)
+		v.s = "";
+	return v;
+}
+
+/* Reports why the constant for what (declared at `at`) could not be computed; false. */
+static bool report(Lay *y, const Node *at, const char *what)
+{
+	const Node *where = y->why_node ? y->why_node : at;
+	diag_error(y->c->diag, at->loc, "%s cannot be written to the model description", what);
+	diag_note(y->c->diag, where->loc, "%s", y->why ? y->why : "it is not a constant");
+	y->why = NULL;
+	y->why_node = NULL;
+	return false;
+}
+
+static uint32_t next_vr(EmitLayout *l, SaType t)
+{
+	switch (t) {
+	case TY_INTEGER: return l->ninteger++;
+	case TY_BOOL: return l->nboolean++;
+	case TY_STRING: return l->nstring++;
+	default: return l->nreal++;
+	}
+}
+
+/* The storage var whose initial value is exactly the param: what the param is for. */
+static const char *param_purpose(Lay *y, const Node *p)
+{
+	const struct {
+		const Node *vars;
+		const char *what;
+	} groups[] = {{y->sa->a_in_vars, "in var"}, {y->sa->a_out_vars, "out var"},
+	              {y->sa->a_ctrl_vars, "control var"}};
+	for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++)
+		for (const Node *d = groups[g].vars; d; d = d->next)
+			if (d->init && d->init->kind == ND_NAME && strcmp(d->init->name, p->name) == 0)
+				return arena_printf(y->c->arena, "initial value of %s %s", groups[g].what,
+						    d->name);
+	return NULL;
+}
+
+static bool add_port(Lay *y, EmitLayout *l, Node *p, bool input)
+{
+	Arena *a = y->c->arena;
+	EmitVar *v = &l->vars[l->nvars];
+	v->index = ++l->nvars;
+	v->name = p->name;
+	v->decl = p;
+	v->type = p->type != TY_NONE ? p->type : TY_REAL;
+	v->causality = input ? CAUS_INPUT : CAUS_OUTPUT;
+	v->variability = v->type == TY_REAL ? VAR_CONTINUOUS : VAR_DISCRETE;
+	v->initial = input ? INIT_UNSET : INIT_CALCULATED;
+	v->unit = v->type == TY_REAL && p->unit ? p->unit->str : NULL;
+	v->vr = next_vr(l, v->type);
+	if (p->origin)
+		v->description = arena_printf(a, "added by %s for the inner %s of the same name",
+					      p->origin, input ? "input" : "output");
+	if (p->mult_hi >= 0) {
+		diag_error(y->c->diag, p->loc, "port '%s' is an array, which an FMI 2.0 model "
+			   "description cannot declare yet", p->name);
+		return false;
+	}
+	if (!input)
+		return true;
+	/* The port's start value, else its INIT_ param's, else the type's zero. */
+	v->has_start = true;
+	v->start = default_value(v->type);
+	CVal c;
+	if (p->init && p->init->kind != ND_ARRAY) {
+		if (!eval(y, p->init, &c) || !convert_to(y, p->init, &c, v->type))
+			return report(y, p, arena_printf(a, "the start value of input '%s'",
+							 p->name));
+		v->start = c.v;
+		return true;
+	}
+	int k = param_named(y, arena_printf(a, "INIT_%s_%s", upper(a, y->sa->name),
+					    upper(a, p->name)));
+	if (k >= 0 && eval_param(y, k)) {
+		c = y->pval[k];
+		if (convert_to(y, p, &c, v->type))
+			v->start = c.v;
+	}
+	y->why = NULL;
+	y->why_node = NULL;
+	return true;
+}
+
+static bool add_param(Lay *y, EmitLayout *l, int k)
+{
+	Node *p = y->params[k];
+	EmitVar *v = &l->vars[l->nvars];
+	v->index = ++l->nvars;
+	v->name = p->name;
+	v->decl = p;
+	v->type = param_type(p);
+	v->causality = CAUS_PARAMETER;
+	v->variability = y->reads[k] == READ_IN_RULES ? VAR_TUNABLE : VAR_FIXED;
+	v->initial = INIT_EXACT;
+	v->vr = next_vr(l, v->type);
+	v->description = param_purpose(y, p);
+	v->has_start = true;
+	if (!eval_param(y, k))
+		return report(y, p, arena_printf(y->c->arena, "the value of param '%s'", p->name));
+	v->start = y->pval[k].v;
+	return true;
+}
+
+static bool add_units(Compilation *c, EmitLayout *l)
+{
+	int n = 0;
+	for (int i = 0; i < l->nvars; i++)
+		n += l->vars[i].unit != NULL;
+	l->units = arena_alloc(c->arena, (size_t)(n + 1) * sizeof *l->units);
+	UnitSystem *us = n ? drv_units(c) : NULL;
+	if (n && !us)
+		return false;
+	for (int i = 0; i < l->nvars; i++) {
+		const char *name = l->vars[i].unit;
+		bool seen = !name;
+		for (int k = 0; k < l->nunits && !seen; k++)
+			seen = strcmp(l->units[k].name, name) == 0;
+		if (seen)
+			continue;
+		EmitUnit *u = &l->units[l->nunits++];
+		u->name = name;
+		UnitsResult r = units_base(us, name, &u->base);
+		u->has_base = r == UNITS_OK;
+		if (r == UNITS_UNKNOWN_FROM) {
+			diag_error(c->diag, l->vars[i].decl->loc, "unknown unit '%s'", name);
+			return false;
+		}
+	}
+	return true;
+}
+
+static const char *describe(Compilation *c, const SaInfo *info)
+{
+	StrBuf sb;
+	sb_init(&sb);
+	int kind = info->sa->flags;
+	sb_printf(&sb, "%s %s semantic adaptation of ", kind & KIND_DELAYED ? "delayed" : "reactive",
+		  kind & KIND_MOORE ? "moore" : "mealy");
+	for (int i = 0; i < info->ninners; i++)
+		sb_printf(&sb, "%s%s", i == 0 ? "" : i + 1 == info->ninners ? " and " : ", ",
+			  info->inners[i]->name);
+	if (info->ninners == 0)
+		sb_puts(&sb, "no inner fmu");
+	const char *s = arena_strdup(c->arena, sb_str(&sb));
+	sb_free(&sb);
+	return s;
+}
+
+EmitLayout *emit_layout(Compilation *c, SaInfo *info)
+{
+	if (!info || !info->sa || !info->checked_ok || !info->explicit_done ||
+	    info->explicit_errors)
+		return NULL;
+	Arena *a = c->arena;
+	Node *sa = info->sa;
+	int before = diag_errors(c->diag);
+	Lay y = {.c = c, .sa = sa};
+	y.nparams = ast_count(sa->a_params);
+	y.params = arena_alloc(a, (size_t)(y.nparams + 1) * sizeof *y.params);
+	y.pval = arena_alloc(a, (size_t)(y.nparams + 1) * sizeof *y.pval);
+	y.pstate = arena_alloc(a, (size_t)(y.nparams + 1) * sizeof *y.pstate);
+	y.reads = arena_alloc(a, (size_t)(y.nparams + 1) * sizeof *y.reads);
+	int k = 0;
+	for (Node *p = sa->a_params; p; p = p->next)
+		y.params[k++] = p;
+
+	/* Reads in initial values make a param fixed; reads in the rules alone, tunable. */
+	mark_decl_inits(&y, sa->a_params);
+	mark_decl_inits(&y, sa->a_ctrl_vars);
+	mark_decl_inits(&y, sa->a_in_vars);
+	mark_decl_inits(&y, sa->a_out_vars);
+	mark_decl_inits(&y, sa->a_inports);
+	mark_decl_inits(&y, sa->a_outports);
+	mark_list(&y, sa->a_general, READ_IN_INITIAL);
+	mark_reads(&y, sa->a_ctrl, READ_IN_RULES);
+	mark_reads(&y, sa->a_in_rules, READ_IN_RULES);
+	mark_reads(&y, sa->a_out_rules, READ_IN_RULES);
+
+	EmitLayout *l = arena_alloc(a, sizeof *l);
+	l->info = info;
+	l->sa = sa;
+	l->model_name = sa->name;
+	l->model_identifier = sa->name;
+	l->description = describe(c, info);
+	l->source = base_name(sa->loc.file);
+	l->mealy = !(sa->flags & KIND_MOORE);
+	l->reactive = !(sa->flags & KIND_DELAYED);
+	l->can_get_and_set_fmu_state = l->can_serialize_fmu_state = true;
+	inner_caps(info, l, 0);
+
+	l->ninputs = ast_count(sa->a_inports);
+	l->noutputs = ast_count(sa->a_outports);
+	l->nparams = y.nparams;
+	l->vars = arena_alloc(a, (size_t)(l->ninputs + l->noutputs + l->nparams + 1) *
+				 sizeof *l->vars);
+	for (Node *p = sa->a_inports; p; p = p->next)
+		add_port(&y, l, p, true);
+	for (Node *p = sa->a_outports; p; p = p->next)
+		add_port(&y, l, p, false);
+	for (k = 0; k < y.nparams; k++)
+		add_param(&y, l, k);
+	if (diag_errors(c->diag) != before || !add_units(c, l))
+		return NULL;
+	if (!emit_guid(c, info, l->guid)) {
+		diag_error(c->diag, sa->loc, "cannot derive the GUID of '%s': an inner adaptation "
+			   "has errors", sa->name);
+		return NULL;
+	}
+	return l;
+}
+
+/* ---- sacc emit --------------------------------------------------------------------------- */
+
+/* mkdir -p; false with errno set. */
+static bool make_dirs(const char *path)
+{
+	char buf[4096];
+	size_t n = strlen(path);
+	if (n == 0 || n >= sizeof buf) {
+		errno = ENAMETOOLONG;
+		return false;
+	}
+	memcpy(buf, path, n + 1);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+			return false;
+		*p = '/';
+	}
+	return mkdir(buf, 0777) == 0 || errno == EEXIST;
+}
+
+int emit_module(Compilation *c, Module *m, const char *dir)
+{
+	int before = diag_errors(c->diag);
+	if (!m || !m->root)
+		return 1;
+	for (Node *e = m->root->list2; e; e = e->next) {
+		if (e->kind != ND_ADAPTATION)
+			continue;
+		EmitLayout *l = emit_layout(c, e->info);
+		if (!l) {
+			if (diag_errors(c->diag) == before)
+				diag_error(c->diag, e->loc, "adaptation '%s' was not reduced to its "
+					   "explicit form", e->name);
+			continue;
+		}
+		const char *sub = arena_printf(c->arena, "%s/%s", dir, l->model_identifier);
+		if (!make_dirs(sub)) {
+			diag_error(c->diag, (Loc){sub, 0, 0, 0}, "cannot create the directory: %s",
+				   strerror(errno));
+			continue;
+		}
+		emit_md_to_file(c, l, arena_printf(c->arena, "%s/modelDescription.xml", sub));
+	}
+	return diag_errors(c->diag) - before;
+}

@@ -1,0 +1,137 @@
+/* emit.h — the back end: from a checked adaptation in explicit form, the wrapper FMU's files.
+ *
+ * Pipeline position: load -> parse -> check -> explicit -> *emit* (-> package).  The model
+ * description and the generated C must agree on every detail of the wrapper's external
+ * interface, so that interface is computed once, by emit_layout, into an EmitLayout that
+ * both emitters read: the variables in ScalarVariable order with their value references,
+ * types, causality/variability/initial and start values; the units with their SI base
+ * units; the GUID; the Co-Simulation capabilities.  emit_md.c writes modelDescription.xml
+ * from it (the C emitter, a later stage, reads the same table).
+ *
+ * Decisions (FMU.md, "modelDescription.xml"):
+ *   - Variables come in a stable order: external inputs, then external outputs, then
+ *     params, each group in declaration order of the explicit form.  ScalarVariable index i
+ *     is vars[i - 1].
+ *   - Value references are dense per type, counted from 0 in that same order: the Reals
+ *     are 0..nreal-1, the Integers 0..ninteger-1, and so on, so that the generated code can
+ *     index one array per type.  FMI 2.0 only asks them to be unique per type.
+ *   - A param is tunable when it is read in the rules (control, in and out rules) and
+ *     nowhere else; a param read in an initial value (another param's, a storage var's, a
+ *     rules block var's, a declarative setting) or never read at all is fixed, since
+ *     changing it after initialisation would leave what was computed from it stale.
+ *   - The GUID is a name-based UUID (RFC 4122 version 5, SHA-1) in a namespace of sacc's
+ *     own, over the compiler version, the adaptation's explicit form as `sacc explicit`
+ *     prints it, and the inner FMUs' GUIDs (an inner adaptation's computed the same way):
+ *     the same inputs give the same GUID, and any change to the interface, the rules or an
+ *     inner FMU gives another.  No time, no randomness.
+ *   - canGetAndSetFMUstate / canSerializeFMUstate hold when every inner FMU has them, an
+ *     inner adaptation when all of its inners have them (recursively);
+ *     canBeInstantiatedOnlyOncePerProcess when any inner has it.  canInterpolateInputs
+ *     holds for a reactive adaptation. */
+#ifndef SACC_EMIT_H
+#define SACC_EMIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ast.h"
+#include "driver.h"
+#include "fmu.h"
+#include "sema.h"
+#include "units.h"
+
+/* A start value of the variable's type (the field its SaType names). */
+typedef struct EmitValue {
+	double r;
+	long long i;   /* Integer; fits in 32 bits (FMI 2.0's fmi2Integer) */
+	bool b;
+	const char *s;
+} EmitValue;
+
+typedef struct EmitVar {
+	const char *name;        /* as in the script */
+	const char *description; /* NULL when there is nothing useful to say */
+	SaType type;             /* TY_REAL, TY_INTEGER, TY_BOOL, TY_STRING */
+	FmuCausality causality;  /* CAUS_INPUT, CAUS_OUTPUT or CAUS_PARAMETER */
+	FmuVariability variability;
+	FmuInitial initial;      /* INIT_UNSET for inputs (FMI 2.0 forbids the attribute) */
+	uint32_t vr;             /* unique among the variables of its type */
+	int index;               /* 1-based ScalarVariable index */
+	bool has_start;          /* inputs and params; never outputs */
+	EmitValue start;
+	const char *unit;        /* the declared unit as written, NULL when none */
+	Node *decl;              /* ND_PORT for ports, ND_VARDECL for params */
+} EmitVar;
+
+typedef struct EmitUnit {
+	const char *name;        /* as written in the script */
+	bool has_base;           /* false for units with no affine map onto SI (logarithmic) */
+	UnitsBase base;
+} EmitUnit;
+
+typedef struct EmitLayout {
+	SaInfo *info;
+	Node *sa;
+	const char *model_name;        /* the adaptation's name */
+	const char *model_identifier;  /* the same: a C identifier, the .so's base name */
+	const char *description;
+	const char *source;            /* the script's file name, for the banner */
+	char guid[40];                 /* "{xxxxxxxx-xxxx-5xxx-yxxx-xxxxxxxxxxxx}" */
+
+	EmitVar *vars;                 /* inputs, outputs, params */
+	int nvars;
+	int ninputs, noutputs, nparams;
+	uint32_t nreal, ninteger, nboolean, nstring; /* value references used per type */
+
+	EmitUnit *units;               /* in order of first use by a variable */
+	int nunits;
+
+	bool mealy;                    /* outputs depend directly on the inputs */
+	bool reactive;                 /* stepped with the inputs of the end of the step */
+	bool can_get_and_set_fmu_state;
+	bool can_serialize_fmu_state;
+	bool can_be_instantiated_only_once_per_process;
+} EmitLayout;
+
+/* The first input, output and param of a layout. */
+static inline EmitVar *emit_inputs(const EmitLayout *l) { return l->vars; }
+static inline EmitVar *emit_outputs(const EmitLayout *l) { return l->vars + l->ninputs; }
+static inline EmitVar *emit_params(const EmitLayout *l)
+{
+	return l->vars + l->ninputs + l->noutputs;
+}
+
+/* The log categories the runtime logs under, declared in every model description:
+ * logStatusWarning, logStatusDiscard, logStatusError, logStatusFatal (calls that return
+ * that status, with why), logFmiCalls (every fmi2 call the importer makes, with its
+ * arguments), logInner (messages of the inner FMUs, forwarded with the inner instance
+ * name prefixed).  Ends with {NULL, NULL}. */
+typedef struct EmitLogCategory {
+	const char *name;
+	const char *description;
+} EmitLogCategory;
+extern const EmitLogCategory emit_log_categories[];
+
+/* Computes the layout of a checked adaptation reduced to explicit form (drv_explicit).
+ * Everything lives in the compilation's arena.  NULL after reporting through c->diag:
+ * a param whose value is not a constant expression, a value FMI 2.0 cannot hold (an
+ * Integer beyond 32 bits, a Real that is not finite), an array port. */
+EmitLayout *emit_layout(Compilation *c, SaInfo *info);
+
+/* The wrapper's GUID (see above) into out; false when an inner adaptation has errors. */
+bool emit_guid(Compilation *c, const SaInfo *info, char out[40]);
+
+/* modelDescription.xml for the layout, NUL-terminated in malloc'd memory that the caller
+ * frees; *len (when not NULL) gets its length.  NULL only when libxml2 fails (reported). */
+char *emit_md_buffer(Compilation *c, const EmitLayout *l, size_t *len);
+
+/* Writes modelDescription.xml to path.  Returns 0, or 1 after a report. */
+int emit_md_to_file(Compilation *c, const EmitLayout *l, const char *path);
+
+/* `sacc emit`: for every adaptation declared in the module (not those of the modules it
+ * imports), DIR/<adaptation>/modelDescription.xml, creating the directories.  The module
+ * must have been reduced with drv_explicit.  Returns the number of errors. */
+int emit_module(Compilation *c, Module *m, const char *dir);
+
+#endif

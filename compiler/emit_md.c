@@ -1,0 +1,297 @@
+/* emit_md.c — the wrapper FMU's modelDescription.xml (FMI 2.0 Co-Simulation), written with
+ * libxml2's xmlTextWriter from the layout emit.c computed (emit.h).
+ *
+ * The elements come in the order the FMI 2.0 schema fixes: CoSimulation, UnitDefinitions,
+ * LogCategories, ModelVariables, ModelStructure (no TypeDefinitions: every variable
+ * carries its own unit).  Attributes are written in one fixed order and numbers in the
+ * shortest form that reads back as the same double, so the same layout always gives the
+ * same bytes.
+ *
+ * ModelStructure: Outputs lists every output; a Mealy wrapper's outputs depend on every
+ * input ("dependent": the rules are arbitrary functions), a Moore wrapper's on none.
+ * InitialUnknowns lists the outputs again (initial="calculated"); during initialisation
+ * they also depend on the params, all of which are initial="exact" knowns, since the
+ * INIT_ params give the storage its initial values.  Its dependenciesKind is left to the
+ * default, "dependent", the only kind that applies to every entry there. */
+#include "emit.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libxml/xmlwriter.h>
+
+#include "version.h"
+
+/* The shortest decimal that reads back as v (%.17g would write 0.01 as 0.01000000000000000021). */
+static void fmt_real(char *buf, size_t n, double v)
+{
+	if (v == 0.0)
+		v = 0.0; /* never "-0" */
+	for (int digits = 1; digits <= 17; digits++) {
+		snprintf(buf, n, "%.*g", digits, v);
+		if (strtod(buf, NULL) == v)
+			return;
+	}
+}
+
+typedef struct Md {
+	xmlTextWriterPtr w;
+	bool failed;
+} Md;
+
+static void start(Md *md, const char *element)
+{
+	if (xmlTextWriterStartElement(md->w, BAD_CAST element) < 0)
+		md->failed = true;
+}
+
+static void end(Md *md)
+{
+	if (xmlTextWriterEndElement(md->w) < 0)
+		md->failed = true;
+}
+
+static void attr(Md *md, const char *name, const char *value)
+{
+	if (xmlTextWriterWriteAttribute(md->w, BAD_CAST name, BAD_CAST value) < 0)
+		md->failed = true;
+}
+
+static void attr_bool(Md *md, const char *name, bool value)
+{
+	attr(md, name, value ? "true" : "false");
+}
+
+static void attr_int(Md *md, const char *name, long long value)
+{
+	char buf[32];
+	snprintf(buf, sizeof buf, "%lld", value);
+	attr(md, name, buf);
+}
+
+static void attr_real(Md *md, const char *name, double value)
+{
+	char buf[40];
+	fmt_real(buf, sizeof buf, value);
+	attr(md, name, buf);
+}
+
+static void comment(Md *md, const char *text)
+{
+	if (xmlTextWriterWriteComment(md->w, BAD_CAST text) < 0)
+		md->failed = true;
+}
+
+static void write_cosimulation(Md *md, const EmitLayout *l)
+{
+	start(md, "CoSimulation");
+	attr(md, "modelIdentifier", l->model_identifier);
+	attr_bool(md, "canHandleVariableCommunicationStepSize", true);
+	attr_bool(md, "canInterpolateInputs", l->reactive);
+	attr_bool(md, "canBeInstantiatedOnlyOncePerProcess",
+		  l->can_be_instantiated_only_once_per_process);
+	attr_bool(md, "canGetAndSetFMUstate", l->can_get_and_set_fmu_state);
+	attr_bool(md, "canSerializeFMUstate", l->can_serialize_fmu_state);
+	end(md);
+}
+
+static void write_units(Md *md, const EmitLayout *l)
+{
+	if (l->nunits == 0)
+		return;
+	start(md, "UnitDefinitions");
+	for (int i = 0; i < l->nunits; i++) {
+		const EmitUnit *u = &l->units[i];
+		start(md, "Unit");
+		attr(md, "name", u->name);
+		if (u->has_base) {
+			const UnitsBase *b = &u->base;
+			const struct {
+				const char *name;
+				int exp;
+			} exps[] = {{"kg", b->kg}, {"m", b->m},     {"s", b->s},   {"A", b->A},
+			            {"K", b->K},   {"mol", b->mol}, {"cd", b->cd}, {"rad", b->rad}};
+			start(md, "BaseUnit");
+			for (size_t k = 0; k < sizeof exps / sizeof exps[0]; k++)
+				if (exps[k].exp != 0)
+					attr_int(md, exps[k].name, exps[k].exp);
+			if (b->factor != 1.0)
+				attr_real(md, "factor", b->factor);
+			if (b->offset != 0.0)
+				attr_real(md, "offset", b->offset);
+			end(md);
+		}
+		end(md);
+	}
+	end(md);
+}
+
+static void write_log_categories(Md *md)
+{
+	start(md, "LogCategories");
+	for (const EmitLogCategory *k = emit_log_categories; k->name; k++) {
+		start(md, "Category");
+		attr(md, "name", k->name);
+		attr(md, "description", k->description);
+		end(md);
+	}
+	end(md);
+}
+
+static const char *type_element(SaType t)
+{
+	switch (t) {
+	case TY_INTEGER: return "Integer";
+	case TY_BOOL: return "Boolean";
+	case TY_STRING: return "String";
+	default: return "Real";
+	}
+}
+
+static void write_variable(Md *md, const EmitVar *v)
+{
+	start(md, "ScalarVariable");
+	attr(md, "name", v->name);
+	attr_int(md, "valueReference", v->vr);
+	if (v->description)
+		attr(md, "description", v->description);
+	attr(md, "causality", fmu_causality_name(v->causality));
+	attr(md, "variability", fmu_variability_name(v->variability));
+	if (v->initial != INIT_UNSET)
+		attr(md, "initial", fmu_initial_name(v->initial));
+	start(md, type_element(v->type));
+	if (v->unit)
+		attr(md, "unit", v->unit);
+	if (v->has_start) {
+		switch (v->type) {
+		case TY_INTEGER: attr_int(md, "start", v->start.i); break;
+		case TY_BOOL: attr_bool(md, "start", v->start.b); break;
+		case TY_STRING: attr(md, "start", v->start.s ? v->start.s : ""); break;
+		default: attr_real(md, "start", v->start.r); break;
+		}
+	}
+	end(md);
+	end(md);
+}
+
+/* "1 2 3" for the given ScalarVariable range, and as many "dependent"s in kinds. */
+static void index_list(StrBuf *deps, StrBuf *kinds, const EmitVar *vars, int n)
+{
+	for (int i = 0; i < n; i++) {
+		sb_printf(deps, "%s%d", deps->len ? " " : "", vars[i].index);
+		sb_printf(kinds, "%sdependent", kinds->len ? " " : "");
+	}
+}
+
+static void write_unknowns(Md *md, const EmitLayout *l, const char *element, bool initial)
+{
+	StrBuf deps, kinds;
+	sb_init(&deps);
+	sb_init(&kinds);
+	if (l->mealy)
+		index_list(&deps, &kinds, emit_inputs(l), l->ninputs);
+	if (initial)
+		index_list(&deps, &kinds, emit_params(l), l->nparams);
+	start(md, element);
+	for (int i = 0; i < l->noutputs; i++) {
+		start(md, "Unknown");
+		attr_int(md, "index", emit_outputs(l)[i].index);
+		attr(md, "dependencies", sb_str(&deps));
+		if (deps.len && !initial)
+			attr(md, "dependenciesKind", sb_str(&kinds));
+		end(md);
+	}
+	end(md);
+	sb_free(&deps);
+	sb_free(&kinds);
+}
+
+char *emit_md_buffer(Compilation *c, const EmitLayout *l, size_t *len)
+{
+	xmlBufferPtr buf = xmlBufferCreate();
+	Md md = {buf ? xmlNewTextWriterMemory(buf, 0) : NULL, false};
+	char *out = NULL;
+	if (!md.w) {
+		md.failed = true;
+		goto done;
+	}
+	xmlTextWriterSetIndent(md.w, 1);
+	xmlTextWriterSetIndentString(md.w, BAD_CAST "  ");
+	if (xmlTextWriterStartDocument(md.w, "1.0", "UTF-8", NULL) < 0)
+		md.failed = true;
+	comment(&md, arena_printf(c->arena, " Generated by sacc " SACC_VERSION " from adaptation "
+				  "%s (%s). Do not edit: run sacc emit again. ", l->model_name,
+				  l->source));
+
+	start(&md, "fmiModelDescription");
+	attr(&md, "fmiVersion", "2.0");
+	attr(&md, "modelName", l->model_name);
+	attr(&md, "guid", l->guid);
+	attr(&md, "description", l->description);
+	attr(&md, "generationTool", "sacc " SACC_VERSION);
+	attr(&md, "variableNamingConvention", "flat");
+	attr(&md, "numberOfEventIndicators", "0");
+	write_cosimulation(&md, l);
+	write_units(&md, l);
+	write_log_categories(&md);
+	start(&md, "ModelVariables");
+	for (int i = 0; i < l->nvars; i++) {
+		char index[32];
+		snprintf(index, sizeof index, " index %d ", l->vars[i].index);
+		comment(&md, index);
+		write_variable(&md, &l->vars[i]);
+	}
+	end(&md);
+	start(&md, "ModelStructure");
+	if (l->noutputs) {
+		write_unknowns(&md, l, "Outputs", false);
+		write_unknowns(&md, l, "InitialUnknowns", true);
+	}
+	end(&md);
+	end(&md);
+	if (xmlTextWriterEndDocument(md.w) < 0)
+		md.failed = true;
+	xmlFreeTextWriter(md.w); /* flushes into buf */
+	md.w = NULL;
+	if (!md.failed) {
+		size_t n = (size_t)xmlBufferLength(buf);
+		out = malloc(n + 1);
+		if (out) {
+			memcpy(out, xmlBufferContent(buf), n);
+			out[n] = '\0';
+			if (len)
+				*len = n;
+		}
+	}
+done:
+	if (md.w)
+		xmlFreeTextWriter(md.w);
+	if (buf)
+		xmlBufferFree(buf);
+	if (!out)
+		diag_error(c->diag, l->sa->loc, "cannot write the model description of '%s'",
+			   l->model_name);
+	return out;
+}
+
+int emit_md_to_file(Compilation *c, const EmitLayout *l, const char *path)
+{
+	size_t len;
+	char *xml = emit_md_buffer(c, l, &len);
+	if (!xml)
+		return 1;
+	int rc = 0;
+	FILE *f = fopen(path, "wb");
+	if (!f || fwrite(xml, 1, len, f) != len) {
+		diag_error(c->diag, (Loc){path, 0, 0, 0}, "cannot write: %s", strerror(errno));
+		rc = 1;
+	}
+	if (f && fclose(f) != 0 && rc == 0) {
+		diag_error(c->diag, (Loc){path, 0, 0, 0}, "cannot write: %s", strerror(errno));
+		rc = 1;
+	}
+	free(xml);
+	return rc;
+}
