@@ -149,7 +149,8 @@ Module *drv_load_text(Compilation *c, const char *name, const char *text, size_t
 	char *copy = malloc(len + 1);
 	if (!copy)
 		return NULL;
-	memcpy(copy, text, len);
+	if (len)
+		memcpy(copy, text, len); /* text may be NULL when len is 0 */
 	copy[len] = '\0';
 	Module *m = add_module(c, name, copy, len);
 	if (m)
