@@ -71,7 +71,7 @@ done:
 
 Node *parse_source(Arena *a, DiagSink *d, const char *file, const char *text, size_t len)
 {
-	ParseCtx ctx = {.arena = a, .diag = d, .file = file, .src = text};
+	ParseCtx ctx = {.arena = a, .diag = d, .file = file};
 	/* Some errors are reported by grammar actions (a literal out of range, `composed`
 	 * without `of`, a port clause given twice) and leave the parse going: they too mean
 	 * no tree. */

@@ -42,7 +42,6 @@ typedef struct ParseCtx {
 	Arena *arena;
 	DiagSink *diag;
 	const char *file;
-	const char *src;
 	Node *root;
 	int failed;        /* a syntax error was reported: the tree is incomplete */
 	int syntax_errors;
