@@ -1,0 +1,182 @@
+/* sart_wrapper.h — the contract between the C that sacc emits for one adaptation and the
+ * runtime that turns it into an FMI 2.0 Co-Simulation FMU.
+ *
+ * The emitted code is the model-specific part, as a Reference FMU's model.c is: a Storage
+ * struct (external ports, params, in/out/control vars, rule flags, the inner FMUs' port
+ * buffers), switch (vr) accessors, and one function per rule part (In, MapIn, Ctrl,
+ * MapOut, Out).  It defines one `const SartModel sart_model` describing all of that.
+ * sart_wrapper.c is the generic part: every exported fmi2* function, the FMI state machine,
+ * logging, the inner FMUs' life cycle (through sart_inner.h), the Init sequence, the
+ * Mealy output function G, rejected steps, save_state stacks and FMU states.
+ *
+ * Meaning (LANGUAGE.md section 4, the paper's Algorithms 5 and 6):
+ *   fmi2DoStep(t, H)   In; Ctrl; Out.  Ctrl's `return` is the step taken, H~.  H~ < H
+ *                      is a rejected step: the wrapper returns to the state it had at t
+ *                      (when it can: every inner can get and set its state, see may_reject),
+ *                      answers fmi2Discard, and reports t + H~ as its last successful time.
+ *   do_step(f, ti, hi) (sart_do_step) MapIn(hi, ti - t); the inputs of f assigned since its
+ *                      last step are set on f; f steps; all its outputs are read; MapOut(hi,
+ *                      ti - t).  Internal couplings are explicit assignments by then (rule
+ *                      ImplementInternalBinding), so the runtime does not apply them here.
+ *   Init               at fmi2ExitInitializationMode: the storage's initial values (from the
+ *                      params as set by then), In, then for each inner in `order`: MapIn(0,
+ *                      0), couple, set its assigned inputs, read its outputs, MapOut(0, 0);
+ *                      then the inners leave initialization mode, then Out.
+ *   G (Mealy only)     a get of an output after an input was set: the Init sequence without
+ *                      the initial values, on a scratch copy of the Storage, so that no
+ *                      state is committed; the inner FMUs do get those inputs.
+ *   Outside a step (Init, G) t is the current time and H, h and dt are 0.
+ *
+ * Failures.  A runtime call made from a rule (sart_do_step, sart_save_state, ...) that
+ * fails does not return: it logs, records the status and longjmps out of the rule part to
+ * the fmi2 function that ran it, which returns that status.  Emitted code therefore holds
+ * no resources and needs no error checks.  A Real sent to an inner FMU that is NaN or
+ * infinite is such a failure (fmi2Error naming the inner port), never passed on.
+ *
+ * What the emitted code may not assume: the Storage it is handed is not always the same
+ * one (G runs on a scratch copy); the runtime copies Storage with memcpy, so it holds no
+ * pointers. */
+#ifndef SART_WRAPPER_H
+#define SART_WRAPPER_H
+
+#include <stddef.h>
+
+#include "sart_inner.h"
+
+/* The variable types the wrapper exchanges.  Booleans are ints holding 0 or 1, as
+ * fmi2Boolean; Integers are ints, as fmi2Integer.  Strings are not supported yet. */
+typedef enum SartType { SART_REAL, SART_INTEGER, SART_BOOLEAN, SART_NTYPES } SartType;
+
+/* One FMI type's ports of an inner FMU, in one direction, as the runtime reaches them in
+ * the Storage: n values (double for SART_REAL, int otherwise) in one array at offset
+ * `values`, and for inputs one unsigned char per value at offset `assigned`, set by the
+ * emitted code when a rule assigns the input and cleared by the runtime when it has set
+ * the value on the inner FMU. */
+typedef struct SartPorts {
+	unsigned n;
+	const SartVr *vr;           /* the inner FMU's value references */
+	const char *const *names;   /* the ports' names in the script, for messages */
+	size_t values;              /* offsetof(Storage, the value array) */
+	size_t assigned;            /* inputs: offsetof(Storage, the assigned flags); else 0 */
+} SartPorts;
+
+/* One inner FMU instance.  Its extracted FMU is <fmuResourceLocation>/<name>/. */
+typedef struct SartInnerModel {
+	const char *name;             /* instance name in the script */
+	const char *model_identifier; /* its library: binaries/linux64/<model_identifier>.so */
+	const char *guid;             /* its model description's guid */
+	SartFmiVersion version;
+	unsigned caps;                /* SART_CAP_* from its model description */
+	SartPorts in[SART_NTYPES];
+	SartPorts out[SART_NTYPES];
+} SartInnerModel;
+
+typedef struct SartWrapper SartWrapper;
+
+/* Every rule part gets the wrapper (for runtime calls), the Storage, and the external
+ * step's start t and size H. */
+typedef void SartRulePart(SartWrapper *w, void *s, double t, double H);
+/* MapIn and MapOut also get h and dt (LANGUAGE.md section 4). */
+typedef void SartMapPart(SartWrapper *w, void *s, double t, double H, double h, double dt);
+
+/* Accessors of the external variables, generated as switch (vr).  They return SART_OK,
+ * or SART_ERROR after sart_log_error naming the value reference when it is unknown for
+ * that type or (set) not settable: outputs are never settable; a fixed parameter only
+ * before initialization ends (`initialized` is 0 then, 1 after); inputs and tunable
+ * parameters always. */
+typedef SartStatus SartGetReal(SartWrapper *w, const void *s, SartVr vr, double *v);
+typedef SartStatus SartSetReal(SartWrapper *w, void *s, SartVr vr, double v, int initialized);
+typedef SartStatus SartGetInt(SartWrapper *w, const void *s, SartVr vr, int *v);
+typedef SartStatus SartSetInt(SartWrapper *w, void *s, SartVr vr, int v, int initialized);
+
+typedef struct SartModel {
+	const char *identifier;       /* modelIdentifier */
+	const char *guid;             /* the wrapper's own guid */
+	size_t storage_size;          /* sizeof (Storage) */
+
+	const SartInnerModel *inners;
+	unsigned ninners;
+	const unsigned *order;        /* Init and G visit inners[order[0..norder-1]]: the */
+	unsigned norder;              /* topological order of the couplings, or all inners in
+	                               * declaration order when there is none */
+	unsigned nvr[SART_NTYPES];    /* external value references per type: 0..nvr[t]-1 */
+	int mealy;                    /* outputs depend directly on inputs: G on get */
+	int may_reject;               /* Ctrl can return less than H: snapshot each step */
+
+	const SartVr *real_inputs;    /* the external Real inputs' value references, for */
+	unsigned nreal_inputs;        /* fmi2SetRealInputDerivatives */
+
+	/* The params' start values (fmi2Instantiate, fmi2Reset). */
+	void (*defaults)(void *s);
+	/* The in/out/control vars' initial values, from the params (fmi2ExitInitializationMode). */
+	SartRulePart *initial;
+
+	SartGetReal *get_real;
+	SartSetReal *set_real;
+	SartGetInt *get_integer;
+	SartSetInt *set_integer;
+	SartGetInt *get_boolean;
+	SartSetInt *set_boolean;
+
+	SartRulePart *in;             /* In: in-rule conditions and their `->` parts */
+	SartMapPart *map_in;          /* MapIn: the `-->` parts of the flagged in rules */
+	double (*ctrl)(SartWrapper *w, void *s, double t, double H); /* Ctrl: returns H~ */
+	SartMapPart *map_out;         /* MapOut: out-rule conditions and their `->` parts */
+	SartRulePart *out;            /* Out: the `-->` parts of the flagged out rules */
+	/* The internal couplings into inners[inner] (with their unit conversions), for Init
+	 * and G; a coupling assigns the input as a rule would (value and assigned flag). */
+	void (*couple)(SartWrapper *w, void *s, unsigned inner);
+} SartModel;
+
+/* Defined by the emitted code. */
+extern const SartModel sart_model;
+
+/* ---- called from rules ------------------------------------------------------------- */
+
+/* do_step(f, ti, hi): the step f actually took (less than hi after a discard; f is then
+ * left at its last successful time, its partial step accepted when it can get and set
+ * its state, so that it can go on from there). */
+double sart_do_step(SartWrapper *w, void *s, unsigned f, double ti, double hi);
+/* save_state(f) pushes f's state on f's stack; rollback(f) restores the top and pops it.
+ * The stacks are emptied when an external step ends: a saved state lives for one step. */
+void sart_save_state(SartWrapper *w, unsigned f);
+void sart_rollback(SartWrapper *w, unsigned f);
+/* get_next_time_step(f): the largest step f would take now (a probe: save, step by
+ * SART_MAX, read where it got, restore). */
+double sart_get_next_time_step(SartWrapper *w, unsigned f);
+/* elapsed(f) at time t, and last_execution_time(f): the time f last stepped to. */
+double sart_elapsed(SartWrapper *w, unsigned f, double t);
+double sart_last_execution_time(SartWrapper *w, unsigned f);
+/* `e` inside MapIn/MapOut: time since the inner FMU being stepped last stepped (0
+ * elsewhere). */
+double sart_e(SartWrapper *w);
+/* is_set(x) / discard(x) of an external input, by its Real/Integer/Boolean value
+ * reference: whether the importer set it since the last step. */
+int sart_is_set(SartWrapper *w, SartType type, SartVr vr);
+void sart_discard(SartWrapper *w, SartType type, SartVr vr);
+
+/* is_close(a, b, rtol, atol), the original tool's definition (LANGUAGE.md section 4). */
+int sart_is_close(double a, double b, double rtol, double atol);
+
+/* min and max of Integers (Reals use fmin/fmax from <math.h>). */
+int sart_imin(int a, int b);
+int sart_imax(int a, int b);
+
+/* MAX: the probe step. */
+#define SART_MAX 1.7976931348623157e308
+
+/* Integer helpers for floor/ceil/round (results that do not fit an int fail the step
+ * with a message naming the rule's source location). */
+int sart_to_int(SartWrapper *w, double x, const char *where);
+
+/* ---- for accessors --------------------------------------------------------------------*/
+
+/* Logs under logStatusError through the importer's logger (printf-style) and returns
+ * SART_ERROR. */
+SartStatus sart_log_error(SartWrapper *w, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+
+#endif
