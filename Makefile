@@ -149,6 +149,50 @@ $(BUILD)/fmus-broken/$(1)/binaries/linux64/$(1).so: tests/fmus/broken/$(1).c $(K
 endef
 $(foreach n,$(BROKEN_NAMES),$(eval $(call BROKEN_RULE,$(n))))
 
+# ---- packaging: `sacc build` (compiler/package.c, compiler/zip.c) -----------------------
+# sacc carries the runtime's sources, so that an installed sacc needs no checkout: the
+# generator compiler/tools/embed.c turns runtime/*.c, runtime/*.h and runtime/fmi2/*.h into
+# $(BUILD)/gen/runtime_files.c (pkg_runtime_files[], data only), compiled into libsacc.a.
+# compiler/ still links nothing of runtime/.  The file list is kept in a stamp rewritten only
+# when it changes, so adding or removing a runtime file regenerates the table too.
+EMBED       := $(BUILD)/tools/embed
+EMBED_FILES := $(sort $(wildcard runtime/*.c runtime/*.h runtime/fmi2/*.h))
+EMBED_LIST  := $(BUILD)/gen/runtime_files.list
+EMBED_C     := $(BUILD)/gen/runtime_files.c
+EMBED_OBJ   := $(BUILD)/obj/runtime_files.o
+
+.PHONY: embed-list-force powerwindow-fmus
+
+$(EMBED): compiler/tools/embed.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(WARN) -o $@ $<
+
+$(EMBED_LIST): embed-list-force
+	@mkdir -p $(dir $@)
+	@echo '$(EMBED_FILES)' > $@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
+$(EMBED_C): $(EMBED) $(EMBED_FILES) $(EMBED_LIST)
+	$(EMBED) $@ runtime/ $(EMBED_FILES)
+
+$(EMBED_OBJ): $(EMBED_C) compiler/package.h compiler/diag.h compiler/driver.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(WARN) -c -o $@ $<
+
+# An extra prerequisite of the archive rule above: its `ar rcs $@ $^` takes it in.
+$(BUILD)/libsacc.a: $(EMBED_OBJ)
+
+# The power-window adaptations as FMUs: $(BUILD)/powerwindow/<name>.fmu, one `sacc build`
+# for all six (inner adaptations first: loop_sa finds the window_sa.fmu just built).
+PW_SA   := $(sort $(wildcard adaptations/powerwindow/*.sa))
+PW_FMUS := $(patsubst adaptations/powerwindow/%.sa,$(BUILD)/powerwindow/%.fmu,$(PW_SA))
+
+$(PW_FMUS) &: $(SACC) $(FMUS) $(PW_SA)
+	@mkdir -p $(BUILD)/powerwindow
+	$(SACC) build -L $(BUILD)/fmus -I adaptations/powerwindow -o $(BUILD)/powerwindow $(PW_SA)
+
+powerwindow-fmus: $(PW_FMUS)
+
 # ---- tests ------------------------------------------------------------------------------
 # Tests that drive FMUs directly include the kit's headers (and its C, for kit tests).
 # The runtime's tests (test_sart_*) also link libsart.a and get the broken FMUs built.

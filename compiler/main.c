@@ -3,6 +3,7 @@
  *   sacc check [--syntax] [-I DIR] [-L DIR] FILE...   diagnostics only
  *   sacc explicit [--after RULE] [-I DIR] [-L DIR] FILE
  *   sacc emit [-I DIR] [-L DIR] FILE -o DIR          the wrapper FMUs' model descriptions
+ *   sacc build [-I DIR] [-L DIR] [-o DIR] FILE...    the wrapper FMUs themselves (package.c)
  *   sacc parse FILE                                   the parsed file, printed back
  *   sacc inspect [--json] FMU                         an FMU's model description */
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include "emit.h"
 #include "explicit.h"
 #include "fmu.h"
+#include "package.h"
 #include "util.h"
 #include "version.h"
 
@@ -21,6 +23,7 @@ static void usage(FILE *out)
 	fputs("usage: sacc check [--syntax] [-I DIR] [-L DIR] FILE...\n"
 	      "       sacc explicit [--after RULE] [-I DIR] [-L DIR] FILE\n"
 	      "       sacc emit [-I DIR] [-L DIR] FILE -o DIR\n"
+	      "       sacc build [-I DIR] [-L DIR] [-o DIR] FILE...\n"
 	      "       sacc parse FILE\n"
 	      "       sacc inspect [--json] FILE.fmu\n"
 	      "       sacc --version\n"
@@ -31,6 +34,9 @@ static void usage(FILE *out)
 	      "  --after    stop the reduction after RULE (one of the 13 rules)\n"
 	      "  emit       write DIR/<adaptation>/modelDescription.xml for every adaptation\n"
 	      "             in FILE (the wrapper's C sources come in a later version)\n"
+	      "  build      build one FMU per adaptation in the FILEs, inner adaptations\n"
+	      "             first: DIR/<file name of its 'at'> with -o, else its 'at' path\n"
+	      "             beside its script (the C compiler is $CC, default cc)\n"
 	      "  parse      print FILE back as the parser read it\n"
 	      "  inspect    print an FMU's model description as a table (--json: as JSON)\n"
 	      "  -I DIR     also look for imported modules in DIR\n"
@@ -136,6 +142,31 @@ static int cmd_emit(Compilation *c, Args *a)
 	return emit_module(c, m, a->out) ? 1 : 0;
 }
 
+static int cmd_build(Compilation *c, Args *a)
+{
+	if (a->nfiles == 0) {
+		fputs("sacc build: no input files\n", stderr);
+		return 2;
+	}
+	Module **mods = calloc((size_t)a->nfiles, sizeof *mods);
+	if (!mods) {
+		fputs("sacc: out of memory\n", stderr);
+		return 1;
+	}
+	for (int i = 0; i < a->nfiles; i++) {
+		mods[i] = drv_load(c, a->files[i]);
+		if (mods[i] && mods[i]->root)
+			drv_explicit(c, mods[i], NULL);
+	}
+	int rc = 1;
+	if (!diag_errors(c->diag)) {
+		PkgOptions o = {a->out, NULL};
+		rc = pkg_build(c, mods, a->nfiles, &o) ? 1 : 0;
+	}
+	free(mods);
+	return rc;
+}
+
 static int cmd_inspect(Compilation *c, Args *a)
 {
 	if (a->nfiles != 1) {
@@ -181,6 +212,8 @@ int main(int argc, char **argv)
 			rc = cmd_explicit(c, &a, true);
 		else if (strcmp(cmd, "emit") == 0)
 			rc = cmd_emit(c, &a);
+		else if (strcmp(cmd, "build") == 0)
+			rc = cmd_build(c, &a);
 		else if (strcmp(cmd, "parse") == 0)
 			rc = cmd_explicit(c, &a, false);
 		else if (strcmp(cmd, "inspect") == 0)

@@ -1,0 +1,621 @@
+/* package.c — `sacc build`: every adaptation of the given modules becomes one FMU archive
+ * (see package.h and /work/shared/spec/FMU.md, "Archive layout").
+ *
+ * Per adaptation, in a private work directory made beside the output (and removed on every
+ * path out):
+ *
+ *     fmu/sources/            the emitted C (emit_c_to_dir) and the embedded runtime files
+ *     fmu/binaries/linux64/   <id>.so, compiled from sources/ by $CC run in fmu/, so that no
+ *                             absolute path reaches the library
+ *     fmu/modelDescription.xml
+ *     fmu/resources/<inner>/  each inner FMU, extracted safely (zip_extract)
+ *     out.fmu                 the tree zipped reproducibly, then renamed to its place
+ *
+ * Adaptations that are inner FMUs of others are built first.  An inner adaptation that is
+ * not built in this run must already exist as an .fmu, with the GUID its adaptation gives
+ * now: an archive from older sources would carry a wrapper whose GUID the outer wrapper does
+ * not expect. */
+#include "package.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "emit.h"
+#include "sema.h"
+#include "util.h"
+
+/* The C emitter (emit_c.c) is written in parallel; until emit.h declares it, a weak
+ * reference lets sacc link without it and say so.  TODO: drop once emit_c.c lands. */
+int emit_c_to_dir(Compilation *c, const EmitLayout *l, const char *dir) __attribute__((weak));
+
+/* The shared library's compiler flags (FMU.md): C99, position independent, only the
+ * fmi2* functions exported, warnings are errors, no -g (no paths, reproducible bytes). */
+static const char *const cc_flags[] = {
+	"-std=c99", "-O2", "-fPIC", "-shared", "-fvisibility=hidden", "-Wall", "-Wextra",
+	"-Wpedantic", "-Werror", "-Isources", "-Isources/fmi2",
+};
+
+typedef struct Job {
+	Node *sa;
+	SaInfo *info;
+	const char *out;   /* where its FMU goes */
+	int state;         /* ordering: 0 new, 1 visiting, 2 placed */
+	bool done, failed;
+} Job;
+
+typedef struct Build {
+	Compilation *c;
+	const PkgOptions *o;
+	Job *jobs;
+	int njobs;
+	Job **order;
+	int norder;
+} Build;
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static bool is_file(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, R_OK) == 0;
+}
+
+/* mkdir -p. */
+static bool make_dirs(const char *path)
+{
+	char *buf = strdup(path);
+	if (!buf) {
+		errno = ENOMEM;
+		return false;
+	}
+	bool ok = true;
+	for (char *p = buf + 1; ok && *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		ok = mkdir(buf, 0777) == 0 || errno == EEXIST;
+		*p = '/';
+	}
+	ok = ok && (mkdir(buf, 0777) == 0 || errno == EEXIST);
+	free(buf);
+	return ok;
+}
+
+static char *dir_name(Arena *a, const char *path)
+{
+	const char *s = strrchr(path, '/');
+	if (!s)
+		return arena_strdup(a, ".");
+	if (s == path)
+		return arena_strdup(a, "/");
+	return arena_strndup(a, path, (size_t)(s - path));
+}
+
+/* ---- ordering ------------------------------------------------------------------------------ */
+
+static Job *job_of(Build *b, const Node *sa)
+{
+	for (int i = 0; i < b->njobs; i++)
+		if (b->jobs[i].sa == sa)
+			return &b->jobs[i];
+	return NULL;
+}
+
+/* Depth first: each inner adaptation built here before the adaptation that holds it. */
+static void place(Build *b, Job *j)
+{
+	if (j->state == 2)
+		return;
+	if (j->state == 1) {
+		diag_error(b->c->diag, j->sa->loc, "adaptation '%s' is, through its inner FMUs, an "
+			   "inner FMU of itself", j->sa->name);
+		j->failed = true;
+		return;
+	}
+	j->state = 1;
+	for (int i = 0; j->info && i < j->info->ninners; i++) {
+		Inner *in = j->info->inners[i];
+		Job *dep = in && in->adaptation ? job_of(b, in->adaptation) : NULL;
+		if (dep)
+			place(b, dep);
+	}
+	j->state = 2;
+	b->order[b->norder++] = j;
+}
+
+/* ---- running the C compiler ------------------------------------------------------------------ */
+
+/* Runs argv with cwd as working directory, its stdout and stderr into *output.  Returns the
+ * exit status, 128 + signal, or -1 when it could not be started (errno). */
+static int run(char *const argv[], const char *cwd, StrBuf *output)
+{
+	int fds[2];
+	if (pipe(fds) != 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(fds[0]);
+		close(fds[1]);
+		errno = e;
+		return -1;
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		if (dup2(fds[1], 1) < 0 || dup2(fds[1], 2) < 0)
+			_exit(127);
+		close(fds[1]);
+		if (chdir(cwd) != 0) {
+			fprintf(stderr, "cannot enter %s: %s\n", cwd, strerror(errno));
+			_exit(127);
+		}
+		execvp(argv[0], argv);
+		fprintf(stderr, "cannot run '%s': %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(fds[1]);
+	char buf[4096];
+	for (;;) {
+		ssize_t n = read(fds[0], buf, sizeof buf);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (output->len < (64u << 10)) /* keep what a person reads; drain the rest */
+			for (ssize_t i = 0; i < n; i++)
+				sb_putc(output, buf[i]);
+	}
+	close(fds[0]);
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The compiler command: o->cc, else $CC, else cc; split at blanks ("ccache gcc" works). */
+static int compile(Build *b, Job *j, const char *tree, const char *id)
+{
+	Compilation *c = b->c;
+	Arena *a = c->arena;
+	const char *cc = b->o && b->o->cc && *b->o->cc ? b->o->cc : getenv("CC");
+	if (!cc || !*cc)
+		cc = "cc";
+	const char **argv = NULL;
+	int argc = 0, cap = 0;
+#define PUSH(s)                                                                        \
+	do {                                                                           \
+		if (argc == cap) {                                                     \
+			cap = cap ? 2 * cap : 64;                                      \
+			const char **v_ = realloc(argv, (size_t)cap * sizeof *v_);     \
+			if (!v_)                                                       \
+				goto oom;                                              \
+			argv = v_;                                                     \
+		}                                                                      \
+		argv[argc++] = (s);                                                    \
+	} while (0)
+
+	char *words = arena_strdup(a, cc);
+	for (char *w = strtok(words, " \t"); w; w = strtok(NULL, " \t"))
+		PUSH(w);
+	for (size_t i = 0; i < sizeof cc_flags / sizeof *cc_flags; i++)
+		PUSH(cc_flags[i]);
+	PUSH("-o");
+	PUSH(arena_printf(a, "binaries/linux64/%s.so", id));
+
+	/* The sources in byte order, so the link order (and the library) is always the same */
+	const char *srcdir = arena_printf(a, "%s/sources", tree);
+	DIR *dp = opendir(srcdir);
+	if (!dp) {
+		diag_error(c->diag, (Loc){srcdir, 0, 0, 0}, "cannot read the directory: %s",
+			   strerror(errno));
+		free(argv);
+		return 1;
+	}
+	int first = argc;
+	struct dirent *de;
+	while ((de = readdir(dp)) != NULL)
+		if (ends_with(de->d_name, ".c") && strlen(de->d_name) > 2)
+			PUSH(arena_printf(a, "sources/%s", de->d_name));
+	closedir(dp);
+	qsort(argv + first, (size_t)(argc - first), sizeof *argv, cmp_str);
+	PUSH("-lm");
+	PUSH("-ldl");
+	PUSH(NULL);
+#undef PUSH
+
+	StrBuf out, cmd;
+	sb_init(&out);
+	sb_init(&cmd);
+	for (int i = 0; argv[i]; i++)
+		sb_printf(&cmd, "%s%s", i ? " " : "", argv[i]);
+	int st = run((char *const *)argv, tree, &out);
+	int rc = 0;
+	if (st != 0) {
+		if (st < 0)
+			diag_error(c->diag, j->sa->loc, "cannot run the C compiler '%s': %s", argv[0],
+				   strerror(errno));
+		else if (st > 128)
+			diag_error(c->diag, j->sa->loc, "the C compiler '%s' was killed by signal %d "
+				   "while compiling the wrapper of '%s'", argv[0], st - 128,
+				   j->sa->name);
+		else
+			diag_error(c->diag, j->sa->loc, "the C compiler '%s' failed on the wrapper of "
+				   "'%s' (exit status %d)", argv[0], j->sa->name, st);
+		diag_note(c->diag, (Loc){0}, "the command, run in the FMU's directory: %s",
+			  sb_str(&cmd));
+		if (out.len)
+			diag_note(c->diag, (Loc){0}, "its output:\n%s", sb_str(&out));
+		rc = 1;
+	}
+	sb_free(&out);
+	sb_free(&cmd);
+	free(argv);
+	return rc;
+oom:
+	free(argv);
+	diag_error(c->diag, j->sa->loc, "out of memory");
+	return 1;
+}
+
+/* ---- the tree ---------------------------------------------------------------------------------- */
+
+static int write_new_file(const char *path, const unsigned char *data, size_t n)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	while (n > 0) {
+		ssize_t w = write(fd, data, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			int e = errno;
+			close(fd);
+			errno = w == 0 ? EIO : e;
+			return -1;
+		}
+		data += w;
+		n -= (size_t)w;
+	}
+	return close(fd);
+}
+
+/* Every embedded runtime file under sources/, keeping runtime/'s layout. */
+static int write_runtime(Compilation *c, const char *sources)
+{
+	for (size_t i = 0; i < pkg_nruntime_files; i++) {
+		const PkgFile *f = &pkg_runtime_files[i];
+		const char *path = arena_printf(c->arena, "%s/%s", sources, f->path);
+		const char *slash = strrchr(path, '/');
+		const char *dir = arena_strndup(c->arena, path, (size_t)(slash - path));
+		if (!make_dirs(dir) || write_new_file(path, f->data, f->size) != 0) {
+			diag_error(c->diag, (Loc){path, 0, 0, 0}, "cannot write: %s%s", strerror(errno),
+				   errno == EEXIST ? " (the emitted C has a file of that name)" : "");
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int pkg_extract_fmu(const char *archive, const char *dir, const char *model_identifier,
+                    int fmi_version, DiagSink *d)
+{
+	if (zip_extract(archive, dir, NULL, d) != 0)
+		return 1;
+	Loc where = {archive, 0, 0, 0};
+	const char *plat = fmi_version == 3 ? "x86_64-linux" : "linux64";
+	size_t n = strlen(dir) + strlen(plat) + strlen(model_identifier) + 64;
+	char *p = malloc(n);
+	if (!p) {
+		diag_error(d, where, "out of memory");
+		zip_rmtree(dir);
+		return 1;
+	}
+	struct stat st;
+	int rc = 0;
+	snprintf(p, n, "%s/modelDescription.xml", dir);
+	if (lstat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
+		diag_error(d, where, "not an FMU: it has no modelDescription.xml at its root");
+		rc = 1;
+	}
+	snprintf(p, n, "%s/binaries/%s/%s.so", dir, plat, model_identifier);
+	if (rc == 0 && (lstat(p, &st) != 0 || !S_ISREG(st.st_mode))) {
+		diag_error(d, where, "it has no binaries/%s/%s.so, the library of model identifier "
+			   "'%s' for 64-bit Linux", plat, model_identifier, model_identifier);
+		rc = 1;
+	}
+	free(p);
+	if (rc)
+		zip_rmtree(dir);
+	return rc;
+}
+
+/* ---- inner FMUs -------------------------------------------------------------------------------- */
+
+typedef struct InnerArchive {
+	const char *path;
+	const char *model_identifier;
+	int fmi_version;
+} InnerArchive;
+
+/* Where an inner adaptation not built in this run may already have been built: the -o
+ * directory, where its own `sacc build` would write it without -o, beside the script that
+ * uses it, then the -L directories (by path, then by file name). */
+static const char *find_built(Build *b, Job *j, Inner *in, const char *at, StrBuf *looked)
+{
+	Compilation *c = b->c;
+	Arena *a = c->arena;
+	int max = 3 + 2 * c->nfmu_dirs, n = 0;
+	const char **cand = arena_alloc(a, (size_t)max * sizeof *cand);
+	if (b->o && b->o->out_dir)
+		cand[n++] = arena_printf(a, "%s/%s", b->o->out_dir, base_name(at));
+	SaInfo *pi = in->adaptation->info;
+	const char *own = in->adaptation->str;
+	if (own && pi && pi->dir)
+		cand[n++] = own[0] == '/' ? own : arena_printf(a, "%s/%s", pi->dir, own);
+	cand[n++] = at[0] == '/' ? at : arena_printf(a, "%s/%s", j->info->dir, at);
+	for (int i = 0; at[0] != '/' && i < c->nfmu_dirs; i++) {
+		cand[n++] = arena_printf(a, "%s/%s", c->fmu_dirs[i], at);
+		cand[n++] = arena_printf(a, "%s/%s", c->fmu_dirs[i], base_name(at));
+	}
+	for (int i = 0; i < n; i++) {
+		bool again = false;
+		for (int k = 0; k < i; k++)
+			again |= strcmp(cand[k], cand[i]) == 0;
+		if (again)
+			continue;
+		sb_printf(looked, "%s'%s'", looked->len ? ", " : "", cand[i]);
+		if (is_file(cand[i]))
+			return cand[i];
+	}
+	return NULL;
+}
+
+static int resolve_inner(Build *b, Job *j, Inner *in, InnerArchive *ia)
+{
+	Compilation *c = b->c;
+	Loc where = in->decl ? in->decl->loc : j->sa->loc;
+	const char *at = in->decl && in->decl->str ? in->decl->str : NULL;
+	if (!in->adaptation) {
+		if (!in->fmu) {
+			diag_error(c->diag, where, "inner fmu '%s' was not resolved", in->name);
+			return 1;
+		}
+		if (ends_with(in->fmu->path, ".xml")) {
+			diag_error(c->diag, where, "inner fmu '%s' is a bare model description ('%s'); "
+				   "building the wrapper needs the .fmu archive", in->name,
+				   in->fmu->path);
+			return 1;
+		}
+		*ia = (InnerArchive){in->fmu->path, in->fmu->model_identifier, (int)in->fmu->version};
+		return 0;
+	}
+	Node *producer = in->adaptation;
+	Job *pj = job_of(b, producer);
+	const char *path;
+	if (pj) {
+		if (!pj->done) {
+			diag_note(c->diag, where, "inner fmu '%s' is adaptation '%s', which was not "
+				  "built", in->name, producer->name);
+			return 1;
+		}
+		path = pj->out;
+	} else {
+		if (!at)
+			at = producer->str;
+		StrBuf looked;
+		sb_init(&looked);
+		path = find_built(b, j, in, at, &looked);
+		if (!path) {
+			diag_error(c->diag, where, "inner fmu '%s' is adaptation '%s', but its FMU '%s' "
+				   "is not built", in->name, producer->name, base_name(at));
+			diag_note(c->diag, where, "looked for it at %s", sb_str(&looked));
+			diag_note(c->diag, producer->loc, "build it first with 'sacc build %s' (with "
+				  "the same -o, -I and -L options), or name '%s' on this command line "
+				  "too", producer->loc.file, producer->loc.file);
+			sb_free(&looked);
+			return 1;
+		}
+		sb_free(&looked);
+	}
+	FmuInfo *f = drv_open_fmu(c, path, where);
+	if (!f)
+		return 1;
+	if (!pj) {
+		char guid[40];
+		if (!producer->info || !emit_guid(c, producer->info, guid)) {
+			diag_error(c->diag, where, "cannot compute the GUID of adaptation '%s'",
+				   producer->name);
+			return 1;
+		}
+		if (!f->guid || strcmp(f->guid, guid) != 0) {
+			diag_error(c->diag, where, "'%s' is out of date: its GUID is %s, adaptation "
+				   "'%s' now gives %s", path, f->guid ? f->guid : "(none)",
+				   producer->name, guid);
+			diag_note(c->diag, producer->loc, "rebuild it with 'sacc build %s', or name "
+				  "'%s' on this command line too", producer->loc.file,
+				  producer->loc.file);
+			return 1;
+		}
+	}
+	*ia = (InnerArchive){f->path, f->model_identifier, (int)f->version};
+	return 0;
+}
+
+/* ---- one adaptation ---------------------------------------------------------------------------- */
+
+static bool safe_component(const char *s)
+{
+	return *s && !strchr(s, '/') && strcmp(s, ".") != 0 && strcmp(s, "..") != 0;
+}
+
+static int build_one(Build *b, Job *j)
+{
+	Compilation *c = b->c;
+	Arena *a = c->arena;
+	DiagSink *d = c->diag;
+	SaInfo *info = j->info;
+	int ninners = info ? info->ninners : 0;
+	InnerArchive *ias = arena_alloc(a, (size_t)(ninners + 1) * sizeof *ias);
+	for (int i = 0; i < ninners; i++)
+		if (resolve_inner(b, j, info->inners[i], &ias[i]) != 0)
+			return 1;
+	EmitLayout *l = info ? emit_layout(c, info) : NULL;
+	if (!l) {
+		diag_error(d, j->sa->loc, "adaptation '%s' was not reduced to its explicit form",
+			   j->sa->name);
+		return 1;
+	}
+	const char *id = l->model_identifier;
+	if (!emit_c_to_dir) {
+		diag_error(d, j->sa->loc, "this sacc has no C emitter yet: cannot build '%s'",
+			   j->sa->name);
+		return 1;
+	}
+
+	const char *parent = dir_name(a, j->out);
+	if (!make_dirs(parent)) {
+		diag_error(d, (Loc){parent, 0, 0, 0}, "cannot create the directory: %s",
+			   strerror(errno));
+		return 1;
+	}
+	char *work = arena_printf(a, "%s/.sacc-build-%s-XXXXXX", parent, id);
+	if (!mkdtemp(work)) {
+		diag_error(d, (Loc){parent, 0, 0, 0}, "cannot make a work directory here: %s",
+			   strerror(errno));
+		return 1;
+	}
+	int rc = 1;
+	const char *tree = arena_printf(a, "%s/fmu", work);
+	const char *sources = arena_printf(a, "%s/sources", tree);
+	const char *bin = arena_printf(a, "%s/binaries/linux64", tree);
+	const char *zip = arena_printf(a, "%s/out.fmu", work);
+	if (!make_dirs(sources) || !make_dirs(bin)) {
+		diag_error(d, (Loc){work, 0, 0, 0}, "cannot create the directory: %s",
+			   strerror(errno));
+		goto done;
+	}
+	if (emit_c_to_dir(c, l, sources) != 0 || write_runtime(c, sources) != 0)
+		goto done;
+	if (compile(b, j, tree, id) != 0)
+		goto done;
+	if (emit_md_to_file(c, l, arena_printf(a, "%s/modelDescription.xml", tree)) != 0)
+		goto done;
+	if (ninners > 0) {
+		const char *res = arena_printf(a, "%s/resources", tree);
+		if (mkdir(res, 0755) != 0) {
+			diag_error(d, (Loc){res, 0, 0, 0}, "cannot create the directory: %s",
+				   strerror(errno));
+			goto done;
+		}
+		for (int i = 0; i < ninners; i++) {
+			Inner *in = info->inners[i];
+			if (!safe_component(in->name)) {
+				diag_error(d, j->sa->loc, "inner fmu name '%s' cannot name a directory",
+					   in->name);
+				goto done;
+			}
+			if (pkg_extract_fmu(ias[i].path, arena_printf(a, "%s/%s", res, in->name),
+					    ias[i].model_identifier, ias[i].fmi_version, d) != 0) {
+				diag_note(d, in->decl ? in->decl->loc : j->sa->loc,
+					  "inner fmu '%s' of adaptation '%s'", in->name, j->sa->name);
+				goto done;
+			}
+		}
+	}
+	if (zip_write_dir(tree, zip, d) != 0)
+		goto done;
+	if (rename(zip, j->out) != 0) {
+		diag_error(d, (Loc){j->out, 0, 0, 0}, "cannot write: %s", strerror(errno));
+		goto done;
+	}
+	rc = 0;
+done:
+	if (zip_rmtree(work) != 0)
+		diag_warning(d, (Loc){work, 0, 0, 0}, "cannot remove the work directory: %s",
+			     strerror(errno));
+	return rc;
+}
+
+int pkg_build(Compilation *c, Module **mods, int nmods, const PkgOptions *o)
+{
+	int before = diag_errors(c->diag);
+	Arena *a = c->arena;
+	int cap = 0;
+	for (int i = 0; i < nmods; i++)
+		for (Node *e = mods[i] && mods[i]->root ? mods[i]->root->list2 : NULL; e; e = e->next)
+			cap += e->kind == ND_ADAPTATION;
+	Build b = {c, o, arena_alloc(a, (size_t)(cap + 1) * sizeof(Job)), 0,
+		   arena_alloc(a, (size_t)(cap + 1) * sizeof(Job *)), 0};
+	for (int i = 0; i < nmods; i++) {
+		bool seen = false;
+		for (int k = 0; k < i; k++)
+			seen |= mods[k] == mods[i];
+		if (seen || !mods[i] || !mods[i]->root)
+			continue;
+		for (Node *e = mods[i]->root->list2; e; e = e->next) {
+			if (e->kind != ND_ADAPTATION)
+				continue;
+			SaInfo *info = e->info;
+			const char *at = e->str ? e->str : arena_printf(a, "%s.fmu", e->name);
+			const char *out;
+			if (o && o->out_dir)
+				out = arena_printf(a, "%s/%s", o->out_dir, base_name(at));
+			else if (at[0] == '/')
+				out = at;
+			else
+				out = arena_printf(a, "%s/%s", info && info->dir ? info->dir : ".", at);
+			for (int k = 0; k < b.njobs; k++)
+				if (strcmp(b.jobs[k].out, out) == 0) {
+					diag_error(c->diag, e->loc, "adaptation '%s' would be written to "
+						   "'%s', as adaptation '%s' is", e->name, out,
+						   b.jobs[k].sa->name);
+					diag_note(c->diag, b.jobs[k].sa->loc, "'%s' is declared here",
+						  b.jobs[k].sa->name);
+				}
+			b.jobs[b.njobs++] = (Job){e, info, out, 0, false, false};
+		}
+	}
+	if (diag_errors(c->diag) != before)
+		return diag_errors(c->diag) - before;
+	if (o && o->out_dir && !make_dirs(o->out_dir)) {
+		diag_error(c->diag, (Loc){o->out_dir, 0, 0, 0}, "cannot create the directory: %s",
+			   strerror(errno));
+		return 1;
+	}
+	for (int i = 0; i < b.njobs; i++)
+		place(&b, &b.jobs[i]);
+	for (int i = 0; i < b.norder; i++) {
+		Job *j = b.order[i];
+		if (j->failed)
+			continue;
+		j->failed = build_one(&b, j) != 0;
+		j->done = !j->failed;
+	}
+	return diag_errors(c->diag) - before;
+}

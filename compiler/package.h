@@ -1,0 +1,96 @@
+/* package.h — the last stage: from adaptations in explicit form to FMU archives (`sacc build`),
+ * and the zip layer under it.
+ *
+ * Pipeline position: load -> parse -> check -> explicit -> emit -> *package*.  For each
+ * adaptation, package.c lays out the FMU tree in a private work directory (the emitted C and
+ * the runtime's sources, the shared library compiled from them, modelDescription.xml, every
+ * inner FMU extracted under resources/<instance>/), then zips it.  zip.c reads archives that
+ * come from elsewhere (inner FMUs) without ever writing outside the directory it was given,
+ * and writes archives reproducibly: the same tree always gives the same bytes.
+ *
+ * The runtime's sources are embedded in sacc when sacc is built (compiler/tools/embed.c
+ * writes them into $(BUILD)/gen/runtime_files.c), so an installed sacc needs no checkout.
+ * That is data, not code: compiler/ still never links runtime/. */
+#ifndef SACC_PACKAGE_H
+#define SACC_PACKAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diag.h"
+#include "driver.h"
+
+/* ---- embedded runtime sources ------------------------------------------------------------ */
+
+/* One file of runtime/, path relative to runtime/ ("sart_inner.c", "fmi2/fmi2Functions.h"). */
+typedef struct PkgFile {
+	const char *path;
+	const unsigned char *data;
+	size_t size;
+} PkgFile;
+
+/* Defined in the generated $(BUILD)/gen/runtime_files.c, sorted by path. */
+extern const PkgFile pkg_runtime_files[];
+extern const size_t pkg_nruntime_files;
+
+/* ---- zip layer (zip.c) ------------------------------------------------------------------- */
+
+/* What zip_extract accepts.  An entry is refused when its uncompressed size exceeds
+ * max_entry, when the sizes so far add up to more than max_total, or when it is larger than
+ * ratio_floor bytes and expands more than max_ratio times (a zip bomb); an archive with more
+ * than max_entries entries is refused whole. */
+typedef struct ZipLimits {
+	uint64_t max_total;
+	uint64_t max_entry;
+	uint64_t max_ratio;
+	uint64_t ratio_floor;
+	uint64_t max_entries;
+} ZipLimits;
+
+/* 1 GiB in total, 512 MiB per entry, 1:1000 beyond 64 KiB, 65536 entries. */
+extern const ZipLimits zip_default_limits;
+
+/* Extracts archive into dir, which it creates (its parent must exist; dir must not).
+ * Every entry is checked before anything is written, and refused with an error naming the
+ * archive and the entry when its path is absolute, has a '..' component, a backslash or a
+ * NUL, when it is a symbolic link or another special file (Unix mode in the external
+ * attributes), encrypted, stored with a method other than store/deflate, appears twice, or
+ * breaks a limit.  Files are created with O_CREAT|O_EXCL|O_NOFOLLOW inside directories
+ * zip_extract made itself, so nothing can land outside dir.  Returns 0, or 1 after a report
+ * (dir is removed then).  lim NULL means zip_default_limits. */
+int zip_extract(const char *archive, const char *dir, const ZipLimits *lim, DiagSink *d);
+
+/* Zips every regular file under dir into archive, reproducibly: modelDescription.xml first,
+ * the rest in byte order of their paths; no directory entries, no extra fields; every entry
+ * dated 1980-01-01 00:00, made by Unix, mode 0755 when its name ends in ".so" and 0644
+ * otherwise, deflated at level 9.  Anything under dir that is not a regular file or a
+ * directory is an error.  Returns 0, or 1 after a report. */
+int zip_write_dir(const char *dir, const char *archive, DiagSink *d);
+
+/* Removes path and everything below it, never following a symbolic link.  0 or -1 (errno). */
+int zip_rmtree(const char *path);
+
+/* ---- packaging (package.c) --------------------------------------------------------------- */
+
+typedef struct PkgOptions {
+	const char *out_dir;  /* -o DIR: every FMU goes to DIR/<base name of its `at`>; NULL:
+	                       * to its `at` path, relative to its script's directory */
+	const char *cc;       /* the C compiler command (split at blanks); NULL: $CC, else cc */
+} PkgOptions;
+
+/* `sacc build`: one FMU per adaptation declared in mods (modules loaded and reduced with
+ * drv_explicit), inner adaptations before the adaptations that use them.  An inner that is
+ * an adaptation not built here is looked for as an .fmu (in out_dir, where its own build
+ * would put it, beside the script, in the -L directories) and must carry the GUID its
+ * adaptation gives now.  Returns the number of errors. */
+int pkg_build(Compilation *c, Module **mods, int nmods, const PkgOptions *o);
+
+/* Extracts the inner FMU archive into dir (see zip_extract) and checks it is one: a
+ * modelDescription.xml at its root and the library binaries/linux64/<model_identifier>.so
+ * (FMI 2.0) or binaries/x86_64-linux/<model_identifier>.so (FMI 3.0).  Returns 0, or 1 after
+ * a report naming the archive. */
+int pkg_extract_fmu(const char *archive, const char *dir, const char *model_identifier,
+                    int fmi_version, DiagSink *d);
+
+#endif
