@@ -149,6 +149,32 @@ $(BUILD)/fmus-broken/$(1)/binaries/linux64/$(1).so: tests/fmus/broken/$(1).c $(K
 endef
 $(foreach n,$(BROKEN_NAMES),$(eval $(call BROKEN_RULE,$(n))))
 
+# ---- the hand-written wrapper FMU (runtime/sart_wrapper.c's own test) --------------------
+# tests/e2e/manual/window_sa.c is written in the shape sacc emits; linked with the runtime it
+# is a real wrapper FMU directory, $(BUILD)/e2e-manual/window_sa/, whose resources/window/ is
+# the extracted test FMU.  tests/unit/test_sart_wrapper.c loads it as any importer would
+# (dlopen only): its explicit rule below overrides the test_sart_% pattern, so the test
+# binary does not link the runtime.
+WSA_DIR := $(BUILD)/e2e-manual/window_sa
+WSA_SO  := $(WSA_DIR)/binaries/linux64/window_sa.so
+WSA_RES := $(WSA_DIR)/resources/window/modelDescription.xml
+
+$(WSA_SO): tests/e2e/manual/window_sa.c $(RUNTIME_SRC) $(RUNTIME_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c99 -O2 -fPIC -shared -fvisibility=hidden -Wall -Wextra -Wpedantic -Werror \
+	    -Iruntime -Iruntime/fmi2 $(SANFLAGS) -o $@ tests/e2e/manual/window_sa.c $(RUNTIME_SRC) \
+	    -lm -ldl
+
+$(WSA_RES): $(BUILD)/fmus/window.fmu
+	@rm -rf $(WSA_DIR)/resources/window
+	@mkdir -p $(WSA_DIR)/resources/window
+	cp -R $(BUILD)/fmus/window/. $(WSA_DIR)/resources/window/
+
+$(BUILD)/tests/test_sart_wrapper: tests/unit/test_sart_wrapper.c tests/unit/fmi2_importer.h \
+                                  $(KIT_FILES) $(WSA_SO) $(WSA_RES)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(WARN) -Itests/unit -Iruntime/fmi2 -o $@ $< -lcmocka -ldl -lm
+
 # ---- packaging: `sacc build` (compiler/package.c, compiler/zip.c) -----------------------
 # sacc carries the runtime's sources, so that an installed sacc needs no checkout: the
 # generator compiler/tools/embed.c turns runtime/*.c, runtime/*.h and runtime/fmi2/*.h into
