@@ -3,7 +3,8 @@
  * From an adaptation in explicit form: the ScalarVariables (external inputs, external
  * outputs, params) with value references, start values from constant expressions, and
  * the params' variability; the units with their SI base units; the content-derived GUID;
- * the capabilities the inner FMUs allow.  Also `sacc emit`'s loop over a module. */
+ * the capabilities the inner FMUs allow.  Also `sacc emit`'s loop over a module, which writes
+ * the model description (emit_md.c) and the C (emit_c.c) of every adaptation. */
 #include "emit.h"
 
 #include <errno.h>
@@ -830,7 +831,8 @@ int emit_module(Compilation *c, Module *m, const char *dir)
 				   strerror(errno));
 			continue;
 		}
-		emit_md_to_file(c, l, arena_printf(c->arena, "%s/modelDescription.xml", sub));
+		if (emit_md_to_file(c, l, arena_printf(c->arena, "%s/modelDescription.xml", sub)) == 0)
+			emit_c_to_dir(c, l, sub);
 	}
 	return diag_errors(c->diag) - before;
 }

@@ -6,7 +6,7 @@
  * both emitters read: the variables in ScalarVariable order with their value references,
  * types, causality/variability/initial and start values; the units with their SI base
  * units; the GUID; the Co-Simulation capabilities.  emit_md.c writes modelDescription.xml
- * from it (the C emitter, a later stage, reads the same table).
+ * from it, emit_c.c the C (config.h and <modelIdentifier>.c) from the same table.
  *
  * Decisions (FMU.md, "modelDescription.xml"):
  *   - Variables come in a stable order: external inputs, then external outputs, then
@@ -129,9 +129,22 @@ char *emit_md_buffer(Compilation *c, const EmitLayout *l, size_t *len);
 /* Writes modelDescription.xml to path.  Returns 0, or 1 after a report. */
 int emit_md_to_file(Compilation *c, const EmitLayout *l, const char *path);
 
+/* The wrapper's model-specific C (emit_c.c): config.h (value-reference enums, inner port
+ * enums, the Storage struct) and <modelIdentifier>.c (the inner FMUs' tables, accessors,
+ * one function per rule part and `const SartModel sart_model`), for the runtime contract
+ * runtime/sart_wrapper.h.  Both NUL-terminated in malloc'd memory the caller frees.
+ * false, with both NULL, after reporting at the node what cannot be translated (String
+ * variables and ports, array ports, declarative forms still present, ...). */
+bool emit_c_buffers(Compilation *c, const EmitLayout *l, char **config_h, char **model_c);
+
+/* Writes dir/config.h and dir/<modelIdentifier>.c (dir must exist): for `sacc emit` and
+ * the packager.  Returns 0, or 1 after a report. */
+int emit_c_to_dir(Compilation *c, const EmitLayout *l, const char *dir);
+
 /* `sacc emit`: for every adaptation declared in the module (not those of the modules it
- * imports), DIR/<adaptation>/modelDescription.xml, creating the directories.  The module
- * must have been reduced with drv_explicit.  Returns the number of errors. */
+ * imports), DIR/<adaptation>/modelDescription.xml, config.h and <adaptation>.c, creating
+ * the directories.  The module must have been reduced with drv_explicit.  Returns the
+ * number of errors. */
 int emit_module(Compilation *c, Module *m, const char *dir);
 
 #endif
