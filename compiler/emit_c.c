@@ -157,13 +157,15 @@ static const char *ident_part(Arena *a, const char *s)
 static const char *local_c(Ec *e, const char *name)
 {
 	bool taken = c_taken(name) ||
-	             in_list(name, function_words, sizeof function_words / sizeof function_words[0]) ||
-	             starts_with(name, "vr_") || starts_with(name, "inner_");
+	             in_list(name, function_words, sizeof function_words / sizeof function_words[0]);
+	/* the enumerators of config.h */
+	for (int i = 0; i < e->l->nvars && !taken; i++)
+		taken = starts_with(name, "vr_") && strcmp(name + 3, e->l->vars[i].name) == 0;
 	for (int i = 0; i < e->ninners && !taken; i++) {
-		const char *in = e->inners[i].cname;
-		size_t n = strlen(in);
-		taken = strncmp(name, in, n) == 0 &&
-		        (starts_with(name + n, "_in_") || starts_with(name + n, "_out_"));
+		const InnerC *ic = &e->inners[i];
+		taken = strcmp(name, ic->enumc) == 0;
+		for (int k = 0; k < ic->in->nports && !taken; k++)
+			taken = ic->slots[k].enumc && strcmp(name, ic->slots[k].enumc) == 0;
 	}
 	return taken ? arena_printf(e->c->arena, "%s_", name) : name;
 }
@@ -245,7 +247,15 @@ static void fmt_real(char *buf, size_t n, double v)
 		if (strtod(buf, NULL) == v)
 			break;
 	}
-	if (!strpbrk(buf, ".eEn"))
+	char *exp = strchr(buf, 'e');
+	if (exp) { /* 1e-09 -> 1e-9 */
+		char *digits = exp + 1 + (exp[1] == '-' || exp[1] == '+');
+		if (exp[1] == '+')
+			memmove(exp + 1, exp + 2, strlen(exp + 2) + 1), digits--;
+		while (digits[0] == '0' && digits[1])
+			memmove(digits, digits + 1, strlen(digits + 1) + 1);
+	}
+	if (!strpbrk(buf, ".en"))
 		strncat(buf, ".0", n - strlen(buf) - 1);
 }
 

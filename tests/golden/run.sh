@@ -12,7 +12,9 @@
 #                               tests/golden/explicit/D/X.explicit, and the explicit form
 #                               of that output must be the same text
 #   adaptations/D/X.sa          `sacc emit X.sa -o DIR` must write exactly
-#                               generated/D/X/modelDescription.xml
+#                               generated/D/X/{modelDescription.xml,config.h,X.c}, and
+#                               X.c must compile with -std=c99 -Wall -Wextra -Wpedantic
+#                               -Werror against runtime/sart_wrapper.h
 #
 # Run from the repository root with SACC and BUILD set (the Makefile does).  UPDATE=1
 # rewrites the golden files from the current output instead of comparing.
@@ -114,7 +116,17 @@ for f in adaptations/*/*.sa; do
 		cat "$OUT/emit/$dir/$name.err"
 		continue
 	fi
-	compare "emit $f" "generated/$dir/$name/modelDescription.xml" "$OUT/emit/$dir/$name/modelDescription.xml"
+	for file in modelDescription.xml config.h "$name.c"; do
+		compare "emit $f: $file" "generated/$dir/$name/$file" "$OUT/emit/$dir/$name/$file"
+	done
+	# The emitted C compiles warning-free against the runtime's header.
+	if ${CC:-cc} -std=c99 -Wall -Wextra -Wpedantic -Werror -fsyntax-only -Iruntime -Iruntime/fmi2 \
+		-I"$OUT/emit/$dir/$name" "$OUT/emit/$dir/$name/$name.c" 2> "$OUT/emit/$dir/$name.cc.err"; then
+		ok
+	else
+		bad "emit $f: $name.c does not compile" /dev/null /dev/null
+		cat "$OUT/emit/$dir/$name.cc.err"
+	fi
 done
 
 echo "golden: $pass passed, $fail failed"
