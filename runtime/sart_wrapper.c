@@ -1196,9 +1196,11 @@ fmi2Status fmi2GetRealOutputDerivatives(fmi2Component c, const fmi2ValueReferenc
 {
 	(void)vr, (void)nvr, (void)order, (void)value;
 	SartWrapper *w = enter(c, "fmi2GetRealOutputDerivatives", PH_GET);
-	if (w)
+	if (w) {
+		log_call(w, "fmi2GetRealOutputDerivatives(nvr = %lu)", (unsigned long)nvr);
 		wlog(w, SART_ERROR, "fmi2GetRealOutputDerivatives is not supported by %s "
 		     "(maxOutputDerivativeOrder is 0)", sart_model.identifier);
+	}
 	return fmi2Error;
 }
 
@@ -1210,9 +1212,12 @@ fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueReferenc
 	(void)vUnknown_ref, (void)nUnknown, (void)vKnown_ref, (void)nKnown, (void)dvKnown;
 	(void)dvUnknown;
 	SartWrapper *w = enter(c, "fmi2GetDirectionalDerivative", PH_ALIVE);
-	if (w)
+	if (w) {
+		log_call(w, "fmi2GetDirectionalDerivative(nUnknown = %lu, nKnown = %lu)",
+		         (unsigned long)nUnknown, (unsigned long)nKnown);
 		wlog(w, SART_ERROR, "fmi2GetDirectionalDerivative is not supported by %s",
 		     sart_model.identifier);
+	}
 	return fmi2Error;
 }
 
@@ -1369,9 +1374,11 @@ fmi2Status fmi2DoStep(fmi2Component c, fmi2Real t, fmi2Real H,
 fmi2Status fmi2CancelStep(fmi2Component c)
 {
 	SartWrapper *w = enter(c, "fmi2CancelStep", PH_ALIVE);
-	if (w)
+	if (w) {
+		log_call(w, "fmi2CancelStep()");
 		wlog(w, SART_ERROR, "fmi2CancelStep: %s never runs steps asynchronously",
 		     sart_model.identifier);
+	}
 	return fmi2Error;
 }
 
@@ -1379,8 +1386,10 @@ fmi2Status fmi2GetStatus(fmi2Component c, const fmi2StatusKind s, fmi2Status *va
 {
 	(void)value;
 	SartWrapper *w = enter(c, "fmi2GetStatus", PH_STATUS);
-	if (w)
+	if (w) {
+		log_call(w, "fmi2GetStatus(%d)", (int)s);
 		wlog(w, SART_ERROR, "fmi2GetStatus(%d): no asynchronous step is pending", (int)s);
+	}
 	return fmi2Error;
 }
 
@@ -1402,8 +1411,10 @@ fmi2Status fmi2GetIntegerStatus(fmi2Component c, const fmi2StatusKind s, fmi2Int
 {
 	(void)value;
 	SartWrapper *w = enter(c, "fmi2GetIntegerStatus", PH_STATUS);
-	if (w)
+	if (w) {
+		log_call(w, "fmi2GetIntegerStatus(%d)", (int)s);
 		wlog(w, SART_ERROR, "fmi2GetIntegerStatus(%d) is not defined", (int)s);
+	}
 	return fmi2Error;
 }
 
@@ -1425,8 +1436,10 @@ fmi2Status fmi2GetStringStatus(fmi2Component c, const fmi2StatusKind s, fmi2Stri
 {
 	(void)value;
 	SartWrapper *w = enter(c, "fmi2GetStringStatus", PH_STATUS);
-	if (w)
+	if (w) {
+		log_call(w, "fmi2GetStringStatus(%d)", (int)s);
 		wlog(w, SART_ERROR, "fmi2GetStringStatus(%d): no asynchronous step is pending", (int)s);
+	}
 	return fmi2Error;
 }
 
