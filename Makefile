@@ -209,7 +209,8 @@ $(EMBED_OBJ): $(EMBED_C) compiler/package.h compiler/diag.h compiler/driver.h
 $(BUILD)/libsacc.a: $(EMBED_OBJ)
 
 # The power-window adaptations as FMUs: $(BUILD)/powerwindow/<name>.fmu, one `sacc build`
-# for all six (inner adaptations first: loop_sa finds the window_sa.fmu just built).
+# for all six (inner adaptations first: loop_sa finds the window_sa.fmu just built); part of
+# `make` (all).
 PW_SA   := $(sort $(wildcard adaptations/powerwindow/*.sa))
 PW_FMUS := $(patsubst adaptations/powerwindow/%.sa,$(BUILD)/powerwindow/%.fmu,$(PW_SA))
 
@@ -218,6 +219,7 @@ $(PW_FMUS) &: $(SACC) $(FMUS) $(PW_SA)
 	$(SACC) build -L $(BUILD)/fmus -I adaptations/powerwindow -o $(BUILD)/powerwindow $(PW_SA)
 
 powerwindow-fmus: $(PW_FMUS)
+all: $(PW_FMUS)
 
 # ---- tests ------------------------------------------------------------------------------
 # Tests that drive FMUs directly include the kit's headers (and its C, for kit tests).

@@ -31,10 +31,6 @@
 #include "sema.h"
 #include "util.h"
 
-/* The C emitter (emit_c.c) is written in parallel; until emit.h declares it, a weak
- * reference lets sacc link without it and say so.  TODO: drop once emit_c.c lands. */
-int emit_c_to_dir(Compilation *c, const EmitLayout *l, const char *dir) __attribute__((weak));
-
 /* The shared library's compiler flags (FMU.md): C99, position independent, only the
  * fmi2* functions exported, warnings are errors, no -g (no paths, reproducible bytes). */
 static const char *const cc_flags[] = {
@@ -492,11 +488,6 @@ static int build_one(Build *b, Job *j)
 		return 1;
 	}
 	const char *id = l->model_identifier;
-	if (!emit_c_to_dir) {
-		diag_error(d, j->sa->loc, "this sacc has no C emitter yet: cannot build '%s'",
-			   j->sa->name);
-		return 1;
-	}
 
 	const char *parent = dir_name(a, j->out);
 	if (!make_dirs(parent)) {
