@@ -1,0 +1,762 @@
+/* test_package.c — packaging (package.c) and its zip layer (zip.c): hostile archives refused
+ * with nothing written outside the target, reproducible archives, the embedded runtime, and
+ * `sacc build` end to end on the power-window adaptations.
+ *
+ * Run from the repository root with SACC_BUILD naming the build directory (default
+ * "build"): the test FMUs come from $SACC_BUILD/fmus/.  The end-to-end cases run the C
+ * compiler ($CC, default cc). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <unzip.h>
+#include <zip.h>
+
+#include "package.h"
+#include "sacc_test.h"
+
+static char tmpdir[64];
+
+/* ---- helpers ---------------------------------------------------------------------------- */
+
+/* tmpdir/name, in a rotating set of buffers. */
+static const char *tmp(const char *name)
+{
+	static char bufs[8][512];
+	static int k;
+	char *b = bufs[k++ % 8];
+	snprintf(b, 512, "%s/%s", tmpdir, name);
+	return b;
+}
+
+typedef struct Capture {
+	char *buf;
+	size_t len;
+	FILE *f;
+	DiagSink *d;
+} Capture;
+
+static void cap_open(Capture *c)
+{
+	c->buf = NULL;
+	c->len = 0;
+	c->f = open_memstream(&c->buf, &c->len);
+	assert_non_null(c->f);
+	c->d = diag_new(c->f);
+	assert_non_null(c->d);
+}
+
+static const char *cap_text(Capture *c)
+{
+	fflush(c->f);
+	return c->buf ? c->buf : "";
+}
+
+static void cap_close(Capture *c)
+{
+	diag_free(c->d);
+	fclose(c->f);
+	free(c->buf);
+}
+
+static bool exists(const char *path)
+{
+	struct stat st;
+	return lstat(path, &st) == 0;
+}
+
+static int count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	assert_non_null(d);
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL)
+		n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+	closedir(d);
+	return n;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	char *s = read_file(path, 64u << 20, len);
+	if (!s)
+		print_error("cannot read %s\n", path);
+	assert_non_null(s);
+	return s;
+}
+
+/* CRC-32 (the zip polynomial), bit by bit: the tests link no zlib of their own. */
+static unsigned long crc32_of(const char *data, size_t len)
+{
+	unsigned long crc = 0xFFFFFFFFul;
+	for (size_t i = 0; i < len; i++) {
+		crc ^= (unsigned char)data[i];
+		for (int k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (0xEDB88320ul & (0ul - (crc & 1)));
+	}
+	return crc ^ 0xFFFFFFFFul;
+}
+
+/* One entry, deflated; mode (st_mode bits) goes in the external attributes with "made by
+ * Unix", or no mode at all when 0. */
+static void zw_add(zipFile zf, const char *name, const char *data, size_t len, unsigned long mode)
+{
+	zip_fileinfo zi;
+	memset(&zi, 0, sizeof zi);
+	zi.external_fa = mode << 16;
+	assert_int_equal(zipOpenNewFileInZip4_64(zf, name, &zi, NULL, 0, NULL, 0, NULL, Z_DEFLATED,
+						 6, 0, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY, NULL, 0,
+						 mode ? (3 << 8) | 20 : 20, 0, 0),
+			 ZIP_OK);
+	if (len)
+		assert_int_equal(zipWriteInFileInZip(zf, data, (unsigned)len), ZIP_OK);
+	assert_int_equal(zipCloseFileInZip(zf), ZIP_OK);
+}
+
+/* A stored entry whose header claims an uncompressed size of claimed bytes. */
+static void zw_add_lying(zipFile zf, const char *name, const char *data, size_t len,
+                         unsigned long claimed)
+{
+	zip_fileinfo zi;
+	memset(&zi, 0, sizeof zi);
+	assert_int_equal(zipOpenNewFileInZip2(zf, name, &zi, NULL, 0, NULL, 0, NULL, 0, 0, 1),
+			 ZIP_OK);
+	assert_int_equal(zipWriteInFileInZip(zf, data, (unsigned)len), ZIP_OK);
+	assert_int_equal(zipCloseFileInZipRaw(zf, claimed, crc32_of(data, len)), ZIP_OK);
+}
+
+static zipFile zw_open(const char *path)
+{
+	zipFile zf = zipOpen64(path, APPEND_STATUS_CREATE);
+	assert_non_null(zf);
+	return zf;
+}
+
+static void zw_close(zipFile zf)
+{
+	assert_int_equal(zipClose(zf, NULL), ZIP_OK);
+}
+
+/* An archive with one entry of the given name and contents, mode as zw_add. */
+static const char *one_entry(const char *name, const char *data, unsigned long mode)
+{
+	const char *path = tmp("in.zip");
+	zipFile zf = zw_open(path);
+	zw_add(zf, name, data, strlen(data), mode);
+	zw_close(zf);
+	return path;
+}
+
+/* Extracting archive into tmp/out must fail with exactly the error "<archive>: error:
+ * <msg>"; nothing may exist afterwards but the sentinel directory, still empty. */
+static void expect_refused(const char *archive, const ZipLimits *lim, const char *msg)
+{
+	Capture c;
+	cap_open(&c);
+	assert_int_equal(zip_extract(archive, tmp("out"), lim, c.d), 1);
+	char want[1024];
+	snprintf(want, sizeof want, "%s: error: %s\n", archive, msg);
+	assert_string_equal(cap_text(&c), want);
+	cap_close(&c);
+	assert_false(exists(tmp("out")));
+	assert_int_equal(count_entries(tmp("sentinel")), 0);
+	assert_false(exists("/tmp/sacc_pkg_evil"));
+}
+
+/* The entries of an archive, in order, with what a reproducible archive pins down. */
+typedef struct Listing {
+	char names[128][256];
+	unsigned long mode[128];
+	unsigned long host[128];
+	unsigned long dos_date[128];
+	unsigned long extra[128];
+	unsigned long method[128];
+	int n;
+} Listing;
+
+static void list_zip(const char *path, Listing *l)
+{
+	memset(l, 0, sizeof *l);
+	unzFile uf = unzOpen64(path);
+	assert_non_null(uf);
+	for (int rc = unzGoToFirstFile(uf); rc == UNZ_OK; rc = unzGoToNextFile(uf)) {
+		assert_true(l->n < 128);
+		unz_file_info64 fi;
+		assert_int_equal(unzGetCurrentFileInfo64(uf, &fi, l->names[l->n], 256, NULL, 0,
+							 NULL, 0),
+				 UNZ_OK);
+		l->mode[l->n] = fi.external_fa >> 16;
+		l->host[l->n] = fi.version >> 8;
+		l->dos_date[l->n] = fi.dosDate;
+		l->extra[l->n] = fi.size_file_extra;
+		l->method[l->n] = fi.compression_method;
+		l->n++;
+	}
+	unzClose(uf);
+}
+
+static int find_name(const Listing *l, const char *name)
+{
+	for (int i = 0; i < l->n; i++)
+		if (strcmp(l->names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+static void assert_same_file(const char *a, const char *b)
+{
+	size_t la, lb;
+	char *x = slurp(a, &la), *y = slurp(b, &lb);
+	if (la != lb || memcmp(x, y, la) != 0)
+		fail_msg("%s and %s differ", a, b);
+	free(x);
+	free(y);
+}
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* ---- hostile archives ------------------------------------------------------------------- */
+
+static void zip_extract__absolute_path__refused(void **state)
+{
+	(void)state;
+	expect_refused(one_entry("/tmp/sacc_pkg_evil", "x", 0), NULL,
+		       "refusing entry '/tmp/sacc_pkg_evil': its path is absolute");
+}
+
+static void zip_extract__dotdot_component__refused(void **state)
+{
+	(void)state;
+	expect_refused(one_entry("../sentinel/evil", "x", 0), NULL,
+		       "refusing entry '../sentinel/evil': its path has a '..' component");
+	expect_refused(one_entry("a/../../sentinel/evil", "x", 0), NULL,
+		       "refusing entry 'a/../../sentinel/evil': its path has a '..' component");
+	expect_refused(one_entry("a/..", "x", 0), NULL,
+		       "refusing entry 'a/..': its path has a '..' component");
+}
+
+static void zip_extract__backslash__refused(void **state)
+{
+	(void)state;
+	expect_refused(one_entry("..\\sentinel\\evil", "x", 0), NULL,
+		       "refusing entry '..\\sentinel\\evil': its path has a backslash (zip paths "
+		       "separate with '/')");
+}
+
+static void zip_extract__symlink__refused(void **state)
+{
+	(void)state;
+	/* A link to the sentinel, then a file "through" it: the classic two-step escape. */
+	const char *path = tmp("in.zip");
+	zipFile zf = zw_open(path);
+	zw_add(zf, "link", "../sentinel", 11, 0120777);
+	zw_add(zf, "link/evil", "x", 1, 0100644);
+	zw_close(zf);
+	expect_refused(path, NULL, "refusing entry 'link': it is a symbolic link");
+	expect_refused(one_entry("fifo", "", 0010644), NULL,
+		       "refusing entry 'fifo': it is not a regular file or a directory");
+}
+
+static void zip_extract__duplicate__refused(void **state)
+{
+	(void)state;
+	const char *path = tmp("in.zip");
+	zipFile zf = zw_open(path);
+	zw_add(zf, "a.txt", "one", 3, 0100644);
+	zw_add(zf, "a.txt", "two", 3, 0100644);
+	zw_close(zf);
+	expect_refused(path, NULL, "refusing entry 'a.txt': it appears twice");
+
+	zf = zw_open(path);
+	zw_add(zf, "d/b.txt", "one", 3, 0);
+	zw_add(zf, "./d//b.txt", "two", 3, 0);
+	zw_close(zf);
+	expect_refused(path, NULL, "refusing entry './d//b.txt': it appears twice");
+}
+
+static void zip_extract__entry_too_large__refused(void **state)
+{
+	(void)state;
+	const char *path = tmp("in.zip");
+	zipFile zf = zw_open(path);
+	zw_add_lying(zf, "huge.bin", "0123456789", 10, 600ul << 20);
+	zw_close(zf);
+	expect_refused(path, NULL, "refusing entry 'huge.bin': 629145600 bytes uncompressed, more "
+		       "than the 536870912 one entry may have");
+
+	char big[2000];
+	memset(big, 'a', sizeof big);
+	zf = zw_open(path);
+	zw_add(zf, "big.txt", big, sizeof big, 0);
+	zw_close(zf);
+	ZipLimits lim = zip_default_limits;
+	lim.max_entry = 1000;
+	expect_refused(path, &lim, "refusing entry 'big.txt': 2000 bytes uncompressed, more than "
+		       "the 1000 one entry may have");
+}
+
+static void zip_extract__total_too_large__refused(void **state)
+{
+	(void)state;
+	char chunk[800];
+	memset(chunk, 'b', sizeof chunk);
+	const char *path = tmp("in.zip");
+	zipFile zf = zw_open(path);
+	zw_add(zf, "one.txt", chunk, sizeof chunk, 0);
+	zw_add(zf, "two.txt", chunk, sizeof chunk, 0);
+	zw_close(zf);
+	ZipLimits lim = zip_default_limits;
+	lim.max_total = 1500;
+	expect_refused(path, &lim, "refusing entry 'two.txt': it brings the archive to more than "
+		       "1500 bytes uncompressed");
+}
+
+static void zip_extract__high_ratio__refused(void **state)
+{
+	(void)state;
+	/* Header-declared: 100 bytes that claim to be 10 MiB. */
+	char data[100];
+	memset(data, 0, sizeof data);
+	const char *path = tmp("in.zip");
+	zipFile zf = zw_open(path);
+	zw_add_lying(zf, "bomb.bin", data, sizeof data, 10ul << 20);
+	zw_close(zf);
+	expect_refused(path, NULL, "refusing entry 'bomb.bin': 100 bytes expand to 10485760, a "
+		       "ratio beyond 1:1000 (a zip bomb?)");
+
+	/* A real one: 1 MiB of zeros deflates to about 1 KiB. */
+	size_t n = 1u << 20;
+	char *zeros = calloc(1, n);
+	assert_non_null(zeros);
+	zf = zw_open(path);
+	zw_add(zf, "zeros.bin", zeros, n, 0);
+	zw_close(zf);
+	free(zeros);
+	ZipLimits lim = zip_default_limits;
+	lim.max_ratio = 100;
+	Capture c;
+	cap_open(&c);
+	assert_int_equal(zip_extract(path, tmp("out"), &lim, c.d), 1);
+	assert_non_null(strstr(cap_text(&c), "refusing entry 'zeros.bin': "));
+	assert_non_null(strstr(cap_text(&c), " expand to 1048576, a ratio beyond 1:100 (a zip "
+				"bomb?)\n"));
+	cap_close(&c);
+	assert_false(exists(tmp("out")));
+}
+
+static void zip_extract__not_zip_or_missing__error(void **state)
+{
+	(void)state;
+	write_text(tmp("in.zip"), "not a zip archive\n");
+	expect_refused(tmp("in.zip"), NULL, "not a zip archive (an FMU is a zip file)");
+	expect_refused(tmp("none.zip"), NULL, "cannot read: No such file or directory");
+	remove(tmp("in.zip"));
+}
+
+static void zip_extract__target_exists__refused(void **state)
+{
+	(void)state;
+	const char *archive = one_entry("a.txt", "x", 0);
+	Capture c;
+	cap_open(&c);
+	assert_int_equal(zip_extract(archive, tmp("sentinel"), NULL, c.d), 1);
+	char want[512];
+	snprintf(want, sizeof want, "%s: error: cannot extract into '%s': File exists\n", archive,
+		 tmp("sentinel"));
+	assert_string_equal(cap_text(&c), want);
+	cap_close(&c);
+	assert_int_equal(count_entries(tmp("sentinel")), 0);
+}
+
+static void zip_extract__well_formed__extracted(void **state)
+{
+	(void)state;
+	const char *path = tmp("in.zip");
+	zipFile zf = zw_open(path);
+	zw_add(zf, "modelDescription.xml", "<md/>", 5, 0100644);
+	zw_add(zf, "binaries/", "", 0, 040755);
+	zw_add(zf, "binaries/linux64/m.so", "ELF", 3, 0100755);
+	zw_add(zf, "./resources//data.txt", "data", 4, 0);
+	zw_add(zf, "empty", "", 0, 0100644);
+	zw_close(zf);
+	Capture c;
+	cap_open(&c);
+	assert_int_equal(zip_extract(path, tmp("out"), NULL, c.d), 0);
+	assert_string_equal(cap_text(&c), "");
+	cap_close(&c);
+	size_t n;
+	char *s = slurp(tmp("out/modelDescription.xml"), &n);
+	assert_string_equal(s, "<md/>");
+	free(s);
+	s = slurp(tmp("out/resources/data.txt"), &n);
+	assert_string_equal(s, "data");
+	free(s);
+	struct stat st;
+	assert_int_equal(stat(tmp("out/binaries/linux64/m.so"), &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0755);
+	assert_int_equal(stat(tmp("out/empty"), &st), 0);
+	assert_int_equal(st.st_size, 0);
+	assert_int_equal(zip_rmtree(tmp("out")), 0);
+	assert_false(exists(tmp("out")));
+	assert_int_equal(count_entries(tmp("sentinel")), 0);
+}
+
+/* ---- inner FMUs ------------------------------------------------------------------------- */
+
+static void pkg_extract_fmu__no_model_description__error(void **state)
+{
+	(void)state;
+	const char *archive = one_entry("binaries/linux64/m.so", "ELF", 0100755);
+	Capture c;
+	cap_open(&c);
+	assert_int_equal(pkg_extract_fmu(archive, tmp("out"), "m", 2, c.d), 1);
+	char want[512];
+	snprintf(want, sizeof want, "%s: error: not an FMU: it has no modelDescription.xml at its "
+		 "root\n", archive);
+	assert_string_equal(cap_text(&c), want);
+	cap_close(&c);
+	assert_false(exists(tmp("out")));
+}
+
+static void pkg_extract_fmu__no_library__error(void **state)
+{
+	(void)state;
+	const char *archive = one_entry("modelDescription.xml", "<md/>", 0);
+	Capture c;
+	cap_open(&c);
+	assert_int_equal(pkg_extract_fmu(archive, tmp("out"), "m", 2, c.d), 1);
+	char want[512];
+	snprintf(want, sizeof want, "%s: error: it has no binaries/linux64/m.so, the library of "
+		 "model identifier 'm' for 64-bit Linux\n", archive);
+	assert_string_equal(cap_text(&c), want);
+	cap_close(&c);
+	assert_false(exists(tmp("out")));
+}
+
+/* ---- writing ---------------------------------------------------------------------------- */
+
+static void make_tree(const char *root)
+{
+	char p[512];
+	const char *dirs[] = {"", "/binaries", "/binaries/linux64", "/sources", "/sources/fmi2",
+			      "/resources", "/resources/inner"};
+	for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+		snprintf(p, sizeof p, "%s%s", root, dirs[i]);
+		assert_int_equal(mkdir(p, 0755), 0);
+	}
+	const char *files[][2] = {
+		{"/sources/z.c", "int z;\n"},
+		{"/sources/a.c", "int a;\n"},
+		{"/sources/fmi2/h.h", "#define H\n"},
+		{"/binaries/linux64/m.so", "ELF..."},
+		{"/resources/inner/modelDescription.xml", "<inner/>"},
+		{"/modelDescription.xml", "<md/>"},
+	};
+	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+		snprintf(p, sizeof p, "%s%s", root, files[i][0]);
+		write_text(p, files[i][1]);
+	}
+}
+
+static void zip_write_dir__same_tree_twice__identical_bytes(void **state)
+{
+	(void)state;
+	make_tree(tmp("t1"));
+	Capture c;
+	cap_open(&c);
+	assert_int_equal(zip_write_dir(tmp("t1"), tmp("a.zip"), c.d), 0);
+	/* Another tree, same contents, made later (other dates, other creation order). */
+	sleep(1);
+	make_tree(tmp("t2"));
+	chmod(tmp("t2/sources/a.c"), 0600);
+	assert_int_equal(zip_write_dir(tmp("t2"), tmp("b.zip"), c.d), 0);
+	assert_string_equal(cap_text(&c), "");
+	cap_close(&c);
+	assert_same_file(tmp("a.zip"), tmp("b.zip"));
+
+	/* A round trip gives the files back. */
+	cap_open(&c);
+	assert_int_equal(zip_extract(tmp("a.zip"), tmp("back"), NULL, c.d), 0);
+	assert_string_equal(cap_text(&c), "");
+	cap_close(&c);
+	assert_same_file(tmp("t1/sources/fmi2/h.h"), tmp("back/sources/fmi2/h.h"));
+	assert_same_file(tmp("t1/binaries/linux64/m.so"), tmp("back/binaries/linux64/m.so"));
+	zip_rmtree(tmp("back"));
+	zip_rmtree(tmp("t1"));
+	zip_rmtree(tmp("t2"));
+	remove(tmp("a.zip"));
+	remove(tmp("b.zip"));
+}
+
+static void zip_write_dir__entries__sorted_and_pinned(void **state)
+{
+	(void)state;
+	make_tree(tmp("t1"));
+	Capture c;
+	cap_open(&c);
+	assert_int_equal(zip_write_dir(tmp("t1"), tmp("a.zip"), c.d), 0);
+	cap_close(&c);
+	Listing l;
+	list_zip(tmp("a.zip"), &l);
+	const char *order[] = {
+		"modelDescription.xml", "binaries/linux64/m.so",
+		"resources/inner/modelDescription.xml", "sources/a.c", "sources/fmi2/h.h",
+		"sources/z.c",
+	};
+	assert_int_equal(l.n, 6); /* no directory entries */
+	for (int i = 0; i < l.n; i++) {
+		assert_string_equal(l.names[i], order[i]);
+		assert_int_equal(l.mode[i], i == 1 ? 0100755 : 0100644);
+		assert_int_equal(l.host[i], 3);
+		assert_int_equal(l.dos_date[i], (0ul << 25) | (1ul << 21) | (1ul << 16));
+		assert_int_equal(l.extra[i], 0);
+		assert_int_equal(l.method[i], Z_DEFLATED);
+	}
+	zip_rmtree(tmp("t1"));
+	remove(tmp("a.zip"));
+}
+
+static void zip_write_dir__symlink__refused(void **state)
+{
+	(void)state;
+	make_tree(tmp("t1"));
+	assert_int_equal(symlink("/etc/passwd", tmp("t1/sources/passwd")), 0);
+	Capture c;
+	cap_open(&c);
+	assert_int_equal(zip_write_dir(tmp("t1"), tmp("a.zip"), c.d), 1);
+	char want[512];
+	snprintf(want, sizeof want, "%s: error: not a regular file or a directory: refusing to put "
+		 "it in an archive\n", tmp("t1/sources/passwd"));
+	assert_string_equal(cap_text(&c), want);
+	cap_close(&c);
+	assert_false(exists(tmp("a.zip")));
+	zip_rmtree(tmp("t1"));
+}
+
+/* ---- the embedded runtime --------------------------------------------------------------- */
+
+static void pkg_runtime_files__match_runtime_dir(void **state)
+{
+	(void)state;
+	assert_true(pkg_nruntime_files >= 4);
+	bool has_inner_h = false, has_fmi2 = false;
+	for (size_t i = 0; i < pkg_nruntime_files; i++) {
+		const PkgFile *f = &pkg_runtime_files[i];
+		if (i > 0)
+			assert_true(strcmp(pkg_runtime_files[i - 1].path, f->path) < 0);
+		has_inner_h |= strcmp(f->path, "sart_inner.h") == 0;
+		has_fmi2 |= strcmp(f->path, "fmi2/fmi2Functions.h") == 0;
+		char p[512];
+		snprintf(p, sizeof p, "runtime/%s", f->path);
+		size_t n;
+		char *s = slurp(p, &n);
+		assert_int_equal(n, f->size);
+		assert_memory_equal(s, f->data, n);
+		free(s);
+	}
+	assert_null(pkg_runtime_files[pkg_nruntime_files].path);
+	assert_true(has_inner_h);
+	assert_true(has_fmi2);
+}
+
+/* ---- sacc build, end to end ------------------------------------------------------------- */
+
+#define PW "adaptations/powerwindow/"
+
+/* Builds the scripts into out_dir in a compilation of its own; returns the errors and puts
+ * the diagnostics in *diag (malloc'd) when asked. */
+static int build(const char *out_dir, const char *const *files, int nfiles, char **diag)
+{
+	TestRun *t = tr_new();
+	drv_add_include_dir(t->c, PW);
+	Module *mods[8];
+	int errors = 0;
+	for (int i = 0; i < nfiles; i++) {
+		mods[i] = drv_load(t->c, files[i]);
+		assert_non_null(mods[i]);
+		errors += drv_explicit(t->c, mods[i], NULL);
+	}
+	assert_int_equal(errors, 0);
+	PkgOptions o = {out_dir, NULL};
+	errors = pkg_build(t->c, mods, nfiles, &o);
+	if (diag)
+		*diag = strdup(tr_diag(t));
+	else if (errors)
+		print_error("%s", tr_diag(t));
+	tr_free(t);
+	return errors;
+}
+
+/* Every symbol the library defines for the dynamic linker is an fmi2 function. */
+static void assert_exports_only_fmi2(const char *so)
+{
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "nm -D --defined-only '%s'", so);
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	char line[512];
+	int n = 0;
+	bool do_step = false;
+	while (fgets(line, sizeof line, p)) {
+		char addr[64], type[8], name[256];
+		if (sscanf(line, "%63s %7s %255s", addr, type, name) != 3)
+			fail_msg("unexpected nm output: %s", line);
+		if (strncmp(name, "fmi2", 4) != 0)
+			fail_msg("%s exports '%s'", so, name);
+		do_step |= strcmp(name, "fmi2DoStep") == 0;
+		n++;
+	}
+	assert_int_equal(pclose(p), 0);
+	assert_true(n > 0);
+	assert_true(do_step);
+}
+
+static void pkg_build__window_sa__layout_reproducible_exports(void **state)
+{
+	(void)state;
+	const char *files[] = {PW "window_sa.sa"};
+	assert_int_equal(build(tmp("b1"), files, 1, NULL), 0);
+	assert_int_equal(build(tmp("b2"), files, 1, NULL), 0);
+	assert_same_file(tmp("b1/window_sa.fmu"), tmp("b2/window_sa.fmu"));
+	/* nothing else is left in the output directory: the work directory is gone */
+	assert_int_equal(count_entries(tmp("b1")), 1);
+
+	Listing l;
+	list_zip(tmp("b1/window_sa.fmu"), &l);
+	assert_string_equal(l.names[0], "modelDescription.xml");
+	const char *want[] = {
+		"binaries/linux64/window_sa.so", "sources/window_sa.c", "sources/config.h",
+		"sources/sart_inner.c", "sources/sart_wrapper.h", "sources/fmi2/fmi2Functions.h",
+		"resources/window/modelDescription.xml",
+		"resources/window/binaries/linux64/window.so",
+	};
+	for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+		if (find_name(&l, want[i]) < 0)
+			fail_msg("window_sa.fmu lacks %s", want[i]);
+	for (int i = 1; i < l.n; i++)
+		assert_true(strcmp(l.names[i - 1], l.names[i]) < 0 || i == 1);
+
+	/* The libraries of the two builds are the same bytes, and export fmi2* only. */
+	Capture c;
+	cap_open(&c);
+	assert_int_equal(zip_extract(tmp("b1/window_sa.fmu"), tmp("x1"), NULL, c.d), 0);
+	assert_int_equal(zip_extract(tmp("b2/window_sa.fmu"), tmp("x2"), NULL, c.d), 0);
+	assert_string_equal(cap_text(&c), "");
+	cap_close(&c);
+	assert_same_file(tmp("x1/binaries/linux64/window_sa.so"),
+			 tmp("x2/binaries/linux64/window_sa.so"));
+	assert_exports_only_fmi2(tmp("x1/binaries/linux64/window_sa.so"));
+	/* The inner FMU is the test FMU as it was. */
+	char window[512];
+	snprintf(window, sizeof window, "%s/fmus/window/modelDescription.xml", test_build_dir());
+	assert_same_file(window, tmp("x1/resources/window/modelDescription.xml"));
+	zip_rmtree(tmp("x1"));
+	zip_rmtree(tmp("x2"));
+	zip_rmtree(tmp("b1"));
+	zip_rmtree(tmp("b2"));
+}
+
+static void pkg_build__loop_sa_after_window_sa__nested(void **state)
+{
+	(void)state;
+	/* Named in the wrong order on purpose: window_sa must still be built first. */
+	const char *files[] = {PW "loop_sa.sa", PW "window_sa.sa"};
+	assert_int_equal(build(tmp("b1"), files, 2, NULL), 0);
+	Listing l;
+	list_zip(tmp("b1/loop_sa.fmu"), &l);
+	assert_true(find_name(&l, "binaries/linux64/loop_sa.so") >= 0);
+	assert_true(find_name(&l, "resources/obstacle/binaries/linux64/obstacle.so") >= 0);
+	assert_true(find_name(&l, "resources/window_sa/binaries/linux64/window_sa.so") >= 0);
+	assert_true(find_name(&l, "resources/window_sa/resources/window/binaries/linux64/"
+				  "window.so") >= 0);
+
+	/* Alone, loop_sa finds the window_sa.fmu just built in the -o directory. */
+	const char *alone[] = {PW "loop_sa.sa"};
+	assert_int_equal(build(tmp("b2"), files, 2, NULL), 0);
+	remove(tmp("b2/loop_sa.fmu"));
+	assert_int_equal(build(tmp("b2"), alone, 1, NULL), 0);
+	assert_same_file(tmp("b1/loop_sa.fmu"), tmp("b2/loop_sa.fmu"));
+	zip_rmtree(tmp("b1"));
+	zip_rmtree(tmp("b2"));
+}
+
+static void pkg_build__inner_adaptation_not_built__error(void **state)
+{
+	(void)state;
+	if (exists(PW "window_sa.fmu"))
+		skip(); /* someone built it beside the scripts */
+	const char *files[] = {PW "loop_sa.sa"};
+	char *diag = NULL;
+	assert_int_equal(build(tmp("b1"), files, 1, &diag) > 0, 1);
+	assert_non_null(strstr(diag, PW "loop_sa.sa:13:25: error: inner fmu 'window_sa' is "
+				     "adaptation 'window_sa', but its FMU 'window_sa.fmu' is not "
+				     "built\n"));
+	assert_non_null(strstr(diag, "note: build it first with 'sacc build " PW "window_sa.sa' "
+				     "(with the same -o, -I and -L options), or name '" PW
+				     "window_sa.sa' on this command line too\n"));
+	free(diag);
+	assert_int_equal(count_entries(tmp("b1")), 0);
+	zip_rmtree(tmp("b1"));
+}
+
+/* ---- the suite -------------------------------------------------------------------------- */
+
+static int setup(void **state)
+{
+	(void)state;
+	umask(022);
+	snprintf(tmpdir, sizeof tmpdir, "/tmp/sacc_test_pkg_XXXXXX");
+	if (!mkdtemp(tmpdir))
+		return -1;
+	return mkdir(tmp("sentinel"), 0755);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return zip_rmtree(tmpdir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(zip_extract__absolute_path__refused),
+		cmocka_unit_test(zip_extract__dotdot_component__refused),
+		cmocka_unit_test(zip_extract__backslash__refused),
+		cmocka_unit_test(zip_extract__symlink__refused),
+		cmocka_unit_test(zip_extract__duplicate__refused),
+		cmocka_unit_test(zip_extract__entry_too_large__refused),
+		cmocka_unit_test(zip_extract__total_too_large__refused),
+		cmocka_unit_test(zip_extract__high_ratio__refused),
+		cmocka_unit_test(zip_extract__not_zip_or_missing__error),
+		cmocka_unit_test(zip_extract__target_exists__refused),
+		cmocka_unit_test(zip_extract__well_formed__extracted),
+		cmocka_unit_test(pkg_extract_fmu__no_model_description__error),
+		cmocka_unit_test(pkg_extract_fmu__no_library__error),
+		cmocka_unit_test(zip_write_dir__same_tree_twice__identical_bytes),
+		cmocka_unit_test(zip_write_dir__entries__sorted_and_pinned),
+		cmocka_unit_test(zip_write_dir__symlink__refused),
+		cmocka_unit_test(pkg_runtime_files__match_runtime_dir),
+		cmocka_unit_test(pkg_build__window_sa__layout_reproducible_exports),
+		cmocka_unit_test(pkg_build__loop_sa_after_window_sa__nested),
+		cmocka_unit_test(pkg_build__inner_adaptation_not_built__error),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
