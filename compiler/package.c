@@ -139,34 +139,42 @@ static void place(Build *b, Job *j)
 /* ---- running the C compiler ------------------------------------------------------------------ */
 
 /* Runs argv with cwd as working directory, its stdout and stderr into *output.  Returns the
- * exit status, 128 + signal, or -1 when it could not be started (errno). */
+ * exit status, 128 + signal, or -1 with errno set when it could not be started (the child
+ * reports a failed chdir or exec through a close-on-exec pipe). */
 static int run(char *const argv[], const char *cwd, StrBuf *output)
 {
-	int fds[2];
+	int fds[2], errp[2];
 	if (pipe(fds) != 0)
 		return -1;
-	pid_t pid = fork();
-	if (pid < 0) {
+	if (pipe(errp) != 0 || fcntl(errp[1], F_SETFD, FD_CLOEXEC) != 0) {
 		int e = errno;
 		close(fds[0]);
 		close(fds[1]);
 		errno = e;
 		return -1;
 	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(fds[0]);
+		close(fds[1]);
+		close(errp[0]);
+		close(errp[1]);
+		errno = e;
+		return -1;
+	}
 	if (pid == 0) {
 		close(fds[0]);
-		if (dup2(fds[1], 1) < 0 || dup2(fds[1], 2) < 0)
-			_exit(127);
-		close(fds[1]);
-		if (chdir(cwd) != 0) {
-			fprintf(stderr, "cannot enter %s: %s\n", cwd, strerror(errno));
-			_exit(127);
-		}
-		execvp(argv[0], argv);
-		fprintf(stderr, "cannot run '%s': %s\n", argv[0], strerror(errno));
+		close(errp[0]);
+		if (dup2(fds[1], 1) >= 0 && dup2(fds[1], 2) >= 0 && chdir(cwd) == 0)
+			execvp(argv[0], argv);
+		int e = errno;
+		ssize_t w = write(errp[1], &e, sizeof e);
+		(void)w;
 		_exit(127);
 	}
 	close(fds[1]);
+	close(errp[1]);
 	char buf[4096];
 	for (;;) {
 		ssize_t n = read(fds[0], buf, sizeof buf);
@@ -179,10 +187,19 @@ static int run(char *const argv[], const char *cwd, StrBuf *output)
 				sb_putc(output, buf[i]);
 	}
 	close(fds[0]);
+	int child_errno = 0;
+	ssize_t got;
+	while ((got = read(errp[0], &child_errno, sizeof child_errno)) < 0 && errno == EINTR)
+		;
+	close(errp[0]);
 	int status;
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return -1;
+	if (got == (ssize_t)sizeof child_errno) {
+		errno = child_errno;
+		return -1;
+	}
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
@@ -252,10 +269,13 @@ static int compile(Build *b, Job *j, const char *tree, const char *id)
 	int st = run((char *const *)argv, tree, &out);
 	int rc = 0;
 	if (st != 0) {
-		if (st < 0)
+		if (st < 0) {
 			diag_error(c->diag, j->sa->loc, "cannot run the C compiler '%s': %s", argv[0],
 				   strerror(errno));
-		else if (st > 128)
+			diag_note(c->diag, (Loc){0}, "sacc runs $CC, or cc when CC is not set");
+			rc = 1;
+			goto done;
+		} else if (st > 128)
 			diag_error(c->diag, j->sa->loc, "the C compiler '%s' was killed by signal %d "
 				   "while compiling the wrapper of '%s'", argv[0], st - 128,
 				   j->sa->name);
@@ -264,10 +284,13 @@ static int compile(Build *b, Job *j, const char *tree, const char *id)
 				   "'%s' (exit status %d)", argv[0], j->sa->name, st);
 		diag_note(c->diag, (Loc){0}, "the command, run in the FMU's directory: %s",
 			  sb_str(&cmd));
+		while (out.len > 0 && out.data[out.len - 1] == '\n')
+			out.data[--out.len] = '\0';
 		if (out.len)
 			diag_note(c->diag, (Loc){0}, "its output:\n%s", sb_str(&out));
 		rc = 1;
 	}
+done:
 	sb_free(&out);
 	sb_free(&cmd);
 	free(argv);
