@@ -201,7 +201,7 @@ $(EMBED_LIST): embed-list-force
 $(EMBED_C): $(EMBED) $(EMBED_FILES) $(EMBED_LIST)
 	$(EMBED) $@ runtime/ $(EMBED_FILES)
 
-$(EMBED_OBJ): $(EMBED_C) compiler/package.h compiler/diag.h compiler/driver.h
+$(EMBED_OBJ): $(EMBED_C) $(wildcard compiler/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(WARN) -c -o $@ $<
 
