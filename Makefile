@@ -221,6 +221,21 @@ $(PW_FMUS) &: $(SACC) $(FMUS) $(PW_SA)
 powerwindow-fmus: $(PW_FMUS)
 all: $(PW_FMUS)
 
+# ---- end-to-end wrapper FMUs (tests/unit/test_e2e_wrapper.c) ----------------------------
+# Scripts under tests/e2e/ that the end-to-end tests step beside the power-window FMUs
+# (loop_flat: loop_sa without its window_sa layer), built by `sacc build` as users would.
+E2E_SA   := $(sort $(wildcard tests/e2e/*.sa))
+E2E_FMUS := $(patsubst tests/e2e/%.sa,$(BUILD)/e2e/%.fmu,$(E2E_SA))
+
+$(E2E_FMUS) &: $(SACC) $(FMUS) $(E2E_SA)
+	@mkdir -p $(BUILD)/e2e
+	$(SACC) build -L $(BUILD)/fmus -o $(BUILD)/e2e $(E2E_SA)
+
+# ---- benchmarks (on demand, never part of check) ----------------------------------------
+.PHONY: bench-wrapper
+bench-wrapper: deps $(SACC) $(FMUS)
+	@SACC=$(SACC) BUILD=$(BUILD) sh bench/wrapper/run.sh
+
 # ---- tests ------------------------------------------------------------------------------
 # Tests that drive FMUs directly include the kit's headers (and its C, for kit tests).
 # The runtime's tests (test_sart_*) also link libsart.a and get the broken FMUs built.
@@ -234,7 +249,7 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libsacc.a $(wildcard tests/u
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(WARN) -Itests/unit -Itests/fmus/kit -Iruntime/fmi2 -o $@ $< $(BUILD)/libsacc.a $(LDLIBS) -lcmocka -ldl
 
-check-unit: $(UNIT_BIN) $(SACC) $(FMUS)
+check-unit: $(UNIT_BIN) $(SACC) $(FMUS) $(PW_FMUS) $(E2E_FMUS)
 	@fail=0; for t in $(UNIT_BIN); do \
 	  SACC_BUILD=$(BUILD) $$t || fail=1; done; exit $$fail
 
@@ -249,7 +264,7 @@ check-core: check-unit check-golden
 check-asan:
 	@$(MAKE) --no-print-directory BUILD=build/asan SAN=1 CFLAGS="-O1 -g" check-core
 
-check-valgrind: $(UNIT_BIN) $(SACC) $(FMUS)
+check-valgrind: $(UNIT_BIN) $(SACC) $(FMUS) $(PW_FMUS) $(E2E_FMUS)
 	@SACC=$(SACC) BUILD=$(BUILD) sh tests/valgrind.sh $(UNIT_BIN)
 
 check: deps

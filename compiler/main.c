@@ -5,7 +5,8 @@
  *   sacc emit [-I DIR] [-L DIR] FILE -o DIR          the wrapper FMUs' model descriptions
  *   sacc build [-I DIR] [-L DIR] [-o DIR] FILE...    the wrapper FMUs themselves (package.c)
  *   sacc parse FILE                                   the parsed file, printed back
- *   sacc inspect [--json] FMU                         an FMU's model description */
+ *   sacc inspect [--json] FMU                         an FMU's model description
+ *   sacc unpack FMU DIR                               an FMU archive, safely extracted */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@ static void usage(FILE *out)
 	      "       sacc build [-I DIR] [-L DIR] [-o DIR] FILE...\n"
 	      "       sacc parse FILE\n"
 	      "       sacc inspect [--json] FILE.fmu\n"
+	      "       sacc unpack FILE.fmu DIR\n"
 	      "       sacc --version\n"
 	      "\n"
 	      "  check      check adaptation scripts against their inner FMUs\n"
@@ -39,6 +41,8 @@ static void usage(FILE *out)
 	      "             beside its script (the C compiler is $CC, default cc)\n"
 	      "  parse      print FILE back as the parser read it\n"
 	      "  inspect    print an FMU's model description as a table (--json: as JSON)\n"
+	      "  unpack     extract an FMU archive into DIR (a new directory), refusing any\n"
+	      "             entry that could land outside it\n"
 	      "  -I DIR     also look for imported modules in DIR\n"
 	      "  -L DIR     also look for inner FMUs in DIR\n",
 	      out);
@@ -183,6 +187,17 @@ static int cmd_inspect(Compilation *c, Args *a)
 	return 0;
 }
 
+/* The archive checks of `sacc build`'s inner FMUs (zip_extract), for users who want to
+ * look inside an FMU, and for importers that need it extracted (the tests, bench/). */
+static int cmd_unpack(Compilation *c, Args *a)
+{
+	if (a->nfiles != 2) {
+		fputs("sacc unpack: expected an FMU archive and a directory\n", stderr);
+		return 2;
+	}
+	return zip_extract(a->files[0], a->files[1], NULL, c->diag) ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -218,6 +233,8 @@ int main(int argc, char **argv)
 			rc = cmd_explicit(c, &a, false);
 		else if (strcmp(cmd, "inspect") == 0)
 			rc = cmd_inspect(c, &a);
+		else if (strcmp(cmd, "unpack") == 0)
+			rc = cmd_unpack(c, &a);
 		else {
 			fprintf(stderr, "sacc: unknown command '%s'\n", cmd);
 			usage(stderr);

@@ -30,11 +30,18 @@
 #endif
 #endif
 
+/* The flags inner libraries are opened with.  A wrapper built without ASan can still be
+ * loaded into a sanitized process (the test suite's ASan run loads the built FMUs), so the
+ * ASan runtime is also looked for in the process itself. */
+static int dlopen_flags(void)
+{
+	int flags = RTLD_NOW | RTLD_LOCAL;
 #if defined(RTLD_DEEPBIND) && !defined(SART_ASAN)
-#define SART_DLOPEN_FLAGS (RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND)
-#else
-#define SART_DLOPEN_FLAGS (RTLD_NOW | RTLD_LOCAL)
+	if (!dlsym(RTLD_DEFAULT, "__asan_init"))
+		flags |= RTLD_DEEPBIND;
 #endif
+	return flags;
+}
 
 /* The back ends, by FMI version.  A new version is one more line. */
 static const struct {
@@ -195,7 +202,7 @@ SartStatus sart_inner_load(const SartInnerConfig *cfg, SartInner **out)
 		sart_inner_report(in, SART_ERROR, "cannot load %s: out of memory", cfg->dir);
 		goto done;
 	}
-	in->lib = dlopen(in->lib_path, SART_DLOPEN_FLAGS);
+	in->lib = dlopen(in->lib_path, dlopen_flags());
 	if (!in->lib) {
 		const char *why = dlerror();
 		sart_inner_report(in, SART_ERROR, "cannot load %s: %s", in->lib_path,

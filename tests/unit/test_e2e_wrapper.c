@@ -1,0 +1,411 @@
+/* test_e2e_wrapper.c — generated wrapper FMUs, end to end: built by `sacc build` (the
+ * Makefile's powerwindow and e2e targets), unpacked by `sacc unpack`, loaded with the
+ * suite's minimal importer (plain dlopen, no runtime code) and stepped.  Expected values
+ * are computed here by hand from the inner models (tests/fmus/window/model.c: height =
+ * 100 r displacement in cm, reaction_torque = -(r F + b r speed), r = 0.11, b = 10;
+ * tests/fmus/obstacle/model.c: F = c (disp - 0.45) above 0.45, c = 1e10).
+ *
+ * Run from the repository root with SACC_BUILD naming the build directory. */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fmi2_importer.h"
+
+/* |a - b| <= tol, with the values in the failure message. */
+#define assert_close(a, b, tol)                                                             \
+	do {                                                                                \
+		double a_ = (a), b_ = (b), t_ = (tol);                                      \
+		if (!(fabs(a_ - b_) <= t_))                                                 \
+			fail_msg("%s = %.17g, expected %.17g within %g", #a, a_, b_, t_);   \
+	} while (0)
+
+#define R 0.11
+#define B 10.0
+#define C_OBST 1e10
+#define POS_OBST 0.45
+
+static const char *build_dir(void)
+{
+	const char *b = getenv("SACC_BUILD");
+	return b && *b ? b : "build";
+}
+
+/* ---- loading a built FMU ---------------------------------------------------------------- */
+
+typedef struct Fmu {
+	Fmi2Api api;
+	char dir[PATH_MAX];
+	char guid[64];
+	char id[64];
+	char uri[PATH_MAX + 32];
+} Fmu;
+
+static int messages_at_error;
+
+static void test_logger(fmi2ComponentEnvironment env, fmi2String name, fmi2Status status,
+                        fmi2String category, fmi2String message, ...)
+{
+	(void)env;
+	if (status >= fmi2Error) {
+		messages_at_error++;
+		va_list ap;
+		va_start(ap, message);
+		fprintf(stderr, "[%s] %s: ", name, category);
+		vfprintf(stderr, message, ap);
+		fputc('\n', stderr);
+		va_end(ap);
+	}
+}
+
+static const fmi2CallbackFunctions callbacks = {test_logger, calloc, free, NULL, NULL};
+
+/* The guid attribute of dir/modelDescription.xml. */
+static void read_guid(const char *dir, char *out, size_t size)
+{
+	char path[PATH_MAX + 32], line[512];
+	snprintf(path, sizeof path, "%s/modelDescription.xml", dir);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	out[0] = '\0';
+	while (fgets(line, sizeof line, f)) {
+		char *g = strstr(line, "guid=\"");
+		if (g) {
+			g += 6;
+			size_t n = strcspn(g, "\"");
+			assert_true(n < size);
+			memcpy(out, g, n);
+			out[n] = '\0';
+			break;
+		}
+	}
+	fclose(f);
+	assert_true(out[0] != '\0');
+}
+
+/* Unpacks BUILD/<sub>/<id>.fmu into BUILD/e2e-unpacked/<id>/ with `sacc unpack`, loads it. */
+static void fmu_open(Fmu *f, const char *sub, const char *id)
+{
+	char cmd[3 * PATH_MAX], rel[PATH_MAX];
+	snprintf(rel, sizeof rel, "%s/e2e-unpacked/%s", build_dir(), id);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s/e2e-unpacked' && "
+	         "'%s/sacc' unpack '%s/%s/%s.fmu' '%s'", rel, build_dir(), build_dir(),
+	         build_dir(), sub, id, rel);
+	assert_int_equal(system(cmd), 0);
+	assert_non_null(realpath(rel, f->dir));
+	snprintf(f->id, sizeof f->id, "%s", id);
+	read_guid(f->dir, f->guid, sizeof f->guid);
+	snprintf(f->uri, sizeof f->uri, "file://%s/resources", f->dir);
+	char lib[PATH_MAX + 64];
+	snprintf(lib, sizeof lib, "%s/binaries/linux64/%s.so", f->dir, id);
+	fmi2_import(&f->api, lib);
+}
+
+static fmi2Component fmu_start(Fmu *f, const char *instance)
+{
+	fmi2Component c = f->api.instantiate(instance, fmi2CoSimulation, f->guid, f->uri,
+	                                     &callbacks, fmi2False, fmi2False);
+	assert_non_null(c);
+	assert_int_equal(f->api.setup(c, fmi2False, 0, 0, fmi2False, 0), fmi2OK);
+	assert_int_equal(f->api.enter_init(c), fmi2OK);
+	assert_int_equal(f->api.exit_init(c), fmi2OK);
+	return c;
+}
+
+static void fmu_stop(Fmu *f, fmi2Component c)
+{
+	assert_int_equal(f->api.terminate(c), fmi2OK);
+	f->api.free_instance(c);
+}
+
+static double get1(Fmu *f, fmi2Component c, fmi2ValueReference vr)
+{
+	double v = NAN;
+	assert_int_equal(f->api.get_real(c, &vr, 1, &v), fmi2OK);
+	return v;
+}
+
+static void set1(Fmu *f, fmi2Component c, fmi2ValueReference vr, double v)
+{
+	assert_int_equal(f->api.set_real(c, &vr, 1, &v), fmi2OK);
+}
+
+/* The value reference of the variable `name` in dir/modelDescription.xml. */
+static fmi2ValueReference vr_of(const Fmu *f, const char *name)
+{
+	char path[PATH_MAX + 32], line[1024], key[128];
+	snprintf(path, sizeof path, "%s/modelDescription.xml", f->dir);
+	snprintf(key, sizeof key, "name=\"%s\"", name);
+	FILE *fp = fopen(path, "r");
+	assert_non_null(fp);
+	long vr = -1;
+	while (fgets(line, sizeof line, fp)) {
+		char *k = strstr(line, key), *v;
+		if (k && (v = strstr(line, "valueReference=\""))) {
+			vr = strtol(v + 16, NULL, 10);
+			break;
+		}
+	}
+	fclose(fp);
+	if (vr < 0)
+		fail_msg("%s has no variable %s", f->id, name);
+	return (fmi2ValueReference)vr;
+}
+
+/* ---- window_sa: cm -> m and the torque's sign ------------------------------------------- */
+
+static void window_sa__steps__converts_height_and_flips_torque(void **state)
+{
+	(void)state;
+	Fmu f;
+	fmu_open(&f, "powerwindow", "window_sa");
+	fmi2Component c = fmu_start(&f, "w");
+	fmi2ValueReference d = vr_of(&f, "displacement"), s = vr_of(&f, "speed"),
+	                   F = vr_of(&f, "reaction_force"), disp = vr_of(&f, "disp"),
+	                   tau = vr_of(&f, "tau");
+	double t = 0, h = 1e-3;
+	for (int i = 0; i < 50; i++) {
+		double dv = 0.1 * i, sv = 0.5 - 0.01 * i, Fv = (i % 7) * 10.0;
+		set1(&f, c, d, dv);
+		set1(&f, c, s, sv);
+		set1(&f, c, F, Fv);
+		assert_int_equal(f.api.do_step(c, t, h, fmi2True), fmi2OK);
+		t += h;
+		double height_cm = 100.0 * R * dv;
+		assert_close(get1(&f, c, disp), 0.01 * height_cm, 1e-15);
+		/* window's torque is -(r F + b r speed); window_sa reports the load torque */
+		assert_close(get1(&f, c, tau), R * Fv + B * R * sv, 1e-12);
+	}
+	fmu_stop(&f, c);
+	fmi2_unimport(&f.api);
+}
+
+/* A Mealy wrapper's outputs follow its inputs before any step, twice the same. */
+static void window_sa__set_then_get__outputs_follow_inputs_without_a_step(void **state)
+{
+	(void)state;
+	Fmu f;
+	fmu_open(&f, "powerwindow", "window_sa");
+	fmi2Component c = fmu_start(&f, "w");
+	fmi2ValueReference d = vr_of(&f, "displacement"), disp = vr_of(&f, "disp");
+	assert_close(get1(&f, c, disp), 0.0, 0);
+	set1(&f, c, d, 3.0);
+	assert_close(get1(&f, c, disp), 0.01 * (100.0 * R * 3.0), 1e-15);
+	assert_close(get1(&f, c, disp), 0.01 * (100.0 * R * 3.0), 1e-15);
+	fmu_stop(&f, c);
+	fmi2_unimport(&f.api);
+}
+
+/* Two instances of one wrapper in one process do not share anything. */
+static void window_sa__two_instances__are_independent(void **state)
+{
+	(void)state;
+	Fmu f;
+	fmu_open(&f, "powerwindow", "window_sa");
+	fmi2Component a = fmu_start(&f, "a"), b = fmu_start(&f, "b");
+	fmi2ValueReference d = vr_of(&f, "displacement"), disp = vr_of(&f, "disp");
+	set1(&f, a, d, 1.0);
+	set1(&f, b, d, 2.0);
+	assert_int_equal(f.api.do_step(a, 0, 0.01, fmi2True), fmi2OK);
+	assert_int_equal(f.api.do_step(b, 0, 0.01, fmi2True), fmi2OK);
+	assert_close(get1(&f, a, disp), R * 1.0, 1e-15);
+	assert_close(get1(&f, b, disp), R * 2.0, 1e-15);
+	fmu_stop(&f, a);
+	fmu_stop(&f, b);
+	fmi2_unimport(&f.api);
+}
+
+/* ---- loop_sa (nested over window_sa): the contact force of the loop ---------------------- */
+
+/* The window held where the obstacle is compressed: the loop converges to the contact
+ * force F = c (r d - 0.45), and loop_sa's tau is the load torque r F + b r speed. */
+static void loop_sa__in_contact__converges_to_the_contact_force(void **state)
+{
+	(void)state;
+	Fmu f;
+	fmu_open(&f, "powerwindow", "loop_sa");
+	fmi2Component c = fmu_start(&f, "loop");
+	fmi2ValueReference d = vr_of(&f, "displacement"), s = vr_of(&f, "speed"),
+	                   tau = vr_of(&f, "tau");
+	double dv = 4.1, sv = 0.2, t = 0, h = 1e-3;
+	set1(&f, c, d, dv);
+	set1(&f, c, s, sv);
+	for (int i = 0; i < 3; i++, t += h)
+		assert_int_equal(f.api.do_step(c, t, h, fmi2True), fmi2OK);
+	double disp = 0.01 * (100.0 * R * dv);
+	double force = C_OBST * (disp - POS_OBST);
+	assert_true(force > 1e6); /* really in contact */
+	assert_close(get1(&f, c, tau), R * force + B * R * sv, 1e-9 * R * force);
+	/* out of contact the force is gone */
+	set1(&f, c, d, 1.0);
+	for (int i = 0; i < 3; i++, t += h)
+		assert_int_equal(f.api.do_step(c, t, h, fmi2True), fmi2OK);
+	assert_close(get1(&f, c, tau), B * R * sv, 1e-12);
+	fmu_stop(&f, c);
+	fmi2_unimport(&f.api);
+}
+
+/* loop_sa(window_sa(window), obstacle) against loop_flat(window, obstacle): the nested
+ * wrapper gives the flat one's outputs exactly, step by step, through contact. */
+static void loop_sa__nested__behaves_like_its_flat_equivalent(void **state)
+{
+	(void)state;
+	Fmu n, fl;
+	fmu_open(&n, "powerwindow", "loop_sa");
+	fmu_open(&fl, "e2e", "loop_flat");
+	fmi2Component cn = fmu_start(&n, "nested"), cf = fmu_start(&fl, "flat");
+	fmi2ValueReference dn = vr_of(&n, "displacement"), sn = vr_of(&n, "speed"),
+	                   tn = vr_of(&n, "tau");
+	fmi2ValueReference df = vr_of(&fl, "displacement"), sf = vr_of(&fl, "speed"),
+	                   tf = vr_of(&fl, "tau");
+	double t = 0, h = 1e-3;
+	int contacts = 0;
+	for (int i = 0; i < 400; i++, t += h) {
+		double dv = 3.0 + 1.2 * sin(0.02 * i), sv = 0.024 * cos(0.02 * i);
+		set1(&n, cn, dn, dv);
+		set1(&n, cn, sn, sv);
+		set1(&fl, cf, df, dv);
+		set1(&fl, cf, sf, sv);
+		assert_int_equal(n.api.do_step(cn, t, h, fmi2True), fmi2OK);
+		assert_int_equal(fl.api.do_step(cf, t, h, fmi2True), fmi2OK);
+		double a = get1(&n, cn, tn), b = get1(&fl, cf, tf);
+		if (a != b)
+			fail_msg("step %d: nested tau %.17g, flat tau %.17g", i, a, b);
+		contacts += a > 1e3;
+	}
+	assert_true(contacts > 10); /* the run went through contact */
+	fmu_stop(&n, cn);
+	fmu_stop(&fl, cf);
+	fmi2_unimport(&n.api);
+	fmi2_unimport(&fl.api);
+}
+
+/* ---- FMU states through the nesting ----------------------------------------------------- */
+
+static void loop_sa__get_step_set_step__bit_identical(void **state)
+{
+	(void)state;
+	Fmu f;
+	fmu_open(&f, "powerwindow", "loop_sa");
+	fmi2Component c = fmu_start(&f, "loop");
+	fmi2ValueReference d = vr_of(&f, "displacement"), tau = vr_of(&f, "tau");
+	double t = 0, h = 1e-3, first[20], again[20];
+	for (int i = 0; i < 10; i++, t += h) {
+		set1(&f, c, d, 3.9 + 0.01 * i);
+		assert_int_equal(f.api.do_step(c, t, h, fmi2True), fmi2OK);
+	}
+	fmi2FMUstate s = NULL;
+	assert_int_equal(f.api.get_state(c, &s), fmi2OK);
+	double t0 = t;
+	for (int i = 0; i < 20; i++, t += h) {
+		set1(&f, c, d, 4.08 + 0.002 * i);
+		assert_int_equal(f.api.do_step(c, t, h, fmi2True), fmi2OK);
+		first[i] = get1(&f, c, tau);
+	}
+	assert_int_equal(f.api.set_state(c, s), fmi2OK);
+	t = t0;
+	for (int i = 0; i < 20; i++, t += h) {
+		set1(&f, c, d, 4.08 + 0.002 * i);
+		assert_int_equal(f.api.do_step(c, t, h, fmi2True), fmi2OK);
+		again[i] = get1(&f, c, tau);
+	}
+	assert_memory_equal(first, again, sizeof first);
+	assert_true(first[19] > 1e6); /* the replay went into contact */
+
+	/* serialized into a fresh instance, the same again */
+	size_t size = 0;
+	assert_int_equal(f.api.serialized_size(c, s, &size), fmi2OK);
+	unsigned char *buf = malloc(size);
+	assert_int_equal(f.api.serialize(c, s, (fmi2Byte *)buf, size), fmi2OK);
+	fmi2Component fresh = fmu_start(&f, "fresh");
+	fmi2FMUstate s2 = NULL;
+	assert_int_equal(f.api.deserialize(fresh, (const fmi2Byte *)buf, size, &s2), fmi2OK);
+	assert_int_equal(f.api.set_state(fresh, s2), fmi2OK);
+	t = t0;
+	for (int i = 0; i < 20; i++, t += h) {
+		set1(&f, fresh, d, 4.08 + 0.002 * i);
+		assert_int_equal(f.api.do_step(fresh, t, h, fmi2True), fmi2OK);
+		again[i] = get1(&f, fresh, tau);
+	}
+	assert_memory_equal(first, again, sizeof first);
+
+	/* a corrupted copy is refused, never trusted */
+	int errors = messages_at_error;
+	buf[size / 2] ^= 0x5a;
+	buf[0] ^= 0xff;
+	fmi2FMUstate bad = NULL;
+	assert_int_equal(f.api.deserialize(fresh, (const fmi2Byte *)buf, size, &bad), fmi2Error);
+	assert_true(messages_at_error > errors);
+	assert_int_equal(f.api.deserialize(fresh, (const fmi2Byte *)buf, size / 3, &bad),
+	                 fmi2Error);
+
+	free(buf);
+	assert_int_equal(f.api.free_state(fresh, &s2), fmi2OK);
+	assert_int_equal(f.api.free_state(c, &s), fmi2OK);
+	fmu_stop(&f, fresh);
+	fmu_stop(&f, c);
+	fmi2_unimport(&f.api);
+}
+
+/* ---- lazy_sa: a rejected step at the controller's timer --------------------------------- */
+
+/* An obstacle detected at t = 0.5 (the step from 0.4) starts the controller's 1 s emergency; a step across
+ * its end (1.5 s) is rejected: fmi2Discard, last successful time 1.5, and lazy_sa keeps
+ * the state it had at the step's start, so the master retries from there. */
+static void lazy_sa__step_across_the_timer__is_rejected_at_its_expiry(void **state)
+{
+	(void)state;
+	Fmu f;
+	fmu_open(&f, "powerwindow", "lazy_sa");
+	fmi2Component c = fmu_start(&f, "lazy");
+	fmi2ValueReference obj = vr_of(&f, "obj_detected"), down = vr_of(&f, "down");
+	double t = 0, h = 0.1;
+	fmi2Boolean v = fmi2False, out = 0;
+	for (int i = 0; i < 4; i++, t += h)
+		assert_int_equal(f.api.do_step(c, t, h, fmi2True), fmi2OK);
+	v = fmi2True;
+	assert_int_equal(f.api.set_boolean(c, &obj, 1, &v), fmi2OK);
+	assert_int_equal(f.api.do_step(c, t, h, fmi2True), fmi2OK); /* to 0.5: detected */
+	t += h;
+	v = fmi2False;
+	assert_int_equal(f.api.set_boolean(c, &obj, 1, &v), fmi2OK);
+	assert_int_equal(f.api.get_boolean(c, &down, 1, &out), fmi2OK);
+	assert_int_equal(out, fmi2True);
+	h = 0.3;
+	for (int i = 0; i < 3; i++, t += h) /* 0.5 .. 1.4 */
+		assert_int_equal(f.api.do_step(c, t, h, fmi2True), fmi2OK);
+	assert_close(t, 1.4, 1e-12);
+	assert_int_equal(f.api.do_step(c, t, h, fmi2True), fmi2Discard);
+	double last = 0;
+	assert_int_equal(f.api.get_real_status(c, fmi2LastSuccessfulTime, &last), fmi2OK);
+	assert_close(last, 1.5, 1e-9);
+	/* the retry up to the expiry is accepted, and the emergency is over */
+	assert_int_equal(f.api.do_step(c, t, last - t, fmi2True), fmi2OK);
+	assert_int_equal(f.api.get_boolean(c, &down, 1, &out), fmi2OK);
+	assert_int_equal(out, fmi2False);
+	fmu_stop(&f, c);
+	fmi2_unimport(&f.api);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(window_sa__steps__converts_height_and_flips_torque),
+		cmocka_unit_test(window_sa__set_then_get__outputs_follow_inputs_without_a_step),
+		cmocka_unit_test(window_sa__two_instances__are_independent),
+		cmocka_unit_test(loop_sa__in_contact__converges_to_the_contact_force),
+		cmocka_unit_test(loop_sa__nested__behaves_like_its_flat_equivalent),
+		cmocka_unit_test(loop_sa__get_step_set_step__bit_identical),
+		cmocka_unit_test(lazy_sa__step_across_the_timer__is_rejected_at_its_expiry),
+	};
+	return cmocka_run_group_tests_name("e2e_wrapper", tests, NULL, NULL);
+}
