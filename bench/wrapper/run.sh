@@ -1,0 +1,65 @@
+#!/bin/sh
+# run.sh — the wrapper benchmark (`make bench-wrapper`): what a pass-through wrapper costs
+# on top of calling its inner FMU directly, per set/doStep/get cycle.
+#
+#   SACC=build/sacc BUILD=build sh bench/wrapper/run.sh
+#
+# Instructions come from valgrind's callgrind (repeatable whatever else the machine does):
+# each FMU runs N1 and N2 cycles, and the difference divided by N2 - N1 is the cost of one
+# cycle with start-up and shut-down cancelled out.  Time per cycle is measured without
+# valgrind over TIME_STEPS cycles.
+set -eu
+SACC=${SACC:-build/sacc}
+BUILD=${BUILD:-build}
+N1=${N1:-2000}
+N2=${N2:-12000}
+TIME_STEPS=${TIME_STEPS:-2000000}
+OUT=$BUILD/bench/wrapper
+rm -rf "$OUT"
+mkdir -p "$OUT"
+
+command -v valgrind >/dev/null || { echo "bench-wrapper: valgrind is needed (apt-get install valgrind)" >&2; exit 2; }
+
+${CC:-cc} -std=c99 -O2 -Wall -Wextra -Wpedantic -Werror -Iruntime/fmi2 \
+	-o "$OUT/driver" bench/wrapper/driver.c -ldl
+"$SACC" build -L "$BUILD/fmus" -o "$OUT" bench/wrapper/passthrough_sa.sa
+"$SACC" unpack "$OUT/passthrough_sa.fmu" "$OUT/passthrough_sa"
+
+guid() { sed -n 's/.*guid="\([^"]*\)".*/\1/p' "$1/modelDescription.xml" | head -n 1; }
+WINDOW_DIR=$BUILD/fmus/window
+WRAP_DIR=$OUT/passthrough_sa
+WINDOW_GUID=$(guid "$WINDOW_DIR")
+WRAP_GUID=$(guid "$WRAP_DIR")
+
+# instructions DIR ID GUID N: total instructions of one driver run, from callgrind.
+instructions() {
+	f=$OUT/callgrind.$2.$4
+	valgrind --tool=callgrind --callgrind-out-file="$f" "$OUT/driver" "$1" "$2" "$3" "$4" \
+		>/dev/null 2>"$f.log" || { cat "$f.log" >&2; exit 1; }
+	sed -n 's/^summary: *//p' "$f" | head -n 1
+}
+
+per_cycle() {
+	a=$(instructions "$1" "$2" "$3" "$N1")
+	b=$(instructions "$1" "$2" "$3" "$N2")
+	echo $(( (b - a) / (N2 - N1) ))
+}
+
+# The two must compute the same thing: the wrapper only forwards.
+direct_sum=$("$OUT/driver" "$WINDOW_DIR" window "$WINDOW_GUID" 1000 | sed -n 's/^checksum //p')
+wrap_sum=$("$OUT/driver" "$WRAP_DIR" passthrough_sa "$WRAP_GUID" 1000 | sed -n 's/^checksum //p')
+if [ "$direct_sum" != "$wrap_sum" ]; then
+	echo "bench-wrapper: the wrapper's outputs differ from the inner FMU's ($wrap_sum != $direct_sum)" >&2
+	exit 1
+fi
+
+direct=$(per_cycle "$WINDOW_DIR" window "$WINDOW_GUID")
+wrapped=$(per_cycle "$WRAP_DIR" passthrough_sa "$WRAP_GUID")
+direct_ns=$("$OUT/driver" "$WINDOW_DIR" window "$WINDOW_GUID" "$TIME_STEPS" | sed -n 's/^ns_per_step //p')
+wrapped_ns=$("$OUT/driver" "$WRAP_DIR" passthrough_sa "$WRAP_GUID" "$TIME_STEPS" | sed -n 's/^ns_per_step //p')
+
+echo "wrapper overhead: one set(3 Reals) / doStep / get(2 Reals) cycle on the window FMU"
+printf '%-28s %14s %12s\n' "" "instructions" "ns/cycle"
+printf '%-28s %14s %12s\n' "window, called directly" "$direct" "$direct_ns"
+printf '%-28s %14s %12s\n' "passthrough_sa(window)" "$wrapped" "$wrapped_ns"
+echo "extra_instructions_per_step $((wrapped - direct))"
