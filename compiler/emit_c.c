@@ -205,7 +205,7 @@ static const char *add_field(Ec *e, const Node *decl)
 	const char *c = decl->name;
 	if (c_taken(c) || emitter_field(e, c) || field_exists(e, c)) {
 		c = arena_printf(e->c->arena, "%s_", c);
-		while (c_taken(c) || emitter_field(e, c) || field_exists(e, c))
+		while (emitter_field(e, c) || field_exists(e, c))
 			c = arena_printf(e->c->arena, "%s_", c);
 	}
 	if (e->nfields == e->capfields) {
