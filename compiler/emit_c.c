@@ -1545,8 +1545,9 @@ static void emit_config(Ec *e, StrBuf *o, const Group *groups, int ngroups)
 	Arena *a = e->c->arena;
 	const EmitLayout *l = e->l;
 	banner(e, o);
-	sb_printf(o, "/* config.h — %s's value references, inner FMUs and Storage: the declarations "
-		  "of\n * %s.c (see sart_wrapper.h). */\n", l->model_identifier, l->model_identifier);
+	sb_printf(o, "/* config.h — the value references, inner FMUs and Storage of the wrapper FMU "
+		  "%s:\n * the declarations of %s.c (see sart_wrapper.h). */\n", l->model_identifier,
+		  l->model_identifier);
 	sb_puts(o, "#ifndef SART_CONFIG_H\n#define SART_CONFIG_H\n\n");
 
 	sb_puts(o, "/* ---- value references (modelDescription.xml) ---- */\n");
@@ -1648,8 +1649,8 @@ static void emit_source(Ec *e, StrBuf *o, const Group *groups, int ngroups)
 	emit_couple(e, &fns);
 
 	banner(e, o);
-	sb_printf(o, "/* %s.c — the model-specific part of the %s wrapper FMU: its inner FMUs, "
-		  "accessors\n * and rule parts, for the runtime (sart_wrapper.h). */\n",
+	sb_printf(o, "/* %s.c — the model-specific part of the wrapper FMU %s:\n * its inner FMUs, "
+		  "accessors and rule parts, for the runtime (sart_wrapper.h). */\n",
 		  l->model_identifier, l->model_identifier);
 	sb_puts(o, "#include <math.h>\n#include <stddef.h>\n#include <stdlib.h>\n\n");
 	sb_puts(o, "#include \"config.h\"\n#include \"sart_wrapper.h\"\n\n");
