@@ -1,6 +1,8 @@
 #!/bin/sh
-# The main job, for now: check every adaptation script against its inner FMUs and show
-# its explicit form (the In / MapIn / Ctrl / MapOut / Out rules the wrapper FMU will run).
+# The main job, for now: check every adaptation script against its inner FMUs, show its
+# explicit form (the In / MapIn / Ctrl / MapOut / Out rules the wrapper FMU runs), and show
+# the wrapper FMUs `make` built from them (nested: loop_sa carries window_sa inside).
+# Running the scenario comes with `sacc simulate`.
 # Called by `make demo` as: sh adaptations/demo.sh build/sacc build
 set -u
 SACC=$1
@@ -26,8 +28,23 @@ for dir in adaptations/*/; do
 	done
 done
 echo
+echo "==== the wrapper FMUs, built by: $SACC build -L $BUILD/fmus -I adaptations/powerwindow -o $BUILD/powerwindow adaptations/powerwindow/*.sa"
+ls -l "$BUILD"/powerwindow/*.fmu | sed 's/^/    /'
+echo
+echo "what loop_sa.fmu holds (window_sa.fmu nested in its resources/):"
+rm -rf "$BUILD/demo/loop_sa"
+mkdir -p "$BUILD/demo"
+if "$SACC" unpack "$BUILD/powerwindow/loop_sa.fmu" "$BUILD/demo/loop_sa"; then
+	(cd "$BUILD/demo/loop_sa" && find . -type f ! -path './sources/*' ! -path '*/sources/*' | sort | sed 's/^/    /')
+else
+	status=1
+fi
+echo
+echo "and how any importer sees it:"
+"$SACC" inspect "$BUILD/powerwindow/loop_sa.fmu" | sed 's/^/    /' || status=1
+echo
 if [ "$status" = 0 ]; then
-	echo "demo: every adaptation checks cleanly and reduces to its explicit form."
+	echo "demo: every adaptation checks cleanly, reduces to its explicit form and builds into an FMU."
 else
 	echo "demo: some adaptations do not check (see above)."
 fi

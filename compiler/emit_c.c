@@ -1301,13 +1301,51 @@ static void emit_ctrl(Ec *e, StrBuf *out)
 	end_fn(e, out, "Ctrl: the control rules; returns the step taken.", FN_CTRL, "ctrl", &body);
 }
 
+/* Whether any statement under n assigns the variable declared by decl. */
+static bool assigns(const Node *n, const Node *decl)
+{
+	for (; n; n = n->next) {
+		if (n->kind == ND_ASSIGN && n->lhs && n->lhs->kind == ND_NAME && n->lhs->decl == decl)
+			return true;
+		if (n->kind == ND_BLOCK && assigns(n->list1, decl))
+			return true;
+		if ((n->kind == ND_IF || n->kind == ND_FOR) &&
+		    (assigns(n->then, decl) || assigns(n->els, decl)))
+			return true;
+	}
+	return false;
+}
+
+/* Whether the returned expression r is only an inner FMU's step passed up: a var of the
+ * control block initialised by do_step(...) and never assigned again, or the min of such
+ * (what CreateCtrlRules writes). */
+static bool passes_steps_up(const Node *body, const Node *r)
+{
+	if (r->kind == ND_BUILTIN && r->op == BI_MIN) {
+		for (const Node *a = r->list1; a; a = a->next)
+			if (!passes_steps_up(body, a))
+				return false;
+		return r->list1 != NULL;
+	}
+	const Node *d = r->kind == ND_NAME ? r->decl : NULL;
+	return d && d->kind == ND_VARDECL && d->init && d->init->kind == ND_BUILTIN &&
+	       d->init->op == BI_DO_STEP && !assigns(body->list1, d);
+}
+
+/* Whether the wrapper must snapshot itself at each step start (SartModel.may_reject): the
+ * control rules can return less than H by a computation of their own.  Returning H never
+ * rejects; returning only what do_step gave passes an inner FMU's discard up, which the
+ * wrapper reports as that FMU would (README, "Rejected steps"), without a snapshot. */
 static bool may_reject(const Ec *e)
 {
 	const Node *ctrl = e->sa->a_ctrl;
-	const Node *last = ctrl && ctrl->kind == ND_CTRL && ctrl->body ? ast_last(ctrl->body->list1)
-	                                                               : NULL;
-	return !(last && last->kind == ND_RETURN && last->lhs && last->lhs->kind == ND_KEYVAR &&
-	         last->lhs->op == KV_BIG_H);
+	const Node *body = ctrl && ctrl->kind == ND_CTRL ? ctrl->body : NULL;
+	const Node *last = body ? ast_last(body->list1) : NULL;
+	if (!last || last->kind != ND_RETURN || !last->lhs)
+		return true;
+	if (last->lhs->kind == ND_KEYVAR && last->lhs->op == KV_BIG_H)
+		return false;
+	return !passes_steps_up(body, last->lhs);
 }
 
 /* The storage var groups, in Storage order. */

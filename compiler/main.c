@@ -2,7 +2,7 @@
  *
  *   sacc check [--syntax] [-I DIR] [-L DIR] FILE...   diagnostics only
  *   sacc explicit [--after RULE] [-I DIR] [-L DIR] FILE
- *   sacc emit [-I DIR] [-L DIR] FILE -o DIR          the wrapper FMUs' model descriptions
+ *   sacc emit [-I DIR] [-L DIR] FILE -o DIR          the wrapper FMUs' sources
  *   sacc build [-I DIR] [-L DIR] [-o DIR] FILE...    the wrapper FMUs themselves (package.c)
  *   sacc parse FILE                                   the parsed file, printed back
  *   sacc inspect [--json] FMU                         an FMU's model description
@@ -34,8 +34,8 @@ static void usage(FILE *out)
 	      "  --syntax   check syntax only, without opening any inner FMU\n"
 	      "  explicit   print the explicit form of every adaptation in FILE\n"
 	      "  --after    stop the reduction after RULE (one of the 13 rules)\n"
-	      "  emit       write DIR/<adaptation>/modelDescription.xml for every adaptation\n"
-	      "             in FILE (the wrapper's C sources come in a later version)\n"
+	      "  emit       write DIR/<adaptation>/{modelDescription.xml, config.h,\n"
+	      "             <adaptation>.c} for every adaptation in FILE\n"
 	      "  build      build one FMU per adaptation in the FILEs, inner adaptations\n"
 	      "             first: DIR/<file name of its 'at'> with -o, else its 'at' path\n"
 	      "             beside its script (the C compiler is $CC, default cc)\n"

@@ -12,7 +12,8 @@
  * Meaning (LANGUAGE.md section 4, the paper's Algorithms 5 and 6):
  *   fmi2DoStep(t, H)   In; Ctrl; Out.  Ctrl's `return` is the step taken, H~.  H~ < H
  *                      is a rejected step: the wrapper returns to the state it had at t
- *                      (when it can: every inner can get and set its state, see may_reject),
+ *                      (when it snapshots: may_reject, and every inner can get and set
+ *                      its state; otherwise it is left in stepFailed),
  *                      answers fmi2Discard, and reports t + H~ as its last successful time.
  *   do_step(f, ti, hi) (sart_do_step) MapIn(hi, ti - t); the inputs of f assigned since its
  *                      last step are set on f; f steps; all its outputs are read; MapOut(hi,
@@ -101,7 +102,10 @@ typedef struct SartModel {
 	                               * declaration order when there is none */
 	unsigned nvr[SART_NTYPES];    /* external value references per type: 0..nvr[t]-1 */
 	int mealy;                    /* outputs depend directly on inputs: G on get */
-	int may_reject;               /* Ctrl can return less than H: snapshot each step */
+	int may_reject;               /* Ctrl can compute a step shorter than H itself: snapshot
+	                               * each step (0 when it returns H, or only what do_step
+	                               * gave: an inner discard passed up leaves the wrapper
+	                               * in stepFailed, as that inner would be) */
 
 	const SartVr *real_inputs;    /* the external Real inputs' value references, for */
 	unsigned nreal_inputs;        /* fmi2SetRealInputDerivatives */

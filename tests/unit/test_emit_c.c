@@ -360,7 +360,26 @@ static void emit_c__order__cycle_gives_declaration_order(void **state)
 	emitted_free(&e);
 }
 
-static void emit_c__may_reject__only_when_not_returning_H(void **state)
+/* The rules' own step computations need the per-step snapshot; returning H, or only what
+ * do_step gave (an inner discard passed up), does not. */
+static const char s_computed[] =
+	"semantic adaptation reactive moore computed_sa\nat \"computed_sa.fmu\"\n" WINDOW
+	"output ports Real y\n"
+	"control rules {\n"
+	"\tvar Real a := do_step(window, t, H);\n"
+	"\tif (a < H) {\n\t\ta := a / 2;\n\t}\n"
+	"\treturn a;\n"
+	"}\n";
+
+static const char s_half[] =
+	"semantic adaptation reactive moore half_sa\nat \"half_sa.fmu\"\n" WINDOW
+	"output ports Real y\n"
+	"control rules {\n"
+	"\tdo_step(window, t, H / 2);\n"
+	"\treturn H / 2;\n"
+	"}\n";
+
+static void emit_c__may_reject__only_for_steps_the_rules_compute(void **state)
 {
 	(void)state;
 	Emitted e;
@@ -368,9 +387,15 @@ static void emit_c__may_reject__only_when_not_returning_H(void **state)
 	assert_contains(e.source, "\t.may_reject = 0,\n");
 	assert_contains(e.source, "\t.mealy = 1,\n");
 	emitted_free(&e);
-	emit_text(&e, s_cycle, "cycle_sa"); /* return min(a, b) */
-	assert_contains(e.source, "\t.may_reject = 1,\n");
+	emit_text(&e, s_cycle, "cycle_sa"); /* return min(a, b), both from do_step */
+	assert_contains(e.source, "\t.may_reject = 0,\n");
 	assert_contains(e.source, "\t.mealy = 0,\n");
+	emitted_free(&e);
+	emit_text(&e, s_computed, "computed_sa"); /* a do_step result changed by the rules */
+	assert_contains(e.source, "\t.may_reject = 1,\n");
+	emitted_free(&e);
+	emit_text(&e, s_half, "half_sa"); /* a step the rules compute */
+	assert_contains(e.source, "\t.may_reject = 1,\n");
 	emitted_free(&e);
 }
 
@@ -520,7 +545,7 @@ int main(void)
 		cmocka_unit_test(emit_c__couple__unit_conversion_and_assigned_flag),
 		cmocka_unit_test(emit_c__order__topological),
 		cmocka_unit_test(emit_c__order__cycle_gives_declaration_order),
-		cmocka_unit_test(emit_c__may_reject__only_when_not_returning_H),
+		cmocka_unit_test(emit_c__may_reject__only_for_steps_the_rules_compute),
 		cmocka_unit_test(emit_c__banner_and_determinism),
 		cmocka_unit_test(emit_c__powerwindow_window_sa__matches_the_reference_shape),
 		cmocka_unit_test(emit_c__string_port__reported),
