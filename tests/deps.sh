@@ -7,7 +7,8 @@
 set -eu
 
 # Generators, libraries the compiler links, the test framework, the checkers of the suite,
-# and clang's runtime for libFuzzer and its sanitizers.
+# clang's runtime for libFuzzer and its sanitizers, and GSL (the two-mass benchmark's FMUs
+# and reference integrate exactly with its matrix exponential).
 PACKAGES="
 gcc
 make
@@ -19,6 +20,7 @@ libminizip-dev
 zlib1g-dev
 libcmocka-dev
 libudunits2-dev
+libgsl-dev
 valgrind
 clang
 libclang-rt-14-dev
