@@ -115,6 +115,7 @@ struct SartWrapper {
 	unsigned is_set_off[SART_NTYPES + 1];
 	double *du;               /* per sart_model.real_inputs: pending derivative */
 	unsigned char *du_set;
+	int du_pending;           /* some du_set may be 1: the step has derivatives to apply */
 
 	/* The external step in progress and the do_step running its MapIn/MapOut. */
 	double step_t, step_H, step_result;
@@ -369,30 +370,43 @@ static void flush_inputs(SartWrapper *w, unsigned char *s, unsigned f)
 		const SartPorts *p = &im->in[t];
 		unsigned char *assigned = s + p->assigned;
 		size_t n = 0;
+		int all = 1;
 		if (!p->n)
 			continue;
 		for (unsigned k = 0; k < p->n; k++) {
-			if (!assigned[k])
-				continue;
-			w->vrbuf[n] = p->vr[k];
-			if (t == SART_REAL) {
+			all &= assigned[k];
+			if (t == SART_REAL && assigned[k]) {
 				double v = reals(s, p->values)[k];
 				if (!isfinite(v))
 					fail(w, SART_ERROR, "[wrapper] rule sets %s.%s to %s", im->name,
 					     p->names[k], isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
-				w->rbuf[n] = v;
-			} else {
-				int v = ints(s, p->values)[k];
-				w->ibuf[n] = t == SART_BOOLEAN ? v != 0 : v;
 			}
-			n++;
 		}
-		if (!n)
-			continue;
-		SartStatus st = t == SART_REAL ? sart_inner_set_real(w->inner[f], w->vrbuf, n, w->rbuf)
-		                : t == SART_INTEGER
-		                    ? sart_inner_set_integer(w->inner[f], w->vrbuf, n, w->ibuf)
-		                    : sart_inner_set_boolean(w->inner[f], w->vrbuf, n, w->ibuf);
+		SartStatus st;
+		if (all && t != SART_BOOLEAN) {
+			/* The usual case, every input assigned: the Storage's own array goes as it is. */
+			st = t == SART_REAL
+			         ? sart_inner_set_real(w->inner[f], p->vr, p->n, reals(s, p->values))
+			         : sart_inner_set_integer(w->inner[f], p->vr, p->n, ints(s, p->values));
+		} else {
+			for (unsigned k = 0; k < p->n; k++) {
+				if (!assigned[k])
+					continue;
+				w->vrbuf[n] = p->vr[k];
+				if (t == SART_REAL)
+					w->rbuf[n] = reals(s, p->values)[k];
+				else if (t == SART_INTEGER)
+					w->ibuf[n] = ints(s, p->values)[k];
+				else
+					w->ibuf[n] = ints(s, p->values)[k] != 0;
+				n++;
+			}
+			if (!n)
+				continue;
+			st = t == SART_REAL      ? sart_inner_set_real(w->inner[f], w->vrbuf, n, w->rbuf)
+			     : t == SART_INTEGER ? sart_inner_set_integer(w->inner[f], w->vrbuf, n, w->ibuf)
+			                         : sart_inner_set_boolean(w->inner[f], w->vrbuf, n, w->ibuf);
+		}
 		check_inner(w, st, f, "setting the inputs");
 		memset(assigned, 0, p->n);
 	}
@@ -1186,6 +1200,7 @@ fmi2Status fmi2SetRealInputDerivatives(fmi2Component c, const fmi2ValueReference
 			k++;
 		w->du[k] = value[i];
 		w->du_set[k] = 1;
+		w->du_pending = 1;
 	}
 	return fmi2OK;
 }
@@ -1225,6 +1240,8 @@ fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueReferenc
  * end of the step. */
 static SartStatus apply_derivatives(SartWrapper *w, double H)
 {
+	if (!w->du_pending)
+		return SART_OK;
 	for (unsigned k = 0; k < sart_model.nreal_inputs; k++) {
 		double u;
 		SartVr vr = sart_model.real_inputs[k];
@@ -1304,8 +1321,9 @@ fmi2Status fmi2DoStep(fmi2Component c, fmi2Real t, fmi2Real H,
 	int snap, g_dirty, g_valid;
 	if (!w)
 		return fmi2Error;
-	log_call(w, "fmi2DoStep(t = %.17g, H = %.17g, noSetFMUStatePriorToCurrentPoint = %d)", t,
-	         H, (int)noSetFMUStatePriorToCurrentPoint);
+	if (calls_logged(w))
+		log_call(w, "fmi2DoStep(t = %.17g, H = %.17g, noSetFMUStatePriorToCurrentPoint = %d)",
+		         t, H, (int)noSetFMUStatePriorToCurrentPoint);
 	if (!isfinite(t) || !isfinite(H) || !(H > 0.0)) {
 		wlog(w, SART_ERROR, "fmi2DoStep: invalid communication point %g or step size %g", t, H);
 		return fmi2Error;
@@ -1348,8 +1366,11 @@ fmi2Status fmi2DoStep(fmi2Component c, fmi2Real t, fmi2Real H,
 		w->time = t + H;
 		w->last_ok = w->time;
 		memset(w->is_set, 0, w->is_set_off[SART_NTYPES]);
-		memset(w->du, 0, sart_model.nreal_inputs * sizeof *w->du);
-		memset(w->du_set, 0, sart_model.nreal_inputs);
+		if (w->du_pending) {
+			memset(w->du, 0, sart_model.nreal_inputs * sizeof *w->du);
+			memset(w->du_set, 0, sart_model.nreal_inputs);
+			w->du_pending = 0;
+		}
 		w->g_dirty = 0;
 		w->g_valid = 0;
 		return (fmi2Status)st;
@@ -1550,6 +1571,7 @@ static void body_read(SartWrapper *w, const unsigned char *p)
 	p = take(p, w->last, sart_model.ninners * sizeof *w->last);
 	p = take(p, w->du, sart_model.nreal_inputs * sizeof *w->du);
 	p = take(p, w->du_set, sart_model.nreal_inputs);
+	w->du_pending = 1; /* as restored: apply_derivatives looks at each flag */
 	p = take(p, w->is_set, w->is_set_off[SART_NTYPES]);
 	take(p, w->storage, sart_model.storage_size);
 	w->g_dirty = sart_model.mealy && g;
