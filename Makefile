@@ -112,12 +112,19 @@ $(FMU_PACK): tests/fmus/tools/fmu_pack.c
 
 KIT_FILES := $(wildcard tests/fmus/kit/*.[ch] runtime/fmi2/*.h)
 
+# An FMU that needs more libraries names them in tests/fmus/<name>/ldlibs (one line, read
+# when its recipe runs; e.g. the two masses link GSL).  Headers shared between FMUs live in
+# a directory without modelDescription.xml and are listed as extra prerequisites below.
 $(BUILD)/fmus/%.fmu: tests/fmus/%/modelDescription.xml tests/fmus/%/model.c $(KIT_FILES) $(FMU_PACK)
 	@mkdir -p $(BUILD)/fmus/$*/binaries/linux64
 	$(CC) $(FMU_CFLAGS) -Itests/fmus/$* -o $(BUILD)/fmus/$*/binaries/linux64/$*.so \
-	    tests/fmus/$*/model.c tests/fmus/kit/fmu_kit.c -lm
+	    tests/fmus/$*/model.c tests/fmus/kit/fmu_kit.c \
+	    $(shell cat tests/fmus/$*/ldlibs 2>/dev/null) -lm
 	cp tests/fmus/$*/modelDescription.xml $(BUILD)/fmus/$*/modelDescription.xml
 	$(FMU_PACK) $@ $(BUILD)/fmus/$*
+
+$(BUILD)/fmus/mass1.fmu: tests/fmus/mass1/ldlibs tests/fmus/twomass/twomass_model.h
+$(BUILD)/fmus/mass2.fmu: tests/fmus/mass2/ldlibs tests/fmus/twomass/twomass_model.h
 
 # ---- runtime ----------------------------------------------------------------------------
 # What every generated FMU links (runtime/, prefix sart_): C99, position-independent, hidden
