@@ -94,6 +94,9 @@ static void write_cosimulation(Md *md, const EmitLayout *l)
 		  l->can_be_instantiated_only_once_per_process);
 	attr_bool(md, "canGetAndSetFMUstate", l->can_get_and_set_fmu_state);
 	attr_bool(md, "canSerializeFMUstate", l->can_serialize_fmu_state);
+	/* The runtime allocates with malloc (and so do the inner FMUs it loads): the importer's
+	 * allocateMemory/freeMemory are never called. */
+	attr_bool(md, "canNotUseMemoryManagementFunctions", true);
 	end(md);
 }
 

@@ -555,6 +555,7 @@ static void emit_md__window_sa__reactive_mealy_over_three_inputs(void **state)
 	assert_true(f->can_handle_variable_step);
 	assert_true(f->can_interpolate_inputs);
 	assert_true(f->can_get_and_set_fmu_state); /* window.fmu has both */
+	assert_true(f->can_not_use_memory_management_functions); /* the runtime mallocs */
 	assert_true(f->can_serialize_fmu_state);
 	assert_true(f->is_mealy);
 	assert_true(f->is_reactive);
