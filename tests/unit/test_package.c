@@ -628,6 +628,30 @@ static void assert_exports_only_fmi2(const char *so)
 	assert_true(do_step);
 }
 
+/* The library needs nothing but libc, libm and libdl (FMU.md): its NEEDED entries. */
+static void assert_needs_only_libc_libm_libdl(const char *so)
+{
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "readelf -d '%s'", so);
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	char line[512];
+	int n = 0;
+	while (fgets(line, sizeof line, p)) {
+		char *lib = strstr(line, "(NEEDED)");
+		if (!lib)
+			continue;
+		lib = strchr(lib, '[');
+		assert_non_null(lib);
+		if (strncmp(lib, "[libc.so.", 9) != 0 && strncmp(lib, "[libm.so.", 9) != 0 &&
+		    strncmp(lib, "[libdl.so.", 10) != 0)
+			fail_msg("%s needs %s", so, lib);
+		n++;
+	}
+	assert_int_equal(pclose(p), 0);
+	assert_true(n > 0);
+}
+
 static void pkg_build__window_sa__layout_reproducible_exports(void **state)
 {
 	(void)state;
@@ -663,6 +687,7 @@ static void pkg_build__window_sa__layout_reproducible_exports(void **state)
 	assert_same_file(tmp("x1/binaries/linux64/window_sa.so"),
 			 tmp("x2/binaries/linux64/window_sa.so"));
 	assert_exports_only_fmi2(tmp("x1/binaries/linux64/window_sa.so"));
+	assert_needs_only_libc_libm_libdl(tmp("x1/binaries/linux64/window_sa.so"));
 	/* The inner FMU is the test FMU as it was. */
 	char window[512];
 	snprintf(window, sizeof window, "%s/fmus/window/modelDescription.xml", test_build_dir());
