@@ -51,11 +51,22 @@ typedef struct Fmu {
 } Fmu;
 
 static int messages_at_error;
+static char inner_log[4096]; /* the logInner messages, one a line */
 
 static void test_logger(fmi2ComponentEnvironment env, fmi2String name, fmi2Status status,
                         fmi2String category, fmi2String message, ...)
 {
 	(void)env;
+	if (strcmp(category, "logInner") == 0) {
+		size_t used = strlen(inner_log);
+		va_list ap;
+		va_start(ap, message);
+		vsnprintf(inner_log + used, sizeof inner_log - used, message, ap);
+		va_end(ap);
+		used = strlen(inner_log);
+		if (used + 1 < sizeof inner_log)
+			strcat(inner_log, "\n");
+	}
 	if (status >= fmi2Error) {
 		messages_at_error++;
 		va_list ap;
@@ -396,6 +407,30 @@ static void lazy_sa__step_across_the_timer__is_rejected_at_its_expiry(void **sta
 	fmi2_unimport(&f.api);
 }
 
+/* With logging on, the inner controller's own messages reach the importer's logger under
+ * logInner, with the inner instance's name in front. */
+static void lazy_sa__logging_on__inner_messages_forwarded_with_prefix(void **state)
+{
+	(void)state;
+	Fmu f;
+	fmu_open(&f, "powerwindow", "lazy_sa");
+	fmi2Component c = f.api.instantiate("lazy", fmi2CoSimulation, f.guid, f.uri, &callbacks,
+	                                    fmi2False, fmi2True);
+	assert_non_null(c);
+	assert_int_equal(f.api.setup(c, fmi2False, 0, 0, fmi2False, 0), fmi2OK);
+	assert_int_equal(f.api.enter_init(c), fmi2OK);
+	assert_int_equal(f.api.exit_init(c), fmi2OK);
+	inner_log[0] = '\0';
+	fmi2ValueReference obj = vr_of(&f, "obj_detected");
+	fmi2Boolean v = fmi2True;
+	assert_int_equal(f.api.set_boolean(c, &obj, 1, &v), fmi2OK);
+	assert_int_equal(f.api.do_step(c, 0, 0.1, fmi2True), fmi2OK);
+	if (!strstr(inner_log, "[controller] ") || !strstr(inner_log, "-> Emergency"))
+		fail_msg("logInner messages: %s", inner_log);
+	fmu_stop(&f, c);
+	fmi2_unimport(&f.api);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -406,6 +441,7 @@ int main(void)
 		cmocka_unit_test(loop_sa__nested__behaves_like_its_flat_equivalent),
 		cmocka_unit_test(loop_sa__get_step_set_step__bit_identical),
 		cmocka_unit_test(lazy_sa__step_across_the_timer__is_rejected_at_its_expiry),
+		cmocka_unit_test(lazy_sa__logging_on__inner_messages_forwarded_with_prefix),
 	};
 	return cmocka_run_group_tests_name("e2e_wrapper", tests, NULL, NULL);
 }
