@@ -1,0 +1,190 @@
+/* sart_master.h — the orchestrator core: master algorithms over SartInner instances.
+ *
+ * `sacc simulate` (compiler/simulate_cli.c) and the tests fill a SartScenario (the FMUs,
+ * their variables of interest, the connections between them, start values, what to record)
+ * and SartMasterOptions, and call sart_master_run.  The master reaches the FMUs only
+ * through sart_inner.h, so FMI 3.0 FMUs join without any change here.  MASTER.md fixes the
+ * schemes; this file implements, per macro step from t_n to t_n + H:
+ *
+ *   - Jacobi (inputs from the outputs at t_n, then every FMU steps) and Gauss-Seidel
+ *     (FMUs step in the execution order of the analysis; an input fed by an FMU already
+ *     stepped this macro step gets its new value, linear from the old one when the
+ *     receiver can interpolate inputs);
+ *   - input approximation: hold, or linear extrapolation from the last two communication
+ *     points given as input derivatives to FMUs with canInterpolateInputs (held on the
+ *     first step; FMUs without the capability hold);
+ *   - iterations with rollback: after a first pass every FMU is restored to t_n and steps
+ *     again, each input linear from its value at t_n to the end value of the last pass;
+ *   - step rejection: when an FMU discards (stands short of t_n + H), every FMU is restored
+ *     to t_n and the step is redone with H := the smallest step taken;
+ *   - landing exactly on the stop time (the last step is shortened).
+ *
+ * Not here yet (later slices slot in at the places marked "slice:"): algebraic-loop
+ * solvers (a scenario with a loop is refused by sart_master_run, with its variables
+ * named), step-size control, event location, real-time pacing.
+ *
+ * Runtime rules (runtime/README.md): C99, no global state, libc/libm/libdl only, every
+ * resource released on one path. */
+#ifndef SART_MASTER_H
+#define SART_MASTER_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "sart_inner.h"
+
+/* ---- the scenario ------------------------------------------------------------------------ */
+
+/* Variable types the master exchanges.  Every value travels as a double (Integer and
+ * Boolean values are exact in one); strings are not exchanged. */
+typedef enum SartType { SART_REAL, SART_INTEGER, SART_BOOLEAN, SART_OTHER } SartType;
+
+typedef enum SartCausality {
+	SART_CAUS_INPUT,
+	SART_CAUS_OUTPUT,
+	SART_CAUS_PARAMETER,
+	SART_CAUS_OTHER /* local, independent, calculated parameter */
+} SartCausality;
+
+/* One variable of an FMU.  For an output, deps lists the indices (into the FMU's vars) of
+ * the inputs it depends on directly (ModelStructure/Outputs); ndeps < 0 means the model
+ * description does not say, so it may depend on every input. */
+typedef struct SartVar {
+	const char *name;
+	SartVr vr;
+	SartType type;
+	SartCausality causality;
+	const int *deps;
+	int ndeps;
+} SartVar;
+
+/* One FMU instance: where it was extracted and what its model description says. */
+typedef struct SartFmu {
+	const char *name;             /* instance name: messages, CSV columns */
+	const char *dir;              /* the extracted FMU */
+	const char *model_identifier;
+	const char *guid;
+	SartFmiVersion version;
+	unsigned caps;                /* SART_CAP_* */
+	const SartVar *vars;
+	int nvars;
+} SartFmu;
+
+/* A reference to one variable: FMU index, variable index in that FMU. */
+typedef struct SartRef {
+	int fmu;
+	int var;
+} SartRef;
+
+/* dst = scale * src + offset (a unit conversion; 1 and 0 when none).  Integer and Boolean
+ * connections must have scale 1 and offset 0. */
+typedef struct SartConnection {
+	SartRef src; /* an output */
+	SartRef dst; /* an input */
+	double scale, offset;
+} SartConnection;
+
+/* A start value or parameter, set after instantiation, before initialization. */
+typedef struct SartStart {
+	SartRef ref;
+	double value;
+} SartStart;
+
+typedef struct SartScenario {
+	const SartFmu *fmus;
+	int nfmus;
+	const SartConnection *conns;
+	int nconns;
+	const SartStart *starts;
+	int nstarts;
+	const SartRef *records; /* the recorded variables, in column order */
+	int nrecords;
+} SartScenario;
+
+/* ---- structural analysis ------------------------------------------------------------------- */
+
+/* Strongly connected components (Tarjan) of the graph with nodes 0..n-1 and the given
+ * edges, numbered in a topological order of the condensation (an edge never goes from a
+ * higher component to a lower one; among components that are ready together the one with
+ * the smallest node comes first).  comp[v] is v's component; order[] lists the nodes by
+ * component, and by index within one.  Returns the number of components, or -1 when out
+ * of memory. */
+int sart_scc(int n, int nedges, const int from[], const int to[], int comp[], int order[]);
+
+/* The analysis of a scenario.
+ *
+ * The port graph has a node per input and output of every FMU; an edge per connection
+ * (output -> input) and per direct dependency of an output on an input of the same FMU.
+ * Its components with more than one node, or a node with an edge to itself, are algebraic
+ * loops; its topological order is the order in which initialization propagates values.
+ * The FMU graph has an edge per connection between two FMUs; the topological order of its
+ * components, in scenario order within a component, is Gauss-Seidel's execution order. */
+typedef struct SartAnalysis {
+	int nports;
+	SartRef *ports;        /* node -> variable */
+	int nedges;
+	int *edge_from, *edge_to;
+	int *edge_conn;        /* the connection an edge is, or -1 for a dependency */
+	int ncomps;
+	int *comp, *order;     /* as sart_scc */
+	int nloops;
+	int *loop_comp;        /* the components that are algebraic loops */
+	int *fmu_order;        /* nfmus FMU indices: the execution order */
+	int nfmu_comps;
+	int *fmu_comp;         /* FMU -> its component in the FMU graph */
+} SartAnalysis;
+
+/* Analyses sc.  Returns 0, or -1 with a message in err (a connection that is not an
+ * output feeding an input, an index out of range, out of memory). */
+int sart_analyse(const SartScenario *sc, SartAnalysis **out, char *err, size_t errsize);
+void sart_analysis_free(SartAnalysis *a);
+
+/* The analysis as text (`sacc simulate --explain`): the direct-feedthrough graph, its
+ * components, the initialization order, the execution order and the loops found. */
+void sart_analysis_print(FILE *out, const SartScenario *sc, const SartAnalysis *a);
+
+/* The variables of loop i, "A.y -> B.u -> B.y -> A.u", into buf. */
+void sart_loop_text(const SartScenario *sc, const SartAnalysis *a, int i, char *buf,
+                    size_t size);
+
+/* ---- running ------------------------------------------------------------------------------- */
+
+typedef enum SartAlgorithm { SART_JACOBI, SART_GAUSS_SEIDEL } SartAlgorithm;
+typedef enum SartApprox { SART_HOLD, SART_LINEAR } SartApprox;
+
+/* Receives each accepted communication point, the start included: the recorded values in
+ * the scenario's order.  A non-zero return stops the run (reported as an error). */
+typedef int (*SartPointFn)(void *env, double t, const double values[], int n);
+
+typedef struct SartMasterOptions {
+	double start, stop, step;   /* step: the macro step H, > 0 */
+	SartAlgorithm algorithm;
+	SartApprox approx;
+	int iterations;             /* passes after the first, with rollback (>= 0) */
+	int logging_on;             /* given to each FMU's instantiate */
+	SartLogger logger;          /* every FMU's messages, the seam's and the master's own */
+	void *logger_env;
+	SartPointFn on_point;
+	void *point_env;
+} SartMasterOptions;
+
+/* What a run did. */
+typedef struct SartMasterResult {
+	long accepted;   /* macro steps accepted */
+	long rejected;   /* macro steps rejected (an FMU discarded) and redone shorter */
+	long iterations; /* extra passes over a macro step (iterations with rollback) */
+	long rollbacks;  /* times every FMU was restored to t_n */
+	double t;        /* the last accepted communication point */
+	char message[1024]; /* why the run failed, "" on success */
+} SartMasterResult;
+
+/* Loads, instantiates and initializes every FMU, then steps from start to stop, calling
+ * on_point at the start and after each accepted step; terminates and frees everything.
+ * Returns 0 on success, 1 on failure: an FMU call that failed (message: the seam's, which
+ * names the FMU, the call and the time), a NaN or infinity on a connection (at the step
+ * where it first appears; that step is not accepted), a discard when some FMU cannot get
+ * and set its state, an algebraic loop, on_point's refusal.  The message also went to the
+ * logger.  Points already given to on_point stay valid. */
+int sart_master_run(const SartScenario *sc, const SartMasterOptions *o, SartMasterResult *res);
+
+#endif
