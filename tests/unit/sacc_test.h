@@ -15,6 +15,7 @@
 #include "driver.h"
 #include "parse.h"
 #include "util.h"
+#include "assert_close.h"
 
 typedef struct TestRun {
 	Compilation *c;
@@ -73,12 +74,5 @@ static inline void tr_free(TestRun *t)
 	free(t);
 }
 
-/* |a - b| <= tol, with the values in the failure message. */
-#define assert_close(a, b, tol)                                                             \
-	do {                                                                                \
-		double a_ = (a), b_ = (b), t_ = (tol);                                      \
-		if (!(fabs(a_ - b_) <= t_))                                                 \
-			fail_msg("%s = %.17g, expected %.17g within %g", #a, a_, b_, t_);   \
-	} while (0)
 
 #endif

@@ -20,14 +20,8 @@
 #include <sys/stat.h>
 
 #include "fmi2_importer.h"
+#include "assert_close.h"
 
-/* |a - b| <= tol, with the values in the failure message. */
-#define assert_close(a, b, tol)                                                             \
-	do {                                                                                \
-		double a_ = (a), b_ = (b), t_ = (tol);                                      \
-		if (!(fabs(a_ - b_) <= t_))                                                 \
-			fail_msg("%s = %.17g, expected %.17g within %g", #a, a_, b_, t_);   \
-	} while (0)
 
 #define R 0.11
 #define B 10.0

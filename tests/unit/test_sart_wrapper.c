@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "fmi2_importer.h"
+#include "assert_close.h"
 
 #define WSA_GUID "{00000000-0000-5000-8000-000000000000}"
 
@@ -34,12 +35,6 @@ enum { V_DISPLACEMENT, V_SPEED, V_REACTION_FORCE, V_DISP, V_TAU, V_INIT_DISPLACE
 #define R 0.11
 #define B 10.0
 
-#define assert_close(a, b, tol)                                                             \
-	do {                                                                                \
-		double a_ = (a), b_ = (b), t_ = (tol);                                      \
-		if (!(fabs(a_ - b_) <= t_))                                                 \
-			fail_msg("%s = %.17g, expected %.17g within %g", #a, a_, b_, t_);   \
-	} while (0)
 
 /* ---- an importer ------------------------------------------------------------------------ */
 
