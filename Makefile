@@ -259,6 +259,10 @@ $(TM_BENCH)/handloop: bench/two_mass/handloop.c $(RUNTIME_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(WARN) -Iruntime/fmi2 -o $@ $< -ldl -lm
 
+# tests/unit/test_two_mass.c checks the FMUs against the reference's header: it links GSL.
+$(BUILD)/tests/test_two_mass: LDLIBS += -lgsl -lgslcblas
+$(BUILD)/tests/test_two_mass: bench/two_mass/twomass_ref.h
+
 # ---- tests ------------------------------------------------------------------------------
 # Tests that drive FMUs directly include the kit's headers (and its C, for kit tests).
 # The runtime's tests (test_sart_*) also link libsart.a and get the broken FMUs built.
