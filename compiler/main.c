@@ -6,7 +6,8 @@
  *   sacc build [-I DIR] [-L DIR] [-o DIR] FILE...    the wrapper FMUs themselves (package.c)
  *   sacc parse FILE                                   the parsed file, printed back
  *   sacc inspect [--json] FMU                         an FMU's model description
- *   sacc unpack FMU DIR                               an FMU archive, safely extracted */
+ *   sacc unpack FMU DIR                               an FMU archive, safely extracted
+ *   sacc simulate [options] TARGET                    run an .fmu or a scenario (simulate_cli.c) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "explicit.h"
 #include "fmu.h"
 #include "package.h"
+#include "simulate_cli.h"
 #include "util.h"
 #include "version.h"
 
@@ -28,6 +30,7 @@ static void usage(FILE *out)
 	      "       sacc parse FILE\n"
 	      "       sacc inspect [--json] FILE.fmu\n"
 	      "       sacc unpack FILE.fmu DIR\n"
+	      "       sacc simulate [-I DIR] [-L DIR] TARGET [OPTION]...   (--help: the options)\n"
 	      "       sacc --version\n"
 	      "\n"
 	      "  check      check adaptation scripts against their inner FMUs\n"
@@ -43,6 +46,8 @@ static void usage(FILE *out)
 	      "  inspect    print an FMU's model description as a table (--json: as JSON)\n"
 	      "  unpack     extract an FMU archive into DIR (a new directory), refusing any\n"
 	      "             entry that could land outside it\n"
+	      "  simulate   run an .fmu or a scenario module (fmu declarations and\n"
+	      "             connections) with a master algorithm; the result as CSV\n"
 	      "  -I DIR     also look for imported modules in DIR\n"
 	      "  -L DIR     also look for inner FMUs in DIR\n",
 	      out);
@@ -213,6 +218,8 @@ int main(int argc, char **argv)
 		puts("sacc " SACC_VERSION);
 		return 0;
 	}
+	if (strcmp(cmd, "simulate") == 0)
+		return sim_main(argc - 2, argv + 2); /* its own options: simulate_cli.c */
 	Compilation *c = drv_new(stderr);
 	if (!c) {
 		fputs("sacc: out of memory\n", stderr);

@@ -1,0 +1,11 @@
+/* simulate_cli.h — `sacc simulate`: the one part of sacc that links runtime/ (the
+ * orchestrator core, runtime/sart_master.c).  It lives outside libsacc.a, so that the
+ * compiler's library code never links the runtime; the Makefile links it into sacc alone. */
+#ifndef SACC_SIMULATE_CLI_H
+#define SACC_SIMULATE_CLI_H
+
+/* Runs `sacc simulate` with the arguments after the command name.  Returns the exit
+ * status: 0 success, 1 a simulation or script error, 2 a usage error. */
+int sim_main(int argc, char **argv);
+
+#endif
