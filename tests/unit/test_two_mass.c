@@ -30,22 +30,14 @@
 
 #include "fmu.h"
 
+#include "assert_close.h"
+
 #include "fmi2FunctionTypes.h"
 #include "fmi2_importer.h"
 
 #include "../../bench/two_mass/twomass_ref.h"
 
 /* ---- helpers ---------------------------------------------------------------------------- */
-
-#define assert_near(a, b, tol) assert_near_at((a), (b), (tol), __FILE__, __LINE__)
-
-static void assert_near_at(double a, double b, double tol, const char *file, int line)
-{
-	if (fabs(a - b) <= tol)
-		return;
-	print_error("%.17g is not within %g of %.17g\n", a, tol, b);
-	_fail(file, line);
-}
 
 static const char *build_dir(void)
 {
@@ -306,8 +298,8 @@ static void masses__initialized__start_at_the_benchmark_state(void **state)
 	double want_a[6] = {p->m1, p->k1, p->kc, p->c, p->z0[0], p->z0[1]};
 	double want_b[6] = {p->m2, p->k2, p->kc, p->c, p->z0[2], p->z0[3]};
 	for (int i = 0; i < 6; i++) {
-		assert_near(a[i], want_a[i], 0);
-		assert_near(b[i], want_b[i], 0);
+		assert_close(a[i], want_a[i], 0);
+		assert_close(b[i], want_b[i], 0);
 	}
 	mass_free(m1);
 	mass_free(m2);
@@ -344,8 +336,8 @@ static void held_case(const char *model, double m, double k, double kc, double c
 			get_y(f, y);
 			damped_exact(m, k, kc, c, xo, vo, x0, v0, t, want);
 			/* relative to the motion's size (about 1 m, 8 m/s) */
-			assert_near(y[0], want[0], 1e-12);
-			assert_near(y[1], want[1], 1e-11);
+			assert_close(y[0], want[0], 1e-12);
+			assert_close(y[1], want[1], 1e-11);
 		}
 	assert_true(t > 10);
 	mass_free(f);
@@ -389,8 +381,8 @@ static void mass__linear_inputs__fine_rk4(void **state)
 			one_mass_rk4(&p, y_rk, h, (int)ceil(h / 1e-4));
 			t += h;
 			get_y(f, y);
-			assert_near(y[0], y_rk[0], 1e-11);
-			assert_near(y[1], y_rk[1], 1e-10);
+			assert_close(y[0], y_rk[0], 1e-11);
+			assert_close(y[1], y_rk[1], 1e-10);
 		}
 	mass_free(f);
 }
@@ -411,13 +403,13 @@ static void mass__derivatives__hold_for_one_step_only(void **state)
 	static const fmi2ValueReference in[2] = {VR_XO, VR_VO};
 	double got_u[2];
 	assert_int_equal(f->f.get_real(f->c, in, 2, got_u), fmi2OK);
-	assert_near(got_u[0], ue[0], 1e-15);
-	assert_near(got_u[1], ue[1], 1e-15);
+	assert_close(got_u[0], ue[0], 1e-15);
+	assert_close(got_u[1], ue[1], 1e-15);
 	step(f, 0.5, 0.7);
 	damped_exact(1.0, 20.0, 40.0, 0.2, ue[0], ue[1], y[0], y[1], 0.7, want);
 	get_y(f, y);
-	assert_near(y[0], want[0], 1e-12);
-	assert_near(y[1], want[1], 1e-11);
+	assert_close(y[0], want[0], 1e-12);
+	assert_close(y[1], want[1], 1e-11);
 	mass_free(f);
 }
 
@@ -489,7 +481,7 @@ static void reference__fine_rk4__agrees(void **state)
 		if (i % 2500 == 0) {
 			assert_int_equal(tm_exact(p, i * dt, ref), 0);
 			for (int j = 0; j < 4; j++)
-				assert_near(z[j], ref[j], 1e-9);
+				assert_close(z[j], ref[j], 1e-9);
 		}
 	}
 }
@@ -512,13 +504,13 @@ static void reference__energy__decays_by_the_dampers_work(void **state)
 	}
 	work *= dt / 3.0;
 	assert_true(e_prev < 0.2 * e0); /* it does lose energy: 87 % of it over 10 s */
-	assert_near(e0 - e_prev, work, 1e-9 * e0);
+	assert_close(e0 - e_prev, work, 1e-9 * e0);
 
 	TwoMass undamped = *p;
 	undamped.c = 0.0;
 	for (int i = 1; i <= 100; i++) {
 		assert_int_equal(tm_exact(&undamped, i * 0.1, z), 0);
-		assert_near(tm_energy(&undamped, z), e0, 1e-11 * e0);
+		assert_close(tm_energy(&undamped, z), e0, 1e-11 * e0);
 	}
 }
 
@@ -534,10 +526,10 @@ static void reference__equal_masses__mirror_symmetry(void **state)
 		double za[4], zb[4];
 		assert_int_equal(tm_exact(&a, i * 0.2, za), 0);
 		assert_int_equal(tm_exact(&b, i * 0.2, zb), 0);
-		assert_near(za[0], zb[2], 1e-12);
-		assert_near(za[1], zb[3], 1e-11);
-		assert_near(za[2], zb[0], 1e-12);
-		assert_near(za[3], zb[1], 1e-11);
+		assert_close(za[0], zb[2], 1e-12);
+		assert_close(za[1], zb[3], 1e-11);
+		assert_close(za[2], zb[0], 1e-12);
+		assert_close(za[3], zb[1], 1e-11);
 	}
 }
 
