@@ -1,0 +1,481 @@
+/* test_sart_master.c — the orchestrator core (runtime/sart_master.h): strongly connected
+ * components and the structural analysis on hand-made graphs, then runs over the real test
+ * FMUs with values worked out by hand.
+ *
+ * The runs couple two `integrator` FMUs (tests/fmus/integrator: x' = u, exact for inputs
+ * linear over a step): a with u = 1, so a.x = t, feeding b.u.  With H = 0.1 up to t = 1,
+ * b.x(1) is
+ *   Jacobi, hold                    H^2 n (n - 1) / 2 = 0.45   (b sees a.x(t_n) over the step)
+ *   Gauss-Seidel                    t^2 / 2 = 0.5              (linear from a.x(t_n) to a.x(t_n+1))
+ *   Jacobi, linear extrapolation    H^2 (n^2 - 1) / 2 = 0.495  (exact but for the held first step)
+ *   Jacobi, one iteration           0.5                        (the second pass sees the first's end)
+ * The controller's 1 s emergency timer makes it discard a step that crosses the expiry.
+ *
+ * Run from the repository root with SACC_BUILD naming the build directory (default build). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sacc_test.h"
+#include "sart_master.h"
+
+#define INTEGRATOR_GUID "{3f6c1d2e-8a47-4b95-9e0d-7c2a5b1f4e83}"
+#define CONTROLLER_GUID "{8e2b5f17-4d09-4c6a-a3f8-1b7e9d0c2a64}"
+#define OBSTACLE_GUID "{5d21a8f0-6c3b-4e97-b2d4-8f1e0a9c7b02}"
+
+#define assert_contains(haystack, needle)                                                   \
+	do {                                                                                \
+		if (!strstr((haystack), (needle))) {                                        \
+			print_error("'%s' not found in:\n%s\n", (needle), (haystack));      \
+			fail();                                                             \
+		}                                                                           \
+	} while (0)
+
+/* ---- sart_scc ------------------------------------------------------------------------------- */
+
+static void scc__chain__one_component_per_node_in_order(void **state)
+{
+	(void)state;
+	int from[] = {2, 0}, to[] = {1, 2};
+	int comp[3], order[3];
+	assert_int_equal(sart_scc(3, 2, from, to, comp, order), 3);
+	/* 0 -> 2 -> 1 */
+	assert_int_equal(comp[0], 0);
+	assert_int_equal(comp[2], 1);
+	assert_int_equal(comp[1], 2);
+	assert_int_equal(order[0], 0);
+	assert_int_equal(order[1], 2);
+	assert_int_equal(order[2], 1);
+}
+
+static void scc__cycle_with_tail__cycle_is_one_component(void **state)
+{
+	(void)state;
+	/* 3 -> 1 -> 2 -> 1, 2 -> 0 */
+	int from[] = {3, 1, 2, 2}, to[] = {1, 2, 1, 0};
+	int comp[4], order[4];
+	assert_int_equal(sart_scc(4, 4, from, to, comp, order), 3);
+	assert_int_equal(comp[3], 0);
+	assert_int_equal(comp[1], 1);
+	assert_int_equal(comp[2], 1);
+	assert_int_equal(comp[0], 2);
+	int want[] = {3, 1, 2, 0};
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(order[i], want[i]);
+}
+
+static void scc__no_edges__index_order(void **state)
+{
+	(void)state;
+	int comp[5], order[5];
+	assert_int_equal(sart_scc(5, 0, NULL, NULL, comp, order), 5);
+	for (int i = 0; i < 5; i++) {
+		assert_int_equal(comp[i], i);
+		assert_int_equal(order[i], i);
+	}
+	/* two cycles and a self-loop: {0, 4}, {1}, {2, 3}; 4 -> 2 */
+	int from[] = {0, 4, 1, 2, 3, 4}, to[] = {4, 0, 1, 3, 2, 2};
+	assert_int_equal(sart_scc(5, 6, from, to, comp, order), 3);
+	assert_int_equal(comp[0], comp[4]);
+	assert_int_equal(comp[2], comp[3]);
+	assert_true(comp[0] < comp[2]);
+	assert_int_not_equal(comp[1], comp[0]);
+	assert_int_not_equal(comp[1], comp[2]);
+}
+
+/* ---- analysis ---------------------------------------------------------------------------- */
+
+/* A hand-made FMU with input u (0) and output y (1) that depends on u when mealy. */
+static const int dep_u[] = {0};
+static const SartVar mealy_vars[] = {
+	{"u", 0, SART_REAL, SART_CAUS_INPUT, NULL, 0},
+	{"y", 1, SART_REAL, SART_CAUS_OUTPUT, dep_u, 1},
+};
+static const SartVar moore_vars[] = {
+	{"u", 0, SART_REAL, SART_CAUS_INPUT, NULL, 0},
+	{"y", 1, SART_REAL, SART_CAUS_OUTPUT, NULL, 0},
+};
+static const SartVar unknown_vars[] = {
+	{"u", 0, SART_REAL, SART_CAUS_INPUT, NULL, 0},
+	{"y", 1, SART_REAL, SART_CAUS_OUTPUT, NULL, -1}, /* dependencies not given */
+};
+
+static SartFmu fake(const char *name, const SartVar *vars)
+{
+	return (SartFmu){name, "/nonexistent", name, "{}", SART_FMI2, 0, vars, 2};
+}
+
+static void analyse__mealy_feedback__loop_named(void **state)
+{
+	(void)state;
+	SartFmu fmus[] = {fake("A", mealy_vars), fake("B", unknown_vars), fake("C", moore_vars)};
+	SartConnection conns[] = {
+		{{0, 1}, {1, 0}, 1, 0}, /* A.y -> B.u */
+		{{1, 1}, {0, 0}, 1, 0}, /* B.y -> A.u */
+		{{1, 1}, {2, 0}, 1, 0}, /* B.y -> C.u */
+	};
+	SartScenario sc = {fmus, 3, conns, 3, NULL, 0, NULL, 0};
+	SartAnalysis *a;
+	char err[256];
+	assert_int_equal(sart_analyse(&sc, &a, err, sizeof err), 0);
+	assert_int_equal(a->nports, 6);
+	assert_int_equal(a->nedges, 5);
+	assert_int_equal(a->nloops, 1);
+	char text[256];
+	sart_loop_text(&sc, a, 0, text, sizeof text);
+	assert_contains(text, "A.u");
+	assert_contains(text, "A.y");
+	assert_contains(text, "B.u");
+	assert_contains(text, "B.y");
+	assert_null(strstr(text, "C."));
+	/* the loop comes before C, which it feeds */
+	assert_int_equal(a->fmu_order[2], 2);
+
+	SartMasterOptions o = {0, 1, 0.1, SART_JACOBI, SART_HOLD, 0, 0, NULL, NULL, NULL, NULL};
+	SartMasterResult r;
+	assert_int_equal(sart_master_run(&sc, &o, &r), 1);
+	assert_contains(r.message, "algebraic loop");
+	assert_contains(r.message, "not implemented yet");
+	assert_contains(r.message, "B.y");
+	sart_analysis_free(a);
+}
+
+static void analyse__moore_feedback__no_loop_and_order(void **state)
+{
+	(void)state;
+	/* C feeds A, A and B feed each other (Moore): the order is C, then A, B */
+	SartFmu fmus[] = {fake("A", moore_vars), fake("B", moore_vars), fake("C", moore_vars)};
+	SartConnection conns[] = {
+		{{0, 1}, {1, 0}, 1, 0},
+		{{1, 1}, {0, 0}, 1, 0},
+		{{2, 1}, {2, 0}, 1, 0}, /* C feeds itself: no loop without feedthrough */
+	};
+	SartScenario sc = {fmus, 3, conns, 3, NULL, 0, NULL, 0};
+	SartAnalysis *a;
+	char err[256];
+	assert_int_equal(sart_analyse(&sc, &a, err, sizeof err), 0);
+	assert_int_equal(a->nloops, 0);
+	assert_int_equal(a->ncomps, 6);
+	assert_int_equal(a->fmu_order[0], 0);
+	assert_int_equal(a->fmu_order[1], 1);
+	assert_int_equal(a->fmu_order[2], 2);
+	assert_int_equal(a->fmu_comp[0], a->fmu_comp[1]);
+	/* initialization: every output before the input it feeds */
+	for (int e = 0; e < a->nedges; e++)
+		assert_true(a->comp[a->edge_from[e]] < a->comp[a->edge_to[e]]);
+
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	sart_analysis_print(f, &sc, a);
+	fclose(f);
+	assert_contains(text, "A.y -> B.u  (connection)");
+	assert_contains(text, "execution order (Gauss-Seidel): A, B, C");
+	assert_contains(text, "algebraic loops: none");
+	free(text);
+	sart_analysis_free(a);
+}
+
+static void analyse__input_to_input__refused(void **state)
+{
+	(void)state;
+	SartFmu fmus[] = {fake("A", moore_vars), fake("B", moore_vars)};
+	SartConnection bad[] = {{{0, 0}, {1, 0}, 1, 0}};
+	SartScenario sc = {fmus, 2, bad, 1, NULL, 0, NULL, 0};
+	SartAnalysis *a = NULL;
+	char err[256];
+	assert_int_equal(sart_analyse(&sc, &a, err, sizeof err), -1);
+	assert_null(a);
+	assert_contains(err, "A.u -> B.u does not go from an output to an input");
+	SartConnection twice[] = {{{0, 1}, {1, 0}, 1, 0}, {{1, 1}, {1, 0}, 1, 0}};
+	sc.conns = twice;
+	sc.nconns = 2;
+	assert_int_equal(sart_analyse(&sc, &a, err, sizeof err), -1);
+	assert_contains(err, "B.u is fed by more than one connection");
+}
+
+/* ---- runs over the test FMUs ------------------------------------------------------------- */
+
+static const SartVar integrator_vars[] = {
+	{"u", 0, SART_REAL, SART_CAUS_INPUT, NULL, 0},
+	{"x", 1, SART_REAL, SART_CAUS_OUTPUT, NULL, 0},
+	{"x0", 2, SART_REAL, SART_CAUS_PARAMETER, NULL, 0},
+	{"fail_at", 3, SART_REAL, SART_CAUS_PARAMETER, NULL, 0},
+	{"nan_at", 4, SART_REAL, SART_CAUS_PARAMETER, NULL, 0},
+};
+enum { I_U, I_X, I_X0, I_FAIL_AT, I_NAN_AT };
+
+static char *dir_of(const char *model)
+{
+	char *d = malloc(512);
+	snprintf(d, 512, "%s/fmus/%s", test_build_dir(), model);
+	return d;
+}
+
+/* Every accepted point, and the log. */
+typedef struct Points {
+	int n;
+	double t[64];
+	double v[64][4];
+	char log[4096];
+} Points;
+
+static int collect(void *env, double t, const double values[], int n)
+{
+	Points *p = env;
+	if (p->n < 64) {
+		p->t[p->n] = t;
+		for (int i = 0; i < n && i < 4; i++)
+			p->v[p->n][i] = values[i];
+	}
+	p->n++;
+	return 0;
+}
+
+static void logger(void *env, SartStatus st, const char *category, const char *message)
+{
+	Points *p = env;
+	size_t used = strlen(p->log);
+	(void)st;
+	(void)category;
+	snprintf(p->log + used, sizeof p->log - used, "%s\n", message);
+}
+
+/* a (u = 1) -> b, recording a.x and b.x; extra start values appended. */
+static int run_chain(SartAlgorithm alg, SartApprox approx, int iterations, double stop,
+                     double h, const SartStart *extra, int nextra, unsigned caps_b,
+                     Points *p, SartMasterResult *r)
+{
+	char *dir = dir_of("integrator");
+	SartFmu fmus[] = {
+		{"a", dir, "integrator", INTEGRATOR_GUID, SART_FMI2,
+		 SART_CAP_GET_SET_STATE | SART_CAP_INPUT_DERIVATIVES, integrator_vars, 5},
+		{"b", dir, "integrator", INTEGRATOR_GUID, SART_FMI2, caps_b, integrator_vars, 5},
+	};
+	SartConnection conns[] = {{{0, I_X}, {1, I_U}, 1, 0}};
+	SartStart starts[8] = {{{0, I_U}, 1.0}};
+	for (int i = 0; i < nextra; i++)
+		starts[1 + i] = extra[i];
+	SartRef recs[] = {{0, I_X}, {1, I_X}};
+	SartScenario sc = {fmus, 2, conns, 1, starts, 1 + nextra, recs, 2};
+	SartMasterOptions o = {0, stop, h, alg, approx, iterations, 0, logger, p, collect, p};
+	memset(p, 0, sizeof *p);
+	int rc = sart_master_run(&sc, &o, r);
+	free(dir);
+	return rc;
+}
+
+#define ALL_CAPS (SART_CAP_GET_SET_STATE | SART_CAP_INPUT_DERIVATIVES)
+
+static void run__jacobi_hold__lags_one_step(void **state)
+{
+	(void)state;
+	Points p;
+	SartMasterResult r;
+	assert_int_equal(run_chain(SART_JACOBI, SART_HOLD, 0, 1, 0.1, NULL, 0, ALL_CAPS, &p, &r), 0);
+	assert_int_equal(p.n, 11);
+	assert_int_equal(r.accepted, 10);
+	assert_int_equal(r.rejected, 0);
+	assert_true(p.t[10] == 1.0); /* exactly on the stop time */
+	for (int n = 0; n <= 10; n++) {
+		assert_close(p.t[n], 0.1 * n, 1e-12);
+		assert_close(p.v[n][0], 0.1 * n, 1e-12);
+		assert_close(p.v[n][1], 0.01 * n * (n - 1) / 2, 1e-12);
+	}
+}
+
+static void run__gauss_seidel__linear_old_to_new_is_exact(void **state)
+{
+	(void)state;
+	Points p;
+	SartMasterResult r;
+	assert_int_equal(run_chain(SART_GAUSS_SEIDEL, SART_HOLD, 0, 1, 0.1, NULL, 0, ALL_CAPS, &p,
+	                           &r), 0);
+	assert_int_equal(p.n, 11);
+	for (int n = 0; n <= 10; n++)
+		assert_close(p.v[n][1], 0.01 * n * n / 2, 1e-12);
+	/* b without canInterpolateInputs holds a.x(t_n+1): H^2 n (n + 1) / 2 */
+	assert_int_equal(run_chain(SART_GAUSS_SEIDEL, SART_HOLD, 0, 1, 0.1, NULL, 0,
+	                           SART_CAP_GET_SET_STATE, &p, &r), 0);
+	assert_close(p.v[10][1], 0.55, 1e-12);
+}
+
+static void run__jacobi_linear__extrapolates_after_first_step(void **state)
+{
+	(void)state;
+	Points p;
+	SartMasterResult r;
+	assert_int_equal(run_chain(SART_JACOBI, SART_LINEAR, 0, 1, 0.1, NULL, 0, ALL_CAPS, &p, &r),
+	                 0);
+	assert_close(p.v[1][1], 0.0, 1e-12); /* held on the first step */
+	for (int n = 1; n <= 10; n++)
+		assert_close(p.v[n][1], 0.01 * (n * n - 1) / 2, 1e-12);
+}
+
+static void run__jacobi_iteration__second_pass_exact(void **state)
+{
+	(void)state;
+	Points p;
+	SartMasterResult r;
+	assert_int_equal(run_chain(SART_JACOBI, SART_HOLD, 1, 1, 0.1, NULL, 0, ALL_CAPS, &p, &r), 0);
+	for (int n = 0; n <= 10; n++)
+		assert_close(p.v[n][1], 0.01 * n * n / 2, 1e-12);
+	assert_int_equal(r.iterations, 10);
+	assert_int_equal(r.rollbacks, 10);
+	/* iterations need every FMU to roll back */
+	assert_int_equal(run_chain(SART_JACOBI, SART_HOLD, 1, 1, 0.1, NULL, 0,
+	                           SART_CAP_INPUT_DERIVATIVES, &p, &r), 1);
+	assert_contains(r.message, "b cannot get and set its state");
+	assert_int_equal(p.n, 0);
+}
+
+static void run__stop_not_on_grid__last_step_shortened(void **state)
+{
+	(void)state;
+	Points p;
+	SartMasterResult r;
+	assert_int_equal(run_chain(SART_GAUSS_SEIDEL, SART_HOLD, 0, 1, 0.3, NULL, 0, ALL_CAPS, &p,
+	                           &r), 0);
+	assert_int_equal(p.n, 5);
+	assert_close(p.t[3], 0.9, 1e-12);
+	assert_true(p.t[4] == 1.0);
+	assert_close(p.v[4][0], 1.0, 1e-12);
+	assert_close(p.v[4][1], 0.5, 1e-12);
+}
+
+static void run__fmu_fails__accepted_points_kept(void **state)
+{
+	(void)state;
+	Points p;
+	SartMasterResult r;
+	SartStart fail_b[] = {{{1, I_FAIL_AT}, 0.35}};
+	assert_int_equal(run_chain(SART_GAUSS_SEIDEL, SART_HOLD, 0, 1, 0.1, fail_b, 1, ALL_CAPS, &p,
+	                           &r), 1);
+	assert_int_equal(p.n, 4); /* 0, 0.1, 0.2, 0.3 */
+	assert_close(p.t[3], 0.3, 1e-12);
+	assert_int_equal(r.accepted, 3);
+	assert_close(r.t, 0.3, 1e-12);
+	assert_contains(r.message, "[b] fmi2DoStep(t = 0.3");
+	assert_contains(r.message, "returned fmi2Error");
+	/* the FMU's own words were passed on, the seam's failure message only once */
+	assert_contains(p.log, "fail_at = 0.35 reached");
+	assert_null(strstr(strstr(p.log, "returned fmi2Error") + 1, "returned fmi2Error"));
+}
+
+static void run__nan_on_connection__error_at_that_step(void **state)
+{
+	(void)state;
+	Points p;
+	SartMasterResult r;
+	SartStart nan_a[] = {{{0, I_NAN_AT}, 0.25}};
+	assert_int_equal(run_chain(SART_JACOBI, SART_HOLD, 0, 1, 0.1, nan_a, 1, ALL_CAPS, &p, &r),
+	                 1);
+	assert_int_equal(p.n, 3); /* 0, 0.1, 0.2: the step to 0.3 produced the NaN */
+	assert_contains(r.message, "at t = 0.3");
+	assert_contains(r.message, "a.x is nan");
+}
+
+static const SartVar controller_vars[] = {
+	{"obj_detected", 0, SART_BOOLEAN, SART_CAUS_INPUT, NULL, 0},
+	{"down", 8, SART_BOOLEAN, SART_CAUS_OUTPUT, NULL, 0},
+	{"chart_state", 0, SART_INTEGER, SART_CAUS_OTHER, NULL, 0},
+};
+
+static int run_controller(unsigned caps, Points *p, SartMasterResult *r)
+{
+	char *dir = dir_of("controller");
+	SartFmu fmus[] = {{"ctl", dir, "controller", CONTROLLER_GUID, SART_FMI2, caps,
+	                   controller_vars, 3}};
+	SartStart starts[] = {{{0, 0}, 1.0}};
+	SartRef recs[] = {{0, 1}, {0, 2}};
+	SartScenario sc = {fmus, 1, NULL, 0, starts, 1, recs, 2};
+	SartMasterOptions o = {0, 2, 0.3, SART_GAUSS_SEIDEL, SART_HOLD, 0, 0, logger, p, collect, p};
+	memset(p, 0, sizeof *p);
+	int rc = sart_master_run(&sc, &o, r);
+	free(dir);
+	return rc;
+}
+
+static void run__discard__redone_to_land_on_expiry(void **state)
+{
+	(void)state;
+	Points p;
+	SartMasterResult r;
+	/* Emergency from 0.3 to 1.3: the step 1.2 -> 1.5 is discarded at 1.3 and redone */
+	assert_int_equal(run_controller(SART_CAP_GET_SET_STATE, &p, &r), 0);
+	double want[] = {0, 0.3, 0.6, 0.9, 1.2, 1.3, 1.6, 1.9, 2.0};
+	assert_int_equal(p.n, 9);
+	for (int i = 0; i < 9; i++)
+		assert_close(p.t[i], want[i], 1e-12);
+	assert_true(p.t[8] == 2.0);
+	assert_int_equal(r.accepted, 8);
+	assert_int_equal(r.rejected, 1);
+	assert_int_equal(r.rollbacks, 1);
+	assert_close(p.v[1][0], 1, 0);  /* down in Emergency */
+	assert_close(p.v[1][1], 5, 0);  /* chart_state Emergency */
+
+	/* without get/set state the discard cannot be redone: a clear error */
+	assert_int_equal(run_controller(0, &p, &r), 1);
+	assert_contains(r.message, "ctl discarded the step from t = 1.2");
+	assert_contains(r.message, "ctl cannot");
+	assert_int_equal(p.n, 5);
+}
+
+static const SartVar obstacle_vars[] = {
+	{"disp", 0, SART_REAL, SART_CAUS_INPUT, NULL, 0},
+	{"reaction_force", 1, SART_REAL, SART_CAUS_OUTPUT, dep_u, 1},
+};
+
+static void run__bad_options_and_load__reported(void **state)
+{
+	(void)state;
+	Points p;
+	SartMasterResult r;
+	char *dir = dir_of("obstacle");
+	SartFmu fmus[] = {{"obs", dir, "obstacle", "{wrong}", SART_FMI2, 0, obstacle_vars, 2}};
+	SartRef recs[] = {{0, 1}};
+	SartScenario sc = {fmus, 1, NULL, 0, NULL, 0, recs, 1};
+	SartMasterOptions o = {0, 1, 0, SART_JACOBI, SART_HOLD, 0, 0, logger, &p, collect, &p};
+	memset(&p, 0, sizeof p);
+	assert_int_equal(sart_master_run(&sc, &o, &r), 1);
+	assert_contains(r.message, "step size 0 is not positive");
+	o.step = 0.1;
+	assert_int_equal(sart_master_run(&sc, &o, &r), 1);
+	assert_contains(r.message, "[obs]");
+	assert_int_equal(p.n, 0);
+	/* the right GUID: a Mealy FMU alone runs, its output following the held input */
+	fmus[0].guid = OBSTACLE_GUID;
+	assert_int_equal(sart_master_run(&sc, &o, &r), 0);
+	assert_int_equal(p.n, 11);
+	assert_close(p.v[10][0], 0.0, 0);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(scc__chain__one_component_per_node_in_order),
+		cmocka_unit_test(scc__cycle_with_tail__cycle_is_one_component),
+		cmocka_unit_test(scc__no_edges__index_order),
+		cmocka_unit_test(analyse__mealy_feedback__loop_named),
+		cmocka_unit_test(analyse__moore_feedback__no_loop_and_order),
+		cmocka_unit_test(analyse__input_to_input__refused),
+		cmocka_unit_test(run__jacobi_hold__lags_one_step),
+		cmocka_unit_test(run__gauss_seidel__linear_old_to_new_is_exact),
+		cmocka_unit_test(run__jacobi_linear__extrapolates_after_first_step),
+		cmocka_unit_test(run__jacobi_iteration__second_pass_exact),
+		cmocka_unit_test(run__stop_not_on_grid__last_step_shortened),
+		cmocka_unit_test(run__fmu_fails__accepted_points_kept),
+		cmocka_unit_test(run__nan_on_connection__error_at_that_step),
+		cmocka_unit_test(run__discard__redone_to_land_on_expiry),
+		cmocka_unit_test(run__bad_options_and_load__reported),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
