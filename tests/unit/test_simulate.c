@@ -1,0 +1,303 @@
+/* test_simulate.c — `sacc simulate` as users run it: the sacc binary of the build
+ * directory (SACC_BUILD, default build) started with system(), on the test FMUs and on
+ * small scenario modules written here.  Checks the CSV byte for byte, the exit statuses
+ * (0 success, 1 simulation or script error, 2 usage), the result left by a failing run,
+ * the messages, and that the private temporary directory is gone afterwards. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sacc_test.h"
+
+#define assert_contains(haystack, needle)                                                   \
+	do {                                                                                \
+		if (!strstr((haystack), (needle))) {                                        \
+			print_error("'%s' not found in:\n%s\n", (needle), (haystack));      \
+			fail();                                                             \
+		}                                                                           \
+	} while (0)
+
+typedef struct Ctx {
+	char dir[256];   /* scratch: scripts, results, TMPDIR */
+	char tmp[300];   /* the TMPDIR given to sacc */
+	char cmd[4096];
+} Ctx;
+
+static int setup(void **state)
+{
+	Ctx *c = calloc(1, sizeof *c);
+	snprintf(c->dir, sizeof c->dir, "/tmp/test_simulate-XXXXXX");
+	if (!mkdtemp(c->dir))
+		return -1;
+	snprintf(c->tmp, sizeof c->tmp, "%s/tmp", c->dir);
+	snprintf(c->cmd, sizeof c->cmd, "mkdir '%s'", c->tmp);
+	if (system(c->cmd) != 0)
+		return -1;
+	*state = c;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	Ctx *c = *state;
+	snprintf(c->cmd, sizeof c->cmd, "rm -rf '%s'", c->dir);
+	int rc = system(c->cmd);
+	free(c);
+	return rc == 0 ? 0 : -1;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return strdup("");
+	char *buf = calloc(1, 1 << 16);
+	size_t n = fread(buf, 1, (1 << 16) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static void write_text(Ctx *c, const char *name, const char *text)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/%s", c->dir, name);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Runs `sacc simulate ARGS` (stdout to out.txt, stderr to err.txt in the scratch
+ * directory); returns the exit status. */
+static int simulate(Ctx *c, const char *args)
+{
+	const char *b = test_build_dir();
+	snprintf(c->cmd, sizeof c->cmd,
+	         "TMPDIR='%s' '%s/sacc' simulate -L '%s/fmus' %s >'%s/out.txt' 2>'%s/err.txt'",
+	         c->tmp, b, b, args, c->dir, c->dir);
+	int st = system(c->cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char *file_in(Ctx *c, const char *name)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/%s", c->dir, name);
+	return slurp(path);
+}
+
+/* Nothing left in the TMPDIR sacc was given. */
+static void assert_tmp_empty(Ctx *c)
+{
+	DIR *d = opendir(c->tmp);
+	assert_non_null(d);
+	struct dirent *e;
+	int n = 0;
+	while ((e = readdir(d)) != NULL)
+		n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+	closedir(d);
+	assert_int_equal(n, 0);
+}
+
+static void simulate__one_fmu__exact_csv(void **state)
+{
+	Ctx *c = *state;
+	char args[1024];
+	snprintf(args, sizeof args, "'%s/fmus/integrator.fmu' --stop 0.2 --step 0.1 "
+	         "--set integrator.u=2 --set integrator.x0=1 -o '%s/r.csv'", test_build_dir(),
+	         c->dir);
+	assert_int_equal(simulate(c, args), 0);
+	char *csv = file_in(c, "r.csv");
+	assert_string_equal(csv, "time,integrator.x\n"
+	                         "0,1\n"
+	                         "0.10000000000000001,1.2\n"
+	                         "0.20000000000000001,1.3999999999999999\n");
+	free(csv);
+	char *err = file_in(c, "err.txt");
+	assert_contains(err, "sacc simulate: done at t = 0.20000000000000001: 2 steps accepted, "
+	                     "0 rejected, 0 iterations, 0 rollbacks");
+	free(err);
+	char *out = file_in(c, "out.txt");
+	assert_string_equal(out, "");
+	free(out);
+	assert_tmp_empty(c);
+}
+
+static const char chain_sa[] =
+	"module chain\n"
+	"fmu Integrator a at \"integrator.fmu\"\n"
+	"fmu Integrator b at \"integrator.fmu\"\n"
+	"\n"
+	"a.x -> b.u\n";
+
+static void simulate__scenario__masters_by_hand(void **state)
+{
+	Ctx *c = *state;
+	char args[1024];
+	write_text(c, "chain.sa", chain_sa);
+	const char *opts[] = {"--master jacobi", "", "--master jacobi --approx linear",
+	                      "--master=jacobi --iterations 1"};
+	const char *last[] = {"1,1,0.44999999999999996\n", "1,1,0.5\n", "1,1,0.495\n",
+	                      "1,1,0.5\n"};
+	for (int i = 0; i < 4; i++) {
+		snprintf(args, sizeof args, "'%s/chain.sa' --stop 1 --step 0.1 --set a.u=1 %s",
+		         c->dir, opts[i]);
+		assert_int_equal(simulate(c, args), 0);
+		char *out = file_in(c, "out.txt");
+		assert_true(strncmp(out, "time,a.x,b.x\n0,0,0\n", 19) == 0);
+		size_t n = strlen(out), m = strlen(last[i]);
+		assert_true(n > m);
+		assert_string_equal(out + n - m, last[i]);
+		free(out);
+	}
+	/* --record picks and orders the columns */
+	snprintf(args, sizeof args, "'%s/chain.sa' --stop 0.1 --step 0.1 --set a.u=1 "
+	         "--record b.x,a.u --record a.x", c->dir);
+	assert_int_equal(simulate(c, args), 0);
+	char *out = file_in(c, "out.txt");
+	assert_string_equal(out, "time,b.x,a.u,a.x\n0,0,1,0\n0.10000000000000001,0.005000000000000001,"
+	                         "1,0.10000000000000001\n");
+	free(out);
+	assert_tmp_empty(c);
+}
+
+static void simulate__explain__graph_and_order(void **state)
+{
+	Ctx *c = *state;
+	char args[512];
+	write_text(c, "chain.sa", chain_sa);
+	snprintf(args, sizeof args, "'%s/chain.sa' --explain", c->dir);
+	assert_int_equal(simulate(c, args), 0);
+	char *out = file_in(c, "out.txt");
+	assert_contains(out, "a.x -> b.u  (connection)");
+	assert_contains(out, "initialization order: a.u, a.x, b.u, b.x");
+	assert_contains(out, "execution order (Gauss-Seidel): a, b");
+	assert_contains(out, "algebraic loops: none");
+	free(out);
+	assert_tmp_empty(c);
+}
+
+static void simulate__fmu_fails__csv_kept_exit_1(void **state)
+{
+	Ctx *c = *state;
+	char args[1024];
+	write_text(c, "chain.sa", chain_sa);
+	snprintf(args, sizeof args, "'%s/chain.sa' --stop 1 --step 0.1 --set a.u=1 "
+	         "--set b.fail_at=0.35 -o '%s/r.csv'", c->dir, c->dir);
+	assert_int_equal(simulate(c, args), 1);
+	char *csv = file_in(c, "r.csv");
+	assert_string_equal(csv, "time,a.x,b.x\n"
+	                         "0,0,0\n"
+	                         "0.10000000000000001,0.10000000000000001,0.005000000000000001\n"
+	                         "0.20000000000000001,0.20000000000000001,0.020000000000000004\n"
+	                         "0.30000000000000004,0.30000000000000004,0.045000000000000012\n");
+	free(csv);
+	char *err = file_in(c, "err.txt");
+	assert_contains(err, "[b] fmi2DoStep(t = 0.30000000000000004");
+	assert_contains(err, "returned fmi2Error");
+	assert_contains(err, "stopped at t = 0.30000000000000004: 3 steps accepted");
+	free(err);
+	assert_tmp_empty(c);
+
+	/* a NaN on a connection */
+	snprintf(args, sizeof args, "'%s/chain.sa' --stop 1 --step 0.1 --set a.u=1 "
+	         "--set a.nan_at=0.25", c->dir);
+	assert_int_equal(simulate(c, args), 1);
+	err = file_in(c, "err.txt");
+	assert_contains(err, "a.x is nan");
+	free(err);
+}
+
+static void simulate__discard__lands_on_expiry(void **state)
+{
+	Ctx *c = *state;
+	char args[512];
+	snprintf(args, sizeof args, "'%s/fmus/controller.fmu' --stop 1.5 --step 0.3 "
+	         "--set controller.obj_detected=true --record controller.down", test_build_dir());
+	assert_int_equal(simulate(c, args), 0);
+	char *out = file_in(c, "out.txt");
+	assert_contains(out, "\n1.2,1\n1.3,1\n1.5,1\n");
+	free(out);
+	char *err = file_in(c, "err.txt");
+	assert_contains(err, "6 steps accepted, 1 rejected, 0 iterations, 1 rollbacks");
+	free(err);
+}
+
+static void simulate__usage_errors__exit_2(void **state)
+{
+	Ctx *c = *state;
+	char fmu[512], args[1024];
+	snprintf(fmu, sizeof fmu, "'%s/fmus/integrator.fmu'", test_build_dir());
+	struct {
+		const char *opts, *msg;
+	} cases[] = {
+		{"--approx quadratic", "--approx quadratic is not implemented yet"},
+		{"--sweep x", "--sweep is not implemented yet"},
+		{"--master newton", "'newton' is neither jacobi nor gauss-seidel"},
+		{"--bogus", "unknown option '--bogus'"},
+		{"--stop", "--stop needs a value"},
+		{"--step abc", "'abc' is not a finite number"},
+		{"--iterations -1", "is not a count"},
+		{"--set nobody.x=1", "no fmu instance 'nobody'; the instances are: integrator"},
+		{"--set integrator.nope=1", "fmu 'integrator' has no variable 'nope'"},
+		{"--set integrator.x=1", "cannot be set"},
+		{"--record integrator", "is not INSTANCE.VARIABLE"},
+		{"--stop 1 --start 2", "the stop time is before the start time"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		snprintf(args, sizeof args, "%s %s", fmu, cases[i].opts);
+		int rc = simulate(c, args);
+		char *err = file_in(c, "err.txt");
+		if (rc != 2)
+			print_error("%s: exit %d\n%s", cases[i].opts, rc, err);
+		assert_int_equal(rc, 2);
+		assert_contains(err, cases[i].msg);
+		free(err);
+	}
+	assert_int_equal(simulate(c, ""), 2);
+	assert_tmp_empty(c);
+}
+
+static void simulate__script_error__diagnostic_shape(void **state)
+{
+	Ctx *c = *state;
+	char args[512];
+	write_text(c, "bad.sa", "module bad\n"
+	                        "fmu Integrator a at \"integrator.fmu\"\n"
+	                        "fmu Integrator b at \"integrator.fmu\"\n"
+	                        "a.x -> b.v\n");
+	snprintf(args, sizeof args, "'%s/bad.sa'", c->dir);
+	assert_int_equal(simulate(c, args), 1);
+	char *err = file_in(c, "err.txt");
+	assert_contains(err, "bad.sa:4:");
+	assert_contains(err, "error: fmu 'b' has no port 'v'");
+	free(err);
+	snprintf(args, sizeof args, "'%s/nonexistent.fmu'", c->dir);
+	assert_int_equal(simulate(c, args), 1);
+	assert_tmp_empty(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(simulate__one_fmu__exact_csv, setup, teardown),
+		cmocka_unit_test_setup_teardown(simulate__scenario__masters_by_hand, setup, teardown),
+		cmocka_unit_test_setup_teardown(simulate__explain__graph_and_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(simulate__fmu_fails__csv_kept_exit_1, setup, teardown),
+		cmocka_unit_test_setup_teardown(simulate__discard__lands_on_expiry, setup, teardown),
+		cmocka_unit_test_setup_teardown(simulate__usage_errors__exit_2, setup, teardown),
+		cmocka_unit_test_setup_teardown(simulate__script_error__diagnostic_shape, setup,
+		                                teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
