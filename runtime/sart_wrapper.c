@@ -91,6 +91,13 @@ typedef struct Stack {
 	unsigned n, cap;
 } Stack;
 
+/* Which of an inner's port groups are non-empty, worked out once at fmi2Instantiate, so
+ * that a step visits only those: most inners have Real ports and nothing else. */
+typedef struct Plan {
+	unsigned char in[SART_NTYPES], nin;
+	unsigned char out[SART_NTYPES], nout;
+} Plan;
+
 struct SartWrapper {
 	unsigned magic;
 	char *name;
@@ -110,8 +117,10 @@ struct SartWrapper {
 	int g_valid;              /* reads come from scratch */
 
 	SartInner **inner;
+	Plan *plan;               /* per inner */
 	double *last;             /* per inner: the time it last stepped to */
-	unsigned char *is_set;    /* per external vr of each type, at is_set_off[type] */
+	unsigned char *is_set;    /* per external vr of each type, at is_set_off[type]; this
+	                           * and snap_is_set are allocated in whole MARK_BLOCKs */
 	unsigned is_set_off[SART_NTYPES + 1];
 	double *du;               /* per sart_model.real_inputs: pending derivative */
 	unsigned char *du_set;
@@ -281,14 +290,22 @@ static void fail(SartWrapper *w, SartStatus st, const char *fmt, ...)
 		longjmp(w->jmp, 1);
 }
 
-/* An inner call's status: Warning is remembered, Error and Fatal fail. */
-static void check_inner(SartWrapper *w, SartStatus st, unsigned f, const char *what)
+static void inner_failed(SartWrapper *w, SartStatus st, unsigned f, const char *what)
 {
+	fail(w, st, "[wrapper] %s of '%s' failed: %s", what, sart_model.inners[f].name,
+	     sart_inner_message(w->inner[f]));
+}
+
+/* An inner call's status: Warning is remembered, Error and Fatal fail.  Inline, so that the
+ * usual SART_OK costs one comparison. */
+static inline void check_inner(SartWrapper *w, SartStatus st, unsigned f, const char *what)
+{
+	if (st == SART_OK)
+		return;
 	if (st == SART_WARNING)
 		w->warned = 1;
 	else if (st >= SART_ERROR)
-		fail(w, st, "[wrapper] %s of '%s' failed: %s", what, sart_model.inners[f].name,
-		     sart_inner_message(w->inner[f]));
+		inner_failed(w, st, f, what);
 }
 
 /* Runs body(w) with failures jumping back here; the worst status seen. */
@@ -362,65 +379,118 @@ static int *ints(unsigned char *s, size_t off)
 	return (int *)(void *)(s + off);
 }
 
+/* The is_set marks are cleared after every step.  They are allocated in whole blocks so that
+ * this is a store or two of constant size, which the compiler inlines, instead of a call to
+ * memset for a handful of bytes. */
+#define MARK_BLOCK 16
+
+static size_t mark_blocks(size_t n)
+{
+	return n / MARK_BLOCK + 1;
+}
+
+static void clear_marks(SartWrapper *w)
+{
+	for (unsigned i = 0; i < w->is_set_off[SART_NTYPES]; i += MARK_BLOCK)
+		memset(w->is_set + i, 0, MARK_BLOCK);
+}
+
+static void bad_input(SartWrapper *w, unsigned f, const SartPorts *p, unsigned k, double v)
+{
+	fail(w, SART_ERROR, "[wrapper] rule sets %s.%s to %s", sart_model.inners[f].name,
+	     p->names[k], isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
+}
+
+/* Sets the Real inputs of inner f that rules assigned, clearing their flags as it takes them
+ * (a failure from here on fails the whole call, so no flag has to survive it).  Every input
+ * assigned is the usual case, and then the Storage's own arrays go as they are; only once an
+ * input is missing are the assigned ones gathered, the run of them before the first gap
+ * copied afterwards.  Everything the loop needs is in locals: its byte stores could alias
+ * any field read through a pointer. */
+static void flush_real(SartWrapper *w, unsigned char *s, unsigned f)
+{
+	const SartPorts *p = &sart_model.inners[f].in[SART_REAL];
+	const unsigned np = p->n;
+	const SartVr *vr = p->vr;
+	unsigned char *assigned = s + p->assigned;
+	const double *v = reals(s, p->values);
+	SartVr *vrbuf = w->vrbuf;
+	double *rbuf = w->rbuf;
+	unsigned n = 0, gap = np;
+	SartStatus st;
+	for (unsigned k = 0; k < np; k++) {
+		if (!assigned[k]) {
+			if (gap == np)
+				gap = k;
+			continue;
+		}
+		assigned[k] = 0;
+		if (!isfinite(v[k]))
+			bad_input(w, f, p, k, v[k]);
+		if (n != k) {
+			vrbuf[n] = vr[k];
+			rbuf[n] = v[k];
+		}
+		n++;
+	}
+	if (n == np) {
+		st = sart_inner_set_real(w->inner[f], vr, n, v);
+	} else if (n) {
+		memcpy(vrbuf, vr, gap * sizeof *vrbuf);
+		memcpy(rbuf, v, gap * sizeof *rbuf);
+		st = sart_inner_set_real(w->inner[f], vrbuf, n, rbuf);
+	} else {
+		return;
+	}
+	check_inner(w, st, f, "setting the inputs");
+}
+
+/* The same for Integer and Boolean inputs (Booleans normalised to 0 or 1), always gathered:
+ * they are rare. */
+static void flush_ints(SartWrapper *w, unsigned char *s, unsigned f, int t)
+{
+	const SartPorts *p = &sart_model.inners[f].in[t];
+	unsigned char *assigned = s + p->assigned;
+	const int *v = ints(s, p->values);
+	unsigned n = 0;
+	SartStatus st;
+	for (unsigned k = 0; k < p->n; k++) {
+		if (!assigned[k])
+			continue;
+		assigned[k] = 0;
+		w->vrbuf[n] = p->vr[k];
+		w->ibuf[n] = t == SART_BOOLEAN ? v[k] != 0 : v[k];
+		n++;
+	}
+	if (!n)
+		return;
+	if (t == SART_INTEGER)
+		st = sart_inner_set_integer(w->inner[f], w->vrbuf, n, w->ibuf);
+	else
+		st = sart_inner_set_boolean(w->inner[f], w->vrbuf, n, w->ibuf);
+	check_inner(w, st, f, "setting the inputs");
+}
+
 /* Sets the inputs of inner f that rules assigned, then clears their flags. */
 static void flush_inputs(SartWrapper *w, unsigned char *s, unsigned f)
 {
-	const SartInnerModel *im = &sart_model.inners[f];
-	for (int t = 0; t < SART_NTYPES; t++) {
-		const SartPorts *p = &im->in[t];
-		unsigned char *assigned = s + p->assigned;
-		size_t n = 0;
-		int all = 1;
-		if (!p->n)
-			continue;
-		for (unsigned k = 0; k < p->n; k++) {
-			all &= assigned[k];
-			if (t == SART_REAL && assigned[k]) {
-				double v = reals(s, p->values)[k];
-				if (!isfinite(v))
-					fail(w, SART_ERROR, "[wrapper] rule sets %s.%s to %s", im->name,
-					     p->names[k], isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
-			}
-		}
-		SartStatus st;
-		if (all && t != SART_BOOLEAN) {
-			/* The usual case, every input assigned: the Storage's own array goes as it is. */
-			st = t == SART_REAL
-			         ? sart_inner_set_real(w->inner[f], p->vr, p->n, reals(s, p->values))
-			         : sart_inner_set_integer(w->inner[f], p->vr, p->n, ints(s, p->values));
-		} else {
-			for (unsigned k = 0; k < p->n; k++) {
-				if (!assigned[k])
-					continue;
-				w->vrbuf[n] = p->vr[k];
-				if (t == SART_REAL)
-					w->rbuf[n] = reals(s, p->values)[k];
-				else if (t == SART_INTEGER)
-					w->ibuf[n] = ints(s, p->values)[k];
-				else
-					w->ibuf[n] = ints(s, p->values)[k] != 0;
-				n++;
-			}
-			if (!n)
-				continue;
-			st = t == SART_REAL      ? sart_inner_set_real(w->inner[f], w->vrbuf, n, w->rbuf)
-			     : t == SART_INTEGER ? sart_inner_set_integer(w->inner[f], w->vrbuf, n, w->ibuf)
-			                         : sart_inner_set_boolean(w->inner[f], w->vrbuf, n, w->ibuf);
-		}
-		check_inner(w, st, f, "setting the inputs");
-		memset(assigned, 0, p->n);
+	const Plan *pl = &w->plan[f];
+	for (unsigned i = 0; i < pl->nin; i++) {
+		if (pl->in[i] == SART_REAL)
+			flush_real(w, s, f);
+		else
+			flush_ints(w, s, f, pl->in[i]);
 	}
 }
 
 /* Reads every output of inner f into the Storage. */
 static void read_outputs(SartWrapper *w, unsigned char *s, unsigned f)
 {
-	const SartInnerModel *im = &sart_model.inners[f];
-	for (int t = 0; t < SART_NTYPES; t++) {
-		const SartPorts *p = &im->out[t];
+	const Plan *pl = &w->plan[f];
+	for (unsigned i = 0; i < pl->nout; i++) {
+		int t = pl->out[i];
+		const SartPorts *p = &sart_model.inners[f].out[t];
 		SartStatus st;
-		if (!p->n)
-			continue;
 		if (t == SART_REAL)
 			st = sart_inner_get_real(w->inner[f], p->vr, p->n, reals(s, p->values));
 		else if (t == SART_INTEGER)
@@ -661,6 +731,7 @@ static void wrapper_free(SartWrapper *w)
 			sart_inner_free(w->inner[f]);
 	w->magic = 0;
 	free(w->inner);
+	free(w->plan);
 	free(w->stacks);
 	free(w->snap_inner);
 	free(w->slot);
@@ -770,14 +841,15 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
 	w->snap_inner = calloc(ni, sizeof *w->snap_inner);
 	w->slot = calloc(ni, sizeof *w->slot);
 	w->stacks = calloc(ni, sizeof *w->stacks);
-	w->is_set = calloc(nvr_total + 1, 1);
-	w->snap_is_set = calloc(nvr_total + 1, 1);
+	w->plan = calloc(ni, sizeof *w->plan);
+	w->is_set = calloc(mark_blocks(nvr_total), MARK_BLOCK);
+	w->snap_is_set = calloc(mark_blocks(nvr_total), MARK_BLOCK);
 	w->du = calloc(m->nreal_inputs + 1, sizeof *w->du);
 	w->du_set = calloc(m->nreal_inputs + 1, 1);
 	w->vrbuf = calloc(maxports, sizeof *w->vrbuf);
 	w->rbuf = calloc(maxports, sizeof *w->rbuf);
 	w->ibuf = calloc(maxports, sizeof *w->ibuf);
-	if (!w->storage || !w->scratch || !w->snap_storage || !w->inner || !w->last ||
+	if (!w->storage || !w->scratch || !w->snap_storage || !w->inner || !w->plan || !w->last ||
 	    !w->snap_last || !w->snap_inner || !w->slot || !w->stacks || !w->is_set ||
 	    !w->snap_is_set || !w->du || !w->du_set || !w->vrbuf || !w->rbuf || !w->ibuf) {
 		wlog(w, SART_ERROR, "fmi2Instantiate: out of memory");
@@ -790,6 +862,12 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
 		size_t len = strlen(w->resources) + 1 + strlen(im->name) + 1;
 		if (!(im->caps & SART_CAP_GET_SET_STATE))
 			w->can_snapshot = 0;
+		for (int t = 0; t < SART_NTYPES; t++) {
+			if (im->in[t].n)
+				w->plan[f].in[w->plan[f].nin++] = (unsigned char)t;
+			if (im->out[t].n)
+				w->plan[f].out[w->plan[f].nout++] = (unsigned char)t;
+		}
 		inner_dir = malloc(len);
 		if (!inner_dir) {
 			wlog(w, SART_ERROR, "fmi2Instantiate: out of memory");
@@ -930,7 +1008,7 @@ fmi2Status fmi2ExitInitializationMode(fmi2Component c)
 	SartStatus st = guarded(w, init_body);
 	if (st >= SART_ERROR)
 		return settle(w, st);
-	memset(w->is_set, 0, w->is_set_off[SART_NTYPES]);
+	clear_marks(w);
 	w->g_dirty = 0;
 	w->g_valid = 0;
 	w->phase = PH_STEP_COMPLETE;
@@ -977,7 +1055,7 @@ fmi2Status fmi2Reset(fmi2Component c)
 		return settle(w, st);
 	storage_defaults(w);
 	memset(&w->ex, 0, sizeof w->ex);
-	memset(w->is_set, 0, w->is_set_off[SART_NTYPES]);
+	clear_marks(w);
 	memset(w->du, 0, sart_model.nreal_inputs * sizeof *w->du);
 	memset(w->du_set, 0, sart_model.nreal_inputs);
 	w->time = 0.0;
@@ -1365,7 +1443,7 @@ fmi2Status fmi2DoStep(fmi2Component c, fmi2Real t, fmi2Real H,
 	if (accepted(Ht, H)) {
 		w->time = t + H;
 		w->last_ok = w->time;
-		memset(w->is_set, 0, w->is_set_off[SART_NTYPES]);
+		clear_marks(w);
 		if (w->du_pending) {
 			memset(w->du, 0, sart_model.nreal_inputs * sizeof *w->du);
 			memset(w->du_set, 0, sart_model.nreal_inputs);
