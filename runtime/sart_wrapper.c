@@ -39,6 +39,14 @@
 
 #include "fmi2/fmi2Functions.h"
 
+/* For the few functions of the per-step path that must be inlined into their callers to be
+ * specialised (a type that is a constant there) or to keep their locals in registers. */
+#if defined(__GNUC__) || defined(__clang__)
+#define HOT_INLINE inline __attribute__((always_inline))
+#else
+#define HOT_INLINE inline
+#endif
+
 #define WRAPPER_MAGIC 0x53415757u /* guards against stale or foreign instance pointers */
 #define STATE_MAGIC 0x5341575354415445ull
 
@@ -339,17 +347,22 @@ static const char *phase_name(Phase p)
 	return "?";
 }
 
-/* The instance behind c when fn may be called in its state; NULL (after logging) if not. */
-static SartWrapper *enter(fmi2Component c, const char *fn, unsigned allowed)
+/* Why enter() refused c: logs when the instance is valid but in the wrong state. */
+static SartWrapper *refuse(SartWrapper *w, const char *fn)
+{
+	if (w && w->magic == WRAPPER_MAGIC)
+		wlog(w, SART_ERROR, "%s is not allowed in state %s", fn, phase_name(w->phase));
+	return NULL;
+}
+
+/* The instance behind c when fn may be called in its state; NULL (after logging) if not.
+ * Inline, so that an allowed call costs three comparisons. */
+static inline SartWrapper *enter(fmi2Component c, const char *fn, unsigned allowed)
 {
 	SartWrapper *w = c;
-	if (!w || w->magic != WRAPPER_MAGIC)
-		return NULL;
-	if (!(w->phase & allowed)) {
-		wlog(w, SART_ERROR, "%s is not allowed in state %s", fn, phase_name(w->phase));
-		return NULL;
-	}
-	return w;
+	if (w && w->magic == WRAPPER_MAGIC && (w->phase & allowed))
+		return w;
+	return refuse(w, fn);
 }
 
 /* A failing status moves the instance to the error or fatal state. */
@@ -1106,8 +1119,25 @@ static void log_values(SartWrapper *w, const char *fn, SartType t, const fmi2Val
 	         used + 64 >= sizeof buf ? ", ..." : "");
 }
 
-static fmi2Status get_values(fmi2Component c, const char *fn, SartType t,
-                             const fmi2ValueReference vr[], size_t nvr, void *values)
+/* G before a get that needs it: a failure is the get's. */
+static SartStatus run_g(SartWrapper *w, const char *fn)
+{
+	SartStatus st = guarded(w, g_body);
+	if (st >= SART_ERROR) {
+		w->g_valid = 0;
+		wlog(w, st, "%s: computing the outputs from the new inputs failed", fn);
+		return (SartStatus)settle(w, st);
+	}
+	w->g_dirty = 0;
+	w->g_valid = 1;
+	return st;
+}
+
+/* The external gets and sets are the importer's every step, so they are inline in their
+ * fmi2GetX and fmi2SetX (t is a constant there) and keep what the loop needs in locals: the
+ * accessors are calls through pointers, after which anything read through w is reloaded. */
+static HOT_INLINE fmi2Status get_values(fmi2Component c, const char *fn, SartType t,
+                                    const fmi2ValueReference vr[], size_t nvr, void *values)
 {
 	SartWrapper *w = enter(c, fn, PH_GET);
 	SartStatus st = SART_OK;
@@ -1118,14 +1148,9 @@ static fmi2Status get_values(fmi2Component c, const char *fn, SartType t,
 		return fmi2Error;
 	}
 	if (sart_model.mealy && w->g_dirty && w->phase == PH_STEP_COMPLETE) {
-		st = guarded(w, g_body);
-		if (st >= SART_ERROR) {
-			w->g_valid = 0;
-			wlog(w, st, "%s: computing the outputs from the new inputs failed", fn);
-			return settle(w, st);
-		}
-		w->g_dirty = 0;
-		w->g_valid = 1;
+		st = run_g(w, fn);
+		if (st >= SART_ERROR)
+			return (fmi2Status)st;
 	}
 	const unsigned char *s = w->g_valid ? w->scratch : w->storage;
 	for (size_t i = 0; i < nvr; i++) {
@@ -1139,12 +1164,14 @@ static fmi2Status get_values(fmi2Component c, const char *fn, SartType t,
 		if (r >= SART_ERROR)
 			return (fmi2Status)r;
 	}
-	log_values(w, fn, t, vr, nvr, values);
+	if (calls_logged(w))
+		log_values(w, fn, t, vr, nvr, values);
 	return (fmi2Status)st;
 }
 
-static fmi2Status set_values(fmi2Component c, const char *fn, SartType t,
-                             const fmi2ValueReference vr[], size_t nvr, const void *values)
+static HOT_INLINE fmi2Status set_values(fmi2Component c, const char *fn, SartType t,
+                                    const fmi2ValueReference vr[], size_t nvr,
+                                    const void *values)
 {
 	SartWrapper *w = enter(c, fn, PH_SET);
 	if (!w)
@@ -1153,28 +1180,33 @@ static fmi2Status set_values(fmi2Component c, const char *fn, SartType t,
 		wlog(w, SART_ERROR, "%s: NULL value reference or value array", fn);
 		return fmi2Error;
 	}
-	log_values(w, fn, t, vr, nvr, values);
+	if (calls_logged(w))
+		log_values(w, fn, t, vr, nvr, values);
 	int initialized = !(w->phase & (PH_INSTANTIATED | PH_INIT));
-	for (size_t i = 0; i < nvr; i++) {
-		SartStatus r;
+	unsigned char *s = w->storage;
+	unsigned char *marks = w->is_set + w->is_set_off[t];
+	const unsigned nmarks = sart_model.nvr[t];
+	size_t i;
+	SartStatus r = SART_OK;
+	for (i = 0; i < nvr; i++) {
 		if (t == SART_REAL)
-			r = sart_model.set_real(w, w->storage, vr[i], ((const double *)values)[i],
-			                        initialized);
+			r = sart_model.set_real(w, s, vr[i], ((const double *)values)[i], initialized);
 		else if (t == SART_INTEGER)
-			r = sart_model.set_integer(w, w->storage, vr[i], ((const int *)values)[i],
-			                           initialized);
+			r = sart_model.set_integer(w, s, vr[i], ((const int *)values)[i], initialized);
 		else
-			r = sart_model.set_boolean(w, w->storage, vr[i], ((const int *)values)[i] != 0,
+			r = sart_model.set_boolean(w, s, vr[i], ((const int *)values)[i] != 0,
 			                           initialized);
 		if (r >= SART_ERROR)
-			return (fmi2Status)r;
-		unsigned char *m = is_set_mark(w, t, vr[i]);
-		if (m)
-			*m = 1;
+			break;
+		if (vr[i] < nmarks)
+			marks[vr[i]] = 1;
+	}
+	if (i) {
+		/* Some value was set: the next get runs G. */
 		w->g_dirty = 1;
 		w->g_valid = 0;
 	}
-	return fmi2OK;
+	return r >= SART_ERROR ? (fmi2Status)r : fmi2OK;
 }
 
 fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
