@@ -525,8 +525,6 @@ static void sim_log(void *env, SartStatus st, const char *category, const char *
 static int write_point(void *env, double t, const double values[], int n)
 {
 	Sim *s = env;
-	if (sim_interrupted)
-		return 1;
 	int bad = fprintf(s->out, "%.17g", t) < 0;
 	for (int i = 0; i < n; i++)
 		bad |= fprintf(s->out, ",%.17g", values[i]) < 0;
@@ -534,7 +532,7 @@ static int write_point(void *env, double t, const double values[], int n)
 	bad |= fflush(s->out) != 0;
 	if (bad)
 		s->out_failed = true;
-	return bad;
+	return bad || sim_interrupted; /* the row is written first: the summary agrees */
 }
 
 static int write_header(Sim *s)

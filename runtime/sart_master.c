@@ -635,7 +635,7 @@ static int read_signals(Master *m, int f, double t, double *vals)
 			int s = fr->read_sig[ty][k];
 			vals[s] = ty == SART_REAL ? fr->rbuf[k] : (double)fr->ibuf[k];
 			if (m->sig_exchanged[s] && !isfinite(vals[s]))
-				return fail(m, "at t = %.17g: %s.%s is %g, on a connection",
+				return fail(m, "at t = %.17g: %s.%s is %g, and it feeds a connection",
 				            t, m->sc->fmus[f].name, var_of(m->sc, m->sig[s])->name,
 				            vals[s]);
 		}
@@ -903,7 +903,7 @@ static int emit_point(Master *m, double t)
 		m->row[r] = m->now[m->rec_sig[r]];
 	m->res->t = t;
 	if (m->o->on_point && m->o->on_point(m->o->point_env, t, m->row, m->sc->nrecords))
-		return fail(m, "at t = %.17g: the result could not be written", t);
+		return fail(m, "at t = %.17g: the run was stopped by its caller", t);
 	return 0;
 }
 
