@@ -514,7 +514,7 @@ static Inner *resolve_inner(Ctx *x, Node *decl)
 	if (producer) {
 		/* An adaptation of this build: its interface is its explicit form. */
 		SaInfo *pi = chk_adaptation(x->c, NULL, producer);
-		if (!pi || !pi->checked_ok || rw_explicit(x->c, pi, NULL) != 0) {
+		if (!pi || !pi->checked_ok || drv_reduce(x->c, pi, NULL) != 0) {
 			diag_note(x->c->diag, where, "inner fmu '%s' is built by adaptation '%s', "
 				  "which has errors", in->name, producer->name);
 			return in;
@@ -1068,8 +1068,8 @@ static void check_stmts(Ctx *x, Node *stmts)
 
 /* ---- declarative forms --------------------------------------------------------------- */
 
-/* Until the lowering stage exists, a declarative form is checked for its names and then
- * refused by name: never silently ignored. */
+/* A declarative form the lowering stage (lower.c) does not handle is checked for its names
+ * and then refused by name: never silently ignored. */
 static void not_lowered(Ctx *x, Loc loc, const char *form)
 {
 	diag_error(x->c->diag, loc, "the declarative form '%s' cannot be lowered yet", form);
@@ -1086,7 +1086,9 @@ static void check_settings(Ctx *x, Node *settings)
 	x->part = saved;
 }
 
-static void check_general(Ctx *x, Node *g)
+/* in_rules: the form is a loop rule inside a rules block, which is not lowered; at the
+ * adaptation's level, multiply rate, successive substitution and delay are. */
+static void check_general(Ctx *x, Node *g, bool in_rules)
 {
 	Part saved = x->part;
 	x->part = PART_GENERAL;
@@ -1095,16 +1097,17 @@ static void check_general(Ctx *x, Node *g)
 		for (Node *p = g->list1; p; p = p->next)
 			check_port_ref(x, p);
 		check_settings(x, g->list2);
-		not_lowered(x, g->loc, "successive substitution");
+		if (in_rules)
+			not_lowered(x, g->loc, "successive substitution");
 		break;
 	case ND_DELAY:
 		for (Node *p = g->list1; p; p = p->next)
 			check_port_ref(x, p);
-		not_lowered(x, g->loc, "delay");
+		if (in_rules)
+			not_lowered(x, g->loc, "delay");
 		break;
 	case ND_MULTIRATE:
 		expect_numeric(x, g->lhs, check_expr(x, g->lhs), "the rate");
-		not_lowered(x, g->loc, "multiply rate");
 		break;
 	case ND_DERIV:
 		not_lowered(x, g->loc, g->op == DERIV_WITH ? "with derivatives" : "extract");
@@ -1215,7 +1218,7 @@ static void check_rules(Ctx *x, Node *rules, bool in)
 			break;
 		}
 		case RULE_LOOP:
-			check_general(x, r->lhs);
+			check_general(x, r->lhs, true);
 			break;
 		}
 		if (r->els) {
@@ -1453,7 +1456,7 @@ SaInfo *chk_adaptation(Compilation *c, Module *m, Node *sa)
 	}
 
 	for (Node *g = sa->a_general; g; g = g->next)
-		check_general(&x, g);
+		check_general(&x, g, false);
 	if (sa->a_ctrl)
 		check_control(&x, sa->a_ctrl);
 	if (sa->a_in_rules)

@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "explicit.h"
+#include "lower.h"
 #include "parse.h"
 #include "util.h"
 
@@ -296,7 +297,21 @@ int drv_explicit(Compilation *c, Module *m, const char *after)
 			return 1;
 		/* A dependency may have been reduced completely already; --after only applies
 		 * to adaptations reduced here. */
-		errors += rw_explicit(c, info, after);
+		errors += drv_reduce(c, info, after);
 	}
 	return errors;
+}
+
+int drv_reduce(Compilation *c, SaInfo *info, const char *after)
+{
+	if (info->explicit_done)
+		return info->explicit_errors;
+	int lowered = lw_lower(c, info, after && lw_is_rule(after) ? after : NULL);
+	if (lowered || (after && lw_is_rule(after))) {
+		/* Stopped in the lowering stage: no explicit-form rule runs. */
+		info->explicit_done = true;
+		info->explicit_errors = lowered;
+		return lowered;
+	}
+	return rw_explicit(c, info, after);
 }

@@ -1,4 +1,4 @@
-/* driver.h — the pipeline: load -> parse -> check -> explicit (-> emit, a later stage).
+/* driver.h — the pipeline: load -> parse -> check -> lower -> explicit -> emit.
  *
  * A Compilation owns everything one run of sacc creates: the arena with every tree, the
  * diagnostics sink, the unit system, the FMU records and the loaded modules.  The CLI
@@ -59,6 +59,13 @@ int drv_check(Compilation *c, Module *m);
 /* Reduces every adaptation of a checked module to its explicit form.  With after set,
  * stops after the rule of that name.  Returns the number of errors. */
 int drv_explicit(Compilation *c, Module *m, const char *after);
+
+/* Lowers one checked adaptation's declarative forms (lower.c), then reduces it to its
+ * explicit form (explicit.c), once: later calls return the first result.  With after
+ * naming a lowering rule or the stage ("Lower"), stops there and no explicit-form rule
+ * runs; naming an explicit-form rule, stops after it.  Returns the number of errors. */
+struct SaInfo;
+int drv_reduce(Compilation *c, struct SaInfo *info, const char *after);
 
 /* The unit system, opened on first use; NULL (reported once) when it cannot be. */
 UnitSystem *drv_units(Compilation *c);

@@ -8,6 +8,7 @@
  * (Node.origin) and the location of what it came from.  Every rule leaves alone what is
  * already in the form it would produce, which is what makes the reduction idempotent. */
 #include "explicit.h"
+#include "lower.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -1090,8 +1091,12 @@ const RwRule rw_rules[] = {
 	{NULL, NULL},
 };
 
+/* The lowering stage runs first (lower.c): `sacc explicit --after` takes its rule names
+ * and its own ("Lower") as well. */
 bool rw_is_rule(const char *name)
 {
+	if (lw_is_rule(name))
+		return true;
 	for (const RwRule *r = rw_rules; r->name; r++)
 		if (strcmp(r->name, name) == 0)
 			return true;

@@ -17,7 +17,7 @@ typedef struct RwRule {
 /* The rules in order, ending with {NULL, NULL}. */
 extern const RwRule rw_rules[];
 
-/* Whether name is one of the rules. */
+/* Whether name is one of the rules, or of the lowering stage that runs before them. */
 bool rw_is_rule(const char *name);
 
 /* Reduces a checked adaptation (once; later calls do nothing).  With after set, stops

@@ -8,6 +8,9 @@
 #   tests/golden/explicit-diag/X.sa
 #                               `sacc explicit X.sa` must fail with exactly X.err on
 #                               stderr: the errors of the reduction rules
+#   tests/golden/lowered/X.sa   `sacc explicit --after Lower X.sa` must print X.lowered:
+#                               the declarative forms lowered, before the explicit-form
+#                               rules (modules they import live in tests/golden/diag/lib/)
 #   adaptations/D/X.sa          `sacc explicit X.sa` must print
 #                               tests/golden/explicit/D/X.explicit, and the explicit form
 #                               of that output must be the same text
@@ -81,6 +84,22 @@ for f in tests/golden/explicit-diag/*.sa; do
 	compare "explicit-diag $f" "$base.err" "$OUT/$name.err"
 done
 
+for f in tests/golden/lowered/*.sa; do
+	[ -f "$f" ] || continue
+	base=${f%.sa}
+	name=lowered-$(basename "$base")
+	"$SACC" explicit --after Lower -L "$BUILD/fmus" -I tests/golden/diag/lib "$f" > "$OUT/$name.out" 2> "$OUT/$name.err"
+	rc=$?
+	if [ "$rc" != 0 ]; then
+		bad "lowered $f exited $rc" /dev/null /dev/null
+		cat "$OUT/$name.err"
+		continue
+	fi
+	compare "lowered $f" "$base.lowered" "$OUT/$name.out"
+done
+
+# The declarative power-window scripts import the hand-written ones they do not replace
+# (powerwindow-declarative/loop_sa wraps powerwindow/window_sa): -I adaptations/powerwindow.
 for f in adaptations/*/*.sa; do
 	[ -f "$f" ] || continue
 	dir=$(basename "$(dirname "$f")")
@@ -88,7 +107,7 @@ for f in adaptations/*/*.sa; do
 	mkdir -p "$OUT/explicit/$dir" "$OUT/again/$dir"
 	exp="tests/golden/explicit/$dir/$name.explicit"
 	got="$OUT/explicit/$dir/$name.sa"
-	if ! "$SACC" explicit -L "$BUILD/fmus" -I "$(dirname "$f")" "$f" > "$got" 2> "$OUT/explicit/$dir/$name.err"; then
+	if ! "$SACC" explicit -L "$BUILD/fmus" -I "$(dirname "$f")" -I adaptations/powerwindow "$f" > "$got" 2> "$OUT/explicit/$dir/$name.err"; then
 		bad "explicit $f: sacc failed" /dev/null /dev/null
 		cat "$OUT/explicit/$dir/$name.err"
 		continue
@@ -101,7 +120,7 @@ for got in "$OUT"/explicit/*/*.sa; do
 	dir=$(basename "$(dirname "$got")")
 	name=$(basename "${got%.sa}")
 	again="$OUT/again/$dir/$name.sa"
-	"$SACC" explicit -L "$BUILD/fmus" -I "$OUT/explicit/$dir" "$got" > "$again" 2>&1
+	"$SACC" explicit -L "$BUILD/fmus" -I "$OUT/explicit/$dir" -I "$OUT/explicit/powerwindow" "$got" > "$again" 2>&1
 	if cmp -s "$got" "$again"; then ok; else bad "explicit form of the explicit form of $dir/$name" "$got" "$again"; fi
 done
 
@@ -111,7 +130,7 @@ for f in adaptations/*/*.sa; do
 	dir=$(basename "$(dirname "$f")")
 	name=$(basename "${f%.sa}")
 	mkdir -p "$OUT/emit/$dir"
-	if ! "$SACC" emit -L "$BUILD/fmus" -I "$(dirname "$f")" "$f" -o "$OUT/emit/$dir" 2> "$OUT/emit/$dir/$name.err"; then
+	if ! "$SACC" emit -L "$BUILD/fmus" -I "$(dirname "$f")" -I adaptations/powerwindow "$f" -o "$OUT/emit/$dir" 2> "$OUT/emit/$dir/$name.err"; then
 		bad "emit $f: sacc failed" /dev/null /dev/null
 		cat "$OUT/emit/$dir/$name.err"
 		continue

@@ -1,0 +1,1050 @@
+/* lower.c — the lowering of the declarative layer (LANGUAGE.md section 7) into ordinary
+ * control, in and out rules.
+ *
+ * Runs on a checked adaptation, before the explicit-form rules (driver.c, drv_reduce).
+ * One function per form, applied in the order of the table lw_rules; each one's
+ * preconditions are numbered comments that the code cites where it refuses.  The nodes a
+ * rule makes carry the rule's name (Node.origin), the location of the form they come from,
+ * and the declaration they resolve to (decl/sym), as the checker would have set them, so
+ * the explicit-form rules and the emitter treat them as if the user had written them.
+ * Generated names never collide with the user's: a rule that needs a name already taken
+ * reports it at the user's declaration.  A form once lowered is gone from the tree, which
+ * makes the stage idempotent and the printed result a plain script. */
+#include "lower.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct Lw {
+	Compilation *c;
+	SaInfo *info;
+	Node *sa;
+	const char *rule;
+	Loc at;    /* the form being lowered: where generated nodes come from */
+	bool failed;
+} Lw;
+
+/* ---- making nodes ------------------------------------------------------------------- */
+
+static Node *mk(Lw *w, NodeKind kind)
+{
+	Node *n = ast_new(w->c->arena, kind, w->at);
+	n->origin = w->rule;
+	return n;
+}
+
+static Node *mk_ref_to(Lw *w, Node *decl, int sym)
+{
+	Node *n = mk(w, ND_NAME);
+	n->name = decl->name;
+	n->decl = decl;
+	n->sym = sym;
+	n->type = decl->type;
+	return n;
+}
+
+static Node *mk_port(Lw *w, const char *owner, const char *name, Node *decl, int sym)
+{
+	Node *n = mk(w, ND_PORT_REF);
+	n->owner = owner;
+	n->name = name;
+	n->decl = decl;
+	n->sym = sym;
+	return n;
+}
+
+static Node *mk_real(Lw *w, double v)
+{
+	Node *n = ast_real(w->c->arena, w->at, v);
+	n->origin = w->rule;
+	return n;
+}
+
+static Node *mk_int(Lw *w, long long v)
+{
+	Node *n = ast_int(w->c->arena, w->at, v);
+	n->origin = w->rule;
+	return n;
+}
+
+static Node *mk_bool(Lw *w, bool v)
+{
+	Node *n = ast_bool(w->c->arena, w->at, v);
+	n->origin = w->rule;
+	return n;
+}
+
+static Node *mk_kv(Lw *w, int kv)
+{
+	Node *n = mk(w, ND_KEYVAR);
+	n->op = kv;
+	return n;
+}
+
+static Node *mk_bin(Lw *w, Op op, Node *l, Node *r)
+{
+	Node *n = ast_binary(w->c->arena, w->at, op, l, r);
+	n->origin = w->rule;
+	return n;
+}
+
+static Node *mk_not(Lw *w, Node *x)
+{
+	Node *n = ast_unary(w->c->arena, w->at, OP_NOT, x);
+	n->origin = w->rule;
+	return n;
+}
+
+static Node *mk_assign(Lw *w, Node *lhs, Node *rhs)
+{
+	Node *n = ast_assign(w->c->arena, w->at, lhs, rhs);
+	n->origin = w->rule;
+	return n;
+}
+
+static Node *mk_block(Lw *w, Node *stmts)
+{
+	Node *b = mk(w, ND_BLOCK);
+	b->list1 = stmts;
+	return b;
+}
+
+static Node *mk_if(Lw *w, Node *cond, Node *then, Node *els)
+{
+	Node *n = mk(w, ND_IF);
+	n->cond = cond;
+	n->then = mk_block(w, then);
+	n->els = els && els->kind != ND_IF ? mk_block(w, els) : els;
+	return n;
+}
+
+static Node *mk_builtin(Lw *w, Builtin op, Node *args)
+{
+	Node *n = mk(w, ND_BUILTIN);
+	n->op = op;
+	n->list1 = args;
+	return n;
+}
+
+/* An FMU builtin: do_step(f, t, h), save_state(f), rollback(f). */
+static Node *mk_fmu_call(Lw *w, Builtin op, const Inner *in, Node *args)
+{
+	Node *n = mk_builtin(w, op, args);
+	n->name = in->name;
+	n->lhs = mk(w, ND_NAME);
+	n->lhs->name = in->name;
+	n->lhs->decl = in->decl;
+	n->lhs->sym = SYM_INNER;
+	return n;
+}
+
+static Node *mk_call_stmt(Lw *w, Node *call)
+{
+	Node *s = mk(w, ND_CALL_STMT);
+	s->lhs = call;
+	return s;
+}
+
+static Node *list2(Node *a, Node *b)
+{
+	a->next = b;
+	return a;
+}
+
+static Node *mk_decl(Lw *w, const char *name, SaType type, Node *init, int where)
+{
+	Node *d = mk(w, ND_VARDECL);
+	d->name = name;
+	d->type = type;
+	d->init = init;
+	d->op = where;
+	return d;
+}
+
+/* `var name := init;` in a block; *decl gets the declaration. */
+static Node *mk_local(Lw *w, const char *name, SaType type, Node *init, Node **decl)
+{
+	Node *v = mk(w, ND_VAR);
+	v->list1 = *decl = mk_decl(w, name, type, init, DECL_LOCAL);
+	return v;
+}
+
+/* `for (var name in from .. to) { body }`; *var gets the loop variable's declaration. */
+static Node *mk_for(Lw *w, const char *name, Node *from, Node *to, Node **var)
+{
+	Node *f = mk(w, ND_FOR);
+	f->name = name;
+	f->lhs = from;
+	f->rhs = to;
+	f->init = mk(w, ND_NAME);
+	f->init->name = name;
+	f->init->type = TY_INTEGER;
+	f->then = mk_block(w, NULL);
+	*var = f->init;
+	return f;
+}
+
+static Node *clone(Lw *w, const Node *n)
+{
+	Node *c = ast_clone(w->c->arena, n);
+	return c;
+}
+
+/* scale * x + offset, as explicit.c writes conversions. */
+static Node *converted(Lw *w, Node *x, double scale, double offset)
+{
+	Node *e = x;
+	if (scale != 1)
+		e = mk_bin(w, OP_MUL, mk_real(w, scale), e);
+	if (offset != 0)
+		e = mk_bin(w, offset < 0 ? OP_SUB : OP_ADD, e, mk_real(w, offset < 0 ? -offset : offset));
+	return e;
+}
+
+/* ---- names -------------------------------------------------------------------------- */
+
+static const char *sym_noun(int sym)
+{
+	switch (sym) {
+	case SYM_INPORT: return "an input port";
+	case SYM_OUTPORT: return "an output port";
+	case SYM_PARAM: return "a parameter";
+	case SYM_IN_VAR: return "an in var";
+	case SYM_OUT_VAR: return "an out var";
+	case SYM_CTRL_VAR: return "a control var";
+	case SYM_INNER: return "an inner fmu";
+	default: return "a var of a rules block";
+	}
+}
+
+/* A declaration at the adaptation's level, or a var of its in/out rules blocks (which
+ * would hide a generated name from the rules), named `name`. */
+static Node *find_user(Node *sa, const char *name, int *sym)
+{
+	struct {
+		Node *list;
+		int sym;
+	} lists[] = {
+		{sa->a_inports, SYM_INPORT},   {sa->a_outports, SYM_OUTPORT},
+		{sa->a_params, SYM_PARAM},     {sa->a_in_vars, SYM_IN_VAR},
+		{sa->a_out_vars, SYM_OUT_VAR}, {sa->a_ctrl_vars, SYM_CTRL_VAR},
+		{sa->a_inners, SYM_INNER},
+		{sa->a_in_rules ? sa->a_in_rules->list2 : NULL, SYM_LOCAL},
+		{sa->a_out_rules ? sa->a_out_rules->list2 : NULL, SYM_LOCAL},
+	};
+	for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
+		for (Node *n = lists[i].list; n; n = n->next)
+			if (n->name && strcmp(n->name, name) == 0) {
+				*sym = lists[i].sym;
+				return n;
+			}
+	return NULL;
+}
+
+/* Whether the rule may introduce `name`; reports the user's declaration that takes it. */
+static bool fresh(Lw *w, const char *name, const char *purpose)
+{
+	int sym;
+	Node *user = find_user(w->sa, name, &sym);
+	if (!user)
+		return true;
+	diag_error(w->c->diag, user->loc, "%s: the name '%s' is needed for %s but is already %s",
+		   w->rule, name, purpose, sym_noun(sym));
+	diag_note(w->c->diag, w->at, "the declarative form that needs it");
+	w->failed = true;
+	return false;
+}
+
+static const char *fmt(Lw *w, const char *f, const char *a, const char *b)
+{
+	return arena_printf(w->c->arena, f, a, b);
+}
+
+/* A new control var (appended to the adaptation's), or NULL after a collision. */
+static Node *new_ctrl_var(Lw *w, const char *name, SaType type, Node *init, const char *purpose)
+{
+	if (!fresh(w, name, purpose))
+		return NULL;
+	Node *d = mk_decl(w, name, type, init, DECL_CONTROL);
+	w->sa->a_ctrl_vars = ast_append(w->sa->a_ctrl_vars, d);
+	return d;
+}
+
+static Node *new_in_var(Lw *w, const char *name, SaType type, Node *init, const char *purpose)
+{
+	if (!fresh(w, name, purpose))
+		return NULL;
+	Node *d = mk_decl(w, name, type, init, DECL_IN);
+	w->sa->a_in_vars = ast_append(w->sa->a_in_vars, d);
+	return d;
+}
+
+/* A local of generated control rules: it must not hide an adaptation-level name. */
+static Node *new_local(Lw *w, const char *name, SaType type, Node *init, Node **decl)
+{
+	if (!fresh(w, name, "a local of the generated control rules"))
+		return NULL;
+	return mk_local(w, name, type, init, decl);
+}
+
+/* ---- inner FMUs ---------------------------------------------------------------------- */
+
+/* The start value of an inner port, as a literal of its type, else the type's zero. */
+static Node *start_value(Lw *w, const Inner *in, const InnerPort *p)
+{
+	const char *s = in->fmu && p->fmu_var >= 0 ? in->fmu->vars[p->fmu_var].start : NULL;
+	if (s && p->type == TY_REAL) {
+		char *end;
+		double d = strtod(s, &end);
+		if (!*end && end != s)
+			return mk_real(w, d);
+	}
+	if (s && p->type == TY_INTEGER) {
+		char *end;
+		long long v = strtoll(s, &end, 10);
+		if (!*end && end != s)
+			return mk_int(w, v);
+	}
+	return p->type == TY_INTEGER ? mk_int(w, 0) : mk_real(w, 0.0);
+}
+
+/* Whether an inner FMU can save and restore its state (through nested adaptations). */
+static bool can_rollback(const Inner *in, int depth)
+{
+	if (in->fmu)
+		return in->fmu->can_get_and_set_fmu_state;
+	if (!in->adaptation || depth > 16)
+		return false;
+	const SaInfo *sub = in->adaptation->info;
+	if (!sub)
+		return false;
+	for (int i = 0; i < sub->ninners; i++)
+		if (!can_rollback(sub->inners[i], depth + 1))
+			return false;
+	return true;
+}
+
+static bool torn(Node *cp, Node **cut, int ncut)
+{
+	for (int i = 0; i < ncut; i++)
+		if (cut[i] == cp)
+			return true;
+	return false;
+}
+
+/* The inner FMUs in topological order of the couplings not cut (an edge counts when its
+ * target is Mealy, as for CreateCtrlRules); NULL when a loop remains. */
+static Inner **step_order(Lw *w, Node **cut, int ncut)
+{
+	SaInfo *info = w->info;
+	int n = info->ninners;
+	Arena *a = w->c->arena;
+	Inner **order = arena_alloc(a, (size_t)(n + 1) * sizeof *order);
+	bool *done = arena_alloc(a, (size_t)(n + 1) * sizeof *done);
+	for (int m = 0; m < n; m++) {
+		int pick = -1;
+		for (int i = 0; i < n && pick < 0; i++) {
+			if (done[i])
+				continue;
+			bool ready = true;
+			for (Node *cp = w->sa->a_couplings; cp && ready; cp = cp->next) {
+				if (torn(cp, cut, ncut) || !info->inners[i]->mealy ||
+				    strcmp(cp->rhs->owner, info->inners[i]->name) != 0 ||
+				    strcmp(cp->lhs->owner, cp->rhs->owner) == 0)
+					continue;
+				for (int j = 0; j < n; j++)
+					if (!done[j] && strcmp(info->inners[j]->name, cp->lhs->owner) == 0)
+						ready = false;
+			}
+			if (ready)
+				pick = i;
+		}
+		if (pick < 0)
+			return NULL;
+		done[pick] = true;
+		order[m] = info->inners[pick];
+	}
+	return order;
+}
+
+/* The control part may be generated by this form: the user wrote none (or `implied`),
+ * and no other form generated it.  (Precondition 1 of every control-generating form.) */
+static bool control_free(Lw *w, const char *form)
+{
+	Node *ctrl = w->sa->a_ctrl;
+	if (!ctrl || (ctrl->kind == ND_CTRL_IMPLIED && !ctrl->origin))
+		return true;
+	if (ctrl->origin) {
+		diag_error(w->c->diag, w->at, "%s: '%s' cannot be combined with another control "
+			   "form in one adaptation", w->rule, form);
+		diag_note(w->c->diag, w->at, "nest one adaptation in another (as rate_sa wraps "
+			  "loop_sa)");
+	} else {
+		diag_error(w->c->diag, w->at, "%s: '%s' generates the control rules, and this "
+			   "adaptation has its own", w->rule, form);
+		diag_note(w->c->diag, ctrl->loc, "the control rules are here; remove them or the form");
+	}
+	w->failed = true;
+	return false;
+}
+
+static void set_control(Lw *w, Node *stmts)
+{
+	Node *ctrl = mk(w, ND_CTRL);
+	ctrl->body = mk_block(w, stmts);
+	w->sa->a_ctrl = ctrl;
+}
+
+static Node *in_rules_block(Lw *w)
+{
+	if (!w->sa->a_in_rules) {
+		w->sa->a_in_rules = mk(w, ND_RULES);
+		w->sa->a_in_rules->op = 'i';
+	}
+	return w->sa->a_in_rules;
+}
+
+/* Removes g from the adaptation's general forms. */
+static void consume(Lw *w, Node *g)
+{
+	for (Node **p = &w->sa->a_general; *p; p = &(*p)->next)
+		if (*p == g) {
+			*p = g->next;
+			g->next = NULL;
+			return;
+		}
+}
+
+/* The form of this kind among the adaptation's general forms, or NULL. */
+static Node *general_form(Node *sa, NodeKind kind)
+{
+	for (Node *g = sa->a_general; g; g = g->next)
+		if (g->kind == kind)
+			return g;
+	return NULL;
+}
+
+/* The static type of a checked expression, as far as the rules need it. */
+static SaType type_of(const Node *e)
+{
+	switch (e->kind) {
+	case ND_INT: return TY_INTEGER;
+	case ND_REAL: return TY_REAL;
+	case ND_BOOL: return TY_BOOL;
+	case ND_STRING: return TY_STRING;
+	case ND_NAME: return e->decl ? e->decl->type : TY_NONE;
+	case ND_BINARY:
+		if (e->op == OP_DIV)
+			return TY_REAL;
+		if (e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL)
+			return type_of(e->lhs) == TY_INTEGER && type_of(e->rhs) == TY_INTEGER
+				       ? TY_INTEGER : TY_REAL;
+		return TY_BOOL;
+	case ND_UNARY: return e->op == OP_NOT ? TY_BOOL : type_of(e->lhs);
+	case ND_BUILTIN:
+		return e->op == BI_FLOOR || e->op == BI_CEIL ||
+				       (e->op == BI_ROUND && ast_count(e->list1) == 1)
+			       ? TY_INTEGER : TY_REAL;
+	default: return TY_REAL;
+	}
+}
+
+/* ---- MultiplyRate ---------------------------------------------------------------------
+ * `multiply rate N times with K interpolation`: N inner steps of H/N per external step;
+ * every Real inner input that an external input feeds gets, in the MapIn part, the value
+ * at the end of its inner step of the polynomial of order K through the newest external
+ * input value and the K before it (lower order while fewer are known).
+ *
+ *   in var current_<p> := <start>;             the newest sample of input p
+ *   control var previous_<p>_<k> := <start>;   the k-th sample before it, k = 1..K
+ *   control var previous_time_<k> := 0.0, rate_history := 0;   their times, how many
+ *   control rules {
+ *     if (rate_history == 0) { previous_time_1 := t; rate_history := 1; }  (reactive)
+ *     var micro_step := H / N; var inner_time := t;
+ *     for (var micro in 0 .. N) { do_step(f, inner_time, micro_step); ...;
+ *                                 inner_time := inner_time + micro_step; }
+ *     previous_<p>_K := previous_<p>_K-1; ...; previous_<p>_1 := current_<p>;  (same for times)
+ *     rate_history := min(rate_history + 1, K);
+ *     return H;
+ *   }
+ *   in rules { true -> { current_<p> := sa.p; } --> {
+ *     if (rate_history >= K) { f.q := <Lagrange, K> } else if ... else { f.q := current_<p> } }; }
+ *
+ * A reactive adaptation's newest sample is the input at t + H and the one before it, at
+ * the first step, the input's start value at t; a delayed one's newest sample is at t.
+ * Preconditions:
+ *   1. the adaptation has no control rules of its own and no other control form;
+ *   2. N is an Integer expression (the loop's bound), and not a literal below 1;
+ *   3. the order is 0 to 4;
+ *   4. the inner FMUs can be ordered by their couplings (no algebraic loop). */
+
+typedef struct RateInput {
+	Node *port;     /* the external input (made here for an unfed inner input) */
+	Inner *in;
+	InnerPort *ip;
+	Node *current;  /* its in var */
+	Node **prev;    /* previous_<p>_1 .. _K */
+} RateInput;
+
+/* Whether inner input p is fed by a coupling, a binding or an assignment anywhere. */
+static bool assigns(Node *stmts, const char *owner, const char *name);
+
+static bool assigns_one(Node *s, const char *owner, const char *name)
+{
+	switch (s->kind) {
+	case ND_ASSIGN:
+		return s->lhs->kind == ND_PORT_REF && s->lhs->owner &&
+		       strcmp(s->lhs->owner, owner) == 0 && strcmp(s->lhs->name, name) == 0;
+	case ND_IF:
+		return assigns(s->then->list1, owner, name) ||
+		       (s->els && (s->els->kind == ND_IF ? assigns_one(s->els, owner, name)
+							  : assigns(s->els->list1, owner, name)));
+	case ND_FOR:
+		return assigns(s->then->list1, owner, name);
+	default:
+		return false;
+	}
+}
+
+static bool assigns(Node *stmts, const char *owner, const char *name)
+{
+	for (Node *s = stmts; s; s = s->next)
+		if (assigns_one(s, owner, name))
+			return true;
+	return false;
+}
+
+static bool inner_input_fed(Lw *w, const Inner *in, const InnerPort *p)
+{
+	Node *sa = w->sa;
+	for (Node *cp = sa->a_couplings; cp; cp = cp->next)
+		if (strcmp(cp->rhs->owner, in->name) == 0 && strcmp(cp->rhs->name, p->name) == 0)
+			return true;
+	for (Node *ip = sa->a_inports; ip; ip = ip->next)
+		if (ip->bind_dir == BIND_TO && ip->bind->owner &&
+		    strcmp(ip->bind->owner, in->name) == 0 && strcmp(ip->bind->name, p->name) == 0)
+			return true;
+	if (sa->a_ctrl && sa->a_ctrl->kind == ND_CTRL &&
+	    assigns(sa->a_ctrl->body->list1, in->name, p->name))
+		return true;
+	for (Node *r = sa->a_in_rules ? sa->a_in_rules->list3 : NULL; r; r = r->next)
+		if (r->els && r->els->kind == ND_BLOCK && assigns(r->els->list1, in->name, p->name))
+			return true;
+	return false;
+}
+
+/* The Lagrange polynomial through (xs[j], ys[j]), j = 0..k, at x. */
+static Node *lagrange(Lw *w, Node *x, Node **xs, Node **ys, int k)
+{
+	Node *sum = NULL;
+	for (int j = 0; j <= k; j++) {
+		Node *term = clone(w, ys[j]);
+		for (int m = 0; m <= k; m++) {
+			if (m == j)
+				continue;
+			Node *num = mk_bin(w, OP_SUB, clone(w, x), clone(w, xs[m]));
+			Node *den = mk_bin(w, OP_SUB, clone(w, xs[j]), clone(w, xs[m]));
+			term = mk_bin(w, OP_DIV, mk_bin(w, OP_MUL, term, num), den);
+		}
+		sum = sum ? mk_bin(w, OP_ADD, sum, term) : term;
+	}
+	return sum;
+}
+
+static void lower_multiply_rate(Compilation *c, SaInfo *info)
+{
+	Lw w0 = {c, info, info->sa, "MultiplyRate", {0}, false}, *w = &w0;
+	Node *g = general_form(w->sa, ND_MULTIRATE);
+	if (!g)
+		return;
+	w->at = g->loc;
+	if (!control_free(w, "multiply rate"))
+		return; /* (1) */
+	Node *rate = g->lhs;
+	if (type_of(rate) != TY_INTEGER || (rate->kind == ND_INT && rate->ival < 1)) {
+		diag_error(c->diag, rate->loc, "MultiplyRate: the rate must be an Integer of at "
+			   "least 1 (it bounds the loop over the inner steps)");
+		return; /* (2) */
+	}
+	int K = g->op < 0 ? 1 : g->op;
+	if (K > 4) {
+		diag_error(c->diag, g->loc, "MultiplyRate: interpolation of order %d: orders 0 to 4 "
+			   "are supported", K);
+		return; /* (3) */
+	}
+	Inner **order = step_order(w, NULL, 0);
+	if (!order) {
+		diag_error(c->diag, g->loc, "MultiplyRate: the inner fmus form an algebraic loop "
+			   "and cannot be stepped in order");
+		diag_note(c->diag, g->loc, "solve the loop in an inner adaptation (successive "
+			  "substitution) and multiply its rate here");
+		return; /* (4) */
+	}
+	bool reactive = !(w->sa->flags & KIND_DELAYED);
+	Arena *a = c->arena;
+
+	/* The interpolated inputs: bound Real inputs, and Real inner inputs nobody feeds
+	 * (which AddInPorts would make external inputs: made here, bound, so that they are
+	 * interpolated as well). */
+	for (int i = 0; i < info->ninners; i++) {
+		Inner *in = info->inners[i];
+		for (int k = 0; k < in->nports; k++) {
+			InnerPort *p = &in->ports[k];
+			int sym;
+			if (!p->is_input || p->type != TY_REAL || inner_input_fed(w, in, p) ||
+			    find_user(w->sa, p->name, &sym))
+				continue; /* AddInPorts reports a blocked name */
+			Node *port = mk(w, ND_PORT);
+			port->name = p->name;
+			port->type = TY_REAL;
+			if (p->unit) {
+				port->unit = mk(w, ND_UNIT);
+				port->unit->str = p->unit;
+			}
+			port->bind_dir = BIND_TO;
+			port->bind = mk_port(w, in->name, p->name, p->decl, SYM_INNER_IN);
+			port->scale = 1;
+			w->sa->a_inports = ast_append(w->sa->a_inports, port);
+		}
+	}
+	int n = 0;
+	for (Node *p = w->sa->a_inports; p; p = p->next)
+		n += p->bind_dir == BIND_TO && p->bind->sym == SYM_INNER_IN && p->type == TY_REAL;
+	RateInput *ri = arena_alloc(a, (size_t)(n + 1) * sizeof *ri);
+	n = 0;
+	for (Node *p = w->sa->a_inports; p; p = p->next) {
+		if (!(p->bind_dir == BIND_TO && p->bind->sym == SYM_INNER_IN && p->type == TY_REAL))
+			continue;
+		RateInput *r = &ri[n];
+		r->port = p;
+		r->in = sema_inner(info, p->bind->owner);
+		r->ip = r->in ? sema_inner_port(r->in, p->bind->name) : NULL;
+		if (!r->ip)
+			continue;
+		Node *start = p->init && p->init->kind != ND_ARRAY ? clone(w, p->init) : mk_real(w, 0.0);
+		r->current = new_in_var(w, fmt(w, "current_%s", p->name, NULL), TY_REAL, start,
+					fmt(w, "the newest value of input '%s'", p->name, NULL));
+		r->prev = arena_alloc(a, (size_t)(K + 1) * sizeof *r->prev);
+		for (int k = 1; k <= K; k++)
+			r->prev[k] = new_ctrl_var(w, arena_printf(a, "previous_%s_%d", p->name, k),
+						  TY_REAL, clone(w, start),
+						  arena_printf(a, "the value of input '%s' %d samples "
+							       "before the newest", p->name, k));
+		n++;
+	}
+	Node **ptime = arena_alloc(a, (size_t)(K + 1) * sizeof *ptime);
+	for (int k = 1; k <= K; k++)
+		ptime[k] = new_ctrl_var(w, arena_printf(a, "previous_time_%d", k), TY_REAL,
+					mk_real(w, 0.0), "the time of an earlier input sample");
+	Node *history = K ? new_ctrl_var(w, "rate_history", TY_INTEGER, mk_int(w, 0),
+					 "how many earlier input samples are known") : NULL;
+	Node *step_d = NULL, *time_d = NULL, *micro_d = NULL;
+	Node *step_v = new_local(w, "micro_step", TY_REAL,
+				 mk_bin(w, OP_DIV, mk_kv(w, KV_BIG_H), clone(w, rate)), &step_d);
+	Node *time_v = new_local(w, "inner_time", TY_REAL, mk_kv(w, KV_T), &time_d);
+	if (w->failed || !fresh(w, "micro", "the loop variable of the generated control rules"))
+		return;
+
+	/* Control rules. */
+	Node *stmts = NULL;
+	if (K && reactive) {
+		Node *first = list2(mk_assign(w, mk_ref_to(w, ptime[1], SYM_CTRL_VAR), mk_kv(w, KV_T)),
+				    mk_assign(w, mk_ref_to(w, history, SYM_CTRL_VAR), mk_int(w, 1)));
+		stmts = ast_append(stmts, mk_if(w, mk_bin(w, OP_EQ, mk_ref_to(w, history, SYM_CTRL_VAR),
+							  mk_int(w, 0)), first, NULL));
+	}
+	stmts = ast_append(stmts, step_v);
+	stmts = ast_append(stmts, time_v);
+	Node *loop = mk_for(w, "micro", mk_int(w, 0), clone(w, rate), &micro_d);
+	for (int i = 0; i < info->ninners; i++) {
+		Node *args = list2(mk_ref_to(w, time_d, SYM_LOCAL), mk_ref_to(w, step_d, SYM_LOCAL));
+		loop->then->list1 = ast_append(loop->then->list1,
+			mk_call_stmt(w, mk_fmu_call(w, BI_DO_STEP, order[i], args)));
+	}
+	loop->then->list1 = ast_append(loop->then->list1,
+		mk_assign(w, mk_ref_to(w, time_d, SYM_LOCAL),
+			  mk_bin(w, OP_ADD, mk_ref_to(w, time_d, SYM_LOCAL),
+				 mk_ref_to(w, step_d, SYM_LOCAL))));
+	stmts = ast_append(stmts, loop);
+	for (int j = 0; j < n; j++)
+		for (int k = K; k >= 1; k--)
+			stmts = ast_append(stmts, mk_assign(w, mk_ref_to(w, ri[j].prev[k], SYM_CTRL_VAR),
+				k > 1 ? mk_ref_to(w, ri[j].prev[k - 1], SYM_CTRL_VAR)
+				      : mk_ref_to(w, ri[j].current, SYM_IN_VAR)));
+	for (int k = K; k >= 1; k--)
+		stmts = ast_append(stmts, mk_assign(w, mk_ref_to(w, ptime[k], SYM_CTRL_VAR),
+			k > 1 ? mk_ref_to(w, ptime[k - 1], SYM_CTRL_VAR)
+			      : reactive ? mk_bin(w, OP_ADD, mk_kv(w, KV_T), mk_kv(w, KV_BIG_H))
+					 : mk_kv(w, KV_T)));
+	if (K) {
+		Node *inc = mk_bin(w, OP_ADD, mk_ref_to(w, history, SYM_CTRL_VAR), mk_int(w, 1));
+		stmts = ast_append(stmts, mk_assign(w, mk_ref_to(w, history, SYM_CTRL_VAR),
+			mk_builtin(w, BI_MIN, list2(inc, mk_int(w, K)))));
+	}
+	Node *ret = mk(w, ND_RETURN);
+	ret->lhs = mk_kv(w, KV_BIG_H);
+	stmts = ast_append(stmts, ret);
+
+	/* The in rule: sample, then interpolate at the end of each inner step (dt + h from
+	 * the external step's start; every time is taken relative to t). */
+	Node *sample = NULL;
+	for (int j = 0; j < n; j++)
+		sample = ast_append(sample, mk_assign(w, mk_ref_to(w, ri[j].current, SYM_IN_VAR),
+			mk_port(w, w->sa->name, ri[j].port->name, ri[j].port, SYM_INPORT)));
+	Node *x = mk_bin(w, OP_ADD, mk_kv(w, KV_DT), mk_kv(w, KV_H));
+	Node **xs = arena_alloc(a, (size_t)(K + 1) * sizeof *xs);
+	Node **ys = arena_alloc(a, (size_t)(K + 1) * sizeof *ys);
+	xs[0] = reactive ? mk_kv(w, KV_BIG_H) : mk_real(w, 0.0);
+	for (int k = 1; k <= K; k++)
+		xs[k] = mk_bin(w, OP_SUB, mk_ref_to(w, ptime[k], SYM_CTRL_VAR), mk_kv(w, KV_T));
+	Node *chain = NULL;
+	for (int order_k = 0; order_k <= K; order_k++) {
+		Node *assigns_k = NULL;
+		for (int j = 0; j < n; j++) {
+			ys[0] = mk_ref_to(w, ri[j].current, SYM_IN_VAR);
+			for (int k = 1; k <= order_k; k++)
+				ys[k] = mk_ref_to(w, ri[j].prev[k], SYM_CTRL_VAR);
+			Node *v = order_k ? lagrange(w, x, xs, ys, order_k) : ys[0];
+			Node *p = ri[j].port;
+			assigns_k = ast_append(assigns_k, mk_assign(w,
+				mk_port(w, ri[j].in->name, ri[j].ip->name, ri[j].ip->decl, SYM_INNER_IN),
+				converted(w, v, p->converts ? p->scale : 1, p->converts ? p->offset : 0)));
+		}
+		if (!chain)
+			chain = assigns_k; /* order 0: the newest sample */
+		else
+			chain = mk_if(w, mk_bin(w, OP_GE, mk_ref_to(w, history, SYM_CTRL_VAR),
+						mk_int(w, order_k)), assigns_k, chain);
+	}
+	if (n) {
+		Node *rule = mk(w, ND_RULE);
+		rule->op = RULE_COND;
+		rule->cond = mk_bool(w, true);
+		rule->then = mk_block(w, sample);
+		rule->els = mk_block(w, chain);
+		Node *rules = in_rules_block(w);
+		rules->list3 = ast_append(rules->list3, rule);
+	}
+	for (int j = 0; j < n; j++) {
+		/* The in rule feeds the inner input now; the port stays an external input. */
+		ri[j].port->bind_dir = BIND_NONE;
+		ri[j].port->bind = NULL;
+	}
+	set_control(w, stmts);
+	consume(w, g);
+}
+
+/* ---- SuccessiveSubstitution -----------------------------------------------------------
+ * `successive substitution starts at P (and Q) with absolute tolerance = A and relative
+ * tolerance = R`: tears the loop at P, Q — an inner input cuts the coupling s.o -> P
+ * into it, an inner output the couplings out of it — and iterates, from the last value
+ * of each cut coupling's source s.o, until it stops changing:
+ *
+ *   param SUBSTITUTION_MAXITER := 10;              (unless the user declares it)
+ *   control var guess_<s>_<o> := <start of s.o>;
+ *   control rules {
+ *     var converged := false; var step := H;
+ *     for (var iteration in 0 .. SUBSTITUTION_MAXITER) {
+ *       save_state(f); ...                          every inner, in step order
+ *       f.P := <converted guess_<s>_<o>>;
+ *       do_step(f, t, H); ...                       order of the couplings not torn
+ *       converged := is_close(guess_<s>_<o>, s.o, R, A) and ...;
+ *       guess_<s>_<o> := s.o;
+ *       if (converged) { break; } else { rollback(f); ... }
+ *     }
+ *     if (not converged) { step := H / 2; }          rejected: retry with a shorter step
+ *     return step;
+ *   }
+ * Preconditions:
+ *   1. the adaptation has no control rules of its own and no other control form;
+ *   2. each P is an inner port on a coupling, of type Real or Integer;
+ *   3. every inner FMU can save and restore its state;
+ *   4. no loop remains once the couplings into P, Q are cut;
+ *   5. SUBSTITUTION_MAXITER, if the user declares it, is a parameter. */
+
+static Node *setting(const Node *settings, int which)
+{
+	for (const Node *s = settings; s; s = s->next)
+		if (s->op == which)
+			return s->lhs;
+	return NULL;
+}
+
+/* The couplings the form cuts (precondition 2): into each port P that is an inner input,
+ * out of each P that is an inner output.  NULL after a report. */
+static Node **torn_couplings(Lw *w, Node *g, int *ncut, bool numeric)
+{
+	int n = ast_count(w->sa->a_couplings);
+	Node **cut = arena_alloc(w->c->arena, (size_t)(n + 1) * sizeof *cut);
+	*ncut = 0;
+	for (Node *p = g->list1; p; p = p->next) {
+		int found = 0;
+		for (Node *cp = w->sa->a_couplings; cp; cp = cp->next) {
+			Node *end = p->sym == SYM_INNER_IN ? cp->rhs : cp->lhs;
+			if ((p->sym != SYM_INNER_IN && p->sym != SYM_INNER_OUT) || !p->owner ||
+			    strcmp(end->owner, p->owner) != 0 || strcmp(end->name, p->name) != 0)
+				continue;
+			found++;
+			if (!torn(cp, cut, *ncut))
+				cut[(*ncut)++] = cp;
+		}
+		if (!found) {
+			diag_error(w->c->diag, p->loc, "%s: '%s%s%s' must be an inner port on a "
+				   "coupling (the loop is cut there)", w->rule,
+				   p->owner ? p->owner : "", p->owner ? "." : "", p->name);
+			w->failed = true;
+			continue;
+		}
+		Inner *in = sema_inner(w->info, p->owner);
+		InnerPort *ip = in ? sema_inner_port(in, p->name) : NULL;
+		if (numeric && ip && ip->type != TY_REAL && ip->type != TY_INTEGER) {
+			diag_error(w->c->diag, p->loc, "%s: '%s.%s' is %s; successive substitution "
+				   "compares numbers", w->rule, p->owner, p->name,
+				   ast_type_name(ip->type));
+			w->failed = true;
+		}
+	}
+	return w->failed ? NULL : cut;
+}
+
+/* For each cut coupling, the index of the first cut coupling with the same source: one
+ * guess (or delayed value) per source, fed to every input it reaches. */
+static int *same_source(Lw *w, Node **cut, int ncut)
+{
+	int *first = arena_alloc(w->c->arena, (size_t)(ncut + 1) * sizeof *first);
+	for (int i = 0; i < ncut; i++) {
+		first[i] = i;
+		for (int j = 0; j < i && first[i] == i; j++)
+			if (strcmp(cut[j]->lhs->owner, cut[i]->lhs->owner) == 0 &&
+			    strcmp(cut[j]->lhs->name, cut[i]->lhs->name) == 0)
+				first[i] = j;
+	}
+	return first;
+}
+
+static Node *source_ref(Lw *w, Node *cp)
+{
+	return mk_port(w, cp->lhs->owner, cp->lhs->name, cp->lhs->decl, SYM_INNER_OUT);
+}
+
+static Node *source_start(Lw *w, Node *cp)
+{
+	Inner *in = sema_inner(w->info, cp->lhs->owner);
+	InnerPort *ip = in ? sema_inner_port(in, cp->lhs->name) : NULL;
+	return ip ? start_value(w, in, ip) : mk_real(w, 0.0);
+}
+
+static SaType source_type(Lw *w, Node *cp)
+{
+	Inner *in = sema_inner(w->info, cp->lhs->owner);
+	InnerPort *ip = in ? sema_inner_port(in, cp->lhs->name) : NULL;
+	return ip && ip->type != TY_NONE ? ip->type : TY_REAL;
+}
+
+/* cp's target := converted value. */
+static Node *feed(Lw *w, Node *cp, Node *value)
+{
+	return mk_assign(w, mk_port(w, cp->rhs->owner, cp->rhs->name, cp->rhs->decl, SYM_INNER_IN),
+			 converted(w, value, cp->converts ? cp->scale : 1,
+				   cp->converts ? cp->offset : 0));
+}
+
+static Node *rule_loop_order(Lw *w, Node *g, Node **cut, int ncut)
+{
+	(void)g;
+	Inner **order = step_order(w, cut, ncut);
+	if (!order) {
+		diag_error(w->c->diag, w->at, "%s: the inner fmus still form an algebraic loop "
+			   "when the couplings into the ports named here are cut", w->rule);
+		diag_note(w->c->diag, w->at, "name one more port of the loop (`at P and Q`)");
+		w->failed = true;
+	}
+	return (Node *)order;
+}
+
+static void lower_successive_substitution(Compilation *c, SaInfo *info)
+{
+	Lw w0 = {c, info, info->sa, "SuccessiveSubstitution", {0}, false}, *w = &w0;
+	Node *g = general_form(w->sa, ND_SUBST);
+	if (!g)
+		return;
+	w->at = g->loc;
+	if (!control_free(w, "successive substitution"))
+		return; /* (1) */
+	int ncut;
+	Node **cut = torn_couplings(w, g, &ncut, true);
+	if (!cut)
+		return; /* (2) */
+	for (int i = 0; i < info->ninners; i++)
+		if (!can_rollback(info->inners[i], 0)) {
+			Inner *in = info->inners[i];
+			diag_error(c->diag, g->loc, "SuccessiveSubstitution: inner fmu '%s' cannot save "
+				   "and restore its state, and every iteration rolls the loop back",
+				   in->name);
+			diag_note(c->diag, in->decl->loc, in->fmu ? "its model description says "
+				  "canGetAndSetFMUstate=\"false\"" : "an fmu inside it cannot roll back");
+			w->failed = true;
+		}
+	if (w->failed)
+		return; /* (3) */
+	Inner **order = (Inner **)rule_loop_order(w, g, cut, ncut);
+	if (!order)
+		return; /* (4) */
+	Arena *a = c->arena;
+	int sym;
+	Node *maxiter = find_user(w->sa, "SUBSTITUTION_MAXITER", &sym);
+	if (maxiter && sym != SYM_PARAM) {
+		fresh(w, "SUBSTITUTION_MAXITER", "the iteration bound");
+		return; /* (5) */
+	}
+	if (!maxiter) {
+		maxiter = mk_decl(w, "SUBSTITUTION_MAXITER", TY_INTEGER, mk_int(w, 10), DECL_PARAM);
+		w->sa->a_params = ast_append(w->sa->a_params, maxiter);
+	}
+	Node **guess = arena_alloc(a, (size_t)(ncut + 1) * sizeof *guess);
+	int *src = same_source(w, cut, ncut);
+	for (int i = 0; i < ncut; i++)
+		guess[i] = src[i] != i ? guess[src[i]]
+			   : new_ctrl_var(w, fmt(w, "guess_%s_%s", cut[i]->lhs->owner, cut[i]->lhs->name),
+					  source_type(w, cut[i]), source_start(w, cut[i]),
+					  fmt(w, "the guess for '%s.%s'", cut[i]->lhs->owner,
+					      cut[i]->lhs->name));
+	Node *conv_d = NULL, *step_d = NULL, *iter_d = NULL;
+	Node *conv_v = new_local(w, "converged", TY_BOOL, mk_bool(w, false), &conv_d);
+	Node *step_v = new_local(w, "step", TY_REAL, mk_kv(w, KV_BIG_H), &step_d);
+	if (w->failed || !fresh(w, "iteration", "the loop variable of the generated control rules"))
+		return;
+	Node *rtol = setting(g->list2, SET_REL_TOL), *atol = setting(g->list2, SET_ABS_TOL);
+	Node *loop = mk_for(w, "iteration", mk_int(w, 0),
+			    mk_ref_to(w, maxiter, SYM_PARAM), &iter_d);
+	Node *body = NULL, *back = NULL, *test = NULL, *update = NULL;
+	for (int i = 0; i < info->ninners; i++) {
+		body = ast_append(body, mk_call_stmt(w, mk_fmu_call(w, BI_SAVE_STATE, order[i], NULL)));
+		back = ast_append(back, mk_call_stmt(w, mk_fmu_call(w, BI_ROLLBACK, order[i], NULL)));
+	}
+	for (int i = 0; i < ncut; i++)
+		body = ast_append(body, feed(w, cut[i], mk_ref_to(w, guess[i], SYM_CTRL_VAR)));
+	for (int i = 0; i < info->ninners; i++)
+		body = ast_append(body, mk_call_stmt(w, mk_fmu_call(w, BI_DO_STEP, order[i],
+						list2(mk_kv(w, KV_T), mk_kv(w, KV_BIG_H)))));
+	for (int i = 0; i < ncut; i++) {
+		if (src[i] != i)
+			continue;
+		Node *args = list2(mk_ref_to(w, guess[i], SYM_CTRL_VAR), source_ref(w, cut[i]));
+		args->next->next = rtol ? clone(w, rtol) : mk_real(w, 1e-5);
+		args->next->next->next = atol ? clone(w, atol) : mk_real(w, 1e-8);
+		Node *close = mk_builtin(w, BI_IS_CLOSE, args);
+		test = test ? mk_bin(w, OP_AND, test, close) : close;
+		update = ast_append(update, mk_assign(w, mk_ref_to(w, guess[i], SYM_CTRL_VAR),
+						      source_ref(w, cut[i])));
+	}
+	body = ast_append(body, mk_assign(w, mk_ref_to(w, conv_d, SYM_LOCAL), test));
+	body = ast_append(body, update);
+	body = ast_append(body, mk_if(w, mk_ref_to(w, conv_d, SYM_LOCAL), mk(w, ND_BREAK), back));
+	loop->then->list1 = body;
+	Node *stmts = list2(conv_v, step_v);
+	stmts = ast_append(stmts, loop);
+	stmts = ast_append(stmts, mk_if(w, mk_not(w, mk_ref_to(w, conv_d, SYM_LOCAL)),
+		mk_assign(w, mk_ref_to(w, step_d, SYM_LOCAL),
+			  mk_bin(w, OP_DIV, mk_kv(w, KV_BIG_H), mk_real(w, 2.0))), NULL));
+	Node *ret = mk(w, ND_RETURN);
+	ret->lhs = mk_ref_to(w, step_d, SYM_LOCAL);
+	stmts = ast_append(stmts, ret);
+	set_control(w, stmts);
+	consume(w, g);
+}
+
+/* ---- Delay -------------------------------------------------------------------------------
+ * `delay at P (and Q)`: cuts the loop at P, Q as successive substitution does, feeding
+ * each cut coupling's target the value its source s.o had at the end of the previous step:
+ *
+ *   control var delayed_<s>_<o> := <start of s.o>;
+ *   control rules {
+ *     f.P := <converted delayed_<s>_<o>>; ...
+ *     var H_<f> := do_step(f, t, H); ...          order of the couplings not cut
+ *     delayed_<s>_<o> := s.o; ...
+ *     return min(H_<f>, ...);
+ *   }
+ * Preconditions:
+ *   1. the adaptation has no control rules of its own and no other control form;
+ *   2. each P is an inner port on a coupling;
+ *   3. no loop remains once the couplings into P, Q are cut. */
+
+static void lower_delay(Compilation *c, SaInfo *info)
+{
+	Lw w0 = {c, info, info->sa, "Delay", {0}, false}, *w = &w0;
+	Node *g = general_form(w->sa, ND_DELAY);
+	if (!g)
+		return;
+	w->at = g->loc;
+	if (!control_free(w, "delay"))
+		return; /* (1) */
+	int ncut;
+	Node **cut = torn_couplings(w, g, &ncut, false);
+	if (!cut)
+		return; /* (2) */
+	Inner **order = (Inner **)rule_loop_order(w, g, cut, ncut);
+	if (!order)
+		return; /* (3) */
+	Node **held = arena_alloc(c->arena, (size_t)(ncut + 1) * sizeof *held);
+	int *src = same_source(w, cut, ncut);
+	for (int i = 0; i < ncut; i++)
+		held[i] = src[i] != i ? held[src[i]]
+			  : new_ctrl_var(w, fmt(w, "delayed_%s_%s", cut[i]->lhs->owner, cut[i]->lhs->name),
+					 source_type(w, cut[i]), source_start(w, cut[i]),
+					 fmt(w, "the delayed value of '%s.%s'", cut[i]->lhs->owner,
+					     cut[i]->lhs->name));
+	Node *stmts = NULL, *steps = NULL;
+	for (int i = 0; i < ncut && held[i]; i++)
+		stmts = ast_append(stmts, feed(w, cut[i], mk_ref_to(w, held[i], SYM_CTRL_VAR)));
+	for (int i = 0; i < info->ninners; i++) {
+		Node *d = NULL;
+		Node *call = mk_fmu_call(w, BI_DO_STEP, order[i], list2(mk_kv(w, KV_T), mk_kv(w, KV_BIG_H)));
+		Node *v = new_local(w, fmt(w, "H_%s", order[i]->name, NULL), TY_REAL, call, &d);
+		if (!v)
+			return;
+		stmts = ast_append(stmts, v);
+		steps = ast_append(steps, mk_ref_to(w, d, SYM_LOCAL));
+	}
+	if (w->failed)
+		return;
+	for (int i = 0; i < ncut; i++)
+		if (src[i] == i)
+			stmts = ast_append(stmts, mk_assign(w, mk_ref_to(w, held[i], SYM_CTRL_VAR),
+							    source_ref(w, cut[i])));
+	Node *ret = mk(w, ND_RETURN);
+	ret->lhs = steps && steps->next ? mk_builtin(w, BI_MIN, steps) : steps;
+	stmts = ast_append(stmts, ret);
+	set_control(w, stmts);
+	consume(w, g);
+}
+
+/* ---- the stage ------------------------------------------------------------------------- */
+
+const LwRule lw_rules[] = {
+	{"MultiplyRate", lower_multiply_rate},
+	{"SuccessiveSubstitution", lower_successive_substitution},
+	{"Delay", lower_delay},
+	{NULL, NULL},
+};
+
+bool lw_is_rule(const char *name)
+{
+	if (strcmp(name, LW_STAGE) == 0)
+		return true;
+	for (const LwRule *r = lw_rules; r->name; r++)
+		if (strcmp(r->name, name) == 0)
+			return true;
+	return false;
+}
+
+int lw_lower(Compilation *c, SaInfo *info, const char *after)
+{
+	int before = diag_errors(c->diag);
+	for (const LwRule *r = lw_rules; r->name; r++) {
+		r->apply(c, info);
+		if (after && strcmp(after, r->name) == 0)
+			break;
+	}
+	return diag_errors(c->diag) - before;
+}

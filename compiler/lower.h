@@ -1,0 +1,34 @@
+/* lower.h — the lowering of the declarative layer (LANGUAGE.md section 7).
+ *
+ * A stage of its own, between the checker and the explicit-form rules: each declarative
+ * form that sacc can lower is rewritten, by one function per form run from the table
+ * lw_rules, into ordinary control, in and out rules.  What is left for the explicit-form
+ * rules is a script a person could have written.  Forms not in the table stay refused by
+ * the checker ("cannot be lowered yet"). */
+#ifndef SACC_LOWER_H
+#define SACC_LOWER_H
+
+#include "driver.h"
+#include "sema.h"
+
+typedef struct LwRule {
+	const char *name;
+	void (*apply)(Compilation *c, SaInfo *info);
+} LwRule;
+
+/* The lowering rules in order, ending with {NULL, NULL}. */
+extern const LwRule lw_rules[];
+
+/* The name of the whole stage for `sacc explicit --after`: stops after the last
+ * lowering rule, before the first explicit-form rule. */
+#define LW_STAGE "Lower"
+
+/* Whether name is a lowering rule or the stage's name. */
+bool lw_is_rule(const char *name);
+
+/* Lowers a checked adaptation in place (the forms it lowers are gone afterwards, so a
+ * second call finds nothing to do).  With after set to a lowering rule's name, stops
+ * after it.  Returns the number of errors reported. */
+int lw_lower(Compilation *c, SaInfo *info, const char *after);
+
+#endif

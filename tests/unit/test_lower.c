@@ -1,0 +1,644 @@
+/* test_lower.c — the lowering of the declarative layer (lower.c, LANGUAGE.md section 7).
+ *
+ * Two kinds of test.  In process: each form lowered on a small script, with the origin and
+ * location of what it makes, the errors where it cannot apply, and `--after` stopping in
+ * the stage.  End to end: the lowered forms built into wrapper FMUs and stepped with the
+ * suite's importer, checking the numbers —
+ *   tests/e2e/lower_rate{0,2,4}.sa   multiply rate over the integrator (x' = u, stepped
+ *                                    with u constant over each inner step): interpolation
+ *                                    of order K is exact for inputs polynomial of degree K,
+ *                                    with variable external steps, and of lower order
+ *                                    while the history is short;
+ *   tests/e2e/lower_subst.sa         successive substitution over window and obstacle: the
+ *                                    fixed point is the contact force;
+ *   tests/e2e/lower_delay.sa         delay: the obstacle sees the previous step's height;
+ *   adaptations/powerwindow-declarative/{loop_sa,rate_sa}.sa
+ *                                    the same results as the hand-written scripts.
+ * The window: height = 100 r displacement (cm), torque -(r F + b r speed), r = 0.11,
+ * b = 10; the obstacle: F = c (disp - 0.45) above 0.45, c = 1e10.
+ *
+ * Run from the repository root with SACC_BUILD naming the build directory (whose e2e/
+ * holds the tests/e2e FMUs; the declarative power-window FMUs are built here, into
+ * BUILD/powerwindow-declarative/, when older than their scripts). */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <limits.h>
+#include <sys/stat.h>
+
+#include "sacc_test.h"
+#include "fmi2_importer.h"
+
+#include "lower.h"
+#include "sema.h"
+
+#define R 0.11
+#define B 10.0
+#define C_OBST 1e10
+#define POS_OBST 0.45
+
+/* ---- in process ---------------------------------------------------------------------------- */
+
+#define HEAD "semantic adaptation reactive moore sa\nat \"sa.fmu\"\n"
+#define INTEG "\tfor inner fmu Integrator integ\n\t\tat \"integrator.fmu\"\n"
+#define WINDOW "\tfor inner fmu Window window\n\t\tat \"window.fmu\"\n"
+#define OBSTACLE "\tfor inner fmu Obstacle obstacle\n\t\tat \"obstacle.fmu\"\n"
+#define LOOP "\tcoupled as window.height -> obstacle.disp, " \
+	     "obstacle.reaction_force -> window.reaction_force\n"
+
+typedef struct Run {
+	TestRun *t;
+	Module *m;
+	char *text;
+} Run;
+
+static int run_setup(void **state)
+{
+	Run *r = calloc(1, sizeof *r);
+	r->t = tr_new();
+	*state = r;
+	return 0;
+}
+
+static int run_teardown(void **state)
+{
+	Run *r = *state;
+	free(r->text);
+	tr_free(r->t);
+	free(r);
+	return 0;
+}
+
+static int lower_in(Run *r, const char *text, const char *after)
+{
+	r->m = tr_load(r->t, "t.sa", text);
+	assert_non_null(r->m);
+	assert_non_null(r->m->root);
+	return drv_explicit(r->t->c, r->m, after);
+}
+
+static const char *lowered(Run *r, const char *text, const char *after)
+{
+	int errors = lower_in(r, text, after);
+	if (errors)
+		fail_msg("%d errors:\n%s", errors, tr_diag(r->t));
+	free(r->text);
+	r->text = tr_print(r->m);
+	return r->text;
+}
+
+static const char *fails(Run *r, const char *text)
+{
+	int errors = lower_in(r, text, NULL);
+	if (!errors)
+		fail_msg("no error; the result is:\n%s", r->text = tr_print(r->m));
+	return tr_diag(r->t);
+}
+
+static void expect_in(const char *text, const char *want)
+{
+	if (!strstr(text, want))
+		fail_msg("expected to find\n%s\nin\n%s", want, text);
+}
+
+static Node *adaptation(Run *r)
+{
+	for (Node *e = r->m->root->list2; e; e = e->next)
+		if (e->kind == ND_ADAPTATION)
+			return e;
+	fail_msg("no adaptation");
+	return NULL;
+}
+
+/* Every node under n made by a rule has one of the given origins (or NULL: the user's). */
+static int count_origin(const Node *n, const char *origin)
+{
+	int k = 0;
+	for (; n; n = n->next) {
+		if (n->origin && strcmp(n->origin, origin) == 0)
+			k++;
+		const Node *kids[] = {n->lhs, n->rhs, n->cond, n->then, n->els, n->init, n->body,
+				      n->list1, n->list2, n->list3};
+		for (size_t i = 0; i < sizeof kids / sizeof kids[0]; i++)
+			if (kids[i] && !(n->kind == ND_FOR && kids[i] == n->init))
+				k += count_origin(kids[i], origin);
+	}
+	return k;
+}
+
+static void multiply_rate__after_lower__control_and_in_rule_with_origin(void **state)
+{
+	Run *r = *state;
+	const char *s = lowered(r, HEAD INTEG "multiply rate 4 times with second order "
+				"interpolation\n", LW_STAGE);
+	/* the stage alone: the explicit-form rules have not run */
+	assert_null(strstr(s, "stored_"));
+	expect_in(s, "input ports Real u\n");
+	expect_in(s, "\tfor (var micro in 0 .. 4) {\n\t\tdo_step(integ, inner_time, micro_step);\n");
+	expect_in(s, "\tprevious_u_2 := previous_u_1;\n\tprevious_u_1 := current_u;\n");
+	expect_in(s, "\trate_history := min(rate_history + 1, 2);\n\treturn H;\n");
+	expect_in(s, "\t\tif (rate_history >= 2) {\n");
+	expect_in(s, "\t\t} else if (rate_history >= 1) {\n");
+	expect_in(s, "\t\t\tinteg.u := current_u;\n");
+	Node *sa = adaptation(r);
+	assert_null(sa->a_general);
+	assert_string_equal(sa->a_ctrl->origin, "MultiplyRate");
+	assert_int_equal(sa->a_ctrl->loc.line, 5); /* the form's line */
+	assert_true(count_origin(sa->a_ctrl, "MultiplyRate") > 20);
+	assert_string_equal(sa->a_in_rules->list3->origin, "MultiplyRate");
+}
+
+static void multiply_rate__no_interpolation__no_history(void **state)
+{
+	Run *r = *state;
+	const char *s = lowered(r, HEAD INTEG "multiply rate 3 times with no interpolation\n",
+				LW_STAGE);
+	assert_null(strstr(s, "previous_"));
+	assert_null(strstr(s, "rate_history"));
+	expect_in(s, "} --> {\n\t\tinteg.u := current_u;\n\t};\n");
+}
+
+static void multiply_rate__explicit_of_explicit__same_text(void **state)
+{
+	Run *r = *state;
+	char *first = strdup(lowered(r, HEAD INTEG "multiply rate 2 times\n", NULL));
+	TestRun *again = tr_new();
+	Module *m = tr_load(again, "t.sa", first);
+	assert_int_equal(drv_explicit(again->c, m, NULL), 0);
+	char *second = tr_print(m);
+	assert_string_equal(first, second);
+	free(first);
+	free(second);
+	tr_free(again);
+}
+
+static void multiply_rate__own_control_rules__error_names_both(void **state)
+{
+	Run *r = *state;
+	const char *d = fails(r, HEAD INTEG "multiply rate 2 times\n"
+			      "control rules {\n\treturn H;\n}\n");
+	expect_in(d, "t.sa:5:1: error: MultiplyRate: 'multiply rate' generates the control "
+		  "rules, and this adaptation has its own");
+	expect_in(d, "t.sa:6:1: note: the control rules are here");
+}
+
+static void multiply_rate__real_rate_or_order_5__errors(void **state)
+{
+	Run *r = *state;
+	expect_in(fails(r, HEAD INTEG "multiply rate 2.5 times\n"),
+		  "t.sa:5:15: error: MultiplyRate: the rate must be an Integer of at least 1");
+	TestRun *t2 = tr_new();
+	Module *m = tr_load(t2, "u.sa", HEAD INTEG "multiply rate 2 times with interpolation "
+			    "of order 5\n");
+	assert_true(drv_explicit(t2->c, m, NULL) > 0);
+	expect_in(tr_diag(t2), "u.sa:5:1: error: MultiplyRate: interpolation of order 5: orders "
+		  "0 to 4 are supported");
+	tr_free(t2);
+}
+
+static void multiply_rate__generated_name_taken__error_at_user_declaration(void **state)
+{
+	Run *r = *state;
+	const char *d = fails(r, HEAD INTEG "param rate_history := 1;\nmultiply rate 2 times\n");
+	expect_in(d, "t.sa:5:7: error: MultiplyRate: the name 'rate_history' is needed for how "
+		  "many earlier input samples are known but is already a parameter");
+	expect_in(d, "t.sa:6:1: note: the declarative form that needs it");
+}
+
+static void successive_substitution__lowered__tears_and_rolls_back(void **state)
+{
+	Run *r = *state;
+	const char *s = lowered(r, HEAD WINDOW OBSTACLE LOOP
+				"successive substitution starts at obstacle.disp with absolute "
+				"tolerance = 1e-6 and relative tolerance = 1e-4\n", LW_STAGE);
+	expect_in(s, "param Integer SUBSTITUTION_MAXITER := 10;\n");
+	expect_in(s, "control var Real guess_window_height := 0.0;\n");
+	expect_in(s, "\t\tsave_state(obstacle);\n\t\tsave_state(window);\n"
+		  "\t\tobstacle.disp := 0.01 * guess_window_height;\n"
+		  "\t\tdo_step(obstacle, t, H);\n\t\tdo_step(window, t, H);\n"
+		  "\t\tconverged := is_close(guess_window_height, window.height, 1e-4, 1e-6);\n"
+		  "\t\tguess_window_height := window.height;\n");
+	expect_in(s, "\t\t} else {\n\t\t\trollback(obstacle);\n\t\t\trollback(window);\n");
+	expect_in(s, "\tif (not converged) {\n\t\tstep := H / 2.0;\n\t}\n\treturn step;\n");
+	assert_string_equal(adaptation(r)->a_ctrl->origin, "SuccessiveSubstitution");
+}
+
+static void successive_substitution__user_maxiter__used(void **state)
+{
+	Run *r = *state;
+	const char *s = lowered(r, HEAD WINDOW OBSTACLE LOOP "param SUBSTITUTION_MAXITER := 3;\n"
+				"successive substitution starts at obstacle.disp with absolute "
+				"tolerance = 1e-6 and relative tolerance = 1e-4\n", LW_STAGE);
+	expect_in(s, "param Integer SUBSTITUTION_MAXITER := 3;\n\n");
+	assert_null(strstr(s, ":= 10;"));
+}
+
+static void successive_substitution__no_rollback__error_names_the_fmu(void **state)
+{
+	Run *r = *state;
+	/* passthrough.fmu (y = u) says it cannot get and set its state */
+	const char *d = fails(r, HEAD INTEG "\tfor inner fmu Passthrough pass\n\t\tat "
+			      "\"passthrough.fmu\"\n"
+			      "\tcoupled as integ.x -> pass.u, pass.y -> integ.u\n"
+			      "successive substitution starts at integ.u with absolute "
+			      "tolerance = 1e-6 and relative tolerance = 1e-4\n");
+	expect_in(d, "error: SuccessiveSubstitution: inner fmu 'pass' cannot save and restore "
+		  "its state, and every iteration rolls the loop back");
+	expect_in(d, "note: its model description says canGetAndSetFMUstate=\"false\"");
+}
+
+static void successive_substitution__port_not_coupled__error(void **state)
+{
+	Run *r = *state;
+	const char *d = fails(r, HEAD WINDOW OBSTACLE LOOP
+			      "successive substitution starts at window.speed with absolute "
+			      "tolerance = 1e-6 and relative tolerance = 1e-4\n");
+	expect_in(d, "t.sa:8:35: error: SuccessiveSubstitution: 'window.speed' must be an inner "
+		  "port on a coupling (the loop is cut there)");
+}
+
+static void delay__lowered__previous_height(void **state)
+{
+	Run *r = *state;
+	const char *s = lowered(r, HEAD WINDOW OBSTACLE LOOP "delay at obstacle.disp\n", LW_STAGE);
+	expect_in(s, "control var Real delayed_window_height := 0.0;\ncontrol rules {\n"
+		  "\tobstacle.disp := 0.01 * delayed_window_height;\n"
+		  "\tvar Real H_obstacle := do_step(obstacle, t, H);\n"
+		  "\tvar Real H_window := do_step(window, t, H);\n"
+		  "\tdelayed_window_height := window.height;\n"
+		  "\treturn min(H_obstacle, H_window);\n}\n");
+}
+
+static void delay__two_forms__cannot_combine(void **state)
+{
+	Run *r = *state;
+	const char *d = fails(r, HEAD WINDOW OBSTACLE LOOP "successive substitution starts at "
+			      "obstacle.disp with absolute tolerance = 1e-6 and relative tolerance "
+			      "= 1e-4\ndelay at obstacle.disp\n");
+	expect_in(d, "t.sa:9:1: error: Delay: 'delay' cannot be combined with "
+		  "another control form in one adaptation");
+}
+
+static void delay__loop_remains__error(void **state)
+{
+	Run *r = *state;
+	const char *d = fails(r, HEAD WINDOW OBSTACLE LOOP "delay at window.speed\n");
+	expect_in(d, "error: Delay: 'window.speed' must be an inner port on a coupling");
+}
+
+/* ---- end to end --------------------------------------------------------------------------- */
+
+typedef struct Fmu {
+	Fmi2Api api;
+	char dir[PATH_MAX];
+	char guid[64];
+	char uri[PATH_MAX + 32];
+	char id[64];
+} Fmu;
+
+static void logger(fmi2ComponentEnvironment env, fmi2String name, fmi2Status status,
+		   fmi2String category, fmi2String message, ...)
+{
+	(void)env;
+	if (status < fmi2Error)
+		return;
+	va_list ap;
+	va_start(ap, message);
+	fprintf(stderr, "[%s] %s: ", name, category);
+	vfprintf(stderr, message, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+static const fmi2CallbackFunctions callbacks = {logger, calloc, free, NULL, NULL};
+
+static void read_attr(const char *dir, const char *key, char *out, size_t size)
+{
+	char path[PATH_MAX + 32], line[1024];
+	snprintf(path, sizeof path, "%s/modelDescription.xml", dir);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	out[0] = '\0';
+	while (fgets(line, sizeof line, f) && !out[0]) {
+		char *g = strstr(line, key);
+		if (g) {
+			g += strlen(key);
+			size_t n = strcspn(g, "\"");
+			assert_true(n < size);
+			memcpy(out, g, n);
+			out[n] = '\0';
+		}
+	}
+	fclose(f);
+	assert_true(out[0] != '\0');
+}
+
+static void run(const char *cmd)
+{
+	if (system(cmd) != 0)
+		fail_msg("failed: %s", cmd);
+}
+
+/* Unpacks BUILD/<sub>/<id>.fmu into BUILD/lower-unpacked/<sub>/<id>/ and loads it. */
+static void load_fmu(Fmu *f, const char *sub, const char *id)
+{
+	char cmd[4 * PATH_MAX], rel[PATH_MAX];
+	const char *b = test_build_dir();
+	snprintf(rel, sizeof rel, "%s/lower-unpacked/%s/%s", b, sub, id);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s/lower-unpacked/%s' && '%s/sacc' "
+		 "unpack '%s/%s/%s.fmu' '%s'", rel, b, sub, b, b, sub, id, rel);
+	run(cmd);
+	assert_non_null(realpath(rel, f->dir));
+	snprintf(f->id, sizeof f->id, "%s", id);
+	read_attr(f->dir, "guid=\"", f->guid, sizeof f->guid);
+	snprintf(f->uri, sizeof f->uri, "file://%s/resources", f->dir);
+	char lib[PATH_MAX + 64];
+	snprintf(lib, sizeof lib, "%s/binaries/linux64/%s.so", f->dir, id);
+	fmi2_import(&f->api, lib);
+}
+
+static fmi2Component start_fmu(Fmu *f, const char *instance)
+{
+	fmi2Component c = f->api.instantiate(instance, fmi2CoSimulation, f->guid, f->uri,
+					     &callbacks, fmi2False, fmi2False);
+	assert_non_null(c);
+	assert_int_equal(f->api.setup(c, fmi2False, 0, 0, fmi2False, 0), fmi2OK);
+	assert_int_equal(f->api.enter_init(c), fmi2OK);
+	assert_int_equal(f->api.exit_init(c), fmi2OK);
+	return c;
+}
+
+static void stop_fmu(Fmu *f, fmi2Component c)
+{
+	assert_int_equal(f->api.terminate(c), fmi2OK);
+	f->api.free_instance(c);
+	fmi2_unimport(&f->api);
+}
+
+static fmi2ValueReference vr_of(const Fmu *f, const char *name)
+{
+	char key[128], v[32];
+	snprintf(key, sizeof key, "name=\"%s\" valueReference=\"", name);
+	read_attr(f->dir, key, v, sizeof v);
+	return (fmi2ValueReference)strtoul(v, NULL, 10);
+}
+
+static double get1(Fmu *f, fmi2Component c, fmi2ValueReference vr)
+{
+	double v = NAN;
+	assert_int_equal(f->api.get_real(c, &vr, 1, &v), fmi2OK);
+	return v;
+}
+
+static void set1(Fmu *f, fmi2Component c, fmi2ValueReference vr, double v)
+{
+	assert_int_equal(f->api.set_real(c, &vr, 1, &v), fmi2OK);
+}
+
+/* ---- multiply rate ---- */
+
+typedef double (*Poly)(double);
+static double p2(double t) { return 1.0 + 2.0 * t - 3.0 * t * t; }
+static double p4(double t) { return 0.5 - t + 4.0 * t * t * t - 2.5 * t * t * t * t; }
+
+/* Steps BUILD/e2e/<id> (integrator inside, `rate` inner steps) with u = p(t) over steps of
+ * varying size; from step `exact_from` on, each step's increase of x must be the sum of
+ * p at the inner steps' ends times the inner step: the interpolation is p itself. */
+static void check_rate(const char *id, int rate, Poly p, int exact_from, int order)
+{
+	Fmu f;
+	load_fmu(&f, "e2e", id);
+	fmi2Component c = start_fmu(&f, id);
+	fmi2ValueReference u = vr_of(&f, "u"), x = vr_of(&f, "x");
+	static const double hs[] = {0.1, 0.05, 0.2, 0.1, 0.15, 0.1, 0.08, 0.3, 0.1, 0.12};
+	double t = 0, before = get1(&f, c, x);
+	for (int k = 0; k < 10; k++) {
+		double H = hs[k];
+		set1(&f, c, u, p(t + H)); /* reactive: the input at the step's end */
+		assert_int_equal(f.api.do_step(c, t, H, fmi2True), fmi2OK);
+		double after = get1(&f, c, x), want = 0;
+		for (int i = 1; i <= rate; i++)
+			want += p(t + i * H / rate) * H / rate;
+		if (k == 0 && order > 0) {
+			/* one earlier sample, the start value 0 at t = 0: linear from 0 */
+			double lin = 0;
+			for (int i = 1; i <= rate; i++)
+				lin += p(t + H) * ((double)i / rate) * H / rate;
+			assert_close(after - before, lin, 1e-12);
+		}
+		if (order == 0)
+			want = p(t + H) * H;
+		if (k >= exact_from)
+			assert_close(after - before, want, 1e-11 * (1 + fabs(want)));
+		before = after;
+		t += H;
+	}
+	stop_fmu(&f, c);
+}
+
+static void multiply_rate__order_2__exact_for_parabolas(void **state)
+{
+	(void)state;
+	check_rate("lower_rate2", 4, p2, 2, 2);
+}
+
+static void multiply_rate__order_4__exact_for_quartics(void **state)
+{
+	(void)state;
+	check_rate("lower_rate4", 5, p4, 4, 4);
+}
+
+static void multiply_rate__no_interpolation__newest_value_held(void **state)
+{
+	(void)state;
+	check_rate("lower_rate0", 3, p2, 0, 0);
+}
+
+/* ---- successive substitution and delay ---- */
+
+static void successive_substitution__in_contact__converges_to_the_contact_force(void **state)
+{
+	(void)state;
+	Fmu f;
+	load_fmu(&f, "e2e", "lower_subst");
+	fmi2Component c = start_fmu(&f, "subst");
+	fmi2ValueReference d = vr_of(&f, "displacement"), s = vr_of(&f, "speed"),
+			   tau = vr_of(&f, "tau");
+	double t = 0, h = 1e-3, sv = 0.2;
+	for (int k = 0; k < 6; k++, t += h) {
+		double dv = k < 3 ? 4.1 : 1.0;
+		set1(&f, c, d, dv);
+		set1(&f, c, s, sv);
+		assert_int_equal(f.api.do_step(c, t, h, fmi2True), fmi2OK);
+		double force = R * dv > POS_OBST ? C_OBST * (R * dv - POS_OBST) : 0.0;
+		if (k == 0 || k == 3)
+			continue; /* the guess is the previous step's: one step to settle */
+		assert_close(get1(&f, c, tau), R * force + B * R * sv, 1e-9 * (R * force) + 1e-12);
+	}
+	stop_fmu(&f, c);
+}
+
+static void delay__each_step__obstacle_sees_previous_height(void **state)
+{
+	(void)state;
+	Fmu f;
+	load_fmu(&f, "e2e", "lower_delay");
+	fmi2Component c = start_fmu(&f, "delay");
+	fmi2ValueReference d = vr_of(&f, "displacement"), s = vr_of(&f, "speed"),
+			   tau = vr_of(&f, "tau");
+	double t = 0, h = 1e-3, prev = 0.0;
+	for (int k = 0; k < 8; k++, t += h) {
+		double dv = 3.9 + 0.05 * k, sv = 0.01 * k;
+		set1(&f, c, d, dv);
+		set1(&f, c, s, sv);
+		assert_int_equal(f.api.do_step(c, t, h, fmi2True), fmi2OK);
+		double disp = R * prev; /* the height of the previous step, in m */
+		double force = disp > POS_OBST ? C_OBST * (disp - POS_OBST) : 0.0;
+		assert_close(get1(&f, c, tau), R * force + B * R * sv, 1e-12 * (1 + R * force));
+		prev = dv;
+	}
+	stop_fmu(&f, c);
+}
+
+/* ---- the declarative power window against the hand-written one ---- */
+
+static time_t mtime(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 ? st.st_mtime : 0;
+}
+
+/* Builds BUILD/powerwindow-declarative/{loop_sa,rate_sa}.fmu when missing or older than
+ * their scripts or sacc (window_sa.fmu, which loop_sa wraps, is the hand-written one's). */
+static void build_declarative(void)
+{
+	const char *b = test_build_dir();
+	char fmu[PATH_MAX], sacc[PATH_MAX], cmd[4 * PATH_MAX];
+	snprintf(fmu, sizeof fmu, "%s/powerwindow-declarative/rate_sa.fmu", b);
+	snprintf(sacc, sizeof sacc, "%s/sacc", b);
+	time_t built = mtime(fmu);
+	if (built && built >= mtime(sacc) &&
+	    built >= mtime("adaptations/powerwindow-declarative/loop_sa.sa") &&
+	    built >= mtime("adaptations/powerwindow-declarative/rate_sa.sa"))
+		return;
+	snprintf(cmd, sizeof cmd, "mkdir -p '%s/powerwindow-declarative' && '%s' build -L '%s/fmus' "
+		 "-L '%s/powerwindow' -I adaptations/powerwindow-declarative -I adaptations/powerwindow "
+		 "-o '%s/powerwindow-declarative' adaptations/powerwindow-declarative/loop_sa.sa "
+		 "adaptations/powerwindow-declarative/rate_sa.sa", b, sacc, b, b, b);
+	run(cmd);
+}
+
+/* Steps the declarative and the hand-written FMU <id> side by side with the same inputs,
+ * through contact, and compares tau at every step. */
+static void compare_with_hand_written(const char *id, double h, int steps, double rtol)
+{
+	build_declarative();
+	Fmu dec, hand;
+	load_fmu(&dec, "powerwindow-declarative", id);
+	load_fmu(&hand, "powerwindow", id);
+	fmi2Component cd = start_fmu(&dec, "declarative"), ch = start_fmu(&hand, "hand");
+	fmi2ValueReference dd = vr_of(&dec, "displacement"), sd = vr_of(&dec, "speed"),
+			   td = vr_of(&dec, "tau");
+	fmi2ValueReference dh = vr_of(&hand, "displacement"), sh = vr_of(&hand, "speed"),
+			   th = vr_of(&hand, "tau");
+	double t = 0;
+	int contacts = 0;
+	for (int i = 0; i < steps; i++, t += h) {
+		double dv = 3.0 + 1.2 * sin(0.02 * i), sv = 0.024 * cos(0.02 * i);
+		set1(&dec, cd, dd, dv);
+		set1(&dec, cd, sd, sv);
+		set1(&hand, ch, dh, dv);
+		set1(&hand, ch, sh, sv);
+		assert_int_equal(dec.api.do_step(cd, t, h, fmi2True), fmi2OK);
+		assert_int_equal(hand.api.do_step(ch, t, h, fmi2True), fmi2OK);
+		double a = get1(&dec, cd, td), b = get1(&hand, ch, th);
+		if (!(fabs(a - b) <= rtol * fabs(b) + 1e-12))
+			fail_msg("%s step %d: declarative tau %.17g, hand-written %.17g", id, i, a, b);
+		contacts += b > 1e3;
+	}
+	assert_true(contacts > 10); /* the run went through contact */
+	stop_fmu(&dec, cd);
+	stop_fmu(&hand, ch);
+}
+
+static void declarative_loop_sa__same_as_hand_written(void **state)
+{
+	(void)state;
+	/* the same iteration in the same order: the same numbers */
+	compare_with_hand_written("loop_sa", 1e-3, 300, 0.0);
+}
+
+/* The hand-written rate_sa cannot be instantiated (its MapIn divides by H, which is 0 in
+ * Init: NaN), so the declarative rate_sa is held against what rate_sa's rules do, done
+ * here over the hand-written loop_sa: ten inner steps, the inputs interpolated linearly
+ * from the previous external value (0 at the start) to the current one. */
+static void declarative_rate_sa__same_as_hand_written_rules(void **state)
+{
+	(void)state;
+	build_declarative();
+	Fmu dec, loop;
+	load_fmu(&dec, "powerwindow-declarative", "rate_sa");
+	load_fmu(&loop, "powerwindow", "loop_sa");
+	fmi2Component cd = start_fmu(&dec, "declarative"), cl = start_fmu(&loop, "loop");
+	fmi2ValueReference dd = vr_of(&dec, "displacement"), sd = vr_of(&dec, "speed"),
+			   td = vr_of(&dec, "tau");
+	fmi2ValueReference dl = vr_of(&loop, "displacement"), sl = vr_of(&loop, "speed"),
+			   tl = vr_of(&loop, "tau");
+	double t = 0, H = 1e-2, pd = 0, ps = 0;
+	int contacts = 0;
+	for (int i = 0; i < 200; i++, t += H) {
+		double dv = 3.0 + 1.2 * sin(0.2 * i), sv = 0.24 * cos(0.2 * i);
+		set1(&dec, cd, dd, dv);
+		set1(&dec, cd, sd, sv);
+		assert_int_equal(dec.api.do_step(cd, t, H, fmi2True), fmi2OK);
+		double ti = t, h = H / 10;
+		for (int k = 0; k < 10; k++, ti += h) {
+			double w = (ti - t + h) / H;
+			set1(&loop, cl, dl, pd + (dv - pd) * w);
+			set1(&loop, cl, sl, ps + (sv - ps) * w);
+			assert_int_equal(loop.api.do_step(cl, ti, h, fmi2True), fmi2OK);
+		}
+		pd = dv;
+		ps = sv;
+		double a = get1(&dec, cd, td), b = get1(&loop, cl, tl);
+		/* the loop's tolerance is 1e-5 relative; the interpolation differs by rounding */
+		if (!(fabs(a - b) <= 1e-5 * fabs(b) + 1e-9))
+			fail_msg("step %d: declarative tau %.17g, by hand %.17g", i, a, b);
+		contacts += b > 1e3;
+	}
+	assert_true(contacts > 10); /* the run went through contact */
+	stop_fmu(&dec, cd);
+	stop_fmu(&loop, cl);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(multiply_rate__after_lower__control_and_in_rule_with_origin, run_setup, run_teardown),
+		cmocka_unit_test_setup_teardown(multiply_rate__no_interpolation__no_history, run_setup, run_teardown),
+		cmocka_unit_test_setup_teardown(multiply_rate__explicit_of_explicit__same_text, run_setup, run_teardown),
+		cmocka_unit_test_setup_teardown(multiply_rate__own_control_rules__error_names_both, run_setup, run_teardown),
+		cmocka_unit_test_setup_teardown(multiply_rate__real_rate_or_order_5__errors, run_setup, run_teardown),
+		cmocka_unit_test_setup_teardown(multiply_rate__generated_name_taken__error_at_user_declaration, run_setup, run_teardown),
+		cmocka_unit_test_setup_teardown(successive_substitution__lowered__tears_and_rolls_back, run_setup, run_teardown),
+		cmocka_unit_test_setup_teardown(successive_substitution__user_maxiter__used, run_setup, run_teardown),
+		cmocka_unit_test_setup_teardown(successive_substitution__no_rollback__error_names_the_fmu, run_setup, run_teardown),
+		cmocka_unit_test_setup_teardown(successive_substitution__port_not_coupled__error, run_setup, run_teardown),
+		cmocka_unit_test_setup_teardown(delay__lowered__previous_height, run_setup, run_teardown),
+		cmocka_unit_test_setup_teardown(delay__two_forms__cannot_combine, run_setup, run_teardown),
+		cmocka_unit_test_setup_teardown(delay__loop_remains__error, run_setup, run_teardown),
+		cmocka_unit_test(multiply_rate__order_2__exact_for_parabolas),
+		cmocka_unit_test(multiply_rate__order_4__exact_for_quartics),
+		cmocka_unit_test(multiply_rate__no_interpolation__newest_value_held),
+		cmocka_unit_test(successive_substitution__in_contact__converges_to_the_contact_force),
+		cmocka_unit_test(delay__each_step__obstacle_sees_previous_height),
+		cmocka_unit_test(declarative_loop_sa__same_as_hand_written),
+		cmocka_unit_test(declarative_rate_sa__same_as_hand_written_rules),
+	};
+	return cmocka_run_group_tests_name("lower", tests, NULL, NULL);
+}
