@@ -174,10 +174,12 @@ WSA_DIR := $(BUILD)/e2e-manual/window_sa
 WSA_SO  := $(WSA_DIR)/binaries/linux64/window_sa.so
 WSA_RES := $(WSA_DIR)/resources/window/modelDescription.xml
 
+WRAPPER_RT_SRC := $(filter-out runtime/sart_master.c,$(RUNTIME_SRC))
+
 $(WSA_SO): tests/e2e/manual/window_sa.c $(RUNTIME_SRC) $(RUNTIME_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c99 -O2 -fPIC -shared -fvisibility=hidden -Wall -Wextra -Wpedantic -Werror \
-	    -Iruntime -Iruntime/fmi2 $(SANFLAGS) -o $@ tests/e2e/manual/window_sa.c $(RUNTIME_SRC) \
+	    -Iruntime -Iruntime/fmi2 $(SANFLAGS) -o $@ tests/e2e/manual/window_sa.c $(WRAPPER_RT_SRC) \
 	    -lm -ldl
 
 $(WSA_RES): $(BUILD)/fmus/window.fmu
@@ -197,7 +199,9 @@ $(BUILD)/tests/test_sart_wrapper: tests/unit/test_sart_wrapper.c tests/unit/fmi2
 # compiler/ still links nothing of runtime/.  The file list is kept in a stamp rewritten only
 # when it changes, so adding or removing a runtime file regenerates the table too.
 EMBED       := $(BUILD)/tools/embed
-EMBED_FILES := $(sort $(wildcard runtime/*.c runtime/*.h runtime/fmi2/*.h))
+# The orchestrator core (sart_master.*) serves `sacc simulate` only: wrappers do not carry it.
+EMBED_FILES := $(sort $(filter-out runtime/sart_master.%,\
+                 $(wildcard runtime/*.c runtime/*.h runtime/fmi2/*.h)))
 EMBED_LIST  := $(BUILD)/gen/runtime_files.list
 EMBED_C     := $(BUILD)/gen/runtime_files.c
 EMBED_OBJ   := $(BUILD)/obj/runtime_files.o
