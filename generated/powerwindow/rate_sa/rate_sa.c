@@ -193,9 +193,13 @@ static void map_in(SartWrapper *w, void *sp, double t, double H, double h, doubl
 	(void)w;
 	(void)t;
 	if (s->in_rule[1]) {
-		s->loop_sa_in_real[loop_sa_in_speed] = s->previous_speed + (s->current_speed - s->previous_speed) * (dt + h) / H;
+		double k = 1.0;
+		if (H > 0.0) {
+			k = (dt + h) / H;
+		}
+		s->loop_sa_in_real[loop_sa_in_speed] = s->previous_speed + (s->current_speed - s->previous_speed) * k;
 		s->loop_sa_in_real_assigned[loop_sa_in_speed] = 1;
-		s->loop_sa_in_real[loop_sa_in_displacement] = s->previous_displacement + (s->current_displacement - s->previous_displacement) * (dt + h) / H;
+		s->loop_sa_in_real[loop_sa_in_displacement] = s->previous_displacement + (s->current_displacement - s->previous_displacement) * k;
 		s->loop_sa_in_real_assigned[loop_sa_in_displacement] = 1;
 	}
 }
@@ -252,7 +256,7 @@ static void couple(SartWrapper *w, void *sp, unsigned inner)
 
 const SartModel sart_model = {
 	.identifier = "rate_sa",
-	.guid = "{a04334ba-ae2c-52a3-a0e4-d25eb49d9677}",
+	.guid = "{33c9278f-3acb-5b12-9aca-951c8d545015}",
 	.storage_size = sizeof(Storage),
 	.inners = inners,
 	.ninners = NINNERS,
