@@ -13,9 +13,10 @@
  * frame, so nothing is lost by the jump.
  *
  * Decisions the contract leaves open, taken here:
- * - Reads in initializationMode come from the Storage: the params' values and the defaults
- *   of everything else.  G does not run before fmi2ExitInitializationMode, because the Init
- *   sequence needs the initial values that only exist from then on.
+ * - Reads in initializationMode run the Init sequence on the scratch copy (initial values
+ *   from the params as set so far, In, the inners in order, Out) whenever something was
+ *   set since the last such read, so an outer wrapper's Init sees its inner wrappers'
+ *   calculated initial outputs.
  * - G runs on any get (of any type) in stepComplete after a set since the last step, Init,
  *   state restore or previous G, and every read then comes from the scratch copy.  Any
  *   successful set (input or tunable parameter) invalidates G.
@@ -994,6 +995,8 @@ fmi2Status fmi2EnterInitializationMode(fmi2Component c)
 		return settle(w, st);
 	for (unsigned f = 0; f < sart_model.ninners; f++)
 		w->last[f] = w->time;
+	w->g_dirty = 0;
+	w->g_valid = 0;
 	w->phase = PH_INIT;
 	return (fmi2Status)st;
 }
@@ -1119,10 +1122,25 @@ static void log_values(SartWrapper *w, const char *fn, SartType t, const fmi2Val
 	         used + 64 >= sizeof buf ? ", ..." : "");
 }
 
-/* G before a get that needs it: a failure is the get's. */
+/* In initializationMode the outputs are the Init sequence's, run on the scratch copy with
+ * the initial values computed from the params as they are now: an importer (or an outer
+ * wrapper running its own Init) reads calculated initial outputs, not defaults. */
+static void init_g_body(SartWrapper *w)
+{
+	memcpy(w->scratch, w->storage, sart_model.storage_size);
+	w->step_t = w->time;
+	w->step_H = 0.0;
+	sart_model.initial(w, w->scratch, w->time, 0.0);
+	sart_model.in(w, w->scratch, w->time, 0.0);
+	visit_inners(w, w->scratch);
+	sart_model.out(w, w->scratch, w->time, 0.0);
+}
+
+/* G (or, in initializationMode, the Init sequence) before a get that needs it: a failure
+ * is the get's. */
 static SartStatus run_g(SartWrapper *w, const char *fn)
 {
-	SartStatus st = guarded(w, g_body);
+	SartStatus st = guarded(w, w->phase == PH_INIT ? init_g_body : g_body);
 	if (st >= SART_ERROR) {
 		w->g_valid = 0;
 		wlog(w, st, "%s: computing the outputs from the new inputs failed", fn);
@@ -1147,7 +1165,8 @@ static HOT_INLINE fmi2Status get_values(fmi2Component c, const char *fn, SartTyp
 		wlog(w, SART_ERROR, "%s: NULL value reference or value array", fn);
 		return fmi2Error;
 	}
-	if (sart_model.mealy && w->g_dirty && w->phase == PH_STEP_COMPLETE) {
+	if ((sart_model.mealy && w->g_dirty && w->phase == PH_STEP_COMPLETE) ||
+	    (w->phase == PH_INIT && !w->g_valid)) {
 		st = run_g(w, fn);
 		if (st >= SART_ERROR)
 			return (fmi2Status)st;

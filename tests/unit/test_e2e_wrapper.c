@@ -294,6 +294,37 @@ static void loop_sa__nested__behaves_like_its_flat_equivalent(void **state)
 	fmi2_unimport(&fl.api);
 }
 
+/* ---- rate_sa (three deep): initialises, and interpolates over its ten inner steps ------- */
+
+/* Outside a step H is 0: rate_sa's interpolation must not divide by it (it once sent NaN
+ * to loop_sa at initialisation).  After a step, the last inner step ends at t + H, where
+ * the interpolated speed is the current one: tau = b r speed out of contact. */
+static void rate_sa__initialises_and_steps__tau_from_the_current_speed(void **state)
+{
+	(void)state;
+	Fmu f;
+	fmu_open(&f, "powerwindow", "rate_sa");
+	fmi2Component c = f.api.instantiate("rate", fmi2CoSimulation, f.guid, f.uri, &callbacks,
+	                                    fmi2False, fmi2False);
+	assert_non_null(c);
+	fmi2ValueReference d = vr_of(&f, "displacement"), s = vr_of(&f, "speed"),
+	                   tau = vr_of(&f, "tau");
+	assert_int_equal(f.api.setup(c, fmi2False, 0, 0, fmi2False, 0), fmi2OK);
+	assert_int_equal(f.api.enter_init(c), fmi2OK);
+	set1(&f, c, d, 1.0);
+	set1(&f, c, s, 0.5);
+	assert_int_equal(f.api.exit_init(c), fmi2OK);
+	assert_close(get1(&f, c, tau), B * R * 0.5, 1e-12);
+	double t = 0, h = 1e-3;
+	for (int i = 1; i <= 5; i++, t += h) {
+		set1(&f, c, s, 0.5 + 0.1 * i);
+		assert_int_equal(f.api.do_step(c, t, h, fmi2True), fmi2OK);
+		assert_close(get1(&f, c, tau), B * R * (0.5 + 0.1 * i), 1e-12);
+	}
+	fmu_stop(&f, c);
+	fmi2_unimport(&f.api);
+}
+
 /* ---- FMU states through the nesting ----------------------------------------------------- */
 
 static void loop_sa__get_step_set_step__bit_identical(void **state)
@@ -433,6 +464,7 @@ int main(void)
 		cmocka_unit_test(window_sa__two_instances__are_independent),
 		cmocka_unit_test(loop_sa__in_contact__converges_to_the_contact_force),
 		cmocka_unit_test(loop_sa__nested__behaves_like_its_flat_equivalent),
+		cmocka_unit_test(rate_sa__initialises_and_steps__tau_from_the_current_speed),
 		cmocka_unit_test(loop_sa__get_step_set_step__bit_identical),
 		cmocka_unit_test(lazy_sa__step_across_the_timer__is_rejected_at_its_expiry),
 		cmocka_unit_test(lazy_sa__logging_on__inner_messages_forwarded_with_prefix),

@@ -237,6 +237,28 @@ static void sart_wrapper__get_after_set__mealy_outputs_without_a_step(void **sta
 	t_close(&t);
 }
 
+/* In initializationMode the outputs are calculated from the inputs set so far (the Init
+ * sequence on a scratch copy), and follow a later set; leaving it commits them. */
+static void sart_wrapper__initialization_mode__outputs_calculated_from_inputs(void **state)
+{
+	(void)state;
+	T_DECLARE(t);
+	t_open(&t);
+	fmi2Component c = instantiate(&t, "wsa");
+	assert_int_equal(t.api.setup(c, fmi2False, 0.0, 0.0, fmi2False, 0.0), fmi2OK);
+	assert_int_equal(t.api.enter_init(c), fmi2OK);
+	assert_outputs(&t, c, 0.0, 0.0, 0.0);
+	set_inputs(&t, c, 2.0, 1.0, 10.0);
+	assert_outputs(&t, c, 2.0, 1.0, 10.0);
+	set_inputs(&t, c, 3.0, -1.0, 0.0);
+	assert_outputs(&t, c, 3.0, -1.0, 0.0);
+	assert_int_equal(t.api.exit_init(c), fmi2OK);
+	assert_outputs(&t, c, 3.0, -1.0, 0.0);
+	assert_int_equal(t.log.count, 0);
+	t.api.free_instance(c);
+	t_close(&t);
+}
+
 static void sart_wrapper__input_derivatives__inputs_extrapolated_to_step_end(void **state)
 {
 	(void)state;
@@ -953,6 +975,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sart_wrapper__step__outputs_follow_the_window_by_hand),
 		cmocka_unit_test(sart_wrapper__get_after_set__mealy_outputs_without_a_step),
+		cmocka_unit_test(sart_wrapper__initialization_mode__outputs_calculated_from_inputs),
 		cmocka_unit_test(sart_wrapper__input_derivatives__inputs_extrapolated_to_step_end),
 		cmocka_unit_test(sart_wrapper__get_set_state__replay_is_bit_identical),
 		cmocka_unit_test(sart_wrapper__serialized_state__fresh_instance_steps_identically),
