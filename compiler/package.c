@@ -18,11 +18,13 @@
 #include "package.h"
 
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -341,8 +343,159 @@ static int write_runtime(Compilation *c, const char *sources)
 	return 0;
 }
 
+/* ---- the inner library's exports ------------------------------------------------------------ */
+
+/* The fmi2* functions a library must export, as runtime/sart_inner_fmi2.c resolves them:
+ * always, or when the model description claims the capability (the PKG_CAP_* bit). */
+static const struct {
+	const char *name;
+	unsigned with;
+} fmi2_required[] = {
+	{"fmi2Instantiate", 0},
+	{"fmi2FreeInstance", 0},
+	{"fmi2SetupExperiment", 0},
+	{"fmi2EnterInitializationMode", 0},
+	{"fmi2ExitInitializationMode", 0},
+	{"fmi2Terminate", 0},
+	{"fmi2Reset", 0},
+	{"fmi2GetReal", 0},
+	{"fmi2GetInteger", 0},
+	{"fmi2GetBoolean", 0},
+	{"fmi2GetString", 0},
+	{"fmi2SetReal", 0},
+	{"fmi2SetInteger", 0},
+	{"fmi2SetBoolean", 0},
+	{"fmi2SetString", 0},
+	{"fmi2DoStep", 0},
+	{"fmi2GetRealStatus", 0},
+	{"fmi2SetRealInputDerivatives", PKG_CAP_INTERPOLATE_INPUTS},
+	{"fmi2GetFMUstate", PKG_CAP_GET_SET_STATE},
+	{"fmi2SetFMUstate", PKG_CAP_GET_SET_STATE},
+	{"fmi2FreeFMUstate", PKG_CAP_GET_SET_STATE},
+	{"fmi2SerializedFMUstateSize", PKG_CAP_SERIALIZE},
+	{"fmi2SerializeFMUstate", PKG_CAP_SERIALIZE},
+	{"fmi2DeSerializeFMUstate", PKG_CAP_SERIALIZE},
+};
+#define NREQUIRED (sizeof fmi2_required / sizeof *fmi2_required)
+
+#if defined(__x86_64__)
+#define HOST_MACHINE EM_X86_64
+#elif defined(__aarch64__)
+#define HOST_MACHINE EM_AARCH64
+#else
+#define HOST_MACHINE EM_NONE /* any */
+#endif
+
+/* Whether [off, off + n) lies within a file of size bytes, without overflow. */
+static bool in_file(uint64_t off, uint64_t n, uint64_t size)
+{
+	return off <= size && n <= size - off;
+}
+
+/* Reads the ELF file's dynamic symbol table (the section SHT_DYNSYM and its string table)
+ * and marks in found[] each fmi2_required function it defines for the dynamic linker:
+ * a defined function or indirect function, global or weak, default or protected
+ * visibility.  Every offset and size is checked against the file before it is used.
+ * Returns NULL, or why the file cannot be read that way. */
+static const char *elf_exports(const unsigned char *b, uint64_t size, bool found[NREQUIRED])
+{
+	if (size < sizeof(Elf64_Ehdr) || memcmp(b, ELFMAG, SELFMAG) != 0)
+		return "it is not an ELF file";
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)b;
+	if (b[EI_CLASS] != ELFCLASS64 || b[EI_DATA] != ELFDATA2LSB)
+		return "it is not a 64-bit little-endian ELF file";
+	if (eh->e_type != ET_DYN)
+		return "it is not a shared library (ELF type ET_DYN)";
+	if (HOST_MACHINE != EM_NONE && eh->e_machine != HOST_MACHINE)
+		return "it is built for another machine";
+	if (eh->e_shoff == 0 || eh->e_shnum == 0 || eh->e_shentsize != sizeof(Elf64_Shdr) ||
+	    !in_file(eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr), size) ||
+	    eh->e_shoff % _Alignof(Elf64_Shdr) != 0)
+		return "its section headers are missing or damaged";
+	const Elf64_Shdr *sh = (const Elf64_Shdr *)(b + eh->e_shoff);
+	const Elf64_Shdr *dynsym = NULL;
+	for (unsigned i = 0; i < eh->e_shnum && !dynsym; i++)
+		if (sh[i].sh_type == SHT_DYNSYM)
+			dynsym = &sh[i];
+	if (!dynsym)
+		return "it has no dynamic symbol table";
+	if (dynsym->sh_entsize != sizeof(Elf64_Sym) || dynsym->sh_link >= eh->e_shnum ||
+	    !in_file(dynsym->sh_offset, dynsym->sh_size, size) ||
+	    dynsym->sh_offset % _Alignof(Elf64_Sym) != 0)
+		return "its dynamic symbol table is damaged";
+	const Elf64_Shdr *strtab = &sh[dynsym->sh_link];
+	if (strtab->sh_type != SHT_STRTAB || !in_file(strtab->sh_offset, strtab->sh_size, size))
+		return "its dynamic string table is damaged";
+	const Elf64_Sym *sym = (const Elf64_Sym *)(b + dynsym->sh_offset);
+	const char *str = (const char *)(b + strtab->sh_offset);
+	uint64_t nsym = dynsym->sh_size / sizeof(Elf64_Sym), nstr = strtab->sh_size;
+	for (uint64_t i = 0; i < nsym; i++) {
+		const Elf64_Sym *y = &sym[i];
+		unsigned bind = ELF64_ST_BIND(y->st_info), type = ELF64_ST_TYPE(y->st_info);
+		unsigned vis = ELF64_ST_VISIBILITY(y->st_other);
+		if (y->st_shndx == SHN_UNDEF || (bind != STB_GLOBAL && bind != STB_WEAK) ||
+		    (type != STT_FUNC && type != STT_GNU_IFUNC) ||
+		    (vis != STV_DEFAULT && vis != STV_PROTECTED) || y->st_name >= nstr)
+			continue;
+		const char *name = str + y->st_name;
+		size_t room = (size_t)(nstr - y->st_name);
+		if (room < 5 || memcmp(name, "fmi2", 4) != 0 || !memchr(name, '\0', room))
+			continue;
+		for (size_t k = 0; k < NREQUIRED; k++)
+			if (strcmp(name, fmi2_required[k].name) == 0)
+				found[k] = true;
+	}
+	return NULL;
+}
+
+int pkg_check_fmi2_library(const char *archive, const char *so, const char *shown,
+                           unsigned caps, DiagSink *d)
+{
+	Loc where = {archive, 0, 0, 0};
+	int fd = open(so, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		diag_error(d, where, "cannot read %s: %s", shown, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	void *map = st.st_size > 0 ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)
+	                           : MAP_FAILED;
+	close(fd);
+	bool found[NREQUIRED] = {false};
+	const char *why = map == MAP_FAILED ? (st.st_size > 0 ? strerror(errno) : "it is empty")
+	                                    : elf_exports(map, (uint64_t)st.st_size, found);
+	if (map != MAP_FAILED)
+		munmap(map, (size_t)st.st_size);
+	if (why) {
+		diag_error(d, where, "refusing %s: %s", shown, why);
+		return 1;
+	}
+	StrBuf missing;
+	sb_init(&missing);
+	for (size_t k = 0; k < NREQUIRED; k++)
+		if (!found[k] && (fmi2_required[k].with == 0 || (caps & fmi2_required[k].with)))
+			sb_printf(&missing, "%s%s", missing.len ? ", " : "", fmi2_required[k].name);
+	int rc = 0;
+	if (missing.len) {
+		diag_error(d, where, "refusing %s: it does not export %s (read from its dynamic "
+			   "symbol table; an FMI 2.0 co-simulation FMU with its capabilities must)",
+			   shown, sb_str(&missing));
+		rc = 1;
+	}
+	sb_free(&missing);
+	return rc;
+}
+
 int pkg_extract_fmu(const char *archive, const char *dir, const char *model_identifier,
                     int fmi_version, DiagSink *d)
+{
+	return pkg_extract_inner(archive, dir, model_identifier, fmi_version, 0, d);
+}
+
+int pkg_extract_inner(const char *archive, const char *dir, const char *model_identifier,
+                      int fmi_version, unsigned caps, DiagSink *d)
 {
 	if (zip_extract(archive, dir, NULL, d) != 0)
 		return 1;
@@ -368,6 +521,17 @@ int pkg_extract_fmu(const char *archive, const char *dir, const char *model_iden
 			   "'%s' for 64-bit Linux", plat, model_identifier, model_identifier);
 		rc = 1;
 	}
+	if (rc == 0 && fmi_version != 3) {
+		char *shown = malloc(n);
+		if (!shown) {
+			diag_error(d, where, "out of memory");
+			rc = 1;
+		} else {
+			snprintf(shown, n, "binaries/%s/%s.so", plat, model_identifier);
+			rc = pkg_check_fmi2_library(archive, p, shown, caps, d);
+			free(shown);
+		}
+	}
 	free(p);
 	if (rc)
 		zip_rmtree(dir);
@@ -380,7 +544,15 @@ typedef struct InnerArchive {
 	const char *path;
 	const char *model_identifier;
 	int fmi_version;
+	unsigned caps; /* PKG_CAP_* the model description claims */
 } InnerArchive;
+
+static unsigned caps_of(const FmuInfo *f)
+{
+	return (f->can_get_and_set_fmu_state ? PKG_CAP_GET_SET_STATE : 0) |
+	       (f->can_serialize_fmu_state ? PKG_CAP_SERIALIZE : 0) |
+	       (f->can_interpolate_inputs ? PKG_CAP_INTERPOLATE_INPUTS : 0);
+}
 
 /* Where an inner adaptation not built in this run may already have been built: the -o
  * directory, where its own `sacc build` would write it without -o, beside the script that
@@ -431,7 +603,8 @@ static int resolve_inner(Build *b, Job *j, Inner *in, InnerArchive *ia)
 				   in->fmu->path);
 			return 1;
 		}
-		*ia = (InnerArchive){in->fmu->path, in->fmu->model_identifier, (int)in->fmu->version};
+		*ia = (InnerArchive){in->fmu->path, in->fmu->model_identifier, (int)in->fmu->version,
+				     caps_of(in->fmu)};
 		return 0;
 	}
 	Node *producer = in->adaptation;
@@ -482,7 +655,7 @@ static int resolve_inner(Build *b, Job *j, Inner *in, InnerArchive *ia)
 			return 1;
 		}
 	}
-	*ia = (InnerArchive){f->path, f->model_identifier, (int)f->version};
+	*ia = (InnerArchive){f->path, f->model_identifier, (int)f->version, caps_of(f)};
 	return 0;
 }
 
@@ -554,8 +727,9 @@ static int build_one(Build *b, Job *j)
 					   in->name);
 				goto done;
 			}
-			if (pkg_extract_fmu(ias[i].path, arena_printf(a, "%s/%s", res, in->name),
-					    ias[i].model_identifier, ias[i].fmi_version, d) != 0) {
+			if (pkg_extract_inner(ias[i].path, arena_printf(a, "%s/%s", res, in->name),
+					      ias[i].model_identifier, ias[i].fmi_version,
+					      ias[i].caps, d) != 0) {
 				diag_note(d, in->decl ? in->decl->loc : j->sa->loc,
 					  "inner fmu '%s' of adaptation '%s'", in->name, j->sa->name);
 				goto done;

@@ -86,11 +86,32 @@ typedef struct PkgOptions {
  * adaptation gives now.  Returns the number of errors. */
 int pkg_build(Compilation *c, Module **mods, int nmods, const PkgOptions *o);
 
+/* Capabilities whose functions an FMI 2.0 library must then export too. */
+enum {
+	PKG_CAP_GET_SET_STATE = 1u << 0,      /* canGetAndSetFMUstate */
+	PKG_CAP_SERIALIZE = 1u << 1,          /* canSerializeFMUstate */
+	PKG_CAP_INTERPOLATE_INPUTS = 1u << 2, /* canInterpolateInputs */
+};
+
 /* Extracts the inner FMU archive into dir (see zip_extract) and checks it is one: a
  * modelDescription.xml at its root and the library binaries/linux64/<model_identifier>.so
- * (FMI 2.0) or binaries/x86_64-linux/<model_identifier>.so (FMI 3.0).  Returns 0, or 1 after
- * a report naming the archive. */
+ * (FMI 2.0) or binaries/x86_64-linux/<model_identifier>.so (FMI 3.0); an FMI 2.0 library
+ * must export the fmi2* functions every co-simulation FMU has (pkg_check_fmi2_library).
+ * Returns 0, or 1 after a report naming the archive (dir is removed then). */
 int pkg_extract_fmu(const char *archive, const char *dir, const char *model_identifier,
                     int fmi_version, DiagSink *d);
+
+/* pkg_extract_fmu, with the functions of the capabilities caps (PKG_CAP_*) required too:
+ * what `sacc build` uses, knowing the inner's model description. */
+int pkg_extract_inner(const char *archive, const char *dir, const char *model_identifier,
+                      int fmi_version, unsigned caps, DiagSink *d);
+
+/* Checks that the shared library so (shown in messages as `shown`, an entry of archive)
+ * is a 64-bit ELF shared library for this machine whose dynamic symbol table defines every
+ * fmi2* function the runtime resolves: always, plus those of caps.  It reads the file only:
+ * untrusted code is never loaded at build time.  Returns 0, or 1 after an error naming the
+ * archive, the library and every missing function. */
+int pkg_check_fmi2_library(const char *archive, const char *so, const char *shown,
+                           unsigned caps, DiagSink *d);
 
 #endif

@@ -361,6 +361,128 @@ static void zip_extract__high_ratio__refused(void **state)
 	assert_false(exists(tmp("out")));
 }
 
+/* Rewrites every occurrence of from (same length as to) in the file: a way to make
+ * archives minizip would not write (a NUL in a name, flags, methods). */
+static void patch_file(const char *path, const char *from, const char *to, size_t n)
+{
+	size_t len;
+	char *s = slurp(path, &len);
+	int hits = 0;
+	for (size_t i = 0; i + n <= len; i++)
+		if (memcmp(s + i, from, n) == 0) {
+			memcpy(s + i, to, n);
+			hits++;
+		}
+	assert_true(hits > 0);
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(s, 1, len, f), len);
+	fclose(f);
+	free(s);
+}
+
+/* Sets a 16-bit field of the first central directory header (flags at 8, method at 10). */
+static void patch_central(const char *path, size_t field, unsigned value)
+{
+	size_t len;
+	char *s = slurp(path, &len);
+	size_t i = 0;
+	while (i + 46 <= len && memcmp(s + i, "PK\1\2", 4) != 0)
+		i++;
+	assert_true(i + 46 <= len);
+	s[i + field] = (char)(value & 0xff);
+	s[i + field + 1] = (char)(value >> 8);
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(s, 1, len, f), len);
+	fclose(f);
+	free(s);
+}
+
+static void zip_extract__drive_letter__refused(void **state)
+{
+	(void)state;
+	expect_refused(one_entry("C:/sacc_pkg_evil", "x", 0), NULL,
+		       "refusing entry 'C:/sacc_pkg_evil': its path is absolute (a drive letter)");
+}
+
+static void zip_extract__nul_in_name__refused(void **state)
+{
+	(void)state;
+	const char *path = one_entry("evil#.txt", "x", 0);
+	patch_file(path, "evil#.txt", "evil\0.txt", 9);
+	expect_refused(path, NULL, "refusing entry 'evil': its name holds a NUL byte");
+}
+
+static void zip_extract__names_no_file__refused(void **state)
+{
+	(void)state;
+	expect_refused(one_entry("./", "x", 0), NULL,
+		       "refusing entry './': it is a directory with contents");
+	expect_refused(one_entry(".", "x", 0), NULL, "refusing entry '.': it names no file");
+}
+
+static void zip_extract__encrypted_or_unknown_method__refused(void **state)
+{
+	(void)state;
+	const char *path = one_entry("a.txt", "x", 0);
+	patch_central(path, 8, 1);
+	expect_refused(path, NULL, "refusing entry 'a.txt': it is encrypted");
+	path = one_entry("a.txt", "x", 0);
+	patch_central(path, 10, 14); /* LZMA */
+	expect_refused(path, NULL, "refusing entry 'a.txt': it uses a compression method other "
+		       "than store and deflate");
+}
+
+static void zip_extract__too_many_entries__refused(void **state)
+{
+	(void)state;
+	const char *path = tmp("in.zip");
+	zipFile zf = zw_open(path);
+	zw_add(zf, "a", "1", 1, 0);
+	zw_add(zf, "b", "2", 1, 0);
+	zw_add(zf, "c", "3", 1, 0);
+	zw_close(zf);
+	ZipLimits lim = zip_default_limits;
+	lim.max_entries = 2;
+	expect_refused(path, &lim, "refusing the archive: 3 entries, more than the 2 allowed");
+}
+
+static void zip_extract__data_beyond_header_size__refused(void **state)
+{
+	(void)state;
+	/* The header says 4 bytes; the data are 10: minizip stops at 4, and those 4 bytes
+	 * are not what the CRC was computed over. */
+	const char *path = tmp("in.zip");
+	zipFile zf = zw_open(path);
+	zw_add_lying(zf, "liar.txt", "0123456789", 10, 4);
+	zw_close(zf);
+	expect_refused(path, NULL, "damaged zip archive: entry 'liar.txt' fails its CRC check");
+}
+
+static void zip_extract__crc_mismatch__refused(void **state)
+{
+	(void)state;
+	const char *path = tmp("in.zip");
+	zipFile zf = zw_open(path);
+	zw_add_lying(zf, "a.txt", "abcdefghij", 10, 10);
+	zw_close(zf);
+	patch_file(path, "abcdefghij", "abcdefghiX", 10);
+	expect_refused(path, NULL, "damaged zip archive: entry 'a.txt' fails its CRC check");
+}
+
+static void zip_extract__file_then_directory__refused(void **state)
+{
+	(void)state;
+	/* "a" a file, then "a/b" below it: the second cannot be made, and nothing stays. */
+	const char *path = tmp("in.zip");
+	zipFile zf = zw_open(path);
+	zw_add(zf, "a", "1", 1, 0);
+	zw_add(zf, "a/b", "2", 1, 0);
+	zw_close(zf);
+	expect_refused(path, NULL, "cannot extract entry 'a/b': Not a directory");
+}
+
 static void zip_extract__not_zip_or_missing__error(void **state)
 {
 	(void)state;
@@ -448,6 +570,151 @@ static void pkg_extract_fmu__no_library__error(void **state)
 	assert_string_equal(cap_text(&c), want);
 	cap_close(&c);
 	assert_false(exists(tmp("out")));
+}
+
+/* A shared library compiled from src (needs $CC, default cc) into an FMU archive with a
+ * model description, at tmp("lib.fmu"); returns its path. */
+static const char *fmu_with_library(const char *src, const char *id)
+{
+	write_text(tmp("lib.c"), src);
+	const char *cc = getenv("CC");
+	char cmd[2048];
+	snprintf(cmd, sizeof cmd, "%s -shared -fPIC -o '%s' '%s'", cc && *cc ? cc : "cc",
+		 tmp("lib.so"), tmp("lib.c"));
+	assert_int_equal(system(cmd), 0);
+	size_t n;
+	char *so = slurp(tmp("lib.so"), &n);
+	char entry[256];
+	snprintf(entry, sizeof entry, "binaries/linux64/%s.so", id);
+	const char *path = tmp("lib.fmu");
+	zipFile zf = zw_open(path);
+	zw_add(zf, "modelDescription.xml", "<md/>", 5, 0100644);
+	zw_add(zf, entry, so, n, 0100755);
+	zw_close(zf);
+	free(so);
+	remove(tmp("lib.so"));
+	remove(tmp("lib.c"));
+	return path;
+}
+
+/* Every function of the FMI 2.0 co-simulation interface the runtime needs always, defined
+ * (as stubs) unless named in `without`. */
+static const char *stub_library(const char *without, bool state_functions)
+{
+	static char src[4096];
+	const char *names[] = {
+		"fmi2Instantiate", "fmi2FreeInstance", "fmi2SetupExperiment",
+		"fmi2EnterInitializationMode", "fmi2ExitInitializationMode", "fmi2Terminate",
+		"fmi2Reset", "fmi2GetReal", "fmi2GetInteger", "fmi2GetBoolean", "fmi2GetString",
+		"fmi2SetReal", "fmi2SetInteger", "fmi2SetBoolean", "fmi2SetString", "fmi2DoStep",
+		"fmi2GetRealStatus", "fmi2GetFMUstate", "fmi2SetFMUstate", "fmi2FreeFMUstate",
+	};
+	size_t n = 0, count = state_functions ? 20 : 17;
+	n += (size_t)snprintf(src + n, sizeof src - n, "static int hidden_helper;\n"
+			      "int fmi2GetVersionLike(void) { return hidden_helper; }\n");
+	for (size_t i = 0; i < count; i++)
+		if (!without || !strstr(without, names[i]))
+			n += (size_t)snprintf(src + n, sizeof src - n, "int %s(void) { return 0; }\n",
+					      names[i]);
+		else /* present, but not for the dynamic linker */
+			n += (size_t)snprintf(src + n, sizeof src - n, "__attribute__((visibility("
+					      "\"hidden\"))) int %s(void) { return 0; }\n", names[i]);
+	return src;
+}
+
+static void expect_extract_refused(const char *archive, unsigned caps, const char *msg)
+{
+	Capture c;
+	cap_open(&c);
+	assert_int_equal(pkg_extract_inner(archive, tmp("out"), "m", 2, caps, c.d), 1);
+	char want[1024];
+	snprintf(want, sizeof want, "%s: error: %s\n", archive, msg);
+	assert_string_equal(cap_text(&c), want);
+	cap_close(&c);
+	assert_false(exists(tmp("out")));
+	assert_int_equal(count_entries(tmp("sentinel")), 0);
+}
+
+static void pkg_extract_fmu__library_lacks_fmi2_functions__error(void **state)
+{
+	(void)state;
+	const char *archive = fmu_with_library(stub_library("fmi2DoStep fmi2Reset", false), "m");
+	expect_extract_refused(archive, 0, "refusing binaries/linux64/m.so: it does not export "
+			       "fmi2Reset, fmi2DoStep (read from its dynamic symbol table; an FMI "
+			       "2.0 co-simulation FMU with its capabilities must)");
+	/* pkg_extract_fmu, as sacc simulate and sacc unpack use it, checks the same */
+	Capture c;
+	cap_open(&c);
+	assert_int_equal(pkg_extract_fmu(archive, tmp("out"), "m", 2, c.d), 1);
+	assert_non_null(strstr(cap_text(&c), "it does not export fmi2Reset, fmi2DoStep ("));
+	cap_close(&c);
+	assert_false(exists(tmp("out")));
+	remove(archive);
+}
+
+static void pkg_extract_fmu__claimed_capability_without_functions__error(void **state)
+{
+	(void)state;
+	const char *archive = fmu_with_library(stub_library(NULL, false), "m");
+	/* no capability claimed: nothing else is needed */
+	Capture c;
+	cap_open(&c);
+	assert_int_equal(pkg_extract_inner(archive, tmp("out"), "m", 2, 0, c.d), 0);
+	assert_string_equal(cap_text(&c), "");
+	cap_close(&c);
+	zip_rmtree(tmp("out"));
+	expect_extract_refused(archive, PKG_CAP_GET_SET_STATE | PKG_CAP_SERIALIZE,
+			       "refusing binaries/linux64/m.so: it does not export "
+			       "fmi2GetFMUstate, fmi2SetFMUstate, fmi2FreeFMUstate, "
+			       "fmi2SerializedFMUstateSize, fmi2SerializeFMUstate, "
+			       "fmi2DeSerializeFMUstate (read from its dynamic symbol table; an "
+			       "FMI 2.0 co-simulation FMU with its capabilities must)");
+	archive = fmu_with_library(stub_library(NULL, true), "m");
+	expect_extract_refused(archive, PKG_CAP_INTERPOLATE_INPUTS,
+			       "refusing binaries/linux64/m.so: it does not export "
+			       "fmi2SetRealInputDerivatives (read from its dynamic symbol table; "
+			       "an FMI 2.0 co-simulation FMU with its capabilities must)");
+	remove(archive);
+}
+
+static void pkg_extract_fmu__library_not_elf__error(void **state)
+{
+	(void)state;
+	const char *path = tmp("in.zip");
+	zipFile zf = zw_open(path);
+	zw_add(zf, "modelDescription.xml", "<md/>", 5, 0100644);
+	zw_add(zf, "binaries/linux64/m.so", "#!/bin/sh\necho hello\n", 21, 0100755);
+	zw_close(zf);
+	expect_extract_refused(path, 0, "refusing binaries/linux64/m.so: it is not an ELF file");
+	zf = zw_open(path);
+	zw_add(zf, "modelDescription.xml", "<md/>", 5, 0100644);
+	zw_add(zf, "binaries/linux64/m.so", "", 0, 0100755);
+	zw_close(zf);
+	expect_extract_refused(path, 0, "refusing binaries/linux64/m.so: it is empty");
+	/* an ELF header cut short after its magic */
+	zf = zw_open(path);
+	zw_add(zf, "modelDescription.xml", "<md/>", 5, 0100644);
+	zw_add(zf, "binaries/linux64/m.so", "\177ELF\2\1\1", 7, 0100755);
+	zw_close(zf);
+	expect_extract_refused(path, 0, "refusing binaries/linux64/m.so: it is not an ELF file");
+}
+
+static void pkg_extract_fmu__test_fmu__accepted_with_all_capabilities(void **state)
+{
+	(void)state;
+	char fmu[512];
+	snprintf(fmu, sizeof fmu, "%s/fmus/integrator.fmu", test_build_dir());
+	Capture c;
+	cap_open(&c);
+	assert_int_equal(pkg_extract_inner(fmu, tmp("out"), "integrator", 2,
+					   PKG_CAP_GET_SET_STATE | PKG_CAP_SERIALIZE |
+						   PKG_CAP_INTERPOLATE_INPUTS,
+					   c.d),
+			 0);
+	assert_string_equal(cap_text(&c), "");
+	cap_close(&c);
+	assert_true(exists(tmp("out/binaries/linux64/integrator.so")));
+	zip_rmtree(tmp("out"));
 }
 
 /* ---- writing ---------------------------------------------------------------------------- */
@@ -770,11 +1037,23 @@ int main(void)
 		cmocka_unit_test(zip_extract__entry_too_large__refused),
 		cmocka_unit_test(zip_extract__total_too_large__refused),
 		cmocka_unit_test(zip_extract__high_ratio__refused),
+		cmocka_unit_test(zip_extract__drive_letter__refused),
+		cmocka_unit_test(zip_extract__nul_in_name__refused),
+		cmocka_unit_test(zip_extract__names_no_file__refused),
+		cmocka_unit_test(zip_extract__encrypted_or_unknown_method__refused),
+		cmocka_unit_test(zip_extract__too_many_entries__refused),
+		cmocka_unit_test(zip_extract__data_beyond_header_size__refused),
+		cmocka_unit_test(zip_extract__crc_mismatch__refused),
+		cmocka_unit_test(zip_extract__file_then_directory__refused),
 		cmocka_unit_test(zip_extract__not_zip_or_missing__error),
 		cmocka_unit_test(zip_extract__target_exists__refused),
 		cmocka_unit_test(zip_extract__well_formed__extracted),
 		cmocka_unit_test(pkg_extract_fmu__no_model_description__error),
 		cmocka_unit_test(pkg_extract_fmu__no_library__error),
+		cmocka_unit_test(pkg_extract_fmu__library_lacks_fmi2_functions__error),
+		cmocka_unit_test(pkg_extract_fmu__claimed_capability_without_functions__error),
+		cmocka_unit_test(pkg_extract_fmu__library_not_elf__error),
+		cmocka_unit_test(pkg_extract_fmu__test_fmu__accepted_with_all_capabilities),
 		cmocka_unit_test(zip_write_dir__same_tree_twice__identical_bytes),
 		cmocka_unit_test(zip_write_dir__entries__sorted_and_pinned),
 		cmocka_unit_test(zip_write_dir__symlink__refused),
