@@ -271,9 +271,21 @@ $(TM_BENCH)/handloop: bench/two_mass/handloop.c $(RUNTIME_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(WARN) -Iruntime/fmi2 -o $@ $< -ldl -lm
 
+# Benchmark 2 of MASTER.md, algebraic loops: iterations per solver for each loop
+# (bench/loops/loops.c over libsart.a and the test FMUs affine, nl_planes, nl_sphere).
+LOOPS_BENCH := $(BUILD)/bench/loops/loops
+.PHONY: bench-loops
+bench-loops: deps $(FMUS) $(LOOPS_BENCH)
+	@$(LOOPS_BENCH) $(BUILD)
+
+$(LOOPS_BENCH): bench/loops/loops.c bench/loops/loop_scenarios.h $(BUILD)/libsart.a $(RUNTIME_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(WARN) -Iruntime -o $@ $< $(BUILD)/libsart.a -ldl -lm
+
 # tests/unit/test_two_mass.c checks the FMUs against the reference's header: it links GSL.
 $(BUILD)/tests/test_two_mass: LDLIBS += -lgsl -lgslcblas
 $(BUILD)/tests/test_two_mass: bench/two_mass/twomass_ref.h
+$(BUILD)/tests/test_sart_loops: bench/loops/loop_scenarios.h
 
 # ---- tests ------------------------------------------------------------------------------
 # Tests that drive FMUs directly include the kit's headers (and its C, for kit tests).

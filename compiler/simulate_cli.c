@@ -3,6 +3,8 @@
  *
  *   sacc simulate [-I DIR] [-L DIR] TARGET [--start T0] [--stop T1] [--step H]
  *                 [--master jacobi|gauss-seidel] [--approx hold|linear] [--iterations K]
+ *                 [--loop-solver fixed-point|anderson|newton] [--anderson-memory M]
+ *                 [--loop-tolerance TOL] [--loop-max-iterations N]
  *                 [--record INST.VAR,...] [--set INST.VAR=VALUE]... [-o RESULT.csv]
  *                 [--explain]
  *
@@ -48,7 +50,9 @@ static void sim_usage(FILE *out)
 {
 	fputs("usage: sacc simulate [-I DIR] [-L DIR] TARGET [--start T0] [--stop T1] [--step H]\n"
 	      "                     [--master jacobi|gauss-seidel] [--approx hold|linear]\n"
-	      "                     [--iterations K] [--record INST.VAR,...]\n"
+	      "                     [--iterations K] [--loop-solver fixed-point|anderson|newton]\n"
+	      "                     [--anderson-memory M] [--loop-tolerance TOL]\n"
+	      "                     [--loop-max-iterations N] [--record INST.VAR,...]\n"
 	      "                     [--set INST.VAR=VALUE]... [-o RESULT.csv] [--explain]\n"
 	      "\n"
 	      "  TARGET        an .fmu, or a scenario module (fmu declarations and connections)\n"
@@ -58,6 +62,11 @@ static void sim_usage(FILE *out)
 	      "  --master      jacobi or gauss-seidel (default)\n"
 	      "  --approx      input approximation: hold (default) or linear\n"
 	      "  --iterations  K extra passes over each step, with rollback (default 0)\n"
+	      "  --loop-solver how algebraic loops are solved: fixed-point, anderson (default)\n"
+	      "                or newton (finite-difference Jacobian)\n"
+	      "  --anderson-memory  M past iterates Anderson uses (default 1: secant)\n"
+	      "  --loop-tolerance   converged when |G(x) - x| <= TOL max(1, |x|) (default 1e-10)\n"
+	      "  --loop-max-iterations  bound on a loop solve's iterations (default 100)\n"
 	      "  --record      the variables to write (default: every output)\n"
 	      "  --set         a start value or parameter, before initialization\n"
 	      "  -o FILE       the CSV result (default: standard output)\n"
@@ -73,6 +82,9 @@ typedef struct SimArgs {
 	SartAlgorithm algorithm;
 	SartApprox approx;
 	int iterations;
+	SartLoopSolver loop_solver;
+	int anderson_memory, loop_max_iterations;
+	double loop_tolerance;
 	bool explain;
 	const char **records; /* each a comma-separated list */
 	int nrecords;
@@ -98,7 +110,7 @@ static bool parse_double(const char *s, double *v)
 
 /* Options that later slices implement: refused by name until then. */
 static const char *const later_options[] = {
-	"--loop-solver", "--tolerance", "--step-control", "--event", "--realtime", "--sweep",
+	"--tolerance", "--step-control", "--event", "--realtime", "--sweep",
 	NULL,
 };
 
@@ -125,6 +137,9 @@ static int parse_sim_args(Compilation *c, int argc, char **argv, SimArgs *a)
 		             strcmp(s, "--start") == 0 || strcmp(s, "--stop") == 0 ||
 		             strcmp(s, "--step") == 0 || strcmp(s, "--master") == 0 ||
 		             strcmp(s, "--approx") == 0 || strcmp(s, "--iterations") == 0 ||
+		             strcmp(s, "--loop-solver") == 0 || strcmp(s, "--anderson-memory") == 0 ||
+		             strcmp(s, "--loop-tolerance") == 0 ||
+		             strcmp(s, "--loop-max-iterations") == 0 ||
 		             strcmp(s, "--record") == 0 || strcmp(s, "--set") == 0;
 		if (takes && !val) {
 			if (i + 1 >= argc)
@@ -178,6 +193,34 @@ static int parse_sim_args(Compilation *c, int argc, char **argv, SimArgs *a)
 			if (!*val || *end || errno || k < 0 || k > 1000000)
 				return usage_error("--iterations: '%s' is not a count from 0%s", val, "");
 			a->iterations = (int)k;
+		} else if (strcmp(s, "--loop-solver") == 0) {
+			if (strcmp(val, "fixed-point") == 0)
+				a->loop_solver = SART_LOOP_FIXED_POINT;
+			else if (strcmp(val, "anderson") == 0)
+				a->loop_solver = SART_LOOP_ANDERSON;
+			else if (strcmp(val, "newton") == 0)
+				a->loop_solver = SART_LOOP_NEWTON;
+			else
+				return usage_error("--loop-solver: '%s' is not fixed-point, anderson or "
+				                   "newton%s", val, "");
+		} else if (strcmp(s, "--anderson-memory") == 0 ||
+		           strcmp(s, "--loop-max-iterations") == 0) {
+			char *end;
+			errno = 0;
+			long k = strtol(val, &end, 10);
+			bool mem = s[2] == 'a';
+			if (!*val || *end || errno || k < 1 || k > (mem ? 100 : 1000000))
+				return usage_error(mem ? "%s: '%s' is not a count from 1 to 100"
+				                       : "%s: '%s' is not a count from 1", s, val);
+			if (mem)
+				a->anderson_memory = (int)k;
+			else
+				a->loop_max_iterations = (int)k;
+		} else if (strcmp(s, "--loop-tolerance") == 0) {
+			double v;
+			if (!parse_double(val, &v) || !(v > 0))
+				return usage_error("%s: '%s' is not a positive number", s, val);
+			a->loop_tolerance = v;
 		} else if (strcmp(s, "--record") == 0) {
 			a->records[a->nrecords++] = val;
 		} else if (strcmp(s, "--set") == 0) {
@@ -647,8 +690,14 @@ static int run(Sim *s)
 		return 1;
 	}
 
-	SartMasterOptions o = {a->start, a->stop, a->step, a->algorithm, a->approx, a->iterations,
-	                       0, sim_log, s, write_point, s};
+	SartMasterOptions o = {.start = a->start, .stop = a->stop, .step = a->step,
+	                       .algorithm = a->algorithm, .approx = a->approx,
+	                       .iterations = a->iterations, .logger = sim_log, .logger_env = s,
+	                       .on_point = write_point, .point_env = s,
+	                       .loop_solver = a->loop_solver,
+	                       .anderson_memory = a->anderson_memory,
+	                       .loop_tolerance = a->loop_tolerance,
+	                       .loop_max_iterations = a->loop_max_iterations};
 	SartMasterResult res;
 	struct sigaction sa, old_int, old_term;
 	memset(&sa, 0, sizeof sa);
@@ -666,10 +715,14 @@ static int run(Sim *s)
 		        a->out ? " to " : "", a->out ? a->out : "", strerror(errno));
 	else if (sim_interrupted)
 		fputs("sacc simulate: interrupted\n", stderr);
+	char loops[160] = "";
+	if (res.loop_solves)
+		snprintf(loops, sizeof loops, ", %ld loop solves (%ld iterations, %ld loop passes)",
+		         res.loop_solves, res.loop_iterations, res.loop_evaluations);
 	fprintf(stderr, "sacc simulate: %s at t = %.17g: %ld steps accepted, %ld rejected, "
-	        "%ld iterations, %ld rollbacks, %.3f s wall time\n",
+	        "%ld iterations, %ld rollbacks%s, %.3f s wall time\n",
 	        rc ? "stopped" : "done", res.t, res.accepted, res.rejected, res.iterations,
-	        res.rollbacks, wall);
+	        res.rollbacks, loops, wall);
 	return rc ? 1 : 0;
 }
 

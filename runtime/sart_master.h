@@ -19,9 +19,12 @@
  *     to t_n and the step is redone with H := the smallest step taken;
  *   - landing exactly on the stop time (the last step is shortened).
  *
- * Not here yet (later slices slot in at the places marked "slice:"): algebraic-loop
- * solvers (a scenario with a loop is refused by sart_master_run, with its variables
- * named), step-size control, event location, real-time pacing.
+ *   - algebraic loops (components of the direct-feedthrough graph), solved on tear
+ *     variables during initialization and at every communication point, by fixed-point
+ *     iteration, Anderson acceleration or Newton with a finite-difference Jacobian.
+ *
+ * Not here yet (later slices slot in at the places marked "slice:"): step-size control,
+ * event location, real-time pacing.
  *
  * Runtime rules (runtime/README.md): C99, no global state, libc/libm/libdl only, every
  * resource released on one path. */
@@ -152,6 +155,28 @@ void sart_loop_text(const SartScenario *sc, const SartAnalysis *a, int i, char *
 typedef enum SartAlgorithm { SART_JACOBI, SART_GAUSS_SEIDEL } SartAlgorithm;
 typedef enum SartApprox { SART_HOLD, SART_LINEAR } SartApprox;
 
+/* How an algebraic loop is solved.  Its tear variables x are inputs chosen so that cutting
+ * the connections into them leaves the loop acyclic; G(x) is what those connections carry
+ * after one pass through the loop from x (every other input of the loop set from its
+ * source, in order).  Converged when |G(x)_i - x_i| <= tolerance * max(1, |x_i|) for every
+ * tear variable; diverged when a value is NaN or infinite, or when the largest
+ * |G(x)_i - x_i| grows past 1e6 times the first (and 1e6 times the tolerance). */
+typedef enum SartLoopSolver {
+	SART_LOOP_ANDERSON = 0, /* the default: Anderson acceleration with memory m (m = 1 is
+	                           the secant method); the first update is x := G(x) */
+	SART_LOOP_FIXED_POINT,  /* x := G(x) (Picard; converges when the loop gain is below 1) */
+	SART_LOOP_NEWTON        /* Newton on G(x) - x, Jacobian by forward differences (one pass
+	                           per tear variable), step halved while the residual grows */
+} SartLoopSolver;
+
+/* Why a loop failed (SartMasterResult.loop_outcome). */
+typedef enum SartLoopOutcome {
+	SART_LOOP_OK = 0,
+	SART_LOOP_NOT_CONVERGED, /* the iteration bound was reached */
+	SART_LOOP_DIVERGED,      /* NaN, infinity, or a residual grown 1e6-fold */
+	SART_LOOP_SINGULAR       /* Newton's Jacobian is singular */
+} SartLoopOutcome;
+
 /* Receives each accepted communication point, the start included: the recorded values in
  * the scenario's order.  A non-zero return stops the run (reported as an error). */
 typedef int (*SartPointFn)(void *env, double t, const double values[], int n);
@@ -166,6 +191,11 @@ typedef struct SartMasterOptions {
 	void *logger_env;
 	SartPointFn on_point;
 	void *point_env;
+	/* algebraic loops; zero fields take the defaults */
+	SartLoopSolver loop_solver;
+	int anderson_memory;        /* m >= 1 (default 1) */
+	double loop_tolerance;      /* > 0 (default 1e-10) */
+	int loop_max_iterations;    /* solver updates per solve, >= 1 (default 100) */
 } SartMasterOptions;
 
 /* What a run did. */
@@ -176,6 +206,10 @@ typedef struct SartMasterResult {
 	long rollbacks;  /* times every FMU was restored to t_n */
 	double t;        /* the last accepted communication point */
 	char message[1024]; /* why the run failed, "" on success */
+	long loop_solves;      /* loops solved (each loop at initialization and per pass) */
+	long loop_iterations;  /* solver updates, summed over the solves */
+	long loop_evaluations; /* passes through a loop (each FMU of it set and read once) */
+	SartLoopOutcome loop_outcome; /* of the solve that failed, else SART_LOOP_OK */
 } SartMasterResult;
 
 /* Loads, instantiates and initializes every FMU, then steps from start to stop, calling
@@ -183,7 +217,8 @@ typedef struct SartMasterResult {
  * Returns 0 on success, 1 on failure: an FMU call that failed (message: the seam's, which
  * names the FMU, the call and the time), a NaN or infinity on a connection (at the step
  * where it first appears; that step is not accepted), a discard when some FMU cannot get
- * and set its state, an algebraic loop, on_point's refusal.  The message also went to the
+ * and set its state, an algebraic loop that does not converge (the message names the
+ * loop, its variables and the tear variables' last values), on_point's refusal.  The message also went to the
  * logger.  Points already given to on_point stay valid. */
 int sart_master_run(const SartScenario *sc, const SartMasterOptions *o, SartMasterResult *res);
 

@@ -138,12 +138,12 @@ static void analyse__mealy_feedback__loop_named(void **state)
 	/* the loop comes before C, which it feeds */
 	assert_int_equal(a->fmu_order[2], 2);
 
-	SartMasterOptions o = {0, 1, 0.1, SART_JACOBI, SART_HOLD, 0, 0, NULL, NULL, NULL, NULL};
+	SartMasterOptions o = {.start = 0, .stop = 1, .step = 0.1, .algorithm = SART_JACOBI,
+	                       .approx = SART_HOLD};
 	SartMasterResult r;
+	/* a loop is no longer refused (test_sart_loops.c solves them): these FMUs do not load */
 	assert_int_equal(sart_master_run(&sc, &o, &r), 1);
-	assert_contains(r.message, "algebraic loop");
-	assert_contains(r.message, "not implemented yet");
-	assert_contains(r.message, "B.y");
+	assert_contains(r.message, "A: cannot load the FMU");
 	sart_analysis_free(a);
 }
 
@@ -265,7 +265,9 @@ static int run_chain(SartAlgorithm alg, SartApprox approx, int iterations, doubl
 		starts[1 + i] = extra[i];
 	SartRef recs[] = {{0, I_X}, {1, I_X}};
 	SartScenario sc = {fmus, 2, conns, 1, starts, 1 + nextra, recs, 2};
-	SartMasterOptions o = {0, stop, h, alg, approx, iterations, 0, logger, p, collect, p};
+	SartMasterOptions o = {.start = 0, .stop = stop, .step = h, .algorithm = alg,
+	                       .approx = approx, .iterations = iterations, .logger = logger,
+	                       .logger_env = p, .on_point = collect, .point_env = p};
 	memset(p, 0, sizeof *p);
 	int rc = sart_master_run(&sc, &o, r);
 	free(dir);
@@ -396,7 +398,10 @@ static int run_controller(unsigned caps, Points *p, SartMasterResult *r)
 	SartStart starts[] = {{{0, 0}, 1.0}};
 	SartRef recs[] = {{0, 1}, {0, 2}};
 	SartScenario sc = {fmus, 1, NULL, 0, starts, 1, recs, 2};
-	SartMasterOptions o = {0, 2, 0.3, SART_GAUSS_SEIDEL, SART_HOLD, 0, 0, logger, p, collect, p};
+	SartMasterOptions o = {.start = 0, .stop = 2, .step = 0.3,
+	                       .algorithm = SART_GAUSS_SEIDEL, .approx = SART_HOLD,
+	                       .logger = logger, .logger_env = p, .on_point = collect,
+	                       .point_env = p};
 	memset(p, 0, sizeof *p);
 	int rc = sart_master_run(&sc, &o, r);
 	free(dir);
@@ -442,7 +447,9 @@ static void run__bad_options_and_load__reported(void **state)
 	SartFmu fmus[] = {{"obs", dir, "obstacle", "{wrong}", SART_FMI2, 0, obstacle_vars, 2}};
 	SartRef recs[] = {{0, 1}};
 	SartScenario sc = {fmus, 1, NULL, 0, NULL, 0, recs, 1};
-	SartMasterOptions o = {0, 1, 0, SART_JACOBI, SART_HOLD, 0, 0, logger, &p, collect, &p};
+	SartMasterOptions o = {.start = 0, .stop = 1, .step = 0, .algorithm = SART_JACOBI,
+	                       .approx = SART_HOLD, .logger = logger, .logger_env = &p,
+	                       .on_point = collect, .point_env = &p};
 	memset(&p, 0, sizeof p);
 	assert_int_equal(sart_master_run(&sc, &o, &r), 1);
 	assert_contains(r.message, "step size 0 is not positive");

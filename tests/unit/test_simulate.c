@@ -244,6 +244,10 @@ static void simulate__usage_errors__exit_2(void **state)
 		{"--approx quadratic", "--approx quadratic is not implemented yet"},
 		{"--sweep x", "--sweep is not implemented yet"},
 		{"--master newton", "'newton' is neither jacobi nor gauss-seidel"},
+		{"--loop-solver picard", "'picard' is not fixed-point, anderson or newton"},
+		{"--anderson-memory 0", "'0' is not a count from 1 to 100"},
+		{"--loop-max-iterations x", "'x' is not a count from 1"},
+		{"--loop-tolerance 0", "'0' is not a positive number"},
 		{"--bogus", "unknown option '--bogus'"},
 		{"--stop", "--stop needs a value"},
 		{"--step abc", "'abc' is not a finite number"},
@@ -265,6 +269,57 @@ static void simulate__usage_errors__exit_2(void **state)
 		free(err);
 	}
 	assert_int_equal(simulate(c, ""), 2);
+	assert_tmp_empty(c);
+}
+
+/* The loop of seeds/001 (A: y = 2u + 1, B: u = 0.6 y; y = -5, u = -3) as a scenario. */
+static const char seed_loop_sa[] =
+	"module seed_loop\n"
+	"fmu Affine A at \"affine.fmu\"\n"
+	"fmu Affine B at \"affine.fmu\"\n"
+	"A.y -> B.u\n"
+	"B.y -> A.u\n";
+
+static void simulate__algebraic_loop__solved_or_named(void **state)
+{
+	Ctx *c = *state;
+	char args[1024];
+	write_text(c, "seed_loop.sa", seed_loop_sa);
+	const char *solvers[] = {"newton", "anderson --anderson-memory 2", "anderson"};
+	for (int i = 0; i < 3; i++) {
+		snprintf(args, sizeof args, "'%s/seed_loop.sa' --set A.gain=2 --set A.offset=1 "
+		         "--set B.gain=0.6 --stop 0.2 --step 0.1 --loop-solver %s "
+		         "--loop-tolerance 1e-14 -o '%s/r.csv'", c->dir, solvers[i], c->dir);
+		assert_int_equal(simulate(c, args), 0);
+		char *csv = file_in(c, "r.csv");
+		double t, y, u;
+		char *line = strchr(csv, '\n') + 1;
+		for (int k = 0; k < 3; k++) {
+			assert_int_equal(sscanf(line, "%lf,%lf,%lf", &t, &y, &u), 3);
+			assert_close(t, 0.1 * k, 1e-15);
+			assert_close(y, -5, 1e-12);
+			assert_close(u, -3, 1e-12);
+			line = strchr(line, '\n') + 1;
+		}
+		free(csv);
+		char *err = file_in(c, "err.txt");
+		assert_contains(err, "2 steps accepted");
+		assert_contains(err, "3 loop solves");
+		free(err);
+	}
+	/* fixed-point iteration diverges (gain 1.2): exit 1, the loop named */
+	snprintf(args, sizeof args, "'%s/seed_loop.sa' --set A.gain=2 --set A.offset=1 "
+	         "--set B.gain=0.6 --stop 0.2 --step 0.1 --loop-solver fixed-point "
+	         "-o '%s/r.csv'", c->dir, c->dir);
+	assert_int_equal(simulate(c, args), 1);
+	char *err = file_in(c, "err.txt");
+	assert_contains(err, "sacc simulate: at t = 0 (initialization): algebraic loop 1 (A.u, A.y, "
+	                     "B.u, B.y) diverged under fixed-point iteration");
+	assert_contains(err, "tear variables: A.u = ");
+	free(err);
+	char *csv = file_in(c, "r.csv");
+	assert_string_equal(csv, "time,A.y,B.y\n");
+	free(csv);
 	assert_tmp_empty(c);
 }
 
@@ -296,6 +351,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(simulate__fmu_fails__csv_kept_exit_1, setup, teardown),
 		cmocka_unit_test_setup_teardown(simulate__discard__lands_on_expiry, setup, teardown),
 		cmocka_unit_test_setup_teardown(simulate__usage_errors__exit_2, setup, teardown),
+		cmocka_unit_test_setup_teardown(simulate__algebraic_loop__solved_or_named, setup,
+		                                teardown),
 		cmocka_unit_test_setup_teardown(simulate__script_error__diagnostic_shape, setup,
 		                                teardown),
 	};
