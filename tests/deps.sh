@@ -21,6 +21,8 @@ zlib1g-dev
 libcmocka-dev
 libudunits2-dev
 libgsl-dev
+libsundials-dev
+gnuplot-nox
 valgrind
 clang
 libclang-rt-14-dev

@@ -640,7 +640,7 @@ static void emit_md__controller_sa__bool_inputs_discrete_with_own_references(voi
 	assert_int_equal(md_var(f, "RTOL")->variability, VAR_TUNABLE);
 	assert_int_equal(md_var(f, "T")->variability, VAR_TUNABLE);
 	assert_int_equal(md_var(f, "INIT_V")->variability, VAR_FIXED);
-	assert_string_equal(md_var(f, "ATOL")->start, "1e-08");
+	assert_string_equal(md_var(f, "ATOL")->start, "0.0005");
 	/* lazy_sa is an adaptation over controller.fmu, which has the state functions */
 	assert_true(f->can_get_and_set_fmu_state);
 	const FmuUnit *a = md_unit(f, "A");

@@ -255,7 +255,7 @@ static double ctrl(SartWrapper *w, void *sp, double t, double H)
 		s->window_sa_in_real[window_sa_in_reaction_force] = s->stored_obstacle_reaction_force;
 		s->window_sa_in_real_assigned[window_sa_in_reaction_force] = 1;
 		sart_do_step(w, s, inner_window_sa, t, H);
-		converged = sart_is_close(s->guess_window_sa_disp, s->stored_window_sa_disp, 1e-5, 1e-5);
+		converged = sart_is_close(s->guess_window_sa_disp, s->stored_window_sa_disp, 1e-5, 1e-12);
 		s->guess_window_sa_disp = s->stored_window_sa_disp;
 		if (converged) {
 			break;
@@ -320,7 +320,7 @@ static void couple(SartWrapper *w, void *sp, unsigned inner)
 
 const SartModel sart_model = {
 	.identifier = "loop_sa",
-	.guid = "{301b9a4b-1539-579f-a8a5-08ae3a86ebf1}",
+	.guid = "{6c40f6a3-16f3-5231-b9c1-58778d923f15}",
 	.storage_size = sizeof(Storage),
 	.inners = inners,
 	.ninners = NINNERS,

@@ -17,7 +17,7 @@ static const SartInnerModel inners[NINNERS] = {
 	[inner_loop_sa] = {
 		.name = "loop_sa",
 		.model_identifier = "loop_sa",
-		.guid = "{301b9a4b-1539-579f-a8a5-08ae3a86ebf1}",
+		.guid = "{6c40f6a3-16f3-5231-b9c1-58778d923f15}",
 		.version = SART_FMI2,
 		.caps = SART_CAP_GET_SET_STATE | SART_CAP_SERIALIZE | SART_CAP_INPUT_DERIVATIVES,
 		.in = {
@@ -257,7 +257,7 @@ static void couple(SartWrapper *w, void *sp, unsigned inner)
 
 const SartModel sart_model = {
 	.identifier = "rate_sa",
-	.guid = "{7838718b-9237-5cd4-8c4c-bb3c8e031307}",
+	.guid = "{7ef103f5-e6ec-504e-995e-ce713f9c9d5a}",
 	.storage_size = sizeof(Storage),
 	.inners = inners,
 	.ninners = NINNERS,

@@ -66,7 +66,7 @@ static void defaults(void *sp)
 	s->speed = 0.0;
 	s->MAXITER = 10;
 	s->REL_TOL = 1e-5;
-	s->ABS_TOL = 1e-5;
+	s->ABS_TOL = 1e-12;
 	s->INIT_LOOP_SA_DISPLACEMENT = 0.0;
 	s->INIT_LOOP_SA_SPEED = 0.0;
 	s->INIT_WINDOW_SA_DISP = 0.0;
@@ -101,6 +101,12 @@ static SartStatus get_real(SartWrapper *w, const void *sp, SartVr vr, double *v)
 		return SART_OK;
 	case vr_tau:
 		*v = s->tau;
+		return SART_OK;
+	case vr_height:
+		*v = s->height;
+		return SART_OK;
+	case vr_reaction_force:
+		*v = s->reaction_force;
 		return SART_OK;
 	case vr_REL_TOL:
 		*v = s->REL_TOL;
@@ -140,6 +146,10 @@ static SartStatus set_real(SartWrapper *w, void *sp, SartVr vr, double v, int in
 		return SART_OK;
 	case vr_tau:
 		return sart_log_error(w, "fmi2SetReal: 'tau' is an output");
+	case vr_height:
+		return sart_log_error(w, "fmi2SetReal: 'height' is an output");
+	case vr_reaction_force:
+		return sart_log_error(w, "fmi2SetReal: 'reaction_force' is an output");
 	case vr_REL_TOL:
 		s->REL_TOL = v;
 		return SART_OK;
@@ -277,7 +287,11 @@ static double ctrl(SartWrapper *w, void *sp, double t, double H)
 			sart_rollback(w, inner_window_sa);
 		}
 	}
-	return H;
+	double step = H;
+	if (!converged) {
+		step = H / 2.0;
+	}
+	return step;
 }
 
 /* MapOut: the out rules' conditions, then the `->` parts of the flagged rules. */
@@ -306,6 +320,8 @@ static void out(SartWrapper *w, void *sp, double t, double H)
 	(void)H;
 	if (s->out_rule[0]) {
 		s->tau = s->stored_window_sa_tau;
+		s->height = s->stored_window_sa_disp;
+		s->reaction_force = s->stored_obstacle_reaction_force;
 	}
 }
 
@@ -330,15 +346,15 @@ static void couple(SartWrapper *w, void *sp, unsigned inner)
 
 const SartModel sart_model = {
 	.identifier = "loop_sa",
-	.guid = "{98e6112e-d4f6-5064-bd71-928606f203ef}",
+	.guid = "{52a723f3-c314-5b55-a25f-a012d3bec49d}",
 	.storage_size = sizeof(Storage),
 	.inners = inners,
 	.ninners = NINNERS,
 	.order = order,
 	.norder = NINNERS,
-	.nvr = {10, 1, 0},
+	.nvr = {12, 1, 0},
 	.mealy = 0,
-	.may_reject = 0,
+	.may_reject = 1,
 	.real_inputs = real_inputs,
 	.nreal_inputs = 2,
 	.defaults = defaults,

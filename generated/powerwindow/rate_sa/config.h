@@ -9,16 +9,20 @@ enum {
 	vr_displacement = 0, /* Real input */
 	vr_speed = 1, /* Real input */
 	vr_tau = 2, /* Real output */
+	vr_height = 3, /* Real output */
 	vr_RATE = 0, /* Integer parameter, tunable */
-	vr_INIT_RATE_SA_DISPLACEMENT = 3, /* Real parameter, fixed */
-	vr_INIT_RATE_SA_SPEED = 4, /* Real parameter, fixed */
-	vr_INIT_LOOP_SA_TAU = 5 /* Real parameter, fixed */
+	vr_H_CONTACT = 4, /* Real parameter, tunable */
+	vr_INIT_RATE_SA_DISPLACEMENT = 5, /* Real parameter, fixed */
+	vr_INIT_RATE_SA_SPEED = 6, /* Real parameter, fixed */
+	vr_INIT_LOOP_SA_TAU = 7, /* Real parameter, fixed */
+	vr_INIT_LOOP_SA_HEIGHT = 8, /* Real parameter, fixed */
+	vr_INIT_LOOP_SA_REACTION_FORCE = 9 /* Real parameter, fixed */
 };
 
 /* ---- inner FMUs and their ports ---- */
 enum { inner_loop_sa = 0, NINNERS = 1 };
 enum { loop_sa_in_displacement = 0, loop_sa_in_speed = 1 };
-enum { loop_sa_out_tau = 0 };
+enum { loop_sa_out_tau = 0, loop_sa_out_height = 1, loop_sa_out_reaction_force = 2 };
 
 typedef struct Storage {
 	/* external inputs */
@@ -26,14 +30,21 @@ typedef struct Storage {
 	double speed;
 	/* external outputs */
 	double tau;
+	double height;
 	/* params */
 	int RATE;
+	double H_CONTACT;
 	double INIT_RATE_SA_DISPLACEMENT;
 	double INIT_RATE_SA_SPEED;
 	double INIT_LOOP_SA_TAU;
+	double INIT_LOOP_SA_HEIGHT;
+	double INIT_LOOP_SA_REACTION_FORCE;
 	/* control vars */
-	double previous_speed;
-	double previous_displacement;
+	int stepped;
+	int pushing;
+	int touching;
+	double ahead;
+	double tau_hold;
 	/* in vars */
 	double current_speed;
 	double current_displacement;
@@ -41,15 +52,17 @@ typedef struct Storage {
 	double stored_rate_sa_speed;
 	/* out vars */
 	double stored_loop_sa_tau;
+	double stored_loop_sa_height;
+	double stored_loop_sa_reaction_force;
 	/* in rules block vars: none */
 	/* out rules block vars: none */
 	/* rule flags */
 	int in_rule[2];
-	int out_rule[1];
+	int out_rule[3];
 	/* inner loop_sa */
 	double loop_sa_in_real[2];
 	unsigned char loop_sa_in_real_assigned[2];
-	double loop_sa_out_real[1];
+	double loop_sa_out_real[3];
 } Storage;
 
 #endif

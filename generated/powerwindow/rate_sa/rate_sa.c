@@ -10,14 +10,14 @@
 
 static const SartVr loop_sa_in_real_vr[2] = {0, 1};
 static const char *const loop_sa_in_real_names[2] = {"displacement", "speed"};
-static const SartVr loop_sa_out_real_vr[1] = {2};
-static const char *const loop_sa_out_real_names[1] = {"tau"};
+static const SartVr loop_sa_out_real_vr[3] = {2, 3, 4};
+static const char *const loop_sa_out_real_names[3] = {"tau", "height", "reaction_force"};
 
 static const SartInnerModel inners[NINNERS] = {
 	[inner_loop_sa] = {
 		.name = "loop_sa",
 		.model_identifier = "loop_sa",
-		.guid = "{98e6112e-d4f6-5064-bd71-928606f203ef}",
+		.guid = "{52a723f3-c314-5b55-a25f-a012d3bec49d}",
 		.version = SART_FMI2,
 		.caps = SART_CAP_GET_SET_STATE | SART_CAP_SERIALIZE | SART_CAP_INPUT_DERIVATIVES,
 		.in = {
@@ -25,7 +25,7 @@ static const SartInnerModel inners[NINNERS] = {
 				offsetof(Storage, loop_sa_in_real), offsetof(Storage, loop_sa_in_real_assigned)},
 		},
 		.out = {
-			[SART_REAL] = {1, loop_sa_out_real_vr, loop_sa_out_real_names,
+			[SART_REAL] = {3, loop_sa_out_real_vr, loop_sa_out_real_names,
 				offsetof(Storage, loop_sa_out_real), 0},
 		},
 	},
@@ -41,10 +41,13 @@ static void defaults(void *sp)
 	Storage *s = sp;
 	s->displacement = 0.0;
 	s->speed = 0.0;
-	s->RATE = 10;
+	s->RATE = 4;
+	s->H_CONTACT = 5e-6;
 	s->INIT_RATE_SA_DISPLACEMENT = 0.0;
 	s->INIT_RATE_SA_SPEED = 0.0;
 	s->INIT_LOOP_SA_TAU = 0.0;
+	s->INIT_LOOP_SA_HEIGHT = 0.0;
+	s->INIT_LOOP_SA_REACTION_FORCE = 0.0;
 }
 
 /* The in, out and control vars' initial values, from the params. */
@@ -54,13 +57,18 @@ static void initial(SartWrapper *w, void *sp, double t, double H)
 	(void)w;
 	(void)t;
 	(void)H;
-	s->previous_speed = 0.0;
-	s->previous_displacement = 0.0;
+	s->stepped = 0;
+	s->pushing = 0;
+	s->touching = 0;
+	s->ahead = 0.0;
+	s->tau_hold = 0.0;
 	s->current_speed = 0.0;
 	s->current_displacement = 0.0;
 	s->stored_rate_sa_displacement = s->INIT_RATE_SA_DISPLACEMENT;
 	s->stored_rate_sa_speed = s->INIT_RATE_SA_SPEED;
 	s->stored_loop_sa_tau = s->INIT_LOOP_SA_TAU;
+	s->stored_loop_sa_height = s->INIT_LOOP_SA_HEIGHT;
+	s->stored_loop_sa_reaction_force = s->INIT_LOOP_SA_REACTION_FORCE;
 }
 
 static SartStatus get_real(SartWrapper *w, const void *sp, SartVr vr, double *v)
@@ -76,6 +84,12 @@ static SartStatus get_real(SartWrapper *w, const void *sp, SartVr vr, double *v)
 	case vr_tau:
 		*v = s->tau;
 		return SART_OK;
+	case vr_height:
+		*v = s->height;
+		return SART_OK;
+	case vr_H_CONTACT:
+		*v = s->H_CONTACT;
+		return SART_OK;
 	case vr_INIT_RATE_SA_DISPLACEMENT:
 		*v = s->INIT_RATE_SA_DISPLACEMENT;
 		return SART_OK;
@@ -84,6 +98,12 @@ static SartStatus get_real(SartWrapper *w, const void *sp, SartVr vr, double *v)
 		return SART_OK;
 	case vr_INIT_LOOP_SA_TAU:
 		*v = s->INIT_LOOP_SA_TAU;
+		return SART_OK;
+	case vr_INIT_LOOP_SA_HEIGHT:
+		*v = s->INIT_LOOP_SA_HEIGHT;
+		return SART_OK;
+	case vr_INIT_LOOP_SA_REACTION_FORCE:
+		*v = s->INIT_LOOP_SA_REACTION_FORCE;
 		return SART_OK;
 	default:
 		return sart_log_error(w, "fmi2GetReal: unknown value reference %u", vr);
@@ -102,6 +122,11 @@ static SartStatus set_real(SartWrapper *w, void *sp, SartVr vr, double v, int in
 		return SART_OK;
 	case vr_tau:
 		return sart_log_error(w, "fmi2SetReal: 'tau' is an output");
+	case vr_height:
+		return sart_log_error(w, "fmi2SetReal: 'height' is an output");
+	case vr_H_CONTACT:
+		s->H_CONTACT = v;
+		return SART_OK;
 	case vr_INIT_RATE_SA_DISPLACEMENT:
 		if (initialized)
 			return sart_log_error(w, "fmi2SetReal: 'INIT_RATE_SA_DISPLACEMENT' is a fixed parameter: "
@@ -119,6 +144,18 @@ static SartStatus set_real(SartWrapper *w, void *sp, SartVr vr, double v, int in
 			return sart_log_error(w, "fmi2SetReal: 'INIT_LOOP_SA_TAU' is a fixed parameter: "
 			                         "it cannot be set after initialization");
 		s->INIT_LOOP_SA_TAU = v;
+		return SART_OK;
+	case vr_INIT_LOOP_SA_HEIGHT:
+		if (initialized)
+			return sart_log_error(w, "fmi2SetReal: 'INIT_LOOP_SA_HEIGHT' is a fixed parameter: "
+			                         "it cannot be set after initialization");
+		s->INIT_LOOP_SA_HEIGHT = v;
+		return SART_OK;
+	case vr_INIT_LOOP_SA_REACTION_FORCE:
+		if (initialized)
+			return sart_log_error(w, "fmi2SetReal: 'INIT_LOOP_SA_REACTION_FORCE' is a fixed parameter: "
+			                         "it cannot be set after initialization");
+		s->INIT_LOOP_SA_REACTION_FORCE = v;
 		return SART_OK;
 	default:
 		return sart_log_error(w, "fmi2SetReal: unknown value reference %u", vr);
@@ -192,14 +229,13 @@ static void map_in(SartWrapper *w, void *sp, double t, double H, double h, doubl
 	Storage *s = sp;
 	(void)w;
 	(void)t;
+	(void)H;
+	(void)h;
+	(void)dt;
 	if (s->in_rule[1]) {
-		double k = 1.0;
-		if (H > 0.0) {
-			k = (dt + h) / H;
-		}
-		s->loop_sa_in_real[loop_sa_in_speed] = s->previous_speed + (s->current_speed - s->previous_speed) * k;
+		s->loop_sa_in_real[loop_sa_in_speed] = s->current_speed;
 		s->loop_sa_in_real_assigned[loop_sa_in_speed] = 1;
-		s->loop_sa_in_real[loop_sa_in_displacement] = s->previous_displacement + (s->current_displacement - s->previous_displacement) * k;
+		s->loop_sa_in_real[loop_sa_in_displacement] = s->current_displacement + s->current_speed * s->ahead;
 		s->loop_sa_in_real_assigned[loop_sa_in_displacement] = 1;
 	}
 }
@@ -208,15 +244,44 @@ static void map_in(SartWrapper *w, void *sp, double t, double H, double h, doubl
 static double ctrl(SartWrapper *w, void *sp, double t, double H)
 {
 	Storage *s = sp;
-	double micro_step = H / s->RATE;
+	double step_size = H;
+	int failed = 0;
+	double sum = 0.0;
+	int force = 0;
+	double micro = H / (s->RATE + 1);
 	double inner_time = t;
+	s->stepped = 1;
 	for (int i = 0, sart_end_i = s->RATE; i < sart_end_i; i++) {
-		sart_do_step(w, s, inner_loop_sa, inner_time, micro_step);
-		inner_time = inner_time + micro_step;
+		s->ahead = s->H_CONTACT * (i + 0.5) / s->RATE;
+		if (sart_do_step(w, s, inner_loop_sa, inner_time, micro) < micro) {
+			failed = 1;
+		}
+		sum = sum + s->stored_loop_sa_tau;
+		if (s->stored_loop_sa_reaction_force > 0.0) {
+			force = 1;
+		}
+		inner_time = inner_time + micro;
 	}
-	s->previous_speed = s->current_speed;
-	s->previous_displacement = s->current_displacement;
-	return H;
+	s->ahead = 0.0;
+	if (sart_do_step(w, s, inner_loop_sa, inner_time, micro) < micro) {
+		failed = 1;
+	}
+	int touching_now = s->stored_loop_sa_reaction_force > 0.0;
+	if (failed) {
+		step_size = H / 2.0;
+	} else {
+		if (H > s->H_CONTACT * (1.0 + 1e-9) && (s->pushing || s->touching || touching_now)) {
+			if (s->pushing || s->touching) {
+				step_size = s->H_CONTACT;
+			} else {
+				step_size = fmax(s->H_CONTACT, H / 2.0);
+			}
+		}
+	}
+	s->tau_hold = sum / s->RATE;
+	s->pushing = force;
+	s->touching = touching_now;
+	return step_size;
 }
 
 /* MapOut: the out rules' conditions, then the `->` parts of the flagged rules. */
@@ -229,8 +294,12 @@ static void map_out(SartWrapper *w, void *sp, double t, double H, double h, doub
 	(void)h;
 	(void)dt;
 	s->out_rule[0] = 1;
+	s->out_rule[1] = !s->stepped;
+	s->out_rule[2] = s->stepped != 0;
 	if (s->out_rule[0]) {
 		s->stored_loop_sa_tau = s->loop_sa_out_real[loop_sa_out_tau];
+		s->stored_loop_sa_height = s->loop_sa_out_real[loop_sa_out_height];
+		s->stored_loop_sa_reaction_force = s->loop_sa_out_real[loop_sa_out_reaction_force];
 	}
 }
 
@@ -242,7 +311,13 @@ static void out(SartWrapper *w, void *sp, double t, double H)
 	(void)t;
 	(void)H;
 	if (s->out_rule[0]) {
+		s->height = s->stored_loop_sa_height;
+	}
+	if (s->out_rule[1]) {
 		s->tau = s->stored_loop_sa_tau;
+	}
+	if (s->out_rule[2]) {
+		s->tau = s->tau_hold;
 	}
 }
 
@@ -256,15 +331,15 @@ static void couple(SartWrapper *w, void *sp, unsigned inner)
 
 const SartModel sart_model = {
 	.identifier = "rate_sa",
-	.guid = "{33c9278f-3acb-5b12-9aca-951c8d545015}",
+	.guid = "{79ea2566-6994-564d-8b31-848b1c7592e7}",
 	.storage_size = sizeof(Storage),
 	.inners = inners,
 	.ninners = NINNERS,
 	.order = order,
 	.norder = NINNERS,
-	.nvr = {6, 1, 0},
+	.nvr = {10, 1, 0},
 	.mealy = 0,
-	.may_reject = 0,
+	.may_reject = 1,
 	.real_inputs = real_inputs,
 	.nreal_inputs = 2,
 	.defaults = defaults,
