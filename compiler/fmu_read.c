@@ -4,7 +4,8 @@
  * description is read into memory (at most FMU_MD_MAX_BYTES) and parsed by libxml2 with
  * everything that could reach outside the buffer switched off — no network, no DTD loading,
  * no entity substitution — and any DOCTYPE at all refused before its internal subset is
- * read, so no entity is ever declared, let alone fetched.  The tree is then walked once per
+ * read, so no entity is ever declared, let alone fetched.  Depth, attributes per element
+ * and the number of elements are bounded (MD_MAX_*) as start tags are read.  The tree is then walked once per
  * section (units, types, variables, structure), checking what the checker and emitter rely
  * on, and classified as the paper's section 2.2.1 says.
  *
@@ -31,6 +32,13 @@
 
 #define MD_ENTRY "modelDescription.xml"
 
+/* Bounds on the shape of a description, far beyond any real one (FMI nests six deep, a
+ * ScalarVariable has about ten attributes) and checked as each start tag is read, so that
+ * a hostile file cannot make libxml2 build a huge or deep tree within FMU_MD_MAX_BYTES. */
+#define MD_MAX_DEPTH 32
+#define MD_MAX_ATTRIBUTES 64
+#define MD_MAX_ELEMENTS 1000000
+
 typedef struct Reader {
 	DiagSink *d;
 	const char *name;     /* file name for messages */
@@ -42,6 +50,8 @@ typedef struct Reader {
 	bool xml_error;       /* libxml2 has reported a fatal error (later ones are dropped) */
 	bool doctype;         /* a DOCTYPE was met and parsing stopped */
 	Loc doctype_loc;
+	bool over_limit;      /* an MD_MAX_* bound was broken (reported) and parsing stopped */
+	long elements;        /* start tags read so far */
 	bool oom;
 	int errors;
 	const xmlNode **var_elems; /* the element of each of fmu->vars, while reading */
@@ -144,7 +154,7 @@ static void note_at(Reader *r, const xmlNode *n, const char *fmt, ...)
 static void on_xml_error(void *ctx, xmlErrorPtr e)
 {
 	Reader *r = ctx;
-	if (!e || e->level == XML_ERR_WARNING || r->xml_error || r->doctype)
+	if (!e || e->level == XML_ERR_WARNING || r->xml_error || r->doctype || r->over_limit)
 		return;
 	r->xml_error = true;
 	r->errors++;
@@ -199,6 +209,33 @@ static void on_start_element(void *ctx, const xmlChar *localname, const xmlChar 
 {
 	xmlParserCtxtPtr ctxt = ctx;
 	Reader *r = ctxt->_private;
+	if (r->over_limit)
+		return;
+	const char *limit = NULL;
+	long bound = 0;
+	if (++r->elements > MD_MAX_ELEMENTS)
+		limit = "elements", bound = MD_MAX_ELEMENTS;
+	else if (ctxt->nameNr >= MD_MAX_DEPTH) /* its ancestors are on the name stack */
+		limit = "levels of nested elements", bound = MD_MAX_DEPTH;
+	else if (nb_attributes > MD_MAX_ATTRIBUTES)
+		limit = "attributes on one element", bound = MD_MAX_ATTRIBUTES;
+	if (limit) {
+		Loc loc = {r->name, ctxt->input ? ctxt->input->line : 0, 0, 0};
+		long end = xmlByteConsumed(ctxt);
+		if (end > 0 && (size_t)end <= r->len) {
+			size_t i = (size_t)end;
+			while (i > 0 && r->xml[i - 1] != '<')
+				i--;
+			if (i > 0)
+				loc = offset_loc(r, i - 1);
+		}
+		r->over_limit = true;
+		r->errors++;
+		diag_error(r->d, loc, "the model description has more than %ld %s (element '%s'); "
+		           "refusing it", bound, limit, (const char *)localname);
+		xmlStopParser(ctxt);
+		return;
+	}
 	r->start_element(ctx, localname, prefix, uri, nb_namespaces, namespaces, nb_attributes,
 	                 nb_defaulted, attributes);
 	xmlNode *n = ctxt->node;
@@ -1251,6 +1288,8 @@ FmuInfo *fmu_parse_md(const char *xml, size_t len, const char *name, DiagSink *d
 		diag_error(d, r.doctype_loc,
 		           "a DOCTYPE is not allowed in a model description (no DTDs or entities)");
 		r.errors++;
+	} else if (r.over_limit) {
+		/* reported where it was found */
 	} else if (!doc && !r.xml_error) {
 		diag_error(d, (Loc){r.name, 0, 0, 0}, "malformed XML: the document is empty");
 		r.errors++;

@@ -686,6 +686,123 @@ static void fmu_read__entity_expansion__rejected(void **state)
 	cap_close(&c);
 }
 
+static void write_zip(const char *path, const char *entry, const char *data, size_t len);
+
+static void fmu_read__billion_laughs__rejected_before_any_expansion(void **state)
+{
+	(void)state;
+	/* Ten levels of ten: 10^10 bytes if it were ever expanded; refused at the DOCTYPE. */
+	char xml[4096];
+	size_t n = (size_t)snprintf(xml, sizeof xml, "<?xml version='1.0'?>\n<!DOCTYPE lolz [\n"
+	                            "<!ENTITY l0 'lol'>\n");
+	for (int i = 1; i < 10; i++) {
+		n += (size_t)snprintf(xml + n, sizeof xml - n, "<!ENTITY l%d '", i);
+		for (int k = 0; k < 10; k++)
+			n += (size_t)snprintf(xml + n, sizeof xml - n, "&l%d;", i - 1);
+		n += (size_t)snprintf(xml + n, sizeof xml - n, "'>\n");
+	}
+	snprintf(xml + n, sizeof xml - n, "]>\n<fmiModelDescription fmiVersion='2.0' "
+	         "modelName='&l9;' guid='g'/>\n");
+	Capture c;
+	cap_open(&c);
+	assert_null(parse_str(xml, &c));
+	assert_string_equal(cap_text(&c), "inline.xml:2:1: error: a DOCTYPE is not allowed in a "
+	                                  "model description (no DTDs or entities)\n");
+	cap_close(&c);
+}
+
+static void fmu_read__too_deep__error_at_the_element(void **state)
+{
+	(void)state;
+	/* The root and 31 nested elements are allowed; the 33rd level, on line 34, is not. */
+	char xml[4096];
+	size_t n = (size_t)snprintf(xml, sizeof xml, "<?xml version='1.0'?>\n"
+	                            "<fmiModelDescription fmiVersion='2.0'>\n");
+	for (int i = 2; i <= 33; i++)
+		n += (size_t)snprintf(xml + n, sizeof xml - n, "%*s<d%d>\n", i, "", i);
+	Capture c;
+	cap_open(&c);
+	assert_null(parse_str(xml, &c));
+	assert_string_equal(cap_text(&c), "inline.xml:34:34: error: the model description has "
+	                                  "more than 32 levels of nested elements (element "
+	                                  "'d33'); refusing it\n");
+	cap_close(&c);
+	/* 32 levels exactly: no complaint about depth (the document is not an FMU, though) */
+	n = (size_t)snprintf(xml, sizeof xml, "<?xml version='1.0'?>\n<a>");
+	for (int i = 2; i <= 32; i++)
+		n += (size_t)snprintf(xml + n, sizeof xml - n, "<d>");
+	for (int i = 2; i <= 32; i++)
+		n += (size_t)snprintf(xml + n, sizeof xml - n, "</d>");
+	snprintf(xml + n, sizeof xml - n, "</a>\n");
+	cap_open(&c);
+	assert_null(parse_str(xml, &c));
+	assert_null(strstr(cap_text(&c), "levels"));
+	cap_close(&c);
+}
+
+static void fmu_read__too_many_attributes__error_at_the_element(void **state)
+{
+	(void)state;
+	char xml[4096];
+	size_t n = (size_t)snprintf(xml, sizeof xml, "<?xml version='1.0'?>\n"
+	                            "<fmiModelDescription fmiVersion='2.0'>\n  <ModelVariables\n");
+	for (int i = 0; i < 65; i++)
+		n += (size_t)snprintf(xml + n, sizeof xml - n, " a%d='x'", i);
+	snprintf(xml + n, sizeof xml - n, "/>\n</fmiModelDescription>\n");
+	Capture c;
+	cap_open(&c);
+	assert_null(parse_str(xml, &c));
+	assert_string_equal(cap_text(&c), "inline.xml:3:3: error: the model description has more "
+	                                  "than 64 attributes on one element (element "
+	                                  "'ModelVariables'); refusing it\n");
+	cap_close(&c);
+}
+
+static void fmu_read__too_many_elements__error_at_the_element(void **state)
+{
+	(void)state;
+	/* a million empty elements fit in 4 MB; the one after them is refused */
+	size_t count = 1000000, n = 0, size = 64 + 4 * count + 64;
+	char *xml = malloc(size);
+	assert_non_null(xml);
+	n += (size_t)snprintf(xml + n, size - n, "<?xml version='1.0'?>\n<a>\n");
+	for (size_t i = 1; i < count; i++) {
+		memcpy(xml + n, "<b/>", 4);
+		n += 4;
+	}
+	snprintf(xml + n, size - n, "\n<c/></a>\n");
+	Capture c;
+	cap_open(&c);
+	assert_null(parse_str(xml, &c));
+	assert_string_equal(cap_text(&c), "inline.xml:4:1: error: the model description has more "
+	                                  "than 1000000 elements (element 'c'); refusing it\n");
+	cap_close(&c);
+	free(xml);
+}
+
+static void fmu_read__schema_violation_in_archive__error_names_archive_entry_and_line(void **state)
+{
+	(void)state;
+	/* a description that parses but breaks the schema, read out of an archive */
+	char path[600];
+	tmp_path(path, sizeof path, "bad.fmu");
+	const char *md = "<?xml version='1.0'?>\n<fmiModelDescription fmiVersion='2.0' "
+	                 "modelName='m' guid='g'>\n  <CoSimulation modelIdentifier='m'/>\n"
+	                 "  <ModelVariables>\n    <ScalarVariable valueReference='0'>"
+	                 "<Real/></ScalarVariable>\n  </ModelVariables>\n"
+	                 "  <ModelStructure/>\n</fmiModelDescription>\n";
+	write_zip(path, "modelDescription.xml", md, strlen(md));
+	Capture c;
+	cap_open(&c);
+	assert_null(fmu_open(path, c.d));
+	char want[1024];
+	snprintf(want, sizeof want, "%s:modelDescription.xml:5:5: error: <ScalarVariable> lacks the "
+	         "required attribute 'name'\n", path);
+	assert_string_equal(cap_text(&c), want);
+	cap_close(&c);
+	remove(path);
+}
+
 static void fmu_read__missing_required_attributes__errors_at_elements(void **state)
 {
 	(void)state;
@@ -1816,6 +1933,11 @@ int main(void)
 		cmocka_unit_test(fmu_read__malformed_xml__error_at_its_line),
 		cmocka_unit_test(fmu_read__external_entity__rejected_without_loading),
 		cmocka_unit_test(fmu_read__entity_expansion__rejected),
+		cmocka_unit_test(fmu_read__billion_laughs__rejected_before_any_expansion),
+		cmocka_unit_test(fmu_read__too_deep__error_at_the_element),
+		cmocka_unit_test(fmu_read__too_many_attributes__error_at_the_element),
+		cmocka_unit_test(fmu_read__too_many_elements__error_at_the_element),
+		cmocka_unit_test(fmu_read__schema_violation_in_archive__error_names_archive_entry_and_line),
 		cmocka_unit_test(fmu_read__missing_required_attributes__errors_at_elements),
 		cmocka_unit_test(fmu_read__missing_guid_and_token__errors),
 		cmocka_unit_test(fmu_read__bad_values__each_reported),
