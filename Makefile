@@ -1,7 +1,8 @@
 # sacc — the semantic-adaptation compiler.
 #
 #   make            build build/sacc and the test FMUs
-#   make demo       the main job: check and print the explicit form of every adaptation
+#   make demo       the main job: the adaptations checked and built, the power window run
+#                   against its monolithic reference (CSVs, plot, comparison in build/demo/)
 #   make check      every test: unit, golden, robustness, then again under ASan/UBSan and valgrind
 #
 # Both `demo` and `check` first make sure the Debian packages the build needs are there
@@ -133,6 +134,18 @@ $(BUILD)/fmus/%.fmu: tests/fmus/%/modelDescription.xml tests/fmus/%/model.c $(KI
 
 $(BUILD)/fmus/mass1.fmu: tests/fmus/mass1/ldlibs tests/fmus/twomass/twomass_model.h
 $(BUILD)/fmus/mass2.fmu: tests/fmus/mass2/ldlibs tests/fmus/twomass/twomass_model.h
+
+# ---- the fault-injection FMU (tests/fmus/faulty/) -----------------------------------------
+# Its model.c includes the kit's C itself, with the kit's fmi2SetFMUstate renamed, so that
+# it can wrap it (the fault ignore_set_state): this rule compiles it alone, without
+# fmu_kit.c, and takes precedence over the pattern rule above.
+$(BUILD)/fmus/faulty.fmu: tests/fmus/faulty/modelDescription.xml tests/fmus/faulty/model.c \
+                          $(KIT_FILES) $(FMU_PACK)
+	@mkdir -p $(BUILD)/fmus/faulty/binaries/linux64
+	$(CC) $(FMU_CFLAGS) -o $(BUILD)/fmus/faulty/binaries/linux64/faulty.so \
+	    tests/fmus/faulty/model.c -lm
+	cp tests/fmus/faulty/modelDescription.xml $(BUILD)/fmus/faulty/modelDescription.xml
+	$(FMU_PACK) $@ $(BUILD)/fmus/faulty
 
 # ---- runtime ----------------------------------------------------------------------------
 # What every generated FMU links (runtime/, prefix sart_): C99, position-independent, hidden
@@ -286,6 +299,38 @@ $(LOOPS_BENCH): bench/loops/loops.c bench/loops/loop_scenarios.h $(BUILD)/libsar
 $(BUILD)/tests/test_two_mass: LDLIBS += -lgsl -lgslcblas
 $(BUILD)/tests/test_two_mass: bench/two_mass/twomass_ref.h
 $(BUILD)/tests/test_sart_loops: bench/loops/loop_scenarios.h
+# tests/unit/test_sart_stepsize.c checks step-size control against the same reference.
+$(BUILD)/tests/test_sart_stepsize: LDLIBS += -lgsl -lgslcblas
+$(BUILD)/tests/test_sart_stepsize: bench/two_mass/twomass_ref.h
+
+# ---- the power-window case study end to end (make demo, test_powerwindow, bench) ---------
+# The monolithic reference (models/reference/powerwindow_ref.c: the same physics and chart as
+# one system, integrated by SUNDIALS CVODE from Debian's libsundials-dev) and the comparison
+# tool (bench/powerwindow/compare.c: contact, detection, reversal, peak current, height
+# differences).  Both share only models/reference/powerwindow_constants.h with the FMUs.
+PW_REF    := $(BUILD)/reference/powerwindow_ref
+PW_CMP    := $(BUILD)/bench/powerwindow/pw_compare
+PW_CONSTS := models/reference/powerwindow_constants.h
+SUNDIALS_LIBS := -lsundials_cvode -lsundials_nvecserial -lsundials_sunlinsoldense \
+                 -lsundials_sunmatrixdense
+.PHONY: powerwindow-case bench-powerwindow
+
+$(PW_REF): models/reference/powerwindow_ref.c $(PW_CONSTS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(WARN) -Imodels/reference -o $@ $< $(SUNDIALS_LIBS) -lm
+
+$(PW_CMP): bench/powerwindow/compare.c $(PW_CONSTS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(WARN) -Imodels/reference -o $@ $< -lm
+
+powerwindow-case: $(SACC) $(FMUS) $(PW_FMUS) $(PW_REF) $(PW_CMP)
+
+# tests/unit/test_powerwindow.c runs the scenario, the reference and the comparison.
+$(BUILD)/tests/test_powerwindow: | $(PW_REF) $(PW_CMP)
+
+# The cost of the co-simulation against the reference at equal accuracy (on demand).
+bench-powerwindow: deps powerwindow-case
+	@SACC=$(SACC) BUILD=$(BUILD) sh bench/powerwindow/run.sh
 
 # ---- tests ------------------------------------------------------------------------------
 # Tests that drive FMUs directly include the kit's headers (and its C, for kit tests).
@@ -326,8 +371,10 @@ check: deps
 	@echo "make check: all suites passed"
 
 # ---- the main job -----------------------------------------------------------------------
+# demo: the adaptations checked and built, then the case study run end to end: the
+# co-simulation and the reference, both CSVs, a plot and the comparison (build/demo/).
 demo: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all powerwindow-case
 	@sh adaptations/demo.sh $(SACC) $(BUILD)
 
 # ---- fuzzing (clang's libFuzzer) --------------------------------------------------------

@@ -5,6 +5,8 @@
  *                 [--master jacobi|gauss-seidel] [--approx hold|linear] [--iterations K]
  *                 [--loop-solver fixed-point|anderson|newton] [--anderson-memory M]
  *                 [--loop-tolerance TOL] [--loop-max-iterations N]
+ *                 [--step-control doubling|prediction] [--tolerance TOL]
+ *                 [--min-step H] [--max-step H]
  *                 [--record INST.VAR,...] [--set INST.VAR=VALUE]... [-o RESULT.csv]
  *                 [--explain]
  *
@@ -52,7 +54,9 @@ static void sim_usage(FILE *out)
 	      "                     [--master jacobi|gauss-seidel] [--approx hold|linear]\n"
 	      "                     [--iterations K] [--loop-solver fixed-point|anderson|newton]\n"
 	      "                     [--anderson-memory M] [--loop-tolerance TOL]\n"
-	      "                     [--loop-max-iterations N] [--record INST.VAR,...]\n"
+	      "                     [--loop-max-iterations N] [--step-control doubling|prediction]\n"
+	      "                     [--tolerance TOL] [--min-step H] [--max-step H]\n"
+	      "                     [--record INST.VAR,...]\n"
 	      "                     [--set INST.VAR=VALUE]... [-o RESULT.csv] [--explain]\n"
 	      "\n"
 	      "  TARGET        an .fmu, or a scenario module (fmu declarations and connections)\n"
@@ -67,6 +71,11 @@ static void sim_usage(FILE *out)
 	      "  --anderson-memory  M past iterates Anderson uses (default 1: secant)\n"
 	      "  --loop-tolerance   converged when |G(x) - x| <= TOL max(1, |x|) (default 1e-10)\n"
 	      "  --loop-max-iterations  bound on a loop solve's iterations (default 100)\n"
+	      "  --step-control variable steps: error by step doubling or by prediction (the\n"
+	      "                inputs given against the outputs realised); --step is the first\n"
+	      "  --tolerance   on the error estimate, relative beyond 1 (default 1e-3)\n"
+	      "  --min-step    accepted whatever its error (default 1e-6 H)\n"
+	      "  --max-step    never exceeded (default T1 - T0)\n"
 	      "  --record      the variables to write (default: every output)\n"
 	      "  --set         a start value or parameter, before initialization\n"
 	      "  -o FILE       the CSV result (default: standard output)\n"
@@ -85,6 +94,8 @@ typedef struct SimArgs {
 	SartLoopSolver loop_solver;
 	int anderson_memory, loop_max_iterations;
 	double loop_tolerance;
+	SartStepControl step_control;
+	double tolerance, min_step, max_step;
 	bool explain;
 	const char **records; /* each a comma-separated list */
 	int nrecords;
@@ -110,7 +121,7 @@ static bool parse_double(const char *s, double *v)
 
 /* Options that later slices implement: refused by name until then. */
 static const char *const later_options[] = {
-	"--tolerance", "--step-control", "--event", "--realtime", "--sweep",
+	"--event", "--realtime", "--sweep",
 	NULL,
 };
 
@@ -140,6 +151,8 @@ static int parse_sim_args(Compilation *c, int argc, char **argv, SimArgs *a)
 		             strcmp(s, "--loop-solver") == 0 || strcmp(s, "--anderson-memory") == 0 ||
 		             strcmp(s, "--loop-tolerance") == 0 ||
 		             strcmp(s, "--loop-max-iterations") == 0 ||
+		             strcmp(s, "--step-control") == 0 || strcmp(s, "--tolerance") == 0 ||
+		             strcmp(s, "--min-step") == 0 || strcmp(s, "--max-step") == 0 ||
 		             strcmp(s, "--record") == 0 || strcmp(s, "--set") == 0;
 		if (takes && !val) {
 			if (i + 1 >= argc)
@@ -216,6 +229,25 @@ static int parse_sim_args(Compilation *c, int argc, char **argv, SimArgs *a)
 				a->anderson_memory = (int)k;
 			else
 				a->loop_max_iterations = (int)k;
+		} else if (strcmp(s, "--step-control") == 0) {
+			if (strcmp(val, "doubling") == 0)
+				a->step_control = SART_STEP_DOUBLING;
+			else if (strcmp(val, "prediction") == 0)
+				a->step_control = SART_STEP_PREDICTION;
+			else
+				return usage_error("--step-control: '%s' is neither doubling nor "
+				                   "prediction%s", val, "");
+		} else if (strcmp(s, "--tolerance") == 0 || strcmp(s, "--min-step") == 0 ||
+		           strcmp(s, "--max-step") == 0) {
+			double v;
+			if (!parse_double(val, &v) || !(v > 0))
+				return usage_error("%s: '%s' is not a positive number", s, val);
+			if (s[2] == 't')
+				a->tolerance = v;
+			else if (s[3] == 'i')
+				a->min_step = v;
+			else
+				a->max_step = v;
 		} else if (strcmp(s, "--loop-tolerance") == 0) {
 			double v;
 			if (!parse_double(val, &v) || !(v > 0))
@@ -697,7 +729,9 @@ static int run(Sim *s)
 	                       .loop_solver = a->loop_solver,
 	                       .anderson_memory = a->anderson_memory,
 	                       .loop_tolerance = a->loop_tolerance,
-	                       .loop_max_iterations = a->loop_max_iterations};
+	                       .loop_max_iterations = a->loop_max_iterations,
+	                       .step_control = a->step_control, .tolerance = a->tolerance,
+	                       .min_step = a->min_step, .max_step = a->max_step};
 	SartMasterResult res;
 	struct sigaction sa, old_int, old_term;
 	memset(&sa, 0, sizeof sa);
@@ -715,14 +749,16 @@ static int run(Sim *s)
 		        a->out ? " to " : "", a->out ? a->out : "", strerror(errno));
 	else if (sim_interrupted)
 		fputs("sacc simulate: interrupted\n", stderr);
-	char loops[160] = "";
+	char loops[160] = "", steps[120] = "";
+	if (a->step_control != SART_STEP_FIXED && res.accepted)
+		snprintf(steps, sizeof steps, " (H from %.3g to %.3g)", res.h_min, res.h_max);
 	if (res.loop_solves)
 		snprintf(loops, sizeof loops, ", %ld loop solves (%ld iterations, %ld loop passes)",
 		         res.loop_solves, res.loop_iterations, res.loop_evaluations);
 	fprintf(stderr, "sacc simulate: %s at t = %.17g: %ld steps accepted, %ld rejected, "
-	        "%ld iterations, %ld rollbacks%s, %.3f s wall time\n",
+	        "%ld iterations, %ld rollbacks%s%s, %.3f s wall time\n",
 	        rc ? "stopped" : "done", res.t, res.accepted, res.rejected, res.iterations,
-	        res.rollbacks, loops, wall);
+	        res.rollbacks, steps, loops, wall);
 	return rc ? 1 : 0;
 }
 

@@ -461,6 +461,12 @@ typedef struct Master {
 	int *adj_first, *adj_edge; /* the port graph's edges by source */
 	int anderson_m, loop_maxit;
 	double loop_tol;
+	/* step-size control */
+	double *pred;         /* connection -> the value its input was given for the step's end */
+	double *yfull, *save_now, *save_prev; /* doubling: the full step's signals, t_n's arrays */
+	double h_next;        /* the controller's proposal */
+	double last_span;     /* t_n+1 - t_n as the linear extrapolation sees it */
+	double tol, min_step, max_step, safety, shrink, grow;
 	/* the seam's failure message, held until the master knows whether it reports it */
 	char pending[1024];
 	SartStatus pending_status;
@@ -715,6 +721,7 @@ static int set_inputs(Master *m, int f, int pass, double t, double h)
 			else
 				fr->ibuf[k] = to_int((SartType)ty, v);
 			fr->dval[k] = d;
+			m->pred[c] = interp ? v + d * h : v;
 		}
 		if (!ok(set_values(fr->in, (SartType)ty, fr->set_vr[ty], (size_t)n, fr->rbuf,
 		                   fr->ibuf)))
@@ -903,12 +910,16 @@ static int prepare_loops(Master *m)
 	m->conn_dst_port = malloc(((size_t)sc->nconns + 1) * sizeof *m->conn_dst_port);
 	m->conn_tear = malloc(((size_t)sc->nconns + 1) * sizeof *m->conn_tear);
 	m->pval = calloc((size_t)np + 1, sizeof *m->pval);
+	m->pred = calloc((size_t)sc->nconns + 1, sizeof *m->pred);
+	m->yfull = calloc((size_t)m->nsig + 1, sizeof *m->yfull);
+	m->save_now = calloc((size_t)m->nsig + 1, sizeof *m->save_now);
+	m->save_prev = calloc((size_t)m->nsig + 1, sizeof *m->save_prev);
 	m->adj_first = calloc((size_t)np + 2, sizeof *m->adj_first);
 	m->adj_edge = malloc(((size_t)a->nedges + 1) * sizeof *m->adj_edge);
 	int *work = malloc(4 * ((size_t)np + 1) * sizeof *work);
 	int rc = 1;
 	if (!m->loops || !m->port_conn || !m->conn_src_port || !m->conn_dst_port ||
-	    !m->conn_tear || !m->pval ||
+	    !m->conn_tear || !m->pval || !m->pred || !m->yfull || !m->save_now || !m->save_prev ||
 	    !m->adj_first || !m->adj_edge || !work) {
 		fail(m, "out of memory");
 		goto done;
@@ -1351,29 +1362,146 @@ static int restore_all(Master *m, double t)
 	return 0;
 }
 
+/* Every pass over one step from t by h.  Returns 0, 1 (an FMU discarded: *short_end is
+ * the smallest time reached) or -1 (failed, reported). */
+static int all_passes(Master *m, double t, double h, double *short_end)
+{
+	int st = 0;
+	for (int pass = 0; pass <= m->o->iterations && st == 0; pass++) {
+		if (pass > 0) {
+			m->res->iterations++;
+			if (restore_all(m, t))
+				return -1;
+		}
+		st = run_pass(m, pass, t, h, short_end);
+	}
+	return st;
+}
+
+double sart_step_propose(double h, double err, double tol, int p, double safety,
+                         double shrink, double grow)
+{
+	if (isnan(err))
+		return h * shrink;
+	if (!(err > 0))
+		return h * grow;
+	double f = safety * pow(tol / err, 1.0 / (p + 1));
+	if (!(f >= shrink)) /* NaN too */
+		f = shrink;
+	if (f > grow)
+		f = grow;
+	return h * f;
+}
+
+/* The error measure of sart_master.h between two values of a connection. */
+static double deviation(double a, double b)
+{
+	return fabs(a - b) / (fabs(b) > 1 ? fabs(b) : 1);
+}
+
+static void swap_arrays(double **a, double **b)
+{
+	double *tmp = *a;
+	*a = *b;
+	*b = tmp;
+}
+
+/* One step with step-size control from t towards *end (the proposal, already clamped to
+ * the bounds and the stop time): attempts, error estimates, rejections; on return *end
+ * is where the accepted step ended. */
+static int controlled_step(Master *m, double t, double *end)
+{
+	const SartScenario *sc = m->sc;
+	const SartMasterOptions *o = m->o;
+	int p = o->approx == SART_LINEAR ? 2 : 1;
+	int doubling = o->step_control == SART_STEP_DOUBLING;
+	size_t bytes = (size_t)m->nsig * sizeof *m->now;
+	double h = *end - t;
+	if (snapshot_all(m, t))
+		return 1;
+	int have_prev = m->have_prev;
+	double span = m->t_prev_span;
+	for (int attempt = 0;; attempt++) {
+		double short_end = t + h, err = 0;
+		if (!(h > 0))
+			return fail(m, "at t = %.17g: an FMU discarded the step at its start; the "
+			            "simulation cannot advance", t);
+		if (attempt > 1000)
+			return fail(m, "at t = %.17g: the step was rejected %d times", t, attempt);
+		int st = all_passes(m, t, h, &short_end);
+		if (st == 0 && doubling) {
+			memcpy(m->yfull, m->next, bytes);
+			memcpy(m->save_now, m->now, bytes);
+			memcpy(m->save_prev, m->prev, bytes);
+			if (restore_all(m, t))
+				return 1;
+			st = all_passes(m, t, h / 2, &short_end);
+			if (st == 0) {
+				/* t + H/2 becomes a communication point the second half extrapolates from */
+				swap_arrays(&m->prev, &m->now);
+				swap_arrays(&m->now, &m->next);
+				memcpy(m->next, m->now, bytes);
+				m->t_prev_span = h / 2;
+				m->have_prev = 1;
+				st = all_passes(m, t + h / 2, h / 2, &short_end);
+			}
+			for (int c = 0; st == 0 && c < sc->nconns; c++) {
+				int sg = m->conn_sig[c];
+				double d = deviation(m->yfull[sg], m->next[sg]);
+				err = d > err || isnan(d) ? d : err;
+			}
+		} else if (st == 0) {
+			for (int c = 0; c < sc->nconns; c++) {
+				const SartConnection *cn = &sc->conns[c];
+				double d = deviation(m->pred[c],
+				                     cn->scale * m->next[m->conn_sig[c]] + cn->offset);
+				err = d > err || isnan(d) ? d : err;
+			}
+		}
+		if (st < 0)
+			return 1;
+		int small = h <= m->min_step * (1 + 1e-9);
+		if (st == 0 && (err <= m->tol || small)) {
+			m->res->forced += err > m->tol;
+			*end = t + h;
+			m->last_span = doubling ? h / 2 : h;
+			m->h_next = sart_step_propose(h, err, m->tol, p, m->safety, m->shrink, m->grow);
+			return 0;
+		}
+		/* rejected: every FMU and every signal back to t_n */
+		m->res->rejected++;
+		if (restore_all(m, t))
+			return 1;
+		if (doubling) {
+			memcpy(m->now, m->save_now, bytes);
+			memcpy(m->prev, m->save_prev, bytes);
+			m->have_prev = have_prev;
+			m->t_prev_span = span;
+		}
+		if (st == 1)
+			h = short_end - t;
+		else
+			h = sart_step_propose(h, err, m->tol, p, m->safety, m->shrink, m->grow);
+		if (h < m->min_step && st == 0)
+			h = m->min_step;
+	}
+}
+
 /* One macro step from t towards *end; on return *end is where it ended (shorter after a
- * rejection).  slice: step-size control and event location decide *end here. */
+ * rejection).  slice: event location decides *end here. */
 static int macro_step(Master *m, double t, double *end)
 {
-	int passes = 1 + m->o->iterations;
 	if (m->can_rollback && snapshot_all(m, t))
 		return 1;
+	m->last_span = 0;
 	for (int attempt = 0;; attempt++) {
 		double h = *end - t, short_end = *end;
-		int st = 0;
 		if (!(h > 0))
 			return fail(m, "at t = %.17g: an FMU discarded the step at its start; the "
 			            "simulation cannot advance", t);
 		if (attempt > 100)
 			return fail(m, "at t = %.17g: the step was rejected %d times", t, attempt);
-		for (int pass = 0; pass < passes && st == 0; pass++) {
-			if (pass > 0) {
-				m->res->iterations++;
-				if (restore_all(m, t))
-					return 1;
-			}
-			st = run_pass(m, pass, t, h, &short_end);
-		}
+		int st = all_passes(m, t, h, &short_end);
 		if (st < 0)
 			return 1;
 		if (st == 0)
@@ -1495,6 +1623,23 @@ static int check_options(Master *m)
 		return fail(m, "the loop tolerance %g is not positive", o->loop_tolerance);
 	if (o->loop_max_iterations < 0)
 		return fail(m, "the loop iteration bound %d is negative", o->loop_max_iterations);
+	if ((int)o->step_control < SART_STEP_FIXED || o->step_control > SART_STEP_PREDICTION)
+		return fail(m, "unknown step control %d", (int)o->step_control);
+	m->tol = o->tolerance > 0 ? o->tolerance : 1e-3;
+	m->min_step = o->min_step > 0 ? o->min_step : 1e-6 * o->step;
+	m->max_step = o->max_step > 0 ? o->max_step : o->stop - o->start;
+	m->safety = o->safety > 0 ? o->safety : 0.9;
+	m->shrink = o->shrink > 0 ? o->shrink : 0.2;
+	m->grow = o->grow > 0 ? o->grow : 2;
+	m->h_next = o->step;
+	if (!(o->tolerance >= 0) || !isfinite(o->tolerance) || !(o->min_step >= 0) ||
+	    !(o->max_step >= 0) || !isfinite(o->min_step) || !isfinite(o->max_step))
+		return fail(m, "the tolerance and the step bounds must be positive numbers");
+	if (o->step_control != SART_STEP_FIXED && m->max_step > 0 && m->min_step > m->max_step)
+		return fail(m, "the minimum step %g exceeds the maximum step %g", m->min_step,
+		            m->max_step);
+	if (!(m->shrink <= 1) || !(m->grow >= 1) || !(m->safety <= 1) || !isfinite(m->grow))
+		return fail(m, "the controller needs 0 < safety <= 1, 0 < shrink <= 1 <= grow");
 	m->anderson_m = o->anderson_memory ? o->anderson_memory : 1;
 	m->loop_tol = o->loop_tolerance > 0 ? o->loop_tolerance : 1e-10;
 	m->loop_maxit = o->loop_max_iterations ? o->loop_max_iterations : 100;
@@ -1522,6 +1667,14 @@ int sart_master_run(const SartScenario *sc, const SartMasterOptions *o, SartMast
 	m->can_rollback = 1;
 	for (int f = 0; f < sc->nfmus; f++)
 		m->can_rollback &= (sc->fmus[f].caps & SART_CAP_GET_SET_STATE) != 0;
+	if (o->step_control != SART_STEP_FIXED && !m->can_rollback) {
+		for (int f = 0; f < sc->nfmus; f++)
+			if (!(sc->fmus[f].caps & SART_CAP_GET_SET_STATE)) {
+				fail(m, "step-size control rejects steps by rolling every FMU back, and %s "
+				     "cannot get and set its state", sc->fmus[f].name);
+				goto done;
+			}
+	}
 	if (o->iterations > 0 && !m->can_rollback) {
 		for (int f = 0; f < sc->nfmus; f++)
 			if (!(sc->fmus[f].caps & SART_CAP_GET_SET_STATE)) {
@@ -1540,12 +1693,23 @@ int sart_master_run(const SartScenario *sc, const SartMasterOptions *o, SartMast
 	double t = o->start, base = o->start;
 	long k = 0;
 	while (t < o->stop) {
-		double end = base + (double)(k + 1) * o->step;
-		if (end >= o->stop - 1e-9 * o->step)
-			end = o->stop;
-		double planned = end;
-		if (macro_step(m, t, &end))
-			goto done;
+		double end, planned;
+		if (o->step_control != SART_STEP_FIXED) {
+			/* the controller's step, within the bounds, landing on the stop time */
+			double h = m->h_next < m->max_step ? m->h_next : m->max_step;
+			h = h > m->min_step ? h : m->min_step;
+			end = t + h >= o->stop - 1e-9 * h ? o->stop : t + h;
+			planned = end;
+			if (controlled_step(m, t, &end))
+				goto done;
+		} else {
+			end = base + (double)(k + 1) * o->step;
+			if (end >= o->stop - 1e-9 * o->step)
+				end = o->stop;
+			planned = end;
+			if (macro_step(m, t, &end))
+				goto done;
+		}
 		if (end < planned) {
 			base = end;
 			k = 0;
@@ -1557,8 +1721,12 @@ int sart_master_run(const SartScenario *sc, const SartMasterOptions *o, SartMast
 		m->now = m->next;
 		m->next = tmp;
 		memcpy(m->next, m->now, (size_t)m->nsig * sizeof *m->next);
-		m->t_prev_span = end - t;
+		m->t_prev_span = m->last_span > 0 ? m->last_span : end - t;
 		m->have_prev = 1;
+		if (res->accepted == 0 || end - t < res->h_min)
+			res->h_min = end - t;
+		if (end - t > res->h_max)
+			res->h_max = end - t;
 		t = end;
 		res->accepted++;
 		if (emit_point(m, t))
@@ -1595,6 +1763,10 @@ done:
 	free(m->conn_dst_port);
 	free(m->conn_tear);
 	free(m->pval);
+	free(m->pred);
+	free(m->yfull);
+	free(m->save_now);
+	free(m->save_prev);
 	free(m->adj_first);
 	free(m->adj_edge);
 	free(m->f);

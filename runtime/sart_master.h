@@ -23,8 +23,12 @@
  *     variables during initialization and at every communication point, by fixed-point
  *     iteration, Anderson acceleration or Newton with a finite-difference Jacobian.
  *
- * Not here yet (later slices slot in at the places marked "slice:"): step-size control,
- * event location, real-time pacing.
+ *   - step-size control: an error estimate by step doubling or by comparing the predicted
+ *     inputs with the realised outputs, the controller of sart_step_propose, rejection
+ *     and retry from restored states.
+ *
+ * Not here yet (later slices slot in at the places marked "slice:"): event location,
+ * real-time pacing.
  *
  * Runtime rules (runtime/README.md): C99, no global state, libc/libm/libdl only, every
  * resource released on one path. */
@@ -177,6 +181,25 @@ typedef enum SartLoopOutcome {
 	SART_LOOP_SINGULAR       /* Newton's Jacobian is singular */
 } SartLoopOutcome;
 
+/* Step-size control (MASTER.md).  The error estimate of a step is the largest, over the
+ * values the connections carry, of |a - b| / max(1, |b|):
+ *   doubling     a from one step of H, b from two of H/2 from the restored state (the two
+ *                halves are kept when the step is accepted; three steps per attempt);
+ *   prediction   a the value an input was given for the end of the step (held, or
+ *                extrapolated), b the value its source produced there (no extra step). */
+typedef enum SartStepControl {
+	SART_STEP_FIXED = 0, /* the communication points base + k H */
+	SART_STEP_DOUBLING,
+	SART_STEP_PREDICTION
+} SartStepControl;
+
+/* The controller: the step to try after one of size h whose error estimate is err,
+ * h * clamp(safety (tol / err)^(1 / (p + 1)), shrink, grow) (h * grow when err is 0).
+ * p is the order of the input approximation: 1 for hold, 2 for linear.  A step with
+ * err > tol is rejected and retried with this size. */
+double sart_step_propose(double h, double err, double tol, int p, double safety,
+                         double shrink, double grow);
+
 /* Receives each accepted communication point, the start included: the recorded values in
  * the scenario's order.  A non-zero return stops the run (reported as an error). */
 typedef int (*SartPointFn)(void *env, double t, const double values[], int n);
@@ -196,12 +219,20 @@ typedef struct SartMasterOptions {
 	int anderson_memory;        /* m >= 1 (default 1) */
 	double loop_tolerance;      /* > 0 (default 1e-10) */
 	int loop_max_iterations;    /* solver updates per solve, >= 1 (default 100) */
+	/* step-size control (step is then the first step); zero fields take the defaults */
+	SartStepControl step_control;
+	double tolerance;           /* on the error estimate (default 1e-3) */
+	double min_step;            /* a step this small is accepted whatever its error
+	                               (default 1e-6 step) */
+	double max_step;            /* never exceeded (default stop - start) */
+	double safety, shrink, grow; /* the controller's (defaults 0.9, 0.2, 2) */
 } SartMasterOptions;
 
 /* What a run did. */
 typedef struct SartMasterResult {
 	long accepted;   /* macro steps accepted */
-	long rejected;   /* macro steps rejected (an FMU discarded) and redone shorter */
+	long rejected;   /* macro steps rejected (an FMU discarded, or the error estimate was
+	                    above tolerance) and redone shorter */
 	long iterations; /* extra passes over a macro step (iterations with rollback) */
 	long rollbacks;  /* times every FMU was restored to t_n */
 	double t;        /* the last accepted communication point */
@@ -210,6 +241,8 @@ typedef struct SartMasterResult {
 	long loop_iterations;  /* solver updates, summed over the solves */
 	long loop_evaluations; /* passes through a loop (each FMU of it set and read once) */
 	SartLoopOutcome loop_outcome; /* of the solve that failed, else SART_LOOP_OK */
+	double h_min, h_max;   /* the smallest and largest accepted step (0 before one) */
+	long forced;           /* steps accepted at min_step with an error above tolerance */
 } SartMasterResult;
 
 /* Loads, instantiates and initializes every FMU, then steps from start to stop, calling

@@ -248,6 +248,9 @@ static void simulate__usage_errors__exit_2(void **state)
 		{"--anderson-memory 0", "'0' is not a count from 1 to 100"},
 		{"--loop-max-iterations x", "'x' is not a count from 1"},
 		{"--loop-tolerance 0", "'0' is not a positive number"},
+		{"--step-control euler", "'euler' is neither doubling nor prediction"},
+		{"--tolerance -1", "--tolerance: '-1' is not a positive number"},
+		{"--max-step 0", "--max-step: '0' is not a positive number"},
 		{"--bogus", "unknown option '--bogus'"},
 		{"--stop", "--stop needs a value"},
 		{"--step abc", "'abc' is not a finite number"},
@@ -323,6 +326,27 @@ static void simulate__algebraic_loop__solved_or_named(void **state)
 	assert_tmp_empty(c);
 }
 
+/* Step doubling on the two masses (bench/two_mass/two_mass.sa): the first step of 0.1 is
+ * rejected, the steps stay under --max-step, the run lands on the stop time. */
+static void simulate__step_control__adapts_and_lands(void **state)
+{
+	Ctx *c = *state;
+	char args[1024];
+	snprintf(args, sizeof args, "bench/two_mass/two_mass.sa --stop 2 --step 0.1 --approx linear "
+	         "--step-control doubling --tolerance 1e-4 --max-step 0.05 --record m1.x "
+	         "-o '%s/r.csv'", c->dir);
+	assert_int_equal(simulate(c, args), 0);
+	char *err = file_in(c, "err.txt");
+	assert_contains(err, "sacc simulate: done at t = 2: ");
+	assert_contains(err, "(H from ");
+	assert_null(strstr(err, " 0 rejected"));
+	free(err);
+	char *csv = file_in(c, "r.csv");
+	assert_contains(csv, "\n2,");
+	free(csv);
+	assert_tmp_empty(c);
+}
+
 static void simulate__script_error__diagnostic_shape(void **state)
 {
 	Ctx *c = *state;
@@ -352,6 +376,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(simulate__discard__lands_on_expiry, setup, teardown),
 		cmocka_unit_test_setup_teardown(simulate__usage_errors__exit_2, setup, teardown),
 		cmocka_unit_test_setup_teardown(simulate__algebraic_loop__solved_or_named, setup,
+		                                teardown),
+		cmocka_unit_test_setup_teardown(simulate__step_control__adapts_and_lands, setup,
 		                                teardown),
 		cmocka_unit_test_setup_teardown(simulate__script_error__diagnostic_shape, setup,
 		                                teardown),
