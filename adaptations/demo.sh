@@ -1,8 +1,10 @@
 #!/bin/sh
-# The main job, for now: check every adaptation script against its inner FMUs, show its
-# explicit form (the In / MapIn / Ctrl / MapOut / Out rules the wrapper FMU runs), and show
-# the wrapper FMUs `make` built from them (nested: loop_sa carries window_sa inside).
-# Running the scenario comes with `sacc simulate`.
+# The main job: check every adaptation script against its inner FMUs, show its explicit
+# form (the In / MapIn / Ctrl / MapOut / Out rules the wrapper FMU runs) and the wrapper
+# FMUs `make` built from them (nested: loop_sa carries window_sa inside); then run the
+# power-window case study end to end: the co-simulation (`sacc simulate` on
+# adaptations/powerwindow/scenario/powerwindow.sa) and the monolithic CVODE reference, both
+# CSVs, a plot of both runs overlaid and the comparison, in $BUILD/demo/.
 # Called by `make demo` as: sh adaptations/demo.sh build/sacc build
 set -u
 SACC=$1
@@ -16,10 +18,10 @@ for dir in adaptations/*/; do
 	for f in "$dir"*.sa; do
 		[ -f "$f" ] || continue
 		printf '\n==== %s ' "$f"
-		if "$SACC" check -L "$BUILD/fmus" -I "$dir" "$f" 2> "$BUILD/demo.err"; then
+		if "$SACC" check -L "$BUILD/fmus" -I "$dir" -I adaptations/powerwindow "$f" 2> "$BUILD/demo.err"; then
 			echo "checks cleanly; its explicit form:"
 			echo
-			"$SACC" explicit -L "$BUILD/fmus" -I "$dir" "$f" | sed 's/^/    /'
+			"$SACC" explicit -L "$BUILD/fmus" -I "$dir" -I adaptations/powerwindow "$f" | sed 's/^/    /'
 		else
 			echo "does not check:"
 			cat "$BUILD/demo.err"
@@ -48,4 +50,60 @@ if [ "$status" = 0 ]; then
 else
 	echo "demo: some adaptations do not check (see above)."
 fi
-exit "$status"
+
+# ---- the case study, end to end ----------------------------------------------------------
+OUT=$BUILD/demo
+STOP=10
+STEP=0.001
+now() { date +%s.%N; }
+echo
+echo "==== the power window, co-simulated and against its monolithic reference"
+echo "$SACC simulate -L $BUILD/fmus -L $BUILD/powerwindow adaptations/powerwindow/scenario/powerwindow.sa --stop $STOP --step $STEP -o $OUT/cosim.csv"
+t0=$(now)
+"$SACC" simulate -L "$BUILD/fmus" -L "$BUILD/powerwindow" \
+	adaptations/powerwindow/scenario/powerwindow.sa --stop "$STOP" --step "$STEP" \
+	-o "$OUT/cosim.csv" || status=1
+t1=$(now)
+echo "$BUILD/reference/powerwindow_ref --stop $STOP -o $OUT/reference.csv"
+"$BUILD/reference/powerwindow_ref" --stop "$STOP" -o "$OUT/reference.csv" || status=1
+t2=$(now)
+wall_cosim=$(echo "$t0 $t1" | awk '{ printf "%.4f", $2 - $1 }')
+wall_ref=$(echo "$t1 $t2" | awk '{ printf "%.4f", $2 - $1 }')
+echo
+"$BUILD/bench/powerwindow/pw_compare" "$OUT/cosim.csv" "$OUT/reference.csv" \
+	--wall-cosim "$wall_cosim" --wall-reference "$wall_ref" \
+	--json "$OUT/comparison.json" || status=1
+echo "(wall times of the whole processes; the same figures in $OUT/comparison.json)"
+
+# The plot: the co-simulation's columns are found by name in its header.
+col() { head -1 "$1" | tr ',' '\n' | grep -n -x "$2" | cut -d: -f1; }
+ch=$(col "$OUT/cosim.csv" window.height)
+ci=$(col "$OUT/cosim.csv" power.armature_current)
+cu=$(col "$OUT/cosim.csv" controller.u)
+cdn=$(col "$OUT/cosim.csv" controller.d)
+if command -v gnuplot > /dev/null 2>&1 && [ -n "$ch" ] && [ -n "$ci" ]; then
+	gnuplot <<EOF || status=1
+set terminal png size 1200,1000
+set output "$OUT/powerwindow.png"
+set datafile separator ","
+set key top right
+set multiplot layout 3,1 title "Power window: co-simulation (sacc simulate) against the monolithic reference (CVODE)"
+set ylabel "window height (m)"
+plot "$OUT/reference.csv" using 1:2 every ::1 with lines lw 3 lc rgb "#999999" title "reference", \
+     "$OUT/cosim.csv" using 1:$ch every ::1 with lines lw 1 lc rgb "#d62728" title "co-simulation"
+set ylabel "armature current (A)"
+plot "$OUT/reference.csv" using 1:3 every ::1 with lines lw 3 lc rgb "#999999" title "reference", \
+     "$OUT/cosim.csv" using 1:$ci every ::1 with lines lw 1 lc rgb "#d62728" title "co-simulation"
+set ylabel "motor command (u - d)"
+set xlabel "time (s)"
+set yrange [-1.2:1.2]
+plot "$OUT/reference.csv" using 1:(\$5-\$6) every ::1 with steps lw 3 lc rgb "#999999" title "reference", \
+     "$OUT/cosim.csv" using 1:(\$$cu-\$$cdn) every ::1 with steps lw 1 lc rgb "#d62728" title "co-simulation"
+unset multiplot
+EOF
+	echo "plot: $OUT/powerwindow.png"
+else
+	echo "plot: skipped (gnuplot missing: sh tests/deps.sh installs it)"
+fi
+echo "results: $OUT/cosim.csv, $OUT/reference.csv, $OUT/comparison.json"
+exit $status
