@@ -167,6 +167,22 @@ static int is_port(const SartVar *v)
 	return v->causality == SART_CAUS_INPUT || v->causality == SART_CAUS_OUTPUT;
 }
 
+/* Delayed (the paper's section 2.2.1): it has inputs, no output depends on any input
+ * (dependencies given, and empty), and it cannot interpolate inputs (not reactive). */
+static int fmu_is_delayed(const SartFmu *fm)
+{
+	int inputs = 0;
+	if (fm->caps & SART_CAP_INPUT_DERIVATIVES)
+		return 0;
+	for (int i = 0; i < fm->nvars; i++) {
+		const SartVar *v = &fm->vars[i];
+		inputs += v->causality == SART_CAUS_INPUT;
+		if (v->causality == SART_CAUS_OUTPUT && v->ndeps != 0)
+			return 0;
+	}
+	return inputs > 0;
+}
+
 void sart_analysis_free(SartAnalysis *a)
 {
 	if (!a)
@@ -180,6 +196,7 @@ void sart_analysis_free(SartAnalysis *a)
 	free(a->loop_comp);
 	free(a->fmu_order);
 	free(a->fmu_comp);
+	free(a->delayed);
 	free(a);
 }
 
@@ -189,6 +206,7 @@ int sart_analyse(const SartScenario *sc, SartAnalysis **out, char *err, size_t e
 	SartAnalysis *a = calloc(1, sizeof *a);
 	int *base = calloc((size_t)sc->nfmus + 1, sizeof *base);
 	int *node_of = NULL, *fed = NULL, *size = NULL, *ffrom = NULL, *fto = NULL;
+	int *rest_comp = NULL, *rest_order = NULL;
 	*out = NULL;
 	if (!a || !base)
 		goto oom;
@@ -303,6 +321,32 @@ int sart_analyse(const SartScenario *sc, SartAnalysis **out, char *err, size_t e
 	a->nfmu_comps = sart_scc(sc->nfmus, sc->nconns, ffrom, fto, a->fmu_comp, a->fmu_order);
 	if (a->nfmu_comps < 0)
 		goto oom;
+
+	/* Execution order: the delayed FMUs first, in scenario order (their inputs at t_n
+	 * suffice, so they need not wait for the FMUs that feed them: this breaks FMU-level
+	 * cycles through them); then the others in the topological order of the FMU graph
+	 * without the connections that touch a delayed FMU. */
+	a->delayed = calloc((size_t)sc->nfmus + 1, sizeof *a->delayed);
+	rest_comp = malloc(((size_t)sc->nfmus + 1) * sizeof *rest_comp);
+	rest_order = malloc(((size_t)sc->nfmus + 1) * sizeof *rest_order);
+	if (!a->delayed || !rest_comp || !rest_order)
+		goto oom;
+	int nrest = 0, k = 0;
+	for (int f = 0; f < sc->nfmus; f++)
+		a->delayed[f] = fmu_is_delayed(&sc->fmus[f]);
+	for (int c = 0; c < sc->nconns; c++)
+		if (!a->delayed[ffrom[c]] && !a->delayed[fto[c]]) {
+			ffrom[nrest] = ffrom[c];
+			fto[nrest++] = fto[c];
+		}
+	if (sart_scc(sc->nfmus, nrest, ffrom, fto, rest_comp, rest_order) < 0)
+		goto oom;
+	for (int f = 0; f < sc->nfmus; f++)
+		if (a->delayed[f])
+			a->fmu_order[k++] = f;
+	for (int i = 0; i < sc->nfmus; i++)
+		if (!a->delayed[rest_order[i]])
+			a->fmu_order[k++] = rest_order[i];
 	rc = 0;
 	*out = a;
 	a = NULL;
@@ -317,6 +361,8 @@ fail:
 	free(size);
 	free(ffrom);
 	free(fto);
+	free(rest_comp);
+	free(rest_order);
 	return rc;
 }
 
@@ -383,6 +429,14 @@ void sart_analysis_print(FILE *out, const SartScenario *sc, const SartAnalysis *
 	for (int k = 0; k < sc->nfmus; k++)
 		fprintf(out, "%s%s", k ? ", " : " ", sc->fmus[a->fmu_order[k]].name);
 	fputc('\n', out);
+	int ndelayed = 0;
+	for (int f = 0; f < sc->nfmus; f++)
+		ndelayed += a->delayed[f];
+	fputs("delayed (stepped first, with their inputs at t_n):", out);
+	for (int f = 0, k = 0; f < sc->nfmus; f++)
+		if (a->delayed[f])
+			fprintf(out, "%s%s", k++ ? ", " : " ", sc->fmus[f].name);
+	fputs(ndelayed ? "\n" : " none\n", out);
 	if (a->nloops == 0)
 		fputs("algebraic loops: none\n", out);
 	for (int i = 0; i < a->nloops; i++) {
@@ -681,7 +735,8 @@ static void input_for(Master *m, int c, int pass, double h, int interp, double *
 {
 	const SartConnection *cn = &m->sc->conns[c];
 	int s = m->conn_sig[c];
-	int fresh = pass > 0 || (m->o->algorithm == SART_GAUSS_SEIDEL && m->f[cn->src.fmu].stepped);
+	int fresh = !m->an->delayed[cn->dst.fmu] &&
+	            (pass > 0 || (m->o->algorithm == SART_GAUSS_SEIDEL && m->f[cn->src.fmu].stepped));
 	double v = m->now[s], d = 0;
 	if (fresh) {
 		/* linear from the value at t_n to the end value of this pass or the last one */

@@ -124,8 +124,12 @@ int sart_scc(int n, int nedges, const int from[], const int to[], int comp[], in
  * (output -> input) and per direct dependency of an output on an input of the same FMU.
  * Its components with more than one node, or a node with an edge to itself, are algebraic
  * loops; its topological order is the order in which initialization propagates values.
- * The FMU graph has an edge per connection between two FMUs; the topological order of its
- * components, in scenario order within a component, is Gauss-Seidel's execution order. */
+ * The FMU graph has an edge per connection between two FMUs.  Gauss-Seidel's execution
+ * order is: the delayed FMUs (the paper's section 2.2.1: no direct feedthrough and not
+ * reactive, i.e. not canInterpolateInputs; a sacc wrapper of a delayed Moore adaptation
+ * is one), in scenario order, with their inputs at t_n; then the others in the topological
+ * order of the components of the FMU graph without the delayed FMUs, in scenario order
+ * within a component.  A cycle through a delayed FMU is thus no longer a cycle. */
 typedef struct SartAnalysis {
 	int nports;
 	SartRef *ports;        /* node -> variable */
@@ -136,9 +140,12 @@ typedef struct SartAnalysis {
 	int *comp, *order;     /* as sart_scc */
 	int nloops;
 	int *loop_comp;        /* the components that are algebraic loops */
-	int *fmu_order;        /* nfmus FMU indices: the execution order */
+	int *fmu_order;        /* nfmus FMU indices: the execution order (delayed ones first) */
 	int nfmu_comps;
 	int *fmu_comp;         /* FMU -> its component in the FMU graph */
+	int *delayed;          /* FMU -> 1 when delayed: it has inputs, none of its outputs
+	                          depends on one, and it cannot interpolate inputs; it is
+	                          stepped first with its inputs at t_n (both masters) */
 } SartAnalysis;
 
 /* Analyses sc.  Returns 0, or -1 with a message in err (a connection that is not an

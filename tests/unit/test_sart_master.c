@@ -116,6 +116,7 @@ static void analyse__mealy_feedback__loop_named(void **state)
 {
 	(void)state;
 	SartFmu fmus[] = {fake("A", mealy_vars), fake("B", unknown_vars), fake("C", moore_vars)};
+	fmus[2].caps = SART_CAP_INPUT_DERIVATIVES; /* reactive: not delayed, so ordered */
 	SartConnection conns[] = {
 		{{0, 1}, {1, 0}, 1, 0}, /* A.y -> B.u */
 		{{1, 1}, {0, 0}, 1, 0}, /* B.y -> A.u */
@@ -179,6 +180,7 @@ static void analyse__moore_feedback__no_loop_and_order(void **state)
 	assert_contains(text, "A.y -> B.u  (connection)");
 	assert_contains(text, "execution order (Gauss-Seidel): A, B, C");
 	assert_contains(text, "algebraic loops: none");
+	assert_contains(text, "delayed (stepped first, with their inputs at t_n): A, B, C");
 	free(text);
 	sart_analysis_free(a);
 }
@@ -303,10 +305,11 @@ static void run__gauss_seidel__linear_old_to_new_is_exact(void **state)
 	assert_int_equal(p.n, 11);
 	for (int n = 0; n <= 10; n++)
 		assert_close(p.v[n][1], 0.01 * n * n / 2, 1e-12);
-	/* b without canInterpolateInputs holds a.x(t_n+1): H^2 n (n + 1) / 2 */
+	/* b without canInterpolateInputs is delayed (x does not depend on u): stepped first,
+	 * it holds a.x(t_n) as in Jacobi: H^2 n (n - 1) / 2 */
 	assert_int_equal(run_chain(SART_GAUSS_SEIDEL, SART_HOLD, 0, 1, 0.1, NULL, 0,
 	                           SART_CAP_GET_SET_STATE, &p, &r), 0);
-	assert_close(p.v[10][1], 0.55, 1e-12);
+	assert_close(p.v[10][1], 0.45, 1e-12);
 }
 
 static void run__jacobi_linear__extrapolates_after_first_step(void **state)
@@ -382,6 +385,62 @@ static void run__nan_on_connection__error_at_that_step(void **state)
 	assert_int_equal(p.n, 3); /* 0, 0.1, 0.2: the step to 0.3 produced the NaN */
 	assert_contains(r.message, "at t = 0.3");
 	assert_contains(r.message, "a.x is nan");
+}
+
+/* A cycle of two integrators, b (reactive, declared first) and a (delayed: no
+ * canInterpolateInputs, x independent of u): a.x -> b.u, b.x -> a.u, a.x0 = 1, so
+ * a' = b, b' = a.  Gauss-Seidel steps a first with b(t_n) held, then b with its input
+ * linear from a(t_n) to a(t_n+1):
+ *     a_n+1 = a_n + H b_n,   b_n+1 = b_n + H (a_n + a_n+1) / 2.
+ * (Declaration order, as before, stepped b first with a(t_n) held, then a with b(t_n+1).) */
+static void run__delayed_fmu__stepped_first_with_old_inputs(void **state)
+{
+	(void)state;
+	char *dir = dir_of("integrator");
+	SartFmu fmus[] = {
+		{"b", dir, "integrator", INTEGRATOR_GUID, SART_FMI2, ALL_CAPS, integrator_vars, 5},
+		{"a", dir, "integrator", INTEGRATOR_GUID, SART_FMI2, SART_CAP_GET_SET_STATE,
+		 integrator_vars, 5},
+	};
+	SartConnection conns[] = {{{1, I_X}, {0, I_U}, 1, 0}, {{0, I_X}, {1, I_U}, 1, 0}};
+	SartStart starts[] = {{{1, I_X0}, 1.0}};
+	SartRef recs[] = {{1, I_X}, {0, I_X}};
+	SartScenario sc = {fmus, 2, conns, 2, starts, 1, recs, 2};
+	SartAnalysis *an;
+	char err[256];
+	assert_int_equal(sart_analyse(&sc, &an, err, sizeof err), 0);
+	assert_int_equal(an->delayed[0], 0);
+	assert_int_equal(an->delayed[1], 1);
+	assert_int_equal(an->fmu_order[0], 1); /* a, then b */
+	assert_int_equal(an->fmu_order[1], 0);
+	sart_analysis_free(an);
+	Points p;
+	SartMasterResult r;
+	SartMasterOptions o = {.start = 0, .stop = 1, .step = 0.1,
+	                       .algorithm = SART_GAUSS_SEIDEL, .approx = SART_HOLD,
+	                       .logger = logger, .logger_env = &p, .on_point = collect,
+	                       .point_env = &p};
+	memset(&p, 0, sizeof p);
+	assert_int_equal(sart_master_run(&sc, &o, &r), 0);
+	assert_int_equal(p.n, 11);
+	double a = 1, b = 0;
+	for (int n = 0; n <= 10; n++) {
+		assert_close(p.v[n][0], a, 1e-12);
+		assert_close(p.v[n][1], b, 1e-12);
+		double a1 = a + 0.1 * b;
+		b += 0.1 * (a + a1) / 2;
+		a = a1;
+	}
+	assert_close(p.v[1][0], 1.0, 1e-15);  /* a_1 = 1 + H 0 */
+	assert_close(p.v[1][1], 0.1, 1e-15);  /* b_1 = H (1 + 1) / 2 */
+	assert_close(p.v[2][0], 1.01, 1e-15); /* a_2 = 1 + H 0.1 */
+	assert_close(p.v[2][1], 0.2005, 1e-15); /* b_2 = 0.1 + H (1 + 1.01) / 2 */
+	/* with iterations, a still sees b(t_n) only: the same values */
+	o.iterations = 2;
+	memset(&p, 0, sizeof p);
+	assert_int_equal(sart_master_run(&sc, &o, &r), 0);
+	assert_close(p.v[2][1], 0.2005, 1e-15);
+	free(dir);
 }
 
 static const SartVar controller_vars[] = {
@@ -481,6 +540,7 @@ int main(void)
 		cmocka_unit_test(run__stop_not_on_grid__last_step_shortened),
 		cmocka_unit_test(run__fmu_fails__accepted_points_kept),
 		cmocka_unit_test(run__nan_on_connection__error_at_that_step),
+		cmocka_unit_test(run__delayed_fmu__stepped_first_with_old_inputs),
 		cmocka_unit_test(run__discard__redone_to_land_on_expiry),
 		cmocka_unit_test(run__bad_options_and_load__reported),
 	};
