@@ -1,7 +1,9 @@
 /* powerwindow_constants.h — the power window's model constants (POWERWINDOW.md), the one
- * thing the monolithic reference (powerwindow_ref.c) shares with the co-simulation path:
- * the five test FMUs under tests/fmus/ take their parameters' start values from here.
- * Nothing else is shared: the reference integrates and decides on its own. */
+ * thing the monolithic reference (powerwindow_ref.c) and the comparison (bench/powerwindow/
+ * compare.c) may share with the co-simulation path.  The same values are the start values
+ * of the test FMUs' parameters (tests/fmus/{power,window,obstacle}/, their model
+ * descriptions) and controller_sa's T; nothing else is shared: the reference integrates and
+ * decides on its own. */
 #ifndef POWERWINDOW_CONSTANTS_H
 #define POWERWINDOW_CONSTANTS_H
 

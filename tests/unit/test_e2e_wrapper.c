@@ -456,6 +456,92 @@ static void lazy_sa__logging_on__inner_messages_forwarded_with_prefix(void **sta
 	fmi2_unimport(&f.api);
 }
 
+/* ---- the case study's adaptations stepped on their own ---------------------------------- */
+
+/* controller_sa with the driver holding up and the armature current a ramp through 5 A at
+ * t_c: the importer sets the current at the end of each step it tries, as a master whose
+ * motor was stepped first would.  The step across t_c is rejected, and the retries (regula
+ * falsi) land on the crossing within the script's tolerance (5e-4 A); on that step the
+ * event is raised and the motor command turns to down. */
+static void controller_sa__current_ramp__crossing_located_by_step_rejection(void **state)
+{
+	(void)state;
+	Fmu f;
+	fmu_open(&f, "powerwindow", "controller_sa");
+	fmi2Component c = fmu_start(&f, "controller");
+	fmi2ValueReference cur = vr_of(&f, "armature_current"), up_btn = vr_of(&f, "driver_up"),
+	                   u = vr_of(&f, "u"), d = vr_of(&f, "d");
+	fmi2Boolean on = fmi2True;
+	assert_int_equal(f.api.set_boolean(c, &up_btn, 1, &on), fmi2OK);
+	const double slope = 800.0, t_c = 0.0523; /* A/s; i = 5 + slope (t - t_c) */
+	double t = 0, H = 1e-3, detected_at = -1;
+	int rejected = 0;
+	for (int n = 0; n < 200 && t < 0.06 - 1e-12; n++) {
+		double h = H;
+		fmi2Status st;
+		for (;;) {
+			set1(&f, c, cur, 5.0 + slope * (t + h - t_c));
+			st = f.api.do_step(c, t, h, fmi2True);
+			if (st != fmi2Discard)
+				break;
+			double last = 0;
+			assert_int_equal(f.api.get_real_status(c, fmi2LastSuccessfulTime, &last), fmi2OK);
+			assert_true(last > t && last < t + h);
+			h = last - t;
+			rejected++;
+		}
+		assert_int_equal(st, fmi2OK);
+		t += h;
+		if (detected_at < 0 && get1(&f, c, d) > 0.5)
+			detected_at = t;
+	}
+	assert_true(rejected >= 1);
+	assert_true(detected_at > 0);
+	/* located to the tolerance: |i - T| < 5e-4 A, i.e. 5e-4 / slope in time */
+	assert_true(fabs(5.0 + slope * (detected_at - t_c) - 5.0) < 5e-4);
+	assert_close(get1(&f, c, u), 0.0, 0.0);
+	fmu_stop(&f, c);
+	fmi2_unimport(&f.api);
+}
+
+/* rate_sa on its own: a window that reaches the obstacle inside a 1 ms step gets the step
+ * rejected (halved towards the touch); in contact every step longer than H_CONTACT = 5 us
+ * is rejected down to it, and the torque it hands out is the contact torque predicted half
+ * a contact step ahead along the speed: r c (r (d + s H_CONTACT / 2) - 0.45) + b r s. */
+static void rate_sa__contact__steps_cut_and_torque_predicted(void **state)
+{
+	(void)state;
+	Fmu f;
+	fmu_open(&f, "powerwindow", "rate_sa");
+	fmi2Component c = fmu_start(&f, "rate");
+	fmi2ValueReference dv = vr_of(&f, "displacement"), sv = vr_of(&f, "speed"),
+	                   tau = vr_of(&f, "tau");
+	const double s = 1.5, d_touch = POS_OBST / R;
+	double t = 0, last = 0;
+	/* 1 ms from 1 um below the obstacle to 0.16 mm past it: rejected, halved */
+	set1(&f, c, dv, d_touch - 1e-5);
+	set1(&f, c, sv, s);
+	assert_int_equal(f.api.do_step(c, t, 1e-3, fmi2True), fmi2OK);
+	t += 1e-3;
+	set1(&f, c, dv, d_touch + 1e-3);
+	assert_int_equal(f.api.do_step(c, t, 1e-3, fmi2True), fmi2Discard);
+	assert_int_equal(f.api.get_real_status(c, fmi2LastSuccessfulTime, &last), fmi2OK);
+	assert_close(last - t, 0.5e-3, 1e-12);
+	/* a 5 us step into contact is taken; the next 1 ms step is cut to 5 us */
+	double d1 = d_touch + 1e-6;
+	set1(&f, c, dv, d1);
+	assert_int_equal(f.api.do_step(c, t, 5e-6, fmi2True), fmi2OK);
+	t += 5e-6;
+	double mid = R * (d1 + s * 2.5e-6) - POS_OBST;
+	assert_close(get1(&f, c, tau), R * C_OBST * mid + B * R * s, 1e-9 * R * C_OBST * mid);
+	set1(&f, c, dv, d1 + s * 1e-3);
+	assert_int_equal(f.api.do_step(c, t, 1e-3, fmi2True), fmi2Discard);
+	assert_int_equal(f.api.get_real_status(c, fmi2LastSuccessfulTime, &last), fmi2OK);
+	assert_close(last - t, 5e-6, 1e-12);
+	fmu_stop(&f, c);
+	fmi2_unimport(&f.api);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -465,6 +551,8 @@ int main(void)
 		cmocka_unit_test(loop_sa__in_contact__converges_to_the_contact_force),
 		cmocka_unit_test(loop_sa__nested__behaves_like_its_flat_equivalent),
 		cmocka_unit_test(rate_sa__initialises_and_steps__tau_from_the_current_speed),
+		cmocka_unit_test(controller_sa__current_ramp__crossing_located_by_step_rejection),
+		cmocka_unit_test(rate_sa__contact__steps_cut_and_torque_predicted),
 		cmocka_unit_test(loop_sa__get_step_set_step__bit_identical),
 		cmocka_unit_test(lazy_sa__step_across_the_timer__is_rejected_at_its_expiry),
 		cmocka_unit_test(lazy_sa__logging_on__inner_messages_forwarded_with_prefix),
