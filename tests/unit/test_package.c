@@ -997,7 +997,7 @@ static void pkg_build__inner_adaptation_not_built__error(void **state)
 	const char *files[] = {PW "loop_sa.sa"};
 	char *diag = NULL;
 	assert_int_equal(build(tmp("b1"), files, 1, &diag) > 0, 1);
-	assert_non_null(strstr(diag, PW "loop_sa.sa:13:25: error: inner fmu 'window_sa' is "
+	assert_non_null(strstr(diag, PW "loop_sa.sa:31:25: error: inner fmu 'window_sa' is "
 				     "adaptation 'window_sa', but its FMU 'window_sa.fmu' is not "
 				     "built\n"));
 	assert_non_null(strstr(diag, "note: build it first with 'sacc build " PW "window_sa.sa' "
