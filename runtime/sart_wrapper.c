@@ -497,7 +497,21 @@ static void flush_inputs(SartWrapper *w, unsigned char *s, unsigned f)
 	}
 }
 
-/* Reads every output of inner f into the Storage. */
+/* An inner FMU gave a NaN or an infinity as an output: an error at this step, naming the
+ * port (MASTER.md, "Status handling": where it first appears).  Out of line. */
+static void bad_output(SartWrapper *w, unsigned f, const SartPorts *p, const double *v)
+{
+	unsigned k = 0;
+	while (k + 1 < p->n && isfinite(v[k]))
+		k++;
+	fail(w, SART_ERROR, "[wrapper] reading the outputs of '%s': fmi2GetReal gave %s for %s.%s",
+	     sart_model.inners[f].name, isnan(v[k]) ? "nan" : v[k] > 0 ? "inf" : "-inf",
+	     sart_model.inners[f].name, p->names[k]);
+}
+
+/* Reads every output of inner f into the Storage.  Every Real read is checked to be finite:
+ * one pass of multiplications by zero (0 * x is 0 exactly for every finite x, NaN for NaN
+ * and the infinities), a single branch for the whole group. */
 static void read_outputs(SartWrapper *w, unsigned char *s, unsigned f)
 {
 	const Plan *pl = &w->plan[f];
@@ -505,9 +519,17 @@ static void read_outputs(SartWrapper *w, unsigned char *s, unsigned f)
 		int t = pl->out[i];
 		const SartPorts *p = &sart_model.inners[f].out[t];
 		SartStatus st;
-		if (t == SART_REAL)
-			st = sart_inner_get_real(w->inner[f], p->vr, p->n, reals(s, p->values));
-		else if (t == SART_INTEGER)
+		if (t == SART_REAL) {
+			double *v = reals(s, p->values);
+			st = sart_inner_get_real(w->inner[f], p->vr, p->n, v);
+			check_inner(w, st, f, "reading the outputs");
+			double zero = 0.0;
+			for (unsigned k = 0; k < p->n; k++)
+				zero += 0.0 * v[k];
+			if (zero != 0.0)
+				bad_output(w, f, p, v);
+			continue;
+		} else if (t == SART_INTEGER)
 			st = sart_inner_get_integer(w->inner[f], p->vr, p->n, ints(s, p->values));
 		else
 			st = sart_inner_get_boolean(w->inner[f], p->vr, p->n, ints(s, p->values));
