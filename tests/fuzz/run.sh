@@ -5,11 +5,19 @@
 #
 #   fuzz_check   the input as a script: parse, check against the test FMUs, explicit
 #   fuzz_md      the input as a modelDescription.xml: fmu_parse_md and the inspect printers
+#   fuzz_zip     the input as an FMU archive: fmu_open and zip_extract/pkg_extract_fmu into a
+#                temporary directory (nothing may land outside it)
+#   fuzz_state   the input as a serialized FMU state of the window_sa wrapper
+#                (tests/e2e/manual/window_sa.c + runtime/): fmi2DeSerializeFMUstate, then
+#                fmi2SetFMUstate and a step when it is accepted
+#
+#   FUZZ_ONLY="zip state" sh tests/fuzz/run.sh    runs only those harnesses
 #
 # Run from the repository root.  The harnesses are built with clang straight from the
 # compiler's sources (not through the Makefile: libFuzzer needs its own instrumentation).
 # Each run starts from the committed seeds in tests/fuzz/corpus/NAME/ plus, for fuzz_check,
-# every .sa file of the project; what it learns goes to $BUILD/fuzz/corpus/NAME/ (kept
+# every .sa file of the project (fuzz_md: every model description; fuzz_zip: every test FMU
+# archive; fuzz_state: states the harness serializes itself); what it learns goes to $BUILD/fuzz/corpus/NAME/ (kept
 # between runs, never in the repository), and a crashing, leaking or hanging input is
 # written to $BUILD/fuzz/NAME-crash-* (or -leak-, -timeout-, -oom-).  Exits non-zero when a
 # harness found something.
@@ -33,7 +41,7 @@ mkdir -p "$OUT/obj" || exit 1
 # One object per source, rebuilt when the source or any header is newer than it.
 objs=""
 for src in compiler/*.c generated/sa_*.c; do
-	case $src in compiler/main.c) continue ;; esac
+	case $src in compiler/main.c | compiler/simulate_cli.c) continue ;; esac
 	obj=$OUT/obj/$(basename "$src" .c).o
 	if [ ! -f "$obj" ] || [ -n "$(find "$src" compiler/*.h generated/*.h -newer "$obj")" ]; then
 		# shellcheck disable=SC2086
@@ -44,7 +52,17 @@ for src in compiler/*.c generated/sa_*.c; do
 	fi
 	objs="$objs $obj"
 done
-for h in fuzz_check fuzz_md; do
+# package.c (which fuzz_zip reaches) links the table of embedded runtime files.
+make --no-print-directory BUILD="$BUILD" "$BUILD/gen/runtime_files.c" >/dev/null ||
+	{ echo "fuzz: cannot generate $BUILD/gen/runtime_files.c" >&2; exit 1; }
+# shellcheck disable=SC2086
+if [ ! -f "$OUT/obj/runtime_files.o" ] ||
+   [ "$BUILD/gen/runtime_files.c" -nt "$OUT/obj/runtime_files.o" ]; then
+	$FUZZ_CC $CFLAGS -c -o "$OUT/obj/runtime_files.o" "$BUILD/gen/runtime_files.c" ||
+		{ echo "fuzz: cannot compile runtime_files.c" >&2; exit 1; }
+fi
+objs="$objs $OUT/obj/runtime_files.o"
+for h in fuzz_check fuzz_md fuzz_zip; do
 	# shellcheck disable=SC2086
 	if ! $FUZZ_CC $CFLAGS -c -o "$OUT/obj/$h.o" "$HERE/$h.c" ||
 	   ! $FUZZ_CC $LDFLAGS -o "$OUT/$h" "$OUT/obj/$h.o" $objs $LIBS; then
@@ -52,6 +70,33 @@ for h in fuzz_check fuzz_md; do
 		exit 1
 	fi
 done
+
+# fuzz_state: the wrapper window_sa and the runtime, instrumented, in the harness itself;
+# its inner FMU (the test FMU window, not instrumented) comes from the e2e-manual build.
+RT_CFLAGS="-g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
+           -fno-omit-frame-pointer -std=c99 -Iruntime -Iruntime/fmi2"
+sobjs=""
+for src in runtime/*.c tests/e2e/manual/window_sa.c; do
+	case $src in runtime/sart_master.c) continue ;; esac
+	obj=$OUT/obj/rt-$(basename "$src" .c).o
+	if [ ! -f "$obj" ] || [ -n "$(find "$src" runtime/*.h runtime/fmi2/*.h -newer "$obj")" ]; then
+		# shellcheck disable=SC2086
+		if ! $FUZZ_CC $RT_CFLAGS -c -o "$obj" "$src"; then
+			echo "fuzz: cannot compile $src" >&2
+			exit 1
+		fi
+	fi
+	sobjs="$sobjs $obj"
+done
+# shellcheck disable=SC2086
+if ! $FUZZ_CC $RT_CFLAGS -c -o "$OUT/obj/fuzz_state.o" "$HERE/fuzz_state.c" ||
+   ! $FUZZ_CC $LDFLAGS -o "$OUT/fuzz_state" "$OUT/obj/fuzz_state.o" $sobjs -lm -ldl; then
+	echo "fuzz: cannot build fuzz_state" >&2
+	exit 1
+fi
+WSA_RES=$BUILD/e2e-manual/window_sa/resources
+make --no-print-directory BUILD="$BUILD" "$WSA_RES/window/modelDescription.xml" >/dev/null ||
+	{ echo "fuzz: cannot build $WSA_RES" >&2; exit 1; }
 
 # fuzz_check finds its inner FMUs in $BUILD/fmus.
 fmus=""
@@ -63,7 +108,8 @@ done
 	{ echo "fuzz: cannot build the test FMUs" >&2; exit 1; }
 
 # Every script of the project seeds fuzz_check (copied: libFuzzer reads directories).
-rm -rf "$OUT/seeds" && mkdir -p "$OUT/seeds/check" "$OUT/seeds/md"
+rm -rf "$OUT/seeds" && mkdir -p "$OUT/seeds/check" "$OUT/seeds/md" "$OUT/seeds/zip" \
+	"$OUT/seeds/state"
 i=0
 for f in adaptations/*/*.sa tests/golden/*/*.sa tests/golden/*/*/*.sa; do
 	[ -f "$f" ] || continue
@@ -76,22 +122,35 @@ for f in tests/fmus/*/modelDescription.xml tests/unit/data/*.xml; do
 	cp "$f" "$OUT/seeds/md/$i-$(basename "$f")"
 done
 
+for f in $fmus; do
+	i=$((i + 1))
+	cp "$f" "$OUT/seeds/zip/$i-$(basename "$f")"
+done
+SACC_FUZZ_WSA_RESOURCES=$WSA_RES SACC_FUZZ_WRITE_SEEDS=$OUT/seeds/state "$OUT/fuzz_state" \
+	>/dev/null 2>&1 || { echo "fuzz: fuzz_state cannot write its seeds" >&2; exit 1; }
+
 # ---- run ------------------------------------------------------------------------------
 status=0
-for h in check md; do
+for h in ${FUZZ_ONLY:-check md zip state}; do
+	dict=""
+	[ -f "$HERE/$h.dict" ] && dict="-dict=$HERE/$h.dict"
+	mkdir -p "$HERE/corpus/$h"
 	mkdir -p "$OUT/corpus/$h"
 	echo "fuzz: fuzz_$h for $FUZZ_SECONDS s (corpus $OUT/corpus/$h, log $OUT/fuzz_$h.log)"
-	SACC_FUZZ_FMUS=$BUILD/fmus "$OUT/fuzz_$h" -max_total_time="$FUZZ_SECONDS" \
+	# shellcheck disable=SC2086
+	SACC_FUZZ_FMUS=$BUILD/fmus SACC_FUZZ_WSA_RESOURCES=$WSA_RES \
+	"$OUT/fuzz_$h" -max_total_time="$FUZZ_SECONDS" \
 		-max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-		-dict="$HERE/$h.dict" -artifact_prefix="$OUT/$h-" \
+		$dict -artifact_prefix="$OUT/$h-" \
 		"$OUT/corpus/$h" "$HERE/corpus/$h" "$OUT/seeds/$h" >"$OUT/fuzz_$h.log" 2>&1
 	rc=$?
-	grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb' "$OUT/fuzz_$h.log" |
+	grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb|^#[0-9]+ *DONE' \
+		"$OUT/fuzz_$h.log" |
 		sed "s/^/fuzz: fuzz_$h /"
 	if [ "$rc" -ne 0 ]; then
 		status=1
 		echo "fuzz: fuzz_$h FOUND A PROBLEM (exit $rc); the input is in $OUT/$h-*:"
-		grep -E 'ERROR|SUMMARY|fuzz_(check|md):|Test unit written' "$OUT/fuzz_$h.log" | head -n 10
+		grep -E 'ERROR|SUMMARY|fuzz_(check|md|zip|state):|Test unit written' "$OUT/fuzz_$h.log" | head -n 10
 	fi
 done
 [ "$status" -eq 0 ] && echo "fuzz: nothing found"
