@@ -380,7 +380,7 @@ demo: deps
 # ---- fuzzing (clang's libFuzzer) --------------------------------------------------------
 FUZZ_SECONDS ?= 60
 fuzz: deps
-	@FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) BUILD=$(BUILD) sh tests/fuzz/run.sh
 
 clean:
 	rm -rf build
