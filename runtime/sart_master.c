@@ -706,7 +706,8 @@ static int prepare(Master *m)
 	return 0;
 }
 
-/* Reads FMU f's signals into vals; NaN or infinity on a connection is an error. */
+/* Reads FMU f's signals into vals; a NaN or infinity (on a connection or recorded) is an
+ * error: the step that produced it is not accepted. */
 static int read_signals(Master *m, int f, double t, double *vals)
 {
 	FmuRun *fr = &m->f[f];
@@ -720,10 +721,10 @@ static int read_signals(Master *m, int f, double t, double *vals)
 		for (int k = 0; k < n; k++) {
 			int s = fr->read_sig[ty][k];
 			vals[s] = ty == SART_REAL ? fr->rbuf[k] : (double)fr->ibuf[k];
-			if (m->sig_exchanged[s] && !isfinite(vals[s]))
-				return fail(m, "at t = %.17g: %s.%s is %g, and it feeds a connection",
-				            t, m->sc->fmus[f].name, var_of(m->sc, m->sig[s])->name,
-				            vals[s]);
+			if (!isfinite(vals[s]))
+				return fail(m, "at t = %.17g: %s.%s is %g, and it %s", t,
+				            m->sc->fmus[f].name, var_of(m->sc, m->sig[s])->name, vals[s],
+				            m->sig_exchanged[s] ? "feeds a connection" : "is recorded");
 		}
 	}
 	return 0;

@@ -255,7 +255,7 @@ typedef struct SartMasterResult {
 /* Loads, instantiates and initializes every FMU, then steps from start to stop, calling
  * on_point at the start and after each accepted step; terminates and frees everything.
  * Returns 0 on success, 1 on failure: an FMU call that failed (message: the seam's, which
- * names the FMU, the call and the time), a NaN or infinity on a connection (at the step
+ * names the FMU, the call and the time), a NaN or infinity read from an output, exchanged or recorded (at the step
  * where it first appears; that step is not accepted), a discard when some FMU cannot get
  * and set its state, an algebraic loop that does not converge (the message names the
  * loop, its variables and the tear variables' last values), on_point's refusal.  The message also went to the

@@ -1,0 +1,212 @@
+/* test_simulate_faults.c — each fault of the fault-injection FMU (tests/fmus/faulty) run
+ * by `sacc simulate` (the binary of SACC_BUILD), chosen with --set faulty.fault=N
+ * --set faulty.at=T: the exact message (the FMU, the call, the time), the exit status, and
+ * the CSV: every accepted step, no row past the failure.  Also the wall-clock limit per
+ * step (--step-timeout) on the hanging fault, and the state probe on the FMU whose
+ * fmi2SetFMUstate restores nothing. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sacc_test.h"
+
+#define assert_contains(haystack, needle)                                                   \
+	do {                                                                                \
+		if (!strstr((haystack), (needle))) {                                        \
+			print_error("'%s' not found in:\n%s\n", (needle), (haystack));      \
+			fail();                                                             \
+		}                                                                           \
+	} while (0)
+
+typedef struct Ctx {
+	char dir[256];   /* scratch: scripts, results, TMPDIR */
+	char tmp[300];   /* the TMPDIR given to sacc */
+	char cmd[4096];
+} Ctx;
+
+static int setup(void **state)
+{
+	Ctx *c = calloc(1, sizeof *c);
+	snprintf(c->dir, sizeof c->dir, "/tmp/test_simulate_faults-XXXXXX");
+	if (!mkdtemp(c->dir))
+		return -1;
+	snprintf(c->tmp, sizeof c->tmp, "%s/tmp", c->dir);
+	snprintf(c->cmd, sizeof c->cmd, "mkdir '%s'", c->tmp);
+	if (system(c->cmd) != 0)
+		return -1;
+	*state = c;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	Ctx *c = *state;
+	snprintf(c->cmd, sizeof c->cmd, "rm -rf '%s'", c->dir);
+	int rc = system(c->cmd);
+	free(c);
+	return rc == 0 ? 0 : -1;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return strdup("");
+	char *buf = calloc(1, 1 << 16);
+	size_t n = fread(buf, 1, (1 << 16) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* Runs `sacc simulate ARGS` (stdout to out.txt, stderr to err.txt in the scratch
+ * directory); returns the exit status. */
+static int simulate(Ctx *c, const char *args)
+{
+	const char *b = test_build_dir();
+	snprintf(c->cmd, sizeof c->cmd,
+	         "TMPDIR='%s' '%s/sacc' simulate -L '%s/fmus' %s >'%s/out.txt' 2>'%s/err.txt'",
+	         c->tmp, b, b, args, c->dir, c->dir);
+	int st = system(c->cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char *file_in(Ctx *c, const char *name)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/%s", c->dir, name);
+	return slurp(path);
+}
+
+/* Nothing left in the TMPDIR sacc was given. */
+static void assert_tmp_empty(Ctx *c)
+{
+	DIR *d = opendir(c->tmp);
+	assert_non_null(d);
+	struct dirent *e;
+	int n = 0;
+	while ((e = readdir(d)) != NULL)
+		n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+	closedir(d);
+	assert_int_equal(n, 0);
+}
+
+
+/* Runs the faulty FMU alone: --stop 0.5 --step 0.1, fault N at T, plus more options. */
+static int run_faulty(Ctx *c, int fault, const char *at, const char *more)
+{
+	char args[1024];
+	snprintf(args, sizeof args, "'%s/fmus/faulty.fmu' --stop 0.5 --step 0.1 "
+	         "--set faulty.fault=%d --set faulty.at=%s %s -o '%s/r.csv'", test_build_dir(),
+	         fault, at, more, c->dir);
+	return simulate(c, args);
+}
+
+static const char rows_to_02[] = "time,faulty.x\n"
+                                 "0,0\n"
+                                 "0.10000000000000001,0.10000000000000001\n"
+                                 "0.20000000000000001,0.20000000000000001\n";
+
+static void assert_csv(Ctx *c, const char *want)
+{
+	char *csv = file_in(c, "r.csv");
+	assert_string_equal(csv, want);
+	free(csv);
+}
+
+static void assert_err(Ctx *c, const char *want)
+{
+	char *err = file_in(c, "err.txt");
+	assert_contains(err, want);
+	free(err);
+}
+
+/* A discard at 0.25: every FMU rolled back, the step redone to 0.25, the run goes on. */
+static void faults__discard__redone_shorter(void **state)
+{
+	Ctx *c = *state;
+	assert_int_equal(run_faulty(c, 1, "0.25", ""), 0);
+	assert_csv(c, "time,faulty.x\n"
+	              "0,0\n"
+	              "0.10000000000000001,0.10000000000000001\n"
+	              "0.20000000000000001,0.20000000000000001\n"
+	              "0.25,0.25\n"
+	              "0.34999999999999998,0.34999999999999998\n"
+	              "0.45000000000000001,0.45000000000000001\n"
+	              "0.5,0.5\n");
+	assert_err(c, "sacc simulate: done at t = 0.5: 6 steps accepted, 1 rejected, "
+	              "0 iterations, 1 rollbacks");
+	assert_tmp_empty(c);
+}
+
+static void faults__error__stops_with_rows(void **state)
+{
+	Ctx *c = *state;
+	assert_int_equal(run_faulty(c, 2, "0.25", ""), 1);
+	assert_csv(c, rows_to_02);
+	assert_err(c, "sacc simulate: [faulty] fault error: the step from t = 0.2 to 0.3 fails\n");
+	assert_err(c, "sacc simulate: [faulty] fmi2DoStep(t = 0.20000000000000001, "
+	              "h = 0.10000000000000003) returned fmi2Error\n");
+	assert_err(c, "sacc simulate: stopped at t = 0.20000000000000001: 2 steps accepted, "
+	              "0 rejected");
+	assert_tmp_empty(c);
+}
+
+static void faults__fatal__stops_with_rows(void **state)
+{
+	Ctx *c = *state;
+	assert_int_equal(run_faulty(c, 3, "0.25", ""), 1);
+	assert_csv(c, rows_to_02);
+	assert_err(c, "sacc simulate: [faulty] fmi2DoStep(t = 0.20000000000000001, "
+	              "h = 0.10000000000000003) returned fmi2Fatal\n");
+	assert_err(c, "sacc simulate: stopped at t = 0.20000000000000001: 2 steps accepted");
+	assert_tmp_empty(c);
+}
+
+/* A NaN or infinity in a recorded output stops the run at the step that produced it (that
+ * step is not accepted), as one on a connection does. */
+static void faults__nan_inf__stop_at_the_step(void **state)
+{
+	Ctx *c = *state;
+	assert_int_equal(run_faulty(c, 4, "0.25", ""), 1);
+	assert_csv(c, rows_to_02);
+	assert_err(c, "sacc simulate: at t = 0.30000000000000004: faulty.x is nan, and it is "
+	              "recorded\n");
+	assert_err(c, "sacc simulate: stopped at t = 0.20000000000000001: 2 steps accepted");
+	assert_int_equal(run_faulty(c, 5, "0.25", ""), 1);
+	assert_csv(c, rows_to_02);
+	assert_err(c, "sacc simulate: at t = 0.30000000000000004: faulty.x is inf, and it is "
+	              "recorded\n");
+	assert_tmp_empty(c);
+}
+
+/* ignore_set_state alone, without rollback: nothing is restored, nothing is noticed. */
+static void faults__ignore_set_state__harmless_without_rollback(void **state)
+{
+	Ctx *c = *state;
+	assert_int_equal(run_faulty(c, 6, "0", ""), 0);
+	assert_err(c, "sacc simulate: done at t = 0.5: 5 steps accepted, 0 rejected");
+	assert_tmp_empty(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(faults__discard__redone_shorter, setup, teardown),
+		cmocka_unit_test_setup_teardown(faults__error__stops_with_rows, setup, teardown),
+		cmocka_unit_test_setup_teardown(faults__fatal__stops_with_rows, setup, teardown),
+		cmocka_unit_test_setup_teardown(faults__nan_inf__stop_at_the_step, setup, teardown),
+		cmocka_unit_test_setup_teardown(faults__ignore_set_state__harmless_without_rollback,
+		                                setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
