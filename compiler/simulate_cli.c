@@ -7,6 +7,7 @@
  *                 [--loop-tolerance TOL] [--loop-max-iterations N]
  *                 [--step-control doubling|prediction] [--tolerance TOL]
  *                 [--min-step H] [--max-step H]
+ *                 [--step-timeout SECONDS]
  *                 [--record INST.VAR,...] [--set INST.VAR=VALUE]... [-o RESULT.csv]
  *                 [--explain]
  *
@@ -20,6 +21,7 @@
  *
  * This file is not part of libsacc.a (see the Makefile): it is the only compiler/ file
  * that links runtime/. */
+#define _XOPEN_SOURCE 700 /* setitimer */
 #include "simulate_cli.h"
 
 #include <errno.h>
@@ -29,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -48,6 +51,26 @@ static void on_signal(int sig)
 	sim_interrupted = 1;
 }
 
+/* The step watchdog (--step-timeout).  A doStep that overruns cannot be abandoned and the
+ * process go on (the FMU may hold locks, or be half way through its state), so SIGALRM
+ * ends the process: the handler writes the message made before the call (write(2)), then
+ * execs /bin/sh to remove the temporary directory and exit 1 (execve is async-signal-safe
+ * and drops the hung FMU with the old image).  Every accepted row was flushed when it
+ * was written.  Static: the handler has nowhere else to read from. */
+static char watchdog_msg[2048];
+static size_t watchdog_len;
+static char *watchdog_argv[6];
+
+static void on_watchdog(int sig)
+{
+	(void)sig;
+	ssize_t w = write(STDERR_FILENO, watchdog_msg, watchdog_len);
+	(void)w;
+	if (watchdog_argv[4])
+		execv("/bin/sh", watchdog_argv);
+	_exit(1);
+}
+
 static void sim_usage(FILE *out)
 {
 	fputs("usage: sacc simulate [-I DIR] [-L DIR] TARGET [--start T0] [--stop T1] [--step H]\n"
@@ -56,7 +79,7 @@ static void sim_usage(FILE *out)
 	      "                     [--anderson-memory M] [--loop-tolerance TOL]\n"
 	      "                     [--loop-max-iterations N] [--step-control doubling|prediction]\n"
 	      "                     [--tolerance TOL] [--min-step H] [--max-step H]\n"
-	      "                     [--record INST.VAR,...]\n"
+	      "                     [--step-timeout SECONDS] [--record INST.VAR,...]\n"
 	      "                     [--set INST.VAR=VALUE]... [-o RESULT.csv] [--explain]\n"
 	      "\n"
 	      "  TARGET        an .fmu, or a scenario module (fmu declarations and connections)\n"
@@ -76,6 +99,8 @@ static void sim_usage(FILE *out)
 	      "  --tolerance   on the error estimate, relative beyond 1 (default 1e-3)\n"
 	      "  --min-step    accepted whatever its error (default 1e-6 H)\n"
 	      "  --max-step    never exceeded (default T1 - T0)\n"
+	      "  --step-timeout  wall-clock limit on one doStep of one FMU; an FMU that\n"
+	      "                overruns it stops the run (exit 1, the result kept)\n"
 	      "  --record      the variables to write (default: every output)\n"
 	      "  --set         a start value or parameter, before initialization\n"
 	      "  -o FILE       the CSV result (default: standard output)\n"
@@ -96,6 +121,7 @@ typedef struct SimArgs {
 	double loop_tolerance;
 	SartStepControl step_control;
 	double tolerance, min_step, max_step;
+	double step_timeout; /* s, 0 for none */
 	bool explain;
 	const char **records; /* each a comma-separated list */
 	int nrecords;
@@ -153,6 +179,7 @@ static int parse_sim_args(Compilation *c, int argc, char **argv, SimArgs *a)
 		             strcmp(s, "--loop-max-iterations") == 0 ||
 		             strcmp(s, "--step-control") == 0 || strcmp(s, "--tolerance") == 0 ||
 		             strcmp(s, "--min-step") == 0 || strcmp(s, "--max-step") == 0 ||
+		             strcmp(s, "--step-timeout") == 0 ||
 		             strcmp(s, "--record") == 0 || strcmp(s, "--set") == 0;
 		if (takes && !val) {
 			if (i + 1 >= argc)
@@ -248,6 +275,11 @@ static int parse_sim_args(Compilation *c, int argc, char **argv, SimArgs *a)
 				a->min_step = v;
 			else
 				a->max_step = v;
+		} else if (strcmp(s, "--step-timeout") == 0) {
+			double v;
+			if (!parse_double(val, &v) || !(v > 0) || v > 1e6)
+				return usage_error("%s: '%s' is not a positive number of seconds", s, val);
+			a->step_timeout = v;
 		} else if (strcmp(s, "--loop-tolerance") == 0) {
 			double v;
 			if (!parse_double(val, &v) || !(v > 0))
@@ -298,6 +330,8 @@ typedef struct Sim {
 	char *tmpdir;
 	FILE *out;
 	bool out_failed;
+	long rows;        /* communication points written */
+	double last_t;    /* the last one's time */
 } Sim;
 
 static SartType sart_type(FmuType t)
@@ -607,7 +641,37 @@ static int write_point(void *env, double t, const double values[], int n)
 	bad |= fflush(s->out) != 0;
 	if (bad)
 		s->out_failed = true;
+	s->rows++;
+	s->last_t = t;
 	return bad || sim_interrupted; /* the row is written first: the summary agrees */
+}
+
+/* Arms the watchdog before a doStep (the message it would print made now: nothing is
+ * formatted in the handler), disarms it after. */
+static void watch_step(void *env, int f, double t, double h, int done)
+{
+	Sim *s = env;
+	struct itimerval it;
+	memset(&it, 0, sizeof it);
+	if (!done) {
+		int n = snprintf(watchdog_msg, sizeof watchdog_msg,
+		                 "sacc simulate: [%s] %s(t = %.17g, h = %.17g) did not return within "
+		                 "--step-timeout %g s; a call cannot be abandoned safely, so the run "
+		                 "stops\n"
+		                 "sacc simulate: stopped at t = %.17g: %ld steps accepted (the result "
+		                 "holds each)\n",
+		                 s->fmus[f].name,
+		                 s->fmus[f].info->version == FMI_V3 ? "fmi3DoStep" : "fmi2DoStep", t,
+		                 h, s->args->step_timeout, s->last_t, s->rows > 0 ? s->rows - 1 : 0);
+		watchdog_len = n < 0 ? 0 : (size_t)n < sizeof watchdog_msg ? (size_t)n
+		                                                            : sizeof watchdog_msg - 1;
+		double whole = floor(s->args->step_timeout);
+		it.it_value.tv_sec = (time_t)whole;
+		it.it_value.tv_usec = (suseconds_t)((s->args->step_timeout - whole) * 1e6);
+		if (it.it_value.tv_sec == 0 && it.it_value.tv_usec == 0)
+			it.it_value.tv_usec = 1;
+	}
+	setitimer(ITIMER_REAL, &it, NULL);
 }
 
 static int write_header(Sim *s)
@@ -733,7 +797,21 @@ static int run(Sim *s)
 	                       .step_control = a->step_control, .tolerance = a->tolerance,
 	                       .min_step = a->min_step, .max_step = a->max_step};
 	SartMasterResult res;
-	struct sigaction sa, old_int, old_term;
+	struct sigaction sa, old_int, old_term, old_alrm;
+	if (a->step_timeout > 0) {
+		o.on_step = watch_step;
+		o.step_env = s;
+		watchdog_argv[0] = "sh";
+		watchdog_argv[1] = "-c";
+		watchdog_argv[2] = "rm -rf -- \"$1\"; exit 1";
+		watchdog_argv[3] = "sh";
+		watchdog_argv[4] = s->tmpdir;
+		watchdog_argv[5] = NULL;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = on_watchdog;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGALRM, &sa, &old_alrm);
+	}
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
@@ -744,6 +822,12 @@ static int run(Sim *s)
 	double wall = now_seconds() - t0;
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
+	if (a->step_timeout > 0) {
+		struct itimerval off;
+		memset(&off, 0, sizeof off);
+		setitimer(ITIMER_REAL, &off, NULL);
+		sigaction(SIGALRM, &old_alrm, NULL);
+	}
 	if (s->out_failed)
 		fprintf(stderr, "sacc simulate: cannot write the result%s%s: %s\n",
 		        a->out ? " to " : "", a->out ? a->out : "", strerror(errno));

@@ -795,7 +795,11 @@ static int set_inputs(Master *m, int f, int pass, double t, double h)
 static int step_one(Master *m, int f, double t, double h, double *reached)
 {
 	double r = t + h;
+	if (m->o->on_step)
+		m->o->on_step(m->o->step_env, f, t, h, 0);
 	SartStatus st = sart_inner_do_step(m->f[f].in, t, h, 1, &r);
+	if (m->o->on_step)
+		m->o->on_step(m->o->step_env, f, t, h, 1);
 	if (ok(st))
 		return 0;
 	if (st == SART_DISCARD) {

@@ -233,6 +233,10 @@ typedef struct SartMasterOptions {
 	                               (default 1e-6 step) */
 	double max_step;            /* never exceeded (default stop - start) */
 	double safety, shrink, grow; /* the controller's (defaults 0.9, 0.2, 2) */
+	/* Called just before (done = 0) and just after (done = 1) every doStep of FMU fmu from
+	 * t by h; NULL for none.  `sacc simulate --step-timeout` arms its watchdog here. */
+	void (*on_step)(void *env, int fmu, double t, double h, int done);
+	void *step_env;
 } SartMasterOptions;
 
 /* What a run did. */

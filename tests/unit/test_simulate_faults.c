@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sacc_test.h"
@@ -198,6 +199,40 @@ static void faults__ignore_set_state__harmless_without_rollback(void **state)
 	assert_tmp_empty(c);
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* A step that hangs 3 s against a limit of 0.3 s: stopped by the watchdog well before the
+ * hang ends, the FMU, the call and the time named, every accepted row kept, exit 1, the
+ * temporary directory removed.  Under the limit, the same option changes nothing. */
+static void faults__hang__stopped_by_step_timeout(void **state)
+{
+	Ctx *c = *state;
+	double t0 = now_s();
+	assert_int_equal(run_faulty(c, 7, "0.25", "--set faulty.hang_seconds=3 "
+	                                          "--step-timeout 0.3"), 1);
+	double wall = now_s() - t0;
+	assert_true(wall < 2.5);
+	assert_csv(c, rows_to_02);
+	assert_err(c, "sacc simulate: [faulty] fmi2DoStep(t = 0.20000000000000001, "
+	              "h = 0.10000000000000003) did not return within --step-timeout 0.3 s; a "
+	              "call cannot be abandoned safely, so the run stops\n"
+	              "sacc simulate: stopped at t = 0.20000000000000001: 2 steps accepted");
+	assert_tmp_empty(c);
+
+	assert_int_equal(run_faulty(c, 7, "0.25", "--set faulty.hang_seconds=0.05 "
+	                                          "--step-timeout=2"), 0);
+	assert_err(c, "sacc simulate: done at t = 0.5: 5 steps accepted");
+	assert_tmp_empty(c);
+
+	assert_int_equal(run_faulty(c, 0, "0", "--step-timeout 0"), 2);
+	assert_err(c, "--step-timeout: '0' is not a positive number of seconds");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -207,6 +242,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(faults__nan_inf__stop_at_the_step, setup, teardown),
 		cmocka_unit_test_setup_teardown(faults__ignore_set_state__harmless_without_rollback,
 		                                setup, teardown),
+		cmocka_unit_test_setup_teardown(faults__hang__stopped_by_step_timeout, setup,
+		                                teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
