@@ -824,8 +824,8 @@ static SaType check_binary(Ctx *x, Node *e)
 	case OP_CROSS_UP:
 	case OP_CROSS_DOWN:
 		if (x->part != PART_IN_COND && x->part != PART_OUT_COND)
-			diag_error(x->c->diag, e->loc,
-				   "the crossing operator '%s' is only allowed in a rule's condition", op);
+			diag_error(x->c->diag, e->loc, "the crossing operator '%s' is only allowed in "
+				   "a rule's condition, in a rules block with crossing settings", op);
 		/* fall through */
 	case OP_LT:
 	case OP_LE:
@@ -1132,10 +1132,8 @@ static void check_output_fn(Ctx *x, Node *f)
 
 static void check_condition(Ctx *x, Node *c)
 {
-	if (c->kind == ND_OTHERWISE) {
-		not_lowered(x, c->loc, "otherwise");
-		return;
-	}
+	if (c->kind == ND_OTHERWISE)
+		return; /* lowered (lower.c, Otherwise) */
 	SaType t;
 	Node *value = c; /* where the condition's value is written */
 	if (c->kind == ND_BLOCK) {
@@ -1167,6 +1165,35 @@ static bool has_crossing(const Node *e)
 	return has_crossing(e->lhs) || has_crossing(e->rhs);
 }
 
+static bool crossing_in_block(const Node *b)
+{
+	const Node *ret = ast_last(b->list1);
+	return ret && ret->kind == ND_RETURN && has_crossing(ret->lhs);
+}
+
+static const Node *first_crossing(const Node *e)
+{
+	if (!e)
+		return NULL;
+	if (e->kind == ND_BINARY && (e->op == OP_CROSS_UP || e->op == OP_CROSS_DOWN))
+		return e;
+	const Node *l = first_crossing(e->lhs);
+	return l ? l : first_crossing(e->rhs);
+}
+
+/* A crossing operator in a block without crossing settings: it has no tolerance. */
+static void no_crossing_settings(Ctx *x, const Node *cond, bool in)
+{
+	const Node *e = cond->kind == ND_BLOCK ? first_crossing(ast_last(cond->list1)->lhs)
+					       : first_crossing(cond);
+	if (!e)
+		e = cond;
+	diag_error(x->c->diag, e->loc, "the crossing operator '%s' needs crossing settings on "
+		   "its rules block", ast_op_spelling(e->op));
+	diag_note(x->c->diag, e->loc, "write `%s rules with crossing absolute tolerance = X and "
+		  "relative tolerance = Y { ... }`", in ? "in" : "out");
+}
+
 static void check_rules(Ctx *x, Node *rules, bool in)
 {
 	Scope *saved = x->scope;
@@ -1175,10 +1202,13 @@ static void check_rules(Ctx *x, Node *rules, bool in)
 	for (Node *r = rules->list3; r; r = r->next)
 		if (r->op == RULE_QUANTIZE)
 			x->quantized = true;
+	bool crossing = false;
 	for (Node *s = rules->list1; s; s = s->next) {
 		if (s->kind == ND_CROSSING) {
 			check_settings(x, s->list1);
-			not_lowered(x, s->loc, "crossing");
+			crossing = true;
+			if (!in)
+				not_lowered(x, s->loc, "crossing (on out rules)");
 		} else {
 			x->part = in ? PART_IN_MAP : PART_OUT_MAP;
 			check_output_fn(x, s);
@@ -1194,8 +1224,12 @@ static void check_rules(Ctx *x, Node *rules, bool in)
 		case RULE_COND:
 			x->part = in ? PART_IN_COND : PART_OUT_COND;
 			check_condition(x, r->cond);
-			if (r->list1 || has_crossing(r->cond))
-				not_lowered(x, r->cond->loc, "crossing");
+			if (r->list1)
+				not_lowered(x, r->cond->loc, "crossing (settings on one rule)");
+			else if (has_crossing(r->cond) && !crossing)
+				no_crossing_settings(x, r->cond, in);
+			else if (r->cond->kind == ND_BLOCK && crossing_in_block(r->cond))
+				not_lowered(x, r->cond->loc, "crossing (in a condition block)");
 			check_settings(x, r->list1);
 			x->part = in ? PART_IN_TRANS : PART_OUT_TRANS;
 			check_block(x, r->then);

@@ -12,6 +12,7 @@
  * makes the stage idempotent and the printed result a plain script. */
 #include "lower.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1019,12 +1020,303 @@ static void lower_delay(Compilation *c, SaInfo *info)
 	consume(w, g);
 }
 
+/* ---- Crossing -------------------------------------------------------------------------------
+ * `in rules with crossing absolute tolerance = A and relative tolerance = R { ... }`: each
+ * `a >! b` (a crosses b from below) or `a <! b` (from above) in a rule's condition, k-th
+ * in the block, becomes
+ *
+ *   in var crossing_k_left := 0.0, crossing_k_right := 0.0;     a and b at the step's start
+ *   in var crossing_k_left_now := 0.0, crossing_k_right_now := 0.0;   a and b now
+ *   in var crossing_known := false;                 the start values are known (after Init)
+ *   condition:  crossing_known and crossing_k_left_now < crossing_k_right_now and
+ *               not is_close(crossing_k_left_now, crossing_k_right_now, R, A) and
+ *               is_close(a, b, R, A)                                  (> for `<!`)
+ *   in rules { ...; true -> { crossing_k_left := crossing_k_left_now;
+ *                             crossing_k_right := crossing_k_right_now;
+ *                             crossing_k_left_now := a; crossing_k_right_now := b;
+ *                             crossing_known := true; }; }
+ *   control rules {
+ *     var crossing_step := H;
+ *     if (crossing_k_left < crossing_k_right and not is_close(left, right, R, A) and
+ *         not is_close(left_now, right_now, R, A) and crossing_k_left_now > crossing_k_right_now) {
+ *       crossing_step := min(crossing_step, H * (left - right) / ((left - right) - (left_now - right_now)));
+ *     } ...
+ *     if (crossing_step >= H) { <the control rules' statements>; crossing_step := <their return>; }
+ *     return crossing_step;
+ *   }
+ *
+ * Conditions are all evaluated before any `->` part runs (the rule flags), so inside them
+ * crossing_k_left_now still holds a at the step's start, and a itself its value now.  The
+ * In part also runs at Init, which records the first start values.  A rejected step
+ * (crossing_step < H: regula falsi proposes the step that ends on the crossing) returns
+ * the wrapper to its state at t, in vars included, so the start values move only with a
+ * step taken whole.  The control rules wrapped are the user's, another form's, or, when
+ * there are none, the default ones (each inner stepped in coupling order, `return min(H_f)`).
+ * Preconditions:
+ *   1. the crossing settings are on in rules (out rules: not lowered yet), each rule's own
+ *      condition settings are not (not lowered yet: the checker reports both);
+ *   2. the crossing's signal a is Real;
+ *   3. without control rules, the inner FMUs can be ordered by their couplings. */
+
+typedef struct Cross {
+	Node *cmp;                    /* the user's a >! b */
+	Node *left, *right, *left_now, *right_now;
+} Cross;
+
+static SaType signal_type(Lw *w, const Node *e)
+{
+	if (e->kind == ND_PORT_REF && e->owner && e->sym != SYM_INPORT && e->sym != SYM_OUTPORT) {
+		Inner *in = sema_inner(w->info, e->owner);
+		InnerPort *ip = in ? sema_inner_port(in, e->name) : NULL;
+		return ip ? ip->type : TY_NONE;
+	}
+	if (e->kind == ND_PORT_REF)
+		return e->decl ? e->decl->type : TY_NONE;
+	return type_of(e);
+}
+
+static Node *is_close4(Lw *w, Node *a, Node *b, Node *rtol, Node *atol)
+{
+	Node *args = list2(a, b);
+	args->next->next = rtol ? clone(w, rtol) : mk_real(w, 1e-5);
+	args->next->next->next = atol ? clone(w, atol) : mk_real(w, 1e-8);
+	return mk_builtin(w, BI_IS_CLOSE, args);
+}
+
+/* Replaces every crossing under *e (collected in xs), numbering them from *n. */
+static void replace_crossings(Lw *w, Node **e, Cross *xs, int *n, int max, Node *known,
+			      Node *rtol, Node *atol)
+{
+	Node *x = *e;
+	if (!x || w->failed)
+		return;
+	if (x->kind == ND_BINARY && (x->op == OP_CROSS_UP || x->op == OP_CROSS_DOWN)) {
+		if (*n >= max)
+			return;
+		SaType ta = signal_type(w, x->lhs);
+		if (ta != TY_REAL && ta != TY_NONE) {
+			diag_error(w->c->diag, x->lhs->loc, "%s: the signal of '%s' must be Real, not %s "
+				   "(a crossing is located by interpolating it)", w->rule,
+				   ast_op_spelling(x->op), ast_type_name(ta));
+			w->failed = true;
+			return; /* (2) */
+		}
+		Cross *c = &xs[(*n)++];
+		c->cmp = x;
+		char k[24];
+		snprintf(k, sizeof k, "%d", *n);
+		const char *purpose = "a crossing's values";
+		c->left = new_in_var(w, fmt(w, "crossing_%s_left", k, NULL), TY_REAL, mk_real(w, 0.0), purpose);
+		c->right = new_in_var(w, fmt(w, "crossing_%s_right", k, NULL), TY_REAL, mk_real(w, 0.0), purpose);
+		c->left_now = new_in_var(w, fmt(w, "crossing_%s_left_now", k, NULL), TY_REAL, mk_real(w, 0.0), purpose);
+		c->right_now = new_in_var(w, fmt(w, "crossing_%s_right_now", k, NULL), TY_REAL, mk_real(w, 0.0), purpose);
+		if (w->failed)
+			return;
+		Op before = x->op == OP_CROSS_UP ? OP_LT : OP_GT;
+		Node *r = mk_bin(w, OP_AND, mk_ref_to(w, known, SYM_IN_VAR),
+			mk_bin(w, before, mk_ref_to(w, c->left_now, SYM_IN_VAR),
+			       mk_ref_to(w, c->right_now, SYM_IN_VAR)));
+		r = mk_bin(w, OP_AND, r, mk_not(w, is_close4(w, mk_ref_to(w, c->left_now, SYM_IN_VAR),
+			mk_ref_to(w, c->right_now, SYM_IN_VAR), rtol, atol)));
+		r = mk_bin(w, OP_AND, r, is_close4(w, clone(w, x->lhs), clone(w, x->rhs), rtol, atol));
+		*e = r;
+		return;
+	}
+	replace_crossings(w, &x->lhs, xs, n, max, known, rtol, atol);
+	replace_crossings(w, &x->rhs, xs, n, max, known, rtol, atol);
+}
+
+static int count_crossings(const Node *e)
+{
+	if (!e)
+		return 0;
+	return (e->kind == ND_BINARY && (e->op == OP_CROSS_UP || e->op == OP_CROSS_DOWN)) +
+	       count_crossings(e->lhs) + count_crossings(e->rhs);
+}
+
+/* The default control rules' statements (as CreateCtrlRules would write them), ending in
+ * `step := min(H_f, ...)`; NULL after a report. */
+static Node *default_control(Lw *w, Node *step_d)
+{
+	Inner **order = step_order(w, NULL, 0);
+	if (!order) {
+		diag_error(w->c->diag, w->at, "%s: the inner fmus form an algebraic loop; the "
+			   "crossing's control rules cannot order their steps", w->rule);
+		w->failed = true;
+		return NULL; /* (3) */
+	}
+	Node *stmts = NULL, *steps = NULL;
+	for (int i = 0; i < w->info->ninners; i++) {
+		Node *d = NULL;
+		Node *call = mk_fmu_call(w, BI_DO_STEP, order[i], list2(mk_kv(w, KV_T), mk_kv(w, KV_BIG_H)));
+		Node *v = new_local(w, fmt(w, "H_%s", order[i]->name, NULL), TY_REAL, call, &d);
+		if (!v)
+			return NULL;
+		stmts = ast_append(stmts, v);
+		steps = ast_append(steps, mk_ref_to(w, d, SYM_LOCAL));
+	}
+	Node *v = steps && steps->next ? mk_builtin(w, BI_MIN, steps) : steps ? steps : mk_kv(w, KV_BIG_H);
+	return ast_append(stmts, mk_assign(w, mk_ref_to(w, step_d, SYM_LOCAL), v));
+}
+
+static void lower_crossing(Compilation *c, SaInfo *info)
+{
+	Lw w0 = {c, info, info->sa, "Crossing", {0}, false}, *w = &w0;
+	Node *rules = w->sa->a_in_rules, *set = NULL;
+	for (Node **s = rules ? &rules->list1 : NULL; s && *s; s = &(*s)->next)
+		if ((*s)->kind == ND_CROSSING) {
+			set = *s;
+			*s = set->next; /* consumed (restored below on failure) */
+			set->next = NULL;
+			break;
+		}
+	if (!set)
+		return;
+	w->at = set->loc;
+	Node *rtol = setting(set->list1, SET_REL_TOL), *atol = setting(set->list1, SET_ABS_TOL);
+	int max = 0;
+	for (Node *r = rules->list3; r; r = r->next)
+		if (r->op == RULE_COND && r->cond && r->cond->kind != ND_BLOCK)
+			max += count_crossings(r->cond);
+	if (!max)
+		return; /* settings without a crossing: nothing to do */
+	Node *known = new_in_var(w, "crossing_known", TY_BOOL, mk_bool(w, false),
+				 "whether the crossings' start values are known");
+	if (!known || !fresh(w, "crossing_step", "a local of the generated control rules"))
+		return;
+	Cross *xs = arena_alloc(c->arena, (size_t)max * sizeof *xs);
+	int n = 0;
+	for (Node *r = rules->list3; r && !w->failed; r = r->next)
+		if (r->op == RULE_COND && r->cond && r->cond->kind != ND_BLOCK)
+			replace_crossings(w, &r->cond, xs, &n, max, known, rtol, atol);
+	if (w->failed)
+		return;
+	/* the sampling rule */
+	Node *sample = NULL;
+	for (int i = 0; i < n; i++) {
+		sample = ast_append(sample, mk_assign(w, mk_ref_to(w, xs[i].left, SYM_IN_VAR),
+						      mk_ref_to(w, xs[i].left_now, SYM_IN_VAR)));
+		sample = ast_append(sample, mk_assign(w, mk_ref_to(w, xs[i].right, SYM_IN_VAR),
+						      mk_ref_to(w, xs[i].right_now, SYM_IN_VAR)));
+		sample = ast_append(sample, mk_assign(w, mk_ref_to(w, xs[i].left_now, SYM_IN_VAR),
+						      clone(w, xs[i].cmp->lhs)));
+		sample = ast_append(sample, mk_assign(w, mk_ref_to(w, xs[i].right_now, SYM_IN_VAR),
+						      clone(w, xs[i].cmp->rhs)));
+	}
+	sample = ast_append(sample, mk_assign(w, mk_ref_to(w, known, SYM_IN_VAR), mk_bool(w, true)));
+	Node *rule = mk(w, ND_RULE);
+	rule->op = RULE_COND;
+	rule->cond = mk_bool(w, true);
+	rule->then = mk_block(w, sample);
+	rules->list3 = ast_append(rules->list3, rule);
+
+	/* the control rules */
+	Node *step_d = NULL;
+	Node *stmts = mk_local(w, "crossing_step", TY_REAL, mk_kv(w, KV_BIG_H), &step_d);
+	for (int i = 0; i < n; i++) {
+		Cross *x = &xs[i];
+		Op before = x->cmp->op == OP_CROSS_UP ? OP_LT : OP_GT;
+		Op after = x->cmp->op == OP_CROSS_UP ? OP_GT : OP_LT;
+		Node *l = mk_ref_to(w, x->left, SYM_IN_VAR), *r = mk_ref_to(w, x->right, SYM_IN_VAR);
+		Node *cond = mk_bin(w, before, l, r);
+		cond = mk_bin(w, OP_AND, cond, mk_not(w, is_close4(w, mk_ref_to(w, x->left, SYM_IN_VAR),
+			mk_ref_to(w, x->right, SYM_IN_VAR), rtol, atol)));
+		cond = mk_bin(w, OP_AND, cond, mk_not(w, is_close4(w, mk_ref_to(w, x->left_now, SYM_IN_VAR),
+			mk_ref_to(w, x->right_now, SYM_IN_VAR), rtol, atol)));
+		cond = mk_bin(w, OP_AND, cond, mk_bin(w, after, mk_ref_to(w, x->left_now, SYM_IN_VAR),
+						       mk_ref_to(w, x->right_now, SYM_IN_VAR)));
+		Node *d0 = mk_bin(w, OP_SUB, mk_ref_to(w, x->left, SYM_IN_VAR),
+				  mk_ref_to(w, x->right, SYM_IN_VAR));
+		Node *d1 = mk_bin(w, OP_SUB, mk_ref_to(w, x->left_now, SYM_IN_VAR),
+				  mk_ref_to(w, x->right_now, SYM_IN_VAR));
+		Node *falsi = mk_bin(w, OP_DIV, mk_bin(w, OP_MUL, mk_kv(w, KV_BIG_H), d0),
+				     mk_bin(w, OP_SUB, clone(w, d0), d1));
+		Node *upd = mk_assign(w, mk_ref_to(w, step_d, SYM_LOCAL),
+			mk_builtin(w, BI_MIN, list2(mk_ref_to(w, step_d, SYM_LOCAL), falsi)));
+		stmts = ast_append(stmts, mk_if(w, cond, upd, NULL));
+	}
+	Node *ctrl = w->sa->a_ctrl, *body;
+	if (!ctrl || ctrl->kind == ND_CTRL_IMPLIED) {
+		body = default_control(w, step_d);
+		if (!body)
+			return;
+	} else if (ctrl->kind != ND_CTRL) {
+		diag_error(c->diag, w->at, "%s: crossing settings with a declarative control form "
+			   "cannot be lowered yet", w->rule);
+		w->failed = true;
+		return; /* not lowered: triggered, periodic, multiplied */
+	} else {
+		Node *ret = ast_last(ctrl->body->list1);
+		body = NULL;
+		for (Node *s = ctrl->body->list1, *next; s && s != ret; s = next) {
+			next = s->next;
+			s->next = NULL;
+			body = ast_append(body, s);
+		}
+		body = ast_append(body, mk_assign(w, mk_ref_to(w, step_d, SYM_LOCAL), ret->lhs));
+	}
+	stmts = ast_append(stmts, mk_if(w, mk_bin(w, OP_GE, mk_ref_to(w, step_d, SYM_LOCAL),
+						   mk_kv(w, KV_BIG_H)), body, NULL));
+	Node *ret = mk(w, ND_RETURN);
+	ret->lhs = mk_ref_to(w, step_d, SYM_LOCAL);
+	stmts = ast_append(stmts, ret);
+	const char *origin = ctrl && ctrl->kind == ND_CTRL ? ctrl->origin : NULL;
+	set_control(w, stmts);
+	if (origin)
+		w->sa->a_ctrl->origin = origin; /* still that form's: no other may combine */
+}
+
+/* ---- Otherwise ------------------------------------------------------------------------------
+ * `otherwise -> ...` in in or out rules: the condition that holds when no earlier rule's
+ * did.  All the block's conditions are evaluated before any `->` part runs, so it is
+ * `not (c1 or c2 ...)` over the earlier conditions (cloned, crossings already lowered);
+ * `true` when it is first, `false` after a rule without condition (which always applies).
+ * Preconditions:
+ *   1. no earlier condition is a block `{ ...; return e; }` (not lowered yet). */
+
+static void lower_otherwise_in(Lw *w, Node *rules)
+{
+	for (Node *r = rules ? rules->list3 : NULL; r; r = r->next) {
+		if (r->op != RULE_COND || !r->cond || r->cond->kind != ND_OTHERWISE)
+			continue;
+		w->at = r->cond->loc;
+		Node *any = NULL;
+		bool always = false;
+		for (Node *p = rules->list3; p != r; p = p->next) {
+			if (p->op == RULE_ASSIGN) {
+				always = true;
+				continue;
+			}
+			if (p->op != RULE_COND)
+				continue;
+			if (p->cond->kind == ND_BLOCK) {
+				diag_error(w->c->diag, w->at, "the declarative form 'otherwise' cannot be "
+					   "lowered yet after a condition block");
+				diag_note(w->c->diag, p->cond->loc, "the condition block");
+				w->failed = true;
+				return; /* (1) */
+			}
+			any = any ? mk_bin(w, OP_OR, any, clone(w, p->cond)) : clone(w, p->cond);
+		}
+		r->cond = always ? mk_bool(w, false) : any ? mk_not(w, any) : mk_bool(w, true);
+	}
+}
+
+static void lower_otherwise(Compilation *c, SaInfo *info)
+{
+	Lw w0 = {c, info, info->sa, "Otherwise", {0}, false}, *w = &w0;
+	lower_otherwise_in(w, w->sa->a_in_rules);
+	lower_otherwise_in(w, w->sa->a_out_rules);
+}
+
 /* ---- the stage ------------------------------------------------------------------------- */
 
 const LwRule lw_rules[] = {
 	{"MultiplyRate", lower_multiply_rate},
 	{"SuccessiveSubstitution", lower_successive_substitution},
 	{"Delay", lower_delay},
+	{"Crossing", lower_crossing},
+	{"Otherwise", lower_otherwise},
 	{NULL, NULL},
 };
 

@@ -616,6 +616,75 @@ static void declarative_rate_sa__same_as_hand_written_rules(void **state)
 	stop_fmu(&loop, cl);
 }
 
+/* ---- crossing ---- */
+
+/* Steps BUILD/e2e/lower_crossing (crossings of `level` up through 1.0 and down through
+ * 0.5) with `level` the output of another integrator, the ramp: u = 2 while t < 1, then
+ * -2, so it rises through 1.0 at 0.5 and falls through 0.5 at 1.75.  As a master that
+ * steps the ramp first, the importer sets `level` to the ramp at the end of each step it
+ * tries, and on fmi2Discard restores the ramp and retries with the step the wrapper
+ * proposes (its last successful time).  Steps of 0.3 overshoot both crossings: each is
+ * rejected, and the step retried ends on the crossing within the tolerance (1e-6), where
+ * the rule fires for that one step (x moves by +h, then -h); every other step
+ * `otherwise` holds (x stays). */
+static void crossing__ramp_overshoots__step_rejected_and_crossing_located(void **state)
+{
+	(void)state;
+	Fmu f, g;
+	load_fmu(&f, "e2e", "lower_crossing");
+	load_fmu(&g, "fmus", "integrator");
+	fmi2Component c = start_fmu(&f, "crossing"), ramp = start_fmu(&g, "ramp");
+	fmi2ValueReference level = vr_of(&f, "level"), x = vr_of(&f, "x");
+	fmi2ValueReference ru = vr_of(&g, "u"), rx = vr_of(&g, "x");
+	const double H = 0.3, tol = 1e-6;
+	double t = 0, x_before = get1(&f, c, x);
+	double up_at = -1, down_at = -1, up_level = 0, down_level = 0;
+	int rejected = 0, fired = 0;
+	while (t < 2.5) {
+		double h = H;
+		fmi2FMUstate saved = NULL;
+		assert_int_equal(g.api.get_state(ramp, &saved), fmi2OK);
+		fmi2Status st;
+		for (int tries = 0;; tries++) {
+			assert_true(tries < 20);
+			set1(&g, ramp, ru, t < 1 - 1e-12 ? 2.0 : -2.0);
+			assert_int_equal(g.api.do_step(ramp, t, h, fmi2True), fmi2OK);
+			set1(&f, c, level, get1(&g, ramp, rx));
+			st = f.api.do_step(c, t, h, fmi2True);
+			if (st != fmi2Discard)
+				break;
+			double last = 0;
+			assert_int_equal(f.api.get_real_status(c, fmi2LastSuccessfulTime, &last), fmi2OK);
+			assert_true(last > t && last < t + h);
+			h = last - t;
+			rejected++;
+			assert_int_equal(g.api.set_state(ramp, saved), fmi2OK);
+		}
+		assert_int_equal(g.api.free_state(ramp, &saved), fmi2OK);
+		assert_int_equal(st, fmi2OK);
+		t += h;
+		double xw = get1(&f, c, x), lv = get1(&g, ramp, rx);
+		if (xw > x_before + 1e-12) {
+			assert_close(xw - x_before, h, 1e-12);
+			up_at = t, up_level = lv;
+			fired++;
+		} else if (xw < x_before - 1e-12) {
+			assert_close(x_before - xw, h, 1e-12);
+			down_at = t, down_level = lv;
+			fired++;
+		}
+		x_before = xw;
+	}
+	assert_int_equal(fired, 2);     /* each crossing fires once, on the step ending on it */
+	assert_true(rejected >= 2);
+	assert_true(fabs(up_level - 1.0) <= tol);
+	assert_true(fabs(down_level - 0.5) <= tol);
+	assert_close(up_at, 0.5, tol);
+	assert_close(down_at, 1.95, tol);
+	stop_fmu(&f, c);
+	stop_fmu(&g, ramp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -639,6 +708,7 @@ int main(void)
 		cmocka_unit_test(delay__each_step__obstacle_sees_previous_height),
 		cmocka_unit_test(declarative_loop_sa__same_as_hand_written),
 		cmocka_unit_test(declarative_rate_sa__same_as_hand_written_rules),
+		cmocka_unit_test(crossing__ramp_overshoots__step_rejected_and_crossing_located),
 	};
 	return cmocka_run_group_tests_name("lower", tests, NULL, NULL);
 }
