@@ -524,12 +524,14 @@ static void build_declarative(void)
 	time_t built = mtime(fmu);
 	if (built && built >= mtime(sacc) &&
 	    built >= mtime("adaptations/powerwindow-declarative/loop_sa.sa") &&
-	    built >= mtime("adaptations/powerwindow-declarative/rate_sa.sa"))
+	    built >= mtime("adaptations/powerwindow-declarative/rate_sa.sa") &&
+	    built >= mtime("adaptations/powerwindow-declarative/controller_sa.sa"))
 		return;
 	snprintf(cmd, sizeof cmd, "mkdir -p '%s/powerwindow-declarative' && '%s' build -L '%s/fmus' "
 		 "-L '%s/powerwindow' -I adaptations/powerwindow-declarative -I adaptations/powerwindow "
 		 "-o '%s/powerwindow-declarative' adaptations/powerwindow-declarative/loop_sa.sa "
-		 "adaptations/powerwindow-declarative/rate_sa.sa", b, sacc, b, b, b);
+		 "adaptations/powerwindow-declarative/rate_sa.sa "
+		 "adaptations/powerwindow-declarative/controller_sa.sa", b, sacc, b, b, b);
 	run(cmd);
 }
 
@@ -614,6 +616,69 @@ static void declarative_rate_sa__same_as_hand_written_rules(void **state)
 	assert_true(contacts > 10); /* the run went through contact */
 	stop_fmu(&dec, cd);
 	stop_fmu(&loop, cl);
+}
+
+/* Steps controller_sa (BUILD/<sub>/controller_sa) with the driver holding up and the
+ * armature current the ramp i = 5 + slope (t - t_c), set at the end of each step tried,
+ * retrying a rejected step with the step proposed; *rejected counts the rejections.
+ * Returns the end of the step on which the motor command turned to down (the obstacle
+ * event), or -1. */
+static double controller_detects(const char *sub, double slope, double t_c, double H,
+				 int *rejected)
+{
+	Fmu f;
+	load_fmu(&f, sub, "controller_sa");
+	fmi2Component c = start_fmu(&f, sub);
+	fmi2ValueReference cur = vr_of(&f, "armature_current"), up_btn = vr_of(&f, "driver_up"),
+			   d = vr_of(&f, "d");
+	fmi2Boolean on = fmi2True;
+	assert_int_equal(f.api.set_boolean(c, &up_btn, 1, &on), fmi2OK);
+	double t = 0, detected_at = -1;
+	*rejected = 0;
+	for (int n = 0; n < 400 && t < t_c + 5 * H; n++) {
+		double h = H;
+		fmi2Status st;
+		for (int tries = 0;; tries++) {
+			assert_true(tries < 50);
+			set1(&f, c, cur, 5.0 + slope * (t + h - t_c));
+			st = f.api.do_step(c, t, h, fmi2True);
+			if (st != fmi2Discard)
+				break;
+			double last = 0;
+			assert_int_equal(f.api.get_real_status(c, fmi2LastSuccessfulTime, &last), fmi2OK);
+			assert_true(last > t && last < t + h);
+			h = last - t;
+			(*rejected)++;
+		}
+		assert_int_equal(st, fmi2OK);
+		t += h;
+		if (detected_at < 0 && get1(&f, c, d) > 0.5)
+			detected_at = t;
+	}
+	stop_fmu(&f, c);
+	return detected_at;
+}
+
+/* The declarative controller_sa against the hand-written one: ramps of the current through
+ * T = 5 A at several slopes and crossing times, steps of 1 ms that overshoot: both reject
+ * the same steps and locate the crossing at the same time, within the tolerance
+ * (5e-4 A, i.e. 5e-4 / slope in time). */
+static void declarative_controller_sa__same_detection_as_hand_written(void **state)
+{
+	(void)state;
+	build_declarative();
+	static const double slopes[] = {300.0, 800.0, 2000.0}, tcs[] = {0.0523, 0.0171, 0.04449};
+	for (int i = 0; i < 3; i++) {
+		int rd = 0, rh = 0;
+		double dd = controller_detects("powerwindow-declarative", slopes[i], tcs[i], 1e-3, &rd);
+		double dh = controller_detects("powerwindow", slopes[i], tcs[i], 1e-3, &rh);
+		assert_true(dd > 0 && dh > 0);
+		assert_true(rd >= 1);
+		assert_int_equal(rd, rh);
+		assert_true(fabs(slopes[i] * (dd - tcs[i])) < 5e-4);
+		assert_true(fabs(slopes[i] * (dh - tcs[i])) < 5e-4);
+		assert_close(dd, dh, 5e-4 / slopes[i]);
+	}
 }
 
 /* ---- crossing ---- */
@@ -709,6 +774,7 @@ int main(void)
 		cmocka_unit_test(declarative_loop_sa__same_as_hand_written),
 		cmocka_unit_test(declarative_rate_sa__same_as_hand_written_rules),
 		cmocka_unit_test(crossing__ramp_overshoots__step_rejected_and_crossing_located),
+		cmocka_unit_test(declarative_controller_sa__same_detection_as_hand_written),
 	};
 	return cmocka_run_group_tests_name("lower", tests, NULL, NULL);
 }
