@@ -6,6 +6,8 @@
  *   sacc build [-I DIR] [-L DIR] [-o DIR] FILE...    the wrapper FMUs themselves (package.c)
  *   sacc parse FILE                                   the parsed file, printed back
  *   sacc inspect [--json] FMU                         an FMU's model description
+ *   sacc inspect --probe-state FMU [--set ...]        does restoring its state work?
+ *                                                     (simulate_cli.c)
  *   sacc unpack FMU DIR                               an FMU archive, safely extracted
  *   sacc simulate [options] TARGET                    run an .fmu or a scenario (simulate_cli.c) */
 #include <stdio.h>
@@ -29,6 +31,7 @@ static void usage(FILE *out)
 	      "       sacc build [-I DIR] [-L DIR] [-o DIR] FILE...\n"
 	      "       sacc parse FILE\n"
 	      "       sacc inspect [--json] FILE.fmu\n"
+	      "       sacc inspect --probe-state FILE.fmu [--set INST.VAR=VALUE]... [--step H]\n"
 	      "       sacc unpack FILE.fmu DIR\n"
 	      "       sacc simulate [-I DIR] [-L DIR] TARGET [OPTION]...   (--help: the options)\n"
 	      "       sacc --version\n"
@@ -44,6 +47,8 @@ static void usage(FILE *out)
 	      "             beside its script (the C compiler is $CC, default cc)\n"
 	      "  parse      print FILE back as the parser read it\n"
 	      "  inspect    print an FMU's model description as a table (--json: as JSON)\n"
+	      "  --probe-state  step, get the state, step, set it, step again: do the\n"
+	      "             outputs agree bit for bit? (exit 1 when they do not)\n"
 	      "  unpack     extract an FMU archive into DIR (a new directory), refusing any\n"
 	      "             entry that could land outside it\n"
 	      "  simulate   run an .fmu or a scenario module (fmu declarations and\n"
@@ -220,6 +225,14 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(cmd, "simulate") == 0)
 		return sim_main(argc - 2, argv + 2); /* its own options: simulate_cli.c */
+	if (strcmp(cmd, "inspect") == 0)
+		for (int i = 2; i < argc; i++)
+			if (strcmp(argv[i], "--probe-state") == 0) {
+				/* runs the FMU: simulate_cli.c, with simulate's --set, --start, --step */
+				for (int j = i; j + 1 < argc; j++)
+					argv[j] = argv[j + 1];
+				return sim_probe_main(argc - 3, argv + 2);
+			}
 	Compilation *c = drv_new(stderr);
 	if (!c) {
 		fputs("sacc: out of memory\n", stderr);

@@ -123,6 +123,7 @@ typedef struct SimArgs {
 	double tolerance, min_step, max_step;
 	double step_timeout; /* s, 0 for none */
 	bool explain;
+	bool probe;          /* sacc inspect --probe-state */
 	const char **records; /* each a comma-separated list */
 	int nrecords;
 	const char **sets;
@@ -772,6 +773,17 @@ static int run(Sim *s)
 	if (extract_all(s))
 		return 1;
 	sc = scenario(s);
+	if (a->probe) {
+		char msg[1024];
+		int pr = sart_probe_state(&sc, 0, a->start, a->step, NULL, NULL, msg, sizeof msg);
+		if (pr == 0) {
+			printf("%s: %s\n", s->fmus[0].name, msg);
+			return 0;
+		}
+		fprintf(stderr, "sacc inspect: %s%s\n", pr < 0 ? "cannot tell whether restoring "
+		        "the state works: " : "state restore does not work: ", msg);
+		return 1;
+	}
 	if (a->out) {
 		s->out = fopen(a->out, "w");
 		if (!s->out) {
@@ -846,7 +858,19 @@ static int run(Sim *s)
 	return rc ? 1 : 0;
 }
 
+static int sim_entry(int argc, char **argv, bool probe);
+
 int sim_main(int argc, char **argv)
+{
+	return sim_entry(argc, argv, false);
+}
+
+int sim_probe_main(int argc, char **argv)
+{
+	return sim_entry(argc, argv, true);
+}
+
+static int sim_entry(int argc, char **argv, bool probe)
 {
 	for (int i = 0; i < argc; i++)
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -868,6 +892,10 @@ int sim_main(int argc, char **argv)
 	if (!a.records || !a.sets)
 		goto oom;
 	rc = parse_sim_args(c, argc, argv, &a);
+	a.probe = probe;
+	if (rc == 0 && probe && (strlen(a.target) <= 4 ||
+	                         strcmp(a.target + strlen(a.target) - 4, ".fmu") != 0))
+		rc = usage_error("--probe-state: '%s' is not an .fmu%s", a.target, "");
 	if (rc) {
 		if (rc == 2)
 			fputs("(sacc simulate --help for the options)\n", stderr);

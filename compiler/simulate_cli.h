@@ -8,4 +8,10 @@
  * status: 0 success, 1 a simulation or script error, 2 a usage error. */
 int sim_main(int argc, char **argv);
 
+/* `sacc inspect --probe-state X.fmu [--set INST.VAR=VALUE]... [--start T0] [--step H]`
+ * (the arguments after "inspect", --probe-state removed): sart_probe_state on the FMU.
+ * Returns 0 when restoring its state works, 1 when it does not (or the probe cannot tell,
+ * or the FMU cannot be opened), 2 for a usage error. */
+int sim_probe_main(int argc, char **argv);
+
 #endif

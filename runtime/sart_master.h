@@ -266,4 +266,18 @@ typedef struct SartMasterResult {
  * logger.  Points already given to on_point stay valid. */
 int sart_master_run(const SartScenario *sc, const SartMasterOptions *o, SartMasterResult *res);
 
+/* The state probe (`sacc inspect --probe-state`; sart_master_run before a scheme that rolls
+ * back): a fresh instance of FMU f of sc (its start values from sc->starts, no input
+ * connected) is instantiated and initialised at start, stepped by h to t1 = start + h, its
+ * state got, stepped to t2 = t1 + h (outputs A), its state set, stepped from t1 to t2 again
+ * (outputs B); A and B are compared bit for bit (every Real, Integer and Boolean output).
+ * on_step (may be NULL) is called around each doStep as SartMasterOptions' is.  Returns 0
+ * (restore works), 1 (it does not: msg names the first variable that differs and both
+ * values, or the call that failed after the restore) or -1 (inconclusive: a call before
+ * the restore failed or discarded, or the FMU does not claim the capability; msg says
+ * which).  The instance is freed before returning. */
+int sart_probe_state(const SartScenario *sc, int f, double start, double h,
+                     void (*on_step)(void *env, int fmu, double t, double h, int done),
+                     void *step_env, char *msg, size_t size);
+
 #endif

@@ -233,6 +233,67 @@ static void faults__hang__stopped_by_step_timeout(void **state)
 	assert_err(c, "--step-timeout: '0' is not a positive number of seconds");
 }
 
+/* Runs `sacc inspect ARGS` like simulate(); returns the exit status. */
+static int inspect(Ctx *c, const char *args)
+{
+	snprintf(c->cmd, sizeof c->cmd,
+	         "TMPDIR='%s' '%s/sacc' inspect %s >'%s/out.txt' 2>'%s/err.txt'", c->tmp,
+	         test_build_dir(), args, c->dir, c->dir);
+	int st = system(c->cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The state probe: works on the honest FMU; on ignore_set_state it names the variable and
+ * both values and exits 1; sacc simulate runs it before iterations and step-size control
+ * and refuses the FMU that lies (no row written), and passes the honest one. */
+static void faults__ignore_set_state__caught_by_probe(void **state)
+{
+	Ctx *c = *state;
+	char args[1024];
+	snprintf(args, sizeof args, "--probe-state '%s/fmus/faulty.fmu' --step 0.1",
+	         test_build_dir());
+	assert_int_equal(inspect(c, args), 0);
+	char *out = file_in(c, "out.txt");
+	assert_string_equal(out, "faulty: state restore works: faulty's outputs at "
+	                         "t = 0.20000000000000001 are the same bit for bit after its "
+	                         "state at t = 0.10000000000000001 was set and the step redone\n");
+	free(out);
+	assert_tmp_empty(c);
+
+	snprintf(args, sizeof args, "'%s/fmus/faulty.fmu' --probe-state --set faulty.fault=6 "
+	         "--step 0.1", test_build_dir());
+	assert_int_equal(inspect(c, args), 1);
+	assert_err(c, "sacc inspect: state restore does not work: faulty.x is "
+	              "0.10000000000000001 at t = 0.10000000000000001 when its state is got, but "
+	              "0.20000000000000001 once that state is set again (at "
+	              "t = 0.20000000000000001): fmi2SetFMUstate did not restore it\n");
+	assert_tmp_empty(c);
+
+	snprintf(args, sizeof args, "--probe-state '%s/fmus/faulty.fmu' --set faulty.fault=2",
+	         test_build_dir());
+	assert_int_equal(inspect(c, args), 1);
+	assert_err(c, "sacc inspect: cannot tell whether restoring the state works: [faulty] "
+	              "fmi2DoStep(t = 0, h = 0.002) returned fmi2Error");
+
+	const char *schemes[] = {"--iterations 1", "--step-control doubling"};
+	const char *why[] = {"iterations roll every FMU back to the step's start\n",
+	                     "step-size control rejects steps by rolling every FMU back\n"};
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(run_faulty(c, 6, "0", schemes[i]), 1);
+		assert_csv(c, "time,faulty.x\n");
+		assert_err(c, "sacc simulate: faulty claims canGetAndSetFMUstate, but its state "
+		              "cannot be restored (state probe: faulty.x is 0.10000000000000001 at "
+		              "t = 0.10000000000000001 when its state is got, but "
+		              "0.20000000000000001 once that state is set again (at "
+		              "t = 0.20000000000000001): fmi2SetFMUstate did not restore it); ");
+		assert_err(c, why[i]);
+		assert_tmp_empty(c);
+		assert_int_equal(run_faulty(c, 0, "0", schemes[i]), 0);
+		assert_err(c, "sacc simulate: done at t = 0.5: ");
+	}
+	assert_tmp_empty(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -243,6 +304,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(faults__ignore_set_state__harmless_without_rollback,
 		                                setup, teardown),
 		cmocka_unit_test_setup_teardown(faults__hang__stopped_by_step_timeout, setup,
+		                                teardown),
+		cmocka_unit_test_setup_teardown(faults__ignore_set_state__caught_by_probe, setup,
 		                                teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
