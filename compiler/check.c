@@ -1182,7 +1182,7 @@ static const Node *first_crossing(const Node *e)
 }
 
 /* A crossing operator in a block without crossing settings: it has no tolerance. */
-static void no_crossing_settings(Ctx *x, const Node *cond, bool in)
+static void no_crossing_settings(Ctx *x, const Node *cond)
 {
 	const Node *e = cond->kind == ND_BLOCK ? first_crossing(ast_last(cond->list1)->lhs)
 					       : first_crossing(cond);
@@ -1190,8 +1190,8 @@ static void no_crossing_settings(Ctx *x, const Node *cond, bool in)
 		e = cond;
 	diag_error(x->c->diag, e->loc, "the crossing operator '%s' needs crossing settings on "
 		   "its rules block", ast_op_spelling(e->op));
-	diag_note(x->c->diag, e->loc, "write `%s rules with crossing absolute tolerance = X and "
-		  "relative tolerance = Y { ... }`", in ? "in" : "out");
+	diag_note(x->c->diag, e->loc, "write `in rules with crossing absolute tolerance = X and "
+		  "relative tolerance = Y { ... }`");
 }
 
 static void check_rules(Ctx *x, Node *rules, bool in)
@@ -1226,8 +1226,12 @@ static void check_rules(Ctx *x, Node *rules, bool in)
 			check_condition(x, r->cond);
 			if (r->list1)
 				not_lowered(x, r->cond->loc, "crossing (settings on one rule)");
+			else if (has_crossing(r->cond) && !in) {
+				if (!crossing) /* else the settings were reported */
+					not_lowered(x, r->cond->loc, "crossing (on out rules)");
+			}
 			else if (has_crossing(r->cond) && !crossing)
-				no_crossing_settings(x, r->cond, in);
+				no_crossing_settings(x, r->cond);
 			else if (r->cond->kind == ND_BLOCK && crossing_in_block(r->cond))
 				not_lowered(x, r->cond->loc, "crossing (in a condition block)");
 			check_settings(x, r->list1);

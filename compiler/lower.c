@@ -1056,7 +1056,9 @@ static void lower_delay(Compilation *c, SaInfo *info)
  *   1. the crossing settings are on in rules (out rules: not lowered yet), each rule's own
  *      condition settings are not (not lowered yet: the checker reports both);
  *   2. the crossing's signal a is Real;
- *   3. without control rules, the inner FMUs can be ordered by their couplings. */
+ *   3. without control rules, the inner FMUs can be ordered by their couplings;
+ *   4. the adaptation is reactive: a delayed one's In sees the inputs at t, which no
+ *      shorter step moves, so the retries could not approach the crossing. */
 
 typedef struct Cross {
 	Node *cmp;                    /* the user's a >! b */
@@ -1180,6 +1182,12 @@ static void lower_crossing(Compilation *c, SaInfo *info)
 			max += count_crossings(r->cond);
 	if (!max)
 		return; /* settings without a crossing: nothing to do */
+	if (w->sa->flags & KIND_DELAYED) {
+		diag_error(c->diag, w->at, "%s: crossing settings need a reactive adaptation (a "
+			   "delayed one reads its inputs at t, and no shorter step moves them)", w->rule);
+		w->failed = true;
+		return; /* (4) */
+	}
 	Node *known = new_in_var(w, "crossing_known", TY_BOOL, mk_bool(w, false),
 				 "whether the crossings' start values are known");
 	if (!known || !fresh(w, "crossing_step", "a local of the generated control rules"))

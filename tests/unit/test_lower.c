@@ -12,7 +12,10 @@
  *   tests/e2e/lower_subst.sa         successive substitution over window and obstacle: the
  *                                    fixed point is the contact force;
  *   tests/e2e/lower_delay.sa         delay: the obstacle sees the previous step's height;
- *   adaptations/powerwindow-declarative/{loop_sa,rate_sa}.sa
+ *   tests/e2e/lower_crossing.sa      crossing settings (`>!`, `<!`, `otherwise`) over a
+ *                                    ramp from another integrator, stepped with steps that
+ *                                    overshoot: rejected, and located within tolerance;
+ *   adaptations/powerwindow-declarative/{loop_sa,rate_sa,controller_sa}.sa
  *                                    the same results as the hand-written scripts.
  * The window: height = 100 r displacement (cm), torque -(r F + b r speed), r = 0.11,
  * b = 10; the obstacle: F = c (disp - 0.45) above 0.45, c = 1e10.
@@ -289,6 +292,69 @@ static void delay__loop_remains__error(void **state)
 	Run *r = *state;
 	const char *d = fails(r, HEAD WINDOW OBSTACLE LOOP "delay at window.speed\n");
 	expect_in(d, "error: Delay: 'window.speed' must be an inner port on a coupling");
+}
+
+#define LEVEL "input ports Real level\n"
+#define CROSS_RULES "in rules with crossing absolute tolerance = 1e-6 and relative tolerance = 1e-6 {\n"
+
+static void crossing__with_delay__wraps_its_control_rules_and_keeps_its_origin(void **state)
+{
+	Run *r = *state;
+	const char *s = lowered(r, HEAD WINDOW OBSTACLE LOOP LEVEL "delay at obstacle.disp\n"
+				CROSS_RULES "\tsa.level <! 2.0 -> { } --> { window.speed := 1.0; };\n}\n",
+				LW_STAGE);
+	expect_in(s, "\tif (crossing_step >= H) {\n\t\tobstacle.disp := 0.01 * delayed_window_height;\n");
+	expect_in(s, "\t\tcrossing_step := min(H_obstacle, H_window);\n\t}\n\treturn crossing_step;\n");
+	expect_in(s, "crossing_1_left > crossing_1_right and not is_close(");
+	Node *sa = adaptation(r);
+	assert_string_equal(sa->a_ctrl->origin, "Delay");
+	assert_true(count_origin(sa->a_ctrl, "Crossing") > 0);
+	assert_true(count_origin(sa->a_in_rules, "Crossing") > 0);
+	assert_null(sa->a_in_rules->list1); /* the settings are gone */
+}
+
+static void otherwise__first_after_assignment_and_after_two__true_false_not_or(void **state)
+{
+	Run *r = *state;
+	const char *s = lowered(r, HEAD INTEG LEVEL "in rules {\n"
+				"\totherwise -> { } --> { integ.u := 1.0; };\n}\n"
+				"out var Real y := 0.0;\nout rules {\n"
+				"\tinteg.x > 1.0 -> { y := 1.0; };\n\tinteg.x < -1.0 -> { y := 2.0; };\n"
+				"\totherwise -> { y := 3.0; };\n"
+				"\ty := y + 1.0;\n\totherwise -> { y := 4.0; };\n}\n", LW_STAGE);
+	expect_in(s, "in rules {\n\ttrue -> { } --> {\n");
+	expect_in(s, "\tnot (integ.x > 1.0 or integ.x < -1.0) -> {\n\t\ty := 3.0;\n");
+	expect_in(s, "\tfalse -> {\n\t\ty := 4.0;\n");
+	assert_null(strstr(s, "otherwise"));
+}
+
+static void crossing__errors__integer_signal_delayed_name_taken(void **state)
+{
+	Run *r = *state;
+	const char *d = fails(r, HEAD INTEG "input ports Integer n\n" CROSS_RULES
+			      "\tsa.n >! 2 -> { } --> { integ.u := 1.0; };\n}\n");
+	expect_in(d, "error: Crossing: the signal of '>!' must be Real, not Integer");
+	run_teardown(state);
+	run_setup(state);
+	r = *state;
+	d = fails(r, "semantic adaptation delayed moore sa\nat \"sa.fmu\"\n" INTEG LEVEL CROSS_RULES
+		  "\tsa.level >! 2.0 -> { } --> { integ.u := 1.0; };\n}\n");
+	expect_in(d, "error: Crossing: crossing settings need a reactive adaptation");
+	run_teardown(state);
+	run_setup(state);
+	r = *state;
+	d = fails(r, HEAD INTEG LEVEL "in var Bool crossing_known := true;\n" CROSS_RULES
+		  "\tsa.level >! 2.0 -> { } --> { integ.u := 1.0; };\n}\n");
+	expect_in(d, "error: Crossing: the name 'crossing_known' is needed for whether the "
+		  "crossings' start values are known but is already an in var");
+}
+
+static void crossing__operator_without_settings__check_error(void **state)
+{
+	Run *r = *state;
+	const char *d = fails(r, HEAD INTEG LEVEL "in rules {\n"
+			      "\tsa.level >! 2.0 -> { } --> { integ.u := 1.0; };\n}\n");
+	expect_in(d, "error: the crossing operator '>!' needs crossing settings on its rules block");
 }
 
 /* ---- end to end --------------------------------------------------------------------------- */
@@ -766,6 +832,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(delay__lowered__previous_height, run_setup, run_teardown),
 		cmocka_unit_test_setup_teardown(delay__two_forms__cannot_combine, run_setup, run_teardown),
 		cmocka_unit_test_setup_teardown(delay__loop_remains__error, run_setup, run_teardown),
+		cmocka_unit_test_setup_teardown(crossing__with_delay__wraps_its_control_rules_and_keeps_its_origin, run_setup, run_teardown),
+		cmocka_unit_test_setup_teardown(otherwise__first_after_assignment_and_after_two__true_false_not_or, run_setup, run_teardown),
+		cmocka_unit_test_setup_teardown(crossing__errors__integer_signal_delayed_name_taken, run_setup, run_teardown),
+		cmocka_unit_test_setup_teardown(crossing__operator_without_settings__check_error, run_setup, run_teardown),
 		cmocka_unit_test(multiply_rate__order_2__exact_for_parabolas),
 		cmocka_unit_test(multiply_rate__order_4__exact_for_quartics),
 		cmocka_unit_test(multiply_rate__no_interpolation__newest_value_held),
