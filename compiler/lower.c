@@ -1058,7 +1058,10 @@ static void lower_delay(Compilation *c, SaInfo *info)
  *   2. the crossing's signal a is Real;
  *   3. without control rules, the inner FMUs can be ordered by their couplings;
  *   4. the adaptation is reactive: a delayed one's In sees the inputs at t, which no
- *      shorter step moves, so the retries could not approach the crossing. */
+ *      shorter step moves, so the retries could not approach the crossing;
+ *   5. a and b read only input ports, parameters, literals, t and H: an in var is
+ *      written by the `->` parts after the conditions read it, a control var or an inner
+ *      output by the step after them, so none moves with the step being tried. */
 
 typedef struct Cross {
 	Node *cmp;                    /* the user's a >! b */
@@ -1085,13 +1088,45 @@ static Node *is_close4(Lw *w, Node *a, Node *b, Node *rtol, Node *atol)
 	return mk_builtin(w, BI_IS_CLOSE, args);
 }
 
+/* The first reference under e a crossing may not read (precondition 5), or NULL. */
+static const Node *unsteady(const Node *e)
+{
+	if (!e)
+		return NULL;
+	switch (e->kind) {
+	case ND_INT:
+	case ND_REAL:
+	case ND_BOOL:
+		return NULL;
+	case ND_KEYVAR:
+		return e->op == KV_T || e->op == KV_BIG_H ? NULL : e;
+	case ND_NAME:
+	case ND_PORT_REF:
+		return e->sym == SYM_INPORT || e->sym == SYM_PARAM ? NULL : e;
+	case ND_UNARY:
+	case ND_BINARY: {
+		const Node *l = unsteady(e->lhs);
+		return l ? l : unsteady(e->rhs);
+	}
+	case ND_BUILTIN:
+		if (e->op == BI_IS_SET || e->name)
+			return e;
+		for (const Node *a = e->list1; a; a = a->next)
+			if (unsteady(a))
+				return unsteady(a);
+		return NULL;
+	default:
+		return e;
+	}
+}
+
 /* Replaces every crossing under *e (collected in xs), numbering them from *n. */
 static void replace_crossings(Lw *w, Node **e, Cross *xs, int *n, int max, Node *known,
 			      Node *rtol, Node *atol)
 {
 	Node *x = *e;
-	if (!x || w->failed)
-		return;
+	if (!x)
+		return; /* after a failure, on to report the other crossings */
 	if (x->kind == ND_BINARY && (x->op == OP_CROSS_UP || x->op == OP_CROSS_DOWN)) {
 		if (*n >= max)
 			return;
@@ -1102,6 +1137,19 @@ static void replace_crossings(Lw *w, Node **e, Cross *xs, int *n, int max, Node 
 				   ast_op_spelling(x->op), ast_type_name(ta));
 			w->failed = true;
 			return; /* (2) */
+		}
+		const Node *bad = unsteady(x->lhs);
+		if (!bad)
+			bad = unsteady(x->rhs);
+		if (bad) {
+			diag_error(w->c->diag, bad->loc, "%s: '%s' may read only input ports, parameters, "
+				   "literals, t and H (the values that move with the step being tried)",
+				   w->rule, ast_op_spelling(x->op));
+			diag_note(w->c->diag, bad->loc, "in rule conditions see in vars before this "
+				  "step's `->` parts write them, control vars and inner outputs before "
+				  "the step; cross the input port they are read from");
+			w->failed = true;
+			return; /* (5) */
 		}
 		Cross *c = &xs[(*n)++];
 		c->cmp = x;
@@ -1194,7 +1242,7 @@ static void lower_crossing(Compilation *c, SaInfo *info)
 		return;
 	Cross *xs = arena_alloc(c->arena, (size_t)max * sizeof *xs);
 	int n = 0;
-	for (Node *r = rules->list3; r && !w->failed; r = r->next)
+	for (Node *r = rules->list3; r; r = r->next)
 		if (r->op == RULE_COND && r->cond && r->cond->kind != ND_BLOCK)
 			replace_crossings(w, &r->cond, xs, &n, max, known, rtol, atol);
 	if (w->failed)
