@@ -1191,7 +1191,7 @@ static void no_crossing_settings(Ctx *x, const Node *cond)
 	diag_error(x->c->diag, e->loc, "the crossing operator '%s' needs crossing settings on "
 		   "its rules block", ast_op_spelling(e->op));
 	diag_note(x->c->diag, e->loc, "write `in rules with crossing absolute tolerance = X and "
-		  "relative tolerance = Y { ... }`");
+		  "relative tolerance = Y { ... }`, or the settings after the condition");
 }
 
 static void check_rules(Ctx *x, Node *rules, bool in)
@@ -1224,16 +1224,18 @@ static void check_rules(Ctx *x, Node *rules, bool in)
 		case RULE_COND:
 			x->part = in ? PART_IN_COND : PART_OUT_COND;
 			check_condition(x, r->cond);
-			if (r->list1)
-				not_lowered(x, r->cond->loc, "crossing (settings on one rule)");
-			else if (has_crossing(r->cond) && !in) {
-				if (!crossing) /* else the settings were reported */
+			if (!in) {
+				/* with block settings, those were reported */
+				if (r->list1 || (has_crossing(r->cond) && !crossing))
 					not_lowered(x, r->cond->loc, "crossing (on out rules)");
-			}
-			else if (has_crossing(r->cond) && !crossing)
-				no_crossing_settings(x, r->cond);
-			else if (r->cond->kind == ND_BLOCK && crossing_in_block(r->cond))
+			} else if (r->cond->kind == ND_BLOCK && (crossing_in_block(r->cond) || r->list1)) {
 				not_lowered(x, r->cond->loc, "crossing (in a condition block)");
+			} else if (r->list1 && !has_crossing(r->cond)) {
+				diag_error(x->c->diag, r->list1->loc, "tolerance settings on a condition "
+					   "without a crossing operator ('>!' or '<!') have nothing to set");
+			} else if (has_crossing(r->cond) && !crossing && !r->list1) {
+				no_crossing_settings(x, r->cond);
+			}
 			check_settings(x, r->list1);
 			x->part = in ? PART_IN_TRANS : PART_OUT_TRANS;
 			check_block(x, r->then);

@@ -1053,8 +1053,9 @@ static void lower_delay(Compilation *c, SaInfo *info)
  * step taken whole.  The control rules wrapped are the user's, another form's, or, when
  * there are none, the default ones (each inner stepped in coupling order, `return min(H_f)`).
  * Preconditions:
- *   1. the crossing settings are on in rules (out rules: not lowered yet), each rule's own
- *      condition settings are not (not lowered yet: the checker reports both);
+ *   1. the crossings are in in rules' expression conditions (out rules and condition
+ *      blocks: not lowered yet, which the checker reports).  A rule's own settings
+ *      (`cond with absolute tolerance = X`) replace the block's for its crossings;
  *   2. the crossing's signal a is Real;
  *   3. without control rules, the inner FMUs can be ordered by their couplings;
  *   4. the adaptation is reactive: a delayed one's In sees the inputs at t, which no
@@ -1065,6 +1066,7 @@ static void lower_delay(Compilation *c, SaInfo *info)
 
 typedef struct Cross {
 	Node *cmp;                    /* the user's a >! b */
+	Node *rtol, *atol;            /* its tolerances (the rule's, else the block's) */
 	Node *left, *right, *left_now, *right_now;
 } Cross;
 
@@ -1153,6 +1155,8 @@ static void replace_crossings(Lw *w, Node **e, Cross *xs, int *n, int max, Node 
 		}
 		Cross *c = &xs[(*n)++];
 		c->cmp = x;
+		c->rtol = rtol;
+		c->atol = atol;
 		char k[24];
 		snprintf(k, sizeof k, "%d", *n);
 		const char *purpose = "a crossing's values";
@@ -1216,18 +1220,22 @@ static void lower_crossing(Compilation *c, SaInfo *info)
 	for (Node **s = rules ? &rules->list1 : NULL; s && *s; s = &(*s)->next)
 		if ((*s)->kind == ND_CROSSING) {
 			set = *s;
-			*s = set->next; /* consumed (restored below on failure) */
+			*s = set->next; /* consumed */
 			set->next = NULL;
 			break;
 		}
-	if (!set)
+	if (!rules)
 		return;
-	w->at = set->loc;
-	Node *rtol = setting(set->list1, SET_REL_TOL), *atol = setting(set->list1, SET_ABS_TOL);
+	Node *rtol = set ? setting(set->list1, SET_REL_TOL) : NULL;
+	Node *atol = set ? setting(set->list1, SET_ABS_TOL) : NULL;
 	int max = 0;
 	for (Node *r = rules->list3; r; r = r->next)
-		if (r->op == RULE_COND && r->cond && r->cond->kind != ND_BLOCK)
+		if (r->op == RULE_COND && r->cond && r->cond->kind != ND_BLOCK &&
+		    count_crossings(r->cond)) {
+			if (!max)
+				w->at = set ? set->loc : r->cond->loc;
 			max += count_crossings(r->cond);
+		}
 	if (!max)
 		return; /* settings without a crossing: nothing to do */
 	if (w->sa->flags & KIND_DELAYED) {
@@ -1243,8 +1251,12 @@ static void lower_crossing(Compilation *c, SaInfo *info)
 	Cross *xs = arena_alloc(c->arena, (size_t)max * sizeof *xs);
 	int n = 0;
 	for (Node *r = rules->list3; r; r = r->next)
-		if (r->op == RULE_COND && r->cond && r->cond->kind != ND_BLOCK)
-			replace_crossings(w, &r->cond, xs, &n, max, known, rtol, atol);
+		if (r->op == RULE_COND && r->cond && r->cond->kind != ND_BLOCK) {
+			/* the rule's own settings, each one over the block's */
+			Node *rr = setting(r->list1, SET_REL_TOL), *ra = setting(r->list1, SET_ABS_TOL);
+			replace_crossings(w, &r->cond, xs, &n, max, known, rr ? rr : rtol, ra ? ra : atol);
+			r->list1 = NULL;
+		}
 	if (w->failed)
 		return;
 	/* the sampling rule */
@@ -1276,9 +1288,9 @@ static void lower_crossing(Compilation *c, SaInfo *info)
 		Node *l = mk_ref_to(w, x->left, SYM_IN_VAR), *r = mk_ref_to(w, x->right, SYM_IN_VAR);
 		Node *cond = mk_bin(w, before, l, r);
 		cond = mk_bin(w, OP_AND, cond, mk_not(w, is_close4(w, mk_ref_to(w, x->left, SYM_IN_VAR),
-			mk_ref_to(w, x->right, SYM_IN_VAR), rtol, atol)));
+			mk_ref_to(w, x->right, SYM_IN_VAR), x->rtol, x->atol)));
 		cond = mk_bin(w, OP_AND, cond, mk_not(w, is_close4(w, mk_ref_to(w, x->left_now, SYM_IN_VAR),
-			mk_ref_to(w, x->right_now, SYM_IN_VAR), rtol, atol)));
+			mk_ref_to(w, x->right_now, SYM_IN_VAR), x->rtol, x->atol)));
 		cond = mk_bin(w, OP_AND, cond, mk_bin(w, after, mk_ref_to(w, x->left_now, SYM_IN_VAR),
 						       mk_ref_to(w, x->right_now, SYM_IN_VAR)));
 		Node *d0 = mk_bin(w, OP_SUB, mk_ref_to(w, x->left, SYM_IN_VAR),
