@@ -1895,9 +1895,11 @@ int sart_master_run(const SartScenario *sc, const SartMasterOptions *o, SartMast
 	if (prepare(m) || prepare_loops(m) || initialize(m) || emit_point(m, o->start))
 		goto done;
 
-	/* Communication points base + k H; base moves to where a shortened step ended.
+	/* Communication points start + k H.  After a step shortened by a rejection the next
+	 * one aims back at the grid: the first start + k H beyond where it ended (a gap under
+	 * 1e-9 H joins the following step), so that events on the grid are seen on time.
 	 * The last step ends exactly on stop (a remainder under 1e-9 H joins it). */
-	double t = o->start, base = o->start;
+	double t = o->start;
 	long k = 0;
 	while (t < o->stop) {
 		double end, planned;
@@ -1910,7 +1912,7 @@ int sart_master_run(const SartScenario *sc, const SartMasterOptions *o, SartMast
 			if (controlled_step(m, t, &end))
 				goto done;
 		} else {
-			end = base + (double)(k + 1) * o->step;
+			end = o->start + (double)(k + 1) * o->step;
 			if (end >= o->stop - 1e-9 * o->step)
 				end = o->stop;
 			planned = end;
@@ -1918,8 +1920,10 @@ int sart_master_run(const SartScenario *sc, const SartMasterOptions *o, SartMast
 				goto done;
 		}
 		if (end < planned) {
-			base = end;
-			k = 0;
+			double kk = floor((end - o->start) / o->step);
+			k = kk > 0 ? (long)kk : 0;
+			while (o->start + (double)(k + 1) * o->step <= end + 1e-9 * o->step)
+				k++;
 		} else {
 			k++;
 		}

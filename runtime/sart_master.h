@@ -195,7 +195,7 @@ typedef enum SartLoopOutcome {
  *   prediction   a the value an input was given for the end of the step (held, or
  *                extrapolated), b the value its source produced there (no extra step). */
 typedef enum SartStepControl {
-	SART_STEP_FIXED = 0, /* the communication points base + k H */
+	SART_STEP_FIXED = 0, /* the points start + k H (back on that grid after a short step) */
 	SART_STEP_DOUBLING,
 	SART_STEP_PREDICTION
 } SartStepControl;

@@ -131,7 +131,8 @@ static void assert_err(Ctx *c, const char *want)
 	free(err);
 }
 
-/* A discard at 0.25: every FMU rolled back, the step redone to 0.25, the run goes on. */
+/* A discard at 0.25: every FMU rolled back, the step redone to 0.25, the run goes on, and
+ * the next step aims back at the grid 0.1 k (0.3, not 0.35). */
 static void faults__discard__redone_shorter(void **state)
 {
 	Ctx *c = *state;
@@ -141,8 +142,8 @@ static void faults__discard__redone_shorter(void **state)
 	              "0.10000000000000001,0.10000000000000001\n"
 	              "0.20000000000000001,0.20000000000000001\n"
 	              "0.25,0.25\n"
-	              "0.34999999999999998,0.34999999999999998\n"
-	              "0.45000000000000001,0.45000000000000001\n"
+	              "0.30000000000000004,0.30000000000000004\n"
+	              "0.40000000000000002,0.40000000000000002\n"
 	              "0.5,0.5\n");
 	assert_err(c, "sacc simulate: done at t = 0.5: 6 steps accepted, 1 rejected, "
 	              "0 iterations, 1 rollbacks");
