@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "explicit.h"
 #include "version.h"
 
 enum { T_REAL, T_INTEGER, T_BOOLEAN, T_N }; /* SartType's order */
@@ -462,39 +463,9 @@ static int *inner_order(Ec *e)
 {
 	int n = e->ninners;
 	Arena *a = e->c->arena;
-	int *indeg = arena_alloc(a, (size_t)(n + 1) * sizeof *indeg);
 	bool *done = arena_alloc(a, (size_t)(n + 1) * sizeof *done);
 	int *order = arena_alloc(a, (size_t)(n + 1) * sizeof *order);
-	for (Node *cp = e->sa->a_couplings; cp; cp = cp->next) {
-		Inner *dst = cp->rhs->owner ? sema_inner(e->info, cp->rhs->owner) : NULL;
-		if (!dst || !dst->mealy || !cp->lhs->owner || strcmp(cp->lhs->owner, cp->rhs->owner) == 0)
-			continue;
-		for (int i = 0; i < n; i++)
-			if (e->info->inners[i] == dst)
-				indeg[i]++;
-	}
-	int m = 0;
-	while (m < n) {
-		int pick = -1;
-		for (int i = 0; i < n && pick < 0; i++)
-			if (!done[i] && indeg[i] == 0)
-				pick = i;
-		if (pick < 0)
-			break;
-		done[pick] = true;
-		order[m++] = pick;
-		for (Node *cp = e->sa->a_couplings; cp; cp = cp->next) {
-			if (!cp->lhs->owner || strcmp(cp->lhs->owner, e->info->inners[pick]->name) != 0)
-				continue;
-			Inner *dst = cp->rhs->owner ? sema_inner(e->info, cp->rhs->owner) : NULL;
-			if (!dst || !dst->mealy || dst == e->info->inners[pick])
-				continue;
-			for (int i = 0; i < n; i++)
-				if (e->info->inners[i] == dst)
-					indeg[i]--;
-		}
-	}
-	if (m < n)
+	if (rw_inner_order(a, e->info, order, done) < n)
 		for (int i = 0; i < n; i++)
 			order[i] = i;
 	return order;

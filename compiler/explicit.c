@@ -754,26 +754,16 @@ static int inner_index(const SaInfo *info, const char *name)
 	return -1;
 }
 
-/* ---- 11. CreateCtrlRules --------------------------------------------------------------
- * Without control rules, steps every inner FMU once, in topological order of the
- * couplings (an edge counts when its target is Mealy), and returns the smallest step. */
-
-static void rule_create_ctrl_rules(Compilation *c, SaInfo *info)
+/* The inners in topological order of the couplings whose target is Mealy (CreateCtrlRules'
+ * order, also the order of the wrapper's Init and G: see emit_c.c): order[0..m-1], with
+ * done[i] set for each inner ordered.  m < ninners when a cycle leaves some out. */
+int rw_inner_order(Arena *a, const SaInfo *info, int *order, bool *done)
 {
-	Rw w = {c, info, info->sa, "CreateCtrlRules"};
-	Node *sa = w.sa;
-	if (sa->a_ctrl && sa->a_ctrl->kind != ND_CTRL_IMPLIED)
-		return; /* (1) the user wrote control rules */
 	int n = info->ninners;
-	if (n == 0)
-		return;
-	Arena *a = c->arena;
 	int *indeg = arena_alloc(a, (size_t)n * sizeof *indeg);
-	bool *done = arena_alloc(a, (size_t)n * sizeof *done);
-	int *order = arena_alloc(a, (size_t)n * sizeof *order);
-	for (Node *cp = sa->a_couplings; cp; cp = cp->next) {
-		Inner *dst = sema_inner(info, cp->rhs->owner);
-		if (!dst || !dst->mealy || strcmp(cp->lhs->owner, cp->rhs->owner) == 0)
+	for (Node *cp = info->sa->a_couplings; cp; cp = cp->next) {
+		Inner *dst = cp->rhs->owner ? sema_inner(info, cp->rhs->owner) : NULL;
+		if (!dst || !dst->mealy || !cp->lhs->owner || strcmp(cp->lhs->owner, cp->rhs->owner) == 0)
 			continue;
 		for (int i = 0; i < n; i++)
 			if (info->inners[i] == dst)
@@ -789,10 +779,10 @@ static void rule_create_ctrl_rules(Compilation *c, SaInfo *info)
 			break;
 		done[pick] = true;
 		order[m++] = pick;
-		for (Node *cp = sa->a_couplings; cp; cp = cp->next) {
-			if (strcmp(cp->lhs->owner, info->inners[pick]->name) != 0)
+		for (Node *cp = info->sa->a_couplings; cp; cp = cp->next) {
+			if (!cp->lhs->owner || strcmp(cp->lhs->owner, info->inners[pick]->name) != 0)
 				continue;
-			Inner *dst = sema_inner(info, cp->rhs->owner);
+			Inner *dst = cp->rhs->owner ? sema_inner(info, cp->rhs->owner) : NULL;
 			if (!dst || !dst->mealy || dst == info->inners[pick])
 				continue;
 			for (int i = 0; i < n; i++)
@@ -800,6 +790,26 @@ static void rule_create_ctrl_rules(Compilation *c, SaInfo *info)
 					indeg[i]--;
 		}
 	}
+	return m;
+}
+
+/* ---- 11. CreateCtrlRules --------------------------------------------------------------
+ * Without control rules, steps every inner FMU once, in topological order of the
+ * couplings (an edge counts when its target is Mealy), and returns the smallest step. */
+
+static void rule_create_ctrl_rules(Compilation *c, SaInfo *info)
+{
+	Rw w = {c, info, info->sa, "CreateCtrlRules"};
+	Node *sa = w.sa;
+	if (sa->a_ctrl && sa->a_ctrl->kind != ND_CTRL_IMPLIED)
+		return; /* (1) the user wrote control rules */
+	int n = info->ninners;
+	if (n == 0)
+		return;
+	Arena *a = c->arena;
+	bool *done = arena_alloc(a, (size_t)n * sizeof *done);
+	int *order = arena_alloc(a, (size_t)n * sizeof *order);
+	int m = rw_inner_order(a, info, order, done);
 	if (m < n) {
 		/* Name one cycle.  Every inner left over is fed, through a coupling that counts,
 		 * by another one left over: walking such couplings backwards from one of them

@@ -24,4 +24,9 @@ bool rw_is_rule(const char *name);
  * after the rule of that name.  Returns the number of errors the rules reported. */
 int rw_explicit(Compilation *c, SaInfo *info, const char *after);
 
+/* The inners in topological order of the couplings whose target is Mealy: order[0..m-1]
+ * (m returned; less than ninners when a cycle leaves some out), done[i] set for each inner
+ * ordered; done and order hold ninners entries, done zeroed. */
+int rw_inner_order(Arena *a, const SaInfo *info, int *order, bool *done);
+
 #endif
