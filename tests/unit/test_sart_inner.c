@@ -58,16 +58,7 @@ static void capture(void *env, SartStatus st, const char *category, const char *
 	snprintf(l->all + used, sizeof l->all - used, "%s\n", message);
 }
 
-#define assert_contains(haystack, needle) assert_contains_at((haystack), (needle), __FILE__, __LINE__)
-
-static void assert_contains_at(const char *haystack, const char *needle, const char *file,
-                               int line)
-{
-	if (strstr(haystack, needle))
-		return;
-	print_error("'%s' not found in:\n%s\n", needle, haystack);
-	_fail(file, line);
-}
+#include "assert_contains.h"
 
 static char *fmu_dir(const char *group, const char *model)
 {

@@ -21,13 +21,7 @@
 #include "sacc_test.h"
 #include "../../bench/loops/loop_scenarios.h"
 
-#define assert_contains(haystack, needle)                                                   \
-	do {                                                                                \
-		if (!strstr((haystack), (needle))) {                                        \
-			print_error("'%s' not found in:\n%s\n", (needle), (haystack));      \
-			fail();                                                             \
-		}                                                                           \
-	} while (0)
+#include "assert_contains.h"
 
 typedef struct Points {
 	int n;

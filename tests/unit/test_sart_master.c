@@ -30,13 +30,7 @@
 #define CONTROLLER_GUID "{8e2b5f17-4d09-4c6a-a3f8-1b7e9d0c2a64}"
 #define OBSTACLE_GUID "{5d21a8f0-6c3b-4e97-b2d4-8f1e0a9c7b02}"
 
-#define assert_contains(haystack, needle)                                                   \
-	do {                                                                                \
-		if (!strstr((haystack), (needle))) {                                        \
-			print_error("'%s' not found in:\n%s\n", (needle), (haystack));      \
-			fail();                                                             \
-		}                                                                           \
-	} while (0)
+#include "assert_contains.h"
 
 /* ---- sart_scc ------------------------------------------------------------------------------- */
 

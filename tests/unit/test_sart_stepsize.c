@@ -21,13 +21,7 @@
 #include "sart_master.h"
 #include "../../bench/two_mass/twomass_ref.h"
 
-#define assert_contains(haystack, needle)                                                   \
-	do {                                                                                \
-		if (!strstr((haystack), (needle))) {                                        \
-			print_error("'%s' not found in:\n%s\n", (needle), (haystack));      \
-			fail();                                                             \
-		}                                                                           \
-	} while (0)
+#include "assert_contains.h"
 
 /* ---- the controller ----------------------------------------------------------------------- */
 

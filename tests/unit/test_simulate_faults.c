@@ -20,87 +20,13 @@
 
 #include "sacc_test.h"
 
-#define assert_contains(haystack, needle)                                                   \
-	do {                                                                                \
-		if (!strstr((haystack), (needle))) {                                        \
-			print_error("'%s' not found in:\n%s\n", (needle), (haystack));      \
-			fail();                                                             \
-		}                                                                           \
-	} while (0)
-
-typedef struct Ctx {
-	char dir[256];   /* scratch: scripts, results, TMPDIR */
-	char tmp[300];   /* the TMPDIR given to sacc */
-	char cmd[4096];
-} Ctx;
+#include "assert_contains.h"
+#include "simulate_test.h"
 
 static int setup(void **state)
 {
-	Ctx *c = calloc(1, sizeof *c);
-	snprintf(c->dir, sizeof c->dir, "/tmp/test_simulate_faults-XXXXXX");
-	if (!mkdtemp(c->dir))
-		return -1;
-	snprintf(c->tmp, sizeof c->tmp, "%s/tmp", c->dir);
-	snprintf(c->cmd, sizeof c->cmd, "mkdir '%s'", c->tmp);
-	if (system(c->cmd) != 0)
-		return -1;
-	*state = c;
-	return 0;
+	return sim_setup(state, "test_simulate_faults");
 }
-
-static int teardown(void **state)
-{
-	Ctx *c = *state;
-	snprintf(c->cmd, sizeof c->cmd, "rm -rf '%s'", c->dir);
-	int rc = system(c->cmd);
-	free(c);
-	return rc == 0 ? 0 : -1;
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return strdup("");
-	char *buf = calloc(1, 1 << 16);
-	size_t n = fread(buf, 1, (1 << 16) - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
-/* Runs `sacc simulate ARGS` (stdout to out.txt, stderr to err.txt in the scratch
- * directory); returns the exit status. */
-static int simulate(Ctx *c, const char *args)
-{
-	const char *b = test_build_dir();
-	snprintf(c->cmd, sizeof c->cmd,
-	         "TMPDIR='%s' '%s/sacc' simulate -L '%s/fmus' %s >'%s/out.txt' 2>'%s/err.txt'",
-	         c->tmp, b, b, args, c->dir, c->dir);
-	int st = system(c->cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static char *file_in(Ctx *c, const char *name)
-{
-	char path[512];
-	snprintf(path, sizeof path, "%s/%s", c->dir, name);
-	return slurp(path);
-}
-
-/* Nothing left in the TMPDIR sacc was given. */
-static void assert_tmp_empty(Ctx *c)
-{
-	DIR *d = opendir(c->tmp);
-	assert_non_null(d);
-	struct dirent *e;
-	int n = 0;
-	while ((e = readdir(d)) != NULL)
-		n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-	closedir(d);
-	assert_int_equal(n, 0);
-}
-
 
 /* Runs the faulty FMU alone: --stop 0.5 --step 0.1, fault N at T, plus more options. */
 static int run_faulty(Ctx *c, int fault, const char *at, const char *more)

@@ -1,0 +1,97 @@
+/* simulate_test.h — what the tests of `sacc simulate` (the SACC_BUILD binary, run as a
+ * user would) share: a scratch directory per test with its own TMPDIR, running the
+ * command with its output captured, and reading files back.  Include after "sacc_test.h". */
+#ifndef SIMULATE_TEST_H
+#define SIMULATE_TEST_H
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+typedef struct Ctx {
+	char dir[256];   /* scratch: scripts, results, TMPDIR */
+	char tmp[300];   /* the TMPDIR given to sacc */
+	char cmd[4096];
+} Ctx;
+
+/* A scratch directory named after the test program (prefix), with TMPDIR inside. */
+static inline int sim_setup(void **state, const char *prefix)
+{
+	Ctx *c = calloc(1, sizeof *c);
+	snprintf(c->dir, sizeof c->dir, "/tmp/%s-XXXXXX", prefix);
+	if (!mkdtemp(c->dir))
+		return -1;
+	snprintf(c->tmp, sizeof c->tmp, "%s/tmp", c->dir);
+	snprintf(c->cmd, sizeof c->cmd, "mkdir '%s'", c->tmp);
+	if (system(c->cmd) != 0)
+		return -1;
+	*state = c;
+	return 0;
+}
+
+static inline int teardown(void **state)
+{
+	Ctx *c = *state;
+	snprintf(c->cmd, sizeof c->cmd, "rm -rf '%s'", c->dir);
+	int rc = system(c->cmd);
+	free(c);
+	return rc == 0 ? 0 : -1;
+}
+
+static inline char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return strdup("");
+	char *buf = calloc(1, 1 << 16);
+	size_t n = fread(buf, 1, (1 << 16) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static inline void write_text(Ctx *c, const char *name, const char *text)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/%s", c->dir, name);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Runs `sacc simulate ARGS` (stdout to out.txt, stderr to err.txt in the scratch
+ * directory); returns the exit status. */
+static inline int simulate(Ctx *c, const char *args)
+{
+	const char *b = test_build_dir();
+	snprintf(c->cmd, sizeof c->cmd,
+	         "TMPDIR='%s' '%s/sacc' simulate -L '%s/fmus' %s >'%s/out.txt' 2>'%s/err.txt'",
+	         c->tmp, b, b, args, c->dir, c->dir);
+	int st = system(c->cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static inline char *file_in(Ctx *c, const char *name)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/%s", c->dir, name);
+	return slurp(path);
+}
+
+/* Nothing left in the TMPDIR sacc was given. */
+static inline void assert_tmp_empty(Ctx *c)
+{
+	DIR *d = opendir(c->tmp);
+	assert_non_null(d);
+	struct dirent *e;
+	int n = 0;
+	while ((e = readdir(d)) != NULL)
+		n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+	closedir(d);
+	assert_int_equal(n, 0);
+}
+
+#endif
