@@ -171,7 +171,7 @@ fmi2Status fmi2SetFMUstate(fmi2Component c, fmi2FMUstate FMUstate)
 	const Faulty *s = (const Faulty *)k->state;
 	if (s->fault != FAULT_IGNORE_SET_STATE || kit_time(k) < s->at)
 		return kit_fmi2SetFMUstate(c, FMUstate);
-	if (!blob_valid(FMUstate, BLOB_SIZE)) {
+	if (!blob_valid(k, FMUstate, BLOB_SIZE)) {
 		kit_log(k, fmi2Error, "fmi2SetFMUstate: not a state of %s", kit_model.identifier);
 		return fmi2Error;
 	}

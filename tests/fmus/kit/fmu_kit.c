@@ -66,7 +66,12 @@ struct KitInstance {
 	double *u0;              /* per variable: Real inputs at the start of the step */
 	double *du;              /* per variable: their first derivatives, 0 when not given */
 	unsigned char *state;    /* the model's struct */
+	uint64_t hash;           /* model_hash(), computed once: states are got and checked at
+	                            every rollback, and hashing the GUID each time made state
+	                            handling most of a trivial model's cost */
 };
+
+static uint64_t model_hash(void);
 
 /* ---- logging ---------------------------------------------------------------------------- */
 
@@ -237,6 +242,8 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
 		k->u0 = calloc(kit_model.nvars + 1, sizeof *k->u0);
 		k->du = calloc(kit_model.nvars + 1, sizeof *k->du);
 	}
+	if (k)
+		k->hash = model_hash();
 	if (!k || !k->name || !k->state || !k->u0 || !k->du) {
 		log_raw(logger, env, instanceName, fmi2Error, "fmi2Instantiate: out of memory");
 		if (k) {
@@ -564,7 +571,7 @@ static uint64_t model_hash(void)
 
 static void blob_write(const KitInstance *k, unsigned char *b)
 {
-	uint64_t hash = model_hash(), size = BLOB_SIZE;
+	uint64_t hash = k->hash, size = BLOB_SIZE;
 	memset(b, 0, OFF_CLOCK);
 	memcpy(b, BLOB_MAGIC, sizeof BLOB_MAGIC);
 	memcpy(b + OFF_HASH, &hash, sizeof hash);
@@ -575,14 +582,14 @@ static void blob_write(const KitInstance *k, unsigned char *b)
 }
 
 /* Whether b (size bytes) is a state of this model whose strings are terminated. */
-static int blob_valid(const unsigned char *b, size_t size)
+static int blob_valid(const KitInstance *k, const unsigned char *b, size_t size)
 {
 	uint64_t hash, declared;
 	if (!b || size != BLOB_SIZE || memcmp(b, BLOB_MAGIC, sizeof BLOB_MAGIC) != 0)
 		return 0;
 	memcpy(&hash, b + OFF_HASH, sizeof hash);
 	memcpy(&declared, b + OFF_SIZE, sizeof declared);
-	if (hash != model_hash() || declared != BLOB_SIZE)
+	if (hash != k->hash || declared != BLOB_SIZE)
 		return 0;
 	for (size_t i = 0; i < kit_model.nvars; i++) {
 		const KitVar *v = &kit_model.vars[i];
@@ -610,7 +617,7 @@ fmi2Status fmi2GetFMUstate(fmi2Component c, fmi2FMUstate *FMUstate)
 		return fmi2Error;
 	}
 	unsigned char *b = *FMUstate;
-	if (b && !blob_valid(b, BLOB_SIZE)) {
+	if (b && !blob_valid(k, b, BLOB_SIZE)) {
 		kit_log(k, fmi2Error, "fmi2GetFMUstate: *FMUstate is not a state of %s",
 		        kit_model.identifier);
 		return fmi2Error;
@@ -631,7 +638,7 @@ fmi2Status fmi2SetFMUstate(fmi2Component c, fmi2FMUstate FMUstate)
 	KitInstance *k = enter(c, "fmi2SetFMUstate", PH_ALIVE);
 	if (!k)
 		return fmi2Error;
-	if (!blob_valid(FMUstate, BLOB_SIZE)) {
+	if (!blob_valid(k, FMUstate, BLOB_SIZE)) {
 		kit_log(k, fmi2Error, "fmi2SetFMUstate: not a state of %s", kit_model.identifier);
 		return fmi2Error;
 	}
@@ -658,7 +665,7 @@ fmi2Status fmi2SerializedFMUstateSize(fmi2Component c, fmi2FMUstate FMUstate, si
 	KitInstance *k = enter(c, "fmi2SerializedFMUstateSize", PH_ALIVE);
 	if (!k)
 		return fmi2Error;
-	if (!size || !blob_valid(FMUstate, BLOB_SIZE)) {
+	if (!size || !blob_valid(k, FMUstate, BLOB_SIZE)) {
 		kit_log(k, fmi2Error, "fmi2SerializedFMUstateSize: not a state of %s",
 		        kit_model.identifier);
 		return fmi2Error;
@@ -673,7 +680,7 @@ fmi2Status fmi2SerializeFMUstate(fmi2Component c, fmi2FMUstate FMUstate,
 	KitInstance *k = enter(c, "fmi2SerializeFMUstate", PH_ALIVE);
 	if (!k)
 		return fmi2Error;
-	if (!blob_valid(FMUstate, BLOB_SIZE)) {
+	if (!blob_valid(k, FMUstate, BLOB_SIZE)) {
 		kit_log(k, fmi2Error, "fmi2SerializeFMUstate: not a state of %s", kit_model.identifier);
 		return fmi2Error;
 	}
@@ -692,13 +699,13 @@ fmi2Status fmi2DeSerializeFMUstate(fmi2Component c, const fmi2Byte serializedSta
 	KitInstance *k = enter(c, "fmi2DeSerializeFMUstate", PH_ALIVE);
 	if (!k)
 		return fmi2Error;
-	if (!FMUstate || !blob_valid((const unsigned char *)serializedState, size)) {
+	if (!FMUstate || !blob_valid(k, (const unsigned char *)serializedState, size)) {
 		kit_log(k, fmi2Error, "fmi2DeSerializeFMUstate: the %lu bytes given are not a "
 		        "serialized state of %s", (unsigned long)size, kit_model.identifier);
 		return fmi2Error;
 	}
 	unsigned char *b = *FMUstate;
-	if (b && !blob_valid(b, BLOB_SIZE)) {
+	if (b && !blob_valid(k, b, BLOB_SIZE)) {
 		kit_log(k, fmi2Error, "fmi2DeSerializeFMUstate: *FMUstate is not a state of %s",
 		        kit_model.identifier);
 		return fmi2Error;
