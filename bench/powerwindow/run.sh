@@ -41,3 +41,49 @@ for hc in 2e-5 1e-5 5e-6 2e-6; do
 		row "co-sim H=$H H_CONTACT=$hc" "$OUT/co.csv" "$w" "$steps"
 	done
 done
+
+# Where the time goes: the instructions of the 10 s run at H = 1 ms (valgrind's callgrind,
+# repeatable whatever else the machine does), per FMU and per adaptation layer, each
+# object's own instructions plus the libc/libm calls it makes (formatting, memcpy, malloc).
+# The objects of the stack are told apart by file (callgrind_self.awk): every wrapper has an
+# fmi2DoStep of its own.
+echo
+if ! command -v valgrind > /dev/null 2>&1; then
+	echo "where the time goes: valgrind is needed (apt-get install valgrind)"
+	exit 0
+fi
+valgrind --tool=callgrind --callgrind-out-file="$OUT/callgrind.out" \
+	"$SACC" simulate -L "$BUILD/fmus" -L "$BUILD/powerwindow" \
+	adaptations/powerwindow/scenario/powerwindow.sa --stop 10 --step 0.001 \
+	-o "$OUT/profiled.csv" > /dev/null 2> "$OUT/callgrind.log" || { cat "$OUT/callgrind.log" >&2; exit 1; }
+awk -f bench/powerwindow/callgrind_self.awk "$OUT/callgrind.out" > "$OUT/self.txt"
+awk '
+	{ own[$3] = $1; lib[$3] = $2; total += $1 }
+	function row(label, kind, obj,   n) {
+		n = own[obj] + lib[obj]
+		printf "%-28s %-13s %8.1f %8.1f %8.1f %6.1f%%\n", label, kind, own[obj] / 1e6,
+			lib[obj] / 1e6, n / 1e6, 100 * n / total
+		done[obj] = 1
+	}
+	END {
+		printf "where the time goes: 10 s at H = 1 ms, %.0f M instructions (callgrind)\n", total / 1e6
+		printf "%-28s %-13s %8s %8s %8s %7s\n", "part (nesting)", "kind", "own M", "libc M", "total M", "share"
+		row("sacc simulate", "orchestrator", "sacc")
+		row("env", "FMU", "environment.so")
+		row("power_sa", "adaptation", "power_sa.so")
+		row("  power", "FMU", "power.so")
+		row("controller_sa", "adaptation", "controller_sa.so")
+		row("  lazy_sa", "adaptation", "lazy_sa.so")
+		row("    controller", "FMU", "controller.so")
+		row("rate_sa (window)", "adaptation", "rate_sa.so")
+		row("  loop_sa", "adaptation", "loop_sa.so")
+		row("    window_sa", "adaptation", "window_sa.so")
+		row("      window", "FMU", "window.so")
+		row("    obstacle", "FMU", "obstacle.so")
+		for (o in own)
+			if (!done[o] && o !~ /^lib(c|m)\.so/) {
+				rest += own[o] + lib[o]
+			}
+		printf "%-28s %-13s %8s %8s %8.1f %6.1f%%\n", "start-up (unzip, XML, ld.so)", "", "", "",
+			rest / 1e6, 100 * rest / total
+	}' "$OUT/self.txt"
