@@ -295,6 +295,17 @@ $(LOOPS_BENCH): bench/loops/loops.c bench/loops/loop_scenarios.h $(BUILD)/libsar
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(WARN) -Iruntime -o $@ $< $(BUILD)/libsart.a -ldl -lm
 
+# Benchmark 3 of MASTER.md, throughput: the orchestrator's instructions and time per macro
+# step over three integrator FMUs, against a hand-written loop over the same FMUs.
+MASTER_BENCH := $(BUILD)/bench/master/throughput
+.PHONY: bench-master
+bench-master: deps $(BUILD)/fmus/integrator.fmu $(MASTER_BENCH)
+	@BUILD=$(BUILD) sh bench/master/run.sh
+
+$(MASTER_BENCH): bench/master/throughput.c $(BUILD)/libsart.a $(RUNTIME_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(WARN) -Iruntime -Iruntime/fmi2 -o $@ $< $(BUILD)/libsart.a -ldl -lm
+
 # tests/unit/test_two_mass.c checks the FMUs against the reference's header: it links GSL.
 $(BUILD)/tests/test_two_mass: LDLIBS += -lgsl -lgslcblas
 $(BUILD)/tests/test_two_mass: bench/two_mass/twomass_ref.h
@@ -302,6 +313,9 @@ $(BUILD)/tests/test_sart_loops: bench/loops/loop_scenarios.h
 # tests/unit/test_sart_stepsize.c checks step-size control against the same reference.
 $(BUILD)/tests/test_sart_stepsize: LDLIBS += -lgsl -lgslcblas
 $(BUILD)/tests/test_sart_stepsize: bench/two_mass/twomass_ref.h
+# tests/unit/test_sweep.c writes the exact two-mass solution as a --sweep reference.
+$(BUILD)/tests/test_sweep: LDLIBS += -lgsl -lgslcblas
+$(BUILD)/tests/test_sweep: bench/two_mass/twomass_ref.h
 
 # ---- the power-window case study end to end (make demo, test_powerwindow, bench) ---------
 # The monolithic reference (models/reference/powerwindow_ref.c: the same physics and chart as
@@ -325,8 +339,15 @@ $(PW_CMP): bench/powerwindow/compare.c $(PW_CONSTS)
 
 powerwindow-case: $(SACC) $(FMUS) $(PW_FMUS) $(PW_REF) $(PW_CMP)
 
-# tests/unit/test_powerwindow.c runs the scenario, the reference and the comparison.
-$(BUILD)/tests/test_powerwindow: | $(PW_REF) $(PW_CMP)
+# tests/unit/test_powerwindow.c runs the scenario, the reference and the comparison, and
+# the scenario with tests/powerwindow/controller_naive_sa (no crossing location) for the
+# late-detection mismatch.
+PW_NAIVE := $(BUILD)/powerwindow-test/controller_naive_sa.fmu
+$(PW_NAIVE): tests/powerwindow/controller_naive_sa.sa $(SACC) $(PW_FMUS)
+	@mkdir -p $(dir $@)
+	$(SACC) build -L $(BUILD)/fmus -L $(BUILD)/powerwindow -I adaptations/powerwindow \
+	    -o $(dir $@) $<
+$(BUILD)/tests/test_powerwindow: | $(PW_REF) $(PW_CMP) $(PW_NAIVE)
 
 # The cost of the co-simulation against the reference at equal accuracy (on demand).
 bench-powerwindow: deps powerwindow-case
