@@ -28,17 +28,22 @@
 #include <math.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "csv.h"
 #include "driver.h"
 #include "fmu.h"
 #include "package.h"
+#include "progress.h"
 #include "sart_master.h"
+#include "sweep.h"
 
 /* Set by SIGINT/SIGTERM: the run stops after the step in progress, cleanly (the
  * temporary directory is removed, the result file keeps every accepted step).  The one
@@ -79,8 +84,10 @@ static void sim_usage(FILE *out)
 	      "                     [--anderson-memory M] [--loop-tolerance TOL]\n"
 	      "                     [--loop-max-iterations N] [--step-control doubling|prediction]\n"
 	      "                     [--tolerance TOL] [--min-step H] [--max-step H]\n"
-	      "                     [--step-timeout SECONDS] [--record INST.VAR,...]\n"
-	      "                     [--set INST.VAR=VALUE]... [-o RESULT.csv] [--explain]\n"
+	      "                     [--step-timeout SECONDS] [--realtime [SCALE]] [--profile]\n"
+	      "                     [--sweep H1,H2,... [--reference REF.csv] [--sweep-csv FILE]]\n"
+	      "                     [--record INST.VAR,...] [--set INST.VAR=VALUE]...\n"
+	      "                     [-o RESULT.csv] [--explain]\n"
 	      "\n"
 	      "  TARGET        an .fmu, or a scenario module (fmu declarations and connections)\n"
 	      "  --start T0    start time (default 0)\n"
@@ -101,18 +108,31 @@ static void sim_usage(FILE *out)
 	      "  --max-step    never exceeded (default T1 - T0)\n"
 	      "  --step-timeout  wall-clock limit on one doStep of one FMU; an FMU that\n"
 	      "                overruns it stops the run (exit 1, the result kept)\n"
+	      "  --realtime    pace the run: the point at t waits until (t - T0) * SCALE wall\n"
+	      "                seconds after the first (SCALE: wall seconds per simulated\n"
+	      "                second, default 1); a point reached later is an overrun, counted\n"
+	      "                in the summary with the largest lateness\n"
+	      "  --profile     wall time inside each FMU's doStep and its calls, in the summary\n"
+	      "  --sweep       run once per macro step H1,H2,... and print, per recorded\n"
+	      "                variable, the largest and RMS error against the reference and\n"
+	      "                the observed order log(e1/e2)/log(H1/H2) (no -o, no --step)\n"
+	      "  --reference   the reference of --sweep, a result CSV (interpolated linearly\n"
+	      "                at each run's points); default: the run at the finest H\n"
+	      "  --sweep-csv   also write the sweep's table as CSV to FILE\n"
 	      "  --record      the variables to write (default: every output)\n"
 	      "  --set         a start value or parameter, before initialization\n"
 	      "  -o FILE       the CSV result (default: standard output)\n"
-	      "  --explain     print the structural analysis and stop\n",
+	      "  --explain     print the structural analysis and stop\n"
+	      "\n"
+	      "  A progress line is drawn on standard error when it is a terminal and the run\n"
+	      "  lasts over a second; it is erased at the end.\n",
 	      out);
 }
 
 typedef struct SimArgs {
 	const char *target;
 	const char *out;
-	double start, stop, step;
-	bool has_stop, has_step;
+	double start, stop, step; /* stop and step NAN until given */
 	SartAlgorithm algorithm;
 	SartApprox approx;
 	int iterations;
@@ -122,6 +142,11 @@ typedef struct SimArgs {
 	SartStepControl step_control;
 	double tolerance, min_step, max_step;
 	double step_timeout; /* s, 0 for none */
+	double realtime;     /* wall seconds per simulated second, 0 for none */
+	bool profile;
+	const char *sweep;   /* the H list, NULL for none */
+	const char *reference;
+	const char *sweep_csv;
 	bool explain;
 	bool probe;          /* sacc inspect --probe-state */
 	const char **records; /* each a comma-separated list */
@@ -146,16 +171,234 @@ static bool parse_double(const char *s, double *v)
 	return *s && !*end && errno == 0 && isfinite(*v);
 }
 
-/* Options that later slices implement: refused by name until then. */
-static const char *const later_options[] = {
-	"--event", "--realtime", "--sweep",
-	NULL,
+/* ---- the options ---------------------------------------------------------------------------
+ * One row per option in sim_options below: its name, whether it takes a value, the setter
+ * and, for the setters shared by several options, the SimArgs field they write.  A new
+ * master option is a row (and, when no setter fits, a setter). */
+
+typedef enum OptArg {
+	OPT_FLAG,        /* no value */
+	OPT_VALUE,       /* --opt VALUE or --opt=VALUE */
+	OPT_OPT_NUMBER,  /* an optional number: --opt=X, or --opt X when X is a number */
+	OPT_LATER        /* not implemented yet: refused by name */
+} OptArg;
+
+typedef struct SimOption {
+	const char *name;
+	OptArg arg;
+	int (*set)(Compilation *c, SimArgs *a, const char *opt, const char *val, size_t field);
+	size_t field; /* offsetof(SimArgs, ...) for the shared setters */
+} SimOption;
+
+#define FIELD(T) (*(T *)((char *)a + field))
+
+static int set_include(Compilation *c, SimArgs *a, const char *o, const char *v, size_t field)
+{
+	(void)a, (void)o, (void)field;
+	drv_add_include_dir(c, v);
+	return 0;
+}
+
+static int set_fmu_dir(Compilation *c, SimArgs *a, const char *o, const char *v, size_t field)
+{
+	(void)a, (void)o, (void)field;
+	drv_add_fmu_dir(c, v);
+	return 0;
+}
+
+static int set_string(Compilation *c, SimArgs *a, const char *o, const char *v, size_t field)
+{
+	(void)c, (void)o;
+	FIELD(const char *) = v;
+	return 0;
+}
+
+static int set_flag(Compilation *c, SimArgs *a, const char *o, const char *v, size_t field)
+{
+	(void)c, (void)o, (void)v;
+	FIELD(bool) = true;
+	return 0;
+}
+
+/* Any finite number (times). */
+static int set_finite(Compilation *c, SimArgs *a, const char *o, const char *v, size_t field)
+{
+	(void)c;
+	if (!parse_double(v, &FIELD(double)))
+		return usage_error("%s: '%s' is not a finite number", o, v);
+	return 0;
+}
+
+static int set_positive(Compilation *c, SimArgs *a, const char *o, const char *v, size_t field)
+{
+	(void)c;
+	double x;
+	if (!parse_double(v, &x) || !(x > 0))
+		return usage_error("%s: '%s' is not a positive number", o, v);
+	FIELD(double) = x;
+	return 0;
+}
+
+static int set_seconds(Compilation *c, SimArgs *a, const char *o, const char *v, size_t field)
+{
+	(void)c;
+	double x;
+	if (!parse_double(v, &x) || !(x > 0) || x > 1e6)
+		return usage_error("%s: '%s' is not a positive number of seconds", o, v);
+	FIELD(double) = x;
+	return 0;
+}
+
+/* --realtime [SCALE]: 1 when no value came. */
+static int set_realtime(Compilation *c, SimArgs *a, const char *o, const char *v, size_t field)
+{
+	(void)c;
+	double x = 1;
+	if (v && (!parse_double(v, &x) || !(x > 0)))
+		return usage_error("%s: '%s' is not a positive number of wall seconds per simulated "
+		                   "second", o, v);
+	FIELD(double) = x;
+	return 0;
+}
+
+/* A count from 1 (--anderson-memory: to 100). */
+static int set_count(Compilation *c, SimArgs *a, const char *o, const char *v, size_t field)
+{
+	(void)c;
+	char *end;
+	errno = 0;
+	long k = strtol(v, &end, 10);
+	bool mem = strcmp(o, "--anderson-memory") == 0;
+	if (!*v || *end || errno || k < 1 || k > (mem ? 100 : 1000000))
+		return usage_error(mem ? "%s: '%s' is not a count from 1 to 100"
+		                       : "%s: '%s' is not a count from 1", o, v);
+	FIELD(int) = (int)k;
+	return 0;
+}
+
+static int set_iterations(Compilation *c, SimArgs *a, const char *o, const char *v,
+                          size_t field)
+{
+	(void)c, (void)o;
+	char *end;
+	errno = 0;
+	long k = strtol(v, &end, 10);
+	if (!*v || *end || errno || k < 0 || k > 1000000)
+		return usage_error("--iterations: '%s' is not a count from 0%s", v, "");
+	FIELD(int) = (int)k;
+	return 0;
+}
+
+static int set_master(Compilation *c, SimArgs *a, const char *o, const char *v, size_t field)
+{
+	(void)c, (void)o, (void)field;
+	if (strcmp(v, "jacobi") == 0)
+		a->algorithm = SART_JACOBI;
+	else if (strcmp(v, "gauss-seidel") == 0)
+		a->algorithm = SART_GAUSS_SEIDEL;
+	else
+		return usage_error("--master: '%s' is neither jacobi nor gauss-seidel%s", v, "");
+	return 0;
+}
+
+static int set_approx(Compilation *c, SimArgs *a, const char *o, const char *v, size_t field)
+{
+	(void)c, (void)o, (void)field;
+	if (strcmp(v, "hold") == 0)
+		a->approx = SART_HOLD;
+	else if (strcmp(v, "linear") == 0)
+		a->approx = SART_LINEAR;
+	else if (strcmp(v, "quadratic") == 0 || strcmp(v, "hermite") == 0)
+		return usage_error("--approx %s is not implemented yet%s", v, "");
+	else
+		return usage_error("--approx: '%s' is neither hold nor linear%s", v, "");
+	return 0;
+}
+
+static int set_loop_solver(Compilation *c, SimArgs *a, const char *o, const char *v,
+                           size_t field)
+{
+	(void)c, (void)o, (void)field;
+	if (strcmp(v, "fixed-point") == 0)
+		a->loop_solver = SART_LOOP_FIXED_POINT;
+	else if (strcmp(v, "anderson") == 0)
+		a->loop_solver = SART_LOOP_ANDERSON;
+	else if (strcmp(v, "newton") == 0)
+		a->loop_solver = SART_LOOP_NEWTON;
+	else
+		return usage_error("--loop-solver: '%s' is not fixed-point, anderson or newton%s", v,
+		                   "");
+	return 0;
+}
+
+static int set_step_control(Compilation *c, SimArgs *a, const char *o, const char *v,
+                            size_t field)
+{
+	(void)c, (void)o, (void)field;
+	if (strcmp(v, "doubling") == 0)
+		a->step_control = SART_STEP_DOUBLING;
+	else if (strcmp(v, "prediction") == 0)
+		a->step_control = SART_STEP_PREDICTION;
+	else
+		return usage_error("--step-control: '%s' is neither doubling nor prediction%s", v,
+		                   "");
+	return 0;
+}
+
+static int add_record_arg(Compilation *c, SimArgs *a, const char *o, const char *v,
+                          size_t field)
+{
+	(void)c, (void)o, (void)field;
+	a->records[a->nrecords++] = v;
+	return 0;
+}
+
+static int add_set_arg(Compilation *c, SimArgs *a, const char *o, const char *v, size_t field)
+{
+	(void)c, (void)o, (void)field;
+	a->sets[a->nsets++] = v;
+	return 0;
+}
+
+#define AT(f) offsetof(SimArgs, f)
+static const SimOption sim_options[] = {
+	{"-I", OPT_VALUE, set_include, 0},
+	{"-L", OPT_VALUE, set_fmu_dir, 0},
+	{"-o", OPT_VALUE, set_string, AT(out)},
+	{"--start", OPT_VALUE, set_finite, AT(start)},
+	{"--stop", OPT_VALUE, set_finite, AT(stop)},
+	{"--step", OPT_VALUE, set_finite, AT(step)},
+	{"--master", OPT_VALUE, set_master, 0},
+	{"--approx", OPT_VALUE, set_approx, 0},
+	{"--iterations", OPT_VALUE, set_iterations, AT(iterations)},
+	{"--loop-solver", OPT_VALUE, set_loop_solver, 0},
+	{"--anderson-memory", OPT_VALUE, set_count, AT(anderson_memory)},
+	{"--loop-tolerance", OPT_VALUE, set_positive, AT(loop_tolerance)},
+	{"--loop-max-iterations", OPT_VALUE, set_count, AT(loop_max_iterations)},
+	{"--step-control", OPT_VALUE, set_step_control, 0},
+	{"--tolerance", OPT_VALUE, set_positive, AT(tolerance)},
+	{"--min-step", OPT_VALUE, set_positive, AT(min_step)},
+	{"--max-step", OPT_VALUE, set_positive, AT(max_step)},
+	{"--step-timeout", OPT_VALUE, set_seconds, AT(step_timeout)},
+	{"--realtime", OPT_OPT_NUMBER, set_realtime, AT(realtime)},
+	{"--profile", OPT_FLAG, set_flag, AT(profile)},
+	{"--sweep", OPT_VALUE, set_string, AT(sweep)},
+	{"--reference", OPT_VALUE, set_string, AT(reference)},
+	{"--sweep-csv", OPT_VALUE, set_string, AT(sweep_csv)},
+	{"--record", OPT_VALUE, add_record_arg, 0},
+	{"--set", OPT_VALUE, add_set_arg, 0},
+	{"--explain", OPT_FLAG, set_flag, AT(explain)},
+	{"--event", OPT_LATER, NULL, 0},
+	{NULL, OPT_FLAG, NULL, 0},
 };
+#undef AT
 
 static int parse_sim_args(Compilation *c, int argc, char **argv, SimArgs *a)
 {
 	a->algorithm = SART_GAUSS_SEIDEL;
 	a->approx = SART_HOLD;
+	a->stop = NAN;
+	a->step = NAN;
 	for (int i = 0; i < argc; i++) {
 		const char *s = argv[i];
 		const char *val = NULL;
@@ -168,140 +411,61 @@ static int parse_sim_args(Compilation *c, int argc, char **argv, SimArgs *a)
 			s = name;
 			val = eq + 1;
 		}
-		for (int k = 0; later_options[k]; k++)
-			if (strcmp(s, later_options[k]) == 0)
-				return usage_error("%s is not implemented yet%s", s, "");
-		bool takes = strcmp(s, "-I") == 0 || strcmp(s, "-L") == 0 || strcmp(s, "-o") == 0 ||
-		             strcmp(s, "--start") == 0 || strcmp(s, "--stop") == 0 ||
-		             strcmp(s, "--step") == 0 || strcmp(s, "--master") == 0 ||
-		             strcmp(s, "--approx") == 0 || strcmp(s, "--iterations") == 0 ||
-		             strcmp(s, "--loop-solver") == 0 || strcmp(s, "--anderson-memory") == 0 ||
-		             strcmp(s, "--loop-tolerance") == 0 ||
-		             strcmp(s, "--loop-max-iterations") == 0 ||
-		             strcmp(s, "--step-control") == 0 || strcmp(s, "--tolerance") == 0 ||
-		             strcmp(s, "--min-step") == 0 || strcmp(s, "--max-step") == 0 ||
-		             strcmp(s, "--step-timeout") == 0 ||
-		             strcmp(s, "--record") == 0 || strcmp(s, "--set") == 0;
-		if (takes && !val) {
-			if (i + 1 >= argc)
-				return usage_error("%s needs a value%s", s, "");
-			val = argv[++i];
-		} else if (!takes && val) {
-			return usage_error("%s takes no value%s", s, "");
-		}
-		if (strcmp(s, "-I") == 0) {
-			drv_add_include_dir(c, val);
-		} else if (strcmp(s, "-L") == 0) {
-			drv_add_fmu_dir(c, val);
-		} else if (strncmp(s, "-I", 2) == 0 && s[2]) {
-			drv_add_include_dir(c, s + 2);
-		} else if (strncmp(s, "-L", 2) == 0 && s[2]) {
-			drv_add_fmu_dir(c, s + 2);
-		} else if (strcmp(s, "-o") == 0) {
-			a->out = val;
-		} else if (strcmp(s, "--start") == 0 || strcmp(s, "--stop") == 0 ||
-		           strcmp(s, "--step") == 0) {
-			double v;
-			if (!parse_double(val, &v))
-				return usage_error("%s: '%s' is not a finite number", s, val);
-			if (s[3] == 't' && s[4] == 'a')
-				a->start = v;
-			else if (s[4] == 'o')
-				a->stop = v, a->has_stop = true;
-			else
-				a->step = v, a->has_step = true;
-		} else if (strcmp(s, "--master") == 0) {
-			if (strcmp(val, "jacobi") == 0)
-				a->algorithm = SART_JACOBI;
-			else if (strcmp(val, "gauss-seidel") == 0)
-				a->algorithm = SART_GAUSS_SEIDEL;
-			else
-				return usage_error("--master: '%s' is neither jacobi nor gauss-seidel%s",
-				                   val, "");
-		} else if (strcmp(s, "--approx") == 0) {
-			if (strcmp(val, "hold") == 0)
-				a->approx = SART_HOLD;
-			else if (strcmp(val, "linear") == 0)
-				a->approx = SART_LINEAR;
-			else if (strcmp(val, "quadratic") == 0 || strcmp(val, "hermite") == 0)
-				return usage_error("--approx %s is not implemented yet%s", val, "");
-			else
-				return usage_error("--approx: '%s' is neither hold nor linear%s", val, "");
-		} else if (strcmp(s, "--iterations") == 0) {
-			char *end;
-			errno = 0;
-			long k = strtol(val, &end, 10);
-			if (!*val || *end || errno || k < 0 || k > 1000000)
-				return usage_error("--iterations: '%s' is not a count from 0%s", val, "");
-			a->iterations = (int)k;
-		} else if (strcmp(s, "--loop-solver") == 0) {
-			if (strcmp(val, "fixed-point") == 0)
-				a->loop_solver = SART_LOOP_FIXED_POINT;
-			else if (strcmp(val, "anderson") == 0)
-				a->loop_solver = SART_LOOP_ANDERSON;
-			else if (strcmp(val, "newton") == 0)
-				a->loop_solver = SART_LOOP_NEWTON;
-			else
-				return usage_error("--loop-solver: '%s' is not fixed-point, anderson or "
-				                   "newton%s", val, "");
-		} else if (strcmp(s, "--anderson-memory") == 0 ||
-		           strcmp(s, "--loop-max-iterations") == 0) {
-			char *end;
-			errno = 0;
-			long k = strtol(val, &end, 10);
-			bool mem = s[2] == 'a';
-			if (!*val || *end || errno || k < 1 || k > (mem ? 100 : 1000000))
-				return usage_error(mem ? "%s: '%s' is not a count from 1 to 100"
-				                       : "%s: '%s' is not a count from 1", s, val);
-			if (mem)
-				a->anderson_memory = (int)k;
-			else
-				a->loop_max_iterations = (int)k;
-		} else if (strcmp(s, "--step-control") == 0) {
-			if (strcmp(val, "doubling") == 0)
-				a->step_control = SART_STEP_DOUBLING;
-			else if (strcmp(val, "prediction") == 0)
-				a->step_control = SART_STEP_PREDICTION;
-			else
-				return usage_error("--step-control: '%s' is neither doubling nor "
-				                   "prediction%s", val, "");
-		} else if (strcmp(s, "--tolerance") == 0 || strcmp(s, "--min-step") == 0 ||
-		           strcmp(s, "--max-step") == 0) {
-			double v;
-			if (!parse_double(val, &v) || !(v > 0))
-				return usage_error("%s: '%s' is not a positive number", s, val);
-			if (s[2] == 't')
-				a->tolerance = v;
-			else if (s[3] == 'i')
-				a->min_step = v;
-			else
-				a->max_step = v;
-		} else if (strcmp(s, "--step-timeout") == 0) {
-			double v;
-			if (!parse_double(val, &v) || !(v > 0) || v > 1e6)
-				return usage_error("%s: '%s' is not a positive number of seconds", s, val);
-			a->step_timeout = v;
-		} else if (strcmp(s, "--loop-tolerance") == 0) {
-			double v;
-			if (!parse_double(val, &v) || !(v > 0))
-				return usage_error("%s: '%s' is not a positive number", s, val);
-			a->loop_tolerance = v;
-		} else if (strcmp(s, "--record") == 0) {
-			a->records[a->nrecords++] = val;
-		} else if (strcmp(s, "--set") == 0) {
-			a->sets[a->nsets++] = val;
-		} else if (strcmp(s, "--explain") == 0) {
-			a->explain = true;
-		} else if (s[0] == '-' && s[1]) {
-			return usage_error("unknown option '%s'%s", s, "");
-		} else if (a->target) {
-			return usage_error("one TARGET only ('%s', then '%s')", a->target, s);
-		} else {
+		const SimOption *opt = NULL;
+		for (const SimOption *o = sim_options; o->name; o++)
+			if (strcmp(s, o->name) == 0)
+				opt = o;
+		if (!opt) {
+			if ((strncmp(s, "-I", 2) == 0 || strncmp(s, "-L", 2) == 0) && s[2]) {
+				(s[1] == 'I' ? drv_add_include_dir : drv_add_fmu_dir)(c, s + 2);
+				continue;
+			}
+			if (s[0] == '-' && s[1])
+				return usage_error("unknown option '%s'%s", s, "");
+			if (a->target)
+				return usage_error("one TARGET only ('%s', then '%s')", a->target, s);
 			a->target = s;
+			continue;
 		}
+		double x;
+		switch (opt->arg) {
+		case OPT_LATER:
+			return usage_error("%s is not implemented yet%s", s, "");
+		case OPT_FLAG:
+			if (val)
+				return usage_error("%s takes no value%s", s, "");
+			break;
+		case OPT_VALUE:
+			if (!val) {
+				if (i + 1 >= argc)
+					return usage_error("%s needs a value%s", s, "");
+				val = argv[++i];
+			}
+			break;
+		case OPT_OPT_NUMBER:
+			if (!val && i + 1 < argc && parse_double(argv[i + 1], &x))
+				val = argv[++i];
+			break;
+		}
+		int rc = opt->set(c, a, s, val, opt->field);
+		if (rc)
+			return rc;
 	}
 	if (!a->target)
 		return usage_error("no TARGET (an .fmu or a scenario module)%s%s", "", "");
+	if (a->sweep) {
+		if (a->out)
+			return usage_error("--sweep writes no result file (-o); --sweep-csv FILE writes "
+			                   "its table%s%s", "", "");
+		if (!isnan(a->step))
+			return usage_error("--sweep gives the macro steps: no --step with it%s%s", "", "");
+		if (a->step_control != SART_STEP_FIXED)
+			return usage_error("--sweep runs fixed steps: no --step-control with it%s%s", "",
+			                   "");
+	} else if (a->reference || a->sweep_csv) {
+		return usage_error("%s belongs to --sweep%s", a->reference ? "--reference"
+		                                                            : "--sweep-csv", "");
+	}
 	return 0;
 }
 
@@ -315,6 +479,12 @@ typedef struct SimFmu {
 	char *dir;      /* where it is extracted, malloc'd */
 	SartVar *vars;
 } SimFmu;
+
+/* --profile: what one FMU's doStep calls cost. */
+typedef struct SimProfile {
+	double seconds;
+	long calls;
+} SimProfile;
 
 typedef struct Sim {
 	Compilation *c;
@@ -331,8 +501,19 @@ typedef struct Sim {
 	char *tmpdir;
 	FILE *out;
 	bool out_failed;
-	long rows;        /* communication points written */
+	long rows;        /* communication points of this run written */
 	double last_t;    /* the last one's time */
+	CsvTable *capture; /* a sweep's run: the points go here instead of out */
+	double *row;       /* time and values, to append to capture */
+	double run_began;  /* now_seconds() when this run began */
+	bool tty;          /* stderr is a terminal: the progress line may be drawn */
+	bool prog_drawn;   /* it is on the screen now */
+	double prog_last;  /* when it was last drawn (seconds into the run), < 0 never */
+	double rt_origin;  /* --realtime: the wall time of the first point */
+	long overruns;     /* --realtime: points reached after their deadline */
+	double max_late;   /* the largest lateness, s */
+	SimProfile *prof;  /* --profile: per FMU */
+	double step_began; /* --profile: when the doStep in progress began */
 } Sim;
 
 static SartType sart_type(FmuType t)
@@ -623,18 +804,35 @@ static int collect_sets(Sim *s)
 
 /* ---- running ----------------------------------------------------------------------------- */
 
-static void sim_log(void *env, SartStatus st, const char *category, const char *message)
+static double now_seconds(void)
 {
-	(void)env;
-	(void)category;
-	/* Discards are what step rejection handles; the summary counts them. */
-	if (st == SART_WARNING || st == SART_ERROR || st == SART_FATAL)
-		fprintf(stderr, "sacc simulate: %s\n", message);
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int write_point(void *env, double t, const double values[], int n)
+
+static void clear_progress(Sim *s)
+{
+	if (s->prog_drawn) {
+		fputs("\r\033[K", stderr);
+		s->prog_drawn = false;
+	}
+}
+
+static void sim_log(void *env, SartStatus st, const char *category, const char *message)
 {
 	Sim *s = env;
+	(void)category;
+	/* Discards are what step rejection handles; the summary counts them. */
+	if (st == SART_WARNING || st == SART_ERROR || st == SART_FATAL) {
+		clear_progress(s);
+		fprintf(stderr, "sacc simulate: %s\n", message);
+	}
+}
+
+static int write_point(Sim *s, double t, const double values[], int n)
+{
 	int bad = fprintf(s->out, "%.17g", t) < 0;
 	for (int i = 0; i < n; i++)
 		bad |= fprintf(s->out, ",%.17g", values[i]) < 0;
@@ -642,16 +840,91 @@ static int write_point(void *env, double t, const double values[], int n)
 	bad |= fflush(s->out) != 0;
 	if (bad)
 		s->out_failed = true;
+	return bad;
+}
+
+/* A sweep keeps each run's points in memory (s->capture). */
+static int capture_point(Sim *s, double t, const double values[], int n)
+{
+	s->row[0] = t;
+	memcpy(s->row + 1, values, (size_t)n * sizeof *values);
+	if (csv_append(s->capture, s->row)) {
+		s->out_failed = true;
+		return 1;
+	}
+	return 0;
+}
+
+static void sleep_until(double when)
+{
+	struct timespec ts;
+	double whole = floor(when);
+	ts.tv_sec = (time_t)whole;
+	ts.tv_nsec = (long)((when - whole) * 1e9);
+	if (ts.tv_nsec >= 1000000000L)
+		ts.tv_nsec = 999999999L;
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR &&
+	       !sim_interrupted)
+		;
+}
+
+/* --realtime: the first point fixes the origin; the point at t is due (t - start) * SCALE
+ * wall seconds after it.  Reached early, the run sleeps until then; reached late, it is an
+ * overrun and the run goes on at once (no catching up is attempted: the next deadlines
+ * stay where they were). */
+static void pace(Sim *s, double t)
+{
+	double now = now_seconds();
+	if (s->rows == 1) {
+		s->rt_origin = now;
+		return;
+	}
+	double due = s->rt_origin + (t - s->args->start) * s->args->realtime;
+	if (now > due) {
+		s->overruns++;
+		if (now - due > s->max_late)
+			s->max_late = now - due;
+		return;
+	}
+	sleep_until(due);
+}
+
+static void draw_progress(Sim *s, double t)
+{
+	double elapsed = now_seconds() - s->run_began;
+	if (!prog_due(true, elapsed, s->prog_last))
+		return;
+	int width = 80;
+	struct winsize ws;
+	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		width = ws.ws_col;
+	char line[256];
+	prog_format(line, sizeof line, width, t, s->args->start, s->args->stop,
+	            s->rows > 0 ? s->rows - 1 : 0, elapsed);
+	fprintf(stderr, "\r%s\033[K", line);
+	fflush(stderr);
+	s->prog_last = elapsed;
+	s->prog_drawn = true;
+}
+
+/* Every accepted point: the result (file or memory), then pacing and progress. */
+static int on_point(void *env, double t, const double values[], int n)
+{
+	Sim *s = env;
+	int bad = s->capture ? capture_point(s, t, values, n) : write_point(s, t, values, n);
 	s->rows++;
 	s->last_t = t;
+	if (s->args->realtime > 0 && !bad)
+		pace(s, t);
+	if (s->tty)
+		draw_progress(s, t);
 	return bad || sim_interrupted; /* the row is written first: the summary agrees */
 }
 
 /* Arms the watchdog before a doStep (the message it would print made now: nothing is
  * formatted in the handler), disarms it after. */
-static void watch_step(void *env, int f, double t, double h, int done)
+static void watch_step(Sim *s, int f, double t, double h, int done)
 {
-	Sim *s = env;
 	struct itimerval it;
 	memset(&it, 0, sizeof it);
 	if (!done) {
@@ -673,6 +946,21 @@ static void watch_step(void *env, int f, double t, double h, int done)
 			it.it_value.tv_usec = 1;
 	}
 	setitimer(ITIMER_REAL, &it, NULL);
+}
+
+/* Around every doStep (the state probe's included): the watchdog (--step-timeout) and the
+ * profile (--profile: the wall time between the two calls, and the calls, per FMU). */
+static void on_step(void *env, int f, double t, double h, int done)
+{
+	Sim *s = env;
+	if (s->args->profile && done) {
+		s->prof[f].seconds += now_seconds() - s->step_began;
+		s->prof[f].calls++;
+	}
+	if (s->args->step_timeout > 0)
+		watch_step(s, f, t, h, done);
+	if (s->args->profile && !done)
+		s->step_began = now_seconds();
 }
 
 static int write_header(Sim *s)
@@ -712,13 +1000,6 @@ static int extract_all(Sim *s)
 	return 0;
 }
 
-static double now_seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* The SartScenario over the FMUs' descriptions (their dir NULL until extracted). */
 static SartScenario scenario(Sim *s)
 {
@@ -735,73 +1016,48 @@ static SartScenario scenario(Sim *s)
 	                      s->records, s->nrecords};
 }
 
-static int run(Sim *s)
+/* The summary line (and, with --profile, a line per FMU) of one run; label prefixes it
+ * ("" or "H = 0.1: " in a sweep). */
+static void print_summary(Sim *s, const SartMasterResult *res, int rc, double wall,
+                          const char *label)
+{
+	const SimArgs *a = s->args;
+	char loops[160] = "", steps[120] = "", rt[160] = "";
+	if (a->step_control != SART_STEP_FIXED && res->accepted)
+		snprintf(steps, sizeof steps, " (H from %.3g to %.3g)", res->h_min, res->h_max);
+	if (res->loop_solves)
+		snprintf(loops, sizeof loops, ", %ld loop solves (%ld iterations, %ld loop passes)",
+		         res->loop_solves, res->loop_iterations, res->loop_evaluations);
+	if (a->realtime > 0)
+		snprintf(rt, sizeof rt, ", overruns %ld (largest lateness %.3g s)", s->overruns,
+		         s->max_late);
+	fprintf(stderr, "sacc simulate: %s%s at t = %.17g: %ld steps accepted, %ld rejected, "
+	        "%ld iterations, %ld rollbacks%s%s%s, %.3f s wall time\n", label,
+	        rc ? "stopped" : "done", res->t, res->accepted, res->rejected, res->iterations,
+	        res->rollbacks, steps, loops, rt, wall);
+	if (!a->profile)
+		return;
+	double inside = 0;
+	for (int f = 0; f < s->nfmus; f++) {
+		inside += s->prof[f].seconds;
+		fprintf(stderr, "sacc simulate: %sprofile: %s: %.6f s in doStep (%.1f%% of the wall "
+		        "time), %ld calls\n", label, s->fmus[f].name, s->prof[f].seconds,
+		        wall > 0 ? 100 * s->prof[f].seconds / wall : 0.0, s->prof[f].calls);
+	}
+	double rest = wall > inside ? wall - inside : 0;
+	fprintf(stderr, "sacc simulate: %sprofile: outside doStep: %.6f s (%.1f%%)\n", label, rest,
+	        wall > 0 ? 100 * rest / wall : 0.0);
+}
+
+/* One run of the scenario at macro step `step`: its points go to the result file, or to
+ * s->capture when that is set (a sweep).  Returns 0, or 1 when the run failed. */
+static int run_once(Sim *s, const SartScenario *sc, double step, const char *label)
 {
 	SimArgs *a = s->args;
-	s->sfmus = calloc((size_t)s->nfmus + 1, sizeof *s->sfmus);
-	if (!s->sfmus)
-		return 1;
-	SartScenario sc = scenario(s);
-
-	if (a->explain) {
-		char err[512];
-		SartAnalysis *an;
-		if (sart_analyse(&sc, &an, err, sizeof err)) {
-			fprintf(stderr, "sacc simulate: %s\n", err);
-			return 1;
-		}
-		sart_analysis_print(stdout, &sc, an);
-		sart_analysis_free(an);
-		return 0;
-	}
-
-	if (!a->has_stop) {
-		a->stop = 1;
-		for (int f = 0; f < s->nfmus; f++)
-			if (isfinite(s->fmus[f].info->default_stop)) {
-				a->stop = s->fmus[f].info->default_stop;
-				break;
-			}
-	}
-	if (!(a->stop >= a->start))
-		return usage_error("the stop time is before the start time%s%s", "", "");
-	if (!a->has_step)
-		a->step = a->stop > a->start ? (a->stop - a->start) / 500 : 1;
-	if (!(a->step > 0))
-		return usage_error("--step must be positive%s%s", "", "");
-
-	if (extract_all(s))
-		return 1;
-	sc = scenario(s);
-	if (a->probe) {
-		char msg[1024];
-		int pr = sart_probe_state(&sc, 0, a->start, a->step, NULL, NULL, msg, sizeof msg);
-		if (pr == 0) {
-			printf("%s: %s\n", s->fmus[0].name, msg);
-			return 0;
-		}
-		fprintf(stderr, "sacc inspect: %s%s\n", pr < 0 ? "cannot tell whether restoring "
-		        "the state works: " : "state restore does not work: ", msg);
-		return 1;
-	}
-	if (a->out) {
-		s->out = fopen(a->out, "w");
-		if (!s->out) {
-			fprintf(stderr, "sacc simulate: cannot write %s: %s\n", a->out, strerror(errno));
-			return 1;
-		}
-	} else {
-		s->out = stdout;
-	}
-	if (write_header(s)) {
-		fprintf(stderr, "sacc simulate: cannot write the result: %s\n", strerror(errno));
-		return 1;
-	}
-
-	SartMasterOptions o = {.start = a->start, .stop = a->stop, .step = a->step,
+	SartMasterOptions o = {.start = a->start, .stop = a->stop, .step = step,
 	                       .algorithm = a->algorithm, .approx = a->approx,
 	                       .iterations = a->iterations, .logger = sim_log, .logger_env = s,
-	                       .on_point = write_point, .point_env = s,
+	                       .on_point = on_point, .point_env = s,
 	                       .loop_solver = a->loop_solver,
 	                       .anderson_memory = a->anderson_memory,
 	                       .loop_tolerance = a->loop_tolerance,
@@ -810,9 +1066,18 @@ static int run(Sim *s)
 	                       .min_step = a->min_step, .max_step = a->max_step};
 	SartMasterResult res;
 	struct sigaction sa, old_int, old_term, old_alrm;
-	if (a->step_timeout > 0) {
-		o.on_step = watch_step;
+	s->rows = 0;
+	s->last_t = a->start;
+	s->overruns = 0;
+	s->max_late = 0;
+	s->prog_last = -1;
+	for (int f = 0; f < s->nfmus; f++)
+		s->prof[f] = (SimProfile){0, 0};
+	if (a->step_timeout > 0 || a->profile) {
+		o.on_step = on_step;
 		o.step_env = s;
+	}
+	if (a->step_timeout > 0) {
 		watchdog_argv[0] = "sh";
 		watchdog_argv[1] = "-c";
 		watchdog_argv[2] = "rm -rf -- \"$1\"; exit 1";
@@ -829,9 +1094,10 @@ static int run(Sim *s)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
-	double t0 = now_seconds();
-	int rc = sart_master_run(&sc, &o, &res);
-	double wall = now_seconds() - t0;
+	s->run_began = now_seconds();
+	int rc = sart_master_run(sc, &o, &res);
+	double wall = now_seconds() - s->run_began;
+	clear_progress(s);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	if (a->step_timeout > 0) {
@@ -840,22 +1106,278 @@ static int run(Sim *s)
 		setitimer(ITIMER_REAL, &off, NULL);
 		sigaction(SIGALRM, &old_alrm, NULL);
 	}
-	if (s->out_failed)
+	if (s->out_failed && s->capture)
+		fputs("sacc simulate: out of memory keeping the run's points\n", stderr);
+	else if (s->out_failed)
 		fprintf(stderr, "sacc simulate: cannot write the result%s%s: %s\n",
 		        a->out ? " to " : "", a->out ? a->out : "", strerror(errno));
 	else if (sim_interrupted)
 		fputs("sacc simulate: interrupted\n", stderr);
-	char loops[160] = "", steps[120] = "";
-	if (a->step_control != SART_STEP_FIXED && res.accepted)
-		snprintf(steps, sizeof steps, " (H from %.3g to %.3g)", res.h_min, res.h_max);
-	if (res.loop_solves)
-		snprintf(loops, sizeof loops, ", %ld loop solves (%ld iterations, %ld loop passes)",
-		         res.loop_solves, res.loop_iterations, res.loop_evaluations);
-	fprintf(stderr, "sacc simulate: %s at t = %.17g: %ld steps accepted, %ld rejected, "
-	        "%ld iterations, %ld rollbacks%s%s, %.3f s wall time\n",
-	        rc ? "stopped" : "done", res.t, res.accepted, res.rejected, res.iterations,
-	        res.rollbacks, steps, loops, wall);
+	print_summary(s, &res, rc, wall, label);
 	return rc ? 1 : 0;
+}
+
+/* ---- the sweep (--sweep H1,H2,...) ------------------------------------------------------- */
+
+static void fmt_num(char *buf, size_t size, double x)
+{
+	if (isnan(x))
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, "%.4e", x);
+}
+
+/* The reference file: every recorded variable a column, its times over [start, stop].
+ * Returns 0, or 1 after saying what is wrong. */
+static int check_reference(Sim *s, const CsvTable *ref, const CsvTable *names)
+{
+	int missing = 0;
+	for (int c = 1; c < names->ncols; c++)
+		if (csv_column(ref, names->names[c]) < 0) {
+			if (!missing++)
+				fprintf(stderr, "sacc simulate: --reference %s has no column", s->args->reference);
+			fprintf(stderr, " '%s'", names->names[c]);
+		}
+	if (missing) {
+		fprintf(stderr, " (recorded variable%s); its columns are:", missing > 1 ? "s" : "");
+		for (int c = 0; c < ref->ncols; c++)
+			fprintf(stderr, " %s", ref->names[c]);
+		fputc('\n', stderr);
+		return 1;
+	}
+	double v;
+	if (csv_interp(ref, 0, s->args->start, &v) || csv_interp(ref, 0, s->args->stop, &v)) {
+		fprintf(stderr, "sacc simulate: --reference %s covers t = %.17g to %.17g, the runs "
+		        "go from %.17g to %.17g\n", s->args->reference,
+		        ref->nrows ? csv_at(ref, 0, 0) : NAN,
+		        ref->nrows ? csv_at(ref, ref->nrows - 1, 0) : NAN, s->args->start,
+		        s->args->stop);
+		return 1;
+	}
+	return 0;
+}
+
+/* Runs the scenario once per step and prints, per recorded variable, each run's error
+ * against the reference and the observed order between neighbouring runs; to stdout, and
+ * as CSV to --sweep-csv.  A failed run shows as failed (exit 1 at the end). */
+static int run_sweep(Sim *s, const SartScenario *sc, const double *hs, int nh)
+{
+	SimArgs *a = s->args;
+	int rc = 1;
+	FILE *csv = NULL;
+	CsvTable *ref = NULL, *names = NULL;
+	CsvTable **runs = calloc((size_t)nh, sizeof *runs);
+	int *failed = calloc((size_t)nh, sizeof *failed);
+	const char **cols = calloc((size_t)s->nrecords + 1, sizeof *cols);
+	char **owned = calloc((size_t)s->nrecords + 1, sizeof *owned);
+	s->row = calloc((size_t)s->nrecords + 1, sizeof *s->row);
+	if (!runs || !failed || !cols || !owned || !s->row)
+		goto oom;
+	cols[0] = "time";
+	for (int r = 0; r < s->nrecords; r++) {
+		const SimFmu *f = &s->fmus[s->records[r].fmu];
+		owned[r] = malloc(strlen(f->name) + strlen(f->vars[s->records[r].var].name) + 2);
+		if (!owned[r])
+			goto oom;
+		sprintf(owned[r], "%s.%s", f->name, f->vars[s->records[r].var].name);
+		cols[r + 1] = owned[r];
+	}
+	if (!(names = csv_new(s->nrecords + 1, cols)))
+		goto oom;
+	if (a->reference) {
+		char err[1024];
+		if (!(ref = csv_read(a->reference, err, sizeof err))) {
+			fprintf(stderr, "sacc simulate: --reference %s\n", err);
+			goto done;
+		}
+		if (check_reference(s, ref, names))
+			goto done;
+	}
+	if (a->sweep_csv && !(csv = fopen(a->sweep_csv, "w"))) {
+		fprintf(stderr, "sacc simulate: cannot write %s: %s\n", a->sweep_csv, strerror(errno));
+		goto done;
+	}
+	int nfailed = 0;
+	for (int k = 0; k < nh && !sim_interrupted; k++) {
+		char label[64];
+		snprintf(label, sizeof label, "H = %g: ", hs[k]);
+		if (!(s->capture = runs[k] = csv_new(names->ncols, (const char *const *)names->names)))
+			goto oom;
+		failed[k] = run_once(s, sc, hs[k], label);
+		s->capture = NULL;
+		nfailed += failed[k];
+	}
+	if (sim_interrupted)
+		goto done;
+	const CsvTable *against = ref;
+	int self = -1; /* the run that is the reference */
+	if (!ref) {
+		self = nh - 1;
+		if (failed[self]) {
+			fprintf(stderr, "sacc simulate: the finest run (H = %.17g) failed: no reference "
+			        "to compare with (--reference FILE gives one)\n", hs[self]);
+			goto done;
+		}
+		against = runs[self];
+	}
+	if (ref)
+		printf("sweep: %d steps against %s\n", nh, a->reference);
+	else
+		printf("sweep: %d steps against the finest run (H = %g)\n", nh, hs[self]);
+	if (csv)
+		fputs("variable,H,status,max_error,rms_error,order\n", csv);
+	for (int c = 1; c < names->ncols; c++) {
+		const char *name = names->names[c];
+		int fc = csv_column(against, name);
+		printf("\n%s\n  %-12s %-12s %-12s %s\n", name, "H", "max error", "RMS error", "order");
+		double prev_e = NAN, prev_h = NAN;
+		for (int k = 0; k < nh; k++) {
+			if (k == self || failed[k]) {
+				printf("  %-12g %s\n", hs[k], k == self ? "reference" : "failed");
+				if (csv)
+					fprintf(csv, "%s,%.17g,%s,,,\n", name, hs[k],
+					        k == self ? "reference" : "failed");
+				continue;
+			}
+			SweepError e;
+			char err[512];
+			if (sweep_compare(against, fc, runs[k], c, &e, err, sizeof err)) {
+				fprintf(stderr, "sacc simulate: H = %.17g, %s: %s\n", hs[k], name, err);
+				goto done;
+			}
+			double order = sweep_order(prev_e, prev_h, e.max, hs[k]);
+			char me[32], re[32], od[32];
+			fmt_num(me, sizeof me, e.max);
+			fmt_num(re, sizeof re, e.rms);
+			if (isnan(order))
+				snprintf(od, sizeof od, "-");
+			else
+				snprintf(od, sizeof od, "%.2f", order);
+			printf("  %-12g %-12s %-12s %s\n", hs[k], me, re, od);
+			if (csv) {
+				fprintf(csv, "%s,%.17g,ok,%.17g,%.17g,", name, hs[k], e.max, e.rms);
+				if (!isnan(order))
+					fprintf(csv, "%.17g", order);
+				fputc('\n', csv);
+			}
+			prev_e = e.max;
+			prev_h = hs[k];
+		}
+	}
+	fflush(stdout);
+	rc = nfailed ? 1 : 0;
+	goto done;
+oom:
+	fputs("sacc simulate: out of memory\n", stderr);
+	rc = 1;
+done:
+	if (csv && fclose(csv) != 0 && rc == 0) {
+		fprintf(stderr, "sacc simulate: cannot write %s: %s\n", a->sweep_csv, strerror(errno));
+		rc = 1;
+	}
+	if (runs)
+		for (int k = 0; k < nh; k++)
+			csv_free(runs[k]);
+	free(runs);
+	free(failed);
+	if (owned)
+		for (int r = 0; r < s->nrecords; r++)
+			free(owned[r]);
+	free(owned);
+	free(cols);
+	free(s->row);
+	s->row = NULL;
+	csv_free(ref);
+	csv_free(names);
+	return rc;
+}
+
+static int run(Sim *s)
+{
+	SimArgs *a = s->args;
+	s->sfmus = calloc((size_t)s->nfmus + 1, sizeof *s->sfmus);
+	s->prof = calloc((size_t)s->nfmus + 1, sizeof *s->prof);
+	if (!s->sfmus || !s->prof)
+		return 1;
+	SartScenario sc = scenario(s);
+
+	if (a->explain) {
+		char err[512];
+		SartAnalysis *an;
+		if (sart_analyse(&sc, &an, err, sizeof err)) {
+			fprintf(stderr, "sacc simulate: %s\n", err);
+			return 1;
+		}
+		sart_analysis_print(stdout, &sc, an);
+		sart_analysis_free(an);
+		return 0;
+	}
+
+	if (isnan(a->stop)) {
+		a->stop = 1;
+		for (int f = 0; f < s->nfmus; f++)
+			if (isfinite(s->fmus[f].info->default_stop)) {
+				a->stop = s->fmus[f].info->default_stop;
+				break;
+			}
+	}
+	if (!(a->stop >= a->start))
+		return usage_error("the stop time is before the start time%s%s", "", "");
+	if (isnan(a->step))
+		a->step = a->stop > a->start ? (a->stop - a->start) / 500 : 1;
+	if (!(a->step > 0))
+		return usage_error("--step must be positive%s%s", "", "");
+	double *hs = NULL;
+	int nh = 0;
+	if (a->sweep) {
+		char err[256];
+		nh = sweep_parse_steps(a->sweep, &hs, err, sizeof err);
+		if (nh < 0)
+			return usage_error("--sweep: %s%s", err, "");
+		if (nh < 2 && !a->reference) {
+			free(hs);
+			return usage_error("--sweep needs two steps or more, or a --reference%s%s", "",
+			                   "");
+		}
+	}
+
+	if (extract_all(s)) {
+		free(hs);
+		return 1;
+	}
+	sc = scenario(s);
+	if (a->probe) {
+		char msg[1024];
+		int pr = sart_probe_state(&sc, 0, a->start, a->step, NULL, NULL, msg, sizeof msg);
+		free(hs);
+		if (pr == 0) {
+			printf("%s: %s\n", s->fmus[0].name, msg);
+			return 0;
+		}
+		fprintf(stderr, "sacc inspect: %s%s\n", pr < 0 ? "cannot tell whether restoring "
+		        "the state works: " : "state restore does not work: ", msg);
+		return 1;
+	}
+	s->tty = isatty(STDERR_FILENO) != 0;
+	if (a->sweep) {
+		int rc = run_sweep(s, &sc, hs, nh);
+		free(hs);
+		return rc;
+	}
+	if (a->out) {
+		s->out = fopen(a->out, "w");
+		if (!s->out) {
+			fprintf(stderr, "sacc simulate: cannot write %s: %s\n", a->out, strerror(errno));
+			return 1;
+		}
+	} else {
+		s->out = stdout;
+	}
+	if (write_header(s)) {
+		fprintf(stderr, "sacc simulate: cannot write the result: %s\n", strerror(errno));
+		return 1;
+	}
+	return run_once(s, &sc, a->step, "");
 }
 
 static int sim_entry(int argc, char **argv, bool probe);
@@ -935,6 +1457,7 @@ done:
 	}
 	free(s.fmus);
 	free(s.sfmus);
+	free(s.prof);
 	free(s.conns);
 	free(s.starts);
 	free(s.records);

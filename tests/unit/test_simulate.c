@@ -159,7 +159,9 @@ static void simulate__usage_errors__exit_2(void **state)
 		const char *opts, *msg;
 	} cases[] = {
 		{"--approx quadratic", "--approx quadratic is not implemented yet"},
-		{"--sweep x", "--sweep is not implemented yet"},
+		{"--event", "--event is not implemented yet"},
+		{"--explain=1", "--explain takes no value"},
+		{"--sweep 0.1,0.05 -o r.csv", "--sweep writes no result file"},
 		{"--master newton", "'newton' is neither jacobi nor gauss-seidel"},
 		{"--loop-solver picard", "'picard' is not fixed-point, anderson or newton"},
 		{"--anderson-memory 0", "'0' is not a count from 1 to 100"},

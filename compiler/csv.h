@@ -1,0 +1,51 @@
+/* csv.h — the result tables of `sacc simulate`: read back from CSV (`sacc plot`, the
+ * reference of `sacc simulate --sweep`) or filled in memory (the runs of a sweep), and
+ * sampled at any time by linear interpolation.
+ *
+ * The format is the one `sacc simulate` writes: a header naming the columns, the first
+ * being `time`; then one row per communication point, every field a finite number, the
+ * times never decreasing.  No quoting (sacc never writes a comma inside a name). */
+#ifndef SACC_CSV_H
+#define SACC_CSV_H
+
+#include <stddef.h>
+
+typedef struct CsvTable {
+	int ncols;       /* column 0 is time */
+	char **names;    /* ncols names, malloc'd */
+	size_t nrows, caprows;
+	double *data;    /* nrows * ncols, row-major */
+} CsvTable;
+
+/* An empty table with these column names (copied; names[0] is the time's).  NULL when out
+ * of memory. */
+CsvTable *csv_new(int ncols, const char *const names[]);
+
+/* Appends one row of ncols values.  Returns 0, or -1 when out of memory. */
+int csv_append(CsvTable *t, const double row[]);
+
+/* Reads path.  Returns the table, or NULL with a message in err: "path: ..." when the
+ * file cannot be read or holds nothing, "path:LINE: ..." for a malformed line (a field
+ * count that differs from the header's, a field that is not a finite number, a time
+ * before the previous row's, a quoted field, a header without `time` first or with a
+ * name twice). */
+CsvTable *csv_read(const char *path, char *err, size_t errsize);
+
+/* The index of the column named name, or -1. */
+int csv_column(const CsvTable *t, const char *name);
+
+/* The value at row r, column c. */
+static inline double csv_at(const CsvTable *t, size_t r, int c)
+{
+	return t->data[r * (size_t)t->ncols + (size_t)c];
+}
+
+/* Column c at time x, linear between the two rows around it (the later row's value where
+ * a time repeats).  Returns 0, or -1 when x lies outside [first time, last time] by more
+ * than 1e-9 of the larger of the table's span and its largest |time| (within that, the
+ * end value is taken). */
+int csv_interp(const CsvTable *t, int c, double x, double *v);
+
+void csv_free(CsvTable *t);
+
+#endif

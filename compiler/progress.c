@@ -1,0 +1,51 @@
+/* progress.c — when and what `sacc simulate` draws as its progress line (progress.h). */
+#include "progress.h"
+
+#include <stdio.h>
+#include <string.h>
+
+bool prog_due(bool tty, double elapsed, double last_draw)
+{
+	if (!tty || elapsed < PROG_DELAY)
+		return false;
+	return last_draw < 0 || elapsed - last_draw >= PROG_PERIOD;
+}
+
+void prog_format(char *buf, size_t size, int width, double t, double start, double stop,
+                 long steps, double elapsed)
+{
+	if (size == 0)
+		return;
+	if (width < 20)
+		width = 20;
+	double frac = stop > start ? (t - start) / (stop - start) : 1.0;
+	if (!(frac >= 0))
+		frac = 0;
+	if (frac > 1)
+		frac = 1;
+	char tail[160];
+	int n = snprintf(tail, sizeof tail, "  %5.1f%%  t = %.6g  %ld steps", 100 * frac, t, steps);
+	if (elapsed > 0 && n > 0 && (size_t)n < sizeof tail)
+		snprintf(tail + n, sizeof tail - (size_t)n, "  %.3g steps/s", (double)steps / elapsed);
+	/* the bar takes what the text leaves, 10 to 40 cells */
+	int bar = width - 1 - (int)strlen(tail) - 2;
+	if (bar > 40)
+		bar = 40;
+	char line[256];
+	size_t k = 0;
+	if (bar >= 10) {
+		int full = (int)(frac * bar + 0.5);
+		line[k++] = '[';
+		for (int i = 0; i < bar; i++)
+			line[k++] = i < full ? '#' : '-';
+		line[k++] = ']';
+	}
+	line[k] = '\0';
+	snprintf(line + k, sizeof line - k, "%s", bar >= 10 ? tail : tail + 2);
+	size_t max = (size_t)width - 1 < size - 1 ? (size_t)width - 1 : size - 1;
+	size_t len = strlen(line);
+	if (len > max)
+		len = max;
+	memcpy(buf, line, len);
+	buf[len] = '\0';
+}

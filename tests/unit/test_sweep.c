@@ -1,0 +1,398 @@
+/* test_sweep.c — `sacc simulate --sweep H1,H2,...` and what it is built from: the result
+ * tables of compiler/csv.c (reading, line-numbered errors, interpolation) and the error and
+ * order of compiler/sweep.c, against values worked out by hand; then the sweep on the two
+ * masses (bench/two_mass/two_mass.sa) against their exact solution, computed here with GSL
+ * (bench/two_mass/twomass_ref.h) on a time grid of its own: Jacobi holding its inputs is
+ * first order, with linear extrapolation second order (MASTER.md, benchmark 1), and the
+ * largest error the sweep reports is the one found by comparing a plain run's CSV with the
+ * exact solution at its own points.  Links GSL. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sacc_test.h"
+
+#include "assert_contains.h"
+#include "csv.h"
+#include "simulate_test.h"
+#include "sweep.h"
+
+#include "../../bench/two_mass/twomass_ref.h"
+
+static int setup(void **state)
+{
+	return sim_setup(state, "test_sweep");
+}
+
+/* The path of name in the scratch directory; four in turn, so that one call may hold
+ * several. */
+static char *path_in(Ctx *c, const char *name)
+{
+	static char p[4][512];
+	static int next;
+	char *r = p[next++ % 4];
+	snprintf(r, sizeof p[0], "%s/%s", c->dir, name);
+	return r;
+}
+
+/* ---- csv.c ------------------------------------------------------------------------------ */
+
+static void csv__read__values_and_interpolation(void **state)
+{
+	Ctx *c = *state;
+	write_text(c, "a.csv", "time,x,y\r\n0,1,10\n0.5,2,10\n\n1,4,-10\n1,5,-10\n2,7,0\n");
+	char err[512] = "";
+	CsvTable *t = csv_read(path_in(c, "a.csv"), err, sizeof err);
+	assert_non_null(t);
+	assert_int_equal(t->ncols, 3);
+	assert_int_equal((int)t->nrows, 5);
+	assert_string_equal(t->names[2], "y");
+	assert_int_equal(csv_column(t, "y"), 2);
+	assert_int_equal(csv_column(t, "z"), -1);
+	double v;
+	assert_int_equal(csv_interp(t, 1, 0.25, &v), 0);
+	assert_close(v, 1.5, 1e-15);
+	assert_int_equal(csv_interp(t, 2, 0.75, &v), 0);
+	assert_close(v, 0, 1e-15);
+	/* at a repeated time, the later row; then on from it */
+	assert_int_equal(csv_interp(t, 1, 1, &v), 0);
+	assert_close(v, 5, 0);
+	assert_int_equal(csv_interp(t, 1, 1.5, &v), 0);
+	assert_close(v, 6, 1e-15);
+	assert_int_equal(csv_interp(t, 1, 2, &v), 0);
+	assert_close(v, 7, 0);
+	assert_int_equal(csv_interp(t, 1, 2 + 1e-12, &v), 0); /* rounding at the end */
+	assert_close(v, 7, 0);
+	assert_int_equal(csv_interp(t, 1, 2.001, &v), -1);
+	assert_int_equal(csv_interp(t, 1, -0.001, &v), -1);
+	csv_free(t);
+}
+
+static void csv__malformed__file_and_line(void **state)
+{
+	Ctx *c = *state;
+	struct {
+		const char *text, *msg;
+	} cases[] = {
+		{"time,x\n0,1\n1,2,3\n", "b.csv:3: more than 2 fields, the header has 2"},
+		{"time,x\n0,1\n\n1\n", "b.csv:4: 1 fields, the header has 2"},
+		{"time,x\n0,1\n1,abc\n", "b.csv:3: column 2 (x): 'abc' is not a finite number"},
+		{"time,x\n0,nan\n", "b.csv:2: column 2 (x): 'nan' is not a finite number"},
+		{"time,x\n0,\n", "b.csv:2: column 2 (x): '' is not a finite number"},
+		{"time,x\n1,1\n0.5,2\n", "b.csv:3: time 0.5 is before the previous row's 1"},
+		{"t,x\n0,1\n", "b.csv:1: the first column is 't', not 'time'"},
+		{"time,x,x\n", "b.csv:1: column 'x' appears twice (columns 2 and 3)"},
+		{"time,\"x\"\n", "b.csv:1: quoted fields are not supported"},
+		{"", "b.csv: empty file"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		write_text(c, "b.csv", cases[i].text);
+		char err[512] = "";
+		CsvTable *t = csv_read(path_in(c, "b.csv"), err, sizeof err);
+		assert_null(t);
+		assert_contains(err, cases[i].msg);
+	}
+	char err[512] = "";
+	assert_null(csv_read(path_in(c, "none.csv"), err, sizeof err));
+	assert_contains(err, "none.csv: cannot read: No such file or directory");
+}
+
+/* ---- sweep.c ---------------------------------------------------------------------------- */
+
+static void sweep__compare__by_hand(void **state)
+{
+	(void)state;
+	const char *names[] = {"time", "x"};
+	CsvTable *ref = csv_new(2, names), *run = csv_new(2, names);
+	assert_non_null(ref);
+	assert_non_null(run);
+	/* the reference x = 2 t on a coarse grid; the run is 2 t + (1, -3, 0) at 0.25, 0.5, 1 */
+	double r[][2] = {{0, 0}, {1, 2}}, p[][2] = {{0.25, 1.5}, {0.5, -2}, {1, 2}};
+	for (int k = 0; k < 2; k++)
+		assert_int_equal(csv_append(ref, r[k]), 0);
+	for (int k = 0; k < 3; k++)
+		assert_int_equal(csv_append(run, p[k]), 0);
+	SweepError e;
+	char err[256];
+	assert_int_equal(sweep_compare(ref, 1, run, 1, &e, err, sizeof err), 0);
+	assert_close(e.max, 3, 1e-15);
+	assert_close(e.t_max, 0.5, 0);
+	assert_close(e.rms, sqrt(10.0 / 3.0), 1e-15);
+	assert_int_equal((int)e.points, 3);
+	/* a point outside the reference */
+	double q[2] = {1.5, 3};
+	assert_int_equal(csv_append(run, q), 0);
+	assert_int_equal(sweep_compare(ref, 1, run, 1, &e, err, sizeof err), -1);
+	assert_contains(err, "t = 1.5 is outside the reference's time range [0, 1]");
+	csv_free(ref);
+	csv_free(run);
+
+	assert_close(sweep_order(4e-2, 0.1, 1e-2, 0.05), 2, 1e-14);
+	assert_close(sweep_order(1e-2, 0.05, 4e-2, 0.1), 2, 1e-14);
+	assert_close(sweep_order(3e-3, 0.3, 1e-3, 0.1), 1, 1e-14);
+	assert_true(isnan(sweep_order(0, 0.1, 1e-3, 0.05)));
+	assert_true(isnan(sweep_order(NAN, 0.1, 1e-3, 0.05)));
+	assert_true(isnan(sweep_order(1e-2, 0.1, 1e-3, 0.1)));
+
+	double *hs;
+	assert_int_equal(sweep_parse_steps("0.025,0.1,0.05", &hs, err, sizeof err), 3);
+	assert_close(hs[0], 0.1, 0);
+	assert_close(hs[1], 0.05, 0);
+	assert_close(hs[2], 0.025, 0);
+	free(hs);
+	assert_int_equal(sweep_parse_steps("0.1,,0.2", &hs, err, sizeof err), -1);
+	assert_contains(err, "step 2 of '0.1,,0.2' is empty");
+	assert_int_equal(sweep_parse_steps("0.1,-1", &hs, err, sizeof err), -1);
+	assert_contains(err, "'-1' is not a positive number");
+	assert_int_equal(sweep_parse_steps("0.1,1e-1", &hs, err, sizeof err), -1);
+	assert_contains(err, "the step 0.10000000000000001 is given twice");
+}
+
+/* ---- the CLI on the two masses ---------------------------------------------------------- */
+
+/* The exact solution on a grid of 7919 intervals over [0, 10] (no point in common with the
+ * runs' grids but 0 and 10); its linear interpolation is off by under 1e-5 m. */
+static void write_exact(Ctx *c, const char *name, bool with_v)
+{
+	FILE *f = fopen(path_in(c, name), "w");
+	assert_non_null(f);
+	fputs(with_v ? "time,m2.x,m1.x,m1.v,m2.v\n" : "time,m1.x,m2.x\n", f);
+	for (int k = 0; k <= 7919; k++) {
+		double t = 10.0 * k / 7919, z[4];
+		assert_int_equal(tm_exact(&TWO_MASS_BENCH, t, z), 0);
+		if (with_v)
+			fprintf(f, "%.17g,%.17g,%.17g,%.17g,%.17g\n", t, z[2], z[0], z[1], z[3]);
+		else
+			fprintf(f, "%.17g,%.17g,%.17g\n", t, z[0], z[2]);
+	}
+	fclose(f);
+}
+
+typedef struct Row {
+	char var[32], status[16];
+	double h, max, rms, order;
+} Row;
+
+/* The --sweep-csv table: rows in file order.  Returns the count. */
+static int read_sweep_csv(Ctx *c, const char *name, Row *rows, int max)
+{
+	char *text = file_in(c, name);
+	assert_true(strncmp(text, "variable,H,status,max_error,rms_error,order\n", 44) == 0);
+	int n = 0;
+	for (char *line = strchr(text, '\n') + 1; *line && n < max; n++) {
+		char *end = strchr(line, '\n');
+		assert_non_null(end);
+		*end = '\0';
+		Row *r = &rows[n];
+		char *f[6];
+		int k = 0;
+		for (char *p = line; k < 6; k++) {
+			f[k] = p;
+			p = strchr(p, ',');
+			if (!p)
+				break;
+			*p++ = '\0';
+		}
+		assert_int_equal(k, 5);
+		snprintf(r->var, sizeof r->var, "%s", f[0]);
+		snprintf(r->status, sizeof r->status, "%s", f[2]);
+		r->h = strtod(f[1], NULL);
+		r->max = *f[3] ? strtod(f[3], NULL) : NAN;
+		r->rms = *f[4] ? strtod(f[4], NULL) : NAN;
+		r->order = *f[5] ? strtod(f[5], NULL) : NAN;
+		line = end + 1;
+	}
+	free(text);
+	return n;
+}
+
+static const Row *find_row(const Row *rows, int n, const char *var, double h)
+{
+	for (int k = 0; k < n; k++)
+		if (strcmp(rows[k].var, var) == 0 && fabs(rows[k].h - h) < 1e-12)
+			return &rows[k];
+	fail_msg("no row %s at H = %g", var, h);
+	return NULL;
+}
+
+/* The largest |x - exact| of a plain run's CSV (columns m1.x, m2.x) at its own points. */
+static double exact_error(Ctx *c, const char *name, int col)
+{
+	char err[512];
+	CsvTable *t = csv_read(path_in(c, name), err, sizeof err);
+	assert_non_null(t);
+	double worst = 0;
+	for (size_t r = 0; r < t->nrows; r++) {
+		double z[4];
+		assert_int_equal(tm_exact(&TWO_MASS_BENCH, csv_at(t, r, 0), z), 0);
+		double d = fabs(csv_at(t, r, col) - z[col == 1 ? 0 : 2]);
+		if (d > worst)
+			worst = d;
+	}
+	csv_free(t);
+	return worst;
+}
+
+static void sweep__two_masses__orders_against_exact(void **state)
+{
+	Ctx *c = *state;
+	char args[2048];
+	write_exact(c, "exact.csv", true);
+	const char *approx[] = {"hold", "linear"};
+	const double want[] = {1, 2};
+	for (int a = 0; a < 2; a++) {
+		snprintf(args, sizeof args, "bench/two_mass/two_mass.sa --stop 10 --master jacobi "
+		         "--approx %s --record m1.x,m2.x --sweep 0.05,0.025,0.0125,0.00625 "
+		         "--reference '%s' --sweep-csv '%s'", approx[a], path_in(c, "exact.csv"),
+		         path_in(c, "sweep.csv"));
+		assert_int_equal(simulate(c, args), 0);
+		Row rows[16];
+		assert_int_equal(read_sweep_csv(c, "sweep.csv", rows, 16), 8);
+		for (int k = 0; k < 8; k++)
+			assert_string_equal(rows[k].status, "ok");
+		for (int v = 0; v < 2; v++) {
+			const char *var = v ? "m2.x" : "m1.x";
+			const Row *r = find_row(rows, 8, var, 0.00625);
+			print_message("--approx %s %s: order %.3f between 0.0125 and 0.00625\n",
+			              approx[a], var, r->order);
+			assert_close(r->order, want[a], 0.1);
+			/* the order column is log(e1/e2)/log(H1/H2) of the errors printed */
+			const Row *q = find_row(rows, 8, var, 0.0125);
+			assert_close(r->order, log(q->max / r->max) / log(2.0), 1e-12);
+			assert_true(r->rms > 0 && r->rms <= r->max);
+		}
+		/* the table on stdout says the same */
+		char *out = file_in(c, "out.txt");
+		assert_contains(out, "sweep: 4 steps against ");
+		assert_contains(out, "\nm1.x\n  H ");
+		assert_contains(out, "\nm2.x\n  H ");
+		free(out);
+		/* the largest error, independently: a plain run against the exact solution at its
+		 * own points (the sweep interpolates the reference: within 1e-5) */
+		snprintf(args, sizeof args, "bench/two_mass/two_mass.sa --stop 10 --master jacobi "
+		         "--approx %s --record m1.x,m2.x --step 0.0125 -o '%s'", approx[a],
+		         path_in(c, "plain.csv"));
+		assert_int_equal(simulate(c, args), 0);
+		assert_close(find_row(rows, 8, "m1.x", 0.0125)->max, exact_error(c, "plain.csv", 1),
+		             1e-5);
+		assert_close(find_row(rows, 8, "m2.x", 0.0125)->max, exact_error(c, "plain.csv", 2),
+		             1e-5);
+	}
+	assert_tmp_empty(c);
+}
+
+/* Without --reference, the finest run is the reference: far finer than the others, the
+ * orders are the same. */
+static void sweep__finest_run__is_the_reference(void **state)
+{
+	Ctx *c = *state;
+	char args[2048];
+	const char *approx[] = {"hold", "linear"};
+	const double want[] = {1, 2};
+	for (int a = 0; a < 2; a++) {
+		snprintf(args, sizeof args, "bench/two_mass/two_mass.sa --stop 10 --master jacobi "
+		         "--approx %s --record m1.x --sweep 0.0003125,0.0125,0.00625 --sweep-csv '%s'",
+		         approx[a], path_in(c, "sweep.csv"));
+		assert_int_equal(simulate(c, args), 0);
+		Row rows[8];
+		assert_int_equal(read_sweep_csv(c, "sweep.csv", rows, 8), 3);
+		assert_close(rows[0].h, 0.0125, 0);
+		assert_true(isnan(rows[0].order));
+		assert_close(rows[1].h, 0.00625, 0);
+		assert_close(rows[1].order, want[a], 0.1);
+		assert_string_equal(rows[2].status, "reference");
+		assert_close(rows[2].h, 0.0003125, 0);
+		char *out = file_in(c, "out.txt");
+		assert_contains(out, "sweep: 3 steps against the finest run (H = 0.0003125)");
+		assert_contains(out, "  0.0003125    reference\n");
+		free(out);
+		char *err = file_in(c, "err.txt");
+		assert_contains(err, "sacc simulate: H = 0.0125: done at t = 10: 800 steps accepted");
+		assert_contains(err, "sacc simulate: H = 0.0003125: done at t = 10: 32000 steps");
+		free(err);
+	}
+	assert_tmp_empty(c);
+}
+
+static void sweep__bad_reference__clear_error(void **state)
+{
+	Ctx *c = *state;
+	char args[2048];
+	write_exact(c, "xonly.csv", false);
+	/* a recorded variable the reference lacks: exit 1, named, before any run */
+	snprintf(args, sizeof args, "bench/two_mass/two_mass.sa --stop 10 --record m1.x,m2.v "
+	         "--sweep 0.05,0.025 --reference '%s'", path_in(c, "xonly.csv"));
+	assert_int_equal(simulate(c, args), 1);
+	char *err = file_in(c, "err.txt");
+	assert_contains(err, "xonly.csv has no column 'm2.v' (recorded variable); its columns "
+	                     "are: time m1.x m2.x\n");
+	assert_null(strstr(err, "steps accepted"));
+	free(err);
+	/* a reference that ends before the runs do */
+	snprintf(args, sizeof args, "bench/two_mass/two_mass.sa --stop 12 --record m1.x "
+	         "--sweep 0.05 --reference '%s'", path_in(c, "xonly.csv"));
+	assert_int_equal(simulate(c, args), 1);
+	err = file_in(c, "err.txt");
+	assert_contains(err, "covers t = 0 to 10, the runs go from 0 to 12");
+	free(err);
+	/* a malformed reference: file and line */
+	write_text(c, "bad.csv", "time,m1.x\n0,1\n0.1,oops\n");
+	snprintf(args, sizeof args, "bench/two_mass/two_mass.sa --stop 10 --record m1.x "
+	         "--sweep 0.05 --reference '%s'", path_in(c, "bad.csv"));
+	assert_int_equal(simulate(c, args), 1);
+	err = file_in(c, "err.txt");
+	assert_contains(err, "bad.csv:3: column 2 (m1.x): 'oops' is not a finite number");
+	free(err);
+	assert_tmp_empty(c);
+}
+
+static void sweep__usage_errors__exit_2(void **state)
+{
+	Ctx *c = *state;
+	char args[1024];
+	struct {
+		const char *opts, *msg;
+	} cases[] = {
+		{"--sweep 0.1,0.05 -o x.csv", "--sweep writes no result file (-o)"},
+		{"--sweep 0.1,0.05 --step 0.1", "no --step with it"},
+		{"--sweep 0.1,0.05 --step-control doubling", "no --step-control with it"},
+		{"--sweep 0.1", "--sweep needs two steps or more, or a --reference"},
+		{"--sweep 0.1,abc", "--sweep: 'abc' is not a positive number"},
+		{"--sweep 0.1,0.1", "--sweep: the step 0.10000000000000001 is given twice"},
+		{"--reference r.csv", "--reference belongs to --sweep"},
+		{"--sweep-csv s.csv", "--sweep-csv belongs to --sweep"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		snprintf(args, sizeof args, "bench/two_mass/two_mass.sa --stop 1 %s", cases[i].opts);
+		int rc = simulate(c, args);
+		char *err = file_in(c, "err.txt");
+		if (rc != 2)
+			print_error("%s: exit %d\n%s", cases[i].opts, rc, err);
+		assert_int_equal(rc, 2);
+		assert_contains(err, cases[i].msg);
+		free(err);
+	}
+	assert_tmp_empty(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(csv__read__values_and_interpolation, setup, teardown),
+		cmocka_unit_test_setup_teardown(csv__malformed__file_and_line, setup, teardown),
+		cmocka_unit_test(sweep__compare__by_hand),
+		cmocka_unit_test_setup_teardown(sweep__two_masses__orders_against_exact, setup,
+		                                teardown),
+		cmocka_unit_test_setup_teardown(sweep__finest_run__is_the_reference, setup, teardown),
+		cmocka_unit_test_setup_teardown(sweep__bad_reference__clear_error, setup, teardown),
+		cmocka_unit_test_setup_teardown(sweep__usage_errors__exit_2, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
