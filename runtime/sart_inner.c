@@ -100,6 +100,10 @@ static void format_prefixed(char *buf, const char *name, const char *fmt, va_lis
 SartStatus sart_inner_report(SartInner *in, SartStatus st, const char *fmt, ...)
 {
 	va_list ap;
+	if (st == SART_FATAL) {
+		in->fatal = 1;
+		in->callable = 0;
+	}
 	va_start(ap, fmt);
 	format_prefixed(in->message, in->name, fmt, ap);
 	va_end(ap);
@@ -266,15 +270,27 @@ static int usable(SartInner *in, const char *fn)
 	return 1;
 }
 
+#define REFUSED(in) ((in) && (in)->fatal ? SART_FATAL : SART_ERROR)
+
 /* Every call's result passes here, so a fatal one is remembered. */
 static SartStatus noted(SartInner *in, SartStatus st)
 {
-	if (st == SART_FATAL)
+	if (st == SART_FATAL) {
 		in->fatal = 1;
+		in->callable = 0;
+	}
 	return st;
 }
 
-#define REFUSED(in) ((in) && (in)->fatal ? SART_FATAL : SART_ERROR)
+/* The hot calls (values and steps) test only in->callable and then jump straight to the
+ * back end, which notes a fatal status through sart_inner_report; this is their way out
+ * when the test fails: usable() reports why, and the status is what the others return. */
+static SART_COLD SartStatus refused(SartInner *in, const char *fn)
+{
+	usable(in, fn);
+	return REFUSED(in);
+}
+
 
 SartStatus sart_inner_instantiate(SartInner *in, const char *guid, int logging_on)
 {
@@ -285,8 +301,10 @@ SartStatus sart_inner_instantiate(SartInner *in, const char *guid, int logging_o
 	if (in->fatal)
 		return REFUSED(in);
 	SartStatus st = noted(in, in->ops->instantiate(in, guid ? guid : "", logging_on));
-	if (st == SART_OK || st == SART_WARNING)
+	if (st == SART_OK || st == SART_WARNING) {
 		in->instantiated = 1;
+		in->callable = !in->fatal;
+	}
 	return st;
 }
 
@@ -308,23 +326,23 @@ SartStatus sart_inner_exit_init(SartInner *in)
 
 SartStatus sart_inner_get_real(SartInner *in, const SartVr vr[], size_t n, double v[])
 {
-	if (!usable(in, "sart_inner_get_real"))
-		return REFUSED(in);
-	return noted(in, in->ops->get_real(in, vr, n, v));
+	if (in && in->callable)
+		return in->ops->get_real(in, vr, n, v);
+	return refused(in, "sart_inner_get_real");
 }
 
 SartStatus sart_inner_get_integer(SartInner *in, const SartVr vr[], size_t n, int v[])
 {
-	if (!usable(in, "sart_inner_get_integer"))
-		return REFUSED(in);
-	return noted(in, in->ops->get_integer(in, vr, n, v));
+	if (in && in->callable)
+		return in->ops->get_integer(in, vr, n, v);
+	return refused(in, "sart_inner_get_integer");
 }
 
 SartStatus sart_inner_get_boolean(SartInner *in, const SartVr vr[], size_t n, int v[])
 {
-	if (!usable(in, "sart_inner_get_boolean"))
-		return REFUSED(in);
-	return noted(in, in->ops->get_boolean(in, vr, n, v));
+	if (in && in->callable)
+		return in->ops->get_boolean(in, vr, n, v);
+	return refused(in, "sart_inner_get_boolean");
 }
 
 SartStatus sart_inner_get_string(SartInner *in, const SartVr vr[], size_t n, const char *v[])
@@ -336,23 +354,23 @@ SartStatus sart_inner_get_string(SartInner *in, const SartVr vr[], size_t n, con
 
 SartStatus sart_inner_set_real(SartInner *in, const SartVr vr[], size_t n, const double v[])
 {
-	if (!usable(in, "sart_inner_set_real"))
-		return REFUSED(in);
-	return noted(in, in->ops->set_real(in, vr, n, v));
+	if (in && in->callable)
+		return in->ops->set_real(in, vr, n, v);
+	return refused(in, "sart_inner_set_real");
 }
 
 SartStatus sart_inner_set_integer(SartInner *in, const SartVr vr[], size_t n, const int v[])
 {
-	if (!usable(in, "sart_inner_set_integer"))
-		return REFUSED(in);
-	return noted(in, in->ops->set_integer(in, vr, n, v));
+	if (in && in->callable)
+		return in->ops->set_integer(in, vr, n, v);
+	return refused(in, "sart_inner_set_integer");
 }
 
 SartStatus sart_inner_set_boolean(SartInner *in, const SartVr vr[], size_t n, const int v[])
 {
-	if (!usable(in, "sart_inner_set_boolean"))
-		return REFUSED(in);
-	return noted(in, in->ops->set_boolean(in, vr, n, v));
+	if (in && in->callable)
+		return in->ops->set_boolean(in, vr, n, v);
+	return refused(in, "sart_inner_set_boolean");
 }
 
 SartStatus sart_inner_set_string(SartInner *in, const SartVr vr[], size_t n,
@@ -376,8 +394,10 @@ SartStatus sart_inner_do_step(SartInner *in, double t, double h, int no_set_stat
 {
 	double where = NAN;
 	SartStatus st = REFUSED(in);
+	if (in && in->callable && reached)
+		return in->ops->do_step(in, t, h, no_set_state_prior, reached);
 	if (usable(in, "sart_inner_do_step"))
-		st = noted(in, in->ops->do_step(in, t, h, no_set_state_prior, &where));
+		st = in->ops->do_step(in, t, h, no_set_state_prior, &where);
 	if (reached)
 		*reached = where;
 	return st;

@@ -135,7 +135,7 @@ static SartStatus to_sart(fmi2Status st)
 }
 
 /* A status other than fmi2OK from the call fn, reported with its message. */
-static SartStatus not_ok(SartInner *in, const char *fn, fmi2Status st)
+static SART_COLD SartStatus not_ok(SartInner *in, const char *fn, fmi2Status st)
 {
 	SartStatus s = to_sart(st);
 	if (s == SART_OK)
@@ -366,17 +366,29 @@ static SartStatus fmi2_set_real_input_derivatives(SartInner *in, const SartVr vr
 
 /* ---- stepping --------------------------------------------------------------------------- */
 
+static SART_COLD SartStatus do_step_not_ok(SartInner *in, double t, double h, fmi2Status st,
+                                           double *reached);
+
 static SartStatus fmi2_do_step(SartInner *in, double t, double h, int no_set_state_prior,
                                double *reached)
 {
 	Fmi2Inner *f = impl(in);
 	fmi2Status st = f->api.do_step(f->c, t, h, no_set_state_prior ? fmi2True : fmi2False);
-	*reached = NAN;
-	if (st == fmi2OK || st == fmi2Warning) {
+	if (st == fmi2OK) {
 		*reached = t + h;
-		if (st == fmi2OK)
-			return SART_OK;
+		return SART_OK;
 	}
+	return do_step_not_ok(in, t, h, st, reached);
+}
+
+/* Every outcome of fmi2DoStep but fmi2OK, out of line: each is reported. */
+static SART_COLD SartStatus do_step_not_ok(SartInner *in, double t, double h, fmi2Status st,
+                                           double *reached)
+{
+	Fmi2Inner *f = impl(in);
+	*reached = NAN;
+	if (st == fmi2Warning)
+		*reached = t + h;
 	if (st != fmi2Discard) {
 		SartStatus s = to_sart(st);
 		if (st == fmi2Pending)

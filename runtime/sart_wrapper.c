@@ -7,10 +7,14 @@
  * the Init sequence, the Mealy output function G, rejected steps with their snapshots, the
  * save_state stacks and FMU states with their serialized form.
  *
- * Failures inside rule parts.  Rule parts run under setjmp (guarded()); a runtime call that
- * fails (fail()) logs, records the status and longjmps back there.  Everything such a call
- * could leave half done lives in the SartWrapper (heap), never in locals of the guarded
- * frame, so nothing is lost by the jump.
+ * Failures inside rule parts.  A runtime call that fails (fail()) logs and records the
+ * status in the SartWrapper; from then on every rule-level call (sart_do_step,
+ * sart_save_state, ...) returns at once without touching an inner FMU, and the runtime's own
+ * sequences (Init, G, a step) stop at their next check, so nothing after the failure reaches
+ * an inner FMU or the log.  The rest of the rule part runs on (it is plain arithmetic on the
+ * Storage, whose loops are all bounded `for` loops, and the emitted code leaves them at the
+ * next iteration), and the fmi2 function that ran it returns the status.  No setjmp on the
+ * per-step path, and no call to check in the emitted code.
  *
  * Decisions the contract leaves open, taken here:
  * - Reads in initializationMode run the Init sequence on the scratch copy (initial values
@@ -31,7 +35,6 @@
 
 #include <limits.h>
 #include <math.h>
-#include <setjmp.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -46,6 +49,13 @@
 #define HOT_INLINE inline __attribute__((always_inline))
 #else
 #define HOT_INLINE inline
+#endif
+
+/* The out-of-line handling of failures and rare cases, kept off the per-step path. */
+#if defined(__GNUC__) || defined(__clang__)
+#define SART_COLD __attribute__((noinline, cold))
+#else
+#define SART_COLD
 #endif
 
 #define WRAPPER_MAGIC 0x53415757u /* guards against stale or foreign instance pointers */
@@ -140,9 +150,8 @@ struct SartWrapper {
 	int in_map;
 	double map_e;
 
-	/* Failure handling: see fail(). */
-	jmp_buf jmp;
-	int armed;
+	/* Failure handling: see fail().  fail_status is SART_OK until a rule-level call fails,
+	 * and then the worst status (SART_ERROR or SART_FATAL): every such call tests it. */
 	SartStatus fail_status;
 	int warned;
 
@@ -154,6 +163,7 @@ struct SartWrapper {
 	void **snap_inner;
 	void **slot;              /* per inner: partial-step acceptance and probes */
 	Stack *stacks;            /* per inner: save_state */
+	int stacked;              /* some stack may be non-empty: emptied when the step ends */
 
 	/* Gather buffers for setting an inner's inputs (the largest port group). */
 	SartVr *vrbuf;
@@ -276,9 +286,8 @@ static void inner_logger(void *env, SartStatus st, const char *category, const c
 
 /* ---- failures inside rule parts --------------------------------------------------------- */
 
-/* Logs, records st and, inside a guarded rule part, jumps back to guarded().  Outside one
- * (never in practice: every rule part runs guarded) it returns and callers carry on with a
- * harmless value. */
+/* Logs and records st: the guarded rule part fails (see the top of this file).  Callers
+ * return a harmless value, and the rule-level calls that follow return at once. */
 static void fail(SartWrapper *w, SartStatus st, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
 	__attribute__((format(printf, 3, 4)))
@@ -295,8 +304,12 @@ static void fail(SartWrapper *w, SartStatus st, const char *fmt, ...)
 	va_end(ap);
 	if (st > w->fail_status)
 		w->fail_status = st;
-	if (w->armed)
-		longjmp(w->jmp, 1);
+}
+
+/* Whether a rule-level call failed in the guarded run in progress. */
+static inline int failed(const SartWrapper *w)
+{
+	return w->fail_status != SART_OK;
 }
 
 static void inner_failed(SartWrapper *w, SartStatus st, unsigned f, const char *what)
@@ -317,15 +330,12 @@ static inline void check_inner(SartWrapper *w, SartStatus st, unsigned f, const 
 		inner_failed(w, st, f, what);
 }
 
-/* Runs body(w) with failures jumping back here; the worst status seen. */
+/* Runs body(w), which stops at its first failure; the worst status seen. */
 static SartStatus guarded(SartWrapper *w, void (*body)(SartWrapper *w))
 {
 	w->fail_status = SART_OK;
 	w->warned = 0;
-	w->armed = 1;
-	if (setjmp(w->jmp) == 0)
-		body(w);
-	w->armed = 0;
+	body(w);
 	w->in_map = 0;
 	if (w->fail_status != SART_OK)
 		return w->fail_status;
@@ -409,59 +419,72 @@ static void clear_marks(SartWrapper *w)
 		memset(w->is_set + i, 0, MARK_BLOCK);
 }
 
-static void bad_input(SartWrapper *w, unsigned f, const SartPorts *p, unsigned k, double v)
+static SART_COLD void bad_input(SartWrapper *w, unsigned f, const SartPorts *p, const double *v)
 {
+	unsigned k = 0;
+	while (k + 1 < p->n && isfinite(v[k]))
+		k++;
 	fail(w, SART_ERROR, "[wrapper] rule sets %s.%s to %s", sart_model.inners[f].name,
-	     p->names[k], isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
+	     p->names[k], isnan(v[k]) ? "nan" : v[k] > 0 ? "inf" : "-inf");
+}
+
+/* flush_real when some Real input was not assigned: the assigned ones are gathered into
+ * the wrapper's buffers (k0 of them, before the first gap, already taken by the caller). */
+static SART_COLD void flush_real_some(SartWrapper *w, unsigned char *s, unsigned f,
+                                      unsigned k0)
+{
+	const SartPorts *p = &sart_model.inners[f].in[SART_REAL];
+	unsigned char *assigned = s + p->assigned;
+	const double *v = reals(s, p->values);
+	unsigned n = 0;
+	for (unsigned k = 0; k < p->n; k++) {
+		if (k >= k0 && !assigned[k])
+			continue;
+		assigned[k] = 0;
+		if (!isfinite(v[k])) {
+			bad_input(w, f, p, v);
+			return;
+		}
+		w->vrbuf[n] = p->vr[k];
+		w->rbuf[n] = v[k];
+		n++;
+	}
+	if (n)
+		check_inner(w, sart_inner_set_real(w->inner[f], w->vrbuf, n, w->rbuf), f,
+		            "setting the inputs");
 }
 
 /* Sets the Real inputs of inner f that rules assigned, clearing their flags as it takes them
  * (a failure from here on fails the whole call, so no flag has to survive it).  Every input
- * assigned is the usual case, and then the Storage's own arrays go as they are; only once an
- * input is missing are the assigned ones gathered, the run of them before the first gap
- * copied afterwards.  Everything the loop needs is in locals: its byte stores could alias
- * any field read through a pointer. */
-static void flush_real(SartWrapper *w, unsigned char *s, unsigned f)
+ * assigned is the usual case, and then the Storage's own array goes as it is, checked to be
+ * finite in one pass of multiplications by zero (0 * x is 0 exactly for every finite x, NaN
+ * for NaN and the infinities): a single branch for the whole group. */
+static HOT_INLINE void flush_real(SartWrapper *w, unsigned char *s, unsigned f)
 {
 	const SartPorts *p = &sart_model.inners[f].in[SART_REAL];
 	const unsigned np = p->n;
-	const SartVr *vr = p->vr;
 	unsigned char *assigned = s + p->assigned;
 	const double *v = reals(s, p->values);
-	SartVr *vrbuf = w->vrbuf;
-	double *rbuf = w->rbuf;
-	unsigned n = 0, gap = np;
-	SartStatus st;
-	for (unsigned k = 0; k < np; k++) {
-		if (!assigned[k]) {
-			if (gap == np)
-				gap = k;
-			continue;
-		}
+	double zero = 0.0;
+	unsigned k;
+	for (k = 0; k < np && assigned[k]; k++) {
 		assigned[k] = 0;
-		if (!isfinite(v[k]))
-			bad_input(w, f, p, k, v[k]);
-		if (n != k) {
-			vrbuf[n] = vr[k];
-			rbuf[n] = v[k];
-		}
-		n++;
+		zero += 0.0 * v[k];
 	}
-	if (n == np) {
-		st = sart_inner_set_real(w->inner[f], vr, n, v);
-	} else if (n) {
-		memcpy(vrbuf, vr, gap * sizeof *vrbuf);
-		memcpy(rbuf, v, gap * sizeof *rbuf);
-		st = sart_inner_set_real(w->inner[f], vrbuf, n, rbuf);
-	} else {
+	if (k < np) {
+		flush_real_some(w, s, f, k);
 		return;
 	}
-	check_inner(w, st, f, "setting the inputs");
+	if (zero != 0.0) {
+		bad_input(w, f, p, v);
+		return;
+	}
+	check_inner(w, sart_inner_set_real(w->inner[f], p->vr, np, v), f, "setting the inputs");
 }
 
 /* The same for Integer and Boolean inputs (Booleans normalised to 0 or 1), always gathered:
  * they are rare. */
-static void flush_ints(SartWrapper *w, unsigned char *s, unsigned f, int t)
+static SART_COLD void flush_ints(SartWrapper *w, unsigned char *s, unsigned f, int t)
 {
 	const SartPorts *p = &sart_model.inners[f].in[t];
 	unsigned char *assigned = s + p->assigned;
@@ -485,8 +508,9 @@ static void flush_ints(SartWrapper *w, unsigned char *s, unsigned f, int t)
 	check_inner(w, st, f, "setting the inputs");
 }
 
-/* Sets the inputs of inner f that rules assigned, then clears their flags. */
-static void flush_inputs(SartWrapper *w, unsigned char *s, unsigned f)
+/* Sets the inputs of inner f that rules assigned, then clears their flags: one set call per
+ * type.  Returns 0 when that failed. */
+static HOT_INLINE int flush_inputs(SartWrapper *w, unsigned char *s, unsigned f)
 {
 	const Plan *pl = &w->plan[f];
 	for (unsigned i = 0; i < pl->nin; i++) {
@@ -495,11 +519,13 @@ static void flush_inputs(SartWrapper *w, unsigned char *s, unsigned f)
 		else
 			flush_ints(w, s, f, pl->in[i]);
 	}
+	return !failed(w);
 }
 
 /* An inner FMU gave a NaN or an infinity as an output: an error at this step, naming the
  * port (MASTER.md, "Status handling": where it first appears).  Out of line. */
-static void bad_output(SartWrapper *w, unsigned f, const SartPorts *p, const double *v)
+static SART_COLD void bad_output(SartWrapper *w, unsigned f, const SartPorts *p,
+                                 const double *v)
 {
 	unsigned k = 0;
 	while (k + 1 < p->n && isfinite(v[k]))
@@ -509,10 +535,9 @@ static void bad_output(SartWrapper *w, unsigned f, const SartPorts *p, const dou
 	     sart_model.inners[f].name, p->names[k]);
 }
 
-/* Reads every output of inner f into the Storage.  Every Real read is checked to be finite:
- * one pass of multiplications by zero (0 * x is 0 exactly for every finite x, NaN for NaN
- * and the infinities), a single branch for the whole group. */
-static void read_outputs(SartWrapper *w, unsigned char *s, unsigned f)
+/* Reads every output of inner f into the Storage, one get call per type.  Every Real read is
+ * checked to be finite as flush_real checks inputs.  Returns 0 when that failed. */
+static HOT_INLINE int read_outputs(SartWrapper *w, unsigned char *s, unsigned f)
 {
 	const Plan *pl = &w->plan[f];
 	for (unsigned i = 0; i < pl->nout; i++) {
@@ -522,72 +547,99 @@ static void read_outputs(SartWrapper *w, unsigned char *s, unsigned f)
 		if (t == SART_REAL) {
 			double *v = reals(s, p->values);
 			st = sart_inner_get_real(w->inner[f], p->vr, p->n, v);
-			check_inner(w, st, f, "reading the outputs");
+			if (st != SART_OK) {
+				check_inner(w, st, f, "reading the outputs");
+				if (failed(w))
+					return 0;
+			}
 			double zero = 0.0;
 			for (unsigned k = 0; k < p->n; k++)
 				zero += 0.0 * v[k];
-			if (zero != 0.0)
+			if (zero != 0.0) {
 				bad_output(w, f, p, v);
+				return 0;
+			}
 			continue;
 		} else if (t == SART_INTEGER)
 			st = sart_inner_get_integer(w->inner[f], p->vr, p->n, ints(s, p->values));
 		else
 			st = sart_inner_get_boolean(w->inner[f], p->vr, p->n, ints(s, p->values));
 		check_inner(w, st, f, "reading the outputs");
+		if (failed(w))
+			return 0;
 	}
+	return 1;
 }
 
 /* Init's and G's pass over the inners in topological order (outside a step: H, h, dt 0). */
 static void visit_inners(SartWrapper *w, unsigned char *s)
 {
-	for (unsigned i = 0; i < sart_model.norder; i++) {
+	for (unsigned i = 0; i < sart_model.norder && !failed(w); i++) {
 		unsigned f = sart_model.order[i];
 		sart_model.map_in(w, s, w->time, 0.0, 0.0, 0.0);
 		sart_model.couple(w, s, f);
-		flush_inputs(w, s, f);
-		read_outputs(w, s, f);
+		if (failed(w) || !flush_inputs(w, s, f) || !read_outputs(w, s, f))
+			return;
 		sart_model.map_out(w, s, w->time, 0.0, 0.0, 0.0);
 	}
 }
 
 /* ---- rule-level API (sart_wrapper.h) ---------------------------------------------------- */
 
-static int valid_inner(SartWrapper *w, unsigned f, const char *fn)
+/* Whether a rule-level call on inner f may go ahead: no earlier failure, and f exists. */
+static inline int may_call(SartWrapper *w, unsigned f, const char *fn)
 {
+	if (failed(w))
+		return 0;
 	if (f < sart_model.ninners)
 		return 1;
 	fail(w, SART_ERROR, "[wrapper] %s: no inner FMU %u", fn, f);
 	return 0;
 }
 
+/* do_step's outcomes other than SART_OK.  A discard is not a failure: f stands at
+ * `*reached`; its partial step is accepted when it can get and set its state (setting it
+ * takes f from stepFailed back to stepComplete).  Returns 0 on a failure. */
+static SART_COLD int step_not_ok(SartWrapper *w, unsigned f, SartStatus st, double ti,
+                                 double hi, double *reached)
+{
+	if (st == SART_DISCARD) {
+		if (sart_model.inners[f].caps & SART_CAP_GET_SET_STATE) {
+			check_inner(w, sart_inner_get_state(w->inner[f], &w->slot[f]), f,
+			            "getting the state after a discard");
+			if (!failed(w))
+				check_inner(w, sart_inner_set_state(w->inner[f], w->slot[f]), f,
+				            "accepting the partial step");
+		}
+	} else {
+		check_inner(w, st, f, "do_step");
+		*reached = ti + hi;
+	}
+	return !failed(w);
+}
+
 double sart_do_step(SartWrapper *w, void *s, unsigned f, double ti, double hi)
 {
 	unsigned char *st_ = s;
-	double reached = NAN, taken;
-	if (!valid_inner(w, f, "do_step"))
+	double reached;
+	if (!may_call(w, f, "do_step"))
 		return 0.0;
 	w->map_e = ti - w->last[f];
 	w->in_map = 1;
 	sart_model.map_in(w, s, w->step_t, w->step_H, hi, ti - w->step_t);
 	w->in_map = 0;
-	flush_inputs(w, st_, f);
+	if (!flush_inputs(w, st_, f))
+		return 0.0;
 	SartStatus st = sart_inner_do_step(w->inner[f], ti, hi, 0, &reached);
-	if (st == SART_DISCARD) {
-		/* Not a failure: f stands at `reached`.  Accept its partial step when it can get
-		 * and set its state (setting it takes f from stepFailed back to stepComplete). */
-		taken = reached - ti;
-		if (sart_model.inners[f].caps & SART_CAP_GET_SET_STATE) {
-			check_inner(w, sart_inner_get_state(w->inner[f], &w->slot[f]), f,
-			            "getting the state after a discard");
-			check_inner(w, sart_inner_set_state(w->inner[f], w->slot[f]), f,
-			            "accepting the partial step");
-		}
-	} else {
-		check_inner(w, st, f, "do_step");
-		reached = ti + hi;
-		taken = hi;
+	double taken = hi;
+	if (st != SART_OK) {
+		if (!step_not_ok(w, f, st, ti, hi, &reached))
+			return 0.0;
+		if (st == SART_DISCARD)
+			taken = reached - ti;
 	}
-	read_outputs(w, st_, f);
+	if (!read_outputs(w, st_, f))
+		return 0.0;
 	w->last[f] = reached;
 	w->in_map = 1;
 	sart_model.map_out(w, s, w->step_t, w->step_H, hi, ti - w->step_t);
@@ -611,13 +663,16 @@ static void stack_push(SartWrapper *w, unsigned f)
 		k->cap = cap;
 	}
 	check_inner(w, sart_inner_get_state(w->inner[f], &k->items[k->n].state), f, "save_state");
+	if (failed(w))
+		return;
 	k->items[k->n].last = w->last[f];
 	k->n++;
+	w->stacked = 1;
 }
 
 void sart_save_state(SartWrapper *w, unsigned f)
 {
-	if (!valid_inner(w, f, "save_state"))
+	if (!may_call(w, f, "save_state"))
 		return;
 	if (!(sart_model.inners[f].caps & SART_CAP_GET_SET_STATE)) {
 		fail(w, SART_ERROR, "[wrapper] save_state(%s): the FMU cannot get and set its state",
@@ -629,7 +684,7 @@ void sart_save_state(SartWrapper *w, unsigned f)
 
 void sart_rollback(SartWrapper *w, unsigned f)
 {
-	if (!valid_inner(w, f, "rollback"))
+	if (!may_call(w, f, "rollback"))
 		return;
 	Stack *k = &w->stacks[f];
 	if (!k->n) {
@@ -638,6 +693,8 @@ void sart_rollback(SartWrapper *w, unsigned f)
 		return;
 	}
 	check_inner(w, sart_inner_set_state(w->inner[f], k->items[k->n - 1].state), f, "rollback");
+	if (failed(w))
+		return;
 	w->last[f] = k->items[k->n - 1].last;
 	k->n--;
 }
@@ -645,7 +702,7 @@ void sart_rollback(SartWrapper *w, unsigned f)
 double sart_get_next_time_step(SartWrapper *w, unsigned f)
 {
 	double reached = NAN, from;
-	if (!valid_inner(w, f, "get_next_time_step"))
+	if (!may_call(w, f, "get_next_time_step"))
 		return 0.0;
 	if (!(sart_model.inners[f].caps & SART_CAP_GET_SET_STATE)) {
 		fail(w, SART_ERROR, "[wrapper] get_next_time_step(%s): the FMU cannot get and set its "
@@ -654,24 +711,30 @@ double sart_get_next_time_step(SartWrapper *w, unsigned f)
 	}
 	from = w->last[f];
 	check_inner(w, sart_inner_get_state(w->inner[f], &w->slot[f]), f, "get_next_time_step");
+	if (failed(w))
+		return 0.0;
 	SartStatus st = sart_inner_do_step(w->inner[f], from, SART_MAX, 0, &reached);
 	if (st != SART_DISCARD)
 		check_inner(w, st, f, "get_next_time_step's probe step");
+	if (failed(w))
+		return 0.0;
 	check_inner(w, sart_inner_set_state(w->inner[f], w->slot[f]), f,
 	            "get_next_time_step's restore");
+	if (failed(w))
+		return 0.0;
 	return st == SART_DISCARD ? reached - from : SART_MAX;
 }
 
 double sart_elapsed(SartWrapper *w, unsigned f, double t)
 {
-	if (!valid_inner(w, f, "elapsed"))
+	if (!may_call(w, f, "elapsed"))
 		return 0.0;
 	return t - w->last[f];
 }
 
 double sart_last_execution_time(SartWrapper *w, unsigned f)
 {
-	if (!valid_inner(w, f, "last_execution_time"))
+	if (!may_call(w, f, "last_execution_time"))
 		return 0.0;
 	return w->last[f];
 }
@@ -721,6 +784,8 @@ int sart_imax(int a, int b)
 
 int sart_to_int(SartWrapper *w, double x, const char *where)
 {
+	if (failed(w))
+		return 0;
 	if (!(x >= (double)INT_MIN && x <= (double)INT_MAX)) {
 		fail(w, SART_ERROR, "%s: %g does not fit an Integer", where ? where : "?", x);
 		return 0;
@@ -1030,11 +1095,13 @@ static void init_body(SartWrapper *w)
 	w->step_t = w->time;
 	w->step_H = 0.0;
 	sart_model.initial(w, s, w->time, 0.0);
-	sart_model.in(w, s, w->time, 0.0);
+	if (!failed(w))
+		sart_model.in(w, s, w->time, 0.0);
 	visit_inners(w, s);
-	for (unsigned f = 0; f < sart_model.ninners; f++)
+	for (unsigned f = 0; f < sart_model.ninners && !failed(w); f++)
 		check_inner(w, sart_inner_exit_init(w->inner[f]), f, "leaving initialization mode");
-	sart_model.out(w, s, w->time, 0.0);
+	if (!failed(w))
+		sart_model.out(w, s, w->time, 0.0);
 }
 
 fmi2Status fmi2ExitInitializationMode(fmi2Component c)
@@ -1114,7 +1181,8 @@ static void g_body(SartWrapper *w)
 	w->step_H = 0.0;
 	sart_model.in(w, w->scratch, w->time, 0.0);
 	visit_inners(w, w->scratch);
-	sart_model.out(w, w->scratch, w->time, 0.0);
+	if (!failed(w))
+		sart_model.out(w, w->scratch, w->time, 0.0);
 }
 
 /* Logs a get or set call with its value references and values (logFmiCalls). */
@@ -1153,9 +1221,11 @@ static void init_g_body(SartWrapper *w)
 	w->step_t = w->time;
 	w->step_H = 0.0;
 	sart_model.initial(w, w->scratch, w->time, 0.0);
-	sart_model.in(w, w->scratch, w->time, 0.0);
+	if (!failed(w))
+		sart_model.in(w, w->scratch, w->time, 0.0);
 	visit_inners(w, w->scratch);
-	sart_model.out(w, w->scratch, w->time, 0.0);
+	if (!failed(w))
+		sart_model.out(w, w->scratch, w->time, 0.0);
 }
 
 /* G (or, in initializationMode, the Init sequence) before a get that needs it: a failure
@@ -1454,15 +1524,21 @@ static void step_body(SartWrapper *w)
 {
 	unsigned char *s = w->storage;
 	sart_model.in(w, s, w->step_t, w->step_H);
+	if (failed(w))
+		return;
 	w->step_result = sart_model.ctrl(w, s, w->step_t, w->step_H);
-	if (valid_step(w->step_result, w->step_H) && accepted(w->step_result, w->step_H))
+	if (!failed(w) && valid_step(w->step_result, w->step_H) &&
+	    accepted(w->step_result, w->step_H))
 		sart_model.out(w, s, w->step_t, w->step_H);
 }
 
 static void clear_stacks(SartWrapper *w)
 {
+	if (!w->stacked)
+		return;
 	for (unsigned f = 0; f < sart_model.ninners; f++)
 		w->stacks[f].n = 0;
+	w->stacked = 0;
 }
 
 fmi2Status fmi2DoStep(fmi2Component c, fmi2Real t, fmi2Real H,
