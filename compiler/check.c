@@ -1283,18 +1283,17 @@ static void check_control(Ctx *x, Node *ctrl)
 	case ND_CTRL_IMPLIED:
 		break; /* the default: CreateCtrlRules writes it out */
 	case ND_CTRL_TRIGGERED:
-		check_expr(x, ctrl->cond);
-		not_lowered(x, ctrl->loc, "triggered by");
+		check_expr(x, ctrl->cond); /* lowered (lower.c, Triggered) */
 		break;
 	case ND_CTRL_PERIODIC:
 		if (ctrl->lhs)
 			expect_numeric(x, ctrl->lhs, check_expr(x, ctrl->lhs), "the start time");
 		expect_numeric(x, ctrl->rhs, check_expr(x, ctrl->rhs), "the period");
-		not_lowered(x, ctrl->loc, "periodic");
+		/* lowered (lower.c, Periodic) */
 		break;
 	case ND_CTRL_MULTIPLIED:
 		expect_numeric(x, ctrl->lhs, check_expr(x, ctrl->lhs), "the count");
-		not_lowered(x, ctrl->loc, "multiplied");
+		/* lowered (lower.c, Multiplied) */
 		break;
 	default:
 		break;

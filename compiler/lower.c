@@ -1020,6 +1020,243 @@ static void lower_delay(Compilation *c, SaInfo *info)
 	consume(w, g);
 }
 
+/* ---- control forms: Triggered, Periodic, Multiplied -------------------------------------
+ * Each rewrites the control form the user wrote (`triggered by E`, `periodic (at T0)? every
+ * P`, `multiplied N times`) into control rules.  `implied` is left to CreateCtrlRules (the
+ * default rules) and written out by Implied, at the end of the stage, so that `sacc
+ * explicit --after Lower` shows it too.
+ *
+ * Triggered (`triggered by E`): the inners step only on the external steps where E holds
+ * (E evaluated once, at the step's start, after In), each from the time it last stepped to
+ * (last_execution_time) to t + H, so that one step covers the time skipped:
+ *
+ *   control rules {
+ *     var triggered_step := H;
+ *     if (E) {
+ *       var from_f := last_execution_time(f);                each inner, in coupling order
+ *       var H_f := do_step(f, from_f, t + H - from_f);
+ *       triggered_step := min(triggered_step, from_f + H_f - t);
+ *     }
+ *     return triggered_step;
+ *   }
+ *
+ * On the other steps nothing steps: the out vars keep the outputs of the last inner step
+ * (a hold).  An inner's discard gives a shorter step, reported as a rejection.
+ *
+ * Periodic (`periodic at T0 every P`, T0 = 0 when left out): the inners step at the
+ * instants T0 + k P after the start, each time from the time they last stepped to the
+ * instant (at T0 itself too, when T0 is after the start).  The wrapper's step must end on
+ * each instant: a step that would carry past the next instant is rejected before anything
+ * steps, proposing the step that ends on it (as crossings do), and the orchestrator's
+ * retry lands there.  Instants are counted, not accumulated, so they do not drift:
+ *
+ *   control var Integer periodic_count := 0;      the next instant is T0 + periodic_count P
+ *   control rules {
+ *     var periodic_step := H;
+ *     if (T0 + periodic_count * P <= t + 1e-9 P) { periodic_count := floor((t - T0) / P + 1e-9) + 1; }
+ *     var periodic_next := T0 + periodic_count * P;
+ *     if (t + H > periodic_next + 1e-9 P) { periodic_step := periodic_next - t; }
+ *     else if (t + H >= periodic_next - 1e-9 P) {
+ *       <the triggered body, stepping each inner to t + H>; periodic_count := periodic_count + 1;
+ *     }
+ *     return periodic_step;
+ *   }
+ *
+ * Multiplied (`multiplied N times`): N inner steps of H / N per external step; the in rules
+ * run once per inner step and see the same stored inputs, so the inputs are held:
+ *
+ *   control rules {
+ *     var micro_step := H / N; var inner_time := t;
+ *     for (var micro in 0 .. N) { do_step(f, inner_time, micro_step); ...;
+ *                                 inner_time := inner_time + micro_step; }
+ *     return H;
+ *   }
+ * Preconditions:
+ *   1. the inner FMUs can be ordered by their couplings (no algebraic loop);
+ *   2. (Triggered) E is Bool;
+ *   3. (Periodic) P is not a literal of 0 or less; every inner FMU can save and restore
+ *      its state (a rejected step returns the wrapper and its inners to t: without, the
+ *      wrapper could not land on the instants);
+ *   4. (Multiplied) N is an Integer expression (the loop's bound), and not a literal
+ *      below 1. */
+
+static Inner **ordered_inners(Lw *w, const char *form)
+{
+	Inner **order = step_order(w, NULL, 0);
+	if (!order) {
+		diag_error(w->c->diag, w->at, "%s: the inner fmus form an algebraic loop; '%s' "
+			   "cannot order their steps", w->rule, form);
+		diag_note(w->c->diag, w->at, "solve the loop in an inner adaptation (successive "
+			  "substitution) and use the form on it");
+		w->failed = true;
+	}
+	return order; /* (1) */
+}
+
+/* Each inner steps from the time it last stepped to t + H, the step in *step_d shortened
+ * to what the inners took.  NULL after a report. */
+static Node *catch_up(Lw *w, Inner **order, Node *step_d, const char *prefix)
+{
+	Node *stmts = NULL;
+	for (int i = 0; i < w->info->ninners; i++) {
+		Inner *in = order[i];
+		Node *from_d = NULL, *h_d = NULL;
+		Node *from_v = new_local(w, fmt(w, "%s_%s", prefix, in->name), TY_REAL,
+					 mk_fmu_call(w, BI_LAST_EXECUTION_TIME, in, NULL), &from_d);
+		if (!from_v)
+			return NULL;
+		Node *span = mk_bin(w, OP_SUB, mk_bin(w, OP_ADD, mk_kv(w, KV_T), mk_kv(w, KV_BIG_H)),
+				    mk_ref_to(w, from_d, SYM_LOCAL));
+		Node *call = mk_fmu_call(w, BI_DO_STEP, in, list2(mk_ref_to(w, from_d, SYM_LOCAL), span));
+		Node *h_v = new_local(w, fmt(w, "H_%s", in->name, NULL), TY_REAL, call, &h_d);
+		if (!h_v)
+			return NULL;
+		Node *reached = mk_bin(w, OP_SUB, mk_bin(w, OP_ADD, mk_ref_to(w, from_d, SYM_LOCAL),
+							 mk_ref_to(w, h_d, SYM_LOCAL)), mk_kv(w, KV_T));
+		Node *upd = mk_assign(w, mk_ref_to(w, step_d, SYM_LOCAL),
+			mk_builtin(w, BI_MIN, list2(mk_ref_to(w, step_d, SYM_LOCAL), reached)));
+		stmts = ast_append(stmts, from_v);
+		stmts = ast_append(stmts, h_v);
+		stmts = ast_append(stmts, upd);
+	}
+	return stmts;
+}
+
+static Node *mk_return(Lw *w, Node *e)
+{
+	Node *ret = mk(w, ND_RETURN);
+	ret->lhs = e;
+	return ret;
+}
+
+static void lower_triggered(Compilation *c, SaInfo *info)
+{
+	Lw w0 = {c, info, info->sa, "Triggered", {0}, false}, *w = &w0;
+	Node *ctrl = w->sa->a_ctrl;
+	if (!ctrl || ctrl->kind != ND_CTRL_TRIGGERED)
+		return;
+	w->at = ctrl->loc;
+	if (type_of(ctrl->cond) != TY_BOOL) {
+		diag_error(c->diag, ctrl->cond->loc, "Triggered: the trigger must be Bool, not %s",
+			   ast_type_name(type_of(ctrl->cond)));
+		return; /* (2) */
+	}
+	Inner **order = ordered_inners(w, "triggered by");
+	if (!order)
+		return; /* (1) */
+	Node *step_d = NULL;
+	Node *stmts = new_local(w, "triggered_step", TY_REAL, mk_kv(w, KV_BIG_H), &step_d);
+	Node *body = stmts ? catch_up(w, order, step_d, "from") : NULL;
+	if (!body)
+		return;
+	stmts = ast_append(stmts, mk_if(w, ctrl->cond, body, NULL));
+	stmts = ast_append(stmts, mk_return(w, mk_ref_to(w, step_d, SYM_LOCAL)));
+	set_control(w, stmts);
+}
+
+static void lower_periodic(Compilation *c, SaInfo *info)
+{
+	Lw w0 = {c, info, info->sa, "Periodic", {0}, false}, *w = &w0;
+	Node *ctrl = w->sa->a_ctrl;
+	if (!ctrl || ctrl->kind != ND_CTRL_PERIODIC)
+		return;
+	w->at = ctrl->loc;
+	Node *P = ctrl->rhs;
+	if ((P->kind == ND_INT && P->ival <= 0) || (P->kind == ND_REAL && !(P->rval > 0))) {
+		diag_error(c->diag, P->loc, "Periodic: the period must be greater than 0");
+		return; /* (3) */
+	}
+	for (int i = 0; i < info->ninners; i++)
+		if (!can_rollback(info->inners[i], 0)) {
+			Inner *in = info->inners[i];
+			diag_error(c->diag, ctrl->loc, "Periodic: inner fmu '%s' cannot save and restore "
+				   "its state, and the wrapper lands on each instant by rejecting the step "
+				   "that would pass it", in->name);
+			diag_note(c->diag, in->decl->loc, in->fmu ? "its model description says "
+				  "canGetAndSetFMUstate=\"false\"" : "an fmu inside it cannot roll back");
+			w->failed = true;
+		}
+	if (w->failed)
+		return; /* (3) */
+	Inner **order = ordered_inners(w, "periodic");
+	if (!order)
+		return; /* (1) */
+	Node *T0 = ctrl->lhs ? ctrl->lhs : mk_real(w, 0.0);
+	Node *count = new_ctrl_var(w, "periodic_count", TY_INTEGER, mk_int(w, 0),
+				   "the number of the next instant");
+	if (!count || !fresh(w, "periodic_next", "a local of the generated control rules"))
+		return;
+	Node *step_d = NULL, *next_d = NULL;
+	Node *stmts = new_local(w, "periodic_step", TY_REAL, mk_kv(w, KV_BIG_H), &step_d);
+	if (!stmts)
+		return;
+	/* tol = 1e-9 P: how close to an instant a step must end to end on it */
+#define TOL() mk_bin(w, OP_MUL, mk_real(w, 1e-9), clone(w, P))
+#define INSTANT() mk_bin(w, OP_ADD, clone(w, T0), mk_bin(w, OP_MUL, \
+			mk_ref_to(w, count, SYM_CTRL_VAR), clone(w, P)))
+	Node *first = mk_assign(w, mk_ref_to(w, count, SYM_CTRL_VAR),
+		mk_bin(w, OP_ADD, mk_builtin(w, BI_FLOOR, mk_bin(w, OP_ADD,
+			mk_bin(w, OP_DIV, mk_bin(w, OP_SUB, mk_kv(w, KV_T), clone(w, T0)), clone(w, P)),
+			mk_real(w, 1e-9))), mk_int(w, 1)));
+	stmts = ast_append(stmts, mk_if(w, mk_bin(w, OP_LE, INSTANT(),
+		mk_bin(w, OP_ADD, mk_kv(w, KV_T), TOL())), first, NULL));
+	stmts = ast_append(stmts, mk_local(w, "periodic_next", TY_REAL, INSTANT(), &next_d));
+	Node *end = mk_bin(w, OP_ADD, mk_kv(w, KV_T), mk_kv(w, KV_BIG_H));
+	Node *reject = mk_assign(w, mk_ref_to(w, step_d, SYM_LOCAL),
+		mk_bin(w, OP_SUB, mk_ref_to(w, next_d, SYM_LOCAL), mk_kv(w, KV_T)));
+	Node *body = catch_up(w, order, step_d, "from");
+	if (!body)
+		return;
+	body = ast_append(body, mk_assign(w, mk_ref_to(w, count, SYM_CTRL_VAR),
+		mk_bin(w, OP_ADD, mk_ref_to(w, count, SYM_CTRL_VAR), mk_int(w, 1))));
+	Node *on = mk_if(w, mk_bin(w, OP_GE, clone(w, end), mk_bin(w, OP_SUB,
+		mk_ref_to(w, next_d, SYM_LOCAL), TOL())), body, NULL);
+	stmts = ast_append(stmts, mk_if(w, mk_bin(w, OP_GT, end, mk_bin(w, OP_ADD,
+		mk_ref_to(w, next_d, SYM_LOCAL), TOL())), reject, on));
+#undef TOL
+#undef INSTANT
+	stmts = ast_append(stmts, mk_return(w, mk_ref_to(w, step_d, SYM_LOCAL)));
+	set_control(w, stmts);
+}
+
+static void lower_multiplied(Compilation *c, SaInfo *info)
+{
+	Lw w0 = {c, info, info->sa, "Multiplied", {0}, false}, *w = &w0;
+	Node *ctrl = w->sa->a_ctrl;
+	if (!ctrl || ctrl->kind != ND_CTRL_MULTIPLIED)
+		return;
+	w->at = ctrl->loc;
+	Node *N = ctrl->lhs;
+	if (type_of(N) != TY_INTEGER || (N->kind == ND_INT && N->ival < 1)) {
+		diag_error(c->diag, N->loc, "Multiplied: the count must be an Integer of at least 1 "
+			   "(it bounds the loop over the inner steps)");
+		return; /* (4) */
+	}
+	Inner **order = ordered_inners(w, "multiplied");
+	if (!order)
+		return; /* (1) */
+	Node *step_d = NULL, *time_d = NULL, *micro_d = NULL;
+	Node *step_v = new_local(w, "micro_step", TY_REAL,
+				 mk_bin(w, OP_DIV, mk_kv(w, KV_BIG_H), clone(w, N)), &step_d);
+	Node *time_v = new_local(w, "inner_time", TY_REAL, mk_kv(w, KV_T), &time_d);
+	if (w->failed || !fresh(w, "micro", "the loop variable of the generated control rules"))
+		return;
+	Node *loop = mk_for(w, "micro", mk_int(w, 0), clone(w, N), &micro_d);
+	for (int i = 0; i < info->ninners; i++) {
+		Node *args = list2(mk_ref_to(w, time_d, SYM_LOCAL), mk_ref_to(w, step_d, SYM_LOCAL));
+		loop->then->list1 = ast_append(loop->then->list1,
+			mk_call_stmt(w, mk_fmu_call(w, BI_DO_STEP, order[i], args)));
+	}
+	loop->then->list1 = ast_append(loop->then->list1,
+		mk_assign(w, mk_ref_to(w, time_d, SYM_LOCAL),
+			  mk_bin(w, OP_ADD, mk_ref_to(w, time_d, SYM_LOCAL),
+				 mk_ref_to(w, step_d, SYM_LOCAL))));
+	Node *stmts = list2(step_v, time_v);
+	stmts = ast_append(stmts, loop);
+	stmts = ast_append(stmts, mk_return(w, mk_kv(w, KV_BIG_H)));
+	set_control(w, stmts);
+}
+
 /* ---- Crossing -------------------------------------------------------------------------------
  * `in rules with crossing absolute tolerance = A and relative tolerance = R { ... }`: each
  * `a >! b` (a crosses b from below) or `a <! b` (from above) in a rule's condition, k-th
@@ -1377,14 +1614,53 @@ static void lower_otherwise(Compilation *c, SaInfo *info)
 	lower_otherwise_in(w, w->sa->a_out_rules);
 }
 
+/* ---- Implied ---------------------------------------------------------------------------
+ * `implied`, the default control form, written out as CreateCtrlRules would write the
+ * control rules of an adaptation without any: each inner steps by H from t, in coupling
+ * order, and the step taken is the shortest of theirs.  Runs after every other form (a
+ * form that generates control rules takes `implied` as no control rules at all).
+ *
+ *   control rules { var H_f := do_step(f, t, H); ...; return min(H_f, ...); }
+ * Preconditions:
+ *   1. the inner FMUs can be ordered by their couplings (no algebraic loop). */
+
+static void lower_implied(Compilation *c, SaInfo *info)
+{
+	Lw w0 = {c, info, info->sa, "Implied", {0}, false}, *w = &w0;
+	Node *ctrl = w->sa->a_ctrl;
+	if (!ctrl || ctrl->kind != ND_CTRL_IMPLIED)
+		return;
+	w->at = ctrl->loc;
+	Inner **order = ordered_inners(w, "implied");
+	if (!order)
+		return; /* (1) */
+	Node *stmts = NULL, *steps = NULL;
+	for (int i = 0; i < info->ninners; i++) {
+		Node *d = NULL;
+		Node *call = mk_fmu_call(w, BI_DO_STEP, order[i], list2(mk_kv(w, KV_T), mk_kv(w, KV_BIG_H)));
+		Node *v = new_local(w, fmt(w, "H_%s", order[i]->name, NULL), TY_REAL, call, &d);
+		if (!v)
+			return;
+		stmts = ast_append(stmts, v);
+		steps = ast_append(steps, mk_ref_to(w, d, SYM_LOCAL));
+	}
+	Node *v = steps && steps->next ? mk_builtin(w, BI_MIN, steps) : steps ? steps : mk_kv(w, KV_BIG_H);
+	stmts = ast_append(stmts, mk_return(w, v));
+	set_control(w, stmts);
+}
+
 /* ---- the stage ------------------------------------------------------------------------- */
 
 const LwRule lw_rules[] = {
 	{"MultiplyRate", lower_multiply_rate},
 	{"SuccessiveSubstitution", lower_successive_substitution},
 	{"Delay", lower_delay},
+	{"Triggered", lower_triggered},
+	{"Periodic", lower_periodic},
+	{"Multiplied", lower_multiplied},
 	{"Crossing", lower_crossing},
 	{"Otherwise", lower_otherwise},
+	{"Implied", lower_implied},
 	{NULL, NULL},
 };
 

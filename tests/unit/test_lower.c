@@ -12,6 +12,9 @@
  *   tests/e2e/lower_subst.sa         successive substitution over window and obstacle: the
  *                                    fixed point is the contact force;
  *   tests/e2e/lower_delay.sa         delay: the obstacle sees the previous step's height;
+ *   tests/e2e/lower_triggered.sa     triggered by: skipped time covered in one inner step;
+ *   tests/e2e/lower_periodic.sa      periodic: steps past an instant rejected, landing on it;
+ *   tests/e2e/lower_multiplied.sa    multiplied: N inner steps of H/N, inputs held;
  *   tests/e2e/lower_crossing.sa      crossing settings (`>!`, `<!`, `otherwise`) over a
  *                                    ramp from another integrator, stepped with steps that
  *                                    overshoot: rejected, and located within tolerance;
@@ -355,6 +358,94 @@ static void crossing__operator_without_settings__check_error(void **state)
 	const char *d = fails(r, HEAD INTEG LEVEL "in rules {\n"
 			      "\tsa.level >! 2.0 -> { } --> { integ.u := 1.0; };\n}\n");
 	expect_in(d, "error: the crossing operator '>!' needs crossing settings on its rules block");
+}
+
+/* ---- control forms ---- */
+
+static void triggered__lowered__steps_from_last_execution_time_when_the_trigger_holds(void **state)
+{
+	Run *r = *state;
+	const char *s = lowered(r, HEAD INTEG LEVEL "triggered by sa.level > 0.5\n", LW_STAGE);
+	expect_in(s, "control rules {\n\tvar Real triggered_step := H;\n"
+		  "\tif (sa.level > 0.5) {\n"
+		  "\t\tvar Real from_integ := last_execution_time(integ);\n"
+		  "\t\tvar Real H_integ := do_step(integ, from_integ, t + H - from_integ);\n"
+		  "\t\ttriggered_step := min(triggered_step, from_integ + H_integ - t);\n"
+		  "\t}\n\treturn triggered_step;\n}\n");
+	Node *sa = adaptation(r);
+	assert_string_equal(sa->a_ctrl->origin, "Triggered");
+	assert_int_equal(sa->a_ctrl->loc.line, 6); /* the form's line */
+}
+
+static void triggered__number__error(void **state)
+{
+	Run *r = *state;
+	expect_in(fails(r, HEAD INTEG LEVEL "triggered by sa.level + 1.0\n"),
+		  "t.sa:6:14: error: Triggered: the trigger must be Bool, not Real");
+}
+
+static void periodic__lowered__counts_instants_and_rejects_past_the_next(void **state)
+{
+	Run *r = *state;
+	const char *s = lowered(r, HEAD INTEG "periodic every 0.5\n", LW_STAGE);
+	expect_in(s, "control var Integer periodic_count := 0;\n");
+	expect_in(s, "\tif (0.0 + periodic_count * 0.5 <= t + 1e-09 * 0.5) {\n"
+		  "\t\tperiodic_count := floor((t - 0.0) / 0.5 + 1e-09) + 1;\n\t}\n"
+		  "\tvar Real periodic_next := 0.0 + periodic_count * 0.5;\n"
+		  "\tif (t + H > periodic_next + 1e-09 * 0.5) {\n"
+		  "\t\tperiodic_step := periodic_next - t;\n"
+		  "\t} else if (t + H >= periodic_next - 1e-09 * 0.5) {\n");
+	expect_in(s, "\t\tperiodic_count := periodic_count + 1;\n\t}\n\treturn periodic_step;\n");
+	assert_string_equal(adaptation(r)->a_ctrl->origin, "Periodic");
+}
+
+static void periodic__no_rollback_or_zero_period__errors(void **state)
+{
+	Run *r = *state;
+	const char *d = fails(r, HEAD "\tfor inner fmu Passthrough pass\n\t\tat "
+			      "\"passthrough.fmu\"\nperiodic at 1.0 every 0.5\n");
+	expect_in(d, "t.sa:5:1: error: Periodic: inner fmu 'pass' cannot save and restore its "
+		  "state, and the wrapper lands on each instant by rejecting the step that would "
+		  "pass it");
+	expect_in(d, "note: its model description says canGetAndSetFMUstate=\"false\"");
+	TestRun *t2 = tr_new();
+	Module *m = tr_load(t2, "u.sa", HEAD INTEG "periodic every 0\n");
+	assert_true(drv_explicit(t2->c, m, NULL) > 0);
+	expect_in(tr_diag(t2), "u.sa:5:16: error: Periodic: the period must be greater than 0");
+	tr_free(t2);
+}
+
+static void multiplied__lowered__n_steps_of_h_over_n(void **state)
+{
+	Run *r = *state;
+	const char *s = lowered(r, HEAD INTEG "multiplied 3 times\n", LW_STAGE);
+	expect_in(s, "control rules {\n\tvar Real micro_step := H / 3;\n"
+		  "\tvar Real inner_time := t;\n\tfor (var micro in 0 .. 3) {\n"
+		  "\t\tdo_step(integ, inner_time, micro_step);\n"
+		  "\t\tinner_time := inner_time + micro_step;\n\t}\n\treturn H;\n}\n");
+	assert_string_equal(adaptation(r)->a_ctrl->origin, "Multiplied");
+	expect_in(fails(r, HEAD INTEG "multiplied 2.5 times\n"),
+		  "t.sa:5:12: error: Multiplied: the count must be an Integer of at least 1");
+}
+
+static void implied__written_out__as_create_ctrl_rules_would(void **state)
+{
+	Run *r = *state;
+	const char *s = lowered(r, HEAD WINDOW OBSTACLE "\tcoupled as window.height -> obstacle.disp\n"
+				"implied\n", LW_STAGE);
+	expect_in(s, "control rules {\n\tvar Real H_window := do_step(window, t, H);\n"
+		  "\tvar Real H_obstacle := do_step(obstacle, t, H);\n"
+		  "\treturn min(H_window, H_obstacle);\n}\n");
+	assert_string_equal(adaptation(r)->a_ctrl->origin, "Implied");
+}
+
+static void control_form__with_multiply_rate__error(void **state)
+{
+	Run *r = *state;
+	const char *d = fails(r, HEAD INTEG "multiply rate 2 times\nmultiplied 2 times\n");
+	expect_in(d, "t.sa:5:1: error: MultiplyRate: 'multiply rate' generates the control "
+		  "rules, and this adaptation has its own");
+	expect_in(d, "t.sa:6:1: note: the control rules are here");
 }
 
 /* ---- end to end --------------------------------------------------------------------------- */
@@ -816,6 +907,92 @@ static void crossing__ramp_overshoots__step_rejected_and_crossing_located(void *
 	stop_fmu(&g, ramp);
 }
 
+/* ---- control forms ---- */
+
+/* lower_triggered: x' = u stepped only when go > 0.5, over all the time since its last
+ * step, with the u of that step; x holds in between. */
+static void triggered__skipped_steps__covered_in_one_with_that_steps_input(void **state)
+{
+	(void)state;
+	Fmu f;
+	load_fmu(&f, "e2e", "lower_triggered");
+	fmi2Component c = start_fmu(&f, "triggered");
+	fmi2ValueReference u = vr_of(&f, "u"), go = vr_of(&f, "go"), x = vr_of(&f, "x");
+	const double H = 0.125;
+	/* go, u per step; x after it: 3 skipped, then 4 H at u = 2, 1 skipped, 2 H at u = -1 */
+	const double gos[] = {0, 0, 0, 1, 0, 1, 1};
+	const double us[] = {1, 1, 1, 2, 5, -1, 4};
+	const double xs[] = {0, 0, 0, 1.0, 1.0, 0.75, 1.25};
+	for (int k = 0; k < 7; k++) {
+		set1(&f, c, go, gos[k]);
+		set1(&f, c, u, us[k]);
+		assert_int_equal(f.api.do_step(c, k * H, H, fmi2True), fmi2OK);
+		assert_close(get1(&f, c, x), xs[k], 1e-15);
+	}
+	stop_fmu(&f, c);
+}
+
+/* lower_periodic: steps of 0.2 from 0; the integrator (u = 1) steps at 0.25, 0.75, 1.25:
+ * each step that would pass one is rejected with the last successful time on it, the
+ * retry ends there and x becomes the instant; between instants x holds. */
+static void periodic__steps_past_an_instant__rejected_landing_on_it(void **state)
+{
+	(void)state;
+	Fmu f;
+	load_fmu(&f, "e2e", "lower_periodic");
+	fmi2Component c = start_fmu(&f, "periodic");
+	fmi2ValueReference u = vr_of(&f, "u"), x = vr_of(&f, "x");
+	const double instants[] = {0.25, 0.75, 1.25};
+	int landed = 0, steps = 0;
+	double t = 0, held = 0;
+	while (t < 1.4) {
+		double h = 0.2;
+		set1(&f, c, u, 1.0);
+		fmi2Status st = f.api.do_step(c, t, h, fmi2True);
+		if (st == fmi2Discard) {
+			double last = 0;
+			assert_int_equal(f.api.get_real_status(c, fmi2LastSuccessfulTime, &last), fmi2OK);
+			assert_true(landed < 3);
+			assert_close(last, instants[landed], 1e-15);
+			assert_close(get1(&f, c, x), held, 0); /* the state at t is kept */
+			h = last - t;
+			set1(&f, c, u, 1.0);
+			st = f.api.do_step(c, t, h, fmi2True);
+			assert_int_equal(st, fmi2OK);
+			t += h;
+			held = instants[landed++];
+			assert_close(get1(&f, c, x), held, 1e-15);
+		} else {
+			assert_int_equal(st, fmi2OK);
+			t += h;
+			assert_close(get1(&f, c, x), held, 0); /* no instant in this step */
+		}
+		steps++;
+	}
+	assert_int_equal(landed, 3);
+	assert_int_equal(steps, 9);
+	stop_fmu(&f, c);
+}
+
+/* lower_multiplied: x1' = u = 1, x2' = x1, four inner steps of H/4 = 0.25 with u held and
+ * x2 taking x1 after each inner step of x1: x2 = 0.0625 (1 + 2 + 3 + 4) = 0.625 after the
+ * first step, 0.625 + 0.0625 (5 + 6 + 7 + 8) = 2.25 after the second (one step: 1, 3). */
+static void multiplied__four_inner_steps__riemann_sum_of_the_chain(void **state)
+{
+	(void)state;
+	Fmu f;
+	load_fmu(&f, "e2e", "lower_multiplied");
+	fmi2Component c = start_fmu(&f, "multiplied");
+	fmi2ValueReference u = vr_of(&f, "u"), x2 = vr_of(&f, "x2");
+	set1(&f, c, u, 1.0);
+	assert_int_equal(f.api.do_step(c, 0.0, 1.0, fmi2True), fmi2OK);
+	assert_close(get1(&f, c, x2), 0.625, 1e-15);
+	set1(&f, c, u, 1.0);
+	assert_int_equal(f.api.do_step(c, 1.0, 1.0, fmi2True), fmi2OK);
+	assert_close(get1(&f, c, x2), 2.25, 1e-15);
+	stop_fmu(&f, c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -836,6 +1013,13 @@ int main(void)
 		cmocka_unit_test_setup_teardown(otherwise__first_after_assignment_and_after_two__true_false_not_or, run_setup, run_teardown),
 		cmocka_unit_test_setup_teardown(crossing__errors__integer_signal_delayed_name_taken, run_setup, run_teardown),
 		cmocka_unit_test_setup_teardown(crossing__operator_without_settings__check_error, run_setup, run_teardown),
+		cmocka_unit_test_setup_teardown(triggered__lowered__steps_from_last_execution_time_when_the_trigger_holds, run_setup, run_teardown),
+		cmocka_unit_test_setup_teardown(triggered__number__error, run_setup, run_teardown),
+		cmocka_unit_test_setup_teardown(periodic__lowered__counts_instants_and_rejects_past_the_next, run_setup, run_teardown),
+		cmocka_unit_test_setup_teardown(periodic__no_rollback_or_zero_period__errors, run_setup, run_teardown),
+		cmocka_unit_test_setup_teardown(multiplied__lowered__n_steps_of_h_over_n, run_setup, run_teardown),
+		cmocka_unit_test_setup_teardown(implied__written_out__as_create_ctrl_rules_would, run_setup, run_teardown),
+		cmocka_unit_test_setup_teardown(control_form__with_multiply_rate__error, run_setup, run_teardown),
 		cmocka_unit_test(multiply_rate__order_2__exact_for_parabolas),
 		cmocka_unit_test(multiply_rate__order_4__exact_for_quartics),
 		cmocka_unit_test(multiply_rate__no_interpolation__newest_value_held),
@@ -845,6 +1029,9 @@ int main(void)
 		cmocka_unit_test(declarative_rate_sa__same_as_hand_written_rules),
 		cmocka_unit_test(crossing__ramp_overshoots__step_rejected_and_crossing_located),
 		cmocka_unit_test(declarative_controller_sa__same_detection_as_hand_written),
+		cmocka_unit_test(triggered__skipped_steps__covered_in_one_with_that_steps_input),
+		cmocka_unit_test(periodic__steps_past_an_instant__rejected_landing_on_it),
+		cmocka_unit_test(multiplied__four_inner_steps__riemann_sum_of_the_chain),
 	};
 	return cmocka_run_group_tests_name("lower", tests, NULL, NULL);
 }
