@@ -9,7 +9,8 @@
  *   sacc inspect --probe-state FMU [--set ...]        does restoring its state work?
  *                                                     (simulate_cli.c)
  *   sacc unpack FMU DIR                               an FMU archive, safely extracted
- *   sacc simulate [options] TARGET                    run an .fmu or a scenario (simulate_cli.c) */
+ *   sacc simulate [options] TARGET                    run an .fmu or a scenario (simulate_cli.c)
+ *   sacc plot RESULT.csv -o FILE.png|svg              a result drawn by gnuplot (plot.c) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "explicit.h"
 #include "fmu.h"
 #include "package.h"
+#include "plot.h"
 #include "simulate_cli.h"
 #include "util.h"
 #include "version.h"
@@ -34,6 +36,7 @@ static void usage(FILE *out)
 	      "       sacc inspect --probe-state FILE.fmu [--set INST.VAR=VALUE]... [--step H]\n"
 	      "       sacc unpack FILE.fmu DIR\n"
 	      "       sacc simulate [-I DIR] [-L DIR] TARGET [OPTION]...   (--help: the options)\n"
+	      "       sacc plot RESULT.csv -o FILE.png|FILE.svg [--vars VAR,...] [--title T]\n"
 	      "       sacc --version\n"
 	      "\n"
 	      "  check      check adaptation scripts against their inner FMUs\n"
@@ -53,6 +56,7 @@ static void usage(FILE *out)
 	      "             entry that could land outside it\n"
 	      "  simulate   run an .fmu or a scenario module (fmu declarations and\n"
 	      "             connections) with a master algorithm; the result as CSV\n"
+	      "  plot       draw a result's variables against time with gnuplot\n"
 	      "  -I DIR     also look for imported modules in DIR\n"
 	      "  -L DIR     also look for inner FMUs in DIR\n",
 	      out);
@@ -225,6 +229,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(cmd, "simulate") == 0)
 		return sim_main(argc - 2, argv + 2); /* its own options: simulate_cli.c */
+	if (strcmp(cmd, "plot") == 0)
+		return plot_main(argc - 2, argv + 2); /* its own options: plot.c */
 	if (strcmp(cmd, "inspect") == 0)
 		for (int i = 2; i < argc; i++)
 			if (strcmp(argv[i], "--probe-state") == 0) {
