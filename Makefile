@@ -302,9 +302,10 @@ MASTER_BENCH := $(BUILD)/bench/master/throughput
 bench-master: deps $(BUILD)/fmus/integrator.fmu $(MASTER_BENCH)
 	@BUILD=$(BUILD) sh bench/master/run.sh
 
-$(MASTER_BENCH): bench/master/throughput.c $(BUILD)/libsart.a $(RUNTIME_HDR)
+MASTER_BENCH_OBJ := $(patsubst %,$(BUILD)/runtime/%.o,sart_master sart_inner sart_inner_fmi2)
+$(MASTER_BENCH): bench/master/throughput.c $(MASTER_BENCH_OBJ) $(RUNTIME_HDR)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(WARN) -Iruntime -Iruntime/fmi2 -o $@ $< $(BUILD)/libsart.a -ldl -lm
+	$(CC) $(ALL_CFLAGS) $(WARN) -Iruntime -Iruntime/fmi2 -o $@ $< $(MASTER_BENCH_OBJ) -ldl -lm
 
 # tests/unit/test_two_mass.c checks the FMUs against the reference's header: it links GSL.
 $(BUILD)/tests/test_two_mass: LDLIBS += -lgsl -lgslcblas

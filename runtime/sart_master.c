@@ -456,14 +456,21 @@ typedef struct FmuRun {
 	void *snap;           /* its state at t_n, when every FMU can roll back */
 	int interpolates;     /* canInterpolateInputs */
 	int stepped;          /* in the current pass (Gauss-Seidel) */
-	/* signals read after a step, per type */
+	/* signals read after a step, per type: the signals read_base[ty] .. + nread[ty] - 1
+	 * (prepare numbers each FMU's signals of one type consecutively, so Reals are got
+	 * straight into the signal array) */
 	int nread[NTYPES];
+	int read_base[NTYPES];
 	SartVr *read_vr[NTYPES];
-	int *read_sig[NTYPES];
-	/* connections into it, per type of the input */
+	/* connections into it, per type of the input: value references, the connection, its
+	 * source signal and conversion, as parallel arrays for the hot loop */
 	int nset[NTYPES];
 	SartVr *set_vr[NTYPES];
 	int *set_conn[NTYPES];
+	int *set_sig[NTYPES];
+	double *set_scale[NTYPES], *set_offset[NTYPES];
+	int has_other;        /* Integer or Boolean signals or inputs */
+	int identity;         /* every Real input connection has scale 1 and offset 0 */
 	int *order1;          /* derivative orders (all 1), nset[SART_REAL] of them */
 	double *dval;         /* input derivatives */
 	double *rbuf;         /* Real values to set or read */
@@ -502,8 +509,10 @@ typedef struct Master {
 	int *rec_sig;
 	double *row;
 	int can_rollback;     /* every FMU can get and set its state */
+	int snapshots;        /* fixed steps: save every state before each (not no_rollback) */
 	int probed;           /* the state probe ran on every FMU (probe_all) */
 	int derivatives;      /* this run gives input derivatives to FMUs that take them */
+	int plain;            /* plain_pass can do a first Jacobi pass */
 	int failed;
 	/* algebraic loops */
 	int nloops;
@@ -518,6 +527,7 @@ typedef struct Master {
 	double loop_tol;
 	/* step-size control */
 	double *pred;         /* connection -> the value its input was given for the step's end */
+	int want_pred;        /* pred is kept on every path (prediction step control) */
 	double *yfull, *save_now, *save_prev; /* doubling: the full step's signals, t_n's arrays */
 	double h_next;        /* the controller's proposal */
 	double last_span;     /* t_n+1 - t_n as the linear extrapolation sees it */
@@ -659,10 +669,41 @@ static int prepare(Master *m)
 			            "variables are", sc->fmus[sc->records[r].fmu].name, v->name);
 		m->rec_sig[r] = sig_index(m, sc->records[r]);
 	}
+	/* number the signals by FMU, then by type, so each FMU reads a consecutive range */
+	{
+		int *newidx = malloc(((size_t)m->nsig + 1) * sizeof *newidx);
+		SartRef *sig2 = malloc(((size_t)m->nsig + 1) * sizeof *sig2);
+		int *exch2 = malloc(((size_t)m->nsig + 1) * sizeof *exch2);
+		if (!newidx || !sig2 || !exch2) {
+			free(newidx);
+			free(sig2);
+			free(exch2);
+			return fail(m, "out of memory");
+		}
+		int k = 0;
+		for (int f = 0; f < sc->nfmus; f++)
+			for (int ty = 0; ty < NTYPES; ty++)
+				for (int s = 0; s < m->nsig; s++)
+					if (m->sig[s].fmu == f && var_of(sc, m->sig[s])->type == (SartType)ty) {
+						newidx[s] = k;
+						sig2[k] = m->sig[s];
+						exch2[k++] = m->sig_exchanged[s];
+					}
+		memcpy(m->sig, sig2, (size_t)m->nsig * sizeof *sig2);
+		memcpy(m->sig_exchanged, exch2, (size_t)m->nsig * sizeof *exch2);
+		for (int c = 0; c < sc->nconns; c++)
+			m->conn_sig[c] = newidx[m->conn_sig[c]];
+		for (int r = 0; r < sc->nrecords; r++)
+			m->rec_sig[r] = newidx[m->rec_sig[r]];
+		free(newidx);
+		free(sig2);
+		free(exch2);
+	}
 	for (int f = 0; f < sc->nfmus; f++) {
 		FmuRun *fr = &m->f[f];
 		size_t nbuf = 1;
 		fr->interpolates = (sc->fmus[f].caps & SART_CAP_INPUT_DERIVATIVES) != 0;
+		fr->identity = 1;
 		for (int ty = 0; ty < NTYPES; ty++) {
 			for (int s = 0; s < m->nsig; s++)
 				fr->nread[ty] += m->sig[s].fmu == f && var_of(sc, m->sig[s])->type ==
@@ -670,25 +711,39 @@ static int prepare(Master *m)
 			for (int c = 0; c < sc->nconns; c++)
 				fr->nset[ty] += sc->conns[c].dst.fmu == f &&
 				                var_of(sc, sc->conns[c].dst)->type == (SartType)ty;
-			fr->read_vr[ty] = malloc(((size_t)fr->nread[ty] + 1) * sizeof(SartVr));
-			fr->read_sig[ty] = malloc(((size_t)fr->nread[ty] + 1) * sizeof(int));
-			fr->set_vr[ty] = malloc(((size_t)fr->nset[ty] + 1) * sizeof(SartVr));
-			fr->set_conn[ty] = malloc(((size_t)fr->nset[ty] + 1) * sizeof(int));
-			if (!fr->read_vr[ty] || !fr->read_sig[ty] || !fr->set_vr[ty] || !fr->set_conn[ty])
+			size_t nr = (size_t)fr->nread[ty] + 1, ns = (size_t)fr->nset[ty] + 1;
+			fr->read_vr[ty] = malloc(nr * sizeof(SartVr));
+			fr->set_vr[ty] = malloc(ns * sizeof(SartVr));
+			fr->set_conn[ty] = malloc(ns * sizeof(int));
+			fr->set_sig[ty] = malloc(ns * sizeof(int));
+			fr->set_scale[ty] = malloc(ns * sizeof(double));
+			fr->set_offset[ty] = malloc(ns * sizeof(double));
+			if (!fr->read_vr[ty] || !fr->set_vr[ty] || !fr->set_conn[ty] || !fr->set_sig[ty] ||
+			    !fr->set_scale[ty] || !fr->set_offset[ty])
 				return fail(m, "out of memory");
 			int k = 0;
+			fr->read_base[ty] = 0;
 			for (int s = 0; s < m->nsig; s++)
 				if (m->sig[s].fmu == f && var_of(sc, m->sig[s])->type == (SartType)ty) {
-					fr->read_vr[ty][k] = var_of(sc, m->sig[s])->vr;
-					fr->read_sig[ty][k++] = s;
+					if (k == 0)
+						fr->read_base[ty] = s;
+					fr->read_vr[ty][k++] = var_of(sc, m->sig[s])->vr;
 				}
 			k = 0;
 			for (int c = 0; c < sc->nconns; c++)
 				if (sc->conns[c].dst.fmu == f &&
 				    var_of(sc, sc->conns[c].dst)->type == (SartType)ty) {
 					fr->set_vr[ty][k] = var_of(sc, sc->conns[c].dst)->vr;
+					fr->set_sig[ty][k] = m->conn_sig[c];
+					fr->set_scale[ty][k] = sc->conns[c].scale;
+					fr->set_offset[ty][k] = sc->conns[c].offset;
 					fr->set_conn[ty][k++] = c;
 				}
+			if (ty != SART_REAL)
+				fr->has_other |= fr->nread[ty] > 0 || fr->nset[ty] > 0;
+			else
+				for (int j = 0; j < k; j++)
+					fr->identity &= fr->set_scale[ty][j] == 1 && fr->set_offset[ty][j] == 0;
 			if ((size_t)fr->nread[ty] > nbuf)
 				nbuf = (size_t)fr->nread[ty];
 			if ((size_t)fr->nset[ty] > nbuf)
@@ -707,26 +762,44 @@ static int prepare(Master *m)
 	return 0;
 }
 
+/* The first non-finite value of FMU f's signals vals[s0 .. s0 + n - 1]: the error. */
+static int nonfinite_signal(Master *m, int f, double t, const double *vals, int s0, int n)
+{
+	for (int s = s0; s < s0 + n; s++)
+		if (!isfinite(vals[s]))
+			return fail(m, "at t = %.17g: %s.%s is %g, and it %s", t, m->sc->fmus[f].name,
+			            var_of(m->sc, m->sig[s])->name, vals[s],
+			            m->sig_exchanged[s] ? "feeds a connection" : "is recorded");
+	return 0;
+}
+
 /* Reads FMU f's signals into vals; a NaN or infinity (on a connection or recorded) is an
- * error: the step that produced it is not accepted. */
+ * error: the step that produced it is not accepted.  Reals are got straight into vals. */
 static int read_signals(Master *m, int f, double t, double *vals)
 {
 	FmuRun *fr = &m->f[f];
-	for (int ty = 0; ty < NTYPES; ty++) {
-		int n = fr->nread[ty];
+	int n = fr->nread[SART_REAL];
+	if (n > 0) {
+		double *v = vals + fr->read_base[SART_REAL];
+		int bad = 0;
+		if (!ok(sart_inner_get_real(fr->in, fr->read_vr[SART_REAL], (size_t)n, v)))
+			return fail_call(m, f, t);
+		for (int k = 0; k < n; k++)
+			bad |= !isfinite(v[k]);
+		if (bad)
+			return nonfinite_signal(m, f, t, vals, fr->read_base[SART_REAL], n);
+	}
+	if (!fr->has_other)
+		return 0;
+	for (int ty = SART_INTEGER; ty <= SART_BOOLEAN; ty++) {
+		n = fr->nread[ty];
 		if (n == 0)
 			continue;
 		if (!ok(get_values(fr->in, (SartType)ty, fr->read_vr[ty], (size_t)n, fr->rbuf,
 		                   fr->ibuf)))
 			return fail_call(m, f, t);
-		for (int k = 0; k < n; k++) {
-			int s = fr->read_sig[ty][k];
-			vals[s] = ty == SART_REAL ? fr->rbuf[k] : (double)fr->ibuf[k];
-			if (!isfinite(vals[s]))
-				return fail(m, "at t = %.17g: %s.%s is %g, and it %s", t,
-				            m->sc->fmus[f].name, var_of(m->sc, m->sig[s])->name, vals[s],
-				            m->sig_exchanged[s] ? "feeds a connection" : "is recorded");
-		}
+		for (int k = 0; k < n; k++)
+			vals[fr->read_base[ty] + k] = (double)fr->ibuf[k];
 	}
 	return 0;
 }
@@ -754,57 +827,94 @@ static void input_for(Master *m, int c, int pass, double h, int interp, double *
 	*slope = cn->scale * d;
 }
 
+/* An input that would be NaN or infinite: the error, naming it and its source. */
+static int bad_input(Master *m, int f, int c, double t, double v, double d)
+{
+	const SartConnection *cn = &m->sc->conns[c];
+	return fail(m, "at t = %.17g: the input %s.%s would be %g (slope %g), fed by %s.%s", t,
+	            m->sc->fmus[f].name, var_of(m->sc, cn->dst)->name, v, d,
+	            m->sc->fmus[cn->src.fmu].name, var_of(m->sc, cn->src)->name);
+}
+
 static int set_inputs(Master *m, int f, int pass, double t, double h)
 {
 	FmuRun *fr = &m->f[f];
-	for (int ty = 0; ty < NTYPES; ty++) {
-		int n = fr->nset[ty];
+	int n = fr->nset[SART_REAL];
+	if (n > 0) {
+		const int *conn = fr->set_conn[SART_REAL];
+		double *v = fr->rbuf;
+		int interp = fr->interpolates && m->derivatives;
+		if (!interp && pass == 0 && m->o->algorithm == SART_JACOBI) {
+			/* the hot path: held values from t_n, converted */
+			const int *sig = fr->set_sig[SART_REAL];
+			const double *scale = fr->set_scale[SART_REAL];
+			const double *offset = fr->set_offset[SART_REAL];
+			const double *now = m->now;
+			int bad = 0;
+			for (int k = 0; k < n; k++) {
+				v[k] = scale[k] * now[sig[k]] + offset[k];
+				bad |= !isfinite(v[k]);
+			}
+			if (bad)
+				for (int k = 0; k < n; k++)
+					if (!isfinite(v[k]))
+						return bad_input(m, f, conn[k], t, v[k], 0);
+			if (m->want_pred)
+				for (int k = 0; k < n; k++)
+					m->pred[conn[k]] = v[k];
+		} else {
+			for (int k = 0; k < n; k++) {
+				double d;
+				input_for(m, conn[k], pass, h, interp, &v[k], &d);
+				if (!isfinite(v[k]) || !isfinite(d))
+					return bad_input(m, f, conn[k], t, v[k], d);
+				fr->dval[k] = d;
+				m->pred[conn[k]] = interp ? v[k] + d * h : v[k];
+			}
+		}
+		if (!ok(sart_inner_set_real(fr->in, fr->set_vr[SART_REAL], (size_t)n, v)))
+			return fail_call(m, f, t);
+		if (interp && !ok(sart_inner_set_real_input_derivatives(fr->in, fr->set_vr[SART_REAL],
+		                                                        (size_t)n, fr->order1,
+		                                                        fr->dval)))
+			return fail_call(m, f, t);
+	}
+	if (!fr->has_other)
+		return 0;
+	for (int ty = SART_INTEGER; ty <= SART_BOOLEAN; ty++) {
+		n = fr->nset[ty];
 		if (n == 0)
 			continue;
-		int interp = ty == SART_REAL && fr->interpolates && m->derivatives;
 		for (int k = 0; k < n; k++) {
 			int c = fr->set_conn[ty][k];
 			double v, d;
-			input_for(m, c, pass, h, interp, &v, &d);
-			if (!isfinite(v) || !isfinite(d)) {
-				const SartConnection *cn = &m->sc->conns[c];
-				return fail(m, "at t = %.17g: the input %s.%s would be %g (slope %g), "
-				            "fed by %s.%s", t, m->sc->fmus[f].name,
-				            var_of(m->sc, cn->dst)->name, v, d,
-				            m->sc->fmus[cn->src.fmu].name, var_of(m->sc, cn->src)->name);
-			}
-			if (ty == SART_REAL)
-				fr->rbuf[k] = v;
-			else
-				fr->ibuf[k] = to_int((SartType)ty, v);
-			fr->dval[k] = d;
-			m->pred[c] = interp ? v + d * h : v;
+			input_for(m, c, pass, h, 0, &v, &d);
+			if (!isfinite(v))
+				return bad_input(m, f, c, t, v, d);
+			fr->ibuf[k] = to_int((SartType)ty, v);
+			m->pred[c] = v;
 		}
 		if (!ok(set_values(fr->in, (SartType)ty, fr->set_vr[ty], (size_t)n, fr->rbuf,
 		                   fr->ibuf)))
-			return fail_call(m, f, t);
-		if (interp && !ok(sart_inner_set_real_input_derivatives(fr->in, fr->set_vr[ty],
-		                                                        (size_t)n, fr->order1,
-		                                                        fr->dval)))
 			return fail_call(m, f, t);
 	}
 	return 0;
 }
 
-/* Steps FMU f from t by h.  Returns 0 (stepped), 1 (discarded: *reached is where it
- * stands) or -1 (failed, reported). */
-static int step_one(Master *m, int f, double t, double h, double *reached)
+/* What FMU f's doStep from t by h returning st means.  Returns 0 (stepped), 1 (discarded:
+ * *reached is where it stands, r) or -1 (failed, reported). */
+static int step_outcome(Master *m, int f, double t, SartStatus st, double r, double *reached)
 {
-	double r = t + h;
-	if (m->o->on_step)
-		m->o->on_step(m->o->step_env, f, t, h, 0);
-	SartStatus st = sart_inner_do_step(m->f[f].in, t, h, 1, &r);
-	if (m->o->on_step)
-		m->o->on_step(m->o->step_env, f, t, h, 1);
 	if (ok(st))
 		return 0;
 	if (st == SART_DISCARD) {
 		*reached = r;
+		if (m->o->no_rollback) {
+			fail(m, "%s discarded the step from t = %.17g at t = %.17g; redoing it shorter "
+			     "needs the FMUs' states saved before each step, and the run was told to "
+			     "save none (no_rollback)", m->sc->fmus[f].name, t, r);
+			return -1;
+		}
 		if (!m->can_rollback) {
 			for (int g = 0; g < m->sc->nfmus; g++)
 				if (!(m->sc->fmus[g].caps & SART_CAP_GET_SET_STATE)) {
@@ -818,6 +928,19 @@ static int step_one(Master *m, int f, double t, double h, double *reached)
 	}
 	fail_call(m, f, t);
 	return -1;
+}
+
+/* Steps FMU f from t by h.  Returns 0 (stepped), 1 (discarded: *reached is where it
+ * stands) or -1 (failed, reported). */
+static int step_one(Master *m, int f, double t, double h, double *reached)
+{
+	double r = t + h;
+	if (m->o->on_step)
+		m->o->on_step(m->o->step_env, f, t, h, 0);
+	SartStatus st = sart_inner_do_step(m->f[f].in, t, h, 1, &r);
+	if (m->o->on_step)
+		m->o->on_step(m->o->step_env, f, t, h, 1);
+	return step_outcome(m, f, t, st, r, reached);
 }
 
 /* ---- algebraic loops ------------------------------------------------------------------------ */
@@ -1352,12 +1475,90 @@ static int solve_and_read(Master *m, Loop *L, double t, double *vals)
 	return 0;
 }
 
+/* The first pass of a Jacobi step when nothing else is needed (m->plain: every input
+ * held and Real, no input derivatives, no algebraic loop, no Integer or Boolean signal):
+ * per FMU one set, one doStep and one get straight from and into the signal arrays, with
+ * nothing looked up.  This is the path MASTER.md's benchmark 3 measures (bench/master).
+ * Anything but SART_OK goes to the general functions, which report it. */
+static int plain_pass(Master *m, double t, double h, double *short_end)
+{
+	FmuRun *const first = m->f, *const end = m->f + m->sc->nfmus;
+	const double *now = m->now;
+	double *next = m->next;
+	int discarded = 0, want_pred = m->want_pred;
+	void (*on_step)(void *, int, double, double, int) = m->o->on_step;
+	SartStatus st;
+	for (FmuRun *fr = first; fr < end; fr++) {
+		int n = fr->nset[SART_REAL], bad = 0;
+		const int *sig = fr->set_sig[SART_REAL];
+		const double *scale = fr->set_scale[SART_REAL], *offset = fr->set_offset[SART_REAL];
+		double *v = fr->rbuf;
+		if (n == 0)
+			continue;
+		if (fr->identity) {
+			/* the signals were checked finite when read */
+			for (int k = 0; k < n; k++)
+				v[k] = now[sig[k]];
+		} else {
+			for (int k = 0; k < n; k++) {
+				v[k] = scale[k] * now[sig[k]] + offset[k];
+				bad |= !isfinite(v[k]);
+			}
+		}
+		if (bad || want_pred) {
+			if (set_inputs(m, (int)(fr - first), 0, t, h))
+				return -1;
+			continue;
+		}
+		st = sart_inner_set_real(fr->in, fr->set_vr[SART_REAL], (size_t)n, v);
+		if (st != SART_OK && !ok(st))
+			return fail_call(m, (int)(fr - first), t) ? -1 : -1;
+	}
+	for (FmuRun *fr = first; fr < end; fr++) {
+		double r = t + h, reached = r;
+		int outcome = 0;
+		if (on_step) {
+			outcome = step_one(m, (int)(fr - first), t, h, &reached);
+		} else {
+			st = sart_inner_do_step(fr->in, t, h, 1, &r);
+			if (st != SART_OK)
+				outcome = step_outcome(m, (int)(fr - first), t, st, r, &reached);
+		}
+		if (outcome < 0)
+			return -1;
+		if (outcome > 0) {
+			if (!discarded || reached < *short_end)
+				*short_end = reached;
+			discarded = 1;
+		}
+	}
+	if (discarded)
+		return 1;
+	for (FmuRun *fr = first; fr < end; fr++) {
+		int n = fr->nread[SART_REAL], bad = 0;
+		double *v = next + fr->read_base[SART_REAL];
+		if (n == 0)
+			continue;
+		st = sart_inner_get_real(fr->in, fr->read_vr[SART_REAL], (size_t)n, v);
+		if (st != SART_OK && !ok(st))
+			return fail_call(m, (int)(fr - first), t + h) ? -1 : -1;
+		for (int k = 0; k < n; k++)
+			bad |= !isfinite(v[k]);
+		if (bad)
+			return nonfinite_signal(m, (int)(fr - first), t + h, next,
+			                        fr->read_base[SART_REAL], n) ? -1 : -1;
+	}
+	return 0;
+}
+
 /* One pass over the macro step.  Returns 0, 1 (some FMU discarded; *short_end is the
  * smallest time reached) or -1 (failed). */
 static int run_pass(Master *m, int pass, double t, double h, double *short_end)
 {
 	const SartScenario *sc = m->sc;
 	int discarded = 0;
+	if (pass == 0 && m->plain)
+		return plain_pass(m, t, h, short_end);
 	if (m->o->algorithm == SART_JACOBI) {
 		for (int f = 0; f < sc->nfmus; f++)
 			if (set_inputs(m, f, pass, t, h))
@@ -1570,7 +1771,7 @@ static int probe_all(Master *m, const char *why)
  * rejection).  slice: event location decides *end here. */
 static int macro_step(Master *m, double t, double *end)
 {
-	if (m->can_rollback && snapshot_all(m, t))
+	if (m->snapshots && snapshot_all(m, t))
 		return 1;
 	m->last_span = 0;
 	for (int attempt = 0;; attempt++) {
@@ -1677,10 +1878,12 @@ static int initialize(Master *m)
 
 static int emit_point(Master *m, double t)
 {
+	m->res->t = t;
+	if (!m->o->on_point)
+		return 0;
 	for (int r = 0; r < m->sc->nrecords; r++)
 		m->row[r] = m->now[m->rec_sig[r]];
-	m->res->t = t;
-	if (m->o->on_point && m->o->on_point(m->o->point_env, t, m->row, m->sc->nrecords))
+	if (m->o->on_point(m->o->point_env, t, m->row, m->sc->nrecords))
 		return fail(m, "at t = %.17g: the run was stopped by its caller", t);
 	return 0;
 }
@@ -1884,6 +2087,14 @@ int sart_master_run(const SartScenario *sc, const SartMasterOptions *o, SartMast
 				goto done;
 			}
 	}
+	if (o->no_rollback && (o->iterations > 0 || o->step_control != SART_STEP_FIXED)) {
+		fail(m, "no_rollback leaves no state to roll back to, and %s roll%s every FMU back",
+		     o->iterations > 0 ? "iterations" : "step-size control",
+		     o->iterations > 0 ? "" : "s");
+		goto done;
+	}
+	m->want_pred = o->step_control == SART_STEP_PREDICTION;
+	m->snapshots = m->can_rollback && !o->no_rollback;
 	m->derivatives = o->approx == SART_LINEAR || o->algorithm == SART_GAUSS_SEIDEL ||
 	                 o->iterations > 0;
 	if (o->iterations > 0 && probe_all(m, "iterations roll every FMU back to the step's "
@@ -1892,7 +2103,12 @@ int sart_master_run(const SartScenario *sc, const SartMasterOptions *o, SartMast
 	if (o->step_control != SART_STEP_FIXED &&
 	    probe_all(m, "step-size control rejects steps by rolling every FMU back"))
 		goto done;
-	if (prepare(m) || prepare_loops(m) || initialize(m) || emit_point(m, o->start))
+	if (prepare(m) || prepare_loops(m))
+		goto done;
+	m->plain = o->algorithm == SART_JACOBI && !m->derivatives && m->nloops == 0;
+	for (int f = 0; f < sc->nfmus; f++)
+		m->plain &= !m->f[f].has_other;
+	if (initialize(m) || emit_point(m, o->start))
 		goto done;
 
 	/* Communication points start + k H.  After a step shortened by a rejection the next
@@ -1930,8 +2146,7 @@ int sart_master_run(const SartScenario *sc, const SartMasterOptions *o, SartMast
 		double *tmp = m->prev;
 		m->prev = m->now;
 		m->now = m->next;
-		m->next = tmp;
-		memcpy(m->next, m->now, (size_t)m->nsig * sizeof *m->next);
+		m->next = tmp; /* every pass reads every signal before any is used */
 		m->t_prev_span = m->last_span > 0 ? m->last_span : end - t;
 		m->have_prev = 1;
 		if (res->accepted == 0 || end - t < res->h_min)
@@ -1957,9 +2172,11 @@ done:
 		sart_inner_free(fr->in);
 		for (int ty = 0; ty < NTYPES; ty++) {
 			free(fr->read_vr[ty]);
-			free(fr->read_sig[ty]);
 			free(fr->set_vr[ty]);
 			free(fr->set_conn[ty]);
+			free(fr->set_sig[ty]);
+			free(fr->set_scale[ty]);
+			free(fr->set_offset[ty]);
 		}
 		free(fr->order1);
 		free(fr->dval);

@@ -233,6 +233,13 @@ typedef struct SartMasterOptions {
 	                               (default 1e-6 step) */
 	double max_step;            /* never exceeded (default stop - start) */
 	double safety, shrink, grow; /* the controller's (defaults 0.9, 0.2, 2) */
+	/* 1: save no FMU state before each macro step (fixed steps without iterations only;
+	 * refused with either).  By default a run whose FMUs can all get and set their state
+	 * saves every FMU's state before each step, so that a discarded step can be redone
+	 * shorter: one fmi2GetFMUstate per FMU per step, often costlier than the master itself
+	 * (bench/master).  With no_rollback a discard stops the run with an error naming the
+	 * FMU and the time.  (`sacc simulate --no-rollback`.) */
+	int no_rollback;
 	/* Called just before (done = 0) and just after (done = 1) every doStep of FMU fmu from
 	 * t by h; NULL for none.  `sacc simulate --step-timeout` arms its watchdog here. */
 	void (*on_step)(void *env, int fmu, double t, double h, int done);

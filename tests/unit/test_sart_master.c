@@ -381,6 +381,50 @@ static void run__nan_on_connection__error_at_that_step(void **state)
 	assert_contains(r.message, "a.x is nan");
 }
 
+/* Jacobi with held inputs takes the master's fast first pass (plain_pass): a converted
+ * connection b.u = 2 a.x + 1, a failing step and a NaN must come out as on the general
+ * path.  a.x = t, so b.x_n = sum_{j<n} H (2 j H + 1) = H (H n (n - 1) + n). */
+static void run__jacobi_fast_path__converts_and_reports(void **state)
+{
+	(void)state;
+	char *dir = dir_of("integrator");
+	SartFmu fmus[] = {
+		{"a", dir, "integrator", INTEGRATOR_GUID, SART_FMI2, ALL_CAPS, integrator_vars, 5},
+		{"b", dir, "integrator", INTEGRATOR_GUID, SART_FMI2, ALL_CAPS, integrator_vars, 5},
+	};
+	SartConnection conns[] = {{{0, I_X}, {1, I_U}, 2, 1}};
+	SartStart starts[] = {{{0, I_U}, 1.0}, {{1, I_FAIL_AT}, -1}};
+	SartRef recs[] = {{1, I_X}, {0, I_X}};
+	SartScenario sc = {fmus, 2, conns, 1, starts, 2, recs, 2};
+	Points p;
+	SartMasterResult r;
+	SartMasterOptions o = {.start = 0, .stop = 1, .step = 0.1, .algorithm = SART_JACOBI,
+	                       .approx = SART_HOLD, .logger = logger, .logger_env = &p,
+	                       .on_point = collect, .point_env = &p};
+	for (int no_rollback = 0; no_rollback <= 1; no_rollback++) {
+		o.no_rollback = no_rollback;
+		memset(&p, 0, sizeof p);
+		assert_int_equal(sart_master_run(&sc, &o, &r), 0);
+		assert_int_equal(p.n, 11);
+		assert_int_equal(r.rollbacks, 0);
+		for (int n = 0; n <= 10; n++) {
+			assert_close(p.v[n][1], 0.1 * n, 1e-12);
+			assert_close(p.v[n][0], 0.1 * (0.1 * n * (n - 1) + n), 1e-12);
+		}
+	}
+	starts[1].value = 0.35;
+	memset(&p, 0, sizeof p);
+	assert_int_equal(sart_master_run(&sc, &o, &r), 1);
+	assert_int_equal(p.n, 4);
+	assert_contains(r.message, "[b] fmi2DoStep(t = 0.3");
+	assert_contains(r.message, "returned fmi2Error");
+	/* no_rollback contradicts what rolls back */
+	o.iterations = 1;
+	assert_int_equal(sart_master_run(&sc, &o, &r), 1);
+	assert_contains(r.message, "no_rollback leaves no state to roll back to, and iterations");
+	free(dir);
+}
+
 /* A cycle of two integrators, b (reactive, declared first) and a (delayed: no
  * canInterpolateInputs, x independent of u): a.x -> b.u, b.x -> a.u, a.x0 = 1, so
  * a' = b, b' = a.  Gauss-Seidel steps a first with b(t_n) held, then b with its input
@@ -443,7 +487,7 @@ static const SartVar controller_vars[] = {
 	{"chart_state", 0, SART_INTEGER, SART_CAUS_OTHER, NULL, 0},
 };
 
-static int run_controller(unsigned caps, Points *p, SartMasterResult *r)
+static int run_controller_opts(unsigned caps, int no_rollback, Points *p, SartMasterResult *r)
 {
 	char *dir = dir_of("controller");
 	SartFmu fmus[] = {{"ctl", dir, "controller", CONTROLLER_GUID, SART_FMI2, caps,
@@ -454,11 +498,16 @@ static int run_controller(unsigned caps, Points *p, SartMasterResult *r)
 	SartMasterOptions o = {.start = 0, .stop = 2, .step = 0.3,
 	                       .algorithm = SART_GAUSS_SEIDEL, .approx = SART_HOLD,
 	                       .logger = logger, .logger_env = p, .on_point = collect,
-	                       .point_env = p};
+	                       .point_env = p, .no_rollback = no_rollback};
 	memset(p, 0, sizeof *p);
 	int rc = sart_master_run(&sc, &o, r);
 	free(dir);
 	return rc;
+}
+
+static int run_controller(unsigned caps, Points *p, SartMasterResult *r)
+{
+	return run_controller_opts(caps, 0, p, r);
 }
 
 static void run__discard__redone_to_land_on_expiry(void **state)
@@ -479,6 +528,13 @@ static void run__discard__redone_to_land_on_expiry(void **state)
 	assert_int_equal(r.rollbacks, 1);
 	assert_close(p.v[1][0], 1, 0);  /* down in Emergency */
 	assert_close(p.v[1][1], 5, 0);  /* chart_state Emergency */
+
+	/* told to save no state, the discard cannot be redone either */
+	assert_int_equal(run_controller_opts(SART_CAP_GET_SET_STATE, 1, &p, &r), 1);
+	assert_contains(r.message, "ctl discarded the step from t = 1.2");
+	assert_contains(r.message, "save none (no_rollback)");
+	assert_int_equal(r.rollbacks, 0);
+	assert_int_equal(p.n, 5);
 
 	/* without get/set state the discard cannot be redone: a clear error */
 	assert_int_equal(run_controller(0, &p, &r), 1);
@@ -535,6 +591,7 @@ int main(void)
 		cmocka_unit_test(run__stop_not_on_grid__last_step_shortened),
 		cmocka_unit_test(run__fmu_fails__accepted_points_kept),
 		cmocka_unit_test(run__nan_on_connection__error_at_that_step),
+		cmocka_unit_test(run__jacobi_fast_path__converts_and_reports),
 		cmocka_unit_test(run__delayed_fmu__stepped_first_with_old_inputs),
 		cmocka_unit_test(run__discard__redone_to_land_on_expiry),
 		cmocka_unit_test(run__bad_options_and_load__reported),

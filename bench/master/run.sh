@@ -1,0 +1,78 @@
+#!/bin/sh
+# run.sh — MASTER.md benchmark 3 (`make bench-master`): the orchestrator's overhead per
+# macro step over three trivial FMUs, against a hand-written loop calling the same FMUs.
+#
+#   BUILD=build sh bench/master/run.sh      (after make builds $BUILD/bench/master/throughput)
+#
+# Instructions come from valgrind's callgrind (repeatable whatever else the machine does):
+# each loop runs N1 and N2 macro steps, and the difference divided by N2 - N1 is the cost of
+# one macro step with loading, initialization and shut-down cancelled out.  Time per macro
+# step comes from runs without valgrind of TIME_N1 and TIME_N2 steps, the same way.
+# The last line, instructions_per_fmu_step, is (master - hand loop) / 3: what the master
+# and the seam add to each FMU's set/doStep/get, with no_rollback (the same FMU calls as the
+# hand loop); the line "states saved" shows the default, which also saves every FMU's state
+# before each step so that a discarded step can be redone.
+set -eu
+BUILD=${BUILD:-build}
+N1=${N1:-20000}
+N2=${N2:-120000}
+TIME_N1=${TIME_N1:-100000}
+TIME_N2=${TIME_N2:-1100000}
+OUT=$BUILD/bench/master
+BIN=$OUT/throughput
+
+command -v valgrind >/dev/null || { echo "bench-master: valgrind is needed (apt-get install valgrind)" >&2; exit 2; }
+
+# The two loops must compute the same thing, bit for bit.
+m_sum=$("$BIN" master "$BUILD" 1000 check | sed -n 's/^checksum //p')
+h_sum=$("$BIN" hand "$BUILD" 1000 | sed -n 's/^checksum //p')
+if [ "$m_sum" != "$h_sum" ]; then
+	echo "bench-master: the master's values differ from the hand loop's ($m_sum != $h_sum)" >&2
+	exit 1
+fi
+
+# instructions WHO N: total instructions of one run, from callgrind.
+instructions() {
+	f=$OUT/callgrind.$1.$2
+	valgrind --tool=callgrind --callgrind-out-file="$f" "$BIN" "$1" "$BUILD" "$2" \
+		>/dev/null 2>"$f.log" || { cat "$f.log" >&2; exit 1; }
+	sed -n 's/^summary: *//p' "$f" | head -n 1
+}
+
+per_step() {
+	a=$(instructions "$1" "$N1")
+	b=$(instructions "$1" "$N2")
+	echo $(( (b - a) / (N2 - N1) ))
+}
+
+# seam N: instructions spent in the seam's own code (runtime/sart_inner*.c, self cost) in
+# the master run of N steps.
+seam() {
+	callgrind_annotate --inclusive=no --threshold=100 --auto=no "$OUT/callgrind.master.$1" 2>/dev/null |
+		awk '/runtime\/sart_inner/ { gsub(",", "", $1); s += $1 } END { printf "%d", s }'
+}
+
+# ns WHO: wall time per macro step, start-up cancelled the same way.
+ns() {
+	a=$("$BIN" "$1" "$BUILD" "$TIME_N1" | sed -n 's/^ns_per_step //p')
+	b=$("$BIN" "$1" "$BUILD" "$TIME_N2" | sed -n 's/^ns_per_step //p')
+	awk -v a="$a" -v b="$b" -v n1="$TIME_N1" -v n2="$TIME_N2" \
+		'BEGIN { printf "%.1f", (b * n2 - a * n1) / (n2 - n1) }'
+}
+
+master=$(per_step master)
+save=$(per_step master-save)
+hand=$(per_step hand)
+master_ns=$(ns master)
+save_ns=$(ns master-save)
+hand_ns=$(ns hand)
+
+echo "master overhead: three integrator FMUs in a ring, Jacobi, held inputs, nothing recorded"
+printf '%-34s %14s %12s\n' "per macro step" "instructions" "ns"
+printf '%-34s %14s %12s\n' "hand-written loop (the floor)" "$hand" "$hand_ns"
+printf '%-34s %14s %12s\n' "sart_master_run, no_rollback" "$master" "$master_ns"
+printf '%-34s %14s %12s\n' "sart_master_run, states saved" "$save" "$save_ns"
+seam_step=$(( ($(seam "$N2") - $(seam "$N1")) / (N2 - N1) ))
+echo "of which in the seam (runtime/sart_inner*.c): $seam_step per macro step," \
+	"$((seam_step / 3)) per FMU step"
+echo "instructions_per_fmu_step $(( (master - hand) / 3 ))"

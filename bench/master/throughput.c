@@ -1,0 +1,209 @@
+/* throughput.c — MASTER.md benchmark 3: what the orchestrator (runtime/sart_master.c, over
+ * the seam runtime/sart_inner.c) adds per macro step to the FMUs' own work, against a
+ * hand-written loop that calls the same FMUs' fmi2* functions directly (the floor).
+ *
+ *   throughput master|master-save|hand BUILD N [check]    N macro steps of H = 1e-6 s
+ *
+ * The scenario: three `integrator` FMUs (tests/fmus/integrator, x' = u) in a ring,
+ * a.x -> b.u, b.x -> c.u, c.x -> a.u, a.x0 = 1; Jacobi with held inputs, nothing recorded
+ * (no on_point), fixed steps.  Per macro step both loops do the same FMU calls: one
+ * fmi2SetReal, one fmi2DoStep and one fmi2GetReal per FMU.  The integrators can get and
+ * set their state, as their model description says, and the master is told so: `master`
+ * runs with no_rollback (no state saved per step, the same FMU calls as the hand loop);
+ * `master-save` with the default, one fmi2GetFMUstate per FMU per step in addition, so
+ * that a discarded step could be redone.
+ *
+ * Prints `checksum X` (a.x, b.x, c.x at the end, so the two loops can be compared: they
+ * must agree bit for bit) and `ns_per_step T` (wall time of the whole run over N).
+ * bench/master/run.sh turns runs of two lengths into per-step figures. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fmi2FunctionTypes.h"
+#include "sart_master.h"
+
+#define INTEGRATOR_GUID "{3f6c1d2e-8a47-4b95-9e0d-7c2a5b1f4e83}"
+#define H 1e-6
+
+enum { VR_U = 0, VR_X = 1, VR_X0 = 2 };
+
+static const SartVar integrator_vars[] = {
+	{"u", VR_U, SART_REAL, SART_CAUS_INPUT, NULL, 0},
+	{"x", VR_X, SART_REAL, SART_CAUS_OUTPUT, NULL, 0},
+	{"x0", VR_X0, SART_REAL, SART_CAUS_PARAMETER, NULL, 0},
+};
+
+static double now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "throughput: %s\n", what);
+	exit(1);
+}
+
+/* ---- the orchestrator ------------------------------------------------------------------- */
+
+static double last[3];
+
+static int keep_last(void *env, double t, const double v[], int n)
+{
+	(void)env, (void)t;
+	memcpy(last, v, (size_t)n * sizeof *v);
+	return 0;
+}
+
+static void run_master(const char *dir, long n, int check, int save)
+{
+	const unsigned caps = SART_CAP_GET_SET_STATE | SART_CAP_INPUT_DERIVATIVES;
+	const SartFmu fmus[3] = {
+		{"a", dir, "integrator", INTEGRATOR_GUID, SART_FMI2, caps, integrator_vars, 3},
+		{"b", dir, "integrator", INTEGRATOR_GUID, SART_FMI2, caps, integrator_vars, 3},
+		{"c", dir, "integrator", INTEGRATOR_GUID, SART_FMI2, caps, integrator_vars, 3},
+	};
+	const SartConnection conns[3] = {
+		{{0, 1}, {1, 0}, 1, 0},
+		{{1, 1}, {2, 0}, 1, 0},
+		{{2, 1}, {0, 0}, 1, 0},
+	};
+	const SartStart starts[1] = {{{0, 2}, 1.0}};
+	const SartRef records[3] = {{0, 1}, {1, 1}, {2, 1}};
+	/* recording only for the checksum run: the measured runs record nothing */
+	SartScenario sc = {fmus, 3, conns, 3, starts, 1, records, check ? 3 : 0};
+	SartMasterOptions o;
+	SartMasterResult res;
+	memset(&o, 0, sizeof o);
+	o.start = 0;
+	o.stop = (double)n * H;
+	o.step = H;
+	o.algorithm = SART_JACOBI;
+	o.approx = SART_HOLD;
+	o.no_rollback = !save;
+	if (check)
+		o.on_point = keep_last;
+	double t0 = now_ns();
+	if (sart_master_run(&sc, &o, &res))
+		die(res.message);
+	double t1 = now_ns();
+	if (res.accepted != n)
+		die("the master did not take N steps");
+	if (check)
+		printf("checksum %.17g %.17g %.17g\n", last[0], last[1], last[2]);
+	printf("ns_per_step %.1f\n", (t1 - t0) / (double)n);
+}
+
+/* ---- the hand-written loop -------------------------------------------------------------- */
+
+typedef struct Fmu {
+	fmi2Component c;
+} Fmu;
+
+static void logger(fmi2ComponentEnvironment env, fmi2String inst, fmi2Status st,
+                   fmi2String cat, fmi2String msg, ...)
+{
+	(void)env, (void)cat;
+	fprintf(stderr, "throughput: %s [%d]: %s\n", inst, (int)st, msg);
+}
+
+static const fmi2CallbackFunctions callbacks = {logger, NULL, NULL, NULL, NULL};
+
+static void *sym(void *lib, const char *name)
+{
+	void *p = dlsym(lib, name);
+	if (!p)
+		die(name);
+	return p;
+}
+
+#define LOAD(var, type, name)                       \
+	type *var;                                  \
+	do {                                        \
+		void *p_ = sym(lib, name);          \
+		memcpy(&var, &p_, sizeof p_);       \
+	} while (0)
+
+static void run_hand(const char *dir, long n)
+{
+	char path[1100];
+	snprintf(path, sizeof path, "%s/binaries/linux64/integrator.so", dir);
+	void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!lib)
+		die(dlerror());
+	LOAD(instantiate, fmi2InstantiateTYPE, "fmi2Instantiate");
+	LOAD(free_instance, fmi2FreeInstanceTYPE, "fmi2FreeInstance");
+	LOAD(setup, fmi2SetupExperimentTYPE, "fmi2SetupExperiment");
+	LOAD(enter_init, fmi2EnterInitializationModeTYPE, "fmi2EnterInitializationMode");
+	LOAD(exit_init, fmi2ExitInitializationModeTYPE, "fmi2ExitInitializationMode");
+	LOAD(terminate, fmi2TerminateTYPE, "fmi2Terminate");
+	LOAD(get_real, fmi2GetRealTYPE, "fmi2GetReal");
+	LOAD(set_real, fmi2SetRealTYPE, "fmi2SetReal");
+	LOAD(do_step, fmi2DoStepTYPE, "fmi2DoStep");
+	static const char *names[3] = {"a", "b", "c"};
+	const fmi2ValueReference vu = VR_U, vx = VR_X, vx0 = VR_X0;
+	double t_end = (double)n * H, x[3], u;
+	fmi2Component c[3];
+	double t0 = now_ns();
+	for (int i = 0; i < 3; i++) {
+		double x0 = i == 0 ? 1.0 : 0.0;
+		c[i] = instantiate(names[i], fmi2CoSimulation, INTEGRATOR_GUID, "", &callbacks,
+		                   fmi2False, fmi2False);
+		if (!c[i] || set_real(c[i], &vx0, 1, &x0) != fmi2OK ||
+		    setup(c[i], fmi2False, 0.0, 0.0, fmi2True, t_end) != fmi2OK ||
+		    enter_init(c[i]) != fmi2OK)
+			die("could not instantiate an integrator");
+	}
+	for (int i = 0; i < 3; i++) {
+		u = 0;
+		if (exit_init(c[i]) != fmi2OK || get_real(c[i], &vx, 1, &x[i]) != fmi2OK)
+			die("could not initialize an integrator");
+	}
+	for (long s = 0; s < n; s++) {
+		double t = (double)s * H, tn = (double)(s + 1) * H;
+		for (int i = 0; i < 3; i++) {
+			u = x[(i + 2) % 3];
+			if (set_real(c[i], &vu, 1, &u) != fmi2OK)
+				die("fmi2SetReal failed");
+		}
+		for (int i = 0; i < 3; i++)
+			if (do_step(c[i], t, tn - t, fmi2True) != fmi2OK)
+				die("fmi2DoStep failed");
+		for (int i = 0; i < 3; i++)
+			if (get_real(c[i], &vx, 1, &x[i]) != fmi2OK)
+				die("fmi2GetReal failed");
+	}
+	for (int i = 0; i < 3; i++) {
+		terminate(c[i]);
+		free_instance(c[i]);
+	}
+	double t1 = now_ns();
+	dlclose(lib);
+	printf("checksum %.17g %.17g %.17g\n", x[0], x[1], x[2]);
+	printf("ns_per_step %.1f\n", (t1 - t0) / (double)n);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 4 && !(argc == 5 && strcmp(argv[4], "check") == 0)) {
+		fprintf(stderr, "usage: throughput master|master-save|hand BUILD N [check]\n");
+		return 2;
+	}
+	char dir[1024];
+	long n = strtol(argv[3], NULL, 10);
+	if (n < 1)
+		die("N must be positive");
+	snprintf(dir, sizeof dir, "%s/fmus/integrator", argv[2]);
+	if (strcmp(argv[1], "master") == 0 || strcmp(argv[1], "master-save") == 0)
+		run_master(dir, n, argc == 5, argv[1][6] == '-');
+	else if (strcmp(argv[1], "hand") == 0)
+		run_hand(dir, n);
+	else
+		die("the first argument is master or hand");
+	return 0;
+}
