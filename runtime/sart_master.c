@@ -470,7 +470,7 @@ typedef struct FmuRun {
 	int *set_sig[NTYPES];
 	double *set_scale[NTYPES], *set_offset[NTYPES];
 	int has_other;        /* Integer or Boolean signals or inputs */
-	int identity;         /* every Real input connection has scale 1 and offset 0 */
+	double *plain_v;      /* its Real inputs in Master.plain_buf */
 	int *order1;          /* derivative orders (all 1), nset[SART_REAL] of them */
 	double *dval;         /* input derivatives */
 	double *rbuf;         /* Real values to set or read */
@@ -513,6 +513,11 @@ typedef struct Master {
 	int probed;           /* the state probe ran on every FMU (probe_all) */
 	int derivatives;      /* this run gives input derivatives to FMUs that take them */
 	int plain;            /* plain_pass can do a first Jacobi pass */
+	/* plain_pass's flat tables: every FMU's Real inputs in FMU order (FmuRun.plain_v is
+	 * its share of plain_buf): the source signal, conversion, connection */
+	int plain_nin, plain_identity;
+	int *plain_src, *plain_conn;
+	double *plain_scale, *plain_offset, *plain_buf;
 	int failed;
 	/* algebraic loops */
 	int nloops;
@@ -703,7 +708,6 @@ static int prepare(Master *m)
 		FmuRun *fr = &m->f[f];
 		size_t nbuf = 1;
 		fr->interpolates = (sc->fmus[f].caps & SART_CAP_INPUT_DERIVATIVES) != 0;
-		fr->identity = 1;
 		for (int ty = 0; ty < NTYPES; ty++) {
 			for (int s = 0; s < m->nsig; s++)
 				fr->nread[ty] += m->sig[s].fmu == f && var_of(sc, m->sig[s])->type ==
@@ -741,9 +745,6 @@ static int prepare(Master *m)
 				}
 			if (ty != SART_REAL)
 				fr->has_other |= fr->nread[ty] > 0 || fr->nset[ty] > 0;
-			else
-				for (int j = 0; j < k; j++)
-					fr->identity &= fr->set_scale[ty][j] == 1 && fr->set_offset[ty][j] == 0;
 			if ((size_t)fr->nread[ty] > nbuf)
 				nbuf = (size_t)fr->nread[ty];
 			if ((size_t)fr->nset[ty] > nbuf)
@@ -758,6 +759,28 @@ static int prepare(Master *m)
 			return fail(m, "out of memory");
 		for (size_t i = 0; i < nbuf; i++)
 			fr->order1[i] = 1;
+		m->plain_nin += fr->nset[SART_REAL];
+	}
+	size_t nin = (size_t)m->plain_nin + 1;
+	m->plain_src = malloc(nin * sizeof *m->plain_src);
+	m->plain_conn = malloc(nin * sizeof *m->plain_conn);
+	m->plain_scale = malloc(nin * sizeof *m->plain_scale);
+	m->plain_offset = malloc(nin * sizeof *m->plain_offset);
+	m->plain_buf = malloc(nin * sizeof *m->plain_buf);
+	if (!m->plain_src || !m->plain_conn || !m->plain_scale || !m->plain_offset ||
+	    !m->plain_buf)
+		return fail(m, "out of memory");
+	m->plain_identity = 1;
+	for (int f = 0, i = 0; f < sc->nfmus; f++) {
+		FmuRun *fr = &m->f[f];
+		fr->plain_v = m->plain_buf + i;
+		for (int k = 0; k < fr->nset[SART_REAL]; k++, i++) {
+			m->plain_src[i] = fr->set_sig[SART_REAL][k];
+			m->plain_conn[i] = fr->set_conn[SART_REAL][k];
+			m->plain_scale[i] = fr->set_scale[SART_REAL][k];
+			m->plain_offset[i] = fr->set_offset[SART_REAL][k];
+			m->plain_identity &= m->plain_scale[i] == 1 && m->plain_offset[i] == 0;
+		}
 	}
 	return 0;
 }
@@ -1484,40 +1507,40 @@ static int plain_pass(Master *m, double t, double h, double *short_end)
 {
 	FmuRun *const first = m->f, *const end = m->f + m->sc->nfmus;
 	const double *now = m->now;
-	double *next = m->next;
-	int discarded = 0, want_pred = m->want_pred;
-	void (*on_step)(void *, int, double, double, int) = m->o->on_step;
+	double *next = m->next, *buf = m->plain_buf;
+	const int *src = m->plain_src;
+	int nin = m->plain_nin, nsig = m->nsig, discarded = 0;
 	SartStatus st;
+	/* every FMU's Real inputs, held from t_n and converted, in one flat array */
+	if (m->plain_identity) {
+		/* the signals were checked finite when read */
+		for (int i = 0; i < nin; i++)
+			buf[i] = now[src[i]];
+	} else {
+		const double *scale = m->plain_scale, *offset = m->plain_offset;
+		for (int i = 0; i < nin; i++)
+			buf[i] = scale[i] * now[src[i]] + offset[i];
+		for (int i = 0; i < nin; i++)
+			if (!isfinite(buf[i])) {
+				int c = m->plain_conn[i];
+				return bad_input(m, m->sc->conns[c].dst.fmu, c, t, buf[i], 0) ? -1 : -1;
+			}
+	}
+	if (m->want_pred)
+		for (int i = 0; i < nin; i++)
+			m->pred[m->plain_conn[i]] = buf[i];
 	for (FmuRun *fr = first; fr < end; fr++) {
-		int n = fr->nset[SART_REAL], bad = 0;
-		const int *sig = fr->set_sig[SART_REAL];
-		const double *scale = fr->set_scale[SART_REAL], *offset = fr->set_offset[SART_REAL];
-		double *v = fr->rbuf;
+		int n = fr->nset[SART_REAL];
 		if (n == 0)
 			continue;
-		if (fr->identity) {
-			/* the signals were checked finite when read */
-			for (int k = 0; k < n; k++)
-				v[k] = now[sig[k]];
-		} else {
-			for (int k = 0; k < n; k++) {
-				v[k] = scale[k] * now[sig[k]] + offset[k];
-				bad |= !isfinite(v[k]);
-			}
-		}
-		if (bad || want_pred) {
-			if (set_inputs(m, (int)(fr - first), 0, t, h))
-				return -1;
-			continue;
-		}
-		st = sart_inner_set_real(fr->in, fr->set_vr[SART_REAL], (size_t)n, v);
+		st = sart_inner_set_real(fr->in, fr->set_vr[SART_REAL], (size_t)n, fr->plain_v);
 		if (st != SART_OK && !ok(st))
 			return fail_call(m, (int)(fr - first), t) ? -1 : -1;
 	}
 	for (FmuRun *fr = first; fr < end; fr++) {
 		double r = t + h, reached = r;
 		int outcome = 0;
-		if (on_step) {
+		if (m->o->on_step) {
 			outcome = step_one(m, (int)(fr - first), t, h, &reached);
 		} else {
 			st = sart_inner_do_step(fr->in, t, h, 1, &r);
@@ -1534,20 +1557,19 @@ static int plain_pass(Master *m, double t, double h, double *short_end)
 	}
 	if (discarded)
 		return 1;
+	/* every signal is Real and read straight into next */
 	for (FmuRun *fr = first; fr < end; fr++) {
-		int n = fr->nread[SART_REAL], bad = 0;
-		double *v = next + fr->read_base[SART_REAL];
+		int n = fr->nread[SART_REAL];
 		if (n == 0)
 			continue;
-		st = sart_inner_get_real(fr->in, fr->read_vr[SART_REAL], (size_t)n, v);
+		st = sart_inner_get_real(fr->in, fr->read_vr[SART_REAL], (size_t)n,
+		                         next + fr->read_base[SART_REAL]);
 		if (st != SART_OK && !ok(st))
 			return fail_call(m, (int)(fr - first), t + h) ? -1 : -1;
-		for (int k = 0; k < n; k++)
-			bad |= !isfinite(v[k]);
-		if (bad)
-			return nonfinite_signal(m, (int)(fr - first), t + h, next,
-			                        fr->read_base[SART_REAL], n) ? -1 : -1;
 	}
+	for (int sg = 0; sg < nsig; sg++)
+		if (!isfinite(next[sg]))
+			return nonfinite_signal(m, m->sig[sg].fmu, t + h, next, sg, 1) ? -1 : -1;
 	return 0;
 }
 
@@ -2192,6 +2214,11 @@ done:
 	free(m->conn_tear);
 	free(m->pval);
 	free(m->pred);
+	free(m->plain_src);
+	free(m->plain_conn);
+	free(m->plain_scale);
+	free(m->plain_offset);
+	free(m->plain_buf);
 	free(m->yfull);
 	free(m->save_now);
 	free(m->save_prev);
