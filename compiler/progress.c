@@ -27,10 +27,11 @@ void prog_format(char *buf, size_t size, int width, double t, double start, doub
 	int n = snprintf(tail, sizeof tail, "  %5.1f%%  t = %.6g  %ld steps", 100 * frac, t, steps);
 	if (elapsed > 0 && n > 0 && (size_t)n < sizeof tail)
 		snprintf(tail + n, sizeof tail - (size_t)n, "  %.3g steps/s", (double)steps / elapsed);
-	/* the bar takes what the text leaves, 10 to 40 cells */
+	/* 30 cells, fewer (not under 10) when the text leaves less: a bar whose length
+	 * followed the text's would jiggle */
 	int bar = width - 1 - (int)strlen(tail) - 2;
-	if (bar > 40)
-		bar = 40;
+	if (bar > 30)
+		bar = 30;
 	char line[256];
 	size_t k = 0;
 	if (bar >= 10) {

@@ -17,7 +17,8 @@
 bool prog_due(bool tty, double elapsed, double last_draw);
 
 /* The line, at most width - 1 columns (width < 20 counts as 20) and size - 1 bytes:
- *   "[########------------]  42.0%  t = 4.2  1234 steps  5678 steps/s"
+ *   "[#############-----------------]   42.0%  t = 4.2  1234 steps  5678 steps/s"
+ * the bar 30 cells, fewer on a narrow terminal, none under 10;
  * the percent of [start, stop] reached at t (100 when stop <= start), the steps accepted
  * and their rate over elapsed seconds (left out while elapsed is 0). */
 void prog_format(char *buf, size_t size, int width, double t, double start, double stop,

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sacc_test.h"
@@ -174,6 +175,9 @@ static void simulate__usage_errors__exit_2(void **state)
 		{"--stop", "--stop needs a value"},
 		{"--step abc", "'abc' is not a finite number"},
 		{"--iterations -1", "is not a count"},
+		{"--realtime=0", "--realtime: '0' is not a positive number of wall seconds"},
+		{"--realtime=fast", "'fast' is not a positive number of wall seconds"},
+		{"--profile=yes", "--profile takes no value"},
 		{"--set nobody.x=1", "no fmu instance 'nobody'; the instances are: integrator"},
 		{"--set integrator.nope=1", "fmu 'integrator' has no variable 'nope'"},
 		{"--set integrator.x=1", "cannot be set"},
@@ -285,6 +289,136 @@ static void simulate__script_error__diagnostic_shape(void **state)
 	assert_tmp_empty(c);
 }
 
+static double wall_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The N of "overruns N" in the summary, or -1. */
+static long overruns_in(const char *err)
+{
+	const char *p = strstr(err, "overruns ");
+	return p ? strtol(p + 9, NULL, 10) : -1;
+}
+
+/* --realtime: a run never ends before its simulated duration times SCALE (a lower bound
+ * only: a loaded machine may take longer); at an absurdly fast SCALE every point after the
+ * first is late, and the summary counts them.  Standard error is a file here: no
+ * progress line, however long the run. */
+static void simulate__realtime__paced_and_overruns_counted(void **state)
+{
+	Ctx *c = *state;
+	char args[1024];
+	const char *fmu = "integrator.fmu' --set integrator.u=1";
+	snprintf(args, sizeof args, "--realtime '%s/fmus/%s --stop 1.2 --step 0.1 -o '%s/r.csv'",
+	         test_build_dir(), fmu, c->dir);
+	double t0 = wall_now();
+	assert_int_equal(simulate(c, args), 0);
+	double took = wall_now() - t0;
+	print_message("--realtime, 1.2 s simulated: %.3f s\n", took);
+	assert_true(took >= 1.2);
+	char *err = file_in(c, "err.txt");
+	assert_contains(err, "sacc simulate: done at t = 1.2: 12 steps accepted");
+	assert_true(overruns_in(err) >= 0);
+	assert_contains(err, "(largest lateness ");
+	assert_null(strchr(err, '\r'));
+	assert_null(strstr(err, "\033["));
+	free(err);
+	char *csv = file_in(c, "r.csv");
+	assert_true(strncmp(csv, "time,integrator.x\n0,0\n", 22) == 0);
+	assert_contains(csv, "\n1.2,1.2");
+	free(csv);
+
+	/* SCALE 0.25: a quarter of a wall second per simulated second */
+	snprintf(args, sizeof args, "'%s/fmus/%s --stop 1 --step 0.05 --realtime 0.25",
+	         test_build_dir(), fmu);
+	t0 = wall_now();
+	assert_int_equal(simulate(c, args), 0);
+	took = wall_now() - t0;
+	assert_true(took >= 0.25);
+
+	/* every point due a nanosecond per simulated second after the first: all late */
+	snprintf(args, sizeof args, "'%s/fmus/%s --stop 1 --step 0.01 --realtime=1e-9",
+	         test_build_dir(), fmu);
+	assert_int_equal(simulate(c, args), 0);
+	err = file_in(c, "err.txt");
+	long n = overruns_in(err);
+	print_message("--realtime=1e-9: %ld overruns of 100 points\n", n);
+	assert_true(n > 0);
+	assert_true(n <= 100);
+	free(err);
+	/* no --realtime, no overrun count */
+	snprintf(args, sizeof args, "'%s/fmus/%s --stop 1 --step 0.01", test_build_dir(), fmu);
+	assert_int_equal(simulate(c, args), 0);
+	err = file_in(c, "err.txt");
+	assert_int_equal(overruns_in(err), -1);
+	free(err);
+	assert_tmp_empty(c);
+}
+
+/* The profile line of FMU name: its calls (-1 when there is none); its seconds and share
+ * checked to be plausible. */
+static long profile_calls(const char *err, const char *name)
+{
+	char want[64];
+	snprintf(want, sizeof want, "sacc simulate: profile: %s: ", name);
+	const char *p = strstr(err, want);
+	if (!p)
+		return -1;
+	double secs, share;
+	long calls;
+	assert_int_equal(sscanf(p + strlen(want), "%lf s in doStep (%lf%% of the wall time), "
+	                        "%ld calls", &secs, &share, &calls), 3);
+	assert_true(secs >= 0);
+	assert_true(share >= 0 && share <= 100);
+	return calls;
+}
+
+/* --profile: one line per FMU with its doStep calls, which are the steps it took (the
+ * state probe's three included when the scheme rolls back). */
+static void simulate__profile__calls_per_fmu(void **state)
+{
+	Ctx *c = *state;
+	char args[1024];
+	snprintf(args, sizeof args, "bench/two_mass/two_mass.sa --stop 1 --step 0.1 --profile "
+	         "-o '%s/r.csv'", c->dir);
+	assert_int_equal(simulate(c, args), 0);
+	char *err = file_in(c, "err.txt");
+	assert_contains(err, "done at t = 1: 10 steps accepted");
+	assert_int_equal(profile_calls(err, "m1"), 10);
+	assert_int_equal(profile_calls(err, "m2"), 10);
+	assert_contains(err, "sacc simulate: profile: outside doStep: ");
+	free(err);
+	/* one iteration: two passes per step, and the probe's three steps per FMU */
+	snprintf(args, sizeof args, "bench/two_mass/two_mass.sa --stop 1 --step 0.1 --profile "
+	         "--master jacobi --iterations 1 -o '%s/r.csv'", c->dir);
+	assert_int_equal(simulate(c, args), 0);
+	err = file_in(c, "err.txt");
+	assert_contains(err, "10 steps accepted, 0 rejected, 10 iterations");
+	assert_int_equal(profile_calls(err, "m1"), 23);
+	assert_int_equal(profile_calls(err, "m2"), 23);
+	free(err);
+	/* a discard: the rejected attempt's call counts too (controller: 6 accepted, 1 redone;
+	 * the probe at the first discard steps a second instance three times) */
+	snprintf(args, sizeof args, "'%s/fmus/controller.fmu' --stop 1.5 --step 0.3 --profile "
+	         "--set controller.obj_detected=true --record controller.down", test_build_dir());
+	assert_int_equal(simulate(c, args), 0);
+	err = file_in(c, "err.txt");
+	assert_contains(err, "6 steps accepted, 1 rejected");
+	assert_int_equal(profile_calls(err, "controller"), 6 + 1 + 3);
+	free(err);
+	/* without --profile, no profile */
+	snprintf(args, sizeof args, "bench/two_mass/two_mass.sa --stop 1 --step 0.1");
+	assert_int_equal(simulate(c, args), 0);
+	err = file_in(c, "err.txt");
+	assert_int_equal(profile_calls(err, "m1"), -1);
+	assert_null(strstr(err, "profile"));
+	free(err);
+	assert_tmp_empty(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -300,6 +434,9 @@ int main(void)
 		                                teardown),
 		cmocka_unit_test_setup_teardown(simulate__script_error__diagnostic_shape, setup,
 		                                teardown),
+		cmocka_unit_test_setup_teardown(simulate__realtime__paced_and_overruns_counted, setup,
+		                                teardown),
+		cmocka_unit_test_setup_teardown(simulate__profile__calls_per_fmu, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
