@@ -513,6 +513,8 @@ typedef struct Master {
 	int probed;           /* the state probe ran on every FMU (probe_all) */
 	int derivatives;      /* this run gives input derivatives to FMUs that take them */
 	int plain;            /* plain_pass can do a first Jacobi pass */
+	int ind_sig;          /* the event indicator's signal, or -1 */
+	double event_tol;
 	/* plain_pass's flat tables: every FMU's Real inputs in FMU order (FmuRun.plain_v is
 	 * its share of plain_buf): the source signal, conversion, connection */
 	int plain_nin, plain_identity;
@@ -648,7 +650,7 @@ static int sig_index(Master *m, SartRef r)
 static int prepare(Master *m)
 {
 	const SartScenario *sc = m->sc;
-	int maxsig = sc->nconns + sc->nrecords;
+	int maxsig = sc->nconns + sc->nrecords + 1; /* + the event indicator */
 	m->f = calloc((size_t)sc->nfmus + 1, sizeof *m->f);
 	m->sig = malloc(((size_t)maxsig + 1) * sizeof *m->sig);
 	m->sig_exchanged = calloc((size_t)maxsig + 1, sizeof *m->sig_exchanged);
@@ -674,6 +676,7 @@ static int prepare(Master *m)
 			            "variables are", sc->fmus[sc->records[r].fmu].name, v->name);
 		m->rec_sig[r] = sig_index(m, sc->records[r]);
 	}
+	m->ind_sig = m->o->locate_events ? sig_index(m, m->o->event_indicator) : -1;
 	/* number the signals by FMU, then by type, so each FMU reads a consecutive range */
 	{
 		int *newidx = malloc(((size_t)m->nsig + 1) * sizeof *newidx);
@@ -700,6 +703,8 @@ static int prepare(Master *m)
 			m->conn_sig[c] = newidx[m->conn_sig[c]];
 		for (int r = 0; r < sc->nrecords; r++)
 			m->rec_sig[r] = newidx[m->rec_sig[r]];
+		if (m->ind_sig >= 0)
+			m->ind_sig = newidx[m->ind_sig];
 		free(newidx);
 		free(sig2);
 		free(exch2);
@@ -1789,13 +1794,10 @@ static int probe_all(Master *m, const char *why)
 	return 0;
 }
 
-/* One macro step from t towards *end; on return *end is where it ended (shorter after a
- * rejection).  slice: event location decides *end here. */
-static int macro_step(Master *m, double t, double *end)
+/* Every FMU from t towards *end (from the saved states when it is redone); on return *end
+ * is where the step ended, shorter when an FMU discarded. */
+static int attempt_step(Master *m, double t, double *end)
 {
-	if (m->snapshots && snapshot_all(m, t))
-		return 1;
-	m->last_span = 0;
 	for (int attempt = 0;; attempt++) {
 		double h = *end - t, short_end = *end;
 		if (!(h > 0))
@@ -1816,6 +1818,96 @@ static int macro_step(Master *m, double t, double *end)
 			return 1;
 		*end = short_end;
 	}
+}
+
+/* Whether the indicator's sign changed from z0 to z1 (a zero at z1 is the crossing itself;
+ * a zero at z0 was the last one, located already). */
+static int crossed(double z0, double z1)
+{
+	return (z0 < 0 && z1 >= 0) || (z0 > 0 && z1 <= 0);
+}
+
+/* Event location over the step from t to *end, whose end value z1 of the indicator has
+ * another sign than its value z0 at t: regula falsi on the step size with the Illinois
+ * modification (the end kept twice in a row has its value halved), each trial a step from
+ * t after every FMU was restored, each trial at least tol/2 inside the bracket, until the
+ * bracket [a, b] around the crossing is at most tol long.  The step accepted ends at b, the
+ * first point known to lie after the crossing (or on it), and so within tol of it. */
+static int locate_event(Master *m, double t, double z0, double z1, double *end)
+{
+	double tol = m->event_tol;
+	double a = 0, za = z0, b = *end - t, zb = z1;
+	int side = 0, at_b = 1;
+	for (int trial = 0; b - a > tol; trial++) {
+		if (trial >= 200)
+			return fail(m, "at t = %.17g: the crossing of %s.%s was not bracketed within "
+			            "%g in %d trials (last bracket [%.17g, %.17g])", t,
+			            m->sc->fmus[m->o->event_indicator.fmu].name,
+			            var_of(m->sc, m->o->event_indicator)->name, tol, trial, t + a, t + b);
+		double c = a - za * (b - a) / (zb - za);
+		if (!(c > a && c < b))
+			c = (a + b) / 2;
+		if (c < a + tol / 2)
+			c = a + tol / 2;
+		if (c > b - tol / 2)
+			c = b - tol / 2;
+		double tc = t + c;
+		m->res->event_trials++;
+		if (restore_all(m, t) || attempt_step(m, t, &tc))
+			return 1;
+		c = tc - t; /* shorter if an FMU discarded */
+		double zc = m->next[m->ind_sig];
+		if (zc == 0) {
+			b = c;
+			at_b = 1;
+			break;
+		}
+		if ((zc < 0) == (za < 0)) {
+			/* no crossing before c: the bracket's start moves up */
+			a = c;
+			za = zc;
+			if (side < 0)
+				zb /= 2;
+			side = -1;
+			at_b = 0;
+		} else {
+			b = c;
+			zb = zc;
+			if (side > 0)
+				za /= 2;
+			side = 1;
+			at_b = 1;
+		}
+	}
+	if (!at_b) {
+		double tb = t + b;
+		m->res->event_trials++;
+		if (restore_all(m, t) || attempt_step(m, t, &tb))
+			return 1;
+		b = tb - t;
+	}
+	m->res->events++;
+	*end = t + b;
+	return 0;
+}
+
+/* One macro step from t towards *end; on return *end is where it ended (shorter after a
+ * rejection, or just after an event located in it). */
+static int macro_step(Master *m, double t, double *end)
+{
+	if (m->snapshots && snapshot_all(m, t))
+		return 1;
+	m->last_span = 0;
+	if (attempt_step(m, t, end))
+		return 1;
+	if (m->ind_sig >= 0) {
+		double z0 = m->now[m->ind_sig], z1 = m->next[m->ind_sig];
+		if (z1 == 0 && z0 != 0)
+			m->res->events++; /* the step ended on the crossing */
+		else if (crossed(z0, z1))
+			return locate_event(m, t, z0, z1, end);
+	}
+	return 0;
 }
 
 /* Instantiation, start values, initialization with values propagated in the port graph's
@@ -2114,6 +2206,40 @@ int sart_master_run(const SartScenario *sc, const SartMasterOptions *o, SartMast
 		     o->iterations > 0 ? "iterations" : "step-size control",
 		     o->iterations > 0 ? "" : "s");
 		goto done;
+	}
+	if (o->locate_events) {
+		SartRef z = o->event_indicator;
+		const SartVar *zv = valid_ref(sc, z) ? var_of(sc, z) : NULL;
+		if (!zv) {
+			fail(m, "the event indicator (FMU %d, variable %d) does not exist", z.fmu + 1,
+			     z.var + 1);
+			goto done;
+		}
+		if (zv->causality != SART_CAUS_OUTPUT ||
+		    (zv->type != SART_REAL && zv->type != SART_INTEGER)) {
+			fail(m, "the event indicator %s.%s must be a Real or Integer output",
+			     sc->fmus[z.fmu].name, zv->name);
+			goto done;
+		}
+		if (!isfinite(o->event_tolerance) || o->event_tolerance < 0) {
+			fail(m, "the event tolerance %g is not a positive number", o->event_tolerance);
+			goto done;
+		}
+		if (o->step_control != SART_STEP_FIXED || o->no_rollback) {
+			fail(m, "event location works on fixed steps with states saved (not with %s)",
+			     o->no_rollback ? "no_rollback" : "step-size control");
+			goto done;
+		}
+		for (int f = 0; f < sc->nfmus; f++)
+			if (!(sc->fmus[f].caps & SART_CAP_GET_SET_STATE)) {
+				fail(m, "event location on %s.%s redoes the step across the crossing "
+				     "shorter from every FMU's state at its start, and %s cannot get and "
+				     "set its state", sc->fmus[z.fmu].name, zv->name, sc->fmus[f].name);
+				goto done;
+			}
+		m->event_tol = o->event_tolerance > 0 ? o->event_tolerance : 1e-6 * o->step;
+		if (probe_all(m, "event location rolls every FMU back to the step's start"))
+			goto done;
 	}
 	m->want_pred = o->step_control == SART_STEP_PREDICTION;
 	m->snapshots = m->can_rollback && !o->no_rollback;

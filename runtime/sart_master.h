@@ -27,8 +27,11 @@
  *     inputs with the realised outputs, the controller of sart_step_propose, rejection
  *     and retry from restored states.
  *
- * Not here yet (later slices slot in at the places marked "slice:"): event location,
- * real-time pacing.
+ *   - event location: a sign change of a chosen output over a macro step is bracketed by
+ *     regula falsi on the step size from restored states, and the step ending just
+ *     after it is accepted.
+ *
+ * Not here yet (later slices slot in at the places marked "slice:"): real-time pacing.
  *
  * Runtime rules (runtime/README.md): C99, no global state, libc/libm/libdl only, every
  * resource released on one path. */
@@ -240,6 +243,20 @@ typedef struct SartMasterOptions {
 	 * (bench/master).  With no_rollback a discard stops the run with an error naming the
 	 * FMU and the time.  (`sacc simulate --no-rollback`.) */
 	int no_rollback;
+	/* Event location (fixed steps; needs every FMU to get and set its state, and refuses
+	 * no_rollback and step-size control).  When locate_events is 1 and the output
+	 * event_indicator (Real or Integer) changes sign over a macro step (from negative to
+	 * >= 0 or from positive to <= 0), every FMU is restored to the step's start and the
+	 * step is redone shorter, its size found by regula falsi with the Illinois
+	 * modification (each trial at least tolerance / 2 inside the bracket), until the
+	 * crossing is bracketed within event_tolerance; the step ending at the bracket's
+	 * upper end is accepted, so a communication point lies at most event_tolerance after
+	 * the crossing (on it when the indicator is exactly 0 there).  Stepping then goes on
+	 * to the grid start + k step.  (`sacc simulate --event INST.VAR [--event-tolerance
+	 * TOL]`.) */
+	int locate_events;
+	SartRef event_indicator;
+	double event_tolerance;     /* seconds, >= 0 (0: the default, 1e-6 step) */
 	/* Called just before (done = 0) and just after (done = 1) every doStep of FMU fmu from
 	 * t by h; NULL for none.  `sacc simulate --step-timeout` arms its watchdog here. */
 	void (*on_step)(void *env, int fmu, double t, double h, int done);
@@ -261,6 +278,8 @@ typedef struct SartMasterResult {
 	SartLoopOutcome loop_outcome; /* of the solve that failed, else SART_LOOP_OK */
 	double h_min, h_max;   /* the smallest and largest accepted step (0 before one) */
 	long forced;           /* steps accepted at min_step with an error above tolerance */
+	long events;           /* sign changes of the event indicator located (or stepped on) */
+	long event_trials;     /* steps redone from restored states while locating them */
 } SartMasterResult;
 
 /* Loads, instantiates and initializes every FMU, then steps from start to stop, calling
