@@ -389,6 +389,14 @@ SartStatus sart_inner_set_real_input_derivatives(SartInner *in, const SartVr vr[
 	return noted(in, in->ops->set_real_input_derivatives(in, vr, n, order, value));
 }
 
+SartStatus sart_inner_get_real_output_derivatives(SartInner *in, const SartVr vr[], size_t n,
+                                                  const int order[], double value[])
+{
+	if (!usable(in, "sart_inner_get_real_output_derivatives"))
+		return REFUSED(in);
+	return noted(in, in->ops->get_real_output_derivatives(in, vr, n, order, value));
+}
+
 SartStatus sart_inner_do_step(SartInner *in, double t, double h, int no_set_state_prior,
                               double *reached)
 {

@@ -107,6 +107,13 @@ SartStatus sart_inner_set_string(SartInner *in, const SartVr vr[], size_t n,
 SartStatus sart_inner_set_real_input_derivatives(SartInner *in, const SartVr vr[], size_t n,
                                                  const int order[], const double value[]);
 
+/* Derivatives of Real outputs (order[i] >= 1, at most the model description's
+ * maxOutputDerivativeOrder) at the FMU's current time: the master's Hermite predictor.
+ * Optional in the library: an FMU that does not export fmi2GetRealOutputDerivatives gets
+ * an error naming it. */
+SartStatus sart_inner_get_real_output_derivatives(SartInner *in, const SartVr vr[], size_t n,
+                                                  const int order[], double value[]);
+
 /* One communication step from t to t + h.  *reached (may be NULL) is where the FMU now
  * stands: t + h on SART_OK/SART_WARNING; on SART_DISCARD the inner FMU's last successful
  * time, asked for at once and checked to lie in [t, t + h]; NaN on an error.  A discard

@@ -71,6 +71,8 @@ struct SartInnerOps {
 	                         const char *const v[]);
 	SartStatus (*set_real_input_derivatives)(SartInner *in, const SartVr vr[], size_t n,
 	                                         const int order[], const double value[]);
+	SartStatus (*get_real_output_derivatives)(SartInner *in, const SartVr vr[], size_t n,
+	                                          const int order[], double value[]);
 	/* Sets *reached as sart_inner_do_step documents; never NULL here. */
 	SartStatus (*do_step)(SartInner *in, double t, double h, int no_set_state_prior,
 	                      double *reached);

@@ -37,6 +37,7 @@ typedef struct Fmi2Api {
 	fmi2SetBooleanTYPE *set_boolean;
 	fmi2SetStringTYPE *set_string;
 	fmi2SetRealInputDerivativesTYPE *set_real_input_derivatives;
+	fmi2GetRealOutputDerivativesTYPE *get_real_output_derivatives;
 	fmi2DoStepTYPE *do_step;
 	fmi2GetRealStatusTYPE *get_real_status;
 	fmi2GetFMUstateTYPE *get_state;
@@ -77,6 +78,8 @@ static const struct {
 	{"fmi2GetRealStatus", offsetof(Fmi2Api, get_real_status), ALWAYS, NULL},
 	{"fmi2SetRealInputDerivatives", offsetof(Fmi2Api, set_real_input_derivatives),
 	 SART_CAP_INPUT_DERIVATIVES, "canInterpolateInputs"},
+	{"fmi2GetRealOutputDerivatives", offsetof(Fmi2Api, get_real_output_derivatives),
+	 OPTIONAL, NULL},
 	{"fmi2GetFMUstate", offsetof(Fmi2Api, get_state), SART_CAP_GET_SET_STATE,
 	 "canGetAndSetFMUstate"},
 	{"fmi2SetFMUstate", offsetof(Fmi2Api, set_state), SART_CAP_GET_SET_STATE,
@@ -364,6 +367,16 @@ static SartStatus fmi2_set_real_input_derivatives(SartInner *in, const SartVr vr
 	return outcome(in, fn, f->api.set_real_input_derivatives(f->c, vr, n, order, value));
 }
 
+static SartStatus fmi2_get_real_output_derivatives(SartInner *in, const SartVr vr[], size_t n,
+                                                   const int order[], double value[])
+{
+	Fmi2Inner *f = impl(in);
+	const char *fn = "fmi2GetRealOutputDerivatives";
+	if (!f->api.get_real_output_derivatives)
+		return unavailable(in, fn, "maxOutputDerivativeOrder >= 1");
+	return outcome(in, fn, f->api.get_real_output_derivatives(f->c, vr, n, order, value));
+}
+
 /* ---- stepping --------------------------------------------------------------------------- */
 
 static SART_COLD SartStatus do_step_not_ok(SartInner *in, double t, double h, fmi2Status st,
@@ -490,6 +503,7 @@ const SartInnerOps sart_inner_fmi2_ops = {
 	fmi2_set_boolean,
 	fmi2_set_string,
 	fmi2_set_real_input_derivatives,
+	fmi2_get_real_output_derivatives,
 	fmi2_do_step,
 	fmi2_get_state,
 	fmi2_set_state,
