@@ -1118,11 +1118,16 @@ static void check_general(Ctx *x, Node *g, bool in_rules)
 	x->part = saved;
 }
 
-static void check_output_fn(Ctx *x, Node *f)
+static const char *const hold_names[] = {"no hold", "zero order hold", "first order hold"};
+
+/* where: NULL for a hold on an out rules block (lowered: lower.c, Hold), else why the
+ * hold is not lowered. */
+static void check_output_fn(Ctx *x, Node *f, const char *where)
 {
 	if (f->kind == ND_HOLD) {
-		static const char *const names[] = {"no hold", "zero order hold", "first order hold"};
-		not_lowered(x, f->loc, names[f->op]);
+		if (where)
+			not_lowered(x, f->loc, arena_printf(x->c->arena, "%s (%s)", hold_names[f->op],
+							    where));
 	} else if (f->kind == ND_BLOCK) {
 		check_block(x, f);
 	} else {
@@ -1211,7 +1216,7 @@ static void check_rules(Ctx *x, Node *rules, bool in)
 				not_lowered(x, s->loc, "crossing (on out rules)");
 		} else {
 			x->part = in ? PART_IN_MAP : PART_OUT_MAP;
-			check_output_fn(x, s);
+			check_output_fn(x, s, in ? "on in rules" : NULL);
 		}
 	}
 	for (Node *v = rules->list2; v; v = v->next) {
@@ -1263,7 +1268,7 @@ static void check_rules(Ctx *x, Node *rules, bool in)
 		}
 		if (r->els) {
 			x->part = in ? PART_IN_MAP : PART_OUT_MAP;
-			check_output_fn(x, r->els);
+			check_output_fn(x, r->els, "on one rule");
 		}
 	}
 	x->scope = saved;

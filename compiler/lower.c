@@ -1614,6 +1614,174 @@ static void lower_otherwise(Compilation *c, SaInfo *info)
 	lower_otherwise_in(w, w->sa->a_out_rules);
 }
 
+/* ---- Hold ----------------------------------------------------------------------------------
+ * `out rules with no hold | zero order hold | first order hold { ... }` (ZOH, FOH): how the
+ * outputs bound to inner outputs (`y <- f.o`) are given between the inner steps, when a
+ * control form (triggered, periodic) does not step every inner at every external step.
+ * Each bound output keeps samples of f.o taken after f's steps, with the time f reached
+ * (last_execution_time), in out vars the MapOut part writes; the Out part, at the end of
+ * the external step (now = t + H; at Init, the start), gives
+ *   zero order hold   the newest sample: the value f.o had when f last stepped;
+ *   first order hold  the line through the two newest samples, extrapolated to now (the
+ *                     newest sample while only one is known): exact for an f.o linear in
+ *                     time, continuous at each inner step only if f.o was linear before;
+ *   no hold           the newest sample on the external step that ends where f stepped
+ *                     to (within 1e-9 H), else the type's zero: a signal present only at
+ *                     the instants f computes it (an event), absent (0) in between.
+ *
+ *   out var hold_<y> := <start of f.o>, hold_<y>_time := 0.0;            every hold
+ *   out var hold_<y>_previous := <start>, hold_<y>_previous_time := 0.0,
+ *           Integer hold_<y>_samples := 0;                                FOH only
+ *   out rules { true -> {
+ *       if (hold_<y>_samples > 0 and last_execution_time(f) > hold_<y>_time) {   FOH
+ *         hold_<y>_previous := hold_<y>; hold_<y>_previous_time := hold_<y>_time;
+ *         hold_<y>_samples := 2; }
+ *       hold_<y> := f.o; hold_<y>_time := last_execution_time(f);
+ *       if (hold_<y>_samples == 0) { hold_<y>_samples := 1; }                     FOH
+ *     } --> {
+ *       sa.y := hold_<y>;                                                        ZOH
+ *       if (hold_<y>_samples == 2) { sa.y := hold_<y> + (hold_<y> - hold_<y>_previous)
+ *         * (t + H - hold_<y>_time) / (hold_<y>_time - hold_<y>_previous_time); }
+ *       else { sa.y := hold_<y>; }                                               FOH
+ *       if (hold_<y>_time >= t + H - 1e-9 * H) { sa.y := hold_<y>; } else { sa.y := 0.0; }   no hold
+ *     }; ... }
+ * (unit conversions of the binding applied to the value given).  The bindings are
+ * removed: the generated rule feeds the ports.  MapOut runs after every inner's step; a
+ * sample moves to the previous one only when f itself has stepped since.
+ * Preconditions:
+ *   1. one hold per rules block, on out rules (on in rules, or on one rule's output
+ *      function: not lowered yet, which the checker reports);
+ *   2. the adaptation has output ports bound to inner outputs;
+ *   3. (first order hold) those ports are Real. */
+
+static Node *new_out_var(Lw *w, const char *name, SaType type, Node *init, const char *purpose)
+{
+	if (!fresh(w, name, purpose))
+		return NULL;
+	Node *d = mk_decl(w, name, type, init, DECL_OUT);
+	w->sa->a_out_vars = ast_append(w->sa->a_out_vars, d);
+	return d;
+}
+
+static Node *type_zero(Lw *w, SaType t)
+{
+	return t == TY_BOOL ? mk_bool(w, false) : t == TY_INTEGER ? mk_int(w, 0) : mk_real(w, 0.0);
+}
+
+static void lower_hold(Compilation *c, SaInfo *info)
+{
+	Lw w0 = {c, info, info->sa, "Hold", {0}, false}, *w = &w0;
+	Node *rules = w->sa->a_out_rules, *hold = NULL;
+	for (Node **s = rules ? &rules->list1 : NULL; s && *s;) {
+		if ((*s)->kind != ND_HOLD) {
+			s = &(*s)->next;
+			continue;
+		}
+		if (hold) {
+			diag_error(c->diag, (*s)->loc, "Hold: one hold per rules block");
+			diag_note(c->diag, hold->loc, "the first one");
+			return; /* (1) */
+		}
+		hold = *s;
+		*s = hold->next; /* consumed */
+		hold->next = NULL;
+	}
+	if (!hold)
+		return;
+	w->at = hold->loc;
+	static const char *const names[] = {"no hold", "zero order hold", "first order hold"};
+	const char *form = names[hold->op];
+	bool foh = hold->op == HOLD_FIRST;
+	int n = 0;
+	for (Node *p = w->sa->a_outports; p; p = p->next) {
+		if (p->bind_dir != BIND_FROM || !p->bind || p->bind->sym != SYM_INNER_OUT)
+			continue;
+		n++;
+		if (foh && p->type != TY_REAL) {
+			diag_error(c->diag, p->loc, "Hold: '%s' extrapolates, and output port '%s' is "
+				   "%s, not Real", form, p->name, ast_type_name(p->type));
+			w->failed = true; /* (3) */
+		}
+	}
+	if (!n) {
+		diag_error(c->diag, hold->loc, "Hold: '%s' holds the output ports bound to inner "
+			   "outputs, and this adaptation has none", form);
+		diag_note(c->diag, hold->loc, "declare them, as `output ports Real y <- f.o`");
+		return; /* (2) */
+	}
+	if (w->failed)
+		return;
+	Node *sample = NULL, *give = NULL;
+	for (Node *p = w->sa->a_outports; p; p = p->next) {
+		if (p->bind_dir != BIND_FROM || !p->bind || p->bind->sym != SYM_INNER_OUT)
+			continue;
+		Inner *in = sema_inner(info, p->bind->owner);
+		InnerPort *ip = in ? sema_inner_port(in, p->bind->name) : NULL;
+		if (!ip)
+			continue;
+		const char *y = p->name;
+		SaType ty = ip->type;
+		Node *v = new_out_var(w, fmt(w, "hold_%s", y, NULL), ty, start_value(w, in, ip),
+				      fmt(w, "the newest sample of '%s.%s'", in->name, ip->name));
+		Node *vt = new_out_var(w, fmt(w, "hold_%s_time", y, NULL), TY_REAL, mk_real(w, 0.0),
+				       "the time of the newest sample");
+		Node *pv = NULL, *pt = NULL, *k = NULL;
+		if (foh) {
+			pv = new_out_var(w, fmt(w, "hold_%s_previous", y, NULL), ty, start_value(w, in, ip),
+					 "the sample before the newest");
+			pt = new_out_var(w, fmt(w, "hold_%s_previous_time", y, NULL), TY_REAL,
+					 mk_real(w, 0.0), "the time of the sample before the newest");
+			k = new_out_var(w, fmt(w, "hold_%s_samples", y, NULL), TY_INTEGER, mk_int(w, 0),
+					"how many samples are known");
+		}
+		if (w->failed)
+			return;
+#define R(d) mk_ref_to(w, d, SYM_OUT_VAR)
+		Node *last = mk_fmu_call(w, BI_LAST_EXECUTION_TIME, in, NULL);
+		if (foh) {
+			Node *shift = list2(mk_assign(w, R(pv), R(v)), mk_assign(w, R(pt), R(vt)));
+			shift->next->next = mk_assign(w, R(k), mk_int(w, 2));
+			Node *cond = mk_bin(w, OP_AND, mk_bin(w, OP_GT, R(k), mk_int(w, 0)),
+					    mk_bin(w, OP_GT, clone(w, last), R(vt)));
+			sample = ast_append(sample, mk_if(w, cond, shift, NULL));
+		}
+		sample = ast_append(sample, mk_assign(w, R(v),
+			mk_port(w, in->name, ip->name, ip->decl, SYM_INNER_OUT)));
+		sample = ast_append(sample, mk_assign(w, R(vt), last));
+		if (foh)
+			sample = ast_append(sample, mk_if(w, mk_bin(w, OP_EQ, R(k), mk_int(w, 0)),
+				mk_assign(w, R(k), mk_int(w, 1)), NULL));
+		Node *now = mk_bin(w, OP_ADD, mk_kv(w, KV_T), mk_kv(w, KV_BIG_H));
+		double scale = p->converts ? p->scale : 1, offset = p->converts ? p->offset : 0;
+#define OUT(e) mk_assign(w, mk_port(w, w->sa->name, y, p, SYM_OUTPORT), converted(w, e, scale, offset))
+		if (hold->op == HOLD_ZERO) {
+			give = ast_append(give, OUT(R(v)));
+		} else if (foh) {
+			Node *slope = mk_bin(w, OP_DIV, mk_bin(w, OP_MUL, mk_bin(w, OP_SUB, R(v), R(pv)),
+							       mk_bin(w, OP_SUB, now, R(vt))),
+					     mk_bin(w, OP_SUB, R(vt), R(pt)));
+			give = ast_append(give, mk_if(w, mk_bin(w, OP_EQ, R(k), mk_int(w, 2)),
+				OUT(mk_bin(w, OP_ADD, R(v), slope)), OUT(R(v))));
+		} else {
+			Node *tol = mk_bin(w, OP_MUL, mk_real(w, 1e-9), mk_kv(w, KV_BIG_H));
+			Node *on = mk_bin(w, OP_GE, R(vt), mk_bin(w, OP_SUB, now, tol));
+			Node *zero = mk_assign(w, mk_port(w, w->sa->name, y, p, SYM_OUTPORT),
+					       type_zero(w, p->type)); /* 0 in the port's own unit */
+			give = ast_append(give, mk_if(w, on, OUT(R(v)), zero));
+		}
+#undef OUT
+#undef R
+		p->bind_dir = BIND_NONE; /* the generated rule feeds the port now */
+		p->bind = NULL;
+	}
+	Node *rule = mk(w, ND_RULE);
+	rule->op = RULE_COND;
+	rule->cond = mk_bool(w, true);
+	rule->then = mk_block(w, sample);
+	rule->els = mk_block(w, give);
+	rules->list3 = ast_append(rules->list3, rule);
+}
+
 /* ---- Implied ---------------------------------------------------------------------------
  * `implied`, the default control form, written out as CreateCtrlRules would write the
  * control rules of an adaptation without any: each inner steps by H from t, in coupling
@@ -1660,6 +1828,7 @@ const LwRule lw_rules[] = {
 	{"Multiplied", lower_multiplied},
 	{"Crossing", lower_crossing},
 	{"Otherwise", lower_otherwise},
+	{"Hold", lower_hold},
 	{"Implied", lower_implied},
 	{NULL, NULL},
 };

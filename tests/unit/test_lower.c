@@ -15,6 +15,8 @@
  *   tests/e2e/lower_triggered.sa     triggered by: skipped time covered in one inner step;
  *   tests/e2e/lower_periodic.sa      periodic: steps past an instant rejected, landing on it;
  *   tests/e2e/lower_multiplied.sa    multiplied: N inner steps of H/N, inputs held;
+ *   tests/e2e/lower_hold_{zoh,foh,no}.sa   output holds between triggered inner steps:
+ *                                    the last value, the line (exact for a linear x), 0;
  *   tests/e2e/lower_crossing.sa      crossing settings (`>!`, `<!`, `otherwise`) over a
  *                                    ramp from another integrator, stepped with steps that
  *                                    overshoot: rejected, and located within tolerance;
@@ -993,6 +995,53 @@ static void multiplied__four_inner_steps__riemann_sum_of_the_chain(void **state)
 	stop_fmu(&f, c);
 }
 
+/* ---- holds ---- */
+
+/* lower_hold_{zoh,foh,no}: the integrator (x' = u, x from 0) triggered on steps 0, 1 and 4
+ * of six steps of 0.25, with u = 2 on step 4 (which covers 0.75 s): x = 0.25, 0.5 and 2.0
+ * at 0.25, 0.5, 1.25.  Between them ZOH holds the last value, FOH extends the line
+ * through the last two (exact while x is linear: 0.75, 1.0 = t + H; after the slope
+ * change 2.0 + 1.5 * 0.25 / 0.75 = 2.5), no hold gives 0. */
+static void hold_run(const char *id, const double want[6])
+{
+	Fmu f;
+	load_fmu(&f, "e2e", id);
+	fmi2Component c = start_fmu(&f, id);
+	fmi2ValueReference u = vr_of(&f, "u"), go = vr_of(&f, "go"), x = vr_of(&f, "x");
+	const double H = 0.25, gos[] = {1, 1, 0, 0, 1, 0}, us[] = {1, 1, 1, 1, 2, 1};
+	assert_close(get1(&f, c, x), 0.0, 0);
+	for (int k = 0; k < 6; k++) {
+		set1(&f, c, go, gos[k]);
+		set1(&f, c, u, us[k]);
+		assert_int_equal(f.api.do_step(c, k * H, H, fmi2True), fmi2OK);
+		double got = get1(&f, c, x);
+		if (fabs(got - want[k]) > 1e-15)
+			fail_msg("%s, step %d: x = %.17g, not %.17g", id, k, got, want[k]);
+	}
+	stop_fmu(&f, c);
+}
+
+static void zero_order_hold__between_inner_steps__last_value(void **state)
+{
+	(void)state;
+	const double want[] = {0.25, 0.5, 0.5, 0.5, 2.0, 2.0};
+	hold_run("lower_hold_zoh", want);
+}
+
+static void first_order_hold__linear_signal__exact_between_inner_steps(void **state)
+{
+	(void)state;
+	const double want[] = {0.25, 0.5, 0.75, 1.0, 2.0, 2.5};
+	hold_run("lower_hold_foh", want);
+}
+
+static void no_hold__between_inner_steps__zero(void **state)
+{
+	(void)state;
+	const double want[] = {0.25, 0.5, 0.0, 0.0, 2.0, 0.0};
+	hold_run("lower_hold_no", want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1032,6 +1081,9 @@ int main(void)
 		cmocka_unit_test(triggered__skipped_steps__covered_in_one_with_that_steps_input),
 		cmocka_unit_test(periodic__steps_past_an_instant__rejected_landing_on_it),
 		cmocka_unit_test(multiplied__four_inner_steps__riemann_sum_of_the_chain),
+		cmocka_unit_test(zero_order_hold__between_inner_steps__last_value),
+		cmocka_unit_test(first_order_hold__linear_signal__exact_between_inner_steps),
+		cmocka_unit_test(no_hold__between_inner_steps__zero),
 	};
 	return cmocka_run_group_tests_name("lower", tests, NULL, NULL);
 }
