@@ -130,8 +130,8 @@ char *emit_md_buffer(Compilation *c, const EmitLayout *l, size_t *len);
 int emit_md_to_file(Compilation *c, const EmitLayout *l, const char *path);
 
 /* The wrapper's model-specific C (emit_c.c): config.h (value-reference enums, inner port
- * enums, the Storage struct) and <modelIdentifier>.c (the inner FMUs' tables, accessors,
- * one function per rule part and `const SartModel sart_model`), for the runtime contract
+ * enums, the Storage struct) and <modelIdentifier>.c (the inner FMUs' tables, the external
+ * variables' tables, one function per rule part and `const SartModel sart_model`), for the runtime contract
  * runtime/sart_wrapper.h.  Both NUL-terminated in malloc'd memory the caller frees.
  * false, with both NULL, after reporting at the node what cannot be translated (String
  * variables and ports, array ports, declarative forms still present, ...). */

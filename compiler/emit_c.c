@@ -3,8 +3,10 @@
  * Pipeline position: explicit form -> emit_layout (emit.c) -> *here* (and emit_md.c beside
  * it) -> package.  What is written is the model.c of a Reference FMU for the runtime's
  * contract, runtime/sart_wrapper.h: value-reference enums and the Storage struct in
- * config.h; the inner FMUs' tables, switch (vr) accessors and one function per rule part
- * (In, MapIn, Ctrl, MapOut, Out, plus the internal couplings for Init and G) in the .c,
+ * config.h; the inner FMUs' tables, a table per type of the external variables (offset in
+ * the Storage, who may set it: the runtime's fmi2GetX/fmi2SetX are one loop over it) and
+ * one function per rule part (In, MapIn, Ctrl, MapOut, Out, plus the internal couplings
+ * for Init and G) in the .c,
  * which ends with `const SartModel sart_model`.  tests/e2e/manual/window_sa.c is the
  * hand-written reference for the shape.
  *
@@ -21,7 +23,7 @@
  *     flags, then run ...").  A flag is 1 for `true` and for an assignment rule, the
  *     condition itself when it is already 0 or 1 in C (a comparison, and, or, not,
  *     is_close, is_set), `(cond) != 0` otherwise.
- *   - A Bool value set through fmi2SetBoolean is stored as 0 or 1.
+ *   - A Bool value set through fmi2SetBoolean is stored as 0 or 1 (by the runtime).
  *   - An inner's port buffers hold every port the checker knows of (declared in the
  *     script or only in the inner's model description), per direction and type in the
  *     checker's order.
@@ -1037,6 +1039,14 @@ static void stmt(Ec *e, const Node *s)
 		const char *i = local_c(e, s->name);
 		line(e, "for (int %s = %s, sart_end_%s = %s; %s < sart_end_%s; %s++) {", i,
 		     X(e, s->lhs, P_LOW), i, X(e, s->rhs, P_LOW), i, i, i);
+		/* After a failed runtime call the remaining iterations could do nothing
+		 * (sart_wrapper.h, "Failures"): leave the loop. */
+		e->uses |= U_W;
+		e->depth++;
+		line(e, "if (sart_failed(w))");
+		e->depth++;
+		line(e, "break;");
+		e->depth -= 2;
 		block(e, s->then);
 		line(e, "}");
 		break;
@@ -1369,76 +1379,35 @@ static void emit_defaults(Ec *e, StrBuf *out)
 	sb_puts(out, "}\n\n");
 }
 
-static void emit_accessors(Ec *e, StrBuf *out, int t)
+/* The external variables of type t as the runtime's table (SartVar, sart_wrapper.h), by
+ * value reference: where each lives in the Storage, who may set it, and its name for the
+ * runtime's messages.  fmi2GetX/fmi2SetX are then one loop in the runtime.  Nothing when
+ * the adaptation has no variable of the type. */
+static void emit_vars(Ec *e, StrBuf *out, int t)
 {
 	const EmitLayout *l = e->l;
-	const char *ct = t == T_REAL ? "double" : "int";
-	int n = 0;
-	bool fixed = false;
-	for (int i = 0; i < l->nvars; i++)
-		if (sart_type(l->vars[i].type) == t) {
-			n++;
-			fixed |= l->vars[i].causality == CAUS_PARAMETER && l->vars[i].variability == VAR_FIXED;
-		}
-	/* get */
-	sb_printf(out, "static SartStatus get_%s(SartWrapper *w, const void *sp, SartVr vr, %s *v)\n{\n",
-		  type_word[t], ct);
-	if (n == 0) {
-		sb_puts(out, "\t(void)sp;\n\t(void)v;\n");
-		sb_printf(out, "\treturn sart_log_error(w, \"fmi2Get%s: unknown value reference %%u: \"\n"
-			  "\t                         \"%s has no %s variable\", vr);\n}\n\n",
-			  type_fmi[t], l->model_identifier, type_fmi[t]);
-	} else {
-		sb_puts(out, "\tconst Storage *s = sp;\n\tswitch (vr) {\n");
-		for (int i = 0; i < l->nvars; i++) {
-			const EmitVar *v = &l->vars[i];
-			if (sart_type(v->type) != t)
-				continue;
-			sb_printf(out, "\tcase vr_%s:\n\t\t*v = s->%s;\n\t\treturn SART_OK;\n", v->name,
-				  field_of(e, v->decl));
-		}
-		sb_printf(out, "\tdefault:\n\t\treturn sart_log_error(w, \"fmi2Get%s: unknown value "
-			  "reference %%u\", vr);\n\t}\n}\n\n", type_fmi[t]);
-	}
-	/* set */
-	sb_printf(out, "static SartStatus set_%s(SartWrapper *w, void *sp, SartVr vr, %s v, "
-		  "int initialized)\n{\n", type_word[t], ct);
-	if (n == 0) {
-		sb_puts(out, "\t(void)sp;\n\t(void)v;\n\t(void)initialized;\n");
-		sb_printf(out, "\treturn sart_log_error(w, \"fmi2Set%s: unknown value reference %%u: \"\n"
-			  "\t                         \"%s has no %s variable\", vr);\n}\n\n",
-			  type_fmi[t], l->model_identifier, type_fmi[t]);
+	uint32_t n = t == T_REAL ? l->nreal : t == T_INTEGER ? l->ninteger : l->nboolean;
+	uint32_t count = 0;
+	if (!n)
 		return;
-	}
-	bool settable = false;
-	for (int i = 0; i < l->nvars; i++)
-		settable |= sart_type(l->vars[i].type) == t && l->vars[i].causality != CAUS_OUTPUT;
-	sb_puts(out, settable ? "\tStorage *s = sp;\n" : "\t(void)sp;\n");
-	if (!settable)
-		sb_puts(out, "\t(void)v;\n");
-	if (!fixed)
-		sb_printf(out, "\t(void)initialized; /* no %s param here is fixed */\n", type_fmi[t]);
-	sb_puts(out, "\tswitch (vr) {\n");
+	sb_printf(out, "/* The %s variables by value reference: where each lives in the Storage "
+		  "and who may set\n * it (sart_wrapper.h). */\n", type_fmi[t]);
+	sb_printf(out, "static const SartVar %s_vars[%u] = {\n", type_word[t], (unsigned)n);
 	for (int i = 0; i < l->nvars; i++) {
 		const EmitVar *v = &l->vars[i];
 		if (sart_type(v->type) != t)
 			continue;
-		sb_printf(out, "\tcase vr_%s:\n", v->name);
-		if (v->causality == CAUS_OUTPUT) {
-			sb_printf(out, "\t\treturn sart_log_error(w, \"fmi2Set%s: '%s' is an output\");\n",
-				  type_fmi[t], v->name);
-			continue;
-		}
-		if (v->causality == CAUS_PARAMETER && v->variability == VAR_FIXED) {
-			sb_printf(out, "\t\tif (initialized)\n\t\t\treturn sart_log_error(w, \"fmi2Set%s: "
-				  "'%s' is a fixed parameter: \"\n\t\t\t                         \"it "
-				  "cannot be set after initialization\");\n", type_fmi[t], v->name);
-		}
-		sb_printf(out, "\t\ts->%s = v%s;\n\t\treturn SART_OK;\n", field_of(e, v->decl),
-			  t == T_BOOLEAN ? " != 0" : "");
+		const char *kind = v->causality == CAUS_OUTPUT ? "SART_VAR_OUTPUT"
+				   : v->causality != CAUS_PARAMETER ? "SART_VAR_INPUT"
+				   : v->variability == VAR_FIXED ? "SART_VAR_FIXED" : "SART_VAR_TUNABLE";
+		sb_printf(out, "\t[vr_%s] = {offsetof(Storage, %s), %s, \"%s\"},\n", v->name,
+			  field_of(e, v->decl), kind, c_string(e->c->arena, v->name));
+		count++;
 	}
-	sb_printf(out, "\tdefault:\n\t\treturn sart_log_error(w, \"fmi2Set%s: unknown value "
-		  "reference %%u\", vr);\n\t}\n}\n\n", type_fmi[t]);
+	sb_puts(out, "};\n\n");
+	if (count != n)
+		error(e, l->sa->loc, "cannot emit C for '%s': its %s value references are not 0..%u",
+		      l->model_identifier, type_word[t], (unsigned)n - 1);
 }
 
 static void emit_couple(Ec *e, StrBuf *out)
@@ -1651,7 +1620,7 @@ static void emit_source(Ec *e, StrBuf *o, const Group *groups, int ngroups)
 	emit_defaults(e, &fns);
 	emit_initial(e, &fns, groups, ngroups);
 	for (int t = 0; t < T_N; t++)
-		emit_accessors(e, &fns, t);
+		emit_vars(e, &fns, t);
 	emit_rules(e, &fns, true);
 	emit_ctrl(e, &fns);
 	emit_rules(e, &fns, false);
@@ -1659,7 +1628,7 @@ static void emit_source(Ec *e, StrBuf *o, const Group *groups, int ngroups)
 
 	banner(e, o);
 	sb_printf(o, "/* %s.c — the model-specific part of the wrapper FMU %s:\n * its inner FMUs, "
-		  "accessors and rule parts, for the runtime (sart_wrapper.h). */\n",
+		  "variable tables and rule parts, for the runtime (sart_wrapper.h). */\n",
 		  l->model_identifier, l->model_identifier);
 	sb_puts(o, "#include <math.h>\n#include <stddef.h>\n#include <stdlib.h>\n\n");
 	sb_puts(o, "#include \"config.h\"\n#include \"sart_wrapper.h\"\n\n");
@@ -1774,6 +1743,12 @@ static void emit_source(Ec *e, StrBuf *o, const Group *groups, int ngroups)
 	sb_puts(o, "\t.order = order,\n\t.norder = NINNERS,\n");
 	sb_printf(o, "\t.nvr = {%u, %u, %u},\n", (unsigned)l->nreal, (unsigned)l->ninteger,
 		  (unsigned)l->nboolean);
+	sb_puts(o, "\t.vars = {");
+	for (int t = 0; t < T_N; t++) {
+		uint32_t n = t == T_REAL ? l->nreal : t == T_INTEGER ? l->ninteger : l->nboolean;
+		sb_printf(o, "%s%s%s", t ? ", " : "", n ? type_word[t] : "NULL", n ? "_vars" : "");
+	}
+	sb_puts(o, "},\n");
 	sb_printf(o, "\t.mealy = %d,\n", l->mealy ? 1 : 0);
 	sb_printf(o, "\t.may_reject = %d,\n", may_reject(e) ? 1 : 0);
 	if (nreal_in)
@@ -1781,9 +1756,6 @@ static void emit_source(Ec *e, StrBuf *o, const Group *groups, int ngroups)
 	else
 		sb_puts(o, "\t.real_inputs = NULL,\n\t.nreal_inputs = 0,\n");
 	sb_puts(o, "\t.defaults = defaults,\n\t.initial = initial,\n");
-	for (int t = 0; t < T_N; t++)
-		sb_printf(o, "\t.get_%s = get_%s,\n\t.set_%s = set_%s,\n", type_word[t], type_word[t],
-			  type_word[t], type_word[t]);
 	sb_puts(o, "\t.in = in,\n\t.map_in = map_in,\n\t.ctrl = ctrl,\n\t.map_out = map_out,\n"
 		   "\t.out = out,\n\t.couple = couple,\n};\n");
 }

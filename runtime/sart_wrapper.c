@@ -764,6 +764,11 @@ void sart_discard(SartWrapper *w, SartType type, SartVr vr)
 		*m = 0;
 }
 
+int sart_failed(const SartWrapper *w)
+{
+	return failed(w);
+}
+
 int sart_is_close(double a, double b, double rtol, double atol)
 {
 	double d = fabs(a - b);
@@ -1243,11 +1248,39 @@ static SartStatus run_g(SartWrapper *w, const char *fn)
 	return st;
 }
 
+static const char *const type_fmi_name[SART_NTYPES] = {"Real", "Integer", "Boolean"};
+
+/* A value reference outside the type's table, named in the message. */
+static SART_COLD fmi2Status unknown_vr(SartWrapper *w, const char *fn, SartType t, SartVr vr)
+{
+	if (!sart_model.nvr[t])
+		wlog(w, SART_ERROR, "%s: unknown value reference %u: %s has no %s variable", fn, vr,
+		     sart_model.identifier, type_fmi_name[t]);
+	else
+		wlog(w, SART_ERROR, "%s: unknown value reference %u", fn, vr);
+	return fmi2Error;
+}
+
+/* Why a set of value reference vr is refused (unknown, an output, a fixed parameter after
+ * initialization). */
+static SART_COLD SartStatus not_settable(SartWrapper *w, const char *fn, SartType t, SartVr vr)
+{
+	if (vr >= sart_model.nvr[t])
+		return (SartStatus)unknown_vr(w, fn, t, vr);
+	const SartVar *v = &sart_model.vars[t][vr];
+	if (v->kind == SART_VAR_OUTPUT)
+		wlog(w, SART_ERROR, "%s: '%s' is an output", fn, v->name);
+	else
+		wlog(w, SART_ERROR, "%s: '%s' is a fixed parameter: it cannot be set after "
+		     "initialization", fn, v->name);
+	return SART_ERROR;
+}
+
 /* The external gets and sets are the importer's every step, so they are inline in their
- * fmi2GetX and fmi2SetX (t is a constant there) and keep what the loop needs in locals: the
- * accessors are calls through pointers, after which anything read through w is reloaded. */
+ * fmi2GetX and fmi2SetX (t is a constant there): one loop over the model's table of the
+ * type, each value read or written at its offset in the Storage. */
 static HOT_INLINE fmi2Status get_values(fmi2Component c, const char *fn, SartType t,
-                                    const fmi2ValueReference vr[], size_t nvr, void *values)
+                                        const fmi2ValueReference vr[], size_t nvr, void *values)
 {
 	SartWrapper *w = enter(c, fn, PH_GET);
 	SartStatus st = SART_OK;
@@ -1264,16 +1297,17 @@ static HOT_INLINE fmi2Status get_values(fmi2Component c, const char *fn, SartTyp
 			return (fmi2Status)st;
 	}
 	const unsigned char *s = w->g_valid ? w->scratch : w->storage;
+	const SartVar *vars = sart_model.vars[t];
+	const unsigned n = sart_model.nvr[t];
 	for (size_t i = 0; i < nvr; i++) {
-		SartStatus r;
+		SartVr r = vr[i];
+		if (r >= n)
+			return unknown_vr(w, fn, t, r);
+		const void *p = s + vars[r].offset;
 		if (t == SART_REAL)
-			r = sart_model.get_real(w, s, vr[i], (double *)values + i);
-		else if (t == SART_INTEGER)
-			r = sart_model.get_integer(w, s, vr[i], (int *)values + i);
+			((double *)values)[i] = *(const double *)p;
 		else
-			r = sart_model.get_boolean(w, s, vr[i], (int *)values + i);
-		if (r >= SART_ERROR)
-			return (fmi2Status)r;
+			((int *)values)[i] = *(const int *)p;
 	}
 	if (calls_logged(w))
 		log_values(w, fn, t, vr, nvr, values);
@@ -1281,8 +1315,8 @@ static HOT_INLINE fmi2Status get_values(fmi2Component c, const char *fn, SartTyp
 }
 
 static HOT_INLINE fmi2Status set_values(fmi2Component c, const char *fn, SartType t,
-                                    const fmi2ValueReference vr[], size_t nvr,
-                                    const void *values)
+                                        const fmi2ValueReference vr[], size_t nvr,
+                                        const void *values)
 {
 	SartWrapper *w = enter(c, fn, PH_SET);
 	if (!w)
@@ -1293,31 +1327,35 @@ static HOT_INLINE fmi2Status set_values(fmi2Component c, const char *fn, SartTyp
 	}
 	if (calls_logged(w))
 		log_values(w, fn, t, vr, nvr, values);
-	int initialized = !(w->phase & (PH_INSTANTIATED | PH_INIT));
+	const SartVarKind least = w->phase & (PH_INSTANTIATED | PH_INIT) ? SART_VAR_FIXED
+	                                                                   : SART_VAR_TUNABLE;
 	unsigned char *s = w->storage;
 	unsigned char *marks = w->is_set + w->is_set_off[t];
-	const unsigned nmarks = sart_model.nvr[t];
+	const SartVar *vars = sart_model.vars[t];
+	const unsigned n = sart_model.nvr[t];
 	size_t i;
 	SartStatus r = SART_OK;
 	for (i = 0; i < nvr; i++) {
-		if (t == SART_REAL)
-			r = sart_model.set_real(w, s, vr[i], ((const double *)values)[i], initialized);
-		else if (t == SART_INTEGER)
-			r = sart_model.set_integer(w, s, vr[i], ((const int *)values)[i], initialized);
-		else
-			r = sart_model.set_boolean(w, s, vr[i], ((const int *)values)[i] != 0,
-			                           initialized);
-		if (r >= SART_ERROR)
+		SartVr k = vr[i];
+		if (k >= n || vars[k].kind < least) {
+			r = not_settable(w, fn, t, k);
 			break;
-		if (vr[i] < nmarks)
-			marks[vr[i]] = 1;
+		}
+		void *p = s + vars[k].offset;
+		if (t == SART_REAL)
+			*(double *)p = ((const double *)values)[i];
+		else if (t == SART_INTEGER)
+			*(int *)p = ((const int *)values)[i];
+		else
+			*(int *)p = ((const int *)values)[i] != 0;
+		marks[k] = 1;
 	}
 	if (i) {
 		/* Some value was set: the next get runs G. */
 		w->g_dirty = 1;
 		w->g_valid = 0;
 	}
-	return r >= SART_ERROR ? (fmi2Status)r : fmi2OK;
+	return (fmi2Status)r;
 }
 
 fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
@@ -1464,13 +1502,14 @@ static SartStatus apply_derivatives(SartWrapper *w, double H)
 	if (!w->du_pending)
 		return SART_OK;
 	for (unsigned k = 0; k < sart_model.nreal_inputs; k++) {
-		double u;
 		SartVr vr = sart_model.real_inputs[k];
 		if (!w->du_set[k])
 			continue;
-		if (sart_model.get_real(w, w->storage, vr, &u) >= SART_ERROR ||
-		    sart_model.set_real(w, w->storage, vr, u + w->du[k] * H, 1) >= SART_ERROR)
+		if (vr >= sart_model.nvr[SART_REAL]) {
+			wlog(w, SART_ERROR, "fmi2DoStep: Real input %u is not a Real variable", vr);
 			return SART_ERROR;
+		}
+		*reals(w->storage, sart_model.vars[SART_REAL][vr].offset) += w->du[k] * H;
 	}
 	return SART_OK;
 }

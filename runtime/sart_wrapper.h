@@ -3,8 +3,8 @@
  *
  * The emitted code is the model-specific part, as a Reference FMU's model.c is: a Storage
  * struct (external ports, params, in/out/control vars, rule flags, the inner FMUs' port
- * buffers), switch (vr) accessors, and one function per rule part (In, MapIn, Ctrl,
- * MapOut, Out).  It defines one `const SartModel sart_model` describing all of that.
+ * buffers), a table per type saying where each external variable lives in the Storage and
+ * who may set it, and one function per rule part (In, MapIn, Ctrl, MapOut, Out).  It defines one `const SartModel sart_model` describing all of that.
  * sart_wrapper.c is the generic part: every exported fmi2* function, the FMI state machine,
  * logging, the inner FMUs' life cycle (through sart_inner.h), the Init sequence, the
  * Mealy output function G, rejected steps, save_state stacks and FMU states.
@@ -29,10 +29,14 @@
  *   Outside a step (Init, G) t is the current time and H, h and dt are 0.
  *
  * Failures.  A runtime call made from a rule (sart_do_step, sart_save_state, ...) that
- * fails does not return: it logs, records the status and longjmps out of the rule part to
- * the fmi2 function that ran it, which returns that status.  Emitted code therefore holds
- * no resources and needs no error checks.  A Real sent to an inner FMU that is NaN or
- * infinite is such a failure (fmi2Error naming the inner port), never passed on.
+ * fails logs, records the status and returns a harmless value (0); every such call made
+ * after it in the same fmi2 call returns at once without reaching an inner FMU, and the
+ * runtime stops the sequence (Init, G, the step) before its next part, so the fmi2
+ * function returns that status.  Emitted code therefore holds no resources and needs no
+ * error checks for correctness; it leaves a `for` loop at its next iteration once
+ * sart_failed says so, so as not to spin through iterations that can do nothing.  A Real
+ * sent to an inner FMU that is NaN or infinite is such a failure (fmi2Error naming the
+ * inner port), never passed on.
  *
  * What the emitted code may not assume: the Storage it is handed is not always the same
  * one (G runs on a scratch copy); the runtime copies Storage with memcpy, so it holds no
@@ -80,15 +84,27 @@ typedef void SartRulePart(SartWrapper *w, void *s, double t, double H);
 /* MapIn and MapOut also get h and dt (LANGUAGE.md section 4). */
 typedef void SartMapPart(SartWrapper *w, void *s, double t, double H, double h, double dt);
 
-/* Accessors of the external variables, generated as switch (vr).  They return SART_OK,
- * or SART_ERROR after sart_log_error naming the value reference when it is unknown for
- * that type or (set) not settable: outputs are never settable; a fixed parameter only
- * before initialization ends (`initialized` is 0 then, 1 after); inputs and tunable
- * parameters always. */
-typedef SartStatus SartGetReal(SartWrapper *w, const void *s, SartVr vr, double *v);
-typedef SartStatus SartSetReal(SartWrapper *w, void *s, SartVr vr, double v, int initialized);
-typedef SartStatus SartGetInt(SartWrapper *w, const void *s, SartVr vr, int *v);
-typedef SartStatus SartSetInt(SartWrapper *w, void *s, SartVr vr, int v, int initialized);
+/* Who may set an external variable with fmi2SetX.  Ordered: a variable is settable when
+ * its kind is at least SART_VAR_FIXED before initialization ends and at least
+ * SART_VAR_TUNABLE after, so that the runtime tests it with one comparison.  Outputs are
+ * never settable; inputs and tunable parameters always. */
+typedef enum SartVarKind {
+	SART_VAR_OUTPUT = 0,
+	SART_VAR_FIXED = 1,   /* a fixed parameter: until fmi2ExitInitializationMode */
+	SART_VAR_TUNABLE = 2, /* a tunable parameter */
+	SART_VAR_INPUT = 3
+} SartVarKind;
+
+/* One external variable of one type, at index = its value reference in that type's table
+ * (value references are 0..nvr[type]-1 per type).  fmi2GetX and fmi2SetX are one loop over
+ * these in the runtime: a value is read or written at `offset` in the Storage (a double for
+ * Reals, an int for Integers and Booleans), and an unknown value reference or a variable
+ * that may not be set is reported by the runtime, naming it. */
+typedef struct SartVar {
+	size_t offset;        /* offsetof(Storage, the variable) */
+	SartVarKind kind;
+	const char *name;     /* as in the script, for messages */
+} SartVar;
 
 typedef struct SartModel {
 	const char *identifier;       /* modelIdentifier */
@@ -101,6 +117,8 @@ typedef struct SartModel {
 	unsigned norder;              /* topological order of the couplings, or all inners in
 	                               * declaration order when there is none */
 	unsigned nvr[SART_NTYPES];    /* external value references per type: 0..nvr[t]-1 */
+	const SartVar *vars[SART_NTYPES]; /* per type, by value reference (NULL when nvr[t] is
+	                               * 0) */
 	int mealy;                    /* outputs depend directly on inputs: G on get */
 	int may_reject;               /* Ctrl can compute a step shorter than H itself: snapshot
 	                               * each step (0 when it returns H, or only what do_step
@@ -115,12 +133,6 @@ typedef struct SartModel {
 	/* The in/out/control vars' initial values, from the params (fmi2ExitInitializationMode). */
 	SartRulePart *initial;
 
-	SartGetReal *get_real;
-	SartSetReal *set_real;
-	SartGetInt *get_integer;
-	SartSetInt *set_integer;
-	SartGetInt *get_boolean;
-	SartSetInt *set_boolean;
 
 	SartRulePart *in;             /* In: in-rule conditions and their `->` parts */
 	SartMapPart *map_in;          /* MapIn: the `-->` parts of the flagged in rules */
@@ -159,6 +171,10 @@ double sart_e(SartWrapper *w);
 int sart_is_set(SartWrapper *w, SartType type, SartVr vr);
 void sart_discard(SartWrapper *w, SartType type, SartVr vr);
 
+/* Whether a rule-level call failed in this fmi2 call: the emitted code leaves its `for`
+ * loops when it did (see "Failures" above). */
+int sart_failed(const SartWrapper *w);
+
 /* is_close(a, b, rtol, atol), the original tool's definition (LANGUAGE.md section 4). */
 int sart_is_close(double a, double b, double rtol, double atol);
 
@@ -173,7 +189,7 @@ int sart_imax(int a, int b);
  * with a message naming the rule's source location). */
 int sart_to_int(SartWrapper *w, double x, const char *where);
 
-/* ---- for accessors --------------------------------------------------------------------*/
+/* ---- for the emitted code ------------------------------------------------------------ */
 
 /* Logs under logStatusError through the importer's logger (printf-style) and returns
  * SART_ERROR. */

@@ -142,7 +142,9 @@ static void emit_c__keywords_and_prefixes__trailing_underscore(void **state)
 	assert_contains(e.source, "\tdouble w_ = s->sart_gain_ * double_ + d + q;\n");
 	assert_contains(e.source, "\ts->static_ = w_;\n");
 	assert_contains(e.source, "\t\ts->y = s->static_;\n");
-	assert_contains(e.source, "\tcase vr_int:\n\t\t*v = s->int_;\n");
+	/* the variable table reaches the renamed field; messages keep the script's name */
+	assert_contains(e.source, "\t[vr_int] = {offsetof(Storage, int_), SART_VAR_");
+	assert_contains(e.source, ", \"int\"},\n");
 	emitted_free(&e);
 }
 
@@ -164,7 +166,32 @@ static void emit_c__for_loop__bound_evaluated_once(void **state)
 	Emitted e;
 	emit_text(&e, s_names, "names_sa");
 	assert_contains(e.source, "\tfor (int i = 0, sart_end_i = s->N; i < sart_end_i; i++) {\n"
+				  "\t\tif (sart_failed(w))\n\t\t\tbreak;\n"
 				  "\t\tsart_do_step(w, s, inner_window, t, H / s->N);\n\t}\n");
+	emitted_free(&e);
+}
+
+/* fmi2Get/SetX are one loop in the runtime over a table per type, indexed by value
+ * reference: the offset of each variable in the Storage and who may set it. */
+static void emit_c__vars__one_table_per_type_by_value_reference(void **state)
+{
+	(void)state;
+	Emitted e;
+	emit_text(&e, s_names, "names_sa");
+	/* every kind: inputs (the unfed inner inputs became external ones), outputs, the
+	 * params read in rules (tunable) and the generated INIT_ params (fixed) */
+	assert_contains(e.source, "static const SartVar real_vars[13] = {\n"
+				  "\t[vr_x] = {offsetof(Storage, x), SART_VAR_INPUT, \"x\"},\n");
+	assert_contains(e.source, "\t[vr_y] = {offsetof(Storage, y), SART_VAR_OUTPUT, \"y\"},\n"
+				  "\t[vr_int] = {offsetof(Storage, int_), SART_VAR_TUNABLE, \"int\"},\n");
+	assert_contains(e.source, "static const SartVar integer_vars[3] = {\n"
+				  "\t[vr_k] = {offsetof(Storage, k), SART_VAR_INPUT, \"k\"},\n"
+				  "\t[vr_N] = {offsetof(Storage, N), SART_VAR_TUNABLE, \"N\"},\n"
+				  "\t[vr_INIT_NAMES_SA_K] = {offsetof(Storage, INIT_NAMES_SA_K), "
+				  "SART_VAR_FIXED, \"INIT_NAMES_SA_K\"},\n};\n");
+	assert_contains(e.source, "\t.nvr = {13, 3, 0},\n\t.vars = {real_vars, integer_vars, NULL},\n");
+	assert_lacks(e.source, "boolean_vars");
+	assert_lacks(e.source, "switch (vr)");
 	emitted_free(&e);
 }
 
@@ -439,6 +466,11 @@ static void emit_c__powerwindow_window_sa__matches_the_reference_shape(void **st
 	assert_contains(e.source, "\t\ts->disp = 0.01 * s->stored_window_height;\n");
 	assert_contains(e.source, "\t\ts->tau = -s->stored_window_reaction_torque;\n");
 	assert_contains(e.source, "\t.nvr = {10, 0, 0},\n");
+	/* inputs always settable, outputs never, the INIT_ params only before initialization
+	 * ends (fixed), the adaptation's own tunable params always */
+	assert_contains(e.source, "\t[vr_tau] = {offsetof(Storage, tau), SART_VAR_OUTPUT, \"tau\"},\n");
+	assert_contains(e.source, "\t[vr_INIT_WINDOW_HEIGHT] = {offsetof(Storage, INIT_WINDOW_HEIGHT), "
+				  "SART_VAR_FIXED, \"INIT_WINDOW_HEIGHT\"},\n");
 	emitted_free(&e);
 }
 
@@ -539,6 +571,7 @@ int main(void)
 		cmocka_unit_test(emit_c__keywords_and_prefixes__trailing_underscore),
 		cmocka_unit_test(emit_c__division__always_real),
 		cmocka_unit_test(emit_c__for_loop__bound_evaluated_once),
+		cmocka_unit_test(emit_c__vars__one_table_per_type_by_value_reference),
 		cmocka_unit_test(emit_c__builtins__runtime_calls),
 		cmocka_unit_test(emit_c__condition_block__helper_function),
 		cmocka_unit_test(emit_c__inner_input_assignment__sets_assigned_flag),

@@ -31,6 +31,7 @@
 
 /* window_sa's value references (tests/e2e/manual/window_sa.c). */
 enum { V_DISPLACEMENT, V_SPEED, V_REACTION_FORCE, V_DISP, V_TAU, V_INIT_DISPLACEMENT };
+enum { V_INIT_TORQUE = 9 }; /* the one fixed parameter */
 
 #define R 0.11
 #define B 10.0
@@ -580,6 +581,53 @@ static void sart_wrapper__reset__back_to_defaults(void **state)
 	t_close(&t);
 }
 
+/* The model's table says who may set what: a fixed parameter until initialization ends, a
+ * tunable one and inputs always, outputs never; a set refused at its k-th value keeps the
+ * values before it, and the instance stays usable. */
+static void sart_wrapper__set__fixed_parameter_only_before_initialization_ends(void **state)
+{
+	(void)state;
+	T_DECLARE(t);
+	t_open(&t);
+	fmi2Component c = instantiate(&t, "wsa");
+	const fmi2ValueReference fixed = V_INIT_TORQUE, tunable = V_INIT_DISPLACEMENT;
+	double v = 2.0;
+	assert_int_equal(t.api.set_real(c, &fixed, 1, &v), fmi2OK);
+	assert_int_equal(t.api.setup(c, fmi2False, 0.0, 0.0, fmi2False, 0.0), fmi2OK);
+	assert_int_equal(t.api.enter_init(c), fmi2OK);
+	v = 3.0;
+	assert_int_equal(t.api.set_real(c, &fixed, 1, &v), fmi2OK);
+	assert_int_equal(t.api.exit_init(c), fmi2OK);
+	double got = NAN;
+	assert_int_equal(t.api.get_real(c, &fixed, 1, &got), fmi2OK);
+	assert_close(got, 3.0, 0.0);
+	v = 4.0;
+	assert_int_equal(t.api.set_real(c, &fixed, 1, &v), fmi2Error);
+	assert_logged(&t, "fmi2SetReal: 'INIT_WINDOW_REACTION_TORQUE' is a fixed parameter: it "
+	              "cannot be set after initialization");
+	assert_int_equal(t.api.get_real(c, &fixed, 1, &got), fmi2OK);
+	assert_close(got, 3.0, 0.0);
+	assert_int_equal(t.api.set_real(c, &tunable, 1, &v), fmi2OK);
+	/* refused at the second value: the first is kept */
+	const fmi2ValueReference two[2] = {V_SPEED, V_DISP};
+	const double values[2] = {7.0, 8.0};
+	assert_int_equal(t.api.set_real(c, two, 2, values), fmi2Error);
+	assert_logged(&t, "fmi2SetReal: 'disp' is an output");
+	assert_int_equal(t.api.get_real(c, two, 1, &got), fmi2OK);
+	assert_close(got, 7.0, 0.0);
+	const fmi2ValueReference nowhere = 10;
+	assert_int_equal(t.api.set_real(c, &nowhere, 1, &v), fmi2Error);
+	assert_logged(&t, "fmi2SetReal: unknown value reference 10");
+	const fmi2ValueReference none = 0;
+	const fmi2Boolean b = fmi2True;
+	assert_int_equal(t.api.set_boolean(c, &none, 1, &b), fmi2Error);
+	assert_logged(&t, "fmi2SetBoolean: unknown value reference 0: window_sa has no Boolean "
+	              "variable");
+	assert_int_equal(t.api.do_step(c, 0.0, 0.1, fmi2True), fmi2OK);
+	t.api.free_instance(c);
+	t_close(&t);
+}
+
 static void sart_wrapper__nan_into_inner__error_state_then_reset(void **state)
 {
 	(void)state;
@@ -679,9 +727,10 @@ static void sart_wrapper__unsupported_functions__error_with_message(void **state
 	assert_logged(&t, "fmi2GetStatus(0)");
 	assert_int_equal(t.api.get_real_status(c, fmi2DoStepStatus, &d), fmi2Error);
 	assert_logged(&t, "only fmi2LastSuccessfulTime");
-	/* Unknown value references come from the model's accessors. */
+	/* Unknown value references and unsettable variables, named from the model's tables. */
 	assert_int_equal(t.api.get_integer(c, &vr, 1, &order), fmi2Error);
-	assert_logged(&t, "unknown value reference 3: window_sa has no variable of this type");
+	assert_logged(&t, "fmi2GetInteger: unknown value reference 3: window_sa has no Integer "
+	              "variable");
 	const fmi2ValueReference nowhere = 99;
 	assert_int_equal(t.api.get_real(c, &nowhere, 1, &d), fmi2Error);
 	assert_logged(&t, "fmi2GetReal: unknown value reference 99");
@@ -984,6 +1033,7 @@ int main(void)
 		cmocka_unit_test(sart_wrapper__bad_instantiate_arguments__null_with_message),
 		cmocka_unit_test(sart_wrapper__two_instances__independent),
 		cmocka_unit_test(sart_wrapper__reset__back_to_defaults),
+		cmocka_unit_test(sart_wrapper__set__fixed_parameter_only_before_initialization_ends),
 		cmocka_unit_test(sart_wrapper__nan_into_inner__error_state_then_reset),
 		cmocka_unit_test(sart_wrapper__bad_step_arguments__error_state_unchanged),
 		cmocka_unit_test(sart_wrapper__logging__categories_and_fmi_calls),

@@ -112,59 +112,26 @@ static void initial(SartWrapper *w, void *sp, double t, double H)
 	s->stored_window_reaction_torque = s->INIT_WINDOW_REACTION_TORQUE;
 }
 
-static SartStatus get_real(SartWrapper *w, const void *sp, SartVr vr, double *v)
-{
-	const Storage *s = sp;
-	switch (vr) {
-	case vr_displacement: *v = s->displacement; return SART_OK;
-	case vr_speed: *v = s->speed; return SART_OK;
-	case vr_reaction_force: *v = s->reaction_force; return SART_OK;
-	case vr_disp: *v = s->disp; return SART_OK;
-	case vr_tau: *v = s->tau; return SART_OK;
-	case vr_INIT_WINDOW_SA_DISPLACEMENT: *v = s->INIT_WINDOW_SA_DISPLACEMENT; return SART_OK;
-	case vr_INIT_WINDOW_SA_SPEED: *v = s->INIT_WINDOW_SA_SPEED; return SART_OK;
-	case vr_INIT_WINDOW_SA_REACTION_FORCE: *v = s->INIT_WINDOW_SA_REACTION_FORCE; return SART_OK;
-	case vr_INIT_WINDOW_HEIGHT: *v = s->INIT_WINDOW_HEIGHT; return SART_OK;
-	case vr_INIT_WINDOW_REACTION_TORQUE: *v = s->INIT_WINDOW_REACTION_TORQUE; return SART_OK;
-	default: return sart_log_error(w, "fmi2GetReal: unknown value reference %u", vr);
-	}
-}
-
-static SartStatus set_real(SartWrapper *w, void *sp, SartVr vr, double v, int initialized)
-{
-	Storage *s = sp;
-	(void)initialized; /* every param here is tunable */
-	switch (vr) {
-	case vr_displacement: s->displacement = v; return SART_OK;
-	case vr_speed: s->speed = v; return SART_OK;
-	case vr_reaction_force: s->reaction_force = v; return SART_OK;
-	case vr_disp: return sart_log_error(w, "fmi2SetReal: 'disp' is an output");
-	case vr_tau: return sart_log_error(w, "fmi2SetReal: 'tau' is an output");
-	case vr_INIT_WINDOW_SA_DISPLACEMENT: s->INIT_WINDOW_SA_DISPLACEMENT = v; return SART_OK;
-	case vr_INIT_WINDOW_SA_SPEED: s->INIT_WINDOW_SA_SPEED = v; return SART_OK;
-	case vr_INIT_WINDOW_SA_REACTION_FORCE: s->INIT_WINDOW_SA_REACTION_FORCE = v; return SART_OK;
-	case vr_INIT_WINDOW_HEIGHT: s->INIT_WINDOW_HEIGHT = v; return SART_OK;
-	case vr_INIT_WINDOW_REACTION_TORQUE: s->INIT_WINDOW_REACTION_TORQUE = v; return SART_OK;
-	default: return sart_log_error(w, "fmi2SetReal: unknown value reference %u", vr);
-	}
-}
-
-static SartStatus get_none(SartWrapper *w, const void *sp, SartVr vr, int *v)
-{
-	(void)sp;
-	(void)v;
-	return sart_log_error(w, "unknown value reference %u: window_sa has no variable of "
-	                         "this type", vr);
-}
-
-static SartStatus set_none(SartWrapper *w, void *sp, SartVr vr, int v, int initialized)
-{
-	(void)sp;
-	(void)v;
-	(void)initialized;
-	return sart_log_error(w, "unknown value reference %u: window_sa has no variable of "
-	                         "this type", vr);
-}
+/* The external variables by value reference: where each lives in the Storage and who may
+ * set it (INIT_WINDOW_REACTION_TORQUE is fixed, for the runtime's test of fixed
+ * parameters; the other params are tunable). */
+static const SartVar real_vars[10] = {
+	[vr_displacement] = {offsetof(Storage, displacement), SART_VAR_INPUT, "displacement"},
+	[vr_speed] = {offsetof(Storage, speed), SART_VAR_INPUT, "speed"},
+	[vr_reaction_force] = {offsetof(Storage, reaction_force), SART_VAR_INPUT, "reaction_force"},
+	[vr_disp] = {offsetof(Storage, disp), SART_VAR_OUTPUT, "disp"},
+	[vr_tau] = {offsetof(Storage, tau), SART_VAR_OUTPUT, "tau"},
+	[vr_INIT_WINDOW_SA_DISPLACEMENT] = {offsetof(Storage, INIT_WINDOW_SA_DISPLACEMENT),
+		SART_VAR_TUNABLE, "INIT_WINDOW_SA_DISPLACEMENT"},
+	[vr_INIT_WINDOW_SA_SPEED] = {offsetof(Storage, INIT_WINDOW_SA_SPEED), SART_VAR_TUNABLE,
+		"INIT_WINDOW_SA_SPEED"},
+	[vr_INIT_WINDOW_SA_REACTION_FORCE] = {offsetof(Storage, INIT_WINDOW_SA_REACTION_FORCE),
+		SART_VAR_TUNABLE, "INIT_WINDOW_SA_REACTION_FORCE"},
+	[vr_INIT_WINDOW_HEIGHT] = {offsetof(Storage, INIT_WINDOW_HEIGHT), SART_VAR_TUNABLE,
+		"INIT_WINDOW_HEIGHT"},
+	[vr_INIT_WINDOW_REACTION_TORQUE] = {offsetof(Storage, INIT_WINDOW_REACTION_TORQUE),
+		SART_VAR_FIXED, "INIT_WINDOW_REACTION_TORQUE"},
+};
 
 /* In: in rules, conditions then `->` parts. */
 static void in(SartWrapper *w, void *sp, double t, double H)
@@ -255,14 +222,12 @@ const SartModel sart_model = {
 	inners, NINNERS,
 	order, NINNERS,
 	{10, 0, 0},
+	{real_vars, NULL, NULL},
 	1, /* mealy */
 	1, /* may_reject: `return H_window` may be less than H */
 	real_inputs, 3,
 	defaults,
 	initial,
-	get_real, set_real,
-	get_none, set_none,
-	get_none, set_none,
 	in, map_in, ctrl, map_out, out,
 	couple,
 };
