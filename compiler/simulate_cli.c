@@ -7,7 +7,8 @@
  *                 [--loop-tolerance TOL] [--loop-max-iterations N]
  *                 [--step-control doubling|prediction] [--tolerance TOL]
  *                 [--min-step H] [--max-step H]
- *                 [--step-timeout SECONDS]
+ *                 [--step-timeout SECONDS] [--realtime [SCALE]] [--profile]
+ *                 [--sweep H1,H2,... [--reference REF.csv] [--sweep-csv FILE]]
  *                 [--record INST.VAR,...] [--set INST.VAR=VALUE]... [-o RESULT.csv]
  *                 [--explain]
  *
@@ -17,7 +18,10 @@
  * into a private temporary directory, removed on every way out.  The model descriptions
  * (FmuInfo) become a SartScenario; sart_master_run steps it and hands each accepted
  * communication point to the CSV writer here, which flushes it at once, so a run that
- * fails leaves every accepted step on disk.
+ * fails leaves every accepted step on disk.  The same point callback paces the run
+ * (--realtime) and draws the progress line; the doStep hook arms the watchdog
+ * (--step-timeout) and times each FMU (--profile).  --sweep runs the scenario once per
+ * macro step, keeps the points in memory (csv.h tables) and compares them (sweep.h).
  *
  * This file is not part of libsacc.a (see the Makefile): it is the only compiler/ file
  * that links runtime/. */
