@@ -7,7 +7,8 @@
  *                 [--loop-tolerance TOL] [--loop-max-iterations N]
  *                 [--step-control doubling|prediction] [--tolerance TOL]
  *                 [--min-step H] [--max-step H]
- *                 [--step-timeout SECONDS] [--realtime [SCALE]] [--profile]
+ *                 [--step-timeout SECONDS] [--realtime [SCALE] [--max-overruns N]]
+ *                 [--profile]
  *                 [--sweep H1,H2,... [--reference REF.csv] [--sweep-csv FILE]]
  *                 [--record INST.VAR,...] [--set INST.VAR=VALUE]... [-o RESULT.csv]
  *                 [--explain]
@@ -88,7 +89,8 @@ static void sim_usage(FILE *out)
 	      "                     [--anderson-memory M] [--loop-tolerance TOL]\n"
 	      "                     [--loop-max-iterations N] [--step-control doubling|prediction]\n"
 	      "                     [--tolerance TOL] [--min-step H] [--max-step H]\n"
-	      "                     [--step-timeout SECONDS] [--realtime [SCALE]] [--profile]\n"
+	      "                     [--step-timeout SECONDS] [--realtime [SCALE]]\n"
+	      "                     [--max-overruns N] [--profile]\n"
 	      "                     [--sweep H1,H2,... [--reference REF.csv] [--sweep-csv FILE]]\n"
 	      "                     [--record INST.VAR,...] [--set INST.VAR=VALUE]...\n"
 	      "                     [-o RESULT.csv] [--explain]\n"
@@ -116,6 +118,7 @@ static void sim_usage(FILE *out)
 	      "                seconds after the first (SCALE: wall seconds per simulated\n"
 	      "                second, default 1); a point reached later is an overrun, counted\n"
 	      "                in the summary with the largest lateness\n"
+	      "  --max-overruns  stop the run (exit 1) at the overrun after N\n"
 	      "  --profile     wall time inside each FMU's doStep and its calls, in the summary\n"
 	      "  --sweep       run once per macro step H1,H2,... and print, per recorded\n"
 	      "                variable, the largest and RMS error against the reference and\n"
@@ -147,6 +150,7 @@ typedef struct SimArgs {
 	double tolerance, min_step, max_step;
 	double step_timeout; /* s, 0 for none */
 	double realtime;     /* wall seconds per simulated second, 0 for none */
+	int max_overruns;    /* more stop the run; -1 for no limit */
 	bool profile;
 	const char *sweep;   /* the H list, NULL for none */
 	const char *reference;
@@ -280,15 +284,15 @@ static int set_count(Compilation *c, SimArgs *a, const char *o, const char *v, s
 	return 0;
 }
 
-static int set_iterations(Compilation *c, SimArgs *a, const char *o, const char *v,
-                          size_t field)
+/* A count from 0. */
+static int set_count0(Compilation *c, SimArgs *a, const char *o, const char *v, size_t field)
 {
-	(void)c, (void)o;
+	(void)c;
 	char *end;
 	errno = 0;
 	long k = strtol(v, &end, 10);
 	if (!*v || *end || errno || k < 0 || k > 1000000)
-		return usage_error("--iterations: '%s' is not a count from 0%s", v, "");
+		return usage_error("%s: '%s' is not a count from 0", o, v);
 	FIELD(int) = (int)k;
 	return 0;
 }
@@ -374,7 +378,7 @@ static const SimOption sim_options[] = {
 	{"--step", OPT_VALUE, set_finite, AT(step)},
 	{"--master", OPT_VALUE, set_master, 0},
 	{"--approx", OPT_VALUE, set_approx, 0},
-	{"--iterations", OPT_VALUE, set_iterations, AT(iterations)},
+	{"--iterations", OPT_VALUE, set_count0, AT(iterations)},
 	{"--loop-solver", OPT_VALUE, set_loop_solver, 0},
 	{"--anderson-memory", OPT_VALUE, set_count, AT(anderson_memory)},
 	{"--loop-tolerance", OPT_VALUE, set_positive, AT(loop_tolerance)},
@@ -385,6 +389,7 @@ static const SimOption sim_options[] = {
 	{"--max-step", OPT_VALUE, set_positive, AT(max_step)},
 	{"--step-timeout", OPT_VALUE, set_seconds, AT(step_timeout)},
 	{"--realtime", OPT_OPT_NUMBER, set_realtime, AT(realtime)},
+	{"--max-overruns", OPT_VALUE, set_count0, AT(max_overruns)},
 	{"--profile", OPT_FLAG, set_flag, AT(profile)},
 	{"--sweep", OPT_VALUE, set_string, AT(sweep)},
 	{"--reference", OPT_VALUE, set_string, AT(reference)},
@@ -403,6 +408,7 @@ static int parse_sim_args(Compilation *c, int argc, char **argv, SimArgs *a)
 	a->approx = SART_HOLD;
 	a->stop = NAN;
 	a->step = NAN;
+	a->max_overruns = -1;
 	for (int i = 0; i < argc; i++) {
 		const char *s = argv[i];
 		const char *val = NULL;
@@ -457,6 +463,8 @@ static int parse_sim_args(Compilation *c, int argc, char **argv, SimArgs *a)
 	}
 	if (!a->target)
 		return usage_error("no TARGET (an .fmu or a scenario module)%s%s", "", "");
+	if (a->max_overruns >= 0 && !(a->realtime > 0))
+		return usage_error("--max-overruns belongs to --realtime%s%s", "", "");
 	if (a->sweep) {
 		if (a->out)
 			return usage_error("--sweep writes no result file (-o); --sweep-csv FILE writes "
@@ -875,22 +883,31 @@ static void sleep_until(double when)
 /* --realtime: the first point fixes the origin; the point at t is due (t - start) * SCALE
  * wall seconds after it.  Reached early, the run sleeps until then; reached late, it is an
  * overrun and the run goes on at once (no catching up is attempted: the next deadlines
- * stay where they were). */
-static void pace(Sim *s, double t)
+ * stay where they were).  Returns 1 when the overruns pass --max-overruns (the run
+ * stops), else 0. */
+static int pace(Sim *s, double t)
 {
 	double now = now_seconds();
 	if (s->rows == 1) {
 		s->rt_origin = now;
-		return;
+		return 0;
 	}
 	double due = s->rt_origin + (t - s->args->start) * s->args->realtime;
 	if (now > due) {
 		s->overruns++;
 		if (now - due > s->max_late)
 			s->max_late = now - due;
-		return;
+		if (s->args->max_overruns >= 0 && s->overruns > s->args->max_overruns) {
+			clear_progress(s);
+			fprintf(stderr, "sacc simulate: at t = %.17g: %.3g s late, overrun %ld of at "
+			        "most %d (--max-overruns)\n", t, now - due, s->overruns,
+			        s->args->max_overruns);
+			return 1;
+		}
+		return 0;
 	}
 	sleep_until(due);
+	return 0;
 }
 
 static void draw_progress(Sim *s, double t)
@@ -919,7 +936,7 @@ static int on_point(void *env, double t, const double values[], int n)
 	s->rows++;
 	s->last_t = t;
 	if (s->args->realtime > 0 && !bad)
-		pace(s, t);
+		bad = pace(s, t);
 	if (s->tty)
 		draw_progress(s, t);
 	return bad || sim_interrupted; /* the row is written first: the summary agrees */

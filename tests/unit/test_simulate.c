@@ -178,6 +178,8 @@ static void simulate__usage_errors__exit_2(void **state)
 		{"--realtime=0", "--realtime: '0' is not a positive number of wall seconds"},
 		{"--realtime=fast", "'fast' is not a positive number of wall seconds"},
 		{"--profile=yes", "--profile takes no value"},
+		{"--max-overruns 2", "--max-overruns belongs to --realtime"},
+		{"--realtime --max-overruns x", "--max-overruns: 'x' is not a count from 0"},
 		{"--set nobody.x=1", "no fmu instance 'nobody'; the instances are: integrator"},
 		{"--set integrator.nope=1", "fmu 'integrator' has no variable 'nope'"},
 		{"--set integrator.x=1", "cannot be set"},
@@ -349,6 +351,24 @@ static void simulate__realtime__paced_and_overruns_counted(void **state)
 	assert_true(n > 0);
 	assert_true(n <= 100);
 	free(err);
+	/* --max-overruns 3: the fourth overrun stops the run, its row written */
+	snprintf(args, sizeof args, "'%s/fmus/%s --stop 1 --step 0.01 --realtime=1e-9 "
+	         "--max-overruns 3 -o '%s/r.csv'", test_build_dir(), fmu, c->dir);
+	assert_int_equal(simulate(c, args), 1);
+	err = file_in(c, "err.txt");
+	assert_contains(err, "sacc simulate: at t = 0.040000000000000001: ");
+	assert_contains(err, " s late, overrun 4 of at most 3 (--max-overruns)\n");
+	assert_contains(err, "sacc simulate: stopped at t = 0.040000000000000001: 4 steps "
+	                     "accepted");
+	assert_contains(err, "overruns 4 (largest lateness ");
+	free(err);
+	csv = file_in(c, "r.csv");
+	size_t lines = 0;
+	for (const char *p = csv; *p; p++)
+		lines += *p == '\n';
+	assert_int_equal((int)lines, 1 + 5);
+	assert_contains(csv, "\n0.040000000000000001,0.040000000000000001\n");
+	free(csv);
 	/* no --realtime, no overrun count */
 	snprintf(args, sizeof args, "'%s/fmus/%s --stop 1 --step 0.01", test_build_dir(), fmu);
 	assert_int_equal(simulate(c, args), 0);
