@@ -147,6 +147,18 @@ $(BUILD)/fmus/faulty.fmu: tests/fmus/faulty/modelDescription.xml tests/fmus/faul
 	cp tests/fmus/faulty/modelDescription.xml $(BUILD)/fmus/faulty/modelDescription.xml
 	$(FMU_PACK) $@ $(BUILD)/fmus/faulty
 
+# ---- the polynomial FMU (tests/fmus/poly/) -----------------------------------------------
+# Like faulty: its model.c includes the kit's C with the input- and output-derivative
+# functions renamed (it takes second input derivatives and gives output derivatives), so
+# this rule compiles it alone and takes precedence over the pattern rule.
+$(BUILD)/fmus/poly.fmu: tests/fmus/poly/modelDescription.xml tests/fmus/poly/model.c \
+                        $(KIT_FILES) $(FMU_PACK)
+	@mkdir -p $(BUILD)/fmus/poly/binaries/linux64
+	$(CC) $(FMU_CFLAGS) -o $(BUILD)/fmus/poly/binaries/linux64/poly.so \
+	    tests/fmus/poly/model.c -lm
+	cp tests/fmus/poly/modelDescription.xml $(BUILD)/fmus/poly/modelDescription.xml
+	$(FMU_PACK) $@ $(BUILD)/fmus/poly
+
 # ---- runtime ----------------------------------------------------------------------------
 # What every generated FMU links (runtime/, prefix sart_): C99, position-independent, hidden
 # symbols, libc + libm + libdl only.  Sources are picked up by wildcard.  Unit tests named

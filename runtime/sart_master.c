@@ -450,6 +450,9 @@ void sart_analysis_print(FILE *out, const SartScenario *sc, const SartAnalysis *
 
 enum { NTYPES = 3 }; /* SART_REAL, SART_INTEGER, SART_BOOLEAN */
 
+/* The capabilities the seam knows (the master's own are not its business). */
+#define SEAM_CAPS (SART_CAP_GET_SET_STATE | SART_CAP_SERIALIZE | SART_CAP_INPUT_DERIVATIVES)
+
 /* What the master keeps per FMU. */
 typedef struct FmuRun {
 	SartInner *in;
@@ -472,7 +475,11 @@ typedef struct FmuRun {
 	int has_other;        /* Integer or Boolean signals or inputs */
 	double *plain_v;      /* its Real inputs in Master.plain_buf */
 	int *order1;          /* derivative orders (all 1), nset[SART_REAL] of them */
+	int *order2;          /* all 2 */
 	double *dval;         /* input derivatives */
+	double *d2val;        /* second input derivatives (quadratic) */
+	int takes_order2;     /* SART_CAP_INPUT_ORDER2 */
+	int derivs;           /* Hermite: its Real signals' derivatives are got after reads */
 	double *rbuf;         /* Real values to set or read */
 	int *ibuf;            /* Integer and Boolean values */
 	size_t nbuf;
@@ -505,6 +512,13 @@ typedef struct Master {
 	double *prev, *now, *next;
 	double t_prev_span;  /* t_n - t_n-1 */
 	int have_prev;
+	/* quadratic extrapolation: the signals at t_n-2 */
+	double *prev2;
+	double t_prev2_span; /* t_n-1 - t_n-2 */
+	int have_prev2;
+	/* Hermite: the derivatives of the signals at t_n, and at the end of the pass (of the
+	 * FMUs that give them: FmuRun.derivs) */
+	double *dnow, *dnext;
 	int *conn_sig;
 	int *rec_sig;
 	double *row;
@@ -655,12 +669,16 @@ static int prepare(Master *m)
 	m->sig = malloc(((size_t)maxsig + 1) * sizeof *m->sig);
 	m->sig_exchanged = calloc((size_t)maxsig + 1, sizeof *m->sig_exchanged);
 	m->prev = calloc((size_t)maxsig + 1, sizeof *m->prev);
+	m->prev2 = calloc((size_t)maxsig + 1, sizeof *m->prev2);
+	m->dnow = calloc((size_t)maxsig + 1, sizeof *m->dnow);
+	m->dnext = calloc((size_t)maxsig + 1, sizeof *m->dnext);
 	m->now = calloc((size_t)maxsig + 1, sizeof *m->now);
 	m->next = calloc((size_t)maxsig + 1, sizeof *m->next);
 	m->conn_sig = malloc(((size_t)sc->nconns + 1) * sizeof *m->conn_sig);
 	m->rec_sig = malloc(((size_t)sc->nrecords + 1) * sizeof *m->rec_sig);
 	m->row = calloc((size_t)sc->nrecords + 1, sizeof *m->row);
 	if (!m->f || !m->sig || !m->sig_exchanged || !m->prev || !m->now || !m->next ||
+	    !m->prev2 || !m->dnow || !m->dnext ||
 	    !m->conn_sig || !m->rec_sig || !m->row)
 		return fail(m, "out of memory");
 	for (int c = 0; c < sc->nconns; c++) {
@@ -759,11 +777,18 @@ static int prepare(Master *m)
 		fr->rbuf = malloc(nbuf * sizeof *fr->rbuf);
 		fr->ibuf = malloc(nbuf * sizeof *fr->ibuf);
 		fr->dval = malloc(nbuf * sizeof *fr->dval);
+		fr->d2val = malloc(nbuf * sizeof *fr->d2val);
 		fr->order1 = malloc(nbuf * sizeof *fr->order1);
-		if (!fr->rbuf || !fr->ibuf || !fr->dval || !fr->order1)
+		fr->order2 = malloc(nbuf * sizeof *fr->order2);
+		if (!fr->rbuf || !fr->ibuf || !fr->dval || !fr->d2val || !fr->order1 || !fr->order2)
 			return fail(m, "out of memory");
-		for (size_t i = 0; i < nbuf; i++)
+		for (size_t i = 0; i < nbuf; i++) {
 			fr->order1[i] = 1;
+			fr->order2[i] = 2;
+		}
+		fr->takes_order2 = (sc->fmus[f].caps & SART_CAP_INPUT_ORDER2) != 0;
+		fr->derivs = m->o->approx == SART_HERMITE &&
+		             (sc->fmus[f].caps & SART_CAP_OUTPUT_DERIVATIVES) && fr->nread[SART_REAL] > 0;
 		m->plain_nin += fr->nset[SART_REAL];
 	}
 	size_t nin = (size_t)m->plain_nin + 1;
@@ -801,6 +826,21 @@ static int nonfinite_signal(Master *m, int f, double t, const double *vals, int 
 	return 0;
 }
 
+/* Hermite: the first derivatives of FMU f's Real signals at t into dvals (by signal). */
+static int read_derivatives(Master *m, int f, double t, double *dvals)
+{
+	FmuRun *fr = &m->f[f];
+	int n = fr->nread[SART_REAL], s0 = fr->read_base[SART_REAL];
+	if (!ok(sart_inner_get_real_output_derivatives(fr->in, fr->read_vr[SART_REAL], (size_t)n,
+	                                               fr->order1, dvals + s0)))
+		return fail_call(m, f, t);
+	for (int s = s0; s < s0 + n; s++)
+		if (!isfinite(dvals[s]))
+			return fail(m, "at t = %.17g: the derivative of %s.%s is %g", t,
+			            m->sc->fmus[f].name, var_of(m->sc, m->sig[s])->name, dvals[s]);
+	return 0;
+}
+
 /* Reads FMU f's signals into vals; a NaN or infinity (on a connection or recorded) is an
  * error: the step that produced it is not accepted.  Reals are got straight into vals. */
 static int read_signals(Master *m, int f, double t, double *vals)
@@ -816,6 +856,8 @@ static int read_signals(Master *m, int f, double t, double *vals)
 			bad |= !isfinite(v[k]);
 		if (bad)
 			return nonfinite_signal(m, f, t, vals, fr->read_base[SART_REAL], n);
+		if (fr->derivs && read_derivatives(m, f, t, vals == m->now ? m->dnow : m->dnext))
+			return 1;
 	}
 	if (!fr->has_other)
 		return 0;
@@ -832,27 +874,45 @@ static int read_signals(Master *m, int f, double t, double *vals)
 	return 0;
 }
 
-/* The value an input gets at t_n and its slope over the step (see sart_master.h). */
+/* The value an input gets at t_n, its slope over the step and (quadratic, to an FMU that
+ * takes second derivatives) its second derivative (see sart_master.h). */
 static void input_for(Master *m, int c, int pass, double h, int interp, double *val,
-                      double *slope)
+                      double *slope, double *curv)
 {
 	const SartConnection *cn = &m->sc->conns[c];
 	int s = m->conn_sig[c];
 	int fresh = !m->an->delayed[cn->dst.fmu] &&
 	            (pass > 0 || (m->o->algorithm == SART_GAUSS_SEIDEL && m->f[cn->src.fmu].stepped));
-	double v = m->now[s], d = 0;
+	double v = m->now[s], d = 0, d2 = 0;
 	if (fresh) {
 		/* linear from the value at t_n to the end value of this pass or the last one */
 		if (interp)
 			d = (m->next[s] - m->now[s]) / h;
 		else
 			v = m->next[s];
-	} else if (m->o->approx == SART_LINEAR && interp && m->have_prev) {
-		/* slice: quadratic and Hermite predictors join here */
+	} else if (interp && m->o->approx == SART_HERMITE && m->f[cn->src.fmu].derivs) {
+		/* y(t_n) + y'(t_n) (t - t_n), from the source's own derivative */
+		d = m->dnow[s];
+	} else if (interp && m->o->approx == SART_QUADRATIC && m->have_prev2) {
+		/* the parabola through the last three communication points (Newton's divided
+		 * differences): p(t) = y_n + d1 (t - t_n) + dd (t - t_n) (t - t_n-1) */
+		double h1 = m->t_prev_span, h2 = m->t_prev2_span;
+		double d1 = (m->now[s] - m->prev[s]) / h1, d0 = (m->prev[s] - m->prev2[s]) / h2;
+		double dd = (d1 - d0) / (h1 + h2);
+		if (m->f[cn->dst.fmu].takes_order2) {
+			d = d1 + dd * h1; /* p'(t_n) */
+			d2 = 2 * dd;
+		} else {
+			d = d1 + dd * (h + h1); /* the chord to p(t_n + h) */
+		}
+	} else if (interp && m->o->approx != SART_HOLD && m->have_prev) {
+		/* linear extrapolation from the last two communication points (and the fallback
+		 * of quadratic with a short history, of Hermite without source derivatives) */
 		d = (m->now[s] - m->prev[s]) / (m->t_prev_span);
 	}
 	*val = cn->scale * v + cn->offset;
 	*slope = cn->scale * d;
+	*curv = cn->scale * d2;
 }
 
 /* An input that would be NaN or infinite: the error, naming it and its source. */
@@ -871,7 +931,7 @@ static int set_inputs(Master *m, int f, int pass, double t, double h)
 	if (n > 0) {
 		const int *conn = fr->set_conn[SART_REAL];
 		double *v = fr->rbuf;
-		int interp = fr->interpolates && m->derivatives;
+		int interp = fr->interpolates && m->derivatives, curved = 0;
 		if (!interp && pass == 0 && m->o->algorithm == SART_JACOBI) {
 			/* the hot path: held values from t_n, converted */
 			const int *sig = fr->set_sig[SART_REAL];
@@ -892,12 +952,14 @@ static int set_inputs(Master *m, int f, int pass, double t, double h)
 					m->pred[conn[k]] = v[k];
 		} else {
 			for (int k = 0; k < n; k++) {
-				double d;
-				input_for(m, conn[k], pass, h, interp, &v[k], &d);
-				if (!isfinite(v[k]) || !isfinite(d))
+				double d, d2;
+				input_for(m, conn[k], pass, h, interp, &v[k], &d, &d2);
+				if (!isfinite(v[k]) || !isfinite(d) || !isfinite(d2))
 					return bad_input(m, f, conn[k], t, v[k], d);
 				fr->dval[k] = d;
-				m->pred[conn[k]] = interp ? v[k] + d * h : v[k];
+				fr->d2val[k] = d2;
+				curved |= d2 != 0;
+				m->pred[conn[k]] = interp ? v[k] + d * h + d2 * h * h / 2 : v[k];
 			}
 		}
 		if (!ok(sart_inner_set_real(fr->in, fr->set_vr[SART_REAL], (size_t)n, v)))
@@ -905,6 +967,10 @@ static int set_inputs(Master *m, int f, int pass, double t, double h)
 		if (interp && !ok(sart_inner_set_real_input_derivatives(fr->in, fr->set_vr[SART_REAL],
 		                                                        (size_t)n, fr->order1,
 		                                                        fr->dval)))
+			return fail_call(m, f, t);
+		if (curved && !ok(sart_inner_set_real_input_derivatives(fr->in, fr->set_vr[SART_REAL],
+		                                                        (size_t)n, fr->order2,
+		                                                        fr->d2val)))
 			return fail_call(m, f, t);
 	}
 	if (!fr->has_other)
@@ -915,8 +981,8 @@ static int set_inputs(Master *m, int f, int pass, double t, double h)
 			continue;
 		for (int k = 0; k < n; k++) {
 			int c = fr->set_conn[ty][k];
-			double v, d;
-			input_for(m, c, pass, h, 0, &v, &d);
+			double v, d, d2;
+			input_for(m, c, pass, h, 0, &v, &d, &d2);
 			if (!isfinite(v))
 				return bad_input(m, f, c, t, v, d);
 			fr->ibuf[k] = to_int((SartType)ty, v);
@@ -1702,7 +1768,7 @@ static int controlled_step(Master *m, double t, double *end)
 {
 	const SartScenario *sc = m->sc;
 	const SartMasterOptions *o = m->o;
-	int p = o->approx == SART_LINEAR ? 2 : 1;
+	int p = o->approx == SART_QUADRATIC ? 3 : o->approx == SART_HOLD ? 1 : 2;
 	int doubling = o->step_control == SART_STEP_DOUBLING;
 	size_t bytes = (size_t)m->nsig * sizeof *m->now;
 	double h = *end - t;
@@ -1920,7 +1986,7 @@ static int initialize(Master *m)
 	for (int f = 0; f < sc->nfmus; f++) {
 		const SartFmu *fm = &sc->fmus[f];
 		SartInnerConfig cfg = {fm->name, fm->dir, fm->model_identifier, fm->version,
-		                       fm->caps, master_log, m};
+		                       fm->caps & SEAM_CAPS, master_log, m};
 		if (!ok(sart_inner_load(&cfg, &m->f[f].in))) {
 			flush_pending(m);
 			return fail(m, "%s: cannot load the FMU", fm->name);
@@ -2011,6 +2077,12 @@ static int check_options(Master *m)
 		return fail(m, "the step size %g is not positive", o->step);
 	if (o->iterations < 0)
 		return fail(m, "the number of iterations %d is negative", o->iterations);
+	if ((int)o->approx < SART_HOLD || o->approx > SART_HERMITE)
+		return fail(m, "unknown input approximation %d", (int)o->approx);
+	if (o->step_control == SART_STEP_DOUBLING &&
+	    (o->approx == SART_QUADRATIC || o->approx == SART_HERMITE))
+		return fail(m, "step doubling works with hold and linear extrapolation only, not "
+		            "with %s", o->approx == SART_QUADRATIC ? "quadratic" : "Hermite");
 	if (m->sc->nfmus < 1)
 		return fail(m, "the scenario has no FMU");
 	if ((int)o->loop_solver < SART_LOOP_ANDERSON || o->loop_solver > SART_LOOP_NEWTON)
@@ -2096,7 +2168,8 @@ int sart_probe_state(const SartScenario *sc, int f, double start, double h,
 		put(msg, size, "out of memory");
 		goto done;
 	}
-	SartInnerConfig cfg = {fm->name, fm->dir, fm->model_identifier, fm->version, fm->caps,
+	SartInnerConfig cfg = {fm->name, fm->dir, fm->model_identifier, fm->version,
+	                       fm->caps & SEAM_CAPS,
 	                       NULL, NULL};
 	if (!ok(sart_inner_load(&cfg, &in))) {
 		put(msg, size, "%s: cannot load the FMU", fm->name);
@@ -2243,7 +2316,7 @@ int sart_master_run(const SartScenario *sc, const SartMasterOptions *o, SartMast
 	}
 	m->want_pred = o->step_control == SART_STEP_PREDICTION;
 	m->snapshots = m->can_rollback && !o->no_rollback;
-	m->derivatives = o->approx == SART_LINEAR || o->algorithm == SART_GAUSS_SEIDEL ||
+	m->derivatives = o->approx != SART_HOLD || o->algorithm == SART_GAUSS_SEIDEL ||
 	                 o->iterations > 0;
 	if (o->iterations > 0 && probe_all(m, "iterations roll every FMU back to the step's "
 	                                   "start"))
@@ -2291,10 +2364,16 @@ int sart_master_run(const SartScenario *sc, const SartMasterOptions *o, SartMast
 		} else {
 			k++;
 		}
-		double *tmp = m->prev;
+		double *tmp = m->prev2;
+		m->prev2 = m->prev;
 		m->prev = m->now;
 		m->now = m->next;
 		m->next = tmp; /* every pass reads every signal before any is used */
+		tmp = m->dnow;
+		m->dnow = m->dnext;
+		m->dnext = tmp;
+		m->t_prev2_span = m->t_prev_span;
+		m->have_prev2 = m->have_prev;
 		m->t_prev_span = m->last_span > 0 ? m->last_span : end - t;
 		m->have_prev = 1;
 		if (res->accepted == 0 || end - t < res->h_min)
@@ -2327,7 +2406,9 @@ done:
 			free(fr->set_offset[ty]);
 		}
 		free(fr->order1);
+		free(fr->order2);
 		free(fr->dval);
+		free(fr->d2val);
 		free(fr->rbuf);
 		free(fr->ibuf);
 	}
@@ -2354,6 +2435,9 @@ done:
 	free(m->sig);
 	free(m->sig_exchanged);
 	free(m->prev);
+	free(m->prev2);
+	free(m->dnow);
+	free(m->dnext);
 	free(m->now);
 	free(m->next);
 	free(m->conn_sig);

@@ -80,6 +80,19 @@ typedef struct SartFmu {
 	int nvars;
 } SartFmu;
 
+/* Capabilities the master uses besides the seam's SART_CAP_* (sart_inner.h), in
+ * SartFmu.caps too:
+ *   SART_CAP_OUTPUT_DERIVATIVES  maxOutputDerivativeOrder >= 1: SART_HERMITE reads the
+ *                                first derivatives of its outputs;
+ *   SART_CAP_INPUT_ORDER2        its fmi2SetRealInputDerivatives takes second derivatives
+ *                                (FMI 2.0 does not declare this: canInterpolateInputs
+ *                                promises first derivatives only), so SART_QUADRATIC gives
+ *                                it the parabola's second derivative. */
+enum {
+	SART_CAP_OUTPUT_DERIVATIVES = 1u << 8,
+	SART_CAP_INPUT_ORDER2 = 1u << 9
+};
+
 /* A reference to one variable: FMU index, variable index in that FMU. */
 typedef struct SartRef {
 	int fmu;
@@ -167,7 +180,20 @@ void sart_loop_text(const SartScenario *sc, const SartAnalysis *a, int i, char *
 /* ---- running ------------------------------------------------------------------------------- */
 
 typedef enum SartAlgorithm { SART_JACOBI, SART_GAUSS_SEIDEL } SartAlgorithm;
-typedef enum SartApprox { SART_HOLD, SART_LINEAR } SartApprox;
+/* Input approximation over a macro step, for inputs of FMUs that can interpolate them
+ * (canInterpolateInputs; the others always hold), given as input derivatives at t_n:
+ *   SART_HOLD       the value at t_n;
+ *   SART_LINEAR     extrapolated from the last two communication points (held on the
+ *                   first step);
+ *   SART_QUADRATIC  the parabola through the last three communication points: to an FMU
+ *                   with SART_CAP_INPUT_ORDER2 as its first and second derivative at t_n,
+ *                   to the others (first derivatives only) as the chord to its value at
+ *                   t_n + H; linear while only two points are known, held before;
+ *   SART_HERMITE    y(t_n) + y'(t_n) (t - t_n), y' from the source FMU's
+ *                   fmi2GetRealOutputDerivatives at t_n when it has
+ *                   SART_CAP_OUTPUT_DERIVATIVES, else linear extrapolation as SART_LINEAR.
+ * Quadratic and Hermite are refused with step doubling. */
+typedef enum SartApprox { SART_HOLD, SART_LINEAR, SART_QUADRATIC, SART_HERMITE } SartApprox;
 
 /* How an algebraic loop is solved.  Its tear variables x are inputs chosen so that cutting
  * the connections into them leaves the loop acyclic; G(x) is what those connections carry
@@ -205,7 +231,8 @@ typedef enum SartStepControl {
 
 /* The controller: the step to try after one of size h whose error estimate is err,
  * h * clamp(safety (tol / err)^(1 / (p + 1)), shrink, grow) (h * grow when err is 0).
- * p is the order of the input approximation: 1 for hold, 2 for linear.  A step with
+ * p is the order of the input approximation: 1 for hold, 2 for linear and Hermite, 3 for
+ * quadratic.  A step with
  * err > tol is rejected and retried with this size. */
 double sart_step_propose(double h, double err, double tol, int p, double safety,
                          double shrink, double grow);
