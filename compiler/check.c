@@ -54,6 +54,7 @@ typedef struct Ctx {
 	Part part;
 	int loops;      /* enclosing for loops (break is legal inside one) */
 	bool quantized; /* the rules block has a quantize rule: zone names are conditions */
+	Node *rules;    /* the rules block being checked (its quantize rules declare zones) */
 } Ctx;
 
 static Scope *scope_new(Ctx *x, Scope *parent)
@@ -1135,6 +1136,42 @@ static void check_output_fn(Ctx *x, Node *f, const char *where)
 	}
 }
 
+/* The quantize rule of the rules block being checked that declares zone `name`, or NULL. */
+static const Node *zone_declaration(Ctx *x, const char *name)
+{
+	for (Node *r = x->rules ? x->rules->list3 : NULL; r; r = r->next)
+		if (r->op == RULE_QUANTIZE && r->lhs->op == QUANT_ZONES)
+			for (Node *z = r->lhs->list1; z; z = z->next)
+				if (z->kind == ND_STRING && strcmp(z->str, name) == 0)
+					return z;
+	return NULL;
+}
+
+/* A zone condition: a zone name (a string literal) that a quantize rule of the block
+ * declares (lower.c, Quantize, makes it the event of entering that zone). */
+static void check_zone_condition(Ctx *x, Node *value)
+{
+	if (value->kind != ND_STRING) {
+		diag_error(x->c->diag, value->loc, "a zone condition must be a zone's name, a string "
+			   "literal");
+		return;
+	}
+	if (zone_declaration(x, value->str))
+		return;
+	diag_error(x->c->diag, value->loc, "zone \"%s\" is used but no quantize rule of this "
+		   "rules block declares it", value->str);
+	StrBuf names;
+	sb_init(&names);
+	for (Node *r = x->rules->list3; r; r = r->next)
+		if (r->op == RULE_QUANTIZE && r->lhs->op == QUANT_ZONES)
+			for (Node *z = r->lhs->list1; z; z = z->next)
+				if (z->kind == ND_STRING)
+					sb_printf(&names, "%s\"%s\"", names.len ? ", " : "", z->str);
+	if (names.len)
+		diag_note(x->c->diag, value->loc, "the zones declared are %s", sb_str(&names));
+	sb_free(&names);
+}
+
 static void check_condition(Ctx *x, Node *c)
 {
 	if (c->kind == ND_OTHERWISE)
@@ -1153,8 +1190,10 @@ static void check_condition(Ctx *x, Node *c)
 	} else {
 		t = check_expr(x, c);
 	}
-	if (t == TY_STRING && x->quantized)
+	if (t == TY_STRING && x->quantized) {
+		check_zone_condition(x, value);
 		return;
+	}
 	if (t != TY_NONE && t != TY_BOOL)
 		diag_error(x->c->diag, value->loc, "a rule's condition must be Bool, not %s%s",
 			   ast_type_name(t),
@@ -1199,11 +1238,41 @@ static void no_crossing_settings(Ctx *x, const Node *cond)
 		  "relative tolerance = Y { ... }`, or the settings after the condition");
 }
 
+/* A quantize rule's zones: names (strings) between limits (numbers), each name once in
+ * the rules block. */
+static void check_zones(Ctx *x, Node *q)
+{
+	SaType ts = check_expr(x, q->lhs);
+	expect_numeric(x, q->lhs, ts, "the quantized signal");
+	int i = 0;
+	for (Node *z = q->list1; z; z = z->next, i++) {
+		if (i % 2 == 0 && z->kind != ND_STRING) {
+			diag_error(x->c->diag, z->loc, "a quantize rule names its zones with strings, "
+				   "between limits: \"zone\", limit, \"zone\", ...");
+			return;
+		}
+		if (i % 2 == 1) {
+			expect_numeric(x, z, check_expr(x, z), "a zone's limit");
+			continue;
+		}
+		const Node *first = zone_declaration(x, z->str);
+		if (first != z) {
+			diag_error(x->c->diag, z->loc, "zone \"%s\" is declared twice in this rules "
+				   "block", z->str);
+			diag_note(x->c->diag, first->loc, "first declared here");
+		}
+	}
+	if (i % 2 == 0)
+		diag_error(x->c->diag, q->loc, "a quantize rule ends with a zone, after its last "
+			   "limit");
+}
+
 static void check_rules(Ctx *x, Node *rules, bool in)
 {
 	Scope *saved = x->scope;
 	x->scope = scope_new(x, saved);
 	x->quantized = false;
+	x->rules = rules;
 	for (Node *r = rules->list3; r; r = r->next)
 		if (r->op == RULE_QUANTIZE)
 			x->quantized = true;
@@ -1252,6 +1321,10 @@ static void check_rules(Ctx *x, Node *rules, bool in)
 		case RULE_QUANTIZE: {
 			Node *q = r->lhs;
 			x->part = PART_QUANTIZE;
+			if (q->op == QUANT_ZONES) {
+				check_zones(x, q); /* lowered (lower.c, Quantize) */
+				break;
+			}
 			check_expr(x, q->lhs);
 			for (Node *z = q->list1; z; z = z->next)
 				check_expr(x, z);
@@ -1259,7 +1332,8 @@ static void check_rules(Ctx *x, Node *rules, bool in)
 				check_expr(x, q->rhs);
 			if (q->els)
 				check_expr(x, q->els);
-			not_lowered(x, q->loc, "quantize");
+			not_lowered(x, q->loc, q->op == QUANT_FUNCTION ? "quantize (P, = expr)"
+								       : "quantize P every D");
 			break;
 		}
 		case RULE_LOOP:

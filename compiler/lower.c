@@ -1782,6 +1782,131 @@ static void lower_hold(Compilation *c, SaInfo *info)
 	rules->list3 = ast_append(rules->list3, rule);
 }
 
+/* ---- Quantize ------------------------------------------------------------------------------
+ * `quantize(P, "z0", l1, "z1", l2, ..., "zn")` in an in or out rules block: the zones of
+ * signal P are z0 below l1, z_i from l_i (included) to l_i+1, zn from l_n; a rule whose
+ * condition is a zone's name holds on the step on which P enters that zone (the paper: an
+ * event whenever the signal enters a new region), and at Init for the zone P starts in.
+ * The zone P was in at the last In (MapOut, for out rules) is kept as its index in a var:
+ *
+ *   in var Integer quantize_<k>_zone := -1;          (out var in out rules)
+ *   in rules {
+ *     true -> { if (P < l1) { quantize_<k>_zone := 0; } else if (P < l2) { ... := 1; }
+ *               ... else { quantize_<k>_zone := n; } } --> <the quantize rule's own>;
+ *     l_i <= P and P < l_i+1 and quantize_<k>_zone != i -> ...      (was "z_i" -> ...)
+ *   }
+ *
+ * Conditions are all evaluated before any `->` part runs, so inside them the var still
+ * holds the zone of the previous step.  Quantizers are numbered k = 1, 2, ... over the
+ * adaptation, in and then out rules.  Runs after Otherwise, whose `not (...)` may name
+ * zones too.  `quantize(P, = expr)` and `quantize P every D` are
+ * not lowered yet (the checker reports them).
+ * Preconditions (the checker's): every zone condition names a zone that a quantize rule
+ * of its block declares, once; names and limits alternate, a name first and last. */
+
+/* P is in zone i of quantizer q (limits at the odd places of its list). */
+static Node *in_zone(Lw *w, Node *q, int i)
+{
+	Node *limits[64];
+	int n = 0;
+	int j = 0;
+	for (Node *z = q->list1; z; z = z->next, j++)
+		if (j % 2 == 1 && n < 64)
+			limits[n++] = z;
+	Node *above = i > 0 ? mk_bin(w, OP_LE, clone(w, limits[i - 1]), clone(w, q->lhs)) : NULL;
+	Node *below = i < n ? mk_bin(w, OP_LT, clone(w, q->lhs), clone(w, limits[i])) : NULL;
+	if (above && below)
+		return mk_bin(w, OP_AND, above, below);
+	return above ? above : below ? below : mk_bool(w, true);
+}
+
+static int zone_index(Node *q, const char *name)
+{
+	int j = 0;
+	for (Node *z = q->list1; z; z = z->next, j++)
+		if (j % 2 == 0 && z->kind == ND_STRING && strcmp(z->str, name) == 0)
+			return j / 2;
+	return -1;
+}
+
+/* Replaces each zone name of q in condition *e by the event of entering that zone. */
+static void replace_zones(Lw *w, Node **e, Node *q, Node *zone, int sym)
+{
+	Node *x = *e;
+	if (!x)
+		return;
+	if (x->kind == ND_STRING) {
+		int i = zone_index(q, x->str);
+		if (i < 0)
+			return;
+		Loc at = w->at;
+		w->at = x->loc;
+		*e = mk_bin(w, OP_AND, in_zone(w, q, i),
+			    mk_bin(w, OP_NE, mk_ref_to(w, zone, sym), mk_int(w, i)));
+		w->at = at;
+		return;
+	}
+	if (x->kind == ND_UNARY || x->kind == ND_BINARY) {
+		replace_zones(w, &x->lhs, q, zone, sym);
+		replace_zones(w, &x->rhs, q, zone, sym);
+	}
+}
+
+static void lower_quantize_in(Lw *w, Node *rules, bool in, int *k)
+{
+	for (Node *r = rules ? rules->list3 : NULL; r; r = r->next) {
+		if (r->op != RULE_QUANTIZE || r->lhs->op != QUANT_ZONES)
+			continue;
+		Node *q = r->lhs;
+		w->at = q->loc;
+		if (ast_count(q->list1) > 127) {
+			diag_error(w->c->diag, q->loc, "Quantize: at most 64 zones");
+			w->failed = true;
+			return;
+		}
+		(*k)++;
+		char num[24];
+		snprintf(num, sizeof num, "%d", *k);
+		const char *name = fmt(w, "quantize_%s_zone", num, NULL);
+		Node *zone = in ? new_in_var(w, name, TY_INTEGER, mk_int(w, -1),
+					     "the zone of a quantized signal")
+				: new_out_var(w, name, TY_INTEGER, mk_int(w, -1),
+					      "the zone of a quantized signal");
+		if (!zone)
+			return;
+		int sym = in ? SYM_IN_VAR : SYM_OUT_VAR;
+		int nzones = (ast_count(q->list1) + 1) / 2;
+		/* the zone update, an if/else chain from the last zone back */
+		Node *chain = mk_assign(w, mk_ref_to(w, zone, sym), mk_int(w, nzones - 1));
+		for (int i = nzones - 2; i >= 0; i--) {
+			Node *limit = NULL;
+			int j = 0;
+			for (Node *z = q->list1; z; z = z->next, j++)
+				if (j == 2 * i + 1)
+					limit = z;
+			chain = mk_if(w, mk_bin(w, OP_LT, clone(w, q->lhs), clone(w, limit)),
+				      mk_assign(w, mk_ref_to(w, zone, sym), mk_int(w, i)), chain);
+		}
+		/* the zone conditions of the block (within `otherwise`'s too) */
+		for (Node *c = rules->list3; c; c = c->next)
+			if (c->op == RULE_COND && c->cond)
+				replace_zones(w, &c->cond, q, zone, sym);
+		r->op = RULE_COND;
+		r->origin = w->rule;
+		r->cond = mk_bool(w, true);
+		r->then = mk_block(w, chain);
+		r->lhs = NULL;
+	}
+}
+
+static void lower_quantize(Compilation *c, SaInfo *info)
+{
+	Lw w0 = {c, info, info->sa, "Quantize", {0}, false}, *w = &w0;
+	int k = 0;
+	lower_quantize_in(w, w->sa->a_in_rules, true, &k);
+	lower_quantize_in(w, w->sa->a_out_rules, false, &k);
+}
+
 /* ---- Implied ---------------------------------------------------------------------------
  * `implied`, the default control form, written out as CreateCtrlRules would write the
  * control rules of an adaptation without any: each inner steps by H from t, in coupling
@@ -1828,6 +1953,7 @@ const LwRule lw_rules[] = {
 	{"Multiplied", lower_multiplied},
 	{"Crossing", lower_crossing},
 	{"Otherwise", lower_otherwise},
+	{"Quantize", lower_quantize},
 	{"Hold", lower_hold},
 	{"Implied", lower_implied},
 	{NULL, NULL},

@@ -17,6 +17,7 @@
  *   tests/e2e/lower_multiplied.sa    multiplied: N inner steps of H/N, inputs held;
  *   tests/e2e/lower_hold_{zoh,foh,no}.sa   output holds between triggered inner steps:
  *                                    the last value, the line (exact for a linear x), 0;
+ *   tests/e2e/lower_quantize.sa      quantize zones: a zone condition fires on entering it;
  *   tests/e2e/lower_crossing.sa      crossing settings (`>!`, `<!`, `otherwise`) over a
  *                                    ramp from another integrator, stepped with steps that
  *                                    overshoot: rejected, and located within tolerance;
@@ -448,6 +449,17 @@ static void control_form__with_multiply_rate__error(void **state)
 	expect_in(d, "t.sa:5:1: error: MultiplyRate: 'multiply rate' generates the control "
 		  "rules, and this adaptation has its own");
 	expect_in(d, "t.sa:6:1: note: the control rules are here");
+}
+
+static void quantize__zone_used_but_never_declared__check_error(void **state)
+{
+	Run *r = *state;
+	const char *d = fails(r, HEAD INTEG LEVEL "in rules {\n"
+			      "\tquantize(sa.level, \"low\", 1.0, \"high\");\n"
+			      "\t\"middle\" -> { } --> { integ.u := 1.0; };\n}\n");
+	expect_in(d, "t.sa:8:2: error: zone \"middle\" is used but no quantize rule of this "
+		  "rules block declares it");
+	expect_in(d, "t.sa:8:2: note: the zones declared are \"low\", \"high\"");
 }
 
 /* ---- end to end --------------------------------------------------------------------------- */
@@ -1042,6 +1054,30 @@ static void no_hold__between_inner_steps__zero(void **state)
 	hold_run("lower_hold_no", want);
 }
 
+/* ---- quantize ---- */
+
+/* lower_quantize: level quantized into "low" (< 1), "mid" ([1, 2)), "high" (>= 2); the
+ * step entering "mid" adds 1 to x, entering "high" 10 (steps of 1), staying adds nothing;
+ * 1.0 exactly is "mid". */
+static void quantize__zone_conditions__fire_on_entering_the_zone(void **state)
+{
+	(void)state;
+	Fmu f;
+	load_fmu(&f, "e2e", "lower_quantize");
+	fmi2Component c = start_fmu(&f, "quantize");
+	fmi2ValueReference level = vr_of(&f, "level"), x = vr_of(&f, "x");
+	const double levels[] = {0.5, 1.5, 1.7, 2.5, 1.5, 0.2, 1.0, 3.0};
+	const double xs[] = {0, 1, 1, 11, 12, 12, 13, 23};
+	for (int k = 0; k < 8; k++) {
+		set1(&f, c, level, levels[k]);
+		assert_int_equal(f.api.do_step(c, k, 1.0, fmi2True), fmi2OK);
+		double got = get1(&f, c, x);
+		if (got != xs[k])
+			fail_msg("step %d (level %g): x = %.17g, not %g", k, levels[k], got, xs[k]);
+	}
+	stop_fmu(&f, c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1069,6 +1105,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(multiplied__lowered__n_steps_of_h_over_n, run_setup, run_teardown),
 		cmocka_unit_test_setup_teardown(implied__written_out__as_create_ctrl_rules_would, run_setup, run_teardown),
 		cmocka_unit_test_setup_teardown(control_form__with_multiply_rate__error, run_setup, run_teardown),
+		cmocka_unit_test_setup_teardown(quantize__zone_used_but_never_declared__check_error, run_setup, run_teardown),
 		cmocka_unit_test(multiply_rate__order_2__exact_for_parabolas),
 		cmocka_unit_test(multiply_rate__order_4__exact_for_quartics),
 		cmocka_unit_test(multiply_rate__no_interpolation__newest_value_held),
@@ -1084,6 +1121,7 @@ int main(void)
 		cmocka_unit_test(zero_order_hold__between_inner_steps__last_value),
 		cmocka_unit_test(first_order_hold__linear_signal__exact_between_inner_steps),
 		cmocka_unit_test(no_hold__between_inner_steps__zero),
+		cmocka_unit_test(quantize__zone_conditions__fire_on_entering_the_zone),
 	};
 	return cmocka_run_group_tests_name("lower", tests, NULL, NULL);
 }
