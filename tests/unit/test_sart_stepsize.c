@@ -146,6 +146,34 @@ static void masses__doubling__shrinks_and_is_accurate(void **state)
 	assert_true(capped.err < run.err);
 }
 
+/* Fixed steps, Jacobi: the coupling error against the exact solution at H and H/2, with
+ * linear and quadratic extrapolation.  The masses take first input derivatives only, so
+ * quadratic gives them the chord to the parabola's end value (and the start-up holds one
+ * step, extrapolates linearly on the next): both are second order, quadratic with the
+ * smaller error constant. */
+static void masses__quadratic__second_order_and_below_linear(void **state)
+{
+	(void)state;
+	double err[2][2];
+	for (int a = 0; a < 2; a++)
+		for (int k = 0; k < 2; k++) {
+			Run run;
+			SartMasterResult r;
+			double h = 0.0125 / (1 << k);
+			assert_int_equal(run_masses(SART_JACOBI, a ? SART_QUADRATIC : SART_LINEAR,
+			                            SART_STEP_FIXED, h, 0, 0, &run, &r), 0);
+			err[a][k] = run.err;
+			print_message("%s H = %g: error %.6e\n", a ? "quadratic" : "linear", h, run.err);
+		}
+	double order_lin = log2(err[0][0] / err[0][1]), order_quad = log2(err[1][0] / err[1][1]);
+	print_message("observed order: linear %.3f, quadratic %.3f\n", order_lin, order_quad);
+	/* measured: linear 9.62e-3, 2.40e-3 (order 2.00); quadratic 1.89e-3, 4.51e-4 (2.07) */
+	assert_true(order_lin > 1.8 && order_lin < 2.2);
+	assert_true(order_quad > 1.8 && order_quad < 2.4);
+	assert_true(err[1][0] < err[0][0] / 3);
+	assert_true(err[1][1] < err[0][1] / 3);
+}
+
 static void masses__no_rollback__refused(void **state)
 {
 	(void)state;
@@ -170,6 +198,7 @@ int main(void)
 		cmocka_unit_test(controller__worked_example__rejects_then_recovers),
 		cmocka_unit_test(masses__prediction__shrinks_and_is_accurate),
 		cmocka_unit_test(masses__doubling__shrinks_and_is_accurate),
+		cmocka_unit_test(masses__quadratic__second_order_and_below_linear),
 		cmocka_unit_test(masses__no_rollback__refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
