@@ -397,18 +397,25 @@ SartStatus sart_inner_get_real_output_derivatives(SartInner *in, const SartVr vr
 	return noted(in, in->ops->get_real_output_derivatives(in, vr, n, order, value));
 }
 
-SartStatus sart_inner_do_step(SartInner *in, double t, double h, int no_set_state_prior,
-                              double *reached)
+/* sart_inner_do_step when the FMU may not be called or reached is NULL. */
+static SART_COLD SartStatus do_step_other(SartInner *in, double t, double h,
+                                          int no_set_state_prior, double *reached)
 {
 	double where = NAN;
 	SartStatus st = REFUSED(in);
-	if (in && in->callable && reached)
-		return in->ops->do_step(in, t, h, no_set_state_prior, reached);
 	if (usable(in, "sart_inner_do_step"))
 		st = in->ops->do_step(in, t, h, no_set_state_prior, &where);
 	if (reached)
 		*reached = where;
 	return st;
+}
+
+SartStatus sart_inner_do_step(SartInner *in, double t, double h, int no_set_state_prior,
+                              double *reached)
+{
+	if (in && in->callable && reached)
+		return in->ops->do_step(in, t, h, no_set_state_prior, reached);
+	return do_step_other(in, t, h, no_set_state_prior, reached);
 }
 
 SartStatus sart_inner_get_state(SartInner *in, void **state)

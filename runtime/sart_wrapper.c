@@ -33,6 +33,7 @@
  * - A set call that fails on its k-th value keeps the k-1 values before it. */
 #include "sart_wrapper.h"
 
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -115,6 +116,10 @@ typedef struct Stack {
 typedef struct Plan {
 	unsigned char in[SART_NTYPES], nin;
 	unsigned char out[SART_NTYPES], nout;
+	/* Real ports only (the usual case): sart_do_step goes straight to these (NULL when
+	 * there are no Real inputs, or outputs). */
+	int only_real;
+	const SartPorts *rin, *rout;
 } Plan;
 
 struct SartWrapper {
@@ -146,7 +151,7 @@ struct SartWrapper {
 	int du_pending;           /* some du_set may be 1: the step has derivatives to apply */
 
 	/* The external step in progress and the do_step running its MapIn/MapOut. */
-	double step_t, step_H, step_result;
+	double step_t, step_H;
 	int in_map;
 	double map_e;
 
@@ -157,6 +162,9 @@ struct SartWrapper {
 
 	/* A rejected step's snapshot, reused every step. */
 	int can_snapshot;
+	int plain;                /* a step needs no snapshot, no input derivatives and no call
+	                           * log: fmi2DoStep's fast path (refresh_plain) */
+	int quiet;                /* no call log: fmi2GetReal's and fmi2SetReal's fast paths */
 	unsigned char *snap_storage;
 	double *snap_last;
 	unsigned char *snap_is_set;
@@ -244,6 +252,13 @@ static void wlog(SartWrapper *w, SartStatus st, const char *fmt, ...)
 static int calls_logged(const SartWrapper *w)
 {
 	return w->logging && (w->log_mask & CAT_CALLS);
+}
+
+/* Whether fmi2DoStep may take its fast path: to be called whenever one of these changes. */
+static void refresh_plain(SartWrapper *w)
+{
+	w->quiet = !calls_logged(w);
+	w->plain = w->quiet && !w->can_snapshot && !w->du_pending;
 }
 
 /* logFmiCalls: one line per call, with its arguments. */
@@ -459,9 +474,9 @@ static SART_COLD void flush_real_some(SartWrapper *w, unsigned char *s, unsigned
  * assigned is the usual case, and then the Storage's own array goes as it is, checked to be
  * finite in one pass of multiplications by zero (0 * x is 0 exactly for every finite x, NaN
  * for NaN and the infinities): a single branch for the whole group. */
-static HOT_INLINE void flush_real(SartWrapper *w, unsigned char *s, unsigned f)
+static HOT_INLINE void flush_real(SartWrapper *w, unsigned char *s, unsigned f,
+                                  const SartPorts *p)
 {
-	const SartPorts *p = &sart_model.inners[f].in[SART_REAL];
 	const unsigned np = p->n;
 	unsigned char *assigned = s + p->assigned;
 	const double *v = reals(s, p->values);
@@ -479,7 +494,9 @@ static HOT_INLINE void flush_real(SartWrapper *w, unsigned char *s, unsigned f)
 		bad_input(w, f, p, v);
 		return;
 	}
-	check_inner(w, sart_inner_set_real(w->inner[f], p->vr, np, v), f, "setting the inputs");
+	SartStatus st = sart_inner_set_real(w->inner[f], p->vr, np, v);
+	if (st != SART_OK)
+		check_inner(w, st, f, "setting the inputs");
 }
 
 /* The same for Integer and Boolean inputs (Booleans normalised to 0 or 1), always gathered:
@@ -510,12 +527,12 @@ static SART_COLD void flush_ints(SartWrapper *w, unsigned char *s, unsigned f, i
 
 /* Sets the inputs of inner f that rules assigned, then clears their flags: one set call per
  * type.  Returns 0 when that failed. */
-static HOT_INLINE int flush_inputs(SartWrapper *w, unsigned char *s, unsigned f)
+static int flush_inputs(SartWrapper *w, unsigned char *s, unsigned f)
 {
 	const Plan *pl = &w->plan[f];
 	for (unsigned i = 0; i < pl->nin; i++) {
 		if (pl->in[i] == SART_REAL)
-			flush_real(w, s, f);
+			flush_real(w, s, f, &sart_model.inners[f].in[SART_REAL]);
 		else
 			flush_ints(w, s, f, pl->in[i]);
 	}
@@ -535,9 +552,32 @@ static SART_COLD void bad_output(SartWrapper *w, unsigned f, const SartPorts *p,
 	     sart_model.inners[f].name, p->names[k]);
 }
 
-/* Reads every output of inner f into the Storage, one get call per type.  Every Real read is
- * checked to be finite as flush_real checks inputs.  Returns 0 when that failed. */
-static HOT_INLINE int read_outputs(SartWrapper *w, unsigned char *s, unsigned f)
+/* Reads the Real outputs p of inner f into the Storage with one get call, each checked to be
+ * finite as flush_real checks inputs.  Returns 0 when that failed. */
+static HOT_INLINE int read_real(SartWrapper *w, unsigned char *s, unsigned f,
+                                const SartPorts *p)
+{
+	double *v = reals(s, p->values);
+	const unsigned n = p->n;
+	SartStatus st = sart_inner_get_real(w->inner[f], p->vr, n, v);
+	if (st != SART_OK) {
+		check_inner(w, st, f, "reading the outputs");
+		if (failed(w))
+			return 0;
+	}
+	double zero = 0.0;
+	for (unsigned k = 0; k < n; k++)
+		zero += 0.0 * v[k];
+	if (zero != 0.0) {
+		bad_output(w, f, p, v);
+		return 0;
+	}
+	return 1;
+}
+
+/* Reads every output of inner f into the Storage, one get call per type.  Returns 0 when
+ * that failed. */
+static int read_outputs(SartWrapper *w, unsigned char *s, unsigned f)
 {
 	const Plan *pl = &w->plan[f];
 	for (unsigned i = 0; i < pl->nout; i++) {
@@ -545,20 +585,8 @@ static HOT_INLINE int read_outputs(SartWrapper *w, unsigned char *s, unsigned f)
 		const SartPorts *p = &sart_model.inners[f].out[t];
 		SartStatus st;
 		if (t == SART_REAL) {
-			double *v = reals(s, p->values);
-			st = sart_inner_get_real(w->inner[f], p->vr, p->n, v);
-			if (st != SART_OK) {
-				check_inner(w, st, f, "reading the outputs");
-				if (failed(w))
-					return 0;
-			}
-			double zero = 0.0;
-			for (unsigned k = 0; k < p->n; k++)
-				zero += 0.0 * v[k];
-			if (zero != 0.0) {
-				bad_output(w, f, p, v);
+			if (!read_real(w, s, f, p))
 				return 0;
-			}
 			continue;
 		} else if (t == SART_INTEGER)
 			st = sart_inner_get_integer(w->inner[f], p->vr, p->n, ints(s, p->values));
@@ -624,12 +652,19 @@ double sart_do_step(SartWrapper *w, void *s, unsigned f, double ti, double hi)
 	double reached;
 	if (!may_call(w, f, "do_step"))
 		return 0.0;
+	const Plan *pl = &w->plan[f];
 	w->map_e = ti - w->last[f];
 	w->in_map = 1;
 	sart_model.map_in(w, s, w->step_t, w->step_H, hi, ti - w->step_t);
 	w->in_map = 0;
-	if (!flush_inputs(w, st_, f))
+	if (pl->only_real) {
+		if (pl->rin)
+			flush_real(w, st_, f, pl->rin);
+		if (failed(w))
+			return 0.0;
+	} else if (!flush_inputs(w, st_, f)) {
 		return 0.0;
+	}
 	SartStatus st = sart_inner_do_step(w->inner[f], ti, hi, 0, &reached);
 	double taken = hi;
 	if (st != SART_OK) {
@@ -638,7 +673,8 @@ double sart_do_step(SartWrapper *w, void *s, unsigned f, double ti, double hi)
 		if (st == SART_DISCARD)
 			taken = reached - ti;
 	}
-	if (!read_outputs(w, st_, f))
+	if (pl->only_real ? pl->rout && !read_real(w, st_, f, pl->rout)
+	                  : !read_outputs(w, st_, f))
 		return 0.0;
 	w->last[f] = reached;
 	w->in_map = 1;
@@ -968,12 +1004,17 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
 		size_t len = strlen(w->resources) + 1 + strlen(im->name) + 1;
 		if (!(im->caps & SART_CAP_GET_SET_STATE))
 			w->can_snapshot = 0;
+		Plan *pl = &w->plan[f];
 		for (int t = 0; t < SART_NTYPES; t++) {
 			if (im->in[t].n)
-				w->plan[f].in[w->plan[f].nin++] = (unsigned char)t;
+				pl->in[pl->nin++] = (unsigned char)t;
 			if (im->out[t].n)
-				w->plan[f].out[w->plan[f].nout++] = (unsigned char)t;
+				pl->out[pl->nout++] = (unsigned char)t;
 		}
+		pl->only_real = !im->in[SART_INTEGER].n && !im->in[SART_BOOLEAN].n &&
+		                !im->out[SART_INTEGER].n && !im->out[SART_BOOLEAN].n;
+		pl->rin = im->in[SART_REAL].n ? &im->in[SART_REAL] : NULL;
+		pl->rout = im->out[SART_REAL].n ? &im->out[SART_REAL] : NULL;
 		inner_dir = malloc(len);
 		if (!inner_dir) {
 			wlog(w, SART_ERROR, "fmi2Instantiate: out of memory");
@@ -996,6 +1037,7 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
 		}
 	}
 	storage_defaults(w);
+	refresh_plain(w);
 	w->magic = WRAPPER_MAGIC;
 	result = w;
 	w = NULL;
@@ -1041,6 +1083,7 @@ fmi2Status fmi2SetDebugLogging(fmi2Component c, fmi2Boolean loggingOn, size_t nC
 	}
 	w->logging = loggingOn != fmi2False;
 	w->log_mask = mask;
+	refresh_plain(w);
 	return fmi2OK;
 }
 
@@ -1358,10 +1401,30 @@ static HOT_INLINE fmi2Status set_values(fmi2Component c, const char *fn, SartTyp
 	return (fmi2Status)r;
 }
 
+static SART_COLD fmi2Status get_real_full(fmi2Component c, const fmi2ValueReference vr[],
+                                          size_t nvr, fmi2Real value[])
+{
+	return get_values(c, "fmi2GetReal", SART_REAL, vr, nvr, value);
+}
+
+/* The importer's every step: a valid instance in stepComplete with G not due and no call
+ * log reads straight from the table; anything else goes through get_values. */
 fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
                        fmi2Real value[])
 {
-	return get_values(c, "fmi2GetReal", SART_REAL, vr, nvr, value);
+	const SartWrapper *w = c;
+	if (w && w->magic == WRAPPER_MAGIC && w->phase == PH_STEP_COMPLETE && !w->g_dirty &&
+	    w->quiet && vr && value) {
+		const unsigned char *s = w->g_valid ? w->scratch : w->storage;
+		const SartVar *vars = sart_model.vars[SART_REAL];
+		const unsigned n = sart_model.nvr[SART_REAL];
+		size_t i;
+		for (i = 0; i < nvr && vr[i] < n; i++)
+			value[i] = *(const double *)(const void *)(s + vars[vr[i]].offset);
+		if (i == nvr)
+			return fmi2OK;
+	}
+	return get_real_full(c, vr, nvr, value);
 }
 
 fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
@@ -1376,10 +1439,43 @@ fmi2Status fmi2GetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t
 	return get_values(c, "fmi2GetBoolean", SART_BOOLEAN, vr, nvr, value);
 }
 
+static SART_COLD fmi2Status set_real_full(fmi2Component c, const fmi2ValueReference vr[],
+                                          size_t nvr, const fmi2Real value[])
+{
+	return set_values(c, "fmi2SetReal", SART_REAL, vr, nvr, value);
+}
+
+/* The importer's every step: a valid instance in stepComplete with no call log writes
+ * straight through the table while each variable is an input or a tunable parameter;
+ * set_values does the rest from the first value that is not (reporting it), so that the
+ * values before it stay set. */
 fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
                        const fmi2Real value[])
 {
-	return set_values(c, "fmi2SetReal", SART_REAL, vr, nvr, value);
+	SartWrapper *w = c;
+	if (w && w->magic == WRAPPER_MAGIC && w->phase == PH_STEP_COMPLETE && w->quiet && vr &&
+	    value) {
+		unsigned char *s = w->storage;
+		unsigned char *marks = w->is_set; /* Reals first */
+		const SartVar *vars = sart_model.vars[SART_REAL];
+		const unsigned n = sart_model.nvr[SART_REAL];
+		size_t i;
+		for (i = 0; i < nvr; i++) {
+			SartVr k = vr[i];
+			if (k >= n || vars[k].kind < SART_VAR_TUNABLE)
+				break;
+			*(double *)(void *)(s + vars[k].offset) = value[i];
+			marks[k] = 1;
+		}
+		if (i) {
+			w->g_dirty = 1;
+			w->g_valid = 0;
+		}
+		if (i == nvr)
+			return fmi2OK;
+		return set_real_full(c, vr + i, nvr - i, value + i);
+	}
+	return set_real_full(c, vr, nvr, value);
 }
 
 fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
@@ -1460,6 +1556,7 @@ fmi2Status fmi2SetRealInputDerivatives(fmi2Component c, const fmi2ValueReference
 		w->du[k] = value[i];
 		w->du_set[k] = 1;
 		w->du_pending = 1;
+		refresh_plain(w);
 	}
 	return fmi2OK;
 }
@@ -1558,19 +1655,6 @@ static int valid_step(double Ht, double H)
 	return isfinite(Ht) && Ht > 0.0 && Ht <= H * (1.0 + 1e-12);
 }
 
-/* In; Ctrl; and Out when Ctrl accepted the whole step. */
-static void step_body(SartWrapper *w)
-{
-	unsigned char *s = w->storage;
-	sart_model.in(w, s, w->step_t, w->step_H);
-	if (failed(w))
-		return;
-	w->step_result = sart_model.ctrl(w, s, w->step_t, w->step_H);
-	if (!failed(w) && valid_step(w->step_result, w->step_H) &&
-	    accepted(w->step_result, w->step_H))
-		sart_model.out(w, s, w->step_t, w->step_H);
-}
-
 static void clear_stacks(SartWrapper *w)
 {
 	if (!w->stacked)
@@ -1580,66 +1664,20 @@ static void clear_stacks(SartWrapper *w)
 	w->stacked = 0;
 }
 
-fmi2Status fmi2DoStep(fmi2Component c, fmi2Real t, fmi2Real H,
-                      fmi2Boolean noSetFMUStatePriorToCurrentPoint)
+/* A step that did not end as accepted with status OK or Warning: failed, an invalid H~, or
+ * a rejection (restored to the snapshot, or left in stepFailed). */
+static SART_COLD fmi2Status step_other(SartWrapper *w, double t, double H, SartStatus st,
+                                       double Ht, int snap, int g_dirty, int g_valid)
 {
-	SartWrapper *w = enter(c, "fmi2DoStep", PH_STEP_COMPLETE);
-	int snap, g_dirty, g_valid;
-	if (!w)
-		return fmi2Error;
-	if (calls_logged(w))
-		log_call(w, "fmi2DoStep(t = %.17g, H = %.17g, noSetFMUStatePriorToCurrentPoint = %d)",
-		         t, H, (int)noSetFMUStatePriorToCurrentPoint);
-	if (!isfinite(t) || !isfinite(H) || !(H > 0.0)) {
-		wlog(w, SART_ERROR, "fmi2DoStep: invalid communication point %g or step size %g", t, H);
-		return fmi2Error;
-	}
-	double tol = 1e-9 * (fabs(w->time) > 1 ? fabs(w->time) : 1);
-	if (fabs(t - w->time) > tol) {
-		wlog(w, SART_ERROR, "fmi2DoStep: communication point %.17g is not the instance's "
-		     "time %.17g", t, w->time);
-		return fmi2Error;
-	}
-	t = w->time;
-	snap = w->can_snapshot;
-	g_dirty = w->g_dirty;
-	g_valid = w->g_valid;
-	if (snap) {
-		SartStatus st = snapshot(w);
-		if (st >= SART_ERROR)
-			return settle(w, st);
-	}
-	if (apply_derivatives(w, H) >= SART_ERROR)
-		return settle(w, SART_ERROR);
-	w->step_t = t;
-	w->step_H = H;
-	w->step_result = NAN;
-	SartStatus st = guarded(w, step_body);
-	double Ht = w->step_result;
+	clear_stacks(w);
 	if (st >= SART_ERROR) {
-		clear_stacks(w);
 		wlog(w, st, "fmi2DoStep: the step from t = %.17g failed", t);
 		return settle(w, st);
 	}
 	if (!valid_step(Ht, H)) {
-		clear_stacks(w);
 		wlog(w, SART_ERROR, "fmi2DoStep: the control rules returned the step %.17g, not in "
 		     "(0, H = %.17g]", Ht, H);
 		return settle(w, SART_ERROR);
-	}
-	clear_stacks(w);
-	if (accepted(Ht, H)) {
-		w->time = t + H;
-		w->last_ok = w->time;
-		clear_marks(w);
-		if (w->du_pending) {
-			memset(w->du, 0, sart_model.nreal_inputs * sizeof *w->du);
-			memset(w->du_set, 0, sart_model.nreal_inputs);
-			w->du_pending = 0;
-		}
-		w->g_dirty = 0;
-		w->g_valid = 0;
-		return (fmi2Status)st;
 	}
 	w->last_ok = t + Ht;
 	if (snap) {
@@ -1656,6 +1694,90 @@ fmi2Status fmi2DoStep(fmi2Component c, fmi2Real t, fmi2Real H,
 		     "from t = %.17g; the inner FMUs cannot return to t", Ht, H, t);
 	}
 	return fmi2Discard;
+}
+
+/* The step from t by H, after every check: In; Ctrl; and Out when Ctrl accepted the whole
+ * step (as guarded(step_body), written out so that the usual step makes no further call),
+ * then the new time.  snap: a snapshot was taken, restored on a rejection. */
+static HOT_INLINE fmi2Status run_step(SartWrapper *w, double t, double H, int snap)
+{
+	unsigned char *s = w->storage;
+	int g_dirty = w->g_dirty, g_valid = w->g_valid;
+	double Ht = NAN;
+	w->step_t = t;
+	w->step_H = H;
+	w->fail_status = SART_OK;
+	w->warned = 0;
+	sart_model.in(w, s, t, H);
+	if (!failed(w)) {
+		Ht = sart_model.ctrl(w, s, t, H);
+		if (!failed(w) && (Ht == H || (valid_step(Ht, H) && accepted(Ht, H))))
+			sart_model.out(w, s, t, H);
+	}
+	w->in_map = 0;
+	SartStatus st = w->fail_status != SART_OK ? w->fail_status
+	                                         : w->warned ? SART_WARNING : SART_OK;
+	if (st >= SART_ERROR || !(Ht == H || (valid_step(Ht, H) && accepted(Ht, H))))
+		return step_other(w, t, H, st, Ht, snap, g_dirty, g_valid);
+	clear_stacks(w);
+	w->time = t + H;
+	w->last_ok = w->time;
+	clear_marks(w);
+	if (w->du_pending) {
+		memset(w->du, 0, sart_model.nreal_inputs * sizeof *w->du);
+		memset(w->du_set, 0, sart_model.nreal_inputs);
+		w->du_pending = 0;
+		refresh_plain(w);
+	}
+	w->g_dirty = 0;
+	w->g_valid = 0;
+	return (fmi2Status)st;
+}
+
+/* fmi2DoStep with everything the usual step does not need: logging the call, the checks of
+ * t and H in full, the snapshot, input derivatives. */
+static SART_COLD fmi2Status do_step_full(fmi2Component c, fmi2Real t, fmi2Real H,
+                                         fmi2Boolean noSetFMUStatePriorToCurrentPoint)
+{
+	SartWrapper *w = enter(c, "fmi2DoStep", PH_STEP_COMPLETE);
+	if (!w)
+		return fmi2Error;
+	if (calls_logged(w))
+		log_call(w, "fmi2DoStep(t = %.17g, H = %.17g, noSetFMUStatePriorToCurrentPoint = %d)",
+		         t, H, (int)noSetFMUStatePriorToCurrentPoint);
+	if (!isfinite(t) || !isfinite(H) || !(H > 0.0)) {
+		wlog(w, SART_ERROR, "fmi2DoStep: invalid communication point %g or step size %g", t, H);
+		return fmi2Error;
+	}
+	double tol = 1e-9 * (fabs(w->time) > 1 ? fabs(w->time) : 1);
+	if (fabs(t - w->time) > tol) {
+		wlog(w, SART_ERROR, "fmi2DoStep: communication point %.17g is not the instance's "
+		     "time %.17g", t, w->time);
+		return fmi2Error;
+	}
+	t = w->time;
+	int snap = w->can_snapshot;
+	if (snap) {
+		SartStatus st = snapshot(w);
+		if (st >= SART_ERROR)
+			return settle(w, st);
+	}
+	if (apply_derivatives(w, H) >= SART_ERROR)
+		return settle(w, SART_ERROR);
+	return run_step(w, t, H, snap);
+}
+
+/* The usual step, checked with a few comparisons: a valid instance in stepComplete with
+ * nothing extra to do (w->plain), t exactly the instance's time, 0 < H <= DBL_MAX (false for
+ * NaN).  Anything else takes do_step_full, which checks and reports it all. */
+fmi2Status fmi2DoStep(fmi2Component c, fmi2Real t, fmi2Real H,
+                      fmi2Boolean noSetFMUStatePriorToCurrentPoint)
+{
+	SartWrapper *w = c;
+	if (w && w->magic == WRAPPER_MAGIC && w->plain && w->phase == PH_STEP_COMPLETE &&
+	    t == w->time && H > 0.0 && H <= DBL_MAX)
+		return run_step(w, t, H, 0);
+	return do_step_full(c, t, H, noSetFMUStatePriorToCurrentPoint);
 }
 
 fmi2Status fmi2CancelStep(fmi2Component c)
@@ -1838,6 +1960,7 @@ static void body_read(SartWrapper *w, const unsigned char *p)
 	p = take(p, w->du, sart_model.nreal_inputs * sizeof *w->du);
 	p = take(p, w->du_set, sart_model.nreal_inputs);
 	w->du_pending = 1; /* as restored: apply_derivatives looks at each flag */
+	refresh_plain(w);
 	p = take(p, w->is_set, w->is_set_off[SART_NTYPES]);
 	take(p, w->storage, sart_model.storage_size);
 	w->g_dirty = sart_model.mealy && g;
