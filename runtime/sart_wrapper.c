@@ -1,7 +1,7 @@
 /* sart_wrapper.c — the generic FMI 2.0 Co-Simulation layer of every wrapper FMU sacc emits.
  *
  * The emitted C (see sart_wrapper.h) describes one adaptation in `sart_model`: its Storage,
- * accessors, rule parts and inner FMUs.  This file turns that into an FMU: every exported
+ * variable tables, rule parts and inner FMUs.  This file turns that into an FMU: every exported
  * fmi2* function, the FMI state machine (bit masks per state, as tests/fmus/kit/fmu_kit.c),
  * logging through the importer's logger, the inner FMUs' life cycle through sart_inner.h,
  * the Init sequence, the Mealy output function G, rejected steps with their snapshots, the
