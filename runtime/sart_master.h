@@ -12,7 +12,8 @@
  *     receiver can interpolate inputs);
  *   - input approximation: hold, or linear extrapolation from the last two communication
  *     points given as input derivatives to FMUs with canInterpolateInputs (held on the
- *     first step; FMUs without the capability hold);
+ *     first step; FMUs without the capability hold), quadratic from the last three, or
+ *     Hermite from the source's output derivatives (see SartApprox);
  *   - iterations with rollback: after a first pass every FMU is restored to t_n and steps
  *     again, each input linear from its value at t_n to the end value of the last pass;
  *   - step rejection: when an FMU discards (stands short of t_n + H), every FMU is restored
