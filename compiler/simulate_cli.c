@@ -93,7 +93,7 @@ static void sim_usage(FILE *out)
 	      "                     [--max-overruns N] [--profile]\n"
 	      "                     [--sweep H1,H2,... [--reference REF.csv] [--sweep-csv FILE]]\n"
 	      "                     [--record INST.VAR,...] [--set INST.VAR=VALUE]...\n"
-	      "                     [-o RESULT.csv] [--explain]\n"
+	      "                     [-o RESULT.csv] [--explain] [--no-unit-conversion]\n"
 	      "\n"
 	      "  TARGET        an .fmu, or a scenario module (fmu declarations and connections)\n"
 	      "  --start T0    start time (default 0)\n"
@@ -129,7 +129,9 @@ static void sim_usage(FILE *out)
 	      "  --record      the variables to write (default: every output)\n"
 	      "  --set         a start value or parameter, before initialization\n"
 	      "  -o FILE       the CSV result (default: standard output)\n"
-	      "  --explain     print the structural analysis and stop\n"
+	      "  --explain     print the structural analysis and the unit conversions, and stop\n"
+	      "  --no-unit-conversion  connect values as they are, whatever their declared\n"
+	      "                units (what a master blind to units does; for comparison)\n"
 	      "\n"
 	      "  A progress line is drawn on standard error when it is a terminal and the run\n"
 	      "  lasts over a second; it is erased at the end.\n",
@@ -156,6 +158,7 @@ typedef struct SimArgs {
 	const char *reference;
 	const char *sweep_csv;
 	bool explain;
+	bool no_unit_conversion; /* wire values as they are, as a master blind to units does */
 	bool probe;          /* sacc inspect --probe-state */
 	const char **records; /* each a comma-separated list */
 	int nrecords;
@@ -397,6 +400,7 @@ static const SimOption sim_options[] = {
 	{"--record", OPT_VALUE, add_record_arg, 0},
 	{"--set", OPT_VALUE, add_set_arg, 0},
 	{"--explain", OPT_FLAG, set_flag, AT(explain)},
+	{"--no-unit-conversion", OPT_FLAG, set_flag, AT(no_unit_conversion)},
 	{"--event", OPT_LATER, NULL, 0},
 	{NULL, OPT_FLAG, NULL, 0},
 };
@@ -501,6 +505,7 @@ typedef struct SimProfile {
 typedef struct Sim {
 	Compilation *c;
 	SimArgs *args;
+	Module *module;   /* the scenario module; NULL when TARGET is an .fmu */
 	SimFmu *fmus;
 	int nfmus;
 	SartFmu *sfmus;
@@ -616,6 +621,7 @@ static int load_scenario(Sim *s, int *nerr)
 	Module *m = drv_load(c, s->args->target);
 	if (!m || !m->root)
 		return 1;
+	s->module = m;
 	drv_check(c, m);
 	if (diag_errors(c->diag))
 		return 1;
@@ -675,9 +681,10 @@ static int load_scenario(Sim *s, int *nerr)
 		int vd = var_index(s->fmus[fd].info, e->rhs->name);
 		if (vs < 0 || vd < 0)
 			return 1; /* the checker reported it */
+		bool convert = e->converts && !s->args->no_unit_conversion;
 		s->conns[k++] = (SartConnection){{fs, vs}, {fd, vd},
-		                                 e->converts ? e->scale : 1.0,
-		                                 e->converts ? e->offset : 0.0};
+		                                 convert ? e->scale : 1.0,
+		                                 convert ? e->offset : 0.0};
 	}
 	s->nconns = k;
 	return *nerr ? 1 : 0;
@@ -1313,6 +1320,29 @@ done:
 	return rc;
 }
 
+/* --explain: the connections between different units and what is done about them. */
+static void print_conversions(const Sim *s)
+{
+	int n = 0;
+	for (Node *e = s->module ? s->module->root->list2 : NULL; e; e = e->next) {
+		if (e->kind != ND_CONNECTION || !e->converts)
+			continue;
+		int fs = find_instance(s, e->lhs->owner), fd = find_instance(s, e->rhs->owner);
+		const FmuVar *src = &s->fmus[fs].info->vars[var_index(s->fmus[fs].info, e->lhs->name)];
+		const FmuVar *dst = &s->fmus[fd].info->vars[var_index(s->fmus[fd].info, e->rhs->name)];
+		if (n++ == 0)
+			printf("unit conversions%s:\n", s->args->no_unit_conversion
+			       ? " (not applied: --no-unit-conversion)" : "");
+		printf("  %s.%s [%s] -> %s.%s [%s]: x %.17g", e->lhs->owner, e->lhs->name, src->unit,
+		       e->rhs->owner, e->rhs->name, dst->unit, e->scale);
+		if (e->offset != 0)
+			printf(" %+.17g", e->offset);
+		putchar('\n');
+	}
+	if (n == 0)
+		printf("unit conversions: none\n");
+}
+
 static int run(Sim *s)
 {
 	SimArgs *a = s->args;
@@ -1331,6 +1361,7 @@ static int run(Sim *s)
 		}
 		sart_analysis_print(stdout, &sc, an);
 		sart_analysis_free(an);
+		print_conversions(s);
 		return 0;
 	}
 

@@ -5,8 +5,9 @@
  * restart), the monolithic CVODE reference (models/reference/) over the same span, and
  * pw_compare (bench/powerwindow/compare.c) writes the comparison's JSON, which is asserted
  * here.  Then what goes wrong without the adaptations (tests/powerwindow/): the threshold
- * crossing not located (late detection), the controller that cannot be wired at all, the
- * motor pushed by the window's torque as it comes (wrong sign).
+ * crossing not located (late detection), heights in cm read as metres (wrong units, with
+ * --no-unit-conversion), the controller that cannot be wired at all, the motor pushed by
+ * the window's torque as it comes (wrong sign).
  *
  * Everything runs as subprocesses (sacc, the reference, the comparison), so the valgrind
  * pass checks this binary only and the run stays around a second in every pass. */
@@ -132,6 +133,65 @@ static void naive_controller__late_detection__on_the_grid_past_the_threshold(voi
 	assert_true(fabs(json_num(j, "cosim", "reversal_duration") - 1.0) < 1e-6);
 }
 
+/* The first row of a CSV (time, height, reaction_force) where the obstacle pushes back:
+ * *t and *height; 0 when there is none. */
+static int first_contact(const char *path, double *t, double *height)
+{
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	char line[256];
+	double tt, h, force;
+	int found = 0;
+	assert_non_null(fgets(line, sizeof line, f));
+	while (!found && fgets(line, sizeof line, f))
+		if (sscanf(line, "%lf,%lf,%lf", &tt, &h, &force) == 3 && force != 0) {
+			*t = tt;
+			*height = h;
+			found = 1;
+		}
+	fclose(f);
+	return found;
+}
+
+/* The window's height is in cm, the obstacle reads metres (tests/powerwindow/raw.sa).
+ * sacc simulate converts along a connection between declared units, and --explain says so;
+ * wired as they are (--no-unit-conversion, what a master blind to units does) the obstacle
+ * is met at 0.45 cm instead of 45 cm, within 30 ms of the start instead of at 2.6 s.
+ * (window_sa's unit binding makes the conversion part of the window itself.) */
+static void raw_window__wrong_units__obstacle_met_a_hundred_times_too_low(void **state)
+{
+	(void)state;
+	const char *b = build_dir();
+	char cmd[2048], path[1024];
+	snprintf(cmd, sizeof cmd,
+	         "mkdir -p '%s/test-powerwindow' && '%s/sacc' simulate -L '%s/fmus' "
+	         "tests/powerwindow/raw.sa --explain > '%s/test-powerwindow/units.txt'", b, b, b, b);
+	assert_int_equal(run(cmd), 0);
+	snprintf(path, sizeof path, "%s/test-powerwindow/units.txt", b);
+	const char *e = slurp(path);
+	assert_non_null(e);
+	assert_non_null(strstr(e, "window.height [cm] -> obstacle.disp [m]: x 0.01"));
+
+	double t = 0, h = 0;
+	for (int convert = 1; convert >= 0; convert--) {
+		snprintf(cmd, sizeof cmd,
+		         "'%s/sacc' simulate -L '%s/fmus' tests/powerwindow/raw.sa %s --set power.u=1 "
+		         "--stop %s --step 0.001 --record window.height,obstacle.reaction_force "
+		         "-o '%s/test-powerwindow/units.csv' 2>/dev/null", b, b,
+		         convert ? "" : "--no-unit-conversion", convert ? "2.7" : "0.1", b);
+		assert_int_equal(run(cmd), 0);
+		snprintf(path, sizeof path, "%s/test-powerwindow/units.csv", b);
+		assert_true(first_contact(path, &t, &h));
+		if (convert) { /* at the obstacle's 0.45 m: 45 cm, some 2.6 s in */
+			assert_true(h >= 45.0 && h < 45.1);
+			assert_true(t > 2.5 && t < 2.7);
+		} else { /* at 0.45 "m" read from centimetres */
+			assert_true(h >= 0.45 && h < 0.5);
+			assert_true(t < 0.05);
+		}
+	}
+}
+
 /* Without controller_sa the controller cannot be wired: Bool commands into the motor's
  * Real inputs, a Real current into the Bool obj_detected event.  No detection can happen. */
 static void raw_controller__refused__commands_and_detection_cannot_be_wired(void **state)
@@ -185,6 +245,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(powerwindow__cosim_against_reference__detection_reversal_heights),
 		cmocka_unit_test(naive_controller__late_detection__on_the_grid_past_the_threshold),
+		cmocka_unit_test(raw_window__wrong_units__obstacle_met_a_hundred_times_too_low),
 		cmocka_unit_test(raw_controller__refused__commands_and_detection_cannot_be_wired),
 		cmocka_unit_test(raw_window__wrong_sign__motor_pushed_past_no_load_speed),
 	};
