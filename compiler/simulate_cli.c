@@ -84,13 +84,15 @@ static void on_watchdog(int sig)
 static void sim_usage(FILE *out)
 {
 	fputs("usage: sacc simulate [-I DIR] [-L DIR] TARGET [--start T0] [--stop T1] [--step H]\n"
-	      "                     [--master jacobi|gauss-seidel] [--approx hold|linear]\n"
+	      "                     [--master jacobi|gauss-seidel]\n"
+	      "                     [--approx hold|linear|quadratic|hermite]\n"
 	      "                     [--iterations K] [--loop-solver fixed-point|anderson|newton]\n"
 	      "                     [--anderson-memory M] [--loop-tolerance TOL]\n"
 	      "                     [--loop-max-iterations N] [--step-control doubling|prediction]\n"
 	      "                     [--tolerance TOL] [--min-step H] [--max-step H]\n"
 	      "                     [--step-timeout SECONDS] [--realtime [SCALE]]\n"
 	      "                     [--max-overruns N] [--profile]\n"
+	      "                     [--event INST.VAR [--event-tolerance SECONDS]]\n"
 	      "                     [--sweep H1,H2,... [--reference REF.csv] [--sweep-csv FILE]]\n"
 	      "                     [--record INST.VAR,...] [--set INST.VAR=VALUE]...\n"
 	      "                     [-o RESULT.csv] [--explain] [--no-unit-conversion]\n"
@@ -100,7 +102,9 @@ static void sim_usage(FILE *out)
 	      "  --stop T1     stop time (default: the DefaultExperiment's, else 1)\n"
 	      "  --step H      macro step (default (T1 - T0) / 500)\n"
 	      "  --master      jacobi or gauss-seidel (default)\n"
-	      "  --approx      input approximation: hold (default) or linear\n"
+	      "  --approx      input approximation: hold (default), linear, quadratic (through\n"
+	      "                the last three points) or hermite (from the source's output\n"
+	      "                derivatives; linear when it has none)\n"
 	      "  --iterations  K extra passes over each step, with rollback (default 0)\n"
 	      "  --loop-solver how algebraic loops are solved: fixed-point, anderson (default)\n"
 	      "                or newton (finite-difference Jacobian)\n"
@@ -120,6 +124,9 @@ static void sim_usage(FILE *out)
 	      "                in the summary with the largest lateness\n"
 	      "  --max-overruns  stop the run (exit 1) at the overrun after N\n"
 	      "  --profile     wall time inside each FMU's doStep and its calls, in the summary\n"
+	      "  --event       locate the sign changes of this output: a step over one is\n"
+	      "                redone shorter (regula falsi from restored states) until a\n"
+	      "                point lies within --event-tolerance after it (default 1e-6 H)\n"
 	      "  --sweep       run once per macro step H1,H2,... and print, per recorded\n"
 	      "                variable, the largest and RMS error against the reference and\n"
 	      "                the observed order log(e1/e2)/log(H1/H2) (no -o, no --step)\n"
@@ -159,6 +166,9 @@ typedef struct SimArgs {
 	const char *sweep_csv;
 	bool explain;
 	bool no_unit_conversion; /* wire values as they are, as a master blind to units does */
+	const char *event;       /* --event INST.VAR: the indicator, NULL for none */
+	double event_tolerance;  /* s, 0 for the master's default */
+	SartRef event_ref;       /* event, resolved */
 	bool probe;          /* sacc inspect --probe-state */
 	const char **records; /* each a comma-separated list */
 	int nrecords;
@@ -190,8 +200,7 @@ static bool parse_double(const char *s, double *v)
 typedef enum OptArg {
 	OPT_FLAG,        /* no value */
 	OPT_VALUE,       /* --opt VALUE or --opt=VALUE */
-	OPT_OPT_NUMBER,  /* an optional number: --opt=X, or --opt X when X is a number */
-	OPT_LATER        /* not implemented yet: refused by name */
+	OPT_OPT_NUMBER   /* an optional number: --opt=X, or --opt X when X is a number */
 } OptArg;
 
 typedef struct SimOption {
@@ -319,10 +328,13 @@ static int set_approx(Compilation *c, SimArgs *a, const char *o, const char *v, 
 		a->approx = SART_HOLD;
 	else if (strcmp(v, "linear") == 0)
 		a->approx = SART_LINEAR;
-	else if (strcmp(v, "quadratic") == 0 || strcmp(v, "hermite") == 0)
-		return usage_error("--approx %s is not implemented yet%s", v, "");
+	else if (strcmp(v, "quadratic") == 0)
+		a->approx = SART_QUADRATIC;
+	else if (strcmp(v, "hermite") == 0)
+		a->approx = SART_HERMITE;
 	else
-		return usage_error("--approx: '%s' is neither hold nor linear%s", v, "");
+		return usage_error("--approx: '%s' is not hold, linear, quadratic or hermite%s", v,
+		                   "");
 	return 0;
 }
 
@@ -401,7 +413,8 @@ static const SimOption sim_options[] = {
 	{"--set", OPT_VALUE, add_set_arg, 0},
 	{"--explain", OPT_FLAG, set_flag, AT(explain)},
 	{"--no-unit-conversion", OPT_FLAG, set_flag, AT(no_unit_conversion)},
-	{"--event", OPT_LATER, NULL, 0},
+	{"--event", OPT_VALUE, set_string, AT(event)},
+	{"--event-tolerance", OPT_VALUE, set_positive, AT(event_tolerance)},
 	{NULL, OPT_FLAG, NULL, 0},
 };
 #undef AT
@@ -443,8 +456,6 @@ static int parse_sim_args(Compilation *c, int argc, char **argv, SimArgs *a)
 		}
 		double x;
 		switch (opt->arg) {
-		case OPT_LATER:
-			return usage_error("%s is not implemented yet%s", s, "");
 		case OPT_FLAG:
 			if (val)
 				return usage_error("%s takes no value%s", s, "");
@@ -1035,7 +1046,9 @@ static SartScenario scenario(Sim *s)
 		const FmuInfo *in = s->fmus[f].info;
 		unsigned caps = (in->can_get_and_set_fmu_state ? SART_CAP_GET_SET_STATE : 0u) |
 		                (in->can_serialize_fmu_state ? SART_CAP_SERIALIZE : 0u) |
-		                (in->can_interpolate_inputs ? SART_CAP_INPUT_DERIVATIVES : 0u);
+		                (in->can_interpolate_inputs ? SART_CAP_INPUT_DERIVATIVES : 0u) |
+		                (in->max_output_derivative_order >= 1 ? SART_CAP_OUTPUT_DERIVATIVES
+		                                                      : 0u);
 		s->sfmus[f] = (SartFmu){s->fmus[f].name, s->fmus[f].dir, in->model_identifier,
 		                        in->guid, in->version == FMI_V3 ? SART_FMI3 : SART_FMI2, caps,
 		                        s->fmus[f].vars, in->nvars};
@@ -1050,19 +1063,22 @@ static void print_summary(Sim *s, const SartMasterResult *res, int rc, double wa
                           const char *label)
 {
 	const SimArgs *a = s->args;
-	char loops[160] = "", steps[120] = "", rt[160] = "";
+	char loops[160] = "", steps[120] = "", rt[160] = "", events[120] = "";
 	if (a->step_control != SART_STEP_FIXED && res->accepted)
 		snprintf(steps, sizeof steps, " (H from %.3g to %.3g)", res->h_min, res->h_max);
 	if (res->loop_solves)
 		snprintf(loops, sizeof loops, ", %ld loop solves (%ld iterations, %ld loop passes)",
 		         res->loop_solves, res->loop_iterations, res->loop_evaluations);
+	if (a->event)
+		snprintf(events, sizeof events, ", %ld events located (%ld steps redone)",
+		         res->events, res->event_trials);
 	if (a->realtime > 0)
 		snprintf(rt, sizeof rt, ", overruns %ld (largest lateness %.3g s)", s->overruns,
 		         s->max_late);
 	fprintf(stderr, "sacc simulate: %s%s at t = %.17g: %ld steps accepted, %ld rejected, "
-	        "%ld iterations, %ld rollbacks%s%s%s, %.3f s wall time\n", label,
+	        "%ld iterations, %ld rollbacks%s%s%s%s, %.3f s wall time\n", label,
 	        rc ? "stopped" : "done", res->t, res->accepted, res->rejected, res->iterations,
-	        res->rollbacks, steps, loops, rt, wall);
+	        res->rollbacks, steps, loops, events, rt, wall);
 	if (!a->profile)
 		return;
 	double inside = 0;
@@ -1091,7 +1107,9 @@ static int run_once(Sim *s, const SartScenario *sc, double step, const char *lab
 	                       .loop_tolerance = a->loop_tolerance,
 	                       .loop_max_iterations = a->loop_max_iterations,
 	                       .step_control = a->step_control, .tolerance = a->tolerance,
-	                       .min_step = a->min_step, .max_step = a->max_step};
+	                       .min_step = a->min_step, .max_step = a->max_step,
+	                       .locate_events = a->event != NULL, .event_indicator = a->event_ref,
+	                       .event_tolerance = a->event_tolerance};
 	SartMasterResult res;
 	struct sigaction sa, old_int, old_term, old_alrm;
 	s->rows = 0;
@@ -1488,7 +1506,8 @@ static int sim_entry(int argc, char **argv, bool probe)
 		if (load_scenario(&s, &nerr))
 			goto done;
 	}
-	if ((rc = collect_records(&s)) != 0 || (rc = collect_sets(&s)) != 0)
+	if ((rc = collect_records(&s)) != 0 || (rc = collect_sets(&s)) != 0 ||
+	    (a.event && (rc = parse_ref(&s, "--event", a.event, strlen(a.event), &a.event_ref)) != 0))
 		goto done;
 	rc = run(&s);
 	goto done;

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,8 +160,11 @@ static void simulate__usage_errors__exit_2(void **state)
 	struct {
 		const char *opts, *msg;
 	} cases[] = {
-		{"--approx quadratic", "--approx quadratic is not implemented yet"},
-		{"--event", "--event is not implemented yet"},
+		{"--approx cubic", "'cubic' is not hold, linear, quadratic or hermite"},
+		{"--event", "--event needs a value"},
+		{"--event integrator", "--event: 'integrator' is not INSTANCE.VARIABLE"},
+		{"--event nobody.x", "--event: no fmu instance 'nobody'"},
+		{"--event-tolerance 0", "--event-tolerance: '0' is not a positive number"},
 		{"--explain=1", "--explain takes no value"},
 		{"--sweep 0.1,0.05 -o r.csv", "--sweep writes no result file"},
 		{"--master newton", "'newton' is neither jacobi nor gauss-seidel"},
@@ -439,6 +443,85 @@ static void simulate__profile__calls_per_fmu(void **state)
 	assert_tmp_empty(c);
 }
 
+/* The last row of a CSV with three columns: time and two values. */
+static void last_row(Ctx *c, const char *name, double v[3])
+{
+	char *csv = file_in(c, name);
+	char *end = csv + strlen(csv);
+	while (end > csv && end[-1] == '\n')
+		end--;
+	*end = '\0';
+	char *line = strrchr(csv, '\n');
+	assert_non_null(line);
+	assert_int_equal(sscanf(line + 1, "%lf,%lf,%lf", &v[0], &v[1], &v[2]), 3);
+	free(csv);
+}
+
+static const char poly_pair_sa[] =
+	"module poly_pair\n"
+	"fmu Poly a at \"poly.fmu\"\n"
+	"fmu Poly b at \"poly.fmu\"\n"
+	"\n"
+	"a.s -> b.u\n";
+
+/* --approx reaches the master: a.s = t^2 feeds b under Jacobi with H = 0.1, and b.y is
+ * the value b's input was given for the end of each step.  At t = 1 (s = 1), from the
+ * points up to 0.9: held 0.81; linear 1 - 2 H^2 = 0.98; Hermite from ds/dt = 2t,
+ * 1 - H^2 = 0.99; quadratic exact. */
+static void simulate__approx__extrapolation_orders_on_a_parabola(void **state)
+{
+	Ctx *c = *state;
+	write_text(c, "poly_pair.sa", poly_pair_sa);
+	struct {
+		const char *approx;
+		double y;
+	} cases[] = {{"hold", 0.81}, {"linear", 0.98}, {"hermite", 0.99}, {"quadratic", 1.0}};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char args[1024];
+		snprintf(args, sizeof args, "'%s/poly_pair.sa' --master jacobi --approx %s "
+		         "--set a.c2=1 --stop 1 --step 0.1 --record a.s,b.y -o '%s/r.csv'", c->dir,
+		         cases[i].approx, c->dir);
+		assert_int_equal(simulate(c, args), 0);
+		double v[3];
+		last_row(c, "r.csv", v);
+		assert_true(fabs(v[0] - 1) < 1e-12);
+		assert_true(fabs(v[1] - 1) < 1e-12);
+		if (fabs(v[2] - cases[i].y) > 1e-9)
+			print_error("--approx %s: b.y = %.17g, not %g\n", cases[i].approx, v[2],
+			            cases[i].y);
+		assert_true(fabs(v[2] - cases[i].y) <= 1e-9);
+	}
+	assert_tmp_empty(c);
+}
+
+/* --event: x = t - 0.37 crosses 0 inside the step from 0.3 to 0.4; the step is cut so that
+ * a point lies within the tolerance after 0.37, then the run is back on the 0.1 grid. */
+static void simulate__event__crossing_located_to_tolerance(void **state)
+{
+	Ctx *c = *state;
+	char args[1024];
+	snprintf(args, sizeof args, "'%s/fmus/integrator.fmu' --stop 0.6 --step 0.1 "
+	         "--set integrator.u=1 --set integrator.x0=-0.37 --event integrator.x "
+	         "--event-tolerance 1e-9 -o '%s/r.csv'", test_build_dir(), c->dir);
+	assert_int_equal(simulate(c, args), 0);
+	char *csv = file_in(c, "r.csv");
+	double t[16], x[16];
+	int n = 0;
+	for (char *line = strchr(csv, '\n'); line && line[1] && n < 16; line = strchr(line + 1, '\n'))
+		if (sscanf(line + 1, "%lf,%lf", &t[n], &x[n]) == 2)
+			n++;
+	free(csv);
+	/* 0, 0.1, 0.2, 0.3, the event, 0.4, 0.5, 0.6 */
+	assert_int_equal(n, 8);
+	assert_true(t[4] >= 0.37 && t[4] - 0.37 <= 1e-9);
+	assert_true(x[4] >= 0 && x[4] <= 1e-9);
+	assert_true(fabs(t[5] - 0.4) < 1e-12 && fabs(t[7] - 0.6) < 1e-12);
+	char *err = file_in(c, "err.txt");
+	assert_contains(err, "1 events located");
+	free(err);
+	assert_tmp_empty(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -457,6 +540,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(simulate__realtime__paced_and_overruns_counted, setup,
 		                                teardown),
 		cmocka_unit_test_setup_teardown(simulate__profile__calls_per_fmu, setup, teardown),
+		cmocka_unit_test_setup_teardown(simulate__approx__extrapolation_orders_on_a_parabola,
+		                                setup, teardown),
+		cmocka_unit_test_setup_teardown(simulate__event__crossing_located_to_tolerance, setup,
+		                                teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
