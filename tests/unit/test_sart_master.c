@@ -412,12 +412,25 @@ static void run__jacobi_fast_path__converts_and_reports(void **state)
 			assert_close(p.v[n][0], 0.1 * (0.1 * n * (n - 1) + n), 1e-12);
 		}
 	}
+	assert_close(r.h_min, 0.1, 1e-12);
+	assert_close(r.h_max, 0.1, 1e-12);
+	assert_true(r.t == 1.0);
 	starts[1].value = 0.35;
 	memset(&p, 0, sizeof p);
 	assert_int_equal(sart_master_run(&sc, &o, &r), 1);
 	assert_int_equal(p.n, 4);
 	assert_contains(r.message, "[b] fmi2DoStep(t = 0.3");
 	assert_contains(r.message, "returned fmi2Error");
+	assert_int_equal(r.accepted, 3);
+	assert_close(r.t, 0.3, 1e-12);
+	/* a NaN read on the fast path: that step is not accepted */
+	starts[1] = (SartStart){{0, I_NAN_AT}, 0.25};
+	memset(&p, 0, sizeof p);
+	assert_int_equal(sart_master_run(&sc, &o, &r), 1);
+	assert_int_equal(p.n, 3);
+	assert_contains(r.message, "at t = 0.30000000000000004: a.x is nan, and it feeds a "
+	                "connection");
+	assert_close(r.t, 0.2, 1e-12);
 	/* no_rollback contradicts what rolls back */
 	o.iterations = 1;
 	assert_int_equal(sart_master_run(&sc, &o, &r), 1);
