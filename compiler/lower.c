@@ -1652,7 +1652,7 @@ static void lower_otherwise(Compilation *c, SaInfo *info)
  *   1. one hold per rules block, on out rules (on in rules, or on one rule's output
  *      function: not lowered yet, which the checker reports);
  *   2. the adaptation has output ports bound to inner outputs;
- *   3. (first order hold) those ports are Real. */
+ *   3. those ports are not String; for a first order hold, they are Real. */
 
 static Node *new_out_var(Lw *w, const char *name, SaType type, Node *init, const char *purpose)
 {
@@ -1661,6 +1661,15 @@ static Node *new_out_var(Lw *w, const char *name, SaType type, Node *init, const
 	Node *d = mk_decl(w, name, type, init, DECL_OUT);
 	w->sa->a_out_vars = ast_append(w->sa->a_out_vars, d);
 	return d;
+}
+
+/* The start value of inner output p, of any type but String. */
+static Node *hold_start(Lw *w, const Inner *in, const InnerPort *p)
+{
+	if (p->type != TY_BOOL)
+		return start_value(w, in, p);
+	const char *s = in->fmu && p->fmu_var >= 0 ? in->fmu->vars[p->fmu_var].start : NULL;
+	return mk_bool(w, s && (strcmp(s, "true") == 0 || strcmp(s, "1") == 0));
 }
 
 static Node *type_zero(Lw *w, SaType t)
@@ -1697,7 +1706,11 @@ static void lower_hold(Compilation *c, SaInfo *info)
 		if (p->bind_dir != BIND_FROM || !p->bind || p->bind->sym != SYM_INNER_OUT)
 			continue;
 		n++;
-		if (foh && p->type != TY_REAL) {
+		if (p->type == TY_STRING) {
+			diag_error(c->diag, p->loc, "Hold: output port '%s' is String, which holds do "
+				   "not handle yet", p->name);
+			w->failed = true; /* (3) */
+		} else if (foh && p->type != TY_REAL) {
 			diag_error(c->diag, p->loc, "Hold: '%s' extrapolates, and output port '%s' is "
 				   "%s, not Real", form, p->name, ast_type_name(p->type));
 			w->failed = true; /* (3) */
@@ -1721,13 +1734,13 @@ static void lower_hold(Compilation *c, SaInfo *info)
 			continue;
 		const char *y = p->name;
 		SaType ty = ip->type;
-		Node *v = new_out_var(w, fmt(w, "hold_%s", y, NULL), ty, start_value(w, in, ip),
+		Node *v = new_out_var(w, fmt(w, "hold_%s", y, NULL), ty, hold_start(w, in, ip),
 				      fmt(w, "the newest sample of '%s.%s'", in->name, ip->name));
 		Node *vt = new_out_var(w, fmt(w, "hold_%s_time", y, NULL), TY_REAL, mk_real(w, 0.0),
 				       "the time of the newest sample");
 		Node *pv = NULL, *pt = NULL, *k = NULL;
 		if (foh) {
-			pv = new_out_var(w, fmt(w, "hold_%s_previous", y, NULL), ty, start_value(w, in, ip),
+			pv = new_out_var(w, fmt(w, "hold_%s_previous", y, NULL), ty, hold_start(w, in, ip),
 					 "the sample before the newest");
 			pt = new_out_var(w, fmt(w, "hold_%s_previous_time", y, NULL), TY_REAL,
 					 mk_real(w, 0.0), "the time of the sample before the newest");

@@ -21,7 +21,7 @@
  *   tests/e2e/lower_crossing.sa      crossing settings (`>!`, `<!`, `otherwise`) over a
  *                                    ramp from another integrator, stepped with steps that
  *                                    overshoot: rejected, and located within tolerance;
- *   adaptations/powerwindow-declarative/{loop_sa,rate_sa,controller_sa}.sa
+ *   adaptations/powerwindow-declarative/{loop_sa,rate_sa,controller_sa,lazy_triggered_sa}.sa
  *                                    the same results as the hand-written scripts.
  * The window: height = 100 r displacement (cm), torque -(r F + b r speed), r = 0.11,
  * b = 10; the obstacle: F = c (disp - 0.45) above 0.45, c = 1e10.
@@ -696,13 +696,15 @@ static void build_declarative(void)
 	if (built && built >= mtime(sacc) &&
 	    built >= mtime("adaptations/powerwindow-declarative/loop_sa.sa") &&
 	    built >= mtime("adaptations/powerwindow-declarative/rate_sa.sa") &&
-	    built >= mtime("adaptations/powerwindow-declarative/controller_sa.sa"))
+	    built >= mtime("adaptations/powerwindow-declarative/controller_sa.sa") &&
+	    built >= mtime("adaptations/powerwindow-declarative/lazy_triggered_sa.sa"))
 		return;
 	snprintf(cmd, sizeof cmd, "mkdir -p '%s/powerwindow-declarative' && '%s' build -L '%s/fmus' "
 		 "-L '%s/powerwindow' -I adaptations/powerwindow-declarative -I adaptations/powerwindow "
 		 "-o '%s/powerwindow-declarative' adaptations/powerwindow-declarative/loop_sa.sa "
 		 "adaptations/powerwindow-declarative/rate_sa.sa "
-		 "adaptations/powerwindow-declarative/controller_sa.sa", b, sacc, b, b, b);
+		 "adaptations/powerwindow-declarative/controller_sa.sa "
+		 "adaptations/powerwindow-declarative/lazy_triggered_sa.sa", b, sacc, b, b, b);
 	run(cmd);
 }
 
@@ -1078,6 +1080,77 @@ static void quantize__zone_conditions__fire_on_entering_the_zone(void **state)
 	stop_fmu(&f, c);
 }
 
+/* ---- the case study: lazy_sa as `triggered by` ---- */
+
+static bool get_bool(Fmu *f, fmi2Component c, fmi2ValueReference vr)
+{
+	fmi2Boolean v = fmi2False;
+	assert_int_equal(f->api.get_boolean(c, &vr, 1, &v), fmi2OK);
+	return v != fmi2False;
+}
+
+/* The declarative lazy_triggered_sa and the hand-written lazy_sa stepped side by side
+ * with the same buttons (steps of 30 ms, the inputs those of each step's end): up pressed
+ * 50-300 ms, an obstacle at 1-1.06 s (Emergency drives down for 1 s, a timer that expires
+ * inside a step: both reject it, proposing the same step), down pressed at 2.4-2.5 s.
+ * The outputs agree at every step, and so do the rejections and the times they propose. */
+static void declarative_lazy_triggered_sa__same_as_hand_written_lazy_sa(void **state)
+{
+	(void)state;
+	build_declarative();
+	Fmu f[2];
+	load_fmu(&f[0], "powerwindow-declarative", "lazy_triggered_sa");
+	load_fmu(&f[1], "powerwindow", "lazy_sa");
+	fmi2Component c[2] = {start_fmu(&f[0], "declarative"), start_fmu(&f[1], "hand")};
+	static const char *const ins[] = {"driver_up", "obj_detected", "driver_down"};
+	static const char *const outs[] = {"up", "down", "stop"};
+	fmi2ValueReference in[2][3], out[2][3];
+	for (int i = 0; i < 2; i++)
+		for (int k = 0; k < 3; k++) {
+			in[i][k] = vr_of(&f[i], ins[k]);
+			out[i][k] = vr_of(&f[i], outs[k]);
+		}
+	double t = 0;
+	int rejected = 0, ups = 0, downs = 0;
+	while (t < 3.0) {
+		double h = 0.03;
+		for (int tries = 0;; tries++) {
+			assert_true(tries < 5);
+			double te = t + h;
+			fmi2Boolean v[3] = {te > 0.05 && te <= 0.3, te > 1.0 && te <= 1.06,
+					    te > 2.4 && te <= 2.5};
+			fmi2Status st[2];
+			double last[2] = {0, 0};
+			for (int i = 0; i < 2; i++) {
+				assert_int_equal(f[i].api.set_boolean(c[i], in[i], 3, v), fmi2OK);
+				st[i] = f[i].api.do_step(c[i], t, h, fmi2True);
+				if (st[i] == fmi2Discard)
+					assert_int_equal(f[i].api.get_real_status(c[i], fmi2LastSuccessfulTime,
+										  &last[i]), fmi2OK);
+			}
+			assert_int_equal(st[0], st[1]);
+			if (st[0] != fmi2Discard)
+				break;
+			assert_close(last[0], last[1], 1e-12);
+			assert_true(last[0] > t && last[0] < t + h);
+			h = last[0] - t;
+			rejected++;
+		}
+		t += h;
+		for (int k = 0; k < 3; k++) {
+			bool a = get_bool(&f[0], c[0], out[0][k]), b = get_bool(&f[1], c[1], out[1][k]);
+			if (a != b)
+				fail_msg("t = %.17g: %s is %d declarative, %d hand-written", t, outs[k], a, b);
+		}
+		ups += get_bool(&f[0], c[0], out[0][0]);
+		downs += get_bool(&f[0], c[0], out[0][1]);
+	}
+	assert_true(rejected >= 1); /* the Emergency timer */
+	assert_true(ups > 0 && downs > 30); /* up, then the emergency's second of down */
+	stop_fmu(&f[0], c[0]);
+	stop_fmu(&f[1], c[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1122,6 +1195,7 @@ int main(void)
 		cmocka_unit_test(first_order_hold__linear_signal__exact_between_inner_steps),
 		cmocka_unit_test(no_hold__between_inner_steps__zero),
 		cmocka_unit_test(quantize__zone_conditions__fire_on_entering_the_zone),
+		cmocka_unit_test(declarative_lazy_triggered_sa__same_as_hand_written_lazy_sa),
 	};
 	return cmocka_run_group_tests_name("lower", tests, NULL, NULL);
 }
