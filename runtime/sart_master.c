@@ -474,6 +474,8 @@ typedef struct FmuRun {
 	double *set_scale[NTYPES], *set_offset[NTYPES];
 	int has_other;        /* Integer or Boolean signals or inputs */
 	double *plain_v;      /* its Real inputs in Master.plain_buf */
+	int plain_off;        /* >= 0: its Real inputs are the signals plain_off, plain_off + 1,
+	                         ... unconverted, so they are set straight from the signals */
 	int *order1;          /* derivative orders (all 1), nset[SART_REAL] of them */
 	int *order2;          /* all 2 */
 	double *dval;         /* input derivatives */
@@ -532,6 +534,7 @@ typedef struct Master {
 	/* plain_pass's flat tables: every FMU's Real inputs in FMU order (FmuRun.plain_v is
 	 * its share of plain_buf): the source signal, conversion, connection */
 	int plain_nin, plain_identity;
+	int plain_direct;     /* every FMU's inputs are set straight from the signals */
 	int *plain_src, *plain_conn;
 	double *plain_scale, *plain_offset, *plain_buf;
 	int failed;
@@ -811,6 +814,18 @@ static int prepare(Master *m)
 			m->plain_offset[i] = fr->set_offset[SART_REAL][k];
 			m->plain_identity &= m->plain_scale[i] == 1 && m->plain_offset[i] == 0;
 		}
+	}
+	m->plain_direct = !m->want_pred;
+	for (int f = 0; f < sc->nfmus; f++) {
+		FmuRun *fr = &m->f[f];
+		int n = fr->nset[SART_REAL], k = 0;
+		const int *sig = fr->set_sig[SART_REAL];
+		for (; k < n; k++)
+			if (sig[k] != sig[0] + k || fr->set_scale[SART_REAL][k] != 1 ||
+			    fr->set_offset[SART_REAL][k] != 0)
+				break;
+		fr->plain_off = n > 0 && k == n ? sig[0] : -1;
+		m->plain_direct &= n == 0 || fr->plain_off >= 0;
 	}
 	return 0;
 }
@@ -1577,16 +1592,19 @@ static int solve_and_read(Master *m, Loop *L, double t, double *vals)
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((always_inline))
 #endif
-static inline int plain_pass(Master *m, double t, double h, double *short_end)
+static inline int plain_pass(Master *m, FmuRun *const first, FmuRun *const end,
+                             const double *now, double *next, double t, double h,
+                             double *short_end)
 {
-	FmuRun *const first = m->f, *const end = m->f + m->sc->nfmus;
-	const double *now = m->now;
-	double *next = m->next, *buf = m->plain_buf;
+	double *buf = m->plain_buf;
 	const int *src = m->plain_src;
-	int nin = m->plain_nin, nsig = m->nsig, discarded = 0;
+	int nin = m->plain_nin, nsig = m->nsig, discarded = 0, direct = m->plain_direct;
 	SartStatus st;
-	/* every FMU's Real inputs, held from t_n and converted, in one flat array */
-	if (m->plain_identity) {
+	/* every FMU's Real inputs, held from t_n and converted, in one flat array (not needed
+	 * when each FMU's inputs are a range of the signals, unconverted) */
+	if (direct) {
+		/* set straight from now */
+	} else if (m->plain_identity) {
 		/* the signals were checked finite when read */
 		for (int i = 0; i < nin; i++)
 			buf[i] = now[src[i]];
@@ -1607,7 +1625,8 @@ static inline int plain_pass(Master *m, double t, double h, double *short_end)
 		int n = fr->nset[SART_REAL];
 		if (n == 0)
 			continue;
-		st = sart_inner_set_real(fr->in, fr->set_vr[SART_REAL], (size_t)n, fr->plain_v);
+		st = sart_inner_set_real(fr->in, fr->set_vr[SART_REAL], (size_t)n,
+		                         direct ? now + fr->plain_off : fr->plain_v);
 		if (st > SART_WARNING)
 			return fail_call(m, (int)(fr - first), t) ? -1 : -1;
 	}
@@ -1662,7 +1681,7 @@ static int run_pass(Master *m, int pass, double t, double h, double *short_end)
 	const SartScenario *sc = m->sc;
 	int discarded = 0;
 	if (pass == 0 && m->plain)
-		return plain_pass(m, t, h, short_end);
+		return plain_pass(m, m->f, m->f + sc->nfmus, m->now, m->next, t, h, short_end);
 	if (m->o->algorithm == SART_JACOBI) {
 		for (int f = 0; f < sc->nfmus; f++)
 			if (set_inputs(m, f, pass, t, h))
@@ -2264,11 +2283,13 @@ static int fast_run(Master *m, double *t)
 	double tn = *t, start = o->start, stop = o->stop, step = o->step;
 	double last = stop - 1e-9 * step, hmin = INFINITY, hmax = 0;
 	int rc = 0, recording = o->on_point != NULL;
+	long accepted = res->accepted;
+	FmuRun *const first = m->f, *const fend = m->f + m->sc->nfmus;
 	for (long k = 1; tn < stop; k++) {
 		double end = start + (double)k * step, unused;
 		if (end >= last)
 			end = stop;
-		rc = plain_pass(m, tn, end - tn, &unused);
+		rc = plain_pass(m, first, fend, m->now, m->next, tn, end - tn, &unused);
 		if (rc < 0)
 			break; /* reported, a discard too (step_outcome: it cannot be redone) */
 		if (rc > 0) {
@@ -2282,15 +2303,19 @@ static int fast_run(Master *m, double *t)
 		double hs = end - tn;
 		hmin = hs < hmin ? hs : hmin;
 		hmax = hs > hmax ? hs : hmax;
-		res->accepted++;
+		accepted++;
 		tn = end;
-		res->t = tn;
-		if (recording && emit_point(m, tn)) {
-			rc = 1;
-			break;
+		if (recording) {
+			res->accepted = accepted;
+			if (emit_point(m, tn)) {
+				rc = 1;
+				break;
+			}
 		}
 	}
-	if (res->accepted > 0) {
+	res->accepted = accepted;
+	res->t = tn;
+	if (accepted > 0) {
 		res->h_min = hmin;
 		res->h_max = hmax;
 	}

@@ -29,6 +29,7 @@
 #define INTEGRATOR_GUID "{3f6c1d2e-8a47-4b95-9e0d-7c2a5b1f4e83}"
 #define CONTROLLER_GUID "{8e2b5f17-4d09-4c6a-a3f8-1b7e9d0c2a64}"
 #define OBSTACLE_GUID "{5d21a8f0-6c3b-4e97-b2d4-8f1e0a9c7b02}"
+#define AFFINE_GUID "{a7f1e0c4-2b39-4d5e-8c61-0f9b3e7d2a15}"
 
 #include "assert_contains.h"
 
@@ -438,6 +439,47 @@ static void run__jacobi_fast_path__converts_and_reports(void **state)
 	free(dir);
 }
 
+static const int affine_deps[] = {0, 4};
+static const SartVar affine_vars[] = {
+	{"u", 0, SART_REAL, SART_CAUS_INPUT, NULL, 0},
+	{"y", 1, SART_REAL, SART_CAUS_OUTPUT, affine_deps, 2},
+	{"gain", 2, SART_REAL, SART_CAUS_PARAMETER, NULL, 0},
+	{"offset", 3, SART_REAL, SART_CAUS_PARAMETER, NULL, 0},
+	{"w", 4, SART_REAL, SART_CAUS_INPUT, NULL, 0},
+};
+
+/* The fast pass sets an FMU's inputs straight from the signals when they are a range of
+ * them in its input order; here they are not (aff.w <- b.x is connected first, aff.u <- a.x
+ * second), so they go through the flat table.  a.x = t, b.x = 2 t, held:
+ * aff.y(t_n+1) = 3 a.x(t_n) + 0.5 + b.x(t_n) = 5 t_n + 0.5. */
+static void run__jacobi_fast_path__inputs_out_of_signal_order(void **state)
+{
+	(void)state;
+	char *dir = dir_of("integrator"), *adir = dir_of("affine");
+	SartFmu fmus[] = {
+		{"a", dir, "integrator", INTEGRATOR_GUID, SART_FMI2, ALL_CAPS, integrator_vars, 5},
+		{"b", dir, "integrator", INTEGRATOR_GUID, SART_FMI2, ALL_CAPS, integrator_vars, 5},
+		{"aff", adir, "affine", AFFINE_GUID, SART_FMI2, ALL_CAPS, affine_vars, 5},
+	};
+	SartConnection conns[] = {{{1, I_X}, {2, 4}, 1, 0}, {{0, I_X}, {2, 0}, 1, 0}};
+	SartStart starts[] = {{{0, I_U}, 1.0}, {{1, I_U}, 2.0}, {{2, 2}, 3.0}, {{2, 3}, 0.5}};
+	SartRef recs[] = {{2, 1}};
+	SartScenario sc = {fmus, 3, conns, 2, starts, 4, recs, 1};
+	Points p;
+	SartMasterResult r;
+	SartMasterOptions o = {.start = 0, .stop = 1, .step = 0.1, .algorithm = SART_JACOBI,
+	                       .approx = SART_HOLD, .logger = logger, .logger_env = &p,
+	                       .on_point = collect, .point_env = &p, .no_rollback = 1};
+	memset(&p, 0, sizeof p);
+	assert_int_equal(sart_master_run(&sc, &o, &r), 0);
+	assert_int_equal(p.n, 11);
+	assert_close(p.v[0][0], 0.5, 1e-12);
+	for (int n = 1; n <= 10; n++)
+		assert_close(p.v[n][0], 5 * 0.1 * (n - 1) + 0.5, 1e-12);
+	free(dir);
+	free(adir);
+}
+
 /* A cycle of two integrators, b (reactive, declared first) and a (delayed: no
  * canInterpolateInputs, x independent of u): a.x -> b.u, b.x -> a.u, a.x0 = 1, so
  * a' = b, b' = a.  Gauss-Seidel steps a first with b(t_n) held, then b with its input
@@ -605,6 +647,7 @@ int main(void)
 		cmocka_unit_test(run__fmu_fails__accepted_points_kept),
 		cmocka_unit_test(run__nan_on_connection__error_at_that_step),
 		cmocka_unit_test(run__jacobi_fast_path__converts_and_reports),
+		cmocka_unit_test(run__jacobi_fast_path__inputs_out_of_signal_order),
 		cmocka_unit_test(run__delayed_fmu__stepped_first_with_old_inputs),
 		cmocka_unit_test(run__discard__redone_to_land_on_expiry),
 		cmocka_unit_test(run__bad_options_and_load__reported),
