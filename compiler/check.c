@@ -1215,6 +1215,12 @@ static bool crossing_in_block(const Node *b)
 	return ret && ret->kind == ND_RETURN && has_crossing(ret->lhs);
 }
 
+/* Whether a condition (an expression or a block's `return e`) has a crossing. */
+static bool cond_has_crossing(const Node *c)
+{
+	return c->kind == ND_BLOCK ? crossing_in_block(c) : has_crossing(c);
+}
+
 static const Node *first_crossing(const Node *e)
 {
 	if (!e)
@@ -1300,14 +1306,12 @@ static void check_rules(Ctx *x, Node *rules, bool in)
 			check_condition(x, r->cond);
 			if (!in) {
 				/* with block settings, those were reported */
-				if (r->list1 || (has_crossing(r->cond) && !crossing))
+				if (r->list1 || (cond_has_crossing(r->cond) && !crossing))
 					not_lowered(x, r->cond->loc, "crossing (on out rules)");
-			} else if (r->cond->kind == ND_BLOCK && (crossing_in_block(r->cond) || r->list1)) {
-				not_lowered(x, r->cond->loc, "crossing (in a condition block)");
-			} else if (r->list1 && !has_crossing(r->cond)) {
+			} else if (r->list1 && !cond_has_crossing(r->cond)) {
 				diag_error(x->c->diag, r->list1->loc, "tolerance settings on a condition "
 					   "without a crossing operator ('>!' or '<!') have nothing to set");
-			} else if (has_crossing(r->cond) && !crossing && !r->list1) {
+			} else if (cond_has_crossing(r->cond) && !crossing && !r->list1) {
 				no_crossing_settings(x, r->cond);
 			}
 			check_settings(x, r->list1);

@@ -1290,8 +1290,9 @@ static void lower_multiplied(Compilation *c, SaInfo *info)
  * step taken whole.  The control rules wrapped are the user's, another form's, or, when
  * there are none, the default ones (each inner stepped in coupling order, `return min(H_f)`).
  * Preconditions:
- *   1. the crossings are in in rules' expression conditions (out rules and condition
- *      blocks: not lowered yet, which the checker reports).  A rule's own settings
+ *   1. the crossings are in in rules' conditions, an expression or a condition block's
+ *      `return e` (out rules: not lowered yet, which the checker reports; in a block, the
+ *      block's own vars are refused by 5).  A rule's own settings
  *      (`cond with absolute tolerance = X`) replace the block's for its crossings;
  *   2. the crossing's signal a is Real;
  *   3. without control rules, the inner FMUs can be ordered by their couplings;
@@ -1384,9 +1385,14 @@ static void replace_crossings(Lw *w, Node **e, Cross *xs, int *n, int max, Node 
 			diag_error(w->c->diag, bad->loc, "%s: '%s' may read only input ports, parameters, "
 				   "literals, t and H (the values that move with the step being tried)",
 				   w->rule, ast_op_spelling(x->op));
-			diag_note(w->c->diag, bad->loc, "in rule conditions see in vars before this "
-				  "step's `->` parts write them, control vars and inner outputs before "
-				  "the step; cross the input port they are read from");
+			if (bad->sym == SYM_LOCAL)
+				diag_note(w->c->diag, bad->loc, "a var of the condition block is computed "
+					  "once per step, not again as the step tried shrinks; cross the "
+					  "input port it is computed from");
+			else
+				diag_note(w->c->diag, bad->loc, "in rule conditions see in vars before this "
+					  "step's `->` parts write them, control vars and inner outputs "
+					  "before the step; cross the input port they are read from");
 			w->failed = true;
 			return; /* (5) */
 		}
@@ -1450,6 +1456,16 @@ static Node *default_control(Lw *w, Node *step_d)
 	return ast_append(stmts, mk_assign(w, mk_ref_to(w, step_d, SYM_LOCAL), v));
 }
 
+/* Where a rule's condition value is: the expression, or a condition block's `return e`
+ * (NULL for a block without one). */
+static Node **cond_value(Node *r)
+{
+	if (r->cond->kind != ND_BLOCK)
+		return &r->cond;
+	Node *ret = ast_last(r->cond->list1);
+	return ret && ret->kind == ND_RETURN ? &ret->lhs : NULL;
+}
+
 static void lower_crossing(Compilation *c, SaInfo *info)
 {
 	Lw w0 = {c, info, info->sa, "Crossing", {0}, false}, *w = &w0;
@@ -1467,11 +1483,11 @@ static void lower_crossing(Compilation *c, SaInfo *info)
 	Node *atol = set ? setting(set->list1, SET_ABS_TOL) : NULL;
 	int max = 0;
 	for (Node *r = rules->list3; r; r = r->next)
-		if (r->op == RULE_COND && r->cond && r->cond->kind != ND_BLOCK &&
-		    count_crossings(r->cond)) {
+		if (r->op == RULE_COND && r->cond && cond_value(r) &&
+		    count_crossings(*cond_value(r))) {
 			if (!max)
 				w->at = set ? set->loc : r->cond->loc;
-			max += count_crossings(r->cond);
+			max += count_crossings(*cond_value(r));
 		}
 	if (!max)
 		return; /* settings without a crossing: nothing to do */
@@ -1488,10 +1504,11 @@ static void lower_crossing(Compilation *c, SaInfo *info)
 	Cross *xs = arena_alloc(c->arena, (size_t)max * sizeof *xs);
 	int n = 0;
 	for (Node *r = rules->list3; r; r = r->next)
-		if (r->op == RULE_COND && r->cond && r->cond->kind != ND_BLOCK) {
+		if (r->op == RULE_COND && r->cond && cond_value(r)) {
 			/* the rule's own settings, each one over the block's */
 			Node *rr = setting(r->list1, SET_REL_TOL), *ra = setting(r->list1, SET_ABS_TOL);
-			replace_crossings(w, &r->cond, xs, &n, max, known, rr ? rr : rtol, ra ? ra : atol);
+			replace_crossings(w, cond_value(r), xs, &n, max, known, rr ? rr : rtol,
+					  ra ? ra : atol);
 			r->list1 = NULL;
 		}
 	if (w->failed)

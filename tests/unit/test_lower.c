@@ -18,6 +18,7 @@
  *   tests/e2e/lower_hold_{zoh,foh,no}.sa   output holds between triggered inner steps:
  *                                    the last value, the line (exact for a linear x), 0;
  *   tests/e2e/lower_quantize.sa      quantize zones: a zone condition fires on entering it;
+ *   tests/e2e/lower_crossing_block.sa   a crossing in a condition block, located as well;
  *   tests/e2e/lower_crossing.sa      crossing settings (`>!`, `<!`, `otherwise`) over a
  *                                    ramp from another integrator, stepped with steps that
  *                                    overshoot: rejected, and located within tolerance;
@@ -1151,6 +1152,52 @@ static void declarative_lazy_triggered_sa__same_as_hand_written_lazy_sa(void **s
 	stop_fmu(&f[1], c[1]);
 }
 
+/* lower_crossing_block: a crossing in a condition block.  level is a ramp of slope 2
+ * (another integrator, stepped first, restored on a rejection), rising through 1.0 at
+ * 0.5; steps of 0.3 overshoot it: the step to 0.6 is rejected, proposing the step that
+ * ends on 0.5 (regula falsi on a line: exact), on which the rule fires once (x = that
+ * step's length); no other step moves x. */
+static void crossing_in_condition_block__ramp__rejected_and_located(void **state)
+{
+	(void)state;
+	Fmu f, g;
+	load_fmu(&f, "e2e", "lower_crossing_block");
+	load_fmu(&g, "fmus", "integrator");
+	fmi2Component c = start_fmu(&f, "block"), ramp = start_fmu(&g, "ramp");
+	fmi2ValueReference level = vr_of(&f, "level"), x = vr_of(&f, "x");
+	fmi2ValueReference ru = vr_of(&g, "u"), rx = vr_of(&g, "x");
+	double t = 0;
+	int rejected = 0;
+	while (t < 1.5) {
+		double h = 0.3;
+		fmi2FMUstate saved = NULL;
+		assert_int_equal(g.api.get_state(ramp, &saved), fmi2OK);
+		fmi2Status st;
+		for (int tries = 0;; tries++) {
+			assert_true(tries < 5);
+			set1(&g, ramp, ru, 2.0);
+			assert_int_equal(g.api.do_step(ramp, t, h, fmi2True), fmi2OK);
+			set1(&f, c, level, get1(&g, ramp, rx));
+			st = f.api.do_step(c, t, h, fmi2True);
+			if (st != fmi2Discard)
+				break;
+			double last = 0;
+			assert_int_equal(f.api.get_real_status(c, fmi2LastSuccessfulTime, &last), fmi2OK);
+			assert_close(last, 0.5, 1e-12);
+			h = last - t;
+			rejected++;
+			assert_int_equal(g.api.set_state(ramp, saved), fmi2OK);
+		}
+		assert_int_equal(g.api.free_state(ramp, &saved), fmi2OK);
+		assert_int_equal(st, fmi2OK);
+		t += h;
+		assert_close(get1(&f, c, x), t < 0.5 - 1e-9 ? 0.0 : 0.2, 1e-12);
+	}
+	assert_int_equal(rejected, 1);
+	stop_fmu(&f, c);
+	stop_fmu(&g, ramp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1195,6 +1242,7 @@ int main(void)
 		cmocka_unit_test(first_order_hold__linear_signal__exact_between_inner_steps),
 		cmocka_unit_test(no_hold__between_inner_steps__zero),
 		cmocka_unit_test(quantize__zone_conditions__fire_on_entering_the_zone),
+		cmocka_unit_test(crossing_in_condition_block__ramp__rejected_and_located),
 		cmocka_unit_test(declarative_lazy_triggered_sa__same_as_hand_written_lazy_sa),
 	};
 	return cmocka_run_group_tests_name("lower", tests, NULL, NULL);
