@@ -1791,6 +1791,9 @@ static void swap_arrays(double **a, double **b)
 	*b = tmp;
 }
 
+static int crossed(double z0, double z1);
+static int locate_event(Master *m, double t, double z0, double z1, double *end);
+
 /* One step with step-size control from t towards *end (the proposal, already clamped to
  * the bounds and the stop time): attempts, error estimates, rejections; on return *end
  * is where the accepted step ended. */
@@ -1851,6 +1854,18 @@ static int controlled_step(Master *m, double t, double *end)
 			*end = t + h;
 			m->last_span = doubling ? h / 2 : h;
 			m->h_next = sart_step_propose(h, err, m->tol, p, m->safety, m->shrink, m->grow);
+			if (m->ind_sig >= 0 && !doubling) {
+				/* event location (prediction control only: doubling has moved t_n's
+				 * signals); the steps of the search are shorter than the accepted one */
+				double z0 = m->now[m->ind_sig], z1 = m->next[m->ind_sig];
+				if (z1 == 0 && z0 != 0) {
+					m->res->events++;
+				} else if (crossed(z0, z1)) {
+					if (locate_event(m, t, z0, z1, end))
+						return 1;
+					m->last_span = *end - t;
+				}
+			}
 			return 0;
 		}
 		/* rejected: every FMU and every signal back to t_n */
@@ -2384,9 +2399,9 @@ int sart_master_run(const SartScenario *sc, const SartMasterOptions *o, SartMast
 			fail(m, "the event tolerance %g is not a positive number", o->event_tolerance);
 			goto done;
 		}
-		if (o->step_control != SART_STEP_FIXED || o->no_rollback) {
-			fail(m, "event location works on fixed steps with states saved (not with %s)",
-			     o->no_rollback ? "no_rollback" : "step-size control");
+		if (o->step_control == SART_STEP_DOUBLING || o->no_rollback) {
+			fail(m, "event location needs the states saved and does not work with %s",
+			     o->no_rollback ? "no_rollback" : "step doubling");
 			goto done;
 		}
 		for (int f = 0; f < sc->nfmus; f++)

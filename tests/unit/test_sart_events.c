@@ -194,6 +194,35 @@ static void parabola__crossing__located_within_tolerance(void **state)
 	assert_true(r.event_trials <= 12);
 }
 
+/* Under prediction step control: a alone (u = 1, x0 = -0.37) has no connection, so every
+ * error estimate is 0 and the step doubles up to max_step 0.2; the crossing at 0.37 is
+ * located all the same, and the controller goes on from there. */
+static void ramp__prediction_control__located(void **state)
+{
+	(void)state;
+	SartFmu fmus[] = {integrator("a", ALL_CAPS)};
+	SartStart starts[] = {{{0, I_U}, 1}, {{0, I_X0}, -0.37}};
+	SartRef recs[] = {{0, I_X}};
+	SartScenario sc = {fmus, 1, NULL, 0, starts, 2, recs, 1};
+	Points p;
+	SartMasterResult r;
+	SartMasterOptions o = {.start = 0, .stop = 1, .step = 0.05, .algorithm = SART_JACOBI,
+	                       .approx = SART_HOLD, .logger = logger, .logger_env = &p,
+	                       .on_point = collect, .point_env = &p, .locate_events = 1,
+	                       .event_indicator = {0, I_X}, .event_tolerance = 1e-8,
+	                       .step_control = SART_STEP_PREDICTION, .max_step = 0.2};
+	memset(&p, 0, sizeof p);
+	assert_int_equal(sart_master_run(&sc, &o, &r), 0);
+	assert_int_equal(r.events, 1);
+	int e = first_after(&p, 0.35 + 1e-12); /* 0, 0.05, 0.15, 0.35, then the event */
+	assert_close(p.t[e - 1], 0.35, 1e-12);
+	assert_true(p.t[e] >= 0.37 && p.t[e] <= 0.37 + 1e-8);
+	assert_close(p.v[e][0], p.t[e] - 0.37, 1e-12);
+	assert_true(p.t[p.n - 1] == 1.0);
+	for (int i = 0; i < p.n; i++)
+		assert_close(p.v[i][0], p.t[i] - 0.37, 1e-12);
+}
+
 static void refused__without_state_or_output_or_with_step_control(void **state)
 {
 	(void)state;
@@ -224,9 +253,13 @@ static void refused__without_state_or_output_or_with_step_control(void **state)
 	o.event_indicator = (SartRef){0, I_X};
 	o.step_control = SART_STEP_DOUBLING;
 	assert_int_equal(sart_master_run(&sc, &o, &r), 1);
-	assert_contains(r.message, "event location works on fixed steps with states saved (not "
-	                "with step-size control)");
+	assert_contains(r.message, "event location needs the states saved and does not work "
+	                "with step doubling");
 	o.step_control = SART_STEP_FIXED;
+	o.no_rollback = 1;
+	assert_int_equal(sart_master_run(&sc, &o, &r), 1);
+	assert_contains(r.message, "does not work with no_rollback");
+	o.no_rollback = 0;
 	o.event_tolerance = -1;
 	assert_int_equal(sart_master_run(&sc, &o, &r), 1);
 	assert_contains(r.message, "the event tolerance -1 is not a positive number");
@@ -248,6 +281,7 @@ int main(void)
 		cmocka_unit_test_prestate(parabola__crossing__located_within_tolerance, &gauss_seidel),
 		cmocka_unit_test_prestate(parabola__crossing__located_within_tolerance,
 		                          &jacobi_iterated),
+		cmocka_unit_test(ramp__prediction_control__located),
 		cmocka_unit_test(refused__without_state_or_output_or_with_step_control),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
