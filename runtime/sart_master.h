@@ -272,17 +272,17 @@ typedef struct SartMasterOptions {
 	 * FMU and the time.  (`sacc simulate --no-rollback`.) */
 	int no_rollback;
 	/* Event location (fixed steps or prediction step control; needs every FMU to get and
-	 * set its state, and refuses no_rollback and step doubling).  When locate_events is 1 and the output
-	 * event_indicator (Real or Integer) changes sign over a macro step (from negative to
-	 * >= 0 or from positive to <= 0), every FMU is restored to the step's start and the
-	 * step is redone shorter, its size found by regula falsi with the Illinois
-	 * modification (each trial at least tolerance / 2 inside the bracket), until the
-	 * crossing is bracketed within event_tolerance; the step ending at the bracket's
-	 * upper end is accepted, so a communication point lies at most event_tolerance after
-	 * the crossing (on it when the indicator is exactly 0 there).  Stepping then goes on
-	 * to the grid start + k step (fixed steps) or with the controller's next proposal
-	 * (prediction control; the search's shorter steps are not error-checked).  (`sacc simulate --event INST.VAR [--event-tolerance
-	 * TOL]`.) */
+	 * set its state; refused with no_rollback and with step doubling).  When
+	 * locate_events is 1 and the output event_indicator (Real or Integer) changes sign
+	 * over a macro step (from negative to >= 0 or from positive to <= 0), every FMU is
+	 * restored to the step's start and the step is redone shorter, its size found by
+	 * regula falsi with the Illinois modification (each trial at least tolerance / 2
+	 * inside the bracket), until the crossing is bracketed within event_tolerance; the
+	 * step ending at the bracket's upper end is accepted, so a communication point lies
+	 * at most event_tolerance after the crossing (on it when the indicator is exactly 0
+	 * there).  Stepping then goes on to the grid start + k step (fixed steps) or with the
+	 * controller's next proposal (prediction control; the search's shorter steps are not
+	 * error-checked).  (`sacc simulate --event INST.VAR [--event-tolerance TOL]`.) */
 	int locate_events;
 	SartRef event_indicator;
 	double event_tolerance;     /* seconds, >= 0 (0: the default, 1e-6 step) */
