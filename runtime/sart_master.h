@@ -314,11 +314,13 @@ typedef struct SartMasterResult {
 /* Loads, instantiates and initializes every FMU, then steps from start to stop, calling
  * on_point at the start and after each accepted step; terminates and frees everything.
  * Returns 0 on success, 1 on failure: an FMU call that failed (message: the seam's, which
- * names the FMU, the call and the time), a NaN or infinity read from an output, exchanged or recorded (at the step
- * where it first appears; that step is not accepted), a discard when some FMU cannot get
- * and set its state, an algebraic loop that does not converge (the message names the
- * loop, its variables and the tear variables' last values), on_point's refusal.  The message also went to the
- * logger.  Points already given to on_point stay valid. */
+ * names the FMU, the call and the time), a NaN or infinity read from an output, exchanged
+ * or recorded (at the step where it first appears; that step is not accepted), a discard
+ * when some FMU cannot get and set its state or no_rollback is set, event location
+ * without get/set state or a crossing not bracketed in 200 trials, an algebraic loop that
+ * does not converge (the message names the loop, its variables and the tear variables'
+ * last values), on_point's refusal.  The message also went to the logger.  Points
+ * already given to on_point stay valid. */
 int sart_master_run(const SartScenario *sc, const SartMasterOptions *o, SartMasterResult *res);
 
 /* The state probe (`sacc inspect --probe-state`; sart_master_run before a scheme that rolls
