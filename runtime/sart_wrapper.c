@@ -162,6 +162,7 @@ struct SartWrapper {
 
 	/* A rejected step's snapshot, reused every step. */
 	int can_snapshot;
+	int snap_g_dirty, snap_g_valid; /* G's flags at the snapshot */
 	int plain;                /* a step needs no snapshot, no input derivatives and no call
 	                           * log: fmi2DoStep's fast path (refresh_plain) */
 	int quiet;                /* no call log: fmi2GetReal's and fmi2SetReal's fast paths */
@@ -1667,7 +1668,7 @@ static void clear_stacks(SartWrapper *w)
 /* A step that did not end as accepted with status OK or Warning: failed, an invalid H~, or
  * a rejection (restored to the snapshot, or left in stepFailed). */
 static SART_COLD fmi2Status step_other(SartWrapper *w, double t, double H, SartStatus st,
-                                       double Ht, int snap, int g_dirty, int g_valid)
+                                       double Ht, int snap)
 {
 	clear_stacks(w);
 	if (st >= SART_ERROR) {
@@ -1684,8 +1685,8 @@ static SART_COLD fmi2Status step_other(SartWrapper *w, double t, double H, SartS
 		SartStatus rs = restore(w);
 		if (rs >= SART_ERROR)
 			return settle(w, rs);
-		w->g_dirty = g_dirty;
-		w->g_valid = g_valid;
+		w->g_dirty = w->snap_g_dirty;
+		w->g_valid = w->snap_g_valid;
 		wlog(w, SART_DISCARD, "fmi2DoStep: the control rules took %.17g of the step %.17g "
 		     "from t = %.17g; the state at t is kept", Ht, H, t);
 	} else {
@@ -1702,7 +1703,6 @@ static SART_COLD fmi2Status step_other(SartWrapper *w, double t, double H, SartS
 static HOT_INLINE fmi2Status run_step(SartWrapper *w, double t, double H, int snap)
 {
 	unsigned char *s = w->storage;
-	int g_dirty = w->g_dirty, g_valid = w->g_valid;
 	double Ht = NAN;
 	w->step_t = t;
 	w->step_H = H;
@@ -1718,7 +1718,7 @@ static HOT_INLINE fmi2Status run_step(SartWrapper *w, double t, double H, int sn
 	SartStatus st = w->fail_status != SART_OK ? w->fail_status
 	                                         : w->warned ? SART_WARNING : SART_OK;
 	if (st >= SART_ERROR || !(Ht == H || (valid_step(Ht, H) && accepted(Ht, H))))
-		return step_other(w, t, H, st, Ht, snap, g_dirty, g_valid);
+		return step_other(w, t, H, st, Ht, snap);
 	clear_stacks(w);
 	w->time = t + H;
 	w->last_ok = w->time;
@@ -1758,6 +1758,8 @@ static SART_COLD fmi2Status do_step_full(fmi2Component c, fmi2Real t, fmi2Real H
 	t = w->time;
 	int snap = w->can_snapshot;
 	if (snap) {
+		w->snap_g_dirty = w->g_dirty;
+		w->snap_g_valid = w->g_valid;
 		SartStatus st = snapshot(w);
 		if (st >= SART_ERROR)
 			return settle(w, st);
