@@ -13,7 +13,9 @@
  *     so y the same and x's increment the trapezoid H (s(t_n) + y(t_n+1)) / 2;
  *   - before three points: held on the first step, linear on the second;
  *   - Hermite: y(t_n+1) = s(t_n) + s'(t_n) H from src's fmi2GetRealOutputDerivatives; a
- *     source without SART_CAP_OUTPUT_DERIVATIVES falls back to linear extrapolation.
+ *     source without SART_CAP_OUTPUT_DERIVATIVES falls back to linear extrapolation;
+ *   - a chain src (s = t^3) -> a -> b, exact a.x = t^4 / 4, b.x = t^5 / 20: the observed
+ *     global order of the coupling error, 2 for linear, 3 for quadratic.
  *
  * Run from the repository root with SACC_BUILD naming the build directory (default build). */
 #include <setjmp.h>
@@ -56,7 +58,7 @@ static const double C0 = 0.5, C1 = -1.0, C2 = 3.0;
 typedef struct Points {
 	int n;
 	double t[64];
-	double v[64][3]; /* dst.y, dst.x, src.s */
+	double v[64][3]; /* as recorded: dst.y, dst.x, src.s (a.x, b.x in the chain) */
 	char log[4096];
 } Points;
 
@@ -183,6 +185,59 @@ static void hermite__source_derivatives__tangent_from_the_first_step(void **stat
 	}
 }
 
+/* Observed order on a coupled scenario with an exact reference: src (s = t^3) feeds a
+ * (x' = u), whose x feeds b, both taking second derivatives, under Jacobi: a.x = t^4 / 4,
+ * b.x = t^5 / 20.  The signals start with zero first and second derivatives, so the
+ * start-up (held, then linear) costs O(H^4) and the global error shows each scheme's own
+ * order: 2 for linear extrapolation, 3 for quadratic.  (On a system whose signals start
+ * moving, such as an oscillator, the held first step's O(H^2) dominates both.) */
+static double chain_error(SartApprox approx, double h)
+{
+	char dir[512];
+	snprintf(dir, sizeof dir, "%s/fmus/poly", test_build_dir());
+	unsigned caps = BASE_CAPS | SART_CAP_INPUT_ORDER2;
+	SartFmu fmus[] = {
+		{"src", dir, "poly", POLY_GUID, SART_FMI2, caps, poly_vars, 9},
+		{"a", dir, "poly", POLY_GUID, SART_FMI2, caps, poly_vars, 9},
+		{"b", dir, "poly", POLY_GUID, SART_FMI2, caps, poly_vars, 9},
+	};
+	SartConnection conns[] = {{{0, P_S}, {1, P_U}, 1, 0}, {{1, P_X}, {2, P_U}, 1, 0}};
+	SartStart starts[] = {{{0, P_C3}, 1.0}};
+	SartRef recs[] = {{1, P_X}, {2, P_X}};
+	SartScenario sc = {fmus, 3, conns, 2, starts, 1, recs, 2};
+	Points p;
+	SartMasterResult r;
+	SartMasterOptions o = {.start = 0, .stop = 1, .step = h, .algorithm = SART_JACOBI,
+	                       .approx = approx, .logger = logger, .logger_env = &p,
+	                       .on_point = collect, .point_env = &p};
+	memset(&p, 0, sizeof p);
+	assert_int_equal(sart_master_run(&sc, &o, &r), 0);
+	assert_true(p.n <= 64);
+	double err = 0;
+	for (int i = 0; i < p.n; i++) {
+		double t = p.t[i];
+		err = fmax(err, fmax(fabs(p.v[i][0] - t * t * t * t / 4),
+		                     fabs(p.v[i][1] - t * t * t * t * t / 20)));
+	}
+	return err;
+}
+
+static void chain__observed_order__two_linear_three_quadratic(void **state)
+{
+	(void)state;
+	double lin[3], quad[3];
+	for (int k = 0; k < 3; k++) {
+		double h = 0.1 / (1 << k);
+		lin[k] = chain_error(SART_LINEAR, h);
+		quad[k] = chain_error(SART_QUADRATIC, h);
+		print_message("H = %g: linear %.4e, quadratic %.4e\n", h, lin[k], quad[k]);
+	}
+	double ol = log2(lin[1] / lin[2]), oq = log2(quad[1] / quad[2]);
+	print_message("observed order: linear %.3f, quadratic %.3f\n", ol, oq);
+	assert_true(ol > 1.8 && ol < 2.3);
+	assert_true(oq > 2.7 && oq < 3.3);
+}
+
 static void refused__doubling_and_unknown(void **state)
 {
 	(void)state;
@@ -209,6 +264,7 @@ int main(void)
 		cmocka_unit_test(quadratic__cubic_signal__third_order_error),
 		cmocka_unit_test(quadratic__first_order_receiver__chord_to_the_parabola),
 		cmocka_unit_test(hermite__source_derivatives__tangent_from_the_first_step),
+		cmocka_unit_test(chain__observed_order__two_linear_three_quadratic),
 		cmocka_unit_test(refused__doubling_and_unknown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
