@@ -1244,6 +1244,21 @@ static void no_crossing_settings(Ctx *x, const Node *cond)
 		  "relative tolerance = Y { ... }`, or the settings after the condition");
 }
 
+/* The first signal[prev] or signal[-k] under e (earlier values: not lowered yet), or NULL. */
+static const Node *signal_history(const Node *e)
+{
+	if (!e)
+		return NULL;
+	if (e->kind == ND_SIGNAL && (e->op == SIG_PREV || e->op == SIG_INDEX))
+		return e;
+	const Node *l = signal_history(e->lhs);
+	if (!l)
+		l = signal_history(e->rhs);
+	for (const Node *a = e->kind == ND_BUILTIN ? e->list1 : NULL; a && !l; a = a->next)
+		l = signal_history(a);
+	return l;
+}
+
 /* A quantize rule's zones: names (strings) between limits (numbers), each name once in
  * the rules block. */
 static void check_zones(Ctx *x, Node *q)
@@ -1329,15 +1344,22 @@ static void check_rules(Ctx *x, Node *rules, bool in)
 				check_zones(x, q); /* lowered (lower.c, Quantize) */
 				break;
 			}
-			check_expr(x, q->lhs);
+			expect_numeric(x, q->lhs, check_expr(x, q->lhs), "the quantized signal");
 			for (Node *z = q->list1; z; z = z->next)
 				check_expr(x, z);
-			if (q->rhs)
-				check_expr(x, q->rhs);
-			if (q->els)
-				check_expr(x, q->els);
-			not_lowered(x, q->loc, q->op == QUANT_FUNCTION ? "quantize (P, = expr)"
-								       : "quantize P every D");
+			if (q->op == QUANT_EVERY) {
+				expect_numeric(x, q->rhs, check_expr(x, q->rhs), "the quantum");
+				if (q->els)
+					expect_numeric(x, q->els, check_expr(x, q->els), "the offset");
+			} else if (q->rhs) {
+				SaType tf = check_expr(x, q->rhs);
+				if (tf == TY_STRING)
+					not_lowered(x, q->rhs->loc, "quantize (P, = expr) with a String zone");
+			}
+			if (q->op == QUANT_FUNCTION && signal_history(q->rhs))
+				not_lowered(x, signal_history(q->rhs)->loc,
+					    "quantize (P, = expr) reading signal[prev] or signal[-k]");
+			/* lowered (lower.c, Quantize) */
 			break;
 		}
 		case RULE_LOOP:

@@ -1813,26 +1813,39 @@ static void lower_hold(Compilation *c, SaInfo *info)
 }
 
 /* ---- Quantize ------------------------------------------------------------------------------
- * `quantize(P, "z0", l1, "z1", l2, ..., "zn")` in an in or out rules block: the zones of
- * signal P are z0 below l1, z_i from l_i (included) to l_i+1, zn from l_n; a rule whose
- * condition is a zone's name holds on the step on which P enters that zone (the paper: an
- * event whenever the signal enters a new region), and at Init for the zone P starts in.
- * The zone P was in at the last In (MapOut, for out rules) is kept as its index in a var:
+ * A quantize rule in an in or out rules block turns signal P into zones, and an event
+ * whenever P enters a new one (the paper's quantization):
+ *   quantize(P, "z0", l1, "z1", ..., "zn")   named zones: z0 below l1, z_i from l_i
+ *                                            (included) to l_i+1, zn from l_n;
+ *   quantize P every D with offset O         the integer zones floor((P - O) / D) (O = 0);
+ *   quantize(P, = expr)                      the zones are the values of expr, `signal`
+ *                                            in it being P (Integer, Real or Bool).
+ * A rule whose condition is a zone's name (named zones; also inside `otherwise`) holds on
+ * the step on which P enters that zone, and at Init for the zone P starts in.  The
+ * quantize rule's own output function (`quantize ... --> { ... };`) runs on every step
+ * that enters a new zone (at Init too).  The zone of the last In (MapOut, for out rules)
+ * is kept in a var:
  *
- *   in var Integer quantize_<k>_zone := -1;          (out var in out rules)
+ *   in var Integer quantize_<k>_zone := -1;        named zones (out var in out rules)
+ *   in var quantize_<k>_zone := 0, Bool quantize_<k>_known := false;     the others
  *   in rules {
  *     true -> { if (P < l1) { quantize_<k>_zone := 0; } else if (P < l2) { ... := 1; }
- *               ... else { quantize_<k>_zone := n; } } --> <the quantize rule's own>;
+ *               ... else { quantize_<k>_zone := n; } };
+ *         (the others: { quantize_<k>_zone := Z; quantize_<k>_known := true; })
+ *     not (P < l1 and quantize_<k>_zone == 0 or ...) -> { } --> <the quantize rule's own>;
+ *         (the others: not quantize_<k>_known or Z != quantize_<k>_zone)
  *     l_i <= P and P < l_i+1 and quantize_<k>_zone != i -> ...      (was "z_i" -> ...)
  *   }
  *
  * Conditions are all evaluated before any `->` part runs, so inside them the var still
  * holds the zone of the previous step.  Quantizers are numbered k = 1, 2, ... over the
  * adaptation, in and then out rules.  Runs after Otherwise, whose `not (...)` may name
- * zones too.  `quantize(P, = expr)` and `quantize P every D` are
- * not lowered yet (the checker reports them).
+ * zones too (a quantize rule itself is not one of the conditions `otherwise` negates).
+ * Not lowered yet (the checker reports them): `signal[prev]`, `signal[-k]`, String zones
+ * of `= expr`.
  * Preconditions (the checker's): every zone condition names a zone that a quantize rule
- * of its block declares, once; names and limits alternate, a name first and last. */
+ * of its block declares, once; names and limits alternate, a name first and last; P, D
+ * and O are numbers. */
 
 /* P is in zone i of quantizer q (limits at the odd places of its list). */
 static Node *in_zone(Lw *w, Node *q, int i)
@@ -1882,10 +1895,29 @@ static void replace_zones(Lw *w, Node **e, Node *q, Node *zone, int sym)
 	}
 }
 
+/* e with every `signal` (`signal[now]`) replaced by a copy of p. */
+static Node *with_signal(Lw *w, Node *e, Node *p)
+{
+	if (!e)
+		return NULL;
+	if (e->kind == ND_SIGNAL)
+		return clone(w, p);
+	Node *c = clone(w, e);
+	c->lhs = with_signal(w, e->lhs, p);
+	c->rhs = with_signal(w, e->rhs, p);
+	if (e->kind == ND_BUILTIN) {
+		Node *args = NULL;
+		for (Node *a = e->list1; a; a = a->next)
+			args = ast_append(args, with_signal(w, a, p));
+		c->list1 = args;
+	}
+	return c;
+}
+
 static void lower_quantize_in(Lw *w, Node *rules, bool in, int *k)
 {
 	for (Node *r = rules ? rules->list3 : NULL; r; r = r->next) {
-		if (r->op != RULE_QUANTIZE || r->lhs->op != QUANT_ZONES)
+		if (r->op != RULE_QUANTIZE)
 			continue;
 		Node *q = r->lhs;
 		w->at = q->loc;
@@ -1897,35 +1929,76 @@ static void lower_quantize_in(Lw *w, Node *rules, bool in, int *k)
 		(*k)++;
 		char num[24];
 		snprintf(num, sizeof num, "%d", *k);
-		const char *name = fmt(w, "quantize_%s_zone", num, NULL);
-		Node *zone = in ? new_in_var(w, name, TY_INTEGER, mk_int(w, -1),
-					     "the zone of a quantized signal")
-				: new_out_var(w, name, TY_INTEGER, mk_int(w, -1),
-					      "the zone of a quantized signal");
-		if (!zone)
-			return;
 		int sym = in ? SYM_IN_VAR : SYM_OUT_VAR;
-		int nzones = (ast_count(q->list1) + 1) / 2;
-		/* the zone update, an if/else chain from the last zone back */
-		Node *chain = mk_assign(w, mk_ref_to(w, zone, sym), mk_int(w, nzones - 1));
-		for (int i = nzones - 2; i >= 0; i--) {
-			Node *limit = NULL;
-			int j = 0;
-			for (Node *z = q->list1; z; z = z->next, j++)
-				if (j == 2 * i + 1)
-					limit = z;
-			chain = mk_if(w, mk_bin(w, OP_LT, clone(w, q->lhs), clone(w, limit)),
-				      mk_assign(w, mk_ref_to(w, zone, sym), mk_int(w, i)), chain);
+		const char *purpose = "the zone of a quantized signal";
+#define NEW_VAR(name, type, init) (in ? new_in_var(w, name, type, init, purpose) \
+				       : new_out_var(w, name, type, init, purpose))
+		Node *value = NULL; /* the zone as an expression (every, = expr) */
+		SaType ty = TY_INTEGER;
+		if (q->op == QUANT_EVERY) {
+			Node *d = mk_bin(w, OP_SUB, clone(w, q->lhs), q->els ? clone(w, q->els) : mk_real(w, 0.0));
+			value = mk_builtin(w, BI_FLOOR, mk_bin(w, OP_DIV, d, clone(w, q->rhs)));
+		} else if (q->op == QUANT_FUNCTION) {
+			value = with_signal(w, q->rhs, q->lhs);
+			ty = type_of(value) == TY_BOOL ? TY_BOOL : type_of(value) == TY_INTEGER ? TY_INTEGER
+											   : TY_REAL;
 		}
-		/* the zone conditions of the block (within `otherwise`'s too) */
-		for (Node *c = rules->list3; c; c = c->next)
-			if (c->op == RULE_COND && c->cond)
-				replace_zones(w, &c->cond, q, zone, sym);
+		Node *zone = NEW_VAR(fmt(w, "quantize_%s_zone", num, NULL), ty,
+				     value ? type_zero(w, ty) : mk_int(w, -1));
+		Node *known = value ? NEW_VAR(fmt(w, "quantize_%s_known", num, NULL), TY_BOOL,
+					      mk_bool(w, false)) : NULL;
+#undef NEW_VAR
+		if (!zone || (value && !known))
+			return;
+		Node *update, *changed;
+		if (value) {
+			update = list2(mk_assign(w, mk_ref_to(w, zone, sym), value),
+				       mk_assign(w, mk_ref_to(w, known, sym), mk_bool(w, true)));
+			changed = mk_bin(w, OP_OR, mk_not(w, mk_ref_to(w, known, sym)),
+					 mk_bin(w, OP_NE, clone(w, value), mk_ref_to(w, zone, sym)));
+		} else {
+			int nzones = (ast_count(q->list1) + 1) / 2;
+			/* the zone update, an if/else chain from the last zone back */
+			update = mk_assign(w, mk_ref_to(w, zone, sym), mk_int(w, nzones - 1));
+			for (int i = nzones - 2; i >= 0; i--) {
+				Node *limit = NULL;
+				int j = 0;
+				for (Node *z = q->list1; z; z = z->next, j++)
+					if (j == 2 * i + 1)
+						limit = z;
+				update = mk_if(w, mk_bin(w, OP_LT, clone(w, q->lhs), clone(w, limit)),
+					       mk_assign(w, mk_ref_to(w, zone, sym), mk_int(w, i)), update);
+			}
+			Node *same = NULL;
+			for (int i = 0; i < nzones; i++) {
+				Node *here = mk_bin(w, OP_AND, in_zone(w, q, i),
+						    mk_bin(w, OP_EQ, mk_ref_to(w, zone, sym), mk_int(w, i)));
+				same = same ? mk_bin(w, OP_OR, same, here) : here;
+			}
+			changed = mk_not(w, same);
+			/* the zone conditions of the block (within `otherwise`'s too) */
+			for (Node *c = rules->list3; c; c = c->next)
+				if (c->op == RULE_COND && c->cond)
+					replace_zones(w, &c->cond, q, zone, sym);
+		}
+		Node *els = r->els;
 		r->op = RULE_COND;
 		r->origin = w->rule;
 		r->cond = mk_bool(w, true);
-		r->then = mk_block(w, chain);
+		r->then = mk_block(w, update);
+		r->els = NULL;
 		r->lhs = NULL;
+		if (els) {
+			/* its output function, on the steps entering a new zone */
+			Node *on = mk(w, ND_RULE);
+			on->op = RULE_COND;
+			on->cond = changed;
+			on->then = mk_block(w, NULL);
+			on->els = els;
+			on->next = r->next;
+			r->next = on;
+			r = on;
+		}
 	}
 }
 

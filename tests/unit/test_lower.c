@@ -18,6 +18,7 @@
  *   tests/e2e/lower_hold_{zoh,foh,no}.sa   output holds between triggered inner steps:
  *                                    the last value, the line (exact for a linear x), 0;
  *   tests/e2e/lower_quantize.sa      quantize zones: a zone condition fires on entering it;
+ *   tests/e2e/lower_quantize_every.sa   quantize every D: its output function likewise;
  *   tests/e2e/lower_crossing_block.sa   a crossing in a condition block, located as well;
  *   tests/e2e/lower_crossing.sa      crossing settings (`>!`, `<!`, `otherwise`) over a
  *                                    ramp from another integrator, stepped with steps that
@@ -1198,6 +1199,29 @@ static void crossing_in_condition_block__ramp__rejected_and_located(void **state
 	stop_fmu(&g, ramp);
 }
 
+/* lower_quantize_every: zones floor((level - 0.25) / 0.5); the quantize rule's output
+ * function feeds u = 1 on each step entering a new zone (the start's zone, -1, at Init):
+ * x counts the changes (steps of 1). */
+static void quantize_every__output_function__runs_on_entering_a_new_zone(void **state)
+{
+	(void)state;
+	Fmu f;
+	load_fmu(&f, "e2e", "lower_quantize_every");
+	fmi2Component c = start_fmu(&f, "quantize_every");
+	fmi2ValueReference level = vr_of(&f, "level"), x = vr_of(&f, "x");
+	/* zones -1, 0, 0, 1, 1, -2, -2 */
+	const double levels[] = {0.1, 0.3, 0.7, 0.8, 1.2, -0.5, -0.5};
+	const double xs[] = {0, 1, 1, 2, 2, 3, 3};
+	for (int k = 0; k < 7; k++) {
+		set1(&f, c, level, levels[k]);
+		assert_int_equal(f.api.do_step(c, k, 1.0, fmi2True), fmi2OK);
+		double got = get1(&f, c, x);
+		if (got != xs[k])
+			fail_msg("step %d (level %g): x = %.17g, not %g", k, levels[k], got, xs[k]);
+	}
+	stop_fmu(&f, c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1242,6 +1266,7 @@ int main(void)
 		cmocka_unit_test(first_order_hold__linear_signal__exact_between_inner_steps),
 		cmocka_unit_test(no_hold__between_inner_steps__zero),
 		cmocka_unit_test(quantize__zone_conditions__fire_on_entering_the_zone),
+		cmocka_unit_test(quantize_every__output_function__runs_on_entering_a_new_zone),
 		cmocka_unit_test(crossing_in_condition_block__ramp__rejected_and_located),
 		cmocka_unit_test(declarative_lazy_triggered_sa__same_as_hand_written_lazy_sa),
 	};
