@@ -92,12 +92,13 @@ static void sim_usage(FILE *out)
 	      "                     [--tolerance TOL] [--min-step H] [--max-step H]\n"
 	      "                     [--step-timeout SECONDS] [--realtime [SCALE]]\n"
 	      "                     [--max-overruns N] [--profile]\n"
-	      "                     [--event INST.VAR [--event-tolerance SECONDS]]\n"
+	      "                     [--event INST.VAR [--event-tolerance SECONDS]] [--no-rollback]\n"
 	      "                     [--sweep H1,H2,... [--reference REF.csv] [--sweep-csv FILE]]\n"
 	      "                     [--record INST.VAR,...] [--set INST.VAR=VALUE]...\n"
 	      "                     [-o RESULT.csv] [--explain] [--no-unit-conversion]\n"
-	      "\n"
-	      "  TARGET        an .fmu, or a scenario module (fmu declarations and connections)\n"
+	      "\n", out);
+	/* two strings: C99 compilers need not take one longer than 4095 characters */
+	fputs("  TARGET        an .fmu, or a scenario module (fmu declarations and connections)\n"
 	      "  --start T0    start time (default 0)\n"
 	      "  --stop T1     stop time (default: the DefaultExperiment's, else 1)\n"
 	      "  --step H      macro step (default (T1 - T0) / 500)\n"
@@ -124,6 +125,8 @@ static void sim_usage(FILE *out)
 	      "                in the summary with the largest lateness\n"
 	      "  --max-overruns  stop the run (exit 1) at the overrun after N\n"
 	      "  --profile     wall time inside each FMU's doStep and its calls, in the summary\n"
+	      "  --no-rollback save no FMU state before each step (faster; a discard then\n"
+	      "                stops the run; refused with iterations, step control, events)\n"
 	      "  --event       locate the sign changes of this output: a step over one is\n"
 	      "                redone shorter (regula falsi from restored states) until a\n"
 	      "                point lies within --event-tolerance after it (default 1e-6 H)\n"
@@ -166,6 +169,7 @@ typedef struct SimArgs {
 	const char *sweep_csv;
 	bool explain;
 	bool no_unit_conversion; /* wire values as they are, as a master blind to units does */
+	bool no_rollback;        /* no state saved per step: a discard stops the run */
 	const char *event;       /* --event INST.VAR: the indicator, NULL for none */
 	double event_tolerance;  /* s, 0 for the master's default */
 	SartRef event_ref;       /* event, resolved */
@@ -413,6 +417,7 @@ static const SimOption sim_options[] = {
 	{"--set", OPT_VALUE, add_set_arg, 0},
 	{"--explain", OPT_FLAG, set_flag, AT(explain)},
 	{"--no-unit-conversion", OPT_FLAG, set_flag, AT(no_unit_conversion)},
+	{"--no-rollback", OPT_FLAG, set_flag, AT(no_rollback)},
 	{"--event", OPT_VALUE, set_string, AT(event)},
 	{"--event-tolerance", OPT_VALUE, set_positive, AT(event_tolerance)},
 	{NULL, OPT_FLAG, NULL, 0},
@@ -1109,7 +1114,8 @@ static int run_once(Sim *s, const SartScenario *sc, double step, const char *lab
 	                       .step_control = a->step_control, .tolerance = a->tolerance,
 	                       .min_step = a->min_step, .max_step = a->max_step,
 	                       .locate_events = a->event != NULL, .event_indicator = a->event_ref,
-	                       .event_tolerance = a->event_tolerance};
+	                       .event_tolerance = a->event_tolerance,
+	                       .no_rollback = a->no_rollback};
 	SartMasterResult res;
 	struct sigaction sa, old_int, old_term, old_alrm;
 	s->rows = 0;

@@ -1021,7 +1021,7 @@ static int step_outcome(Master *m, int f, double t, SartStatus st, double r, dou
 		if (m->o->no_rollback) {
 			fail(m, "%s discarded the step from t = %.17g at t = %.17g; redoing it shorter "
 			     "needs the FMUs' states saved before each step, and the run was told to "
-			     "save none (no_rollback)", m->sc->fmus[f].name, t, r);
+			     "save none (no rollback)", m->sc->fmus[f].name, t, r);
 			return -1;
 		}
 		if (!m->can_rollback) {
@@ -2376,7 +2376,8 @@ int sart_master_run(const SartScenario *sc, const SartMasterOptions *o, SartMast
 			}
 	}
 	if (o->no_rollback && (o->iterations > 0 || o->step_control != SART_STEP_FIXED)) {
-		fail(m, "no_rollback leaves no state to roll back to, and %s roll%s every FMU back",
+		fail(m, "with no rollback there is no state to go back to, and %s roll%s every FMU "
+		     "back",
 		     o->iterations > 0 ? "iterations" : "step-size control",
 		     o->iterations > 0 ? "" : "s");
 		goto done;
@@ -2401,7 +2402,7 @@ int sart_master_run(const SartScenario *sc, const SartMasterOptions *o, SartMast
 		}
 		if (o->step_control == SART_STEP_DOUBLING || o->no_rollback) {
 			fail(m, "event location needs the states saved and does not work with %s",
-			     o->no_rollback ? "no_rollback" : "step doubling");
+			     o->no_rollback ? "no rollback" : "step doubling");
 			goto done;
 		}
 		for (int f = 0; f < sc->nfmus; f++)

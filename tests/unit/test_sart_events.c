@@ -258,7 +258,7 @@ static void refused__without_state_or_output_or_with_step_control(void **state)
 	o.step_control = SART_STEP_FIXED;
 	o.no_rollback = 1;
 	assert_int_equal(sart_master_run(&sc, &o, &r), 1);
-	assert_contains(r.message, "does not work with no_rollback");
+	assert_contains(r.message, "does not work with no rollback");
 	o.no_rollback = 0;
 	o.event_tolerance = -1;
 	assert_int_equal(sart_master_run(&sc, &o, &r), 1);

@@ -435,7 +435,7 @@ static void run__jacobi_fast_path__converts_and_reports(void **state)
 	/* no_rollback contradicts what rolls back */
 	o.iterations = 1;
 	assert_int_equal(sart_master_run(&sc, &o, &r), 1);
-	assert_contains(r.message, "no_rollback leaves no state to roll back to, and iterations");
+	assert_contains(r.message, "with no rollback there is no state to go back to, and iterations");
 	free(dir);
 }
 
@@ -587,7 +587,7 @@ static void run__discard__redone_to_land_on_expiry(void **state)
 	/* told to save no state, the discard cannot be redone either */
 	assert_int_equal(run_controller_opts(SART_CAP_GET_SET_STATE, 1, &p, &r), 1);
 	assert_contains(r.message, "ctl discarded the step from t = 1.2");
-	assert_contains(r.message, "save none (no_rollback)");
+	assert_contains(r.message, "save none (no rollback)");
 	assert_int_equal(r.rollbacks, 0);
 	assert_int_equal(p.n, 5);
 

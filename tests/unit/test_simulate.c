@@ -522,6 +522,34 @@ static void simulate__event__crossing_located_to_tolerance(void **state)
 	assert_tmp_empty(c);
 }
 
+/* --no-rollback: no state saved per step, so the controller's discard at its timer stops
+ * the run (exit 1, the rows before it kept), and iterations are refused. */
+static void simulate__no_rollback__discard_stops_the_run(void **state)
+{
+	Ctx *c = *state;
+	char args[1024];
+	snprintf(args, sizeof args, "'%s/fmus/controller.fmu' --stop 1.5 --step 0.3 --no-rollback "
+	         "--set controller.obj_detected=true --record controller.down -o '%s/r.csv'",
+	         test_build_dir(), c->dir);
+	assert_int_equal(simulate(c, args), 1);
+	char *err = file_in(c, "err.txt");
+	assert_contains(err, "controller discarded the step from t = 1.2 at t = 1.3");
+	assert_contains(err, "save none (no rollback)");
+	free(err);
+	char *csv = file_in(c, "r.csv");
+	assert_contains(csv, "\n0.89999999999999991,1\n1.2,1\n");
+	assert_null(strstr(csv, "\n1.3"));
+	assert_null(strstr(csv, "\n1.5"));
+	free(csv);
+	snprintf(args, sizeof args, "'%s/fmus/integrator.fmu' --stop 1 --no-rollback --iterations 1",
+	         test_build_dir());
+	assert_int_equal(simulate(c, args), 1);
+	err = file_in(c, "err.txt");
+	assert_contains(err, "with no rollback there is no state to go back to, and iterations");
+	free(err);
+	assert_tmp_empty(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -543,6 +571,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(simulate__approx__extrapolation_orders_on_a_parabola,
 		                                setup, teardown),
 		cmocka_unit_test_setup_teardown(simulate__event__crossing_located_to_tolerance, setup,
+		                                teardown),
+		cmocka_unit_test_setup_teardown(simulate__no_rollback__discard_stops_the_run, setup,
 		                                teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
