@@ -1240,8 +1240,9 @@ static void no_crossing_settings(Ctx *x, const Node *cond)
 		e = cond;
 	diag_error(x->c->diag, e->loc, "the crossing operator '%s' needs crossing settings on "
 		   "its rules block", ast_op_spelling(e->op));
-	diag_note(x->c->diag, e->loc, "write `in rules with crossing absolute tolerance = X and "
-		  "relative tolerance = Y { ... }`, or the settings after the condition");
+	diag_note(x->c->diag, e->loc, "write `%s rules with crossing absolute tolerance = X and "
+		  "relative tolerance = Y { ... }`, or the settings after the condition",
+		  x->part == PART_OUT_COND ? "out" : "in");
 }
 
 /* The first signal[prev] or signal[-k] under e (earlier values: not lowered yet), or NULL. */
@@ -1301,9 +1302,7 @@ static void check_rules(Ctx *x, Node *rules, bool in)
 	for (Node *s = rules->list1; s; s = s->next) {
 		if (s->kind == ND_CROSSING) {
 			check_settings(x, s->list1);
-			crossing = true;
-			if (!in)
-				not_lowered(x, s->loc, "crossing (on out rules)");
+			crossing = true; /* lowered (lower.c, Crossing and CrossingOut) */
 		} else {
 			x->part = in ? PART_IN_MAP : PART_OUT_MAP;
 			check_output_fn(x, s, in ? "on in rules" : NULL);
@@ -1319,11 +1318,7 @@ static void check_rules(Ctx *x, Node *rules, bool in)
 		case RULE_COND:
 			x->part = in ? PART_IN_COND : PART_OUT_COND;
 			check_condition(x, r->cond);
-			if (!in) {
-				/* with block settings, those were reported */
-				if (r->list1 || (cond_has_crossing(r->cond) && !crossing))
-					not_lowered(x, r->cond->loc, "crossing (on out rules)");
-			} else if (r->list1 && !cond_has_crossing(r->cond)) {
+			if (r->list1 && !cond_has_crossing(r->cond)) {
 				diag_error(x->c->diag, r->list1->loc, "tolerance settings on a condition "
 					   "without a crossing operator ('>!' or '<!') have nothing to set");
 			} else if (cond_has_crossing(r->cond) && !crossing && !r->list1) {

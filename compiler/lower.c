@@ -1588,6 +1588,236 @@ static void lower_crossing(Compilation *c, SaInfo *info)
 		w->sa->a_ctrl->origin = origin; /* still that form's: no other may combine */
 }
 
+/* ---- CrossingOut ---------------------------------------------------------------------------
+ * Crossing settings on out rules (`out rules with crossing ...`, or a rule's own settings):
+ * `a >! b` over inner outputs.  The inner outputs move only when the inners step, so the
+ * step is tried first and rejected afterwards when a was carried past b; the wrapper's
+ * snapshot takes it, the inners included, back to t.  The values at the step's start are
+ * sampled by the control rules into control vars before anything steps (the out rule
+ * conditions, evaluated by MapOut after the step, see them):
+ *
+ *   control var out_crossing_<k>_left := 0.0, out_crossing_<k>_right := 0.0;
+ *   out rules {
+ *     out_crossing_k_left < out_crossing_k_right and not is_close(left, right, R, A) and
+ *         is_close(a, b, R, A) -> ...                                   (was a >! b -> ...)
+ *   }
+ *   control rules {
+ *     var out_crossing_step := H;
+ *     out_crossing_<k>_left := a; out_crossing_<k>_right := b; ...
+ *     <the control rules' statements>; out_crossing_step := <their return>;
+ *     if (left < right and not is_close(left, right, R, A) and not is_close(a, b, R, A)
+ *         and a > b) {
+ *       out_crossing_step := min(out_crossing_step, H * (left - right) / ((left - right) - (a - b)));
+ *     } ...
+ *     return out_crossing_step;
+ *   }
+ *
+ * In the control rules a and b read the inner outputs as stored after the last step
+ * (ReplacePortsRefsByVars): before the inners step, their values at t; after, at t + H.
+ * At Init both start values are 0, so no crossing fires there.  The control rules wrapped
+ * are the user's, another form's (an in rule crossing's too: its rejection comes first),
+ * or the default ones.
+ * Preconditions:
+ *   1. a is Real;
+ *   2. a and b read only inner outputs, input ports, parameters, literals, t and H (out
+ *      vars are written by the `->` parts after the conditions read them);
+ *   3. every inner FMU can save and restore its state (the step is rejected after the
+ *      inners stepped);
+ *   4. without control rules, the inner FMUs can be ordered by their couplings. */
+
+/* The first reference under e an out rule crossing may not read (precondition 2). */
+static const Node *unsteady_out(const Node *e)
+{
+	if (!e)
+		return NULL;
+	switch (e->kind) {
+	case ND_INT:
+	case ND_REAL:
+	case ND_BOOL:
+		return NULL;
+	case ND_KEYVAR:
+		return e->op == KV_T || e->op == KV_BIG_H ? NULL : e;
+	case ND_NAME:
+	case ND_PORT_REF:
+		return e->sym == SYM_INPORT || e->sym == SYM_PARAM || e->sym == SYM_INNER_OUT ? NULL : e;
+	case ND_UNARY:
+	case ND_BINARY: {
+		const Node *l = unsteady_out(e->lhs);
+		return l ? l : unsteady_out(e->rhs);
+	}
+	case ND_BUILTIN:
+		if (e->op == BI_IS_SET || e->name)
+			return e;
+		for (const Node *a = e->list1; a; a = a->next)
+			if (unsteady_out(a))
+				return unsteady_out(a);
+		return NULL;
+	default:
+		return e;
+	}
+}
+
+static void replace_crossings_out(Lw *w, Node **e, Cross *xs, int *n, int max, Node *rtol,
+				  Node *atol)
+{
+	Node *x = *e;
+	if (!x)
+		return;
+	if (x->kind == ND_BINARY && (x->op == OP_CROSS_UP || x->op == OP_CROSS_DOWN)) {
+		if (*n >= max)
+			return;
+		SaType ta = signal_type(w, x->lhs);
+		if (ta != TY_REAL && ta != TY_NONE) {
+			diag_error(w->c->diag, x->lhs->loc, "%s: the signal of '%s' must be Real, not %s "
+				   "(a crossing is located by interpolating it)", w->rule,
+				   ast_op_spelling(x->op), ast_type_name(ta));
+			w->failed = true;
+			return; /* (1) */
+		}
+		const Node *bad = unsteady_out(x->lhs);
+		if (!bad)
+			bad = unsteady_out(x->rhs);
+		if (bad) {
+			diag_error(w->c->diag, bad->loc, "%s: '%s' on out rules may read only inner "
+				   "outputs, input ports, parameters, literals, t and H (the values "
+				   "that move with the step being tried)", w->rule,
+				   ast_op_spelling(x->op));
+			w->failed = true;
+			return; /* (2) */
+		}
+		Cross *c = &xs[(*n)++];
+		c->cmp = x;
+		c->rtol = rtol;
+		c->atol = atol;
+		char k[24];
+		snprintf(k, sizeof k, "%d", *n);
+		const char *purpose = "a crossing's values at the step's start";
+		c->left = new_ctrl_var(w, fmt(w, "out_crossing_%s_left", k, NULL), TY_REAL,
+				       mk_real(w, 0.0), purpose);
+		c->right = new_ctrl_var(w, fmt(w, "out_crossing_%s_right", k, NULL), TY_REAL,
+					mk_real(w, 0.0), purpose);
+		if (w->failed)
+			return;
+		Op before = x->op == OP_CROSS_UP ? OP_LT : OP_GT;
+		Node *r = mk_bin(w, before, mk_ref_to(w, c->left, SYM_CTRL_VAR),
+				 mk_ref_to(w, c->right, SYM_CTRL_VAR));
+		r = mk_bin(w, OP_AND, r, mk_not(w, is_close4(w, mk_ref_to(w, c->left, SYM_CTRL_VAR),
+			mk_ref_to(w, c->right, SYM_CTRL_VAR), rtol, atol)));
+		r = mk_bin(w, OP_AND, r, is_close4(w, clone(w, x->lhs), clone(w, x->rhs), rtol, atol));
+		*e = r;
+		return;
+	}
+	replace_crossings_out(w, &x->lhs, xs, n, max, rtol, atol);
+	replace_crossings_out(w, &x->rhs, xs, n, max, rtol, atol);
+}
+
+static void lower_crossing_out(Compilation *c, SaInfo *info)
+{
+	Lw w0 = {c, info, info->sa, "CrossingOut", {0}, false}, *w = &w0;
+	Node *rules = w->sa->a_out_rules, *set = NULL;
+	for (Node **s = rules ? &rules->list1 : NULL; s && *s; s = &(*s)->next)
+		if ((*s)->kind == ND_CROSSING) {
+			set = *s;
+			*s = set->next; /* consumed */
+			set->next = NULL;
+			break;
+		}
+	if (!rules)
+		return;
+	Node *rtol = set ? setting(set->list1, SET_REL_TOL) : NULL;
+	Node *atol = set ? setting(set->list1, SET_ABS_TOL) : NULL;
+	int max = 0;
+	for (Node *r = rules->list3; r; r = r->next)
+		if (r->op == RULE_COND && r->cond && cond_value(r) &&
+		    count_crossings(*cond_value(r))) {
+			if (!max)
+				w->at = set ? set->loc : r->cond->loc;
+			max += count_crossings(*cond_value(r));
+		}
+	if (!max)
+		return;
+	for (int i = 0; i < info->ninners; i++)
+		if (!can_rollback(info->inners[i], 0)) {
+			Inner *in = info->inners[i];
+			diag_error(c->diag, w->at, "%s: inner fmu '%s' cannot save and restore its "
+				   "state, and a crossing on out rules rejects the step after the inners "
+				   "stepped", w->rule, in->name);
+			diag_note(c->diag, in->decl->loc, in->fmu ? "its model description says "
+				  "canGetAndSetFMUstate=\"false\"" : "an fmu inside it cannot roll back");
+			w->failed = true;
+		}
+	if (w->failed)
+		return; /* (3) */
+	if (!fresh(w, "out_crossing_step", "a local of the generated control rules"))
+		return;
+	Cross *xs = arena_alloc(c->arena, (size_t)max * sizeof *xs);
+	int n = 0;
+	for (Node *r = rules->list3; r; r = r->next)
+		if (r->op == RULE_COND && r->cond && cond_value(r)) {
+			Node *rr = setting(r->list1, SET_REL_TOL), *ra = setting(r->list1, SET_ABS_TOL);
+			replace_crossings_out(w, cond_value(r), xs, &n, max, rr ? rr : rtol,
+					      ra ? ra : atol);
+			r->list1 = NULL;
+		}
+	if (w->failed)
+		return;
+	Node *step_d = NULL;
+	Node *stmts = mk_local(w, "out_crossing_step", TY_REAL, mk_kv(w, KV_BIG_H), &step_d);
+	for (int i = 0; i < n; i++) {
+		stmts = ast_append(stmts, mk_assign(w, mk_ref_to(w, xs[i].left, SYM_CTRL_VAR),
+						    clone(w, xs[i].cmp->lhs)));
+		stmts = ast_append(stmts, mk_assign(w, mk_ref_to(w, xs[i].right, SYM_CTRL_VAR),
+						    clone(w, xs[i].cmp->rhs)));
+	}
+	Node *ctrl = w->sa->a_ctrl, *body;
+	if (!ctrl || ctrl->kind == ND_CTRL_IMPLIED) {
+		body = default_control(w, step_d);
+		if (!body)
+			return; /* (4) */
+	} else if (ctrl->kind != ND_CTRL) {
+		diag_error(c->diag, w->at, "%s: crossing settings with this control form cannot be "
+			   "lowered yet", w->rule);
+		w->failed = true;
+		return;
+	} else {
+		Node *ret = ast_last(ctrl->body->list1);
+		body = NULL;
+		for (Node *s = ctrl->body->list1, *next; s && s != ret; s = next) {
+			next = s->next;
+			s->next = NULL;
+			body = ast_append(body, s);
+		}
+		body = ast_append(body, mk_assign(w, mk_ref_to(w, step_d, SYM_LOCAL), ret->lhs));
+	}
+	stmts = ast_append(stmts, body);
+	for (int i = 0; i < n; i++) {
+		Cross *x = &xs[i];
+		Op before = x->cmp->op == OP_CROSS_UP ? OP_LT : OP_GT;
+		Op after = x->cmp->op == OP_CROSS_UP ? OP_GT : OP_LT;
+		Node *cond = mk_bin(w, before, mk_ref_to(w, x->left, SYM_CTRL_VAR),
+				    mk_ref_to(w, x->right, SYM_CTRL_VAR));
+		cond = mk_bin(w, OP_AND, cond, mk_not(w, is_close4(w, mk_ref_to(w, x->left, SYM_CTRL_VAR),
+			mk_ref_to(w, x->right, SYM_CTRL_VAR), x->rtol, x->atol)));
+		cond = mk_bin(w, OP_AND, cond, mk_not(w, is_close4(w, clone(w, x->cmp->lhs),
+			clone(w, x->cmp->rhs), x->rtol, x->atol)));
+		cond = mk_bin(w, OP_AND, cond, mk_bin(w, after, clone(w, x->cmp->lhs),
+						       clone(w, x->cmp->rhs)));
+		Node *d0 = mk_bin(w, OP_SUB, mk_ref_to(w, x->left, SYM_CTRL_VAR),
+				  mk_ref_to(w, x->right, SYM_CTRL_VAR));
+		Node *d1 = mk_bin(w, OP_SUB, clone(w, x->cmp->lhs), clone(w, x->cmp->rhs));
+		Node *falsi = mk_bin(w, OP_DIV, mk_bin(w, OP_MUL, mk_kv(w, KV_BIG_H), d0),
+				     mk_bin(w, OP_SUB, clone(w, d0), d1));
+		Node *upd = mk_assign(w, mk_ref_to(w, step_d, SYM_LOCAL),
+			mk_builtin(w, BI_MIN, list2(mk_ref_to(w, step_d, SYM_LOCAL), falsi)));
+		stmts = ast_append(stmts, mk_if(w, cond, upd, NULL));
+	}
+	stmts = ast_append(stmts, mk_return(w, mk_ref_to(w, step_d, SYM_LOCAL)));
+	const char *origin = ctrl && ctrl->kind == ND_CTRL ? ctrl->origin : NULL;
+	set_control(w, stmts);
+	if (origin)
+		w->sa->a_ctrl->origin = origin; /* still that form's: no other may combine */
+}
+
 /* ---- Otherwise ------------------------------------------------------------------------------
  * `otherwise -> ...` in in or out rules: the condition that holds when no earlier rule's
  * did.  All the block's conditions are evaluated before any `->` part runs, so it is
@@ -2055,6 +2285,7 @@ const LwRule lw_rules[] = {
 	{"Periodic", lower_periodic},
 	{"Multiplied", lower_multiplied},
 	{"Crossing", lower_crossing},
+	{"CrossingOut", lower_crossing_out},
 	{"Otherwise", lower_otherwise},
 	{"Quantize", lower_quantize},
 	{"Hold", lower_hold},

@@ -20,6 +20,7 @@
  *   tests/e2e/lower_quantize.sa      quantize zones: a zone condition fires on entering it;
  *   tests/e2e/lower_quantize_every.sa   quantize every D: its output function likewise;
  *   tests/e2e/lower_crossing_block.sa   a crossing in a condition block, located as well;
+ *   tests/e2e/lower_crossing_out.sa  crossing settings on out rules, over an inner output;
  *   tests/e2e/lower_crossing.sa      crossing settings (`>!`, `<!`, `otherwise`) over a
  *                                    ramp from another integrator, stepped with steps that
  *                                    overshoot: rejected, and located within tolerance;
@@ -1222,6 +1223,42 @@ static void quantize_every__output_function__runs_on_entering_a_new_zone(void **
 	stop_fmu(&f, c);
 }
 
+/* lower_crossing_out: x' = u = 2 from 0, steps of 0.3; the step to 0.6 carries x from 0.6
+ * to 1.2, past 1.0: rejected after the integrator stepped, proposing 0.3 * 0.4 / 0.6 =
+ * 0.2 (x is linear: the crossing exactly), with x back at 0.6; the retry ends on x = 1.0
+ * and counts the one hit. */
+static void crossing_on_out_rules__overshoot__rejected_after_the_step_and_located(void **state)
+{
+	(void)state;
+	Fmu f;
+	load_fmu(&f, "e2e", "lower_crossing_out");
+	fmi2Component c = start_fmu(&f, "crossing_out");
+	fmi2ValueReference u = vr_of(&f, "u"), x = vr_of(&f, "x"), hits = vr_of(&f, "hits");
+	double t = 0;
+	int rejected = 0;
+	while (t < 1.5) {
+		double h = 0.3;
+		set1(&f, c, u, 2.0);
+		fmi2Status st = f.api.do_step(c, t, h, fmi2True);
+		if (st == fmi2Discard) {
+			double last = 0;
+			assert_int_equal(f.api.get_real_status(c, fmi2LastSuccessfulTime, &last), fmi2OK);
+			assert_close(last, 0.5, 1e-12);
+			assert_close(get1(&f, c, x), 2 * t, 1e-12); /* the state at t is kept */
+			rejected++;
+			h = last - t;
+			set1(&f, c, u, 2.0);
+			st = f.api.do_step(c, t, h, fmi2True);
+		}
+		assert_int_equal(st, fmi2OK);
+		t += h;
+		assert_close(get1(&f, c, x), 2 * t, 1e-12);
+		assert_close(get1(&f, c, hits), t < 0.5 - 1e-9 ? 0.0 : 1.0, 0);
+	}
+	assert_int_equal(rejected, 1);
+	stop_fmu(&f, c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1268,6 +1305,7 @@ int main(void)
 		cmocka_unit_test(quantize__zone_conditions__fire_on_entering_the_zone),
 		cmocka_unit_test(quantize_every__output_function__runs_on_entering_a_new_zone),
 		cmocka_unit_test(crossing_in_condition_block__ramp__rejected_and_located),
+		cmocka_unit_test(crossing_on_out_rules__overshoot__rejected_after_the_step_and_located),
 		cmocka_unit_test(declarative_lazy_triggered_sa__same_as_hand_written_lazy_sa),
 	};
 	return cmocka_run_group_tests_name("lower", tests, NULL, NULL);
