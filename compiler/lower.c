@@ -1823,8 +1823,29 @@ static void lower_crossing_out(Compilation *c, SaInfo *info)
  * did.  All the block's conditions are evaluated before any `->` part runs, so it is
  * `not (c1 or c2 ...)` over the earlier conditions (cloned, crossings already lowered);
  * `true` when it is first, `false` after a rule without condition (which always applies).
+ * After condition blocks `{ s; return e; }` it is a condition block itself, which
+ * evaluates each again in a scope of its own (a condition block writes only its own vars,
+ * so running it twice changes nothing):
+ *
+ *   { var Bool otherwise_<j> := false; if (true) { s; otherwise_<j> := e; } ...
+ *     return not (otherwise_<j> or c2 ...); }
  * Preconditions:
- *   1. no earlier condition is a block `{ ...; return e; }` (not lowered yet). */
+ *   1. the names otherwise_<j> are free;
+ *   2. no earlier condition block calls discard(x) (evaluated again, it would see the
+ *      mark it cleared). */
+
+/* Whether a discard(x) call is anywhere under n (its list siblings included). */
+static bool discards(const Node *n)
+{
+	for (; n; n = n->next) {
+		if (n->kind == ND_BUILTIN && n->op == BI_DISCARD)
+			return true;
+		if (discards(n->lhs) || discards(n->rhs) || discards(n->cond) || discards(n->then) ||
+		    discards(n->els) || discards(n->list1))
+			return true;
+	}
+	return false;
+}
 
 static void lower_otherwise_in(Lw *w, Node *rules)
 {
@@ -1832,8 +1853,9 @@ static void lower_otherwise_in(Lw *w, Node *rules)
 		if (r->op != RULE_COND || !r->cond || r->cond->kind != ND_OTHERWISE)
 			continue;
 		w->at = r->cond->loc;
-		Node *any = NULL;
+		Node *any = NULL, *pre = NULL;
 		bool always = false;
+		int j = 0;
 		for (Node *p = rules->list3; p != r; p = p->next) {
 			if (p->op == RULE_ASSIGN) {
 				always = true;
@@ -1841,16 +1863,44 @@ static void lower_otherwise_in(Lw *w, Node *rules)
 			}
 			if (p->op != RULE_COND)
 				continue;
+			Node *value;
 			if (p->cond->kind == ND_BLOCK) {
-				diag_error(w->c->diag, w->at, "the declarative form 'otherwise' cannot be "
-					   "lowered yet after a condition block");
-				diag_note(w->c->diag, p->cond->loc, "the condition block");
-				w->failed = true;
-				return; /* (1) */
+				if (discards(p->cond->list1)) {
+					diag_error(w->c->diag, w->at, "the declarative form 'otherwise' cannot "
+						   "be lowered yet after a condition block that calls discard");
+					diag_note(w->c->diag, p->cond->loc, "the condition block; evaluated "
+						  "again, it would see the input's mark cleared");
+					w->failed = true;
+					return; /* (2) */
+				}
+				Node *block = clone(w, p->cond);
+				Node *ret = ast_last(block->list1);
+				if (!ret || ret->kind != ND_RETURN)
+					continue; /* the checker reported it */
+				char k[24];
+				snprintf(k, sizeof k, "%d", ++j);
+				Node *flag_d = NULL;
+				Node *flag = new_local(w, fmt(w, "otherwise_%s", k, NULL), TY_BOOL,
+						       mk_bool(w, false), &flag_d);
+				if (!flag)
+					return; /* (1) */
+				Node *body = NULL;
+				for (Node *s = block->list1, *next; s && s != ret; s = next) {
+					next = s->next;
+					s->next = NULL;
+					body = ast_append(body, s);
+				}
+				body = ast_append(body, mk_assign(w, mk_ref_to(w, flag_d, SYM_LOCAL), ret->lhs));
+				pre = ast_append(pre, flag);
+				pre = ast_append(pre, mk_if(w, mk_bool(w, true), body, NULL));
+				value = mk_ref_to(w, flag_d, SYM_LOCAL);
+			} else {
+				value = clone(w, p->cond);
 			}
-			any = any ? mk_bin(w, OP_OR, any, clone(w, p->cond)) : clone(w, p->cond);
+			any = any ? mk_bin(w, OP_OR, any, value) : value;
 		}
-		r->cond = always ? mk_bool(w, false) : any ? mk_not(w, any) : mk_bool(w, true);
+		Node *cond = always ? mk_bool(w, false) : any ? mk_not(w, any) : mk_bool(w, true);
+		r->cond = pre && !always ? mk_block(w, ast_append(pre, mk_return(w, cond))) : cond;
 	}
 }
 

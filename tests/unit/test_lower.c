@@ -21,6 +21,7 @@
  *   tests/e2e/lower_quantize_every.sa   quantize every D: its output function likewise;
  *   tests/e2e/lower_crossing_block.sa   a crossing in a condition block, located as well;
  *   tests/e2e/lower_crossing_out.sa  crossing settings on out rules, over an inner output;
+ *   tests/e2e/lower_otherwise_block.sa  otherwise after condition blocks;
  *   tests/e2e/lower_crossing.sa      crossing settings (`>!`, `<!`, `otherwise`) over a
  *                                    ramp from another integrator, stepped with steps that
  *                                    overshoot: rejected, and located within tolerance;
@@ -1259,6 +1260,28 @@ static void crossing_on_out_rules__overshoot__rejected_after_the_step_and_locate
 	stop_fmu(&f, c);
 }
 
+/* lower_otherwise_block: u is that of the last rule holding: level 0.25 none (otherwise,
+ * u = 0), 2.0 both blocks (u = 1, the second's), -1 the condition (u = -1), 0.75 the second
+ * block (u = 1), 0.25 none again (otherwise sets u back to 0); steps of 1. */
+static void otherwise_after_condition_blocks__holds_only_when_none_does(void **state)
+{
+	(void)state;
+	Fmu f;
+	load_fmu(&f, "e2e", "lower_otherwise_block");
+	fmi2Component c = start_fmu(&f, "otherwise_block");
+	fmi2ValueReference level = vr_of(&f, "level"), x = vr_of(&f, "x");
+	const double levels[] = {0.25, 2.0, -1.0, 0.75, 0.25};
+	const double xs[] = {0, 1, 0, 1, 1};
+	for (int k = 0; k < 5; k++) {
+		set1(&f, c, level, levels[k]);
+		assert_int_equal(f.api.do_step(c, k, 1.0, fmi2True), fmi2OK);
+		double got = get1(&f, c, x);
+		if (got != xs[k])
+			fail_msg("step %d (level %g): x = %.17g, not %g", k, levels[k], got, xs[k]);
+	}
+	stop_fmu(&f, c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1305,6 +1328,7 @@ int main(void)
 		cmocka_unit_test(quantize__zone_conditions__fire_on_entering_the_zone),
 		cmocka_unit_test(quantize_every__output_function__runs_on_entering_a_new_zone),
 		cmocka_unit_test(crossing_in_condition_block__ramp__rejected_and_located),
+		cmocka_unit_test(otherwise_after_condition_blocks__holds_only_when_none_does),
 		cmocka_unit_test(crossing_on_out_rules__overshoot__rejected_after_the_step_and_located),
 		cmocka_unit_test(declarative_lazy_triggered_sa__same_as_hand_written_lazy_sa),
 	};
