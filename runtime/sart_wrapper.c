@@ -475,8 +475,8 @@ static SART_COLD void flush_real_some(SartWrapper *w, unsigned char *s, unsigned
  * assigned is the usual case, and then the Storage's own array goes as it is, checked to be
  * finite in one pass of multiplications by zero (0 * x is 0 exactly for every finite x, NaN
  * for NaN and the infinities): a single branch for the whole group. */
-static HOT_INLINE void flush_real(SartWrapper *w, unsigned char *s, unsigned f,
-                                  const SartPorts *p)
+static HOT_INLINE int flush_real(SartWrapper *w, unsigned char *s, unsigned f,
+                                 const SartPorts *p)
 {
 	const unsigned np = p->n;
 	unsigned char *assigned = s + p->assigned;
@@ -489,15 +489,18 @@ static HOT_INLINE void flush_real(SartWrapper *w, unsigned char *s, unsigned f,
 	}
 	if (k < np) {
 		flush_real_some(w, s, f, k);
-		return;
+		return !failed(w);
 	}
 	if (zero != 0.0) {
 		bad_input(w, f, p, v);
-		return;
+		return 0;
 	}
 	SartStatus st = sart_inner_set_real(w->inner[f], p->vr, np, v);
-	if (st != SART_OK)
+	if (st != SART_OK) {
 		check_inner(w, st, f, "setting the inputs");
+		return !failed(w);
+	}
+	return 1;
 }
 
 /* The same for Integer and Boolean inputs (Booleans normalised to 0 or 1), always gathered:
@@ -647,26 +650,11 @@ static SART_COLD int step_not_ok(SartWrapper *w, unsigned f, SartStatus st, doub
 	return !failed(w);
 }
 
-double sart_do_step(SartWrapper *w, void *s, unsigned f, double ti, double hi)
+/* The part of do_step after inner f stepped (status st, standing at reached): its outputs
+ * read, MapOut.  Returns the step f took. */
+static double after_inner_step(SartWrapper *w, unsigned char *s, unsigned f, double ti,
+                               double hi, SartStatus st, double reached)
 {
-	unsigned char *st_ = s;
-	double reached;
-	if (!may_call(w, f, "do_step"))
-		return 0.0;
-	const Plan *pl = &w->plan[f];
-	w->map_e = ti - w->last[f];
-	w->in_map = 1;
-	sart_model.map_in(w, s, w->step_t, w->step_H, hi, ti - w->step_t);
-	w->in_map = 0;
-	if (pl->only_real) {
-		if (pl->rin)
-			flush_real(w, st_, f, pl->rin);
-		if (failed(w))
-			return 0.0;
-	} else if (!flush_inputs(w, st_, f)) {
-		return 0.0;
-	}
-	SartStatus st = sart_inner_do_step(w->inner[f], ti, hi, 0, &reached);
 	double taken = hi;
 	if (st != SART_OK) {
 		if (!step_not_ok(w, f, st, ti, hi, &reached))
@@ -674,14 +662,57 @@ double sart_do_step(SartWrapper *w, void *s, unsigned f, double ti, double hi)
 		if (st == SART_DISCARD)
 			taken = reached - ti;
 	}
-	if (pl->only_real ? pl->rout && !read_real(w, st_, f, pl->rout)
-	                  : !read_outputs(w, st_, f))
+	if (!read_outputs(w, s, f))
 		return 0.0;
 	w->last[f] = reached;
 	w->in_map = 1;
 	sart_model.map_out(w, s, w->step_t, w->step_H, hi, ti - w->step_t);
 	w->in_map = 0;
 	return taken;
+}
+
+/* do_step of an inner with Integer or Boolean ports. */
+static SART_COLD double do_step_general(SartWrapper *w, unsigned char *s, unsigned f,
+                                        double ti, double hi)
+{
+	double reached;
+	w->map_e = ti - w->last[f];
+	w->in_map = 1;
+	sart_model.map_in(w, s, w->step_t, w->step_H, hi, ti - w->step_t);
+	w->in_map = 0;
+	if (!flush_inputs(w, s, f))
+		return 0.0;
+	SartStatus st = sart_inner_do_step(w->inner[f], ti, hi, 0, &reached);
+	return after_inner_step(w, s, f, ti, hi, st, reached);
+}
+
+/* The usual do_step: Real ports only, and the inner steps with fmi2OK; anything else is
+ * handed on at the point where it appears. */
+double sart_do_step(SartWrapper *w, void *s, unsigned f, double ti, double hi)
+{
+	unsigned char *st_ = s;
+	double reached;
+	if (!may_call(w, f, "do_step"))
+		return 0.0;
+	const Plan *pl = &w->plan[f];
+	if (!pl->only_real)
+		return do_step_general(w, st_, f, ti, hi);
+	w->map_e = ti - w->last[f];
+	w->in_map = 1;
+	sart_model.map_in(w, s, w->step_t, w->step_H, hi, ti - w->step_t);
+	w->in_map = 0;
+	if (pl->rin && !flush_real(w, st_, f, pl->rin))
+		return 0.0;
+	SartStatus st = sart_inner_do_step(w->inner[f], ti, hi, 0, &reached);
+	if (st != SART_OK)
+		return after_inner_step(w, st_, f, ti, hi, st, reached);
+	if (pl->rout && !read_real(w, st_, f, pl->rout))
+		return 0.0;
+	w->last[f] = reached;
+	w->in_map = 1;
+	sart_model.map_out(w, s, w->step_t, w->step_H, hi, ti - w->step_t);
+	w->in_map = 0;
+	return hi;
 }
 
 static void stack_push(SartWrapper *w, unsigned f)
