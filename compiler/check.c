@@ -1383,8 +1383,13 @@ static void check_control(Ctx *x, Node *ctrl)
 	case ND_CTRL_IMPLIED:
 		break; /* the default: CreateCtrlRules writes it out */
 	case ND_CTRL_TRIGGERED:
-		check_expr(x, ctrl->cond); /* lowered (lower.c, Triggered) */
+	{
+		SaType t = check_expr(x, ctrl->cond); /* lowered (lower.c, Triggered) */
+		if (t != TY_NONE && t != TY_BOOL)
+			diag_error(x->c->diag, ctrl->cond->loc, "the trigger of 'triggered by' must "
+				   "be Bool, not %s", ast_type_name(t));
 		break;
+	}
 	case ND_CTRL_PERIODIC:
 		if (ctrl->lhs)
 			expect_numeric(x, ctrl->lhs, check_expr(x, ctrl->lhs), "the start time");

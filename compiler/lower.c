@@ -1073,7 +1073,7 @@ static void lower_delay(Compilation *c, SaInfo *info)
  *   }
  * Preconditions:
  *   1. the inner FMUs can be ordered by their couplings (no algebraic loop);
- *   2. (Triggered) E is Bool;
+ *   2. (Triggered) E is Bool (the checker's);
  *   3. (Periodic) P is not a literal of 0 or less; every inner FMU can save and restore
  *      its state (a rejected step returns the wrapper and its inners to t: without, the
  *      wrapper could not land on the instants);
@@ -1136,11 +1136,6 @@ static void lower_triggered(Compilation *c, SaInfo *info)
 	if (!ctrl || ctrl->kind != ND_CTRL_TRIGGERED)
 		return;
 	w->at = ctrl->loc;
-	if (type_of(ctrl->cond) != TY_BOOL) {
-		diag_error(c->diag, ctrl->cond->loc, "Triggered: the trigger must be Bool, not %s",
-			   ast_type_name(type_of(ctrl->cond)));
-		return; /* (2) */
-	}
 	Inner **order = ordered_inners(w, "triggered by");
 	if (!order)
 		return; /* (1) */

@@ -384,11 +384,17 @@ static void triggered__lowered__steps_from_last_execution_time_when_the_trigger_
 	assert_int_equal(sa->a_ctrl->loc.line, 6); /* the form's line */
 }
 
-static void triggered__number__error(void **state)
+static void triggered__number__error_and_bool_port_or_builtin__accepted(void **state)
 {
 	Run *r = *state;
 	expect_in(fails(r, HEAD INTEG LEVEL "triggered by sa.level + 1.0\n"),
-		  "t.sa:6:14: error: Triggered: the trigger must be Bool, not Real");
+		  "t.sa:6:14: error: the trigger of 'triggered by' must be Bool, not Real");
+	TestRun *t2 = tr_new();
+	Module *m = tr_load(t2, "u.sa", HEAD INTEG "input ports Bool go, Real level\n"
+			    "triggered by sa.go or is_set(level)\n");
+	if (drv_explicit(t2->c, m, LW_STAGE))
+		fail_msg("%s", tr_diag(t2));
+	tr_free(t2);
 }
 
 static void periodic__lowered__counts_instants_and_rejects_past_the_next(void **state)
@@ -1303,7 +1309,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(crossing__errors__integer_signal_delayed_name_taken, run_setup, run_teardown),
 		cmocka_unit_test_setup_teardown(crossing__operator_without_settings__check_error, run_setup, run_teardown),
 		cmocka_unit_test_setup_teardown(triggered__lowered__steps_from_last_execution_time_when_the_trigger_holds, run_setup, run_teardown),
-		cmocka_unit_test_setup_teardown(triggered__number__error, run_setup, run_teardown),
+		cmocka_unit_test_setup_teardown(triggered__number__error_and_bool_port_or_builtin__accepted, run_setup, run_teardown),
 		cmocka_unit_test_setup_teardown(periodic__lowered__counts_instants_and_rejects_past_the_next, run_setup, run_teardown),
 		cmocka_unit_test_setup_teardown(periodic__no_rollback_or_zero_period__errors, run_setup, run_teardown),
 		cmocka_unit_test_setup_teardown(multiplied__lowered__n_steps_of_h_over_n, run_setup, run_teardown),
