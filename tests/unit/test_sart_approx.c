@@ -33,6 +33,7 @@
 #include "sart_master.h"
 
 #include "assert_contains.h"
+#include "master_points.h"
 
 #define POLY_GUID "{2c8e4a61-7b3d-4f09-a5e2-9d1c6b0f8e37}"
 #define H 0.1
@@ -54,34 +55,6 @@ enum { P_U, P_X, P_Y, P_S, P_X0, P_C0, P_C1, P_C2, P_C3 };
 
 /* the source's coefficients */
 static const double C0 = 0.5, C1 = -1.0, C2 = 3.0;
-
-typedef struct Points {
-	int n;
-	double t[64];
-	double v[64][3]; /* as recorded: dst.y, dst.x, src.s (a.x, b.x in the chain) */
-	char log[4096];
-} Points;
-
-static int collect(void *env, double t, const double values[], int n)
-{
-	Points *p = env;
-	if (p->n < 64) {
-		p->t[p->n] = t;
-		for (int i = 0; i < n && i < 3; i++)
-			p->v[p->n][i] = values[i];
-	}
-	p->n++;
-	return 0;
-}
-
-static void logger(void *env, SartStatus st, const char *category, const char *message)
-{
-	Points *p = env;
-	size_t used = strlen(p->log);
-	(void)st;
-	(void)category;
-	snprintf(p->log + used, sizeof p->log - used, "%s\n", message);
-}
 
 static double src(double c3, double t)
 {
@@ -212,7 +185,7 @@ static double chain_error(SartApprox approx, double h)
 	                       .on_point = collect, .point_env = &p};
 	memset(&p, 0, sizeof p);
 	assert_int_equal(sart_master_run(&sc, &o, &r), 0);
-	assert_true(p.n <= 64);
+	assert_true(p.n <= POINTS_MAX);
 	double err = 0;
 	for (int i = 0; i < p.n; i++) {
 		double t = p.t[i];

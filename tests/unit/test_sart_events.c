@@ -27,6 +27,7 @@
 #include "sart_master.h"
 
 #include "assert_contains.h"
+#include "master_points.h"
 
 #define INTEGRATOR_GUID "{3f6c1d2e-8a47-4b95-9e0d-7c2a5b1f4e83}"
 #define ALL_CAPS (SART_CAP_GET_SET_STATE | SART_CAP_INPUT_DERIVATIVES)
@@ -39,34 +40,6 @@ static const SartVar integrator_vars[] = {
 	{"nan_at", 4, SART_REAL, SART_CAUS_PARAMETER, NULL, 0},
 };
 enum { I_U, I_X, I_X0 };
-
-typedef struct Points {
-	int n;
-	double t[128];
-	double v[128][2];
-	char log[4096];
-} Points;
-
-static int collect(void *env, double t, const double values[], int n)
-{
-	Points *p = env;
-	if (p->n < 128) {
-		p->t[p->n] = t;
-		for (int i = 0; i < n && i < 2; i++)
-			p->v[p->n][i] = values[i];
-	}
-	p->n++;
-	return 0;
-}
-
-static void logger(void *env, SartStatus st, const char *category, const char *message)
-{
-	Points *p = env;
-	size_t used = strlen(p->log);
-	(void)st;
-	(void)category;
-	snprintf(p->log + used, sizeof p->log - used, "%s\n", message);
-}
 
 static char dir[512];
 

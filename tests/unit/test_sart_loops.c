@@ -22,24 +22,7 @@
 #include "../../bench/loops/loop_scenarios.h"
 
 #include "assert_contains.h"
-
-typedef struct Points {
-	int n;
-	double t[32];
-	double v[32][4];
-} Points;
-
-static int collect(void *env, double t, const double values[], int n)
-{
-	Points *p = env;
-	if (p->n < 32) {
-		p->t[p->n] = t;
-		for (int i = 0; i < n && i < 4; i++)
-			p->v[p->n][i] = values[i];
-	}
-	p->n++;
-	return 0;
-}
+#include "master_points.h"
 
 /* Initialization only (stop = start): the solve at t = 0. */
 static int solve_at_init(LoopScenario *ls, SartLoopSolver solver, int memory, int maxit,

@@ -32,6 +32,7 @@
 #define AFFINE_GUID "{a7f1e0c4-2b39-4d5e-8c61-0f9b3e7d2a15}"
 
 #include "assert_contains.h"
+#include "master_points.h"
 
 /* ---- sart_scc ------------------------------------------------------------------------------- */
 
@@ -217,34 +218,6 @@ static char *dir_of(const char *model)
 }
 
 /* Every accepted point, and the log. */
-typedef struct Points {
-	int n;
-	double t[64];
-	double v[64][4];
-	char log[4096];
-} Points;
-
-static int collect(void *env, double t, const double values[], int n)
-{
-	Points *p = env;
-	if (p->n < 64) {
-		p->t[p->n] = t;
-		for (int i = 0; i < n && i < 4; i++)
-			p->v[p->n][i] = values[i];
-	}
-	p->n++;
-	return 0;
-}
-
-static void logger(void *env, SartStatus st, const char *category, const char *message)
-{
-	Points *p = env;
-	size_t used = strlen(p->log);
-	(void)st;
-	(void)category;
-	snprintf(p->log + used, sizeof p->log - used, "%s\n", message);
-}
-
 /* a (u = 1) -> b, recording a.x and b.x; extra start values appended. */
 static int run_chain(SartAlgorithm alg, SartApprox approx, int iterations, double stop,
                      double h, const SartStart *extra, int nextra, unsigned caps_b,
