@@ -1245,21 +1245,6 @@ static void no_crossing_settings(Ctx *x, const Node *cond)
 		  x->part == PART_OUT_COND ? "out" : "in");
 }
 
-/* The first signal[prev] or signal[-k] under e (earlier values: not lowered yet), or NULL. */
-static const Node *signal_history(const Node *e)
-{
-	if (!e)
-		return NULL;
-	if (e->kind == ND_SIGNAL && (e->op == SIG_PREV || e->op == SIG_INDEX))
-		return e;
-	const Node *l = signal_history(e->lhs);
-	if (!l)
-		l = signal_history(e->rhs);
-	for (const Node *a = e->kind == ND_BUILTIN ? e->list1 : NULL; a && !l; a = a->next)
-		l = signal_history(a);
-	return l;
-}
-
 /* A quantize rule's zones: names (strings) between limits (numbers), each name once in
  * the rules block. */
 static void check_zones(Ctx *x, Node *q)
@@ -1351,9 +1336,6 @@ static void check_rules(Ctx *x, Node *rules, bool in)
 				if (tf == TY_STRING)
 					not_lowered(x, q->rhs->loc, "quantize (P, = expr) with a String zone");
 			}
-			if (q->op == QUANT_FUNCTION && signal_history(q->rhs))
-				not_lowered(x, signal_history(q->rhs)->loc,
-					    "quantize (P, = expr) reading signal[prev] or signal[-k]");
 			/* lowered (lower.c, Quantize) */
 			break;
 		}

@@ -2094,7 +2094,10 @@ static void lower_hold(Compilation *c, SaInfo *info)
  *                                            (included) to l_i+1, zn from l_n;
  *   quantize P every D with offset O         the integer zones floor((P - O) / D) (O = 0);
  *   quantize(P, = expr)                      the zones are the values of expr, `signal`
- *                                            in it being P (Integer, Real or Bool).
+ *                                            in it being P (Integer, Real or Bool), and
+ *                                            signal[prev], signal[-j] P's values at the
+ *                                            j-th In before (0 before there were any),
+ *                                            kept in vars quantize_<k>_signal_<j>.
  * A rule whose condition is a zone's name (named zones; also inside `otherwise`) holds on
  * the step on which P enters that zone, and at Init for the zone P starts in.  The
  * quantize rule's own output function (`quantize ... --> { ... };`) runs on every step
@@ -2116,8 +2119,7 @@ static void lower_hold(Compilation *c, SaInfo *info)
  * holds the zone of the previous step.  Quantizers are numbered k = 1, 2, ... over the
  * adaptation, in and then out rules.  Runs after Otherwise, whose `not (...)` may name
  * zones too (a quantize rule itself is not one of the conditions `otherwise` negates).
- * Not lowered yet (the checker reports them): `signal[prev]`, `signal[-k]`, String zones
- * of `= expr`.
+ * Not lowered yet (the checker reports it): String zones of `= expr`.
  * Preconditions (the checker's): every zone condition names a zone that a quantize rule
  * of its block declares, once; names and limits alternate, a name first and last; P, D
  * and O are numbers. */
@@ -2170,20 +2172,41 @@ static void replace_zones(Lw *w, Node **e, Node *q, Node *zone, int sym)
 	}
 }
 
-/* e with every `signal` (`signal[now]`) replaced by a copy of p. */
-static Node *with_signal(Lw *w, Node *e, Node *p)
+/* How far back e reads the signal: 1 for signal[prev], k for signal[-k], else 0. */
+static int signal_depth(const Node *e)
+{
+	if (!e)
+		return 0;
+	int d = 0;
+	if (e->kind == ND_SIGNAL)
+		d = e->op == SIG_PREV ? 1 : e->op == SIG_INDEX ? (int)-e->ival : 0;
+	int l = signal_depth(e->lhs), r = signal_depth(e->rhs);
+	d = l > d ? l : d;
+	d = r > d ? r : d;
+	for (const Node *a = e->kind == ND_BUILTIN ? e->list1 : NULL; a; a = a->next) {
+		int x = signal_depth(a);
+		d = x > d ? x : d;
+	}
+	return d;
+}
+
+/* e with `signal` (`signal[now]`, `signal[0]`) replaced by a copy of p, and signal[prev],
+ * signal[-j] by a reference to the var keeping its j-th earlier value, past[j]. */
+static Node *with_signal(Lw *w, Node *e, Node *p, Node **past, int sym)
 {
 	if (!e)
 		return NULL;
-	if (e->kind == ND_SIGNAL)
-		return clone(w, p);
+	if (e->kind == ND_SIGNAL) {
+		int j = e->op == SIG_PREV ? 1 : e->op == SIG_INDEX ? (int)-e->ival : 0;
+		return j ? mk_ref_to(w, past[j], sym) : clone(w, p);
+	}
 	Node *c = clone(w, e);
-	c->lhs = with_signal(w, e->lhs, p);
-	c->rhs = with_signal(w, e->rhs, p);
+	c->lhs = with_signal(w, e->lhs, p, past, sym);
+	c->rhs = with_signal(w, e->rhs, p, past, sym);
 	if (e->kind == ND_BUILTIN) {
 		Node *args = NULL;
 		for (Node *a = e->list1; a; a = a->next)
-			args = ast_append(args, with_signal(w, a, p));
+			args = ast_append(args, with_signal(w, a, p, past, sym));
 		c->list1 = args;
 	}
 	return c;
@@ -2209,12 +2232,31 @@ static void lower_quantize_in(Lw *w, Node *rules, bool in, int *k)
 #define NEW_VAR(name, type, init) (in ? new_in_var(w, name, type, init, purpose) \
 				       : new_out_var(w, name, type, init, purpose))
 		Node *value = NULL; /* the zone as an expression (every, = expr) */
+		Node **past = NULL; /* signal[-j]'s vars, j = 1 .. depth */
+		int depth = 0;
 		SaType ty = TY_INTEGER;
 		if (q->op == QUANT_EVERY) {
 			Node *d = mk_bin(w, OP_SUB, clone(w, q->lhs), q->els ? clone(w, q->els) : mk_real(w, 0.0));
 			value = mk_builtin(w, BI_FLOOR, mk_bin(w, OP_DIV, d, clone(w, q->rhs)));
 		} else if (q->op == QUANT_FUNCTION) {
-			value = with_signal(w, q->rhs, q->lhs);
+			depth = signal_depth(q->rhs);
+			if (depth > 16) {
+				diag_error(w->c->diag, q->loc, "Quantize: at most 16 earlier values of "
+					   "the signal (signal[-16])");
+				w->failed = true;
+				return;
+			}
+			past = arena_alloc(w->c->arena, (size_t)(depth + 1) * sizeof *past);
+			for (int j = 1; j <= depth; j++) {
+				char jn[24];
+				snprintf(jn, sizeof jn, "%d", j);
+				const char *pn = arena_printf(w->c->arena, "quantize_%s_signal_%s", num, jn);
+				past[j] = in ? new_in_var(w, pn, TY_REAL, mk_real(w, 0.0), purpose)
+					     : new_out_var(w, pn, TY_REAL, mk_real(w, 0.0), purpose);
+				if (!past[j])
+					return;
+			}
+			value = with_signal(w, q->rhs, q->lhs, past, sym);
 			ty = type_of(value) == TY_BOOL ? TY_BOOL : type_of(value) == TY_INTEGER ? TY_INTEGER
 											   : TY_REAL;
 		}
@@ -2229,6 +2271,9 @@ static void lower_quantize_in(Lw *w, Node *rules, bool in, int *k)
 		if (value) {
 			update = list2(mk_assign(w, mk_ref_to(w, zone, sym), value),
 				       mk_assign(w, mk_ref_to(w, known, sym), mk_bool(w, true)));
+			for (int j = depth; j >= 1; j--) /* after the zone, which reads them */
+				update = ast_append(update, mk_assign(w, mk_ref_to(w, past[j], sym),
+					j > 1 ? mk_ref_to(w, past[j - 1], sym) : clone(w, q->lhs)));
 			changed = mk_bin(w, OP_OR, mk_not(w, mk_ref_to(w, known, sym)),
 					 mk_bin(w, OP_NE, clone(w, value), mk_ref_to(w, zone, sym)));
 		} else {

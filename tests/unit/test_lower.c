@@ -19,6 +19,7 @@
  *                                    the last value, the line (exact for a linear x), 0;
  *   tests/e2e/lower_quantize.sa      quantize zones: a zone condition fires on entering it;
  *   tests/e2e/lower_quantize_every.sa   quantize every D: its output function likewise;
+ *   tests/e2e/lower_quantize_prev.sa    quantize(P, = expr) over signal[prev];
  *   tests/e2e/lower_crossing_block.sa   a crossing in a condition block, located as well;
  *   tests/e2e/lower_crossing_out.sa  crossing settings on out rules, over an inner output;
  *   tests/e2e/lower_otherwise_block.sa  otherwise after condition blocks;
@@ -1288,6 +1289,28 @@ static void otherwise_after_condition_blocks__holds_only_when_none_does(void **s
 	stop_fmu(&f, c);
 }
 
+/* lower_quantize_prev: zones floor(level one step before): 0, 0, 1, 1, 2 for the levels
+ * 0.5, 1.5, 1.7, 2.5, 2.6 after the start's 0 (the zone at Init, 0, is entered then): the
+ * output function (u = 1) runs on steps 2 and 4, a step after the level's own changes. */
+static void quantize_signal_prev__zones_of_the_previous_value(void **state)
+{
+	(void)state;
+	Fmu f;
+	load_fmu(&f, "e2e", "lower_quantize_prev");
+	fmi2Component c = start_fmu(&f, "quantize_prev");
+	fmi2ValueReference level = vr_of(&f, "level"), x = vr_of(&f, "x");
+	const double levels[] = {0.5, 1.5, 1.7, 2.5, 2.6};
+	const double xs[] = {0, 0, 1, 1, 2};
+	for (int k = 0; k < 5; k++) {
+		set1(&f, c, level, levels[k]);
+		assert_int_equal(f.api.do_step(c, k, 1.0, fmi2True), fmi2OK);
+		double got = get1(&f, c, x);
+		if (got != xs[k])
+			fail_msg("step %d (level %g): x = %.17g, not %g", k, levels[k], got, xs[k]);
+	}
+	stop_fmu(&f, c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1333,6 +1356,7 @@ int main(void)
 		cmocka_unit_test(no_hold__between_inner_steps__zero),
 		cmocka_unit_test(quantize__zone_conditions__fire_on_entering_the_zone),
 		cmocka_unit_test(quantize_every__output_function__runs_on_entering_a_new_zone),
+		cmocka_unit_test(quantize_signal_prev__zones_of_the_previous_value),
 		cmocka_unit_test(crossing_in_condition_block__ramp__rejected_and_located),
 		cmocka_unit_test(otherwise_after_condition_blocks__holds_only_when_none_does),
 		cmocka_unit_test(crossing_on_out_rules__overshoot__rejected_after_the_step_and_located),
