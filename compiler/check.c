@@ -1147,6 +1147,16 @@ static const Node *zone_declaration(Ctx *x, const char *name)
 	return NULL;
 }
 
+/* The number of quantize rules of the rules block being checked whose zones are numbers
+ * (`every` and `= expr`): an integer literal condition names a zone of the one there is. */
+static int numbered_quantizers(Ctx *x)
+{
+	int n = 0;
+	for (Node *r = x->rules ? x->rules->list3 : NULL; r; r = r->next)
+		n += r->op == RULE_QUANTIZE && r->lhs->op != QUANT_ZONES;
+	return n;
+}
+
 /* A zone condition: a zone name (a string literal) that a quantize rule of the block
  * declares (lower.c, Quantize, makes it the event of entering that zone). */
 static void check_zone_condition(Ctx *x, Node *value)
@@ -1194,10 +1204,21 @@ static void check_condition(Ctx *x, Node *c)
 		check_zone_condition(x, value);
 		return;
 	}
+	if (t == TY_INTEGER && x->quantized && numbered_quantizers(x) &&
+	    (value->kind == ND_INT || (value->kind == ND_UNARY && value->op == OP_NEG &&
+				       value->lhs->kind == ND_INT))) {
+		if (numbered_quantizers(x) > 1)
+			diag_error(x->c->diag, value->loc, "a zone number could be of any of the %d "
+				   "quantize rules (`every` or `= expr`) of this rules block",
+				   numbered_quantizers(x));
+		return; /* lowered (lower.c, Quantize): the event of entering that zone */
+	}
 	if (t != TY_NONE && t != TY_BOOL)
 		diag_error(x->c->diag, value->loc, "a rule's condition must be Bool, not %s%s",
 			   ast_type_name(t),
-			   t == TY_STRING ? " (zone names need a quantize rule in the block)" : "");
+			   t == TY_STRING ? " (zone names need a quantize rule in the block)" :
+			   t == TY_INTEGER && x->quantized && numbered_quantizers(x)
+				   ? " (a zone number is an integer literal)" : "");
 }
 
 static bool has_crossing(const Node *e)

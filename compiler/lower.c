@@ -2149,7 +2149,9 @@ static int zone_index(Node *q, const char *name)
 	return -1;
 }
 
-/* Replaces each zone name of q in condition *e by the event of entering that zone. */
+/* Replaces each zone name of q in condition *e (the whole condition, or an operand of its
+ * `and`, `or` and `not`: where a zone can be a condition) by the event of entering that
+ * zone. */
 static void replace_zones(Lw *w, Node **e, Node *q, Node *zone, int sym)
 {
 	Node *x = *e;
@@ -2166,9 +2168,35 @@ static void replace_zones(Lw *w, Node **e, Node *q, Node *zone, int sym)
 		w->at = at;
 		return;
 	}
-	if (x->kind == ND_UNARY || x->kind == ND_BINARY) {
+	if ((x->kind == ND_UNARY && x->op == OP_NOT) ||
+	    (x->kind == ND_BINARY && (x->op == OP_AND || x->op == OP_OR))) {
 		replace_zones(w, &x->lhs, q, zone, sym);
 		replace_zones(w, &x->rhs, q, zone, sym);
+	}
+}
+
+/* The same for zone numbers (integer literals) of a quantizer with zones value:
+ * value == n and (not known or zone != n). */
+static void replace_zone_numbers(Lw *w, Node **e, Node *value, Node *zone, Node *known, int sym)
+{
+	Node *x = *e;
+	if (!x)
+		return;
+	bool neg = x->kind == ND_UNARY && x->op == OP_NEG && x->lhs->kind == ND_INT;
+	if (x->kind == ND_INT || neg) {
+		long long n = neg ? -x->lhs->ival : x->ival;
+		Loc at = w->at;
+		w->at = x->loc;
+		Node *entered = mk_bin(w, OP_OR, mk_not(w, mk_ref_to(w, known, sym)),
+				       mk_bin(w, OP_NE, mk_ref_to(w, zone, sym), mk_int(w, n)));
+		*e = mk_bin(w, OP_AND, mk_bin(w, OP_EQ, clone(w, value), mk_int(w, n)), entered);
+		w->at = at;
+		return;
+	}
+	if ((x->kind == ND_UNARY && x->op == OP_NOT) ||
+	    (x->kind == ND_BINARY && (x->op == OP_AND || x->op == OP_OR))) {
+		replace_zone_numbers(w, &x->lhs, value, zone, known, sym);
+		replace_zone_numbers(w, &x->rhs, value, zone, known, sym);
 	}
 }
 
@@ -2276,6 +2304,11 @@ static void lower_quantize_in(Lw *w, Node *rules, bool in, int *k)
 					j > 1 ? mk_ref_to(w, past[j - 1], sym) : clone(w, q->lhs)));
 			changed = mk_bin(w, OP_OR, mk_not(w, mk_ref_to(w, known, sym)),
 					 mk_bin(w, OP_NE, clone(w, value), mk_ref_to(w, zone, sym)));
+			/* the zone numbers of the block (the checker allows them with one such
+			 * quantize rule) */
+			for (Node *c = rules->list3; c; c = c->next)
+				if (c->op == RULE_COND && c->cond && cond_value(c))
+					replace_zone_numbers(w, cond_value(c), value, zone, known, sym);
 		} else {
 			int nzones = (ast_count(q->list1) + 1) / 2;
 			/* the zone update, an if/else chain from the last zone back */
@@ -2298,8 +2331,8 @@ static void lower_quantize_in(Lw *w, Node *rules, bool in, int *k)
 			changed = mk_not(w, same);
 			/* the zone conditions of the block (within `otherwise`'s too) */
 			for (Node *c = rules->list3; c; c = c->next)
-				if (c->op == RULE_COND && c->cond)
-					replace_zones(w, &c->cond, q, zone, sym);
+				if (c->op == RULE_COND && c->cond && cond_value(c))
+					replace_zones(w, cond_value(c), q, zone, sym);
 		}
 		Node *els = r->els;
 		r->op = RULE_COND;

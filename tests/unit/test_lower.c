@@ -473,6 +473,17 @@ static void quantize__zone_used_but_never_declared__check_error(void **state)
 	expect_in(d, "t.sa:8:2: note: the zones declared are \"low\", \"high\"");
 }
 
+static void quantize__zone_number_with_two_numbered_quantizers__check_error(void **state)
+{
+	Run *r = *state;
+	const char *d = fails(r, HEAD INTEG LEVEL "in rules {\n"
+			      "\tquantize sa.level every 0.5;\n"
+			      "\tquantize(sa.level, = floor(signal));\n"
+			      "\t3 -> { } --> { integ.u := 1.0; };\n}\n");
+	expect_in(d, "t.sa:9:2: error: a zone number could be of any of the 2 quantize rules "
+		  "(`every` or `= expr`) of this rules block");
+}
+
 /* ---- end to end --------------------------------------------------------------------------- */
 
 typedef struct Fmu {
@@ -1210,7 +1221,8 @@ static void crossing_in_condition_block__ramp__rejected_and_located(void **state
 
 /* lower_quantize_every: zones floor((level - 0.25) / 0.5); the quantize rule's output
  * function feeds u = 1 on each step entering a new zone (the start's zone, -1, at Init):
- * x counts the changes (steps of 1). */
+ * x counts the changes (steps of 1); the rule `-2 -> ...` feeds u = 100 on the step
+ * entering zone -2 (and not on the next, still in it). */
 static void quantize_every__output_function__runs_on_entering_a_new_zone(void **state)
 {
 	(void)state;
@@ -1220,7 +1232,7 @@ static void quantize_every__output_function__runs_on_entering_a_new_zone(void **
 	fmi2ValueReference level = vr_of(&f, "level"), x = vr_of(&f, "x");
 	/* zones -1, 0, 0, 1, 1, -2, -2 */
 	const double levels[] = {0.1, 0.3, 0.7, 0.8, 1.2, -0.5, -0.5};
-	const double xs[] = {0, 1, 1, 2, 2, 3, 3};
+	const double xs[] = {0, 1, 1, 2, 2, 102, 102};
 	for (int k = 0; k < 7; k++) {
 		set1(&f, c, level, levels[k]);
 		assert_int_equal(f.api.do_step(c, k, 1.0, fmi2True), fmi2OK);
@@ -1339,6 +1351,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(implied__written_out__as_create_ctrl_rules_would, run_setup, run_teardown),
 		cmocka_unit_test_setup_teardown(control_form__with_multiply_rate__error, run_setup, run_teardown),
 		cmocka_unit_test_setup_teardown(quantize__zone_used_but_never_declared__check_error, run_setup, run_teardown),
+		cmocka_unit_test_setup_teardown(quantize__zone_number_with_two_numbered_quantizers__check_error, run_setup, run_teardown),
 		cmocka_unit_test(multiply_rate__order_2__exact_for_parabolas),
 		cmocka_unit_test(multiply_rate__order_4__exact_for_quartics),
 		cmocka_unit_test(multiply_rate__no_interpolation__newest_value_held),
