@@ -526,6 +526,8 @@ typedef struct Master {
 	double *row;
 	int can_rollback;     /* every FMU can get and set its state */
 	int snapshots;        /* fixed steps: save every state before each (not no_rollback) */
+	int discard_fmu;      /* of the last attempt's discards, the FMU that stood earliest */
+	double discard_at;    /* (-1: none), and where it stood */
 	int probed;           /* the state probe ran on every FMU (probe_all) */
 	int derivatives;      /* this run gives input derivatives to FMUs that take them */
 	int plain;            /* plain_pass can do a first Jacobi pass */
@@ -607,6 +609,18 @@ static int fail(Master *m, const char *fmt, ...)
 	if (m->o->logger)
 		m->o->logger(m->o->logger_env, SART_ERROR, "logStatusError", m->res->message);
 	return 1;
+}
+
+/* A step redone shorter until it has no length: the FMU whose discard ended it where it
+ * began cannot advance from there. */
+static int stuck(Master *m, double t)
+{
+	if (m->discard_fmu >= 0)
+		return fail(m, "at t = %.17g: %s discarded the step at its start (its last "
+		            "successful time is t); the simulation cannot advance", t,
+		            m->sc->fmus[m->discard_fmu].name);
+	return fail(m, "at t = %.17g: an FMU discarded the step at its start; the simulation "
+	            "cannot advance", t);
 }
 
 /* A failed FMU call: the seam's message (FMU, call, and for steps the time), with the
@@ -1018,6 +1032,10 @@ static int step_outcome(Master *m, int f, double t, SartStatus st, double r, dou
 		return 0;
 	if (st == SART_DISCARD) {
 		*reached = r;
+		if (m->discard_fmu < 0 || r < m->discard_at) {
+			m->discard_fmu = f;
+			m->discard_at = r;
+		}
 		if (m->o->no_rollback) {
 			fail(m, "%s discarded the step from t = %.17g at t = %.17g; redoing it shorter "
 			     "needs the FMUs' states saved before each step, and the run was told to "
@@ -1812,8 +1830,8 @@ static int controlled_step(Master *m, double t, double *end)
 	for (int attempt = 0;; attempt++) {
 		double short_end = t + h, err = 0;
 		if (!(h > 0))
-			return fail(m, "at t = %.17g: an FMU discarded the step at its start; the "
-			            "simulation cannot advance", t);
+			return stuck(m, t);
+		m->discard_fmu = -1;
 		if (attempt > 1000)
 			return fail(m, "at t = %.17g: the step was rejected %d times", t, attempt);
 		int st = all_passes(m, t, h, &short_end);
@@ -1912,8 +1930,8 @@ static int attempt_step(Master *m, double t, double *end)
 	for (int attempt = 0;; attempt++) {
 		double h = *end - t, short_end = *end;
 		if (!(h > 0))
-			return fail(m, "at t = %.17g: an FMU discarded the step at its start; the "
-			            "simulation cannot advance", t);
+			return stuck(m, t);
+		m->discard_fmu = -1;
 		if (attempt > 100)
 			return fail(m, "at t = %.17g: the step was rejected %d times", t, attempt);
 		int st = all_passes(m, t, h, &short_end);
@@ -2348,6 +2366,7 @@ int sart_master_run(const SartScenario *sc, const SartMasterOptions *o, SartMast
 	m->sc = sc;
 	m->o = o;
 	m->res = res;
+	m->discard_fmu = -1;
 	res->t = o->start;
 
 	if (check_options(m))

@@ -133,6 +133,38 @@ static void naive_controller__late_detection__on_the_grid_past_the_threshold(voi
 	assert_true(fabs(json_num(j, "cosim", "reversal_duration") - 1.0) < 1e-6);
 }
 
+/* The declarative controller_sa (adaptations/powerwindow-declarative/: the crossing written
+ * as `>!` with its tolerances, lowered by sacc) in place of the hand-written one, in the
+ * whole 10 s scenario: the result file is the same, byte for byte. */
+static void declarative_controller_sa__scenario__same_result_as_hand_written(void **state)
+{
+	(void)state;
+	const char *b = build_dir();
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd,
+	         "d='%s/test-powerwindow/declarative' && rm -rf \"$d\" && mkdir -p \"$d\" && "
+	         "'%s/sacc' build -L '%s/fmus' -L '%s/powerwindow' -I adaptations/powerwindow "
+	         "-o \"$d\" adaptations/powerwindow-declarative/controller_sa.sa 2>/dev/null && "
+	         "for L in \"$d\" ''; do '%s/sacc' simulate ${L:+-L \"$L\"} -L '%s/fmus' "
+	         "-L '%s/powerwindow' adaptations/powerwindow/scenario/powerwindow.sa --stop 10 "
+	         "--step 0.001 -o \"$d/run${L:+-declarative}.csv\" 2>/dev/null || exit 1; done && "
+	         "cmp -s \"$d/run.csv\" \"$d/run-declarative.csv\"",
+	         b, b, b, b, b, b, b);
+	assert_int_equal(run(cmd), 0);
+	/* and the declarative one was the one run: it has no INIT_V parameter (the crossing's
+	 * start value is generated), which the hand-written one declares */
+	snprintf(cmd, sizeof cmd,
+	         "'%s/sacc' simulate -L '%s/test-powerwindow/declarative' -L '%s/fmus' "
+	         "-L '%s/powerwindow' adaptations/powerwindow/scenario/powerwindow.sa --stop 0.01 "
+	         "--set controller.INIT_V=0 -o /dev/null 2>/dev/null", b, b, b, b);
+	assert_int_equal(run(cmd), 2);
+	snprintf(cmd, sizeof cmd,
+	         "'%s/sacc' simulate -L '%s/fmus' -L '%s/powerwindow' "
+	         "adaptations/powerwindow/scenario/powerwindow.sa --stop 0.01 "
+	         "--set controller.INIT_V=0 -o /dev/null 2>/dev/null", b, b, b);
+	assert_int_equal(run(cmd), 0);
+}
+
 /* The first row of a CSV (time, height, reaction_force) where the obstacle pushes back:
  * *t and *height; 0 when there is none. */
 static int first_contact(const char *path, double *t, double *height)
@@ -245,6 +277,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(powerwindow__cosim_against_reference__detection_reversal_heights),
 		cmocka_unit_test(naive_controller__late_detection__on_the_grid_past_the_threshold),
+		cmocka_unit_test(declarative_controller_sa__scenario__same_result_as_hand_written),
 		cmocka_unit_test(raw_window__wrong_units__obstacle_met_a_hundred_times_too_low),
 		cmocka_unit_test(raw_controller__refused__commands_and_detection_cannot_be_wired),
 		cmocka_unit_test(raw_window__wrong_sign__motor_pushed_past_no_load_speed),
