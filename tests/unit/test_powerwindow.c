@@ -165,6 +165,32 @@ static void declarative_controller_sa__scenario__same_result_as_hand_written(voi
 	assert_int_equal(run(cmd), 0);
 }
 
+/* The declarative loop_sa (successive substitution in one line) nested in the case
+ * study's rate_sa, in the whole 10 s scenario: the same result file, byte for byte.  The
+ * two scripts are built side by side in a directory of their own, so that rate_sa's
+ * `import loop_sa` finds the declarative module; the nested FMU is the declarative one (its
+ * iteration bound is the generated SUBSTITUTION_MAXITER, not the hand-written MAXITER). */
+static void declarative_loop_sa__nested_in_rate_sa__same_result_as_hand_written(void **state)
+{
+	(void)state;
+	const char *b = build_dir();
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd,
+	         "d='%s/test-powerwindow/declarative-loop' && rm -rf \"$d\" && mkdir -p \"$d\" && "
+	         "cp adaptations/powerwindow/rate_sa.sa adaptations/powerwindow-declarative/loop_sa.sa "
+	         "\"$d\" && '%s/sacc' build -I adaptations/powerwindow -L '%s/fmus' "
+	         "-L '%s/powerwindow' -o \"$d\" \"$d/loop_sa.sa\" \"$d/rate_sa.sa\" 2>/dev/null && "
+	         "'%s/sacc' unpack \"$d/rate_sa.fmu\" \"$d/rate_sa\" && "
+	         "grep -q 'name=\"SUBSTITUTION_MAXITER\"' "
+	         "\"$d/rate_sa/resources/loop_sa/modelDescription.xml\" && "
+	         "for L in \"$d\" ''; do '%s/sacc' simulate ${L:+-L \"$L\"} -L '%s/fmus' "
+	         "-L '%s/powerwindow' adaptations/powerwindow/scenario/powerwindow.sa --stop 10 "
+	         "--step 0.001 -o \"$d/run${L:+-declarative}.csv\" 2>/dev/null || exit 1; done && "
+	         "cmp -s \"$d/run.csv\" \"$d/run-declarative.csv\"",
+	         b, b, b, b, b, b, b, b);
+	assert_int_equal(run(cmd), 0);
+}
+
 /* The first row of a CSV (time, height, reaction_force) where the obstacle pushes back:
  * *t and *height; 0 when there is none. */
 static int first_contact(const char *path, double *t, double *height)
@@ -278,6 +304,7 @@ int main(void)
 		cmocka_unit_test(powerwindow__cosim_against_reference__detection_reversal_heights),
 		cmocka_unit_test(naive_controller__late_detection__on_the_grid_past_the_threshold),
 		cmocka_unit_test(declarative_controller_sa__scenario__same_result_as_hand_written),
+		cmocka_unit_test(declarative_loop_sa__nested_in_rate_sa__same_result_as_hand_written),
 		cmocka_unit_test(raw_window__wrong_units__obstacle_met_a_hundred_times_too_low),
 		cmocka_unit_test(raw_controller__refused__commands_and_detection_cannot_be_wired),
 		cmocka_unit_test(raw_window__wrong_sign__motor_pushed_past_no_load_speed),

@@ -9,12 +9,14 @@ enum {
 	vr_displacement = 0, /* Real input */
 	vr_speed = 1, /* Real input */
 	vr_tau = 2, /* Real output */
+	vr_height = 3, /* Real output */
+	vr_reaction_force = 4, /* Real output */
 	vr_SUBSTITUTION_MAXITER = 0, /* Integer parameter, tunable */
-	vr_INIT_LOOP_SA_DISPLACEMENT = 3, /* Real parameter, fixed */
-	vr_INIT_LOOP_SA_SPEED = 4, /* Real parameter, fixed */
-	vr_INIT_WINDOW_SA_DISP = 5, /* Real parameter, fixed */
-	vr_INIT_WINDOW_SA_TAU = 6, /* Real parameter, fixed */
-	vr_INIT_OBSTACLE_REACTION_FORCE = 7 /* Real parameter, fixed */
+	vr_INIT_LOOP_SA_DISPLACEMENT = 5, /* Real parameter, fixed */
+	vr_INIT_LOOP_SA_SPEED = 6, /* Real parameter, fixed */
+	vr_INIT_WINDOW_SA_DISP = 7, /* Real parameter, fixed */
+	vr_INIT_WINDOW_SA_TAU = 8, /* Real parameter, fixed */
+	vr_INIT_OBSTACLE_REACTION_FORCE = 9 /* Real parameter, fixed */
 };
 
 /* ---- inner FMUs and their ports ---- */
@@ -30,6 +32,8 @@ typedef struct Storage {
 	double speed;
 	/* external outputs */
 	double tau;
+	double height;
+	double reaction_force;
 	/* params */
 	int SUBSTITUTION_MAXITER;
 	double INIT_LOOP_SA_DISPLACEMENT;

@@ -89,10 +89,12 @@ static void initial(SartWrapper *w, void *sp, double t, double H)
 
 /* The Real variables by value reference: where each lives in the Storage and who may set
  * it (sart_wrapper.h). */
-static const SartVar real_vars[8] = {
+static const SartVar real_vars[10] = {
 	[vr_displacement] = {offsetof(Storage, displacement), SART_VAR_INPUT, "displacement"},
 	[vr_speed] = {offsetof(Storage, speed), SART_VAR_INPUT, "speed"},
 	[vr_tau] = {offsetof(Storage, tau), SART_VAR_OUTPUT, "tau"},
+	[vr_height] = {offsetof(Storage, height), SART_VAR_OUTPUT, "height"},
+	[vr_reaction_force] = {offsetof(Storage, reaction_force), SART_VAR_OUTPUT, "reaction_force"},
 	[vr_INIT_LOOP_SA_DISPLACEMENT] = {offsetof(Storage, INIT_LOOP_SA_DISPLACEMENT), SART_VAR_FIXED, "INIT_LOOP_SA_DISPLACEMENT"},
 	[vr_INIT_LOOP_SA_SPEED] = {offsetof(Storage, INIT_LOOP_SA_SPEED), SART_VAR_FIXED, "INIT_LOOP_SA_SPEED"},
 	[vr_INIT_WINDOW_SA_DISP] = {offsetof(Storage, INIT_WINDOW_SA_DISP), SART_VAR_FIXED, "INIT_WINDOW_SA_DISP"},
@@ -195,6 +197,8 @@ static void out(SartWrapper *w, void *sp, double t, double H)
 	(void)H;
 	if (s->out_rule[0]) {
 		s->tau = s->stored_window_sa_tau;
+		s->height = s->stored_window_sa_disp;
+		s->reaction_force = s->stored_obstacle_reaction_force;
 	}
 }
 
@@ -219,13 +223,13 @@ static void couple(SartWrapper *w, void *sp, unsigned inner)
 
 const SartModel sart_model = {
 	.identifier = "loop_sa",
-	.guid = "{6c40f6a3-16f3-5231-b9c1-58778d923f15}",
+	.guid = "{51bb860f-24b7-53e7-b5c6-b3b9ea62b887}",
 	.storage_size = sizeof(Storage),
 	.inners = inners,
 	.ninners = NINNERS,
 	.order = order,
 	.norder = NINNERS,
-	.nvr = {8, 1, 0},
+	.nvr = {10, 1, 0},
 	.vars = {real_vars, integer_vars, NULL},
 	.mealy = 0,
 	.may_reject = 1,

@@ -11,13 +11,15 @@ enum {
 	vr_tau = 2, /* Real output */
 	vr_INIT_RATE_SA_DISPLACEMENT = 3, /* Real parameter, fixed */
 	vr_INIT_RATE_SA_SPEED = 4, /* Real parameter, fixed */
-	vr_INIT_LOOP_SA_TAU = 5 /* Real parameter, fixed */
+	vr_INIT_LOOP_SA_TAU = 5, /* Real parameter, fixed */
+	vr_INIT_LOOP_SA_HEIGHT = 6, /* Real parameter, fixed */
+	vr_INIT_LOOP_SA_REACTION_FORCE = 7 /* Real parameter, fixed */
 };
 
 /* ---- inner FMUs and their ports ---- */
 enum { inner_loop_sa = 0, NINNERS = 1 };
 enum { loop_sa_in_displacement = 0, loop_sa_in_speed = 1 };
-enum { loop_sa_out_tau = 0 };
+enum { loop_sa_out_tau = 0, loop_sa_out_height = 1, loop_sa_out_reaction_force = 2 };
 
 typedef struct Storage {
 	/* external inputs */
@@ -29,6 +31,8 @@ typedef struct Storage {
 	double INIT_RATE_SA_DISPLACEMENT;
 	double INIT_RATE_SA_SPEED;
 	double INIT_LOOP_SA_TAU;
+	double INIT_LOOP_SA_HEIGHT;
+	double INIT_LOOP_SA_REACTION_FORCE;
 	/* control vars */
 	double previous_displacement_1;
 	double previous_speed_1;
@@ -41,6 +45,8 @@ typedef struct Storage {
 	double stored_rate_sa_speed;
 	/* out vars */
 	double stored_loop_sa_tau;
+	double stored_loop_sa_height;
+	double stored_loop_sa_reaction_force;
 	/* in rules block vars: none */
 	/* out rules block vars: none */
 	/* rule flags */
@@ -49,7 +55,7 @@ typedef struct Storage {
 	/* inner loop_sa */
 	double loop_sa_in_real[2];
 	unsigned char loop_sa_in_real_assigned[2];
-	double loop_sa_out_real[1];
+	double loop_sa_out_real[3];
 } Storage;
 
 #endif

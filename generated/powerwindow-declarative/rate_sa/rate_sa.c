@@ -10,14 +10,14 @@
 
 static const SartVr loop_sa_in_real_vr[2] = {0, 1};
 static const char *const loop_sa_in_real_names[2] = {"displacement", "speed"};
-static const SartVr loop_sa_out_real_vr[1] = {2};
-static const char *const loop_sa_out_real_names[1] = {"tau"};
+static const SartVr loop_sa_out_real_vr[3] = {2, 3, 4};
+static const char *const loop_sa_out_real_names[3] = {"tau", "height", "reaction_force"};
 
 static const SartInnerModel inners[NINNERS] = {
 	[inner_loop_sa] = {
 		.name = "loop_sa",
 		.model_identifier = "loop_sa",
-		.guid = "{6c40f6a3-16f3-5231-b9c1-58778d923f15}",
+		.guid = "{51bb860f-24b7-53e7-b5c6-b3b9ea62b887}",
 		.version = SART_FMI2,
 		.caps = SART_CAP_GET_SET_STATE | SART_CAP_SERIALIZE | SART_CAP_INPUT_DERIVATIVES,
 		.in = {
@@ -25,7 +25,7 @@ static const SartInnerModel inners[NINNERS] = {
 				offsetof(Storage, loop_sa_in_real), offsetof(Storage, loop_sa_in_real_assigned)},
 		},
 		.out = {
-			[SART_REAL] = {1, loop_sa_out_real_vr, loop_sa_out_real_names,
+			[SART_REAL] = {3, loop_sa_out_real_vr, loop_sa_out_real_names,
 				offsetof(Storage, loop_sa_out_real), 0},
 		},
 	},
@@ -44,6 +44,8 @@ static void defaults(void *sp)
 	s->INIT_RATE_SA_DISPLACEMENT = 0.0;
 	s->INIT_RATE_SA_SPEED = 0.0;
 	s->INIT_LOOP_SA_TAU = 0.0;
+	s->INIT_LOOP_SA_HEIGHT = 0.0;
+	s->INIT_LOOP_SA_REACTION_FORCE = 0.0;
 }
 
 /* The in, out and control vars' initial values, from the params. */
@@ -62,17 +64,21 @@ static void initial(SartWrapper *w, void *sp, double t, double H)
 	s->stored_rate_sa_displacement = s->INIT_RATE_SA_DISPLACEMENT;
 	s->stored_rate_sa_speed = s->INIT_RATE_SA_SPEED;
 	s->stored_loop_sa_tau = s->INIT_LOOP_SA_TAU;
+	s->stored_loop_sa_height = s->INIT_LOOP_SA_HEIGHT;
+	s->stored_loop_sa_reaction_force = s->INIT_LOOP_SA_REACTION_FORCE;
 }
 
 /* The Real variables by value reference: where each lives in the Storage and who may set
  * it (sart_wrapper.h). */
-static const SartVar real_vars[6] = {
+static const SartVar real_vars[8] = {
 	[vr_displacement] = {offsetof(Storage, displacement), SART_VAR_INPUT, "displacement"},
 	[vr_speed] = {offsetof(Storage, speed), SART_VAR_INPUT, "speed"},
 	[vr_tau] = {offsetof(Storage, tau), SART_VAR_OUTPUT, "tau"},
 	[vr_INIT_RATE_SA_DISPLACEMENT] = {offsetof(Storage, INIT_RATE_SA_DISPLACEMENT), SART_VAR_FIXED, "INIT_RATE_SA_DISPLACEMENT"},
 	[vr_INIT_RATE_SA_SPEED] = {offsetof(Storage, INIT_RATE_SA_SPEED), SART_VAR_FIXED, "INIT_RATE_SA_SPEED"},
 	[vr_INIT_LOOP_SA_TAU] = {offsetof(Storage, INIT_LOOP_SA_TAU), SART_VAR_FIXED, "INIT_LOOP_SA_TAU"},
+	[vr_INIT_LOOP_SA_HEIGHT] = {offsetof(Storage, INIT_LOOP_SA_HEIGHT), SART_VAR_FIXED, "INIT_LOOP_SA_HEIGHT"},
+	[vr_INIT_LOOP_SA_REACTION_FORCE] = {offsetof(Storage, INIT_LOOP_SA_REACTION_FORCE), SART_VAR_FIXED, "INIT_LOOP_SA_REACTION_FORCE"},
 };
 
 /* In: the in rules' conditions, then the `->` parts of the flagged rules. */
@@ -149,6 +155,8 @@ static void map_out(SartWrapper *w, void *sp, double t, double H, double h, doub
 	s->out_rule[0] = 1;
 	if (s->out_rule[0]) {
 		s->stored_loop_sa_tau = s->loop_sa_out_real[loop_sa_out_tau];
+		s->stored_loop_sa_height = s->loop_sa_out_real[loop_sa_out_height];
+		s->stored_loop_sa_reaction_force = s->loop_sa_out_real[loop_sa_out_reaction_force];
 	}
 }
 
@@ -174,13 +182,13 @@ static void couple(SartWrapper *w, void *sp, unsigned inner)
 
 const SartModel sart_model = {
 	.identifier = "rate_sa",
-	.guid = "{7ef103f5-e6ec-504e-995e-ce713f9c9d5a}",
+	.guid = "{dcefa8de-126e-5234-8e2c-2cd5484f68b2}",
 	.storage_size = sizeof(Storage),
 	.inners = inners,
 	.ninners = NINNERS,
 	.order = order,
 	.norder = NINNERS,
-	.nvr = {6, 0, 0},
+	.nvr = {8, 0, 0},
 	.vars = {real_vars, NULL, NULL},
 	.mealy = 0,
 	.may_reject = 0,
