@@ -87,6 +87,10 @@ typedef struct Ec {
 	int ninners;
 	int nin_rules, nout_rules;
 	bool round_digits;  /* the helper for round(x, n) is needed */
+	/* What the rule parts In, MapIn, MapOut and Out use (U_*), and whether a rule has a
+	 * condition block: fast_step_form's tests. */
+	unsigned part_uses[4];
+	bool cond_blocks;
 	/* the function being written */
 	StrBuf *o;
 	int depth;
@@ -120,7 +124,7 @@ static const char *const function_words[] = {
 	"floor", "ceil", "round", "fabs", "fmax", "fmin", "abs", "pow",
 	"defaults", "initial", "get_real", "set_real", "get_integer", "set_integer",
 	"get_boolean", "set_boolean", "in", "map_in", "ctrl", "map_out", "out", "couple",
-	"round_digits", "inners", "order", "real_inputs",
+	"round_digits", "inners", "order", "real_inputs", "fast_step", "fast", "taken",
 };
 
 static bool in_list(const char *name, const char *const *list, size_t n)
@@ -1072,6 +1076,7 @@ static void stmts(Ec *e, const Node *list)
 /* ---- functions -------------------------------------------------------------------------------- */
 
 enum { FN_RULE, FN_MAP, FN_CTRL, FN_COND, FN_COND_MAP };
+enum { PART_IN, PART_MAP_IN, PART_MAP_OUT, PART_OUT };
 
 /* Starts a function body: output goes to body until end_fn. */
 static void begin_fn(Ec *e, StrBuf *body, bool map, const Node *root)
@@ -1202,6 +1207,7 @@ static void emit_rules(Ec *e, StrBuf *out, bool in)
 	for (const Node *r = rules ? rules->list3 : NULL; r; r = r->next, i++) {
 		if (r->op != RULE_COND || !r->cond || r->cond->kind != ND_BLOCK)
 			continue;
+		e->cond_blocks = true;
 		begin_fn(e, &body, map_flags, r->cond);
 		stmts(e, r->cond->list1);
 		const char *name = arena_printf(e->c->arena, "%s_%d_condition", flags, i);
@@ -1238,6 +1244,7 @@ static void emit_rules(Ec *e, StrBuf *out, bool in)
 		block(e, r->then);
 		line(e, "}");
 	}
+	e->part_uses[in ? PART_IN : PART_MAP_OUT] = e->uses;
 	end_fn(e, out, in ? "In: the in rules' conditions, then the `->` parts of the flagged rules."
 	                  : "MapOut: the out rules' conditions, then the `->` parts of the "
 	                    "flagged rules.",
@@ -1255,6 +1262,7 @@ static void emit_rules(Ec *e, StrBuf *out, bool in)
 		block(e, r->els);
 		line(e, "}");
 	}
+	e->part_uses[in ? PART_MAP_IN : PART_OUT] = e->uses;
 	end_fn(e, out, in ? "MapIn: the `-->` parts of the flagged in rules."
 	                  : "Out: the `-->` parts of the flagged out rules.",
 	       in ? FN_MAP : FN_RULE, in ? "map_in" : "out", &body);
@@ -1327,6 +1335,213 @@ static bool may_reject(const Ec *e)
 	if (last->lhs->kind == ND_KEYVAR && last->lhs->op == KV_BIG_H)
 		return false;
 	return !passes_steps_up(body, last->lhs);
+}
+
+/* ---- the fast step --------------------------------------------------------------------------- */
+
+/* Whether n is the key variable kv (t, H). */
+static bool is_keyvar(const Node *n, int kv)
+{
+	return n && n->kind == ND_KEYVAR && n->op == kv;
+}
+
+/* The inner stepped by `var x := do_step(f, t, H)`, or NULL when d is not that. */
+static InnerC *plain_do_step(Ec *e, const Node *d)
+{
+	const Node *c = d->kind == ND_VARDECL ? d->init : NULL;
+	if (!c || c->kind != ND_BUILTIN || c->op != BI_DO_STEP || ast_count(c->list1) != 2 ||
+	    !is_keyvar(c->list1, KV_T) || !is_keyvar(c->list1->next, KV_BIG_H) || !c->name)
+		return NULL;
+	return inner_c(e, c->name);
+}
+
+/* Whether every Real input of ic is assigned by a statement at the top level of an in
+ * rule's `-->` part (every in rule's flag being 1, each runs on every do_step). */
+static bool map_in_assigns_all(Ec *e, const InnerC *ic)
+{
+	const Node *rules = rules_of(e, true);
+	for (int k = 0; k < ic->in->nports; k++) {
+		const InnerPort *p = &ic->in->ports[k];
+		if (!p->is_input || ic->slots[k].type != T_REAL)
+			continue;
+		bool found = false;
+		for (const Node *r = rules ? rules->list3 : NULL; r && !found; r = r->next) {
+			if (!r->els || r->els->kind != ND_BLOCK)
+				continue;
+			for (const Node *st = r->els->list1; st && !found; st = st->next) {
+				const Node *l = st->kind == ND_ASSIGN ? st->lhs : NULL;
+				InnerC *lic;
+				found = l && l->kind == ND_PORT_REF && l->sym == SYM_INNER_IN &&
+				        inner_port_of(e, l, &lic) == p && lic == ic;
+			}
+		}
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+/* The preconditions of the fast step (SartModel.fast_step), cited where they fail:
+ *   1. no rule part calls the runtime (In, MapIn, MapOut, Out use no `w`), no condition
+ *      blocks: the fast step leaves the runtime's bookkeeping (e, in_map) alone;
+ *   2. every in rule's flag is the constant 1 (an assignment rule or `true`);
+ *   3. Ctrl is `var x_i := do_step(f_i, t, H)` for distinct inners f_i, then `return` of
+ *      H, one x_i, or a min of x_i: an all-OK step returns H, so Out runs;
+ *   4. each f_i has Real ports only, and MapIn assigns every one of its Real inputs at
+ *      the top level of a `-->` part (so the whole port array goes in one set call).
+ * Returns the stepped inners in Ctrl's order (n of them), or NULL. */
+static InnerC **fast_step_form(Ec *e, int *n)
+{
+	const Node *ctrl = e->sa->a_ctrl;
+	const Node *rules = rules_of(e, true);
+	*n = 0;
+	for (int p = 0; p < 4; p++)
+		if (e->part_uses[p] & U_W)
+			return NULL; /* 1 */
+	if (e->cond_blocks)
+		return NULL; /* 1 */
+	for (const Node *r = rules ? rules->list3 : NULL; r; r = r->next)
+		if (!(r->op == RULE_ASSIGN || (r->cond && r->cond->kind == ND_BOOL && r->cond->ival)))
+			return NULL; /* 2 */
+	if (!ctrl || ctrl->kind != ND_CTRL || !ctrl->body || !ctrl->body->list1)
+		return NULL; /* 3 */
+	InnerC **stepped = arena_alloc(e->c->arena, (size_t)(e->ninners + 1) * sizeof *stepped);
+	const Node *st = ctrl->body->list1;
+	for (; st && st->next; st = st->next) {
+		if (st->kind != ND_VAR || !st->list1)
+			return NULL; /* 3 */
+		for (const Node *d = st->list1; d; d = d->next) {
+			InnerC *ic = plain_do_step(e, d);
+			if (!ic)
+				return NULL; /* 3 */
+			for (int i = 0; i < *n; i++)
+				if (stepped[i] == ic)
+					return NULL; /* 3 */
+			if (*n >= e->ninners)
+				return NULL;
+			stepped[(*n)++] = ic;
+		}
+	}
+	if (!*n || st->kind != ND_RETURN || !st->lhs ||
+	    !(is_keyvar(st->lhs, KV_BIG_H) || passes_steps_up(ctrl->body, st->lhs)))
+		return NULL; /* 3 */
+	for (int i = 0; i < *n; i++) {
+		const InnerC *ic = stepped[i];
+		for (int dir = 0; dir < 2; dir++)
+			if (ic->n[dir][T_INTEGER] || ic->n[dir][T_BOOLEAN])
+				return NULL; /* 4 */
+		for (int k = 0; k < ic->in->nports; k++)
+			if (ic->slots[k].type < 0)
+				return NULL; /* 4 */
+		if (!map_in_assigns_all(e, ic))
+			return NULL; /* 4 */
+	}
+	return stepped;
+}
+
+/* The fast step, when the adaptation has its form: the general path's In, Ctrl and Out in
+ * the same order on the same Storage, with the rule parts called directly (static in this
+ * file, the compiler inlines them) and each do_step through the seam's direct route.  After a
+ * do_step that did not go with SART_OK, the rest is Ctrl as written (sart_do_step), so the
+ * state is the general path's.  Returns whether it was written. */
+/* 0.0 * v[0] + 0.0 * v[1] + ...: 0 exactly when every v[k] is finite (NaN otherwise), the
+ * runtime's finite test of a port group in one branch. */
+static void put_finite_sum(StrBuf *o, const char *arr, int n)
+{
+	for (int k = 0; k < n; k++)
+		sb_printf(o, "%s0.0 * s->%s[%d]", k ? " + " : "", arr, k);
+}
+
+/* do_step(f, t, H) of the fast step for inner ic: the inputs checked finite and set with one
+ * call, the step, the outputs read with one call and checked finite, through the seam's
+ * direct route; anything but fmi2OK goes to sart_fast_rest at that point. */
+static void emit_fast_do_step(Ec *e, StrBuf *out, const InnerC *ic)
+{
+	Arena *a = e->c->arena;
+	int nin = ic->n[0][T_REAL], nout = ic->n[1][T_REAL];
+	const char *in = arena_printf(a, "%s_in_real", ic->cname);
+	const char *outs = arena_printf(a, "%s_out_real", ic->cname);
+	const char *rest = arena_printf(a, "return sart_fast_rest(w, s, %s, t, H, ", ic->enumc);
+	sb_printf(out, "/* do_step(%s, t, H) in the fast step (sart_fast_rest when not fmi2OK). */\n",
+		  ic->in->name);
+	sb_printf(out, "static int fast_do_step_%s(SartWrapper *w, Storage *s, const SartFastRoute *r, "
+		  "double t, double H, double *taken)\n{\n", ic->cname);
+	sb_printf(out, "\tconst SartInnerDirect *d = r->direct[%s];\n", ic->enumc);
+	sb_puts(out, "\tint st;\n");
+	if (nin) {
+		sb_puts(out, "\tif (");
+		put_finite_sum(out, in, nin);
+		sb_puts(out, " != 0.0 || !d->c)\n");
+	} else {
+		sb_puts(out, "\tif (!d->c)\n");
+	}
+	sb_printf(out, "\t\t%s0, 0, taken);\n", rest);
+	if (nin) {
+		sb_printf(out, "\tst = d->set_real(d->c, %s_vr, %d, s->%s);\n", in, nin, in);
+		sb_printf(out, "\tif (st != fmi2OK)\n\t\t%s1, st, taken);\n", rest);
+	}
+	sb_puts(out, "\tst = d->do_step(d->c, t, H, fmi2False);\n");
+	sb_printf(out, "\tif (st != fmi2OK)\n\t\t%s2, st, taken);\n", rest);
+	if (nout) {
+		sb_printf(out, "\tst = d->get_real(d->c, %s_vr, %d, s->%s);\n", outs, nout, outs);
+		sb_printf(out, "\tif (st != fmi2OK)\n\t\t%s3, st, taken);\n", rest);
+		sb_puts(out, "\tif (");
+		put_finite_sum(out, outs, nout);
+		sb_printf(out, " != 0.0)\n\t\t%s3, 0, taken);\n", rest);
+	}
+	sb_printf(out, "\tr->last[%s] = t + H;\n", ic->enumc);
+	sb_puts(out, "\treturn 1;\n}\n\n");
+}
+
+static bool emit_fast_step(Ec *e, StrBuf *out)
+{
+	int n;
+	InnerC **stepped = fast_step_form(e, &n);
+	if (!stepped)
+		return false;
+	const Node *ctrl = e->sa->a_ctrl;
+	const Node *ret = ast_last(ctrl->body->list1);
+	StrBuf body;
+	for (int k = 0; k < n; k++)
+		emit_fast_do_step(e, out, stepped[k]);
+	begin_fn(e, &body, false, ctrl->body);
+	sb_puts(out, "/* The fast step (sart_wrapper.h): In, Ctrl and Out of a plain step, straight "
+		     "through. */\n");
+	sb_puts(out, "static int fast_step(SartWrapper *w, void *sp, const SartFastRoute *r, double t, "
+		     "double H,\n                     double *taken)\n{\n");
+	sb_puts(out, "\tStorage *s = sp;\n\tint fast = 1;\n");
+	int i = 0;
+	for (const Node *st = ctrl->body->list1; st != ret; st = st->next)
+		for (const Node *d = st->list1; d; d = d->next)
+			sb_printf(out, "\tdouble %s = H;\n", local_c(e, d->name));
+	sb_puts(out, "\tin(w, s, t, H);\n");
+	for (const Node *st = ctrl->body->list1; st != ret; st = st->next)
+		for (const Node *d = st->list1; d; d = d->next, i++) {
+			const InnerC *ic = stepped[i];
+			const char *x = local_c(e, d->name);
+			const char *ind = i ? "\t\t" : "\t";
+			sb_printf(out, "\t/* do_step(%s, t, H) */\n", ic->in->name);
+			if (i)
+				sb_puts(out, "\tif (fast) {\n");
+			sb_printf(out, "%smap_in(w, s, t, H, H, 0.0);\n", ind);
+			for (int k = 0; k < ic->in->nports; k++)
+				if (ic->in->ports[k].is_input)
+					sb_printf(out, "%ss->%s_in_real_assigned[%s] = 0;\n", ind, ic->cname,
+						  ic->slots[k].enumc);
+			sb_printf(out, "%sif (fast_do_step_%s(w, s, r, t, H, &%s))\n", ind, ic->cname, x);
+			sb_printf(out, "%s\tmap_out(w, s, t, H, H, 0.0);\n", ind);
+			sb_printf(out, "%selse\n%s\tfast = 0;\n", ind, ind);
+			if (i) {
+				sb_puts(out, "\t} else {\n");
+				sb_printf(out, "\t\t%s = sart_do_step(w, s, %s, t, H);\n", x, ic->enumc);
+				sb_puts(out, "\t}\n");
+			}
+		}
+	sb_puts(out, "\tif (fast) {\n\t\tout(w, s, t, H);\n\t\treturn 1;\n\t}\n");
+	sb_printf(out, "\t*taken = %s;\n\treturn 0;\n}\n\n", X(e, ret->lhs, P_LOW));
+	sb_free(&body);
+	e->o = NULL;
+	return true;
 }
 
 /* The storage var groups, in Storage order. */
@@ -1625,6 +1840,7 @@ static void emit_source(Ec *e, StrBuf *o, const Group *groups, int ngroups)
 	emit_ctrl(e, &fns);
 	emit_rules(e, &fns, false);
 	emit_couple(e, &fns);
+	bool fast = emit_fast_step(e, &fns);
 
 	banner(e, o);
 	sb_printf(o, "/* %s.c — the model-specific part of the wrapper FMU %s:\n * its inner FMUs, "
@@ -1757,7 +1973,8 @@ static void emit_source(Ec *e, StrBuf *o, const Group *groups, int ngroups)
 		sb_puts(o, "\t.real_inputs = NULL,\n\t.nreal_inputs = 0,\n");
 	sb_puts(o, "\t.defaults = defaults,\n\t.initial = initial,\n");
 	sb_puts(o, "\t.in = in,\n\t.map_in = map_in,\n\t.ctrl = ctrl,\n\t.map_out = map_out,\n"
-		   "\t.out = out,\n\t.couple = couple,\n};\n");
+		   "\t.out = out,\n\t.couple = couple,\n");
+	sb_printf(o, "\t.fast_step = %s,\n};\n", fast ? "fast_step" : "NULL");
 }
 
 bool emit_c_buffers(Compilation *c, const EmitLayout *l, char **config_h, char **model_c)

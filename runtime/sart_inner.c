@@ -103,6 +103,7 @@ SartStatus sart_inner_report(SartInner *in, SartStatus st, const char *fmt, ...)
 	if (st == SART_FATAL) {
 		in->fatal = 1;
 		in->callable = 0;
+		in->direct.c = NULL;
 	}
 	va_start(ap, fmt);
 	format_prefixed(in->message, in->name, fmt, ap);
@@ -241,6 +242,26 @@ void sart_inner_free(SartInner *in)
 	free(in);
 }
 
+const SartInnerDirect *sart_inner_direct(const SartInner *in)
+{
+	return &in->direct;
+}
+
+SartStatus sart_inner_direct_status(SartInner *in, SartDirectCall call, int status, double t,
+                                    double h, double *reached)
+{
+	double where;
+	if (status == 0) {
+		if (call == SART_DIRECT_DO_STEP && reached)
+			*reached = t + h;
+		return SART_OK;
+	}
+	if (!in->ops->direct_status)
+		return sart_inner_report(in, SART_ERROR, "no direct route for FMI %s",
+		                         in->ops->fmi_version);
+	return in->ops->direct_status(in, call, status, t, h, reached ? reached : &where);
+}
+
 const char *sart_inner_name(const SartInner *in)
 {
 	return in ? in->name : "?";
@@ -278,6 +299,7 @@ static SartStatus noted(SartInner *in, SartStatus st)
 	if (st == SART_FATAL) {
 		in->fatal = 1;
 		in->callable = 0;
+		in->direct.c = NULL;
 	}
 	return st;
 }
@@ -305,6 +327,8 @@ SartStatus sart_inner_instantiate(SartInner *in, const char *guid, int logging_o
 		in->instantiated = 1;
 		in->callable = !in->fatal;
 	}
+	if (!in->callable)
+		in->direct.c = NULL;
 	return st;
 }
 

@@ -23,6 +23,8 @@
 
 #include <stddef.h>
 
+#include "fmi2/fmi2FunctionTypes.h"
+
 /* Call outcomes.  The values are those of fmi2Status (and of fmi3Status), so a wrapper may
  * return them to its importer as they are.  An inner fmi2Pending is reported as SART_ERROR:
  * the runtime never asks for asynchronous steps. */
@@ -134,6 +136,34 @@ SartStatus sart_inner_serialized_size(SartInner *in, void *state, size_t *size);
 SartStatus sart_inner_serialize(SartInner *in, void *state, unsigned char *buf, size_t size);
 SartStatus sart_inner_deserialize(SartInner *in, const unsigned char *buf, size_t size,
                                   void **state);
+
+/* The direct route of the per-step calls, for a wrapper's fast step: the library's own
+ * functions and instance, so that a set, step or get costs one test and one call.  c is
+ * non-NULL exactly when the instance is an FMI 2.0 one that may be called (instantiated, no
+ * fatal outcome); otherwise the calls must go through the functions above.  Other versions
+ * leave c NULL: this is the one place FMI 2.0 shows through, and a back end for another
+ * version needs nothing of it.  The pointer sart_inner_direct returns stays valid as long
+ * as the SartInner, its contents follow the instance's life cycle. */
+typedef struct SartInnerDirect {
+	fmi2Component c;
+	fmi2SetRealTYPE *set_real;
+	fmi2GetRealTYPE *get_real;
+	fmi2DoStepTYPE *do_step;
+} SartInnerDirect;
+
+const SartInnerDirect *sart_inner_direct(const SartInner *in);
+
+typedef enum SartDirectCall {
+	SART_DIRECT_SET_REAL,
+	SART_DIRECT_GET_REAL,
+	SART_DIRECT_DO_STEP
+} SartDirectCall;
+
+/* What the seam's own call would have returned and reported for a direct call that gave
+ * status (not fmi2OK): the message, the fatal mark, and for a step *reached as
+ * sart_inner_do_step sets it (t and h are the step's; ignored otherwise). */
+SartStatus sart_inner_direct_status(SartInner *in, SartDirectCall call, int status, double t,
+                                    double h, double *reached);
 
 SartStatus sart_inner_terminate(SartInner *in);
 SartStatus sart_inner_reset(SartInner *in);

@@ -41,6 +41,8 @@ struct SartInner {
 	int instantiated;
 	int fatal;          /* a call returned SART_FATAL: no further calls into the FMU */
 	int callable;       /* instantiated && !fatal: the hot calls' one test */
+	SartInnerDirect direct; /* filled by the back end at instantiate; c kept NULL by the
+	                         * front whenever callable is 0 */
 	SartLogger logger;
 	void *logger_env;
 	char message[SART_MESSAGE_MAX];
@@ -85,6 +87,9 @@ struct SartInnerOps {
 	                          void **state);
 	SartStatus (*terminate)(SartInner *in);
 	SartStatus (*reset)(SartInner *in);
+	/* sart_inner_direct_status for this version (NULL when it fills no direct route). */
+	SartStatus (*direct_status)(SartInner *in, SartDirectCall call, int status, double t,
+	                            double h, double *reached);
 };
 
 extern const SartInnerOps sart_inner_fmi2_ops;

@@ -256,12 +256,19 @@ static SartStatus fmi2_instantiate(SartInner *in, const char *guid, int logging_
 	free(uri);
 	if (!f->c)
 		return sart_inner_report(in, SART_ERROR, "fmi2Instantiate returned NULL");
+	/* The direct route (sart_inner.h): the front clears c when the instance may no
+	 * longer be called. */
+	in->direct.c = f->c;
+	in->direct.set_real = f->api.set_real;
+	in->direct.get_real = f->api.get_real;
+	in->direct.do_step = f->api.do_step;
 	return SART_OK;
 }
 
 static void fmi2_free_instance(SartInner *in)
 {
 	Fmi2Inner *f = impl(in);
+	in->direct.c = NULL;
 	f->api.free_instance(f->c);
 	f->c = NULL;
 }
@@ -485,6 +492,16 @@ static SartStatus fmi2_deserialize(SartInner *in, const unsigned char *buf, size
 	               f->api.deserialize(f->c, (const fmi2Byte *)buf, size, state));
 }
 
+/* A direct call's status other than fmi2OK, reported as the call through the seam would. */
+static SART_COLD SartStatus fmi2_direct_status(SartInner *in, SartDirectCall call, int status,
+                                               double t, double h, double *reached)
+{
+	fmi2Status st = (fmi2Status)status;
+	if (call == SART_DIRECT_DO_STEP)
+		return do_step_not_ok(in, t, h, st, reached);
+	return not_ok(in, call == SART_DIRECT_SET_REAL ? "fmi2SetReal" : "fmi2GetReal", st);
+}
+
 const SartInnerOps sart_inner_fmi2_ops = {
 	"2.0",
 	"linux64",
@@ -513,4 +530,5 @@ const SartInnerOps sart_inner_fmi2_ops = {
 	fmi2_deserialize,
 	fmi2_terminate,
 	fmi2_reset,
+	fmi2_direct_status,
 };

@@ -141,6 +141,8 @@ struct SartWrapper {
 	int g_valid;              /* reads come from scratch */
 
 	SartInner **inner;
+	const SartInnerDirect **direct; /* per inner: the seam's direct route (the fast step) */
+	SartFastRoute route;      /* what the fast step reaches: direct and last */
 	Plan *plan;               /* per inner */
 	double *last;             /* per inner: the time it last stepped to */
 	unsigned char *is_set;    /* per external vr of each type, at is_set_off[type]; this
@@ -166,6 +168,9 @@ struct SartWrapper {
 	int plain;                /* a step needs no snapshot, no input derivatives and no call
 	                           * log: fmi2DoStep's fast path (refresh_plain) */
 	int quiet;                /* no call log: fmi2GetReal's and fmi2SetReal's fast paths */
+	int fast;                 /* plain steps take sart_model.fast_step (set at instantiate;
+	                           * SART_NO_FAST_STEP in the environment turns it off, for
+	                           * comparing the two paths) */
 	unsigned char *snap_storage;
 	double *snap_last;
 	unsigned char *snap_is_set;
@@ -715,6 +720,77 @@ double sart_do_step(SartWrapper *w, void *s, unsigned f, double ti, double hi)
 	return hi;
 }
 
+/* A fast step's do_step from the point where something other than SART_OK appeared: the rest
+ * of do_step(f, t, H) as sart_do_step would run it, MapIn having run and f's Real input
+ * flags cleared (flush_real clears them all before it checks the values).  stage 0: nothing
+ * called yet (a non-finite input, or no direct route); 1: the set gave status; 2: the step
+ * gave status; 3: the step was OK and the get gave status (0: an output not finite).
+ * Returns the step f took, as sart_do_step does. */
+static SART_COLD double fast_rest(SartWrapper *w, unsigned char *s, unsigned f, double t,
+                                  double H, int stage, int status)
+{
+	const SartPorts *pi = &sart_model.inners[f].in[SART_REAL];
+	const SartPorts *po = &sart_model.inners[f].out[SART_REAL];
+	SartInner *in = w->inner[f];
+	double reached = t + H;
+	SartStatus st = SART_OK;
+	w->map_e = t - w->last[f];
+	switch (stage) {
+	case 0: {
+		const double *u = reals(s, pi->values);
+		for (unsigned k = 0; k < pi->n; k++)
+			if (!isfinite(u[k])) {
+				bad_input(w, f, pi, u);
+				return 0.0;
+			}
+		if (pi->n)
+			check_inner(w, sart_inner_set_real(in, pi->vr, pi->n, u), f,
+			            "setting the inputs");
+		if (failed(w))
+			return 0.0;
+		st = sart_inner_do_step(in, t, H, 0, &reached);
+		break;
+	}
+	case 1:
+		check_inner(w, sart_inner_direct_status(in, SART_DIRECT_SET_REAL, status, t, H, NULL),
+		            f, "setting the inputs");
+		if (failed(w))
+			return 0.0;
+		st = sart_inner_do_step(in, t, H, 0, &reached);
+		break;
+	case 2:
+		st = sart_inner_direct_status(in, SART_DIRECT_DO_STEP, status, t, H, &reached);
+		break;
+	default: {
+		const double *y = reals(s, po->values);
+		if (status) {
+			check_inner(w, sart_inner_direct_status(in, SART_DIRECT_GET_REAL, status, t, H,
+			                                        NULL), f, "reading the outputs");
+			if (failed(w))
+				return 0.0;
+		}
+		for (unsigned k = 0; k < po->n; k++)
+			if (!isfinite(y[k])) {
+				bad_output(w, f, po, y);
+				return 0.0;
+			}
+		w->last[f] = reached;
+		w->in_map = 1;
+		sart_model.map_out(w, s, w->step_t, w->step_H, H, t - w->step_t);
+		w->in_map = 0;
+		return H;
+	}
+	}
+	return after_inner_step(w, s, f, t, H, st, reached);
+}
+
+int sart_fast_rest(SartWrapper *w, void *s, unsigned f, double t, double H, int stage,
+                   int status, double *taken)
+{
+	*taken = fast_rest(w, s, f, t, H, stage, status);
+	return 0;
+}
+
 static void stack_push(SartWrapper *w, unsigned f)
 {
 	Stack *k = &w->stacks[f];
@@ -906,6 +982,7 @@ static void wrapper_free(SartWrapper *w)
 	w->magic = 0;
 	free(w->inner);
 	free(w->plan);
+	free(w->direct);
 	free(w->stacks);
 	free(w->snap_inner);
 	free(w->slot);
@@ -1016,6 +1093,7 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
 	w->slot = calloc(ni, sizeof *w->slot);
 	w->stacks = calloc(ni, sizeof *w->stacks);
 	w->plan = calloc(ni, sizeof *w->plan);
+	w->direct = calloc(ni, sizeof *w->direct);
 	w->is_set = calloc(mark_blocks(nvr_total), MARK_BLOCK);
 	w->snap_is_set = calloc(mark_blocks(nvr_total), MARK_BLOCK);
 	w->du = calloc(m->nreal_inputs + 1, sizeof *w->du);
@@ -1023,7 +1101,8 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
 	w->vrbuf = calloc(maxports, sizeof *w->vrbuf);
 	w->rbuf = calloc(maxports, sizeof *w->rbuf);
 	w->ibuf = calloc(maxports, sizeof *w->ibuf);
-	if (!w->storage || !w->scratch || !w->snap_storage || !w->inner || !w->plan || !w->last ||
+	if (!w->storage || !w->scratch || !w->snap_storage || !w->inner || !w->plan ||
+	    !w->direct || !w->last ||
 	    !w->snap_last || !w->snap_inner || !w->slot || !w->stacks || !w->is_set ||
 	    !w->snap_is_set || !w->du || !w->du_set || !w->vrbuf || !w->rbuf || !w->ibuf) {
 		wlog(w, SART_ERROR, "fmi2Instantiate: out of memory");
@@ -1067,9 +1146,13 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
 			wlog(w, SART_ERROR, "fmi2Instantiate: cannot instantiate inner FMU '%s'", im->name);
 			goto done;
 		}
+		w->direct[f] = sart_inner_direct(w->inner[f]);
 	}
 	storage_defaults(w);
 	refresh_plain(w);
+	w->fast = sart_model.fast_step != NULL && !getenv("SART_NO_FAST_STEP");
+	w->route.direct = w->direct;
+	w->route.last = w->last;
 	w->magic = WRAPPER_MAGIC;
 	result = w;
 	w = NULL;
@@ -1731,6 +1814,9 @@ static SART_COLD fmi2Status step_other(SartWrapper *w, double t, double H, SartS
 /* The step from t by H, after every check: In; Ctrl; and Out when Ctrl accepted the whole
  * step (as guarded(step_body), written out so that the usual step makes no further call),
  * then the new time.  snap: a snapshot was taken, restored on a rejection. */
+static HOT_INLINE fmi2Status end_step(SartWrapper *w, double t, double H, double Ht,
+                                     int snap);
+
 static HOT_INLINE fmi2Status run_step(SartWrapper *w, double t, double H, int snap)
 {
 	unsigned char *s = w->storage;
@@ -1740,11 +1826,17 @@ static HOT_INLINE fmi2Status run_step(SartWrapper *w, double t, double H, int sn
 	w->fail_status = SART_OK;
 	w->warned = 0;
 	sart_model.in(w, s, t, H);
-	if (!failed(w)) {
+	if (!failed(w))
 		Ht = sart_model.ctrl(w, s, t, H);
-		if (!failed(w) && (Ht == H || (valid_step(Ht, H) && accepted(Ht, H))))
-			sart_model.out(w, s, t, H);
-	}
+	return end_step(w, t, H, Ht, snap);
+}
+
+/* The step after Ctrl returned Ht (a failure already recorded): Out when it accepted the
+ * whole step, the outcome, the new time. */
+static HOT_INLINE fmi2Status end_step(SartWrapper *w, double t, double H, double Ht, int snap)
+{
+	if (!failed(w) && (Ht == H || (valid_step(Ht, H) && accepted(Ht, H))))
+		sart_model.out(w, w->storage, t, H);
 	w->in_map = 0;
 	SartStatus st = w->fail_status != SART_OK ? w->fail_status
 	                                         : w->warned ? SART_WARNING : SART_OK;
@@ -1763,6 +1855,35 @@ static HOT_INLINE fmi2Status run_step(SartWrapper *w, double t, double H, int sn
 	w->g_dirty = 0;
 	w->g_valid = 0;
 	return (fmi2Status)st;
+}
+
+/* The fast step is not usable for this step or this wrapper: the table-driven one. */
+static SART_COLD fmi2Status fast_fallback(SartWrapper *w, double t, double H, double Ht)
+{
+	return end_step(w, t, H, Ht, 0);
+}
+
+/* The usual step of a wrapper whose emitter wrote a fast step (sart_model.fast_step): it
+ * runs In, Ctrl and Out in straight-line code.  When everything in it went with SART_OK
+ * (Ht = H, nothing to report), what is left is the new time; otherwise the fast step has
+ * already handed over to the general handling at that point and returned Ctrl's result,
+ * and the step ends as run_step ends it. */
+static HOT_INLINE fmi2Status run_fast_step(SartWrapper *w, double t, double H)
+{
+	double Ht = NAN;
+	w->step_t = t;
+	w->step_H = H;
+	w->fail_status = SART_OK;
+	w->warned = 0;
+	if (!sart_model.fast_step(w, w->storage, &w->route, t, H, &Ht))
+		return fast_fallback(w, t, H, Ht);
+	clear_stacks(w);
+	w->time = t + H;
+	w->last_ok = w->time;
+	clear_marks(w);
+	w->g_dirty = 0;
+	w->g_valid = 0;
+	return fmi2OK;
 }
 
 /* fmi2DoStep with everything the usual step does not need: logging the call, the checks of
@@ -1808,8 +1929,11 @@ fmi2Status fmi2DoStep(fmi2Component c, fmi2Real t, fmi2Real H,
 {
 	SartWrapper *w = c;
 	if (w && w->magic == WRAPPER_MAGIC && w->plain && w->phase == PH_STEP_COMPLETE &&
-	    t == w->time && H > 0.0 && H <= DBL_MAX)
+	    t == w->time && H > 0.0 && H <= DBL_MAX) {
+		if (w->fast)
+			return run_fast_step(w, t, H);
 		return run_step(w, t, H, 0);
+	}
 	return do_step_full(c, t, H, noSetFMUStatePriorToCurrentPoint);
 }
 

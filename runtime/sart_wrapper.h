@@ -106,6 +106,13 @@ typedef struct SartVar {
 	const char *name;     /* as in the script, for messages */
 } SartVar;
 
+/* What a fast step reaches in the runtime, per inner: the seam's direct route
+ * (sart_inner.h) and the time each inner last stepped to, which it sets after a step. */
+typedef struct SartFastRoute {
+	const SartInnerDirect *const *direct;
+	double *last;
+} SartFastRoute;
+
 typedef struct SartModel {
 	const char *identifier;       /* modelIdentifier */
 	const char *guid;             /* the wrapper's own guid */
@@ -142,6 +149,18 @@ typedef struct SartModel {
 	/* The internal couplings into inners[inner] (with their unit conversions), for Init
 	 * and G; a coupling assigns the input as a rule would (value and assigned flag). */
 	void (*couple)(SartWrapper *w, void *s, unsigned inner);
+
+	/* The fast step, or NULL: In, Ctrl and Out of one step from t by H written out as
+	 * straight-line code by the emitter, for adaptations simple enough (see compiler/
+	 * emit_c.c, fast_step_form): Ctrl a do_step of inners by H from t, each through
+	 * the seam's direct route, MapIn assigning every Real input of each, only Real ports, and no
+	 * rule part calling the runtime.  It must leave exactly the state the general path
+	 * would.  Returns 1 when the whole step went with SART_OK (Out has run); otherwise
+	 * *taken is what Ctrl returns, Out has not run, and the runtime ends the step as after
+	 * Ctrl.  fmi2DoStep takes it only on a plain step (stepComplete, t the current time,
+	 * 0 < H, no snapshot, no input derivatives, no call log). */
+	int (*fast_step)(SartWrapper *w, void *s, const SartFastRoute *r, double t, double H,
+	                 double *taken);
 } SartModel;
 
 /* Defined by the emitted code. */
@@ -153,6 +172,16 @@ extern const SartModel sart_model;
  * left at its last successful time, its partial step accepted when it can get and set
  * its state, so that it can go on from there). */
 double sart_do_step(SartWrapper *w, void *s, unsigned f, double ti, double hi);
+/* The fast step's failure path: do_step(f, t, H) from the point where something other
+ * than SART_OK appeared, as sart_do_step would go on (reports, failure, a discard's partial
+ * step, MapOut).  stage 0: nothing called yet (an input not finite, or no direct route); 1:
+ * the set returned status; 2: the step returned status; 3: the step was OK and the get
+ * returned status (0: an output not finite).  MapIn has run and f's Real input flags are
+ * cleared.  Sets *taken to the step f took and returns 0, so that the emitted code can
+ * `return sart_fast_rest(...)`. */
+int sart_fast_rest(SartWrapper *w, void *s, unsigned f, double t, double H, int stage,
+                   int status, double *taken);
+
 /* save_state(f) pushes f's state on f's stack; rollback(f) restores the top and pops it.
  * The stacks are emptied when an external step ends: a saved state lives for one step. */
 void sart_save_state(SartWrapper *w, unsigned f);

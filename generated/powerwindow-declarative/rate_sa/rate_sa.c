@@ -202,4 +202,5 @@ const SartModel sart_model = {
 	.map_out = map_out,
 	.out = out,
 	.couple = couple,
+	.fast_step = NULL,
 };

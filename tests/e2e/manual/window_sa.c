@@ -230,4 +230,5 @@ const SartModel sart_model = {
 	initial,
 	in, map_in, ctrl, map_out, out,
 	couple,
+	NULL, /* fast_step: may_reject needs a snapshot, which the fast step never takes */
 };
