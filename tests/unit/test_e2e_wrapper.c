@@ -392,6 +392,134 @@ static void loop_sa__get_step_set_step__bit_identical(void **state)
 	fmi2_unimport(&f.api);
 }
 
+/* ---- the fast step against the general path -------------------------------------------- */
+
+/* Each instance's messages, "status category: message" a line (the componentEnvironment). */
+typedef struct PathLog {
+	char text[8192];
+} PathLog;
+
+static void path_logger(fmi2ComponentEnvironment env, fmi2String name, fmi2Status status,
+                        fmi2String category, fmi2String message, ...)
+{
+	PathLog *log = env;
+	size_t used = strlen(log->text);
+	va_list ap;
+	(void)name;
+	snprintf(log->text + used, sizeof log->text - used, "%d %s: ", (int)status, category);
+	used = strlen(log->text);
+	va_start(ap, message);
+	vsnprintf(log->text + used, sizeof log->text - used, message, ap);
+	va_end(ap);
+	used = strlen(log->text);
+	if (used + 1 < sizeof log->text)
+		strcat(log->text, "\n");
+}
+
+static PathLog path_logs[2];
+/* Instances may keep the callbacks' address: static. */
+static const fmi2CallbackFunctions path_callbacks[2] = {
+	{path_logger, calloc, free, NULL, &path_logs[0]},
+	{path_logger, calloc, free, NULL, &path_logs[1]},
+};
+
+/* An initialized instance; general: with SART_NO_FAST_STEP set while it is instantiated,
+ * so that its steps take the table-driven path. */
+static fmi2Component path_start(Fmu *f, int general)
+{
+	if (general)
+		assert_int_equal(setenv("SART_NO_FAST_STEP", "1", 1), 0);
+	fmi2Component c = f->api.instantiate(general ? "general" : "fast", fmi2CoSimulation, f->guid,
+	                                     f->uri, &path_callbacks[general], fmi2False, fmi2False);
+	assert_int_equal(unsetenv("SART_NO_FAST_STEP"), 0);
+	assert_non_null(c);
+	assert_int_equal(f->api.setup(c, fmi2False, 0, 0, fmi2False, 0), fmi2OK);
+	assert_int_equal(f->api.enter_init(c), fmi2OK);
+	assert_int_equal(f->api.exit_init(c), fmi2OK);
+	return c;
+}
+
+/* Sets the same inputs on both, steps both from t by H, expects status st from both, and
+ * compares every output bit for bit. */
+static void path_step(Fmu *f, fmi2Component c[2], const fmi2ValueReference in[3],
+                      const double u[3], const fmi2ValueReference out[3], double t, double H,
+                      fmi2Status st)
+{
+	double y[2][3];
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(f->api.set_real(c[k], in, 3, u), fmi2OK);
+		assert_int_equal(f->api.do_step(c[k], t, H, fmi2True), st);
+		assert_int_equal(f->api.get_real(c[k], out, 3, y[k]), fmi2OK);
+	}
+	assert_memory_equal(y[0], y[1], sizeof y[0]);
+}
+
+/* power_sa's emitted fast step and the general path (rule parts through the model's table,
+ * sart_do_step through the seam) step two instances through the same inputs: every output
+ * bit the same after every step, through the motor's discard of a step too long for it
+ * (the fast step hands over to the general handling: stepFailed, the last successful time,
+ * the same message), a restored state, and an input that is not finite (refused before the
+ * motor: the same error). */
+static void power_sa__fast_step_and_general_path__bit_identical(void **state)
+{
+	(void)state;
+	Fmu f;
+	fmu_open(&f, "powerwindow", "power_sa");
+	/* the emitter did write a fast step for power_sa, so that "fast" takes it */
+	char src[PATH_MAX + 64], line[256];
+	int has_fast = 0;
+	snprintf(src, sizeof src, "%s/sources/power_sa.c", f.dir);
+	FILE *fp = fopen(src, "r");
+	assert_non_null(fp);
+	while (fgets(line, sizeof line, fp))
+		has_fast |= strstr(line, ".fast_step = fast_step,") != NULL;
+	fclose(fp);
+	assert_true(has_fast);
+
+	memset(path_logs, 0, sizeof path_logs);
+	fmi2Component c[2] = {path_start(&f, 0), path_start(&f, 1)};
+	const fmi2ValueReference in[3] = {vr_of(&f, "u"), vr_of(&f, "d"), vr_of(&f, "tau")};
+	const fmi2ValueReference out[3] = {vr_of(&f, "armature_current"), vr_of(&f, "speed"),
+	                                   vr_of(&f, "displacement")};
+	double t = 0, H = 0.01;
+	for (int i = 0; i < 300; i++, t += H) {
+		const double u[3] = {i % 97 < 60, i % 131 > 90, 0.05 * sin(0.1 * i)};
+		path_step(&f, c, in, u, out, t, H, fmi2OK);
+	}
+
+	/* 150 s is more than the motor integrates in one step: its discard is passed up */
+	fmi2FMUstate s[2] = {NULL, NULL};
+	double last[2];
+	const double u1[3] = {1, 0, 0.01};
+	for (int k = 0; k < 2; k++)
+		assert_int_equal(f.api.get_state(c[k], &s[k]), fmi2OK);
+	path_step(&f, c, in, u1, out, t, 150.0, fmi2Discard);
+	for (int k = 0; k < 2; k++)
+		assert_int_equal(f.api.get_real_status(c[k], fmi2LastSuccessfulTime, &last[k]), fmi2OK);
+	assert_memory_equal(&last[0], &last[1], sizeof last[0]);
+	assert_true(last[0] > t && last[0] < t + 150.0);
+	assert_non_null(strstr(path_logs[0].text, "returned fmi2Discard"));
+	assert_string_equal(path_logs[0].text, path_logs[1].text);
+	/* taken back to t, both go on */
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(f.api.set_state(c[k], s[k]), fmi2OK);
+		assert_int_equal(f.api.free_state(c[k], &s[k]), fmi2OK);
+	}
+	for (int i = 0; i < 50; i++, t += H) {
+		const double u[3] = {i < 25, i >= 25, -0.02};
+		path_step(&f, c, in, u, out, t, H, fmi2OK);
+	}
+
+	/* a NaN never reaches the motor, on either path */
+	const double bad[3] = {1, 0, NAN};
+	path_step(&f, c, in, bad, out, t, H, fmi2Error);
+	assert_non_null(strstr(path_logs[0].text, "rule sets power.tau to nan"));
+	assert_string_equal(path_logs[0].text, path_logs[1].text);
+	for (int k = 0; k < 2; k++)
+		f.api.free_instance(c[k]);
+	fmi2_unimport(&f.api);
+}
+
 /* ---- lazy_sa: a rejected step at the controller's timer --------------------------------- */
 
 /* An obstacle detected at t = 0.5 (the step from 0.4) starts the controller's 1 s emergency; a step across
@@ -554,6 +682,7 @@ int main(void)
 		cmocka_unit_test(controller_sa__current_ramp__crossing_located_by_step_rejection),
 		cmocka_unit_test(rate_sa__contact__steps_cut_and_torque_predicted),
 		cmocka_unit_test(loop_sa__get_step_set_step__bit_identical),
+		cmocka_unit_test(power_sa__fast_step_and_general_path__bit_identical),
 		cmocka_unit_test(lazy_sa__step_across_the_timer__is_rejected_at_its_expiry),
 		cmocka_unit_test(lazy_sa__logging_on__inner_messages_forwarded_with_prefix),
 	};
