@@ -1355,9 +1355,19 @@ static InnerC *plain_do_step(Ec *e, const Node *d)
 	return inner_c(e, c->name);
 }
 
+/* Whether st assigns inner port p of ic. */
+static bool assigns_port(Ec *e, const Node *st, const InnerC *ic, const InnerPort *p)
+{
+	const Node *l = st->kind == ND_ASSIGN ? st->lhs : NULL;
+	InnerC *lic;
+	return l && l->kind == ND_PORT_REF && l->sym == SYM_INNER_IN &&
+	       inner_port_of(e, l, &lic) == p && lic == ic;
+}
+
 /* Whether every Real input of ic is assigned by a statement at the top level of an in
- * rule's `-->` part (every in rule's flag being 1, each runs on every do_step). */
-static bool map_in_assigns_all(Ec *e, const InnerC *ic)
+ * rule's `-->` part (every in rule's flag being 1, each runs on every do_step) or by one of
+ * the control rules before `upto` (an internal coupling). */
+static bool map_in_assigns_all(Ec *e, const InnerC *ic, const Node *upto)
 {
 	const Node *rules = rules_of(e, true);
 	for (int k = 0; k < ic->in->nports; k++) {
@@ -1368,13 +1378,11 @@ static bool map_in_assigns_all(Ec *e, const InnerC *ic)
 		for (const Node *r = rules ? rules->list3 : NULL; r && !found; r = r->next) {
 			if (!r->els || r->els->kind != ND_BLOCK)
 				continue;
-			for (const Node *st = r->els->list1; st && !found; st = st->next) {
-				const Node *l = st->kind == ND_ASSIGN ? st->lhs : NULL;
-				InnerC *lic;
-				found = l && l->kind == ND_PORT_REF && l->sym == SYM_INNER_IN &&
-				        inner_port_of(e, l, &lic) == p && lic == ic;
-			}
+			for (const Node *st = r->els->list1; st && !found; st = st->next)
+				found = assigns_port(e, st, ic, p);
 		}
+		for (const Node *st = e->sa->a_ctrl->body->list1; st != upto && !found; st = st->next)
+			found = assigns_port(e, st, ic, p);
 		if (!found)
 			return false;
 	}
@@ -1385,8 +1393,9 @@ static bool map_in_assigns_all(Ec *e, const InnerC *ic)
  *   1. no rule part calls the runtime (In, MapIn, MapOut, Out use no `w`), no condition
  *      blocks: the fast step leaves the runtime's bookkeeping (e, in_map) alone;
  *   2. every in rule's flag is the constant 1 (an assignment rule or `true`);
- *   3. Ctrl is `var x_i := do_step(f_i, t, H)` for distinct inners f_i, then `return` of
- *      H, one x_i, or a min of x_i: an all-OK step returns H, so Out runs;
+ *   3. Ctrl is `var x_i := do_step(f_i, t, H)` for distinct inners f_i, and assignments of
+ *      inner inputs that call nothing (the internal couplings), then `return` of H, one
+ *      x_i, or a min of x_i: an all-OK step returns H, so Out runs;
  *   4. each f_i has Real ports only, and MapIn assigns every one of its Real inputs at
  *      the top level of a `-->` part (so the whole port array goes in one set call).
  * Returns the stepped inners in Ctrl's order (n of them), or NULL. */
@@ -1406,8 +1415,20 @@ static InnerC **fast_step_form(Ec *e, int *n)
 	if (!ctrl || ctrl->kind != ND_CTRL || !ctrl->body || !ctrl->body->list1)
 		return NULL; /* 3 */
 	InnerC **stepped = arena_alloc(e->c->arena, (size_t)(e->ninners + 1) * sizeof *stepped);
+	const Node **at = arena_alloc(e->c->arena, (size_t)(e->ninners + 1) * sizeof *at);
 	const Node *st = ctrl->body->list1;
 	for (; st && st->next; st = st->next) {
+		if (st->kind == ND_ASSIGN && st->lhs && st->lhs->kind == ND_PORT_REF &&
+		    st->lhs->sym == SYM_INNER_IN) {
+			unsigned uses = e->uses;
+			e->uses = 0;
+			(void)X(e, st->rhs, P_LOW);
+			bool calls = e->uses & U_W;
+			e->uses = uses;
+			if (calls)
+				return NULL; /* 3 */
+			continue;
+		}
 		if (st->kind != ND_VAR || !st->list1)
 			return NULL; /* 3 */
 		for (const Node *d = st->list1; d; d = d->next) {
@@ -1419,6 +1440,7 @@ static InnerC **fast_step_form(Ec *e, int *n)
 					return NULL; /* 3 */
 			if (*n >= e->ninners)
 				return NULL;
+			at[*n] = st;
 			stepped[(*n)++] = ic;
 		}
 	}
@@ -1433,7 +1455,7 @@ static InnerC **fast_step_form(Ec *e, int *n)
 		for (int k = 0; k < ic->in->nports; k++)
 			if (ic->slots[k].type < 0)
 				return NULL; /* 4 */
-		if (!map_in_assigns_all(e, ic))
+		if (!map_in_assigns_all(e, ic, at[i]))
 			return NULL; /* 4 */
 	}
 	return stepped;
@@ -1512,10 +1534,17 @@ static bool emit_fast_step(Ec *e, StrBuf *out)
 	sb_puts(out, "\tStorage *s = sp;\n\tint fast = 1;\n");
 	int i = 0;
 	for (const Node *st = ctrl->body->list1; st != ret; st = st->next)
-		for (const Node *d = st->list1; d; d = d->next)
+		for (const Node *d = st->kind == ND_VAR ? st->list1 : NULL; d; d = d->next)
 			sb_printf(out, "\tdouble %s = H;\n", local_c(e, d->name));
 	sb_puts(out, "\tin(w, s, t, H);\n");
-	for (const Node *st = ctrl->body->list1; st != ret; st = st->next)
+	for (const Node *st = ctrl->body->list1; st != ret; st = st->next) {
+		if (st->kind == ND_ASSIGN) {
+			/* an internal coupling: on either path, as Ctrl runs it */
+			e->o = out;
+			e->depth = 1;
+			stmt(e, st);
+			continue;
+		}
 		for (const Node *d = st->list1; d; d = d->next, i++) {
 			const InnerC *ic = stepped[i];
 			const char *x = local_c(e, d->name);
@@ -1537,6 +1566,7 @@ static bool emit_fast_step(Ec *e, StrBuf *out)
 				sb_puts(out, "\t}\n");
 			}
 		}
+	}
 	sb_puts(out, "\tif (fast) {\n\t\tout(w, s, t, H);\n\t\treturn 1;\n\t}\n");
 	sb_printf(out, "\t*taken = %s;\n\treturn 0;\n}\n\n", X(e, ret->lhs, P_LOW));
 	sb_free(&body);

@@ -426,6 +426,67 @@ static void emit_c__may_reject__only_for_steps_the_rules_compute(void **state)
 	emitted_free(&e);
 }
 
+/* ---- the fast step ------------------------------------------------------------------------ */
+
+static const char s_pass[] =
+	"semantic adaptation reactive mealy pass_sa\nat \"pass_sa.fmu\"\n" WINDOW;
+
+static const char s_guarded[] =
+	"semantic adaptation reactive mealy guarded_sa\nat \"guarded_sa.fmu\"\n" WINDOW
+	"input ports Real v\n"
+	"in var Real stored_v := 0.0;\n"
+	"in rules {\n"
+	"\tguarded_sa.v > 0.0 -> { stored_v := guarded_sa.v; } --> {\n"
+	"\t\twindow.speed := stored_v;\n"
+	"\t};\n"
+	"}\n";
+
+static const char s_pair[] =
+	"semantic adaptation reactive moore pair_sa\nat \"pair_sa.fmu\"\n"
+	"\tfor inner fmu reactive mealy Window window\n\t\tat \"window.fmu\"\n"
+	"\tfor inner fmu reactive mealy Obstacle obstacle\n\t\tat \"obstacle.fmu\"\n"
+	"\tcoupled as window.height -> obstacle.disp\n"
+	"input ports Real x -> window.displacement, Real v -> window.speed, "
+	"Real f -> window.reaction_force\n"
+	"output ports Real g <- obstacle.reaction_force\n";
+
+static void emit_c__fast_step__only_for_the_simple_form(void **state)
+{
+	(void)state;
+	Emitted e;
+	/* pass-through: straight-line In, MapIn, one set/step/get through the direct route */
+	emit_text(&e, s_pass, "pass_sa");
+	assert_contains(e.source, "\t.fast_step = fast_step,\n");
+	assert_contains(e.source, "\tst = d->set_real(d->c, window_in_real_vr, 3, s->window_in_real);\n");
+	assert_contains(e.source, "\tst = d->get_real(d->c, window_out_real_vr, 2, "
+				  "s->window_out_real);\n");
+	assert_contains(e.source, "\ts->window_in_real_assigned[window_in_speed] = 0;\n");
+	assert_contains(e.source, "\t\treturn sart_fast_rest(w, s, inner_window, t, H, 2, st, taken);\n");
+	emitted_free(&e);
+	/* two inners stepped by H, coupled: the second through sart_do_step once the first fell
+	 * back */
+	emit_text(&e, s_pair, "pair_sa");
+	assert_contains(e.source, "\t.fast_step = fast_step,\n");
+	assert_contains(e.source, "\t} else {\n\t\tH_obstacle = sart_do_step(w, s, inner_obstacle, t, "
+				  "H);\n");
+	/* the coupling between the two steps, on either path, as Ctrl has it */
+	assert_contains(e.source, "\t\tfast = 0;\n\ts->obstacle_in_real[obstacle_in_disp] = 0.01 * "
+				  "s->stored_window_height;\n");
+	assert_contains(e.source, "\t*taken = fmin(H_window, H_obstacle);\n");
+	emitted_free(&e);
+	/* a for loop (a runtime call), a conditional in rule: the general path only */
+	emit_text(&e, s_names, "names_sa");
+	assert_contains(e.source, "\t.fast_step = NULL,\n");
+	assert_lacks(e.source, "fast_do_step_");
+	emitted_free(&e);
+	emit_text(&e, s_guarded, "guarded_sa");
+	assert_contains(e.source, "\t.fast_step = NULL,\n");
+	emitted_free(&e);
+	emit_text(&e, s_half, "half_sa");
+	assert_contains(e.source, "\t.fast_step = NULL,\n");
+	emitted_free(&e);
+}
+
 /* ---- whole files --------------------------------------------------------------------------- */
 
 static void emit_c__banner_and_determinism(void **state)
@@ -579,6 +640,7 @@ int main(void)
 		cmocka_unit_test(emit_c__order__topological),
 		cmocka_unit_test(emit_c__order__cycle_gives_declaration_order),
 		cmocka_unit_test(emit_c__may_reject__only_for_steps_the_rules_compute),
+		cmocka_unit_test(emit_c__fast_step__only_for_the_simple_form),
 		cmocka_unit_test(emit_c__banner_and_determinism),
 		cmocka_unit_test(emit_c__powerwindow_window_sa__matches_the_reference_shape),
 		cmocka_unit_test(emit_c__string_port__reported),
