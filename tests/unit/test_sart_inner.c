@@ -537,6 +537,61 @@ static void sart_inner__odd_statuses__reported_as_errors(void **state)
 	sart_inner_free(in);
 }
 
+/* The direct route (sart_inner_direct) reaches the same library functions as the seam's
+ * calls: two windows, one stepped each way, give the same bits; a status the route gave
+ * is reported by sart_inner_direct_status as the seam would have; before instantiate and
+ * after a fatal outcome there is no route (c NULL). */
+static void sart_inner__direct_route__same_calls_and_reports_as_the_seam(void **state)
+{
+	(void)state;
+	Log log = {0};
+	SartInner *a = load("window", "a", 0, &log);
+	SartInner *b = load("window", "b", 0, &log);
+	const SartInnerDirect *d = sart_inner_direct(b);
+	assert_null(d->c);
+	start(a, WINDOW_GUID, 0);
+	start(b, WINDOW_GUID, 0);
+	assert_non_null(d->c);
+	const SartVr in[3] = {W_DISPLACEMENT, W_SPEED, W_REACTION_FORCE};
+	const SartVr out[2] = {W_HEIGHT, W_REACTION_TORQUE};
+	double t = 0.0;
+	for (int i = 0; i < 20; i++, t += 0.01) {
+		const double u[3] = {0.01 * i, 0.5 - 0.02 * i, 3.0 * i};
+		double ya[2], yb[2];
+		assert_int_equal(sart_inner_set_real(a, in, 3, u), SART_OK);
+		step(a, t, 0.01);
+		assert_int_equal(sart_inner_get_real(a, out, 2, ya), SART_OK);
+		assert_int_equal(d->set_real(d->c, in, 3, u), fmi2OK);
+		assert_int_equal(d->do_step(d->c, t, 0.01, fmi2False), fmi2OK);
+		assert_int_equal(d->get_real(d->c, out, 2, yb), fmi2OK);
+		assert_memory_equal(ya, yb, sizeof ya);
+	}
+	sart_inner_free(a);
+	sart_inner_free(b);
+
+	SartInner *bad = NULL;
+	assert_int_equal(try_load("fmus-broken", "badstatus", "bad", 0, &log, &bad), SART_OK);
+	assert_int_equal(sart_inner_instantiate(bad, "{any}", 0), SART_OK);
+	d = sart_inner_direct(bad);
+	assert_non_null(d->c);
+	double reached = 0.0;
+	int st = d->do_step(d->c, 1.0, 0.5, fmi2False);
+	assert_int_equal(st, fmi2Discard);
+	assert_int_equal(sart_inner_direct_status(bad, SART_DIRECT_DO_STEP, st, 1.0, 0.5, &reached),
+	                 SART_ERROR);
+	assert_true(isnan(reached));
+	assert_string_equal(sart_inner_message(bad),
+	                    "[bad] fmi2DoStep(t = 1, h = 0.5) returned fmi2Discard, and "
+	                    "fmi2GetRealStatus(fmi2LastSuccessfulTime) then returned fmi2Error: the "
+	                    "time the FMU stands at is unknown");
+	assert_int_equal(sart_inner_direct_status(bad, SART_DIRECT_GET_REAL, fmi2Warning, 0, 0,
+	                                          NULL), SART_WARNING);
+	assert_string_equal(sart_inner_message(bad), "[bad] fmi2GetReal returned fmi2Warning");
+	assert_int_equal(sart_inner_terminate(bad), SART_FATAL);
+	assert_null(d->c);
+	sart_inner_free(bad);
+}
+
 /* ---- file: URIs ------------------------------------------------------------------------- */
 
 static void sart_uri__table__decoded_or_rejected(void **state)
@@ -636,6 +691,7 @@ int main(void)
 		cmocka_unit_test(sart_inner__library_without_do_step__load_names_it),
 		cmocka_unit_test(sart_inner__missing_directory_or_library__error_names_path),
 		cmocka_unit_test(sart_inner__odd_statuses__reported_as_errors),
+		cmocka_unit_test(sart_inner__direct_route__same_calls_and_reports_as_the_seam),
 		cmocka_unit_test(sart_uri__table__decoded_or_rejected),
 		cmocka_unit_test(sart_uri__paths__encoded_and_round_trip),
 	};
