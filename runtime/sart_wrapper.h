@@ -150,15 +150,18 @@ typedef struct SartModel {
 	 * and G; a coupling assigns the input as a rule would (value and assigned flag). */
 	void (*couple)(SartWrapper *w, void *s, unsigned inner);
 
-	/* The fast step, or NULL: In, Ctrl and Out of one step from t by H written out as
-	 * straight-line code by the emitter, for adaptations simple enough (see compiler/
-	 * emit_c.c, fast_step_form): Ctrl a do_step of inners by H from t, each through
-	 * the seam's direct route, MapIn assigning every Real input of each, only Real ports, and no
-	 * rule part calling the runtime.  It must leave exactly the state the general path
-	 * would.  Returns 1 when the whole step went with SART_OK (Out has run); otherwise
-	 * *taken is what Ctrl returns, Out has not run, and the runtime ends the step as after
-	 * Ctrl.  fmi2DoStep takes it only on a plain step (stepComplete, t the current time,
-	 * 0 < H, no snapshot, no input derivatives, no call log). */
+	/* The fast step, or NULL: In, Ctrl and Out of one step from t by H written out by the
+	 * emitter as straight-line code, for adaptations simple enough (compiler/emit_c.c,
+	 * fast_step_form: unconditional in rules, no rule part calling the runtime, Ctrl only
+	 * do_step(f, t, H) of distinct inners with the internal couplings between them, every
+	 * Real input of a stepped inner assigned each step, Real ports only).  Each inner is
+	 * set, stepped and read through the seam's direct route, and r->last[f] set.  It
+	 * leaves exactly the state the general path would.  Returns 1 when the whole step went
+	 * with SART_OK (Out has run); otherwise it handed over to sart_fast_rest where that
+	 * happened, went on as Ctrl would, and *taken is what Ctrl returns: Out has not run,
+	 * and the runtime ends the step as after Ctrl.  fmi2DoStep takes it only on a plain
+	 * step (stepComplete, t the current time, 0 < H, no snapshot, no input derivatives,
+	 * no call log). */
 	int (*fast_step)(SartWrapper *w, void *s, const SartFastRoute *r, double t, double H,
 	                 double *taken);
 } SartModel;
