@@ -124,7 +124,7 @@ static const char *const function_words[] = {
 	"floor", "ceil", "round", "fabs", "fmax", "fmin", "abs", "pow",
 	"defaults", "initial", "get_real", "set_real", "get_integer", "set_integer",
 	"get_boolean", "set_boolean", "in", "map_in", "ctrl", "map_out", "out", "couple",
-	"round_digits", "inners", "order", "real_inputs", "fast_step", "fast", "taken",
+	"round_digits", "inners", "order", "real_inputs", "fast_step",
 };
 
 static bool in_list(const char *name, const char *const *list, size_t n)
@@ -1486,9 +1486,10 @@ static void emit_fast_do_step(Ec *e, StrBuf *out, const InnerC *ic)
 	const char *rest = arena_printf(a, "return sart_fast_rest(w, s, %s, t, H, ", ic->enumc);
 	sb_printf(out, "/* do_step(%s, t, H) in the fast step (sart_fast_rest when not fmi2OK). */\n",
 		  ic->in->name);
-	sb_printf(out, "static int fast_do_step_%s(SartWrapper *w, Storage *s, const SartFastRoute *r, "
-		  "double t, double H, double *taken)\n{\n", ic->cname);
-	sb_printf(out, "\tconst SartInnerDirect *d = r->direct[%s];\n", ic->enumc);
+	sb_printf(out, "static int fast_do_step_%s(SartWrapper *w, Storage *s, "
+		  "const SartFastRoute *sart_route,\n%*sdouble t, double H, double *sart_taken)\n{\n",
+		  ic->cname, (int)(strlen("static int fast_do_step_(") + strlen(ic->cname)), "");
+	sb_printf(out, "\tconst SartInnerDirect *d = sart_route->direct[%s];\n", ic->enumc);
 	sb_puts(out, "\tint st;\n");
 	if (nin) {
 		sb_puts(out, "\tif (");
@@ -1497,21 +1498,21 @@ static void emit_fast_do_step(Ec *e, StrBuf *out, const InnerC *ic)
 	} else {
 		sb_puts(out, "\tif (!d->c)\n");
 	}
-	sb_printf(out, "\t\t%s0, 0, taken);\n", rest);
+	sb_printf(out, "\t\t%s0, 0, sart_taken);\n", rest);
 	if (nin) {
 		sb_printf(out, "\tst = d->set_real(d->c, %s_vr, %d, s->%s);\n", in, nin, in);
-		sb_printf(out, "\tif (st != fmi2OK)\n\t\t%s1, st, taken);\n", rest);
+		sb_printf(out, "\tif (st != fmi2OK)\n\t\t%s1, st, sart_taken);\n", rest);
 	}
 	sb_puts(out, "\tst = d->do_step(d->c, t, H, fmi2False);\n");
-	sb_printf(out, "\tif (st != fmi2OK)\n\t\t%s2, st, taken);\n", rest);
+	sb_printf(out, "\tif (st != fmi2OK)\n\t\t%s2, st, sart_taken);\n", rest);
 	if (nout) {
 		sb_printf(out, "\tst = d->get_real(d->c, %s_vr, %d, s->%s);\n", outs, nout, outs);
-		sb_printf(out, "\tif (st != fmi2OK)\n\t\t%s3, st, taken);\n", rest);
+		sb_printf(out, "\tif (st != fmi2OK)\n\t\t%s3, st, sart_taken);\n", rest);
 		sb_puts(out, "\tif (");
 		put_finite_sum(out, outs, nout);
-		sb_printf(out, " != 0.0)\n\t\t%s3, 0, taken);\n", rest);
+		sb_printf(out, " != 0.0)\n\t\t%s3, 0, sart_taken);\n", rest);
 	}
-	sb_printf(out, "\tr->last[%s] = t + H;\n", ic->enumc);
+	sb_printf(out, "\tsart_route->last[%s] = t + H;\n", ic->enumc);
 	sb_puts(out, "\treturn 1;\n}\n\n");
 }
 
@@ -1529,9 +1530,9 @@ static bool emit_fast_step(Ec *e, StrBuf *out)
 	begin_fn(e, &body, false, ctrl->body);
 	sb_puts(out, "/* The fast step (sart_wrapper.h): In, Ctrl and Out of a plain step, straight "
 		     "through. */\n");
-	sb_puts(out, "static int fast_step(SartWrapper *w, void *sp, const SartFastRoute *r, double t, "
-		     "double H,\n                     double *taken)\n{\n");
-	sb_puts(out, "\tStorage *s = sp;\n\tint fast = 1;\n");
+	sb_puts(out, "static int fast_step(SartWrapper *w, void *sp, const SartFastRoute *sart_route,\n"
+		     "                     double t, double H, double *sart_taken)\n{\n");
+	sb_puts(out, "\tStorage *s = sp;\n\tint sart_fast = 1;\n");
 	int i = 0;
 	for (const Node *st = ctrl->body->list1; st != ret; st = st->next)
 		for (const Node *d = st->kind == ND_VAR ? st->list1 : NULL; d; d = d->next)
@@ -1551,15 +1552,16 @@ static bool emit_fast_step(Ec *e, StrBuf *out)
 			const char *ind = i ? "\t\t" : "\t";
 			sb_printf(out, "\t/* do_step(%s, t, H) */\n", ic->in->name);
 			if (i)
-				sb_puts(out, "\tif (fast) {\n");
+				sb_puts(out, "\tif (sart_fast) {\n");
 			sb_printf(out, "%smap_in(w, s, t, H, H, 0.0);\n", ind);
 			for (int k = 0; k < ic->in->nports; k++)
 				if (ic->in->ports[k].is_input)
 					sb_printf(out, "%ss->%s_in_real_assigned[%s] = 0;\n", ind, ic->cname,
 						  ic->slots[k].enumc);
-			sb_printf(out, "%sif (fast_do_step_%s(w, s, r, t, H, &%s))\n", ind, ic->cname, x);
+			sb_printf(out, "%sif (fast_do_step_%s(w, s, sart_route, t, H, &%s))\n", ind,
+				  ic->cname, x);
 			sb_printf(out, "%s\tmap_out(w, s, t, H, H, 0.0);\n", ind);
-			sb_printf(out, "%selse\n%s\tfast = 0;\n", ind, ind);
+			sb_printf(out, "%selse\n%s\tsart_fast = 0;\n", ind, ind);
 			if (i) {
 				sb_puts(out, "\t} else {\n");
 				sb_printf(out, "\t\t%s = sart_do_step(w, s, %s, t, H);\n", x, ic->enumc);
@@ -1567,8 +1569,8 @@ static bool emit_fast_step(Ec *e, StrBuf *out)
 			}
 		}
 	}
-	sb_puts(out, "\tif (fast) {\n\t\tout(w, s, t, H);\n\t\treturn 1;\n\t}\n");
-	sb_printf(out, "\t*taken = %s;\n\treturn 0;\n}\n\n", X(e, ret->lhs, P_LOW));
+	sb_puts(out, "\tif (sart_fast) {\n\t\tout(w, s, t, H);\n\t\treturn 1;\n\t}\n");
+	sb_printf(out, "\t*sart_taken = %s;\n\treturn 0;\n}\n\n", X(e, ret->lhs, P_LOW));
 	sb_free(&body);
 	e->o = NULL;
 	return true;

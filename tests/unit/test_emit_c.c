@@ -450,6 +450,14 @@ static const char s_pair[] =
 	"Real f -> window.reaction_force\n"
 	"output ports Real g <- obstacle.reaction_force\n";
 
+/* Control vars named as the fast step's locals would be without their sart_ prefix. */
+static const char s_named_r[] =
+	"semantic adaptation reactive mealy named_r_sa\nat \"named_r_sa.fmu\"\n" WINDOW
+	"control rules {\n"
+	"\tvar Real fast := do_step(window, t, H);\n"
+	"\treturn fast;\n"
+	"}\n";
+
 static void emit_c__fast_step__only_for_the_simple_form(void **state)
 {
 	(void)state;
@@ -461,7 +469,7 @@ static void emit_c__fast_step__only_for_the_simple_form(void **state)
 	assert_contains(e.source, "\tst = d->get_real(d->c, window_out_real_vr, 2, "
 				  "s->window_out_real);\n");
 	assert_contains(e.source, "\ts->window_in_real_assigned[window_in_speed] = 0;\n");
-	assert_contains(e.source, "\t\treturn sart_fast_rest(w, s, inner_window, t, H, 2, st, taken);\n");
+	assert_contains(e.source, "\t\treturn sart_fast_rest(w, s, inner_window, t, H, 2, st, sart_taken);\n");
 	emitted_free(&e);
 	/* two inners stepped by H, coupled: the second through sart_do_step once the first fell
 	 * back */
@@ -470,9 +478,14 @@ static void emit_c__fast_step__only_for_the_simple_form(void **state)
 	assert_contains(e.source, "\t} else {\n\t\tH_obstacle = sart_do_step(w, s, inner_obstacle, t, "
 				  "H);\n");
 	/* the coupling between the two steps, on either path, as Ctrl has it */
-	assert_contains(e.source, "\t\tfast = 0;\n\ts->obstacle_in_real[obstacle_in_disp] = 0.01 * "
+	assert_contains(e.source, "\t\tsart_fast = 0;\n\ts->obstacle_in_real[obstacle_in_disp] = 0.01 * "
 				  "s->stored_window_height;\n");
-	assert_contains(e.source, "\t*taken = fmin(H_window, H_obstacle);\n");
+	assert_contains(e.source, "\t*sart_taken = fmin(H_window, H_obstacle);\n");
+	emitted_free(&e);
+	/* the fast step's own names are not hidden by the script's (emit_text compiles it) */
+	emit_text(&e, s_named_r, "named_r_sa");
+	assert_contains(e.source, "\tdouble fast = H;\n");
+	assert_contains(e.source, "\t*sart_taken = fast;\n");
 	emitted_free(&e);
 	/* a for loop (a runtime call), a conditional in rule: the general path only */
 	emit_text(&e, s_names, "names_sa");

@@ -168,33 +168,34 @@ static void couple(SartWrapper *w, void *sp, unsigned inner)
 }
 
 /* do_step(power, t, H) in the fast step (sart_fast_rest when not fmi2OK). */
-static int fast_do_step_power(SartWrapper *w, Storage *s, const SartFastRoute *r, double t, double H, double *taken)
+static int fast_do_step_power(SartWrapper *w, Storage *s, const SartFastRoute *sart_route,
+                              double t, double H, double *sart_taken)
 {
-	const SartInnerDirect *d = r->direct[inner_power];
+	const SartInnerDirect *d = sart_route->direct[inner_power];
 	int st;
 	if (0.0 * s->power_in_real[0] + 0.0 * s->power_in_real[1] + 0.0 * s->power_in_real[2] != 0.0 || !d->c)
-		return sart_fast_rest(w, s, inner_power, t, H, 0, 0, taken);
+		return sart_fast_rest(w, s, inner_power, t, H, 0, 0, sart_taken);
 	st = d->set_real(d->c, power_in_real_vr, 3, s->power_in_real);
 	if (st != fmi2OK)
-		return sart_fast_rest(w, s, inner_power, t, H, 1, st, taken);
+		return sart_fast_rest(w, s, inner_power, t, H, 1, st, sart_taken);
 	st = d->do_step(d->c, t, H, fmi2False);
 	if (st != fmi2OK)
-		return sart_fast_rest(w, s, inner_power, t, H, 2, st, taken);
+		return sart_fast_rest(w, s, inner_power, t, H, 2, st, sart_taken);
 	st = d->get_real(d->c, power_out_real_vr, 3, s->power_out_real);
 	if (st != fmi2OK)
-		return sart_fast_rest(w, s, inner_power, t, H, 3, st, taken);
+		return sart_fast_rest(w, s, inner_power, t, H, 3, st, sart_taken);
 	if (0.0 * s->power_out_real[0] + 0.0 * s->power_out_real[1] + 0.0 * s->power_out_real[2] != 0.0)
-		return sart_fast_rest(w, s, inner_power, t, H, 3, 0, taken);
-	r->last[inner_power] = t + H;
+		return sart_fast_rest(w, s, inner_power, t, H, 3, 0, sart_taken);
+	sart_route->last[inner_power] = t + H;
 	return 1;
 }
 
 /* The fast step (sart_wrapper.h): In, Ctrl and Out of a plain step, straight through. */
-static int fast_step(SartWrapper *w, void *sp, const SartFastRoute *r, double t, double H,
-                     double *taken)
+static int fast_step(SartWrapper *w, void *sp, const SartFastRoute *sart_route,
+                     double t, double H, double *sart_taken)
 {
 	Storage *s = sp;
-	int fast = 1;
+	int sart_fast = 1;
 	double H_power = H;
 	in(w, s, t, H);
 	/* do_step(power, t, H) */
@@ -202,15 +203,15 @@ static int fast_step(SartWrapper *w, void *sp, const SartFastRoute *r, double t,
 	s->power_in_real_assigned[power_in_u] = 0;
 	s->power_in_real_assigned[power_in_d] = 0;
 	s->power_in_real_assigned[power_in_tau] = 0;
-	if (fast_do_step_power(w, s, r, t, H, &H_power))
+	if (fast_do_step_power(w, s, sart_route, t, H, &H_power))
 		map_out(w, s, t, H, H, 0.0);
 	else
-		fast = 0;
-	if (fast) {
+		sart_fast = 0;
+	if (sart_fast) {
 		out(w, s, t, H);
 		return 1;
 	}
-	*taken = H_power;
+	*sart_taken = H_power;
 	return 0;
 }
 
