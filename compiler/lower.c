@@ -1461,21 +1461,21 @@ static Node **cond_value(Node *r)
 	return ret && ret->kind == ND_RETURN ? &ret->lhs : NULL;
 }
 
-static void lower_crossing(Compilation *c, SaInfo *info)
+/* The crossings of a rules block: takes its crossing settings out of it (consumed, the
+ * tolerances into *rtol and *atol, NULL when not given) and returns how many crossings its
+ * rules' conditions hold, w->at at the settings or the first one. */
+static int take_crossings(Lw *w, Node *rules, Node **rtol, Node **atol)
 {
-	Lw w0 = {c, info, info->sa, "Crossing", {0}, false}, *w = &w0;
-	Node *rules = w->sa->a_in_rules, *set = NULL;
-	for (Node **s = rules ? &rules->list1 : NULL; s && *s; s = &(*s)->next)
+	Node *set = NULL;
+	for (Node **s = &rules->list1; *s; s = &(*s)->next)
 		if ((*s)->kind == ND_CROSSING) {
 			set = *s;
 			*s = set->next; /* consumed */
 			set->next = NULL;
 			break;
 		}
-	if (!rules)
-		return;
-	Node *rtol = set ? setting(set->list1, SET_REL_TOL) : NULL;
-	Node *atol = set ? setting(set->list1, SET_ABS_TOL) : NULL;
+	*rtol = set ? setting(set->list1, SET_REL_TOL) : NULL;
+	*atol = set ? setting(set->list1, SET_ABS_TOL) : NULL;
 	int max = 0;
 	for (Node *r = rules->list3; r; r = r->next)
 		if (r->op == RULE_COND && r->cond && cond_value(r) &&
@@ -1484,6 +1484,16 @@ static void lower_crossing(Compilation *c, SaInfo *info)
 				w->at = set ? set->loc : r->cond->loc;
 			max += count_crossings(*cond_value(r));
 		}
+	return max;
+}
+
+static void lower_crossing(Compilation *c, SaInfo *info)
+{
+	Lw w0 = {c, info, info->sa, "Crossing", {0}, false}, *w = &w0;
+	Node *rules = w->sa->a_in_rules, *rtol, *atol;
+	if (!rules)
+		return;
+	int max = take_crossings(w, rules, &rtol, &atol);
 	if (!max)
 		return; /* settings without a crossing: nothing to do */
 	if (w->sa->flags & KIND_DELAYED) {
@@ -1709,26 +1719,10 @@ static void replace_crossings_out(Lw *w, Node **e, Cross *xs, int *n, int max, N
 static void lower_crossing_out(Compilation *c, SaInfo *info)
 {
 	Lw w0 = {c, info, info->sa, "CrossingOut", {0}, false}, *w = &w0;
-	Node *rules = w->sa->a_out_rules, *set = NULL;
-	for (Node **s = rules ? &rules->list1 : NULL; s && *s; s = &(*s)->next)
-		if ((*s)->kind == ND_CROSSING) {
-			set = *s;
-			*s = set->next; /* consumed */
-			set->next = NULL;
-			break;
-		}
+	Node *rules = w->sa->a_out_rules, *rtol, *atol;
 	if (!rules)
 		return;
-	Node *rtol = set ? setting(set->list1, SET_REL_TOL) : NULL;
-	Node *atol = set ? setting(set->list1, SET_ABS_TOL) : NULL;
-	int max = 0;
-	for (Node *r = rules->list3; r; r = r->next)
-		if (r->op == RULE_COND && r->cond && cond_value(r) &&
-		    count_crossings(*cond_value(r))) {
-			if (!max)
-				w->at = set ? set->loc : r->cond->loc;
-			max += count_crossings(*cond_value(r));
-		}
+	int max = take_crossings(w, rules, &rtol, &atol);
 	if (!max)
 		return;
 	for (int i = 0; i < info->ninners; i++)
