@@ -169,6 +169,15 @@ static int is_port(const SartVar *v)
 
 /* Delayed (the paper's section 2.2.1): it has inputs, no output depends on any input
  * (dependencies given, and empty), and it cannot interpolate inputs (not reactive). */
+/* The first FMU that cannot get and set its state, or -1 when every one can. */
+static int stateless_fmu(const SartScenario *sc)
+{
+	for (int f = 0; f < sc->nfmus; f++)
+		if (!(sc->fmus[f].caps & SART_CAP_GET_SET_STATE))
+			return f;
+	return -1;
+}
+
 static int fmu_is_delayed(const SartFmu *fm)
 {
 	int inputs = 0;
@@ -1043,13 +1052,10 @@ static int step_outcome(Master *m, int f, double t, SartStatus st, double r, dou
 			return -1;
 		}
 		if (!m->can_rollback) {
-			for (int g = 0; g < m->sc->nfmus; g++)
-				if (!(m->sc->fmus[g].caps & SART_CAP_GET_SET_STATE)) {
-					fail(m, "%s discarded the step from t = %.17g at t = %.17g; redoing "
-					     "it shorter needs every FMU to get and set its state, and %s "
-					     "cannot", m->sc->fmus[f].name, t, r, m->sc->fmus[g].name);
-					return -1;
-				}
+			fail(m, "%s discarded the step from t = %.17g at t = %.17g; redoing it shorter "
+			     "needs every FMU to get and set its state, and %s cannot",
+			     m->sc->fmus[f].name, t, r, m->sc->fmus[stateless_fmu(m->sc)].name);
+			return -1;
 		}
 		return 1;
 	}
@@ -2375,24 +2381,17 @@ int sart_master_run(const SartScenario *sc, const SartMasterOptions *o, SartMast
 		fail(m, "%s", err);
 		goto done;
 	}
-	m->can_rollback = 1;
-	for (int f = 0; f < sc->nfmus; f++)
-		m->can_rollback &= (sc->fmus[f].caps & SART_CAP_GET_SET_STATE) != 0;
-	if (o->step_control != SART_STEP_FIXED && !m->can_rollback) {
-		for (int f = 0; f < sc->nfmus; f++)
-			if (!(sc->fmus[f].caps & SART_CAP_GET_SET_STATE)) {
-				fail(m, "step-size control rejects steps by rolling every FMU back, and %s "
-				     "cannot get and set its state", sc->fmus[f].name);
-				goto done;
-			}
+	int stateless = stateless_fmu(sc);
+	m->can_rollback = stateless < 0;
+	if (o->step_control != SART_STEP_FIXED && stateless >= 0) {
+		fail(m, "step-size control rejects steps by rolling every FMU back, and %s cannot "
+		     "get and set its state", sc->fmus[stateless].name);
+		goto done;
 	}
-	if (o->iterations > 0 && !m->can_rollback) {
-		for (int f = 0; f < sc->nfmus; f++)
-			if (!(sc->fmus[f].caps & SART_CAP_GET_SET_STATE)) {
-				fail(m, "iterations roll every FMU back to the step's start, and %s cannot "
-				     "get and set its state", sc->fmus[f].name);
-				goto done;
-			}
+	if (o->iterations > 0 && stateless >= 0) {
+		fail(m, "iterations roll every FMU back to the step's start, and %s cannot get and "
+		     "set its state", sc->fmus[stateless].name);
+		goto done;
 	}
 	if (o->no_rollback && (o->iterations > 0 || o->step_control != SART_STEP_FIXED)) {
 		fail(m, "with no rollback there is no state to go back to, and %s roll%s every FMU "
@@ -2424,13 +2423,12 @@ int sart_master_run(const SartScenario *sc, const SartMasterOptions *o, SartMast
 			     o->no_rollback ? "no rollback" : "step doubling");
 			goto done;
 		}
-		for (int f = 0; f < sc->nfmus; f++)
-			if (!(sc->fmus[f].caps & SART_CAP_GET_SET_STATE)) {
-				fail(m, "event location on %s.%s redoes the step across the crossing "
-				     "shorter from every FMU's state at its start, and %s cannot get and "
-				     "set its state", sc->fmus[z.fmu].name, zv->name, sc->fmus[f].name);
-				goto done;
-			}
+		if (stateless >= 0) {
+			fail(m, "event location on %s.%s redoes the step across the crossing shorter "
+			     "from every FMU's state at its start, and %s cannot get and set its state",
+			     sc->fmus[z.fmu].name, zv->name, sc->fmus[stateless].name);
+			goto done;
+		}
 		m->event_tol = o->event_tolerance > 0 ? o->event_tolerance : 1e-6 * o->step;
 		if (probe_all(m, "event location rolls every FMU back to the step's start"))
 			goto done;
