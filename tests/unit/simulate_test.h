@@ -1,6 +1,7 @@
 /* simulate_test.h — what the tests of `sacc simulate` (the SACC_BUILD binary, run as a
  * user would) share: a scratch directory per test with its own TMPDIR, running the
- * command with its output captured, and reading files back.  Include after "sacc_test.h". */
+ * command with its output captured, and reading files back.  Include after "sacc_test.h"
+ * and "assert_contains.h". */
 #ifndef SIMULATE_TEST_H
 #define SIMULATE_TEST_H
 
@@ -40,6 +41,17 @@ static inline int teardown(void **state)
 	return rc == 0 ? 0 : -1;
 }
 
+/* The path of name in the scratch directory; four in turn, so that one call may hold
+ * several. */
+static inline char *path_in(Ctx *c, const char *name)
+{
+	static char p[4][512];
+	static int next;
+	char *r = p[next++ % 4];
+	snprintf(r, sizeof p[0], "%s/%s", c->dir, name);
+	return r;
+}
+
 static inline char *slurp(const char *path)
 {
 	FILE *f = fopen(path, "r");
@@ -54,9 +66,7 @@ static inline char *slurp(const char *path)
 
 static inline void write_text(Ctx *c, const char *name, const char *text)
 {
-	char path[512];
-	snprintf(path, sizeof path, "%s/%s", c->dir, name);
-	FILE *f = fopen(path, "w");
+	FILE *f = fopen(path_in(c, name), "w");
 	assert_non_null(f);
 	fputs(text, f);
 	fclose(f);
@@ -76,9 +86,21 @@ static inline int simulate(Ctx *c, const char *args)
 
 static inline char *file_in(Ctx *c, const char *name)
 {
-	char path[512];
-	snprintf(path, sizeof path, "%s/%s", c->dir, name);
-	return slurp(path);
+	return slurp(path_in(c, name));
+}
+
+/* `sacc simulate ARGS` is a usage error: exit 2 and msg on standard error (what is
+ * printed otherwise names the case by opts). */
+static inline void assert_usage_error(Ctx *c, const char *args, const char *opts,
+                                      const char *msg)
+{
+	int rc = simulate(c, args);
+	char *err = file_in(c, "err.txt");
+	if (rc != 2)
+		print_error("%s: exit %d\n%s", opts, rc, err);
+	assert_int_equal(rc, 2);
+	assert_contains(err, msg);
+	free(err);
 }
 
 /* Nothing left in the TMPDIR sacc was given. */

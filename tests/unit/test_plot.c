@@ -45,18 +45,14 @@ static int plot(Ctx *c, const char *env, const char *args)
 
 static bool exists(Ctx *c, const char *name)
 {
-	char path[512];
 	struct stat st;
-	snprintf(path, sizeof path, "%s/%s", c->dir, name);
-	return stat(path, &st) == 0;
+	return stat(path_in(c, name), &st) == 0;
 }
 
 /* x = t^2 and y = 1 - t over 41 rows; z constant. */
 static void write_result(Ctx *c)
 {
-	char path[512];
-	snprintf(path, sizeof path, "%s/r.csv", c->dir);
-	FILE *f = fopen(path, "w");
+	FILE *f = fopen(path_in(c, "r.csv"), "w");
 	assert_non_null(f);
 	fputs("time,a.x,a.y,b.z\n", f);
 	for (int k = 0; k <= 40; k++) {
@@ -143,9 +139,7 @@ static void plot__png__signature(void **state)
 	Ctx *c = *state;
 	write_result(c);
 	assert_int_equal(plot(c, "", "r.csv -o r.png"), 0);
-	char path[512];
-	snprintf(path, sizeof path, "%s/r.png", c->dir);
-	FILE *f = fopen(path, "rb");
+	FILE *f = fopen(path_in(c, "r.png"), "rb");
 	assert_non_null(f);
 	unsigned char sig[8];
 	assert_int_equal(fread(sig, 1, 8, f), 8);

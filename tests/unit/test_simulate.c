@@ -192,13 +192,7 @@ static void simulate__usage_errors__exit_2(void **state)
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		snprintf(args, sizeof args, "%s %s", fmu, cases[i].opts);
-		int rc = simulate(c, args);
-		char *err = file_in(c, "err.txt");
-		if (rc != 2)
-			print_error("%s: exit %d\n%s", cases[i].opts, rc, err);
-		assert_int_equal(rc, 2);
-		assert_contains(err, cases[i].msg);
-		free(err);
+		assert_usage_error(c, args, cases[i].opts, cases[i].msg);
 	}
 	assert_int_equal(simulate(c, ""), 2);
 	assert_tmp_empty(c);

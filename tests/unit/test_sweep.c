@@ -31,17 +31,6 @@ static int setup(void **state)
 	return sim_setup(state, "test_sweep");
 }
 
-/* The path of name in the scratch directory; four in turn, so that one call may hold
- * several. */
-static char *path_in(Ctx *c, const char *name)
-{
-	static char p[4][512];
-	static int next;
-	char *r = p[next++ % 4];
-	snprintf(r, sizeof p[0], "%s/%s", c->dir, name);
-	return r;
-}
-
 /* ---- csv.c ------------------------------------------------------------------------------ */
 
 static void csv__read__values_and_interpolation(void **state)
@@ -371,13 +360,7 @@ static void sweep__usage_errors__exit_2(void **state)
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		snprintf(args, sizeof args, "bench/two_mass/two_mass.sa --stop 1 %s", cases[i].opts);
-		int rc = simulate(c, args);
-		char *err = file_in(c, "err.txt");
-		if (rc != 2)
-			print_error("%s: exit %d\n%s", cases[i].opts, rc, err);
-		assert_int_equal(rc, 2);
-		assert_contains(err, cases[i].msg);
-		free(err);
+		assert_usage_error(c, args, cases[i].opts, cases[i].msg);
 	}
 	assert_tmp_empty(c);
 }
