@@ -2329,13 +2329,9 @@ static int fast_run(Master *m, double *t)
 		if (end >= last)
 			end = stop;
 		rc = plain_pass(m, first, fend, m->now, m->next, tn, end - tn, &unused);
-		if (rc < 0)
-			break; /* reported, a discard too (step_outcome: it cannot be redone) */
-		if (rc > 0) {
-			fail(m, "at t = %.17g: a discarded step cannot be redone without saved states",
-			     tn);
-			break;
-		}
+		if (rc != 0)
+			break; /* reported; never 1: without saved states (no_rollback or an FMU
+			        * without get/set state) step_outcome reports a discard itself */
 		double *tmp = m->now;
 		m->now = m->next;
 		m->next = tmp;
