@@ -1323,8 +1323,10 @@ static Node *is_close4(Lw *w, Node *a, Node *b, Node *rtol, Node *atol)
 	return mk_builtin(w, BI_IS_CLOSE, args);
 }
 
-/* The first reference under e a crossing may not read (precondition 5), or NULL. */
-static const Node *unsteady(const Node *e)
+/* The first reference under e a crossing may not read, or NULL: what does not move with the
+ * step being tried (in rules: precondition 5; out rules, where inner outputs have stepped
+ * when the conditions are read: precondition 2 of CrossingOut). */
+static const Node *unsteady(const Node *e, bool inner_outputs_move)
 {
 	if (!e)
 		return NULL;
@@ -1337,22 +1339,39 @@ static const Node *unsteady(const Node *e)
 		return e->op == KV_T || e->op == KV_BIG_H ? NULL : e;
 	case ND_NAME:
 	case ND_PORT_REF:
-		return e->sym == SYM_INPORT || e->sym == SYM_PARAM ? NULL : e;
+		return e->sym == SYM_INPORT || e->sym == SYM_PARAM ||
+		       (inner_outputs_move && e->sym == SYM_INNER_OUT) ? NULL : e;
 	case ND_UNARY:
 	case ND_BINARY: {
-		const Node *l = unsteady(e->lhs);
-		return l ? l : unsteady(e->rhs);
+		const Node *l = unsteady(e->lhs, inner_outputs_move);
+		return l ? l : unsteady(e->rhs, inner_outputs_move);
 	}
 	case ND_BUILTIN:
 		if (e->op == BI_IS_SET || e->name)
 			return e;
-		for (const Node *a = e->list1; a; a = a->next)
-			if (unsteady(a))
-				return unsteady(a);
+		for (const Node *a = e->list1; a; a = a->next) {
+			const Node *bad = unsteady(a, inner_outputs_move);
+			if (bad)
+				return bad;
+		}
 		return NULL;
 	default:
 		return e;
 	}
+}
+
+/* Whether the signal of crossing x (its left operand) is Real: a crossing is located by
+ * interpolating it.  Reports it otherwise. */
+static bool real_signal(Lw *w, const Node *x)
+{
+	SaType ta = signal_type(w, x->lhs);
+	if (ta == TY_REAL || ta == TY_NONE)
+		return true;
+	diag_error(w->c->diag, x->lhs->loc, "%s: the signal of '%s' must be Real, not %s "
+		   "(a crossing is located by interpolating it)", w->rule, ast_op_spelling(x->op),
+		   ast_type_name(ta));
+	w->failed = true;
+	return false;
 }
 
 /* Replaces every crossing under *e (collected in xs), numbering them from *n. */
@@ -1365,17 +1384,11 @@ static void replace_crossings(Lw *w, Node **e, Cross *xs, int *n, int max, Node 
 	if (x->kind == ND_BINARY && (x->op == OP_CROSS_UP || x->op == OP_CROSS_DOWN)) {
 		if (*n >= max)
 			return;
-		SaType ta = signal_type(w, x->lhs);
-		if (ta != TY_REAL && ta != TY_NONE) {
-			diag_error(w->c->diag, x->lhs->loc, "%s: the signal of '%s' must be Real, not %s "
-				   "(a crossing is located by interpolating it)", w->rule,
-				   ast_op_spelling(x->op), ast_type_name(ta));
-			w->failed = true;
+		if (!real_signal(w, x))
 			return; /* (2) */
-		}
-		const Node *bad = unsteady(x->lhs);
+		const Node *bad = unsteady(x->lhs, false);
 		if (!bad)
-			bad = unsteady(x->rhs);
+			bad = unsteady(x->rhs, false);
 		if (bad) {
 			diag_error(w->c->diag, bad->loc, "%s: '%s' may read only input ports, parameters, "
 				   "literals, t and H (the values that move with the step being tried)",
@@ -1630,38 +1643,6 @@ static void lower_crossing(Compilation *c, SaInfo *info)
  *      inners stepped);
  *   4. without control rules, the inner FMUs can be ordered by their couplings. */
 
-/* The first reference under e an out rule crossing may not read (precondition 2). */
-static const Node *unsteady_out(const Node *e)
-{
-	if (!e)
-		return NULL;
-	switch (e->kind) {
-	case ND_INT:
-	case ND_REAL:
-	case ND_BOOL:
-		return NULL;
-	case ND_KEYVAR:
-		return e->op == KV_T || e->op == KV_BIG_H ? NULL : e;
-	case ND_NAME:
-	case ND_PORT_REF:
-		return e->sym == SYM_INPORT || e->sym == SYM_PARAM || e->sym == SYM_INNER_OUT ? NULL : e;
-	case ND_UNARY:
-	case ND_BINARY: {
-		const Node *l = unsteady_out(e->lhs);
-		return l ? l : unsteady_out(e->rhs);
-	}
-	case ND_BUILTIN:
-		if (e->op == BI_IS_SET || e->name)
-			return e;
-		for (const Node *a = e->list1; a; a = a->next)
-			if (unsteady_out(a))
-				return unsteady_out(a);
-		return NULL;
-	default:
-		return e;
-	}
-}
-
 static void replace_crossings_out(Lw *w, Node **e, Cross *xs, int *n, int max, Node *rtol,
 				  Node *atol)
 {
@@ -1671,17 +1652,11 @@ static void replace_crossings_out(Lw *w, Node **e, Cross *xs, int *n, int max, N
 	if (x->kind == ND_BINARY && (x->op == OP_CROSS_UP || x->op == OP_CROSS_DOWN)) {
 		if (*n >= max)
 			return;
-		SaType ta = signal_type(w, x->lhs);
-		if (ta != TY_REAL && ta != TY_NONE) {
-			diag_error(w->c->diag, x->lhs->loc, "%s: the signal of '%s' must be Real, not %s "
-				   "(a crossing is located by interpolating it)", w->rule,
-				   ast_op_spelling(x->op), ast_type_name(ta));
-			w->failed = true;
+		if (!real_signal(w, x))
 			return; /* (1) */
-		}
-		const Node *bad = unsteady_out(x->lhs);
+		const Node *bad = unsteady(x->lhs, true);
 		if (!bad)
-			bad = unsteady_out(x->rhs);
+			bad = unsteady(x->rhs, true);
 		if (bad) {
 			diag_error(w->c->diag, bad->loc, "%s: '%s' on out rules may read only inner "
 				   "outputs, input ports, parameters, literals, t and H (the values "
