@@ -95,6 +95,14 @@ int csv_interp(const CsvTable *t, int c, double x, double *v)
 	return 0;
 }
 
+bool csv_number(const char *s, double *v)
+{
+	char *end;
+	errno = 0;
+	*v = strtod(s, &end);
+	return *s && !*end && errno == 0 && isfinite(*v);
+}
+
 static void say(char *err, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -202,10 +210,7 @@ CsvTable *csv_read(const char *path, char *err, size_t errsize)
 			goto done;
 		}
 		for (int c = 0; c < ncols; c++) {
-			char *end;
-			errno = 0;
-			row[c] = strtod(fields[c], &end);
-			if (!fields[c][0] || *end || errno == ERANGE || !isfinite(row[c])) {
+			if (!csv_number(fields[c], &row[c])) {
 				say(err, errsize, "%s:%ld: column %d (%s): '%s' is not a finite number",
 				    path, lineno, c + 1, t->names[c], fields[c]);
 				goto done;

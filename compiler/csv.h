@@ -8,6 +8,7 @@
 #ifndef SACC_CSV_H
 #define SACC_CSV_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct CsvTable {
@@ -30,6 +31,11 @@ int csv_append(CsvTable *t, const double row[]);
  * before the previous row's, a quoted field, a header without `time` first or with a
  * name twice). */
 CsvTable *csv_read(const char *path, char *err, size_t errsize);
+
+/* Whether s is a finite number and nothing else (strtod's syntax; not empty, no overflow
+ * or underflow); its value in *v.  A field of csv_read; also the numbers of
+ * `sacc simulate`'s options and --sweep's steps. */
+bool csv_number(const char *s, double *v);
 
 /* The index of the column named name, or -1. */
 int csv_column(const CsvTable *t, const char *name);

@@ -188,14 +188,6 @@ static int usage_error(const char *fmt, const char *a, const char *b)
 	return 2;
 }
 
-static bool parse_double(const char *s, double *v)
-{
-	char *end;
-	errno = 0;
-	*v = strtod(s, &end);
-	return *s && !*end && errno == 0 && isfinite(*v);
-}
-
 /* ---- the options ---------------------------------------------------------------------------
  * One row per option in sim_options below: its name, whether it takes a value, the setter
  * and, for the setters shared by several options, the SimArgs field they write.  A new
@@ -248,7 +240,7 @@ static int set_flag(Compilation *c, SimArgs *a, const char *o, const char *v, si
 static int set_finite(Compilation *c, SimArgs *a, const char *o, const char *v, size_t field)
 {
 	(void)c;
-	if (!parse_double(v, &FIELD(double)))
+	if (!csv_number(v, &FIELD(double)))
 		return usage_error("%s: '%s' is not a finite number", o, v);
 	return 0;
 }
@@ -257,7 +249,7 @@ static int set_positive(Compilation *c, SimArgs *a, const char *o, const char *v
 {
 	(void)c;
 	double x;
-	if (!parse_double(v, &x) || !(x > 0))
+	if (!csv_number(v, &x) || !(x > 0))
 		return usage_error("%s: '%s' is not a positive number", o, v);
 	FIELD(double) = x;
 	return 0;
@@ -267,7 +259,7 @@ static int set_seconds(Compilation *c, SimArgs *a, const char *o, const char *v,
 {
 	(void)c;
 	double x;
-	if (!parse_double(v, &x) || !(x > 0) || x > 1e6)
+	if (!csv_number(v, &x) || !(x > 0) || x > 1e6)
 		return usage_error("%s: '%s' is not a positive number of seconds", o, v);
 	FIELD(double) = x;
 	return 0;
@@ -278,7 +270,7 @@ static int set_realtime(Compilation *c, SimArgs *a, const char *o, const char *v
 {
 	(void)c;
 	double x = 1;
-	if (v && (!parse_double(v, &x) || !(x > 0)))
+	if (v && (!csv_number(v, &x) || !(x > 0)))
 		return usage_error("%s: '%s' is not a positive number of wall seconds per simulated "
 		                   "second", o, v);
 	FIELD(double) = x;
@@ -473,7 +465,7 @@ static int parse_sim_args(Compilation *c, int argc, char **argv, SimArgs *a)
 			}
 			break;
 		case OPT_OPT_NUMBER:
-			if (!val && i + 1 < argc && parse_double(argv[i + 1], &x))
+			if (!val && i + 1 < argc && csv_number(argv[i + 1], &x))
 				val = argv[++i];
 			break;
 		}
@@ -808,7 +800,7 @@ static int collect_sets(Sim *s)
 		double x;
 		switch (sart_type(v->type)) {
 		case SART_REAL:
-			if (!parse_double(val, &x))
+			if (!csv_number(val, &x))
 				return usage_error("--set %s: not a finite number%s", a, "");
 			break;
 		case SART_INTEGER: {

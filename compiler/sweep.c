@@ -1,7 +1,6 @@
 /* sweep.c — errors and observed orders of a step-size sweep (sweep.h). */
 #include "sweep.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,10 +72,7 @@ int sweep_parse_steps(const char *list, double **hs, char *err, size_t errsize)
 		}
 		memcpy(buf, p, len);
 		buf[len] = '\0';
-		char *end;
-		errno = 0;
-		h[k] = strtod(buf, &end);
-		if (*end || errno || !isfinite(h[k]) || !(h[k] > 0)) {
+		if (!csv_number(buf, &h[k]) || !(h[k] > 0)) {
 			snprintf(err, errsize, "'%s' is not a positive number", buf);
 			free(h);
 			return -1;
