@@ -1083,26 +1083,35 @@ static void no_hold__between_inner_steps__zero(void **state)
 
 /* ---- quantize ---- */
 
+/* Steps e2e FMU <id> from t = 0 by 1 with its input `level` at levels[k] in step k, and
+ * checks its output `x` after each step against xs[k] exactly. */
+static void step_levels(const char *id, const char *instance, const double levels[],
+                        const double xs[], int n)
+{
+	Fmu f;
+	load_fmu(&f, "e2e", id);
+	fmi2Component c = start_fmu(&f, instance);
+	fmi2ValueReference level = vr_of(&f, "level"), x = vr_of(&f, "x");
+	for (int k = 0; k < n; k++) {
+		set1(&f, c, level, levels[k]);
+		assert_int_equal(f.api.do_step(c, k, 1.0, fmi2True), fmi2OK);
+		double got = get1(&f, c, x);
+		if (got != xs[k])
+			fail_msg("%s step %d (level %g): x = %.17g, not %g", id, k, levels[k], got,
+			         xs[k]);
+	}
+	stop_fmu(&f, c);
+}
+
 /* lower_quantize: level quantized into "low" (< 1), "mid" ([1, 2)), "high" (>= 2); the
  * step entering "mid" adds 1 to x, entering "high" 10 (steps of 1), staying adds nothing;
  * 1.0 exactly is "mid". */
 static void quantize__zone_conditions__fire_on_entering_the_zone(void **state)
 {
 	(void)state;
-	Fmu f;
-	load_fmu(&f, "e2e", "lower_quantize");
-	fmi2Component c = start_fmu(&f, "quantize");
-	fmi2ValueReference level = vr_of(&f, "level"), x = vr_of(&f, "x");
 	const double levels[] = {0.5, 1.5, 1.7, 2.5, 1.5, 0.2, 1.0, 3.0};
 	const double xs[] = {0, 1, 1, 11, 12, 12, 13, 23};
-	for (int k = 0; k < 8; k++) {
-		set1(&f, c, level, levels[k]);
-		assert_int_equal(f.api.do_step(c, k, 1.0, fmi2True), fmi2OK);
-		double got = get1(&f, c, x);
-		if (got != xs[k])
-			fail_msg("step %d (level %g): x = %.17g, not %g", k, levels[k], got, xs[k]);
-	}
-	stop_fmu(&f, c);
+	step_levels("lower_quantize", "quantize", levels, xs, 8);
 }
 
 /* ---- the case study: lazy_sa as `triggered by` ---- */
@@ -1229,21 +1238,10 @@ static void crossing_in_condition_block__ramp__rejected_and_located(void **state
 static void quantize_every__output_function__runs_on_entering_a_new_zone(void **state)
 {
 	(void)state;
-	Fmu f;
-	load_fmu(&f, "e2e", "lower_quantize_every");
-	fmi2Component c = start_fmu(&f, "quantize_every");
-	fmi2ValueReference level = vr_of(&f, "level"), x = vr_of(&f, "x");
 	/* zones -1, 0, 0, 1, 1, -2, -2 */
 	const double levels[] = {0.1, 0.3, 0.7, 0.8, 1.2, -0.5, -0.5};
 	const double xs[] = {0, 1, 1, 2, 2, 102, 102};
-	for (int k = 0; k < 7; k++) {
-		set1(&f, c, level, levels[k]);
-		assert_int_equal(f.api.do_step(c, k, 1.0, fmi2True), fmi2OK);
-		double got = get1(&f, c, x);
-		if (got != xs[k])
-			fail_msg("step %d (level %g): x = %.17g, not %g", k, levels[k], got, xs[k]);
-	}
-	stop_fmu(&f, c);
+	step_levels("lower_quantize_every", "quantize_every", levels, xs, 7);
 }
 
 /* lower_crossing_out: x' = u = 2 from 0, steps of 0.3; the step to 0.6 carries x from 0.6
@@ -1288,20 +1286,9 @@ static void crossing_on_out_rules__overshoot__rejected_after_the_step_and_locate
 static void otherwise_after_condition_blocks__holds_only_when_none_does(void **state)
 {
 	(void)state;
-	Fmu f;
-	load_fmu(&f, "e2e", "lower_otherwise_block");
-	fmi2Component c = start_fmu(&f, "otherwise_block");
-	fmi2ValueReference level = vr_of(&f, "level"), x = vr_of(&f, "x");
 	const double levels[] = {0.25, 2.0, -1.0, 0.75, 0.25};
 	const double xs[] = {0, 1, 0, 1, 1};
-	for (int k = 0; k < 5; k++) {
-		set1(&f, c, level, levels[k]);
-		assert_int_equal(f.api.do_step(c, k, 1.0, fmi2True), fmi2OK);
-		double got = get1(&f, c, x);
-		if (got != xs[k])
-			fail_msg("step %d (level %g): x = %.17g, not %g", k, levels[k], got, xs[k]);
-	}
-	stop_fmu(&f, c);
+	step_levels("lower_otherwise_block", "otherwise_block", levels, xs, 5);
 }
 
 /* lower_quantize_prev: zones floor(level one step before): 0, 0, 1, 1, 2 for the levels
@@ -1310,20 +1297,9 @@ static void otherwise_after_condition_blocks__holds_only_when_none_does(void **s
 static void quantize_signal_prev__zones_of_the_previous_value(void **state)
 {
 	(void)state;
-	Fmu f;
-	load_fmu(&f, "e2e", "lower_quantize_prev");
-	fmi2Component c = start_fmu(&f, "quantize_prev");
-	fmi2ValueReference level = vr_of(&f, "level"), x = vr_of(&f, "x");
 	const double levels[] = {0.5, 1.5, 1.7, 2.5, 2.6};
 	const double xs[] = {0, 0, 1, 1, 2};
-	for (int k = 0; k < 5; k++) {
-		set1(&f, c, level, levels[k]);
-		assert_int_equal(f.api.do_step(c, k, 1.0, fmi2True), fmi2OK);
-		double got = get1(&f, c, x);
-		if (got != xs[k])
-			fail_msg("step %d (level %g): x = %.17g, not %g", k, levels[k], got, xs[k]);
-	}
-	stop_fmu(&f, c);
+	step_levels("lower_quantize_prev", "quantize_prev", levels, xs, 5);
 }
 
 int main(void)
