@@ -970,35 +970,17 @@ static int set_inputs(Master *m, int f, int pass, double t, double h)
 		const int *conn = fr->set_conn[SART_REAL];
 		double *v = fr->rbuf;
 		int interp = fr->interpolates && m->derivatives, curved = 0;
-		if (!interp && pass == 0 && m->o->algorithm == SART_JACOBI) {
-			/* the hot path: held values from t_n, converted */
-			const int *sig = fr->set_sig[SART_REAL];
-			const double *scale = fr->set_scale[SART_REAL];
-			const double *offset = fr->set_offset[SART_REAL];
-			const double *now = m->now;
-			int bad = 0;
-			for (int k = 0; k < n; k++) {
-				v[k] = scale[k] * now[sig[k]] + offset[k];
-				bad |= !isfinite(v[k]);
-			}
-			if (bad)
-				for (int k = 0; k < n; k++)
-					if (!isfinite(v[k]))
-						return bad_input(m, f, conn[k], t, v[k], 0);
-			if (m->want_pred)
-				for (int k = 0; k < n; k++)
-					m->pred[conn[k]] = v[k];
-		} else {
-			for (int k = 0; k < n; k++) {
-				double d, d2;
-				input_for(m, conn[k], pass, h, interp, &v[k], &d, &d2);
-				if (!isfinite(v[k]) || !isfinite(d) || !isfinite(d2))
-					return bad_input(m, f, conn[k], t, v[k], d);
-				fr->dval[k] = d;
-				fr->d2val[k] = d2;
-				curved |= d2 != 0;
-				m->pred[conn[k]] = interp ? v[k] + d * h + d2 * h * h / 2 : v[k];
-			}
+		/* (held Real inputs of a first Jacobi pass with nothing else to do go through
+		 * plain_pass's flat table instead) */
+		for (int k = 0; k < n; k++) {
+			double d, d2;
+			input_for(m, conn[k], pass, h, interp, &v[k], &d, &d2);
+			if (!isfinite(v[k]) || !isfinite(d) || !isfinite(d2))
+				return bad_input(m, f, conn[k], t, v[k], d);
+			fr->dval[k] = d;
+			fr->d2val[k] = d2;
+			curved |= d2 != 0;
+			m->pred[conn[k]] = interp ? v[k] + d * h + d2 * h * h / 2 : v[k];
 		}
 		if (!ok(sart_inner_set_real(fr->in, fr->set_vr[SART_REAL], (size_t)n, v)))
 			return fail_call(m, f, t);
