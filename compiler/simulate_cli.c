@@ -1201,6 +1201,34 @@ static int check_reference(Sim *s, const CsvTable *ref, const CsvTable *names)
 	return 0;
 }
 
+/* An empty table of time and the recorded variables, named as write_header names them
+ * (INSTANCE.VARIABLE).  NULL when out of memory. */
+static CsvTable *record_table(const Sim *s)
+{
+	CsvTable *t = NULL;
+	const char **cols = calloc((size_t)s->nrecords + 1, sizeof *cols);
+	char **owned = calloc((size_t)s->nrecords + 1, sizeof *owned);
+	if (!cols || !owned)
+		goto done;
+	cols[0] = "time";
+	for (int r = 0; r < s->nrecords; r++) {
+		const SimFmu *f = &s->fmus[s->records[r].fmu];
+		owned[r] = malloc(strlen(f->name) + strlen(f->vars[s->records[r].var].name) + 2);
+		if (!owned[r])
+			goto done;
+		sprintf(owned[r], "%s.%s", f->name, f->vars[s->records[r].var].name);
+		cols[r + 1] = owned[r];
+	}
+	t = csv_new(s->nrecords + 1, cols); /* copies the names */
+done:
+	if (owned)
+		for (int r = 0; r < s->nrecords; r++)
+			free(owned[r]);
+	free(owned);
+	free(cols);
+	return t;
+}
+
 /* Runs the scenario once per step and prints, per recorded variable, each run's error
  * against the reference and the observed order between neighbouring runs; to stdout, and
  * as CSV to --sweep-csv.  A failed run shows as failed (exit 1 at the end). */
@@ -1212,21 +1240,8 @@ static int run_sweep(Sim *s, const SartScenario *sc, const double *hs, int nh)
 	CsvTable *ref = NULL, *names = NULL;
 	CsvTable **runs = calloc((size_t)nh, sizeof *runs);
 	int *failed = calloc((size_t)nh, sizeof *failed);
-	const char **cols = calloc((size_t)s->nrecords + 1, sizeof *cols);
-	char **owned = calloc((size_t)s->nrecords + 1, sizeof *owned);
 	s->row = calloc((size_t)s->nrecords + 1, sizeof *s->row);
-	if (!runs || !failed || !cols || !owned || !s->row)
-		goto oom;
-	cols[0] = "time";
-	for (int r = 0; r < s->nrecords; r++) {
-		const SimFmu *f = &s->fmus[s->records[r].fmu];
-		owned[r] = malloc(strlen(f->name) + strlen(f->vars[s->records[r].var].name) + 2);
-		if (!owned[r])
-			goto oom;
-		sprintf(owned[r], "%s.%s", f->name, f->vars[s->records[r].var].name);
-		cols[r + 1] = owned[r];
-	}
-	if (!(names = csv_new(s->nrecords + 1, cols)))
+	if (!runs || !failed || !s->row || !(names = record_table(s)))
 		goto oom;
 	if (a->reference) {
 		char err[1024];
@@ -1324,11 +1339,6 @@ done:
 			csv_free(runs[k]);
 	free(runs);
 	free(failed);
-	if (owned)
-		for (int r = 0; r < s->nrecords; r++)
-			free(owned[r]);
-	free(owned);
-	free(cols);
 	free(s->row);
 	s->row = NULL;
 	csv_free(ref);
