@@ -284,17 +284,6 @@ static void log_call(SartWrapper *w, const char *fmt, ...)
 	va_end(ap);
 }
 
-SartStatus sart_log_error(SartWrapper *w, const char *fmt, ...)
-{
-	va_list ap;
-	if (!w)
-		return SART_ERROR;
-	va_start(ap, fmt);
-	vlog_to(w->logger, w->env, w->name, SART_ERROR, "logStatusError", fmt, ap);
-	va_end(ap);
-	return SART_ERROR;
-}
-
 /* The inner FMUs' messages and the seam's own, under logInner. */
 static void inner_logger(void *env, SartStatus st, const char *category, const char *message)
 {

@@ -221,14 +221,4 @@ int sart_imax(int a, int b);
  * with a message naming the rule's source location). */
 int sart_to_int(SartWrapper *w, double x, const char *where);
 
-/* ---- for the emitted code ------------------------------------------------------------ */
-
-/* Logs under logStatusError through the importer's logger (printf-style) and returns
- * SART_ERROR. */
-SartStatus sart_log_error(SartWrapper *w, const char *fmt, ...)
-#if defined(__GNUC__) || defined(__clang__)
-	__attribute__((format(printf, 2, 3)))
-#endif
-	;
-
 #endif
