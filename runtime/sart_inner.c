@@ -97,14 +97,19 @@ static void format_prefixed(char *buf, const char *name, const char *fmt, va_lis
 		memcpy(buf + SART_MESSAGE_MAX - 4, "...", 4);
 }
 
+/* A fatal outcome: no further calls into the FMU, by the seam or the direct route. */
+static void mark_fatal(SartInner *in)
+{
+	in->fatal = 1;
+	in->callable = 0;
+	in->direct.c = NULL;
+}
+
 SartStatus sart_inner_report(SartInner *in, SartStatus st, const char *fmt, ...)
 {
 	va_list ap;
-	if (st == SART_FATAL) {
-		in->fatal = 1;
-		in->callable = 0;
-		in->direct.c = NULL;
-	}
+	if (st == SART_FATAL)
+		mark_fatal(in);
 	va_start(ap, fmt);
 	format_prefixed(in->message, in->name, fmt, ap);
 	va_end(ap);
@@ -296,11 +301,8 @@ static int usable(SartInner *in, const char *fn)
 /* Every call's result passes here, so a fatal one is remembered. */
 static SartStatus noted(SartInner *in, SartStatus st)
 {
-	if (st == SART_FATAL) {
-		in->fatal = 1;
-		in->callable = 0;
-		in->direct.c = NULL;
-	}
+	if (st == SART_FATAL)
+		mark_fatal(in);
 	return st;
 }
 
