@@ -1461,11 +1461,6 @@ static InnerC **fast_step_form(Ec *e, int *n)
 	return stepped;
 }
 
-/* The fast step, when the adaptation has its form: the general path's In, Ctrl and Out in
- * the same order on the same Storage, with the rule parts called directly (static in this
- * file, the compiler inlines them) and each do_step through the seam's direct route.  After a
- * do_step that did not go with SART_OK, the rest is Ctrl as written (sart_do_step), so the
- * state is the general path's.  Returns whether it was written. */
 /* 0.0 * v[0] + 0.0 * v[1] + ...: 0 exactly when every v[k] is finite (NaN otherwise), the
  * runtime's finite test of a port group in one branch. */
 static void put_finite_sum(StrBuf *o, const char *arr, int n)
@@ -1516,6 +1511,11 @@ static void emit_fast_do_step(Ec *e, StrBuf *out, const InnerC *ic)
 	sb_puts(out, "\treturn 1;\n}\n\n");
 }
 
+/* The fast step, when the adaptation has its form: the general path's In, Ctrl and Out in
+ * the same order on the same Storage, with the rule parts called directly (static in this
+ * file, the compiler inlines them) and each do_step through the seam's direct route.  After a
+ * do_step that did not go with SART_OK, the rest is Ctrl as written (sart_do_step), so the
+ * state is the general path's.  Returns whether it was written. */
 static bool emit_fast_step(Ec *e, StrBuf *out)
 {
 	int n;
