@@ -493,7 +493,6 @@ typedef struct FmuRun {
 	int derivs;           /* Hermite: its Real signals' derivatives are got after reads */
 	double *rbuf;         /* Real values to set or read */
 	int *ibuf;            /* Integer and Boolean values */
-	size_t nbuf;
 } FmuRun;
 
 /* An algebraic loop being solved (see solve_loop). */
@@ -799,7 +798,6 @@ static int prepare(Master *m)
 			if ((size_t)fr->nset[ty] > nbuf)
 				nbuf = (size_t)fr->nset[ty];
 		}
-		fr->nbuf = nbuf;
 		fr->rbuf = malloc(nbuf * sizeof *fr->rbuf);
 		fr->ibuf = malloc(nbuf * sizeof *fr->ibuf);
 		fr->dval = malloc(nbuf * sizeof *fr->dval);
