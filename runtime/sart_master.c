@@ -1795,8 +1795,7 @@ static void swap_arrays(double **a, double **b)
 	*b = tmp;
 }
 
-static int crossed(double z0, double z1);
-static int locate_event(Master *m, double t, double z0, double z1, double *end);
+static int step_event(Master *m, double t, double *end);
 
 /* One step with step-size control from t towards *end (the proposal, already clamped to
  * the bounds and the stop time): attempts, error estimates, rejections; on return *end
@@ -1861,14 +1860,11 @@ static int controlled_step(Master *m, double t, double *end)
 			if (m->ind_sig >= 0 && !doubling) {
 				/* event location (prediction control only: doubling has moved t_n's
 				 * signals); the steps of the search are shorter than the accepted one */
-				double z0 = m->now[m->ind_sig], z1 = m->next[m->ind_sig];
-				if (z1 == 0 && z0 != 0) {
-					m->res->events++;
-				} else if (crossed(z0, z1)) {
-					if (locate_event(m, t, z0, z1, end))
-						return 1;
+				int ev = step_event(m, t, end);
+				if (ev < 0)
+					return 1;
+				if (ev > 0)
 					m->last_span = *end - t;
-				}
 			}
 			return 0;
 		}
@@ -2006,6 +2002,21 @@ static int locate_event(Master *m, double t, double z0, double z1, double *end)
 	return 0;
 }
 
+/* The event indicator over the step just taken from t to *end: an event when it ended on
+ * the crossing; located (locate_event, *end moved just after the crossing) when the sign
+ * changed.  Returns 0 (nothing located), 1 (located) or -1 (failed, reported). */
+static int step_event(Master *m, double t, double *end)
+{
+	double z0 = m->now[m->ind_sig], z1 = m->next[m->ind_sig];
+	if (z1 == 0 && z0 != 0) {
+		m->res->events++; /* the step ended on the crossing */
+		return 0;
+	}
+	if (!crossed(z0, z1))
+		return 0;
+	return locate_event(m, t, z0, z1, end) ? -1 : 1;
+}
+
 /* One macro step from t towards *end; on return *end is where it ended (shorter after a
  * rejection, or just after an event located in it). */
 static int macro_step(Master *m, double t, double *end)
@@ -2015,14 +2026,7 @@ static int macro_step(Master *m, double t, double *end)
 	m->last_span = 0;
 	if (attempt_step(m, t, end))
 		return 1;
-	if (m->ind_sig >= 0) {
-		double z0 = m->now[m->ind_sig], z1 = m->next[m->ind_sig];
-		if (z1 == 0 && z0 != 0)
-			m->res->events++; /* the step ended on the crossing */
-		else if (crossed(z0, z1))
-			return locate_event(m, t, z0, z1, end);
-	}
-	return 0;
+	return m->ind_sig >= 0 && step_event(m, t, end) < 0;
 }
 
 /* Instantiation, start values, initialization with values propagated in the port graph's
