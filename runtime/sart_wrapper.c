@@ -550,6 +550,15 @@ static SART_COLD void bad_output(SartWrapper *w, unsigned f, const SartPorts *p,
 	     sart_model.inners[f].name, p->names[k]);
 }
 
+/* Whether every v[k] is finite, in one branch: flush_real's sum of multiplications by zero. */
+static HOT_INLINE int all_finite(const double *v, unsigned n)
+{
+	double zero = 0.0;
+	for (unsigned k = 0; k < n; k++)
+		zero += 0.0 * v[k];
+	return zero == 0.0;
+}
+
 /* Reads the Real outputs p of inner f into the Storage with one get call, each checked to be
  * finite as flush_real checks inputs.  Returns 0 when that failed. */
 static HOT_INLINE int read_real(SartWrapper *w, unsigned char *s, unsigned f,
@@ -563,10 +572,7 @@ static HOT_INLINE int read_real(SartWrapper *w, unsigned char *s, unsigned f,
 		if (failed(w))
 			return 0;
 	}
-	double zero = 0.0;
-	for (unsigned k = 0; k < n; k++)
-		zero += 0.0 * v[k];
-	if (zero != 0.0) {
+	if (!all_finite(v, n)) {
 		bad_output(w, f, p, v);
 		return 0;
 	}
@@ -623,6 +629,26 @@ static inline int may_call(SartWrapper *w, unsigned f, const char *fn)
 	return 0;
 }
 
+/* do_step(f, ti, hi)'s MapIn, with e as f's time since its last step. */
+static HOT_INLINE void step_map_in(SartWrapper *w, unsigned char *s, unsigned f, double ti,
+                                   double hi)
+{
+	w->map_e = ti - w->last[f];
+	w->in_map = 1;
+	sart_model.map_in(w, s, w->step_t, w->step_H, hi, ti - w->step_t);
+	w->in_map = 0;
+}
+
+/* do_step(f, ti, hi)'s end once f's outputs are read: f stands at reached; MapOut. */
+static HOT_INLINE void step_map_out(SartWrapper *w, unsigned char *s, unsigned f, double ti,
+                                    double hi, double reached)
+{
+	w->last[f] = reached;
+	w->in_map = 1;
+	sart_model.map_out(w, s, w->step_t, w->step_H, hi, ti - w->step_t);
+	w->in_map = 0;
+}
+
 /* do_step's outcomes other than SART_OK.  A discard is not a failure: f stands at
  * `*reached`; its partial step is accepted when it can get and set its state (setting it
  * takes f from stepFailed back to stepComplete).  Returns 0 on a failure. */
@@ -658,10 +684,7 @@ static double after_inner_step(SartWrapper *w, unsigned char *s, unsigned f, dou
 	}
 	if (!read_outputs(w, s, f))
 		return 0.0;
-	w->last[f] = reached;
-	w->in_map = 1;
-	sart_model.map_out(w, s, w->step_t, w->step_H, hi, ti - w->step_t);
-	w->in_map = 0;
+	step_map_out(w, s, f, ti, hi, reached);
 	return taken;
 }
 
@@ -670,10 +693,7 @@ static SART_COLD double do_step_general(SartWrapper *w, unsigned char *s, unsign
                                         double ti, double hi)
 {
 	double reached;
-	w->map_e = ti - w->last[f];
-	w->in_map = 1;
-	sart_model.map_in(w, s, w->step_t, w->step_H, hi, ti - w->step_t);
-	w->in_map = 0;
+	step_map_in(w, s, f, ti, hi);
 	if (!flush_inputs(w, s, f))
 		return 0.0;
 	SartStatus st = sart_inner_do_step(w->inner[f], ti, hi, 0, &reached);
@@ -691,10 +711,7 @@ double sart_do_step(SartWrapper *w, void *s, unsigned f, double ti, double hi)
 	const Plan *pl = &w->plan[f];
 	if (!pl->only_real)
 		return do_step_general(w, st_, f, ti, hi);
-	w->map_e = ti - w->last[f];
-	w->in_map = 1;
-	sart_model.map_in(w, s, w->step_t, w->step_H, hi, ti - w->step_t);
-	w->in_map = 0;
+	step_map_in(w, st_, f, ti, hi);
 	if (pl->rin && !flush_real(w, st_, f, pl->rin))
 		return 0.0;
 	SartStatus st = sart_inner_do_step(w->inner[f], ti, hi, 0, &reached);
@@ -702,10 +719,7 @@ double sart_do_step(SartWrapper *w, void *s, unsigned f, double ti, double hi)
 		return after_inner_step(w, st_, f, ti, hi, st, reached);
 	if (pl->rout && !read_real(w, st_, f, pl->rout))
 		return 0.0;
-	w->last[f] = reached;
-	w->in_map = 1;
-	sart_model.map_out(w, s, w->step_t, w->step_H, hi, ti - w->step_t);
-	w->in_map = 0;
+	step_map_out(w, st_, f, ti, hi, reached);
 	return hi;
 }
 
@@ -727,11 +741,10 @@ static SART_COLD double fast_rest(SartWrapper *w, unsigned char *s, unsigned f, 
 	switch (stage) {
 	case 0: {
 		const double *u = reals(s, pi->values);
-		for (unsigned k = 0; k < pi->n; k++)
-			if (!isfinite(u[k])) {
-				bad_input(w, f, pi, u);
-				return 0.0;
-			}
+		if (!all_finite(u, pi->n)) {
+			bad_input(w, f, pi, u);
+			return 0.0;
+		}
 		if (pi->n)
 			check_inner(w, sart_inner_set_real(in, pi->vr, pi->n, u), f,
 			            "setting the inputs");
@@ -758,15 +771,11 @@ static SART_COLD double fast_rest(SartWrapper *w, unsigned char *s, unsigned f, 
 			if (failed(w))
 				return 0.0;
 		}
-		for (unsigned k = 0; k < po->n; k++)
-			if (!isfinite(y[k])) {
-				bad_output(w, f, po, y);
-				return 0.0;
-			}
-		w->last[f] = reached;
-		w->in_map = 1;
-		sart_model.map_out(w, s, w->step_t, w->step_H, H, t - w->step_t);
-		w->in_map = 0;
+		if (!all_finite(y, po->n)) {
+			bad_output(w, f, po, y);
+			return 0.0;
+		}
+		step_map_out(w, s, f, t, H, reached);
 		return H;
 	}
 	}
