@@ -1809,6 +1809,18 @@ static SART_COLD fmi2Status step_other(SartWrapper *w, double t, double H, SartS
 	return fmi2Discard;
 }
 
+/* An accepted step from t by H: saved states dropped, the new time, the importer's is_set
+ * marks cleared, G's result no longer current. */
+static HOT_INLINE void commit_step(SartWrapper *w, double t, double H)
+{
+	clear_stacks(w);
+	w->time = t + H;
+	w->last_ok = w->time;
+	clear_marks(w);
+	w->g_dirty = 0;
+	w->g_valid = 0;
+}
+
 /* The step from t by H, after every check: In; Ctrl; and Out when Ctrl accepted the whole
  * step (as guarded(step_body), written out so that the usual step makes no further call),
  * then the new time.  snap: a snapshot was taken, restored on a rejection. */
@@ -1833,25 +1845,21 @@ static HOT_INLINE fmi2Status run_step(SartWrapper *w, double t, double H, int sn
  * whole step, the outcome, the new time. */
 static HOT_INLINE fmi2Status end_step(SartWrapper *w, double t, double H, double Ht, int snap)
 {
-	if (!failed(w) && (Ht == H || (valid_step(Ht, H) && accepted(Ht, H))))
+	const int whole = Ht == H || (valid_step(Ht, H) && accepted(Ht, H));
+	if (!failed(w) && whole)
 		sart_model.out(w, w->storage, t, H);
 	w->in_map = 0;
 	SartStatus st = w->fail_status != SART_OK ? w->fail_status
 	                                         : w->warned ? SART_WARNING : SART_OK;
-	if (st >= SART_ERROR || !(Ht == H || (valid_step(Ht, H) && accepted(Ht, H))))
+	if (st >= SART_ERROR || !whole)
 		return step_other(w, t, H, st, Ht, snap);
-	clear_stacks(w);
-	w->time = t + H;
-	w->last_ok = w->time;
-	clear_marks(w);
+	commit_step(w, t, H);
 	if (w->du_pending) {
 		memset(w->du, 0, sart_model.nreal_inputs * sizeof *w->du);
 		memset(w->du_set, 0, sart_model.nreal_inputs);
 		w->du_pending = 0;
 		refresh_plain(w);
 	}
-	w->g_dirty = 0;
-	w->g_valid = 0;
 	return (fmi2Status)st;
 }
 
@@ -1875,12 +1883,7 @@ static HOT_INLINE fmi2Status run_fast_step(SartWrapper *w, double t, double H)
 	w->warned = 0;
 	if (!sart_model.fast_step(w, w->storage, &w->route, t, H, &Ht))
 		return fast_fallback(w, t, H, Ht);
-	clear_stacks(w);
-	w->time = t + H;
-	w->last_ok = w->time;
-	clear_marks(w);
-	w->g_dirty = 0;
-	w->g_valid = 0;
+	commit_step(w, t, H);
 	return fmi2OK;
 }
 
