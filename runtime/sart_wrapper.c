@@ -341,15 +341,19 @@ static inline void check_inner(SartWrapper *w, SartStatus st, unsigned f, const 
 }
 
 /* Runs body(w), which stops at its first failure; the worst status seen. */
+/* What a sequence of rule parts comes to: its failure, else a warning if one was logged. */
+static inline SartStatus run_outcome(const SartWrapper *w)
+{
+	return w->fail_status != SART_OK ? w->fail_status : w->warned ? SART_WARNING : SART_OK;
+}
+
 static SartStatus guarded(SartWrapper *w, void (*body)(SartWrapper *w))
 {
 	w->fail_status = SART_OK;
 	w->warned = 0;
 	body(w);
 	w->in_map = 0;
-	if (w->fail_status != SART_OK)
-		return w->fail_status;
-	return w->warned ? SART_WARNING : SART_OK;
+	return run_outcome(w);
 }
 
 /* ---- instance checks -------------------------------------------------------------------- */
@@ -1809,6 +1813,15 @@ static SART_COLD fmi2Status step_other(SartWrapper *w, double t, double H, SartS
 	return fmi2Discard;
 }
 
+/* A step from t by H begins: what its rule parts see of it, no failure or warning yet. */
+static HOT_INLINE void begin_step(SartWrapper *w, double t, double H)
+{
+	w->step_t = t;
+	w->step_H = H;
+	w->fail_status = SART_OK;
+	w->warned = 0;
+}
+
 /* An accepted step from t by H: saved states dropped, the new time, the importer's is_set
  * marks cleared, G's result no longer current. */
 static HOT_INLINE void commit_step(SartWrapper *w, double t, double H)
@@ -1831,10 +1844,7 @@ static HOT_INLINE fmi2Status run_step(SartWrapper *w, double t, double H, int sn
 {
 	unsigned char *s = w->storage;
 	double Ht = NAN;
-	w->step_t = t;
-	w->step_H = H;
-	w->fail_status = SART_OK;
-	w->warned = 0;
+	begin_step(w, t, H);
 	sart_model.in(w, s, t, H);
 	if (!failed(w))
 		Ht = sart_model.ctrl(w, s, t, H);
@@ -1849,8 +1859,7 @@ static HOT_INLINE fmi2Status end_step(SartWrapper *w, double t, double H, double
 	if (!failed(w) && whole)
 		sart_model.out(w, w->storage, t, H);
 	w->in_map = 0;
-	SartStatus st = w->fail_status != SART_OK ? w->fail_status
-	                                         : w->warned ? SART_WARNING : SART_OK;
+	SartStatus st = run_outcome(w);
 	if (st >= SART_ERROR || !whole)
 		return step_other(w, t, H, st, Ht, snap);
 	commit_step(w, t, H);
@@ -1877,10 +1886,7 @@ static SART_COLD fmi2Status fast_fallback(SartWrapper *w, double t, double H, do
 static HOT_INLINE fmi2Status run_fast_step(SartWrapper *w, double t, double H)
 {
 	double Ht = NAN;
-	w->step_t = t;
-	w->step_H = H;
-	w->fail_status = SART_OK;
-	w->warned = 0;
+	begin_step(w, t, H);
 	if (!sart_model.fast_step(w, w->storage, &w->route, t, H, &Ht))
 		return fast_fallback(w, t, H, Ht);
 	commit_step(w, t, H);
