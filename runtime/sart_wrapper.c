@@ -1855,12 +1855,11 @@ static HOT_INLINE fmi2Status run_step(SartWrapper *w, double t, double H, int sn
  * whole step, the outcome, the new time. */
 static HOT_INLINE fmi2Status end_step(SartWrapper *w, double t, double H, double Ht, int snap)
 {
-	const int whole = Ht == H || (valid_step(Ht, H) && accepted(Ht, H));
-	if (!failed(w) && whole)
+	if (!failed(w) && (Ht == H || (valid_step(Ht, H) && accepted(Ht, H))))
 		sart_model.out(w, w->storage, t, H);
 	w->in_map = 0;
 	SartStatus st = run_outcome(w);
-	if (st >= SART_ERROR || !whole)
+	if (st >= SART_ERROR || !(Ht == H || (valid_step(Ht, H) && accepted(Ht, H))))
 		return step_other(w, t, H, st, Ht, snap);
 	commit_step(w, t, H);
 	if (w->du_pending) {
