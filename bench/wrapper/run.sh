@@ -24,10 +24,16 @@ ${CC:-cc} -std=c99 -O2 -Wall -Wextra -Wpedantic -Werror -Iruntime/fmi2 \
 	-o "$OUT/driver" bench/wrapper/driver.c -ldl
 "$SACC" build -L "$BUILD/fmus" -o "$OUT" bench/wrapper/passthrough_sa.sa
 "$SACC" unpack "$OUT/passthrough_sa.fmu" "$OUT/passthrough_sa"
+# The hand-written floor (floor.c) beside the same inner FMU: the wrapper's unpacked tree
+# with floor.c's library in place of the generated one.
+cp -R "$OUT/passthrough_sa" "$OUT/floor"
+${CC:-cc} -std=c99 -O2 -fPIC -shared -fvisibility=hidden -Wall -Wextra -Wpedantic -Werror \
+	-Iruntime/fmi2 -o "$OUT/floor/binaries/linux64/passthrough_sa.so" bench/wrapper/floor.c -ldl
 
 guid() { sed -n 's/.*guid="\([^"]*\)".*/\1/p' "$1/modelDescription.xml" | head -n 1; }
 WINDOW_DIR=$BUILD/fmus/window
 WRAP_DIR=$OUT/passthrough_sa
+FLOOR_DIR=$OUT/floor
 WINDOW_GUID=$(guid "$WINDOW_DIR")
 WRAP_GUID=$(guid "$WRAP_DIR")
 
@@ -48,18 +54,23 @@ per_cycle() {
 # The two must compute the same thing: the wrapper only forwards.
 direct_sum=$("$OUT/driver" "$WINDOW_DIR" window "$WINDOW_GUID" 1000 | sed -n 's/^checksum //p')
 wrap_sum=$("$OUT/driver" "$WRAP_DIR" passthrough_sa "$WRAP_GUID" 1000 | sed -n 's/^checksum //p')
-if [ "$direct_sum" != "$wrap_sum" ]; then
-	echo "bench-wrapper: the wrapper's outputs differ from the inner FMU's ($wrap_sum != $direct_sum)" >&2
+floor_sum=$("$OUT/driver" "$FLOOR_DIR" passthrough_sa "$WRAP_GUID" 1000 | sed -n 's/^checksum //p')
+if [ "$direct_sum" != "$wrap_sum" ] || [ "$direct_sum" != "$floor_sum" ]; then
+	echo "bench-wrapper: the outputs differ from the inner FMU's (wrapper $wrap_sum, floor $floor_sum, direct $direct_sum)" >&2
 	exit 1
 fi
 
 direct=$(per_cycle "$WINDOW_DIR" window "$WINDOW_GUID")
 wrapped=$(per_cycle "$WRAP_DIR" passthrough_sa "$WRAP_GUID")
+floor=$(per_cycle "$FLOOR_DIR" passthrough_sa "$WRAP_GUID")
 direct_ns=$("$OUT/driver" "$WINDOW_DIR" window "$WINDOW_GUID" "$TIME_STEPS" | sed -n 's/^ns_per_step //p')
 wrapped_ns=$("$OUT/driver" "$WRAP_DIR" passthrough_sa "$WRAP_GUID" "$TIME_STEPS" | sed -n 's/^ns_per_step //p')
+floor_ns=$("$OUT/driver" "$FLOOR_DIR" passthrough_sa "$WRAP_GUID" "$TIME_STEPS" | sed -n 's/^ns_per_step //p')
 
 echo "wrapper overhead: one set(3 Reals) / doStep / get(2 Reals) cycle on the window FMU"
 printf '%-28s %14s %12s\n' "" "instructions" "ns/cycle"
 printf '%-28s %14s %12s\n' "window, called directly" "$direct" "$direct_ns"
 printf '%-28s %14s %12s\n' "passthrough_sa(window)" "$wrapped" "$wrapped_ns"
+printf '%-28s %14s %12s\n' "hand-written floor(window)" "$floor" "$floor_ns"
+echo "floor: the same checks and copies written by hand for this one wrapper (floor.c): $((floor - direct)) extra"
 echo "extra_instructions_per_step $((wrapped - direct))"
