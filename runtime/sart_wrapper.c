@@ -1761,15 +1761,23 @@ static SartStatus restore(SartWrapper *w)
 	return SART_OK;
 }
 
-/* Whether H~ accepts the step of size H. */
-static int accepted(double Ht, double H)
+/* How far H~ may stray from H by rounding alone: control rules compute it from absolute
+ * times (`t_inner + done - t`), whose rounding is some ulps of t + H, not of H — at
+ * t = 8.5 that is 1e-15 s, a relative 1e-9 of a 1 us step. */
+static double step_slack(double t, double H)
 {
-	return Ht >= H * (1.0 - 1e-12);
+	return 1e-12 * H + 8 * DBL_EPSILON * fabs(t + H);
 }
 
-static int valid_step(double Ht, double H)
+/* Whether H~ accepts the step of size H from t. */
+static int accepted(double Ht, double t, double H)
 {
-	return isfinite(Ht) && Ht > 0.0 && Ht <= H * (1.0 + 1e-12);
+	return Ht >= H - step_slack(t, H);
+}
+
+static int valid_step(double Ht, double t, double H)
+{
+	return isfinite(Ht) && Ht > 0.0 && Ht <= H + step_slack(t, H);
 }
 
 static void clear_stacks(SartWrapper *w)
@@ -1791,7 +1799,7 @@ static SART_COLD fmi2Status step_other(SartWrapper *w, double t, double H, SartS
 		wlog(w, st, "fmi2DoStep: the step from t = %.17g failed", t);
 		return settle(w, st);
 	}
-	if (!valid_step(Ht, H)) {
+	if (!valid_step(Ht, t, H)) {
 		wlog(w, SART_ERROR, "fmi2DoStep: the control rules returned the step %.17g, not in "
 		     "(0, H = %.17g]", Ht, H);
 		return settle(w, SART_ERROR);
@@ -1855,11 +1863,11 @@ static HOT_INLINE fmi2Status run_step(SartWrapper *w, double t, double H, int sn
  * whole step, the outcome, the new time. */
 static HOT_INLINE fmi2Status end_step(SartWrapper *w, double t, double H, double Ht, int snap)
 {
-	if (!failed(w) && (Ht == H || (valid_step(Ht, H) && accepted(Ht, H))))
+	if (!failed(w) && (Ht == H || (valid_step(Ht, t, H) && accepted(Ht, t, H))))
 		sart_model.out(w, w->storage, t, H);
 	w->in_map = 0;
 	SartStatus st = run_outcome(w);
-	if (st >= SART_ERROR || !(Ht == H || (valid_step(Ht, H) && accepted(Ht, H))))
+	if (st >= SART_ERROR || !(Ht == H || (valid_step(Ht, t, H) && accepted(Ht, t, H))))
 		return step_other(w, t, H, st, Ht, snap);
 	commit_step(w, t, H);
 	if (w->du_pending) {

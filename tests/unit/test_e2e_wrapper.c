@@ -560,6 +560,34 @@ static void lazy_sa__step_across_the_timer__is_rejected_at_its_expiry(void **sta
 	fmi2_unimport(&f.api);
 }
 
+/* tests/e2e/step_rounding.sa returns (t + done) - t, which at t = 8.5 rounds 7.5e-10
+ * relative below H = 1e-6 and 3.8e-10 above H = 1.1e-6: both are the whole step (fmi2OK, the
+ * time moves on by H), neither a rejection nor a step longer than H. */
+static void step_rounding__step_from_absolute_times__whole_step_both_ways(void **state)
+{
+	(void)state;
+	Fmu f;
+	fmu_open(&f, "e2e", "step_rounding");
+	fmi2Component c = f.api.instantiate("rounding", fmi2CoSimulation, f.guid, f.uri,
+	                                    &callbacks, fmi2False, fmi2False);
+	assert_non_null(c);
+	assert_int_equal(f.api.setup(c, fmi2False, 0, 8.5, fmi2False, 0), fmi2OK);
+	assert_int_equal(f.api.enter_init(c), fmi2OK);
+	assert_int_equal(f.api.exit_init(c), fmi2OK);
+	set1(&f, c, vr_of(&f, "u"), 2.0);
+	/* the premise: the rounding goes each way, by far more than 1e-12 of H */
+	volatile double t = 8.5, h1 = 1e-6, h2 = 1.1e-6;
+	assert_true((t + h1) - t < h1 * (1 - 1e-10));
+	assert_true(((t + h1) + h2) - (t + h1) > h2 * (1 + 1e-10));
+	assert_int_equal(f.api.do_step(c, t, h1, fmi2True), fmi2OK);
+	assert_int_equal(f.api.do_step(c, t + h1, h2, fmi2True), fmi2OK);
+	/* on at t + h1 + h2: the step from there is accepted where it starts */
+	assert_int_equal(f.api.do_step(c, (t + h1) + h2, h1, fmi2True), fmi2OK);
+	assert_close(get1(&f, c, vr_of(&f, "x")), 2.0 * (2 * h1 + h2), 1e-15);
+	fmu_stop(&f, c);
+	fmi2_unimport(&f.api);
+}
+
 /* With logging on, the inner controller's own messages reach the importer's logger under
  * logInner, with the inner instance's name in front. */
 static void lazy_sa__logging_on__inner_messages_forwarded_with_prefix(void **state)
@@ -685,6 +713,7 @@ int main(void)
 		cmocka_unit_test(power_sa__fast_step_and_general_path__bit_identical),
 		cmocka_unit_test(lazy_sa__step_across_the_timer__is_rejected_at_its_expiry),
 		cmocka_unit_test(lazy_sa__logging_on__inner_messages_forwarded_with_prefix),
+		cmocka_unit_test(step_rounding__step_from_absolute_times__whole_step_both_ways),
 	};
 	return cmocka_run_group_tests_name("e2e_wrapper", tests, NULL, NULL);
 }
