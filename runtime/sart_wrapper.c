@@ -1761,23 +1761,22 @@ static SartStatus restore(SartWrapper *w)
 	return SART_OK;
 }
 
-/* How far H~ may stray from H by rounding alone: control rules compute it from absolute
- * times (`t_inner + done - t`), whose rounding is some ulps of t + H, not of H — at
- * t = 8.5 that is 1e-15 s, a relative 1e-9 of a 1 us step. */
-static double step_slack(double t, double H)
+/* Whether H~ accepts the step of size H: anything shorter by more than rounding of H is a
+ * rejection, meant by the rules (a crossing's or a period's proposal can lie a few ulps of
+ * t below H, and the inners were then not stepped: taking it as the whole step would leave
+ * them behind). */
+static int accepted(double Ht, double H)
 {
-	return 1e-12 * H + 8 * DBL_EPSILON * fabs(t + H);
+	return Ht >= H * (1.0 - 1e-12);
 }
 
-/* Whether H~ accepts the step of size H from t. */
-static int accepted(double Ht, double t, double H)
-{
-	return Ht >= H - step_slack(t, H);
-}
-
+/* Whether H~ is a step at all: in (0, H], where H~ beyond H by the rounding of absolute
+ * times is H.  Control rules compute H~ from them (`t_inner + done - t`), whose rounding is
+ * some ulps of t + H, not of H: at t = 8.5 that is 1e-15 s, a relative 1e-9 of a 1 us
+ * step.  None can mean a step longer than H, so this side can be generous. */
 static int valid_step(double Ht, double t, double H)
 {
-	return isfinite(Ht) && Ht > 0.0 && Ht <= H + step_slack(t, H);
+	return isfinite(Ht) && Ht > 0.0 && Ht <= H * (1.0 + 1e-12) + 8 * DBL_EPSILON * fabs(t + H);
 }
 
 static void clear_stacks(SartWrapper *w)
@@ -1863,11 +1862,11 @@ static HOT_INLINE fmi2Status run_step(SartWrapper *w, double t, double H, int sn
  * whole step, the outcome, the new time. */
 static HOT_INLINE fmi2Status end_step(SartWrapper *w, double t, double H, double Ht, int snap)
 {
-	if (!failed(w) && (Ht == H || (valid_step(Ht, t, H) && accepted(Ht, t, H))))
+	if (!failed(w) && (Ht == H || (valid_step(Ht, t, H) && accepted(Ht, H))))
 		sart_model.out(w, w->storage, t, H);
 	w->in_map = 0;
 	SartStatus st = run_outcome(w);
-	if (st >= SART_ERROR || !(Ht == H || (valid_step(Ht, t, H) && accepted(Ht, t, H))))
+	if (st >= SART_ERROR || !(Ht == H || (valid_step(Ht, t, H) && accepted(Ht, H))))
 		return step_other(w, t, H, st, Ht, snap);
 	commit_step(w, t, H);
 	if (w->du_pending) {
