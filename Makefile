@@ -265,6 +265,18 @@ $(PW_FMUS) &: $(SACC) $(FMUS) $(PW_SA)
 powerwindow-fmus: $(PW_FMUS)
 all: $(PW_FMUS)
 
+# The declarative power-window adaptations (issue 6): $(BUILD)/powerwindow-declarative/,
+# beside the hand-written ones they import where they do not replace them (window_sa).
+PWD_SA   := $(sort $(wildcard adaptations/powerwindow-declarative/*.sa))
+PWD_FMUS := $(patsubst adaptations/powerwindow-declarative/%.sa,$(BUILD)/powerwindow-declarative/%.fmu,$(PWD_SA))
+
+$(PWD_FMUS) &: $(SACC) $(FMUS) $(PW_FMUS) $(PWD_SA)
+	@mkdir -p $(BUILD)/powerwindow-declarative
+	$(SACC) build -L $(BUILD)/fmus -L $(BUILD)/powerwindow -I adaptations/powerwindow-declarative \
+	    -I adaptations/powerwindow -o $(BUILD)/powerwindow-declarative $(PWD_SA)
+
+all: $(PWD_FMUS)
+
 # ---- end-to-end wrapper FMUs (tests/unit/test_e2e_wrapper.c) ----------------------------
 # Scripts under tests/e2e/ that the end-to-end tests step beside the power-window FMUs
 # (loop_flat: loop_sa without its window_sa layer), built by `sacc build` as users would.
@@ -358,7 +370,7 @@ $(PW_CMP): bench/powerwindow/compare.c $(PW_CONSTS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(WARN) -Imodels/reference -o $@ $< -lm
 
-powerwindow-case: $(SACC) $(FMUS) $(PW_FMUS) $(PW_REF) $(PW_CMP)
+powerwindow-case: $(SACC) $(FMUS) $(PW_FMUS) $(PWD_FMUS) $(PW_REF) $(PW_CMP)
 
 # tests/unit/test_powerwindow.c runs the scenario, the reference and the comparison, and
 # the scenario with tests/powerwindow/controller_naive_sa (no crossing location) for the
@@ -368,7 +380,7 @@ $(PW_NAIVE): tests/powerwindow/controller_naive_sa.sa $(SACC) $(PW_FMUS)
 	@mkdir -p $(dir $@)
 	$(SACC) build -L $(BUILD)/fmus -L $(BUILD)/powerwindow -I adaptations/powerwindow \
 	    -o $(dir $@) $<
-$(BUILD)/tests/test_powerwindow: | $(PW_REF) $(PW_CMP) $(PW_NAIVE)
+$(BUILD)/tests/test_powerwindow: | $(PW_REF) $(PW_CMP) $(PW_NAIVE) $(PWD_FMUS)
 
 # The cost of the co-simulation against the reference at equal accuracy (on demand).
 bench-powerwindow: deps powerwindow-case
@@ -387,7 +399,7 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libsacc.a $(wildcard tests/u
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(WARN) -Itests/unit -Itests/fmus/kit -Iruntime/fmi2 -o $@ $< $(BUILD)/libsacc.a $(LDLIBS) -lcmocka -ldl
 
-check-unit: $(UNIT_BIN) $(SACC) $(FMUS) $(PW_FMUS) $(E2E_FMUS)
+check-unit: $(UNIT_BIN) $(SACC) $(FMUS) $(PW_FMUS) $(PWD_FMUS) $(E2E_FMUS)
 	@fail=0; for t in $(UNIT_BIN); do \
 	  SACC_BUILD=$(BUILD) $$t || fail=1; done; exit $$fail
 
@@ -402,7 +414,7 @@ check-core: check-unit check-golden
 check-asan:
 	@$(MAKE) --no-print-directory BUILD=build/asan SAN=1 CFLAGS="-O1 -g" check-core
 
-check-valgrind: $(UNIT_BIN) $(SACC) $(FMUS) $(PW_FMUS) $(E2E_FMUS)
+check-valgrind: $(UNIT_BIN) $(SACC) $(FMUS) $(PW_FMUS) $(PWD_FMUS) $(E2E_FMUS)
 	@SACC=$(SACC) BUILD=$(BUILD) sh tests/valgrind.sh $(UNIT_BIN)
 
 check: deps

@@ -4,7 +4,8 @@
 # FMUs `make` built from them (nested: loop_sa carries window_sa inside); then run the
 # power-window case study end to end: the co-simulation (`sacc simulate` on
 # adaptations/powerwindow/scenario/powerwindow.sa) and the monolithic CVODE reference, both
-# CSVs, a plot of both runs overlaid and the comparison, in $BUILD/demo/.
+# CSVs, a plot of both runs overlaid and the comparison, in $BUILD/demo/; then the same
+# scenario over the declarative adaptations, against the same reference.
 # Called by `make demo` as: sh adaptations/demo.sh build/sacc build
 set -u
 SACC=$1
@@ -105,5 +106,25 @@ EOF
 else
 	echo "plot: skipped (gnuplot missing: sh tests/deps.sh installs it)"
 fi
-echo "results: $OUT/cosim.csv, $OUT/reference.csv, $OUT/comparison.json"
+
+# The same case study over the declarative adaptations: the contact's step cutting, which
+# no declarative form says, left to the orchestrator's step control.
+echo
+echo "==== the declarative power window (adaptations/powerwindow-declarative/), against the same reference"
+echo "$SACC simulate -L $BUILD/powerwindow-declarative -L $BUILD/fmus -L $BUILD/powerwindow adaptations/powerwindow-declarative/scenario/powerwindow.sa --stop $STOP --step $STEP --step-control prediction --tolerance 1e-3 --max-step $STEP -o $OUT/declarative.csv"
+t0=$(now)
+"$SACC" simulate -L "$BUILD/powerwindow-declarative" -L "$BUILD/fmus" -L "$BUILD/powerwindow" \
+	adaptations/powerwindow-declarative/scenario/powerwindow.sa --stop "$STOP" --step "$STEP" \
+	--step-control prediction --tolerance 1e-3 --max-step "$STEP" \
+	-o "$OUT/declarative.csv" || status=1
+t1=$(now)
+wall_decl=$(echo "$t0 $t1" | awk '{ printf "%.4f", $2 - $1 }')
+echo
+"$BUILD/bench/powerwindow/pw_compare" "$OUT/declarative.csv" "$OUT/reference.csv" \
+	--wall-cosim "$wall_decl" --wall-reference "$wall_ref" \
+	--json "$OUT/declarative.json" || status=1
+printf 'against the hand-written run: '
+"$BUILD/bench/powerwindow/pw_compare" "$OUT/declarative.csv" "$OUT/cosim.csv" | tail -n 1 ||
+	status=1
+echo "results: $OUT/cosim.csv, $OUT/reference.csv, $OUT/comparison.json, $OUT/declarative.csv, $OUT/declarative.json"
 exit $status

@@ -772,9 +772,9 @@ static void declarative_loop_sa__same_as_hand_written(void **state)
 
 /* The case study's rate_sa does more than multiply the rate: it hands out the torque
  * averaged over the next contact step and cuts steps near the obstacle, which no
- * declarative form expresses (with the declarative rate_sa in the whole scenario the stiff
- * contact is not stable and the run stops at 2.89 s).  So the declarative rate_sa is held
- * against the multi-rate rules alone, done here over the hand-written loop_sa: ten inner
+ * declarative form expresses (in the declarative scenario the orchestrator's step control
+ * does that: test_powerwindow).  So the declarative rate_sa is held against the
+ * multi-rate rules alone, done here over the hand-written loop_sa: ten inner
  * steps, the inputs interpolated linearly from the previous external value (0 at the
  * start) to the current one. */
 static void declarative_rate_sa__same_as_hand_written_rules(void **state)

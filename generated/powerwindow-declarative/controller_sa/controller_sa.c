@@ -24,8 +24,8 @@ static const char *const lazy_out_boolean_names[3] = {"up", "down", "stop"};
 static const SartInnerModel inners[NINNERS] = {
 	[inner_lazy] = {
 		.name = "lazy",
-		.model_identifier = "lazy_sa",
-		.guid = "{2c3b444a-a582-5917-b596-f775db030b64}",
+		.model_identifier = "lazy_triggered_sa",
+		.guid = "{c281eb14-50a5-5697-a671-519c33a937c0}",
 		.version = SART_FMI2,
 		.caps = SART_CAP_GET_SET_STATE | SART_CAP_SERIALIZE | SART_CAP_INPUT_DERIVATIVES,
 		.in = {
@@ -259,7 +259,7 @@ static void couple(SartWrapper *w, void *sp, unsigned inner)
 
 const SartModel sart_model = {
 	.identifier = "controller_sa",
-	.guid = "{40c846f3-2f15-552b-9baf-c2af9338218c}",
+	.guid = "{b26841c7-3fec-5e9e-bad1-60da6dfbd83c}",
 	.storage_size = sizeof(Storage),
 	.inners = inners,
 	.ninners = NINNERS,

@@ -9,11 +9,12 @@ enum {
 	vr_displacement = 0, /* Real input */
 	vr_speed = 1, /* Real input */
 	vr_tau = 2, /* Real output */
-	vr_INIT_RATE_SA_DISPLACEMENT = 3, /* Real parameter, fixed */
-	vr_INIT_RATE_SA_SPEED = 4, /* Real parameter, fixed */
-	vr_INIT_LOOP_SA_TAU = 5, /* Real parameter, fixed */
-	vr_INIT_LOOP_SA_HEIGHT = 6, /* Real parameter, fixed */
-	vr_INIT_LOOP_SA_REACTION_FORCE = 7 /* Real parameter, fixed */
+	vr_height = 3, /* Real output */
+	vr_INIT_RATE_SA_DISPLACEMENT = 4, /* Real parameter, fixed */
+	vr_INIT_RATE_SA_SPEED = 5, /* Real parameter, fixed */
+	vr_INIT_LOOP_SA_TAU = 6, /* Real parameter, fixed */
+	vr_INIT_LOOP_SA_HEIGHT = 7, /* Real parameter, fixed */
+	vr_INIT_LOOP_SA_REACTION_FORCE = 8 /* Real parameter, fixed */
 };
 
 /* ---- inner FMUs and their ports ---- */
@@ -27,6 +28,7 @@ typedef struct Storage {
 	double speed;
 	/* external outputs */
 	double tau;
+	double height;
 	/* params */
 	double INIT_RATE_SA_DISPLACEMENT;
 	double INIT_RATE_SA_SPEED;

@@ -70,10 +70,11 @@ static void initial(SartWrapper *w, void *sp, double t, double H)
 
 /* The Real variables by value reference: where each lives in the Storage and who may set
  * it (sart_wrapper.h). */
-static const SartVar real_vars[8] = {
+static const SartVar real_vars[9] = {
 	[vr_displacement] = {offsetof(Storage, displacement), SART_VAR_INPUT, "displacement"},
 	[vr_speed] = {offsetof(Storage, speed), SART_VAR_INPUT, "speed"},
 	[vr_tau] = {offsetof(Storage, tau), SART_VAR_OUTPUT, "tau"},
+	[vr_height] = {offsetof(Storage, height), SART_VAR_OUTPUT, "height"},
 	[vr_INIT_RATE_SA_DISPLACEMENT] = {offsetof(Storage, INIT_RATE_SA_DISPLACEMENT), SART_VAR_FIXED, "INIT_RATE_SA_DISPLACEMENT"},
 	[vr_INIT_RATE_SA_SPEED] = {offsetof(Storage, INIT_RATE_SA_SPEED), SART_VAR_FIXED, "INIT_RATE_SA_SPEED"},
 	[vr_INIT_LOOP_SA_TAU] = {offsetof(Storage, INIT_LOOP_SA_TAU), SART_VAR_FIXED, "INIT_LOOP_SA_TAU"},
@@ -169,6 +170,7 @@ static void out(SartWrapper *w, void *sp, double t, double H)
 	(void)H;
 	if (s->out_rule[0]) {
 		s->tau = s->stored_loop_sa_tau;
+		s->height = s->stored_loop_sa_height;
 	}
 }
 
@@ -182,13 +184,13 @@ static void couple(SartWrapper *w, void *sp, unsigned inner)
 
 const SartModel sart_model = {
 	.identifier = "rate_sa",
-	.guid = "{dcefa8de-126e-5234-8e2c-2cd5484f68b2}",
+	.guid = "{7e3b77f2-b97e-5822-820d-174c81be746b}",
 	.storage_size = sizeof(Storage),
 	.inners = inners,
 	.ninners = NINNERS,
 	.order = order,
 	.norder = NINNERS,
-	.nvr = {8, 0, 0},
+	.nvr = {9, 0, 0},
 	.vars = {real_vars, NULL, NULL},
 	.mealy = 0,
 	.may_reject = 0,
