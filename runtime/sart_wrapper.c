@@ -1920,7 +1920,11 @@ static SART_COLD fmi2Status do_step_full(fmi2Component c, fmi2Real t, fmi2Real H
 		     "time %.17g", t, w->time);
 		return fmi2Error;
 	}
-	t = w->time;
+	/* The importer's t is the time from now on: kept as the sum of its own steps, the
+	 * instance's could drift from it by rounding (after retries that land on proposed
+	 * times), and a rejection's last successful time t + H~ would then lie past the
+	 * importer's t + H. */
+	w->time = t;
 	int snap = w->can_snapshot;
 	if (snap) {
 		w->snap_g_dirty = w->g_dirty;

@@ -591,6 +591,13 @@ static void step_rounding__step_from_absolute_times__above_h_whole_below_h_rejec
 	assert_close(get1(&f, c, vr_of(&f, "x")), 2.0 * h_up, 1e-15);
 	/* and the instance is still at t1 */
 	assert_int_equal(f.api.do_step(c, t1, h_up, fmi2True), fmi2OK);
+	/* An importer's t that differs from the instance's by rounding (within 1e-9) is the
+	 * time from then on: the times it is told are the importer's sums, not the
+	 * instance's own. */
+	volatile double t2 = (t1 + h_up) + 3e-15;
+	assert_int_equal(f.api.do_step(c, t2, h_up, fmi2True), fmi2OK);
+	assert_int_equal(f.api.get_real_status(c, fmi2LastSuccessfulTime, &last), fmi2OK);
+	assert_true(last == t2 + h_up);
 	fmu_stop(&f, c);
 	fmi2_unimport(&f.api);
 }
