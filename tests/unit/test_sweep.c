@@ -93,6 +93,53 @@ static void csv__malformed__file_and_line(void **state)
 	assert_contains(err, "none.csv: cannot read: No such file or directory");
 }
 
+/* csv_parse is csv_read on text in memory: the same table or the same message, also for
+ * what a file can hold and a C string cannot (a NUL, which ends its line's content) and
+ * for a last line without its newline. */
+static void csv__parse__same_as_read(void **state)
+{
+	Ctx *c = *state;
+	static const char nul[] = "time,x\n0,1\n1,2\0,3\n";
+	struct {
+		const char *text;
+		size_t len;
+	} cases[] = {
+		{"time,x,y\r\n0,1,10\n0.5,2,10\n\n1,4,-10\n1,5,-10\n2,7,0", 0},
+		{"time,x\n0,1\n1,2,3\n", 0},
+		{"time,x\n1,1\n0.5,2\n", 0},
+		{"time,\"x\"\n", 0},
+		{"time,x,x\n", 0},
+		{"time\n\r\n", 0},
+		{"", 0},
+		{nul, sizeof nul - 1},
+		{nul, 13},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		size_t len = cases[i].len ? cases[i].len : strlen(cases[i].text);
+		FILE *f = fopen(path_in(c, "c.csv"), "w");
+		assert_non_null(f);
+		assert_int_equal(fwrite(cases[i].text, 1, len, f), len);
+		fclose(f);
+		char rerr[512] = "", perr[512] = "";
+		CsvTable *r = csv_read(path_in(c, "c.csv"), rerr, sizeof rerr);
+		CsvTable *p = csv_parse(cases[i].text, len, path_in(c, "c.csv"), perr, sizeof perr);
+		assert_string_equal(perr, rerr);
+		assert_int_equal(!p, !r);
+		if (r) {
+			assert_int_equal(p->ncols, r->ncols);
+			assert_int_equal((int)p->nrows, (int)r->nrows);
+			for (int k = 0; k < r->ncols; k++)
+				assert_string_equal(p->names[k], r->names[k]);
+			assert_memory_equal(p->data, r->data, r->nrows * (size_t)r->ncols * sizeof *r->data);
+		}
+		csv_free(r);
+		csv_free(p);
+	}
+	char err[512] = "";
+	assert_null(csv_parse(NULL, 0, "none", err, sizeof err));
+	assert_contains(err, "none: empty file");
+}
+
 /* ---- sweep.c ---------------------------------------------------------------------------- */
 
 static void sweep__compare__by_hand(void **state)
@@ -370,6 +417,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(csv__read__values_and_interpolation, setup, teardown),
 		cmocka_unit_test_setup_teardown(csv__malformed__file_and_line, setup, teardown),
+		cmocka_unit_test_setup_teardown(csv__parse__same_as_read, setup, teardown),
 		cmocka_unit_test(sweep__compare__by_hand),
 		cmocka_unit_test_setup_teardown(sweep__two_masses__orders_against_exact, setup,
 		                                teardown),
