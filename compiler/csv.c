@@ -137,6 +137,61 @@ static void chomp(char *line, ssize_t *len)
 		line[--*len] = '\0';
 }
 
+typedef struct Named {
+	const char *s;
+	int c;
+} Named;
+
+static int by_name(const void *a, const void *b)
+{
+	const Named *x = a, *y = b;
+	int k = strcmp(x->s, y->s);
+	return k ? k : (x->c > y->c) - (x->c < y->c);
+}
+
+/* The header's first fault in column order (a name empty, or the same as an earlier
+ * one), found by sorting the names: comparing each with all before it took 13 s of CPU
+ * for 100 000 columns, and 8 s under ASan for fuzz_csv's 64 KiB, near its timeout.
+ * Returns 0, or -1 with the message in err. */
+static int check_names(char *const fields[], int ncols, const char *name, char *err,
+                       size_t errsize)
+{
+	int empty = ncols, dup = ncols, orig = 0;
+	for (int c = 0; c < ncols && empty == ncols; c++)
+		if (!fields[c][0])
+			empty = c;
+	Named *v = malloc((size_t)ncols * sizeof *v);
+	if (!v) {
+		say(err, errsize, "%s: out of memory", name);
+		return -1;
+	}
+	for (int c = 0; c < ncols; c++)
+		v[c] = (Named){fields[c], c};
+	qsort(v, (size_t)ncols, sizeof *v, by_name);
+	/* in a run of one name, the earliest column is the original, the next its first copy */
+	for (int k = 1, first = 0; k < ncols; k++) {
+		if (strcmp(v[k].s, v[k - 1].s) != 0) {
+			first = k;
+			continue;
+		}
+		if (v[k].c < dup) {
+			dup = v[k].c;
+			orig = v[first].c;
+		}
+	}
+	free(v);
+	if (empty < dup) {
+		say(err, errsize, "%s:1: column %d has no name", name, empty + 1);
+		return -1;
+	}
+	if (dup < ncols) {
+		say(err, errsize, "%s:1: column '%s' appears twice (columns %d and %d)", name,
+		    fields[dup], orig + 1, dup + 1);
+		return -1;
+	}
+	return 0;
+}
+
 /* Where parse's lines come from: a stream (csv_read, which keeps reading a line at a time
  * so that a large result is never held twice) or a buffer (csv_parse). */
 typedef struct LineSource {
@@ -211,18 +266,8 @@ static CsvTable *parse(LineSource *src, const char *name, char *err, size_t errs
 		say(err, errsize, "%s:1: the first column is '%s', not 'time'", name, fields[0]);
 		goto done;
 	}
-	for (int c = 0; c < ncols; c++) {
-		if (!fields[c][0]) {
-			say(err, errsize, "%s:1: column %d has no name", name, c + 1);
-			goto done;
-		}
-		for (int d = 0; d < c; d++)
-			if (strcmp(fields[c], fields[d]) == 0) {
-				say(err, errsize, "%s:1: column '%s' appears twice (columns %d and %d)",
-				    name, fields[c], d + 1, c + 1);
-				goto done;
-			}
-	}
+	if (check_names(fields, ncols, name, err, errsize))
+		goto done;
 	t = csv_new(ncols, (const char *const *)fields);
 	if (!t) {
 		say(err, errsize, "%s: out of memory", name);
