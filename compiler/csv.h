@@ -32,6 +32,12 @@ int csv_append(CsvTable *t, const double row[]);
  * name twice). */
 CsvTable *csv_read(const char *path, char *err, size_t errsize);
 
+/* csv_read on the len bytes at text (which need no NUL; NULL when len is 0), name standing
+ * for the path in the messages: the same lines, the same table, the same errors.  For
+ * tests and the fuzzer (tests/fuzz/fuzz_csv.c), which have the text and no file. */
+CsvTable *csv_parse(const char *text, size_t len, const char *name, char *err,
+                    size_t errsize);
+
 /* Whether s is a finite number and nothing else (strtod's syntax; not empty, no overflow
  * or underflow); its value in *v.  A field of csv_read; also the numbers of
  * `sacc simulate`'s options and --sweep's steps. */

@@ -10,6 +10,8 @@
 #   fuzz_state   the input as a serialized FMU state of the window_sa wrapper
 #                (tests/e2e/manual/window_sa.c + runtime/): fmi2DeSerializeFMUstate, then
 #                fmi2SetFMUstate and a step when it is accepted
+#   fuzz_csv     the input as a result table: csv_parse (csv_read's reader, for `sacc plot`
+#                and `sacc simulate --reference`), then csv_column, csv_at and csv_interp
 #
 #   FUZZ_ONLY="zip state" sh tests/fuzz/run.sh    runs only those harnesses
 #
@@ -17,8 +19,9 @@
 # compiler's sources (not through the Makefile: libFuzzer needs its own instrumentation).
 # Each run starts from the committed seeds in tests/fuzz/corpus/NAME/ plus, for fuzz_check,
 # every .sa file of the project (fuzz_md: every model description; fuzz_zip: every test FMU
-# archive; fuzz_state: states the harness serializes itself); what it learns goes to $BUILD/fuzz/corpus/NAME/ (kept
-# between runs, never in the repository), and a crashing, leaking or hanging input is
+# archive; fuzz_state: states the harness serializes itself; fuzz_csv: only the committed
+# tables, the project holding no CSV file); what it learns goes to $BUILD/fuzz/corpus/NAME/
+# (kept between runs, never in the repository), and a crashing, leaking or hanging input is
 # written to $BUILD/fuzz/NAME-crash-* (or -leak-, -timeout-, -oom-).  Exits non-zero when a
 # harness found something.
 set -u
@@ -62,7 +65,7 @@ if [ ! -f "$OUT/obj/runtime_files.o" ] ||
 		{ echo "fuzz: cannot compile runtime_files.c" >&2; exit 1; }
 fi
 objs="$objs $OUT/obj/runtime_files.o"
-for h in fuzz_check fuzz_md fuzz_zip; do
+for h in fuzz_check fuzz_md fuzz_zip fuzz_csv; do
 	# shellcheck disable=SC2086
 	if ! $FUZZ_CC $CFLAGS -c -o "$OUT/obj/$h.o" "$HERE/$h.c" ||
 	   ! $FUZZ_CC $LDFLAGS -o "$OUT/$h" "$OUT/obj/$h.o" $objs $LIBS; then
@@ -109,7 +112,7 @@ done
 
 # Every script of the project seeds fuzz_check (copied: libFuzzer reads directories).
 rm -rf "$OUT/seeds" && mkdir -p "$OUT/seeds/check" "$OUT/seeds/md" "$OUT/seeds/zip" \
-	"$OUT/seeds/state"
+	"$OUT/seeds/state" "$OUT/seeds/csv"
 i=0
 for f in adaptations/*/*.sa tests/golden/*/*.sa tests/golden/*/*/*.sa; do
 	[ -f "$f" ] || continue
@@ -131,7 +134,7 @@ SACC_FUZZ_WSA_RESOURCES=$WSA_RES SACC_FUZZ_WRITE_SEEDS=$OUT/seeds/state "$OUT/fu
 
 # ---- run ------------------------------------------------------------------------------
 status=0
-for h in ${FUZZ_ONLY:-check md zip state}; do
+for h in ${FUZZ_ONLY:-check md zip state csv}; do
 	dict=""
 	[ -f "$HERE/$h.dict" ] && dict="-dict=$HERE/$h.dict"
 	mkdir -p "$HERE/corpus/$h"
@@ -150,7 +153,7 @@ for h in ${FUZZ_ONLY:-check md zip state}; do
 	if [ "$rc" -ne 0 ]; then
 		status=1
 		echo "fuzz: fuzz_$h FOUND A PROBLEM (exit $rc); the input is in $OUT/$h-*:"
-		grep -E 'ERROR|SUMMARY|fuzz_(check|md|zip|state):|Test unit written' "$OUT/fuzz_$h.log" | head -n 10
+		grep -E 'ERROR|SUMMARY|fuzz_(check|md|zip|state|csv):|Test unit written' "$OUT/fuzz_$h.log" | head -n 10
 	fi
 done
 [ "$status" -eq 0 ] && echo "fuzz: nothing found"

@@ -1,0 +1,94 @@
+/* fuzz_csv.c — libFuzzer entry point: the input as a result table, through csv_parse
+ * (compiler/csv.c, what csv_read runs for `sacc plot` and `sacc simulate --reference`), then
+ * csv_column on its names, csv_at on every cell and csv_interp at the ends, the middle,
+ * outside and at its rows' times.
+ *
+ * Besides crashes, hangs and leaks, an input that is refused without "fuzz.csv:LINE: "
+ * (LINE one of the input's lines) aborts, so that libFuzzer keeps it: csv.h promises a
+ * line for every malformed input; only an empty one is "fuzz.csv: empty file".  So does a
+ * table that breaks what csv.h says of it (a name not found, a time before the previous
+ * one, a cell not finite, a time inside the table that csv_interp refuses).
+ * tests/fuzz/run.sh builds and runs this. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csv.h"
+
+#define NAME "fuzz.csv"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void fail(const char *why, const char *err)
+{
+	fprintf(stderr, "fuzz_csv: %s%s%s\n", why, err ? ": " : "", err ? err : "");
+	abort();
+}
+
+/* Whether err is "fuzz.csv:LINE: ..." with LINE in 1..lines. */
+static int has_line(const char *err, long lines)
+{
+	if (strncmp(err, NAME ":", strlen(NAME ":")) != 0)
+		return 0;
+	const char *p = err + strlen(NAME ":");
+	char *end;
+	long n = strtol(p, &end, 10);
+	return end != p && *p >= '0' && *p <= '9' && end[0] == ':' && end[1] == ' ' && n >= 1 &&
+	       n <= lines;
+}
+
+static void exercise(const CsvTable *t)
+{
+	if (t->ncols < 1 || strcmp(t->names[0], "time") != 0)
+		fail("a table without time first", NULL);
+	/* csv_column is a linear search: a few hundred names, lest the harness be quadratic */
+	for (int c = 0; c < t->ncols; c += t->ncols / 256 + 1)
+		if (csv_column(t, t->names[c]) != c)
+			fail("csv_column does not find its own name", t->names[c]);
+	for (size_t r = 0; r < t->nrows; r++) {
+		for (int c = 0; c < t->ncols; c++)
+			if (!isfinite(csv_at(t, r, c)))
+				fail("a cell that is not finite", NULL);
+		if (r > 0 && csv_at(t, r, 0) < csv_at(t, r - 1, 0))
+			fail("the times go back", NULL);
+	}
+	double v;
+	if (t->nrows == 0) {
+		if (csv_interp(t, 0, 0, &v) != -1)
+			fail("csv_interp on a table without rows", NULL);
+		return;
+	}
+	double t0 = csv_at(t, 0, 0), t1 = csv_at(t, t->nrows - 1, 0);
+	double xs[] = {t0, t1, t0 / 2 + t1 / 2, t0 - 1, t1 + 1, -1e300, 1e300};
+	size_t nx = sizeof xs / sizeof xs[0];
+	for (int c = 0; c < t->ncols; c++) {
+		for (size_t k = 0; k < nx; k++)
+			if (csv_interp(t, c, xs[k], &v) != 0 && xs[k] >= t0 && xs[k] <= t1)
+				fail("csv_interp refuses a time inside the table", NULL);
+		/* each row's time, at most a few hundred of them */
+		size_t step = t->nrows / 256 + 1;
+		for (size_t r = 0; r < t->nrows; r += step)
+			if (csv_interp(t, c, csv_at(t, r, 0), &v) != 0)
+				fail("csv_interp refuses a row's time", NULL);
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char err[512] = "";
+	CsvTable *t = csv_parse((const char *)data, size, NAME, err, sizeof err);
+	if (t) {
+		exercise(t);
+		csv_free(t);
+		return 0;
+	}
+	long lines = 1;
+	for (size_t i = 0; i < size; i++)
+		lines += data[i] == '\n';
+	if (size == 0 ? strncmp(err, NAME ": empty file", strlen(NAME ": empty file")) != 0
+	              : !has_line(err, lines))
+		fail("refused without " NAME ":LINE", err);
+	return 0;
+}
