@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "sacc_test.h"
 
@@ -164,10 +163,11 @@ static void csv__header_faults__first_in_column_order(void **state)
 	}
 }
 
-/* A header of 100 000 columns, the last a copy of the second: comparing each name with
- * every earlier one took 13 s of CPU (a fuzzer's 64 KiB header, 8 s under ASan); sorted,
- * milliseconds (3 s leave room for valgrind and ASan). */
-static void csv__wide_header__not_quadratic(void **state)
+/* A header of 100 000 columns, the last a copy of the second: the duplicate is named with
+ * both its columns.  (Comparing each name with every earlier one took 13 s of CPU here;
+ * sorted, milliseconds.  Not asserted: time is for benchmarks, and this test would only
+ * crawl.) */
+static void csv__wide_header__duplicate_named_with_both_columns(void **state)
 {
 	(void)state;
 	enum { N = 100000 };
@@ -178,13 +178,9 @@ static void csv__wide_header__not_quadratic(void **state)
 		len += (size_t)sprintf(text + len, ",c%d", c);
 	len += (size_t)sprintf(text + len, ",c1\n");
 	char err[512] = "";
-	clock_t t0 = clock();
 	CsvTable *t = csv_parse(text, len, "w.csv", err, sizeof err);
-	double cpu = (double)(clock() - t0) / CLOCKS_PER_SEC;
 	assert_null(t);
 	assert_string_equal(err, "w.csv:1: column 'c1' appears twice (columns 2 and 100000)");
-	if (cpu > 3)
-		fail_msg("reading a header of %d columns took %.2f s of CPU", N, cpu);
 	free(text);
 }
 
@@ -467,7 +463,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(csv__malformed__file_and_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(csv__parse__same_as_read, setup, teardown),
 		cmocka_unit_test(csv__header_faults__first_in_column_order),
-		cmocka_unit_test(csv__wide_header__not_quadratic),
+		cmocka_unit_test(csv__wide_header__duplicate_named_with_both_columns),
 		cmocka_unit_test(sweep__compare__by_hand),
 		cmocka_unit_test_setup_teardown(sweep__two_masses__orders_against_exact, setup,
 		                                teardown),
