@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -45,6 +46,7 @@
 #include "csv.h"
 #include "driver.h"
 #include "fmu.h"
+#include "numfmt.h"
 #include "package.h"
 #include "progress.h"
 #include "sart_master.h"
@@ -65,16 +67,25 @@ static void on_signal(int sig)
  * process go on (the FMU may hold locks, or be half way through its state), so SIGALRM
  * ends the process: the handler writes the message made before the call (write(2)), then
  * execs /bin/sh to remove the temporary directory and exit 1 (execve is async-signal-safe
- * and drops the hung FMU with the old image).  Every accepted row was flushed when it
- * was written.  Static: the handler has nowhere else to read from. */
+ * and drops the hung FMU with the old image).  It writes the rows not yet written
+ * first, so the result holds every accepted row.  Static: the handler has nowhere else to
+ * read from. */
 static char watchdog_msg[2048];
 static size_t watchdog_len;
 static char *watchdog_argv[6];
+/* The rows gathered but not yet written (write_point): the handler writes them first.  It
+ * runs only while a doStep is in progress, never while rows are being gathered. */
+static int watchdog_out_fd = -1;
+static const char *watchdog_rows;
+static size_t watchdog_rows_len;
 
 static void on_watchdog(int sig)
 {
 	(void)sig;
-	ssize_t w = write(STDERR_FILENO, watchdog_msg, watchdog_len);
+	ssize_t w;
+	if (watchdog_out_fd >= 0 && watchdog_rows_len)
+		w = write(watchdog_out_fd, watchdog_rows, watchdog_rows_len);
+	w = write(STDERR_FILENO, watchdog_msg, watchdog_len);
 	(void)w;
 	if (watchdog_argv[4])
 		execv("/bin/sh", watchdog_argv);
@@ -525,7 +536,11 @@ typedef struct Sim {
 	int nrecords, caprecords;
 	char *tmpdir;
 	FILE *out;
+	int out_fd;        /* its descriptor: rows are written with write(2) */
 	bool out_failed;
+	char *rowbuf;      /* rows gathered for the next write (write_point) */
+	size_t rowbuf_len, rowbuf_cap;
+	bool row_at_once;  /* each row written as it comes: someone may be reading */
 	long rows;        /* communication points of this run written */
 	double last_t;    /* the last one's time */
 	CsvTable *capture; /* a sweep's run: the points go here instead of out */
@@ -858,16 +873,66 @@ static void sim_log(void *env, SartStatus st, const char *category, const char *
 	}
 }
 
+/* All of p to fd, through short writes and signals. */
+static bool write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		p += w;
+		n -= (size_t)w;
+	}
+	return true;
+}
+
+static int flush_rows(Sim *s)
+{
+	bool ok = write_all(s->out_fd, s->rowbuf, s->rowbuf_len);
+	s->rowbuf_len = 0;
+	watchdog_rows_len = 0;
+	if (!ok)
+		s->out_failed = true;
+	return !ok;
+}
+
+/* Rows are formatted by fmt_real (printf's "%.17g", without printf) into s->rowbuf and
+ * written a block at a time, so that a row costs no system call; the step watchdog writes
+ * what is gathered before it ends the process.  When someone may be reading as the run
+ * goes (the result is not a regular file, or --realtime paces the run), each row goes out
+ * at once. */
+enum { ROW_BLOCK = 1 << 16 };
+
 static int write_point(Sim *s, double t, const double values[], int n)
 {
-	int bad = fprintf(s->out, "%.17g", t) < 0;
-	for (int i = 0; i < n; i++)
-		bad |= fprintf(s->out, ",%.17g", values[i]) < 0;
-	bad |= fputc('\n', s->out) == EOF;
-	bad |= fflush(s->out) != 0;
-	if (bad)
-		s->out_failed = true;
-	return bad;
+	size_t row_max = ((size_t)n + 1) * (FMT_REAL_MAX + 1);
+	if (s->rowbuf_len + row_max > s->rowbuf_cap) {
+		if (s->rowbuf_len && flush_rows(s))
+			return 1;
+		if (row_max > s->rowbuf_cap) {
+			size_t cap = row_max > ROW_BLOCK ? row_max : ROW_BLOCK;
+			char *b = realloc(s->rowbuf, cap);
+			if (!b) {
+				s->out_failed = true;
+				return 1;
+			}
+			s->rowbuf = b;
+			s->rowbuf_cap = cap;
+		}
+	}
+	char *p = s->rowbuf + s->rowbuf_len;
+	p += fmt_real(p, t);
+	for (int i = 0; i < n; i++) {
+		*p++ = ',';
+		p += fmt_real(p, values[i]);
+	}
+	*p++ = '\n';
+	s->rowbuf_len = (size_t)(p - s->rowbuf);
+	watchdog_rows = s->rowbuf;
+	watchdog_rows_len = s->rowbuf_len;
+	return s->row_at_once ? flush_rows(s) : 0;
 }
 
 /* A sweep keeps each run's points in memory (s->capture). */
@@ -1006,7 +1071,14 @@ static int write_header(Sim *s)
 		fprintf(s->out, ",%s.%s", s->fmus[s->records[r].fmu].name,
 		        s->fmus[s->records[r].fmu].vars[s->records[r].var].name);
 	fputc('\n', s->out);
-	return fflush(s->out) != 0 || ferror(s->out);
+	if (fflush(s->out) != 0 || ferror(s->out))
+		return 1;
+	struct stat st;
+	s->out_fd = fileno(s->out);
+	s->row_at_once = s->args->realtime > 0 || fstat(s->out_fd, &st) != 0 ||
+	                 !S_ISREG(st.st_mode);
+	watchdog_out_fd = s->out_fd;
+	return 0;
 }
 
 static int extract_all(Sim *s)
@@ -1140,6 +1212,8 @@ static int run_once(Sim *s, const SartScenario *sc, double step, const char *lab
 	sigaction(SIGTERM, &sa, &old_term);
 	s->run_began = now_seconds();
 	int rc = sart_master_run(sc, &o, &res);
+	if (!s->capture && s->rowbuf_len)
+		flush_rows(s);
 	double wall = now_seconds() - s->run_began;
 	clear_progress(s);
 	sigaction(SIGINT, &old_int, NULL);
@@ -1527,6 +1601,7 @@ done:
 		fprintf(stderr, "sacc simulate: cannot write %s: %s\n", a.out, strerror(errno));
 		rc = 1;
 	}
+	free(s.rowbuf);
 	if (s.tmpdir && zip_rmtree(s.tmpdir) != 0)
 		fprintf(stderr, "sacc simulate: cannot remove %s: %s\n", s.tmpdir, strerror(errno));
 	free(s.tmpdir);
