@@ -9,7 +9,9 @@
  * value lies that close to a half unit: those (some 4 %) go to snprintf.  So the text is
  * printf's, byte for byte (test_numfmt holds it to snprintf and strtod).
  *
- * Without a 64-bit long double (LDBL_MANT_DIG < 64) everything goes to snprintf. */
+ * Without a 64-bit long double (LDBL_MANT_DIG < 64), or while long double arithmetic does
+ * not carry 64 bits (valgrind simulates x87 with 53; code may set the x87 control word to
+ * double precision), everything goes to snprintf: checked at every call, it costs an add. */
 #include "numfmt.h"
 
 #include <float.h>
@@ -91,6 +93,18 @@ static void make_table(void)
 	pow10_ready = 1;
 }
 
+/* Whether long double sums keep 64 bits now. */
+static int long_double_exact(void)
+{
+	volatile long double one = 1.0L, tiny = 0x1p-63L;
+	return one + tiny != one;
+}
+
+int fmt_real_own_digits(void)
+{
+	return LDBL_MANT_DIG >= 64 && long_double_exact();
+}
+
 static size_t by_printf(char buf[FMT_REAL_MAX], double x)
 {
 	int n = snprintf(buf, FMT_REAL_MAX, "%.17g", x);
@@ -100,7 +114,7 @@ static size_t by_printf(char buf[FMT_REAL_MAX], double x)
 size_t fmt_real(char buf[FMT_REAL_MAX], double x)
 {
 	const double given = x;
-	if (LDBL_MANT_DIG < 64 || !isfinite(x) || x == 0.0)
+	if (LDBL_MANT_DIG < 64 || !isfinite(x) || x == 0.0 || !long_double_exact())
 		return by_printf(buf, x);
 	if (!pow10_ready)
 		make_table();

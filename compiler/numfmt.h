@@ -14,4 +14,8 @@
  * Some ten times cheaper than snprintf: result files are mostly numbers. */
 size_t fmt_real(char buf[FMT_REAL_MAX], double x);
 
+/* Whether fmt_real forms digits itself here and now (1), or leaves them all to snprintf
+ * (0: no 64-bit long double arithmetic, as under valgrind). */
+int fmt_real_own_digits(void);
+
 #endif

@@ -52,6 +52,16 @@ static uint64_t next_bits(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
+/* fmt_real forms the digits itself exactly where long double arithmetic keeps 64 bits
+ * (x86-64, outside valgrind, which simulates it with 53): there the tests below hold its
+ * arithmetic to printf's, elsewhere printf to itself. */
+static void numfmt__own_digits__where_long_double_has_64_bits(void **state)
+{
+	(void)state;
+	volatile long double one = 1.0L, tiny = 0x1p-63L;
+	assert_int_equal(fmt_real_own_digits(), LDBL_MANT_DIG >= 64 && one + tiny != one);
+}
+
 /* Zeros, infinities, NaN, the extremes, values whose layout changes (exponents -5/-4 and
  * 16/17), and familiar numbers. */
 static void numfmt__special_and_layout_boundaries__as_printf(void **state)
@@ -130,6 +140,7 @@ static void numfmt__random_doubles__as_printf_and_read_back(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(numfmt__own_digits__where_long_double_has_64_bits),
 		cmocka_unit_test(numfmt__special_and_layout_boundaries__as_printf),
 		cmocka_unit_test(numfmt__powers_of_ten_and_neighbours__as_printf),
 		cmocka_unit_test(numfmt__random_doubles__as_printf_and_read_back),
