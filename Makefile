@@ -322,11 +322,12 @@ $(LOOPS_BENCH): bench/loops/loops.c bench/loops/loop_scenarios.h $(BUILD)/libsar
 	$(CC) $(ALL_CFLAGS) $(WARN) -Iruntime -o $@ $< $(BUILD)/libsart.a -ldl -lm
 
 # Benchmark 3 of MASTER.md, throughput: the orchestrator's instructions and time per macro
-# step over three integrator FMUs, against a hand-written loop over the same FMUs.
+# step over three integrator FMUs, against a hand-written loop over the same FMUs and the
+# same scenario as one wrapper FMU (bench/master/ring_sa.sa, built by run.sh with $(SACC)).
 MASTER_BENCH := $(BUILD)/bench/master/throughput
 .PHONY: bench-master
-bench-master: deps $(BUILD)/fmus/integrator.fmu $(MASTER_BENCH)
-	@BUILD=$(BUILD) sh bench/master/run.sh
+bench-master: deps $(SACC) $(BUILD)/fmus/integrator.fmu $(MASTER_BENCH)
+	@SACC=$(SACC) BUILD=$(BUILD) sh bench/master/run.sh
 
 MASTER_BENCH_OBJ := $(patsubst %,$(BUILD)/runtime/%.o,sart_master sart_inner sart_inner_fmi2)
 $(MASTER_BENCH): bench/master/throughput.c $(MASTER_BENCH_OBJ) $(RUNTIME_HDR)

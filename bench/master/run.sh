@@ -1,8 +1,10 @@
 #!/bin/sh
 # run.sh — MASTER.md benchmark 3 (`make bench-master`): the orchestrator's overhead per
-# macro step over three trivial FMUs, against a hand-written loop calling the same FMUs.
+# macro step over three trivial FMUs, against a hand-written loop calling the same FMUs, and
+# against the same scenario packed as one wrapper FMU (ring_sa.sa) stepped by a driver.
 #
-#   BUILD=build sh bench/master/run.sh      (after make builds $BUILD/bench/master/throughput)
+#   SACC=build/sacc BUILD=build sh bench/master/run.sh
+#                                   (after make builds $SACC and $BUILD/bench/master/throughput)
 #
 # Instructions come from valgrind's callgrind (repeatable whatever else the machine does):
 # each loop runs N1 and N2 macro steps, and the difference divided by N2 - N1 is the cost of
@@ -11,9 +13,12 @@
 # The last line, instructions_per_fmu_step, is (master - hand loop) / 3: what the master
 # and the seam add to each FMU's set/doStep/get, with no_rollback (the same FMU calls as the
 # hand loop); the line "states saved" shows the default, which also saves every FMU's state
-# before each step so that a discarded step can be redone.
+# before each step so that a discarded step can be redone.  The wrapper's lines are its
+# emitted fast step (the usual one for these rules) and, with SART_NO_FAST_STEP, its general
+# step.
 set -eu
 BUILD=${BUILD:-build}
+SACC=${SACC:-$BUILD/sacc}
 N1=${N1:-20000}
 N2=${N2:-120000}
 TIME_N1=${TIME_N1:-100000}
@@ -23,13 +28,26 @@ BIN=$OUT/throughput
 
 command -v valgrind >/dev/null || { echo "bench-master: valgrind is needed (apt-get install valgrind)" >&2; exit 2; }
 
-# The two loops must compute the same thing, bit for bit.
+# The scenario as one wrapper FMU, unpacked where throughput's `wrapper` mode looks for it.
+rm -rf "$OUT/ring_sa" "$OUT/ring_sa.fmu"
+"$SACC" build -L "$BUILD/fmus" -o "$OUT" bench/master/ring_sa.sa
+"$SACC" unpack "$OUT/ring_sa.fmu" "$OUT/ring_sa"
+
+# The loops must compute the same thing, bit for bit.
 m_sum=$("$BIN" master "$BUILD" 1000 check | sed -n 's/^checksum //p')
 h_sum=$("$BIN" hand "$BUILD" 1000 | sed -n 's/^checksum //p')
 if [ "$m_sum" != "$h_sum" ]; then
 	echo "bench-master: the master's values differ from the hand loop's ($m_sum != $h_sum)" >&2
 	exit 1
 fi
+for who in wrapper wrapper-nofast; do
+	w_sum=$("$BIN" "$who" "$BUILD" 1000 | sed -n 's/^checksum //p')
+	if [ "$w_sum" != "$h_sum" ]; then
+		echo "bench-master: the wrapper's values ($who) differ from the hand loop's" \
+			"($w_sum != $h_sum)" >&2
+		exit 1
+	fi
+done
 
 # instructions WHO N: total instructions of one run, from callgrind.
 instructions() {
@@ -52,6 +70,12 @@ seam() {
 		awk '/runtime\/sart_inner/ { gsub(",", "", $1); s += $1 } END { printf "%d", s }'
 }
 
+# fast_step_ran WHO: whether the wrapper's emitted fast_step ran in the WHO run of N2 steps.
+fast_step_ran() {
+	callgrind_annotate --inclusive=no --threshold=100 --auto=no "$OUT/callgrind.$1.$N2" \
+		2>/dev/null | grep -q ':fast_step \[.*ring_sa\.so\]' && echo yes || echo no
+}
+
 # ns WHO: wall time per macro step, start-up cancelled the same way.
 ns() {
 	a=$("$BIN" "$1" "$BUILD" "$TIME_N1" | sed -n 's/^ns_per_step //p')
@@ -63,13 +87,24 @@ ns() {
 master=$(per_step master)
 save=$(per_step master-save)
 hand=$(per_step hand)
+wrap=$(per_step wrapper)
+wrap_slow=$(per_step wrapper-nofast)
 master_ns=$(ns master)
 save_ns=$(ns master-save)
 hand_ns=$(ns hand)
+wrap_ns=$(ns wrapper)
+wrap_slow_ns=$(ns wrapper-nofast)
+if [ "$(fast_step_ran wrapper)" != yes ] || [ "$(fast_step_ran wrapper-nofast)" != no ]; then
+	echo "bench-master: ring_sa's fast step is not what was measured (fast run:" \
+		"$(fast_step_ran wrapper), SART_NO_FAST_STEP run: $(fast_step_ran wrapper-nofast))" >&2
+	exit 1
+fi
 
 echo "master overhead: three integrator FMUs in a ring, Jacobi, held inputs, nothing recorded"
 printf '%-34s %14s %12s\n' "per macro step" "instructions" "ns"
 printf '%-34s %14s %12s\n' "hand-written loop (the floor)" "$hand" "$hand_ns"
+printf '%-34s %14s %12s\n' "one wrapper FMU (ring_sa), fast" "$wrap" "$wrap_ns"
+printf '%-34s %14s %12s\n' "one wrapper FMU, SART_NO_FAST_STEP" "$wrap_slow" "$wrap_slow_ns"
 printf '%-34s %14s %12s\n' "sart_master_run, no_rollback" "$master" "$master_ns"
 printf '%-34s %14s %12s\n' "sart_master_run, states saved" "$save" "$save_ns"
 seam_step=$(( ($(seam "$N2") - $(seam "$N1")) / (N2 - N1) ))

@@ -2,7 +2,9 @@
  * the seam runtime/sart_inner.c) adds per macro step to the FMUs' own work, against a
  * hand-written loop that calls the same FMUs' fmi2* functions directly (the floor).
  *
- *   throughput master|master-save|hand BUILD N [check]    N macro steps of H = 1e-6 s
+ *   throughput master|master-save|hand|wrapper|wrapper-nofast BUILD N [check]
+ *
+ * N macro steps of H = 1e-6 s.
  *
  * The scenario: three `integrator` FMUs (tests/fmus/integrator, x' = u) in a ring,
  * a.x -> b.u, b.x -> c.u, c.x -> a.u, a.x0 = 1; Jacobi with held inputs, nothing recorded
@@ -13,10 +15,19 @@
  * `master-save` with the default, one fmi2GetFMUstate per FMU per step in addition, so
  * that a discarded step could be redone.
  *
+ * `wrapper` steps the same scenario packed as one wrapper FMU, bench/master/ring_sa.sa
+ * built and unpacked by run.sh into BUILD/bench/master/ring_sa: the driver instantiates it
+ * and calls only its fmi2DoStep, N times, then reads its three outputs.  The wrapper
+ * makes the same three set/doStep/get per step on its inner FMUs, from its own code.
+ * `wrapper-nofast` is the same with SART_NO_FAST_STEP set: the wrapper runs its general
+ * step (Ctrl through sart_do_step) instead of the emitted fast step.
+ *
  * Prints `checksum X` (a.x, b.x, c.x at the end, so the two loops can be compared: they
  * must agree bit for bit) and `ns_per_step T` (wall time of the whole run over N).
  * bench/master/run.sh turns runs of two lengths into per-step figures. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <dlfcn.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,22 +199,96 @@ static void run_hand(const char *dir, long n)
 	printf("ns_per_step %.1f\n", (t1 - t0) / (double)n);
 }
 
+/* ---- the scenario as one wrapper FMU ---------------------------------------------------- */
+
+/* ring_sa's outputs xa, xb, xc (its modelDescription.xml; the checksum would catch others) */
+static const fmi2ValueReference ring_out_vr[3] = {0, 1, 2};
+
+/* The GUID from DIR/modelDescription.xml: sacc derives it, so the driver reads it. */
+static void read_guid(const char *dir, char *guid, size_t size)
+{
+	char path[PATH_MAX + 32], text[4096];
+	snprintf(path, sizeof path, "%s/modelDescription.xml", dir);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		die("no modelDescription.xml in the wrapper's directory");
+	size_t len = fread(text, 1, sizeof text - 1, f);
+	fclose(f);
+	text[len] = '\0';
+	const char *g = strstr(text, "guid=\"");
+	const char *end = g ? strchr(g + 6, '"') : NULL;
+	if (!end || (size_t)(end - (g + 6)) >= size)
+		die("no guid in the wrapper's modelDescription.xml");
+	memcpy(guid, g + 6, (size_t)(end - (g + 6)));
+	guid[end - (g + 6)] = '\0';
+}
+
+static void run_wrapper(const char *rel, long n, int no_fast)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 64], uri[PATH_MAX + 32], guid[128];
+	if (!realpath(rel, dir))
+		die("no unpacked wrapper FMU (bench/master/run.sh builds it)");
+	read_guid(dir, guid, sizeof guid);
+	snprintf(path, sizeof path, "%s/binaries/linux64/ring_sa.so", dir);
+	snprintf(uri, sizeof uri, "file://%s/resources", dir);
+	/* the runtime reads it in fmi2Instantiate */
+	if (no_fast && setenv("SART_NO_FAST_STEP", "1", 1) != 0)
+		die("setenv failed");
+	void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!lib)
+		die(dlerror());
+	LOAD(instantiate, fmi2InstantiateTYPE, "fmi2Instantiate");
+	LOAD(free_instance, fmi2FreeInstanceTYPE, "fmi2FreeInstance");
+	LOAD(setup, fmi2SetupExperimentTYPE, "fmi2SetupExperiment");
+	LOAD(enter_init, fmi2EnterInitializationModeTYPE, "fmi2EnterInitializationMode");
+	LOAD(exit_init, fmi2ExitInitializationModeTYPE, "fmi2ExitInitializationMode");
+	LOAD(terminate, fmi2TerminateTYPE, "fmi2Terminate");
+	LOAD(get_real, fmi2GetRealTYPE, "fmi2GetReal");
+	LOAD(do_step, fmi2DoStepTYPE, "fmi2DoStep");
+	const fmi2CallbackFunctions cb = {logger, calloc, free, NULL, NULL};
+	double t_end = (double)n * H, x[3];
+	double t0 = now_ns();
+	fmi2Component c = instantiate("ring", fmi2CoSimulation, guid, uri, &cb, fmi2False,
+	                              fmi2False);
+	if (!c || setup(c, fmi2False, 0.0, 0.0, fmi2True, t_end) != fmi2OK ||
+	    enter_init(c) != fmi2OK || exit_init(c) != fmi2OK)
+		die("could not instantiate the wrapper");
+	/* the same t and step as the hand loop gives its FMUs */
+	for (long s = 0; s < n; s++) {
+		double t = (double)s * H, tn = (double)(s + 1) * H;
+		if (do_step(c, t, tn - t, fmi2True) != fmi2OK)
+			die("the wrapper's fmi2DoStep failed");
+	}
+	if (get_real(c, ring_out_vr, 3, x) != fmi2OK)
+		die("the wrapper's fmi2GetReal failed");
+	terminate(c);
+	free_instance(c);
+	double t1 = now_ns();
+	dlclose(lib);
+	printf("checksum %.17g %.17g %.17g\n", x[0], x[1], x[2]);
+	printf("ns_per_step %.1f\n", (t1 - t0) / (double)n);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 4 && !(argc == 5 && strcmp(argv[4], "check") == 0)) {
-		fprintf(stderr, "usage: throughput master|master-save|hand BUILD N [check]\n");
+		fprintf(stderr, "usage: throughput master|master-save|hand|wrapper|wrapper-nofast "
+		        "BUILD N [check]\n");
 		return 2;
 	}
-	char dir[1024];
+	char dir[1024], wrapper[1024];
 	long n = strtol(argv[3], NULL, 10);
 	if (n < 1)
 		die("N must be positive");
 	snprintf(dir, sizeof dir, "%s/fmus/integrator", argv[2]);
+	snprintf(wrapper, sizeof wrapper, "%s/bench/master/ring_sa", argv[2]);
 	if (strcmp(argv[1], "master") == 0 || strcmp(argv[1], "master-save") == 0)
 		run_master(dir, n, argc == 5, argv[1][6] == '-');
 	else if (strcmp(argv[1], "hand") == 0)
 		run_hand(dir, n);
+	else if (strcmp(argv[1], "wrapper") == 0 || strcmp(argv[1], "wrapper-nofast") == 0)
+		run_wrapper(wrapper, n, argv[1][7] == '-');
 	else
-		die("the first argument is master or hand");
+		die("the first argument is master, master-save, hand, wrapper or wrapper-nofast");
 	return 0;
 }
