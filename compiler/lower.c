@@ -1035,7 +1035,7 @@ static void lower_delay(Compilation *c, SaInfo *info)
  *     if (E) {
  *       var from_f := last_execution_time(f);                each inner, in coupling order
  *       var H_f := do_step(f, from_f, t + H - from_f);
- *       triggered_step := min(triggered_step, from_f + H_f - t);
+ *       if (H_f < t + H - from_f) { triggered_step := min(triggered_step, from_f + H_f - t); }
  *     }
  *     return triggered_step;
  *   }
@@ -1115,9 +1115,16 @@ static Node *catch_up(Lw *w, Inner **order, Node *step_d, const char *prefix)
 							 mk_ref_to(w, h_d, SYM_LOCAL)), mk_kv(w, KV_T));
 		Node *upd = mk_assign(w, mk_ref_to(w, step_d, SYM_LOCAL),
 			mk_builtin(w, BI_MIN, list2(mk_ref_to(w, step_d, SYM_LOCAL), reached)));
+		/* Only a shorter step shortens: the whole span, recomputed as from + H_f - t,
+		 * rounds by ulps of t, which a short step far from 0 would take for a rejection. */
+		Node *span_again = mk_bin(w, OP_SUB, mk_bin(w, OP_ADD, mk_kv(w, KV_T),
+							    mk_kv(w, KV_BIG_H)),
+					  mk_ref_to(w, from_d, SYM_LOCAL));
+		Node *shorter = mk_if(w, mk_bin(w, OP_LT, mk_ref_to(w, h_d, SYM_LOCAL), span_again),
+				      upd, NULL);
 		stmts = ast_append(stmts, from_v);
 		stmts = ast_append(stmts, h_v);
-		stmts = ast_append(stmts, upd);
+		stmts = ast_append(stmts, shorter);
 	}
 	return stmts;
 }

@@ -378,7 +378,9 @@ static void triggered__lowered__steps_from_last_execution_time_when_the_trigger_
 		  "\tif (sa.level > 0.5) {\n"
 		  "\t\tvar Real from_integ := last_execution_time(integ);\n"
 		  "\t\tvar Real H_integ := do_step(integ, from_integ, t + H - from_integ);\n"
-		  "\t\ttriggered_step := min(triggered_step, from_integ + H_integ - t);\n"
+		  "\t\tif (H_integ < t + H - from_integ) {\n"
+		  "\t\t\ttriggered_step := min(triggered_step, from_integ + H_integ - t);\n"
+		  "\t\t}\n"
 		  "\t}\n\treturn triggered_step;\n}\n");
 	Node *sa = adaptation(r);
 	assert_string_equal(sa->a_ctrl->origin, "Triggered");
@@ -973,6 +975,34 @@ static void triggered__skipped_steps__covered_in_one_with_that_steps_input(void 
 	stop_fmu(&f, c);
 }
 
+/* lower_triggered far from 0 with short steps: the inner's span t + H - from, recomputed as
+ * from + H_f - t, rounds by ulps of t (at t = 8.5 and H = 1e-6, 7.5e-10 of H below it);
+ * the step is still the whole step, not a rejection proposing that (it was, and an
+ * orchestrator then retried every such step). */
+static void triggered__short_steps_far_from_zero__whole_steps(void **state)
+{
+	(void)state;
+	Fmu f;
+	load_fmu(&f, "e2e", "lower_triggered");
+	fmi2Component c = f.api.instantiate("triggered", fmi2CoSimulation, f.guid, f.uri,
+					    &callbacks, fmi2False, fmi2False);
+	assert_non_null(c);
+	assert_int_equal(f.api.setup(c, fmi2False, 0, 8.5, fmi2False, 0), fmi2OK);
+	assert_int_equal(f.api.enter_init(c), fmi2OK);
+	assert_int_equal(f.api.exit_init(c), fmi2OK);
+	fmi2ValueReference u = vr_of(&f, "u"), go = vr_of(&f, "go"), x = vr_of(&f, "x");
+	set1(&f, c, go, 1.0);
+	set1(&f, c, u, 2.0);
+	volatile double t = 8.5, H = 1e-6;
+	assert_true((t + ((t + H) - t)) - t < H * (1 - 1e-10)); /* the premise */
+	for (int k = 0; k < 3; k++) {
+		assert_int_equal(f.api.do_step(c, t, H, fmi2True), fmi2OK);
+		t = t + H;
+	}
+	assert_close(get1(&f, c, x), 2.0 * (t - 8.5), 1e-15);
+	stop_fmu(&f, c);
+}
+
 /* lower_periodic: steps of 0.2 from 0; the integrator (u = 1) steps at 0.25, 0.75, 1.25:
  * each step that would pass one is rejected with the last successful time on it, the
  * retry ends there and x becomes the instant; between instants x holds. */
@@ -1341,6 +1371,7 @@ int main(void)
 		cmocka_unit_test(crossing__ramp_overshoots__step_rejected_and_crossing_located),
 		cmocka_unit_test(declarative_controller_sa__same_detection_as_hand_written),
 		cmocka_unit_test(triggered__skipped_steps__covered_in_one_with_that_steps_input),
+		cmocka_unit_test(triggered__short_steps_far_from_zero__whole_steps),
 		cmocka_unit_test(periodic__steps_past_an_instant__rejected_landing_on_it),
 		cmocka_unit_test(multiplied__four_inner_steps__riemann_sum_of_the_chain),
 		cmocka_unit_test(zero_order_hold__between_inner_steps__last_value),

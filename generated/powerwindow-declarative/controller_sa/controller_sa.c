@@ -25,7 +25,7 @@ static const SartInnerModel inners[NINNERS] = {
 	[inner_lazy] = {
 		.name = "lazy",
 		.model_identifier = "lazy_triggered_sa",
-		.guid = "{c281eb14-50a5-5697-a671-519c33a937c0}",
+		.guid = "{d093832c-5bab-5dda-96c8-bb9957688796}",
 		.version = SART_FMI2,
 		.caps = SART_CAP_GET_SET_STATE | SART_CAP_SERIALIZE | SART_CAP_INPUT_DERIVATIVES,
 		.in = {
@@ -259,7 +259,7 @@ static void couple(SartWrapper *w, void *sp, unsigned inner)
 
 const SartModel sart_model = {
 	.identifier = "controller_sa",
-	.guid = "{b26841c7-3fec-5e9e-bad1-60da6dfbd83c}",
+	.guid = "{e31b4db0-cf32-5901-b327-8e797276c298}",
 	.storage_size = sizeof(Storage),
 	.inners = inners,
 	.ninners = NINNERS,

@@ -187,7 +187,9 @@ static double ctrl(SartWrapper *w, void *sp, double t, double H)
 	if (s->changed || t + H >= sart_last_execution_time(w, inner_controller) + sart_get_next_time_step(w, inner_controller) - 1e-9) {
 		double from_controller = sart_last_execution_time(w, inner_controller);
 		double H_controller = sart_do_step(w, s, inner_controller, from_controller, t + H - from_controller);
-		triggered_step = fmin(triggered_step, from_controller + H_controller - t);
+		if (H_controller < t + H - from_controller) {
+			triggered_step = fmin(triggered_step, from_controller + H_controller - t);
+		}
 	}
 	return triggered_step;
 }
@@ -241,7 +243,7 @@ static void couple(SartWrapper *w, void *sp, unsigned inner)
 
 const SartModel sart_model = {
 	.identifier = "lazy_triggered_sa",
-	.guid = "{c281eb14-50a5-5697-a671-519c33a937c0}",
+	.guid = "{d093832c-5bab-5dda-96c8-bb9957688796}",
 	.storage_size = sizeof(Storage),
 	.inners = inners,
 	.ninners = NINNERS,
