@@ -25,7 +25,7 @@ static const SartInnerModel inners[NINNERS] = {
 	[inner_lazy] = {
 		.name = "lazy",
 		.model_identifier = "lazy_sa",
-		.guid = "{2c3b444a-a582-5917-b596-f775db030b64}",
+		.guid = "{1abe99c1-35bb-58f3-bdeb-0a50c1253ac2}",
 		.version = SART_FMI2,
 		.caps = SART_CAP_GET_SET_STATE | SART_CAP_SERIALIZE | SART_CAP_INPUT_DERIVATIVES,
 		.in = {
@@ -260,7 +260,7 @@ static void couple(SartWrapper *w, void *sp, unsigned inner)
 
 const SartModel sart_model = {
 	.identifier = "controller_sa",
-	.guid = "{cdc57bbe-e438-5938-a0c2-84708faeaaa0}",
+	.guid = "{8bd4228f-b009-523f-89a2-9864a8332336}",
 	.storage_size = sizeof(Storage),
 	.inners = inners,
 	.ninners = NINNERS,

@@ -174,7 +174,11 @@ static double ctrl(SartWrapper *w, void *sp, double t, double H)
 	if (s->obj_detected != s->prev_obj_detected || s->passenger_up != s->prev_passenger_up || s->passenger_down != s->prev_passenger_down || s->passenger_stop != s->prev_passenger_stop || s->driver_up != s->prev_driver_up || s->driver_down != s->prev_driver_down || s->driver_stop != s->prev_driver_stop || t + H >= s->tn || sart_is_close(t + H, s->tn, 1e-9, 1e-9)) {
 		double step_done = sart_do_step(w, s, inner_controller, s->tl, t + H - s->tl);
 		s->tn = s->tl + step_done + sart_get_next_time_step(w, inner_controller);
-		step_size = s->tl + step_done - t;
+		if (step_done < t + H - s->tl) {
+			step_size = s->tl + step_done - t;
+		} else {
+			step_size = H;
+		}
 		s->tl = s->tl + step_done;
 	}
 	s->prev_obj_detected = s->obj_detected;
@@ -228,7 +232,7 @@ static void couple(SartWrapper *w, void *sp, unsigned inner)
 
 const SartModel sart_model = {
 	.identifier = "lazy_sa",
-	.guid = "{2c3b444a-a582-5917-b596-f775db030b64}",
+	.guid = "{1abe99c1-35bb-58f3-bdeb-0a50c1253ac2}",
 	.storage_size = sizeof(Storage),
 	.inners = inners,
 	.ninners = NINNERS,
