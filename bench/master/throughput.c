@@ -133,29 +133,50 @@ static void *sym(void *lib, const char *name)
 	return p;
 }
 
-#define LOAD(var, type, name)                       \
-	type *var;                                  \
-	do {                                        \
-		void *p_ = sym(lib, name);          \
-		memcpy(&var, &p_, sizeof p_);       \
+/* The FMI functions both loops call, from one library. */
+typedef struct Api {
+	fmi2InstantiateTYPE *instantiate;
+	fmi2FreeInstanceTYPE *free_instance;
+	fmi2SetupExperimentTYPE *setup;
+	fmi2EnterInitializationModeTYPE *enter_init;
+	fmi2ExitInitializationModeTYPE *exit_init;
+	fmi2TerminateTYPE *terminate;
+	fmi2GetRealTYPE *get_real;
+	fmi2SetRealTYPE *set_real;
+	fmi2DoStepTYPE *do_step;
+} Api;
+
+/* dlsym gives a void *; copying its bytes keeps ISO C's function/object pointer rule. */
+#define LOAD(api, field, name)                                  \
+	do {                                                    \
+		void *p_ = sym(lib, name);                      \
+		memcpy(&(api)->field, &p_, sizeof p_);          \
 	} while (0)
+
+/* Opens path and takes its functions; exits when any is missing. */
+static void *load_api(const char *path, Api *api)
+{
+	void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!lib)
+		die(dlerror());
+	LOAD(api, instantiate, "fmi2Instantiate");
+	LOAD(api, free_instance, "fmi2FreeInstance");
+	LOAD(api, setup, "fmi2SetupExperiment");
+	LOAD(api, enter_init, "fmi2EnterInitializationMode");
+	LOAD(api, exit_init, "fmi2ExitInitializationMode");
+	LOAD(api, terminate, "fmi2Terminate");
+	LOAD(api, get_real, "fmi2GetReal");
+	LOAD(api, set_real, "fmi2SetReal");
+	LOAD(api, do_step, "fmi2DoStep");
+	return lib;
+}
 
 static void run_hand(const char *dir, long n)
 {
 	char path[1100];
 	snprintf(path, sizeof path, "%s/binaries/linux64/integrator.so", dir);
-	void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (!lib)
-		die(dlerror());
-	LOAD(instantiate, fmi2InstantiateTYPE, "fmi2Instantiate");
-	LOAD(free_instance, fmi2FreeInstanceTYPE, "fmi2FreeInstance");
-	LOAD(setup, fmi2SetupExperimentTYPE, "fmi2SetupExperiment");
-	LOAD(enter_init, fmi2EnterInitializationModeTYPE, "fmi2EnterInitializationMode");
-	LOAD(exit_init, fmi2ExitInitializationModeTYPE, "fmi2ExitInitializationMode");
-	LOAD(terminate, fmi2TerminateTYPE, "fmi2Terminate");
-	LOAD(get_real, fmi2GetRealTYPE, "fmi2GetReal");
-	LOAD(set_real, fmi2SetRealTYPE, "fmi2SetReal");
-	LOAD(do_step, fmi2DoStepTYPE, "fmi2DoStep");
+	Api a;
+	void *lib = load_api(path, &a);
 	static const char *names[3] = {"a", "b", "c"};
 	const fmi2ValueReference vu = VR_U, vx = VR_X, vx0 = VR_X0;
 	double t_end = (double)n * H, x[3], u;
@@ -163,35 +184,35 @@ static void run_hand(const char *dir, long n)
 	double t0 = now_ns();
 	for (int i = 0; i < 3; i++) {
 		double x0 = i == 0 ? 1.0 : 0.0;
-		c[i] = instantiate(names[i], fmi2CoSimulation, INTEGRATOR_GUID, "", &callbacks,
+		c[i] = a.instantiate(names[i], fmi2CoSimulation, INTEGRATOR_GUID, "", &callbacks,
 		                   fmi2False, fmi2False);
-		if (!c[i] || set_real(c[i], &vx0, 1, &x0) != fmi2OK ||
-		    setup(c[i], fmi2False, 0.0, 0.0, fmi2True, t_end) != fmi2OK ||
-		    enter_init(c[i]) != fmi2OK)
+		if (!c[i] || a.set_real(c[i], &vx0, 1, &x0) != fmi2OK ||
+		    a.setup(c[i], fmi2False, 0.0, 0.0, fmi2True, t_end) != fmi2OK ||
+		    a.enter_init(c[i]) != fmi2OK)
 			die("could not instantiate an integrator");
 	}
 	for (int i = 0; i < 3; i++) {
 		u = 0;
-		if (exit_init(c[i]) != fmi2OK || get_real(c[i], &vx, 1, &x[i]) != fmi2OK)
+		if (a.exit_init(c[i]) != fmi2OK || a.get_real(c[i], &vx, 1, &x[i]) != fmi2OK)
 			die("could not initialize an integrator");
 	}
 	for (long s = 0; s < n; s++) {
 		double t = (double)s * H, tn = (double)(s + 1) * H;
 		for (int i = 0; i < 3; i++) {
 			u = x[(i + 2) % 3];
-			if (set_real(c[i], &vu, 1, &u) != fmi2OK)
+			if (a.set_real(c[i], &vu, 1, &u) != fmi2OK)
 				die("fmi2SetReal failed");
 		}
 		for (int i = 0; i < 3; i++)
-			if (do_step(c[i], t, tn - t, fmi2True) != fmi2OK)
+			if (a.do_step(c[i], t, tn - t, fmi2True) != fmi2OK)
 				die("fmi2DoStep failed");
 		for (int i = 0; i < 3; i++)
-			if (get_real(c[i], &vx, 1, &x[i]) != fmi2OK)
+			if (a.get_real(c[i], &vx, 1, &x[i]) != fmi2OK)
 				die("fmi2GetReal failed");
 	}
 	for (int i = 0; i < 3; i++) {
-		terminate(c[i]);
-		free_instance(c[i]);
+		a.terminate(c[i]);
+		a.free_instance(c[i]);
 	}
 	double t1 = now_ns();
 	dlclose(lib);
@@ -234,35 +255,26 @@ static void run_wrapper(const char *rel, long n, int no_fast)
 	/* the runtime reads it in fmi2Instantiate */
 	if (no_fast && setenv("SART_NO_FAST_STEP", "1", 1) != 0)
 		die("setenv failed");
-	void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (!lib)
-		die(dlerror());
-	LOAD(instantiate, fmi2InstantiateTYPE, "fmi2Instantiate");
-	LOAD(free_instance, fmi2FreeInstanceTYPE, "fmi2FreeInstance");
-	LOAD(setup, fmi2SetupExperimentTYPE, "fmi2SetupExperiment");
-	LOAD(enter_init, fmi2EnterInitializationModeTYPE, "fmi2EnterInitializationMode");
-	LOAD(exit_init, fmi2ExitInitializationModeTYPE, "fmi2ExitInitializationMode");
-	LOAD(terminate, fmi2TerminateTYPE, "fmi2Terminate");
-	LOAD(get_real, fmi2GetRealTYPE, "fmi2GetReal");
-	LOAD(do_step, fmi2DoStepTYPE, "fmi2DoStep");
+	Api a;
+	void *lib = load_api(path, &a);
 	const fmi2CallbackFunctions cb = {logger, calloc, free, NULL, NULL};
 	double t_end = (double)n * H, x[3];
 	double t0 = now_ns();
-	fmi2Component c = instantiate("ring", fmi2CoSimulation, guid, uri, &cb, fmi2False,
+	fmi2Component c = a.instantiate("ring", fmi2CoSimulation, guid, uri, &cb, fmi2False,
 	                              fmi2False);
-	if (!c || setup(c, fmi2False, 0.0, 0.0, fmi2True, t_end) != fmi2OK ||
-	    enter_init(c) != fmi2OK || exit_init(c) != fmi2OK)
+	if (!c || a.setup(c, fmi2False, 0.0, 0.0, fmi2True, t_end) != fmi2OK ||
+	    a.enter_init(c) != fmi2OK || a.exit_init(c) != fmi2OK)
 		die("could not instantiate the wrapper");
 	/* the same t and step as the hand loop gives its FMUs */
 	for (long s = 0; s < n; s++) {
 		double t = (double)s * H, tn = (double)(s + 1) * H;
-		if (do_step(c, t, tn - t, fmi2True) != fmi2OK)
+		if (a.do_step(c, t, tn - t, fmi2True) != fmi2OK)
 			die("the wrapper's fmi2DoStep failed");
 	}
-	if (get_real(c, ring_out_vr, 3, x) != fmi2OK)
+	if (a.get_real(c, ring_out_vr, 3, x) != fmi2OK)
 		die("the wrapper's fmi2GetReal failed");
-	terminate(c);
-	free_instance(c);
+	a.terminate(c);
+	a.free_instance(c);
 	double t1 = now_ns();
 	dlclose(lib);
 	printf("checksum %.17g %.17g %.17g\n", x[0], x[1], x[2]);
