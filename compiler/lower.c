@@ -1080,6 +1080,17 @@ static void lower_delay(Compilation *c, SaInfo *info)
  *   4. (Multiplied) N is an Integer expression (the loop's bound), and not a literal
  *      below 1. */
 
+/* The adaptation's control form when it is of this kind (the form's location becomes the
+ * place of what follows), else NULL. */
+static Node *control_form(Lw *w, NodeKind kind)
+{
+	Node *ctrl = w->sa->a_ctrl;
+	if (!ctrl || ctrl->kind != kind)
+		return NULL;
+	w->at = ctrl->loc;
+	return ctrl;
+}
+
 static Inner **ordered_inners(Lw *w, const char *form)
 {
 	Inner **order = step_order(w, NULL, 0);
@@ -1139,10 +1150,9 @@ static Node *mk_return(Lw *w, Node *e)
 static void lower_triggered(Compilation *c, SaInfo *info)
 {
 	Lw w0 = {c, info, info->sa, "Triggered", {0}, false}, *w = &w0;
-	Node *ctrl = w->sa->a_ctrl;
-	if (!ctrl || ctrl->kind != ND_CTRL_TRIGGERED)
+	Node *ctrl = control_form(w, ND_CTRL_TRIGGERED);
+	if (!ctrl)
 		return;
-	w->at = ctrl->loc;
 	Inner **order = ordered_inners(w, "triggered by");
 	if (!order)
 		return; /* (1) */
@@ -1159,10 +1169,9 @@ static void lower_triggered(Compilation *c, SaInfo *info)
 static void lower_periodic(Compilation *c, SaInfo *info)
 {
 	Lw w0 = {c, info, info->sa, "Periodic", {0}, false}, *w = &w0;
-	Node *ctrl = w->sa->a_ctrl;
-	if (!ctrl || ctrl->kind != ND_CTRL_PERIODIC)
+	Node *ctrl = control_form(w, ND_CTRL_PERIODIC);
+	if (!ctrl)
 		return;
-	w->at = ctrl->loc;
 	Node *P = ctrl->rhs;
 	if ((P->kind == ND_INT && P->ival <= 0) || (P->kind == ND_REAL && !(P->rval > 0))) {
 		diag_error(c->diag, P->loc, "Periodic: the period must be greater than 0");
@@ -1224,10 +1233,9 @@ static void lower_periodic(Compilation *c, SaInfo *info)
 static void lower_multiplied(Compilation *c, SaInfo *info)
 {
 	Lw w0 = {c, info, info->sa, "Multiplied", {0}, false}, *w = &w0;
-	Node *ctrl = w->sa->a_ctrl;
-	if (!ctrl || ctrl->kind != ND_CTRL_MULTIPLIED)
+	Node *ctrl = control_form(w, ND_CTRL_MULTIPLIED);
+	if (!ctrl)
 		return;
-	w->at = ctrl->loc;
 	Node *N = ctrl->lhs;
 	if (type_of(N) != TY_INTEGER || (N->kind == ND_INT && N->ival < 1)) {
 		diag_error(c->diag, N->loc, "Multiplied: the count must be an Integer of at least 1 "
@@ -2352,10 +2360,9 @@ static void lower_quantize(Compilation *c, SaInfo *info)
 static void lower_implied(Compilation *c, SaInfo *info)
 {
 	Lw w0 = {c, info, info->sa, "Implied", {0}, false}, *w = &w0;
-	Node *ctrl = w->sa->a_ctrl;
-	if (!ctrl || ctrl->kind != ND_CTRL_IMPLIED)
+	Node *ctrl = control_form(w, ND_CTRL_IMPLIED);
+	if (!ctrl)
 		return;
-	w->at = ctrl->loc;
 	Inner **order = ordered_inners(w, "implied");
 	if (!order)
 		return; /* (1) */
