@@ -73,18 +73,25 @@ static void on_signal(int sig)
 static char watchdog_msg[2048];
 static size_t watchdog_len;
 static char *watchdog_argv[6];
-/* The rows gathered but not yet written (write_point): the handler writes them first.  It
- * runs only while a doStep is in progress, never while rows are being gathered. */
-static int watchdog_out_fd = -1;
-static const char *watchdog_rows;
-static size_t watchdog_rows_len;
+
+/* The result's rows gathered for the next write(2) (write_point). */
+typedef struct RowBuf {
+	int fd;            /* the result's descriptor */
+	char *data;
+	size_t len, cap;
+	bool at_once;      /* each row written as it comes: someone may be reading */
+} RowBuf;
+
+/* The run's RowBuf: the handler writes what it holds first.  It runs only while a doStep
+ * is in progress, never while rows are being gathered. */
+static const RowBuf *watchdog_rows;
 
 static void on_watchdog(int sig)
 {
 	(void)sig;
 	ssize_t w;
-	if (watchdog_out_fd >= 0 && watchdog_rows_len)
-		w = write(watchdog_out_fd, watchdog_rows, watchdog_rows_len);
+	if (watchdog_rows && watchdog_rows->len)
+		w = write(watchdog_rows->fd, watchdog_rows->data, watchdog_rows->len);
 	w = write(STDERR_FILENO, watchdog_msg, watchdog_len);
 	(void)w;
 	if (watchdog_argv[4])
@@ -536,11 +543,8 @@ typedef struct Sim {
 	int nrecords, caprecords;
 	char *tmpdir;
 	FILE *out;
-	int out_fd;        /* its descriptor: rows are written with write(2) */
 	bool out_failed;
-	char *rowbuf;      /* rows gathered for the next write (write_point) */
-	size_t rowbuf_len, rowbuf_cap;
-	bool row_at_once;  /* each row written as it comes: someone may be reading */
+	RowBuf rows_out;   /* out's rows, written with write(2) a block at a time */
 	long rows;        /* communication points of this run written */
 	double last_t;    /* the last one's time */
 	CsvTable *capture; /* a sweep's run: the points go here instead of out */
@@ -890,15 +894,15 @@ static bool write_all(int fd, const char *p, size_t n)
 
 static int flush_rows(Sim *s)
 {
-	bool ok = write_all(s->out_fd, s->rowbuf, s->rowbuf_len);
-	s->rowbuf_len = 0;
-	watchdog_rows_len = 0;
+	RowBuf *b = &s->rows_out;
+	bool ok = write_all(b->fd, b->data, b->len);
+	b->len = 0;
 	if (!ok)
 		s->out_failed = true;
 	return !ok;
 }
 
-/* Rows are formatted by fmt_real (printf's "%.17g", without printf) into s->rowbuf and
+/* Rows are formatted by fmt_real (printf's "%.17g", without printf) into s->rows_out and
  * written a block at a time, so that a row costs no system call; the step watchdog writes
  * what is gathered before it ends the process.  When someone may be reading as the run
  * goes (the result is not a regular file, or --realtime paces the run), each row goes out
@@ -907,32 +911,31 @@ enum { ROW_BLOCK = 1 << 16 };
 
 static int write_point(Sim *s, double t, const double values[], int n)
 {
+	RowBuf *b = &s->rows_out;
 	size_t row_max = ((size_t)n + 1) * (FMT_REAL_MAX + 1);
-	if (s->rowbuf_len + row_max > s->rowbuf_cap) {
-		if (s->rowbuf_len && flush_rows(s))
+	if (b->len + row_max > b->cap) {
+		if (b->len && flush_rows(s))
 			return 1;
-		if (row_max > s->rowbuf_cap) {
+		if (row_max > b->cap) {
 			size_t cap = row_max > ROW_BLOCK ? row_max : ROW_BLOCK;
-			char *b = realloc(s->rowbuf, cap);
-			if (!b) {
+			char *data = realloc(b->data, cap);
+			if (!data) {
 				s->out_failed = true;
 				return 1;
 			}
-			s->rowbuf = b;
-			s->rowbuf_cap = cap;
+			b->data = data;
+			b->cap = cap;
 		}
 	}
-	char *p = s->rowbuf + s->rowbuf_len;
+	char *p = b->data + b->len;
 	p += fmt_real(p, t);
 	for (int i = 0; i < n; i++) {
 		*p++ = ',';
 		p += fmt_real(p, values[i]);
 	}
 	*p++ = '\n';
-	s->rowbuf_len = (size_t)(p - s->rowbuf);
-	watchdog_rows = s->rowbuf;
-	watchdog_rows_len = s->rowbuf_len;
-	return s->row_at_once ? flush_rows(s) : 0;
+	b->len = (size_t)(p - b->data);
+	return b->at_once ? flush_rows(s) : 0;
 }
 
 /* A sweep keeps each run's points in memory (s->capture). */
@@ -1074,10 +1077,10 @@ static int write_header(Sim *s)
 	if (fflush(s->out) != 0 || ferror(s->out))
 		return 1;
 	struct stat st;
-	s->out_fd = fileno(s->out);
-	s->row_at_once = s->args->realtime > 0 || fstat(s->out_fd, &st) != 0 ||
-	                 !S_ISREG(st.st_mode);
-	watchdog_out_fd = s->out_fd;
+	s->rows_out.fd = fileno(s->out);
+	s->rows_out.at_once = s->args->realtime > 0 || fstat(s->rows_out.fd, &st) != 0 ||
+	                      !S_ISREG(st.st_mode);
+	watchdog_rows = &s->rows_out;
 	return 0;
 }
 
@@ -1212,7 +1215,7 @@ static int run_once(Sim *s, const SartScenario *sc, double step, const char *lab
 	sigaction(SIGTERM, &sa, &old_term);
 	s->run_began = now_seconds();
 	int rc = sart_master_run(sc, &o, &res);
-	if (!s->capture && s->rowbuf_len)
+	if (!s->capture && s->rows_out.len)
 		flush_rows(s);
 	double wall = now_seconds() - s->run_began;
 	clear_progress(s);
@@ -1601,7 +1604,8 @@ done:
 		fprintf(stderr, "sacc simulate: cannot write %s: %s\n", a.out, strerror(errno));
 		rc = 1;
 	}
-	free(s.rowbuf);
+	watchdog_rows = NULL;
+	free(s.rows_out.data);
 	if (s.tmpdir && zip_rmtree(s.tmpdir) != 0)
 		fprintf(stderr, "sacc simulate: cannot remove %s: %s\n", s.tmpdir, strerror(errno));
 	free(s.tmpdir);
