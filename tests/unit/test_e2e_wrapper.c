@@ -115,15 +115,21 @@ static void fmu_open(Fmu *f, const char *sub, const char *id)
 	fmi2_import(&f->api, lib);
 }
 
-static fmi2Component fmu_start(Fmu *f, const char *instance)
+/* An instance initialized and ready to step from t0. */
+static fmi2Component fmu_start_at(Fmu *f, const char *instance, double t0)
 {
 	fmi2Component c = f->api.instantiate(instance, fmi2CoSimulation, f->guid, f->uri,
 	                                     &callbacks, fmi2False, fmi2False);
 	assert_non_null(c);
-	assert_int_equal(f->api.setup(c, fmi2False, 0, 0, fmi2False, 0), fmi2OK);
+	assert_int_equal(f->api.setup(c, fmi2False, 0, t0, fmi2False, 0), fmi2OK);
 	assert_int_equal(f->api.enter_init(c), fmi2OK);
 	assert_int_equal(f->api.exit_init(c), fmi2OK);
 	return c;
+}
+
+static fmi2Component fmu_start(Fmu *f, const char *instance)
+{
+	return fmu_start_at(f, instance, 0);
 }
 
 static void fmu_stop(Fmu *f, fmi2Component c)
@@ -570,12 +576,7 @@ static void step_rounding__step_from_absolute_times__above_h_whole_below_h_rejec
 	(void)state;
 	Fmu f;
 	fmu_open(&f, "e2e", "step_rounding");
-	fmi2Component c = f.api.instantiate("rounding", fmi2CoSimulation, f.guid, f.uri,
-	                                    &callbacks, fmi2False, fmi2False);
-	assert_non_null(c);
-	assert_int_equal(f.api.setup(c, fmi2False, 0, 8.5, fmi2False, 0), fmi2OK);
-	assert_int_equal(f.api.enter_init(c), fmi2OK);
-	assert_int_equal(f.api.exit_init(c), fmi2OK);
+	fmi2Component c = fmu_start_at(&f, "rounding", 8.5);
 	set1(&f, c, vr_of(&f, "u"), 2.0);
 	/* the premise: the rounding goes each way, by far more than 1e-12 of H */
 	volatile double t = 8.5, h_up = 1.1e-6, h_down = 1e-6;

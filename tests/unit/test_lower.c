@@ -557,15 +557,21 @@ static void load_fmu(Fmu *f, const char *sub, const char *id)
 	fmi2_import(&f->api, lib);
 }
 
-static fmi2Component start_fmu(Fmu *f, const char *instance)
+/* An instance initialized and ready to step from t0. */
+static fmi2Component start_fmu_at(Fmu *f, const char *instance, double t0)
 {
 	fmi2Component c = f->api.instantiate(instance, fmi2CoSimulation, f->guid, f->uri,
 					     &callbacks, fmi2False, fmi2False);
 	assert_non_null(c);
-	assert_int_equal(f->api.setup(c, fmi2False, 0, 0, fmi2False, 0), fmi2OK);
+	assert_int_equal(f->api.setup(c, fmi2False, 0, t0, fmi2False, 0), fmi2OK);
 	assert_int_equal(f->api.enter_init(c), fmi2OK);
 	assert_int_equal(f->api.exit_init(c), fmi2OK);
 	return c;
+}
+
+static fmi2Component start_fmu(Fmu *f, const char *instance)
+{
+	return start_fmu_at(f, instance, 0);
 }
 
 static void stop_fmu(Fmu *f, fmi2Component c)
@@ -984,12 +990,7 @@ static void triggered__short_steps_far_from_zero__whole_steps(void **state)
 	(void)state;
 	Fmu f;
 	load_fmu(&f, "e2e", "lower_triggered");
-	fmi2Component c = f.api.instantiate("triggered", fmi2CoSimulation, f.guid, f.uri,
-					    &callbacks, fmi2False, fmi2False);
-	assert_non_null(c);
-	assert_int_equal(f.api.setup(c, fmi2False, 0, 8.5, fmi2False, 0), fmi2OK);
-	assert_int_equal(f.api.enter_init(c), fmi2OK);
-	assert_int_equal(f.api.exit_init(c), fmi2OK);
+	fmi2Component c = start_fmu_at(&f, "triggered", 8.5);
 	fmi2ValueReference u = vr_of(&f, "u"), go = vr_of(&f, "go"), x = vr_of(&f, "x");
 	set1(&f, c, go, 1.0);
 	set1(&f, c, u, 2.0);
