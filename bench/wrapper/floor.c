@@ -44,6 +44,11 @@ typedef struct Floor {
 	fmi2SetRealTYPE *inner_set;
 	fmi2DoStepTYPE *inner_step;
 	fmi2GetRealTYPE *inner_get;
+	fmi2SetupExperimentTYPE *inner_setup;
+	fmi2EnterInitializationModeTYPE *inner_enter;
+	fmi2ExitInitializationModeTYPE *inner_exit;
+	fmi2TerminateTYPE *inner_terminate;
+	fmi2FreeInstanceTYPE *inner_free;
 } Floor;
 
 static const fmi2ValueReference inner_in_vr[3] = {0, 1, 2}, inner_out_vr[2] = {3, 4};
@@ -79,6 +84,11 @@ FMI2_Export fmi2Component fmi2Instantiate(fmi2String name, fmi2Type type, fmi2St
 	    !sym(f->lib, "fmi2SetReal", &f->inner_set, sizeof f->inner_set) ||
 	    !sym(f->lib, "fmi2DoStep", &f->inner_step, sizeof f->inner_step) ||
 	    !sym(f->lib, "fmi2GetReal", &f->inner_get, sizeof f->inner_get) ||
+	    !sym(f->lib, "fmi2SetupExperiment", &f->inner_setup, sizeof f->inner_setup) ||
+	    !sym(f->lib, "fmi2EnterInitializationMode", &f->inner_enter, sizeof f->inner_enter) ||
+	    !sym(f->lib, "fmi2ExitInitializationMode", &f->inner_exit, sizeof f->inner_exit) ||
+	    !sym(f->lib, "fmi2Terminate", &f->inner_terminate, sizeof f->inner_terminate) ||
+	    !sym(f->lib, "fmi2FreeInstance", &f->inner_free, sizeof f->inner_free) ||
 	    !(f->inner = instantiate(name, type, WINDOW_GUID, uri, cb, visible, logging))) {
 		if (f->lib)
 			dlclose(f->lib);
@@ -94,50 +104,36 @@ FMI2_Export fmi2Status fmi2SetupExperiment(fmi2Component c, fmi2Boolean toleranc
                                            fmi2Boolean stop_defined, fmi2Real stop)
 {
 	Floor *f = c;
-	fmi2SetupExperimentTYPE *setup;
-	if (!sym(f->lib, "fmi2SetupExperiment", &setup, sizeof setup))
-		return fmi2Error;
 	f->time = f->last_ok = t0;
-	return setup(f->inner, tolerance_defined, tolerance, t0, stop_defined, stop);
+	return f->inner_setup(f->inner, tolerance_defined, tolerance, t0, stop_defined, stop);
 }
 
 FMI2_Export fmi2Status fmi2EnterInitializationMode(fmi2Component c)
 {
 	Floor *f = c;
-	fmi2EnterInitializationModeTYPE *enter;
-	if (!sym(f->lib, "fmi2EnterInitializationMode", &enter, sizeof enter))
-		return fmi2Error;
-	return enter(f->inner);
+	return f->inner_enter(f->inner);
 }
 
 FMI2_Export fmi2Status fmi2ExitInitializationMode(fmi2Component c)
 {
 	Floor *f = c;
-	fmi2ExitInitializationModeTYPE *exit_init;
-	if (!sym(f->lib, "fmi2ExitInitializationMode", &exit_init, sizeof exit_init))
-		return fmi2Error;
 	f->stepping = 1;
-	return exit_init(f->inner);
+	return f->inner_exit(f->inner);
 }
 
 FMI2_Export fmi2Status fmi2Terminate(fmi2Component c)
 {
 	Floor *f = c;
-	fmi2TerminateTYPE *terminate;
-	if (!sym(f->lib, "fmi2Terminate", &terminate, sizeof terminate))
-		return fmi2Error;
 	f->stepping = 0;
-	return terminate(f->inner);
+	return f->inner_terminate(f->inner);
 }
 
 FMI2_Export void fmi2FreeInstance(fmi2Component c)
 {
 	Floor *f = c;
-	fmi2FreeInstanceTYPE *free_instance;
 	if (!f)
 		return;
-	if (sym(f->lib, "fmi2FreeInstance", &free_instance, sizeof free_instance))
-		free_instance(f->inner);
+	f->inner_free(f->inner);
 	dlclose(f->lib);
 	free(f);
 }
