@@ -57,19 +57,21 @@ OUT=$BUILD/demo
 STOP=10
 STEP=0.001
 now() { date +%s.%N; }
+# timed COMMAND...: shows the command and runs it; $wall is then its wall time in seconds.
+timed() {
+	echo "$*"
+	t0=$(now)
+	"$@" || status=1
+	wall=$(echo "$t0 $(now)" | awk '{ printf "%.4f", $2 - $1 }')
+}
 echo
 echo "==== the power window, co-simulated and against its monolithic reference"
-echo "$SACC simulate -L $BUILD/fmus -L $BUILD/powerwindow adaptations/powerwindow/scenario/powerwindow.sa --stop $STOP --step $STEP -o $OUT/cosim.csv"
-t0=$(now)
-"$SACC" simulate -L "$BUILD/fmus" -L "$BUILD/powerwindow" \
+timed "$SACC" simulate -L "$BUILD/fmus" -L "$BUILD/powerwindow" \
 	adaptations/powerwindow/scenario/powerwindow.sa --stop "$STOP" --step "$STEP" \
-	-o "$OUT/cosim.csv" || status=1
-t1=$(now)
-echo "$BUILD/reference/powerwindow_ref --stop $STOP -o $OUT/reference.csv"
-"$BUILD/reference/powerwindow_ref" --stop "$STOP" -o "$OUT/reference.csv" || status=1
-t2=$(now)
-wall_cosim=$(echo "$t0 $t1" | awk '{ printf "%.4f", $2 - $1 }')
-wall_ref=$(echo "$t1 $t2" | awk '{ printf "%.4f", $2 - $1 }')
+	-o "$OUT/cosim.csv"
+wall_cosim=$wall
+timed "$BUILD/reference/powerwindow_ref" --stop "$STOP" -o "$OUT/reference.csv"
+wall_ref=$wall
 echo
 "$BUILD/bench/powerwindow/pw_compare" "$OUT/cosim.csv" "$OUT/reference.csv" \
 	--wall-cosim "$wall_cosim" --wall-reference "$wall_ref" \
@@ -111,17 +113,12 @@ fi
 # no declarative form says, left to the orchestrator's step control.
 echo
 echo "==== the declarative power window (adaptations/powerwindow-declarative/), against the same reference"
-echo "$SACC simulate -L $BUILD/powerwindow-declarative -L $BUILD/fmus -L $BUILD/powerwindow adaptations/powerwindow-declarative/scenario/powerwindow.sa --stop $STOP --step $STEP --step-control prediction --tolerance 1e-3 --max-step $STEP -o $OUT/declarative.csv"
-t0=$(now)
-"$SACC" simulate -L "$BUILD/powerwindow-declarative" -L "$BUILD/fmus" -L "$BUILD/powerwindow" \
+timed "$SACC" simulate -L "$BUILD/powerwindow-declarative" -L "$BUILD/fmus" -L "$BUILD/powerwindow" \
 	adaptations/powerwindow-declarative/scenario/powerwindow.sa --stop "$STOP" --step "$STEP" \
-	--step-control prediction --tolerance 1e-3 --max-step "$STEP" \
-	-o "$OUT/declarative.csv" || status=1
-t1=$(now)
-wall_decl=$(echo "$t0 $t1" | awk '{ printf "%.4f", $2 - $1 }')
+	--step-control prediction --tolerance 1e-3 --max-step "$STEP" -o "$OUT/declarative.csv"
 echo
 "$BUILD/bench/powerwindow/pw_compare" "$OUT/declarative.csv" "$OUT/reference.csv" \
-	--wall-cosim "$wall_decl" --wall-reference "$wall_ref" \
+	--wall-cosim "$wall" --wall-reference "$wall_ref" \
 	--json "$OUT/declarative.json" || status=1
 printf 'against the hand-written run: '
 "$BUILD/bench/powerwindow/pw_compare" "$OUT/declarative.csv" "$OUT/cosim.csv" | tail -n 1 ||
