@@ -23,7 +23,9 @@
  * At each event the chart reacts to the button levels, as the controller does, and the
  * stepper restarts (its multistep history would span the event).
  *
- * Output: CSV `time,height,armature_current,speed,u,d` every DT (the integrator stops on
+ * Output: CSV `time,window.height,power.armature_current,power.speed,controller.u,
+ * controller.d` (named as the co-simulation's result names them, units in the header:
+ * `time [s]`, `window.height [m]`, ...) every DT (the integrator stops on
  * each output time, and its step is capped at 1 ms whatever DT is) and at every event,
  * where the row carries the commands after the event.  Summary on stderr: contact and
  * detection times, steps, wall time.
@@ -278,7 +280,8 @@ static int simulate(Integrator *in, Model *m, double stop, double out_step, FILE
                     long *events)
 {
 	double t = 0.0, x[DIM] = {0.0, 0.0, 0.0};
-	fprintf(out, "time,height,armature_current,speed,u,d\n");
+	fprintf(out, "time [s],window.height [m],power.armature_current [A],power.speed [rad/s],"
+	        "controller.u,controller.d\n");
 	react(m, 0.0, 0);
 	row(out, m, 0.0, x);
 	long k = 1;
