@@ -5,9 +5,10 @@
  *
  * The picture: a column of panels sharing one time axis (fixed margins, so the axes line
  * up, and tic labels on the bottom panel only), one panel per unit, or per --vars group;
- * each panel's y label names its unit, taken from the files' `name [unit]` headers.  Each
- * file draws every variable in its own colour, the first file widest so that the others
- * stay visible on it, and the key names variable and file.  --diff adds panels (one per
+ * each panel's y label names its variables and their units, taken from the files'
+ * `name [unit]` headers.  Each variable of each file has a colour of its own (ten, then
+ * they repeat), the first file's lines widest so that the others stay visible on them,
+ * and the key names variable and file.  --diff adds panels (one per
  * unit) of each further file minus the first, interpolated on the first's times; --mark
  * draws a vertical line at an instant in every panel, labelled in the top one.  The
  * terminal is pngcairo or svg after the output's extension.  gnuplot's own messages go to
@@ -138,6 +139,7 @@ typedef struct Plot {
 	CsvTable **t;  /* nfiles */
 	char **label;  /* nfiles, the key's names of the files */
 	int *col;      /* col[f * nvars + v]: the column of variable v in file f */
+	CsvTable **diff; /* nfiles; diff[f], f > 0: difference(f) when there are differences */
 	Var *vars;
 	int nvars, npanels, nvalue_panels;
 	bool png;
@@ -604,27 +606,29 @@ static int write_data(FILE *g, const Plot *p, double from, double to)
 		rc = write_block(g, name, p->t[f], p->col + f * p->nvars, p->nvars, from, to);
 	}
 	for (int f = 1; !rc && p->a.diff && f < p->a.nfiles; f++) {
-		CsvTable *d = difference(p, f);
 		snprintf(name, sizeof name, "d%d", f);
-		rc = d ? write_block(g, name, d, seq, d->ncols - 1, from, to) : -1;
-		csv_free(d);
+		rc = write_block(g, name, p->diff[f], seq, p->diff[f]->ncols - 1, from, to);
 	}
 	free(seq);
 	return rc;
 }
 
-/* Panel k's y label: its variable's name when it has one, and its units. */
+/* Panel k's y label: its variables' names when they are short enough, and their units. */
 static void write_ylabel(FILE *g, const Plot *p, int k, bool diff)
 {
-	char text[512], units[256] = "";
-	int n = 0;
-	const char *only = NULL;
+	char text[512], names[256] = "", units[256] = "";
+	bool names_fit = true;
 	for (int v = 0; v < p->nvars; v++) {
 		const Var *var = &p->vars[v];
 		if ((diff ? var->diff_panel : var->panel) != k)
 			continue;
-		n++;
-		only = var->name;
+		if (strlen(names) + strlen(var->name) + 3 < 48) {
+			if (*names)
+				strcat(names, ", ");
+			strcat(names, var->name);
+		} else {
+			names_fit = false;
+		}
 		bool seen = !var->unit;
 		for (int w = 0; w < v && !seen; w++)
 			seen = (diff ? p->vars[w].diff_panel : p->vars[w].panel) == k &&
@@ -635,25 +639,57 @@ static void write_ylabel(FILE *g, const Plot *p, int k, bool diff)
 			strcat(units, var->unit);
 		}
 	}
-	const char *what = diff ? "difference" : "";
-	if (n == 1)
-		snprintf(text, sizeof text, "%s%s%s%s%s%s", what, diff ? " of " : "", only,
-		         *units ? " (" : "", units, *units ? ")" : "");
-	else if (diff)
-		snprintf(text, sizeof text, "%s%s%s%s", what, *units ? " (" : "", units,
-		         *units ? ")" : "");
-	else
-		snprintf(text, sizeof text, "%s", units);
+	if (!names_fit)
+		*names = '\0';
+	/* "difference of a, b (m)", "a, b (m)", "difference (m)", "m" */
+	snprintf(text, sizeof text, "%s%s%s", diff ? "difference" : "", diff && *names ? " of " : "",
+	         names);
+	size_t len = strlen(text);
+	if (*units)
+		snprintf(text + len, sizeof text - len, len ? " (%s)" : "%s", units);
 	fputs("set ylabel ", g);
 	put_quoted(g, text);
 	fputc('\n', g);
+}
+
+/* Panel k's y range: gnuplot's own, unless every value in it is the same (a constant,
+ * a difference of nothing), where gnuplot would warn and widen it: then one around it. */
+static void write_yrange(FILE *g, const Plot *p, int k, bool diff, double from, double to)
+{
+	double lo = INFINITY, hi = -INFINITY;
+	for (int v = 0, dcol = 1; v < p->nvars; v++) {
+		const Var *var = &p->vars[v];
+		if ((diff ? var->diff_panel : var->panel) != k) {
+			dcol += var->diff_panel >= 0;
+			continue;
+		}
+		for (int f = diff ? 1 : 0; f < p->a.nfiles; f++) {
+			const CsvTable *t = diff ? p->diff[f] : p->t[f];
+			int c = diff ? dcol : p->col[f * p->nvars + v];
+			size_t r0, r1;
+			row_span(t, from, to, &r0, &r1);
+			for (size_t r = r0; r <= r1; r++) {
+				double x = csv_at(t, r, c);
+				lo = x < lo ? x : lo; /* NaN passes by both */
+				hi = x > hi ? x : hi;
+			}
+		}
+		dcol += diff;
+	}
+	if (lo < hi || lo > hi) {
+		fputs("set yrange [*:*]\n", g);
+		return;
+	}
+	double d = isfinite(lo) && lo != 0 ? 0.1 * fabs(lo) : 1.0;
+	lo = isfinite(lo) ? lo : 0.0;
+	fprintf(g, "set yrange [%.17g:%.17g]\n", lo - d, lo + d);
 }
 
 /* Panel k's plot command: each variable in it from each file (value panels), or each
  * further file's difference from the first (difference panels). */
 static void write_plot(FILE *g, const Plot *p, int k, bool diff)
 {
-	int nf = p->a.nfiles, pos = 0, dcol = 2;
+	int nf = p->a.nfiles, dcol = 2;
 	bool first = true;
 	fputs("plot ", g);
 	for (int v = 0; v < p->nvars; v++) {
@@ -675,11 +711,10 @@ static void write_plot(FILE *g, const Plot *p, int k, bool diff)
 			fprintf(g, "%s$%c%d using 1:%d with lines linewidth %s linecolor rgb '%s' "
 			        "title ", first ? "" : ", \\\n     ", diff ? 'd' : 'f', f,
 			        diff ? dcol : 2 + v, f == 0 && nf > 1 ? "4" : "1.5",
-			        palette[(pos * nf + f) % NPALETTE]);
+			        palette[(v * nf + f) % NPALETTE]);
 			put_quoted(g, title);
 			first = false;
 		}
-		pos++;
 		dcol += diff;
 	}
 	fputc('\n', g);
@@ -764,6 +799,7 @@ static void write_script(FILE *g, const Plot *p, const char *title)
 		}
 		bool diff = k >= p->nvalue_panels;
 		write_ylabel(g, p, k, diff);
+		write_yrange(g, p, k, diff, from, to);
 		if (k == 0)
 			write_marks(g, p, from, to, true);
 		write_plot(g, p, k, diff);
@@ -895,12 +931,28 @@ static int plot_run(Plot *p)
 		return rc;
 	double from, to;
 	time_span(p, &from, &to);
+	for (int f = 0; p->a.has_xrange && f < p->a.nfiles; f++) {
+		const CsvTable *t = p->t[f];
+		if (csv_at(t, 0, 0) > to || csv_at(t, t->nrows - 1, 0) < from) {
+			fprintf(stderr, "sacc plot: --xrange %.17g:%.17g: %s has no time in it\n", from,
+			        to, p->a.files[f]);
+			return 1;
+		}
+	}
 	for (int f = 1; p->a.diff && f < p->a.nfiles; f++)
 		if (!overlaps_first(p, f, from, to)) {
 			fprintf(stderr, "sacc plot: --diff: %s has no time in common with %s in the "
 			        "span drawn: no difference to draw\n", p->a.files[f], p->a.files[0]);
 			return 1;
 		}
+	if (p->a.diff) {
+		p->diff = calloc((size_t)p->a.nfiles + 1, sizeof *p->diff);
+		for (int f = 1; p->diff && f < p->a.nfiles; f++)
+			if (!(p->diff[f] = difference(p, f)))
+				return fputs("sacc plot: out of memory\n", stderr), 1;
+		if (!p->diff)
+			return fputs("sacc plot: out of memory\n", stderr), 1;
+	}
 	char *exe = find_gnuplot();
 	if (!exe) {
 		fputs("sacc plot: gnuplot not found in PATH: install the Debian package gnuplot-nox "
@@ -926,12 +978,15 @@ int plot_main(int argc, char **argv)
 	for (int f = 0; f < p.a.nfiles; f++) {
 		if (p.t)
 			csv_free(p.t[f]);
+		if (p.diff)
+			csv_free(p.diff[f]);
 		if (p.label)
 			free(p.label[f]);
 	}
 	for (int v = 0; v < p.nvars; v++)
 		free(p.vars[v].name);
 	free(p.t);
+	free(p.diff);
 	free(p.label);
 	free(p.col);
 	free(p.vars);
