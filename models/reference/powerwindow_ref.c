@@ -23,12 +23,12 @@
  * At each event the chart reacts to the button levels, as the controller does, and the
  * stepper restarts (its multistep history would span the event).
  *
- * Output: CSV `time,window.height,power.armature_current,power.speed,controller.u,
- * controller.d` (named as the co-simulation's result names them, units in the header:
- * `time [s]`, `window.height [m]`, ...) every DT (the integrator stops on
- * each output time, and its step is capped at 1 ms whatever DT is) and at every event,
- * where the row carries the commands after the event.  Summary on stderr: contact and
- * detection times, steps, wall time.
+ * Output: CSV with the columns named as the co-simulation's result names them and their
+ * units in the header (`time [s]`, `window.height [m]`, `power.armature_current [A]`,
+ * `power.speed [rad/s]`, `controller.u`, `controller.d`), a row every DT (the integrator
+ * stops on each output time; its steps are capped at 1 ms whatever DT is) and at every
+ * event, where the row carries the commands after the event.  Summary on stderr: contact
+ * and detection times, chart events, steps, wall time.
  *
  * Shares nothing with the co-simulation path but the model constants
  * (powerwindow_constants.h). */
