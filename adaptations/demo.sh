@@ -98,7 +98,7 @@ plot() { # OUTPUT.png [sacc plot options]
 if [ -n "$contact" ] && [ -n "$detection" ]; then
 	plot "$OUT/powerwindow.png" || status=1
 	plot "$OUT/powerwindow-contact.png" \
-		--xrange "$(echo "$contact" | awk '{ printf "%.3f:%.3f", $1 - 0.015, $1 + 0.085 }')" ||
+		--xrange "$(echo "$contact" | awk '{ printf "%.2f:%.2f", $1 - 0.015, $1 + 0.085 }')" ||
 		status=1
 else
 	echo "plot: skipped (no contact or detection in $OUT/comparison.json)"

@@ -8,7 +8,8 @@
  * each panel's y label names its variables and their units, taken from the files'
  * `name [unit]` headers.  Each variable of each file has a colour of its own (ten, then
  * they repeat), the first file's lines widest so that the others stay visible on them,
- * and the key names variable and file.  --diff adds panels (one per
+ * columns of whole numbers (discrete variables) as steps, and the key names variable and
+ * file.  --diff adds panels (one per
  * unit) of each further file minus the first, interpolated on the first's times; --mark
  * draws a vertical line at an instant in every panel, labelled in the top one.  The
  * terminal is pngcairo or svg after the output's extension.  gnuplot's own messages go to
@@ -685,6 +686,17 @@ static void write_yrange(FILE *g, const Plot *p, int k, bool diff, double from, 
 	fprintf(g, "set yrange [%.17g:%.17g]\n", lo - d, lo + d);
 }
 
+/* Whether column c of t holds whole numbers only: a Boolean, an Integer or an
+ * Enumeration as the result writes them, which holds its value from row to row and is
+ * drawn as steps, not as a slope from one row to the next. */
+static bool whole_numbers(const CsvTable *t, int c)
+{
+	for (size_t r = 0; r < t->nrows; r++)
+		if (csv_at(t, r, c) != floor(csv_at(t, r, c)))
+			return false;
+	return true;
+}
+
 /* Panel k's plot command: each variable in it from each file (value panels), or each
  * further file's difference from the first (difference panels). */
 static void write_plot(FILE *g, const Plot *p, int k, bool diff)
@@ -708,9 +720,10 @@ static void write_plot(FILE *g, const Plot *p, int k, bool diff)
 				snprintf(title, sizeof title, "%s (%s)", var->name, p->label[f]);
 			else
 				snprintf(title, sizeof title, "%s", var->name);
-			fprintf(g, "%s$%c%d using 1:%d with lines linewidth %s linecolor rgb '%s' "
-			        "title ", first ? "" : ", \\\n     ", diff ? 'd' : 'f', f,
-			        diff ? dcol : 2 + v, f == 0 && nf > 1 ? "4" : "1.5",
+			bool steps = !diff && whole_numbers(p->t[f], p->col[f * p->nvars + v]);
+			fprintf(g, "%s$%c%d using 1:%d with %s linewidth %s linecolor rgb '%s' title ",
+			        first ? "" : ", \\\n     ", diff ? 'd' : 'f', f, diff ? dcol : 2 + v,
+			        steps ? "steps" : "lines", f == 0 && nf > 1 ? "4" : "1.5",
 			        palette[(v * nf + f) % NPALETTE]);
 			put_quoted(g, title);
 			first = false;
@@ -779,7 +792,7 @@ static void write_script(FILE *g, const Plot *p, const char *title)
 	fputs("set multiplot title ", g);
 	put_quoted(g, title);
 	fprintf(g, "\nset lmargin at screen 0.09\nset rmargin at screen %.4f\n"
-	        "set xrange [%.17g:%.17g]\nset grid\n"
+	        "set xrange [%.17g:%.17g]\nset grid\nset offsets 0, 0, graph 0.04, graph 0.04\n"
 	        "set key at screen %.4f, graph 1 left top Left reverse\n", right, from, to,
 	        right + 0.01);
 	write_marks(g, p, from, to, false);
