@@ -64,6 +64,11 @@ all: $(SACC) $(FMUS)
 deps:
 	@sh tests/deps.sh
 
+# What `make demo` needs and no more: no test framework, checkers or fuzzer.
+.PHONY: deps-demo
+deps-demo:
+	@sh tests/deps.sh demo
+
 # ---- generated front end ----------------------------------------------------------------
 # The lexer and parser are committed under generated/ (see README); `make check-generated`
 # proves they are what the grammar sources produce.
@@ -353,19 +358,17 @@ $(BUILD)/tests/test_sweep: bench/two_mass/twomass_ref.h
 
 # ---- the power-window case study end to end (make demo, test_powerwindow, bench) ---------
 # The monolithic reference (models/reference/powerwindow_ref.c: the same physics and chart as
-# one system, integrated by SUNDIALS CVODE from Debian's libsundials-dev) and the comparison
-# tool (bench/powerwindow/compare.c: contact, detection, reversal, peak current, height
+# one system, integrated by GSL's BDF stepper, msbdf) and the comparison tool
+# (bench/powerwindow/compare.c: contact, detection, reversal, peak current, height
 # differences).  Both share only models/reference/powerwindow_constants.h with the FMUs.
 PW_REF    := $(BUILD)/reference/powerwindow_ref
 PW_CMP    := $(BUILD)/bench/powerwindow/pw_compare
 PW_CONSTS := models/reference/powerwindow_constants.h
-SUNDIALS_LIBS := -lsundials_cvode -lsundials_nvecserial -lsundials_sunlinsoldense \
-                 -lsundials_sunmatrixdense
 .PHONY: powerwindow-case bench-powerwindow
 
 $(PW_REF): models/reference/powerwindow_ref.c $(PW_CONSTS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(WARN) -Imodels/reference -o $@ $< $(SUNDIALS_LIBS) -lm
+	$(CC) $(ALL_CFLAGS) $(WARN) -Imodels/reference -o $@ $< -lgsl -lgslcblas -lm
 
 $(PW_CMP): bench/powerwindow/compare.c $(PW_CONSTS)
 	@mkdir -p $(dir $@)
@@ -428,7 +431,7 @@ check: deps
 # ---- the main job -----------------------------------------------------------------------
 # demo: the adaptations checked and built, then the case study run end to end: the
 # co-simulation and the reference, both CSVs, a plot and the comparison (build/demo/).
-demo: deps
+demo: deps-demo
 	@$(MAKE) --no-print-directory all powerwindow-case
 	@sh adaptations/demo.sh $(SACC) $(BUILD)
 

@@ -3,9 +3,10 @@
 # form (the In / MapIn / Ctrl / MapOut / Out rules the wrapper FMU runs) and the wrapper
 # FMUs `make` built from them (nested: loop_sa carries window_sa inside); then run the
 # power-window case study end to end: the co-simulation (`sacc simulate` on
-# adaptations/powerwindow/scenario/powerwindow.sa) and the monolithic CVODE reference, both
-# CSVs, a plot of both runs overlaid and the comparison, in $BUILD/demo/; then the same
-# scenario over the declarative adaptations, against the same reference.
+# adaptations/powerwindow/scenario/powerwindow.sa) and the monolithic reference, both CSVs,
+# plots of both runs overlaid with their difference (sacc plot) and the comparison, in
+# $BUILD/demo/; then the same scenario over the declarative adaptations, against the same
+# reference.
 # Called by `make demo` as: sh adaptations/demo.sh build/sacc build
 set -u
 SACC=$1
@@ -78,35 +79,30 @@ echo
 	--json "$OUT/comparison.json" || status=1
 echo "(wall times of the whole processes; the same figures in $OUT/comparison.json)"
 
-# The plot: the co-simulation's columns are found by name in its header.
-col() { head -1 "$1" | tr ',' '\n' | grep -n -x "$2" | cut -d: -f1; }
-ch=$(col "$OUT/cosim.csv" window.height)
-ci=$(col "$OUT/cosim.csv" power.armature_current)
-cu=$(col "$OUT/cosim.csv" controller.u)
-cdn=$(col "$OUT/cosim.csv" controller.d)
-if command -v gnuplot > /dev/null 2>&1 && [ -n "$ch" ] && [ -n "$ci" ]; then
-	gnuplot <<EOF || status=1
-set terminal png size 1200,1000
-set output "$OUT/powerwindow.png"
-set datafile separator ","
-set key top right
-set multiplot layout 3,1 title "Power window: co-simulation (sacc simulate) against the monolithic reference (CVODE)"
-set ylabel "window height (m)"
-plot "$OUT/reference.csv" using 1:2 every ::1 with lines lw 3 lc rgb "#999999" title "reference", \
-     "$OUT/cosim.csv" using 1:$ch every ::1 with lines lw 1 lc rgb "#d62728" title "co-simulation"
-set ylabel "armature current (A)"
-plot "$OUT/reference.csv" using 1:3 every ::1 with lines lw 3 lc rgb "#999999" title "reference", \
-     "$OUT/cosim.csv" using 1:$ci every ::1 with lines lw 1 lc rgb "#d62728" title "co-simulation"
-set ylabel "motor command (u - d)"
-set xlabel "time (s)"
-set yrange [-1.2:1.2]
-plot "$OUT/reference.csv" using 1:(\$5-\$6) every ::1 with steps lw 3 lc rgb "#999999" title "reference", \
-     "$OUT/cosim.csv" using 1:(\$$cu-\$$cdn) every ::1 with steps lw 1 lc rgb "#d62728" title "co-simulation"
-unset multiplot
-EOF
-	echo "plot: $OUT/powerwindow.png"
+# The plot, by sacc plot: both runs over each other (the reference first, widest), a panel
+# per quantity on one time axis, the co-simulation's height minus the reference's below,
+# the reference's contact and detection instants marked; then the same around the contact,
+# where the two instants, 11 ms apart, are told apart.
+json_num() { sed -n "/\"reference\"/s/.*\"$1\": \([-0-9.e]*\).*/\1/p" "$OUT/comparison.json"; }
+contact=$(json_num contact_time)
+detection=$(json_num detection_time)
+plot() { # OUTPUT.png [sacc plot options]
+	png=$1
+	shift
+	"$SACC" plot "$OUT/reference.csv" "$OUT/cosim.csv" --labels reference,co-simulation \
+		--vars window.height --vars power.armature_current --vars controller.u,controller.d \
+		--diff window.height --mark "$contact:contact" --mark "$detection:detection" \
+		--title "Power window: co-simulation (sacc simulate) against the monolithic reference" \
+		-o "$png" "$@" && echo "plot: $png"
+}
+if [ -n "$contact" ] && [ -n "$detection" ]; then
+	plot "$OUT/powerwindow.png" || status=1
+	plot "$OUT/powerwindow-contact.png" \
+		--xrange "$(echo "$contact" | awk '{ printf "%.2f:%.2f", $1 - 0.015, $1 + 0.085 }')" ||
+		status=1
 else
-	echo "plot: skipped (gnuplot missing: sh tests/deps.sh installs it)"
+	echo "plot: skipped (no contact or detection in $OUT/comparison.json)"
+	status=1
 fi
 
 # The same case study over the declarative adaptations: the contact's step cutting, which
@@ -123,5 +119,5 @@ echo
 printf 'against the hand-written run: '
 "$BUILD/bench/powerwindow/pw_compare" "$OUT/declarative.csv" "$OUT/cosim.csv" | tail -n 1 ||
 	status=1
-echo "results: $OUT/cosim.csv, $OUT/reference.csv, $OUT/comparison.json, $OUT/declarative.csv, $OUT/declarative.json"
+echo "results: $OUT/cosim.csv, $OUT/reference.csv, $OUT/comparison.json, $OUT/powerwindow.png, $OUT/powerwindow-contact.png, $OUT/declarative.csv, $OUT/declarative.json"
 exit $status

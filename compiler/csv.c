@@ -16,7 +16,10 @@ CsvTable *csv_new(int ncols, const char *const names[])
 	if (!t)
 		return NULL;
 	t->names = calloc((size_t)ncols + 1, sizeof *t->names);
-	if (!t->names) {
+	t->units = calloc((size_t)ncols + 1, sizeof *t->units);
+	if (!t->names || !t->units) {
+		free(t->names);
+		free(t->units);
 		free(t);
 		return NULL;
 	}
@@ -48,10 +51,12 @@ void csv_free(CsvTable *t)
 {
 	if (!t)
 		return;
-	if (t->names)
-		for (int c = 0; c < t->ncols; c++)
-			free(t->names[c]);
+	for (int c = 0; c < t->ncols; c++) {
+		free(t->names[c]);
+		free(t->units[c]);
+	}
 	free(t->names);
+	free(t->units);
 	free(t->data);
 	free(t);
 }
@@ -135,6 +140,22 @@ static void chomp(char *line, ssize_t *len)
 {
 	while (*len > 0 && (line[*len - 1] == '\n' || line[*len - 1] == '\r'))
 		line[--*len] = '\0';
+}
+
+/* A header field's `name [unit]`: cuts the unit off field (in place) and returns it, or
+ * NULL when the field carries none. */
+static char *cut_unit(char *field)
+{
+	size_t n = strlen(field);
+	char *open = n ? strrchr(field, '[') : NULL;
+	if (!open || field[n - 1] != ']' || open == field || open[-1] != ' ')
+		return NULL;
+	field[n - 1] = '\0';
+	char *end = open - 1;
+	while (end > field && end[-1] == ' ')
+		end--;
+	*end = '\0';
+	return open + 1;
 }
 
 typedef struct Named {
@@ -230,7 +251,7 @@ static ssize_t next_line(LineSource *src, char **line, size_t *cap)
 static CsvTable *parse(LineSource *src, const char *name, char *err, size_t errsize)
 {
 	CsvTable *t = NULL;
-	char *line = NULL, **fields = NULL;
+	char *line = NULL, **fields = NULL, **units = NULL;
 	size_t cap = 0;
 	double *row = NULL;
 	long lineno = 0;
@@ -256,12 +277,15 @@ static CsvTable *parse(LineSource *src, const char *name, char *err, size_t errs
 	for (const char *p = line; *p; p++)
 		ncols += *p == ',';
 	fields = calloc((size_t)ncols + 2, sizeof *fields);
+	units = calloc((size_t)ncols + 1, sizeof *units);
 	row = calloc((size_t)ncols + 1, sizeof *row);
-	if (!fields || !row) {
+	if (!fields || !units || !row) {
 		say(err, errsize, "%s: out of memory", name);
 		goto done;
 	}
 	split(line, fields, ncols);
+	for (int c = 0; c < ncols; c++)
+		units[c] = cut_unit(fields[c]);
 	if (strcmp(fields[0], "time") != 0) {
 		say(err, errsize, "%s:1: the first column is '%s', not 'time'", name, fields[0]);
 		goto done;
@@ -269,6 +293,11 @@ static CsvTable *parse(LineSource *src, const char *name, char *err, size_t errs
 	if (check_names(fields, ncols, name, err, errsize))
 		goto done;
 	t = csv_new(ncols, (const char *const *)fields);
+	for (int c = 0; t && c < ncols; c++)
+		if (units[c] && !(t->units[c] = strdup(units[c]))) {
+			csv_free(t);
+			t = NULL;
+		}
 	if (!t) {
 		say(err, errsize, "%s: out of memory", name);
 		goto done;
@@ -317,6 +346,7 @@ static CsvTable *parse(LineSource *src, const char *name, char *err, size_t errs
 done:
 	free(line);
 	free(fields);
+	free(units);
 	free(row);
 	if (!ok) {
 		csv_free(t);

@@ -4,7 +4,10 @@
  *
  * The format is the one `sacc simulate` writes: a header naming the columns, the first
  * being `time`; then one row per communication point, every field a finite number, the
- * times never decreasing.  No quoting (sacc never writes a comma inside a name). */
+ * times never decreasing.  No quoting (sacc never writes a comma inside a name).  A header
+ * field may carry its column's unit as `name [unit]` (`time [s]`, `window.height [m]`): the
+ * reader keeps the name without it, so that a file with units is read by name as one
+ * without, and keeps the unit apart for `sacc plot`'s axes. */
 #ifndef SACC_CSV_H
 #define SACC_CSV_H
 
@@ -14,12 +17,14 @@
 typedef struct CsvTable {
 	int ncols;       /* column 0 is time */
 	char **names;    /* ncols names, malloc'd */
+	char **units;    /* ncols units from the header's `name [unit]`, malloc'd; NULL each
+	                  * where the header gives none */
 	size_t nrows, caprows;
 	double *data;    /* nrows * ncols, row-major */
 } CsvTable;
 
-/* An empty table with these column names (copied; names[0] is the time's).  NULL when out
- * of memory. */
+/* An empty table with these column names (copied; names[0] is the time's) and no units.
+ * NULL when out of memory. */
 CsvTable *csv_new(int ncols, const char *const names[]);
 
 /* Appends one row of ncols values.  Returns 0, or -1 when out of memory. */

@@ -1,14 +1,18 @@
 #!/bin/sh
 # deps.sh — the one place that knows which Debian packages building and testing sacc needs.
 #
-# Run by `make check`, `make demo` and `make fuzz` before anything else, so it must be silent
-# and quick when everything is installed.  As root it installs what is missing (CI runs on a
-# fresh Debian 12 with only the Debian mirror reachable); otherwise it says what to install.
+#   sh tests/deps.sh [demo]
+#
+# Run by `make check`, `make fuzz` and the benchmarks (everything) and by `make demo` (with
+# `demo`: what building and running the case study needs, no test or fuzzing tools) before
+# anything else, so it must be silent and quick when everything is installed.  As root it
+# installs what is missing (CI runs on a fresh Debian 12 with only the Debian mirror
+# reachable); otherwise it says what to install.
 set -eu
 
-# Generators, libraries the compiler links, the test framework, the checkers of the suite,
-# clang's runtime for libFuzzer and its sanitizers, and GSL (the two-mass benchmark's FMUs
-# and reference integrate exactly with its matrix exponential).
+# Generators, libraries the compiler links, GSL (the two-mass benchmark's FMUs and
+# reference integrate exactly with its matrix exponential, the power window's monolithic
+# reference with its BDF stepper) and gnuplot for `sacc plot`.
 PACKAGES="
 gcc
 make
@@ -18,15 +22,20 @@ lemon
 libxml2-dev
 libminizip-dev
 zlib1g-dev
-libcmocka-dev
 libudunits2-dev
 libgsl-dev
-libsundials-dev
 gnuplot-nox
+"
+# The test framework, the checkers of the suite, clang's runtime for libFuzzer and its
+# sanitizers.
+if [ "${1:-}" != demo ]; then
+	PACKAGES="$PACKAGES
+libcmocka-dev
 valgrind
 clang
 libclang-rt-14-dev
 "
+fi
 
 # One dpkg-query for all of them (it runs at every `make check`); a package dpkg has never
 # heard of is simply absent from its output.

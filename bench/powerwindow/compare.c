@@ -3,8 +3,8 @@
  *   pw_compare COSIM.csv REFERENCE.csv [--wall-cosim S] [--wall-reference S] [--json OUT]
  *
  * Reads the two result files by column name (the part after the last '.', so `sacc
- * simulate`'s window.height and the reference's height are both `height`): time, height,
- * armature_current, u, d.  For each run:
+ * simulate`'s window.height and a plain height are both `height`; a unit in the header,
+ * `window.height [m]`, is left out): time, height, armature_current, u, d.  For each run:
  *   contact_time        first time the height reaches the obstacle (linear between rows)
  *   detection_time      first time after contact the down command comes on
  *   reversal_duration   from detection to the first row where the down command is off
@@ -48,6 +48,9 @@ static void load(const char *path, Run *r)
 		col[c] = -1;
 	int k = 0;
 	for (char *tok = strtok(line, ",\r\n"); tok; tok = strtok(NULL, ",\r\n"), k++) {
+		char *unit = strstr(tok, " [");
+		if (unit)
+			*unit = '\0';
 		const char *dot = strrchr(tok, '.');
 		const char *name = dot ? dot + 1 : tok;
 		for (int c = 0; c < NC; c++)

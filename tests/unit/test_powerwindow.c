@@ -2,9 +2,9 @@
  *
  * The adapted scenario (adaptations/powerwindow/scenario/powerwindow.sa) is run by
  * `sacc simulate` over the whole 10 s (up, contact, detection, the 1 s reversal, the
- * restart), the monolithic CVODE reference (models/reference/) over the same span, and
- * pw_compare (bench/powerwindow/compare.c) writes the comparison's JSON, which is asserted
- * here.  Then what goes wrong without the adaptations (tests/powerwindow/): the threshold
+ * restart), the monolithic reference (models/reference/, GSL's BDF stepper) over the same
+ * span, and pw_compare (bench/powerwindow/compare.c) writes the comparison's JSON, which is
+ * asserted here.  Then what goes wrong without the adaptations (tests/powerwindow/): the threshold
  * crossing not located (late detection), heights in cm read as metres (wrong units, with
  * --no-unit-conversion), the controller that cannot be wired at all, the motor pushed by
  * the window's torque as it comes (wrong sign).
@@ -86,7 +86,7 @@ static const char *compare_run(const char *scenario, const char *name)
 }
 
 /* The whole 10 s run of POWERWINDOW.md: up, contact, detection, the 1 s reversal, the
- * restart, against the CVODE reference. */
+ * restart, against the monolithic reference. */
 static void powerwindow__cosim_against_reference__detection_reversal_heights(void **state)
 {
 	(void)state;
@@ -199,7 +199,7 @@ static void declarative_loop_sa__nested_in_rate_sa__same_result_as_hand_written(
  * substitution; the Makefile builds them into BUILD/powerwindow-declarative/).  No
  * declarative form says what the case study's rate_sa does at the stiff contact (the
  * torque averaged over the next 5 us, steps cut there): the orchestrator's step control
- * does it instead.  With it the run matches the CVODE reference and the hand-written run
+ * does it instead.  With it the run matches the monolithic reference and the hand-written run
  * within the tolerances of the rules (the crossing's ATOL + RTOL T = 1e-3 A on the
  * current; the step control's 1e-3); on the fixed 1 ms grid the contact is not stable and
  * the run stops soon after it. */
@@ -229,7 +229,8 @@ static void declarative_scenario__step_control__matches_reference_and_hand_writt
 		assert_non_null(j);
 		double contact = json_num(j, "cosim", "contact_time");
 		double det = json_num(j, "cosim", "detection_time");
-		/* the "reference" object is the run compared with: CVODE's or the hand-written */
+		/* the "reference" object is the run compared with: the monolithic one or the
+		 * hand-written */
 		double other_contact = json_num(j, "reference", "contact_time");
 		double other_det = json_num(j, "reference", "detection_time");
 		assert_true(contact > 2.5 && contact < 2.7);
