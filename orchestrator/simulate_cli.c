@@ -1,5 +1,5 @@
 /* simulate_cli.c — `sacc simulate TARGET`: the glue between the front end and the
- * orchestrator core (runtime/sart_master.h).
+ * orchestrator core (sart_master.h).
  *
  *   sacc simulate [-I DIR] [-L DIR] TARGET [--start T0] [--stop T1] [--step H]
  *                 [--master jacobi|gauss-seidel] [--approx hold|linear] [--iterations K]
@@ -24,8 +24,8 @@
  * (--step-timeout) and times each FMU (--profile).  --sweep runs the scenario once per
  * macro step, keeps the points in memory (csv.h tables) and compares them (sweep.h).
  *
- * This file is not part of libsacc.a (see the Makefile): it is the only compiler/ file
- * that links runtime/. */
+ * Like the rest of orchestrator/, this file is not part of libsacc.a (see the Makefile):
+ * compiler/ never links runtime/. */
 #define _XOPEN_SOURCE 700 /* setitimer */
 #include "simulate_cli.h"
 
