@@ -70,9 +70,10 @@ static int gauss_seidel_pass(Master *m, int pass, double t, double h, double *sh
 
 /* In the order of SartAlgorithm. */
 const SartAlgorithmInfo sart_algorithms[] = {
-	{"jacobi", "every FMU steps from the outputs at the step's start", jacobi_pass, 0, 1},
-	{"gauss-seidel", "FMUs step in turn, each from the new outputs of those before it",
-	 gauss_seidel_pass, 1, 0},
+	{.name = "jacobi", .summary = "every FMU steps from the outputs at t_n",
+	 .pass = jacobi_pass, .fast_path = 1},
+	{.name = "gauss-seidel", .summary = "FMUs step in order, each from the latest outputs",
+	 .pass = gauss_seidel_pass, .fresh_inputs = 1},
 	{NULL, NULL, NULL, 0, 0},
 };
 
