@@ -61,7 +61,6 @@ int master_fail_call(Master *m, int f, double t)
 	return master_fail(m, "at t = %.17g: %s", t, msg);
 }
 
-
 /* The first FMU that cannot get and set its state, or -1 when every one can. */
 static int stateless_fmu(const SartScenario *sc)
 {

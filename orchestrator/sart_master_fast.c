@@ -1,5 +1,6 @@
-/* sart_master_fast.c — the master's fast path: a run of plain Jacobi passes on the grid,
- * for the common case of held Real inputs, no loops and no rollback (bench/master's case).
+/* sart_master_fast.c — the master's fast path for the common case of held Real inputs
+ * and no loops under Jacobi: the first pass of each step as a plain pass (plain_pass), and
+ * without rollback the whole run as plain passes on the grid (bench/master's case).
  * It does what the general functions do (sart_master.c, sart_master_algorithms.c,
  * sart_master_stepping.c) with nothing looked up per step, and hands every outcome but
  * SART_OK to them, so results, statuses and messages are the same either way:
@@ -143,7 +144,6 @@ static inline int plain_pass(Master *m, FmuRun *const first, FmuRun *const end,
 				return master_nonfinite_signal(m, m->sig[sg].fmu, t + h, next, sg, 1) ? -1 : -1;
 	return 0;
 }
-
 
 /* The first pass of a macro step when m->plain, for run_pass (sart_master_stepping.c):
  * the general path's entry to plain_pass, which stays inline in master_fast_run. */

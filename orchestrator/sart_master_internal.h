@@ -14,6 +14,7 @@
  *   sart_master_loops.c       algebraic loops: tearing, fixed point, Anderson, Newton, LU
  *   sart_master_structure.c   the structural analysis (graphs, components, orders)
  *   sart_master_probe.c       the state probe
+ *   sart_master_fmi2.c        the FMI 2.0 names the messages quote
  *
  * Values.  Every variable the master reads after a step (a connection's source, a recorded
  * variable) is a "signal"; three arrays hold the signals at t_n-1 (prev), t_n (now) and at

@@ -8,7 +8,6 @@
 
 #include <string.h>
 
-
 /* A step redone shorter until it has no length: the FMU whose discard ended it where it
  * began cannot advance from there. */
 static int stuck(Master *m, double t)
@@ -20,7 +19,6 @@ static int stuck(Master *m, double t)
 	return master_fail(m, "at t = %.17g: an FMU discarded the step at its start; the simulation "
 	                   "cannot advance", t);
 }
-
 
 static int snapshot_all(Master *m, double t)
 {
