@@ -8,7 +8,7 @@
 # Both `demo` and `check` first make sure the Debian packages the build needs are there
 # (installing them when run as root).  Sources are picked up by wildcard: a new
 # compiler/*.c, runtime/*.c, tests/unit/test_*.c, tests/fmus/<name>/ or tests/fmus/broken/*.c
-# needs no edit here.
+# needs no edit here; so does a new orchestrator/*.c.
 
 CC      ?= cc
 BUILD   ?= build
@@ -40,9 +40,8 @@ LDLIBS  := $(PKG_LIBS) -lm
 
 GEN_SRC := generated/sa_lexer.c generated/sa_grammar.c
 GEN_HDR := generated/sa_grammar.h
-# compiler/simulate_cli.c (`sacc simulate`) links runtime/ (the orchestrator core), so it
-# stays out of libsacc.a: compiler/ library code never links runtime/; only sacc does.
-LIB_SRC := $(filter-out compiler/main.c compiler/simulate_cli.c,$(wildcard compiler/*.c))
+# compiler/ library code never links runtime/ nor orchestrator/; only sacc does.
+LIB_SRC := $(filter-out compiler/main.c,$(wildcard compiler/*.c))
 LIB_OBJ := $(patsubst compiler/%.c,$(BUILD)/obj/%.o,$(LIB_SRC)) \
            $(patsubst generated/%.c,$(BUILD)/obj/%.o,$(GEN_SRC))
 SACC    := $(BUILD)/sacc
@@ -105,13 +104,13 @@ $(BUILD)/libsacc.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-# sacc = main.o + simulate_cli.o (the one object that sees runtime/ headers) + libsacc.a +
-# libsart.a (the runtime, for `sacc simulate`; -ldl for its dlopen of the FMUs).
-$(BUILD)/obj/simulate_cli.o: compiler/simulate_cli.c $(wildcard compiler/*.h runtime/*.h) $(GEN_HDR)
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(WARN) -Iruntime -c -o $@ $<
+# sacc = main.o + liborchestrator.a (`sacc simulate`, `sacc plot`; see below) + libsacc.a +
+# libsart.a (the seam to the inner FMUs, for `sacc simulate`; -ldl for its dlopen of the FMUs).
+# main.c dispatches to the orchestrator's commands: of compiler/ it alone sees their headers.
+$(BUILD)/obj/main.o: ALL_CFLAGS += -Iorchestrator
+$(BUILD)/obj/main.o: $(wildcard orchestrator/*.h)
 
-$(SACC): $(BUILD)/obj/main.o $(BUILD)/obj/simulate_cli.o $(BUILD)/libsacc.a $(BUILD)/libsart.a
+$(SACC): $(BUILD)/obj/main.o $(BUILD)/liborchestrator.a $(BUILD)/libsacc.a $(BUILD)/libsart.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS) -ldl
 
 # ---- test FMUs --------------------------------------------------------------------------
@@ -181,6 +180,30 @@ $(BUILD)/libsart.a: $(RUNTIME_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
+# ---- the orchestrator (orchestrator/: `sacc simulate`, `sacc plot`) ----------------------
+# The master algorithms (orchestrator/sart_*.c) are built as the runtime is (C99, over the
+# seam's header runtime/sart_inner.h); the simulate-only code (the command, result tables,
+# sweeps, progress, number formatting, plots) as the compiler is, seeing compiler/ headers.
+# One archive, liborchestrator.a, linked by sacc and by the tests and benchmarks that drive
+# the master; neither libsacc.a nor libsart.a holds any of it, and wrappers never carry it.
+ORCH_SRC := $(wildcard orchestrator/*.c)
+ORCH_HDR := $(wildcard orchestrator/*.h)
+ORCH_OBJ := $(patsubst orchestrator/%.c,$(BUILD)/orchestrator/%.o,$(ORCH_SRC))
+ORCH_LIB := $(BUILD)/liborchestrator.a
+
+$(BUILD)/orchestrator/sart_%.o: orchestrator/sart_%.c $(ORCH_HDR) $(RUNTIME_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_CFLAGS) $(WARN) -c -o $@ $<
+
+$(BUILD)/orchestrator/%.o: orchestrator/%.c $(ORCH_HDR) $(RUNTIME_HDR) $(wildcard compiler/*.h) \
+                           $(GEN_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(WARN) -Iruntime -c -o $@ $<
+
+$(ORCH_LIB): $(ORCH_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
 # Deliberately broken inner FMUs for the runtime's error paths: tests/fmus/broken/<name>.c
 # is a whole library by itself (no kit, no model description), built into
 # $(BUILD)/fmus-broken/<name>/binaries/linux64/<name>.so.
@@ -204,12 +227,10 @@ WSA_DIR := $(BUILD)/e2e-manual/window_sa
 WSA_SO  := $(WSA_DIR)/binaries/linux64/window_sa.so
 WSA_RES := $(WSA_DIR)/resources/window/modelDescription.xml
 
-WRAPPER_RT_SRC := $(filter-out runtime/sart_master.c,$(RUNTIME_SRC))
-
 $(WSA_SO): tests/e2e/manual/window_sa.c $(RUNTIME_SRC) $(RUNTIME_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c99 -O2 -fPIC -shared -fvisibility=hidden -Wall -Wextra -Wpedantic -Werror \
-	    -Iruntime -Iruntime/fmi2 $(SANFLAGS) -o $@ tests/e2e/manual/window_sa.c $(WRAPPER_RT_SRC) \
+	    -Iruntime -Iruntime/fmi2 $(SANFLAGS) -o $@ tests/e2e/manual/window_sa.c $(RUNTIME_SRC) \
 	    -lm -ldl
 
 $(WSA_RES): $(BUILD)/fmus/window.fmu
@@ -229,9 +250,7 @@ $(BUILD)/tests/test_sart_wrapper: tests/unit/test_sart_wrapper.c tests/unit/fmi2
 # compiler/ still links nothing of runtime/.  The file list is kept in a stamp rewritten only
 # when it changes, so adding or removing a runtime file regenerates the table too.
 EMBED       := $(BUILD)/tools/embed
-# The orchestrator core (sart_master.*) serves `sacc simulate` only: wrappers do not carry it.
-EMBED_FILES := $(sort $(filter-out runtime/sart_master.%,\
-                 $(wildcard runtime/*.c runtime/*.h runtime/fmi2/*.h)))
+EMBED_FILES := $(sort $(wildcard runtime/*.c runtime/*.h runtime/fmi2/*.h))
 EMBED_LIST  := $(BUILD)/gen/runtime_files.list
 EMBED_C     := $(BUILD)/gen/runtime_files.c
 EMBED_OBJ   := $(BUILD)/obj/runtime_files.o
@@ -322,9 +341,11 @@ LOOPS_BENCH := $(BUILD)/bench/loops/loops
 bench-loops: deps $(FMUS) $(LOOPS_BENCH)
 	@$(LOOPS_BENCH) $(BUILD)
 
-$(LOOPS_BENCH): bench/loops/loops.c bench/loops/loop_scenarios.h $(BUILD)/libsart.a $(RUNTIME_HDR)
+$(LOOPS_BENCH): bench/loops/loops.c bench/loops/loop_scenarios.h $(ORCH_LIB) $(BUILD)/libsart.a \
+                $(ORCH_HDR) $(RUNTIME_HDR)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(WARN) -Iruntime -o $@ $< $(BUILD)/libsart.a -ldl -lm
+	$(CC) $(ALL_CFLAGS) $(WARN) -Iorchestrator -Iruntime -o $@ $< $(ORCH_LIB) $(BUILD)/libsart.a \
+	    -ldl -lm
 
 # Benchmark 3 of MASTER.md, throughput: the orchestrator's instructions and time per macro
 # step over three integrator FMUs, against a hand-written loop over the same FMUs and the
@@ -334,15 +355,18 @@ MASTER_BENCH := $(BUILD)/bench/master/throughput
 bench-master: deps $(SACC) $(BUILD)/fmus/integrator.fmu $(MASTER_BENCH)
 	@SACC=$(SACC) BUILD=$(BUILD) sh bench/master/run.sh
 
-MASTER_BENCH_OBJ := $(patsubst %,$(BUILD)/runtime/%.o,sart_master sart_inner sart_inner_fmi2)
-$(MASTER_BENCH): bench/master/throughput.c $(MASTER_BENCH_OBJ) $(RUNTIME_HDR)
+# The master's objects and the seam's, taken from the archives as needed.
+MASTER_BENCH_OBJ := $(ORCH_LIB) $(BUILD)/libsart.a
+$(MASTER_BENCH): bench/master/throughput.c $(MASTER_BENCH_OBJ) $(ORCH_HDR) $(RUNTIME_HDR)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(WARN) -Iruntime -Iruntime/fmi2 -o $@ $< $(MASTER_BENCH_OBJ) -ldl -lm
+	$(CC) $(ALL_CFLAGS) $(WARN) -Iorchestrator -Iruntime -Iruntime/fmi2 -o $@ $< \
+	    $(MASTER_BENCH_OBJ) -ldl -lm
 
 # quadratic extrapolation on the two masses, through the library (a separate table)
-$(TM_BENCH)/approx: bench/two_mass/approx.c bench/two_mass/twomass_ref.h $(MASTER_BENCH_OBJ) $(RUNTIME_HDR)
+$(TM_BENCH)/approx: bench/two_mass/approx.c bench/two_mass/twomass_ref.h $(MASTER_BENCH_OBJ) \
+                    $(ORCH_HDR) $(RUNTIME_HDR)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(WARN) -Iruntime -Ibench/two_mass -o $@ $< $(MASTER_BENCH_OBJ) \
+	$(CC) $(ALL_CFLAGS) $(WARN) -Iorchestrator -Iruntime -Ibench/two_mass -o $@ $< $(MASTER_BENCH_OBJ) \
 	    -lgsl -lgslcblas -ldl -lm
 
 # tests/unit/test_two_mass.c checks the FMUs against the reference's header: it links GSL.
@@ -392,16 +416,21 @@ bench-powerwindow: deps powerwindow-case
 
 # ---- tests ------------------------------------------------------------------------------
 # Tests that drive FMUs directly include the kit's headers (and its C, for kit tests).
-# The runtime's tests (test_sart_*) also link libsart.a and get the broken FMUs built.
-$(BUILD)/tests/test_sart_%: tests/unit/test_sart_%.c $(BUILD)/libsart.a $(BUILD)/libsacc.a \
-                            $(wildcard tests/unit/*.h) $(KIT_FILES) $(RUNTIME_HDR) | $(BROKEN_FMUS)
+# The runtime's and the master's tests (test_sart_*) also link libsart.a and get the broken
+# FMUs built.  Every test may link the orchestrator (the sweep's, the progress line's, ...).
+$(BUILD)/tests/test_sart_%: tests/unit/test_sart_%.c $(ORCH_LIB) $(BUILD)/libsart.a \
+                            $(BUILD)/libsacc.a $(wildcard tests/unit/*.h) $(KIT_FILES) $(ORCH_HDR) \
+                            $(RUNTIME_HDR) | $(BROKEN_FMUS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(WARN) -Itests/unit -Itests/fmus/kit -Iruntime -Iruntime/fmi2 -o $@ $< \
-	    $(BUILD)/libsart.a $(BUILD)/libsacc.a $(LDLIBS) -lcmocka -ldl
+	$(CC) $(ALL_CFLAGS) $(WARN) -Itests/unit -Itests/fmus/kit -Iorchestrator -Iruntime \
+	    -Iruntime/fmi2 -o $@ $< $(ORCH_LIB) $(BUILD)/libsart.a $(BUILD)/libsacc.a $(LDLIBS) \
+	    -lcmocka -ldl
 
-$(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libsacc.a $(wildcard tests/unit/*.h) $(KIT_FILES)
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(ORCH_LIB) $(BUILD)/libsacc.a $(wildcard tests/unit/*.h) \
+                       $(KIT_FILES) $(ORCH_HDR)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(WARN) -Itests/unit -Itests/fmus/kit -Iruntime/fmi2 -o $@ $< $(BUILD)/libsacc.a $(LDLIBS) -lcmocka -ldl
+	$(CC) $(ALL_CFLAGS) $(WARN) -Itests/unit -Itests/fmus/kit -Iorchestrator -Iruntime/fmi2 -o $@ $< \
+	    $(ORCH_LIB) $(BUILD)/libsacc.a $(LDLIBS) -lcmocka -ldl
 
 check-unit: $(UNIT_BIN) $(SACC) $(FMUS) $(PW_FMUS) $(PWD_FMUS) $(E2E_FMUS)
 	@fail=0; for t in $(UNIT_BIN); do \

@@ -1,5 +1,5 @@
 /* fuzz_csv.c — libFuzzer entry point: the input as a result table, through csv_parse
- * (compiler/csv.c, what csv_read runs for `sacc plot` and `sacc simulate --reference`), then
+ * (orchestrator/csv.c, what csv_read runs for `sacc plot` and `sacc simulate --reference`), then
  * csv_column on its names, csv_at on every cell and csv_interp at the ends, the middle,
  * outside and at its rows' times.
  *

@@ -1,4 +1,4 @@
-/* test_numfmt.c — compiler/numfmt.c, the result files' number formatter, held to its
+/* test_numfmt.c — orchestrator/numfmt.c, the result files' number formatter, held to its
  * reference: printf's "%.17g" (glibc's, which rounds the exact binary value correctly), text
  * for text, and strtod, which must read every text back as the same double. */
 #include <setjmp.h>

@@ -1,4 +1,4 @@
-/* test_progress.c — the progress line of `sacc simulate` (compiler/progress.c): when it is
+/* test_progress.c — the progress line of `sacc simulate` (orchestrator/progress.c): when it is
  * drawn (a terminal, after PROG_DELAY s of run, at most once per PROG_PERIOD s) and its
  * text, written out here by hand; the terminal itself is not involved. */
 #include <setjmp.h>

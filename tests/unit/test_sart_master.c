@@ -1,4 +1,4 @@
-/* test_sart_master.c — the orchestrator core (runtime/sart_master.h): strongly connected
+/* test_sart_master.c — the orchestrator core (sart_master.h): strongly connected
  * components and the structural analysis on hand-made graphs, then runs over the real test
  * FMUs with values worked out by hand.
  *

@@ -1,6 +1,6 @@
 /* test_sweep.c — `sacc simulate --sweep H1,H2,...` and what it is built from: the result
- * tables of compiler/csv.c (reading, line-numbered errors, interpolation) and the error and
- * order of compiler/sweep.c, against values worked out by hand; then the sweep on the two
+ * tables of orchestrator/csv.c (reading, line-numbered errors, interpolation) and the error and
+ * order of orchestrator/sweep.c, against values worked out by hand; then the sweep on the two
  * masses (bench/two_mass/two_mass.sa) against their exact solution, computed here with GSL
  * (bench/two_mass/twomass_ref.h) on a time grid of its own: Jacobi holding its inputs is
  * first order, with linear extrapolation second order (MASTER.md, benchmark 1), and the

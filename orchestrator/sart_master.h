@@ -1,15 +1,15 @@
 /* sart_master.h — the orchestrator core: master algorithms over SartInner instances.
  *
- * `sacc simulate` (compiler/simulate_cli.c) and the tests fill a SartScenario (the FMUs,
- * their variables of interest, the connections between them, start values, what to record)
- * and SartMasterOptions, and call sart_master_run.  The master reaches the FMUs only
- * through sart_inner.h, so FMI 3.0 FMUs join without any change here.  MASTER.md fixes the
- * schemes; this file implements, per macro step from t_n to t_n + H:
+ * `sacc simulate` (simulate_cli.c) and the tests fill a SartScenario (the FMUs, their
+ * variables of interest, the connections between them, start values, what to record) and
+ * SartMasterOptions, and call sart_master_run.  The master reaches the FMUs only through
+ * the seam, runtime/sart_inner.h, so FMUs of another FMI version join without any change
+ * here.  Per macro step from t_n to t_n + H it does:
  *
- *   - Jacobi (inputs from the outputs at t_n, then every FMU steps) and Gauss-Seidel
- *     (FMUs step in the execution order of the analysis; an input fed by an FMU already
- *     stepped this macro step gets its new value, linear from the old one when the
- *     receiver can interpolate inputs);
+ *   - a master algorithm from the table sart_algorithms[]: Jacobi (inputs from the outputs
+ *     at t_n, then every FMU steps) or Gauss-Seidel (FMUs step in the execution order of
+ *     the analysis; an input fed by an FMU already stepped this macro step gets its new
+ *     value, linear from the old one when the receiver can interpolate inputs);
  *   - input approximation: hold, or linear extrapolation from the last two communication
  *     points given as input derivatives to FMUs with canInterpolateInputs (held on the
  *     first step; FMUs without the capability hold), quadratic from the last three, or
@@ -32,10 +32,9 @@
  *     regula falsi on the step size from restored states, and the step ending just
  *     after it is accepted.
  *
- * Not here yet (later slices slot in at the places marked "slice:"): real-time pacing.
- *
- * Runtime rules (runtime/README.md): C99, no global state, libc/libm/libdl only, every
- * resource released on one path. */
+ * Real-time pacing is the caller's (the point callback's).  The code follows the runtime's
+ * rules (runtime/README.md): C99, no global state, libc/libm/libdl only, every resource
+ * released on one path; orchestrator/README.md says which file holds what. */
 #ifndef SART_MASTER_H
 #define SART_MASTER_H
 
@@ -85,7 +84,7 @@ typedef struct SartFmu {
  * SartFmu.caps too:
  *   SART_CAP_OUTPUT_DERIVATIVES  maxOutputDerivativeOrder >= 1: SART_HERMITE reads the
  *                                first derivatives of its outputs;
- *   SART_CAP_INPUT_ORDER2        its fmi2SetRealInputDerivatives takes second derivatives
+ *   SART_CAP_INPUT_ORDER2        its setting of input derivatives takes second derivatives
  *                                (FMI 2.0 does not declare this: canInterpolateInputs
  *                                promises first derivatives only), so SART_QUADRATIC gives
  *                                it the parabola's second derivative. */
@@ -180,7 +179,37 @@ void sart_loop_text(const SartScenario *sc, const SartAnalysis *a, int i, char *
 
 /* ---- running ------------------------------------------------------------------------------- */
 
-typedef enum SartAlgorithm { SART_JACOBI, SART_GAUSS_SEIDEL } SartAlgorithm;
+/* The master algorithms: one row each in sart_algorithms[] (sart_master_algorithms.c).
+ * SartMasterOptions.algorithm is a row's index; these names are for the callers that
+ * choose one in C (the command line finds rows by name). */
+typedef enum SartAlgorithm { SART_JACOBI = 0, SART_GAUSS_SEIDEL = 1 } SartAlgorithm;
+
+struct SartRun; /* one run's state, private to the master */
+
+/* A master algorithm: how one pass over a macro step orders the FMUs' steps and what their
+ * inputs are.  Adding one is a row here and its pass function. */
+typedef struct SartAlgorithmInfo {
+	const char *name;    /* as `sacc simulate --master` takes it */
+	const char *summary; /* one line, for the usage text */
+	/* One pass over the macro step from t by h (pass 0 first, then one per iteration
+	 * with rollback): set inputs, step every FMU, read the signals into the next values,
+	 * solve the algebraic loops.  Returns 0, 1 (an FMU discarded; *short_end is the
+	 * smallest time reached) or -1 (failed, reported). */
+	int (*pass)(struct SartRun *run, int pass, double t, double h, double *short_end);
+	/* 1: an input fed by an FMU already stepped in this pass takes that FMU's new output
+	 * (linear from the old value to it, for an FMU that interpolates inputs, so input
+	 * derivatives are given whatever the approximation) */
+	int fresh_inputs;
+	/* 1: its first pass is the fast path's when nothing else is needed (every input held
+	 * and Real, no input derivatives, no loop): every input set, then every FMU stepped */
+	int fast_path;
+} SartAlgorithmInfo;
+
+extern const SartAlgorithmInfo sart_algorithms[]; /* ends with a {NULL} row */
+
+/* The row named name, or NULL. */
+const SartAlgorithmInfo *sart_algorithm_find(const char *name);
+
 /* Input approximation over a macro step, for inputs of FMUs that can interpolate them
  * (canInterpolateInputs; the others always hold), given as input derivatives at t_n:
  *   SART_HOLD       the value at t_n;
@@ -190,9 +219,9 @@ typedef enum SartAlgorithm { SART_JACOBI, SART_GAUSS_SEIDEL } SartAlgorithm;
  *                   with SART_CAP_INPUT_ORDER2 as its first and second derivative at t_n,
  *                   to the others (first derivatives only) as the chord to its value at
  *                   t_n + H; linear while only two points are known, held before;
- *   SART_HERMITE    y(t_n) + y'(t_n) (t - t_n), y' from the source FMU's
- *                   fmi2GetRealOutputDerivatives at t_n when it has
- *                   SART_CAP_OUTPUT_DERIVATIVES, else linear extrapolation as SART_LINEAR.
+ *   SART_HERMITE    y(t_n) + y'(t_n) (t - t_n), y' the source FMU's output derivatives
+ *                   at t_n when it has SART_CAP_OUTPUT_DERIVATIVES, else linear
+ *                   extrapolation as SART_LINEAR.
  * Quadratic and Hermite are refused with step doubling. */
 typedef enum SartApprox { SART_HOLD, SART_LINEAR, SART_QUADRATIC, SART_HERMITE } SartApprox;
 
@@ -218,7 +247,7 @@ typedef enum SartLoopOutcome {
 	SART_LOOP_SINGULAR       /* Newton's Jacobian is singular */
 } SartLoopOutcome;
 
-/* Step-size control (MASTER.md).  The error estimate of a step is the largest, over the
+/* Step-size control.  The error estimate of a step is the largest, over the
  * values the connections carry, of |a - b| / max(1, |b|):
  *   doubling     a from one step of H, b from two of H/2 from the restored state (the two
  *                halves are kept when the step is accepted; three steps per attempt);
@@ -244,7 +273,7 @@ typedef int (*SartPointFn)(void *env, double t, const double values[], int n);
 
 typedef struct SartMasterOptions {
 	double start, stop, step;   /* step: the macro step H, > 0 */
-	SartAlgorithm algorithm;
+	SartAlgorithm algorithm;    /* a row of sart_algorithms[] */
 	SartApprox approx;
 	int iterations;             /* passes after the first, with rollback (>= 0) */
 	int logging_on;             /* given to each FMU's instantiate */
@@ -267,7 +296,7 @@ typedef struct SartMasterOptions {
 	/* 1: save no FMU state before each macro step (fixed steps without iterations only;
 	 * refused with either).  By default a run whose FMUs can all get and set their state
 	 * saves every FMU's state before each step, so that a discarded step can be redone
-	 * shorter: one fmi2GetFMUstate per FMU per step, often costlier than the master itself
+	 * shorter: one state got per FMU per step, often costlier than the master itself
 	 * (bench/master).  With no_rollback a discard stops the run with an error naming the
 	 * FMU and the time.  (`sacc simulate --no-rollback`.) */
 	int no_rollback;
@@ -290,6 +319,10 @@ typedef struct SartMasterOptions {
 	 * t by h; NULL for none.  `sacc simulate --step-timeout` arms its watchdog here. */
 	void (*on_step)(void *env, int fmu, double t, double h, int done);
 	void *step_env;
+	/* 1: every pass goes through the general functions, never the fast path
+	 * (sart_master_fast.c).  The results are the same bit for bit, only slower: the fast
+	 * path's test runs each scenario both ways and compares them. */
+	int no_fast_path;
 } SartMasterOptions;
 
 /* What a run did. */

@@ -1,5 +1,5 @@
 /* simulate_cli.c — `sacc simulate TARGET`: the glue between the front end and the
- * orchestrator core (runtime/sart_master.h).
+ * orchestrator core (sart_master.h).
  *
  *   sacc simulate [-I DIR] [-L DIR] TARGET [--start T0] [--stop T1] [--step H]
  *                 [--master jacobi|gauss-seidel] [--approx hold|linear] [--iterations K]
@@ -24,8 +24,8 @@
  * (--step-timeout) and times each FMU (--profile).  --sweep runs the scenario once per
  * macro step, keeps the points in memory (csv.h tables) and compares them (sweep.h).
  *
- * This file is not part of libsacc.a (see the Makefile): it is the only compiler/ file
- * that links runtime/. */
+ * Like the rest of orchestrator/, this file is not part of libsacc.a (see the Makefile):
+ * compiler/ never links runtime/. */
 #define _XOPEN_SOURCE 700 /* setitimer */
 #include "simulate_cli.h"
 
@@ -102,7 +102,10 @@ static void on_watchdog(int sig)
 static void sim_usage(FILE *out)
 {
 	fputs("usage: sacc simulate [-I DIR] [-L DIR] TARGET [--start T0] [--stop T1] [--step H]\n"
-	      "                     [--master jacobi|gauss-seidel]\n"
+	      "                     [--master ", out);
+	for (const SartAlgorithmInfo *alg = sart_algorithms; alg->name; alg++)
+		fprintf(out, "%s%s", alg == sart_algorithms ? "" : "|", alg->name);
+	fputs("]\n"
 	      "                     [--approx hold|linear|quadratic|hermite]\n"
 	      "                     [--iterations K] [--loop-solver fixed-point|anderson|newton]\n"
 	      "                     [--anderson-memory M] [--loop-tolerance TOL]\n"
@@ -120,8 +123,10 @@ static void sim_usage(FILE *out)
 	      "  --start T0    start time (default 0)\n"
 	      "  --stop T1     stop time (default: the DefaultExperiment's, else 1)\n"
 	      "  --step H      macro step (default (T1 - T0) / 500)\n"
-	      "  --master      jacobi or gauss-seidel (default)\n"
-	      "  --approx      input approximation: hold (default), linear, quadratic (through\n"
+	      "  --master      the master algorithm (default gauss-seidel):\n", out);
+	for (const SartAlgorithmInfo *alg = sart_algorithms; alg->name; alg++)
+		fprintf(out, "                  %-13s %s\n", alg->name, alg->summary);
+	fputs("  --approx      input approximation: hold (default), linear, quadratic (through\n"
 	      "                the last three points) or hermite (from the source's output\n"
 	      "                derivatives; linear when it has none)\n"
 	      "  --iterations  K extra passes over each step, with rollback (default 0)\n"
@@ -323,16 +328,29 @@ static int set_count0(Compilation *c, SimArgs *a, const char *o, const char *v, 
 	return 0;
 }
 
+/* The names of sart_algorithms[] joined: "a, b or c" (or with " nor "). */
+static void algorithm_names(char *buf, size_t size, const char *last_sep)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (const SartAlgorithmInfo *alg = sart_algorithms; alg->name && used < size; alg++) {
+		const char *sep = alg == sart_algorithms ? "" : alg[1].name ? ", " : last_sep;
+		int n = snprintf(buf + used, size - used, "%s%s", sep, alg->name);
+		used += n > 0 ? (size_t)n : 0;
+	}
+}
+
 static int set_master(Compilation *c, SimArgs *a, const char *o, const char *v, size_t field)
 {
 	(void)c, (void)o, (void)field;
-	if (strcmp(v, "jacobi") == 0)
-		a->algorithm = SART_JACOBI;
-	else if (strcmp(v, "gauss-seidel") == 0)
-		a->algorithm = SART_GAUSS_SEIDEL;
-	else
-		return usage_error("--master: '%s' is neither jacobi nor gauss-seidel%s", v, "");
-	return 0;
+	const SartAlgorithmInfo *alg = sart_algorithm_find(v);
+	char names[256];
+	if (alg) {
+		a->algorithm = (SartAlgorithm)(alg - sart_algorithms);
+		return 0;
+	}
+	algorithm_names(names, sizeof names, " nor ");
+	return usage_error("--master: '%s' is neither %s", v, names);
 }
 
 static int set_approx(Compilation *c, SimArgs *a, const char *o, const char *v, size_t field)

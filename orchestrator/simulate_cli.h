@@ -1,6 +1,7 @@
-/* simulate_cli.h — `sacc simulate`: the one part of sacc that links runtime/ (the
- * orchestrator core, runtime/sart_master.c).  It lives outside libsacc.a, so that the
- * compiler's library code never links the runtime; the Makefile links it into sacc alone. */
+/* simulate_cli.h — `sacc simulate`: the command over the master (sart_master.h), which
+ * links runtime/'s seam to the inner FMUs.  Like the rest of orchestrator/ it lives
+ * outside libsacc.a, so that the compiler's library code never links the runtime; the
+ * Makefile links liborchestrator.a into sacc alone. */
 #ifndef SACC_SIMULATE_CLI_H
 #define SACC_SIMULATE_CLI_H
 

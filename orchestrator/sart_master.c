@@ -1,0 +1,816 @@
+/* sart_master.c — sart_master_run: the options checked, the run set up (signals, per-FMU
+ * tables, loops), the FMUs instantiated and initialized (values propagated in the port
+ * graph's order, loops solved), then the macro-step loop; and the values in and out of
+ * the FMUs that every path shares: signals read, inputs computed (held, extrapolated,
+ * interpolated) and set, one FMU stepped, failures reported.  sart_master_internal.h
+ * says which other file holds what. */
+#include "sart_master_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void flush_pending(Master *m)
+{
+	if (m->has_pending && m->o->logger)
+		m->o->logger(m->o->logger_env, m->pending_status, m->pending_category, m->pending);
+	m->has_pending = 0;
+}
+
+/* Every FMU's logger.  Messages with an error status are held back one message: when the
+ * seam's report of a failed call becomes the run's own message, it is not said twice. */
+static void master_log(void *env, SartStatus st, const char *category, const char *message)
+{
+	Master *m = env;
+	flush_pending(m);
+	if (st >= SART_ERROR) {
+		snprintf(m->pending, sizeof m->pending, "%s", message);
+		snprintf(m->pending_category, sizeof m->pending_category, "%s", category);
+		m->pending_status = st;
+		m->has_pending = 1;
+		return;
+	}
+	if (m->o->logger)
+		m->o->logger(m->o->logger_env, st, category, message);
+}
+
+/* The run's failure: the first one only is kept, and logged. */
+int master_fail(Master *m, const char *fmt, ...)
+{
+	va_list ap;
+	flush_pending(m);
+	if (m->failed)
+		return 1;
+	m->failed = 1;
+	va_start(ap, fmt);
+	vsnprintf(m->res->message, sizeof m->res->message, fmt, ap);
+	va_end(ap);
+	if (m->o->logger)
+		m->o->logger(m->o->logger_env, SART_ERROR, "logStatusError", m->res->message);
+	return 1;
+}
+
+/* A failed FMU call: the seam's message (FMU, call, and for steps the time), with the
+ * master's time when the call itself does not carry it. */
+int master_fail_call(Master *m, int f, double t)
+{
+	const char *msg = sart_inner_message(m->f[f].in);
+	if (m->has_pending && strcmp(m->pending, msg) == 0)
+		m->has_pending = 0;
+	if (strstr(msg, "DoStep(t = ")) /* the seam's report of a step names its time */
+		return master_fail(m, "%s", msg);
+	return master_fail(m, "at t = %.17g: %s", t, msg);
+}
+
+/* The first FMU that cannot get and set its state, or -1 when every one can. */
+static int stateless_fmu(const SartScenario *sc)
+{
+	for (int f = 0; f < sc->nfmus; f++)
+		if (!(sc->fmus[f].caps & SART_CAP_GET_SET_STATE))
+			return f;
+	return -1;
+}
+
+static int sig_index(Master *m, SartRef r)
+{
+	for (int s = 0; s < m->nsig; s++)
+		if (m->sig[s].fmu == r.fmu && m->sig[s].var == r.var)
+			return s;
+	m->sig[m->nsig] = r;
+	return m->nsig++;
+}
+
+/* The signals: every connection's source, every recorded variable and the event
+ * indicator, numbered by FMU, then by type, so that each FMU reads a consecutive range;
+ * the arrays of their values. */
+static int prepare_signals(Master *m)
+{
+	const SartScenario *sc = m->sc;
+	int maxsig = sc->nconns + sc->nrecords + 1; /* + the event indicator */
+	m->f = calloc((size_t)sc->nfmus + 1, sizeof *m->f);
+	m->sig = malloc(((size_t)maxsig + 1) * sizeof *m->sig);
+	m->sig_exchanged = calloc((size_t)maxsig + 1, sizeof *m->sig_exchanged);
+	m->prev = calloc((size_t)maxsig + 1, sizeof *m->prev);
+	m->prev2 = calloc((size_t)maxsig + 1, sizeof *m->prev2);
+	m->dnow = calloc((size_t)maxsig + 1, sizeof *m->dnow);
+	m->dnext = calloc((size_t)maxsig + 1, sizeof *m->dnext);
+	m->now = calloc((size_t)maxsig + 1, sizeof *m->now);
+	m->next = calloc((size_t)maxsig + 1, sizeof *m->next);
+	m->conn_sig = malloc(((size_t)sc->nconns + 1) * sizeof *m->conn_sig);
+	m->rec_sig = malloc(((size_t)sc->nrecords + 1) * sizeof *m->rec_sig);
+	m->row = calloc((size_t)sc->nrecords + 1, sizeof *m->row);
+	if (!m->f || !m->sig || !m->sig_exchanged || !m->prev || !m->now || !m->next ||
+	    !m->prev2 || !m->dnow || !m->dnext ||
+	    !m->conn_sig || !m->rec_sig || !m->row)
+		return master_fail(m, "out of memory");
+	for (int c = 0; c < sc->nconns; c++) {
+		m->conn_sig[c] = sig_index(m, sc->conns[c].src);
+		m->sig_exchanged[m->conn_sig[c]] = 1;
+	}
+	for (int r = 0; r < sc->nrecords; r++) {
+		if (!valid_ref(sc, sc->records[r]))
+			return master_fail(m, "recorded variable %d does not exist", r + 1);
+		const SartVar *v = var_of(sc, sc->records[r]);
+		if (v->type == SART_OTHER)
+			return master_fail(m, "%s.%s cannot be recorded: only Real, Integer and Boolean "
+			                   "variables are", sc->fmus[sc->records[r].fmu].name, v->name);
+		m->rec_sig[r] = sig_index(m, sc->records[r]);
+	}
+	m->ind_sig = m->o->locate_events ? sig_index(m, m->o->event_indicator) : -1;
+	/* number the signals by FMU, then by type, so each FMU reads a consecutive range */
+	{
+		int *newidx = malloc(((size_t)m->nsig + 1) * sizeof *newidx);
+		SartRef *sig2 = malloc(((size_t)m->nsig + 1) * sizeof *sig2);
+		int *exch2 = malloc(((size_t)m->nsig + 1) * sizeof *exch2);
+		if (!newidx || !sig2 || !exch2) {
+			free(newidx);
+			free(sig2);
+			free(exch2);
+			return master_fail(m, "out of memory");
+		}
+		int k = 0;
+		for (int f = 0; f < sc->nfmus; f++)
+			for (int ty = 0; ty < NTYPES; ty++)
+				for (int s = 0; s < m->nsig; s++)
+					if (m->sig[s].fmu == f && var_of(sc, m->sig[s])->type == (SartType)ty) {
+						newidx[s] = k;
+						sig2[k] = m->sig[s];
+						exch2[k++] = m->sig_exchanged[s];
+					}
+		memcpy(m->sig, sig2, (size_t)m->nsig * sizeof *sig2);
+		memcpy(m->sig_exchanged, exch2, (size_t)m->nsig * sizeof *exch2);
+		for (int c = 0; c < sc->nconns; c++)
+			m->conn_sig[c] = newidx[m->conn_sig[c]];
+		for (int r = 0; r < sc->nrecords; r++)
+			m->rec_sig[r] = newidx[m->rec_sig[r]];
+		if (m->ind_sig >= 0)
+			m->ind_sig = newidx[m->ind_sig];
+		free(newidx);
+		free(sig2);
+		free(exch2);
+	}
+	return 0;
+}
+
+/* FMU f's tables: what it reads after a step and what is set into it, per type, as
+ * parallel arrays for the hot loop; its buffers. */
+static int prepare_fmu(Master *m, int f)
+{
+	const SartScenario *sc = m->sc;
+	FmuRun *fr = &m->f[f];
+	size_t nbuf = 1;
+	fr->interpolates = (sc->fmus[f].caps & SART_CAP_INPUT_DERIVATIVES) != 0;
+	for (int ty = 0; ty < NTYPES; ty++) {
+		for (int s = 0; s < m->nsig; s++)
+			fr->nread[ty] += m->sig[s].fmu == f && var_of(sc, m->sig[s])->type ==
+			                 (SartType)ty;
+		for (int c = 0; c < sc->nconns; c++)
+			fr->nset[ty] += sc->conns[c].dst.fmu == f &&
+			                var_of(sc, sc->conns[c].dst)->type == (SartType)ty;
+		size_t nr = (size_t)fr->nread[ty] + 1, ns = (size_t)fr->nset[ty] + 1;
+		fr->read_vr[ty] = malloc(nr * sizeof(SartVr));
+		fr->set_vr[ty] = malloc(ns * sizeof(SartVr));
+		fr->set_conn[ty] = malloc(ns * sizeof(int));
+		fr->set_sig[ty] = malloc(ns * sizeof(int));
+		fr->set_scale[ty] = malloc(ns * sizeof(double));
+		fr->set_offset[ty] = malloc(ns * sizeof(double));
+		if (!fr->read_vr[ty] || !fr->set_vr[ty] || !fr->set_conn[ty] || !fr->set_sig[ty] ||
+		    !fr->set_scale[ty] || !fr->set_offset[ty])
+			return master_fail(m, "out of memory");
+		int k = 0;
+		fr->read_base[ty] = 0;
+		for (int s = 0; s < m->nsig; s++)
+			if (m->sig[s].fmu == f && var_of(sc, m->sig[s])->type == (SartType)ty) {
+				if (k == 0)
+					fr->read_base[ty] = s;
+				fr->read_vr[ty][k++] = var_of(sc, m->sig[s])->vr;
+			}
+		k = 0;
+		for (int c = 0; c < sc->nconns; c++)
+			if (sc->conns[c].dst.fmu == f &&
+			    var_of(sc, sc->conns[c].dst)->type == (SartType)ty) {
+				fr->set_vr[ty][k] = var_of(sc, sc->conns[c].dst)->vr;
+				fr->set_sig[ty][k] = m->conn_sig[c];
+				fr->set_scale[ty][k] = sc->conns[c].scale;
+				fr->set_offset[ty][k] = sc->conns[c].offset;
+				fr->set_conn[ty][k++] = c;
+			}
+		if (ty != SART_REAL)
+			fr->has_other |= fr->nread[ty] > 0 || fr->nset[ty] > 0;
+		if ((size_t)fr->nread[ty] > nbuf)
+			nbuf = (size_t)fr->nread[ty];
+		if ((size_t)fr->nset[ty] > nbuf)
+			nbuf = (size_t)fr->nset[ty];
+	}
+	fr->rbuf = malloc(nbuf * sizeof *fr->rbuf);
+	fr->ibuf = malloc(nbuf * sizeof *fr->ibuf);
+	fr->dval = malloc(nbuf * sizeof *fr->dval);
+	fr->d2val = malloc(nbuf * sizeof *fr->d2val);
+	fr->order1 = malloc(nbuf * sizeof *fr->order1);
+	fr->order2 = malloc(nbuf * sizeof *fr->order2);
+	if (!fr->rbuf || !fr->ibuf || !fr->dval || !fr->d2val || !fr->order1 || !fr->order2)
+		return master_fail(m, "out of memory");
+	for (size_t i = 0; i < nbuf; i++) {
+		fr->order1[i] = 1;
+		fr->order2[i] = 2;
+	}
+	fr->takes_order2 = (sc->fmus[f].caps & SART_CAP_INPUT_ORDER2) != 0;
+	fr->derivs = m->o->approx == SART_HERMITE &&
+	             (sc->fmus[f].caps & SART_CAP_OUTPUT_DERIVATIVES) && fr->nread[SART_REAL] > 0;
+	return 0;
+}
+
+/* Signals, per-FMU read and set tables, buffers, the fast path's tables. */
+static int prepare(Master *m)
+{
+	if (prepare_signals(m))
+		return 1;
+	for (int f = 0; f < m->sc->nfmus; f++)
+		if (prepare_fmu(m, f))
+			return 1;
+	return master_prepare_fast(m);
+}
+
+/* The first non-finite value of FMU f's signals vals[s0 .. s0 + n - 1]: the error. */
+int master_nonfinite_signal(Master *m, int f, double t, const double *vals, int s0, int n)
+{
+	for (int s = s0; s < s0 + n; s++)
+		if (!isfinite(vals[s]))
+			return master_fail(m, "at t = %.17g: %s.%s is %g, and it %s", t, m->sc->fmus[f].name,
+			                   var_of(m->sc, m->sig[s])->name, vals[s],
+			                   m->sig_exchanged[s] ? "feeds a connection" : "is recorded");
+	return 0;
+}
+
+/* Hermite: the first derivatives of FMU f's Real signals at t into dvals (by signal). */
+static int read_derivatives(Master *m, int f, double t, double *dvals)
+{
+	FmuRun *fr = &m->f[f];
+	int n = fr->nread[SART_REAL], s0 = fr->read_base[SART_REAL];
+	if (!ok(sart_inner_get_real_output_derivatives(fr->in, fr->read_vr[SART_REAL], (size_t)n,
+	                                               fr->order1, dvals + s0)))
+		return master_fail_call(m, f, t);
+	for (int s = s0; s < s0 + n; s++)
+		if (!isfinite(dvals[s]))
+			return master_fail(m, "at t = %.17g: the derivative of %s.%s is %g", t,
+			                   m->sc->fmus[f].name, var_of(m->sc, m->sig[s])->name, dvals[s]);
+	return 0;
+}
+
+/* Reads FMU f's signals into vals; a NaN or infinity (on a connection or recorded) is an
+ * error: the step that produced it is not accepted.  Reals are got straight into vals. */
+int master_read_signals(Master *m, int f, double t, double *vals)
+{
+	FmuRun *fr = &m->f[f];
+	int n = fr->nread[SART_REAL];
+	if (n > 0) {
+		double *v = vals + fr->read_base[SART_REAL];
+		int bad = 0;
+		if (!ok(sart_inner_get_real(fr->in, fr->read_vr[SART_REAL], (size_t)n, v)))
+			return master_fail_call(m, f, t);
+		for (int k = 0; k < n; k++)
+			bad |= !isfinite(v[k]);
+		if (bad)
+			return master_nonfinite_signal(m, f, t, vals, fr->read_base[SART_REAL], n);
+		if (fr->derivs && read_derivatives(m, f, t, vals == m->now ? m->dnow : m->dnext))
+			return 1;
+	}
+	if (!fr->has_other)
+		return 0;
+	for (int ty = SART_INTEGER; ty <= SART_BOOLEAN; ty++) {
+		n = fr->nread[ty];
+		if (n == 0)
+			continue;
+		if (!ok(get_values(fr->in, (SartType)ty, fr->read_vr[ty], (size_t)n, fr->rbuf,
+		                   fr->ibuf)))
+			return master_fail_call(m, f, t);
+		for (int k = 0; k < n; k++)
+			vals[fr->read_base[ty] + k] = (double)fr->ibuf[k];
+	}
+	return 0;
+}
+
+/* The value an input gets at t_n, its slope over the step and (quadratic, to an FMU that
+ * takes second derivatives) its second derivative (see sart_master.h). */
+static void input_for(Master *m, int c, int pass, double h, int interp, double *val,
+                      double *slope, double *curv)
+{
+	const SartConnection *cn = &m->sc->conns[c];
+	int s = m->conn_sig[c];
+	int fresh = !m->an->delayed[cn->dst.fmu] &&
+	            (pass > 0 || (m->alg->fresh_inputs && m->f[cn->src.fmu].stepped));
+	double v = m->now[s], d = 0, d2 = 0;
+	if (fresh) {
+		/* linear from the value at t_n to the end value of this pass or the last one */
+		if (interp)
+			d = (m->next[s] - m->now[s]) / h;
+		else
+			v = m->next[s];
+	} else if (interp && m->o->approx == SART_HERMITE && m->f[cn->src.fmu].derivs) {
+		/* y(t_n) + y'(t_n) (t - t_n), from the source's own derivative */
+		d = m->dnow[s];
+	} else if (interp && m->o->approx == SART_QUADRATIC && m->have_prev2) {
+		/* the parabola through the last three communication points (Newton's divided
+		 * differences): p(t) = y_n + d1 (t - t_n) + dd (t - t_n) (t - t_n-1) */
+		double h1 = m->t_prev_span, h2 = m->t_prev2_span;
+		double d1 = (m->now[s] - m->prev[s]) / h1, d0 = (m->prev[s] - m->prev2[s]) / h2;
+		double dd = (d1 - d0) / (h1 + h2);
+		if (m->f[cn->dst.fmu].takes_order2) {
+			d = d1 + dd * h1; /* p'(t_n) */
+			d2 = 2 * dd;
+		} else {
+			d = d1 + dd * (h + h1); /* the chord to p(t_n + h) */
+		}
+	} else if (interp && m->o->approx != SART_HOLD && m->have_prev) {
+		/* linear extrapolation from the last two communication points (and the fallback
+		 * of quadratic with a short history, of Hermite without source derivatives) */
+		d = (m->now[s] - m->prev[s]) / (m->t_prev_span);
+	}
+	*val = cn->scale * v + cn->offset;
+	*slope = cn->scale * d;
+	*curv = cn->scale * d2;
+}
+
+/* An input that would be NaN or infinite: the error, naming it and its source. */
+int master_bad_input(Master *m, int f, int c, double t, double v, double d)
+{
+	const SartConnection *cn = &m->sc->conns[c];
+	return master_fail(m, "at t = %.17g: the input %s.%s would be %g (slope %g), fed by %s.%s", t,
+	                   m->sc->fmus[f].name, var_of(m->sc, cn->dst)->name, v, d,
+	                   m->sc->fmus[cn->src.fmu].name, var_of(m->sc, cn->src)->name);
+}
+
+int master_set_inputs(Master *m, int f, int pass, double t, double h)
+{
+	FmuRun *fr = &m->f[f];
+	int n = fr->nset[SART_REAL];
+	if (n > 0) {
+		const int *conn = fr->set_conn[SART_REAL];
+		double *v = fr->rbuf;
+		int interp = fr->interpolates && m->derivatives, curved = 0;
+		/* (held Real inputs of a first Jacobi pass with nothing else to do go through
+		 * plain_pass's flat table instead) */
+		for (int k = 0; k < n; k++) {
+			double d, d2;
+			input_for(m, conn[k], pass, h, interp, &v[k], &d, &d2);
+			if (!isfinite(v[k]) || !isfinite(d) || !isfinite(d2))
+				return master_bad_input(m, f, conn[k], t, v[k], d);
+			fr->dval[k] = d;
+			fr->d2val[k] = d2;
+			curved |= d2 != 0;
+			m->pred[conn[k]] = interp ? v[k] + d * h + d2 * h * h / 2 : v[k];
+		}
+		if (!ok(sart_inner_set_real(fr->in, fr->set_vr[SART_REAL], (size_t)n, v)))
+			return master_fail_call(m, f, t);
+		if (interp && !ok(sart_inner_set_real_input_derivatives(fr->in, fr->set_vr[SART_REAL],
+		                                                        (size_t)n, fr->order1,
+		                                                        fr->dval)))
+			return master_fail_call(m, f, t);
+		if (curved && !ok(sart_inner_set_real_input_derivatives(fr->in, fr->set_vr[SART_REAL],
+		                                                        (size_t)n, fr->order2,
+		                                                        fr->d2val)))
+			return master_fail_call(m, f, t);
+	}
+	if (!fr->has_other)
+		return 0;
+	for (int ty = SART_INTEGER; ty <= SART_BOOLEAN; ty++) {
+		n = fr->nset[ty];
+		if (n == 0)
+			continue;
+		for (int k = 0; k < n; k++) {
+			int c = fr->set_conn[ty][k];
+			double v, d, d2;
+			input_for(m, c, pass, h, 0, &v, &d, &d2);
+			if (!isfinite(v))
+				return master_bad_input(m, f, c, t, v, d);
+			fr->ibuf[k] = to_int((SartType)ty, v);
+			m->pred[c] = v;
+		}
+		if (!ok(set_values(fr->in, (SartType)ty, fr->set_vr[ty], (size_t)n, fr->rbuf,
+		                   fr->ibuf)))
+			return master_fail_call(m, f, t);
+	}
+	return 0;
+}
+
+/* What FMU f's doStep from t by h returning st means.  Returns 0 (stepped), 1 (discarded:
+ * *reached is where it stands, r) or -1 (failed, reported). */
+int master_step_outcome(Master *m, int f, double t, SartStatus st, double r,
+                        double *reached)
+{
+	if (ok(st))
+		return 0;
+	if (st == SART_DISCARD) {
+		*reached = r;
+		if (m->discard_fmu < 0 || r < m->discard_at) {
+			m->discard_fmu = f;
+			m->discard_at = r;
+		}
+		if (m->o->no_rollback) {
+			master_fail(m, "%s discarded the step from t = %.17g at t = %.17g; redoing it shorter "
+			            "needs the FMUs' states saved before each step, and the run was told to "
+			            "save none (no rollback)", m->sc->fmus[f].name, t, r);
+			return -1;
+		}
+		if (!m->can_rollback) {
+			master_fail(m, "%s discarded the step from t = %.17g at t = %.17g; redoing it shorter "
+			            "needs every FMU to get and set its state, and %s cannot",
+			            m->sc->fmus[f].name, t, r, m->sc->fmus[stateless_fmu(m->sc)].name);
+			return -1;
+		}
+		return 1;
+	}
+	master_fail_call(m, f, t);
+	return -1;
+}
+
+/* Steps FMU f from t by h.  Returns 0 (stepped), 1 (discarded: *reached is where it
+ * stands) or -1 (failed, reported). */
+int master_step_one(Master *m, int f, double t, double h, double *reached)
+{
+	double r = t + h;
+	if (m->o->on_step)
+		m->o->on_step(m->o->step_env, f, t, h, 0);
+	SartStatus st = sart_inner_do_step(m->f[f].in, t, h, 1, &r);
+	if (m->o->on_step)
+		m->o->on_step(m->o->step_env, f, t, h, 1);
+	return master_step_outcome(m, f, t, st, r, reached);
+}
+
+/* Instantiation, start values, initialization with values propagated in the port graph's
+ * topological order; then the signals at the start. */
+static int initialize(Master *m)
+{
+	const SartScenario *sc = m->sc;
+	const SartMasterOptions *o = m->o;
+	double t0 = o->start;
+	for (int f = 0; f < sc->nfmus; f++) {
+		const SartFmu *fm = &sc->fmus[f];
+		SartInnerConfig cfg = {fm->name, fm->dir, fm->model_identifier, fm->version,
+		                       fm->caps & SEAM_CAPS, master_log, m};
+		if (!ok(sart_inner_load(&cfg, &m->f[f].in))) {
+			flush_pending(m);
+			return master_fail(m, "%s: cannot load the FMU", fm->name);
+		}
+	}
+	for (int f = 0; f < sc->nfmus; f++)
+		if (!ok(sart_inner_instantiate(m->f[f].in, sc->fmus[f].guid, o->logging_on)))
+			return master_fail_call(m, f, t0);
+	for (int i = 0; i < sc->nstarts; i++) {
+		SartRef r = sc->starts[i].ref;
+		if (!valid_ref(sc, r))
+			return master_fail(m, "start value %d names a variable that does not exist", i + 1);
+		const SartVar *v = var_of(sc, r);
+		double x = sc->starts[i].value;
+		int iv = to_int(v->type, x);
+		if (v->type == SART_OTHER)
+			return master_fail(m, "%s.%s: only Real, Integer and Boolean values can be set",
+			                   sc->fmus[r.fmu].name, v->name);
+		if (!ok(set_values(m->f[r.fmu].in, v->type, &v->vr, 1, &x, &iv)))
+			return master_fail_call(m, r.fmu, t0);
+	}
+	SartExperiment ex = {0, 0.0, t0, 1, o->stop};
+	for (int f = 0; f < sc->nfmus; f++)
+		if (!ok(sart_inner_enter_init(m->f[f].in, &ex)))
+			return master_fail_call(m, f, t0);
+	/* an algebraic loop is solved when its first port comes, before its consumers are set;
+	 * connections inside it are then left as the solution set them */
+	for (int k = 0; k < m->an->nports; k++) {
+		int node = m->an->order[k];
+		SartRef src = m->an->ports[node];
+		const SartVar *sv = var_of(sc, src);
+		for (int i = 0; i < m->nloops; i++)
+			if (m->loops[i].comp == m->an->comp[node] && !m->loops[i].have_solution &&
+			    master_solve_loop(m, &m->loops[i], t0, 1))
+				return 1;
+		double x = 0;
+		int iv = 0, got = 0;
+		for (int c = 0; c < sc->nconns; c++) {
+			const SartConnection *cn = &sc->conns[c];
+			if (cn->src.fmu != src.fmu || cn->src.var != src.var)
+				continue;
+			if (m->an->comp[m->conn_dst_port[c]] == m->an->comp[node])
+				continue; /* inside a loop (a component with both ends is one) */
+			if (!got) {
+				if (!ok(get_values(m->f[src.fmu].in, sv->type, &sv->vr, 1, &x, &iv)))
+					return master_fail_call(m, src.fmu, t0);
+				if (sv->type != SART_REAL)
+					x = iv;
+				if (!isfinite(x))
+					return master_fail(m, "at t = %.17g (initialization): %s.%s is %g, on a "
+					                   "connection", t0, sc->fmus[src.fmu].name, sv->name, x);
+				got = 1;
+			}
+			const SartVar *dv = var_of(sc, cn->dst);
+			double y = cn->scale * x + cn->offset;
+			int jy = to_int(dv->type, y);
+			if (!ok(set_values(m->f[cn->dst.fmu].in, dv->type, &dv->vr, 1, &y, &jy)))
+				return master_fail_call(m, cn->dst.fmu, t0);
+		}
+	}
+	for (int f = 0; f < sc->nfmus; f++)
+		if (!ok(sart_inner_exit_init(m->f[f].in)))
+			return master_fail_call(m, f, t0);
+	for (int f = 0; f < sc->nfmus; f++)
+		if (master_read_signals(m, f, t0, m->now))
+			return 1;
+	return 0;
+}
+
+int master_emit_point(Master *m, double t)
+{
+	m->res->t = t;
+	if (!m->o->on_point)
+		return 0;
+	for (int r = 0; r < m->sc->nrecords; r++)
+		m->row[r] = m->now[m->rec_sig[r]];
+	if (m->o->on_point(m->o->point_env, t, m->row, m->sc->nrecords))
+		return master_fail(m, "at t = %.17g: the run was stopped by its caller", t);
+	return 0;
+}
+
+static int check_options(Master *m)
+{
+	const SartMasterOptions *o = m->o;
+	if (!isfinite(o->start) || !isfinite(o->stop) || !(o->stop >= o->start))
+		return master_fail(m, "the stop time %g is before the start time %g", o->stop, o->start);
+	if (!isfinite(o->step) || !(o->step > 0))
+		return master_fail(m, "the step size %g is not positive", o->step);
+	if (o->iterations < 0)
+		return master_fail(m, "the number of iterations %d is negative", o->iterations);
+	if ((int)o->approx < SART_HOLD || o->approx > SART_HERMITE)
+		return master_fail(m, "unknown input approximation %d", (int)o->approx);
+	int nalgorithms = 0;
+	while (sart_algorithms[nalgorithms].name)
+		nalgorithms++;
+	if ((int)o->algorithm < 0 || (int)o->algorithm >= nalgorithms)
+		return master_fail(m, "unknown master algorithm %d", (int)o->algorithm);
+	m->alg = &sart_algorithms[o->algorithm];
+	if (o->step_control == SART_STEP_DOUBLING &&
+	    (o->approx == SART_QUADRATIC || o->approx == SART_HERMITE))
+		return master_fail(m, "step doubling works with hold and linear extrapolation only, not "
+		                   "with %s", o->approx == SART_QUADRATIC ? "quadratic" : "Hermite");
+	if (m->sc->nfmus < 1)
+		return master_fail(m, "the scenario has no FMU");
+	if ((int)o->loop_solver < SART_LOOP_ANDERSON || o->loop_solver > SART_LOOP_NEWTON)
+		return master_fail(m, "unknown loop solver %d", (int)o->loop_solver);
+	if (o->anderson_memory < 0 || o->anderson_memory > 100)
+		return master_fail(m, "the Anderson memory %d is not in 1..100", o->anderson_memory);
+	if (!(o->loop_tolerance >= 0) || !isfinite(o->loop_tolerance))
+		return master_fail(m, "the loop tolerance %g is not positive", o->loop_tolerance);
+	if (o->loop_max_iterations < 0)
+		return master_fail(m, "the loop iteration bound %d is negative", o->loop_max_iterations);
+	if ((int)o->step_control < SART_STEP_FIXED || o->step_control > SART_STEP_PREDICTION)
+		return master_fail(m, "unknown step control %d", (int)o->step_control);
+	m->tol = o->tolerance > 0 ? o->tolerance : 1e-3;
+	m->min_step = o->min_step > 0 ? o->min_step : 1e-6 * o->step;
+	m->max_step = o->max_step > 0 ? o->max_step : o->stop - o->start;
+	m->safety = o->safety > 0 ? o->safety : 0.9;
+	m->shrink = o->shrink > 0 ? o->shrink : 0.2;
+	m->grow = o->grow > 0 ? o->grow : 2;
+	m->h_next = o->step;
+	if (!(o->tolerance >= 0) || !isfinite(o->tolerance) || !(o->min_step >= 0) ||
+	    !(o->max_step >= 0) || !isfinite(o->min_step) || !isfinite(o->max_step))
+		return master_fail(m, "the tolerance and the step bounds must be positive numbers");
+	if (o->step_control != SART_STEP_FIXED && m->max_step > 0 && m->min_step > m->max_step)
+		return master_fail(m, "the minimum step %g exceeds the maximum step %g", m->min_step,
+		                   m->max_step);
+	if (!(m->shrink <= 1) || !(m->grow >= 1) || !(m->safety <= 1) || !isfinite(m->grow))
+		return master_fail(m, "the controller needs 0 < safety <= 1, 0 < shrink <= 1 <= grow");
+	m->anderson_m = o->anderson_memory ? o->anderson_memory : 1;
+	m->loop_tol = o->loop_tolerance > 0 ? o->loop_tolerance : 1e-10;
+	m->loop_maxit = o->loop_max_iterations ? o->loop_max_iterations : 100;
+	return 0;
+}
+
+/* Event location's needs: an indicator that is a Real or Integer output, a tolerance,
+ * states saved before each step (so not with no rollback or step doubling, which moves
+ * t_n's signals) and every FMU able to get and set its state, shown by the probe. */
+static int check_events(Master *m, int stateless)
+{
+	const SartScenario *sc = m->sc;
+	const SartMasterOptions *o = m->o;
+	SartRef z = o->event_indicator;
+	const SartVar *zv = valid_ref(sc, z) ? var_of(sc, z) : NULL;
+	if (!zv)
+		return master_fail(m, "the event indicator (FMU %d, variable %d) does not exist",
+		                   z.fmu + 1, z.var + 1);
+	if (zv->causality != SART_CAUS_OUTPUT ||
+	    (zv->type != SART_REAL && zv->type != SART_INTEGER))
+		return master_fail(m, "the event indicator %s.%s must be a Real or Integer output",
+		                   sc->fmus[z.fmu].name, zv->name);
+	if (!isfinite(o->event_tolerance) || o->event_tolerance < 0)
+		return master_fail(m, "the event tolerance %g is not a positive number",
+		                   o->event_tolerance);
+	if (o->step_control == SART_STEP_DOUBLING || o->no_rollback)
+		return master_fail(m, "event location needs the states saved and does not work "
+		                   "with %s", o->no_rollback ? "no rollback" : "step doubling");
+	if (stateless >= 0)
+		return master_fail(m, "event location on %s.%s redoes the step across the crossing "
+		                   "shorter from every FMU's state at its start, and %s cannot get "
+		                   "and set its state", sc->fmus[z.fmu].name, zv->name,
+		                   sc->fmus[stateless].name);
+	m->event_tol = o->event_tolerance > 0 ? o->event_tolerance : 1e-6 * o->step;
+	return master_probe_all(m, "event location rolls every FMU back to the step's start");
+}
+
+/* What the options ask of the FMUs' states and of the event indicator, checked against
+ * the scenario; the state probe of every FMU before a run that rolls back. */
+static int check_run(Master *m)
+{
+	const SartScenario *sc = m->sc;
+	const SartMasterOptions *o = m->o;
+	int stateless = stateless_fmu(sc);
+	m->can_rollback = stateless < 0;
+	if (o->step_control != SART_STEP_FIXED && stateless >= 0)
+		return master_fail(m, "step-size control rejects steps by rolling every FMU back, and "
+		                   "%s cannot get and set its state", sc->fmus[stateless].name);
+	if (o->iterations > 0 && stateless >= 0)
+		return master_fail(m, "iterations roll every FMU back to the step's start, and %s "
+		                   "cannot get and set its state", sc->fmus[stateless].name);
+	if (o->no_rollback && (o->iterations > 0 || o->step_control != SART_STEP_FIXED))
+		return master_fail(m, "with no rollback there is no state to go back to, and %s "
+		                   "roll%s every FMU back",
+		                   o->iterations > 0 ? "iterations" : "step-size control",
+		                   o->iterations > 0 ? "" : "s");
+	if (o->locate_events && check_events(m, stateless))
+		return 1;
+	if (o->iterations > 0 &&
+	    master_probe_all(m, "iterations roll every FMU back to the step's start"))
+		return 1;
+	if (o->step_control != SART_STEP_FIXED &&
+	    master_probe_all(m, "step-size control rejects steps by rolling every FMU back"))
+		return 1;
+	return 0;
+}
+
+/* The step from t: with step-size control the controller's, within the bounds and landing
+ * on the stop time; with fixed steps the next point start + (k + 1) H.  Taken; on return
+ * *end is where it ended.  *k follows the grid: after a step that ended short of its
+ * plan (a rejection, an event) the next one aims back at the grid, at the first
+ * start + k H beyond where it ended (a gap under 1e-9 H joins the following step), so
+ * that events on the grid are seen on time.  The last step ends exactly on stop (a
+ * remainder under 1e-9 H joins it). */
+static int next_step(Master *m, double t, long *k, double *end)
+{
+	const SartMasterOptions *o = m->o;
+	double planned;
+	if (o->step_control != SART_STEP_FIXED) {
+		double h = m->h_next < m->max_step ? m->h_next : m->max_step;
+		h = h > m->min_step ? h : m->min_step;
+		*end = t + h >= o->stop - 1e-9 * h ? o->stop : t + h;
+		planned = *end;
+		if (master_controlled_step(m, t, end))
+			return 1;
+	} else {
+		*end = o->start + (double)(*k + 1) * o->step;
+		if (*end >= o->stop - 1e-9 * o->step)
+			*end = o->stop;
+		planned = *end;
+		if (master_macro_step(m, t, end))
+			return 1;
+	}
+	if (*end < planned) {
+		double kk = floor((*end - o->start) / o->step);
+		*k = kk > 0 ? (long)kk : 0;
+		while (o->start + (double)(*k + 1) * o->step <= *end + 1e-9 * o->step)
+			(*k)++;
+	} else {
+		(*k)++;
+	}
+	return 0;
+}
+
+/* The step from t to end accepted: the signal arrays rotate (t_n+1 becomes t_n), the
+ * statistics are kept, the point goes to on_point. */
+static int accept_step(Master *m, double t, double end)
+{
+	SartMasterResult *res = m->res;
+	double *tmp = m->prev2;
+	m->prev2 = m->prev;
+	m->prev = m->now;
+	m->now = m->next;
+	m->next = tmp; /* every pass reads every signal before any is used */
+	tmp = m->dnow;
+	m->dnow = m->dnext;
+	m->dnext = tmp;
+	m->t_prev2_span = m->t_prev_span;
+	m->have_prev2 = m->have_prev;
+	m->t_prev_span = m->last_span > 0 ? m->last_span : end - t;
+	m->have_prev = 1;
+	if (res->accepted == 0 || end - t < res->h_min)
+		res->h_min = end - t;
+	if (end - t > res->h_max)
+		res->h_max = end - t;
+	res->accepted++;
+	return master_emit_point(m, end);
+}
+
+/* Everything a run holds, released (the FMUs freed through the seam). */
+static void free_run(Master *m)
+{
+	for (int f = 0; m->f && f < m->sc->nfmus; f++) {
+		FmuRun *fr = &m->f[f];
+		if (fr->snap)
+			sart_inner_free_state(fr->in, &fr->snap);
+		sart_inner_free(fr->in);
+		for (int ty = 0; ty < NTYPES; ty++) {
+			free(fr->read_vr[ty]);
+			free(fr->set_vr[ty]);
+			free(fr->set_conn[ty]);
+			free(fr->set_sig[ty]);
+			free(fr->set_scale[ty]);
+			free(fr->set_offset[ty]);
+		}
+		free(fr->order1);
+		free(fr->order2);
+		free(fr->dval);
+		free(fr->d2val);
+		free(fr->rbuf);
+		free(fr->ibuf);
+	}
+	for (int i = 0; m->loops && i < m->nloops; i++)
+		master_free_loop(&m->loops[i]);
+	free(m->loops);
+	free(m->port_conn);
+	free(m->conn_src_port);
+	free(m->conn_dst_port);
+	free(m->conn_tear);
+	free(m->pval);
+	free(m->pred);
+	free(m->plain_src);
+	free(m->plain_conn);
+	free(m->plain_scale);
+	free(m->plain_offset);
+	free(m->plain_buf);
+	free(m->yfull);
+	free(m->save_now);
+	free(m->save_prev);
+	free(m->adj_first);
+	free(m->adj_edge);
+	free(m->f);
+	free(m->sig);
+	free(m->sig_exchanged);
+	free(m->prev);
+	free(m->prev2);
+	free(m->dnow);
+	free(m->dnext);
+	free(m->now);
+	free(m->next);
+	free(m->conn_sig);
+	free(m->rec_sig);
+	free(m->row);
+	sart_analysis_free(m->an);
+}
+
+int sart_master_run(const SartScenario *sc, const SartMasterOptions *o, SartMasterResult *res)
+{
+	char err[512];
+	Master mm;
+	Master *m = &mm;
+	memset(m, 0, sizeof *m);
+	memset(res, 0, sizeof *res);
+	m->sc = sc;
+	m->o = o;
+	m->res = res;
+	m->discard_fmu = -1;
+	res->t = o->start;
+
+	if (check_options(m))
+		goto done;
+	if (sart_analyse(sc, &m->an, err, sizeof err)) {
+		master_fail(m, "%s", err);
+		goto done;
+	}
+	if (check_run(m))
+		goto done;
+	m->want_pred = o->step_control == SART_STEP_PREDICTION;
+	m->snapshots = m->can_rollback && !o->no_rollback;
+	m->derivatives = o->approx != SART_HOLD || m->alg->fresh_inputs || o->iterations > 0;
+	if (prepare(m) || master_prepare_loops(m))
+		goto done;
+	m->plain = m->alg->fast_path && !o->no_fast_path && !m->derivatives && m->nloops == 0;
+	for (int f = 0; f < sc->nfmus; f++)
+		m->plain &= !m->f[f].has_other;
+	if (initialize(m) || master_emit_point(m, o->start))
+		goto done;
+
+	double t = o->start;
+	long k = 0;
+	if (master_fast_run(m, &t))
+		goto done;
+	while (t < o->stop) {
+		double end;
+		if (next_step(m, t, &k, &end) || accept_step(m, t, end))
+			goto done;
+		t = end;
+	}
+	for (int f = 0; f < sc->nfmus; f++)
+		if (!ok(sart_inner_terminate(m->f[f].in))) {
+			master_fail_call(m, f, t);
+			goto done;
+		}
+done:
+	flush_pending(m);
+	free_run(m);
+	return m->failed ? 1 : 0;
+}
