@@ -54,7 +54,7 @@ FMUS      := $(patsubst %,$(BUILD)/fmus/%.fmu,$(FMU_DIRS))
 FMU_PACK  := $(BUILD)/tools/fmu_pack
 
 .PHONY: all deps demo check check-core check-unit check-golden check-asan check-valgrind \
-        check-generated golden-update fuzz clean
+        check-generated check-docs golden-update fuzz clean
 .SUFFIXES:
 
 all: $(SACC) $(FMUS)
@@ -442,7 +442,12 @@ check-golden: $(SACC) $(FMUS)
 golden-update: $(SACC) $(FMUS)
 	@SACC=$(SACC) BUILD=$(BUILD) UPDATE=1 sh tests/golden/run.sh
 
-check-core: check-unit check-golden
+# The documentation's examples (docs/examples/) and the commands of its sh blocks, run
+# against the built sacc (tests/docs/run.sh says how they are marked).
+check-docs: $(SACC) $(FMUS) $(PW_FMUS)
+	@SACC=$(SACC) BUILD=$(BUILD) sh tests/docs/run.sh
+
+check-core: check-unit check-golden check-docs
 
 check-asan:
 	@$(MAKE) --no-print-directory BUILD=build/asan SAN=1 CFLAGS="-O1 -g" check-core
