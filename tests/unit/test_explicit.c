@@ -1419,14 +1419,8 @@ static void ns_visit(NodeSet *s, const Node *n)
 		assert_non_null(s->v);
 	}
 	s->v[s->n++] = n;
-	const Node *kids[] = {
-		n->lhs, n->rhs, n->cond, n->then, n->els, n->init, n->unit, n->bind, n->body,
-		n->list1, n->list2, n->list3, n->a_inners, n->a_couplings, n->a_inports,
-		n->a_outports, n->a_params, n->a_general, n->a_ctrl_vars, n->a_ctrl,
-		n->a_in_vars, n->a_in_rules, n->a_out_vars, n->a_out_rules,
-	};
-	for (size_t i = 0; i < sizeof kids / sizeof kids[0]; i++)
-		ns_collect(s, kids[i]);
+	for (int i = 0; i < AST_NCHILDREN; i++)
+		ns_collect(s, ast_child(n, i));
 }
 
 static void ns_collect(NodeSet *s, const Node *list)
