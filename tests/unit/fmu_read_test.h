@@ -175,7 +175,8 @@ static inline char *print_to_string(void (*print)(FILE *, const FmuInfo *), cons
 
 #define assert_contains(hay, needle) assert_contains_at((hay), (needle), __FILE__, __LINE__)
 
-static inline void assert_contains_at(const char *hay, const char *needle, const char *file, int line)
+static inline void assert_contains_at(const char *hay, const char *needle, const char *file,
+				      int line)
 {
 	if (strstr(hay, needle))
 		return;
