@@ -3153,7 +3153,7 @@ yy481:
 yy482:
 	++lx->cur;
 yy483:
-#line 278 "grammar/sa_lexer.re"
+#line 277 "grammar/sa_lexer.re"
 	{
 			Loc loc = here(lx, lx->tok, lx->cur);
 			unsigned char c = (unsigned char)*lx->tok;
@@ -3192,37 +3192,37 @@ yy487:
 	}
 yy488:
 	++lx->cur;
-#line 241 "grammar/sa_lexer.re"
+#line 240 "grammar/sa_lexer.re"
 	{ if (!scan_string(lx, '"')) continue; return TOK(TK_STRING); }
 #line 3198 "generated/sa_lexer.c"
 yy489:
 	++lx->cur;
-#line 242 "grammar/sa_lexer.re"
+#line 241 "grammar/sa_lexer.re"
 	{ if (!scan_string(lx, '\'')) continue; return TOK(TK_STRING); }
 #line 3203 "generated/sa_lexer.c"
 yy490:
 	++lx->cur;
-#line 244 "grammar/sa_lexer.re"
+#line 243 "grammar/sa_lexer.re"
 	{ return TOK(TK_LPAREN); }
 #line 3208 "generated/sa_lexer.c"
 yy491:
 	++lx->cur;
-#line 245 "grammar/sa_lexer.re"
+#line 244 "grammar/sa_lexer.re"
 	{ return TOK(TK_RPAREN); }
 #line 3213 "generated/sa_lexer.c"
 yy492:
 	++lx->cur;
-#line 260 "grammar/sa_lexer.re"
+#line 259 "grammar/sa_lexer.re"
 	{ return TOK(TK_STAR); }
 #line 3218 "generated/sa_lexer.c"
 yy493:
 	++lx->cur;
-#line 258 "grammar/sa_lexer.re"
+#line 257 "grammar/sa_lexer.re"
 	{ return TOK(TK_PLUS); }
 #line 3223 "generated/sa_lexer.c"
 yy494:
 	++lx->cur;
-#line 250 "grammar/sa_lexer.re"
+#line 249 "grammar/sa_lexer.re"
 	{ return TOK(TK_COMMA); }
 #line 3228 "generated/sa_lexer.c"
 yy495:
@@ -3234,7 +3234,7 @@ yy495:
 		default: goto yy496;
 	}
 yy496:
-#line 259 "grammar/sa_lexer.re"
+#line 258 "grammar/sa_lexer.re"
 	{ return TOK(TK_MINUS); }
 #line 3240 "generated/sa_lexer.c"
 yy497:
@@ -3254,7 +3254,7 @@ yy497:
 		default: goto yy498;
 	}
 yy498:
-#line 252 "grammar/sa_lexer.re"
+#line 251 "grammar/sa_lexer.re"
 	{ return TOK(TK_DOT); }
 #line 3260 "generated/sa_lexer.c"
 yy499:
@@ -3265,7 +3265,7 @@ yy499:
 		default: goto yy500;
 	}
 yy500:
-#line 261 "grammar/sa_lexer.re"
+#line 260 "grammar/sa_lexer.re"
 	{ return TOK(TK_SLASH); }
 #line 3271 "generated/sa_lexer.c"
 yy501:
@@ -3288,7 +3288,7 @@ yy501:
 		default: goto yy502;
 	}
 yy502:
-#line 239 "grammar/sa_lexer.re"
+#line 238 "grammar/sa_lexer.re"
 	{ return TOK(TK_INT); }
 #line 3294 "generated/sa_lexer.c"
 yy503:
@@ -3299,7 +3299,7 @@ yy503:
 	}
 yy504:
 	++lx->cur;
-#line 251 "grammar/sa_lexer.re"
+#line 250 "grammar/sa_lexer.re"
 	{ return TOK(TK_SEMI); }
 #line 3305 "generated/sa_lexer.c"
 yy505:
@@ -3311,7 +3311,7 @@ yy505:
 		default: goto yy506;
 	}
 yy506:
-#line 262 "grammar/sa_lexer.re"
+#line 261 "grammar/sa_lexer.re"
 	{ return TOK(TK_LT); }
 #line 3317 "generated/sa_lexer.c"
 yy507:
@@ -3321,7 +3321,7 @@ yy507:
 		default: goto yy508;
 	}
 yy508:
-#line 270 "grammar/sa_lexer.re"
+#line 269 "grammar/sa_lexer.re"
 	{ return TOK(TK_EQ); }
 #line 3327 "generated/sa_lexer.c"
 yy509:
@@ -3332,7 +3332,7 @@ yy509:
 		default: goto yy510;
 	}
 yy510:
-#line 264 "grammar/sa_lexer.re"
+#line 263 "grammar/sa_lexer.re"
 	{ return TOK(TK_GT); }
 #line 3338 "generated/sa_lexer.c"
 yy511:
@@ -3404,17 +3404,17 @@ yy511:
 		default: goto yy512;
 	}
 yy512:
-#line 237 "grammar/sa_lexer.re"
+#line 236 "grammar/sa_lexer.re"
 	{ return TOK(keyword(lx->tok, lx->cur)); }
 #line 3410 "generated/sa_lexer.c"
 yy513:
 	++lx->cur;
-#line 248 "grammar/sa_lexer.re"
+#line 247 "grammar/sa_lexer.re"
 	{ return TOK(TK_LBRACKET); }
 #line 3415 "generated/sa_lexer.c"
 yy514:
 	++lx->cur;
-#line 249 "grammar/sa_lexer.re"
+#line 248 "grammar/sa_lexer.re"
 	{ return TOK(TK_RBRACKET); }
 #line 3420 "generated/sa_lexer.c"
 yy515:
@@ -3476,23 +3476,23 @@ yy515:
 		default: goto yy516;
 	}
 yy516:
-#line 271 "grammar/sa_lexer.re"
+#line 270 "grammar/sa_lexer.re"
 	{ return TOK(TK_CARET); }
 #line 3482 "generated/sa_lexer.c"
 yy517:
 	++lx->cur;
-#line 246 "grammar/sa_lexer.re"
+#line 245 "grammar/sa_lexer.re"
 	{ return TOK(TK_LBRACE); }
 #line 3487 "generated/sa_lexer.c"
 yy518:
 	++lx->cur;
-#line 247 "grammar/sa_lexer.re"
+#line 246 "grammar/sa_lexer.re"
 	{ return TOK(TK_RBRACE); }
 #line 3492 "generated/sa_lexer.c"
 yy519:
 	yych = *++lx->cur;
 	if (yych >= 0x80) goto yy519;
-#line 273 "grammar/sa_lexer.re"
+#line 272 "grammar/sa_lexer.re"
 	{
 			lex_error(lx, here(lx, lx->tok, lx->cur),
 				  "non-ASCII characters are allowed only in strings and comments");
@@ -3501,7 +3501,7 @@ yy519:
 #line 3502 "generated/sa_lexer.c"
 yy520:
 	++lx->cur;
-#line 267 "grammar/sa_lexer.re"
+#line 266 "grammar/sa_lexer.re"
 	{ return TOK(TK_NE); }
 #line 3507 "generated/sa_lexer.c"
 yy521:
@@ -3519,12 +3519,12 @@ yy522:
 	}
 yy523:
 	++lx->cur;
-#line 255 "grammar/sa_lexer.re"
+#line 254 "grammar/sa_lexer.re"
 	{ return TOK(TK_ARROW); }
 #line 3525 "generated/sa_lexer.c"
 yy524:
 	++lx->cur;
-#line 253 "grammar/sa_lexer.re"
+#line 252 "grammar/sa_lexer.re"
 	{ return TOK(TK_DOTDOT); }
 #line 3530 "generated/sa_lexer.c"
 yy525:
@@ -3547,7 +3547,7 @@ yy526:
 		default: goto yy527;
 	}
 yy527:
-#line 240 "grammar/sa_lexer.re"
+#line 239 "grammar/sa_lexer.re"
 	{ return TOK(TK_REAL); }
 #line 3553 "generated/sa_lexer.c"
 yy528:
@@ -3592,37 +3592,37 @@ yy532:
 	}
 yy533:
 	++lx->cur;
-#line 254 "grammar/sa_lexer.re"
+#line 253 "grammar/sa_lexer.re"
 	{ return TOK(TK_ASSIGN); }
 #line 3598 "generated/sa_lexer.c"
 yy534:
 	++lx->cur;
-#line 269 "grammar/sa_lexer.re"
+#line 268 "grammar/sa_lexer.re"
 	{ return TOK(TK_CROSSDOWN); }
 #line 3603 "generated/sa_lexer.c"
 yy535:
 	++lx->cur;
-#line 257 "grammar/sa_lexer.re"
+#line 256 "grammar/sa_lexer.re"
 	{ return TOK(TK_LARROW); }
 #line 3608 "generated/sa_lexer.c"
 yy536:
 	++lx->cur;
-#line 263 "grammar/sa_lexer.re"
+#line 262 "grammar/sa_lexer.re"
 	{ return TOK(TK_LE); }
 #line 3613 "generated/sa_lexer.c"
 yy537:
 	++lx->cur;
-#line 266 "grammar/sa_lexer.re"
+#line 265 "grammar/sa_lexer.re"
 	{ return TOK(TK_EQEQ); }
 #line 3618 "generated/sa_lexer.c"
 yy538:
 	++lx->cur;
-#line 268 "grammar/sa_lexer.re"
+#line 267 "grammar/sa_lexer.re"
 	{ return TOK(TK_CROSSUP); }
 #line 3623 "generated/sa_lexer.c"
 yy539:
 	++lx->cur;
-#line 265 "grammar/sa_lexer.re"
+#line 264 "grammar/sa_lexer.re"
 	{ return TOK(TK_GE); }
 #line 3628 "generated/sa_lexer.c"
 yy540:
@@ -3694,19 +3694,19 @@ yy540:
 		default: goto yy541;
 	}
 yy541:
-#line 235 "grammar/sa_lexer.re"
+#line 234 "grammar/sa_lexer.re"
 	{ t->s = lx->tok + 1; t->n = (int)(lx->cur - lx->tok - 1);
 		         t->loc = here(lx, lx->tok, lx->cur); return TK_ID; }
 #line 3701 "generated/sa_lexer.c"
 yy542:
 	++lx->cur;
-#line 256 "grammar/sa_lexer.re"
+#line 255 "grammar/sa_lexer.re"
 	{ return TOK(TK_LONGARROW); }
 #line 3706 "generated/sa_lexer.c"
 yy543:
 	++lx->cur;
 	lx->cur -= 2;
-#line 238 "grammar/sa_lexer.re"
+#line 237 "grammar/sa_lexer.re"
 	{ return TOK(TK_INT); }
 #line 3712 "generated/sa_lexer.c"
 yy544:
@@ -3740,7 +3740,7 @@ yy545:
 		default: goto yy527;
 	}
 }
-#line 288 "grammar/sa_lexer.re"
+#line 287 "grammar/sa_lexer.re"
 
 	}
 #undef TOK

@@ -231,7 +231,6 @@ int lex_next(Lexer *lx, Token *t)
 		"//" [^\n\x00]* { continue; }
 		"/*" { skip_block_comment(lx); continue; }
 
-
 		"^" id { t->s = lx->tok + 1; t->n = (int)(lx->cur - lx->tok - 1);
 		         t->loc = here(lx, lx->tok, lx->cur); return TK_ID; }
 		id { return TOK(keyword(lx->tok, lx->cur)); }
