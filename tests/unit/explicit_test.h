@@ -225,6 +225,9 @@ static inline void assert_loc_eq(Loc a, Loc b)
 
 static const double deg = 3.14159265358979323846 / 180;
 
+/* ---- scripts of single rules that the pipeline tests reduce again ----------------------- */
+
+/* AddOutRule */
 static const char s_out_rule[] =
 	HEAD WINDOW OBSTACLE
 	"\tcoupled as obstacle.reaction_force -> window.reaction_force\n"
@@ -233,6 +236,7 @@ static const char s_out_rule[] =
 	"\ttrue -> { } --> { sa.tau := -window.reaction_torque; };\n"
 	"}\n";
 
+/* CreateCtrlRules */
 static const char s_user_ctrl[] =
 	HEAD WINDOW OBSTACLE
 	"\tcoupled as obstacle.reaction_force -> window.reaction_force\n"
@@ -242,6 +246,7 @@ static const char s_user_ctrl[] =
 	"\treturn H;\n"
 	"}\n";
 
+/* ImplementInternalBinding */
 static const char s_nested_steps[] =
 	HEAD WINDOW OBSTACLE
 	"\tcoupled as obstacle.reaction_force -> window.reaction_force\n"
@@ -265,6 +270,7 @@ static const char s_nested_steps[] =
 	"\treturn H;\n"
 	"}\n";
 
+/* ReplacePortsRefsByVars */
 static const char s_map_in[] =
 	HEAD WINDOW
 	"input ports Real v, Real f\n"
@@ -295,6 +301,7 @@ static const char s_stored_outputs[] =
 	"\t};\n"
 	"}\n";
 
+/* A test entry with the fixture. */
 #define T(name) cmocka_unit_test_setup_teardown(name, fx_setup, fx_teardown)
 
 #endif
