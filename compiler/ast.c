@@ -8,11 +8,29 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "parse.h"
+
+#define CHILD(field, is_list) {#field, offsetof(Node, field), is_list}
+
+const AstChild ast_children[] = {
+	CHILD(lhs, false), CHILD(rhs, false), CHILD(cond, false), CHILD(then, false),
+	CHILD(els, false), CHILD(init, false), CHILD(unit, false), CHILD(bind, false),
+	CHILD(body, false), CHILD(list1, true), CHILD(list2, true), CHILD(list3, true),
+	CHILD(a_inners, true), CHILD(a_couplings, true), CHILD(a_inports, true),
+	CHILD(a_outports, true), CHILD(a_params, true), CHILD(a_general, true),
+	CHILD(a_ctrl_vars, true), CHILD(a_ctrl, false), CHILD(a_in_vars, true),
+	CHILD(a_in_rules, false), CHILD(a_out_vars, true), CHILD(a_out_rules, false),
+};
+
+#undef CHILD
+
+_Static_assert(sizeof ast_children / sizeof ast_children[0] == AST_NCHILDREN,
+	       "AST_NCHILDREN is the number of rows of ast_children");
 
 Node *ast_new(Arena *a, NodeKind kind, Loc loc)
 {
@@ -119,31 +137,12 @@ Node *ast_clone(Arena *a, const Node *n)
 	Node *c = arena_alloc(a, sizeof *c);
 	*c = *n;
 	c->next = NULL;
-	c->lhs = ast_clone(a, n->lhs);
-	c->rhs = ast_clone(a, n->rhs);
-	c->cond = ast_clone(a, n->cond);
-	c->then = ast_clone(a, n->then);
-	c->els = ast_clone(a, n->els);
-	c->init = ast_clone(a, n->init);
-	c->unit = ast_clone(a, n->unit);
-	c->bind = ast_clone(a, n->bind);
-	c->body = ast_clone(a, n->body);
-	c->list1 = clone_list(a, n->list1);
-	c->list2 = clone_list(a, n->list2);
-	c->list3 = clone_list(a, n->list3);
-	c->a_inners = clone_list(a, n->a_inners);
-	c->a_couplings = clone_list(a, n->a_couplings);
-	c->a_inports = clone_list(a, n->a_inports);
-	c->a_outports = clone_list(a, n->a_outports);
-	c->a_params = clone_list(a, n->a_params);
-	c->a_general = clone_list(a, n->a_general);
-	c->a_ctrl_vars = clone_list(a, n->a_ctrl_vars);
-	c->a_ctrl = ast_clone(a, n->a_ctrl);
-	c->a_in_vars = clone_list(a, n->a_in_vars);
-	c->a_in_rules = ast_clone(a, n->a_in_rules);
-	c->a_out_vars = clone_list(a, n->a_out_vars);
-	c->a_out_rules = ast_clone(a, n->a_out_rules);
-	/* A do_step's arguments are chained through list1; clone_list kept the chain. */
+	/* A do_step's arguments are chained through list1; clone_list keeps the chain. */
+	for (int i = 0; i < AST_NCHILDREN; i++) {
+		const Node *child = ast_child(n, i);
+		*ast_child_slot(c, i) = ast_children[i].is_list ? clone_list(a, child)
+							       : ast_clone(a, child);
+	}
 	return c;
 }
 
@@ -979,28 +978,5 @@ void ast_print_file(StrBuf *o, const Node *file)
 		default:
 			break;
 		}
-	}
-}
-
-void ast_dump(StrBuf *o, const Node *n, int depth)
-{
-	for (; n; n = n->next) {
-		indent(o, depth);
-		sb_printf(o, "%s %d:%d", ast_kind_name(n->kind), n->loc.line, n->loc.col);
-		if (n->name)
-			sb_printf(o, " name=%s", n->name);
-		if (n->owner)
-			sb_printf(o, " owner=%s", n->owner);
-		if (n->origin)
-			sb_printf(o, " [%s]", n->origin);
-		sb_putc(o, '\n');
-		const Node *kids[] = {n->lhs, n->rhs, n->cond, n->then, n->els, n->init, n->unit,
-				      n->bind, n->body, n->list1, n->list2, n->list3, n->a_inners,
-				      n->a_couplings, n->a_inports, n->a_outports, n->a_params,
-				      n->a_general, n->a_ctrl_vars, n->a_ctrl, n->a_in_vars,
-				      n->a_in_rules, n->a_out_vars, n->a_out_rules};
-		for (size_t i = 0; i < sizeof kids / sizeof kids[0]; i++)
-			if (kids[i] && !(n->kind == ND_BUILTIN && kids[i] == n->lhs))
-				ast_dump(o, kids[i], depth + 1);
 	}
 }

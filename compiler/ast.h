@@ -9,6 +9,7 @@
 #define SACC_AST_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "arena.h"
 #include "diag.h"
@@ -156,6 +157,30 @@ struct Node {
 	void *info;
 };
 
+/* The child fields of a Node, in source order.  Every walk over a whole tree (the copier,
+ * the parser's depth bound, the tests' tree comparisons) goes through this one table, so
+ * a new child field is added here and in ast.c's table, nowhere else.  A list child is
+ * chained through `next`; the others hold one subtree each. */
+typedef struct AstChild {
+	const char *name;
+	size_t offset;  /* offsetof(Node, the field) */
+	bool is_list;
+} AstChild;
+
+enum { AST_NCHILDREN = 24 };
+extern const AstChild ast_children[AST_NCHILDREN];
+
+/* Child i of n, as ast_children[i] describes it. */
+static inline Node *ast_child(const Node *n, int i)
+{
+	return *(Node *const *)(const void *)((const char *)n + ast_children[i].offset);
+}
+
+static inline Node **ast_child_slot(Node *n, int i)
+{
+	return (Node **)(void *)((char *)n + ast_children[i].offset);
+}
+
 /* Construction. */
 Node *ast_new(Arena *a, NodeKind kind, Loc loc);
 Node *ast_name(Arena *a, Loc loc, const char *name);
@@ -188,8 +213,5 @@ const char *ast_keyvar_name(int kv);
 void ast_print_file(StrBuf *out, const Node *file);
 void ast_print_adaptation(StrBuf *out, const Node *sa);
 void ast_print_expr(StrBuf *out, const Node *e);
-
-/* A debugging dump of the tree, one node a line with its kind and location. */
-void ast_dump(StrBuf *out, const Node *n, int depth);
 
 #endif

@@ -1,4 +1,6 @@
-/* check.h — names, types, inner ports and units (LANGUAGE.md section 3). */
+/* check.h — the checker: names and scopes, types, inner ports against their FMUs, and units
+ * with their conversions.  check.c holds the entry points; check_inner.c, check_forms.c and
+ * check_ports.c the checks by concern (their shared context is check_ctx.h). */
 #ifndef SACC_CHECK_H
 #define SACC_CHECK_H
 

@@ -1,6 +1,6 @@
 /* fmu.h — what the compiler knows about an FMU, read from its modelDescription.xml.
  *
- * fmu_read.c opens the archive with minizip and parses the model description with
+ * fmu_open.c opens the archive with minizip; fmu_read.c parses the model description with
  * libxml2 (no network, no DTD, no external entities).  FMI 2.0 and FMI 3.0 descriptions
  * map onto the same FmuInfo; the version-specific parts (GUID vs instantiation token, the
  * FMI 3.0 Co-Simulation flags) are kept as fields, never as separate structures, so the

@@ -43,12 +43,10 @@ static const Node *too_deep(const Node *root)
 		}
 		/* Pushed last to first, so the walk goes down lhs first: in a chain too long
 		 * the node found then starts where the whole expression starts. */
-		const Node *kids[] = {n->lhs, n->rhs, n->cond, n->then, n->els, n->init,
-				      n->unit, n->bind, n->body, n->list1, n->list2, n->list3,
-				      n->a_inners, n->a_couplings, n->a_inports, n->a_outports,
-				      n->a_params, n->a_general, n->a_ctrl_vars, n->a_ctrl,
-				      n->a_in_vars, n->a_in_rules, n->a_out_vars, n->a_out_rules,
-				      n->next};
+		const Node *kids[AST_NCHILDREN + 1];
+		for (int i = 0; i < AST_NCHILDREN; i++)
+			kids[i] = ast_child(n, i);
+		kids[AST_NCHILDREN] = n->next;
 		size_t nkids = sizeof kids / sizeof kids[0];
 		for (size_t i = nkids; i-- > 0;) {
 			if (!kids[i])

@@ -59,7 +59,5 @@ typedef struct SaInfo {
 /* Lookups used by the rules and the emitter. */
 Inner *sema_inner(const SaInfo *info, const char *name);
 InnerPort *sema_inner_port(const Inner *in, const char *name);
-/* Whether inner output port `out` of `in` depends directly on input port `inp`. */
-bool sema_depends(const Inner *in, const InnerPort *out, const InnerPort *inp);
 
 #endif

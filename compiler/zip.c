@@ -146,6 +146,64 @@ static void free_entries(Entry *v, size_t n)
 	free(v);
 }
 
+/* Why the entry just read (its raw name and header fi) is refused, or NULL; fills in
+ * e->is_dir and e->path (the canonical path) on the way. */
+static const char *entry_refusal(Entry *e, const char *name, const unz_file_info64 *fi)
+{
+	size_t nl = strlen(name);
+	e->is_dir = nl > 0 && name[nl - 1] == '/';
+	const char *why = NULL;
+	unsigned host = (unsigned)(fi->version >> 8) & 0xff;
+	unsigned mode = (unsigned)(fi->external_fa >> 16) & 0xffff;
+	unsigned type = mode & S_IFMT;
+	if (!e->shown)
+		why = "out of memory";
+	else if (nl != fi->size_filename)
+		why = "its name holds a NUL byte";
+	else if (nl == 0)
+		why = "its name is empty";
+	else if ((why = canon_path(name, &e->path)) != NULL)
+		;
+	else if (!e->is_dir && e->path[0] == '\0')
+		why = "it names no file";
+	else if ((host == 3 || host == 19) && type == S_IFLNK)
+		why = "it is a symbolic link";
+	else if ((host == 3 || host == 19) && type != 0 && type != S_IFREG &&
+		 type != S_IFDIR)
+		why = "it is not a regular file or a directory";
+	else if (fi->flag & 1)
+		why = "it is encrypted";
+	else if (fi->compression_method != 0 && fi->compression_method != Z_DEFLATED)
+		why = "it uses a compression method other than store and deflate";
+	else if (e->is_dir && e->usize != 0)
+		why = "it is a directory with contents";
+	return why;
+}
+
+/* Entries whose paths are the same after canonicalization ("a/./b" is "a/b"): each is
+ * refused once, naming the later of the two in archive order.  Returns the errors. */
+static int refuse_duplicates(Entry *v, size_t n, Loc where, DiagSink *d)
+{
+	Entry **sorted = malloc((n ? n : 1) * sizeof *sorted);
+	if (!sorted) {
+		diag_error(d, where, "out of memory");
+		return 1;
+	}
+	int errors = 0;
+	for (size_t k = 0; k < n; k++)
+		sorted[k] = &v[k];
+	qsort(sorted, n, sizeof *sorted, cmp_entry_path);
+	for (size_t k = 1; k < n; k++) {
+		if (strcmp(sorted[k]->path, sorted[k - 1]->path) != 0)
+			continue;
+		Entry *later = sorted[k] > sorted[k - 1] ? sorted[k] : sorted[k - 1];
+		diag_error(d, where, "refusing entry '%s': it appears twice", later->shown);
+		errors++;
+	}
+	free(sorted);
+	return errors;
+}
+
 /* Pass 1: the central directory, every entry checked.  Returns the number of errors. */
 static int scan(unzFile uf, const char *archive, const ZipLimits *lim, DiagSink *d,
                 Entry **out, size_t *nout)
@@ -186,33 +244,7 @@ static int scan(unzFile uf, const char *archive, const ZipLimits *lim, DiagSink 
 		e->shown = printable(name);
 		e->usize = fi.uncompressed_size;
 		e->csize = fi.compressed_size;
-		size_t nl = strlen(name);
-		e->is_dir = nl > 0 && name[nl - 1] == '/';
-		const char *why = NULL;
-		unsigned host = (unsigned)(fi.version >> 8) & 0xff;
-		unsigned mode = (unsigned)(fi.external_fa >> 16) & 0xffff;
-		unsigned type = mode & S_IFMT;
-		if (!e->shown)
-			why = "out of memory";
-		else if (nl != fi.size_filename)
-			why = "its name holds a NUL byte";
-		else if (nl == 0)
-			why = "its name is empty";
-		else if ((why = canon_path(name, &e->path)) != NULL)
-			;
-		else if (!e->is_dir && e->path[0] == '\0')
-			why = "it names no file";
-		else if ((host == 3 || host == 19) && type == S_IFLNK)
-			why = "it is a symbolic link";
-		else if ((host == 3 || host == 19) && type != 0 && type != S_IFREG &&
-			 type != S_IFDIR)
-			why = "it is not a regular file or a directory";
-		else if (fi.flag & 1)
-			why = "it is encrypted";
-		else if (fi.compression_method != 0 && fi.compression_method != Z_DEFLATED)
-			why = "it uses a compression method other than store and deflate";
-		else if (e->is_dir && e->usize != 0)
-			why = "it is a directory with contents";
+		const char *why = entry_refusal(e, name, &fi);
 		if (why) {
 			diag_error(d, where, "refusing entry '%s': %s", e->shown ? e->shown : "?", why);
 			errors++;
@@ -248,27 +280,8 @@ static int scan(unzFile uf, const char *archive, const ZipLimits *lim, DiagSink 
 		diag_error(d, where, "damaged zip archive: cannot read entry %zu", i + 1);
 		errors++;
 	}
-	if (!errors) {
-		/* Duplicates, after canonicalization ("a/./b" is "a/b"). */
-		Entry **sorted = malloc((n ? n : 1) * sizeof *sorted);
-		if (!sorted) {
-			diag_error(d, where, "out of memory");
-			errors++;
-		} else {
-			for (size_t k = 0; k < i; k++)
-				sorted[k] = &v[k];
-			qsort(sorted, i, sizeof *sorted, cmp_entry_path);
-			for (size_t k = 1; k < i; k++) {
-				if (strcmp(sorted[k]->path, sorted[k - 1]->path) != 0)
-					continue;
-				/* name the later of the two in archive order */
-				Entry *later = sorted[k] > sorted[k - 1] ? sorted[k] : sorted[k - 1];
-				diag_error(d, where, "refusing entry '%s': it appears twice", later->shown);
-				errors++;
-			}
-			free(sorted);
-		}
-	}
+	if (!errors)
+		errors = refuse_duplicates(v, i, where, d);
 	if (errors) {
 		free_entries(v, n);
 		return errors;

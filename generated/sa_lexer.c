@@ -5,8 +5,9 @@
  * re2c turns this into generated/sa_lexer.c.  The input is one NUL-terminated buffer;
  * the NUL is the sentinel, so no bounds checks are needed in the automaton, and a NUL
  * before the end is reported as a stray byte.  Comments and strings are scanned by hand
- * so that an unterminated one is reported where it starts.  Every token carries its
- * file:line:column. */
+ * so that an unterminated one is reported where it starts.  A reserved word is an
+ * identifier first; keyword() then tells which word it is, with an automaton of its own.
+ * Every token carries its file:line:column. */
 #include <string.h>
 
 #include "parse.h"
@@ -74,6 +75,2923 @@ static int scan_string(Lexer *lx, char quote)
 	return 0;
 }
 
+/* code when the reserved word just matched ends where the identifier ends; a word that
+ * is only a prefix of the identifier ("in" of "input_x") leaves it an identifier. */
+static int whole_word(const char *cur, const char *end, int code)
+{
+	return cur == end ? code : TK_ID;
+}
+
+/* The code of the reserved word that the identifier s..end is, else TK_ID.  The identifier
+ * is followed by a byte that cannot continue it (at worst the NUL sentinel), so the
+ * automaton never reads past the buffer. */
+static int keyword(const char *s, const char *end)
+{
+	const char *cur = s, *marker = s;
+	(void)marker;
+	
+#line 94 "generated/sa_lexer.c"
+{
+	unsigned char yych;
+	unsigned int yyaccept = 0;
+	yych = *cur;
+	switch (yych) {
+		case 'B': goto yy3;
+		case 'F': goto yy4;
+		case 'H': goto yy5;
+		case 'I': goto yy6;
+		case 'M': goto yy7;
+		case 'R': goto yy8;
+		case 'S': goto yy9;
+		case 'Z': goto yy10;
+		case 'a': goto yy11;
+		case 'b': goto yy12;
+		case 'c': goto yy13;
+		case 'd': goto yy14;
+		case 'e': goto yy15;
+		case 'f': goto yy17;
+		case 'g': goto yy18;
+		case 'h': goto yy19;
+		case 'i': goto yy21;
+		case 'l': goto yy22;
+		case 'm': goto yy23;
+		case 'n': goto yy24;
+		case 'o': goto yy25;
+		case 'p': goto yy26;
+		case 'q': goto yy27;
+		case 'r': goto yy28;
+		case 's': goto yy29;
+		case 't': goto yy30;
+		case 'v': goto yy32;
+		case 'w': goto yy33;
+		case 'z': goto yy34;
+		default: goto yy1;
+	}
+yy1:
+	++cur;
+yy2:
+#line 195 "grammar/sa_lexer.re"
+	{ return TK_ID; }
+#line 136 "generated/sa_lexer.c"
+yy3:
+	yyaccept = 0;
+	yych = *(marker = ++cur);
+	switch (yych) {
+		case 'o': goto yy35;
+		default: goto yy2;
+	}
+yy4:
+	yyaccept = 0;
+	yych = *(marker = ++cur);
+	switch (yych) {
+		case 'O': goto yy37;
+		default: goto yy2;
+	}
+yy5:
+	++cur;
+#line 138 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_KW_BIGH); }
+#line 155 "generated/sa_lexer.c"
+yy6:
+	yyaccept = 0;
+	yych = *(marker = ++cur);
+	switch (yych) {
+		case 'n': goto yy38;
+		default: goto yy2;
+	}
+yy7:
+	yyaccept = 0;
+	yych = *(marker = ++cur);
+	switch (yych) {
+		case 'A': goto yy39;
+		default: goto yy2;
+	}
+yy8:
+	yyaccept = 0;
+	yych = *(marker = ++cur);
+	switch (yych) {
+		case 'e': goto yy40;
+		default: goto yy2;
+	}
+yy9:
+	yyaccept = 0;
+	yych = *(marker = ++cur);
+	switch (yych) {
+		case 't': goto yy41;
+		default: goto yy2;
+	}
+yy10:
+	yyaccept = 0;
+	yych = *(marker = ++cur);
+	switch (yych) {
+		case 'O': goto yy42;
+		default: goto yy2;
+	}
+yy11:
+	yyaccept = 0;
+	yych = *(marker = ++cur);
+	switch (yych) {
+		case 'b': goto yy43;
+		case 'd': goto yy44;
+		case 'n': goto yy45;
+		case 's': goto yy46;
+		case 't': goto yy47;
+		default: goto yy2;
+	}
+yy12:
+	yyaccept = 0;
+	yych = *(marker = ++cur);
+	switch (yych) {
+		case 'r': goto yy48;
+		case 'y': goto yy49;
+		default: goto yy2;
+	}
+yy13:
+	yyaccept = 0;
+	yych = *(marker = ++cur);
+	switch (yych) {
+		case 'e': goto yy50;
+		case 'o': goto yy51;
+		case 'r': goto yy52;
+		default: goto yy2;
+	}
+yy14:
+	yyaccept = 0;
+	yych = *(marker = ++cur);
+	switch (yych) {
+		case 'e': goto yy53;
+		case 'i': goto yy54;
+		case 'o': goto yy55;
+		case 't': goto yy56;
+		default: goto yy2;
+	}
+yy15:
+	yyaccept = 1;
+	yych = *(marker = ++cur);
+	switch (yych) {
+		case 'l': goto yy57;
+		case 'v': goto yy58;
+		case 'x': goto yy59;
+		default: goto yy16;
+	}
+yy16:
+#line 142 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_KW_E); }
+#line 241 "generated/sa_lexer.c"
+yy17:
+	yyaccept = 0;
+	yych = *(marker = ++cur);
+	switch (yych) {
+		case 'a': goto yy60;
+		case 'i': goto yy61;
+		case 'l': goto yy62;
+		case 'm': goto yy63;
+		case 'o': goto yy64;
+		default: goto yy2;
+	}
+yy18:
+	yyaccept = 0;
+	yych = *(marker = ++cur);
+	switch (yych) {
+		case 'e': goto yy65;
+		default: goto yy2;
+	}
+yy19:
+	yyaccept = 2;
+	yych = *(marker = ++cur);
+	switch (yych) {
+		case 'o': goto yy66;
+		default: goto yy20;
+	}
+yy20:
+#line 139 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_KW_H); }
+#line 270 "generated/sa_lexer.c"
+yy21:
+	yyaccept = 0;
+	yych = *(marker = ++cur);
+	switch (yych) {
+		case 'f': goto yy67;
+		case 'm': goto yy68;
+		case 'n': goto yy69;
+		case 's': goto yy71;
+		default: goto yy2;
+	}
+yy22:
+	yyaccept = 0;
+	yych = *(marker = ++cur);
+	switch (yych) {
+		case 'a': goto yy72;
+		default: goto yy2;
+	}
+yy23:
+	yyaccept = 0;
+	yych = *(marker = ++cur);
+	switch (yych) {
+		case 'a': goto yy73;
+		case 'e': goto yy74;
+		case 'i': goto yy75;
+		case 'o': goto yy76;
+		case 'u': goto yy77;
+		default: goto yy2;
+	}
+yy24:
+	yych = *++cur;
+	switch (yych) {
+		case 'o': goto yy78;
+		default: goto yy2;
+	}
+yy25:
+	yyaccept = 0;
+	yych = *(marker = ++cur);
+	switch (yych) {
+		case 'f': goto yy80;
+		case 'r': goto yy81;
+		case 't': goto yy83;
+		case 'u': goto yy84;
+		default: goto yy2;
+	}
+yy26:
+	yyaccept = 0;
+	yych = *(marker = ++cur);
+	switch (yych) {
+		case 'a': goto yy85;
+		case 'e': goto yy86;
+		case 'o': goto yy87;
+		case 'r': goto yy88;
+		default: goto yy2;
+	}
+yy27:
+	yyaccept = 0;
+	yych = *(marker = ++cur);
+	switch (yych) {
+		case 'u': goto yy89;
+		default: goto yy2;
+	}
+yy28:
+	yyaccept = 0;
+	yych = *(marker = ++cur);
+	switch (yych) {
+		case 'a': goto yy90;
+		case 'e': goto yy91;
+		case 'o': goto yy92;
+		case 'u': goto yy93;
+		default: goto yy2;
+	}
+yy29:
+	yyaccept = 0;
+	yych = *(marker = ++cur);
+	switch (yych) {
+		case 'a': goto yy94;
+		case 'e': goto yy95;
+		case 'i': goto yy96;
+		case 't': goto yy97;
+		case 'u': goto yy98;
+		default: goto yy2;
+	}
+yy30:
+	yyaccept = 3;
+	yych = *(marker = ++cur);
+	switch (yych) {
+		case 'h': goto yy99;
+		case 'i': goto yy100;
+		case 'o': goto yy101;
+		case 'r': goto yy102;
+		default: goto yy31;
+	}
+yy31:
+#line 140 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_KW_T); }
+#line 366 "generated/sa_lexer.c"
+yy32:
+	yyaccept = 0;
+	yych = *(marker = ++cur);
+	switch (yych) {
+		case 'a': goto yy103;
+		default: goto yy2;
+	}
+yy33:
+	yyaccept = 0;
+	yych = *(marker = ++cur);
+	switch (yych) {
+		case 'i': goto yy104;
+		default: goto yy2;
+	}
+yy34:
+	yyaccept = 0;
+	yych = *(marker = ++cur);
+	switch (yych) {
+		case 'e': goto yy105;
+		default: goto yy2;
+	}
+yy35:
+	yych = *++cur;
+	switch (yych) {
+		case 'o': goto yy106;
+		default: goto yy36;
+	}
+yy36:
+	cur = marker;
+	switch (yyaccept) {
+		case 0: goto yy2;
+		case 1: goto yy16;
+		case 2: goto yy20;
+		case 3: goto yy31;
+		case 4: goto yy70;
+		case 5: goto yy82;
+		case 6: goto yy114;
+		case 7: goto yy158;
+		case 8: goto yy254;
+		default: goto yy266;
+	}
+yy37:
+	yych = *++cur;
+	switch (yych) {
+		case 'H': goto yy107;
+		default: goto yy36;
+	}
+yy38:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy108;
+		default: goto yy36;
+	}
+yy39:
+	yych = *++cur;
+	switch (yych) {
+		case 'X': goto yy109;
+		default: goto yy36;
+	}
+yy40:
+	yych = *++cur;
+	switch (yych) {
+		case 'a': goto yy110;
+		default: goto yy36;
+	}
+yy41:
+	yych = *++cur;
+	switch (yych) {
+		case 'r': goto yy111;
+		default: goto yy36;
+	}
+yy42:
+	yych = *++cur;
+	switch (yych) {
+		case 'H': goto yy112;
+		default: goto yy36;
+	}
+yy43:
+	yych = *++cur;
+	switch (yych) {
+		case 's': goto yy113;
+		default: goto yy36;
+	}
+yy44:
+	yych = *++cur;
+	switch (yych) {
+		case 'a': goto yy115;
+		default: goto yy36;
+	}
+yy45:
+	yych = *++cur;
+	switch (yych) {
+		case 'd': goto yy116;
+		default: goto yy36;
+	}
+yy46:
+	++cur;
+#line 106 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_AS); }
+#line 466 "generated/sa_lexer.c"
+yy47:
+	++cur;
+#line 103 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_AT); }
+#line 471 "generated/sa_lexer.c"
+yy48:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy117;
+		default: goto yy36;
+	}
+yy49:
+	++cur;
+#line 188 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_BY); }
+#line 482 "generated/sa_lexer.c"
+yy50:
+	yych = *++cur;
+	switch (yych) {
+		case 'i': goto yy118;
+		default: goto yy36;
+	}
+yy51:
+	yych = *++cur;
+	switch (yych) {
+		case 'm': goto yy119;
+		case 'n': goto yy120;
+		case 'u': goto yy121;
+		default: goto yy36;
+	}
+yy52:
+	yych = *++cur;
+	switch (yych) {
+		case 'o': goto yy122;
+		default: goto yy36;
+	}
+yy53:
+	yych = *++cur;
+	switch (yych) {
+		case 'l': goto yy123;
+		default: goto yy36;
+	}
+yy54:
+	yych = *++cur;
+	switch (yych) {
+		case 'r': goto yy124;
+		case 's': goto yy125;
+		default: goto yy36;
+	}
+yy55:
+	yych = *++cur;
+	switch (yych) {
+		case '_': goto yy126;
+		default: goto yy36;
+	}
+yy56:
+	++cur;
+#line 141 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_KW_DT); }
+#line 526 "generated/sa_lexer.c"
+yy57:
+	yych = *++cur;
+	switch (yych) {
+		case 'a': goto yy127;
+		case 's': goto yy128;
+		default: goto yy36;
+	}
+yy58:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy129;
+		default: goto yy36;
+	}
+yy59:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy130;
+		default: goto yy36;
+	}
+yy60:
+	yych = *++cur;
+	switch (yych) {
+		case 'l': goto yy131;
+		default: goto yy36;
+	}
+yy61:
+	yych = *++cur;
+	switch (yych) {
+		case 'r': goto yy132;
+		default: goto yy36;
+	}
+yy62:
+	yych = *++cur;
+	switch (yych) {
+		case 'o': goto yy133;
+		default: goto yy36;
+	}
+yy63:
+	yych = *++cur;
+	switch (yych) {
+		case 'u': goto yy134;
+		default: goto yy36;
+	}
+yy64:
+	yych = *++cur;
+	switch (yych) {
+		case 'r': goto yy135;
+		case 'u': goto yy136;
+		default: goto yy36;
+	}
+yy65:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy137;
+		default: goto yy36;
+	}
+yy66:
+	yych = *++cur;
+	switch (yych) {
+		case 'l': goto yy138;
+		default: goto yy36;
+	}
+yy67:
+	++cur;
+#line 125 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_IF); }
+#line 593 "generated/sa_lexer.c"
+yy68:
+	yych = *++cur;
+	switch (yych) {
+		case 'p': goto yy139;
+		default: goto yy36;
+	}
+yy69:
+	yyaccept = 4;
+	yych = *(marker = ++cur);
+	switch (yych) {
+		case 'n': goto yy140;
+		case 'p': goto yy141;
+		case 't': goto yy142;
+		default: goto yy70;
+	}
+yy70:
+#line 120 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_IN); }
+#line 612 "generated/sa_lexer.c"
+yy71:
+	yych = *++cur;
+	switch (yych) {
+		case '_': goto yy143;
+		default: goto yy36;
+	}
+yy72:
+	yych = *++cur;
+	switch (yych) {
+		case 's': goto yy144;
+		default: goto yy36;
+	}
+yy73:
+	yych = *++cur;
+	switch (yych) {
+		case 's': goto yy145;
+		case 'x': goto yy146;
+		default: goto yy36;
+	}
+yy74:
+	yych = *++cur;
+	switch (yych) {
+		case 'a': goto yy147;
+		default: goto yy36;
+	}
+yy75:
+	yych = *++cur;
+	switch (yych) {
+		case 'n': goto yy148;
+		default: goto yy36;
+	}
+yy76:
+	yych = *++cur;
+	switch (yych) {
+		case 'd': goto yy149;
+		case 'o': goto yy150;
+		default: goto yy36;
+	}
+yy77:
+	yych = *++cur;
+	switch (yych) {
+		case 'l': goto yy151;
+		default: goto yy36;
+	}
+yy78:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy152;
+		case 'w': goto yy153;
+		default: goto yy79;
+	}
+yy79:
+#line 171 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_NO); }
+#line 667 "generated/sa_lexer.c"
+yy80:
+	yych = *++cur;
+	switch (yych) {
+		case 'f': goto yy154;
+		default: goto yy36;
+	}
+yy81:
+	yyaccept = 5;
+	yych = *(marker = ++cur);
+	switch (yych) {
+		case 'd': goto yy155;
+		default: goto yy82;
+	}
+yy82:
+#line 132 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_OR); }
+#line 684 "generated/sa_lexer.c"
+yy83:
+	yych = *++cur;
+	switch (yych) {
+		case 'h': goto yy156;
+		default: goto yy36;
+	}
+yy84:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy157;
+		default: goto yy36;
+	}
+yy85:
+	yych = *++cur;
+	switch (yych) {
+		case 'r': goto yy159;
+		default: goto yy36;
+	}
+yy86:
+	yych = *++cur;
+	switch (yych) {
+		case 'r': goto yy160;
+		default: goto yy36;
+	}
+yy87:
+	yych = *++cur;
+	switch (yych) {
+		case 'r': goto yy161;
+		default: goto yy36;
+	}
+yy88:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy162;
+		default: goto yy36;
+	}
+yy89:
+	yych = *++cur;
+	switch (yych) {
+		case 'a': goto yy163;
+		default: goto yy36;
+	}
+yy90:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy164;
+		default: goto yy36;
+	}
+yy91:
+	yych = *++cur;
+	switch (yych) {
+		case 'a': goto yy165;
+		case 'l': goto yy166;
+		case 't': goto yy167;
+		default: goto yy36;
+	}
+yy92:
+	yych = *++cur;
+	switch (yych) {
+		case 'l': goto yy168;
+		case 'u': goto yy169;
+		default: goto yy36;
+	}
+yy93:
+	yych = *++cur;
+	switch (yych) {
+		case 'l': goto yy170;
+		default: goto yy36;
+	}
+yy94:
+	yych = *++cur;
+	switch (yych) {
+		case 'v': goto yy171;
+		default: goto yy36;
+	}
+yy95:
+	yych = *++cur;
+	switch (yych) {
+		case 'c': goto yy172;
+		case 'm': goto yy173;
+		default: goto yy36;
+	}
+yy96:
+	yych = *++cur;
+	switch (yych) {
+		case 'g': goto yy174;
+		default: goto yy36;
+	}
+yy97:
+	yych = *++cur;
+	switch (yych) {
+		case 'a': goto yy175;
+		default: goto yy36;
+	}
+yy98:
+	yych = *++cur;
+	switch (yych) {
+		case 'b': goto yy176;
+		case 'c': goto yy177;
+		default: goto yy36;
+	}
+yy99:
+	yych = *++cur;
+	switch (yych) {
+		case 'i': goto yy178;
+		default: goto yy36;
+	}
+yy100:
+	yych = *++cur;
+	switch (yych) {
+		case 'm': goto yy179;
+		default: goto yy36;
+	}
+yy101:
+	yych = *++cur;
+	switch (yych) {
+		case 'l': goto yy180;
+		default: goto yy36;
+	}
+yy102:
+	yych = *++cur;
+	switch (yych) {
+		case 'i': goto yy181;
+		case 'u': goto yy182;
+		default: goto yy36;
+	}
+yy103:
+	yych = *++cur;
+	switch (yych) {
+		case 'r': goto yy183;
+		default: goto yy36;
+	}
+yy104:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy184;
+		default: goto yy36;
+	}
+yy105:
+	yych = *++cur;
+	switch (yych) {
+		case 'r': goto yy185;
+		default: goto yy36;
+	}
+yy106:
+	yych = *++cur;
+	switch (yych) {
+		case 'l': goto yy186;
+		default: goto yy36;
+	}
+yy107:
+	++cur;
+#line 179 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_KW_FOH); }
+#line 839 "generated/sa_lexer.c"
+yy108:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy187;
+		default: goto yy36;
+	}
+yy109:
+	++cur;
+#line 143 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_KW_MAX); }
+#line 850 "generated/sa_lexer.c"
+yy110:
+	yych = *++cur;
+	switch (yych) {
+		case 'l': goto yy188;
+		default: goto yy36;
+	}
+yy111:
+	yych = *++cur;
+	switch (yych) {
+		case 'i': goto yy189;
+		default: goto yy36;
+	}
+yy112:
+	++cur;
+#line 178 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_KW_ZOH); }
+#line 867 "generated/sa_lexer.c"
+yy113:
+	yyaccept = 6;
+	yych = *(marker = ++cur);
+	switch (yych) {
+		case 'o': goto yy190;
+		default: goto yy114;
+	}
+yy114:
+#line 161 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_ABS); }
+#line 878 "generated/sa_lexer.c"
+yy115:
+	yych = *++cur;
+	switch (yych) {
+		case 'p': goto yy191;
+		default: goto yy36;
+	}
+yy116:
+	++cur;
+#line 131 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_AND); }
+#line 889 "generated/sa_lexer.c"
+yy117:
+	yych = *++cur;
+	switch (yych) {
+		case 'a': goto yy192;
+		default: goto yy36;
+	}
+yy118:
+	yych = *++cur;
+	switch (yych) {
+		case 'l': goto yy193;
+		default: goto yy36;
+	}
+yy119:
+	yych = *++cur;
+	switch (yych) {
+		case 'p': goto yy194;
+		default: goto yy36;
+	}
+yy120:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy195;
+		default: goto yy36;
+	}
+yy121:
+	yych = *++cur;
+	switch (yych) {
+		case 'p': goto yy196;
+		default: goto yy36;
+	}
+yy122:
+	yych = *++cur;
+	switch (yych) {
+		case 's': goto yy197;
+		default: goto yy36;
+	}
+yy123:
+	yych = *++cur;
+	switch (yych) {
+		case 'a': goto yy198;
+		default: goto yy36;
+	}
+yy124:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy199;
+		default: goto yy36;
+	}
+yy125:
+	yych = *++cur;
+	switch (yych) {
+		case 'c': goto yy200;
+		default: goto yy36;
+	}
+yy126:
+	yych = *++cur;
+	switch (yych) {
+		case 's': goto yy201;
+		default: goto yy36;
+	}
+yy127:
+	yych = *++cur;
+	switch (yych) {
+		case 'p': goto yy202;
+		default: goto yy36;
+	}
+yy128:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy203;
+		default: goto yy36;
+	}
+yy129:
+	yych = *++cur;
+	switch (yych) {
+		case 'r': goto yy204;
+		default: goto yy36;
+	}
+yy130:
+	yych = *++cur;
+	switch (yych) {
+		case 'r': goto yy205;
+		default: goto yy36;
+	}
+yy131:
+	yych = *++cur;
+	switch (yych) {
+		case 's': goto yy206;
+		default: goto yy36;
+	}
+yy132:
+	yych = *++cur;
+	switch (yych) {
+		case 's': goto yy207;
+		default: goto yy36;
+	}
+yy133:
+	yych = *++cur;
+	switch (yych) {
+		case 'o': goto yy208;
+		default: goto yy36;
+	}
+yy134:
+	++cur;
+#line 99 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_FMU); }
+#line 996 "generated/sa_lexer.c"
+yy135:
+	++cur;
+#line 104 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_FOR); }
+#line 1001 "generated/sa_lexer.c"
+yy136:
+	yych = *++cur;
+	switch (yych) {
+		case 'r': goto yy209;
+		default: goto yy36;
+	}
+yy137:
+	yych = *++cur;
+	switch (yych) {
+		case '_': goto yy210;
+		default: goto yy36;
+	}
+yy138:
+	yych = *++cur;
+	switch (yych) {
+		case 'd': goto yy211;
+		default: goto yy36;
+	}
+yy139:
+	yych = *++cur;
+	switch (yych) {
+		case 'l': goto yy212;
+		case 'o': goto yy213;
+		default: goto yy36;
+	}
+yy140:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy214;
+		default: goto yy36;
+	}
+yy141:
+	yych = *++cur;
+	switch (yych) {
+		case 'u': goto yy215;
+		default: goto yy36;
+	}
+yy142:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy216;
+		default: goto yy36;
+	}
+yy143:
+	yych = *++cur;
+	switch (yych) {
+		case 'c': goto yy217;
+		case 's': goto yy218;
+		default: goto yy36;
+	}
+yy144:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy219;
+		default: goto yy36;
+	}
+yy145:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy220;
+		default: goto yy36;
+	}
+yy146:
+	++cur;
+#line 159 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_MAX); }
+#line 1068 "generated/sa_lexer.c"
+yy147:
+	yych = *++cur;
+	switch (yych) {
+		case 'l': goto yy221;
+		default: goto yy36;
+	}
+yy148:
+	++cur;
+#line 160 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_MIN); }
+#line 1079 "generated/sa_lexer.c"
+yy149:
+	yych = *++cur;
+	switch (yych) {
+		case 'u': goto yy222;
+		default: goto yy36;
+	}
+yy150:
+	yych = *++cur;
+	switch (yych) {
+		case 'r': goto yy223;
+		default: goto yy36;
+	}
+yy151:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy224;
+		default: goto yy36;
+	}
+yy152:
+	++cur;
+#line 130 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_NOT); }
+#line 1102 "generated/sa_lexer.c"
+yy153:
+	++cur;
+#line 145 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_NOW); }
+#line 1107 "generated/sa_lexer.c"
+yy154:
+	yych = *++cur;
+	switch (yych) {
+		case 's': goto yy225;
+		default: goto yy36;
+	}
+yy155:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy226;
+		default: goto yy36;
+	}
+yy156:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy227;
+		default: goto yy36;
+	}
+yy157:
+	yyaccept = 7;
+	yych = *(marker = ++cur);
+	switch (yych) {
+		case 'p': goto yy228;
+		default: goto yy158;
+	}
+yy158:
+#line 121 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_OUT); }
+#line 1136 "generated/sa_lexer.c"
+yy159:
+	yych = *++cur;
+	switch (yych) {
+		case 'a': goto yy229;
+		default: goto yy36;
+	}
+yy160:
+	yych = *++cur;
+	switch (yych) {
+		case 'i': goto yy230;
+		default: goto yy36;
+	}
+yy161:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy231;
+		default: goto yy36;
+	}
+yy162:
+	yych = *++cur;
+	switch (yych) {
+		case 'v': goto yy232;
+		default: goto yy36;
+	}
+yy163:
+	yych = *++cur;
+	switch (yych) {
+		case 'n': goto yy233;
+		default: goto yy36;
+	}
+yy164:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy234;
+		default: goto yy36;
+	}
+yy165:
+	yych = *++cur;
+	switch (yych) {
+		case 'c': goto yy235;
+		default: goto yy36;
+	}
+yy166:
+	yych = *++cur;
+	switch (yych) {
+		case 'a': goto yy236;
+		default: goto yy36;
+	}
+yy167:
+	yych = *++cur;
+	switch (yych) {
+		case 'u': goto yy237;
+		default: goto yy36;
+	}
+yy168:
+	yych = *++cur;
+	switch (yych) {
+		case 'l': goto yy238;
+		default: goto yy36;
+	}
+yy169:
+	yych = *++cur;
+	switch (yych) {
+		case 'n': goto yy239;
+		default: goto yy36;
+	}
+yy170:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy240;
+		default: goto yy36;
+	}
+yy171:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy241;
+		default: goto yy36;
+	}
+yy172:
+	yych = *++cur;
+	switch (yych) {
+		case 'o': goto yy242;
+		default: goto yy36;
+	}
+yy173:
+	yych = *++cur;
+	switch (yych) {
+		case 'a': goto yy243;
+		default: goto yy36;
+	}
+yy174:
+	yych = *++cur;
+	switch (yych) {
+		case 'n': goto yy244;
+		default: goto yy36;
+	}
+yy175:
+	yych = *++cur;
+	switch (yych) {
+		case 'r': goto yy245;
+		default: goto yy36;
+	}
+yy176:
+	yych = *++cur;
+	switch (yych) {
+		case 's': goto yy246;
+		default: goto yy36;
+	}
+yy177:
+	yych = *++cur;
+	switch (yych) {
+		case 'c': goto yy247;
+		default: goto yy36;
+	}
+yy178:
+	yych = *++cur;
+	switch (yych) {
+		case 'r': goto yy248;
+		default: goto yy36;
+	}
+yy179:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy249;
+		default: goto yy36;
+	}
+yy180:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy250;
+		default: goto yy36;
+	}
+yy181:
+	yych = *++cur;
+	switch (yych) {
+		case 'g': goto yy251;
+		default: goto yy36;
+	}
+yy182:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy252;
+		default: goto yy36;
+	}
+yy183:
+	++cur;
+#line 122 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_VAR); }
+#line 1285 "generated/sa_lexer.c"
+yy184:
+	yych = *++cur;
+	switch (yych) {
+		case 'h': goto yy253;
+		default: goto yy36;
+	}
+yy185:
+	yych = *++cur;
+	switch (yych) {
+		case 'o': goto yy255;
+		default: goto yy36;
+	}
+yy186:
+	++cur;
+#line 137 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_KW_BOOL); }
+#line 1302 "generated/sa_lexer.c"
+yy187:
+	yych = *++cur;
+	switch (yych) {
+		case 'g': goto yy256;
+		default: goto yy36;
+	}
+yy188:
+	++cur;
+#line 134 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_KW_REAL); }
+#line 1313 "generated/sa_lexer.c"
+yy189:
+	yych = *++cur;
+	switch (yych) {
+		case 'n': goto yy257;
+		default: goto yy36;
+	}
+yy190:
+	yych = *++cur;
+	switch (yych) {
+		case 'l': goto yy258;
+		default: goto yy36;
+	}
+yy191:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy259;
+		default: goto yy36;
+	}
+yy192:
+	yych = *++cur;
+	switch (yych) {
+		case 'k': goto yy260;
+		default: goto yy36;
+	}
+yy193:
+	++cur;
+#line 157 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_CEIL); }
+#line 1342 "generated/sa_lexer.c"
+yy194:
+	yych = *++cur;
+	switch (yych) {
+		case 'o': goto yy261;
+		default: goto yy36;
+	}
+yy195:
+	yych = *++cur;
+	switch (yych) {
+		case 'r': goto yy262;
+		default: goto yy36;
+	}
+yy196:
+	yych = *++cur;
+	switch (yych) {
+		case 'l': goto yy263;
+		default: goto yy36;
+	}
+yy197:
+	yych = *++cur;
+	switch (yych) {
+		case 's': goto yy264;
+		default: goto yy36;
+	}
+yy198:
+	yych = *++cur;
+	switch (yych) {
+		case 'y': goto yy265;
+		default: goto yy36;
+	}
+yy199:
+	yych = *++cur;
+	switch (yych) {
+		case 'c': goto yy267;
+		default: goto yy36;
+	}
+yy200:
+	yych = *++cur;
+	switch (yych) {
+		case 'a': goto yy268;
+		default: goto yy36;
+	}
+yy201:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy269;
+		default: goto yy36;
+	}
+yy202:
+	yych = *++cur;
+	switch (yych) {
+		case 's': goto yy270;
+		default: goto yy36;
+	}
+yy203:
+	++cur;
+#line 126 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_ELSE); }
+#line 1401 "generated/sa_lexer.c"
+yy204:
+	yych = *++cur;
+	switch (yych) {
+		case 'y': goto yy271;
+		default: goto yy36;
+	}
+yy205:
+	yych = *++cur;
+	switch (yych) {
+		case 'a': goto yy272;
+		default: goto yy36;
+	}
+yy206:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy273;
+		default: goto yy36;
+	}
+yy207:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy274;
+		default: goto yy36;
+	}
+yy208:
+	yych = *++cur;
+	switch (yych) {
+		case 'r': goto yy275;
+		default: goto yy36;
+	}
+yy209:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy276;
+		default: goto yy36;
+	}
+yy210:
+	yych = *++cur;
+	switch (yych) {
+		case 'n': goto yy277;
+		default: goto yy36;
+	}
+yy211:
+	++cur;
+#line 177 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_HOLD); }
+#line 1448 "generated/sa_lexer.c"
+yy212:
+	yych = *++cur;
+	switch (yych) {
+		case 'i': goto yy278;
+		default: goto yy36;
+	}
+yy213:
+	yych = *++cur;
+	switch (yych) {
+		case 'r': goto yy279;
+		default: goto yy36;
+	}
+yy214:
+	yych = *++cur;
+	switch (yych) {
+		case 'r': goto yy280;
+		default: goto yy36;
+	}
+yy215:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy281;
+		default: goto yy36;
+	}
+yy216:
+	yych = *++cur;
+	switch (yych) {
+		case 'r': goto yy282;
+		default: goto yy36;
+	}
+yy217:
+	yych = *++cur;
+	switch (yych) {
+		case 'l': goto yy283;
+		default: goto yy36;
+	}
+yy218:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy284;
+		default: goto yy36;
+	}
+yy219:
+	yych = *++cur;
+	switch (yych) {
+		case '_': goto yy285;
+		default: goto yy36;
+	}
+yy220:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy286;
+		default: goto yy36;
+	}
+yy221:
+	yych = *++cur;
+	switch (yych) {
+		case 'y': goto yy287;
+		default: goto yy36;
+	}
+yy222:
+	yych = *++cur;
+	switch (yych) {
+		case 'l': goto yy288;
+		default: goto yy36;
+	}
+yy223:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy289;
+		default: goto yy36;
+	}
+yy224:
+	yych = *++cur;
+	switch (yych) {
+		case 'i': goto yy290;
+		default: goto yy36;
+	}
+yy225:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy291;
+		default: goto yy36;
+	}
+yy226:
+	yych = *++cur;
+	switch (yych) {
+		case 'r': goto yy292;
+		default: goto yy36;
+	}
+yy227:
+	yych = *++cur;
+	switch (yych) {
+		case 'r': goto yy293;
+		default: goto yy36;
+	}
+yy228:
+	yych = *++cur;
+	switch (yych) {
+		case 'u': goto yy294;
+		default: goto yy36;
+	}
+yy229:
+	yych = *++cur;
+	switch (yych) {
+		case 'm': goto yy295;
+		default: goto yy36;
+	}
+yy230:
+	yych = *++cur;
+	switch (yych) {
+		case 'o': goto yy296;
+		default: goto yy36;
+	}
+yy231:
+	yych = *++cur;
+	switch (yych) {
+		case 's': goto yy297;
+		default: goto yy36;
+	}
+yy232:
+	++cur;
+#line 146 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_PREV); }
+#line 1573 "generated/sa_lexer.c"
+yy233:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy298;
+		default: goto yy36;
+	}
+yy234:
+	++cur;
+#line 167 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_RATE); }
+#line 1584 "generated/sa_lexer.c"
+yy235:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy299;
+		default: goto yy36;
+	}
+yy236:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy300;
+		default: goto yy36;
+	}
+yy237:
+	yych = *++cur;
+	switch (yych) {
+		case 'r': goto yy301;
+		default: goto yy36;
+	}
+yy238:
+	yych = *++cur;
+	switch (yych) {
+		case 'b': goto yy302;
+		default: goto yy36;
+	}
+yy239:
+	yych = *++cur;
+	switch (yych) {
+		case 'd': goto yy303;
+		default: goto yy36;
+	}
+yy240:
+	yych = *++cur;
+	switch (yych) {
+		case 's': goto yy304;
+		default: goto yy36;
+	}
+yy241:
+	yych = *++cur;
+	switch (yych) {
+		case '_': goto yy305;
+		default: goto yy36;
+	}
+yy242:
+	yych = *++cur;
+	switch (yych) {
+		case 'n': goto yy306;
+		default: goto yy36;
+	}
+yy243:
+	yych = *++cur;
+	switch (yych) {
+		case 'n': goto yy307;
+		default: goto yy36;
+	}
+yy244:
+	yych = *++cur;
+	switch (yych) {
+		case 'a': goto yy308;
+		default: goto yy36;
+	}
+yy245:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy309;
+		default: goto yy36;
+	}
+yy246:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy310;
+		default: goto yy36;
+	}
+yy247:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy311;
+		default: goto yy36;
+	}
+yy248:
+	yych = *++cur;
+	switch (yych) {
+		case 'd': goto yy312;
+		default: goto yy36;
+	}
+yy249:
+	yych = *++cur;
+	switch (yych) {
+		case 'd': goto yy313;
+		case 's': goto yy314;
+		default: goto yy36;
+	}
+yy250:
+	yych = *++cur;
+	switch (yych) {
+		case 'r': goto yy315;
+		default: goto yy36;
+	}
+yy251:
+	yych = *++cur;
+	switch (yych) {
+		case 'g': goto yy316;
+		default: goto yy36;
+	}
+yy252:
+	++cur;
+#line 128 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_TRUE); }
+#line 1692 "generated/sa_lexer.c"
+yy253:
+	yyaccept = 8;
+	yych = *(marker = ++cur);
+	switch (yych) {
+		case 'o': goto yy317;
+		default: goto yy254;
+	}
+yy254:
+#line 117 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_WITH); }
+#line 1703 "generated/sa_lexer.c"
+yy255:
+	++cur;
+#line 176 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_ZERO); }
+#line 1708 "generated/sa_lexer.c"
+yy256:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy318;
+		default: goto yy36;
+	}
+yy257:
+	yych = *++cur;
+	switch (yych) {
+		case 'g': goto yy319;
+		default: goto yy36;
+	}
+yy258:
+	yych = *++cur;
+	switch (yych) {
+		case 'u': goto yy320;
+		default: goto yy36;
+	}
+yy259:
+	yych = *++cur;
+	switch (yych) {
+		case 'a': goto yy321;
+		default: goto yy36;
+	}
+yy260:
+	++cur;
+#line 127 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_BREAK); }
+#line 1737 "generated/sa_lexer.c"
+yy261:
+	yych = *++cur;
+	switch (yych) {
+		case 's': goto yy322;
+		default: goto yy36;
+	}
+yy262:
+	yych = *++cur;
+	switch (yych) {
+		case 'o': goto yy323;
+		default: goto yy36;
+	}
+yy263:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy324;
+		default: goto yy36;
+	}
+yy264:
+	yych = *++cur;
+	switch (yych) {
+		case 'i': goto yy325;
+		default: goto yy36;
+	}
+yy265:
+	yyaccept = 9;
+	yych = *(marker = ++cur);
+	switch (yych) {
+		case 'e': goto yy326;
+		default: goto yy266;
+	}
+yy266:
+#line 165 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_DELAY); }
+#line 1772 "generated/sa_lexer.c"
+yy267:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy327;
+		default: goto yy36;
+	}
+yy268:
+	yych = *++cur;
+	switch (yych) {
+		case 'r': goto yy328;
+		default: goto yy36;
+	}
+yy269:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy329;
+		default: goto yy36;
+	}
+yy270:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy330;
+		default: goto yy36;
+	}
+yy271:
+	++cur;
+#line 185 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_EVERY); }
+#line 1801 "generated/sa_lexer.c"
+yy272:
+	yych = *++cur;
+	switch (yych) {
+		case 'c': goto yy331;
+		default: goto yy36;
+	}
+yy273:
+	++cur;
+#line 129 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_FALSE); }
+#line 1812 "generated/sa_lexer.c"
+yy274:
+	++cur;
+#line 172 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_FIRST); }
+#line 1817 "generated/sa_lexer.c"
+yy275:
+	++cur;
+#line 156 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_FLOOR); }
+#line 1822 "generated/sa_lexer.c"
+yy276:
+	yych = *++cur;
+	switch (yych) {
+		case 'h': goto yy332;
+		default: goto yy36;
+	}
+yy277:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy333;
+		default: goto yy36;
+	}
+yy278:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy334;
+		default: goto yy36;
+	}
+yy279:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy335;
+		default: goto yy36;
+	}
+yy280:
+	++cur;
+#line 100 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_INNER); }
+#line 1851 "generated/sa_lexer.c"
+yy281:
+	++cur;
+#line 114 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_INPUT); }
+#line 1856 "generated/sa_lexer.c"
+yy282:
+	yych = *++cur;
+	switch (yych) {
+		case 'p': goto yy336;
+		default: goto yy36;
+	}
+yy283:
+	yych = *++cur;
+	switch (yych) {
+		case 'o': goto yy337;
+		default: goto yy36;
+	}
+yy284:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy338;
+		default: goto yy36;
+	}
+yy285:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy339;
+		default: goto yy36;
+	}
+yy286:
+	yych = *++cur;
+	switch (yych) {
+		case 'r': goto yy340;
+		default: goto yy36;
+	}
+yy287:
+	++cur;
+#line 113 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_MEALY); }
+#line 1891 "generated/sa_lexer.c"
+yy288:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy341;
+		default: goto yy36;
+	}
+yy289:
+	++cur;
+#line 112 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_MOORE); }
+#line 1902 "generated/sa_lexer.c"
+yy290:
+	yych = *++cur;
+	switch (yych) {
+		case 'p': goto yy342;
+		default: goto yy36;
+	}
+yy291:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy343;
+		default: goto yy36;
+	}
+yy292:
+	++cur;
+#line 170 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_ORDER); }
+#line 1919 "generated/sa_lexer.c"
+yy293:
+	yych = *++cur;
+	switch (yych) {
+		case 'w': goto yy344;
+		default: goto yy36;
+	}
+yy294:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy345;
+		default: goto yy36;
+	}
+yy295:
+	++cur;
+#line 118 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_PARAM); }
+#line 1936 "generated/sa_lexer.c"
+yy296:
+	yych = *++cur;
+	switch (yych) {
+		case 'd': goto yy346;
+		default: goto yy36;
+	}
+yy297:
+	++cur;
+#line 116 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_PORTS); }
+#line 1947 "generated/sa_lexer.c"
+yy298:
+	yych = *++cur;
+	switch (yych) {
+		case 'i': goto yy347;
+		default: goto yy36;
+	}
+yy299:
+	yych = *++cur;
+	switch (yych) {
+		case 'i': goto yy348;
+		default: goto yy36;
+	}
+yy300:
+	yych = *++cur;
+	switch (yych) {
+		case 'i': goto yy349;
+		default: goto yy36;
+	}
+yy301:
+	yych = *++cur;
+	switch (yych) {
+		case 'n': goto yy350;
+		default: goto yy36;
+	}
+yy302:
+	yych = *++cur;
+	switch (yych) {
+		case 'a': goto yy351;
+		default: goto yy36;
+	}
+yy303:
+	++cur;
+#line 158 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_ROUND); }
+#line 1982 "generated/sa_lexer.c"
+yy304:
+	++cur;
+#line 123 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_RULES); }
+#line 1987 "generated/sa_lexer.c"
+yy305:
+	yych = *++cur;
+	switch (yych) {
+		case 's': goto yy352;
+		default: goto yy36;
+	}
+yy306:
+	yych = *++cur;
+	switch (yych) {
+		case 'd': goto yy353;
+		default: goto yy36;
+	}
+yy307:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy354;
+		default: goto yy36;
+	}
+yy308:
+	yych = *++cur;
+	switch (yych) {
+		case 'l': goto yy355;
+		default: goto yy36;
+	}
+yy309:
+	yych = *++cur;
+	switch (yych) {
+		case 's': goto yy356;
+		default: goto yy36;
+	}
+yy310:
+	yych = *++cur;
+	switch (yych) {
+		case 'i': goto yy357;
+		default: goto yy36;
+	}
+yy311:
+	yych = *++cur;
+	switch (yych) {
+		case 's': goto yy358;
+		default: goto yy36;
+	}
+yy312:
+	++cur;
+#line 174 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_THIRD); }
+#line 2034 "generated/sa_lexer.c"
+yy313:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy359;
+		default: goto yy36;
+	}
+yy314:
+	++cur;
+#line 168 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_TIMES); }
+#line 2045 "generated/sa_lexer.c"
+yy315:
+	yych = *++cur;
+	switch (yych) {
+		case 'a': goto yy360;
+		default: goto yy36;
+	}
+yy316:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy361;
+		default: goto yy36;
+	}
+yy317:
+	yych = *++cur;
+	switch (yych) {
+		case 'u': goto yy362;
+		default: goto yy36;
+	}
+yy318:
+	yych = *++cur;
+	switch (yych) {
+		case 'r': goto yy363;
+		default: goto yy36;
+	}
+yy319:
+	++cur;
+#line 136 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_KW_STRING); }
+#line 2074 "generated/sa_lexer.c"
+yy320:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy364;
+		default: goto yy36;
+	}
+yy321:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy365;
+		default: goto yy36;
+	}
+yy322:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy366;
+		default: goto yy36;
+	}
+yy323:
+	yych = *++cur;
+	switch (yych) {
+		case 'l': goto yy367;
+		default: goto yy36;
+	}
+yy324:
+	yych = *++cur;
+	switch (yych) {
+		case 'd': goto yy368;
+		default: goto yy36;
+	}
+yy325:
+	yych = *++cur;
+	switch (yych) {
+		case 'n': goto yy369;
+		default: goto yy36;
+	}
+yy326:
+	yych = *++cur;
+	switch (yych) {
+		case 'd': goto yy370;
+		default: goto yy36;
+	}
+yy327:
+	yych = *++cur;
+	switch (yych) {
+		case 'i': goto yy371;
+		default: goto yy36;
+	}
+yy328:
+	yych = *++cur;
+	switch (yych) {
+		case 'd': goto yy372;
+		default: goto yy36;
+	}
+yy329:
+	yych = *++cur;
+	switch (yych) {
+		case 'p': goto yy373;
+		default: goto yy36;
+	}
+yy330:
+	yych = *++cur;
+	switch (yych) {
+		case 'd': goto yy374;
+		default: goto yy36;
+	}
+yy331:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy375;
+		default: goto yy36;
+	}
+yy332:
+	++cur;
+#line 175 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_FOURTH); }
+#line 2151 "generated/sa_lexer.c"
+yy333:
+	yych = *++cur;
+	switch (yych) {
+		case 'x': goto yy376;
+		default: goto yy36;
+	}
+yy334:
+	yych = *++cur;
+	switch (yych) {
+		case 'd': goto yy377;
+		default: goto yy36;
+	}
+yy335:
+	++cur;
+#line 98 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_IMPORT); }
+#line 2168 "generated/sa_lexer.c"
+yy336:
+	yych = *++cur;
+	switch (yych) {
+		case 'o': goto yy378;
+		default: goto yy36;
+	}
+yy337:
+	yych = *++cur;
+	switch (yych) {
+		case 's': goto yy379;
+		default: goto yy36;
+	}
+yy338:
+	++cur;
+#line 152 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_IS_SET); }
+#line 2185 "generated/sa_lexer.c"
+yy339:
+	yych = *++cur;
+	switch (yych) {
+		case 'x': goto yy380;
+		default: goto yy36;
+	}
+yy340:
+	++cur;
+#line 109 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_MASTER); }
+#line 2196 "generated/sa_lexer.c"
+yy341:
+	++cur;
+#line 97 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_MODULE); }
+#line 2201 "generated/sa_lexer.c"
+yy342:
+	yych = *++cur;
+	switch (yych) {
+		case 'l': goto yy381;
+		default: goto yy36;
+	}
+yy343:
+	++cur;
+#line 186 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_OFFSET); }
+#line 2212 "generated/sa_lexer.c"
+yy344:
+	yych = *++cur;
+	switch (yych) {
+		case 'i': goto yy382;
+		default: goto yy36;
+	}
+yy345:
+	++cur;
+#line 115 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_OUTPUT); }
+#line 2223 "generated/sa_lexer.c"
+yy346:
+	yych = *++cur;
+	switch (yych) {
+		case 'i': goto yy383;
+		default: goto yy36;
+	}
+yy347:
+	yych = *++cur;
+	switch (yych) {
+		case 'z': goto yy384;
+		default: goto yy36;
+	}
+yy348:
+	yych = *++cur;
+	switch (yych) {
+		case 'v': goto yy385;
+		default: goto yy36;
+	}
+yy349:
+	yych = *++cur;
+	switch (yych) {
+		case 'v': goto yy386;
+		default: goto yy36;
+	}
+yy350:
+	++cur;
+#line 124 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_RETURN); }
+#line 2252 "generated/sa_lexer.c"
+yy351:
+	yych = *++cur;
+	switch (yych) {
+		case 'c': goto yy387;
+		default: goto yy36;
+	}
+yy352:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy388;
+		default: goto yy36;
+	}
+yy353:
+	++cur;
+#line 173 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_SECOND); }
+#line 2269 "generated/sa_lexer.c"
+yy354:
+	yych = *++cur;
+	switch (yych) {
+		case 'i': goto yy389;
+		default: goto yy36;
+	}
+yy355:
+	++cur;
+#line 144 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_SIGNAL); }
+#line 2280 "generated/sa_lexer.c"
+yy356:
+	++cur;
+#line 164 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_STARTS); }
+#line 2285 "generated/sa_lexer.c"
+yy357:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy390;
+		default: goto yy36;
+	}
+yy358:
+	yych = *++cur;
+	switch (yych) {
+		case 's': goto yy391;
+		default: goto yy36;
+	}
+yy359:
+	yych = *++cur;
+	switch (yych) {
+		case 'r': goto yy392;
+		default: goto yy36;
+	}
+yy360:
+	yych = *++cur;
+	switch (yych) {
+		case 'n': goto yy393;
+		default: goto yy36;
+	}
+yy361:
+	yych = *++cur;
+	switch (yych) {
+		case 'r': goto yy394;
+		default: goto yy36;
+	}
+yy362:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy395;
+		default: goto yy36;
+	}
+yy363:
+	++cur;
+#line 135 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_KW_INTEGER); }
+#line 2326 "generated/sa_lexer.c"
+yy364:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy396;
+		default: goto yy36;
+	}
+yy365:
+	yych = *++cur;
+	switch (yych) {
+		case 'i': goto yy397;
+		default: goto yy36;
+	}
+yy366:
+	yych = *++cur;
+	switch (yych) {
+		case 'd': goto yy398;
+		default: goto yy36;
+	}
+yy367:
+	++cur;
+#line 119 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_CONTROL); }
+#line 2349 "generated/sa_lexer.c"
+yy368:
+	++cur;
+#line 105 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_COUPLED); }
+#line 2354 "generated/sa_lexer.c"
+yy369:
+	yych = *++cur;
+	switch (yych) {
+		case 'g': goto yy399;
+		default: goto yy36;
+	}
+yy370:
+	++cur;
+#line 111 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_DELAYED); }
+#line 2365 "generated/sa_lexer.c"
+yy371:
+	yych = *++cur;
+	switch (yych) {
+		case 'o': goto yy400;
+		default: goto yy36;
+	}
+yy372:
+	++cur;
+#line 150 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_DISCARD); }
+#line 2376 "generated/sa_lexer.c"
+yy373:
+	++cur;
+#line 147 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_DO_STEP); }
+#line 2381 "generated/sa_lexer.c"
+yy374:
+	++cur;
+#line 154 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_ELAPSED); }
+#line 2386 "generated/sa_lexer.c"
+yy375:
+	++cur;
+#line 192 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_EXTRACT); }
+#line 2391 "generated/sa_lexer.c"
+yy376:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy401;
+		default: goto yy36;
+	}
+yy377:
+	++cur;
+#line 191 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_IMPLIED); }
+#line 2402 "generated/sa_lexer.c"
+yy378:
+	yych = *++cur;
+	switch (yych) {
+		case 'l': goto yy402;
+		default: goto yy36;
+	}
+yy379:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy403;
+		default: goto yy36;
+	}
+yy380:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy404;
+		default: goto yy36;
+	}
+yy381:
+	yych = *++cur;
+	switch (yych) {
+		case 'i': goto yy405;
+		case 'y': goto yy406;
+		default: goto yy36;
+	}
+yy382:
+	yych = *++cur;
+	switch (yych) {
+		case 's': goto yy407;
+		default: goto yy36;
+	}
+yy383:
+	yych = *++cur;
+	switch (yych) {
+		case 'c': goto yy408;
+		default: goto yy36;
+	}
+yy384:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy409;
+		default: goto yy36;
+	}
+yy385:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy410;
+		default: goto yy36;
+	}
+yy386:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy411;
+		default: goto yy36;
+	}
+yy387:
+	yych = *++cur;
+	switch (yych) {
+		case 'k': goto yy412;
+		default: goto yy36;
+	}
+yy388:
+	yych = *++cur;
+	switch (yych) {
+		case 'a': goto yy413;
+		default: goto yy36;
+	}
+yy389:
+	yych = *++cur;
+	switch (yych) {
+		case 'c': goto yy414;
+		default: goto yy36;
+	}
+yy390:
+	yych = *++cur;
+	switch (yych) {
+		case 'u': goto yy415;
+		default: goto yy36;
+	}
+yy391:
+	yych = *++cur;
+	switch (yych) {
+		case 'i': goto yy416;
+		default: goto yy36;
+	}
+yy392:
+	yych = *++cur;
+	switch (yych) {
+		case 'i': goto yy417;
+		default: goto yy36;
+	}
+yy393:
+	yych = *++cur;
+	switch (yych) {
+		case 'c': goto yy418;
+		default: goto yy36;
+	}
+yy394:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy419;
+		default: goto yy36;
+	}
+yy395:
+	++cur;
+#line 108 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_WITHOUT); }
+#line 2510 "generated/sa_lexer.c"
+yy396:
+	++cur;
+#line 181 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_ABSOLUTE); }
+#line 2515 "generated/sa_lexer.c"
+yy397:
+	yych = *++cur;
+	switch (yych) {
+		case 'o': goto yy420;
+		default: goto yy36;
+	}
+yy398:
+	++cur;
+#line 107 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_COMPOSED); }
+#line 2526 "generated/sa_lexer.c"
+yy399:
+	++cur;
+#line 180 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_CROSSING); }
+#line 2531 "generated/sa_lexer.c"
+yy400:
+	yych = *++cur;
+	switch (yych) {
+		case 'n': goto yy421;
+		default: goto yy36;
+	}
+yy401:
+	yych = *++cur;
+	switch (yych) {
+		case '_': goto yy422;
+		default: goto yy36;
+	}
+yy402:
+	yych = *++cur;
+	switch (yych) {
+		case 'a': goto yy423;
+		default: goto yy36;
+	}
+yy403:
+	++cur;
+#line 151 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_IS_CLOSE); }
+#line 2554 "generated/sa_lexer.c"
+yy404:
+	yych = *++cur;
+	switch (yych) {
+		case 'c': goto yy424;
+		default: goto yy36;
+	}
+yy405:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy425;
+		default: goto yy36;
+	}
+yy406:
+	++cur;
+#line 166 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_MULTIPLY); }
+#line 2571 "generated/sa_lexer.c"
+yy407:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy426;
+		default: goto yy36;
+	}
+yy408:
+	++cur;
+#line 189 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_PERIODIC); }
+#line 2582 "generated/sa_lexer.c"
+yy409:
+	++cur;
+#line 184 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_QUANTIZE); }
+#line 2587 "generated/sa_lexer.c"
+yy410:
+	++cur;
+#line 110 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_REACTIVE); }
+#line 2592 "generated/sa_lexer.c"
+yy411:
+	++cur;
+#line 182 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_RELATIVE); }
+#line 2597 "generated/sa_lexer.c"
+yy412:
+	++cur;
+#line 149 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_ROLLBACK); }
+#line 2602 "generated/sa_lexer.c"
+yy413:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy427;
+		default: goto yy36;
+	}
+yy414:
+	++cur;
+#line 101 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_SEMANTIC); }
+#line 2613 "generated/sa_lexer.c"
+yy415:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy428;
+		default: goto yy36;
+	}
+yy416:
+	yych = *++cur;
+	switch (yych) {
+		case 'v': goto yy429;
+		default: goto yy36;
+	}
+yy417:
+	yych = *++cur;
+	switch (yych) {
+		case 'v': goto yy430;
+		default: goto yy36;
+	}
+yy418:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy431;
+		default: goto yy36;
+	}
+yy419:
+	yych = *++cur;
+	switch (yych) {
+		case 'd': goto yy432;
+		default: goto yy36;
+	}
+yy420:
+	yych = *++cur;
+	switch (yych) {
+		case 'n': goto yy433;
+		default: goto yy36;
+	}
+yy421:
+	yych = *++cur;
+	switch (yych) {
+		case 'a': goto yy434;
+		default: goto yy36;
+	}
+yy422:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy435;
+		default: goto yy36;
+	}
+yy423:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy436;
+		default: goto yy36;
+	}
+yy424:
+	yych = *++cur;
+	switch (yych) {
+		case 'u': goto yy437;
+		default: goto yy36;
+	}
+yy425:
+	yych = *++cur;
+	switch (yych) {
+		case 'd': goto yy438;
+		default: goto yy36;
+	}
+yy426:
+	++cur;
+#line 133 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_OTHERWISE); }
+#line 2684 "generated/sa_lexer.c"
+yy427:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy439;
+		default: goto yy36;
+	}
+yy428:
+	yych = *++cur;
+	switch (yych) {
+		case 'i': goto yy440;
+		default: goto yy36;
+	}
+yy429:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy441;
+		default: goto yy36;
+	}
+yy430:
+	yych = *++cur;
+	switch (yych) {
+		case 'a': goto yy442;
+		default: goto yy36;
+	}
+yy431:
+	++cur;
+#line 183 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_TOLERANCE); }
+#line 2713 "generated/sa_lexer.c"
+yy432:
+	++cur;
+#line 187 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_TRIGGERED); }
+#line 2718 "generated/sa_lexer.c"
+yy433:
+	++cur;
+#line 102 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_ADAPTATION); }
+#line 2723 "generated/sa_lexer.c"
+yy434:
+	yych = *++cur;
+	switch (yych) {
+		case 'l': goto yy443;
+		default: goto yy36;
+	}
+yy435:
+	yych = *++cur;
+	switch (yych) {
+		case 'i': goto yy444;
+		default: goto yy36;
+	}
+yy436:
+	yych = *++cur;
+	switch (yych) {
+		case 'i': goto yy445;
+		default: goto yy36;
+	}
+yy437:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy446;
+		default: goto yy36;
+	}
+yy438:
+	++cur;
+#line 190 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_MULTIPLIED); }
+#line 2752 "generated/sa_lexer.c"
+yy439:
+	++cur;
+#line 148 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_SAVE_STATE); }
+#line 2757 "generated/sa_lexer.c"
+yy440:
+	yych = *++cur;
+	switch (yych) {
+		case 'o': goto yy447;
+		default: goto yy36;
+	}
+yy441:
+	++cur;
+#line 162 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_SUCCESSIVE); }
+#line 2768 "generated/sa_lexer.c"
+yy442:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy448;
+		default: goto yy36;
+	}
+yy443:
+	yych = *++cur;
+	switch (yych) {
+		case 'd': goto yy449;
+		default: goto yy36;
+	}
+yy444:
+	yych = *++cur;
+	switch (yych) {
+		case 'm': goto yy450;
+		default: goto yy36;
+	}
+yy445:
+	yych = *++cur;
+	switch (yych) {
+		case 'o': goto yy451;
+		default: goto yy36;
+	}
+yy446:
+	yych = *++cur;
+	switch (yych) {
+		case 'i': goto yy452;
+		default: goto yy36;
+	}
+yy447:
+	yych = *++cur;
+	switch (yych) {
+		case 'n': goto yy453;
+		default: goto yy36;
+	}
+yy448:
+	yych = *++cur;
+	switch (yych) {
+		case 'i': goto yy454;
+		default: goto yy36;
+	}
+yy449:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy455;
+		default: goto yy36;
+	}
+yy450:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy456;
+		default: goto yy36;
+	}
+yy451:
+	yych = *++cur;
+	switch (yych) {
+		case 'n': goto yy457;
+		default: goto yy36;
+	}
+yy452:
+	yych = *++cur;
+	switch (yych) {
+		case 'o': goto yy458;
+		default: goto yy36;
+	}
+yy453:
+	++cur;
+#line 163 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_SUBSTITUTION); }
+#line 2839 "generated/sa_lexer.c"
+yy454:
+	yych = *++cur;
+	switch (yych) {
+		case 'v': goto yy459;
+		default: goto yy36;
+	}
+yy455:
+	yych = *++cur;
+	switch (yych) {
+		case 'r': goto yy460;
+		default: goto yy36;
+	}
+yy456:
+	yych = *++cur;
+	switch (yych) {
+		case '_': goto yy461;
+		default: goto yy36;
+	}
+yy457:
+	++cur;
+#line 169 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_INTERPOLATION); }
+#line 2862 "generated/sa_lexer.c"
+yy458:
+	yych = *++cur;
+	switch (yych) {
+		case 'n': goto yy462;
+		default: goto yy36;
+	}
+yy459:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy463;
+		default: goto yy36;
+	}
+yy460:
+	yych = *++cur;
+	switch (yych) {
+		case 'i': goto yy464;
+		default: goto yy36;
+	}
+yy461:
+	yych = *++cur;
+	switch (yych) {
+		case 's': goto yy465;
+		default: goto yy36;
+	}
+yy462:
+	yych = *++cur;
+	switch (yych) {
+		case '_': goto yy466;
+		default: goto yy36;
+	}
+yy463:
+	++cur;
+#line 194 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_TIMEDERIVATIVE); }
+#line 2897 "generated/sa_lexer.c"
+yy464:
+	yych = *++cur;
+	switch (yych) {
+		case 'v': goto yy467;
+		default: goto yy36;
+	}
+yy465:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy468;
+		default: goto yy36;
+	}
+yy466:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy469;
+		default: goto yy36;
+	}
+yy467:
+	yych = *++cur;
+	switch (yych) {
+		case 'a': goto yy470;
+		default: goto yy36;
+	}
+yy468:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy471;
+		default: goto yy36;
+	}
+yy469:
+	yych = *++cur;
+	switch (yych) {
+		case 'i': goto yy472;
+		default: goto yy36;
+	}
+yy470:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy473;
+		default: goto yy36;
+	}
+yy471:
+	yych = *++cur;
+	switch (yych) {
+		case 'p': goto yy474;
+		default: goto yy36;
+	}
+yy472:
+	yych = *++cur;
+	switch (yych) {
+		case 'm': goto yy475;
+		default: goto yy36;
+	}
+yy473:
+	yych = *++cur;
+	switch (yych) {
+		case 'i': goto yy476;
+		default: goto yy36;
+	}
+yy474:
+	++cur;
+#line 153 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_GET_NEXT_TIME_STEP); }
+#line 2962 "generated/sa_lexer.c"
+yy475:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy477;
+		default: goto yy36;
+	}
+yy476:
+	yych = *++cur;
+	switch (yych) {
+		case 'v': goto yy478;
+		default: goto yy36;
+	}
+yy477:
+	++cur;
+#line 155 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_LAST_EXECUTION_TIME); }
+#line 2979 "generated/sa_lexer.c"
+yy478:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy479;
+		default: goto yy36;
+	}
+yy479:
+	++cur;
+#line 193 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_DIRECTIONALDERIVATIVE); }
+#line 2990 "generated/sa_lexer.c"
+}
+#line 196 "grammar/sa_lexer.re"
+
+}
+
 int lex_next(Lexer *lx, Token *t)
 {
 #define TOK(code) (t->s = lx->tok, t->n = (int)(lx->cur - lx->tok), \
@@ -81,13 +2999,13 @@ int lex_next(Lexer *lx, Token *t)
 	for (;;) {
 		lx->tok = lx->cur;
 		
-#line 85 "generated/sa_lexer.c"
+#line 3003 "generated/sa_lexer.c"
 {
 	unsigned char yych;
 	unsigned int yyaccept = 0;
 	yych = *lx->cur;
 	switch (yych) {
-		case 0x00: goto yy1;
+		case 0x00: goto yy481;
 		case 0x01:
 		case 0x02:
 		case 0x03:
@@ -124,24 +3042,24 @@ int lex_next(Lexer *lx, Token *t)
 		case '`':
 		case '|':
 		case '~':
-		case 0x7F: goto yy2;
+		case 0x7F: goto yy482;
 		case '\t':
 		case '\v':
 		case '\f':
 		case '\r':
-		case ' ': goto yy4;
-		case '\n': goto yy6;
-		case '!': goto yy7;
-		case '"': goto yy8;
-		case '\'': goto yy9;
-		case '(': goto yy10;
-		case ')': goto yy11;
-		case '*': goto yy12;
-		case '+': goto yy13;
-		case ',': goto yy14;
-		case '-': goto yy15;
-		case '.': goto yy17;
-		case '/': goto yy19;
+		case ' ': goto yy484;
+		case '\n': goto yy486;
+		case '!': goto yy487;
+		case '"': goto yy488;
+		case '\'': goto yy489;
+		case '(': goto yy490;
+		case ')': goto yy491;
+		case '*': goto yy492;
+		case '+': goto yy493;
+		case ',': goto yy494;
+		case '-': goto yy495;
+		case '.': goto yy497;
+		case '/': goto yy499;
 		case '0':
 		case '1':
 		case '2':
@@ -151,75 +3069,75 @@ int lex_next(Lexer *lx, Token *t)
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy21;
-		case ':': goto yy23;
-		case ';': goto yy24;
-		case '<': goto yy25;
-		case '=': goto yy27;
-		case '>': goto yy29;
+		case '9': goto yy501;
+		case ':': goto yy503;
+		case ';': goto yy504;
+		case '<': goto yy505;
+		case '=': goto yy507;
+		case '>': goto yy509;
 		case 'A':
+		case 'B':
 		case 'C':
 		case 'D':
 		case 'E':
+		case 'F':
 		case 'G':
+		case 'H':
+		case 'I':
 		case 'J':
 		case 'K':
 		case 'L':
+		case 'M':
 		case 'N':
 		case 'O':
 		case 'P':
 		case 'Q':
+		case 'R':
+		case 'S':
 		case 'T':
 		case 'U':
 		case 'V':
 		case 'W':
 		case 'X':
 		case 'Y':
+		case 'Z':
 		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
 		case 'j':
 		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
 		case 'u':
+		case 'v':
+		case 'w':
 		case 'x':
-		case 'y': goto yy31;
-		case 'B': goto yy34;
-		case 'F': goto yy35;
-		case 'H': goto yy36;
-		case 'I': goto yy38;
-		case 'M': goto yy39;
-		case 'R': goto yy40;
-		case 'S': goto yy41;
-		case 'Z': goto yy42;
-		case '[': goto yy43;
-		case ']': goto yy44;
-		case '^': goto yy45;
-		case 'a': goto yy47;
-		case 'b': goto yy48;
-		case 'c': goto yy49;
-		case 'd': goto yy50;
-		case 'e': goto yy51;
-		case 'f': goto yy53;
-		case 'g': goto yy54;
-		case 'h': goto yy55;
-		case 'i': goto yy57;
-		case 'l': goto yy58;
-		case 'm': goto yy59;
-		case 'n': goto yy60;
-		case 'o': goto yy61;
-		case 'p': goto yy62;
-		case 'q': goto yy63;
-		case 'r': goto yy64;
-		case 's': goto yy65;
-		case 't': goto yy66;
-		case 'v': goto yy68;
-		case 'w': goto yy69;
-		case 'z': goto yy70;
-		case '{': goto yy71;
-		case '}': goto yy72;
-		default: goto yy73;
+		case 'y':
+		case 'z': goto yy511;
+		case '[': goto yy513;
+		case ']': goto yy514;
+		case '^': goto yy515;
+		case '{': goto yy517;
+		case '}': goto yy518;
+		default: goto yy519;
 	}
-yy1:
+yy481:
 	++lx->cur;
-#line 94 "grammar/sa_lexer.re"
+#line 218 "grammar/sa_lexer.re"
 	{
 			if (lx->cur > lx->lim) {
 				lx->cur = lx->lim;
@@ -231,11 +3149,11 @@ yy1:
 			lex_error(lx, here(lx, lx->tok, lx->cur), "stray NUL byte in source");
 			continue;
 		}
-#line 235 "generated/sa_lexer.c"
-yy2:
+#line 3153 "generated/sa_lexer.c"
+yy482:
 	++lx->cur;
-yy3:
-#line 252 "grammar/sa_lexer.re"
+yy483:
+#line 277 "grammar/sa_lexer.re"
 	{
 			Loc loc = here(lx, lx->tok, lx->cur);
 			unsigned char c = (unsigned char)*lx->tok;
@@ -246,83 +3164,83 @@ yy3:
 			lx->errors++;
 			continue;
 		}
-#line 250 "generated/sa_lexer.c"
-yy4:
+#line 3168 "generated/sa_lexer.c"
+yy484:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '\t':
 		case '\v':
 		case '\f':
 		case '\r':
-		case ' ': goto yy4;
-		default: goto yy5;
+		case ' ': goto yy484;
+		default: goto yy485;
 	}
-yy5:
-#line 105 "grammar/sa_lexer.re"
+yy485:
+#line 229 "grammar/sa_lexer.re"
 	{ continue; }
-#line 264 "generated/sa_lexer.c"
-yy6:
+#line 3182 "generated/sa_lexer.c"
+yy486:
 	++lx->cur;
-#line 106 "grammar/sa_lexer.re"
+#line 230 "grammar/sa_lexer.re"
 	{ lx->line++; lx->line_start = lx->cur; continue; }
-#line 269 "generated/sa_lexer.c"
-yy7:
+#line 3187 "generated/sa_lexer.c"
+yy487:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '=': goto yy74;
-		default: goto yy3;
+		case '=': goto yy520;
+		default: goto yy483;
 	}
-yy8:
+yy488:
 	++lx->cur;
-#line 215 "grammar/sa_lexer.re"
+#line 240 "grammar/sa_lexer.re"
 	{ if (!scan_string(lx, '"')) continue; return TOK(TK_STRING); }
-#line 280 "generated/sa_lexer.c"
-yy9:
+#line 3198 "generated/sa_lexer.c"
+yy489:
 	++lx->cur;
-#line 216 "grammar/sa_lexer.re"
+#line 241 "grammar/sa_lexer.re"
 	{ if (!scan_string(lx, '\'')) continue; return TOK(TK_STRING); }
-#line 285 "generated/sa_lexer.c"
-yy10:
+#line 3203 "generated/sa_lexer.c"
+yy490:
 	++lx->cur;
-#line 218 "grammar/sa_lexer.re"
+#line 243 "grammar/sa_lexer.re"
 	{ return TOK(TK_LPAREN); }
-#line 290 "generated/sa_lexer.c"
-yy11:
+#line 3208 "generated/sa_lexer.c"
+yy491:
 	++lx->cur;
-#line 219 "grammar/sa_lexer.re"
+#line 244 "grammar/sa_lexer.re"
 	{ return TOK(TK_RPAREN); }
-#line 295 "generated/sa_lexer.c"
-yy12:
+#line 3213 "generated/sa_lexer.c"
+yy492:
 	++lx->cur;
-#line 234 "grammar/sa_lexer.re"
+#line 259 "grammar/sa_lexer.re"
 	{ return TOK(TK_STAR); }
-#line 300 "generated/sa_lexer.c"
-yy13:
+#line 3218 "generated/sa_lexer.c"
+yy493:
 	++lx->cur;
-#line 232 "grammar/sa_lexer.re"
+#line 257 "grammar/sa_lexer.re"
 	{ return TOK(TK_PLUS); }
-#line 305 "generated/sa_lexer.c"
-yy14:
+#line 3223 "generated/sa_lexer.c"
+yy494:
 	++lx->cur;
-#line 224 "grammar/sa_lexer.re"
+#line 249 "grammar/sa_lexer.re"
 	{ return TOK(TK_COMMA); }
-#line 310 "generated/sa_lexer.c"
-yy15:
+#line 3228 "generated/sa_lexer.c"
+yy495:
 	yyaccept = 0;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '-': goto yy75;
-		case '>': goto yy77;
-		default: goto yy16;
+		case '-': goto yy521;
+		case '>': goto yy523;
+		default: goto yy496;
 	}
-yy16:
-#line 233 "grammar/sa_lexer.re"
+yy496:
+#line 258 "grammar/sa_lexer.re"
 	{ return TOK(TK_MINUS); }
-#line 322 "generated/sa_lexer.c"
-yy17:
+#line 3240 "generated/sa_lexer.c"
+yy497:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '.': goto yy78;
+		case '.': goto yy524;
 		case '0':
 		case '1':
 		case '2':
@@ -332,29 +3250,29 @@ yy17:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy79;
-		default: goto yy18;
+		case '9': goto yy525;
+		default: goto yy498;
 	}
-yy18:
-#line 226 "grammar/sa_lexer.re"
+yy498:
+#line 251 "grammar/sa_lexer.re"
 	{ return TOK(TK_DOT); }
-#line 342 "generated/sa_lexer.c"
-yy19:
+#line 3260 "generated/sa_lexer.c"
+yy499:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '*': goto yy82;
-		case '/': goto yy83;
-		default: goto yy20;
+		case '*': goto yy528;
+		case '/': goto yy529;
+		default: goto yy500;
 	}
-yy20:
-#line 235 "grammar/sa_lexer.re"
+yy500:
+#line 260 "grammar/sa_lexer.re"
 	{ return TOK(TK_SLASH); }
-#line 353 "generated/sa_lexer.c"
-yy21:
+#line 3271 "generated/sa_lexer.c"
+yy501:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy85;
+		case '.': goto yy531;
 		case '0':
 		case '1':
 		case '2':
@@ -364,145 +3282,60 @@ yy21:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy21;
+		case '9': goto yy501;
 		case 'E':
-		case 'e': goto yy86;
-		default: goto yy22;
+		case 'e': goto yy532;
+		default: goto yy502;
 	}
-yy22:
-#line 213 "grammar/sa_lexer.re"
-	{ return TOK(TK_INT); }
-#line 376 "generated/sa_lexer.c"
-yy23:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '=': goto yy87;
-		default: goto yy3;
-	}
-yy24:
-	++lx->cur;
-#line 225 "grammar/sa_lexer.re"
-	{ return TOK(TK_SEMI); }
-#line 387 "generated/sa_lexer.c"
-yy25:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '!': goto yy88;
-		case '-': goto yy89;
-		case '=': goto yy90;
-		default: goto yy26;
-	}
-yy26:
-#line 236 "grammar/sa_lexer.re"
-	{ return TOK(TK_LT); }
-#line 399 "generated/sa_lexer.c"
-yy27:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '=': goto yy91;
-		default: goto yy28;
-	}
-yy28:
-#line 244 "grammar/sa_lexer.re"
-	{ return TOK(TK_EQ); }
-#line 409 "generated/sa_lexer.c"
-yy29:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '!': goto yy92;
-		case '=': goto yy93;
-		default: goto yy30;
-	}
-yy30:
+yy502:
 #line 238 "grammar/sa_lexer.re"
+	{ return TOK(TK_INT); }
+#line 3294 "generated/sa_lexer.c"
+yy503:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '=': goto yy533;
+		default: goto yy483;
+	}
+yy504:
+	++lx->cur;
+#line 250 "grammar/sa_lexer.re"
+	{ return TOK(TK_SEMI); }
+#line 3305 "generated/sa_lexer.c"
+yy505:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '!': goto yy534;
+		case '-': goto yy535;
+		case '=': goto yy536;
+		default: goto yy506;
+	}
+yy506:
+#line 261 "grammar/sa_lexer.re"
+	{ return TOK(TK_LT); }
+#line 3317 "generated/sa_lexer.c"
+yy507:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '=': goto yy537;
+		default: goto yy508;
+	}
+yy508:
+#line 269 "grammar/sa_lexer.re"
+	{ return TOK(TK_EQ); }
+#line 3327 "generated/sa_lexer.c"
+yy509:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '!': goto yy538;
+		case '=': goto yy539;
+		default: goto yy510;
+	}
+yy510:
+#line 263 "grammar/sa_lexer.re"
 	{ return TOK(TK_GT); }
-#line 420 "generated/sa_lexer.c"
-yy31:
-	yych = *++lx->cur;
-yy32:
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy33;
-	}
-yy33:
-#line 211 "grammar/sa_lexer.re"
-	{ return TOK(TK_ID); }
-#line 493 "generated/sa_lexer.c"
-yy34:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'o': goto yy94;
-		default: goto yy32;
-	}
-yy35:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'O': goto yy95;
-		default: goto yy32;
-	}
-yy36:
+#line 3338 "generated/sa_lexer.c"
+yy511:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '0':
@@ -567,7568 +3400,137 @@ yy36:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy31;
-		default: goto yy37;
+		case 'z': goto yy511;
+		default: goto yy512;
 	}
-yy37:
-#line 151 "grammar/sa_lexer.re"
-	{ return TOK(TK_KW_BIGH); }
-#line 577 "generated/sa_lexer.c"
-yy38:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'n': goto yy96;
-		default: goto yy32;
-	}
-yy39:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'A': goto yy97;
-		default: goto yy32;
-	}
-yy40:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy98;
-		default: goto yy32;
-	}
-yy41:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 't': goto yy99;
-		default: goto yy32;
-	}
-yy42:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'O': goto yy100;
-		default: goto yy32;
-	}
-yy43:
+yy512:
+#line 236 "grammar/sa_lexer.re"
+	{ return TOK(keyword(lx->tok, lx->cur)); }
+#line 3410 "generated/sa_lexer.c"
+yy513:
 	++lx->cur;
-#line 222 "grammar/sa_lexer.re"
-	{ return TOK(TK_LBRACKET); }
-#line 612 "generated/sa_lexer.c"
-yy44:
-	++lx->cur;
-#line 223 "grammar/sa_lexer.re"
-	{ return TOK(TK_RBRACKET); }
-#line 617 "generated/sa_lexer.c"
-yy45:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy101;
-		default: goto yy46;
-	}
-yy46:
-#line 245 "grammar/sa_lexer.re"
-	{ return TOK(TK_CARET); }
-#line 679 "generated/sa_lexer.c"
-yy47:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'b': goto yy103;
-		case 'd': goto yy104;
-		case 'n': goto yy105;
-		case 's': goto yy106;
-		case 't': goto yy108;
-		default: goto yy32;
-	}
-yy48:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'r': goto yy110;
-		case 'y': goto yy111;
-		default: goto yy32;
-	}
-yy49:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy113;
-		case 'o': goto yy114;
-		case 'r': goto yy115;
-		default: goto yy32;
-	}
-yy50:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy116;
-		case 'i': goto yy117;
-		case 'o': goto yy118;
-		case 't': goto yy119;
-		default: goto yy32;
-	}
-yy51:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'w':
-		case 'y':
-		case 'z': goto yy31;
-		case 'l': goto yy121;
-		case 'v': goto yy122;
-		case 'x': goto yy123;
-		default: goto yy52;
-	}
-yy52:
-#line 155 "grammar/sa_lexer.re"
-	{ return TOK(TK_KW_E); }
-#line 785 "generated/sa_lexer.c"
-yy53:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'a': goto yy124;
-		case 'i': goto yy125;
-		case 'l': goto yy126;
-		case 'm': goto yy127;
-		case 'o': goto yy128;
-		default: goto yy32;
-	}
-yy54:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy129;
-		default: goto yy32;
-	}
-yy55:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		case 'o': goto yy130;
-		default: goto yy56;
-	}
-yy56:
-#line 152 "grammar/sa_lexer.re"
-	{ return TOK(TK_KW_H); }
-#line 873 "generated/sa_lexer.c"
-yy57:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'f': goto yy131;
-		case 'm': goto yy133;
-		case 'n': goto yy134;
-		case 's': goto yy136;
-		default: goto yy32;
-	}
-yy58:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'a': goto yy137;
-		default: goto yy32;
-	}
-yy59:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'a': goto yy138;
-		case 'e': goto yy139;
-		case 'i': goto yy140;
-		case 'o': goto yy141;
-		case 'u': goto yy142;
-		default: goto yy32;
-	}
-yy60:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'o': goto yy143;
-		default: goto yy32;
-	}
-yy61:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'f': goto yy145;
-		case 'r': goto yy146;
-		case 't': goto yy148;
-		case 'u': goto yy149;
-		default: goto yy32;
-	}
-yy62:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'a': goto yy150;
-		case 'e': goto yy151;
-		case 'o': goto yy152;
-		case 'r': goto yy153;
-		default: goto yy32;
-	}
-yy63:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'u': goto yy154;
-		default: goto yy32;
-	}
-yy64:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'a': goto yy155;
-		case 'e': goto yy156;
-		case 'o': goto yy157;
-		case 'u': goto yy158;
-		default: goto yy32;
-	}
-yy65:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'a': goto yy159;
-		case 'e': goto yy160;
-		case 'i': goto yy161;
-		case 't': goto yy162;
-		case 'u': goto yy163;
-		default: goto yy32;
-	}
-yy66:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'p':
-		case 'q':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		case 'h': goto yy164;
-		case 'i': goto yy165;
-		case 'o': goto yy166;
-		case 'r': goto yy167;
-		default: goto yy67;
-	}
-yy67:
-#line 153 "grammar/sa_lexer.re"
-	{ return TOK(TK_KW_T); }
-#line 1019 "generated/sa_lexer.c"
-yy68:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'a': goto yy168;
-		default: goto yy32;
-	}
-yy69:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'i': goto yy169;
-		default: goto yy32;
-	}
-yy70:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy170;
-		default: goto yy32;
-	}
-yy71:
-	++lx->cur;
-#line 220 "grammar/sa_lexer.re"
-	{ return TOK(TK_LBRACE); }
-#line 1042 "generated/sa_lexer.c"
-yy72:
-	++lx->cur;
-#line 221 "grammar/sa_lexer.re"
-	{ return TOK(TK_RBRACE); }
-#line 1047 "generated/sa_lexer.c"
-yy73:
-	yych = *++lx->cur;
-	if (yych >= 0x80) goto yy73;
 #line 247 "grammar/sa_lexer.re"
+	{ return TOK(TK_LBRACKET); }
+#line 3415 "generated/sa_lexer.c"
+yy514:
+	++lx->cur;
+#line 248 "grammar/sa_lexer.re"
+	{ return TOK(TK_RBRACKET); }
+#line 3420 "generated/sa_lexer.c"
+yy515:
+	yych = *++lx->cur;
+	switch (yych) {
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy540;
+		default: goto yy516;
+	}
+yy516:
+#line 270 "grammar/sa_lexer.re"
+	{ return TOK(TK_CARET); }
+#line 3482 "generated/sa_lexer.c"
+yy517:
+	++lx->cur;
+#line 245 "grammar/sa_lexer.re"
+	{ return TOK(TK_LBRACE); }
+#line 3487 "generated/sa_lexer.c"
+yy518:
+	++lx->cur;
+#line 246 "grammar/sa_lexer.re"
+	{ return TOK(TK_RBRACE); }
+#line 3492 "generated/sa_lexer.c"
+yy519:
+	yych = *++lx->cur;
+	if (yych >= 0x80) goto yy519;
+#line 272 "grammar/sa_lexer.re"
 	{
 			lex_error(lx, here(lx, lx->tok, lx->cur),
 				  "non-ASCII characters are allowed only in strings and comments");
 			continue;
 		}
-#line 1057 "generated/sa_lexer.c"
-yy74:
-	++lx->cur;
-#line 241 "grammar/sa_lexer.re"
-	{ return TOK(TK_NE); }
-#line 1062 "generated/sa_lexer.c"
-yy75:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '>': goto yy171;
-		default: goto yy76;
-	}
-yy76:
-	lx->cur = lx->marker;
-	switch (yyaccept) {
-		case 0: goto yy16;
-		case 1: goto yy22;
-		default: goto yy81;
-	}
-yy77:
-	++lx->cur;
-#line 229 "grammar/sa_lexer.re"
-	{ return TOK(TK_ARROW); }
-#line 1080 "generated/sa_lexer.c"
-yy78:
-	++lx->cur;
-#line 227 "grammar/sa_lexer.re"
-	{ return TOK(TK_DOTDOT); }
-#line 1085 "generated/sa_lexer.c"
-yy79:
-	yyaccept = 2;
-	yych = *(lx->marker = ++lx->cur);
-yy80:
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9': goto yy79;
-		case 'E':
-		case 'e': goto yy86;
-		default: goto yy81;
-	}
-yy81:
-#line 214 "grammar/sa_lexer.re"
-	{ return TOK(TK_REAL); }
-#line 1108 "generated/sa_lexer.c"
-yy82:
-	++lx->cur;
-#line 108 "grammar/sa_lexer.re"
-	{ skip_block_comment(lx); continue; }
-#line 1113 "generated/sa_lexer.c"
-yy83:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 0x00:
-		case '\n': goto yy84;
-		default: goto yy83;
-	}
-yy84:
-#line 107 "grammar/sa_lexer.re"
-	{ continue; }
-#line 1124 "generated/sa_lexer.c"
-yy85:
-	yyaccept = 2;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy172;
-		default: goto yy80;
-	}
-yy86:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '+':
-		case '-': goto yy173;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9': goto yy174;
-		default: goto yy76;
-	}
-yy87:
-	++lx->cur;
-#line 228 "grammar/sa_lexer.re"
-	{ return TOK(TK_ASSIGN); }
-#line 1153 "generated/sa_lexer.c"
-yy88:
-	++lx->cur;
-#line 243 "grammar/sa_lexer.re"
-	{ return TOK(TK_CROSSDOWN); }
-#line 1158 "generated/sa_lexer.c"
-yy89:
-	++lx->cur;
-#line 231 "grammar/sa_lexer.re"
-	{ return TOK(TK_LARROW); }
-#line 1163 "generated/sa_lexer.c"
-yy90:
-	++lx->cur;
-#line 237 "grammar/sa_lexer.re"
-	{ return TOK(TK_LE); }
-#line 1168 "generated/sa_lexer.c"
-yy91:
-	++lx->cur;
-#line 240 "grammar/sa_lexer.re"
-	{ return TOK(TK_EQEQ); }
-#line 1173 "generated/sa_lexer.c"
-yy92:
-	++lx->cur;
-#line 242 "grammar/sa_lexer.re"
-	{ return TOK(TK_CROSSUP); }
-#line 1178 "generated/sa_lexer.c"
-yy93:
-	++lx->cur;
-#line 239 "grammar/sa_lexer.re"
-	{ return TOK(TK_GE); }
-#line 1183 "generated/sa_lexer.c"
-yy94:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'o': goto yy175;
-		default: goto yy32;
-	}
-yy95:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'H': goto yy176;
-		default: goto yy32;
-	}
-yy96:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 't': goto yy178;
-		default: goto yy32;
-	}
-yy97:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'X': goto yy179;
-		default: goto yy32;
-	}
-yy98:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'a': goto yy181;
-		default: goto yy32;
-	}
-yy99:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'r': goto yy182;
-		default: goto yy32;
-	}
-yy100:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'H': goto yy183;
-		default: goto yy32;
-	}
-yy101:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy101;
-		default: goto yy102;
-	}
-yy102:
-#line 209 "grammar/sa_lexer.re"
-	{ t->s = lx->tok + 1; t->n = (int)(lx->cur - lx->tok - 1);
-		         t->loc = here(lx, lx->tok, lx->cur); return TK_ID; }
-#line 1298 "generated/sa_lexer.c"
-yy103:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 's': goto yy185;
-		default: goto yy32;
-	}
-yy104:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'a': goto yy187;
-		default: goto yy32;
-	}
-yy105:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'd': goto yy188;
-		default: goto yy32;
-	}
-yy106:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy107;
-	}
-yy107:
-#line 119 "grammar/sa_lexer.re"
-	{ return TOK(TK_AS); }
-#line 1388 "generated/sa_lexer.c"
-yy108:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy109;
-	}
-yy109:
-#line 116 "grammar/sa_lexer.re"
-	{ return TOK(TK_AT); }
-#line 1460 "generated/sa_lexer.c"
-yy110:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy190;
-		default: goto yy32;
-	}
-yy111:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy112;
-	}
-yy112:
-#line 201 "grammar/sa_lexer.re"
-	{ return TOK(TK_BY); }
-#line 1538 "generated/sa_lexer.c"
-yy113:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'i': goto yy191;
-		default: goto yy32;
-	}
-yy114:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'm': goto yy192;
-		case 'n': goto yy193;
-		case 'u': goto yy194;
-		default: goto yy32;
-	}
-yy115:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'o': goto yy195;
-		default: goto yy32;
-	}
-yy116:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'l': goto yy196;
-		default: goto yy32;
-	}
-yy117:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'r': goto yy197;
-		case 's': goto yy198;
-		default: goto yy32;
-	}
-yy118:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '_': goto yy199;
-		default: goto yy32;
-	}
-yy119:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy120;
-	}
-yy120:
-#line 154 "grammar/sa_lexer.re"
-	{ return TOK(TK_KW_DT); }
-#line 1649 "generated/sa_lexer.c"
-yy121:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'a': goto yy200;
-		case 's': goto yy201;
-		default: goto yy32;
-	}
-yy122:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy202;
-		default: goto yy32;
-	}
-yy123:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 't': goto yy203;
-		default: goto yy32;
-	}
-yy124:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'l': goto yy204;
-		default: goto yy32;
-	}
-yy125:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'r': goto yy205;
-		default: goto yy32;
-	}
-yy126:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'o': goto yy206;
-		default: goto yy32;
-	}
-yy127:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'u': goto yy207;
-		default: goto yy32;
-	}
-yy128:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'r': goto yy209;
-		case 'u': goto yy211;
-		default: goto yy32;
-	}
-yy129:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 't': goto yy212;
-		default: goto yy32;
-	}
-yy130:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'l': goto yy213;
-		default: goto yy32;
-	}
-yy131:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy132;
-	}
-yy132:
-#line 138 "grammar/sa_lexer.re"
-	{ return TOK(TK_IF); }
-#line 1783 "generated/sa_lexer.c"
-yy133:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'p': goto yy214;
-		default: goto yy32;
-	}
-yy134:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'o':
-		case 'q':
-		case 'r':
-		case 's':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		case 'n': goto yy215;
-		case 'p': goto yy216;
-		case 't': goto yy217;
-		default: goto yy135;
-	}
-yy135:
-#line 133 "grammar/sa_lexer.re"
-	{ return TOK(TK_IN); }
-#line 1861 "generated/sa_lexer.c"
-yy136:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '_': goto yy218;
-		default: goto yy32;
-	}
-yy137:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 's': goto yy219;
-		default: goto yy32;
-	}
-yy138:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 's': goto yy220;
-		case 'x': goto yy221;
-		default: goto yy32;
-	}
-yy139:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'a': goto yy223;
-		default: goto yy32;
-	}
-yy140:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'n': goto yy224;
-		default: goto yy32;
-	}
-yy141:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'd': goto yy226;
-		case 'o': goto yy227;
-		default: goto yy32;
-	}
-yy142:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'l': goto yy228;
-		default: goto yy32;
-	}
-yy143:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 'u':
-		case 'v':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		case 't': goto yy229;
-		case 'w': goto yy231;
-		default: goto yy144;
-	}
-yy144:
-#line 184 "grammar/sa_lexer.re"
-	{ return TOK(TK_NO); }
-#line 1977 "generated/sa_lexer.c"
-yy145:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'f': goto yy233;
-		default: goto yy32;
-	}
-yy146:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		case 'd': goto yy234;
-		default: goto yy147;
-	}
-yy147:
-#line 145 "grammar/sa_lexer.re"
-	{ return TOK(TK_OR); }
-#line 2055 "generated/sa_lexer.c"
-yy148:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'h': goto yy235;
-		default: goto yy32;
-	}
-yy149:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 't': goto yy236;
-		default: goto yy32;
-	}
-yy150:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'r': goto yy238;
-		default: goto yy32;
-	}
-yy151:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'r': goto yy239;
-		default: goto yy32;
-	}
-yy152:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'r': goto yy240;
-		default: goto yy32;
-	}
-yy153:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy241;
-		default: goto yy32;
-	}
-yy154:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'a': goto yy242;
-		default: goto yy32;
-	}
-yy155:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 't': goto yy243;
-		default: goto yy32;
-	}
-yy156:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'a': goto yy244;
-		case 'l': goto yy245;
-		case 't': goto yy246;
-		default: goto yy32;
-	}
-yy157:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'l': goto yy247;
-		case 'u': goto yy248;
-		default: goto yy32;
-	}
-yy158:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'l': goto yy249;
-		default: goto yy32;
-	}
-yy159:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'v': goto yy250;
-		default: goto yy32;
-	}
-yy160:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'c': goto yy251;
-		case 'm': goto yy252;
-		default: goto yy32;
-	}
-yy161:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'g': goto yy253;
-		default: goto yy32;
-	}
-yy162:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'a': goto yy254;
-		default: goto yy32;
-	}
-yy163:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'b': goto yy255;
-		case 'c': goto yy256;
-		default: goto yy32;
-	}
-yy164:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'i': goto yy257;
-		default: goto yy32;
-	}
-yy165:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'm': goto yy258;
-		default: goto yy32;
-	}
-yy166:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'l': goto yy259;
-		default: goto yy32;
-	}
-yy167:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'i': goto yy260;
-		case 'u': goto yy261;
-		default: goto yy32;
-	}
-yy168:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'r': goto yy262;
-		default: goto yy32;
-	}
-yy169:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 't': goto yy264;
-		default: goto yy32;
-	}
-yy170:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'r': goto yy265;
-		default: goto yy32;
-	}
-yy171:
-	++lx->cur;
-#line 230 "grammar/sa_lexer.re"
-	{ return TOK(TK_LONGARROW); }
-#line 2204 "generated/sa_lexer.c"
-yy172:
-	++lx->cur;
-	lx->cur -= 2;
-#line 212 "grammar/sa_lexer.re"
-	{ return TOK(TK_INT); }
-#line 2210 "generated/sa_lexer.c"
-yy173:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9': goto yy174;
-		default: goto yy76;
-	}
-yy174:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9': goto yy174;
-		default: goto yy81;
-	}
-yy175:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'l': goto yy266;
-		default: goto yy32;
-	}
-yy176:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy177;
-	}
-yy177:
-#line 192 "grammar/sa_lexer.re"
-	{ return TOK(TK_KW_FOH); }
-#line 2318 "generated/sa_lexer.c"
-yy178:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy268;
-		default: goto yy32;
-	}
-yy179:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy180;
-	}
-yy180:
-#line 156 "grammar/sa_lexer.re"
-	{ return TOK(TK_KW_MAX); }
-#line 2396 "generated/sa_lexer.c"
-yy181:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'l': goto yy269;
-		default: goto yy32;
-	}
-yy182:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'i': goto yy271;
-		default: goto yy32;
-	}
-yy183:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy184;
-	}
-yy184:
-#line 191 "grammar/sa_lexer.re"
-	{ return TOK(TK_KW_ZOH); }
-#line 2480 "generated/sa_lexer.c"
-yy185:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		case 'o': goto yy272;
-		default: goto yy186;
-	}
-yy186:
-#line 174 "grammar/sa_lexer.re"
-	{ return TOK(TK_ABS); }
-#line 2552 "generated/sa_lexer.c"
-yy187:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'p': goto yy273;
-		default: goto yy32;
-	}
-yy188:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy189;
-	}
-yy189:
-#line 144 "grammar/sa_lexer.re"
-	{ return TOK(TK_AND); }
-#line 2630 "generated/sa_lexer.c"
-yy190:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'a': goto yy274;
-		default: goto yy32;
-	}
-yy191:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'l': goto yy275;
-		default: goto yy32;
-	}
-yy192:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'p': goto yy277;
-		default: goto yy32;
-	}
-yy193:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 't': goto yy278;
-		default: goto yy32;
-	}
-yy194:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'p': goto yy279;
-		default: goto yy32;
-	}
-yy195:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 's': goto yy280;
-		default: goto yy32;
-	}
-yy196:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'a': goto yy281;
-		default: goto yy32;
-	}
-yy197:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy282;
-		default: goto yy32;
-	}
-yy198:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'c': goto yy283;
-		default: goto yy32;
-	}
-yy199:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 's': goto yy284;
-		default: goto yy32;
-	}
-yy200:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'p': goto yy285;
-		default: goto yy32;
-	}
-yy201:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy286;
-		default: goto yy32;
-	}
-yy202:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'r': goto yy288;
-		default: goto yy32;
-	}
-yy203:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'r': goto yy289;
-		default: goto yy32;
-	}
-yy204:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 's': goto yy290;
-		default: goto yy32;
-	}
-yy205:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 's': goto yy291;
-		default: goto yy32;
-	}
-yy206:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'o': goto yy292;
-		default: goto yy32;
-	}
-yy207:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy208;
-	}
-yy208:
-#line 112 "grammar/sa_lexer.re"
-	{ return TOK(TK_FMU); }
-#line 2804 "generated/sa_lexer.c"
-yy209:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy210;
-	}
-yy210:
-#line 117 "grammar/sa_lexer.re"
-	{ return TOK(TK_FOR); }
-#line 2876 "generated/sa_lexer.c"
-yy211:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'r': goto yy293;
-		default: goto yy32;
-	}
-yy212:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '_': goto yy294;
-		default: goto yy32;
-	}
-yy213:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'd': goto yy295;
-		default: goto yy32;
-	}
-yy214:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'l': goto yy297;
-		case 'o': goto yy298;
-		default: goto yy32;
-	}
-yy215:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy299;
-		default: goto yy32;
-	}
-yy216:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'u': goto yy300;
-		default: goto yy32;
-	}
-yy217:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy301;
-		default: goto yy32;
-	}
-yy218:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'c': goto yy302;
-		case 's': goto yy303;
-		default: goto yy32;
-	}
-yy219:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 't': goto yy304;
-		default: goto yy32;
-	}
-yy220:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 't': goto yy305;
-		default: goto yy32;
-	}
-yy221:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy222;
-	}
-yy222:
-#line 172 "grammar/sa_lexer.re"
-	{ return TOK(TK_MAX); }
-#line 3010 "generated/sa_lexer.c"
-yy223:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'l': goto yy306;
-		default: goto yy32;
-	}
-yy224:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy225;
-	}
-yy225:
-#line 173 "grammar/sa_lexer.re"
-	{ return TOK(TK_MIN); }
-#line 3088 "generated/sa_lexer.c"
-yy226:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'u': goto yy307;
-		default: goto yy32;
-	}
-yy227:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'r': goto yy308;
-		default: goto yy32;
-	}
-yy228:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 't': goto yy309;
-		default: goto yy32;
-	}
-yy229:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy230;
-	}
-yy230:
-#line 143 "grammar/sa_lexer.re"
-	{ return TOK(TK_NOT); }
-#line 3178 "generated/sa_lexer.c"
-yy231:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy232;
-	}
-yy232:
-#line 158 "grammar/sa_lexer.re"
-	{ return TOK(TK_NOW); }
-#line 3250 "generated/sa_lexer.c"
-yy233:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 's': goto yy310;
-		default: goto yy32;
-	}
-yy234:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy311;
-		default: goto yy32;
-	}
-yy235:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy312;
-		default: goto yy32;
-	}
-yy236:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		case 'p': goto yy313;
-		default: goto yy237;
-	}
-yy237:
-#line 134 "grammar/sa_lexer.re"
-	{ return TOK(TK_OUT); }
-#line 3340 "generated/sa_lexer.c"
-yy238:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'a': goto yy314;
-		default: goto yy32;
-	}
-yy239:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'i': goto yy315;
-		default: goto yy32;
-	}
-yy240:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 't': goto yy316;
-		default: goto yy32;
-	}
-yy241:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'v': goto yy317;
-		default: goto yy32;
-	}
-yy242:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'n': goto yy319;
-		default: goto yy32;
-	}
-yy243:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy320;
-		default: goto yy32;
-	}
-yy244:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'c': goto yy322;
-		default: goto yy32;
-	}
-yy245:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'a': goto yy323;
-		default: goto yy32;
-	}
-yy246:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'u': goto yy324;
-		default: goto yy32;
-	}
-yy247:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'l': goto yy325;
-		default: goto yy32;
-	}
-yy248:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'n': goto yy326;
-		default: goto yy32;
-	}
-yy249:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy327;
-		default: goto yy32;
-	}
-yy250:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy328;
-		default: goto yy32;
-	}
-yy251:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'o': goto yy329;
-		default: goto yy32;
-	}
-yy252:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'a': goto yy330;
-		default: goto yy32;
-	}
-yy253:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'n': goto yy331;
-		default: goto yy32;
-	}
-yy254:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'r': goto yy332;
-		default: goto yy32;
-	}
-yy255:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 's': goto yy333;
-		default: goto yy32;
-	}
-yy256:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'c': goto yy334;
-		default: goto yy32;
-	}
-yy257:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'r': goto yy335;
-		default: goto yy32;
-	}
-yy258:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy336;
-		default: goto yy32;
-	}
-yy259:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy337;
-		default: goto yy32;
-	}
-yy260:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'g': goto yy338;
-		default: goto yy32;
-	}
-yy261:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy339;
-		default: goto yy32;
-	}
-yy262:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy263;
-	}
-yy263:
-#line 135 "grammar/sa_lexer.re"
-	{ return TOK(TK_VAR); }
-#line 3556 "generated/sa_lexer.c"
-yy264:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'h': goto yy341;
-		default: goto yy32;
-	}
-yy265:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'o': goto yy343;
-		default: goto yy32;
-	}
-yy266:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy267;
-	}
-yy267:
-#line 150 "grammar/sa_lexer.re"
-	{ return TOK(TK_KW_BOOL); }
-#line 3640 "generated/sa_lexer.c"
-yy268:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'g': goto yy345;
-		default: goto yy32;
-	}
-yy269:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy270;
-	}
-yy270:
-#line 147 "grammar/sa_lexer.re"
-	{ return TOK(TK_KW_REAL); }
-#line 3718 "generated/sa_lexer.c"
-yy271:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'n': goto yy346;
-		default: goto yy32;
-	}
-yy272:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'l': goto yy347;
-		default: goto yy32;
-	}
-yy273:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 't': goto yy348;
-		default: goto yy32;
-	}
-yy274:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'k': goto yy349;
-		default: goto yy32;
-	}
-yy275:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy276;
-	}
-yy276:
-#line 170 "grammar/sa_lexer.re"
-	{ return TOK(TK_CEIL); }
-#line 3814 "generated/sa_lexer.c"
-yy277:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'o': goto yy351;
-		default: goto yy32;
-	}
-yy278:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'r': goto yy352;
-		default: goto yy32;
-	}
-yy279:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'l': goto yy353;
-		default: goto yy32;
-	}
-yy280:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 's': goto yy354;
-		default: goto yy32;
-	}
-yy281:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'y': goto yy355;
-		default: goto yy32;
-	}
-yy282:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'c': goto yy357;
-		default: goto yy32;
-	}
-yy283:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'a': goto yy358;
-		default: goto yy32;
-	}
-yy284:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 't': goto yy359;
-		default: goto yy32;
-	}
-yy285:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 's': goto yy360;
-		default: goto yy32;
-	}
-yy286:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy287;
-	}
-yy287:
-#line 139 "grammar/sa_lexer.re"
-	{ return TOK(TK_ELSE); }
-#line 3940 "generated/sa_lexer.c"
-yy288:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'y': goto yy361;
-		default: goto yy32;
-	}
-yy289:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'a': goto yy363;
-		default: goto yy32;
-	}
-yy290:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy364;
-		default: goto yy32;
-	}
-yy291:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 't': goto yy366;
-		default: goto yy32;
-	}
-yy292:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'r': goto yy368;
-		default: goto yy32;
-	}
-yy293:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 't': goto yy370;
-		default: goto yy32;
-	}
-yy294:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'n': goto yy371;
-		default: goto yy32;
-	}
-yy295:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy296;
-	}
-yy296:
-#line 190 "grammar/sa_lexer.re"
-	{ return TOK(TK_HOLD); }
-#line 4054 "generated/sa_lexer.c"
-yy297:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'i': goto yy372;
-		default: goto yy32;
-	}
-yy298:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'r': goto yy373;
-		default: goto yy32;
-	}
-yy299:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'r': goto yy374;
-		default: goto yy32;
-	}
-yy300:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 't': goto yy376;
-		default: goto yy32;
-	}
-yy301:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'r': goto yy378;
-		default: goto yy32;
-	}
-yy302:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'l': goto yy379;
-		default: goto yy32;
-	}
-yy303:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy380;
-		default: goto yy32;
-	}
-yy304:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '_': goto yy381;
-		default: goto yy32;
-	}
-yy305:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy382;
-		default: goto yy32;
-	}
-yy306:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'y': goto yy383;
-		default: goto yy32;
-	}
-yy307:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'l': goto yy385;
-		default: goto yy32;
-	}
-yy308:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy386;
-		default: goto yy32;
-	}
-yy309:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'i': goto yy388;
-		default: goto yy32;
-	}
-yy310:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy389;
-		default: goto yy32;
-	}
-yy311:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'r': goto yy390;
-		default: goto yy32;
-	}
-yy312:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'r': goto yy392;
-		default: goto yy32;
-	}
-yy313:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'u': goto yy393;
-		default: goto yy32;
-	}
-yy314:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'm': goto yy394;
-		default: goto yy32;
-	}
-yy315:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'o': goto yy396;
-		default: goto yy32;
-	}
-yy316:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 's': goto yy397;
-		default: goto yy32;
-	}
-yy317:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy318;
-	}
-yy318:
-#line 159 "grammar/sa_lexer.re"
-	{ return TOK(TK_PREV); }
-#line 4246 "generated/sa_lexer.c"
-yy319:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 't': goto yy399;
-		default: goto yy32;
-	}
-yy320:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy321;
-	}
-yy321:
-#line 180 "grammar/sa_lexer.re"
-	{ return TOK(TK_RATE); }
-#line 4324 "generated/sa_lexer.c"
-yy322:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 't': goto yy400;
-		default: goto yy32;
-	}
-yy323:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 't': goto yy401;
-		default: goto yy32;
-	}
-yy324:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'r': goto yy402;
-		default: goto yy32;
-	}
-yy325:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'b': goto yy403;
-		default: goto yy32;
-	}
-yy326:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'd': goto yy404;
-		default: goto yy32;
-	}
-yy327:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 's': goto yy406;
-		default: goto yy32;
-	}
-yy328:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '_': goto yy408;
-		default: goto yy32;
-	}
-yy329:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'n': goto yy409;
-		default: goto yy32;
-	}
-yy330:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'n': goto yy410;
-		default: goto yy32;
-	}
-yy331:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'a': goto yy411;
-		default: goto yy32;
-	}
-yy332:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 't': goto yy412;
-		default: goto yy32;
-	}
-yy333:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 't': goto yy413;
-		default: goto yy32;
-	}
-yy334:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy414;
-		default: goto yy32;
-	}
-yy335:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'd': goto yy415;
-		default: goto yy32;
-	}
-yy336:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'd': goto yy417;
-		case 's': goto yy418;
-		default: goto yy32;
-	}
-yy337:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'r': goto yy420;
-		default: goto yy32;
-	}
-yy338:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'g': goto yy421;
-		default: goto yy32;
-	}
-yy339:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy340;
-	}
-yy340:
-#line 141 "grammar/sa_lexer.re"
-	{ return TOK(TK_TRUE); }
-#line 4499 "generated/sa_lexer.c"
-yy341:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		case 'o': goto yy422;
-		default: goto yy342;
-	}
-yy342:
-#line 130 "grammar/sa_lexer.re"
-	{ return TOK(TK_WITH); }
-#line 4571 "generated/sa_lexer.c"
-yy343:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy344;
-	}
-yy344:
-#line 189 "grammar/sa_lexer.re"
-	{ return TOK(TK_ZERO); }
-#line 4643 "generated/sa_lexer.c"
-yy345:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy423;
-		default: goto yy32;
-	}
-yy346:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'g': goto yy424;
-		default: goto yy32;
-	}
-yy347:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'u': goto yy426;
-		default: goto yy32;
-	}
-yy348:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'a': goto yy427;
-		default: goto yy32;
-	}
-yy349:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy350;
-	}
-yy350:
-#line 140 "grammar/sa_lexer.re"
-	{ return TOK(TK_BREAK); }
-#line 4739 "generated/sa_lexer.c"
-yy351:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 's': goto yy428;
-		default: goto yy32;
-	}
-yy352:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'o': goto yy429;
-		default: goto yy32;
-	}
-yy353:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy430;
-		default: goto yy32;
-	}
-yy354:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'i': goto yy431;
-		default: goto yy32;
-	}
-yy355:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		case 'e': goto yy432;
-		default: goto yy356;
-	}
-yy356:
-#line 178 "grammar/sa_lexer.re"
-	{ return TOK(TK_DELAY); }
-#line 4835 "generated/sa_lexer.c"
-yy357:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 't': goto yy433;
-		default: goto yy32;
-	}
-yy358:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'r': goto yy434;
-		default: goto yy32;
-	}
-yy359:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy435;
-		default: goto yy32;
-	}
-yy360:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy436;
-		default: goto yy32;
-	}
-yy361:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy362;
-	}
-yy362:
-#line 198 "grammar/sa_lexer.re"
-	{ return TOK(TK_EVERY); }
-#line 4931 "generated/sa_lexer.c"
-yy363:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'c': goto yy437;
-		default: goto yy32;
-	}
-yy364:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy365;
-	}
-yy365:
-#line 142 "grammar/sa_lexer.re"
-	{ return TOK(TK_FALSE); }
-#line 5009 "generated/sa_lexer.c"
-yy366:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy367;
-	}
-yy367:
-#line 185 "grammar/sa_lexer.re"
-	{ return TOK(TK_FIRST); }
-#line 5081 "generated/sa_lexer.c"
-yy368:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy369;
-	}
-yy369:
-#line 169 "grammar/sa_lexer.re"
-	{ return TOK(TK_FLOOR); }
-#line 5153 "generated/sa_lexer.c"
-yy370:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'h': goto yy438;
-		default: goto yy32;
-	}
-yy371:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy440;
-		default: goto yy32;
-	}
-yy372:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy441;
-		default: goto yy32;
-	}
-yy373:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 't': goto yy442;
-		default: goto yy32;
-	}
-yy374:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy375;
-	}
-yy375:
-#line 113 "grammar/sa_lexer.re"
-	{ return TOK(TK_INNER); }
-#line 5249 "generated/sa_lexer.c"
-yy376:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy377;
-	}
-yy377:
-#line 127 "grammar/sa_lexer.re"
-	{ return TOK(TK_INPUT); }
-#line 5321 "generated/sa_lexer.c"
-yy378:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'p': goto yy444;
-		default: goto yy32;
-	}
-yy379:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'o': goto yy445;
-		default: goto yy32;
-	}
-yy380:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 't': goto yy446;
-		default: goto yy32;
-	}
-yy381:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy448;
-		default: goto yy32;
-	}
-yy382:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'r': goto yy449;
-		default: goto yy32;
-	}
-yy383:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy384;
-	}
-yy384:
-#line 126 "grammar/sa_lexer.re"
-	{ return TOK(TK_MEALY); }
-#line 5423 "generated/sa_lexer.c"
-yy385:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy451;
-		default: goto yy32;
-	}
-yy386:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy387;
-	}
-yy387:
-#line 125 "grammar/sa_lexer.re"
-	{ return TOK(TK_MOORE); }
-#line 5501 "generated/sa_lexer.c"
-yy388:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'p': goto yy453;
-		default: goto yy32;
-	}
-yy389:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 't': goto yy454;
-		default: goto yy32;
-	}
-yy390:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy391;
-	}
-yy391:
-#line 183 "grammar/sa_lexer.re"
-	{ return TOK(TK_ORDER); }
-#line 5585 "generated/sa_lexer.c"
-yy392:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'w': goto yy456;
-		default: goto yy32;
-	}
-yy393:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 't': goto yy457;
-		default: goto yy32;
-	}
-yy394:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy395;
-	}
-yy395:
-#line 131 "grammar/sa_lexer.re"
-	{ return TOK(TK_PARAM); }
-#line 5669 "generated/sa_lexer.c"
-yy396:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'd': goto yy459;
-		default: goto yy32;
-	}
-yy397:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy398;
-	}
-yy398:
-#line 129 "grammar/sa_lexer.re"
-	{ return TOK(TK_PORTS); }
-#line 5747 "generated/sa_lexer.c"
-yy399:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'i': goto yy460;
-		default: goto yy32;
-	}
-yy400:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'i': goto yy461;
-		default: goto yy32;
-	}
-yy401:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'i': goto yy462;
-		default: goto yy32;
-	}
-yy402:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'n': goto yy463;
-		default: goto yy32;
-	}
-yy403:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'a': goto yy465;
-		default: goto yy32;
-	}
-yy404:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy405;
-	}
-yy405:
-#line 171 "grammar/sa_lexer.re"
-	{ return TOK(TK_ROUND); }
-#line 5849 "generated/sa_lexer.c"
-yy406:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy407;
-	}
-yy407:
-#line 136 "grammar/sa_lexer.re"
-	{ return TOK(TK_RULES); }
-#line 5921 "generated/sa_lexer.c"
-yy408:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 's': goto yy466;
-		default: goto yy32;
-	}
-yy409:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'd': goto yy467;
-		default: goto yy32;
-	}
-yy410:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 't': goto yy469;
-		default: goto yy32;
-	}
-yy411:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'l': goto yy470;
-		default: goto yy32;
-	}
-yy412:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 's': goto yy472;
-		default: goto yy32;
-	}
-yy413:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'i': goto yy474;
-		default: goto yy32;
-	}
-yy414:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 's': goto yy475;
-		default: goto yy32;
-	}
-yy415:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy416;
-	}
-yy416:
-#line 187 "grammar/sa_lexer.re"
-	{ return TOK(TK_THIRD); }
-#line 6035 "generated/sa_lexer.c"
-yy417:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy476;
-		default: goto yy32;
-	}
-yy418:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy419;
-	}
-yy419:
-#line 181 "grammar/sa_lexer.re"
-	{ return TOK(TK_TIMES); }
-#line 6113 "generated/sa_lexer.c"
-yy420:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'a': goto yy477;
-		default: goto yy32;
-	}
-yy421:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy478;
-		default: goto yy32;
-	}
-yy422:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'u': goto yy479;
-		default: goto yy32;
-	}
-yy423:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'r': goto yy480;
-		default: goto yy32;
-	}
-yy424:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy425;
-	}
-yy425:
-#line 149 "grammar/sa_lexer.re"
-	{ return TOK(TK_KW_STRING); }
-#line 6209 "generated/sa_lexer.c"
-yy426:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 't': goto yy482;
-		default: goto yy32;
-	}
-yy427:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 't': goto yy483;
-		default: goto yy32;
-	}
-yy428:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy484;
-		default: goto yy32;
-	}
-yy429:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'l': goto yy485;
-		default: goto yy32;
-	}
-yy430:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'd': goto yy487;
-		default: goto yy32;
-	}
-yy431:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'n': goto yy489;
-		default: goto yy32;
-	}
-yy432:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'd': goto yy490;
-		default: goto yy32;
-	}
-yy433:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'i': goto yy492;
-		default: goto yy32;
-	}
-yy434:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'd': goto yy493;
-		default: goto yy32;
-	}
-yy435:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'p': goto yy495;
-		default: goto yy32;
-	}
-yy436:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'd': goto yy497;
-		default: goto yy32;
-	}
-yy437:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 't': goto yy499;
-		default: goto yy32;
-	}
-yy438:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy439;
-	}
-yy439:
-#line 188 "grammar/sa_lexer.re"
-	{ return TOK(TK_FOURTH); }
-#line 6353 "generated/sa_lexer.c"
-yy440:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'x': goto yy501;
-		default: goto yy32;
-	}
-yy441:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'd': goto yy502;
-		default: goto yy32;
-	}
-yy442:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy443;
-	}
-yy443:
-#line 111 "grammar/sa_lexer.re"
-	{ return TOK(TK_IMPORT); }
-#line 6437 "generated/sa_lexer.c"
-yy444:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'o': goto yy504;
-		default: goto yy32;
-	}
-yy445:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 's': goto yy505;
-		default: goto yy32;
-	}
-yy446:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy447;
-	}
-yy447:
-#line 165 "grammar/sa_lexer.re"
-	{ return TOK(TK_IS_SET); }
-#line 6521 "generated/sa_lexer.c"
-yy448:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'x': goto yy506;
-		default: goto yy32;
-	}
-yy449:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy450;
-	}
-yy450:
-#line 122 "grammar/sa_lexer.re"
-	{ return TOK(TK_MASTER); }
-#line 6599 "generated/sa_lexer.c"
-yy451:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy452;
-	}
-yy452:
-#line 110 "grammar/sa_lexer.re"
-	{ return TOK(TK_MODULE); }
-#line 6671 "generated/sa_lexer.c"
-yy453:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'l': goto yy507;
-		default: goto yy32;
-	}
-yy454:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy455;
-	}
-yy455:
-#line 199 "grammar/sa_lexer.re"
-	{ return TOK(TK_OFFSET); }
-#line 6749 "generated/sa_lexer.c"
-yy456:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'i': goto yy508;
-		default: goto yy32;
-	}
-yy457:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy458;
-	}
-yy458:
-#line 128 "grammar/sa_lexer.re"
-	{ return TOK(TK_OUTPUT); }
-#line 6827 "generated/sa_lexer.c"
-yy459:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'i': goto yy509;
-		default: goto yy32;
-	}
-yy460:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'z': goto yy510;
-		default: goto yy32;
-	}
-yy461:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'v': goto yy511;
-		default: goto yy32;
-	}
-yy462:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'v': goto yy512;
-		default: goto yy32;
-	}
-yy463:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy464;
-	}
-yy464:
-#line 137 "grammar/sa_lexer.re"
-	{ return TOK(TK_RETURN); }
-#line 6923 "generated/sa_lexer.c"
-yy465:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'c': goto yy513;
-		default: goto yy32;
-	}
-yy466:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 't': goto yy514;
-		default: goto yy32;
-	}
-yy467:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy468;
-	}
-yy468:
-#line 186 "grammar/sa_lexer.re"
-	{ return TOK(TK_SECOND); }
-#line 7007 "generated/sa_lexer.c"
-yy469:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'i': goto yy515;
-		default: goto yy32;
-	}
-yy470:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy471;
-	}
-yy471:
-#line 157 "grammar/sa_lexer.re"
-	{ return TOK(TK_SIGNAL); }
-#line 7085 "generated/sa_lexer.c"
-yy472:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy473;
-	}
-yy473:
-#line 177 "grammar/sa_lexer.re"
-	{ return TOK(TK_STARTS); }
-#line 7157 "generated/sa_lexer.c"
-yy474:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 't': goto yy516;
-		default: goto yy32;
-	}
-yy475:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 's': goto yy517;
-		default: goto yy32;
-	}
-yy476:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'r': goto yy518;
-		default: goto yy32;
-	}
-yy477:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'n': goto yy519;
-		default: goto yy32;
-	}
-yy478:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'r': goto yy520;
-		default: goto yy32;
-	}
-yy479:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 't': goto yy521;
-		default: goto yy32;
-	}
-yy480:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy481;
-	}
-yy481:
-#line 148 "grammar/sa_lexer.re"
-	{ return TOK(TK_KW_INTEGER); }
-#line 7265 "generated/sa_lexer.c"
-yy482:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy523;
-		default: goto yy32;
-	}
-yy483:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'i': goto yy525;
-		default: goto yy32;
-	}
-yy484:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'd': goto yy526;
-		default: goto yy32;
-	}
-yy485:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy486;
-	}
-yy486:
-#line 132 "grammar/sa_lexer.re"
-	{ return TOK(TK_CONTROL); }
-#line 7355 "generated/sa_lexer.c"
-yy487:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy488;
-	}
-yy488:
-#line 118 "grammar/sa_lexer.re"
-	{ return TOK(TK_COUPLED); }
-#line 7427 "generated/sa_lexer.c"
-yy489:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'g': goto yy528;
-		default: goto yy32;
-	}
-yy490:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy491;
-	}
-yy491:
-#line 124 "grammar/sa_lexer.re"
-	{ return TOK(TK_DELAYED); }
-#line 7505 "generated/sa_lexer.c"
-yy492:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'o': goto yy530;
-		default: goto yy32;
-	}
-yy493:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy494;
-	}
-yy494:
-#line 163 "grammar/sa_lexer.re"
-	{ return TOK(TK_DISCARD); }
-#line 7583 "generated/sa_lexer.c"
-yy495:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy496;
-	}
-yy496:
-#line 160 "grammar/sa_lexer.re"
-	{ return TOK(TK_DO_STEP); }
-#line 7655 "generated/sa_lexer.c"
-yy497:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy498;
-	}
-yy498:
-#line 167 "grammar/sa_lexer.re"
-	{ return TOK(TK_ELAPSED); }
-#line 7727 "generated/sa_lexer.c"
-yy499:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy500;
-	}
-yy500:
-#line 205 "grammar/sa_lexer.re"
-	{ return TOK(TK_EXTRACT); }
-#line 7799 "generated/sa_lexer.c"
-yy501:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 't': goto yy531;
-		default: goto yy32;
-	}
-yy502:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy503;
-	}
-yy503:
-#line 204 "grammar/sa_lexer.re"
-	{ return TOK(TK_IMPLIED); }
-#line 7877 "generated/sa_lexer.c"
-yy504:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'l': goto yy532;
-		default: goto yy32;
-	}
-yy505:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy533;
-		default: goto yy32;
-	}
-yy506:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy535;
-		default: goto yy32;
-	}
-yy507:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'i': goto yy536;
-		case 'y': goto yy537;
-		default: goto yy32;
-	}
-yy508:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 's': goto yy539;
-		default: goto yy32;
-	}
-yy509:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'c': goto yy540;
-		default: goto yy32;
-	}
-yy510:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy542;
-		default: goto yy32;
-	}
-yy511:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy544;
-		default: goto yy32;
-	}
-yy512:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy546;
-		default: goto yy32;
-	}
-yy513:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'k': goto yy548;
-		default: goto yy32;
-	}
-yy514:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'a': goto yy550;
-		default: goto yy32;
-	}
-yy515:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'c': goto yy551;
-		default: goto yy32;
-	}
-yy516:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'u': goto yy553;
-		default: goto yy32;
-	}
-yy517:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'i': goto yy554;
-		default: goto yy32;
-	}
-yy518:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'i': goto yy555;
-		default: goto yy32;
-	}
-yy519:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'c': goto yy556;
-		default: goto yy32;
-	}
+#line 3502 "generated/sa_lexer.c"
 yy520:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy557;
-		default: goto yy32;
-	}
+	++lx->cur;
+#line 266 "grammar/sa_lexer.re"
+	{ return TOK(TK_NE); }
+#line 3507 "generated/sa_lexer.c"
 yy521:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
+		case '>': goto yy542;
 		default: goto yy522;
 	}
 yy522:
-#line 121 "grammar/sa_lexer.re"
-	{ return TOK(TK_WITHOUT); }
-#line 8052 "generated/sa_lexer.c"
+	lx->cur = lx->marker;
+	switch (yyaccept) {
+		case 0: goto yy496;
+		case 1: goto yy502;
+		default: goto yy527;
+	}
 yy523:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy524;
-	}
+	++lx->cur;
+#line 254 "grammar/sa_lexer.re"
+	{ return TOK(TK_ARROW); }
+#line 3525 "generated/sa_lexer.c"
 yy524:
-#line 194 "grammar/sa_lexer.re"
-	{ return TOK(TK_ABSOLUTE); }
-#line 8124 "generated/sa_lexer.c"
+	++lx->cur;
+#line 252 "grammar/sa_lexer.re"
+	{ return TOK(TK_DOTDOT); }
+#line 3530 "generated/sa_lexer.c"
 yy525:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'o': goto yy558;
-		default: goto yy32;
-	}
+	yyaccept = 2;
+	yych = *(lx->marker = ++lx->cur);
 yy526:
-	yych = *++lx->cur;
 	switch (yych) {
 		case '0':
 		case '1':
@@ -8139,318 +3541,90 @@ yy526:
 		case '6':
 		case '7':
 		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
+		case '9': goto yy525;
 		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
+		case 'e': goto yy532;
 		default: goto yy527;
 	}
 yy527:
-#line 120 "grammar/sa_lexer.re"
-	{ return TOK(TK_COMPOSED); }
-#line 8202 "generated/sa_lexer.c"
+#line 239 "grammar/sa_lexer.re"
+	{ return TOK(TK_REAL); }
+#line 3553 "generated/sa_lexer.c"
 yy528:
+	++lx->cur;
+#line 232 "grammar/sa_lexer.re"
+	{ skip_block_comment(lx); continue; }
+#line 3558 "generated/sa_lexer.c"
+yy529:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
+		case 0x00:
+		case '\n': goto yy530;
 		default: goto yy529;
 	}
-yy529:
-#line 193 "grammar/sa_lexer.re"
-	{ return TOK(TK_CROSSING); }
-#line 8274 "generated/sa_lexer.c"
 yy530:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'n': goto yy559;
-		default: goto yy32;
-	}
+#line 231 "grammar/sa_lexer.re"
+	{ continue; }
+#line 3569 "generated/sa_lexer.c"
 yy531:
-	yych = *++lx->cur;
+	yyaccept = 2;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '_': goto yy560;
-		default: goto yy32;
+		case '.': goto yy543;
+		default: goto yy526;
 	}
 yy532:
 	yych = *++lx->cur;
 	switch (yych) {
-		case 'a': goto yy561;
-		default: goto yy32;
+		case '+':
+		case '-': goto yy544;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9': goto yy545;
+		default: goto yy522;
 	}
 yy533:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy534;
-	}
+	++lx->cur;
+#line 253 "grammar/sa_lexer.re"
+	{ return TOK(TK_ASSIGN); }
+#line 3598 "generated/sa_lexer.c"
 yy534:
-#line 164 "grammar/sa_lexer.re"
-	{ return TOK(TK_IS_CLOSE); }
-#line 8364 "generated/sa_lexer.c"
+	++lx->cur;
+#line 268 "grammar/sa_lexer.re"
+	{ return TOK(TK_CROSSDOWN); }
+#line 3603 "generated/sa_lexer.c"
 yy535:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'c': goto yy562;
-		default: goto yy32;
-	}
+	++lx->cur;
+#line 256 "grammar/sa_lexer.re"
+	{ return TOK(TK_LARROW); }
+#line 3608 "generated/sa_lexer.c"
 yy536:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy563;
-		default: goto yy32;
-	}
+	++lx->cur;
+#line 262 "grammar/sa_lexer.re"
+	{ return TOK(TK_LE); }
+#line 3613 "generated/sa_lexer.c"
 yy537:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy538;
-	}
+	++lx->cur;
+#line 265 "grammar/sa_lexer.re"
+	{ return TOK(TK_EQEQ); }
+#line 3618 "generated/sa_lexer.c"
 yy538:
-#line 179 "grammar/sa_lexer.re"
-	{ return TOK(TK_MULTIPLY); }
-#line 8448 "generated/sa_lexer.c"
+	++lx->cur;
+#line 267 "grammar/sa_lexer.re"
+	{ return TOK(TK_CROSSUP); }
+#line 3623 "generated/sa_lexer.c"
 yy539:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy564;
-		default: goto yy32;
-	}
+	++lx->cur;
+#line 264 "grammar/sa_lexer.re"
+	{ return TOK(TK_GE); }
+#line 3628 "generated/sa_lexer.c"
 yy540:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -8516,85 +3690,25 @@ yy540:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy31;
+		case 'z': goto yy540;
 		default: goto yy541;
 	}
 yy541:
-#line 202 "grammar/sa_lexer.re"
-	{ return TOK(TK_PERIODIC); }
-#line 8526 "generated/sa_lexer.c"
+#line 234 "grammar/sa_lexer.re"
+	{ t->s = lx->tok + 1; t->n = (int)(lx->cur - lx->tok - 1);
+		         t->loc = here(lx, lx->tok, lx->cur); return TK_ID; }
+#line 3701 "generated/sa_lexer.c"
 yy542:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy543;
-	}
+	++lx->cur;
+#line 255 "grammar/sa_lexer.re"
+	{ return TOK(TK_LONGARROW); }
+#line 3706 "generated/sa_lexer.c"
 yy543:
-#line 197 "grammar/sa_lexer.re"
-	{ return TOK(TK_QUANTIZE); }
-#line 8598 "generated/sa_lexer.c"
+	++lx->cur;
+	lx->cur -= 2;
+#line 237 "grammar/sa_lexer.re"
+	{ return TOK(TK_INT); }
+#line 3712 "generated/sa_lexer.c"
 yy544:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -8607,67 +3721,10 @@ yy544:
 		case '6':
 		case '7':
 		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy545;
+		case '9': goto yy545;
+		default: goto yy522;
 	}
 yy545:
-#line 123 "grammar/sa_lexer.re"
-	{ return TOK(TK_REACTIVE); }
-#line 8670 "generated/sa_lexer.c"
-yy546:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '0':
@@ -8679,1466 +3736,11 @@ yy546:
 		case '6':
 		case '7':
 		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy547;
+		case '9': goto yy545;
+		default: goto yy527;
 	}
-yy547:
-#line 195 "grammar/sa_lexer.re"
-	{ return TOK(TK_RELATIVE); }
-#line 8742 "generated/sa_lexer.c"
-yy548:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy549;
-	}
-yy549:
-#line 162 "grammar/sa_lexer.re"
-	{ return TOK(TK_ROLLBACK); }
-#line 8814 "generated/sa_lexer.c"
-yy550:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 't': goto yy566;
-		default: goto yy32;
-	}
-yy551:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy552;
-	}
-yy552:
-#line 114 "grammar/sa_lexer.re"
-	{ return TOK(TK_SEMANTIC); }
-#line 8892 "generated/sa_lexer.c"
-yy553:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 't': goto yy567;
-		default: goto yy32;
-	}
-yy554:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'v': goto yy568;
-		default: goto yy32;
-	}
-yy555:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'v': goto yy569;
-		default: goto yy32;
-	}
-yy556:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy570;
-		default: goto yy32;
-	}
-yy557:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'd': goto yy572;
-		default: goto yy32;
-	}
-yy558:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'n': goto yy574;
-		default: goto yy32;
-	}
-yy559:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'a': goto yy576;
-		default: goto yy32;
-	}
-yy560:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 't': goto yy577;
-		default: goto yy32;
-	}
-yy561:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 't': goto yy578;
-		default: goto yy32;
-	}
-yy562:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'u': goto yy579;
-		default: goto yy32;
-	}
-yy563:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'd': goto yy580;
-		default: goto yy32;
-	}
-yy564:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy565;
-	}
-yy565:
-#line 146 "grammar/sa_lexer.re"
-	{ return TOK(TK_OTHERWISE); }
-#line 9030 "generated/sa_lexer.c"
-yy566:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy582;
-		default: goto yy32;
-	}
-yy567:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'i': goto yy584;
-		default: goto yy32;
-	}
-yy568:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy585;
-		default: goto yy32;
-	}
-yy569:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'a': goto yy587;
-		default: goto yy32;
-	}
-yy570:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy571;
-	}
-yy571:
-#line 196 "grammar/sa_lexer.re"
-	{ return TOK(TK_TOLERANCE); }
-#line 9126 "generated/sa_lexer.c"
-yy572:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy573;
-	}
-yy573:
-#line 200 "grammar/sa_lexer.re"
-	{ return TOK(TK_TRIGGERED); }
-#line 9198 "generated/sa_lexer.c"
-yy574:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy575;
-	}
-yy575:
-#line 115 "grammar/sa_lexer.re"
-	{ return TOK(TK_ADAPTATION); }
-#line 9270 "generated/sa_lexer.c"
-yy576:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'l': goto yy588;
-		default: goto yy32;
-	}
-yy577:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'i': goto yy589;
-		default: goto yy32;
-	}
-yy578:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'i': goto yy590;
-		default: goto yy32;
-	}
-yy579:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 't': goto yy591;
-		default: goto yy32;
-	}
-yy580:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy581;
-	}
-yy581:
-#line 203 "grammar/sa_lexer.re"
-	{ return TOK(TK_MULTIPLIED); }
-#line 9366 "generated/sa_lexer.c"
-yy582:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy583;
-	}
-yy583:
-#line 161 "grammar/sa_lexer.re"
-	{ return TOK(TK_SAVE_STATE); }
-#line 9438 "generated/sa_lexer.c"
-yy584:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'o': goto yy592;
-		default: goto yy32;
-	}
-yy585:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy586;
-	}
-yy586:
-#line 175 "grammar/sa_lexer.re"
-	{ return TOK(TK_SUCCESSIVE); }
-#line 9516 "generated/sa_lexer.c"
-yy587:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 't': goto yy593;
-		default: goto yy32;
-	}
-yy588:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'd': goto yy594;
-		default: goto yy32;
-	}
-yy589:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'm': goto yy595;
-		default: goto yy32;
-	}
-yy590:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'o': goto yy596;
-		default: goto yy32;
-	}
-yy591:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'i': goto yy597;
-		default: goto yy32;
-	}
-yy592:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'n': goto yy598;
-		default: goto yy32;
-	}
-yy593:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'i': goto yy600;
-		default: goto yy32;
-	}
-yy594:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy601;
-		default: goto yy32;
-	}
-yy595:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy602;
-		default: goto yy32;
-	}
-yy596:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'n': goto yy603;
-		default: goto yy32;
-	}
-yy597:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'o': goto yy605;
-		default: goto yy32;
-	}
-yy598:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy599;
-	}
-yy599:
-#line 176 "grammar/sa_lexer.re"
-	{ return TOK(TK_SUBSTITUTION); }
-#line 9654 "generated/sa_lexer.c"
-yy600:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'v': goto yy606;
-		default: goto yy32;
-	}
-yy601:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'r': goto yy607;
-		default: goto yy32;
-	}
-yy602:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '_': goto yy608;
-		default: goto yy32;
-	}
-yy603:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy604;
-	}
-yy604:
-#line 182 "grammar/sa_lexer.re"
-	{ return TOK(TK_INTERPOLATION); }
-#line 9744 "generated/sa_lexer.c"
-yy605:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'n': goto yy609;
-		default: goto yy32;
-	}
-yy606:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy610;
-		default: goto yy32;
-	}
-yy607:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'i': goto yy612;
-		default: goto yy32;
-	}
-yy608:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 's': goto yy613;
-		default: goto yy32;
-	}
-yy609:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '_': goto yy614;
-		default: goto yy32;
-	}
-yy610:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy611;
-	}
-yy611:
-#line 207 "grammar/sa_lexer.re"
-	{ return TOK(TK_TIMEDERIVATIVE); }
-#line 9846 "generated/sa_lexer.c"
-yy612:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'v': goto yy615;
-		default: goto yy32;
-	}
-yy613:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 't': goto yy616;
-		default: goto yy32;
-	}
-yy614:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 't': goto yy617;
-		default: goto yy32;
-	}
-yy615:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'a': goto yy618;
-		default: goto yy32;
-	}
-yy616:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy619;
-		default: goto yy32;
-	}
-yy617:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'i': goto yy620;
-		default: goto yy32;
-	}
-yy618:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 't': goto yy621;
-		default: goto yy32;
-	}
-yy619:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'p': goto yy622;
-		default: goto yy32;
-	}
-yy620:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'm': goto yy624;
-		default: goto yy32;
-	}
-yy621:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'i': goto yy625;
-		default: goto yy32;
-	}
-yy622:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy623;
-	}
-yy623:
-#line 166 "grammar/sa_lexer.re"
-	{ return TOK(TK_GET_NEXT_TIME_STEP); }
-#line 9978 "generated/sa_lexer.c"
-yy624:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy626;
-		default: goto yy32;
-	}
-yy625:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'v': goto yy628;
-		default: goto yy32;
-	}
-yy626:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy627;
-	}
-yy627:
-#line 168 "grammar/sa_lexer.re"
-	{ return TOK(TK_LAST_EXECUTION_TIME); }
-#line 10062 "generated/sa_lexer.c"
-yy628:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'e': goto yy629;
-		default: goto yy32;
-	}
-yy629:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy31;
-		default: goto yy630;
-	}
-yy630:
-#line 206 "grammar/sa_lexer.re"
-	{ return TOK(TK_DIRECTIONALDERIVATIVE); }
-#line 10140 "generated/sa_lexer.c"
 }
-#line 262 "grammar/sa_lexer.re"
+#line 287 "grammar/sa_lexer.re"
 
 	}
 #undef TOK

@@ -3,8 +3,9 @@
  * re2c turns this into generated/sa_lexer.c.  The input is one NUL-terminated buffer;
  * the NUL is the sentinel, so no bounds checks are needed in the automaton, and a NUL
  * before the end is reported as a stray byte.  Comments and strings are scanned by hand
- * so that an unterminated one is reported where it starts.  Every token carries its
- * file:line:column. */
+ * so that an unterminated one is reported where it starts.  A reserved word is an
+ * identifier first; keyword() then tells which word it is, with an automaton of its own.
+ * Every token carries its file:line:column. */
 #include <string.h>
 
 #include "parse.h"
@@ -72,6 +73,129 @@ static int scan_string(Lexer *lx, char quote)
 	return 0;
 }
 
+/* code when the reserved word just matched ends where the identifier ends; a word that
+ * is only a prefix of the identifier ("in" of "input_x") leaves it an identifier. */
+static int whole_word(const char *cur, const char *end, int code)
+{
+	return cur == end ? code : TK_ID;
+}
+
+/* The code of the reserved word that the identifier s..end is, else TK_ID.  The identifier
+ * is followed by a byte that cannot continue it (at worst the NUL sentinel), so the
+ * automaton never reads past the buffer. */
+static int keyword(const char *s, const char *end)
+{
+	const char *cur = s, *marker = s;
+	(void)marker;
+	/*!re2c
+	re2c:define:YYCTYPE = "unsigned char";
+	re2c:define:YYCURSOR = "cur";
+	re2c:define:YYMARKER = "marker";
+	re2c:yyfill:enable = 0;
+	re2c:flags:tags = 0;
+
+	"module"                  { return whole_word(cur, end, TK_MODULE); }
+	"import"                  { return whole_word(cur, end, TK_IMPORT); }
+	"fmu"                     { return whole_word(cur, end, TK_FMU); }
+	"inner"                   { return whole_word(cur, end, TK_INNER); }
+	"semantic"                { return whole_word(cur, end, TK_SEMANTIC); }
+	"adaptation"              { return whole_word(cur, end, TK_ADAPTATION); }
+	"at"                      { return whole_word(cur, end, TK_AT); }
+	"for"                     { return whole_word(cur, end, TK_FOR); }
+	"coupled"                 { return whole_word(cur, end, TK_COUPLED); }
+	"as"                      { return whole_word(cur, end, TK_AS); }
+	"composed"                { return whole_word(cur, end, TK_COMPOSED); }
+	"without"                 { return whole_word(cur, end, TK_WITHOUT); }
+	"master"                  { return whole_word(cur, end, TK_MASTER); }
+	"reactive"                { return whole_word(cur, end, TK_REACTIVE); }
+	"delayed"                 { return whole_word(cur, end, TK_DELAYED); }
+	"moore"                   { return whole_word(cur, end, TK_MOORE); }
+	"mealy"                   { return whole_word(cur, end, TK_MEALY); }
+	"input"                   { return whole_word(cur, end, TK_INPUT); }
+	"output"                  { return whole_word(cur, end, TK_OUTPUT); }
+	"ports"                   { return whole_word(cur, end, TK_PORTS); }
+	"with"                    { return whole_word(cur, end, TK_WITH); }
+	"param"                   { return whole_word(cur, end, TK_PARAM); }
+	"control"                 { return whole_word(cur, end, TK_CONTROL); }
+	"in"                      { return whole_word(cur, end, TK_IN); }
+	"out"                     { return whole_word(cur, end, TK_OUT); }
+	"var"                     { return whole_word(cur, end, TK_VAR); }
+	"rules"                   { return whole_word(cur, end, TK_RULES); }
+	"return"                  { return whole_word(cur, end, TK_RETURN); }
+	"if"                      { return whole_word(cur, end, TK_IF); }
+	"else"                    { return whole_word(cur, end, TK_ELSE); }
+	"break"                   { return whole_word(cur, end, TK_BREAK); }
+	"true"                    { return whole_word(cur, end, TK_TRUE); }
+	"false"                   { return whole_word(cur, end, TK_FALSE); }
+	"not"                     { return whole_word(cur, end, TK_NOT); }
+	"and"                     { return whole_word(cur, end, TK_AND); }
+	"or"                      { return whole_word(cur, end, TK_OR); }
+	"otherwise"               { return whole_word(cur, end, TK_OTHERWISE); }
+	"Real"                    { return whole_word(cur, end, TK_KW_REAL); }
+	"Integer"                 { return whole_word(cur, end, TK_KW_INTEGER); }
+	"String"                  { return whole_word(cur, end, TK_KW_STRING); }
+	"Bool"                    { return whole_word(cur, end, TK_KW_BOOL); }
+	"H"                       { return whole_word(cur, end, TK_KW_BIGH); }
+	"h"                       { return whole_word(cur, end, TK_KW_H); }
+	"t"                       { return whole_word(cur, end, TK_KW_T); }
+	"dt"                      { return whole_word(cur, end, TK_KW_DT); }
+	"e"                       { return whole_word(cur, end, TK_KW_E); }
+	"MAX"                     { return whole_word(cur, end, TK_KW_MAX); }
+	"signal"                  { return whole_word(cur, end, TK_SIGNAL); }
+	"now"                     { return whole_word(cur, end, TK_NOW); }
+	"prev"                    { return whole_word(cur, end, TK_PREV); }
+	"do_step"                 { return whole_word(cur, end, TK_DO_STEP); }
+	"save_state"              { return whole_word(cur, end, TK_SAVE_STATE); }
+	"rollback"                { return whole_word(cur, end, TK_ROLLBACK); }
+	"discard"                 { return whole_word(cur, end, TK_DISCARD); }
+	"is_close"                { return whole_word(cur, end, TK_IS_CLOSE); }
+	"is_set"                  { return whole_word(cur, end, TK_IS_SET); }
+	"get_next_time_step"      { return whole_word(cur, end, TK_GET_NEXT_TIME_STEP); }
+	"elapsed"                 { return whole_word(cur, end, TK_ELAPSED); }
+	"last_execution_time"     { return whole_word(cur, end, TK_LAST_EXECUTION_TIME); }
+	"floor"                   { return whole_word(cur, end, TK_FLOOR); }
+	"ceil"                    { return whole_word(cur, end, TK_CEIL); }
+	"round"                   { return whole_word(cur, end, TK_ROUND); }
+	"max"                     { return whole_word(cur, end, TK_MAX); }
+	"min"                     { return whole_word(cur, end, TK_MIN); }
+	"abs"                     { return whole_word(cur, end, TK_ABS); }
+	"successive"              { return whole_word(cur, end, TK_SUCCESSIVE); }
+	"substitution"            { return whole_word(cur, end, TK_SUBSTITUTION); }
+	"starts"                  { return whole_word(cur, end, TK_STARTS); }
+	"delay"                   { return whole_word(cur, end, TK_DELAY); }
+	"multiply"                { return whole_word(cur, end, TK_MULTIPLY); }
+	"rate"                    { return whole_word(cur, end, TK_RATE); }
+	"times"                   { return whole_word(cur, end, TK_TIMES); }
+	"interpolation"           { return whole_word(cur, end, TK_INTERPOLATION); }
+	"order"                   { return whole_word(cur, end, TK_ORDER); }
+	"no"                      { return whole_word(cur, end, TK_NO); }
+	"first"                   { return whole_word(cur, end, TK_FIRST); }
+	"second"                  { return whole_word(cur, end, TK_SECOND); }
+	"third"                   { return whole_word(cur, end, TK_THIRD); }
+	"fourth"                  { return whole_word(cur, end, TK_FOURTH); }
+	"zero"                    { return whole_word(cur, end, TK_ZERO); }
+	"hold"                    { return whole_word(cur, end, TK_HOLD); }
+	"ZOH"                     { return whole_word(cur, end, TK_KW_ZOH); }
+	"FOH"                     { return whole_word(cur, end, TK_KW_FOH); }
+	"crossing"                { return whole_word(cur, end, TK_CROSSING); }
+	"absolute"                { return whole_word(cur, end, TK_ABSOLUTE); }
+	"relative"                { return whole_word(cur, end, TK_RELATIVE); }
+	"tolerance"               { return whole_word(cur, end, TK_TOLERANCE); }
+	"quantize"                { return whole_word(cur, end, TK_QUANTIZE); }
+	"every"                   { return whole_word(cur, end, TK_EVERY); }
+	"offset"                  { return whole_word(cur, end, TK_OFFSET); }
+	"triggered"               { return whole_word(cur, end, TK_TRIGGERED); }
+	"by"                      { return whole_word(cur, end, TK_BY); }
+	"periodic"                { return whole_word(cur, end, TK_PERIODIC); }
+	"multiplied"              { return whole_word(cur, end, TK_MULTIPLIED); }
+	"implied"                 { return whole_word(cur, end, TK_IMPLIED); }
+	"extract"                 { return whole_word(cur, end, TK_EXTRACT); }
+	"directionalderivative"   { return whole_word(cur, end, TK_DIRECTIONALDERIVATIVE); }
+	"timederivative"          { return whole_word(cur, end, TK_TIMEDERIVATIVE); }
+	* { return TK_ID; }
+	*/
+}
+
 int lex_next(Lexer *lx, Token *t)
 {
 #define TOK(code) (t->s = lx->tok, t->n = (int)(lx->cur - lx->tok), \
@@ -107,108 +231,9 @@ int lex_next(Lexer *lx, Token *t)
 		"//" [^\n\x00]* { continue; }
 		"/*" { skip_block_comment(lx); continue; }
 
-	"module"                  { return TOK(TK_MODULE); }
-	"import"                  { return TOK(TK_IMPORT); }
-	"fmu"                     { return TOK(TK_FMU); }
-	"inner"                   { return TOK(TK_INNER); }
-	"semantic"                { return TOK(TK_SEMANTIC); }
-	"adaptation"              { return TOK(TK_ADAPTATION); }
-	"at"                      { return TOK(TK_AT); }
-	"for"                     { return TOK(TK_FOR); }
-	"coupled"                 { return TOK(TK_COUPLED); }
-	"as"                      { return TOK(TK_AS); }
-	"composed"                { return TOK(TK_COMPOSED); }
-	"without"                 { return TOK(TK_WITHOUT); }
-	"master"                  { return TOK(TK_MASTER); }
-	"reactive"                { return TOK(TK_REACTIVE); }
-	"delayed"                 { return TOK(TK_DELAYED); }
-	"moore"                   { return TOK(TK_MOORE); }
-	"mealy"                   { return TOK(TK_MEALY); }
-	"input"                   { return TOK(TK_INPUT); }
-	"output"                  { return TOK(TK_OUTPUT); }
-	"ports"                   { return TOK(TK_PORTS); }
-	"with"                    { return TOK(TK_WITH); }
-	"param"                   { return TOK(TK_PARAM); }
-	"control"                 { return TOK(TK_CONTROL); }
-	"in"                      { return TOK(TK_IN); }
-	"out"                     { return TOK(TK_OUT); }
-	"var"                     { return TOK(TK_VAR); }
-	"rules"                   { return TOK(TK_RULES); }
-	"return"                  { return TOK(TK_RETURN); }
-	"if"                      { return TOK(TK_IF); }
-	"else"                    { return TOK(TK_ELSE); }
-	"break"                   { return TOK(TK_BREAK); }
-	"true"                    { return TOK(TK_TRUE); }
-	"false"                   { return TOK(TK_FALSE); }
-	"not"                     { return TOK(TK_NOT); }
-	"and"                     { return TOK(TK_AND); }
-	"or"                      { return TOK(TK_OR); }
-	"otherwise"               { return TOK(TK_OTHERWISE); }
-	"Real"                    { return TOK(TK_KW_REAL); }
-	"Integer"                 { return TOK(TK_KW_INTEGER); }
-	"String"                  { return TOK(TK_KW_STRING); }
-	"Bool"                    { return TOK(TK_KW_BOOL); }
-	"H"                       { return TOK(TK_KW_BIGH); }
-	"h"                       { return TOK(TK_KW_H); }
-	"t"                       { return TOK(TK_KW_T); }
-	"dt"                      { return TOK(TK_KW_DT); }
-	"e"                       { return TOK(TK_KW_E); }
-	"MAX"                     { return TOK(TK_KW_MAX); }
-	"signal"                  { return TOK(TK_SIGNAL); }
-	"now"                     { return TOK(TK_NOW); }
-	"prev"                    { return TOK(TK_PREV); }
-	"do_step"                 { return TOK(TK_DO_STEP); }
-	"save_state"              { return TOK(TK_SAVE_STATE); }
-	"rollback"                { return TOK(TK_ROLLBACK); }
-	"discard"                 { return TOK(TK_DISCARD); }
-	"is_close"                { return TOK(TK_IS_CLOSE); }
-	"is_set"                  { return TOK(TK_IS_SET); }
-	"get_next_time_step"      { return TOK(TK_GET_NEXT_TIME_STEP); }
-	"elapsed"                 { return TOK(TK_ELAPSED); }
-	"last_execution_time"     { return TOK(TK_LAST_EXECUTION_TIME); }
-	"floor"                   { return TOK(TK_FLOOR); }
-	"ceil"                    { return TOK(TK_CEIL); }
-	"round"                   { return TOK(TK_ROUND); }
-	"max"                     { return TOK(TK_MAX); }
-	"min"                     { return TOK(TK_MIN); }
-	"abs"                     { return TOK(TK_ABS); }
-	"successive"              { return TOK(TK_SUCCESSIVE); }
-	"substitution"            { return TOK(TK_SUBSTITUTION); }
-	"starts"                  { return TOK(TK_STARTS); }
-	"delay"                   { return TOK(TK_DELAY); }
-	"multiply"                { return TOK(TK_MULTIPLY); }
-	"rate"                    { return TOK(TK_RATE); }
-	"times"                   { return TOK(TK_TIMES); }
-	"interpolation"           { return TOK(TK_INTERPOLATION); }
-	"order"                   { return TOK(TK_ORDER); }
-	"no"                      { return TOK(TK_NO); }
-	"first"                   { return TOK(TK_FIRST); }
-	"second"                  { return TOK(TK_SECOND); }
-	"third"                   { return TOK(TK_THIRD); }
-	"fourth"                  { return TOK(TK_FOURTH); }
-	"zero"                    { return TOK(TK_ZERO); }
-	"hold"                    { return TOK(TK_HOLD); }
-	"ZOH"                     { return TOK(TK_KW_ZOH); }
-	"FOH"                     { return TOK(TK_KW_FOH); }
-	"crossing"                { return TOK(TK_CROSSING); }
-	"absolute"                { return TOK(TK_ABSOLUTE); }
-	"relative"                { return TOK(TK_RELATIVE); }
-	"tolerance"               { return TOK(TK_TOLERANCE); }
-	"quantize"                { return TOK(TK_QUANTIZE); }
-	"every"                   { return TOK(TK_EVERY); }
-	"offset"                  { return TOK(TK_OFFSET); }
-	"triggered"               { return TOK(TK_TRIGGERED); }
-	"by"                      { return TOK(TK_BY); }
-	"periodic"                { return TOK(TK_PERIODIC); }
-	"multiplied"              { return TOK(TK_MULTIPLIED); }
-	"implied"                 { return TOK(TK_IMPLIED); }
-	"extract"                 { return TOK(TK_EXTRACT); }
-	"directionalderivative"   { return TOK(TK_DIRECTIONALDERIVATIVE); }
-	"timederivative"          { return TOK(TK_TIMEDERIVATIVE); }
-
 		"^" id { t->s = lx->tok + 1; t->n = (int)(lx->cur - lx->tok - 1);
 		         t->loc = here(lx, lx->tok, lx->cur); return TK_ID; }
-		id { return TOK(TK_ID); }
+		id { return TOK(keyword(lx->tok, lx->cur)); }
 		digits / ".." { return TOK(TK_INT); }
 		digits { return TOK(TK_INT); }
 		real { return TOK(TK_REAL); }

@@ -1,5 +1,5 @@
 /* fuzz_zip.c — libFuzzer entry point: the input as an FMU archive, through the two readers
- * of third-party archives: fmu_open (compiler/fmu_read.c: modelDescription.xml out of the
+ * of third-party archives: fmu_open (compiler/fmu_open.c: modelDescription.xml out of the
  * zip, then parsed) and pkg_extract_fmu (compiler/package.c over zip_extract in zip.c:
  * every entry checked, then extracted into a directory that must not exist yet).
  *

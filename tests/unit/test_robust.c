@@ -875,26 +875,28 @@ static void patho_chain(const char *what, const char *lhs, const char *operand, 
 	patho_body(label, &body);
 }
 
-static void robust__pathological_inputs__each_returns_and_reports(void **state)
+/* Nothing much: empty, blanks, NUL bytes, every byte value.
+ * (b: the scratch buffer, which each case empties) */
+static void patho_little(Buf *b)
 {
-	(void)state;
-	Buf b = {0};
-
-	/* Nothing much. */
-	patho("empty file", &b);
-	buf_puts(&b, " \t\r\n\v\f");
-	patho("blanks only", &b);
-	buf_add(&b, "\0", 1);
-	patho("one NUL byte", &b);
+	patho("empty file", b);
+	buf_puts(b, " \t\r\n\v\f");
+	patho("blanks only", b);
+	buf_add(b, "\0", 1);
+	patho("one NUL byte", b);
 	for (int c = 0; c < 256; c++) {
 		char ch = (char)c;
-		buf_add(&b, &ch, 1);
+		buf_add(b, &ch, 1);
 	}
-	patho("all 256 byte values", &b);
+	patho("all 256 byte values", b);
+}
 
-	/* Nesting. */
-	buf_rep(&b, "(", 100000);
-	patho("100000 open parentheses", &b);
+/* Nesting: parentheses, blocks, unary chains and long operator chains.
+ * (b: the scratch buffer, which each case empties) */
+static void patho_nesting(Buf *b)
+{
+	buf_rep(b, "(", 100000);
+	patho("100000 open parentheses", b);
 	patho_nested("100000 nested parentheses in an expression", "x := ", "(", "1.0", ")", 100000);
 	patho_nested("1000 nested parentheses", "x := ", "(", "1.0", ")", 1000);
 	patho_nested("3000 nested parentheses", "x := ", "(", "1.0", ")", 3000);
@@ -952,12 +954,16 @@ static void robust__pathological_inputs__each_returns_and_reports(void **state)
 		patho_deepest("products in sums", "x := x", " + x * x", "", "");
 		patho_deepest("ands", "b := b", " and b", "", "");
 	}
+}
 
-	/* Size. */
-	buf_puts(&b, "module ");
-	buf_rep(&b, "a", 1 << 20);
-	buf_puts(&b, "\n");
-	patho("a 1 MB module name", &b);
+/* Size: huge names, many statements, imports, adaptations and inner FMUs.
+ * (b: the scratch buffer, which each case empties) */
+static void patho_size(Buf *b)
+{
+	buf_puts(b, "module ");
+	buf_rep(b, "a", 1 << 20);
+	buf_puts(b, "\n");
+	patho("a 1 MB module name", b);
 	{
 		Buf body = {0};
 		buf_puts(&body, "var ");
@@ -1002,14 +1008,14 @@ static void robust__pathological_inputs__each_returns_and_reports(void **state)
 		}
 		patho_body("thousands of local variables", &body);
 	}
-	buf_puts(&b, "import m\n");
-	buf_rep(&b, "import robust\n", 10000);
-	patho("10000 imports", &b);
-	buf_rep(&b, "@", 10000);
-	patho("10000 unexpected characters", &b);
-	buf_rep(&b, "x ", 100000);
-	patho("100000 stray names", &b);
-	buf_puts(&b, "module many\n");
+	buf_puts(b, "import m\n");
+	buf_rep(b, "import robust\n", 10000);
+	patho("10000 imports", b);
+	buf_rep(b, "@", 10000);
+	patho("10000 unexpected characters", b);
+	buf_rep(b, "x ", 100000);
+	patho("100000 stray names", b);
+	buf_puts(b, "module many\n");
 	for (long i = 0, n = big(300, 30); i < n; i++) {
 		char sa[300];
 		snprintf(sa, sizeof sa,
@@ -1017,43 +1023,47 @@ static void robust__pathological_inputs__each_returns_and_reports(void **state)
 			 "\tfor inner fmu Window w at \"window.fmu\"\n"
 			 "output ports Real tau (N.m) <- w.reaction_torque\n",
 			 i, i);
-		buf_puts(&b, sa);
+		buf_puts(b, sa);
 	}
-	patho("hundreds of adaptations", &b);
-	buf_puts(&b, "module many\nsemantic adaptation reactive mealy s at \"s.fmu\"\n");
+	patho("hundreds of adaptations", b);
+	buf_puts(b, "module many\nsemantic adaptation reactive mealy s at \"s.fmu\"\n");
 	for (long i = 0, n = big(1000, 100); i < n; i++) {
 		char inner[100];
 		snprintf(inner, sizeof inner, "\tfor inner fmu Window w%ld at \"window.fmu\"\n", i);
-		buf_puts(&b, inner);
+		buf_puts(b, inner);
 	}
-	patho("hundreds of inner fmus", &b);
+	patho("hundreds of inner fmus", b);
+}
 
-	/* Strings, comments and numbers. */
+/* Strings, comments and numbers: runs of escapes, unterminated ones, extremes.
+ * (b: the scratch buffer, which each case empties) */
+static void patho_lexemes(Buf *b)
+{
 	for (long n = 100000; n <= 100001; n++) {
-		buf_puts(&b, "module s\nsemantic adaptation s at \"");
-		buf_rep(&b, "\\", n);
-		buf_puts(&b, "\"\n\tfor inner fmu Window w at \"window.fmu\"\n");
+		buf_puts(b, "module s\nsemantic adaptation s at \"");
+		buf_rep(b, "\\", n);
+		buf_puts(b, "\"\n\tfor inner fmu Window w at \"window.fmu\"\n");
 		patho(n % 2 ? "an odd run of 100001 backslashes in a string"
-			    : "100000 backslashes in a string", &b);
+			    : "100000 backslashes in a string", b);
 	}
-	buf_puts(&b, "module s\nsemantic adaptation s at \"");
-	buf_rep(&b, "\\", 100000);
-	patho("an unterminated string of backslashes at end of file", &b);
-	buf_puts(&b, base_head);
-	buf_puts(&b, base_tail);
-	buf_puts(&b, "/* unterminated\n");
-	buf_rep(&b, "comment\n", 10000);
-	patho("an unterminated comment at end of file", &b);
-	buf_puts(&b, "/*");
-	patho("a bare comment opener", &b);
-	buf_puts(&b, "/");
-	patho("a lone slash", &b);
-	buf_puts(&b, base_head);
-	buf_puts(&b, "/*");
-	patho("a comment opener cutting a script", &b);
-	buf_puts(&b, base_head);
-	buf_puts(&b, "\"");
-	patho("a quote cutting a script", &b);
+	buf_puts(b, "module s\nsemantic adaptation s at \"");
+	buf_rep(b, "\\", 100000);
+	patho("an unterminated string of backslashes at end of file", b);
+	buf_puts(b, base_head);
+	buf_puts(b, base_tail);
+	buf_puts(b, "/* unterminated\n");
+	buf_rep(b, "comment\n", 10000);
+	patho("an unterminated comment at end of file", b);
+	buf_puts(b, "/*");
+	patho("a bare comment opener", b);
+	buf_puts(b, "/");
+	patho("a lone slash", b);
+	buf_puts(b, base_head);
+	buf_puts(b, "/*");
+	patho("a comment opener cutting a script", b);
+	buf_puts(b, base_head);
+	buf_puts(b, "\"");
+	patho("a quote cutting a script", b);
 	{
 		Buf body = {0};
 		buf_puts(&body, "x := ");
@@ -1067,7 +1077,16 @@ static void robust__pathological_inputs__each_returns_and_reports(void **state)
 		buf_puts(&body, "\";\n");
 		patho_body("a string of 50000 escaped quotes", &body);
 	}
+}
 
+static void robust__pathological_inputs__each_returns_and_reports(void **state)
+{
+	(void)state;
+	Buf b = {0};
+	patho_little(&b);
+	patho_nesting(&b);
+	patho_size(&b);
+	patho_lexemes(&b);
 	assert_group_clean(&g_patho);
 }
 

@@ -1,0 +1,91 @@
+/* check_ctx.h — what the checker's files share: scopes, the part of an adaptation being
+ * checked, the context that carries both, and the checks one file asks of another.
+ *
+ * Private to the checker (check.c, check_inner.c, check_forms.c, check_ports.c); the rest of
+ * the compiler sees check.h and sema.h only. */
+#ifndef SACC_CHECK_CTX_H
+#define SACC_CHECK_CTX_H
+
+#include "check.h"
+
+typedef struct Sym {
+	const char *name;
+	Node *decl;
+	int kind;
+} Sym;
+
+typedef struct Scope {
+	struct Scope *parent;
+	Sym *syms;
+	int n, cap;
+} Scope;
+
+/* Where in an adaptation an expression sits: decides what it may read and write. */
+typedef enum Part {
+	PART_PARAM, PART_VARINIT, PART_CTRL, PART_IN_COND, PART_IN_TRANS, PART_IN_MAP,
+	PART_OUT_COND, PART_OUT_TRANS, PART_OUT_MAP, PART_GENERAL, PART_QUANTIZE,
+} Part;
+
+typedef struct Ctx {
+	Compilation *c;
+	Module *m;
+	SaInfo *info;
+	Node *sa;
+	Scope *top;     /* the adaptation's own names */
+	Scope *scope;   /* innermost */
+	Part part;
+	int loops;      /* enclosing for loops (break is legal inside one) */
+	bool quantized; /* the rules block has a quantize rule: zone names are conditions */
+	Node *rules;    /* the rules block being checked (its quantize rules declare zones) */
+} Ctx;
+
+/* ---- check.c: scopes, types, expressions, statements ---------------------------------- */
+
+Scope *chk_scope_new(Ctx *x, Scope *parent);
+/* Declares name in s; a second declaration at one level is an error showing both. */
+void chk_declare(Ctx *x, Scope *s, const char *name, Node *decl, int kind);
+/* The closest of the candidates to name, or NULL (for "did you mean" notes). */
+const char *chk_nearest(const char *name, const char **cands, int n);
+SaType chk_fmu_sa_type(FmuType t);
+/* Whether a value of type from may be stored where to is expected (Integer widens). */
+bool chk_assignable(SaType to, SaType from);
+/* What a resolved symbol kind is called in messages, and its article ("a" or "an"). */
+const char *chk_sym_words(int sym);
+const char *chk_sym_article(int sym);
+/* Where the port name, and the owner, of an owner.port reference are written. */
+Loc chk_port_name_loc(const Node *e);
+Loc chk_owner_loc(const Node *e);
+SaType chk_expr(Ctx *x, Node *e);
+/* owner.port: an inner FMU's port, or the adaptation's own. */
+SaType chk_port_ref(Ctx *x, Node *e);
+void chk_expect_numeric(Ctx *x, Node *e, SaType t, const char *what);
+void chk_vardecl(Ctx *x, Node *d, int sym);
+void chk_block(Ctx *x, Node *block);
+void chk_stmt(Ctx *x, Node *s);
+void chk_stmts(Ctx *x, Node *stmts);
+
+/* ---- check_inner.c: inner FMUs and their ports ---------------------------------------- */
+
+/* Where a relative FMU path of a script is found, or NULL. */
+const char *chk_find_fmu_file(Ctx *x, const char *path);
+const char *chk_causality_words(FmuCausality c);
+/* The Inner an ND_INNER or ND_INNER_REF declares, its ports read from the FMU or from the
+ * explicit form of the adaptation of this build that produces it. */
+Inner *chk_resolve_inner(Ctx *x, Node *decl);
+
+/* ---- check_forms.c: declarative forms ------------------------------------------------- */
+
+void chk_general(Ctx *x, Node *g, bool in_rules);
+void chk_control(Ctx *x, Node *ctrl);
+void chk_rules(Ctx *x, Node *rules, bool in);
+
+/* ---- check_ports.c: units, bindings, couplings, scenario connections ------------------ */
+
+/* Whether a unit spelled in the script is one UDUNITS-2 knows; false after reporting it. */
+bool chk_unit_known(Ctx *x, Node *unit);
+void chk_external_port(Ctx *x, Node *p, bool input);
+void chk_coupling(Ctx *x, Node *c, Node **fed_by, Node **fed_port, int nfed);
+void chk_open_scenario_fmus(Ctx *x);
+void chk_scenario_connection(Ctx *x, Node *conn);
+
+#endif

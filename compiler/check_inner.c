@@ -1,0 +1,341 @@
+/* check_inner.c — inner FMUs: where each is found (an FMU file beside the script or in a
+ * -L directory, or an adaptation of this build), and its ports, the script's declarations
+ * checked against the model description or the inner adaptation's explicit form.
+ *
+ * Part of the checker (check.c); builds the Inner records of sema.h. */
+#include "check_ctx.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#include "util.h"
+
+/* ---- sema lookups -------------------------------------------------------------------- */
+
+Inner *sema_inner(const SaInfo *info, const char *name)
+{
+	for (int i = 0; i < info->ninners; i++)
+		if (strcmp(info->inners[i]->name, name) == 0)
+			return info->inners[i];
+	return NULL;
+}
+
+InnerPort *sema_inner_port(const Inner *in, const char *name)
+{
+	for (int i = 0; i < in->nports; i++)
+		if (strcmp(in->ports[i].name, name) == 0)
+			return &in->ports[i];
+	return NULL;
+}
+
+/* ---- inner FMUs ---------------------------------------------------------------------- */
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+/* Where a relative FMU path of a script is found: beside the script, then in each -L
+ * directory (by the path, then by its file name). */
+const char *chk_find_fmu_file(Ctx *x, const char *path)
+{
+	Arena *a = x->c->arena;
+	if (path[0] == '/')
+		return access(path, R_OK) == 0 ? path : NULL;
+	const char *p = arena_printf(a, "%s/%s", x->m->dir, path);
+	if (access(p, R_OK) == 0)
+		return p;
+	for (int i = 0; i < x->c->nfmu_dirs; i++) {
+		p = arena_printf(a, "%s/%s", x->c->fmu_dirs[i], path);
+		if (access(p, R_OK) == 0)
+			return p;
+		p = arena_printf(a, "%s/%s", x->c->fmu_dirs[i], base_name(path));
+		if (access(p, R_OK) == 0)
+			return p;
+	}
+	return NULL;
+}
+
+/* An adaptation in scope (this module or one it imports) whose FMU has the file name of
+ * path: an inner FMU this build produces. */
+static Node *find_producing_adaptation(Ctx *x, const char *path)
+{
+	const char *want = base_name(path);
+	for (int k = -1; k < x->m->nimports; k++) {
+		Module *m = k < 0 ? x->m : x->m->imports[k];
+		if (!m || !m->root)
+			continue;
+		for (Node *e = m->root->list2; e; e = e->next)
+			if (e->kind == ND_ADAPTATION && e != x->sa && e->str &&
+			    strcmp(base_name(e->str), want) == 0)
+				return e;
+	}
+	return NULL;
+}
+
+static Node *find_fmu_decl(Ctx *x, const char *name)
+{
+	for (int k = -1; k < x->m->nimports; k++) {
+		Module *m = k < 0 ? x->m : x->m->imports[k];
+		if (!m || !m->root)
+			continue;
+		for (Node *e = m->root->list2; e; e = e->next)
+			if (e->kind == ND_FMU_DECL && strcmp(e->name, name) == 0)
+				return e;
+	}
+	return NULL;
+}
+
+const char *chk_causality_words(FmuCausality c)
+{
+	switch (c) {
+	case CAUS_INPUT: return "an input";
+	case CAUS_OUTPUT: return "an output";
+	case CAUS_PARAMETER: return "a parameter";
+	case CAUS_CALCULATED_PARAMETER: return "a calculated parameter";
+	case CAUS_INDEPENDENT: return "the independent variable";
+	case CAUS_STRUCTURAL_PARAMETER: return "a structural parameter";
+	default: return "a local variable";
+	}
+}
+
+static Node *make_port_decl(Ctx *x, Loc loc, const char *name, SaType type, const char *unit)
+{
+	Node *p = ast_new(x->c->arena, ND_PORT, loc);
+	p->name = name;
+	p->type = type;
+	p->origin = "model description";
+	if (unit) {
+		p->unit = ast_new(x->c->arena, ND_UNIT, loc);
+		p->unit->str = unit;
+	}
+	return p;
+}
+
+static void add_port(Ctx *x, Inner *in, InnerPort port)
+{
+	InnerPort *ports = arena_alloc(x->c->arena, (size_t)(in->nports + 1) * sizeof *ports);
+	if (in->nports)
+		memcpy(ports, in->ports, (size_t)in->nports * sizeof *ports);
+	ports[in->nports++] = port;
+	in->ports = ports;
+}
+
+/* A script-declared inner port against what the FMU (or the inner adaptation) says;
+ * source names that: "its model description" or "adaptation 'a'". */
+static void check_declared_port(Ctx *x, Inner *in, Node *p, const char *source,
+				SaType real_type, const char *real_unit)
+{
+	bool unit_ok = !p->unit || chk_unit_known(x, p->unit);
+	if (p->type != TY_NONE && real_type != TY_NONE && p->type != real_type)
+		diag_error(x->c->diag, p->loc,
+			   "port '%s' of inner fmu '%s' is declared %s here but is %s in %s", p->name,
+			   in->name, ast_type_name(p->type), ast_type_name(real_type), source);
+	UnitSystem *us = drv_units(x->c);
+	if (p->unit && unit_ok && real_unit && us && strcmp(p->unit->str, real_unit) != 0) {
+		/* Another spelling of the same unit is fine; a unit that needs converting, or
+		 * does not convert at all, is not the inner fmu's. */
+		double scale, offset;
+		if (units_conversion(us, real_unit, p->unit->str, &scale, &offset) != UNITS_OK ||
+		    scale != 1 || offset != 0)
+			diag_error(x->c->diag, p->unit->loc,
+				   "port '%s' of inner fmu '%s' is declared in '%s' here but is in '%s' "
+				   "in %s", p->name, in->name, p->unit->str, real_unit, source);
+	}
+	if (p->bind_dir != BIND_NONE || p->init)
+		diag_error(x->c->diag, p->bind_dir != BIND_NONE ? p->bind->loc : p->init->loc,
+			   "inner fmu ports take no binding or start value; bind them on the "
+			   "adaptation's own ports");
+}
+
+/* Builds an Inner from an FMU file: declared ports first, then the rest of its inputs
+ * and outputs in model-description order. */
+static void ports_from_fmu(Ctx *x, Inner *in, Node *decl_in, Node *decl_out)
+{
+	FmuInfo *fmu = in->fmu;
+	Node **taken = arena_alloc(x->c->arena, (size_t)(fmu->nvars + 1) * sizeof *taken);
+	for (int dir = 0; dir < 2; dir++) {
+		bool want_input = dir == 0;
+		FmuCausality want = want_input ? CAUS_INPUT : CAUS_OUTPUT;
+		for (Node *p = want_input ? decl_in : decl_out; p; p = p->next) {
+			const char *var = p->str ? p->str : p->name;
+			const FmuVar *v = fmu_find_var(fmu, var);
+			if (!v) {
+				diag_error(x->c->diag, p->loc, "inner fmu '%s' has no %s named '%s'",
+					   in->name, want_input ? "input" : "output", var);
+				const char *cands[512];
+				int n = 0;
+				for (int i = 0; i < fmu->nvars && n < 512; i++)
+					if (fmu->vars[i].causality == want)
+						cands[n++] = fmu->vars[i].name;
+				const char *best = chk_nearest(var, cands, n);
+				if (!best) {
+					n = 0;
+					for (int i = 0; i < fmu->nvars && n < 512; i++)
+						cands[n++] = fmu->vars[i].name;
+					best = chk_nearest(var, cands, n);
+				}
+				if (best)
+					diag_note(x->c->diag, p->loc, "did you mean '%s'?", best);
+				continue;
+			}
+			int idx = (int)(v - fmu->vars);
+			if (v->causality != want) {
+				diag_error(x->c->diag, p->loc,
+					   "'%s' of inner fmu '%s' is %s, not %s", var, in->name,
+					   chk_causality_words(v->causality),
+					   want_input ? "an input" : "an output");
+				continue;
+			}
+			if (taken[idx]) {
+				diag_error(x->c->diag, p->loc, "port '%s' of inner fmu '%s' declared twice",
+					   var, in->name);
+				diag_note(x->c->diag, taken[idx]->loc, "'%s' was first declared here", var);
+				continue;
+			}
+			taken[idx] = p;
+			SaType t = chk_fmu_sa_type(v->type);
+			check_declared_port(x, in, p, "its model description", t, v->unit);
+			if (p->type == TY_NONE)
+				p->type = t;
+			add_port(x, in, (InnerPort){p, p->name, v->name, t,
+						    v->unit ? v->unit : p->unit ? p->unit->str : NULL,
+						    want_input, idx});
+		}
+	}
+	for (int i = 0; i < fmu->nvars; i++) {
+		const FmuVar *v = &fmu->vars[i];
+		if (taken[i] || (v->causality != CAUS_INPUT && v->causality != CAUS_OUTPUT))
+			continue;
+		SaType t = chk_fmu_sa_type(v->type);
+		if (t == TY_NONE)
+			continue; /* Binary and Clock ports are not reachable from the language */
+		Node *p = make_port_decl(x, in->decl->loc, v->name, t, v->unit);
+		add_port(x, in, (InnerPort){p, v->name, v->name, t, v->unit,
+					    v->causality == CAUS_INPUT, i});
+	}
+}
+
+static const char *port_unit(const Node *p)
+{
+	return p->unit ? p->unit->str : NULL;
+}
+
+/* Builds an Inner from an adaptation of this build: its explicit-form external ports. */
+static void ports_from_adaptation(Ctx *x, Inner *in, Node *decl_in, Node *decl_out)
+{
+	Node *sa = in->adaptation;
+	for (int dir = 0; dir < 2; dir++) {
+		bool want_input = dir == 0;
+		Node *real = want_input ? sa->a_inports : sa->a_outports;
+		Node *other = want_input ? sa->a_outports : sa->a_inports;
+		for (Node *p = want_input ? decl_in : decl_out; p; p = p->next) {
+			const char *var = p->str ? p->str : p->name;
+			Node *r = real;
+			while (r && strcmp(r->name, var) != 0)
+				r = r->next;
+			if (!r) {
+				Node *o = other;
+				while (o && strcmp(o->name, var) != 0)
+					o = o->next;
+				if (o) {
+					diag_error(x->c->diag, p->loc, "'%s' of inner fmu '%s' is %s, not %s",
+						   var, in->name, want_input ? "an output" : "an input",
+						   want_input ? "an input" : "an output");
+					continue;
+				}
+				diag_error(x->c->diag, p->loc, "inner fmu '%s' has no %s named '%s'",
+					   in->name, want_input ? "input" : "output", var);
+				const char *cands[256];
+				int n = 0;
+				for (Node *q = real; q && n < 256; q = q->next)
+					cands[n++] = q->name;
+				const char *best = chk_nearest(var, cands, n);
+				if (best)
+					diag_note(x->c->diag, p->loc, "did you mean '%s'?", best);
+				continue;
+			}
+			check_declared_port(x, in, p,
+					    arena_printf(x->c->arena, "adaptation '%s'", sa->name),
+					    r->type, port_unit(r));
+			if (p->type == TY_NONE)
+				p->type = r->type;
+		}
+		for (Node *r = real; r; r = r->next) {
+			Node *p = want_input ? decl_in : decl_out;
+			while (p && strcmp(p->str ? p->str : p->name, r->name) != 0)
+				p = p->next;
+			const char *unit = port_unit(r) ? port_unit(r) : p ? port_unit(p) : NULL;
+			Node *d = p ? p : make_port_decl(x, in->decl->loc, r->name, r->type, unit);
+			add_port(x, in, (InnerPort){d, p ? p->name : r->name, r->name, r->type, unit,
+						    want_input, -1});
+		}
+	}
+}
+
+Inner *chk_resolve_inner(Ctx *x, Node *decl)
+{
+	Arena *a = x->c->arena;
+	Inner *in = arena_alloc(a, sizeof *in);
+	in->decl = decl;
+	in->name = decl->name;
+	Node *decl_in = decl->list1, *decl_out = decl->list2;
+	int kind = decl->flags;
+	const char *path = decl->str;
+	Loc where = decl->init ? decl->init->loc : decl->loc;
+
+	if (decl->kind == ND_INNER_REF) {
+		Node *f = find_fmu_decl(x, decl->name);
+		if (!f) {
+			diag_error(x->c->diag, decl->loc,
+				   "no fmu '%s' is declared in this module or the modules it imports",
+				   decl->name);
+			return in;
+		}
+		in->decl = f;
+		decl_in = f->list1;
+		decl_out = f->list2;
+		path = f->str;
+		kind = 0;
+		where = f->loc;
+	}
+	if (!path) {
+		diag_error(x->c->diag, decl->loc, "inner fmu '%s' has no 'at' path", decl->name);
+		return in;
+	}
+
+	const char *file = chk_find_fmu_file(x, path);
+	Node *producer = find_producing_adaptation(x, path);
+	if (producer) {
+		/* An adaptation of this build: its interface is its explicit form. */
+		SaInfo *pi = chk_adaptation(x->c, NULL, producer);
+		if (!pi || !pi->checked_ok || drv_reduce(x->c, pi, NULL) != 0) {
+			diag_note(x->c->diag, where, "inner fmu '%s' is built by adaptation '%s', "
+				  "which has errors", in->name, producer->name);
+			return in;
+		}
+		in->adaptation = producer;
+		in->mealy = !(producer->flags & KIND_MOORE);
+		in->reactive = !(producer->flags & KIND_DELAYED);
+		ports_from_adaptation(x, in, decl_in, decl_out);
+	} else if (file) {
+		in->fmu = drv_open_fmu(x->c, file, where);
+		if (!in->fmu)
+			return in;
+		in->mealy = in->fmu->is_mealy;
+		in->reactive = in->fmu->is_reactive;
+		ports_from_fmu(x, in, decl_in, decl_out);
+	} else {
+		diag_error(x->c->diag, where, "cannot find inner fmu '%s' at \"%s\"", in->name, path);
+		diag_note(x->c->diag, where, "looked beside the script and in %d -L director%s; no "
+			  "adaptation in scope builds '%s' either", x->c->nfmu_dirs,
+			  x->c->nfmu_dirs == 1 ? "y" : "ies", base_name(path));
+		return in;
+	}
+	if (kind & (KIND_MOORE | KIND_MEALY))
+		in->mealy = (kind & KIND_MEALY) != 0;
+	if (kind & (KIND_REACTIVE | KIND_DELAYED))
+		in->reactive = (kind & KIND_REACTIVE) != 0;
+	return in;
+}
