@@ -13,7 +13,6 @@
 #include "lower.h"
 
 #include <ctype.h>
-#include <stdlib.h>
 #include <string.h>
 
 static char *upper(Arena *a, const char *s)

@@ -27,7 +27,8 @@
  *     return step;
  *   }
  * Preconditions:
- *   1. the adaptation has no control rules of its own and no other control form;
+ *   1. the adaptation has no control rules of its own and no other control form (the
+ *      runner checks it: the form generates the control rules, RW_GENERAL_FORM);
  *   2. each P is an inner port on a coupling, of type Real or Integer;
  *   3. every inner FMU can save and restore its state;
  *   4. no loop remains once the couplings into P, Q are cut;
@@ -246,7 +247,8 @@ void lw_successive_substitution(Rewrite *w)
  *     return min(H_<f>, ...);
  *   }
  * Preconditions:
- *   1. the adaptation has no control rules of its own and no other control form;
+ *   1. the adaptation has no control rules of its own and no other control form (the
+ *      runner checks it: the form generates the control rules, RW_GENERAL_FORM);
  *   2. each P is an inner port on a coupling;
  *   3. no loop remains once the couplings into P, Q are cut. */
 

@@ -26,7 +26,8 @@
  * A reactive adaptation's newest sample is the input at t + H and the one before it, at
  * the first step, the input's start value at t; a delayed one's newest sample is at t.
  * Preconditions:
- *   1. the adaptation has no control rules of its own and no other control form;
+ *   1. the adaptation has no control rules of its own and no other control form (the
+ *      runner checks it: the form generates the control rules, RW_GENERAL_FORM);
  *   2. N is an Integer expression (the loop's bound), and not a literal below 1;
  *   3. the order is 0 to 4;
  *   4. the inner FMUs can be ordered by their couplings (no algebraic loop). */
