@@ -1,4 +1,4 @@
-/* explicit.h — the reduction to explicit form (LANGUAGE.md section 5).
+/* explicit.h — the reduction to explicit form.
  *
  * Thirteen rules, each a function of its own, run in the fixed order of one table.  Each
  * rule changes the adaptation's tree in place and is a no-op on a tree it has already
@@ -6,15 +6,9 @@
 #ifndef SACC_EXPLICIT_H
 #define SACC_EXPLICIT_H
 
-#include "driver.h"
-#include "sema.h"
+#include "rewrite.h"
 
-typedef struct RwRule {
-	const char *name;
-	void (*apply)(Compilation *c, SaInfo *info);
-} RwRule;
-
-/* The rules in order, ending with {NULL, NULL}. */
+/* The rules in order, ending with a NULL name. */
 extern const RwRule rw_rules[];
 
 /* Whether name is one of the rules, or of the lowering stage that runs before them. */

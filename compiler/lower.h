@@ -1,23 +1,17 @@
-/* lower.h — the lowering of the declarative layer (LANGUAGE.md section 7).
+/* lower.h — the lowering of the declarative layer.
  *
  * A stage of its own, between the checker and the explicit-form rules: each declarative
- * form that sacc can lower is rewritten, by one function per form run from the table
- * lw_rules, into ordinary control, in and out rules.  What is left for the explicit-form
- * rules is a script a person could have written.  Forms not in the table stay refused by
- * the checker ("cannot be lowered yet"). */
+ * form that sacc can lower is rewritten, by one rule per form run from the table lw_rules
+ * on the rewrite framework (rewrite.h), into ordinary control, in and out rules.  What is
+ * left for the explicit-form rules is a script a person could have written.  Forms not in
+ * the table stay refused by the checker ("cannot be lowered yet"). */
 #ifndef SACC_LOWER_H
 #define SACC_LOWER_H
 
-#include "driver.h"
-#include "sema.h"
+#include "rewrite.h"
 
-typedef struct LwRule {
-	const char *name;
-	void (*apply)(Compilation *c, SaInfo *info);
-} LwRule;
-
-/* The lowering rules in order, ending with {NULL, NULL}. */
-extern const LwRule lw_rules[];
+/* The lowering rules in order, ending with a NULL name. */
+extern const RwRule lw_rules[];
 
 /* The name of the whole stage for `sacc explicit --after`: stops after the last
  * lowering rule, before the first explicit-form rule. */

@@ -85,7 +85,7 @@ static void check_origins(Fx *f, const char *text, bool *made)
 	for (int i = 0; i < user.n; i++)
 		assert_null(user.v[i]->origin);
 	for (int r = 0; rw_rules[r].name; r++) {
-		rw_rules[r].apply(f->t->c, info);
+		rw_apply(&rw_rules[r], f->t->c, info);
 		after.n = 0;
 		ns_visit(&after, sa);
 		for (int i = 0; i < after.n; i++) {
