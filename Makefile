@@ -368,6 +368,19 @@ $(BUILD)/tests/test_sart_stepsize: bench/two_mass/twomass_ref.h
 $(BUILD)/tests/test_sweep: LDLIBS += -lgsl -lgslcblas
 $(BUILD)/tests/test_sweep: bench/two_mass/twomass_ref.h
 
+# The cost of one number's text: the shortest formatter (runtime/sart_numfmt.c) beside
+# snprintf("%.17g") and the "%.17g" formatter sacc used before (bench/numfmt/old_numfmt.c).
+NUMFMT_BENCH := $(BUILD)/bench/numfmt/numfmt_bench
+.PHONY: bench-numfmt
+bench-numfmt: $(NUMFMT_BENCH)
+	@BUILD=$(BUILD) sh bench/numfmt/run.sh
+
+$(NUMFMT_BENCH): bench/numfmt/bench.c bench/numfmt/old_numfmt.c bench/numfmt/old_numfmt.h \
+                 runtime/sart_numfmt.c runtime/sart_numfmt.h runtime/sart_numfmt_pow10.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(WARN) -Iruntime -Ibench/numfmt -o $@ bench/numfmt/bench.c \
+	    bench/numfmt/old_numfmt.c runtime/sart_numfmt.c -lm
+
 # ---- the power-window case study end to end (make demo, test_powerwindow, bench) ---------
 # The monolithic reference (models/reference/powerwindow_ref.c: the same physics and chart as
 # one system, integrated by SUNDIALS CVODE from Debian's libsundials-dev) and the comparison
