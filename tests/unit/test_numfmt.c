@@ -1,5 +1,5 @@
 /* test_numfmt.c — the shortest round-trip formatter (runtime/sart_numfmt.c, which libsacc
- * compiles too), held to strtod and to glibc's printf, which rounds the exact binary value
+ * compiles too, under compiler/numfmt.c's fmt_real), held to strtod and to glibc's printf, which rounds the exact binary value
  * correctly:
  *   - the text reads back as the same double, bit for bit (-0 too);
  *   - it is shortest: neither of the two (n - 1)-digit decimals around x (printf's, rounded
@@ -26,6 +26,8 @@
 #include <string.h>
 
 #include "../../runtime/sart_numfmt.h"
+#include "csv.h"
+#include "numfmt.h"
 
 /* The formatter once more, its functions renamed (slow_*), every scaling through the
  * big-integer path, 64-bit products without a 128-bit type; its helpers within reach. */
@@ -307,6 +309,74 @@ static void numfmt__random_doubles__shortest_and_read_back(void **state)
 	assert_int_equal(failures, 0);
 }
 
+/* sacc's own entry points write the same texts. */
+static void numfmt__sacc_fmt_real__the_runtime_text(void **state)
+{
+	(void)state;
+	uint64_t s = 7;
+	for (int i = 0; i < 10000; i++) {
+		double x = from_bits(next_bits(&s));
+		char a[FMT_REAL_MAX], b[SART_NUM_MAX];
+		size_t n = fmt_real(a, x);
+		sart_fmt_double(b, x);
+		assert_string_equal(a, b);
+		assert_int_equal(n, strlen(b));
+	}
+	char msg[80];
+	snprintf(msg, sizeof msg, "done at t = %s, h = %s", FMT_REAL(0.1),
+	         FMT_REAL(0.0020000000000000018));
+	assert_string_equal(msg, "done at t = 0.1, h = 0.0020000000000000018");
+}
+
+/* Rows as sacc simulate writes them (fmt_real, comma-separated) read back through
+ * csv_parse, the reader of plot, --sweep and --reference, bit for bit: subnormals, -0,
+ * the extremes and random finite values among them. */
+static void numfmt__result_rows__csv_reads_them_back_bit_for_bit(void **state)
+{
+	(void)state;
+	enum { ROWS = 20000, COLS = 4 };
+	static const double specials[] = {-0.0, 0.0, 5e-324, -5e-324, DBL_MIN, DBL_MAX,
+	                                  -DBL_MAX, 2.2250738585072009e-308, 1e16, 1e17, 1e-5};
+	size_t cap = (size_t)ROWS * COLS * (FMT_REAL_MAX + 1) + 64;
+	char *text = malloc(cap);
+	double *want = malloc(sizeof *want * ROWS * COLS);
+	assert_non_null(text);
+	assert_non_null(want);
+	char *p = text + sprintf(text, "time,a,b,c\n");
+	uint64_t s = 11;
+	for (int r = 0; r < ROWS; r++) {
+		for (int c = 0; c < COLS; c++) {
+			double x;
+			if (c == 0)
+				x = r * 0.002;
+			else if (r < (int)(sizeof specials / sizeof specials[0]))
+				x = specials[r];
+			else
+				do
+					x = from_bits(next_bits(&s));
+				while (!isfinite(x));
+			want[r * COLS + c] = x;
+			if (c)
+				*p++ = ',';
+			p += fmt_real(p, x);
+		}
+		*p++ = '\n';
+	}
+	char err[256] = "";
+	CsvTable *t = csv_parse(text, (size_t)(p - text), "rows.csv", err, sizeof err);
+	if (!t)
+		fail_msg("%s", err);
+	assert_int_equal(t->nrows, ROWS);
+	for (int r = 0; r < ROWS; r++)
+		for (int c = 0; c < COLS; c++) {
+			double got = csv_at(t, (size_t)r, c);
+			assert_memory_equal(&got, &want[r * COLS + c], sizeof got);
+		}
+	csv_free(t);
+	free(text);
+	free(want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -315,6 +385,8 @@ int main(void)
 		cmocka_unit_test(numfmt__special_values_and_subnormals__shortest_and_read_back),
 		cmocka_unit_test(numfmt__powers_of_ten_and_neighbours__shortest_and_read_back),
 		cmocka_unit_test(numfmt__random_doubles__shortest_and_read_back),
+		cmocka_unit_test(numfmt__sacc_fmt_real__the_runtime_text),
+		cmocka_unit_test(numfmt__result_rows__csv_reads_them_back_bit_for_bit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
