@@ -1,6 +1,6 @@
 /* test_numfmt.c — the shortest round-trip formatter (runtime/sart_numfmt.c, which libsacc
- * compiles too, under compiler/numfmt.c's fmt_real), held to strtod and to glibc's printf, which rounds the exact binary value
- * correctly:
+ * compiles too, under compiler/numfmt.c's fmt_real), held to strtod and to glibc's printf,
+ * which rounds the exact binary value correctly:
  *   - the text reads back as the same double, bit for bit (-0 too);
  *   - it is shortest: neither of the two (n - 1)-digit decimals around x (printf's, rounded
  *     down and up) reads back, so no shorter one does;
