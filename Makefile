@@ -43,7 +43,8 @@ GEN_HDR := generated/sa_grammar.h
 # compiler/ library code never links runtime/ nor orchestrator/; only sacc does.
 LIB_SRC := $(filter-out compiler/main.c,$(wildcard compiler/*.c))
 LIB_OBJ := $(patsubst compiler/%.c,$(BUILD)/obj/%.o,$(LIB_SRC)) \
-           $(patsubst generated/%.c,$(BUILD)/obj/%.o,$(GEN_SRC))
+           $(patsubst generated/%.c,$(BUILD)/obj/%.o,$(GEN_SRC)) \
+           $(BUILD)/obj/rt/sart_numfmt.o
 SACC    := $(BUILD)/sacc
 
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
@@ -80,8 +81,16 @@ generated/sa_grammar.c generated/sa_grammar.h &: grammar/sa_grammar.y
 	@sed 's|$(BUILD)/sa_grammar|generated/sa_grammar|g' $(BUILD)/sa_grammar.c > generated/sa_grammar.c
 	@cp $(BUILD)/sa_grammar.h generated/sa_grammar.h
 
+# The formatter's powers of ten, written by their generator (committed like the above).
+runtime/sart_numfmt_pow10.h: compiler/tools/pow10_table.c
+	@mkdir -p $(BUILD)/tools
+	$(CC) $(ALL_CFLAGS) $(WARN) -o $(BUILD)/tools/pow10_table $<
+	$(BUILD)/tools/pow10_table > $@.tmp && mv $@.tmp $@
+
 check-generated:
 	@rm -rf $(BUILD)/regen && mkdir -p $(BUILD)/regen
+	@$(CC) $(ALL_CFLAGS) $(WARN) -o $(BUILD)/regen/pow10_table compiler/tools/pow10_table.c
+	@$(BUILD)/regen/pow10_table > $(BUILD)/regen/sart_numfmt_pow10.h
 	@$(RE2C) -W -Werror --no-generation-date --no-version -o $(BUILD)/regen/sa_lexer.c grammar/sa_lexer.re
 	@$(LEMON) -T$(LEMPAR) -d$(BUILD)/regen -q grammar/sa_grammar.y
 	@sed -i 's|$(BUILD)/regen/sa_grammar|generated/sa_grammar|g' $(BUILD)/regen/sa_grammar.c
@@ -89,7 +98,8 @@ check-generated:
 	@diff -u generated/sa_lexer.c $(BUILD)/regen/sa_lexer.c && \
 	 diff -u generated/sa_grammar.c $(BUILD)/regen/sa_grammar.c && \
 	 diff -u generated/sa_grammar.h $(BUILD)/regen/sa_grammar.h && \
-	 echo "generated/ is up to date"
+	 diff -u runtime/sart_numfmt_pow10.h $(BUILD)/regen/sart_numfmt_pow10.h && \
+	 echo "generated/ and runtime/sart_numfmt_pow10.h are up to date"
 
 # ---- the compiler -----------------------------------------------------------------------
 $(BUILD)/obj/%.o: compiler/%.c $(wildcard compiler/*.h) $(GEN_HDR)
@@ -99,6 +109,13 @@ $(BUILD)/obj/%.o: compiler/%.c $(wildcard compiler/*.h) $(GEN_HDR)
 $(BUILD)/obj/sa_%.o: generated/sa_%.c $(wildcard compiler/*.h) $(GEN_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(GEN_CFLAGS) -c -o $@ $<
+
+# The one runtime file sacc compiles too: the shortest-number formatter (compiler/numfmt.c
+# calls it), self-contained C99 that both result files and the wrappers' messages use.
+$(BUILD)/obj/rt/sart_numfmt.o: runtime/sart_numfmt.c runtime/sart_numfmt.h runtime/sart_numfmt_pow10.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(WARN) -c -o $@ $<
+$(BUILD)/obj/numfmt.o: runtime/sart_numfmt.h
 
 $(BUILD)/libsacc.a: $(LIB_OBJ)
 	@rm -f $@
@@ -379,6 +396,19 @@ $(BUILD)/tests/test_sart_stepsize: bench/two_mass/twomass_ref.h
 # tests/unit/test_sweep.c writes the exact two-mass solution as a --sweep reference.
 $(BUILD)/tests/test_sweep: LDLIBS += -lgsl -lgslcblas
 $(BUILD)/tests/test_sweep: bench/two_mass/twomass_ref.h
+
+# The cost of one number's text: the shortest formatter (runtime/sart_numfmt.c) beside
+# snprintf("%.17g") and the "%.17g" formatter sacc used before (bench/numfmt/old_numfmt.c).
+NUMFMT_BENCH := $(BUILD)/bench/numfmt/numfmt_bench
+.PHONY: bench-numfmt
+bench-numfmt: $(NUMFMT_BENCH)
+	@BUILD=$(BUILD) sh bench/numfmt/run.sh
+
+$(NUMFMT_BENCH): bench/numfmt/bench.c bench/numfmt/old_numfmt.c bench/numfmt/old_numfmt.h \
+                 runtime/sart_numfmt.c runtime/sart_numfmt.h runtime/sart_numfmt_pow10.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(WARN) -Iruntime -Ibench/numfmt -o $@ bench/numfmt/bench.c \
+	    bench/numfmt/old_numfmt.c runtime/sart_numfmt.c -lm
 
 # ---- the power-window case study end to end (make demo, test_powerwindow, bench) ---------
 # The monolithic reference (models/reference/powerwindow_ref.c: the same physics and chart as

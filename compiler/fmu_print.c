@@ -5,23 +5,18 @@
  * never change order and absent values are null, so scripts and golden files can rely on
  * the shape. */
 #include "fmu.h"
+#include "numfmt.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Integral values as integers, others as the shortest "%.*g" that reads back the same. */
+/* The shortest text that reads back as x (integral values as integers below 1e17). */
 static void fmt_double(char *buf, size_t size, double x)
 {
-	if (x == floor(x) && fabs(x) < 1e15) {
-		snprintf(buf, size, "%.0f", x);
-		return;
-	}
-	for (int prec = 1; prec <= 17; prec++) {
-		snprintf(buf, size, "%.*g", prec, x);
-		if (strtod(buf, NULL) == x)
-			return;
-	}
+	char text[FMT_REAL_MAX];
+	fmt_real(text, x);
+	snprintf(buf, size, "%s", text);
 }
 
 /* ---- the table -------------------------------------------------------------------------- */

@@ -1,6 +1,7 @@
 /* csv.c — reading, building and sampling result tables (csv.h).  Shared by `sacc plot`
  * (plot.c) and `sacc simulate --sweep` (simulate_cli.c, sweep.c); knows nothing of FMUs. */
 #include "csv.h"
+#include "numfmt.h"
 
 #include <errno.h>
 #include <math.h>
@@ -105,7 +106,10 @@ bool csv_number(const char *s, double *v)
 	char *end;
 	errno = 0;
 	*v = strtod(s, &end);
-	return *s && !*end && errno == 0 && isfinite(*v);
+	/* strtod flags a subnormal result as underflow too, though it is exact when sacc wrote
+	 * it; only overflow and underflow to zero are refused */
+	bool range_ok = errno == 0 || (errno == ERANGE && *v != 0 && isfinite(*v));
+	return *s && !*end && range_ok && isfinite(*v);
 }
 
 static void say(char *err, size_t size, const char *fmt, ...)
@@ -325,8 +329,8 @@ static CsvTable *parse(LineSource *src, const char *name, char *err, size_t errs
 			}
 		}
 		if (t->nrows > 0 && row[0] < csv_at(t, t->nrows - 1, 0)) {
-			say(err, errsize, "%s:%ld: time %.17g is before the previous row's %.17g", name,
-			    lineno, row[0], csv_at(t, t->nrows - 1, 0));
+			say(err, errsize, "%s:%ld: time %s is before the previous row's %s", name,
+			    lineno, FMT_REAL(row[0]), FMT_REAL(csv_at(t, t->nrows - 1, 0)));
 			goto done;
 		}
 		if (csv_append(t, row)) {

@@ -44,7 +44,7 @@ CsvTable *csv_parse(const char *text, size_t len, const char *name, char *err,
                     size_t errsize);
 
 /* Whether s is a finite number and nothing else (strtod's syntax; not empty, no overflow
- * or underflow); its value in *v.  A field of csv_read; also the numbers of
+ * or underflow to zero; subnormal values are numbers); its value in *v.  A field of csv_read; also the numbers of
  * `sacc simulate`'s options and --sweep's steps. */
 bool csv_number(const char *s, double *v);
 

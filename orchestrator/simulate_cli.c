@@ -920,7 +920,7 @@ static int flush_rows(Sim *s)
 	return !ok;
 }
 
-/* Rows are formatted by fmt_real (printf's "%.17g", without printf) into s->rows_out and
+/* Rows are formatted by fmt_real (the shortest text that reads back) into s->rows_out and
  * written a block at a time, so that a row costs no system call; the step watchdog writes
  * what is gathered before it ends the process.  When someone may be reading as the run
  * goes (the result is not a regular file, or --realtime paces the run), each row goes out
@@ -1000,8 +1000,8 @@ static int pace(Sim *s, double t)
 			s->max_late = now - due;
 		if (s->args->max_overruns >= 0 && s->overruns > s->args->max_overruns) {
 			clear_progress(s);
-			fprintf(stderr, "sacc simulate: at t = %.17g: %.3g s late, overrun %ld of at "
-			        "most %d (--max-overruns)\n", t, now - due, s->overruns,
+			fprintf(stderr, "sacc simulate: at t = %s: %.3g s late, overrun %ld of at "
+			        "most %d (--max-overruns)\n", FMT_REAL(t), now - due, s->overruns,
 			        s->args->max_overruns);
 			return 1;
 		}
@@ -1051,14 +1051,15 @@ static void watch_step(Sim *s, int f, double t, double h, int done)
 	memset(&it, 0, sizeof it);
 	if (!done) {
 		int n = snprintf(watchdog_msg, sizeof watchdog_msg,
-		                 "sacc simulate: [%s] %s(t = %.17g, h = %.17g) did not return within "
-		                 "--step-timeout %g s; a call cannot be abandoned safely, so the run "
+		                 "sacc simulate: [%s] %s(t = %s, h = %s) did not return within "
+		                 "--step-timeout %s s; a call cannot be abandoned safely, so the run "
 		                 "stops\n"
-		                 "sacc simulate: stopped at t = %.17g: %ld steps accepted (the result "
+		                 "sacc simulate: stopped at t = %s: %ld steps accepted (the result "
 		                 "holds each)\n",
 		                 s->fmus[f].name,
-		                 s->fmus[f].info->version == FMI_V3 ? "fmi3DoStep" : "fmi2DoStep", t,
-		                 h, s->args->step_timeout, s->last_t, s->rows > 0 ? s->rows - 1 : 0);
+		                 s->fmus[f].info->version == FMI_V3 ? "fmi3DoStep" : "fmi2DoStep",
+		                 FMT_REAL(t), FMT_REAL(h), FMT_REAL(s->args->step_timeout),
+		                 FMT_REAL(s->last_t), s->rows > 0 ? s->rows - 1 : 0);
 		watchdog_len = n < 0 ? 0 : (size_t)n < sizeof watchdog_msg ? (size_t)n
 		                                                            : sizeof watchdog_msg - 1;
 		double whole = floor(s->args->step_timeout);
@@ -1165,9 +1166,9 @@ static void print_summary(Sim *s, const SartMasterResult *res, int rc, double wa
 	if (a->realtime > 0)
 		snprintf(rt, sizeof rt, ", overruns %ld (largest lateness %.3g s)", s->overruns,
 		         s->max_late);
-	fprintf(stderr, "sacc simulate: %s%s at t = %.17g: %ld steps accepted, %ld rejected, "
+	fprintf(stderr, "sacc simulate: %s%s at t = %s: %ld steps accepted, %ld rejected, "
 	        "%ld iterations, %ld rollbacks%s%s%s%s, %.3f s wall time\n", label,
-	        rc ? "stopped" : "done", res->t, res->accepted, res->rejected, res->iterations,
+	        rc ? "stopped" : "done", FMT_REAL(res->t), res->accepted, res->rejected, res->iterations,
 	        res->rollbacks, steps, loops, events, rt, wall);
 	if (!a->profile)
 		return;
@@ -1286,11 +1287,11 @@ static int check_reference(Sim *s, const CsvTable *ref, const CsvTable *names)
 	}
 	double v;
 	if (csv_interp(ref, 0, s->args->start, &v) || csv_interp(ref, 0, s->args->stop, &v)) {
-		fprintf(stderr, "sacc simulate: --reference %s covers t = %.17g to %.17g, the runs "
-		        "go from %.17g to %.17g\n", s->args->reference,
-		        ref->nrows ? csv_at(ref, 0, 0) : NAN,
-		        ref->nrows ? csv_at(ref, ref->nrows - 1, 0) : NAN, s->args->start,
-		        s->args->stop);
+		fprintf(stderr, "sacc simulate: --reference %s covers t = %s to %s, the runs "
+		        "go from %s to %s\n", s->args->reference,
+		        FMT_REAL(ref->nrows ? csv_at(ref, 0, 0) : NAN),
+		        FMT_REAL(ref->nrows ? csv_at(ref, ref->nrows - 1, 0) : NAN),
+		        FMT_REAL(s->args->start), FMT_REAL(s->args->stop));
 		return 1;
 	}
 	return 0;
@@ -1354,7 +1355,7 @@ static int run_sweep(Sim *s, const SartScenario *sc, const double *hs, int nh)
 	int nfailed = 0;
 	for (int k = 0; k < nh && !sim_interrupted; k++) {
 		char label[64];
-		snprintf(label, sizeof label, "H = %g: ", hs[k]);
+		snprintf(label, sizeof label, "H = %s: ", FMT_REAL(hs[k]));
 		if (!(s->capture = runs[k] = csv_new(names->ncols, (const char *const *)names->names)))
 			goto oom;
 		failed[k] = run_once(s, sc, hs[k], label);
@@ -1368,8 +1369,8 @@ static int run_sweep(Sim *s, const SartScenario *sc, const double *hs, int nh)
 	if (!ref) {
 		self = nh - 1;
 		if (failed[self]) {
-			fprintf(stderr, "sacc simulate: the finest run (H = %.17g) failed: no reference "
-			        "to compare with (--reference FILE gives one)\n", hs[self]);
+			fprintf(stderr, "sacc simulate: the finest run (H = %s) failed: no reference "
+			        "to compare with (--reference FILE gives one)\n", FMT_REAL(hs[self]));
 			goto done;
 		}
 		against = runs[self];
@@ -1377,7 +1378,7 @@ static int run_sweep(Sim *s, const SartScenario *sc, const double *hs, int nh)
 	if (ref)
 		printf("sweep: %d steps against %s\n", nh, a->reference);
 	else
-		printf("sweep: %d steps against the finest run (H = %g)\n", nh, hs[self]);
+		printf("sweep: %d steps against the finest run (H = %s)\n", nh, FMT_REAL(hs[self]));
 	if (csv)
 		fputs("variable,H,status,max_error,rms_error,order\n", csv);
 	for (int c = 1; c < names->ncols; c++) {
@@ -1387,16 +1388,16 @@ static int run_sweep(Sim *s, const SartScenario *sc, const double *hs, int nh)
 		double prev_e = NAN, prev_h = NAN;
 		for (int k = 0; k < nh; k++) {
 			if (k == self || failed[k]) {
-				printf("  %-12g %s\n", hs[k], k == self ? "reference" : "failed");
+				printf("  %-12s %s\n", FMT_REAL(hs[k]), k == self ? "reference" : "failed");
 				if (csv)
-					fprintf(csv, "%s,%.17g,%s,,,\n", name, hs[k],
+					fprintf(csv, "%s,%s,%s,,,\n", name, FMT_REAL(hs[k]),
 					        k == self ? "reference" : "failed");
 				continue;
 			}
 			SweepError e;
 			char err[512];
 			if (sweep_compare(against, fc, runs[k], c, &e, err, sizeof err)) {
-				fprintf(stderr, "sacc simulate: H = %.17g, %s: %s\n", hs[k], name, err);
+				fprintf(stderr, "sacc simulate: H = %s, %s: %s\n", FMT_REAL(hs[k]), name, err);
 				goto done;
 			}
 			double order = sweep_order(prev_e, prev_h, e.max, hs[k]);
@@ -1407,11 +1408,12 @@ static int run_sweep(Sim *s, const SartScenario *sc, const double *hs, int nh)
 				snprintf(od, sizeof od, "-");
 			else
 				snprintf(od, sizeof od, "%.2f", order);
-			printf("  %-12g %-12s %-12s %s\n", hs[k], me, re, od);
+			printf("  %-12s %-12s %-12s %s\n", FMT_REAL(hs[k]), me, re, od);
 			if (csv) {
-				fprintf(csv, "%s,%.17g,ok,%.17g,%.17g,", name, hs[k], e.max, e.rms);
+				fprintf(csv, "%s,%s,ok,%s,%s,", name, FMT_REAL(hs[k]), FMT_REAL(e.max),
+				        FMT_REAL(e.rms));
 				if (!isnan(order))
-					fprintf(csv, "%.17g", order);
+					fputs(FMT_REAL(order), csv);
 				fputc('\n', csv);
 			}
 			prev_e = e.max;
@@ -1454,10 +1456,10 @@ static void print_conversions(const Sim *s)
 		if (n++ == 0)
 			printf("unit conversions%s:\n", s->args->no_unit_conversion
 			       ? " (not applied: --no-unit-conversion)" : "");
-		printf("  %s.%s [%s] -> %s.%s [%s]: x %.17g", e->lhs->owner, e->lhs->name, src->unit,
-		       e->rhs->owner, e->rhs->name, dst->unit, e->scale);
+		printf("  %s.%s [%s] -> %s.%s [%s]: x %s", e->lhs->owner, e->lhs->name, src->unit,
+		       e->rhs->owner, e->rhs->name, dst->unit, FMT_REAL(e->scale));
 		if (e->offset != 0)
-			printf(" %+.17g", e->offset);
+			printf(" %s%s", e->offset > 0 ? "+" : "", FMT_REAL(e->offset));
 		putchar('\n');
 	}
 	if (n == 0)

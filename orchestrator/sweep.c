@@ -1,5 +1,6 @@
 /* sweep.c — errors and observed orders of a step-size sweep (sweep.h). */
 #include "sweep.h"
+#include "numfmt.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -18,10 +19,10 @@ int sweep_compare(const CsvTable *ref, int fc, const CsvTable *run, int rc, Swee
 	for (size_t r = 0; r < run->nrows; r++) {
 		double t = csv_at(run, r, 0), want;
 		if (csv_interp(ref, fc, t, &want)) {
-			snprintf(err, errsize, "the run's point t = %.17g is outside the reference's "
-			         "time range [%.17g, %.17g]", t,
-			         ref->nrows ? csv_at(ref, 0, 0) : NAN,
-			         ref->nrows ? csv_at(ref, ref->nrows - 1, 0) : NAN);
+			snprintf(err, errsize, "the run's point t = %s is outside the reference's "
+			         "time range [%s, %s]", FMT_REAL(t),
+			         FMT_REAL(ref->nrows ? csv_at(ref, 0, 0) : NAN),
+			         FMT_REAL(ref->nrows ? csv_at(ref, ref->nrows - 1, 0) : NAN));
 			return -1;
 		}
 		double d = fabs(csv_at(run, r, rc) - want);
@@ -82,7 +83,7 @@ int sweep_parse_steps(const char *list, double **hs, char *err, size_t errsize)
 	qsort(h, (size_t)n, sizeof *h, by_decreasing);
 	for (int k = 1; k < n; k++)
 		if (h[k] == h[k - 1]) {
-			snprintf(err, errsize, "the step %.17g is given twice", h[k]);
+			snprintf(err, errsize, "the step %s is given twice", FMT_REAL(h[k]));
 			free(h);
 			return -1;
 		}

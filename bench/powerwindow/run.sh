@@ -87,5 +87,3 @@ awk '
 		printf "%-28s %-13s %8s %8s %8.1f %6.1f%%\n", "start-up (unzip, XML, ld.so)", "", "", "",
 			rest / 1e6, 100 * rest / total
 	}' "$OUT/self.txt"
-echo "(valgrind's x87 keeps 53 bits, so compiler/numfmt.c leaves every number to snprintf"
-echo " under callgrind: natively the orchestrator's share of formatting is far smaller)"
