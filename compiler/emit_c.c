@@ -1397,7 +1397,8 @@ static bool map_in_assigns_all(Ec *e, const InnerC *ic, const Node *upto)
  *      inner inputs that call nothing (the internal couplings), then `return` of H, one
  *      x_i, or a min of x_i: an all-OK step returns H, so Out runs;
  *   4. each f_i has Real ports only, and MapIn assigns every one of its Real inputs at
- *      the top level of a `-->` part (so the whole port array goes in one set call).
+ *      the top level of a `-->` part (so the whole port array goes in one set call);
+ *   5. each f_i is an FMI 2.0 FMU: only that back end of the seam has a direct route.
  * Returns the stepped inners in Ctrl's order (n of them), or NULL. */
 static InnerC **fast_step_form(Ec *e, int *n)
 {
@@ -1457,21 +1458,16 @@ static InnerC **fast_step_form(Ec *e, int *n)
 				return NULL; /* 4 */
 		if (!map_in_assigns_all(e, ic, at[i]))
 			return NULL; /* 4 */
+		if (ic->version != 2)
+			return NULL; /* 5 */
 	}
 	return stepped;
 }
 
-/* 0.0 * v[0] + 0.0 * v[1] + ...: 0 exactly when every v[k] is finite (NaN otherwise), the
- * runtime's finite test of a port group in one branch. */
-static void put_finite_sum(StrBuf *o, const char *arr, int n)
-{
-	for (int k = 0; k < n; k++)
-		sb_printf(o, "%s0.0 * s->%s[%d]", k ? " + " : "", arr, k);
-}
-
 /* do_step(f, t, H) of the fast step for inner ic: the inputs checked finite and set with one
  * call, the step, the outputs read with one call and checked finite, through the seam's
- * direct route; anything but fmi2OK goes to sart_fast_rest at that point. */
+ * direct route (runtime/sart_fast_step.h); anything but SART_OK goes to sart_fast_rest at
+ * that point, saying how far it got (0 nothing called, 1 set, 2 step, 3 get). */
 static void emit_fast_do_step(Ec *e, StrBuf *out, const InnerC *ic)
 {
 	Arena *a = e->c->arena;
@@ -1479,33 +1475,29 @@ static void emit_fast_do_step(Ec *e, StrBuf *out, const InnerC *ic)
 	const char *in = arena_printf(a, "%s_in_real", ic->cname);
 	const char *outs = arena_printf(a, "%s_out_real", ic->cname);
 	const char *rest = arena_printf(a, "return sart_fast_rest(w, s, %s, t, H, ", ic->enumc);
-	sb_printf(out, "/* do_step(%s, t, H) in the fast step (sart_fast_rest when not fmi2OK). */\n",
+	sb_printf(out, "/* do_step(%s, t, H) in the fast step (sart_fast_rest when not SART_OK). */\n",
 		  ic->in->name);
 	sb_printf(out, "static int fast_do_step_%s(SartWrapper *w, Storage *s, "
 		  "const SartFastRoute *sart_route,\n%*sdouble t, double H, double *sart_taken)\n{\n",
 		  ic->cname, (int)(strlen("static int fast_do_step_(") + strlen(ic->cname)), "");
 	sb_printf(out, "\tconst SartInnerDirect *d = sart_route->direct[%s];\n", ic->enumc);
-	sb_puts(out, "\tint st;\n");
-	if (nin) {
-		sb_puts(out, "\tif (");
-		put_finite_sum(out, in, nin);
-		sb_puts(out, " != 0.0 || !d->c)\n");
-	} else {
-		sb_puts(out, "\tif (!d->c)\n");
-	}
+	sb_puts(out, "\tSartStatus st;\n");
+	if (nin)
+		sb_printf(out, "\tif (!sart_all_finite(s->%s, %d) || !sart_direct_ready(d))\n", in, nin);
+	else
+		sb_puts(out, "\tif (!sart_direct_ready(d))\n");
 	sb_printf(out, "\t\t%s0, 0, sart_taken);\n", rest);
 	if (nin) {
-		sb_printf(out, "\tst = d->set_real(d->c, %s_vr, %d, s->%s);\n", in, nin, in);
-		sb_printf(out, "\tif (st != fmi2OK)\n\t\t%s1, st, sart_taken);\n", rest);
+		sb_printf(out, "\tst = sart_direct_set_real(d, %s_vr, %d, s->%s);\n", in, nin, in);
+		sb_printf(out, "\tif (st != SART_OK)\n\t\t%s1, st, sart_taken);\n", rest);
 	}
-	sb_puts(out, "\tst = d->do_step(d->c, t, H, fmi2False);\n");
-	sb_printf(out, "\tif (st != fmi2OK)\n\t\t%s2, st, sart_taken);\n", rest);
+	sb_puts(out, "\tst = sart_direct_do_step(d, t, H);\n");
+	sb_printf(out, "\tif (st != SART_OK)\n\t\t%s2, st, sart_taken);\n", rest);
 	if (nout) {
-		sb_printf(out, "\tst = d->get_real(d->c, %s_vr, %d, s->%s);\n", outs, nout, outs);
-		sb_printf(out, "\tif (st != fmi2OK)\n\t\t%s3, st, sart_taken);\n", rest);
-		sb_puts(out, "\tif (");
-		put_finite_sum(out, outs, nout);
-		sb_printf(out, " != 0.0)\n\t\t%s3, 0, sart_taken);\n", rest);
+		sb_printf(out, "\tst = sart_direct_get_real(d, %s_vr, %d, s->%s);\n", outs, nout, outs);
+		sb_printf(out, "\tif (st != SART_OK)\n\t\t%s3, st, sart_taken);\n", rest);
+		sb_printf(out, "\tif (!sart_all_finite(s->%s, %d))\n\t\t%s3, 0, sart_taken);\n", outs,
+			  nout, rest);
 	}
 	sb_printf(out, "\tsart_route->last[%s] = t + H;\n", ic->enumc);
 	sb_puts(out, "\treturn 1;\n}\n\n");
@@ -1879,7 +1871,10 @@ static void emit_source(Ec *e, StrBuf *o, const Group *groups, int ngroups)
 		  "variable tables and rule parts, for the runtime (sart_wrapper.h). */\n",
 		  l->model_identifier, l->model_identifier);
 	sb_puts(o, "#include <math.h>\n#include <stddef.h>\n#include <stdlib.h>\n\n");
-	sb_puts(o, "#include \"config.h\"\n#include \"sart_wrapper.h\"\n\n");
+	sb_puts(o, "#include \"config.h\"\n#include \"sart_wrapper.h\"\n");
+	if (fast)
+		sb_puts(o, "#include \"sart_fast_step.h\"\n");
+	sb_putc(o, '\n');
 
 	/* value references and names of the inners' ports */
 	for (int i = 0; i < e->ninners; i++) {
