@@ -57,6 +57,10 @@ typedef struct SartCall {
 /* What does not change between the instances of one skin. */
 typedef struct SartSkin {
 	const char *(*phase_name)(SartPhase p); /* the standard's name of a phase */
+	/* The importer's every-step calls, for the checks and messages of sart_core_get_real,
+	 * sart_core_set_real and sart_core_do_step: kept here so that those carry only their
+	 * own arguments and the skin's function is one jump. */
+	const SartCall *get_real, *set_real, *do_step;
 } SartSkin;
 
 /* Where an instance's messages go: the skin's log, which hands the text to the importer's
@@ -119,12 +123,10 @@ SartStatus sart_core_reset(SartWrapper *w, const SartCall *call);
 /* The external variables by value reference, through the model's tables: Reals as double,
  * Integers and Booleans as int.  A get runs G (or, in initialization mode, Init on the
  * scratch copy) when a set made it due.  These take the instance handle unchecked: they
- * check it, and the phase, themselves (a get in call->allowed, a set likewise), so that the
- * importer's every-step calls stay a few comparisons. */
-SartStatus sart_core_get_real(void *instance, const SartVr vr[], size_t n, double v[],
-                              const SartCall *call);
-SartStatus sart_core_set_real(void *instance, const SartVr vr[], size_t n, const double v[],
-                              const SartCall *call);
+ * check it, and the phase, themselves (SartSkin.get_real and set_real for the Reals), so
+ * that the importer's every-step calls stay a few comparisons. */
+SartStatus sart_core_get_real(void *instance, const SartVr vr[], size_t n, double v[]);
+SartStatus sart_core_set_real(void *instance, const SartVr vr[], size_t n, const double v[]);
 SartStatus sart_core_get(void *instance, SartType t, const SartVr vr[], size_t n, int v[],
                          const SartCall *call);
 SartStatus sart_core_set(void *instance, SartType t, const SartVr vr[], size_t n,
@@ -141,8 +143,7 @@ SartStatus sart_core_set_input_derivatives(SartWrapper *w, const SartVr vr[], si
  * 1e-9 relative (the importer's t is then the time); SART_DISCARD is a rejection (back at t
  * when a snapshot was taken, else in SART_PHASE_STEP_FAILED) with
  * sart_core_last_successful_time saying where it got to.  Checks the handle itself. */
-SartStatus sart_core_do_step(void *instance, double t, double H, int no_set_prior,
-                             const SartCall *call);
+SartStatus sart_core_do_step(void *instance, double t, double H, int no_set_prior);
 double sart_core_last_successful_time(const SartWrapper *w);
 
 /* ---- FMU states -------------------------------------------------------------------------- */

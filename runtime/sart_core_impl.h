@@ -41,10 +41,12 @@
 #if defined(__GNUC__) || defined(__clang__)
 #define HOT_INLINE inline __attribute__((always_inline))
 #define SART_COLD __attribute__((noinline, cold))
+#define SART_NOINLINE __attribute__((noinline))
 #define SART_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
 #define HOT_INLINE inline
 #define SART_COLD
+#define SART_NOINLINE
 #define SART_PRINTF(f, a)
 #endif
 
@@ -258,8 +260,7 @@ SartStatus sart_step_other(SartWrapper *w, double t, double H, SartStatus st, do
                            int snap, const SartCall *call);
 /* Every step the plain one does not take: the checks of t and H in full, the call log, the
  * snapshot, input derivatives. */
-SartStatus sart_do_step_full(void *instance, double t, double H, int no_set_prior,
-                             const SartCall *call);
+SartStatus sart_do_step_full(void *instance, double t, double H, int no_set_prior);
 
 /* Whether H~ accepts the step of size H: anything shorter by more than rounding of H is a
  * rejection, meant by the rules (a crossing's or a period's proposal can lie a few ulps of

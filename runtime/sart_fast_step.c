@@ -105,11 +105,10 @@ int sart_fast_rest(SartWrapper *w, void *s, unsigned f, double t, double H, int 
 	return 0;
 }
 
-/* The fast step is not usable for this step or this wrapper: the table-driven end. */
-static SART_COLD SartStatus fast_fallback(SartWrapper *w, double t, double H, double Ht,
-                                          const SartCall *call)
+/* The fast step handed over: the general end of the step. */
+static SART_COLD SartStatus fast_fallback(SartWrapper *w, double t, double H, double Ht)
 {
-	return sart_end_step(w, t, H, Ht, 0, call);
+	return sart_end_step(w, t, H, Ht, 0, w->host.skin->do_step);
 }
 
 /* The plain step of a wrapper whose emitter wrote a fast step: it runs In, Ctrl and Out in
@@ -117,33 +116,45 @@ static SART_COLD SartStatus fast_fallback(SartWrapper *w, double t, double H, do
  * what is left is the new time; otherwise the fast step has already handed over to the
  * general handling at that point and returned Ctrl's result, and the step ends as
  * sart_run_step ends it. */
-static HOT_INLINE SartStatus run_fast_step(SartWrapper *w, double t, double H,
-                                           const SartCall *call)
+static HOT_INLINE SartStatus run_fast_step(SartWrapper *w, double t, double H)
 {
 	double Ht = NAN;
 	sart_begin_step(w, t, H);
 	if (!sart_model.fast_step(w, w->storage, &w->route, t, H, &Ht))
-		return fast_fallback(w, t, H, Ht, call);
+		return fast_fallback(w, t, H, Ht);
 	sart_commit_step(w, t, H);
 	return SART_OK;
+}
+
+/* The plain step without the emitted one (or with -DSART_NO_FAST_STEP): the table-driven
+ * step, out of line so that the fast step's caller keeps few registers to save. */
+static SART_NOINLINE SartStatus run_plain_step(SartWrapper *w, double t, double H)
+{
+	COUNT(w, steps_general);
+	return sart_run_step(w, t, H, 0, w->host.skin->do_step);
+}
+
+/* Whether t is the instance's time as the general step accepts it: bit-equal in one
+ * comparison (an importer that sums its steps as the instance does), else within the
+ * tolerance (an importer's t = i h). */
+static inline int at_time(const SartWrapper *w, double t)
+{
+	return t == w->time || fabs(t - w->time) <= sart_time_tolerance(w->time);
 }
 
 /* The usual step, checked with a few comparisons (see the top of this file); anything else
  * takes sart_do_step_full, which checks and reports it all.  The importer's t is the time
  * from now on, as on the general path. */
-SartStatus sart_core_do_step(void *instance, double t, double H, int no_set_prior,
-                             const SartCall *call)
+SartStatus sart_core_do_step(void *instance, double t, double H, int no_set_prior)
 {
 	SartWrapper *w = instance;
 	if (w && w->magic == WRAPPER_MAGIC && w->plain && w->phase == SART_PHASE_STEP &&
-	    fabs(t - w->time) <= sart_time_tolerance(w->time) && H > 0.0 && H <= DBL_MAX) {
+	    at_time(w, t) && H > 0.0 && H <= DBL_MAX) {
 		w->time = t;
-		if (w->fast) {
-			COUNT(w, steps_fast);
-			return run_fast_step(w, t, H, call);
-		}
-		COUNT(w, steps_general);
-		return sart_run_step(w, t, H, 0, call);
+		if (!w->fast)
+			return run_plain_step(w, t, H);
+		COUNT(w, steps_fast);
+		return run_fast_step(w, t, H);
 	}
-	return sart_do_step_full(instance, t, H, no_set_prior, call);
+	return sart_do_step_full(instance, t, H, no_set_prior);
 }

@@ -72,7 +72,7 @@ static const char *phase_name(SartPhase p)
 	return "?";
 }
 
-static const SartSkin skin = {phase_name};
+static const SartSkin skin = {phase_name, &GET_REAL, &SET_REAL, &DO_STEP};
 
 /* Sends msg to the importer's logger as a format with every '%' doubled: an FMI 2.0 logger
  * is printf-like, and a message may contain '%' from a port name or an inner FMU's text. */
@@ -227,7 +227,7 @@ fmi2Status fmi2Reset(fmi2Component c)
 fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
                        fmi2Real value[])
 {
-	return (fmi2Status)sart_core_get_real(c, vr, nvr, value, &GET_REAL);
+	return (fmi2Status)sart_core_get_real(c, vr, nvr, value);
 }
 
 fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
@@ -245,7 +245,7 @@ fmi2Status fmi2GetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t
 fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
                        const fmi2Real value[])
 {
-	return (fmi2Status)sart_core_set_real(c, vr, nvr, value, &SET_REAL);
+	return (fmi2Status)sart_core_set_real(c, vr, nvr, value);
 }
 
 fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
@@ -337,7 +337,7 @@ fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueReferenc
 fmi2Status fmi2DoStep(fmi2Component c, fmi2Real t, fmi2Real H,
                       fmi2Boolean noSetFMUStatePriorToCurrentPoint)
 {
-	return (fmi2Status)sart_core_do_step(c, t, H, noSetFMUStatePriorToCurrentPoint, &DO_STEP);
+	return (fmi2Status)sart_core_do_step(c, t, H, noSetFMUStatePriorToCurrentPoint);
 }
 
 fmi2Status fmi2CancelStep(fmi2Component c)

@@ -89,10 +89,11 @@ SART_COLD SartStatus sart_step_other(SartWrapper *w, double t, double H, SartSta
 	return SART_DISCARD;
 }
 
-SART_COLD SartStatus sart_do_step_full(void *instance, double t, double H, int no_set_prior,
-                                       const SartCall *call)
+SART_COLD SartStatus sart_do_step_full(void *instance, double t, double H, int no_set_prior)
 {
-	SartWrapper *w = sart_core_enter(instance, call);
+	SartWrapper *w = instance;
+	const SartCall *call = w && w->magic == WRAPPER_MAGIC ? w->host.skin->do_step : NULL;
+	w = call ? sart_core_enter(instance, call) : NULL;
 	if (!w)
 		return SART_ERROR;
 	if (sart_core_calls_logged(w))

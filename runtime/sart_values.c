@@ -147,8 +147,16 @@ static SART_COLD SartStatus get_real_full(void *instance, const SartVr vr[], siz
 	return get_values(instance, SART_REAL, vr, nvr, value, call);
 }
 
-SartStatus sart_core_get_real(void *instance, const SartVr vr[], size_t nvr, double value[],
-                              const SartCall *call)
+/* The skin's call for a valid handle; NULL otherwise (nothing is then logged). */
+static const SartCall *skin_call(const void *instance, int set)
+{
+	const SartWrapper *w = instance;
+	if (!w || w->magic != WRAPPER_MAGIC)
+		return NULL;
+	return set ? w->host.skin->set_real : w->host.skin->get_real;
+}
+
+SartStatus sart_core_get_real(void *instance, const SartVr vr[], size_t nvr, double value[])
 {
 	const SartWrapper *w = instance;
 	if (w && w->magic == WRAPPER_MAGIC && w->phase == SART_PHASE_STEP && !w->g_dirty &&
@@ -162,7 +170,8 @@ SartStatus sart_core_get_real(void *instance, const SartVr vr[], size_t nvr, dou
 		if (i == nvr)
 			return SART_OK;
 	}
-	return get_real_full(instance, vr, nvr, value, call);
+	const SartCall *call = skin_call(instance, 0);
+	return call ? get_real_full(instance, vr, nvr, value, call) : SART_ERROR;
 }
 
 static SART_COLD SartStatus set_real_full(void *instance, const SartVr vr[], size_t nvr,
@@ -175,7 +184,7 @@ static SART_COLD SartStatus set_real_full(void *instance, const SartVr vr[], siz
  * variable is an input or a tunable parameter; set_values does the rest from the first value
  * that is not (reporting it), so that the values before it stay set. */
 SartStatus sart_core_set_real(void *instance, const SartVr vr[], size_t nvr,
-                              const double value[], const SartCall *call)
+                              const double value[])
 {
 	SartWrapper *w = instance;
 	if (w && w->magic == WRAPPER_MAGIC && w->phase == SART_PHASE_STEP && w->quiet && vr &&
@@ -198,9 +207,10 @@ SartStatus sart_core_set_real(void *instance, const SartVr vr[], size_t nvr,
 		}
 		if (i == nvr)
 			return SART_OK;
-		return set_real_full(instance, vr + i, nvr - i, value + i, call);
+		return set_real_full(instance, vr + i, nvr - i, value + i, w->host.skin->set_real);
 	}
-	return set_real_full(instance, vr, nvr, value, call);
+	const SartCall *call = skin_call(instance, 1);
+	return call ? set_real_full(instance, vr, nvr, value, call) : SART_ERROR;
 }
 
 SartStatus sart_core_get(void *instance, SartType t, const SartVr vr[], size_t n, int v[],
