@@ -63,7 +63,7 @@ static SART_COLD double fast_rest(SartWrapper *w, unsigned char *s, unsigned f, 
 		}
 		if (pi->n)
 			sart_check_inner(w, sart_inner_set_real(in, pi->vr, pi->n, u), f,
-			            "setting the inputs");
+			                 "setting the inputs");
 		if (sart_has_failed(w))
 			return 0.0;
 		st = sart_inner_do_step(in, t, H, 0, &reached);
@@ -71,7 +71,7 @@ static SART_COLD double fast_rest(SartWrapper *w, unsigned char *s, unsigned f, 
 	}
 	case 1:
 		sart_check_inner(w, sart_inner_direct_status(in, SART_DIRECT_SET_REAL, status, t, H, NULL),
-		            f, "setting the inputs");
+		                 f, "setting the inputs");
 		if (sart_has_failed(w))
 			return 0.0;
 		st = sart_inner_do_step(in, t, H, 0, &reached);
@@ -83,7 +83,7 @@ static SART_COLD double fast_rest(SartWrapper *w, unsigned char *s, unsigned f, 
 		const double *y = sart_reals(s, po->values);
 		if (status) {
 			sart_check_inner(w, sart_inner_direct_status(in, SART_DIRECT_GET_REAL, status, t, H,
-			                                        NULL), f, "reading the outputs");
+			                                             NULL), f, "reading the outputs");
 			if (sart_has_failed(w))
 				return 0.0;
 		}

@@ -14,7 +14,7 @@ SART_COLD void sart_bad_input(SartWrapper *w, unsigned f, const SartPorts *p, co
 	while (k + 1 < p->n && isfinite(v[k]))
 		k++;
 	sart_fail(w, SART_ERROR, "[wrapper] rule sets %s.%s to %s", sart_model.inners[f].name,
-	     p->names[k], isnan(v[k]) ? "nan" : v[k] > 0 ? "inf" : "-inf");
+	          p->names[k], isnan(v[k]) ? "nan" : v[k] > 0 ? "inf" : "-inf");
 }
 
 /* flush_real when some Real input was not assigned: the assigned ones are gathered into
@@ -40,7 +40,7 @@ static SART_COLD void flush_real_some(SartWrapper *w, unsigned char *s, unsigned
 	}
 	if (n)
 		sart_check_inner(w, sart_inner_set_real(w->inner[f], w->vrbuf, n, w->rbuf), f,
-		            "setting the inputs");
+		                 "setting the inputs");
 }
 
 /* Sets the Real inputs of inner f that rules assigned, clearing their flags as it takes them
@@ -124,9 +124,10 @@ SART_COLD void sart_bad_output(SartWrapper *w, unsigned f, const SartPorts *p,
 	unsigned k = 0;
 	while (k + 1 < p->n && isfinite(v[k]))
 		k++;
-	sart_fail(w, SART_ERROR, "[wrapper] reading the outputs of '%s': fmi2GetReal gave %s for %s.%s",
-	     sart_model.inners[f].name, isnan(v[k]) ? "nan" : v[k] > 0 ? "inf" : "-inf",
-	     sart_model.inners[f].name, p->names[k]);
+	sart_fail(w, SART_ERROR, "[wrapper] reading the outputs of '%s': fmi2GetReal gave %s for "
+	          "%s.%s",
+	          sart_model.inners[f].name, isnan(v[k]) ? "nan" : v[k] > 0 ? "inf" : "-inf",
+	          sart_model.inners[f].name, p->names[k]);
 }
 
 
@@ -220,10 +221,10 @@ static SART_COLD int step_not_ok(SartWrapper *w, unsigned f, SartStatus st, doub
 	if (st == SART_DISCARD) {
 		if (sart_model.inners[f].caps & SART_CAP_GET_SET_STATE) {
 			sart_check_inner(w, sart_inner_get_state(w->inner[f], &w->slot[f]), f,
-			            "getting the state after a discard");
+			                 "getting the state after a discard");
 			if (!sart_has_failed(w))
 				sart_check_inner(w, sart_inner_set_state(w->inner[f], w->slot[f]), f,
-				            "accepting the partial step");
+				                 "accepting the partial step");
 		}
 	} else {
 		sart_check_inner(w, st, f, "do_step");
@@ -262,7 +263,7 @@ static SART_COLD double do_step_general(SartWrapper *w, unsigned char *s, unsign
 	return sart_after_inner_step(w, s, f, ti, hi, st, reached);
 }
 
-/* The usual do_step: Real ports only, and the inner steps with fmi2OK; anything else is
+/* The usual do_step: Real ports only, and the inner steps with SART_OK; anything else is
  * handed on at the point where it appears. */
 double sart_do_step(SartWrapper *w, void *s, unsigned f, double ti, double hi)
 {
@@ -300,7 +301,7 @@ static void stack_push(SartWrapper *w, unsigned f)
 		Saved *items = realloc(k->items, cap * sizeof *items);
 		if (!items) {
 			sart_fail(w, SART_ERROR, "[wrapper] save_state(%s): out of memory",
-			     sart_model.inners[f].name);
+			          sart_model.inners[f].name);
 			return;
 		}
 		memset(items + k->cap, 0, (cap - k->cap) * sizeof *items);
@@ -321,7 +322,7 @@ void sart_save_state(SartWrapper *w, unsigned f)
 		return;
 	if (!(sart_model.inners[f].caps & SART_CAP_GET_SET_STATE)) {
 		sart_fail(w, SART_ERROR, "[wrapper] save_state(%s): the FMU cannot get and set its state",
-		     sart_model.inners[f].name);
+		          sart_model.inners[f].name);
 		return;
 	}
 	stack_push(w, f);
@@ -334,7 +335,7 @@ void sart_rollback(SartWrapper *w, unsigned f)
 	Stack *k = &w->stacks[f];
 	if (!k->n) {
 		sart_fail(w, SART_ERROR, "[wrapper] rollback(%s): no state was saved in this step",
-		     sart_model.inners[f].name);
+		          sart_model.inners[f].name);
 		return;
 	}
 	sart_check_inner(w, sart_inner_set_state(w->inner[f], k->items[k->n - 1].state), f, "rollback");
@@ -351,7 +352,7 @@ double sart_get_next_time_step(SartWrapper *w, unsigned f)
 		return 0.0;
 	if (!(sart_model.inners[f].caps & SART_CAP_GET_SET_STATE)) {
 		sart_fail(w, SART_ERROR, "[wrapper] get_next_time_step(%s): the FMU cannot get and set its "
-		     "state", sart_model.inners[f].name);
+		          "state", sart_model.inners[f].name);
 		return 0.0;
 	}
 	from = w->last[f];
@@ -364,7 +365,7 @@ double sart_get_next_time_step(SartWrapper *w, unsigned f)
 	if (sart_has_failed(w))
 		return 0.0;
 	sart_check_inner(w, sart_inner_set_state(w->inner[f], w->slot[f]), f,
-	            "get_next_time_step's restore");
+	                 "get_next_time_step's restore");
 	if (sart_has_failed(w))
 		return 0.0;
 	return st == SART_DISCARD ? reached - from : SART_MAX;
