@@ -234,7 +234,7 @@ $(BUILD)/fmus-broken/$(1)/binaries/linux64/$(1).so: tests/fmus/broken/$(1).c $(K
 endef
 $(foreach n,$(BROKEN_NAMES),$(eval $(call BROKEN_RULE,$(n))))
 
-# ---- the hand-written wrapper FMU (runtime/sart_wrapper.c's own test) --------------------
+# ---- the hand-written wrapper FMU (the runtime's own test of its core and FMI 2.0 skin) ---
 # tests/e2e/manual/window_sa.c is written in the shape sacc emits; linked with the runtime it
 # is a real wrapper FMU directory, $(BUILD)/e2e-manual/window_sa/, whose resources/window/ is
 # the extracted test FMU.  tests/unit/test_sart_wrapper.c loads it as any importer would
@@ -327,6 +327,27 @@ E2E_FMUS := $(patsubst tests/e2e/%.sa,$(BUILD)/e2e/%.fmu,$(E2E_SA))
 $(E2E_FMUS) &: $(SACC) $(FMUS) $(E2E_SA)
 	@mkdir -p $(BUILD)/e2e
 	$(SACC) build -L $(BUILD)/fmus -o $(BUILD)/e2e $(E2E_SA)
+
+# ---- the fast step against the general path (tests/unit/test_e2e_wrapper.c) -------------
+# The same scripts built twice more through $CC, which `sacc build` compiles with: with
+# -DSART_NO_FAST_STEP (every step on the general path: the harness compares both paths) and
+# with -DSART_STEP_STATS (the steps counted, read back through sart_step_stats), see
+# runtime/sart_fast_step.c.
+PATHS_SA      := adaptations/powerwindow/power_sa.sa adaptations/powerwindow/window_sa.sa \
+                 bench/wrapper/passthrough_sa.sa
+PATHS_NAMES   := $(basename $(notdir $(PATHS_SA)))
+PATHS_GENERAL := $(patsubst %,$(BUILD)/paths-general/%.fmu,$(PATHS_NAMES))
+PATHS_STATS   := $(patsubst %,$(BUILD)/paths-stats/%.fmu,$(PATHS_NAMES))
+
+$(PATHS_GENERAL) &: $(SACC) $(FMUS) $(PATHS_SA)
+	@mkdir -p $(BUILD)/paths-general
+	CC="$(CC) -DSART_NO_FAST_STEP" $(SACC) build -L $(BUILD)/fmus -o $(BUILD)/paths-general $(PATHS_SA)
+
+$(PATHS_STATS) &: $(SACC) $(FMUS) $(PATHS_SA)
+	@mkdir -p $(BUILD)/paths-stats
+	CC="$(CC) -DSART_STEP_STATS" $(SACC) build -L $(BUILD)/fmus -o $(BUILD)/paths-stats $(PATHS_SA)
+
+$(BUILD)/tests/test_e2e_wrapper: | $(PATHS_GENERAL) $(PATHS_STATS) $(PW_FMUS) $(E2E_FMUS)
 
 # ---- benchmarks (on demand, never part of check) ----------------------------------------
 .PHONY: bench-wrapper

@@ -65,18 +65,6 @@ static const char *status_category(SartStatus st)
 	return "logAll";
 }
 
-const char *sart_status_name(SartStatus st)
-{
-	switch (st) {
-	case SART_OK: return "OK";
-	case SART_WARNING: return "Warning";
-	case SART_DISCARD: return "Discard";
-	case SART_ERROR: return "Error";
-	case SART_FATAL: return "Fatal";
-	}
-	return "?";
-}
-
 /* Writes "[name] " and then fmt into buf (SART_MESSAGE_MAX bytes); a cut message ends in
  * "...", so a reader knows. */
 static void format_prefixed(char *buf, const char *name, const char *fmt, va_list ap)
@@ -97,12 +85,19 @@ static void format_prefixed(char *buf, const char *name, const char *fmt, va_lis
 		memcpy(buf + SART_MESSAGE_MAX - 4, "...", 4);
 }
 
+/* The direct route may no longer be called (the back end's flag, when it has a route). */
+static void close_direct(SartInner *in)
+{
+	if (in->impl && in->ops && in->ops->close_direct)
+		in->ops->close_direct(in);
+}
+
 /* A fatal outcome: no further calls into the FMU, by the seam or the direct route. */
 static void mark_fatal(SartInner *in)
 {
 	in->fatal = 1;
 	in->callable = 0;
-	in->direct.c = NULL;
+	close_direct(in);
 }
 
 SartStatus sart_inner_report(SartInner *in, SartStatus st, const char *fmt, ...)
@@ -249,7 +244,7 @@ void sart_inner_free(SartInner *in)
 
 const SartInnerDirect *sart_inner_direct(const SartInner *in)
 {
-	return &in->direct;
+	return in->direct;
 }
 
 SartStatus sart_inner_direct_status(SartInner *in, SartDirectCall call, int status, double t,
@@ -330,7 +325,7 @@ SartStatus sart_inner_instantiate(SartInner *in, const char *guid, int logging_o
 		in->callable = !in->fatal;
 	}
 	if (!in->callable)
-		in->direct.c = NULL;
+		close_direct(in);
 	return st;
 }
 

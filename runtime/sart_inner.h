@@ -23,8 +23,6 @@
 
 #include <stddef.h>
 
-#include "fmi2/fmi2FunctionTypes.h"
-
 /* Call outcomes.  The values are those of fmi2Status (and of fmi3Status), so a wrapper may
  * return them to its importer as they are.  An inner fmi2Pending is reported as SART_ERROR:
  * the runtime never asks for asynchronous steps. */
@@ -138,18 +136,13 @@ SartStatus sart_inner_deserialize(SartInner *in, const unsigned char *buf, size_
                                   void **state);
 
 /* The direct route of the per-step calls, for a wrapper's fast step: the library's own
- * functions and instance, so that a set, step or get costs one test and one call.  c is
- * non-NULL exactly when the instance is an FMI 2.0 one that may be called (instantiated, no
- * fatal outcome); otherwise the calls must go through the functions above.  Other versions
- * leave c NULL: this is the one place FMI 2.0 shows through, and a back end for another
- * version needs nothing of it.  The pointer sart_inner_direct returns stays valid as long
- * as the SartInner, its contents follow the instance's life cycle. */
-typedef struct SartInnerDirect {
-	fmi2Component c;
-	fmi2SetRealTYPE *set_real;
-	fmi2GetRealTYPE *get_real;
-	fmi2DoStepTYPE *do_step;
-} SartInnerDirect;
+ * functions and instance, so that a set, step or get costs one test and one call.  Its
+ * contents are the back end's (sart_inner_fmi2_direct.h for FMI 2.0, whose inline calls the
+ * emitted fast step uses); NULL for a back end that has none.  The route may be called
+ * exactly when the back end's ready test says so (instantiated, no fatal outcome);
+ * otherwise the calls must go through the functions above.  The pointer stays valid as
+ * long as the SartInner, its contents follow the instance's life cycle. */
+typedef struct SartInnerDirect SartInnerDirect;
 
 const SartInnerDirect *sart_inner_direct(const SartInner *in);
 
@@ -160,7 +153,7 @@ typedef enum SartDirectCall {
 } SartDirectCall;
 
 /* What the seam's own call would have returned and reported for a direct call that gave
- * status (not fmi2OK): the message, the fatal mark, and for a step *reached as
+ * status (not SART_OK): the message, the fatal mark, and for a step *reached as
  * sart_inner_do_step sets it (t and h are the step's; ignored otherwise). */
 SartStatus sart_inner_direct_status(SartInner *in, SartDirectCall call, int status, double t,
                                     double h, double *reached);
@@ -176,9 +169,6 @@ const char *sart_inner_name(const SartInner *in);
 
 /* The message of the last call that did not return SART_OK ("" if none). */
 const char *sart_inner_message(const SartInner *in);
-
-/* "OK", "Warning", "Discard", "Error", "Fatal". */
-const char *sart_status_name(SartStatus st);
 
 /* file: URIs, as FMI 2.0 passes fmuResourceLocation.  sart_uri_to_path accepts
  * file:///abs, file:/abs and file://localhost/abs (scheme and host in any case), decodes

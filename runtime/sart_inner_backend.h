@@ -41,8 +41,8 @@ struct SartInner {
 	int instantiated;
 	int fatal;          /* a call returned SART_FATAL: no further calls into the FMU */
 	int callable;       /* instantiated && !fatal: the hot calls' one test */
-	SartInnerDirect direct; /* filled by the back end at instantiate; c kept NULL by the
-	                         * front whenever callable is 0 */
+	const SartInnerDirect *direct; /* the back end's, or NULL: set at bind, closed through
+	                               * ops->close_direct whenever callable becomes 0 */
 	SartLogger logger;
 	void *logger_env;
 	char message[SART_MESSAGE_MAX];
@@ -87,6 +87,8 @@ struct SartInnerOps {
 	                          void **state);
 	SartStatus (*terminate)(SartInner *in);
 	SartStatus (*reset)(SartInner *in);
+	/* Marks the direct route as no longer callable (NULL when there is no route). */
+	void (*close_direct)(SartInner *in);
 	/* sart_inner_direct_status for this version (NULL when it fills no direct route). */
 	SartStatus (*direct_status)(SartInner *in, SartDirectCall call, int status, double t,
 	                            double h, double *reached);

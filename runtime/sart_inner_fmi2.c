@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "fmi2/fmi2FunctionTypes.h"
+#include "sart_inner_fmi2_direct.h"
 
 /* The functions the runtime calls.  Types are the standard's, so a mismatch between the
  * seam's scalar types and fmi2's (SartVr vs fmi2ValueReference, int vs fmi2Boolean) is a
@@ -100,6 +101,7 @@ typedef struct Fmi2Inner {
 	/* Handed to fmi2Instantiate, which may keep the pointer: lives as long as the
 	 * instance.  Its members are const, so it is filled once, by copy. */
 	fmi2CallbackFunctions cb;
+	SartInnerDirect direct; /* the direct route (sart_inner_fmi2_direct.h) */
 } Fmi2Inner;
 
 static Fmi2Inner *impl(SartInner *in)
@@ -226,6 +228,7 @@ static SartStatus fmi2_bind(SartInner *in)
 		}
 	}
 	in->impl = f;
+	in->direct = &f->direct;
 	f = NULL;
 	st = SART_OK;
 done:
@@ -235,6 +238,7 @@ done:
 
 static void fmi2_unbind(SartInner *in)
 {
+	in->direct = NULL;
 	free(in->impl);
 	in->impl = NULL;
 }
@@ -256,19 +260,19 @@ static SartStatus fmi2_instantiate(SartInner *in, const char *guid, int logging_
 	free(uri);
 	if (!f->c)
 		return sart_inner_report(in, SART_ERROR, "fmi2Instantiate returned NULL");
-	/* The direct route (sart_inner.h): the front clears c when the instance may no
-	 * longer be called. */
-	in->direct.c = f->c;
-	in->direct.set_real = f->api.set_real;
-	in->direct.get_real = f->api.get_real;
-	in->direct.do_step = f->api.do_step;
+	/* The direct route: closed (fmi2_close_direct) when the instance may no longer be
+	 * called. */
+	f->direct.c = f->c;
+	f->direct.set_real = f->api.set_real;
+	f->direct.get_real = f->api.get_real;
+	f->direct.do_step = f->api.do_step;
 	return SART_OK;
 }
 
 static void fmi2_free_instance(SartInner *in)
 {
 	Fmi2Inner *f = impl(in);
-	in->direct.c = NULL;
+	f->direct.c = NULL;
 	f->api.free_instance(f->c);
 	f->c = NULL;
 }
@@ -492,6 +496,11 @@ static SartStatus fmi2_deserialize(SartInner *in, const unsigned char *buf, size
 	               f->api.deserialize(f->c, (const fmi2Byte *)buf, size, state));
 }
 
+static void fmi2_close_direct(SartInner *in)
+{
+	impl(in)->direct.c = NULL;
+}
+
 /* A direct call's status other than fmi2OK, reported as the call through the seam would. */
 static SART_COLD SartStatus fmi2_direct_status(SartInner *in, SartDirectCall call, int status,
                                                double t, double h, double *reached)
@@ -530,5 +539,6 @@ const SartInnerOps sart_inner_fmi2_ops = {
 	fmi2_deserialize,
 	fmi2_terminate,
 	fmi2_reset,
+	fmi2_close_direct,
 	fmi2_direct_status,
 };

@@ -1,25 +1,27 @@
 /* sart_wrapper.h — the contract between the C that sacc emits for one adaptation and the
- * runtime that turns it into an FMI 2.0 Co-Simulation FMU.
+ * runtime that turns it into a Co-Simulation FMU.
  *
  * The emitted code is the model-specific part, as a Reference FMU's model.c is: a Storage
  * struct (external ports, params, in/out/control vars, rule flags, the inner FMUs' port
  * buffers), a table per type saying where each external variable lives in the Storage and
- * who may set it, and one function per rule part (In, MapIn, Ctrl, MapOut, Out).  It defines one `const SartModel sart_model` describing all of that.
- * sart_wrapper.c is the generic part: every exported fmi2* function, the FMI state machine,
- * logging, the inner FMUs' life cycle (through sart_inner.h), the Init sequence, the
- * Mealy output function G, rejected steps, save_state stacks and FMU states.
+ * who may set it, and one function per rule part (In, MapIn, Ctrl, MapOut, Out).  It
+ * defines one `const SartModel sart_model` describing all of that, and names no FMI type.
+ * The runtime is the generic part: a version-free core (sart_core.h: the inner FMUs' life
+ * cycle through sart_inner.h, Init, the Mealy output function G, the step and its
+ * rejection, save_state stacks, FMU states) under one skin per FMI version (sart_fmi2.c)
+ * that exports that version's functions.
  *
- * Meaning (LANGUAGE.md section 4, the paper's Algorithms 5 and 6):
- *   fmi2DoStep(t, H)   In; Ctrl; Out.  Ctrl's `return` is the step taken, H~.  H~ < H
+ * Meaning (the language's semantics of a wrapper, the paper's Algorithms 5 and 6):
+ *   doStep(t, H)       In; Ctrl; Out.  Ctrl's `return` is the step taken, H~.  H~ < H
  *                      is a rejected step: the wrapper returns to the state it had at t
  *                      (when it snapshots: may_reject, and every inner can get and set
  *                      its state; otherwise it is left in stepFailed),
- *                      answers fmi2Discard, and reports t + H~ as its last successful time.
+ *                      answers Discard, and reports t + H~ as its last successful time.
  *   do_step(f, ti, hi) (sart_do_step) MapIn(hi, ti - t); the inputs of f assigned since its
  *                      last step are set on f; f steps; all its outputs are read; MapOut(hi,
  *                      ti - t).  Internal couplings are explicit assignments by then (rule
  *                      ImplementInternalBinding), so the runtime does not apply them here.
- *   Init               at fmi2ExitInitializationMode: the storage's initial values (from the
+ *   Init               on leaving initialization mode: the storage's initial values (from the
  *                      params as set by then), In, then for each inner in `order`: MapIn(0,
  *                      0), couple, set its assigned inputs, read its outputs, MapOut(0, 0);
  *                      then the inners leave initialization mode, then Out.
@@ -30,12 +32,12 @@
  *
  * Failures.  A runtime call made from a rule (sart_do_step, sart_save_state, ...) that
  * fails logs, records the status and returns a harmless value (0); every such call made
- * after it in the same fmi2 call returns at once without reaching an inner FMU, and the
- * runtime stops the sequence (Init, G, the step) before its next part, so the fmi2
- * function returns that status.  Emitted code therefore holds no resources and needs no
+ * after it in the same call from the importer returns at once without reaching an inner FMU, and the
+ * runtime stops the sequence (Init, G, the step) before its next part, so the importer's
+ * call returns that status.  Emitted code therefore holds no resources and needs no
  * error checks for correctness; it leaves a `for` loop at its next iteration once
  * sart_failed says so, so as not to spin through iterations that can do nothing.  A Real
- * sent to an inner FMU that is NaN or infinite is such a failure (fmi2Error naming the
+ * sent to an inner FMU that is NaN or infinite is such a failure (an error naming the
  * inner port), never passed on.
  *
  * What the emitted code may not assume: the Storage it is handed is not always the same
@@ -49,7 +51,7 @@
 #include "sart_inner.h"
 
 /* The variable types the wrapper exchanges.  Booleans are ints holding 0 or 1, as
- * fmi2Boolean; Integers are ints, as fmi2Integer.  Strings are not supported yet. */
+ * FMI's; Integers are ints.  Strings are not supported yet. */
 typedef enum SartType { SART_REAL, SART_INTEGER, SART_BOOLEAN, SART_NTYPES } SartType;
 
 /* One FMI type's ports of an inner FMU, in one direction, as the runtime reaches them in
@@ -81,22 +83,22 @@ typedef struct SartWrapper SartWrapper;
 /* Every rule part gets the wrapper (for runtime calls), the Storage, and the external
  * step's start t and size H. */
 typedef void SartRulePart(SartWrapper *w, void *s, double t, double H);
-/* MapIn and MapOut also get h and dt (LANGUAGE.md section 4). */
+/* MapIn and MapOut also get h and dt (the language's semantics). */
 typedef void SartMapPart(SartWrapper *w, void *s, double t, double H, double h, double dt);
 
-/* Who may set an external variable with fmi2SetX.  Ordered: a variable is settable when
+/* Who may set an external variable.  Ordered: a variable is settable when
  * its kind is at least SART_VAR_FIXED before initialization ends and at least
  * SART_VAR_TUNABLE after, so that the runtime tests it with one comparison.  Outputs are
  * never settable; inputs and tunable parameters always. */
 typedef enum SartVarKind {
 	SART_VAR_OUTPUT = 0,
-	SART_VAR_FIXED = 1,   /* a fixed parameter: until fmi2ExitInitializationMode */
+	SART_VAR_FIXED = 1,   /* a fixed parameter: until initialization ends */
 	SART_VAR_TUNABLE = 2, /* a tunable parameter */
 	SART_VAR_INPUT = 3
 } SartVarKind;
 
 /* One external variable of one type, at index = its value reference in that type's table
- * (value references are 0..nvr[type]-1 per type).  fmi2GetX and fmi2SetX are one loop over
+ * (value references are 0..nvr[type]-1 per type).  The skins' gets and sets are one loop over
  * these in the runtime: a value is read or written at `offset` in the Storage (a double for
  * Reals, an int for Integers and Booleans), and an unknown value reference or a variable
  * that may not be set is reported by the runtime, naming it. */
@@ -133,11 +135,11 @@ typedef struct SartModel {
 	                               * in stepFailed, as that inner would be) */
 
 	const SartVr *real_inputs;    /* the external Real inputs' value references, for */
-	unsigned nreal_inputs;        /* fmi2SetRealInputDerivatives */
+	unsigned nreal_inputs;        /* input derivatives */
 
-	/* The params' start values (fmi2Instantiate, fmi2Reset). */
+	/* The params' start values (at instantiation and reset). */
 	void (*defaults)(void *s);
-	/* The in/out/control vars' initial values, from the params (fmi2ExitInitializationMode). */
+	/* The in/out/control vars' initial values, from the params (leaving initialization). */
 	SartRulePart *initial;
 
 
@@ -151,17 +153,18 @@ typedef struct SartModel {
 	void (*couple)(SartWrapper *w, void *s, unsigned inner);
 
 	/* The fast step, or NULL: In, Ctrl and Out of one step from t by H written out by the
-	 * emitter as straight-line code, for adaptations simple enough (compiler/emit_c.c,
+	 * emitter as straight-line code, for adaptations simple enough (compiler/emit_c_fast.c,
 	 * fast_step_form: unconditional in rules, no rule part calling the runtime, Ctrl only
 	 * do_step(f, t, H) of distinct inners with the internal couplings between them, every
-	 * Real input of a stepped inner assigned each step, Real ports only).  Each inner is
-	 * set, stepped and read through the seam's direct route, and r->last[f] set.  It
+	 * Real input of a stepped inner assigned each step, Real ports only, FMI 2.0 inners).
+	 * Each inner is set, stepped and read through the seam's direct route (the calls of
+	 * sart_fast_step.h), and r->last[f] set.  It
 	 * leaves exactly the state the general path would.  Returns 1 when the whole step went
 	 * with SART_OK (Out has run); otherwise it handed over to sart_fast_rest where that
 	 * happened, went on as Ctrl would, and *taken is what Ctrl returns: Out has not run,
-	 * and the runtime ends the step as after Ctrl.  fmi2DoStep takes it only on a plain
-	 * step (stepComplete, t the current time, 0 < H, no snapshot, no input derivatives,
-	 * no call log). */
+	 * and the runtime ends the step as after Ctrl.  The runtime takes it only on a plain
+	 * step (runtime/sart_fast_step.c: between steps, t the current time within the
+	 * tolerance, 0 < H, no snapshot, no input derivatives, no call log). */
 	int (*fast_step)(SartWrapper *w, void *s, const SartFastRoute *r, double t, double H,
 	                 double *taken);
 } SartModel;
@@ -203,11 +206,22 @@ double sart_e(SartWrapper *w);
 int sart_is_set(SartWrapper *w, SartType type, SartVr vr);
 void sart_discard(SartWrapper *w, SartType type, SartVr vr);
 
-/* Whether a rule-level call failed in this fmi2 call: the emitted code leaves its `for`
+/* Whether a rule-level call failed in this call from the importer: the emitted code leaves its `for`
  * loops when it did (see "Failures" above). */
 int sart_failed(const SartWrapper *w);
 
-/* is_close(a, b, rtol, atol), the original tool's definition (LANGUAGE.md section 4). */
+/* Whether every v[k] is finite, in one branch: 0 * x is 0 exactly for every finite x and
+ * NaN for NaN and the infinities, so the sum is 0 exactly when all are finite.  Inline, so
+ * that with n a constant it is a few multiplications and one comparison. */
+static inline int sart_all_finite(const double *v, unsigned n)
+{
+	double zero = 0.0;
+	for (unsigned k = 0; k < n; k++)
+		zero += 0.0 * v[k];
+	return zero == 0.0;
+}
+
+/* is_close(a, b, rtol, atol), the original tool's definition (the language's semantics). */
 int sart_is_close(double a, double b, double rtol, double atol);
 
 /* min and max of Integers (Reals use fmin/fmax from <math.h>). */

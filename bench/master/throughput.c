@@ -19,8 +19,9 @@
  * built and unpacked by run.sh into BUILD/bench/master/ring_sa: the driver instantiates it
  * and calls only its fmi2DoStep, N times, then reads its three outputs.  The wrapper
  * makes the same three set/doStep/get per step on its inner FMUs, from its own code.
- * `wrapper-nofast` is the same with SART_NO_FAST_STEP set: the wrapper runs its general
- * step (Ctrl through sart_do_step) instead of the emitted fast step.
+ * `wrapper-nofast` is the same FMU built with -DSART_NO_FAST_STEP (run.sh unpacks it into
+ * BUILD/bench/master/ring_sa-nofast): the wrapper runs its general step (Ctrl through
+ * sart_do_step) instead of the emitted fast step.
  *
  * Prints `checksum X` (a.x, b.x, c.x at the end, so the two loops can be compared: they
  * must agree bit for bit) and `ns_per_step T` (wall time of the whole run over N).
@@ -244,7 +245,7 @@ static void read_guid(const char *dir, char *guid, size_t size)
 	guid[end - (g + 6)] = '\0';
 }
 
-static void run_wrapper(const char *rel, long n, int no_fast)
+static void run_wrapper(const char *rel, long n)
 {
 	char dir[PATH_MAX], path[PATH_MAX + 64], uri[PATH_MAX + 32], guid[128];
 	if (!realpath(rel, dir))
@@ -252,9 +253,6 @@ static void run_wrapper(const char *rel, long n, int no_fast)
 	read_guid(dir, guid, sizeof guid);
 	snprintf(path, sizeof path, "%s/binaries/linux64/ring_sa.so", dir);
 	snprintf(uri, sizeof uri, "file://%s/resources", dir);
-	/* the runtime reads it in fmi2Instantiate */
-	if (no_fast && setenv("SART_NO_FAST_STEP", "1", 1) != 0)
-		die("setenv failed");
 	Api a;
 	void *lib = load_api(path, &a);
 	const fmi2CallbackFunctions cb = {logger, calloc, free, NULL, NULL};
@@ -288,18 +286,21 @@ int main(int argc, char **argv)
 		        "BUILD N [check]\n");
 		return 2;
 	}
-	char dir[1024], wrapper[1024];
+	char dir[1024], wrapper[1024], nofast[1024];
 	long n = strtol(argv[3], NULL, 10);
 	if (n < 1)
 		die("N must be positive");
 	snprintf(dir, sizeof dir, "%s/fmus/integrator", argv[2]);
 	snprintf(wrapper, sizeof wrapper, "%s/bench/master/ring_sa", argv[2]);
+	snprintf(nofast, sizeof nofast, "%s/bench/master/ring_sa-nofast", argv[2]);
 	if (strcmp(argv[1], "master") == 0 || strcmp(argv[1], "master-save") == 0)
 		run_master(dir, n, argc == 5, argv[1][6] == '-');
 	else if (strcmp(argv[1], "hand") == 0)
 		run_hand(dir, n);
-	else if (strcmp(argv[1], "wrapper") == 0 || strcmp(argv[1], "wrapper-nofast") == 0)
-		run_wrapper(wrapper, n, argv[1][7] == '-');
+	else if (strcmp(argv[1], "wrapper") == 0)
+		run_wrapper(wrapper, n);
+	else if (strcmp(argv[1], "wrapper-nofast") == 0)
+		run_wrapper(nofast, n);
 	else
 		die("the first argument is master, master-save, hand, wrapper or wrapper-nofast");
 	return 0;

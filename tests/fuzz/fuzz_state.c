@@ -1,5 +1,5 @@
 /* fuzz_state.c — libFuzzer entry point: the input as a serialized FMU state of a wrapper FMU,
- * through fmi2DeSerializeFMUstate (runtime/sart_wrapper.c) and, when it is accepted, through
+ * through fmi2DeSerializeFMUstate (runtime/sart_state.c) and, when it is accepted, through
  * fmi2SetFMUstate, the outputs and one fmi2DoStep.  FMU.md: "Serialized states are versioned
  * and checked on load (wrong size or foreign data is an error, never a crash)".
  *

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <dlfcn.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -97,13 +98,13 @@ static void read_guid(const char *dir, char *out, size_t size)
 	assert_true(out[0] != '\0');
 }
 
-/* Unpacks BUILD/<sub>/<id>.fmu into BUILD/e2e-unpacked/<id>/ with `sacc unpack`, loads it. */
+/* Unpacks BUILD/<sub>/<id>.fmu into BUILD/e2e-unpacked/<sub>/<id>/ with `sacc unpack`, loads it. */
 static void fmu_open(Fmu *f, const char *sub, const char *id)
 {
 	char cmd[3 * PATH_MAX], rel[PATH_MAX];
-	snprintf(rel, sizeof rel, "%s/e2e-unpacked/%s", build_dir(), id);
-	snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s/e2e-unpacked' && "
-	         "'%s/sacc' unpack '%s/%s/%s.fmu' '%s'", rel, build_dir(), build_dir(),
+	snprintf(rel, sizeof rel, "%s/e2e-unpacked/%s/%s", build_dir(), sub, id);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s/e2e-unpacked/%s' && "
+	         "'%s/sacc' unpack '%s/%s/%s.fmu' '%s'", rel, build_dir(), sub, build_dir(),
 	         build_dir(), sub, id, rel);
 	assert_int_equal(system(cmd), 0);
 	assert_non_null(realpath(rel, f->dir));
@@ -400,6 +401,13 @@ static void loop_sa__get_step_set_step__bit_identical(void **state)
 
 /* ---- the fast step against the general path -------------------------------------------- */
 
+/* One harness for both paths: every scenario below runs on two instances of the same script,
+ * one built as sacc builds it (its plain steps take the emitted fast step) and one built with
+ * -DSART_NO_FAST_STEP (BUILD/paths-general/, the Makefile's rule: every step on the general
+ * path, rule parts through the model's table and sart_do_step through the seam).  Each call
+ * is made on both and must give both the same status; after each step every output must be
+ * the same bit for bit; at the end both must have logged the same messages. */
+
 /* Each instance's messages, "status category: message" a line (the componentEnvironment). */
 typedef struct PathLog {
 	char text[8192];
@@ -429,68 +437,92 @@ static const fmi2CallbackFunctions path_callbacks[2] = {
 	{path_logger, calloc, free, NULL, &path_logs[1]},
 };
 
-/* An initialized instance; general: with SART_NO_FAST_STEP set while it is instantiated,
- * so that its steps take the table-driven path. */
-static fmi2Component path_start(Fmu *f, int general)
-{
-	if (general)
-		assert_int_equal(setenv("SART_NO_FAST_STEP", "1", 1), 0);
-	fmi2Component c = f->api.instantiate(general ? "general" : "fast", fmi2CoSimulation, f->guid,
-	                                     f->uri, &path_callbacks[general], fmi2False, fmi2False);
-	assert_int_equal(unsetenv("SART_NO_FAST_STEP"), 0);
-	assert_non_null(c);
-	assert_int_equal(f->api.setup(c, fmi2False, 0, 0, fmi2False, 0), fmi2OK);
-	assert_int_equal(f->api.enter_init(c), fmi2OK);
-	assert_int_equal(f->api.exit_init(c), fmi2OK);
-	return c;
-}
+/* The two instances of one script: [0] takes the fast step, [1] the general path. */
+typedef struct Paths {
+	Fmu f[2];
+	fmi2Component c[2];
+	fmi2ValueReference in[8], out[8];
+	int nin, nout;
+} Paths;
 
-/* Sets the same inputs on both, steps both from t by H, expects status st from both, and
- * compares every output bit for bit. */
-static void path_step(Fmu *f, fmi2Component c[2], const fmi2ValueReference in[3],
-                      const double u[3], const fmi2ValueReference out[3], double t, double H,
-                      fmi2Status st)
+/* Whether the emitter wrote a fast step for the FMU (its sources/<id>.c), so that [0]
+ * takes it. */
+static int has_fast_step(const Fmu *f)
 {
-	double y[2][3];
-	for (int k = 0; k < 2; k++) {
-		assert_int_equal(f->api.set_real(c[k], in, 3, u), fmi2OK);
-		assert_int_equal(f->api.do_step(c[k], t, H, fmi2True), st);
-		assert_int_equal(f->api.get_real(c[k], out, 3, y[k]), fmi2OK);
-	}
-	assert_memory_equal(y[0], y[1], sizeof y[0]);
-}
-
-/* power_sa's emitted fast step and the general path (rule parts through the model's table,
- * sart_do_step through the seam) step two instances through the same inputs: every output
- * bit the same after every step, through the motor's discard of a step too long for it
- * (the fast step hands over to the general handling: stepFailed, the last successful time,
- * the same message), a restored state, and an input that is not finite (refused before the
- * motor: the same error). */
-static void power_sa__fast_step_and_general_path__bit_identical(void **state)
-{
-	(void)state;
-	Fmu f;
-	fmu_open(&f, "powerwindow", "power_sa");
-	/* the emitter did write a fast step for power_sa, so that "fast" takes it */
-	char src[PATH_MAX + 64], line[256];
-	int has_fast = 0;
-	snprintf(src, sizeof src, "%s/sources/power_sa.c", f.dir);
+	char src[PATH_MAX + 128], line[256];
+	int has = 0;
+	snprintf(src, sizeof src, "%s/sources/%s.c", f->dir, f->id);
 	FILE *fp = fopen(src, "r");
 	assert_non_null(fp);
 	while (fgets(line, sizeof line, fp))
-		has_fast |= strstr(line, ".fast_step = fast_step,") != NULL;
+		has |= strstr(line, ".fast_step = fast_step,") != NULL;
 	fclose(fp);
-	assert_true(has_fast);
+	return has;
+}
 
+/* Both builds of BUILD/<sub>/<id>.fmu opened and initialized, with the named inputs and
+ * outputs (NULL-terminated lists). */
+static void paths_open(Paths *p, const char *sub, const char *id, const char *const *in,
+                       const char *const *out)
+{
+	memset(p, 0, sizeof *p);
 	memset(path_logs, 0, sizeof path_logs);
-	fmi2Component c[2] = {path_start(&f, 0), path_start(&f, 1)};
-	const fmi2ValueReference in[3] = {vr_of(&f, "u"), vr_of(&f, "d"), vr_of(&f, "tau")};
-	const fmi2ValueReference out[3] = {vr_of(&f, "armature_current"), vr_of(&f, "speed"),
-	                                   vr_of(&f, "displacement")};
+	fmu_open(&p->f[0], sub, id);
+	fmu_open(&p->f[1], "paths-general", id);
+	assert_true(has_fast_step(&p->f[0]));
+	for (int k = 0; k < 2; k++) {
+		Fmu *f = &p->f[k];
+		p->c[k] = f->api.instantiate(k ? "general" : "fast", fmi2CoSimulation, f->guid, f->uri,
+		                             &path_callbacks[k], fmi2False, fmi2False);
+		assert_non_null(p->c[k]);
+		assert_int_equal(f->api.setup(p->c[k], fmi2False, 0, 0, fmi2False, 0), fmi2OK);
+		assert_int_equal(f->api.enter_init(p->c[k]), fmi2OK);
+		assert_int_equal(f->api.exit_init(p->c[k]), fmi2OK);
+	}
+	for (; in[p->nin]; p->nin++)
+		p->in[p->nin] = vr_of(&p->f[0], in[p->nin]);
+	for (; out[p->nout]; p->nout++)
+		p->out[p->nout] = vr_of(&p->f[0], out[p->nout]);
+}
+
+/* Sets the inputs u on both, steps both from t by H, expects status st from both, and
+ * compares every output bit for bit. */
+static void paths_step(Paths *p, const double *u, double t, double H, fmi2Status st)
+{
+	double y[2][8];
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(p->f[k].api.set_real(p->c[k], p->in, (size_t)p->nin, u), fmi2OK);
+		assert_int_equal(p->f[k].api.do_step(p->c[k], t, H, fmi2True), st);
+		assert_int_equal(p->f[k].api.get_real(p->c[k], p->out, (size_t)p->nout, y[k]), fmi2OK);
+	}
+	assert_memory_equal(y[0], y[1], (size_t)p->nout * sizeof y[0][0]);
+}
+
+/* The same messages on both, then both freed. */
+static void paths_close(Paths *p)
+{
+	assert_string_equal(path_logs[0].text, path_logs[1].text);
+	for (int k = 0; k < 2; k++) {
+		p->f[k].api.free_instance(p->c[k]);
+		fmi2_unimport(&p->f[k].api);
+	}
+}
+
+/* power_sa: the motor through its inputs, its discard of a step too long for it (the fast
+ * step hands over to the general handling: stepFailed, the last successful time, the same
+ * message), a restored state, and an input that is not finite (refused before the motor:
+ * the same error). */
+static void paths__power_sa__same_outputs_statuses_and_messages(void **state)
+{
+	(void)state;
+	static const char *const in[] = {"u", "d", "tau", NULL};
+	static const char *const out[] = {"armature_current", "speed", "displacement", NULL};
+	Paths p;
+	paths_open(&p, "powerwindow", "power_sa", in, out);
 	double t = 0, H = 0.01;
 	for (int i = 0; i < 300; i++, t += H) {
 		const double u[3] = {i % 97 < 60, i % 131 > 90, 0.05 * sin(0.1 * i)};
-		path_step(&f, c, in, u, out, t, H, fmi2OK);
+		paths_step(&p, u, t, H, fmi2OK);
 	}
 
 	/* 150 s is more than the motor integrates in one step: its discard is passed up */
@@ -498,31 +530,89 @@ static void power_sa__fast_step_and_general_path__bit_identical(void **state)
 	double last[2];
 	const double u1[3] = {1, 0, 0.01};
 	for (int k = 0; k < 2; k++)
-		assert_int_equal(f.api.get_state(c[k], &s[k]), fmi2OK);
-	path_step(&f, c, in, u1, out, t, 150.0, fmi2Discard);
+		assert_int_equal(p.f[k].api.get_state(p.c[k], &s[k]), fmi2OK);
+	paths_step(&p, u1, t, 150.0, fmi2Discard);
 	for (int k = 0; k < 2; k++)
-		assert_int_equal(f.api.get_real_status(c[k], fmi2LastSuccessfulTime, &last[k]), fmi2OK);
+		assert_int_equal(p.f[k].api.get_real_status(p.c[k], fmi2LastSuccessfulTime, &last[k]),
+		                 fmi2OK);
 	assert_memory_equal(&last[0], &last[1], sizeof last[0]);
 	assert_true(last[0] > t && last[0] < t + 150.0);
 	assert_non_null(strstr(path_logs[0].text, "returned fmi2Discard"));
-	assert_string_equal(path_logs[0].text, path_logs[1].text);
 	/* taken back to t, both go on */
 	for (int k = 0; k < 2; k++) {
-		assert_int_equal(f.api.set_state(c[k], s[k]), fmi2OK);
-		assert_int_equal(f.api.free_state(c[k], &s[k]), fmi2OK);
+		assert_int_equal(p.f[k].api.set_state(p.c[k], s[k]), fmi2OK);
+		assert_int_equal(p.f[k].api.free_state(p.c[k], &s[k]), fmi2OK);
 	}
 	for (int i = 0; i < 50; i++, t += H) {
 		const double u[3] = {i < 25, i >= 25, -0.02};
-		path_step(&f, c, in, u, out, t, H, fmi2OK);
+		paths_step(&p, u, t, H, fmi2OK);
 	}
 
 	/* a NaN never reaches the motor, on either path */
 	const double bad[3] = {1, 0, NAN};
-	path_step(&f, c, in, bad, out, t, H, fmi2Error);
+	paths_step(&p, bad, t, H, fmi2Error);
 	assert_non_null(strstr(path_logs[0].text, "rule sets power.tau to nan"));
-	assert_string_equal(path_logs[0].text, path_logs[1].text);
-	for (int k = 0; k < 2; k++)
-		f.api.free_instance(c[k]);
+	paths_close(&p);
+}
+
+/* window_sa driven as an importer with a fixed step drives it, t = i h (which rounds away
+ * from the instance's own sum of steps), then an infinite input: refused on both. */
+static void paths__window_sa_at_i_h__same_outputs_statuses_and_messages(void **state)
+{
+	(void)state;
+	static const char *const in[] = {"displacement", "speed", "reaction_force", NULL};
+	static const char *const out[] = {"disp", "tau", NULL};
+	Paths p;
+	paths_open(&p, "powerwindow", "window_sa", in, out);
+	const double h = 1e-3;
+	int i;
+	for (i = 0; i < 2000; i++) {
+		const double u[3] = {0.1 * sin(0.01 * i), 0.5 - 1e-4 * i, (i % 7) * 10.0};
+		paths_step(&p, u, i * h, h, fmi2OK);
+	}
+	const double bad[3] = {0.1, INFINITY, 0};
+	paths_step(&p, bad, i * h, h, fmi2Error);
+	assert_non_null(strstr(path_logs[0].text, "rule sets window.speed to inf"));
+	paths_close(&p);
+}
+
+/* A pass-through driven with t = i h takes the fast step on every plain step: the build with
+ * -DSART_STEP_STATS (BUILD/paths-stats/) counts the steps that entered it and the others.
+ * The premise: i h differs from the instance's sum of steps on many of these steps, so a
+ * guard that demanded t bit-equal to its own time would send those to the general path. */
+static void paths__passthrough_at_i_h__every_plain_step_fast(void **state)
+{
+	(void)state;
+	Fmu f;
+	fmu_open(&f, "paths-stats", "passthrough_sa");
+	void (*stats)(void *, unsigned long[2]) = NULL;
+	void *sym = dlsym(f.api.lib, "sart_step_stats");
+	assert_non_null(sym);
+	memcpy(&stats, &sym, sizeof sym);
+	fmi2Component c = fmu_start(&f, "pass");
+	const fmi2ValueReference in = vr_of(&f, "speed");
+	const double h = 1e-3;
+	const int n = 40000;
+	double sum = 0;
+	int rounded_away = 0;
+	for (int i = 0; i < n; i++) {
+		const double u = 0.5 * sin(1e-3 * i);
+		rounded_away += i * h != sum;
+		assert_int_equal(f.api.set_real(c, &in, 1, &u), fmi2OK);
+		assert_int_equal(f.api.do_step(c, i * h, h, fmi2True), fmi2OK);
+		sum += h;
+	}
+	assert_true(rounded_away > n / 10);
+	unsigned long counts[2];
+	stats(c, counts);
+	assert_int_equal(counts[0], (unsigned long)n);
+	assert_int_equal(counts[1], 0);
+	/* a step that is not plain (t off by more than the tolerance) is refused, and counted
+	 * as not fast */
+	assert_int_equal(f.api.do_step(c, n * h + 1e-3, h, fmi2True), fmi2Error);
+	stats(c, counts);
+	assert_int_equal(counts[0], (unsigned long)n);
+	f.api.free_instance(c);
 	fmi2_unimport(&f.api);
 }
 
@@ -725,7 +815,9 @@ int main(void)
 		cmocka_unit_test(controller_sa__current_ramp__crossing_located_by_step_rejection),
 		cmocka_unit_test(rate_sa__contact__steps_cut_and_torque_predicted),
 		cmocka_unit_test(loop_sa__get_step_set_step__bit_identical),
-		cmocka_unit_test(power_sa__fast_step_and_general_path__bit_identical),
+		cmocka_unit_test(paths__power_sa__same_outputs_statuses_and_messages),
+		cmocka_unit_test(paths__window_sa_at_i_h__same_outputs_statuses_and_messages),
+		cmocka_unit_test(paths__passthrough_at_i_h__every_plain_step_fast),
 		cmocka_unit_test(lazy_sa__step_across_the_timer__is_rejected_at_its_expiry),
 		cmocka_unit_test(lazy_sa__logging_on__inner_messages_forwarded_with_prefix),
 		cmocka_unit_test(step_rounding__step_from_absolute_times__above_h_whole_below_h_rejected),

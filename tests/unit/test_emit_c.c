@@ -465,9 +465,18 @@ static void emit_c__fast_step__only_for_the_simple_form(void **state)
 	/* pass-through: straight-line In, MapIn, one set/step/get through the direct route */
 	emit_text(&e, s_pass, "pass_sa");
 	assert_contains(e.source, "\t.fast_step = fast_step,\n");
-	assert_contains(e.source, "\tst = d->set_real(d->c, window_in_real_vr, 3, s->window_in_real);\n");
-	assert_contains(e.source, "\tst = d->get_real(d->c, window_out_real_vr, 2, "
+	assert_contains(e.source, "#include \"sart_wrapper.h\"\n#include \"sart_fast_step.h\"\n");
+	assert_contains(e.source, "\tif (!sart_all_finite(s->window_in_real, 3) || "
+				  "!sart_direct_ready(d))\n");
+	assert_contains(e.source, "\tst = sart_direct_set_real(d, window_in_real_vr, 3, "
+				  "s->window_in_real);\n");
+	assert_contains(e.source, "\tst = sart_direct_do_step(d, t, H);\n\tif (st != SART_OK)\n");
+	assert_contains(e.source, "\tst = sart_direct_get_real(d, window_out_real_vr, 2, "
 				  "s->window_out_real);\n");
+	assert_contains(e.source, "\tif (!sart_all_finite(s->window_out_real, 2))\n");
+	/* the emitted C names no FMI type or status */
+	assert_lacks(e.source, "fmi2");
+	assert_lacks(e.source, "fmi3");
 	assert_contains(e.source, "\ts->window_in_real_assigned[window_in_speed] = 0;\n");
 	assert_contains(e.source, "\t\treturn sart_fast_rest(w, s, inner_window, t, H, 2, st, sart_taken);\n");
 	emitted_free(&e);
@@ -491,6 +500,7 @@ static void emit_c__fast_step__only_for_the_simple_form(void **state)
 	emit_text(&e, s_names, "names_sa");
 	assert_contains(e.source, "\t.fast_step = NULL,\n");
 	assert_lacks(e.source, "fast_do_step_");
+	assert_lacks(e.source, "sart_fast_step.h");
 	emitted_free(&e);
 	emit_text(&e, s_guarded, "guarded_sa");
 	assert_contains(e.source, "\t.fast_step = NULL,\n");

@@ -1,5 +1,6 @@
-/* test_sart_wrapper.c — runtime/sart_wrapper.c, the generic FMI 2.0 layer of every wrapper
- * FMU, seen as any importer sees it: the hand-written tests/e2e/manual/window_sa.c linked
+/* test_sart_wrapper.c — the wrapper core (runtime/sart_core.h) under its FMI 2.0 skin
+ * (runtime/sart_fmi2.c), the generic layer of every wrapper FMU, seen as any importer sees
+ * it: the hand-written tests/e2e/manual/window_sa.c linked
  * with the runtime into $SACC_BUILD/e2e-manual/window_sa/ (see the Makefile), loaded with
  * dlopen through fmi2_importer.h only.  This binary does not link the runtime.
  *

@@ -7,6 +7,7 @@
 
 #include "config.h"
 #include "sart_wrapper.h"
+#include "sart_fast_step.h"
 
 static const SartVr power_in_real_vr[3] = {0, 1, 2};
 static const char *const power_in_real_names[3] = {"u", "d", "tau"};
@@ -167,24 +168,24 @@ static void couple(SartWrapper *w, void *sp, unsigned inner)
 	(void)inner;
 }
 
-/* do_step(power, t, H) in the fast step (sart_fast_rest when not fmi2OK). */
+/* do_step(power, t, H) in the fast step (sart_fast_rest when not SART_OK). */
 static int fast_do_step_power(SartWrapper *w, Storage *s, const SartFastRoute *sart_route,
                               double t, double H, double *sart_taken)
 {
 	const SartInnerDirect *d = sart_route->direct[inner_power];
-	int st;
-	if (0.0 * s->power_in_real[0] + 0.0 * s->power_in_real[1] + 0.0 * s->power_in_real[2] != 0.0 || !d->c)
+	SartStatus st;
+	if (!sart_all_finite(s->power_in_real, 3) || !sart_direct_ready(d))
 		return sart_fast_rest(w, s, inner_power, t, H, 0, 0, sart_taken);
-	st = d->set_real(d->c, power_in_real_vr, 3, s->power_in_real);
-	if (st != fmi2OK)
+	st = sart_direct_set_real(d, power_in_real_vr, 3, s->power_in_real);
+	if (st != SART_OK)
 		return sart_fast_rest(w, s, inner_power, t, H, 1, st, sart_taken);
-	st = d->do_step(d->c, t, H, fmi2False);
-	if (st != fmi2OK)
+	st = sart_direct_do_step(d, t, H);
+	if (st != SART_OK)
 		return sart_fast_rest(w, s, inner_power, t, H, 2, st, sart_taken);
-	st = d->get_real(d->c, power_out_real_vr, 3, s->power_out_real);
-	if (st != fmi2OK)
+	st = sart_direct_get_real(d, power_out_real_vr, 3, s->power_out_real);
+	if (st != SART_OK)
 		return sart_fast_rest(w, s, inner_power, t, H, 3, st, sart_taken);
-	if (0.0 * s->power_out_real[0] + 0.0 * s->power_out_real[1] + 0.0 * s->power_out_real[2] != 0.0)
+	if (!sart_all_finite(s->power_out_real, 3))
 		return sart_fast_rest(w, s, inner_power, t, H, 3, 0, sart_taken);
 	sart_route->last[inner_power] = t + H;
 	return 1;

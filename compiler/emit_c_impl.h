@@ -1,0 +1,98 @@
+/* emit_c_impl.h — what the files of the C emitter share, private to them: emit_c.c (names,
+ * inner FMUs, statements, rule parts, the two files), emit_c_expr.c (types and expressions)
+ * and emit_c_fast.c (the fast step).  Functions shared between them carry the ec_ prefix. */
+#ifndef EMIT_C_IMPL_H
+#define EMIT_C_IMPL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "emit.h"
+
+enum { T_REAL, T_INTEGER, T_BOOLEAN, T_N }; /* SartType's order */
+
+extern const char *const type_word[T_N]; /* "real", ... */
+extern const char *const type_fmi[T_N];  /* "Real", ... */
+extern const char *const type_sart[T_N]; /* "SART_REAL", ... */
+
+/* What a rule-part function uses, so that the rest gets a (void) line. */
+enum { U_W = 1, U_S = 2, U_T = 4, U_BIGH = 8, U_H = 16, U_DT = 32 };
+
+typedef struct Field {
+	const Node *decl;
+	const char *c;
+} Field;
+
+typedef struct Slot {
+	int type;          /* T_*, -1 when the port cannot be emitted */
+	int index;         /* in its direction's array of that type */
+	const char *enumc; /* <inner>_in_<port> */
+	uint32_t vr;
+} Slot;
+
+typedef struct InnerC {
+	const Inner *in;
+	const char *cname;  /* the inner's name as a C identifier part */
+	const char *enumc;  /* inner_<name> */
+	Slot *slots;        /* parallel to in->ports */
+	int n[2][T_N];      /* [0 in, 1 out][type] */
+	const char *model_identifier, *guid;
+	int version;        /* 2 or 3 */
+	unsigned caps;
+} InnerC;
+
+typedef struct Ec {
+	Compilation *c;
+	const EmitLayout *l;
+	Node *sa;
+	SaInfo *info;
+	const char *file;   /* the script's base name */
+	int before;         /* errors before emitting */
+	Field *fields;
+	int nfields, capfields;
+	InnerC *inners;
+	int ninners;
+	int nin_rules, nout_rules;
+	bool round_digits;  /* the helper for round(x, n) is needed */
+	/* What the rule parts In, MapIn, MapOut and Out use (U_*), and whether a rule has a
+	 * condition block: fast_step_form's tests. */
+	unsigned part_uses[4];
+	bool cond_blocks;
+	/* the function being written */
+	StrBuf *o;
+	int depth;
+	unsigned uses;
+	bool map;           /* h and dt are parameters */
+	const Node *root;   /* where a local's reads are looked for */
+} Ec;
+
+
+/* The storage var groups, in Storage order. */
+typedef struct Group {
+	const char *comment;
+	const Node *list;
+} Group;
+
+/* Operator precedence, lowest first: the C text of an expression gets parentheses only where
+ * its context binds tighter. */
+enum { P_LOW, P_OR, P_AND, P_EQ, P_REL, P_ADD, P_MUL, P_UNARY, P_POSTFIX };
+
+const char *ec_base_name(const char *path);
+const char *ec_c_string(Arena *a, const char *s);
+void ec_error(Ec *e, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+const char *ec_field_named(const Ec *e, const char *name);
+const char *ec_field_of(const Ec *e, const Node *decl);
+InnerC *ec_inner_c(Ec *e, const char *name);
+const char *ec_local_c(Ec *e, const char *name);
+const char *ec_real_text(Ec *e, double v);
+int ec_sart_type(SaType t);
+void ec_begin_fn(Ec *e, StrBuf *body, bool map, const Node *root);
+bool ec_passes_steps_up(const Node *body, const Node *r);
+Node *ec_rules_of(Ec *e, bool in);
+void ec_stmt(Ec *e, const Node *s);
+const char *ec_expr(Ec *e, const Node *n, int min_prec);
+const InnerPort *ec_inner_port_of(Ec *e, const Node *ref, InnerC **icp);
+bool ec_is_truth(const Node *n);
+bool ec_emit_fast_step(Ec *e, StrBuf *out);
+
+#endif

@@ -1,0 +1,160 @@
+/* sart_fast_step.c — the wrapper's fast paths for the step: the plain step, taken whenever a
+ * step needs nothing but In; Ctrl; Out (a valid instance between steps, no snapshot, no
+ * input derivatives, no call log, t the instance's time within the tolerance the general
+ * step accepts, 0 < H <= DBL_MAX), and the runtime side of the emitted fast step
+ * (SartModel.fast_step), which the plain step runs when the emitter wrote one: its entry,
+ * and sart_fast_rest, where it hands over to the general handling at the point where
+ * anything but SART_OK appears.  Everything else goes to sart_do_step_full (sart_step.c).
+ *
+ * Build options, for comparing the paths (the wrapper's C is compiled with them; `sacc
+ * build` passes what $CC holds, so CC="cc -DSART_NO_FAST_STEP" works):
+ *   -DSART_NO_FAST_STEP  plain steps run the table-driven step even when the emitter wrote
+ *                        a fast step: the general path, with the same results bit for bit.
+ *   -DSART_STEP_STATS    counts the steps that entered the fast step and those that took
+ *                        any other path, read with sart_step_stats (exported, for tests);
+ *                        without it the counting costs nothing, as it is not there. */
+#include "sart_core_impl.h"
+
+int sart_fast_step_enabled(void)
+{
+#ifdef SART_NO_FAST_STEP
+	return 0;
+#else
+	return sart_model.fast_step != NULL;
+#endif
+}
+
+#ifdef SART_STEP_STATS
+#define COUNT(w, which) ((w)->which++)
+/* The counts since instantiation: counts[0] fast steps entered, counts[1] other steps. */
+__attribute__((visibility("default"))) void sart_step_stats(void *instance,
+                                                            unsigned long counts[2]);
+void sart_step_stats(void *instance, unsigned long counts[2])
+{
+	const SartWrapper *w = instance;
+	counts[0] = w->steps_fast;
+	counts[1] = w->steps_general;
+}
+#else
+#define COUNT(w, which) ((void)0)
+#endif
+
+/* A fast step's do_step from the point where something other than SART_OK appeared: the rest
+ * of do_step(f, t, H) as sart_do_step would run it, MapIn having run and f's Real input
+ * flags cleared (flush_real clears them all before it checks the values).  stage 0: nothing
+ * called yet (a non-finite input, or no direct route); 1: the set gave status; 2: the step
+ * gave status; 3: the step was OK and the get gave status (0: an output not finite).
+ * Returns the step f took, as sart_do_step does. */
+static SART_COLD double fast_rest(SartWrapper *w, unsigned char *s, unsigned f, double t,
+                                  double H, int stage, int status)
+{
+	const SartPorts *pi = &sart_model.inners[f].in[SART_REAL];
+	const SartPorts *po = &sart_model.inners[f].out[SART_REAL];
+	SartInner *in = w->inner[f];
+	double reached = t + H;
+	SartStatus st = SART_OK;
+	w->map_e = t - w->last[f];
+	switch (stage) {
+	case 0: {
+		const double *u = sart_reals(s, pi->values);
+		if (!sart_all_finite(u, pi->n)) {
+			sart_bad_input(w, f, pi, u);
+			return 0.0;
+		}
+		if (pi->n)
+			sart_check_inner(w, sart_inner_set_real(in, pi->vr, pi->n, u), f,
+			                 "setting the inputs");
+		if (sart_has_failed(w))
+			return 0.0;
+		st = sart_inner_do_step(in, t, H, 0, &reached);
+		break;
+	}
+	case 1:
+		sart_check_inner(w, sart_inner_direct_status(in, SART_DIRECT_SET_REAL, status, t, H, NULL),
+		                 f, "setting the inputs");
+		if (sart_has_failed(w))
+			return 0.0;
+		st = sart_inner_do_step(in, t, H, 0, &reached);
+		break;
+	case 2:
+		st = sart_inner_direct_status(in, SART_DIRECT_DO_STEP, status, t, H, &reached);
+		break;
+	default: {
+		const double *y = sart_reals(s, po->values);
+		if (status) {
+			sart_check_inner(w, sart_inner_direct_status(in, SART_DIRECT_GET_REAL, status, t, H,
+			                                             NULL), f, "reading the outputs");
+			if (sart_has_failed(w))
+				return 0.0;
+		}
+		if (!sart_all_finite(y, po->n)) {
+			sart_bad_output(w, f, po, y);
+			return 0.0;
+		}
+		sart_step_map_out(w, s, f, t, H, reached);
+		return H;
+	}
+	}
+	return sart_after_inner_step(w, s, f, t, H, st, reached);
+}
+
+int sart_fast_rest(SartWrapper *w, void *s, unsigned f, double t, double H, int stage,
+                   int status, double *taken)
+{
+	*taken = fast_rest(w, s, f, t, H, stage, status);
+	return 0;
+}
+
+/* The fast step handed over: the general end of the step. */
+static SART_COLD SartStatus fast_fallback(SartWrapper *w, double t, double H, double Ht)
+{
+	return sart_end_step(w, t, H, Ht, 0, w->host.skin->do_step);
+}
+
+/* The plain step of a wrapper whose emitter wrote a fast step: it runs In, Ctrl and Out in
+ * straight-line code.  When everything in it went with SART_OK (Ht = H, nothing to report),
+ * what is left is the new time; otherwise the fast step has already handed over to the
+ * general handling at that point and returned Ctrl's result, and the step ends as
+ * sart_run_step ends it. */
+static HOT_INLINE SartStatus run_fast_step(SartWrapper *w, double t, double H)
+{
+	double Ht = NAN;
+	sart_begin_step(w, t, H);
+	if (!sart_model.fast_step(w, w->storage, &w->route, t, H, &Ht))
+		return fast_fallback(w, t, H, Ht);
+	sart_commit_step(w, t, H);
+	return SART_OK;
+}
+
+/* The plain step without the emitted one (or with -DSART_NO_FAST_STEP): the table-driven
+ * step, out of line so that the fast step's caller keeps few registers to save. */
+static SART_NOINLINE SartStatus run_plain_step(SartWrapper *w, double t, double H)
+{
+	COUNT(w, steps_general);
+	return sart_run_step(w, t, H, 0, w->host.skin->do_step);
+}
+
+/* Whether t is the instance's time as the general step accepts it: bit-equal in one
+ * comparison (an importer that sums its steps as the instance does), else within the
+ * tolerance (an importer's t = i h). */
+static inline int at_time(const SartWrapper *w, double t)
+{
+	return t == w->time || fabs(t - w->time) <= sart_time_tolerance(w->time);
+}
+
+/* The usual step, checked with a few comparisons (see the top of this file); anything else
+ * takes sart_do_step_full, which checks and reports it all.  The importer's t is the time
+ * from now on, as on the general path. */
+SartStatus sart_core_do_step(void *instance, double t, double H, int no_set_prior)
+{
+	SartWrapper *w = instance;
+	if (w && w->magic == WRAPPER_MAGIC && w->plain && w->phase == SART_PHASE_STEP &&
+	    at_time(w, t) && H > 0.0 && H <= DBL_MAX) {
+		w->time = t;
+		if (!w->fast)
+			return run_plain_step(w, t, H);
+		COUNT(w, steps_fast);
+		return run_fast_step(w, t, H);
+	}
+	return sart_do_step_full(instance, t, H, no_set_prior);
+}
