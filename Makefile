@@ -169,6 +169,13 @@ all: $(FMUS3)
 # The FMI 3.0 kit's own test reads the FMUs through the suite's FMI 3.0 importer.
 $(BUILD)/tests/test_fmu3_kit: $(KIT3_FILES) | $(FMUS3)
 
+# fmi3_md_check: the suite's checker of FMI 3.0 model descriptions (rules beyond the schema).
+FMI3_MD_CHECK := $(BUILD)/tools/fmi3_md_check
+$(FMI3_MD_CHECK): tests/fmus3/tools/fmi3_md_check.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(WARN) -o $@ $< $(LDLIBS)
+$(BUILD)/tests/test_fmi3_md_check: | $(FMI3_MD_CHECK)
+
 # ---- the polynomial FMU (tests/fmus/poly/) -----------------------------------------------
 # Like faulty: its model.c includes the kit's C with the input- and output-derivative
 # functions renamed (it takes second input derivatives and gives output derivatives), so
