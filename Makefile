@@ -168,6 +168,35 @@ $(BUILD)/fmus/faulty.fmu: tests/fmus/faulty/modelDescription.xml tests/fmus/faul
 	cp tests/fmus/faulty/modelDescription.xml $(BUILD)/fmus/faulty/modelDescription.xml
 	$(FMU_PACK) $@ $(BUILD)/fmus/faulty
 
+# ---- FMI 3.0 test FMUs (tests/fmus3/) ------------------------------------------------------
+# Each tests/fmus3/<name>/ holds model.c and modelDescription.xml; the kit in tests/fmus3/kit/
+# supplies the FMI 3.0 Co-Simulation layer.  Binaries go under x86_64-linux, FMI 3.0's
+# platform directory.
+FMU3_DIRS   := $(patsubst tests/fmus3/%/modelDescription.xml,%,$(wildcard tests/fmus3/*/modelDescription.xml))
+FMUS3       := $(patsubst %,$(BUILD)/fmus3/%.fmu,$(FMU3_DIRS))
+FMU3_CFLAGS := -std=c99 -O2 -fPIC -shared -fvisibility=hidden -Wall -Wextra -Wpedantic -Werror \
+               -Itests/fmus3/kit -Iruntime/fmi3
+KIT3_FILES  := $(wildcard tests/fmus3/kit/*.[ch] runtime/fmi3/*.h)
+
+$(BUILD)/fmus3/%.fmu: tests/fmus3/%/modelDescription.xml tests/fmus3/%/model.c $(KIT3_FILES) $(FMU_PACK)
+	@mkdir -p $(BUILD)/fmus3/$*/binaries/x86_64-linux
+	$(CC) $(FMU3_CFLAGS) -o $(BUILD)/fmus3/$*/binaries/x86_64-linux/$*.so \
+	    tests/fmus3/$*/model.c tests/fmus3/kit/fmu3_kit.c -lm
+	cp tests/fmus3/$*/modelDescription.xml $(BUILD)/fmus3/$*/modelDescription.xml
+	$(FMU_PACK) $@ $(BUILD)/fmus3/$*
+
+all: $(FMUS3)
+
+# The FMI 3.0 kit's own test reads the FMUs through the suite's FMI 3.0 importer.
+$(BUILD)/tests/test_fmu3_kit: $(KIT3_FILES) | $(FMUS3)
+
+# fmi3_md_check: the suite's checker of FMI 3.0 model descriptions (rules beyond the schema).
+FMI3_MD_CHECK := $(BUILD)/tools/fmi3_md_check
+$(FMI3_MD_CHECK): tests/fmus3/tools/fmi3_md_check.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(WARN) -o $@ $< $(LDLIBS)
+$(BUILD)/tests/test_fmi3_md_check: | $(FMI3_MD_CHECK)
+
 # ---- the polynomial FMU (tests/fmus/poly/) -----------------------------------------------
 # Like faulty: its model.c includes the kit's C with the input- and output-derivative
 # functions renamed (it takes second input derivatives and gives output derivatives), so
@@ -480,10 +509,10 @@ $(BUILD)/tests/test_sart_%: tests/unit/test_sart_%.c $(ORCH_LIB) $(BUILD)/libsar
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(ORCH_LIB) $(BUILD)/libsacc.a $(wildcard tests/unit/*.h) \
                        $(KIT_FILES) $(ORCH_HDR)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(WARN) -Itests/unit -Itests/fmus/kit -Iorchestrator -Iruntime/fmi2 -o $@ $< \
-	    $(ORCH_LIB) $(BUILD)/libsacc.a $(LDLIBS) -lcmocka -ldl
+	$(CC) $(ALL_CFLAGS) $(WARN) -Itests/unit -Itests/fmus/kit -Iorchestrator -Iruntime/fmi2 \
+	    -Iruntime/fmi3 -o $@ $< $(ORCH_LIB) $(BUILD)/libsacc.a $(LDLIBS) -lcmocka -ldl
 
-check-unit: $(UNIT_BIN) $(SACC) $(FMUS) $(PW_FMUS) $(PWD_FMUS) $(E2E_FMUS)
+check-unit: $(UNIT_BIN) $(SACC) $(FMUS) $(FMUS3) $(PW_FMUS) $(PWD_FMUS) $(E2E_FMUS)
 	@fail=0; for t in $(UNIT_BIN); do \
 	  SACC_BUILD=$(BUILD) $$t || fail=1; done; exit $$fail
 
@@ -503,7 +532,7 @@ check-core: check-unit check-golden check-docs
 check-asan:
 	@$(MAKE) --no-print-directory BUILD=build/asan SAN=1 CFLAGS="-O1 -g" check-core
 
-check-valgrind: $(UNIT_BIN) $(SACC) $(FMUS) $(PW_FMUS) $(PWD_FMUS) $(E2E_FMUS)
+check-valgrind: $(UNIT_BIN) $(SACC) $(FMUS) $(FMUS3) $(PW_FMUS) $(PWD_FMUS) $(E2E_FMUS)
 	@SACC=$(SACC) BUILD=$(BUILD) sh tests/valgrind.sh $(UNIT_BIN)
 
 check: deps

@@ -1,0 +1,114 @@
+/* events3 — a bouncing ball that needs Event Mode: x' = v, v' = -g from x = h0, and at each
+ * impact (x = 0 falling) v := -e v, bounces := bounces + 1.  Between impacts the motion is
+ * integrated exactly, so impact times can be checked by hand (the first at sqrt(2 h0 / g)).
+ * Instantiated with eventModeUsed and earlyReturnAllowed, fmi3DoStep stops at an impact with
+ * eventHandlingNeeded and leaves the reset to fmi3UpdateDiscreteStates in Event Mode;
+ * otherwise it handles impacts inside the step.  Once a bounce leaves less than 1e-6 m/s the
+ * ball rests on the ground. */
+#include <math.h>
+#include <stddef.h>
+
+#include "fmu3_kit.h"
+
+#define EVENTS3_TOKEN "{c4e9a0b2-7d15-4e83-a6f1-2b8d5c09e7f3}"
+
+typedef struct Ball {
+	fmi3Float64 time;
+	fmi3Float64 h0, e, g;
+	fmi3Float64 x, v;
+	fmi3Int32 bounces;
+	fmi3Boolean pending; /* internal: an impact waits for Event Mode */
+	fmi3Boolean resting; /* internal */
+} Ball;
+
+static const Ball start = {
+	.h0 = 1.0,
+	.e = 0.7,
+	.g = 9.81,
+};
+
+static const Kit3Var vars[] = {
+	{"time", 0, K3_FLOAT64, K3_INDEPENDENT, offsetof(Ball, time), 1},
+	{"h0", 1, K3_FLOAT64, K3_PARAMETER, offsetof(Ball, h0), 1},
+	{"e", 2, K3_FLOAT64, K3_PARAMETER, offsetof(Ball, e), 1},
+	{"g", 3, K3_FLOAT64, K3_PARAMETER, offsetof(Ball, g), 1},
+	{"x", 4, K3_FLOAT64, K3_OUTPUT, offsetof(Ball, x), 1},
+	{"v", 5, K3_FLOAT64, K3_OUTPUT, offsetof(Ball, v), 1},
+	{"bounces", 6, K3_INT32, K3_OUTPUT, offsetof(Ball, bounces), 1},
+};
+
+static fmi3Status calculate(Kit3Instance *k, void *state)
+{
+	(void)k, (void)state;
+	return fmi3OK;
+}
+
+static fmi3Status initialize(Kit3Instance *k, void *state)
+{
+	Ball *s = state;
+	if (!(s->h0 > 0.0) || !(s->g > 0.0) || !(s->e >= 0.0 && s->e < 1.0)) {
+		kit3_log(k, fmi3Error, NULL, "need h0 > 0, g > 0 and 0 <= e < 1");
+		return fmi3Error;
+	}
+	s->x = s->h0;
+	s->v = 0.0;
+	return fmi3OK;
+}
+
+static void bounce(Kit3Instance *k, Ball *s, double at)
+{
+	s->v = -s->e * s->v;
+	s->bounces++;
+	s->pending = fmi3False;
+	kit3_log(k, fmi3OK, "logEvents", "bounce %d at %g", (int)s->bounces, at);
+	if (s->v < 1e-6) {
+		s->v = 0.0;
+		s->resting = fmi3True;
+	}
+}
+
+static fmi3Status do_step(Kit3Instance *k, void *state, double t, double h, Kit3Step *out)
+{
+	Ball *s = state;
+	double now = t, end = t + h;
+	if (s->pending)
+		return fmi3OK; /* an impact not yet handled: the ball stays on the ground */
+	while (!s->resting && now < end) {
+		double impact = (s->v + sqrt(s->v * s->v + 2.0 * s->g * s->x)) / s->g;
+		double left = end - now;
+		if (impact > left) {
+			s->x += s->v * left - 0.5 * s->g * left * left;
+			s->v -= s->g * left;
+			return fmi3OK;
+		}
+		s->v -= s->g * impact;
+		s->x = 0.0;
+		now += impact;
+		if (kit3_event_mode_used(k) && kit3_early_return_allowed(k)) {
+			s->pending = fmi3True;
+			out->reached = now < end ? now : end;
+			out->early = now < end;
+			out->event = 1;
+			return fmi3OK;
+		}
+		bounce(k, s, now);
+	}
+	return fmi3OK;
+}
+
+static fmi3Status update_discrete(Kit3Instance *k, void *state, int *again, int *has_next,
+                                  double *next_event)
+{
+	Ball *s = state;
+	(void)next_event;
+	*again = 0;
+	*has_next = 0;
+	if (s->pending)
+		bounce(k, s, kit3_time(k));
+	return fmi3OK;
+}
+
+const Kit3Model kit3_model = {
+	"events3", EVENTS3_TOKEN, sizeof(Ball), &start, vars, sizeof vars / sizeof vars[0],
+	calculate, initialize, do_step, update_discrete,
+};
