@@ -33,7 +33,9 @@ endif
 
 WARN    := -Wall -Wextra -Wpedantic -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS  ?= -O2 -g
-ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L $(CFLAGS) $(SANFLAGS) -Icompiler -Igenerated $(PKG_CFLAGS)
+COMPILER_INC := -Icompiler -Icompiler/front -Icompiler/check -Icompiler/rewrite -Icompiler/emit \
+                -Icompiler/package
+ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L $(CFLAGS) $(SANFLAGS) $(COMPILER_INC) -Igenerated $(PKG_CFLAGS)
 # Lemon and re2c output trips some warnings we keep for hand-written code.
 GEN_CFLAGS := $(ALL_CFLAGS) -Wall -Werror -Wno-unused-parameter -Wno-unused-variable -Wno-unused-but-set-variable
 LDLIBS  := $(PKG_LIBS) -lm
@@ -41,7 +43,11 @@ LDLIBS  := $(PKG_LIBS) -lm
 GEN_SRC := generated/sa_lexer.c generated/sa_grammar.c
 GEN_HDR := generated/sa_grammar.h
 # compiler/ library code never links runtime/ nor orchestrator/; only sacc does.
-LIB_SRC := $(filter-out compiler/main.c,$(wildcard compiler/*.c))
+# compiler/ by stage (compiler/README.md): front/, check/, rewrite/, emit/, package/, and at
+# the top what every stage shares (util, numfmt) and main.c, which only dispatches.
+COMPILER_STAGES := front check rewrite emit package
+COMPILER_HDR := $(wildcard compiler/*.h $(patsubst %,compiler/%/*.h,$(COMPILER_STAGES)))
+LIB_SRC := $(filter-out compiler/main.c,$(wildcard compiler/*.c $(patsubst %,compiler/%/*.c,$(COMPILER_STAGES))))
 LIB_OBJ := $(patsubst compiler/%.c,$(BUILD)/obj/%.o,$(LIB_SRC)) \
            $(patsubst generated/%.c,$(BUILD)/obj/%.o,$(GEN_SRC)) \
            $(BUILD)/obj/rt/sart_numfmt.o
@@ -102,11 +108,11 @@ check-generated:
 	 echo "generated/ and runtime/sart_numfmt_pow10.h are up to date"
 
 # ---- the compiler -----------------------------------------------------------------------
-$(BUILD)/obj/%.o: compiler/%.c $(wildcard compiler/*.h) $(GEN_HDR)
+$(BUILD)/obj/%.o: compiler/%.c $(COMPILER_HDR) $(GEN_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(WARN) -c -o $@ $<
 
-$(BUILD)/obj/sa_%.o: generated/sa_%.c $(wildcard compiler/*.h) $(GEN_HDR)
+$(BUILD)/obj/sa_%.o: generated/sa_%.c $(COMPILER_HDR) $(GEN_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(GEN_CFLAGS) -c -o $@ $<
 
@@ -241,7 +247,7 @@ $(BUILD)/orchestrator/sart_%.o: orchestrator/sart_%.c $(ORCH_HDR) $(RUNTIME_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(RT_CFLAGS) $(WARN) -c -o $@ $<
 
-$(BUILD)/orchestrator/%.o: orchestrator/%.c $(ORCH_HDR) $(RUNTIME_HDR) $(wildcard compiler/*.h) \
+$(BUILD)/orchestrator/%.o: orchestrator/%.c $(ORCH_HDR) $(RUNTIME_HDR) $(COMPILER_HDR) \
                            $(GEN_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(WARN) -Iruntime -c -o $@ $<
@@ -289,7 +295,7 @@ $(BUILD)/tests/test_sart_wrapper: tests/unit/test_sart_wrapper.c tests/unit/fmi2
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(WARN) -Itests/unit -Iruntime/fmi2 -o $@ $< -lcmocka -ldl -lm
 
-# ---- packaging: `sacc build` (compiler/package.c, compiler/zip.c) -----------------------
+# ---- packaging: `sacc build` (compiler/package/package.c, compiler/package/zip.c) -----------------------
 # sacc carries the runtime's sources, so that an installed sacc needs no checkout: the
 # generator compiler/tools/embed.c turns runtime/*.c, runtime/*.h and runtime/fmi2/*.h into
 # $(BUILD)/gen/runtime_files.c (pkg_runtime_files[], data only), compiled into libsacc.a.
@@ -315,7 +321,7 @@ $(EMBED_LIST): embed-list-force
 $(EMBED_C): $(EMBED) $(EMBED_FILES) $(EMBED_LIST)
 	$(EMBED) $@ runtime/ $(EMBED_FILES)
 
-$(EMBED_OBJ): $(EMBED_C) $(wildcard compiler/*.h)
+$(EMBED_OBJ): $(EMBED_C) $(COMPILER_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(WARN) -c -o $@ $<
 

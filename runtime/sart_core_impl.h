@@ -52,7 +52,7 @@
 
 #define WRAPPER_MAGIC 0x53415757u /* guards against stale or foreign instance pointers */
 
-/* Log categories: compiler/emit.c (emit_log_categories) declares the same names in the
+/* Log categories: compiler/emit/emit.c (emit_log_categories) declares the same names in the
  * wrapper's model description. */
 enum {
 	CAT_WARNING = 1,

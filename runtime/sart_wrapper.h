@@ -153,7 +153,7 @@ typedef struct SartModel {
 	void (*couple)(SartWrapper *w, void *s, unsigned inner);
 
 	/* The fast step, or NULL: In, Ctrl and Out of one step from t by H written out by the
-	 * emitter as straight-line code, for adaptations simple enough (compiler/emit_c_fast.c,
+	 * emitter as straight-line code, for adaptations simple enough (compiler/emit/emit_c_fast.c,
 	 * fast_step_form: unconditional in rules, no rule part calling the runtime, Ctrl only
 	 * do_step(f, t, H) of distinct inners with the internal couplings between them, every
 	 * Real input of a stepped inner assigned each step, Real ports only, FMI 2.0 inners).

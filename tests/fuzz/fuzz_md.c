@@ -1,5 +1,5 @@
 /* fuzz_md.c — libFuzzer entry point: the input as a modelDescription.xml, through
- * fmu_parse_md (compiler/fmu_read.c) and both `sacc inspect` printers.
+ * fmu_parse_md (compiler/check/fmu_read.c) and both `sacc inspect` printers.
  *
  * Besides crashes, hangs and leaks, a description that is refused without an error in the
  * sink aborts, so that libFuzzer keeps it.  tests/fuzz/run.sh builds and runs this. */

@@ -1,6 +1,6 @@
 /* fuzz_zip.c — libFuzzer entry point: the input as an FMU archive, through the two readers
- * of third-party archives: fmu_open (compiler/fmu_open.c: modelDescription.xml out of the
- * zip, then parsed) and pkg_extract_fmu (compiler/package.c over zip_extract in zip.c:
+ * of third-party archives: fmu_open (compiler/check/fmu_open.c: modelDescription.xml out of the
+ * zip, then parsed) and pkg_extract_fmu (compiler/package/package.c over zip_extract in zip.c:
  * every entry checked, then extracted into a directory that must not exist yet).
  *
  * Besides crashes, hangs and leaks, it aborts (so that libFuzzer keeps the input) when

@@ -34,7 +34,8 @@ HERE=tests/fuzz
 
 CFLAGS="-g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
         -fno-omit-frame-pointer -DARENA_DEBUG -std=c11 -D_POSIX_C_SOURCE=200809L
-        -Icompiler -Iorchestrator -Igenerated -I/usr/include/libxml2 -I/usr/include/minizip"
+        -Icompiler -Icompiler/front -Icompiler/check -Icompiler/rewrite -Icompiler/emit
+        -Icompiler/package -Iorchestrator -Igenerated -I/usr/include/libxml2 -I/usr/include/minizip"
 LDFLAGS="-fsanitize=fuzzer,address,undefined"
 LIBS="-lxml2 -lminizip -ludunits2 -lm"
 
@@ -43,11 +44,12 @@ mkdir -p "$OUT/obj" || exit 1
 # ---- build ----------------------------------------------------------------------------
 # One object per source, rebuilt when the source or any header is newer than it.
 objs=""
-# (of orchestrator/, only the result tables: fuzz_csv's target)
-for src in compiler/*.c orchestrator/csv.c generated/sa_*.c; do
+# (of orchestrator/, only the result tables: fuzz_csv's target; of runtime/, only the number
+# formatter that compiler/numfmt.c calls)
+for src in compiler/*.c compiler/*/*.c orchestrator/csv.c runtime/sart_numfmt.c generated/sa_*.c; do
 	case $src in compiler/main.c) continue ;; esac
 	obj=$OUT/obj/$(basename "$src" .c).o
-	if [ ! -f "$obj" ] || [ -n "$(find "$src" compiler/*.h orchestrator/*.h generated/*.h -newer "$obj")" ]; then
+	if [ ! -f "$obj" ] || [ -n "$(find "$src" compiler/*.h compiler/*/*.h orchestrator/*.h runtime/sart_numfmt*.h generated/*.h -newer "$obj")" ]; then
 		# shellcheck disable=SC2086
 		if ! $FUZZ_CC $CFLAGS -c -o "$obj" "$src"; then
 			echo "fuzz: cannot compile $src" >&2

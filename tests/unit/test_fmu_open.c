@@ -1,5 +1,5 @@
-/* test_fmu_open.c — fmu_open (compiler/fmu_open.c) on zip archives written on the spot,
- * including broken and lying ones; the printers of `sacc inspect` (compiler/fmu_print.c);
+/* test_fmu_open.c — fmu_open (compiler/check/fmu_open.c) on zip archives written on the spot,
+ * including broken and lying ones; the printers of `sacc inspect` (compiler/check/fmu_print.c);
  * and the built test FMUs described as their sources specify. */
 #include "fmu_read_test.h"
 

@@ -1,4 +1,4 @@
-/* test_fmu_read.c — the model-description reader (compiler/fmu_read.c) on the FMI 2.0 and
+/* test_fmu_read.c — the model-description reader (compiler/check/fmu_read.c) on the FMI 2.0 and
  * FMI 3.0 fixtures of tests/unit/data/, the paper's classification of FMUs, and every
  * error it reports: malformed or hostile XML, broken limits, schema violations.
  *

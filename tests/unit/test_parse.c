@@ -1,5 +1,5 @@
-/* test_parse.c — the Lemon grammar (grammar/sa_grammar.y) with its glue (compiler/parse.c)
- * and the printer (ast_print_file in compiler/ast.c): the declarations.
+/* test_parse.c — the Lemon grammar (grammar/sa_grammar.y) with its glue (compiler/front/parse.c)
+ * and the printer (ast_print_file in compiler/front/ast.c): the declarations.
  *
  * The file structure, adaptation headers and inner FMUs, ports, params and storage
  * variables are parsed and the tree checked field by field; every accepted text is then
