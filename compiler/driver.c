@@ -183,6 +183,11 @@ Module *drv_load(Compilation *c, const char *path)
 	return m;
 }
 
+static int compare_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 /* The file that declares `module name`: looked for as name.sa first, then among every
  * .sa file of each directory (the importing file's, then -I ones), in sorted order. */
 static Module *find_module(Compilation *c, const char *name, const char *from_dir)
@@ -208,25 +213,19 @@ static Module *find_module(Compilation *c, const char *name, const char *from_di
 			size_t l = strlen(de->d_name);
 			if (l > 3 && strcmp(de->d_name + l - 3, ".sa") == 0) {
 				char **v = realloc(names, (size_t)(n + 1) * sizeof *v);
-				if (!v)
+				if (!v || !(v[n] = strdup(de->d_name))) {
+					names = v ? v : names;
 					break;
+				}
 				names = v;
-				names[n++] = strdup(de->d_name);
+				n++;
 			}
 		}
 		closedir(dp);
 		Module *found = NULL;
-		for (int i = 0; i < n; i++) {
-			for (int j = i + 1; j < n; j++)
-				if (names[j] && names[i] && strcmp(names[j], names[i]) < 0) {
-					char *t = names[i];
-					names[i] = names[j];
-					names[j] = t;
-				}
-		}
+		if (n > 1)
+			qsort(names, (size_t)n, sizeof *names, compare_names);
 		for (int i = 0; i < n && !found; i++) {
-			if (!names[i])
-				continue;
 			const char *path = arena_printf(c->arena, "%s/%s", dir, names[i]);
 			/* Only read files that mention the module, so a broken neighbour does not
 			 * report its errors here. */
