@@ -40,9 +40,12 @@ LDLIBS  := $(PKG_LIBS) -lm
 
 GEN_SRC := generated/sa_lexer.c generated/sa_grammar.c
 GEN_HDR := generated/sa_grammar.h
-# compiler/simulate_cli.c (`sacc simulate`) links runtime/ (the orchestrator core), so it
-# stays out of libsacc.a: compiler/ library code never links runtime/; only sacc does.
-LIB_SRC := $(filter-out compiler/main.c compiler/simulate_cli.c,$(wildcard compiler/*.c))
+# compiler/simulate_cli.c and simulate_scenario.c (`sacc simulate`) link runtime/ (the
+# orchestrator core), so they stay out of libsacc.a: compiler/ library code never links
+# runtime/; only sacc does.
+SIM_SRC := compiler/simulate_cli.c compiler/simulate_scenario.c
+SIM_OBJ := $(patsubst compiler/%.c,$(BUILD)/obj/%.o,$(SIM_SRC))
+LIB_SRC := $(filter-out compiler/main.c $(SIM_SRC),$(wildcard compiler/*.c))
 LIB_OBJ := $(patsubst compiler/%.c,$(BUILD)/obj/%.o,$(LIB_SRC)) \
            $(patsubst generated/%.c,$(BUILD)/obj/%.o,$(GEN_SRC))
 SACC    := $(BUILD)/sacc
@@ -100,13 +103,13 @@ $(BUILD)/libsacc.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-# sacc = main.o + simulate_cli.o (the one object that sees runtime/ headers) + libsacc.a +
+# sacc = main.o + the simulate objects (the ones that see runtime/ headers) + libsacc.a +
 # libsart.a (the runtime, for `sacc simulate`; -ldl for its dlopen of the FMUs).
-$(BUILD)/obj/simulate_cli.o: compiler/simulate_cli.c $(wildcard compiler/*.h runtime/*.h) $(GEN_HDR)
+$(SIM_OBJ): $(BUILD)/obj/%.o: compiler/%.c $(wildcard compiler/*.h runtime/*.h) $(GEN_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(WARN) -Iruntime -c -o $@ $<
 
-$(SACC): $(BUILD)/obj/main.o $(BUILD)/obj/simulate_cli.o $(BUILD)/libsacc.a $(BUILD)/libsart.a
+$(SACC): $(BUILD)/obj/main.o $(SIM_OBJ) $(BUILD)/libsacc.a $(BUILD)/libsart.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS) -ldl
 
 # ---- test FMUs --------------------------------------------------------------------------
