@@ -60,9 +60,9 @@ const char *cli_suggest(const char *word, const char *const *names, int n)
 	int limit = len <= 3 ? 1 : len <= 6 ? 2 : 3, best_d = limit + 1;
 	for (int i = 0; i < n; i++) {
 		int d = edit_distance(word, names[i], limit);
-		/* a prefix of a name ("--sweep-c" for "--sweep-csv") is as good as a typo */
-		if (d > limit && len >= 4 && strncmp(names[i], word, len) == 0)
-			d = limit;
+		/* a name it begins ("--sweep-c" for "--sweep-csv") comes before any typo */
+		if (len >= 4 && strncmp(names[i], word, len) == 0)
+			d = 0;
 		if (d < best_d) {
 			best = names[i];
 			best_d = d;
@@ -88,6 +88,24 @@ static const CliOption *find_option(const CliCommand *cmd, const char *name)
 	return NULL;
 }
 
+/* The commands other than cmd that take an option of this name, for the error. */
+static void other_takers(const CliCommand *cmd, const char *name, char *buf, size_t size)
+{
+	size_t len = 0;
+	buf[0] = '\0';
+	for (const CliCommand *k = cli_table; k && k->name; k++) {
+		if (k == cmd)
+			continue;
+		for (const CliOption *o = k->options; o && o->name; o++)
+			if (takes(k, o) && strcmp(o->name, name) == 0) {
+				int w = snprintf(buf + len, size - len, "%s%s", len ? ", " : "", k->name);
+				if (w > 0 && (size_t)w < size - len)
+					len += (size_t)w;
+				break;
+			}
+	}
+}
+
 static int unknown_option(const CliCommand *cmd, const char *name)
 {
 	const char *names[256];
@@ -96,7 +114,13 @@ static int unknown_option(const CliCommand *cmd, const char *name)
 		if (takes(cmd, o))
 			names[n++] = o->name;
 	names[n < 256 ? n++ : 255] = "--help";
-	(void)names;
+	char others[256];
+	other_takers(cmd, name, others, sizeof others);
+	if (others[0])
+		return cli_usage_error("unknown option '%s' (an option of %s)", name, others);
+	const char *near = cli_suggest(name, names, n);
+	if (near)
+		return cli_usage_error("unknown option '%s'; did you mean '%s'?", name, near);
 	return cli_usage_error("unknown option '%s'", name);
 }
 
@@ -163,12 +187,13 @@ static int parse_options(const CliCommand *cmd, struct Compilation *c, void *arg
 		switch (opt->arg) {
 		case CLI_FLAG:
 			if (val)
-				return cli_usage_error("%s takes no value", opt->name);
+				return cli_usage_error("option '%s' takes no argument", opt->name);
 			break;
 		case CLI_VALUE:
 			if (!val) {
 				if (i + 1 >= argc)
-					return cli_usage_error("%s needs a value", opt->name);
+					return cli_usage_error("option '%s' needs an argument (%s)", opt->name,
+					                       opt->value);
 				val = argv[++i];
 			}
 			break;
@@ -415,9 +440,12 @@ static int unknown_command(const char *name)
 	int n = 0;
 	for (const CliCommand *k = cli_table; k->name && n < 64; k++)
 		names[n++] = k->name;
-	(void)names;
-	cli_error("unknown command '%s'", name);
-	general_help(stderr);
+	const char *near = cli_suggest(name, names, n);
+	if (near)
+		cli_error("unknown command '%s'; did you mean '%s'?", name, near);
+	else
+		cli_error("unknown command '%s'", name);
+	fputs("(sacc --help lists the commands)\n", stderr);
 	return 2;
 }
 
@@ -436,15 +464,23 @@ int cli_main(const CliCommand *commands, int argc, char **argv)
 		general_help(stdout);
 		return 0;
 	}
-	if (strcmp(name, "--version") == 0) {
+	if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0) {
 		puts("sacc " SACC_VERSION);
 		return 0;
 	}
 	const CliCommand *cmd = find_command(name);
+	if (!cmd && name[0] == '-') {
+		static const char *const own[] = {"--help", "--version"};
+		const char *near = cli_suggest(name, own, 2);
+		if (near)
+			cli_error("unknown option '%s'; did you mean '%s'?", name, near);
+		else
+			cli_error("unknown option '%s'", name);
+		fputs("(sacc --help lists the commands)\n", stderr);
+		return 2;
+	}
 	if (!cmd)
-		return name[0] == '-' ? cli_usage_error("unknown option '%s' (sacc --help lists the "
-		                                        "commands)", name)
-		                      : unknown_command(name);
+		return unknown_command(name);
 	set_running(cmd);
 	return cmd->run(cmd, argc - 2, argv + 2);
 }

@@ -117,8 +117,8 @@ void cli_hint(void);
 /* The handler of `sacc help [COMMAND]`. */
 int cli_run_help(const CliCommand *cmd, int argc, char **argv);
 
-/* The closest of the n names to word (within the edit distance is_near_name allows, or
- * a name it begins), or NULL: for "did you mean". */
+/* For "did you mean": the first of the n names that word begins (when 4 characters or
+ * more), else the closest within the edit distance is_near_name allows, or NULL. */
 const char *cli_suggest(const char *word, const char *const *names, int n);
 
 /* Shared setters (field: offsetof the value in the argument struct). */
