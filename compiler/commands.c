@@ -51,6 +51,7 @@ static int run_command(const CliCommand *cmd, int argc, char **argv, CmdBody *bo
 		cli_error("out of memory");
 		goto done;
 	}
+	diag_set_prog(c->diag, cli_prog());
 	rc = cli_parse(cmd, c, &a, argc, argv, files, &nfiles);
 	if (rc == 0)
 		rc = body(c, &a, files, nfiles);

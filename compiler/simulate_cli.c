@@ -411,7 +411,7 @@ static void sim_log(void *env, SartStatus st, const char *category, const char *
 	/* Discards are what step rejection handles; the summary counts them. */
 	if (st == SART_WARNING || st == SART_ERROR || st == SART_FATAL) {
 		clear_progress(s);
-		fprintf(stderr, "sacc simulate: %s\n", message);
+		cli_error("%s", message);
 	}
 }
 
@@ -630,8 +630,7 @@ static int extract_all(Sim *s)
 		return 1;
 	sprintf(templ, "%s/sacc-simulate-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(templ)) {
-		fprintf(stderr, "sacc simulate: cannot make a temporary directory %s: %s\n", templ,
-		        strerror(errno));
+		cli_error("cannot make a temporary directory %s: %s", templ, strerror(errno));
 		free(templ);
 		return 1;
 	}
@@ -1102,6 +1101,7 @@ int sim_main(const CliCommand *cmd, int argc, char **argv)
 		cli_error("out of memory");
 		return 1;
 	}
+	diag_set_prog(c->diag, cli_prog());
 	s.c = c;
 	s.args = &a;
 	rc = parse_args(cmd, c, argc, argv, &a);
@@ -1118,7 +1118,7 @@ int sim_main(const CliCommand *cmd, int argc, char **argv)
 	watchdog_rows = NULL;
 	free(s.rows_out.data);
 	if (s.tmpdir && zip_rmtree(s.tmpdir) != 0)
-		fprintf(stderr, "sacc simulate: cannot remove %s: %s\n", s.tmpdir, strerror(errno));
+		cli_error("cannot remove %s: %s", s.tmpdir, strerror(errno));
 	free(s.tmpdir);
 	for (int f = 0; f < s.nfmus; f++) {
 		free(s.fmus[f].vars);
