@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "driver.h"
 #include "emit.h"
@@ -153,6 +154,12 @@ static int unpack_body(Compilation *c, const CmdArgs *a, const char **files, int
 	(void)a;
 	if (nfiles != 2)
 		return cli_usage_error("expected an FMU archive and a directory");
+	struct stat st;
+	if (stat(files[0], &st) == 0 && S_ISDIR(st.st_mode)) {
+		cli_error("'%s' is a directory, not an FMU (an FMU is one zip archive, an .fmu "
+		          "file)", files[0]);
+		return 1;
+	}
 	return zip_extract(files[0], files[1], NULL, c->diag) ? 1 : 0;
 }
 

@@ -78,6 +78,13 @@ FmuInfo *drv_open_fmu(Compilation *c, const char *path, Loc where)
 		if (strcmp(c->fmus[i]->path, path) == 0)
 			return c->fmus[i];
 	int before = diag_errors(c->diag);
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		diag_error(c->diag, where, "'%s' is a directory, not an FMU (an FMU is one zip "
+		           "archive, an .fmu file)", path);
+		diag_note(c->diag, where, "the fmu is named here");
+		return NULL;
+	}
 	FmuInfo *f = fmu_open(path, c->diag);
 	if (!f) {
 		if (diag_errors(c->diag) == before)
@@ -165,11 +172,14 @@ static Module *load_quiet(Compilation *c, const char *path, bool report)
 	if (m)
 		return m;
 	size_t len;
-	char *text = read_file(path, MAX_SOURCE, &len);
+	struct stat st;
+	bool dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+	char *text = dir ? NULL : read_file(path, MAX_SOURCE, &len);
 	if (!text) {
 		if (report)
 			diag_error(c->diag, (Loc){path, 0, 0, 0}, "cannot read: %s",
-				   errno == EFBIG ? "file too large" : strerror(errno));
+				   dir ? "a directory, not a file" : errno == EFBIG ? "file too large"
+				       : strerror(errno));
 		return NULL;
 	}
 	return add_module(c, path, text, len);

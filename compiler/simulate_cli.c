@@ -326,6 +326,11 @@ static int check_args(const CliCommand *cmd, SimArgs *a, const char **operands, 
 	if (n > 1)
 		return cli_usage_error("one TARGET only ('%s', then '%s')", operands[0], operands[1]);
 	a->target = operands[0];
+	struct stat st;
+	if (stat(a->target, &st) == 0 && S_ISDIR(st.st_mode))
+		return cli_usage_error("'%s' is a directory: %s", a->target, inspect
+		                       ? "an FMU is one zip archive, an .fmu file"
+		                       : "TARGET is an .fmu file or a scenario module");
 	if (inspect && a->probe && !is_fmu_path(a->target))
 		return cli_usage_error("--probe-state: '%s' is not an .fmu", a->target);
 	if (inspect && a->probe && a->json)
