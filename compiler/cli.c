@@ -53,13 +53,26 @@ int cli_usage_error(const char *fmt, ...)
 
 /* ---- did you mean ------------------------------------------------------------------------ */
 
+/* Whether a and b differ by one swap of neighbours ("--stpo", "--stop"): one typo, where
+ * the edit distance counts two. */
+static bool one_swap(const char *a, const char *b)
+{
+	size_t n = strlen(a), i = 0;
+	if (n != strlen(b))
+		return false;
+	while (i < n && a[i] == b[i])
+		i++;
+	return i + 1 < n && a[i] == b[i + 1] && a[i + 1] == b[i] &&
+	       strcmp(a + i + 2, b + i + 2) == 0;
+}
+
 const char *cli_suggest(const char *word, const char *const *names, int n)
 {
 	const char *best = NULL;
 	size_t len = strlen(word);
 	int limit = len <= 3 ? 1 : len <= 6 ? 2 : 3, best_d = limit + 1;
 	for (int i = 0; i < n; i++) {
-		int d = edit_distance(word, names[i], limit);
+		int d = one_swap(word, names[i]) ? 1 : edit_distance(word, names[i], limit);
 		/* a name it begins ("--sweep-c" for "--sweep-csv") comes before any typo */
 		if (len >= 4 && strncmp(names[i], word, len) == 0)
 			d = 0;
@@ -509,4 +522,88 @@ int cli_run_help(const CliCommand *cmd, int argc, char **argv)
 	}
 	cli_help(stdout, k);
 	return 0;
+}
+
+/* ---- bash completion --------------------------------------------------------------------- */
+
+/* The names of cmd's options, space-separated, on out; with want set, only those taking
+ * a value whose flags hold want (or, want 0, every option taking a value). */
+static void put_option_names(FILE *out, const CliCommand *cmd, int values, unsigned want)
+{
+	const char *sep = "";
+	for (const CliOption *o = cmd->options; o && o->name; o++) {
+		if (!takes(cmd, o) || (values && (o->arg != CLI_VALUE || (o->flags & want) != want)))
+			continue;
+		if (values == 2 && strcmp(o->value, "DIR") != 0)
+			continue;
+		fprintf(out, "%s%s", sep, o->name);
+		sep = " ";
+	}
+	if (!values)
+		fprintf(out, "%s--help", sep);
+}
+
+/* The bash completion script: the commands, then per command its options, which of them
+ * take a value, and which values are files or directories. */
+static void put_bash_completion(FILE *out)
+{
+	fputs("# bash completion for sacc, written by `sacc completion bash` from sacc's command\n"
+	      "# table: commands, their options, and files or directories where a value is one.\n"
+	      "_sacc()\n{\n"
+	      "\tlocal cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}\n"
+	      "\tlocal commands=\"", out);
+	for (const CliCommand *k = cli_table; k->name; k++)
+		fprintf(out, "%s ", k->name);
+	fputs("--help --version\"\n"
+	      "\tif [ \"$COMP_CWORD\" -eq 1 ]; then\n"
+	      "\t\tCOMPREPLY=($(compgen -W \"$commands\" -- \"$cur\"))\n"
+	      "\t\treturn\n\tfi\n"
+	      "\tlocal opts='' valued='' files='' dirs=''\n"
+	      "\tcase ${COMP_WORDS[1]} in\n", out);
+	for (const CliCommand *k = cli_table; k->name; k++) {
+		if (k->id == CMD_HELP) {
+			fprintf(out, "\t%s)\n\t\tCOMPREPLY=($(compgen -W \"$commands\" -- \"$cur\"))\n"
+			        "\t\treturn;;\n", k->name);
+			continue;
+		}
+		if (!k->options)
+			continue;
+		fprintf(out, "\t%s)\n\t\topts='", k->name);
+		put_option_names(out, k, 0, 0);
+		fputs("'\n\t\tvalued='", out);
+		put_option_names(out, k, 1, 0);
+		fputs("'\n\t\tfiles='", out);
+		put_option_names(out, k, 1, CLI_FILE);
+		fputs("'\n\t\tdirs='", out);
+		put_option_names(out, k, 2, CLI_FILE);
+		fputs("';;\n", out);
+	}
+	fputs("\tesac\n"
+	      "\tcase \" $dirs \" in *\" $prev \"*)\n"
+	      "\t\tCOMPREPLY=($(compgen -d -- \"$cur\"))\n\t\treturn;;\n\tesac\n"
+	      "\tcase \" $files \" in *\" $prev \"*)\n"
+	      "\t\tCOMPREPLY=($(compgen -f -- \"$cur\"))\n\t\treturn;;\n\tesac\n"
+	      "\tcase \" $valued \" in *\" $prev \"*)\n\t\treturn;;\n\tesac\n"
+	      "\tif [[ $cur == -* ]]; then\n"
+	      "\t\tCOMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))\n"
+	      "\telse\n"
+	      "\t\tCOMPREPLY=($(compgen -f -- \"$cur\"))\n"
+	      "\tfi\n}\n"
+	      "complete -o filenames -F _sacc sacc\n", out);
+}
+
+/* `sacc completion bash`. */
+int cli_run_completion(const CliCommand *cmd, int argc, char **argv)
+{
+	const char *operands[2];
+	int n = 0;
+	if (argc > 1)
+		return cli_usage_error("one SHELL at most");
+	int rc = cli_parse(cmd, NULL, NULL, argc, argv, operands, &n);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	if (n == 1 && strcmp(operands[0], "bash") != 0)
+		return cli_usage_error("no completion for '%s' (only bash)", operands[0]);
+	put_bash_completion(stdout);
+	return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
 }

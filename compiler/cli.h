@@ -114,8 +114,10 @@ void cli_help(FILE *out, const CliCommand *cmd);
 /* The usage hint after a usage error: "(sacc CMD --help for the options)". */
 void cli_hint(void);
 
-/* The handler of `sacc help [COMMAND]`. */
+/* The handlers of `sacc help [COMMAND]` and `sacc completion [bash]` (the bash completion
+ * script, made from the command table). */
 int cli_run_help(const CliCommand *cmd, int argc, char **argv);
+int cli_run_completion(const CliCommand *cmd, int argc, char **argv);
 
 /* For "did you mean": the first of the n names that word begins (when 4 characters or
  * more), else the closest within the edit distance is_near_name allows, or NULL. */

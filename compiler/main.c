@@ -34,6 +34,9 @@ static const CliCommand commands[] = {
 	 "draw a result's variables against time with gnuplot", NULL},
 	{"help", CMD_HELP, cli_run_help, NULL, "[COMMAND]",
 	 "describe a command and its options, or list the commands", NULL},
+	{"completion", CMD_COMPLETION, cli_run_completion, NULL, "[bash]",
+	 "print the bash completion script (make install installs it)",
+	 "To try it in the shell at hand: source <(sacc completion bash)"},
 	{NULL, 0, NULL, NULL, NULL, NULL, NULL},
 };
 
