@@ -353,6 +353,25 @@ static void put_wrapped(FILE *out, const char *text, int col, int indent)
 	fputc('\n', out);
 }
 
+/* An enumerated option's values under its help: "    NAME  summary". */
+static void put_choices(FILE *out, const CliOption *o)
+{
+	const char *name, *summary;
+	int width = 0;
+	for (int i = 0; o->choice && (name = o->choice(i, &summary)); i++)
+		if ((int)strlen(name) > width)
+			width = (int)strlen(name);
+	for (int i = 0; o->choice && (name = o->choice(i, &summary)); i++) {
+		int col = fprintf(out, "%*s%-*s", HELP_COLUMN + 2, "", width, name);
+		if (summary) {
+			fputs("  ", out);
+			put_wrapped(out, summary, col + 2, col + 2);
+		} else {
+			fputc('\n', out);
+		}
+	}
+}
+
 /* The option's synopsis: "[-I DIR]...", "-o DIR", "[--realtime [SCALE]]". */
 static int option_synopsis(char *buf, size_t size, const CliOption *o)
 {
@@ -414,6 +433,7 @@ void cli_help(FILE *out, const CliCommand *cmd)
 			w++;
 		}
 		put_wrapped(out, o->help, w, HELP_COLUMN);
+		put_choices(out, o);
 	}
 	if (cmd->details) {
 		fputc('\n', out);
@@ -543,6 +563,23 @@ static void put_option_names(FILE *out, const CliCommand *cmd, int values, unsig
 		fprintf(out, "%s--help", sep);
 }
 
+/* The values of enumerated options: a case on the command and the option before. */
+static void put_choice_cases(FILE *out)
+{
+	fputs("\tcase ${COMP_WORDS[1]}:$prev in\n", out);
+	for (const CliCommand *k = cli_table; k->name; k++)
+		for (const CliOption *o = k->options; o && o->name; o++) {
+			if (!takes(k, o) || !o->choice)
+				continue;
+			const char *name, *summary;
+			fprintf(out, "\t%s:%s)\n\t\tCOMPREPLY=($(compgen -W \"", k->name, o->name);
+			for (int i = 0; (name = o->choice(i, &summary)); i++)
+				fprintf(out, "%s%s", i ? " " : "", name);
+			fputs("\" -- \"$cur\"))\n\t\treturn;;\n", out);
+		}
+	fputs("\tesac\n", out);
+}
+
 /* The bash completion script: the commands, then per command its options, which of them
  * take a value, and which values are files or directories. */
 static void put_bash_completion(FILE *out)
@@ -578,8 +615,9 @@ static void put_bash_completion(FILE *out)
 		put_option_names(out, k, 2, CLI_FILE);
 		fputs("';;\n", out);
 	}
-	fputs("\tesac\n"
-	      "\tcase \" $dirs \" in *\" $prev \"*)\n"
+	fputs("\tesac\n", out);
+	put_choice_cases(out);
+	fputs("\tcase \" $dirs \" in *\" $prev \"*)\n"
 	      "\t\tCOMPREPLY=($(compgen -d -- \"$cur\"))\n\t\treturn;;\n\tesac\n"
 	      "\tcase \" $files \" in *\" $prev \"*)\n"
 	      "\t\tCOMPREPLY=($(compgen -f -- \"$cur\"))\n\t\treturn;;\n\tesac\n"

@@ -60,6 +60,10 @@ typedef struct CliOption {
 	unsigned commands;     /* CMD_* bits: the commands that take it */
 	unsigned flags;        /* CLI_REQUIRED, CLI_REPEAT, CLI_FILE */
 	const char *help;      /* a sentence or two; wrapped when printed */
+	/* NULL, or the values it accepts, for the help and the completion: the i-th (from 0),
+	 * NULL past the last; *summary a line about it, or NULL.  A function, so that a table
+	 * kept elsewhere (the master algorithms) can answer. */
+	const char *(*choice)(int i, const char **summary);
 } CliOption;
 
 typedef struct CliCommand CliCommand;
@@ -81,10 +85,10 @@ struct CliCommand {
  * Their setters add to the compilation's search paths (they need no field). */
 #define CLI_OPTION_INCLUDE(cmds) \
 	{"-I", CLI_VALUE, "DIR", cli_set_include, 0, (cmds), CLI_REPEAT | CLI_FILE, \
-	 "also look for imported modules in DIR"}
+	 "also look for imported modules in DIR", NULL}
 #define CLI_OPTION_FMU_DIR(cmds) \
 	{"-L", CLI_VALUE, "DIR", cli_set_fmu_dir, 0, (cmds), CLI_REPEAT | CLI_FILE, \
-	 "also look for inner FMUs in DIR"}
+	 "also look for inner FMUs in DIR", NULL}
 
 /* The whole command line: `sacc`, `sacc --help`, `sacc --version`, `sacc help [CMD]`,
  * `sacc CMD ...` dispatched through commands (a table whose name NULL ends it).  Returns

@@ -24,18 +24,18 @@ typedef struct CmdArgs {
 #define AT(f) offsetof(CmdArgs, f)
 const CliOption cmd_options[] = {
 	{"--syntax", CLI_FLAG, NULL, cli_set_flag, AT(syntax), CMD_CHECK, 0,
-	 "check syntax only, without opening any inner FMU"},
+	 "check syntax only, without opening any inner FMU", NULL},
 	{"--after", CLI_VALUE, "RULE", cli_set_string, AT(after), CMD_EXPLICIT, 0,
 	 "stop the reduction after RULE: a lowering rule, Lower (after every lowering), or one "
-	 "of the 13 explicit-form rules"},
+	 "of the 13 explicit-form rules", NULL},
 	{"-o", CLI_VALUE, "DIR", cli_set_string, AT(out), CMD_EMIT, CLI_REQUIRED | CLI_FILE,
-	 "the directory the sources are written under"},
+	 "the directory the sources are written under", NULL},
 	{"-o", CLI_VALUE, "DIR", cli_set_string, AT(out), CMD_BUILD, CLI_FILE,
 	 "put each FMU in DIR, under the file name of its 'at' (default: at its 'at' path "
-	 "beside its script)"},
+	 "beside its script)", NULL},
 	CLI_OPTION_INCLUDE(CMD_CHECK | CMD_EXPLICIT | CMD_EMIT | CMD_BUILD | CMD_PARSE),
 	CLI_OPTION_FMU_DIR(CMD_CHECK | CMD_EXPLICIT | CMD_EMIT | CMD_BUILD),
-	{NULL, CLI_FLAG, NULL, NULL, 0, 0, 0, NULL},
+	{NULL, CLI_FLAG, NULL, NULL, 0, 0, 0, NULL, NULL},
 };
 #undef AT
 

@@ -172,52 +172,122 @@ static int set_master(Compilation *c, void *args, const char *o, const char *v, 
 	return 0;
 }
 
+static const char *master_choice(int i, const char **summary)
+{
+	static const char *const names[] = {"jacobi", "gauss-seidel"};
+	static const char *const summaries[] = {"every FMU steps from the outputs at t_n",
+	                                        "FMUs step in order, each from the latest outputs"};
+	if (i < 0 || i >= 2)
+		return NULL;
+	*summary = summaries[i];
+	return names[i];
+}
+
+/* A value of an enumerated option and the enumerator it stands for. */
+typedef struct SimChoice {
+	const char *name;
+	int value;
+	const char *summary;
+} SimChoice;
+
+static const SimChoice approx_choices[] = {
+	{"hold", SART_HOLD, "the value at t_n (the default)"},
+	{"linear", SART_LINEAR, "extrapolated through the last two points"},
+	{"quadratic", SART_QUADRATIC, "through the last three points"},
+	{"hermite", SART_HERMITE, "from the source's output derivatives (linear when it has none)"},
+	{NULL, 0, NULL},
+};
+
+static const SimChoice loop_solver_choices[] = {
+	{"fixed-point", SART_LOOP_FIXED_POINT, "x := G(x)"},
+	{"anderson", SART_LOOP_ANDERSON, "Anderson acceleration (the default)"},
+	{"newton", SART_LOOP_NEWTON, "Newton, finite-difference Jacobian"},
+	{NULL, 0, NULL},
+};
+
+static const SimChoice step_control_choices[] = {
+	{"doubling", SART_STEP_DOUBLING, "the error by step doubling"},
+	{"prediction", SART_STEP_PREDICTION, "the error of the inputs given against the outputs "
+	                                     "realised"},
+	{NULL, 0, NULL},
+};
+
+/* v's enumerator among choices; -1 after a usage error naming them all: "is neither a nor
+ * b", "is not a, b or c", with a near one suggested. */
+static int find_choice(const char *o, const char *v, const SimChoice *choices)
+{
+	const char *names[16] = {NULL};
+	int n = 0;
+	for (const SimChoice *k = choices; k->name && n < 16; k++) {
+		if (strcmp(k->name, v) == 0)
+			return k->value;
+		names[n++] = k->name;
+	}
+	char list[256] = "";
+	for (int i = 0; i < n; i++)
+		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+		         i == 0 ? "" : i < n - 1 ? ", " : n == 2 ? " nor " : " or ", names[i]);
+	const char *near = cli_suggest(v, names, n);
+	cli_usage_error("%s: '%s' is %s %s%s%s%s", o, v, n == 2 ? "neither" : "not", list,
+	                near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+	return -1;
+}
+
+static const char *choice_at(const SimChoice *choices, int i, const char **summary)
+{
+	for (int k = 0; choices[k].name; k++)
+		if (k == i) {
+			*summary = choices[k].summary;
+			return choices[k].name;
+		}
+	return NULL;
+}
+
 static int set_approx(Compilation *c, void *args, const char *o, const char *v, size_t field)
 {
-	(void)c, (void)o, (void)field;
-	SimArgs *a = args;
-	if (strcmp(v, "hold") == 0)
-		a->approx = SART_HOLD;
-	else if (strcmp(v, "linear") == 0)
-		a->approx = SART_LINEAR;
-	else if (strcmp(v, "quadratic") == 0)
-		a->approx = SART_QUADRATIC;
-	else if (strcmp(v, "hermite") == 0)
-		a->approx = SART_HERMITE;
-	else
-		return cli_usage_error("--approx: '%s' is not hold, linear, quadratic or hermite", v);
+	(void)c, (void)field;
+	int k = find_choice(o, v, approx_choices);
+	if (k < 0)
+		return 2;
+	((SimArgs *)args)->approx = (SartApprox)k;
 	return 0;
+}
+
+static const char *approx_choice(int i, const char **summary)
+{
+	return choice_at(approx_choices, i, summary);
 }
 
 static int set_loop_solver(Compilation *c, void *args, const char *o, const char *v,
                            size_t field)
 {
-	(void)c, (void)o, (void)field;
-	SimArgs *a = args;
-	if (strcmp(v, "fixed-point") == 0)
-		a->loop_solver = SART_LOOP_FIXED_POINT;
-	else if (strcmp(v, "anderson") == 0)
-		a->loop_solver = SART_LOOP_ANDERSON;
-	else if (strcmp(v, "newton") == 0)
-		a->loop_solver = SART_LOOP_NEWTON;
-	else
-		return cli_usage_error("--loop-solver: '%s' is not fixed-point, anderson or newton",
-		                       v);
+	(void)c, (void)field;
+	int k = find_choice(o, v, loop_solver_choices);
+	if (k < 0)
+		return 2;
+	((SimArgs *)args)->loop_solver = (SartLoopSolver)k;
 	return 0;
+}
+
+static const char *loop_solver_choice(int i, const char **summary)
+{
+	return choice_at(loop_solver_choices, i, summary);
 }
 
 static int set_step_control(Compilation *c, void *args, const char *o, const char *v,
                             size_t field)
 {
-	(void)c, (void)o, (void)field;
-	SimArgs *a = args;
-	if (strcmp(v, "doubling") == 0)
-		a->step_control = SART_STEP_DOUBLING;
-	else if (strcmp(v, "prediction") == 0)
-		a->step_control = SART_STEP_PREDICTION;
-	else
-		return cli_usage_error("--step-control: '%s' is neither doubling nor prediction", v);
+	(void)c, (void)field;
+	int k = find_choice(o, v, step_control_choices);
+	if (k < 0)
+		return 2;
+	((SimArgs *)args)->step_control = (SartStepControl)k;
 	return 0;
+}
+
+static const char *step_control_choice(int i, const char **summary)
+{
+	return choice_at(step_control_choices, i, summary);
 }
 
 #define AT(f) offsetof(SimArgs, f)
@@ -227,81 +297,78 @@ const CliOption sim_options[] = {
 	CLI_OPTION_INCLUDE(SIM),
 	CLI_OPTION_FMU_DIR(SIM),
 	{"--start", CLI_VALUE, "T0", cli_set_finite, AT(start), PROBE, 0,
-	 "start time (default 0)"},
+	 "start time (default 0)", NULL},
 	{"--stop", CLI_VALUE, "T1", cli_set_finite, AT(stop), SIM, 0,
-	 "stop time (default: the DefaultExperiment's, else 1)"},
+	 "stop time (default: the DefaultExperiment's, else 1)", NULL},
 	{"--step", CLI_VALUE, "H", cli_set_finite, AT(step), PROBE, 0,
-	 "macro step (default (T1 - T0) / 500)"},
+	 "macro step (default (T1 - T0) / 500)", NULL},
 	{"--master", CLI_VALUE, "ALGORITHM", set_master, 0, SIM, 0,
-	 "jacobi or gauss-seidel (default)"},
+	 "the master algorithm (default gauss-seidel):", master_choice},
 	{"--approx", CLI_VALUE, "KIND", set_approx, 0, SIM, 0,
-	 "input approximation: hold (default), linear, quadratic (through the last three "
-	 "points) or hermite (from the source's output derivatives; linear when it has none)"},
+	 "input approximation (default hold):", approx_choice},
 	{"--iterations", CLI_VALUE, "K", cli_set_count0, AT(iterations), SIM, 0,
-	 "K extra passes over each step, with rollback (default 0)"},
+	 "K extra passes over each step, with rollback (default 0)", NULL},
 	{"--loop-solver", CLI_VALUE, "SOLVER", set_loop_solver, 0, SIM, 0,
-	 "how algebraic loops are solved: fixed-point, anderson (default) or newton "
-	 "(finite-difference Jacobian)"},
+	 "how algebraic loops are solved (default anderson):", loop_solver_choice},
 	{"--anderson-memory", CLI_VALUE, "M", set_count, AT(anderson_memory), SIM, 0,
-	 "M past iterates Anderson uses (default 1: secant)"},
+	 "M past iterates Anderson uses (default 1: secant)", NULL},
 	{"--loop-tolerance", CLI_VALUE, "TOL", cli_set_positive, AT(loop_tolerance), SIM, 0,
-	 "converged when |G(x) - x| <= TOL max(1, |x|) (default 1e-10)"},
+	 "converged when |G(x) - x| <= TOL max(1, |x|) (default 1e-10)", NULL},
 	{"--loop-max-iterations", CLI_VALUE, "N", set_count, AT(loop_max_iterations), SIM, 0,
-	 "bound on a loop solve's iterations (default 100)"},
+	 "bound on a loop solve's iterations (default 100)", NULL},
 	{"--step-control", CLI_VALUE, "ESTIMATE", set_step_control, 0, SIM, 0,
-	 "variable steps: error by step doubling or by prediction (the inputs given against "
-	 "the outputs realised); --step is the first"},
+	 "variable steps (--step is the first), the error estimated by:", step_control_choice},
 	{"--tolerance", CLI_VALUE, "TOL", cli_set_positive, AT(tolerance), SIM, 0,
-	 "on the error estimate, relative beyond 1 (default 1e-3)"},
+	 "on the error estimate, relative beyond 1 (default 1e-3)", NULL},
 	{"--min-step", CLI_VALUE, "H", cli_set_positive, AT(min_step), SIM, 0,
-	 "accepted whatever its error (default 1e-6 H)"},
+	 "accepted whatever its error (default 1e-6 H)", NULL},
 	{"--max-step", CLI_VALUE, "H", cli_set_positive, AT(max_step), SIM, 0,
-	 "never exceeded (default T1 - T0)"},
+	 "never exceeded (default T1 - T0)", NULL},
 	{"--step-timeout", CLI_VALUE, "SECONDS", set_seconds, AT(step_timeout), SIM, 0,
 	 "wall-clock limit on one doStep of one FMU; an FMU that overruns it stops the run "
-	 "(exit 1, the result kept)"},
+	 "(exit 1, the result kept)", NULL},
 	{"--realtime", CLI_OPT_NUMBER, "SCALE", set_realtime, AT(realtime), SIM, 0,
 	 "pace the run: the point at t waits until (t - T0) * SCALE wall seconds after the "
 	 "first (SCALE: wall seconds per simulated second, default 1); a point reached later is "
-	 "an overrun, counted in the summary with the largest lateness"},
+	 "an overrun, counted in the summary with the largest lateness", NULL},
 	{"--max-overruns", CLI_VALUE, "N", cli_set_count0, AT(max_overruns), SIM, 0,
-	 "with --realtime: stop the run (exit 1) at the overrun after N"},
+	 "with --realtime: stop the run (exit 1) at the overrun after N", NULL},
 	{"--profile", CLI_FLAG, NULL, cli_set_flag, AT(profile), SIM, 0,
-	 "wall time inside each FMU's doStep and its calls, in the summary"},
+	 "wall time inside each FMU's doStep and its calls, in the summary", NULL},
 	{"--no-rollback", CLI_FLAG, NULL, cli_set_flag, AT(no_rollback), SIM, 0,
 	 "save no FMU state before each step (faster; a discard then stops the run; refused "
-	 "with iterations, step control, events)"},
+	 "with iterations, step control, events)", NULL},
 	{"--event", CLI_VALUE, "INST.VAR", cli_set_string, AT(event), SIM, 0,
 	 "locate the sign changes of this output: a step over one is redone shorter (regula "
-	 "falsi from restored states) until a point lies within --event-tolerance after it"},
+	 "falsi from restored states) until a point lies within --event-tolerance after it", NULL},
 	{"--event-tolerance", CLI_VALUE, "SECONDS", cli_set_positive, AT(event_tolerance), SIM, 0,
-	 "how close after a sign change a point must lie (default 1e-6 H)"},
+	 "how close after a sign change a point must lie (default 1e-6 H)", NULL},
 	{"--sweep", CLI_VALUE, "H1,H2,...", cli_set_string, AT(sweep), SIM, 0,
 	 "run once per macro step H1,H2,... and print, per recorded variable, the largest and "
 	 "RMS error against the reference and the observed order log(e1/e2)/log(H1/H2) (no -o, "
-	 "no --step)"},
+	 "no --step)", NULL},
 	{"--reference", CLI_VALUE, "REF.csv", cli_set_string, AT(reference), SIM, CLI_FILE,
 	 "the reference of --sweep, a result CSV (interpolated linearly at each run's points); "
-	 "default: the run at the finest H"},
+	 "default: the run at the finest H", NULL},
 	{"--sweep-csv", CLI_VALUE, "FILE", cli_set_string, AT(sweep_csv), SIM, CLI_FILE,
-	 "also write the sweep's table as CSV to FILE"},
+	 "also write the sweep's table as CSV to FILE", NULL},
 	{"--record", CLI_VALUE, "INST.VAR,...", cli_add_string, AT(records), SIM, CLI_REPEAT,
-	 "the variables to write (default: every output)"},
+	 "the variables to write (default: every output)", NULL},
 	{"--set", CLI_VALUE, "INST.VAR=VALUE", cli_add_string, AT(sets), PROBE, CLI_REPEAT,
-	 "a start value or parameter, before initialization"},
+	 "a start value or parameter, before initialization", NULL},
 	{"-o", CLI_VALUE, "RESULT.csv", cli_set_string, AT(out), SIM, CLI_FILE,
-	 "the CSV result (default: standard output)"},
+	 "the CSV result (default: standard output)", NULL},
 	{"--explain", CLI_FLAG, NULL, cli_set_flag, AT(explain), SIM, 0,
-	 "print the structural analysis and the unit conversions, and stop"},
+	 "print the structural analysis and the unit conversions, and stop", NULL},
 	{"--no-unit-conversion", CLI_FLAG, NULL, cli_set_flag, AT(no_unit_conversion), SIM, 0,
 	 "connect values as they are, whatever their declared units (what a master blind to "
-	 "units does; for comparison)"},
+	 "units does; for comparison)", NULL},
 	{"--json", CLI_FLAG, NULL, cli_set_flag, AT(json), CMD_INSPECT, 0,
-	 "print the model description as JSON"},
+	 "print the model description as JSON", NULL},
 	{"--probe-state", CLI_FLAG, NULL, cli_set_flag, AT(probe), CMD_INSPECT, 0,
 	 "step, get the state, step, set it, step again: do the outputs agree bit for bit? "
-	 "(exit 1 when they do not)"},
-	{NULL, CLI_FLAG, NULL, NULL, 0, 0, 0, NULL},
+	 "(exit 1 when they do not)", NULL},
+	{NULL, CLI_FLAG, NULL, NULL, 0, 0, 0, NULL, NULL},
 };
 #undef PROBE
 #undef SIM

@@ -35,12 +35,12 @@ enum { T_ONE = CMD_CHECK, T_TWO = CMD_EXPLICIT };
 
 #define AT(f) offsetof(TArgs, f)
 static const CliOption t_options[] = {
-	{"--flag", CLI_FLAG, NULL, cli_set_flag, AT(flag), T_ONE | T_TWO, 0, "a flag"},
-	{"-n", CLI_VALUE, "NAME", cli_set_string, AT(name), T_ONE, CLI_REQUIRED, "a name"},
-	{"--x", CLI_VALUE, "X", cli_set_finite, AT(x), T_ONE, 0, "a number"},
-	{"--add", CLI_VALUE, "V", cli_add_string, AT(list), T_ONE, CLI_REPEAT, "a list"},
-	{"--two-only", CLI_FLAG, NULL, cli_set_flag, AT(flag), T_TWO, 0, "the other's"},
-	{NULL, CLI_FLAG, NULL, NULL, 0, 0, 0, NULL},
+	{"--flag", CLI_FLAG, NULL, cli_set_flag, AT(flag), T_ONE | T_TWO, 0, "a flag", NULL},
+	{"-n", CLI_VALUE, "NAME", cli_set_string, AT(name), T_ONE, CLI_REQUIRED, "a name", NULL},
+	{"--x", CLI_VALUE, "X", cli_set_finite, AT(x), T_ONE, 0, "a number", NULL},
+	{"--add", CLI_VALUE, "V", cli_add_string, AT(list), T_ONE, CLI_REPEAT, "a list", NULL},
+	{"--two-only", CLI_FLAG, NULL, cli_set_flag, AT(flag), T_TWO, 0, "the other's", NULL},
+	{NULL, CLI_FLAG, NULL, NULL, 0, 0, 0, NULL, NULL},
 };
 #undef AT
 
@@ -194,6 +194,7 @@ static void help__every_command__both_spellings_agree(void **state)
 	char *sim = slurp_text(out_path);
 	assert_contains(sim, "--loop-solver SOLVER");
 	assert_contains(sim, "--realtime [SCALE]");
+	assert_contains(sim, "  hermite    from the source's output derivatives");
 	free(sim);
 }
 
@@ -237,6 +238,9 @@ static void errors__did_you_mean_and_missing_arguments(void **state)
 		{"inspect --set a.b=1 x.fmu", "sacc inspect: --set belongs to --probe-state"},
 		{"inspect --probe-state --stop 1 x.fmu", "unknown option '--stop' (an option of "
 		                                         "simulate)"},
+		{"simulate x.fmu --approx lineer", "sacc simulate: --approx: 'lineer' is not hold, "
+		                                   "linear, quadratic or hermite; did you mean "
+		                                   "'linear'?"},
 		{"help nope", "sacc help: unknown command 'nope'"},
 		{"completion zsh", "sacc completion: no completion for 'zsh' (only bash)"},
 	};
@@ -286,6 +290,11 @@ static void completion__bash__made_from_the_table(void **state)
 	snprintf(cmd, sizeof cmd,
 	         "bash -c 'source \"%s\"; COMP_WORDS=(sacc simulate --loop-s); COMP_CWORD=2; "
 	         "_sacc; [ \"${COMPREPLY[*]}\" = --loop-solver ]'", out_path);
+	assert_int_equal(system(cmd), 0);
+	/* and `sacc simulate --loop-solver n` offers the value newton */
+	snprintf(cmd, sizeof cmd,
+	         "bash -c 'source \"%s\"; COMP_WORDS=(sacc simulate --loop-solver n); "
+	         "COMP_CWORD=3; _sacc; [ \"${COMPREPLY[*]}\" = newton ]'", out_path);
 	assert_int_equal(system(cmd), 0);
 }
 
