@@ -7,7 +7,15 @@
  * CliOption row: its name, whether it takes a value, the setter that stores the value in
  * the command's argument struct (at `field`), the commands that take it and its help.
  * `sacc CMD --help`, `sacc help CMD`, `sacc --help`, the parser's errors and the bash
- * completion all read these rows, so a command or an option is written down once. */
+ * completion all read these rows, so a command or an option is written down once.
+ *
+ * To add a command: a CMD_* bit below, a row in main.c's table, and its handler, which
+ * calls cli_parse with its argument struct and returns the exit status (commands.c has
+ * the compiler's); then set its bit in the rows of the options it takes.  To add an
+ * option: a row in the table of the commands taking it (commands.c's cmd_options,
+ * simulate_cli.c's sim_options), a field in their argument struct, and a setter unless a
+ * shared one (cli_set_*) fits; checks of options against each other go in the command's
+ * one check function (simulate_cli.c's check_args). */
 #ifndef SACC_CLI_H
 #define SACC_CLI_H
 

@@ -30,7 +30,7 @@ static const CliCommand commands[] = {
 	 "A progress line is drawn on standard error when it is a terminal and the run lasts "
 	 "over a second; it is erased at the end."},
 	{"plot", CMD_PLOT, cmd_plot, NULL,
-	 "RESULT.csv -o FILE.png|FILE.svg [--vars VAR,...] [--title T]",
+	 "RESULT.csv... -o FILE.png|FILE.svg [OPTION]...",
 	 "draw a result's variables against time with gnuplot", NULL},
 	{"help", CMD_HELP, cli_run_help, NULL, "[COMMAND]",
 	 "describe a command and its options, or list the commands", NULL},
