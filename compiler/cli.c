@@ -1,9 +1,9 @@
 /* cli.c — the command line's parser, help and messages, all read from the tables (cli.h).
  *
  * cli_main finds the command and runs it; the command's handler calls cli_parse with its
- * argument struct.  The running command is the one piece of static state: every message
- * of a command starts "sacc CMD: ", and the setters that report a bad value have no other
- * way to know which command they serve. */
+ * argument struct.  The table and the prefix of the running command are the static state:
+ * every message of a command starts "sacc CMD: ", and the setters that report a bad value
+ * have no other way to know which command they serve. */
 #include "cli.h"
 
 #include <errno.h>
@@ -15,9 +15,8 @@
 #include "util.h"
 #include "version.h"
 
-static const CliCommand *cli_table;   /* what cli_main was given */
-static const CliCommand *cli_running; /* the command running, NULL before one is found */
-static char cli_prefix[64] = "sacc";
+static const CliCommand *cli_table; /* what cli_main was given */
+static char cli_prefix[64] = "sacc"; /* "sacc CMD" while CMD runs */
 
 const char *cli_prog(void)
 {
@@ -26,17 +25,24 @@ const char *cli_prog(void)
 
 static void set_running(const CliCommand *cmd)
 {
-	cli_running = cmd;
-	snprintf(cli_prefix, sizeof cli_prefix, cmd ? "sacc %s" : "sacc", cmd ? cmd->name : "");
+	if (cmd)
+		snprintf(cli_prefix, sizeof cli_prefix, "sacc %s", cmd->name);
+	else
+		snprintf(cli_prefix, sizeof cli_prefix, "sacc");
+}
+
+static void report(const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: ", cli_prefix);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
 }
 
 void cli_error(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "%s: ", cli_prefix);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	report(fmt, ap);
 	va_end(ap);
 }
 
@@ -44,9 +50,7 @@ int cli_usage_error(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "%s: ", cli_prefix);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	report(fmt, ap);
 	va_end(ap);
 	return 2;
 }
@@ -222,7 +226,8 @@ static int parse_options(const CliCommand *cmd, struct Compilation *c, void *arg
 			given[opt - cmd->options] = true;
 	}
 	for (const CliOption *o = cmd->options; o && o->name; o++)
-		if (takes(cmd, o) && (o->flags & CLI_REQUIRED) && !given[o - cmd->options])
+		if (takes(cmd, o) && (o->flags & CLI_REQUIRED) &&
+		    !(o - cmd->options < CLI_MAX_OPTIONS && given[o - cmd->options]))
 			return cli_usage_error("expected %s %s", o->name, o->value);
 	return 0;
 }
@@ -325,21 +330,26 @@ int cli_set_count0(struct Compilation *c, void *args, const char *o, const char 
 enum { HELP_WIDTH = 80, HELP_COLUMN = 24 };
 
 /* text from column col (the cursor is there), wrapped at HELP_WIDTH with later lines
- * indented to indent; "\n\n" starts a new paragraph at indent. */
+ * indented to indent; "\n" starts a new line ("\n\n" a paragraph). */
 static void put_wrapped(FILE *out, const char *text, int col, int indent)
 {
 	const char *p = text;
+	bool line_start = false; /* at the start of a line, not yet indented */
 	while (*p) {
 		if (p[0] == '\n') {
-			fprintf(out, "\n%*s", indent, "");
-			col = indent;
+			fputc('\n', out);
+			line_start = true;
 			p++;
 			continue;
 		}
 		size_t word = strcspn(p, " \n");
-		if (col > indent && col + 1 + (int)word > HELP_WIDTH) {
-			fprintf(out, "\n%*s", indent, "");
-			col = indent;
+		if (!line_start && col > indent && col + 1 + (int)word > HELP_WIDTH) {
+			fputc('\n', out);
+			line_start = true;
+		}
+		if (line_start) {
+			col = fprintf(out, "%*s", indent, "");
+			line_start = false;
 		} else if (col > indent) {
 			fputc(' ', out);
 			col++;
@@ -356,12 +366,12 @@ static void put_wrapped(FILE *out, const char *text, int col, int indent)
 /* An enumerated option's values under its help: "    NAME  summary". */
 static void put_choices(FILE *out, const CliOption *o)
 {
-	const char *name, *summary;
+	const char *name, *summary = NULL;
 	int width = 0;
 	for (int i = 0; o->choice && (name = o->choice(i, &summary)); i++)
 		if ((int)strlen(name) > width)
 			width = (int)strlen(name);
-	for (int i = 0; o->choice && (name = o->choice(i, &summary)); i++) {
+	for (int i = 0; o->choice && (summary = NULL, name = o->choice(i, &summary)); i++) {
 		int col = fprintf(out, "%*s%-*s", HELP_COLUMN + 2, "", width, name);
 		if (summary) {
 			fputs("  ", out);
@@ -450,7 +460,7 @@ static void general_help(FILE *out)
 			fputs("       ", out);
 		put_synopsis(out, k, 7);
 	}
-	fputs("       sacc --version\n\n", out);
+	fputs("       sacc --version (or -V)\n\n", out);
 	for (const CliCommand *k = cli_table; k->name; k++) {
 		fprintf(out, "  %-11s", k->name);
 		put_wrapped(out, k->summary, 13, 13);
