@@ -12,7 +12,6 @@
 #include "emit.h"
 #include "explicit.h"
 #include "package.h"
-#include "plot.h"
 #include "util.h"
 
 typedef struct CmdArgs {
@@ -191,10 +190,4 @@ int cmd_parse(const CliCommand *cmd, int argc, char **argv)
 int cmd_unpack(const CliCommand *cmd, int argc, char **argv)
 {
 	return run_command(cmd, argc, argv, unpack_body);
-}
-
-int cmd_plot(const CliCommand *cmd, int argc, char **argv)
-{
-	(void)cmd;
-	return plot_main(argc, argv);
 }

@@ -1,5 +1,5 @@
 /* commands.h — the handlers of the compiler's commands (check, explicit, emit, build, parse,
- * unpack, plot) and the option table they share; main.c's command table names them. */
+ * unpack) and the option table they share; main.c's command table names them. */
 #ifndef SACC_COMMANDS_H
 #define SACC_COMMANDS_H
 
@@ -14,7 +14,5 @@ int cmd_emit(const CliCommand *cmd, int argc, char **argv);
 int cmd_build(const CliCommand *cmd, int argc, char **argv);
 int cmd_parse(const CliCommand *cmd, int argc, char **argv);
 int cmd_unpack(const CliCommand *cmd, int argc, char **argv);
-/* plot.c parses its own arguments (its row has no option table). */
-int cmd_plot(const CliCommand *cmd, int argc, char **argv);
 
 #endif

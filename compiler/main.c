@@ -3,7 +3,15 @@
  * it names (commands.c for the compiler's, simulate_cli.c for simulate and inspect). */
 #include "cli.h"
 #include "commands.h"
+#include "plot.h"
 #include "simulate_cli.h"
+
+/* plot.c parses its own arguments and prints its own help: its row has no option table. */
+static int run_plot(const CliCommand *cmd, int argc, char **argv)
+{
+	(void)cmd;
+	return plot_main(argc, argv);
+}
 
 static const CliCommand commands[] = {
 	{"check", CMD_CHECK, cmd_check, cmd_options, "FILE...",
@@ -29,7 +37,7 @@ static const CliCommand commands[] = {
 	 "algorithm; the result as CSV",
 	 "A progress line is drawn on standard error when it is a terminal and the run lasts "
 	 "over a second; it is erased at the end."},
-	{"plot", CMD_PLOT, cmd_plot, NULL,
+	{"plot", CMD_PLOT, run_plot, NULL,
 	 "RESULT.csv... -o FILE.png|FILE.svg [OPTION]...",
 	 "draw a result's variables against time with gnuplot", NULL},
 	{"help", CMD_HELP, cli_run_help, NULL, "[COMMAND]",
