@@ -374,11 +374,24 @@ static void put_wrapped(FILE *out, const char *text, int col, int indent)
 	fputc('\n', out);
 }
 
-/* An enumerated option's values under its help: "    NAME  summary". */
+/* An enumerated option's values under its help: "    NAME  summary", or, when they have no
+ * summaries, their names in a paragraph. */
 static void put_choices(FILE *out, const CliOption *o)
 {
 	const char *name, *summary = NULL;
 	int width = 0;
+	if (o->choice && o->choice(0, &summary) && !summary) {
+		int col = fprintf(out, "%*s", HELP_COLUMN + 2, "");
+		for (int i = 0; (name = o->choice(i, &summary)); i++) {
+			if (i > 0 && col + 1 + (int)strlen(name) > HELP_WIDTH)
+				col = fprintf(out, "\n%*s", HELP_COLUMN + 2, "") - 1;
+			else if (i > 0)
+				col += fprintf(out, " ");
+			col += fprintf(out, "%s", name);
+		}
+		fputc('\n', out);
+		return;
+	}
 	for (int i = 0; o->choice && (name = o->choice(i, &summary)); i++)
 		if ((int)strlen(name) > width)
 			width = (int)strlen(name);

@@ -11,6 +11,7 @@
 #include "driver.h"
 #include "emit.h"
 #include "explicit.h"
+#include "lower.h"
 #include "package.h"
 #include "util.h"
 
@@ -20,13 +21,31 @@ typedef struct CmdArgs {
 	const char *out;      /* -o DIR */
 } CmdArgs;
 
+/* --after's values: the lowering rules, the lowering stage, then the explicit-form rules,
+ * in the order they run. */
+static const char *after_choice(int i, const char **summary)
+{
+	*summary = NULL;
+	int k = 0;
+	for (; lw_rules[k].name; k++)
+		if (k == i)
+			return lw_rules[k].name;
+	if (i == k)
+		return LW_STAGE;
+	i -= k + 1;
+	for (k = 0; rw_rules[k].name; k++)
+		if (k == i)
+			return rw_rules[k].name;
+	return NULL;
+}
+
 #define AT(f) offsetof(CmdArgs, f)
 const CliOption cmd_options[] = {
 	{"--syntax", CLI_FLAG, NULL, cli_set_flag, AT(syntax), CMD_CHECK, 0,
 	 "check syntax only, without opening any inner FMU", NULL},
 	{"--after", CLI_VALUE, "RULE", cli_set_string, AT(after), CMD_EXPLICIT, 0,
-	 "stop the reduction after RULE: a lowering rule, Lower (after every lowering), or one "
-	 "of the 13 explicit-form rules", NULL},
+	 "stop the reduction after RULE: a lowering rule, Lower (after every lowering), or an "
+	 "explicit-form rule:", after_choice},
 	{"-o", CLI_VALUE, "DIR", cli_set_string, AT(out), CMD_EMIT, CLI_REQUIRED | CLI_FILE,
 	 "the directory the sources are written under", NULL},
 	{"-o", CLI_VALUE, "DIR", cli_set_string, AT(out), CMD_BUILD, CLI_FILE,
@@ -82,11 +101,16 @@ static int print_body(Compilation *c, const CmdArgs *a, const char **files, int 
 	if (nfiles != 1)
 		return cli_usage_error("expected one input file");
 	if (a->after && !rw_is_rule(a->after)) {
-		fprintf(stderr, "%s: unknown rule '%s'; the rules are:", cli_prog(), a->after);
-		for (const RwRule *r = rw_rules; r->name; r++)
-			fprintf(stderr, " %s", r->name);
-		fputc('\n', stderr);
-		return 2;
+		const char *names[128], *summary;
+		int n = 0;
+		while (n < 128 && (names[n] = after_choice(n, &summary)))
+			n++;
+		const char *near = cli_suggest(a->after, names, n);
+		if (near)
+			return cli_usage_error("unknown rule '%s'; did you mean '%s'? (sacc explicit "
+			                       "--help lists the rules)", a->after, near);
+		return cli_usage_error("unknown rule '%s' (sacc explicit --help lists the rules)",
+		                       a->after);
 	}
 	Module *m = drv_load(c, files[0]);
 	if (!m || !m->root)

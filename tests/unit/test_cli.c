@@ -241,6 +241,8 @@ static void errors__did_you_mean_and_missing_arguments(void **state)
 		{"simulate x.fmu --approx lineer", "sacc simulate: --approx: 'lineer' is not hold, "
 		                                   "linear, quadratic or hermite; did you mean "
 		                                   "'linear'?"},
+		{"explicit --after Lowr x.sa", "sacc explicit: unknown rule 'Lowr'; did you mean "
+		                               "'Lower'?"},
 		{"help nope", "sacc help: unknown command 'nope'"},
 		{"completion zsh", "sacc completion: no completion for 'zsh' (only bash)"},
 	};
