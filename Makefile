@@ -4,6 +4,7 @@
 #   make demo       the main job: the adaptations checked and built, the power window run
 #                   against its monolithic reference (CSVs, plot, comparison in build/demo/)
 #   make check      every test: unit, golden, robustness, then again under ASan/UBSan and valgrind
+#   make install    sacc, its man page and bash completion under PREFIX (/usr/local), in DESTDIR
 #
 # Both `demo` and `check` first make sure the Debian packages the build needs are there
 # (installing them when run as root).  Sources are picked up by wildcard: a new
@@ -554,6 +555,28 @@ check: deps
 demo: deps-demo
 	@$(MAKE) --no-print-directory all powerwindow-case
 	@sh adaptations/demo.sh $(SACC) $(BUILD)
+
+# ---- installing -------------------------------------------------------------------------
+# make install [PREFIX=/usr/local] [DESTDIR=]: the binary, the man page (docs/sacc.1) and the
+# bash completion (written by the binary from its command table); make uninstall removes
+# them.  The installed sacc needs no checkout: it carries the runtime's sources.
+PREFIX  ?= /usr/local
+DESTDIR ?=
+BINDIR      := $(PREFIX)/bin
+MAN1DIR     := $(PREFIX)/share/man/man1
+BASHCOMPDIR := $(PREFIX)/share/bash-completion/completions
+.PHONY: install uninstall
+
+install: $(SACC)
+	install -d '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(MAN1DIR)' '$(DESTDIR)$(BASHCOMPDIR)'
+	install -m 755 $(SACC) '$(DESTDIR)$(BINDIR)/sacc'
+	$(SACC) completion bash > $(BUILD)/sacc.bash
+	install -m 644 $(BUILD)/sacc.bash '$(DESTDIR)$(BASHCOMPDIR)/sacc'
+	if [ -f docs/sacc.1 ]; then install -m 644 docs/sacc.1 '$(DESTDIR)$(MAN1DIR)/sacc.1'; fi
+
+uninstall:
+	rm -f '$(DESTDIR)$(BINDIR)/sacc' '$(DESTDIR)$(MAN1DIR)/sacc.1' \
+	      '$(DESTDIR)$(BASHCOMPDIR)/sacc'
 
 # ---- fuzzing (clang's libFuzzer) --------------------------------------------------------
 FUZZ_SECONDS ?= 60

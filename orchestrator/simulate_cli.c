@@ -1,21 +1,10 @@
-/* simulate_cli.c — `sacc simulate TARGET`: the glue between the front end and the
- * orchestrator core (sart_master.h).
- *
- *   sacc simulate [-I DIR] [-L DIR] TARGET [--start T0] [--stop T1] [--step H]
- *                 [--master jacobi|gauss-seidel] [--approx hold|linear] [--iterations K]
- *                 [--loop-solver fixed-point|anderson|newton] [--anderson-memory M]
- *                 [--loop-tolerance TOL] [--loop-max-iterations N]
- *                 [--step-control doubling|prediction] [--tolerance TOL]
- *                 [--min-step H] [--max-step H]
- *                 [--step-timeout SECONDS] [--realtime [SCALE] [--max-overruns N]]
- *                 [--profile]
- *                 [--sweep H1,H2,... [--reference REF.csv] [--sweep-csv FILE]]
- *                 [--record INST.VAR,...] [--set INST.VAR=VALUE]... [-o RESULT.csv]
- *                 [--explain]
+/* simulate_cli.c — `sacc simulate TARGET` and `sacc inspect`: the glue between the front
+ * end and the orchestrator core (sart_master.h).  Their options are the rows of
+ * sim_options below; `sacc simulate --help` prints them.
  *
  * TARGET is one .fmu (its instance is named after its model identifier) or a scenario
- * module (LANGUAGE.md section 6: `fmu` declarations and top-level connections), loaded and
- * checked by the driver as `sacc check` does.  Each FMU is extracted with pkg_extract_fmu
+ * module (`fmu` declarations and top-level connections), loaded and checked by the driver
+ * as `sacc check` does (simulate_scenario.c).  Each FMU is extracted with pkg_extract_fmu
  * into a private temporary directory, removed on every way out.  The model descriptions
  * (FmuInfo) become a SartScenario; sart_master_run steps it and hands each accepted
  * communication point to the CSV writer here, which flushes it at once, so a run that
@@ -24,7 +13,7 @@
  * (--step-timeout) and times each FMU (--profile).  --sweep runs the scenario once per
  * macro step, keeps the points in memory (csv.h tables) and compares them (sweep.h).
  *
- * Like the rest of orchestrator/, this file is not part of libsacc.a (see the Makefile):
+ * Like the rest of orchestrator/, this file and simulate_scenario.c are not part of libsacc.a (see the Makefile):
  * compiler/ never links runtime/. */
 #define _XOPEN_SOURCE 700 /* setitimer */
 #include "simulate_cli.h"
@@ -43,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "csv.h"
 #include "driver.h"
 #include "fmu.h"
@@ -50,6 +40,7 @@
 #include "package.h"
 #include "progress.h"
 #include "sart_master.h"
+#include "simulate.h"
 #include "sweep.h"
 
 /* Set by SIGINT/SIGTERM: the run stops after the step in progress, cleanly (the
@@ -74,14 +65,6 @@ static char watchdog_msg[2048];
 static size_t watchdog_len;
 static char *watchdog_argv[6];
 
-/* The result's rows gathered for the next write(2) (write_point). */
-typedef struct RowBuf {
-	int fd;            /* the result's descriptor */
-	char *data;
-	size_t len, cap;
-	bool at_once;      /* each row written as it comes: someone may be reading */
-} RowBuf;
-
 /* The run's RowBuf: the handler writes what it holds first.  It runs only while a doStep
  * is in progress, never while rows are being gathered. */
 static const RowBuf *watchdog_rows;
@@ -99,78 +82,7 @@ static void on_watchdog(int sig)
 	_exit(1);
 }
 
-static void sim_usage(FILE *out)
-{
-	fputs("usage: sacc simulate [-I DIR] [-L DIR] TARGET [--start T0] [--stop T1] [--step H]\n"
-	      "                     [--master ", out);
-	for (const SartAlgorithmInfo *alg = sart_algorithms; alg->name; alg++)
-		fprintf(out, "%s%s", alg == sart_algorithms ? "" : "|", alg->name);
-	fputs("]\n"
-	      "                     [--approx hold|linear|quadratic|hermite]\n"
-	      "                     [--iterations K] [--loop-solver fixed-point|anderson|newton]\n"
-	      "                     [--anderson-memory M] [--loop-tolerance TOL]\n"
-	      "                     [--loop-max-iterations N] [--step-control doubling|prediction]\n"
-	      "                     [--tolerance TOL] [--min-step H] [--max-step H]\n"
-	      "                     [--step-timeout SECONDS] [--realtime [SCALE]]\n"
-	      "                     [--max-overruns N] [--profile]\n"
-	      "                     [--event INST.VAR [--event-tolerance SECONDS]] [--no-rollback]\n"
-	      "                     [--sweep H1,H2,... [--reference REF.csv] [--sweep-csv FILE]]\n"
-	      "                     [--record INST.VAR,...] [--set INST.VAR=VALUE]...\n"
-	      "                     [-o RESULT.csv] [--explain] [--no-unit-conversion]\n"
-	      "\n", out);
-	/* two strings: C99 compilers need not take one longer than 4095 characters */
-	fputs("  TARGET        an .fmu, or a scenario module (fmu declarations and connections)\n"
-	      "  --start T0    start time (default 0)\n"
-	      "  --stop T1     stop time (default: the DefaultExperiment's, else 1)\n"
-	      "  --step H      macro step (default (T1 - T0) / 500)\n"
-	      "  --master      the master algorithm (default gauss-seidel):\n", out);
-	for (const SartAlgorithmInfo *alg = sart_algorithms; alg->name; alg++)
-		fprintf(out, "                  %-13s %s\n", alg->name, alg->summary);
-	fputs("  --approx      input approximation: hold (default), linear, quadratic (through\n"
-	      "                the last three points) or hermite (from the source's output\n"
-	      "                derivatives; linear when it has none)\n"
-	      "  --iterations  K extra passes over each step, with rollback (default 0)\n"
-	      "  --loop-solver how algebraic loops are solved: fixed-point, anderson (default)\n"
-	      "                or newton (finite-difference Jacobian)\n"
-	      "  --anderson-memory  M past iterates Anderson uses (default 1: secant)\n"
-	      "  --loop-tolerance   converged when |G(x) - x| <= TOL max(1, |x|) (default 1e-10)\n"
-	      "  --loop-max-iterations  bound on a loop solve's iterations (default 100)\n"
-	      "  --step-control variable steps: error by step doubling or by prediction (the\n"
-	      "                inputs given against the outputs realised); --step is the first\n"
-	      "  --tolerance   on the error estimate, relative beyond 1 (default 1e-3)\n"
-	      "  --min-step    accepted whatever its error (default 1e-6 H)\n"
-	      "  --max-step    never exceeded (default T1 - T0)\n"
-	      "  --step-timeout  wall-clock limit on one doStep of one FMU; an FMU that\n"
-	      "                overruns it stops the run (exit 1, the result kept)\n"
-	      "  --realtime    pace the run: the point at t waits until (t - T0) * SCALE wall\n"
-	      "                seconds after the first (SCALE: wall seconds per simulated\n"
-	      "                second, default 1); a point reached later is an overrun, counted\n"
-	      "                in the summary with the largest lateness\n"
-	      "  --max-overruns  stop the run (exit 1) at the overrun after N\n"
-	      "  --profile     wall time inside each FMU's doStep and its calls, in the summary\n"
-	      "  --no-rollback save no FMU state before each step (faster; a discard then\n"
-	      "                stops the run; refused with iterations, step control, events)\n"
-	      "  --event       locate the sign changes of this output: a step over one is\n"
-	      "                redone shorter (regula falsi from restored states) until a\n"
-	      "                point lies within --event-tolerance after it (default 1e-6 H)\n"
-	      "  --sweep       run once per macro step H1,H2,... and print, per recorded\n"
-	      "                variable, the largest and RMS error against the reference and\n"
-	      "                the observed order log(e1/e2)/log(H1/H2) (no -o, no --step)\n"
-	      "  --reference   the reference of --sweep, a result CSV (interpolated linearly\n"
-	      "                at each run's points); default: the run at the finest H\n"
-	      "  --sweep-csv   also write the sweep's table as CSV to FILE\n"
-	      "  --record      the variables to write (default: every output)\n"
-	      "  --set         a start value or parameter, before initialization\n"
-	      "  -o FILE       the CSV result (default: standard output)\n"
-	      "  --explain     print the structural analysis and the unit conversions, and stop\n"
-	      "  --no-unit-conversion  connect values as they are, whatever their declared\n"
-	      "                units (what a master blind to units does; for comparison)\n"
-	      "\n"
-	      "  A progress line is drawn on standard error when it is a terminal and the run\n"
-	      "  lasts over a second; it is erased at the end.\n",
-	      out);
-}
-
+/* The options of simulate and inspect (sim_options). */
 typedef struct SimArgs {
 	const char *target;
 	const char *out;
@@ -197,111 +109,44 @@ typedef struct SimArgs {
 	double event_tolerance;  /* s, 0 for the master's default */
 	SartRef event_ref;       /* event, resolved */
 	bool probe;          /* sacc inspect --probe-state */
-	const char **records; /* each a comma-separated list */
-	int nrecords;
-	const char **sets;
-	int nsets;
+	bool json;           /* sacc inspect --json */
+	CliList records;     /* --record: each a comma-separated list */
+	CliList sets;        /* --set */
+	double *steps;       /* --sweep's, parsed; malloc'd */
+	int nsteps;
 } SimArgs;
-
-static int usage_error(const char *fmt, const char *a, const char *b)
-{
-	fputs("sacc simulate: ", stderr);
-	fprintf(stderr, fmt, a, b);
-	fputc('\n', stderr);
-	return 2;
-}
 
 /* ---- the options ---------------------------------------------------------------------------
  * One row per option in sim_options below: its name, whether it takes a value, the setter
- * and, for the setters shared by several options, the SimArgs field they write.  A new
- * master option is a row (and, when no setter fits, a setter). */
+ * and the SimArgs field it writes, the commands that take it and its help.  A new master
+ * option is a row (and, when no setter fits, a setter). */
 
-typedef enum OptArg {
-	OPT_FLAG,        /* no value */
-	OPT_VALUE,       /* --opt VALUE or --opt=VALUE */
-	OPT_OPT_NUMBER   /* an optional number: --opt=X, or --opt X when X is a number */
-} OptArg;
+#define FIELD(T) (*(T *)((char *)args + field))
 
-typedef struct SimOption {
-	const char *name;
-	OptArg arg;
-	int (*set)(Compilation *c, SimArgs *a, const char *opt, const char *val, size_t field);
-	size_t field; /* offsetof(SimArgs, ...) for the shared setters */
-} SimOption;
-
-#define FIELD(T) (*(T *)((char *)a + field))
-
-static int set_include(Compilation *c, SimArgs *a, const char *o, const char *v, size_t field)
-{
-	(void)a, (void)o, (void)field;
-	drv_add_include_dir(c, v);
-	return 0;
-}
-
-static int set_fmu_dir(Compilation *c, SimArgs *a, const char *o, const char *v, size_t field)
-{
-	(void)a, (void)o, (void)field;
-	drv_add_fmu_dir(c, v);
-	return 0;
-}
-
-static int set_string(Compilation *c, SimArgs *a, const char *o, const char *v, size_t field)
-{
-	(void)c, (void)o;
-	FIELD(const char *) = v;
-	return 0;
-}
-
-static int set_flag(Compilation *c, SimArgs *a, const char *o, const char *v, size_t field)
-{
-	(void)c, (void)o, (void)v;
-	FIELD(bool) = true;
-	return 0;
-}
-
-/* Any finite number (times). */
-static int set_finite(Compilation *c, SimArgs *a, const char *o, const char *v, size_t field)
-{
-	(void)c;
-	if (!csv_number(v, &FIELD(double)))
-		return usage_error("%s: '%s' is not a finite number", o, v);
-	return 0;
-}
-
-static int set_positive(Compilation *c, SimArgs *a, const char *o, const char *v, size_t field)
-{
-	(void)c;
-	double x;
-	if (!csv_number(v, &x) || !(x > 0))
-		return usage_error("%s: '%s' is not a positive number", o, v);
-	FIELD(double) = x;
-	return 0;
-}
-
-static int set_seconds(Compilation *c, SimArgs *a, const char *o, const char *v, size_t field)
+static int set_seconds(Compilation *c, void *args, const char *o, const char *v, size_t field)
 {
 	(void)c;
 	double x;
 	if (!csv_number(v, &x) || !(x > 0) || x > 1e6)
-		return usage_error("%s: '%s' is not a positive number of seconds", o, v);
+		return cli_usage_error("%s: '%s' is not a positive number of seconds", o, v);
 	FIELD(double) = x;
 	return 0;
 }
 
 /* --realtime [SCALE]: 1 when no value came. */
-static int set_realtime(Compilation *c, SimArgs *a, const char *o, const char *v, size_t field)
+static int set_realtime(Compilation *c, void *args, const char *o, const char *v, size_t field)
 {
 	(void)c;
 	double x = 1;
 	if (v && (!csv_number(v, &x) || !(x > 0)))
-		return usage_error("%s: '%s' is not a positive number of wall seconds per simulated "
-		                   "second", o, v);
+		return cli_usage_error("%s: '%s' is not a positive number of wall seconds per "
+		                       "simulated second", o, v);
 	FIELD(double) = x;
 	return 0;
 }
 
 /* A count from 1 (--anderson-memory: to 100). */
-static int set_count(Compilation *c, SimArgs *a, const char *o, const char *v, size_t field)
+static int set_count(Compilation *c, void *args, const char *o, const char *v, size_t field)
 {
 	(void)c;
 	char *end;
@@ -309,21 +154,7 @@ static int set_count(Compilation *c, SimArgs *a, const char *o, const char *v, s
 	long k = strtol(v, &end, 10);
 	bool mem = strcmp(o, "--anderson-memory") == 0;
 	if (!*v || *end || errno || k < 1 || k > (mem ? 100 : 1000000))
-		return usage_error(mem ? "%s: '%s' is not a count from 1 to 100"
-		                       : "%s: '%s' is not a count from 1", o, v);
-	FIELD(int) = (int)k;
-	return 0;
-}
-
-/* A count from 0. */
-static int set_count0(Compilation *c, SimArgs *a, const char *o, const char *v, size_t field)
-{
-	(void)c;
-	char *end;
-	errno = 0;
-	long k = strtol(v, &end, 10);
-	if (!*v || *end || errno || k < 0 || k > 1000000)
-		return usage_error("%s: '%s' is not a count from 0", o, v);
+		return cli_usage_error("%s: '%s' is not a count from 1%s", o, v, mem ? " to 100" : "");
 	FIELD(int) = (int)k;
 	return 0;
 }
@@ -340,530 +171,302 @@ static void algorithm_names(char *buf, size_t size, const char *last_sep)
 	}
 }
 
-static int set_master(Compilation *c, SimArgs *a, const char *o, const char *v, size_t field)
+static int set_master(Compilation *c, void *args, const char *o, const char *v, size_t field)
 {
 	(void)c, (void)o, (void)field;
 	const SartAlgorithmInfo *alg = sart_algorithm_find(v);
 	char names[256];
 	if (alg) {
-		a->algorithm = (SartAlgorithm)(alg - sart_algorithms);
+		((SimArgs *)args)->algorithm = (SartAlgorithm)(alg - sart_algorithms);
 		return 0;
 	}
 	algorithm_names(names, sizeof names, " nor ");
-	return usage_error("--master: '%s' is neither %s", v, names);
+	return cli_usage_error("--master: '%s' is neither %s", v, names);
 }
 
-static int set_approx(Compilation *c, SimArgs *a, const char *o, const char *v, size_t field)
+static const char *master_choice(int i, const char **summary)
 {
-	(void)c, (void)o, (void)field;
-	if (strcmp(v, "hold") == 0)
-		a->approx = SART_HOLD;
-	else if (strcmp(v, "linear") == 0)
-		a->approx = SART_LINEAR;
-	else if (strcmp(v, "quadratic") == 0)
-		a->approx = SART_QUADRATIC;
-	else if (strcmp(v, "hermite") == 0)
-		a->approx = SART_HERMITE;
-	else
-		return usage_error("--approx: '%s' is not hold, linear, quadratic or hermite%s", v,
-		                   "");
-	return 0;
-}
-
-static int set_loop_solver(Compilation *c, SimArgs *a, const char *o, const char *v,
-                           size_t field)
-{
-	(void)c, (void)o, (void)field;
-	if (strcmp(v, "fixed-point") == 0)
-		a->loop_solver = SART_LOOP_FIXED_POINT;
-	else if (strcmp(v, "anderson") == 0)
-		a->loop_solver = SART_LOOP_ANDERSON;
-	else if (strcmp(v, "newton") == 0)
-		a->loop_solver = SART_LOOP_NEWTON;
-	else
-		return usage_error("--loop-solver: '%s' is not fixed-point, anderson or newton%s", v,
-		                   "");
-	return 0;
-}
-
-static int set_step_control(Compilation *c, SimArgs *a, const char *o, const char *v,
-                            size_t field)
-{
-	(void)c, (void)o, (void)field;
-	if (strcmp(v, "doubling") == 0)
-		a->step_control = SART_STEP_DOUBLING;
-	else if (strcmp(v, "prediction") == 0)
-		a->step_control = SART_STEP_PREDICTION;
-	else
-		return usage_error("--step-control: '%s' is neither doubling nor prediction%s", v,
-		                   "");
-	return 0;
-}
-
-static int add_record_arg(Compilation *c, SimArgs *a, const char *o, const char *v,
-                          size_t field)
-{
-	(void)c, (void)o, (void)field;
-	a->records[a->nrecords++] = v;
-	return 0;
-}
-
-static int add_set_arg(Compilation *c, SimArgs *a, const char *o, const char *v, size_t field)
-{
-	(void)c, (void)o, (void)field;
-	a->sets[a->nsets++] = v;
-	return 0;
-}
-
-#define AT(f) offsetof(SimArgs, f)
-static const SimOption sim_options[] = {
-	{"-I", OPT_VALUE, set_include, 0},
-	{"-L", OPT_VALUE, set_fmu_dir, 0},
-	{"-o", OPT_VALUE, set_string, AT(out)},
-	{"--start", OPT_VALUE, set_finite, AT(start)},
-	{"--stop", OPT_VALUE, set_finite, AT(stop)},
-	{"--step", OPT_VALUE, set_finite, AT(step)},
-	{"--master", OPT_VALUE, set_master, 0},
-	{"--approx", OPT_VALUE, set_approx, 0},
-	{"--iterations", OPT_VALUE, set_count0, AT(iterations)},
-	{"--loop-solver", OPT_VALUE, set_loop_solver, 0},
-	{"--anderson-memory", OPT_VALUE, set_count, AT(anderson_memory)},
-	{"--loop-tolerance", OPT_VALUE, set_positive, AT(loop_tolerance)},
-	{"--loop-max-iterations", OPT_VALUE, set_count, AT(loop_max_iterations)},
-	{"--step-control", OPT_VALUE, set_step_control, 0},
-	{"--tolerance", OPT_VALUE, set_positive, AT(tolerance)},
-	{"--min-step", OPT_VALUE, set_positive, AT(min_step)},
-	{"--max-step", OPT_VALUE, set_positive, AT(max_step)},
-	{"--step-timeout", OPT_VALUE, set_seconds, AT(step_timeout)},
-	{"--realtime", OPT_OPT_NUMBER, set_realtime, AT(realtime)},
-	{"--max-overruns", OPT_VALUE, set_count0, AT(max_overruns)},
-	{"--profile", OPT_FLAG, set_flag, AT(profile)},
-	{"--sweep", OPT_VALUE, set_string, AT(sweep)},
-	{"--reference", OPT_VALUE, set_string, AT(reference)},
-	{"--sweep-csv", OPT_VALUE, set_string, AT(sweep_csv)},
-	{"--record", OPT_VALUE, add_record_arg, 0},
-	{"--set", OPT_VALUE, add_set_arg, 0},
-	{"--explain", OPT_FLAG, set_flag, AT(explain)},
-	{"--no-unit-conversion", OPT_FLAG, set_flag, AT(no_unit_conversion)},
-	{"--no-rollback", OPT_FLAG, set_flag, AT(no_rollback)},
-	{"--event", OPT_VALUE, set_string, AT(event)},
-	{"--event-tolerance", OPT_VALUE, set_positive, AT(event_tolerance)},
-	{NULL, OPT_FLAG, NULL, 0},
-};
-#undef AT
-
-static int parse_sim_args(Compilation *c, int argc, char **argv, SimArgs *a)
-{
-	a->algorithm = SART_GAUSS_SEIDEL;
-	a->approx = SART_HOLD;
-	a->stop = NAN;
-	a->step = NAN;
-	a->max_overruns = -1;
-	for (int i = 0; i < argc; i++) {
-		const char *s = argv[i];
-		const char *val = NULL;
-		char name[64];
-		/* --opt=value is --opt value */
-		const char *eq = strncmp(s, "--", 2) == 0 ? strchr(s, '=') : NULL;
-		if (eq && (size_t)(eq - s) < sizeof name) {
-			memcpy(name, s, (size_t)(eq - s));
-			name[eq - s] = '\0';
-			s = name;
-			val = eq + 1;
+	for (int k = 0; sart_algorithms[k].name; k++)
+		if (k == i) {
+			*summary = sart_algorithms[k].summary;
+			return sart_algorithms[k].name;
 		}
-		const SimOption *opt = NULL;
-		for (const SimOption *o = sim_options; o->name; o++)
-			if (strcmp(s, o->name) == 0)
-				opt = o;
-		if (!opt) {
-			if ((strncmp(s, "-I", 2) == 0 || strncmp(s, "-L", 2) == 0) && s[2]) {
-				(s[1] == 'I' ? drv_add_include_dir : drv_add_fmu_dir)(c, s + 2);
-				continue;
-			}
-			if (s[0] == '-' && s[1])
-				return usage_error("unknown option '%s'%s", s, "");
-			if (a->target)
-				return usage_error("one TARGET only ('%s', then '%s')", a->target, s);
-			a->target = s;
-			continue;
-		}
-		double x;
-		switch (opt->arg) {
-		case OPT_FLAG:
-			if (val)
-				return usage_error("%s takes no value%s", s, "");
-			break;
-		case OPT_VALUE:
-			if (!val) {
-				if (i + 1 >= argc)
-					return usage_error("%s needs a value%s", s, "");
-				val = argv[++i];
-			}
-			break;
-		case OPT_OPT_NUMBER:
-			if (!val && i + 1 < argc && csv_number(argv[i + 1], &x))
-				val = argv[++i];
-			break;
-		}
-		int rc = opt->set(c, a, s, val, opt->field);
-		if (rc)
-			return rc;
-	}
-	if (!a->target)
-		return usage_error("no TARGET (an .fmu or a scenario module)%s%s", "", "");
-	if (a->max_overruns >= 0 && !(a->realtime > 0))
-		return usage_error("--max-overruns belongs to --realtime%s%s", "", "");
-	if (a->sweep) {
-		if (a->out)
-			return usage_error("--sweep writes no result file (-o); --sweep-csv FILE writes "
-			                   "its table%s%s", "", "");
-		if (!isnan(a->step))
-			return usage_error("--sweep gives the macro steps: no --step with it%s%s", "", "");
-		if (a->step_control != SART_STEP_FIXED)
-			return usage_error("--sweep runs fixed steps: no --step-control with it%s%s", "",
-			                   "");
-	} else if (a->reference || a->sweep_csv) {
-		return usage_error("%s belongs to --sweep%s", a->reference ? "--reference"
-		                                                            : "--sweep-csv", "");
-	}
-	return 0;
-}
-
-/* ---- the scenario ------------------------------------------------------------------------- */
-
-/* One FMU instance of the scenario, with the SartVar table made from its description. */
-typedef struct SimFmu {
-	const char *name;
-	FmuInfo *info;
-	Loc where;
-	char *dir;      /* where it is extracted, malloc'd */
-	SartVar *vars;
-} SimFmu;
-
-/* --profile: what one FMU's doStep calls cost. */
-typedef struct SimProfile {
-	double seconds;
-	long calls;
-} SimProfile;
-
-typedef struct Sim {
-	Compilation *c;
-	SimArgs *args;
-	Module *module;   /* the scenario module; NULL when TARGET is an .fmu */
-	SimFmu *fmus;
-	int nfmus;
-	SartFmu *sfmus;
-	SartConnection *conns;
-	int nconns;
-	SartStart *starts;
-	int nstarts;
-	SartRef *records;
-	int nrecords, caprecords;
-	char *tmpdir;
-	FILE *out;
-	bool out_failed;
-	RowBuf rows_out;   /* out's rows, written with write(2) a block at a time */
-	long rows;        /* communication points of this run written */
-	double last_t;    /* the last one's time */
-	CsvTable *capture; /* a sweep's run: the points go here instead of out */
-	double *row;       /* time and values, to append to capture */
-	double run_began;  /* now_seconds() when this run began */
-	bool tty;          /* stderr is a terminal: the progress line may be drawn */
-	bool prog_drawn;   /* it is on the screen now */
-	double prog_last;  /* when it was last drawn (seconds into the run), < 0 never */
-	double rt_origin;  /* --realtime: the wall time of the first point */
-	long overruns;     /* --realtime: points reached after their deadline */
-	double max_late;   /* the largest lateness, s */
-	SimProfile *prof;  /* --profile: per FMU */
-	double step_began; /* --profile: when the doStep in progress began */
-} Sim;
-
-static SartType sart_type(FmuType t)
-{
-	switch (t) {
-	case FT_REAL: return SART_REAL;
-	case FT_INTEGER:
-	case FT_ENUMERATION: return SART_INTEGER;
-	case FT_BOOLEAN: return SART_BOOLEAN;
-	default: return SART_OTHER;
-	}
-}
-
-static SartCausality sart_causality(FmuCausality c)
-{
-	switch (c) {
-	case CAUS_INPUT: return SART_CAUS_INPUT;
-	case CAUS_OUTPUT: return SART_CAUS_OUTPUT;
-	case CAUS_PARAMETER: return SART_CAUS_PARAMETER;
-	default: return SART_CAUS_OTHER;
-	}
-}
-
-static int add_fmu(Sim *s, const char *name, FmuInfo *info, Loc where)
-{
-	SimFmu *f = &s->fmus[s->nfmus++];
-	f->name = name;
-	f->info = info;
-	f->where = where;
-	f->vars = calloc((size_t)info->nvars + 1, sizeof *f->vars);
-	if (!f->vars)
-		return 1;
-	for (int i = 0; i < info->nvars; i++) {
-		const FmuVar *v = &info->vars[i];
-		f->vars[i] = (SartVar){v->name, v->vr, sart_type(v->type), sart_causality(v->causality),
-		                       NULL, v->causality == CAUS_OUTPUT ? -1 : 0};
-	}
-	for (int k = 0; k < info->noutputs; k++) {
-		const FmuOutputDep *o = &info->outputs[k];
-		if (o->var < 0 || o->var >= info->nvars || !o->deps_given)
-			continue;
-		f->vars[o->var].deps = o->deps;
-		f->vars[o->var].ndeps = o->ndeps;
-	}
-	return 0;
-}
-
-static int var_index(const FmuInfo *info, const char *name)
-{
-	const FmuVar *v = fmu_find_var(info, name);
-	return v ? (int)(v - info->vars) : -1;
-}
-
-/* Finds the FMU file of an `fmu` declaration the checker did not open (no connection
- * uses it), the way the checker looks: beside the script, then in each -L directory. */
-static const char *find_decl_file(Sim *s, Module *m, const char *path)
-{
-	const char *p;
-	if (path[0] == '/')
-		return access(path, R_OK) == 0 ? path : NULL;
-	p = arena_printf(s->c->arena, "%s/%s", m->dir, path);
-	if (access(p, R_OK) == 0)
-		return p;
-	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	for (int i = 0; i < s->c->nfmu_dirs; i++) {
-		p = arena_printf(s->c->arena, "%s/%s", s->c->fmu_dirs[i], path);
-		if (access(p, R_OK) == 0)
-			return p;
-		p = arena_printf(s->c->arena, "%s/%s", s->c->fmu_dirs[i], base);
-		if (access(p, R_OK) == 0)
-			return p;
-	}
 	return NULL;
 }
 
-static int find_instance(const Sim *s, const char *name)
+/* A value of an enumerated option and the enumerator it stands for. */
+typedef struct SimChoice {
+	const char *name;
+	int value;
+	const char *summary;
+} SimChoice;
+
+static const SimChoice approx_choices[] = {
+	{"hold", SART_HOLD, "the value at t_n (the default)"},
+	{"linear", SART_LINEAR, "extrapolated through the last two points"},
+	{"quadratic", SART_QUADRATIC, "through the last three points"},
+	{"hermite", SART_HERMITE, "from the source's output derivatives (linear when it has none)"},
+	{NULL, 0, NULL},
+};
+
+static const SimChoice loop_solver_choices[] = {
+	{"fixed-point", SART_LOOP_FIXED_POINT, "x := G(x)"},
+	{"anderson", SART_LOOP_ANDERSON, "Anderson acceleration (the default)"},
+	{"newton", SART_LOOP_NEWTON, "Newton, finite-difference Jacobian"},
+	{NULL, 0, NULL},
+};
+
+static const SimChoice step_control_choices[] = {
+	{"doubling", SART_STEP_DOUBLING, "the error by step doubling"},
+	{"prediction", SART_STEP_PREDICTION, "the error of the inputs given against the outputs "
+	                                     "realised"},
+	{NULL, 0, NULL},
+};
+
+/* v's enumerator among choices; -1 after a usage error naming them all: "is neither a nor
+ * b", "is not a, b or c", with a near one suggested. */
+static int find_choice(const char *o, const char *v, const SimChoice *choices)
 {
-	for (int f = 0; f < s->nfmus; f++)
-		if (strcmp(s->fmus[f].name, name) == 0)
-			return f;
+	const char *names[16] = {NULL};
+	int n = 0;
+	for (const SimChoice *k = choices; k->name && n < 16; k++) {
+		if (strcmp(k->name, v) == 0)
+			return k->value;
+		names[n++] = k->name;
+	}
+	char list[256] = "";
+	for (int i = 0; i < n; i++)
+		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+		         i == 0 ? "" : i < n - 1 ? ", " : n == 2 ? " nor " : " or ", names[i]);
+	const char *near = cli_suggest(v, names, n);
+	cli_usage_error("%s: '%s' is %s %s%s%s%s", o, v, n == 2 ? "neither" : "not", list,
+	                near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
 	return -1;
 }
 
-/* A scenario module: its fmu declarations (in order) and connections. */
-static int load_scenario(Sim *s, int *nerr)
+static const char *choice_at(const SimChoice *choices, int i, const char **summary)
 {
-	Compilation *c = s->c;
-	Module *m = drv_load(c, s->args->target);
-	if (!m || !m->root)
-		return 1;
-	s->module = m;
-	drv_check(c, m);
-	if (diag_errors(c->diag))
-		return 1;
-	int ndecl = 0;
-	for (Node *e = m->root->list2; e; e = e->next) {
-		if (e->kind == ND_ADAPTATION) {
-			diag_error(c->diag, e->loc, "'%s' is an adaptation: sacc simulate runs a scenario "
-			           "module (fmu declarations and connections) or an .fmu", e->name);
-			diag_note(c->diag, e->loc, "build it with sacc build and simulate the .fmu, or "
-			          "declare that .fmu in a scenario");
-			return 1;
+	for (int k = 0; choices[k].name; k++)
+		if (k == i) {
+			*summary = choices[k].summary;
+			return choices[k].name;
 		}
-		ndecl += e->kind == ND_FMU_DECL;
-		s->nconns += e->kind == ND_CONNECTION;
-	}
-	s->fmus = calloc((size_t)ndecl + 1, sizeof *s->fmus);
-	s->conns = calloc((size_t)s->nconns + 1, sizeof *s->conns);
-	if (!s->fmus || !s->conns)
-		return 1;
-	for (Node *e = m->root->list2; e; e = e->next) {
-		if (e->kind != ND_FMU_DECL)
-			continue;
-		FmuInfo *info = e->info;
-		if (!info) {
-			const char *file = find_decl_file(s, m, e->str);
-			if (!file) {
-				diag_error(c->diag, e->loc, "cannot find fmu '%s' at \"%s\"", e->name, e->str);
-				continue;
-			}
-			info = drv_open_fmu(c, file, e->loc);
-			if (!info)
-				continue;
-		}
-		if (add_fmu(s, e->name, info, e->loc))
-			return 1;
-	}
-	if (diag_errors(c->diag))
-		return 1;
-	if (s->nfmus == 0) {
-		diag_error(c->diag, (Loc){m->path, 0, 0, 0}, "no fmu declared: nothing to simulate");
-		return 1;
-	}
-	int k = 0;
-	for (Node *e = m->root->list2; e; e = e->next) {
-		if (e->kind != ND_CONNECTION)
-			continue;
-		int fs = find_instance(s, e->lhs->owner), fd = find_instance(s, e->rhs->owner);
-		if (fs < 0 || fd < 0) {
-			Node *end = fs < 0 ? e->lhs : e->rhs;
-			diag_error(c->diag, end->loc, "'%s' is not an fmu declared in this module: "
-			           "connections to adaptations or to fmus of imported modules are not "
-			           "implemented yet", end->owner);
-			(*nerr)++;
-			continue;
-		}
-		int vs = var_index(s->fmus[fs].info, e->lhs->name);
-		int vd = var_index(s->fmus[fd].info, e->rhs->name);
-		if (vs < 0 || vd < 0)
-			return 1; /* the checker reported it */
-		bool convert = e->converts && !s->args->no_unit_conversion;
-		s->conns[k++] = (SartConnection){{fs, vs}, {fd, vd},
-		                                 convert ? e->scale : 1.0,
-		                                 convert ? e->offset : 0.0};
-	}
-	s->nconns = k;
-	return *nerr ? 1 : 0;
+	return NULL;
 }
 
-/* INST.VAR: the instance is the part before the first '.'. */
-static int parse_ref(const Sim *s, const char *what, const char *text, size_t len,
-                     SartRef *r)
+static int set_approx(Compilation *c, void *args, const char *o, const char *v, size_t field)
 {
-	char buf[512];
-	if (len >= sizeof buf)
-		len = sizeof buf - 1;
-	memcpy(buf, text, len);
-	buf[len] = '\0';
-	char *dot = strchr(buf, '.');
-	if (!dot || dot == buf || !dot[1])
-		return usage_error("%s: '%s' is not INSTANCE.VARIABLE", what, buf);
-	*dot = '\0';
-	r->fmu = find_instance(s, buf);
-	if (r->fmu < 0) {
-		fprintf(stderr, "sacc simulate: %s: no fmu instance '%s'; the instances are:", what,
-		        buf);
-		for (int f = 0; f < s->nfmus; f++)
-			fprintf(stderr, " %s", s->fmus[f].name);
-		fputc('\n', stderr);
+	(void)c, (void)field;
+	int k = find_choice(o, v, approx_choices);
+	if (k < 0)
 		return 2;
-	}
-	r->var = var_index(s->fmus[r->fmu].info, dot + 1);
-	if (r->var < 0) {
-		fprintf(stderr, "sacc simulate: %s: fmu '%s' has no variable '%s'\n", what, buf,
-		        dot + 1);
-		return 2;
-	}
+	((SimArgs *)args)->approx = (SartApprox)k;
 	return 0;
 }
 
-static int add_record(Sim *s, SartRef r)
+static const char *approx_choice(int i, const char **summary)
 {
-	if (s->nrecords == s->caprecords) {
-		int cap = s->caprecords ? 2 * s->caprecords : 16;
-		SartRef *v = realloc(s->records, (size_t)cap * sizeof *v);
-		if (!v)
-			return 1;
-		s->records = v;
-		s->caprecords = cap;
-	}
-	s->records[s->nrecords++] = r;
+	return choice_at(approx_choices, i, summary);
+}
+
+static int set_loop_solver(Compilation *c, void *args, const char *o, const char *v,
+                           size_t field)
+{
+	(void)c, (void)field;
+	int k = find_choice(o, v, loop_solver_choices);
+	if (k < 0)
+		return 2;
+	((SimArgs *)args)->loop_solver = (SartLoopSolver)k;
 	return 0;
 }
 
-static int collect_records(Sim *s)
+static const char *loop_solver_choice(int i, const char **summary)
 {
-	if (s->args->nrecords == 0) {
-		for (int f = 0; f < s->nfmus; f++)
-			for (int i = 0; i < s->fmus[f].info->nvars; i++)
-				if (s->fmus[f].vars[i].causality == SART_CAUS_OUTPUT &&
-				    s->fmus[f].vars[i].type != SART_OTHER && add_record(s, (SartRef){f, i}))
-					return 1;
+	return choice_at(loop_solver_choices, i, summary);
+}
+
+static int set_step_control(Compilation *c, void *args, const char *o, const char *v,
+                            size_t field)
+{
+	(void)c, (void)field;
+	int k = find_choice(o, v, step_control_choices);
+	if (k < 0)
+		return 2;
+	((SimArgs *)args)->step_control = (SartStepControl)k;
+	return 0;
+}
+
+static const char *step_control_choice(int i, const char **summary)
+{
+	return choice_at(step_control_choices, i, summary);
+}
+
+#define AT(f) offsetof(SimArgs, f)
+#define SIM CMD_SIMULATE
+#define PROBE (CMD_SIMULATE | CMD_INSPECT) /* simulate's, also inspect --probe-state's */
+const CliOption sim_options[] = {
+	CLI_OPTION_INCLUDE(SIM),
+	CLI_OPTION_FMU_DIR(SIM),
+	{"--start", CLI_VALUE, "T0", cli_set_finite, AT(start), PROBE, 0,
+	 "start time (default 0)", NULL},
+	{"--stop", CLI_VALUE, "T1", cli_set_finite, AT(stop), SIM, 0,
+	 "stop time (default: the DefaultExperiment's, else 1)", NULL},
+	{"--step", CLI_VALUE, "H", cli_set_finite, AT(step), PROBE, 0,
+	 "macro step (default (T1 - T0) / 500)", NULL},
+	{"--master", CLI_VALUE, "ALGORITHM", set_master, 0, SIM, 0,
+	 "the master algorithm (default gauss-seidel):", master_choice},
+	{"--approx", CLI_VALUE, "KIND", set_approx, 0, SIM, 0,
+	 "input approximation (default hold):", approx_choice},
+	{"--iterations", CLI_VALUE, "K", cli_set_count0, AT(iterations), SIM, 0,
+	 "K extra passes over each step, with rollback (default 0)", NULL},
+	{"--loop-solver", CLI_VALUE, "SOLVER", set_loop_solver, 0, SIM, 0,
+	 "how algebraic loops are solved (default anderson):", loop_solver_choice},
+	{"--anderson-memory", CLI_VALUE, "M", set_count, AT(anderson_memory), SIM, 0,
+	 "M past iterates Anderson uses (default 1: secant)", NULL},
+	{"--loop-tolerance", CLI_VALUE, "TOL", cli_set_positive, AT(loop_tolerance), SIM, 0,
+	 "converged when |G(x) - x| <= TOL max(1, |x|) (default 1e-10)", NULL},
+	{"--loop-max-iterations", CLI_VALUE, "N", set_count, AT(loop_max_iterations), SIM, 0,
+	 "bound on a loop solve's iterations (default 100)", NULL},
+	{"--step-control", CLI_VALUE, "ESTIMATE", set_step_control, 0, SIM, 0,
+	 "variable steps (--step is the first), the error estimated by:", step_control_choice},
+	{"--tolerance", CLI_VALUE, "TOL", cli_set_positive, AT(tolerance), SIM, 0,
+	 "on the error estimate, relative beyond 1 (default 1e-3)", NULL},
+	{"--min-step", CLI_VALUE, "H", cli_set_positive, AT(min_step), SIM, 0,
+	 "accepted whatever its error (default 1e-6 H)", NULL},
+	{"--max-step", CLI_VALUE, "H", cli_set_positive, AT(max_step), SIM, 0,
+	 "never exceeded (default T1 - T0)", NULL},
+	{"--step-timeout", CLI_VALUE, "SECONDS", set_seconds, AT(step_timeout), SIM, 0,
+	 "wall-clock limit on one doStep of one FMU; an FMU that overruns it stops the run "
+	 "(exit 1, the result kept)", NULL},
+	{"--realtime", CLI_OPT_NUMBER, "SCALE", set_realtime, AT(realtime), SIM, 0,
+	 "pace the run: the point at t waits until (t - T0) * SCALE wall seconds after the "
+	 "first (SCALE: wall seconds per simulated second, default 1); a point reached later is "
+	 "an overrun, counted in the summary with the largest lateness", NULL},
+	{"--max-overruns", CLI_VALUE, "N", cli_set_count0, AT(max_overruns), SIM, 0,
+	 "with --realtime: stop the run (exit 1) at the overrun after N", NULL},
+	{"--profile", CLI_FLAG, NULL, cli_set_flag, AT(profile), SIM, 0,
+	 "wall time inside each FMU's doStep and its calls, in the summary", NULL},
+	{"--no-rollback", CLI_FLAG, NULL, cli_set_flag, AT(no_rollback), SIM, 0,
+	 "save no FMU state before each step (faster; a discard then stops the run; refused "
+	 "with iterations, step control, events)", NULL},
+	{"--event", CLI_VALUE, "INST.VAR", cli_set_string, AT(event), SIM, 0,
+	 "locate the sign changes of this output: a step over one is redone shorter (regula "
+	 "falsi from restored states) until a point lies within --event-tolerance after it", NULL},
+	{"--event-tolerance", CLI_VALUE, "SECONDS", cli_set_positive, AT(event_tolerance), SIM, 0,
+	 "how close after a sign change a point must lie (default 1e-6 H)", NULL},
+	{"--sweep", CLI_VALUE, "H1,H2,...", cli_set_string, AT(sweep), SIM, 0,
+	 "run once per macro step H1,H2,... and print, per recorded variable, the largest and "
+	 "RMS error against the reference and the observed order log(e1/e2)/log(H1/H2) (no -o, "
+	 "no --step)", NULL},
+	{"--reference", CLI_VALUE, "REF.csv", cli_set_string, AT(reference), SIM, CLI_FILE,
+	 "the reference of --sweep, a result CSV (interpolated linearly at each run's points); "
+	 "default: the run at the finest H", NULL},
+	{"--sweep-csv", CLI_VALUE, "FILE", cli_set_string, AT(sweep_csv), SIM, CLI_FILE,
+	 "also write the sweep's table as CSV to FILE", NULL},
+	{"--record", CLI_VALUE, "INST.VAR,...", cli_add_string, AT(records), SIM, CLI_REPEAT,
+	 "the variables to write (default: every output)", NULL},
+	{"--set", CLI_VALUE, "INST.VAR=VALUE", cli_add_string, AT(sets), PROBE, CLI_REPEAT,
+	 "a start value or parameter, before initialization", NULL},
+	{"-o", CLI_VALUE, "RESULT.csv", cli_set_string, AT(out), SIM, CLI_FILE,
+	 "the CSV result (default: standard output)", NULL},
+	{"--explain", CLI_FLAG, NULL, cli_set_flag, AT(explain), SIM, 0,
+	 "print the structural analysis and the unit conversions, and stop", NULL},
+	{"--no-unit-conversion", CLI_FLAG, NULL, cli_set_flag, AT(no_unit_conversion), SIM, 0,
+	 "connect values as they are, whatever their declared units (what a master blind to "
+	 "units does; for comparison)", NULL},
+	{"--json", CLI_FLAG, NULL, cli_set_flag, AT(json), CMD_INSPECT, 0,
+	 "print the model description as JSON", NULL},
+	{"--probe-state", CLI_FLAG, NULL, cli_set_flag, AT(probe), CMD_INSPECT, 0,
+	 "step, get the state, step, set it, step again: do the outputs agree bit for bit? "
+	 "(exit 1 when they do not)", NULL},
+	{NULL, CLI_FLAG, NULL, NULL, 0, 0, 0, NULL, NULL},
+};
+#undef PROBE
+#undef SIM
+#undef AT
+
+static bool is_fmu_path(const char *path)
+{
+	size_t n = strlen(path);
+	return n > 4 && strcmp(path + n - 4, ".fmu") == 0;
+}
+
+/* Every check of the options against each other and against the operands, in one place
+ * (but for the stop time against the FMU's default, run's).  Sets a->target, and a->steps
+ * from --sweep.  Returns 0, or 2 after a usage error. */
+static int check_args(const CliCommand *cmd, SimArgs *a, const char **operands, int n)
+{
+	bool inspect = cmd->id == CMD_INSPECT;
+	if (inspect && n != 1)
+		return cli_usage_error("expected one FMU");
+	if (n == 0)
+		return cli_usage_error("no TARGET (an .fmu or a scenario module)");
+	if (n > 1)
+		return cli_usage_error("one TARGET only ('%s', then '%s')", operands[0], operands[1]);
+	a->target = operands[0];
+	struct stat st;
+	if (stat(a->target, &st) == 0 && S_ISDIR(st.st_mode))
+		return cli_usage_error("'%s' is a directory: %s", a->target, inspect
+		                       ? "an FMU is one zip archive, an .fmu file"
+		                       : "TARGET is an .fmu file or a scenario module");
+	if (inspect && a->probe && !is_fmu_path(a->target))
+		return cli_usage_error("--probe-state: '%s' is not an .fmu", a->target);
+	if (inspect && a->probe && a->json)
+		return cli_usage_error("--json prints the model description: not with --probe-state");
+	if (inspect && !a->probe && (a->sets.n || !isnan(a->start) || !isnan(a->step)))
+		return cli_usage_error("%s belongs to --probe-state", a->sets.n ? "--set"
+		                       : !isnan(a->start) ? "--start" : "--step");
+	if (!isnan(a->step) && !(a->step > 0))
+		return cli_usage_error("--step must be positive");
+	if (a->max_overruns >= 0 && !(a->realtime > 0))
+		return cli_usage_error("--max-overruns belongs to --realtime");
+	if (!a->sweep && (a->reference || a->sweep_csv))
+		return cli_usage_error("%s belongs to --sweep", a->reference ? "--reference"
+		                                                             : "--sweep-csv");
+	if (!a->sweep)
 		return 0;
-	}
-	for (int k = 0; k < s->args->nrecords; k++) {
-		const char *p = s->args->records[k];
-		while (*p) {
-			size_t len = strcspn(p, ",");
-			SartRef r;
-			int rc = parse_ref(s, "--record", p, len, &r);
-			if (rc)
-				return rc;
-			if (s->fmus[r.fmu].vars[r.var].type == SART_OTHER)
-				return usage_error("--record: %s has a type that cannot be recorded "
-				                   "(strings and FMI 3.0 sized types are not yet)%s",
-				                   s->fmus[r.fmu].vars[r.var].name, "");
-			if (add_record(s, r))
-				return 1;
-			p += len;
-			if (*p == ',')
-				p++;
-		}
-	}
+	if (a->out)
+		return cli_usage_error("--sweep writes no result file (-o); --sweep-csv FILE writes "
+		                       "its table");
+	if (!isnan(a->step))
+		return cli_usage_error("--sweep gives the macro steps: no --step with it");
+	if (a->step_control != SART_STEP_FIXED)
+		return cli_usage_error("--sweep runs fixed steps: no --step-control with it");
+	char err[256];
+	a->nsteps = sweep_parse_steps(a->sweep, &a->steps, err, sizeof err);
+	if (a->nsteps < 0)
+		return cli_usage_error("--sweep: %s", err);
+	if (a->nsteps < 2 && !a->reference)
+		return cli_usage_error("--sweep needs two steps or more, or a --reference");
 	return 0;
 }
 
-static int collect_sets(Sim *s)
+/* The options, then their checks: 0, 2 after a usage error, -1 after --help. */
+static int parse_args(const CliCommand *cmd, Compilation *c, int argc, char **argv,
+                      SimArgs *a)
 {
-	s->starts = calloc((size_t)s->args->nsets + 1, sizeof *s->starts);
-	if (!s->starts)
+	a->algorithm = SART_GAUSS_SEIDEL;
+	a->approx = SART_HOLD;
+	a->start = NAN;
+	a->stop = NAN;
+	a->step = NAN;
+	a->max_overruns = -1;
+	const char **operands = calloc((size_t)argc + 1, sizeof *operands);
+	int n = 0;
+	if (!operands) {
+		cli_error("out of memory");
 		return 1;
-	for (int k = 0; k < s->args->nsets; k++) {
-		const char *a = s->args->sets[k];
-		const char *eq = strchr(a, '=');
-		if (!eq)
-			return usage_error("--set: '%s' is not INSTANCE.VARIABLE=VALUE%s", a, "");
-		SartRef r;
-		int rc = parse_ref(s, "--set", a, (size_t)(eq - a), &r);
-		if (rc)
-			return rc;
-		const FmuVar *v = &s->fmus[r.fmu].info->vars[r.var];
-		const char *val = eq + 1;
-		bool settable = v->causality == CAUS_INPUT || v->causality == CAUS_PARAMETER ||
-		                (v->causality != CAUS_INDEPENDENT && v->variability != VAR_CONSTANT &&
-		                 (v->initial == INIT_EXACT || v->initial == INIT_APPROX));
-		if (!settable)
-			return usage_error("--set: %s cannot be set (a constant, a computed variable "
-			                   "or the independent variable)%s", a, "");
-		double x;
-		switch (sart_type(v->type)) {
-		case SART_REAL:
-			if (!csv_number(val, &x))
-				return usage_error("--set %s: not a finite number%s", a, "");
-			break;
-		case SART_INTEGER: {
-			char *end;
-			errno = 0;
-			long l = strtol(val, &end, 10);
-			if (!*val || *end || errno || l < -2147483647L - 1 || l > 2147483647L)
-				return usage_error("--set %s: not an Integer%s", a, "");
-			x = (double)l;
-			break;
-		}
-		case SART_BOOLEAN:
-			if (strcmp(val, "true") == 0 || strcmp(val, "1") == 0)
-				x = 1;
-			else if (strcmp(val, "false") == 0 || strcmp(val, "0") == 0)
-				x = 0;
-			else
-				return usage_error("--set %s: a Boolean is true, false, 1 or 0%s", a, "");
-			break;
-		default:
-			return usage_error("--set %s: only Real, Integer and Boolean variables can be set "
-			                   "yet%s", a, "");
-		}
-		s->starts[s->nstarts++] = (SartStart){r, x};
 	}
-	return 0;
+	int rc = cli_parse(cmd, c, a, argc, argv, operands, &n);
+	if (rc == 0) {
+		rc = check_args(cmd, a, operands, n);
+		if (rc)
+			cli_hint();
+	}
+	if (isnan(a->start))
+		a->start = 0;
+	free(operands);
+	return rc;
 }
 
 /* ---- running ----------------------------------------------------------------------------- */
@@ -891,7 +494,7 @@ static void sim_log(void *env, SartStatus st, const char *category, const char *
 	/* Discards are what step rejection handles; the summary counts them. */
 	if (st == SART_WARNING || st == SART_ERROR || st == SART_FATAL) {
 		clear_progress(s);
-		fprintf(stderr, "sacc simulate: %s\n", message);
+		cli_error("%s", message);
 	}
 }
 
@@ -1111,8 +714,7 @@ static int extract_all(Sim *s)
 		return 1;
 	sprintf(templ, "%s/sacc-simulate-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(templ)) {
-		fprintf(stderr, "sacc simulate: cannot make a temporary directory %s: %s\n", templ,
-		        strerror(errno));
+		cli_error("cannot make a temporary directory %s: %s", templ, strerror(errno));
 		free(templ);
 		return 1;
 	}
@@ -1450,9 +1052,10 @@ static void print_conversions(const Sim *s)
 	for (Node *e = s->module ? s->module->root->list2 : NULL; e; e = e->next) {
 		if (e->kind != ND_CONNECTION || !e->converts)
 			continue;
-		int fs = find_instance(s, e->lhs->owner), fd = find_instance(s, e->rhs->owner);
-		const FmuVar *src = &s->fmus[fs].info->vars[var_index(s->fmus[fs].info, e->lhs->name)];
-		const FmuVar *dst = &s->fmus[fd].info->vars[var_index(s->fmus[fd].info, e->rhs->name)];
+		int fs = sim_find_instance(s, e->lhs->owner), fd = sim_find_instance(s, e->rhs->owner);
+		const FmuInfo *si = s->fmus[fs].info, *di = s->fmus[fd].info;
+		const FmuVar *src = &si->vars[sim_var_index(si, e->lhs->name)];
+		const FmuVar *dst = &di->vars[sim_var_index(di, e->rhs->name)];
 		if (n++ == 0)
 			printf("unit conversions%s:\n", s->args->no_unit_conversion
 			       ? " (not applied: --no-unit-conversion)" : "");
@@ -1496,49 +1099,29 @@ static int run(Sim *s)
 				break;
 			}
 	}
+	/* the one check left after check_args: the start against the FMU's default stop */
 	if (!(a->stop >= a->start))
-		return usage_error("the stop time is before the start time%s%s", "", "");
+		return cli_usage_error("the stop time is before the start time");
 	if (isnan(a->step))
 		a->step = a->stop > a->start ? (a->stop - a->start) / 500 : 1;
-	if (!(a->step > 0))
-		return usage_error("--step must be positive%s%s", "", "");
-	double *hs = NULL;
-	int nh = 0;
-	if (a->sweep) {
-		char err[256];
-		nh = sweep_parse_steps(a->sweep, &hs, err, sizeof err);
-		if (nh < 0)
-			return usage_error("--sweep: %s%s", err, "");
-		if (nh < 2 && !a->reference) {
-			free(hs);
-			return usage_error("--sweep needs two steps or more, or a --reference%s%s", "",
-			                   "");
-		}
-	}
 
-	if (extract_all(s)) {
-		free(hs);
+	if (extract_all(s))
 		return 1;
-	}
 	sc = scenario(s);
 	if (a->probe) {
 		char msg[1024];
 		int pr = sart_probe_state(&sc, 0, a->start, a->step, NULL, NULL, msg, sizeof msg);
-		free(hs);
 		if (pr == 0) {
 			printf("%s: %s\n", s->fmus[0].name, msg);
 			return 0;
 		}
-		fprintf(stderr, "sacc inspect: %s%s\n", pr < 0 ? "cannot tell whether restoring "
-		        "the state works: " : "state restore does not work: ", msg);
+		cli_error("%s%s", pr < 0 ? "cannot tell whether restoring the state works: "
+		                         : "state restore does not work: ", msg);
 		return 1;
 	}
 	s->tty = isatty(STDERR_FILENO) != 0;
-	if (a->sweep) {
-		int rc = run_sweep(s, &sc, hs, nh);
-		free(hs);
-		return rc;
-	}
+	if (a->sweep)
+		return run_sweep(s, &sc, a->steps, a->nsteps);
 	if (a->out) {
 		s->out = fopen(a->out, "w");
 		if (!s->out) {
@@ -1555,71 +1138,64 @@ static int run(Sim *s)
 	return run_once(s, &sc, a->step, "");
 }
 
-static int sim_entry(int argc, char **argv, bool probe);
-
-int sim_main(int argc, char **argv)
+/* `sacc inspect FILE.fmu` without --probe-state: the model description. */
+static int print_description(Compilation *c, const SimArgs *a)
 {
-	return sim_entry(argc, argv, false);
+	FmuInfo *f = drv_open_fmu(c, a->target, (Loc){a->target, 0, 0, 0});
+	if (!f)
+		return 1;
+	if (a->json)
+		fmu_print_json(stdout, f);
+	else
+		fmu_print_table(stdout, f);
+	return 0;
 }
 
-int sim_probe_main(int argc, char **argv)
+/* The target loaded, the references resolved, the run; returns the exit status. */
+static int load_and_run(Sim *s)
 {
-	return sim_entry(argc, argv, true);
+	Compilation *c = s->c;
+	SimArgs *a = s->args;
+	if (is_fmu_path(a->target)) {
+		FmuInfo *info = drv_open_fmu(c, a->target, (Loc){a->target, 0, 0, 0});
+		s->fmus = calloc(2, sizeof *s->fmus);
+		if (!info || !s->fmus || sim_add_fmu(s, info->model_identifier, info,
+		                                     (Loc){a->target, 0, 0, 0}))
+			return 1;
+	} else if (sim_load_scenario(s, a->target, a->no_unit_conversion)) {
+		return 1;
+	}
+	int rc;
+	if ((rc = sim_collect_records(s, &a->records)) != 0 ||
+	    (rc = sim_collect_sets(s, &a->sets)) != 0 ||
+	    (a->event &&
+	     (rc = sim_parse_ref(s, "--event", a->event, strlen(a->event), &a->event_ref)) != 0))
+		return rc;
+	return run(s);
 }
 
-static int sim_entry(int argc, char **argv, bool probe)
+int sim_main(const CliCommand *cmd, int argc, char **argv)
 {
-	for (int i = 0; i < argc; i++)
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			sim_usage(stdout);
-			return 0;
-		}
 	Compilation *c = drv_new(stderr);
 	SimArgs a;
 	Sim s;
 	memset(&a, 0, sizeof a);
 	memset(&s, 0, sizeof s);
 	int rc = 1;
-	if (!c)
-		goto oom;
+	if (!c) {
+		cli_error("out of memory");
+		return 1;
+	}
+	diag_set_prog(c->diag, cli_prog());
 	s.c = c;
 	s.args = &a;
-	a.records = calloc((size_t)argc + 1, sizeof *a.records);
-	a.sets = calloc((size_t)argc + 1, sizeof *a.sets);
-	if (!a.records || !a.sets)
-		goto oom;
-	rc = parse_sim_args(c, argc, argv, &a);
-	a.probe = probe;
-	if (rc == 0 && probe && (strlen(a.target) <= 4 ||
-	                         strcmp(a.target + strlen(a.target) - 4, ".fmu") != 0))
-		rc = usage_error("--probe-state: '%s' is not an .fmu%s", a.target, "");
-	if (rc) {
-		if (rc == 2)
-			fputs("(sacc simulate --help for the options)\n", stderr);
-		goto done;
-	}
-	rc = 1;
-	size_t tl = strlen(a.target);
-	if (tl > 4 && strcmp(a.target + tl - 4, ".fmu") == 0) {
-		FmuInfo *info = drv_open_fmu(c, a.target, (Loc){a.target, 0, 0, 0});
-		s.fmus = calloc(2, sizeof *s.fmus);
-		if (!info || !s.fmus || add_fmu(&s, info->model_identifier, info,
-		                                (Loc){a.target, 0, 0, 0}))
-			goto done;
-	} else {
-		int nerr = 0;
-		if (load_scenario(&s, &nerr))
-			goto done;
-	}
-	if ((rc = collect_records(&s)) != 0 || (rc = collect_sets(&s)) != 0 ||
-	    (a.event && (rc = parse_ref(&s, "--event", a.event, strlen(a.event), &a.event_ref)) != 0))
-		goto done;
-	rc = run(&s);
-	goto done;
-oom:
-	fputs("sacc simulate: out of memory\n", stderr);
-	rc = 1;
-done:
+	rc = parse_args(cmd, c, argc, argv, &a);
+	if (rc < 0)
+		rc = 0; /* --help */
+	else if (rc == 0 && cmd->id == CMD_INSPECT && !a.probe)
+		rc = print_description(c, &a);
+	else if (rc == 0)
+		rc = load_and_run(&s);
 	if (s.out && s.out != stdout && fclose(s.out) != 0 && rc == 0) {
 		fprintf(stderr, "sacc simulate: cannot write %s: %s\n", a.out, strerror(errno));
 		rc = 1;
@@ -1627,7 +1203,7 @@ done:
 	watchdog_rows = NULL;
 	free(s.rows_out.data);
 	if (s.tmpdir && zip_rmtree(s.tmpdir) != 0)
-		fprintf(stderr, "sacc simulate: cannot remove %s: %s\n", s.tmpdir, strerror(errno));
+		cli_error("cannot remove %s: %s", s.tmpdir, strerror(errno));
 	free(s.tmpdir);
 	for (int f = 0; f < s.nfmus; f++) {
 		free(s.fmus[f].vars);
@@ -1639,8 +1215,9 @@ done:
 	free(s.conns);
 	free(s.starts);
 	free(s.records);
-	free(a.records);
-	free(a.sets);
+	free(a.records.items);
+	free(a.sets.items);
+	free(a.steps);
 	drv_free(c);
 	return rc;
 }

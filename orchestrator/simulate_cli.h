@@ -1,18 +1,20 @@
-/* simulate_cli.h — `sacc simulate`: the command over the master (sart_master.h), which
+/* simulate_cli.h — `sacc simulate` and `sacc inspect`: the command over the master (sart_master.h), which
  * links runtime/'s seam to the inner FMUs.  Like the rest of orchestrator/ it lives
  * outside libsacc.a, so that the compiler's library code never links the runtime; the
  * Makefile links liborchestrator.a into sacc alone. */
 #ifndef SACC_SIMULATE_CLI_H
 #define SACC_SIMULATE_CLI_H
 
-/* Runs `sacc simulate` with the arguments after the command name.  Returns the exit
- * status: 0 success, 1 a simulation or script error, 2 a usage error. */
-int sim_main(int argc, char **argv);
+#include "cli.h"
 
-/* `sacc inspect --probe-state X.fmu [--set INST.VAR=VALUE]... [--start T0] [--step H]`
- * (the arguments after "inspect", --probe-state removed): sart_probe_state on the FMU.
- * Returns 0 when restoring its state works, 1 when it does not (or the probe cannot tell,
- * or the FMU cannot be opened), 2 for a usage error. */
-int sim_probe_main(int argc, char **argv);
+/* The options of simulate and inspect (the rows whose commands hold CMD_SIMULATE or
+ * CMD_INSPECT). */
+extern const CliOption sim_options[];
+
+/* Runs `sacc simulate` or `sacc inspect` (cmd says which) with the arguments after the
+ * command's name.  Returns the exit status: 0 success (for `inspect --probe-state`:
+ * restoring the FMU's state works), 1 a simulation or script error (or the probe found
+ * restoring the state does not work, or cannot tell), 2 a usage error. */
+int sim_main(const CliCommand *cmd, int argc, char **argv);
 
 #endif

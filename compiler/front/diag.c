@@ -16,6 +16,7 @@ struct DiagSink {
 	int nsrc, capsrc;
 	int errors, warnings;
 	int muted; /* set while the notes of a suppressed error would follow */
+	const char *prog; /* the prefix of messages without a place: "sacc", "sacc check" */
 };
 
 DiagSink *diag_new(FILE *out)
@@ -25,6 +26,17 @@ DiagSink *diag_new(FILE *out)
 		return NULL;
 	d->out = out;
 	return d;
+}
+
+void diag_set_prog(DiagSink *d, const char *prog)
+{
+	if (d)
+		d->prog = prog;
+}
+
+static const char *diag_prog(const DiagSink *d)
+{
+	return d->prog ? d->prog : "sacc";
 }
 
 void diag_free(DiagSink *d)
@@ -99,7 +111,7 @@ void diag_vreport(DiagSink *d, DiagLevel level, Loc loc, const char *fmt, va_lis
 		d->errors++;
 		d->muted = d->errors > DIAG_MAX_ERRORS;
 		if (d->errors == DIAG_MAX_ERRORS + 1)
-			fprintf(d->out, "sacc: too many errors, stopping output here\n");
+			fprintf(d->out, "%s: too many errors, stopping output here\n", diag_prog(d));
 	} else if (level == DIAG_WARNING) {
 		d->warnings++;
 		d->muted = d->errors > DIAG_MAX_ERRORS;
@@ -112,7 +124,7 @@ void diag_vreport(DiagSink *d, DiagLevel level, Loc loc, const char *fmt, va_lis
 	else if (loc.file)
 		fprintf(d->out, "%s: %s: ", loc.file, names[level]);
 	else
-		fprintf(d->out, "sacc: %s: ", names[level]);
+		fprintf(d->out, "%s: %s: ", diag_prog(d), names[level]);
 	vfprintf(d->out, fmt, ap);
 	fputc('\n', d->out);
 	quote_line(d, loc);

@@ -32,6 +32,9 @@ typedef struct DiagSink DiagSink;
 /* Messages go to out (stderr in the CLI, a memory stream in tests). */
 DiagSink *diag_new(FILE *out);
 void diag_free(DiagSink *d);
+/* What begins a message that has no place in a file: "sacc CMD" for the command running
+ * (default "sacc"); prog must outlive the sink. */
+void diag_set_prog(DiagSink *d, const char *prog);
 
 /* Registers the text of a file so messages about it can quote its lines.  The sink
  * copies nothing: text must outlive the sink's use of it. */

@@ -78,6 +78,13 @@ FmuInfo *drv_open_fmu(Compilation *c, const char *path, Loc where)
 		if (strcmp(c->fmus[i]->path, path) == 0)
 			return c->fmus[i];
 	int before = diag_errors(c->diag);
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		diag_error(c->diag, where, "'%s' is a directory, not an FMU (an FMU is one zip "
+		           "archive, an .fmu file)", path);
+		diag_note(c->diag, where, "the fmu is named here");
+		return NULL;
+	}
 	FmuInfo *f = fmu_open(path, c->diag);
 	if (!f) {
 		if (diag_errors(c->diag) == before)
@@ -165,11 +172,14 @@ static Module *load_quiet(Compilation *c, const char *path, bool report)
 	if (m)
 		return m;
 	size_t len;
-	char *text = read_file(path, MAX_SOURCE, &len);
+	struct stat st;
+	bool dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+	char *text = dir ? NULL : read_file(path, MAX_SOURCE, &len);
 	if (!text) {
 		if (report)
 			diag_error(c->diag, (Loc){path, 0, 0, 0}, "cannot read: %s",
-				   errno == EFBIG ? "file too large" : strerror(errno));
+				   dir ? "a directory, not a file" : errno == EFBIG ? "file too large"
+				       : strerror(errno));
 		return NULL;
 	}
 	return add_module(c, path, text, len);
@@ -181,6 +191,11 @@ Module *drv_load(Compilation *c, const char *path)
 	if (m && m->state == 0)
 		resolve_imports(c, m);
 	return m;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* The file that declares `module name`: looked for as name.sa first, then among every
@@ -208,25 +223,19 @@ static Module *find_module(Compilation *c, const char *name, const char *from_di
 			size_t l = strlen(de->d_name);
 			if (l > 3 && strcmp(de->d_name + l - 3, ".sa") == 0) {
 				char **v = realloc(names, (size_t)(n + 1) * sizeof *v);
-				if (!v)
+				if (!v || !(v[n] = strdup(de->d_name))) {
+					names = v ? v : names;
 					break;
+				}
 				names = v;
-				names[n++] = strdup(de->d_name);
+				n++;
 			}
 		}
 		closedir(dp);
 		Module *found = NULL;
-		for (int i = 0; i < n; i++) {
-			for (int j = i + 1; j < n; j++)
-				if (names[j] && names[i] && strcmp(names[j], names[i]) < 0) {
-					char *t = names[i];
-					names[i] = names[j];
-					names[j] = t;
-				}
-		}
+		if (n > 1)
+			qsort(names, (size_t)n, sizeof *names, compare_names);
 		for (int i = 0; i < n && !found; i++) {
-			if (!names[i])
-				continue;
 			const char *path = arena_printf(c->arena, "%s/%s", dir, names[i]);
 			/* Only read files that mention the module, so a broken neighbour does not
 			 * report its errors here. */

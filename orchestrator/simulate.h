@@ -1,0 +1,94 @@
+/* simulate.h — what the parts of `sacc simulate` share (not a public interface): the run's
+ * state (Sim) and the scenario's making (simulate_scenario.c) for the run and report parts
+ * (simulate_cli.c).  Like them, it sees runtime/ headers. */
+#ifndef SACC_SIMULATE_H
+#define SACC_SIMULATE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "cli.h"
+#include "csv.h"
+#include "driver.h"
+#include "fmu.h"
+#include "sart_master.h"
+
+struct SimArgs;
+
+/* The result's rows gathered for the next write(2) (write_point). */
+typedef struct RowBuf {
+	int fd;            /* the result's descriptor */
+	char *data;
+	size_t len, cap;
+	bool at_once;      /* each row written as it comes: someone may be reading */
+} RowBuf;
+
+/* One FMU instance of the scenario, with the SartVar table made from its description. */
+typedef struct SimFmu {
+	const char *name;
+	FmuInfo *info;
+	Loc where;
+	char *dir;      /* where it is extracted, malloc'd */
+	SartVar *vars;
+} SimFmu;
+
+/* --profile: what one FMU's doStep calls cost. */
+typedef struct SimProfile {
+	double seconds;
+	long calls;
+} SimProfile;
+
+typedef struct Sim {
+	Compilation *c;
+	struct SimArgs *args;
+	Module *module;   /* the scenario module; NULL when TARGET is an .fmu */
+	SimFmu *fmus;
+	int nfmus;
+	SartFmu *sfmus;
+	SartConnection *conns;
+	int nconns;
+	SartStart *starts;
+	int nstarts;
+	SartRef *records;
+	int nrecords, caprecords;
+	char *tmpdir;
+	FILE *out;
+	bool out_failed;
+	RowBuf rows_out;   /* out's rows, written with write(2) a block at a time */
+	long rows;        /* communication points of this run written */
+	double last_t;    /* the last one's time */
+	CsvTable *capture; /* a sweep's run: the points go here instead of out */
+	double *row;       /* time and values, to append to capture */
+	double run_began;  /* now_seconds() when this run began */
+	bool tty;          /* stderr is a terminal: the progress line may be drawn */
+	bool prog_drawn;   /* it is on the screen now */
+	double prog_last;  /* when it was last drawn (seconds into the run), < 0 never */
+	double rt_origin;  /* --realtime: the wall time of the first point */
+	long overruns;     /* --realtime: points reached after their deadline */
+	double max_late;   /* the largest lateness, s */
+	SimProfile *prof;  /* --profile: per FMU */
+	double step_began; /* --profile: when the doStep in progress began */
+} Sim;
+
+
+/* Adds the FMU instance name (its description info) to s->fmus (room made by the caller).
+ * Returns 0, or 1 when out of memory. */
+int sim_add_fmu(Sim *s, const char *name, FmuInfo *info, Loc where);
+/* The index of an FMU's variable, or -1. */
+int sim_var_index(const FmuInfo *info, const char *name);
+/* The index of the instance of that name, or -1. */
+int sim_find_instance(const Sim *s, const char *name);
+
+/* The scenario module at path: its fmu declarations (in order) and its connections
+ * (converting units unless no_unit_conversion).  Returns 0, or 1 after a report. */
+int sim_load_scenario(Sim *s, const char *path, bool no_unit_conversion);
+
+/* INST.VAR (len characters of text) for option what.  Returns 0, or 2 after a report. */
+int sim_parse_ref(const Sim *s, const char *what, const char *text, size_t len, SartRef *r);
+/* The recorded variables: the --record lists, else every output.  Returns 0, 1 when out
+ * of memory, or 2 after a report. */
+int sim_collect_records(Sim *s, const CliList *records);
+/* The --set start values.  Returns 0, 1 when out of memory, or 2 after a report. */
+int sim_collect_sets(Sim *s, const CliList *sets);
+
+#endif

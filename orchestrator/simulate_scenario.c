@@ -1,0 +1,300 @@
+/* simulate_scenario.c — what `sacc simulate` runs, made from its TARGET (simulate.h): the
+ * FMU instances with the SartVar tables of their descriptions, a scenario module's
+ * connections (with their unit conversions), and the INST.VAR references of --record,
+ * --set and --event resolved against them.
+ *
+ * Like simulate_cli.c, not part of libsacc.a: it sees runtime/ headers. */
+#include "simulate.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static SartType sart_type(FmuType t)
+{
+	switch (t) {
+	case FT_REAL: return SART_REAL;
+	case FT_INTEGER:
+	case FT_ENUMERATION: return SART_INTEGER;
+	case FT_BOOLEAN: return SART_BOOLEAN;
+	default: return SART_OTHER;
+	}
+}
+
+static SartCausality sart_causality(FmuCausality c)
+{
+	switch (c) {
+	case CAUS_INPUT: return SART_CAUS_INPUT;
+	case CAUS_OUTPUT: return SART_CAUS_OUTPUT;
+	case CAUS_PARAMETER: return SART_CAUS_PARAMETER;
+	default: return SART_CAUS_OTHER;
+	}
+}
+
+int sim_add_fmu(Sim *s, const char *name, FmuInfo *info, Loc where)
+{
+	SimFmu *f = &s->fmus[s->nfmus++];
+	f->name = name;
+	f->info = info;
+	f->where = where;
+	f->vars = calloc((size_t)info->nvars + 1, sizeof *f->vars);
+	if (!f->vars)
+		return 1;
+	for (int i = 0; i < info->nvars; i++) {
+		const FmuVar *v = &info->vars[i];
+		f->vars[i] = (SartVar){v->name, v->vr, sart_type(v->type), sart_causality(v->causality),
+		                       NULL, v->causality == CAUS_OUTPUT ? -1 : 0};
+	}
+	for (int k = 0; k < info->noutputs; k++) {
+		const FmuOutputDep *o = &info->outputs[k];
+		if (o->var < 0 || o->var >= info->nvars || !o->deps_given)
+			continue;
+		f->vars[o->var].deps = o->deps;
+		f->vars[o->var].ndeps = o->ndeps;
+	}
+	return 0;
+}
+
+int sim_var_index(const FmuInfo *info, const char *name)
+{
+	const FmuVar *v = fmu_find_var(info, name);
+	return v ? (int)(v - info->vars) : -1;
+}
+
+/* Finds the FMU file of an `fmu` declaration the checker did not open (no connection
+ * uses it), the way the checker looks: beside the script, then in each -L directory. */
+static const char *find_decl_file(Sim *s, Module *m, const char *path)
+{
+	const char *p;
+	if (path[0] == '/')
+		return access(path, R_OK) == 0 ? path : NULL;
+	p = arena_printf(s->c->arena, "%s/%s", m->dir, path);
+	if (access(p, R_OK) == 0)
+		return p;
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	for (int i = 0; i < s->c->nfmu_dirs; i++) {
+		p = arena_printf(s->c->arena, "%s/%s", s->c->fmu_dirs[i], path);
+		if (access(p, R_OK) == 0)
+			return p;
+		p = arena_printf(s->c->arena, "%s/%s", s->c->fmu_dirs[i], base);
+		if (access(p, R_OK) == 0)
+			return p;
+	}
+	return NULL;
+}
+
+int sim_find_instance(const Sim *s, const char *name)
+{
+	for (int f = 0; f < s->nfmus; f++)
+		if (strcmp(s->fmus[f].name, name) == 0)
+			return f;
+	return -1;
+}
+
+/* A scenario module: its fmu declarations (in order) and connections. */
+int sim_load_scenario(Sim *s, const char *path, bool no_unit_conversion)
+{
+	Compilation *c = s->c;
+	int nerr = 0;
+	Module *m = drv_load(c, path);
+	if (!m || !m->root)
+		return 1;
+	s->module = m;
+	drv_check(c, m);
+	if (diag_errors(c->diag))
+		return 1;
+	int ndecl = 0;
+	for (Node *e = m->root->list2; e; e = e->next) {
+		if (e->kind == ND_ADAPTATION) {
+			diag_error(c->diag, e->loc, "'%s' is an adaptation: sacc simulate runs a scenario "
+			           "module (fmu declarations and connections) or an .fmu", e->name);
+			diag_note(c->diag, e->loc, "build it with sacc build and simulate the .fmu, or "
+			          "declare that .fmu in a scenario");
+			return 1;
+		}
+		ndecl += e->kind == ND_FMU_DECL;
+		s->nconns += e->kind == ND_CONNECTION;
+	}
+	s->fmus = calloc((size_t)ndecl + 1, sizeof *s->fmus);
+	s->conns = calloc((size_t)s->nconns + 1, sizeof *s->conns);
+	if (!s->fmus || !s->conns)
+		return 1;
+	for (Node *e = m->root->list2; e; e = e->next) {
+		if (e->kind != ND_FMU_DECL)
+			continue;
+		FmuInfo *info = e->info;
+		if (!info) {
+			const char *file = find_decl_file(s, m, e->str);
+			if (!file) {
+				diag_error(c->diag, e->loc, "cannot find fmu '%s' at \"%s\"", e->name, e->str);
+				continue;
+			}
+			info = drv_open_fmu(c, file, e->loc);
+			if (!info)
+				continue;
+		}
+		if (sim_add_fmu(s, e->name, info, e->loc))
+			return 1;
+	}
+	if (diag_errors(c->diag))
+		return 1;
+	if (s->nfmus == 0) {
+		diag_error(c->diag, (Loc){m->path, 0, 0, 0}, "no fmu declared: nothing to simulate");
+		return 1;
+	}
+	int k = 0;
+	for (Node *e = m->root->list2; e; e = e->next) {
+		if (e->kind != ND_CONNECTION)
+			continue;
+		int fs = sim_find_instance(s, e->lhs->owner), fd = sim_find_instance(s, e->rhs->owner);
+		if (fs < 0 || fd < 0) {
+			Node *end = fs < 0 ? e->lhs : e->rhs;
+			diag_error(c->diag, end->loc, "'%s' is not an fmu declared in this module: "
+			           "connections to adaptations or to fmus of imported modules are not "
+			           "implemented yet", end->owner);
+			nerr++;
+			continue;
+		}
+		int vs = sim_var_index(s->fmus[fs].info, e->lhs->name);
+		int vd = sim_var_index(s->fmus[fd].info, e->rhs->name);
+		if (vs < 0 || vd < 0)
+			return 1; /* the checker reported it */
+		bool convert = e->converts && !no_unit_conversion;
+		s->conns[k++] = (SartConnection){{fs, vs}, {fd, vd},
+		                                 convert ? e->scale : 1.0,
+		                                 convert ? e->offset : 0.0};
+	}
+	s->nconns = k;
+	return nerr ? 1 : 0;
+}
+
+/* INST.VAR: the instance is the part before the first '.'. */
+int sim_parse_ref(const Sim *s, const char *what, const char *text, size_t len, SartRef *r)
+{
+	char buf[512];
+	if (len >= sizeof buf)
+		len = sizeof buf - 1;
+	memcpy(buf, text, len);
+	buf[len] = '\0';
+	char *dot = strchr(buf, '.');
+	if (!dot || dot == buf || !dot[1])
+		return cli_usage_error("%s: '%s' is not INSTANCE.VARIABLE", what, buf);
+	*dot = '\0';
+	r->fmu = sim_find_instance(s, buf);
+	if (r->fmu < 0) {
+		fprintf(stderr, "%s: %s: no fmu instance '%s'; the instances are:", cli_prog(), what,
+		        buf);
+		for (int f = 0; f < s->nfmus; f++)
+			fprintf(stderr, " %s", s->fmus[f].name);
+		fputc('\n', stderr);
+		return 2;
+	}
+	r->var = sim_var_index(s->fmus[r->fmu].info, dot + 1);
+	if (r->var < 0) {
+		cli_error("%s: fmu '%s' has no variable '%s'", what, buf, dot + 1);
+		return 2;
+	}
+	return 0;
+}
+
+static int add_record(Sim *s, SartRef r)
+{
+	if (s->nrecords == s->caprecords) {
+		int cap = s->caprecords ? 2 * s->caprecords : 16;
+		SartRef *v = realloc(s->records, (size_t)cap * sizeof *v);
+		if (!v)
+			return 1;
+		s->records = v;
+		s->caprecords = cap;
+	}
+	s->records[s->nrecords++] = r;
+	return 0;
+}
+
+int sim_collect_records(Sim *s, const CliList *records)
+{
+	if (records->n == 0) {
+		for (int f = 0; f < s->nfmus; f++)
+			for (int i = 0; i < s->fmus[f].info->nvars; i++)
+				if (s->fmus[f].vars[i].causality == SART_CAUS_OUTPUT &&
+				    s->fmus[f].vars[i].type != SART_OTHER && add_record(s, (SartRef){f, i}))
+					return 1;
+		return 0;
+	}
+	for (int k = 0; k < records->n; k++) {
+		const char *p = records->items[k];
+		while (*p) {
+			size_t len = strcspn(p, ",");
+			SartRef r;
+			int rc = sim_parse_ref(s, "--record", p, len, &r);
+			if (rc)
+				return rc;
+			if (s->fmus[r.fmu].vars[r.var].type == SART_OTHER)
+				return cli_usage_error("--record: %s has a type that cannot be recorded "
+				                       "(strings and FMI 3.0 sized types are not yet)",
+				                       s->fmus[r.fmu].vars[r.var].name);
+			if (add_record(s, r))
+				return 1;
+			p += len;
+			if (*p == ',')
+				p++;
+		}
+	}
+	return 0;
+}
+
+int sim_collect_sets(Sim *s, const CliList *sets)
+{
+	s->starts = calloc((size_t)sets->n + 1, sizeof *s->starts);
+	if (!s->starts)
+		return 1;
+	for (int k = 0; k < sets->n; k++) {
+		const char *a = sets->items[k];
+		const char *eq = strchr(a, '=');
+		if (!eq)
+			return cli_usage_error("--set: '%s' is not INSTANCE.VARIABLE=VALUE", a);
+		SartRef r;
+		int rc = sim_parse_ref(s, "--set", a, (size_t)(eq - a), &r);
+		if (rc)
+			return rc;
+		const FmuVar *v = &s->fmus[r.fmu].info->vars[r.var];
+		const char *val = eq + 1;
+		bool settable = v->causality == CAUS_INPUT || v->causality == CAUS_PARAMETER ||
+		                (v->causality != CAUS_INDEPENDENT && v->variability != VAR_CONSTANT &&
+		                 (v->initial == INIT_EXACT || v->initial == INIT_APPROX));
+		if (!settable)
+			return cli_usage_error("--set: %s cannot be set (a constant, a computed variable "
+			                       "or the independent variable)", a);
+		double x;
+		switch (sart_type(v->type)) {
+		case SART_REAL:
+			if (!csv_number(val, &x))
+				return cli_usage_error("--set %s: not a finite number", a);
+			break;
+		case SART_INTEGER: {
+			char *end;
+			errno = 0;
+			long l = strtol(val, &end, 10);
+			if (!*val || *end || errno || l < -2147483647L - 1 || l > 2147483647L)
+				return cli_usage_error("--set %s: not an Integer", a);
+			x = (double)l;
+			break;
+		}
+		case SART_BOOLEAN:
+			if (strcmp(val, "true") == 0 || strcmp(val, "1") == 0)
+				x = 1;
+			else if (strcmp(val, "false") == 0 || strcmp(val, "0") == 0)
+				x = 0;
+			else
+				return cli_usage_error("--set %s: a Boolean is true, false, 1 or 0", a);
+			break;
+		default:
+			return cli_usage_error("--set %s: only Real, Integer and Boolean variables can be "
+			                       "set yet", a);
+		}
+		s->starts[s->nstarts++] = (SartStart){r, x};
+	}
+	return 0;
+}
+
