@@ -262,6 +262,11 @@ SartStatus sart_inner_direct_status(SartInner *in, SartDirectCall call, int stat
 	return in->ops->direct_status(in, call, status, t, h, reached ? reached : &where);
 }
 
+const char *sart_inner_get_real_name(const SartInner *in)
+{
+	return in && in->ops && in->ops->get_real_name ? in->ops->get_real_name : "the Real getter";
+}
+
 const char *sart_inner_name(const SartInner *in)
 {
 	return in ? in->name : "?";

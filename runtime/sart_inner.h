@@ -167,6 +167,10 @@ void sart_inner_free(SartInner *in);
 
 const char *sart_inner_name(const SartInner *in);
 
+/* The name of the inner's Real getter in its FMI version ("fmi2GetReal"), for messages about
+ * the values it gave, so that code above the seam names no FMI version itself. */
+const char *sart_inner_get_real_name(const SartInner *in);
+
 /* The message of the last call that did not return SART_OK ("" if none). */
 const char *sart_inner_message(const SartInner *in);
 

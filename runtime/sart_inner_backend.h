@@ -92,6 +92,9 @@ struct SartInnerOps {
 	/* sart_inner_direct_status for this version (NULL when it fills no direct route). */
 	SartStatus (*direct_status)(SartInner *in, SartDirectCall call, int status, double t,
 	                            double h, double *reached);
+	/* The version's name of the Real getter, for messages about what it gave ("fmi2GetReal");
+	 * NULL reads as a version-free phrase. */
+	const char *get_real_name;
 };
 
 extern const SartInnerOps sart_inner_fmi2_ops;

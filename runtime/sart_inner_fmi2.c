@@ -541,4 +541,5 @@ const SartInnerOps sart_inner_fmi2_ops = {
 	fmi2_reset,
 	fmi2_close_direct,
 	fmi2_direct_status,
+	"fmi2GetReal",
 };

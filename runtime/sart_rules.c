@@ -124,9 +124,9 @@ SART_COLD void sart_bad_output(SartWrapper *w, unsigned f, const SartPorts *p,
 	unsigned k = 0;
 	while (k + 1 < p->n && isfinite(v[k]))
 		k++;
-	sart_fail(w, SART_ERROR, "[wrapper] reading the outputs of '%s': fmi2GetReal gave %s for "
-	          "%s.%s",
-	          sart_model.inners[f].name, isnan(v[k]) ? "nan" : v[k] > 0 ? "inf" : "-inf",
+	sart_fail(w, SART_ERROR, "[wrapper] reading the outputs of '%s': %s gave %s for %s.%s",
+	          sart_model.inners[f].name, sart_inner_get_real_name(w->inner[f]),
+	          isnan(v[k]) ? "nan" : v[k] > 0 ? "inf" : "-inf",
 	          sart_model.inners[f].name, p->names[k]);
 }
 

@@ -46,7 +46,8 @@ mkdir -p "$OUT/obj" || exit 1
 objs=""
 # (of orchestrator/, only the result tables: fuzz_csv's target; of runtime/, only the number
 # formatter that compiler/numfmt.c calls)
-for src in compiler/*.c compiler/*/*.c orchestrator/csv.c runtime/sart_numfmt.c generated/sa_*.c; do
+for src in compiler/*.c compiler/front/*.c compiler/check/*.c compiler/rewrite/*.c \
+           compiler/emit/*.c compiler/package/*.c orchestrator/csv.c runtime/sart_numfmt.c generated/sa_*.c; do
 	case $src in compiler/main.c) continue ;; esac
 	obj=$OUT/obj/$(basename "$src" .c).o
 	if [ ! -f "$obj" ] || [ -n "$(find "$src" compiler/*.h compiler/*/*.h orchestrator/*.h runtime/sart_numfmt*.h generated/*.h -newer "$obj")" ]; then
