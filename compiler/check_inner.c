@@ -164,20 +164,12 @@ static void ports_from_fmu(Ctx *x, Inner *in, Node *decl_in, Node *decl_out)
 			if (!v) {
 				diag_error(x->c->diag, p->loc, "inner fmu '%s' has no %s named '%s'",
 					   in->name, want_input ? "input" : "output", var);
-				const char *cands[512];
-				int n = 0;
-				for (int i = 0; i < fmu->nvars && n < 512; i++)
-					if (fmu->vars[i].causality == want)
-						cands[n++] = fmu->vars[i].name;
-				const char *best = chk_nearest(var, cands, n);
-				if (!best) {
-					n = 0;
-					for (int i = 0; i < fmu->nvars && n < 512; i++)
-						cands[n++] = fmu->vars[i].name;
-					best = chk_nearest(var, cands, n);
-				}
-				if (best)
-					diag_note(x->c->diag, p->loc, "did you mean '%s'?", best);
+				Suggestion sug;
+				suggestion_init(&sug, var);
+				for (int i = 0; i < fmu->nvars; i++)
+					suggestion_offer(&sug, fmu->vars[i].name,
+							 fmu->vars[i].causality == want);
+				chk_did_you_mean(x, p->loc, &sug);
 				continue;
 			}
 			int idx = (int)(v - fmu->vars);
@@ -247,13 +239,13 @@ static void ports_from_adaptation(Ctx *x, Inner *in, Node *decl_in, Node *decl_o
 				}
 				diag_error(x->c->diag, p->loc, "inner fmu '%s' has no %s named '%s'",
 					   in->name, want_input ? "input" : "output", var);
-				const char *cands[256];
-				int n = 0;
-				for (Node *q = real; q && n < 256; q = q->next)
-					cands[n++] = q->name;
-				const char *best = chk_nearest(var, cands, n);
-				if (best)
-					diag_note(x->c->diag, p->loc, "did you mean '%s'?", best);
+				Suggestion sug;
+				suggestion_init(&sug, var);
+				for (Node *q = real; q; q = q->next)
+					suggestion_offer(&sug, q->name, true);
+				for (Node *q = other; q; q = q->next)
+					suggestion_offer(&sug, q->name, false);
+				chk_did_you_mean(x, p->loc, &sug);
 				continue;
 			}
 			check_declared_port(x, in, p,

@@ -101,6 +101,25 @@ bool is_near_name(const char *typed, const char *candidate)
 	return edit_distance(typed, candidate, max) <= max;
 }
 
+void suggestion_init(Suggestion *s, const char *typed)
+{
+	*s = (Suggestion){.typed = typed};
+}
+
+void suggestion_offer(Suggestion *s, const char *name, bool fits)
+{
+	if (!name || strcmp(name, s->typed) == 0 || !is_near_name(s->typed, name))
+		return;
+	int d = edit_distance(s->typed, name, 8);
+	bool better = !s->best || (fits && !s->best_fits) ||
+		      (fits == s->best_fits && d < s->best_distance);
+	if (better) {
+		s->best = name;
+		s->best_fits = fits;
+		s->best_distance = d;
+	}
+}
+
 char *read_file(const char *path, size_t max, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
