@@ -74,6 +74,8 @@ void chk_stmts(Ctx *x, Node *stmts);
 
 /* Where a relative FMU path of a script is found, or NULL. */
 const char *chk_find_fmu_file(Ctx *x, const char *path);
+/* Where chk_find_fmu_file looked for path, for the note of an FMU not found. */
+const char *chk_fmu_dirs_searched(Ctx *x, const char *path);
 const char *chk_causality_words(FmuCausality c);
 /* The Inner an ND_INNER or ND_INNER_REF declares, its ports read from the FMU or from the
  * explicit form of the adaptation of this build that produces it. */

@@ -57,6 +57,20 @@ const char *chk_find_fmu_file(Ctx *x, const char *path)
 	return NULL;
 }
 
+const char *chk_fmu_dirs_searched(Ctx *x, const char *path)
+{
+	if (path[0] == '/')
+		return "looked only at that path, as it is absolute";
+	StrBuf sb;
+	sb_init(&sb);
+	sb_puts(&sb, "looked in ");
+	sb_dirs_searched(&sb, x->m->dir, "the script's directory", "-L", x->c->fmu_dirs,
+			 x->c->nfmu_dirs);
+	const char *s = arena_strdup(x->c->arena, sb_str(&sb));
+	sb_free(&sb);
+	return s;
+}
+
 /* An adaptation in scope (this module or one it imports) whose FMU has the file name of
  * path: an inner FMU this build produces. */
 static Node *find_producing_adaptation(Ctx *x, const char *path)
@@ -320,9 +334,8 @@ Inner *chk_resolve_inner(Ctx *x, Node *decl)
 		ports_from_fmu(x, in, decl_in, decl_out);
 	} else {
 		diag_error(x->c->diag, where, "cannot find inner fmu '%s' at \"%s\"", in->name, path);
-		diag_note(x->c->diag, where, "looked beside the script and in %d -L director%s; no "
-			  "adaptation in scope builds '%s' either", x->c->nfmu_dirs,
-			  x->c->nfmu_dirs == 1 ? "y" : "ies", base_name(path));
+		diag_note(x->c->diag, where, "%s; no adaptation in scope builds '%s' either",
+			  chk_fmu_dirs_searched(x, path), base_name(path));
 		return in;
 	}
 	if (kind & (KIND_MOORE | KIND_MEALY))

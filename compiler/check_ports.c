@@ -250,8 +250,7 @@ void chk_open_scenario_fmus(Ctx *x)
 		const char *file = chk_find_fmu_file(x, d->str);
 		if (!file) {
 			diag_error(x->c->diag, d->loc, "cannot find fmu '%s' at \"%s\"", d->name, d->str);
-			diag_note(x->c->diag, d->loc, "looked beside the script and in %d -L director%s",
-				  x->c->nfmu_dirs, x->c->nfmu_dirs == 1 ? "y" : "ies");
+			diag_note(x->c->diag, d->loc, "%s", chk_fmu_dirs_searched(x, d->str));
 			continue;
 		}
 		d->info = drv_open_fmu(x->c, file, d->loc);

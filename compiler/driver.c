@@ -260,8 +260,13 @@ static void resolve_imports(Compilation *c, Module *m)
 		Module *dep = find_module(c, imp->name, m->dir);
 		if (!dep) {
 			diag_error(c->diag, imp->loc, "cannot find module '%s'", imp->name);
-			diag_note(c->diag, imp->loc, "looked for a file declaring 'module %s' in '%s'%s",
-				  imp->name, m->dir, c->ninclude ? " and the -I directories" : "");
+			StrBuf where;
+			sb_init(&where);
+			sb_dirs_searched(&where, m->dir, "the importing file's directory", "-I",
+					 c->include_dirs, c->ninclude);
+			diag_note(c->diag, imp->loc, "looked for a file declaring 'module %s' in %s",
+				  imp->name, sb_str(&where));
+			sb_free(&where);
 			continue;
 		}
 		if (dep == m || dep->state == 1) {

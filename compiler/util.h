@@ -42,6 +42,11 @@ void suggestion_init(Suggestion *s, const char *typed);
 /* fits: whether name would be legal where the typed name stands. */
 void suggestion_offer(Suggestion *s, const char *name, bool fits);
 
+/* Appends where a file was looked for, for a "not found" note: "'first' (first_what) and
+ * in the -L directories 'a' and 'b'", or "'first' (first_what) only, as no -L directory
+ * was given", option being "-L" or "-I". */
+void sb_dirs_searched(StrBuf *sb, const char *first, const char *first_what, const char *option,
+		      const char *const *dirs, int n);
 
 /* Reads a whole file into malloc'd memory with a NUL after it.  NULL on failure with
  * errno set; files over max bytes fail with EFBIG. */

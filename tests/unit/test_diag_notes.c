@@ -1,5 +1,6 @@
 /* test_diag_notes.c — what the notes under an error offer: the "did you mean" ranking
- * (a name legal where the mistyped one stands first, then the closest).
+ * (a name legal where the mistyped one stands first, then the closest), and the
+ * directories a file that was not found was looked for in.
  *
  * Run from the repository root with SACC_BUILD naming the build directory (default
  * "build"): the inner FMUs come from $SACC_BUILD/fmus/ (mass1, integrator). */
@@ -223,6 +224,57 @@ static void check__scenario_connection__output_source_input_target(void **state)
 	free(d);
 }
 
+/* ---- where a file was looked for -------------------------------------------------------- */
+
+static void check__inner_fmu_not_found__note_names_every_directory(void **state)
+{
+	(void)state;
+	TestRun *t = tr_new(); /* -L BUILD/fmus */
+	drv_add_fmu_dir(t->c, "/nonexistent/a");
+	Module *m = tr_load(t, "dir/t.sa", "semantic adaptation reactive mealy n_sa\n"
+					    "at \"n_sa.fmu\"\n"
+					    "\tfor inner fmu Motor motor\n"
+					    "\t\tat \"motor.fmu\"\n");
+	assert_int_equal(drv_check(t->c, m), 1);
+	char want[512];
+	snprintf(want, sizeof want, "dir/t.sa:4:6: note: looked in 'dir' (the script's directory) "
+		 "and in the -L directories '%s/fmus' and '/nonexistent/a'; no adaptation in "
+		 "scope builds 'motor.fmu' either\n", test_build_dir());
+	assert_contains(tr_diag(t), want);
+	tr_free(t);
+}
+
+static void check__absolute_fmu_path_not_found__note_says_no_directory_is_searched(void **state)
+{
+	(void)state;
+	char *d = check_text("semantic adaptation reactive mealy n_sa\n"
+			     "at \"n_sa.fmu\"\n"
+			     "\tfor inner fmu Motor motor\n"
+			     "\t\tat \"/nonexistent/motor.fmu\"\n");
+	assert_contains(d, "note: looked only at that path, as it is absolute; no adaptation in "
+			   "scope builds 'motor.fmu' either\n");
+	free(d);
+}
+
+static void check__module_not_found__note_names_every_directory(void **state)
+{
+	(void)state;
+	TestRun *t = tr_new();
+	drv_add_include_dir(t->c, "/nonexistent/lib");
+	Module *m = tr_load(t, "t.sa", "import absent\nmodule user\n");
+	assert_non_null(m);
+	assert_contains(tr_diag(t), "t.sa:1:1: note: looked for a file declaring 'module absent' "
+				    "in '.' (the importing file's directory) and in the -I "
+				    "directory '/nonexistent/lib'\n");
+	tr_free(t);
+
+	t = tr_new();
+	tr_load(t, "t.sa", "import absent\nmodule user\n");
+	assert_contains(tr_diag(t), "in '.' (the importing file's directory) only, as no -I "
+				    "directory was given\n");
+	tr_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -238,6 +290,9 @@ int main(void)
 		cmocka_unit_test(check__declared_inner_port__of_the_declared_direction_first),
 		cmocka_unit_test(check__mistyped_owner__one_with_that_port_first),
 		cmocka_unit_test(check__scenario_connection__output_source_input_target),
+		cmocka_unit_test(check__inner_fmu_not_found__note_names_every_directory),
+		cmocka_unit_test(check__absolute_fmu_path_not_found__note_says_no_directory_is_searched),
+		cmocka_unit_test(check__module_not_found__note_names_every_directory),
 	};
 	return cmocka_run_group_tests_name("diag_notes", tests, NULL, NULL);
 }
