@@ -183,6 +183,11 @@ Module *drv_load(Compilation *c, const char *path)
 	return m;
 }
 
+Module *drv_parse(Compilation *c, const char *path)
+{
+	return load_quiet(c, path, true);
+}
+
 /* The file that declares `module name`: looked for as name.sa first, then among every
  * .sa file of each directory (the importing file's, then -I ones), in sorted order. */
 static Module *find_module(Compilation *c, const char *name, const char *from_dir)

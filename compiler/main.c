@@ -112,7 +112,7 @@ static int cmd_check(Compilation *c, Args *a)
 		return 2;
 	}
 	for (int i = 0; i < a->nfiles; i++) {
-		Module *m = drv_load(c, a->files[i]);
+		Module *m = a->syntax ? drv_parse(c, a->files[i]) : drv_load(c, a->files[i]);
 		if (m && m->root && !a->syntax)
 			drv_check(c, m);
 	}

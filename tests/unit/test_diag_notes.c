@@ -1,6 +1,7 @@
 /* test_diag_notes.c — what the notes under an error offer: the "did you mean" ranking
- * (a name legal where the mistyped one stands first, then the closest), and the
- * directories a file that was not found was looked for in.
+ * (a name legal where the mistyped one stands first, then the closest), the directories
+ * a file that was not found was looked for in, and `check --syntax`, which reads a file
+ * without looking for the modules it imports.
  *
  * Run from the repository root with SACC_BUILD naming the build directory (default
  * "build"): the inner FMUs come from $SACC_BUILD/fmus/ (mass1, integrator). */
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "sacc_test.h"
@@ -275,6 +277,52 @@ static void check__module_not_found__note_names_every_directory(void **state)
 	tr_free(t);
 }
 
+/* ---- check --syntax --------------------------------------------------------------------- */
+
+static void parse_only__missing_import__not_looked_for(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/sacc_test_diag_XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char path[128];
+	snprintf(path, sizeof path, "%s/user.sa", dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("import absent\nmodule user\n"
+	      "semantic adaptation reactive mealy u_sa\nat \"u_sa.fmu\"\n"
+	      "\tfor inner fmu Motor motor\n\t\tat \"motor.fmu\"\n", f);
+	fclose(f);
+
+	TestRun *t = tr_new();
+	Module *m = drv_parse(t->c, path);
+	assert_non_null(m);
+	assert_non_null(m->root);
+	assert_int_equal(m->nimports, 0);
+	assert_string_equal(tr_diag(t), "");
+	tr_free(t);
+
+	/* Loaded for a full check, the same file fails on the import. */
+	t = tr_new();
+	m = drv_load(t->c, path);
+	assert_non_null(m);
+	assert_contains(tr_diag(t), "error: cannot find module 'absent'");
+	tr_free(t);
+
+	/* A syntax error is still one. */
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("import absent\nmodule user\nsemantic adaptation\n", f);
+	fclose(f);
+	t = tr_new();
+	m = drv_parse(t->c, path);
+	assert_non_null(m);
+	assert_null(m->root);
+	assert_contains(tr_diag(t), "error: syntax error: unexpected end of file");
+	tr_free(t);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -293,6 +341,7 @@ int main(void)
 		cmocka_unit_test(check__inner_fmu_not_found__note_names_every_directory),
 		cmocka_unit_test(check__absolute_fmu_path_not_found__note_says_no_directory_is_searched),
 		cmocka_unit_test(check__module_not_found__note_names_every_directory),
+		cmocka_unit_test(parse_only__missing_import__not_looked_for),
 	};
 	return cmocka_run_group_tests_name("diag_notes", tests, NULL, NULL);
 }
