@@ -42,7 +42,7 @@ static const char *after_choice(int i, const char **summary)
 #define AT(f) offsetof(CmdArgs, f)
 const CliOption cmd_options[] = {
 	{"--syntax", CLI_FLAG, NULL, cli_set_flag, AT(syntax), CMD_CHECK, 0,
-	 "check syntax only, without opening any inner FMU", NULL},
+	 "check syntax only, without resolving imports or opening inner FMUs", NULL},
 	{"--after", CLI_VALUE, "RULE", cli_set_string, AT(after), CMD_EXPLICIT, 0,
 	 "stop the reduction after RULE: a lowering rule, Lower (after every lowering), or an "
 	 "explicit-form rule:", after_choice},
@@ -87,7 +87,7 @@ static int check_body(Compilation *c, const CmdArgs *a, const char **files, int 
 	if (nfiles == 0)
 		return cli_usage_error("no input files");
 	for (int i = 0; i < nfiles; i++) {
-		Module *m = drv_load(c, files[i]);
+		Module *m = a->syntax ? drv_parse(c, files[i]) : drv_load(c, files[i]);
 		if (m && m->root && !a->syntax)
 			drv_check(c, m);
 	}

@@ -101,6 +101,38 @@ bool is_near_name(const char *typed, const char *candidate)
 	return edit_distance(typed, candidate, max) <= max;
 }
 
+void suggestion_init(Suggestion *s, const char *typed)
+{
+	*s = (Suggestion){.typed = typed};
+}
+
+void suggestion_offer(Suggestion *s, const char *name, bool fits)
+{
+	if (!name || strcmp(name, s->typed) == 0 || !is_near_name(s->typed, name))
+		return;
+	int d = edit_distance(s->typed, name, 8);
+	bool better = !s->best || (fits && !s->best_fits) ||
+		      (fits == s->best_fits && d < s->best_distance);
+	if (better) {
+		s->best = name;
+		s->best_fits = fits;
+		s->best_distance = d;
+	}
+}
+
+void sb_dirs_searched(StrBuf *sb, const char *first, const char *first_what, const char *option,
+		      const char *const *dirs, int n)
+{
+	sb_printf(sb, "'%s' (%s)", first, first_what);
+	if (n == 0) {
+		sb_printf(sb, " only, as no %s directory was given", option);
+		return;
+	}
+	sb_printf(sb, " and in the %s director%s ", option, n == 1 ? "y" : "ies");
+	for (int i = 0; i < n; i++)
+		sb_printf(sb, "%s'%s'", i == 0 ? "" : i == n - 1 ? " and " : ", ", dirs[i]);
+}
+
 char *read_file(const char *path, size_t max, size_t *len)
 {
 	FILE *f = fopen(path, "rb");

@@ -1,5 +1,5 @@
-/* util.h — small helpers shared by the front end: a growable string buffer and the edit
- * distance behind "did you mean" notes. */
+/* util.h — small helpers shared by the front end: a growable string buffer, the edit
+ * distance and the ranking behind "did you mean" notes, and reading a file. */
 #ifndef SACC_UTIL_H
 #define SACC_UTIL_H
 
@@ -24,6 +24,29 @@ int edit_distance(const char *a, const char *b, int max);
 
 /* Whether a suggested name is close enough to be worth a "did you mean". */
 bool is_near_name(const char *typed, const char *candidate);
+
+/* The one name a "did you mean" note offers, chosen among candidates offered one by one.
+ * A name legal where the typed one stands (an inner output where one is read, an input
+ * where one is written) beats any that is not, however close; within each group the
+ * closest wins, and the first offered on a tie.  Only names near enough to the typed one
+ * (is_near_name) and different from it are ever chosen.  Every "did you mean" of the
+ * checker ranks through this, so that they all agree. */
+typedef struct Suggestion {
+	const char *typed;
+	const char *best; /* NULL while nothing near enough was offered */
+	bool best_fits;
+	int best_distance;
+} Suggestion;
+
+void suggestion_init(Suggestion *s, const char *typed);
+/* fits: whether name would be legal where the typed name stands. */
+void suggestion_offer(Suggestion *s, const char *name, bool fits);
+
+/* Appends where a file was looked for, for a "not found" note: "'first' (first_what) and
+ * in the -L directories 'a' and 'b'", or "'first' (first_what) only, as no -L directory
+ * was given", option being "-L" or "-I". */
+void sb_dirs_searched(StrBuf *sb, const char *first, const char *first_what, const char *option,
+		      const char *const *dirs, int n);
 
 /* Reads a whole file into malloc'd memory with a NUL after it.  NULL on failure with
  * errno set; files over max bytes fail with EFBIG. */

@@ -37,7 +37,8 @@
 #define A (ctx->arena)
 #define NEW(kind, loc) ast_new(A, kind, loc)
 
-static void syntax_error(ParseCtx *ctx, int major, Token tok, const int *expected, int nexpected);
+static void syntax_error(ParseCtx *ctx, int major, Token tok, const int *expected, int nexpected,
+			 bool semi_ok);
 static Node *mk_int(ParseCtx *ctx, Token t, int negative);
 static Node *mk_real(ParseCtx *ctx, Token t, int negative);
 static Node *mk_adaptation(ParseCtx *ctx, Node *head, NodeList inners, NodeList coupling,
@@ -47,7 +48,7 @@ static Node *mk_inner(ParseCtx *ctx, Token for_tok, int kind, Token type, Token 
 		      Node *path, NodeList withs);
 static NodeList add_general(ParseCtx *ctx, NodeList l, Node *g);
 static int deriv_flag_merge(ParseCtx *ctx, int flags, int flag, Token t);
-#line 51 "generated/sa_grammar.c"
+#line 52 "generated/sa_grammar.c"
 /**************** End of %include directives **********************************/
 /* These constants specify the various numeric values for terminal symbols.
 ***************** Begin token definitions *************************************/
@@ -1753,11 +1754,11 @@ static void yyStackOverflow(yyParser *yypParser){
    /* Here code is inserted which will execute if the parser
    ** stack every overflows */
 /******** Begin %stack_overflow code ******************************************/
-#line 48 "grammar/sa_grammar.y"
+#line 52 "grammar/sa_grammar.y"
 
 	diag_error(ctx->diag, (Loc){ctx->file, 0, 0, 0}, "nesting too deep for the parser");
 	ctx->failed = 1;
-#line 1760 "generated/sa_grammar.c"
+#line 1761 "generated/sa_grammar.c"
 /******** End %stack_overflow code ********************************************/
    SaParseARG_STORE /* Suppress warning about unused %extra_argument var */
    SaParseCTX_STORE
@@ -2422,7 +2423,7 @@ static YYACTIONTYPE yy_reduce(
 /********** Begin reduce actions **********************************************/
         YYMINORTYPE yylhsminor;
       case 0: /* file ::= imports module_opt elements */
-#line 116 "grammar/sa_grammar.y"
+#line 120 "grammar/sa_grammar.y"
 {
 	Loc start = {ctx->file, 1, 1, 0};
 	Node *f = NEW(ND_FILE, start);
@@ -2432,7 +2433,7 @@ static YYACTIONTYPE yy_reduce(
 	f->list2 = yymsp[0].minor.yy235.head;
 	ctx->root = f;
 }
-#line 2435 "generated/sa_grammar.c"
+#line 2436 "generated/sa_grammar.c"
         break;
       case 1: /* imports ::= */
       case 5: /* elements ::= */ yytestcase(yyruleno==5);
@@ -2452,39 +2453,39 @@ static YYACTIONTYPE yy_reduce(
       case 145: /* data_rules ::= */ yytestcase(yyruleno==145);
       case 153: /* cond_settings_opt ::= */ yytestcase(yyruleno==153);
       case 175: /* stmts ::= */ yytestcase(yyruleno==175);
-#line 126 "grammar/sa_grammar.y"
+#line 130 "grammar/sa_grammar.y"
 { yymsp[1].minor.yy235 = (NodeList){0}; }
-#line 2457 "generated/sa_grammar.c"
+#line 2458 "generated/sa_grammar.c"
         break;
       case 2: /* imports ::= imports IMPORT ID */
-#line 128 "grammar/sa_grammar.y"
+#line 132 "grammar/sa_grammar.y"
 {
 	Node *n = NEW(ND_IMPORT, loc_span(yymsp[-1].minor.yy0.loc, yymsp[0].minor.yy0.loc));
 	n->name = tok_str(ctx, yymsp[0].minor.yy0);
 	yylhsminor.yy235 = nl_add(yymsp[-2].minor.yy235, n);
 }
-#line 2466 "generated/sa_grammar.c"
+#line 2467 "generated/sa_grammar.c"
   yymsp[-2].minor.yy235 = yylhsminor.yy235;
         break;
       case 3: /* module_opt ::= */
       case 20: /* name2_opt ::= */ yytestcase(yyruleno==20);
-#line 134 "grammar/sa_grammar.y"
+#line 138 "grammar/sa_grammar.y"
 { yymsp[1].minor.yy0 = (Token){0}; }
-#line 2473 "generated/sa_grammar.c"
+#line 2474 "generated/sa_grammar.c"
         break;
       case 4: /* module_opt ::= MODULE ID */
-#line 135 "grammar/sa_grammar.y"
+#line 139 "grammar/sa_grammar.y"
 { yymsp[-1].minor.yy0 = yymsp[0].minor.yy0; }
-#line 2478 "generated/sa_grammar.c"
+#line 2479 "generated/sa_grammar.c"
         break;
       case 6: /* elements ::= elements element */
       case 32: /* inners ::= inners inner */ yytestcase(yyruleno==32);
       case 38: /* with_items ::= with_items with_item */ yytestcase(yyruleno==38);
       case 146: /* data_rules ::= data_rules data_rule */ yytestcase(yyruleno==146);
       case 176: /* stmts ::= stmts stmt */ yytestcase(yyruleno==176);
-#line 138 "grammar/sa_grammar.y"
+#line 142 "grammar/sa_grammar.y"
 { yylhsminor.yy235 = nl_add(yymsp[-1].minor.yy235, yymsp[0].minor.yy21); }
-#line 2487 "generated/sa_grammar.c"
+#line 2488 "generated/sa_grammar.c"
   yymsp[-1].minor.yy235 = yylhsminor.yy235;
         break;
       case 7: /* element ::= adaptation */
@@ -2510,13 +2511,13 @@ static YYACTIONTYPE yy_reduce(
       case 232: /* primary ::= builtin */ yytestcase(yyruleno==232);
       case 233: /* primary ::= var_ref */ yytestcase(yyruleno==233);
       case 240: /* port_literal ::= literal */ yytestcase(yyruleno==240);
-#line 141 "grammar/sa_grammar.y"
+#line 145 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = yymsp[0].minor.yy21; }
-#line 2515 "generated/sa_grammar.c"
+#line 2516 "generated/sa_grammar.c"
   yymsp[0].minor.yy21 = yylhsminor.yy21;
         break;
       case 10: /* fmu_decl ::= FMU ID ID AT STRING composed_opt ports_in_opt ports_out_opt */
-#line 146 "grammar/sa_grammar.y"
+#line 150 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy21 = NEW(ND_FMU_DECL, yymsp[-7].minor.yy0.loc);
 	yylhsminor.yy21->tname = tok_str(ctx, yymsp[-6].minor.yy0);
@@ -2527,7 +2528,7 @@ static YYACTIONTYPE yy_reduce(
 	yylhsminor.yy21->list3 = yymsp[-2].minor.yy21;
 	yylhsminor.yy21->loc = yymsp[-5].minor.yy0.loc;
 }
-#line 2530 "generated/sa_grammar.c"
+#line 2531 "generated/sa_grammar.c"
   yymsp[-7].minor.yy21 = yylhsminor.yy21;
         break;
       case 11: /* composed_opt ::= */
@@ -2539,65 +2540,65 @@ static YYACTIONTYPE yy_reduce(
       case 118: /* control_opt ::= */ yytestcase(yyruleno==118);
       case 158: /* outfn_opt ::= */ yytestcase(yyruleno==158);
       case 196: /* else_opt ::= */ yytestcase(yyruleno==196);
-#line 157 "grammar/sa_grammar.y"
+#line 161 "grammar/sa_grammar.y"
 { yymsp[1].minor.yy21 = NULL; }
-#line 2544 "generated/sa_grammar.c"
+#line 2545 "generated/sa_grammar.c"
         break;
       case 12: /* composed_opt ::= COMPOSED ID idlist */
-#line 158 "grammar/sa_grammar.y"
+#line 162 "grammar/sa_grammar.y"
 {
 	if (yymsp[-1].minor.yy0.n != 2 || memcmp(yymsp[-1].minor.yy0.s, "of", 2) != 0)
 		diag_error(ctx->diag, yymsp[-1].minor.yy0.loc, "expected 'of' after 'composed'");
 	yymsp[-2].minor.yy21 = yymsp[0].minor.yy235.head;
 }
-#line 2553 "generated/sa_grammar.c"
+#line 2554 "generated/sa_grammar.c"
         break;
       case 13: /* idlist ::= ID */
-#line 164 "grammar/sa_grammar.y"
+#line 168 "grammar/sa_grammar.y"
 { yylhsminor.yy235 = nl_one(ast_name(A, yymsp[0].minor.yy0.loc, tok_str(ctx, yymsp[0].minor.yy0))); }
-#line 2558 "generated/sa_grammar.c"
+#line 2559 "generated/sa_grammar.c"
   yymsp[0].minor.yy235 = yylhsminor.yy235;
         break;
       case 14: /* idlist ::= idlist COMMA ID */
-#line 165 "grammar/sa_grammar.y"
+#line 169 "grammar/sa_grammar.y"
 { yylhsminor.yy235 = nl_add(yymsp[-2].minor.yy235, ast_name(A, yymsp[0].minor.yy0.loc, tok_str(ctx, yymsp[0].minor.yy0))); }
-#line 2564 "generated/sa_grammar.c"
+#line 2565 "generated/sa_grammar.c"
   yymsp[-2].minor.yy235 = yylhsminor.yy235;
         break;
       case 15: /* connection ::= port_ref ARROW port_ref */
-#line 168 "grammar/sa_grammar.y"
+#line 172 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy21 = NEW(ND_CONNECTION, loc_span(yymsp[-2].minor.yy21->loc, yymsp[0].minor.yy21->loc));
 	yylhsminor.yy21->lhs = yymsp[-2].minor.yy21;
 	yylhsminor.yy21->rhs = yymsp[0].minor.yy21;
 }
-#line 2574 "generated/sa_grammar.c"
+#line 2575 "generated/sa_grammar.c"
   yymsp[-2].minor.yy21 = yylhsminor.yy21;
         break;
       case 16: /* port_ref ::= ID */
-#line 174 "grammar/sa_grammar.y"
+#line 178 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = ast_port_ref(A, yymsp[0].minor.yy0.loc, NULL, tok_str(ctx, yymsp[0].minor.yy0)); }
-#line 2580 "generated/sa_grammar.c"
+#line 2581 "generated/sa_grammar.c"
   yymsp[0].minor.yy21 = yylhsminor.yy21;
         break;
       case 17: /* port_ref ::= ID DOT ID */
-#line 175 "grammar/sa_grammar.y"
+#line 179 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy21 = ast_port_ref(A, loc_span(yymsp[-2].minor.yy0.loc, yymsp[0].minor.yy0.loc), tok_str(ctx, yymsp[-2].minor.yy0), tok_str(ctx, yymsp[0].minor.yy0));
 }
-#line 2588 "generated/sa_grammar.c"
+#line 2589 "generated/sa_grammar.c"
   yymsp[-2].minor.yy21 = yylhsminor.yy21;
         break;
       case 18: /* adaptation ::= adaptation_head inners coupling_opt ports_in_opt ports_out_opt params general_rules control_opt in_part_opt out_part_opt */
-#line 182 "grammar/sa_grammar.y"
+#line 186 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy21 = mk_adaptation(ctx, yymsp[-9].minor.yy21, yymsp[-8].minor.yy235, yymsp[-7].minor.yy235, yymsp[-6].minor.yy235, yymsp[-5].minor.yy235, yymsp[-4].minor.yy235, yymsp[-3].minor.yy235, yymsp[-2].minor.yy21, yymsp[-1].minor.yy235, yymsp[0].minor.yy235);
 }
-#line 2596 "generated/sa_grammar.c"
+#line 2597 "generated/sa_grammar.c"
   yymsp[-9].minor.yy21 = yylhsminor.yy21;
         break;
       case 19: /* adaptation_head ::= SEMANTIC ADAPTATION kind ID name2_opt without_opt AT STRING */
-#line 187 "grammar/sa_grammar.y"
+#line 191 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy21 = NEW(ND_ADAPTATION, yymsp[-4].minor.yy0.loc);
 	yylhsminor.yy21->flags = yymsp[-5].minor.yy130 | yymsp[-2].minor.yy130;
@@ -2615,7 +2616,7 @@ static YYACTIONTYPE yy_reduce(
 	yylhsminor.yy21->str = tok_string_value(ctx, yymsp[0].minor.yy0);
 	(void)yymsp[-7].minor.yy0;
 }
-#line 2618 "generated/sa_grammar.c"
+#line 2619 "generated/sa_grammar.c"
   yymsp[-7].minor.yy21 = yylhsminor.yy21;
         break;
       case 21: /* name2_opt ::= ID */
@@ -2624,48 +2625,48 @@ static YYACTIONTYPE yy_reduce(
       case 86: /* unit_name ::= KW_H */ yytestcase(yyruleno==86);
       case 87: /* unit_name ::= KW_T */ yytestcase(yyruleno==87);
       case 88: /* unit_name ::= MIN */ yytestcase(yyruleno==88);
-#line 205 "grammar/sa_grammar.y"
+#line 209 "grammar/sa_grammar.y"
 { yylhsminor.yy0 = yymsp[0].minor.yy0; }
-#line 2629 "generated/sa_grammar.c"
+#line 2630 "generated/sa_grammar.c"
   yymsp[0].minor.yy0 = yylhsminor.yy0;
         break;
       case 22: /* without_opt ::= */
       case 25: /* rd_opt ::= */ yytestcase(yyruleno==25);
       case 28: /* mm_opt ::= */ yytestcase(yyruleno==28);
-#line 206 "grammar/sa_grammar.y"
+#line 210 "grammar/sa_grammar.y"
 { yymsp[1].minor.yy130 = 0; }
-#line 2637 "generated/sa_grammar.c"
+#line 2638 "generated/sa_grammar.c"
         break;
       case 23: /* without_opt ::= WITHOUT MASTER */
-#line 207 "grammar/sa_grammar.y"
+#line 211 "grammar/sa_grammar.y"
 { yymsp[-1].minor.yy130 = KIND_WITHOUT_MASTER; }
-#line 2642 "generated/sa_grammar.c"
+#line 2643 "generated/sa_grammar.c"
         break;
       case 24: /* kind ::= rd_opt mm_opt */
-#line 210 "grammar/sa_grammar.y"
+#line 214 "grammar/sa_grammar.y"
 { yylhsminor.yy130 = yymsp[-1].minor.yy130 | yymsp[0].minor.yy130; }
-#line 2647 "generated/sa_grammar.c"
+#line 2648 "generated/sa_grammar.c"
   yymsp[-1].minor.yy130 = yylhsminor.yy130;
         break;
       case 26: /* rd_opt ::= REACTIVE */
-#line 212 "grammar/sa_grammar.y"
+#line 216 "grammar/sa_grammar.y"
 { yymsp[0].minor.yy130 = KIND_REACTIVE; }
-#line 2653 "generated/sa_grammar.c"
+#line 2654 "generated/sa_grammar.c"
         break;
       case 27: /* rd_opt ::= DELAYED */
-#line 213 "grammar/sa_grammar.y"
+#line 217 "grammar/sa_grammar.y"
 { yymsp[0].minor.yy130 = KIND_DELAYED; }
-#line 2658 "generated/sa_grammar.c"
+#line 2659 "generated/sa_grammar.c"
         break;
       case 29: /* mm_opt ::= MOORE */
-#line 215 "grammar/sa_grammar.y"
+#line 219 "grammar/sa_grammar.y"
 { yymsp[0].minor.yy130 = KIND_MOORE; }
-#line 2663 "generated/sa_grammar.c"
+#line 2664 "generated/sa_grammar.c"
         break;
       case 30: /* mm_opt ::= MEALY */
-#line 216 "grammar/sa_grammar.y"
+#line 220 "grammar/sa_grammar.y"
 { yymsp[0].minor.yy130 = KIND_MEALY; }
-#line 2668 "generated/sa_grammar.c"
+#line 2669 "generated/sa_grammar.c"
         break;
       case 31: /* inners ::= inner */
       case 47: /* connlist ::= connection */ yytestcase(yyruleno==47);
@@ -2677,21 +2678,21 @@ static YYACTIONTYPE yy_reduce(
       case 141: /* setting_groups ::= setting_group */ yytestcase(yyruleno==141);
       case 184: /* var_items ::= var_item */ yytestcase(yyruleno==184);
       case 271: /* exprlist ::= expr */ yytestcase(yyruleno==271);
-#line 218 "grammar/sa_grammar.y"
+#line 222 "grammar/sa_grammar.y"
 { yylhsminor.yy235 = nl_one(yymsp[0].minor.yy21); }
-#line 2682 "generated/sa_grammar.c"
+#line 2683 "generated/sa_grammar.c"
   yymsp[0].minor.yy235 = yylhsminor.yy235;
         break;
       case 33: /* inner ::= FOR INNER FMU kind ID ID at_opt with_items */
-#line 226 "grammar/sa_grammar.y"
+#line 230 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy21 = mk_inner(ctx, yymsp[-7].minor.yy0, yymsp[-4].minor.yy130, yymsp[-3].minor.yy0, yymsp[-2].minor.yy0, yymsp[-1].minor.yy21, yymsp[0].minor.yy235);
 }
-#line 2690 "generated/sa_grammar.c"
+#line 2691 "generated/sa_grammar.c"
   yymsp[-7].minor.yy21 = yylhsminor.yy21;
         break;
       case 34: /* inner ::= FOR FMU idlist */
-#line 229 "grammar/sa_grammar.y"
+#line 233 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy21 = NULL;
 	for (Node *n = yymsp[0].minor.yy235.head, *next; n; n = next) {
@@ -2703,55 +2704,55 @@ static YYACTIONTYPE yy_reduce(
 	}
 	(void)yymsp[-2].minor.yy0;
 }
-#line 2706 "generated/sa_grammar.c"
+#line 2707 "generated/sa_grammar.c"
   yymsp[-2].minor.yy21 = yylhsminor.yy21;
         break;
       case 36: /* at_opt ::= AT STRING */
-#line 242 "grammar/sa_grammar.y"
+#line 246 "grammar/sa_grammar.y"
 { yymsp[-1].minor.yy21 = ast_string(A, yymsp[0].minor.yy0.loc, tok_string_value(ctx, yymsp[0].minor.yy0)); }
-#line 2712 "generated/sa_grammar.c"
+#line 2713 "generated/sa_grammar.c"
         break;
       case 39: /* with_item ::= WITH INPUT PORTS portlist */
-#line 247 "grammar/sa_grammar.y"
+#line 251 "grammar/sa_grammar.y"
 {
 	yymsp[-3].minor.yy21 = NEW(ND_BLOCK, yymsp[-2].minor.yy0.loc); yymsp[-3].minor.yy21->op = 'i'; yymsp[-3].minor.yy21->list1 = yymsp[0].minor.yy235.head;
 }
-#line 2719 "generated/sa_grammar.c"
+#line 2720 "generated/sa_grammar.c"
         break;
       case 40: /* with_item ::= WITH OUTPUT PORTS portlist */
-#line 250 "grammar/sa_grammar.y"
+#line 254 "grammar/sa_grammar.y"
 {
 	yymsp[-3].minor.yy21 = NEW(ND_BLOCK, yymsp[-2].minor.yy0.loc); yymsp[-3].minor.yy21->op = 'o'; yymsp[-3].minor.yy21->list1 = yymsp[0].minor.yy235.head;
 }
-#line 2726 "generated/sa_grammar.c"
+#line 2727 "generated/sa_grammar.c"
         break;
       case 41: /* with_item ::= WITH connection */
       case 59: /* init_opt ::= ASSIGN port_literal */ yytestcase(yyruleno==59);
       case 159: /* outfn_opt ::= LONGARROW output_fn */ yytestcase(yyruleno==159);
       case 198: /* else_opt ::= ELSE if_stmt */ yytestcase(yyruleno==198);
-#line 253 "grammar/sa_grammar.y"
+#line 257 "grammar/sa_grammar.y"
 { yymsp[-1].minor.yy21 = yymsp[0].minor.yy21; }
-#line 2734 "generated/sa_grammar.c"
+#line 2735 "generated/sa_grammar.c"
         break;
       case 42: /* with_item ::= WITH deriv_flags */
-#line 254 "grammar/sa_grammar.y"
+#line 258 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy21 = NEW(ND_DERIV, yymsp[-1].minor.yy0.loc); yylhsminor.yy21->op = DERIV_WITH; yylhsminor.yy21->flags = yymsp[0].minor.yy130;
 }
-#line 2741 "generated/sa_grammar.c"
+#line 2742 "generated/sa_grammar.c"
   yymsp[-1].minor.yy21 = yylhsminor.yy21;
         break;
       case 43: /* with_item ::= WITH interp_order */
-#line 257 "grammar/sa_grammar.y"
+#line 261 "grammar/sa_grammar.y"
 {
 	/* Completes the preceding `multiply rate N times` (see add_general). */
 	yylhsminor.yy21 = NEW(ND_MULTIRATE, yymsp[-1].minor.yy0.loc); yylhsminor.yy21->op = yymsp[0].minor.yy130; yylhsminor.yy21->lhs = NULL;
 }
-#line 2750 "generated/sa_grammar.c"
+#line 2751 "generated/sa_grammar.c"
   yymsp[-1].minor.yy21 = yylhsminor.yy21;
         break;
       case 44: /* with_item ::= WITH INTERPOLATION ID ORDER INT */
-#line 261 "grammar/sa_grammar.y"
+#line 265 "grammar/sa_grammar.y"
 {
 	if (yymsp[-2].minor.yy0.n != 2 || memcmp(yymsp[-2].minor.yy0.s, "of", 2) != 0)
 		diag_error(ctx->diag, yymsp[-2].minor.yy0.loc, "expected 'of' in 'interpolation of order'");
@@ -2760,15 +2761,15 @@ static YYACTIONTYPE yy_reduce(
 	yylhsminor.yy21->op = (int)(order->ival > 1000 ? 1000 : order->ival);
 	yylhsminor.yy21->flags = 1;
 }
-#line 2763 "generated/sa_grammar.c"
+#line 2764 "generated/sa_grammar.c"
   yymsp[-4].minor.yy21 = yylhsminor.yy21;
         break;
       case 46: /* coupling_opt ::= COUPLED AS connlist */
       case 50: /* ports_in_opt ::= INPUT PORTS portlist */ yytestcase(yyruleno==50);
       case 52: /* ports_out_opt ::= OUTPUT PORTS portlist */ yytestcase(yyruleno==52);
-#line 272 "grammar/sa_grammar.y"
+#line 276 "grammar/sa_grammar.y"
 { yymsp[-2].minor.yy235 = yymsp[0].minor.yy235; }
-#line 2771 "generated/sa_grammar.c"
+#line 2772 "generated/sa_grammar.c"
         break;
       case 48: /* connlist ::= connlist COMMA connection */
       case 54: /* portlist ::= portlist COMMA port */ yytestcase(yyruleno==54);
@@ -2778,13 +2779,13 @@ static YYACTIONTYPE yy_reduce(
       case 142: /* setting_groups ::= setting_groups COMMA setting_group */ yytestcase(yyruleno==142);
       case 185: /* var_items ::= var_items COMMA var_item */ yytestcase(yyruleno==185);
       case 272: /* exprlist ::= exprlist COMMA expr */ yytestcase(yyruleno==272);
-#line 274 "grammar/sa_grammar.y"
+#line 278 "grammar/sa_grammar.y"
 { yylhsminor.yy235 = nl_add(yymsp[-2].minor.yy235, yymsp[0].minor.yy21); }
-#line 2783 "generated/sa_grammar.c"
+#line 2784 "generated/sa_grammar.c"
   yymsp[-2].minor.yy235 = yylhsminor.yy235;
         break;
       case 55: /* port ::= type_opt ID fmi_name_opt init_opt mult_opt unit_opt bind_opt */
-#line 287 "grammar/sa_grammar.y"
+#line 291 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy21 = NEW(ND_PORT, yymsp[-5].minor.yy0.loc);
 	yylhsminor.yy21->type = (SaType)yymsp[-6].minor.yy130;
@@ -2799,981 +2800,981 @@ static YYACTIONTYPE yy_reduce(
 		yylhsminor.yy21->bind = yymsp[0].minor.yy21->lhs;
 	}
 }
-#line 2802 "generated/sa_grammar.c"
+#line 2803 "generated/sa_grammar.c"
   yymsp[-6].minor.yy21 = yylhsminor.yy21;
         break;
       case 56: /* fmi_name_opt ::= */
-#line 302 "grammar/sa_grammar.y"
+#line 306 "grammar/sa_grammar.y"
 { yymsp[1].minor.yy56 = NULL; }
-#line 2808 "generated/sa_grammar.c"
+#line 2809 "generated/sa_grammar.c"
         break;
       case 57: /* fmi_name_opt ::= STRING */
-#line 303 "grammar/sa_grammar.y"
+#line 307 "grammar/sa_grammar.y"
 { yylhsminor.yy56 = tok_string_value(ctx, yymsp[0].minor.yy0); }
-#line 2813 "generated/sa_grammar.c"
+#line 2814 "generated/sa_grammar.c"
   yymsp[0].minor.yy56 = yylhsminor.yy56;
         break;
       case 60: /* init_opt ::= ASSIGN LBRACKET literal_list RBRACKET */
-#line 307 "grammar/sa_grammar.y"
+#line 311 "grammar/sa_grammar.y"
 {
 	yymsp[-3].minor.yy21 = NEW(ND_ARRAY, yymsp[-2].minor.yy0.loc); yymsp[-3].minor.yy21->list1 = yymsp[-1].minor.yy235.head;
 }
-#line 2821 "generated/sa_grammar.c"
+#line 2822 "generated/sa_grammar.c"
         break;
       case 64: /* mult_opt ::= LBRACKET INT RBRACKET */
-#line 314 "grammar/sa_grammar.y"
+#line 318 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy21 = NEW(ND_BLOCK, yymsp[-2].minor.yy0.loc); yylhsminor.yy21->lhs = ast_int(A, yymsp[-1].minor.yy0.loc, 1); yylhsminor.yy21->rhs = mk_int(ctx, yymsp[-1].minor.yy0, 0);
 }
-#line 2828 "generated/sa_grammar.c"
+#line 2829 "generated/sa_grammar.c"
   yymsp[-2].minor.yy21 = yylhsminor.yy21;
         break;
       case 65: /* mult_opt ::= LBRACKET INT DOTDOT INT RBRACKET */
-#line 317 "grammar/sa_grammar.y"
+#line 321 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy21 = NEW(ND_BLOCK, yymsp[-4].minor.yy0.loc); yylhsminor.yy21->lhs = mk_int(ctx, yymsp[-3].minor.yy0, 0); yylhsminor.yy21->rhs = mk_int(ctx, yymsp[-1].minor.yy0, 0);
 }
-#line 2836 "generated/sa_grammar.c"
+#line 2837 "generated/sa_grammar.c"
   yymsp[-4].minor.yy21 = yylhsminor.yy21;
         break;
       case 67: /* bind_opt ::= ARROW port_ref */
-#line 322 "grammar/sa_grammar.y"
+#line 326 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = NEW(ND_BLOCK, yymsp[-1].minor.yy0.loc); yylhsminor.yy21->op = BIND_TO; yylhsminor.yy21->lhs = yymsp[0].minor.yy21; }
-#line 2842 "generated/sa_grammar.c"
+#line 2843 "generated/sa_grammar.c"
   yymsp[-1].minor.yy21 = yylhsminor.yy21;
         break;
       case 68: /* bind_opt ::= LARROW port_ref */
-#line 323 "grammar/sa_grammar.y"
+#line 327 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = NEW(ND_BLOCK, yymsp[-1].minor.yy0.loc); yylhsminor.yy21->op = BIND_FROM; yylhsminor.yy21->lhs = yymsp[0].minor.yy21; }
-#line 2848 "generated/sa_grammar.c"
+#line 2849 "generated/sa_grammar.c"
   yymsp[-1].minor.yy21 = yylhsminor.yy21;
         break;
       case 69: /* type_opt ::= */
-#line 326 "grammar/sa_grammar.y"
+#line 330 "grammar/sa_grammar.y"
 { yymsp[1].minor.yy130 = TY_NONE; }
-#line 2854 "generated/sa_grammar.c"
+#line 2855 "generated/sa_grammar.c"
         break;
       case 70: /* type_opt ::= KW_REAL */
-#line 327 "grammar/sa_grammar.y"
+#line 331 "grammar/sa_grammar.y"
 { yymsp[0].minor.yy130 = TY_REAL; }
-#line 2859 "generated/sa_grammar.c"
+#line 2860 "generated/sa_grammar.c"
         break;
       case 71: /* type_opt ::= KW_INTEGER */
-#line 328 "grammar/sa_grammar.y"
+#line 332 "grammar/sa_grammar.y"
 { yymsp[0].minor.yy130 = TY_INTEGER; }
-#line 2864 "generated/sa_grammar.c"
+#line 2865 "generated/sa_grammar.c"
         break;
       case 72: /* type_opt ::= KW_BOOL */
-#line 329 "grammar/sa_grammar.y"
+#line 333 "grammar/sa_grammar.y"
 { yymsp[0].minor.yy130 = TY_BOOL; }
-#line 2869 "generated/sa_grammar.c"
+#line 2870 "generated/sa_grammar.c"
         break;
       case 73: /* type_opt ::= KW_STRING */
-#line 330 "grammar/sa_grammar.y"
+#line 334 "grammar/sa_grammar.y"
 { yymsp[0].minor.yy130 = TY_STRING; }
-#line 2874 "generated/sa_grammar.c"
+#line 2875 "generated/sa_grammar.c"
         break;
       case 75: /* unit_opt ::= LPAREN unit RPAREN */
-#line 336 "grammar/sa_grammar.y"
+#line 340 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy21 = NEW(ND_UNIT, loc_span(yymsp[-2].minor.yy0.loc, yymsp[0].minor.yy0.loc));
 	yylhsminor.yy21->str = yymsp[-1].minor.yy56;
 	yylhsminor.yy21->loc.col += 1;
 	yylhsminor.yy21->loc.len = yylhsminor.yy21->loc.len > 2 ? yylhsminor.yy21->loc.len - 2 : 1;
 }
-#line 2884 "generated/sa_grammar.c"
+#line 2885 "generated/sa_grammar.c"
   yymsp[-2].minor.yy21 = yylhsminor.yy21;
         break;
       case 76: /* unit ::= unit_term */
       case 78: /* unit_term ::= unit_atom */ yytestcase(yyruleno==78);
-#line 346 "grammar/sa_grammar.y"
+#line 350 "grammar/sa_grammar.y"
 { yylhsminor.yy56 = yymsp[0].minor.yy56; }
-#line 2891 "generated/sa_grammar.c"
+#line 2892 "generated/sa_grammar.c"
   yymsp[0].minor.yy56 = yylhsminor.yy56;
         break;
       case 77: /* unit ::= unit SLASH unit_term */
-#line 347 "grammar/sa_grammar.y"
+#line 351 "grammar/sa_grammar.y"
 { yylhsminor.yy56 = arena_printf(A, "%s/%s", yymsp[-2].minor.yy56, yymsp[0].minor.yy56); }
-#line 2897 "generated/sa_grammar.c"
+#line 2898 "generated/sa_grammar.c"
   yymsp[-2].minor.yy56 = yylhsminor.yy56;
         break;
       case 79: /* unit_term ::= unit_term DOT unit_atom */
-#line 349 "grammar/sa_grammar.y"
+#line 353 "grammar/sa_grammar.y"
 { yylhsminor.yy56 = arena_printf(A, "%s.%s", yymsp[-2].minor.yy56, yymsp[0].minor.yy56); }
-#line 2903 "generated/sa_grammar.c"
+#line 2904 "generated/sa_grammar.c"
   yymsp[-2].minor.yy56 = yylhsminor.yy56;
         break;
       case 80: /* unit_atom ::= unit_name */
       case 81: /* unit_atom ::= INT */ yytestcase(yyruleno==81);
-#line 350 "grammar/sa_grammar.y"
+#line 354 "grammar/sa_grammar.y"
 { yylhsminor.yy56 = tok_str(ctx, yymsp[0].minor.yy0); }
-#line 2910 "generated/sa_grammar.c"
+#line 2911 "generated/sa_grammar.c"
   yymsp[0].minor.yy56 = yylhsminor.yy56;
         break;
       case 82: /* unit_atom ::= unit_name CARET INT */
-#line 352 "grammar/sa_grammar.y"
+#line 356 "grammar/sa_grammar.y"
 { yylhsminor.yy56 = arena_printf(A, "%s^%s", tok_str(ctx, yymsp[-2].minor.yy0), tok_str(ctx, yymsp[0].minor.yy0)); }
-#line 2916 "generated/sa_grammar.c"
+#line 2917 "generated/sa_grammar.c"
   yymsp[-2].minor.yy56 = yylhsminor.yy56;
         break;
       case 83: /* unit_atom ::= unit_name CARET MINUS INT */
-#line 353 "grammar/sa_grammar.y"
+#line 357 "grammar/sa_grammar.y"
 { yylhsminor.yy56 = arena_printf(A, "%s^-%s", tok_str(ctx, yymsp[-3].minor.yy0), tok_str(ctx, yymsp[0].minor.yy0)); }
-#line 2922 "generated/sa_grammar.c"
+#line 2923 "generated/sa_grammar.c"
   yymsp[-3].minor.yy56 = yylhsminor.yy56;
         break;
       case 90: /* params ::= params PARAM param_items SEMI */
-#line 363 "grammar/sa_grammar.y"
+#line 367 "grammar/sa_grammar.y"
 { yylhsminor.yy235 = nl_cat(yymsp[-3].minor.yy235, yymsp[-1].minor.yy235); }
-#line 2928 "generated/sa_grammar.c"
+#line 2929 "generated/sa_grammar.c"
   yymsp[-3].minor.yy235 = yylhsminor.yy235;
         break;
       case 93: /* param_item ::= type_opt ID ASSIGN expr */
-#line 367 "grammar/sa_grammar.y"
+#line 371 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy21 = NEW(ND_VARDECL, yymsp[-2].minor.yy0.loc); yylhsminor.yy21->type = (SaType)yymsp[-3].minor.yy130; yylhsminor.yy21->name = tok_str(ctx, yymsp[-2].minor.yy0);
 	yylhsminor.yy21->init = yymsp[0].minor.yy21; yylhsminor.yy21->op = DECL_PARAM;
 }
-#line 2937 "generated/sa_grammar.c"
+#line 2938 "generated/sa_grammar.c"
   yymsp[-3].minor.yy21 = yylhsminor.yy21;
         break;
       case 95: /* general_rules ::= general_rules general_rule */
-#line 374 "grammar/sa_grammar.y"
+#line 378 "grammar/sa_grammar.y"
 { yylhsminor.yy235 = add_general(ctx, yymsp[-1].minor.yy235, yymsp[0].minor.yy21); }
-#line 2943 "generated/sa_grammar.c"
+#line 2944 "generated/sa_grammar.c"
   yymsp[-1].minor.yy235 = yylhsminor.yy235;
         break;
       case 97: /* general_rule ::= MULTIPLY RATE arith TIMES */
-#line 377 "grammar/sa_grammar.y"
+#line 381 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy21 = NEW(ND_MULTIRATE, yymsp[-3].minor.yy0.loc); yylhsminor.yy21->lhs = yymsp[-1].minor.yy21; yylhsminor.yy21->op = -1;
 }
-#line 2951 "generated/sa_grammar.c"
+#line 2952 "generated/sa_grammar.c"
   yymsp[-3].minor.yy21 = yylhsminor.yy21;
         break;
       case 99: /* general_rule ::= EXTRACT deriv_flags */
-#line 381 "grammar/sa_grammar.y"
+#line 385 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy21 = NEW(ND_DERIV, yymsp[-1].minor.yy0.loc); yylhsminor.yy21->op = DERIV_EXTRACT; yylhsminor.yy21->flags = yymsp[0].minor.yy130;
 }
-#line 2959 "generated/sa_grammar.c"
+#line 2960 "generated/sa_grammar.c"
   yymsp[-1].minor.yy21 = yylhsminor.yy21;
         break;
       case 100: /* deriv_flags ::= DIRECTIONALDERIVATIVE */
-#line 384 "grammar/sa_grammar.y"
+#line 388 "grammar/sa_grammar.y"
 { yylhsminor.yy130 = DERIV_DIRECTIONAL; (void)yymsp[0].minor.yy0; }
-#line 2965 "generated/sa_grammar.c"
+#line 2966 "generated/sa_grammar.c"
   yymsp[0].minor.yy130 = yylhsminor.yy130;
         break;
       case 101: /* deriv_flags ::= TIMEDERIVATIVE */
-#line 385 "grammar/sa_grammar.y"
+#line 389 "grammar/sa_grammar.y"
 { yylhsminor.yy130 = DERIV_TIME; (void)yymsp[0].minor.yy0; }
-#line 2971 "generated/sa_grammar.c"
+#line 2972 "generated/sa_grammar.c"
   yymsp[0].minor.yy130 = yylhsminor.yy130;
         break;
       case 102: /* deriv_flags ::= deriv_flags DIRECTIONALDERIVATIVE */
-#line 386 "grammar/sa_grammar.y"
+#line 390 "grammar/sa_grammar.y"
 { yylhsminor.yy130 = deriv_flag_merge(ctx, yymsp[-1].minor.yy130, DERIV_DIRECTIONAL, yymsp[0].minor.yy0); }
-#line 2977 "generated/sa_grammar.c"
+#line 2978 "generated/sa_grammar.c"
   yymsp[-1].minor.yy130 = yylhsminor.yy130;
         break;
       case 103: /* deriv_flags ::= deriv_flags TIMEDERIVATIVE */
-#line 387 "grammar/sa_grammar.y"
+#line 391 "grammar/sa_grammar.y"
 { yylhsminor.yy130 = deriv_flag_merge(ctx, yymsp[-1].minor.yy130, DERIV_TIME, yymsp[0].minor.yy0); }
-#line 2983 "generated/sa_grammar.c"
+#line 2984 "generated/sa_grammar.c"
   yymsp[-1].minor.yy130 = yylhsminor.yy130;
         break;
       case 104: /* interp_order ::= NO INTERPOLATION */
-#line 390 "grammar/sa_grammar.y"
+#line 394 "grammar/sa_grammar.y"
 { yymsp[-1].minor.yy130 = 0; }
-#line 2989 "generated/sa_grammar.c"
+#line 2990 "generated/sa_grammar.c"
         break;
       case 105: /* interp_order ::= FIRST ORDER INTERPOLATION */
-#line 391 "grammar/sa_grammar.y"
+#line 395 "grammar/sa_grammar.y"
 { yymsp[-2].minor.yy130 = 1; }
-#line 2994 "generated/sa_grammar.c"
+#line 2995 "generated/sa_grammar.c"
         break;
       case 106: /* interp_order ::= SECOND ORDER INTERPOLATION */
-#line 392 "grammar/sa_grammar.y"
+#line 396 "grammar/sa_grammar.y"
 { yymsp[-2].minor.yy130 = 2; }
-#line 2999 "generated/sa_grammar.c"
+#line 3000 "generated/sa_grammar.c"
         break;
       case 107: /* interp_order ::= THIRD ORDER INTERPOLATION */
-#line 393 "grammar/sa_grammar.y"
+#line 397 "grammar/sa_grammar.y"
 { yymsp[-2].minor.yy130 = 3; }
-#line 3004 "generated/sa_grammar.c"
+#line 3005 "generated/sa_grammar.c"
         break;
       case 108: /* interp_order ::= FOURTH ORDER INTERPOLATION */
-#line 394 "grammar/sa_grammar.y"
+#line 398 "grammar/sa_grammar.y"
 { yymsp[-2].minor.yy130 = 4; }
-#line 3009 "generated/sa_grammar.c"
+#line 3010 "generated/sa_grammar.c"
         break;
       case 109: /* loop_form ::= SUCCESSIVE SUBSTITUTION STARTS AT port_refs WITH settings */
-#line 399 "grammar/sa_grammar.y"
+#line 403 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy21 = NEW(ND_SUBST, yymsp[-6].minor.yy0.loc); yylhsminor.yy21->list1 = yymsp[-2].minor.yy235.head; yylhsminor.yy21->list2 = yymsp[0].minor.yy235.head;
 }
-#line 3016 "generated/sa_grammar.c"
+#line 3017 "generated/sa_grammar.c"
   yymsp[-6].minor.yy21 = yylhsminor.yy21;
         break;
       case 110: /* loop_form ::= DELAY AT port_refs */
-#line 402 "grammar/sa_grammar.y"
+#line 406 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = NEW(ND_DELAY, yymsp[-2].minor.yy0.loc); yylhsminor.yy21->list1 = yymsp[0].minor.yy235.head; }
-#line 3022 "generated/sa_grammar.c"
+#line 3023 "generated/sa_grammar.c"
   yymsp[-2].minor.yy21 = yylhsminor.yy21;
         break;
       case 112: /* port_refs ::= port_ref AND port_ref */
       case 113: /* port_refs ::= port_ref COMMA port_ref */ yytestcase(yyruleno==113);
-#line 404 "grammar/sa_grammar.y"
+#line 408 "grammar/sa_grammar.y"
 { yylhsminor.yy235 = nl_add(nl_one(yymsp[-2].minor.yy21), yymsp[0].minor.yy21); }
-#line 3029 "generated/sa_grammar.c"
+#line 3030 "generated/sa_grammar.c"
   yymsp[-2].minor.yy235 = yylhsminor.yy235;
         break;
       case 116: /* setting ::= ABSOLUTE TOLERANCE EQ arith */
-#line 411 "grammar/sa_grammar.y"
+#line 415 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = NEW(ND_SETTING, yymsp[-3].minor.yy0.loc); yylhsminor.yy21->op = SET_ABS_TOL; yylhsminor.yy21->lhs = yymsp[0].minor.yy21; }
-#line 3035 "generated/sa_grammar.c"
+#line 3036 "generated/sa_grammar.c"
   yymsp[-3].minor.yy21 = yylhsminor.yy21;
         break;
       case 117: /* setting ::= RELATIVE TOLERANCE EQ arith */
-#line 412 "grammar/sa_grammar.y"
+#line 416 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = NEW(ND_SETTING, yymsp[-3].minor.yy0.loc); yylhsminor.yy21->op = SET_REL_TOL; yylhsminor.yy21->lhs = yymsp[0].minor.yy21; }
-#line 3041 "generated/sa_grammar.c"
+#line 3042 "generated/sa_grammar.c"
   yymsp[-3].minor.yy21 = yylhsminor.yy21;
         break;
       case 119: /* control_opt ::= ctrl_vars control_rule */
-#line 417 "grammar/sa_grammar.y"
+#line 421 "grammar/sa_grammar.y"
 {
 	/* A carrier node: list1 the control vars, lhs the rule. */
 	yylhsminor.yy21 = NEW(ND_BLOCK, yymsp[0].minor.yy21->loc); yylhsminor.yy21->list1 = yymsp[-1].minor.yy235.head; yylhsminor.yy21->lhs = yymsp[0].minor.yy21;
 }
-#line 3050 "generated/sa_grammar.c"
+#line 3051 "generated/sa_grammar.c"
   yymsp[-1].minor.yy21 = yylhsminor.yy21;
         break;
       case 121: /* ctrl_vars ::= ctrl_vars CONTROL var_decl */
-#line 422 "grammar/sa_grammar.y"
+#line 426 "grammar/sa_grammar.y"
 {
 	for (Node *v = yymsp[0].minor.yy21->list1; v; v = v->next)
 		v->op = DECL_CONTROL;
 	yylhsminor.yy235 = nl_cat(yymsp[-2].minor.yy235, (NodeList){yymsp[0].minor.yy21->list1, ast_last(yymsp[0].minor.yy21->list1)});
 }
-#line 3060 "generated/sa_grammar.c"
+#line 3061 "generated/sa_grammar.c"
   yymsp[-2].minor.yy235 = yylhsminor.yy235;
         break;
       case 122: /* control_rule ::= CONTROL RULES LBRACE stmts RETURN expr SEMI RBRACE */
-#line 430 "grammar/sa_grammar.y"
+#line 434 "grammar/sa_grammar.y"
 {
 	Node *ret = NEW(ND_RETURN, yymsp[-3].minor.yy0.loc); ret->lhs = yymsp[-2].minor.yy21;
 	yylhsminor.yy21 = NEW(ND_CTRL, yymsp[-7].minor.yy0.loc);
 	yylhsminor.yy21->body = ast_block(A, yymsp[-7].minor.yy0.loc, nl_add(yymsp[-4].minor.yy235, ret).head);
 }
-#line 3070 "generated/sa_grammar.c"
+#line 3071 "generated/sa_grammar.c"
   yymsp[-7].minor.yy21 = yylhsminor.yy21;
         break;
       case 123: /* control_rule ::= CONTROL LBRACE stmts RETURN expr SEMI RBRACE */
-#line 435 "grammar/sa_grammar.y"
+#line 439 "grammar/sa_grammar.y"
 {
 	Node *ret = NEW(ND_RETURN, yymsp[-3].minor.yy0.loc); ret->lhs = yymsp[-2].minor.yy21;
 	yylhsminor.yy21 = NEW(ND_CTRL, yymsp[-6].minor.yy0.loc); yylhsminor.yy21->flags = 1;
 	yylhsminor.yy21->body = ast_block(A, yymsp[-6].minor.yy0.loc, nl_add(yymsp[-4].minor.yy235, ret).head);
 }
-#line 3080 "generated/sa_grammar.c"
+#line 3081 "generated/sa_grammar.c"
   yymsp[-6].minor.yy21 = yylhsminor.yy21;
         break;
       case 124: /* control_rule ::= IMPLIED */
-#line 440 "grammar/sa_grammar.y"
+#line 444 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = NEW(ND_CTRL_IMPLIED, yymsp[0].minor.yy0.loc); }
-#line 3086 "generated/sa_grammar.c"
+#line 3087 "generated/sa_grammar.c"
   yymsp[0].minor.yy21 = yylhsminor.yy21;
         break;
       case 125: /* control_rule ::= TRIGGERED BY expr */
-#line 441 "grammar/sa_grammar.y"
+#line 445 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = NEW(ND_CTRL_TRIGGERED, yymsp[-2].minor.yy0.loc); yylhsminor.yy21->cond = yymsp[0].minor.yy21; }
-#line 3092 "generated/sa_grammar.c"
+#line 3093 "generated/sa_grammar.c"
   yymsp[-2].minor.yy21 = yylhsminor.yy21;
         break;
       case 126: /* control_rule ::= PERIODIC EVERY arith */
-#line 442 "grammar/sa_grammar.y"
+#line 446 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = NEW(ND_CTRL_PERIODIC, yymsp[-2].minor.yy0.loc); yylhsminor.yy21->rhs = yymsp[0].minor.yy21; }
-#line 3098 "generated/sa_grammar.c"
+#line 3099 "generated/sa_grammar.c"
   yymsp[-2].minor.yy21 = yylhsminor.yy21;
         break;
       case 127: /* control_rule ::= PERIODIC AT arith EVERY arith */
-#line 443 "grammar/sa_grammar.y"
+#line 447 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy21 = NEW(ND_CTRL_PERIODIC, yymsp[-4].minor.yy0.loc); yylhsminor.yy21->lhs = yymsp[-2].minor.yy21; yylhsminor.yy21->rhs = yymsp[0].minor.yy21;
 }
-#line 3106 "generated/sa_grammar.c"
+#line 3107 "generated/sa_grammar.c"
   yymsp[-4].minor.yy21 = yylhsminor.yy21;
         break;
       case 128: /* control_rule ::= MULTIPLIED arith TIMES */
-#line 446 "grammar/sa_grammar.y"
+#line 450 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = NEW(ND_CTRL_MULTIPLIED, yymsp[-2].minor.yy0.loc); yylhsminor.yy21->lhs = yymsp[-1].minor.yy21; }
-#line 3112 "generated/sa_grammar.c"
+#line 3113 "generated/sa_grammar.c"
   yymsp[-2].minor.yy21 = yylhsminor.yy21;
         break;
       case 130: /* in_part_opt ::= in_vars IN RULES rule_settings_opt LBRACE block_vars data_rules RBRACE */
-#line 450 "grammar/sa_grammar.y"
+#line 454 "grammar/sa_grammar.y"
 {
 	Node *rules = NEW(ND_RULES, yymsp[-6].minor.yy0.loc);
 	rules->op = 'i'; rules->list1 = yymsp[-4].minor.yy235.head; rules->list2 = yymsp[-2].minor.yy235.head; rules->list3 = yymsp[-1].minor.yy235.head;
 	yylhsminor.yy235 = nl_add(yymsp[-7].minor.yy235, rules); /* the rules node last, the vars before it */
 }
-#line 3122 "generated/sa_grammar.c"
+#line 3123 "generated/sa_grammar.c"
   yymsp[-7].minor.yy235 = yylhsminor.yy235;
         break;
       case 132: /* in_vars ::= in_vars IN var_decl */
-#line 456 "grammar/sa_grammar.y"
+#line 460 "grammar/sa_grammar.y"
 {
 	for (Node *v = yymsp[0].minor.yy21->list1; v; v = v->next)
 		v->op = DECL_IN;
 	yylhsminor.yy235 = nl_cat(yymsp[-2].minor.yy235, (NodeList){yymsp[0].minor.yy21->list1, ast_last(yymsp[0].minor.yy21->list1)});
 }
-#line 3132 "generated/sa_grammar.c"
+#line 3133 "generated/sa_grammar.c"
   yymsp[-2].minor.yy235 = yylhsminor.yy235;
         break;
       case 134: /* out_part_opt ::= out_vars OUT RULES rule_settings_opt LBRACE block_vars data_rules RBRACE */
-#line 462 "grammar/sa_grammar.y"
+#line 466 "grammar/sa_grammar.y"
 {
 	Node *rules = NEW(ND_RULES, yymsp[-6].minor.yy0.loc);
 	rules->op = 'o'; rules->list1 = yymsp[-4].minor.yy235.head; rules->list2 = yymsp[-2].minor.yy235.head; rules->list3 = yymsp[-1].minor.yy235.head;
 	yylhsminor.yy235 = nl_add(yymsp[-7].minor.yy235, rules);
 }
-#line 3142 "generated/sa_grammar.c"
+#line 3143 "generated/sa_grammar.c"
   yymsp[-7].minor.yy235 = yylhsminor.yy235;
         break;
       case 136: /* out_vars ::= out_vars OUT var_decl */
-#line 468 "grammar/sa_grammar.y"
+#line 472 "grammar/sa_grammar.y"
 {
 	for (Node *v = yymsp[0].minor.yy21->list1; v; v = v->next)
 		v->op = DECL_OUT;
 	yylhsminor.yy235 = nl_cat(yymsp[-2].minor.yy235, (NodeList){yymsp[0].minor.yy21->list1, ast_last(yymsp[0].minor.yy21->list1)});
 }
-#line 3152 "generated/sa_grammar.c"
+#line 3153 "generated/sa_grammar.c"
   yymsp[-2].minor.yy235 = yylhsminor.yy235;
         break;
       case 138: /* block_vars ::= block_vars var_decl */
-#line 474 "grammar/sa_grammar.y"
+#line 478 "grammar/sa_grammar.y"
 {
 	for (Node *v = yymsp[0].minor.yy21->list1; v; v = v->next)
 		v->op = DECL_RULES;
 	yylhsminor.yy235 = nl_cat(yymsp[-1].minor.yy235, (NodeList){yymsp[0].minor.yy21->list1, ast_last(yymsp[0].minor.yy21->list1)});
 }
-#line 3162 "generated/sa_grammar.c"
+#line 3163 "generated/sa_grammar.c"
   yymsp[-1].minor.yy235 = yylhsminor.yy235;
         break;
       case 140: /* rule_settings_opt ::= WITH setting_groups */
-#line 483 "grammar/sa_grammar.y"
+#line 487 "grammar/sa_grammar.y"
 { yymsp[-1].minor.yy235 = yymsp[0].minor.yy235; }
-#line 3168 "generated/sa_grammar.c"
+#line 3169 "generated/sa_grammar.c"
         break;
       case 143: /* setting_group ::= CROSSING settings */
-#line 487 "grammar/sa_grammar.y"
+#line 491 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = NEW(ND_CROSSING, yymsp[-1].minor.yy0.loc); yylhsminor.yy21->list1 = yymsp[0].minor.yy235.head; }
-#line 3173 "generated/sa_grammar.c"
+#line 3174 "generated/sa_grammar.c"
   yymsp[-1].minor.yy21 = yylhsminor.yy21;
         break;
       case 147: /* data_rule ::= condition cond_settings_opt ARROW transition outfn_opt SEMI */
-#line 497 "grammar/sa_grammar.y"
+#line 501 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy21 = NEW(ND_RULE, yymsp[-5].minor.yy21->loc); yylhsminor.yy21->op = RULE_COND;
 	yylhsminor.yy21->cond = yymsp[-5].minor.yy21; yylhsminor.yy21->list1 = yymsp[-4].minor.yy235.head; yylhsminor.yy21->then = yymsp[-2].minor.yy21; yylhsminor.yy21->els = yymsp[-1].minor.yy21;
 }
-#line 3182 "generated/sa_grammar.c"
+#line 3183 "generated/sa_grammar.c"
   yymsp[-5].minor.yy21 = yylhsminor.yy21;
         break;
       case 148: /* data_rule ::= quantize outfn_opt SEMI */
-#line 501 "grammar/sa_grammar.y"
+#line 505 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy21 = NEW(ND_RULE, yymsp[-2].minor.yy21->loc); yylhsminor.yy21->op = RULE_QUANTIZE; yylhsminor.yy21->lhs = yymsp[-2].minor.yy21; yylhsminor.yy21->els = yymsp[-1].minor.yy21;
 }
-#line 3190 "generated/sa_grammar.c"
+#line 3191 "generated/sa_grammar.c"
   yymsp[-2].minor.yy21 = yylhsminor.yy21;
         break;
       case 149: /* data_rule ::= assignment outfn_opt SEMI */
-#line 504 "grammar/sa_grammar.y"
+#line 508 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy21 = NEW(ND_RULE, yymsp[-2].minor.yy21->loc); yylhsminor.yy21->op = RULE_ASSIGN;
 	yylhsminor.yy21->then = ast_block(A, yymsp[-2].minor.yy21->loc, yymsp[-2].minor.yy21); yylhsminor.yy21->els = yymsp[-1].minor.yy21;
 }
-#line 3199 "generated/sa_grammar.c"
+#line 3200 "generated/sa_grammar.c"
   yymsp[-2].minor.yy21 = yylhsminor.yy21;
         break;
       case 150: /* data_rule ::= loop_form SEMI */
-#line 508 "grammar/sa_grammar.y"
+#line 512 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = NEW(ND_RULE, yymsp[-1].minor.yy21->loc); yylhsminor.yy21->op = RULE_LOOP; yylhsminor.yy21->lhs = yymsp[-1].minor.yy21; }
-#line 3205 "generated/sa_grammar.c"
+#line 3206 "generated/sa_grammar.c"
   yymsp[-1].minor.yy21 = yylhsminor.yy21;
         break;
       case 152: /* condition ::= LBRACE stmts RETURN expr SEMI RBRACE */
       case 161: /* output_fn ::= LBRACE stmts RETURN expr SEMI RBRACE */ yytestcase(yyruleno==161);
-#line 513 "grammar/sa_grammar.y"
+#line 517 "grammar/sa_grammar.y"
 {
 	Node *ret = NEW(ND_RETURN, yymsp[-3].minor.yy0.loc); ret->lhs = yymsp[-2].minor.yy21;
 	yylhsminor.yy21 = ast_block(A, yymsp[-5].minor.yy0.loc, nl_add(yymsp[-4].minor.yy235, ret).head);
 }
-#line 3215 "generated/sa_grammar.c"
+#line 3216 "generated/sa_grammar.c"
   yymsp[-5].minor.yy21 = yylhsminor.yy21;
         break;
       case 154: /* cond_settings_opt ::= settings */
-#line 518 "grammar/sa_grammar.y"
+#line 522 "grammar/sa_grammar.y"
 { yylhsminor.yy235 = yymsp[0].minor.yy235; }
-#line 3221 "generated/sa_grammar.c"
+#line 3222 "generated/sa_grammar.c"
   yymsp[0].minor.yy235 = yylhsminor.yy235;
         break;
       case 155: /* transition ::= LBRACE stmts RBRACE */
       case 160: /* output_fn ::= LBRACE stmts RBRACE */ yytestcase(yyruleno==160);
-#line 522 "grammar/sa_grammar.y"
+#line 526 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = ast_block(A, yymsp[-2].minor.yy0.loc, yymsp[-1].minor.yy235.head); }
-#line 3228 "generated/sa_grammar.c"
+#line 3229 "generated/sa_grammar.c"
   yymsp[-2].minor.yy21 = yylhsminor.yy21;
         break;
       case 156: /* transition ::= assignment */
-#line 523 "grammar/sa_grammar.y"
+#line 527 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = ast_block(A, yymsp[0].minor.yy21->loc, yymsp[0].minor.yy21); }
-#line 3234 "generated/sa_grammar.c"
+#line 3235 "generated/sa_grammar.c"
   yymsp[0].minor.yy21 = yylhsminor.yy21;
         break;
       case 157: /* transition ::= expr */
-#line 524 "grammar/sa_grammar.y"
+#line 528 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = ast_block(A, yymsp[0].minor.yy21->loc, NULL); yylhsminor.yy21->lhs = yymsp[0].minor.yy21; }
-#line 3240 "generated/sa_grammar.c"
+#line 3241 "generated/sa_grammar.c"
   yymsp[0].minor.yy21 = yylhsminor.yy21;
         break;
       case 163: /* output_fn ::= NO HOLD */
-#line 538 "grammar/sa_grammar.y"
+#line 542 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = NEW(ND_HOLD, yymsp[-1].minor.yy0.loc); yylhsminor.yy21->op = HOLD_NO; }
-#line 3246 "generated/sa_grammar.c"
+#line 3247 "generated/sa_grammar.c"
   yymsp[-1].minor.yy21 = yylhsminor.yy21;
         break;
       case 164: /* output_fn ::= ZERO ORDER HOLD */
-#line 539 "grammar/sa_grammar.y"
+#line 543 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = NEW(ND_HOLD, yymsp[-2].minor.yy0.loc); yylhsminor.yy21->op = HOLD_ZERO; }
-#line 3252 "generated/sa_grammar.c"
+#line 3253 "generated/sa_grammar.c"
   yymsp[-2].minor.yy21 = yylhsminor.yy21;
         break;
       case 165: /* output_fn ::= KW_ZOH */
-#line 540 "grammar/sa_grammar.y"
+#line 544 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = NEW(ND_HOLD, yymsp[0].minor.yy0.loc); yylhsminor.yy21->op = HOLD_ZERO; yylhsminor.yy21->flags = 1; }
-#line 3258 "generated/sa_grammar.c"
+#line 3259 "generated/sa_grammar.c"
   yymsp[0].minor.yy21 = yylhsminor.yy21;
         break;
       case 166: /* output_fn ::= FIRST ORDER HOLD */
-#line 541 "grammar/sa_grammar.y"
+#line 545 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = NEW(ND_HOLD, yymsp[-2].minor.yy0.loc); yylhsminor.yy21->op = HOLD_FIRST; }
-#line 3264 "generated/sa_grammar.c"
+#line 3265 "generated/sa_grammar.c"
   yymsp[-2].minor.yy21 = yylhsminor.yy21;
         break;
       case 167: /* output_fn ::= KW_FOH */
-#line 542 "grammar/sa_grammar.y"
+#line 546 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = NEW(ND_HOLD, yymsp[0].minor.yy0.loc); yylhsminor.yy21->op = HOLD_FIRST; yylhsminor.yy21->flags = 1; }
-#line 3270 "generated/sa_grammar.c"
+#line 3271 "generated/sa_grammar.c"
   yymsp[0].minor.yy21 = yylhsminor.yy21;
         break;
       case 168: /* quantize ::= QUANTIZE LPAREN port_ref COMMA quant_zones RPAREN */
-#line 546 "grammar/sa_grammar.y"
+#line 550 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy21 = NEW(ND_QUANTIZE, yymsp[-5].minor.yy0.loc); yylhsminor.yy21->op = QUANT_ZONES; yylhsminor.yy21->lhs = yymsp[-3].minor.yy21; yylhsminor.yy21->list1 = yymsp[-1].minor.yy235.head;
 }
-#line 3278 "generated/sa_grammar.c"
+#line 3279 "generated/sa_grammar.c"
   yymsp[-5].minor.yy21 = yylhsminor.yy21;
         break;
       case 169: /* quantize ::= QUANTIZE LPAREN port_ref COMMA EQ arith RPAREN */
-#line 549 "grammar/sa_grammar.y"
+#line 553 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy21 = NEW(ND_QUANTIZE, yymsp[-6].minor.yy0.loc); yylhsminor.yy21->op = QUANT_FUNCTION; yylhsminor.yy21->lhs = yymsp[-4].minor.yy21; yylhsminor.yy21->rhs = yymsp[-1].minor.yy21;
 }
-#line 3286 "generated/sa_grammar.c"
+#line 3287 "generated/sa_grammar.c"
   yymsp[-6].minor.yy21 = yylhsminor.yy21;
         break;
       case 170: /* quantize ::= QUANTIZE port_ref EVERY arith */
-#line 552 "grammar/sa_grammar.y"
+#line 556 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy21 = NEW(ND_QUANTIZE, yymsp[-3].minor.yy0.loc); yylhsminor.yy21->op = QUANT_EVERY; yylhsminor.yy21->lhs = yymsp[-2].minor.yy21; yylhsminor.yy21->rhs = yymsp[0].minor.yy21;
 }
-#line 3294 "generated/sa_grammar.c"
+#line 3295 "generated/sa_grammar.c"
   yymsp[-3].minor.yy21 = yylhsminor.yy21;
         break;
       case 171: /* quantize ::= QUANTIZE port_ref EVERY arith WITH OFFSET arith */
-#line 555 "grammar/sa_grammar.y"
+#line 559 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy21 = NEW(ND_QUANTIZE, yymsp[-6].minor.yy0.loc); yylhsminor.yy21->op = QUANT_EVERY; yylhsminor.yy21->lhs = yymsp[-5].minor.yy21; yylhsminor.yy21->rhs = yymsp[-3].minor.yy21; yylhsminor.yy21->els = yymsp[0].minor.yy21;
 }
-#line 3302 "generated/sa_grammar.c"
+#line 3303 "generated/sa_grammar.c"
   yymsp[-6].minor.yy21 = yylhsminor.yy21;
         break;
       case 172: /* quantize ::= QUANTIZE port_ref EVERY arith OFFSET arith */
-#line 558 "grammar/sa_grammar.y"
+#line 562 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy21 = NEW(ND_QUANTIZE, yymsp[-5].minor.yy0.loc); yylhsminor.yy21->op = QUANT_EVERY; yylhsminor.yy21->lhs = yymsp[-4].minor.yy21; yylhsminor.yy21->rhs = yymsp[-2].minor.yy21; yylhsminor.yy21->els = yymsp[0].minor.yy21; yylhsminor.yy21->flags = 1;
 }
-#line 3310 "generated/sa_grammar.c"
+#line 3311 "generated/sa_grammar.c"
   yymsp[-5].minor.yy21 = yylhsminor.yy21;
         break;
       case 173: /* quant_zones ::= STRING */
-#line 561 "grammar/sa_grammar.y"
+#line 565 "grammar/sa_grammar.y"
 { yylhsminor.yy235 = nl_one(ast_string(A, yymsp[0].minor.yy0.loc, tok_string_value(ctx, yymsp[0].minor.yy0))); }
-#line 3316 "generated/sa_grammar.c"
+#line 3317 "generated/sa_grammar.c"
   yymsp[0].minor.yy235 = yylhsminor.yy235;
         break;
       case 174: /* quant_zones ::= quant_zones COMMA arith COMMA STRING */
-#line 562 "grammar/sa_grammar.y"
+#line 566 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy235 = nl_add(nl_add(yymsp[-4].minor.yy235, yymsp[-2].minor.yy21), ast_string(A, yymsp[0].minor.yy0.loc, tok_string_value(ctx, yymsp[0].minor.yy0)));
 }
-#line 3324 "generated/sa_grammar.c"
+#line 3325 "generated/sa_grammar.c"
   yymsp[-4].minor.yy235 = yylhsminor.yy235;
         break;
       case 178: /* stmt ::= assignment SEMI */
-#line 572 "grammar/sa_grammar.y"
+#line 576 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = yymsp[-1].minor.yy21; }
-#line 3330 "generated/sa_grammar.c"
+#line 3331 "generated/sa_grammar.c"
   yymsp[-1].minor.yy21 = yylhsminor.yy21;
         break;
       case 179: /* stmt ::= call SEMI */
-#line 573 "grammar/sa_grammar.y"
+#line 577 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = NEW(ND_CALL_STMT, yymsp[-1].minor.yy21->loc); yylhsminor.yy21->lhs = yymsp[-1].minor.yy21; }
-#line 3336 "generated/sa_grammar.c"
+#line 3337 "generated/sa_grammar.c"
   yymsp[-1].minor.yy21 = yylhsminor.yy21;
         break;
       case 181: /* stmt ::= FOR LPAREN VAR ID IN expr DOTDOT expr RPAREN LBRACE stmts RBRACE */
-#line 575 "grammar/sa_grammar.y"
+#line 579 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy21 = NEW(ND_FOR, yymsp[-11].minor.yy0.loc); yylhsminor.yy21->name = tok_str(ctx, yymsp[-8].minor.yy0); yylhsminor.yy21->lhs = yymsp[-6].minor.yy21; yylhsminor.yy21->rhs = yymsp[-4].minor.yy21;
 	yylhsminor.yy21->then = ast_block(A, yymsp[-11].minor.yy0.loc, yymsp[-1].minor.yy235.head);
 	yylhsminor.yy21->init = ast_name(A, yymsp[-8].minor.yy0.loc, yylhsminor.yy21->name); /* where the loop variable is declared */
 }
-#line 3346 "generated/sa_grammar.c"
+#line 3347 "generated/sa_grammar.c"
   yymsp[-11].minor.yy21 = yylhsminor.yy21;
         break;
       case 182: /* stmt ::= BREAK SEMI */
-#line 580 "grammar/sa_grammar.y"
+#line 584 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = NEW(ND_BREAK, yymsp[-1].minor.yy0.loc); }
-#line 3352 "generated/sa_grammar.c"
+#line 3353 "generated/sa_grammar.c"
   yymsp[-1].minor.yy21 = yylhsminor.yy21;
         break;
       case 183: /* var_decl ::= VAR var_items SEMI */
-#line 584 "grammar/sa_grammar.y"
+#line 588 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = NEW(ND_VAR, yymsp[-2].minor.yy0.loc); yylhsminor.yy21->list1 = yymsp[-1].minor.yy235.head; }
-#line 3358 "generated/sa_grammar.c"
+#line 3359 "generated/sa_grammar.c"
   yymsp[-2].minor.yy21 = yylhsminor.yy21;
         break;
       case 186: /* var_item ::= type_opt ID */
-#line 588 "grammar/sa_grammar.y"
+#line 592 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy21 = NEW(ND_VARDECL, yymsp[0].minor.yy0.loc); yylhsminor.yy21->type = (SaType)yymsp[-1].minor.yy130; yylhsminor.yy21->name = tok_str(ctx, yymsp[0].minor.yy0);
 }
-#line 3366 "generated/sa_grammar.c"
+#line 3367 "generated/sa_grammar.c"
   yymsp[-1].minor.yy21 = yylhsminor.yy21;
         break;
       case 187: /* var_item ::= type_opt ID ASSIGN expr */
-#line 591 "grammar/sa_grammar.y"
+#line 595 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy21 = NEW(ND_VARDECL, yymsp[-2].minor.yy0.loc); yylhsminor.yy21->type = (SaType)yymsp[-3].minor.yy130; yylhsminor.yy21->name = tok_str(ctx, yymsp[-2].minor.yy0); yylhsminor.yy21->init = yymsp[0].minor.yy21;
 }
-#line 3374 "generated/sa_grammar.c"
+#line 3375 "generated/sa_grammar.c"
   yymsp[-3].minor.yy21 = yylhsminor.yy21;
         break;
       case 188: /* assignment ::= lvalue ASSIGN expr */
-#line 597 "grammar/sa_grammar.y"
+#line 601 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = ast_assign(A, yymsp[-2].minor.yy21->loc, yymsp[-2].minor.yy21, yymsp[0].minor.yy21); }
-#line 3380 "generated/sa_grammar.c"
+#line 3381 "generated/sa_grammar.c"
   yymsp[-2].minor.yy21 = yylhsminor.yy21;
         break;
       case 189: /* lvalue ::= ID */
       case 249: /* var_ref ::= ID */ yytestcase(yyruleno==249);
-#line 599 "grammar/sa_grammar.y"
+#line 603 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = ast_name(A, yymsp[0].minor.yy0.loc, tok_str(ctx, yymsp[0].minor.yy0)); }
-#line 3387 "generated/sa_grammar.c"
+#line 3388 "generated/sa_grammar.c"
   yymsp[0].minor.yy21 = yylhsminor.yy21;
         break;
       case 190: /* lvalue ::= ID DOT ID */
       case 250: /* var_ref ::= ID DOT ID */ yytestcase(yyruleno==250);
-#line 600 "grammar/sa_grammar.y"
+#line 604 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = ast_port_ref(A, loc_span(yymsp[-2].minor.yy0.loc, yymsp[0].minor.yy0.loc), tok_str(ctx, yymsp[-2].minor.yy0), tok_str(ctx, yymsp[0].minor.yy0)); }
-#line 3394 "generated/sa_grammar.c"
+#line 3395 "generated/sa_grammar.c"
   yymsp[-2].minor.yy21 = yylhsminor.yy21;
         break;
       case 191: /* call ::= DO_STEP LPAREN ID COMMA expr COMMA expr RPAREN */
-#line 604 "grammar/sa_grammar.y"
+#line 608 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy21 = NEW(ND_BUILTIN, yymsp[-7].minor.yy0.loc); yylhsminor.yy21->op = BI_DO_STEP; yylhsminor.yy21->name = tok_str(ctx, yymsp[-5].minor.yy0);
 	yylhsminor.yy21->owner = (const char *)0; yylhsminor.yy21->list1 = yymsp[-3].minor.yy21; yymsp[-3].minor.yy21->next = yymsp[-1].minor.yy21;
 	yylhsminor.yy21->loc.len = (int)strlen("do_step");
 	yylhsminor.yy21->lhs = ast_name(A, yymsp[-5].minor.yy0.loc, yylhsminor.yy21->name);
 }
-#line 3405 "generated/sa_grammar.c"
+#line 3406 "generated/sa_grammar.c"
   yymsp[-7].minor.yy21 = yylhsminor.yy21;
         break;
       case 192: /* call ::= SAVE_STATE LPAREN ID RPAREN */
-#line 610 "grammar/sa_grammar.y"
+#line 614 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy21 = NEW(ND_BUILTIN, yymsp[-3].minor.yy0.loc); yylhsminor.yy21->op = BI_SAVE_STATE; yylhsminor.yy21->name = tok_str(ctx, yymsp[-1].minor.yy0);
 	yylhsminor.yy21->lhs = ast_name(A, yymsp[-1].minor.yy0.loc, yylhsminor.yy21->name);
 }
-#line 3414 "generated/sa_grammar.c"
+#line 3415 "generated/sa_grammar.c"
   yymsp[-3].minor.yy21 = yylhsminor.yy21;
         break;
       case 193: /* call ::= ROLLBACK LPAREN ID RPAREN */
-#line 614 "grammar/sa_grammar.y"
+#line 618 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy21 = NEW(ND_BUILTIN, yymsp[-3].minor.yy0.loc); yylhsminor.yy21->op = BI_ROLLBACK; yylhsminor.yy21->name = tok_str(ctx, yymsp[-1].minor.yy0);
 	yylhsminor.yy21->lhs = ast_name(A, yymsp[-1].minor.yy0.loc, yylhsminor.yy21->name);
 }
-#line 3423 "generated/sa_grammar.c"
+#line 3424 "generated/sa_grammar.c"
   yymsp[-3].minor.yy21 = yylhsminor.yy21;
         break;
       case 194: /* call ::= DISCARD LPAREN var_ref RPAREN */
-#line 618 "grammar/sa_grammar.y"
+#line 622 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy21 = NEW(ND_BUILTIN, yymsp[-3].minor.yy0.loc); yylhsminor.yy21->op = BI_DISCARD; yylhsminor.yy21->list1 = yymsp[-1].minor.yy21;
 }
-#line 3431 "generated/sa_grammar.c"
+#line 3432 "generated/sa_grammar.c"
   yymsp[-3].minor.yy21 = yylhsminor.yy21;
         break;
       case 195: /* if_stmt ::= IF LPAREN expr RPAREN LBRACE stmts RBRACE else_opt */
-#line 624 "grammar/sa_grammar.y"
+#line 628 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy21 = NEW(ND_IF, yymsp[-7].minor.yy0.loc); yylhsminor.yy21->cond = yymsp[-5].minor.yy21; yylhsminor.yy21->then = ast_block(A, yymsp[-3].minor.yy0.loc, yymsp[-2].minor.yy235.head); yylhsminor.yy21->els = yymsp[0].minor.yy21;
 }
-#line 3439 "generated/sa_grammar.c"
+#line 3440 "generated/sa_grammar.c"
   yymsp[-7].minor.yy21 = yylhsminor.yy21;
         break;
       case 197: /* else_opt ::= ELSE LBRACE stmts RBRACE */
-#line 629 "grammar/sa_grammar.y"
+#line 633 "grammar/sa_grammar.y"
 { yymsp[-3].minor.yy21 = ast_block(A, yymsp[-2].minor.yy0.loc, yymsp[-1].minor.yy235.head); }
-#line 3445 "generated/sa_grammar.c"
+#line 3446 "generated/sa_grammar.c"
         break;
       case 201: /* or_expr ::= or_expr OR and_expr */
-#line 648 "grammar/sa_grammar.y"
+#line 652 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = ast_binary(A, loc_span(yymsp[-2].minor.yy21->loc, yymsp[0].minor.yy21->loc), OP_OR, yymsp[-2].minor.yy21, yymsp[0].minor.yy21); }
-#line 3450 "generated/sa_grammar.c"
+#line 3451 "generated/sa_grammar.c"
   yymsp[-2].minor.yy21 = yylhsminor.yy21;
         break;
       case 203: /* and_expr ::= and_expr AND not_expr */
-#line 650 "grammar/sa_grammar.y"
+#line 654 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = ast_binary(A, loc_span(yymsp[-2].minor.yy21->loc, yymsp[0].minor.yy21->loc), OP_AND, yymsp[-2].minor.yy21, yymsp[0].minor.yy21); }
-#line 3456 "generated/sa_grammar.c"
+#line 3457 "generated/sa_grammar.c"
   yymsp[-2].minor.yy21 = yylhsminor.yy21;
         break;
       case 204: /* not_expr ::= NOT not_expr */
-#line 651 "grammar/sa_grammar.y"
+#line 655 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = ast_unary(A, loc_span(yymsp[-1].minor.yy0.loc, yymsp[0].minor.yy21->loc), OP_NOT, yymsp[0].minor.yy21); }
-#line 3462 "generated/sa_grammar.c"
+#line 3463 "generated/sa_grammar.c"
   yymsp[-1].minor.yy21 = yylhsminor.yy21;
         break;
       case 207: /* cmp_expr ::= arith LT arith */
       case 215: /* cmp_expr ::= arith LARROW neg_arith */ yytestcase(yyruleno==215);
-#line 657 "grammar/sa_grammar.y"
+#line 661 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = ast_binary(A, loc_span(yymsp[-2].minor.yy21->loc, yymsp[0].minor.yy21->loc), OP_LT, yymsp[-2].minor.yy21, yymsp[0].minor.yy21); }
-#line 3469 "generated/sa_grammar.c"
+#line 3470 "generated/sa_grammar.c"
   yymsp[-2].minor.yy21 = yylhsminor.yy21;
         break;
       case 208: /* cmp_expr ::= arith LE arith */
-#line 658 "grammar/sa_grammar.y"
+#line 662 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = ast_binary(A, loc_span(yymsp[-2].minor.yy21->loc, yymsp[0].minor.yy21->loc), OP_LE, yymsp[-2].minor.yy21, yymsp[0].minor.yy21); }
-#line 3475 "generated/sa_grammar.c"
+#line 3476 "generated/sa_grammar.c"
   yymsp[-2].minor.yy21 = yylhsminor.yy21;
         break;
       case 209: /* cmp_expr ::= arith GT arith */
-#line 659 "grammar/sa_grammar.y"
+#line 663 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = ast_binary(A, loc_span(yymsp[-2].minor.yy21->loc, yymsp[0].minor.yy21->loc), OP_GT, yymsp[-2].minor.yy21, yymsp[0].minor.yy21); }
-#line 3481 "generated/sa_grammar.c"
+#line 3482 "generated/sa_grammar.c"
   yymsp[-2].minor.yy21 = yylhsminor.yy21;
         break;
       case 210: /* cmp_expr ::= arith GE arith */
-#line 660 "grammar/sa_grammar.y"
+#line 664 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = ast_binary(A, loc_span(yymsp[-2].minor.yy21->loc, yymsp[0].minor.yy21->loc), OP_GE, yymsp[-2].minor.yy21, yymsp[0].minor.yy21); }
-#line 3487 "generated/sa_grammar.c"
+#line 3488 "generated/sa_grammar.c"
   yymsp[-2].minor.yy21 = yylhsminor.yy21;
         break;
       case 211: /* cmp_expr ::= arith EQEQ arith */
-#line 661 "grammar/sa_grammar.y"
+#line 665 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = ast_binary(A, loc_span(yymsp[-2].minor.yy21->loc, yymsp[0].minor.yy21->loc), OP_EQ, yymsp[-2].minor.yy21, yymsp[0].minor.yy21); }
-#line 3493 "generated/sa_grammar.c"
+#line 3494 "generated/sa_grammar.c"
   yymsp[-2].minor.yy21 = yylhsminor.yy21;
         break;
       case 212: /* cmp_expr ::= arith NE arith */
-#line 662 "grammar/sa_grammar.y"
+#line 666 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = ast_binary(A, loc_span(yymsp[-2].minor.yy21->loc, yymsp[0].minor.yy21->loc), OP_NE, yymsp[-2].minor.yy21, yymsp[0].minor.yy21); }
-#line 3499 "generated/sa_grammar.c"
+#line 3500 "generated/sa_grammar.c"
   yymsp[-2].minor.yy21 = yylhsminor.yy21;
         break;
       case 213: /* cmp_expr ::= arith CROSSUP arith */
-#line 663 "grammar/sa_grammar.y"
+#line 667 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = ast_binary(A, loc_span(yymsp[-2].minor.yy21->loc, yymsp[0].minor.yy21->loc), OP_CROSS_UP, yymsp[-2].minor.yy21, yymsp[0].minor.yy21); }
-#line 3505 "generated/sa_grammar.c"
+#line 3506 "generated/sa_grammar.c"
   yymsp[-2].minor.yy21 = yylhsminor.yy21;
         break;
       case 214: /* cmp_expr ::= arith CROSSDOWN arith */
-#line 664 "grammar/sa_grammar.y"
+#line 668 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = ast_binary(A, loc_span(yymsp[-2].minor.yy21->loc, yymsp[0].minor.yy21->loc), OP_CROSS_DOWN, yymsp[-2].minor.yy21, yymsp[0].minor.yy21); }
-#line 3511 "generated/sa_grammar.c"
+#line 3512 "generated/sa_grammar.c"
   yymsp[-2].minor.yy21 = yylhsminor.yy21;
         break;
       case 217: /* neg_arith ::= neg_arith PLUS term */
       case 223: /* arith ::= arith PLUS term */ yytestcase(yyruleno==223);
-#line 673 "grammar/sa_grammar.y"
+#line 677 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = ast_binary(A, loc_span(yymsp[-2].minor.yy21->loc, yymsp[0].minor.yy21->loc), OP_ADD, yymsp[-2].minor.yy21, yymsp[0].minor.yy21); }
-#line 3518 "generated/sa_grammar.c"
+#line 3519 "generated/sa_grammar.c"
   yymsp[-2].minor.yy21 = yylhsminor.yy21;
         break;
       case 218: /* neg_arith ::= neg_arith MINUS term */
       case 224: /* arith ::= arith MINUS term */ yytestcase(yyruleno==224);
-#line 674 "grammar/sa_grammar.y"
+#line 678 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = ast_binary(A, loc_span(yymsp[-2].minor.yy21->loc, yymsp[0].minor.yy21->loc), OP_SUB, yymsp[-2].minor.yy21, yymsp[0].minor.yy21); }
-#line 3525 "generated/sa_grammar.c"
+#line 3526 "generated/sa_grammar.c"
   yymsp[-2].minor.yy21 = yylhsminor.yy21;
         break;
       case 219: /* neg_term ::= unary */
-#line 675 "grammar/sa_grammar.y"
+#line 679 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = ast_unary(A, yymsp[0].minor.yy21->loc, OP_NEG, yymsp[0].minor.yy21); }
-#line 3531 "generated/sa_grammar.c"
+#line 3532 "generated/sa_grammar.c"
   yymsp[0].minor.yy21 = yylhsminor.yy21;
         break;
       case 220: /* neg_term ::= neg_term STAR unary */
       case 226: /* term ::= term STAR unary */ yytestcase(yyruleno==226);
-#line 676 "grammar/sa_grammar.y"
+#line 680 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = ast_binary(A, loc_span(yymsp[-2].minor.yy21->loc, yymsp[0].minor.yy21->loc), OP_MUL, yymsp[-2].minor.yy21, yymsp[0].minor.yy21); }
-#line 3538 "generated/sa_grammar.c"
+#line 3539 "generated/sa_grammar.c"
   yymsp[-2].minor.yy21 = yylhsminor.yy21;
         break;
       case 221: /* neg_term ::= neg_term SLASH unary */
       case 227: /* term ::= term SLASH unary */ yytestcase(yyruleno==227);
-#line 677 "grammar/sa_grammar.y"
+#line 681 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = ast_binary(A, loc_span(yymsp[-2].minor.yy21->loc, yymsp[0].minor.yy21->loc), OP_DIV, yymsp[-2].minor.yy21, yymsp[0].minor.yy21); }
-#line 3545 "generated/sa_grammar.c"
+#line 3546 "generated/sa_grammar.c"
   yymsp[-2].minor.yy21 = yylhsminor.yy21;
         break;
       case 228: /* unary ::= MINUS unary */
-#line 686 "grammar/sa_grammar.y"
+#line 690 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = ast_unary(A, loc_span(yymsp[-1].minor.yy0.loc, yymsp[0].minor.yy21->loc), OP_NEG, yymsp[0].minor.yy21); }
-#line 3551 "generated/sa_grammar.c"
+#line 3552 "generated/sa_grammar.c"
   yymsp[-1].minor.yy21 = yylhsminor.yy21;
         break;
       case 230: /* primary ::= LPAREN expr RPAREN */
-#line 690 "grammar/sa_grammar.y"
+#line 694 "grammar/sa_grammar.y"
 { yymsp[-2].minor.yy21 = yymsp[-1].minor.yy21; }
-#line 3557 "generated/sa_grammar.c"
+#line 3558 "generated/sa_grammar.c"
         break;
       case 234: /* primary ::= OTHERWISE */
-#line 694 "grammar/sa_grammar.y"
+#line 698 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = NEW(ND_OTHERWISE, yymsp[0].minor.yy0.loc); }
-#line 3562 "generated/sa_grammar.c"
+#line 3563 "generated/sa_grammar.c"
   yymsp[0].minor.yy21 = yylhsminor.yy21;
         break;
       case 235: /* literal ::= INT */
-#line 697 "grammar/sa_grammar.y"
+#line 701 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = mk_int(ctx, yymsp[0].minor.yy0, 0); }
-#line 3568 "generated/sa_grammar.c"
+#line 3569 "generated/sa_grammar.c"
   yymsp[0].minor.yy21 = yylhsminor.yy21;
         break;
       case 236: /* literal ::= REAL */
-#line 698 "grammar/sa_grammar.y"
+#line 702 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = mk_real(ctx, yymsp[0].minor.yy0, 0); }
-#line 3574 "generated/sa_grammar.c"
+#line 3575 "generated/sa_grammar.c"
   yymsp[0].minor.yy21 = yylhsminor.yy21;
         break;
       case 237: /* literal ::= STRING */
-#line 699 "grammar/sa_grammar.y"
+#line 703 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = ast_string(A, yymsp[0].minor.yy0.loc, tok_string_value(ctx, yymsp[0].minor.yy0)); }
-#line 3580 "generated/sa_grammar.c"
+#line 3581 "generated/sa_grammar.c"
   yymsp[0].minor.yy21 = yylhsminor.yy21;
         break;
       case 238: /* literal ::= TRUE */
-#line 700 "grammar/sa_grammar.y"
+#line 704 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = ast_bool(A, yymsp[0].minor.yy0.loc, true); }
-#line 3586 "generated/sa_grammar.c"
+#line 3587 "generated/sa_grammar.c"
   yymsp[0].minor.yy21 = yylhsminor.yy21;
         break;
       case 239: /* literal ::= FALSE */
-#line 701 "grammar/sa_grammar.y"
+#line 705 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = ast_bool(A, yymsp[0].minor.yy0.loc, false); }
-#line 3592 "generated/sa_grammar.c"
+#line 3593 "generated/sa_grammar.c"
   yymsp[0].minor.yy21 = yylhsminor.yy21;
         break;
       case 241: /* port_literal ::= MINUS INT */
-#line 705 "grammar/sa_grammar.y"
+#line 709 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = mk_int(ctx, yymsp[0].minor.yy0, 1); yylhsminor.yy21->loc = loc_span(yymsp[-1].minor.yy0.loc, yymsp[0].minor.yy0.loc); }
-#line 3598 "generated/sa_grammar.c"
+#line 3599 "generated/sa_grammar.c"
   yymsp[-1].minor.yy21 = yylhsminor.yy21;
         break;
       case 242: /* port_literal ::= MINUS REAL */
-#line 706 "grammar/sa_grammar.y"
+#line 710 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = mk_real(ctx, yymsp[0].minor.yy0, 1); yylhsminor.yy21->loc = loc_span(yymsp[-1].minor.yy0.loc, yymsp[0].minor.yy0.loc); }
-#line 3604 "generated/sa_grammar.c"
+#line 3605 "generated/sa_grammar.c"
   yymsp[-1].minor.yy21 = yylhsminor.yy21;
         break;
       case 243: /* var_ref ::= KW_BIGH */
-#line 709 "grammar/sa_grammar.y"
+#line 713 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = NEW(ND_KEYVAR, yymsp[0].minor.yy0.loc); yylhsminor.yy21->op = KV_BIG_H; }
-#line 3610 "generated/sa_grammar.c"
+#line 3611 "generated/sa_grammar.c"
   yymsp[0].minor.yy21 = yylhsminor.yy21;
         break;
       case 244: /* var_ref ::= KW_H */
-#line 710 "grammar/sa_grammar.y"
+#line 714 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = NEW(ND_KEYVAR, yymsp[0].minor.yy0.loc); yylhsminor.yy21->op = KV_H; }
-#line 3616 "generated/sa_grammar.c"
+#line 3617 "generated/sa_grammar.c"
   yymsp[0].minor.yy21 = yylhsminor.yy21;
         break;
       case 245: /* var_ref ::= KW_T */
-#line 711 "grammar/sa_grammar.y"
+#line 715 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = NEW(ND_KEYVAR, yymsp[0].minor.yy0.loc); yylhsminor.yy21->op = KV_T; }
-#line 3622 "generated/sa_grammar.c"
+#line 3623 "generated/sa_grammar.c"
   yymsp[0].minor.yy21 = yylhsminor.yy21;
         break;
       case 246: /* var_ref ::= KW_DT */
-#line 712 "grammar/sa_grammar.y"
+#line 716 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = NEW(ND_KEYVAR, yymsp[0].minor.yy0.loc); yylhsminor.yy21->op = KV_DT; }
-#line 3628 "generated/sa_grammar.c"
+#line 3629 "generated/sa_grammar.c"
   yymsp[0].minor.yy21 = yylhsminor.yy21;
         break;
       case 247: /* var_ref ::= KW_E */
-#line 713 "grammar/sa_grammar.y"
+#line 717 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = NEW(ND_KEYVAR, yymsp[0].minor.yy0.loc); yylhsminor.yy21->op = KV_E; }
-#line 3634 "generated/sa_grammar.c"
+#line 3635 "generated/sa_grammar.c"
   yymsp[0].minor.yy21 = yylhsminor.yy21;
         break;
       case 248: /* var_ref ::= KW_MAX */
-#line 714 "grammar/sa_grammar.y"
+#line 718 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = NEW(ND_KEYVAR, yymsp[0].minor.yy0.loc); yylhsminor.yy21->op = KV_MAX; }
-#line 3640 "generated/sa_grammar.c"
+#line 3641 "generated/sa_grammar.c"
   yymsp[0].minor.yy21 = yylhsminor.yy21;
         break;
       case 251: /* var_ref ::= SIGNAL */
-#line 717 "grammar/sa_grammar.y"
+#line 721 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = NEW(ND_SIGNAL, yymsp[0].minor.yy0.loc); yylhsminor.yy21->op = SIG_PLAIN; }
-#line 3646 "generated/sa_grammar.c"
+#line 3647 "generated/sa_grammar.c"
   yymsp[0].minor.yy21 = yylhsminor.yy21;
         break;
       case 252: /* var_ref ::= SIGNAL LBRACKET NOW RBRACKET */
-#line 718 "grammar/sa_grammar.y"
+#line 722 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = NEW(ND_SIGNAL, loc_span(yymsp[-3].minor.yy0.loc, yymsp[0].minor.yy0.loc)); yylhsminor.yy21->op = SIG_NOW; }
-#line 3652 "generated/sa_grammar.c"
+#line 3653 "generated/sa_grammar.c"
   yymsp[-3].minor.yy21 = yylhsminor.yy21;
         break;
       case 253: /* var_ref ::= SIGNAL LBRACKET PREV RBRACKET */
-#line 719 "grammar/sa_grammar.y"
+#line 723 "grammar/sa_grammar.y"
 { yylhsminor.yy21 = NEW(ND_SIGNAL, loc_span(yymsp[-3].minor.yy0.loc, yymsp[0].minor.yy0.loc)); yylhsminor.yy21->op = SIG_PREV; }
-#line 3658 "generated/sa_grammar.c"
+#line 3659 "generated/sa_grammar.c"
   yymsp[-3].minor.yy21 = yylhsminor.yy21;
         break;
       case 254: /* var_ref ::= SIGNAL LBRACKET MINUS INT RBRACKET */
-#line 720 "grammar/sa_grammar.y"
+#line 724 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy21 = NEW(ND_SIGNAL, loc_span(yymsp[-4].minor.yy0.loc, yymsp[0].minor.yy0.loc)); yylhsminor.yy21->op = SIG_INDEX; yylhsminor.yy21->ival = -mk_int(ctx, yymsp[-1].minor.yy0, 0)->ival;
 }
-#line 3666 "generated/sa_grammar.c"
+#line 3667 "generated/sa_grammar.c"
   yymsp[-4].minor.yy21 = yylhsminor.yy21;
         break;
       case 255: /* var_ref ::= SIGNAL LBRACKET INT RBRACKET */
-#line 723 "grammar/sa_grammar.y"
+#line 727 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy21 = NEW(ND_SIGNAL, loc_span(yymsp[-3].minor.yy0.loc, yymsp[0].minor.yy0.loc)); yylhsminor.yy21->op = SIG_INDEX; yylhsminor.yy21->ival = mk_int(ctx, yymsp[-1].minor.yy0, 0)->ival;
 }
-#line 3674 "generated/sa_grammar.c"
+#line 3675 "generated/sa_grammar.c"
   yymsp[-3].minor.yy21 = yylhsminor.yy21;
         break;
       case 256: /* fn1 ::= FLOOR */
-#line 731 "grammar/sa_grammar.y"
+#line 735 "grammar/sa_grammar.y"
 { yylhsminor.yy11 = (FnTok){BI_FLOOR, yymsp[0].minor.yy0.loc}; }
-#line 3680 "generated/sa_grammar.c"
+#line 3681 "generated/sa_grammar.c"
   yymsp[0].minor.yy11 = yylhsminor.yy11;
         break;
       case 257: /* fn1 ::= CEIL */
-#line 732 "grammar/sa_grammar.y"
+#line 736 "grammar/sa_grammar.y"
 { yylhsminor.yy11 = (FnTok){BI_CEIL, yymsp[0].minor.yy0.loc}; }
-#line 3686 "generated/sa_grammar.c"
+#line 3687 "generated/sa_grammar.c"
   yymsp[0].minor.yy11 = yylhsminor.yy11;
         break;
       case 258: /* fn1 ::= ABS */
-#line 733 "grammar/sa_grammar.y"
+#line 737 "grammar/sa_grammar.y"
 { yylhsminor.yy11 = (FnTok){BI_ABS, yymsp[0].minor.yy0.loc}; }
-#line 3692 "generated/sa_grammar.c"
+#line 3693 "generated/sa_grammar.c"
   yymsp[0].minor.yy11 = yylhsminor.yy11;
         break;
       case 259: /* fnn ::= MAX */
-#line 735 "grammar/sa_grammar.y"
+#line 739 "grammar/sa_grammar.y"
 { yylhsminor.yy11 = (FnTok){BI_MAX, yymsp[0].minor.yy0.loc}; }
-#line 3698 "generated/sa_grammar.c"
+#line 3699 "generated/sa_grammar.c"
   yymsp[0].minor.yy11 = yylhsminor.yy11;
         break;
       case 260: /* fnn ::= MIN */
-#line 736 "grammar/sa_grammar.y"
+#line 740 "grammar/sa_grammar.y"
 { yylhsminor.yy11 = (FnTok){BI_MIN, yymsp[0].minor.yy0.loc}; }
-#line 3704 "generated/sa_grammar.c"
+#line 3705 "generated/sa_grammar.c"
   yymsp[0].minor.yy11 = yylhsminor.yy11;
         break;
       case 261: /* fnn ::= ROUND */
-#line 737 "grammar/sa_grammar.y"
+#line 741 "grammar/sa_grammar.y"
 { yylhsminor.yy11 = (FnTok){BI_ROUND, yymsp[0].minor.yy0.loc}; }
-#line 3710 "generated/sa_grammar.c"
+#line 3711 "generated/sa_grammar.c"
   yymsp[0].minor.yy11 = yylhsminor.yy11;
         break;
       case 262: /* fnn ::= IS_CLOSE */
-#line 738 "grammar/sa_grammar.y"
+#line 742 "grammar/sa_grammar.y"
 { yylhsminor.yy11 = (FnTok){BI_IS_CLOSE, yymsp[0].minor.yy0.loc}; }
-#line 3716 "generated/sa_grammar.c"
+#line 3717 "generated/sa_grammar.c"
   yymsp[0].minor.yy11 = yylhsminor.yy11;
         break;
       case 263: /* fnfmu ::= GET_NEXT_TIME_STEP */
-#line 740 "grammar/sa_grammar.y"
+#line 744 "grammar/sa_grammar.y"
 { yylhsminor.yy11 = (FnTok){BI_GET_NEXT_TIME_STEP, yymsp[0].minor.yy0.loc}; }
-#line 3722 "generated/sa_grammar.c"
+#line 3723 "generated/sa_grammar.c"
   yymsp[0].minor.yy11 = yylhsminor.yy11;
         break;
       case 264: /* fnfmu ::= ELAPSED */
-#line 741 "grammar/sa_grammar.y"
+#line 745 "grammar/sa_grammar.y"
 { yylhsminor.yy11 = (FnTok){BI_ELAPSED, yymsp[0].minor.yy0.loc}; }
-#line 3728 "generated/sa_grammar.c"
+#line 3729 "generated/sa_grammar.c"
   yymsp[0].minor.yy11 = yylhsminor.yy11;
         break;
       case 265: /* fnfmu ::= LAST_EXECUTION_TIME */
-#line 742 "grammar/sa_grammar.y"
+#line 746 "grammar/sa_grammar.y"
 { yylhsminor.yy11 = (FnTok){BI_LAST_EXECUTION_TIME, yymsp[0].minor.yy0.loc}; }
-#line 3734 "generated/sa_grammar.c"
+#line 3735 "generated/sa_grammar.c"
   yymsp[0].minor.yy11 = yylhsminor.yy11;
         break;
       case 266: /* builtin ::= fn1 LPAREN expr RPAREN */
-#line 743 "grammar/sa_grammar.y"
+#line 747 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy21 = NEW(ND_BUILTIN, loc_span(yymsp[-3].minor.yy11.loc, yymsp[0].minor.yy0.loc)); yylhsminor.yy21->op = yymsp[-3].minor.yy11.op; yylhsminor.yy21->list1 = yymsp[-1].minor.yy21;
 }
-#line 3742 "generated/sa_grammar.c"
+#line 3743 "generated/sa_grammar.c"
   yymsp[-3].minor.yy21 = yylhsminor.yy21;
         break;
       case 267: /* builtin ::= fnn LPAREN exprlist RPAREN */
-#line 746 "grammar/sa_grammar.y"
+#line 750 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy21 = NEW(ND_BUILTIN, loc_span(yymsp[-3].minor.yy11.loc, yymsp[0].minor.yy0.loc)); yylhsminor.yy21->op = yymsp[-3].minor.yy11.op; yylhsminor.yy21->list1 = yymsp[-1].minor.yy235.head;
 }
-#line 3750 "generated/sa_grammar.c"
+#line 3751 "generated/sa_grammar.c"
   yymsp[-3].minor.yy21 = yylhsminor.yy21;
         break;
       case 268: /* builtin ::= IS_SET LPAREN var_ref RPAREN */
-#line 749 "grammar/sa_grammar.y"
+#line 753 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy21 = NEW(ND_BUILTIN, loc_span(yymsp[-3].minor.yy0.loc, yymsp[0].minor.yy0.loc)); yylhsminor.yy21->op = BI_IS_SET; yylhsminor.yy21->list1 = yymsp[-1].minor.yy21;
 }
-#line 3758 "generated/sa_grammar.c"
+#line 3759 "generated/sa_grammar.c"
   yymsp[-3].minor.yy21 = yylhsminor.yy21;
         break;
       case 269: /* builtin ::= DO_STEP LPAREN ID COMMA expr COMMA expr RPAREN */
-#line 752 "grammar/sa_grammar.y"
+#line 756 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy21 = NEW(ND_BUILTIN, loc_span(yymsp[-7].minor.yy0.loc, yymsp[0].minor.yy0.loc)); yylhsminor.yy21->op = BI_DO_STEP; yylhsminor.yy21->name = tok_str(ctx, yymsp[-5].minor.yy0);
 	yylhsminor.yy21->list1 = yymsp[-3].minor.yy21; yymsp[-3].minor.yy21->next = yymsp[-1].minor.yy21; yylhsminor.yy21->lhs = ast_name(A, yymsp[-5].minor.yy0.loc, yylhsminor.yy21->name);
 }
-#line 3767 "generated/sa_grammar.c"
+#line 3768 "generated/sa_grammar.c"
   yymsp[-7].minor.yy21 = yylhsminor.yy21;
         break;
       case 270: /* builtin ::= fnfmu LPAREN ID RPAREN */
-#line 756 "grammar/sa_grammar.y"
+#line 760 "grammar/sa_grammar.y"
 {
 	yylhsminor.yy21 = NEW(ND_BUILTIN, loc_span(yymsp[-3].minor.yy11.loc, yymsp[0].minor.yy0.loc)); yylhsminor.yy21->op = yymsp[-3].minor.yy11.op; yylhsminor.yy21->name = tok_str(ctx, yymsp[-1].minor.yy0);
 	yylhsminor.yy21->lhs = ast_name(A, yymsp[-1].minor.yy0.loc, yylhsminor.yy21->name);
 }
-#line 3776 "generated/sa_grammar.c"
+#line 3777 "generated/sa_grammar.c"
   yymsp[-3].minor.yy21 = yylhsminor.yy21;
         break;
       default:
@@ -3818,9 +3819,9 @@ static void yy_parse_failed(
   /* Here code is inserted which will be executed whenever the
   ** parser fails */
 /************ Begin %parse_failure code ***************************************/
-#line 52 "grammar/sa_grammar.y"
+#line 56 "grammar/sa_grammar.y"
  ctx->failed = 1; 
-#line 3823 "generated/sa_grammar.c"
+#line 3824 "generated/sa_grammar.c"
 /************ End %parse_failure code *****************************************/
   SaParseARG_STORE /* Suppress warning about unused %extra_argument variable */
   SaParseCTX_STORE
@@ -3839,7 +3840,7 @@ static void yy_syntax_error(
   SaParseCTX_FETCH
 #define TOKEN yyminor
 /************ Begin %syntax_error code ****************************************/
-#line 38 "grammar/sa_grammar.y"
+#line 39 "grammar/sa_grammar.y"
 
 	/* The tokens the parser could shift in the state where it stopped: what it expected. */
 	int expected[8], nexpected = 0;
@@ -3848,8 +3849,11 @@ static void yy_syntax_error(
 		if (act <= YY_MAX_SHIFTREDUCE)
 			expected[nexpected++] = tk;
 	}
-	syntax_error(ctx, yymajor, yyminor, expected, nexpected);
-#line 3852 "generated/sa_grammar.c"
+	/* Whether a ';' would have been taken here (shifted, or the lookahead of a reduction). */
+	YYACTIONTYPE semi = yy_find_shift_action(TK_SEMI, yypParser->yytos->stateno);
+	bool semi_ok = semi <= YY_MAX_SHIFTREDUCE || (semi >= YY_MIN_REDUCE && semi <= YY_MAX_REDUCE);
+	syntax_error(ctx, yymajor, yyminor, expected, nexpected, semi_ok);
+#line 3856 "generated/sa_grammar.c"
 /************ End %syntax_error code ******************************************/
   SaParseARG_STORE /* Suppress warning about unused %extra_argument variable */
   SaParseCTX_STORE
@@ -4125,41 +4129,60 @@ int SaParseFallback(int iToken){
   return 0;
 #endif
 }
-#line 763 "grammar/sa_grammar.y"
+#line 767 "grammar/sa_grammar.y"
 
-static void syntax_error(ParseCtx *ctx, int major, Token tok, const int *expected, int nexpected)
+/* The token the parser stopped at, in messages: "'}'", "identifier 'x'", "end of file". */
+static const char *unexpected_words(ParseCtx *ctx, int major, Token tok)
+{
+	int len = tok.n > 40 ? 40 : tok.n;
+	if (major == 0)
+		return "end of file";
+	if (major == TK_ID || major == TK_INT || major == TK_REAL || major == TK_STRING)
+		return arena_printf(A, "%s '%.*s'", lex_token_name(major), len, tok.s);
+	return lex_token_name(major);
+}
+
+/* Reports the first syntax error of a file.  A ';' that would have been taken where the
+ * line ended, or the only token that would, is what is missing: the error then stands
+ * right after the token it should follow (as GCC reports it), not at the next token on
+ * the next line.  Within a line (`a < b < c`) the unexpected token is the likelier
+ * mistake. */
+static void syntax_error(ParseCtx *ctx, int major, Token tok, const int *expected, int nexpected,
+			 bool semi_ok)
 {
 	ctx->failed = 1;
 	if (ctx->syntax_errors++)
 		return; /* one syntax error per file: what follows it is guesswork */
-	StrBuf want;
-	sb_init(&want);
+	const char *what = unexpected_words(ctx, major, tok);
 	bool id_ok = false;
-	if (nexpected > 0 && nexpected <= 6) {
-		sb_puts(&want, "; expected ");
-		for (int i = 0; i < nexpected; i++) {
-			if (expected[i] == TK_ID)
-				id_ok = true;
-			if (i > 0)
-				sb_puts(&want, i == nexpected - 1 ? " or " : ", ");
-			sb_puts(&want, lex_token_name(expected[i]));
+	for (int i = 0; i < nexpected && nexpected <= 6; i++)
+		id_ok = id_ok || expected[i] == TK_ID;
+	bool only_semi = nexpected == 0 || (nexpected == 1 && expected[0] == TK_SEMI);
+	Loc after_prev = loc_after(ctx->prev);
+	bool line_ended = major == 0 || tok.loc.line > after_prev.line;
+	if (semi_ok && ctx->prev.s && (only_semi || line_ended)) {
+		diag_error(ctx->diag, after_prev, "syntax error: expected ';' before %s",
+			   what);
+	} else {
+		StrBuf want;
+		sb_init(&want);
+		if (nexpected > 0 && nexpected <= 6) {
+			sb_puts(&want, "; expected ");
+			for (int i = 0; i < nexpected; i++) {
+				if (i > 0)
+					sb_puts(&want, i == nexpected - 1 ? " or " : ", ");
+				sb_puts(&want, lex_token_name(expected[i]));
+			}
 		}
+		diag_error(ctx->diag, tok.loc, "syntax error: unexpected %s%s", what, sb_str(&want));
+		sb_free(&want);
 	}
 	int len = tok.n > 40 ? 40 : tok.n;
-	if (major == 0)
-		diag_error(ctx->diag, tok.loc, "syntax error: unexpected end of file%s", sb_str(&want));
-	else if (major == TK_ID || major == TK_INT || major == TK_REAL || major == TK_STRING)
-		diag_error(ctx->diag, tok.loc, "syntax error: unexpected %s '%.*s'%s",
-			   lex_token_name(major), len, tok.s, sb_str(&want));
-	else
-		diag_error(ctx->diag, tok.loc, "syntax error: unexpected %s%s", lex_token_name(major),
-			   sb_str(&want));
 	if (major == TK_IMPORT)
 		diag_note(ctx->diag, tok.loc, "imports come first in a file, before 'module'");
 	else if (id_ok && major >= TK_KW_REAL && major <= TK_TIMEDERIVATIVE)
 		diag_note(ctx->diag, tok.loc, "'%.*s' is a reserved word; write '^%.*s' to use it as a name",
 			  len, tok.s, len, tok.s);
-	sb_free(&want);
 }
 
 static Node *mk_int(ParseCtx *ctx, Token t, int negative)
@@ -4289,4 +4312,4 @@ static Node *mk_adaptation(ParseCtx *ctx, Node *head, NodeList inners, NodeList 
 	}
 	return sa;
 }
-#line 4292 "generated/sa_grammar.c"
+#line 4315 "generated/sa_grammar.c"

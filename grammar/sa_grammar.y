@@ -23,7 +23,8 @@
 #define A (ctx->arena)
 #define NEW(kind, loc) ast_new(A, kind, loc)
 
-static void syntax_error(ParseCtx *ctx, int major, Token tok, const int *expected, int nexpected);
+static void syntax_error(ParseCtx *ctx, int major, Token tok, const int *expected, int nexpected,
+			 bool semi_ok);
 static Node *mk_int(ParseCtx *ctx, Token t, int negative);
 static Node *mk_real(ParseCtx *ctx, Token t, int negative);
 static Node *mk_adaptation(ParseCtx *ctx, Node *head, NodeList inners, NodeList coupling,
@@ -43,7 +44,10 @@ static int deriv_flag_merge(ParseCtx *ctx, int flags, int flag, Token t);
 		if (act <= YY_MAX_SHIFTREDUCE)
 			expected[nexpected++] = tk;
 	}
-	syntax_error(ctx, yymajor, yyminor, expected, nexpected);
+	/* Whether a ';' would have been taken here (shifted, or the lookahead of a reduction). */
+	YYACTIONTYPE semi = yy_find_shift_action(TK_SEMI, yypParser->yytos->stateno);
+	bool semi_ok = semi <= YY_MAX_SHIFTREDUCE || (semi >= YY_MIN_REDUCE && semi <= YY_MAX_REDUCE);
+	syntax_error(ctx, yymajor, yyminor, expected, nexpected, semi_ok);
 }
 %stack_overflow {
 	diag_error(ctx->diag, (Loc){ctx->file, 0, 0, 0}, "nesting too deep for the parser");
@@ -761,39 +765,58 @@ exprlist(L) ::= expr(X). { L = nl_one(X); }
 exprlist(L) ::= exprlist(P) COMMA expr(X). { L = nl_add(P, X); }
 
 %code {
-static void syntax_error(ParseCtx *ctx, int major, Token tok, const int *expected, int nexpected)
+/* The token the parser stopped at, in messages: "'}'", "identifier 'x'", "end of file". */
+static const char *unexpected_words(ParseCtx *ctx, int major, Token tok)
+{
+	int len = tok.n > 40 ? 40 : tok.n;
+	if (major == 0)
+		return "end of file";
+	if (major == TK_ID || major == TK_INT || major == TK_REAL || major == TK_STRING)
+		return arena_printf(A, "%s '%.*s'", lex_token_name(major), len, tok.s);
+	return lex_token_name(major);
+}
+
+/* Reports the first syntax error of a file.  A ';' that would have been taken where the
+ * line ended, or the only token that would, is what is missing: the error then stands
+ * right after the token it should follow (as GCC reports it), not at the next token on
+ * the next line.  Within a line (`a < b < c`) the unexpected token is the likelier
+ * mistake. */
+static void syntax_error(ParseCtx *ctx, int major, Token tok, const int *expected, int nexpected,
+			 bool semi_ok)
 {
 	ctx->failed = 1;
 	if (ctx->syntax_errors++)
 		return; /* one syntax error per file: what follows it is guesswork */
-	StrBuf want;
-	sb_init(&want);
+	const char *what = unexpected_words(ctx, major, tok);
 	bool id_ok = false;
-	if (nexpected > 0 && nexpected <= 6) {
-		sb_puts(&want, "; expected ");
-		for (int i = 0; i < nexpected; i++) {
-			if (expected[i] == TK_ID)
-				id_ok = true;
-			if (i > 0)
-				sb_puts(&want, i == nexpected - 1 ? " or " : ", ");
-			sb_puts(&want, lex_token_name(expected[i]));
+	for (int i = 0; i < nexpected && nexpected <= 6; i++)
+		id_ok = id_ok || expected[i] == TK_ID;
+	bool only_semi = nexpected == 0 || (nexpected == 1 && expected[0] == TK_SEMI);
+	Loc after_prev = loc_after(ctx->prev);
+	bool line_ended = major == 0 || tok.loc.line > after_prev.line;
+	if (semi_ok && ctx->prev.s && (only_semi || line_ended)) {
+		diag_error(ctx->diag, after_prev, "syntax error: expected ';' before %s",
+			   what);
+	} else {
+		StrBuf want;
+		sb_init(&want);
+		if (nexpected > 0 && nexpected <= 6) {
+			sb_puts(&want, "; expected ");
+			for (int i = 0; i < nexpected; i++) {
+				if (i > 0)
+					sb_puts(&want, i == nexpected - 1 ? " or " : ", ");
+				sb_puts(&want, lex_token_name(expected[i]));
+			}
 		}
+		diag_error(ctx->diag, tok.loc, "syntax error: unexpected %s%s", what, sb_str(&want));
+		sb_free(&want);
 	}
 	int len = tok.n > 40 ? 40 : tok.n;
-	if (major == 0)
-		diag_error(ctx->diag, tok.loc, "syntax error: unexpected end of file%s", sb_str(&want));
-	else if (major == TK_ID || major == TK_INT || major == TK_REAL || major == TK_STRING)
-		diag_error(ctx->diag, tok.loc, "syntax error: unexpected %s '%.*s'%s",
-			   lex_token_name(major), len, tok.s, sb_str(&want));
-	else
-		diag_error(ctx->diag, tok.loc, "syntax error: unexpected %s%s", lex_token_name(major),
-			   sb_str(&want));
 	if (major == TK_IMPORT)
 		diag_note(ctx->diag, tok.loc, "imports come first in a file, before 'module'");
 	else if (id_ok && major >= TK_KW_REAL && major <= TK_TIMEDERIVATIVE)
 		diag_note(ctx->diag, tok.loc, "'%.*s' is a reserved word; write '^%.*s' to use it as a name",
 			  len, tok.s, len, tok.s);
-	sb_free(&want);
 }
 
 static Node *mk_int(ParseCtx *ctx, Token t, int negative)

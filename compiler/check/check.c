@@ -11,7 +11,6 @@
  * scenario connections). */
 #include "check_ctx.h"
 
-#include <limits.h>
 #include <string.h>
 
 #include "util.h"
@@ -63,37 +62,39 @@ void chk_declare(Ctx *x, Scope *s, const char *name, Node *decl, int kind)
 	s->syms[s->n++] = (Sym){name, decl, kind};
 }
 
-/* The closest of the candidates to name, or NULL. */
-const char *chk_nearest(const char *name, const char **cands, int n)
+void chk_did_you_mean(Ctx *x, Loc loc, const Suggestion *s)
 {
-	const char *best = NULL;
-	int best_d = INT_MAX;
-	for (int i = 0; i < n; i++) {
-		if (!cands[i] || strcmp(cands[i], name) == 0 || !is_near_name(name, cands[i]))
-			continue;
-		int d = edit_distance(name, cands[i], 8);
-		if (d < best_d) {
-			best_d = d;
-			best = cands[i];
-		}
-	}
-	return best;
+	if (s->best)
+		diag_note(x->c->diag, loc, "did you mean '%s'?", s->best);
 }
 
-static void suggest_in_scope(Ctx *x, Loc loc, const char *name)
+static bool may_assign(Part part, int sym);
+
+/* Whether a name of kind sym is legal where a name is read or written in the current
+ * part: what a "did you mean" offers first.  Reads prefer anything but the adaptation's
+ * output ports, which are written. */
+static bool fits_here(const Ctx *x, int sym, Access acc)
 {
-	const char *cands[256];
-	int n = 0;
+	if (acc == ACC_WRITE)
+		return may_assign(x->part, sym);
+	if (x->part == PART_PARAM || x->part == PART_VARINIT)
+		return sym == SYM_PARAM;
+	return acc == ACC_EITHER || sym != SYM_OUTPORT;
+}
+
+static void suggest_in_scope(Ctx *x, Loc loc, const char *name, Access acc)
+{
+	Suggestion sug;
+	suggestion_init(&sug, name);
 	for (Scope *s = x->scope; s; s = s->parent)
-		for (int i = 0; i < s->n && n < 256; i++)
+		for (int i = 0; i < s->n; i++)
 			if (s->syms[i].kind != SYM_INNER)
-				cands[n++] = s->syms[i].name;
-	const char *best = chk_nearest(name, cands, n);
-	if (best) {
-		diag_note(x->c->diag, loc, "did you mean '%s'?", best);
+				suggestion_offer(&sug, s->syms[i].name, fits_here(x, s->syms[i].kind, acc));
+	if (sug.best) {
+		chk_did_you_mean(x, loc, &sug);
 		return;
 	}
-	/* Inner ports are never reached by a bare name (LANGUAGE.md section 3). */
+	/* Inner ports are never reached by a bare name. */
 	for (int i = 0; i < x->info->ninners; i++)
 		if (sema_inner_port(x->info->inners[i], name)) {
 			diag_note(x->c->diag, loc, "an inner fmu's port is named with its fmu: '%s.%s'",
@@ -185,27 +186,48 @@ Loc chk_owner_loc(const Node *e)
 	return l;
 }
 
-/* owner.port: an inner FMU's port, or the adaptation's own. */
-SaType chk_port_ref(Ctx *x, Node *e)
+/* Whether owner names something with a port called port: for an owner mistyped. */
+static bool owner_has_port(Ctx *x, const char *owner, const char *port)
+{
+	if (strcmp(owner, x->sa->name) == 0) {
+		Sym *y = scope_find_here(x->top, port);
+		return y && (y->kind == SYM_INPORT || y->kind == SYM_OUTPORT);
+	}
+	Inner *in = sema_inner(x->info, owner);
+	return in && sema_inner_port(in, port);
+}
+
+/* Whether a port of this direction is legal where it is read or written: reads take inner
+ * outputs and the adaptation's inputs, writes inner inputs and its outputs. */
+static bool port_fits(bool is_input, bool own, Access acc)
+{
+	if (acc == ACC_EITHER)
+		return true;
+	return (acc == ACC_WRITE) == (is_input != own);
+}
+
+/* owner.port: an inner FMU's port, or the adaptation's own, read or written. */
+SaType chk_port_ref(Ctx *x, Node *e, Access acc)
 {
 	if (!e->owner) {
 		diag_error(x->c->diag, e->loc, "expected 'fmu.port' here, not '%s'", e->name);
 		return TY_NONE;
 	}
+	Suggestion sug;
 	if (strcmp(e->owner, x->sa->name) == 0) {
 		Sym *y = scope_find_here(x->top, e->name);
 		if (!y || (y->kind != SYM_INPORT && y->kind != SYM_OUTPORT)) {
 			Loc at = chk_port_name_loc(e);
 			diag_error(x->c->diag, at, "adaptation '%s' has no port '%s'", x->sa->name,
 				   e->name);
-			const char *cands[256];
-			int n = 0;
-			for (int i = 0; i < x->top->n && n < 256; i++)
-				if (x->top->syms[i].kind == SYM_INPORT || x->top->syms[i].kind == SYM_OUTPORT)
-					cands[n++] = x->top->syms[i].name;
-			const char *best = chk_nearest(e->name, cands, n);
-			if (best)
-				diag_note(x->c->diag, at, "did you mean '%s'?", best);
+			suggestion_init(&sug, e->name);
+			for (int i = 0; i < x->top->n; i++) {
+				int kind = x->top->syms[i].kind;
+				if (kind == SYM_INPORT || kind == SYM_OUTPORT)
+					suggestion_offer(&sug, x->top->syms[i].name,
+							 port_fits(kind == SYM_INPORT, true, acc));
+			}
+			chk_did_you_mean(x, at, &sug);
 			return TY_NONE;
 		}
 		e->decl = y->decl;
@@ -217,17 +239,16 @@ SaType chk_port_ref(Ctx *x, Node *e)
 		Loc at = chk_owner_loc(e);
 		diag_error(x->c->diag, at, "'%s' is neither an inner fmu of '%s' nor '%s' itself",
 			   e->owner, x->sa->name, x->sa->name);
-		const char *cands[256];
-		int n = 0;
-		for (int i = 0; i < x->info->ninners && n < 255; i++)
-			cands[n++] = x->info->inners[i]->name;
-		cands[n++] = x->sa->name;
-		const char *best = chk_nearest(e->owner, cands, n);
+		suggestion_init(&sug, e->owner);
+		for (int i = 0; i < x->info->ninners; i++)
+			suggestion_offer(&sug, x->info->inners[i]->name,
+					 owner_has_port(x, x->info->inners[i]->name, e->name));
+		suggestion_offer(&sug, x->sa->name, owner_has_port(x, x->sa->name, e->name));
 		if (x->sa->tname && strcmp(e->owner, x->sa->tname) == 0)
 			diag_note(x->c->diag, at, "'%s' is the type name of the older header; the "
 				  "adaptation itself is '%s'", e->owner, x->sa->name);
-		else if (best)
-			diag_note(x->c->diag, at, "did you mean '%s'?", best);
+		else
+			chk_did_you_mean(x, at, &sug);
 		return TY_NONE;
 	}
 	if (!in->ports && !in->fmu && !in->adaptation)
@@ -236,13 +257,10 @@ SaType chk_port_ref(Ctx *x, Node *e)
 	if (!p) {
 		Loc at = chk_port_name_loc(e);
 		diag_error(x->c->diag, at, "inner fmu '%s' has no port '%s'", in->name, e->name);
-		const char *cands[512];
-		int n = 0;
-		for (int i = 0; i < in->nports && n < 512; i++)
-			cands[n++] = in->ports[i].name;
-		const char *best = chk_nearest(e->name, cands, n);
-		if (best)
-			diag_note(x->c->diag, at, "did you mean '%s'?", best);
+		suggestion_init(&sug, e->name);
+		for (int i = 0; i < in->nports; i++)
+			suggestion_offer(&sug, in->ports[i].name, port_fits(in->ports[i].is_input, false, acc));
+		chk_did_you_mean(x, at, &sug);
 		return TY_NONE;
 	}
 	e->decl = p->decl;
@@ -250,7 +268,7 @@ SaType chk_port_ref(Ctx *x, Node *e)
 	return p->type;
 }
 
-static SaType check_name(Ctx *x, Node *e)
+static SaType check_name(Ctx *x, Node *e, Access acc)
 {
 	Sym *y = scope_find(x->scope, e->name);
 	if (!y || y->kind == SYM_INNER) {
@@ -260,7 +278,7 @@ static SaType check_name(Ctx *x, Node *e)
 				   e->name);
 		else {
 			diag_error(x->c->diag, e->loc, "unknown name '%s'", e->name);
-			suggest_in_scope(x, e->loc, e->name);
+			suggest_in_scope(x, e->loc, e->name, acc);
 		}
 		return TY_NONE;
 	}
@@ -286,13 +304,11 @@ static Inner *check_fmu_arg(Ctx *x, Node *call)
 		Loc loc = call->lhs ? call->lhs->loc : call->loc;
 		diag_error(x->c->diag, loc, "'%s' is not an inner fmu of '%s'", call->name,
 			   x->sa->name);
-		const char *cands[256];
-		int n = 0;
-		for (int i = 0; i < x->info->ninners && n < 256; i++)
-			cands[n++] = x->info->inners[i]->name;
-		const char *best = chk_nearest(call->name, cands, n);
-		if (best)
-			diag_note(x->c->diag, loc, "did you mean '%s'?", best);
+		Suggestion sug;
+		suggestion_init(&sug, call->name);
+		for (int i = 0; i < x->info->ninners; i++)
+			suggestion_offer(&sug, x->info->inners[i]->name, true);
+		chk_did_you_mean(x, loc, &sug);
 		return NULL;
 	}
 	if (call->lhs) {
@@ -450,8 +466,8 @@ SaType chk_expr(Ctx *x, Node *e)
 	case ND_REAL: return TY_REAL;
 	case ND_STRING: return TY_STRING;
 	case ND_BOOL: return TY_BOOL;
-	case ND_NAME: return check_name(x, e);
-	case ND_PORT_REF: return chk_port_ref(x, e);
+	case ND_NAME: return check_name(x, e, ACC_READ);
+	case ND_PORT_REF: return chk_port_ref(x, e, ACC_READ);
 	case ND_KEYVAR:
 		/* MapIn runs the '-->' parts of in rules; MapOut evaluates the out rules'
 		 * conditions and runs their '->' parts (LANGUAGE.md section 4). */
@@ -534,7 +550,8 @@ static const char *where_writable(int sym)
 
 static void check_assign(Ctx *x, Node *s)
 {
-	SaType t = s->lhs->kind == ND_NAME ? check_name(x, s->lhs) : chk_port_ref(x, s->lhs);
+	SaType t = s->lhs->kind == ND_NAME ? check_name(x, s->lhs, ACC_WRITE)
+					   : chk_port_ref(x, s->lhs, ACC_WRITE);
 	SaType v = chk_expr(x, s->rhs);
 	int sym = s->lhs->sym;
 	if (t == TY_NONE && sym == SYM_NONE)

@@ -7,6 +7,7 @@
 #define SACC_CHECK_CTX_H
 
 #include "check.h"
+#include "util.h"
 
 typedef struct Sym {
 	const char *name;
@@ -26,6 +27,11 @@ typedef enum Part {
 	PART_OUT_COND, PART_OUT_TRANS, PART_OUT_MAP, PART_GENERAL, PART_QUANTIZE,
 } Part;
 
+/* Whether a reference reads a value or writes one: what is legal there, and so which names
+ * a "did you mean" offers first (inner outputs and the adaptation's input ports are read;
+ * inner inputs and its output ports are written).  A cut of a loop names either. */
+typedef enum Access { ACC_READ, ACC_WRITE, ACC_EITHER } Access;
+
 typedef struct Ctx {
 	Compilation *c;
 	Module *m;
@@ -44,8 +50,8 @@ typedef struct Ctx {
 Scope *chk_scope_new(Ctx *x, Scope *parent);
 /* Declares name in s; a second declaration at one level is an error showing both. */
 void chk_declare(Ctx *x, Scope *s, const char *name, Node *decl, int kind);
-/* The closest of the candidates to name, or NULL (for "did you mean" notes). */
-const char *chk_nearest(const char *name, const char **cands, int n);
+/* The "did you mean" note at loc for the name s chose, if it chose one. */
+void chk_did_you_mean(Ctx *x, Loc loc, const Suggestion *s);
 SaType chk_fmu_sa_type(FmuType t);
 /* Whether a value of type from may be stored where to is expected (Integer widens). */
 bool chk_assignable(SaType to, SaType from);
@@ -56,8 +62,8 @@ const char *chk_sym_article(int sym);
 Loc chk_port_name_loc(const Node *e);
 Loc chk_owner_loc(const Node *e);
 SaType chk_expr(Ctx *x, Node *e);
-/* owner.port: an inner FMU's port, or the adaptation's own. */
-SaType chk_port_ref(Ctx *x, Node *e);
+/* owner.port: an inner FMU's port, or the adaptation's own, read or written. */
+SaType chk_port_ref(Ctx *x, Node *e, Access acc);
 void chk_expect_numeric(Ctx *x, Node *e, SaType t, const char *what);
 void chk_vardecl(Ctx *x, Node *d, int sym);
 void chk_block(Ctx *x, Node *block);
@@ -68,6 +74,8 @@ void chk_stmts(Ctx *x, Node *stmts);
 
 /* Where a relative FMU path of a script is found, or NULL. */
 const char *chk_find_fmu_file(Ctx *x, const char *path);
+/* Where chk_find_fmu_file looked for path, for the note of an FMU not found. */
+const char *chk_fmu_dirs_searched(Ctx *x, const char *path);
 const char *chk_causality_words(FmuCausality c);
 /* The Inner an ND_INNER or ND_INNER_REF declares, its ports read from the FMU or from the
  * explicit form of the adaptation of this build that produces it. */

@@ -39,14 +39,14 @@ void chk_general(Ctx *x, Node *g, bool in_rules)
 	switch (g->kind) {
 	case ND_SUBST:
 		for (Node *p = g->list1; p; p = p->next)
-			chk_port_ref(x, p);
+			chk_port_ref(x, p, ACC_EITHER);
 		check_settings(x, g->list2);
 		if (in_rules)
 			not_lowered(x, g->loc, "successive substitution");
 		break;
 	case ND_DELAY:
 		for (Node *p = g->list1; p; p = p->next)
-			chk_port_ref(x, p);
+			chk_port_ref(x, p, ACC_EITHER);
 		if (in_rules)
 			not_lowered(x, g->loc, "delay");
 		break;

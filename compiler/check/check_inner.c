@@ -57,6 +57,20 @@ const char *chk_find_fmu_file(Ctx *x, const char *path)
 	return NULL;
 }
 
+const char *chk_fmu_dirs_searched(Ctx *x, const char *path)
+{
+	if (path[0] == '/')
+		return "looked only at that path, as it is absolute";
+	StrBuf sb;
+	sb_init(&sb);
+	sb_puts(&sb, "looked in ");
+	sb_dirs_searched(&sb, x->m->dir, "the script's directory", "-L", x->c->fmu_dirs,
+			 x->c->nfmu_dirs);
+	const char *s = arena_strdup(x->c->arena, sb_str(&sb));
+	sb_free(&sb);
+	return s;
+}
+
 /* An adaptation in scope (this module or one it imports) whose FMU has the file name of
  * path: an inner FMU this build produces. */
 static Node *find_producing_adaptation(Ctx *x, const char *path)
@@ -164,20 +178,12 @@ static void ports_from_fmu(Ctx *x, Inner *in, Node *decl_in, Node *decl_out)
 			if (!v) {
 				diag_error(x->c->diag, p->loc, "inner fmu '%s' has no %s named '%s'",
 					   in->name, want_input ? "input" : "output", var);
-				const char *cands[512];
-				int n = 0;
-				for (int i = 0; i < fmu->nvars && n < 512; i++)
-					if (fmu->vars[i].causality == want)
-						cands[n++] = fmu->vars[i].name;
-				const char *best = chk_nearest(var, cands, n);
-				if (!best) {
-					n = 0;
-					for (int i = 0; i < fmu->nvars && n < 512; i++)
-						cands[n++] = fmu->vars[i].name;
-					best = chk_nearest(var, cands, n);
-				}
-				if (best)
-					diag_note(x->c->diag, p->loc, "did you mean '%s'?", best);
+				Suggestion sug;
+				suggestion_init(&sug, var);
+				for (int i = 0; i < fmu->nvars; i++)
+					suggestion_offer(&sug, fmu->vars[i].name,
+							 fmu->vars[i].causality == want);
+				chk_did_you_mean(x, p->loc, &sug);
 				continue;
 			}
 			int idx = (int)(v - fmu->vars);
@@ -247,13 +253,13 @@ static void ports_from_adaptation(Ctx *x, Inner *in, Node *decl_in, Node *decl_o
 				}
 				diag_error(x->c->diag, p->loc, "inner fmu '%s' has no %s named '%s'",
 					   in->name, want_input ? "input" : "output", var);
-				const char *cands[256];
-				int n = 0;
-				for (Node *q = real; q && n < 256; q = q->next)
-					cands[n++] = q->name;
-				const char *best = chk_nearest(var, cands, n);
-				if (best)
-					diag_note(x->c->diag, p->loc, "did you mean '%s'?", best);
+				Suggestion sug;
+				suggestion_init(&sug, var);
+				for (Node *q = real; q; q = q->next)
+					suggestion_offer(&sug, q->name, true);
+				for (Node *q = other; q; q = q->next)
+					suggestion_offer(&sug, q->name, false);
+				chk_did_you_mean(x, p->loc, &sug);
 				continue;
 			}
 			check_declared_port(x, in, p,
@@ -328,9 +334,8 @@ Inner *chk_resolve_inner(Ctx *x, Node *decl)
 		ports_from_fmu(x, in, decl_in, decl_out);
 	} else {
 		diag_error(x->c->diag, where, "cannot find inner fmu '%s' at \"%s\"", in->name, path);
-		diag_note(x->c->diag, where, "looked beside the script and in %d -L director%s; no "
-			  "adaptation in scope builds '%s' either", x->c->nfmu_dirs,
-			  x->c->nfmu_dirs == 1 ? "y" : "ies", base_name(path));
+		diag_note(x->c->diag, where, "%s; no adaptation in scope builds '%s' either",
+			  chk_fmu_dirs_searched(x, path), base_name(path));
 		return in;
 	}
 	if (kind & (KIND_MOORE | KIND_MEALY))

@@ -72,7 +72,7 @@ void chk_external_port(Ctx *x, Node *p, bool input)
 		return;
 	}
 	if (p->bind_dir != BIND_NONE) {
-		SaType t = chk_port_ref(x, p->bind);
+		SaType t = chk_port_ref(x, p->bind, input ? ACC_WRITE : ACC_READ);
 		int want = input ? SYM_INNER_IN : SYM_INNER_OUT;
 		if (p->bind->sym != SYM_NONE && p->bind->sym != want) {
 			diag_error(x->c->diag, p->bind->loc, "%s port '%s' must be bound to an inner %s, "
@@ -114,8 +114,8 @@ void chk_external_port(Ctx *x, Node *p, bool input)
 
 void chk_coupling(Ctx *x, Node *c, Node **fed_by, Node **fed_port, int nfed)
 {
-	chk_port_ref(x, c->lhs);
-	chk_port_ref(x, c->rhs);
+	chk_port_ref(x, c->lhs, ACC_READ);
+	chk_port_ref(x, c->rhs, ACC_WRITE);
 	if (c->lhs->sym == SYM_NONE || c->rhs->sym == SYM_NONE)
 		return;
 	if (c->lhs->sym != SYM_INNER_OUT || c->rhs->sym != SYM_INNER_IN) {
@@ -177,14 +177,14 @@ static const FmuVar *scenario_port(Ctx *x, Node *e, Node *decl, bool source)
 	if (!v) {
 		Loc at = chk_port_name_loc(e);
 		diag_error(x->c->diag, at, "fmu '%s' has no port '%s'", decl->name, e->name);
-		const char *cands[512];
-		int n = 0;
-		for (int i = 0; i < fmu->nvars && n < 512; i++)
+		/* The source of a connection is an output, its target an input. */
+		Suggestion sug;
+		suggestion_init(&sug, e->name);
+		for (int i = 0; i < fmu->nvars; i++)
 			if (fmu->vars[i].causality == CAUS_INPUT || fmu->vars[i].causality == CAUS_OUTPUT)
-				cands[n++] = fmu->vars[i].name;
-		const char *best = chk_nearest(e->name, cands, n);
-		if (best)
-			diag_note(x->c->diag, at, "did you mean '%s'?", best);
+				suggestion_offer(&sug, fmu->vars[i].name, fmu->vars[i].causality ==
+								     (source ? CAUS_OUTPUT : CAUS_INPUT));
+		chk_did_you_mean(x, at, &sug);
 		return NULL;
 	}
 	if (v->causality != (source ? CAUS_OUTPUT : CAUS_INPUT)) {
@@ -250,8 +250,7 @@ void chk_open_scenario_fmus(Ctx *x)
 		const char *file = chk_find_fmu_file(x, d->str);
 		if (!file) {
 			diag_error(x->c->diag, d->loc, "cannot find fmu '%s' at \"%s\"", d->name, d->str);
-			diag_note(x->c->diag, d->loc, "looked beside the script and in %d -L director%s",
-				  x->c->nfmu_dirs, x->c->nfmu_dirs == 1 ? "y" : "ies");
+			diag_note(x->c->diag, d->loc, "%s", chk_fmu_dirs_searched(x, d->str));
 			continue;
 		}
 		d->info = drv_open_fmu(x->c, file, d->loc);

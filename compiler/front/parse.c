@@ -86,6 +86,7 @@ Node *parse_source(Arena *a, DiagSink *d, const char *file, const char *text, si
 	do {
 		code = lex_next(&lx, &tok);
 		SaParse(parser, code, tok);
+		ctx.prev = tok;
 	} while (code != 0 && !ctx.failed);
 	SaParseFree(parser, free);
 	if (ctx.failed || lx.errors || diag_errors(d) > errors_before)
@@ -106,6 +107,19 @@ Loc loc_span(Loc a, Loc b)
 	Loc l = a;
 	if (a.line == b.line && b.col + b.len > a.col)
 		l.len = b.col + b.len - a.col;
+	return l;
+}
+
+Loc loc_after(Token t)
+{
+	Loc l = t.loc;
+	l.col += t.n;
+	for (int i = 0; i < t.n; i++)
+		if (t.s[i] == '\n') {
+			l.line++;
+			l.col = t.n - i;
+		}
+	l.len = 1;
 	return l;
 }
 

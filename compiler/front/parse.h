@@ -45,6 +45,7 @@ typedef struct ParseCtx {
 	Node *root;
 	int failed;        /* a syntax error was reported: the tree is incomplete */
 	int syntax_errors;
+	Token prev;        /* the token before the one being parsed: a missing ';' goes after it */
 	/* `with` items found after an inner FMU that belong to the adaptation (older scripts
 	 * write couplings as `with a.p -> b.q`); the adaptation rule collects them. */
 	NodeList pending_couplings;
@@ -66,6 +67,9 @@ Node *parse_source(Arena *a, DiagSink *d, const char *file, const char *text, si
 
 /* Helpers for the grammar actions. */
 Loc loc_span(Loc a, Loc b);
+/* Where the text right after a token starts (one column wide): where a token missing after
+ * it belongs. */
+Loc loc_after(Token t);
 char *tok_str(ParseCtx *ctx, Token t);
 char *tok_string_value(ParseCtx *ctx, Token t); /* unquotes and unescapes a STRING token */
 NodeList nl_one(Node *n);

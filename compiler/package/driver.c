@@ -193,6 +193,11 @@ Module *drv_load(Compilation *c, const char *path)
 	return m;
 }
 
+Module *drv_parse(Compilation *c, const char *path)
+{
+	return load_quiet(c, path, true);
+}
+
 static int compare_names(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -269,8 +274,13 @@ static void resolve_imports(Compilation *c, Module *m)
 		Module *dep = find_module(c, imp->name, m->dir);
 		if (!dep) {
 			diag_error(c->diag, imp->loc, "cannot find module '%s'", imp->name);
-			diag_note(c->diag, imp->loc, "looked for a file declaring 'module %s' in '%s'%s",
-				  imp->name, m->dir, c->ninclude ? " and the -I directories" : "");
+			StrBuf where;
+			sb_init(&where);
+			sb_dirs_searched(&where, m->dir, "the importing file's directory", "-I",
+					 c->include_dirs, c->ninclude);
+			diag_note(c->diag, imp->loc, "looked for a file declaring 'module %s' in %s",
+				  imp->name, sb_str(&where));
+			sb_free(&where);
 			continue;
 		}
 		if (dep == m || dep->state == 1) {

@@ -49,6 +49,9 @@ void drv_add_fmu_dir(Compilation *c, const char *dir);
 /* Reads and parses a file (once: a second load of the same path returns the same
  * module), then resolves its imports.  NULL when it cannot be read. */
 Module *drv_load(Compilation *c, const char *path);
+/* Reads and parses a file without resolving its imports (`sacc check --syntax`): a module
+ * it imports need not exist.  NULL when it cannot be read. */
+Module *drv_parse(Compilation *c, const char *path);
 /* Parses text held in memory (tests, fuzzing); the module takes a copy. */
 Module *drv_load_text(Compilation *c, const char *name, const char *text, size_t len);
 

@@ -29,10 +29,11 @@ static void parse__syntax_error__names_the_token_and_what_was_expected(void **st
 				     "       | \t  ^\n");
 	parsed_free(p);
 
+	/* A missing ';' is reported right after the token it should follow, on its line. */
 	p = parse_bad(HEAD "out rules {\n\ttrue -> x := 1\n}\n");
-	assert_string_equal(p->diag, "t.sa:5:1: error: syntax error: unexpected '}'; expected ';'\n"
-				     "     5 | }\n"
-				     "       | ^\n");
+	assert_string_equal(p->diag, "t.sa:4:16: error: syntax error: expected ';' before '}'\n"
+				     "     4 | \ttrue -> x := 1\n"
+				     "       | \t              ^\n");
 	parsed_free(p);
 
 	/* The list is what the state where the error showed up could take; the parser has
@@ -66,6 +67,32 @@ static void parse__syntax_error__names_the_token_and_what_was_expected(void **st
 				     "expected ':='\n"
 				     "     3 | control rules { x = 1; return H; }\n"
 				     "       |                   ^\n");
+	parsed_free(p);
+}
+
+static void parse__missing_semicolon__reported_after_the_token_it_should_follow(void **state)
+{
+	(void)state;
+	/* Not at the next statement, lines below: at the end of the one it ends, past a
+	 * comment. */
+	Parsed *p = parse_bad(HEAD "control rules {\n\tx := 1 // set x\n\n\ty := 2;\n\treturn H;\n}\n");
+	assert_string_equal(p->diag, "t.sa:4:8: error: syntax error: expected ';' before "
+				     "identifier 'y'\n"
+				     "     4 | \tx := 1 // set x\n"
+				     "       | \t      ^\n");
+	parsed_free(p);
+
+	/* On one line, where only a ';' could follow. */
+	p = parse_bad(HEAD "control rules { x := 1 return H; }\n");
+	assert_string_equal(p->diag, "t.sa:3:23: error: syntax error: expected ';' before 'return'\n"
+				     "     3 | control rules { x := 1 return H; }\n"
+				     "       |                       ^\n");
+	parsed_free(p);
+
+	/* Where a ';' could not follow, the token is what is wrong. */
+	p = parse_bad(HEAD "control rules { x := (1 + 2 return H; }\n");
+	assert_non_null(strstr(p->diag, "t.sa:3:29: error: syntax error: unexpected 'return'; "
+					"expected ')'\n"));
 	parsed_free(p);
 }
 
@@ -106,8 +133,8 @@ static void parse__syntax_error__unexpected_end_of_file(void **state)
 	parsed_free(p);
 
 	p = parse_bad(HEAD "out rules {\n\ttrue -> { x := 1; }");
-	assert_string_equal(p->diag, "t.sa:4:21: error: syntax error: unexpected end of file; "
-				     "expected ';'\n"
+	assert_string_equal(p->diag, "t.sa:4:21: error: syntax error: expected ';' before end "
+				     "of file\n"
 				     "     4 | \ttrue -> { x := 1; }\n"
 				     "       | \t                   ^\n");
 	parsed_free(p);
@@ -404,6 +431,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(parse__syntax_error__names_the_token_and_what_was_expected),
+		cmocka_unit_test(parse__missing_semicolon__reported_after_the_token_it_should_follow),
 		cmocka_unit_test(parse__syntax_error__only_the_first_is_reported),
 		cmocka_unit_test(parse__syntax_error__unexpected_end_of_file),
 		cmocka_unit_test(parse__reserved_word_as_name__suggests_the_caret_escape),

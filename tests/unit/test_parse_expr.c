@@ -49,9 +49,9 @@ static void parse__expressions__every_comparison_operator(void **state)
 	assert_expr("a >! b", "(>! a b)", "");
 	assert_expr("a <! b", "(<! a b)", "");
 	assert_expr("a+1>=b-1", "(>= (+ a 1) (- b 1))", "a + 1 >= b - 1");
-	/* Comparisons do not chain. */
+	/* Comparisons do not chain: after `a < b` only the ';' ending the rule can come. */
 	Parsed *p = parse_bad(HEAD "out rules { true -> x := a < b < c; }\n");
-	assert_non_null(strstr(p->diag, "t.sa:3:32: error: syntax error: unexpected '<'"));
+	assert_non_null(strstr(p->diag, "t.sa:3:31: error: syntax error: expected ';' before '<'"));
 	parsed_free(p);
 }
 
