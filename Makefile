@@ -45,6 +45,7 @@ LIB_SRC := $(filter-out compiler/main.c,$(wildcard compiler/*.c))
 LIB_OBJ := $(patsubst compiler/%.c,$(BUILD)/obj/%.o,$(LIB_SRC)) \
            $(patsubst generated/%.c,$(BUILD)/obj/%.o,$(GEN_SRC))
 SACC    := $(BUILD)/sacc
+FMU_HOST := $(BUILD)/sacc-fmu-host
 
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BIN  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
@@ -110,7 +111,8 @@ $(BUILD)/libsacc.a: $(LIB_OBJ)
 $(BUILD)/obj/main.o: ALL_CFLAGS += -Iorchestrator
 $(BUILD)/obj/main.o: $(wildcard orchestrator/*.h)
 
-$(SACC): $(BUILD)/obj/main.o $(BUILD)/liborchestrator.a $(BUILD)/libsacc.a $(BUILD)/libsart.a
+$(SACC): $(BUILD)/obj/main.o $(BUILD)/liborchestrator.a $(BUILD)/libsacc.a $(BUILD)/libsart.a \
+         | $(FMU_HOST)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS) -ldl
 
 # ---- test FMUs --------------------------------------------------------------------------
@@ -179,6 +181,11 @@ $(BUILD)/runtime/%.o: runtime/%.c $(RUNTIME_HDR)
 $(BUILD)/libsart.a: $(RUNTIME_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
+
+# The host program of inner FMUs run out of process (runtime/sart_isolate.h), beside sacc:
+# its main is the one file of runtime/host/, outside what a wrapper links.
+$(FMU_HOST): runtime/host/sacc_fmu_host.c $(BUILD)/libsart.a $(RUNTIME_HDR)
+	$(CC) $(RT_CFLAGS) $(WARN) -o $@ $< $(BUILD)/libsart.a -ldl -lm
 
 # ---- the orchestrator (orchestrator/: `sacc simulate`, `sacc plot`) ----------------------
 # The master algorithms (orchestrator/sart_*.c) are built as the runtime is (C99, over the
@@ -425,6 +432,9 @@ $(BUILD)/tests/test_sart_%: tests/unit/test_sart_%.c $(ORCH_LIB) $(BUILD)/libsar
 	$(CC) $(ALL_CFLAGS) $(WARN) -Itests/unit -Itests/fmus/kit -Iorchestrator -Iruntime \
 	    -Iruntime/fmi2 -o $@ $< $(ORCH_LIB) $(BUILD)/libsart.a $(BUILD)/libsacc.a $(LDLIBS) \
 	    -lcmocka -ldl
+
+# The out-of-process tests run the host program and crash the fault FMU.
+$(BUILD)/tests/test_sart_isolate: | $(FMU_HOST) $(BUILD)/fmus/faulty.fmu
 
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(ORCH_LIB) $(BUILD)/libsacc.a $(wildcard tests/unit/*.h) \
                        $(KIT_FILES) $(ORCH_HDR)
