@@ -46,6 +46,7 @@
 #include "csv.h"
 #include "driver.h"
 #include "fmu.h"
+#include "isolate.h"
 #include "numfmt.h"
 #include "package.h"
 #include "progress.h"
@@ -112,7 +113,7 @@ static void sim_usage(FILE *out)
 	      "                     [--loop-max-iterations N] [--step-control doubling|prediction]\n"
 	      "                     [--tolerance TOL] [--min-step H] [--max-step H]\n"
 	      "                     [--step-timeout SECONDS] [--realtime [SCALE]]\n"
-	      "                     [--max-overruns N] [--profile]\n"
+	      "                     [--max-overruns N] [--profile] [--isolate all|INST,...]\n"
 	      "                     [--event INST.VAR [--event-tolerance SECONDS]] [--no-rollback]\n"
 	      "                     [--sweep H1,H2,... [--reference REF.csv] [--sweep-csv FILE]]\n"
 	      "                     [--record INST.VAR,...] [--set INST.VAR=VALUE]...\n"
@@ -142,6 +143,8 @@ static void sim_usage(FILE *out)
 	      "  --max-step    never exceeded (default T1 - T0)\n"
 	      "  --step-timeout  wall-clock limit on one doStep of one FMU; an FMU that\n"
 	      "                overruns it stops the run (exit 1, the result kept)\n"
+	      "  --isolate     run these FMUs (all, or instances) each in a child process: a\n"
+	      "                crash, exit or hang (--step-timeout) in one is a failed call\n"
 	      "  --realtime    pace the run: the point at t waits until (t - T0) * SCALE wall\n"
 	      "                seconds after the first (SCALE: wall seconds per simulated\n"
 	      "                second, default 1); a point reached later is an overrun, counted\n"
@@ -184,6 +187,7 @@ typedef struct SimArgs {
 	SartStepControl step_control;
 	double tolerance, min_step, max_step;
 	double step_timeout; /* s, 0 for none */
+	const char *isolate; /* --isolate: all or INST,... run out of process; NULL for none */
 	double realtime;     /* wall seconds per simulated second, 0 for none */
 	int max_overruns;    /* more stop the run; -1 for no limit */
 	bool profile;
@@ -435,6 +439,7 @@ static const SimOption sim_options[] = {
 	{"--min-step", OPT_VALUE, set_positive, AT(min_step)},
 	{"--max-step", OPT_VALUE, set_positive, AT(max_step)},
 	{"--step-timeout", OPT_VALUE, set_seconds, AT(step_timeout)},
+	{"--isolate", OPT_VALUE, set_string, AT(isolate)},
 	{"--realtime", OPT_OPT_NUMBER, set_realtime, AT(realtime)},
 	{"--max-overruns", OPT_VALUE, set_count0, AT(max_overruns)},
 	{"--profile", OPT_FLAG, set_flag, AT(profile)},
@@ -1079,7 +1084,8 @@ static void on_step(void *env, int f, double t, double h, int done)
 		s->prof[f].seconds += now_seconds() - s->step_began;
 		s->prof[f].calls++;
 	}
-	if (s->args->step_timeout > 0)
+	/* an isolated FMU's own limit ends a hung step as a failed call, not the process */
+	if (s->args->step_timeout > 0 && !sim_isolate_covers(s->args->isolate, s->fmus[f].name))
 		watch_step(s, f, t, h, done);
 	if (s->args->profile && !done)
 		s->step_began = now_seconds();
@@ -1203,6 +1209,12 @@ static int run_once(Sim *s, const SartScenario *sc, double step, const char *lab
 	                       .no_rollback = a->no_rollback};
 	SartMasterResult res;
 	struct sigaction sa, old_int, old_term, old_alrm;
+	SimIsolate isolate;
+	char why[1024];
+	if (sim_isolate_prepare(&isolate, a->isolate, sc, a->step_timeout, &o, why, sizeof why)) {
+		fprintf(stderr, "sacc simulate: %s\n", why);
+		return 1;
+	}
 	s->rows = 0;
 	s->last_t = a->start;
 	s->overruns = 0;
