@@ -43,6 +43,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "crash_guard.h"
 #include "csv.h"
 #include "driver.h"
 #include "fmu.h"
@@ -1080,6 +1081,7 @@ static void watch_step(Sim *s, int f, double t, double h, int done)
 static void on_step(void *env, int f, double t, double h, int done)
 {
 	Sim *s = env;
+	crash_guard_step(s->fmus[f].name, t, h, done);
 	if (s->args->profile && done) {
 		s->prof[f].seconds += now_seconds() - s->step_began;
 		s->prof[f].calls++;
@@ -1222,10 +1224,8 @@ static int run_once(Sim *s, const SartScenario *sc, double step, const char *lab
 	s->prog_last = -1;
 	for (int f = 0; f < s->nfmus; f++)
 		s->prof[f] = (SimProfile){0, 0};
-	if (a->step_timeout > 0 || a->profile) {
-		o.on_step = on_step;
-		o.step_env = s;
-	}
+	o.on_step = on_step; /* the crash guard names the FMU being stepped */
+	o.step_env = s;
 	if (a->step_timeout > 0) {
 		watchdog_argv[0] = "sh";
 		watchdog_argv[1] = "-c";
@@ -1244,7 +1244,10 @@ static int run_once(Sim *s, const SartScenario *sc, double step, const char *lab
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	s->run_began = now_seconds();
+	crash_guard_arm(s->capture ? -1 : s->rows_out.fd, &s->rows_out.data, &s->rows_out.len,
+	                &s->rows, &s->last_t, s->tmpdir);
 	int rc = sart_master_run(sc, &o, &res);
+	crash_guard_disarm();
 	if (!s->capture && s->rows_out.len)
 		flush_rows(s);
 	double wall = now_seconds() - s->run_began;
