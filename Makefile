@@ -54,7 +54,7 @@ FMU_DIRS  := $(patsubst tests/fmus/%/modelDescription.xml,%,$(wildcard tests/fmu
 FMUS      := $(patsubst %,$(BUILD)/fmus/%.fmu,$(FMU_DIRS))
 FMU_PACK  := $(BUILD)/tools/fmu_pack
 
-.PHONY: all deps demo check check-core check-unit check-golden check-asan check-valgrind \
+.PHONY: all deps demo check check-core check-isolated check-unit check-golden check-asan check-valgrind \
         check-generated golden-update fuzz clean
 .SUFFIXES:
 
@@ -454,6 +454,13 @@ golden-update: $(SACC) $(FMUS)
 
 check-core: check-unit check-golden
 
+# The simulate tests again with every inner FMU out of process (simulate_test.h adds
+# --isolate all when SACC_TEST_ISOLATE=1).
+ISOLATED_TESTS := test_simulate test_simulate_faults test_sweep
+check-isolated: $(SACC) $(FMUS) $(patsubst %,$(BUILD)/tests/%,$(ISOLATED_TESTS))
+	@fail=0; for t in $(ISOLATED_TESTS); do \
+	  SACC_TEST_ISOLATE=1 SACC_BUILD=$(BUILD) $(BUILD)/tests/$$t || fail=1; done; exit $$fail
+
 check-asan:
 	@$(MAKE) --no-print-directory BUILD=build/asan SAN=1 CFLAGS="-O1 -g" check-core
 
@@ -463,6 +470,7 @@ check-valgrind: $(UNIT_BIN) $(SACC) $(FMUS) $(PW_FMUS) $(PWD_FMUS) $(E2E_FMUS)
 check: deps
 	@$(MAKE) --no-print-directory check-generated
 	@$(MAKE) --no-print-directory check-core
+	@$(MAKE) --no-print-directory check-isolated
 	@$(MAKE) --no-print-directory check-asan
 	@$(MAKE) --no-print-directory check-valgrind
 	@echo "make check: all suites passed"
