@@ -323,6 +323,17 @@ $(E2E_FMUS) &: $(SACC) $(FMUS) $(E2E_SA)
 bench-wrapper: deps $(SACC) $(FMUS)
 	@SACC=$(SACC) BUILD=$(BUILD) sh bench/wrapper/run.sh
 
+# What an inner FMU out of process costs: a set(3)/doStep/get(2) cycle on the window FMU,
+# in process and isolated; the last line is `isolated_round_trip_us N` (the median).
+ISO_BENCH := $(BUILD)/bench/isolation/roundtrip
+.PHONY: bench-isolation
+bench-isolation: $(ISO_BENCH) $(FMU_HOST) $(BUILD)/fmus/window.fmu
+	@$(ISO_BENCH) $(BUILD)
+
+$(ISO_BENCH): bench/isolation/roundtrip.c $(BUILD)/libsart.a $(RUNTIME_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(WARN) -Iruntime -o $@ $< $(BUILD)/libsart.a -ldl -lm
+
 # Benchmark 1 of MASTER.md, two coupled masses: six schemes of `sacc simulate` against the
 # exact monolithic reference (DRIVER=handloop: the hand-written master instead).  The
 # reference, like the two mass FMUs, uses GSL's matrix exponential.

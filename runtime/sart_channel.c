@@ -78,6 +78,20 @@ static void futex_wake(uint32_t *w)
 	syscall(SYS_futex, w, FUTEX_WAKE, 1, NULL, NULL, 0);
 }
 
+/* How long to spin next, adapted as adaptive mutexes do: a spin that ended in sleep
+ * shortens the next (down to SPIN_FLOOR_US), one that saw the change restores the full
+ * spin.  When parent and child share one core, spinning only delays the peer: the spin
+ * then shrinks to the floor and the wake-ups are the futex's. */
+#define SPIN_FLOOR_US 5.0
+
+static void adapt_spin(SartChan *ch, int seen)
+{
+	double next = seen ? ch->spin_us : ch->spin_now * 0.75;
+	if (next < SPIN_FLOOR_US)
+		next = ch->spin_us < SPIN_FLOOR_US ? ch->spin_us : SPIN_FLOOR_US;
+	ch->spin_now = next;
+}
+
 /* Spins up to spin_us while *w == val; returns whether it changed. */
 static int spin_while(const uint32_t *w, uint32_t val, double spin_us)
 {
@@ -129,6 +143,7 @@ int sart_chan_create(SartChan *ch, size_t size, double spin_us)
 	ch->data_cap = size - SART_CHAN_DATA_OFFSET;
 	ch->fd = fd;
 	ch->spin_us = spin_us;
+	ch->spin_now = spin_us;
 	ch->h->magic = SART_CHAN_MAGIC;
 	ch->h->version = SART_CHAN_VERSION;
 	ch->h->size = size;
@@ -169,6 +184,7 @@ int sart_chan_attach(SartChan *ch, int fd, double spin_us, const char **why)
 	ch->data_cap = size - SART_CHAN_DATA_OFFSET;
 	ch->fd = fd;
 	ch->spin_us = spin_us;
+	ch->spin_now = spin_us;
 	return 0;
 }
 
@@ -204,7 +220,9 @@ SartChanWait sart_chan_call(SartChan *ch, long pid, double timeout, uint32_t *se
 	store_word(&h->req_seq, s);
 	if (load_word(&h->child_sleeping))
 		futex_wake(&h->req_seq);
-	if (spin_while(&h->ans_seq, 0, ch->spin_us))
+	int seen = spin_while(&h->ans_seq, 0, ch->spin_now);
+	adapt_spin(ch, seen);
+	if (seen)
 		return SART_WAIT_ANSWERED;
 	double deadline = timeout > 0 ? now_us() + timeout * 1e6 : 0;
 	for (;;) {
@@ -230,7 +248,9 @@ uint32_t sart_chan_next(SartChan *ch, uint32_t last)
 {
 	SartChanHeader *h = ch->h;
 	for (;;) {
-		if (spin_while(&h->req_seq, last, ch->spin_us))
+		int seen = spin_while(&h->req_seq, last, ch->spin_now);
+		adapt_spin(ch, seen);
+		if (seen)
 			return load_word(&h->req_seq);
 		store_word(&h->child_sleeping, 1);
 		if (load_word(&h->req_seq) == last)

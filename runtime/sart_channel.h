@@ -87,7 +87,8 @@ typedef struct SartChan {
 	size_t size;       /* the mapping's size, the parent's own knowledge */
 	size_t data_cap;   /* bytes of the data area */
 	int fd;
-	double spin_us;
+	double spin_us;    /* the longest spin before sleeping */
+	double spin_now;   /* the next spin's length, adapted to how spins end */
 	uint32_t seq;      /* the parent's last request number (not read back from the slot) */
 } SartChan;
 
