@@ -1093,6 +1093,14 @@ static void on_step(void *env, int f, double t, double h, int done)
 		s->step_began = now_seconds();
 }
 
+/* Around every doStep when nothing else watches them: the crash guard's note of the FMU
+ * being stepped. */
+static void on_step_guarded(void *env, int f, double t, double h, int done)
+{
+	Sim *s = env;
+	crash_guard_step(s->fmus[f].name, t, h, done);
+}
+
 static int write_header(Sim *s)
 {
 	fputs("time", s->out);
@@ -1224,7 +1232,7 @@ static int run_once(Sim *s, const SartScenario *sc, double step, const char *lab
 	s->prog_last = -1;
 	for (int f = 0; f < s->nfmus; f++)
 		s->prof[f] = (SimProfile){0, 0};
-	o.on_step = on_step; /* the crash guard names the FMU being stepped */
+	o.on_step = a->step_timeout > 0 || a->profile ? on_step : on_step_guarded;
 	o.step_env = s;
 	if (a->step_timeout > 0) {
 		watchdog_argv[0] = "sh";
