@@ -235,7 +235,11 @@ SartChanWait sart_chan_call(SartChan *ch, long pid, double timeout, uint32_t *se
 		pid_t r = waitpid((pid_t)pid, wstatus, WNOHANG);
 		if (r == (pid_t)pid)
 			return SART_WAIT_DIED;
-		if (r < 0 && errno != EINTR)
+		/* an importer that ignores SIGCHLD has its children reaped at once: then only
+		 * whether the process is still there can be known */
+		if (r < 0 && errno == ECHILD && kill((pid_t)pid, 0) != 0)
+			return SART_WAIT_GONE;
+		if (r < 0 && errno != EINTR && errno != ECHILD)
 			return SART_WAIT_ERROR;
 		if (deadline && now_us() >= deadline) {
 			kill_and_reap(pid, wstatus);

@@ -108,6 +108,7 @@ typedef enum SartChanWait {
 	SART_WAIT_ANSWERED,
 	SART_WAIT_DIED,    /* *wstatus holds the child's wait status; it is reaped */
 	SART_WAIT_TIMEOUT, /* the child was killed and reaped */
+	SART_WAIT_GONE,    /* the child is gone, reaped elsewhere (SIGCHLD ignored) */
 	SART_WAIT_ERROR    /* waitpid failed: the child is not ours to watch */
 } SartChanWait;
 

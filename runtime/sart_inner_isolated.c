@@ -119,6 +119,10 @@ static SART_COLD SartStatus lost_wait(SartInner *in, uint32_t op, SartChanWait w
 	}
 	if (w == SART_WAIT_ERROR)
 		return lost(in, op, "cannot watch the FMU's process: %s", strerror(errno));
+	if (w == SART_WAIT_GONE) {
+		iso->pid = 0;
+		return lost(in, op, "the FMU's process ended (reaped elsewhere: how is unknown)");
+	}
 	iso->pid = 0;
 	if (WIFSIGNALED(ws))
 		return lost(in, op, "the FMU's process died of signal %d (%s: %s)", WTERMSIG(ws),
@@ -368,7 +372,8 @@ static void iso_unbind(SartInner *in)
 		if (w == SART_WAIT_DIED || w == SART_WAIT_TIMEOUT)
 			iso->pid = 0;
 		for (int i = 0; iso->pid > 0 && i < 2000; i++) {
-			if (waitpid((pid_t)iso->pid, &ws, WNOHANG) == (pid_t)iso->pid)
+			pid_t r = waitpid((pid_t)iso->pid, &ws, WNOHANG);
+			if (r == (pid_t)iso->pid || (r < 0 && errno == ECHILD))
 				iso->pid = 0;
 			else {
 				struct timespec ms = {0, 1000000L};

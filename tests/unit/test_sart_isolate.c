@@ -348,6 +348,19 @@ static void isolate__endless_loop__killed_after_the_step_timeout(void **state)
 	crash_case(11, 0.3, "no answer within 0.3 s; the FMU's process was killed");
 }
 
+/* An importer that ignores SIGCHLD: the dead child is reaped by the kernel, and the call
+ * still fails instead of waiting for ever. */
+static void isolate__sigchld_ignored__crash_still_noticed(void **state)
+{
+	(void)state;
+	struct sigaction ign, old;
+	memset(&ign, 0, sizeof ign);
+	ign.sa_handler = SIG_IGN;
+	sigaction(SIGCHLD, &ign, &old);
+	crash_case(8, 0, "the FMU's process ended (reaped elsewhere: how is unknown)");
+	sigaction(SIGCHLD, &old, NULL);
+}
+
 static void isolate__shared_memory_too_small__error_not_crash(void **state)
 {
 	(void)state;
@@ -533,6 +546,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(isolate__abort_in_do_step__fatal_naming_the_signal),
 		cmocka_unit_test(isolate__exit_in_do_step__fatal_naming_the_status),
 		cmocka_unit_test(isolate__endless_loop__killed_after_the_step_timeout),
+		cmocka_unit_test(isolate__sigchld_ignored__crash_still_noticed),
 		cmocka_unit_test(isolate__shared_memory_too_small__error_not_crash),
 		cmocka_unit_test(isolate__host_answers_garbage__fatal_not_crash),
 		cmocka_unit_test(isolate__host_dies_mid_answer_or_never_answers__fatal),
