@@ -53,6 +53,7 @@ LIB_OBJ := $(patsubst compiler/%.c,$(BUILD)/obj/%.o,$(LIB_SRC)) \
            $(patsubst generated/%.c,$(BUILD)/obj/%.o,$(GEN_SRC)) \
            $(BUILD)/obj/rt/sart_numfmt.o
 SACC    := $(BUILD)/sacc
+FMU_HOST := $(BUILD)/sacc-fmu-host
 
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BIN  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
@@ -61,8 +62,8 @@ FMU_DIRS  := $(patsubst tests/fmus/%/modelDescription.xml,%,$(wildcard tests/fmu
 FMUS      := $(patsubst %,$(BUILD)/fmus/%.fmu,$(FMU_DIRS))
 FMU_PACK  := $(BUILD)/tools/fmu_pack
 
-.PHONY: all deps demo check check-core check-unit check-golden check-asan check-valgrind \
-        check-generated check-docs golden-update fuzz clean
+.PHONY: all deps demo check check-core check-isolated check-unit check-golden check-asan \
+        check-valgrind check-generated check-docs golden-update fuzz clean
 .SUFFIXES:
 
 all: $(SACC) $(FMUS)
@@ -134,7 +135,8 @@ $(BUILD)/libsacc.a: $(LIB_OBJ)
 $(BUILD)/obj/main.o: ALL_CFLAGS += -Iorchestrator
 $(BUILD)/obj/main.o: $(wildcard orchestrator/*.h)
 
-$(SACC): $(BUILD)/obj/main.o $(BUILD)/liborchestrator.a $(BUILD)/libsacc.a $(BUILD)/libsart.a
+$(SACC): $(BUILD)/obj/main.o $(BUILD)/liborchestrator.a $(BUILD)/libsacc.a $(BUILD)/libsart.a \
+         | $(FMU_HOST)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS) -ldl
 
 # ---- test FMUs --------------------------------------------------------------------------
@@ -232,6 +234,11 @@ $(BUILD)/runtime/%.o: runtime/%.c $(RUNTIME_HDR)
 $(BUILD)/libsart.a: $(RUNTIME_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
+
+# The host program of inner FMUs run out of process (runtime/sart_isolate.h), beside sacc:
+# its main is the one file of runtime/host/, outside what a wrapper links.
+$(FMU_HOST): runtime/host/sacc_fmu_host.c $(BUILD)/libsart.a $(RUNTIME_HDR)
+	$(CC) $(RT_CFLAGS) $(WARN) -o $@ $< $(BUILD)/libsart.a -ldl -lm
 
 # ---- the orchestrator (orchestrator/: `sacc simulate`, `sacc plot`) ----------------------
 # The master algorithms (orchestrator/sart_*.c) are built as the runtime is (C99, over the
@@ -390,6 +397,17 @@ $(BUILD)/tests/test_e2e_wrapper: | $(PATHS_GENERAL) $(PATHS_STATS) $(PW_FMUS) $(
 bench-wrapper: deps $(SACC) $(FMUS)
 	@SACC=$(SACC) BUILD=$(BUILD) sh bench/wrapper/run.sh
 
+# What an inner FMU out of process costs: a set(3)/doStep/get(2) cycle on the window FMU,
+# in process and isolated; the last line is `isolated_round_trip_us N` (the median).
+ISO_BENCH := $(BUILD)/bench/isolation/roundtrip
+.PHONY: bench-isolation
+bench-isolation: $(ISO_BENCH) $(FMU_HOST) $(BUILD)/fmus/window.fmu
+	@$(ISO_BENCH) $(BUILD)
+
+$(ISO_BENCH): bench/isolation/roundtrip.c $(BUILD)/libsart.a $(RUNTIME_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(WARN) -Iruntime -o $@ $< $(BUILD)/libsart.a -ldl -lm
+
 # Benchmark 1 of MASTER.md, two coupled masses: six schemes of `sacc simulate` against the
 # exact monolithic reference (DRIVER=handloop: the hand-written master instead).  The
 # reference, like the two mass FMUs, uses GSL's matrix exponential.
@@ -513,6 +531,9 @@ $(BUILD)/tests/test_sart_%: tests/unit/test_sart_%.c $(ORCH_LIB) $(BUILD)/libsar
 	    -Iruntime/fmi2 -o $@ $< $(ORCH_LIB) $(BUILD)/libsart.a $(BUILD)/libsacc.a $(LDLIBS) \
 	    -lcmocka -ldl
 
+# The out-of-process tests run the host program and crash the fault FMU.
+$(BUILD)/tests/test_sart_isolate: | $(FMU_HOST) $(BUILD)/fmus/faulty.fmu
+
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(ORCH_LIB) $(BUILD)/libsacc.a $(wildcard tests/unit/*.h) \
                        $(KIT_FILES) $(ORCH_HDR)
 	@mkdir -p $(dir $@)
@@ -536,6 +557,13 @@ check-docs: $(SACC) $(FMUS) $(PW_FMUS)
 
 check-core: check-unit check-golden check-docs
 
+# The simulate tests again with every inner FMU out of process (simulate_test.h adds
+# --isolate all when SACC_TEST_ISOLATE=1).
+ISOLATED_TESTS := test_simulate test_simulate_faults test_sweep
+check-isolated: $(SACC) $(FMUS) $(patsubst %,$(BUILD)/tests/%,$(ISOLATED_TESTS))
+	@fail=0; for t in $(ISOLATED_TESTS); do \
+	  SACC_TEST_ISOLATE=1 SACC_BUILD=$(BUILD) $(BUILD)/tests/$$t || fail=1; done; exit $$fail
+
 check-asan:
 	@$(MAKE) --no-print-directory BUILD=build/asan SAN=1 CFLAGS="-O1 -g" check-core
 
@@ -545,6 +573,7 @@ check-valgrind: $(UNIT_BIN) $(SACC) $(FMUS) $(FMUS3) $(PW_FMUS) $(PWD_FMUS) $(E2
 check: deps
 	@$(MAKE) --no-print-directory check-generated
 	@$(MAKE) --no-print-directory check-core
+	@$(MAKE) --no-print-directory check-isolated
 	@$(MAKE) --no-print-directory check-asan
 	@$(MAKE) --no-print-directory check-valgrind
 	@echo "make check: all suites passed"
@@ -567,16 +596,17 @@ MAN1DIR     := $(PREFIX)/share/man/man1
 BASHCOMPDIR := $(PREFIX)/share/bash-completion/completions
 .PHONY: install uninstall
 
-install: $(SACC)
+install: $(SACC) $(FMU_HOST)
 	install -d '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(MAN1DIR)' '$(DESTDIR)$(BASHCOMPDIR)'
 	install -m 755 $(SACC) '$(DESTDIR)$(BINDIR)/sacc'
+	install -m 755 $(FMU_HOST) '$(DESTDIR)$(BINDIR)/sacc-fmu-host'
 	$(SACC) completion bash > $(BUILD)/sacc.bash
 	install -m 644 $(BUILD)/sacc.bash '$(DESTDIR)$(BASHCOMPDIR)/sacc'
 	if [ -f docs/sacc.1 ]; then install -m 644 docs/sacc.1 '$(DESTDIR)$(MAN1DIR)/sacc.1'; fi
 
 uninstall:
-	rm -f '$(DESTDIR)$(BINDIR)/sacc' '$(DESTDIR)$(MAN1DIR)/sacc.1' \
-	      '$(DESTDIR)$(BASHCOMPDIR)/sacc'
+	rm -f '$(DESTDIR)$(BINDIR)/sacc' '$(DESTDIR)$(BINDIR)/sacc-fmu-host' \
+	      '$(DESTDIR)$(MAN1DIR)/sacc.1' '$(DESTDIR)$(BASHCOMPDIR)/sacc'
 
 # ---- fuzzing (clang's libFuzzer) --------------------------------------------------------
 FUZZ_SECONDS ?= 60

@@ -447,7 +447,9 @@ static int initialize(Master *m)
 		const SartFmu *fm = &sc->fmus[f];
 		SartInnerConfig cfg = {fm->name, fm->dir, fm->model_identifier, fm->version,
 		                       fm->caps & SEAM_CAPS, master_log, m};
-		if (!ok(sart_inner_load(&cfg, &m->f[f].in))) {
+		SartStatus st = o->load_inner ? o->load_inner(o->load_env, &cfg, &m->f[f].in)
+		                               : sart_inner_load(&cfg, &m->f[f].in);
+		if (!ok(st)) {
 			flush_pending(m);
 			return master_fail(m, "%s: cannot load the FMU", fm->name);
 		}

@@ -323,6 +323,10 @@ typedef struct SartMasterOptions {
 	 * (sart_master_fast.c).  The results are the same bit for bit, only slower: the fast
 	 * path's test runs each scenario both ways and compares them. */
 	int no_fast_path;
+	/* Opens each inner FMU in place of sart_inner_load (NULL: sart_inner_load), e.g. out
+	 * of process (`sacc simulate --isolate`, sart_inner_load_isolated). */
+	SartStatus (*load_inner)(void *env, const SartInnerConfig *cfg, SartInner **out);
+	void *load_env;
 } SartMasterOptions;
 
 /* What a run did. */

@@ -33,9 +33,11 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "crash_guard.h"
 #include "csv.h"
 #include "driver.h"
 #include "fmu.h"
+#include "isolate.h"
 #include "numfmt.h"
 #include "package.h"
 #include "progress.h"
@@ -96,6 +98,7 @@ typedef struct SimArgs {
 	SartStepControl step_control;
 	double tolerance, min_step, max_step;
 	double step_timeout; /* s, 0 for none */
+	const char *isolate; /* --isolate: all or INST,... run out of process; NULL for none */
 	double realtime;     /* wall seconds per simulated second, 0 for none */
 	int max_overruns;    /* more stop the run; -1 for no limit */
 	bool profile;
@@ -338,6 +341,9 @@ const CliOption sim_options[] = {
 	{"--step-timeout", CLI_VALUE, "SECONDS", set_seconds, AT(step_timeout), SIM, 0,
 	 "wall-clock limit on one doStep of one FMU; an FMU that overruns it stops the run "
 	 "(exit 1, the result kept)", NULL},
+	{"--isolate", CLI_VALUE, "all|INST,...", cli_set_string, AT(isolate), SIM, 0,
+	 "run these FMUs (all, or instances) each in a child process: a crash, exit or hang "
+	 "(--step-timeout) in one is a failed call", NULL},
 	{"--realtime", CLI_OPT_NUMBER, "SCALE", set_realtime, AT(realtime), SIM, 0,
 	 "pace the run: the point at t waits until (t - T0) * SCALE wall seconds after the "
 	 "first (SCALE: wall seconds per simulated second, default 1); a point reached later is "
@@ -679,14 +685,24 @@ static void watch_step(Sim *s, int f, double t, double h, int done)
 static void on_step(void *env, int f, double t, double h, int done)
 {
 	Sim *s = env;
+	crash_guard_step(s->fmus[f].name, t, h, done);
 	if (s->args->profile && done) {
 		s->prof[f].seconds += now_seconds() - s->step_began;
 		s->prof[f].calls++;
 	}
-	if (s->args->step_timeout > 0)
+	/* an isolated FMU's own limit ends a hung step as a failed call, not the process */
+	if (s->args->step_timeout > 0 && !sim_isolate_covers(s->args->isolate, s->fmus[f].name))
 		watch_step(s, f, t, h, done);
 	if (s->args->profile && !done)
 		s->step_began = now_seconds();
+}
+
+/* Around every doStep when nothing else watches them: the crash guard's note of the FMU
+ * being stepped. */
+static void on_step_guarded(void *env, int f, double t, double h, int done)
+{
+	Sim *s = env;
+	crash_guard_step(s->fmus[f].name, t, h, done);
 }
 
 static int write_header(Sim *s)
@@ -806,6 +822,12 @@ static int run_once(Sim *s, const SartScenario *sc, double step, const char *lab
 	                       .no_rollback = a->no_rollback};
 	SartMasterResult res;
 	struct sigaction sa, old_int, old_term, old_alrm;
+	SimIsolate isolate;
+	char why[1024];
+	if (sim_isolate_prepare(&isolate, a->isolate, sc, a->step_timeout, &o, why, sizeof why)) {
+		fprintf(stderr, "sacc simulate: %s\n", why);
+		return 1;
+	}
 	s->rows = 0;
 	s->last_t = a->start;
 	s->overruns = 0;
@@ -813,10 +835,8 @@ static int run_once(Sim *s, const SartScenario *sc, double step, const char *lab
 	s->prog_last = -1;
 	for (int f = 0; f < s->nfmus; f++)
 		s->prof[f] = (SimProfile){0, 0};
-	if (a->step_timeout > 0 || a->profile) {
-		o.on_step = on_step;
-		o.step_env = s;
-	}
+	o.on_step = a->step_timeout > 0 || a->profile ? on_step : on_step_guarded;
+	o.step_env = s;
 	if (a->step_timeout > 0) {
 		watchdog_argv[0] = "sh";
 		watchdog_argv[1] = "-c";
@@ -835,7 +855,10 @@ static int run_once(Sim *s, const SartScenario *sc, double step, const char *lab
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	s->run_began = now_seconds();
+	crash_guard_arm(s->capture ? -1 : s->rows_out.fd, &s->rows_out.data, &s->rows_out.len,
+	                &s->rows, &s->last_t, s->tmpdir);
 	int rc = sart_master_run(sc, &o, &res);
+	crash_guard_disarm();
 	if (!s->capture && s->rows_out.len)
 		flush_rows(s);
 	double wall = now_seconds() - s->run_began;

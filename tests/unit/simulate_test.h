@@ -72,14 +72,22 @@ static inline void write_text(Ctx *c, const char *name, const char *text)
 	fclose(f);
 }
 
+/* Whether SACC_TEST_ISOLATE=1 asks for every inner FMU out of process (`make
+ * check-isolated`): the same tests then run each `sacc simulate` with --isolate all. */
+static inline int sim_isolated(void)
+{
+	const char *e = getenv("SACC_TEST_ISOLATE");
+	return e && !strcmp(e, "1");
+}
+
 /* Runs `sacc simulate ARGS` (stdout to out.txt, stderr to err.txt in the scratch
  * directory); returns the exit status. */
 static inline int simulate(Ctx *c, const char *args)
 {
 	const char *b = test_build_dir();
 	snprintf(c->cmd, sizeof c->cmd,
-	         "TMPDIR='%s' '%s/sacc' simulate -L '%s/fmus' %s >'%s/out.txt' 2>'%s/err.txt'",
-	         c->tmp, b, b, args, c->dir, c->dir);
+	         "TMPDIR='%s' '%s/sacc' simulate -L '%s/fmus' %s%s >'%s/out.txt' 2>'%s/err.txt'",
+	         c->tmp, b, b, sim_isolated() ? "--isolate all " : "", args, c->dir, c->dir);
 	int st = system(c->cmd);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }

@@ -145,10 +145,16 @@ static void faults__hang__stopped_by_step_timeout(void **state)
 	double wall = now_s() - t0;
 	assert_true(wall < 2.5);
 	assert_csv(c, rows_to_02);
-	assert_err(c, "sacc simulate: [faulty] fmi2DoStep(t = 0.2, "
-	              "h = 0.10000000000000003) did not return within --step-timeout 0.3 s; a "
-	              "call cannot be abandoned safely, so the run stops\n"
-	              "sacc simulate: stopped at t = 0.2: 2 steps accepted");
+	if (sim_isolated()) /* out of process, the hung step is a failed call */
+		assert_err(c, "sacc simulate: at t = 0.20000000000000001: [faulty] doStep(t = "
+		              "0.20000000000000001, h = 0.10000000000000003): no answer within 0.3 s; "
+		              "the FMU's process was killed\n"
+		              "sacc simulate: stopped at t = 0.2: 2 steps accepted");
+	else
+		assert_err(c, "sacc simulate: [faulty] fmi2DoStep(t = 0.2, "
+		              "h = 0.10000000000000003) did not return within --step-timeout 0.3 s; a "
+		              "call cannot be abandoned safely, so the run stops\n"
+		              "sacc simulate: stopped at t = 0.2: 2 steps accepted");
 	assert_tmp_empty(c);
 
 	assert_int_equal(run_faulty(c, 7, "0.25", "--set faulty.hang_seconds=0.05 "

@@ -6,7 +6,7 @@
  * wrapper over it exposes them as its own inputs and a test can set them from outside;
  * `sacc simulate --set faulty.fault=2` sets them as it sets parameters):
  *   fault         0 none; 1 discard; 2 error; 3 fatal; 4 nan; 5 inf; 6 ignore_set_state;
- *                 7 hang (the FAULT_* values below)
+ *                 7 hang; 8 segv; 9 abort; 10 exit; 11 loop (the FAULT_* values below)
  *   at            s: the fault strikes in the first step that ends after `at`
  *                 (discard: in the step that crosses `at`, i.e. t < at < t + h)
  *   hang_seconds  s: how long a hanging step sleeps (3600 by default, far beyond any
@@ -20,6 +20,9 @@
  *                     `at` on fmi2SetFMUstate returns fmi2OK and restores nothing (a lie a
  *                     master must detect: `sacc inspect --probe-state`)
  *   hang              the step sleeps hang_seconds, then completes normally
+ *   segv, abort,      the step kills the process as a broken FMU would: a write through
+ *   exit, loop        a null pointer (SIGSEGV), abort() (SIGABRT), exit(3), or a loop
+ *                     that never ends (burning CPU, unlike hang: no signal wakes it)
  *
  * The kit's fmi2SetFMUstate is wrapped for ignore_set_state: this file includes the kit's C
  * with that one function renamed (kit_fmi2SetFMUstate) and defines fmi2SetFMUstate itself,
@@ -28,6 +31,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <time.h>
 
 #define fmi2SetFMUstate kit_fmi2SetFMUstate
@@ -47,6 +51,11 @@ enum {
 	FAULT_INF = 5,
 	FAULT_IGNORE_SET_STATE = 6,
 	FAULT_HANG = 7,
+	FAULT_SEGV = 8,
+	FAULT_ABORT = 9,
+	FAULT_EXIT = 10,
+	FAULT_LOOP = 11,
+	FAULT_LAST = FAULT_LOOP
 };
 
 typedef struct Faulty {
@@ -101,11 +110,27 @@ static void sleep_for(double seconds)
 	}
 }
 
+/* The crashing faults: never returns.  The null pointer is read through a volatile so
+ * that the compiler keeps the write (to a volatile int: a plain one it may drop). */
+static void crash(int fault)
+{
+	volatile int *volatile nowhere = NULL;
+	volatile unsigned long spins = 0;
+	switch (fault) {
+	case FAULT_SEGV: *nowhere = 1; break;
+	case FAULT_ABORT: abort();
+	case FAULT_EXIT: exit(3);
+	default: break;
+	}
+	for (;;)
+		spins++;
+}
+
 static fmi2Status do_step(KitInstance *k, void *state, double t, double h, double *reached)
 {
 	Faulty *s = state;
-	if (s->fault < FAULT_NONE || s->fault > FAULT_HANG) {
-		kit_log(k, fmi2Error, "fault = %d is not one of 0..7", (int)s->fault);
+	if (s->fault < FAULT_NONE || s->fault > FAULT_LAST) {
+		kit_log(k, fmi2Error, "fault = %d is not one of 0..%d", (int)s->fault, FAULT_LAST);
 		return fmi2Error;
 	}
 	double end = t + h, tol = 1e-12 * (fabs(s->at) > 1 ? fabs(s->at) : 1);
@@ -133,6 +158,13 @@ static fmi2Status do_step(KitInstance *k, void *state, double t, double h, doubl
 	case FAULT_HANG:
 		if (strikes && s->hang_seconds > 0)
 			sleep_for(s->hang_seconds);
+		break;
+	case FAULT_SEGV:
+	case FAULT_ABORT:
+	case FAULT_EXIT:
+	case FAULT_LOOP:
+		if (strikes)
+			crash((int)s->fault);
 		break;
 	default:
 		break;

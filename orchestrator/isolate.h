@@ -1,0 +1,30 @@
+/* isolate.h — `sacc simulate --isolate all|INST,...`: the chosen inner FMUs are opened
+ * out of process (runtime/sart_isolate.h), each in a child running sacc-fmu-host, so that
+ * a crash, an exit or a hang inside one becomes a failed call and the run stops with
+ * every accepted step written.  This file chooses the FMUs, finds the host program and
+ * gives the master its loader; the option itself is one line of simulate_cli.c. */
+#ifndef SACC_ISOLATE_H
+#define SACC_ISOLATE_H
+
+#include <stddef.h>
+
+#include "sart_isolate.h"
+#include "sart_master.h"
+
+typedef struct SimIsolate {
+	const char *list;      /* "all" or "A,B,..."; NULL for none */
+	SartIsolation iso;
+	char host[4096];
+} SimIsolate;
+
+/* Checks list (NULL: nothing to isolate) against sc's instance names and finds the host:
+ * $SACC_FMU_HOST, else sacc-fmu-host beside the running program.  step_timeout (s, 0 for
+ * none) becomes the limit on each isolated doStep.  On success o's loader is set when
+ * anything is isolated, and 0 is returned; otherwise 1 with a message in err. */
+int sim_isolate_prepare(SimIsolate *si, const char *list, const SartScenario *sc,
+                        double step_timeout, SartMasterOptions *o, char *err, size_t errsize);
+
+/* Whether list ("all", "A,B", NULL) names instance name. */
+int sim_isolate_covers(const char *list, const char *name);
+
+#endif

@@ -1,0 +1,272 @@
+/* sart_channel.c — the shared-memory slot between a parent and its FMU host (sart_channel.h):
+ * creation, attachment, and the two waits, each a brief spin and then a futex sleep. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* memfd_create, syscall */
+#endif
+
+#include "sart_channel.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* A sleeping side is woken within this much to look at its peer (death, time limit). */
+#define WATCH_SLICE_NS 5000000L
+
+unsigned char *sart_chan_data(const SartChan *ch)
+{
+	return (unsigned char *)ch->h + SART_CHAN_DATA_OFFSET;
+}
+
+unsigned char *sart_chan_log(const SartChan *ch)
+{
+	return (unsigned char *)ch->h + SART_CHAN_LOG_OFFSET;
+}
+
+size_t sart_chan_span(size_t off, size_t n, size_t elem)
+{
+	size_t start = (off + 7) & ~(size_t)7;
+	if (start < off || (elem && n > (SIZE_MAX - start) / elem))
+		return 0;
+	return start + n * elem;
+}
+
+static double now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ __volatile__("pause");
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+static uint32_t load_word(const uint32_t *w)
+{
+	return __atomic_load_n(w, __ATOMIC_SEQ_CST);
+}
+
+static void store_word(uint32_t *w, uint32_t v)
+{
+	__atomic_store_n(w, v, __ATOMIC_SEQ_CST);
+}
+
+/* Sleeps while *w == val, at most ns nanoseconds (0: no limit); shared, not private: the
+ * word lives in memory two processes map. */
+static void futex_wait(uint32_t *w, uint32_t val, long ns)
+{
+	struct timespec ts = {0, ns};
+	syscall(SYS_futex, w, FUTEX_WAIT, val, ns ? &ts : NULL, NULL, 0);
+}
+
+static void futex_wake(uint32_t *w)
+{
+	syscall(SYS_futex, w, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
+/* How long to spin next, adapted as adaptive mutexes do: a spin that ended in sleep
+ * shortens the next (down to SPIN_FLOOR_US), one that saw the change restores the full
+ * spin.  When parent and child share one core, spinning only delays the peer: the spin
+ * then shrinks to the floor and the wake-ups are the futex's. */
+#define SPIN_FLOOR_US 5.0
+
+static void adapt_spin(SartChan *ch, int seen)
+{
+	double next = seen ? ch->spin_us : ch->spin_now * 0.75;
+	if (next < SPIN_FLOOR_US)
+		next = ch->spin_us < SPIN_FLOOR_US ? ch->spin_us : SPIN_FLOOR_US;
+	ch->spin_now = next;
+}
+
+/* Spins up to spin_us while *w == val; returns whether it changed. */
+static int spin_while(const uint32_t *w, uint32_t val, double spin_us)
+{
+	if (load_word(w) != val)
+		return 1;
+	if (spin_us <= 0)
+		return 0;
+	double end = now_us() + spin_us;
+	for (unsigned i = 1;; i++) {
+		cpu_relax();
+		if (load_word(w) != val)
+			return 1;
+		if ((i & 63) == 0 && now_us() >= end)
+			return 0;
+	}
+}
+
+int sart_chan_create(SartChan *ch, size_t size, double spin_us)
+{
+	memset(ch, 0, sizeof *ch);
+	ch->fd = -1;
+	if (!size)
+		size = (size_t)4 << 20;
+	if (size < SART_CHAN_MIN_SIZE + SART_CHAN_DATA_OFFSET) {
+		errno = EINVAL;
+		return -1;
+	}
+	int fd = memfd_create("sacc-fmu-host", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -1;
+	/* sealed at its size: a child that shrank it would make the parent's next access to
+	 * the mapping a SIGBUS */
+	if (ftruncate(fd, (off_t)size) != 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	ch->h = p;
+	ch->size = size;
+	ch->data_cap = size - SART_CHAN_DATA_OFFSET;
+	ch->fd = fd;
+	ch->spin_us = spin_us;
+	ch->spin_now = spin_us;
+	ch->h->magic = SART_CHAN_MAGIC;
+	ch->h->version = SART_CHAN_VERSION;
+	ch->h->size = size;
+	return 0;
+}
+
+int sart_chan_attach(SartChan *ch, int fd, double spin_us, const char **why)
+{
+	struct stat st;
+	SartChanHeader hdr;
+	memset(ch, 0, sizeof *ch);
+	ch->fd = -1;
+	if (fstat(fd, &st) != 0) {
+		*why = "the channel descriptor is not open";
+		return -1;
+	}
+	size_t size = (size_t)st.st_size;
+	if (st.st_size < 0 || size < SART_CHAN_DATA_OFFSET + SART_CHAN_MIN_SIZE) {
+		*why = "the shared memory is too small to be a channel";
+		return -1;
+	}
+	if (pread(fd, &hdr, sizeof hdr, 0) != (ssize_t)sizeof hdr || hdr.magic != SART_CHAN_MAGIC ||
+	    hdr.version != SART_CHAN_VERSION) {
+		*why = "the shared memory is not a channel of this version";
+		return -1;
+	}
+	if (hdr.size != size) {
+		*why = "the shared memory is cut short (its size is not the one announced)";
+		return -1;
+	}
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		*why = "cannot map the shared memory";
+		return -1;
+	}
+	ch->h = p;
+	ch->size = size;
+	ch->data_cap = size - SART_CHAN_DATA_OFFSET;
+	ch->fd = fd;
+	ch->spin_us = spin_us;
+	ch->spin_now = spin_us;
+	return 0;
+}
+
+void sart_chan_close(SartChan *ch)
+{
+	if (ch->h)
+		munmap(ch->h, ch->size);
+	if (ch->fd >= 0)
+		close(ch->fd);
+	ch->h = NULL;
+	ch->fd = -1;
+}
+
+/* Kills the child (a hang) and reaps it. */
+static void kill_and_reap(long pid, int *wstatus)
+{
+	kill((pid_t)pid, SIGKILL);
+	while (waitpid((pid_t)pid, wstatus, 0) < 0 && errno == EINTR)
+		;
+}
+
+SartChanWait sart_chan_call(SartChan *ch, long pid, double timeout, uint32_t *seq,
+                            int *wstatus)
+{
+	SartChanHeader *h = ch->h;
+	uint32_t s = ch->seq + 1;
+	if (s == 0)
+		s = 1; /* 0 is the answer word's "nothing yet" */
+	ch->seq = s;
+	/* the answer word must not already read as this call's answer */
+	store_word(&h->ans_seq, 0);
+	*seq = s;
+	store_word(&h->req_seq, s);
+	if (load_word(&h->child_sleeping))
+		futex_wake(&h->req_seq);
+	int seen = spin_while(&h->ans_seq, 0, ch->spin_now);
+	adapt_spin(ch, seen);
+	if (seen)
+		return SART_WAIT_ANSWERED;
+	double deadline = timeout > 0 ? now_us() + timeout * 1e6 : 0;
+	for (;;) {
+		store_word(&h->parent_sleeping, 1);
+		if (load_word(&h->ans_seq) == 0)
+			futex_wait(&h->ans_seq, 0, WATCH_SLICE_NS);
+		store_word(&h->parent_sleeping, 0);
+		if (load_word(&h->ans_seq) != 0)
+			return SART_WAIT_ANSWERED;
+		pid_t r = waitpid((pid_t)pid, wstatus, WNOHANG);
+		if (r == (pid_t)pid)
+			return SART_WAIT_DIED;
+		/* an importer that ignores SIGCHLD has its children reaped at once: then only
+		 * whether the process is still there can be known */
+		if (r < 0 && errno == ECHILD && kill((pid_t)pid, 0) != 0)
+			return SART_WAIT_GONE;
+		if (r < 0 && errno != EINTR && errno != ECHILD)
+			return SART_WAIT_ERROR;
+		if (deadline && now_us() >= deadline) {
+			kill_and_reap(pid, wstatus);
+			return SART_WAIT_TIMEOUT;
+		}
+	}
+}
+
+uint32_t sart_chan_next(SartChan *ch, uint32_t last)
+{
+	SartChanHeader *h = ch->h;
+	for (;;) {
+		int seen = spin_while(&h->req_seq, last, ch->spin_now);
+		adapt_spin(ch, seen);
+		if (seen)
+			return load_word(&h->req_seq);
+		store_word(&h->child_sleeping, 1);
+		if (load_word(&h->req_seq) == last)
+			futex_wait(&h->req_seq, last, 0);
+		store_word(&h->child_sleeping, 0);
+	}
+}
+
+void sart_chan_answer(SartChan *ch, uint32_t seq)
+{
+	SartChanHeader *h = ch->h;
+	store_word(&h->ans_seq, seq);
+	if (load_word(&h->parent_sleeping))
+		futex_wake(&h->ans_seq);
+}

@@ -1,0 +1,129 @@
+/* sart_channel.h — the shared-memory slot between a parent and its FMU host child
+ * (sart_isolate.h).  Private to sart_channel.c, sart_host.c and sart_inner_isolated.c.
+ *
+ * One memfd mapped by both: a header holding one request and one answer, a log area the
+ * child fills with the messages of the call, and a data area for arrays, strings and state
+ * bytes.  The parent writes a request and bumps req_seq; the child answers and sets
+ * ans_seq to the same number.  Each waiting side spins briefly on its word, then sleeps on
+ * it with a futex; a waker calls FUTEX_WAKE only when the other side said it sleeps (the
+ * *_sleeping words, sequentially consistent with the seq words: no lost wake-up).
+ *
+ * The child runs an untrusted FMU, which can scribble on the mapping: the parent reads each
+ * answer field once, checks it (sequence, operation, status, lengths within its own idea of
+ * the sizes) and never follows anything the child wrote without a bound. */
+#ifndef SART_CHANNEL_H
+#define SART_CHANNEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sart_inner.h"
+
+#define SART_CHAN_MAGIC 0x48434153u /* "SACH" */
+#define SART_CHAN_VERSION 1u
+#define SART_CHAN_LOG_BYTES ((size_t)64 << 10)
+#define SART_CHAN_MIN_SIZE ((size_t)64 << 10) /* below this, not a usable slot */
+
+typedef enum SartHostOp {
+	SART_OP_NONE,
+	SART_OP_LOAD, /* data: name, dir, model identifier (NUL-ended); n: version; id: caps */
+	SART_OP_INSTANTIATE, /* data: guid; flags: logging on */
+	SART_OP_ENTER_INIT,  /* d: tolerance, start, stop; flags: 1 tolerance, 2 stop defined */
+	SART_OP_EXIT_INIT,
+	SART_OP_GET_REAL, /* data: vr[n]; answer: values */
+	SART_OP_GET_INTEGER,
+	SART_OP_GET_BOOLEAN,
+	SART_OP_GET_STRING,  /* answer: per value a byte (1 present) and a NUL-ended string */
+	SART_OP_SET_REAL,    /* data: vr[n], values from an 8-aligned offset */
+	SART_OP_SET_INTEGER,
+	SART_OP_SET_BOOLEAN,
+	SART_OP_SET_STRING,
+	SART_OP_SET_INPUT_DERIVATIVES,  /* data: vr[n], order[n], values (8-aligned) */
+	SART_OP_GET_OUTPUT_DERIVATIVES, /* data: vr[n], order[n]; answer: values */
+	SART_OP_DO_STEP,     /* d: t, h; flags: no_set_state_prior; answer: reached */
+	SART_OP_GET_STATE,   /* id: 0 for a new state, else the one to overwrite; answer: id */
+	SART_OP_SET_STATE,   /* id */
+	SART_OP_FREE_STATE,  /* id */
+	SART_OP_SERIALIZED_SIZE, /* id; answer: n */
+	SART_OP_SERIALIZE,       /* id, n: size; answer: the bytes */
+	SART_OP_DESERIALIZE,     /* data: the bytes; id: as GET_STATE; answer: id */
+	SART_OP_TERMINATE,
+	SART_OP_RESET,
+	SART_OP_QUIT,            /* free the instance and exit 0 */
+	SART_OP_COUNT
+} SartHostOp;
+
+/* A log record in the log area: this header, then category and text, each NUL-ended. */
+typedef struct SartLogRecord {
+	uint32_t status;
+	uint32_t report;   /* 1: the seam's own report of the call's outcome (its message) */
+	uint32_t cat_len;  /* bytes, NUL included */
+	uint32_t text_len; /* bytes, NUL included */
+} SartLogRecord;
+
+typedef struct SartChanHeader {
+	uint32_t magic, version;
+	uint64_t size; /* the whole mapping, as the parent made it */
+	uint32_t req_seq, ans_seq;                 /* futex words */
+	uint32_t child_sleeping, parent_sleeping;
+	/* request */
+	uint32_t op, flags;
+	uint64_t n, id, req_len;
+	double d[4];
+	/* answer */
+	uint32_t ans_op;
+	int32_t status;
+	uint64_t ans_n, ans_id, ans_len;
+	double reached;
+	uint64_t log_len;
+	uint32_t log_dropped, pad;
+} SartChanHeader;
+
+#define SART_CHAN_LOG_OFFSET ((size_t)256)
+#define SART_CHAN_DATA_OFFSET (SART_CHAN_LOG_OFFSET + SART_CHAN_LOG_BYTES)
+
+typedef struct SartChan {
+	SartChanHeader *h; /* the mapping */
+	size_t size;       /* the mapping's size, the parent's own knowledge */
+	size_t data_cap;   /* bytes of the data area */
+	int fd;
+	double spin_us;    /* the longest spin before sleeping */
+	double spin_now;   /* the next spin's length, adapted to how spins end */
+	uint32_t seq;      /* the parent's last request number (not read back from the slot) */
+} SartChan;
+
+/* The data area. */
+unsigned char *sart_chan_data(const SartChan *ch);
+unsigned char *sart_chan_log(const SartChan *ch);
+
+/* Parent: makes and maps an unnamed memfd of size bytes (0 for the default).  Returns 0, or
+ * -1 with errno set. */
+int sart_chan_create(SartChan *ch, size_t size, double spin_us);
+/* Child: maps the memfd behind fd and checks it is a channel of this version.  Returns 0,
+ * or -1 with a reason in why. */
+int sart_chan_attach(SartChan *ch, int fd, double spin_us, const char **why);
+void sart_chan_close(SartChan *ch);
+
+typedef enum SartChanWait {
+	SART_WAIT_ANSWERED,
+	SART_WAIT_DIED,    /* *wstatus holds the child's wait status; it is reaped */
+	SART_WAIT_TIMEOUT, /* the child was killed and reaped */
+	SART_WAIT_GONE,    /* the child is gone, reaped elsewhere (SIGCHLD ignored) */
+	SART_WAIT_ERROR    /* waitpid failed: the child is not ours to watch */
+} SartChanWait;
+
+/* Parent: publishes the request already written (fields and data) and waits for the
+ * answer of sequence number *seq (set here).  timeout in s, 0 for none; the child pid
+ * is watched while sleeping.  On DIED or TIMEOUT the child is reaped. */
+SartChanWait sart_chan_call(SartChan *ch, long pid, double timeout, uint32_t *seq,
+                            int *wstatus);
+
+/* Child: waits for the next request after last (spins, then sleeps); returns its seq. */
+uint32_t sart_chan_next(SartChan *ch, uint32_t last);
+/* Child: publishes the answer to request seq. */
+void sart_chan_answer(SartChan *ch, uint32_t seq);
+
+/* Bytes for n elements of elem bytes at an 8-aligned offset after off; 0 on overflow. */
+size_t sart_chan_span(size_t off, size_t n, size_t elem);
+
+#endif

@@ -1,0 +1,382 @@
+/* sart_host.c — the FMU host program (sart_isolate.h): the child side of an isolated inner
+ * FMU.  It loads the FMU through the ordinary seam (whatever back end its FMI version
+ * picks) and serves the parent's requests from the shared slot (sart_channel.h) one at a
+ * time: a request is checked (operation, counts and lengths within the slot), carried out
+ * on the seam, and answered with the status, the values and every message of the call.
+ * States stay here; the parent holds their numbers. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* prctl */
+#endif
+
+#include "sart_channel.h"
+#include "sart_isolate.h"
+
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+typedef struct Host {
+	SartChan ch;
+	SartInner *in;
+	void **states; /* by id - 1; NULL where freed */
+	size_t nstates;
+	size_t log_used;
+	uint32_t log_dropped;
+	int reported; /* the call's outcome was recorded as a report */
+	char name[128];
+} Host;
+
+/* Appends one message to the call's log area; a full area drops it and counts. */
+static void put_record(Host *ho, SartStatus st, int report, const char *cat, const char *text)
+{
+	size_t cl = strlen(cat) + 1, tl = strlen(text) + 1;
+	size_t need = sizeof(SartLogRecord) + cl + tl;
+	need = (need + 7) & ~(size_t)7;
+	if (ho->log_used + need > SART_CHAN_LOG_BYTES) {
+		ho->log_dropped++;
+		return;
+	}
+	unsigned char *p = sart_chan_log(&ho->ch) + ho->log_used;
+	SartLogRecord r = {(uint32_t)st, (uint32_t)report, (uint32_t)cl, (uint32_t)tl};
+	memcpy(p, &r, sizeof r);
+	memcpy(p + sizeof r, cat, cl);
+	memcpy(p + sizeof r + cl, text, tl);
+	ho->log_used += need;
+	if (report)
+		ho->reported = 1;
+}
+
+/* The seam's logger: its own reports (written from the instance's message buffer) are
+ * marked, so that the parent reports them as its own outcome. */
+static void host_log(void *env, SartStatus st, const char *category, const char *message)
+{
+	Host *ho = env;
+	int report = ho->in ? message == sart_inner_message(ho->in) : st >= SART_WARNING;
+	put_record(ho, st, report, category ? category : "", message ? message : "");
+}
+
+static SartStatus host_fail(Host *ho, SartStatus st, const char *fmt, ...)
+{
+	char text[1024];
+	int n = snprintf(text, sizeof text, "[%s] ", ho->name[0] ? ho->name : "sacc-fmu-host");
+	va_list ap;
+	va_start(ap, fmt);
+	if (n > 0 && (size_t)n < sizeof text)
+		vsnprintf(text + n, sizeof text - (size_t)n, fmt, ap);
+	va_end(ap);
+	put_record(ho, st, 1, "logStatusError", text);
+	return st;
+}
+
+/* The request's NUL-ended string at *off within len bytes of data; NULL if none. */
+static const char *take_string(const unsigned char *data, size_t len, size_t *off)
+{
+	if (*off >= len)
+		return NULL;
+	const unsigned char *end = memchr(data + *off, '\0', len - *off);
+	if (!end)
+		return NULL;
+	const char *s = (const char *)data + *off;
+	*off = (size_t)(end - data) + 1;
+	return s;
+}
+
+static SartStatus do_load(Host *ho, const SartChanHeader *rq)
+{
+	const unsigned char *data = sart_chan_data(&ho->ch);
+	size_t off = 0;
+	const char *name = take_string(data, rq->req_len, &off);
+	const char *dir = take_string(data, rq->req_len, &off);
+	const char *id = take_string(data, rq->req_len, &off);
+	if (ho->in)
+		return host_fail(ho, SART_ERROR, "malformed request: the FMU is already loaded");
+	if (!name || !dir || !id)
+		return host_fail(ho, SART_ERROR, "malformed request: load without name, directory "
+		                 "and model identifier");
+	snprintf(ho->name, sizeof ho->name, "%s", name);
+	SartInnerConfig cfg = {name, dir, id, (SartFmiVersion)rq->n, (unsigned)rq->id, host_log,
+	                       ho};
+	return sart_inner_load(&cfg, &ho->in);
+}
+
+/* Element size of the values an operation carries (0 for strings). */
+static size_t value_size(uint32_t op)
+{
+	switch (op) {
+	case SART_OP_GET_REAL:
+	case SART_OP_SET_REAL:
+	case SART_OP_SET_INPUT_DERIVATIVES:
+	case SART_OP_GET_OUTPUT_DERIVATIVES: return sizeof(double);
+	default: return sizeof(int);
+	}
+}
+
+static SartStatus get_strings(Host *ho, const SartVr *vr, size_t n, SartChanHeader *rq)
+{
+	const char **v = calloc(n ? n : 1, sizeof *v);
+	if (!v)
+		return host_fail(ho, SART_ERROR, "getString: out of memory");
+	SartStatus st = sart_inner_get_string(ho->in, vr, n, v);
+	unsigned char *data = sart_chan_data(&ho->ch);
+	size_t off = 0;
+	/* the answer overwrites the value references, which the seam no longer needs */
+	for (size_t i = 0; st <= SART_WARNING && i < n; i++) {
+		const char *s = v[i] ? v[i] : "";
+		size_t len = strlen(s) + 1;
+		if (len + 1 > ho->ch.data_cap - off) {
+			st = host_fail(ho, SART_ERROR, "getString: the strings do not fit in the shared "
+			               "memory (%zu bytes)", ho->ch.data_cap);
+			break;
+		}
+		data[off++] = v[i] != NULL;
+		memcpy(data + off, s, len);
+		off += len;
+	}
+	rq->ans_len = off;
+	free(v);
+	return st;
+}
+
+static SartStatus set_strings(Host *ho, const SartVr *vr, size_t n, const SartChanHeader *rq,
+                              size_t off)
+{
+	const unsigned char *data = sart_chan_data(&ho->ch);
+	const char **v = calloc(n ? n : 1, sizeof *v);
+	if (!v)
+		return host_fail(ho, SART_ERROR, "setString: out of memory");
+	for (size_t i = 0; i < n; i++) {
+		int present = off < rq->req_len && data[off];
+		off++;
+		const char *s = take_string(data, rq->req_len, &off);
+		if (!s) {
+			free(v);
+			return host_fail(ho, SART_ERROR, "malformed request: setString value %zu", i + 1);
+		}
+		v[i] = present ? s : NULL;
+	}
+	SartStatus st = sart_inner_set_string(ho->in, vr, n, (const char *const *)v);
+	free(v);
+	return st;
+}
+
+/* The value calls: value references first, then orders (derivatives), then values. */
+static SartStatus do_values(Host *ho, SartChanHeader *rq)
+{
+	uint32_t op = rq->op;
+	size_t n = (size_t)rq->n, cap = ho->ch.data_cap;
+	int orders = op == SART_OP_SET_INPUT_DERIVATIVES || op == SART_OP_GET_OUTPUT_DERIVATIVES;
+	size_t vr_end = sart_chan_span(0, n, sizeof(SartVr));
+	size_t ord_end = orders ? sart_chan_span(vr_end, n, sizeof(int)) : vr_end;
+	size_t val_end = sart_chan_span(ord_end, n, value_size(op));
+	if (rq->n > cap || !vr_end || !ord_end || !val_end || val_end > cap ||
+	    (op != SART_OP_SET_STRING && rq->req_len > cap))
+		return host_fail(ho, SART_ERROR, "malformed request: %llu values do not fit in the "
+		                 "shared memory", (unsigned long long)rq->n);
+	unsigned char *data = sart_chan_data(&ho->ch);
+	const SartVr *vr = (const SartVr *)data;
+	const int *order = (const int *)(data + sart_chan_span(vr_end, 0, 1));
+	void *val = data + sart_chan_span(ord_end, 0, 1);
+	rq->ans_len = val_end;
+	switch (op) {
+	case SART_OP_GET_REAL: return sart_inner_get_real(ho->in, vr, n, val);
+	case SART_OP_GET_INTEGER: return sart_inner_get_integer(ho->in, vr, n, val);
+	case SART_OP_GET_BOOLEAN: return sart_inner_get_boolean(ho->in, vr, n, val);
+	case SART_OP_SET_REAL: return sart_inner_set_real(ho->in, vr, n, val);
+	case SART_OP_SET_INTEGER: return sart_inner_set_integer(ho->in, vr, n, val);
+	case SART_OP_SET_BOOLEAN: return sart_inner_set_boolean(ho->in, vr, n, val);
+	case SART_OP_GET_STRING: return get_strings(ho, vr, n, rq);
+	case SART_OP_SET_STRING:
+		if (rq->req_len > cap)
+			return host_fail(ho, SART_ERROR, "malformed request: setString data too long");
+		return set_strings(ho, vr, n, rq, vr_end);
+	case SART_OP_SET_INPUT_DERIVATIVES:
+		return sart_inner_set_real_input_derivatives(ho->in, vr, n, order, val);
+	default: return sart_inner_get_real_output_derivatives(ho->in, vr, n, order, val);
+	}
+}
+
+/* The state numbered id (1-based), or NULL. */
+static void **state_slot(Host *ho, uint64_t id)
+{
+	if (id == 0 || id > ho->nstates || !ho->states[id - 1])
+		return NULL;
+	return &ho->states[id - 1];
+}
+
+/* A free slot's number for a new state, 0 when out of memory. */
+static uint64_t new_slot(Host *ho)
+{
+	for (size_t i = 0; i < ho->nstates; i++)
+		if (!ho->states[i])
+			return i + 1;
+	void **grown = realloc(ho->states, (ho->nstates + 1) * sizeof *grown);
+	if (!grown)
+		return 0;
+	ho->states = grown;
+	ho->states[ho->nstates++] = NULL;
+	return ho->nstates;
+}
+
+static SartStatus do_states(Host *ho, SartChanHeader *rq)
+{
+	void **slot = NULL;
+	if ((rq->op != SART_OP_GET_STATE && rq->op != SART_OP_DESERIALIZE) || rq->id) {
+		slot = state_slot(ho, rq->id);
+		if (!slot)
+			return host_fail(ho, SART_ERROR, "malformed request: no state number %llu",
+			                 (unsigned long long)rq->id);
+	}
+	unsigned char *data = sart_chan_data(&ho->ch);
+	switch (rq->op) {
+	case SART_OP_SET_STATE: return sart_inner_set_state(ho->in, *slot);
+	case SART_OP_FREE_STATE: return sart_inner_free_state(ho->in, slot);
+	case SART_OP_SERIALIZED_SIZE: {
+		size_t size = 0;
+		SartStatus st = sart_inner_serialized_size(ho->in, *slot, &size);
+		rq->ans_n = size;
+		return st;
+	}
+	case SART_OP_SERIALIZE:
+		if (rq->n > ho->ch.data_cap)
+			return host_fail(ho, SART_ERROR, "serialize: %llu bytes do not fit in the shared "
+			                 "memory (%zu bytes)", (unsigned long long)rq->n, ho->ch.data_cap);
+		rq->ans_len = rq->n;
+		return sart_inner_serialize(ho->in, *slot, data, (size_t)rq->n);
+	default: break;
+	}
+	/* get_state and deserialize: into the named state, or a new one */
+	uint64_t id = rq->id ? rq->id : new_slot(ho);
+	if (!id)
+		return host_fail(ho, SART_ERROR, "out of memory for a state");
+	if (rq->op == SART_OP_DESERIALIZE && rq->req_len > ho->ch.data_cap)
+		return host_fail(ho, SART_ERROR, "malformed request: deserialize data too long");
+	SartStatus st = rq->op == SART_OP_GET_STATE
+	                        ? sart_inner_get_state(ho->in, &ho->states[id - 1])
+	                        : sart_inner_deserialize(ho->in, data, (size_t)rq->req_len,
+	                                                 &ho->states[id - 1]);
+	rq->ans_id = ho->states[id - 1] ? id : 0;
+	return st;
+}
+
+static SartStatus serve(Host *ho, SartChanHeader *rq)
+{
+	uint32_t op = rq->op;
+	if (op == SART_OP_NONE || op >= SART_OP_COUNT)
+		return host_fail(ho, SART_ERROR, "malformed request: unknown operation %u",
+		                 (unsigned)op);
+	if (op != SART_OP_LOAD && !ho->in)
+		return host_fail(ho, SART_ERROR, "malformed request: operation %u before load",
+		                 (unsigned)op);
+	switch (op) {
+	case SART_OP_LOAD: return do_load(ho, rq);
+	case SART_OP_INSTANTIATE: {
+		size_t off = 0;
+		const char *guid = take_string(sart_chan_data(&ho->ch),
+		                               rq->req_len > ho->ch.data_cap ? 0 : rq->req_len, &off);
+		if (!guid)
+			return host_fail(ho, SART_ERROR, "malformed request: instantiate without a guid");
+		return sart_inner_instantiate(ho->in, guid, (int)(rq->flags & 1));
+	}
+	case SART_OP_ENTER_INIT: {
+		SartExperiment ex = {(int)(rq->flags & 1), rq->d[0], rq->d[1], (rq->flags & 2) != 0,
+		                     rq->d[2]};
+		return sart_inner_enter_init(ho->in, &ex);
+	}
+	case SART_OP_EXIT_INIT: return sart_inner_exit_init(ho->in);
+	case SART_OP_DO_STEP: {
+		double reached = NAN;
+		SartStatus st = sart_inner_do_step(ho->in, rq->d[0], rq->d[1], (int)(rq->flags & 1),
+		                                   &reached);
+		rq->reached = reached;
+		return st;
+	}
+	case SART_OP_TERMINATE: return sart_inner_terminate(ho->in);
+	case SART_OP_RESET: return sart_inner_reset(ho->in);
+	default: break;
+	}
+	if (op >= SART_OP_GET_REAL && op <= SART_OP_GET_OUTPUT_DERIVATIVES)
+		return do_values(ho, rq);
+	if (op >= SART_OP_GET_STATE && op <= SART_OP_DESERIALIZE)
+		return do_states(ho, rq);
+	return host_fail(ho, SART_ERROR, "malformed request: unknown operation %u", (unsigned)op);
+}
+
+/* Frees every state, the instance and the library (the seam skips what FMI forbids after
+ * a fatal outcome). */
+static void host_quit(Host *ho)
+{
+	for (size_t i = 0; i < ho->nstates; i++)
+		if (ho->states[i])
+			sart_inner_free_state(ho->in, &ho->states[i]);
+	free(ho->states);
+	ho->states = NULL;
+	sart_inner_free(ho->in);
+	ho->in = NULL;
+}
+
+static int parse_long(const char *s, long *out)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (!s[0] || *end || v < 0)
+		return 0;
+	*out = v;
+	return 1;
+}
+
+int sart_host_main(int argc, char **argv)
+{
+	long fd, ppid;
+	Host ho;
+	const char *why = NULL;
+	memset(&ho, 0, sizeof ho);
+	if (argc < 4 || strcmp(argv[1], "sart-host") != 0 || !parse_long(argv[2], &fd) ||
+	    !parse_long(argv[3], &ppid) || fd > INT_MAX) {
+		fprintf(stderr, "usage: %s sart-host FD PARENT_PID [SPIN_US]\n"
+		        "(started by sacc for an FMU run out of process; not for use by hand)\n",
+		        argc ? argv[0] : "sacc-fmu-host");
+		return 2;
+	}
+	/* die with the parent; a parent already gone would never be noticed */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if ((long)getppid() != ppid)
+		return 2;
+	/* a terminal's ^C goes to the parent, which stops the run and then frees us */
+	setpgid(0, 0);
+	double spin = argc > 4 ? atof(argv[4]) : 50.0;
+	if (sart_chan_attach(&ho.ch, (int)fd, spin, &why) != 0) {
+		fprintf(stderr, "sacc-fmu-host: %s\n", why);
+		return 2;
+	}
+	SartChanHeader *rq = ho.ch.h;
+	uint32_t seq = 0;
+	for (;;) {
+		seq = sart_chan_next(&ho.ch, seq);
+		uint32_t op = rq->op;
+		ho.log_used = 0;
+		ho.log_dropped = 0;
+		ho.reported = 0;
+		rq->ans_len = 0;
+		rq->ans_n = 0;
+		rq->ans_id = 0;
+		rq->reached = NAN;
+		SartStatus st = op == SART_OP_QUIT ? SART_OK : serve(&ho, rq);
+		if (op == SART_OP_QUIT)
+			host_quit(&ho);
+		rq->ans_op = op;
+		rq->status = (int32_t)st;
+		rq->log_len = ho.log_used;
+		rq->log_dropped = ho.log_dropped;
+		sart_chan_answer(&ho.ch, seq);
+		if (op == SART_OP_QUIT)
+			break;
+	}
+	sart_chan_close(&ho.ch);
+	return 0;
+}

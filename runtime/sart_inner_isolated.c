@@ -1,0 +1,733 @@
+/* sart_inner_isolated.c — the seam's out-of-process back end (sart_isolate.h): each call
+ * is written into the shared slot (sart_channel.h) and answered by the host child, which
+ * runs the ordinary seam on the FMU.  The child is untrusted: every answer is checked
+ * before use, and a child that dies, answers garbage or overruns its time limit ends the
+ * FMU with SART_FATAL and a message naming the call and the cause. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* syscall, strsignal */
+#endif
+
+#include "sart_channel.h"
+#include "sart_inner_backend.h"
+#include "sart_isolate.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The parent's handle on one of the child's states: its number there. */
+typedef struct IsoState {
+	struct IsoState *next;
+	uint64_t id;
+} IsoState;
+
+typedef struct Iso {
+	SartChan ch;
+	long pid;             /* 0 once reaped */
+	double step_timeout, call_timeout;
+	IsoState *states;     /* every handle given out, freed at the latest with the instance */
+	char *strbuf;         /* strings got, valid until the next call */
+	size_t strcap;
+	unsigned char *logbuf; /* a copy of the call's log area, read from there only */
+	double t, h;          /* the step in progress, for messages */
+} Iso;
+
+static const SartInnerOps isolated_ops;
+
+static const char *const op_names[SART_OP_COUNT] = {
+	"?", "load", "instantiate", "enterInitializationMode", "exitInitializationMode",
+	"getReal", "getInteger", "getBoolean", "getString", "setReal", "setInteger", "setBoolean",
+	"setString", "setRealInputDerivatives", "getRealOutputDerivatives", "doStep",
+	"getFMUstate", "setFMUstate", "freeFMUstate", "serializedFMUstateSize",
+	"serializeFMUstate", "deSerializeFMUstate", "terminate", "reset", "quit",
+};
+
+static const char *signal_name(int sig)
+{
+	switch (sig) {
+	case SIGSEGV: return "SIGSEGV";
+	case SIGBUS: return "SIGBUS";
+	case SIGFPE: return "SIGFPE";
+	case SIGILL: return "SIGILL";
+	case SIGABRT: return "SIGABRT";
+	case SIGKILL: return "SIGKILL";
+	case SIGTERM: return "SIGTERM";
+	case SIGINT: return "SIGINT";
+	case SIGPIPE: return "SIGPIPE";
+	default: return "signal";
+	}
+}
+
+/* "doStep(t = 1, h = 0.1)" or "getReal". */
+static void call_name(const Iso *iso, uint32_t op, char *buf, size_t size)
+{
+	const char *name = op < SART_OP_COUNT ? op_names[op] : "?";
+	if (op == SART_OP_DO_STEP)
+		snprintf(buf, size, "%s(t = %.17g, h = %.17g)", name, iso->t, iso->h);
+	else
+		snprintf(buf, size, "%s", name);
+}
+
+/* Kills and reaps the child, if any is left. */
+static void end_child(Iso *iso)
+{
+	int ws;
+	if (iso->pid <= 0)
+		return;
+	kill((pid_t)iso->pid, SIGKILL);
+	while (waitpid((pid_t)iso->pid, &ws, 0) < 0 && errno == EINTR)
+		;
+	iso->pid = 0;
+}
+
+/* The call failed for good: the child is ended and the FMU may not be called again. */
+static SART_COLD SartStatus lost(SartInner *in, uint32_t op, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+	__attribute__((format(printf, 3, 4)))
+#endif
+	;
+
+static SART_COLD SartStatus lost(SartInner *in, uint32_t op, const char *fmt, ...)
+{
+	Iso *iso = in->impl;
+	char what[160], why[512];
+	va_list ap;
+	end_child(iso);
+	call_name(iso, op, what, sizeof what);
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	return sart_inner_report(in, SART_FATAL, "%s: %s", what, why);
+}
+
+static SART_COLD SartStatus lost_wait(SartInner *in, uint32_t op, SartChanWait w, int ws,
+                                      double timeout)
+{
+	Iso *iso = in->impl;
+	if (w == SART_WAIT_TIMEOUT) {
+		iso->pid = 0;
+		return lost(in, op, "no answer within %g s; the FMU's process was killed", timeout);
+	}
+	if (w == SART_WAIT_ERROR)
+		return lost(in, op, "cannot watch the FMU's process: %s", strerror(errno));
+	if (w == SART_WAIT_GONE) {
+		iso->pid = 0;
+		return lost(in, op, "the FMU's process ended (reaped elsewhere: how is unknown)");
+	}
+	iso->pid = 0;
+	if (WIFSIGNALED(ws))
+		return lost(in, op, "the FMU's process died of signal %d (%s: %s)", WTERMSIG(ws),
+		            signal_name(WTERMSIG(ws)), strsignal(WTERMSIG(ws)));
+	if (WIFEXITED(ws))
+		return lost(in, op, "the FMU's process exited with status %d%s", WEXITSTATUS(ws),
+		            WEXITSTATUS(ws) == 127 ? " (the FMU host could not be executed)" : "");
+	return lost(in, op, "the FMU's process ended (wait status %#x)", (unsigned)ws);
+}
+
+static SART_COLD SartStatus too_small(SartInner *in, uint32_t op, size_t n)
+{
+	Iso *iso = in->impl;
+	char what[160];
+	call_name(iso, op, what, sizeof what);
+	return sart_inner_report(in, SART_ERROR, "%s: %zu values or bytes do not fit in the shared "
+	                         "memory (%zu bytes of data)", what, n, iso->ch.data_cap);
+}
+
+/* Hands the call's messages to the logger; the seam's report of the outcome becomes this
+ * instance's.  Returns 0 on a malformed log area. */
+static int forward_logs(SartInner *in, size_t log_len, int *reported)
+{
+	Iso *iso = in->impl;
+	size_t off = 0, plen = strlen(in->name) + 3;
+	memcpy(iso->logbuf, sart_chan_log(&iso->ch), log_len);
+	while (off < log_len) {
+		SartLogRecord r;
+		if (log_len - off < sizeof r)
+			return 0;
+		memcpy(&r, iso->logbuf + off, sizeof r);
+		size_t rest = log_len - off - sizeof r;
+		if (r.status > SART_FATAL || r.cat_len == 0 || r.text_len == 0 || r.cat_len > rest ||
+		    r.text_len > rest - r.cat_len)
+			return 0;
+		const char *cat = (const char *)iso->logbuf + off + sizeof r;
+		const char *text = cat + r.cat_len;
+		if (cat[r.cat_len - 1] || text[r.text_len - 1])
+			return 0;
+		if (r.report) {
+			/* the child's message carries the same "[name] " prefix the report adds */
+			int prefixed = strlen(text) >= plen && text[0] == '[' &&
+			               strncmp(text + 1, in->name, plen - 3) == 0 &&
+			               text[plen - 2] == ']' && text[plen - 1] == ' ';
+			sart_inner_report(in, (SartStatus)r.status, "%s", prefixed ? text + plen : text);
+			*reported = 1;
+		} else if (in->logger) {
+			in->logger(in->logger_env, (SartStatus)r.status, cat, text);
+		}
+		off += (sizeof r + r.cat_len + r.text_len + 7) & ~(size_t)7;
+	}
+	return 1;
+}
+
+
+/* A status as the messages name it ("Error"), for a call the child reported no message of. */
+static const char *status_name(SartStatus st)
+{
+	switch (st) {
+	case SART_OK: return "OK";
+	case SART_WARNING: return "Warning";
+	case SART_DISCARD: return "Discard";
+	case SART_ERROR: return "Error";
+	case SART_FATAL: return "Fatal";
+	}
+	return "?";
+}
+static SART_COLD SartStatus answered_slowly(SartInner *in, uint32_t op, int32_t st,
+                                            size_t log_len, uint32_t dropped)
+{
+	int reported = 0;
+	if (!forward_logs(in, log_len, &reported))
+		return lost(in, op, "the FMU's process answered garbage (a malformed message)");
+	if (dropped && in->logger) {
+		char text[128];
+		snprintf(text, sizeof text, "[%s] %u more messages of this call were dropped",
+		         in->name, (unsigned)dropped);
+		in->logger(in->logger_env, SART_WARNING, "logStatusWarning", text);
+	}
+	if (st != SART_OK && !reported) {
+		char what[160];
+		call_name(in->impl, op, what, sizeof what);
+		return sart_inner_report(in, (SartStatus)st, "%s returned %s", what,
+		                         status_name((SartStatus)st));
+	}
+	return (SartStatus)st;
+}
+
+/* Sends the request already written and checks the answer's frame. */
+static SartStatus call(SartInner *in, uint32_t op, double timeout)
+{
+	Iso *iso = in->impl;
+	SartChanHeader *h = iso->ch.h;
+	uint32_t seq;
+	int ws = 0;
+	h->op = op;
+	SartChanWait w = sart_chan_call(&iso->ch, iso->pid, timeout, &seq, &ws);
+	if (w != SART_WAIT_ANSWERED)
+		return lost_wait(in, op, w, ws, timeout);
+	uint32_t ans_seq = __atomic_load_n(&h->ans_seq, __ATOMIC_ACQUIRE);
+	uint32_t ans_op = h->ans_op;
+	int32_t st = h->status;
+	uint64_t log_len = h->log_len;
+	uint32_t dropped = h->log_dropped;
+	if (ans_seq != seq || ans_op != op || st < SART_OK || st > SART_FATAL ||
+	    log_len > SART_CHAN_LOG_BYTES)
+		return lost(in, op, "the FMU's process answered garbage (sequence %u for %u, "
+		            "operation %u, status %d)", (unsigned)ans_seq, (unsigned)seq,
+		            (unsigned)ans_op, (int)st);
+	if (st == SART_OK && log_len == 0 && dropped == 0)
+		return SART_OK;
+	return answered_slowly(in, op, st, (size_t)log_len, dropped);
+}
+
+/* ---- starting the child ----------------------------------------------------------------- */
+
+/* In the child between fork and exec (async-signal-safe calls only): the channel becomes
+ * descriptor 3, inherited; every other descriptor above 2 is closed. */
+static void exec_host(int fd, char *const argv[])
+{
+	if (fd == 3 ? fcntl(3, F_SETFD, 0) != 0 : dup2(fd, 3) != 3)
+		_exit(127);
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, 4u, ~0u, 0u) != 0)
+#endif
+		for (int i = 4; i < 1024; i++)
+			close(i);
+	execv(argv[0], argv);
+	_exit(127);
+}
+
+static SartStatus spawn(SartInner *in, const SartIsolation *iso_cfg)
+{
+	Iso *iso = in->impl;
+	char fdstr[] = "3", ppid[32], spin[32];
+	double spin_us = iso_cfg->spin_us < 0 ? 50.0 : iso_cfg->spin_us;
+	if (sart_chan_create(&iso->ch, iso_cfg->shm_size, spin_us) != 0)
+		return sart_inner_report(in, SART_ERROR, "cannot make the shared memory for the FMU's "
+		                         "process (%zu bytes): %s", iso_cfg->shm_size, strerror(errno));
+	if (!iso_cfg->host_path || access(iso_cfg->host_path, X_OK) != 0)
+		return sart_inner_report(in, SART_ERROR, "cannot run the FMU host '%s': %s",
+		                         iso_cfg->host_path ? iso_cfg->host_path : "(none given)",
+		                         iso_cfg->host_path ? strerror(errno) : "no path");
+	snprintf(ppid, sizeof ppid, "%ld", (long)getpid());
+	snprintf(spin, sizeof spin, "%g", spin_us);
+	char *argv[] = {(char *)iso_cfg->host_path, "sart-host", fdstr, ppid, spin, NULL};
+	pid_t pid = fork();
+	if (pid < 0)
+		return sart_inner_report(in, SART_ERROR, "cannot start the FMU's process: %s",
+		                         strerror(errno));
+	if (pid == 0)
+		exec_host(iso->ch.fd, argv);
+	iso->pid = pid;
+	return SART_OK;
+}
+
+static SartStatus put_strings(Iso *iso, size_t off, const char *const s[], size_t n,
+                              size_t *end)
+{
+	unsigned char *data = sart_chan_data(&iso->ch);
+	for (size_t i = 0; i < n; i++) {
+		const char *v = s ? s[i] : NULL;
+		size_t len = strlen(v ? v : "") + 1;
+		if (off > iso->ch.data_cap || len + 1 > iso->ch.data_cap - off)
+			return SART_ERROR;
+		data[off++] = v != NULL;
+		memcpy(data + off, v ? v : "", len);
+		off += len;
+	}
+	*end = off;
+	return SART_OK;
+}
+
+SartStatus sart_inner_load_isolated(const SartInnerConfig *cfg, const SartIsolation *iso_cfg,
+                                    SartInner **out)
+{
+	SartInner *in = NULL;
+	if (out)
+		*out = NULL;
+	if (!cfg || !iso_cfg || !out || !(in = calloc(1, sizeof *in)))
+		return SART_ERROR;
+	in->ops = &isolated_ops;
+	in->logger = cfg->logger;
+	in->logger_env = cfg->logger_env;
+	in->caps = cfg->caps;
+	const char *name = cfg->name && cfg->name[0] ? cfg->name : "?";
+	in->name = malloc(strlen(name) + 1);
+	Iso *iso = calloc(1, sizeof *iso);
+	unsigned char *logbuf = malloc(SART_CHAN_LOG_BYTES);
+	if (!in->name || !iso || !logbuf) {
+		free(iso);
+		free(logbuf);
+		sart_inner_free(in);
+		return SART_ERROR;
+	}
+	strcpy(in->name, name);
+	iso->ch.fd = -1;
+	iso->logbuf = logbuf;
+	iso->step_timeout = iso_cfg->step_timeout;
+	iso->call_timeout = iso_cfg->call_timeout;
+	in->impl = iso;
+	SartStatus st = spawn(in, iso_cfg);
+	if (st == SART_OK) {
+		const char *const parts[] = {name, cfg->dir ? cfg->dir : "",
+		                             cfg->model_identifier ? cfg->model_identifier : ""};
+		size_t end = 0, off = 0;
+		unsigned char *data = sart_chan_data(&iso->ch);
+		for (int i = 0; i < 3; i++) {
+			size_t len = strlen(parts[i]) + 1;
+			if (len > iso->ch.data_cap - off) {
+				st = too_small(in, SART_OP_LOAD, len);
+				break;
+			}
+			memcpy(data + off, parts[i], len);
+			off += len;
+		}
+		(void)end;
+		iso->ch.h->req_len = off;
+		iso->ch.h->n = (uint64_t)cfg->version;
+		iso->ch.h->id = cfg->caps;
+		if (st == SART_OK)
+			st = call(in, SART_OP_LOAD, iso->call_timeout);
+	}
+	if (st != SART_OK && st != SART_WARNING) {
+		sart_inner_free(in);
+		return st == SART_FATAL ? SART_ERROR : st;
+	}
+	in->message[0] = '\0';
+	*out = in;
+	return st;
+}
+
+int sart_inner_is_isolated(const SartInner *in)
+{
+	return in && in->ops == &isolated_ops;
+}
+
+long sart_inner_isolated_pid(const SartInner *in)
+{
+	return sart_inner_is_isolated(in) ? ((const Iso *)in->impl)->pid : 0;
+}
+
+/* ---- the back end's calls --------------------------------------------------------------- */
+
+static SartStatus iso_bind(SartInner *in)
+{
+	(void)in;
+	return SART_OK;
+}
+
+/* Asks the child to free everything and leave; a child that does not is killed. */
+static void iso_unbind(SartInner *in)
+{
+	Iso *iso = in->impl;
+	if (iso->pid > 0 && iso->ch.h) {
+		uint32_t seq;
+		int ws;
+		iso->ch.h->op = SART_OP_QUIT;
+		SartChanWait w = sart_chan_call(&iso->ch, iso->pid, 10.0, &seq, &ws);
+		if (w == SART_WAIT_DIED || w == SART_WAIT_TIMEOUT)
+			iso->pid = 0;
+		for (int i = 0; iso->pid > 0 && i < 2000; i++) {
+			pid_t r = waitpid((pid_t)iso->pid, &ws, WNOHANG);
+			if (r == (pid_t)iso->pid || (r < 0 && errno == ECHILD))
+				iso->pid = 0;
+			else {
+				struct timespec ms = {0, 1000000L};
+				nanosleep(&ms, NULL);
+			}
+		}
+	}
+	end_child(iso);
+	sart_chan_close(&iso->ch);
+	while (iso->states) {
+		IsoState *next = iso->states->next;
+		free(iso->states);
+		iso->states = next;
+	}
+	free(iso->strbuf);
+	free(iso->logbuf);
+	free(iso);
+	in->impl = NULL;
+}
+
+static SartStatus iso_instantiate(SartInner *in, const char *guid, int logging_on)
+{
+	Iso *iso = in->impl;
+	size_t len = strlen(guid) + 1;
+	if (len > iso->ch.data_cap)
+		return too_small(in, SART_OP_INSTANTIATE, len);
+	memcpy(sart_chan_data(&iso->ch), guid, len);
+	iso->ch.h->req_len = len;
+	iso->ch.h->flags = logging_on ? 1u : 0u;
+	return call(in, SART_OP_INSTANTIATE, iso->call_timeout);
+}
+
+static void iso_free_instance(SartInner *in)
+{
+	(void)in; /* the child frees it when told to quit (iso_unbind) */
+}
+
+static SartStatus iso_enter_init(SartInner *in, const SartExperiment *ex)
+{
+	Iso *iso = in->impl;
+	SartChanHeader *h = iso->ch.h;
+	h->flags = (ex->tolerance_defined ? 1u : 0u) | (ex->stop_time_defined ? 2u : 0u);
+	h->d[0] = ex->tolerance;
+	h->d[1] = ex->start_time;
+	h->d[2] = ex->stop_time;
+	return call(in, SART_OP_ENTER_INIT, iso->call_timeout);
+}
+
+static SartStatus iso_exit_init(SartInner *in)
+{
+	return call(in, SART_OP_EXIT_INIT, ((Iso *)in->impl)->call_timeout);
+}
+
+/* Every value call: value references, orders (derivatives), values set; values got are
+ * read back from the same place. */
+static SartStatus values(SartInner *in, uint32_t op, const SartVr vr[], size_t n,
+                         const int order[], const void *set, void *get, size_t elem)
+{
+	Iso *iso = in->impl;
+	unsigned char *data = sart_chan_data(&iso->ch);
+	size_t vr_end = sart_chan_span(0, n, sizeof(SartVr));
+	size_t ord_end = order ? sart_chan_span(vr_end, n, sizeof(int)) : vr_end;
+	size_t val_off = sart_chan_span(ord_end, 0, 1), val_end = sart_chan_span(ord_end, n, elem);
+	if (!vr_end || !ord_end || !val_end || val_end > iso->ch.data_cap)
+		return too_small(in, op, n);
+	if (n) {
+		memcpy(data, vr, n * sizeof(SartVr));
+		if (order)
+			memcpy(data + sart_chan_span(vr_end, 0, 1), order, n * sizeof(int));
+		if (set)
+			memcpy(data + val_off, set, n * elem);
+	}
+	iso->ch.h->n = n;
+	iso->ch.h->req_len = val_end;
+	SartStatus st = call(in, op, iso->call_timeout);
+	if (get && n && (st == SART_OK || st == SART_WARNING))
+		memcpy(get, data + val_off, n * elem);
+	return st;
+}
+
+static SartStatus iso_get_real(SartInner *in, const SartVr vr[], size_t n, double v[])
+{
+	return values(in, SART_OP_GET_REAL, vr, n, NULL, NULL, v, sizeof *v);
+}
+
+static SartStatus iso_get_integer(SartInner *in, const SartVr vr[], size_t n, int v[])
+{
+	return values(in, SART_OP_GET_INTEGER, vr, n, NULL, NULL, v, sizeof *v);
+}
+
+static SartStatus iso_get_boolean(SartInner *in, const SartVr vr[], size_t n, int v[])
+{
+	return values(in, SART_OP_GET_BOOLEAN, vr, n, NULL, NULL, v, sizeof *v);
+}
+
+static SartStatus iso_set_real(SartInner *in, const SartVr vr[], size_t n, const double v[])
+{
+	return values(in, SART_OP_SET_REAL, vr, n, NULL, v, NULL, sizeof *v);
+}
+
+static SartStatus iso_set_integer(SartInner *in, const SartVr vr[], size_t n, const int v[])
+{
+	return values(in, SART_OP_SET_INTEGER, vr, n, NULL, v, NULL, sizeof *v);
+}
+
+static SartStatus iso_set_boolean(SartInner *in, const SartVr vr[], size_t n, const int v[])
+{
+	return values(in, SART_OP_SET_BOOLEAN, vr, n, NULL, v, NULL, sizeof *v);
+}
+
+static SartStatus iso_set_input_derivatives(SartInner *in, const SartVr vr[], size_t n,
+                                            const int order[], const double value[])
+{
+	return values(in, SART_OP_SET_INPUT_DERIVATIVES, vr, n, order, value, NULL, sizeof *value);
+}
+
+static SartStatus iso_get_output_derivatives(SartInner *in, const SartVr vr[], size_t n,
+                                             const int order[], double value[])
+{
+	return values(in, SART_OP_GET_OUTPUT_DERIVATIVES, vr, n, order, NULL, value,
+	              sizeof *value);
+}
+
+static SartStatus iso_set_string(SartInner *in, const SartVr vr[], size_t n,
+                                 const char *const v[])
+{
+	Iso *iso = in->impl;
+	size_t vr_end = sart_chan_span(0, n, sizeof(SartVr)), end = 0;
+	if (!vr_end || vr_end > iso->ch.data_cap ||
+	    put_strings(iso, vr_end, v, n, &end) != SART_OK)
+		return too_small(in, SART_OP_SET_STRING, n);
+	if (n)
+		memcpy(sart_chan_data(&iso->ch), vr, n * sizeof(SartVr));
+	iso->ch.h->n = n;
+	iso->ch.h->req_len = end;
+	return call(in, SART_OP_SET_STRING, iso->call_timeout);
+}
+
+/* The strings answered, copied out of the slot (which the child could change). */
+static SartStatus iso_get_string(SartInner *in, const SartVr vr[], size_t n, const char *v[])
+{
+	Iso *iso = in->impl;
+	size_t vr_end = sart_chan_span(0, n, sizeof(SartVr));
+	if (!vr_end || vr_end > iso->ch.data_cap)
+		return too_small(in, SART_OP_GET_STRING, n);
+	if (n)
+		memcpy(sart_chan_data(&iso->ch), vr, n * sizeof(SartVr));
+	iso->ch.h->n = n;
+	iso->ch.h->req_len = vr_end;
+	SartStatus st = call(in, SART_OP_GET_STRING, iso->call_timeout);
+	if (st != SART_OK && st != SART_WARNING)
+		return st;
+	uint64_t len = iso->ch.h->ans_len;
+	if (len > iso->ch.data_cap)
+		return lost(in, SART_OP_GET_STRING, "the FMU's process answered garbage (%llu bytes)",
+		            (unsigned long long)len);
+	if (len + 1 > iso->strcap) {
+		char *grown = realloc(iso->strbuf, (size_t)len + 1);
+		if (!grown)
+			return sart_inner_report(in, SART_ERROR, "getString: out of memory");
+		iso->strbuf = grown;
+		iso->strcap = (size_t)len + 1;
+	}
+	memcpy(iso->strbuf, sart_chan_data(&iso->ch), (size_t)len);
+	iso->strbuf[len] = '\0';
+	size_t off = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (off + 1 >= len + 1)
+			return lost(in, SART_OP_GET_STRING, "the FMU's process answered garbage "
+			            "(%zu strings of %zu)", i, n);
+		int present = iso->strbuf[off++] != 0;
+		v[i] = present ? iso->strbuf + off : NULL;
+		off += strlen(iso->strbuf + off) + 1;
+	}
+	return st;
+}
+
+static SartStatus iso_do_step(SartInner *in, double t, double h, int no_set_state_prior,
+                              double *reached)
+{
+	Iso *iso = in->impl;
+	SartChanHeader *hd = iso->ch.h;
+	iso->t = t;
+	iso->h = h;
+	hd->d[0] = t;
+	hd->d[1] = h;
+	hd->flags = no_set_state_prior ? 1u : 0u;
+	SartStatus st = call(in, SART_OP_DO_STEP, iso->step_timeout);
+	if (st == SART_OK || st == SART_WARNING) {
+		*reached = t + h;
+	} else if (st == SART_DISCARD) {
+		double r = hd->reached;
+		if (!(r >= t && r <= t + h))
+			return lost(in, SART_OP_DO_STEP, "the FMU's process answered garbage (a discard "
+			            "reaching t = %g)", r);
+		*reached = r;
+	} else {
+		*reached = NAN;
+	}
+	return st;
+}
+
+/* A handle for the child's state id (a new one unless *state is given). */
+static SartStatus take_state(SartInner *in, uint32_t op, void **state)
+{
+	Iso *iso = in->impl;
+	uint64_t id = iso->ch.h->ans_id;
+	IsoState *s = *state;
+	if (s) {
+		if (id != s->id)
+			return lost(in, op, "the FMU's process answered garbage (state %llu for %llu)",
+			            (unsigned long long)id, (unsigned long long)s->id);
+		return SART_OK;
+	}
+	if (!id)
+		return lost(in, op, "the FMU's process answered garbage (no state)");
+	s = malloc(sizeof *s);
+	if (!s)
+		return sart_inner_report(in, SART_ERROR, "out of memory for a state");
+	s->id = id;
+	s->next = iso->states;
+	iso->states = s;
+	*state = s;
+	return SART_OK;
+}
+
+static SartStatus iso_get_state(SartInner *in, void **state)
+{
+	Iso *iso = in->impl;
+	iso->ch.h->id = *state ? ((IsoState *)*state)->id : 0;
+	SartStatus st = call(in, SART_OP_GET_STATE, iso->call_timeout);
+	if (st != SART_OK && st != SART_WARNING)
+		return st;
+	SartStatus took = take_state(in, SART_OP_GET_STATE, state);
+	return took == SART_OK ? st : took;
+}
+
+static SartStatus state_call(SartInner *in, uint32_t op, void *state)
+{
+	Iso *iso = in->impl;
+	if (!state)
+		return sart_inner_report(in, SART_ERROR, "%s: no state given", op_names[op]);
+	iso->ch.h->id = ((IsoState *)state)->id;
+	return call(in, op, iso->call_timeout);
+}
+
+static SartStatus iso_set_state(SartInner *in, void *state)
+{
+	return state_call(in, SART_OP_SET_STATE, state);
+}
+
+static SartStatus iso_free_state(SartInner *in, void **state)
+{
+	Iso *iso = in->impl;
+	SartStatus st = state_call(in, SART_OP_FREE_STATE, *state);
+	if (st != SART_OK && st != SART_WARNING)
+		return st;
+	for (IsoState **p = &iso->states; *p; p = &(*p)->next)
+		if (*p == *state) {
+			*p = (*p)->next;
+			break;
+		}
+	free(*state);
+	*state = NULL;
+	return st;
+}
+
+static SartStatus iso_serialized_size(SartInner *in, void *state, size_t *size)
+{
+	SartStatus st = state_call(in, SART_OP_SERIALIZED_SIZE, state);
+	if (st == SART_OK || st == SART_WARNING)
+		*size = (size_t)((Iso *)in->impl)->ch.h->ans_n;
+	return st;
+}
+
+static SartStatus iso_serialize(SartInner *in, void *state, unsigned char *buf, size_t size)
+{
+	Iso *iso = in->impl;
+	if (size > iso->ch.data_cap)
+		return too_small(in, SART_OP_SERIALIZE, size);
+	iso->ch.h->n = size;
+	SartStatus st = state_call(in, SART_OP_SERIALIZE, state);
+	if ((st == SART_OK || st == SART_WARNING) && size)
+		memcpy(buf, sart_chan_data(&iso->ch), size);
+	return st;
+}
+
+static SartStatus iso_deserialize(SartInner *in, const unsigned char *buf, size_t size,
+                                  void **state)
+{
+	Iso *iso = in->impl;
+	if (size > iso->ch.data_cap)
+		return too_small(in, SART_OP_DESERIALIZE, size);
+	if (size)
+		memcpy(sart_chan_data(&iso->ch), buf, size);
+	iso->ch.h->req_len = size;
+	iso->ch.h->id = *state ? ((IsoState *)*state)->id : 0;
+	SartStatus st = call(in, SART_OP_DESERIALIZE, iso->call_timeout);
+	if (st != SART_OK && st != SART_WARNING)
+		return st;
+	SartStatus took = take_state(in, SART_OP_DESERIALIZE, state);
+	return took == SART_OK ? st : took;
+}
+
+static SartStatus iso_terminate(SartInner *in)
+{
+	return call(in, SART_OP_TERMINATE, ((Iso *)in->impl)->call_timeout);
+}
+
+static SartStatus iso_reset(SartInner *in)
+{
+	return call(in, SART_OP_RESET, ((Iso *)in->impl)->call_timeout);
+}
+
+/* By field name: the ops table may grow or be reordered without this back end noticing. */
+static const SartInnerOps isolated_ops = {
+	.fmi_version = "(out of process)",
+	.platform = "(the host's)",
+	.bind = iso_bind,
+	.unbind = iso_unbind,
+	.instantiate = iso_instantiate,
+	.free_instance = iso_free_instance,
+	.enter_init = iso_enter_init,
+	.exit_init = iso_exit_init,
+	.get_real = iso_get_real,
+	.get_integer = iso_get_integer,
+	.get_boolean = iso_get_boolean,
+	.get_string = iso_get_string,
+	.set_real = iso_set_real,
+	.set_integer = iso_set_integer,
+	.set_boolean = iso_set_boolean,
+	.set_string = iso_set_string,
+	.set_real_input_derivatives = iso_set_input_derivatives,
+	.get_real_output_derivatives = iso_get_output_derivatives,
+	.do_step = iso_do_step,
+	.get_state = iso_get_state,
+	.set_state = iso_set_state,
+	.free_state = iso_free_state,
+	.serialized_size = iso_serialized_size,
+	.serialize = iso_serialize,
+	.deserialize = iso_deserialize,
+	.terminate = iso_terminate,
+	.reset = iso_reset,
+};
