@@ -28,6 +28,7 @@
  * compiler/ never links runtime/. */
 #define _XOPEN_SOURCE 700 /* setitimer */
 #include "simulate_cli.h"
+#include "sim_types.h"
 
 #include <errno.h>
 #include <math.h>
@@ -538,6 +539,8 @@ typedef struct SimFmu {
 	Loc where;
 	char *dir;      /* where it is extracted, malloc'd */
 	SartVar *vars;
+	SartVrType *vr_types; /* FMI 3.0 sized types (sim_types.h), malloc'd */
+	size_t nvr_types;
 } SimFmu;
 
 /* --profile: what one FMU's doStep calls cost. */
@@ -553,6 +556,7 @@ typedef struct Sim {
 	SimFmu *fmus;
 	int nfmus;
 	SartFmu *sfmus;
+	SartFmuTypes *types; /* per FMU, for SartMasterOptions.fmu_types */
 	SartConnection *conns;
 	int nconns;
 	SartStart *starts;
@@ -578,17 +582,6 @@ typedef struct Sim {
 	double step_began; /* --profile: when the doStep in progress began */
 } Sim;
 
-static SartType sart_type(FmuType t)
-{
-	switch (t) {
-	case FT_REAL: return SART_REAL;
-	case FT_INTEGER:
-	case FT_ENUMERATION: return SART_INTEGER;
-	case FT_BOOLEAN: return SART_BOOLEAN;
-	default: return SART_OTHER;
-	}
-}
-
 static SartCausality sart_causality(FmuCausality c)
 {
 	switch (c) {
@@ -606,11 +599,11 @@ static int add_fmu(Sim *s, const char *name, FmuInfo *info, Loc where)
 	f->info = info;
 	f->where = where;
 	f->vars = calloc((size_t)info->nvars + 1, sizeof *f->vars);
-	if (!f->vars)
+	if (!f->vars || sim_vr_types(info, &f->vr_types, &f->nvr_types))
 		return 1;
 	for (int i = 0; i < info->nvars; i++) {
 		const FmuVar *v = &info->vars[i];
-		f->vars[i] = (SartVar){v->name, v->vr, sart_type(v->type), sart_causality(v->causality),
+		f->vars[i] = (SartVar){v->name, v->vr, sim_sart_type(v), sart_causality(v->causality),
 		                       NULL, v->causality == CAUS_OUTPUT ? -1 : 0};
 	}
 	for (int k = 0; k < info->noutputs; k++) {
@@ -798,10 +791,12 @@ static int collect_records(Sim *s)
 			int rc = parse_ref(s, "--record", p, len, &r);
 			if (rc)
 				return rc;
+			char why[96];
 			if (s->fmus[r.fmu].vars[r.var].type == SART_OTHER)
-				return usage_error("--record: %s has a type that cannot be recorded "
-				                   "(strings and FMI 3.0 sized types are not yet)%s",
-				                   s->fmus[r.fmu].vars[r.var].name, "");
+				return usage_error("--record: %s is %s, which cannot be recorded yet",
+				                   s->fmus[r.fmu].vars[r.var].name,
+				                   sim_unsupported(&s->fmus[r.fmu].info->vars[r.var], why,
+				                                   sizeof why));
 			if (add_record(s, r))
 				return 1;
 			p += len;
@@ -835,7 +830,7 @@ static int collect_sets(Sim *s)
 			return usage_error("--set: %s cannot be set (a constant, a computed variable "
 			                   "or the independent variable)%s", a, "");
 		double x;
-		switch (sart_type(v->type)) {
+		switch (sim_sart_type(v)) {
 		case SART_REAL:
 			if (!csv_number(val, &x))
 				return usage_error("--set %s: not a finite number%s", a, "");
@@ -1135,14 +1130,10 @@ static SartScenario scenario(Sim *s)
 {
 	for (int f = 0; f < s->nfmus; f++) {
 		const FmuInfo *in = s->fmus[f].info;
-		unsigned caps = (in->can_get_and_set_fmu_state ? SART_CAP_GET_SET_STATE : 0u) |
-		                (in->can_serialize_fmu_state ? SART_CAP_SERIALIZE : 0u) |
-		                (in->can_interpolate_inputs ? SART_CAP_INPUT_DERIVATIVES : 0u) |
-		                (in->max_output_derivative_order >= 1 ? SART_CAP_OUTPUT_DERIVATIVES
-		                                                      : 0u);
 		s->sfmus[f] = (SartFmu){s->fmus[f].name, s->fmus[f].dir, in->model_identifier,
-		                        in->guid, in->version == FMI_V3 ? SART_FMI3 : SART_FMI2, caps,
-		                        s->fmus[f].vars, in->nvars};
+		                        in->guid, in->version == FMI_V3 ? SART_FMI3 : SART_FMI2,
+		                        sim_caps(in), s->fmus[f].vars, in->nvars};
+		s->types[f] = (SartFmuTypes){s->fmus[f].vr_types, s->fmus[f].nvr_types};
 	}
 	return (SartScenario){s->sfmus, s->nfmus, s->conns, s->nconns, s->starts, s->nstarts,
 	                      s->records, s->nrecords};
@@ -1201,7 +1192,7 @@ static int run_once(Sim *s, const SartScenario *sc, double step, const char *lab
 	                       .min_step = a->min_step, .max_step = a->max_step,
 	                       .locate_events = a->event != NULL, .event_indicator = a->event_ref,
 	                       .event_tolerance = a->event_tolerance,
-	                       .no_rollback = a->no_rollback};
+	                       .no_rollback = a->no_rollback, .fmu_types = s->types};
 	SartMasterResult res;
 	struct sigaction sa, old_int, old_term, old_alrm;
 	s->rows = 0;
@@ -1470,8 +1461,9 @@ static int run(Sim *s)
 {
 	SimArgs *a = s->args;
 	s->sfmus = calloc((size_t)s->nfmus + 1, sizeof *s->sfmus);
+	s->types = calloc((size_t)s->nfmus + 1, sizeof *s->types);
 	s->prof = calloc((size_t)s->nfmus + 1, sizeof *s->prof);
-	if (!s->sfmus || !s->prof)
+	if (!s->sfmus || !s->types || !s->prof)
 		return 1;
 	SartScenario sc = scenario(s);
 
@@ -1631,10 +1623,12 @@ done:
 	free(s.tmpdir);
 	for (int f = 0; f < s.nfmus; f++) {
 		free(s.fmus[f].vars);
+		free(s.fmus[f].vr_types);
 		free(s.fmus[f].dir);
 	}
 	free(s.fmus);
 	free(s.sfmus);
+	free(s.types);
 	free(s.prof);
 	free(s.conns);
 	free(s.starts);
