@@ -214,7 +214,7 @@ $(BUILD)/fmus/poly.fmu: tests/fmus/poly/modelDescription.xml tests/fmus/poly/mod
 # symbols, libc + libm + libdl only.  Sources are picked up by wildcard.  Unit tests named
 # tests/unit/test_sart_*.c link $(BUILD)/libsart.a.
 RUNTIME_SRC := $(wildcard runtime/*.c)
-RUNTIME_HDR := $(wildcard runtime/*.h runtime/fmi2/*.h)
+RUNTIME_HDR := $(wildcard runtime/*.h runtime/fmi2/*.h runtime/fmi3/*.h)
 RUNTIME_OBJ := $(patsubst runtime/%.c,$(BUILD)/runtime/%.o,$(RUNTIME_SRC))
 RT_CFLAGS   := -std=c99 $(CFLAGS) $(SANFLAGS) -fPIC -fvisibility=hidden -Iruntime
 
@@ -291,12 +291,13 @@ $(BUILD)/tests/test_sart_wrapper: tests/unit/test_sart_wrapper.c tests/unit/fmi2
 
 # ---- packaging: `sacc build` (compiler/package.c, compiler/zip.c) -----------------------
 # sacc carries the runtime's sources, so that an installed sacc needs no checkout: the
-# generator compiler/tools/embed.c turns runtime/*.c, runtime/*.h and runtime/fmi2/*.h into
-# $(BUILD)/gen/runtime_files.c (pkg_runtime_files[], data only), compiled into libsacc.a.
+# generator compiler/tools/embed.c turns runtime/*.c, runtime/*.h and the FMI headers
+# (runtime/fmi2/*.h, runtime/fmi3/*.h) into $(BUILD)/gen/runtime_files.c
+# (pkg_runtime_files[], data only), compiled into libsacc.a.
 # compiler/ still links nothing of runtime/.  The file list is kept in a stamp rewritten only
 # when it changes, so adding or removing a runtime file regenerates the table too.
 EMBED       := $(BUILD)/tools/embed
-EMBED_FILES := $(sort $(wildcard runtime/*.c runtime/*.h runtime/fmi2/*.h))
+EMBED_FILES := $(sort $(wildcard runtime/*.c runtime/*.h runtime/fmi2/*.h runtime/fmi3/*.h))
 EMBED_LIST  := $(BUILD)/gen/runtime_files.list
 EMBED_C     := $(BUILD)/gen/runtime_files.c
 EMBED_OBJ   := $(BUILD)/obj/runtime_files.o

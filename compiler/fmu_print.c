@@ -424,6 +424,19 @@ static void json_var(FILE *out, const FmuInfo *f, const FmuVar *v)
 	json_kv_str(out, 6, "derivativeOf", v->derivative_of ? var_name(f, v->derivative_of - 1) : NULL,
 	            &first);
 	json_kv_num(out, 6, "line", v->line, &first);
+	if (v->ndims > 0) { /* FMI 3 arrays only, so other descriptions print as before */
+		json_key(out, 6, "dimensions", &first);
+		fputs("[", out);
+		for (int k = 0; k < v->ndims; k++) {
+			if (k)
+				fputs(", ", out);
+			if (v->dims[k].size >= 0)
+				json_num(out, (double)v->dims[k].size);
+			else
+				fputs("null", out);
+		}
+		fputs("]", out);
+	}
 	fputs("\n    }", out);
 }
 

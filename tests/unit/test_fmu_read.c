@@ -661,6 +661,10 @@ static void fmu_read__fmi3_arrays__sizes_from_structural_parameters(void **state
 	char *table = print_to_string(fmu_print_table, f);
 	assert_contains(table, "Float64[3,2]");
 	free(table);
+	char *json = print_to_string(fmu_print_json, f);
+	assert_true(json_valid(json));
+	assert_contains(json, "\"dimensions\": [3, 2]");
+	free(json);
 	fmu_free(f);
 	cap_close(&c);
 }
