@@ -61,7 +61,9 @@ unsigned sim_caps(const FmuInfo *in)
 {
 	return (in->can_get_and_set_fmu_state ? SART_CAP_GET_SET_STATE : 0u) |
 	       (in->can_serialize_fmu_state ? SART_CAP_SERIALIZE : 0u) |
-	       (in->can_interpolate_inputs ? SART_CAP_INPUT_DERIVATIVES : 0u) |
+	       /* FMI 3.0 has no input derivatives, whatever a description claims */
+	       (in->version == FMI_V2 && in->can_interpolate_inputs ? SART_CAP_INPUT_DERIVATIVES
+	                                                             : 0u) |
 	       (in->max_output_derivative_order >= 1 ? SART_CAP_OUTPUT_DERIVATIVES : 0u) |
 	       (in->version == FMI_V3 && in->has_event_mode ? SART_CAP_EVENT_MODE : 0u) |
 	       (in->version == FMI_V3 && in->might_return_early_from_do_step
