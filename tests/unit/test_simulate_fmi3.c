@@ -184,6 +184,51 @@ static void simulate_fmi3__sized_types__checked_at_the_boundary(void **state)
 	                   "--record: str_out is a String, which cannot be recorded yet");
 }
 
+static const char ballw_sa[] =
+	"semantic adaptation reactive moore ballw\n"
+	"at \"./ballw.fmu\"\n"
+	"\n"
+	"\tfor inner fmu Ball ball\n"
+	"\tat \"%s/fmus3/events3.fmu\"\n"
+	"\n"
+	"output ports Real x <- ball.x, Integer bounces <- ball.bounces\n";
+
+/* The CSV without its header and first row. */
+static const char *after_first_row(const char *csv)
+{
+	const char *p = strchr(csv, '\n');
+	p = p ? strchr(p + 1, '\n') : NULL;
+	return p ? p + 1 : "";
+}
+
+static void simulate_fmi3__wrapper_over_fmi3_inner__same_as_the_bare_fmu(void **state)
+{
+	Ctx *c = *state;
+	char script[1024], args[1024];
+	char *build = realpath(test_build_dir(), NULL);
+	assert_non_null(build);
+	snprintf(script, sizeof script, ballw_sa, build);
+	write_text(c, "ballw.sa", script);
+	snprintf(c->cmd, sizeof c->cmd, "TMPDIR='%s' '%s/sacc' build -o '%s' '%s/ballw.sa' "
+	         ">'%s/build.txt' 2>&1", c->tmp, build, c->dir, c->dir, c->dir);
+	free(build);
+	assert_int_equal(system(c->cmd), 0);
+	snprintf(args, sizeof args, "'%s/ballw.fmu' --stop 1.2 --step 0.01 -o '%s/w.csv'",
+	         c->dir, c->dir);
+	assert_int_equal(simulate(c, args), 0);
+	/* the bare FMU without early returns steps as the wrapper's inner does */
+	snprintf(args, sizeof args, "'%s/fmus3/events3.fmu' --stop 1.2 --step 0.01 "
+	         "--no-rollback --record events3.x,events3.bounces -o '%s/b.csv'",
+	         test_build_dir(), c->dir);
+	assert_int_equal(simulate(c, args), 0);
+	char *w = file_in(c, "w.csv"), *b = file_in(c, "b.csv");
+	assert_true(strlen(after_first_row(w)) > 1000);
+	assert_string_equal(after_first_row(w), after_first_row(b));
+	assert_true(last_value(w, 2) == 2);
+	free(w);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -195,6 +240,8 @@ int main(void)
 		                                teardown),
 		cmocka_unit_test_setup_teardown(simulate_fmi3__sized_types__checked_at_the_boundary,
 		                                setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			simulate_fmi3__wrapper_over_fmi3_inner__same_as_the_bare_fmu, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
