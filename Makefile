@@ -223,7 +223,7 @@ $(BUILD)/fmus/poly.fmu: tests/fmus/poly/modelDescription.xml tests/fmus/poly/mod
 # symbols, libc + libm + libdl only.  Sources are picked up by wildcard.  Unit tests named
 # tests/unit/test_sart_*.c link $(BUILD)/libsart.a.
 RUNTIME_SRC := $(wildcard runtime/*.c)
-RUNTIME_HDR := $(wildcard runtime/*.h runtime/fmi2/*.h)
+RUNTIME_HDR := $(wildcard runtime/*.h runtime/fmi2/*.h runtime/fmi3/*.h)
 RUNTIME_OBJ := $(patsubst runtime/%.c,$(BUILD)/runtime/%.o,$(RUNTIME_SRC))
 RT_CFLAGS   := -std=c99 $(CFLAGS) $(SANFLAGS) -fPIC -fvisibility=hidden -Iruntime
 
@@ -305,12 +305,13 @@ $(BUILD)/tests/test_sart_wrapper: tests/unit/test_sart_wrapper.c tests/unit/fmi2
 
 # ---- packaging: `sacc build` (compiler/package/package.c, compiler/package/zip.c) -----------------------
 # sacc carries the runtime's sources, so that an installed sacc needs no checkout: the
-# generator compiler/tools/embed.c turns runtime/*.c, runtime/*.h and runtime/fmi2/*.h into
-# $(BUILD)/gen/runtime_files.c (pkg_runtime_files[], data only), compiled into libsacc.a.
+# generator compiler/tools/embed.c turns runtime/*.c, runtime/*.h and the FMI headers
+# (runtime/fmi2/*.h, runtime/fmi3/*.h) into $(BUILD)/gen/runtime_files.c
+# (pkg_runtime_files[], data only), compiled into libsacc.a.
 # compiler/ still links nothing of runtime/.  The file list is kept in a stamp rewritten only
 # when it changes, so adding or removing a runtime file regenerates the table too.
 EMBED       := $(BUILD)/tools/embed
-EMBED_FILES := $(sort $(wildcard runtime/*.c runtime/*.h runtime/fmi2/*.h))
+EMBED_FILES := $(sort $(wildcard runtime/*.c runtime/*.h runtime/fmi2/*.h runtime/fmi3/*.h))
 EMBED_LIST  := $(BUILD)/gen/runtime_files.list
 EMBED_C     := $(BUILD)/gen/runtime_files.c
 EMBED_OBJ   := $(BUILD)/obj/runtime_files.o
@@ -466,6 +467,7 @@ $(BUILD)/tests/test_two_mass: LDLIBS += -lgsl -lgslcblas
 $(BUILD)/tests/test_two_mass: bench/two_mass/twomass_ref.h
 $(BUILD)/tests/test_sart_loops: bench/loops/loop_scenarios.h
 # tests/unit/test_sart_stepsize.c checks step-size control against the same reference.
+$(BUILD)/tests/test_sart_inner_fmi3 $(BUILD)/tests/test_simulate_fmi3: | $(FMUS3)
 $(BUILD)/tests/test_sart_stepsize: LDLIBS += -lgsl -lgslcblas
 $(BUILD)/tests/test_sart_stepsize: bench/two_mass/twomass_ref.h
 # tests/unit/test_sweep.c writes the exact two-mass solution as a --sweep reference.

@@ -423,16 +423,39 @@ int master_step_outcome(Master *m, int f, double t, SartStatus st, double r,
 	return -1;
 }
 
-/* Steps FMU f from t by h.  Returns 0 (stepped), 1 (discarded: *reached is where it
- * stands) or -1 (failed, reported). */
+/* An FMU may stop early at an event without getting anywhere (the event lay at t): it has
+ * handled the event and stands at t, so it is simply stepped again, at most this often. */
+#define MAX_EARLY_AT_START 100
+
+/* Steps FMU f from t by h.  Returns 0 (stepped), 1 (discarded, or returned early: *reached
+ * is where it stands, and the macro step is redone that short) or -1 (failed, reported). */
 int master_step_one(Master *m, int f, double t, double h, double *reached)
 {
 	double r = t + h;
-	if (m->o->on_step)
-		m->o->on_step(m->o->step_env, f, t, h, 0);
-	SartStatus st = sart_inner_do_step(m->f[f].in, t, h, 1, &r);
-	if (m->o->on_step)
-		m->o->on_step(m->o->step_env, f, t, h, 1);
+	SartStatus st;
+	for (int again = 0;; again++) {
+		if (m->o->on_step)
+			m->o->on_step(m->o->step_env, f, t, h, 0);
+		st = sart_inner_do_step(m->f[f].in, t, h, 1, &r);
+		if (m->o->on_step)
+			m->o->on_step(m->o->step_env, f, t, h, 1);
+		if (!ok(st) || !(r <= t) || again == MAX_EARLY_AT_START)
+			break;
+	}
+	if (ok(st) && r < t + h) {
+		/* an early return: like a discard, the macro step ends where the FMU stopped */
+		if (!(r > t)) {
+			master_fail(m, "%s returned early at t = %.17g %d times without getting "
+			            "anywhere", m->sc->fmus[f].name, t, MAX_EARLY_AT_START + 1);
+			return -1;
+		}
+		*reached = r;
+		if (m->discard_fmu < 0 || r < m->discard_at) {
+			m->discard_fmu = f;
+			m->discard_at = r;
+		}
+		return 1;
+	}
 	return master_step_outcome(m, f, t, st, r, reached);
 }
 
@@ -445,8 +468,12 @@ static int initialize(Master *m)
 	double t0 = o->start;
 	for (int f = 0; f < sc->nfmus; f++) {
 		const SartFmu *fm = &sc->fmus[f];
+		unsigned caps = fm->caps & SEAM_CAPS;
+		if (m->snapshots && (fm->caps & SART_CAP_EARLY_RETURN))
+			caps |= SART_CAP_EARLY_RETURN;
+		const SartFmuTypes *ty = o->fmu_types ? &o->fmu_types[f] : NULL;
 		SartInnerConfig cfg = {fm->name, fm->dir, fm->model_identifier, fm->version,
-		                       fm->caps & SEAM_CAPS, master_log, m};
+		                       caps, master_log, m, ty ? ty->types : NULL, ty ? ty->n : 0};
 		SartStatus st = o->load_inner ? o->load_inner(o->load_env, &cfg, &m->f[f].in)
 		                               : sart_inner_load(&cfg, &m->f[f].in);
 		if (!ok(st)) {
@@ -790,7 +817,10 @@ int sart_master_run(const SartScenario *sc, const SartMasterOptions *o, SartMast
 	m->derivatives = o->approx != SART_HOLD || m->alg->fresh_inputs || o->iterations > 0;
 	if (prepare(m) || master_prepare_loops(m))
 		goto done;
-	m->plain = m->alg->fast_path && !o->no_fast_path && !m->derivatives && m->nloops == 0;
+	for (int f = 0; f < sc->nfmus; f++)
+		m->early_returns |= m->snapshots && (sc->fmus[f].caps & SART_CAP_EARLY_RETURN);
+	m->plain = m->alg->fast_path && !o->no_fast_path && !m->derivatives && m->nloops == 0 &&
+	           !m->early_returns;
 	for (int f = 0; f < sc->nfmus; f++)
 		m->plain &= !m->f[f].has_other;
 	if (initialize(m) || master_emit_point(m, o->start))

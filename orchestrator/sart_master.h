@@ -80,8 +80,18 @@ typedef struct SartFmu {
 	int nvars;
 } SartFmu;
 
+/* One FMU's FMI 3.0 sized types (sart_inner.h's SartVrType): the variables that are not
+ * Float64 or Int32, for the seam to choose each getter and setter. */
+typedef struct SartFmuTypes {
+	const SartVrType *types;
+	size_t n;
+} SartFmuTypes;
+
 /* Capabilities the master uses besides the seam's SART_CAP_* (sart_inner.h), in
- * SartFmu.caps too:
+ * SartFmu.caps too.  SART_CAP_EARLY_RETURN there means the FMU might return early from a
+ * step; the master lets it only when it saves the states before each step (it then
+ * shortens the macro step to where the FMU stopped, as for a discard, and redoes it from
+ * the restored states), otherwise the FMU steps through its events.  Also:
  *   SART_CAP_OUTPUT_DERIVATIVES  maxOutputDerivativeOrder >= 1: SART_HERMITE reads the
  *                                first derivatives of its outputs;
  *   SART_CAP_INPUT_ORDER2        its setting of input derivatives takes second derivatives
@@ -319,6 +329,10 @@ typedef struct SartMasterOptions {
 	 * t by h; NULL for none.  `sacc simulate --step-timeout` arms its watchdog here. */
 	void (*on_step)(void *env, int fmu, double t, double h, int done);
 	void *step_env;
+	/* The FMI 3.0 sized types of each FMU (nfmus entries), or NULL when every FMU is an
+	 * FMI 2.0 one or uses Float64 and Int32 only.  (The state probe does not see them: an
+	 * FMU with other types makes it inconclusive, which lets the run go on.) */
+	const SartFmuTypes *fmu_types;
 	/* 1: every pass goes through the general functions, never the fast path
 	 * (sart_master_fast.c).  The results are the same bit for bit, only slower: the fast
 	 * path's test runs each scenario both ways and compares them. */

@@ -35,7 +35,8 @@
 enum { NTYPES = 3 }; /* SART_REAL, SART_INTEGER, SART_BOOLEAN */
 
 /* The capabilities the seam knows (the master's own are not its business). */
-#define SEAM_CAPS (SART_CAP_GET_SET_STATE | SART_CAP_SERIALIZE | SART_CAP_INPUT_DERIVATIVES)
+#define SEAM_CAPS (SART_CAP_GET_SET_STATE | SART_CAP_SERIALIZE | SART_CAP_INPUT_DERIVATIVES | \
+                   SART_CAP_EVENT_MODE)
 
 /* What the master keeps per FMU. */
 typedef struct FmuRun {
@@ -115,6 +116,9 @@ typedef struct SartRun {
 	int probed;           /* the state probe ran on every FMU (probe_all) */
 	int derivatives;      /* this run gives input derivatives to FMUs that take them */
 	int plain;            /* plain_pass can do a first Jacobi pass */
+	int early_returns;    /* some FMU may return early from a step (SART_CAP_EARLY_RETURN
+	                         given: only when states are saved, so the step can be redone
+	                         shorter) */
 	int ind_sig;          /* the event indicator's signal, or -1 */
 	double event_tol;
 	/* plain_pass's flat tables: every FMU's Real inputs in FMU order (FmuRun.plain_v is

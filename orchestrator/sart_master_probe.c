@@ -58,7 +58,7 @@ int sart_probe_state(const SartScenario *sc, int f, double start, double h,
 	}
 	SartInnerConfig cfg = {fm->name, fm->dir, fm->model_identifier, fm->version,
 	                       fm->caps & SEAM_CAPS,
-	                       NULL, NULL};
+	                       NULL, NULL, NULL, 0};
 	if (!ok(sart_inner_load(&cfg, &in))) {
 		put(msg, size, "%s: cannot load the FMU", fm->name);
 		goto done;

@@ -12,6 +12,7 @@
 #include "driver.h"
 #include "fmu.h"
 #include "sart_master.h"
+#include "sim_types.h"
 
 struct SimArgs;
 
@@ -30,6 +31,8 @@ typedef struct SimFmu {
 	Loc where;
 	char *dir;      /* where it is extracted, malloc'd */
 	SartVar *vars;
+	SartVrType *vr_types; /* FMI 3.0 sized types (sim_types.h), malloc'd */
+	size_t nvr_types;
 } SimFmu;
 
 /* --profile: what one FMU's doStep calls cost. */
@@ -45,6 +48,7 @@ typedef struct Sim {
 	SimFmu *fmus;
 	int nfmus;
 	SartFmu *sfmus;
+	SartFmuTypes *types; /* per FMU, for SartMasterOptions.fmu_types */
 	SartConnection *conns;
 	int nconns;
 	SartStart *starts;

@@ -753,14 +753,10 @@ static SartScenario scenario(Sim *s)
 {
 	for (int f = 0; f < s->nfmus; f++) {
 		const FmuInfo *in = s->fmus[f].info;
-		unsigned caps = (in->can_get_and_set_fmu_state ? SART_CAP_GET_SET_STATE : 0u) |
-		                (in->can_serialize_fmu_state ? SART_CAP_SERIALIZE : 0u) |
-		                (in->can_interpolate_inputs ? SART_CAP_INPUT_DERIVATIVES : 0u) |
-		                (in->max_output_derivative_order >= 1 ? SART_CAP_OUTPUT_DERIVATIVES
-		                                                      : 0u);
 		s->sfmus[f] = (SartFmu){s->fmus[f].name, s->fmus[f].dir, in->model_identifier,
-		                        in->guid, in->version == FMI_V3 ? SART_FMI3 : SART_FMI2, caps,
-		                        s->fmus[f].vars, in->nvars};
+		                        in->guid, in->version == FMI_V3 ? SART_FMI3 : SART_FMI2,
+		                        sim_caps(in), s->fmus[f].vars, in->nvars};
+		s->types[f] = (SartFmuTypes){s->fmus[f].vr_types, s->fmus[f].nvr_types};
 	}
 	return (SartScenario){s->sfmus, s->nfmus, s->conns, s->nconns, s->starts, s->nstarts,
 	                      s->records, s->nrecords};
@@ -819,7 +815,7 @@ static int run_once(Sim *s, const SartScenario *sc, double step, const char *lab
 	                       .min_step = a->min_step, .max_step = a->max_step,
 	                       .locate_events = a->event != NULL, .event_indicator = a->event_ref,
 	                       .event_tolerance = a->event_tolerance,
-	                       .no_rollback = a->no_rollback};
+	                       .no_rollback = a->no_rollback, .fmu_types = s->types};
 	SartMasterResult res;
 	struct sigaction sa, old_int, old_term, old_alrm;
 	SimIsolate isolate;
@@ -1096,8 +1092,9 @@ static int run(Sim *s)
 {
 	SimArgs *a = s->args;
 	s->sfmus = calloc((size_t)s->nfmus + 1, sizeof *s->sfmus);
+	s->types = calloc((size_t)s->nfmus + 1, sizeof *s->types);
 	s->prof = calloc((size_t)s->nfmus + 1, sizeof *s->prof);
-	if (!s->sfmus || !s->prof)
+	if (!s->sfmus || !s->types || !s->prof)
 		return 1;
 	SartScenario sc = scenario(s);
 
@@ -1230,10 +1227,12 @@ int sim_main(const CliCommand *cmd, int argc, char **argv)
 	free(s.tmpdir);
 	for (int f = 0; f < s.nfmus; f++) {
 		free(s.fmus[f].vars);
+		free(s.fmus[f].vr_types);
 		free(s.fmus[f].dir);
 	}
 	free(s.fmus);
 	free(s.sfmus);
+	free(s.types);
 	free(s.prof);
 	free(s.conns);
 	free(s.starts);

@@ -11,17 +11,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static SartType sart_type(FmuType t)
-{
-	switch (t) {
-	case FT_REAL: return SART_REAL;
-	case FT_INTEGER:
-	case FT_ENUMERATION: return SART_INTEGER;
-	case FT_BOOLEAN: return SART_BOOLEAN;
-	default: return SART_OTHER;
-	}
-}
-
 static SartCausality sart_causality(FmuCausality c)
 {
 	switch (c) {
@@ -39,11 +28,11 @@ int sim_add_fmu(Sim *s, const char *name, FmuInfo *info, Loc where)
 	f->info = info;
 	f->where = where;
 	f->vars = calloc((size_t)info->nvars + 1, sizeof *f->vars);
-	if (!f->vars)
+	if (!f->vars || sim_vr_types(info, &f->vr_types, &f->nvr_types))
 		return 1;
 	for (int i = 0; i < info->nvars; i++) {
 		const FmuVar *v = &info->vars[i];
-		f->vars[i] = (SartVar){v->name, v->vr, sart_type(v->type), sart_causality(v->causality),
+		f->vars[i] = (SartVar){v->name, v->vr, sim_sart_type(v), sart_causality(v->causality),
 		                       NULL, v->causality == CAUS_OUTPUT ? -1 : 0};
 	}
 	for (int k = 0; k < info->noutputs; k++) {
@@ -230,10 +219,12 @@ int sim_collect_records(Sim *s, const CliList *records)
 			int rc = sim_parse_ref(s, "--record", p, len, &r);
 			if (rc)
 				return rc;
+			char why[96];
 			if (s->fmus[r.fmu].vars[r.var].type == SART_OTHER)
-				return cli_usage_error("--record: %s has a type that cannot be recorded "
-				                       "(strings and FMI 3.0 sized types are not yet)",
-				                       s->fmus[r.fmu].vars[r.var].name);
+				return cli_usage_error("--record: %s is %s, which cannot be recorded yet",
+				                       s->fmus[r.fmu].vars[r.var].name,
+				                       sim_unsupported(&s->fmus[r.fmu].info->vars[r.var], why,
+				                                       sizeof why));
 			if (add_record(s, r))
 				return 1;
 			p += len;
@@ -267,7 +258,7 @@ int sim_collect_sets(Sim *s, const CliList *sets)
 			return cli_usage_error("--set: %s cannot be set (a constant, a computed variable "
 			                       "or the independent variable)", a);
 		double x;
-		switch (sart_type(v->type)) {
+		switch (sim_sart_type(v)) {
 		case SART_REAL:
 			if (!csv_number(val, &x))
 				return cli_usage_error("--set %s: not a finite number", a);

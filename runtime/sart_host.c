@@ -100,8 +100,10 @@ static SartStatus do_load(Host *ho, const SartChanHeader *rq)
 		return host_fail(ho, SART_ERROR, "malformed request: load without name, directory "
 		                 "and model identifier");
 	snprintf(ho->name, sizeof ho->name, "%s", name);
+	/* FMI 3.0 sized types do not cross the channel yet: such an inner's Reals are Float64
+	 * and its Integers Int32 here */
 	SartInnerConfig cfg = {name, dir, id, (SartFmiVersion)rq->n, (unsigned)rq->id, host_log,
-	                       ho};
+	                       ho, NULL, 0};
 	return sart_inner_load(&cfg, &ho->in);
 }
 

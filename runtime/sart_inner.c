@@ -49,6 +49,7 @@ static const struct {
 	const SartInnerOps *ops;
 } backends[] = {
 	{SART_FMI2, &sart_inner_fmi2_ops},
+	{SART_FMI3, &sart_inner_fmi3_ops},
 };
 
 /* ---- messages --------------------------------------------------------------------------- */
@@ -157,6 +158,47 @@ static char *concat(const char *first, ...)
 	return out;
 }
 
+static int cmp_vr_type(const void *a, const void *b)
+{
+	const SartVrType *x = a, *y = b;
+	return x->vr < y->vr ? -1 : x->vr > y->vr;
+}
+
+/* The config's value types, sorted for lookup (the names stay the caller's). */
+static int copy_vr_types(SartInner *in, const SartInnerConfig *cfg)
+{
+	if (!cfg->vr_types || cfg->nvr_types == 0)
+		return 0;
+	in->vr_types = malloc(cfg->nvr_types * sizeof *in->vr_types);
+	if (!in->vr_types)
+		return 1;
+	memcpy(in->vr_types, cfg->vr_types, cfg->nvr_types * sizeof *in->vr_types);
+	in->nvr_types = cfg->nvr_types;
+	qsort(in->vr_types, in->nvr_types, sizeof *in->vr_types, cmp_vr_type);
+	return 0;
+}
+
+SartValueType sart_inner_vr_type(const SartInner *in, SartVr vr, SartValueType dflt,
+                                 const char **name)
+{
+	size_t lo = 0, hi = in->nvr_types;
+	if (name)
+		*name = NULL;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (in->vr_types[mid].vr < vr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < in->nvr_types && in->vr_types[lo].vr == vr) {
+		if (name)
+			*name = in->vr_types[lo].name;
+		return in->vr_types[lo].type;
+	}
+	return dflt;
+}
+
 SartStatus sart_inner_load(const SartInnerConfig *cfg, SartInner **out)
 {
 	SartStatus st = SART_ERROR;
@@ -172,6 +214,8 @@ SartStatus sart_inner_load(const SartInnerConfig *cfg, SartInner **out)
 	in->logger = cfg->logger;
 	in->logger_env = cfg->logger_env;
 	in->caps = cfg->caps;
+	if (copy_vr_types(in, cfg))
+		goto done;
 	in->name = concat(cfg->name && cfg->name[0] ? cfg->name : "?", (const char *)NULL);
 	if (!in->name)
 		goto done; /* no name to report under; out of memory anyway */
@@ -239,6 +283,7 @@ void sart_inner_free(SartInner *in)
 	free(in->name);
 	free(in->lib_path);
 	free(in->resource_dir);
+	free(in->vr_types);
 	free(in);
 }
 

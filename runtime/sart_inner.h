@@ -4,8 +4,8 @@
  * extracted FMU directory, the function table resolved from it, and the instance created
  * with it.  Everything above this header (the master algorithms, the emitted wrapper code)
  * speaks only this API; which FMI version the inner FMU implements is decided once, in
- * sart_inner_load, by choosing a back end (sart_inner_fmi2.c today; sart_inner_fmi3.c can
- * join it without any caller changing, see sart_inner_backend.h).
+ * sart_inner_load, by choosing a back end (sart_inner_fmi2.c, sart_inner_fmi3.c; see
+ * sart_inner_backend.h).
  *
  * Reporting.  Every call returns a SartStatus.  Whenever it is not SART_OK, the seam also
  * writes one message naming the inner instance and the call, e.g.
@@ -37,7 +37,7 @@ typedef enum SartStatus {
 /* The FMI version an inner FMU implements (its modelDescription's fmiVersion). */
 typedef enum SartFmiVersion {
 	SART_FMI2 = 2,
-	SART_FMI3 = 3 /* not implemented yet: load reports it */
+	SART_FMI3 = 3
 } SartFmiVersion;
 
 /* Capabilities from the inner model description that decide which optional functions the
@@ -46,10 +46,37 @@ typedef enum SartFmiVersion {
 enum {
 	SART_CAP_GET_SET_STATE = 1u << 0,    /* canGetAndSetFMUstate: get/set/free state */
 	SART_CAP_SERIALIZE = 1u << 1,        /* canSerializeFMUstate: size/serialize/deserialize */
-	SART_CAP_INPUT_DERIVATIVES = 1u << 2 /* canInterpolateInputs: set_real_input_derivatives */
+	SART_CAP_INPUT_DERIVATIVES = 1u << 2, /* canInterpolateInputs: set_real_input_derivatives */
+	/* FMI 3.0 only (an FMI 2.0 back end ignores them): */
+	SART_CAP_EVENT_MODE = 1u << 3,   /* hasEventMode: the instance is created with event mode
+	                                    used, and the seam handles the events a step asks
+	                                    for (see sart_inner_do_step) */
+	SART_CAP_EARLY_RETURN = 1u << 4  /* the caller goes on from where a step stopped early:
+	                                    the instance is created with early return allowed */
 };
 
 typedef unsigned int SartVr; /* a value reference */
+
+/* The sized types of FMI 3.0 behind the seam's double Reals and int Integers.  The back
+ * end converts at the boundary: a Float32 is widened on get and rounded on set (a finite
+ * value beyond its range is an error); an integer that does not fit the inner variable's
+ * type on set, or the seam's int on get, is an error naming the variable and the value,
+ * never a wrap-around. */
+typedef enum SartValueType {
+	SART_VT_FLOAT64 = 0, /* the default of a Real value reference not listed */
+	SART_VT_FLOAT32,
+	SART_VT_INT8, SART_VT_UINT8, SART_VT_INT16, SART_VT_UINT16,
+	SART_VT_INT32,       /* the default of an Integer value reference not listed */
+	SART_VT_UINT32, SART_VT_INT64, SART_VT_UINT64
+} SartValueType;
+
+/* One variable whose FMI 3.0 type is not its seam type's default; name (may be NULL) is
+ * for messages. */
+typedef struct SartVrType {
+	SartVr vr;
+	SartValueType type;
+	const char *name;
+} SartVrType;
 
 /* Receives every message: the inner FMU's (category as it gave it) and the seam's own.
  * message is plain text, already formatted and prefixed with "[instance] ". */
@@ -64,6 +91,10 @@ typedef struct SartInnerConfig {
 	unsigned caps;                /* SART_CAP_* */
 	SartLogger logger;            /* may be NULL: messages are then only kept */
 	void *logger_env;
+	/* FMI 3.0: the variables that are not Float64 (Reals) or Int32 (Integers); copied at
+	 * load.  NULL/0 for FMI 2.0 and for an FMI 3.0 FMU with those types only. */
+	const SartVrType *vr_types;
+	size_t nvr_types;
 } SartInnerConfig;
 
 /* What FMI 2.0 gives fmi2SetupExperiment (FMI 3.0 gives it to EnterInitializationMode). */
@@ -87,7 +118,9 @@ SartStatus sart_inner_load(const SartInnerConfig *cfg, SartInner **out);
 /* Creates the Co-Simulation instance (not visible).  guid is the model description's. */
 SartStatus sart_inner_instantiate(SartInner *in, const char *guid, int logging_on);
 
-/* FMI 2.0: fmi2SetupExperiment then fmi2EnterInitializationMode. */
+/* FMI 2.0: fmi2SetupExperiment then fmi2EnterInitializationMode; FMI 3.0: the experiment
+ * given to fmi3EnterInitializationMode.  exit_init leaves initialization; an FMI 3.0
+ * instance with event mode used then settles its discrete states and enters Step Mode. */
 SartStatus sart_inner_enter_init(SartInner *in, const SartExperiment *ex);
 SartStatus sart_inner_exit_init(SartInner *in);
 
@@ -119,7 +152,18 @@ SartStatus sart_inner_get_real_output_derivatives(SartInner *in, const SartVr vr
  * time, asked for at once and checked to lie in [t, t + h]; NaN on an error.  A discard
  * whose last successful time cannot be had (the query fails, or answers outside the step)
  * is reported as SART_ERROR (SART_FATAL if the query was fatal): the master cannot know
- * where the FMU stands. */
+ * where the FMU stands.
+ *
+ * Early return (FMI 3.0, only when loaded with SART_CAP_EARLY_RETURN): the step succeeded
+ * but stopped short, at an event inside it.  It is reported as SART_OK (or SART_WARNING)
+ * with *reached < t + h, the FMU's last successful time (checked to lie in [t, t + h));
+ * the FMU stands there, and the caller goes on from *reached (a master shortens the
+ * macro step to it).  Without the capability *reached is always t + h on success.
+ * Events (FMI 3.0 with SART_CAP_EVENT_MODE): when the step asks for event handling, the
+ * seam enters Event Mode, updates the discrete states until they settle and returns to
+ * Step Mode before returning; the step's outcome is then that of the whole sequence.  A
+ * step after which the FMU asks to terminate the simulation is reported as SART_ERROR
+ * naming the time. */
 SartStatus sart_inner_do_step(SartInner *in, double t, double h, int no_set_state_prior,
                               double *reached);
 

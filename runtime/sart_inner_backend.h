@@ -8,11 +8,10 @@
  * instance handle, and the translation of each call into its FMI version, including the
  * names its messages use ("fmi2DoStep").
  *
- * Adding FMI 3.0: write sart_inner_fmi3.c defining `const SartInnerOps sart_inner_fmi3_ops`
- * (platform "x86_64-linux"; fmi3InstantiateCoSimulation takes the resource directory as a
- * path; the experiment goes to fmi3EnterInitializationMode; bool booleans and int32
- * integers converted at the boundary), declare it below and add it to the version table
- * in sart_inner.c.  No caller of sart_inner.h changes. */
+ * Adding a version: write its back end defining a `const SartInnerOps`, declare it below
+ * and add it to the version table in sart_inner.c.  No caller of sart_inner.h changes.
+ * FMI 3.0's (sart_inner_fmi3.c) also reads the config's value types (in->vr_types) to
+ * choose each value's getter and setter. */
 #ifndef SART_INNER_BACKEND_H
 #define SART_INNER_BACKEND_H
 
@@ -38,6 +37,8 @@ struct SartInner {
 	char *lib_path;     /* absolute */
 	char *resource_dir; /* absolute path of <dir>/resources (need not exist) */
 	unsigned caps;
+	SartVrType *vr_types; /* the config's, sorted by value reference */
+	size_t nvr_types;
 	int instantiated;
 	int fatal;          /* a call returned SART_FATAL: no further calls into the FMU */
 	int callable;       /* instantiated && !fatal: the hot calls' one test */
@@ -98,6 +99,11 @@ struct SartInnerOps {
 };
 
 extern const SartInnerOps sart_inner_fmi2_ops;
+extern const SartInnerOps sart_inner_fmi3_ops;
+
+/* The FMI 3.0 type of value reference vr (dflt when the config did not list it). */
+SartValueType sart_inner_vr_type(const SartInner *in, SartVr vr, SartValueType dflt,
+                                 const char **name);
 
 /* Records "[name] <fmt...>" as the instance's message and sends it to the logger with the
  * category for st; returns st, so a back end can `return sart_inner_report(...)`.  A

@@ -18,7 +18,8 @@
 typedef enum FmiVersion { FMI_V2 = 2, FMI_V3 = 3 } FmiVersion;
 
 /* The scalar types.  FMI 3.0's sized types keep their own tag so that nothing is lost;
- * fmu_base_type folds them onto the four types the language has. */
+ * the checker folds them onto the language's types (Real for the floats, Integer for the
+ * integer types, Bool, String). */
 typedef enum FmuType {
 	FT_REAL,      /* FMI 2 Real, FMI 3 Float64 */
 	FT_FLOAT32,
@@ -69,7 +70,20 @@ typedef struct FmuVar {
 	char *description;
 	int derivative_of;    /* 1-based index of the variable this is the derivative of, or 0 */
 	int line;             /* line of its element in modelDescription.xml */
+	/* FMI 3 arrays: one FmuDim per <Dimension>, none for a scalar.  nelems is the number
+	 * of elements (1 for a scalar), sizes taken from the structural parameters' start
+	 * values; -1 when a size cannot be known from the description. */
+	struct FmuDim *dims;
+	int ndims;
+	long long nelems;
 } FmuVar;
+
+/* One <Dimension>: a fixed size (start) or the structural parameter that gives it. */
+typedef struct FmuDim {
+	long long start;  /* the start attribute, -1 when the size is a parameter's */
+	int var;          /* 0-based index of that structural parameter, -1 when fixed */
+	long long size;   /* the size in effect: start, or the parameter's start value; -1 unknown */
+} FmuDim;
 
 /* A unit definition: the SI base-unit exponents and factor/offset, as FMI gives them. */
 typedef struct FmuUnit {
@@ -138,6 +152,8 @@ typedef struct FmuInfo {
 	int ntypes;
 	FmuOutputDep *outputs;
 	int noutputs;
+	FmuOutputDep *initial_unknowns; /* FMI 3 <InitialUnknown>, FMI 2 <InitialUnknowns> */
+	int ninitial_unknowns;
 
 	/* The paper's section 2.2.1 classification. */
 	bool is_mealy;    /* some output depends directly on an input, or dependencies unknown */
@@ -164,6 +180,10 @@ const FmuVar *fmu_find_var(const FmuInfo *fmu, const char *name);
 
 /* Whether output variable index out (0-based in vars) depends directly on variable in. */
 bool fmu_output_depends_on(const FmuInfo *fmu, int out, int in);
+
+/* Why the variable cannot be a port yet (an array, Binary, Enumeration, Clock), as a noun
+ * phrase for messages ("an array of 3 Float64"), or NULL when it can. */
+const char *fmu_var_unsupported(const FmuVar *v, char *buf, size_t size);
 
 const char *fmu_type_name(FmuType t);          /* "Real", "Float64", "Integer", ... as in the XML */
 /* The element name the given FMI version uses for t: FT_REAL is "Real" in 2.0, "Float64" in 3.0. */

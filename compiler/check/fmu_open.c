@@ -196,6 +196,7 @@ void fmu_free(FmuInfo *f)
 		free(v->unit);
 		free(v->declared_type);
 		free(v->description);
+		free(v->dims);
 	}
 	free(f->vars);
 	for (int i = 0; i < f->nunits; i++)
@@ -210,6 +211,9 @@ void fmu_free(FmuInfo *f)
 	for (int i = 0; i < f->noutputs; i++)
 		free(f->outputs[i].deps);
 	free(f->outputs);
+	for (int i = 0; i < f->ninitial_unknowns; i++)
+		free(f->initial_unknowns[i].deps);
+	free(f->initial_unknowns);
 	free(f);
 }
 

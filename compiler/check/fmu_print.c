@@ -129,13 +129,32 @@ static void base_units(char *buf, size_t size, const FmuUnit *u)
 
 enum { C_NAME, C_VR, C_TYPE, C_CAUS, C_VARIAB, C_INIT, C_START, C_UNIT, NCOLS };
 
+/* The type cell: FMI 3 arrays show their sizes, "Float64[3]" ("[?]" when unknown). */
+static const char *type_cell(const FmuInfo *f, const FmuVar *v, char *buf, size_t size)
+{
+	const char *name = fmu_type_name_for(v->type, f->version);
+	if (v->ndims == 0)
+		return name;
+	size_t n = (size_t)snprintf(buf, size, "%s[", name);
+	for (int k = 0; k < v->ndims && n < size; k++) {
+		if (v->dims[k].size >= 0)
+			n += (size_t)snprintf(buf + n, size - n, "%s%lld", k ? "," : "", v->dims[k].size);
+		else
+			n += (size_t)snprintf(buf + n, size - n, "%s?", k ? "," : "");
+	}
+	if (n < size)
+		snprintf(buf + n, size - n, "]");
+	return buf;
+}
+
 static void var_cells(const FmuInfo *f, const FmuVar *v, const char *cells[NCOLS], char *vr,
                       size_t vrsize)
 {
-	snprintf(vr, vrsize, "%u", (unsigned)v->vr);
+	/* vr holds the value reference and, after it, the type cell of an array */
+	int used = snprintf(vr, vrsize, "%u", (unsigned)v->vr) + 1;
 	cells[C_NAME] = v->name;
 	cells[C_VR] = vr;
-	cells[C_TYPE] = fmu_type_name_for(v->type, f->version);
+	cells[C_TYPE] = type_cell(f, v, vr + used, vrsize - (size_t)used);
 	cells[C_CAUS] = fmu_causality_name(v->causality);
 	cells[C_VARIAB] = fmu_variability_name(v->variability);
 	cells[C_INIT] = fmu_initial_name(v->initial);
@@ -152,7 +171,7 @@ static void print_vars(FILE *out, const FmuInfo *f)
 		width[c] = text_width(heads[c]);
 	for (int i = 0; i < f->nvars; i++) {
 		const char *cells[NCOLS];
-		char vr[16];
+		char vr[96];
 		var_cells(f, &f->vars[i], cells, vr, sizeof vr);
 		for (int c = 0; c < NCOLS; c++)
 			if (text_width(cells[c]) > width[c])
@@ -161,7 +180,7 @@ static void print_vars(FILE *out, const FmuInfo *f)
 	fprintf(out, "\nvariables (%d)\n", f->nvars);
 	for (int i = -1; i < f->nvars; i++) {
 		const char *cells[NCOLS];
-		char vr[16];
+		char vr[96];
 		if (i < 0)
 			memcpy(cells, heads, sizeof cells);
 		else
@@ -405,6 +424,19 @@ static void json_var(FILE *out, const FmuInfo *f, const FmuVar *v)
 	json_kv_str(out, 6, "derivativeOf", v->derivative_of ? var_name(f, v->derivative_of - 1) : NULL,
 	            &first);
 	json_kv_num(out, 6, "line", v->line, &first);
+	if (v->ndims > 0) { /* FMI 3 arrays only, so other descriptions print as before */
+		json_key(out, 6, "dimensions", &first);
+		fputs("[", out);
+		for (int k = 0; k < v->ndims; k++) {
+			if (k)
+				fputs(", ", out);
+			if (v->dims[k].size >= 0)
+				json_num(out, (double)v->dims[k].size);
+			else
+				fputs("null", out);
+		}
+		fputs("]", out);
+	}
 	fputs("\n    }", out);
 }
 

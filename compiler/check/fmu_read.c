@@ -519,6 +519,21 @@ const char *fmu_initial_name(FmuInitial i)
 	return (unsigned)i < sizeof initial_names / sizeof *initial_names ? initial_names[i] : "?";
 }
 
+const char *fmu_var_unsupported(const FmuVar *v, char *buf, size_t size)
+{
+	if (v->ndims > 0 && v->nelems >= 0)
+		snprintf(buf, size, "an array of %lld %s", v->nelems,
+		         fmu_type_name_for(v->type, FMI_V3));
+	else if (v->ndims > 0)
+		snprintf(buf, size, "an array of %s", fmu_type_name_for(v->type, FMI_V3));
+	else if (v->type == FT_BINARY || v->type == FT_ENUMERATION || v->type == FT_CLOCK)
+		snprintf(buf, size, "%s %s", v->type == FT_ENUMERATION ? "an" : "a",
+		         fmu_type_name_for(v->type, FMI_V3));
+	else
+		return NULL;
+	return buf;
+}
+
 /* Looks s up in names[0..n); -1 when absent.  Empty entries never match. */
 static int lookup(const char *const *names, int n, const char *s)
 {
@@ -751,6 +766,39 @@ static void read_type_attrs(Reader *r, const xmlNode *te, FmuVar *v)
 	}
 }
 
+static bool is_dim_elem(const xmlNode *n)
+{
+	return strcmp((const char *)n->name, "Dimension") == 0;
+}
+
+/* FMI 3 <Dimension> children, kept raw: a dimension sized by a structural parameter holds
+ * that parameter's value reference in size until resolve_dims finds it. */
+static void read_dims(Reader *r, const xmlNode *n, FmuVar *v)
+{
+	v->nelems = 1;
+	int nd = count_children(n, is_dim_elem);
+	if (nd == 0)
+		return;
+	v->dims = calloc_n(r, nd, sizeof *v->dims);
+	if (!v->dims)
+		return;
+	for (const xmlNode *c = n->children; c; c = c->next) {
+		if (c->type != XML_ELEMENT_NODE || !is_dim_elem(c))
+			continue;
+		FmuDim *d = &v->dims[v->ndims++];
+		unsigned long long start = 0, vr = 0;
+		bool has_start = false, has_vr = false;
+		attr_uint(r, c, "start", LLONG_MAX, &start, &has_start);
+		attr_uint(r, c, "valueReference", UINT32_MAX, &vr, &has_vr);
+		if (has_start == has_vr)
+			err_at(r, c, "a <Dimension> of variable '%s' needs exactly one of 'start' and "
+			       "'valueReference'", v->name ? v->name : "?");
+		d->start = has_start ? (long long)start : -1;
+		d->var = -1;
+		d->size = has_start ? (long long)start : (long long)vr;
+	}
+}
+
 static bool is_var_elem_v2(const xmlNode *n)
 {
 	return strcmp((const char *)n->name, "ScalarVariable") == 0;
@@ -763,6 +811,7 @@ static void read_var(Reader *r, const xmlNode *n, FmuVar *v, long long *deriv)
 	FmuInfo *f = r->fmu;
 	const xmlNode *te = n; /* the element with the type-specific attributes */
 	v->line = node_loc(r, n).line;
+	v->nelems = 1;
 	v->name = required_attr(r, n, "name");
 	if (f->version == FMI_V2) {
 		te = NULL;
@@ -783,13 +832,10 @@ static void read_var(Reader *r, const xmlNode *n, FmuVar *v, long long *deriv)
 			       v->name ? v->name : "?");
 	} else {
 		type_of_element(FMI_V3, ename(n), "", &v->type);
-		for (const xmlNode *c = n->children; c; c = c->next) {
-			if (is_elem(c, "Dimension")) {
-				warn_at(r, c, "array variable '%s' is read as a scalar",
-				        v->name ? v->name : "?");
-				break;
-			}
-		}
+		if (v->type == FT_CLOCK)
+			err_at(r, n, "variable '%s' is a Clock: sacc does not support FMI 3.0 clocks "
+			       "(nor Scheduled Execution)", v->name ? v->name : "?");
+		read_dims(r, n, v);
 	}
 	unsigned long long vr = 0;
 	bool present;
@@ -911,6 +957,47 @@ static int var_by_vr(const FmuInfo *f, const VrIndex *idx, uint32_t vr)
 	return lo < (size_t)f->nvars && idx[lo].vr == vr ? idx[lo].var : -1;
 }
 
+/* The sizes of v's dimensions: fixed ones as written, the others at their structural
+ * parameter's start value (what the FMU has unless the parameter is set, which sacc never
+ * does), and the number of elements. */
+static void resolve_dims(Reader *r, const xmlNode *n, const VrIndex *idx, FmuVar *v)
+{
+	const FmuInfo *f = r->fmu;
+	for (int k = 0; k < v->ndims; k++) {
+		FmuDim *d = &v->dims[k];
+		if (d->start >= 0)
+			continue;
+		uint32_t vr = (uint32_t)d->size;
+		d->size = -1;
+		d->var = var_by_vr(f, idx, vr);
+		const FmuVar *p = d->var >= 0 ? &f->vars[d->var] : NULL;
+		unsigned long long size;
+		const char *end;
+		if (!p) {
+			err_at(r, n, "a <Dimension> of variable '%s' names valueReference %u, which no "
+			       "variable has", v->name ? v->name : "?", (unsigned)vr);
+		} else if (p->type == FT_REAL || p->type == FT_FLOAT32 || p->type >= FT_BOOLEAN ||
+		           (p->causality != CAUS_STRUCTURAL_PARAMETER &&
+		            p->variability != VAR_CONSTANT)) {
+			err_at(r, n, "a <Dimension> of variable '%s' is sized by '%s', which is not an "
+			       "integer structural parameter or constant", v->name ? v->name : "?",
+			       p->name ? p->name : "?");
+		} else if (p->start && parse_uint(skip_ws(p->start), LLONG_MAX, &size, &end) &&
+		           !*skip_ws(end)) {
+			d->size = (long long)size;
+		}
+	}
+	v->nelems = 1;
+	for (int k = 0; k < v->ndims; k++) {
+		if (v->dims[k].size < 0 ||
+		    (v->dims[k].size > 0 && v->nelems > LLONG_MAX / v->dims[k].size)) {
+			v->nelems = -1;
+			break;
+		}
+		v->nelems *= v->dims[k].size;
+	}
+}
+
 static void read_vars(Reader *r, const xmlNode *mv, VrIndex **vr_index)
 {
 	FmuInfo *f = r->fmu;
@@ -958,6 +1045,9 @@ static void read_vars(Reader *r, const xmlNode *mv, VrIndex **vr_index)
 	}
 	free(deriv);
 	r->var_elems = elems;
+	if (*vr_index)
+		for (int i = 0; i < f->nvars; i++)
+			resolve_dims(r, elems[i], *vr_index, &f->vars[i]);
 }
 
 
@@ -1081,6 +1171,20 @@ static void read_output(Reader *r, const xmlNode *n, const VrIndex *idx, bool *l
 	read_deps(r, n, idx, name, &o->deps, &o->ndeps);
 }
 
+/* An initial unknown and what it depends on during initialization, kept for the
+ * wrapper's model description and the analysis of initialization. */
+static void read_initial_unknown(Reader *r, const xmlNode *n, const VrIndex *idx)
+{
+	FmuInfo *f = r->fmu;
+	int v = read_unknown(r, n, idx);
+	if (v < 0)
+		return;
+	FmuOutputDep *o = &f->initial_unknowns[f->ninitial_unknowns++];
+	o->var = v;
+	o->deps_given = has_attr(n, "dependencies");
+	read_deps(r, n, idx, f->vars[v].name ? f->vars[v].name : "?", &o->deps, &o->ndeps);
+}
+
 /* Other ModelStructure entries are not kept, only checked: a broken reference there is as
  * much a sign of a broken description as one among the outputs. */
 static void check_unknown(Reader *r, const xmlNode *n, const VrIndex *idx)
@@ -1096,16 +1200,21 @@ static void check_unknown(Reader *r, const xmlNode *n, const VrIndex *idx)
 static void read_structure(Reader *r, const xmlNode *ms, const VrIndex *idx)
 {
 	FmuInfo *f = r->fmu;
-	int listed = 0;
+	int listed = 0, initial = 0;
 	for (const xmlNode *c = ms ? ms->children : NULL; c; c = c->next) {
 		if (f->version == FMI_V2 && is_elem(c, "Outputs"))
 			listed += count_children(c, NULL);
 		else if (f->version == FMI_V3 && is_elem(c, "Output"))
 			listed++;
+		else if (f->version == FMI_V2 && is_elem(c, "InitialUnknowns"))
+			initial += count_children(c, NULL);
+		else if (f->version == FMI_V3 && is_elem(c, "InitialUnknown"))
+			initial++;
 	}
 	f->outputs = calloc_n(r, listed + f->nvars, sizeof *f->outputs);
+	f->initial_unknowns = calloc_n(r, initial + 1, sizeof *f->initial_unknowns);
 	bool *is_listed = calloc_n(r, f->nvars, sizeof *is_listed);
-	if (!f->outputs || !is_listed) {
+	if (!f->outputs || !f->initial_unknowns || !is_listed) {
 		free(is_listed);
 		return;
 	}
@@ -1125,13 +1234,17 @@ static void read_structure(Reader *r, const xmlNode *ms, const VrIndex *idx)
 					err_at(r, u, "unexpected <%s> in <%s>", ename(u), ename(c));
 				else if (outputs)
 					read_output(r, u, idx, is_listed);
+				else if (is_elem(c, "InitialUnknowns"))
+					read_initial_unknown(r, u, idx);
 				else
 					check_unknown(r, u, idx);
 			}
 		} else if (is_elem(c, "Output")) {
 			read_output(r, c, idx, is_listed);
+		} else if (is_elem(c, "InitialUnknown")) {
+			read_initial_unknown(r, c, idx);
 		} else if (is_elem(c, "ContinuousStateDerivative") || is_elem(c, "ClockedState") ||
-		           is_elem(c, "InitialUnknown") || is_elem(c, "EventIndicator")) {
+		           is_elem(c, "EventIndicator")) {
 			check_unknown(r, c, idx);
 		} else {
 			err_at(r, c, "unexpected <%s> in <ModelStructure>", ename(c));
@@ -1170,10 +1283,10 @@ static void classify(FmuInfo *f)
 
 /* ---- the document ----------------------------------------------------------------------- */
 
-enum { S_COSIM, S_ME, S_UNITS, S_TYPES, S_EXPERIMENT, S_VARS, S_STRUCTURE, S_COUNT };
+enum { S_COSIM, S_ME, S_SE, S_UNITS, S_TYPES, S_EXPERIMENT, S_VARS, S_STRUCTURE, S_COUNT };
 static const char *const section_names[S_COUNT] = {
-	"CoSimulation", "ModelExchange", "UnitDefinitions", "TypeDefinitions",
-	"DefaultExperiment", "ModelVariables", "ModelStructure",
+	"CoSimulation", "ModelExchange", "ScheduledExecution", "UnitDefinitions",
+	"TypeDefinitions", "DefaultExperiment", "ModelVariables", "ModelStructure",
 };
 
 static void read_root(Reader *r, const xmlNode *root)
@@ -1219,6 +1332,10 @@ static void read_root(Reader *r, const xmlNode *root)
 	f->has_model_exchange = sec[S_ME] != NULL;
 	if (sec[S_COSIM])
 		read_cosim(r, sec[S_COSIM]);
+	else if (sec[S_SE])
+		err_at(r, sec[S_SE], "model '%s' offers only the Scheduled Execution interface, which "
+		       "sacc does not support: it drives Co-Simulation FMUs",
+		       f->model_name ? f->model_name : "?");
 	else
 		err_at(r, root, "model '%s' has no <CoSimulation> element: sacc handles "
 		       "Co-Simulation FMUs only", f->model_name ? f->model_name : "?");

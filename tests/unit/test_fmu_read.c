@@ -615,6 +615,95 @@ static void fmu_read__fmi3_bad_references__reported(void **state)
 	cap_close(&c);
 }
 
+static void fmu_read__fmi3_arrays__sizes_from_structural_parameters(void **state)
+{
+	(void)state;
+	Capture c;
+	cap_open(&c);
+	FmuInfo *f = parse_str(
+		"<fmiModelDescription fmiVersion='3.0' modelName='m' instantiationToken='t'>\n"
+		"<CoSimulation modelIdentifier='m'/>\n"
+		"<ModelVariables>\n"
+		"<UInt64 name='n' valueReference='1' causality='structuralParameter' "
+		"variability='fixed' start='3'/>\n"
+		"<Float64 name='u' valueReference='2' causality='input' start='0 0 0'>"
+		"<Dimension valueReference='1'/></Float64>\n"
+		"<Float64 name='y' valueReference='3' causality='output'>"
+		"<Dimension valueReference='1'/><Dimension start='2'/></Float64>\n"
+		"<Float32 name='s' valueReference='4' causality='output'/>\n"
+		"</ModelVariables>\n"
+		"<ModelStructure><Output valueReference='3' dependencies='2'/>"
+		"<Output valueReference='4' dependencies=''/>"
+		"<InitialUnknown valueReference='3' dependencies='2'/>"
+		"<InitialUnknown valueReference='4'/></ModelStructure>\n"
+		"</fmiModelDescription>\n",
+		&c);
+	assert_non_null(f);
+	assert_string_equal(cap_text(&c), "");
+	const FmuVar *u = var(f, "u"), *y = var(f, "y"), *s = var(f, "s");
+	assert_int_equal(u->ndims, 1);
+	assert_int_equal(u->dims[0].var, var_index(f, "n"));
+	assert_int_equal(u->dims[0].size, 3);
+	assert_int_equal(u->nelems, 3);
+	assert_int_equal(y->ndims, 2);
+	assert_int_equal(y->dims[1].start, 2);
+	assert_int_equal(y->nelems, 6);
+	assert_int_equal(s->nelems, 1);
+	char buf[64];
+	assert_string_equal(fmu_var_unsupported(y, buf, sizeof buf), "an array of 6 Float64");
+	assert_null(fmu_var_unsupported(s, buf, sizeof buf));
+	assert_int_equal(f->ninitial_unknowns, 2);
+	assert_int_equal(f->initial_unknowns[0].var, var_index(f, "y"));
+	assert_true(f->initial_unknowns[0].deps_given);
+	assert_int_equal(f->initial_unknowns[0].ndeps, 1);
+	assert_int_equal(f->initial_unknowns[0].deps[0], var_index(f, "u"));
+	assert_false(f->initial_unknowns[1].deps_given);
+	char *table = print_to_string(fmu_print_table, f);
+	assert_contains(table, "Float64[3,2]");
+	free(table);
+	char *json = print_to_string(fmu_print_json, f);
+	assert_true(json_valid(json));
+	assert_contains(json, "\"dimensions\": [3, 2]");
+	free(json);
+	fmu_free(f);
+	cap_close(&c);
+}
+
+static void fmu_read__fmi3_clock_and_scheduled_execution__refused_by_name(void **state)
+{
+	(void)state;
+	Capture c;
+	cap_open(&c);
+	assert_null(parse_str(
+		"<fmiModelDescription fmiVersion='3.0' modelName='m' instantiationToken='t'>\n"
+		"<CoSimulation modelIdentifier='m'/>\n"
+		"<ModelVariables>\n"
+		"<Clock name='tick' valueReference='1' causality='input' intervalVariability='constant'/>\n"
+		"<Float64 name='y' valueReference='2' causality='output'>"
+		"<Dimension valueReference='9'/></Float64>\n"
+		"</ModelVariables>\n"
+		"<ModelStructure><Output valueReference='2'/></ModelStructure>\n"
+		"</fmiModelDescription>\n",
+		&c));
+	assert_string_equal(cap_text(&c),
+	                    "inline.xml:4:1: error: variable 'tick' is a Clock: sacc does not support "
+	                    "FMI 3.0 clocks (nor Scheduled Execution)\n"
+	                    "inline.xml:5:1: error: a <Dimension> of variable 'y' names "
+	                    "valueReference 9, which no variable has\n");
+	cap_close(&c);
+	cap_open(&c);
+	assert_null(parse_str(
+		"<fmiModelDescription fmiVersion='3.0' modelName='se' instantiationToken='t'>\n"
+		"<ScheduledExecution modelIdentifier='se'/>\n"
+		"<ModelVariables/>\n"
+		"</fmiModelDescription>\n",
+		&c));
+	assert_string_equal(cap_text(&c),
+	                    "inline.xml:2:1: error: model 'se' offers only the Scheduled Execution "
+	                    "interface, which sacc does not support: it drives Co-Simulation FMUs\n");
+	cap_close(&c);
+}
+
 static void fmu_read__unsupported_version__error(void **state)
 {
 	(void)state;
@@ -722,6 +811,8 @@ int main(void)
 		cmocka_unit_test(fmu_read__missing_guid_and_token__errors),
 		cmocka_unit_test(fmu_read__bad_values__each_reported),
 		cmocka_unit_test(fmu_read__fmi3_bad_references__reported),
+		cmocka_unit_test(fmu_read__fmi3_arrays__sizes_from_structural_parameters),
+		cmocka_unit_test(fmu_read__fmi3_clock_and_scheduled_execution__refused_by_name),
 		cmocka_unit_test(fmu_read__unsupported_version__error),
 		cmocka_unit_test(fmu_read__no_cosimulation__error),
 		cmocka_unit_test(fmu_read__wrong_root_and_empty__errors),

@@ -73,7 +73,8 @@ static char *fmu_dir(const char *group, const char *model)
 static SartStatus try_load(const char *group, const char *model, const char *name,
                            unsigned caps, Log *log, SartInner **out)
 {
-	SartInnerConfig cfg = {name, fmu_dir(group, model), model, SART_FMI2, caps, capture, log};
+	SartInnerConfig cfg = {name, fmu_dir(group, model), model, SART_FMI2, caps, capture, log,
+	                       NULL, 0};
 	return sart_inner_load(&cfg, out);
 }
 
@@ -452,7 +453,7 @@ static void sart_inner__missing_directory_or_library__error_names_path(void **st
 
 	/* The directory exists; the library named by the identifier does not. */
 	SartInnerConfig cfg = {"w", fmu_dir("fmus", "window"), "windoww", SART_FMI2, 0, capture,
-	                       &log};
+	                       &log, NULL, 0};
 	assert_int_equal(sart_inner_load(&cfg, &in), SART_ERROR);
 	assert_null(in);
 	assert_contains(log.last, "[w] cannot load /");
@@ -462,10 +463,15 @@ static void sart_inner__missing_directory_or_library__error_names_path(void **st
 	assert_int_equal(sart_inner_load(&cfg, &in), SART_ERROR);
 	assert_contains(log.last, "invalid model identifier '../window'");
 
+	/* an FMI 3.0 back end looks under binaries/x86_64-linux/ */
 	cfg.model_identifier = "window";
 	cfg.version = SART_FMI3;
 	assert_int_equal(sart_inner_load(&cfg, &in), SART_ERROR);
-	assert_contains(log.last, "FMI version 3 is not supported");
+	assert_contains(log.last, "/fmus/window/binaries/x86_64-linux/window.so: ");
+
+	cfg.version = (SartFmiVersion)4;
+	assert_int_equal(sart_inner_load(&cfg, &in), SART_ERROR);
+	assert_contains(log.last, "FMI version 4 is not supported");
 
 	/* No logger: still an error, nothing to crash on. */
 	cfg.version = SART_FMI2;

@@ -1,0 +1,81 @@
+/* sim_types.c — the model description's types as the master and the seam see them
+ * (sim_types.h). */
+#include "sim_types.h"
+
+#include <stdlib.h>
+
+SartType sim_sart_type(const FmuVar *v)
+{
+	if (v->ndims > 0)
+		return SART_OTHER;
+	switch (v->type) {
+	case FT_REAL:
+	case FT_FLOAT32: return SART_REAL;
+	case FT_INTEGER: case FT_INT8: case FT_UINT8: case FT_INT16: case FT_UINT16:
+	case FT_UINT32: case FT_INT64: case FT_UINT64:
+	case FT_ENUMERATION: return SART_INTEGER;
+	case FT_BOOLEAN: return SART_BOOLEAN;
+	default: return SART_OTHER;
+	}
+}
+
+/* The seam's value type of an FMI 3.0 variable; Float64 (the default) when none other. */
+static SartValueType value_type(FmuType t)
+{
+	switch (t) {
+	case FT_FLOAT32: return SART_VT_FLOAT32;
+	case FT_INTEGER: return SART_VT_INT32;
+	case FT_INT8: return SART_VT_INT8;
+	case FT_UINT8: return SART_VT_UINT8;
+	case FT_INT16: return SART_VT_INT16;
+	case FT_UINT16: return SART_VT_UINT16;
+	case FT_UINT32: return SART_VT_UINT32;
+	case FT_INT64:
+	case FT_ENUMERATION: return SART_VT_INT64; /* FMI 3.0 enumerations are Int64 values */
+	case FT_UINT64: return SART_VT_UINT64;
+	default: return SART_VT_FLOAT64;
+	}
+}
+
+int sim_vr_types(const FmuInfo *info, SartVrType **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	if (info->version != FMI_V3)
+		return 0;
+	SartVrType *t = calloc((size_t)info->nvars + 1, sizeof *t);
+	if (!t)
+		return 1;
+	for (int i = 0; i < info->nvars; i++) {
+		const FmuVar *v = &info->vars[i];
+		SartValueType vt = value_type(v->type);
+		if (sim_sart_type(v) == SART_OTHER || vt == SART_VT_FLOAT64 || vt == SART_VT_INT32)
+			continue;
+		t[(*n)++] = (SartVrType){v->vr, vt, v->name};
+	}
+	*out = t;
+	return 0;
+}
+
+unsigned sim_caps(const FmuInfo *in)
+{
+	return (in->can_get_and_set_fmu_state ? SART_CAP_GET_SET_STATE : 0u) |
+	       (in->can_serialize_fmu_state ? SART_CAP_SERIALIZE : 0u) |
+	       /* FMI 3.0 has no input derivatives, whatever a description claims */
+	       (in->version == FMI_V2 && in->can_interpolate_inputs ? SART_CAP_INPUT_DERIVATIVES
+	                                                             : 0u) |
+	       (in->max_output_derivative_order >= 1 ? SART_CAP_OUTPUT_DERIVATIVES : 0u) |
+	       (in->version == FMI_V3 && in->has_event_mode ? SART_CAP_EVENT_MODE : 0u) |
+	       (in->version == FMI_V3 && in->might_return_early_from_do_step
+	                ? SART_CAP_EARLY_RETURN
+	                : 0u);
+}
+
+const char *sim_unsupported(const FmuVar *v, char *buf, size_t size)
+{
+	const char *why = fmu_var_unsupported(v, buf, size);
+	if (why || sim_sart_type(v) != SART_OTHER)
+		return why;
+	snprintf(buf, size, "a %s", fmu_type_name(v->type));
+	return buf;
+}

@@ -1,0 +1,29 @@
+/* sim_types.h — how `sacc simulate` maps a model description's variable types onto the
+ * master's (sart_master.h) and the seam's (sart_inner.h): Real for Float64 and Float32,
+ * Integer for every integer type and Enumeration, Boolean; everything else (String,
+ * Binary, Clock, arrays) is SART_OTHER, neither exchanged nor recorded.  The FMI 3.0
+ * sized types behind Real and Integer become the seam's value-type table, so that the
+ * back end calls the right getter and setter and checks ranges at the boundary. */
+#ifndef SIM_TYPES_H
+#define SIM_TYPES_H
+
+#include <stddef.h>
+
+#include "fmu.h"
+#include "sart_master.h"
+
+/* The master's type of v. */
+SartType sim_sart_type(const FmuVar *v);
+
+/* The value types of info's variables that are not Float64 or Int32, malloc'd into *out
+ * (NULL, 0 for FMI 2.0 or when there are none).  Returns 0, or 1 when out of memory. */
+int sim_vr_types(const FmuInfo *info, SartVrType **out, size_t *n);
+
+/* The seam and master capabilities info declares (SART_CAP_*). */
+unsigned sim_caps(const FmuInfo *info);
+
+/* Why v cannot be recorded or connected, for messages ("a String", "an array of 3
+ * Float64"), or NULL when it can. */
+const char *sim_unsupported(const FmuVar *v, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,823 @@
+/* sart_inner_fmi3.c — the FMI 3.0 Co-Simulation back end of the inner-FMU seam.
+ *
+ * Resolves the fmi3* functions of an inner FMU's library (binaries/x86_64-linux/) into a
+ * per-instance table and translates each seam call into FMI 3.0:
+ *   - fmi3InstantiateCoSimulation with the resource directory as a path, event mode used
+ *     when the FMU has it (SART_CAP_EVENT_MODE), early return allowed when the caller goes
+ *     on from where a step stopped (SART_CAP_EARLY_RETURN), an intermediate-update
+ *     callback that accepts every update and asks for nothing;
+ *   - the experiment given to fmi3EnterInitializationMode;
+ *   - the seam's double Reals and int Integers converted to each variable's sized type
+ *     (in->vr_types; Float64 and Int32 when not listed), with range checks that name the
+ *     variable and the value; bool Booleans;
+ *   - fmi3DoStep's early return reported as success with the time reached, and the events
+ *     it asks for handled here (Event Mode, discrete states updated until they settle,
+ *     Step Mode), so the callers see one step either way.
+ * The inner FMU's log messages are plain text in FMI 3.0 and are forwarded as they are. */
+#include "sart_inner_backend.h"
+
+#include <dlfcn.h>
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fmi3/fmi3FunctionTypes.h"
+
+typedef struct Fmi3Api {
+	fmi3GetVersionTYPE *get_version;
+	fmi3InstantiateCoSimulationTYPE *instantiate;
+	fmi3FreeInstanceTYPE *free_instance;
+	fmi3EnterInitializationModeTYPE *enter_init;
+	fmi3ExitInitializationModeTYPE *exit_init;
+	fmi3EnterEventModeTYPE *enter_event_mode;
+	fmi3UpdateDiscreteStatesTYPE *update_discrete_states;
+	fmi3EnterStepModeTYPE *enter_step_mode;
+	fmi3TerminateTYPE *terminate;
+	fmi3ResetTYPE *reset;
+	fmi3GetFloat32TYPE *get_float32;
+	fmi3GetFloat64TYPE *get_float64;
+	fmi3GetInt8TYPE *get_int8;
+	fmi3GetUInt8TYPE *get_uint8;
+	fmi3GetInt16TYPE *get_int16;
+	fmi3GetUInt16TYPE *get_uint16;
+	fmi3GetInt32TYPE *get_int32;
+	fmi3GetUInt32TYPE *get_uint32;
+	fmi3GetInt64TYPE *get_int64;
+	fmi3GetUInt64TYPE *get_uint64;
+	fmi3GetBooleanTYPE *get_boolean;
+	fmi3GetStringTYPE *get_string;
+	fmi3SetFloat32TYPE *set_float32;
+	fmi3SetFloat64TYPE *set_float64;
+	fmi3SetInt8TYPE *set_int8;
+	fmi3SetUInt8TYPE *set_uint8;
+	fmi3SetInt16TYPE *set_int16;
+	fmi3SetUInt16TYPE *set_uint16;
+	fmi3SetInt32TYPE *set_int32;
+	fmi3SetUInt32TYPE *set_uint32;
+	fmi3SetInt64TYPE *set_int64;
+	fmi3SetUInt64TYPE *set_uint64;
+	fmi3SetBooleanTYPE *set_boolean;
+	fmi3SetStringTYPE *set_string;
+	fmi3GetOutputDerivativesTYPE *get_output_derivatives;
+	fmi3DoStepTYPE *do_step;
+	fmi3GetFMUStateTYPE *get_state;
+	fmi3SetFMUStateTYPE *set_state;
+	fmi3FreeFMUStateTYPE *free_state;
+	fmi3SerializedFMUStateSizeTYPE *serialized_size;
+	fmi3SerializeFMUStateTYPE *serialize;
+	fmi3DeserializeFMUStateTYPE *deserialize;
+} Fmi3Api;
+
+#define ALWAYS 0u           /* required of every FMU */
+#define OPTIONAL (1u << 31) /* used when present, never required */
+#define SYM(name, field, need, cap) {name, offsetof(Fmi3Api, field), need, cap}
+
+static const struct {
+	const char *name;
+	size_t offset;
+	unsigned needed_with; /* ALWAYS, OPTIONAL or a SART_CAP_* bit */
+	const char *capability;
+} symbols[] = {
+	SYM("fmi3GetVersion", get_version, OPTIONAL, NULL),
+	SYM("fmi3InstantiateCoSimulation", instantiate, ALWAYS, NULL),
+	SYM("fmi3FreeInstance", free_instance, ALWAYS, NULL),
+	SYM("fmi3EnterInitializationMode", enter_init, ALWAYS, NULL),
+	SYM("fmi3ExitInitializationMode", exit_init, ALWAYS, NULL),
+	SYM("fmi3EnterEventMode", enter_event_mode, SART_CAP_EVENT_MODE, "hasEventMode"),
+	SYM("fmi3UpdateDiscreteStates", update_discrete_states, SART_CAP_EVENT_MODE,
+	    "hasEventMode"),
+	SYM("fmi3EnterStepMode", enter_step_mode, SART_CAP_EVENT_MODE, "hasEventMode"),
+	SYM("fmi3Terminate", terminate, ALWAYS, NULL),
+	SYM("fmi3Reset", reset, ALWAYS, NULL),
+	SYM("fmi3GetFloat32", get_float32, ALWAYS, NULL),
+	SYM("fmi3GetFloat64", get_float64, ALWAYS, NULL),
+	SYM("fmi3GetInt8", get_int8, ALWAYS, NULL),
+	SYM("fmi3GetUInt8", get_uint8, ALWAYS, NULL),
+	SYM("fmi3GetInt16", get_int16, ALWAYS, NULL),
+	SYM("fmi3GetUInt16", get_uint16, ALWAYS, NULL),
+	SYM("fmi3GetInt32", get_int32, ALWAYS, NULL),
+	SYM("fmi3GetUInt32", get_uint32, ALWAYS, NULL),
+	SYM("fmi3GetInt64", get_int64, ALWAYS, NULL),
+	SYM("fmi3GetUInt64", get_uint64, ALWAYS, NULL),
+	SYM("fmi3GetBoolean", get_boolean, ALWAYS, NULL),
+	SYM("fmi3GetString", get_string, ALWAYS, NULL),
+	SYM("fmi3SetFloat32", set_float32, ALWAYS, NULL),
+	SYM("fmi3SetFloat64", set_float64, ALWAYS, NULL),
+	SYM("fmi3SetInt8", set_int8, ALWAYS, NULL),
+	SYM("fmi3SetUInt8", set_uint8, ALWAYS, NULL),
+	SYM("fmi3SetInt16", set_int16, ALWAYS, NULL),
+	SYM("fmi3SetUInt16", set_uint16, ALWAYS, NULL),
+	SYM("fmi3SetInt32", set_int32, ALWAYS, NULL),
+	SYM("fmi3SetUInt32", set_uint32, ALWAYS, NULL),
+	SYM("fmi3SetInt64", set_int64, ALWAYS, NULL),
+	SYM("fmi3SetUInt64", set_uint64, ALWAYS, NULL),
+	SYM("fmi3SetBoolean", set_boolean, ALWAYS, NULL),
+	SYM("fmi3SetString", set_string, ALWAYS, NULL),
+	SYM("fmi3GetOutputDerivatives", get_output_derivatives, OPTIONAL, NULL),
+	SYM("fmi3DoStep", do_step, ALWAYS, NULL),
+	SYM("fmi3GetFMUState", get_state, SART_CAP_GET_SET_STATE, "canGetAndSetFMUState"),
+	SYM("fmi3SetFMUState", set_state, SART_CAP_GET_SET_STATE, "canGetAndSetFMUState"),
+	SYM("fmi3FreeFMUState", free_state, SART_CAP_GET_SET_STATE, "canGetAndSetFMUState"),
+	SYM("fmi3SerializedFMUStateSize", serialized_size, SART_CAP_SERIALIZE,
+	    "canSerializeFMUState"),
+	SYM("fmi3SerializeFMUState", serialize, SART_CAP_SERIALIZE, "canSerializeFMUState"),
+	SYM("fmi3DeserializeFMUState", deserialize, SART_CAP_SERIALIZE, "canSerializeFMUState"),
+};
+
+/* Event iterations per event before the seam gives up on discrete states that never
+ * settle. */
+#define MAX_EVENT_ITERATIONS 1000
+
+typedef struct Fmi3Inner {
+	Fmi3Api api;
+	fmi3Instance c;
+	int event_mode_used;
+	int early_return_allowed;
+} Fmi3Inner;
+
+static Fmi3Inner *impl(SartInner *in)
+{
+	return in->impl;
+}
+
+static const char *const type_names[] = {
+	[SART_VT_FLOAT64] = "Float64", [SART_VT_FLOAT32] = "Float32", [SART_VT_INT8] = "Int8",
+	[SART_VT_UINT8] = "UInt8",     [SART_VT_INT16] = "Int16",     [SART_VT_UINT16] = "UInt16",
+	[SART_VT_INT32] = "Int32",     [SART_VT_UINT32] = "UInt32",   [SART_VT_INT64] = "Int64",
+	[SART_VT_UINT64] = "UInt64",
+};
+
+static const char *type_name(SartValueType t)
+{
+	return (unsigned)t < sizeof type_names / sizeof *type_names ? type_names[t] : "?";
+}
+
+/* ---- statuses and messages -------------------------------------------------------------- */
+
+static const char *fmi3_status_name(fmi3Status st)
+{
+	switch (st) {
+	case fmi3OK: return "fmi3OK";
+	case fmi3Warning: return "fmi3Warning";
+	case fmi3Discard: return "fmi3Discard";
+	case fmi3Error: return "fmi3Error";
+	case fmi3Fatal: return "fmi3Fatal";
+	}
+	return "an unknown status";
+}
+
+static SartStatus to_sart(fmi3Status st)
+{
+	switch (st) {
+	case fmi3OK: return SART_OK;
+	case fmi3Warning: return SART_WARNING;
+	case fmi3Discard: return SART_DISCARD;
+	case fmi3Fatal: return SART_FATAL;
+	case fmi3Error: break;
+	}
+	return SART_ERROR;
+}
+
+static SART_COLD SartStatus not_ok(SartInner *in, const char *fn, fmi3Status st)
+{
+	SartStatus s = to_sart(st);
+	if ((int)st < (int)fmi3OK || (int)st > (int)fmi3Fatal)
+		return sart_inner_report(in, s, "%s returned an unknown status %d", fn, (int)st);
+	return sart_inner_report(in, s, "%s returned %s", fn, fmi3_status_name(st));
+}
+
+static inline SartStatus outcome(SartInner *in, const char *fn, fmi3Status st)
+{
+	return st == fmi3OK ? SART_OK : not_ok(in, fn, st);
+}
+
+static SartStatus worse(SartStatus a, SartStatus b)
+{
+	return a > b ? a : b;
+}
+
+/* FMI 3.0's logger gives plain text: forwarded as it is. */
+static void forward_log(fmi3InstanceEnvironment env, fmi3Status status, fmi3String category,
+                        fmi3String message)
+{
+	SartInner *in = env;
+	if (in)
+		sart_inner_forward(in, to_sart(status), category, message ? message : "(no message)");
+}
+
+/* Intermediate updates are accepted and nothing is asked of them: the seam neither reads
+ * nor sets values inside a step, and early returns come from the FMU's own events. */
+static void intermediate_update(fmi3InstanceEnvironment env, fmi3Float64 time,
+                                fmi3Boolean set_requested, fmi3Boolean get_allowed,
+                                fmi3Boolean step_finished, fmi3Boolean can_return_early,
+                                fmi3Boolean *early_return_requested,
+                                fmi3Float64 *early_return_time)
+{
+	(void)env, (void)time, (void)set_requested, (void)get_allowed, (void)step_finished;
+	(void)can_return_early;
+	if (early_return_requested)
+		*early_return_requested = false;
+	if (early_return_time)
+		*early_return_time = time;
+}
+
+/* ---- loading ---------------------------------------------------------------------------- */
+
+static SartStatus fmi3_bind(SartInner *in)
+{
+	char missing[SART_MESSAGE_MAX / 2];
+	size_t used = 0;
+	SartStatus st = SART_ERROR;
+	Fmi3Inner *f = calloc(1, sizeof *f);
+	if (!f)
+		return sart_inner_report(in, SART_ERROR, "cannot load %s: out of memory",
+		                         in->lib_path);
+	missing[0] = '\0';
+	for (size_t i = 0; i < sizeof symbols / sizeof symbols[0]; i++) {
+		void *sym = dlsym(in->lib, symbols[i].name);
+		unsigned need = symbols[i].needed_with;
+		if (sym) {
+			memcpy((char *)&f->api + symbols[i].offset, &sym, sizeof sym);
+			continue;
+		}
+		if (need != ALWAYS && !(need != OPTIONAL && (in->caps & need)))
+			continue;
+		int n = snprintf(missing + used, sizeof missing - used, "%s%s%s%s%s",
+		                 used ? ", " : "", symbols[i].name,
+		                 symbols[i].capability ? " (needed for " : "",
+		                 symbols[i].capability ? symbols[i].capability : "",
+		                 symbols[i].capability ? ")" : "");
+		if (n > 0)
+			used = used + (size_t)n < sizeof missing ? used + (size_t)n : sizeof missing - 1;
+	}
+	if (used) {
+		sart_inner_report(in, SART_ERROR, "cannot load %s: it does not export %s",
+		                  in->lib_path, missing);
+		goto done;
+	}
+	if (f->api.get_version) {
+		const char *v = f->api.get_version();
+		if (!v || strncmp(v, "3.", 2) != 0) {
+			sart_inner_report(in, SART_ERROR, "cannot load %s: fmi3GetVersion says '%s', "
+			                  "not 3.x", in->lib_path, v ? v : "(null)");
+			goto done;
+		}
+	}
+	in->impl = f;
+	f = NULL;
+	st = SART_OK;
+done:
+	free(f);
+	return st;
+}
+
+static void fmi3_unbind(SartInner *in)
+{
+	free(in->impl);
+	in->impl = NULL;
+}
+
+/* ---- the life cycle --------------------------------------------------------------------- */
+
+static SartStatus fmi3_instantiate(SartInner *in, const char *token, int logging_on)
+{
+	Fmi3Inner *f = impl(in);
+	/* FMI 3.0 passes the resources as a directory path ending in a separator */
+	size_t len = strlen(in->resource_dir);
+	char *path = malloc(len + 2);
+	if (!path)
+		return sart_inner_report(in, SART_ERROR, "fmi3InstantiateCoSimulation: out of memory");
+	memcpy(path, in->resource_dir, len);
+	memcpy(path + len, "/", 2);
+	f->event_mode_used = (in->caps & SART_CAP_EVENT_MODE) != 0;
+	f->early_return_allowed = (in->caps & SART_CAP_EARLY_RETURN) != 0;
+	f->c = f->api.instantiate(in->name, token, path, false, logging_on ? true : false,
+	                          f->event_mode_used ? true : false,
+	                          f->early_return_allowed ? true : false, NULL, 0, in, forward_log,
+	                          intermediate_update);
+	free(path);
+	if (!f->c)
+		return sart_inner_report(in, SART_ERROR, "fmi3InstantiateCoSimulation returned NULL");
+	return SART_OK;
+}
+
+static void fmi3_free_instance(SartInner *in)
+{
+	Fmi3Inner *f = impl(in);
+	f->api.free_instance(f->c);
+	f->c = NULL;
+}
+
+static SartStatus fmi3_enter_init(SartInner *in, const SartExperiment *ex)
+{
+	Fmi3Inner *f = impl(in);
+	fmi3Status st = f->api.enter_init(f->c, ex->tolerance_defined ? true : false, ex->tolerance,
+	                                  ex->start_time, ex->stop_time_defined ? true : false,
+	                                  ex->stop_time);
+	return outcome(in, "fmi3EnterInitializationMode", st);
+}
+
+/* In Event Mode at time t (NaN: at the end of initialization): the discrete states updated until they settle, then Step Mode.
+ * A request to terminate is an error: the seam's callers cannot end a run early. */
+static SartStatus settle_events(SartInner *in, double t)
+{
+	Fmi3Inner *f = impl(in);
+	SartStatus worst = SART_OK;
+	char when[48] = "after initialization";
+	if (!isnan(t))
+		snprintf(when, sizeof when, "at t = %.17g", t);
+	for (int i = 0;; i++) {
+		fmi3Boolean again = false, terminate = false, nominals = false, values = false;
+		fmi3Boolean next_defined = false;
+		fmi3Float64 next = 0;
+		if (i == MAX_EVENT_ITERATIONS)
+			return sart_inner_report(in, SART_ERROR, "fmi3UpdateDiscreteStates %s: the "
+			                         "discrete states did not settle in %d iterations", when,
+			                         MAX_EVENT_ITERATIONS);
+		worst = worse(worst, outcome(in, "fmi3UpdateDiscreteStates",
+		                             f->api.update_discrete_states(f->c, &again, &terminate,
+		                                                           &nominals, &values,
+		                                                           &next_defined, &next)));
+		if (worst > SART_WARNING)
+			return worst;
+		if (terminate)
+			return sart_inner_report(in, SART_ERROR, "fmi3UpdateDiscreteStates %s asked to "
+			                         "terminate the simulation", when);
+		if (!again)
+			break;
+	}
+	return worse(worst, outcome(in, "fmi3EnterStepMode", f->api.enter_step_mode(f->c)));
+}
+
+static SartStatus fmi3_exit_init(SartInner *in)
+{
+	Fmi3Inner *f = impl(in);
+	SartStatus s = outcome(in, "fmi3ExitInitializationMode", f->api.exit_init(f->c));
+	/* with event mode used, initialization ends in Event Mode */
+	if (s <= SART_WARNING && f->event_mode_used)
+		s = worse(s, settle_events(in, NAN));
+	return s;
+}
+
+static SartStatus fmi3_terminate(SartInner *in)
+{
+	Fmi3Inner *f = impl(in);
+	return outcome(in, "fmi3Terminate", f->api.terminate(f->c));
+}
+
+static SartStatus fmi3_reset(SartInner *in)
+{
+	Fmi3Inner *f = impl(in);
+	return outcome(in, "fmi3Reset", f->api.reset(f->c));
+}
+
+/* ---- values: Reals ---------------------------------------------------------------------- */
+
+/* Whether every value reference is of type t (the usual case, one call for all). */
+static int all_of_type(const SartInner *in, const SartVr vr[], size_t n, SartValueType t)
+{
+	if (in->nvr_types == 0)
+		return 1;
+	for (size_t i = 0; i < n; i++)
+		if (sart_inner_vr_type(in, vr[i], t, NULL) != t)
+			return 0;
+	return 1;
+}
+
+static SART_COLD SartStatus wrong_kind(SartInner *in, const char *fn, SartVr vr,
+                                       SartValueType t, const char *name, const char *want)
+{
+	return sart_inner_report(in, SART_ERROR, "%s: '%s' (valueReference %u) is %s, not %s", fn,
+	                         name ? name : "?", vr, type_name(t), want);
+}
+
+static SART_COLD SartStatus get_real_mixed(SartInner *in, const SartVr vr[], size_t n,
+                                           double v[])
+{
+	Fmi3Inner *f = impl(in);
+	SartStatus worst = SART_OK;
+	for (size_t i = 0; i < n && worst <= SART_WARNING; i++) {
+		const char *name;
+		SartValueType t = sart_inner_vr_type(in, vr[i], SART_VT_FLOAT64, &name);
+		if (t == SART_VT_FLOAT64) {
+			worst = worse(worst, outcome(in, "fmi3GetFloat64",
+			                             f->api.get_float64(f->c, &vr[i], 1, &v[i], 1)));
+		} else if (t == SART_VT_FLOAT32) {
+			fmi3Float32 x = 0;
+			worst = worse(worst, outcome(in, "fmi3GetFloat32",
+			                             f->api.get_float32(f->c, &vr[i], 1, &x, 1)));
+			v[i] = x;
+		} else {
+			worst = wrong_kind(in, "sart_inner_get_real", vr[i], t, name, "a Float");
+		}
+	}
+	return worst;
+}
+
+static SartStatus fmi3_get_real(SartInner *in, const SartVr vr[], size_t n, double v[])
+{
+	Fmi3Inner *f = impl(in);
+	if (all_of_type(in, vr, n, SART_VT_FLOAT64))
+		return outcome(in, "fmi3GetFloat64", f->api.get_float64(f->c, vr, n, v, n));
+	return get_real_mixed(in, vr, n, v);
+}
+
+static SART_COLD SartStatus set_real_mixed(SartInner *in, const SartVr vr[], size_t n,
+                                           const double v[])
+{
+	Fmi3Inner *f = impl(in);
+	SartStatus worst = SART_OK;
+	for (size_t i = 0; i < n && worst <= SART_WARNING; i++) {
+		const char *name;
+		SartValueType t = sart_inner_vr_type(in, vr[i], SART_VT_FLOAT64, &name);
+		if (t == SART_VT_FLOAT64) {
+			worst = worse(worst, outcome(in, "fmi3SetFloat64",
+			                             f->api.set_float64(f->c, &vr[i], 1, &v[i], 1)));
+		} else if (t == SART_VT_FLOAT32) {
+			if (isfinite(v[i]) && fabs(v[i]) > FLT_MAX)
+				return sart_inner_report(in, SART_ERROR, "fmi3SetFloat32: the value %.17g "
+				                         "for '%s' (valueReference %u) does not fit Float32",
+				                         v[i], name ? name : "?", vr[i]);
+			fmi3Float32 x = (fmi3Float32)v[i];
+			worst = worse(worst, outcome(in, "fmi3SetFloat32",
+			                             f->api.set_float32(f->c, &vr[i], 1, &x, 1)));
+		} else {
+			worst = wrong_kind(in, "sart_inner_set_real", vr[i], t, name, "a Float");
+		}
+	}
+	return worst;
+}
+
+static SartStatus fmi3_set_real(SartInner *in, const SartVr vr[], size_t n, const double v[])
+{
+	Fmi3Inner *f = impl(in);
+	if (all_of_type(in, vr, n, SART_VT_FLOAT64))
+		return outcome(in, "fmi3SetFloat64", f->api.set_float64(f->c, vr, n, v, n));
+	return set_real_mixed(in, vr, n, v);
+}
+
+/* ---- values: Integers ------------------------------------------------------------------- */
+
+/* One integer of any sized type, widened to long long (UInt64 beyond it is reported). */
+static SartStatus get_one_integer(SartInner *in, SartVr vr, SartValueType t, const char *name,
+                                  long long *out)
+{
+	Fmi3Inner *f = impl(in);
+	const char *fn = "fmi3GetInt32";
+	fmi3Status st = fmi3Error;
+	switch (t) {
+#define GET_CASE(TAG, FN, TYPE, field)                                                         \
+	case TAG: {                                                                           \
+		TYPE x = 0;                                                                   \
+		fn = FN;                                                                      \
+		st = f->api.field(f->c, &vr, 1, &x, 1);                                       \
+		*out = (long long)x;                                                          \
+		break;                                                                        \
+	}
+	GET_CASE(SART_VT_INT8, "fmi3GetInt8", fmi3Int8, get_int8)
+	GET_CASE(SART_VT_UINT8, "fmi3GetUInt8", fmi3UInt8, get_uint8)
+	GET_CASE(SART_VT_INT16, "fmi3GetInt16", fmi3Int16, get_int16)
+	GET_CASE(SART_VT_UINT16, "fmi3GetUInt16", fmi3UInt16, get_uint16)
+	GET_CASE(SART_VT_INT32, "fmi3GetInt32", fmi3Int32, get_int32)
+	GET_CASE(SART_VT_UINT32, "fmi3GetUInt32", fmi3UInt32, get_uint32)
+	GET_CASE(SART_VT_INT64, "fmi3GetInt64", fmi3Int64, get_int64)
+#undef GET_CASE
+	case SART_VT_UINT64: {
+		fmi3UInt64 x = 0;
+		fn = "fmi3GetUInt64";
+		st = f->api.get_uint64(f->c, &vr, 1, &x, 1);
+		*out = x > (fmi3UInt64)LLONG_MAX ? LLONG_MAX : (long long)x;
+		if (st == fmi3OK && x > (fmi3UInt64)INT_MAX)
+			return sart_inner_report(in, SART_ERROR, "%s: the value %llu of '%s' "
+			                         "(valueReference %u) does not fit an Integer", fn,
+			                         (unsigned long long)x, name ? name : "?", vr);
+		break;
+	}
+	default:
+		return wrong_kind(in, "sart_inner_get_integer", vr, t, name, "an integer");
+	}
+	return outcome(in, fn, st);
+}
+
+static SART_COLD SartStatus get_integer_mixed(SartInner *in, const SartVr vr[], size_t n,
+                                              int v[])
+{
+	SartStatus worst = SART_OK;
+	for (size_t i = 0; i < n && worst <= SART_WARNING; i++) {
+		const char *name;
+		SartValueType t = sart_inner_vr_type(in, vr[i], SART_VT_INT32, &name);
+		long long x = 0;
+		worst = worse(worst, get_one_integer(in, vr[i], t, name, &x));
+		if (worst > SART_WARNING)
+			break;
+		if (x < INT_MIN || x > INT_MAX)
+			return sart_inner_report(in, SART_ERROR, "fmi3Get%s: the value %lld of '%s' "
+			                         "(valueReference %u) does not fit an Integer",
+			                         type_name(t), x, name ? name : "?", vr[i]);
+		v[i] = (int)x;
+	}
+	return worst;
+}
+
+static SartStatus fmi3_get_integer(SartInner *in, const SartVr vr[], size_t n, int v[])
+{
+	Fmi3Inner *f = impl(in);
+	if (all_of_type(in, vr, n, SART_VT_INT32))
+		return outcome(in, "fmi3GetInt32", f->api.get_int32(f->c, vr, n, v, n));
+	return get_integer_mixed(in, vr, n, v);
+}
+
+/* The range of each integer type that an int can reach. */
+static void int_range(SartValueType t, long long *lo, long long *hi)
+{
+	switch (t) {
+	case SART_VT_INT8: *lo = INT8_MIN, *hi = INT8_MAX; return;
+	case SART_VT_UINT8: *lo = 0, *hi = UINT8_MAX; return;
+	case SART_VT_INT16: *lo = INT16_MIN, *hi = INT16_MAX; return;
+	case SART_VT_UINT16: *lo = 0, *hi = UINT16_MAX; return;
+	case SART_VT_UINT32:
+	case SART_VT_UINT64: *lo = 0, *hi = INT_MAX; return;
+	default: *lo = INT_MIN, *hi = INT_MAX; return;
+	}
+}
+
+static SartStatus set_one_integer(SartInner *in, SartVr vr, SartValueType t, const char *name,
+                                  int value)
+{
+	Fmi3Inner *f = impl(in);
+	long long lo, hi;
+	int_range(t, &lo, &hi);
+	if (value < lo || value > hi)
+		return sart_inner_report(in, SART_ERROR, "fmi3Set%s: the value %d for '%s' "
+		                         "(valueReference %u) does not fit %s", type_name(t), value,
+		                         name ? name : "?", vr, type_name(t));
+	switch (t) {
+#define SET_CASE(TAG, FN, TYPE, field)                                                         \
+	case TAG: {                                                                           \
+		TYPE x = (TYPE)value;                                                         \
+		return outcome(in, FN, f->api.field(f->c, &vr, 1, &x, 1));                    \
+	}
+	SET_CASE(SART_VT_INT8, "fmi3SetInt8", fmi3Int8, set_int8)
+	SET_CASE(SART_VT_UINT8, "fmi3SetUInt8", fmi3UInt8, set_uint8)
+	SET_CASE(SART_VT_INT16, "fmi3SetInt16", fmi3Int16, set_int16)
+	SET_CASE(SART_VT_UINT16, "fmi3SetUInt16", fmi3UInt16, set_uint16)
+	SET_CASE(SART_VT_INT32, "fmi3SetInt32", fmi3Int32, set_int32)
+	SET_CASE(SART_VT_UINT32, "fmi3SetUInt32", fmi3UInt32, set_uint32)
+	SET_CASE(SART_VT_INT64, "fmi3SetInt64", fmi3Int64, set_int64)
+	SET_CASE(SART_VT_UINT64, "fmi3SetUInt64", fmi3UInt64, set_uint64)
+#undef SET_CASE
+	default:
+		return wrong_kind(in, "sart_inner_set_integer", vr, t, name, "an integer");
+	}
+}
+
+static SART_COLD SartStatus set_integer_mixed(SartInner *in, const SartVr vr[], size_t n,
+                                              const int v[])
+{
+	SartStatus worst = SART_OK;
+	for (size_t i = 0; i < n && worst <= SART_WARNING; i++) {
+		const char *name;
+		SartValueType t = sart_inner_vr_type(in, vr[i], SART_VT_INT32, &name);
+		worst = worse(worst, set_one_integer(in, vr[i], t, name, v[i]));
+	}
+	return worst;
+}
+
+static SartStatus fmi3_set_integer(SartInner *in, const SartVr vr[], size_t n, const int v[])
+{
+	Fmi3Inner *f = impl(in);
+	if (all_of_type(in, vr, n, SART_VT_INT32))
+		return outcome(in, "fmi3SetInt32", f->api.set_int32(f->c, vr, n, v, n));
+	return set_integer_mixed(in, vr, n, v);
+}
+
+/* ---- values: Booleans and Strings ------------------------------------------------------- */
+
+#define BOOL_CHUNK 64 /* bool <-> int conversions go through a buffer of this many */
+
+static SartStatus fmi3_get_boolean(SartInner *in, const SartVr vr[], size_t n, int v[])
+{
+	Fmi3Inner *f = impl(in);
+	fmi3Boolean buf[BOOL_CHUNK];
+	SartStatus worst = SART_OK;
+	for (size_t at = 0; at < n && worst <= SART_WARNING; at += BOOL_CHUNK) {
+		size_t k = n - at < BOOL_CHUNK ? n - at : BOOL_CHUNK;
+		worst = worse(worst, outcome(in, "fmi3GetBoolean",
+		                             f->api.get_boolean(f->c, vr + at, k, buf, k)));
+		for (size_t i = 0; i < k; i++)
+			v[at + i] = buf[i] ? 1 : 0;
+	}
+	return worst;
+}
+
+static SartStatus fmi3_set_boolean(SartInner *in, const SartVr vr[], size_t n, const int v[])
+{
+	Fmi3Inner *f = impl(in);
+	fmi3Boolean buf[BOOL_CHUNK];
+	SartStatus worst = SART_OK;
+	for (size_t at = 0; at < n && worst <= SART_WARNING; at += BOOL_CHUNK) {
+		size_t k = n - at < BOOL_CHUNK ? n - at : BOOL_CHUNK;
+		for (size_t i = 0; i < k; i++)
+			buf[i] = v[at + i] != 0;
+		worst = worse(worst, outcome(in, "fmi3SetBoolean",
+		                             f->api.set_boolean(f->c, vr + at, k, buf, k)));
+	}
+	return worst;
+}
+
+static SartStatus fmi3_get_string(SartInner *in, const SartVr vr[], size_t n, const char *v[])
+{
+	Fmi3Inner *f = impl(in);
+	return outcome(in, "fmi3GetString", f->api.get_string(f->c, vr, n, v, n));
+}
+
+static SartStatus fmi3_set_string(SartInner *in, const SartVr vr[], size_t n,
+                                  const char *const v[])
+{
+	Fmi3Inner *f = impl(in);
+	return outcome(in, "fmi3SetString", f->api.set_string(f->c, vr, n, v, n));
+}
+
+/* ---- derivatives ------------------------------------------------------------------------ */
+
+static SartStatus unavailable(SartInner *in, const char *fn, const char *why)
+{
+	return sart_inner_report(in, SART_ERROR, "%s is not available: %s", fn, why);
+}
+
+static SartStatus fmi3_set_real_input_derivatives(SartInner *in, const SartVr vr[], size_t n,
+                                                  const int order[], const double value[])
+{
+	(void)vr, (void)n, (void)order, (void)value;
+	return unavailable(in, "setting input derivatives", "FMI 3.0 has no such function");
+}
+
+static SartStatus fmi3_get_real_output_derivatives(SartInner *in, const SartVr vr[], size_t n,
+                                                   const int order[], double value[])
+{
+	Fmi3Inner *f = impl(in);
+	if (!f->api.get_output_derivatives)
+		return unavailable(in, "fmi3GetOutputDerivatives", "the library does not export it");
+	return outcome(in, "fmi3GetOutputDerivatives",
+	               f->api.get_output_derivatives(f->c, vr, n, order, value, n));
+}
+
+/* ---- stepping --------------------------------------------------------------------------- */
+
+static SART_COLD SartStatus step_other(SartInner *in, double t, double h, fmi3Status st,
+                                       fmi3Boolean event, fmi3Boolean terminate,
+                                       fmi3Boolean early, double last, double *reached);
+
+static SartStatus fmi3_do_step(SartInner *in, double t, double h, int no_set_state_prior,
+                               double *reached)
+{
+	Fmi3Inner *f = impl(in);
+	fmi3Boolean event = false, terminate = false, early = false;
+	fmi3Float64 last = t + h;
+	fmi3Status st = f->api.do_step(f->c, t, h, no_set_state_prior ? true : false, &event,
+	                               &terminate, &early, &last);
+	if (st == fmi3OK && !event && !terminate && !early) {
+		*reached = t + h;
+		return SART_OK;
+	}
+	return step_other(in, t, h, st, event, terminate, early, last, reached);
+}
+
+/* A step that returned anything but a plain fmi3OK: failures and discards reported, an
+ * early return checked and passed on as the time reached, events handled. */
+static SART_COLD SartStatus step_other(SartInner *in, double t, double h, fmi3Status st,
+                                       fmi3Boolean event, fmi3Boolean terminate,
+                                       fmi3Boolean early, double last, double *reached)
+{
+	Fmi3Inner *f = impl(in);
+	*reached = NAN;
+	if (st != fmi3OK && st != fmi3Warning && st != fmi3Discard) {
+		if ((int)st < (int)fmi3OK || (int)st > (int)fmi3Fatal)
+			return sart_inner_report(in, to_sart(st), "fmi3DoStep(t = %.17g, h = %.17g) "
+			                         "returned an unknown status %d", t, h, (int)st);
+		return sart_inner_report(in, to_sart(st), "fmi3DoStep(t = %.17g, h = %.17g) returned "
+		                         "%s", t, h, fmi3_status_name(st));
+	}
+	int short_step = st == fmi3Discard || early;
+	if (short_step && !(last >= t && last <= t + h))
+		return sart_inner_report(in, SART_ERROR, "fmi3DoStep(t = %.17g, h = %.17g) returned "
+		                         "%s with last successful time %.17g, outside the step", t, h,
+		                         st == fmi3Discard ? "fmi3Discard" : "early", last);
+	if (st == fmi3Discard) {
+		*reached = last;
+		return sart_inner_report(in, SART_DISCARD, "fmi3DoStep(t = %.17g, h = %.17g) returned "
+		                         "fmi3Discard; last successful time %.17g", t, h, last);
+	}
+	if (early && !f->early_return_allowed)
+		return sart_inner_report(in, SART_ERROR, "fmi3DoStep(t = %.17g, h = %.17g) returned "
+		                         "early at %.17g, but early return was not allowed", t, h, last);
+	if (terminate)
+		return sart_inner_report(in, SART_ERROR, "fmi3DoStep(t = %.17g, h = %.17g) asked to "
+		                         "terminate the simulation at t = %.17g", t, h,
+		                         early ? last : t + h);
+	SartStatus s = st == fmi3Warning ? not_ok(in, "fmi3DoStep", st) : SART_OK;
+	double at = early ? last : t + h;
+	if (event && f->event_mode_used) {
+		s = worse(s, outcome(in, "fmi3EnterEventMode", f->api.enter_event_mode(f->c)));
+		if (s <= SART_WARNING)
+			s = worse(s, settle_events(in, at));
+		if (s > SART_WARNING)
+			return s;
+	}
+	*reached = at;
+	return s;
+}
+
+/* ---- FMU states ------------------------------------------------------------------------- */
+
+static SartStatus fmi3_get_state(SartInner *in, void **state)
+{
+	Fmi3Inner *f = impl(in);
+	if (!f->api.get_state)
+		return unavailable(in, "fmi3GetFMUState", "the FMU does not declare "
+		                   "canGetAndSetFMUState");
+	return outcome(in, "fmi3GetFMUState", f->api.get_state(f->c, state));
+}
+
+static SartStatus fmi3_set_state(SartInner *in, void *state)
+{
+	Fmi3Inner *f = impl(in);
+	if (!f->api.set_state)
+		return unavailable(in, "fmi3SetFMUState", "the FMU does not declare "
+		                   "canGetAndSetFMUState");
+	return outcome(in, "fmi3SetFMUState", f->api.set_state(f->c, state));
+}
+
+static SartStatus fmi3_free_state(SartInner *in, void **state)
+{
+	Fmi3Inner *f = impl(in);
+	if (!f->api.free_state)
+		return unavailable(in, "fmi3FreeFMUState", "the FMU does not declare "
+		                   "canGetAndSetFMUState");
+	return outcome(in, "fmi3FreeFMUState", f->api.free_state(f->c, state));
+}
+
+static SartStatus fmi3_serialized_size(SartInner *in, void *state, size_t *size)
+{
+	Fmi3Inner *f = impl(in);
+	if (!f->api.serialized_size)
+		return unavailable(in, "fmi3SerializedFMUStateSize", "the FMU does not declare "
+		                   "canSerializeFMUState");
+	return outcome(in, "fmi3SerializedFMUStateSize", f->api.serialized_size(f->c, state, size));
+}
+
+static SartStatus fmi3_serialize(SartInner *in, void *state, unsigned char *buf, size_t size)
+{
+	Fmi3Inner *f = impl(in);
+	if (!f->api.serialize)
+		return unavailable(in, "fmi3SerializeFMUState", "the FMU does not declare "
+		                   "canSerializeFMUState");
+	return outcome(in, "fmi3SerializeFMUState", f->api.serialize(f->c, state, buf, size));
+}
+
+static SartStatus fmi3_deserialize(SartInner *in, const unsigned char *buf, size_t size,
+                                   void **state)
+{
+	Fmi3Inner *f = impl(in);
+	if (!f->api.deserialize)
+		return unavailable(in, "fmi3DeserializeFMUState", "the FMU does not declare "
+		                   "canSerializeFMUState");
+	return outcome(in, "fmi3DeserializeFMUState", f->api.deserialize(f->c, buf, size, state));
+}
+
+/* No direct route yet: a wrapper's fast step is emitted over FMI 2.0 inners only. */
+const SartInnerOps sart_inner_fmi3_ops = {
+	"3.0",
+	"x86_64-linux",
+	fmi3_bind,
+	fmi3_unbind,
+	fmi3_instantiate,
+	fmi3_free_instance,
+	fmi3_enter_init,
+	fmi3_exit_init,
+	fmi3_get_real,
+	fmi3_get_integer,
+	fmi3_get_boolean,
+	fmi3_get_string,
+	fmi3_set_real,
+	fmi3_set_integer,
+	fmi3_set_boolean,
+	fmi3_set_string,
+	fmi3_set_real_input_derivatives,
+	fmi3_get_real_output_derivatives,
+	fmi3_do_step,
+	fmi3_get_state,
+	fmi3_set_state,
+	fmi3_free_state,
+	fmi3_serialized_size,
+	fmi3_serialize,
+	fmi3_deserialize,
+	fmi3_terminate,
+	fmi3_reset,
+	NULL,
+	NULL,
+	"fmi3GetFloat64",
+};
