@@ -122,6 +122,11 @@ typedef struct SartScenario {
 	int nstarts;
 	const SartRef *records; /* the recorded variables, in column order */
 	int nrecords;
+	/* inputs fed from outside the scenario (`sacc simulate --input`), none of them the end
+	 * of a connection: before each step from t_n (and at initialization) each gets the
+	 * value SartMasterOptions.external_value gives at t_n */
+	const SartRef *external;
+	int nexternal;
 } SartScenario;
 
 /* ---- structural analysis ------------------------------------------------------------------- */
@@ -323,6 +328,11 @@ typedef struct SartMasterOptions {
 	 * (sart_master_fast.c).  The results are the same bit for bit, only slower: the fast
 	 * path's test runs each scenario both ways and compares them. */
 	int no_fast_path;
+	/* The value of the scenario's external input k at t (SartScenario.external), and its
+	 * slope from t on (0 for a value held), given to an FMU that interpolates inputs as
+	 * the input's derivative over the step.  Needed when the scenario has any. */
+	void (*external_value)(void *env, int k, double t, double *value, double *slope);
+	void *external_env;
 } SartMasterOptions;
 
 /* What a run did. */
