@@ -344,13 +344,14 @@ int master_bad_input(Master *m, int f, int c, double t, double v, double d)
 static int set_external(Master *m, int f, double t, int init)
 {
 	const SartScenario *sc = m->sc;
+	const SartMasterOptions *o = m->o;
 	FmuRun *fr = &m->f[f];
-	for (int k = 0; k < sc->nexternal; k++) {
-		if (sc->external[k].fmu != f)
+	for (int k = 0; k < o->nexternal; k++) {
+		if (o->external[k].fmu != f)
 			continue;
-		const SartVar *v = var_of(sc, sc->external[k]);
+		const SartVar *v = var_of(sc, o->external[k]);
 		double x = 0, d = 0;
-		m->o->external_value(m->o->external_env, k, t, &x, &d);
+		o->external_value(o->external_env, k, t, &x, &d);
 		int iv = to_int(v->type, x), order = 1;
 		if (!ok(set_values(fr->in, v->type, &v->vr, 1, &x, &iv)))
 			return master_fail_call(m, f, t);
@@ -365,7 +366,7 @@ int master_set_inputs(Master *m, int f, int pass, double t, double h)
 {
 	FmuRun *fr = &m->f[f];
 	int n = fr->nset[SART_REAL];
-	if (m->sc->nexternal && set_external(m, f, t, 0))
+	if (m->o->nexternal && set_external(m, f, t, 0))
 		return 1;
 	if (n > 0) {
 		const int *conn = fr->set_conn[SART_REAL];
@@ -642,10 +643,11 @@ static int check_events(Master *m, int stateless)
 static int check_external(Master *m)
 {
 	const SartScenario *sc = m->sc;
-	if (sc->nexternal > 0 && !m->o->external_value)
-		return master_fail(m, "the scenario has external inputs and no function gives them");
-	for (int k = 0; k < sc->nexternal; k++) {
-		SartRef r = sc->external[k];
+	const SartMasterOptions *o = m->o;
+	if (o->nexternal > 0 && !o->external_value)
+		return master_fail(m, "the run has external inputs and no function gives them");
+	for (int k = 0; k < o->nexternal; k++) {
+		SartRef r = o->external[k];
 		if (!valid_ref(sc, r))
 			return master_fail(m, "external input %d names a variable that does not exist",
 			                   k + 1);
@@ -837,7 +839,7 @@ int sart_master_run(const SartScenario *sc, const SartMasterOptions *o, SartMast
 	if (prepare(m) || master_prepare_loops(m))
 		goto done;
 	m->plain = m->alg->fast_path && !o->no_fast_path && !m->derivatives && m->nloops == 0 &&
-	           sc->nexternal == 0;
+	           o->nexternal == 0;
 	for (int f = 0; f < sc->nfmus; f++)
 		m->plain &= !m->f[f].has_other;
 	if (initialize(m) || master_emit_point(m, o->start))

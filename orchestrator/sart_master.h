@@ -122,11 +122,6 @@ typedef struct SartScenario {
 	int nstarts;
 	const SartRef *records; /* the recorded variables, in column order */
 	int nrecords;
-	/* inputs fed from outside the scenario (`sacc simulate --input`), none of them the end
-	 * of a connection: before each step from t_n (and at initialization) each gets the
-	 * value SartMasterOptions.external_value gives at t_n */
-	const SartRef *external;
-	int nexternal;
 } SartScenario;
 
 /* ---- structural analysis ------------------------------------------------------------------- */
@@ -328,9 +323,12 @@ typedef struct SartMasterOptions {
 	 * (sart_master_fast.c).  The results are the same bit for bit, only slower: the fast
 	 * path's test runs each scenario both ways and compares them. */
 	int no_fast_path;
-	/* The value of the scenario's external input k at t (SartScenario.external), and its
-	 * slope from t on (0 for a value held), given to an FMU that interpolates inputs as
-	 * the input's derivative over the step.  Needed when the scenario has any. */
+	/* Inputs fed from outside the scenario (`sacc simulate --input`), none of them the end
+	 * of a connection: before each step from t_n (and at initialization) input k gets the
+	 * value external_value gives at t_n, and an FMU that interpolates inputs gets its slope
+	 * from t_n on (0 for a value held) as the input's derivative over the step. */
+	const SartRef *external;
+	int nexternal;
 	void (*external_value)(void *env, int k, double t, double *value, double *slope);
 	void *external_env;
 } SartMasterOptions;

@@ -749,7 +749,7 @@ static SartScenario scenario(Sim *s)
 		                        s->fmus[f].vars, in->nvars};
 	}
 	return (SartScenario){s->sfmus, s->nfmus, s->conns, s->nconns, s->starts, s->nstarts,
-	                      s->records, s->nrecords, s->external, s->nexternal};
+	                      s->records, s->nrecords};
 }
 
 /* The summary line (and, with --profile, a line per FMU) of one run; label prefixes it
@@ -807,6 +807,7 @@ static int run_once(Sim *s, const SartScenario *sc, double step, const char *lab
 	                       .locate_events = a->event != NULL, .event_indicator = a->event_ref,
 	                       .event_tolerance = a->event_tolerance,
 	                       .no_rollback = a->no_rollback,
+	                       .external = s->external, .nexternal = s->nexternal,
 	                       .external_value = sim_input_value, .external_env = s};
 	SartMasterResult res;
 	struct sigaction sa, old_int, old_term, old_alrm;
