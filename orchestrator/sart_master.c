@@ -339,10 +339,35 @@ int master_bad_input(Master *m, int f, int c, double t, double v, double d)
 	                   m->sc->fmus[cn->src.fmu].name, var_of(m->sc, cn->src)->name);
 }
 
+/* FMU f's inputs fed from outside the scenario, at t (sart_master.h); with their slopes
+ * when f interpolates inputs, but not at initialization (init). */
+static int set_external(Master *m, int f, double t, int init)
+{
+	const SartScenario *sc = m->sc;
+	const SartMasterOptions *o = m->o;
+	FmuRun *fr = &m->f[f];
+	for (int k = 0; k < o->nexternal; k++) {
+		if (o->external[k].fmu != f)
+			continue;
+		const SartVar *v = var_of(sc, o->external[k]);
+		double x = 0, d = 0;
+		o->external_value(o->external_env, k, t, &x, &d);
+		int iv = to_int(v->type, x), order = 1;
+		if (!ok(set_values(fr->in, v->type, &v->vr, 1, &x, &iv)))
+			return master_fail_call(m, f, t);
+		if (!init && v->type == SART_REAL && fr->interpolates &&
+		    !ok(sart_inner_set_real_input_derivatives(fr->in, &v->vr, 1, &order, &d)))
+			return master_fail_call(m, f, t);
+	}
+	return 0;
+}
+
 int master_set_inputs(Master *m, int f, int pass, double t, double h)
 {
 	FmuRun *fr = &m->f[f];
 	int n = fr->nset[SART_REAL];
+	if (m->o->nexternal && set_external(m, f, t, 0))
+		return 1;
 	if (n > 0) {
 		const int *conn = fr->set_conn[SART_REAL];
 		double *v = fr->rbuf;
@@ -499,8 +524,8 @@ static int initialize(Master *m)
 	}
 	SartExperiment ex = {0, 0.0, t0, 1, o->stop};
 	for (int f = 0; f < sc->nfmus; f++)
-		if (!ok(sart_inner_enter_init(m->f[f].in, &ex)))
-			return master_fail_call(m, f, t0);
+		if (!ok(sart_inner_enter_init(m->f[f].in, &ex)) || set_external(m, f, t0, 1))
+			return m->failed ? 1 : master_fail_call(m, f, t0);
 	/* an algebraic loop is solved when its first port comes, before its consumers are set;
 	 * connections inside it are then left as the solution set them */
 	for (int k = 0; k < m->an->nports; k++) {
@@ -640,6 +665,31 @@ static int check_events(Master *m, int stateless)
 		                   sc->fmus[stateless].name);
 	m->event_tol = o->event_tolerance > 0 ? o->event_tolerance : 1e-6 * o->step;
 	return master_probe_all(m, "event location rolls every FMU back to the step's start");
+}
+
+/* Inputs fed from outside: inputs of a type exchanged, fed by no connection, with a
+ * function giving their values. */
+static int check_external(Master *m)
+{
+	const SartScenario *sc = m->sc;
+	const SartMasterOptions *o = m->o;
+	if (o->nexternal > 0 && !o->external_value)
+		return master_fail(m, "the run has external inputs and no function gives them");
+	for (int k = 0; k < o->nexternal; k++) {
+		SartRef r = o->external[k];
+		if (!valid_ref(sc, r))
+			return master_fail(m, "external input %d names a variable that does not exist",
+			                   k + 1);
+		const SartVar *v = var_of(sc, r);
+		if (v->causality != SART_CAUS_INPUT || v->type == SART_OTHER)
+			return master_fail(m, "external input %s.%s is not a Real, Integer or Boolean "
+			                   "input", sc->fmus[r.fmu].name, v->name);
+		for (int c = 0; c < sc->nconns; c++)
+			if (sc->conns[c].dst.fmu == r.fmu && sc->conns[c].dst.var == r.var)
+				return master_fail(m, "external input %s.%s is connected already",
+				                   sc->fmus[r.fmu].name, v->name);
+	}
+	return 0;
 }
 
 /* What the options ask of the FMUs' states and of the event indicator, checked against
@@ -810,7 +860,7 @@ int sart_master_run(const SartScenario *sc, const SartMasterOptions *o, SartMast
 		master_fail(m, "%s", err);
 		goto done;
 	}
-	if (check_run(m))
+	if (check_external(m) || check_run(m))
 		goto done;
 	m->want_pred = o->step_control == SART_STEP_PREDICTION;
 	m->snapshots = m->can_rollback && !o->no_rollback;
@@ -820,7 +870,7 @@ int sart_master_run(const SartScenario *sc, const SartMasterOptions *o, SartMast
 	for (int f = 0; f < sc->nfmus; f++)
 		m->early_returns |= m->snapshots && (sc->fmus[f].caps & SART_CAP_EARLY_RETURN);
 	m->plain = m->alg->fast_path && !o->no_fast_path && !m->derivatives && m->nloops == 0 &&
-	           !m->early_returns;
+	           !m->early_returns && o->nexternal == 0;
 	for (int f = 0; f < sc->nfmus; f++)
 		m->plain &= !m->f[f].has_other;
 	if (initialize(m) || master_emit_point(m, o->start))

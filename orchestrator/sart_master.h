@@ -341,6 +341,14 @@ typedef struct SartMasterOptions {
 	 * of process (`sacc simulate --isolate`, sart_inner_load_isolated). */
 	SartStatus (*load_inner)(void *env, const SartInnerConfig *cfg, SartInner **out);
 	void *load_env;
+	/* Inputs fed from outside the scenario (`sacc simulate --input`), none of them the end
+	 * of a connection: before each step from t_n (and at initialization) input k gets the
+	 * value external_value gives at t_n, and an FMU that interpolates inputs gets its slope
+	 * from t_n on (0 for a value held) as the input's derivative over the step. */
+	const SartRef *external;
+	int nexternal;
+	void (*external_value)(void *env, int k, double t, double *value, double *slope);
+	void *external_env;
 } SartMasterOptions;
 
 /* What a run did. */

@@ -72,6 +72,12 @@ typedef struct Sim {
 	double max_late;   /* the largest lateness, s */
 	SimProfile *prof;  /* --profile: per FMU */
 	double step_began; /* --profile: when the doStep in progress began */
+	CsvTable *input;   /* --input's table, NULL for none */
+	SartRef *external; /* the inputs it feeds, nexternal of them */
+	int *ext_col;      /* each one's column */
+	bool *ext_held;    /* each one held between rows (discrete), else linear */
+	int nexternal;
+	char defaults[512]; /* the start, stop and step not given and where they came from */
 } Sim;
 
 
@@ -94,5 +100,18 @@ int sim_parse_ref(const Sim *s, const char *what, const char *text, size_t len, 
 int sim_collect_records(Sim *s, const CliList *records);
 /* The --set start values.  Returns 0, 1 when out of memory, or 2 after a report. */
 int sim_collect_sets(Sim *s, const CliList *sets);
+
+/* simulate_input.c: --input FILE's table read and its columns resolved against the
+ * scenario's unconnected inputs.  Returns 0, or 1 after a report (FILE:LINE: ...). */
+int sim_load_input(Sim *s, const char *path);
+/* SartMasterOptions.external_value over s->input (env is the Sim). */
+void sim_input_value(void *env, int k, double t, double *value, double *slope);
+/* One warning naming the inputs that nothing feeds and that have no start value. */
+void sim_warn_unfed_inputs(const Sim *s);
+/* The start, stop and step the options leave NaN, from the FMUs' DefaultExperiment: for
+ * several FMUs the largest start, the smallest stop and the smallest step declared; else
+ * 0, start + 1 and (stop - start) / 500.  What was taken is said in s->defaults (the step
+ * only when uses_step).  Returns 0, or 2 after a usage error (the stop before the start). */
+int sim_default_experiment(Sim *s, double *start, double *stop, double *step, bool uses_step);
 
 #endif

@@ -115,6 +115,7 @@ typedef struct SimArgs {
 	bool json;           /* sacc inspect --json */
 	CliList records;     /* --record: each a comma-separated list */
 	CliList sets;        /* --set */
+	const char *input;   /* --input FILE.csv, NULL for none */
 	double *steps;       /* --sweep's, parsed; malloc'd */
 	int nsteps;
 } SimArgs;
@@ -311,11 +312,11 @@ const CliOption sim_options[] = {
 	CLI_OPTION_INCLUDE(SIM),
 	CLI_OPTION_FMU_DIR(SIM),
 	{"--start", CLI_VALUE, "T0", cli_set_finite, AT(start), PROBE, 0,
-	 "start time (default 0)", NULL},
+	 "start time (default: the DefaultExperiment's, else 0)", NULL},
 	{"--stop", CLI_VALUE, "T1", cli_set_finite, AT(stop), SIM, 0,
-	 "stop time (default: the DefaultExperiment's, else 1)", NULL},
+	 "stop time (default: the DefaultExperiment's, else T0 + 1)", NULL},
 	{"--step", CLI_VALUE, "H", cli_set_finite, AT(step), PROBE, 0,
-	 "macro step (default (T1 - T0) / 500)", NULL},
+	 "macro step (default: the DefaultExperiment's, else (T1 - T0) / 500)", NULL},
 	{"--master", CLI_VALUE, "ALGORITHM", set_master, 0, SIM, 0,
 	 "the master algorithm (default gauss-seidel):", master_choice},
 	{"--approx", CLI_VALUE, "KIND", set_approx, 0, SIM, 0,
@@ -373,6 +374,9 @@ const CliOption sim_options[] = {
 	 "the variables to write (default: every output)", NULL},
 	{"--set", CLI_VALUE, "INST.VAR=VALUE", cli_add_string, AT(sets), PROBE, CLI_REPEAT,
 	 "a start value or parameter, before initialization", NULL},
+	{"--input", CLI_VALUE, "FILE.csv", cli_set_string, AT(input), SIM, CLI_FILE,
+	 "unconnected inputs over time: a time column, then one per input (INST.VAR; VAR for "
+	 "an .fmu), Reals linear between rows, discrete ones held", NULL},
 	{"-o", CLI_VALUE, "RESULT.csv", cli_set_string, AT(out), SIM, CLI_FILE,
 	 "the CSV result (default: standard output)", NULL},
 	{"--explain", CLI_FLAG, NULL, cli_set_flag, AT(explain), SIM, 0,
@@ -469,8 +473,6 @@ static int parse_args(const CliCommand *cmd, Compilation *c, int argc, char **ar
 		if (rc)
 			cli_hint();
 	}
-	if (isnan(a->start))
-		a->start = 0;
 	free(operands);
 	return rc;
 }
@@ -781,9 +783,10 @@ static void print_summary(Sim *s, const SartMasterResult *res, int rc, double wa
 		snprintf(rt, sizeof rt, ", overruns %ld (largest lateness %.3g s)", s->overruns,
 		         s->max_late);
 	fprintf(stderr, "sacc simulate: %s%s at t = %s: %ld steps accepted, %ld rejected, "
-	        "%ld iterations, %ld rollbacks%s%s%s%s, %.3f s wall time\n", label,
+	        "%ld iterations, %ld rollbacks%s%s%s%s, %.3f s wall time%s%s\n", label,
 	        rc ? "stopped" : "done", FMT_REAL(res->t), res->accepted, res->rejected, res->iterations,
-	        res->rollbacks, steps, loops, events, rt, wall);
+	        res->rollbacks, steps, loops, events, rt, wall, s->defaults[0] ? "; " : "",
+	        s->defaults);
 	if (!a->profile)
 		return;
 	double inside = 0;
@@ -815,7 +818,9 @@ static int run_once(Sim *s, const SartScenario *sc, double step, const char *lab
 	                       .min_step = a->min_step, .max_step = a->max_step,
 	                       .locate_events = a->event != NULL, .event_indicator = a->event_ref,
 	                       .event_tolerance = a->event_tolerance,
-	                       .no_rollback = a->no_rollback, .fmu_types = s->types};
+	                       .no_rollback = a->no_rollback, .fmu_types = s->types,
+	                       .external = s->external, .nexternal = s->nexternal,
+	                       .external_value = sim_input_value, .external_env = s};
 	SartMasterResult res;
 	struct sigaction sa, old_int, old_term, old_alrm;
 	SimIsolate isolate;
@@ -1111,19 +1116,10 @@ static int run(Sim *s)
 		return 0;
 	}
 
-	if (isnan(a->stop)) {
-		a->stop = 1;
-		for (int f = 0; f < s->nfmus; f++)
-			if (isfinite(s->fmus[f].info->default_stop)) {
-				a->stop = s->fmus[f].info->default_stop;
-				break;
-			}
-	}
-	/* the one check left after check_args: the start against the FMU's default stop */
-	if (!(a->stop >= a->start))
-		return cli_usage_error("the stop time is before the start time");
-	if (isnan(a->step))
-		a->step = a->stop > a->start ? (a->stop - a->start) / 500 : 1;
+	/* what the options leave out, from the DefaultExperiment; the stop against the start */
+	int rc = sim_default_experiment(s, &a->start, &a->stop, &a->step, !a->sweep);
+	if (rc)
+		return rc;
 
 	if (extract_all(s))
 		return 1;
@@ -1139,6 +1135,7 @@ static int run(Sim *s)
 		                         : "state restore does not work: ", msg);
 		return 1;
 	}
+	sim_warn_unfed_inputs(s);
 	s->tty = isatty(STDERR_FILENO) != 0;
 	if (a->sweep)
 		return run_sweep(s, &sc, a->steps, a->nsteps);
@@ -1191,6 +1188,8 @@ static int load_and_run(Sim *s)
 	    (a->event &&
 	     (rc = sim_parse_ref(s, "--event", a->event, strlen(a->event), &a->event_ref)) != 0))
 		return rc;
+	if (a->input && sim_load_input(s, a->input))
+		return 1;
 	return run(s);
 }
 
@@ -1236,6 +1235,10 @@ int sim_main(const CliCommand *cmd, int argc, char **argv)
 	free(s.prof);
 	free(s.conns);
 	free(s.starts);
+	csv_free(s.input);
+	free(s.external);
+	free(s.ext_col);
+	free(s.ext_held);
 	free(s.records);
 	free(a.records.items);
 	free(a.sets.items);

@@ -181,7 +181,15 @@ bool emit_guid(Compilation *c, const SaInfo *info, char out[40])
 	return guid_at(c, info, out, 0);
 }
 
-/* Folds the capabilities of every inner FMU, through inner adaptations, into the flags. */
+/* *acc := the larger (or smaller) of *acc and v, either NaN when absent. */
+static void fold_experiment(double *acc, double v, bool larger)
+{
+	if (!isnan(v) && (isnan(*acc) || (larger ? v > *acc : v < *acc)))
+		*acc = v;
+}
+
+/* Folds the capabilities and DefaultExperiments of every inner FMU, through inner
+ * adaptations, into the layout. */
 static void inner_caps(const SaInfo *info, EmitLayout *l, int depth)
 {
 	if (!info || depth > MAX_NESTING) {
@@ -195,6 +203,10 @@ static void inner_caps(const SaInfo *info, EmitLayout *l, int depth)
 			l->can_serialize_fmu_state &= in->fmu->can_serialize_fmu_state;
 			l->can_be_instantiated_only_once_per_process |=
 				in->fmu->can_be_instantiated_only_once_per_process;
+			fold_experiment(&l->default_start, in->fmu->default_start, true);
+			fold_experiment(&l->default_stop, in->fmu->default_stop, false);
+			if (in->fmu->default_step > 0)
+				fold_experiment(&l->default_step, in->fmu->default_step, false);
 		} else if (in->adaptation) {
 			inner_caps(in->adaptation->info, l, depth + 1);
 		} else {
@@ -764,6 +776,7 @@ EmitLayout *emit_layout(Compilation *c, SaInfo *info)
 	l->mealy = !(sa->flags & KIND_MOORE);
 	l->reactive = !(sa->flags & KIND_DELAYED);
 	l->can_get_and_set_fmu_state = l->can_serialize_fmu_state = true;
+	l->default_start = l->default_stop = l->default_step = NAN;
 	inner_caps(info, l, 0);
 
 	l->ninputs = ast_count(sa->a_inports);

@@ -92,6 +92,9 @@ typedef struct EmitLayout {
 	bool can_get_and_set_fmu_state;
 	bool can_serialize_fmu_state;
 	bool can_be_instantiated_only_once_per_process;
+	/* the DefaultExperiment, from the inner FMUs' (through inner adaptations): the largest
+	 * start, the smallest stop and the smallest step declared; NaN where none is */
+	double default_start, default_stop, default_step;
 } EmitLayout;
 
 /* The first input, output and param of a layout. */

@@ -2,7 +2,7 @@
  * libxml2's xmlTextWriter from the layout emit.c computed (emit.h).
  *
  * The elements come in the order the FMI 2.0 schema fixes: CoSimulation, UnitDefinitions,
- * LogCategories, ModelVariables, ModelStructure (no TypeDefinitions: every variable
+ * LogCategories, DefaultExperiment (the inners', emit.h), ModelVariables, ModelStructure (no TypeDefinitions: every variable
  * carries its own unit).  Attributes are written in one fixed order and numbers in the
  * shortest form that reads back as the same double, so the same layout always gives the
  * same bytes.
@@ -16,6 +16,7 @@
 #include "emit.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +79,21 @@ static void attr_real(Md *md, const char *name, double value)
 	attr(md, name, buf);
 }
 
+/* attr_real without the exponent %g gives a whole number of few digits ("10", not
+ * "1e+01"): times read as people write them. */
+static void attr_time(Md *md, const char *name, double value)
+{
+	char buf[40];
+	fmt_real(buf, sizeof buf, value);
+	int digits = 0;
+	for (const char *p = buf; *p && *p != 'e'; p++)
+		digits += *p >= '0' && *p <= '9';
+	double mag = value != 0 ? floor(log10(fabs(value))) : 0;
+	if (strchr(buf, 'e') && mag >= 0 && mag < 17)
+		snprintf(buf, sizeof buf, "%.*g", (int)mag + 1 > digits ? (int)mag + 1 : digits, value);
+	attr(md, name, buf);
+}
+
 static void comment(Md *md, const char *text)
 {
 	if (xmlTextWriterWriteComment(md->w, BAD_CAST text) < 0)
@@ -128,6 +144,24 @@ static void write_units(Md *md, const EmitLayout *l)
 		}
 		end(md);
 	}
+	end(md);
+}
+
+/* The inners' common DefaultExperiment (emit.h), when they declare one: a stop before the
+ * start is left out. */
+static void write_default_experiment(Md *md, const EmitLayout *l)
+{
+	bool stop = !isnan(l->default_stop) &&
+	            (isnan(l->default_start) || l->default_stop >= l->default_start);
+	if (isnan(l->default_start) && !stop && isnan(l->default_step))
+		return;
+	start(md, "DefaultExperiment");
+	if (!isnan(l->default_start))
+		attr_time(md, "startTime", l->default_start);
+	if (stop)
+		attr_time(md, "stopTime", l->default_stop);
+	if (!isnan(l->default_step))
+		attr_time(md, "stepSize", l->default_step);
 	end(md);
 }
 
@@ -239,6 +273,7 @@ char *emit_md_buffer(Compilation *c, const EmitLayout *l, size_t *len)
 	write_cosimulation(&md, l);
 	write_units(&md, l);
 	write_log_categories(&md);
+	write_default_experiment(&md, l);
 	start(&md, "ModelVariables");
 	for (int i = 0; i < l->nvars; i++) {
 		char index[32];

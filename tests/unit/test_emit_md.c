@@ -771,6 +771,34 @@ static void emit_md__nested_without_state__inherits_through_adaptation(void **st
 	emitted_free(&e);
 }
 
+/* ---- DefaultExperiment ------------------------------------------------------------------- */
+
+static const char s_experiment[] =
+	"semantic adaptation reactive mealy experiment_sa\nat \"experiment_sa.fmu\"\n"
+	"\tfor inner fmu F full\n\t\tat \"fmi2_full.xml\"\n" WINDOW;
+
+/* The inners' largest start, smallest stop and smallest step: fmi2_full.xml declares 0.5,
+ * 20 and 0.01, window.fmu 0, 10 and 0.001; through an inner adaptation too (inner_sa's
+ * fmi2_moore.xml declares none, so outer_sa's is window's). */
+static void emit_md__default_experiment__folded_from_the_inners(void **state)
+{
+	(void)state;
+	Emitted e;
+	emit_text(&e, s_experiment, "experiment_sa");
+	assert_contains(e.xml, "<DefaultExperiment startTime=\"0.5\" stopTime=\"10\" "
+	                       "stepSize=\"0.001\"/>");
+	assert_true(e.md->default_start == 0.5 && e.md->default_stop == 10 &&
+	            e.md->default_step == 0.001);
+	emitted_free(&e);
+	emit_text(&e, s_nested, "outer_sa");
+	assert_contains(e.xml, "<DefaultExperiment startTime=\"0\" stopTime=\"10\" "
+	                       "stepSize=\"0.001\"/>");
+	emitted_free(&e);
+	emit_text(&e, s_nested, "inner_sa");
+	assert_null(strstr(e.xml, "DefaultExperiment"));
+	emitted_free(&e);
+}
+
 /* ---- units ------------------------------------------------------------------------------- */
 
 static void assert_base(const FmuUnit *u, int kg, int m, int s, int A, int K, int rad)
@@ -1001,6 +1029,7 @@ int main(void)
 		cmocka_unit_test(emit_md__inner_adaptation_changes__outer_guid_changes),
 		cmocka_unit_test(emit_md__inner_without_state__no_state_capabilities),
 		cmocka_unit_test(emit_md__nested_without_state__inherits_through_adaptation),
+		cmocka_unit_test(emit_md__default_experiment__folded_from_the_inners),
 		cmocka_unit_test(emit_md__declared_units__base_units_and_factors),
 		cmocka_unit_test(units_base__spellings__fmi_base_units),
 		cmocka_unit_test(units_base__not_affine_or_unknown__reported),

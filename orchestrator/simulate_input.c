@@ -1,0 +1,340 @@
+/* simulate_input.c — what a run of `sacc simulate` takes from outside its FMUs and their
+ * connections (simulate.h): the input table of --input FILE.csv, which feeds unconnected
+ * inputs as the master asks for them (SartMasterOptions.external_value); the warning for
+ * inputs nothing feeds; and the start, stop and step taken from the FMUs'
+ * DefaultExperiment when the options do not give them.
+ *
+ * The input table is read by csv.c (a header `time,NAME,...`, `name [unit]` allowed, times
+ * never decreasing).  A column is named INST.VAR for a scenario module and VAR for one
+ * .fmu (INST.VAR, INST its instance name, is taken there too, so that a result file of
+ * one run can feed another).  Real inputs of continuous variability are linear between
+ * rows; Integer, Boolean and discrete Real ones hold the value of the last row at or
+ * before t; before the first row the first value holds, after the last the last. */
+#include "simulate.h"
+#include "numfmt.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A row within this relative distance of t counts as at t: grid times start + k H are a
+ * rounding away from the times a file spells. */
+#define AT_ROW_REL 1e-10
+
+/* The line of the file on which data row r stands (csv.c skips blank lines), for
+ * messages. */
+static long row_line(const char *path, size_t r)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	long line = 1;
+	size_t rows = 0;
+	int ch;
+	bool blank = true, header = true;
+	while ((ch = getc(f)) != EOF) {
+		if (ch == '\n') {
+			if (!header && !blank && rows++ == r)
+				break;
+			header = false;
+			blank = true;
+			line++;
+		} else if (ch != '\r') {
+			blank = false;
+		}
+	}
+	fclose(f);
+	return line;
+}
+
+/* Whether input k of the table holds its value between rows (not Real, or a Real the
+ * model description declares discrete). */
+static bool held(const FmuVar *v)
+{
+	return v->type != FT_REAL || v->variability == VAR_DISCRETE;
+}
+
+static bool connected(const Sim *s, SartRef r)
+{
+	for (int c = 0; c < s->nconns; c++)
+		if (s->conns[c].dst.fmu == r.fmu && s->conns[c].dst.var == r.var)
+			return true;
+	return false;
+}
+
+/* "; did you mean 'NAME'?" for word among FMU f's inputs (their names first), else among
+ * all its variables; "" when none is near. */
+static const char *suggest_input(const Sim *s, int f, const char *word, char *buf,
+                                 size_t size)
+{
+	const FmuInfo *info = s->fmus[f].info;
+	const char **names = calloc((size_t)info->nvars + 1, sizeof *names);
+	const char *near = NULL;
+	int n = 0;
+	if (!names)
+		return "";
+	for (int pass = 0; pass < 2 && !near; pass++) {
+		n = 0;
+		for (int i = 0; i < info->nvars; i++)
+			if (pass == 1 || info->vars[i].causality == CAUS_INPUT)
+				names[n++] = info->vars[i].name;
+		near = cli_suggest(word, names, n);
+	}
+	free(names);
+	if (!near)
+		return "";
+	snprintf(buf, size, "; did you mean '%s'?", near);
+	return buf;
+}
+
+/* Column c's name as a variable: *r set, or an error reported.  Returns 0, or 1. */
+static int resolve_column(Sim *s, const char *path, int c, SartRef *r)
+{
+	const char *name = s->input->names[c];
+	char hint[300];
+	const char *dot = strchr(name, '.');
+	int f = -1;
+	const char *var = name;
+	if (!s->module) {
+		f = 0;
+		size_t inst = strlen(s->fmus[0].name);
+		if (sim_var_index(s->fmus[0].info, name) < 0 && strncmp(name, s->fmus[0].name, inst) == 0 &&
+		    name[inst] == '.')
+			var = name + inst + 1;
+	} else if (dot) {
+		char inst[256];
+		snprintf(inst, sizeof inst, "%.*s", (int)(dot - name), name);
+		f = sim_find_instance(s, inst);
+		var = dot + 1;
+		if (f < 0) {
+			const char **names = calloc((size_t)s->nfmus + 1, sizeof *names);
+			for (int k = 0; names && k < s->nfmus; k++)
+				names[k] = s->fmus[k].name;
+			const char *near = names ? cli_suggest(inst, names, s->nfmus) : NULL;
+			free(names);
+			cli_error("--input %s:1: column %d '%s': no fmu instance '%s'%s%s%s", path, c + 1,
+			          name, inst, near ? "; did you mean '" : "", near ? near : "",
+			          near ? "'?" : "");
+			return 1;
+		}
+	} else {
+		cli_error("--input %s:1: column %d '%s' is not INSTANCE.VARIABLE (a scenario's "
+		          "inputs are named by instance)", path, c + 1, name);
+		return 1;
+	}
+	int i = sim_var_index(s->fmus[f].info, var);
+	if (i < 0) {
+		cli_error("--input %s:1: column %d '%s': fmu '%s' has no variable '%s'%s", path, c + 1,
+		          name, s->fmus[f].name, var, suggest_input(s, f, var, hint, sizeof hint));
+		return 1;
+	}
+	const FmuVar *v = &s->fmus[f].info->vars[i];
+	*r = (SartRef){f, i};
+	if (v->causality != CAUS_INPUT) {
+		cli_error("--input %s:1: column %d '%s' is %s %s, not an input%s", path, c + 1, name,
+		          v->causality == CAUS_OUTPUT || v->causality == CAUS_INDEPENDENT ? "an" : "a",
+		          fmu_causality_name(v->causality), suggest_input(s, f, var, hint, sizeof hint));
+		return 1;
+	}
+	if (s->fmus[f].vars[i].type == SART_OTHER) {
+		cli_error("--input %s:1: column %d '%s' is a %s input: only Real, Integer and Boolean "
+		          "inputs can be fed yet", path, c + 1, name, fmu_type_name(v->type));
+		return 1;
+	}
+	if (connected(s, *r)) {
+		cli_error("--input %s:1: column %d '%s' is an input the scenario connects already",
+		          path, c + 1, name);
+		return 1;
+	}
+	return 0;
+}
+
+/* An Integer column's values are integers, a Boolean's 0 or 1.  Returns 0, or 1 after a
+ * report naming the line. */
+static int check_values(const Sim *s, const char *path, int c, const FmuVar *v)
+{
+	const CsvTable *t = s->input;
+	for (size_t r = 0; r < t->nrows; r++) {
+		double x = csv_at(t, r, c);
+		bool bad = v->type == FT_BOOLEAN ? x != 0 && x != 1
+		                                 : v->type != FT_REAL &&
+		                                   (x != floor(x) || fabs(x) > 2147483647.0);
+		if (bad) {
+			cli_error("--input %s:%ld: column %d (%s): %s is not %s", path,
+			          row_line(path, r), c + 1, t->names[c], FMT_REAL(x),
+			          v->type == FT_BOOLEAN ? "a Boolean (0 or 1)" : "an Integer");
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int sim_load_input(Sim *s, const char *path)
+{
+	char err[1024];
+	s->input = csv_read(path, err, sizeof err);
+	if (!s->input) {
+		cli_error("--input %s", err);
+		return 1;
+	}
+	int n = s->input->ncols - 1;
+	s->external = calloc((size_t)n + 1, sizeof *s->external);
+	s->ext_col = calloc((size_t)n + 1, sizeof *s->ext_col);
+	s->ext_held = calloc((size_t)n + 1, sizeof *s->ext_held);
+	if (!s->external || !s->ext_col || !s->ext_held) {
+		cli_error("out of memory");
+		return 1;
+	}
+	if (s->input->nrows == 0) {
+		cli_error("--input %s: no rows after the header", path);
+		return 1;
+	}
+	for (int c = 1; c <= n; c++) {
+		SartRef r;
+		if (resolve_column(s, path, c, &r))
+			return 1;
+		const FmuVar *v = &s->fmus[r.fmu].info->vars[r.var];
+		if (check_values(s, path, c, v))
+			return 1;
+		for (int k = 0; k < s->nexternal; k++)
+			if (s->external[k].fmu == r.fmu && s->external[k].var == r.var) {
+				cli_error("--input %s:1: columns %d and %d both feed %s.%s", path,
+				          s->ext_col[k] + 1, c + 1, s->fmus[r.fmu].name, v->name);
+				return 1;
+			}
+		s->external[s->nexternal] = r;
+		s->ext_col[s->nexternal] = c;
+		s->ext_held[s->nexternal++] = held(v);
+	}
+	return 0;
+}
+
+void sim_input_value(void *env, int k, double t, double *value, double *slope)
+{
+	const Sim *s = env;
+	const CsvTable *tb = s->input;
+	int c = s->ext_col[k];
+	double x = t + AT_ROW_REL * fabs(t);
+	/* the first row whose time is beyond t */
+	size_t lo = 0, hi = tb->nrows;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (csv_at(tb, mid, 0) > x)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	*slope = 0;
+	if (lo == 0 || lo == tb->nrows || s->ext_held[k]) {
+		*value = csv_at(tb, lo == 0 ? 0 : lo - 1, c);
+		return;
+	}
+	double ta = csv_at(tb, lo - 1, 0), tb_ = csv_at(tb, lo, 0);
+	double ya = csv_at(tb, lo - 1, c), yb = csv_at(tb, lo, c);
+	*slope = (yb - ya) / (tb_ - ta);
+	*value = t <= ta ? ya : ya + *slope * (t - ta);
+}
+
+void sim_warn_unfed_inputs(const Sim *s)
+{
+	int n = 0;
+	for (int f = 0; f < s->nfmus; f++) {
+		const FmuInfo *info = s->fmus[f].info;
+		for (int i = 0; i < info->nvars; i++) {
+			SartRef r = {f, i};
+			bool fed = info->vars[i].start != NULL || connected(s, r);
+			for (int k = 0; !fed && k < s->nexternal; k++)
+				fed = s->external[k].fmu == f && s->external[k].var == i;
+			for (int k = 0; !fed && k < s->nstarts; k++)
+				fed = s->starts[k].ref.fmu == f && s->starts[k].ref.var == i;
+			if (fed || info->vars[i].causality != CAUS_INPUT)
+				continue;
+			if (n++ == 0)
+				fprintf(stderr, "%s: warning: nothing feeds these inputs and they have no "
+				        "start value, so they stay 0:", cli_prog());
+			fprintf(stderr, " %s.%s", s->fmus[f].name, info->vars[i].name);
+		}
+	}
+	if (n)
+		fputs(" (connect them, give them a column of --input FILE or a --set value)\n",
+		      stderr);
+}
+
+/* ---- start, stop and step from the DefaultExperiment -------------------------------------- */
+
+/* Which FMU's DefaultExperiment gives a value (the largest, or the smallest), or -1 when
+ * none declares it (a step size must be positive).  field: an offset of a double in FmuInfo. */
+static int declared(const Sim *s, size_t field, bool largest)
+{
+	int best = -1;
+	double bv = 0;
+	bool step = field == offsetof(FmuInfo, default_step);
+	for (int f = 0; f < s->nfmus; f++) {
+		double v = *(const double *)((const char *)s->fmus[f].info + field);
+		if (!isfinite(v) || (step && !(v > 0)) || (best >= 0 && (largest ? v <= bv : v >= bv)))
+			continue;
+		best = f;
+		bv = v;
+	}
+	return best;
+}
+
+/* Appends "NAME VALUE (from where)" to s->defaults, or " and NAME VALUE" before the
+ * last "(from where)" when it is the same. */
+static void said(Sim *s, const char *name, double v, const char *from)
+{
+	char *d = s->defaults;
+	size_t used = strlen(d);
+	char tail[320];
+	snprintf(tail, sizeof tail, " (%s)", from);
+	size_t tlen = strlen(tail);
+	if (used > tlen && strcmp(d + used - tlen, tail) == 0) {
+		d[used - tlen] = '\0';
+		char *group = strstr(d, "), ") ? strrchr(d, ')') + 3 : d;
+		char *and = strstr(group, " and ");
+		if (and) /* "a and b" becomes "a, b and c" */
+			memmove(and + 1, and + 4, strlen(and + 4) + 1), *and = ',';
+		used = strlen(d);
+		snprintf(d + used, sizeof s->defaults - used, " and %s %s%s", name, FMT_REAL(v), tail);
+		return;
+	}
+	snprintf(d + used, sizeof s->defaults - used, "%s%s %s%s", used ? ", " : "", name,
+	         FMT_REAL(v), tail);
+}
+
+int sim_default_experiment(Sim *s, double *start, double *stop, double *step, bool uses_step)
+{
+	char from[3][300];
+	int fs = declared(s, offsetof(FmuInfo, default_start), true);
+	int fe = declared(s, offsetof(FmuInfo, default_stop), false);
+	int fh = declared(s, offsetof(FmuInfo, default_step), false);
+	const char *of = s->nfmus > 1 ? "the DefaultExperiment of " : "the DefaultExperiment";
+	s->defaults[0] = '\0';
+	snprintf(from[0], sizeof from[0], "%s%s", of, s->nfmus > 1 && fs >= 0 ? s->fmus[fs].name : "");
+	snprintf(from[1], sizeof from[1], "%s%s", of, s->nfmus > 1 && fe >= 0 ? s->fmus[fe].name : "");
+	snprintf(from[2], sizeof from[2], "%s%s", of, s->nfmus > 1 && fh >= 0 ? s->fmus[fh].name : "");
+	bool start_given = !isnan(*start), stop_given = !isnan(*stop);
+	if (!start_given) {
+		*start = fs >= 0 ? s->fmus[fs].info->default_start : 0;
+		said(s, "start", *start, fs >= 0 ? from[0] : "none declared: 0");
+	}
+	if (!stop_given) {
+		*stop = fe >= 0 ? s->fmus[fe].info->default_stop : *start + 1;
+		said(s, "stop", *stop, fe >= 0 ? from[1] : "none declared: start + 1");
+	}
+	if (!(*stop >= *start)) {
+		if (start_given && stop_given)
+			return cli_usage_error("the stop time is before the start time");
+		return cli_usage_error("the stop time %s is before the start time %s (%s): give "
+		                       "--start and --stop", FMT_REAL(*stop), FMT_REAL(*start),
+		                       s->defaults);
+	}
+	if (isnan(*step)) {
+		*step = fh >= 0 ? s->fmus[fh].info->default_step
+		                : *stop > *start ? (*stop - *start) / 500 : 1;
+		if (uses_step)
+			said(s, "step", *step, fh >= 0 ? from[2] : "none declared: (stop - start) / 500");
+	}
+	return 0;
+}
