@@ -291,12 +291,13 @@ $(BUILD)/tests/test_sart_wrapper: tests/unit/test_sart_wrapper.c tests/unit/fmi2
 
 # ---- packaging: `sacc build` (compiler/package.c, compiler/zip.c) -----------------------
 # sacc carries the runtime's sources, so that an installed sacc needs no checkout: the
-# generator compiler/tools/embed.c turns runtime/*.c, runtime/*.h and runtime/fmi2/*.h into
+# generator compiler/tools/embed.c turns runtime/*.c, runtime/*.h, runtime/fmi2/*.h and
+# runtime/fmi3/*.h into
 # $(BUILD)/gen/runtime_files.c (pkg_runtime_files[], data only), compiled into libsacc.a.
 # compiler/ still links nothing of runtime/.  The file list is kept in a stamp rewritten only
 # when it changes, so adding or removing a runtime file regenerates the table too.
 EMBED       := $(BUILD)/tools/embed
-EMBED_FILES := $(sort $(wildcard runtime/*.c runtime/*.h runtime/fmi2/*.h))
+EMBED_FILES := $(sort $(wildcard runtime/*.c runtime/*.h runtime/fmi2/*.h runtime/fmi3/*.h))
 EMBED_LIST  := $(BUILD)/gen/runtime_files.list
 EMBED_C     := $(BUILD)/gen/runtime_files.c
 EMBED_OBJ   := $(BUILD)/obj/runtime_files.o
@@ -377,6 +378,11 @@ $(PATHS_STATS) &: $(SACC) $(FMUS) $(PATHS_SA)
 	CC="$(CC) -DSART_STEP_STATS" $(SACC) build -L $(BUILD)/fmus -o $(BUILD)/paths-stats $(PATHS_SA)
 
 $(BUILD)/tests/test_e2e_wrapper: | $(PATHS_GENERAL) $(PATHS_STATS) $(PW_FMUS) $(E2E_FMUS)
+
+# Wrappers built as FMI 3.0: tests/unit/test_e2e_wrapper3.c builds them itself (through
+# pkg_build, as `sacc build` would with the FMI 3.0 option) over the test FMUs, unpacks them
+# with sacc and checks their model descriptions with fmi3_md_check.
+$(BUILD)/tests/test_e2e_wrapper3: | $(SACC) $(FMUS) $(FMI3_MD_CHECK)
 
 # ---- benchmarks (on demand, never part of check) ----------------------------------------
 .PHONY: bench-wrapper

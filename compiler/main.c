@@ -178,7 +178,7 @@ static int cmd_build(Compilation *c, Args *a)
 	}
 	int rc = 1;
 	if (!diag_errors(c->diag)) {
-		PkgOptions o = {a->out, NULL};
+		PkgOptions o = {a->out, NULL, 0};
 		rc = pkg_build(c, mods, a->nfiles, &o) ? 1 : 0;
 	}
 	free(mods);

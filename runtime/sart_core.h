@@ -61,6 +61,9 @@ typedef struct SartSkin {
 	 * sart_core_set_real and sart_core_do_step: kept here so that those carry only their
 	 * own arguments and the skin's function is one jump. */
 	const SartCall *get_real, *set_real, *do_step;
+	/* The skin's model description gives the independent variable (time) the value
+	 * reference right after the last Real: a Real get of it reads the instance's time. */
+	int time_after_reals;
 } SartSkin;
 
 /* Where an instance's messages go: the skin's log, which hands the text to the importer's
@@ -145,6 +148,17 @@ SartStatus sart_core_set_input_derivatives(SartWrapper *w, const SartVr vr[], si
  * sart_core_last_successful_time saying where it got to.  Checks the handle itself. */
 SartStatus sart_core_do_step(void *instance, double t, double H, int no_set_prior);
 double sart_core_last_successful_time(const SartWrapper *w);
+/* Whether a rejected step may end early: the importer then goes on from where the step
+ * stopped instead of retrying it (off until a skin turns it on). */
+void sart_core_set_stop_early(SartWrapper *w, int on);
+/* sart_core_do_step for an importer that accepts a step ending before t + H.  With the
+ * instance allowed to stop early (sart_core_set_stop_early) and a snapshot to return to, a
+ * rejection is retried from t by the step the rules took, until one is accepted; *early is
+ * then 1 and the status that step's.  Otherwise *early is 0 and a rejection stays
+ * SART_DISCARD.  *last is where the instance stands (the last successful time; t when the
+ * handle is not an instance).  Checks the handle itself. */
+SartStatus sart_core_do_step_early(void *instance, double t, double H, int no_set_prior,
+                                   int *early, double *last);
 
 /* ---- FMU states -------------------------------------------------------------------------- */
 

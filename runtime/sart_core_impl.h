@@ -97,6 +97,7 @@ struct SartWrapper {
 	SartExperiment ex;
 	double time;              /* the current communication point */
 	double last_ok;           /* the last successful time */
+	int stop_early;           /* a rejected step may end early (sart_core_do_step_early) */
 
 	unsigned char *storage;   /* the Storage */
 	unsigned char *scratch;   /* G's copy */

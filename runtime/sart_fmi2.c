@@ -72,7 +72,7 @@ static const char *phase_name(SartPhase p)
 	return "?";
 }
 
-static const SartSkin skin = {phase_name, &GET_REAL, &SET_REAL, &DO_STEP};
+static const SartSkin skin = {phase_name, &GET_REAL, &SET_REAL, &DO_STEP, 0};
 
 /* Sends msg to the importer's logger as a format with every '%' doubled: an FMI 2.0 logger
  * is printf-like, and a message may contain '%' from a port name or an inner FMU's text. */

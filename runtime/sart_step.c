@@ -129,3 +129,35 @@ SART_COLD SartStatus sart_do_step_full(void *instance, double t, double H, int n
 #endif
 	return sart_run_step(w, t, H, snap, call);
 }
+
+/* How many times a rejected step is retried shorter before the rejection stands: a retry by
+ * the step the rules took is accepted at once unless they find something earlier still. */
+#define STOP_EARLY_TRIES 16
+
+/* The rejected step from t, back at t, retried by the step the rules took. */
+static SART_COLD SartStatus stop_early(SartWrapper *w, double t, int no_set_prior,
+                                       int *early)
+{
+	SartStatus st = SART_DISCARD;
+	for (int k = 0; k < STOP_EARLY_TRIES && st == SART_DISCARD && w->phase == SART_PHASE_STEP;
+	     k++)
+		st = sart_core_do_step(w, t, w->last_ok - t, no_set_prior);
+	*early = st == SART_OK || st == SART_WARNING;
+	return st;
+}
+
+SartStatus sart_core_do_step_early(void *instance, double t, double H, int no_set_prior,
+                                   int *early, double *last)
+{
+	SartWrapper *w = instance;
+	SartStatus st = sart_core_do_step(instance, t, H, no_set_prior);
+	*early = 0;
+	if (!w || w->magic != WRAPPER_MAGIC) {
+		*last = t;
+		return st;
+	}
+	if (st == SART_DISCARD && w->stop_early && w->phase == SART_PHASE_STEP)
+		st = stop_early(w, t, no_set_prior, early);
+	*last = w->last_ok;
+	return st;
+}
