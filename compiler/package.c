@@ -339,13 +339,12 @@ static int write_new_file(const char *path, const unsigned char *data, size_t n)
 }
 
 /* Whether a runtime file belongs in a wrapper of the given FMI version: the other
- * version's skin stays out (both would compile, but only one version's functions may be
- * exported), and an FMI 2.0 wrapper carries no FMI 3.0 header. */
+ * version's skin stays out (both would compile, but a wrapper exports one version's
+ * functions).  Both versions' headers stay in: the seam's back ends for inner FMUs of
+ * either version use them. */
 static bool for_version(const char *path, bool fmi3)
 {
-	if (fmi3)
-		return strcmp(path, "sart_fmi2.c") != 0;
-	return strcmp(path, "sart_fmi3.c") != 0 && strncmp(path, "fmi3/", 5) != 0;
+	return strcmp(path, fmi3 ? "sart_fmi2.c" : "sart_fmi3.c") != 0;
 }
 
 /* Every embedded runtime file under sources/, keeping runtime/'s layout. */

@@ -4,7 +4,7 @@
  * instance: the Storage, the inner FMUs' life cycle, Init, the Mealy output function G, the
  * step with its rejection and snapshots, input derivatives, FMU states and their serialized
  * form, and the instance's state machine.  It names no FMI type.  A skin (sart_fmi2.c for
- * FMI 2.0; an FMI 3.0 skin beside it) exports one FMI version's functions and translates
+ * FMI 2.0, sart_fmi3.c for FMI 3.0) exports one FMI version's functions and translates
  * each into the calls below: its types, its callbacks, its status values (SartStatus has
  * fmi2Status's and fmi3Status's numbers), and which call is allowed in which phase.
  *
@@ -17,14 +17,13 @@
  * Messages.  Every message the core writes goes to the importer through the skin's
  * SartHost.log as plain text; the core names the call from SartCall.name.
  *
- * Writing an FMI 3.0 skin against this: fmi3InstantiateCoSimulation is sart_core_new then
- * sart_core_load_inners with the resource path as given; the experiment goes to
- * sart_core_setup_experiment before sart_core_enter_init; fmi3DoStep is sart_core_do_step,
- * with sart_core_last_successful_time for its lastSuccessfulTime (a rejection, returned as
- * SART_DISCARD here, becomes an early return there); fmi3GetFloat64 / fmi3SetFloat64 are
- * sart_core_get_real / sart_core_set_real, the other numeric types convert to SART_INTEGER
- * or SART_BOOLEAN at the skin, and event mode is a phase to add to SartPhase (the core has
- * no events to handle yet). */
+ * The FMI 3.0 skin (sart_fmi3.c) against this: fmi3InstantiateCoSimulation is sart_core_new
+ * then sart_core_load_inners with the resource path as given; the experiment goes to
+ * sart_core_setup_experiment before sart_core_enter_init; fmi3DoStep is
+ * sart_core_do_step_early (a rejection becomes an early return when the importer allows
+ * one); fmi3GetFloat64 / fmi3SetFloat64 are sart_core_get_real / sart_core_set_real, the
+ * other numeric types convert to SART_INTEGER or SART_BOOLEAN at the skin, and event mode
+ * is a phase to add to SartPhase (the core has no events to handle yet). */
 #ifndef SART_CORE_H
 #define SART_CORE_H
 
