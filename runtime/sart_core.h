@@ -152,9 +152,9 @@ double sart_core_last_successful_time(const SartWrapper *w);
 void sart_core_set_stop_early(SartWrapper *w, int on);
 /* sart_core_do_step for an importer that accepts a step ending before t + H.  With the
  * instance allowed to stop early (sart_core_set_stop_early) and a snapshot to return to, a
- * rejection is retried from t by the step the rules took, until one is accepted; *early is
- * then 1 and the status that step's.  Otherwise *early is 0 and a rejection stays
- * SART_DISCARD.  *last is where the instance stands (the last successful time; t when the
+ * rejection is taken again from t by the step the rules took, with the same inputs; when
+ * that is accepted, *early is 1 and the status that step's.  Otherwise *early is 0 and a
+ * rejection stays SART_DISCARD (at t, when the retry was cut again too).  *last is where the instance stands (the last successful time; t when the
  * handle is not an instance).  Checks the handle itself. */
 SartStatus sart_core_do_step_early(void *instance, double t, double H, int no_set_prior,
                                    int *early, double *last);

@@ -130,18 +130,14 @@ SART_COLD SartStatus sart_do_step_full(void *instance, double t, double H, int n
 	return sart_run_step(w, t, H, snap, call);
 }
 
-/* How many times a rejected step is retried shorter before the rejection stands: a retry by
- * the step the rules took is accepted at once unless they find something earlier still. */
-#define STOP_EARLY_TRIES 16
-
-/* The rejected step from t, back at t, retried by the step the rules took. */
+/* The rejected step from t, back at t, taken again by the step the rules took, once: with
+ * the same inputs, that step ends where they found their instant.  When the cut depends on
+ * the inputs (a crossing of an input, which the importer set for t + H), the retry may be
+ * cut again; the rejection then stands, at t, with the new last successful time. */
 static SART_COLD SartStatus stop_early(SartWrapper *w, double t, int no_set_prior,
                                        int *early)
 {
-	SartStatus st = SART_DISCARD;
-	for (int k = 0; k < STOP_EARLY_TRIES && st == SART_DISCARD && w->phase == SART_PHASE_STEP;
-	     k++)
-		st = sart_core_do_step(w, t, w->last_ok - t, no_set_prior);
+	SartStatus st = sart_core_do_step(w, t, w->last_ok - t, no_set_prior);
 	*early = st == SART_OK || st == SART_WARNING;
 	return st;
 }

@@ -62,7 +62,10 @@ static int group_setup(void **state)
 	(void)state;
 	build_as("bench/wrapper/passthrough_sa.sa", 3, OUT3);
 	build_as("tests/e2e/lower_periodic.sa", 3, OUT3);
+	build_as("tests/e2e/lower_crossing_out.sa", 3, OUT3);
+	build_as("tests/e2e/lower_crossing.sa", 3, OUT3);
 	build_as("bench/wrapper/passthrough_sa.sa", 2, OUT2);
+	build_as("tests/e2e/lower_crossing_out.sa", 2, OUT2);
 	return 0;
 }
 
@@ -367,7 +370,8 @@ static void passthrough__calls_in_a_wrong_state__error_with_message(void **state
 static void model_descriptions__pass_fmi3_md_check(void **state)
 {
 	(void)state;
-	const char *const ids[] = {"passthrough_sa", "lower_periodic"};
+	const char *const ids[] = {"passthrough_sa", "lower_periodic", "lower_crossing_out",
+	                           "lower_crossing"};
 	for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) {
 		char dir[PATH_MAX], cmd[3 * PATH_MAX];
 		unpack(OUT3, ids[i], dir);
@@ -427,6 +431,98 @@ static void periodic__early_return_not_allowed__discard_with_last_successful_tim
 	fmi3_unimport(&f.api);
 }
 
+/* ---- a step cut short by a crossing -------------------------------------------------------- */
+
+/* lower_crossing_out: x' = u = 2 from 0 crosses 1.0 at t = 0.5; steps of 0.3 from 0.  As
+ * FMI 3.0 with early return, the step from 0.3 returns early at the crossing; as FMI 2.0 it
+ * is discarded and the importer retries by lastSuccessfulTime - t with the same input: the
+ * same times, outputs and hits, bit for bit. */
+static void crossing_out__early_return__same_as_fmi2_retry(void **state)
+{
+	(void)state;
+	Fmu3 f;
+	Fmi2Api a2;
+	char dir2[PATH_MAX], lib[2 * PATH_MAX], guid[64], uri[PATH_MAX + 32];
+	open3(&f, "lower_crossing_out");
+	unpack(OUT2, "lower_crossing_out", dir2);
+	snprintf(lib, sizeof lib, "%s/binaries/linux64/lower_crossing_out.so", dir2);
+	fmi2_import(&a2, lib);
+	assert_true(md_attr(dir2, "guid=", "guid", guid, sizeof guid));
+	snprintf(uri, sizeof uri, "file://%s/resources", dir2);
+	fmi2Component c2 = a2.instantiate("w2", fmi2CoSimulation, guid, uri, &callbacks2,
+	                                  fmi2False, fmi2False);
+	assert_non_null(c2);
+	assert_int_equal(a2.setup(c2, fmi2False, 0, 0, fmi2False, 0), fmi2OK);
+	assert_int_equal(a2.enter_init(c2), fmi2OK);
+	assert_int_equal(a2.exit_init(c2), fmi2OK);
+	fmi3Instance c3 = start3(&f, 1);
+	unsigned u3 = vr_of(f.dir, "u"), out3[2] = {vr_of(f.dir, "x"), vr_of(f.dir, "hits")};
+	unsigned u2 = vr_of(dir2, "u"), out2[2] = {vr_of(dir2, "x"), vr_of(dir2, "hits")};
+	double u = 2.0, t3 = 0, t2 = 0, y3[2], y2[2];
+	int early_returns = 0;
+	assert_int_equal(f.api.set_float64(c3, &u3, 1, &u, 1), fmi3OK);
+	assert_int_equal(a2.set_real(c2, &u2, 1, &u), fmi2OK);
+	for (int n = 0; n < 6; n++) {
+		int early;
+		double last;
+		assert_int_equal(step3(&f, c3, t3, 0.3, &early, &last), fmi3OK);
+		early_returns += early;
+		assert_true(early || last == t3 + 0.3);
+		t3 = last;
+		double h = 0.3;
+		fmi2Status st;
+		while ((st = a2.do_step(c2, t2, h, fmi2False)) == fmi2Discard) {
+			assert_int_equal(a2.get_real_status(c2, fmi2LastSuccessfulTime, &last), fmi2OK);
+			h = last - t2;
+		}
+		assert_int_equal(st, fmi2OK);
+		t2 += h;
+		assert_true(t3 == t2);
+		assert_int_equal(f.api.get_float64(c3, out3, 2, y3, 2), fmi3OK);
+		assert_int_equal(a2.get_real(c2, out2, 2, y2), fmi2OK);
+		assert_memory_equal(y3, y2, sizeof y3);
+	}
+	assert_int_equal(early_returns, 1);
+	assert_true(y3[1] == 1.0);
+	f.api.free_instance(c3);
+	a2.free_instance(c2);
+	fmi3_unimport(&f.api);
+	fmi2_unimport(&a2);
+}
+
+/* lower_crossing watches its input `level`, which the importer sets for the end of the
+ * step: taken again with the same input, the shorter step is cut again, so the step is
+ * discarded (back at t) with the last successful time the second cut's, even with early
+ * return allowed. */
+static void crossing_of_an_input__early_return_allowed__discard_back_at_t(void **state)
+{
+	(void)state;
+	Fmu3 f;
+	int early;
+	double last, level = 0.0;
+	open3(&f, "lower_crossing");
+	unsigned lr = vr_of(f.dir, "level");
+	fmi3Instance c = start3(&f, 1);
+	assert_int_equal(f.api.set_float64(c, &lr, 1, &level, 1), fmi3OK);
+	assert_int_equal(step3(&f, c, 0, 0.5, &early, &last), fmi3OK);
+	level = 2.0;
+	logged[0] = '\0';
+	assert_int_equal(f.api.set_float64(c, &lr, 1, &level, 1), fmi3OK);
+	fmi3Status st = step3(&f, c, 0.5, 0.5, &early, &last);
+	assert_int_equal(st, fmi3Discard);
+	assert_false(early);
+	assert_true(last > 0.5 && last < 1.0);
+	assert_non_null(strstr(logged, "the state at t is kept"));
+	/* Back at 0.5: with `level` set for the proposed instant (the ramp from 0 at 0.5
+	 * to 2 at 1.0), the step to it is taken whole. */
+	level = 4.0 * (last - 0.5);
+	assert_int_equal(f.api.set_float64(c, &lr, 1, &level, 1), fmi3OK);
+	assert_int_equal(step3(&f, c, 0.5, last - 0.5, &early, &last), fmi3OK);
+	assert_false(early);
+	f.api.free_instance(c);
+	fmi3_unimport(&f.api);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -436,6 +532,8 @@ int main(void)
 		cmocka_unit_test(model_descriptions__pass_fmi3_md_check),
 		cmocka_unit_test(periodic__early_return_allowed__returns_early_at_the_instant),
 		cmocka_unit_test(periodic__early_return_not_allowed__discard_with_last_successful_time),
+		cmocka_unit_test(crossing_out__early_return__same_as_fmi2_retry),
+		cmocka_unit_test(crossing_of_an_input__early_return_allowed__discard_back_at_t),
 	};
 	return cmocka_run_group_tests(tests, group_setup, NULL);
 }
