@@ -23,6 +23,7 @@
 #include "sacc_test.h"
 
 #define OUT3 "e2e3/fmi3"
+#define PW "adaptations/powerwindow/"
 #define OUT2 "e2e3/fmi2"
 
 /* ---- building and loading ------------------------------------------------------------------ */
@@ -34,6 +35,7 @@ static void build_as(const char *script, int version, const char *sub)
 	char out[PATH_MAX];
 	snprintf(out, sizeof out, "%s/%s", test_build_dir(), sub);
 	TestRun *t = tr_new();
+	drv_add_include_dir(t->c, PW);
 	Module *m = drv_load(t->c, script);
 	assert_non_null(m);
 	int errors = drv_explicit(t->c, m, NULL);
@@ -66,6 +68,11 @@ static int group_setup(void **state)
 	build_as("tests/e2e/lower_crossing.sa", 3, OUT3);
 	build_as("bench/wrapper/passthrough_sa.sa", 2, OUT2);
 	build_as("tests/e2e/lower_crossing_out.sa", 2, OUT2);
+	/* controller_sa (Bool ports) as FMI 3.0 over lazy_sa as FMI 2.0, and both as FMI 2.0 */
+	build_as(PW "lazy_sa.sa", 2, OUT3);
+	build_as(PW "controller_sa.sa", 3, OUT3);
+	build_as(PW "lazy_sa.sa", 2, OUT2);
+	build_as(PW "controller_sa.sa", 2, OUT2);
 	return 0;
 }
 
@@ -371,7 +378,7 @@ static void model_descriptions__pass_fmi3_md_check(void **state)
 {
 	(void)state;
 	const char *const ids[] = {"passthrough_sa", "lower_periodic", "lower_crossing_out",
-	                           "lower_crossing"};
+	                           "lower_crossing", "controller_sa"};
 	for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) {
 		char dir[PATH_MAX], cmd[3 * PATH_MAX];
 		unpack(OUT3, ids[i], dir);
@@ -523,6 +530,67 @@ static void crossing_of_an_input__early_return_allowed__discard_back_at_t(void *
 	fmi3_unimport(&f.api);
 }
 
+/* ---- Booleans -------------------------------------------------------------------------------- */
+
+/* controller_sa's buttons are Bool inputs: set through fmi3SetBoolean, its outputs follow
+ * as the FMI 2.0 build's do through fmi2SetBoolean, bit for bit. */
+static void controller_sa__buttons_as_booleans__same_as_fmi2(void **state)
+{
+	(void)state;
+	Fmu3 f;
+	Fmi2Api a2;
+	char dir2[PATH_MAX], lib[2 * PATH_MAX], guid[64], uri[PATH_MAX + 32];
+	open3(&f, "controller_sa");
+	unpack(OUT2, "controller_sa", dir2);
+	snprintf(lib, sizeof lib, "%s/binaries/linux64/controller_sa.so", dir2);
+	fmi2_import(&a2, lib);
+	assert_true(md_attr(dir2, "guid=", "guid", guid, sizeof guid));
+	snprintf(uri, sizeof uri, "file://%s/resources", dir2);
+	fmi2Component c2 = a2.instantiate("w2", fmi2CoSimulation, guid, uri, &callbacks2,
+	                                  fmi2False, fmi2False);
+	assert_non_null(c2);
+	assert_int_equal(a2.setup(c2, fmi2False, 0, 0, fmi2False, 0), fmi2OK);
+	assert_int_equal(a2.enter_init(c2), fmi2OK);
+	assert_int_equal(a2.exit_init(c2), fmi2OK);
+	fmi3Instance c3 = start3(&f, 0);
+	const char *buttons[] = {"driver_up", "driver_down", "passenger_stop"};
+	unsigned b3[3], b2[3];
+	for (int i = 0; i < 3; i++) {
+		b3[i] = vr_of(f.dir, buttons[i]);
+		b2[i] = vr_of(dir2, buttons[i]);
+	}
+	unsigned y3[2] = {vr_of(f.dir, "u"), vr_of(f.dir, "d")};
+	unsigned y2[2] = {vr_of(dir2, "u"), vr_of(dir2, "d")};
+	unsigned i3 = vr_of(f.dir, "armature_current"), i2 = vr_of(dir2, "armature_current");
+	for (int k = 0; k < 60; k++) {
+		fmi3Boolean on3[3] = {k >= 5 && k < 30, k >= 40, k == 50}, back[3];
+		fmi2Boolean on2[3] = {on3[0], on3[1], on3[2]};
+		double cur = 1.0, v3[2], v2[2];
+		int early;
+		double last;
+		assert_int_equal(f.api.set_boolean(c3, b3, 3, on3, 3), fmi3OK);
+		assert_int_equal(f.api.get_boolean(c3, b3, 3, back, 3), fmi3OK);
+		assert_memory_equal(on3, back, sizeof on3);
+		assert_int_equal(f.api.set_float64(c3, &i3, 1, &cur, 1), fmi3OK);
+		assert_int_equal(step3(&f, c3, k * 0.01, 0.01, &early, &last), fmi3OK);
+		assert_int_equal(f.api.get_float64(c3, y3, 2, v3, 2), fmi3OK);
+		assert_int_equal(a2.set_boolean(c2, b2, 3, on2), fmi2OK);
+		assert_int_equal(a2.set_real(c2, &i2, 1, &cur), fmi2OK);
+		assert_int_equal(a2.do_step(c2, k * 0.01, 0.01, fmi2True), fmi2OK);
+		assert_int_equal(a2.get_real(c2, y2, 2, v2), fmi2OK);
+		assert_memory_equal(v3, v2, sizeof v3);
+	}
+	/* A Boolean's value reference is no Int32's. */
+	fmi3Int32 n = 0;
+	logged[0] = '\0';
+	assert_int_equal(f.api.get_int32(c3, b3, 1, &n, 1), fmi3Error);
+	assert_non_null(strstr(logged, "fmi3GetInt32: unknown value reference"));
+	f.api.free_instance(c3);
+	a2.free_instance(c2);
+	fmi3_unimport(&f.api);
+	fmi2_unimport(&a2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -534,6 +602,7 @@ int main(void)
 		cmocka_unit_test(periodic__early_return_not_allowed__discard_with_last_successful_time),
 		cmocka_unit_test(crossing_out__early_return__same_as_fmi2_retry),
 		cmocka_unit_test(crossing_of_an_input__early_return_allowed__discard_back_at_t),
+		cmocka_unit_test(controller_sa__buttons_as_booleans__same_as_fmi2),
 	};
 	return cmocka_run_group_tests(tests, group_setup, NULL);
 }
