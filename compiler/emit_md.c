@@ -405,7 +405,8 @@ static void vr_list(StrBuf *deps, StrBuf *kinds, const EmitLayout *l, const Emit
 	}
 }
 
-/* One <Output> or <InitialUnknown> per output, with its dependencies as in FMI 2.0. */
+/* One <Output> or <InitialUnknown> per output, with its dependencies as in FMI 2.0 (an
+ * InitialUnknown's kinds left to the default, "dependent", as there). */
 static void write_unknowns3(Md *md, const EmitLayout *l, const char *element, bool initial)
 {
 	StrBuf deps, kinds;
@@ -419,7 +420,7 @@ static void write_unknowns3(Md *md, const EmitLayout *l, const char *element, bo
 		start(md, element);
 		attr_int(md, "valueReference", vr3(l, &emit_outputs(l)[i]));
 		attr(md, "dependencies", sb_str(&deps));
-		if (deps.len)
+		if (deps.len && !initial)
 			attr(md, "dependenciesKind", sb_str(&kinds));
 		end(md);
 	}

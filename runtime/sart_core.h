@@ -27,6 +27,7 @@
 #ifndef SART_CORE_H
 #define SART_CORE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "sart_wrapper.h"
@@ -157,7 +158,7 @@ void sart_core_set_stop_early(SartWrapper *w, int on);
  * rejection stays SART_DISCARD (at t, when the retry was cut again too).  *last is where the instance stands (the last successful time; t when the
  * handle is not an instance).  Checks the handle itself. */
 SartStatus sart_core_do_step_early(void *instance, double t, double H, int no_set_prior,
-                                   int *early, double *last);
+                                   bool *early, double *last);
 
 /* ---- FMU states -------------------------------------------------------------------------- */
 

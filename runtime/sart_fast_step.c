@@ -144,8 +144,8 @@ static inline int at_time(const SartWrapper *w, double t)
 
 /* The usual step, checked with a few comparisons (see the top of this file); anything else
  * takes sart_do_step_full, which checks and reports it all.  The importer's t is the time
- * from now on, as on the general path. */
-SartStatus sart_core_do_step(void *instance, double t, double H, int no_set_prior)
+ * from now on, as on the general path.  Inline in both step calls below. */
+static HOT_INLINE SartStatus do_step(void *instance, double t, double H, int no_set_prior)
 {
 	SartWrapper *w = instance;
 	if (w && w->magic == WRAPPER_MAGIC && w->plain && w->phase == SART_PHASE_STEP &&
@@ -157,4 +157,23 @@ SartStatus sart_core_do_step(void *instance, double t, double H, int no_set_prio
 		return run_fast_step(w, t, H);
 	}
 	return sart_do_step_full(instance, t, H, no_set_prior);
+}
+
+SartStatus sart_core_do_step(void *instance, double t, double H, int no_set_prior)
+{
+	return do_step(instance, t, H, no_set_prior);
+}
+
+/* A step that ended whole stands at t + H (the instance's time is the importer's t plus H,
+ * bit for bit); anything else is sorted out by sart_step_cut. */
+SartStatus sart_core_do_step_early(void *instance, double t, double H, int no_set_prior,
+                                   bool *early, double *last)
+{
+	SartStatus st = do_step(instance, t, H, no_set_prior);
+	if (st <= SART_WARNING) {
+		*early = false;
+		*last = t + H;
+		return st;
+	}
+	return sart_step_cut(instance, t, no_set_prior, st, early, last);
 }

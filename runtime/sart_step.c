@@ -130,30 +130,24 @@ SART_COLD SartStatus sart_do_step_full(void *instance, double t, double H, int n
 	return sart_run_step(w, t, H, snap, call);
 }
 
-/* The rejected step from t, back at t, taken again by the step the rules took, once: with
- * the same inputs, that step ends where they found their instant.  When the cut depends on
- * the inputs (a crossing of an input, which the importer set for t + H), the retry may be
- * cut again; the rejection then stands, at t, with the new last successful time. */
-static SART_COLD SartStatus stop_early(SartWrapper *w, double t, int no_set_prior,
-                                       int *early)
-{
-	SartStatus st = sart_core_do_step(w, t, w->last_ok - t, no_set_prior);
-	*early = st == SART_OK || st == SART_WARNING;
-	return st;
-}
-
-SartStatus sart_core_do_step_early(void *instance, double t, double H, int no_set_prior,
-                                   int *early, double *last)
+/* The rejected step from t, back at t, is taken again by the step the rules took, once:
+ * with the same inputs, that step ends where they found their instant.  When the cut
+ * depends on the inputs (a crossing of an input, which the importer set for t + H), the
+ * retry may be cut again; the rejection then stands, at t, with the new last successful
+ * time. */
+SART_COLD SartStatus sart_step_cut(void *instance, double t, int no_set_prior, SartStatus st,
+                                   bool *early, double *last)
 {
 	SartWrapper *w = instance;
-	SartStatus st = sart_core_do_step(instance, t, H, no_set_prior);
-	*early = 0;
+	*early = false;
 	if (!w || w->magic != WRAPPER_MAGIC) {
 		*last = t;
 		return st;
 	}
-	if (st == SART_DISCARD && w->stop_early && w->phase == SART_PHASE_STEP)
-		st = stop_early(w, t, no_set_prior, early);
+	if (st == SART_DISCARD && w->stop_early && w->phase == SART_PHASE_STEP) {
+		st = sart_core_do_step(w, t, w->last_ok - t, no_set_prior);
+		*early = st <= SART_WARNING;
+	}
 	*last = w->last_ok;
 	return st;
 }
