@@ -154,11 +154,15 @@ void sart_core_set_stop_early(SartWrapper *w, int on);
 /* sart_core_do_step for an importer that accepts a step ending before t + H.  With the
  * instance allowed to stop early (sart_core_set_stop_early) and a snapshot to return to, a
  * rejection is taken again from t by the step the rules took, with the same inputs; when
- * that is accepted, *early is 1 and the status that step's.  Otherwise *early is 0 and a
- * rejection stays SART_DISCARD (at t, when the retry was cut again too).  *last is where the instance stands (the last successful time; t when the
- * handle is not an instance).  Checks the handle itself. */
-SartStatus sart_core_do_step_early(void *instance, double t, double H, int no_set_prior,
-                                   bool *early, double *last);
+ * that is accepted, *early is true and the status that step's.  Otherwise *early is false
+ * and a rejection stays SART_DISCARD (at t, when the retry was cut again too).  *last is
+ * where the instance stands (the last successful time; t + H when the handle is not an
+ * instance).  *events (event handling needed) and *stop (the instance asks the importer to
+ * stop) are false: the core has no events.  The arguments are in the order an importer's
+ * step call gives them, so that a skin's step is one jump; the pointers must be valid.
+ * Checks the handle itself. */
+SartStatus sart_core_do_step_early(void *instance, double t, double H, bool no_set_prior,
+                                   bool *events, bool *stop, bool *early, double *last);
 
 /* ---- FMU states -------------------------------------------------------------------------- */
 

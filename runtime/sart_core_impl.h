@@ -98,6 +98,9 @@ struct SartWrapper {
 	double time;              /* the current communication point */
 	double last_ok;           /* the last successful time */
 	int stop_early;           /* a rejected step may end early (sart_core_do_step_early) */
+	bool *cut_early;          /* where sart_core_do_step_early's call in progress wants */
+	double *cut_last;         /* its outcome, when the step does not end whole (NULL for
+	                           * sart_core_do_step; read only by that call's step) */
 
 	unsigned char *storage;   /* the Storage */
 	unsigned char *scratch;   /* G's copy */
@@ -262,10 +265,6 @@ SartStatus sart_step_other(SartWrapper *w, double t, double H, SartStatus st, do
 /* Every step the plain one does not take: the checks of t and H in full, the call log, the
  * snapshot, input derivatives. */
 SartStatus sart_do_step_full(void *instance, double t, double H, int no_set_prior);
-/* sart_core_do_step_early after a step that did not end whole (st worse than Warning):
- * *early and *last, and the retry of a rejection when the instance may stop early. */
-SartStatus sart_step_cut(void *instance, double t, int no_set_prior, SartStatus st,
-                         bool *early, double *last);
 
 /* Whether H~ accepts the step of size H: anything shorter by more than rounding of H is a
  * rejection, meant by the rules (a crossing's or a period's proposal can lie a few ulps of

@@ -164,16 +164,21 @@ SartStatus sart_core_do_step(void *instance, double t, double H, int no_set_prio
 	return do_step(instance, t, H, no_set_prior);
 }
 
-/* A step that ended whole stands at t + H (the instance's time is the importer's t plus H,
- * bit for bit); anything else is sorted out by sart_step_cut. */
-SartStatus sart_core_do_step_early(void *instance, double t, double H, int no_set_prior,
-                                   bool *early, double *last)
+/* The outcome of a whole step written first (the instance's time is then the importer's t
+ * plus H, bit for bit), so that the usual step is a jump into do_step; a step that does not
+ * end whole reaches sart_step_other, which writes the rest through the pointers kept in the
+ * instance for this call. */
+SartStatus sart_core_do_step_early(void *instance, double t, double H, bool no_set_prior,
+                                   bool *events, bool *stop, bool *early, double *last)
 {
-	SartStatus st = do_step(instance, t, H, no_set_prior);
-	if (st <= SART_WARNING) {
-		*early = false;
-		*last = t + H;
-		return st;
+	SartWrapper *w = instance;
+	*events = false;
+	*stop = false;
+	*early = false;
+	*last = t + H;
+	if (w && w->magic == WRAPPER_MAGIC) {
+		w->cut_early = early;
+		w->cut_last = last;
 	}
-	return sart_step_cut(instance, t, no_set_prior, st, early, last);
+	return do_step(instance, t, H, no_set_prior);
 }

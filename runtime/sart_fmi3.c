@@ -24,12 +24,6 @@
 #include "fmi3/fmi3Functions.h"
 #include "sart_core.h"
 
-#if defined(__GNUC__) || defined(__clang__)
-#define SART_COLD_SKIN __attribute__((noinline, cold))
-#else
-#define SART_COLD_SKIN
-#endif
-
 /* The FMI 3.0 Co-Simulation states in which each call is allowed.  SART_PHASE_STEP_FAILED
  * is Step Mode after a discarded step. */
 #define ALIVE SART_PHASE_ALIVE
@@ -718,28 +712,17 @@ fmi3Status fmi3GetOutputDerivatives(fmi3Instance instance, const fmi3ValueRefere
 	                   "maxOutputDerivativeOrder is 0");
 }
 
-/* The step's out-arguments are the importer's to give. */
-static SART_COLD_SKIN fmi3Status missing_outputs(fmi3Instance instance)
-{
-	SartWrapper *w = sart_core_enter(instance, &DO_STEP);
-	if (w)
-		sart_core_log(w, SART_ERROR, "fmi3DoStep: eventHandlingNeeded, terminateSimulation, "
-		              "earlyReturn and lastSuccessfulTime must not be NULL");
-	return fmi3Error;
-}
-
+/* The core's step takes fmi3DoStep's arguments as they come (fmi3Boolean is bool), so this
+ * is one jump.  FMI 3.0 requires the four out-arguments. */
 fmi3Status fmi3DoStep(fmi3Instance instance, fmi3Float64 currentCommunicationPoint,
                       fmi3Float64 communicationStepSize,
                       fmi3Boolean noSetFMUStatePriorToCurrentPoint,
                       fmi3Boolean *eventHandlingNeeded, fmi3Boolean *terminateSimulation,
                       fmi3Boolean *earlyReturn, fmi3Float64 *lastSuccessfulTime)
 {
-	if (!eventHandlingNeeded || !terminateSimulation || !earlyReturn || !lastSuccessfulTime)
-		return missing_outputs(instance);
-	*eventHandlingNeeded = fmi3False;
-	*terminateSimulation = fmi3False;
 	return (fmi3Status)sart_core_do_step_early(instance, currentCommunicationPoint,
 	                                           communicationStepSize,
-	                                           noSetFMUStatePriorToCurrentPoint, earlyReturn,
-	                                           lastSuccessfulTime);
+	                                           noSetFMUStatePriorToCurrentPoint,
+	                                           eventHandlingNeeded, terminateSimulation,
+	                                           earlyReturn, lastSuccessfulTime);
 }
