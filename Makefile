@@ -273,10 +273,13 @@ WSA_DIR := $(BUILD)/e2e-manual/window_sa
 WSA_SO  := $(WSA_DIR)/binaries/linux64/window_sa.so
 WSA_RES := $(WSA_DIR)/resources/window/modelDescription.xml
 
-$(WSA_SO): tests/e2e/manual/window_sa.c $(RUNTIME_SRC) $(RUNTIME_HDR)
+# The FMI 2.0 skin's runtime: every runtime source but the FMI 3.0 skin, as sacc packs it.
+WSA_RT  := $(filter-out runtime/sart_fmi3.c,$(RUNTIME_SRC))
+
+$(WSA_SO): tests/e2e/manual/window_sa.c $(WSA_RT) $(RUNTIME_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c99 -O2 -fPIC -shared -fvisibility=hidden -Wall -Wextra -Wpedantic -Werror \
-	    -Iruntime -Iruntime/fmi2 $(SANFLAGS) -o $@ tests/e2e/manual/window_sa.c $(RUNTIME_SRC) \
+	    -Iruntime -Iruntime/fmi2 $(SANFLAGS) -o $@ tests/e2e/manual/window_sa.c $(WSA_RT) \
 	    -lm -ldl
 
 $(WSA_RES): $(BUILD)/fmus/window.fmu
