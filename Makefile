@@ -287,10 +287,13 @@ WSA_DIR := $(BUILD)/e2e-manual/window_sa
 WSA_SO  := $(WSA_DIR)/binaries/linux64/window_sa.so
 WSA_RES := $(WSA_DIR)/resources/window/modelDescription.xml
 
-$(WSA_SO): tests/e2e/manual/window_sa.c $(RUNTIME_SRC) $(RUNTIME_HDR)
+# The FMI 2.0 skin's runtime: every runtime source but the FMI 3.0 skin, as sacc packs it.
+WSA_RT  := $(filter-out runtime/sart_fmi3.c,$(RUNTIME_SRC))
+
+$(WSA_SO): tests/e2e/manual/window_sa.c $(WSA_RT) $(RUNTIME_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c99 -O2 -fPIC -shared -fvisibility=hidden -Wall -Wextra -Wpedantic -Werror \
-	    -Iruntime -Iruntime/fmi2 $(SANFLAGS) -o $@ tests/e2e/manual/window_sa.c $(RUNTIME_SRC) \
+	    -Iruntime -Iruntime/fmi2 $(SANFLAGS) -o $@ tests/e2e/manual/window_sa.c $(WSA_RT) \
 	    -lm -ldl
 
 $(WSA_RES): $(BUILD)/fmus/window.fmu
@@ -392,6 +395,11 @@ $(PATHS_STATS) &: $(SACC) $(FMUS) $(PATHS_SA)
 	CC="$(CC) -DSART_STEP_STATS" $(SACC) build -L $(BUILD)/fmus -o $(BUILD)/paths-stats $(PATHS_SA)
 
 $(BUILD)/tests/test_e2e_wrapper: | $(PATHS_GENERAL) $(PATHS_STATS) $(PW_FMUS) $(E2E_FMUS)
+
+# Wrappers built as FMI 3.0: tests/unit/test_e2e_wrapper3.c builds them itself (through
+# pkg_build, as `sacc build` would with the FMI 3.0 option) over the test FMUs, unpacks them
+# with sacc and checks their model descriptions with fmi3_md_check.
+$(BUILD)/tests/test_e2e_wrapper3: | $(SACC) $(FMUS) $(FMI3_MD_CHECK)
 
 # ---- benchmarks (on demand, never part of check) ----------------------------------------
 .PHONY: bench-wrapper

@@ -19,7 +19,29 @@ typedef struct CmdArgs {
 	bool syntax;
 	const char *after;
 	const char *out;      /* -o DIR */
+	int fmi;              /* build --fmi: the wrappers' FMI version, 2 or 3 */
 } CmdArgs;
+
+/* --fmi's values, in the order help and completion list them. */
+static const char *fmi_choice(int i, const char **summary)
+{
+	static const char *const names[] = {"2", "3"};
+	static const char *const summaries[] = {"FMI 2.0 Co-Simulation (binaries/linux64)",
+	                                        "FMI 3.0 Co-Simulation (binaries/x86_64-linux)"};
+	if (i < 0 || i > 1)
+		return NULL;
+	*summary = summaries[i];
+	return names[i];
+}
+
+static int set_fmi(Compilation *c, void *args, const char *o, const char *v, size_t field)
+{
+	(void)c, (void)field;
+	if (strcmp(v, "2") != 0 && strcmp(v, "3") != 0)
+		return cli_usage_error("%s: '%s' is neither 2 nor 3", o, v);
+	((CmdArgs *)args)->fmi = v[0] - '0';
+	return 0;
+}
 
 /* --after's values: the lowering rules, the lowering stage, then the explicit-form rules,
  * in the order they run. */
@@ -51,6 +73,9 @@ const CliOption cmd_options[] = {
 	{"-o", CLI_VALUE, "DIR", cli_set_string, AT(out), CMD_BUILD, CLI_FILE,
 	 "put each FMU in DIR, under the file name of its 'at' (default: at its 'at' path "
 	 "beside its script)", NULL},
+	{"--fmi", CLI_VALUE, "VERSION", set_fmi, AT(fmi), CMD_BUILD, 0,
+	 "the FMI version of the wrappers built (default 2; inner adaptations built in the same "
+	 "run get it too):", fmi_choice},
 	CLI_OPTION_INCLUDE(CMD_CHECK | CMD_EXPLICIT | CMD_EMIT | CMD_BUILD | CMD_PARSE),
 	CLI_OPTION_FMU_DIR(CMD_CHECK | CMD_EXPLICIT | CMD_EMIT | CMD_BUILD),
 	{NULL, CLI_FLAG, NULL, NULL, 0, 0, 0, NULL, NULL},
@@ -163,7 +188,7 @@ static int build_body(Compilation *c, const CmdArgs *a, const char **files, int 
 	}
 	int rc = 1;
 	if (!diag_errors(c->diag)) {
-		PkgOptions o = {a->out, NULL};
+		PkgOptions o = {a->out, NULL, a->fmi};
 		rc = pkg_build(c, mods, nfiles, &o) ? 1 : 0;
 	}
 	free(mods);

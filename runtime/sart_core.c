@@ -558,3 +558,8 @@ double sart_core_last_successful_time(const SartWrapper *w)
 {
 	return w->last_ok;
 }
+
+void sart_core_set_stop_early(SartWrapper *w, int on)
+{
+	w->stop_early = on;
+}

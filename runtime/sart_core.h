@@ -4,7 +4,7 @@
  * instance: the Storage, the inner FMUs' life cycle, Init, the Mealy output function G, the
  * step with its rejection and snapshots, input derivatives, FMU states and their serialized
  * form, and the instance's state machine.  It names no FMI type.  A skin (sart_fmi2.c for
- * FMI 2.0; an FMI 3.0 skin beside it) exports one FMI version's functions and translates
+ * FMI 2.0, sart_fmi3.c for FMI 3.0) exports one FMI version's functions and translates
  * each into the calls below: its types, its callbacks, its status values (SartStatus has
  * fmi2Status's and fmi3Status's numbers), and which call is allowed in which phase.
  *
@@ -17,17 +17,17 @@
  * Messages.  Every message the core writes goes to the importer through the skin's
  * SartHost.log as plain text; the core names the call from SartCall.name.
  *
- * Writing an FMI 3.0 skin against this: fmi3InstantiateCoSimulation is sart_core_new then
- * sart_core_load_inners with the resource path as given; the experiment goes to
- * sart_core_setup_experiment before sart_core_enter_init; fmi3DoStep is sart_core_do_step,
- * with sart_core_last_successful_time for its lastSuccessfulTime (a rejection, returned as
- * SART_DISCARD here, becomes an early return there); fmi3GetFloat64 / fmi3SetFloat64 are
- * sart_core_get_real / sart_core_set_real, the other numeric types convert to SART_INTEGER
- * or SART_BOOLEAN at the skin, and event mode is a phase to add to SartPhase (the core has
- * no events to handle yet). */
+ * The FMI 3.0 skin (sart_fmi3.c) against this: fmi3InstantiateCoSimulation is sart_core_new
+ * then sart_core_load_inners with the resource path as given; the experiment goes to
+ * sart_core_setup_experiment before sart_core_enter_init; fmi3DoStep is
+ * sart_core_do_step_early (a rejection becomes an early return when the importer allows
+ * one); fmi3GetFloat64 / fmi3SetFloat64 are sart_core_get_real / sart_core_set_real, the
+ * other numeric types convert to SART_INTEGER or SART_BOOLEAN at the skin, and event mode
+ * is a phase to add to SartPhase (the core has no events to handle yet). */
 #ifndef SART_CORE_H
 #define SART_CORE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "sart_wrapper.h"
@@ -61,6 +61,9 @@ typedef struct SartSkin {
 	 * sart_core_set_real and sart_core_do_step: kept here so that those carry only their
 	 * own arguments and the skin's function is one jump. */
 	const SartCall *get_real, *set_real, *do_step;
+	/* The skin's model description gives the independent variable (time) the value
+	 * reference right after the last Real: a Real get of it reads the instance's time. */
+	int time_after_reals;
 } SartSkin;
 
 /* Where an instance's messages go: the skin's log, which hands the text to the importer's
@@ -145,6 +148,21 @@ SartStatus sart_core_set_input_derivatives(SartWrapper *w, const SartVr vr[], si
  * sart_core_last_successful_time saying where it got to.  Checks the handle itself. */
 SartStatus sart_core_do_step(void *instance, double t, double H, int no_set_prior);
 double sart_core_last_successful_time(const SartWrapper *w);
+/* Whether a rejected step may end early: the importer then goes on from where the step
+ * stopped instead of retrying it (off until a skin turns it on). */
+void sart_core_set_stop_early(SartWrapper *w, int on);
+/* sart_core_do_step for an importer that accepts a step ending before t + H.  With the
+ * instance allowed to stop early (sart_core_set_stop_early) and a snapshot to return to, a
+ * rejection is taken again from t by the step the rules took, with the same inputs; when
+ * that is accepted, *early is true and the status that step's.  Otherwise *early is false
+ * and a rejection stays SART_DISCARD (at t, when the retry was cut again too).  *last is
+ * where the instance stands (the last successful time; t + H when the handle is not an
+ * instance).  *events (event handling needed) and *stop (the instance asks the importer to
+ * stop) are false: the core has no events.  The arguments are in the order an importer's
+ * step call gives them, so that a skin's step is one jump; the pointers must be valid.
+ * Checks the handle itself. */
+SartStatus sart_core_do_step_early(void *instance, double t, double H, bool no_set_prior,
+                                   bool *events, bool *stop, bool *early, double *last);
 
 /* ---- FMU states -------------------------------------------------------------------------- */
 

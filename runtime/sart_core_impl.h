@@ -97,6 +97,13 @@ struct SartWrapper {
 	SartExperiment ex;
 	double time;              /* the current communication point */
 	double last_ok;           /* the last successful time */
+	int stop_early;           /* a rejected step may end early (sart_core_do_step_early) */
+	bool *cut_early;          /* where sart_core_do_step_early's call wants its outcome */
+	double *cut_last;         /* when the step does not end whole: set by each such call
+	                           * and read only by sart_step_other within it (an instance
+	                           * stepped by sart_core_do_step never has them; they are
+	                           * left set after the call, for the usual step not to pay
+	                           * for clearing them) */
 
 	unsigned char *storage;   /* the Storage */
 	unsigned char *scratch;   /* G's copy */

@@ -144,8 +144,8 @@ static inline int at_time(const SartWrapper *w, double t)
 
 /* The usual step, checked with a few comparisons (see the top of this file); anything else
  * takes sart_do_step_full, which checks and reports it all.  The importer's t is the time
- * from now on, as on the general path. */
-SartStatus sart_core_do_step(void *instance, double t, double H, int no_set_prior)
+ * from now on, as on the general path.  Inline in both step calls below. */
+static HOT_INLINE SartStatus do_step(void *instance, double t, double H, int no_set_prior)
 {
 	SartWrapper *w = instance;
 	if (w && w->magic == WRAPPER_MAGIC && w->plain && w->phase == SART_PHASE_STEP &&
@@ -157,4 +157,28 @@ SartStatus sart_core_do_step(void *instance, double t, double H, int no_set_prio
 		return run_fast_step(w, t, H);
 	}
 	return sart_do_step_full(instance, t, H, no_set_prior);
+}
+
+SartStatus sart_core_do_step(void *instance, double t, double H, int no_set_prior)
+{
+	return do_step(instance, t, H, no_set_prior);
+}
+
+/* The outcome of a whole step written first (the instance's time is then the importer's t
+ * plus H, bit for bit), so that the usual step is a jump into do_step; a step that does not
+ * end whole reaches sart_step_other, which writes the rest through the pointers kept in the
+ * instance for this call. */
+SartStatus sart_core_do_step_early(void *instance, double t, double H, bool no_set_prior,
+                                   bool *events, bool *stop, bool *early, double *last)
+{
+	SartWrapper *w = instance;
+	*events = false;
+	*stop = false;
+	*early = false;
+	*last = t + H;
+	if (w && w->magic == WRAPPER_MAGIC) {
+		w->cut_early = early;
+		w->cut_last = last;
+	}
+	return do_step(instance, t, H, no_set_prior);
 }

@@ -7,7 +7,7 @@
  * unsupported ones).  The importer's every-step calls (fmi2SetReal, fmi2DoStep, fmi2GetReal)
  * go straight on to the core, which checks the instance and its phase itself.
  *
- * An FMI 3.0 skin is a file like this one, sart_fmi3.c, against the same core. */
+ * The FMI 3.0 skin, sart_fmi3.c, is a file like this one against the same core. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -72,7 +72,7 @@ static const char *phase_name(SartPhase p)
 	return "?";
 }
 
-static const SartSkin skin = {phase_name, &GET_REAL, &SET_REAL, &DO_STEP};
+static const SartSkin skin = {phase_name, &GET_REAL, &SET_REAL, &DO_STEP, 0};
 
 /* Sends msg to the importer's logger as a format with every '%' doubled: an FMI 2.0 logger
  * is printf-like, and a message may contain '%' from a port name or an inner FMU's text. */

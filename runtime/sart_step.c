@@ -59,8 +59,8 @@ static SartStatus restore(SartWrapper *w, const SartCall *call)
 	return SART_OK;
 }
 
-SART_COLD SartStatus sart_step_other(SartWrapper *w, double t, double H, SartStatus st,
-                                     double Ht, int snap, const SartCall *call)
+static SartStatus end_other(SartWrapper *w, double t, double H, SartStatus st, double Ht,
+                            int snap, const SartCall *call)
 {
 	sart_clear_stacks(w);
 	if (st >= SART_ERROR) {
@@ -87,6 +87,32 @@ SART_COLD SartStatus sart_step_other(SartWrapper *w, double t, double H, SartSta
 		          "from t = %.17g; the inner FMUs cannot return to t", call->name, Ht, H, t);
 	}
 	return SART_DISCARD;
+}
+
+/* For sart_core_do_step_early: a rejected step from t, back at t, is taken again by the step
+ * the rules took, once, when the instance may stop early: with the same inputs, that step
+ * ends where they found their instant.  When the cut depends on the inputs (a crossing of
+ * an input, which the importer set for t + H), the retry may be cut again; the rejection
+ * then stands, at t, with the new last successful time.  Then *early and *last. */
+static SartStatus cut(SartWrapper *w, double t, SartStatus st)
+{
+	bool *early = w->cut_early;
+	double *last = w->cut_last;
+	w->cut_early = NULL;
+	w->cut_last = NULL;
+	if (st == SART_DISCARD && w->stop_early && w->phase == SART_PHASE_STEP) {
+		st = sart_core_do_step(w, t, w->last_ok - t, 0);
+		*early = st <= SART_WARNING;
+	}
+	*last = w->last_ok;
+	return st;
+}
+
+SART_COLD SartStatus sart_step_other(SartWrapper *w, double t, double H, SartStatus st,
+                                     double Ht, int snap, const SartCall *call)
+{
+	st = end_other(w, t, H, st, Ht, snap, call);
+	return w->cut_last ? cut(w, t, st) : st;
 }
 
 SART_COLD SartStatus sart_do_step_full(void *instance, double t, double H, int no_set_prior)

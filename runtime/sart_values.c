@@ -85,8 +85,13 @@ static HOT_INLINE SartStatus get_values(void *instance, SartType t, const SartVr
 	const unsigned n = sart_model.nvr[t];
 	for (size_t i = 0; i < nvr; i++) {
 		SartVr r = vr[i];
-		if (r >= n)
+		if (r >= n) {
+			if (t == SART_REAL && r == n && w->host.skin->time_after_reals) {
+				((double *)values)[i] = w->time;
+				continue;
+			}
 			return unknown_vr(w, call->name, t, r);
+		}
 		const void *p = s + vars[r].offset;
 		if (t == SART_REAL)
 			((double *)values)[i] = *(const double *)p;

@@ -22,6 +22,8 @@ command -v valgrind >/dev/null || { echo "bench-wrapper: valgrind is needed (apt
 
 ${CC:-cc} -std=c99 -O2 -Wall -Wextra -Wpedantic -Werror -Iruntime/fmi2 \
 	-o "$OUT/driver" bench/wrapper/driver.c -ldl
+${CC:-cc} -std=c99 -O2 -Wall -Wextra -Wpedantic -Werror -Iruntime/fmi3 \
+	-o "$OUT/driver3" bench/wrapper/driver3.c -ldl
 "$SACC" build -L "$BUILD/fmus" -o "$OUT" bench/wrapper/passthrough_sa.sa
 "$SACC" unpack "$OUT/passthrough_sa.fmu" "$OUT/passthrough_sa"
 # The hand-written floor (floor.c) beside the same inner FMU: the wrapper's unpacked tree
@@ -37,10 +39,12 @@ FLOOR_DIR=$OUT/floor
 WINDOW_GUID=$(guid "$WINDOW_DIR")
 WRAP_GUID=$(guid "$WRAP_DIR")
 
-# instructions DIR ID GUID N: total instructions of one driver run, from callgrind.
+# instructions DIR ID GUID N: total instructions of one run of $DRIVER (driver, or driver3
+# for an FMI 3.0 FMU), from callgrind.
+DRIVER=driver
 instructions() {
-	f=$OUT/callgrind.$2.$4
-	valgrind --tool=callgrind --callgrind-out-file="$f" "$OUT/driver" "$1" "$2" "$3" "$4" \
+	f=$OUT/callgrind.$DRIVER.$2.$4
+	valgrind --tool=callgrind --callgrind-out-file="$f" "$OUT/$DRIVER" "$1" "$2" "$3" "$4" \
 		>/dev/null 2>"$f.log" || { cat "$f.log" >&2; exit 1; }
 	sed -n 's/^summary: *//p' "$f" | head -n 1
 }
@@ -74,3 +78,24 @@ printf '%-28s %14s %12s\n' "passthrough_sa(window)" "$wrapped" "$wrapped_ns"
 printf '%-28s %14s %12s\n' "hand-written floor(window)" "$floor" "$floor_ns"
 echo "floor: the same checks and copies written by hand for this one wrapper (floor.c): $((floor - direct)) extra"
 echo "extra_instructions_per_step $((wrapped - direct))"
+
+# The same pass-through built as FMI 3.0, through driver3.c: what the FMI 3.0 skin costs.
+if "$SACC" build --fmi 3 -L "$BUILD/fmus" -o "$OUT/fmi3" bench/wrapper/passthrough_sa.sa \
+	>"$OUT/fmi3.log" 2>&1; then
+	"$SACC" unpack "$OUT/fmi3/passthrough_sa.fmu" "$OUT/fmi3/passthrough_sa"
+	WRAP3_DIR=$OUT/fmi3/passthrough_sa
+	WRAP3_TOKEN=$(sed -n 's/.*instantiationToken="\([^"]*\)".*/\1/p' \
+		"$WRAP3_DIR/modelDescription.xml" | head -n 1)
+	wrap3_sum=$("$OUT/driver3" "$WRAP3_DIR" passthrough_sa "$WRAP3_TOKEN" 1000 |
+		sed -n 's/^checksum //p')
+	if [ "$direct_sum" != "$wrap3_sum" ]; then
+		echo "bench-wrapper: the FMI 3.0 wrapper's outputs differ from the inner FMU's ($wrap3_sum, direct $direct_sum)" >&2
+		exit 1
+	fi
+	DRIVER=driver3
+	wrapped3=$(per_cycle "$WRAP3_DIR" passthrough_sa "$WRAP3_TOKEN")
+	echo "extra_instructions_per_step_fmi3 $((wrapped3 - direct))"
+else
+	echo "extra_instructions_per_step_fmi3: not measured, sacc build --fmi 3 failed:" >&2
+	cat "$OUT/fmi3.log" >&2
+fi

@@ -131,6 +131,11 @@ char *emit_md_buffer(Compilation *c, const EmitLayout *l, size_t *len);
 
 /* Writes modelDescription.xml to path.  Returns 0, or 1 after a report. */
 int emit_md_to_file(Compilation *c, const EmitLayout *l, const char *path);
+/* The FMI 3.0 model description of the same layout (emit_md.c says how its value
+ * references are numbered), and the file; as the two above.  An adaptation with String
+ * ports is refused (reported). */
+char *emit_md3_buffer(Compilation *c, const EmitLayout *l, size_t *len);
+int emit_md3_to_file(Compilation *c, const EmitLayout *l, const char *path);
 
 /* The wrapper's model-specific C (emit_c.c): config.h (value-reference enums, inner port
  * enums, the Storage struct) and <modelIdentifier>.c (the inner FMUs' tables, the external

@@ -6,7 +6,8 @@
  *
  *     fmu/sources/            the emitted C (emit_c_to_dir) and the embedded runtime files
  *     fmu/binaries/linux64/   <id>.so, compiled from sources/ by $CC run in fmu/, so that no
- *                             absolute path reaches the library
+ *                             absolute path reaches the library (binaries/x86_64-linux/
+ *                             for an FMI 3.0 wrapper)
  *     fmu/modelDescription.xml
  *     fmu/resources/<inner>/  each inner FMU, extracted safely (zip_extract)
  *     out.fmu                 the tree zipped reproducibly, then renamed to its place
@@ -212,6 +213,17 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+static bool wants_fmi3(const Build *b)
+{
+	return b->o && b->o->fmi_version == 3;
+}
+
+/* Where the shared library goes, inside the FMU. */
+static const char *platform_dir(const Build *b)
+{
+	return wants_fmi3(b) ? "binaries/x86_64-linux" : "binaries/linux64";
+}
+
 /* The compiler command: o->cc, else $CC, else cc; split at blanks ("ccache gcc" works). */
 static int compile(Build *b, Job *j, const char *tree, const char *id)
 {
@@ -240,7 +252,7 @@ static int compile(Build *b, Job *j, const char *tree, const char *id)
 	for (size_t i = 0; i < sizeof cc_flags / sizeof *cc_flags; i++)
 		PUSH(cc_flags[i]);
 	PUSH("-o");
-	PUSH(arena_printf(a, "binaries/linux64/%s.so", id));
+	PUSH(arena_printf(a, "%s/%s.so", platform_dir(b), id));
 
 	/* The sources in byte order, so the link order (and the library) is always the same */
 	const char *srcdir = arena_printf(a, "%s/sources", tree);
@@ -326,11 +338,22 @@ static int write_new_file(const char *path, const unsigned char *data, size_t n)
 	return close(fd);
 }
 
+/* Whether a runtime file belongs in a wrapper of the given FMI version: the other
+ * version's skin stays out (both would compile, but a wrapper exports one version's
+ * functions).  Both versions' headers stay in: the seam's back ends for inner FMUs of
+ * either version use them. */
+static bool for_version(const char *path, bool fmi3)
+{
+	return strcmp(path, fmi3 ? "sart_fmi2.c" : "sart_fmi3.c") != 0;
+}
+
 /* Every embedded runtime file under sources/, keeping runtime/'s layout. */
-static int write_runtime(Compilation *c, const char *sources)
+static int write_runtime(Compilation *c, const char *sources, bool fmi3)
 {
 	for (size_t i = 0; i < pkg_nruntime_files; i++) {
 		const PkgFile *f = &pkg_runtime_files[i];
+		if (!for_version(f->path, fmi3))
+			continue;
 		const char *path = arena_printf(c->arena, "%s/%s", sources, f->path);
 		const char *slash = strrchr(path, '/');
 		const char *dir = arena_strndup(c->arena, path, (size_t)(slash - path));
@@ -700,18 +723,19 @@ static int build_one(Build *b, Job *j)
 	int rc = 1;
 	const char *tree = arena_printf(a, "%s/fmu", work);
 	const char *sources = arena_printf(a, "%s/sources", tree);
-	const char *bin = arena_printf(a, "%s/binaries/linux64", tree);
+	const char *bin = arena_printf(a, "%s/%s", tree, platform_dir(b));
 	const char *zip = arena_printf(a, "%s/out.fmu", work);
 	if (!make_dirs(sources) || !make_dirs(bin)) {
 		diag_error(d, (Loc){work, 0, 0, 0}, "cannot create the directory: %s",
 			   strerror(errno));
 		goto done;
 	}
-	if (emit_c_to_dir(c, l, sources) != 0 || write_runtime(c, sources) != 0)
+	if (emit_c_to_dir(c, l, sources) != 0 || write_runtime(c, sources, wants_fmi3(b)) != 0)
 		goto done;
 	if (compile(b, j, tree, id) != 0)
 		goto done;
-	if (emit_md_to_file(c, l, arena_printf(a, "%s/modelDescription.xml", tree)) != 0)
+	const char *md = arena_printf(a, "%s/modelDescription.xml", tree);
+	if ((wants_fmi3(b) ? emit_md3_to_file(c, l, md) : emit_md_to_file(c, l, md)) != 0)
 		goto done;
 	if (ninners > 0) {
 		const char *res = arena_printf(a, "%s/resources", tree);

@@ -77,6 +77,9 @@ typedef struct PkgOptions {
 	const char *out_dir;  /* -o DIR: every FMU goes to DIR/<base name of its `at`>; NULL:
 	                       * to its `at` path, relative to its script's directory */
 	const char *cc;       /* the C compiler command (split at blanks); NULL: $CC, else cc */
+	int fmi_version;      /* the wrappers' FMI version: 3 for FMI 3.0 (the FMI 3.0 skin,
+	                       * binaries/x86_64-linux/, the 3.0 model description); 0 or 2 for
+	                       * FMI 2.0 */
 } PkgOptions;
 
 /* `sacc build`: one FMU per adaptation declared in mods (modules loaded and reduced with
