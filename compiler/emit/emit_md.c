@@ -234,7 +234,8 @@ char *emit_md_buffer(Compilation *c, const EmitLayout *l, size_t *len)
 	attr(&md, "guid", l->guid);
 	attr(&md, "description", l->description);
 	attr(&md, "generationTool", "sacc " SACC_VERSION);
-	attr(&md, "variableNamingConvention", "flat");
+	/* The inners' parameters are named "<inner>.<name>": a hierarchy. */
+	attr(&md, "variableNamingConvention", l->ninner_params ? "structured" : "flat");
 	attr(&md, "numberOfEventIndicators", "0");
 	write_cosimulation(&md, l);
 	write_units(&md, l);
