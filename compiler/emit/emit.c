@@ -660,6 +660,35 @@ static bool add_port(Lay *y, EmitLayout *l, Node *p, bool input)
 	return true;
 }
 
+/* What an INIT_ param gives the start value of: the external input
+ * INIT_<ADAPTATION>_<PORT>, or the inner output INIT_<INNER>_<PORT> (the explicit form's
+ * names).  Its unit (NULL when it has none or the param is no INIT_ param), and in *what
+ * the port in words. */
+static const char *param_unit(Lay *y, SaInfo *info, const Node *p, const char **what)
+{
+	*what = NULL;
+	Arena *a = y->c->arena;
+	if (strncmp(p->name, "INIT_", 5) != 0)
+		return NULL;
+	const char *sa_up = upper(a, y->sa->name);
+	for (const Node *q = y->sa->a_inports; q; q = q->next)
+		if (strcmp(p->name, arena_printf(a, "INIT_%s_%s", sa_up, upper(a, q->name))) == 0) {
+			*what = arena_printf(a, "input '%s'", q->name);
+			return q->unit ? q->unit->str : NULL;
+		}
+	for (int f = 0; f < info->ninners; f++) {
+		const Inner *in = info->inners[f];
+		for (int k = 0; k < in->nports; k++)
+			if (!in->ports[k].is_input &&
+			    strcmp(p->name, arena_printf(a, "INIT_%s_%s", upper(a, in->name),
+			                                 upper(a, in->ports[k].name))) == 0) {
+				*what = arena_printf(a, "inner output '%s.%s'", in->name, in->ports[k].name);
+				return in->ports[k].unit;
+			}
+	}
+	return NULL;
+}
+
 static bool add_param(Lay *y, EmitLayout *l, int k)
 {
 	Node *p = y->params[k];
@@ -674,6 +703,14 @@ static bool add_param(Lay *y, EmitLayout *l, int k)
 	v->initial = INIT_EXACT;
 	v->vr = next_vr(l, v->type);
 	v->description = param_purpose(y, p);
+	const char *port = NULL;
+	const char *unit = param_unit(y, l->info, p, &port);
+	v->unit = v->type == TY_REAL ? unit : NULL;
+	if (port)
+		v->description = arena_printf(y->c->arena, "start value of %s%s%s%s", port,
+		                              v->description ? " (" : "",
+		                              v->description ? v->description : "",
+		                              v->description ? ")" : "");
 	v->has_start = true;
 	if (!eval_param(y, k))
 		return report(y, p, arena_printf(y->c->arena, "the value of param '%s'", p->name));
