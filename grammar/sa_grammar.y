@@ -224,6 +224,7 @@ inners(L) ::= inners(P) inner(I). { L = nl_add(P, I); }
 
 /* inner = 'for' 'inner' 'fmu' kind? ID ID ('at' STRING)?
  *         ('with' 'input' 'ports' port,+)? ('with' 'output' 'ports' port,+)?
+ *         ('with' 'param' (type? ID ':=' expr),+)*
  *       | 'for' 'fmu' ID,+
  * Older scripts also write their couplings here, as `with a.p -> b.q`; such items are
  * handed to the adaptation. */
@@ -253,6 +254,9 @@ with_item(W) ::= WITH INPUT(K) PORTS portlist(L). {
 }
 with_item(W) ::= WITH OUTPUT(K) PORTS portlist(L). {
 	W = NEW(ND_BLOCK, K.loc); W->op = 'o'; W->list1 = L.head;
+}
+with_item(W) ::= WITH PARAM(K) param_items(L). {
+	W = NEW(ND_BLOCK, K.loc); W->op = 'p'; W->list1 = L.head;
 }
 with_item(W) ::= WITH connection(C). { W = C; }
 with_item(W) ::= WITH(K) deriv_flags(F). {
@@ -869,7 +873,8 @@ static NodeList add_general(ParseCtx *ctx, NodeList l, Node *g)
 		return l;
 	}
 	if (g->kind == ND_BLOCK) {
-		diag_error(ctx->diag, g->loc, "port clauses must follow their 'for inner fmu'");
+		diag_error(ctx->diag, g->loc, "%s must follow their 'for inner fmu'",
+			   g->op == 'p' ? "parameter bindings" : "port clauses");
 		return l;
 	}
 	if (g->kind == ND_CONNECTION) {
@@ -888,11 +893,13 @@ static Node *mk_inner(ParseCtx *ctx, Token for_tok, int kind, Token type, Token 
 	n->name = tok_str(ctx, name);
 	n->str = path ? path->str : NULL;
 	n->init = path; /* keeps the path's location */
-	NodeList in = {0}, out = {0};
+	NodeList in = {0}, out = {0}, params = {0};
 	for (Node *w = withs.head, *next; w; w = next) {
 		next = w->next;
 		w->next = NULL;
-		if (w->kind == ND_BLOCK && w->op == 'i' && !in.head)
+		if (w->kind == ND_BLOCK && w->op == 'p')
+			params = nl_cat(params, (NodeList){w->list1, ast_last(w->list1)});
+		else if (w->kind == ND_BLOCK && w->op == 'i' && !in.head)
 			in = (NodeList){w->list1, ast_last(w->list1)};
 		else if (w->kind == ND_BLOCK && w->op == 'o' && !out.head)
 			out = (NodeList){w->list1, ast_last(w->list1)};
@@ -906,6 +913,7 @@ static Node *mk_inner(ParseCtx *ctx, Token for_tok, int kind, Token type, Token 
 	}
 	n->list1 = in.head;
 	n->list2 = out.head;
+	n->list3 = params.head;
 	(void)for_tok;
 	return n;
 }

@@ -420,7 +420,9 @@ SartStatus sart_core_setup_experiment(SartWrapper *w, const SartExperiment *ex,
 
 SartStatus sart_core_enter_init(SartWrapper *w, const SartCall *call)
 {
-	SartStatus st = SART_OK;
+	SartStatus st = sart_guarded(w, sart_push_inner_params);
+	if (st >= SART_ERROR)
+		return sart_settle(w, st);
 	for (unsigned f = 0; f < sart_model.ninners; f++) {
 		SartStatus s = sart_inner_enter_init(w->inner[f], &w->ex);
 		if (s >= SART_ERROR)
@@ -444,7 +446,10 @@ static void init_body(SartWrapper *w)
 	unsigned char *s = w->storage;
 	w->step_t = w->time;
 	w->step_H = 0.0;
-	sart_model.initial(w, s, w->time, 0.0);
+	/* Again: the importer may have set params in initialization mode. */
+	sart_push_inner_params(w);
+	if (!sart_has_failed(w))
+		sart_model.initial(w, s, w->time, 0.0);
 	if (!sart_has_failed(w))
 		sart_model.in(w, s, w->time, 0.0);
 	sart_visit_inners(w, s);
@@ -530,10 +535,12 @@ static void g_body(SartWrapper *w)
  * wrapper running its own Init) reads calculated initial outputs, not defaults. */
 static void init_g_body(SartWrapper *w)
 {
+	sart_push_inner_params(w);
 	memcpy(w->scratch, w->storage, sart_model.storage_size);
 	w->step_t = w->time;
 	w->step_H = 0.0;
-	sart_model.initial(w, w->scratch, w->time, 0.0);
+	if (!sart_has_failed(w))
+		sart_model.initial(w, w->scratch, w->time, 0.0);
 	if (!sart_has_failed(w))
 		sart_model.in(w, w->scratch, w->time, 0.0);
 	sart_visit_inners(w, w->scratch);

@@ -174,6 +174,12 @@ SartStatus sart_run_g(SartWrapper *w, const SartCall *call);
 /* Whether plain steps take the emitted fast step: when there is one, unless the wrapper was
  * compiled with -DSART_NO_FAST_STEP (sart_fast_step.c). */
 int sart_fast_step_enabled(void);
+/* The inners' parameters (SartModel.inner_params) set on the inners from the Storage, the
+ * bound ones computed first; a guarded body: stops at the first failure (sart_rules.c). */
+void sart_push_inner_params(SartWrapper *w);
+/* An exposed tunable inner parameter the importer set between steps, set on its inner at
+ * once; SART_OK when value reference vr of type t is no inner parameter. */
+SartStatus sart_tune_inner_param(SartWrapper *w, SartType t, SartVr vr);
 /* Init's and G's pass over the inners in topological order (sart_rules.c). */
 void sart_visit_inners(SartWrapper *w, unsigned char *s);
 

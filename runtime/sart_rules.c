@@ -175,6 +175,44 @@ static int read_outputs(SartWrapper *w, unsigned char *s, unsigned f)
 	return 1;
 }
 
+/* Sets one inner parameter from the Storage on its inner; the inner's status. */
+static SartStatus set_inner_param(SartWrapper *w, const SartInnerParam *p)
+{
+	const void *v = w->storage + p->offset;
+	SartInner *in = w->inner[p->inner];
+	if (p->type == SART_REAL)
+		return sart_inner_set_real(in, &p->vr, 1, v);
+	if (p->type == SART_INTEGER)
+		return sart_inner_set_integer(in, &p->vr, 1, v);
+	return sart_inner_set_boolean(in, &p->vr, 1, v);
+}
+
+void sart_push_inner_params(SartWrapper *w)
+{
+	if (!sart_model.ninner_params)
+		return;
+	sart_model.bind_params(w, w->storage, w->time, 0.0);
+	for (unsigned k = 0; k < sart_model.ninner_params && !sart_has_failed(w); k++) {
+		const SartInnerParam *p = &sart_model.inner_params[k];
+		sart_check_inner(w, set_inner_param(w, p), p->inner, "setting a parameter");
+	}
+}
+
+SartStatus sart_tune_inner_param(SartWrapper *w, SartType t, SartVr vr)
+{
+	for (unsigned k = 0; k < sart_model.ninner_params; k++) {
+		const SartInnerParam *p = &sart_model.inner_params[k];
+		if (!p->exposed || p->type != t || p->ext_vr != vr)
+			continue;
+		SartStatus st = set_inner_param(w, p);
+		if (st >= SART_ERROR)
+			sart_wlog(w, st, "inner FMU '%s' refused the parameter: %s",
+			          sart_model.inners[p->inner].name, sart_inner_message(w->inner[p->inner]));
+		return st;
+	}
+	return SART_OK;
+}
+
 /* Init's and G's pass over the inners in topological order (outside a step: H, h, dt 0). */
 void sart_visit_inners(SartWrapper *w, unsigned char *s)
 {

@@ -137,6 +137,14 @@ static HOT_INLINE SartStatus set_values(void *instance, SartType t, const SartVr
 		else
 			*(int *)p = ((const int *)values)[i] != 0;
 		marks[k] = 1;
+		if (sart_model.ninner_params && w->phase == SART_PHASE_STEP &&
+		    vars[k].kind == SART_VAR_TUNABLE) {
+			r = sart_tune_inner_param(w, t, k);
+			if (r >= SART_ERROR) {
+				i++;
+				break;
+			}
+		}
 	}
 	if (i) {
 		/* Some value was set: the next get runs G. */
@@ -201,7 +209,9 @@ SartStatus sart_core_set_real(void *instance, const SartVr vr[], size_t nvr,
 		size_t i;
 		for (i = 0; i < nvr; i++) {
 			SartVr k = vr[i];
-			if (k >= n || vars[k].kind < SART_VAR_TUNABLE)
+			/* a tunable inner parameter is set on its inner by set_values */
+			if (k >= n || vars[k].kind < SART_VAR_TUNABLE ||
+			    (vars[k].kind == SART_VAR_TUNABLE && sart_model.ninner_params))
 				break;
 			*(double *)(void *)(s + vars[k].offset) = value[i];
 			marks[k] = 1;

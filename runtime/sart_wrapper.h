@@ -115,6 +115,21 @@ typedef struct SartFastRoute {
 	double *last;
 } SartFastRoute;
 
+/* A parameter of an inner FMU that the wrapper sets on it: its value lives in the Storage
+ * at `offset` (a double for Reals, an int otherwise).  An exposed one is also the wrapper's
+ * own parameter `ext_vr` ("<inner>.<name>"), which the importer sets; a bound one is
+ * computed by bind_params from the wrapper's params.  All are set on the inner before it
+ * enters initialization mode and again before it leaves it; an exposed tunable one set by
+ * the importer between steps is set on the inner at once. */
+typedef struct SartInnerParam {
+	unsigned inner;
+	SartType type;
+	SartVr vr;            /* the inner's value reference */
+	size_t offset;        /* offsetof(Storage, the value) */
+	int exposed;
+	SartVr ext_vr;        /* the wrapper's value reference of that type, when exposed */
+} SartInnerParam;
+
 typedef struct SartModel {
 	const char *identifier;       /* modelIdentifier */
 	const char *guid;             /* the wrapper's own guid */
@@ -167,6 +182,12 @@ typedef struct SartModel {
 	 * tolerance, 0 < H, no snapshot, no input derivatives, no call log). */
 	int (*fast_step)(SartWrapper *w, void *s, const SartFastRoute *r, double t, double H,
 	                 double *taken);
+
+	/* The inners' parameters the wrapper sets (NULL and 0 when none), and the function
+	 * that computes the bound ones from the params. */
+	const SartInnerParam *inner_params;
+	unsigned ninner_params;
+	SartRulePart *bind_params;
 } SartModel;
 
 /* Defined by the emitted code. */

@@ -739,6 +739,8 @@ SaInfo *chk_adaptation(Compilation *c, Module *m, Node *sa)
 		chk_vardecl(&x, p, SYM_PARAM);
 		chk_declare(&x, x.top, p->name, p, SYM_PARAM);
 	}
+	for (k = 0; k < info->ninners; k++)
+		chk_inner_param_bindings(&x, info->inners[k]);
 	declare_vars(&x, sa->a_ctrl_vars, SYM_CTRL_VAR);
 	declare_vars(&x, sa->a_in_vars, SYM_IN_VAR);
 	declare_vars(&x, sa->a_out_vars, SYM_OUT_VAR);

@@ -80,6 +80,10 @@ const char *chk_causality_words(FmuCausality c);
 /* The Inner an ND_INNER or ND_INNER_REF declares, its ports read from the FMU or from the
  * explicit form of the adaptation of this build that produces it. */
 Inner *chk_resolve_inner(Ctx *x, Node *decl);
+/* The script's `with param NAME := EXPR` bindings of an inner's parameters: each names a
+ * parameter of the inner, once, and its value is an expression over the adaptation's
+ * params of the parameter's type.  Run once the params are declared. */
+void chk_inner_param_bindings(Ctx *x, Inner *in);
 
 /* ---- check_forms.c: declarative forms ------------------------------------------------- */
 

@@ -344,3 +344,73 @@ Inner *chk_resolve_inner(Ctx *x, Node *decl)
 		in->reactive = (kind & KIND_REACTIVE) != 0;
 	return in;
 }
+
+/* The type of inner parameter `name` (a parameter of the inner's model description, fixed
+ * or tunable, or a param of an inner adaptation), TY_NONE when there is none; *cands
+ * collects the names there are, for "did you mean". */
+static SaType inner_param_type(const Inner *in, const char *name, const char **cands, int *n)
+{
+	if (in->fmu) {
+		for (int k = 0; k < in->fmu->nvars; k++) {
+			const FmuVar *v = &in->fmu->vars[k];
+			if (v->causality != CAUS_PARAMETER ||
+			    (v->variability != VAR_FIXED && v->variability != VAR_TUNABLE))
+				continue;
+			if (strcmp(v->name, name) == 0)
+				return chk_fmu_sa_type(v->type);
+			cands[(*n)++] = v->name;
+		}
+		return TY_NONE;
+	}
+	for (const Node *p = in->adaptation ? in->adaptation->a_params : NULL; p; p = p->next) {
+		if (strcmp(p->name, name) == 0)
+			return p->type != TY_NONE ? p->type : TY_REAL;
+		cands[(*n)++] = p->name;
+	}
+	return TY_NONE;
+}
+
+static int inner_param_count(const Inner *in)
+{
+	return in->fmu ? in->fmu->nvars
+	               : in->adaptation ? ast_count(in->adaptation->a_params) : 0;
+}
+
+void chk_inner_param_bindings(Ctx *x, Inner *in)
+{
+	if (!in->decl || in->decl->kind != ND_INNER || (!in->fmu && !in->adaptation))
+		return;
+	const char **cands = arena_alloc(x->c->arena, (size_t)(inner_param_count(in) + 1) *
+	                                 sizeof *cands);
+	Part saved = x->part;
+	x->part = PART_PARAM;
+	for (Node *b = in->decl->list3; b; b = b->next) {
+		for (const Node *o = in->decl->list3; o != b; o = o->next)
+			if (strcmp(o->name, b->name) == 0) {
+				diag_error(x->c->diag, b->loc, "parameter '%s' of inner fmu '%s' is bound twice",
+				           b->name, in->name);
+				diag_note(x->c->diag, o->loc, "it is first bound here");
+			}
+		int n = 0;
+		SaType want = inner_param_type(in, b->name, cands, &n);
+		SaType got = chk_expr(x, b->init);
+		if (want == TY_NONE) {
+			diag_error(x->c->diag, b->loc, "inner fmu '%s' has no parameter '%s'", in->name,
+			           b->name);
+			Suggestion sug;
+			suggestion_init(&sug, b->name);
+			for (int k = 0; k < n; k++)
+				suggestion_offer(&sug, cands[k], true);
+			chk_did_you_mean(x, b->loc, &sug);
+			continue;
+		}
+		if (b->type != TY_NONE && b->type != want)
+			diag_error(x->c->diag, b->loc, "parameter '%s' of inner fmu '%s' is %s, not %s",
+			           b->name, in->name, ast_type_name(want), ast_type_name(b->type));
+		else if (got != TY_NONE && !chk_assignable(want, got))
+			diag_error(x->c->diag, b->init->loc, "parameter '%s' of inner fmu '%s' is %s; the "
+			           "value is %s", b->name, in->name, ast_type_name(want),
+			           ast_type_name(got));
+	}
+	x->part = saved;
+}

@@ -631,6 +631,7 @@ static bool add_port(Lay *y, EmitLayout *l, Node *p, bool input)
 	EmitVar *v = &l->vars[l->nvars];
 	v->index = ++l->nvars;
 	v->name = p->name;
+	v->cname = p->name;
 	v->decl = p;
 	v->type = p->type != TY_NONE ? p->type : TY_REAL;
 	v->causality = input ? CAUS_INPUT : CAUS_OUTPUT;
@@ -671,12 +672,42 @@ static bool add_port(Lay *y, EmitLayout *l, Node *p, bool input)
 	return true;
 }
 
+/* What an INIT_ param gives the start value of: the external input
+ * INIT_<ADAPTATION>_<PORT>, or the inner output INIT_<INNER>_<PORT> (the explicit form's
+ * names).  Its unit (NULL when it has none or the param is no INIT_ param), and in *what
+ * the port in words. */
+static const char *param_unit(Lay *y, SaInfo *info, const Node *p, const char **what)
+{
+	*what = NULL;
+	Arena *a = y->c->arena;
+	if (strncmp(p->name, "INIT_", 5) != 0)
+		return NULL;
+	const char *sa_up = upper(a, y->sa->name);
+	for (const Node *q = y->sa->a_inports; q; q = q->next)
+		if (strcmp(p->name, arena_printf(a, "INIT_%s_%s", sa_up, upper(a, q->name))) == 0) {
+			*what = arena_printf(a, "input '%s'", q->name);
+			return q->unit ? q->unit->str : NULL;
+		}
+	for (int f = 0; f < info->ninners; f++) {
+		const Inner *in = info->inners[f];
+		for (int k = 0; k < in->nports; k++)
+			if (!in->ports[k].is_input &&
+			    strcmp(p->name, arena_printf(a, "INIT_%s_%s", upper(a, in->name),
+			                                 upper(a, in->ports[k].name))) == 0) {
+				*what = arena_printf(a, "inner output '%s.%s'", in->name, in->ports[k].name);
+				return in->ports[k].unit;
+			}
+	}
+	return NULL;
+}
+
 static bool add_param(Lay *y, EmitLayout *l, int k)
 {
 	Node *p = y->params[k];
 	EmitVar *v = &l->vars[l->nvars];
 	v->index = ++l->nvars;
 	v->name = p->name;
+	v->cname = p->name;
 	v->decl = p;
 	v->type = param_type(p);
 	v->causality = CAUS_PARAMETER;
@@ -684,11 +715,176 @@ static bool add_param(Lay *y, EmitLayout *l, int k)
 	v->initial = INIT_EXACT;
 	v->vr = next_vr(l, v->type);
 	v->description = param_purpose(y, p);
+	const char *port = NULL;
+	const char *unit = param_unit(y, l->info, p, &port);
+	v->unit = v->type == TY_REAL ? unit : NULL;
+	if (port)
+		v->description = arena_printf(y->c->arena, "start value of %s%s%s%s", port,
+		                              v->description ? " (" : "",
+		                              v->description ? v->description : "",
+		                              v->description ? ")" : "");
 	v->has_start = true;
 	if (!eval_param(y, k))
 		return report(y, p, arena_printf(y->c->arena, "the value of param '%s'", p->name));
 	v->start = y->pval[k].v;
 	return true;
+}
+
+/* ---- the inners' parameters ----------------------------------------------------------------- */
+
+/* The script's binding of an inner's parameter (`with param NAME := EXPR`), or NULL. */
+static const Node *inner_binding(const Inner *in, const char *name)
+{
+	if (!in->decl || in->decl->kind != ND_INNER)
+		return NULL;
+	for (const Node *b = in->decl->list3; b; b = b->next)
+		if (strcmp(b->name, name) == 0)
+			return b;
+	return NULL;
+}
+
+/* The language's type of an FMU parameter the wrapper can carry; TY_NONE otherwise. */
+static SaType fmu_param_type(const FmuVar *v)
+{
+	if (v->causality != CAUS_PARAMETER ||
+	    (v->variability != VAR_FIXED && v->variability != VAR_TUNABLE))
+		return TY_NONE;
+	switch (v->type) {
+	case FT_REAL: return TY_REAL;
+	case FT_INTEGER:
+	case FT_ENUMERATION: return TY_INTEGER;
+	case FT_BOOLEAN: return TY_BOOL;
+	default: return TY_NONE;
+	}
+}
+
+/* A model description's start text as a value of type t (the type's zero when absent). */
+static EmitValue fmu_start(const char *text, SaType t)
+{
+	EmitValue v = {0};
+	if (!text)
+		return v;
+	if (t == TY_REAL)
+		v.r = strtod(text, NULL);
+	else if (t == TY_INTEGER)
+		v.i = strtoll(text, NULL, 10);
+	else
+		v.b = strcmp(text, "true") == 0 || strcmp(text, "1") == 0;
+	return v;
+}
+
+static int slot_type(SaType t)
+{
+	return t == TY_INTEGER ? 1 : t == TY_BOOL ? 2 : 0;
+}
+
+/* An identifier part for "<inner>.<name>": what is not a letter or digit becomes '_'. */
+static const char *c_part(Arena *a, const char *inner, const char *name)
+{
+	char *s = arena_printf(a, "%s_%s", inner, name);
+	for (char *p = s; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
+			*p = '_';
+	return s;
+}
+
+static bool name_taken(const EmitLayout *l, const char *cname)
+{
+	for (int i = 0; i < l->nvars; i++)
+		if (strcmp(l->vars[i].cname, cname) == 0)
+			return true;
+	return false;
+}
+
+/* One inner parameter exposed as "<inner>.<name>", at the end of l->vars. */
+static void expose(Compilation *c, EmitLayout *l, int f, const char *name, const EmitVar *from)
+{
+	Arena *a = c->arena;
+	const Inner *in = l->info->inners[f];
+	EmitVar *v = &l->vars[l->nvars];
+	*v = *from;
+	v->name = arena_printf(a, "%s.%s", in->name, name);
+	v->cname = c_part(a, in->name, name);
+	while (name_taken(l, v->cname))
+		v->cname = arena_printf(a, "%s_", v->cname);
+	v->index = ++l->nvars;
+	v->decl = NULL;
+	v->causality = CAUS_PARAMETER;
+	v->initial = INIT_EXACT;
+	v->has_start = true;
+	v->inner = in;
+	v->inner_index = f;
+	v->vr = next_vr(l, v->type);
+	v->slot = l->nslots[slot_type(v->type)]++;
+	l->ninner_params++;
+}
+
+static void bind(EmitLayout *l, int f, const Node *b, SaType type, uint32_t vr)
+{
+	EmitBinding *eb = &l->bindings[l->nbindings++];
+	eb->name = b->name;
+	eb->inner = l->info->inners[f];
+	eb->inner_index = f;
+	eb->inner_vr = vr;
+	eb->type = type;
+	eb->value = b->init;
+	eb->slot = 0;
+}
+
+/* The parameters of inner f: exposed, or bound by the script.  An inner adaptation's come
+ * from its own layout. */
+static void add_inner_params(Compilation *c, EmitLayout *l, int f)
+{
+	const Inner *in = l->info->inners[f];
+	if (in->fmu) {
+		for (int k = 0; k < in->fmu->nvars; k++) {
+			const FmuVar *fv = &in->fmu->vars[k];
+			SaType t = fmu_param_type(fv);
+			if (t == TY_NONE)
+				continue;
+			const Node *b = inner_binding(in, fv->name);
+			if (b) {
+				bind(l, f, b, t, fv->vr);
+				continue;
+			}
+			EmitVar from = {.type = t, .variability = fv->variability,
+			                .start = fmu_start(fv->start, t), .inner_vr = fv->vr,
+			                .unit = t == TY_REAL ? fv->unit : NULL,
+			                .description = fv->description};
+			expose(c, l, f, fv->name, &from);
+		}
+		return;
+	}
+	const EmitLayout *sub = in->adaptation ? emit_layout(c, in->adaptation->info) : NULL;
+	for (int k = 0; sub && k < sub->nvars; k++) {
+		const EmitVar *sv = &sub->vars[k];
+		if (sv->causality != CAUS_PARAMETER)
+			continue;
+		const Node *b = inner_binding(in, sv->name);
+		if (b) {
+			bind(l, f, b, sv->type, sv->vr);
+			continue;
+		}
+		EmitVar from = *sv;
+		from.inner_vr = sv->vr;
+		expose(c, l, f, sv->name, &from);
+	}
+}
+
+/* How many parameters inner f may bring (an upper bound, for the allocation). */
+static int count_inner_params(Compilation *c, const Inner *in)
+{
+	if (in->fmu)
+		return in->fmu->nvars;
+	const EmitLayout *sub = in->adaptation ? emit_layout(c, in->adaptation->info) : NULL;
+	return sub ? sub->nparams + sub->ninner_params : 0;
+}
+
+/* The bound parameters' slots come after the exposed ones of their type. */
+static void place_bindings(EmitLayout *l)
+{
+	for (int i = 0; i < l->nbindings; i++)
+		l->bindings[i].slot = l->nslots[slot_type(l->bindings[i].type)]++;
 }
 
 static bool add_units(Compilation *c, EmitLayout *l)
@@ -711,7 +907,7 @@ static bool add_units(Compilation *c, EmitLayout *l)
 		u->name = name;
 		UnitsResult r = units_base(us, name, &u->base);
 		u->has_base = r == UNITS_OK;
-		if (r == UNITS_UNKNOWN_FROM) {
+		if (r == UNITS_UNKNOWN_FROM && l->vars[i].decl) {
 			diag_error(c->diag, l->vars[i].decl->loc, "unknown unit '%s'", name);
 			return false;
 		}
@@ -782,14 +978,21 @@ EmitLayout *emit_layout(Compilation *c, SaInfo *info)
 	l->ninputs = ast_count(sa->a_inports);
 	l->noutputs = ast_count(sa->a_outports);
 	l->nparams = y.nparams;
-	l->vars = arena_alloc(a, (size_t)(l->ninputs + l->noutputs + l->nparams + 1) *
+	int ninner = 0;
+	for (int f = 0; f < info->ninners; f++)
+		ninner += count_inner_params(c, info->inners[f]);
+	l->vars = arena_alloc(a, (size_t)(l->ninputs + l->noutputs + l->nparams + ninner + 1) *
 				 sizeof *l->vars);
+	l->bindings = arena_alloc(a, (size_t)(ninner + 1) * sizeof *l->bindings);
 	for (Node *p = sa->a_inports; p; p = p->next)
 		add_port(&y, l, p, true);
 	for (Node *p = sa->a_outports; p; p = p->next)
 		add_port(&y, l, p, false);
 	for (k = 0; k < y.nparams; k++)
 		add_param(&y, l, k);
+	for (int f = 0; f < info->ninners; f++)
+		add_inner_params(c, l, f);
+	place_bindings(l);
 	if (diag_errors(c->diag) != before || !add_units(c, l))
 		return NULL;
 	if (!emit_guid(c, info, l->guid)) {

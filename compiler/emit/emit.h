@@ -10,8 +10,12 @@
  *
  * Decisions (FMU.md, "modelDescription.xml"):
  *   - Variables come in a stable order: external inputs, then external outputs, then
- *     params, each group in declaration order of the explicit form.  ScalarVariable index i
- *     is vars[i - 1].
+ *     params, each group in declaration order of the explicit form, then the inners'
+ *     parameters (causality parameter, fixed or tunable, Real, Integer, Boolean or
+ *     Enumeration) that the script does not bind, as "<inner>.<name>" with the inner's
+ *     variability, start value, unit and description, inner by inner in declaration order.
+ *     An inner adaptation's parameters are its own and, through it, its inners'
+ *     ("outer.vdp.mu").  ScalarVariable index i is vars[i - 1].
  *   - Value references are dense per type, counted from 0 in that same order: the Reals
  *     are 0..nreal-1, the Integers 0..ninteger-1, and so on, so that the generated code can
  *     index one array per type.  FMI 2.0 only asks them to be unique per type.
@@ -61,8 +65,27 @@ typedef struct EmitVar {
 	bool has_start;          /* inputs and params; never outputs */
 	EmitValue start;
 	const char *unit;        /* the declared unit as written, NULL when none */
-	Node *decl;              /* ND_PORT for ports, ND_VARDECL for params */
+	Node *decl;              /* ND_PORT for ports, ND_VARDECL for params; NULL for an
+	                          * inner's parameter */
+	const char *cname;       /* the name as a C identifier part (value-reference enums) */
+	const Inner *inner;      /* an inner's parameter exposed as "<inner>.<name>": that
+	                          * inner (NULL for the adaptation's own variables) */
+	int inner_index;         /* its index in info->inners */
+	uint32_t inner_vr;       /* its value reference in the inner */
+	int slot;                /* its place in the Storage's inner_param_<type> array */
 } EmitVar;
+
+/* An inner's parameter the script binds (`with param k := 2 * K`): set on the inner from
+ * the expression, over the adaptation's params, before the inner's initialization. */
+typedef struct EmitBinding {
+	const char *name;        /* the inner's variable */
+	const Inner *inner;
+	int inner_index;
+	uint32_t inner_vr;
+	SaType type;
+	const Node *value;       /* the expression */
+	int slot;                /* its place in the Storage's inner_param_<type> array */
+} EmitBinding;
 
 typedef struct EmitUnit {
 	const char *name;        /* as written in the script */
@@ -79,9 +102,14 @@ typedef struct EmitLayout {
 	const char *source;            /* the script's file name, for the banner */
 	char guid[40];                 /* "{xxxxxxxx-xxxx-5xxx-yxxx-xxxxxxxxxxxx}" */
 
-	EmitVar *vars;                 /* inputs, outputs, params */
+	EmitVar *vars;                 /* inputs, outputs, params, inner parameters */
 	int nvars;
 	int ninputs, noutputs, nparams;
+	int ninner_params;             /* the inners' parameters the wrapper exposes */
+	EmitBinding *bindings;         /* the inners' parameters the script binds */
+	int nbindings;
+	int nslots[3];                 /* Storage slots of inner parameters (exposed and bound)
+	                                * per type: Real, Integer, Boolean */
 	uint32_t nreal, ninteger, nboolean, nstring; /* value references used per type */
 
 	EmitUnit *units;               /* in order of first use by a variable */
@@ -103,6 +131,10 @@ static inline EmitVar *emit_outputs(const EmitLayout *l) { return l->vars + l->n
 static inline EmitVar *emit_params(const EmitLayout *l)
 {
 	return l->vars + l->ninputs + l->noutputs;
+}
+static inline EmitVar *emit_inner_params(const EmitLayout *l)
+{
+	return l->vars + l->ninputs + l->noutputs + l->nparams;
 }
 
 /* The log categories the runtime logs under, declared in every model description:

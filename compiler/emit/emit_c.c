@@ -116,7 +116,7 @@ const char *ec_local_c(Ec *e, const char *name)
 	             in_list(name, function_words, sizeof function_words / sizeof function_words[0]);
 	/* the enumerators of config.h */
 	for (int i = 0; i < e->l->nvars && !taken; i++)
-		taken = starts_with(name, "vr_") && strcmp(name + 3, e->l->vars[i].name) == 0;
+		taken = starts_with(name, "vr_") && strcmp(name + 3, e->l->vars[i].cname) == 0;
 	for (int i = 0; i < e->ninners && !taken; i++) {
 		const InnerC *ic = &e->inners[i];
 		taken = strcmp(name, ic->enumc) == 0;
@@ -139,6 +139,9 @@ static bool emitter_field(const Ec *e, const char *c)
 {
 	if (strcmp(c, "in_rule") == 0 || strcmp(c, "out_rule") == 0)
 		return true;
+	for (int t = 0; t < T_N; t++)
+		if (strcmp(c, arena_printf(e->c->arena, "inner_param_%s", type_word[t])) == 0)
+			return true;
 	for (int i = 0; i < e->ninners; i++)
 		for (int dir = 0; dir < 2; dir++)
 			for (int t = 0; t < T_N; t++) {
@@ -865,6 +868,12 @@ static const char *value_text(Ec *e, const EmitVar *v)
 	}
 }
 
+/* The Storage slot of an inner's parameter: inner_param_<type>[slot]. */
+static const char *inner_param_field(Ec *e, SaType type, int slot)
+{
+	return arena_printf(e->c->arena, "inner_param_%s[%d]", type_word[ec_sart_type(type)], slot);
+}
+
 static void emit_defaults(Ec *e, StrBuf *out)
 {
 	sb_puts(out, "/* The inputs' and params' start values. */\n");
@@ -875,7 +884,8 @@ static void emit_defaults(Ec *e, StrBuf *out)
 	sb_puts(out, any ? "\tStorage *s = sp;\n" : "\t(void)sp;\n");
 	for (int i = 0; i < e->l->nvars; i++) {
 		const EmitVar *v = &e->l->vars[i];
-		const char *f = ec_field_of(e, v->decl);
+		const char *f = v->inner ? inner_param_field(e, v->type, v->slot)
+		                         : ec_field_of(e, v->decl);
 		if (v->has_start && f && ec_sart_type(v->type) >= 0)
 			sb_printf(out, "\ts->%s = %s;\n", f, value_text(e, v));
 	}
@@ -903,8 +913,9 @@ static void emit_vars(Ec *e, StrBuf *out, int t)
 		const char *kind = v->causality == CAUS_OUTPUT ? "SART_VAR_OUTPUT"
 				   : v->causality != CAUS_PARAMETER ? "SART_VAR_INPUT"
 				   : v->variability == VAR_FIXED ? "SART_VAR_FIXED" : "SART_VAR_TUNABLE";
-		sb_printf(out, "\t[vr_%s] = {offsetof(Storage, %s), %s, \"%s\"},\n", v->name,
-			  ec_field_of(e, v->decl), kind, ec_c_string(e->c->arena, v->name));
+		sb_printf(out, "\t[vr_%s] = {offsetof(Storage, %s), %s, \"%s\"},\n", v->cname,
+			  v->inner ? inner_param_field(e, v->type, v->slot) : ec_field_of(e, v->decl),
+			  kind, ec_c_string(e->c->arena, v->name));
 		count++;
 	}
 	sb_puts(out, "};\n\n");
@@ -1048,7 +1059,7 @@ static void emit_config(Ec *e, StrBuf *o, const Group *groups, int ngroups)
 			                   : v->causality == CAUS_OUTPUT ? "output"
 			                   : v->variability == VAR_FIXED ? "parameter, fixed"
 			                                                 : "parameter, tunable";
-			sb_printf(o, "\tvr_%s = %u%s /* %s %s */\n", v->name, (unsigned)v->vr,
+			sb_printf(o, "\tvr_%s = %u%s /* %s %s */\n", v->cname, (unsigned)v->vr,
 				  ++k < nlive ? "," : "", type_fmi[ec_sart_type(v->type)], caus);
 		}
 		sb_puts(o, "};\n");
@@ -1090,6 +1101,10 @@ static void emit_config(Ec *e, StrBuf *o, const Group *groups, int ngroups)
 				sb_printf(o, "\t%s %s;\n", c_type(d->type == TY_NONE ? TY_REAL : d->type), f);
 		}
 	}
+	for (int t = 0; t < T_N; t++)
+		if (l->nslots[t])
+			sb_printf(o, "\t%s inner_param_%s[%d]; /* the inners' parameters */\n",
+			          t == T_REAL ? "double" : "int", type_word[t], l->nslots[t]);
 	sb_puts(o, "\t/* rule flags */\n");
 	if (e->nin_rules)
 		sb_printf(o, "\tint in_rule[%d];\n", e->nin_rules);
@@ -1196,6 +1211,40 @@ static void emit_inner_table(Ec *e, StrBuf *o)
 
 }
 
+/* The inners' parameters the wrapper sets on them (sart_wrapper.h, SartInnerParam): the
+ * exposed ones, then the bound ones, whose values bind_params computes from the params. */
+static void emit_inner_param_table(Ec *e, StrBuf *out)
+{
+	const EmitLayout *l = e->l;
+	int n = l->ninner_params + l->nbindings;
+	if (!n)
+		return;
+	StrBuf body;
+	ec_begin_fn(e, &body, false, NULL);
+	for (int i = 0; i < l->nbindings; i++) {
+		const EmitBinding *b = &l->bindings[i];
+		e->uses |= U_S;
+		line(e, "s->%s = %s;", inner_param_field(e, b->type, b->slot),
+		     ec_expr(e, b->value, P_LOW));
+	}
+	end_fn(e, out, "The bound inner parameters' values, from the params.", FN_RULE,
+	       "bind_params", &body);
+	sb_printf(out, "static const SartInnerParam inner_params[%d] = {\n", n);
+	for (int i = 0; i < l->ninner_params; i++) {
+		const EmitVar *v = &emit_inner_params(l)[i];
+		sb_printf(out, "\t{%s, %s, %u, offsetof(Storage, %s), 1, vr_%s},\n",
+		          e->inners[v->inner_index].enumc, type_sart[ec_sart_type(v->type)],
+		          (unsigned)v->inner_vr, inner_param_field(e, v->type, v->slot), v->cname);
+	}
+	for (int i = 0; i < l->nbindings; i++) {
+		const EmitBinding *b = &l->bindings[i];
+		sb_printf(out, "\t{%s, %s, %u, offsetof(Storage, %s), 0, 0},\n",
+		          e->inners[b->inner_index].enumc, type_sart[ec_sart_type(b->type)],
+		          (unsigned)b->inner_vr, inner_param_field(e, b->type, b->slot));
+	}
+	sb_puts(out, "};\n\n");
+}
+
 /* The model itself (SartModel), which the runtime reads: everything above by name. */
 static void emit_model(Ec *e, StrBuf *o, int nreal_in, bool fast)
 {
@@ -1224,7 +1273,11 @@ static void emit_model(Ec *e, StrBuf *o, int nreal_in, bool fast)
 	sb_puts(o, "\t.defaults = defaults,\n\t.initial = initial,\n");
 	sb_puts(o, "\t.in = in,\n\t.map_in = map_in,\n\t.ctrl = ctrl,\n\t.map_out = map_out,\n"
 		   "\t.out = out,\n\t.couple = couple,\n");
-	sb_printf(o, "\t.fast_step = %s,\n};\n", fast ? "fast_step" : "NULL");
+	sb_printf(o, "\t.fast_step = %s,\n", fast ? "fast_step" : "NULL");
+	if (l->ninner_params + l->nbindings)
+		sb_printf(o, "\t.inner_params = inner_params,\n\t.ninner_params = %d,\n"
+		          "\t.bind_params = bind_params,\n", l->ninner_params + l->nbindings);
+	sb_puts(o, "};\n");
 }
 
 static void emit_source(Ec *e, StrBuf *o, const Group *groups, int ngroups)
@@ -1243,6 +1296,7 @@ static void emit_source(Ec *e, StrBuf *o, const Group *groups, int ngroups)
 	emit_ctrl(e, &fns);
 	emit_rules(e, &fns, false);
 	emit_couple(e, &fns);
+	emit_inner_param_table(e, &fns);
 	bool fast = ec_emit_fast_step(e, &fns);
 
 	banner(e, o);

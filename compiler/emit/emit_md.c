@@ -265,7 +265,8 @@ static void write_fmi2(Md *md, Compilation *c, const EmitLayout *l)
 	attr(md, "guid", l->guid);
 	attr(md, "description", l->description);
 	attr(md, "generationTool", "sacc " SACC_VERSION);
-	attr(md, "variableNamingConvention", "flat");
+	/* The inners' parameters are named "<inner>.<name>": a hierarchy. */
+	attr(md, "variableNamingConvention", l->ninner_params ? "structured" : "flat");
 	attr(md, "numberOfEventIndicators", "0");
 	write_cosimulation(md, l);
 	write_units(md, l);
@@ -471,7 +472,8 @@ static void write_fmi3(Md *md, Compilation *c, const EmitLayout *l)
 	attr(md, "instantiationToken", l->guid);
 	attr(md, "description", l->description);
 	attr(md, "generationTool", "sacc " SACC_VERSION);
-	attr(md, "variableNamingConvention", "flat");
+	/* The inners' parameters are named "<inner>.<name>": a hierarchy. */
+	attr(md, "variableNamingConvention", l->ninner_params ? "structured" : "flat");
 	write_cosimulation3(md, l);
 	write_units(md, l);
 	write_log_categories(md, c, "fmi3");

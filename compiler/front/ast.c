@@ -880,6 +880,16 @@ void ast_print_adaptation(StrBuf *o, const Node *sa)
 			put_ports(o, "with input ports", in->list1, 2);
 		if (in->list2)
 			put_ports(o, "with output ports", in->list2, 2);
+		for (const Node *b = in->list3; b; b = b->next) {
+			sb_puts(o, b == in->list3 ? "\t\twith param " : ",\n\t\t\t");
+			if (b->type != TY_NONE)
+				sb_printf(o, "%s ", ast_type_name(b->type));
+			put_name(o, b->name);
+			sb_puts(o, " := ");
+			put_expr(o, b->init);
+		}
+		if (in->list3)
+			sb_putc(o, '\n');
 	}
 	if (sa->a_couplings) {
 		sb_puts(o, "\n\tcoupled as ");

@@ -24,7 +24,8 @@ typedef enum NodeKind {
 	ND_FMU_DECL,    /* tname, name, str: path; list1: in ports; list2: out ports; list3: composed-of names */
 	ND_CONNECTION,  /* lhs, rhs: ND_PORT_REF */
 	ND_ADAPTATION,  /* see the a_* fields; flags: KIND_*; tname: the older header's type name */
-	ND_INNER,       /* flags: KIND_*; tname, name, str: path or NULL; list1: in ports; list2: out ports */
+	ND_INNER,       /* flags: KIND_*; tname, name, str: path or NULL; list1: in ports; list2: out ports;
+	                 * list3: bound parameters (ND_VARDECL, `with param k := EXPR`) */
 	ND_INNER_REF,   /* name: an FMU declared with `fmu` elsewhere (`for fmu a, b`) */
 	ND_PORT,        /* type, name, str: FMI name or NULL, init, unit, bind_dir, bind, mult_lo/hi */
 	ND_UNIT,        /* str: the unit as written, normalised (no blanks) */

@@ -803,10 +803,83 @@ static void rate_sa__contact__steps_cut_and_torque_predicted(void **state)
 	fmi2_unimport(&f.api);
 }
 
+/* ---- the inners' parameters (tests/e2e/inner_params.sa) ---------------------------------- */
+
+/* Whether dir/modelDescription.xml declares a variable `name`. */
+static int md_declares(const Fmu *f, const char *name)
+{
+	char path[PATH_MAX + 32], line[1024], key[128];
+	snprintf(path, sizeof path, "%s/modelDescription.xml", f->dir);
+	snprintf(key, sizeof key, "name=\"%s\"", name);
+	FILE *fp = fopen(path, "r");
+	assert_non_null(fp);
+	int found = 0;
+	while (!found && fgets(line, sizeof line, fp))
+		found = strstr(line, key) != NULL;
+	fclose(fp);
+	return found;
+}
+
+/* aff.gain is the wrapper's parameter (affine's start 1); offset, bound to 2 SHIFT, is not.
+ * Set before initialization they reach affine: y = gain u + 2 SHIFT.  A fixed one cannot
+ * be set after initialization. */
+static void params_aff_sa__set_before_init__reach_the_inner(void **state)
+{
+	(void)state;
+	Fmu f;
+	fmu_open(&f, "e2e", "params_aff_sa");
+	assert_true(md_declares(&f, "aff.gain"));
+	assert_false(md_declares(&f, "aff.offset"));
+	fmi2Component c = f.api.instantiate("a", fmi2CoSimulation, f.guid, f.uri, &callbacks,
+	                                    fmi2False, fmi2False);
+	assert_non_null(c);
+	fmi2ValueReference gain = vr_of(&f, "aff.gain"), y = vr_of(&f, "y");
+	set1(&f, c, gain, 4.0);
+	set1(&f, c, vr_of(&f, "SHIFT"), 2.0);
+	set1(&f, c, vr_of(&f, "u"), 0.5);
+	assert_int_equal(f.api.setup(c, fmi2False, 0, 0, fmi2False, 0), fmi2OK);
+	assert_int_equal(f.api.enter_init(c), fmi2OK);
+	assert_int_equal(f.api.exit_init(c), fmi2OK);
+	assert_close(get1(&f, c, gain), 4.0, 0);
+	assert_close(get1(&f, c, y), 4.0 * 0.5 + 2 * 2.0, 1e-15);
+	assert_int_equal(f.api.do_step(c, 0, 0.1, fmi2True), fmi2OK);
+	assert_close(get1(&f, c, y), 4.0 * 0.5 + 2 * 2.0, 1e-15);
+	double v = 5.0;
+	assert_int_equal(f.api.set_real(c, &gain, 1, &v), fmi2Error);
+	f.api.free_instance(c);
+	fmi2_unimport(&f.api);
+}
+
+/* Two levels: sub.aff.gain set in initialization mode and S before it reach affine
+ * through params_aff_sa: z = gain v + 2 (10 S). */
+static void params_outer_sa__two_levels__reach_the_innermost(void **state)
+{
+	(void)state;
+	Fmu f;
+	fmu_open(&f, "e2e", "params_outer_sa");
+	assert_true(md_declares(&f, "sub.aff.gain"));
+	assert_false(md_declares(&f, "sub.SHIFT"));
+	fmi2Component c = f.api.instantiate("o", fmi2CoSimulation, f.guid, f.uri, &callbacks,
+	                                    fmi2False, fmi2False);
+	assert_non_null(c);
+	set1(&f, c, vr_of(&f, "S"), 0.2);
+	set1(&f, c, vr_of(&f, "v"), 1.0);
+	assert_int_equal(f.api.setup(c, fmi2False, 0, 0, fmi2False, 0), fmi2OK);
+	assert_int_equal(f.api.enter_init(c), fmi2OK);
+	set1(&f, c, vr_of(&f, "sub.aff.gain"), 3.0);
+	assert_int_equal(f.api.exit_init(c), fmi2OK);
+	assert_int_equal(f.api.do_step(c, 0, 0.1, fmi2True), fmi2OK);
+	assert_close(get1(&f, c, vr_of(&f, "z")), 3.0 * 1.0 + 2 * (10 * 0.2), 1e-14);
+	fmu_stop(&f, c);
+	fmi2_unimport(&f.api);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(window_sa__steps__converts_height_and_flips_torque),
+		cmocka_unit_test(params_aff_sa__set_before_init__reach_the_inner),
+		cmocka_unit_test(params_outer_sa__two_levels__reach_the_innermost),
 		cmocka_unit_test(window_sa__set_then_get__outputs_follow_inputs_without_a_step),
 		cmocka_unit_test(window_sa__two_instances__are_independent),
 		cmocka_unit_test(loop_sa__in_contact__converges_to_the_contact_force),

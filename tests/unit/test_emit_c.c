@@ -179,8 +179,9 @@ static void emit_c__vars__one_table_per_type_by_value_reference(void **state)
 	Emitted e;
 	emit_text(&e, s_names, "names_sa");
 	/* every kind: inputs (the unfed inner inputs became external ones), outputs, the
-	 * params read in rules (tunable) and the generated INIT_ params (fixed) */
-	assert_contains(e.source, "static const SartVar real_vars[13] = {\n"
+	 * params read in rules (tunable), the generated INIT_ params (fixed) and window's
+	 * parameters r and b */
+	assert_contains(e.source, "static const SartVar real_vars[15] = {\n"
 				  "\t[vr_x] = {offsetof(Storage, x), SART_VAR_INPUT, \"x\"},\n");
 	assert_contains(e.source, "\t[vr_y] = {offsetof(Storage, y), SART_VAR_OUTPUT, \"y\"},\n"
 				  "\t[vr_int] = {offsetof(Storage, int_), SART_VAR_TUNABLE, \"int\"},\n");
@@ -189,7 +190,7 @@ static void emit_c__vars__one_table_per_type_by_value_reference(void **state)
 				  "\t[vr_N] = {offsetof(Storage, N), SART_VAR_TUNABLE, \"N\"},\n"
 				  "\t[vr_INIT_NAMES_SA_K] = {offsetof(Storage, INIT_NAMES_SA_K), "
 				  "SART_VAR_FIXED, \"INIT_NAMES_SA_K\"},\n};\n");
-	assert_contains(e.source, "\t.nvr = {13, 3, 0},\n\t.vars = {real_vars, integer_vars, NULL},\n");
+	assert_contains(e.source, "\t.nvr = {15, 3, 0},\n\t.vars = {real_vars, integer_vars, NULL},\n");
 	assert_lacks(e.source, "boolean_vars");
 	assert_lacks(e.source, "switch (vr)");
 	emitted_free(&e);
@@ -549,7 +550,8 @@ static void emit_c__powerwindow_window_sa__matches_the_reference_shape(void **st
 				  "\treturn H_window;\n");
 	assert_contains(e.source, "\t\ts->disp = 0.01 * s->stored_window_height;\n");
 	assert_contains(e.source, "\t\ts->tau = -s->stored_window_reaction_torque;\n");
-	assert_contains(e.source, "\t.nvr = {10, 0, 0},\n");
+	/* ten variables of its own, then window's parameters r and b */
+	assert_contains(e.source, "\t.nvr = {12, 0, 0},\n");
 	/* inputs always settable, outputs never, the INIT_ params only before initialization
 	 * ends (fixed), the adaptation's own tunable params always */
 	assert_contains(e.source, "\t[vr_tau] = {offsetof(Storage, tau), SART_VAR_OUTPUT, \"tau\"},\n");

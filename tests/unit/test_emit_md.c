@@ -563,16 +563,16 @@ static void emit_md__window_sa__reactive_mealy_over_three_inputs(void **state)
 	assert_int_equal(f->noutputs, 2);
 	assert_string_equal(f->vars[f->outputs[0].var].name, "disp");
 	assert_string_equal(f->vars[f->outputs[1].var].name, "tau");
-	/* inputs first, then outputs, then params */
+	/* inputs first, then outputs, then params, then the inner's parameters */
 	static const char *const order[] = {
 		"displacement", "speed", "reaction_force", "disp", "tau",
 		"INIT_WINDOW_SA_DISPLACEMENT", "INIT_WINDOW_SA_SPEED", "INIT_WINDOW_SA_REACTION_FORCE",
-		"INIT_WINDOW_HEIGHT", "INIT_WINDOW_REACTION_TORQUE",
+		"INIT_WINDOW_HEIGHT", "INIT_WINDOW_REACTION_TORQUE", "window.r", "window.b",
 	};
-	assert_int_equal(f->nvars, 10);
-	for (int i = 0; i < 10; i++) {
+	assert_int_equal(f->nvars, 12);
+	for (int i = 0; i < 12; i++) {
 		assert_string_equal(f->vars[i].name, order[i]);
-		assert_int_equal(f->vars[i].vr, (uint32_t)i); /* all Real: 0..9 */
+		assert_int_equal(f->vars[i].vr, (uint32_t)i); /* all Real: 0..11 */
 	}
 	const FmuVar *disp = md_var(f, "disp");
 	assert_int_equal(disp->causality, CAUS_OUTPUT);
@@ -837,8 +837,9 @@ static void emit_md__declared_units__base_units_and_factors(void **state)
 	const FmuUnit *rpm = md_unit(f, "rpm");
 	assert_base(rpm, 0, 0, -1, 0, 0, 1);
 	assert_close(rpm->factor, 2 * pi / 60, 1e-16);
-	/* every unit once, in order of first use; a port without a unit has none */
-	assert_int_equal(f->nunits, 9);
+	/* every unit once, in order of first use (window.r's m among them); a port without a
+	 * unit has none */
+	assert_int_equal(f->nunits, 10);
 	assert_string_equal(f->units[0].name, "deg");
 	assert_null(md_var(f, "plain")->unit);
 	emitted_free(&e);

@@ -52,6 +52,24 @@ static void simulate__one_fmu__exact_csv(void **state)
 	assert_tmp_empty(c);
 }
 
+/* --set reaches an inner's parameter through two wrapper levels (tests/e2e/inner_params.sa):
+ * z = sub.aff.gain v + 2 (10 S) = 3 * 1 + 4. */
+static void simulate__wrapper__set_reaches_inner_params_two_levels(void **state)
+{
+	Ctx *c = *state;
+	char args[1024];
+	snprintf(args, sizeof args, "'%s/e2e/params_outer_sa.fmu' --stop 0.1 --step 0.1 "
+	         "--set params_outer_sa.S=0.2 --set params_outer_sa.sub.aff.gain=3 "
+	         "--set params_outer_sa.v=1 -o '%s/r.csv'", test_build_dir(), c->dir);
+	assert_int_equal(simulate(c, args), 0);
+	char *csv = file_in(c, "r.csv");
+	assert_string_equal(csv, "time,params_outer_sa.z\n"
+	                         "0,7\n"
+	                         "0.1,7\n");
+	free(csv);
+	assert_tmp_empty(c);
+}
+
 static const char chain_sa[] =
 	"module chain\n"
 	"fmu Integrator a at \"integrator.fmu\"\n"
@@ -548,6 +566,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(simulate__one_fmu__exact_csv, setup, teardown),
+		cmocka_unit_test_setup_teardown(simulate__wrapper__set_reaches_inner_params_two_levels,
+		                                setup, teardown),
 		cmocka_unit_test_setup_teardown(simulate__scenario__masters_by_hand, setup, teardown),
 		cmocka_unit_test_setup_teardown(simulate__explain__graph_and_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(simulate__fmu_fails__csv_kept_exit_1, setup, teardown),

@@ -67,6 +67,16 @@ static void defaults(void *sp)
 	s->INIT_LAZY_UP = 0;
 	s->INIT_LAZY_DOWN = 0;
 	s->INIT_LAZY_STOP = 0;
+	s->inner_param_boolean[0] = 0;
+	s->inner_param_boolean[1] = 0;
+	s->inner_param_boolean[2] = 0;
+	s->inner_param_boolean[3] = 0;
+	s->inner_param_boolean[4] = 0;
+	s->inner_param_boolean[5] = 0;
+	s->inner_param_boolean[6] = 0;
+	s->inner_param_boolean[7] = 0;
+	s->inner_param_boolean[8] = 0;
+	s->inner_param_boolean[9] = 0;
 }
 
 /* The in, out and control vars' initial values, from the params. */
@@ -107,7 +117,7 @@ static const SartVar real_vars[7] = {
 
 /* The Boolean variables by value reference: where each lives in the Storage and who may set
  * it (sart_wrapper.h). */
-static const SartVar boolean_vars[15] = {
+static const SartVar boolean_vars[25] = {
 	[vr_passenger_up] = {offsetof(Storage, passenger_up), SART_VAR_INPUT, "passenger_up"},
 	[vr_passenger_down] = {offsetof(Storage, passenger_down), SART_VAR_INPUT, "passenger_down"},
 	[vr_passenger_stop] = {offsetof(Storage, passenger_stop), SART_VAR_INPUT, "passenger_stop"},
@@ -123,6 +133,16 @@ static const SartVar boolean_vars[15] = {
 	[vr_INIT_LAZY_UP] = {offsetof(Storage, INIT_LAZY_UP), SART_VAR_FIXED, "INIT_LAZY_UP"},
 	[vr_INIT_LAZY_DOWN] = {offsetof(Storage, INIT_LAZY_DOWN), SART_VAR_FIXED, "INIT_LAZY_DOWN"},
 	[vr_INIT_LAZY_STOP] = {offsetof(Storage, INIT_LAZY_STOP), SART_VAR_FIXED, "INIT_LAZY_STOP"},
+	[vr_lazy_INIT_LAZY_TRIGGERED_SA_OBJ_DETECTED] = {offsetof(Storage, inner_param_boolean[0]), SART_VAR_FIXED, "lazy.INIT_LAZY_TRIGGERED_SA_OBJ_DETECTED"},
+	[vr_lazy_INIT_LAZY_TRIGGERED_SA_PASSENGER_UP] = {offsetof(Storage, inner_param_boolean[1]), SART_VAR_FIXED, "lazy.INIT_LAZY_TRIGGERED_SA_PASSENGER_UP"},
+	[vr_lazy_INIT_LAZY_TRIGGERED_SA_PASSENGER_DOWN] = {offsetof(Storage, inner_param_boolean[2]), SART_VAR_FIXED, "lazy.INIT_LAZY_TRIGGERED_SA_PASSENGER_DOWN"},
+	[vr_lazy_INIT_LAZY_TRIGGERED_SA_PASSENGER_STOP] = {offsetof(Storage, inner_param_boolean[3]), SART_VAR_FIXED, "lazy.INIT_LAZY_TRIGGERED_SA_PASSENGER_STOP"},
+	[vr_lazy_INIT_LAZY_TRIGGERED_SA_DRIVER_UP] = {offsetof(Storage, inner_param_boolean[4]), SART_VAR_FIXED, "lazy.INIT_LAZY_TRIGGERED_SA_DRIVER_UP"},
+	[vr_lazy_INIT_LAZY_TRIGGERED_SA_DRIVER_DOWN] = {offsetof(Storage, inner_param_boolean[5]), SART_VAR_FIXED, "lazy.INIT_LAZY_TRIGGERED_SA_DRIVER_DOWN"},
+	[vr_lazy_INIT_LAZY_TRIGGERED_SA_DRIVER_STOP] = {offsetof(Storage, inner_param_boolean[6]), SART_VAR_FIXED, "lazy.INIT_LAZY_TRIGGERED_SA_DRIVER_STOP"},
+	[vr_lazy_INIT_CONTROLLER_UP] = {offsetof(Storage, inner_param_boolean[7]), SART_VAR_FIXED, "lazy.INIT_CONTROLLER_UP"},
+	[vr_lazy_INIT_CONTROLLER_DOWN] = {offsetof(Storage, inner_param_boolean[8]), SART_VAR_FIXED, "lazy.INIT_CONTROLLER_DOWN"},
+	[vr_lazy_INIT_CONTROLLER_STOP] = {offsetof(Storage, inner_param_boolean[9]), SART_VAR_FIXED, "lazy.INIT_CONTROLLER_STOP"},
 };
 
 /* In: the in rules' conditions, then the `->` parts of the flagged rules. */
@@ -257,6 +277,28 @@ static void couple(SartWrapper *w, void *sp, unsigned inner)
 	(void)inner;
 }
 
+/* The bound inner parameters' values, from the params. */
+static void bind_params(SartWrapper *w, void *sp, double t, double H)
+{
+	(void)sp;
+	(void)w;
+	(void)t;
+	(void)H;
+}
+
+static const SartInnerParam inner_params[10] = {
+	{inner_lazy, SART_BOOLEAN, 10, offsetof(Storage, inner_param_boolean[0]), 1, vr_lazy_INIT_LAZY_TRIGGERED_SA_OBJ_DETECTED},
+	{inner_lazy, SART_BOOLEAN, 11, offsetof(Storage, inner_param_boolean[1]), 1, vr_lazy_INIT_LAZY_TRIGGERED_SA_PASSENGER_UP},
+	{inner_lazy, SART_BOOLEAN, 12, offsetof(Storage, inner_param_boolean[2]), 1, vr_lazy_INIT_LAZY_TRIGGERED_SA_PASSENGER_DOWN},
+	{inner_lazy, SART_BOOLEAN, 13, offsetof(Storage, inner_param_boolean[3]), 1, vr_lazy_INIT_LAZY_TRIGGERED_SA_PASSENGER_STOP},
+	{inner_lazy, SART_BOOLEAN, 14, offsetof(Storage, inner_param_boolean[4]), 1, vr_lazy_INIT_LAZY_TRIGGERED_SA_DRIVER_UP},
+	{inner_lazy, SART_BOOLEAN, 15, offsetof(Storage, inner_param_boolean[5]), 1, vr_lazy_INIT_LAZY_TRIGGERED_SA_DRIVER_DOWN},
+	{inner_lazy, SART_BOOLEAN, 16, offsetof(Storage, inner_param_boolean[6]), 1, vr_lazy_INIT_LAZY_TRIGGERED_SA_DRIVER_STOP},
+	{inner_lazy, SART_BOOLEAN, 17, offsetof(Storage, inner_param_boolean[7]), 1, vr_lazy_INIT_CONTROLLER_UP},
+	{inner_lazy, SART_BOOLEAN, 18, offsetof(Storage, inner_param_boolean[8]), 1, vr_lazy_INIT_CONTROLLER_DOWN},
+	{inner_lazy, SART_BOOLEAN, 19, offsetof(Storage, inner_param_boolean[9]), 1, vr_lazy_INIT_CONTROLLER_STOP},
+};
+
 const SartModel sart_model = {
 	.identifier = "controller_sa",
 	.guid = "{e31b4db0-cf32-5901-b327-8e797276c298}",
@@ -265,7 +307,7 @@ const SartModel sart_model = {
 	.ninners = NINNERS,
 	.order = order,
 	.norder = NINNERS,
-	.nvr = {7, 0, 15},
+	.nvr = {7, 0, 25},
 	.vars = {real_vars, NULL, boolean_vars},
 	.mealy = 0,
 	.may_reject = 1,
@@ -280,4 +322,7 @@ const SartModel sart_model = {
 	.out = out,
 	.couple = couple,
 	.fast_step = NULL,
+	.inner_params = inner_params,
+	.ninner_params = 10,
+	.bind_params = bind_params,
 };

@@ -16,7 +16,16 @@ enum {
 	vr_INIT_LOOP_SA_SPEED = 6, /* Real parameter, fixed */
 	vr_INIT_WINDOW_SA_DISP = 7, /* Real parameter, fixed */
 	vr_INIT_WINDOW_SA_TAU = 8, /* Real parameter, fixed */
-	vr_INIT_OBSTACLE_REACTION_FORCE = 9 /* Real parameter, fixed */
+	vr_INIT_OBSTACLE_REACTION_FORCE = 9, /* Real parameter, fixed */
+	vr_window_sa_INIT_WINDOW_SA_DISPLACEMENT = 10, /* Real parameter, fixed */
+	vr_window_sa_INIT_WINDOW_SA_SPEED = 11, /* Real parameter, fixed */
+	vr_window_sa_INIT_WINDOW_SA_REACTION_FORCE = 12, /* Real parameter, fixed */
+	vr_window_sa_INIT_WINDOW_HEIGHT = 13, /* Real parameter, fixed */
+	vr_window_sa_INIT_WINDOW_REACTION_TORQUE = 14, /* Real parameter, fixed */
+	vr_window_sa_window_r = 15, /* Real parameter, fixed */
+	vr_window_sa_window_b = 16, /* Real parameter, fixed */
+	vr_obstacle_c = 17, /* Real parameter, fixed */
+	vr_obstacle_position = 18 /* Real parameter, fixed */
 };
 
 /* ---- inner FMUs and their ports ---- */
@@ -52,6 +61,7 @@ typedef struct Storage {
 	double stored_obstacle_reaction_force;
 	/* in rules block vars: none */
 	/* out rules block vars: none */
+	double inner_param_real[9]; /* the inners' parameters */
 	/* rule flags */
 	int in_rule[1];
 	int out_rule[1];

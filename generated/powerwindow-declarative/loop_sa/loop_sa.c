@@ -70,6 +70,15 @@ static void defaults(void *sp)
 	s->INIT_WINDOW_SA_DISP = 0.0;
 	s->INIT_WINDOW_SA_TAU = 0.0;
 	s->INIT_OBSTACLE_REACTION_FORCE = 0.0;
+	s->inner_param_real[0] = 0.0;
+	s->inner_param_real[1] = 0.0;
+	s->inner_param_real[2] = 0.0;
+	s->inner_param_real[3] = 0.0;
+	s->inner_param_real[4] = 0.0;
+	s->inner_param_real[5] = 0.11;
+	s->inner_param_real[6] = 1e1;
+	s->inner_param_real[7] = 1e10;
+	s->inner_param_real[8] = 0.45;
 }
 
 /* The in, out and control vars' initial values, from the params. */
@@ -89,7 +98,7 @@ static void initial(SartWrapper *w, void *sp, double t, double H)
 
 /* The Real variables by value reference: where each lives in the Storage and who may set
  * it (sart_wrapper.h). */
-static const SartVar real_vars[10] = {
+static const SartVar real_vars[19] = {
 	[vr_displacement] = {offsetof(Storage, displacement), SART_VAR_INPUT, "displacement"},
 	[vr_speed] = {offsetof(Storage, speed), SART_VAR_INPUT, "speed"},
 	[vr_tau] = {offsetof(Storage, tau), SART_VAR_OUTPUT, "tau"},
@@ -100,6 +109,15 @@ static const SartVar real_vars[10] = {
 	[vr_INIT_WINDOW_SA_DISP] = {offsetof(Storage, INIT_WINDOW_SA_DISP), SART_VAR_FIXED, "INIT_WINDOW_SA_DISP"},
 	[vr_INIT_WINDOW_SA_TAU] = {offsetof(Storage, INIT_WINDOW_SA_TAU), SART_VAR_FIXED, "INIT_WINDOW_SA_TAU"},
 	[vr_INIT_OBSTACLE_REACTION_FORCE] = {offsetof(Storage, INIT_OBSTACLE_REACTION_FORCE), SART_VAR_FIXED, "INIT_OBSTACLE_REACTION_FORCE"},
+	[vr_window_sa_INIT_WINDOW_SA_DISPLACEMENT] = {offsetof(Storage, inner_param_real[0]), SART_VAR_FIXED, "window_sa.INIT_WINDOW_SA_DISPLACEMENT"},
+	[vr_window_sa_INIT_WINDOW_SA_SPEED] = {offsetof(Storage, inner_param_real[1]), SART_VAR_FIXED, "window_sa.INIT_WINDOW_SA_SPEED"},
+	[vr_window_sa_INIT_WINDOW_SA_REACTION_FORCE] = {offsetof(Storage, inner_param_real[2]), SART_VAR_FIXED, "window_sa.INIT_WINDOW_SA_REACTION_FORCE"},
+	[vr_window_sa_INIT_WINDOW_HEIGHT] = {offsetof(Storage, inner_param_real[3]), SART_VAR_FIXED, "window_sa.INIT_WINDOW_HEIGHT"},
+	[vr_window_sa_INIT_WINDOW_REACTION_TORQUE] = {offsetof(Storage, inner_param_real[4]), SART_VAR_FIXED, "window_sa.INIT_WINDOW_REACTION_TORQUE"},
+	[vr_window_sa_window_r] = {offsetof(Storage, inner_param_real[5]), SART_VAR_FIXED, "window_sa.window.r"},
+	[vr_window_sa_window_b] = {offsetof(Storage, inner_param_real[6]), SART_VAR_FIXED, "window_sa.window.b"},
+	[vr_obstacle_c] = {offsetof(Storage, inner_param_real[7]), SART_VAR_FIXED, "obstacle.c"},
+	[vr_obstacle_position] = {offsetof(Storage, inner_param_real[8]), SART_VAR_FIXED, "obstacle.position"},
 };
 
 /* The Integer variables by value reference: where each lives in the Storage and who may set
@@ -221,6 +239,27 @@ static void couple(SartWrapper *w, void *sp, unsigned inner)
 	}
 }
 
+/* The bound inner parameters' values, from the params. */
+static void bind_params(SartWrapper *w, void *sp, double t, double H)
+{
+	(void)sp;
+	(void)w;
+	(void)t;
+	(void)H;
+}
+
+static const SartInnerParam inner_params[9] = {
+	{inner_window_sa, SART_REAL, 5, offsetof(Storage, inner_param_real[0]), 1, vr_window_sa_INIT_WINDOW_SA_DISPLACEMENT},
+	{inner_window_sa, SART_REAL, 6, offsetof(Storage, inner_param_real[1]), 1, vr_window_sa_INIT_WINDOW_SA_SPEED},
+	{inner_window_sa, SART_REAL, 7, offsetof(Storage, inner_param_real[2]), 1, vr_window_sa_INIT_WINDOW_SA_REACTION_FORCE},
+	{inner_window_sa, SART_REAL, 8, offsetof(Storage, inner_param_real[3]), 1, vr_window_sa_INIT_WINDOW_HEIGHT},
+	{inner_window_sa, SART_REAL, 9, offsetof(Storage, inner_param_real[4]), 1, vr_window_sa_INIT_WINDOW_REACTION_TORQUE},
+	{inner_window_sa, SART_REAL, 10, offsetof(Storage, inner_param_real[5]), 1, vr_window_sa_window_r},
+	{inner_window_sa, SART_REAL, 11, offsetof(Storage, inner_param_real[6]), 1, vr_window_sa_window_b},
+	{inner_obstacle, SART_REAL, 2, offsetof(Storage, inner_param_real[7]), 1, vr_obstacle_c},
+	{inner_obstacle, SART_REAL, 3, offsetof(Storage, inner_param_real[8]), 1, vr_obstacle_position},
+};
+
 const SartModel sart_model = {
 	.identifier = "loop_sa",
 	.guid = "{51bb860f-24b7-53e7-b5c6-b3b9ea62b887}",
@@ -229,7 +268,7 @@ const SartModel sart_model = {
 	.ninners = NINNERS,
 	.order = order,
 	.norder = NINNERS,
-	.nvr = {10, 1, 0},
+	.nvr = {19, 1, 0},
 	.vars = {real_vars, integer_vars, NULL},
 	.mealy = 0,
 	.may_reject = 1,
@@ -244,4 +283,7 @@ const SartModel sart_model = {
 	.out = out,
 	.couple = couple,
 	.fast_step = NULL,
+	.inner_params = inner_params,
+	.ninner_params = 9,
+	.bind_params = bind_params,
 };

@@ -14,7 +14,22 @@ enum {
 	vr_INIT_RATE_SA_SPEED = 5, /* Real parameter, fixed */
 	vr_INIT_LOOP_SA_TAU = 6, /* Real parameter, fixed */
 	vr_INIT_LOOP_SA_HEIGHT = 7, /* Real parameter, fixed */
-	vr_INIT_LOOP_SA_REACTION_FORCE = 8 /* Real parameter, fixed */
+	vr_INIT_LOOP_SA_REACTION_FORCE = 8, /* Real parameter, fixed */
+	vr_loop_sa_SUBSTITUTION_MAXITER = 0, /* Integer parameter, tunable */
+	vr_loop_sa_INIT_LOOP_SA_DISPLACEMENT = 9, /* Real parameter, fixed */
+	vr_loop_sa_INIT_LOOP_SA_SPEED = 10, /* Real parameter, fixed */
+	vr_loop_sa_INIT_WINDOW_SA_DISP = 11, /* Real parameter, fixed */
+	vr_loop_sa_INIT_WINDOW_SA_TAU = 12, /* Real parameter, fixed */
+	vr_loop_sa_INIT_OBSTACLE_REACTION_FORCE = 13, /* Real parameter, fixed */
+	vr_loop_sa_window_sa_INIT_WINDOW_SA_DISPLACEMENT = 14, /* Real parameter, fixed */
+	vr_loop_sa_window_sa_INIT_WINDOW_SA_SPEED = 15, /* Real parameter, fixed */
+	vr_loop_sa_window_sa_INIT_WINDOW_SA_REACTION_FORCE = 16, /* Real parameter, fixed */
+	vr_loop_sa_window_sa_INIT_WINDOW_HEIGHT = 17, /* Real parameter, fixed */
+	vr_loop_sa_window_sa_INIT_WINDOW_REACTION_TORQUE = 18, /* Real parameter, fixed */
+	vr_loop_sa_window_sa_window_r = 19, /* Real parameter, fixed */
+	vr_loop_sa_window_sa_window_b = 20, /* Real parameter, fixed */
+	vr_loop_sa_obstacle_c = 21, /* Real parameter, fixed */
+	vr_loop_sa_obstacle_position = 22 /* Real parameter, fixed */
 };
 
 /* ---- inner FMUs and their ports ---- */
@@ -51,6 +66,8 @@ typedef struct Storage {
 	double stored_loop_sa_reaction_force;
 	/* in rules block vars: none */
 	/* out rules block vars: none */
+	double inner_param_real[14]; /* the inners' parameters */
+	int inner_param_integer[1]; /* the inners' parameters */
 	/* rule flags */
 	int in_rule[2];
 	int out_rule[1];

@@ -46,6 +46,21 @@ static void defaults(void *sp)
 	s->INIT_LOOP_SA_TAU = 0.0;
 	s->INIT_LOOP_SA_HEIGHT = 0.0;
 	s->INIT_LOOP_SA_REACTION_FORCE = 0.0;
+	s->inner_param_integer[0] = 10;
+	s->inner_param_real[0] = 0.0;
+	s->inner_param_real[1] = 0.0;
+	s->inner_param_real[2] = 0.0;
+	s->inner_param_real[3] = 0.0;
+	s->inner_param_real[4] = 0.0;
+	s->inner_param_real[5] = 0.0;
+	s->inner_param_real[6] = 0.0;
+	s->inner_param_real[7] = 0.0;
+	s->inner_param_real[8] = 0.0;
+	s->inner_param_real[9] = 0.0;
+	s->inner_param_real[10] = 0.11;
+	s->inner_param_real[11] = 1e1;
+	s->inner_param_real[12] = 1e10;
+	s->inner_param_real[13] = 0.45;
 }
 
 /* The in, out and control vars' initial values, from the params. */
@@ -70,7 +85,7 @@ static void initial(SartWrapper *w, void *sp, double t, double H)
 
 /* The Real variables by value reference: where each lives in the Storage and who may set
  * it (sart_wrapper.h). */
-static const SartVar real_vars[9] = {
+static const SartVar real_vars[23] = {
 	[vr_displacement] = {offsetof(Storage, displacement), SART_VAR_INPUT, "displacement"},
 	[vr_speed] = {offsetof(Storage, speed), SART_VAR_INPUT, "speed"},
 	[vr_tau] = {offsetof(Storage, tau), SART_VAR_OUTPUT, "tau"},
@@ -80,6 +95,26 @@ static const SartVar real_vars[9] = {
 	[vr_INIT_LOOP_SA_TAU] = {offsetof(Storage, INIT_LOOP_SA_TAU), SART_VAR_FIXED, "INIT_LOOP_SA_TAU"},
 	[vr_INIT_LOOP_SA_HEIGHT] = {offsetof(Storage, INIT_LOOP_SA_HEIGHT), SART_VAR_FIXED, "INIT_LOOP_SA_HEIGHT"},
 	[vr_INIT_LOOP_SA_REACTION_FORCE] = {offsetof(Storage, INIT_LOOP_SA_REACTION_FORCE), SART_VAR_FIXED, "INIT_LOOP_SA_REACTION_FORCE"},
+	[vr_loop_sa_INIT_LOOP_SA_DISPLACEMENT] = {offsetof(Storage, inner_param_real[0]), SART_VAR_FIXED, "loop_sa.INIT_LOOP_SA_DISPLACEMENT"},
+	[vr_loop_sa_INIT_LOOP_SA_SPEED] = {offsetof(Storage, inner_param_real[1]), SART_VAR_FIXED, "loop_sa.INIT_LOOP_SA_SPEED"},
+	[vr_loop_sa_INIT_WINDOW_SA_DISP] = {offsetof(Storage, inner_param_real[2]), SART_VAR_FIXED, "loop_sa.INIT_WINDOW_SA_DISP"},
+	[vr_loop_sa_INIT_WINDOW_SA_TAU] = {offsetof(Storage, inner_param_real[3]), SART_VAR_FIXED, "loop_sa.INIT_WINDOW_SA_TAU"},
+	[vr_loop_sa_INIT_OBSTACLE_REACTION_FORCE] = {offsetof(Storage, inner_param_real[4]), SART_VAR_FIXED, "loop_sa.INIT_OBSTACLE_REACTION_FORCE"},
+	[vr_loop_sa_window_sa_INIT_WINDOW_SA_DISPLACEMENT] = {offsetof(Storage, inner_param_real[5]), SART_VAR_FIXED, "loop_sa.window_sa.INIT_WINDOW_SA_DISPLACEMENT"},
+	[vr_loop_sa_window_sa_INIT_WINDOW_SA_SPEED] = {offsetof(Storage, inner_param_real[6]), SART_VAR_FIXED, "loop_sa.window_sa.INIT_WINDOW_SA_SPEED"},
+	[vr_loop_sa_window_sa_INIT_WINDOW_SA_REACTION_FORCE] = {offsetof(Storage, inner_param_real[7]), SART_VAR_FIXED, "loop_sa.window_sa.INIT_WINDOW_SA_REACTION_FORCE"},
+	[vr_loop_sa_window_sa_INIT_WINDOW_HEIGHT] = {offsetof(Storage, inner_param_real[8]), SART_VAR_FIXED, "loop_sa.window_sa.INIT_WINDOW_HEIGHT"},
+	[vr_loop_sa_window_sa_INIT_WINDOW_REACTION_TORQUE] = {offsetof(Storage, inner_param_real[9]), SART_VAR_FIXED, "loop_sa.window_sa.INIT_WINDOW_REACTION_TORQUE"},
+	[vr_loop_sa_window_sa_window_r] = {offsetof(Storage, inner_param_real[10]), SART_VAR_FIXED, "loop_sa.window_sa.window.r"},
+	[vr_loop_sa_window_sa_window_b] = {offsetof(Storage, inner_param_real[11]), SART_VAR_FIXED, "loop_sa.window_sa.window.b"},
+	[vr_loop_sa_obstacle_c] = {offsetof(Storage, inner_param_real[12]), SART_VAR_FIXED, "loop_sa.obstacle.c"},
+	[vr_loop_sa_obstacle_position] = {offsetof(Storage, inner_param_real[13]), SART_VAR_FIXED, "loop_sa.obstacle.position"},
+};
+
+/* The Integer variables by value reference: where each lives in the Storage and who may set
+ * it (sart_wrapper.h). */
+static const SartVar integer_vars[1] = {
+	[vr_loop_sa_SUBSTITUTION_MAXITER] = {offsetof(Storage, inner_param_integer[0]), SART_VAR_TUNABLE, "loop_sa.SUBSTITUTION_MAXITER"},
 };
 
 /* In: the in rules' conditions, then the `->` parts of the flagged rules. */
@@ -182,6 +217,33 @@ static void couple(SartWrapper *w, void *sp, unsigned inner)
 	(void)inner;
 }
 
+/* The bound inner parameters' values, from the params. */
+static void bind_params(SartWrapper *w, void *sp, double t, double H)
+{
+	(void)sp;
+	(void)w;
+	(void)t;
+	(void)H;
+}
+
+static const SartInnerParam inner_params[15] = {
+	{inner_loop_sa, SART_INTEGER, 0, offsetof(Storage, inner_param_integer[0]), 1, vr_loop_sa_SUBSTITUTION_MAXITER},
+	{inner_loop_sa, SART_REAL, 5, offsetof(Storage, inner_param_real[0]), 1, vr_loop_sa_INIT_LOOP_SA_DISPLACEMENT},
+	{inner_loop_sa, SART_REAL, 6, offsetof(Storage, inner_param_real[1]), 1, vr_loop_sa_INIT_LOOP_SA_SPEED},
+	{inner_loop_sa, SART_REAL, 7, offsetof(Storage, inner_param_real[2]), 1, vr_loop_sa_INIT_WINDOW_SA_DISP},
+	{inner_loop_sa, SART_REAL, 8, offsetof(Storage, inner_param_real[3]), 1, vr_loop_sa_INIT_WINDOW_SA_TAU},
+	{inner_loop_sa, SART_REAL, 9, offsetof(Storage, inner_param_real[4]), 1, vr_loop_sa_INIT_OBSTACLE_REACTION_FORCE},
+	{inner_loop_sa, SART_REAL, 10, offsetof(Storage, inner_param_real[5]), 1, vr_loop_sa_window_sa_INIT_WINDOW_SA_DISPLACEMENT},
+	{inner_loop_sa, SART_REAL, 11, offsetof(Storage, inner_param_real[6]), 1, vr_loop_sa_window_sa_INIT_WINDOW_SA_SPEED},
+	{inner_loop_sa, SART_REAL, 12, offsetof(Storage, inner_param_real[7]), 1, vr_loop_sa_window_sa_INIT_WINDOW_SA_REACTION_FORCE},
+	{inner_loop_sa, SART_REAL, 13, offsetof(Storage, inner_param_real[8]), 1, vr_loop_sa_window_sa_INIT_WINDOW_HEIGHT},
+	{inner_loop_sa, SART_REAL, 14, offsetof(Storage, inner_param_real[9]), 1, vr_loop_sa_window_sa_INIT_WINDOW_REACTION_TORQUE},
+	{inner_loop_sa, SART_REAL, 15, offsetof(Storage, inner_param_real[10]), 1, vr_loop_sa_window_sa_window_r},
+	{inner_loop_sa, SART_REAL, 16, offsetof(Storage, inner_param_real[11]), 1, vr_loop_sa_window_sa_window_b},
+	{inner_loop_sa, SART_REAL, 17, offsetof(Storage, inner_param_real[12]), 1, vr_loop_sa_obstacle_c},
+	{inner_loop_sa, SART_REAL, 18, offsetof(Storage, inner_param_real[13]), 1, vr_loop_sa_obstacle_position},
+};
+
 const SartModel sart_model = {
 	.identifier = "rate_sa",
 	.guid = "{7e3b77f2-b97e-5822-820d-174c81be746b}",
@@ -190,8 +252,8 @@ const SartModel sart_model = {
 	.ninners = NINNERS,
 	.order = order,
 	.norder = NINNERS,
-	.nvr = {9, 0, 0},
-	.vars = {real_vars, NULL, NULL},
+	.nvr = {23, 1, 0},
+	.vars = {real_vars, integer_vars, NULL},
 	.mealy = 0,
 	.may_reject = 0,
 	.real_inputs = real_inputs,
@@ -205,4 +267,7 @@ const SartModel sart_model = {
 	.out = out,
 	.couple = couple,
 	.fast_step = NULL,
+	.inner_params = inner_params,
+	.ninner_params = 15,
+	.bind_params = bind_params,
 };

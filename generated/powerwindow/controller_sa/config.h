@@ -28,7 +28,17 @@ enum {
 	vr_INIT_CONTROLLER_SA_DRIVER_STOP = 11, /* Boolean parameter, fixed */
 	vr_INIT_LAZY_UP = 12, /* Boolean parameter, fixed */
 	vr_INIT_LAZY_DOWN = 13, /* Boolean parameter, fixed */
-	vr_INIT_LAZY_STOP = 14 /* Boolean parameter, fixed */
+	vr_INIT_LAZY_STOP = 14, /* Boolean parameter, fixed */
+	vr_lazy_INIT_LAZY_SA_OBJ_DETECTED = 15, /* Boolean parameter, fixed */
+	vr_lazy_INIT_LAZY_SA_PASSENGER_UP = 16, /* Boolean parameter, fixed */
+	vr_lazy_INIT_LAZY_SA_PASSENGER_DOWN = 17, /* Boolean parameter, fixed */
+	vr_lazy_INIT_LAZY_SA_PASSENGER_STOP = 18, /* Boolean parameter, fixed */
+	vr_lazy_INIT_LAZY_SA_DRIVER_UP = 19, /* Boolean parameter, fixed */
+	vr_lazy_INIT_LAZY_SA_DRIVER_DOWN = 20, /* Boolean parameter, fixed */
+	vr_lazy_INIT_LAZY_SA_DRIVER_STOP = 21, /* Boolean parameter, fixed */
+	vr_lazy_INIT_CONTROLLER_UP = 22, /* Boolean parameter, fixed */
+	vr_lazy_INIT_CONTROLLER_DOWN = 23, /* Boolean parameter, fixed */
+	vr_lazy_INIT_CONTROLLER_STOP = 24 /* Boolean parameter, fixed */
 };
 
 /* ---- inner FMUs and their ports ---- */
@@ -89,6 +99,7 @@ typedef struct Storage {
 	int stored_lazy_stop;
 	/* in rules block vars: none */
 	/* out rules block vars: none */
+	int inner_param_boolean[10]; /* the inners' parameters */
 	/* rule flags */
 	int in_rule[2];
 	int out_rule[6];

@@ -18,7 +18,16 @@ enum {
 	vr_INIT_LOOP_SA_SPEED = 8, /* Real parameter, fixed */
 	vr_INIT_WINDOW_SA_DISP = 9, /* Real parameter, fixed */
 	vr_INIT_WINDOW_SA_TAU = 10, /* Real parameter, fixed */
-	vr_INIT_OBSTACLE_REACTION_FORCE = 11 /* Real parameter, fixed */
+	vr_INIT_OBSTACLE_REACTION_FORCE = 11, /* Real parameter, fixed */
+	vr_window_sa_INIT_WINDOW_SA_DISPLACEMENT = 12, /* Real parameter, fixed */
+	vr_window_sa_INIT_WINDOW_SA_SPEED = 13, /* Real parameter, fixed */
+	vr_window_sa_INIT_WINDOW_SA_REACTION_FORCE = 14, /* Real parameter, fixed */
+	vr_window_sa_INIT_WINDOW_HEIGHT = 15, /* Real parameter, fixed */
+	vr_window_sa_INIT_WINDOW_REACTION_TORQUE = 16, /* Real parameter, fixed */
+	vr_window_sa_window_r = 17, /* Real parameter, fixed */
+	vr_window_sa_window_b = 18, /* Real parameter, fixed */
+	vr_obstacle_c = 19, /* Real parameter, fixed */
+	vr_obstacle_position = 20 /* Real parameter, fixed */
 };
 
 /* ---- inner FMUs and their ports ---- */
@@ -56,6 +65,7 @@ typedef struct Storage {
 	double stored_obstacle_reaction_force;
 	/* in rules block vars: none */
 	/* out rules block vars: none */
+	double inner_param_real[9]; /* the inners' parameters */
 	/* rule flags */
 	int in_rule[1];
 	int out_rule[1];

@@ -17,7 +17,13 @@ enum {
 	vr_INIT_POWER_SA_TAU = 8, /* Real parameter, fixed */
 	vr_INIT_POWER_ARMATURE_CURRENT = 9, /* Real parameter, fixed */
 	vr_INIT_POWER_SPEED = 10, /* Real parameter, fixed */
-	vr_INIT_POWER_DISPLACEMENT = 11 /* Real parameter, fixed */
+	vr_INIT_POWER_DISPLACEMENT = 11, /* Real parameter, fixed */
+	vr_power_J = 12, /* Real parameter, fixed */
+	vr_power_b = 13, /* Real parameter, fixed */
+	vr_power_K = 14, /* Real parameter, fixed */
+	vr_power_R = 15, /* Real parameter, fixed */
+	vr_power_L = 16, /* Real parameter, fixed */
+	vr_power_V_abs = 17 /* Real parameter, fixed */
 };
 
 /* ---- inner FMUs and their ports ---- */
@@ -52,6 +58,7 @@ typedef struct Storage {
 	double stored_power_displacement;
 	/* in rules block vars: none */
 	/* out rules block vars: none */
+	double inner_param_real[6]; /* the inners' parameters */
 	/* rule flags */
 	int in_rule[1];
 	int out_rule[1];

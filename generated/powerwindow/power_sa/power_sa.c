@@ -53,6 +53,12 @@ static void defaults(void *sp)
 	s->INIT_POWER_ARMATURE_CURRENT = 0.0;
 	s->INIT_POWER_SPEED = 0.0;
 	s->INIT_POWER_DISPLACEMENT = 0.0;
+	s->inner_param_real[0] = 0.085;
+	s->inner_param_real[1] = 5.0;
+	s->inner_param_real[2] = 7.45;
+	s->inner_param_real[3] = 0.15;
+	s->inner_param_real[4] = 0.036;
+	s->inner_param_real[5] = 12.0;
 }
 
 /* The in, out and control vars' initial values, from the params. */
@@ -72,7 +78,7 @@ static void initial(SartWrapper *w, void *sp, double t, double H)
 
 /* The Real variables by value reference: where each lives in the Storage and who may set
  * it (sart_wrapper.h). */
-static const SartVar real_vars[12] = {
+static const SartVar real_vars[18] = {
 	[vr_u] = {offsetof(Storage, u), SART_VAR_INPUT, "u"},
 	[vr_d] = {offsetof(Storage, d), SART_VAR_INPUT, "d"},
 	[vr_tau] = {offsetof(Storage, tau), SART_VAR_INPUT, "tau"},
@@ -85,6 +91,12 @@ static const SartVar real_vars[12] = {
 	[vr_INIT_POWER_ARMATURE_CURRENT] = {offsetof(Storage, INIT_POWER_ARMATURE_CURRENT), SART_VAR_FIXED, "INIT_POWER_ARMATURE_CURRENT"},
 	[vr_INIT_POWER_SPEED] = {offsetof(Storage, INIT_POWER_SPEED), SART_VAR_FIXED, "INIT_POWER_SPEED"},
 	[vr_INIT_POWER_DISPLACEMENT] = {offsetof(Storage, INIT_POWER_DISPLACEMENT), SART_VAR_FIXED, "INIT_POWER_DISPLACEMENT"},
+	[vr_power_J] = {offsetof(Storage, inner_param_real[0]), SART_VAR_FIXED, "power.J"},
+	[vr_power_b] = {offsetof(Storage, inner_param_real[1]), SART_VAR_FIXED, "power.b"},
+	[vr_power_K] = {offsetof(Storage, inner_param_real[2]), SART_VAR_FIXED, "power.K"},
+	[vr_power_R] = {offsetof(Storage, inner_param_real[3]), SART_VAR_FIXED, "power.R"},
+	[vr_power_L] = {offsetof(Storage, inner_param_real[4]), SART_VAR_FIXED, "power.L"},
+	[vr_power_V_abs] = {offsetof(Storage, inner_param_real[5]), SART_VAR_FIXED, "power.V_abs"},
 };
 
 /* In: the in rules' conditions, then the `->` parts of the flagged rules. */
@@ -168,6 +180,24 @@ static void couple(SartWrapper *w, void *sp, unsigned inner)
 	(void)inner;
 }
 
+/* The bound inner parameters' values, from the params. */
+static void bind_params(SartWrapper *w, void *sp, double t, double H)
+{
+	(void)sp;
+	(void)w;
+	(void)t;
+	(void)H;
+}
+
+static const SartInnerParam inner_params[6] = {
+	{inner_power, SART_REAL, 6, offsetof(Storage, inner_param_real[0]), 1, vr_power_J},
+	{inner_power, SART_REAL, 7, offsetof(Storage, inner_param_real[1]), 1, vr_power_b},
+	{inner_power, SART_REAL, 8, offsetof(Storage, inner_param_real[2]), 1, vr_power_K},
+	{inner_power, SART_REAL, 9, offsetof(Storage, inner_param_real[3]), 1, vr_power_R},
+	{inner_power, SART_REAL, 10, offsetof(Storage, inner_param_real[4]), 1, vr_power_L},
+	{inner_power, SART_REAL, 11, offsetof(Storage, inner_param_real[5]), 1, vr_power_V_abs},
+};
+
 /* do_step(power, t, H) in the fast step (sart_fast_rest when not SART_OK). */
 static int fast_do_step_power(SartWrapper *w, Storage *s, const SartFastRoute *sart_route,
                               double t, double H, double *sart_taken)
@@ -224,7 +254,7 @@ const SartModel sart_model = {
 	.ninners = NINNERS,
 	.order = order,
 	.norder = NINNERS,
-	.nvr = {12, 0, 0},
+	.nvr = {18, 0, 0},
 	.vars = {real_vars, NULL, NULL},
 	.mealy = 0,
 	.may_reject = 0,
@@ -239,4 +269,7 @@ const SartModel sart_model = {
 	.out = out,
 	.couple = couple,
 	.fast_step = fast_step,
+	.inner_params = inner_params,
+	.ninner_params = 6,
+	.bind_params = bind_params,
 };

@@ -16,7 +16,24 @@ enum {
 	vr_INIT_RATE_SA_SPEED = 6, /* Real parameter, fixed */
 	vr_INIT_LOOP_SA_TAU = 7, /* Real parameter, fixed */
 	vr_INIT_LOOP_SA_HEIGHT = 8, /* Real parameter, fixed */
-	vr_INIT_LOOP_SA_REACTION_FORCE = 9 /* Real parameter, fixed */
+	vr_INIT_LOOP_SA_REACTION_FORCE = 9, /* Real parameter, fixed */
+	vr_loop_sa_MAXITER = 1, /* Integer parameter, tunable */
+	vr_loop_sa_REL_TOL = 10, /* Real parameter, tunable */
+	vr_loop_sa_ABS_TOL = 11, /* Real parameter, tunable */
+	vr_loop_sa_INIT_LOOP_SA_DISPLACEMENT = 12, /* Real parameter, fixed */
+	vr_loop_sa_INIT_LOOP_SA_SPEED = 13, /* Real parameter, fixed */
+	vr_loop_sa_INIT_WINDOW_SA_DISP = 14, /* Real parameter, fixed */
+	vr_loop_sa_INIT_WINDOW_SA_TAU = 15, /* Real parameter, fixed */
+	vr_loop_sa_INIT_OBSTACLE_REACTION_FORCE = 16, /* Real parameter, fixed */
+	vr_loop_sa_window_sa_INIT_WINDOW_SA_DISPLACEMENT = 17, /* Real parameter, fixed */
+	vr_loop_sa_window_sa_INIT_WINDOW_SA_SPEED = 18, /* Real parameter, fixed */
+	vr_loop_sa_window_sa_INIT_WINDOW_SA_REACTION_FORCE = 19, /* Real parameter, fixed */
+	vr_loop_sa_window_sa_INIT_WINDOW_HEIGHT = 20, /* Real parameter, fixed */
+	vr_loop_sa_window_sa_INIT_WINDOW_REACTION_TORQUE = 21, /* Real parameter, fixed */
+	vr_loop_sa_window_sa_window_r = 22, /* Real parameter, fixed */
+	vr_loop_sa_window_sa_window_b = 23, /* Real parameter, fixed */
+	vr_loop_sa_obstacle_c = 24, /* Real parameter, fixed */
+	vr_loop_sa_obstacle_position = 25 /* Real parameter, fixed */
 };
 
 /* ---- inner FMUs and their ports ---- */
@@ -56,6 +73,8 @@ typedef struct Storage {
 	double stored_loop_sa_reaction_force;
 	/* in rules block vars: none */
 	/* out rules block vars: none */
+	double inner_param_real[16]; /* the inners' parameters */
+	int inner_param_integer[1]; /* the inners' parameters */
 	/* rule flags */
 	int in_rule[2];
 	int out_rule[3];

@@ -15,7 +15,9 @@ enum {
 	vr_INIT_WINDOW_SA_SPEED = 6, /* Real parameter, fixed */
 	vr_INIT_WINDOW_SA_REACTION_FORCE = 7, /* Real parameter, fixed */
 	vr_INIT_WINDOW_HEIGHT = 8, /* Real parameter, fixed */
-	vr_INIT_WINDOW_REACTION_TORQUE = 9 /* Real parameter, fixed */
+	vr_INIT_WINDOW_REACTION_TORQUE = 9, /* Real parameter, fixed */
+	vr_window_r = 10, /* Real parameter, fixed */
+	vr_window_b = 11 /* Real parameter, fixed */
 };
 
 /* ---- inner FMUs and their ports ---- */
@@ -47,6 +49,7 @@ typedef struct Storage {
 	double stored_window_reaction_torque;
 	/* in rules block vars: none */
 	/* out rules block vars: none */
+	double inner_param_real[2]; /* the inners' parameters */
 	/* rule flags */
 	int in_rule[1];
 	int out_rule[2];

@@ -48,6 +48,8 @@ static void defaults(void *sp)
 	s->INIT_WINDOW_SA_REACTION_FORCE = 0.0;
 	s->INIT_WINDOW_HEIGHT = 0.0;
 	s->INIT_WINDOW_REACTION_TORQUE = 0.0;
+	s->inner_param_real[0] = 0.11;
+	s->inner_param_real[1] = 1e1;
 }
 
 /* The in, out and control vars' initial values, from the params. */
@@ -66,7 +68,7 @@ static void initial(SartWrapper *w, void *sp, double t, double H)
 
 /* The Real variables by value reference: where each lives in the Storage and who may set
  * it (sart_wrapper.h). */
-static const SartVar real_vars[10] = {
+static const SartVar real_vars[12] = {
 	[vr_displacement] = {offsetof(Storage, displacement), SART_VAR_INPUT, "displacement"},
 	[vr_speed] = {offsetof(Storage, speed), SART_VAR_INPUT, "speed"},
 	[vr_reaction_force] = {offsetof(Storage, reaction_force), SART_VAR_INPUT, "reaction_force"},
@@ -77,6 +79,8 @@ static const SartVar real_vars[10] = {
 	[vr_INIT_WINDOW_SA_REACTION_FORCE] = {offsetof(Storage, INIT_WINDOW_SA_REACTION_FORCE), SART_VAR_FIXED, "INIT_WINDOW_SA_REACTION_FORCE"},
 	[vr_INIT_WINDOW_HEIGHT] = {offsetof(Storage, INIT_WINDOW_HEIGHT), SART_VAR_FIXED, "INIT_WINDOW_HEIGHT"},
 	[vr_INIT_WINDOW_REACTION_TORQUE] = {offsetof(Storage, INIT_WINDOW_REACTION_TORQUE), SART_VAR_FIXED, "INIT_WINDOW_REACTION_TORQUE"},
+	[vr_window_r] = {offsetof(Storage, inner_param_real[0]), SART_VAR_FIXED, "window.r"},
+	[vr_window_b] = {offsetof(Storage, inner_param_real[1]), SART_VAR_FIXED, "window.b"},
 };
 
 /* In: the in rules' conditions, then the `->` parts of the flagged rules. */
@@ -161,6 +165,20 @@ static void couple(SartWrapper *w, void *sp, unsigned inner)
 	(void)inner;
 }
 
+/* The bound inner parameters' values, from the params. */
+static void bind_params(SartWrapper *w, void *sp, double t, double H)
+{
+	(void)sp;
+	(void)w;
+	(void)t;
+	(void)H;
+}
+
+static const SartInnerParam inner_params[2] = {
+	{inner_window, SART_REAL, 5, offsetof(Storage, inner_param_real[0]), 1, vr_window_r},
+	{inner_window, SART_REAL, 6, offsetof(Storage, inner_param_real[1]), 1, vr_window_b},
+};
+
 /* do_step(window, t, H) in the fast step (sart_fast_rest when not SART_OK). */
 static int fast_do_step_window(SartWrapper *w, Storage *s, const SartFastRoute *sart_route,
                                double t, double H, double *sart_taken)
@@ -217,7 +235,7 @@ const SartModel sart_model = {
 	.ninners = NINNERS,
 	.order = order,
 	.norder = NINNERS,
-	.nvr = {10, 0, 0},
+	.nvr = {12, 0, 0},
 	.vars = {real_vars, NULL, NULL},
 	.mealy = 1,
 	.may_reject = 0,
@@ -232,4 +250,7 @@ const SartModel sart_model = {
 	.out = out,
 	.couple = couple,
 	.fast_step = fast_step,
+	.inner_params = inner_params,
+	.ninner_params = 2,
+	.bind_params = bind_params,
 };

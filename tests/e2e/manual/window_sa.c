@@ -231,4 +231,5 @@ const SartModel sart_model = {
 	in, map_in, ctrl, map_out, out,
 	couple,
 	NULL, /* fast_step: may_reject needs a snapshot, which the fast step never takes */
+	NULL, 0, NULL, /* inner_params, bind_params: window's parameters are not exposed here */
 };
