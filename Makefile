@@ -353,7 +353,7 @@ $(PW_FMUS) &: $(SACC) $(FMUS) $(PW_SA)
 powerwindow-fmus: $(PW_FMUS)
 all: $(PW_FMUS)
 
-# The declarative power-window adaptations (issue 6): $(BUILD)/powerwindow-declarative/,
+# The declarative power-window adaptations (docs/language.md, section 14): $(BUILD)/powerwindow-declarative/,
 # beside the hand-written ones they import where they do not replace them (window_sa).
 PWD_SA   := $(sort $(wildcard adaptations/powerwindow-declarative/*.sa))
 PWD_FMUS := $(patsubst adaptations/powerwindow-declarative/%.sa,$(BUILD)/powerwindow-declarative/%.fmu,$(PWD_SA))
@@ -417,7 +417,7 @@ $(ISO_BENCH): bench/isolation/roundtrip.c $(BUILD)/libsart.a $(RUNTIME_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(WARN) -Iruntime -o $@ $< $(BUILD)/libsart.a -ldl -lm
 
-# Benchmark 1 of MASTER.md, two coupled masses: six schemes of `sacc simulate` against the
+# Benchmark 1, two coupled masses: six schemes of `sacc simulate` against the
 # exact monolithic reference (DRIVER=handloop: the hand-written master instead).  The
 # reference, like the two mass FMUs, uses GSL's matrix exponential.
 TM_BENCH := $(BUILD)/bench/two_mass
@@ -435,7 +435,7 @@ $(TM_BENCH)/handloop: bench/two_mass/handloop.c $(RUNTIME_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(WARN) -Iruntime/fmi2 -o $@ $< -ldl -lm
 
-# Benchmark 2 of MASTER.md, algebraic loops: iterations per solver for each loop
+# Benchmark 2, algebraic loops: iterations per solver for each loop
 # (bench/loops/loops.c over libsart.a and the test FMUs affine, nl_planes, nl_sphere).
 LOOPS_BENCH := $(BUILD)/bench/loops/loops
 .PHONY: bench-loops
@@ -448,7 +448,7 @@ $(LOOPS_BENCH): bench/loops/loops.c bench/loops/loop_scenarios.h $(ORCH_LIB) $(B
 	$(CC) $(ALL_CFLAGS) $(WARN) -Iorchestrator -Iruntime -o $@ $< $(ORCH_LIB) $(BUILD)/libsart.a \
 	    -ldl -lm
 
-# Benchmark 3 of MASTER.md, throughput: the orchestrator's instructions and time per macro
+# Benchmark 3, throughput: the orchestrator's instructions and time per macro
 # step over three integrator FMUs, against a hand-written loop over the same FMUs and the
 # same scenario as one wrapper FMU (bench/master/ring_sa.sa, built by run.sh with $(SACC)).
 MASTER_BENCH := $(BUILD)/bench/master/throughput

@@ -1,9 +1,9 @@
-/* sa_grammar.y — the grammar of the adaptation language (LANGUAGE.md sections 2 and 7).
+/* sa_grammar.y — the grammar of the adaptation language (docs/language.md, sections 14 and 17).
  *
  * Lemon turns this into generated/sa_grammar.c.  The parser is pushed tokens by
  * parse_source (compiler/front/parse.c); its context travels in %extra_context, so there are
  * no globals.  Actions only build nodes; every decision about meaning is the checker's.
- * Each nonterminal carries the production it implements in LANGUAGE.md's notation. */
+ * Each nonterminal carries the production it implements in the notation of docs/language.md, section 17. */
 
 %name SaParse
 %token_prefix TK_

@@ -1,4 +1,4 @@
-/* sa_lexer.re — the lexer of the adaptation language (LANGUAGE.md section 1).
+/* sa_lexer.re — the lexer of the adaptation language (docs/language.md, section 1).
  *
  * re2c turns this into generated/sa_lexer.c.  The input is one NUL-terminated buffer;
  * the NUL is the sentinel, so no bounds checks are needed in the automaton, and a NUL

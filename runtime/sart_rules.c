@@ -117,7 +117,7 @@ static int flush_inputs(SartWrapper *w, unsigned char *s, unsigned f)
 }
 
 /* An inner FMU gave a NaN or an infinity as an output: an error at this step, naming the
- * port (MASTER.md, "Status handling": where it first appears).  Out of line. */
+ * port (docs/simulate.md, "Status handling": where it first appears).  Out of line. */
 SART_COLD void sart_bad_output(SartWrapper *w, unsigned f, const SartPorts *p,
                                  const double *v)
 {

@@ -1,10 +1,10 @@
-/* loop_scenarios.h — the algebraic loops of MASTER.md benchmark 2 as SartScenarios over the
+/* loop_scenarios.h — the algebraic loops of benchmark 2 as SartScenarios over the
  * test FMUs tests/fmus/affine, nl_planes and nl_sphere, shared by the benchmark
  * (bench/loops/loops.c) and the tests (tests/unit/test_sart_loops.c):
  *
  *   affine      unit 1: y1 = a u1 + 1, unit 2: y2 = b u2 - 2, u1 = y2, u2 = y1;
  *               y1 = (1 - 2a) / (1 - ab), y2 = b y1 - 2 (loop gain ab)
- *   seed        seeds/001: A: y = 2u + 1, B: u = 0.6 y; y = -5, u = -3 (gain 1.2)
+ *   seed        a textbook loop: A: y = 2u + 1, B: u = 0.6 y; y = -5, u = -3 (gain 1.2)
  *   nonlinear   A (nl_planes): a + b + c = 0, 2a - 3b + 2c = 9, given a;
  *               B (nl_sphere): a^2 + b^2 + c^2 = 5, solved for a;
  *               a = 0.9 - sqrt(0.07) = 0.635425, b = -1.8, c = 0.9 + sqrt(0.07) = 1.164575

@@ -1,4 +1,4 @@
-/* loops.c — MASTER.md benchmark 2, algebraic loops: each loop of loop_scenarios.h solved at
+/* loops.c — benchmark 2, algebraic loops: each loop of loop_scenarios.h solved at
  * initialization (sart_master_run with stop = start) by fixed-point iteration, Anderson
  * with m = 1 and m = 2, and Newton (finite-difference Jacobian), tolerance 1e-10 on
  * |G(x) - x| relative to max(1, |x|), at most 200 iterations.  Prints, per loop and
@@ -85,7 +85,7 @@ int main(int argc, char **argv)
 	const char *build = argc > 1 ? argv[1] : "build";
 	LoopScenario ls;
 	static const double gains[][2] = {{1, 0.5}, {1.5, 0.6}, {1.5, -1}, {2, 1}};
-	printf("MASTER.md benchmark 2: algebraic loops solved at initialization\n"
+	printf("benchmark 2: algebraic loops solved at initialization\n"
 	       "tolerance 1e-10 on |G(x) - x| / max(1, |x|), at most 200 iterations; cells: "
 	       "outcome, iterations (loop passes)\n\n");
 	printf("%-24s", "loop");

@@ -1,5 +1,5 @@
 #!/bin/sh
-# run.sh — MASTER.md benchmark 3 (`make bench-master`): the orchestrator's overhead per
+# run.sh — benchmark 3 (`make bench-master`): the orchestrator's overhead per
 # macro step over three trivial FMUs, against a hand-written loop calling the same FMUs, and
 # against the same scenario packed as one wrapper FMU (ring_sa.sa) stepped by a driver.
 #

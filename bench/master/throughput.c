@@ -1,4 +1,4 @@
-/* throughput.c — MASTER.md benchmark 3: what the orchestrator (orchestrator/, over
+/* throughput.c — benchmark 3: what the orchestrator (orchestrator/, over
  * the seam runtime/sart_inner.c) adds per macro step to the FMUs' own work, against a
  * hand-written loop that calls the same FMUs' fmi2* functions directly (the floor).
  *

@@ -1,5 +1,5 @@
 /* handloop.c — the two masses coupled by a master written by hand: plain dlopen of the two
- * FMUs' shared libraries and the schemes of MASTER.md in a few lines each.  It checks the
+ * FMUs' shared libraries and the schemes of docs/simulate.md in a few lines each.  It checks the
  * FMUs and the reference without the orchestrator (bench/two_mass/run.sh can use it in
  * place of `sacc simulate`), and it is the floor later throughput benchmarks compare with.
  *

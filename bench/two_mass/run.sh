@@ -1,5 +1,5 @@
 #!/bin/sh
-# run.sh — Benchmark 1 of MASTER.md (`make bench-two-mass`): two coupled masses, each an FMU
+# run.sh — Benchmark 1 (`make bench-two-mass`): two coupled masses, each an FMU
 # that is exact for inputs linear over a step, so the error measured is coupling error only.
 #
 #   SACC=build/sacc BUILD=build sh bench/two_mass/run.sh

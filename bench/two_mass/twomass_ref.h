@@ -1,4 +1,4 @@
-/* twomass_ref.h — the exact monolithic solution of the two coupled masses (MASTER.md,
+/* twomass_ref.h — the exact monolithic solution of the two coupled masses (docs/simulate.md,
  * Benchmark 1), shared by bench/two_mass/reference.c (the benchmark's reference CSV) and
  * tests/unit/test_two_mass.c (which checks it, and the FMUs against it).
  *

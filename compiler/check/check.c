@@ -470,7 +470,7 @@ SaType chk_expr(Ctx *x, Node *e)
 	case ND_PORT_REF: return chk_port_ref(x, e, ACC_READ);
 	case ND_KEYVAR:
 		/* MapIn runs the '-->' parts of in rules; MapOut evaluates the out rules'
-		 * conditions and runs their '->' parts (LANGUAGE.md section 4). */
+		 * conditions and runs their '->' parts (docs/language.md, section 9). */
 		if ((e->op == KV_H || e->op == KV_DT) && x->part != PART_IN_MAP &&
 		    x->part != PART_OUT_COND && x->part != PART_OUT_TRANS) {
 			diag_error(x->c->diag, e->loc, "'%s' is only defined in the '-->' part of in "

@@ -8,7 +8,7 @@
  * units; the GUID; the Co-Simulation capabilities.  emit_md.c writes modelDescription.xml
  * from it, emit_c.c the C (config.h and <modelIdentifier>.c) from the same table.
  *
- * Decisions (FMU.md, "modelDescription.xml"):
+ * Decisions (docs/fmu.md, "The model description"):
  *   - Variables come in a stable order: external inputs, then external outputs, then
  *     params, each group in declaration order of the explicit form, then the inners'
  *     parameters (causality parameter, fixed or tunable, Real, Integer, Boolean or

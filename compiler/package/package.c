@@ -1,5 +1,5 @@
 /* package.c — `sacc build`: every adaptation of the given modules becomes one FMU archive
- * (see package.h and /work/shared/spec/FMU.md, "Archive layout").
+ * (see package.h and docs/fmu.md, "What the archive contains").
  *
  * Per adaptation, in a private work directory made beside the output (and removed on every
  * path out):
@@ -34,7 +34,7 @@
 #include "sema.h"
 #include "util.h"
 
-/* The shared library's compiler flags (FMU.md): C99, position independent, only the
+/* The shared library's compiler flags (docs/fmu.md): C99, position independent, only the
  * fmi2* functions exported, warnings are errors, no -g (no paths, reproducible bytes). */
 static const char *const cc_flags[] = {
 	"-std=c99", "-O2", "-fPIC", "-shared", "-fvisibility=hidden", "-Wall", "-Wextra",

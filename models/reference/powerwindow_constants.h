@@ -1,4 +1,4 @@
-/* powerwindow_constants.h — the power window's model constants (POWERWINDOW.md), the one
+/* powerwindow_constants.h — the power window's model constants (docs/powerwindow.md), the one
  * thing the monolithic reference (powerwindow_ref.c) and the comparison (bench/powerwindow/
  * compare.c) may share with the co-simulation path.  The same values are the start values
  * of the test FMUs' parameters (tests/fmus/{power,window,obstacle}/, their model

@@ -1,6 +1,6 @@
 /* fuzz_state.c — libFuzzer entry point: the input as a serialized FMU state of a wrapper FMU,
  * through fmi2DeSerializeFMUstate (runtime/sart_state.c) and, when it is accepted, through
- * fmi2SetFMUstate, the outputs and one fmi2DoStep.  FMU.md: "Serialized states are versioned
+ * fmi2SetFMUstate, the outputs and one fmi2DoStep.  docs/fmu.md: "Serialized states are versioned
  * and checked on load (wrong size or foreign data is an error, never a crash)".
  *
  * The wrapper is the hand-written window_sa (tests/e2e/manual/window_sa.c, the shape sacc

@@ -2,8 +2,8 @@
  * fault-injection FMU (tests/fmus/faulty/) met by the wrapper tests/e2e/faulty_sa.sa, built
  * by `sacc build` (the Makefile's e2e target), unpacked by `sacc unpack` and stepped through
  * the suite's plain dlopen importer.  For each: the status the wrapper returns, the message
- * it logs (naming the inner FMU and the call), and what it allows afterwards (FMU.md,
- * "Behaviour"; MASTER.md, "Status handling").
+ * it logs (naming the inner FMU and the call), and what it allows afterwards (docs/fmu.md,
+ * "Behaviour"; docs/simulate.md, "Status handling").
  *
  * faulty_sa's inputs u, fault, at and hang_seconds go to the inner FMU at each step; its
  * output x is the inner's x (x' = u, u = 1: x = t).

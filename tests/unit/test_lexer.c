@@ -1,6 +1,6 @@
 /* test_lexer.c — the re2c lexer (grammar/sa_lexer.re), driven directly through lex_init
  * and lex_next: every token kind, the spellings of numbers, strings and comments,
- * locations, the reserved words of LANGUAGE.md sections 1 and 7, and the exact text of
+ * locations, the reserved words of docs/language.md, sections 1 and 14, and the exact text of
  * each lexical error.
  *
  * String values (the unescaping) are checked through the parser, the only place that
@@ -141,7 +141,7 @@ typedef struct Spelling {
 	int code;
 } Spelling;
 
-/* Every reserved word with its token: LANGUAGE.md section 1, then section 7. */
+/* Every reserved word with its token: docs/language.md, section 1 (reserved words). */
 static const Spelling keywords[] = {
 	{"module", TK_MODULE}, {"import", TK_IMPORT}, {"fmu", TK_FMU}, {"inner", TK_INNER},
 	{"semantic", TK_SEMANTIC}, {"adaptation", TK_ADAPTATION}, {"at", TK_AT},
@@ -284,7 +284,7 @@ static void lexer__token_names__read_well_in_messages(void **state)
 
 /* ---- reserved words --------------------------------------------------------------------- */
 
-/* LANGUAGE.md section 1's list and section 7's, typed from the spec in its order.  The
+/* docs/language.md section 1's list of reserved words, typed from that list in its order.  The
  * spec also lists `of`; sacc reads `of` as a plain identifier that only `composed of` and
  * `interpolation of order` look at (see the next test). */
 static const char *const spec_reserved[] = {
@@ -309,13 +309,13 @@ static void lexer__spec_reserved_words__are_all_keywords(void **state)
 	(void)state;
 	for (size_t i = 0; i < COUNT(spec_reserved); i++) {
 		if (!lex_is_keyword(spec_reserved[i]))
-			fail_msg("'%s' is reserved by LANGUAGE.md but not a keyword", spec_reserved[i]);
+			fail_msg("'%s' is reserved by docs/language.md but not a keyword", spec_reserved[i]);
 		Lexed *r = lex_str(spec_reserved[i]);
 		assert_int_equal(r->n, 1);
 		assert_int_not_equal(r->code[0], TK_ID);
 		lexed_free(r);
 	}
-	/* And the lexer has no keyword the spec does not list. */
+	/* And the lexer has no keyword that list does not have. */
 	assert_int_equal(COUNT(spec_reserved), COUNT(keywords));
 }
 

@@ -1,4 +1,4 @@
-/* test_lower.c — the lowering of the declarative layer (lower.c, LANGUAGE.md section 7).
+/* test_lower.c — the lowering of the declarative layer (lower.c, docs/language.md, section 14).
  *
  * Two kinds of test.  In process: each form lowered on a small script, with the origin and
  * location of what it makes, the errors where it cannot apply, and `--after` stopping in

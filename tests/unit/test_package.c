@@ -895,7 +895,7 @@ static void assert_exports_only_fmi2(const char *so)
 	assert_true(do_step);
 }
 
-/* The library needs nothing but libc, libm and libdl (FMU.md): its NEEDED entries. */
+/* The library needs nothing but libc, libm and libdl (docs/fmu.md): its NEEDED entries. */
 static void assert_needs_only_libc_libm_libdl(const char *so)
 {
 	char cmd[600];

@@ -4,7 +4,7 @@
 
 /* ---- whole scripts ---------------------------------------------------------------------- */
 
-/* LANGUAGE.md section 2's example, as printed there. */
+/* docs/language.md, section 17's example, as printed there. */
 static const char torque_sensor[] =
 	"semantic adaptation reactive moore sensor_sa\n"
 	"at \"./SensorSA.fmu\"\n"

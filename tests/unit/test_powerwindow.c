@@ -1,4 +1,4 @@
-/* test_powerwindow.c — the power-window case study end to end (POWERWINDOW.md, issue 5).
+/* test_powerwindow.c — the power-window case study end to end (docs/powerwindow.md).
  *
  * The adapted scenario (adaptations/powerwindow/scenario/powerwindow.sa) is run by
  * `sacc simulate` over the whole 10 s (up, contact, detection, the 1 s reversal, the
@@ -85,7 +85,7 @@ static const char *compare_run(const char *scenario, const char *name)
 	return j;
 }
 
-/* The whole 10 s run of POWERWINDOW.md: up, contact, detection, the 1 s reversal, the
+/* The whole 10 s run of docs/powerwindow.md: up, contact, detection, the 1 s reversal, the
  * restart, against the monolithic reference. */
 static void powerwindow__cosim_against_reference__detection_reversal_heights(void **state)
 {

@@ -1,5 +1,5 @@
 /* test_sart_loops.c — algebraic loops in the orchestrator core (sart_master.h) on
- * the loops of MASTER.md benchmark 2 (bench/loops/loop_scenarios.h): fixed-point
+ * the loops of benchmark 2 (bench/loops/loop_scenarios.h): fixed-point
  * iteration converges on contractive loops and is reported as diverging (or not
  * converging within its bound) otherwise; Anderson (m = 1, 2) and Newton solve all three
  * loops to tolerance; loops are solved at initialization and at every communication

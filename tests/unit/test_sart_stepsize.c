@@ -1,5 +1,5 @@
 /* test_sart_stepsize.c — step-size control in the orchestrator core (sart_master.h):
- * the controller against the worked example of seeds/001 (10 ms, tolerance 1e-3, error
+ * the controller against a published worked example (10 ms, tolerance 1e-3, error
  * 4e-3: rejected, retried at 4.5 ms; error 2e-4 then: 9 ms), and runs of benchmark 1's two
  * masses (tests/fmus/mass1, mass2) whose error estimates must shrink the first step, with
  * accepted and rejected steps counted and the positions checked against the exact

@@ -216,7 +216,7 @@ static void simulate__usage_errors__exit_2(void **state)
 	assert_tmp_empty(c);
 }
 
-/* The loop of seeds/001 (A: y = 2u + 1, B: u = 0.6 y; y = -5, u = -3) as a scenario. */
+/* A textbook loop (A: y = 2u + 1, B: u = 0.6 y; y = -5, u = -3) as a scenario. */
 static const char seed_loop_sa[] =
 	"module seed_loop\n"
 	"fmu Affine A at \"affine.fmu\"\n"

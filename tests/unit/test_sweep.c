@@ -3,7 +3,7 @@
  * order of orchestrator/sweep.c, against values worked out by hand; then the sweep on the two
  * masses (bench/two_mass/two_mass.sa) against their exact solution, computed here with GSL
  * (bench/two_mass/twomass_ref.h) on a time grid of its own: Jacobi holding its inputs is
- * first order, with linear extrapolation second order (MASTER.md, benchmark 1), and the
+ * first order, with linear extrapolation second order (bench/two_mass/README.md), and the
  * largest error the sweep reports is the one found by comparing a plain run's CSV with the
  * exact solution at its own points.  Links GSL. */
 #include <setjmp.h>

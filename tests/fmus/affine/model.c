@@ -1,7 +1,7 @@
 /* affine — y = gain u + offset + w, an algebraic unit with direct feedthrough, for the
- * algebraic loops of MASTER.md benchmark 2 (bench/loops/, tests/unit/test_sart_loops.c):
+ * algebraic loops of benchmark 2 (bench/loops/, tests/unit/test_sart_loops.c):
  * two of them fed back into each other make the affine loop (unit 1: y1 = a u1 + 1,
- * unit 2: y2 = b u2 - 2) and the loop of seeds/001 (A: y = 2u + 1, B: u = 0.6 y).  The
+ * unit 2: y2 = b u2 - 2) and a textbook loop (A: y = 2u + 1, B: u = 0.6 y).  The
  * second input w (0 unless connected) lets a test drive a loop from outside. */
 #include <stddef.h>
 

@@ -1,4 +1,4 @@
-/* controller — the power window's control software (POWERWINDOW.md), a statechart.
+/* controller — the power window's control software (docs/powerwindow.md), a statechart.
  *
  *   Normal operation
  *     Driver neutral                  driver_up -> Driver up, driver_down -> Driver down

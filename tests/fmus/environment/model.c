@@ -1,4 +1,4 @@
-/* environment — the driver and the passenger of the power window (POWERWINDOW.md): six
+/* environment — the driver and the passenger of the power window (docs/powerwindow.md): six
  * Boolean button signals as fixed functions of time, no inputs.
  *
  * The schedule is a list of half-open intervals [from, to).  Communication points reached

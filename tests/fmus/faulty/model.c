@@ -1,5 +1,5 @@
 /* faulty — a fault-injection FMU for the status handling of wrappers and of the orchestrator
- * (MASTER.md, "Status handling"; FMU.md).  Without a fault it integrates x' = u (u starts
+ * (docs/simulate.md, "Status handling"; docs/fmu.md).  Without a fault it integrates x' = u (u starts
  * at 1, so alone x = t), exactly for inputs linear over the step, as the integrator does.
  *
  * Three inputs choose the fault and when it strikes (inputs, not parameters, so that a

@@ -1,4 +1,4 @@
-/* mass1 — mass 1 of the two-coupled-masses benchmark (MASTER.md, Benchmark 1):
+/* mass1 — mass 1 of the two-coupled-masses benchmark (bench/two_mass/README.md):
  * m = 1 kg on a wall spring of 20 N/m, coupled to mass 2 (the inputs xo, vo) by 40 N/m in
  * parallel with 0.2 N.s/m; it starts at x = 1 m, at rest.  The model itself, exact for
  * inputs linear over a step, is tests/fmus/twomass/twomass_model.h, shared with mass2. */

@@ -1,4 +1,4 @@
-/* mass2 — mass 2 of the two-coupled-masses benchmark (MASTER.md, Benchmark 1):
+/* mass2 — mass 2 of the two-coupled-masses benchmark (bench/two_mass/README.md):
  * m = 2 kg on a wall spring of 30 N/m, coupled to mass 1 (the inputs xo, vo) by 40 N/m in
  * parallel with 0.2 N.s/m; it starts at x = 0 m, at rest.  The model itself, exact for
  * inputs linear over a step, is tests/fmus/twomass/twomass_model.h, shared with mass1. */

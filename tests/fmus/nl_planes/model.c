@@ -1,4 +1,4 @@
-/* nl_planes — unit A of the nonlinear loop of MASTER.md benchmark 2: the two planes
+/* nl_planes — unit A of the nonlinear loop of benchmark 2: the two planes
  * a + b + c = 0 and 2a - 3b + 2c = 9.  Given a they fix the rest: subtracting twice the
  * first from the second leaves -5b = 9, so b = -1.8 whatever a is, and c = -a - b = 1.8 - a.
  * With nl_sphere (a^2 + b^2 + c^2 = 5, solved for a) it makes a real two-FMU loop through

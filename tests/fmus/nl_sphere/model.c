@@ -1,4 +1,4 @@
-/* nl_sphere — unit B of the nonlinear loop of MASTER.md benchmark 2: the sphere
+/* nl_sphere — unit B of the nonlinear loop of benchmark 2: the sphere
  * a^2 + b^2 + c^2 = 5 solved for a >= 0 given b and c.  Outside the sphere
  * (b^2 + c^2 > 5) a is NaN: a loop solver that wanders there is told so. */
 #include <math.h>

@@ -1,4 +1,4 @@
-/* obstacle — a stiff one-sided spring at the top of the window's travel (POWERWINDOW.md),
+/* obstacle — a stiff one-sided spring at the top of the window's travel (docs/powerwindow.md),
  * an algebraic FMU: no force until the window passes the obstacle's position, then a force
  * proportional to the penetration. */
 #include <stddef.h>

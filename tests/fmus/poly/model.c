@@ -1,4 +1,4 @@
-/* poly — a test FMU for the master's higher-order input approximations (MASTER.md: quadratic
+/* poly — a test FMU for the master's higher-order input approximations (docs/simulate.md, "Input approximation": quadratic
  * extrapolation, Hermite predictor), which the kit's FMUs cannot take: it accepts input
  * derivatives of order 1 and 2 and gives output derivatives of order 1.
  *

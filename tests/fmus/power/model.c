@@ -1,4 +1,4 @@
-/* power — the power window's DC motor and its up/down switch (POWERWINDOW.md), an ODE
+/* power — the power window's DC motor and its up/down switch (docs/powerwindow.md), an ODE
  * integrated by the FMU's own solver.
  *
  *   V = +V_abs if u > 0.5, else -V_abs if d > 0.5, else 0

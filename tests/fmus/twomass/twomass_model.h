@@ -1,4 +1,4 @@
-/* twomass_model.h — one mass of the two-coupled-masses benchmark (MASTER.md, Benchmark 1),
+/* twomass_model.h — one mass of the two-coupled-masses benchmark (bench/two_mass/README.md),
  * shared by tests/fmus/mass1/model.c and tests/fmus/mass2/model.c, which include it once
  * each and add only their start values, GUID and KitModel.
  *

@@ -1,4 +1,4 @@
-/* window — the power window's kinematics and friction (POWERWINDOW.md), an algebraic FMU.
+/* window — the power window's kinematics and friction (docs/powerwindow.md), an algebraic FMU.
  *
  * The motor shaft's angle and speed and the obstacle's contact force come in; the window's
  * height (in cm, as the original model declares it) and the torque the window exerts on the
