@@ -62,6 +62,7 @@ FMU_DIRS  := $(patsubst tests/fmus/%/modelDescription.xml,%,$(wildcard tests/fmu
 FMUS      := $(patsubst %,$(BUILD)/fmus/%.fmu,$(FMU_DIRS))
 FMU_PACK  := $(BUILD)/tools/fmu_pack
 
+.PHONY: check-ensemble check-slurm
 .PHONY: all deps demo check check-core check-isolated check-unit check-golden check-asan \
         check-valgrind check-generated check-docs golden-update fuzz clean
 .SUFFIXES:
@@ -565,7 +566,17 @@ golden-update: $(SACC) $(FMUS)
 check-docs: $(SACC) $(FMUS) $(PW_FMUS)
 	@SACC=$(SACC) BUILD=$(BUILD) sh tests/docs/run.sh
 
-check-core: check-unit check-golden check-docs
+check-core: check-unit check-golden check-docs check-ensemble
+
+# `sacc ensemble` on this machine: local runs, failures, resuming, statistics
+# (tests/ensemble/run.sh); and through a real single-node Slurm started for the test
+# (tests/slurm/run.sh, which skips naming the packages when Slurm is absent and it cannot
+# install them).
+check-ensemble: $(SACC) $(BUILD)/fmus/integrator.fmu
+	@SACC=$(SACC) BUILD=$(BUILD) sh tests/ensemble/run.sh
+
+check-slurm: $(SACC) $(BUILD)/fmus/integrator.fmu
+	@SACC=$(SACC) BUILD=$(BUILD) sh tests/slurm/run.sh
 
 # The simulate tests again with every inner FMU out of process (simulate_test.h adds
 # --isolate all when SACC_TEST_ISOLATE=1).
@@ -584,6 +595,7 @@ check: deps
 	@$(MAKE) --no-print-directory check-generated
 	@$(MAKE) --no-print-directory check-core
 	@$(MAKE) --no-print-directory check-isolated
+	@$(MAKE) --no-print-directory check-slurm
 	@$(MAKE) --no-print-directory check-asan
 	@$(MAKE) --no-print-directory check-valgrind
 	@echo "make check: all suites passed"

@@ -3,6 +3,7 @@
  * it names (commands.c for the compiler's, simulate_cli.c for simulate and inspect). */
 #include "cli.h"
 #include "commands.h"
+#include "ensemble.h"
 #include "plot.h"
 #include "simulate_cli.h"
 
@@ -37,6 +38,19 @@ static const CliCommand commands[] = {
 	 "algorithm; the result as CSV",
 	 "A progress line is drawn on standard error when it is a terminal and the run lasts "
 	 "over a second; it is erased at the end."},
+	{"ensemble", CMD_ENSEMBLE, ens_main, ens_options,
+	 "TARGET -o DIR | DIR | status DIR | collect DIR",
+	 "run TARGET once per row of a design (a table, a grid, Monte Carlo or Latin hypercube "
+	 "samples) on local processes or as a Slurm job array, the results in one directory; "
+	 "statistics across the runs",
+	 "The options after '--' go to every run's sacc simulate as they are (not -o). Each run "
+	 "is `sacc simulate TARGET OPTION... --set INST.VAR=VALUE... -o DIR/runs/ID.csv`; "
+	 "DIR/index.csv lists the runs with their parameters, status, exit code, wall time and "
+	 "message. Given again (or given DIR), the command resumes: finished runs are never "
+	 "redone. `sacc ensemble status DIR` rebuilds the index (with Slurm's queue); `sacc "
+	 "ensemble collect DIR` also writes the statistics across the runs (min, mean, max, "
+	 "percentiles) and, with --plot, a fan chart. A Slurm task runs `sacc ensemble run-task "
+	 "DIR +BASE` (the run of row BASE + its array index)."},
 	{"plot", CMD_PLOT, run_plot, NULL,
 	 "RESULT.csv... -o FILE.png|FILE.svg [OPTION]...",
 	 "draw a result's variables against time with gnuplot", NULL},

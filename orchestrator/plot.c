@@ -62,7 +62,7 @@ static int plot_usage_error(const char *fmt, const char *a)
 
 /* gnuplot's single-quoted string: a quote doubled; control characters (which would end
  * the line and the command) as spaces. */
-static void put_quoted(FILE *f, const char *s)
+void plot_put_quoted(FILE *f, const char *s)
 {
 	fputc('\'', f);
 	for (; *s; s++) {
@@ -76,8 +76,7 @@ static void put_quoted(FILE *f, const char *s)
 	fputc('\'', f);
 }
 
-/* The gnuplot executable in PATH, malloc'd, or NULL. */
-static char *find_gnuplot(void)
+char *plot_find_gnuplot(void)
 {
 	const char *path = getenv("PATH");
 	if (!path || !*path)
@@ -649,7 +648,7 @@ static void write_ylabel(FILE *g, const Plot *p, int k, bool diff)
 	if (*units)
 		snprintf(text + len, sizeof text - len, len ? " (%s)" : "%s", units);
 	fputs("set ylabel ", g);
-	put_quoted(g, text);
+	plot_put_quoted(g, text);
 	fputc('\n', g);
 }
 
@@ -725,7 +724,7 @@ static void write_plot(FILE *g, const Plot *p, int k, bool diff)
 			        first ? "" : ", \\\n     ", diff ? 'd' : 'f', f, diff ? dcol : 2 + v,
 			        steps ? "steps" : "lines", f == 0 && nf > 1 ? "4" : "1.5",
 			        palette[(v * nf + f) % NPALETTE]);
-			put_quoted(g, title);
+			plot_put_quoted(g, title);
 			first = false;
 		}
 		dcol += diff;
@@ -747,7 +746,7 @@ static void write_marks(FILE *g, const Plot *p, double from, double to, bool lab
 			        "dashtype 2 linewidth 1.2 linecolor rgb '#333333' front\n", mk->t, mk->t);
 		} else if (*mk->label) {
 			fputs("set label ", g);
-			put_quoted(g, mk->label);
+			plot_put_quoted(g, mk->label);
 			fprintf(g, " at first %.17g, graph %.2f left offset character 0.5, 0 "
 			        "textcolor rgb '#333333' front\n", mk->t, 0.92 - 0.1 * (shown++ % 4));
 		}
@@ -781,7 +780,7 @@ static void write_script(FILE *g, const Plot *p, const char *title)
 	fprintf(g, "set terminal %s size %d,%d noenhanced font 'sans,10'\n",
 	        p->png ? "pngcairo" : "svg dynamic", width, height);
 	fputs("set output ", g);
-	put_quoted(g, p->a.out);
+	plot_put_quoted(g, p->a.out);
 	fputc('\n', g);
 	double from, to;
 	time_span(p, &from, &to);
@@ -790,7 +789,7 @@ static void write_script(FILE *g, const Plot *p, const char *title)
 		return;
 	}
 	fputs("set multiplot title ", g);
-	put_quoted(g, title);
+	plot_put_quoted(g, title);
 	fprintf(g, "\nset lmargin at screen 0.09\nset rmargin at screen %.4f\n"
 	        "set xrange [%.17g:%.17g]\nset grid\nset offsets 0, 0, graph 0.04, graph 0.04\n"
 	        "set key at screen %.4f, graph 1 left top Left reverse\n", right, from, to,
@@ -805,7 +804,7 @@ static void write_script(FILE *g, const Plot *p, const char *title)
 			fprintf(g, "set format x '%% h'\nset xlabel ");
 			char xl[128];
 			snprintf(xl, sizeof xl, "time (%s)", tu && *tu ? tu : "s");
-			put_quoted(g, xl);
+			plot_put_quoted(g, xl);
 			fputc('\n', g);
 		} else {
 			fputs("set format x ''\nunset xlabel\n", g);
@@ -822,19 +821,18 @@ static void write_script(FILE *g, const Plot *p, const char *title)
 	fputs("unset multiplot\nset output\n", g);
 }
 
-/* Runs gnuplot with the script on its standard input.  Returns 0, or 1 after saying why. */
-static int run_gnuplot(const char *exe, const Plot *p, const char *title)
+int plot_gnuplot(const char *prog, const char *exe, const char *out,
+                 void (*script)(FILE *, const void *), const void *env)
 {
-	const char *out = p->a.out;
 	int fds[2];
 	if (pipe(fds) != 0) {
-		fprintf(stderr, "sacc plot: cannot make a pipe: %s\n", strerror(errno));
+		fprintf(stderr, "%s: cannot make a pipe: %s\n", prog, strerror(errno));
 		return 1;
 	}
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid < 0) {
-		fprintf(stderr, "sacc plot: cannot start gnuplot: %s\n", strerror(errno));
+		fprintf(stderr, "%s: cannot start gnuplot: %s\n", prog, strerror(errno));
 		close(fds[0]);
 		close(fds[1]);
 		return 1;
@@ -844,7 +842,7 @@ static int run_gnuplot(const char *exe, const Plot *p, const char *title)
 		close(fds[0]);
 		close(fds[1]);
 		execl(exe, "gnuplot", (char *)NULL);
-		fprintf(stderr, "sacc plot: cannot run %s: %s\n", exe, strerror(errno));
+		fprintf(stderr, "%s: cannot run %s: %s\n", prog, exe, strerror(errno));
 		_exit(127);
 	}
 	close(fds[0]);
@@ -857,7 +855,7 @@ static int run_gnuplot(const char *exe, const Plot *p, const char *title)
 	FILE *g = fdopen(fds[1], "w");
 	bool wrote = false;
 	if (g) {
-		write_script(g, p, title);
+		script(g, env);
 		wrote = !ferror(g);
 		wrote &= fclose(g) == 0;
 	} else {
@@ -871,17 +869,28 @@ static int run_gnuplot(const char *exe, const Plot *p, const char *title)
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || !wrote || stat(out, &sb) != 0 ||
 	    sb.st_size == 0) {
 		if (WIFEXITED(st) && WEXITSTATUS(st) != 0)
-			fprintf(stderr, "sacc plot: gnuplot (%s) failed with exit status %d; %s not "
-			        "written\n", exe, WEXITSTATUS(st), out);
+			fprintf(stderr, "%s: gnuplot (%s) failed with exit status %d; %s not "
+			        "written\n", prog, exe, WEXITSTATUS(st), out);
 		else if (WIFSIGNALED(st))
-			fprintf(stderr, "sacc plot: gnuplot (%s) was killed by signal %d; %s not "
-			        "written\n", exe, WTERMSIG(st), out);
+			fprintf(stderr, "%s: gnuplot (%s) was killed by signal %d; %s not "
+			        "written\n", prog, exe, WTERMSIG(st), out);
 		else
-			fprintf(stderr, "sacc plot: gnuplot (%s) wrote nothing to %s\n", exe, out);
+			fprintf(stderr, "%s: gnuplot (%s) wrote nothing to %s\n", prog, exe, out);
 		unlink(out);
 		return 1;
 	}
 	return 0;
+}
+
+typedef struct PlotScript {
+	const Plot *p;
+	const char *title;
+} PlotScript;
+
+static void plot_script(FILE *g, const void *env)
+{
+	const PlotScript *ps = env;
+	write_script(g, ps->p, ps->title);
 }
 
 /* Reads every file; each must have a row.  Returns 0, or 1 after saying why. */
@@ -966,14 +975,15 @@ static int plot_run(Plot *p)
 		if (!p->diff)
 			return fputs("sacc plot: out of memory\n", stderr), 1;
 	}
-	char *exe = find_gnuplot();
+	char *exe = plot_find_gnuplot();
 	if (!exe) {
 		fputs("sacc plot: gnuplot not found in PATH: install the Debian package gnuplot-nox "
 		      "(apt-get install gnuplot-nox; sh tests/deps.sh does it as root)\n", stderr);
 		return 1;
 	}
 	char *title = p->a.title ? NULL : default_title(p);
-	rc = run_gnuplot(exe, p, p->a.title ? p->a.title : title ? title : "");
+	PlotScript ps = {p, p->a.title ? p->a.title : title ? title : ""};
+	rc = plot_gnuplot("sacc plot", exe, p->a.out, plot_script, &ps);
 	free(title);
 	free(exe);
 	return rc;

@@ -6,6 +6,8 @@
 #ifndef SACC_PLOT_H
 #define SACC_PLOT_H
 
+#include <stdio.h>
+
 /* Runs `sacc plot` with the arguments after the command name.  Returns the exit status:
  * 0 success, 1 an unreadable or malformed CSV, files that do not match (a variable one
  * lacks, a unit two disagree on, no common time for a difference), gnuplot missing or
@@ -13,5 +15,16 @@
  * variable, a malformed --mark or --xrange, --labels not one per file, --diff of one
  * file or of a variable not drawn). */
 int plot_main(int argc, char **argv);
+
+/* The machinery other drawings share (`sacc ensemble collect --plot`'s fan chart). */
+
+/* The gnuplot executable in PATH, malloc'd, or NULL. */
+char *plot_find_gnuplot(void);
+/* s as gnuplot's single-quoted string. */
+void plot_put_quoted(FILE *f, const char *s);
+/* Runs gnuplot (exe) with what script writes on its standard input, which must draw into
+ * out.  Returns 0, or 1 after saying why (messages prefixed with prog), out removed. */
+int plot_gnuplot(const char *prog, const char *exe, const char *out,
+                 void (*script)(FILE *, const void *), const void *env);
 
 #endif

@@ -11,22 +11,9 @@ bool prog_due(bool tty, double elapsed, double last_draw)
 	return last_draw < 0 || elapsed - last_draw >= PROG_PERIOD;
 }
 
-void prog_format(char *buf, size_t size, int width, double t, double start, double stop,
-                 long steps, double elapsed)
+/* The bar for frac, then tail, into buf: at most width - 1 columns. */
+static void put_line(char *buf, size_t size, int width, double frac, const char *tail)
 {
-	if (size == 0)
-		return;
-	if (width < 20)
-		width = 20;
-	double frac = stop > start ? (t - start) / (stop - start) : 1.0;
-	if (!(frac >= 0))
-		frac = 0;
-	if (frac > 1)
-		frac = 1;
-	char tail[160];
-	int n = snprintf(tail, sizeof tail, "  %5.1f%%  t = %.6g  %ld steps", 100 * frac, t, steps);
-	if (elapsed > 0 && n > 0 && (size_t)n < sizeof tail)
-		snprintf(tail + n, sizeof tail - (size_t)n, "  %.3g steps/s", (double)steps / elapsed);
 	/* 30 cells, fewer (not under 10) when the text leaves less: a bar whose length
 	 * followed the text's would jiggle */
 	int bar = width - 1 - (int)strlen(tail) - 2;
@@ -49,4 +36,40 @@ void prog_format(char *buf, size_t size, int width, double t, double start, doub
 		len = max;
 	memcpy(buf, line, len);
 	buf[len] = '\0';
+}
+
+void prog_format(char *buf, size_t size, int width, double t, double start, double stop,
+                 long steps, double elapsed)
+{
+	if (size == 0)
+		return;
+	if (width < 20)
+		width = 20;
+	double frac = stop > start ? (t - start) / (stop - start) : 1.0;
+	if (!(frac >= 0))
+		frac = 0;
+	if (frac > 1)
+		frac = 1;
+	char tail[160];
+	int n = snprintf(tail, sizeof tail, "  %5.1f%%  t = %.6g  %ld steps", 100 * frac, t, steps);
+	if (elapsed > 0 && n > 0 && (size_t)n < sizeof tail)
+		snprintf(tail + n, sizeof tail - (size_t)n, "  %.3g steps/s", (double)steps / elapsed);
+	put_line(buf, size, width, frac, tail);
+}
+
+void prog_format_runs(char *buf, size_t size, int width, long done, long failed, long total,
+                      double elapsed)
+{
+	if (size == 0)
+		return;
+	if (width < 20)
+		width = 20;
+	double frac = total > 0 ? (double)done / (double)total : 1.0;
+	char tail[160];
+	int n = snprintf(tail, sizeof tail, "  %ld/%ld runs", done, total);
+	if (failed > 0 && n > 0 && (size_t)n < sizeof tail)
+		n += snprintf(tail + n, sizeof tail - (size_t)n, "  %ld failed", failed);
+	if (elapsed > 0 && n > 0 && (size_t)n < sizeof tail)
+		snprintf(tail + n, sizeof tail - (size_t)n, "  %.3g runs/s", (double)done / elapsed);
+	put_line(buf, size, width, frac, tail);
 }

@@ -1,8 +1,8 @@
 /* progress.h — the progress line of `sacc simulate` (simulate_cli.c draws it on standard
- * error).  The decision and the text are here, apart from the terminal, so that the unit
- * tests can check them: the line appears only on a terminal, only once the run has lasted
- * PROG_DELAY seconds (short runs never flicker), and is redrawn at most once per
- * PROG_PERIOD seconds (drawing costs more than a cheap step). */
+ * error) and of `sacc ensemble`.  The decision and the text are here, apart from the
+ * terminal, so that the unit tests can check them: the line appears only on a terminal,
+ * only once the run has lasted PROG_DELAY seconds (short runs never flicker), and is
+ * redrawn at most once per PROG_PERIOD seconds (drawing costs more than a cheap step). */
 #ifndef SACC_PROGRESS_H
 #define SACC_PROGRESS_H
 
@@ -23,5 +23,11 @@ bool prog_due(bool tty, double elapsed, double last_draw);
  * and their rate over elapsed seconds (left out while elapsed is 0). */
 void prog_format(char *buf, size_t size, int width, double t, double start, double stop,
                  long steps, double elapsed);
+
+/* The same bar for an ensemble (`sacc ensemble`), done runs of total:
+ *   "[#########---------------------]  12/40 runs  1 failed  3.2 runs/s"
+ * (the failures left out while none, the rate while elapsed is 0). */
+void prog_format_runs(char *buf, size_t size, int width, long done, long failed, long total,
+                      double elapsed);
 
 #endif
