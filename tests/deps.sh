@@ -27,13 +27,18 @@ libgsl-dev
 gnuplot-nox
 "
 # The test framework, the checkers of the suite, clang's runtime for libFuzzer and its
-# sanitizers.
+# sanitizers; a single-node Slurm and munge for `sacc ensemble --slurm`'s test and bench
+# (tests/slurm/, started without systemd: no recommends wanted).
 if [ "${1:-}" != demo ]; then
 	PACKAGES="$PACKAGES
 libcmocka-dev
 valgrind
 clang
 libclang-rt-14-dev
+slurmctld
+slurmd
+slurm-client
+munge
 "
 fi
 
