@@ -79,6 +79,10 @@ check "mean at t = 0.5" near "$(grep '^integrator.x,0.5,' s.csv | cut -d, -f5)" 
 check "the table's header" [ "$(head -n 1 s.csv)" = "variable,time,runs,min,mean,max,p25,p50,p90" ]
 "$SACC" ensemble collect e1 2>/dev/null
 check "every recorded time by default" [ "$(grep -c '^integrator.x,' e1/stats.csv)" = 5 ]
+"$SACC" ensemble collect e1 --plot fan.svg --var integrator.x 2>/dev/null
+check "a fan chart drawn" grep -q 'p5 to p95' fan.svg
+"$SACC" ensemble collect e1 --plot fan.svg --var integrator.y 2>fan.err
+check "a fan chart of an unknown variable" grep -q "no variable 'integrator.y'" fan.err
 
 # ---- the same design on one process: bit-identical results --------------------------------
 "$SACC" ensemble "$FMU" -o e2 --design design.csv -- --stop 1 --step 0.25 \

@@ -51,11 +51,27 @@ static void progress__format__bar_percent_steps_rate(void **state)
 	assert_string_equal(buf, "[######");
 }
 
+static void progress__format_runs__bar_counts_failures_rate(void **state)
+{
+	(void)state;
+	char buf[256];
+	/* 12 of 40 runs: 9 cells of 30; no failure: none said */
+	prog_format_runs(buf, sizeof buf, 80, 12, 0, 40, 4);
+	assert_string_equal(buf, "[#########---------------------]  12/40 runs  3 runs/s");
+	/* failures said; no time elapsed yet: no rate */
+	prog_format_runs(buf, sizeof buf, 80, 40, 2, 40, 0);
+	assert_string_equal(buf, "[##############################]  40/40 runs  2 failed");
+	/* no run to do: full */
+	prog_format_runs(buf, sizeof buf, 80, 0, 0, 0, 0);
+	assert_string_equal(buf, "[##############################]  0/0 runs");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(progress__due__terminal_late_and_throttled),
 		cmocka_unit_test(progress__format__bar_percent_steps_rate),
+		cmocka_unit_test(progress__format_runs__bar_counts_failures_rate),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,187 @@
+/* test_ensemble.c — the parts of `sacc ensemble` that are pure computation
+ * (orchestrator/ensemble_design.c, ensemble_stats.c, ensemble_dir.c): the generator
+ * against an independent implementation of xoshiro256** and splitmix64 (Python integers,
+ * values pasted here), the normal quantile against Python's statistics.NormalDist (Wichura's
+ * algorithm, another method), percentiles and designs against values worked out by hand,
+ * and the design table's errors with their file, line and column.  The runs themselves,
+ * local and through Slurm, are tested by tests/ensemble/run.sh and tests/slurm/run.sh. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "assert_close.h"
+#include "ensemble.h"
+
+static void ensemble__rng__matches_reference_streams(void **state)
+{
+	(void)state;
+	EnsRng r;
+	ens_rng_seed(&r, 42);
+	assert_true(ens_rng_next(&r) == 0x15780b2e0c2ec716u);
+	assert_true(ens_rng_next(&r) == 0x6104d9866d113a7eu);
+	assert_true(ens_rng_next(&r) == 0xae17533239e499a1u);
+	/* seed 1: the uniform numbers are (top 53 bits + 1/2) 2^-53, exactly */
+	ens_rng_seed(&r, 1);
+	assert_true(ens_rng_uniform(&r) == 0.7029218331588505);
+	assert_true(ens_rng_uniform(&r) == 0.520436619938857);
+}
+
+static void ensemble__normal_quantile__matches_reference(void **state)
+{
+	(void)state;
+	assert_close(ens_normal_quantile(0.975), 1.9599639845400536, 1e-14);
+	assert_close(ens_normal_quantile(0.025), -1.9599639845400536, 1e-14);
+	assert_close(ens_normal_quantile(0.3), -0.5244005127080407, 1e-14);
+	assert_close(ens_normal_quantile(1e-10), -6.361340902404056, 1e-12);
+	assert_true(ens_normal_quantile(0.5) == 0.0);
+}
+
+static void ensemble__percentile__linear_between_closest_ranks(void **state)
+{
+	(void)state;
+	const double x[] = {2, 3, 9, 17};
+	/* rank (n - 1) p / 100 = 3 p / 100 */
+	assert_close(ens_percentile(x, 4, 0), 2, 0);
+	assert_close(ens_percentile(x, 4, 25), 2.75, 1e-15);  /* 2 + 0.75 (3 - 2) */
+	assert_close(ens_percentile(x, 4, 50), 6, 1e-15);     /* 3 + 0.5 (9 - 3) */
+	assert_close(ens_percentile(x, 4, 90), 14.6, 1e-14);  /* 9 + 0.7 (17 - 9) */
+	assert_close(ens_percentile(x, 4, 100), 17, 0);
+	assert_close(ens_percentile(x, 1, 37), 2, 0);         /* one run: its value */
+}
+
+static const char *value(const EnsDesign *d, int r, int p)
+{
+	return d->values[(size_t)r * (size_t)d->nparams + (size_t)p];
+}
+
+static void ensemble__grid__full_factorial_last_fastest(void **state)
+{
+	(void)state;
+	EnsDesign d;
+	char err[256];
+	const char *specs[] = {"a.k=1:2:3", "b.m=7,9"};
+	assert_int_equal(ens_design_grid(specs, 2, &d, err, sizeof err), 0);
+	assert_int_equal(d.nruns, 6);
+	assert_string_equal(d.params[0], "a.k");
+	const char *want[6][2] = {{"1", "7"}, {"1", "9"}, {"1.5", "7"},
+	                          {"1.5", "9"}, {"2", "7"}, {"2", "9"}};
+	for (int r = 0; r < 6; r++) {
+		assert_string_equal(value(&d, r, 0), want[r][0]);
+		assert_string_equal(value(&d, r, 1), want[r][1]);
+	}
+	assert_string_equal(d.ids[0], "1");
+	ens_design_free(&d);
+	const char *bad[] = {"a.k=1:2"};
+	assert_int_equal(ens_design_grid(bad, 1, &d, err, sizeof err), 2);
+	assert_non_null(strstr(err, "expected LO:HI:N"));
+	const char *twice[] = {"a.k=1,2", "a.k=3"};
+	assert_int_equal(ens_design_grid(twice, 2, &d, err, sizeof err), 2);
+	assert_non_null(strstr(err, "'a.k' is given twice"));
+}
+
+static void ensemble__latin_hypercube__one_sample_per_stratum(void **state)
+{
+	(void)state;
+	EnsDesign d;
+	char err[256];
+	const char *specs[] = {"a.u=uniform:0:1", "a.t=triangular:0:1:4"};
+	assert_int_equal(ens_design_sample(specs, 2, 10, ENS_LATIN_HYPERCUBE, 7, &d, err,
+	                                   sizeof err), 0);
+	int seen[10] = {0};
+	for (int r = 0; r < 10; r++) {
+		double u = strtod(value(&d, r, 0), NULL);
+		assert_true(u > 0 && u < 1);
+		seen[(int)(u * 10)]++;
+		double t = strtod(value(&d, r, 1), NULL);
+		assert_true(t >= 0 && t <= 4);
+	}
+	for (int k = 0; k < 10; k++)
+		assert_int_equal(seen[k], 1);
+	ens_design_free(&d);
+	/* the same seed, the same values; Monte Carlo's first uniform is the generator's */
+	const char *one[] = {"a.u=uniform:10:12"};
+	assert_int_equal(ens_design_sample(one, 1, 2, ENS_MONTE_CARLO, 1, &d, err, sizeof err), 0);
+	assert_close(strtod(value(&d, 0, 0), NULL), 10 + 2 * 0.7029218331588505, 1e-14);
+	ens_design_free(&d);
+	const char *bad[] = {"a.u=gauss:0:1"};
+	assert_int_equal(ens_design_sample(bad, 1, 3, ENS_MONTE_CARLO, 1, &d, err, sizeof err), 2);
+	assert_non_null(strstr(err, "--sample 'a.u=gauss:0:1'"));
+}
+
+/* Writes text to a temporary file; its path in path. */
+static void temp_file(char *path, size_t size, const char *text)
+{
+	snprintf(path, size, "/tmp/test_ensemble.XXXXXX");
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (int)strlen(text));
+	close(fd);
+}
+
+static void ensemble__design_table__read_and_errors(void **state)
+{
+	(void)state;
+	char path[64], err[512], want[256];
+	EnsDesign d;
+	temp_file(path, sizeof path, "run, m1.k ,m2.x0\nlow,1,true\nhigh,2e3,false\n\n");
+	assert_int_equal(ens_design_read(path, &d, err, sizeof err), 0);
+	assert_int_equal(d.nruns, 2);
+	assert_string_equal(d.params[0], "m1.k");
+	assert_string_equal(d.ids[1], "high");
+	assert_string_equal(value(&d, 1, 0), "2e3");
+	assert_string_equal(value(&d, 0, 1), "true");
+	ens_design_free(&d);
+	unlink(path);
+	static const struct {
+		const char *text, *msg;
+	} cases[] = {
+		{"run,k\n1,2\n", ":1:5: 'k' is not INST.VAR"},
+		{"run,a.k,a.k\n1,2,3\n", ":1:9: 'a.k' is a column twice"},
+		{"run,a.k\nr1,1\nr1,2\n", ":3:1: run id 'r1' is given twice"},
+		{"run,a.k\n../x,1\n", ":2:1: run id '../x' is not a file name"},
+		{"run,a.k\nr1,1,2\n", ":2:1: 3 fields where the header has 2"},
+		{"run,a.k\nr1,\n", ":2:4: no value for 'a.k'"},
+		{"run,a.k\n", ":1: no runs after the header"},
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		temp_file(path, sizeof path, cases[k].text);
+		assert_int_equal(ens_design_read(path, &d, err, sizeof err), 1);
+		snprintf(want, sizeof want, "%s%s", path, cases[k].msg);
+		if (strncmp(err, want, strlen(want)) != 0)
+			fail_msg("got '%s', expected it to begin '%s'", err, want);
+		unlink(path);
+	}
+}
+
+static void ensemble__csv_field__quoted_when_needed(void **state)
+{
+	(void)state;
+	char buf[128] = "";
+	FILE *f = fmemopen(buf, sizeof buf, "w");
+	ens_put_csv_field(f, "plain");
+	fputc('|', f);
+	ens_put_csv_field(f, "a, \"b\"");
+	fclose(f);
+	assert_string_equal(buf, "plain|\"a, \"\"b\"\"\"");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(ensemble__rng__matches_reference_streams),
+		cmocka_unit_test(ensemble__normal_quantile__matches_reference),
+		cmocka_unit_test(ensemble__percentile__linear_between_closest_ranks),
+		cmocka_unit_test(ensemble__grid__full_factorial_last_fastest),
+		cmocka_unit_test(ensemble__latin_hypercube__one_sample_per_stratum),
+		cmocka_unit_test(ensemble__design_table__read_and_errors),
+		cmocka_unit_test(ensemble__csv_field__quoted_when_needed),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
