@@ -578,6 +578,12 @@ check-ensemble: $(SACC) $(BUILD)/fmus/integrator.fmu
 check-slurm: $(SACC) $(BUILD)/fmus/integrator.fmu
 	@SACC=$(SACC) BUILD=$(BUILD) sh tests/slurm/run.sh
 
+# Runs per second with 1 and 2 local processes and through Slurm, and sacc's own cost per
+# run (bench/ensemble/run.sh).
+.PHONY: bench-ensemble
+bench-ensemble: deps $(SACC) $(BUILD)/fmus/integrator.fmu
+	@SACC=$(SACC) BUILD=$(BUILD) sh bench/ensemble/run.sh
+
 # The simulate tests again with every inner FMU out of process (simulate_test.h adds
 # --isolate all when SACC_TEST_ISOLATE=1).
 ISOLATED_TESTS := test_simulate test_simulate_faults test_sweep
