@@ -137,8 +137,8 @@ static void suggest__typos_and_prefixes(void **state)
 /* ---- the binary ------------------------------------------------------------------------- */
 
 static const char *const commands[] = {"check", "explicit", "emit", "build", "parse",
-                                       "inspect", "unpack", "simulate", "plot", "help",
-                                       "completion"};
+                                       "inspect", "unpack", "simulate", "ensemble", "plot",
+                                       "help", "completion"};
 enum { NCOMMANDS = sizeof commands / sizeof commands[0] };
 
 static char out_path[256], err_path[256];
@@ -245,6 +245,12 @@ static void errors__did_you_mean_and_missing_arguments(void **state)
 		                               "'Lower'?"},
 		{"help nope", "sacc help: unknown command 'nope'"},
 		{"completion zsh", "sacc completion: no completion for 'zsh' (only bash)"},
+		{"ensemble x.fmu -o d --grid a.k=1,2 --jbos 2", "sacc ensemble: unknown option "
+		                                               "'--jbos'; did you mean '--jobs'?"},
+		{"ensemble x.fmu -o d --grid a.k=1,2 -- -o r.csv", "sacc ensemble: '-o' after '--'"},
+		{"ensemble x.fmu -o d", "sacc ensemble: expected a design"},
+		{"ensemble status d --jobs 2", "sacc ensemble: '--jobs' is not an option of 'sacc "
+		                               "ensemble status'"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		int rc = sacc(cases[i].args);
@@ -292,6 +298,11 @@ static void completion__bash__made_from_the_table(void **state)
 	snprintf(cmd, sizeof cmd,
 	         "bash -c 'source \"%s\"; COMP_WORDS=(sacc simulate --loop-s); COMP_CWORD=2; "
 	         "_sacc; [ \"${COMPREPLY[*]}\" = --loop-solver ]'", out_path);
+	assert_int_equal(system(cmd), 0);
+	/* `sacc ensemble --method l` offers latin-hypercube */
+	snprintf(cmd, sizeof cmd,
+	         "bash -c 'source \"%s\"; COMP_WORDS=(sacc ensemble --method l); "
+	         "COMP_CWORD=3; _sacc; [ \"${COMPREPLY[*]}\" = latin-hypercube ]'", out_path);
 	assert_int_equal(system(cmd), 0);
 	/* and `sacc simulate --loop-solver n` offers the value newton */
 	snprintf(cmd, sizeof cmd,
