@@ -225,9 +225,13 @@ int ens_slurm_queue(const char *dir, const EnsDesign *d, EnsState *states)
 	if (!f)
 		return -1;
 	bool *submitted = calloc((size_t)d->nruns + 1, sizeof *submitted);
-	static long jobs[1024];
-	static int bases[1024];
+	long *jobs = calloc(1024, sizeof *jobs);
+	int *bases = calloc(1024, sizeof *bases);
 	int njobs = 0;
+	if (!jobs || !bases) {
+		free(submitted);
+		submitted = NULL;
+	}
 	char line[20000];
 	while (submitted && fgets(line, sizeof line, f))
 		mark_submitted(line, submitted, d->nruns, jobs, &njobs, bases);
@@ -245,5 +249,7 @@ int ens_slurm_queue(const char *dir, const EnsDesign *d, EnsState *states)
 	}
 	free(out);
 	free(submitted);
+	free(jobs);
+	free(bases);
 	return rc == 0 ? 0 : -1;
 }
