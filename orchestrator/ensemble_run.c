@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -288,6 +289,11 @@ static pid_t start_worker(const char *sacc, const char *dir, const EnsSpec *spec
 	if (pid == 0) {
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		/* an ensemble killed outright (SIGKILL) takes its runs with it, recorded as
+		 * cancelled: none goes on unseen beside the runs of the ensemble resumed */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() == 1)
+			_exit(3);
 		_exit(ens_run_one(sacc, dir, spec, d, row));
 	}
 	return pid;
