@@ -114,8 +114,10 @@ check "it says so" grep -q 'holds another ensemble' other.err
 	--realtime 1 2>/dev/null &
 pid=$!
 n=0
-while [ "$(ls e3/status 2>/dev/null | wc -l)" -lt 2 ] && [ $n -lt 200 ]; do
-	sleep 0.05
+# killed once two runs are done and a third is under way
+while { [ "$(ls e3/status 2>/dev/null | wc -l)" -lt 2 ] ||
+	[ -z "$(ls e3/runs 2>/dev/null | grep '\.part$')" ]; } && [ $n -lt 200 ]; do
+	sleep 0.02
 	n=$((n + 1))
 done
 kill -KILL $pid 2>/dev/null
