@@ -102,7 +102,12 @@ static inline int plain_pass(Master *m, FmuRun *const first, FmuRun *const end,
 			return master_fail_call(m, (int)(fr - first), t) ? -1 : -1;
 	}
 	int watched = m->o->on_step != NULL;
-	for (FmuRun *fr = first; fr < end; fr++) {
+	if (m->par) {
+		/* with threads: stepped at once when that pays (sart_master_parallel.c) */
+		discarded = master_par_all(m, t, h, short_end);
+		if (discarded < 0)
+			return -1;
+	} else for (FmuRun *fr = first; fr < end; fr++) {
 		double r, reached;
 		int outcome;
 		if (watched) {
