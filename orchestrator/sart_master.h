@@ -355,9 +355,10 @@ typedef struct SartMasterOptions {
 	 * which feeds another) step concurrently on a pool of threads made once per run, each
 	 * FMU always on the same thread, never two calls on one FMU at once, FMUs with
 	 * SART_CAP_SERIAL on the calling thread.  Whether it pays is measured: the first
-	 * SART_PAR_WARMUP + SART_PAR_SAMPLES steps run on the calling thread, timed, and a
-	 * group steps in parallel only when its measured time, summed, exceeds its time shared
-	 * out over the threads by twice the pool's measured dispatch time and 5 us.  Results,
+	 * SART_PAR_WARMUP + SART_PAR_SAMPLES steps run on the calling thread, timed; a group
+	 * whose summed time exceeds its time shared out over the threads by 5 us then tries as
+	 * many parallel passes, timed too, and stays parallel only when their median beats
+	 * the summed time by 5 us.  Results,
 	 * points, statuses and messages are those of one thread, in the same order (messages
 	 * an FMU logs while it steps are held and replayed in FMU order); on_step is then
 	 * called from the thread that steps the FMU, concurrently for different FMUs. */

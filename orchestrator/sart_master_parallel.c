@@ -13,10 +13,12 @@
  * FMU's step tens of nanoseconds.  So the first SART_PAR_WARMUP + SART_PAR_SAMPLES steps
  * of every FMU run on the calling thread and are timed (the median of the last
  * SART_PAR_SAMPLES); then each group's threads are assigned (largest measured cost first,
- * to the least loaded thread; SART_CAP_SERIAL FMUs to the calling thread) and the group
- * steps in parallel only when its summed cost exceeds the largest thread's load by twice
- * the pool's measured dispatch time and by 5 us.  The pool is only made when some group
- * could pay; when none does after its dispatch time is known, it is freed again.
+ * to the least loaded thread; SART_CAP_SERIAL FMUs to the calling thread), and a group
+ * whose summed cost exceeds the largest thread's load by 5 us tries parallel passes.  The
+ * pool is only made then.  Those passes are timed in turn (the same warm-up and median),
+ * and the group stays parallel only when they beat its one-thread time by 5 us: what
+ * dispatching, waiting and a machine busy with other work cost is measured, not guessed.
+ * When no group stays parallel the pool is freed.
  *
  * Same results, same order.  An FMU's step only touches that FMU (master_step_raw); the
  * messages it logs meanwhile are held in its FmuLog, and afterwards, in the group's order,
@@ -53,6 +55,9 @@ typedef struct MasterPar {
 	int *owner;          /* FMU -> its thread */
 	int *task_owner;     /* the current phase's items -> threads */
 	double *samples;     /* FMU -> NSAMPLES step times */
+	double *serial_time; /* group -> its FMUs' step times summed */
+	int *trials;         /* group -> parallel passes timed or skipped so far */
+	double *trial_samples; /* group -> NSAMPLES times of its parallel passes */
 	int *steps;          /* FMU -> steps timed or skipped so far */
 	/* the phase in progress */
 	const int *cur;
@@ -132,7 +137,10 @@ int master_par_prepare(Master *m)
 	p->steps = calloc(nn, sizeof *p->steps);
 	p->st = calloc(nn, sizeof *p->st);
 	p->r = calloc(nn, sizeof *p->r);
-	if (!p->group_first || !p->group_len || !p->group_par || !p->pos_group || !p->all ||
+	p->serial_time = calloc(nn, sizeof *p->serial_time);
+	p->trials = calloc(nn, sizeof *p->trials);
+	p->trial_samples = calloc(nn * NSAMPLES, sizeof *p->trial_samples);
+	if (!p->serial_time || !p->trials || !p->trial_samples || !p->group_first || !p->group_len || !p->group_par || !p->pos_group || !p->all ||
 	    !p->owner || !p->task_owner || !p->samples || !p->steps || !p->st || !p->r)
 		return master_fail(m, "out of memory");
 	for (int f = 0; f < n; f++)
@@ -169,6 +177,9 @@ void master_par_free(Master *m)
 	free(p->steps);
 	free(p->st);
 	free(p->r);
+	free(p->serial_time);
+	free(p->trials);
+	free(p->trial_samples);
 	free(p);
 	m->par = NULL;
 }
@@ -224,32 +235,45 @@ static double assign(Master *m, MasterPar *p, int g)
 	return sum - most;
 }
 
-/* Every FMU has been timed: the groups that pay step in parallel from now on. */
+/* Every FMU has been timed: the groups that could pay try stepping in parallel (their
+ * passes are timed again, see keep_or_drop). */
 static void decide(Master *m, MasterPar *p)
 {
 	int any = 0, always = m->o->threads_always;
 	p->decided = 1;
 	for (int g = 0; g < p->ngroups; g++) {
+		const int *fm = group_fmus(m, p, g);
+		p->serial_time[g] = 0;
+		for (int j = 0; j < p->group_len[g]; j++)
+			p->serial_time[g] += cost_of(p, fm[j]);
 		double gain = p->group_len[g] > 1 ? assign(m, p, g) : 0;
 		p->group_par[g] = p->group_len[g] > 1 && (always || gain > MIN_GAIN);
 		any |= p->group_par[g];
 	}
-	if (!any)
-		return;
-	p->pool = sart_pool_new(p->nthreads);
-	double rt = sart_pool_round_trip(p->pool);
-	any = 0;
-	for (int g = 0; g < p->ngroups; g++) {
-		p->group_par[g] = p->pool && p->group_par[g] &&
-		                  (always || assign(m, p, g) > 2 * rt + MIN_GAIN);
-		any |= p->group_par[g];
-	}
-	if (!any) {
-		sart_pool_free(p->pool);
-		p->pool = NULL;
+	if (any)
+		p->pool = sart_pool_new(p->nthreads);
+	if (!p->pool) {
+		memset(p->group_par, 0, (size_t)p->ngroups * sizeof *p->group_par);
 		return;
 	}
 	m->res->threads = sart_pool_threads(p->pool);
+}
+
+/* Group g has had its trial of parallel passes: it stays parallel when their median beats
+ * its one-thread time by MIN_GAIN (dispatching, waiting, and a machine busy with other work
+ * show there); the pool goes when no group keeps it. */
+static void keep_or_drop(Master *m, MasterPar *p, int g)
+{
+	double *s = p->trial_samples + (size_t)g * NSAMPLES;
+	qsort(s, NSAMPLES, sizeof s[0], cmp_double);
+	if (m->o->threads_always || s[NSAMPLES / 2] < p->serial_time[g] - MIN_GAIN)
+		return;
+	p->group_par[g] = 0;
+	for (int k = 0; k < p->ngroups; k++)
+		if (p->group_par[k])
+			return;
+	sart_pool_free(p->pool);
+	p->pool = NULL;
 }
 
 static void step_task(void *env, int i)
@@ -278,9 +302,18 @@ void master_par_step(Master *m, const int *fmus, int n, double t, double h)
 	if (p->decided && p->group_par[group_of(m, p, fmus)]) {
 		for (int i = 0; i < n; i++)
 			p->task_owner[i] = p->owner[fmus[i]];
+		int g = group_of(m, p, fmus), k = p->trials[g];
+		double t0 = k < WARMUP + NSAMPLES ? seconds() : 0;
 		p->cur = fmus;
 		sart_pool_run(p->pool, step_task, m, n, p->task_owner);
 		m->res->parallel_steps += n;
+		if (k >= WARMUP + NSAMPLES)
+			return;
+		p->trials[g]++;
+		if (k >= WARMUP)
+			p->trial_samples[(size_t)g * NSAMPLES + (size_t)(k - WARMUP)] = seconds() - t0;
+		if (k + 1 == WARMUP + NSAMPLES)
+			keep_or_drop(m, p, g);
 		return;
 	}
 	int timed_all = 1;

@@ -15,13 +15,12 @@
 
 #include <pthread.h>
 #include <stdlib.h>
-#include <time.h>
 
 /* Spin iterations before sleeping: a few tens of microseconds on current machines (2,000
  * pause instructions took 37 us on the AMD EPYC this was tuned on).  Longer would waste a
  * core that a loaded machine needs; shorter would put workers to sleep between two
  * parallel phases. */
-enum { SPIN = 2000, ROUND_TRIPS = 15 };
+enum { SPIN = 2000 };
 
 typedef struct Worker {
 	SartPool *pool;
@@ -45,7 +44,6 @@ struct SartPool {
 	void *env;
 	int n;
 	const int *owner;
-	double round_trip;
 };
 
 static inline void relax(void)
@@ -127,42 +125,6 @@ void sart_pool_run(SartPool *p, SartPoolTask fn, void *env, int n, const int own
 	pthread_mutex_unlock(&p->lock);
 }
 
-static void nothing(void *env, int item)
-{
-	(void)env;
-	(void)item;
-}
-
-static double seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-/* The median round trip of a run of one empty item per worker. */
-static double measure_round_trip(SartPool *p)
-{
-	double took[ROUND_TRIPS];
-	int owner[64];
-	int n = p->nthreads - 1 < 64 ? p->nthreads - 1 : 64;
-	for (int i = 0; i < n; i++)
-		owner[i] = i + 1;
-	for (int k = 0; k < ROUND_TRIPS; k++) {
-		double t0 = seconds();
-		sart_pool_run(p, nothing, NULL, n, owner);
-		took[k] = seconds() - t0;
-	}
-	qsort(took, ROUND_TRIPS, sizeof took[0], cmp_double);
-	return took[ROUND_TRIPS / 2];
-}
-
 SartPool *sart_pool_new(int nthreads)
 {
 	if (nthreads < 2)
@@ -189,18 +151,12 @@ SartPool *sart_pool_new(int nthreads)
 		}
 		p->nthreads = i + 1;
 	}
-	p->round_trip = measure_round_trip(p);
 	return p;
 }
 
 int sart_pool_threads(const SartPool *p)
 {
 	return p ? p->nthreads : 1;
-}
-
-double sart_pool_round_trip(const SartPool *p)
-{
-	return p ? p->round_trip : 0;
 }
 
 void sart_pool_free(SartPool *p)

@@ -27,11 +27,6 @@ int sart_pool_threads(const SartPool *p);
  * item must not call sart_pool_run. */
 void sart_pool_run(SartPool *p, SartPoolTask fn, void *env, int n, const int owner[]);
 
-/* Seconds from the start of a run of one empty item per worker to its end, the median of
- * a few taken when the pool was made: what dispatching costs, so that callers can tell
- * when running in parallel pays. */
-double sart_pool_round_trip(const SartPool *p);
-
 /* Stops and joins the workers and frees the pool; NULL is fine. */
 void sart_pool_free(SartPool *p);
 
