@@ -137,7 +137,7 @@ static void run(const Variant *va, int threads, Seen *out)
 	                       {B, 2}, {C, 2}, {D, 2}, {E, 2}, {P, 1}, {Q, 1}};
 	SartScenario sc = {fmus, NFMUS, conns, 7, starts, 17, recs, NCOLS};
 	memset(out, 0, sizeof *out);
-	SartMasterOptions o = {.start = 0, .stop = 1.5, .step = 0.05,
+	SartMasterOptions o = {.start = 0, .stop = 1.0, .step = 0.05,
 	                       .algorithm = va->algorithm, .approx = va->approx,
 	                       .iterations = va->iterations, .step_control = va->control,
 	                       .tolerance = 1e-4, .logging_on = 1,
