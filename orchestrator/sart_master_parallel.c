@@ -140,8 +140,9 @@ int master_par_prepare(Master *m)
 	p->serial_time = calloc(nn, sizeof *p->serial_time);
 	p->trials = calloc(nn, sizeof *p->trials);
 	p->trial_samples = calloc(nn * NSAMPLES, sizeof *p->trial_samples);
-	if (!p->serial_time || !p->trials || !p->trial_samples || !p->group_first || !p->group_len || !p->group_par || !p->pos_group || !p->all ||
-	    !p->owner || !p->task_owner || !p->samples || !p->steps || !p->st || !p->r)
+	if (!p->serial_time || !p->trials || !p->trial_samples || !p->group_first ||
+	    !p->group_len || !p->group_par || !p->pos_group || !p->all || !p->owner ||
+	    !p->task_owner || !p->samples || !p->steps || !p->st || !p->r)
 		return master_fail(m, "out of memory");
 	for (int f = 0; f < n; f++)
 		p->all[f] = f;
