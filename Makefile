@@ -483,6 +483,12 @@ $(BUILD)/tests/test_sart_stepsize: bench/two_mass/twomass_ref.h
 $(BUILD)/tests/test_sweep: LDLIBS += -lgsl -lgslcblas
 $(BUILD)/tests/test_sweep: bench/two_mass/twomass_ref.h
 
+# Parallel stepping (`sacc simulate --threads N`): four FMUs of ~100 us per step on one
+# thread and on two (parallel_speedup), and trivial ones (trivial_ratio); bench/parallel/.
+.PHONY: bench-parallel
+bench-parallel: deps $(SACC) $(BUILD)/fmus/burn.fmu
+	@SACC=$(SACC) BUILD=$(BUILD) sh bench/parallel/run.sh
+
 # The cost of one number's text: the shortest formatter (runtime/sart_numfmt.c) beside
 # snprintf("%.17g") and the "%.17g" formatter sacc used before (bench/numfmt/old_numfmt.c).
 NUMFMT_BENCH := $(BUILD)/bench/numfmt/numfmt_bench
@@ -594,6 +600,20 @@ check-isolated: $(SACC) $(FMUS) $(patsubst %,$(BUILD)/tests/%,$(ISOLATED_TESTS))
 check-asan:
 	@$(MAKE) --no-print-directory BUILD=build/asan SAN=1 CFLAGS="-O1 -g" check-core
 
+# ThreadSanitizer over the parallel stepping's tests only (the worker pool, the master's
+# parallel passes): its own build directory, the test FMUs as they are.
+TSAN_TESTS := test_sart_parallel
+check-tsan:
+	@$(MAKE) --no-print-directory BUILD=build/tsan \
+	    SANFLAGS="-fsanitize=thread -fno-omit-frame-pointer" CFLAGS="-O1 -g" tsan-run
+
+.PHONY: check-tsan tsan-run
+tsan-run: $(patsubst %,$(BUILD)/tests/%,$(TSAN_TESTS)) $(BUILD)/fmus/burn.fmu \
+          $(BUILD)/fmus/affine.fmu
+	@fail=0; for t in $(TSAN_TESTS); do \
+	  TSAN_OPTIONS="halt_on_error=1 exitcode=66" SACC_BUILD=$(BUILD) \
+	    $(BUILD)/tests/$$t || fail=1; done; exit $$fail
+
 check-valgrind: $(UNIT_BIN) $(SACC) $(FMUS) $(FMUS3) $(PW_FMUS) $(PWD_FMUS) $(E2E_FMUS)
 	@SACC=$(SACC) BUILD=$(BUILD) sh tests/valgrind.sh $(UNIT_BIN)
 
@@ -603,6 +623,7 @@ check: deps
 	@$(MAKE) --no-print-directory check-isolated
 	@$(MAKE) --no-print-directory check-slurm
 	@$(MAKE) --no-print-directory check-asan
+	@$(MAKE) --no-print-directory check-tsan
 	@$(MAKE) --no-print-directory check-valgrind
 	@echo "make check: all suites passed"
 

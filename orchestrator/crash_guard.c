@@ -1,7 +1,7 @@
 /* crash_guard.c — the pending rows and a last word when an FMU kills `sacc simulate`
  * (crash_guard.h).
  *
- * One static: a signal handler and an exit handler have nowhere else to read from, and
+ * One static (and the doStep in progress, per thread): a signal handler and an exit handler have nowhere else to read from, and
  * one process runs one simulation at a time.  Everything the handlers do is
  * async-signal-safe: write(2), stores, and execv of /bin/sh to remove the temporary
  * directory and then die of the same signal, or exit with the same status, so that the
@@ -20,11 +20,16 @@
 static const int guarded[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 #define NGUARDED (sizeof guarded / sizeof guarded[0])
 
-static struct {
-	volatile sig_atomic_t armed;
+/* The doStep in progress on this thread: with `--threads` several FMUs step at once, each
+ * on its own thread, and a fatal signal or exit() is handled on the thread that caused it. */
+static _Thread_local struct {
 	volatile sig_atomic_t stepping;
 	const char *volatile fmu;
 	volatile double t, h;
+} step_now;
+
+static struct {
+	volatile sig_atomic_t armed;
 	int fd;
 	char *const *rows;
 	const size_t *len;
@@ -140,14 +145,14 @@ static void last_word(const char *what)
 	ssize_t w = 0;
 	if (guard.fd >= 0 && guard.rows && *guard.rows && guard.len && *guard.len)
 		w = write(guard.fd, *guard.rows, *guard.len);
-	const char *fmu = guard.fmu;
-	if (guard.stepping && fmu && strlen(fmu) < 400) {
+	const char *fmu = step_now.fmu;
+	if (step_now.stepping && fmu && strlen(fmu) < 400) {
 		at = put(msg, at, "[");
 		at = put(msg, at, fmu);
 		at = put(msg, at, "] doStep(t = ");
-		at += crash_guard_format(msg + at, guard.t);
+		at += crash_guard_format(msg + at, step_now.t);
 		at = put(msg, at, ", h = ");
-		at += crash_guard_format(msg + at, guard.h);
+		at += crash_guard_format(msg + at, step_now.h);
 		at = put(msg, at, "): ");
 	} else {
 		at = put(msg, at, "outside any doStep (in another call to an FMU, or in sacc): ");
@@ -221,7 +226,7 @@ void crash_guard_arm(int fd, char *const *rows, const size_t *len, const long *w
 	guard.written = written;
 	guard.last_t = last_t;
 	guard.tmpdir = tmpdir;
-	guard.stepping = 0;
+	step_now.stepping = 0;
 	guard.stack = malloc(ALT_STACK_BYTES);
 	if (guard.stack) {
 		stack_t ss = {.ss_sp = guard.stack, .ss_size = ALT_STACK_BYTES, .ss_flags = 0};
@@ -241,10 +246,10 @@ void crash_guard_arm(int fd, char *const *rows, const size_t *len, const long *w
 
 void crash_guard_step(const char *fmu, double t, double h, int done)
 {
-	guard.fmu = fmu;
-	guard.t = t;
-	guard.h = h;
-	guard.stepping = !done;
+	step_now.fmu = fmu;
+	step_now.t = t;
+	step_now.h = h;
+	step_now.stepping = !done;
 }
 
 void crash_guard_disarm(void)

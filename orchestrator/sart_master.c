@@ -16,11 +16,11 @@ static void flush_pending(Master *m)
 	m->has_pending = 0;
 }
 
-/* Every FMU's logger.  Messages with an error status are held back one message: when the
- * seam's report of a failed call becomes the run's own message, it is not said twice. */
-static void master_log(void *env, SartStatus st, const char *category, const char *message)
+/* A message as the run's logger gets it.  Messages with an error status are held back one
+ * message: when the seam's report of a failed call becomes the run's own message, it is
+ * not said twice. */
+void master_log_now(Master *m, SartStatus st, const char *category, const char *message)
 {
-	Master *m = env;
 	flush_pending(m);
 	if (st >= SART_ERROR) {
 		snprintf(m->pending, sizeof m->pending, "%s", message);
@@ -31,6 +31,48 @@ static void master_log(void *env, SartStatus st, const char *category, const cha
 	}
 	if (m->o->logger)
 		m->o->logger(m->o->logger_env, st, category, message);
+}
+
+/* Copies s, or NULL. */
+static char *copy_text(const char *s)
+{
+	size_t n = strlen(s ? s : "") + 1;
+	char *c = malloc(n);
+	if (c)
+		memcpy(c, s ? s : "", n);
+	return c;
+}
+
+/* Every FMU's logger.  While its FMU steps on the worker pool, a message is kept in the
+ * FMU's own list (only that FMU's thread writes it), to be replayed in FMU order. */
+static void master_log(void *env, SartStatus st, const char *category, const char *message)
+{
+	FmuLog *lg = env;
+	if (!lg->buffering) {
+		master_log_now(lg->m, st, category, message);
+		return;
+	}
+	if (lg->n == lg->cap) {
+		int cap = lg->cap ? 2 * lg->cap : 8;
+		LogEntry *e = realloc(lg->e, (size_t)cap * sizeof *e);
+		if (!e) {
+			lg->lost++;
+			return;
+		}
+		lg->e = e;
+		lg->cap = cap;
+	}
+	LogEntry *e = &lg->e[lg->n];
+	e->status = st;
+	e->category = copy_text(category);
+	e->message = copy_text(message);
+	if (!e->category || !e->message) {
+		free(e->category);
+		free(e->message);
+		lg->lost++;
+		return;
+	}
+	lg->n++;
 }
 
 /* The run's failure: the first one only is kept, and logged. */
@@ -224,6 +266,11 @@ static int prepare(Master *m)
 {
 	if (prepare_signals(m))
 		return 1;
+	m->log = calloc((size_t)m->sc->nfmus, sizeof *m->log);
+	if (!m->log)
+		return master_fail(m, "out of memory");
+	for (int f = 0; f < m->sc->nfmus; f++)
+		m->log[f] = (FmuLog){.m = m, .f = f};
 	for (int f = 0; f < m->sc->nfmus; f++)
 		if (prepare_fmu(m, f))
 			return 1;
@@ -452,21 +499,30 @@ int master_step_outcome(Master *m, int f, double t, SartStatus st, double r,
  * handled the event and stands at t, so it is simply stepped again, at most this often. */
 #define MAX_EARLY_AT_START 100
 
-/* Steps FMU f from t by h.  Returns 0 (stepped), 1 (discarded, or returned early: *reached
- * is where it stands, and the macro step is redone that short) or -1 (failed, reported). */
-int master_step_one(Master *m, int f, double t, double h, double *reached)
+/* FMU f's doStep from t by h, repeated while it stops early at t (the calls of
+ * master_step_one); *r is where it stands.  Touches FMU f and on_step only, so it may run
+ * on a worker thread. */
+SartStatus master_step_raw(Master *m, int f, double t, double h, double *r)
 {
-	double r = t + h;
 	SartStatus st;
+	*r = t + h;
 	for (int again = 0;; again++) {
 		if (m->o->on_step)
 			m->o->on_step(m->o->step_env, f, t, h, 0);
-		st = sart_inner_do_step(m->f[f].in, t, h, 1, &r);
+		st = sart_inner_do_step(m->f[f].in, t, h, 1, r);
 		if (m->o->on_step)
 			m->o->on_step(m->o->step_env, f, t, h, 1);
-		if (!ok(st) || !(r <= t) || again == MAX_EARLY_AT_START)
+		if (!ok(st) || !(*r <= t) || again == MAX_EARLY_AT_START)
 			break;
 	}
+	return st;
+}
+
+/* What FMU f's step from t by h (master_step_raw: st, r) means: master_step_one's
+ * return. */
+int master_step_finish(Master *m, int f, double t, double h, SartStatus st, double r,
+                       double *reached)
+{
 	if (ok(st) && r < t + h) {
 		/* an early return: like a discard, the macro step ends where the FMU stopped */
 		if (!(r > t)) {
@@ -484,6 +540,15 @@ int master_step_one(Master *m, int f, double t, double h, double *reached)
 	return master_step_outcome(m, f, t, st, r, reached);
 }
 
+/* Steps FMU f from t by h.  Returns 0 (stepped), 1 (discarded, or returned early: *reached
+ * is where it stands, and the macro step is redone that short) or -1 (failed, reported). */
+int master_step_one(Master *m, int f, double t, double h, double *reached)
+{
+	double r;
+	SartStatus st = master_step_raw(m, f, t, h, &r);
+	return master_step_finish(m, f, t, h, st, r, reached);
+}
+
 /* Instantiation, start values, initialization with values propagated in the port graph's
  * topological order; then the signals at the start. */
 static int initialize(Master *m)
@@ -498,7 +563,8 @@ static int initialize(Master *m)
 			caps |= SART_CAP_EARLY_RETURN;
 		const SartFmuTypes *ty = o->fmu_types ? &o->fmu_types[f] : NULL;
 		SartInnerConfig cfg = {fm->name, fm->dir, fm->model_identifier, fm->version,
-		                       caps, master_log, m, ty ? ty->types : NULL, ty ? ty->n : 0};
+		                       caps, master_log, &m->log[f], ty ? ty->types : NULL,
+		                       ty ? ty->n : 0};
 		SartStatus st = o->load_inner ? o->load_inner(o->load_env, &cfg, &m->f[f].in)
 		                               : sart_inner_load(&cfg, &m->f[f].in);
 		if (!ok(st)) {
@@ -615,6 +681,9 @@ static int check_options(Master *m)
 		return master_fail(m, "the loop iteration bound %d is negative", o->loop_max_iterations);
 	if ((int)o->step_control < SART_STEP_FIXED || o->step_control > SART_STEP_PREDICTION)
 		return master_fail(m, "unknown step control %d", (int)o->step_control);
+	if (o->threads < 0 || o->threads > SART_MAX_THREADS)
+		return master_fail(m, "the thread count %d is not in 1..%d", o->threads,
+		                   SART_MAX_THREADS);
 	m->tol = o->tolerance > 0 ? o->tolerance : 1e-3;
 	m->min_step = o->min_step > 0 ? o->min_step : 1e-6 * o->step;
 	m->max_step = o->max_step > 0 ? o->max_step : o->stop - o->start;
@@ -807,6 +876,10 @@ static void free_run(Master *m)
 		free(fr->rbuf);
 		free(fr->ibuf);
 	}
+	master_par_free(m);
+	for (int f = 0; m->log && f < m->sc->nfmus; f++)
+		free(m->log[f].e);
+	free(m->log);
 	for (int i = 0; m->loops && i < m->nloops; i++)
 		master_free_loop(&m->loops[i]);
 	free(m->loops);
@@ -853,6 +926,7 @@ int sart_master_run(const SartScenario *sc, const SartMasterOptions *o, SartMast
 	m->res = res;
 	m->discard_fmu = -1;
 	res->t = o->start;
+	res->threads = 1;
 
 	if (check_options(m))
 		goto done;
@@ -865,7 +939,7 @@ int sart_master_run(const SartScenario *sc, const SartMasterOptions *o, SartMast
 	m->want_pred = o->step_control == SART_STEP_PREDICTION;
 	m->snapshots = m->can_rollback && !o->no_rollback;
 	m->derivatives = o->approx != SART_HOLD || m->alg->fresh_inputs || o->iterations > 0;
-	if (prepare(m) || master_prepare_loops(m))
+	if (prepare(m) || master_prepare_loops(m) || master_par_prepare(m))
 		goto done;
 	for (int f = 0; f < sc->nfmus; f++)
 		m->early_returns |= m->snapshots && (sc->fmus[f].caps & SART_CAP_EARLY_RETURN);

@@ -349,7 +349,31 @@ typedef struct SartMasterOptions {
 	int nexternal;
 	void (*external_value)(void *env, int k, double t, double *value, double *slope);
 	void *external_env;
+	/* Threads that step FMUs at once (0 or 1: the calling thread only; at most
+	 * SART_MAX_THREADS).  FMUs that do not depend on each other within a pass (every FMU
+	 * under Jacobi, one generation of the execution order under Gauss-Seidel: FMUs none of
+	 * which feeds another) step concurrently on a pool of threads made once per run, each
+	 * FMU always on the same thread, never two calls on one FMU at once, FMUs with
+	 * SART_CAP_SERIAL on the calling thread.  Whether it pays is measured: the first
+	 * SART_PAR_WARMUP + SART_PAR_SAMPLES steps run on the calling thread, timed; a group
+	 * whose summed time exceeds its time shared out over the threads by 5 us then tries as
+	 * many parallel passes, timed too, and stays parallel only when their median beats
+	 * the summed time by 5 us.  Results,
+	 * points, statuses and messages are those of one thread, in the same order (messages
+	 * an FMU logs while it steps are held and replayed in FMU order); on_step is then
+	 * called from the thread that steps the FMU, concurrently for different FMUs. */
+	int threads;
+	/* 1: with threads > 1, every group of more than one FMU steps in parallel once timed,
+	 * whatever the times (the parallel tests, which use trivial FMUs) */
+	int threads_always;
 } SartMasterOptions;
+
+enum { SART_MAX_THREADS = 256, SART_PAR_WARMUP = 2, SART_PAR_SAMPLES = 7 };
+
+/* A capability of the master's (SartFmu.caps): the FMU is stepped on the calling thread
+ * only, never on the pool's workers (canBeInstantiatedOnlyOncePerProcess, needsExecutionTool,
+ * or a caller's own reason, e.g. a watchdog that times the calling thread). */
+enum { SART_CAP_SERIAL = 1u << 10 };
 
 /* What a run did. */
 typedef struct SartMasterResult {
@@ -368,6 +392,8 @@ typedef struct SartMasterResult {
 	long forced;           /* steps accepted at min_step with an error above tolerance */
 	long events;           /* sign changes of the event indicator located (or stepped on) */
 	long event_trials;     /* steps redone from restored states while locating them */
+	int threads;           /* threads that stepped FMUs (1, or the pool's with --threads) */
+	long parallel_steps;   /* FMU steps taken at once with others on the pool */
 } SartMasterResult;
 
 /* Loads, instantiates and initializes every FMU, then steps from start to stop, calling

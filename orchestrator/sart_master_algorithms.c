@@ -17,14 +17,20 @@ static int jacobi_pass(Master *m, int pass, double t, double h, double *short_en
 	for (int f = 0; f < sc->nfmus; f++)
 		if (master_set_inputs(m, f, pass, t, h))
 			return -1;
-	for (int f = 0; f < sc->nfmus; f++) {
-		double r;
-		int st = master_step_one(m, f, t, h, &r);
-		if (st < 0)
+	if (m->par) {
+		discarded = master_par_all(m, t, h, short_end);
+		if (discarded < 0)
 			return -1;
-		if (st > 0 && (!discarded || r < *short_end))
-			*short_end = r;
-		discarded |= st > 0;
+	} else {
+		for (int f = 0; f < sc->nfmus; f++) {
+			double r;
+			int st = master_step_one(m, f, t, h, &r);
+			if (st < 0)
+				return -1;
+			if (st > 0 && (!discarded || r < *short_end))
+				*short_end = r;
+			discarded |= st > 0;
+		}
 	}
 	if (discarded)
 		return 1;
@@ -33,6 +39,40 @@ static int jacobi_pass(Master *m, int pass, double t, double h, double *short_en
 			return -1;
 	for (int i = 0; i < m->nloops; i++)
 		if (master_solve_and_read(m, &m->loops[i], t + h, m->next))
+			return -1;
+	return 0;
+}
+
+/* Gauss-Seidel with threads: the generation of FMUs at positions k .. k + len - 1 of the
+ * execution order (none feeds another) gets its inputs, steps at once, and is read and
+ * its outcomes taken in order, as the one-thread loop below does them. */
+static int gauss_seidel_generation(Master *m, int pass, int k, int len, double t, double h,
+                                   double *short_end)
+{
+	const int *gen = m->an->fmu_order + k;
+	for (int i = 0; i < len; i++)
+		if (master_set_inputs(m, gen[i], pass, t, h))
+			return -1;
+	master_par_step(m, gen, len, t, h);
+	for (int i = 0; i < len; i++) {
+		int f = gen[i];
+		double r;
+		int st = master_par_outcome(m, f, t, h, &r);
+		if (st != 0) {
+			master_par_drop(m, gen + i + 1, len - i - 1);
+			if (st > 0)
+				*short_end = r;
+			return st;
+		}
+		if (master_read_signals(m, f, t + h, m->next)) {
+			master_par_drop(m, gen + i + 1, len - i - 1);
+			return -1;
+		}
+		m->f[f].stepped = 1;
+	}
+	for (int i = 0; i < m->nloops; i++)
+		if (m->loops[i].last_pos == k + len - 1 &&
+		    master_solve_and_read(m, &m->loops[i], t + h, m->next))
 			return -1;
 	return 0;
 }
@@ -48,6 +88,14 @@ static int gauss_seidel_pass(Master *m, int pass, double t, double h, double *sh
 	for (int k = 0; k < sc->nfmus; k++) {
 		int f = m->an->fmu_order[k];
 		double r;
+		int len = master_par_generation(m, k);
+		if (len > 1) {
+			int st = gauss_seidel_generation(m, pass, k, len, t, h, short_end);
+			if (st != 0)
+				return st;
+			k += len - 1;
+			continue;
+		}
 		if (master_set_inputs(m, f, pass, t, h))
 			return -1;
 		int st = master_step_one(m, f, t, h, &r);

@@ -102,23 +102,30 @@ static inline int plain_pass(Master *m, FmuRun *const first, FmuRun *const end,
 			return master_fail_call(m, (int)(fr - first), t) ? -1 : -1;
 	}
 	int watched = m->o->on_step != NULL;
-	for (FmuRun *fr = first; fr < end; fr++) {
-		double r, reached;
-		int outcome;
-		if (watched) {
-			outcome = master_step_one(m, (int)(fr - first), t, h, &reached);
-		} else {
-			st = sart_inner_do_step(fr->in, t, h, 1, &r);
-			if (st == SART_OK)
-				continue;
-			outcome = master_step_outcome(m, (int)(fr - first), t, st, r, &reached);
-		}
-		if (outcome < 0)
+	if (m->par) {
+		/* with threads: stepped at once when that pays (sart_master_parallel.c) */
+		discarded = master_par_all(m, t, h, short_end);
+		if (discarded < 0)
 			return -1;
-		if (outcome > 0) {
-			if (!discarded || reached < *short_end)
-				*short_end = reached;
-			discarded = 1;
+	} else {
+		for (FmuRun *fr = first; fr < end; fr++) {
+			double r, reached;
+			int outcome;
+			if (watched) {
+				outcome = master_step_one(m, (int)(fr - first), t, h, &reached);
+			} else {
+				st = sart_inner_do_step(fr->in, t, h, 1, &r);
+				if (st == SART_OK)
+					continue;
+				outcome = master_step_outcome(m, (int)(fr - first), t, st, r, &reached);
+			}
+			if (outcome < 0)
+				return -1;
+			if (outcome > 0) {
+				if (!discarded || reached < *short_end)
+					*short_end = reached;
+				discarded = 1;
+			}
 		}
 	}
 	if (discarded)

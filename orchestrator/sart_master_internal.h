@@ -14,6 +14,7 @@
  *   sart_master_loops.c       algebraic loops: tearing, fixed point, Anderson, Newton, LU
  *   sart_master_structure.c   the structural analysis (graphs, components, orders)
  *   sart_master_probe.c       the state probe
+ *   sart_master_parallel.c    FMUs stepped at once on a worker pool (--threads)
  *   sart_master_fmi2.c        the FMI 2.0 names the messages quote
  *
  * Values.  Every variable the master reads after a step (a connection's source, a recorded
@@ -86,6 +87,26 @@ typedef struct Loop {
 	int *keep;
 } Loop;
 
+/* One message an FMU logged while it stepped on the worker pool, held until the master
+ * replays it in FMU order (sart_master_parallel.c). */
+typedef struct LogEntry {
+	SartStatus status;
+	char *category, *message;
+} LogEntry;
+
+/* Each FMU's logger environment: its messages go to the run's logger at once, or, while
+ * buffering (during a parallel phase), to its own list. */
+typedef struct FmuLog {
+	struct SartRun *m;
+	int f;
+	int buffering;
+	int n, cap;
+	LogEntry *e;
+	int lost;             /* messages not kept for want of memory */
+} FmuLog;
+
+struct MasterPar; /* sart_master_parallel.c */
+
 typedef struct SartRun {
 	const SartAlgorithmInfo *alg; /* the row of sart_algorithms[] o->algorithm names */
 	const SartScenario *sc;
@@ -151,6 +172,9 @@ typedef struct SartRun {
 	SartStatus pending_status;
 	char pending_category[64];
 	int has_pending;
+	/* the FMUs' loggers; parallel stepping (NULL with one thread) */
+	FmuLog *log;
+	struct MasterPar *par;
 } Master;
 
 static inline void put(char *buf, size_t size, const char *fmt, ...)
@@ -228,6 +252,13 @@ int master_read_signals(Master *m, int f, double t, double *vals);
 int master_set_inputs(Master *m, int f, int pass, double t, double h);
 int master_step_outcome(Master *m, int f, double t, SartStatus st, double r, double *reached);
 int master_step_one(Master *m, int f, double t, double h, double *reached);
+/* master_step_one in two halves: the calls (thread-safe for distinct FMUs: only FMU f and
+ * on_step are touched), and what their outcome means (the calling thread only). */
+SartStatus master_step_raw(Master *m, int f, double t, double h, double *r);
+int master_step_finish(Master *m, int f, double t, double h, SartStatus st, double r,
+                       double *reached);
+/* One message of FMU f's logger as if it had come now (the hold-back of error messages). */
+void master_log_now(Master *m, SartStatus st, const char *category, const char *message);
 int master_emit_point(Master *m, double t);
 
 /* ---- sart_master_fast.c ------------------------------------------------------------------- */
@@ -235,6 +266,25 @@ int master_emit_point(Master *m, double t);
 int master_prepare_fast(Master *m);
 int master_plain_pass(Master *m, double t, double h, double *short_end);
 int master_fast_run(Master *m, double *t);
+
+/* ---- sart_master_parallel.c --------------------------------------------------------------- */
+
+/* The worker pool and the groups of FMUs that may step at once, when o->threads > 1
+ * (m->par stays NULL otherwise); 1 on failure (reported). */
+int master_par_prepare(Master *m);
+void master_par_free(Master *m);
+/* Every FMU stepped from t by h, as Jacobi steps them: -1 (failed, reported), 1 (some
+ * discarded: *short_end the earliest reached) or 0. */
+int master_par_all(Master *m, double t, double h, double *short_end);
+/* Gauss-Seidel: how many FMUs from position k of the execution order step together (1
+ * when not in parallel). */
+int master_par_generation(Master *m, int k);
+/* The FMUs fmus[0 .. n-1] stepped from t by h (in parallel once that is known to pay);
+ * then, in order, master_par_outcome for each (its messages replayed, then what
+ * master_step_one returns), and master_par_drop for those whose outcome is not wanted. */
+void master_par_step(Master *m, const int *fmus, int n, double t, double h);
+int master_par_outcome(Master *m, int f, double t, double h, double *reached);
+void master_par_drop(Master *m, const int *fmus, int n);
 
 /* ---- sart_master_stepping.c --------------------------------------------------------------- */
 

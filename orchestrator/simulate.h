@@ -39,6 +39,8 @@ typedef struct SimFmu {
 typedef struct SimProfile {
 	double seconds;
 	long calls;
+	double began; /* when the doStep in progress began (per FMU: with --threads several
+	                 step at once) */
 } SimProfile;
 
 typedef struct Sim {
@@ -71,7 +73,6 @@ typedef struct Sim {
 	long overruns;     /* --realtime: points reached after their deadline */
 	double max_late;   /* the largest lateness, s */
 	SimProfile *prof;  /* --profile: per FMU */
-	double step_began; /* --profile: when the doStep in progress began */
 	CsvTable *input;   /* --input's table, NULL for none */
 	SartRef *external; /* the inputs it feeds, nexternal of them */
 	int *ext_col;      /* each one's column */

@@ -22,15 +22,16 @@
  * its own malloc, not the interceptor), so sanitized builds go without it.  They then rely
  * on RTLD_LOCAL alone: an inner FMU's references to its own fmi2* functions could bind to
  * the wrapper's exported ones, which the test FMUs never do.  musl has no DEEPBIND. */
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define SART_ASAN 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
 #define SART_ASAN 1
 #endif
 #endif
 
-/* The flags inner libraries are opened with.  A wrapper built without ASan can still be
+/* The flags inner libraries are opened with: RTLD_DEEPBIND, which the address and thread
+ * sanitizers refuse, unless one of them is in.  A wrapper built without ASan can still be
  * loaded into a sanitized process (the test suite's ASan run loads the built FMUs), so the
  * ASan runtime is also looked for in the process itself. */
 static int dlopen_flags(void)

@@ -1,0 +1,33 @@
+/* sart_pool.h — a persistent worker pool for the master's parallel steps.
+ *
+ * The pool is made once per run: nthreads - 1 worker threads, the caller being thread 0.
+ * Between runs of work the workers spin briefly (the master's sequential part between two
+ * parallel phases is short) and then sleep on a condition variable, so no thread is created
+ * per step and an idle pool costs nothing.  Each item of a run is given to one thread by
+ * the caller (owner[]), so an FMU is always stepped by the same thread; the caller does its
+ * own items, then waits for the others.  sart_pool_run returns once every item is done, and
+ * everything the items wrote is then visible to the caller. */
+#ifndef SART_POOL_H
+#define SART_POOL_H
+
+typedef struct SartPool SartPool;
+
+/* One item of work: item is an index in 0 .. n - 1 of sart_pool_run. */
+typedef void (*SartPoolTask)(void *env, int item);
+
+/* A pool of nthreads threads in all (the caller and nthreads - 1 workers), nthreads >= 2.
+ * NULL when a thread cannot be created or memory runs out (nothing is left behind). */
+SartPool *sart_pool_new(int nthreads);
+
+/* The threads in all, the caller included. */
+int sart_pool_threads(const SartPool *p);
+
+/* Runs fn(env, i) for i in 0 .. n - 1, item i on thread owner[i] (0: the caller; values
+ * outside 1 .. threads - 1 count as 0); returns when all are done.  Not reentrant: an
+ * item must not call sart_pool_run. */
+void sart_pool_run(SartPool *p, SartPoolTask fn, void *env, int n, const int owner[]);
+
+/* Stops and joins the workers and frees the pool; NULL is fine. */
+void sart_pool_free(SartPool *p);
+
+#endif
