@@ -187,6 +187,61 @@ static void ssp__set__overrides_binding(void **state)
 	free(out);
 }
 
+/* ---- sacc ssp import ------------------------------------------------------------------------ */
+
+static void import__twomass__runs_the_same_bits(void **state)
+{
+	Ctx *c = *state;
+	stage(c, "twomass", "twomass", "mass1 mass2");
+	stage(c, "twomass_nested", "nested", "mass1 mass2");
+	free(run_ok(c, "ssp import twomass.ssp -o imported"));
+	free(run_ok(c, "ssp import nested.ssp -o imported_nested"));
+	char *sa = file_in(c, "imported/twomass.sa");
+	assert_contains(sa, "module twomass\n\nfmu mass1 m1 at \"mass1.fmu\"\n"
+	                "fmu mass2 m2 at \"mass2.fmu\"\n");
+	assert_contains(sa, "m1.x -> m2.xo\n");
+	free(sa);
+	free(run_ok(c, "simulate twomass.ssp --stop 1 --step 0.01 -o ssp.csv"));
+	free(run_ok(c, "simulate imported/twomass.sa --stop 1 --step 0.01 -o sa.csv"));
+	free(run_ok(c, "simulate imported_nested/twomass_nested.sa --stop 1 --step 0.01 "
+	            "-o nested.csv"));
+	char *a = file_in(c, "ssp.csv"), *b = file_in(c, "sa.csv"), *n = file_in(c, "nested.csv");
+	assert_string_equal(a, b);
+	assert_true(strncmp(n, "time,m1.x,m1.v,s_m2.x,s_m2.v\n", 29) == 0);
+	assert_string_equal(body(a), body(n));
+	free(a);
+	free(b);
+	free(n);
+	assert_tmp_empty(c);
+}
+
+/* What a scenario module cannot say is refused at its place in the SSP. */
+static void import__transformation__refused(void **state)
+{
+	Ctx *c = *state;
+	stage(c, "chain", "chain", "integrator affine");
+	stage(c, "maps", "maps", "alltypes3");
+	assert_int_equal(sacc_in_dir(c, "ssp import chain.ssp -o out"), 1);
+	char *err = file_in(c, "err.txt");
+	assert_contains(err, "chain.ssp:SystemStructure.ssd:49:11: error: cannot import: the "
+	                "connection into 'sub.B.u' transforms values (a LinearTransformation), which "
+	                "a scenario module cannot say\n");
+	free(err);
+	assert_int_equal(sacc_in_dir(c, "ssp import maps.ssp -o out"), 1);
+	err = file_in(c, "err.txt");
+	assert_contains(err, "maps.ssp:SystemStructure.ssd:41:7: error: cannot import: the "
+	                "connection into 'b.i32_in' maps values");
+	free(err);
+	assert_int_equal(sacc_in_dir(c, "ssp import chain.ssp"), 2);
+	err = file_in(c, "err.txt");
+	assert_contains(err, "sacc ssp: import: -o DIR is required");
+	free(err);
+	assert_int_equal(sacc_in_dir(c, "ssp imprt chain.ssp -o out"), 2);
+	err = file_in(c, "err.txt");
+	assert_contains(err, "sacc ssp: no subcommand 'imprt'; did you mean 'import'?");
+	free(err);
+}
+
 /* ---- bad input ----------------------------------------------------------------------------- */
 
 static void ssp__errors__exact_messages(void **state)
@@ -264,6 +319,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(ssp__chain__hand_values, setup, teardown),
 		cmocka_unit_test_setup_teardown(ssp__maps__mapped_values, setup, teardown),
 		cmocka_unit_test_setup_teardown(ssp__set__overrides_binding, setup, teardown),
+		cmocka_unit_test_setup_teardown(import__twomass__runs_the_same_bits, setup, teardown),
+		cmocka_unit_test_setup_teardown(import__transformation__refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(ssp__errors__exact_messages, setup, teardown),
 		cmocka_unit_test_setup_teardown(ssp__hostile_archive__refused, setup, teardown),
 	};
