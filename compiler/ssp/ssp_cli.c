@@ -20,7 +20,6 @@ const SspSubcommand ssp_subcommands[] = {
 const CliOption ssp_options[] = {
 	{"-o", CLI_VALUE, "DIR", cli_set_string, AT(out), CMD_SSP, CLI_FILE,
 	 "import: the directory written (made when missing)", NULL},
-	CLI_OPTION_FMU_DIR(CMD_SSP),
 	{NULL, CLI_FLAG, NULL, NULL, 0, 0, 0, NULL, NULL},
 };
 #undef AT
