@@ -176,6 +176,29 @@ static void ssp__maps__mapped_values(void **state)
 	free(out);
 }
 
+/* degC into K (an offset), hm into m (a unit only the SSD defines), and a connection that
+ * suppresses the conversion; u = 1 reaches A and C from the system's bindings by prefix. */
+static void ssp__units__hand_values(void **state)
+{
+	Ctx *c = *state;
+	stage(c, "units", "units", "integrator affine passthrough");
+	char *out = run_ok(c, "simulate units.ssp --stop 1 --step 0.125 --record B.u,B.w,B.y,E.y");
+	assert_true(strncmp(out, "time,B.u,B.w,B.y,E.y\n", 21) == 0);
+	char *p = body(out);
+	int rows = 0;
+	double t, u, w, y, e;
+	while (sscanf(p, "%lf,%lf,%lf,%lf,%lf", &t, &u, &w, &y, &e) == 5) {
+		assert_close(u, t + 273.15, 1e-12);
+		assert_close(w, 100 * t, 1e-12);
+		assert_close(y, t + 273.15 + 100 * t, 1e-12);
+		assert_true(e == t);
+		rows++;
+		p = strchr(p, '\n') + 1;
+	}
+	assert_int_equal(rows, 9);
+	free(out);
+}
+
 /* --set after the system's own parameter values wins. */
 static void ssp__set__overrides_binding(void **state)
 {
@@ -318,6 +341,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(ssp__nested_and_ssd__same_values, setup, teardown),
 		cmocka_unit_test_setup_teardown(ssp__chain__hand_values, setup, teardown),
 		cmocka_unit_test_setup_teardown(ssp__maps__mapped_values, setup, teardown),
+		cmocka_unit_test_setup_teardown(ssp__units__hand_values, setup, teardown),
 		cmocka_unit_test_setup_teardown(ssp__set__overrides_binding, setup, teardown),
 		cmocka_unit_test_setup_teardown(import__twomass__runs_the_same_bits, setup, teardown),
 		cmocka_unit_test_setup_teardown(import__transformation__refused, setup, teardown),
