@@ -66,9 +66,6 @@ static void read_connector(Rd *r, const SspXml *x, const xmlNode *n, SspConnecto
 		k->type_name = rd_str(r, (const char *)t->name);
 		k->unit = rd_str(r, sx_attr(t, "unit"));
 		k->enumeration = rd_str(r, sx_attr(t, "name"));
-		if (k->unit && !ssp_find_unit(r->m, k->unit) && r->m->nunits > 0)
-			rd_error(r, sx_attr_loc(x, t, "unit"), "unit '%s' is not defined in the "
-			         "description's <ssd:Units>", k->unit);
 		break;
 	}
 	const char *ty = sx_attr(n, "type");
