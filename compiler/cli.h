@@ -40,6 +40,7 @@ enum {
 	CMD_HELP = 1u << 9,
 	CMD_COMPLETION = 1u << 10,
 	CMD_ENSEMBLE = 1u << 11,
+	CMD_SSP = 1u << 12,
 };
 
 typedef enum CliArg {
