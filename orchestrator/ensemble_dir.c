@@ -49,11 +49,12 @@ void ens_put_csv_field(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* Writes what put writes to path through path.part and a rename. */
+/* Writes what put writes to path through path.PID.part and a rename (the process's own
+ * temporary: two `status` at once each write a whole index). */
 static int write_atomic(const char *path, void (*put)(FILE *, const void *), const void *env)
 {
 	char tmp[4200];
-	if (snprintf(tmp, sizeof tmp, "%s.part", path) >= (int)sizeof tmp)
+	if (snprintf(tmp, sizeof tmp, "%s.%ld.part", path, (long)getpid()) >= (int)sizeof tmp)
 		return -1;
 	FILE *f = fopen(tmp, "w");
 	if (!f)

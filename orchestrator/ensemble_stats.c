@@ -137,7 +137,7 @@ static int summarize(Stats *s, int v, int t, const EnsStatsOptions *o, double *w
 static int write_table(Stats *s, const EnsStatsOptions *o)
 {
 	char tmp[4200];
-	snprintf(tmp, sizeof tmp, "%s.part", o->out);
+	snprintf(tmp, sizeof tmp, "%s.%ld.part", o->out, (long)getpid());
 	FILE *f = fopen(tmp, "w");
 	double *work = malloc(((size_t)s->nruns + 1) * sizeof *work);
 	double *row = malloc(((size_t)o->npercentiles + 3) * sizeof *row);
