@@ -183,15 +183,19 @@ SartStatus sart_tune_inner_param(SartWrapper *w, SartType t, SartVr vr);
 /* Init's and G's pass over the inners in topological order (sart_rules.c). */
 void sart_visit_inners(SartWrapper *w, unsigned char *s);
 
-/* The is_set marks are cleared after every step.  They are allocated in whole blocks so that
- * this is a store or two of constant size, which the compiler inlines, instead of a call to
- * memset for a handful of bytes. */
+/* The is_set marks are cleared after every step.  They are allocated in whole blocks, at
+ * least one, so that this is a store or two of constant size, which the compiler inlines,
+ * instead of a call to memset for a handful of bytes: the first block unconditionally (most
+ * wrappers have fewer than MARK_BLOCK external variables), then the rest. */
 #define MARK_BLOCK 16
 
 static inline void sart_clear_marks(SartWrapper *w)
 {
-	for (unsigned i = 0; i < w->is_set_off[SART_NTYPES]; i += MARK_BLOCK)
-		memset(w->is_set + i, 0, MARK_BLOCK);
+	unsigned char *marks = w->is_set;
+	const unsigned n = w->is_set_off[SART_NTYPES];
+	memset(marks, 0, MARK_BLOCK);
+	for (unsigned i = MARK_BLOCK; i < n; i += MARK_BLOCK)
+		memset(marks + i, 0, MARK_BLOCK);
 }
 
 /* The save_state stacks are emptied when an external step ends. */

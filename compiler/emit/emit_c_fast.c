@@ -151,7 +151,7 @@ static void emit_fast_do_step(Ec *e, StrBuf *out, const InnerC *ic)
 	sb_printf(out, "/* do_step(%s, t, H) in the fast step (sart_fast_rest when not SART_OK). */\n",
 		  ic->in->name);
 	sb_printf(out, "static int fast_do_step_%s(SartWrapper *w, Storage *s, "
-		  "const SartFastRoute *sart_route,\n%*sdouble t, double H, double *sart_taken)\n{\n",
+		  "const SartFastRoute *sart_route,\n%*sdouble t, double H)\n{\n",
 		  ic->cname, (int)(strlen("static int fast_do_step_(") + strlen(ic->cname)), "");
 	sb_printf(out, "\tconst SartInnerDirect *d = sart_route->direct[%s];\n", ic->enumc);
 	sb_puts(out, "\tSartStatus st;\n");
@@ -159,18 +159,18 @@ static void emit_fast_do_step(Ec *e, StrBuf *out, const InnerC *ic)
 		sb_printf(out, "\tif (!sart_all_finite(s->%s, %d) || !sart_direct_ready(d))\n", in, nin);
 	else
 		sb_puts(out, "\tif (!sart_direct_ready(d))\n");
-	sb_printf(out, "\t\t%s0, 0, sart_taken);\n", rest);
+	sb_printf(out, "\t\t%s0, 0);\n", rest);
 	if (nin) {
 		sb_printf(out, "\tst = sart_direct_set_real(d, %s_vr, %d, s->%s);\n", in, nin, in);
-		sb_printf(out, "\tif (st != SART_OK)\n\t\t%s1, st, sart_taken);\n", rest);
+		sb_printf(out, "\tif (st != SART_OK)\n\t\t%s1, st);\n", rest);
 	}
 	sb_puts(out, "\tst = sart_direct_do_step(d, t, H);\n");
-	sb_printf(out, "\tif (st != SART_OK)\n\t\t%s2, st, sart_taken);\n", rest);
+	sb_printf(out, "\tif (st != SART_OK)\n\t\t%s2, st);\n", rest);
 	if (nout) {
 		sb_printf(out, "\tst = sart_direct_get_real(d, %s_vr, %d, s->%s);\n", outs, nout, outs);
-		sb_printf(out, "\tif (st != SART_OK)\n\t\t%s3, st, sart_taken);\n", rest);
-		sb_printf(out, "\tif (!sart_all_finite(s->%s, %d))\n\t\t%s3, 0, sart_taken);\n", outs,
-			  nout, rest);
+		sb_printf(out, "\tif (st != SART_OK)\n\t\t%s3, st);\n", rest);
+		sb_printf(out, "\tif (!sart_all_finite(s->%s, %d))\n\t\t%s3, 0);\n", outs, nout,
+			  rest);
 	}
 	sb_printf(out, "\tsart_route->last[%s] = t + H;\n", ic->enumc);
 	sb_puts(out, "\treturn 1;\n}\n\n");
@@ -195,8 +195,8 @@ bool ec_emit_fast_step(Ec *e, StrBuf *out)
 	ec_begin_fn(e, &body, false, ctrl->body);
 	sb_puts(out, "/* The fast step (sart_wrapper.h): In, Ctrl and Out of a plain step, straight "
 		     "through. */\n");
-	sb_puts(out, "static int fast_step(SartWrapper *w, void *sp, const SartFastRoute *sart_route,\n"
-		     "                     double t, double H, double *sart_taken)\n{\n");
+	sb_puts(out, "static SartStatus fast_step(SartWrapper *w, void *sp, SartFastRoute *sart_route,\n"
+		     "                            double t, double H)\n{\n");
 	sb_puts(out, "\tStorage *s = sp;\n\tint sart_fast = 1;\n");
 	int i = 0;
 	for (const Node *st = ctrl->body->list1; st != ret; st = st->next)
@@ -223,10 +223,10 @@ bool ec_emit_fast_step(Ec *e, StrBuf *out)
 				if (ic->in->ports[k].is_input)
 					sb_printf(out, "%ss->%s_in_real_assigned[%s] = 0;\n", ind, ic->cname,
 						  ic->slots[k].enumc);
-			sb_printf(out, "%sif (fast_do_step_%s(w, s, sart_route, t, H, &%s))\n", ind,
-				  ic->cname, x);
+			sb_printf(out, "%sif (fast_do_step_%s(w, s, sart_route, t, H)) {\n", ind, ic->cname);
 			sb_printf(out, "%s\tmap_out(w, s, t, H, H, 0.0);\n", ind);
-			sb_printf(out, "%selse\n%s\tsart_fast = 0;\n", ind, ind);
+			sb_printf(out, "%s} else {\n%s\t%s = sart_route->taken;\n%s\tsart_fast = 0;\n%s}\n",
+				  ind, ind, x, ind, ind);
 			if (i) {
 				sb_puts(out, "\t} else {\n");
 				sb_printf(out, "\t\t%s = sart_do_step(w, s, %s, t, H);\n", x, ic->enumc);
@@ -234,8 +234,9 @@ bool ec_emit_fast_step(Ec *e, StrBuf *out)
 			}
 		}
 	}
-	sb_puts(out, "\tif (sart_fast) {\n\t\tout(w, s, t, H);\n\t\treturn 1;\n\t}\n");
-	sb_printf(out, "\t*sart_taken = %s;\n\treturn 0;\n}\n\n", ec_expr(e, ret->lhs, P_LOW));
+	sb_puts(out, "\tif (sart_fast) {\n\t\tout(w, s, t, H);\n"
+		     "\t\treturn sart_fast_commit(w, t, H);\n\t}\n");
+	sb_printf(out, "\treturn sart_fast_end(w, t, H, %s);\n}\n\n", ec_expr(e, ret->lhs, P_LOW));
 	sb_free(&body);
 	e->o = NULL;
 	return true;
