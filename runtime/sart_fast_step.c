@@ -115,9 +115,16 @@ SartStatus sart_fast_end(SartWrapper *w, double t, double H, double taken)
 	return sart_end_step(w, t, H, taken, 0, w->host.skin->do_step);
 }
 
+/* sart_commit_step but for the save_state stacks: a fast step's adaptation has no runtime
+ * call besides do_step (fast_step_form's first precondition), and nothing else pushes a
+ * state, so its stacks are always empty. */
 SartStatus sart_fast_commit(SartWrapper *w, double t, double H)
 {
-	sart_commit_step(w, t, H);
+	w->time = t + H;
+	w->last_ok = w->time;
+	sart_clear_marks(w);
+	w->g_dirty = 0;
+	w->g_valid = 0;
 	return SART_OK;
 }
 
@@ -144,7 +151,7 @@ static inline int at_time(const SartWrapper *w, double t)
 static HOT_INLINE SartStatus do_step(void *instance, double t, double H, int no_set_prior)
 {
 	SartWrapper *w = instance;
-	if (w && w->magic == WRAPPER_MAGIC && w->plain && w->phase == SART_PHASE_STEP &&
+	if (w && w->magic == WRAPPER_MAGIC && w->plain &&
 	    at_time(w, t) && H > 0.0 && H <= DBL_MAX) {
 		if (!w->fast) {
 			w->time = t;

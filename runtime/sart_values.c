@@ -175,8 +175,7 @@ static const SartCall *skin_call(const void *instance, int set)
 SartStatus sart_core_get_real(void *instance, const SartVr vr[], size_t nvr, double value[])
 {
 	const SartWrapper *w = instance;
-	if (w && w->magic == WRAPPER_MAGIC && w->phase == SART_PHASE_STEP && !w->g_dirty &&
-	    w->quiet && vr && value && sart_model.real_offset) {
+	if (w && w->magic == WRAPPER_MAGIC && w->direct_reals && !w->g_dirty && vr && value) {
 		const unsigned char *s = w->g_valid ? w->scratch : w->storage;
 		const size_t *off = sart_model.real_offset;
 		const unsigned n = sart_model.nvr[SART_REAL];
@@ -204,8 +203,7 @@ SartStatus sart_core_set_real(void *instance, const SartVr vr[], size_t nvr,
                               const double value[])
 {
 	SartWrapper *w = instance;
-	if (w && w->magic == WRAPPER_MAGIC && w->phase == SART_PHASE_STEP && w->quiet && vr &&
-	    value && sart_model.real_offset) {
+	if (w && w->magic == WRAPPER_MAGIC && w->direct_reals && vr && value) {
 		unsigned char *s = w->storage;
 		unsigned char *marks = w->is_set; /* Reals first */
 		const size_t *off = sart_model.real_offset;

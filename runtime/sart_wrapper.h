@@ -252,8 +252,10 @@ int sart_failed(const SartWrapper *w);
  * that with n a constant it is a few multiplications and one comparison. */
 static inline int sart_all_finite(const double *v, unsigned n)
 {
-	double zero = 0.0;
-	for (unsigned k = 0; k < n; k++)
+	if (!n)
+		return 1;
+	double zero = 0.0 * v[0];
+	for (unsigned k = 1; k < n; k++)
 		zero += 0.0 * v[k];
 	return zero == 0.0;
 }
