@@ -176,6 +176,20 @@ static void emit_fast_do_step(Ec *e, StrBuf *out, const InnerC *ic)
 	sb_puts(out, "\treturn 1;\n}\n\n");
 }
 
+/* Whether Ctrl's return value r (H, an x_i or a min of them) reads the step x_i declared
+ * by d: the fast step keeps only those (a step nothing reads would be a variable set but
+ * never used, which the wrapper's -Werror build refuses). */
+static bool returns_step(const Node *r, const Node *d)
+{
+	if (r->kind == ND_BUILTIN && r->op == BI_MIN) {
+		for (const Node *a = r->list1; a; a = a->next)
+			if (returns_step(a, d))
+				return true;
+		return false;
+	}
+	return r->kind == ND_NAME && r->decl == d;
+}
+
 /* The fast step, when the adaptation has its form: the general path's In, Ctrl and Out in
  * the same order on the same Storage, with the rule parts called directly (static in this
  * file, the compiler inlines them) and each do_step through the seam's direct route.  After a
@@ -201,7 +215,8 @@ bool ec_emit_fast_step(Ec *e, StrBuf *out)
 	int i = 0;
 	for (const Node *st = ctrl->body->list1; st != ret; st = st->next)
 		for (const Node *d = st->kind == ND_VAR ? st->list1 : NULL; d; d = d->next)
-			sb_printf(out, "\tdouble %s = H;\n", ec_local_c(e, d->name));
+			if (returns_step(ret->lhs, d))
+				sb_printf(out, "\tdouble %s = H;\n", ec_local_c(e, d->name));
 	sb_puts(out, "\tin(w, s, t, H);\n");
 	for (const Node *st = ctrl->body->list1; st != ret; st = st->next) {
 		if (st->kind == ND_ASSIGN) {
@@ -213,7 +228,9 @@ bool ec_emit_fast_step(Ec *e, StrBuf *out)
 		}
 		for (const Node *d = st->list1; d; d = d->next, i++) {
 			const InnerC *ic = stepped[i];
-			const char *x = ec_local_c(e, d->name);
+			/* where the step it took goes: nowhere when the return does not read it */
+			const char *x = returns_step(ret->lhs, d)
+			                ? arena_printf(e->c->arena, "%s = ", ec_local_c(e, d->name)) : "";
 			const char *ind = i ? "\t\t" : "\t";
 			sb_printf(out, "\t/* do_step(%s, t, H) */\n", ic->in->name);
 			if (i)
@@ -225,11 +242,13 @@ bool ec_emit_fast_step(Ec *e, StrBuf *out)
 						  ic->slots[k].enumc);
 			sb_printf(out, "%sif (fast_do_step_%s(w, s, sart_route, t, H)) {\n", ind, ic->cname);
 			sb_printf(out, "%s\tmap_out(w, s, t, H, H, 0.0);\n", ind);
-			sb_printf(out, "%s} else {\n%s\t%s = sart_route->taken;\n%s\tsart_fast = 0;\n%s}\n",
-				  ind, ind, x, ind, ind);
+			sb_printf(out, "%s} else {\n", ind);
+			if (*x)
+				sb_printf(out, "%s\t%ssart_route->taken;\n", ind, x);
+			sb_printf(out, "%s\tsart_fast = 0;\n%s}\n", ind, ind);
 			if (i) {
 				sb_puts(out, "\t} else {\n");
-				sb_printf(out, "\t\t%s = sart_do_step(w, s, %s, t, H);\n", x, ic->enumc);
+				sb_printf(out, "\t\t%ssart_do_step(w, s, %s, t, H);\n", x, ic->enumc);
 				sb_puts(out, "\t}\n");
 			}
 		}

@@ -459,6 +459,13 @@ static const char s_named_r[] =
 	"\treturn fast;\n"
 	"}\n";
 
+static const char s_returns_h[] =
+	"semantic adaptation reactive mealy returns_h_sa\nat \"returns_h_sa.fmu\"\n" WINDOW
+	"control rules {\n"
+	"\tvar Real taken := do_step(window, t, H);\n"
+	"\treturn H;\n"
+	"}\n";
+
 static void emit_c__fast_step__only_for_the_simple_form(void **state)
 {
 	(void)state;
@@ -506,6 +513,13 @@ static void emit_c__fast_step__only_for_the_simple_form(void **state)
 	emit_text(&e, s_named_r, "named_r_sa");
 	assert_contains(e.source, "\tdouble fast = H;\n");
 	assert_contains(e.source, "\treturn sart_fast_end(w, t, H, fast);\n");
+	emitted_free(&e);
+	/* a step the return does not read is not kept (no variable set and never used) */
+	emit_text(&e, s_returns_h, "returns_h_sa");
+	assert_contains(e.source, "\t.fast_step = fast_step,\n");
+	assert_contains(e.source, "\tint sart_fast = 1;\n\tin(w, s, t, H);\n");
+	assert_contains(e.source, "\t} else {\n\t\tsart_fast = 0;\n\t}\n");
+	assert_contains(e.source, "\treturn sart_fast_end(w, t, H, H);\n");
 	emitted_free(&e);
 	/* a for loop (a runtime call), a conditional in rule: the general path only */
 	emit_text(&e, s_names, "names_sa");
