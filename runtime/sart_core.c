@@ -175,9 +175,9 @@ SartPhase sart_core_phase(const SartWrapper *w)
 SartStatus sart_settle(SartWrapper *w, SartStatus st)
 {
 	if (st == SART_ERROR)
-		w->phase = SART_PHASE_ERROR;
+		sart_set_phase(w, SART_PHASE_ERROR);
 	else if (st == SART_FATAL)
-		w->phase = SART_PHASE_FATAL;
+		sart_set_phase(w, SART_PHASE_FATAL);
 	return st;
 }
 
@@ -320,7 +320,7 @@ SartWrapper *sart_core_new(const char *instance, const char *guid, const SartHos
 	w->host = *host;
 	w->logging = logging_on;
 	w->log_mask = CAT_ALL;
-	w->phase = SART_PHASE_INSTANTIATED;
+	sart_set_phase(w, SART_PHASE_INSTANTIATED);
 	w->name = dup_str(instance);
 	if (!w->name) {
 		log_to(host, instance, SART_ERROR, "%s: out of memory", call->name);
@@ -436,7 +436,7 @@ SartStatus sart_core_enter_init(SartWrapper *w, const SartCall *call)
 		w->last[f] = w->time;
 	w->g_dirty = 0;
 	w->g_valid = 0;
-	w->phase = SART_PHASE_INIT;
+	sart_set_phase(w, SART_PHASE_INIT);
 	return st;
 }
 
@@ -469,7 +469,7 @@ SartStatus sart_core_exit_init(SartWrapper *w, const SartCall *call)
 	sart_clear_marks(w);
 	w->g_dirty = 0;
 	w->g_valid = 0;
-	w->phase = SART_PHASE_STEP;
+	sart_set_phase(w, SART_PHASE_STEP);
 	return st;
 }
 
@@ -485,7 +485,7 @@ SartStatus sart_core_terminate(SartWrapper *w, const SartCall *call)
 	}
 	if (st >= SART_ERROR)
 		return sart_settle(w, st);
-	w->phase = SART_PHASE_TERMINATED;
+	sart_set_phase(w, SART_PHASE_TERMINATED);
 	return st;
 }
 
@@ -512,7 +512,7 @@ SartStatus sart_core_reset(SartWrapper *w, const SartCall *call)
 	w->last_ok = 0.0;
 	w->g_dirty = 0;
 	w->g_valid = 0;
-	w->phase = SART_PHASE_INSTANTIATED;
+	sart_set_phase(w, SART_PHASE_INSTANTIATED);
 	return st;
 }
 

@@ -136,9 +136,12 @@ struct SartWrapper {
 	/* A rejected step's snapshot, reused every step. */
 	int can_snapshot;
 	int snap_g_dirty, snap_g_valid; /* G's flags at the snapshot */
-	int plain;                /* a step needs no snapshot, no input derivatives and no call
-	                           * log: the plain step (sart_fast_step.c; sart_refresh_plain) */
-	int quiet;                /* no call log: the value calls' fast paths */
+	int plain;                /* quiet, and a step needs no snapshot and no input
+	                           * derivatives: the plain step (sart_fast_step.c;
+	                           * sart_refresh_plain) */
+	int quiet;                /* between steps (SART_PHASE_STEP) with no call log */
+	int direct_reals;         /* quiet, and the model has real_offset: the Real value
+	                           * calls' fast paths (sart_values.c) */
 	int fast;                 /* plain steps take sart_model.fast_step (sart_fast_step.c) */
 	unsigned char *snap_storage;
 	double *snap_last;
@@ -183,15 +186,19 @@ SartStatus sart_tune_inner_param(SartWrapper *w, SartType t, SartVr vr);
 /* Init's and G's pass over the inners in topological order (sart_rules.c). */
 void sart_visit_inners(SartWrapper *w, unsigned char *s);
 
-/* The is_set marks are cleared after every step.  They are allocated in whole blocks so that
- * this is a store or two of constant size, which the compiler inlines, instead of a call to
- * memset for a handful of bytes. */
+/* The is_set marks are cleared after every step.  They are allocated in whole blocks, at
+ * least one, so that this is a store or two of constant size, which the compiler inlines,
+ * instead of a call to memset for a handful of bytes: the first block unconditionally (most
+ * wrappers have fewer than MARK_BLOCK external variables), then the rest. */
 #define MARK_BLOCK 16
 
 static inline void sart_clear_marks(SartWrapper *w)
 {
-	for (unsigned i = 0; i < w->is_set_off[SART_NTYPES]; i += MARK_BLOCK)
-		memset(w->is_set + i, 0, MARK_BLOCK);
+	unsigned char *marks = w->is_set;
+	const unsigned n = w->is_set_off[SART_NTYPES];
+	memset(marks, 0, MARK_BLOCK);
+	for (unsigned i = MARK_BLOCK; i < n; i += MARK_BLOCK)
+		memset(marks + i, 0, MARK_BLOCK);
 }
 
 /* The save_state stacks are emptied when an external step ends. */
@@ -229,11 +236,20 @@ static inline SartStatus sart_run_outcome(const SartWrapper *w)
 	return w->fail_status != SART_OK ? w->fail_status : w->warned ? SART_WARNING : SART_OK;
 }
 
-/* Whether the plain step may be taken: to be called whenever one of these changes. */
+/* Whether the value calls' fast paths and the plain step may be taken, each one flag for
+ * its every-step test: to be called whenever one of these changes (the phase through
+ * sart_set_phase). */
 static inline void sart_refresh_plain(SartWrapper *w)
 {
-	w->quiet = !(w->logging && (w->log_mask & CAT_CALLS));
+	w->quiet = w->phase == SART_PHASE_STEP && !(w->logging && (w->log_mask & CAT_CALLS));
 	w->plain = w->quiet && !w->can_snapshot && !w->du_pending;
+	w->direct_reals = w->quiet && sart_model.real_offset != NULL;
+}
+
+static inline void sart_set_phase(SartWrapper *w, SartPhase phase)
+{
+	w->phase = phase;
+	sart_refresh_plain(w);
 }
 
 static inline double *sart_reals(unsigned char *s, size_t off)

@@ -2,9 +2,9 @@
  * step needs nothing but In; Ctrl; Out (a valid instance between steps, no snapshot, no
  * input derivatives, no call log, t the instance's time within the tolerance the general
  * step accepts, 0 < H <= DBL_MAX), and the runtime side of the emitted fast step
- * (SartModel.fast_step), which the plain step runs when the emitter wrote one: its entry,
- * and sart_fast_rest, where it hands over to the general handling at the point where
- * anything but SART_OK appears.  Everything else goes to sart_do_step_full (sart_step.c).
+ * (SartModel.fast_step), which the plain step runs when the emitter wrote one: its end
+ * (sart_fast_commit), and sart_fast_rest, where it hands over to the general handling at
+ * the point where anything but SART_OK appears, with its end (sart_fast_end).  Everything else goes to sart_do_step_full (sart_step.c).
  *
  * Build options, for comparing the paths (the wrapper's C is compiled with them; `sacc
  * build` passes what $CC holds, so CC="cc -DSART_NO_FAST_STEP" works):
@@ -98,31 +98,33 @@ static SART_COLD double fast_rest(SartWrapper *w, unsigned char *s, unsigned f, 
 	return sart_after_inner_step(w, s, f, t, H, st, reached);
 }
 
+/* The fast step sets nothing of the step before it hands over (the usual step has no use
+ * for it): the importer's t and the step's start are set here, as the plain step sets them
+ * before the general path's In. */
 int sart_fast_rest(SartWrapper *w, void *s, unsigned f, double t, double H, int stage,
-                   int status, double *taken)
+                   int status)
 {
-	*taken = fast_rest(w, s, f, t, H, stage, status);
+	w->time = t;
+	sart_begin_step(w, t, H);
+	w->route.taken = fast_rest(w, s, f, t, H, stage, status);
 	return 0;
 }
 
-/* The fast step handed over: the general end of the step. */
-static SART_COLD SartStatus fast_fallback(SartWrapper *w, double t, double H, double Ht)
+SartStatus sart_fast_end(SartWrapper *w, double t, double H, double taken)
 {
-	return sart_end_step(w, t, H, Ht, 0, w->host.skin->do_step);
+	return sart_end_step(w, t, H, taken, 0, w->host.skin->do_step);
 }
 
-/* The plain step of a wrapper whose emitter wrote a fast step: it runs In, Ctrl and Out in
- * straight-line code.  When everything in it went with SART_OK (Ht = H, nothing to report),
- * what is left is the new time; otherwise the fast step has already handed over to the
- * general handling at that point and returned Ctrl's result, and the step ends as
- * sart_run_step ends it. */
-static HOT_INLINE SartStatus run_fast_step(SartWrapper *w, double t, double H)
+/* sart_commit_step but for the save_state stacks: a fast step's adaptation has no runtime
+ * call besides do_step (fast_step_form's first precondition), and nothing else pushes a
+ * state, so its stacks are always empty. */
+SartStatus sart_fast_commit(SartWrapper *w, double t, double H)
 {
-	double Ht = NAN;
-	sart_begin_step(w, t, H);
-	if (!sart_model.fast_step(w, w->storage, &w->route, t, H, &Ht))
-		return fast_fallback(w, t, H, Ht);
-	sart_commit_step(w, t, H);
+	w->time = t + H;
+	w->last_ok = w->time;
+	sart_clear_marks(w);
+	w->g_dirty = 0;
+	w->g_valid = 0;
 	return SART_OK;
 }
 
@@ -144,17 +146,20 @@ static inline int at_time(const SartWrapper *w, double t)
 
 /* The usual step, checked with a few comparisons (see the top of this file); anything else
  * takes sart_do_step_full, which checks and reports it all.  The importer's t is the time
- * from now on, as on the general path.  Inline in both step calls below. */
+ * from now on, as on the general path (the fast step's commit or hand-over sets it).
+ * Inline in both step calls below. */
 static HOT_INLINE SartStatus do_step(void *instance, double t, double H, int no_set_prior)
 {
 	SartWrapper *w = instance;
-	if (w && w->magic == WRAPPER_MAGIC && w->plain && w->phase == SART_PHASE_STEP &&
+	if (w && w->magic == WRAPPER_MAGIC && w->plain &&
 	    at_time(w, t) && H > 0.0 && H <= DBL_MAX) {
-		w->time = t;
-		if (!w->fast)
+		if (!w->fast) {
+			w->time = t;
 			return run_plain_step(w, t, H);
+		}
+		/* the emitted fast step, as the last call: it commits or hands over itself */
 		COUNT(w, steps_fast);
-		return run_fast_step(w, t, H);
+		return sart_model.fast_step(w, w->storage, &w->route, t, H);
 	}
 	return sart_do_step_full(instance, t, H, no_set_prior);
 }

@@ -121,7 +121,7 @@ static void body_read(SartWrapper *w, const unsigned char *p)
 	w->g_valid = 0;
 	if (phase == SART_PHASE_STEP_FAILED)
 		phase = SART_PHASE_STEP;
-	w->phase = (SartPhase)phase;
+	sart_set_phase(w, (SartPhase)phase);
 }
 
 static void state_free(SartWrapper *w, WrapState *ws)

@@ -82,7 +82,7 @@ static SartStatus end_other(SartWrapper *w, double t, double H, SartStatus st, d
 		sart_wlog(w, SART_DISCARD, "%s: the control rules took %.17g of the step %.17g "
 		          "from t = %.17g; the state at t is kept", call->name, Ht, H, t);
 	} else {
-		w->phase = SART_PHASE_STEP_FAILED;
+		sart_set_phase(w, SART_PHASE_STEP_FAILED);
 		sart_wlog(w, SART_DISCARD, "%s: the control rules took %.17g of the step %.17g "
 		          "from t = %.17g; the inner FMUs cannot return to t", call->name, Ht, H, t);
 	}

@@ -169,17 +169,19 @@ static const SartCall *skin_call(const void *instance, int set)
 	return set ? w->host.skin->set_real : w->host.skin->get_real;
 }
 
+/* Between steps with no call log and G not due, Reals are read straight through the
+ * model's offsets while each value reference is one; get_values does the whole call
+ * otherwise (reporting the value reference that is not). */
 SartStatus sart_core_get_real(void *instance, const SartVr vr[], size_t nvr, double value[])
 {
 	const SartWrapper *w = instance;
-	if (w && w->magic == WRAPPER_MAGIC && w->phase == SART_PHASE_STEP && !w->g_dirty &&
-	    w->quiet && vr && value) {
+	if (w && w->magic == WRAPPER_MAGIC && w->direct_reals && !w->g_dirty && vr && value) {
 		const unsigned char *s = w->g_valid ? w->scratch : w->storage;
-		const SartVar *vars = sart_model.vars[SART_REAL];
+		const size_t *off = sart_model.real_offset;
 		const unsigned n = sart_model.nvr[SART_REAL];
 		size_t i;
 		for (i = 0; i < nvr && vr[i] < n; i++)
-			value[i] = *(const double *)(const void *)(s + vars[vr[i]].offset);
+			value[i] = *(const double *)(const void *)(s + off[vr[i]]);
 		if (i == nvr)
 			return SART_OK;
 	}
@@ -193,27 +195,25 @@ static SART_COLD SartStatus set_real_full(void *instance, const SartVr vr[], siz
 	return set_values(instance, SART_REAL, vr, nvr, value, call);
 }
 
-/* Between steps with no call log, values are written straight through the table while each
- * variable is an input or a tunable parameter; set_values does the rest from the first value
- * that is not (reporting it), so that the values before it stay set. */
+/* Between steps with no call log, values are written straight through the model's offsets
+ * while each value reference is an external Real input (0..nreal_inputs-1, one bound
+ * check); set_values does the rest from the first that is not (a tunable parameter, or
+ * one it refuses and reports), so that the values before it stay set. */
 SartStatus sart_core_set_real(void *instance, const SartVr vr[], size_t nvr,
                               const double value[])
 {
 	SartWrapper *w = instance;
-	if (w && w->magic == WRAPPER_MAGIC && w->phase == SART_PHASE_STEP && w->quiet && vr &&
-	    value) {
+	if (w && w->magic == WRAPPER_MAGIC && w->direct_reals && vr && value) {
 		unsigned char *s = w->storage;
 		unsigned char *marks = w->is_set; /* Reals first */
-		const SartVar *vars = sart_model.vars[SART_REAL];
-		const unsigned n = sart_model.nvr[SART_REAL];
+		const size_t *off = sart_model.real_offset;
+		const unsigned n = sart_model.nreal_inputs;
 		size_t i;
 		for (i = 0; i < nvr; i++) {
 			SartVr k = vr[i];
-			/* a tunable inner parameter is set on its inner by set_values */
-			if (k >= n || vars[k].kind < SART_VAR_TUNABLE ||
-			    (vars[k].kind == SART_VAR_TUNABLE && sart_model.ninner_params))
+			if (k >= n)
 				break;
-			*(double *)(void *)(s + vars[k].offset) = value[i];
+			*(double *)(void *)(s + off[k]) = value[i];
 			marks[k] = 1;
 		}
 		if (i) {

@@ -109,10 +109,12 @@ typedef struct SartVar {
 } SartVar;
 
 /* What a fast step reaches in the runtime, per inner: the seam's direct route
- * (sart_inner.h) and the time each inner last stepped to, which it sets after a step. */
+ * (sart_inner.h) and the time each inner last stepped to, which it sets after a step; and
+ * the step an inner took when the fast step handed over (set by sart_fast_rest). */
 typedef struct SartFastRoute {
 	const SartInnerDirect *const *direct;
 	double *last;
+	double taken;
 } SartFastRoute;
 
 /* A parameter of an inner FMU that the wrapper sets on it: its value lives in the Storage
@@ -143,6 +145,12 @@ typedef struct SartModel {
 	unsigned nvr[SART_NTYPES];    /* external value references per type: 0..nvr[t]-1 */
 	const SartVar *vars[SART_NTYPES]; /* per type, by value reference (NULL when nvr[t] is
 	                               * 0) */
+	/* Where each Real variable lives (vars[SART_REAL][vr].offset on its own), or NULL: the
+	 * importer's Real gets and sets between steps read and write through it with one bound
+	 * check per value.  Emitted code gives it, and numbers the external Real inputs
+	 * 0..nreal_inputs-1 (sart_core_set_real relies on it); a model that does not, gives
+	 * NULL and its values go through vars. */
+	const size_t *real_offset;
 	int mealy;                    /* outputs depend directly on inputs: G on get */
 	int may_reject;               /* Ctrl can compute a step shorter than H itself: snapshot
 	                               * each step (0 when it returns H, or only what do_step
@@ -173,15 +181,16 @@ typedef struct SartModel {
 	 * do_step(f, t, H) of distinct inners with the internal couplings between them, every
 	 * Real input of a stepped inner assigned each step, Real ports only, FMI 2.0 inners).
 	 * Each inner is set, stepped and read through the seam's direct route (the calls of
-	 * sart_fast_step.h), and r->last[f] set.  It
-	 * leaves exactly the state the general path would.  Returns 1 when the whole step went
-	 * with SART_OK (Out has run); otherwise it handed over to sart_fast_rest where that
-	 * happened, went on as Ctrl would, and *taken is what Ctrl returns: Out has not run,
-	 * and the runtime ends the step as after Ctrl.  The runtime takes it only on a plain
-	 * step (runtime/sart_fast_step.c: between steps, t the current time within the
-	 * tolerance, 0 < H, no snapshot, no input derivatives, no call log). */
-	int (*fast_step)(SartWrapper *w, void *s, const SartFastRoute *r, double t, double H,
-	                 double *taken);
+	 * sart_fast_step.h), and r->last[f] set.  It leaves exactly the state the general path
+	 * would, and returns the step's status: when the whole step went with SART_OK (Out has
+	 * run), sart_fast_commit's; otherwise it handed over to sart_fast_rest where that
+	 * happened, went on as Ctrl would, and returns sart_fast_end's with what Ctrl returns
+	 * (Out has not run).  Both are its last call, so that the step keeps one stack frame.
+	 * The runtime takes it only on a plain step (runtime/sart_fast_step.c: between steps, t
+	 * the current time within the tolerance, 0 < H, no snapshot, no input derivatives, no
+	 * call log), and sets nothing of the step before it (sart_fast_rest does, when it
+	 * hands over). */
+	SartStatus (*fast_step)(SartWrapper *w, void *s, SartFastRoute *r, double t, double H);
 
 	/* The inners' parameters the wrapper sets (NULL and 0 when none), and the function
 	 * that computes the bound ones from the params. */
@@ -201,13 +210,20 @@ extern const SartModel sart_model;
 double sart_do_step(SartWrapper *w, void *s, unsigned f, double ti, double hi);
 /* The fast step's failure path: do_step(f, t, H) from the point where something other
  * than SART_OK appeared, as sart_do_step would go on (reports, failure, a discard's partial
- * step, MapOut).  stage 0: nothing called yet (an input not finite, or no direct route); 1:
- * the set returned status; 2: the step returned status; 3: the step was OK and the get
- * returned status (0: an output not finite).  MapIn has run and f's Real input flags are
- * cleared.  Sets *taken to the step f took and returns 0, so that the emitted code can
- * `return sart_fast_rest(...)`. */
+ * step, MapOut), after starting the step as the general path does.  stage 0: nothing
+ * called yet (an input not finite, or no direct route); 1: the set returned status; 2: the
+ * step returned status; 3: the step was OK and the get returned status (0: an output not
+ * finite).  MapIn has run and f's Real input flags are cleared.  Sets the route's `taken`
+ * to the step f took and returns 0, so that the emitted code can `return
+ * sart_fast_rest(...)`. */
 int sart_fast_rest(SartWrapper *w, void *s, unsigned f, double t, double H, int stage,
-                   int status, double *taken);
+                   int status);
+/* The fast step's last call: the step from t by H went whole with SART_OK (Out has run):
+ * the new time, saved states dropped, is_set marks cleared.  Returns SART_OK. */
+SartStatus sart_fast_commit(SartWrapper *w, double t, double H);
+/* The fast step's last call after it handed over: the step as after Ctrl returned taken
+ * (Out when it accepted the whole step, the outcome, the new time).  Its status. */
+SartStatus sart_fast_end(SartWrapper *w, double t, double H, double taken);
 
 /* save_state(f) pushes f's state on f's stack; rollback(f) restores the top and pops it.
  * The stacks are emptied when an external step ends: a saved state lives for one step. */
@@ -236,8 +252,10 @@ int sart_failed(const SartWrapper *w);
  * that with n a constant it is a few multiplications and one comparison. */
 static inline int sart_all_finite(const double *v, unsigned n)
 {
-	double zero = 0.0;
-	for (unsigned k = 0; k < n; k++)
+	if (!n)
+		return 1;
+	double zero = 0.0 * v[0];
+	for (unsigned k = 1; k < n; k++)
 		zero += 0.0 * v[k];
 	return zero == 0.0;
 }

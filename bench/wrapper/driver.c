@@ -2,12 +2,17 @@
  * outputs on one FMI 2.0 Co-Simulation FMU, with plain dlopen (no sacc code), so that the
  * same loop measures an inner FMU called directly and the same FMU behind a wrapper.
  *
- *   driver FMU_DIR MODEL_IDENTIFIER GUID NSTEPS
+ *   driver FMU_DIR MODEL_IDENTIFIER GUID NSTEPS [ih]
  *
  * FMU_DIR is an extracted FMU (binaries/linux64/<id>.so, resources/).  The FMU must have
  * Real inputs with value references 0, 1, 2 and Real outputs 3, 4 (the window FMU and the
  * pass-through wrapper over it both do).  Prints the outputs' checksum, so that the work
- * cannot be optimised away and both runs can be compared, and the time per cycle. */
+ * cannot be optimised away and both runs can be compared, and the time per cycle.
+ *
+ * The importer passes t += h by default, as an importer that sums its steps does (then t is
+ * bit for bit the time the FMU reached); with `ih`, t = i h, as an importer that counts its
+ * steps does (then t differs from the FMU's sum by rounding, within the tolerance FMUs
+ * accept). */
 #define _XOPEN_SOURCE 700
 #include <dlfcn.h>
 #include <limits.h>
@@ -48,12 +53,13 @@ static void *sym(void *lib, const char *name, void *fn, size_t size)
 
 int main(int argc, char **argv)
 {
-	if (argc != 5) {
-		fprintf(stderr, "usage: driver FMU_DIR MODEL_IDENTIFIER GUID NSTEPS\n");
+	if (argc != 5 && !(argc == 6 && strcmp(argv[5], "ih") == 0)) {
+		fprintf(stderr, "usage: driver FMU_DIR MODEL_IDENTIFIER GUID NSTEPS [ih]\n");
 		return 2;
 	}
 	const char *dir = argv[1], *id = argv[2], *guid = argv[3];
 	long n = strtol(argv[4], NULL, 10);
+	int times_ih = argc == 6; /* t = i h instead of t += h */
 	char abs[PATH_MAX], path[PATH_MAX + 64], uri[PATH_MAX + 32];
 	if (!realpath(dir, abs)) {
 		perror(dir);
@@ -105,7 +111,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		sum += y[0] + y[1];
-		t += h;
+		t = times_ih ? (double)(i + 1) * h : t + h;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	double ns = (double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec);

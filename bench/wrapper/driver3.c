@@ -2,12 +2,13 @@
  * fmi3GetFloat64 on one FMI 3.0 Co-Simulation FMU, with plain dlopen, so that the wrapper
  * benchmark measures the pass-through built as FMI 3.0 with the same loop.
  *
- *   driver3 FMU_DIR MODEL_IDENTIFIER INSTANTIATION_TOKEN NSTEPS
+ *   driver3 FMU_DIR MODEL_IDENTIFIER INSTANTIATION_TOKEN NSTEPS [ih]
  *
  * FMU_DIR is an extracted FMU (binaries/x86_64-linux/<id>.so, resources/).  The FMU must
  * have Float64 inputs with value references 0, 1, 2 and Float64 outputs 3, 4 (the
  * pass-through over the window FMU built as FMI 3.0 keeps its FMI 2.0 Reals' numbers).
- * Prints the outputs' checksum and the time per cycle, as driver.c does. */
+ * Prints the outputs' checksum and the time per cycle; `ih` passes t = i h, as driver.c
+ * does. */
 #define _XOPEN_SOURCE 700
 #include <dlfcn.h>
 #include <limits.h>
@@ -40,12 +41,13 @@ static void sym(void *lib, const char *name, void *fn, size_t size)
 
 int main(int argc, char **argv)
 {
-	if (argc != 5) {
-		fprintf(stderr, "usage: driver3 FMU_DIR MODEL_IDENTIFIER INSTANTIATION_TOKEN NSTEPS\n");
+	if (argc != 5 && !(argc == 6 && strcmp(argv[5], "ih") == 0)) {
+		fprintf(stderr, "usage: driver3 FMU_DIR MODEL_IDENTIFIER INSTANTIATION_TOKEN NSTEPS [ih]\n");
 		return 2;
 	}
 	const char *dir = argv[1], *id = argv[2], *token = argv[3];
 	long n = strtol(argv[4], NULL, 10);
+	int times_ih = argc == 6; /* t = i h instead of t += h */
 	char abs[PATH_MAX], path[PATH_MAX + 64], res[PATH_MAX + 32];
 	if (!realpath(dir, abs)) {
 		perror(dir);
@@ -96,7 +98,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		sum += y[0] + y[1];
-		t += h;
+		t = times_ih ? (double)(i + 1) * h : t + h;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	double ns = (double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec);

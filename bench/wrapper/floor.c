@@ -6,7 +6,8 @@
  * Per cycle, as the generated passthrough_sa does it on its fast step:
  *   fmi2SetReal  the instance and its state checked, each value reference looked up and
  *                refused unless it is an input, the value stored, its is_set mark set;
- *   fmi2DoStep   the instance, t (the instance's time) and H (0 < H <= DBL_MAX) checked;
+ *   fmi2DoStep   the instance, t (the instance's time, bit-equal or within the tolerance)
+ *                and H (0 < H <= DBL_MAX) checked;
  *                the explicit form's copies (input -> in var -> inner input, inner output
  *                -> out var -> output, the rule flags); NaN and inf refused both ways;
  *                the inner's set, step and get, each status checked; the inner's last
@@ -19,6 +20,7 @@
 #define _XOPEN_SOURCE 700
 #include <dlfcn.h>
 #include <float.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,12 +172,20 @@ FMI2_Export fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[
 	return fmi2OK;
 }
 
+/* Whether t is the instance's time as sacc's wrappers accept it: bit-equal (an importer
+ * passing t += h), else within 1e-9 relative, absolute below 1 s (an importer's t = i h). */
+static int at_time(const Floor *f, double t)
+{
+	double a = fabs(f->time);
+	return t == f->time || fabs(t - f->time) <= 1e-9 * (a > 1 ? a : 1);
+}
+
 FMI2_Export fmi2Status fmi2DoStep(fmi2Component c, fmi2Real t, fmi2Real H,
                                   fmi2Boolean no_prior_state)
 {
 	Floor *f = c;
 	(void)no_prior_state;
-	if (!f || f->magic != FLOOR_MAGIC || !f->stepping || t != f->time || !(H > 0.0) ||
+	if (!f || f->magic != FLOOR_MAGIC || !f->stepping || !at_time(f, t) || !(H > 0.0) ||
 	    !(H <= DBL_MAX))
 		return fmi2Error;
 	f->in_rule = 1;

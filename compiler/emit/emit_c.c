@@ -922,6 +922,19 @@ static void emit_vars(Ec *e, StrBuf *out, int t)
 	if (count != n)
 		ec_error(e, l->sa->loc, "cannot emit C for '%s': its %s value references are not 0..%u",
 		      l->model_identifier, type_word[t], (unsigned)n - 1);
+	if (t != T_REAL)
+		return;
+	/* The same offsets on their own, for the importer's every-step Real get and set. */
+	sb_puts(out, "/* Where each Real variable lives, by value reference: the importer's Real gets "
+		     "and sets\n * between steps (sart_wrapper.h). */\n");
+	sb_printf(out, "static const size_t real_offset[%u] = {\n", (unsigned)n);
+	for (int i = 0; i < l->nvars; i++) {
+		const EmitVar *v = &l->vars[i];
+		if (ec_sart_type(v->type) == t)
+			sb_printf(out, "\t[vr_%s] = offsetof(Storage, %s),\n", v->cname,
+				  v->inner ? inner_param_field(e, v->type, v->slot) : ec_field_of(e, v->decl));
+	}
+	sb_puts(out, "};\n\n");
 }
 
 static void emit_couple(Ec *e, StrBuf *out)
@@ -1264,6 +1277,7 @@ static void emit_model(Ec *e, StrBuf *o, int nreal_in, bool fast)
 		sb_printf(o, "%s%s%s", t ? ", " : "", n ? type_word[t] : "NULL", n ? "_vars" : "");
 	}
 	sb_puts(o, "},\n");
+	sb_printf(o, "\t.real_offset = %s,\n", l->nreal ? "real_offset" : "NULL");
 	sb_printf(o, "\t.mealy = %d,\n", l->mealy ? 1 : 0);
 	sb_printf(o, "\t.may_reject = %d,\n", may_reject(e) ? 1 : 0);
 	if (nreal_in)

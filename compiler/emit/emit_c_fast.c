@@ -151,7 +151,7 @@ static void emit_fast_do_step(Ec *e, StrBuf *out, const InnerC *ic)
 	sb_printf(out, "/* do_step(%s, t, H) in the fast step (sart_fast_rest when not SART_OK). */\n",
 		  ic->in->name);
 	sb_printf(out, "static int fast_do_step_%s(SartWrapper *w, Storage *s, "
-		  "const SartFastRoute *sart_route,\n%*sdouble t, double H, double *sart_taken)\n{\n",
+		  "const SartFastRoute *sart_route,\n%*sdouble t, double H)\n{\n",
 		  ic->cname, (int)(strlen("static int fast_do_step_(") + strlen(ic->cname)), "");
 	sb_printf(out, "\tconst SartInnerDirect *d = sart_route->direct[%s];\n", ic->enumc);
 	sb_puts(out, "\tSartStatus st;\n");
@@ -159,21 +159,35 @@ static void emit_fast_do_step(Ec *e, StrBuf *out, const InnerC *ic)
 		sb_printf(out, "\tif (!sart_all_finite(s->%s, %d) || !sart_direct_ready(d))\n", in, nin);
 	else
 		sb_puts(out, "\tif (!sart_direct_ready(d))\n");
-	sb_printf(out, "\t\t%s0, 0, sart_taken);\n", rest);
+	sb_printf(out, "\t\t%s0, 0);\n", rest);
 	if (nin) {
 		sb_printf(out, "\tst = sart_direct_set_real(d, %s_vr, %d, s->%s);\n", in, nin, in);
-		sb_printf(out, "\tif (st != SART_OK)\n\t\t%s1, st, sart_taken);\n", rest);
+		sb_printf(out, "\tif (st != SART_OK)\n\t\t%s1, st);\n", rest);
 	}
 	sb_puts(out, "\tst = sart_direct_do_step(d, t, H);\n");
-	sb_printf(out, "\tif (st != SART_OK)\n\t\t%s2, st, sart_taken);\n", rest);
+	sb_printf(out, "\tif (st != SART_OK)\n\t\t%s2, st);\n", rest);
 	if (nout) {
 		sb_printf(out, "\tst = sart_direct_get_real(d, %s_vr, %d, s->%s);\n", outs, nout, outs);
-		sb_printf(out, "\tif (st != SART_OK)\n\t\t%s3, st, sart_taken);\n", rest);
-		sb_printf(out, "\tif (!sart_all_finite(s->%s, %d))\n\t\t%s3, 0, sart_taken);\n", outs,
-			  nout, rest);
+		sb_printf(out, "\tif (st != SART_OK)\n\t\t%s3, st);\n", rest);
+		sb_printf(out, "\tif (!sart_all_finite(s->%s, %d))\n\t\t%s3, 0);\n", outs, nout,
+			  rest);
 	}
 	sb_printf(out, "\tsart_route->last[%s] = t + H;\n", ic->enumc);
 	sb_puts(out, "\treturn 1;\n}\n\n");
+}
+
+/* Whether Ctrl's return value r (H, an x_i or a min of them) reads the step x_i declared
+ * by d: the fast step keeps only those (a step nothing reads would be a variable set but
+ * never used, which the wrapper's -Werror build refuses). */
+static bool returns_step(const Node *r, const Node *d)
+{
+	if (r->kind == ND_BUILTIN && r->op == BI_MIN) {
+		for (const Node *a = r->list1; a; a = a->next)
+			if (returns_step(a, d))
+				return true;
+		return false;
+	}
+	return r->kind == ND_NAME && r->decl == d;
 }
 
 /* The fast step, when the adaptation has its form: the general path's In, Ctrl and Out in
@@ -195,13 +209,14 @@ bool ec_emit_fast_step(Ec *e, StrBuf *out)
 	ec_begin_fn(e, &body, false, ctrl->body);
 	sb_puts(out, "/* The fast step (sart_wrapper.h): In, Ctrl and Out of a plain step, straight "
 		     "through. */\n");
-	sb_puts(out, "static int fast_step(SartWrapper *w, void *sp, const SartFastRoute *sart_route,\n"
-		     "                     double t, double H, double *sart_taken)\n{\n");
+	sb_puts(out, "static SartStatus fast_step(SartWrapper *w, void *sp, SartFastRoute *sart_route,\n"
+		     "                            double t, double H)\n{\n");
 	sb_puts(out, "\tStorage *s = sp;\n\tint sart_fast = 1;\n");
 	int i = 0;
 	for (const Node *st = ctrl->body->list1; st != ret; st = st->next)
 		for (const Node *d = st->kind == ND_VAR ? st->list1 : NULL; d; d = d->next)
-			sb_printf(out, "\tdouble %s = H;\n", ec_local_c(e, d->name));
+			if (returns_step(ret->lhs, d))
+				sb_printf(out, "\tdouble %s = H;\n", ec_local_c(e, d->name));
 	sb_puts(out, "\tin(w, s, t, H);\n");
 	for (const Node *st = ctrl->body->list1; st != ret; st = st->next) {
 		if (st->kind == ND_ASSIGN) {
@@ -213,7 +228,9 @@ bool ec_emit_fast_step(Ec *e, StrBuf *out)
 		}
 		for (const Node *d = st->list1; d; d = d->next, i++) {
 			const InnerC *ic = stepped[i];
-			const char *x = ec_local_c(e, d->name);
+			/* where the step it took goes: nowhere when the return does not read it */
+			const char *x = returns_step(ret->lhs, d)
+			                ? arena_printf(e->c->arena, "%s = ", ec_local_c(e, d->name)) : "";
 			const char *ind = i ? "\t\t" : "\t";
 			sb_printf(out, "\t/* do_step(%s, t, H) */\n", ic->in->name);
 			if (i)
@@ -223,19 +240,22 @@ bool ec_emit_fast_step(Ec *e, StrBuf *out)
 				if (ic->in->ports[k].is_input)
 					sb_printf(out, "%ss->%s_in_real_assigned[%s] = 0;\n", ind, ic->cname,
 						  ic->slots[k].enumc);
-			sb_printf(out, "%sif (fast_do_step_%s(w, s, sart_route, t, H, &%s))\n", ind,
-				  ic->cname, x);
+			sb_printf(out, "%sif (fast_do_step_%s(w, s, sart_route, t, H)) {\n", ind, ic->cname);
 			sb_printf(out, "%s\tmap_out(w, s, t, H, H, 0.0);\n", ind);
-			sb_printf(out, "%selse\n%s\tsart_fast = 0;\n", ind, ind);
+			sb_printf(out, "%s} else {\n", ind);
+			if (*x)
+				sb_printf(out, "%s\t%ssart_route->taken;\n", ind, x);
+			sb_printf(out, "%s\tsart_fast = 0;\n%s}\n", ind, ind);
 			if (i) {
 				sb_puts(out, "\t} else {\n");
-				sb_printf(out, "\t\t%s = sart_do_step(w, s, %s, t, H);\n", x, ic->enumc);
+				sb_printf(out, "\t\t%ssart_do_step(w, s, %s, t, H);\n", x, ic->enumc);
 				sb_puts(out, "\t}\n");
 			}
 		}
 	}
-	sb_puts(out, "\tif (sart_fast) {\n\t\tout(w, s, t, H);\n\t\treturn 1;\n\t}\n");
-	sb_printf(out, "\t*sart_taken = %s;\n\treturn 0;\n}\n\n", ec_expr(e, ret->lhs, P_LOW));
+	sb_puts(out, "\tif (sart_fast) {\n\t\tout(w, s, t, H);\n"
+		     "\t\treturn sart_fast_commit(w, t, H);\n\t}\n");
+	sb_printf(out, "\treturn sart_fast_end(w, t, H, %s);\n}\n\n", ec_expr(e, ret->lhs, P_LOW));
 	sb_free(&body);
 	e->o = NULL;
 	return true;

@@ -616,6 +616,152 @@ static void paths__passthrough_at_i_h__every_plain_step_fast(void **state)
 	fmi2_unimport(&f.api);
 }
 
+/* ---- the importer's Real gets and sets between steps ------------------------------------ */
+
+/* An instance of BUILD/<sub>/<id>.fmu logging into path_logs[0], initialized at 0. */
+static fmi2Component logged_start(Fmu *f, const char *sub, const char *id)
+{
+	memset(path_logs, 0, sizeof path_logs);
+	fmu_open(f, sub, id);
+	fmi2Component c = f->api.instantiate("v", fmi2CoSimulation, f->guid, f->uri,
+	                                     &path_callbacks[0], fmi2False, fmi2False);
+	assert_non_null(c);
+	assert_int_equal(f->api.setup(c, fmi2False, 0, 0, fmi2False, 0), fmi2OK);
+	assert_int_equal(f->api.enter_init(c), fmi2OK);
+	assert_int_equal(f->api.exit_init(c), fmi2OK);
+	return c;
+}
+
+/* The last message path_logs[0] holds is `want` (its whole line, after the status and
+ * category), and it came with status Error. */
+static void assert_last_error(const char *want)
+{
+	const char *text = path_logs[0].text, *line = text, *p;
+	size_t n = strlen(text);
+	assert_true(n > 0 && text[n - 1] == '\n');
+	for (p = text; p + 1 < text + n; p++)
+		if (*p == '\n')
+			line = p + 1;
+	char expected[512];
+	snprintf(expected, sizeof expected, "%d logStatusError: %s\n", (int)fmi2Error, want);
+	assert_string_equal(line, expected);
+}
+
+/* The every-step Real calls read and write through the emitted offsets only while each value
+ * reference is one they may take; everything else is refused with the message the general
+ * calls give, naming the variable, and a set keeps the values before the one refused. */
+static void values__bad_references_and_counts__refused_as_the_general_calls_refuse(void **state)
+{
+	(void)state;
+	Fmu f;
+	fmi2Component c = logged_start(&f, "paths-stats", "passthrough_sa");
+	const fmi2ValueReference d = vr_of(&f, "displacement"), sp = vr_of(&f, "speed"),
+	                         height = vr_of(&f, "height"),
+	                         fixed = vr_of(&f, "INIT_PASSTHROUGH_SA_SPEED"), unknown = 99;
+	double v[3] = {0.25, 0.5, 0.75}, y[3] = {NAN, NAN, NAN};
+
+	/* an output among the inputs: the value before it stays set, the ones after do not */
+	fmi2ValueReference with_output[3] = {d, height, sp};
+	assert_int_equal(f.api.set_real(c, with_output, 3, v), fmi2Error);
+	assert_last_error("fmi2SetReal: 'height' is an output");
+	/* a fixed parameter after initialization, and a value reference that does not exist */
+	fmi2ValueReference with_fixed[2] = {sp, fixed};
+	assert_int_equal(f.api.set_real(c, with_fixed, 2, v + 1), fmi2Error);
+	assert_last_error("fmi2SetReal: 'INIT_PASSTHROUGH_SA_SPEED' is a fixed parameter: it "
+	                  "cannot be set after initialization");
+	fmi2ValueReference with_unknown[2] = {unknown, d};
+	assert_int_equal(f.api.set_real(c, with_unknown, 2, v), fmi2Error);
+	assert_last_error("fmi2SetReal: unknown value reference 99");
+	/* what was set: d = 0.25 (before the output), speed = 0.5 (before the parameter) */
+	fmi2ValueReference inputs[2] = {d, sp};
+	assert_int_equal(f.api.get_real(c, inputs, 2, y), fmi2OK);
+	assert_true(y[0] == 0.25 && y[1] == 0.5);
+
+	/* gets: an unknown value reference after good ones, NULL arrays with values asked for */
+	fmi2ValueReference get_unknown[3] = {d, height, unknown};
+	assert_int_equal(f.api.get_real(c, get_unknown, 3, y), fmi2Error);
+	assert_last_error("fmi2GetReal: unknown value reference 99");
+	assert_int_equal(f.api.get_real(c, NULL, 1, y), fmi2Error);
+	assert_last_error("fmi2GetReal: NULL value reference or value array");
+	assert_int_equal(f.api.set_real(c, inputs, 2, NULL), fmi2Error);
+	assert_last_error("fmi2SetReal: NULL value reference or value array");
+	/* no values at all: nothing to do, with or without arrays */
+	assert_int_equal(f.api.set_real(c, NULL, 0, NULL), fmi2OK);
+	assert_int_equal(f.api.get_real(c, NULL, 0, NULL), fmi2OK);
+
+	/* none of it harmed the instance: a step forwards the inputs as set */
+	assert_int_equal(f.api.do_step(c, 0, 1e-3, fmi2True), fmi2OK);
+	assert_close(get1(&f, c, height), 100.0 * R * 0.25, 1e-13);
+	f.api.free_instance(c);
+	fmi2_unimport(&f.api);
+}
+
+/* A tunable parameter in the same call as an input: the input through the offsets, the
+ * parameter through the general set, both kept; an output after them still refused. */
+static void values__tunable_parameter_after_an_input__both_set(void **state)
+{
+	(void)state;
+	Fmu f;
+	fmi2Component c = logged_start(&f, "powerwindow", "loop_sa");
+	const fmi2ValueReference d = vr_of(&f, "displacement"), tol = vr_of(&f, "REL_TOL"),
+	                         tau = vr_of(&f, "tau");
+	fmi2ValueReference vr[3] = {d, tol, tau};
+	const double v[3] = {1.5, 1e-7, 0};
+	double y[2] = {NAN, NAN};
+	assert_int_equal(f.api.set_real(c, vr, 2, v), fmi2OK);
+	assert_int_equal(f.api.get_real(c, vr, 2, y), fmi2OK);
+	assert_true(y[0] == 1.5 && y[1] == 1e-7);
+	assert_int_equal(f.api.set_real(c, vr, 3, v), fmi2Error);
+	assert_last_error("fmi2SetReal: 'tau' is an output");
+	f.api.free_instance(c);
+	fmi2_unimport(&f.api);
+}
+
+/* Two importers of one wrapper, one passing t += h (the wrapper's own sum of steps, bit
+ * for bit) and one t = i h (which differs from it by rounding on most steps): the same
+ * outputs bit for bit, and both on the fast step every step.  power_sa integrates the motor,
+ * so its outputs carry the whole history. */
+static void paths__t_plus_h_and_t_i_h__identical_results(void **state)
+{
+	(void)state;
+	Fmu f;
+	fmu_open(&f, "paths-stats", "power_sa");
+	void (*stats)(void *, unsigned long[2]) = NULL;
+	void *sym = dlsym(f.api.lib, "sart_step_stats");
+	assert_non_null(sym);
+	memcpy(&stats, &sym, sizeof sym);
+	fmi2Component c[2] = {fmu_start(&f, "sum"), fmu_start(&f, "count")};
+	const fmi2ValueReference in[3] = {vr_of(&f, "u"), vr_of(&f, "d"), vr_of(&f, "tau")};
+	const fmi2ValueReference out[3] = {vr_of(&f, "armature_current"), vr_of(&f, "speed"),
+	                                   vr_of(&f, "displacement")};
+	const double h = 1e-3;
+	const int n = 3000;
+	double sum = 0, y[2][3];
+	int rounded_away = 0;
+	for (int i = 0; i < n; i++) {
+		const double u[3] = {i % 977 < 600, i % 1301 > 900, 0.05 * sin(0.01 * i)};
+		const double t[2] = {sum, i * h};
+		rounded_away += t[0] != t[1];
+		for (int k = 0; k < 2; k++) {
+			assert_int_equal(f.api.set_real(c[k], in, 3, u), fmi2OK);
+			assert_int_equal(f.api.do_step(c[k], t[k], h, fmi2True), fmi2OK);
+			assert_int_equal(f.api.get_real(c[k], out, 3, y[k]), fmi2OK);
+		}
+		assert_memory_equal(y[0], y[1], sizeof y[0]);
+		sum += h;
+	}
+	assert_true(rounded_away > n / 10);
+	assert_true(y[0][1] != 0.0); /* the motor moved */
+	for (int k = 0; k < 2; k++) {
+		unsigned long counts[2];
+		stats(c[k], counts);
+		assert_int_equal(counts[0], (unsigned long)n);
+		assert_int_equal(counts[1], 0);
+		fmu_stop(&f, c[k]);
+	}
+	fmi2_unimport(&f.api);
+}
+
 /* ---- lazy_sa: a rejected step at the controller's timer --------------------------------- */
 
 /* An obstacle detected at t = 0.5 (the step from 0.4) starts the controller's 1 s emergency; a step across
@@ -891,6 +1037,9 @@ int main(void)
 		cmocka_unit_test(paths__power_sa__same_outputs_statuses_and_messages),
 		cmocka_unit_test(paths__window_sa_at_i_h__same_outputs_statuses_and_messages),
 		cmocka_unit_test(paths__passthrough_at_i_h__every_plain_step_fast),
+		cmocka_unit_test(paths__t_plus_h_and_t_i_h__identical_results),
+		cmocka_unit_test(values__bad_references_and_counts__refused_as_the_general_calls_refuse),
+		cmocka_unit_test(values__tunable_parameter_after_an_input__both_set),
 		cmocka_unit_test(lazy_sa__step_across_the_timer__is_rejected_at_its_expiry),
 		cmocka_unit_test(lazy_sa__logging_on__inner_messages_forwarded_with_prefix),
 		cmocka_unit_test(step_rounding__step_from_absolute_times__above_h_whole_below_h_rejected),

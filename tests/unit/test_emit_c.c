@@ -459,6 +459,13 @@ static const char s_named_r[] =
 	"\treturn fast;\n"
 	"}\n";
 
+static const char s_returns_h[] =
+	"semantic adaptation reactive mealy returns_h_sa\nat \"returns_h_sa.fmu\"\n" WINDOW
+	"control rules {\n"
+	"\tvar Real taken := do_step(window, t, H);\n"
+	"\treturn H;\n"
+	"}\n";
+
 static void emit_c__fast_step__only_for_the_simple_form(void **state)
 {
 	(void)state;
@@ -467,6 +474,11 @@ static void emit_c__fast_step__only_for_the_simple_form(void **state)
 	emit_text(&e, s_pass, "pass_sa");
 	assert_contains(e.source, "\t.fast_step = fast_step,\n");
 	assert_contains(e.source, "#include \"sart_wrapper.h\"\n#include \"sart_fast_step.h\"\n");
+	/* the Reals' offsets on their own, for the importer's gets and sets: the inputs first */
+	assert_contains(e.source, "static const size_t real_offset[");
+	assert_contains(e.source, " = {\n\t[vr_displacement] = offsetof(Storage, displacement),\n"
+				  "\t[vr_speed] = offsetof(Storage, speed),\n");
+	assert_contains(e.source, "\t.real_offset = real_offset,\n");
 	assert_contains(e.source, "\tif (!sart_all_finite(s->window_in_real, 3) || "
 				  "!sart_direct_ready(d))\n");
 	assert_contains(e.source, "\tst = sart_direct_set_real(d, window_in_real_vr, 3, "
@@ -479,7 +491,12 @@ static void emit_c__fast_step__only_for_the_simple_form(void **state)
 	assert_lacks(e.source, "fmi2");
 	assert_lacks(e.source, "fmi3");
 	assert_contains(e.source, "\ts->window_in_real_assigned[window_in_speed] = 0;\n");
-	assert_contains(e.source, "\t\treturn sart_fast_rest(w, s, inner_window, t, H, 2, st, sart_taken);\n");
+	assert_contains(e.source, "\t\treturn sart_fast_rest(w, s, inner_window, t, H, 2, st);\n");
+	/* the step ends in the runtime's commit, or its hand-over's end, as the last call */
+	assert_contains(e.source, "\t\tout(w, s, t, H);\n\t\treturn sart_fast_commit(w, t, H);\n");
+	assert_contains(e.source, "\t} else {\n\t\tH_window = sart_route->taken;\n"
+				  "\t\tsart_fast = 0;\n\t}\n");
+	assert_contains(e.source, "\treturn sart_fast_end(w, t, H, H_window);\n");
 	emitted_free(&e);
 	/* two inners stepped by H, coupled: the second through sart_do_step once the first fell
 	 * back */
@@ -488,14 +505,21 @@ static void emit_c__fast_step__only_for_the_simple_form(void **state)
 	assert_contains(e.source, "\t} else {\n\t\tH_obstacle = sart_do_step(w, s, inner_obstacle, t, "
 				  "H);\n");
 	/* the coupling between the two steps, on either path, as Ctrl has it */
-	assert_contains(e.source, "\t\tsart_fast = 0;\n\ts->obstacle_in_real[obstacle_in_disp] = 0.01 * "
-				  "s->stored_window_height;\n");
-	assert_contains(e.source, "\t*sart_taken = fmin(H_window, H_obstacle);\n");
+	assert_contains(e.source, "\t\tsart_fast = 0;\n\t}\n\ts->obstacle_in_real[obstacle_in_disp] = "
+				  "0.01 * s->stored_window_height;\n");
+	assert_contains(e.source, "\treturn sart_fast_end(w, t, H, fmin(H_window, H_obstacle));\n");
 	emitted_free(&e);
 	/* the fast step's own names are not hidden by the script's (emit_text compiles it) */
 	emit_text(&e, s_named_r, "named_r_sa");
 	assert_contains(e.source, "\tdouble fast = H;\n");
-	assert_contains(e.source, "\t*sart_taken = fast;\n");
+	assert_contains(e.source, "\treturn sart_fast_end(w, t, H, fast);\n");
+	emitted_free(&e);
+	/* a step the return does not read is not kept (no variable set and never used) */
+	emit_text(&e, s_returns_h, "returns_h_sa");
+	assert_contains(e.source, "\t.fast_step = fast_step,\n");
+	assert_contains(e.source, "\tint sart_fast = 1;\n\tin(w, s, t, H);\n");
+	assert_contains(e.source, "\t} else {\n\t\tsart_fast = 0;\n\t}\n");
+	assert_contains(e.source, "\treturn sart_fast_end(w, t, H, H);\n");
 	emitted_free(&e);
 	/* a for loop (a runtime call), a conditional in rule: the general path only */
 	emit_text(&e, s_names, "names_sa");

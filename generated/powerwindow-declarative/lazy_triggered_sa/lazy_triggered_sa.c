@@ -251,6 +251,7 @@ const SartModel sart_model = {
 	.norder = NINNERS,
 	.nvr = {0, 0, 20},
 	.vars = {NULL, NULL, boolean_vars},
+	.real_offset = NULL,
 	.mealy = 0,
 	.may_reject = 1,
 	.real_inputs = NULL,

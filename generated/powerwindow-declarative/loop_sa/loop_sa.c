@@ -120,6 +120,30 @@ static const SartVar real_vars[19] = {
 	[vr_obstacle_position] = {offsetof(Storage, inner_param_real[8]), SART_VAR_FIXED, "obstacle.position"},
 };
 
+/* Where each Real variable lives, by value reference: the importer's Real gets and sets
+ * between steps (sart_wrapper.h). */
+static const size_t real_offset[19] = {
+	[vr_displacement] = offsetof(Storage, displacement),
+	[vr_speed] = offsetof(Storage, speed),
+	[vr_tau] = offsetof(Storage, tau),
+	[vr_height] = offsetof(Storage, height),
+	[vr_reaction_force] = offsetof(Storage, reaction_force),
+	[vr_INIT_LOOP_SA_DISPLACEMENT] = offsetof(Storage, INIT_LOOP_SA_DISPLACEMENT),
+	[vr_INIT_LOOP_SA_SPEED] = offsetof(Storage, INIT_LOOP_SA_SPEED),
+	[vr_INIT_WINDOW_SA_DISP] = offsetof(Storage, INIT_WINDOW_SA_DISP),
+	[vr_INIT_WINDOW_SA_TAU] = offsetof(Storage, INIT_WINDOW_SA_TAU),
+	[vr_INIT_OBSTACLE_REACTION_FORCE] = offsetof(Storage, INIT_OBSTACLE_REACTION_FORCE),
+	[vr_window_sa_INIT_WINDOW_SA_DISPLACEMENT] = offsetof(Storage, inner_param_real[0]),
+	[vr_window_sa_INIT_WINDOW_SA_SPEED] = offsetof(Storage, inner_param_real[1]),
+	[vr_window_sa_INIT_WINDOW_SA_REACTION_FORCE] = offsetof(Storage, inner_param_real[2]),
+	[vr_window_sa_INIT_WINDOW_HEIGHT] = offsetof(Storage, inner_param_real[3]),
+	[vr_window_sa_INIT_WINDOW_REACTION_TORQUE] = offsetof(Storage, inner_param_real[4]),
+	[vr_window_sa_window_r] = offsetof(Storage, inner_param_real[5]),
+	[vr_window_sa_window_b] = offsetof(Storage, inner_param_real[6]),
+	[vr_obstacle_c] = offsetof(Storage, inner_param_real[7]),
+	[vr_obstacle_position] = offsetof(Storage, inner_param_real[8]),
+};
+
 /* The Integer variables by value reference: where each lives in the Storage and who may set
  * it (sart_wrapper.h). */
 static const SartVar integer_vars[1] = {
@@ -270,6 +294,7 @@ const SartModel sart_model = {
 	.norder = NINNERS,
 	.nvr = {19, 1, 0},
 	.vars = {real_vars, integer_vars, NULL},
+	.real_offset = real_offset,
 	.mealy = 0,
 	.may_reject = 1,
 	.real_inputs = real_inputs,

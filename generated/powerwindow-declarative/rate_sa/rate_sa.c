@@ -111,6 +111,34 @@ static const SartVar real_vars[23] = {
 	[vr_loop_sa_obstacle_position] = {offsetof(Storage, inner_param_real[13]), SART_VAR_FIXED, "loop_sa.obstacle.position"},
 };
 
+/* Where each Real variable lives, by value reference: the importer's Real gets and sets
+ * between steps (sart_wrapper.h). */
+static const size_t real_offset[23] = {
+	[vr_displacement] = offsetof(Storage, displacement),
+	[vr_speed] = offsetof(Storage, speed),
+	[vr_tau] = offsetof(Storage, tau),
+	[vr_height] = offsetof(Storage, height),
+	[vr_INIT_RATE_SA_DISPLACEMENT] = offsetof(Storage, INIT_RATE_SA_DISPLACEMENT),
+	[vr_INIT_RATE_SA_SPEED] = offsetof(Storage, INIT_RATE_SA_SPEED),
+	[vr_INIT_LOOP_SA_TAU] = offsetof(Storage, INIT_LOOP_SA_TAU),
+	[vr_INIT_LOOP_SA_HEIGHT] = offsetof(Storage, INIT_LOOP_SA_HEIGHT),
+	[vr_INIT_LOOP_SA_REACTION_FORCE] = offsetof(Storage, INIT_LOOP_SA_REACTION_FORCE),
+	[vr_loop_sa_INIT_LOOP_SA_DISPLACEMENT] = offsetof(Storage, inner_param_real[0]),
+	[vr_loop_sa_INIT_LOOP_SA_SPEED] = offsetof(Storage, inner_param_real[1]),
+	[vr_loop_sa_INIT_WINDOW_SA_DISP] = offsetof(Storage, inner_param_real[2]),
+	[vr_loop_sa_INIT_WINDOW_SA_TAU] = offsetof(Storage, inner_param_real[3]),
+	[vr_loop_sa_INIT_OBSTACLE_REACTION_FORCE] = offsetof(Storage, inner_param_real[4]),
+	[vr_loop_sa_window_sa_INIT_WINDOW_SA_DISPLACEMENT] = offsetof(Storage, inner_param_real[5]),
+	[vr_loop_sa_window_sa_INIT_WINDOW_SA_SPEED] = offsetof(Storage, inner_param_real[6]),
+	[vr_loop_sa_window_sa_INIT_WINDOW_SA_REACTION_FORCE] = offsetof(Storage, inner_param_real[7]),
+	[vr_loop_sa_window_sa_INIT_WINDOW_HEIGHT] = offsetof(Storage, inner_param_real[8]),
+	[vr_loop_sa_window_sa_INIT_WINDOW_REACTION_TORQUE] = offsetof(Storage, inner_param_real[9]),
+	[vr_loop_sa_window_sa_window_r] = offsetof(Storage, inner_param_real[10]),
+	[vr_loop_sa_window_sa_window_b] = offsetof(Storage, inner_param_real[11]),
+	[vr_loop_sa_obstacle_c] = offsetof(Storage, inner_param_real[12]),
+	[vr_loop_sa_obstacle_position] = offsetof(Storage, inner_param_real[13]),
+};
+
 /* The Integer variables by value reference: where each lives in the Storage and who may set
  * it (sart_wrapper.h). */
 static const SartVar integer_vars[1] = {
@@ -254,6 +282,7 @@ const SartModel sart_model = {
 	.norder = NINNERS,
 	.nvr = {23, 1, 0},
 	.vars = {real_vars, integer_vars, NULL},
+	.real_offset = real_offset,
 	.mealy = 0,
 	.may_reject = 0,
 	.real_inputs = real_inputs,

@@ -115,6 +115,19 @@ static const SartVar real_vars[8] = {
 	[vr_INIT_CONTROLLER_SA_ARMATURE_CURRENT] = {offsetof(Storage, INIT_CONTROLLER_SA_ARMATURE_CURRENT), SART_VAR_FIXED, "INIT_CONTROLLER_SA_ARMATURE_CURRENT"},
 };
 
+/* Where each Real variable lives, by value reference: the importer's Real gets and sets
+ * between steps (sart_wrapper.h). */
+static const size_t real_offset[8] = {
+	[vr_armature_current] = offsetof(Storage, armature_current),
+	[vr_u] = offsetof(Storage, u),
+	[vr_d] = offsetof(Storage, d),
+	[vr_RTOL] = offsetof(Storage, RTOL),
+	[vr_ATOL] = offsetof(Storage, ATOL),
+	[vr_T] = offsetof(Storage, T),
+	[vr_INIT_V] = offsetof(Storage, INIT_V),
+	[vr_INIT_CONTROLLER_SA_ARMATURE_CURRENT] = offsetof(Storage, INIT_CONTROLLER_SA_ARMATURE_CURRENT),
+};
+
 /* The Boolean variables by value reference: where each lives in the Storage and who may set
  * it (sart_wrapper.h). */
 static const SartVar boolean_vars[25] = {
@@ -310,6 +323,7 @@ const SartModel sart_model = {
 	.norder = NINNERS,
 	.nvr = {8, 0, 25},
 	.vars = {real_vars, NULL, boolean_vars},
+	.real_offset = real_offset,
 	.mealy = 0,
 	.may_reject = 1,
 	.real_inputs = real_inputs,

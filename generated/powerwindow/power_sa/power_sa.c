@@ -99,6 +99,29 @@ static const SartVar real_vars[18] = {
 	[vr_power_V_abs] = {offsetof(Storage, inner_param_real[5]), SART_VAR_FIXED, "power.V_abs"},
 };
 
+/* Where each Real variable lives, by value reference: the importer's Real gets and sets
+ * between steps (sart_wrapper.h). */
+static const size_t real_offset[18] = {
+	[vr_u] = offsetof(Storage, u),
+	[vr_d] = offsetof(Storage, d),
+	[vr_tau] = offsetof(Storage, tau),
+	[vr_armature_current] = offsetof(Storage, armature_current),
+	[vr_speed] = offsetof(Storage, speed),
+	[vr_displacement] = offsetof(Storage, displacement),
+	[vr_INIT_POWER_SA_U] = offsetof(Storage, INIT_POWER_SA_U),
+	[vr_INIT_POWER_SA_D] = offsetof(Storage, INIT_POWER_SA_D),
+	[vr_INIT_POWER_SA_TAU] = offsetof(Storage, INIT_POWER_SA_TAU),
+	[vr_INIT_POWER_ARMATURE_CURRENT] = offsetof(Storage, INIT_POWER_ARMATURE_CURRENT),
+	[vr_INIT_POWER_SPEED] = offsetof(Storage, INIT_POWER_SPEED),
+	[vr_INIT_POWER_DISPLACEMENT] = offsetof(Storage, INIT_POWER_DISPLACEMENT),
+	[vr_power_J] = offsetof(Storage, inner_param_real[0]),
+	[vr_power_b] = offsetof(Storage, inner_param_real[1]),
+	[vr_power_K] = offsetof(Storage, inner_param_real[2]),
+	[vr_power_R] = offsetof(Storage, inner_param_real[3]),
+	[vr_power_L] = offsetof(Storage, inner_param_real[4]),
+	[vr_power_V_abs] = offsetof(Storage, inner_param_real[5]),
+};
+
 /* In: the in rules' conditions, then the `->` parts of the flagged rules. */
 static void in(SartWrapper *w, void *sp, double t, double H)
 {
@@ -200,30 +223,30 @@ static const SartInnerParam inner_params[6] = {
 
 /* do_step(power, t, H) in the fast step (sart_fast_rest when not SART_OK). */
 static int fast_do_step_power(SartWrapper *w, Storage *s, const SartFastRoute *sart_route,
-                              double t, double H, double *sart_taken)
+                              double t, double H)
 {
 	const SartInnerDirect *d = sart_route->direct[inner_power];
 	SartStatus st;
 	if (!sart_all_finite(s->power_in_real, 3) || !sart_direct_ready(d))
-		return sart_fast_rest(w, s, inner_power, t, H, 0, 0, sart_taken);
+		return sart_fast_rest(w, s, inner_power, t, H, 0, 0);
 	st = sart_direct_set_real(d, power_in_real_vr, 3, s->power_in_real);
 	if (st != SART_OK)
-		return sart_fast_rest(w, s, inner_power, t, H, 1, st, sart_taken);
+		return sart_fast_rest(w, s, inner_power, t, H, 1, st);
 	st = sart_direct_do_step(d, t, H);
 	if (st != SART_OK)
-		return sart_fast_rest(w, s, inner_power, t, H, 2, st, sart_taken);
+		return sart_fast_rest(w, s, inner_power, t, H, 2, st);
 	st = sart_direct_get_real(d, power_out_real_vr, 3, s->power_out_real);
 	if (st != SART_OK)
-		return sart_fast_rest(w, s, inner_power, t, H, 3, st, sart_taken);
+		return sart_fast_rest(w, s, inner_power, t, H, 3, st);
 	if (!sart_all_finite(s->power_out_real, 3))
-		return sart_fast_rest(w, s, inner_power, t, H, 3, 0, sart_taken);
+		return sart_fast_rest(w, s, inner_power, t, H, 3, 0);
 	sart_route->last[inner_power] = t + H;
 	return 1;
 }
 
 /* The fast step (sart_wrapper.h): In, Ctrl and Out of a plain step, straight through. */
-static int fast_step(SartWrapper *w, void *sp, const SartFastRoute *sart_route,
-                     double t, double H, double *sart_taken)
+static SartStatus fast_step(SartWrapper *w, void *sp, SartFastRoute *sart_route,
+                            double t, double H)
 {
 	Storage *s = sp;
 	int sart_fast = 1;
@@ -234,16 +257,17 @@ static int fast_step(SartWrapper *w, void *sp, const SartFastRoute *sart_route,
 	s->power_in_real_assigned[power_in_u] = 0;
 	s->power_in_real_assigned[power_in_d] = 0;
 	s->power_in_real_assigned[power_in_tau] = 0;
-	if (fast_do_step_power(w, s, sart_route, t, H, &H_power))
+	if (fast_do_step_power(w, s, sart_route, t, H)) {
 		map_out(w, s, t, H, H, 0.0);
-	else
+	} else {
+		H_power = sart_route->taken;
 		sart_fast = 0;
+	}
 	if (sart_fast) {
 		out(w, s, t, H);
-		return 1;
+		return sart_fast_commit(w, t, H);
 	}
-	*sart_taken = H_power;
-	return 0;
+	return sart_fast_end(w, t, H, H_power);
 }
 
 const SartModel sart_model = {
@@ -256,6 +280,7 @@ const SartModel sart_model = {
 	.norder = NINNERS,
 	.nvr = {18, 0, 0},
 	.vars = {real_vars, NULL, NULL},
+	.real_offset = real_offset,
 	.mealy = 0,
 	.may_reject = 0,
 	.real_inputs = real_inputs,

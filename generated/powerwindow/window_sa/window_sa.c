@@ -83,6 +83,23 @@ static const SartVar real_vars[12] = {
 	[vr_window_b] = {offsetof(Storage, inner_param_real[1]), SART_VAR_FIXED, "window.b"},
 };
 
+/* Where each Real variable lives, by value reference: the importer's Real gets and sets
+ * between steps (sart_wrapper.h). */
+static const size_t real_offset[12] = {
+	[vr_displacement] = offsetof(Storage, displacement),
+	[vr_speed] = offsetof(Storage, speed),
+	[vr_reaction_force] = offsetof(Storage, reaction_force),
+	[vr_disp] = offsetof(Storage, disp),
+	[vr_tau] = offsetof(Storage, tau),
+	[vr_INIT_WINDOW_SA_DISPLACEMENT] = offsetof(Storage, INIT_WINDOW_SA_DISPLACEMENT),
+	[vr_INIT_WINDOW_SA_SPEED] = offsetof(Storage, INIT_WINDOW_SA_SPEED),
+	[vr_INIT_WINDOW_SA_REACTION_FORCE] = offsetof(Storage, INIT_WINDOW_SA_REACTION_FORCE),
+	[vr_INIT_WINDOW_HEIGHT] = offsetof(Storage, INIT_WINDOW_HEIGHT),
+	[vr_INIT_WINDOW_REACTION_TORQUE] = offsetof(Storage, INIT_WINDOW_REACTION_TORQUE),
+	[vr_window_r] = offsetof(Storage, inner_param_real[0]),
+	[vr_window_b] = offsetof(Storage, inner_param_real[1]),
+};
+
 /* In: the in rules' conditions, then the `->` parts of the flagged rules. */
 static void in(SartWrapper *w, void *sp, double t, double H)
 {
@@ -181,30 +198,30 @@ static const SartInnerParam inner_params[2] = {
 
 /* do_step(window, t, H) in the fast step (sart_fast_rest when not SART_OK). */
 static int fast_do_step_window(SartWrapper *w, Storage *s, const SartFastRoute *sart_route,
-                               double t, double H, double *sart_taken)
+                               double t, double H)
 {
 	const SartInnerDirect *d = sart_route->direct[inner_window];
 	SartStatus st;
 	if (!sart_all_finite(s->window_in_real, 3) || !sart_direct_ready(d))
-		return sart_fast_rest(w, s, inner_window, t, H, 0, 0, sart_taken);
+		return sart_fast_rest(w, s, inner_window, t, H, 0, 0);
 	st = sart_direct_set_real(d, window_in_real_vr, 3, s->window_in_real);
 	if (st != SART_OK)
-		return sart_fast_rest(w, s, inner_window, t, H, 1, st, sart_taken);
+		return sart_fast_rest(w, s, inner_window, t, H, 1, st);
 	st = sart_direct_do_step(d, t, H);
 	if (st != SART_OK)
-		return sart_fast_rest(w, s, inner_window, t, H, 2, st, sart_taken);
+		return sart_fast_rest(w, s, inner_window, t, H, 2, st);
 	st = sart_direct_get_real(d, window_out_real_vr, 2, s->window_out_real);
 	if (st != SART_OK)
-		return sart_fast_rest(w, s, inner_window, t, H, 3, st, sart_taken);
+		return sart_fast_rest(w, s, inner_window, t, H, 3, st);
 	if (!sart_all_finite(s->window_out_real, 2))
-		return sart_fast_rest(w, s, inner_window, t, H, 3, 0, sart_taken);
+		return sart_fast_rest(w, s, inner_window, t, H, 3, 0);
 	sart_route->last[inner_window] = t + H;
 	return 1;
 }
 
 /* The fast step (sart_wrapper.h): In, Ctrl and Out of a plain step, straight through. */
-static int fast_step(SartWrapper *w, void *sp, const SartFastRoute *sart_route,
-                     double t, double H, double *sart_taken)
+static SartStatus fast_step(SartWrapper *w, void *sp, SartFastRoute *sart_route,
+                            double t, double H)
 {
 	Storage *s = sp;
 	int sart_fast = 1;
@@ -215,16 +232,17 @@ static int fast_step(SartWrapper *w, void *sp, const SartFastRoute *sart_route,
 	s->window_in_real_assigned[window_in_displacement] = 0;
 	s->window_in_real_assigned[window_in_speed] = 0;
 	s->window_in_real_assigned[window_in_reaction_force] = 0;
-	if (fast_do_step_window(w, s, sart_route, t, H, &H_window))
+	if (fast_do_step_window(w, s, sart_route, t, H)) {
 		map_out(w, s, t, H, H, 0.0);
-	else
+	} else {
+		H_window = sart_route->taken;
 		sart_fast = 0;
+	}
 	if (sart_fast) {
 		out(w, s, t, H);
-		return 1;
+		return sart_fast_commit(w, t, H);
 	}
-	*sart_taken = H_window;
-	return 0;
+	return sart_fast_end(w, t, H, H_window);
 }
 
 const SartModel sart_model = {
@@ -237,6 +255,7 @@ const SartModel sart_model = {
 	.norder = NINNERS,
 	.nvr = {12, 0, 0},
 	.vars = {real_vars, NULL, NULL},
+	.real_offset = real_offset,
 	.mealy = 1,
 	.may_reject = 0,
 	.real_inputs = real_inputs,

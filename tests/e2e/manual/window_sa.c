@@ -223,6 +223,7 @@ const SartModel sart_model = {
 	order, NINNERS,
 	{10, 0, 0},
 	{real_vars, NULL, NULL},
+	NULL, /* real_offset: the Reals' gets and sets go through real_vars */
 	1, /* mealy */
 	1, /* may_reject: `return H_window` may be less than H */
 	real_inputs, 3,
