@@ -363,9 +363,9 @@ typedef struct SartMasterOptions {
 	 * FMU always on the same thread, never two calls on one FMU at once, FMUs with
 	 * SART_CAP_SERIAL on the calling thread.  Whether it pays is measured: the first
 	 * SART_PAR_WARMUP + SART_PAR_SAMPLES steps run on the calling thread, timed; a group
-	 * whose summed time exceeds its time shared out over the threads by 5 us then tries as
-	 * many parallel passes, timed too, and stays parallel only when their median beats
-	 * the summed time by 5 us.  Results,
+	 * whose summed time exceeds its time shared out over the threads by 5 us then tries
+	 * parallel passes, timed too (8, then the median of SART_PAR_SAMPLES), and stays
+	 * parallel only when they beat its timed one-thread passes (median) by 5 us.  Results,
 	 * points, statuses and messages are those of one thread, in the same order (messages
 	 * an FMU logs while it steps are held and replayed in FMU order); on_step is then
 	 * called from the thread that steps the FMU, concurrently for different FMUs. */

@@ -15,9 +15,10 @@
  * SART_PAR_SAMPLES); then each group's threads are assigned (largest measured cost first,
  * to the least loaded thread; SART_CAP_SERIAL FMUs to the calling thread), and a group
  * whose summed cost exceeds the largest thread's load by 5 us tries parallel passes.  The
- * pool is only made then.  Those passes are timed in turn (the same warm-up and median),
- * and the group stays parallel only when they beat its one-thread time by 5 us: what
- * dispatching, waiting and a machine busy with other work cost is measured, not guessed.
+ * pool is only made then.  Those passes are timed in turn (after TRIAL_WARMUP of them, the
+ * median of SART_PAR_SAMPLES), and the group stays parallel only when they beat the
+ * median of its timed one-thread passes by 5 us: what dispatching, waiting and a machine
+ * busy with other work cost is measured, not guessed.
  * When no group stays parallel the pool is freed.
  *
  * Same results, same order.  An FMU's step only touches that FMU (master_step_raw); the
@@ -38,6 +39,9 @@
 
 enum { NSAMPLES = SART_PAR_SAMPLES, WARMUP = SART_PAR_WARMUP };
 
+/* Parallel passes not timed at first: fresh threads take a while to be scheduled well. */
+enum { TRIAL_WARMUP = 8 };
+
 /* The least a group must save per pass, besides twice the dispatch time (seconds). */
 #define MIN_GAIN 5e-6
 
@@ -55,7 +59,9 @@ typedef struct MasterPar {
 	int *owner;          /* FMU -> its thread */
 	int *task_owner;     /* the current phase's items -> threads */
 	double *samples;     /* FMU -> NSAMPLES step times */
-	double *serial_time; /* group -> its FMUs' step times summed */
+	double *serial_time; /* group -> the median time of its passes on one thread */
+	int *seq_passes;     /* group -> passes on one thread timed or skipped so far */
+	double *seq_samples; /* group -> NSAMPLES times of those passes */
 	int *trials;         /* group -> parallel passes timed or skipped so far */
 	double *trial_samples; /* group -> NSAMPLES times of its parallel passes */
 	int *steps;          /* FMU -> steps timed or skipped so far */
@@ -140,7 +146,9 @@ int master_par_prepare(Master *m)
 	p->serial_time = calloc(nn, sizeof *p->serial_time);
 	p->trials = calloc(nn, sizeof *p->trials);
 	p->trial_samples = calloc(nn * NSAMPLES, sizeof *p->trial_samples);
-	if (!p->serial_time || !p->trials || !p->trial_samples || !p->group_first ||
+	p->seq_passes = calloc(nn, sizeof *p->seq_passes);
+	p->seq_samples = calloc(nn * NSAMPLES, sizeof *p->seq_samples);
+	if (!p->seq_passes || !p->seq_samples || !p->serial_time || !p->trials || !p->trial_samples || !p->group_first ||
 	    !p->group_len || !p->group_par || !p->pos_group || !p->all || !p->owner ||
 	    !p->task_owner || !p->samples || !p->steps || !p->st || !p->r)
 		return master_fail(m, "out of memory");
@@ -181,6 +189,8 @@ void master_par_free(Master *m)
 	free(p->serial_time);
 	free(p->trials);
 	free(p->trial_samples);
+	free(p->seq_passes);
+	free(p->seq_samples);
 	free(p);
 	m->par = NULL;
 }
@@ -243,10 +253,9 @@ static void decide(Master *m, MasterPar *p)
 	int any = 0, always = m->o->threads_always;
 	p->decided = 1;
 	for (int g = 0; g < p->ngroups; g++) {
-		const int *fm = group_fmus(m, p, g);
-		p->serial_time[g] = 0;
-		for (int j = 0; j < p->group_len[g]; j++)
-			p->serial_time[g] += cost_of(p, fm[j]);
+		double *seq = p->seq_samples + (size_t)g * NSAMPLES;
+		qsort(seq, NSAMPLES, sizeof seq[0], cmp_double);
+		p->serial_time[g] = seq[NSAMPLES / 2];
 		double gain = p->group_len[g] > 1 ? assign(m, p, g) : 0;
 		p->group_par[g] = p->group_len[g] > 1 && (always || gain > MIN_GAIN);
 		any |= p->group_par[g];
@@ -304,20 +313,22 @@ void master_par_step(Master *m, const int *fmus, int n, double t, double h)
 		for (int i = 0; i < n; i++)
 			p->task_owner[i] = p->owner[fmus[i]];
 		int g = group_of(m, p, fmus), k = p->trials[g];
-		double t0 = k < WARMUP + NSAMPLES ? seconds() : 0;
+		double t0 = k < TRIAL_WARMUP + NSAMPLES ? seconds() : 0;
 		p->cur = fmus;
 		sart_pool_run(p->pool, step_task, m, n, p->task_owner);
 		m->res->parallel_steps += n;
-		if (k >= WARMUP + NSAMPLES)
+		if (k >= TRIAL_WARMUP + NSAMPLES)
 			return;
 		p->trials[g]++;
-		if (k >= WARMUP)
-			p->trial_samples[(size_t)g * NSAMPLES + (size_t)(k - WARMUP)] = seconds() - t0;
-		if (k + 1 == WARMUP + NSAMPLES)
+		if (k >= TRIAL_WARMUP)
+			p->trial_samples[(size_t)g * NSAMPLES + (size_t)(k - TRIAL_WARMUP)] =
+				seconds() - t0;
+		if (k + 1 == TRIAL_WARMUP + NSAMPLES)
 			keep_or_drop(m, p, g);
 		return;
 	}
 	int timed_all = 1;
+	double pass0 = p->decided ? 0 : seconds();
 	for (int i = 0; i < n; i++) {
 		int f = fmus[i];
 		double t0 = p->decided ? 0 : seconds();
@@ -330,6 +341,9 @@ void master_par_step(Master *m, const int *fmus, int n, double t, double h)
 	}
 	if (p->decided)
 		return;
+	int mine = group_of(m, p, fmus), k = p->seq_passes[mine]++;
+	if (k >= WARMUP && k < WARMUP + NSAMPLES)
+		p->seq_samples[(size_t)mine * NSAMPLES + (size_t)(k - WARMUP)] = seconds() - pass0;
 	for (int g = 0; g < p->ngroups; g++)
 		for (int j = 0; p->group_len[g] > 1 && j < p->group_len[g]; j++)
 			timed_all &= p->steps[group_fmus(m, p, g)[j]] >= WARMUP + NSAMPLES;
