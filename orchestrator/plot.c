@@ -36,7 +36,7 @@ static void plot_usage(FILE *out)
 	      "                 [--labels L,...] [--diff VAR,...|all] [--mark T[:LABEL]]...\n"
 	      "                 [--xrange T0:T1] [--title T]\n"
 	      "\n"
-	      "  RESULT.csv  results of sacc simulate (a header `time,...`, then numbers); a\n"
+	      "  RESULT.csv  results of sacc simulate (a header `time [s],...`, then numbers); a\n"
 	      "              header field `name [unit]` gives the column's unit; several files\n"
 	      "              are drawn over each other, each variable found by name in each\n"
 	      "  -o FILE     the image; its extension chooses PNG or SVG\n"

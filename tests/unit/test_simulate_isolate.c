@@ -61,7 +61,7 @@ static void sanitizer_lets_signals_kill(void)
 	setenv("ASAN_OPTIONS", opts, 1);
 }
 
-static const char rows_to_02[] = "time,faulty.x\n"
+static const char rows_to_02[] = "time [s],faulty.x\n"
                                  "0,0\n"
                                  "0.1,0.1\n"
                                  "0.2,0.2\n";
