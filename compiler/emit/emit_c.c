@@ -366,7 +366,7 @@ static bool setup_inner(Ec *e, InnerC *ic, const Inner *in)
 		}
 		ic->model_identifier = sub->model_identifier;
 		ic->guid = arena_strdup(a, sub->guid);
-		ic->version = 2;
+		ic->version = in->built_fmi == 3 ? 3 : 2;
 		ic->caps = (sub->can_get_and_set_fmu_state ? 1u : 0u) |
 		           (sub->can_serialize_fmu_state ? 2u : 0u) | (sub->reactive ? 4u : 0u);
 	} else {
