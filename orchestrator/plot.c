@@ -345,6 +345,14 @@ static int match_files(Plot *p)
 				        p->a.files[f], var->name, p->a.files[0]);
 				return 1;
 			}
+			if (strcmp(var->name, t->names[c]) != 0) {
+				/* found as `name [unit]`: the key and the labels show the name alone */
+				char *bare = strdup(t->names[c]);
+				if (!bare)
+					return fputs("sacc plot: out of memory\n", stderr), 1;
+				free(var->name);
+				var->name = bare;
+			}
 			p->col[f * p->nvars + v] = c;
 			const char *u = t->units[c];
 			if (!u || !*u)
