@@ -7,7 +7,8 @@
 # plots of both runs overlaid with their difference (sacc plot) and the comparison, in
 # $BUILD/demo/; then the same scenario over the declarative adaptations, against the same
 # reference.
-# Called by `make demo` as: sh adaptations/demo.sh build/sacc build
+# Called by `make demo` as: sh adaptations/demo.sh build/sacc build (FMI=3 in the
+# environment adds the run over FMI 3.0 wrappers).
 set -u
 SACC=$1
 BUILD=$2
@@ -103,6 +104,26 @@ if [ -n "$contact" ] && [ -n "$detection" ]; then
 else
 	echo "plot: skipped (no contact or detection in $OUT/comparison.json)"
 	status=1
+fi
+
+# With FMI=3 (make demo FMI=3): the same scenario over the same adaptations built as FMI 3.0
+# wrappers (sacc build --fmi 3).  The wrappers run the same code through the FMI 3.0 skin,
+# so the result must be the FMI 2.0 run's bit for bit (the CSVs, shortest round-trip
+# numbers, compared byte for byte).
+if [ "${FMI:-}" = 3 ]; then
+	echo
+	echo "==== the power window with FMI 3.0 wrappers ($BUILD/powerwindow-fmi3/, sacc build --fmi 3)"
+	timed "$SACC" simulate -L "$BUILD/fmus" -L "$BUILD/powerwindow-fmi3" \
+		adaptations/powerwindow/scenario/powerwindow.sa --stop "$STOP" --step "$STEP" \
+		-o "$OUT/cosim-fmi3.csv"
+	if cmp -s "$OUT/cosim.csv" "$OUT/cosim-fmi3.csv"; then
+		echo "FMI 3.0 wrappers: $OUT/cosim-fmi3.csv equals the FMI 2.0 run's $OUT/cosim.csv bit for bit" \
+			"($(($(wc -l < "$OUT/cosim.csv") - 1)) rows)"
+	else
+		echo "FMI 3.0 wrappers: $OUT/cosim-fmi3.csv differs from the FMI 2.0 run's $OUT/cosim.csv:"
+		cmp "$OUT/cosim.csv" "$OUT/cosim-fmi3.csv" | head -n 1
+		status=1
+	fi
 fi
 
 # The same case study over the declarative adaptations: the contact's step cutting, which
