@@ -497,6 +497,18 @@ static void write_fmi3(Md *md, Compilation *c, const EmitLayout *l)
 	write_unknowns3(md, l, "Output", false);
 	write_unknowns3(md, l, "InitialUnknown", true);
 	end(md);
+	if (l->reactive) {
+		/* FMI 3.0 dropped canInterpolateInputs: a master that knows sacc reads the kind
+		 * here (fmu_read.c); any other skips the annotation */
+		start(md, "Annotations");
+		start(md, "Annotation");
+		attr(md, "type", SACC_KIND_ANNOTATION);
+		start(md, "Kind");
+		attr(md, "reactive", "true");
+		end(md);
+		end(md);
+		end(md);
+	}
 	end(md);
 }
 
