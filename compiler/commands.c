@@ -74,8 +74,9 @@ const CliOption cmd_options[] = {
 	 "put each FMU in DIR, under the file name of its 'at' (default: at its 'at' path "
 	 "beside its script)", NULL},
 	{"--fmi", CLI_VALUE, "VERSION", set_fmi, AT(fmi), CMD_BUILD, 0,
-	 "the FMI version of the wrappers built (default 2; inner adaptations built in the same "
-	 "run get it too):", fmi_choice},
+	 "the FMI version of every wrapper built, inner adaptations built in the same run too; "
+	 "it overrides the scripts' 'fmi N' clauses (default: each adaptation's clause, else "
+	 "2):", fmi_choice},
 	CLI_OPTION_INCLUDE(CMD_CHECK | CMD_EXPLICIT | CMD_EMIT | CMD_BUILD | CMD_PARSE),
 	CLI_OPTION_FMU_DIR(CMD_CHECK | CMD_EXPLICIT | CMD_EMIT | CMD_BUILD),
 	{NULL, CLI_FLAG, NULL, NULL, 0, 0, 0, NULL, NULL},

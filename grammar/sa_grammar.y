@@ -27,6 +27,7 @@ static void syntax_error(ParseCtx *ctx, int major, Token tok, const int *expecte
 			 bool semi_ok);
 static Node *mk_int(ParseCtx *ctx, Token t, int negative);
 static Node *mk_real(ParseCtx *ctx, Token t, int negative);
+static int fmi_clause(ParseCtx *ctx, Token word, Token version);
 static Node *mk_adaptation(ParseCtx *ctx, Node *head, NodeList inners, NodeList coupling,
 			   NodeList in, NodeList out, NodeList params, NodeList general,
 			   Node *control, NodeList in_part, NodeList out_part);
@@ -188,9 +189,11 @@ adaptation(X) ::= adaptation_head(H) inners(I) coupling_opt(C) ports_in_opt(PI) 
 }
 
 %type adaptation_head {Node *}
-adaptation_head(H) ::= SEMANTIC(S) ADAPTATION kind(K) ID(N) name2_opt(N2) without_opt(W) AT STRING(P). {
+adaptation_head(H) ::= SEMANTIC(S) ADAPTATION kind(K) ID(N) name2_opt(N2) without_opt(W) AT STRING(P)
+			fmi_opt(V). {
 	H = NEW(ND_ADAPTATION, N.loc);
 	H->flags = K | W;
+	H->ival = V;
 	if (N2.s) {
 		/* The older header form: a type name, then the instance name. */
 		H->tname = tok_str(ctx, N);
@@ -207,6 +210,12 @@ adaptation_head(H) ::= SEMANTIC(S) ADAPTATION kind(K) ID(N) name2_opt(N2) withou
 }
 name2_opt(N) ::= . { N = (Token){0}; }
 name2_opt(N) ::= ID(X). { N = X; }
+/* fmi_opt = ('fmi' ('2' | '3' | '2.0' | '3.0'))?  The wrapper's FMI version; 'fmi' is no
+ * keyword (a port may be called fmi), only a word in this place. */
+%type fmi_opt {int}
+fmi_opt(V) ::= . { V = 0; }
+fmi_opt(V) ::= ID(K) INT(N). { V = fmi_clause(ctx, K, N); }
+fmi_opt(V) ::= ID(K) REAL(N). { V = fmi_clause(ctx, K, N); }
 without_opt(W) ::= . { W = 0; }
 without_opt(W) ::= WITHOUT MASTER. { W = KIND_WITHOUT_MASTER; }
 
@@ -916,6 +925,23 @@ static Node *mk_inner(ParseCtx *ctx, Token for_tok, int kind, Token type, Token 
 	n->list3 = params.head;
 	(void)for_tok;
 	return n;
+}
+
+/* fmi_opt: `fmi 3` after the adaptation's `at`.  Returns 2 or 3, or 0 after an error. */
+static int fmi_clause(ParseCtx *ctx, Token word, Token version)
+{
+	if (word.n != 3 || memcmp(word.s, "fmi", 3) != 0) {
+		diag_error(ctx->diag, word.loc, "expected 'fmi' and a version, or 'for inner fmu', "
+			   "after the adaptation's 'at'");
+		return 0;
+	}
+	const char *v = tok_str(ctx, version);
+	if (strcmp(v, "2") == 0 || strcmp(v, "2.0") == 0)
+		return 2;
+	if (strcmp(v, "3") == 0 || strcmp(v, "3.0") == 0)
+		return 3;
+	diag_error(ctx->diag, version.loc, "FMI version '%s' is not one sacc builds: 2 or 3", v);
+	return 0;
 }
 
 static Node *mk_adaptation(ParseCtx *ctx, Node *head, NodeList inners, NodeList coupling,

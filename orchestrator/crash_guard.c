@@ -3,13 +3,15 @@
  *
  * One static (and the doStep in progress, per thread): a signal handler and an exit handler have nowhere else to read from, and
  * one process runs one simulation at a time.  Everything the handlers do is
- * async-signal-safe: write(2), stores, and execv of /bin/sh to remove the temporary
- * directory and then die of the same signal, or exit with the same status, so that the
- * parent sees what happened (execve keeps the process id and drops the broken image). */
+ * async-signal-safe: write(2), stores, the shortest-number formatter (fmt_real, over
+ * runtime/sart_numfmt.c: integer arithmetic and memcpy over constant tables, no allocation,
+ * locale or stdio, so the last word's times read as every other message's), and execv of
+ * /bin/sh to remove the temporary directory and then die of the same signal, or exit with
+ * the same status, so that the parent sees what happened (execve keeps the process id and drops the broken image). */
 #define _GNU_SOURCE /* on_exit */
 #include "crash_guard.h"
+#include "numfmt.h"
 
-#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,67 +66,6 @@ static size_t put_long(char *buf, size_t at, long v)
 	return at;
 }
 
-size_t crash_guard_format(char *buf, double x)
-{
-	size_t at = 0;
-	if (isnan(x))
-		return put(buf, 0, "nan");
-	if (x < 0) {
-		buf[at++] = '-';
-		x = -x;
-	}
-	if (isinf(x))
-		return put(buf, at, "inf");
-	if (x == 0) {
-		buf[at++] = '0';
-		return at;
-	}
-	int e = (int)floor(log10(x));
-	long double scaled = x;
-	for (int i = e; i < 9; i++)
-		scaled *= 10;
-	for (int i = 9; i < e; i++)
-		scaled /= 10;
-	long long m = llroundl(scaled);
-	if (m >= 10000000000LL) {
-		m /= 10;
-		e++;
-	}
-	char d[10];
-	for (int i = 9; i >= 0; i--, m /= 10)
-		d[i] = (char)('0' + m % 10);
-	int nd = 10;
-	while (nd > 1 && d[nd - 1] == '0')
-		nd--;
-	if (e < -4 || e >= 10) {
-		buf[at++] = d[0];
-		if (nd > 1)
-			buf[at++] = '.';
-		for (int i = 1; i < nd; i++)
-			buf[at++] = d[i];
-		buf[at++] = 'e';
-		buf[at++] = e < 0 ? '-' : '+';
-		if (e > -10 && e < 10)
-			buf[at++] = '0';
-		return put_long(buf, at, e < 0 ? -e : e);
-	}
-	if (e < 0) {
-		at = put(buf, at, "0.");
-		for (int i = -1; i > e; i--)
-			buf[at++] = '0';
-		for (int i = 0; i < nd; i++)
-			buf[at++] = d[i];
-		return at;
-	}
-	int last = e > nd - 1 ? e : nd - 1;
-	for (int i = 0; i <= last; i++) {
-		buf[at++] = i < nd ? d[i] : '0';
-		if (i == e && i < last)
-			buf[at++] = '.';
-	}
-	return at;
-}
-
 static const char *signal_name(int sig)
 {
 	switch (sig) {
@@ -150,16 +91,16 @@ static void last_word(const char *what)
 		at = put(msg, at, "[");
 		at = put(msg, at, fmu);
 		at = put(msg, at, "] doStep(t = ");
-		at += crash_guard_format(msg + at, step_now.t);
+		at += fmt_real(msg + at, step_now.t);
 		at = put(msg, at, ", h = ");
-		at += crash_guard_format(msg + at, step_now.h);
+		at += fmt_real(msg + at, step_now.h);
 		at = put(msg, at, "): ");
 	} else {
 		at = put(msg, at, "outside any doStep (in another call to an FMU, or in sacc): ");
 	}
 	at = put(msg, at, what);
 	at = put(msg, at, "\nsacc simulate: stopped at t = ");
-	at += crash_guard_format(msg + at, *guard.last_t);
+	at += fmt_real(msg + at, *guard.last_t);
 	at = put(msg, at, ": ");
 	at = put_long(msg, at, *guard.written > 0 ? *guard.written - 1 : 0);
 	at = put(msg, at, " steps accepted (the result holds each)\n");

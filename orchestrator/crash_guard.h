@@ -23,7 +23,4 @@ void crash_guard_step(const char *fmu, double t, double h, int done);
 /* The run is over: the previous handlers come back. */
 void crash_guard_disarm(void);
 
-/* Writes x as "%.10g" would, with write-safe code only; returns the length (< 32). */
-size_t crash_guard_format(char *buf, double x);
-
 #endif

@@ -67,7 +67,38 @@ int csv_column(const CsvTable *t, const char *name)
 	for (int c = 0; c < t->ncols; c++)
 		if (strcmp(t->names[c], name) == 0)
 			return c;
+	/* "name [unit]", as the header shows it: the column of that name, if its unit is that */
+	size_t n = strlen(name);
+	const char *open = n ? strrchr(name, '[') : NULL;
+	if (!open || name[n - 1] != ']' || open == name || open[-1] != ' ')
+		return -1;
+	const char *end = open - 1;
+	while (end > name && end[-1] == ' ')
+		end--;
+	size_t nlen = (size_t)(end - name), ulen = (size_t)(name + n - 1 - (open + 1));
+	for (int c = 0; c < t->ncols; c++)
+		if (strlen(t->names[c]) == nlen && memcmp(t->names[c], name, nlen) == 0 &&
+		    t->units[c] && strlen(t->units[c]) == ulen && memcmp(t->units[c], open + 1, ulen) == 0)
+			return c;
 	return -1;
+}
+
+bool csv_needs_quotes(const char *field)
+{
+	return strpbrk(field, ",\"\r\n") != NULL;
+}
+
+int csv_put_field(FILE *f, const char *field)
+{
+	if (!csv_needs_quotes(field))
+		return fputs(field, f) < 0 ? -1 : 0;
+	putc('"', f);
+	for (const char *p = field; *p; p++) {
+		if (*p == '"')
+			putc('"', f);
+		putc(*p == '\n' || *p == '\r' ? ' ' : *p, f);
+	}
+	return putc('"', f) == EOF ? -1 : 0;
 }
 
 int csv_interp(const CsvTable *t, int c, double x, double *v)
@@ -144,6 +175,47 @@ static void chomp(char *line, ssize_t *len)
 {
 	while (*len > 0 && (line[*len - 1] == '\n' || line[*len - 1] == '\r'))
 		line[--*len] = '\0';
+}
+
+/* Splits the header line (its end of line removed) at the commas outside double quotes,
+ * unquoting in place as RFC 4180 says ("a,b" is a,b; "" inside quotes is one "); at most
+ * max fields.  Returns the number of fields, or -1 for a quote left open or text after a
+ * closing quote. */
+static int split_header(char *line, char **fields, int max)
+{
+	int n = 0;
+	char *r = line, *w = line;
+	for (;;) {
+		if (n == max)
+			return -1;
+		fields[n++] = w;
+		if (*r == '"') {
+			for (r++;; r++) {
+				if (!*r)
+					return -1;
+				if (*r == '"' && r[1] != '"')
+					break;
+				if (*r == '"')
+					r++;
+				*w++ = *r;
+			}
+			r++;
+			if (*r && *r != ',')
+				return -1;
+		} else {
+			while (*r && *r != ',') {
+				if (*r == '"')
+					return -1;
+				*w++ = *r++;
+			}
+		}
+		if (!*r) {
+			*w = '\0';
+			return n;
+		}
+		r++;
+		*w++ = '\0';
+	}
 }
 
 /* A header field's `name [unit]`: cuts the unit off field (in place) and returns it, or
@@ -273,21 +345,26 @@ static CsvTable *parse(LineSource *src, const char *name, char *err, size_t errs
 		goto done;
 	}
 	chomp(line, &len);
-	if (strchr(line, '"')) {
-		say(err, errsize, "%s:1: quoted fields are not supported", name);
-		goto done;
-	}
-	int ncols = 1;
+	int ncols = 1; /* at most: commas inside quotes part no fields */
 	for (const char *p = line; *p; p++)
 		ncols += *p == ',';
 	fields = calloc((size_t)ncols + 2, sizeof *fields);
-	units = calloc((size_t)ncols + 1, sizeof *units);
-	row = calloc((size_t)ncols + 1, sizeof *row);
-	if (!fields || !units || !row) {
+	if (!fields) {
 		say(err, errsize, "%s: out of memory", name);
 		goto done;
 	}
-	split(line, fields, ncols);
+	ncols = split_header(line, fields, ncols);
+	if (ncols < 0) {
+		say(err, errsize, "%s:1: a quoted field of the header is not closed, or text "
+		    "follows its closing quote", name);
+		goto done;
+	}
+	units = calloc((size_t)ncols + 1, sizeof *units);
+	row = calloc((size_t)ncols + 1, sizeof *row);
+	if (!units || !row) {
+		say(err, errsize, "%s: out of memory", name);
+		goto done;
+	}
 	for (int c = 0; c < ncols; c++)
 		units[c] = cut_unit(fields[c]);
 	if (strcmp(fields[0], "time") != 0) {

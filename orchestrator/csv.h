@@ -4,15 +4,17 @@
  *
  * The format is the one `sacc simulate` writes: a header naming the columns, the first
  * being `time`; then one row per communication point, every field a finite number, the
- * times never decreasing.  No quoting (sacc never writes a comma inside a name).  A header
- * field may carry its column's unit as `name [unit]` (`time [s]`, `window.height [m]`): the
- * reader keeps the name without it, so that a file with units is read by name as one
- * without, and keeps the unit apart for `sacc plot`'s axes. */
+ * times never decreasing.  A header field may carry its column's unit as `name [unit]`
+ * (`time [s]`, `window.height [m]`): the reader keeps the name without it, so that a file
+ * with units is read by name as one without, and keeps the unit apart for `sacc plot`'s
+ * axes.  Header fields are quoted as RFC 4180 says where a name holds a comma or a double
+ * quote (FMI's structured names do: `a[1,2]`); the rows are numbers, never quoted. */
 #ifndef SACC_CSV_H
 #define SACC_CSV_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 typedef struct CsvTable {
 	int ncols;       /* column 0 is time */
@@ -48,8 +50,17 @@ CsvTable *csv_parse(const char *text, size_t len, const char *name, char *err,
  * `sacc simulate`'s options and --sweep's steps. */
 bool csv_number(const char *s, double *v);
 
-/* The index of the column named name, or -1. */
+/* The index of the column named name, or -1.  name may carry the unit as the header
+ * shows it ("m1.x [m]"): then the column must have that unit. */
 int csv_column(const CsvTable *t, const char *name);
+
+/* Whether a header field must be quoted: it holds a comma, a double quote or a line break. */
+bool csv_needs_quotes(const char *field);
+
+/* Writes one header field to f, quoted (its double quotes doubled) where csv_needs_quotes
+ * says; a line break is written as a space, so that the header stays one line.  Returns 0,
+ * or -1 when f fails. */
+int csv_put_field(FILE *f, const char *field);
 
 /* The value at row r, column c. */
 static inline double csv_at(const CsvTable *t, size_t r, int c)

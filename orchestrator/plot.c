@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "csv.h"
+#include "numfmt.h"
 
 static void plot_usage(FILE *out)
 {
@@ -35,7 +36,7 @@ static void plot_usage(FILE *out)
 	      "                 [--labels L,...] [--diff VAR,...|all] [--mark T[:LABEL]]...\n"
 	      "                 [--xrange T0:T1] [--title T]\n"
 	      "\n"
-	      "  RESULT.csv  results of sacc simulate (a header `time,...`, then numbers); a\n"
+	      "  RESULT.csv  results of sacc simulate (a header `time [s],...`, then numbers); a\n"
 	      "              header field `name [unit]` gives the column's unit; several files\n"
 	      "              are drawn over each other, each variable found by name in each\n"
 	      "  -o FILE     the image; its extension chooses PNG or SVG\n"
@@ -343,6 +344,14 @@ static int match_files(Plot *p)
 				        p->a.files[f], var->name, p->a.files[0]);
 				return 1;
 			}
+			if (strcmp(var->name, t->names[c]) != 0) {
+				/* found as `name [unit]`: the key and the labels show the name alone */
+				char *bare = strdup(t->names[c]);
+				if (!bare)
+					return fputs("sacc plot: out of memory\n", stderr), 1;
+				free(var->name);
+				var->name = bare;
+			}
 			p->col[f * p->nvars + v] = c;
 			const char *u = t->units[c];
 			if (!u || !*u)
@@ -527,7 +536,7 @@ static void put_value(FILE *g, double x)
 	if (isnan(x))
 		fputs(" NaN", g); /* gnuplot leaves the point out */
 	else
-		fprintf(g, " %.17g", x);
+		fprintf(g, " %s", FMT_REAL(x));
 }
 
 /* Datablock $<name>: t's rows that draw [from, to], time then columns cols[0..n). */
@@ -543,7 +552,7 @@ static int write_block(FILE *g, const char *name, const CsvTable *t, const int *
 	for (size_t r = r0; r <= r1; r++) {
 		if (!keep[r - r0])
 			continue;
-		fprintf(g, "%.17g", csv_at(t, r, 0));
+		fprintf(g, "%s", FMT_REAL(csv_at(t, r, 0)));
 		for (int k = 0; k < n; k++)
 			put_value(g, csv_at(t, r, cols[k]));
 		fputc('\n', g);
@@ -682,7 +691,7 @@ static void write_yrange(FILE *g, const Plot *p, int k, bool diff, double from, 
 	}
 	double d = isfinite(lo) && lo != 0 ? 0.1 * fabs(lo) : 1.0;
 	lo = isfinite(lo) ? lo : 0.0;
-	fprintf(g, "set yrange [%.17g:%.17g]\n", lo - d, lo + d);
+	fprintf(g, "set yrange [%s:%s]\n", FMT_REAL(lo - d), FMT_REAL(lo + d));
 }
 
 /* Whether column c of t holds whole numbers only: a Boolean, an Integer or an
@@ -742,13 +751,15 @@ static void write_marks(FILE *g, const Plot *p, double from, double to, bool lab
 		if (mk->t < from || mk->t > to)
 			continue;
 		if (!labels) {
-			fprintf(g, "set arrow from first %.17g, graph 0 to first %.17g, graph 1 nohead "
-			        "dashtype 2 linewidth 1.2 linecolor rgb '#333333' front\n", mk->t, mk->t);
+			fprintf(g, "set arrow from first %s, graph 0 to first %s, graph 1 nohead "
+			        "dashtype 2 linewidth 1.2 linecolor rgb '#333333' front\n",
+			        FMT_REAL(mk->t), FMT_REAL(mk->t));
 		} else if (*mk->label) {
 			fputs("set label ", g);
 			plot_put_quoted(g, mk->label);
-			fprintf(g, " at first %.17g, graph %.2f left offset character 0.5, 0 "
-			        "textcolor rgb '#333333' front\n", mk->t, 0.92 - 0.1 * (shown++ % 4));
+			fprintf(g, " at first %s, graph %.2f left offset character 0.5, 0 "
+			        "textcolor rgb '#333333' front\n", FMT_REAL(mk->t),
+			        0.92 - 0.1 * (shown++ % 4));
 		}
 	}
 }
@@ -791,8 +802,9 @@ static void write_script(FILE *g, const Plot *p, const char *title)
 	fputs("set multiplot title ", g);
 	plot_put_quoted(g, title);
 	fprintf(g, "\nset lmargin at screen 0.09\nset rmargin at screen %.4f\n"
-	        "set xrange [%.17g:%.17g]\nset grid\nset offsets 0, 0, graph 0.04, graph 0.04\n"
-	        "set key at screen %.4f, graph 1 left top Left reverse\n", right, from, to,
+	        "set xrange [%s:%s]\nset grid\nset offsets 0, 0, graph 0.04, graph 0.04\n"
+	        "set key at screen %.4f, graph 1 left top Left reverse\n", right, FMT_REAL(from),
+	        FMT_REAL(to),
 	        right + 0.01);
 	write_marks(g, p, from, to, false);
 	const char *tu = p->t[0]->units[0];
@@ -956,8 +968,9 @@ static int plot_run(Plot *p)
 	for (int f = 0; p->a.has_xrange && f < p->a.nfiles; f++) {
 		const CsvTable *t = p->t[f];
 		if (csv_at(t, 0, 0) > to || csv_at(t, t->nrows - 1, 0) < from) {
-			fprintf(stderr, "sacc plot: --xrange %.17g:%.17g: %s has no time in it\n", from,
-			        to, p->a.files[f]);
+			fprintf(stderr, "sacc plot: --xrange %s:%s: %s has no time in it\n",
+			        FMT_REAL(from),
+			        FMT_REAL(to), p->a.files[f]);
 			return 1;
 		}
 	}

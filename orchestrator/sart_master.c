@@ -5,6 +5,7 @@
  * interpolated) and set, one FMU stepped, failures reported.  sart_master_internal.h
  * says which other file holds what. */
 #include "sart_master_internal.h"
+#include "sart_numfmt.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -100,7 +101,7 @@ int master_fail_call(Master *m, int f, double t)
 		m->has_pending = 0;
 	if (strstr(msg, "DoStep(t = ")) /* the seam's report of a step names its time */
 		return master_fail(m, "%s", msg);
-	return master_fail(m, "at t = %.17g: %s", t, msg);
+	return master_fail(m, "at t = %s: %s", SART_NUM(t), msg);
 }
 
 /* The first FMU that cannot get and set its state, or -1 when every one can. */
@@ -282,7 +283,8 @@ int master_nonfinite_signal(Master *m, int f, double t, const double *vals, int 
 {
 	for (int s = s0; s < s0 + n; s++)
 		if (!isfinite(vals[s]))
-			return master_fail(m, "at t = %.17g: %s.%s is %g, and it %s", t, m->sc->fmus[f].name,
+			return master_fail(m, "at t = %s: %s.%s is %g, and it %s", SART_NUM(t),
+			                   m->sc->fmus[f].name,
 			                   var_of(m->sc, m->sig[s])->name, vals[s],
 			                   m->sig_exchanged[s] ? "feeds a connection" : "is recorded");
 	return 0;
@@ -298,7 +300,8 @@ static int read_derivatives(Master *m, int f, double t, double *dvals)
 		return master_fail_call(m, f, t);
 	for (int s = s0; s < s0 + n; s++)
 		if (!isfinite(dvals[s]))
-			return master_fail(m, "at t = %.17g: the derivative of %s.%s is %g", t,
+			return master_fail(m, "at t = %s: the derivative of %s.%s is %g",
+			                   SART_NUM(t),
 			                   m->sc->fmus[f].name, var_of(m->sc, m->sig[s])->name, dvals[s]);
 	return 0;
 }
@@ -391,7 +394,8 @@ double sart_conn_value(const SartConnection *cn, double x)
 int master_bad_input(Master *m, int f, int c, double t, double v, double d)
 {
 	const SartConnection *cn = &m->sc->conns[c];
-	return master_fail(m, "at t = %.17g: the input %s.%s would be %g (slope %g), fed by %s.%s", t,
+	return master_fail(m, "at t = %s: the input %s.%s would be %g (slope %g), fed by %s.%s",
+	                   SART_NUM(t),
 	                   m->sc->fmus[f].name, var_of(m->sc, cn->dst)->name, v, d,
 	                   m->sc->fmus[cn->src.fmu].name, var_of(m->sc, cn->src)->name);
 }
@@ -488,15 +492,17 @@ int master_step_outcome(Master *m, int f, double t, SartStatus st, double r,
 			m->discard_at = r;
 		}
 		if (m->o->no_rollback) {
-			master_fail(m, "%s discarded the step from t = %.17g at t = %.17g; redoing it shorter "
+			master_fail(m, "%s discarded the step from t = %s at t = %s; redoing it shorter "
 			            "needs the FMUs' states saved before each step, and the run was told to "
-			            "save none (no rollback)", m->sc->fmus[f].name, t, r);
+			            "save none (no rollback)", m->sc->fmus[f].name, SART_NUM(t),
+			            SART_NUM(r));
 			return -1;
 		}
 		if (!m->can_rollback) {
-			master_fail(m, "%s discarded the step from t = %.17g at t = %.17g; redoing it shorter "
+			master_fail(m, "%s discarded the step from t = %s at t = %s; redoing it shorter "
 			            "needs every FMU to get and set its state, and %s cannot",
-			            m->sc->fmus[f].name, t, r, m->sc->fmus[stateless_fmu(m->sc)].name);
+			            m->sc->fmus[f].name, SART_NUM(t), SART_NUM(r),
+			            m->sc->fmus[stateless_fmu(m->sc)].name);
 			return -1;
 		}
 		return 1;
@@ -536,8 +542,9 @@ int master_step_finish(Master *m, int f, double t, double h, SartStatus st, doub
 	if (ok(st) && r < t + h) {
 		/* an early return: like a discard, the macro step ends where the FMU stopped */
 		if (!(r > t)) {
-			master_fail(m, "%s returned early at t = %.17g %d times without getting "
-			            "anywhere", m->sc->fmus[f].name, t, MAX_EARLY_AT_START + 1);
+			master_fail(m, "%s returned early at t = %s %d times without getting "
+			            "anywhere", m->sc->fmus[f].name, SART_NUM(t),
+			            MAX_EARLY_AT_START + 1);
 			return -1;
 		}
 		*reached = r;
@@ -626,8 +633,9 @@ static int initialize(Master *m)
 				if (sv->type != SART_REAL)
 					x = iv;
 				if (!isfinite(x))
-					return master_fail(m, "at t = %.17g (initialization): %s.%s is %g, on a "
-					                   "connection", t0, sc->fmus[src.fmu].name, sv->name, x);
+					return master_fail(m, "at t = %s (initialization): %s.%s is %g, on a "
+					                   "connection", SART_NUM(t0),
+					                   sc->fmus[src.fmu].name, sv->name, x);
 				got = 1;
 			}
 			const SartVar *dv = var_of(sc, cn->dst);
@@ -654,7 +662,7 @@ int master_emit_point(Master *m, double t)
 	for (int r = 0; r < m->sc->nrecords; r++)
 		m->row[r] = m->now[m->rec_sig[r]];
 	if (m->o->on_point(m->o->point_env, t, m->row, m->sc->nrecords))
-		return master_fail(m, "at t = %.17g: the run was stopped by its caller", t);
+		return master_fail(m, "at t = %s: the run was stopped by its caller", SART_NUM(t));
 	return 0;
 }
 

@@ -97,10 +97,14 @@ typedef struct SartFmuTypes {
  *   SART_CAP_INPUT_ORDER2        its setting of input derivatives takes second derivatives
  *                                (FMI 2.0 does not declare this: canInterpolateInputs
  *                                promises first derivatives only), so SART_QUADRATIC gives
- *                                it the parabola's second derivative. */
+ *                                it the parabola's second derivative;
+ *   SART_CAP_REACTIVE            a step uses the inputs of its end, though the FMU takes no
+ *                                input derivatives (an FMI 3.0 wrapper that says so): it
+ *                                is not delayed. */
 enum {
 	SART_CAP_OUTPUT_DERIVATIVES = 1u << 8,
-	SART_CAP_INPUT_ORDER2 = 1u << 9
+	SART_CAP_INPUT_ORDER2 = 1u << 9,
+	SART_CAP_REACTIVE = 1u << 10
 };
 
 /* A reference to one variable: FMU index, variable index in that FMU. */
@@ -380,7 +384,7 @@ enum { SART_MAX_THREADS = 256, SART_PAR_WARMUP = 2, SART_PAR_SAMPLES = 7 };
 /* A capability of the master's (SartFmu.caps): the FMU is stepped on the calling thread
  * only, never on the pool's workers (canBeInstantiatedOnlyOncePerProcess, needsExecutionTool,
  * or a caller's own reason, e.g. a watchdog that times the calling thread). */
-enum { SART_CAP_SERIAL = 1u << 10 };
+enum { SART_CAP_SERIAL = 1u << 11 };
 
 /* What a run did. */
 typedef struct SartMasterResult {

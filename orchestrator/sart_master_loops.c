@@ -5,6 +5,7 @@
  * Which solver and its bounds are SartMasterOptions'; sart_master.h says when a loop has
  * converged and when it has diverged. */
 #include "sart_master_internal.h"
+#include "sart_numfmt.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -413,7 +414,8 @@ static int loop_fail(Master *m, Loop *L, double t, int init, SartLoopOutcome why
 	else
 		snprintf(what, sizeof what, "diverged under %s after %d iterations (|G(x) - x| = %.3g)",
 		         solver_name(m->o->loop_solver), iterations, absres);
-	return master_fail(m, "at t = %.17g%s: algebraic loop %d (%s) %s; tear variables: %s", t,
+	return master_fail(m, "at t = %s%s: algebraic loop %d (%s) %s; tear variables: %s",
+	                   SART_NUM(t),
 	                   init ? " (initialization)" : "", L->index + 1, vars, what, tears);
 }
 

@@ -2,6 +2,7 @@
  * state really restores it, tried on a fresh instance before a run that rolls back
  * (master_probe_all) and by `sacc inspect --probe-state`. */
 #include "sart_master_internal.h"
+#include "sart_numfmt.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -89,9 +90,10 @@ int sart_probe_state(const SartScenario *sc, int f, double start, double h,
 	for (int i = 0; i < fm->nvars; i++) {
 		if (memcmp(&a1[i], &b[i], sizeof a1[i]) == 0)
 			continue;
-		put(msg, size, "%s.%s is %.17g at t = %.17g when its state is got, but %.17g once "
-		    "that state is set again (at t = %.17g): %s did not restore it",
-		    fm->name, fm->vars[i].name, a1[i], t1, b[i], t2,
+		put(msg, size, "%s.%s is %s at t = %s when its state is got, but %s once "
+		    "that state is set again (at t = %s): %s did not restore it",
+		    fm->name, fm->vars[i].name, SART_NUM(a1[i]), SART_NUM(t1), SART_NUM(b[i]),
+		    SART_NUM(t2),
 		    master_set_state_call(fm->version));
 		goto done;
 	}
@@ -102,15 +104,17 @@ int sart_probe_state(const SartScenario *sc, int f, double start, double h,
 	for (int i = 0; i < fm->nvars; i++) {
 		if (memcmp(&a[i], &b[i], sizeof a[i]) == 0)
 			continue;
-		put(msg, size, "%s.%s is %.17g at t = %.17g, but %.17g after its state at t = %.17g "
-		    "was set and the step to t = %.17g redone: %s did not restore the state",
-		    fm->name, fm->vars[i].name, a[i], t2, b[i], t1, t2,
+		put(msg, size, "%s.%s is %s at t = %s, but %s after its state at t = %s "
+		    "was set and the step to t = %s redone: %s did not restore the state",
+		    fm->name, fm->vars[i].name, SART_NUM(a[i]), SART_NUM(t2), SART_NUM(b[i]),
+		    SART_NUM(t1), SART_NUM(t2),
 		    master_set_state_call(fm->version));
 		goto done;
 	}
 	rc = 0;
-	put(msg, size, "state restore works: %s's outputs at t = %.17g are the same bit for bit "
-	    "after its state at t = %.17g was set and the step redone", fm->name, t2, t1);
+	put(msg, size, "state restore works: %s's outputs at t = %s are the same bit for bit "
+	    "after its state at t = %s was set and the step redone", fm->name, SART_NUM(t2),
+	    SART_NUM(t1));
 	goto done;
 call_failed:
 	put(msg, size, "%s%s%s", rc == 1 ? "after its state was set: " : "", sart_inner_message(in),

@@ -5,6 +5,7 @@
  * the step size over a sign change of the event indicator).  sart_master_run calls
  * master_macro_step (fixed steps) or master_controlled_step for each step. */
 #include "sart_master_internal.h"
+#include "sart_numfmt.h"
 
 #include <string.h>
 
@@ -13,11 +14,12 @@
 static int stuck(Master *m, double t)
 {
 	if (m->discard_fmu >= 0)
-		return master_fail(m, "at t = %.17g: %s discarded the step at its start (its last "
-		                   "successful time is t); the simulation cannot advance", t,
+		return master_fail(m, "at t = %s: %s discarded the step at its start (its last "
+		                   "successful time is t); the simulation cannot advance",
+		                   SART_NUM(t),
 		                   m->sc->fmus[m->discard_fmu].name);
-	return master_fail(m, "at t = %.17g: an FMU discarded the step at its start; the simulation "
-	                   "cannot advance", t);
+	return master_fail(m, "at t = %s: an FMU discarded the step at its start; the simulation "
+	                   "cannot advance", SART_NUM(t));
 }
 
 static int snapshot_all(Master *m, double t)
@@ -114,7 +116,8 @@ int master_controlled_step(Master *m, double t, double *end)
 			return stuck(m, t);
 		m->discard_fmu = -1;
 		if (attempt > 1000)
-			return master_fail(m, "at t = %.17g: the step was rejected %d times", t, attempt);
+			return master_fail(m, "at t = %s: the step was rejected %d times",
+			                   SART_NUM(t), attempt);
 		int st = all_passes(m, t, h, &short_end);
 		if (st == 0 && doubling) {
 			memcpy(m->yfull, m->next, bytes);
@@ -211,7 +214,8 @@ static int attempt_step(Master *m, double t, double *end)
 			return stuck(m, t);
 		m->discard_fmu = -1;
 		if (attempt > 100)
-			return master_fail(m, "at t = %.17g: the step was rejected %d times", t, attempt);
+			return master_fail(m, "at t = %s: the step was rejected %d times",
+			                   SART_NUM(t), attempt);
 		int st = all_passes(m, t, h, &short_end);
 		if (st < 0)
 			return 1;
@@ -247,10 +251,11 @@ static int locate_event(Master *m, double t, double z0, double z1, double *end)
 	int side = 0, at_b = 1;
 	for (int trial = 0; b - a > tol; trial++) {
 		if (trial >= 200)
-			return master_fail(m, "at t = %.17g: the crossing of %s.%s was not bracketed within "
-			                   "%g in %d trials (last bracket [%.17g, %.17g])", t,
+			return master_fail(m, "at t = %s: the crossing of %s.%s was not bracketed within "
+			                   "%g in %d trials (last bracket [%s, %s])", SART_NUM(t),
 			                   m->sc->fmus[m->o->event_indicator.fmu].name,
-			                   var_of(m->sc, m->o->event_indicator)->name, tol, trial, t + a, t + b);
+			                   var_of(m->sc, m->o->event_indicator)->name, tol, trial,
+			                   SART_NUM(t + a), SART_NUM(t + b));
 		double c = a - za * (b - a) / (zb - za);
 		if (!(c > a && c < b))
 			c = (a + b) / 2;

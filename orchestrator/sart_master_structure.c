@@ -138,7 +138,7 @@ static int is_port(const SartVar *v)
 static int fmu_is_delayed(const SartFmu *fm)
 {
 	int inputs = 0;
-	if (fm->caps & SART_CAP_INPUT_DERIVATIVES)
+	if (fm->caps & (SART_CAP_INPUT_DERIVATIVES | SART_CAP_REACTIVE))
 		return 0;
 	for (int i = 0; i < fm->nvars; i++) {
 		const SartVar *v = &fm->vars[i];

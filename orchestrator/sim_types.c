@@ -65,6 +65,7 @@ unsigned sim_caps(const FmuInfo *in)
 	       (in->version == FMI_V2 && in->can_interpolate_inputs ? SART_CAP_INPUT_DERIVATIVES
 	                                                             : 0u) |
 	       (in->max_output_derivative_order >= 1 ? SART_CAP_OUTPUT_DERIVATIVES : 0u) |
+	       (in->version == FMI_V3 && in->is_reactive ? SART_CAP_REACTIVE : 0u) |
 	       (in->version == FMI_V3 && in->has_event_mode ? SART_CAP_EVENT_MODE : 0u) |
 	       (in->version == FMI_V3 && in->might_return_early_from_do_step
 	                ? SART_CAP_EARLY_RETURN

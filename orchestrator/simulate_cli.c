@@ -396,7 +396,8 @@ const CliOption sim_options[] = {
 	 "unconnected inputs over time: a time column, then one per input (INST.VAR; VAR for "
 	 "an .fmu), Reals linear between rows, discrete ones held", NULL},
 	{"-o", CLI_VALUE, "RESULT.csv", cli_set_string, AT(out), SIM, CLI_FILE,
-	 "the CSV result (default: standard output)", NULL},
+	 "the CSV result (default: standard output); its header says `INST.VAR [UNIT]` where "
+	 "the variable has a unit", NULL},
 	{"--explain", CLI_FLAG, NULL, cli_set_flag, AT(explain), SIM, 0,
 	 "print the structural analysis and the unit conversions, and stop", NULL},
 	{"--no-unit-conversion", CLI_FLAG, NULL, cli_set_flag, AT(no_unit_conversion), SIM, 0,
@@ -731,15 +732,31 @@ static void on_step_guarded(void *env, int f, double t, double h, int done)
 	crash_guard_step(s->fmus[f].name, t, h, done);
 }
 
+/* The header: `time [s]`, then INSTANCE.VARIABLE, with ` [unit]` where the model
+ * description gives the variable a unit (its own or its declared type's), each field
+ * quoted where it must be (csv_put_field). */
 static int write_header(Sim *s)
 {
-	fputs("time", s->out);
-	for (int r = 0; r < s->nrecords; r++)
-		if (s->cols && s->cols[r].name)
-			fprintf(s->out, ",%s", s->cols[r].name);
-		else
-			fprintf(s->out, ",%s.%s", s->fmus[s->records[r].fmu].name,
-			        s->fmus[s->records[r].fmu].vars[s->records[r].var].name);
+	fputs("time [s]", s->out);
+	for (int r = 0; r < s->nrecords; r++) {
+		const SimFmu *f = &s->fmus[s->records[r].fmu];
+		/* An SSP system's own outputs are named by the system (Sim.cols). */
+		const char *own = s->cols && s->cols[r].name ? s->cols[r].name : NULL;
+		const char *inst = own ? own : f->name;
+		const char *var = own ? "" : f->vars[s->records[r].var].name;
+		const char *unit = f->info->vars[s->records[r].var].unit;
+		bool with_unit = unit && *unit;
+		size_t len = strlen(inst) + strlen(var) + (with_unit ? strlen(unit) : 0) + 5;
+		char *field = malloc(len);
+		if (!field)
+			return 1;
+		sprintf(field, "%s%s%s", inst, own ? "" : ".", var);
+		if (with_unit)
+			sprintf(field + strlen(field), " [%s]", unit);
+		fputc(',', s->out);
+		csv_put_field(s->out, field);
+		free(field);
+	}
 	fputc('\n', s->out);
 	if (fflush(s->out) != 0 || ferror(s->out))
 		return 1;

@@ -13,6 +13,7 @@
 
 #include "fmi2/fmi2Functions.h"
 #include "sart_core.h"
+#include "sart_numfmt.h"
 
 /* The FMI 2.0 Co-Simulation states in which each call is allowed. */
 #define ALIVE SART_PHASE_ALIVE
@@ -182,10 +183,11 @@ fmi2Status fmi2SetupExperiment(fmi2Component c, fmi2Boolean toleranceDefined,
 	SartWrapper *w = sart_core_enter(c, &SETUP_EXPERIMENT);
 	if (!w)
 		return fmi2Error;
-	sart_core_log_call(w, "fmi2SetupExperiment(toleranceDefined = %d, tolerance = %.17g, "
-	                   "startTime = %.17g, stopTimeDefined = %d, stopTime = %.17g)",
-	                   (int)toleranceDefined, tolerance, startTime, (int)stopTimeDefined,
-	                   stopTime);
+	sart_core_log_call(w, "fmi2SetupExperiment(toleranceDefined = %d, tolerance = %s, "
+	                   "startTime = %s, stopTimeDefined = %d, stopTime = %s)",
+	                   (int)toleranceDefined, SART_NUM(tolerance), SART_NUM(startTime),
+	                   (int)stopTimeDefined,
+	                   SART_NUM(stopTime));
 	SartExperiment ex = {toleranceDefined != fmi2False, tolerance, startTime,
 	                     stopTimeDefined != fmi2False, stopTime};
 	return (fmi2Status)sart_core_setup_experiment(w, &ex, &SETUP_EXPERIMENT);

@@ -23,6 +23,7 @@
 
 #include "fmi3/fmi3Functions.h"
 #include "sart_core.h"
+#include "sart_numfmt.h"
 
 /* The FMI 3.0 Co-Simulation states in which each call is allowed.  SART_PHASE_STEP_FAILED
  * is Step Mode after a discarded step. */
@@ -217,9 +218,10 @@ fmi3Status fmi3EnterInitializationMode(fmi3Instance instance, fmi3Boolean tolera
 	if (!w)
 		return fmi3Error;
 	sart_core_log_call(w, "fmi3EnterInitializationMode(toleranceDefined = %d, tolerance = "
-	                   "%.17g, startTime = %.17g, stopTimeDefined = %d, stopTime = %.17g)",
-	                   (int)toleranceDefined, tolerance, startTime, (int)stopTimeDefined,
-	                   stopTime);
+	                   "%s, startTime = %s, stopTimeDefined = %d, stopTime = %s)",
+	                   (int)toleranceDefined, SART_NUM(tolerance), SART_NUM(startTime),
+	                   (int)stopTimeDefined,
+	                   SART_NUM(stopTime));
 	SartExperiment ex = {toleranceDefined, tolerance, startTime, stopTimeDefined, stopTime};
 	SartStatus st = sart_core_setup_experiment(w, &ex, &ENTER_INIT);
 	if (st >= SART_ERROR)

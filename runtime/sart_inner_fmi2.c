@@ -6,6 +6,7 @@
  * naming the call.  The inner FMU's variadic logger calls are formatted here and forwarded
  * through the front. */
 #include "sart_inner_backend.h"
+#include "sart_numfmt.h"
 
 #include <dlfcn.h>
 #include <math.h>
@@ -416,13 +417,15 @@ static SART_COLD SartStatus do_step_not_ok(SartInner *in, double t, double h, fm
 	if (st != fmi2Discard) {
 		SartStatus s = to_sart(st);
 		if (st == fmi2Pending)
-			return sart_inner_report(in, s, "fmi2DoStep(t = %.17g, h = %.17g) returned "
+			return sart_inner_report(in, s, "fmi2DoStep(t = %s, h = %s) returned "
 			                         "fmi2Pending, but no asynchronous step was asked for",
-			                         t, h);
+			                         SART_NUM(t), SART_NUM(h));
 		if ((int)st < (int)fmi2OK || (int)st > (int)fmi2Pending)
-			return sart_inner_report(in, s, "fmi2DoStep(t = %.17g, h = %.17g) returned an "
-			                         "unknown status %d", t, h, (int)st);
-		return sart_inner_report(in, s, "fmi2DoStep(t = %.17g, h = %.17g) returned %s", t, h,
+			return sart_inner_report(in, s, "fmi2DoStep(t = %s, h = %s) returned an "
+			                         "unknown status %d", SART_NUM(t), SART_NUM(h),
+			                         (int)st);
+		return sart_inner_report(in, s, "fmi2DoStep(t = %s, h = %s) returned %s",
+		                         SART_NUM(t), SART_NUM(h),
 		                         fmi2_status_name(st));
 	}
 	/* A discard is only usable with the time the FMU reached. */
@@ -430,17 +433,19 @@ static SART_COLD SartStatus do_step_not_ok(SartInner *in, double t, double h, fm
 	fmi2Status ls = f->api.get_real_status(f->c, fmi2LastSuccessfulTime, &last);
 	if (ls != fmi2OK && ls != fmi2Warning)
 		return sart_inner_report(in, ls == fmi2Fatal ? SART_FATAL : SART_ERROR,
-		                         "fmi2DoStep(t = %.17g, h = %.17g) returned fmi2Discard, and "
+		                         "fmi2DoStep(t = %s, h = %s) returned fmi2Discard, and "
 		                         "fmi2GetRealStatus(fmi2LastSuccessfulTime) then returned %s: "
-		                         "the time the FMU stands at is unknown", t, h,
+		                         "the time the FMU stands at is unknown", SART_NUM(t),
+		                         SART_NUM(h),
 		                         fmi2_status_name(ls));
 	if (!(last >= t && last <= t + h))
-		return sart_inner_report(in, SART_ERROR, "fmi2DoStep(t = %.17g, h = %.17g) returned "
-		                         "fmi2Discard with last successful time %.17g, outside the step",
-		                         t, h, last);
+		return sart_inner_report(in, SART_ERROR, "fmi2DoStep(t = %s, h = %s) returned "
+		                         "fmi2Discard with last successful time %s, outside the step",
+		                         SART_NUM(t), SART_NUM(h), SART_NUM(last));
 	*reached = last;
-	return sart_inner_report(in, SART_DISCARD, "fmi2DoStep(t = %.17g, h = %.17g) returned "
-	                         "fmi2Discard; last successful time %.17g", t, h, last);
+	return sart_inner_report(in, SART_DISCARD, "fmi2DoStep(t = %s, h = %s) returned "
+	                         "fmi2Discard; last successful time %s", SART_NUM(t), SART_NUM(h),
+	                         SART_NUM(last));
 }
 
 /* ---- FMU states ------------------------------------------------------------------------- */

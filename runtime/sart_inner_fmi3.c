@@ -15,6 +15,7 @@
  *     Step Mode), so the callers see one step either way.
  * The inner FMU's log messages are plain text in FMI 3.0 and are forwarded as they are. */
 #include "sart_inner_backend.h"
+#include "sart_numfmt.h"
 
 #include <dlfcn.h>
 #include <float.h>
@@ -328,7 +329,7 @@ static SartStatus settle_events(SartInner *in, double t)
 	SartStatus worst = SART_OK;
 	char when[48] = "after initialization";
 	if (!isnan(t))
-		snprintf(when, sizeof when, "at t = %.17g", t);
+		snprintf(when, sizeof when, "at t = %s", SART_NUM(t));
 	for (int i = 0;; i++) {
 		fmi3Boolean again = false, terminate = false, nominals = false, values = false;
 		fmi3Boolean next_defined = false;
@@ -438,9 +439,9 @@ static SART_COLD SartStatus set_real_mixed(SartInner *in, const SartVr vr[], siz
 			                             f->api.set_float64(f->c, &vr[i], 1, &v[i], 1)));
 		} else if (t == SART_VT_FLOAT32) {
 			if (isfinite(v[i]) && fabs(v[i]) > FLT_MAX)
-				return sart_inner_report(in, SART_ERROR, "fmi3SetFloat32: the value %.17g "
+				return sart_inner_report(in, SART_ERROR, "fmi3SetFloat32: the value %s "
 				                         "for '%s' (valueReference %u) does not fit Float32",
-				                         v[i], name ? name : "?", vr[i]);
+				                         SART_NUM(v[i]), name ? name : "?", vr[i]);
 			fmi3Float32 x = (fmi3Float32)v[i];
 			worst = worse(worst, outcome(in, "fmi3SetFloat32",
 			                             f->api.set_float32(f->c, &vr[i], 1, &x, 1)));
@@ -696,28 +697,34 @@ static SART_COLD SartStatus step_other(SartInner *in, double t, double h, fmi3St
 	*reached = NAN;
 	if (st != fmi3OK && st != fmi3Warning && st != fmi3Discard) {
 		if ((int)st < (int)fmi3OK || (int)st > (int)fmi3Fatal)
-			return sart_inner_report(in, to_sart(st), "fmi3DoStep(t = %.17g, h = %.17g) "
-			                         "returned an unknown status %d", t, h, (int)st);
-		return sart_inner_report(in, to_sart(st), "fmi3DoStep(t = %.17g, h = %.17g) returned "
-		                         "%s", t, h, fmi3_status_name(st));
+			return sart_inner_report(in, to_sart(st), "fmi3DoStep(t = %s, h = %s) "
+			                         "returned an unknown status %d", SART_NUM(t),
+			                         SART_NUM(h), (int)st);
+		return sart_inner_report(in, to_sart(st), "fmi3DoStep(t = %s, h = %s) returned "
+		                         "%s", SART_NUM(t), SART_NUM(h), fmi3_status_name(st));
 	}
 	int short_step = st == fmi3Discard || early;
 	if (short_step && !(last >= t && last <= t + h))
-		return sart_inner_report(in, SART_ERROR, "fmi3DoStep(t = %.17g, h = %.17g) returned "
-		                         "%s with last successful time %.17g, outside the step", t, h,
-		                         st == fmi3Discard ? "fmi3Discard" : "early", last);
+		return sart_inner_report(in, SART_ERROR, "fmi3DoStep(t = %s, h = %s) returned "
+		                         "%s with last successful time %s, outside the step",
+		                         SART_NUM(t), SART_NUM(h),
+		                         st == fmi3Discard ? "fmi3Discard" : "early",
+		                         SART_NUM(last));
 	if (st == fmi3Discard) {
 		*reached = last;
-		return sart_inner_report(in, SART_DISCARD, "fmi3DoStep(t = %.17g, h = %.17g) returned "
-		                         "fmi3Discard; last successful time %.17g", t, h, last);
+		return sart_inner_report(in, SART_DISCARD, "fmi3DoStep(t = %s, h = %s) returned "
+		                         "fmi3Discard; last successful time %s", SART_NUM(t),
+		                         SART_NUM(h), SART_NUM(last));
 	}
 	if (early && !f->early_return_allowed)
-		return sart_inner_report(in, SART_ERROR, "fmi3DoStep(t = %.17g, h = %.17g) returned "
-		                         "early at %.17g, but early return was not allowed", t, h, last);
+		return sart_inner_report(in, SART_ERROR, "fmi3DoStep(t = %s, h = %s) returned "
+		                         "early at %s, but early return was not allowed",
+		                         SART_NUM(t), SART_NUM(h), SART_NUM(last));
 	if (terminate)
-		return sart_inner_report(in, SART_ERROR, "fmi3DoStep(t = %.17g, h = %.17g) asked to "
-		                         "terminate the simulation at t = %.17g", t, h,
-		                         early ? last : t + h);
+		return sart_inner_report(in, SART_ERROR, "fmi3DoStep(t = %s, h = %s) asked to "
+		                         "terminate the simulation at t = %s", SART_NUM(t),
+		                         SART_NUM(h),
+		                         SART_NUM(early ? last : t + h));
 	SartStatus s = st == fmi3Warning ? not_ok(in, "fmi3DoStep", st) : SART_OK;
 	double at = early ? last : t + h;
 	if (event && f->event_mode_used) {

@@ -10,6 +10,7 @@
 #include "sart_channel.h"
 #include "sart_inner_backend.h"
 #include "sart_isolate.h"
+#include "sart_numfmt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -72,7 +73,7 @@ static void call_name(const Iso *iso, uint32_t op, char *buf, size_t size)
 {
 	const char *name = op < SART_OP_COUNT ? op_names[op] : "?";
 	if (op == SART_OP_DO_STEP)
-		snprintf(buf, size, "%s(t = %.17g, h = %.17g)", name, iso->t, iso->h);
+		snprintf(buf, size, "%s(t = %s, h = %s)", name, SART_NUM(iso->t), SART_NUM(iso->h));
 	else
 		snprintf(buf, size, "%s", name);
 }

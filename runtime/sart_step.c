@@ -4,6 +4,7 @@
  * most steps are, and the emitted fast step, are in sart_fast_step.c; the step itself (In;
  * Ctrl; Out) is sart_run_step in sart_core_impl.h, which both inline. */
 #include "sart_core_impl.h"
+#include "sart_numfmt.h"
 
 /* The pending input derivatives: u + du H, for a reactive wrapper reads its inputs at the
  * end of the step. */
@@ -64,12 +65,12 @@ static SartStatus end_other(SartWrapper *w, double t, double H, SartStatus st, d
 {
 	sart_clear_stacks(w);
 	if (st >= SART_ERROR) {
-		sart_wlog(w, st, "%s: the step from t = %.17g failed", call->name, t);
+		sart_wlog(w, st, "%s: the step from t = %s failed", call->name, SART_NUM(t));
 		return sart_settle(w, st);
 	}
 	if (!sart_valid_step(Ht, t, H)) {
-		sart_wlog(w, SART_ERROR, "%s: the control rules returned the step %.17g, not in "
-		          "(0, H = %.17g]", call->name, Ht, H);
+		sart_wlog(w, SART_ERROR, "%s: the control rules returned the step %s, not in "
+		          "(0, H = %s]", call->name, SART_NUM(Ht), SART_NUM(H));
 		return sart_settle(w, SART_ERROR);
 	}
 	w->last_ok = t + Ht;
@@ -79,12 +80,14 @@ static SartStatus end_other(SartWrapper *w, double t, double H, SartStatus st, d
 			return sart_settle(w, rs);
 		w->g_dirty = w->snap_g_dirty;
 		w->g_valid = w->snap_g_valid;
-		sart_wlog(w, SART_DISCARD, "%s: the control rules took %.17g of the step %.17g "
-		          "from t = %.17g; the state at t is kept", call->name, Ht, H, t);
+		sart_wlog(w, SART_DISCARD, "%s: the control rules took %s of the step %s "
+		          "from t = %s; the state at t is kept", call->name, SART_NUM(Ht),
+		          SART_NUM(H), SART_NUM(t));
 	} else {
 		sart_set_phase(w, SART_PHASE_STEP_FAILED);
-		sart_wlog(w, SART_DISCARD, "%s: the control rules took %.17g of the step %.17g "
-		          "from t = %.17g; the inner FMUs cannot return to t", call->name, Ht, H, t);
+		sart_wlog(w, SART_DISCARD, "%s: the control rules took %s of the step %s "
+		          "from t = %s; the inner FMUs cannot return to t", call->name,
+		          SART_NUM(Ht), SART_NUM(H), SART_NUM(t));
 	}
 	return SART_DISCARD;
 }
@@ -123,16 +126,16 @@ SART_COLD SartStatus sart_do_step_full(void *instance, double t, double H, int n
 	if (!w)
 		return SART_ERROR;
 	if (sart_core_calls_logged(w))
-		sart_core_log_call(w, "%s(t = %.17g, H = %.17g, noSetFMUStatePriorToCurrentPoint = "
-		                   "%d)", call->name, t, H, no_set_prior);
+		sart_core_log_call(w, "%s(t = %s, H = %s, noSetFMUStatePriorToCurrentPoint = "
+		                   "%d)", call->name, SART_NUM(t), SART_NUM(H), no_set_prior);
 	if (!isfinite(t) || !isfinite(H) || !(H > 0.0)) {
 		sart_wlog(w, SART_ERROR, "%s: invalid communication point %g or step size %g",
 		          call->name, t, H);
 		return SART_ERROR;
 	}
 	if (fabs(t - w->time) > sart_time_tolerance(w->time)) {
-		sart_wlog(w, SART_ERROR, "%s: communication point %.17g is not the instance's "
-		          "time %.17g", call->name, t, w->time);
+		sart_wlog(w, SART_ERROR, "%s: communication point %s is not the instance's "
+		          "time %s", call->name, SART_NUM(t), SART_NUM(w->time));
 		return SART_ERROR;
 	}
 	/* The importer's t is the time from now on: kept as the sum of its own steps, the

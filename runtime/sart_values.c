@@ -4,6 +4,7 @@
  * the importer's every step, read and write straight through the table when nothing else is
  * due (a valid instance between steps, G not due, no call log). */
 #include "sart_core_impl.h"
+#include "sart_numfmt.h"
 
 #include <stdio.h>
 
@@ -21,8 +22,8 @@ static void log_values(SartWrapper *w, const char *fn, SartType t, const SartVr 
 	for (size_t i = 0; i < nvr && vr && values && used + 64 < sizeof buf; i++) {
 		int n;
 		if (t == SART_REAL)
-			n = snprintf(buf + used, sizeof buf - used, "%s#%u = %.17g", i ? ", " : "", vr[i],
-			             ((const double *)values)[i]);
+			n = snprintf(buf + used, sizeof buf - used, "%s#%u = %s", i ? ", " : "", vr[i],
+			             SART_NUM(((const double *)values)[i]));
 		else
 			n = snprintf(buf + used, sizeof buf - used, "%s#%u = %d", i ? ", " : "", vr[i],
 			             ((const int *)values)[i]);

@@ -15,6 +15,10 @@
 
 #include "diag.h"
 
+/* The type of the annotation in which an FMI 3.0 wrapper built by sacc says it is reactive
+ * (FMI 3.0 has no canInterpolateInputs): written by emit_md.c, read by fmu_read.c. */
+#define SACC_KIND_ANNOTATION "org.sacc.kind"
+
 typedef enum FmiVersion { FMI_V2 = 2, FMI_V3 = 3 } FmiVersion;
 
 /* The scalar types.  FMI 3.0's sized types keep their own tag so that nothing is lost;
@@ -157,7 +161,8 @@ typedef struct FmuInfo {
 
 	/* The paper's section 2.2.1 classification. */
 	bool is_mealy;    /* some output depends directly on an input, or dependencies unknown */
-	bool is_reactive; /* canInterpolateInputs */
+	bool is_reactive; /* canInterpolateInputs, or (FMI 3.0, which dropped it) sacc's
+	                   * annotation saying so (fmu_read.c, SACC_KIND_ANNOTATION) */
 } FmuInfo;
 
 /* The largest modelDescription.xml fmu_open accepts (bytes, uncompressed). */

@@ -1264,9 +1264,35 @@ static void read_structure(Reader *r, const xmlNode *ms, const VrIndex *idx)
 	free(is_listed);
 }
 
+/* FMI 3.0 has no canInterpolateInputs, so a wrapper sacc builds as FMI 3.0 says that it
+ * is reactive (a step uses the inputs of its end) in an annotation of the model
+ * description: <Annotations><Annotation type="SACC_KIND_ANNOTATION"><Kind reactive="true"/>.
+ * Other tools skip it, as FMI says they may. */
+static bool annotated_reactive(const xmlNode *annotations)
+{
+	for (const xmlNode *a = annotations ? annotations->children : NULL; a; a = a->next) {
+		if (!is_elem(a, "Annotation"))
+			continue;
+		xmlChar *type = xmlGetProp((xmlNode *)a, (const xmlChar *)"type");
+		bool ours = type && strcmp((const char *)type, SACC_KIND_ANNOTATION) == 0;
+		xmlFree(type);
+		for (const xmlNode *k = ours ? a->children : NULL; k; k = k->next) {
+			if (!is_elem(k, "Kind"))
+				continue;
+			xmlChar *v = xmlGetProp((xmlNode *)k, (const xmlChar *)"reactive");
+			bool yes = v && strcmp((const char *)v, "true") == 0;
+			xmlFree(v);
+			if (yes)
+				return true;
+		}
+	}
+	return false;
+}
+
 /* Section 2.2.1 of the paper: undisclosed feedthrough or any output that depends on an
- * input makes a Mealy unit, otherwise Moore; canInterpolateInputs makes it reactive.  A
- * unit with no outputs has nothing to feed through and counts as Moore. */
+ * input makes a Mealy unit, otherwise Moore; canInterpolateInputs (or, in FMI 3.0, sacc's
+ * annotation) makes it reactive.  A unit with no outputs has nothing to feed through and
+ * counts as Moore. */
 static void classify(FmuInfo *f)
 {
 	f->is_mealy = false;
@@ -1278,7 +1304,7 @@ static void classify(FmuInfo *f)
 			if (f->vars[o->deps[k]].causality == CAUS_INPUT)
 				f->is_mealy = true;
 	}
-	f->is_reactive = f->can_interpolate_inputs;
+	f->is_reactive = f->can_interpolate_inputs || f->is_reactive;
 }
 
 /* ---- the document ----------------------------------------------------------------------- */
@@ -1320,6 +1346,8 @@ static void read_root(Reader *r, const xmlNode *root)
 
 	const xmlNode *sec[S_COUNT] = {0};
 	for (const xmlNode *c = root->children; c; c = c->next) {
+		if (f->version == FMI_V3 && is_elem(c, "Annotations") && annotated_reactive(c))
+			f->is_reactive = true;
 		for (int s = 0; s < S_COUNT; s++) {
 			if (!is_elem(c, section_names[s]))
 				continue;

@@ -41,6 +41,8 @@ typedef struct Inner {
 	const char *name;
 	FmuInfo *fmu;         /* NULL when the inner is another adaptation of this build */
 	Node *adaptation;     /* that adaptation, or NULL */
+	int built_fmi;        /* that adaptation's FMU as `sacc build` found it: its FMI version
+	                       * (2 or 3); 0 before the build resolves it */
 	InnerPort *ports;
 	int nports;
 	bool mealy, reactive;

@@ -154,6 +154,11 @@ extern const EmitLogCategory emit_log_categories[];
  * Integer beyond 32 bits, a Real that is not finite), an array port. */
 EmitLayout *emit_layout(Compilation *c, SaInfo *info);
 
+/* The FMI 3.0 value reference of l's variable numbered vr among those of its type: an FMI
+ * 3.0 wrapper numbers all its variables in one sequence (emit_md.c says how), where an FMI
+ * 2.0 one numbers each type from 0. */
+uint32_t emit_vr3(const EmitLayout *l, SaType type, uint32_t vr);
+
 /* The wrapper's GUID (see above) into out; false when an inner adaptation has errors. */
 bool emit_guid(Compilation *c, const SaInfo *info, char out[40]);
 

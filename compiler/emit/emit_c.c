@@ -342,6 +342,16 @@ static const EmitVar *layout_var(const EmitLayout *l, const char *name)
 	return NULL;
 }
 
+/* The value reference in inner `in` of its variable numbered vr among those of its type:
+ * an inner adaptation's FMU built as FMI 3.0 numbers them as emit_vr3 says. */
+static uint32_t inner_vr(Ec *e, const Inner *in, SaType type, uint32_t vr)
+{
+	if (in->fmu || !in->adaptation || in->built_fmi != 3)
+		return vr;
+	const EmitLayout *sub = emit_layout(e->c, in->adaptation->info);
+	return sub ? emit_vr3(sub, type, vr) : vr;
+}
+
 static bool setup_inner(Ec *e, InnerC *ic, const Inner *in)
 {
 	Arena *a = e->c->arena;
@@ -366,7 +376,7 @@ static bool setup_inner(Ec *e, InnerC *ic, const Inner *in)
 		}
 		ic->model_identifier = sub->model_identifier;
 		ic->guid = arena_strdup(a, sub->guid);
-		ic->version = 2;
+		ic->version = in->built_fmi == 3 ? 3 : 2;
 		ic->caps = (sub->can_get_and_set_fmu_state ? 1u : 0u) |
 		           (sub->can_serialize_fmu_state ? 2u : 0u) | (sub->reactive ? 4u : 0u);
 	} else {
@@ -408,7 +418,7 @@ static bool setup_inner(Ec *e, InnerC *ic, const Inner *in)
 				ok = false;
 				continue;
 			}
-			sl->vr = v->vr;
+			sl->vr = inner_vr(e, in, v->type, v->vr);
 		}
 	}
 	return ok;
@@ -1247,13 +1257,15 @@ static void emit_inner_param_table(Ec *e, StrBuf *out)
 		const EmitVar *v = &emit_inner_params(l)[i];
 		sb_printf(out, "\t{%s, %s, %u, offsetof(Storage, %s), 1, vr_%s},\n",
 		          e->inners[v->inner_index].enumc, type_sart[ec_sart_type(v->type)],
-		          (unsigned)v->inner_vr, inner_param_field(e, v->type, v->slot), v->cname);
+		          (unsigned)inner_vr(e, v->inner, v->type, v->inner_vr),
+		          inner_param_field(e, v->type, v->slot), v->cname);
 	}
 	for (int i = 0; i < l->nbindings; i++) {
 		const EmitBinding *b = &l->bindings[i];
 		sb_printf(out, "\t{%s, %s, %u, offsetof(Storage, %s), 0, 0},\n",
 		          e->inners[b->inner_index].enumc, type_sart[ec_sart_type(b->type)],
-		          (unsigned)b->inner_vr, inner_param_field(e, b->type, b->slot));
+		          (unsigned)inner_vr(e, b->inner, b->type, b->inner_vr),
+		          inner_param_field(e, b->type, b->slot));
 	}
 	sb_puts(out, "};\n\n");
 }

@@ -374,14 +374,19 @@ int emit_md_to_file(Compilation *c, const EmitLayout *l, const char *path)
  * name value references, not indices.  The wrapper has no Event Mode; a step the control
  * rules cut short may end early (mightReturnEarlyFromDoStep). */
 
+uint32_t emit_vr3(const EmitLayout *l, SaType type, uint32_t vr)
+{
+	switch (type) {
+	case TY_INTEGER: return l->nreal + 1 + vr;
+	case TY_BOOL: return l->nreal + 1 + l->ninteger + vr;
+	default: return vr;
+	}
+}
+
 /* The variable's FMI 3.0 value reference. */
 static uint32_t vr3(const EmitLayout *l, const EmitVar *v)
 {
-	switch (v->type) {
-	case TY_INTEGER: return l->nreal + 1 + v->vr;
-	case TY_BOOL: return l->nreal + 1 + l->ninteger + v->vr;
-	default: return v->vr;
-	}
+	return emit_vr3(l, v->type, v->vr);
 }
 
 static void write_cosimulation3(Md *md, const EmitLayout *l)
@@ -492,6 +497,18 @@ static void write_fmi3(Md *md, Compilation *c, const EmitLayout *l)
 	write_unknowns3(md, l, "Output", false);
 	write_unknowns3(md, l, "InitialUnknown", true);
 	end(md);
+	if (l->reactive) {
+		/* FMI 3.0 dropped canInterpolateInputs: a master that knows sacc reads the kind
+		 * here (fmu_read.c); any other skips the annotation */
+		start(md, "Annotations");
+		start(md, "Annotation");
+		attr(md, "type", SACC_KIND_ANNOTATION);
+		start(md, "Kind");
+		attr(md, "reactive", "true");
+		end(md);
+		end(md);
+		end(md);
+	}
 	end(md);
 }
 

@@ -857,6 +857,8 @@ void ast_print_adaptation(StrBuf *o, const Node *sa)
 		sb_puts(o, " without master");
 	sb_puts(o, "\nat ");
 	put_string(o, sa->str);
+	if (sa->ival)
+		sb_printf(o, " fmi %lld", sa->ival);
 	sb_puts(o, "\n");
 	for (const Node *in = sa->a_inners; in; in = in->next) {
 		sb_putc(o, '\n');

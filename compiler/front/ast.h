@@ -23,7 +23,8 @@ typedef enum NodeKind {
 	ND_IMPORT,      /* name */
 	ND_FMU_DECL,    /* tname, name, str: path; list1: in ports; list2: out ports; list3: composed-of names */
 	ND_CONNECTION,  /* lhs, rhs: ND_PORT_REF */
-	ND_ADAPTATION,  /* see the a_* fields; flags: KIND_*; tname: the older header's type name */
+	ND_ADAPTATION,  /* see the a_* fields; flags: KIND_*; tname: the older header's type name;
+	                 * ival: the FMI version its `fmi N` clause asks for, 0 without one */
 	ND_INNER,       /* flags: KIND_*; tname, name, str: path or NULL; list1: in ports; list2: out ports;
 	                 * list3: bound parameters (ND_VARDECL, `with param k := EXPR`) */
 	ND_INNER_REF,   /* name: an FMU declared with `fmu` elsewhere (`for fmu a, b`) */

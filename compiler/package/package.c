@@ -213,15 +213,19 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static bool wants_fmi3(const Build *b)
+/* The job's FMI version: `sacc build --fmi`, which overrides every script, else the
+ * adaptation's own `fmi N` clause, else 2. */
+static bool wants_fmi3(const Build *b, const Job *j)
 {
-	return b->o && b->o->fmi_version == 3;
+	if (b->o && b->o->fmi_version)
+		return b->o->fmi_version == 3;
+	return j->sa->ival == 3;
 }
 
 /* Where the shared library goes, inside the FMU. */
-static const char *platform_dir(const Build *b)
+static const char *platform_dir(const Build *b, const Job *j)
 {
-	return wants_fmi3(b) ? "binaries/x86_64-linux" : "binaries/linux64";
+	return wants_fmi3(b, j) ? "binaries/x86_64-linux" : "binaries/linux64";
 }
 
 /* The compiler command: o->cc, else $CC, else cc; split at blanks ("ccache gcc" works). */
@@ -252,7 +256,7 @@ static int compile(Build *b, Job *j, const char *tree, const char *id)
 	for (size_t i = 0; i < sizeof cc_flags / sizeof *cc_flags; i++)
 		PUSH(cc_flags[i]);
 	PUSH("-o");
-	PUSH(arena_printf(a, "%s/%s.so", platform_dir(b), id));
+	PUSH(arena_printf(a, "%s/%s.so", platform_dir(b, j), id));
 
 	/* The sources in byte order, so the link order (and the library) is always the same */
 	const char *srcdir = arena_printf(a, "%s/sources", tree);
@@ -679,6 +683,7 @@ static int resolve_inner(Build *b, Job *j, Inner *in, InnerArchive *ia)
 		}
 	}
 	*ia = (InnerArchive){f->path, f->model_identifier, (int)f->version, caps_of(f)};
+	in->built_fmi = f->version == FMI_V3 ? 3 : 2; /* the seam back end the emitted C names */
 	return 0;
 }
 
@@ -723,19 +728,19 @@ static int build_one(Build *b, Job *j)
 	int rc = 1;
 	const char *tree = arena_printf(a, "%s/fmu", work);
 	const char *sources = arena_printf(a, "%s/sources", tree);
-	const char *bin = arena_printf(a, "%s/%s", tree, platform_dir(b));
+	const char *bin = arena_printf(a, "%s/%s", tree, platform_dir(b, j));
 	const char *zip = arena_printf(a, "%s/out.fmu", work);
 	if (!make_dirs(sources) || !make_dirs(bin)) {
 		diag_error(d, (Loc){work, 0, 0, 0}, "cannot create the directory: %s",
 			   strerror(errno));
 		goto done;
 	}
-	if (emit_c_to_dir(c, l, sources) != 0 || write_runtime(c, sources, wants_fmi3(b)) != 0)
+	if (emit_c_to_dir(c, l, sources) != 0 || write_runtime(c, sources, wants_fmi3(b, j)) != 0)
 		goto done;
 	if (compile(b, j, tree, id) != 0)
 		goto done;
 	const char *md = arena_printf(a, "%s/modelDescription.xml", tree);
-	if ((wants_fmi3(b) ? emit_md3_to_file(c, l, md) : emit_md_to_file(c, l, md)) != 0)
+	if ((wants_fmi3(b, j) ? emit_md3_to_file(c, l, md) : emit_md_to_file(c, l, md)) != 0)
 		goto done;
 	if (ninners > 0) {
 		const char *res = arena_printf(a, "%s/resources", tree);

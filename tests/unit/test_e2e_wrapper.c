@@ -1020,12 +1020,60 @@ static void params_outer_sa__two_levels__reach_the_innermost(void **state)
 	fmi2_unimport(&f.api);
 }
 
+/* The line of dir/modelDescription.xml that declares `name` holds `attr`. */
+static int md_line_has(const Fmu *f, const char *name, const char *attr)
+{
+	char path[PATH_MAX + 32], line[1024], key[128];
+	snprintf(path, sizeof path, "%s/modelDescription.xml", f->dir);
+	snprintf(key, sizeof key, "name=\"%s\"", name);
+	FILE *fp = fopen(path, "r");
+	assert_non_null(fp);
+	int found = 0;
+	while (!found && fgets(line, sizeof line, fp))
+		found = strstr(line, key) && strstr(line, attr);
+	fclose(fp);
+	return found;
+}
+
+/* r.rate is ramp's tunable rate exposed (tests/fmus/ramp: each step adds rate h to x).  Set
+ * between two steps, it reaches ramp at once and shapes the next step alone.  By hand, with
+ * steps of 0.5 (exact in binary): rate 1 for [0, 0.5] gives x = 0.5; rate 3 set then, for
+ * [0.5, 1], x = 0.5 + 1.5 = 2; rate -2 for [1, 1.5], x = 2 - 1 = 1. */
+static void params_ramp_sa__tunable_set_between_steps__next_step_uses_it(void **state)
+{
+	(void)state;
+	Fmu f;
+	fmu_open(&f, "e2e", "params_ramp_sa");
+	assert_true(md_line_has(&f, "r.rate", "variability=\"tunable\""));
+	fmi2Component c = f.api.instantiate("r", fmi2CoSimulation, f.guid, f.uri, &callbacks,
+	                                    fmi2False, fmi2False);
+	assert_non_null(c);
+	fmi2ValueReference rate = vr_of(&f, "r.rate"), x = vr_of(&f, "x");
+	assert_int_equal(f.api.setup(c, fmi2False, 0, 0, fmi2False, 0), fmi2OK);
+	assert_int_equal(f.api.enter_init(c), fmi2OK);
+	assert_int_equal(f.api.exit_init(c), fmi2OK);
+	assert_close(get1(&f, c, rate), 1.0, 0);
+	assert_int_equal(f.api.do_step(c, 0, 0.5, fmi2True), fmi2OK);
+	assert_close(get1(&f, c, x), 0.5, 0);
+	set1(&f, c, rate, 3.0);
+	assert_close(get1(&f, c, rate), 3.0, 0);
+	assert_close(get1(&f, c, x), 0.5, 0); /* the state waits for the next step */
+	assert_int_equal(f.api.do_step(c, 0.5, 0.5, fmi2True), fmi2OK);
+	assert_close(get1(&f, c, x), 2.0, 0);
+	set1(&f, c, rate, -2.0);
+	assert_int_equal(f.api.do_step(c, 1.0, 0.5, fmi2True), fmi2OK);
+	assert_close(get1(&f, c, x), 1.0, 0);
+	fmu_stop(&f, c);
+	fmi2_unimport(&f.api);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(window_sa__steps__converts_height_and_flips_torque),
 		cmocka_unit_test(params_aff_sa__set_before_init__reach_the_inner),
 		cmocka_unit_test(params_outer_sa__two_levels__reach_the_innermost),
+		cmocka_unit_test(params_ramp_sa__tunable_set_between_steps__next_step_uses_it),
 		cmocka_unit_test(window_sa__set_then_get__outputs_follow_inputs_without_a_step),
 		cmocka_unit_test(window_sa__two_instances__are_independent),
 		cmocka_unit_test(loop_sa__in_contact__converges_to_the_contact_force),

@@ -285,6 +285,15 @@ static void plot__units__a_panel_per_unit_labelled(void **state)
 	assert_non_null(strstr(svg, "gnuplot_plot_2a"));
 	assert_null(strstr(svg, "gnuplot_plot_1c"));
 	free(svg);
+	/* a variable named with its unit as the header shows it: the same panels and labels */
+	assert_int_equal(plot(c, "", "u.csv -o h.svg --vars 'b.z [A],a.x' --vars b.n"), 0);
+	svg = svg_in(c, "h.svg");
+	assert_contains(svg, "<text>b.z, a.x (A, m)</text>");
+	free(svg);
+	assert_int_equal(plot(c, "", "u.csv -o i.svg --vars 'a.x [s]'"), 2);
+	char *err = file_in(c, "err.txt");
+	assert_contains(err, "sacc plot: --vars: u.csv has no column 'a.x [s]'");
+	free(err);
 }
 
 /* Two runs: a key entry per file and variable (--labels naming the files), the units of

@@ -38,7 +38,7 @@ static int run_faulty(Ctx *c, int fault, const char *at, const char *more)
 	return simulate(c, args);
 }
 
-static const char rows_to_02[] = "time,faulty.x\n"
+static const char rows_to_02[] = "time [s],faulty.x\n"
                                  "0,0\n"
                                  "0.1,0.1\n"
                                  "0.2,0.2\n";
@@ -63,7 +63,7 @@ static void faults__discard__redone_shorter(void **state)
 {
 	Ctx *c = *state;
 	assert_int_equal(run_faulty(c, 1, "0.25", ""), 0);
-	assert_csv(c, "time,faulty.x\n"
+	assert_csv(c, "time [s],faulty.x\n"
 	              "0,0\n"
 	              "0.1,0.1\n"
 	              "0.2,0.2\n"
@@ -82,7 +82,7 @@ static void faults__error__stops_with_rows(void **state)
 	assert_int_equal(run_faulty(c, 2, "0.25", ""), 1);
 	assert_csv(c, rows_to_02);
 	assert_err(c, "sacc simulate: [faulty] fault error: the step from t = 0.2 to 0.3 fails\n");
-	assert_err(c, "sacc simulate: [faulty] fmi2DoStep(t = 0.20000000000000001, "
+	assert_err(c, "sacc simulate: [faulty] fmi2DoStep(t = 0.2, "
 	              "h = 0.10000000000000003) returned fmi2Error\n");
 	assert_err(c, "sacc simulate: stopped at t = 0.2: 2 steps accepted, "
 	              "0 rejected");
@@ -94,7 +94,7 @@ static void faults__fatal__stops_with_rows(void **state)
 	Ctx *c = *state;
 	assert_int_equal(run_faulty(c, 3, "0.25", ""), 1);
 	assert_csv(c, rows_to_02);
-	assert_err(c, "sacc simulate: [faulty] fmi2DoStep(t = 0.20000000000000001, "
+	assert_err(c, "sacc simulate: [faulty] fmi2DoStep(t = 0.2, "
 	              "h = 0.10000000000000003) returned fmi2Fatal\n");
 	assert_err(c, "sacc simulate: stopped at t = 0.2: 2 steps accepted");
 	assert_tmp_empty(c);
@@ -146,8 +146,8 @@ static void faults__hang__stopped_by_step_timeout(void **state)
 	assert_true(wall < 2.5);
 	assert_csv(c, rows_to_02);
 	if (sim_isolated()) /* out of process, the hung step is a failed call */
-		assert_err(c, "sacc simulate: at t = 0.20000000000000001: [faulty] doStep(t = "
-		              "0.20000000000000001, h = 0.10000000000000003): no answer within 0.3 s; "
+		assert_err(c, "sacc simulate: at t = 0.2: [faulty] doStep(t = "
+		              "0.2, h = 0.10000000000000003): no answer within 0.3 s; "
 		              "the FMU's process was killed\n"
 		              "sacc simulate: stopped at t = 0.2: 2 steps accepted");
 	else
@@ -188,8 +188,8 @@ static void faults__ignore_set_state__caught_by_probe(void **state)
 	assert_int_equal(inspect(c, args), 0);
 	char *out = file_in(c, "out.txt");
 	assert_string_equal(out, "faulty: state restore works: faulty's outputs at "
-	                         "t = 0.20000000000000001 are the same bit for bit after its "
-	                         "state at t = 0.10000000000000001 was set and the step redone\n");
+	                         "t = 0.2 are the same bit for bit after its "
+	                         "state at t = 0.1 was set and the step redone\n");
 	free(out);
 	assert_tmp_empty(c);
 
@@ -197,9 +197,9 @@ static void faults__ignore_set_state__caught_by_probe(void **state)
 	         "--step 0.1", test_build_dir());
 	assert_int_equal(inspect(c, args), 1);
 	assert_err(c, "sacc inspect: state restore does not work: faulty.x is "
-	              "0.10000000000000001 at t = 0.10000000000000001 when its state is got, but "
-	              "0.20000000000000001 once that state is set again (at "
-	              "t = 0.20000000000000001): fmi2SetFMUstate did not restore it\n");
+	              "0.1 at t = 0.1 when its state is got, but "
+	              "0.2 once that state is set again (at "
+	              "t = 0.2): fmi2SetFMUstate did not restore it\n");
 	assert_tmp_empty(c);
 
 	snprintf(args, sizeof args, "--probe-state '%s/fmus/faulty.fmu' --set faulty.fault=2",
@@ -214,12 +214,12 @@ static void faults__ignore_set_state__caught_by_probe(void **state)
 	                     "step-size control rejects steps by rolling every FMU back\n"};
 	for (int i = 0; i < 2; i++) {
 		assert_int_equal(run_faulty(c, 6, "0", schemes[i]), 1);
-		assert_csv(c, "time,faulty.x\n");
+		assert_csv(c, "time [s],faulty.x\n");
 		assert_err(c, "sacc simulate: faulty claims canGetAndSetFMUstate, but its state "
-		              "cannot be restored (state probe: faulty.x is 0.10000000000000001 at "
-		              "t = 0.10000000000000001 when its state is got, but "
-		              "0.20000000000000001 once that state is set again (at "
-		              "t = 0.20000000000000001): fmi2SetFMUstate did not restore it); ");
+		              "cannot be restored (state probe: faulty.x is 0.1 at "
+		              "t = 0.1 when its state is got, but "
+		              "0.2 once that state is set again (at "
+		              "t = 0.2): fmi2SetFMUstate did not restore it); ");
 		assert_err(c, why[i]);
 		assert_tmp_empty(c);
 		assert_int_equal(run_faulty(c, 0, "0", schemes[i]), 0);

@@ -54,13 +54,13 @@ static void input__real__linear_between_rows(void **state)
 	Ctx *c = *state;
 	const char *csv = "time [s],u\n0,0\n1,10\n";
 	assert_int_equal(run_input(c, "passthrough.fmu", csv, "--step 0.25"), 0);
-	assert_out(c, "time,passthrough.y\n0,0\n0.25,0\n0.5,2.5\n0.75,5\n1,7.5\n");
+	assert_out(c, "time [s],passthrough.y\n0,0\n0.25,0\n0.5,2.5\n0.75,5\n1,7.5\n");
 	assert_int_equal(run_input(c, "integrator.fmu", csv, "--step 0.25"), 0);
-	assert_out(c, "time,integrator.x\n0,0\n0.25,0.3125\n0.5,1.25\n0.75,2.8125\n1,5\n");
+	assert_out(c, "time [s],integrator.x\n0,0\n0.25,0.3125\n0.5,1.25\n0.75,2.8125\n1,5\n");
 	/* INST.VAR names the input of a single FMU too (a result file's columns) */
 	assert_int_equal(run_input(c, "passthrough.fmu", "time,passthrough.u\n0,0\n1,10\n",
 	                           "--step 0.5"), 0);
-	assert_out(c, "time,passthrough.y\n0,0\n0.5,0\n1,5\n");
+	assert_out(c, "time [s],passthrough.y\n0,0\n0.5,0\n1,5\n");
 	assert_tmp_empty(c);
 }
 
@@ -71,10 +71,10 @@ static void input__ends_and_jumps__first_last_later(void **state)
 	Ctx *c = *state;
 	assert_int_equal(run_input(c, "passthrough.fmu", "time,u\n0.5,2\n1,4\n",
 	                           "--stop 1.5 --step 0.25"), 0);
-	assert_out(c, "time,passthrough.y\n0,2\n0.25,2\n0.5,2\n0.75,2\n1,3\n1.25,4\n1.5,4\n");
+	assert_out(c, "time [s],passthrough.y\n0,2\n0.25,2\n0.5,2\n0.75,2\n1,3\n1.25,4\n1.5,4\n");
 	assert_int_equal(run_input(c, "passthrough.fmu", "time,u\n0,0\n0.5,0\n\n0.5,1\n1,1\n",
 	                           "--step 0.25"), 0);
-	assert_out(c, "time,passthrough.y\n0,0\n0.25,0\n0.5,0\n0.75,1\n1,1\n");
+	assert_out(c, "time [s],passthrough.y\n0,0\n0.25,0\n0.5,0\n0.75,1\n1,1\n");
 }
 
 /* A Boolean input holds the last row's value: driver_up is false until t = 1 (linear it
@@ -84,7 +84,7 @@ static void input__discrete__held_from_the_last_row(void **state)
 	Ctx *c = *state;
 	assert_int_equal(run_input(c, "controller.fmu", "time,driver_up\n0,0\n1,1\n",
 	                           "--stop 1.5 --step 0.25 --record controller.up"), 0);
-	assert_out(c, "time,controller.up\n0,0\n0.25,0\n0.5,0\n0.75,0\n1,0\n1.25,1\n1.5,1\n");
+	assert_out(c, "time [s],controller.up\n0,0\n0.25,0\n0.5,0\n0.75,0\n1,0\n1.25,1\n1.5,1\n");
 }
 
 static const char two_sa[] =
@@ -150,7 +150,7 @@ static void input__errors__file_and_line(void **state)
 	snprintf(args, sizeof args, "'%s' --input '%s' --stop 0.5 --step 0.25 --record a.x",
 	         path_in(c, "two.sa"), path_in(c, "in.csv"));
 	assert_int_equal(simulate(c, args), 0);
-	assert_out(c, "time,a.x\n0,0\n0.25,0.5\n0.5,1\n");
+	assert_out(c, "time [s],a.x\n0,0\n0.25,0.5\n0.5,1\n");
 	assert_tmp_empty(c);
 }
 

@@ -78,7 +78,11 @@ static void csv__malformed__file_and_line(void **state)
 		{"time,x\n1,1\n0.5,2\n", "b.csv:3: time 0.5 is before the previous row's 1"},
 		{"t,x\n0,1\n", "b.csv:1: the first column is 't', not 'time'"},
 		{"time,x,x\n", "b.csv:1: column 'x' appears twice (columns 2 and 3)"},
-		{"time,\"x\"\n", "b.csv:1: quoted fields are not supported"},
+		{"time,\"x\n", "b.csv:1: a quoted field of the header is not closed"},
+		{"time,\"x\"y\n", "b.csv:1: a quoted field of the header is not closed, or text "
+		                  "follows its closing quote"},
+		{"time,x\"y\n", "b.csv:1: a quoted field of the header is not closed"},
+		{"time,\"x\"\n0,\"1\"\n", "b.csv:2: quoted fields are not supported"},
 		{"", "b.csv: empty file"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -91,6 +95,56 @@ static void csv__malformed__file_and_line(void **state)
 	char err[512] = "";
 	assert_null(csv_read(path_in(c, "none.csv"), err, sizeof err));
 	assert_contains(err, "none.csv: cannot read: No such file or directory");
+}
+
+/* The header as `sacc simulate` writes it: `name [unit]` fields, quoted (RFC 4180) where a
+ * name holds a comma or a quote.  The names come back unquoted and without their units;
+ * csv_column finds a column by name alone or by `name [unit]` with its own unit. */
+static void csv__quoted_header_with_units__names_and_units_apart(void **state)
+{
+	Ctx *c = *state;
+	write_text(c, "q.csv", "time [s],\"a[1,2] [m]\",\"say \"\"hi\"\"\",b.x [m/s],\"\"\" [1]\"\n"
+	                       "0,1,2,3,4\n");
+	char err[512] = "";
+	CsvTable *t = csv_read(path_in(c, "q.csv"), err, sizeof err);
+	if (!t)
+		fail_msg("%s", err);
+	assert_int_equal(t->ncols, 5);
+	assert_string_equal(t->names[0], "time");
+	assert_string_equal(t->units[0], "s");
+	assert_string_equal(t->names[1], "a[1,2]");
+	assert_string_equal(t->units[1], "m");
+	assert_string_equal(t->names[2], "say \"hi\"");
+	assert_null(t->units[2]);
+	assert_string_equal(t->names[3], "b.x");
+	assert_string_equal(t->units[3], "m/s");
+	assert_string_equal(t->names[4], "\"");
+	assert_string_equal(t->units[4], "1");
+	assert_int_equal(csv_column(t, "a[1,2]"), 1);
+	assert_int_equal(csv_column(t, "a[1,2] [m]"), 1);
+	assert_int_equal(csv_column(t, "a[1,2] [s]"), -1);
+	assert_int_equal(csv_column(t, "b.x [m/s]"), 3);
+	assert_int_equal(csv_column(t, "say \"hi\" [m]"), -1);
+	assert_close(csv_at(t, 0, 4), 4, 0);
+	csv_free(t);
+
+	/* and as they are written: quoted where needed, one line whatever the name holds */
+	static const struct {
+		const char *field, *written;
+	} fields[] = {
+		{"m1.x [m]", "m1.x [m]"},
+		{"a[1,2] [m]", "\"a[1,2] [m]\""},
+		{"say \"hi\"", "\"say \"\"hi\"\"\""},
+		{"two\nlines", "\"two lines\""},
+	};
+	for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+		char buf[64] = "";
+		FILE *f = fmemopen(buf, sizeof buf, "w");
+		assert_non_null(f);
+		assert_int_equal(csv_put_field(f, fields[i].field), 0);
+		fclose(f);
+		assert_string_equal(buf, fields[i].written);
+	}
 }
 
 /* csv_parse is csv_read on text in memory: the same table or the same message, also for
@@ -460,6 +514,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(csv__read__values_and_interpolation, setup, teardown),
+		cmocka_unit_test_setup_teardown(csv__quoted_header_with_units__names_and_units_apart,
+		                                setup, teardown),
 		cmocka_unit_test_setup_teardown(csv__malformed__file_and_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(csv__parse__same_as_read, setup, teardown),
 		cmocka_unit_test(csv__header_faults__first_in_column_order),
