@@ -42,6 +42,8 @@ typedef struct SimColumn {
 	const char *name;   /* NULL: INST.VAR */
 	SartRef ref;
 	SartConnection conv; /* scale 1, offset 0, nmap 0 for none */
+	const char *unit;    /* the header's unit when conv converts units, else NULL: the
+	                      * variable's own */
 } SimColumn;
 
 /* --profile: what one FMU's doStep calls cost. */

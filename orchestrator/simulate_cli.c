@@ -744,7 +744,8 @@ static int write_header(Sim *s)
 		const char *own = s->cols && s->cols[r].name ? s->cols[r].name : NULL;
 		const char *inst = own ? own : f->name;
 		const char *var = own ? "" : f->vars[s->records[r].var].name;
-		const char *unit = f->info->vars[s->records[r].var].unit;
+		const char *unit = own && s->cols[r].unit ? s->cols[r].unit
+		                                          : f->info->vars[s->records[r].var].unit;
 		bool with_unit = unit && *unit;
 		size_t len = strlen(inst) + strlen(var) + (with_unit ? strlen(unit) : 0) + 5;
 		char *field = malloc(len);

@@ -215,7 +215,7 @@ static int add_record(Sim *s, SartRef r, const SimColumn *col)
 		s->caprecords = cap;
 	}
 	if (s->ssp)
-		s->cols[s->nrecords] = col ? *col : (SimColumn){NULL, r, {r, r, 1, 0, NULL, NULL, 0}};
+		s->cols[s->nrecords] = col ? *col : (SimColumn){NULL, r, {r, r, 1, 0, NULL, NULL, 0}, NULL};
 	s->records[s->nrecords++] = r;
 	return 0;
 }

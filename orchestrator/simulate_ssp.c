@@ -53,7 +53,8 @@ int sim_load_ssp(Sim *s, const char *path, bool no_unit_conversion)
 	for (int i = 0; i < f->noutputs; i++) {
 		const SspFlatOutput *o = &f->outputs[i];
 		SartRef r = {o->comp, o->var};
-		s->outputs[s->noutputs++] = (SimColumn){o->name, r, conn_of(r, r, &o->cv)};
+		s->outputs[s->noutputs++] = (SimColumn){o->name, r, conn_of(r, r, &o->cv),
+		                                         o->cv.converts_units ? o->cv.dst_unit : NULL};
 	}
 	return 0;
 }

@@ -123,9 +123,9 @@ static void run(const Variant *va, int threads, Seen *out)
 		fmus[D].caps |= SART_CAP_SERIAL;
 	}
 	SartConnection conns[] = {
-		{{A, 1}, {B, 0}, 1, 0}, {{A, 1}, {C, 0}, 2, 1}, {{A, 1}, {D, 0}, -1, 0},
-		{{D, 1}, {E, 0}, 1, 0}, {{E, 1}, {P, 4}, 1, 0}, {{P, 1}, {Q, 0}, 1, 0},
-		{{Q, 1}, {P, 0}, 1, 0},
+		{{A, 1}, {B, 0}, 1, 0, NULL, NULL, 0}, {{A, 1}, {C, 0}, 2, 1, NULL, NULL, 0}, {{A, 1}, {D, 0}, -1, 0, NULL, NULL, 0},
+		{{D, 1}, {E, 0}, 1, 0, NULL, NULL, 0}, {{E, 1}, {P, 4}, 1, 0, NULL, NULL, 0}, {{P, 1}, {Q, 0}, 1, 0, NULL, NULL, 0},
+		{{Q, 1}, {P, 0}, 1, 0, NULL, NULL, 0},
 	};
 	SartStart starts[] = {
 		{{A, 0}, 1.0}, {{A, 7}, -0.5}, {{A, 4}, 3}, {{B, 4}, 2}, {{D, 4}, 5}, {{E, 4}, 4},
