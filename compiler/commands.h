@@ -15,8 +15,4 @@ int cmd_build(const CliCommand *cmd, int argc, char **argv);
 int cmd_parse(const CliCommand *cmd, int argc, char **argv);
 int cmd_unpack(const CliCommand *cmd, int argc, char **argv);
 
-/* ssp_command.c: `sacc ssp SUBCOMMAND ...` and its options. */
-extern const CliOption ssp_options[];
-int cmd_ssp(const CliCommand *cmd, int argc, char **argv);
-
 #endif

@@ -37,11 +37,6 @@ static const CliCommand commands[] = {
 	 "algorithm; the result as CSV",
 	 "A progress line is drawn on standard error when it is a terminal and the run lasts "
 	 "over a second; it is erased at the end."},
-	{"ssp", CMD_SSP, cmd_ssp, ssp_options, "export SCENARIO.sa",
-	 "SSP (System Structure and Parameterization 1.0) archives: export writes a scenario "
-	 "module as SYSTEM.ssp (its FMUs, connections, units and the --set values)",
-	 "An .ssp also goes where an FMU or a scenario goes: 'sacc build SYSTEM.ssp' makes one "
-	 "composite FMU of it (docs/ssp.md)."},
 	{"plot", CMD_PLOT, run_plot, NULL,
 	 "RESULT.csv... -o FILE.png|FILE.svg [OPTION]...",
 	 "draw a result's variables against time with gnuplot", NULL},
