@@ -39,6 +39,7 @@ enum {
 	CMD_PLOT = 1u << 8,
 	CMD_HELP = 1u << 9,
 	CMD_COMPLETION = 1u << 10,
+	CMD_SSP = 1u << 11,
 };
 
 typedef enum CliArg {

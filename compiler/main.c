@@ -5,6 +5,8 @@
 #include "commands.h"
 #include "plot.h"
 #include "simulate_cli.h"
+#include "ssp.h"
+#include "ssp_cli.h"
 
 /* plot.c parses its own arguments and prints its own help: its row has no option table. */
 static int run_plot(const CliCommand *cmd, int argc, char **argv)
@@ -37,6 +39,12 @@ static const CliCommand commands[] = {
 	 "algorithm; the result as CSV",
 	 "A progress line is drawn on standard error when it is a terminal and the run lasts "
 	 "over a second; it is erased at the end."},
+	{"ssp", CMD_SSP, ssp_main, ssp_options, "SUBCOMMAND SYSTEM.ssp|SYSTEM.ssd [OPTION]...",
+	 "SSP systems (System Structure and Parameterization 1.0 and 2.0): import one as a "
+	 "scenario module",
+	 "Subcommands:\n  import SYSTEM.ssp -o DIR   write DIR/<system>.sa, the equivalent "
+	 "scenario module, and the system's FMUs beside it.\n\n`sacc simulate SYSTEM.ssp` "
+	 "runs a system directly."},
 	{"plot", CMD_PLOT, run_plot, NULL,
 	 "RESULT.csv... -o FILE.png|FILE.svg [OPTION]...",
 	 "draw a result's variables against time with gnuplot", NULL},
