@@ -23,6 +23,7 @@
 #include "cli.h"
 #include "numfmt.h"
 #include "package.h"
+#include "ssp_cli.h"
 #include "units.h"
 #include "util.h"
 #include "version.h"
@@ -640,4 +641,14 @@ int ssp_export(Compilation *c, const char *path, const SspExportOptions *o)
 		return rc;
 	collect_units(&x);
 	return write_archive(&x, o) != 0 || diag_errors(c->diag) ? 1 : 0;
+}
+
+int ssp_export_main(Compilation *c, SspArgs *a)
+{
+	if (a->noperands != 1)
+		return cli_usage_error("export: expected one scenario module (SCENARIO.sa)");
+	if (!a->out)
+		return cli_usage_error("export: -o SYSTEM.ssp is required");
+	SspExportOptions o = {a->out, a->sets.items, a->sets.n, a->start, a->stop};
+	return ssp_export(c, a->operands[0], &o);
 }
