@@ -325,9 +325,19 @@ static void input_for(Master *m, int c, int pass, double h, int interp, double *
 		 * of quadratic with a short history, of Hermite without source derivatives) */
 		d = (m->now[s] - m->prev[s]) / (m->t_prev_span);
 	}
-	*val = cn->scale * v + cn->offset;
-	*slope = cn->scale * d;
-	*curv = cn->scale * d2;
+	*val = sart_conn_value(cn, v);
+	*slope = cn->nmap ? 0 : cn->scale * d; /* a mapped value is discrete */
+	*curv = cn->nmap ? 0 : cn->scale * d2;
+}
+
+double sart_conn_value(const SartConnection *cn, double x)
+{
+	for (int k = 0; k < cn->nmap; k++)
+		if (x == cn->map_from[k]) {
+			x = cn->map_to[k];
+			break;
+		}
+	return cn->scale * x + cn->offset;
 }
 
 /* An input that would be NaN or infinite: the error, naming it and its source. */
@@ -555,7 +565,7 @@ static int initialize(Master *m)
 				got = 1;
 			}
 			const SartVar *dv = var_of(sc, cn->dst);
-			double y = cn->scale * x + cn->offset;
+			double y = sart_conn_value(cn, x);
 			int jy = to_int(dv->type, y);
 			if (!ok(set_values(m->f[cn->dst.fmu].in, dv->type, &dv->vr, 1, &y, &jy)))
 				return master_fail_call(m, cn->dst.fmu, t0);

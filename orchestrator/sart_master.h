@@ -109,13 +109,20 @@ typedef struct SartRef {
 	int var;
 } SartRef;
 
-/* dst = scale * src + offset (a unit conversion; 1 and 0 when none).  Integer and Boolean
- * connections must have scale 1 and offset 0. */
+/* dst = scale * map(src) + offset: a unit conversion or linear transformation (1 and 0
+ * when none), after an optional value map (an SSP system's Boolean, Integer or Enumeration
+ * mapping: a value equal to map_from[k] becomes map_to[k], any other passes unchanged;
+ * nmap 0 for none).  Integer and Boolean connections must have scale 1 and offset 0. */
 typedef struct SartConnection {
 	SartRef src; /* an output */
 	SartRef dst; /* an input */
 	double scale, offset;
+	const double *map_from, *map_to;
+	int nmap;
 } SartConnection;
+
+/* What connection cn delivers for the source value x. */
+double sart_conn_value(const SartConnection *cn, double x);
 
 /* A start value or parameter, set after instantiation, before initialization. */
 typedef struct SartStart {

@@ -230,7 +230,7 @@ static int loop_pass(Master *m, Loop *L, const double *x, double *g, double t, i
 			int c = m->port_conn[v];
 			const SartConnection *cn = &sc->conns[c];
 			val = m->conn_tear[c] >= 0 ? x[m->conn_tear[c]]
-			                           : cn->scale * m->pval[m->conn_src_port[c]] + cn->offset;
+			                           : sart_conn_value(cn, m->pval[m->conn_src_port[c]]);
 			iv = to_int(var->type, val);
 			if (var->type != SART_REAL)
 				val = iv;
@@ -251,7 +251,7 @@ static int loop_pass(Master *m, Loop *L, const double *x, double *g, double t, i
 	}
 	for (int i = 0; i < L->ntear; i++) {
 		const SartConnection *cn = &sc->conns[L->tear[i]];
-		g[i] = cn->scale * m->pval[m->conn_src_port[L->tear[i]]] + cn->offset;
+		g[i] = sart_conn_value(cn, m->pval[m->conn_src_port[L->tear[i]]]);
 	}
 	return 0;
 }

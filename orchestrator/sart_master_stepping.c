@@ -141,7 +141,7 @@ int master_controlled_step(Master *m, double t, double *end)
 			for (int c = 0; c < sc->nconns; c++) {
 				const SartConnection *cn = &sc->conns[c];
 				double d = deviation(m->pred[c],
-				                     cn->scale * m->next[m->conn_sig[c]] + cn->offset);
+				                     sart_conn_value(cn, m->next[m->conn_sig[c]]));
 				err = d > err || isnan(d) ? d : err;
 			}
 		}

@@ -13,6 +13,7 @@
 #include "fmu.h"
 #include "sart_master.h"
 #include "sim_types.h"
+#include "ssp.h"
 
 struct SimArgs;
 
@@ -34,6 +35,14 @@ typedef struct SimFmu {
 	SartVrType *vr_types; /* FMI 3.0 sized types (sim_types.h), malloc'd */
 	size_t nvr_types;
 } SimFmu;
+
+/* A result column other than INST.VAR: an SSP system's output connector, named as it is,
+ * the value of the FMU output feeding it (ref) after conv. */
+typedef struct SimColumn {
+	const char *name;   /* NULL: INST.VAR */
+	SartRef ref;
+	SartConnection conv; /* scale 1, offset 0, nmap 0 for none */
+} SimColumn;
 
 /* --profile: what one FMU's doStep calls cost. */
 typedef struct SimProfile {
@@ -78,6 +87,13 @@ typedef struct Sim {
 	bool *ext_held;    /* each one held between rows (discrete), else linear */
 	int nexternal;
 	char defaults[512]; /* the start, stop and step not given and where they came from */
+	SspModel *ssp;     /* an SSP target (simulate_ssp.c), NULL otherwise */
+	SspFlat *flat;     /* its flat system */
+	SimColumn *cols;   /* per record: its column's name and conversion (NULL for all
+	                      INST.VAR as they are) */
+	SimColumn *outputs; /* an SSP's top-level outputs, recorded by name */
+	int noutputs;
+	double *conv_row;  /* the recorded values after cols' conversions */
 } Sim;
 
 
@@ -92,6 +108,14 @@ int sim_find_instance(const Sim *s, const char *name);
 /* The scenario module at path: its fmu declarations (in order) and its connections
  * (converting units unless no_unit_conversion).  Returns 0, or 1 after a report. */
 int sim_load_scenario(Sim *s, const char *path, bool no_unit_conversion);
+
+/* simulate_ssp.c: the SSP system at path (.ssp or .ssd) flattened into the scenario: its
+ * FMU instances, links (with the unit conversions and transformations of their chains),
+ * the start values of its parameter bindings and its top-level outputs.  Returns 0, or 1
+ * after a report. */
+int sim_load_ssp(Sim *s, const char *path, bool no_unit_conversion);
+/* --explain: the conversions and transformations on the SSP's links. */
+void sim_print_ssp_conversions(const Sim *s, bool not_applied);
 
 /* INST.VAR (len characters of text) for option what.  Returns 0, or 2 after a report. */
 int sim_parse_ref(const Sim *s, const char *what, const char *text, size_t len, SartRef *r);

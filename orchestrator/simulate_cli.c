@@ -410,7 +410,7 @@ static int check_args(const CliCommand *cmd, SimArgs *a, const char **operands, 
 	if (inspect && n != 1)
 		return cli_usage_error("expected one FMU");
 	if (n == 0)
-		return cli_usage_error("no TARGET (an .fmu or a scenario module)");
+		return cli_usage_error("no TARGET (an .fmu, a scenario module or an SSP system)");
 	if (n > 1)
 		return cli_usage_error("one TARGET only ('%s', then '%s')", operands[0], operands[1]);
 	a->target = operands[0];
@@ -418,7 +418,7 @@ static int check_args(const CliCommand *cmd, SimArgs *a, const char **operands, 
 	if (stat(a->target, &st) == 0 && S_ISDIR(st.st_mode))
 		return cli_usage_error("'%s' is a directory: %s", a->target, inspect
 		                       ? "an FMU is one zip archive, an .fmu file"
-		                       : "TARGET is an .fmu file or a scenario module");
+		                       : "TARGET is an .fmu file, a scenario module or an SSP system");
 	if (inspect && a->probe && !is_fmu_path(a->target))
 		return cli_usage_error("--probe-state: '%s' is not an .fmu", a->target);
 	if (inspect && a->probe && a->json)
@@ -644,6 +644,12 @@ static void draw_progress(Sim *s, double t)
 static int on_point(void *env, double t, const double values[], int n)
 {
 	Sim *s = env;
+	if (s->cols && s->conv_row) { /* an SSP system's outputs: converted as connected */
+		for (int i = 0; i < n; i++)
+			s->conv_row[i] = s->cols[i].name ? sart_conn_value(&s->cols[i].conv, values[i])
+			                                 : values[i];
+		values = s->conv_row;
+	}
 	int bad = s->capture ? capture_point(s, t, values, n) : write_point(s, t, values, n);
 	s->rows++;
 	s->last_t = t;
@@ -711,8 +717,11 @@ static int write_header(Sim *s)
 {
 	fputs("time", s->out);
 	for (int r = 0; r < s->nrecords; r++)
-		fprintf(s->out, ",%s.%s", s->fmus[s->records[r].fmu].name,
-		        s->fmus[s->records[r].fmu].vars[s->records[r].var].name);
+		if (s->cols && s->cols[r].name)
+			fprintf(s->out, ",%s", s->cols[r].name);
+		else
+			fprintf(s->out, ",%s.%s", s->fmus[s->records[r].fmu].name,
+			        s->fmus[s->records[r].fmu].vars[s->records[r].var].name);
 	fputc('\n', s->out);
 	if (fflush(s->out) != 0 || ferror(s->out))
 		return 1;
@@ -935,10 +944,15 @@ static CsvTable *record_table(const Sim *s)
 	cols[0] = "time";
 	for (int r = 0; r < s->nrecords; r++) {
 		const SimFmu *f = &s->fmus[s->records[r].fmu];
-		owned[r] = malloc(strlen(f->name) + strlen(f->vars[s->records[r].var].name) + 2);
+		const char *col = s->cols ? s->cols[r].name : NULL; /* an SSP's output */
+		const char *var = f->vars[s->records[r].var].name;
+		owned[r] = malloc(col ? strlen(col) + 1 : strlen(f->name) + strlen(var) + 2);
 		if (!owned[r])
 			goto done;
-		sprintf(owned[r], "%s.%s", f->name, f->vars[s->records[r].var].name);
+		if (col)
+			strcpy(owned[r], col);
+		else
+			sprintf(owned[r], "%s.%s", f->name, var);
 		cols[r + 1] = owned[r];
 	}
 	t = csv_new(s->nrecords + 1, cols); /* copies the names */
@@ -1072,6 +1086,10 @@ done:
 /* --explain: the connections between different units and what is done about them. */
 static void print_conversions(const Sim *s)
 {
+	if (s->ssp) {
+		sim_print_ssp_conversions(s, s->args->no_unit_conversion);
+		return;
+	}
 	int n = 0;
 	for (Node *e = s->module ? s->module->root->list2 : NULL; e; e = e->next) {
 		if (e->kind != ND_CONNECTION || !e->converts)
@@ -1179,6 +1197,9 @@ static int load_and_run(Sim *s)
 		if (!info || !s->fmus || sim_add_fmu(s, info->model_identifier, info,
 		                                     (Loc){a->target, 0, 0, 0}))
 			return 1;
+	} else if (ssp_is_path(a->target)) {
+		if (sim_load_ssp(s, a->target, a->no_unit_conversion))
+			return 1;
 	} else if (sim_load_scenario(s, a->target, a->no_unit_conversion)) {
 		return 1;
 	}
@@ -1189,6 +1210,8 @@ static int load_and_run(Sim *s)
 	     (rc = sim_parse_ref(s, "--event", a->event, strlen(a->event), &a->event_ref)) != 0))
 		return rc;
 	if (a->input && sim_load_input(s, a->input))
+		return 1;
+	if (s->cols && !(s->conv_row = calloc((size_t)s->nrecords + 1, sizeof *s->conv_row)))
 		return 1;
 	return run(s);
 }
@@ -1240,6 +1263,10 @@ int sim_main(const CliCommand *cmd, int argc, char **argv)
 	free(s.ext_col);
 	free(s.ext_held);
 	free(s.records);
+	free(s.cols);
+	free(s.outputs);
+	free(s.conv_row);
+	ssp_free(s.ssp);
 	free(a.records.items);
 	free(a.sets.items);
 	free(a.steps);

@@ -315,13 +315,18 @@ int sim_default_experiment(Sim *s, double *start, double *stop, double *step, bo
 	snprintf(from[1], sizeof from[1], "%s%s", of, s->nfmus > 1 && fe >= 0 ? s->fmus[fe].name : "");
 	snprintf(from[2], sizeof from[2], "%s%s", of, s->nfmus > 1 && fh >= 0 ? s->fmus[fh].name : "");
 	bool start_given = !isnan(*start), stop_given = !isnan(*stop);
+	/* an SSP system's own DefaultExperiment comes before its FMUs' */
+	const char *ssd = "the SSD's DefaultExperiment";
+	bool ssd_start = s->ssp && !isnan(s->ssp->start), ssd_stop = s->ssp && !isnan(s->ssp->stop);
 	if (!start_given) {
-		*start = fs >= 0 ? s->fmus[fs].info->default_start : 0;
-		said(s, "start", *start, fs >= 0 ? from[0] : "none declared: 0");
+		*start = ssd_start ? s->ssp->start : fs >= 0 ? s->fmus[fs].info->default_start : 0;
+		said(s, "start", *start, ssd_start ? ssd : fs >= 0 ? from[0] : "none declared: 0");
 	}
 	if (!stop_given) {
-		*stop = fe >= 0 ? s->fmus[fe].info->default_stop : *start + 1;
-		said(s, "stop", *stop, fe >= 0 ? from[1] : "none declared: start + 1");
+		*stop = ssd_stop ? s->ssp->stop : fe >= 0 ? s->fmus[fe].info->default_stop
+		                                          : *start + 1;
+		said(s, "stop", *stop, ssd_stop ? ssd : fe >= 0 ? from[1]
+		                                                : "none declared: start + 1");
 	}
 	if (!(*stop >= *start)) {
 		if (start_given && stop_given)

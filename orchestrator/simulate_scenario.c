@@ -152,7 +152,7 @@ int sim_load_scenario(Sim *s, const char *path, bool no_unit_conversion)
 		bool convert = e->converts && !no_unit_conversion;
 		s->conns[k++] = (SartConnection){{fs, vs}, {fd, vd},
 		                                 convert ? e->scale : 1.0,
-		                                 convert ? e->offset : 0.0};
+		                                 convert ? e->offset : 0.0, NULL, NULL, 0};
 	}
 	s->nconns = k;
 	return nerr ? 1 : 0;
@@ -169,6 +169,15 @@ int sim_parse_ref(const Sim *s, const char *what, const char *text, size_t len, 
 	char *dot = strchr(buf, '.');
 	if (!dot || dot == buf || !dot[1])
 		return cli_usage_error("%s: '%s' is not INSTANCE.VARIABLE", what, buf);
+	/* an instance of a nested SSP system has dots in its name: the longest that fits */
+	size_t best = 0;
+	for (int f = 0; f < s->nfmus; f++) {
+		size_t n = strlen(s->fmus[f].name);
+		if (n > best && n < len && buf[n] == '.' && strncmp(buf, s->fmus[f].name, n) == 0)
+			best = n;
+	}
+	if (best)
+		dot = buf + best;
 	*dot = '\0';
 	r->fmu = sim_find_instance(s, buf);
 	if (r->fmu < 0) {
@@ -187,7 +196,9 @@ int sim_parse_ref(const Sim *s, const char *what, const char *text, size_t len, 
 	return 0;
 }
 
-static int add_record(Sim *s, SartRef r)
+/* Records r; col names its column and converts its value (an SSP system's output), NULL
+ * for INST.VAR as it is.  s->cols is kept only for an SSP target. */
+static int add_record(Sim *s, SartRef r, const SimColumn *col)
 {
 	if (s->nrecords == s->caprecords) {
 		int cap = s->caprecords ? 2 * s->caprecords : 16;
@@ -195,10 +206,27 @@ static int add_record(Sim *s, SartRef r)
 		if (!v)
 			return 1;
 		s->records = v;
+		if (s->ssp) {
+			SimColumn *c = realloc(s->cols, (size_t)cap * sizeof *c);
+			if (!c)
+				return 1;
+			s->cols = c;
+		}
 		s->caprecords = cap;
 	}
+	if (s->ssp)
+		s->cols[s->nrecords] = col ? *col : (SimColumn){NULL, r, {r, r, 1, 0, NULL, NULL, 0}};
 	s->records[s->nrecords++] = r;
 	return 0;
+}
+
+/* An SSP system's output called name (len characters), or NULL. */
+static const SimColumn *find_output(const Sim *s, const char *name, size_t len)
+{
+	for (int k = 0; k < s->noutputs; k++)
+		if (strlen(s->outputs[k].name) == len && strncmp(s->outputs[k].name, name, len) == 0)
+			return &s->outputs[k];
+	return NULL;
 }
 
 int sim_collect_records(Sim *s, const CliList *records)
@@ -207,8 +235,11 @@ int sim_collect_records(Sim *s, const CliList *records)
 		for (int f = 0; f < s->nfmus; f++)
 			for (int i = 0; i < s->fmus[f].info->nvars; i++)
 				if (s->fmus[f].vars[i].causality == SART_CAUS_OUTPUT &&
-				    s->fmus[f].vars[i].type != SART_OTHER && add_record(s, (SartRef){f, i}))
+				    s->fmus[f].vars[i].type != SART_OTHER && add_record(s, (SartRef){f, i}, NULL))
 					return 1;
+		for (int k = 0; k < s->noutputs; k++)
+			if (add_record(s, s->outputs[k].ref, &s->outputs[k]))
+				return 1;
 		return 0;
 	}
 	for (int k = 0; k < records->n; k++) {
@@ -216,6 +247,13 @@ int sim_collect_records(Sim *s, const CliList *records)
 		while (*p) {
 			size_t len = strcspn(p, ",");
 			SartRef r;
+			const SimColumn *out = find_output(s, p, len);
+			if (out) {
+				if (add_record(s, out->ref, out))
+					return 1;
+				p += len + (p[len] == ',');
+				continue;
+			}
 			int rc = sim_parse_ref(s, "--record", p, len, &r);
 			if (rc)
 				return rc;
@@ -225,7 +263,7 @@ int sim_collect_records(Sim *s, const CliList *records)
 				                       s->fmus[r.fmu].vars[r.var].name,
 				                       sim_unsupported(&s->fmus[r.fmu].info->vars[r.var], why,
 				                                       sizeof why));
-			if (add_record(s, r))
+			if (add_record(s, r, NULL))
 				return 1;
 			p += len;
 			if (*p == ',')
@@ -237,9 +275,11 @@ int sim_collect_records(Sim *s, const CliList *records)
 
 int sim_collect_sets(Sim *s, const CliList *sets)
 {
-	s->starts = calloc((size_t)sets->n + 1, sizeof *s->starts);
-	if (!s->starts)
+	/* after the SSP's own start values, if any: the options win */
+	SartStart *st = realloc(s->starts, ((size_t)s->nstarts + (size_t)sets->n + 1) * sizeof *st);
+	if (!st)
 		return 1;
+	s->starts = st;
 	for (int k = 0; k < sets->n; k++) {
 		const char *a = sets->items[k];
 		const char *eq = strchr(a, '=');

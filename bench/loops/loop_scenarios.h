@@ -77,8 +77,8 @@ static inline void ls_two_affine(LoopScenario *ls, const char *build, const char
 	ls_dirs(ls, build);
 	ls->fmus[0] = ls_affine_fmu(ls, name1);
 	ls->fmus[1] = ls_affine_fmu(ls, name2);
-	ls->conns[0] = (SartConnection){{0, LS_Y}, {1, LS_U}, 1, 0};
-	ls->conns[1] = (SartConnection){{1, LS_Y}, {0, LS_U}, 1, 0};
+	ls->conns[0] = (SartConnection){{0, LS_Y}, {1, LS_U}, 1, 0, NULL, NULL, 0};
+	ls->conns[1] = (SartConnection){{1, LS_Y}, {0, LS_U}, 1, 0, NULL, NULL, 0};
 	ls->starts[0] = (SartStart){{0, LS_GAIN}, g1};
 	ls->starts[1] = (SartStart){{0, LS_OFFSET}, o1};
 	ls->starts[2] = (SartStart){{1, LS_GAIN}, g2};
@@ -106,9 +106,9 @@ static inline void ls_nonlinear(LoopScenario *ls, const char *build)
 	                        ls_planes_vars, 3};
 	ls->fmus[1] = (SartFmu){"B", ls->dir[2], "nl_sphere", LS_SPHERE_GUID, SART_FMI2, caps,
 	                        ls_sphere_vars, 3};
-	ls->conns[0] = (SartConnection){{0, 1}, {1, 0}, 1, 0}; /* A.b -> B.b */
-	ls->conns[1] = (SartConnection){{0, 2}, {1, 1}, 1, 0}; /* A.c -> B.c */
-	ls->conns[2] = (SartConnection){{1, 2}, {0, 0}, 1, 0}; /* B.a -> A.a */
+	ls->conns[0] = (SartConnection){{0, 1}, {1, 0}, 1, 0, NULL, NULL, 0}; /* A.b -> B.b */
+	ls->conns[1] = (SartConnection){{0, 2}, {1, 1}, 1, 0, NULL, NULL, 0}; /* A.c -> B.c */
+	ls->conns[2] = (SartConnection){{1, 2}, {0, 0}, 1, 0, NULL, NULL, 0}; /* B.a -> A.a */
 	ls->records[0] = (SartRef){1, 2};
 	ls->records[1] = (SartRef){0, 1};
 	ls->records[2] = (SartRef){0, 2};

@@ -81,9 +81,9 @@ static void run_master(const char *dir, long n, int check, int save)
 		{"c", dir, "integrator", INTEGRATOR_GUID, SART_FMI2, caps, integrator_vars, 3},
 	};
 	const SartConnection conns[3] = {
-		{{0, 1}, {1, 0}, 1, 0},
-		{{1, 1}, {2, 0}, 1, 0},
-		{{2, 1}, {0, 0}, 1, 0},
+		{{0, 1}, {1, 0}, 1, 0, NULL, NULL, 0},
+		{{1, 1}, {2, 0}, 1, 0, NULL, NULL, 0},
+		{{2, 1}, {0, 0}, 1, 0, NULL, NULL, 0},
 	};
 	const SartStart starts[1] = {{{0, 2}, 1.0}};
 	const SartRef records[3] = {{0, 1}, {1, 1}, {2, 1}};

@@ -158,6 +158,8 @@ typedef struct SspConnection {
 	bool suppress_unit_conversion;
 	SspTransform tr;
 	Loc loc;
+	Loc start_loc, start_conn_loc, end_loc, end_conn_loc; /* the attribute values */
+	SspConnector *start, *end; /* the connectors named, once checked */
 } SspConnection;
 
 typedef enum SspElementKind { SSP_COMPONENT, SSP_SYSTEM } SspElementKind;

@@ -76,7 +76,7 @@ static int run_pair(SartApprox approx, unsigned src_caps, unsigned dst_caps, dou
 		{"src", dir, "poly", POLY_GUID, SART_FMI2, src_caps, poly_vars, 9},
 		{"dst", dir, "poly", POLY_GUID, SART_FMI2, dst_caps, poly_vars, 9},
 	};
-	SartConnection conns[] = {{{0, P_S}, {1, P_U}, 1, 0}};
+	SartConnection conns[] = {{{0, P_S}, {1, P_U}, 1, 0, NULL, NULL, 0}};
 	SartStart starts[] = {{{0, P_C0}, C0}, {{0, P_C1}, C1}, {{0, P_C2}, C2}, {{0, P_C3}, c3}};
 	SartRef recs[] = {{1, P_Y}, {1, P_X}, {0, P_S}};
 	SartScenario sc = {fmus, 2, conns, 1, starts, 4, recs, 3};
@@ -174,7 +174,7 @@ static double chain_error(SartApprox approx, double h)
 		{"a", dir, "poly", POLY_GUID, SART_FMI2, caps, poly_vars, 9},
 		{"b", dir, "poly", POLY_GUID, SART_FMI2, caps, poly_vars, 9},
 	};
-	SartConnection conns[] = {{{0, P_S}, {1, P_U}, 1, 0}, {{1, P_X}, {2, P_U}, 1, 0}};
+	SartConnection conns[] = {{{0, P_S}, {1, P_U}, 1, 0, NULL, NULL, 0}, {{1, P_X}, {2, P_U}, 1, 0, NULL, NULL, 0}};
 	SartStart starts[] = {{{0, P_C3}, 1.0}};
 	SartRef recs[] = {{1, P_X}, {2, P_X}};
 	SartScenario sc = {fmus, 3, conns, 2, starts, 1, recs, 2};

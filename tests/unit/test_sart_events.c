@@ -134,7 +134,7 @@ static void ramp__no_crossing__no_event_no_trial(void **state)
 static void parabola__crossing__located_within_tolerance(void **state)
 {
 	SartFmu fmus[] = {integrator("a", ALL_CAPS), integrator("b", ALL_CAPS)};
-	SartConnection conns[] = {{{0, I_X}, {1, I_U}, 1, 0}};
+	SartConnection conns[] = {{{0, I_X}, {1, I_U}, 1, 0, NULL, NULL, 0}};
 	SartStart starts[] = {{{0, I_U}, 1}, {{1, I_X0}, -0.5}};
 	SartRef recs[] = {{1, I_X}, {0, I_X}};
 	SartScenario sc = {fmus, 2, conns, 1, starts, 2, recs, 2};
@@ -200,7 +200,7 @@ static void refused__without_state_or_output_or_with_step_control(void **state)
 {
 	(void)state;
 	SartFmu fmus[] = {integrator("a", ALL_CAPS), integrator("b", SART_CAP_INPUT_DERIVATIVES)};
-	SartConnection conns[] = {{{0, I_X}, {1, I_U}, 1, 0}};
+	SartConnection conns[] = {{{0, I_X}, {1, I_U}, 1, 0, NULL, NULL, 0}};
 	SartStart starts[] = {{{0, I_U}, 1}, {{0, I_X0}, -0.37}};
 	SartRef recs[] = {{0, I_X}};
 	SartScenario sc = {fmus, 2, conns, 1, starts, 2, recs, 1};

@@ -83,8 +83,8 @@ static void run_scenario(const Scenario *s, int no_fast_path, Run *out)
 		{"b", dir_i, "integrator", INTEGRATOR_GUID, SART_FMI2, ALL_CAPS, integrator_vars, 5},
 	};
 	SartConnection conns[] = {
-		{{0, 1}, {1, 0}, s->scale, s->offset},
-		{{1, 1}, {2, 0}, 1, 0},
+		{{0, 1}, {1, 0}, s->scale, s->offset, NULL, NULL, 0},
+		{{1, 1}, {2, 0}, 1, 0, NULL, NULL, 0},
 	};
 	SartStart starts[] = {{{0, 0}, 1.0}, {{1, 2}, s->fault}, {{1, 3}, 0.35}};
 	SartRef recs[] = {{0, 1}, {1, 1}, {2, 1}};

@@ -159,7 +159,7 @@ static int run_driven(SartAlgorithm alg, Points *p, SartMasterResult *r)
 	ls.fmus[2] = (SartFmu){"clock", dir, "integrator", "{3f6c1d2e-8a47-4b95-9e0d-7c2a5b1f4e83}",
 	                       SART_FMI2, SART_CAP_GET_SET_STATE | SART_CAP_INPUT_DERIVATIVES,
 	                       integrator_vars, 2};
-	ls.conns[2] = (SartConnection){{2, 1}, {0, LS_W}, 1, 0};
+	ls.conns[2] = (SartConnection){{2, 1}, {0, LS_W}, 1, 0, NULL, NULL, 0};
 	ls.starts[4] = (SartStart){{2, 0}, 1.0};
 	ls.sc.nfmus = 3;
 	ls.sc.nconns = 3;

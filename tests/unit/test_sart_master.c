@@ -114,9 +114,9 @@ static void analyse__mealy_feedback__loop_named(void **state)
 	SartFmu fmus[] = {fake("A", mealy_vars), fake("B", unknown_vars), fake("C", moore_vars)};
 	fmus[2].caps = SART_CAP_INPUT_DERIVATIVES; /* reactive: not delayed, so ordered */
 	SartConnection conns[] = {
-		{{0, 1}, {1, 0}, 1, 0}, /* A.y -> B.u */
-		{{1, 1}, {0, 0}, 1, 0}, /* B.y -> A.u */
-		{{1, 1}, {2, 0}, 1, 0}, /* B.y -> C.u */
+		{{0, 1}, {1, 0}, 1, 0, NULL, NULL, 0}, /* A.y -> B.u */
+		{{1, 1}, {0, 0}, 1, 0, NULL, NULL, 0}, /* B.y -> A.u */
+		{{1, 1}, {2, 0}, 1, 0, NULL, NULL, 0}, /* B.y -> C.u */
 	};
 	SartScenario sc = {fmus, 3, conns, 3, NULL, 0, NULL, 0};
 	SartAnalysis *a;
@@ -150,9 +150,9 @@ static void analyse__moore_feedback__no_loop_and_order(void **state)
 	/* C feeds A, A and B feed each other (Moore): the order is C, then A, B */
 	SartFmu fmus[] = {fake("A", moore_vars), fake("B", moore_vars), fake("C", moore_vars)};
 	SartConnection conns[] = {
-		{{0, 1}, {1, 0}, 1, 0},
-		{{1, 1}, {0, 0}, 1, 0},
-		{{2, 1}, {2, 0}, 1, 0}, /* C feeds itself: no loop without feedthrough */
+		{{0, 1}, {1, 0}, 1, 0, NULL, NULL, 0},
+		{{1, 1}, {0, 0}, 1, 0, NULL, NULL, 0},
+		{{2, 1}, {2, 0}, 1, 0, NULL, NULL, 0}, /* C feeds itself: no loop without feedthrough */
 	};
 	SartScenario sc = {fmus, 3, conns, 3, NULL, 0, NULL, 0};
 	SartAnalysis *a;
@@ -185,14 +185,14 @@ static void analyse__input_to_input__refused(void **state)
 {
 	(void)state;
 	SartFmu fmus[] = {fake("A", moore_vars), fake("B", moore_vars)};
-	SartConnection bad[] = {{{0, 0}, {1, 0}, 1, 0}};
+	SartConnection bad[] = {{{0, 0}, {1, 0}, 1, 0, NULL, NULL, 0}};
 	SartScenario sc = {fmus, 2, bad, 1, NULL, 0, NULL, 0};
 	SartAnalysis *a = NULL;
 	char err[256];
 	assert_int_equal(sart_analyse(&sc, &a, err, sizeof err), -1);
 	assert_null(a);
 	assert_contains(err, "A.u -> B.u does not go from an output to an input");
-	SartConnection twice[] = {{{0, 1}, {1, 0}, 1, 0}, {{1, 1}, {1, 0}, 1, 0}};
+	SartConnection twice[] = {{{0, 1}, {1, 0}, 1, 0, NULL, NULL, 0}, {{1, 1}, {1, 0}, 1, 0, NULL, NULL, 0}};
 	sc.conns = twice;
 	sc.nconns = 2;
 	assert_int_equal(sart_analyse(&sc, &a, err, sizeof err), -1);
@@ -229,7 +229,7 @@ static int run_chain(SartAlgorithm alg, SartApprox approx, int iterations, doubl
 		 SART_CAP_GET_SET_STATE | SART_CAP_INPUT_DERIVATIVES, integrator_vars, 5},
 		{"b", dir, "integrator", INTEGRATOR_GUID, SART_FMI2, caps_b, integrator_vars, 5},
 	};
-	SartConnection conns[] = {{{0, I_X}, {1, I_U}, 1, 0}};
+	SartConnection conns[] = {{{0, I_X}, {1, I_U}, 1, 0, NULL, NULL, 0}};
 	SartStart starts[8] = {{{0, I_U}, 1.0}};
 	for (int i = 0; i < nextra; i++)
 		starts[1 + i] = extra[i];
@@ -366,7 +366,7 @@ static void run__jacobi_fast_path__converts_and_reports(void **state)
 		{"a", dir, "integrator", INTEGRATOR_GUID, SART_FMI2, ALL_CAPS, integrator_vars, 5},
 		{"b", dir, "integrator", INTEGRATOR_GUID, SART_FMI2, ALL_CAPS, integrator_vars, 5},
 	};
-	SartConnection conns[] = {{{0, I_X}, {1, I_U}, 2, 1}};
+	SartConnection conns[] = {{{0, I_X}, {1, I_U}, 2, 1, NULL, NULL, 0}};
 	SartStart starts[] = {{{0, I_U}, 1.0}, {{1, I_FAIL_AT}, -1}};
 	SartRef recs[] = {{1, I_X}, {0, I_X}};
 	SartScenario sc = {fmus, 2, conns, 1, starts, 2, recs, 2};
@@ -434,7 +434,7 @@ static void run__jacobi_fast_path__inputs_out_of_signal_order(void **state)
 		{"b", dir, "integrator", INTEGRATOR_GUID, SART_FMI2, ALL_CAPS, integrator_vars, 5},
 		{"aff", adir, "affine", AFFINE_GUID, SART_FMI2, ALL_CAPS, affine_vars, 5},
 	};
-	SartConnection conns[] = {{{1, I_X}, {2, 4}, 1, 0}, {{0, I_X}, {2, 0}, 1, 0}};
+	SartConnection conns[] = {{{1, I_X}, {2, 4}, 1, 0, NULL, NULL, 0}, {{0, I_X}, {2, 0}, 1, 0, NULL, NULL, 0}};
 	SartStart starts[] = {{{0, I_U}, 1.0}, {{1, I_U}, 2.0}, {{2, 2}, 3.0}, {{2, 3}, 0.5}};
 	SartRef recs[] = {{2, 1}};
 	SartScenario sc = {fmus, 3, conns, 2, starts, 4, recs, 1};
@@ -468,7 +468,7 @@ static void run__delayed_fmu__stepped_first_with_old_inputs(void **state)
 		{"a", dir, "integrator", INTEGRATOR_GUID, SART_FMI2, SART_CAP_GET_SET_STATE,
 		 integrator_vars, 5},
 	};
-	SartConnection conns[] = {{{1, I_X}, {0, I_U}, 1, 0}, {{0, I_X}, {1, I_U}, 1, 0}};
+	SartConnection conns[] = {{{1, I_X}, {0, I_U}, 1, 0, NULL, NULL, 0}, {{0, I_X}, {1, I_U}, 1, 0, NULL, NULL, 0}};
 	SartStart starts[] = {{{1, I_X0}, 1.0}};
 	SartRef recs[] = {{1, I_X}, {0, I_X}};
 	SartScenario sc = {fmus, 2, conns, 2, starts, 1, recs, 2};

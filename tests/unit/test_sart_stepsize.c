@@ -89,10 +89,10 @@ static int run_masses(SartAlgorithm alg, SartApprox approx, SartStepControl ctl,
 		 mass_vars, 4},
 	};
 	SartConnection conns[] = {
-		{{0, 2}, {1, 0}, 1, 0},
-		{{0, 3}, {1, 1}, 1, 0},
-		{{1, 2}, {0, 0}, 1, 0},
-		{{1, 3}, {0, 1}, 1, 0},
+		{{0, 2}, {1, 0}, 1, 0, NULL, NULL, 0},
+		{{0, 3}, {1, 1}, 1, 0, NULL, NULL, 0},
+		{{1, 2}, {0, 0}, 1, 0, NULL, NULL, 0},
+		{{1, 3}, {0, 1}, 1, 0, NULL, NULL, 0},
 	};
 	SartRef recs[] = {{0, 2}, {1, 2}};
 	SartScenario sc = {fmus, 2, conns, 4, NULL, 0, recs, 2};
