@@ -160,8 +160,8 @@ static void assignment(Gen *g, StrBuf *out, const char *target, const char *sour
 	else if (cv->offset == 0)
 		sb_printf(out, "%s := %s * %s;\n", target, literal(g, FT_REAL, cv->scale), source);
 	else
-		sb_printf(out, "%s := %s * %s + %s;\n", target, literal(g, FT_REAL, cv->scale), source,
-		          literal(g, FT_REAL, cv->offset));
+		sb_printf(out, "%s := %s * %s %c %s;\n", target, literal(g, FT_REAL, cv->scale),
+		          source, cv->offset < 0 ? '-' : '+', literal(g, FT_REAL, fabs(cv->offset)));
 	if (cv->nmap)
 		sb_printf(out, "%s}\n", ind);
 }
