@@ -24,7 +24,8 @@ static const CliCommand commands[] = {
 	 "write DIR/<adaptation>/{modelDescription.xml, config.h, <adaptation>.c} for every "
 	 "adaptation in FILE", NULL},
 	{"build", CMD_BUILD, cmd_build, cmd_options, "FILE...",
-	 "build one FMU per adaptation in the FILEs, inner adaptations first",
+	 "build one FMU per adaptation in the FILEs, inner adaptations first; an SSP system "
+	 "(SYSTEM.ssp or .ssd) becomes one composite FMU",
 	 "The C compiler is $CC, default cc."},
 	{"parse", CMD_PARSE, cmd_parse, cmd_options, "FILE",
 	 "print FILE back as the parser read it", NULL},

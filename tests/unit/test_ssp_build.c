@@ -301,6 +301,23 @@ static void ssp_build__transformation_between_components__refused_in_the_ssd(voi
 	free(log);
 }
 
+static void ssp_inner__missing_system__not_found_where_it_was_looked_for(void **state)
+{
+	(void)state;
+	FILE *f = fopen(tmp("lost.sa"), "w");
+	assert_non_null(f);
+	fputs("module lost\nsemantic adaptation lost\nat \"lost.fmu\"\n"
+	      "\tfor inner fmu Sys sys\n\t\tat \"nowhere.ssp\"\n", f);
+	fclose(f);
+	char *log;
+	int rc = run(&log, "%s/sacc check %s", build_dir(), tmp("lost.sa"));
+	assert_int_equal(rc, 1);
+	assert_contains(log, "lost.sa:5:6: error: cannot find the SSP system of inner fmu 'sys' "
+	                "at \"nowhere.ssp\"");
+	assert_contains(log, "note: looked in ");
+	free(log);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -310,6 +327,7 @@ int main(void)
 		cmocka_unit_test(ssp_inner__adaptation_over_a_system__values_by_hand),
 		cmocka_unit_test(ssp_build__exported_scenario__builds_with_its_set_values_bound),
 		cmocka_unit_test(ssp_build__transformation_between_components__refused_in_the_ssd),
+		cmocka_unit_test(ssp_inner__missing_system__not_found_where_it_was_looked_for),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
