@@ -36,16 +36,19 @@ static const CliCommand commands[] = {
 	 "extract an FMU archive into DIR (a new directory), refusing any entry that could "
 	 "land outside it", NULL},
 	{"simulate", CMD_SIMULATE, sim_main, sim_options, "TARGET",
-	 "run an .fmu or a scenario module (fmu declarations and connections) with a master "
-	 "algorithm; the result as CSV",
+	 "run an .fmu, a scenario module (fmu declarations and connections) or an SSP system "
+	 "(.ssp, .ssd) with a master algorithm; the result as CSV",
 	 "A progress line is drawn on standard error when it is a terminal and the run lasts "
 	 "over a second; it is erased at the end."},
 	{"ssp", CMD_SSP, ssp_main, ssp_options, "SUBCOMMAND SYSTEM.ssp|SYSTEM.ssd [OPTION]...",
 	 "SSP systems (System Structure and Parameterization 1.0 and 2.0): import one as a "
 	 "scenario module",
-	 "Subcommands:\n  import SYSTEM.ssp -o DIR   write DIR/<system>.sa, the equivalent "
-	 "scenario module, and the system's FMUs beside it.\n\n`sacc simulate SYSTEM.ssp` "
-	 "runs a system directly."},
+	 "SUBCOMMAND import: `sacc ssp import SYSTEM.ssp -o DIR` writes DIR/<system>.sa, the "
+	 "equivalent scenario module, with the system's FMUs beside it; a transformation or a "
+	 "unit conversion a scenario module cannot say is refused, and the parameter values, the "
+	 "DefaultExperiment and the top system's outputs go into its opening comment as run "
+	 "options.\n\n`sacc simulate SYSTEM.ssp` (or SYSTEM.ssd beside its resources) runs a "
+	 "system as it is."},
 	{"plot", CMD_PLOT, run_plot, NULL,
 	 "RESULT.csv... -o FILE.png|FILE.svg [OPTION]...",
 	 "draw a result's variables against time with gnuplot", NULL},

@@ -203,13 +203,14 @@ static void cv_linear(SspConvert *cv, double a, double b)
 	cv->offset = a * cv->offset + b;
 }
 
-/* The enumeration value of item name in the enumeration of connector k; false when
- * unknown. */
+/* The enumeration value of item name in the enumeration of connector k (in any of the
+ * SSD's enumerations when k names none); false when unknown. */
 static bool enum_value(Fl *x, const SspConnector *k, const char *name, double *v)
 {
-	for (int i = 0; k && k->enumeration && i < x->m->nenums; i++) {
+	const char *which = k ? k->enumeration : NULL;
+	for (int i = 0; i < x->m->nenums; i++) {
 		const SspEnumeration *e = &x->m->enums[i];
-		if (!e->name || strcmp(e->name, k->enumeration) != 0)
+		if (which && (!e->name || strcmp(e->name, which) != 0))
 			continue;
 		for (int j = 0; j < e->nitems; j++)
 			if (e->items[j].name && strcmp(e->items[j].name, name) == 0) {

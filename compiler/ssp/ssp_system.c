@@ -66,9 +66,6 @@ static void read_connector(Rd *r, const SspXml *x, const xmlNode *n, SspConnecto
 		k->type_name = rd_str(r, (const char *)t->name);
 		k->unit = rd_str(r, sx_attr(t, "unit"));
 		k->enumeration = rd_str(r, sx_attr(t, "name"));
-		if (k->unit && !ssp_find_unit(r->m, k->unit) && r->m->nunits > 0)
-			rd_error(r, sx_attr_loc(x, t, "unit"), "unit '%s' is not defined in the "
-			         "description's <ssd:Units>", k->unit);
 		break;
 	}
 	const char *ty = sx_attr(n, "type");
@@ -290,18 +287,14 @@ static SspConnector *find_end(Rd *r, SspElement *s, const char *elem, const char
 	SspConnector *k = ssp_connector(e, conn);
 	if (k)
 		return k;
-	const FmuVar *v = e->kind == SSP_COMPONENT && e->info ? fmu_find_var(e->info, conn) : NULL;
-	if (v) {
-		rd_error(r, cloc, "component '%s' declares no connector '%s' (its FMU has the "
-		         "variable: declare it under <ssd:Connectors>)", e->name, conn);
-		return NULL;
-	}
 	rd_error(r, cloc, "unknown connector '%s' of %s '%s'", conn,
 	         e->kind == SSP_SYSTEM ? "system" : "component", e->name);
 	Suggestion sg;
 	suggestion_init(&sg, conn);
 	for (int i = 0; i < e->nconnectors; i++)
 		suggestion_offer(&sg, e->connectors[i].name, true);
+	for (int i = 0; e->kind == SSP_COMPONENT && e->info && i < e->info->nvars; i++)
+		suggestion_offer(&sg, e->info->vars[i].name, false);
 	if (sg.best)
 		diag_note(r->c->diag, cloc, "did you mean '%s'?", sg.best);
 	return NULL;
@@ -375,8 +368,38 @@ static void check_one(Rd *r, SspElement *s, SspConnection *k, int index)
 	}
 }
 
+/* A connection may name a variable of a component's FMU that the component does not list
+ * under its Connectors (the standard asks for the listing; tools do not all write it): the
+ * connector is taken from the variable, its kind from the causality. */
+static void implicit_connector(Rd *r, SspElement *s, const char *elem, const char *name)
+{
+	SspElement *e = elem ? ssp_element(s, elem) : NULL;
+	if (!e || e->kind != SSP_COMPONENT || !e->info || !name || ssp_connector(e, name))
+		return;
+	const FmuVar *v = fmu_find_var(e->info, name);
+	if (!v)
+		return;
+	SspKind kind = v->causality == CAUS_INPUT ? SSP_INPUT
+	               : v->causality == CAUS_OUTPUT ? SSP_OUTPUT
+	               : v->causality == CAUS_PARAMETER ? SSP_PARAMETER
+	               : v->causality == CAUS_CALCULATED_PARAMETER ? SSP_CALCULATED_PARAMETER
+	               : SSP_LOCAL;
+	SspConnector *k = rd_array(r, e->nconnectors + 1, sizeof *k);
+	if (e->nconnectors)
+		memcpy(k, e->connectors, (size_t)e->nconnectors * sizeof *k);
+	k[e->nconnectors] = (SspConnector){v->name, kind, ssp_fmu_type(v), NULL, NULL, NULL, e->loc};
+	e->connectors = k;
+	e->nconnectors++;
+}
+
 void rd_check_connections(Rd *r, SspElement *sys)
 {
+	for (int i = 0; i < sys->nconnections; i++) {
+		implicit_connector(r, sys, sys->connections[i].start_element,
+		                   sys->connections[i].start_connector);
+		implicit_connector(r, sys, sys->connections[i].end_element,
+		                   sys->connections[i].end_connector);
+	}
 	for (int i = 0; i < sys->nconnections; i++)
 		check_one(r, sys, &sys->connections[i], i);
 	for (int i = 0; i < sys->nelements; i++)

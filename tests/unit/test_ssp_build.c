@@ -3,7 +3,8 @@
  * chain.ssd against the adaptation written by hand for it (chain_hand.sa), bit for bit,
  * and against the values worked out by hand in chain.ssd's comment; the composite loaded
  * by the suite's minimal importer; its FMI 3.0 variant through the FMI 3.0 checker; an
- * adaptation over the system; the export of a scenario built as a composite; a
+ * adaptation over the system; the export of a scenario built as a composite, and imported
+ * back (sacc ssp import) as the same scenario, which runs bit for bit as the original; a
  * transformation between two components refused at its place in the SSD.
  *
  * Run from the repository root with SACC_BUILD naming the build directory (default
@@ -301,6 +302,56 @@ static void ssp_build__transformation_between_components__refused_in_the_ssd(voi
 	free(log);
 }
 
+/* Whether text holds every line of want (in any order): connections are a set. */
+static void assert_lines(const char *text, const char *const *want, int n)
+{
+	for (int i = 0; i < n; i++) {
+		char line[256];
+		snprintf(line, sizeof line, "\n%s\n", want[i]);
+		char *padded = malloc(strlen(text) + 3);
+		sprintf(padded, "\n%s\n", text);
+		assert_contains(padded, line);
+		free(padded);
+	}
+}
+
+static void ssp_export__then_import__the_same_scenario(void **state)
+{
+	(void)state;
+	const char *sacc = build_dir();
+	char *log;
+	int rc = run(&log, "%s/sacc ssp export -L %s/fmus docs/examples/language/two_mass.sa "
+	             "--set m1.k=2.5 -o %s && rm -rf %s && %s/sacc ssp import %s -o %s", sacc, sacc,
+	             tmp("rt.ssp"), tmp("rt"), sacc, tmp("rt.ssp"), tmp("rt"));
+	if (rc)
+		fail_msg("%s", log);
+	free(log);
+	char *sa = slurp(tmp("rt/two_mass.sa"));
+	/* The same module, fmu declarations, connections and --set value. */
+	static const char *const want[] = {
+		"module two_mass", "fmu mass1 m1 at \"mass1.fmu\"", "fmu mass2 m2 at \"mass2.fmu\"",
+		"m1.x -> m2.xo", "m1.v -> m2.vo", "m2.x -> m1.xo", "m2.v -> m1.vo",
+		"//   --set m1.k=2.5",
+	};
+	assert_lines(sa, want, (int)(sizeof want / sizeof want[0]));
+	int arrows = 0;
+	for (const char *p = sa; (p = strstr(p, " -> ")); p++)
+		arrows++;
+	assert_int_equal(arrows, 4);
+	free(sa);
+	/* And it runs as the original does, bit for bit. */
+	const char *sim = "%s/sacc simulate %s %s --set m1.k=2.5 --stop 1 --step 0.1 -o %s";
+	char fmus[256];
+	snprintf(fmus, sizeof fmus, "-L %s/fmus", sacc);
+	assert_int_equal(run(NULL, sim, sacc, fmus, "docs/examples/language/two_mass.sa",
+	                     tmp("rt_orig.csv")), 0);
+	assert_int_equal(run(NULL, sim, sacc, "", tmp("rt/two_mass.sa"), tmp("rt_back.csv")), 0);
+	char *a = slurp(tmp("rt_orig.csv")), *b = slurp(tmp("rt_back.csv"));
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+}
+
 static void ssp_inner__missing_system__not_found_where_it_was_looked_for(void **state)
 {
 	(void)state;
@@ -328,6 +379,7 @@ int main(void)
 		cmocka_unit_test(ssp_build__exported_scenario__builds_with_its_set_values_bound),
 		cmocka_unit_test(ssp_build__transformation_between_components__refused_in_the_ssd),
 		cmocka_unit_test(ssp_inner__missing_system__not_found_where_it_was_looked_for),
+		cmocka_unit_test(ssp_export__then_import__the_same_scenario),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

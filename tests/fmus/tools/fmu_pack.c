@@ -2,6 +2,9 @@
  *
  *     fmu_pack OUT.fmu DIR
  *
+ * (An SSP archive, OUT.ssp, is packed the same way, without the model description the
+ * check below asks of an FMU.)
+ *
  * Every regular file under DIR goes in under its path relative to DIR, modelDescription.xml
  * first and the rest in byte order of their paths, each with the same fixed timestamp
  * (1980-01-01 00:00, the zip epoch) and the permission bits 0644 or 0755, deflated at
@@ -9,6 +12,7 @@
  * of their own; symbolic links and other special files are refused.  The archive is written
  * next to OUT and renamed over it only when complete. */
 #include <dirent.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,7 +160,9 @@ int main(int argc, char **argv)
 	size_t has_md = 0;
 	for (size_t i = 0; i < files.n; i++)
 		has_md += strcmp(files.paths[i], "modelDescription.xml") == 0;
-	if (rc == 0 && !has_md) {
+	size_t olen = strlen(out);
+	bool ssp = olen > 4 && strcmp(out + olen - 4, ".ssp") == 0;
+	if (rc == 0 && !has_md && !ssp) {
 		fprintf(stderr, "fmu_pack: %s has no modelDescription.xml\n", root);
 		rc = -1;
 	}
