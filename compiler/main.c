@@ -40,15 +40,19 @@ static const CliCommand commands[] = {
 	 "(.ssp, .ssd) with a master algorithm; the result as CSV",
 	 "A progress line is drawn on standard error when it is a terminal and the run lasts "
 	 "over a second; it is erased at the end."},
-	{"ssp", CMD_SSP, ssp_main, ssp_options, "SUBCOMMAND SYSTEM.ssp|SYSTEM.ssd [OPTION]...",
+	{"ssp", CMD_SSP, ssp_main, ssp_options,
+	 "import SYSTEM.ssp|SYSTEM.ssd | export SCENARIO.sa [OPTION]...",
 	 "SSP systems (System Structure and Parameterization 1.0 and 2.0): import one as a "
-	 "scenario module",
+	 "scenario module, or export a scenario module as one",
 	 "SUBCOMMAND import: `sacc ssp import SYSTEM.ssp -o DIR` writes DIR/<system>.sa, the "
 	 "equivalent scenario module, with the system's FMUs beside it; a transformation or a "
 	 "unit conversion a scenario module cannot say is refused, and the parameter values, the "
 	 "DefaultExperiment and the top system's outputs go into its opening comment as run "
-	 "options.\n\n`sacc simulate SYSTEM.ssp` (or SYSTEM.ssd beside its resources) runs a "
-	 "system as it is."},
+	 "options.\n\nSUBCOMMAND export: `sacc ssp export SCENARIO.sa -o SYSTEM.ssp [--set "
+	 "INST.VAR=VALUE]...` writes the scenario as an SSP 1.0 archive: SystemStructure.ssd, "
+	 "the FMUs under resources/, the --set values as resources/parameters.ssv.\n\n`sacc "
+	 "simulate SYSTEM.ssp` (or SYSTEM.ssd beside its resources) runs a system as it is; "
+	 "`sacc build SYSTEM.ssp` makes one composite FMU of it."},
 	{"plot", CMD_PLOT, run_plot, NULL,
 	 "RESULT.csv... -o FILE.png|FILE.svg [OPTION]...",
 	 "draw a result's variables against time with gnuplot", NULL},
