@@ -13,6 +13,7 @@
 #include "explicit.h"
 #include "lower.h"
 #include "package.h"
+#include "ssp.h"
 #include "util.h"
 
 typedef struct CmdArgs {
@@ -72,7 +73,7 @@ const CliOption cmd_options[] = {
 	 "the directory the sources are written under", NULL},
 	{"-o", CLI_VALUE, "DIR", cli_set_string, AT(out), CMD_BUILD, CLI_FILE,
 	 "put each FMU in DIR, under the file name of its 'at' (default: at its 'at' path "
-	 "beside its script)", NULL},
+	 "beside its script); for one SYSTEM.ssp, -o OUT.fmu names the composite FMU", NULL},
 	{"--fmi", CLI_VALUE, "VERSION", set_fmi, AT(fmi), CMD_BUILD, 0,
 	 "the FMI version of every wrapper built, inner adaptations built in the same run too; "
 	 "it overrides the scripts' 'fmi N' clauses (default: each adaptation's clause, else "
@@ -173,6 +174,26 @@ static int emit_body(Compilation *c, const CmdArgs *a, const char **files, int n
 	return emit_module(c, m, a->out) ? 1 : 0;
 }
 
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* A module ssp_adapt.c made from an SSP system: its path is the system's with ".sa". */
+static bool is_ssp_module(const Module *m)
+{
+	size_t n = strlen(m->path);
+	if (n < 8 || strcmp(m->path + n - 3, ".sa") != 0)
+		return false;
+	char buf[4096];
+	if (n - 3 >= sizeof buf)
+		return false;
+	memcpy(buf, m->path, n - 3);
+	buf[n - 3] = '\0';
+	return ssp_is_path(buf);
+}
+
 static int build_body(Compilation *c, const CmdArgs *a, const char **files, int nfiles)
 {
 	if (nfiles == 0)
@@ -187,10 +208,33 @@ static int build_body(Compilation *c, const CmdArgs *a, const char **files, int 
 		if (mods[i] && mods[i]->root)
 			drv_explicit(c, mods[i], NULL);
 	}
+	/* SSP systems named as inners are adaptations this build makes too. */
+	int n = nfiles;
+	for (Module *m = c->modules; m; m = m->next)
+		n++;
+	Module **all = realloc(mods, (size_t)n * sizeof *all);
+	if (!all) {
+		free(mods);
+		cli_error("out of memory");
+		return 1;
+	}
+	mods = all;
+	n = nfiles;
+	for (Module *m = c->modules; m; m = m->next)
+		if (is_ssp_module(m))
+			mods[n++] = m;
+	const char *out_dir = a->out;
+	if (nfiles == 1 && ssp_is_path(files[0]) && a->out && ends_with(a->out, ".fmu") &&
+	    mods[0] && mods[0]->root && mods[0]->root->list2) {
+		/* sacc build SYSTEM.ssp -o OUT.fmu: the one composite FMU goes there. */
+		const char *slash = strrchr(a->out, '/');
+		mods[0]->root->list2->str = slash ? slash + 1 : a->out;
+		out_dir = slash ? arena_strndup(c->arena, a->out, (size_t)(slash - a->out)) : ".";
+	}
 	int rc = 1;
 	if (!diag_errors(c->diag)) {
-		PkgOptions o = {a->out, NULL, a->fmi};
-		rc = pkg_build(c, mods, nfiles, &o) ? 1 : 0;
+		PkgOptions o = {out_dir, NULL, a->fmi};
+		rc = pkg_build(c, mods, n, &o) ? 1 : 0;
 	}
 	free(mods);
 	return rc;

@@ -25,7 +25,8 @@ static const CliCommand commands[] = {
 	 "write DIR/<adaptation>/{modelDescription.xml, config.h, <adaptation>.c} for every "
 	 "adaptation in FILE", NULL},
 	{"build", CMD_BUILD, cmd_build, cmd_options, "FILE...",
-	 "build one FMU per adaptation in the FILEs, inner adaptations first",
+	 "build one FMU per adaptation in the FILEs, inner adaptations first; an SSP system "
+	 "(SYSTEM.ssp or .ssd) becomes one composite FMU",
 	 "The C compiler is $CC, default cc."},
 	{"parse", CMD_PARSE, cmd_parse, cmd_options, "FILE",
 	 "print FILE back as the parser read it", NULL},
@@ -53,15 +54,19 @@ static const CliCommand commands[] = {
 	 "ensemble collect DIR` also writes the statistics across the runs (min, mean, max, "
 	 "percentiles) and, with --plot, a fan chart. A Slurm task runs `sacc ensemble run-task "
 	 "DIR +BASE` (the run of row BASE + its array index)."},
-	{"ssp", CMD_SSP, ssp_main, ssp_options, "SUBCOMMAND SYSTEM.ssp|SYSTEM.ssd [OPTION]...",
+	{"ssp", CMD_SSP, ssp_main, ssp_options,
+	 "import SYSTEM.ssp|SYSTEM.ssd | export SCENARIO.sa [OPTION]...",
 	 "SSP systems (System Structure and Parameterization 1.0 and 2.0): import one as a "
-	 "scenario module",
+	 "scenario module, or export a scenario module as one",
 	 "SUBCOMMAND import: `sacc ssp import SYSTEM.ssp -o DIR` writes DIR/<system>.sa, the "
 	 "equivalent scenario module, with the system's FMUs beside it; a transformation or a "
 	 "unit conversion a scenario module cannot say is refused, and the parameter values, the "
 	 "DefaultExperiment and the top system's outputs go into its opening comment as run "
-	 "options.\n\n`sacc simulate SYSTEM.ssp` (or SYSTEM.ssd beside its resources) runs a "
-	 "system as it is."},
+	 "options.\n\nSUBCOMMAND export: `sacc ssp export SCENARIO.sa -o SYSTEM.ssp [--set "
+	 "INST.VAR=VALUE]...` writes the scenario as an SSP 1.0 archive: SystemStructure.ssd, "
+	 "the FMUs under resources/, the --set values as resources/parameters.ssv.\n\n`sacc "
+	 "simulate SYSTEM.ssp` (or SYSTEM.ssd beside its resources) runs a system as it is; "
+	 "`sacc build SYSTEM.ssp` makes one composite FMU of it."},
 	{"plot", CMD_PLOT, run_plot, NULL,
 	 "RESULT.csv... -o FILE.png|FILE.svg [OPTION]...",
 	 "draw a result's variables against time with gnuplot", NULL},

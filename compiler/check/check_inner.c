@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ssp.h"
+#include "ssp_adapt.h"
 #include "util.h"
 
 /* ---- sema lookups -------------------------------------------------------------------- */
@@ -313,6 +315,24 @@ Inner *chk_resolve_inner(Ctx *x, Node *decl)
 
 	const char *file = chk_find_fmu_file(x, path);
 	Node *producer = find_producing_adaptation(x, path);
+	if (ssp_is_path(path) && !producer) {
+		/* An SSP system: its composite wrapper, an adaptation this build makes. */
+		if (!file) {
+			diag_error(x->c->diag, where, "cannot find the SSP system of inner fmu '%s' at "
+				   "\"%s\"", in->name, path);
+			diag_note(x->c->diag, where, "%s", chk_fmu_dirs_searched(x, path));
+			return in;
+		}
+		Module *sm = ssp_adaptation_module(x->c, file);
+		for (Node *e = sm && sm->root ? sm->root->list2 : NULL; e && !producer; e = e->next)
+			if (e->kind == ND_ADAPTATION)
+				producer = e;
+		if (!producer) {
+			diag_note(x->c->diag, where, "inner fmu '%s' is the SSP system '%s'", in->name,
+				  path);
+			return in;
+		}
+	}
 	if (producer) {
 		/* An adaptation of this build: its interface is its explicit form. */
 		SaInfo *pi = chk_adaptation(x->c, NULL, producer);

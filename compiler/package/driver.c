@@ -11,6 +11,8 @@
 #include "explicit.h"
 #include "lower.h"
 #include "parse.h"
+#include "ssp.h"
+#include "ssp_adapt.h"
 #include "util.h"
 
 #define MAX_SOURCE (16u << 20)
@@ -38,6 +40,9 @@ void drv_free(Compilation *c)
 	for (int i = 0; i < c->nfmus; i++)
 		fmu_free(c->fmus[i]);
 	free(c->fmus);
+	for (int i = 0; i < c->nssps; i++)
+		ssp_free(c->ssps[i]);
+	free(c->ssps);
 	free(c->include_dirs);
 	free(c->fmu_dirs);
 	units_close(c->units);
@@ -53,6 +58,17 @@ static void push_dir(const char ***dirs, int *n, const char *dir)
 		return;
 	d[(*n)++] = dir;
 	*dirs = d;
+}
+
+void drv_keep_ssp(Compilation *c, struct SspModel *m)
+{
+	struct SspModel **v = realloc(c->ssps, (size_t)(c->nssps + 1) * sizeof *v);
+	if (!v) {
+		ssp_free(m);
+		return;
+	}
+	v[c->nssps++] = m;
+	c->ssps = v;
 }
 
 void drv_add_include_dir(Compilation *c, const char *dir) { push_dir(&c->include_dirs, &c->ninclude, dir); }
@@ -187,6 +203,8 @@ static Module *load_quiet(Compilation *c, const char *path, bool report)
 
 Module *drv_load(Compilation *c, const char *path)
 {
+	if (ssp_is_path(path))
+		return ssp_adaptation_module(c, path);
 	Module *m = load_quiet(c, path, true);
 	if (m && m->state == 0)
 		resolve_imports(c, m);
@@ -195,6 +213,8 @@ Module *drv_load(Compilation *c, const char *path)
 
 Module *drv_parse(Compilation *c, const char *path)
 {
+	if (ssp_is_path(path))
+		return ssp_adaptation_module(c, path);
 	return load_quiet(c, path, true);
 }
 

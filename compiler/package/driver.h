@@ -39,6 +39,8 @@ typedef struct Compilation {
 	int ninclude;
 	const char **fmu_dirs;      /* -L: where relative inner FMU paths are looked for */
 	int nfmu_dirs;
+	struct SspModel **ssps;     /* SSP systems read for adaptations, freed with it */
+	int nssps;
 } Compilation;
 
 Compilation *drv_new(FILE *diag_out);
@@ -46,8 +48,14 @@ void drv_free(Compilation *c);
 void drv_add_include_dir(Compilation *c, const char *dir);
 void drv_add_fmu_dir(Compilation *c, const char *dir);
 
+/* Keeps an SSP system read for an adaptation (ssp_adapt.c) until drv_free, which calls
+ * ssp_free on it: its FMUs stay extracted while the build needs them. */
+struct SspModel;
+void drv_keep_ssp(Compilation *c, struct SspModel *m);
+
 /* Reads and parses a file (once: a second load of the same path returns the same
- * module), then resolves its imports.  NULL when it cannot be read. */
+ * module), then resolves its imports.  NULL when it cannot be read.  An .ssp or .ssd path
+ * gives the module of the adaptation made from that system (ssp_adapt.h). */
 Module *drv_load(Compilation *c, const char *path);
 /* Reads and parses a file without resolving its imports (`sacc check --syntax`): a module
  * it imports need not exist.  NULL when it cannot be read. */

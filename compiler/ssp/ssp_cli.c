@@ -4,6 +4,7 @@
  * rows of ssp_options (with a field in SspArgs). */
 #include "ssp_cli.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,13 +14,26 @@
 const SspSubcommand ssp_subcommands[] = {
 	{"import", ssp_import_main, "SYSTEM.ssp|SYSTEM.ssd -o DIR",
 	 "write the system as a scenario module DIR/<system>.sa beside its FMUs"},
+	{"export", ssp_export_main, "SCENARIO.sa -o SYSTEM.ssp [--set INST.VAR=VALUE]...",
+	 "write a scenario module as an SSP 1.0 archive: its FMUs, connections and units, and "
+	 "the --set values as a parameter set"},
 	{NULL, NULL, NULL, NULL},
 };
 
 #define AT(f) offsetof(SspArgs, f)
 const CliOption ssp_options[] = {
 	{"-o", CLI_VALUE, "DIR", cli_set_string, AT(out), CMD_SSP, CLI_FILE,
-	 "import: the directory written (made when missing)", NULL},
+	 "import: the directory written (made when missing); export: the archive written",
+	 NULL},
+	{"--set", CLI_VALUE, "INST.VAR=VALUE", cli_add_string, AT(sets), CMD_SSP, CLI_REPEAT,
+	 "export: a parameter's (or an input's start) value, written to "
+	 "resources/parameters.ssv and bound to the system", NULL},
+	{"--start", CLI_VALUE, "T0", cli_set_finite, AT(start), CMD_SSP, 0,
+	 "export: the DefaultExperiment's start time", NULL},
+	{"--stop", CLI_VALUE, "T1", cli_set_finite, AT(stop), CMD_SSP, 0,
+	 "export: the DefaultExperiment's stop time", NULL},
+	CLI_OPTION_INCLUDE(CMD_SSP),
+	CLI_OPTION_FMU_DIR(CMD_SSP),
 	{NULL, CLI_FLAG, NULL, NULL, 0, 0, 0, NULL, NULL},
 };
 #undef AT
@@ -49,6 +63,7 @@ int ssp_main(const CliCommand *cmd, int argc, char **argv)
 	Compilation *c = drv_new(stderr);
 	SspArgs a;
 	memset(&a, 0, sizeof a);
+	a.start = a.stop = NAN;
 	int rc = 1;
 	const char **operands = calloc((size_t)argc + 1, sizeof *operands);
 	if (!c || !operands) {

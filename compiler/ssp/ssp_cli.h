@@ -13,6 +13,7 @@
 typedef struct SspArgs {
 	const char *out;      /* -o: import's DIR, export's FILE.ssp */
 	CliList sets;         /* --set INST.VAR=VALUE (export) */
+	double start, stop;   /* export's --start, --stop; NaN when not given */
 	const char **operands; /* after the subcommand's name */
 	int noperands;
 } SspArgs;
@@ -30,5 +31,6 @@ extern const CliOption ssp_options[];
 
 /* The handlers (ssp_import.c; export is another file's). */
 int ssp_import_main(Compilation *c, SspArgs *a);
+int ssp_export_main(Compilation *c, SspArgs *a); /* ssp_export.c */
 
 #endif

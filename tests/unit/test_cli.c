@@ -237,7 +237,7 @@ static void errors__did_you_mean_and_missing_arguments(void **state)
 		{"simulate x.fmu --stop", "sacc simulate: option '--stop' needs an argument (T1)"},
 		{"inspect --set a.b=1 x.fmu", "sacc inspect: --set belongs to --probe-state"},
 		{"inspect --probe-state --stop 1 x.fmu", "unknown option '--stop' (an option of "
-		                                         "simulate)"},
+		                                         "simulate, ssp)"},
 		{"simulate x.fmu --approx lineer", "sacc simulate: --approx: 'lineer' is not hold, "
 		                                   "linear, quadratic or hermite; did you mean "
 		                                   "'linear'?"},
