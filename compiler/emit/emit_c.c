@@ -324,22 +324,6 @@ static const char *c_dims(SaType t)
 	return t == TY_STRING ? "[SART_STRING_CAP]" : "";
 }
 
-uint32_t ec_nvr(const EmitLayout *l, int t)
-{
-	switch (t) {
-	case T_REAL: return l->nreal;
-	case T_INTEGER: return l->ninteger;
-	case T_BOOLEAN: return l->nboolean;
-	default: return l->nstring;
-	}
-}
-
-const char *ec_string_assign(Ec *e, const char *dst, const char *value, const char *what)
-{
-	e->uses |= U_W;
-	return arena_printf(e->c->arena, "sart_set_string(w, %s, %s, \"%s\");", dst, value,
-	                    ec_c_string(e->c->arena, what));
-}
 
 const char *ec_base_name(const char *path)
 {
@@ -1051,21 +1035,6 @@ static void check_forms(Ec *e)
 	rules_translatable(e, ec_rules_of(e, false));
 }
 
-/* A String's start value must fit the runtime's String (SART_STRING_CAP, 1024 bytes with
- * its NUL, unless the build raises it): the error names the variable rather than the
- * wrapper failing at instantiation. */
-static void check_string_starts(Ec *e)
-{
-	for (int i = 0; i < e->l->nvars; i++) {
-		const EmitVar *v = &e->l->vars[i];
-		size_t n = v->type == TY_STRING && v->has_start && v->start.s ? strlen(v->start.s) : 0;
-		if (n > 1023)
-			ec_error(e, v->decl ? v->decl->loc : e->l->sa->loc, "the start value of '%s' is a "
-			      "String of %lu bytes, longer than a wrapper's String (1023 bytes)", v->name,
-			      (unsigned long)n);
-	}
-}
-
 /* ---- the two files ---------------------------------------------------------------------------- */
 
 static void banner(Ec *e, StrBuf *o)
@@ -1080,21 +1049,6 @@ static void put_enum(StrBuf *o, const char **items, int n)
 	put_list_sp(o, "enum ", items, n, ";", true);
 }
 
-/* Whether the Storage holds a String anywhere (a port, a var, an inner's port or
- * parameter). */
-static bool uses_strings(const Ec *e)
-{
-	if (e->l->nstring || e->l->nslots[T_STRING])
-		return true;
-	for (int i = 0; i < e->ninners; i++)
-		if (e->inners[i].n[0][T_STRING] || e->inners[i].n[1][T_STRING])
-			return true;
-	for (int i = 0; i < e->nfields; i++)
-		if (e->fields[i].decl->type == TY_STRING)
-			return true;
-	return false;
-}
-
 static void emit_config(Ec *e, StrBuf *o, const Group *groups, int ngroups)
 {
 	Arena *a = e->c->arena;
@@ -1104,7 +1058,7 @@ static void emit_config(Ec *e, StrBuf *o, const Group *groups, int ngroups)
 		  "%s:\n * the declarations of %s.c (see sart_wrapper.h). */\n", l->model_identifier,
 		  l->model_identifier);
 	sb_puts(o, "#ifndef SART_CONFIG_H\n#define SART_CONFIG_H\n\n");
-	if (uses_strings(e))
+	if (ec_uses_strings(e))
 		sb_puts(o, "#include \"sart_wrapper.h\" /* SART_STRING_CAP */\n\n");
 
 	sb_puts(o, "/* ---- value references (modelDescription.xml) ---- */\n");
@@ -1456,7 +1410,7 @@ bool emit_c_buffers(Compilation *c, const EmitLayout *l, char **config_h, char *
 	for (int g = 0; g < ngroups; g++)
 		for (const Node *d = groups[g].list; d; d = d->next)
 			add_field(e, d);
-	check_string_starts(e);
+	ec_check_string_starts(e);
 	check_forms(e);
 
 	StrBuf cfg, src;

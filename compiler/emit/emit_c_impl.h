@@ -91,6 +91,8 @@ int ec_sart_type(SaType t);
 uint32_t ec_nvr(const EmitLayout *l, int t); /* the layout's value references of type t */
 bool ec_is_string(Ec *e, const Node *n);     /* whether expression n is a String */
 const char *ec_string_assign(Ec *e, const char *dst, const char *value, const char *what);
+bool ec_uses_strings(const Ec *e);      /* the Storage holds a String somewhere */
+void ec_check_string_starts(Ec *e);     /* every String start value fits a wrapper's */
 void ec_begin_fn(Ec *e, StrBuf *body, bool map, const Node *root);
 bool ec_passes_steps_up(const Node *body, const Node *r);
 Node *ec_rules_of(Ec *e, bool in);

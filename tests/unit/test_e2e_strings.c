@@ -487,6 +487,84 @@ static void model_descriptions__pass_the_checkers(void **state)
 	assert_non_null(strstr(text, "<Start value=\"hello\"/>"));
 }
 
+/* ---- sacc simulate ------------------------------------------------------------------------ */
+
+/* What `sacc simulate ARGS` wrote on stdout (at most size - 1 bytes); its exit status. */
+static int simulate(const char *args, char *out, size_t size)
+{
+	char cmd[4 * PATH_MAX];
+	snprintf(cmd, sizeof cmd, "'%s/sacc' simulate %s 2>/dev/null", test_build_dir(), args);
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	size_t n = fread(out, 1, size - 1, p);
+	out[n] = '\0';
+	return pclose(p);
+}
+
+/* String outputs are result columns after the others, each field quoted with its quotes
+ * doubled (RFC 4180), so that a comma, a quote or a line break keeps the row whole; --set
+ * takes String values. */
+static void simulate__string_columns_quoted(void **state)
+{
+	(void)state;
+	char out[4096], args[2 * PATH_MAX];
+	snprintf(args, sizeof args, "'%s/fmus/strings.fmu' --stop 0.25 --record "
+	         "strings.y,strings.len,strings.same,strings.s_out,strings.tag --set 'strings.s_in=say \"hi\", ok' --set 'strings.prefix=a\nb: '",
+	         test_build_dir());
+	assert_int_equal(simulate(args, out, sizeof out), 0);
+	assert_string_equal(out,
+	                    "time,strings.y,strings.len,strings.same,strings.s_out,strings.tag\n"
+	                    "0,0,12,0,\"say \"\"hi\"\", ok\",\"a\nb: say \"\"hi\"\", ok\"\n"
+	                    "0.25,0,12,0,\"say \"\"hi\"\", ok\",\"a\nb: say \"\"hi\"\", ok\"\n");
+}
+
+/* The FMI 3.0 wrapper through sacc simulate, in process and out of process: --record picks
+ * String columns too. */
+static void simulate__fmi3_wrapper_strings_recorded(void **state)
+{
+	(void)state;
+	char out[4096], args[2 * PATH_MAX];
+	const char *const modes[] = {"", "--isolate all"};
+	for (int i = 0; i < 2; i++) {
+		snprintf(args, sizeof args, "'%s/%s/strpass_sa.fmu' --stop 0.25 %s "
+		         "--set strpass_sa.s_in=word --record strpass_sa.tag,strpass_sa.len",
+		         test_build_dir(), OUT3, modes[i]);
+		assert_int_equal(simulate(args, out, sizeof out), 0);
+		assert_string_equal(out, "time,strpass_sa.len,strpass_sa.tag\n"
+		                         "0,4,\"> word\"\n"
+		                         "0.25,4,\"> word\"\n");
+	}
+}
+
+/* A String connection between two FMUs: the input gets its source's String when the master
+ * sets the inputs, so the one of t_n under Jacobi and the new one under Gauss-Seidel (a
+ * steps first); the source's ticks count its steps. */
+static void simulate__string_connection_per_master(void **state)
+{
+	(void)state;
+	char out[4096], args[3 * PATH_MAX], path[PATH_MAX + 32];
+	snprintf(path, sizeof path, "%s/e2e-strings/chain.sa", test_build_dir());
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("module chain\n\nfmu Strings a at \"strings.fmu\"\n"
+	      "fmu Strings b at \"strings.fmu\"\n\na.ticks -> b.s_in\n", f);
+	fclose(f);
+	snprintf(args, sizeof args, "-L '%s/fmus' '%s' --stop 0.5 --record a.ticks,b.s_out "
+	         "--master jacobi", test_build_dir(), path);
+	assert_int_equal(simulate(args, out, sizeof out), 0);
+	assert_string_equal(out, "time,a.ticks,b.s_out\n"
+	                         "0,\"tick 0\",\"tick 0\"\n"
+	                         "0.25,\"tick 1\",\"tick 0\"\n"
+	                         "0.5,\"tick 2\",\"tick 1\"\n");
+	snprintf(args, sizeof args, "-L '%s/fmus' '%s' --stop 0.5 --record a.ticks,b.s_out "
+	         "--master gauss-seidel", test_build_dir(), path);
+	assert_int_equal(simulate(args, out, sizeof out), 0);
+	assert_string_equal(out, "time,a.ticks,b.s_out\n"
+	                         "0,\"tick 0\",\"tick 0\"\n"
+	                         "0.25,\"tick 1\",\"tick 1\"\n"
+	                         "0.5,\"tick 2\",\"tick 2\"\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -498,6 +576,9 @@ int main(void)
 		cmocka_unit_test(strpass3__strings_forwarded_and_stated),
 		cmocka_unit_test(strrules3__strings_in_rules),
 		cmocka_unit_test(model_descriptions__pass_the_checkers),
+		cmocka_unit_test(simulate__string_columns_quoted),
+		cmocka_unit_test(simulate__fmi3_wrapper_strings_recorded),
+		cmocka_unit_test(simulate__string_connection_per_master),
 	};
 	return cmocka_run_group_tests(tests, group_setup, NULL);
 }
