@@ -517,7 +517,9 @@ static void var_decl(Ec *e, const Node *d)
 {
 	const char *name = ec_local_c(e, d->name);
 	if (d->type == TY_STRING) {
-		line(e, "char %s[SART_STRING_CAP];", name);
+		/* initialized: a failed call before it leaves the assignment undone (sart_wrapper.h,
+		 * "Failures"), and the String must still end */
+		line(e, "char %s[SART_STRING_CAP] = \"\";", name);
 		line(e, "%s", ec_string_assign(e, name, d->init ? ec_expr(e, d->init, P_LOW) : "\"\"",
 		                               d->name));
 		return;
