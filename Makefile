@@ -405,6 +405,10 @@ $(BUILD)/tests/test_ssp_build: | $(SACC) $(FMUS) $(FMI3_MD_CHECK)
 # with sacc and checks their model descriptions with fmi3_md_check.
 $(BUILD)/tests/test_e2e_wrapper3: | $(SACC) $(FMUS) $(FMI3_MD_CHECK)
 
+# String ports through wrappers of both versions (tests/unit/test_e2e_strings.c builds them
+# itself from tests/e2e/strings_sa.sa, as test_e2e_wrapper3 does).
+$(BUILD)/tests/test_e2e_strings: | $(SACC) $(FMUS) $(FMI3_MD_CHECK)
+
 # ---- benchmarks (on demand, never part of check) ----------------------------------------
 .PHONY: bench-wrapper
 bench-wrapper: deps $(SACC) $(FMUS)

@@ -128,6 +128,7 @@ static int sig_index(Master *m, SartRef r)
 static int prepare_signals(Master *m)
 {
 	const SartScenario *sc = m->sc;
+	const SartMasterOptions *o = m->o;
 	int maxsig = sc->nconns + sc->nrecords + 1; /* + the event indicator */
 	m->f = calloc((size_t)sc->nfmus + 1, sizeof *m->f);
 	m->sig = malloc(((size_t)maxsig + 1) * sizeof *m->sig);
@@ -141,9 +142,10 @@ static int prepare_signals(Master *m)
 	m->conn_sig = malloc(((size_t)sc->nconns + 1) * sizeof *m->conn_sig);
 	m->rec_sig = malloc(((size_t)sc->nrecords + 1) * sizeof *m->rec_sig);
 	m->row = calloc((size_t)sc->nrecords + 1, sizeof *m->row);
+	m->srow = calloc((size_t)o->nstring_records + 1, sizeof *m->srow);
 	if (!m->f || !m->sig || !m->sig_exchanged || !m->prev || !m->now || !m->next ||
 	    !m->prev2 || !m->dnow || !m->dnext ||
-	    !m->conn_sig || !m->rec_sig || !m->row)
+	    !m->conn_sig || !m->rec_sig || !m->row || !m->srow)
 		return master_fail(m, "out of memory");
 	for (int c = 0; c < sc->nconns; c++) {
 		m->conn_sig[c] = sig_index(m, sc->conns[c].src);
@@ -157,6 +159,19 @@ static int prepare_signals(Master *m)
 			return master_fail(m, "%s.%s cannot be recorded: only Real, Integer and Boolean "
 			                   "variables are", sc->fmus[sc->records[r].fmu].name, v->name);
 		m->rec_sig[r] = sig_index(m, sc->records[r]);
+	}
+	for (int c = 0; c < o->nstring_conns; c++) {
+		const SartConnection *cn = &o->string_conns[c];
+		if (!valid_ref(sc, cn->src) || !valid_ref(sc, cn->dst) ||
+		    var_of(sc, cn->src)->causality != SART_CAUS_OUTPUT ||
+		    var_of(sc, cn->dst)->causality != SART_CAUS_INPUT)
+			return master_fail(m, "String connection %d does not go from an output to an "
+			                   "input", c + 1);
+		for (int d = 0; d < c; d++)
+			if (o->string_conns[d].dst.fmu == cn->dst.fmu &&
+			    o->string_conns[d].dst.var == cn->dst.var)
+				return master_fail(m, "input %s.%s is fed by more than one connection",
+				                   sc->fmus[cn->dst.fmu].name, var_of(sc, cn->dst)->name);
 	}
 	m->ind_sig = m->o->locate_events ? sig_index(m, m->o->event_indicator) : -1;
 	/* number the signals by FMU, then by type, so each FMU reads a consecutive range */
@@ -423,10 +438,34 @@ static int set_external(Master *m, int f, double t, int init)
 	return 0;
 }
 
+/* FMU f's String inputs, each its source's String as it stands now (SartScenario). */
+static int set_string_inputs(Master *m, int f, double t)
+{
+	const SartScenario *sc = m->sc;
+	const SartMasterOptions *o = m->o;
+	for (int c = 0; c < o->nstring_conns; c++) {
+		const SartConnection *cn = &o->string_conns[c];
+		if (cn->dst.fmu != f)
+			continue;
+		const char *text = NULL;
+		const SartVar *sv = var_of(sc, cn->src), *dv = var_of(sc, cn->dst);
+		if (!ok(sart_inner_get_string(m->f[cn->src.fmu].in, &sv->vr, 1, &text)))
+			return master_fail_call(m, cn->src.fmu, t);
+		if (!text)
+			return master_fail(m, "at t = %.17g: %s.%s is a NULL String, on a connection", t,
+			                   sc->fmus[cn->src.fmu].name, sv->name);
+		if (!ok(sart_inner_set_string(m->f[f].in, &dv->vr, 1, &text)))
+			return master_fail_call(m, f, t);
+	}
+	return 0;
+}
+
 int master_set_inputs(Master *m, int f, int pass, double t, double h)
 {
 	FmuRun *fr = &m->f[f];
 	int n = fr->nset[SART_REAL];
+	if (m->o->nstring_conns && set_string_inputs(m, f, t))
+		return 1;
 	if (m->o->nexternal && set_external(m, f, t, 0))
 		return 1;
 	if (n > 0) {
@@ -605,6 +644,14 @@ static int initialize(Master *m)
 		if (!ok(set_values(m->f[r.fmu].in, v->type, &v->vr, 1, &x, &iv)))
 			return master_fail_call(m, r.fmu, t0);
 	}
+	for (int i = 0; i < o->nstring_starts; i++) {
+		SartRef r = o->string_starts[i].ref;
+		const char *text = o->string_starts[i].text;
+		if (!valid_ref(sc, r) || !text)
+			return master_fail(m, "String start value %d names no variable or no text", i + 1);
+		if (!ok(sart_inner_set_string(m->f[r.fmu].in, &var_of(sc, r)->vr, 1, &text)))
+			return master_fail_call(m, r.fmu, t0);
+	}
 	SartExperiment ex = {0, 0.0, t0, 1, o->stop};
 	for (int f = 0; f < sc->nfmus; f++)
 		if (!ok(sart_inner_enter_init(m->f[f].in, &ex)) || set_external(m, f, t0, 1))
@@ -645,12 +692,45 @@ static int initialize(Master *m)
 				return master_fail_call(m, cn->dst.fmu, t0);
 		}
 	}
+	/* String connections: as many rounds as FMUs, so that a chain of them settles */
+	for (int round = 0; o->nstring_conns && round < sc->nfmus; round++)
+		for (int f = 0; f < sc->nfmus; f++)
+			if (set_string_inputs(m, f, t0))
+				return 1;
 	for (int f = 0; f < sc->nfmus; f++)
 		if (!ok(sart_inner_exit_init(m->f[f].in)))
 			return master_fail_call(m, f, t0);
 	for (int f = 0; f < sc->nfmus; f++)
 		if (master_read_signals(m, f, t0, m->now))
 			return 1;
+	return 0;
+}
+
+/* The recorded Strings at t, read from their FMUs (which stand at t), to on_strings. */
+static int emit_strings(Master *m, double t)
+{
+	const SartScenario *sc = m->sc;
+	const SartMasterOptions *o = m->o;
+	for (int r = 0; r < o->nstring_records; r++) {
+		SartRef ref = o->string_records[r];
+		if (!valid_ref(sc, ref))
+			return master_fail(m, "recorded String %d does not exist", r + 1);
+		const SartVar *v = var_of(sc, ref);
+		const char *text = NULL;
+		if (!ok(sart_inner_get_string(m->f[ref.fmu].in, &v->vr, 1, &text)))
+			return master_fail_call(m, ref.fmu, t);
+		if (!text)
+			return master_fail(m, "at t = %.17g: %s.%s is a NULL String", t,
+			                   sc->fmus[ref.fmu].name, v->name);
+		size_t n = strlen(text);
+		char *copy = realloc(m->srow[r], n + 1);
+		if (!copy)
+			return master_fail(m, "out of memory");
+		memcpy(copy, text, n + 1);
+		m->srow[r] = copy;
+	}
+	if (o->on_strings(o->point_env, (const char *const *)m->srow, o->nstring_records))
+		return master_fail(m, "at t = %.17g: the run was stopped by its caller", t);
 	return 0;
 }
 
@@ -661,6 +741,8 @@ int master_emit_point(Master *m, double t)
 		return 0;
 	for (int r = 0; r < m->sc->nrecords; r++)
 		m->row[r] = m->now[m->rec_sig[r]];
+	if (m->o->nstring_records && m->o->on_strings && emit_strings(m, t))
+		return 1;
 	if (m->o->on_point(m->o->point_env, t, m->row, m->sc->nrecords))
 		return master_fail(m, "at t = %s: the run was stopped by its caller", SART_NUM(t));
 	return 0;
@@ -929,6 +1011,9 @@ static void free_run(Master *m)
 	free(m->conn_sig);
 	free(m->rec_sig);
 	free(m->row);
+	for (int r = 0; m->srow && r < m->o->nstring_records; r++)
+		free(m->srow[r]);
+	free(m->srow);
 	sart_analysis_free(m->an);
 }
 
@@ -962,7 +1047,7 @@ int sart_master_run(const SartScenario *sc, const SartMasterOptions *o, SartMast
 	for (int f = 0; f < sc->nfmus; f++)
 		m->early_returns |= m->snapshots && (sc->fmus[f].caps & SART_CAP_EARLY_RETURN);
 	m->plain = m->alg->fast_path && !o->no_fast_path && !m->derivatives && m->nloops == 0 &&
-	           !m->early_returns && o->nexternal == 0;
+	           !m->early_returns && o->nexternal == 0 && o->nstring_conns == 0;
 	for (int f = 0; f < sc->nfmus; f++)
 		m->plain &= !m->f[f].has_other;
 	if (initialize(m) || master_emit_point(m, o->start))

@@ -134,6 +134,12 @@ typedef struct SartStart {
 	double value;
 } SartStart;
 
+/* A String start value (SartMasterOptions.string_starts). */
+typedef struct SartStringStart {
+	SartRef ref;
+	const char *text;
+} SartStringStart;
+
 typedef struct SartScenario {
 	const SartFmu *fmus;
 	int nfmus;
@@ -291,6 +297,9 @@ double sart_step_propose(double h, double err, double tol, int p, double safety,
 /* Receives each accepted communication point, the start included: the recorded values in
  * the scenario's order.  A non-zero return stops the run (reported as an error). */
 typedef int (*SartPointFn)(void *env, double t, const double values[], int n);
+/* The recorded Strings of the point about to go to on_point, in the scenario's order; the
+ * texts are valid until the next call on their FMUs (copy them). */
+typedef int (*SartStringsFn)(void *env, const char *const values[], int n);
 
 typedef struct SartMasterOptions {
 	double start, stop, step;   /* step: the macro step H, > 0 */
@@ -301,6 +310,19 @@ typedef struct SartMasterOptions {
 	SartLogger logger;          /* every FMU's messages, the seam's and the master's own */
 	void *logger_env;
 	SartPointFn on_point;
+	/* Strings, which are not signals (their SartVar type is SART_OTHER), all optional:
+	 * String start values, set after the others; String outputs recorded, read from their
+	 * FMUs at each point and given to on_strings (with point_env) just before on_point;
+	 * connections between String variables (outside the signal graph, no conversion): an
+	 * input gets its source's String when the master sets that FMU's inputs, so the one of
+	 * t_n under Jacobi and the new one, once the source stepped, under Gauss-Seidel. */
+	const SartStringStart *string_starts;
+	int nstring_starts;
+	const SartRef *string_records;
+	int nstring_records;
+	SartStringsFn on_strings;
+	const SartConnection *string_conns;
+	int nstring_conns;
 	void *point_env;
 	/* algebraic loops; zero fields take the defaults */
 	SartLoopSolver loop_solver;

@@ -130,6 +130,8 @@ typedef struct SartRun {
 	int *conn_sig;
 	int *rec_sig;
 	double *row;
+	char **srow;              /* the recorded Strings of a point, copies (an FMU's own are
+	                           * valid only until its next call) */
 	int can_rollback;     /* every FMU can get and set its state */
 	int snapshots;        /* fixed steps: save every state before each (not no_rollback) */
 	int discard_fmu;      /* of the last attempt's discards, the FMU that stood earliest */

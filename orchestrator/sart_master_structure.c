@@ -224,9 +224,9 @@ static int add_edges(const SartScenario *sc, SartAnalysis *a, const int *base,
 		int types_match = (s->type == d->type && s->type != SART_OTHER) ||
 		                  (s->type == SART_INTEGER && d->type == SART_REAL);
 		if (!types_match) {
-			put(err, errsize, "connection %s.%s -> %s.%s: only Real, Integer and Boolean "
-			    "values of matching types are exchanged (Integer may feed Real)", sn,
-			    s->name, dn, d->name);
+			put(err, errsize, "connection %s.%s -> %s.%s: only values of matching types "
+			    "are exchanged, Real, Integer, Boolean or String (Integer may feed Real)",
+			    sn, s->name, dn, d->name);
 			return -1;
 		}
 		if (d->type != SART_REAL && (cn->scale != 1 || cn->offset != 0)) {

@@ -64,10 +64,17 @@ typedef struct Sim {
 	SartFmuTypes *types; /* per FMU, for SartMasterOptions.fmu_types */
 	SartConnection *conns;
 	int nconns;
+	SartConnection *string_conns; /* String to String (SartScenario.string_conns) */
+	int nstring_conns;
 	SartStart *starts;
 	int nstarts;
+	SartStringStart *string_starts; /* --set of a String */
+	int nstring_starts;
 	SartRef *records;
 	int nrecords, caprecords;
+	SartRef *string_records;   /* String outputs: columns after the others */
+	int nstring_records;
+	const char *const *strings; /* the point's Strings (SartStringsFn), until it is written */
 	char *tmpdir;
 	FILE *out;
 	bool out_failed;

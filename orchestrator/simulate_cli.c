@@ -389,9 +389,11 @@ const CliOption sim_options[] = {
 	{"--sweep-csv", CLI_VALUE, "FILE", cli_set_string, AT(sweep_csv), SIM, CLI_FILE,
 	 "also write the sweep's table as CSV to FILE", NULL},
 	{"--record", CLI_VALUE, "INST.VAR,...", cli_add_string, AT(records), SIM, CLI_REPEAT,
-	 "the variables to write (default: every output)", NULL},
+	 "the variables to write (default: every output; Strings quoted, after the others)",
+	 NULL},
 	{"--set", CLI_VALUE, "INST.VAR=VALUE", cli_add_string, AT(sets), PROBE, CLI_REPEAT,
-	 "a start value or parameter, before initialization", NULL},
+	 "a start value or parameter, before initialization (a String takes VALUE as it is)",
+	 NULL},
 	{"--input", CLI_VALUE, "FILE.csv", cli_set_string, AT(input), SIM, CLI_FILE,
 	 "unconnected inputs over time: a time column, then one per input (INST.VAR; VAR for "
 	 "an .fmu), Reals linear between rows, discrete ones held", NULL},
@@ -557,10 +559,44 @@ static int flush_rows(Sim *s)
  * at once. */
 enum { ROW_BLOCK = 1 << 16 };
 
+/* A String as a CSV field: always quoted, a quote doubled (RFC 4180), so that commas,
+ * quotes and line breaks in it keep the row whole.  Returns the bytes written at p. */
+static size_t put_quoted(char *p, const char *text)
+{
+	char *start = p;
+	*p++ = '"';
+	for (const char *c = text; *c; c++) {
+		if (*c == '"')
+			*p++ = '"';
+		*p++ = *c;
+	}
+	*p++ = '"';
+	return (size_t)(p - start);
+}
+
+/* The room the point's Strings take as quoted fields, with their commas. */
+static size_t strings_room(const Sim *s)
+{
+	size_t room = 0;
+	for (int r = 0; s->strings && r < s->nstring_records; r++)
+		room += 2 * strlen(s->strings[r]) + 3;
+	return room;
+}
+
+/* The master's Strings of the point about to come (SartStringsFn): kept until on_point
+ * writes them. */
+static int on_strings(void *env, const char *const values[], int n)
+{
+	Sim *s = env;
+	(void)n;
+	s->strings = values;
+	return 0;
+}
+
 static int write_point(Sim *s, double t, const double values[], int n)
 {
 	RowBuf *b = &s->rows_out;
-	size_t row_max = ((size_t)n + 1) * (FMT_REAL_MAX + 1);
+	size_t row_max = ((size_t)n + 1) * (FMT_REAL_MAX + 1) + strings_room(s);
 	if (b->len + row_max > b->cap) {
 		if (b->len && flush_rows(s))
 			return 1;
@@ -581,6 +617,11 @@ static int write_point(Sim *s, double t, const double values[], int n)
 		*p++ = ',';
 		p += fmt_real(p, values[i]);
 	}
+	for (int r = 0; s->strings && r < s->nstring_records; r++) {
+		*p++ = ',';
+		p += put_quoted(p, s->strings[r]);
+	}
+	s->strings = NULL;
 	*p++ = '\n';
 	b->len = (size_t)(p - b->data);
 	return b->at_once ? flush_rows(s) : 0;
@@ -758,6 +799,17 @@ static int write_header(Sim *s)
 		csv_put_field(s->out, field);
 		free(field);
 	}
+	for (int r = 0; r < s->nstring_records; r++) {
+		const SimFmu *f = &s->fmus[s->string_records[r].fmu];
+		const char *var = f->vars[s->string_records[r].var].name;
+		char *field = malloc(strlen(f->name) + strlen(var) + 2);
+		if (!field)
+			return 1;
+		sprintf(field, "%s.%s", f->name, var);
+		fputc(',', s->out);
+		csv_put_field(s->out, field);
+		free(field);
+	}
 	fputc('\n', s->out);
 	if (fflush(s->out) != 0 || ferror(s->out))
 		return 1;
@@ -863,6 +915,12 @@ static int run_once(Sim *s, const SartScenario *sc, double step, const char *lab
 	                       .algorithm = a->algorithm, .approx = a->approx,
 	                       .iterations = a->iterations, .logger = sim_log, .logger_env = s,
 	                       .on_point = on_point, .point_env = s,
+	                       .string_starts = s->string_starts,
+	                       .nstring_starts = s->nstring_starts,
+	                       .string_records = s->string_records,
+	                       .nstring_records = s->capture ? 0 : s->nstring_records,
+	                       .on_strings = on_strings, .string_conns = s->string_conns,
+	                       .nstring_conns = s->nstring_conns,
 	                       .loop_solver = a->loop_solver,
 	                       .anderson_memory = a->anderson_memory,
 	                       .loop_tolerance = a->loop_tolerance,
@@ -1302,6 +1360,8 @@ int sim_main(const CliCommand *cmd, int argc, char **argv)
 	free(s.types);
 	free(s.prof);
 	free(s.conns);
+	free(s.string_conns);
+	free(s.string_starts);
 	free(s.starts);
 	csv_free(s.input);
 	free(s.external);
@@ -1312,6 +1372,7 @@ int sim_main(const CliCommand *cmd, int argc, char **argv)
 	free(s.outputs);
 	free(s.conv_row);
 	ssp_free(s.ssp);
+	free(s.string_records);
 	free(a.records.items);
 	free(a.sets.items);
 	free(a.steps);

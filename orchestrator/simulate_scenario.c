@@ -107,7 +107,8 @@ int sim_load_scenario(Sim *s, const char *path, bool no_unit_conversion)
 	}
 	s->fmus = calloc((size_t)ndecl + 1, sizeof *s->fmus);
 	s->conns = calloc((size_t)s->nconns + 1, sizeof *s->conns);
-	if (!s->fmus || !s->conns)
+	s->string_conns = calloc((size_t)s->nconns + 1, sizeof *s->string_conns);
+	if (!s->fmus || !s->conns || !s->string_conns)
 		return 1;
 	for (Node *e = m->root->list2; e; e = e->next) {
 		if (e->kind != ND_FMU_DECL)
@@ -150,6 +151,12 @@ int sim_load_scenario(Sim *s, const char *path, bool no_unit_conversion)
 		if (vs < 0 || vd < 0)
 			return 1; /* the checker reported it */
 		bool convert = e->converts && !no_unit_conversion;
+		const FmuVar *xs = &s->fmus[fs].info->vars[vs], *xd = &s->fmus[fd].info->vars[vd];
+		if (xs->type == FT_STRING && xd->type == FT_STRING && !xs->ndims && !xd->ndims) {
+			s->string_conns[s->nstring_conns++] = (SartConnection){{fs, vs}, {fd, vd}, 1.0, 0.0,
+			                                                        NULL, NULL, 0};
+			continue;
+		}
 		s->conns[k++] = (SartConnection){{fs, vs}, {fd, vd},
 		                                 convert ? e->scale : 1.0,
 		                                 convert ? e->offset : 0.0, NULL, NULL, 0};
@@ -215,7 +222,8 @@ static int add_record(Sim *s, SartRef r, const SimColumn *col)
 		s->caprecords = cap;
 	}
 	if (s->ssp)
-		s->cols[s->nrecords] = col ? *col : (SimColumn){NULL, r, {r, r, 1, 0, NULL, NULL, 0}, NULL};
+		s->cols[s->nrecords] = col ? *col : (SimColumn){NULL, r, {r, r, 1, 0, NULL, NULL, 0},
+		                                            NULL};
 	s->records[s->nrecords++] = r;
 	return 0;
 }
@@ -229,14 +237,36 @@ static const SimColumn *find_output(const Sim *s, const char *name, size_t len)
 	return NULL;
 }
 
+/* Whether variable r is a String that can be recorded (not an array). */
+static bool is_string(const Sim *s, SartRef r)
+{
+	const FmuVar *v = &s->fmus[r.fmu].info->vars[r.var];
+	return v->type == FT_STRING && v->ndims == 0;
+}
+
+/* A String column, after the others. */
+static int add_string_record(Sim *s, SartRef r)
+{
+	SartRef *v = realloc(s->string_records, ((size_t)s->nstring_records + 1) * sizeof *v);
+	if (!v)
+		return 1;
+	s->string_records = v;
+	s->string_records[s->nstring_records++] = r;
+	return 0;
+}
+
 int sim_collect_records(Sim *s, const CliList *records)
 {
 	if (records->n == 0) {
 		for (int f = 0; f < s->nfmus; f++)
-			for (int i = 0; i < s->fmus[f].info->nvars; i++)
-				if (s->fmus[f].vars[i].causality == SART_CAUS_OUTPUT &&
-				    s->fmus[f].vars[i].type != SART_OTHER && add_record(s, (SartRef){f, i}, NULL))
+			for (int i = 0; i < s->fmus[f].info->nvars; i++) {
+				SartRef r = {f, i};
+				if (s->fmus[f].vars[i].causality != SART_CAUS_OUTPUT)
+					continue;
+				if (s->fmus[f].vars[i].type != SART_OTHER ? add_record(s, r, NULL)
+				    : is_string(s, r) ? add_string_record(s, r) : 0)
 					return 1;
+			}
 		for (int k = 0; k < s->noutputs; k++)
 			if (add_record(s, s->outputs[k].ref, &s->outputs[k]))
 				return 1;
@@ -258,12 +288,15 @@ int sim_collect_records(Sim *s, const CliList *records)
 			if (rc)
 				return rc;
 			char why[96];
-			if (s->fmus[r.fmu].vars[r.var].type == SART_OTHER)
+			if (is_string(s, r)) {
+				if (add_string_record(s, r))
+					return 1;
+			} else if (s->fmus[r.fmu].vars[r.var].type == SART_OTHER)
 				return cli_usage_error("--record: %s is %s, which cannot be recorded yet",
 				                       s->fmus[r.fmu].vars[r.var].name,
 				                       sim_unsupported(&s->fmus[r.fmu].info->vars[r.var], why,
 				                                       sizeof why));
-			if (add_record(s, r, NULL))
+			else if (add_record(s, r, NULL))
 				return 1;
 			p += len;
 			if (*p == ',')
@@ -280,6 +313,9 @@ int sim_collect_sets(Sim *s, const CliList *sets)
 	if (!st)
 		return 1;
 	s->starts = st;
+	s->string_starts = calloc((size_t)sets->n + 1, sizeof *s->string_starts);
+	if (!s->string_starts)
+		return 1;
 	for (int k = 0; k < sets->n; k++) {
 		const char *a = sets->items[k];
 		const char *eq = strchr(a, '=');
@@ -298,6 +334,10 @@ int sim_collect_sets(Sim *s, const CliList *sets)
 			return cli_usage_error("--set: %s cannot be set (a constant, a computed variable "
 			                       "or the independent variable)", a);
 		double x;
+		if (v->type == FT_STRING && v->ndims == 0) {
+			s->string_starts[s->nstring_starts++] = (SartStringStart){r, val};
+			continue;
+		}
 		switch (sim_sart_type(v)) {
 		case SART_REAL:
 			if (!csv_number(val, &x))
@@ -321,8 +361,8 @@ int sim_collect_sets(Sim *s, const CliList *sets)
 				return cli_usage_error("--set %s: a Boolean is true, false, 1 or 0", a);
 			break;
 		default:
-			return cli_usage_error("--set %s: only Real, Integer and Boolean variables can be "
-			                       "set yet", a);
+			return cli_usage_error("--set %s: only Real, Integer, Boolean and String variables "
+			                       "can be set yet", a);
 		}
 		s->starts[s->nstarts++] = (SartStart){r, x};
 	}

@@ -233,6 +233,7 @@ static void wrapper_free(SartWrapper *w)
 	free(w->vrbuf);
 	free(w->rbuf);
 	free(w->ibuf);
+	free(w->sbuf);
 	free(w);
 }
 
@@ -278,6 +279,10 @@ static int allocate(SartWrapper *w)
 		for (int t = 0; t < SART_NTYPES; t++)
 			if (m->inners[f].in[t].n > maxports)
 				maxports = m->inners[f].in[t].n;
+	/* (String outputs are got into sbuf too) */
+	for (unsigned f = 0; f < m->ninners; f++)
+		if (m->inners[f].out[SART_STRING].n > maxports)
+			maxports = m->inners[f].out[SART_STRING].n;
 	size_t ssize = m->storage_size ? m->storage_size : 1;
 	size_t ni = m->ninners ? m->ninners : 1;
 	w->storage = calloc(1, ssize);
@@ -298,7 +303,8 @@ static int allocate(SartWrapper *w)
 	w->vrbuf = calloc(maxports, sizeof *w->vrbuf);
 	w->rbuf = calloc(maxports, sizeof *w->rbuf);
 	w->ibuf = calloc(maxports, sizeof *w->ibuf);
-	return w->storage && w->scratch && w->snap_storage && w->inner && w->plan && w->direct &&
+	w->sbuf = calloc(maxports, sizeof *w->sbuf);
+	return w->sbuf && w->storage && w->scratch && w->snap_storage && w->inner && w->plan && w->direct &&
 	       w->last && w->snap_last && w->snap_inner && w->slot && w->stacks && w->is_set &&
 	       w->snap_is_set && w->du && w->du_set && w->vrbuf && w->rbuf && w->ibuf;
 }
@@ -343,7 +349,8 @@ static void plan_inner(SartWrapper *w, unsigned f)
 			pl->out[pl->nout++] = (unsigned char)t;
 	}
 	pl->only_real = !im->in[SART_INTEGER].n && !im->in[SART_BOOLEAN].n &&
-	                !im->out[SART_INTEGER].n && !im->out[SART_BOOLEAN].n;
+	                !im->out[SART_INTEGER].n && !im->out[SART_BOOLEAN].n &&
+	                !im->in[SART_STRING].n && !im->out[SART_STRING].n;
 	pl->rin = im->in[SART_REAL].n ? &im->in[SART_REAL] : NULL;
 	pl->rout = im->out[SART_REAL].n ? &im->out[SART_REAL] : NULL;
 }

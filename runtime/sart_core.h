@@ -134,6 +134,14 @@ SartStatus sart_core_get(void *instance, SartType t, const SartVr vr[], size_t n
                          const SartCall *call);
 SartStatus sart_core_set(void *instance, SartType t, const SartVr vr[], size_t n,
                          const int v[], const SartCall *call);
+/* Strings.  A get gives pointers into the wrapper's own copies, valid until the next call
+ * on the instance; a set copies each value (a NULL one, or one longer than
+ * SART_STRING_CAP - 1 bytes, is an error naming the variable, and the values before it stay
+ * set). */
+SartStatus sart_core_get_strings(void *instance, const SartVr vr[], size_t n, const char *v[],
+                                 const SartCall *call);
+SartStatus sart_core_set_strings(void *instance, const SartVr vr[], size_t n,
+                                 const char *const v[], const SartCall *call);
 /* First derivatives of Real inputs for the next step (order[i] must be 1). */
 SartStatus sart_core_set_input_derivatives(SartWrapper *w, const SartVr vr[], size_t n,
                                            const int order[], const double value[],

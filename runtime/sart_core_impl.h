@@ -155,6 +155,7 @@ struct SartWrapper {
 	SartVr *vrbuf;
 	double *rbuf;
 	int *ibuf;
+	const char **sbuf;        /* also where an inner's String outputs are got */
 #ifdef SART_STEP_STATS
 	unsigned long steps_fast, steps_general; /* the test-only counts (sart_fast_step.c) */
 #endif
@@ -185,6 +186,16 @@ void sart_push_inner_params(SartWrapper *w);
 SartStatus sart_tune_inner_param(SartWrapper *w, SartType t, SartVr vr);
 /* Init's and G's pass over the inners in topological order (sart_rules.c). */
 void sart_visit_inners(SartWrapper *w, unsigned char *s);
+/* The String inputs of inner f that rules assigned, set on it (flags cleared), and its
+ * String outputs read into the Storage, each checked to fit (sart_strings.c).  Return 0
+ * when that failed. */
+int sart_flush_strings(SartWrapper *w, unsigned char *s, unsigned f);
+int sart_read_strings(SartWrapper *w, unsigned char *s, unsigned f);
+/* The Storage's String k of a port group at offset off. */
+static inline char *sart_string_at(unsigned char *s, size_t off, unsigned k)
+{
+	return (char *)(s + off) + (size_t)k * SART_STRING_CAP;
+}
 
 /* The is_set marks are cleared after every step.  They are allocated in whole blocks, at
  * least one, so that this is a store or two of constant size, which the compiler inlines,

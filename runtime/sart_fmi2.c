@@ -274,26 +274,18 @@ static fmi2Status unsupported(fmi2Component c, const SartCall *call, const char 
 	return fmi2Error;
 }
 
+/* The strings got point into the wrapper's own copies, valid until the next call on the
+ * instance, as FMI 2.0 asks; the strings set are copied. */
 fmi2Status fmi2GetString(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
                          fmi2String value[])
 {
-	char logged[128], why[256];
-	(void)vr, (void)value;
-	snprintf(logged, sizeof logged, "fmi2GetString(nvr = %lu)", (unsigned long)nvr);
-	snprintf(why, sizeof why, "fmi2GetString: %s has no String variables",
-	         sart_model.identifier);
-	return unsupported(c, &GET_STRING, logged, why);
+	return (fmi2Status)sart_core_get_strings(c, vr, nvr, value, &GET_STRING);
 }
 
 fmi2Status fmi2SetString(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
                          const fmi2String value[])
 {
-	char logged[128], why[256];
-	(void)vr, (void)value;
-	snprintf(logged, sizeof logged, "fmi2SetString(nvr = %lu)", (unsigned long)nvr);
-	snprintf(why, sizeof why, "fmi2SetString: %s has no String variables",
-	         sart_model.identifier);
-	return unsupported(c, &SET_STRING, logged, why);
+	return (fmi2Status)sart_core_set_strings(c, vr, nvr, value, &SET_STRING);
 }
 
 /* ---- stepping ----------------------------------------------------------------------------- */

@@ -7,11 +7,12 @@
  * Types and value references.  FMI 3.0 wants one value reference per variable across all
  * types, where the core numbers each type from 0.  The model description (compiler's
  * emit_md3.c) gives the Reals their own numbers 0..R-1, the independent variable `time` R,
- * the Integers (as Int32) R+1.., the Booleans after them; the getters and setters here
+ * the Integers (as Int32) R+1.., the Booleans after them, the Strings last; the getters and setters here
  * take those offsets off.  fmi3GetFloat64 and fmi3SetFloat64, the importer's every-step
  * calls, go straight on to the core.  Integers are Int32 because the core keeps them as
  * int, as FMI 2.0 does: no value is narrowed on the way.  Booleans convert between bool
- * and int at the boundary.
+ * and int at the boundary.  The Strings got point into the wrapper's own copies, valid
+ * until the next call on the instance; the Strings set are copied.
  *
  * The step.  The wrapper has no Event Mode (hasEventMode false): eventHandlingNeeded is
  * always false.  A step the control rules cut short (a crossing located, a periodic instant,
@@ -48,6 +49,8 @@ static const SartCall SET_FLOAT64 = {"fmi3SetFloat64", SET};
 static const SartCall GET_INT32 = {"fmi3GetInt32", GET};
 static const SartCall SET_INT32 = {"fmi3SetInt32", SET};
 static const SartCall GET_BOOLEAN = {"fmi3GetBoolean", GET};
+static const SartCall GET_STRING = {"fmi3GetString", GET};
+static const SartCall SET_STRING = {"fmi3SetString", SET};
 static const SartCall SET_BOOLEAN = {"fmi3SetBoolean", SET};
 static const SartCall GET_OTHER = {"fmi3Get", GET}; /* the types the wrapper has none of */
 static const SartCall SET_OTHER = {"fmi3Set", SET};
@@ -296,8 +299,10 @@ fmi3Status fmi3SetFloat64(fmi3Instance instance, const fmi3ValueReference vr[], 
 static unsigned first_vr(SartType t)
 {
 	unsigned base = sart_model.nvr[SART_REAL] + 1;
-	if (t == SART_BOOLEAN)
+	if (t == SART_BOOLEAN || t == SART_STRING)
 		base += sart_model.nvr[SART_INTEGER];
+	if (t == SART_STRING)
+		base += sart_model.nvr[SART_BOOLEAN];
 	return base;
 }
 
@@ -425,6 +430,42 @@ fmi3Status fmi3SetBoolean(fmi3Instance instance, const fmi3ValueReference vr[], 
 	return set_ints(instance, &SET_BOOLEAN, SART_BOOLEAN, vr, nvr, values, nValues);
 }
 
+fmi3Status fmi3GetString(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr,
+                         fmi3String values[], size_t nValues)
+{
+	SartVr cvr[CHUNK];
+	SartStatus st = SART_OK;
+	if (bad_arguments(instance, &GET_STRING, vr, nvr, values, nValues))
+		return fmi3Error;
+	for (size_t at = 0; at < nvr; at += CHUNK) {
+		size_t n = nvr - at < CHUNK ? nvr - at : CHUNK;
+		if (translate(instance, &GET_STRING, SART_STRING, vr + at, n, cvr) != SART_OK)
+			return fmi3Error;
+		st = worse(st, sart_core_get_strings(instance, cvr, n, values + at, &GET_STRING));
+		if (st >= SART_ERROR)
+			break;
+	}
+	return (fmi3Status)st;
+}
+
+fmi3Status fmi3SetString(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr,
+                         const fmi3String values[], size_t nValues)
+{
+	SartVr cvr[CHUNK];
+	SartStatus st = SART_OK;
+	if (bad_arguments(instance, &SET_STRING, vr, nvr, values, nValues))
+		return fmi3Error;
+	for (size_t at = 0; at < nvr; at += CHUNK) {
+		size_t n = nvr - at < CHUNK ? nvr - at : CHUNK;
+		if (translate(instance, &SET_STRING, SART_STRING, vr + at, n, cvr) != SART_OK)
+			return fmi3Error;
+		st = worse(st, sart_core_set_strings(instance, cvr, n, values + at, &SET_STRING));
+		if (st >= SART_ERROR)
+			break;
+	}
+	return (fmi3Status)st;
+}
+
 /* The types the wrapper has no variable of: any value reference is unknown. */
 static fmi3Status no_such_type(fmi3Instance instance, const SartCall *call, const char *name,
                                const char *type, size_t nvr)
@@ -456,7 +497,6 @@ NO_SUCH_TYPE(UInt16, fmi3UInt16)
 NO_SUCH_TYPE(UInt32, fmi3UInt32)
 NO_SUCH_TYPE(Int64, fmi3Int64)
 NO_SUCH_TYPE(UInt64, fmi3UInt64)
-NO_SUCH_TYPE(String, fmi3String)
 #undef NO_SUCH_TYPE
 
 fmi3Status fmi3GetBinary(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr,

@@ -110,6 +110,8 @@ static int flush_inputs(SartWrapper *w, unsigned char *s, unsigned f)
 	for (unsigned i = 0; i < pl->nin; i++) {
 		if (pl->in[i] == SART_REAL)
 			flush_real(w, s, f, &sart_model.inners[f].in[SART_REAL]);
+		else if (pl->in[i] == SART_STRING)
+			sart_flush_strings(w, s, f);
 		else
 			flush_ints(w, s, f, pl->in[i]);
 	}
@@ -164,6 +166,10 @@ static int read_outputs(SartWrapper *w, unsigned char *s, unsigned f)
 			if (!read_real(w, s, f, p))
 				return 0;
 			continue;
+		} else if (t == SART_STRING) {
+			if (!sart_read_strings(w, s, f))
+				return 0;
+			continue;
 		} else if (t == SART_INTEGER)
 			st = sart_inner_get_integer(w->inner[f], p->vr, p->n, sart_ints(s, p->values));
 		else
@@ -184,6 +190,10 @@ static SartStatus set_inner_param(SartWrapper *w, const SartInnerParam *p)
 		return sart_inner_set_real(in, &p->vr, 1, v);
 	if (p->type == SART_INTEGER)
 		return sart_inner_set_integer(in, &p->vr, 1, v);
+	if (p->type == SART_STRING) {
+		const char *text = v;
+		return sart_inner_set_string(in, &p->vr, 1, &text);
+	}
 	return sart_inner_set_boolean(in, &p->vr, 1, v);
 }
 

@@ -7,8 +7,9 @@
 #include "sart_numfmt.h"
 
 #include <stdio.h>
+#include <string.h>
 
-static const char *const type_name[SART_NTYPES] = {"Real", "Integer", "Boolean"};
+static const char *const type_name[SART_NTYPES] = {"Real", "Integer", "Boolean", "String"};
 
 /* Logs a get or set call with its value references and values (logFmiCalls). */
 static void log_values(SartWrapper *w, const char *fn, SartType t, const SartVr vr[],
@@ -24,6 +25,10 @@ static void log_values(SartWrapper *w, const char *fn, SartType t, const SartVr 
 		if (t == SART_REAL)
 			n = snprintf(buf + used, sizeof buf - used, "%s#%u = %s", i ? ", " : "", vr[i],
 			             SART_NUM(((const double *)values)[i]));
+		else if (t == SART_STRING)
+			n = snprintf(buf + used, sizeof buf - used, "%s#%u = \"%.40s\"", i ? ", " : "",
+			             vr[i], ((const char *const *)values)[i]
+			                        ? ((const char *const *)values)[i] : "(null)");
 		else
 			n = snprintf(buf + used, sizeof buf - used, "%s#%u = %d", i ? ", " : "", vr[i],
 			             ((const int *)values)[i]);
@@ -63,6 +68,24 @@ static SART_COLD SartStatus not_settable(SartWrapper *w, const char *fn, SartTyp
 	return SART_ERROR;
 }
 
+/* A String the importer sets, copied into the Storage when it fits. */
+static SartStatus set_string(SartWrapper *w, const char *fn, const char *name, char *dst,
+                             const char *v)
+{
+	size_t n = v ? strlen(v) : 0;
+	if (!v) {
+		sart_wlog(w, SART_ERROR, "%s: the value of '%s' is NULL", fn, name);
+		return SART_ERROR;
+	}
+	if (n >= SART_STRING_CAP) {
+		sart_wlog(w, SART_ERROR, "%s: the value of '%s' is a String of %lu bytes, longer than "
+		          "the wrapper's %d", fn, name, (unsigned long)n, SART_STRING_CAP - 1);
+		return SART_ERROR;
+	}
+	memcpy(dst, v, n + 1);
+	return SART_OK;
+}
+
 /* Inline in each caller, where t is a constant. */
 static HOT_INLINE SartStatus get_values(void *instance, SartType t, const SartVr vr[],
                                         size_t nvr, void *values, const SartCall *call)
@@ -96,6 +119,8 @@ static HOT_INLINE SartStatus get_values(void *instance, SartType t, const SartVr
 		const void *p = s + vars[r].offset;
 		if (t == SART_REAL)
 			((double *)values)[i] = *(const double *)p;
+		else if (t == SART_STRING)
+			((const char **)values)[i] = p;
 		else
 			((int *)values)[i] = *(const int *)p;
 	}
@@ -131,7 +156,11 @@ static HOT_INLINE SartStatus set_values(void *instance, SartType t, const SartVr
 			break;
 		}
 		void *p = s + vars[k].offset;
-		if (t == SART_REAL)
+		if (t == SART_STRING) {
+			r = set_string(w, call->name, vars[k].name, p, ((const char *const *)values)[i]);
+			if (r != SART_OK)
+				break;
+		} else if (t == SART_REAL)
 			*(double *)p = ((const double *)values)[i];
 		else if (t == SART_INTEGER)
 			*(int *)p = ((const int *)values)[i];
@@ -243,6 +272,18 @@ SartStatus sart_core_set(void *instance, SartType t, const SartVr vr[], size_t n
 	if (t == SART_INTEGER)
 		return set_values(instance, SART_INTEGER, vr, n, v, call);
 	return set_values(instance, SART_BOOLEAN, vr, n, v, call);
+}
+
+SartStatus sart_core_get_strings(void *instance, const SartVr vr[], size_t n, const char *v[],
+                                 const SartCall *call)
+{
+	return get_values(instance, SART_STRING, vr, n, v, call);
+}
+
+SartStatus sart_core_set_strings(void *instance, const SartVr vr[], size_t n,
+                                 const char *const v[], const SartCall *call)
+{
+	return set_values(instance, SART_STRING, vr, n, v, call);
 }
 
 /* Which of sart_model.real_inputs vr is; nreal_inputs when none. */

@@ -42,7 +42,9 @@
  *
  * What the emitted code may not assume: the Storage it is handed is not always the same
  * one (G runs on a scratch copy); the runtime copies Storage with memcpy, so it holds no
- * pointers. */
+ * pointers.  That is why a String lives in the Storage as a char array of SART_STRING_CAP
+ * bytes, written only through sart_set_string: a copy of the Storage (G's scratch, a
+ * snapshot, an FMU state, its serialized form) then carries its strings with it. */
 #ifndef SART_WRAPPER_H
 #define SART_WRAPPER_H
 
@@ -51,11 +53,22 @@
 #include "sart_inner.h"
 
 /* The variable types the wrapper exchanges.  Booleans are ints holding 0 or 1, as
- * FMI's; Integers are ints.  Strings are not supported yet. */
-typedef enum SartType { SART_REAL, SART_INTEGER, SART_BOOLEAN, SART_NTYPES } SartType;
+ * FMI's; Integers are ints; Strings are char arrays of SART_STRING_CAP bytes. */
+typedef enum SartType {
+	SART_REAL, SART_INTEGER, SART_BOOLEAN, SART_STRING, SART_NTYPES
+} SartType;
+
+/* The bytes of one String in the Storage, its terminating NUL included: a longer value
+ * (set by the importer, read from an inner FMU, computed by a rule) is an error naming
+ * the variable, never cut short.  A build may raise it (`CC="cc -DSART_STRING_CAP=65536"
+ * sacc build ...`): the emitted code and the runtime are compiled together. */
+#ifndef SART_STRING_CAP
+#define SART_STRING_CAP 1024
+#endif
 
 /* One FMI type's ports of an inner FMU, in one direction, as the runtime reaches them in
- * the Storage: n values (double for SART_REAL, int otherwise) in one array at offset
+ * the Storage: n values (double for SART_REAL, char[SART_STRING_CAP] for SART_STRING,
+ * int otherwise) in one array at offset
  * `values`, and for inputs one unsigned char per value at offset `assigned`, set by the
  * emitted code when a rule assigns the input and cleared by the runtime when it has set
  * the value on the inner FMU. */
@@ -269,6 +282,15 @@ int sart_imax(int a, int b);
 
 /* MAX: the probe step. */
 #define SART_MAX 1.7976931348623157e308
+
+/* A String assigned by a rule: src copied into dst (a String of the Storage, named `what`
+ * in the message), or a failure when it does not fit SART_STRING_CAP.  dst and src may be
+ * the same. */
+void sart_set_string(SartWrapper *w, char *dst, const char *src, const char *what);
+/* A String's start value (the compiler has checked that it fits). */
+void sart_init_string(char *dst, const char *src);
+/* Whether two Strings are equal (the language's == on Strings). */
+int sart_string_eq(const char *a, const char *b);
 
 /* Integer helpers for floor/ceil/round (results that do not fit an int fail the step
  * with a message naming the rule's source location). */

@@ -754,6 +754,7 @@ static SaType fmu_param_type(const FmuVar *v)
 	case FT_INTEGER:
 	case FT_ENUMERATION: return TY_INTEGER;
 	case FT_BOOLEAN: return TY_BOOL;
+	case FT_STRING: return v->ndims > 0 ? TY_NONE : TY_STRING;
 	default: return TY_NONE;
 	}
 }
@@ -762,7 +763,11 @@ static SaType fmu_param_type(const FmuVar *v)
 static EmitValue fmu_start(const char *text, SaType t)
 {
 	EmitValue v = {0};
+	if (t == TY_STRING)
+		v.s = text ? text : "";
 	if (!text)
+		return v;
+	if (t == TY_STRING)
 		return v;
 	if (t == TY_REAL)
 		v.r = strtod(text, NULL);
@@ -775,7 +780,7 @@ static EmitValue fmu_start(const char *text, SaType t)
 
 static int slot_type(SaType t)
 {
-	return t == TY_INTEGER ? 1 : t == TY_BOOL ? 2 : 0;
+	return t == TY_INTEGER ? 1 : t == TY_BOOL ? 2 : t == TY_STRING ? 3 : 0;
 }
 
 /* An identifier part for "<inner>.<name>": what is not a letter or digit becomes '_'. */

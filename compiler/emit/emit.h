@@ -108,8 +108,8 @@ typedef struct EmitLayout {
 	int ninner_params;             /* the inners' parameters the wrapper exposes */
 	EmitBinding *bindings;         /* the inners' parameters the script binds */
 	int nbindings;
-	int nslots[3];                 /* Storage slots of inner parameters (exposed and bound)
-	                                * per type: Real, Integer, Boolean */
+	int nslots[4];                 /* Storage slots of inner parameters (exposed and bound)
+	                                * per type: Real, Integer, Boolean, String */
 	uint32_t nreal, ninteger, nboolean, nstring; /* value references used per type */
 
 	EmitUnit *units;               /* in order of first use by a variable */

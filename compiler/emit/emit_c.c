@@ -44,9 +44,9 @@
 #include "explicit.h"
 #include "version.h"
 
-const char *const type_word[T_N] = {"real", "integer", "boolean"};
-const char *const type_fmi[T_N] = {"Real", "Integer", "Boolean"};
-const char *const type_sart[T_N] = {"SART_REAL", "SART_INTEGER", "SART_BOOLEAN"};
+const char *const type_word[T_N] = {"real", "integer", "boolean", "string"};
+const char *const type_fmi[T_N] = {"Real", "Integer", "Boolean", "String"};
+const char *const type_sart[T_N] = {"SART_REAL", "SART_INTEGER", "SART_BOOLEAN", "SART_STRING"};
 
 /* ---- names --------------------------------------------------------------------------------- */
 
@@ -308,15 +308,22 @@ int ec_sart_type(SaType t)
 	switch (t) {
 	case TY_INTEGER: return T_INTEGER;
 	case TY_BOOL: return T_BOOLEAN;
-	case TY_STRING: return -1;
+	case TY_STRING: return T_STRING;
 	default: return T_REAL;
 	}
 }
 
 static const char *c_type(SaType t)
 {
-	return t == TY_INTEGER || t == TY_BOOL ? "int" : "double";
+	return t == TY_INTEGER || t == TY_BOOL ? "int" : t == TY_STRING ? "char" : "double";
 }
+
+/* What follows a field's or a local's name in its declaration: a String's bytes. */
+static const char *c_dims(SaType t)
+{
+	return t == TY_STRING ? "[SART_STRING_CAP]" : "";
+}
+
 
 const char *ec_base_name(const char *path)
 {
@@ -389,9 +396,10 @@ static bool setup_inner(Ec *e, InnerC *ic, const Inner *in)
 		Slot *sl = &ic->slots[k];
 		sl->type = ec_sart_type(p->type);
 		Loc at = p->decl ? p->decl->loc : in->decl->loc;
-		if (sl->type < 0) {
-			ec_error(e, at, "cannot emit C for port '%s' of inner fmu '%s': String ports are "
-			      "not supported yet", p->name, in->name);
+		if (p->type == TY_NONE) {
+			ec_error(e, at, "cannot emit C for port '%s' of inner fmu '%s': its type has no "
+			      "counterpart in the language", p->name, in->name);
+			sl->type = -1;
 			ok = false;
 			continue;
 		}
@@ -494,7 +502,13 @@ static void assign(Ec *e, const Node *lhs, const char *value)
 			return;
 		}
 		e->uses |= U_S;
-		line(e, "s->%s_in_%s[%s] = %s;", ic->cname, type_word[sl->type], sl->enumc, value);
+		const char *dst = arena_printf(e->c->arena, "s->%s_in_%s[%s]", ic->cname,
+		                               type_word[sl->type], sl->enumc);
+		if (sl->type == T_STRING)
+			line(e, "%s", ec_string_assign(e, dst, value, arena_printf(e->c->arena, "%s.%s",
+			                                                           ic->in->name, p->name)));
+		else
+			line(e, "%s = %s;", dst, value);
 		line(e, "s->%s_in_%s_assigned[%s] = 1;", ic->cname, type_word[sl->type], sl->enumc);
 		return;
 	}
@@ -503,17 +517,23 @@ static void assign(Ec *e, const Node *lhs, const char *value)
 		      lhs->owner, lhs->name);
 		return;
 	}
-	line(e, "%s = %s;", ec_expr(e, lhs, P_LOW), value);
+	if (ec_is_string(e, lhs))
+		line(e, "%s", ec_string_assign(e, ec_expr(e, lhs, P_LOW), value, lhs->name));
+	else
+		line(e, "%s = %s;", ec_expr(e, lhs, P_LOW), value);
 }
 
 static void var_decl(Ec *e, const Node *d)
 {
+	const char *name = ec_local_c(e, d->name);
 	if (d->type == TY_STRING) {
-		ec_error(e, d->loc, "cannot emit C for var '%s': String variables are not supported yet",
-		      d->name);
+		/* initialized: a failed call before it leaves the assignment undone (sart_wrapper.h,
+		 * "Failures"), and the String must still end */
+		line(e, "char %s[SART_STRING_CAP] = \"\";", name);
+		line(e, "%s", ec_string_assign(e, name, d->init ? ec_expr(e, d->init, P_LOW) : "\"\"",
+		                               d->name));
 		return;
 	}
-	const char *name = ec_local_c(e, d->name);
 	const char *init = d->init ? ec_expr(e, d->init, P_LOW) : d->type == TY_REAL || d->type == TY_NONE
 	                                                        ? "0.0" : "0";
 	line(e, "%s %s = %s;", c_type(d->type), name, init);
@@ -861,9 +881,14 @@ static void emit_initial(Ec *e, StrBuf *out, const Group *groups, int ngroups)
 			if (!f)
 				continue;
 			const char *v = d->init ? ec_expr(e, d->init, P_LOW)
+			                        : d->type == TY_STRING ? "\"\""
 			                        : d->type == TY_INTEGER || d->type == TY_BOOL ? "0" : "0.0";
 			e->uses |= U_S;
-			line(e, "s->%s = %s;", f, v);
+			if (d->type == TY_STRING)
+				line(e, "%s", ec_string_assign(e, arena_printf(e->c->arena, "s->%s", f), v,
+				                               d->name));
+			else
+				line(e, "s->%s = %s;", f, v);
 		}
 	end_fn(e, out, "The in, out and control vars' initial values, from the params.", FN_RULE,
 	       "initial", &body);
@@ -874,6 +899,9 @@ static const char *value_text(Ec *e, const EmitVar *v)
 	switch (v->type) {
 	case TY_INTEGER: return arena_printf(e->c->arena, "%lld", v->start.i);
 	case TY_BOOL: return v->start.b ? "1" : "0";
+	case TY_STRING:
+		return arena_printf(e->c->arena, "\"%s\"",
+		                    ec_c_string(e->c->arena, v->start.s ? v->start.s : ""));
 	default: return ec_real_text(e, v->start.r);
 	}
 }
@@ -896,7 +924,9 @@ static void emit_defaults(Ec *e, StrBuf *out)
 		const EmitVar *v = &e->l->vars[i];
 		const char *f = v->inner ? inner_param_field(e, v->type, v->slot)
 		                         : ec_field_of(e, v->decl);
-		if (v->has_start && f && ec_sart_type(v->type) >= 0)
+		if (v->has_start && f && v->type == TY_STRING)
+			sb_printf(out, "\tsart_init_string(s->%s, %s);\n", f, value_text(e, v));
+		else if (v->has_start && f && ec_sart_type(v->type) >= 0)
 			sb_printf(out, "\ts->%s = %s;\n", f, value_text(e, v));
 	}
 	sb_puts(out, "}\n\n");
@@ -909,7 +939,7 @@ static void emit_defaults(Ec *e, StrBuf *out)
 static void emit_vars(Ec *e, StrBuf *out, int t)
 {
 	const EmitLayout *l = e->l;
-	uint32_t n = t == T_REAL ? l->nreal : t == T_INTEGER ? l->ninteger : l->nboolean;
+	uint32_t n = ec_nvr(l, t);
 	uint32_t count = 0;
 	if (!n)
 		return;
@@ -986,8 +1016,13 @@ static void emit_couple(Ec *e, StrBuf *out)
 			if (cp->converts && cp->offset != 0.0)
 				sb_printf(&v, " %s %s", cp->offset < 0 ? "-" : "+",
 					  ec_real_text(e, cp->offset < 0 ? -cp->offset : cp->offset));
-			sb_printf(&body, "\t\ts->%s_in_%s[%s] = %s;\n", dic->cname, type_word[ds->type],
-				  ds->enumc, sb_str(&v));
+			const char *target = arena_printf(e->c->arena, "s->%s_in_%s[%s]", dic->cname,
+			                               type_word[ds->type], ds->enumc);
+			if (ds->type == T_STRING)
+				sb_printf(&body, "\t\t%s\n", ec_string_assign(e, target, sb_str(&v),
+				          arena_printf(e->c->arena, "%s.%s", dic->in->name, dp->name)));
+			else
+				sb_printf(&body, "\t\t%s = %s;\n", target, sb_str(&v));
 			sb_printf(&body, "\t\ts->%s_in_%s_assigned[%s] = 1;\n", dic->cname,
 				  type_word[ds->type], ds->enumc);
 			sb_free(&v);
@@ -1025,22 +1060,6 @@ static void check_forms(Ec *e)
 	rules_translatable(e, ec_rules_of(e, false));
 }
 
-static void check_storage_types(Ec *e, const Group *groups, int ngroups)
-{
-	for (int i = 0; i < e->l->nvars; i++)
-		if (e->l->vars[i].type == TY_STRING)
-			ec_error(e, e->l->vars[i].decl->loc, "cannot emit C for %s '%s': String variables "
-			      "are not supported yet",
-			      e->l->vars[i].causality == CAUS_PARAMETER ? "param"
-			      : e->l->vars[i].causality == CAUS_INPUT ? "input" : "output",
-			      e->l->vars[i].name);
-	for (int g = 0; g < ngroups; g++)
-		for (const Node *d = groups[g].list; d; d = d->next)
-			if (d->type == TY_STRING)
-				ec_error(e, d->loc, "cannot emit C for var '%s': String variables are not "
-				      "supported yet", d->name);
-}
-
 /* ---- the two files ---------------------------------------------------------------------------- */
 
 static void banner(Ec *e, StrBuf *o)
@@ -1064,6 +1083,8 @@ static void emit_config(Ec *e, StrBuf *o, const Group *groups, int ngroups)
 		  "%s:\n * the declarations of %s.c (see sart_wrapper.h). */\n", l->model_identifier,
 		  l->model_identifier);
 	sb_puts(o, "#ifndef SART_CONFIG_H\n#define SART_CONFIG_H\n\n");
+	if (ec_uses_strings(e))
+		sb_puts(o, "#include \"sart_wrapper.h\" /* SART_STRING_CAP */\n\n");
 
 	sb_puts(o, "/* ---- value references (modelDescription.xml) ---- */\n");
 	int nlive = 0;
@@ -1121,13 +1142,15 @@ static void emit_config(Ec *e, StrBuf *o, const Group *groups, int ngroups)
 		for (const Node *d = groups[g].list; d; d = d->next) {
 			const char *f = ec_field_of(e, d);
 			if (f)
-				sb_printf(o, "\t%s %s;\n", c_type(d->type == TY_NONE ? TY_REAL : d->type), f);
+				sb_printf(o, "\t%s %s%s;\n", c_type(d->type == TY_NONE ? TY_REAL : d->type), f,
+				          c_dims(d->type));
 		}
 	}
 	for (int t = 0; t < T_N; t++)
 		if (l->nslots[t])
-			sb_printf(o, "\t%s inner_param_%s[%d]; /* the inners' parameters */\n",
-			          t == T_REAL ? "double" : "int", type_word[t], l->nslots[t]);
+			sb_printf(o, "\t%s inner_param_%s[%d]%s; /* the inners' parameters */\n",
+			          t == T_REAL ? "double" : t == T_STRING ? "char" : "int", type_word[t],
+			          l->nslots[t], t == T_STRING ? "[SART_STRING_CAP]" : "");
 	sb_puts(o, "\t/* rule flags */\n");
 	if (e->nin_rules)
 		sb_printf(o, "\tint in_rule[%d];\n", e->nin_rules);
@@ -1137,14 +1160,17 @@ static void emit_config(Ec *e, StrBuf *o, const Group *groups, int ngroups)
 		const InnerC *ic = &e->inners[i];
 		sb_printf(o, "\t/* inner %s */\n", ic->in->name);
 		for (int t = 0; t < T_N; t++) {
-			const char *ct = t == T_REAL ? "double" : "int";
+			const char *ct = t == T_REAL ? "double" : t == T_STRING ? "char" : "int";
+			const char *dims = t == T_STRING ? "[SART_STRING_CAP]" : "";
 			if (ic->n[0][t]) {
-				sb_printf(o, "\t%s %s_in_%s[%d];\n", ct, ic->cname, type_word[t], ic->n[0][t]);
+				sb_printf(o, "\t%s %s_in_%s[%d]%s;\n", ct, ic->cname, type_word[t], ic->n[0][t],
+				          dims);
 				sb_printf(o, "\tunsigned char %s_in_%s_assigned[%d];\n", ic->cname, type_word[t],
 					  ic->n[0][t]);
 			}
 			if (ic->n[1][t])
-				sb_printf(o, "\t%s %s_out_%s[%d];\n", ct, ic->cname, type_word[t], ic->n[1][t]);
+				sb_printf(o, "\t%s %s_out_%s[%d]%s;\n", ct, ic->cname, type_word[t],
+				          ic->n[1][t], dims);
 		}
 	}
 	sb_puts(o, "} Storage;\n\n#endif\n");
@@ -1247,8 +1273,12 @@ static void emit_inner_param_table(Ec *e, StrBuf *out)
 	for (int i = 0; i < l->nbindings; i++) {
 		const EmitBinding *b = &l->bindings[i];
 		e->uses |= U_S;
-		line(e, "s->%s = %s;", inner_param_field(e, b->type, b->slot),
-		     ec_expr(e, b->value, P_LOW));
+		const char *dst = arena_printf(e->c->arena, "s->%s", inner_param_field(e, b->type,
+		                                                                      b->slot));
+		if (b->type == TY_STRING)
+			line(e, "%s", ec_string_assign(e, dst, ec_expr(e, b->value, P_LOW), b->name));
+		else
+			line(e, "%s = %s;", dst, ec_expr(e, b->value, P_LOW));
 	}
 	end_fn(e, out, "The bound inner parameters' values, from the params.", FN_RULE,
 	       "bind_params", &body);
@@ -1281,11 +1311,15 @@ static void emit_model(Ec *e, StrBuf *o, int nreal_in, bool fast)
 	sb_puts(o, "\t.storage_size = sizeof(Storage),\n");
 	sb_puts(o, "\t.inners = inners,\n\t.ninners = NINNERS,\n");
 	sb_puts(o, "\t.order = order,\n\t.norder = NINNERS,\n");
-	sb_printf(o, "\t.nvr = {%u, %u, %u},\n", (unsigned)l->nreal, (unsigned)l->ninteger,
-		  (unsigned)l->nboolean);
+	/* (the String entries only when there are Strings: the other tables read as before) */
+	int ntypes = l->nstring ? T_N : T_STRING;
+	sb_puts(o, "\t.nvr = {");
+	for (int t = 0; t < ntypes; t++)
+		sb_printf(o, "%s%u", t ? ", " : "", (unsigned)ec_nvr(l, t));
+	sb_puts(o, "},\n");
 	sb_puts(o, "\t.vars = {");
-	for (int t = 0; t < T_N; t++) {
-		uint32_t n = t == T_REAL ? l->nreal : t == T_INTEGER ? l->ninteger : l->nboolean;
+	for (int t = 0; t < ntypes; t++) {
+		uint32_t n = ec_nvr(l, t);
 		sb_printf(o, "%s%s%s", t ? ", " : "", n ? type_word[t] : "NULL", n ? "_vars" : "");
 	}
 	sb_puts(o, "},\n");
@@ -1403,9 +1437,8 @@ bool emit_c_buffers(Compilation *c, const EmitLayout *l, char **config_h, char *
 	int ngroups = (int)(sizeof groups / sizeof groups[0]);
 	for (int g = 0; g < ngroups; g++)
 		for (const Node *d = groups[g].list; d; d = d->next)
-			if (d->type != TY_STRING)
-				add_field(e, d);
-	check_storage_types(e, groups + 3, ngroups - 3);
+			add_field(e, d);
+	ec_check_string_starts(e);
 	check_forms(e);
 
 	StrBuf cfg, src;

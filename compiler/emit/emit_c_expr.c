@@ -75,6 +75,11 @@ static SaType type_of(Ec *e, const Node *n)
 	}
 }
 
+bool ec_is_string(Ec *e, const Node *n)
+{
+	return type_of(e, n) == TY_STRING;
+}
+
 static int prec_of(const Node *n)
 {
 	switch (n->kind) {
@@ -342,6 +347,15 @@ static void put_binary(Ec *e, StrBuf *o, const Node *n)
 		sb_puts(o, "0");
 		return;
 	}
+	if ((n->op == OP_EQ || n->op == OP_NE) && ec_is_string(e, n->lhs)) {
+		/* Strings compare by their text */
+		sb_printf(o, "%ssart_string_eq(", n->op == OP_NE ? "!" : "");
+		put_expr(e, o, n->lhs, P_LOW);
+		sb_puts(o, ", ");
+		put_expr(e, o, n->rhs, P_LOW);
+		sb_putc(o, ')');
+		return;
+	}
 	if (n->op == OP_DIV && type_of(e, n->lhs) != TY_REAL) {
 		sb_puts(o, "(double)"); /* '/' is always real division */
 		put_expr(e, o, n->lhs, P_UNARY);
@@ -370,9 +384,7 @@ static void put_expr(Ec *e, StrBuf *o, const Node *n, int min_prec)
 		sb_puts(o, n->ival ? "1" : "0");
 		break;
 	case ND_STRING:
-		ec_error(e, n->loc, "cannot emit C for a String value: String variables are not "
-		      "supported yet");
-		sb_puts(o, "0");
+		sb_printf(o, "\"%s\"", ec_c_string(e->c->arena, n->str ? n->str : ""));
 		break;
 	case ND_NAME:
 	case ND_PORT_REF:

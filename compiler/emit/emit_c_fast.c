@@ -124,7 +124,7 @@ static InnerC **fast_step_form(Ec *e, int *n)
 	for (int i = 0; i < *n; i++) {
 		const InnerC *ic = stepped[i];
 		for (int dir = 0; dir < 2; dir++)
-			if (ic->n[dir][T_INTEGER] || ic->n[dir][T_BOOLEAN])
+			if (ic->n[dir][T_INTEGER] || ic->n[dir][T_BOOLEAN] || ic->n[dir][T_STRING])
 				return NULL; /* 4 */
 		for (int k = 0; k < ic->in->nports; k++)
 			if (ic->slots[k].type < 0)

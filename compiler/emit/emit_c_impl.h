@@ -9,7 +9,7 @@
 
 #include "emit.h"
 
-enum { T_REAL, T_INTEGER, T_BOOLEAN, T_N }; /* SartType's order */
+enum { T_REAL, T_INTEGER, T_BOOLEAN, T_STRING, T_N }; /* SartType's order */
 
 extern const char *const type_word[T_N]; /* "real", ... */
 extern const char *const type_fmi[T_N];  /* "Real", ... */
@@ -86,6 +86,13 @@ InnerC *ec_inner_c(Ec *e, const char *name);
 const char *ec_local_c(Ec *e, const char *name);
 const char *ec_real_text(Ec *e, double v);
 int ec_sart_type(SaType t);
+/* The C text that assigns the String value to the String lvalue dst (named what in the
+ * runtime's message): sart_set_string, which fails on a String too long. */
+uint32_t ec_nvr(const EmitLayout *l, int t); /* the layout's value references of type t */
+bool ec_is_string(Ec *e, const Node *n);     /* whether expression n is a String */
+const char *ec_string_assign(Ec *e, const char *dst, const char *value, const char *what);
+bool ec_uses_strings(const Ec *e);      /* the Storage holds a String somewhere */
+void ec_check_string_starts(Ec *e);     /* every String start value fits a wrapper's */
 void ec_begin_fn(Ec *e, StrBuf *body, bool map, const Node *root);
 bool ec_passes_steps_up(const Node *body, const Node *r);
 Node *ec_rules_of(Ec *e, bool in);

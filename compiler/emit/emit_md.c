@@ -379,6 +379,7 @@ uint32_t emit_vr3(const EmitLayout *l, SaType type, uint32_t vr)
 	switch (type) {
 	case TY_INTEGER: return l->nreal + 1 + vr;
 	case TY_BOOL: return l->nreal + 1 + l->ninteger + vr;
+	case TY_STRING: return l->nreal + 1 + l->ninteger + l->nboolean + vr;
 	default: return vr;
 	}
 }
@@ -409,6 +410,7 @@ static const char *type_element3(SaType t)
 	switch (t) {
 	case TY_INTEGER: return "Int32";
 	case TY_BOOL: return "Boolean";
+	case TY_STRING: return "String";
 	default: return "Float64";
 	}
 }
@@ -430,8 +432,16 @@ static void write_variable3(Md *md, const EmitLayout *l, const EmitVar *v)
 		switch (v->type) {
 		case TY_INTEGER: attr_int(md, "start", v->start.i); break;
 		case TY_BOOL: attr_bool(md, "start", v->start.b); break;
+		case TY_STRING: break; /* a child element, below */
 		default: attr_real(md, "start", v->start.r); break;
 		}
+	}
+	if (v->has_start && v->type == TY_STRING) {
+		/* FMI 3.0 gives a String's start as <Start value=".."/> (one per element of an
+		 * array), not as an attribute */
+		start(md, "Start");
+		attr(md, "value", v->start.s ? v->start.s : "");
+		end(md);
 	}
 	end(md);
 }
@@ -514,11 +524,6 @@ static void write_fmi3(Md *md, Compilation *c, const EmitLayout *l)
 
 char *emit_md3_buffer(Compilation *c, const EmitLayout *l, size_t *len)
 {
-	if (l->nstring) {
-		diag_error(c->diag, l->sa->loc, "adaptation '%s' has String ports, which its FMI 3.0 "
-			   "wrapper cannot carry yet", l->model_name);
-		return NULL;
-	}
 	return write_document(c, l, len, write_fmi3);
 }
 

@@ -179,9 +179,9 @@ static void simulate_fmi3__sized_types__checked_at_the_boundary(void **state)
 	assert_usage_error(c, args, "array record",
 	                   "--record: y is an array of 3 Float64, which cannot be recorded yet");
 	snprintf(args, sizeof args, "'%s/fmus3/alltypes3.fmu' --stop 0.1 --record "
-	         "alltypes3.str_out", test_build_dir());
-	assert_usage_error(c, args, "string record",
-	                   "--record: str_out is a String, which cannot be recorded yet");
+	         "alltypes3.bin_out", test_build_dir());
+	assert_usage_error(c, args, "binary record",
+	                   "--record: bin_out is a Binary, which cannot be recorded yet");
 }
 
 static const char ballw_sa[] =
