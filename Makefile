@@ -314,7 +314,8 @@ $(BUILD)/tests/test_sart_wrapper: tests/unit/test_sart_wrapper.c tests/unit/fmi2
 # compiler/ still links nothing of runtime/.  The file list is kept in a stamp rewritten only
 # when it changes, so adding or removing a runtime file regenerates the table too.
 EMBED       := $(BUILD)/tools/embed
-EMBED_FILES := $(sort $(wildcard runtime/*.c runtime/*.h runtime/fmi2/*.h runtime/fmi3/*.h))
+EMBED_FILES := $(sort $(wildcard runtime/*.c runtime/*.h runtime/fmi2/*.h runtime/fmi3/*.h \
+                 runtime/host/*.c))
 EMBED_LIST  := $(BUILD)/gen/runtime_files.list
 EMBED_C     := $(BUILD)/gen/runtime_files.c
 EMBED_OBJ   := $(BUILD)/obj/runtime_files.o
@@ -400,6 +401,10 @@ $(BUILD)/tests/test_e2e_wrapper: | $(PATHS_GENERAL) $(PATHS_STATS) $(PW_FMUS) $(
 # pkg_build, as `sacc build` would with the FMI 3.0 option) over the test FMUs, unpacks them
 # with sacc and checks their model descriptions with fmi3_md_check.
 $(BUILD)/tests/test_e2e_wrapper3: | $(SACC) $(FMUS) $(FMI3_MD_CHECK)
+
+# Wrappers with isolated inners: tests/unit/test_e2e_isolated.c builds them itself with
+# `sacc build --isolate` (the host program in the archive) and unpacks them with sacc.
+$(BUILD)/tests/test_e2e_isolated: | $(SACC) $(FMUS)
 
 # ---- benchmarks (on demand, never part of check) ----------------------------------------
 .PHONY: bench-wrapper

@@ -20,6 +20,7 @@ typedef struct CmdArgs {
 	const char *after;
 	const char *out;      /* -o DIR */
 	int fmi;              /* build --fmi: the wrappers' FMI version, 2 or 3 */
+	const char *isolate;  /* build --isolate: all or INNER,... run out of process */
 } CmdArgs;
 
 /* --fmi's values, in the order help and completion list them. */
@@ -76,6 +77,10 @@ const CliOption cmd_options[] = {
 	{"--fmi", CLI_VALUE, "VERSION", set_fmi, AT(fmi), CMD_BUILD, 0,
 	 "the FMI version of the wrappers built (default 2; inner adaptations built in the same "
 	 "run get it too):", fmi_choice},
+	{"--isolate", CLI_VALUE, "all|INNER,...", cli_set_string, AT(isolate), CMD_BUILD, 0,
+	 "run these inner FMU instances (all: every one) out of process, in a host program "
+	 "shipped beside the wrapper's library: a crash or a hang inside one is an error of the "
+	 "wrapper's call, not the importer's end", NULL},
 	CLI_OPTION_INCLUDE(CMD_CHECK | CMD_EXPLICIT | CMD_EMIT | CMD_BUILD | CMD_PARSE),
 	CLI_OPTION_FMU_DIR(CMD_CHECK | CMD_EXPLICIT | CMD_EMIT | CMD_BUILD),
 	{NULL, CLI_FLAG, NULL, NULL, 0, 0, 0, NULL, NULL},
@@ -188,7 +193,7 @@ static int build_body(Compilation *c, const CmdArgs *a, const char **files, int 
 	}
 	int rc = 1;
 	if (!diag_errors(c->diag)) {
-		PkgOptions o = {a->out, NULL, a->fmi};
+		PkgOptions o = {a->out, NULL, a->fmi, a->isolate};
 		rc = pkg_build(c, mods, nfiles, &o) ? 1 : 0;
 	}
 	free(mods);

@@ -208,6 +208,9 @@ static SART_COLD SartStatus answered_slowly(SartInner *in, uint32_t op, int32_t 
 		return sart_inner_report(in, (SartStatus)st, "%s returned %s", what,
 		                         status_name((SartStatus)st));
 	}
+	/* the child's report marked the FMU as fatal already (sart_inner_report) */
+	if (st == SART_FATAL && in->fatal_as_error)
+		return SART_ERROR;
 	return (SartStatus)st;
 }
 
@@ -323,6 +326,7 @@ SartStatus sart_inner_load_isolated(const SartInnerConfig *cfg, const SartIsolat
 	iso->logbuf = logbuf;
 	iso->step_timeout = iso_cfg->step_timeout;
 	iso->call_timeout = iso_cfg->call_timeout;
+	in->fatal_as_error = iso_cfg->contained != 0;
 	in->impl = iso;
 	SartStatus st = spawn(in, iso_cfg);
 	if (st == SART_OK) {
