@@ -1132,7 +1132,7 @@ static int run(Sim *s)
 	sc = scenario(s);
 	if (a->probe) {
 		char msg[1024];
-		int pr = sart_probe_state(&sc, 0, a->start, a->step, NULL, NULL, msg, sizeof msg);
+		int pr = sart_probe_state(&sc, 0, a->start, a->step, NULL, msg, sizeof msg);
 		if (pr == 0) {
 			printf("%s: %s\n", s->fmus[0].name, msg);
 			return 0;
