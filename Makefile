@@ -574,7 +574,7 @@ check-core: check-unit check-golden check-docs
 
 # The simulate tests again with every inner FMU out of process (simulate_test.h adds
 # --isolate all when SACC_TEST_ISOLATE=1).
-ISOLATED_TESTS := test_simulate test_simulate_faults test_sweep
+ISOLATED_TESTS := test_simulate test_simulate_faults test_sweep test_simulate_fmi3
 check-isolated: $(SACC) $(FMUS) $(patsubst %,$(BUILD)/tests/%,$(ISOLATED_TESTS))
 	@fail=0; for t in $(ISOLATED_TESTS); do \
 	  SACC_TEST_ISOLATE=1 SACC_BUILD=$(BUILD) $(BUILD)/tests/$$t || fail=1; done; exit $$fail
