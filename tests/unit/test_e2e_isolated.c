@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "fmi2_importer.h"
@@ -415,6 +416,47 @@ static void isolated_inner_fmi3__segv__fmi3error(void **state)
 	assert_nothing_left(&before);
 }
 
+/* The host in the archive needs nothing but the C library (and the loader) at run time. */
+static void isolated_archive__host__needs_only_libc(void **state)
+{
+	(void)state;
+	char cmd[2 * PATH_MAX], line[512];
+	snprintf(cmd, sizeof cmd, "ldd '%s/binaries/linux64/sacc-fmu-host'", iso_dir);
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	int libc = 0;
+	while (fgets(line, sizeof line, p)) {
+		if (strstr(line, "libc.so"))
+			libc = 1;
+		else if (!strstr(line, "linux-vdso") && !strstr(line, "ld-linux") &&
+		         !strstr(line, "libdl.so") && !strstr(line, "libm.so"))
+			fail_msg("the host needs %s", line);
+	}
+	assert_int_equal(pclose(p), 0);
+	assert_true(libc);
+}
+
+/* --isolate names inner instances; a name no adaptation has is an error, nothing built. */
+static void build_isolate__unknown_inner__error(void **state)
+{
+	(void)state;
+	char cmd[3 * PATH_MAX], err[4096] = "";
+	snprintf(cmd, sizeof cmd, "'%s/sacc' build -L '%s/fmus' -o '%s/bad' --isolate faulty,fauly "
+	         "tests/e2e/faulty_sa.sa 2>'%s/err.txt'", build_dir(), build_dir(), work, work);
+	int st = system(cmd);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 1);
+	snprintf(cmd, sizeof cmd, "%s/err.txt", work);
+	FILE *fp = fopen(cmd, "r");
+	assert_non_null(fp);
+	size_t n = fread(err, 1, sizeof err - 1, fp);
+	fclose(fp);
+	err[n] = '\0';
+	assert_non_null(strstr(err, "--isolate: no adaptation built has an inner fmu 'fauly'"));
+	snprintf(cmd, sizeof cmd, "%s/bad/faulty_sa.fmu", work);
+	assert_int_equal(access(cmd, F_OK), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -424,6 +466,8 @@ int main(void)
 		cmocka_unit_test(isolated_inner__normal_run__nothing_left),
 		cmocka_unit_test(isolated_inner__serialized_state__bit_identical_and_rolls_back),
 		cmocka_unit_test(isolated_inner_fmi3__segv__fmi3error),
+		cmocka_unit_test(isolated_archive__host__needs_only_libc),
+		cmocka_unit_test(build_isolate__unknown_inner__error),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
