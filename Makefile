@@ -573,11 +573,36 @@ check-docs: $(SACC) $(FMUS) $(PW_FMUS)
 check-core: check-unit check-golden check-docs
 
 # The simulate tests again with every inner FMU out of process (simulate_test.h adds
-# --isolate all when SACC_TEST_ISOLATE=1).
-ISOLATED_TESTS := test_simulate test_simulate_faults test_sweep test_simulate_fmi3
-check-isolated: $(SACC) $(FMUS) $(patsubst %,$(BUILD)/tests/%,$(ISOLATED_TESTS))
+# --isolate all when SACC_TEST_ISOLATE=1), and the end-to-end wrapper tests over the same
+# wrappers built with `sacc build --isolate all` into BUILD/<dir>-iso/ (test_e2e_wrapper.c
+# opens those when SACC_TEST_ISOLATE=1).
+ISOLATED_TESTS := test_simulate test_simulate_faults test_sweep test_simulate_fmi3 \
+                  test_e2e_wrapper
+ISO_E2E := $(patsubst $(BUILD)/%,$(BUILD)/%-iso.stamp,$(BUILD)/e2e $(BUILD)/paths-general \
+             $(BUILD)/paths-stats $(BUILD)/powerwindow)
+check-isolated: $(SACC) $(FMUS) $(patsubst %,$(BUILD)/tests/%,$(ISOLATED_TESTS)) $(ISO_E2E)
 	@fail=0; for t in $(ISOLATED_TESTS); do \
 	  SACC_TEST_ISOLATE=1 SACC_BUILD=$(BUILD) $(BUILD)/tests/$$t || fail=1; done; exit $$fail
+
+$(BUILD)/e2e-iso.stamp: $(SACC) $(FMUS) $(E2E_SA)
+	@mkdir -p $(BUILD)/e2e-iso
+	$(SACC) build -L $(BUILD)/fmus -o $(BUILD)/e2e-iso --isolate all $(E2E_SA)
+	@touch $@
+$(BUILD)/paths-general-iso.stamp: $(SACC) $(FMUS) $(PATHS_SA)
+	@mkdir -p $(BUILD)/paths-general-iso
+	CC="$(CC) -DSART_NO_FAST_STEP" $(SACC) build -L $(BUILD)/fmus \
+	    -o $(BUILD)/paths-general-iso --isolate all $(PATHS_SA)
+	@touch $@
+$(BUILD)/paths-stats-iso.stamp: $(SACC) $(FMUS) $(PATHS_SA)
+	@mkdir -p $(BUILD)/paths-stats-iso
+	CC="$(CC) -DSART_STEP_STATS" $(SACC) build -L $(BUILD)/fmus \
+	    -o $(BUILD)/paths-stats-iso --isolate all $(PATHS_SA)
+	@touch $@
+$(BUILD)/powerwindow-iso.stamp: $(SACC) $(FMUS) $(PW_SA)
+	@mkdir -p $(BUILD)/powerwindow-iso
+	$(SACC) build -L $(BUILD)/fmus -I adaptations/powerwindow -o $(BUILD)/powerwindow-iso \
+	    --isolate all $(PW_SA)
+	@touch $@
 
 check-asan:
 	@$(MAKE) --no-print-directory BUILD=build/asan SAN=1 CFLAGS="-O1 -g" check-core
