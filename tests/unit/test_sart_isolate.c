@@ -465,6 +465,27 @@ static void isolate__malformed_requests__answered_as_errors(void **state)
 		                   ((SartLogRecord *)sart_chan_log(&ch))->cat_len;
 		assert_contains(text, cases[i].want);
 	}
+	/* a load whose table of FMI 3.0 types runs past the request, or names no type */
+	static const struct {
+		uint64_t count;
+		uint32_t type;
+	} tables[] = {{1000000, 0}, {1, 99}};
+	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+		unsigned char *d = sart_chan_data(&ch);
+		uint32_t pair[2] = {7, tables[i].type};
+		memcpy(d, "a\0b\0c\0\0", 8);
+		memcpy(d + 8, &tables[i].count, 8);
+		memcpy(d + 16, pair, 8);
+		memcpy(d + 24, "v\0", 2);
+		ch.h->op = SART_OP_LOAD;
+		ch.h->n = 3;
+		ch.h->req_len = 26;
+		assert_int_equal(sart_chan_call(&ch, pid, 5.0, &seq, &ws), SART_WAIT_ANSWERED);
+		assert_int_equal(ch.h->status, SART_ERROR);
+		const char *text = (const char *)sart_chan_log(&ch) + sizeof(SartLogRecord) +
+		                   ((SartLogRecord *)sart_chan_log(&ch))->cat_len;
+		assert_contains(text, "malformed request: load with a bad table of FMI 3.0 types");
+	}
 	ch.h->op = SART_OP_QUIT;
 	assert_int_equal(sart_chan_call(&ch, pid, 5.0, &seq, &ws), SART_WAIT_ANSWERED);
 	assert_int_equal(waitpid(pid, &ws, 0), pid);
