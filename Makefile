@@ -316,7 +316,8 @@ $(BUILD)/tests/test_sart_wrapper: tests/unit/test_sart_wrapper.c tests/unit/fmi2
 # compiler/ still links nothing of runtime/.  The file list is kept in a stamp rewritten only
 # when it changes, so adding or removing a runtime file regenerates the table too.
 EMBED       := $(BUILD)/tools/embed
-EMBED_FILES := $(sort $(wildcard runtime/*.c runtime/*.h runtime/fmi2/*.h runtime/fmi3/*.h))
+EMBED_FILES := $(sort $(wildcard runtime/*.c runtime/*.h runtime/fmi2/*.h runtime/fmi3/*.h \
+                 runtime/host/*.c))
 EMBED_LIST  := $(BUILD)/gen/runtime_files.list
 EMBED_C     := $(BUILD)/gen/runtime_files.c
 EMBED_OBJ   := $(BUILD)/obj/runtime_files.o
@@ -408,6 +409,10 @@ $(BUILD)/tests/test_e2e_wrapper3: | $(SACC) $(FMUS) $(FMI3_MD_CHECK)
 # String ports through wrappers of both versions (tests/unit/test_e2e_strings.c builds them
 # itself from tests/e2e/strings_sa.sa, as test_e2e_wrapper3 does).
 $(BUILD)/tests/test_e2e_strings: | $(SACC) $(FMUS) $(FMI3_MD_CHECK)
+
+# Wrappers with isolated inners: tests/unit/test_e2e_isolated.c builds them itself with
+# `sacc build --isolate` (the host program in the archive) and unpacks them with sacc.
+$(BUILD)/tests/test_e2e_isolated: | $(SACC) $(FMUS)
 
 # ---- benchmarks (on demand, never part of check) ----------------------------------------
 .PHONY: bench-wrapper
@@ -598,11 +603,36 @@ bench-ensemble: deps $(SACC) $(BUILD)/fmus/integrator.fmu
 	@SACC=$(SACC) BUILD=$(BUILD) sh bench/ensemble/run.sh
 
 # The simulate tests again with every inner FMU out of process (simulate_test.h adds
-# --isolate all when SACC_TEST_ISOLATE=1).
-ISOLATED_TESTS := test_simulate test_simulate_faults test_sweep
-check-isolated: $(SACC) $(FMUS) $(patsubst %,$(BUILD)/tests/%,$(ISOLATED_TESTS))
+# --isolate all when SACC_TEST_ISOLATE=1), and the end-to-end wrapper tests over the same
+# wrappers built with `sacc build --isolate all` into BUILD/<dir>-iso/ (test_e2e_wrapper.c
+# opens those when SACC_TEST_ISOLATE=1).
+ISOLATED_TESTS := test_simulate test_simulate_faults test_sweep test_simulate_fmi3 \
+                  test_e2e_wrapper
+ISO_E2E := $(patsubst $(BUILD)/%,$(BUILD)/%-iso.stamp,$(BUILD)/e2e $(BUILD)/paths-general \
+             $(BUILD)/paths-stats $(BUILD)/powerwindow)
+check-isolated: $(SACC) $(FMUS) $(patsubst %,$(BUILD)/tests/%,$(ISOLATED_TESTS)) $(ISO_E2E)
 	@fail=0; for t in $(ISOLATED_TESTS); do \
 	  SACC_TEST_ISOLATE=1 SACC_BUILD=$(BUILD) $(BUILD)/tests/$$t || fail=1; done; exit $$fail
+
+$(BUILD)/e2e-iso.stamp: $(SACC) $(FMUS) $(E2E_SA)
+	@mkdir -p $(BUILD)/e2e-iso
+	$(SACC) build -L $(BUILD)/fmus -o $(BUILD)/e2e-iso --isolate all $(E2E_SA)
+	@touch $@
+$(BUILD)/paths-general-iso.stamp: $(SACC) $(FMUS) $(PATHS_SA)
+	@mkdir -p $(BUILD)/paths-general-iso
+	CC="$(CC) -DSART_NO_FAST_STEP" $(SACC) build -L $(BUILD)/fmus \
+	    -o $(BUILD)/paths-general-iso --isolate all $(PATHS_SA)
+	@touch $@
+$(BUILD)/paths-stats-iso.stamp: $(SACC) $(FMUS) $(PATHS_SA)
+	@mkdir -p $(BUILD)/paths-stats-iso
+	CC="$(CC) -DSART_STEP_STATS" $(SACC) build -L $(BUILD)/fmus \
+	    -o $(BUILD)/paths-stats-iso --isolate all $(PATHS_SA)
+	@touch $@
+$(BUILD)/powerwindow-iso.stamp: $(SACC) $(FMUS) $(PW_SA)
+	@mkdir -p $(BUILD)/powerwindow-iso
+	$(SACC) build -L $(BUILD)/fmus -I adaptations/powerwindow -o $(BUILD)/powerwindow-iso \
+	    --isolate all $(PW_SA)
+	@touch $@
 
 check-asan:
 	@$(MAKE) --no-print-directory BUILD=build/asan SAN=1 CFLAGS="-O1 -g" check-core

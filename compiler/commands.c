@@ -21,6 +21,7 @@ typedef struct CmdArgs {
 	const char *after;
 	const char *out;      /* -o DIR */
 	int fmi;              /* build --fmi: the wrappers' FMI version, 2 or 3 */
+	const char *isolate;  /* build --isolate: all or INNER,... run out of process */
 } CmdArgs;
 
 /* --fmi's values, in the order help and completion list them. */
@@ -78,6 +79,10 @@ const CliOption cmd_options[] = {
 	 "the FMI version of every wrapper built, inner adaptations built in the same run too; "
 	 "it overrides the scripts' 'fmi N' clauses (default: each adaptation's clause, else "
 	 "2):", fmi_choice},
+	{"--isolate", CLI_VALUE, "all|INNER,...", cli_set_string, AT(isolate), CMD_BUILD, 0,
+	 "run these inner FMU instances (all: every one) out of process, in a host program "
+	 "shipped beside the wrapper's library: a crash or a hang inside one is an error of the "
+	 "wrapper's call, not the importer's end", NULL},
 	CLI_OPTION_INCLUDE(CMD_CHECK | CMD_EXPLICIT | CMD_EMIT | CMD_BUILD | CMD_PARSE),
 	CLI_OPTION_FMU_DIR(CMD_CHECK | CMD_EXPLICIT | CMD_EMIT | CMD_BUILD),
 	{NULL, CLI_FLAG, NULL, NULL, 0, 0, 0, NULL, NULL},
@@ -233,7 +238,7 @@ static int build_body(Compilation *c, const CmdArgs *a, const char **files, int 
 	}
 	int rc = 1;
 	if (!diag_errors(c->diag)) {
-		PkgOptions o = {out_dir, NULL, a->fmi};
+		PkgOptions o = {out_dir, NULL, a->fmi, a->isolate};
 		rc = pkg_build(c, mods, n, &o) ? 1 : 0;
 	}
 	free(mods);

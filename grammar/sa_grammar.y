@@ -66,7 +66,7 @@ static int deriv_flag_merge(ParseCtx *ctx, int flags, int flag, Token t);
        MAX MIN ABS SUCCESSIVE SUBSTITUTION STARTS DELAY MULTIPLY RATE TIMES INTERPOLATION ORDER
        NO FIRST SECOND THIRD FOURTH ZERO HOLD KW_ZOH KW_FOH CROSSING ABSOLUTE RELATIVE
        TOLERANCE QUANTIZE EVERY OFFSET TRIGGERED BY PERIODIC MULTIPLIED IMPLIED EXTRACT
-       DIRECTIONALDERIVATIVE TIMEDERIVATIVE.
+       ISOLATED DIRECTIONALDERIVATIVE TIMEDERIVATIVE.
 %token LPAREN RPAREN LBRACE RBRACE LBRACKET RBRACKET COMMA SEMI DOT DOTDOT ASSIGN ARROW
        LONGARROW LARROW PLUS MINUS STAR SLASH LT LE GT GE EQEQ NE CROSSUP CROSSDOWN EQ CARET.
 
@@ -231,7 +231,7 @@ mm_opt(K) ::= MEALY. { K = KIND_MEALY; }
 inners(L) ::= inner(I). { L = nl_one(I); }
 inners(L) ::= inners(P) inner(I). { L = nl_add(P, I); }
 
-/* inner = 'for' 'inner' 'fmu' kind? ID ID ('at' STRING)?
+/* inner = 'for' 'isolated'? 'inner' 'fmu' kind? ID ID ('at' STRING)?
  *         ('with' 'input' 'ports' port,+)? ('with' 'output' 'ports' port,+)?
  *         ('with' 'param' (type? ID ':=' expr),+)*
  *       | 'for' 'fmu' ID,+
@@ -239,6 +239,10 @@ inners(L) ::= inners(P) inner(I). { L = nl_add(P, I); }
  * handed to the adaptation. */
 inner(I) ::= FOR(F) INNER FMU kind(K) ID(T) ID(N) at_opt(P) with_items(W). [INNER_END] {
 	I = mk_inner(ctx, F, K, T, N, P, W);
+}
+/* 'isolated': the inner runs out of process in the wrapper (docs/language.md) */
+inner(I) ::= FOR(F) ISOLATED INNER FMU kind(K) ID(T) ID(N) at_opt(P) with_items(W). [INNER_END] {
+	I = mk_inner(ctx, F, K | KIND_ISOLATED, T, N, P, W);
 }
 inner(I) ::= FOR(F) FMU idlist(L). {
 	I = NULL;

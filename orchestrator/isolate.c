@@ -65,7 +65,8 @@ static int find_host(SimIsolate *si, char *err, size_t errsize)
 }
 
 int sim_isolate_prepare(SimIsolate *si, const char *list, const SartScenario *sc,
-                        double step_timeout, SartMasterOptions *o, char *err, size_t errsize)
+                        double step_timeout, double call_timeout, SartMasterOptions *o,
+                        char *err, size_t errsize)
 {
 	memset(si, 0, sizeof *si);
 	if (!list)
@@ -94,7 +95,7 @@ int sim_isolate_prepare(SimIsolate *si, const char *list, const SartScenario *sc
 	if (find_host(si, err, errsize))
 		return 1;
 	si->list = list;
-	si->iso = (SartIsolation){si->host, step_timeout, 0, 0, -1};
+	si->iso = (SartIsolation){si->host, step_timeout, call_timeout, 0, -1, 0};
 	o->load_inner = load_inner;
 	o->load_env = si;
 	return 0;

@@ -19,10 +19,12 @@ typedef struct SimIsolate {
 
 /* Checks list (NULL: nothing to isolate) against sc's instance names and finds the host:
  * $SACC_FMU_HOST, else sacc-fmu-host beside the running program.  step_timeout (s, 0 for
- * none) becomes the limit on each isolated doStep.  On success o's loader is set when
- * anything is isolated, and 0 is returned; otherwise 1 with a message in err. */
+ * none) becomes the limit on each isolated doStep, call_timeout (s, 0 for none) on every
+ * other call.  On success o's loader is set when anything is isolated, and 0 is returned;
+ * otherwise 1 with a message in err. */
 int sim_isolate_prepare(SimIsolate *si, const char *list, const SartScenario *sc,
-                        double step_timeout, SartMasterOptions *o, char *err, size_t errsize);
+                        double step_timeout, double call_timeout, SartMasterOptions *o,
+                        char *err, size_t errsize);
 
 /* Whether list ("all", "A,B", NULL) names instance name. */
 int sim_isolate_covers(const char *list, const char *name);

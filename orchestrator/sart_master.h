@@ -363,8 +363,7 @@ typedef struct SartMasterOptions {
 	void (*on_step)(void *env, int fmu, double t, double h, int done);
 	void *step_env;
 	/* The FMI 3.0 sized types of each FMU (nfmus entries), or NULL when every FMU is an
-	 * FMI 2.0 one or uses Float64 and Int32 only.  (The state probe does not see them: an
-	 * FMU with other types makes it inconclusive, which lets the run go on.) */
+	 * FMI 2.0 one or uses Float64 and Int32 only.  (The state probe uses them too.) */
 	const SartFmuTypes *fmu_types;
 	/* 1: every pass goes through the general functions, never the fast path
 	 * (sart_master_fast.c).  The results are the same bit for bit, only slower: the fast
@@ -446,13 +445,13 @@ int sart_master_run(const SartScenario *sc, const SartMasterOptions *o, SartMast
  * connected) is instantiated and initialised at start, stepped by h to t1 = start + h, its
  * state got, stepped to t2 = t1 + h (outputs A), its state set, stepped from t1 to t2 again
  * (outputs B); A and B are compared bit for bit (every Real, Integer and Boolean output).
- * on_step (may be NULL) is called around each doStep as SartMasterOptions' is.  Returns 0
+ * o (may be NULL) gives what the run would: on_step, called around each doStep, the FMU's
+ * FMI 3.0 types, and the loader (an FMU the run isolates is probed out of process).  Returns 0
  * (restore works), 1 (it does not: msg names the first variable that differs and both
  * values, or the call that failed after the restore) or -1 (inconclusive: a call before
  * the restore failed or discarded, or the FMU does not claim the capability; msg says
  * which).  The instance is freed before returning. */
 int sart_probe_state(const SartScenario *sc, int f, double start, double h,
-                     void (*on_step)(void *env, int fmu, double t, double h, int done),
-                     void *step_env, char *msg, size_t size);
+                     const SartMasterOptions *o, char *msg, size_t size);
 
 #endif

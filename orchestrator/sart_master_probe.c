@@ -38,9 +38,10 @@ static SartStatus probe_step(SartInner *in, int f, double t, double h,
 }
 
 int sart_probe_state(const SartScenario *sc, int f, double start, double h,
-                     void (*on_step)(void *env, int fmu, double t, double h, int done),
-                     void *step_env, char *msg, size_t size)
+                     const SartMasterOptions *o, char *msg, size_t size)
 {
+	void (*on_step)(void *, int, double, double, int) = o ? o->on_step : NULL;
+	void *step_env = o ? o->step_env : NULL;
 	const SartFmu *fm = &sc->fmus[f];
 	SartInner *in = NULL;
 	void *snap = NULL;
@@ -57,10 +58,14 @@ int sart_probe_state(const SartScenario *sc, int f, double start, double h,
 		put(msg, size, "out of memory");
 		goto done;
 	}
+	const SartFmuTypes *ty = o && o->fmu_types ? &o->fmu_types[f] : NULL;
 	SartInnerConfig cfg = {fm->name, fm->dir, fm->model_identifier, fm->version,
 	                       fm->caps & SEAM_CAPS,
-	                       NULL, NULL, NULL, 0};
-	if (!ok(sart_inner_load(&cfg, &in))) {
+	                       NULL, NULL, ty ? ty->types : NULL, ty ? ty->n : 0};
+	/* the run's own loader: an FMU run out of process is probed out of process too, so
+	 * that a crash in the probe is a failed call, as in the run */
+	if (!ok(o && o->load_inner ? o->load_inner(o->load_env, &cfg, &in)
+	                           : sart_inner_load(&cfg, &in))) {
 		put(msg, size, "%s: cannot load the FMU", fm->name);
 		goto done;
 	}

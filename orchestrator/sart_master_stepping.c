@@ -197,8 +197,7 @@ int master_probe_all(Master *m, const char *why)
 		return 0;
 	m->probed = 1;
 	for (int f = 0; f < m->sc->nfmus; f++)
-		if (sart_probe_state(m->sc, f, m->o->start, m->o->step, m->o->on_step,
-		                     m->o->step_env, msg, sizeof msg) == 1)
+		if (sart_probe_state(m->sc, f, m->o->start, m->o->step, m->o, msg, sizeof msg) == 1)
 			return master_fail(m, "%s claims canGetAndSetFMUstate, but its state cannot be "
 			                   "restored (state probe: %s); %s", m->sc->fmus[f].name, msg, why);
 	return 0;

@@ -99,6 +99,7 @@ typedef struct SimArgs {
 	double tolerance, min_step, max_step;
 	double step_timeout; /* s, 0 for none */
 	const char *isolate; /* --isolate: all or INST,... run out of process; NULL for none */
+	double call_timeout; /* s: an isolated FMU's limit on every call but doStep */
 	double realtime;     /* wall seconds per simulated second, 0 for none */
 	int max_overruns;    /* more stop the run; -1 for no limit */
 	bool profile;
@@ -359,6 +360,9 @@ const CliOption sim_options[] = {
 	{"--isolate", CLI_VALUE, "all|INST,...", cli_set_string, AT(isolate), SIM, 0,
 	 "run these FMUs (all, or instances) each in a child process: a crash, exit or hang "
 	 "(--step-timeout) in one is a failed call", NULL},
+	{"--call-timeout", CLI_VALUE, "SECONDS", set_seconds, AT(call_timeout), SIM, 0,
+	 "with --isolate: wall-clock limit on any other call of an isolated FMU (instantiate, "
+	 "initialization, values, states, terminate; default 600)", NULL},
 	{"--realtime", CLI_OPT_NUMBER, "SCALE", set_realtime, AT(realtime), SIM, 0,
 	 "pace the run: the point at t waits until (t - T0) * SCALE wall seconds after the "
 	 "first (SCALE: wall seconds per simulated second, default 1); a point reached later is "
@@ -482,6 +486,7 @@ static int parse_args(const CliCommand *cmd, Compilation *c, int argc, char **ar
 	a->stop = NAN;
 	a->step = NAN;
 	a->max_overruns = -1;
+	a->call_timeout = SART_ISOLATE_DEFAULT_CALL_TIMEOUT;
 	const char **operands = calloc((size_t)argc + 1, sizeof *operands);
 	int n = 0;
 	if (!operands) {
@@ -937,7 +942,8 @@ static int run_once(Sim *s, const SartScenario *sc, double step, const char *lab
 	struct sigaction sa, old_int, old_term, old_alrm;
 	SimIsolate isolate;
 	char why[1024];
-	if (sim_isolate_prepare(&isolate, a->isolate, sc, a->step_timeout, &o, why, sizeof why)) {
+	if (sim_isolate_prepare(&isolate, a->isolate, sc, a->step_timeout, a->call_timeout, &o,
+	                        why, sizeof why)) {
 		fprintf(stderr, "sacc simulate: %s\n", why);
 		return 1;
 	}
@@ -1247,7 +1253,7 @@ static int run(Sim *s)
 	sc = scenario(s);
 	if (a->probe) {
 		char msg[1024];
-		int pr = sart_probe_state(&sc, 0, a->start, a->step, NULL, NULL, msg, sizeof msg);
+		int pr = sart_probe_state(&sc, 0, a->start, a->step, NULL, msg, sizeof msg);
 		if (pr == 0) {
 			printf("%s: %s\n", s->fmus[0].name, msg);
 			return 0;

@@ -26,7 +26,9 @@
 
 typedef enum SartHostOp {
 	SART_OP_NONE,
-	SART_OP_LOAD, /* data: name, dir, model identifier (NUL-ended); n: version; id: caps */
+	SART_OP_LOAD, /* data: name, dir, model identifier (NUL-ended); n: version; id: caps;
+	               * then at an 8-aligned offset the FMI 3.0 types: a uint64 count, count
+	               * pairs {uint32 vr, uint32 SartValueType}, count NUL-ended names */
 	SART_OP_INSTANTIATE, /* data: guid; flags: logging on */
 	SART_OP_ENTER_INIT,  /* d: tolerance, start, stop; flags: 1 tolerance, 2 stop defined */
 	SART_OP_EXIT_INIT,

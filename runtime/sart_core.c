@@ -369,7 +369,8 @@ static SartStatus load_inner(SartWrapper *w, const char *resource_dir, unsigned 
 	snprintf(inner_dir, len, "%s/%s", resource_dir, im->name);
 	SartInnerConfig cfg = {im->name, inner_dir, im->model_identifier, im->version,
 	                       im->caps, inner_logger, w, NULL, 0};
-	SartStatus st = sart_inner_load(&cfg, &w->inner[f]);
+	SartStatus st = im->isolated ? sart_load_isolated_inner(&cfg, &w->inner[f])
+	                             : sart_inner_load(&cfg, &w->inner[f]);
 	free(inner_dir);
 	if (st != SART_OK && st != SART_WARNING) {
 		sart_wlog(w, SART_ERROR, "%s: cannot load inner FMU '%s'", call->name, im->name);
@@ -404,6 +405,11 @@ SartStatus sart_core_load_inners(SartWrapper *w, const char *resource_dir,
 	storage_defaults(w);
 	sart_refresh_plain(w);
 	w->fast = sart_fast_step_enabled();
+	/* the emitted fast step calls each inner through its direct route: an inner without
+	 * one (isolated) leaves every step to the general path */
+	for (unsigned f = 0; f < m->ninners; f++)
+		if (!w->direct[f])
+			w->fast = 0;
 	w->route.direct = w->direct;
 	w->route.last = w->last;
 	return SART_OK;

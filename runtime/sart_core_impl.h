@@ -168,6 +168,9 @@ void sart_wlog(SartWrapper *w, SartStatus st, const char *fmt, ...) SART_PRINTF(
  * harmless value, and the rule-level calls that follow return at once. */
 void sart_fail(SartWrapper *w, SartStatus st, const char *fmt, ...) SART_PRINTF(3, 4);
 void sart_inner_failed(SartWrapper *w, SartStatus st, unsigned f, const char *what);
+/* Opens an isolated inner (SartInnerModel.isolated) out of process, with the host program
+ * beside the wrapper's library, its fatal outcomes contained (sart_wrapper_isolate.c). */
+SartStatus sart_load_isolated_inner(const SartInnerConfig *cfg, SartInner **out);
 /* A failing status moves the instance to the error or fatal phase; returns st. */
 SartStatus sart_settle(SartWrapper *w, SartStatus st);
 /* Runs body(w), which stops at its first failure; what it came to. */

@@ -30,6 +30,7 @@ typedef struct Host {
 	uint32_t log_dropped;
 	int reported; /* the call's outcome was recorded as a report */
 	char name[128];
+	SartVrType *vr_types; /* the load's FMI 3.0 types, names copied behind them */
 } Host;
 
 /* Appends one message to the call's log area; a full area drops it and counts. */
@@ -87,23 +88,65 @@ static const char *take_string(const unsigned char *data, size_t len, size_t *of
 	return s;
 }
 
+/* The FMI 3.0 types after the load's strings (from off): into ho->vr_types, one block
+ * holding the table and the names (the slot is overwritten by later requests).  Returns
+ * the count, or -1 on a malformed table. */
+static long take_types(Host *ho, const unsigned char *data, size_t len, size_t off)
+{
+	size_t table = sart_chan_span(off, 1, sizeof(uint64_t));
+	uint64_t count;
+	free(ho->vr_types);
+	ho->vr_types = NULL;
+	if (!table || table > len)
+		return -1;
+	memcpy(&count, data + sart_chan_span(off, 0, 1), sizeof count);
+	size_t pairs = table;
+	size_t end = count <= len ? sart_chan_span(table, (size_t)count, 2 * sizeof(uint32_t)) : 0;
+	if (!end || end > len)
+		return -1;
+	size_t names = end, name_bytes = 0;
+	for (uint64_t i = 0; i < count; i++) {
+		size_t at = names;
+		if (!take_string(data, len, &names))
+			return -1;
+		name_bytes += names - at;
+	}
+	size_t n = (size_t)count;
+	ho->vr_types = malloc(n * sizeof *ho->vr_types + name_bytes + 1);
+	if (!ho->vr_types)
+		return -1;
+	char *copy = (char *)(ho->vr_types + n);
+	memcpy(copy, data + end, name_bytes);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t pair[2];
+		memcpy(pair, data + sart_chan_span(pairs, 0, 1) + i * sizeof pair, sizeof pair);
+		if (pair[1] > SART_VT_UINT64)
+			return -1;
+		ho->vr_types[i] = (SartVrType){pair[0], (SartValueType)pair[1], copy};
+		copy += strlen(copy) + 1;
+	}
+	return (long)n;
+}
+
 static SartStatus do_load(Host *ho, const SartChanHeader *rq)
 {
 	const unsigned char *data = sart_chan_data(&ho->ch);
-	size_t off = 0;
-	const char *name = take_string(data, rq->req_len, &off);
-	const char *dir = take_string(data, rq->req_len, &off);
-	const char *id = take_string(data, rq->req_len, &off);
+	size_t off = 0, len = rq->req_len > ho->ch.data_cap ? 0 : (size_t)rq->req_len;
+	const char *name = take_string(data, len, &off);
+	const char *dir = take_string(data, len, &off);
+	const char *id = take_string(data, len, &off);
 	if (ho->in)
 		return host_fail(ho, SART_ERROR, "malformed request: the FMU is already loaded");
 	if (!name || !dir || !id)
 		return host_fail(ho, SART_ERROR, "malformed request: load without name, directory "
 		                 "and model identifier");
 	snprintf(ho->name, sizeof ho->name, "%s", name);
-	/* FMI 3.0 sized types do not cross the channel yet: such an inner's Reals are Float64
-	 * and its Integers Int32 here */
+	long ntypes = take_types(ho, data, len, off);
+	if (ntypes < 0)
+		return host_fail(ho, SART_ERROR, "malformed request: load with a bad table of FMI 3.0 "
+		                 "types");
 	SartInnerConfig cfg = {name, dir, id, (SartFmiVersion)rq->n, (unsigned)rq->id, host_log,
-	                       ho, NULL, 0};
+	                       ho, ho->vr_types, (size_t)ntypes};
 	return sart_inner_load(&cfg, &ho->in);
 }
 
@@ -320,6 +363,8 @@ static void host_quit(Host *ho)
 	ho->states = NULL;
 	sart_inner_free(ho->in);
 	ho->in = NULL;
+	free(ho->vr_types);
+	ho->vr_types = NULL;
 }
 
 static int parse_long(const char *s, long *out)

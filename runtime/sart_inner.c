@@ -105,8 +105,11 @@ static void mark_fatal(SartInner *in)
 SartStatus sart_inner_report(SartInner *in, SartStatus st, const char *fmt, ...)
 {
 	va_list ap;
-	if (st == SART_FATAL)
+	if (st == SART_FATAL) {
 		mark_fatal(in);
+		if (in->fatal_as_error)
+			st = SART_ERROR;
+	}
 	va_start(ap, fmt);
 	format_prefixed(in->message, in->name, fmt, ap);
 	va_end(ap);
@@ -342,13 +345,16 @@ static int usable(SartInner *in, const char *fn)
 	return 1;
 }
 
-#define REFUSED(in) ((in) && (in)->fatal ? SART_FATAL : SART_ERROR)
+#define REFUSED(in) ((in) && (in)->fatal && !(in)->fatal_as_error ? SART_FATAL : SART_ERROR)
 
 /* Every call's result passes here, so a fatal one is remembered. */
 static SartStatus noted(SartInner *in, SartStatus st)
 {
-	if (st == SART_FATAL)
+	if (st == SART_FATAL) {
 		mark_fatal(in);
+		if (in->fatal_as_error)
+			st = SART_ERROR;
+	}
 	return st;
 }
 

@@ -41,6 +41,8 @@ struct SartInner {
 	size_t nvr_types;
 	int instantiated;
 	int fatal;          /* a call returned SART_FATAL: no further calls into the FMU */
+	int fatal_as_error; /* a contained inner (SartIsolation.contained): a fatal outcome is
+	                     * remembered as fatal but returned and logged as SART_ERROR */
 	int callable;       /* instantiated && !fatal: the hot calls' one test */
 	const SartInnerDirect *direct; /* the back end's, or NULL: set at bind, closed through
 	                               * ops->close_direct whenever callable becomes 0 */

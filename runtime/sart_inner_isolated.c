@@ -209,6 +209,9 @@ static SART_COLD SartStatus answered_slowly(SartInner *in, uint32_t op, int32_t 
 		return sart_inner_report(in, (SartStatus)st, "%s returned %s", what,
 		                         status_name((SartStatus)st));
 	}
+	/* the child's report marked the FMU as fatal already (sart_inner_report) */
+	if (st == SART_FATAL && in->fatal_as_error)
+		return SART_ERROR;
 	return (SartStatus)st;
 }
 
@@ -297,6 +300,50 @@ static SartStatus put_strings(Iso *iso, size_t off, const char *const s[], size_
 	return SART_OK;
 }
 
+/* Appends the NUL-ended s at *off; SART_ERROR when it does not fit. */
+static SartStatus put_string(Iso *iso, const char *s, size_t *off)
+{
+	size_t len = strlen(s) + 1;
+	if (*off > iso->ch.data_cap || len > iso->ch.data_cap - *off)
+		return SART_ERROR;
+	memcpy(sart_chan_data(&iso->ch) + *off, s, len);
+	*off += len;
+	return SART_OK;
+}
+
+/* The load request (sart_channel.h): name, directory, model identifier, then the FMI 3.0
+ * types the child's seam needs to pick each getter and setter.  On SART_ERROR *off is what
+ * was needed so far. */
+static SartStatus put_load(Iso *iso, const SartInnerConfig *cfg, const char *name,
+                           size_t *off)
+{
+	const char *const parts[] = {name, cfg->dir ? cfg->dir : "",
+	                             cfg->model_identifier ? cfg->model_identifier : ""};
+	for (int i = 0; i < 3; i++)
+		if (put_string(iso, parts[i], off) != SART_OK)
+			return SART_ERROR;
+	size_t n = cfg->vr_types ? cfg->nvr_types : 0;
+	size_t table = sart_chan_span(*off, 1, sizeof(uint64_t));
+	size_t end = table ? sart_chan_span(table, n, 2 * sizeof(uint32_t)) : 0;
+	if (!end || end > iso->ch.data_cap)
+		return SART_ERROR;
+	unsigned char *data = sart_chan_data(&iso->ch);
+	uint64_t count = n;
+	memcpy(data + sart_chan_span(*off, 0, 1), &count, sizeof count);
+	unsigned char *p = data + sart_chan_span(table, 0, 1);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t pair[2] = {cfg->vr_types[i].vr, (uint32_t)cfg->vr_types[i].type};
+		memcpy(p + i * sizeof pair, pair, sizeof pair);
+	}
+	*off = end;
+	for (size_t i = 0; i < n; i++) {
+		const char *vname = cfg->vr_types[i].name;
+		if (put_string(iso, vname ? vname : "", off) != SART_OK)
+			return SART_ERROR;
+	}
+	return SART_OK;
+}
+
 SartStatus sart_inner_load_isolated(const SartInnerConfig *cfg, const SartIsolation *iso_cfg,
                                     SartInner **out)
 {
@@ -324,23 +371,14 @@ SartStatus sart_inner_load_isolated(const SartInnerConfig *cfg, const SartIsolat
 	iso->logbuf = logbuf;
 	iso->step_timeout = iso_cfg->step_timeout;
 	iso->call_timeout = iso_cfg->call_timeout;
+	in->fatal_as_error = iso_cfg->contained != 0;
 	in->impl = iso;
 	SartStatus st = spawn(in, iso_cfg);
 	if (st == SART_OK) {
-		const char *const parts[] = {name, cfg->dir ? cfg->dir : "",
-		                             cfg->model_identifier ? cfg->model_identifier : ""};
-		size_t end = 0, off = 0;
-		unsigned char *data = sart_chan_data(&iso->ch);
-		for (int i = 0; i < 3; i++) {
-			size_t len = strlen(parts[i]) + 1;
-			if (len > iso->ch.data_cap - off) {
-				st = too_small(in, SART_OP_LOAD, len);
-				break;
-			}
-			memcpy(data + off, parts[i], len);
-			off += len;
-		}
-		(void)end;
+		size_t off = 0;
+		st = put_load(iso, cfg, name, &off);
+		if (st != SART_OK)
+			st = too_small(in, SART_OP_LOAD, off);
 		iso->ch.h->req_len = off;
 		iso->ch.h->n = (uint64_t)cfg->version;
 		iso->ch.h->id = cfg->caps;
@@ -576,14 +614,13 @@ static SartStatus iso_do_step(SartInner *in, double t, double h, int no_set_stat
 	hd->d[1] = h;
 	hd->flags = no_set_state_prior ? 1u : 0u;
 	SartStatus st = call(in, SART_OP_DO_STEP, iso->step_timeout);
-	if (st == SART_OK || st == SART_WARNING) {
-		*reached = t + h;
-	} else if (st == SART_DISCARD) {
+	if (st == SART_OK || st == SART_WARNING || st == SART_DISCARD) {
+		/* short of t + h after a discard, or an early return (FMI 3.0) */
 		double r = hd->reached;
 		if (!(r >= t && r <= t + h))
-			return lost(in, SART_OP_DO_STEP, "the FMU's process answered garbage (a discard "
+			return lost(in, SART_OP_DO_STEP, "the FMU's process answered garbage (a step "
 			            "reaching t = %g)", r);
-		*reached = r;
+		*reached = st == SART_DISCARD || (in->caps & SART_CAP_EARLY_RETURN) ? r : t + h;
 	} else {
 		*reached = NAN;
 	}

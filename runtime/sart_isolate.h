@@ -27,9 +27,19 @@ typedef struct SartIsolation {
 	double call_timeout;   /* s for any other call; 0 for no limit */
 	size_t shm_size;       /* bytes of the shared slot; 0 for the default (4 MiB) */
 	double spin_us;        /* how long each side spins before sleeping; < 0 for the default */
+	/* 1: the FMU's fatal outcomes (its own SART_FATAL, or its process lost: crashed, killed,
+	 * exited, garbage, a time limit) are returned as SART_ERROR, the FMU still getting no
+	 * further call.  The caller's process is unharmed, so a wrapper FMU over the inner need
+	 * not be lost with it: it returns an error to its importer, which may still free it. */
+	int contained;
 } SartIsolation;
 
 #define SART_ISOLATE_DEFAULT_SHM ((size_t)4 << 20)
+
+/* The limit on any call but doStep that wrapper FMUs use, and `sacc simulate` unless
+ * --call-timeout says otherwise: generous, since instantiation and initialization of a large
+ * FMU may take long, but a hang still ends. */
+#define SART_ISOLATE_DEFAULT_CALL_TIMEOUT 600.0
 
 /* As sart_inner_load, in a child running iso->host_path.  On failure *out is NULL and the
  * message went to cfg->logger. */

@@ -89,6 +89,10 @@ typedef struct SartInnerModel {
 	unsigned caps;                /* SART_CAP_* from its model description */
 	SartPorts in[SART_NTYPES];
 	SartPorts out[SART_NTYPES];
+	/* 1: run out of process (`for isolated inner fmu`, `sacc build --isolate`), in the host
+	 * program shipped beside the wrapper's library; a crash or hang in it is an error of the
+	 * wrapper's call.  0 (omitted): loaded into the wrapper's process. */
+	int isolated;
 } SartInnerModel;
 
 typedef struct SartWrapper SartWrapper;

@@ -358,6 +358,7 @@ Inner *chk_resolve_inner(Ctx *x, Node *decl)
 			  chk_fmu_dirs_searched(x, path), base_name(path));
 		return in;
 	}
+	in->isolated = (kind & KIND_ISOLATED) != 0;
 	if (kind & (KIND_MOORE | KIND_MEALY))
 		in->mealy = (kind & KIND_MEALY) != 0;
 	if (kind & (KIND_REACTIVE | KIND_DELAYED))

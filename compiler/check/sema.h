@@ -46,6 +46,8 @@ typedef struct Inner {
 	InnerPort *ports;
 	int nports;
 	bool mealy, reactive;
+	bool isolated;        /* run out of process: `for isolated inner fmu`, or sacc build
+	                       * --isolate naming it (set by the packager before emission) */
 } Inner;
 
 typedef struct SaInfo {

@@ -1232,6 +1232,8 @@ static void emit_inner_table(Ec *e, StrBuf *o)
 				sb_printf(&caps, "%s%s", caps.len ? " | " : "", cap_names[b]);
 		sb_printf(o, "\t\t.caps = %s,\n", caps.len ? sb_str(&caps) : "0");
 		sb_free(&caps);
+		if (ic->in->isolated)
+			sb_puts(o, "\t\t.isolated = 1,\n");
 		for (int dir = 0; dir < 2; dir++) {
 			bool any = false;
 			for (int t = 0; t < T_N; t++)

@@ -868,7 +868,8 @@ void ast_print_adaptation(StrBuf *o, const Node *sa)
 			sb_putc(o, '\n');
 			continue;
 		}
-		sb_printf(o, "\tfor inner fmu %s", kind_words(in->flags));
+		sb_printf(o, "\tfor %sinner fmu %s", in->flags & KIND_ISOLATED ? "isolated " : "",
+			  kind_words(in->flags));
 		put_name(o, in->tname);
 		sb_putc(o, ' ');
 		put_name(o, in->name);

@@ -88,6 +88,7 @@ typedef enum NodeKind {
 enum {
 	KIND_REACTIVE = 1, KIND_DELAYED = 2, KIND_MOORE = 4, KIND_MEALY = 8,
 	KIND_WITHOUT_MASTER = 16,
+	KIND_ISOLATED = 32, /* an inner FMU: `for isolated inner fmu` */
 };
 
 enum { BIND_NONE, BIND_TO /* -> */, BIND_FROM /* <- */ };

@@ -41,6 +41,9 @@ static const char *const cc_flags[] = {
 	"-Wpedantic", "-Werror", "-Isources", "-Isources/fmi2",
 };
 
+/* The host program's main (runtime/host/), only in a wrapper with isolated inners. */
+#define HOST_MAIN "host/sacc_fmu_host.c"
+
 typedef struct Job {
 	Node *sa;
 	SaInfo *info;
@@ -208,6 +211,24 @@ static int run(char *const argv[], const char *cwd, StrBuf *output)
 	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
 }
 
+/* Whether list ("all", or names separated by commas) names name. */
+static bool list_names(const char *list, const char *name)
+{
+	if (strcmp(list, "all") == 0)
+		return true;
+	size_t n = strlen(name);
+	for (const char *p = list; *p;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		if (len == n && strncmp(p, name, n) == 0)
+			return true;
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	return false;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -319,6 +340,77 @@ oom:
 	return 1;
 }
 
+/* The host program of isolated inners (runtime/sart_isolate.h), beside the wrapper's
+ * library: the seam and its back ends with the host's main, compiled by the same compiler
+ * as the library so that it runs wherever the library does; it needs libc (and libdl, libm)
+ * only. */
+static const char *const host_sources[] = {
+	"sources/" HOST_MAIN, "sources/sart_channel.c", "sources/sart_host.c",
+	"sources/sart_inner.c", "sources/sart_inner_fmi2.c", "sources/sart_inner_fmi3.c",
+};
+
+static const char *const host_flags[] = {
+	"-std=c99", "-O2", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-Isources",
+	"-Isources/fmi2",
+};
+
+static int compile_host(Build *b, Job *j, const char *tree)
+{
+	Compilation *c = b->c;
+	Arena *a = c->arena;
+	const char *cc = b->o && b->o->cc && *b->o->cc ? b->o->cc : getenv("CC");
+	if (!cc || !*cc)
+		cc = "cc";
+	size_t nh = sizeof host_flags / sizeof *host_flags;
+	size_t ns = sizeof host_sources / sizeof *host_sources;
+	const char **argv = arena_alloc(a, (strlen(cc) + nh + ns + 8) * sizeof *argv);
+	int argc = 0;
+	char *words = arena_strdup(a, cc);
+	for (char *w = strtok(words, " \t"); w; w = strtok(NULL, " \t"))
+		argv[argc++] = w;
+	for (size_t i = 0; i < nh; i++)
+		argv[argc++] = host_flags[i];
+	argv[argc++] = "-o";
+	argv[argc++] = arena_printf(a, "%s/sacc-fmu-host", platform_dir(b, j));
+	for (size_t i = 0; i < ns; i++)
+		argv[argc++] = host_sources[i];
+	argv[argc++] = "-ldl";
+	argv[argc++] = "-lm";
+	argv[argc] = NULL;
+	StrBuf out;
+	sb_init(&out);
+	int st = run((char *const *)argv, tree, &out);
+	if (st != 0) {
+		if (st < 0)
+			diag_error(c->diag, j->sa->loc, "cannot run the C compiler '%s': %s", argv[0],
+				   strerror(errno));
+		else
+			diag_error(c->diag, j->sa->loc, "the C compiler '%s' failed on the host program "
+				   "of the isolated inners of '%s' (status %d)", argv[0], j->sa->name, st);
+		while (out.len > 0 && out.data[out.len - 1] == '\n')
+			out.data[--out.len] = '\0';
+		if (out.len)
+			diag_note(c->diag, (Loc){0}, "its output:\n%s", sb_str(&out));
+	}
+	sb_free(&out);
+	return st != 0;
+}
+
+/* Marks the inners o->isolate names (all, or a comma-separated list) as isolated; returns
+ * whether any inner of the adaptation is. */
+static bool mark_isolated(const Build *b, SaInfo *info)
+{
+	const char *list = b->o ? b->o->isolate : NULL;
+	bool any = false;
+	for (int i = 0; info && i < info->ninners; i++) {
+		Inner *in = info->inners[i];
+		if (list && list_names(list, in->name))
+			in->isolated = true;
+		any |= in->isolated;
+	}
+	return any;
+}
+
 /* ---- the tree ---------------------------------------------------------------------------------- */
 
 static int write_new_file(const char *path, const unsigned char *data, size_t n)
@@ -352,11 +444,11 @@ static bool for_version(const char *path, bool fmi3)
 }
 
 /* Every embedded runtime file under sources/, keeping runtime/'s layout. */
-static int write_runtime(Compilation *c, const char *sources, bool fmi3)
+static int write_runtime(Compilation *c, const char *sources, bool fmi3, bool host)
 {
 	for (size_t i = 0; i < pkg_nruntime_files; i++) {
 		const PkgFile *f = &pkg_runtime_files[i];
-		if (!for_version(f->path, fmi3))
+		if (!for_version(f->path, fmi3) || (!host && strncmp(f->path, "host/", 5) == 0))
 			continue;
 		const char *path = arena_printf(c->arena, "%s/%s", sources, f->path);
 		const char *slash = strrchr(path, '/');
@@ -705,6 +797,7 @@ static int build_one(Build *b, Job *j)
 	for (int i = 0; i < ninners; i++)
 		if (resolve_inner(b, j, info->inners[i], &ias[i]) != 0)
 			return 1;
+	bool host = mark_isolated(b, info);
 	EmitLayout *l = info ? emit_layout(c, info) : NULL;
 	if (!l) {
 		diag_error(d, j->sa->loc, "adaptation '%s' was not reduced to its explicit form",
@@ -735,9 +828,10 @@ static int build_one(Build *b, Job *j)
 			   strerror(errno));
 		goto done;
 	}
-	if (emit_c_to_dir(c, l, sources) != 0 || write_runtime(c, sources, wants_fmi3(b, j)) != 0)
+	if (emit_c_to_dir(c, l, sources) != 0 ||
+	    write_runtime(c, sources, wants_fmi3(b, j), host) != 0)
 		goto done;
-	if (compile(b, j, tree, id) != 0)
+	if (compile(b, j, tree, id) != 0 || (host && compile_host(b, j, tree) != 0))
 		goto done;
 	const char *md = arena_printf(a, "%s/modelDescription.xml", tree);
 	if ((wants_fmi3(b, j) ? emit_md3_to_file(c, l, md) : emit_md_to_file(c, l, md)) != 0)
@@ -779,6 +873,32 @@ done:
 	return rc;
 }
 
+/* --isolate: "all", or names each of which some adaptation built has as an inner. */
+static int check_isolate_list(Build *b)
+{
+	const char *list = b->o->isolate;
+	if (strcmp(list, "all") == 0)
+		return 0;
+	for (const char *p = list;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		bool found = false;
+		for (int k = 0; k < b->njobs && !found; k++)
+			for (int i = 0; b->jobs[k].info && i < b->jobs[k].info->ninners && !found; i++) {
+				const char *name = b->jobs[k].info->inners[i]->name;
+				found = strlen(name) == len && strncmp(name, p, len) == 0;
+			}
+		if (!found) {
+			diag_error(b->c->diag, (Loc){0}, "--isolate: no adaptation built has an inner "
+				   "fmu '%.*s'", (int)len, p);
+			return 1;
+		}
+		if (!comma)
+			return 0;
+		p = comma + 1;
+	}
+}
+
 int pkg_build(Compilation *c, Module **mods, int nmods, const PkgOptions *o)
 {
 	int before = diag_errors(c->diag);
@@ -818,6 +938,8 @@ int pkg_build(Compilation *c, Module **mods, int nmods, const PkgOptions *o)
 			b.jobs[b.njobs++] = (Job){e, info, out, 0, false, false};
 		}
 	}
+	if (o && o->isolate && check_isolate_list(&b) != 0)
+		return 1;
 	if (diag_errors(c->diag) != before)
 		return diag_errors(c->diag) - before;
 	if (o && o->out_dir && !make_dirs(o->out_dir)) {

@@ -63,8 +63,8 @@ int zip_extract(const char *archive, const char *dir, const ZipLimits *lim, Diag
 
 /* Zips every regular file under dir into archive, reproducibly: modelDescription.xml first,
  * the rest in byte order of their paths; no directory entries, no extra fields; every entry
- * dated 1980-01-01 00:00, made by Unix, mode 0755 when its name ends in ".so" and 0644
- * otherwise, deflated at level 9.  Anything under dir that is not a regular file or a
+ * dated 1980-01-01 00:00, made by Unix, mode 0755 when its name ends in ".so" or the file
+ * is executable (the host program of isolated inners) and 0644 otherwise, deflated at level 9.  Anything under dir that is not a regular file or a
  * directory is an error.  Returns 0, or 1 after a report. */
 int zip_write_dir(const char *dir, const char *archive, DiagSink *d);
 
@@ -80,6 +80,10 @@ typedef struct PkgOptions {
 	int fmi_version;      /* the wrappers' FMI version: 3 for FMI 3.0 (the FMI 3.0 skin,
 	                       * binaries/x86_64-linux/, the 3.0 model description); 0 or 2 for
 	                       * FMI 2.0 */
+	const char *isolate;  /* "all" or "A,B,...": the inner instances run out of process (as
+	                       * if declared `for isolated inner fmu`), in the host program
+	                       * compiled beside the wrapper's library; NULL: only those the
+	                       * scripts declare so.  A name no adaptation built has is an error. */
 } PkgOptions;
 
 /* `sacc build`: one FMU per adaptation declared in mods (modules loaded and reduced with

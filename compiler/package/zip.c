@@ -78,6 +78,8 @@ typedef struct Entry {
 	char *shown;     /* the name as the archive has it, made printable, for messages */
 	char *path;      /* canonical: no empty or "." components, no trailing '/'; "" = root */
 	bool is_dir;
+	bool exec;       /* made by Unix with the owner's execute bit: a program (the host of
+	                  * isolated inners), extracted executable */
 	uint64_t usize, csize;
 } Entry;
 
@@ -156,6 +158,7 @@ static const char *entry_refusal(Entry *e, const char *name, const unz_file_info
 	unsigned host = (unsigned)(fi->version >> 8) & 0xff;
 	unsigned mode = (unsigned)(fi->external_fa >> 16) & 0xffff;
 	unsigned type = mode & S_IFMT;
+	e->exec = (host == 3 || host == 19) && (mode & S_IXUSR) != 0;
 	if (!e->shown)
 		why = "out of memory";
 	else if (nl != fi->size_filename)
@@ -374,7 +377,7 @@ static int extract_one(unzFile uf, int root, const Entry *e, const char *archive
 		rc = 0;
 		goto done;
 	}
-	mode_t mode = ends_with(last, ".so") ? 0755 : 0644;
+	mode_t mode = ends_with(last, ".so") || e->exec ? 0755 : 0644;
 	fd = openat(dfd, last, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 	if (fd < 0) {
 		diag_error(d, where, "cannot extract entry '%s': %s", e->shown, strerror(errno));
@@ -593,7 +596,9 @@ static int add_file(zipFile zf, const char *root, const char *rel, const char *a
 	memset(&info, 0, sizeof info);
 	info.tmz_date.tm_year = 1980; /* 1980-01-01 00:00, the zip epoch */
 	info.tmz_date.tm_mday = 1;
-	unsigned long mode = ends_with(rel, ".so") ? 0100755 : 0100644;
+	struct stat st;
+	bool exec = fstat(fileno(in), &st) == 0 && (st.st_mode & S_IXUSR);
+	unsigned long mode = ends_with(rel, ".so") || exec ? 0100755 : 0100644;
 	info.external_fa = mode << 16;
 	/* version made by 3 (Unix), so that readers honour the mode bits; 2.0 needed to extract */
 	if (zipOpenNewFileInZip4_64(zf, rel, &info, NULL, 0, NULL, 0, NULL, Z_DEFLATED, 9, 0,

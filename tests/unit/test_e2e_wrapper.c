@@ -98,10 +98,17 @@ static void read_guid(const char *dir, char *out, size_t size)
 	assert_true(out[0] != '\0');
 }
 
-/* Unpacks BUILD/<sub>/<id>.fmu into BUILD/e2e-unpacked/<sub>/<id>/ with `sacc unpack`, loads it. */
+/* Unpacks BUILD/<sub>/<id>.fmu into BUILD/e2e-unpacked/<sub>/<id>/ with `sacc unpack`, loads it.
+ * With SACC_TEST_ISOLATE=1 (`make check-isolated`) BUILD/<sub>-iso/<id>.fmu instead: the same
+ * scripts built with `sacc build --isolate all`, every inner out of process. */
 static void fmu_open(Fmu *f, const char *sub, const char *id)
 {
-	char cmd[3 * PATH_MAX], rel[PATH_MAX];
+	char cmd[3 * PATH_MAX], rel[PATH_MAX], iso_sub[64];
+	const char *iso = getenv("SACC_TEST_ISOLATE");
+	if (iso && !strcmp(iso, "1")) {
+		snprintf(iso_sub, sizeof iso_sub, "%s-iso", sub);
+		sub = iso_sub;
+	}
 	snprintf(rel, sizeof rel, "%s/e2e-unpacked/%s/%s", build_dir(), sub, id);
 	snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s/e2e-unpacked/%s' && "
 	         "'%s/sacc' unpack '%s/%s/%s.fmu' '%s'", rel, build_dir(), sub, build_dir(),

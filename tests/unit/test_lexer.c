@@ -173,6 +173,7 @@ static const Spelling keywords[] = {
 	{"quantize", TK_QUANTIZE}, {"every", TK_EVERY}, {"offset", TK_OFFSET},
 	{"triggered", TK_TRIGGERED}, {"by", TK_BY}, {"periodic", TK_PERIODIC},
 	{"multiplied", TK_MULTIPLIED}, {"implied", TK_IMPLIED}, {"extract", TK_EXTRACT},
+	{"isolated", TK_ISOLATED},
 	{"directionalderivative", TK_DIRECTIONALDERIVATIVE},
 	{"timederivative", TK_TIMEDERIVATIVE},
 };
@@ -300,7 +301,7 @@ static const char *const spec_reserved[] = {
 	"successive", "substitution", "starts", "delay", "multiply", "rate", "times",
 	"interpolation", "order", "no", "first", "second", "third", "fourth", "zero", "hold",
 	"ZOH", "FOH", "crossing", "absolute", "relative", "tolerance", "quantize", "every",
-	"offset", "triggered", "by", "periodic", "multiplied", "implied", "extract",
+	"offset", "triggered", "by", "periodic", "multiplied", "implied", "extract", "isolated",
 	"directionalderivative", "timederivative",
 };
 

@@ -85,7 +85,7 @@ static SartInner *open_fmu(const char *model, const char *name, unsigned caps, i
 	char dir[512];
 	snprintf(dir, sizeof dir, "%s/fmus/%s", test_build_dir(), model);
 	SartInnerConfig cfg = {name, dir, model, SART_FMI2, caps, capture, log, NULL, 0};
-	SartIsolation def = {host_path(), 0, 0, 0, -1};
+	SartIsolation def = {host_path(), 0, 0, 0, -1, 0};
 	SartInner *in = NULL;
 	SartStatus st = isolated ? sart_inner_load_isolated(&cfg, iso ? iso : &def, &in)
 	                         : sart_inner_load(&cfg, &in);
@@ -294,7 +294,7 @@ static void isolate__window_strings_and_derivatives__carried(void **state)
 static void crash_case(int fault, double step_timeout, const char *want)
 {
 	Log log = {0};
-	SartIsolation iso = {host_path(), step_timeout, 0, 0, -1};
+	SartIsolation iso = {host_path(), step_timeout, 0, 0, -1, 0};
 	SartInner *f = open_fmu("faulty", "faulty", SART_CAP_GET_SET_STATE, 1, &iso, &log, SART_OK);
 	start(f, FAULTY_GUID);
 	SartVr vr = F_FAULT;
@@ -365,7 +365,7 @@ static void isolate__shared_memory_too_small__error_not_crash(void **state)
 {
 	(void)state;
 	Log log = {0};
-	SartIsolation iso = {host_path(), 0, 0, SART_CHAN_DATA_OFFSET + SART_CHAN_MIN_SIZE, -1};
+	SartIsolation iso = {host_path(), 0, 0, SART_CHAN_DATA_OFFSET + SART_CHAN_MIN_SIZE, -1, 0};
 	SartInner *w = open_fmu("window", "window", 0, 1, &iso, &log, SART_OK);
 	start(w, WINDOW_GUID);
 	size_t n = SART_CHAN_MIN_SIZE / 4;
@@ -388,7 +388,7 @@ static void isolate__shared_memory_too_small__error_not_crash(void **state)
 static void bad_host_case(const char *mode, double timeout, const char *want)
 {
 	Log log = {0};
-	SartIsolation iso = {self_path, 0, timeout, 0, -1};
+	SartIsolation iso = {self_path, 0, timeout, 0, -1, 0};
 	setenv("SART_TEST_BAD_HOST", mode, 1);
 	SartInner *in = open_fmu("window", "window", 0, 1, &iso, &log, SART_ERROR);
 	unsetenv("SART_TEST_BAD_HOST");
@@ -418,7 +418,7 @@ static void isolate__missing_host__clear_error(void **state)
 {
 	(void)state;
 	Log log = {0};
-	SartIsolation iso = {"/nonexistent/sacc-fmu-host", 0, 0, 0, -1};
+	SartIsolation iso = {"/nonexistent/sacc-fmu-host", 0, 0, 0, -1, 0};
 	assert_null(open_fmu("window", "window", 0, 1, &iso, &log, SART_ERROR));
 	assert_contains(log.all, "[window] cannot run the FMU host '/nonexistent/sacc-fmu-host': "
 	                         "No such file or directory");
@@ -464,6 +464,27 @@ static void isolate__malformed_requests__answered_as_errors(void **state)
 		const char *text = (const char *)sart_chan_log(&ch) + sizeof(SartLogRecord) +
 		                   ((SartLogRecord *)sart_chan_log(&ch))->cat_len;
 		assert_contains(text, cases[i].want);
+	}
+	/* a load whose table of FMI 3.0 types runs past the request, or names no type */
+	static const struct {
+		uint64_t count;
+		uint32_t type;
+	} tables[] = {{1000000, 0}, {1, 99}};
+	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+		unsigned char *d = sart_chan_data(&ch);
+		uint32_t pair[2] = {7, tables[i].type};
+		memcpy(d, "a\0b\0c\0\0", 8);
+		memcpy(d + 8, &tables[i].count, 8);
+		memcpy(d + 16, pair, 8);
+		memcpy(d + 24, "v\0", 2);
+		ch.h->op = SART_OP_LOAD;
+		ch.h->n = 3;
+		ch.h->req_len = 26;
+		assert_int_equal(sart_chan_call(&ch, pid, 5.0, &seq, &ws), SART_WAIT_ANSWERED);
+		assert_int_equal(ch.h->status, SART_ERROR);
+		const char *text = (const char *)sart_chan_log(&ch) + sizeof(SartLogRecord) +
+		                   ((SartLogRecord *)sart_chan_log(&ch))->cat_len;
+		assert_contains(text, "malformed request: load with a bad table of FMI 3.0 types");
 	}
 	ch.h->op = SART_OP_QUIT;
 	assert_int_equal(sart_chan_call(&ch, pid, 5.0, &seq, &ws), SART_WAIT_ANSWERED);

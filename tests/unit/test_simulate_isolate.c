@@ -204,6 +204,63 @@ static void isolate__bad_list_or_missing_host__clear_errors(void **state)
 	assert_tmp_empty(c);
 }
 
+/* The state probe before a run that rolls back (here: step doubling) loads the FMU as the
+ * run does: out of process, so its crash in the probe's second step (t = 0.1 to 0.2, the
+ * fault striking after 0.15) is a failed call that leaves the probe inconclusive, and the
+ * run goes on to its own crash at the step from 0.1.  In process the probe's crash ends
+ * sacc before any step is accepted. */
+static void isolate__state_probe__out_of_process_too(void **state)
+{
+	Ctx *c = *state;
+	const char *b = test_build_dir();
+	char *shm = shm_names();
+	snprintf(c->cmd, sizeof c->cmd,
+	         "TMPDIR='%s' SACC_FMU_HOST='%s/host' exec '%s/sacc' simulate '%s/fmus/faulty.fmu' "
+	         "--stop 0.5 --step 0.1 --set faulty.fault=8 --set faulty.at=0.15 --step-control "
+	         "doubling --isolate all -o '%s/r.csv' >'%s/out.txt' 2>'%s/err.txt'",
+	         c->tmp, c->dir, b, b, c->dir, c->dir, c->dir);
+	int st = system(c->cmd);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 1);
+	char *err = file_in(c, "err.txt"), *csv = file_in(c, "r.csv");
+	assert_contains(err, "sacc simulate: at t = 0.10000000000000001: [faulty] doStep(t = "
+	                "0.10000000000000001, h = 0.20000000000000004): the FMU's process died of "
+	                "signal 11 (SIGSEGV");
+	assert_string_equal(csv, "time,faulty.x\n0,0\n0.1,0.1\n");
+	free(err);
+	free(csv);
+	assert_left_nothing(c, shm);
+	free(shm);
+}
+
+/* A host that never answers the first call (load): --call-timeout ends the wait, the run
+ * fails with the call and the limit named, and the host is killed. */
+static void isolate__call_timeout__hung_load_ends(void **state)
+{
+	Ctx *c = *state;
+	const char *b = test_build_dir();
+	char *shm = shm_names();
+	/* the scratch host is a link to the real one: replaced, not written through */
+	snprintf(c->cmd, sizeof c->cmd, "rm -f '%s/host' && printf '#!/bin/sh\nexec sleep 60\n' "
+	         ">'%s/host' && chmod 755 '%s/host'", c->dir, c->dir, c->dir);
+	assert_int_equal(system(c->cmd), 0);
+	snprintf(c->cmd, sizeof c->cmd,
+	         "TMPDIR='%s' SACC_FMU_HOST='%s/host' exec '%s/sacc' simulate '%s/fmus/faulty.fmu' "
+	         "--stop 0.5 --step 0.1 --isolate all --call-timeout 0.3 -o '%s/r.csv' "
+	         ">'%s/out.txt' 2>'%s/err.txt'", c->tmp, c->dir, b, b, c->dir, c->dir, c->dir);
+	int st = system(c->cmd);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 1);
+	char *err = file_in(c, "err.txt");
+	assert_contains(err, "[faulty] load: no answer within 0.3 s; the FMU's process was killed");
+	free(err);
+	char *now = shm_names();
+	assert_string_equal(now, shm);
+	free(now);
+	free(shm);
+	assert_tmp_empty(c);
+}
+
 /* sacc killed outright: its host child dies with it (PR_SET_PDEATHSIG). */
 static void isolate__orchestrator_killed__no_orphan(void **state)
 {
@@ -240,6 +297,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(isolate__bad_list_or_missing_host__clear_errors, setup,
 		                                teardown),
 		cmocka_unit_test_setup_teardown(isolate__orchestrator_killed__no_orphan, setup,
+		                                teardown),
+		cmocka_unit_test_setup_teardown(isolate__state_probe__out_of_process_too, setup,
+		                                teardown),
+		cmocka_unit_test_setup_teardown(isolate__call_timeout__hung_load_ends, setup,
 		                                teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -79,6 +79,7 @@ static const SartInnerModel inners[NINNERS] = {
 			{0, NULL, NULL, 0, 0},
 			{0, NULL, NULL, 0, 0},
 		},
+		0, /* in process */
 	},
 };
 
