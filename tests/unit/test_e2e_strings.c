@@ -56,7 +56,7 @@ static void build_as(int version, const char *sub)
 	assert_non_null(m);
 	int errors = drv_explicit(t->c, m, NULL);
 	if (!errors) {
-		PkgOptions o = {out, NULL, version};
+		PkgOptions o = {out, NULL, version, NULL};
 		errors = pkg_build(t->c, &m, 1, &o);
 	}
 	if (errors)
