@@ -35,7 +35,7 @@ HERE=tests/fuzz
 CFLAGS="-g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
         -fno-omit-frame-pointer -DARENA_DEBUG -std=c11 -D_POSIX_C_SOURCE=200809L
         -Icompiler -Icompiler/front -Icompiler/check -Icompiler/rewrite -Icompiler/emit
-        -Icompiler/package -Iorchestrator -Igenerated -I/usr/include/libxml2 -I/usr/include/minizip"
+        -Icompiler/package -Icompiler/ssp -Iorchestrator -Igenerated -I/usr/include/libxml2 -I/usr/include/minizip"
 LDFLAGS="-fsanitize=fuzzer,address,undefined"
 LIBS="-lxml2 -lminizip -ludunits2 -lm"
 
@@ -47,7 +47,7 @@ objs=""
 # (of orchestrator/, only the result tables: fuzz_csv's target; of runtime/, only the number
 # formatter that compiler/numfmt.c calls)
 for src in compiler/*.c compiler/front/*.c compiler/check/*.c compiler/rewrite/*.c \
-           compiler/emit/*.c compiler/package/*.c orchestrator/csv.c runtime/sart_numfmt.c generated/sa_*.c; do
+           compiler/emit/*.c compiler/package/*.c compiler/ssp/*.c orchestrator/csv.c runtime/sart_numfmt.c generated/sa_*.c; do
 	case $src in compiler/main.c) continue ;; esac
 	obj=$OUT/obj/$(basename "$src" .c).o
 	if [ ! -f "$obj" ] || [ -n "$(find "$src" compiler/*.h compiler/*/*.h orchestrator/*.h runtime/sart_numfmt*.h generated/*.h -newer "$obj")" ]; then
