@@ -257,7 +257,7 @@ static void import__transformation__refused(void **state)
 	stage(c, "maps", "maps", "alltypes3");
 	assert_int_equal(sacc_in_dir(c, "ssp import chain.ssp -o out"), 1);
 	char *err = file_in(c, "err.txt");
-	assert_contains(err, "chain.ssp:SystemStructure.ssd:49:11: error: cannot import: the "
+	assert_contains(err, "chain.ssp:SystemStructure.ssd:54:11: error: cannot import: the "
 	                "connection into 'sub.B.u' transforms values (a LinearTransformation), which "
 	                "a scenario module cannot say\n");
 	free(err);
