@@ -309,8 +309,8 @@ static void faulty_sa__ignored_set_state__next_step_refused_by_inner(void **stat
 	assert_logged("\nError logStatusError: [wrapper] do_step of 'faulty' failed: [faulty] "
 	              "fmi2DoStep(t = 0.1, h = 0.1) returned "
 	              "fmi2Error\n");
-	assert_logged("Error logInner: [faulty] fmi2DoStep: communication point 0.1 "
-	              "is not the instance's time 0.2\n");
+	assert_logged("Error logInner: [faulty] fmi2DoStep: communication point 0.10000000000000001 "
+	              "is not the instance's time 0.20000000000000001\n");
 	api.free_state(c, &s);
 	api.free_instance(c);
 }

@@ -223,10 +223,10 @@ static void isolate__state_probe__out_of_process_too(void **state)
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), 1);
 	char *err = file_in(c, "err.txt"), *csv = file_in(c, "r.csv");
-	assert_contains(err, "sacc simulate: at t = 0.10000000000000001: [faulty] doStep(t = "
-	                "0.10000000000000001, h = 0.20000000000000004): the FMU's process died of "
+	assert_contains(err, "sacc simulate: at t = 0.1: [faulty] doStep(t = 0.1, "
+	                "h = 0.20000000000000004): the FMU's process died of "
 	                "signal 11 (SIGSEGV");
-	assert_string_equal(csv, "time,faulty.x\n0,0\n0.1,0.1\n");
+	assert_string_equal(csv, "time [s],faulty.x\n0,0\n0.1,0.1\n");
 	free(err);
 	free(csv);
 	assert_left_nothing(c, shm);
