@@ -92,7 +92,7 @@ static int index_list(const bool *todo, int nruns, int base, char *buf, size_t s
 static int submit_array(const char *sacc, const char *dir, const char *list, int base,
                         const EnsSlurm *opt, char *jobid, size_t size)
 {
-	char array[16384], output[4200], chdir_opt[4200], wrap[8400], part[64], time[64];
+	char array[16384 + 32], output[4200], chdir_opt[4200], wrap[8400], part[64], time[64];
 	snprintf(array, sizeof array, "--array=%s", list);
 	if (opt->throttle)
 		snprintf(array + strlen(array), sizeof array - strlen(array), "%%%d", opt->throttle);
