@@ -5,7 +5,7 @@
  * libxml2 with everything that could reach outside the buffer switched off — no network,
  * no DTD loading, no entity substitution — and any DOCTYPE at all refused before its
  * internal subset is read, so no entity is ever declared, let alone fetched.  Depth,
- * attributes per element and the number of elements are bounded (MD_MAX_*) as start tags
+ * attributes per element and the number of elements are bounded (md_limits) as start tags
  * are read.  The tree is then walked once per section (units, types, variables,
  * structure), checking what the checker and emitter rely on, and classified as the
  * paper's section 2.2.1 says.
@@ -16,6 +16,7 @@
  * reported once, at the first error libxml2 finds; validation continues past errors so one
  * run shows them all. */
 #include "fmu.h"
+#include "xml_safe.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -25,87 +26,37 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <libxml/parser.h>
-#include <libxml/SAX2.h>
 #include <libxml/tree.h>
-#include <libxml/xmlerror.h>
 
 #define MD_ENTRY "modelDescription.xml"
 
 /* Bounds on the shape of a description, far beyond any real one (FMI nests six deep, a
  * ScalarVariable has about ten attributes) and checked as each start tag is read, so that
  * a hostile file cannot make libxml2 build a huge or deep tree within FMU_MD_MAX_BYTES. */
-#define MD_MAX_DEPTH 32
-#define MD_MAX_ATTRIBUTES 64
-#define MD_MAX_ELEMENTS 1000000
+static const XmlLimits md_limits = {
+	.max_depth = 32,
+	.max_attributes = 64,
+	.max_elements = 1000000,
+	.a_doc = "a model description",
+	.the_doc = "the model description",
+};
 
 typedef struct Reader {
 	DiagSink *d;
 	const char *name;     /* file name for messages */
-	const char *xml;
-	size_t len;
-	size_t *lines;        /* offsets of line starts, built on first use */
-	size_t nlines;
+	XmlText x;            /* the parsed document and its line table */
 	FmuInfo *fmu;
-	bool xml_error;       /* libxml2 has reported a fatal error (later ones are dropped) */
-	bool doctype;         /* a DOCTYPE was met and parsing stopped */
-	Loc doctype_loc;
-	bool over_limit;      /* an MD_MAX_* bound was broken (reported) and parsing stopped */
-	long elements;        /* start tags read so far */
 	bool oom;
 	int errors;
 	const xmlNode **var_elems; /* the element of each of fmu->vars, while reading */
-	startElementNsSAX2Func start_element; /* libxml2's own handler, which we wrap */
 } Reader;
 
 /* ---- locations -------------------------------------------------------------------------- */
 
-static bool build_lines(Reader *r)
-{
-	if (r->lines)
-		return true;
-	size_t n = 1;
-	for (size_t i = 0; i < r->len; i++)
-		n += r->xml[i] == '\n';
-	r->lines = malloc(n * sizeof *r->lines);
-	if (!r->lines)
-		return false;
-	r->nlines = 0;
-	r->lines[r->nlines++] = 0;
-	for (size_t i = 0; i < r->len; i++)
-		if (r->xml[i] == '\n')
-			r->lines[r->nlines++] = i + 1;
-	return true;
-}
-
-static Loc offset_loc(Reader *r, size_t off)
-{
-	Loc loc = {r->name, 0, 0, 0};
-	if (!build_lines(r))
-		return loc;
-	size_t lo = 0, hi = r->nlines; /* the last line start <= off */
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (r->lines[mid] <= off)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	loc.line = lo + 1 > INT_MAX ? INT_MAX : (int)(lo + 1);
-	size_t col = off - r->lines[lo] + 1;
-	loc.col = col > INT_MAX ? INT_MAX : (int)col;
-	return loc;
-}
-
-/* Where the element's start tag begins: recorded by on_start_element, else libxml2's line. */
+/* Where the element's start tag begins. */
 static Loc node_loc(Reader *r, const xmlNode *n)
 {
-	if (!n)
-		return (Loc){r->name, 0, 0, 0};
-	if (n->_private)
-		return offset_loc(r, (size_t)(uintptr_t)n->_private - 1);
-	long line = xmlGetLineNo(n);
-	return (Loc){r->name, line > 0 && line < INT_MAX ? (int)line : 0, 0, 0};
+	return xs_loc(&r->x, n);
 }
 
 static void oom(Reader *r)
@@ -145,115 +96,6 @@ static void note_at(Reader *r, const xmlNode *n, const char *fmt, ...)
 	va_start(ap, fmt);
 	diag_vreport(r->d, DIAG_NOTE, node_loc(r, n), fmt, ap);
 	va_end(ap);
-}
-
-/* ---- libxml2 hooks ---------------------------------------------------------------------- */
-
-/* Structured error handler, installed only around the parse.  Only the first fatal error
- * is shown: after it libxml2 keeps going and its follow-up complaints are noise. */
-static void on_xml_error(void *ctx, xmlErrorPtr e)
-{
-	Reader *r = ctx;
-	if (!e || e->level == XML_ERR_WARNING || r->xml_error || r->doctype || r->over_limit)
-		return;
-	r->xml_error = true;
-	r->errors++;
-	char msg[512];
-	const char *m = e->message ? e->message : "unknown error";
-	size_t n = strlen(m);
-	while (n > 0 && (m[n - 1] == '\n' || m[n - 1] == ' '))
-		n--;
-	if (n >= sizeof msg)
-		n = sizeof msg - 1;
-	memcpy(msg, m, n);
-	msg[n] = '\0';
-	Loc loc = {r->name, e->line > 0 ? e->line : 0, e->int2 > 0 ? e->int2 : 0, 0};
-	diag_error(r->d, loc, "malformed XML: %s", msg);
-}
-
-/* A model description has no business declaring a DTD: stop before its internal subset
- * (and with it any entity declaration) is even read. */
-static void on_internal_subset(void *ctx, const xmlChar *name, const xmlChar *external_id,
-                               const xmlChar *system_id)
-{
-	(void)name, (void)external_id, (void)system_id;
-	xmlParserCtxtPtr ctxt = ctx;
-	Reader *r = ctxt->_private;
-	if (!r->doctype) {
-		r->doctype = true;
-		r->doctype_loc = (Loc){r->name, ctxt->input ? ctxt->input->line : 0, 0, 0};
-		long end = xmlByteConsumed(ctxt);
-		if (end > 0 && (size_t)end <= r->len) {
-			size_t i = (size_t)end;
-			while (i > 0 && r->xml[i - 1] != '<')
-				i--;
-			if (i > 0 && r->len - (i - 1) >= 9 && memcmp(r->xml + i - 1, "<!DOCTYPE", 9) == 0)
-				r->doctype_loc = offset_loc(r, i - 1);
-		}
-	}
-	xmlStopParser(ctxt);
-}
-
-static void on_external_subset(void *ctx, const xmlChar *name, const xmlChar *external_id,
-                               const xmlChar *system_id)
-{
-	(void)ctx, (void)name, (void)external_id, (void)system_id;
-}
-
-/* Lets libxml2 build the element, then records where its start tag began.  The parser
- * stands at the tag's closing '>' and attribute values cannot hold a literal '<', so the
- * nearest '<' before it is the tag's own. */
-static void on_start_element(void *ctx, const xmlChar *localname, const xmlChar *prefix,
-                             const xmlChar *uri, int nb_namespaces, const xmlChar **namespaces,
-                             int nb_attributes, int nb_defaulted, const xmlChar **attributes)
-{
-	xmlParserCtxtPtr ctxt = ctx;
-	Reader *r = ctxt->_private;
-	if (r->over_limit)
-		return;
-	const char *limit = NULL;
-	long bound = 0;
-	if (++r->elements > MD_MAX_ELEMENTS)
-		limit = "elements", bound = MD_MAX_ELEMENTS;
-	else if (ctxt->nameNr >= MD_MAX_DEPTH) /* its ancestors are on the name stack */
-		limit = "levels of nested elements", bound = MD_MAX_DEPTH;
-	else if (nb_attributes > MD_MAX_ATTRIBUTES)
-		limit = "attributes on one element", bound = MD_MAX_ATTRIBUTES;
-	if (limit) {
-		Loc loc = {r->name, ctxt->input ? ctxt->input->line : 0, 0, 0};
-		long end = xmlByteConsumed(ctxt);
-		if (end > 0 && (size_t)end <= r->len) {
-			size_t i = (size_t)end;
-			while (i > 0 && r->xml[i - 1] != '<')
-				i--;
-			if (i > 0)
-				loc = offset_loc(r, i - 1);
-		}
-		r->over_limit = true;
-		r->errors++;
-		diag_error(r->d, loc, "the model description has more than %ld %s (element '%s'); "
-		           "refusing it", bound, limit, (const char *)localname);
-		xmlStopParser(ctxt);
-		return;
-	}
-	r->start_element(ctx, localname, prefix, uri, nb_namespaces, namespaces, nb_attributes,
-	                 nb_defaulted, attributes);
-	xmlNode *n = ctxt->node;
-	if (!n || !n->name || strcmp((const char *)n->name, (const char *)localname) != 0)
-		return;
-	long end = xmlByteConsumed(ctxt);
-	if (end <= 0 || (size_t)end > r->len)
-		return;
-	size_t i = (size_t)end;
-	while (i > 0 && r->xml[i - 1] != '<')
-		i--;
-	if (i == 0)
-		return;
-	size_t off = i - 1, nl = strlen((const char *)localname);
-	if (prefix)
-		return; /* FMI uses no namespaces; keep libxml2's line */
-	if (r->len - i >= nl && memcmp(r->xml + i, localname, nl) == 0 && off < UINTPTR_MAX)
-		n->_private = (void *)(uintptr_t)(off + 1);
 }
 
 /* ---- small helpers ---------------------------------------------------------------------- */
@@ -1388,9 +1230,7 @@ static void read_root(Reader *r, const xmlNode *root)
 
 FmuInfo *fmu_parse_md(const char *xml, size_t len, const char *name, DiagSink *d)
 {
-	Reader r = {.d = d, .name = name ? name : MD_ENTRY, .xml = xml ? xml : "", .len = len};
-	if (!xml)
-		r.len = 0;
+	Reader r = {.d = d, .name = name ? name : MD_ENTRY};
 	FmuInfo *f = calloc(1, sizeof *f);
 	if (!f) {
 		diag_error(d, (Loc){r.name, 0, 0, 0}, "out of memory");
@@ -1400,51 +1240,11 @@ FmuInfo *fmu_parse_md(const char *xml, size_t len, const char *name, DiagSink *d
 	f->default_start = f->default_stop = f->default_step = f->default_tolerance = NAN;
 	f->path = dup_str(&r, r.name);
 	f->md_name = dup_str(&r, r.name);
-	if (r.len > INT_MAX) {
-		diag_error(d, (Loc){r.name, 0, 0, 0}, "the model description is too large");
-		fmu_free(f);
-		return NULL;
-	}
-
-	xmlInitParser();
-	xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
-	xmlDocPtr doc = NULL;
-	if (!ctxt || !ctxt->sax) {
-		oom(&r);
-		goto done;
-	}
-	ctxt->_private = &r;
-	r.start_element = ctxt->sax->startElementNs;
-	if (r.start_element)
-		ctxt->sax->startElementNs = on_start_element;
-	ctxt->sax->internalSubset = on_internal_subset;
-	ctxt->sax->externalSubset = on_external_subset;
-
-	xmlStructuredErrorFunc old_handler = xmlStructuredError;
-	void *old_context = xmlStructuredErrorContext;
-	xmlSetStructuredErrorFunc(&r, on_xml_error);
-	/* No XML_PARSE_NOENT, DTDLOAD, DTDATTR or HUGE: entities stay unexpanded, nothing
-	 * external is loaded and libxml2's depth and size limits hold. */
-	doc = xmlCtxtReadMemory(ctxt, r.xml, (int)r.len, NULL, NULL,
-	                        XML_PARSE_NONET | XML_PARSE_BIG_LINES);
-	xmlSetStructuredErrorFunc(old_context, old_handler);
-
-	if (r.doctype) {
-		diag_error(d, r.doctype_loc,
-		           "a DOCTYPE is not allowed in a model description (no DTDs or entities)");
+	if (xs_parse(&r.x, r.name, xml ? xml : "", xml ? len : 0, &md_limits, d))
 		r.errors++;
-	} else if (r.over_limit) {
-		/* reported where it was found */
-	} else if (!doc && !r.xml_error) {
-		diag_error(d, (Loc){r.name, 0, 0, 0}, "malformed XML: the document is empty");
-		r.errors++;
-	} else if (doc && !r.xml_error) {
-		read_root(&r, xmlDocGetRootElement(doc));
-	}
-done:
-	xmlFreeDoc(doc);
-	xmlFreeParserCtxt(ctxt);
-	free(r.lines);
+	else
+		read_root(&r, xmlDocGetRootElement(r.x.doc));
+	xs_free(&r.x);
 	free(r.var_elems);
 	if (r.errors) {
 		fmu_free(f);

@@ -9,6 +9,7 @@
 #include <libxml/tree.h>
 
 #include "diag.h"
+#include "xml_safe.h"
 
 /* Namespaces of SSP 1.0 and 2.0 (2.0 kept 1.0's). */
 #define SSP_NS_SSD "http://ssp-standard.org/SSP1/SystemStructureDescription"
@@ -19,19 +20,12 @@
 /* Limits on one document, far beyond any real one. */
 #define SSP_XML_MAX_BYTES (64u * 1024u * 1024u)
 
-typedef struct SspXml {
-	const char *name;  /* for messages: "sys.ssp:SystemStructure.ssd" */
-	const char *text;  /* the document (kept for the diagnostics' quoted lines) */
-	size_t len;
-	size_t *lines;     /* offsets of line starts */
-	size_t nlines;
-	xmlDocPtr doc;
-	DiagSink *d;
-} SspXml;
+/* A document as the safe parse gives it (xml_safe.h): the tree and its line table. */
+typedef XmlText SspXml;
 
 /* Parses text (len bytes, kept alive by the caller until the sink is done) as the
- * document name: no DTD (a DOCTYPE is an error), no entity expansion, no network, bounded
- * depth and size.  Returns 0, or 1 after a report at name:line:col. */
+ * document name, safely (xml_safe.h), its lines quoted in diagnostics.  Returns 0, or 1
+ * after a report at name:line:col; sx_free afterwards either way. */
 int sx_parse(SspXml *x, const char *name, const char *text, size_t len, DiagSink *d);
 void sx_free(SspXml *x);
 
