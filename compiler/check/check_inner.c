@@ -38,25 +38,10 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
-/* Where a relative FMU path of a script is found: beside the script, then in each -L
- * directory (by the path, then by its file name). */
+/* Where a relative FMU path of the script is found (drv_find_fmu_file). */
 const char *chk_find_fmu_file(Ctx *x, const char *path)
 {
-	Arena *a = x->c->arena;
-	if (path[0] == '/')
-		return access(path, R_OK) == 0 ? path : NULL;
-	const char *p = arena_printf(a, "%s/%s", x->m->dir, path);
-	if (access(p, R_OK) == 0)
-		return p;
-	for (int i = 0; i < x->c->nfmu_dirs; i++) {
-		p = arena_printf(a, "%s/%s", x->c->fmu_dirs[i], path);
-		if (access(p, R_OK) == 0)
-			return p;
-		p = arena_printf(a, "%s/%s", x->c->fmu_dirs[i], base_name(path));
-		if (access(p, R_OK) == 0)
-			return p;
-	}
-	return NULL;
+	return drv_find_fmu_file(x->c, x->m->dir, path);
 }
 
 const char *chk_fmu_dirs_searched(Ctx *x, const char *path)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "explicit.h"
@@ -166,6 +167,30 @@ static Module *add_module(Compilation *c, const char *path, char *text, size_t l
 	diag_add_source(c->diag, m->path, m->text, m->len);
 	m->root = parse_source(c->arena, c->diag, m->path, m->text, m->len);
 	return m;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+const char *drv_find_fmu_file(Compilation *c, const char *script_dir, const char *path)
+{
+	if (path[0] == '/')
+		return access(path, R_OK) == 0 ? path : NULL;
+	const char *p = arena_printf(c->arena, "%s/%s", script_dir, path);
+	if (access(p, R_OK) == 0)
+		return p;
+	for (int i = 0; i < c->nfmu_dirs; i++) {
+		p = arena_printf(c->arena, "%s/%s", c->fmu_dirs[i], path);
+		if (access(p, R_OK) == 0)
+			return p;
+		p = arena_printf(c->arena, "%s/%s", c->fmu_dirs[i], base_name(path));
+		if (access(p, R_OK) == 0)
+			return p;
+	}
+	return NULL;
 }
 
 Module *drv_load_text(Compilation *c, const char *name, const char *text, size_t len)

@@ -53,6 +53,11 @@ void drv_add_fmu_dir(Compilation *c, const char *dir);
 struct SspModel;
 void drv_keep_ssp(Compilation *c, struct SspModel *m);
 
+/* Where a relative FMU path of a script in script_dir is found: beside the script, then in
+ * each -L directory (by the path, then by its file name).  NULL when nowhere; an absolute
+ * path only as it is. */
+const char *drv_find_fmu_file(Compilation *c, const char *script_dir, const char *path);
+
 /* Reads and parses a file (once: a second load of the same path returns the same
  * module), then resolves its imports.  NULL when it cannot be read.  An .ssp or .ssd path
  * gives the module of the adaptation made from that system (ssp_adapt.h). */

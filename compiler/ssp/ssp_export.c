@@ -72,27 +72,6 @@ static const char *base_name(const char *path)
 
 /* ---- the scenario --------------------------------------------------------------------------- */
 
-/* An fmu declaration's file, found as the checker finds inner FMUs: beside the script, then
- * in each -L directory (by the path, then by its file name). */
-static const char *find_fmu_file(Export *x, const char *path)
-{
-	Arena *a = x->c->arena;
-	if (path[0] == '/')
-		return access(path, R_OK) == 0 ? path : NULL;
-	const char *p = arena_printf(a, "%s/%s", x->m->dir, path);
-	if (access(p, R_OK) == 0)
-		return p;
-	for (int i = 0; i < x->c->nfmu_dirs; i++) {
-		p = arena_printf(a, "%s/%s", x->c->fmu_dirs[i], path);
-		if (access(p, R_OK) == 0)
-			return p;
-		p = arena_printf(a, "%s/%s", x->c->fmu_dirs[i], base_name(path));
-		if (access(p, R_OK) == 0)
-			return p;
-	}
-	return NULL;
-}
-
 static int find_comp(const Export *x, const char *name)
 {
 	for (int i = 0; i < x->ncomps; i++)
@@ -147,7 +126,7 @@ static int load_scenario(Export *x, const char *path)
 			continue;
 		FmuInfo *info = e->info;
 		if (!info) {
-			const char *file = find_fmu_file(x, e->str);
+			const char *file = drv_find_fmu_file(x->c, x->m->dir, e->str);
 			if (!file) {
 				diag_error(c->diag, e->loc, "cannot find fmu '%s' at \"%s\"", e->name,
 				           e->str);
