@@ -93,6 +93,10 @@ static int feeds(const Master *m, int src, int f)
 	for (int c = 0; c < m->sc->nconns; c++)
 		if (m->sc->conns[c].src.fmu == src && m->sc->conns[c].dst.fmu == f)
 			return 1;
+	/* a String connection feeds as a numeric one does (set_string_inputs) */
+	for (int c = 0; c < m->o->nstring_conns; c++)
+		if (m->o->string_conns[c].src.fmu == src && m->o->string_conns[c].dst.fmu == f)
+			return 1;
 	return 0;
 }
 
