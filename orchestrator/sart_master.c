@@ -452,8 +452,8 @@ static int set_string_inputs(Master *m, int f, double t)
 		if (!ok(sart_inner_get_string(m->f[cn->src.fmu].in, &sv->vr, 1, &text)))
 			return master_fail_call(m, cn->src.fmu, t);
 		if (!text)
-			return master_fail(m, "at t = %.17g: %s.%s is a NULL String, on a connection", t,
-			                   sc->fmus[cn->src.fmu].name, sv->name);
+			return master_fail(m, "at t = %s: %s.%s is a NULL String, on a connection",
+			                   SART_NUM(t), sc->fmus[cn->src.fmu].name, sv->name);
 		if (!ok(sart_inner_set_string(m->f[f].in, &dv->vr, 1, &text)))
 			return master_fail_call(m, f, t);
 	}
@@ -720,7 +720,7 @@ static int emit_strings(Master *m, double t)
 		if (!ok(sart_inner_get_string(m->f[ref.fmu].in, &v->vr, 1, &text)))
 			return master_fail_call(m, ref.fmu, t);
 		if (!text)
-			return master_fail(m, "at t = %.17g: %s.%s is a NULL String", t,
+			return master_fail(m, "at t = %s: %s.%s is a NULL String", SART_NUM(t),
 			                   sc->fmus[ref.fmu].name, v->name);
 		size_t n = strlen(text);
 		char *copy = realloc(m->srow[r], n + 1);
@@ -730,7 +730,8 @@ static int emit_strings(Master *m, double t)
 		m->srow[r] = copy;
 	}
 	if (o->on_strings(o->point_env, (const char *const *)m->srow, o->nstring_records))
-		return master_fail(m, "at t = %.17g: the run was stopped by its caller", t);
+		return master_fail(m, "at t = %s: the run was stopped by its caller",
+		                   SART_NUM(t));
 	return 0;
 }
 
