@@ -110,6 +110,9 @@ typedef struct Sim {
 /* Adds the FMU instance name (its description info) to s->fmus (room made by the caller).
  * Returns 0, or 1 when out of memory. */
 int sim_add_fmu(Sim *s, const char *name, FmuInfo *info, Loc where);
+/* Adds a connection between two of s's FMUs: to s->string_conns when both ends are scalar
+ * Strings, else to s->conns (each allocated for every connection of the target). */
+void sim_add_conn(Sim *s, SartConnection cn);
 /* The index of an FMU's variable, or -1. */
 int sim_var_index(const FmuInfo *info, const char *name);
 /* The index of the instance of that name, or -1. */

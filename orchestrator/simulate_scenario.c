@@ -45,6 +45,17 @@ int sim_add_fmu(Sim *s, const char *name, FmuInfo *info, Loc where)
 	return 0;
 }
 
+void sim_add_conn(Sim *s, SartConnection cn)
+{
+	const FmuVar *src = &s->fmus[cn.src.fmu].info->vars[cn.src.var];
+	const FmuVar *dst = &s->fmus[cn.dst.fmu].info->vars[cn.dst.var];
+	if (src->type == FT_STRING && dst->type == FT_STRING && !src->ndims && !dst->ndims)
+		s->string_conns[s->nstring_conns++] = (SartConnection){cn.src, cn.dst, 1.0, 0.0,
+		                                                        NULL, NULL, 0};
+	else
+		s->conns[s->nconns++] = cn;
+}
+
 int sim_var_index(const FmuInfo *info, const char *name)
 {
 	const FmuVar *v = fmu_find_var(info, name);
@@ -110,6 +121,7 @@ int sim_load_scenario(Sim *s, const char *path, bool no_unit_conversion)
 	s->string_conns = calloc((size_t)s->nconns + 1, sizeof *s->string_conns);
 	if (!s->fmus || !s->conns || !s->string_conns)
 		return 1;
+	s->nconns = 0; /* counted for the room; sim_add_conn fills it */
 	for (Node *e = m->root->list2; e; e = e->next) {
 		if (e->kind != ND_FMU_DECL)
 			continue;
@@ -133,7 +145,6 @@ int sim_load_scenario(Sim *s, const char *path, bool no_unit_conversion)
 		diag_error(c->diag, (Loc){m->path, 0, 0, 0}, "no fmu declared: nothing to simulate");
 		return 1;
 	}
-	int k = 0;
 	for (Node *e = m->root->list2; e; e = e->next) {
 		if (e->kind != ND_CONNECTION)
 			continue;
@@ -151,17 +162,9 @@ int sim_load_scenario(Sim *s, const char *path, bool no_unit_conversion)
 		if (vs < 0 || vd < 0)
 			return 1; /* the checker reported it */
 		bool convert = e->converts && !no_unit_conversion;
-		const FmuVar *xs = &s->fmus[fs].info->vars[vs], *xd = &s->fmus[fd].info->vars[vd];
-		if (xs->type == FT_STRING && xd->type == FT_STRING && !xs->ndims && !xd->ndims) {
-			s->string_conns[s->nstring_conns++] = (SartConnection){{fs, vs}, {fd, vd}, 1.0, 0.0,
-			                                                        NULL, NULL, 0};
-			continue;
-		}
-		s->conns[k++] = (SartConnection){{fs, vs}, {fd, vd},
-		                                 convert ? e->scale : 1.0,
-		                                 convert ? e->offset : 0.0, NULL, NULL, 0};
+		sim_add_conn(s, (SartConnection){{fs, vs}, {fd, vd}, convert ? e->scale : 1.0,
+		                                 convert ? e->offset : 0.0, NULL, NULL, 0});
 	}
-	s->nconns = k;
 	return nerr ? 1 : 0;
 }
 
@@ -263,8 +266,9 @@ int sim_collect_records(Sim *s, const CliList *records)
 				SartRef r = {f, i};
 				if (s->fmus[f].vars[i].causality != SART_CAUS_OUTPUT)
 					continue;
-				if (s->fmus[f].vars[i].type != SART_OTHER ? add_record(s, r, NULL)
-				    : is_string(s, r) ? add_string_record(s, r) : 0)
+				/* Strings only when named (--record): sacc's own readers of result
+				 * files (plot, --reference, ensemble statistics) take numbers. */
+				if (s->fmus[f].vars[i].type != SART_OTHER && add_record(s, r, NULL))
 					return 1;
 			}
 		for (int k = 0; k < s->noutputs; k++)

@@ -35,17 +35,18 @@ int sim_load_ssp(Sim *s, const char *path, bool no_unit_conversion)
 	}
 	s->fmus = calloc((size_t)f->ncomps + 1, sizeof *s->fmus);
 	s->conns = calloc((size_t)f->nlinks + 1, sizeof *s->conns);
+	s->string_conns = calloc((size_t)f->nlinks + 1, sizeof *s->string_conns);
 	s->starts = calloc((size_t)f->nstarts + 1, sizeof *s->starts);
 	s->outputs = calloc((size_t)f->noutputs + 1, sizeof *s->outputs);
-	if (!s->fmus || !s->conns || !s->starts || !s->outputs)
+	if (!s->fmus || !s->conns || !s->string_conns || !s->starts || !s->outputs)
 		return 1;
 	for (int i = 0; i < f->ncomps; i++)
 		if (sim_add_fmu(s, f->comps[i].name, f->comps[i].info, f->comps[i].elem->loc))
 			return 1;
 	for (int i = 0; i < f->nlinks; i++) {
 		const SspFlatLink *l = &f->links[i];
-		s->conns[s->nconns++] = conn_of((SartRef){l->src_comp, l->src_var},
-		                                (SartRef){l->dst_comp, l->dst_var}, &l->cv);
+		sim_add_conn(s, conn_of((SartRef){l->src_comp, l->src_var},
+		                        (SartRef){l->dst_comp, l->dst_var}, &l->cv));
 	}
 	for (int i = 0; i < f->nstarts; i++)
 		s->starts[s->nstarts++] = (SartStart){{f->starts[i].comp, f->starts[i].var},
