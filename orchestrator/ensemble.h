@@ -113,8 +113,6 @@ bool ens_path(char *buf, size_t size, const char *dir, const char *sub, const ch
               const char *ext);
 /* mkdir -p of one level, existing allowed.  Returns 0 or -1. */
 int ens_mkdir(const char *path);
-/* RFC 4180: s quoted when it holds a comma, a quote or a line break. */
-void ens_put_csv_field(FILE *f, const char *s);
 
 /* ---- running --------------------------------------------------------------------------- */
 

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "csv.h"
 #include "numfmt.h"
 
 bool ens_path(char *buf, size_t size, const char *dir, const char *sub, const char *id,
@@ -32,21 +33,6 @@ bool ens_path(char *buf, size_t size, const char *dir, const char *sub, const ch
 int ens_mkdir(const char *path)
 {
 	return mkdir(path, 0777) == 0 || errno == EEXIST ? 0 : -1;
-}
-
-void ens_put_csv_field(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
 }
 
 /* Writes what put writes to path through path.PID.part and a rename (the process's own
@@ -262,7 +248,7 @@ static void put_index(FILE *f, const void *env)
 			fprintf(f, ",%s,%d,%s,", state_names[st.state], st.exit_code, FMT_REAL(st.wall));
 		else
 			fprintf(f, ",%s,,,", state_names[st.state]);
-		ens_put_csv_field(f, st.message);
+		csv_put_field(f, st.message);
 		fputc('\n', f);
 	}
 }

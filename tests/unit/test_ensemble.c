@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "assert_close.h"
+#include "csv.h"
 #include "ensemble.h"
 
 static void ensemble__rng__matches_reference_streams(void **state)
@@ -165,9 +166,9 @@ static void ensemble__csv_field__quoted_when_needed(void **state)
 	(void)state;
 	char buf[128] = "";
 	FILE *f = fmemopen(buf, sizeof buf, "w");
-	ens_put_csv_field(f, "plain");
+	csv_put_field(f, "plain");
 	fputc('|', f);
-	ens_put_csv_field(f, "a, \"b\"");
+	csv_put_field(f, "a, \"b\"");
 	fclose(f);
 	assert_string_equal(buf, "plain|\"a, \"\"b\"\"\"");
 }
