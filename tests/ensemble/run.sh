@@ -183,8 +183,11 @@ done
 strata=$(awk -F, 'NR > 1 { print int(($3 - 2) * 8) }' s1-latin-hypercube/design.csv |
 	sort -n | tr '\n' ' ')
 check "latin hypercube: one sample per stratum" [ "$strata" = "0 1 2 3 4 5 6 7 " ]
+# (the same samples as s1-monte-carlo's, so that only the seed differs)
 check "another seed, another design" sh -c "'$SACC' ensemble '$FMU' -o s3 \
-	--sample integrator.u=uniform:2:3 --samples 8 --seed 43 -- --stop 1 2>/dev/null;
+	--sample integrator.x0=normal:0:1 --sample integrator.u=uniform:2:3 --samples 8 \
+	--method monte-carlo --seed 43 --reduce final -- --stop 1 2>/dev/null;
+	[ \"\$(head -n 1 s3/design.csv)\" = \"\$(head -n 1 s1-monte-carlo/design.csv)\" ] &&
 	! cmp -s s3/design.csv s1-monte-carlo/design.csv"
 
 # ---- usage errors ------------------------------------------------------------------------
@@ -195,7 +198,7 @@ check "with its file and line" grep -q '^short.csv:3:1: 1 fields where the heade
 "$SACC" ensemble "$FMU" -o u2 --grid integrator.x0=1:2:2 -- --stop 1 --bogus 2>u2.err
 check "a simulate option refused stops the ensemble" [ $? -eq 2 ]
 check "naming the option" grep -q "unknown option '--bogus'" u2.err
-check "before the other runs" [ ! -e u2/status/2 ] && [ ! -e u2/runs/2.log ]
+check "before the other runs" sh -c '[ ! -e u2/status/2 ] && [ ! -e u2/runs/2.log ]'
 "$SACC" ensemble "$FMU" -o u3 --grid integrator.x0=1:2:2 -- -o x.csv 2>u3.err
 check "-o after -- is refused" [ $? -eq 2 ]
 "$SACC" ensemble "$FMU" -o u4 --grid integrator.x0=1:2:2 --jbos 2 2>u4.err

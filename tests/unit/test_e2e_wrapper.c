@@ -622,11 +622,12 @@ static void paths__passthrough_at_i_h__every_plain_step_fast(void **state)
 	const unsigned long fast = inners_isolated() ? 0 : (unsigned long)n;
 	assert_int_equal(counts[0], fast);
 	assert_int_equal(counts[1], (unsigned long)n - fast);
-	/* a step that is not plain (t off by more than the tolerance) is refused, and counted
-	 * as not fast */
+	/* a step that is not plain (t off by more than the tolerance) is refused before either
+	 * path takes it: counted as neither */
 	assert_int_equal(f.api.do_step(c, n * h + 1e-3, h, fmi2True), fmi2Error);
 	stats(c, counts);
 	assert_int_equal(counts[0], fast);
+	assert_int_equal(counts[1], (unsigned long)n - fast);
 	f.api.free_instance(c);
 	fmi2_unimport(&f.api);
 }
@@ -676,9 +677,15 @@ static void values__bad_references_and_counts__refused_as_the_general_calls_refu
 	double v[3] = {0.25, 0.5, 0.75}, y[3] = {NAN, NAN, NAN};
 
 	/* an output among the inputs: the value before it stays set, the ones after do not */
+	double sp0 = NAN, after[2] = {NAN, NAN};
+	assert_int_equal(f.api.get_real(c, &sp, 1, &sp0), fmi2OK);
+	assert_true(sp0 != v[2]);
 	fmi2ValueReference with_output[3] = {d, height, sp};
 	assert_int_equal(f.api.set_real(c, with_output, 3, v), fmi2Error);
 	assert_last_error("fmi2SetReal: 'height' is an output");
+	fmi2ValueReference d_sp[2] = {d, sp};
+	assert_int_equal(f.api.get_real(c, d_sp, 2, after), fmi2OK);
+	assert_true(after[0] == v[0] && after[1] == sp0);
 	/* a fixed parameter after initialization, and a value reference that does not exist */
 	fmi2ValueReference with_fixed[2] = {sp, fixed};
 	assert_int_equal(f.api.set_real(c, with_fixed, 2, v + 1), fmi2Error);

@@ -215,9 +215,10 @@ static void ssp__set__overrides_binding(void **state)
 {
 	Ctx *c = *state;
 	stage(c, "chain", "chain", "integrator affine");
-	char *out = run_ok(c, "simulate chain.ssp --step 1 --record sub.B.y --set sub.B.gain=0 "
-	                   "--set A.u=2");
-	assert_string_equal(out, "time [s],sub.B.y\n0,0.5\n1,0.5\n2,0.5\n");
+	char *out = run_ok(c, "simulate chain.ssp --step 1 --record A.x,sub.B.y --set "
+	                   "sub.B.gain=0 --set A.u=2");
+	/* x = 2 t (the system binds u = 1); y = 0 x + 0.5 */
+	assert_string_equal(out, "time [s],A.x,sub.B.y\n0,0,0.5\n1,2,0.5\n2,4,0.5\n");
 	free(out);
 }
 
