@@ -88,7 +88,7 @@ static int gauss_seidel_pass(Master *m, int pass, double t, double h, double *sh
 	for (int k = 0; k < sc->nfmus; k++) {
 		int f = m->an->fmu_order[k];
 		double r;
-		int len = master_par_generation(m, k);
+		int len = m->par ? master_par_generation(m, k) : 1;
 		if (len > 1) {
 			int st = gauss_seidel_generation(m, pass, k, len, t, h, short_end);
 			if (st != 0)

@@ -169,7 +169,7 @@ int master_par_prepare(Master *m)
 		widest = p->group_len[g] > widest ? p->group_len[g] : widest;
 	p->nthreads = m->o->threads < widest ? m->o->threads : widest;
 	if (p->nthreads < 2)
-		p->decided = 1; /* nothing can step at once */
+		master_par_free(m); /* nothing can step at once: the passes' own loops */
 	return 0;
 }
 
@@ -288,6 +288,7 @@ static void keep_or_drop(Master *m, MasterPar *p, int g)
 			return;
 	sart_pool_free(p->pool);
 	p->pool = NULL;
+	m->res->threads = 1; /* what the summary reports: the run goes on on one */
 }
 
 static void step_task(void *env, int i)
