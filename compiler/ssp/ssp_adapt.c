@@ -24,6 +24,7 @@
 #include "numfmt.h"
 #include "parse.h"
 #include "ssp.h"
+#include "ssp_internal.h"
 #include "units.h"
 #include "util.h"
 
@@ -176,22 +177,6 @@ static int flat_index(const Gen *g, const char *name)
 	return -1;
 }
 
-static const SspElement *element(const SspElement *sys, const char *name)
-{
-	for (int i = 0; i < sys->nelements; i++)
-		if (strcmp(sys->elements[i].name, name) == 0)
-			return &sys->elements[i];
-	return NULL;
-}
-
-static const SspConnector *connector(const SspElement *e, const char *name)
-{
-	for (int i = 0; i < e->nconnectors; i++)
-		if (strcmp(e->connectors[i].name, name) == 0)
-			return &e->connectors[i];
-	return NULL;
-}
-
 /* One input of the composite: every component input its connector reaches (through nested
  * systems), each a binding when it takes the value as it is, else an in rule. */
 static void feed_input(Gen *g, const SspElement *sys, const char *prefix, const char *conn,
@@ -211,7 +196,7 @@ static void feed_input(Gen *g, const SspElement *sys, const char *prefix, const 
 		double f2 = k->tr.kind == SSP_TR_LINEAR ? factor * k->tr.factor : factor;
 		double o2 = k->tr.kind == SSP_TR_LINEAR ? k->tr.factor * offset + k->tr.offset
 		                                        : offset;
-		const SspElement *e = element(sys, k->end_element);
+		const SspElement *e = ssp_element(sys, k->end_element);
 		if (!e)
 			continue; /* the reader reported it */
 		const char *name = arena_printf(g->c->arena, "%s%s", prefix, e->name);
@@ -372,7 +357,7 @@ static void write_outputs(Gen *g, StrBuf *out_rules)
 	bool first = true;
 	for (int i = 0; i < g->f->noutputs; i++) {
 		const SspFlatOutput *o = &g->f->outputs[i];
-		const SspConnector *k = connector(g->m->root, o->name);
+		const SspConnector *k = ssp_connector(g->m->root, o->name);
 		Loc where = k ? k->loc : g->m->root->loc;
 		const FmuVar *v = &g->f->comps[o->comp].info->vars[o->var];
 		const char *type = type_word(v->type);
@@ -475,7 +460,9 @@ static void relocate(const Gen *g, Node *n, bool list)
 	}
 }
 
-static bool names_taken(Gen *g)
+/* Each component's instance name in the script: its name made an identifier, with _2, _3
+ * ... when that is the adaptation's name, a reserved word or an earlier instance's. */
+static void name_instances(Gen *g)
 {
 	for (int k = 0; k < g->f->ncomps; k++) {
 		const char *base = sanitize(g, g->f->comps[k].name);
@@ -492,7 +479,6 @@ static bool names_taken(Gen *g)
 		g->fed[k] = arena_alloc(g->c->arena, (size_t)(g->f->comps[k].info->nvars + 1) *
 		                        sizeof(bool));
 	}
-	return true;
 }
 
 Module *ssp_adaptation_module(Compilation *c, const char *path)
@@ -517,7 +503,7 @@ Module *ssp_adaptation_module(Compilation *c, const char *path)
 	g.fed = arena_alloc(c->arena, (size_t)(flat->ncomps + 1) * sizeof *g.fed);
 	sb_init(&g.sb);
 	sb_init(&g.in_rules);
-	names_taken(&g);
+	name_instances(&g);
 	write_script(&g);
 	Module *m = NULL;
 	if (!g.failed) {
