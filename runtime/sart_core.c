@@ -405,8 +405,8 @@ SartStatus sart_core_load_inners(SartWrapper *w, const char *resource_dir,
 	storage_defaults(w);
 	sart_refresh_plain(w);
 	w->fast = sart_fast_step_enabled();
-	/* the emitted fast step calls each inner through its direct route: an inner without
-	 * one (isolated) leaves every step to the general path */
+	/* the emitted fast step calls each inner through its direct route; the emitter gives
+	 * none to a wrapper with an isolated inner, and this guards hand-written models */
 	for (unsigned f = 0; f < m->ninners; f++)
 		if (!w->direct[f])
 			w->fast = 0;

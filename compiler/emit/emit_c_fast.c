@@ -71,7 +71,8 @@ static bool map_in_assigns_all(Ec *e, const InnerC *ic, const Node *upto)
  *      x_i, or a min of x_i: an all-OK step returns H, so Out runs;
  *   4. each f_i has Real ports only, and MapIn assigns every one of its Real inputs at
  *      the top level of a `-->` part (so the whole port array goes in one set call);
- *   5. each f_i is an FMI 2.0 FMU: only that back end of the seam has a direct route.
+ *   5. each f_i is an FMI 2.0 FMU run in process: only that back end of the seam has a
+ *      direct route (an isolated inner has none).
  * Returns the stepped inners in Ctrl's order (n of them), or NULL. */
 static InnerC **fast_step_form(Ec *e, int *n)
 {
@@ -131,7 +132,7 @@ static InnerC **fast_step_form(Ec *e, int *n)
 				return NULL; /* 4 */
 		if (!map_in_assigns_all(e, ic, at[i]))
 			return NULL; /* 4 */
-		if (ic->version != 2)
+		if (ic->version != 2 || ic->in->isolated)
 			return NULL; /* 5 */
 	}
 	return stepped;
