@@ -114,7 +114,6 @@ static void body_read(SartWrapper *w, const unsigned char *p)
 	p = take(p, w->du, sart_model.nreal_inputs * sizeof *w->du);
 	p = take(p, w->du_set, sart_model.nreal_inputs);
 	w->du_pending = 1; /* as restored: apply_derivatives looks at each flag */
-	sart_refresh_plain(w);
 	p = take(p, w->is_set, w->is_set_off[SART_NTYPES]);
 	take(p, w->storage, sart_model.storage_size);
 	w->g_dirty = sart_model.mealy && g;
