@@ -249,31 +249,75 @@ static const char *platform_dir(const Build *b, const Job *j)
 	return wants_fmi3(b, j) ? "binaries/x86_64-linux" : "binaries/linux64";
 }
 
-/* The compiler command: o->cc, else $CC, else cc; split at blanks ("ccache gcc" works). */
-static int compile(Build *b, Job *j, const char *tree, const char *id)
+/* Runs the compiler command (o->cc, else $CC, else cc; split at blanks: "ccache gcc"
+ * works) with args in tree; a failure is reported on j's adaptation as the compiler's
+ * failure on what ("the wrapper", "the host program of the isolated inners"), with the
+ * command and its output.  Returns 0 or 1. */
+static int run_cc(Build *b, Job *j, const char *tree, const char *const *args, int nargs,
+                  const char *what)
 {
 	Compilation *c = b->c;
 	Arena *a = c->arena;
 	const char *cc = b->o && b->o->cc && *b->o->cc ? b->o->cc : getenv("CC");
 	if (!cc || !*cc)
 		cc = "cc";
-	const char **argv = NULL;
-	int argc = 0, cap = 0;
+	char *words = arena_strdup(a, cc);
+	const char **argv = arena_alloc(a, (strlen(cc) + (size_t)nargs + 2) * sizeof *argv);
+	int argc = 0;
+	for (char *w = strtok(words, " \t"); w; w = strtok(NULL, " \t"))
+		argv[argc++] = w;
+	for (int i = 0; i < nargs; i++)
+		argv[argc++] = args[i];
+	argv[argc] = NULL;
+
+	StrBuf out, cmd;
+	sb_init(&out);
+	sb_init(&cmd);
+	for (int i = 0; argv[i]; i++)
+		sb_printf(&cmd, "%s%s", i ? " " : "", argv[i]);
+	int st = run((char *const *)argv, tree, &out);
+	if (st < 0) {
+		diag_error(c->diag, j->sa->loc, "cannot run the C compiler '%s': %s", argv[0],
+			   strerror(errno));
+		diag_note(c->diag, (Loc){0}, "sacc runs $CC, or cc when CC is not set");
+	} else if (st != 0) {
+		if (st > 128)
+			diag_error(c->diag, j->sa->loc, "the C compiler '%s' was killed by signal %d "
+				   "while compiling %s of '%s'", argv[0], st - 128, what, j->sa->name);
+		else
+			diag_error(c->diag, j->sa->loc, "the C compiler '%s' failed on %s of '%s' "
+				   "(exit status %d)", argv[0], what, j->sa->name, st);
+		diag_note(c->diag, (Loc){0}, "the command, run in the FMU's directory: %s",
+			  sb_str(&cmd));
+		while (out.len > 0 && out.data[out.len - 1] == '\n')
+			out.data[--out.len] = '\0';
+		if (out.len)
+			diag_note(c->diag, (Loc){0}, "its output:\n%s", sb_str(&out));
+	}
+	sb_free(&out);
+	sb_free(&cmd);
+	return st != 0;
+}
+
+/* The wrapper's library from every source under tree/sources. */
+static int compile(Build *b, Job *j, const char *tree, const char *id)
+{
+	Compilation *c = b->c;
+	Arena *a = c->arena;
+	const char **args = NULL;
+	int nargs = 0, cap = 0;
 #define PUSH(s)                                                                        \
 	do {                                                                           \
-		if (argc == cap) {                                                     \
+		if (nargs == cap) {                                                    \
 			cap = cap ? 2 * cap : 64;                                      \
-			const char **v_ = realloc(argv, (size_t)cap * sizeof *v_);     \
+			const char **v_ = realloc(args, (size_t)cap * sizeof *v_);     \
 			if (!v_)                                                       \
 				goto oom;                                              \
-			argv = v_;                                                     \
+			args = v_;                                                     \
 		}                                                                      \
-		argv[argc++] = (s);                                                    \
+		args[nargs++] = (s);                                                   \
 	} while (0)
 
-	char *words = arena_strdup(a, cc);
-	for (char *w = strtok(words, " \t"); w; w = strtok(NULL, " \t"))
-		PUSH(w);
 	for (size_t i = 0; i < sizeof cc_flags / sizeof *cc_flags; i++)
 		PUSH(cc_flags[i]);
 	PUSH("-o");
@@ -285,57 +329,24 @@ static int compile(Build *b, Job *j, const char *tree, const char *id)
 	if (!dp) {
 		diag_error(c->diag, (Loc){srcdir, 0, 0, 0}, "cannot read the directory: %s",
 			   strerror(errno));
-		free(argv);
+		free(args);
 		return 1;
 	}
-	int first = argc;
+	int first = nargs;
 	struct dirent *de;
 	while ((de = readdir(dp)) != NULL)
 		if (ends_with(de->d_name, ".c") && strlen(de->d_name) > 2)
 			PUSH(arena_printf(a, "sources/%s", de->d_name));
 	closedir(dp);
-	qsort(argv + first, (size_t)(argc - first), sizeof *argv, cmp_str);
+	qsort(args + first, (size_t)(nargs - first), sizeof *args, cmp_str);
 	PUSH("-lm");
 	PUSH("-ldl");
-	PUSH(NULL);
 #undef PUSH
-
-	StrBuf out, cmd;
-	sb_init(&out);
-	sb_init(&cmd);
-	for (int i = 0; argv[i]; i++)
-		sb_printf(&cmd, "%s%s", i ? " " : "", argv[i]);
-	int st = run((char *const *)argv, tree, &out);
-	int rc = 0;
-	if (st != 0) {
-		if (st < 0) {
-			diag_error(c->diag, j->sa->loc, "cannot run the C compiler '%s': %s", argv[0],
-				   strerror(errno));
-			diag_note(c->diag, (Loc){0}, "sacc runs $CC, or cc when CC is not set");
-			rc = 1;
-			goto done;
-		} else if (st > 128)
-			diag_error(c->diag, j->sa->loc, "the C compiler '%s' was killed by signal %d "
-				   "while compiling the wrapper of '%s'", argv[0], st - 128,
-				   j->sa->name);
-		else
-			diag_error(c->diag, j->sa->loc, "the C compiler '%s' failed on the wrapper of "
-				   "'%s' (exit status %d)", argv[0], j->sa->name, st);
-		diag_note(c->diag, (Loc){0}, "the command, run in the FMU's directory: %s",
-			  sb_str(&cmd));
-		while (out.len > 0 && out.data[out.len - 1] == '\n')
-			out.data[--out.len] = '\0';
-		if (out.len)
-			diag_note(c->diag, (Loc){0}, "its output:\n%s", sb_str(&out));
-		rc = 1;
-	}
-done:
-	sb_free(&out);
-	sb_free(&cmd);
-	free(argv);
+	int rc = run_cc(b, j, tree, args, nargs, "the wrapper");
+	free(args);
 	return rc;
 oom:
-	free(argv);
+	free(args);
 	diag_error(c->diag, j->sa->loc, "out of memory");
 	return 1;
 }
@@ -357,44 +368,19 @@ static const char *const host_flags[] = {
 
 static int compile_host(Build *b, Job *j, const char *tree)
 {
-	Compilation *c = b->c;
-	Arena *a = c->arena;
-	const char *cc = b->o && b->o->cc && *b->o->cc ? b->o->cc : getenv("CC");
-	if (!cc || !*cc)
-		cc = "cc";
-	size_t nh = sizeof host_flags / sizeof *host_flags;
-	size_t ns = sizeof host_sources / sizeof *host_sources;
-	const char **argv = arena_alloc(a, (strlen(cc) + nh + ns + 8) * sizeof *argv);
-	int argc = 0;
-	char *words = arena_strdup(a, cc);
-	for (char *w = strtok(words, " \t"); w; w = strtok(NULL, " \t"))
-		argv[argc++] = w;
-	for (size_t i = 0; i < nh; i++)
-		argv[argc++] = host_flags[i];
-	argv[argc++] = "-o";
-	argv[argc++] = arena_printf(a, "%s/sacc-fmu-host", platform_dir(b, j));
-	for (size_t i = 0; i < ns; i++)
-		argv[argc++] = host_sources[i];
-	argv[argc++] = "-ldl";
-	argv[argc++] = "-lm";
-	argv[argc] = NULL;
-	StrBuf out;
-	sb_init(&out);
-	int st = run((char *const *)argv, tree, &out);
-	if (st != 0) {
-		if (st < 0)
-			diag_error(c->diag, j->sa->loc, "cannot run the C compiler '%s': %s", argv[0],
-				   strerror(errno));
-		else
-			diag_error(c->diag, j->sa->loc, "the C compiler '%s' failed on the host program "
-				   "of the isolated inners of '%s' (status %d)", argv[0], j->sa->name, st);
-		while (out.len > 0 && out.data[out.len - 1] == '\n')
-			out.data[--out.len] = '\0';
-		if (out.len)
-			diag_note(c->diag, (Loc){0}, "its output:\n%s", sb_str(&out));
-	}
-	sb_free(&out);
-	return st != 0;
+	enum { NH = sizeof host_flags / sizeof *host_flags };
+	enum { NS = sizeof host_sources / sizeof *host_sources };
+	const char *args[NH + NS + 4];
+	int n = 0;
+	for (int i = 0; i < NH; i++)
+		args[n++] = host_flags[i];
+	args[n++] = "-o";
+	args[n++] = arena_printf(b->c->arena, "%s/sacc-fmu-host", platform_dir(b, j));
+	for (int i = 0; i < NS; i++)
+		args[n++] = host_sources[i];
+	args[n++] = "-ldl";
+	args[n++] = "-lm";
+	return run_cc(b, j, tree, args, n, "the host program of the isolated inners");
 }
 
 /* Marks the inners o->isolate names (all, or a comma-separated list) as isolated; returns
