@@ -113,6 +113,9 @@ bool ens_path(char *buf, size_t size, const char *dir, const char *sub, const ch
               const char *ext);
 /* mkdir -p of one level, existing allowed.  Returns 0 or -1. */
 int ens_mkdir(const char *path);
+/* Writes what put writes to path through path.PID.part and a rename (the process's own
+ * temporary: two `status` at once each write a whole file).  Returns 0 or -1. */
+int ens_write_atomic(const char *path, void (*put)(FILE *, const void *), const void *env);
 
 /* ---- running --------------------------------------------------------------------------- */
 

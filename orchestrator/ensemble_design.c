@@ -207,14 +207,9 @@ int ens_design_read(const char *path, EnsDesign *d, char *err, size_t size)
 	return rc;
 }
 
-int ens_design_write(const char *path, const EnsDesign *d)
+static void put_design(FILE *f, const void *env)
 {
-	char tmp[4200];
-	if (snprintf(tmp, sizeof tmp, "%s.part", path) >= (int)sizeof tmp)
-		return -1;
-	FILE *f = fopen(tmp, "w");
-	if (!f)
-		return -1;
+	const EnsDesign *d = env;
 	fputs("run", f);
 	for (int p = 0; p < d->nparams; p++)
 		fprintf(f, ",%s", d->params[p]);
@@ -225,13 +220,11 @@ int ens_design_write(const char *path, const EnsDesign *d)
 			fprintf(f, ",%s", d->values[(size_t)r * (size_t)d->nparams + (size_t)p]);
 		fputc('\n', f);
 	}
-	bool ok = !ferror(f);
-	ok &= fclose(f) == 0;
-	if (!ok || rename(tmp, path) != 0) {
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
+}
+
+int ens_design_write(const char *path, const EnsDesign *d)
+{
+	return ens_write_atomic(path, put_design, d);
 }
 
 /* Run ids 1..n, zero-padded to one width so that they sort as numbers. */

@@ -35,9 +35,7 @@ int ens_mkdir(const char *path)
 	return mkdir(path, 0777) == 0 || errno == EEXIST ? 0 : -1;
 }
 
-/* Writes what put writes to path through path.PID.part and a rename (the process's own
- * temporary: two `status` at once each write a whole index). */
-static int write_atomic(const char *path, void (*put)(FILE *, const void *), const void *env)
+int ens_write_atomic(const char *path, void (*put)(FILE *, const void *), const void *env)
 {
 	char tmp[4200];
 	if (snprintf(tmp, sizeof tmp, "%s.%ld.part", path, (long)getpid()) >= (int)sizeof tmp)
@@ -83,7 +81,7 @@ int ens_spec_write(const char *dir, const EnsSpec *s)
 	char path[4096];
 	if (!ens_path(path, sizeof path, dir, NULL, "ensemble", ".txt"))
 		return -1;
-	return write_atomic(path, put_spec, s);
+	return ens_write_atomic(path, put_spec, s);
 }
 
 static int spec_line(EnsSpec *s, const char *key, const char *val)
@@ -175,7 +173,7 @@ int ens_status_write(const char *dir, const char *id, const EnsStatus *st)
 	char path[4096];
 	if (!ens_path(path, sizeof path, dir, "status", id, ""))
 		return -1;
-	return write_atomic(path, put_status, st);
+	return ens_write_atomic(path, put_status, st);
 }
 
 int ens_status_read(const char *dir, const char *id, EnsStatus *st)
@@ -261,5 +259,5 @@ int ens_index_write(const char *dir, const EnsDesign *d, const EnsState *queue, 
 	if (!ens_path(path, sizeof path, dir, NULL, "index", ".csv"))
 		return -1;
 	IndexEnv env = {dir, d, queue, counts};
-	return write_atomic(path, put_index, &env);
+	return ens_write_atomic(path, put_index, &env);
 }

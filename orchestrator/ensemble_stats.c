@@ -134,43 +134,41 @@ static int summarize(Stats *s, int v, int t, const EnsStatsOptions *o, double *w
 	return n;
 }
 
-static int write_table(Stats *s, const EnsStatsOptions *o)
+typedef struct Table {
+	Stats *s;
+	const EnsStatsOptions *o;
+	double *work, *row; /* room for one variable's values at one time, and its figures */
+} Table;
+
+static void put_table(FILE *f, const void *env)
 {
-	char tmp[4200];
-	snprintf(tmp, sizeof tmp, "%s.%ld.part", o->out, (long)getpid());
-	FILE *f = fopen(tmp, "w");
-	double *work = malloc(((size_t)s->nruns + 1) * sizeof *work);
-	double *row = malloc(((size_t)o->npercentiles + 3) * sizeof *row);
-	if (!f || !work || !row) {
-		if (f)
-			fclose(f);
-		free(work);
-		free(row);
-		cli_error("cannot write %s", o->out);
-		return 1;
-	}
+	const Table *tb = env;
+	Stats *s = tb->s;
+	const EnsStatsOptions *o = tb->o;
 	fputs("variable,time,runs,min,mean,max", f);
 	for (int k = 0; k < o->npercentiles; k++)
 		fprintf(f, ",p%s", FMT_REAL(o->percentiles[k]));
 	fputc('\n', f);
 	for (int v = 0; v < s->nvars; v++)
 		for (int t = 0; t < s->ntimes; t++) {
-			int n = summarize(s, v, t, o, work, row);
+			int n = summarize(s, v, t, o, tb->work, tb->row);
 			fprintf(f, "%s,%s,%d", s->names[v], FMT_REAL(s->times[t]), n);
 			for (int k = 0; k < o->npercentiles + 3; k++)
-				fprintf(f, ",%s", n ? FMT_REAL(row[k]) : "");
+				fprintf(f, ",%s", n ? FMT_REAL(tb->row[k]) : "");
 			fputc('\n', f);
 		}
-	free(work);
-	free(row);
-	bool ok = !ferror(f);
-	ok &= fclose(f) == 0;
-	if (!ok || rename(tmp, o->out) != 0) {
-		unlink(tmp);
+}
+
+static int write_table(Stats *s, const EnsStatsOptions *o)
+{
+	Table tb = {s, o, malloc(((size_t)s->nruns + 1) * sizeof *tb.work),
+	            malloc(((size_t)o->npercentiles + 3) * sizeof *tb.row)};
+	int rc = !tb.work || !tb.row || ens_write_atomic(o->out, put_table, &tb) != 0;
+	free(tb.work);
+	free(tb.row);
+	if (rc)
 		cli_error("cannot write %s", o->out);
-		return 1;
-	}
-	return 0;
+	return rc;
 }
 
 /* ---- the fan chart ------------------------------------------------------------------------- */
