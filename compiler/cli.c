@@ -323,17 +323,25 @@ int cli_set_positive(struct Compilation *c, void *args, const char *o, const cha
 	return 0;
 }
 
+int cli_count(const char *o, const char *v, long lo, long hi, bool name_hi, int *out)
+{
+	char *end;
+	errno = 0;
+	long k = strtol(v, &end, 10);
+	if (!*v || *end || errno || k < lo || k > hi) {
+		if (name_hi)
+			return cli_usage_error("%s: '%s' is not a count from %ld to %ld", o, v, lo, hi);
+		return cli_usage_error("%s: '%s' is not a count from %ld", o, v, lo);
+	}
+	*out = (int)k;
+	return 0;
+}
+
 int cli_set_count0(struct Compilation *c, void *args, const char *o, const char *v,
                    size_t field)
 {
 	(void)c;
-	char *end;
-	errno = 0;
-	long k = strtol(v, &end, 10);
-	if (!*v || *end || errno || k < 0 || k > 1000000)
-		return cli_usage_error("%s: '%s' is not a count from 0", o, v);
-	FIELD(int) = (int)k;
-	return 0;
+	return cli_count(o, v, 0, 1000000, false, &FIELD(int));
 }
 
 /* ---- help -------------------------------------------------------------------------------- */

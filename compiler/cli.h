@@ -145,6 +145,9 @@ CliSetter cli_add_string;   /* CliList: every value, in order */
 CliSetter cli_set_finite;   /* double: any finite number */
 CliSetter cli_set_positive; /* double > 0 */
 CliSetter cli_set_count0;   /* int from 0 */
+/* A count from lo to hi into *out for setters with other bounds; the message names hi when
+ * name_hi.  Returns 0, or 2 after the usage error. */
+int cli_count(const char *o, const char *v, long lo, long hi, bool name_hi, int *out);
 
 /* The values of a repeatable option, in order (cli_add_string); free items. */
 typedef struct CliList {

@@ -38,13 +38,7 @@ static int set_count1(struct Compilation *c, void *args, const char *o, const ch
                       size_t field)
 {
 	(void)c;
-	char *end;
-	errno = 0;
-	long k = strtol(v, &end, 10);
-	if (!*v || *end || errno || k < 1 || k > 10000000)
-		return cli_usage_error("%s: '%s' is not a count from 1", o, v);
-	*(int *)((char *)args + field) = (int)k;
-	return 0;
+	return cli_count(o, v, 1, 10000000, false, (int *)(void *)((char *)args + field));
 }
 
 static const char *method_choice(int i, const char **summary)

@@ -155,27 +155,15 @@ static int set_realtime(Compilation *c, void *args, const char *o, const char *v
 static int set_count(Compilation *c, void *args, const char *o, const char *v, size_t field)
 {
 	(void)c;
-	char *end;
-	errno = 0;
-	long k = strtol(v, &end, 10);
 	bool mem = strcmp(o, "--anderson-memory") == 0;
-	if (!*v || *end || errno || k < 1 || k > (mem ? 100 : 1000000))
-		return cli_usage_error("%s: '%s' is not a count from 1%s", o, v, mem ? " to 100" : "");
-	FIELD(int) = (int)k;
-	return 0;
+	return cli_count(o, v, 1, mem ? 100 : 1000000, mem, &FIELD(int));
 }
 
 /* --threads N: from 1 to the master's bound. */
 static int set_threads(Compilation *c, void *args, const char *o, const char *v, size_t field)
 {
 	(void)c;
-	char *end;
-	errno = 0;
-	long k = strtol(v, &end, 10);
-	if (!*v || *end || errno || k < 1 || k > SART_MAX_THREADS)
-		return cli_usage_error("%s: '%s' is not a count from 1 to %d", o, v, SART_MAX_THREADS);
-	FIELD(int) = (int)k;
-	return 0;
+	return cli_count(o, v, 1, SART_MAX_THREADS, true, &FIELD(int));
 }
 
 /* The names of sart_algorithms[] joined: "a, b or c" (or with " nor "). */
