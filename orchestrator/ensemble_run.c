@@ -15,20 +15,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "progress.h"
-
-static double now_seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 char *ens_self_exe(void)
 {
@@ -215,7 +207,7 @@ int ens_run_one(const char *sacc, const char *dir, const EnsSpec *spec, const En
 	unlink(part);
 	unlink(out);
 	unlink(failed);
-	double began = now_seconds();
+	double began = prog_now();
 	pid_t pid = start_run(argv, spec->cwd, log);
 	free_argv(argv);
 	if (pid < 0) {
@@ -223,7 +215,7 @@ int ens_run_one(const char *sacc, const char *dir, const EnsSpec *spec, const En
 		return 2;
 	}
 	int ws = wait_run(pid);
-	EnsStatus st = {ENS_OK, 0, now_seconds() - began, ""};
+	EnsStatus st = {ENS_OK, 0, prog_now() - began, ""};
 	st.exit_code = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
 	if (st.exit_code != 0)
 		log_message(log, st.message, sizeof st.message);
@@ -266,17 +258,12 @@ static void on_pool_stop(int sig)
 
 static void draw(bool tty, double began, double *last, long done, long failed, long total)
 {
-	double elapsed = now_seconds() - began;
+	double elapsed = prog_now() - began;
 	if (!prog_due(tty, elapsed, *last))
 		return;
-	int width = 80;
-	struct winsize ws;
-	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-		width = ws.ws_col;
 	char line[256];
-	prog_format_runs(line, sizeof line, width, done, failed, total, elapsed);
-	fprintf(stderr, "\r%s\033[K", line);
-	fflush(stderr);
+	prog_format_runs(line, sizeof line, prog_width(), done, failed, total, elapsed);
+	prog_show(line);
 	*last = elapsed;
 }
 
@@ -313,7 +300,7 @@ int ens_run_local(const char *sacc, const char *dir, const EnsSpec *spec, const 
 	sigaction(SIGINT, &sa, &old_int);
 	pool_stop = 0;
 	bool tty = isatty(STDERR_FILENO), drawn = false;
-	double began = now_seconds(), last = -1;
+	double began = prog_now(), last = -1;
 	int running = 0, next = 0, lost = 0;
 	pid_t *pids = calloc((size_t)jobs, sizeof *pids);
 	if (!pids)

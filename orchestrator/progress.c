@@ -3,6 +3,9 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
 
 bool prog_due(bool tty, double elapsed, double last_draw)
 {
@@ -72,4 +75,23 @@ void prog_format_runs(char *buf, size_t size, int width, long done, long failed,
 	if (elapsed > 0 && n > 0 && (size_t)n < sizeof tail)
 		snprintf(tail + n, sizeof tail - (size_t)n, "  %.3g runs/s", (double)done / elapsed);
 	put_line(buf, size, width, frac, tail);
+}
+
+double prog_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int prog_width(void)
+{
+	struct winsize ws;
+	return ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 80;
+}
+
+void prog_show(const char *line)
+{
+	fprintf(stderr, "\r%s\033[K", line);
+	fflush(stderr);
 }

@@ -30,4 +30,10 @@ void prog_format(char *buf, size_t size, int width, double t, double start, doub
 void prog_format_runs(char *buf, size_t size, int width, long done, long failed, long total,
                       double elapsed);
 
+/* The terminal's side: a monotonic clock in seconds, standard error's width in columns (80
+ * when it is not a terminal or does not say), and line drawn over the previous one. */
+double prog_now(void);
+int prog_width(void);
+void prog_show(const char *line);
+
 #endif

@@ -26,7 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
@@ -493,14 +492,6 @@ static int parse_args(const CliCommand *cmd, Compilation *c, int argc, char **ar
 
 /* ---- running ----------------------------------------------------------------------------- */
 
-static double now_seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-
 static void clear_progress(Sim *s)
 {
 	if (s->prog_drawn) {
@@ -652,7 +643,7 @@ static void sleep_until(double when)
  * stops), else 0. */
 static int pace(Sim *s, double t)
 {
-	double now = now_seconds();
+	double now = prog_now();
 	if (s->rows == 1) {
 		s->rt_origin = now;
 		return 0;
@@ -677,18 +668,13 @@ static int pace(Sim *s, double t)
 
 static void draw_progress(Sim *s, double t)
 {
-	double elapsed = now_seconds() - s->run_began;
+	double elapsed = prog_now() - s->run_began;
 	if (!prog_due(true, elapsed, s->prog_last))
 		return;
-	int width = 80;
-	struct winsize ws;
-	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-		width = ws.ws_col;
 	char line[256];
-	prog_format(line, sizeof line, width, t, s->args->start, s->args->stop,
+	prog_format(line, sizeof line, prog_width(), t, s->args->start, s->args->stop,
 	            s->rows > 0 ? s->rows - 1 : 0, elapsed);
-	fprintf(stderr, "\r%s\033[K", line);
-	fflush(stderr);
+	prog_show(line);
 	s->prog_last = elapsed;
 	s->prog_drawn = true;
 }
@@ -748,14 +734,14 @@ static void on_step(void *env, int f, double t, double h, int done)
 	Sim *s = env;
 	crash_guard_step(s->fmus[f].name, t, h, done);
 	if (s->args->profile && done) {
-		s->prof[f].seconds += now_seconds() - s->prof[f].began;
+		s->prof[f].seconds += prog_now() - s->prof[f].began;
 		s->prof[f].calls++;
 	}
 	/* an isolated FMU's own limit ends a hung step as a failed call, not the process */
 	if (s->args->step_timeout > 0 && !sim_isolate_covers(s->args->isolate, s->fmus[f].name))
 		watch_step(s, f, t, h, done);
 	if (s->args->profile && !done)
-		s->prof[f].began = now_seconds();
+		s->prof[f].began = prog_now();
 }
 
 /* Around every doStep when nothing else watches them: the crash guard's note of the FMU
@@ -961,14 +947,14 @@ static int run_once(Sim *s, const SartScenario *sc, double step, const char *lab
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
-	s->run_began = now_seconds();
+	s->run_began = prog_now();
 	crash_guard_arm(s->capture ? -1 : s->rows_out.fd, &s->rows_out.data, &s->rows_out.len,
 	                &s->rows, &s->last_t, s->tmpdir);
 	int rc = sart_master_run(sc, &o, &res);
 	crash_guard_disarm();
 	if (!s->capture && s->rows_out.len)
 		flush_rows(s);
-	double wall = now_seconds() - s->run_began;
+	double wall = prog_now() - s->run_began;
 	clear_progress(s);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
