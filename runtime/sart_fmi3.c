@@ -353,8 +353,9 @@ static SartStatus worse(SartStatus a, SartStatus b)
 	return a > b ? a : b;
 }
 
-/* Integers and Booleans through the core's int values; bools when is_bool. */
-static fmi3Status get_ints(fmi3Instance instance, const SartCall *call, SartType t,
+/* Integers and Booleans through the core's int values, Strings as the core's text (the
+ * wrapper's own copies), CHUNK value references at a time. */
+static fmi3Status get_discrete(fmi3Instance instance, const SartCall *call, SartType t,
                            const fmi3ValueReference vr[], size_t nvr, void *values,
                            size_t nValues)
 {
@@ -367,6 +368,13 @@ static fmi3Status get_ints(fmi3Instance instance, const SartCall *call, SartType
 		size_t n = nvr - at < CHUNK ? nvr - at : CHUNK;
 		if (translate(instance, call, t, vr + at, n, cvr) != SART_OK)
 			return fmi3Error;
+		if (t == SART_STRING) {
+			st = worse(st, sart_core_get_strings(instance, cvr, n,
+			                                     (fmi3String *)values + at, call));
+			if (st >= SART_ERROR)
+				break;
+			continue;
+		}
 		st = worse(st, sart_core_get(instance, t, cvr, n, v, call));
 		if (st >= SART_ERROR)
 			return (fmi3Status)st;
@@ -380,7 +388,7 @@ static fmi3Status get_ints(fmi3Instance instance, const SartCall *call, SartType
 	return (fmi3Status)st;
 }
 
-static fmi3Status set_ints(fmi3Instance instance, const SartCall *call, SartType t,
+static fmi3Status set_discrete(fmi3Instance instance, const SartCall *call, SartType t,
                            const fmi3ValueReference vr[], size_t nvr, const void *values,
                            size_t nValues)
 {
@@ -393,6 +401,13 @@ static fmi3Status set_ints(fmi3Instance instance, const SartCall *call, SartType
 		size_t n = nvr - at < CHUNK ? nvr - at : CHUNK;
 		if (translate(instance, call, t, vr + at, n, cvr) != SART_OK)
 			return fmi3Error;
+		if (t == SART_STRING) {
+			st = worse(st, sart_core_set_strings(instance, cvr, n,
+			                                     (const fmi3String *)values + at, call));
+			if (st >= SART_ERROR)
+				break;
+			continue;
+		}
 		for (size_t i = 0; i < n; i++) {
 			if (t == SART_BOOLEAN)
 				v[i] = ((const fmi3Boolean *)values)[at + i] ? 1 : 0;
@@ -409,61 +424,37 @@ static fmi3Status set_ints(fmi3Instance instance, const SartCall *call, SartType
 fmi3Status fmi3GetInt32(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr,
                         fmi3Int32 values[], size_t nValues)
 {
-	return get_ints(instance, &GET_INT32, SART_INTEGER, vr, nvr, values, nValues);
+	return get_discrete(instance, &GET_INT32, SART_INTEGER, vr, nvr, values, nValues);
 }
 
 fmi3Status fmi3SetInt32(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr,
                         const fmi3Int32 values[], size_t nValues)
 {
-	return set_ints(instance, &SET_INT32, SART_INTEGER, vr, nvr, values, nValues);
+	return set_discrete(instance, &SET_INT32, SART_INTEGER, vr, nvr, values, nValues);
 }
 
 fmi3Status fmi3GetBoolean(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr,
                           fmi3Boolean values[], size_t nValues)
 {
-	return get_ints(instance, &GET_BOOLEAN, SART_BOOLEAN, vr, nvr, values, nValues);
+	return get_discrete(instance, &GET_BOOLEAN, SART_BOOLEAN, vr, nvr, values, nValues);
 }
 
 fmi3Status fmi3SetBoolean(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr,
                           const fmi3Boolean values[], size_t nValues)
 {
-	return set_ints(instance, &SET_BOOLEAN, SART_BOOLEAN, vr, nvr, values, nValues);
+	return set_discrete(instance, &SET_BOOLEAN, SART_BOOLEAN, vr, nvr, values, nValues);
 }
 
 fmi3Status fmi3GetString(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr,
                          fmi3String values[], size_t nValues)
 {
-	SartVr cvr[CHUNK];
-	SartStatus st = SART_OK;
-	if (bad_arguments(instance, &GET_STRING, vr, nvr, values, nValues))
-		return fmi3Error;
-	for (size_t at = 0; at < nvr; at += CHUNK) {
-		size_t n = nvr - at < CHUNK ? nvr - at : CHUNK;
-		if (translate(instance, &GET_STRING, SART_STRING, vr + at, n, cvr) != SART_OK)
-			return fmi3Error;
-		st = worse(st, sart_core_get_strings(instance, cvr, n, values + at, &GET_STRING));
-		if (st >= SART_ERROR)
-			break;
-	}
-	return (fmi3Status)st;
+	return get_discrete(instance, &GET_STRING, SART_STRING, vr, nvr, values, nValues);
 }
 
 fmi3Status fmi3SetString(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr,
                          const fmi3String values[], size_t nValues)
 {
-	SartVr cvr[CHUNK];
-	SartStatus st = SART_OK;
-	if (bad_arguments(instance, &SET_STRING, vr, nvr, values, nValues))
-		return fmi3Error;
-	for (size_t at = 0; at < nvr; at += CHUNK) {
-		size_t n = nvr - at < CHUNK ? nvr - at : CHUNK;
-		if (translate(instance, &SET_STRING, SART_STRING, vr + at, n, cvr) != SART_OK)
-			return fmi3Error;
-		st = worse(st, sart_core_set_strings(instance, cvr, n, values + at, &SET_STRING));
-		if (st >= SART_ERROR)
-			break;
-	}
-	return (fmi3Status)st;
+	return set_discrete(instance, &SET_STRING, SART_STRING, vr, nvr, values, nValues);
 }
 
 /* The types the wrapper has no variable of: any value reference is unknown. */
