@@ -454,3 +454,12 @@ CsvTable *csv_parse(const char *text, size_t len, const char *name, char *err, s
 	LineSource src = {.p = text, .end = len ? text + len : text}; /* NULL + 0 is UB */
 	return parse(&src, name, err, errsize);
 }
+
+size_t csv_list_item(const char *p)
+{
+	size_t len = 0;
+	int depth = 0;
+	for (; p[len] && (depth > 0 || p[len] != ','); len++)
+		depth += p[len] == '[' ? 1 : p[len] == ']' && depth > 0 ? -1 : 0;
+	return len;
+}

@@ -76,4 +76,8 @@ int csv_interp(const CsvTable *t, int c, double x, double *v);
 
 void csv_free(CsvTable *t);
 
+/* The length of the item of a comma-separated list that starts at p: up to the first comma
+ * outside brackets, so that an element `a.y[1,2]` stays one item. */
+size_t csv_list_item(const char *p);
+
 #endif

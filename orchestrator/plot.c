@@ -241,7 +241,7 @@ static char **split_list(const char *list, int *n)
 	char **v = calloc((size_t)cap + 1, sizeof *v);
 	*n = 0;
 	for (const char *p = list; v;) {
-		size_t len = strcspn(p, ",");
+		size_t len = csv_list_item(p);
 		if (!(v[(*n)++] = strndup(p, len)))
 			return v; /* the caller's check finds the NULL */
 		if (!p[len])

@@ -620,7 +620,8 @@ static int initialize(Master *m)
 		const SartFmuTypes *ty = o->fmu_types ? &o->fmu_types[f] : NULL;
 		SartInnerConfig cfg = {fm->name, fm->dir, fm->model_identifier, fm->version,
 		                       caps, master_log, &m->log[f], ty ? ty->types : NULL,
-		                       ty ? ty->n : 0};
+		                       ty ? ty->n : 0, ty ? ty->elements : NULL,
+		                       ty ? ty->nelements : 0};
 		SartStatus st = o->load_inner ? o->load_inner(o->load_env, &cfg, &m->f[f].in)
 		                               : sart_inner_load(&cfg, &m->f[f].in);
 		if (!ok(st)) {

@@ -85,6 +85,10 @@ typedef struct SartFmu {
 typedef struct SartFmuTypes {
 	const SartVrType *types;
 	size_t n;
+	/* FMI 3.0 array elements that the FMU's SartVar table lists as variables of their own
+	 * (their SartVar.vr is the element's reference; sart_inner.h's SartVrElement) */
+	const SartVrElement *elements;
+	size_t nelements;
 } SartFmuTypes;
 
 /* Capabilities the master uses besides the seam's SART_CAP_* (sart_inner.h), in

@@ -49,7 +49,14 @@ int sim_vr_types(const FmuInfo *info, SartVrType **out, size_t *n)
 	for (int i = 0; i < info->nvars; i++) {
 		const FmuVar *v = &info->vars[i];
 		SartValueType vt = value_type(v->type);
-		if (sim_sart_type(v) == SART_OTHER || vt == SART_VT_FLOAT64 || vt == SART_VT_INT32)
+		/* an array's elements are exchanged through it: listed whatever its type, so
+		 * that the seam's messages can name it */
+		bool array = v->ndims > 0 && v->nelems > 0 &&
+		             (v->type == FT_REAL || v->type == FT_FLOAT32 || v->type == FT_INTEGER ||
+		              (v->type >= FT_INT8 && v->type <= FT_UINT64) ||
+		              v->type == FT_ENUMERATION);
+		if (!array &&
+		    (sim_sart_type(v) == SART_OTHER || vt == SART_VT_FLOAT64 || vt == SART_VT_INT32))
 			continue;
 		t[(*n)++] = (SartVrType){v->vr, vt, v->name};
 	}

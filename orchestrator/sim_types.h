@@ -1,7 +1,8 @@
 /* sim_types.h — how `sacc simulate` maps a model description's variable types onto the
  * master's (sart_master.h) and the seam's (sart_inner.h): Real for Float64 and Float32,
  * Integer for every integer type and Enumeration, Boolean; everything else (String,
- * Binary, Clock, arrays) is SART_OTHER, neither exchanged nor recorded.  The FMI 3.0
+ * Binary, Clock, arrays) is SART_OTHER, neither exchanged nor recorded (an array's
+ * elements are, as variables of their own: sim_arrays.c).  The FMI 3.0
  * sized types behind Real and Integer become the seam's value-type table, so that the
  * back end calls the right getter and setter and checks ranges at the boundary. */
 #ifndef SIM_TYPES_H

@@ -34,7 +34,18 @@ typedef struct SimFmu {
 	SartVar *vars;
 	SartVrType *vr_types; /* FMI 3.0 sized types (sim_types.h), malloc'd */
 	size_t nvr_types;
+	/* FMI 3.0 arrays (sim_arrays.c): info is then a copy whose vars go on, after the
+	 * description's own nown, with one scalar per element; first_elem[i] is the first
+	 * element of own variable i (-1: not an array, or not expanded); elements are the
+	 * seam's view of them.  All in the compilation's arena. */
+	int nown;
+	int *first_elem;
+	SartVrElement *elements;
+	size_t nelements;
 } SimFmu;
+
+/* The most array elements one FMU may bring: one column each. */
+#define SIM_MAX_ELEMENTS 1000000
 
 /* A result column other than INST.VAR: an SSP system's output connector, named as it is,
  * the value of the FMU output feeding it (ref) after conv. */
@@ -111,8 +122,17 @@ typedef struct Sim {
  * Returns 0, or 1 when out of memory. */
 int sim_add_fmu(Sim *s, const char *name, FmuInfo *info, Loc where);
 /* Adds a connection between two of s's FMUs: to s->string_conns when both ends are scalar
- * Strings, else to s->conns (each allocated for every connection of the target). */
-void sim_add_conn(Sim *s, SartConnection cn);
+ * Strings, else to s->conns (each allocated for every connection of the target; grown
+ * here for arrays, which connect element by element).  Returns 0, 1 when out of memory, or
+ * 2 after an error at where (arrays of different sizes, an array and a scalar). */
+int sim_add_conn(Sim *s, SartConnection cn, Loc where);
+/* sim_arrays.c: f's array variables expanded into one scalar variable per element (f->info
+ * replaced by the expanded copy).  Returns 0, or 2 after a report (too many elements). */
+int sim_expand_arrays(Sim *s, SimFmu *f);
+/* The elements of f's own variable var: the index of the first and their number (-1, 0
+ * when var is not an expanded array). */
+void sim_array_span(const SimFmu *f, int var, int *first, int *count);
+
 /* The index of an FMU's variable, or -1. */
 int sim_var_index(const FmuInfo *info, const char *name);
 /* The index of the instance of that name, or -1. */

@@ -834,7 +834,8 @@ static SartScenario scenario(Sim *s)
 		s->sfmus[f] = (SartFmu){s->fmus[f].name, s->fmus[f].dir, in->model_identifier,
 		                        in->guid, in->version == FMI_V3 ? SART_FMI3 : SART_FMI2,
 		                        sim_caps(in), s->fmus[f].vars, in->nvars};
-		s->types[f] = (SartFmuTypes){s->fmus[f].vr_types, s->fmus[f].nvr_types};
+		s->types[f] = (SartFmuTypes){s->fmus[f].vr_types, s->fmus[f].nvr_types,
+		                             s->fmus[f].elements, s->fmus[f].nelements};
 		/* the watchdog's timer is armed on the thread that steps: keep the FMUs it
 		 * watches on the calling thread */
 		if (s->args->step_timeout > 0 &&

@@ -27,6 +27,9 @@ int sim_add_fmu(Sim *s, const char *name, FmuInfo *info, Loc where)
 	f->name = name;
 	f->info = info;
 	f->where = where;
+	if (sim_expand_arrays(s, f))
+		return 1;
+	info = f->info;
 	f->vars = calloc((size_t)info->nvars + 1, sizeof *f->vars);
 	if (!f->vars || sim_vr_types(info, &f->vr_types, &f->nvr_types))
 		return 1;
@@ -45,15 +48,49 @@ int sim_add_fmu(Sim *s, const char *name, FmuInfo *info, Loc where)
 	return 0;
 }
 
-void sim_add_conn(Sim *s, SartConnection cn)
+/* Array to array: one connection per element, each with the conversion of the whole. */
+static int add_array_conn(Sim *s, SartConnection cn, Loc where)
+{
+	const SimFmu *fs = &s->fmus[cn.src.fmu], *fd = &s->fmus[cn.dst.fmu];
+	int s0, ns, d0, nd;
+	sim_array_span(fs, cn.src.var, &s0, &ns);
+	sim_array_span(fd, cn.dst.var, &d0, &nd);
+	const FmuVar *src = &fs->info->vars[cn.src.var], *dst = &fd->info->vars[cn.dst.var];
+	if (ns == 0 || nd == 0 || ns != nd) {
+		char a[96], b[96];
+		const char *wa = ns ? sim_unsupported(src, a, sizeof a) : "a scalar";
+		const char *wb = nd ? sim_unsupported(dst, b, sizeof b) : "a scalar";
+		diag_error(s->c->diag, where, "connection %s.%s -> %s.%s: %s is %s and %s is %s: "
+		           "arrays connect element by element, to an array of the same size",
+		           fs->name, src->name, fd->name, dst->name, src->name, wa ? wa : "a scalar",
+		           dst->name, wb ? wb : "a scalar");
+		return 2;
+	}
+	SartConnection *v = realloc(s->conns, ((size_t)s->nconns + (size_t)ns + 1) * sizeof *v);
+	if (!v)
+		return 1;
+	s->conns = v;
+	for (int k = 0; k < ns; k++) {
+		SartConnection e = cn;
+		e.src.var = s0 + k;
+		e.dst.var = d0 + k;
+		s->conns[s->nconns++] = e;
+	}
+	return 0;
+}
+
+int sim_add_conn(Sim *s, SartConnection cn, Loc where)
 {
 	const FmuVar *src = &s->fmus[cn.src.fmu].info->vars[cn.src.var];
 	const FmuVar *dst = &s->fmus[cn.dst.fmu].info->vars[cn.dst.var];
 	if (src->type == FT_STRING && dst->type == FT_STRING && !src->ndims && !dst->ndims)
 		s->string_conns[s->nstring_conns++] = (SartConnection){cn.src, cn.dst, 1.0, 0.0,
 		                                                        NULL, NULL, 0};
+	else if (src->ndims || dst->ndims)
+		return add_array_conn(s, cn, where);
 	else
 		s->conns[s->nconns++] = cn;
+	return 0;
 }
 
 int sim_var_index(const FmuInfo *info, const char *name)
@@ -162,8 +199,12 @@ int sim_load_scenario(Sim *s, const char *path, bool no_unit_conversion)
 		if (vs < 0 || vd < 0)
 			return 1; /* the checker reported it */
 		bool convert = e->converts && !no_unit_conversion;
-		sim_add_conn(s, (SartConnection){{fs, vs}, {fd, vd}, convert ? e->scale : 1.0,
-		                                 convert ? e->offset : 0.0, NULL, NULL, 0});
+		int rc = sim_add_conn(s, (SartConnection){{fs, vs}, {fd, vd}, convert ? e->scale : 1.0,
+		                                          convert ? e->offset : 0.0, NULL, NULL, 0},
+		                      e->loc);
+		if (rc == 1)
+			return 1;
+		nerr += rc != 0;
 	}
 	return nerr ? 1 : 0;
 }
@@ -231,6 +272,17 @@ static int add_record(Sim *s, SartRef r, const SimColumn *col)
 	return 0;
 }
 
+/* Records every element of array r (none when r is no expanded array). */
+static int add_elements(Sim *s, SartRef r)
+{
+	int first, count;
+	sim_array_span(&s->fmus[r.fmu], r.var, &first, &count);
+	for (int k = 0; k < count; k++)
+		if (add_record(s, (SartRef){r.fmu, first + k}, NULL))
+			return 1;
+	return 0;
+}
+
 /* An SSP system's output called name (len characters), or NULL. */
 static const SimColumn *find_output(const Sim *s, const char *name, size_t len)
 {
@@ -262,10 +314,12 @@ int sim_collect_records(Sim *s, const CliList *records)
 {
 	if (records->n == 0) {
 		for (int f = 0; f < s->nfmus; f++)
-			for (int i = 0; i < s->fmus[f].info->nvars; i++) {
+			for (int i = 0; i < s->fmus[f].nown; i++) {
 				SartRef r = {f, i};
 				if (s->fmus[f].vars[i].causality != SART_CAUS_OUTPUT)
 					continue;
+				if (add_elements(s, r))
+					return 1;
 				/* Strings only when named (--record): sacc's own readers of result
 				 * files (plot, --reference, ensemble statistics) take numbers. */
 				if (s->fmus[f].vars[i].type != SART_OTHER && add_record(s, r, NULL))
@@ -279,7 +333,7 @@ int sim_collect_records(Sim *s, const CliList *records)
 	for (int k = 0; k < records->n; k++) {
 		const char *p = records->items[k];
 		while (*p) {
-			size_t len = strcspn(p, ",");
+			size_t len = csv_list_item(p);
 			SartRef r;
 			const SimColumn *out = find_output(s, p, len);
 			if (out) {
@@ -292,7 +346,12 @@ int sim_collect_records(Sim *s, const CliList *records)
 			if (rc)
 				return rc;
 			char why[96];
-			if (is_string(s, r)) {
+			int first, count;
+			sim_array_span(&s->fmus[r.fmu], r.var, &first, &count);
+			if (count) {
+				if (add_elements(s, r))
+					return 1;
+			} else if (is_string(s, r)) {
 				if (add_string_record(s, r))
 					return 1;
 			} else if (s->fmus[r.fmu].vars[r.var].type == SART_OTHER)
@@ -308,6 +367,82 @@ int sim_collect_records(Sim *s, const CliList *records)
 		}
 	}
 	return 0;
+}
+
+/* A --set value of type ty (a the whole option, for messages).  Returns 0, or 2 after a
+ * report. */
+static int parse_start(const char *a, SartType ty, const char *val, double *x)
+{
+	switch (ty) {
+	case SART_REAL:
+		if (!csv_number(val, x))
+			return cli_usage_error("--set %s: not a finite number", a);
+		return 0;
+	case SART_INTEGER: {
+		char *end;
+		errno = 0;
+		long l = strtol(val, &end, 10);
+		if (!*val || *end || errno || l < -2147483647L - 1 || l > 2147483647L)
+			return cli_usage_error("--set %s: not an Integer", a);
+		*x = (double)l;
+		return 0;
+	}
+	case SART_BOOLEAN:
+		if (strcmp(val, "true") == 0 || strcmp(val, "1") == 0)
+			*x = 1;
+		else if (strcmp(val, "false") == 0 || strcmp(val, "0") == 0)
+			*x = 0;
+		else
+			return cli_usage_error("--set %s: a Boolean is true, false, 1 or 0", a);
+		return 0;
+	default:
+		return cli_usage_error("--set %s: only Real, Integer, Boolean and String variables "
+		                       "can be set yet", a);
+	}
+}
+
+/* --set INST.ARRAY=[v1,v2,...]: every element, in row-major order.  Returns 0, 1 when out
+ * of memory, or 2 after a report. */
+static int set_array(Sim *s, const char *a, SartRef r, int first, int count, const char *val)
+{
+	size_t n = strlen(val);
+	if (n < 2 || val[0] != '[' || val[n - 1] != ']')
+		return cli_usage_error("--set %s: %s is an array of %d: give every element, "
+		                       "[v1,v2,...], or one, %s[i]=v", a, s->fmus[r.fmu].vars[r.var].name,
+		                       count, s->fmus[r.fmu].vars[r.var].name);
+	SartStart *st = realloc(s->starts, ((size_t)s->nstarts + (size_t)count + 1) * sizeof *st);
+	if (!st)
+		return 1;
+	s->starts = st;
+	char *list = strndup(val + 1, n - 2);
+	if (!list)
+		return 1;
+	int k = 0, rc = 0;
+	for (char *p = list, *next; !rc; p = next + 1) {
+		next = p + strcspn(p, ",");
+		bool last = *next == '\0';
+		*next = '\0';
+		p += strspn(p, " ");
+		for (char *e = p + strlen(p); e > p && e[-1] == ' '; e--)
+			e[-1] = '\0';
+		if (k == count) {
+			k++;
+			break;
+		}
+		SartRef er = {r.fmu, first + k};
+		double x;
+		rc = parse_start(a, s->fmus[r.fmu].vars[er.var].type, p, &x);
+		if (!rc)
+			s->starts[s->nstarts++] = (SartStart){er, x};
+		k++;
+		if (last)
+			break;
+	}
+	free(list);
+	if (!rc && k != count)
+		rc = cli_usage_error("--set %s: %s has %d elements, not %s%d", a,
+		                     s->fmus[r.fmu].vars[r.var].name, count, k > count ? "more than " : "", k > count ? count : k);
+	return rc;
 }
 
 int sim_collect_sets(Sim *s, const CliList *sets)
@@ -337,39 +472,26 @@ int sim_collect_sets(Sim *s, const CliList *sets)
 		if (!settable)
 			return cli_usage_error("--set: %s cannot be set (a constant, a computed variable "
 			                       "or the independent variable)", a);
-		double x;
 		if (v->type == FT_STRING && v->ndims == 0) {
 			s->string_starts[s->nstring_starts++] = (SartStringStart){r, val};
 			continue;
 		}
-		switch (sim_sart_type(v)) {
-		case SART_REAL:
-			if (!csv_number(val, &x))
-				return cli_usage_error("--set %s: not a finite number", a);
-			break;
-		case SART_INTEGER: {
-			char *end;
-			errno = 0;
-			long l = strtol(val, &end, 10);
-			if (!*val || *end || errno || l < -2147483647L - 1 || l > 2147483647L)
-				return cli_usage_error("--set %s: not an Integer", a);
-			x = (double)l;
-			break;
+		int first, count;
+		sim_array_span(&s->fmus[r.fmu], r.var, &first, &count);
+		if (count) {
+			if ((rc = set_array(s, a, r, first, count, val)) != 0)
+				return rc;
+			/* room for the options still to come */
+			st = realloc(s->starts, ((size_t)s->nstarts + (size_t)sets->n + 1) * sizeof *st);
+			if (!st)
+				return 1;
+			s->starts = st;
+			continue;
 		}
-		case SART_BOOLEAN:
-			if (strcmp(val, "true") == 0 || strcmp(val, "1") == 0)
-				x = 1;
-			else if (strcmp(val, "false") == 0 || strcmp(val, "0") == 0)
-				x = 0;
-			else
-				return cli_usage_error("--set %s: a Boolean is true, false, 1 or 0", a);
-			break;
-		default:
-			return cli_usage_error("--set %s: only Real, Integer, Boolean and String variables "
-			                       "can be set yet", a);
-		}
+		double x;
+		if ((rc = parse_start(a, sim_sart_type(v), val, &x)) != 0)
+			return rc;
 		s->starts[s->nstarts++] = (SartStart){r, x};
 	}
 	return 0;
 }
-

@@ -45,8 +45,10 @@ int sim_load_ssp(Sim *s, const char *path, bool no_unit_conversion)
 			return 1;
 	for (int i = 0; i < f->nlinks; i++) {
 		const SspFlatLink *l = &f->links[i];
-		sim_add_conn(s, conn_of((SartRef){l->src_comp, l->src_var},
-		                        (SartRef){l->dst_comp, l->dst_var}, &l->cv));
+		if (sim_add_conn(s, conn_of((SartRef){l->src_comp, l->src_var},
+		                            (SartRef){l->dst_comp, l->dst_var}, &l->cv),
+		                 l->last ? l->last->loc : f->comps[l->dst_comp].elem->loc))
+			return 1;
 	}
 	for (int i = 0; i < f->nstarts; i++)
 		s->starts[s->nstarts++] = (SartStart){{f->starts[i].comp, f->starts[i].var},

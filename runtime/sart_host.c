@@ -146,7 +146,7 @@ static SartStatus do_load(Host *ho, const SartChanHeader *rq)
 		return host_fail(ho, SART_ERROR, "malformed request: load with a bad table of FMI 3.0 "
 		                 "types");
 	SartInnerConfig cfg = {name, dir, id, (SartFmiVersion)rq->n, (unsigned)rq->id, host_log,
-	                       ho, ho->vr_types, (size_t)ntypes};
+	                       ho, ho->vr_types, (size_t)ntypes, NULL, 0};
 	return sart_inner_load(&cfg, &ho->in);
 }
 

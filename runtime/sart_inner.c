@@ -182,6 +182,39 @@ static int copy_vr_types(SartInner *in, const SartInnerConfig *cfg)
 	return 0;
 }
 
+static int cmp_element(const void *a, const void *b)
+{
+	const SartVrElement *x = a, *y = b;
+	return x->vr < y->vr ? -1 : x->vr > y->vr;
+}
+
+/* The config's array elements, sorted for lookup. */
+static int copy_elements(SartInner *in, const SartInnerConfig *cfg)
+{
+	if (!cfg->elements || cfg->nelements == 0)
+		return 0;
+	in->elements = malloc(cfg->nelements * sizeof *in->elements);
+	if (!in->elements)
+		return 1;
+	memcpy(in->elements, cfg->elements, cfg->nelements * sizeof *in->elements);
+	in->nelements = cfg->nelements;
+	qsort(in->elements, in->nelements, sizeof *in->elements, cmp_element);
+	return 0;
+}
+
+const SartVrElement *sart_inner_element(const SartInner *in, SartVr vr)
+{
+	size_t lo = 0, hi = in->nelements;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (in->elements[mid].vr < vr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < in->nelements && in->elements[lo].vr == vr ? &in->elements[lo] : NULL;
+}
+
 SartValueType sart_inner_vr_type(const SartInner *in, SartVr vr, SartValueType dflt,
                                  const char **name)
 {
@@ -218,7 +251,7 @@ SartStatus sart_inner_load(const SartInnerConfig *cfg, SartInner **out)
 	in->logger = cfg->logger;
 	in->logger_env = cfg->logger_env;
 	in->caps = cfg->caps;
-	if (copy_vr_types(in, cfg))
+	if (copy_vr_types(in, cfg) || copy_elements(in, cfg))
 		goto done;
 	in->name = concat(cfg->name && cfg->name[0] ? cfg->name : "?", (const char *)NULL);
 	if (!in->name)
@@ -288,6 +321,7 @@ void sart_inner_free(SartInner *in)
 	free(in->lib_path);
 	free(in->resource_dir);
 	free(in->vr_types);
+	free(in->elements);
 	free(in);
 }
 

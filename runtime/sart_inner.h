@@ -78,6 +78,24 @@ typedef struct SartVrType {
 	const char *name;
 } SartVrType;
 
+/* One element of an FMI 3.0 array variable, addressed as if it were a scalar of its own.
+ * FMI 3.0 gets and sets an array whole (its values serialized in row-major order); a caller
+ * that exchanges elements one by one (the master of `sacc simulate`) picks for each a
+ * value reference that no variable of the FMU has, and the back end turns a call on it into
+ * a call on the whole array: a get reads the array and picks the element, a set writes the
+ * array with the elements the call gives and, for the others, the values last written
+ * through the seam, else their start values, else (when one has neither) the values the
+ * FMU holds, read first (FMI 3.0 allows that only once initialization began).  The
+ * array's sized type is its entry in vr_types (Float64, Int32 or Boolean by the call when
+ * not listed). */
+typedef struct SartVrElement {
+	SartVr vr;      /* the element's own reference, chosen by the caller */
+	SartVr array;   /* the array variable's value reference */
+	unsigned index; /* 0-based position in the serialized array */
+	unsigned size;  /* the array's number of elements */
+	double start;   /* the element's start value, NaN when it has none */
+} SartVrElement;
+
 /* Receives every message: the inner FMU's (category as it gave it) and the seam's own.
  * message is plain text, already formatted and prefixed with "[instance] ". */
 typedef void (*SartLogger)(void *env, SartStatus status, const char *category,
@@ -95,6 +113,10 @@ typedef struct SartInnerConfig {
 	 * load.  NULL/0 for FMI 2.0 and for an FMI 3.0 FMU with those types only. */
 	const SartVrType *vr_types;
 	size_t nvr_types;
+	/* FMI 3.0: elements of array variables given references of their own; copied at load.
+	 * NULL/0 when the caller exchanges no element. */
+	const SartVrElement *elements;
+	size_t nelements;
 } SartInnerConfig;
 
 /* What FMI 2.0 gives fmi2SetupExperiment (FMI 3.0 gives it to EnterInitializationMode). */

@@ -39,6 +39,8 @@ struct SartInner {
 	unsigned caps;
 	SartVrType *vr_types; /* the config's, sorted by value reference */
 	size_t nvr_types;
+	SartVrElement *elements; /* the config's, sorted by their own reference */
+	size_t nelements;
 	int instantiated;
 	int fatal;          /* a call returned SART_FATAL: no further calls into the FMU */
 	int fatal_as_error; /* a contained inner (SartIsolation.contained): a fatal outcome is
@@ -106,6 +108,10 @@ extern const SartInnerOps sart_inner_fmi3_ops;
 /* The FMI 3.0 type of value reference vr (dflt when the config did not list it). */
 SartValueType sart_inner_vr_type(const SartInner *in, SartVr vr, SartValueType dflt,
                                  const char **name);
+
+/* The array element that vr stands for (SartVrElement), or NULL for a variable's own
+ * reference. */
+const SartVrElement *sart_inner_element(const SartInner *in, SartVr vr);
 
 /* Records "[name] <fmt...>" as the instance's message and sends it to the logger with the
  * category for st; returns st, so a back end can `return sart_inner_report(...)`.  A

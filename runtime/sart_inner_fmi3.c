@@ -10,6 +10,8 @@
  *   - the seam's double Reals and int Integers converted to each variable's sized type
  *     (in->vr_types; Float64 and Int32 when not listed), with range checks that name the
  *     variable and the value; bool Booleans;
+ *   - elements of arrays addressed one by one (SartVrElement) read and written through
+ *     their whole arrays;
  *   - fmi3DoStep's early return reported as success with the time reached, and the events
  *     it asks for handled here (Event Mode, discrete states updated until they settle,
  *     Step Mode), so the callers see one step either way.
@@ -132,11 +134,22 @@ static const struct {
  * settle. */
 #define MAX_EVENT_ITERATIONS 1000
 
+/* What the seam last wrote to an array whose elements are set one by one (its start
+ * values before that; known[i] 0 when element i has neither). */
+typedef struct ArrayShadow {
+	SartVr array;
+	size_t size;
+	double *v;
+	unsigned char *known;
+} ArrayShadow;
+
 typedef struct Fmi3Inner {
 	Fmi3Api api;
 	fmi3Instance c;
 	int event_mode_used;
 	int early_return_allowed;
+	ArrayShadow *shadows;
+	size_t nshadows;
 } Fmi3Inner;
 
 static Fmi3Inner *impl(SartInner *in)
@@ -277,6 +290,13 @@ done:
 
 static void fmi3_unbind(SartInner *in)
 {
+	Fmi3Inner *f = impl(in);
+	for (size_t i = 0; f && i < f->nshadows; i++) {
+		free(f->shadows[i].v);
+		free(f->shadows[i].known);
+	}
+	if (f)
+		free(f->shadows);
 	free(in->impl);
 	in->impl = NULL;
 }
@@ -395,6 +415,293 @@ static SART_COLD SartStatus wrong_kind(SartInner *in, const char *fn, SartVr vr,
 	                         name ? name : "?", vr, type_name(t), want);
 }
 
+/* ---- values: elements of arrays ---------------------------------------------------------- */
+
+/* What a call exchanges, for the elements' arrays: the seam's three value kinds. */
+typedef enum ValueKind { KIND_REAL, KIND_INTEGER, KIND_BOOLEAN } ValueKind;
+
+static SartStatus fmi3_get_real(SartInner *in, const SartVr vr[], size_t n, double v[]);
+static SartStatus fmi3_get_integer(SartInner *in, const SartVr vr[], size_t n, int v[]);
+static SartStatus fmi3_get_boolean(SartInner *in, const SartVr vr[], size_t n, int v[]);
+static SartStatus fmi3_set_real(SartInner *in, const SartVr vr[], size_t n, const double v[]);
+static SartStatus fmi3_set_integer(SartInner *in, const SartVr vr[], size_t n, const int v[]);
+static SartStatus fmi3_set_boolean(SartInner *in, const SartVr vr[], size_t n, const int v[]);
+static void int_range(SartValueType t, long long *lo, long long *hi);
+
+/* Whether a call names some array element (the usual call names none: one test each). */
+static int any_element(const SartInner *in, const SartVr vr[], size_t n)
+{
+	if (in->nelements == 0)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (sart_inner_element(in, vr[i]))
+			return 1;
+	return 0;
+}
+
+/* The sized type of e's array for a call of kind k, and its name; an array of the other
+ * kind (a Float array asked for Integers) is reported. */
+static SartStatus array_type(SartInner *in, const SartVrElement *e, ValueKind k,
+                             SartValueType *t, const char **name)
+{
+	*t = sart_inner_vr_type(in, e->array, k == KIND_INTEGER ? SART_VT_INT32 : SART_VT_FLOAT64,
+	                        name);
+	int is_float = *t == SART_VT_FLOAT64 || *t == SART_VT_FLOAT32;
+	if (k == KIND_BOOLEAN || (k == KIND_REAL) == is_float)
+		return SART_OK;
+	return wrong_kind(in, "an array element", e->array, *t, *name,
+	                  k == KIND_REAL ? "a Float" : "an integer");
+}
+
+/* The whole array behind e, as doubles. */
+static SartStatus array_get(SartInner *in, const SartVrElement *e, ValueKind k, double *out)
+{
+	Fmi3Inner *f = impl(in);
+	SartValueType t;
+	const char *name, *fn = "fmi3GetBoolean";
+	SartStatus s = array_type(in, e, k, &t, &name);
+	if (s != SART_OK)
+		return s;
+	size_t n = e->size;
+	void *buf = malloc(n * sizeof(fmi3Float64) + 1);
+	if (!buf)
+		return sart_inner_report(in, SART_ERROR, "getting the array '%s': out of memory",
+		                         name ? name : "?");
+	fmi3Status st = fmi3Error;
+	if (k == KIND_BOOLEAN) {
+		st = f->api.get_boolean(f->c, &e->array, 1, buf, n);
+		for (size_t i = 0; i < n; i++)
+			out[i] = ((fmi3Boolean *)buf)[i] ? 1 : 0;
+	} else {
+		switch (t) {
+#define ARRAY_GET(TAG, FN, TYPE, field)                                                        \
+	case TAG:                                                                             \
+		fn = FN;                                                                      \
+		st = f->api.field(f->c, &e->array, 1, (TYPE *)buf, n);                        \
+		for (size_t i = 0; i < n; i++)                                                \
+			out[i] = (double)((TYPE *)buf)[i];                                    \
+		break;
+		ARRAY_GET(SART_VT_FLOAT64, "fmi3GetFloat64", fmi3Float64, get_float64)
+		ARRAY_GET(SART_VT_FLOAT32, "fmi3GetFloat32", fmi3Float32, get_float32)
+		ARRAY_GET(SART_VT_INT8, "fmi3GetInt8", fmi3Int8, get_int8)
+		ARRAY_GET(SART_VT_UINT8, "fmi3GetUInt8", fmi3UInt8, get_uint8)
+		ARRAY_GET(SART_VT_INT16, "fmi3GetInt16", fmi3Int16, get_int16)
+		ARRAY_GET(SART_VT_UINT16, "fmi3GetUInt16", fmi3UInt16, get_uint16)
+		ARRAY_GET(SART_VT_INT32, "fmi3GetInt32", fmi3Int32, get_int32)
+		ARRAY_GET(SART_VT_UINT32, "fmi3GetUInt32", fmi3UInt32, get_uint32)
+		ARRAY_GET(SART_VT_INT64, "fmi3GetInt64", fmi3Int64, get_int64)
+		ARRAY_GET(SART_VT_UINT64, "fmi3GetUInt64", fmi3UInt64, get_uint64)
+#undef ARRAY_GET
+		}
+	}
+	free(buf);
+	return outcome(in, fn, st);
+}
+
+/* The whole array behind e set to v, each value checked against the array's type. */
+static SartStatus array_set(SartInner *in, const SartVrElement *e, ValueKind k,
+                            const double *v)
+{
+	Fmi3Inner *f = impl(in);
+	SartValueType t;
+	const char *name, *fn = "fmi3SetBoolean";
+	SartStatus s = array_type(in, e, k, &t, &name);
+	if (s != SART_OK)
+		return s;
+	size_t n = e->size;
+	long long lo, hi;
+	int_range(t, &lo, &hi);
+	for (size_t i = 0; i < n; i++) {
+		if (k == KIND_INTEGER && (v[i] < (double)lo || v[i] > (double)hi))
+			return sart_inner_report(in, SART_ERROR, "fmi3Set%s: the value %s for '%s[%zu]' "
+			                         "(valueReference %u) does not fit %s", type_name(t),
+			                         SART_NUM(v[i]), name ? name : "?", i + 1, e->array,
+			                         type_name(t));
+		if (k == KIND_REAL && t == SART_VT_FLOAT32 && isfinite(v[i]) && fabs(v[i]) > FLT_MAX)
+			return sart_inner_report(in, SART_ERROR, "fmi3SetFloat32: the value %s for "
+			                         "'%s[%zu]' (valueReference %u) does not fit Float32",
+			                         SART_NUM(v[i]), name ? name : "?", i + 1, e->array);
+	}
+	void *buf = malloc(n * sizeof(fmi3Float64) + 1);
+	if (!buf)
+		return sart_inner_report(in, SART_ERROR, "setting the array '%s': out of memory",
+		                         name ? name : "?");
+	fmi3Status st = fmi3Error;
+	if (k == KIND_BOOLEAN) {
+		for (size_t i = 0; i < n; i++)
+			((fmi3Boolean *)buf)[i] = v[i] != 0;
+		st = f->api.set_boolean(f->c, &e->array, 1, buf, n);
+	} else {
+		switch (t) {
+#define ARRAY_SET(TAG, FN, TYPE, field)                                                        \
+	case TAG:                                                                             \
+		fn = FN;                                                                      \
+		for (size_t i = 0; i < n; i++)                                                \
+			((TYPE *)buf)[i] = (TYPE)v[i];                                        \
+		st = f->api.field(f->c, &e->array, 1, (TYPE *)buf, n);                        \
+		break;
+		ARRAY_SET(SART_VT_FLOAT64, "fmi3SetFloat64", fmi3Float64, set_float64)
+		ARRAY_SET(SART_VT_FLOAT32, "fmi3SetFloat32", fmi3Float32, set_float32)
+		ARRAY_SET(SART_VT_INT8, "fmi3SetInt8", fmi3Int8, set_int8)
+		ARRAY_SET(SART_VT_UINT8, "fmi3SetUInt8", fmi3UInt8, set_uint8)
+		ARRAY_SET(SART_VT_INT16, "fmi3SetInt16", fmi3Int16, set_int16)
+		ARRAY_SET(SART_VT_UINT16, "fmi3SetUInt16", fmi3UInt16, set_uint16)
+		ARRAY_SET(SART_VT_INT32, "fmi3SetInt32", fmi3Int32, set_int32)
+		ARRAY_SET(SART_VT_UINT32, "fmi3SetUInt32", fmi3UInt32, set_uint32)
+		ARRAY_SET(SART_VT_INT64, "fmi3SetInt64", fmi3Int64, set_int64)
+		ARRAY_SET(SART_VT_UINT64, "fmi3SetUInt64", fmi3UInt64, set_uint64)
+#undef ARRAY_SET
+		}
+	}
+	free(buf);
+	return outcome(in, fn, st);
+}
+
+/* A get naming array elements: each array read once for a run of its elements, the
+ * scalars one by one. */
+static SART_COLD SartStatus elements_get(SartInner *in, ValueKind k, const SartVr vr[],
+                                         size_t n, double rv[], int iv[])
+{
+	SartStatus worst = SART_OK;
+	double *arr = NULL;
+	const SartVrElement *held = NULL; /* whose array arr holds */
+	for (size_t i = 0; i < n && worst <= SART_WARNING; i++) {
+		const SartVrElement *e = sart_inner_element(in, vr[i]);
+		if (!e) {
+			worst = worse(worst, k == KIND_REAL ? fmi3_get_real(in, &vr[i], 1, &rv[i])
+			                     : k == KIND_INTEGER ? fmi3_get_integer(in, &vr[i], 1, &iv[i])
+			                                         : fmi3_get_boolean(in, &vr[i], 1, &iv[i]));
+			continue;
+		}
+		if (!held || held->array != e->array || held->size != e->size) {
+			double *grown = realloc(arr, e->size * sizeof *arr + 1);
+			if (!grown) {
+				worst = sart_inner_report(in, SART_ERROR, "getting an array: out of memory");
+				break;
+			}
+			arr = grown;
+			held = e;
+			worst = worse(worst, array_get(in, e, k, arr));
+			if (worst > SART_WARNING)
+				break;
+		}
+		double x = arr[e->index];
+		if (k == KIND_REAL) {
+			rv[i] = x;
+		} else if (x < INT_MIN || x > INT_MAX) {
+			const char *name;
+			sart_inner_vr_type(in, e->array, SART_VT_INT32, &name);
+			worst = sart_inner_report(in, SART_ERROR, "the value %s of '%s[%u]' "
+			                          "(valueReference %u) does not fit an Integer",
+			                          SART_NUM(x), name ? name : "?", e->index + 1, e->array);
+		} else {
+			iv[i] = (int)x;
+		}
+	}
+	free(arr);
+	return worst;
+}
+
+/* The shadow of e's array, made from its elements' start values on first use; NULL when
+ * out of memory. */
+static ArrayShadow *shadow_of(SartInner *in, const SartVrElement *e)
+{
+	Fmi3Inner *f = impl(in);
+	for (size_t i = 0; i < f->nshadows; i++)
+		if (f->shadows[i].array == e->array && f->shadows[i].size == e->size)
+			return &f->shadows[i];
+	ArrayShadow *grown = realloc(f->shadows, (f->nshadows + 1) * sizeof *grown);
+	if (!grown)
+		return NULL;
+	f->shadows = grown;
+	ArrayShadow *sh = &f->shadows[f->nshadows];
+	*sh = (ArrayShadow){e->array, e->size, calloc(e->size + 1, sizeof *sh->v),
+	                    calloc(e->size + 1, 1)};
+	if (!sh->v || !sh->known) {
+		free(sh->v);
+		free(sh->known);
+		return NULL;
+	}
+	f->nshadows++;
+	for (size_t i = 0; i < in->nelements; i++) {
+		const SartVrElement *x = &in->elements[i];
+		if (x->array == e->array && x->index < e->size && !isnan(x->start)) {
+			sh->v[x->index] = x->start;
+			sh->known[x->index] = 1;
+		}
+	}
+	return sh;
+}
+
+/* A set naming array elements: each array written once, with the values the call gives its
+ * elements and, when it does not give them all, the FMU's own for the others. */
+static SART_COLD SartStatus elements_set(SartInner *in, ValueKind k, const SartVr vr[],
+                                         size_t n, const double rv[], const int iv[])
+{
+	SartStatus worst = SART_OK;
+	SartVr *done = malloc(n * sizeof *done + 1); /* the arrays written */
+	size_t ndone = 0;
+	if (!done)
+		return sart_inner_report(in, SART_ERROR, "setting an array: out of memory");
+	for (size_t i = 0; i < n && worst <= SART_WARNING; i++) {
+		const SartVrElement *e = sart_inner_element(in, vr[i]);
+		if (!e) {
+			worst = worse(worst, k == KIND_REAL ? fmi3_set_real(in, &vr[i], 1, &rv[i])
+			                     : k == KIND_INTEGER ? fmi3_set_integer(in, &vr[i], 1, &iv[i])
+			                                         : fmi3_set_boolean(in, &vr[i], 1, &iv[i]));
+			continue;
+		}
+		size_t d = 0;
+		while (d < ndone && done[d] != e->array)
+			d++;
+		if (d < ndone)
+			continue;
+		done[ndone++] = e->array;
+		double *vals = malloc(e->size * sizeof *vals + 1);
+		unsigned char *given = calloc(e->size + 1, 1);
+		size_t ngiven = 0;
+		if (!vals || !given) {
+			worst = sart_inner_report(in, SART_ERROR, "setting an array: out of memory");
+		} else {
+			for (size_t j = i; j < n; j++) {
+				const SartVrElement *ej = sart_inner_element(in, vr[j]);
+				if (!ej || ej->array != e->array || ej->index >= e->size)
+					continue;
+				vals[ej->index] = k == KIND_REAL ? rv[j] : (double)iv[j];
+				ngiven += !given[ej->index];
+				given[ej->index] = 1;
+			}
+			ArrayShadow *sh = shadow_of(in, e);
+			for (size_t x = 0; sh && ngiven < e->size && x < e->size; x++)
+				if (!given[x] && sh->known[x]) {
+					vals[x] = sh->v[x];
+					given[x] = 1;
+					ngiven++;
+				}
+			if (ngiven < e->size) {
+				double *now = malloc(e->size * sizeof *now + 1);
+				worst = now ? worse(worst, array_get(in, e, k, now))
+				            : sart_inner_report(in, SART_ERROR, "setting an array: out of "
+				                                "memory");
+				for (size_t x = 0; now && x < e->size; x++)
+					if (!given[x])
+						vals[x] = now[x];
+				free(now);
+			}
+			if (worst <= SART_WARNING)
+				worst = worse(worst, array_set(in, e, k, vals));
+			if (worst <= SART_WARNING && sh) {
+				memcpy(sh->v, vals, e->size * sizeof *vals);
+				memset(sh->known, 1, e->size);
+			}
+		}
+		free(vals);
+		free(given);
+	}
+	free(done);
+	return worst;
+}
+
 static SART_COLD SartStatus get_real_mixed(SartInner *in, const SartVr vr[], size_t n,
                                            double v[])
 {
@@ -421,6 +728,8 @@ static SART_COLD SartStatus get_real_mixed(SartInner *in, const SartVr vr[], siz
 static SartStatus fmi3_get_real(SartInner *in, const SartVr vr[], size_t n, double v[])
 {
 	Fmi3Inner *f = impl(in);
+	if (any_element(in, vr, n))
+		return elements_get(in, KIND_REAL, vr, n, v, NULL);
 	if (all_of_type(in, vr, n, SART_VT_FLOAT64))
 		return outcome(in, "fmi3GetFloat64", f->api.get_float64(f->c, vr, n, v, n));
 	return get_real_mixed(in, vr, n, v);
@@ -455,6 +764,8 @@ static SART_COLD SartStatus set_real_mixed(SartInner *in, const SartVr vr[], siz
 static SartStatus fmi3_set_real(SartInner *in, const SartVr vr[], size_t n, const double v[])
 {
 	Fmi3Inner *f = impl(in);
+	if (any_element(in, vr, n))
+		return elements_set(in, KIND_REAL, vr, n, v, NULL);
 	if (all_of_type(in, vr, n, SART_VT_FLOAT64))
 		return outcome(in, "fmi3SetFloat64", f->api.set_float64(f->c, vr, n, v, n));
 	return set_real_mixed(in, vr, n, v);
@@ -526,6 +837,8 @@ static SART_COLD SartStatus get_integer_mixed(SartInner *in, const SartVr vr[], 
 static SartStatus fmi3_get_integer(SartInner *in, const SartVr vr[], size_t n, int v[])
 {
 	Fmi3Inner *f = impl(in);
+	if (any_element(in, vr, n))
+		return elements_get(in, KIND_INTEGER, vr, n, NULL, v);
 	if (all_of_type(in, vr, n, SART_VT_INT32))
 		return outcome(in, "fmi3GetInt32", f->api.get_int32(f->c, vr, n, v, n));
 	return get_integer_mixed(in, vr, n, v);
@@ -590,6 +903,8 @@ static SART_COLD SartStatus set_integer_mixed(SartInner *in, const SartVr vr[], 
 static SartStatus fmi3_set_integer(SartInner *in, const SartVr vr[], size_t n, const int v[])
 {
 	Fmi3Inner *f = impl(in);
+	if (any_element(in, vr, n))
+		return elements_set(in, KIND_INTEGER, vr, n, NULL, v);
 	if (all_of_type(in, vr, n, SART_VT_INT32))
 		return outcome(in, "fmi3SetInt32", f->api.set_int32(f->c, vr, n, v, n));
 	return set_integer_mixed(in, vr, n, v);
@@ -602,6 +917,8 @@ static SartStatus fmi3_set_integer(SartInner *in, const SartVr vr[], size_t n, c
 static SartStatus fmi3_get_boolean(SartInner *in, const SartVr vr[], size_t n, int v[])
 {
 	Fmi3Inner *f = impl(in);
+	if (any_element(in, vr, n))
+		return elements_get(in, KIND_BOOLEAN, vr, n, NULL, v);
 	fmi3Boolean buf[BOOL_CHUNK];
 	SartStatus worst = SART_OK;
 	for (size_t at = 0; at < n && worst <= SART_WARNING; at += BOOL_CHUNK) {
@@ -617,6 +934,8 @@ static SartStatus fmi3_get_boolean(SartInner *in, const SartVr vr[], size_t n, i
 static SartStatus fmi3_set_boolean(SartInner *in, const SartVr vr[], size_t n, const int v[])
 {
 	Fmi3Inner *f = impl(in);
+	if (any_element(in, vr, n))
+		return elements_set(in, KIND_BOOLEAN, vr, n, NULL, v);
 	fmi3Boolean buf[BOOL_CHUNK];
 	SartStatus worst = SART_OK;
 	for (size_t at = 0; at < n && worst <= SART_WARNING; at += BOOL_CHUNK) {

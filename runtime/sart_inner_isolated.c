@@ -373,6 +373,14 @@ SartStatus sart_inner_load_isolated(const SartInnerConfig *cfg, const SartIsolat
 	iso->call_timeout = iso_cfg->call_timeout;
 	in->fatal_as_error = iso_cfg->contained != 0;
 	in->impl = iso;
+	if (cfg->elements && cfg->nelements) {
+		/* the host's protocol carries whole values only */
+		sart_inner_report(in, SART_ERROR, "cannot load %s out of process: elements of its "
+		                  "array variables are exchanged one by one, which an isolated FMU "
+		                  "does not offer yet", cfg->dir ? cfg->dir : name);
+		sart_inner_free(in);
+		return SART_ERROR;
+	}
 	SartStatus st = spawn(in, iso_cfg);
 	if (st == SART_OK) {
 		size_t off = 0;
