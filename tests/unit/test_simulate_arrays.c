@@ -1,0 +1,231 @@
+/* test_simulate_arrays.c — FMI 3.0 array variables in `sacc simulate`, over the test FMU
+ * array3 (tests/fmus3/array3: y = x + gain .* u with x' = u, stats = {sum(y), max(y)}, the
+ * size 3 from its structural parameter n, stats of fixed size 2): one column per element,
+ * --set of a whole array and of one element, --input and connections element by element,
+ * the result read back by name, and the errors.  Every expected value is worked out here
+ * from the model's equations.  Runs the SACC_BUILD binary as a user would
+ * (simulate_test.h); not among the isolated tests (an isolated FMU exchanges no element). */
+#define _GNU_SOURCE /* realpath(path, NULL) */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "sacc_test.h"
+
+#include "assert_contains.h"
+#include "csv.h"
+#include "simulate_test.h"
+
+static int setup(void **state)
+{
+	return sim_setup(state, "test_simulate_arrays");
+}
+
+/* Column name of the result at path, row k (0 = the first point), within 1e-12 of want. */
+static void assert_cell(const char *path, const char *name, int row, double want)
+{
+	char err[256];
+	CsvTable *t = csv_read(path, err, sizeof err);
+	if (!t)
+		print_error("%s\n", err);
+	assert_non_null(t);
+	int c = csv_column(t, name);
+	if (c <= 0)
+		print_error("no column %s\n", name);
+	assert_true(c > 0);
+	assert_true((size_t)row < t->nrows);
+	double got = t->data[(size_t)row * (size_t)t->ncols + (size_t)c];
+	if (!(fabs(got - want) <= 1e-12 * fmax(1, fabs(want))))
+		print_error("%s row %d: %.17g, want %.17g\n", name, row, got, want);
+	assert_true(fabs(got - want) <= 1e-12 * fmax(1, fabs(want)));
+	csv_free(t);
+}
+
+/* y, x and stats of array3 after k steps of h from x = 0 with u and gain held. */
+static void array3_at(const double u[3], const double gain[3], int k, double h, double y[3],
+                      double stats[2])
+{
+	stats[0] = 0;
+	for (int i = 0; i < 3; i++) {
+		double x = 0;
+		for (int s = 0; s < k; s++)
+			x += u[i] * h;
+		y[i] = x + gain[i] * u[i];
+		stats[0] += y[i];
+		stats[1] = i == 0 || y[i] > stats[1] ? y[i] : stats[1];
+	}
+}
+
+static void simulate_arrays__one_column_per_element__hand_computed(void **state)
+{
+	Ctx *c = *state;
+	char args[1024];
+	snprintf(args, sizeof args, "'%s/fmus3/array3.fmu' --stop 0.2 --step 0.1 "
+	         "--set 'array3.u=[1, 2,3]' -o '%s'", test_build_dir(), path_in(c, "r.csv"));
+	assert_int_equal(simulate(c, args), 0);
+	char *csv = file_in(c, "r.csv");
+	/* every output, each array's elements in place, in order */
+	assert_true(strncmp(csv, "time [s],array3.y[1],array3.y[2],array3.y[3],array3.stats[1],"
+	                         "array3.stats[2]\n0,1,4,9,14,9\n", 79) == 0);
+	free(csv);
+	const double u[3] = {1, 2, 3}, gain[3] = {1, 2, 3};
+	const char *yname[3] = {"array3.y[1]", "array3.y[2]", "array3.y[3]"};
+	for (int k = 0; k <= 2; k++) {
+		double y[3], st[2];
+		array3_at(u, gain, k, 0.1, y, st);
+		for (int i = 0; i < 3; i++)
+			assert_cell(path_in(c, "r.csv"), yname[i], k, y[i]);
+		assert_cell(path_in(c, "r.csv"), "array3.stats[1]", k, st[0]);
+		assert_cell(path_in(c, "r.csv"), "array3.stats[2]", k, st[1]);
+	}
+	assert_tmp_empty(c);
+}
+
+static void simulate_arrays__set_one_element_and_record_some(void **state)
+{
+	Ctx *c = *state;
+	char args[1024];
+	/* u[2] alone: the others keep their start values (0); gain whole */
+	snprintf(args, sizeof args, "'%s/fmus3/array3.fmu' --stop 0.1 --step 0.1 "
+	         "--set 'array3.u[2]=5' --set 'array3.gain=[10,20,30]' "
+	         "--record 'array3.y[2],array3.stats' -o '%s'", test_build_dir(),
+	         path_in(c, "r.csv"));
+	assert_int_equal(simulate(c, args), 0);
+	char *csv = file_in(c, "r.csv");
+	assert_true(strncmp(csv, "time [s],array3.y[2],array3.stats[1],array3.stats[2]\n", 53) ==
+	            0);
+	free(csv);
+	const double u[3] = {0, 5, 0}, gain[3] = {10, 20, 30};
+	double y[3], st[2];
+	array3_at(u, gain, 1, 0.1, y, st);
+	assert_cell(path_in(c, "r.csv"), "array3.y[2]", 1, y[1]);
+	assert_cell(path_in(c, "r.csv"), "array3.stats[1]", 1, st[0]);
+	assert_cell(path_in(c, "r.csv"), "array3.stats[2]", 1, st[1]);
+}
+
+static void simulate_arrays__input_columns_feed_elements(void **state)
+{
+	Ctx *c = *state;
+	char args[1024];
+	write_text(c, "in.csv", "time,array3.u[1],array3.u[2],array3.u[3]\n0,-1,0.5,2\n1,-1,0.5,2\n");
+	snprintf(args, sizeof args, "'%s/fmus3/array3.fmu' --stop 0.2 --step 0.1 --input '%s' "
+	         "-o '%s'", test_build_dir(), path_in(c, "in.csv"), path_in(c, "r.csv"));
+	assert_int_equal(simulate(c, args), 0);
+	const double u[3] = {-1, 0.5, 2}, gain[3] = {1, 2, 3};
+	double y[3], st[2];
+	array3_at(u, gain, 2, 0.1, y, st);
+	assert_cell(path_in(c, "r.csv"), "array3.y[1]", 2, y[0]);
+	assert_cell(path_in(c, "r.csv"), "array3.y[3]", 2, y[2]);
+	assert_cell(path_in(c, "r.csv"), "array3.stats[2]", 2, st[1]);
+}
+
+static const char chain_sa[] = "fmu Array3 a at \"%s/fmus3/array3.fmu\"\n"
+                               "fmu Array3 b at \"%s/fmus3/array3.fmu\"\n"
+                               "a.y -> b.u\n";
+
+/* a.y -> b.u element by element: b's u is a's y, under both masters (Jacobi gives b the
+ * y of the step's start until the next step, Gauss-Seidel the new one, a stepping
+ * first). */
+static void simulate_arrays__connection_element_by_element(void **state)
+{
+	Ctx *c = *state;
+	char text[512], args[1024];
+	char *b = realpath(test_build_dir(), NULL);
+	assert_non_null(b);
+	snprintf(text, sizeof text, chain_sa, b, b);
+	free(b);
+	write_text(c, "chain.sa", text);
+	const char *masters[] = {"jacobi", "gauss-seidel"};
+	for (int m = 0; m < 2; m++) {
+		snprintf(args, sizeof args, "'%s' --stop 0.1 --step 0.1 --master %s "
+		         "--set 'a.u=[1,2,3]' -o '%s'", path_in(c, "chain.sa"), masters[m],
+		         path_in(c, "r.csv"));
+		assert_int_equal(simulate(c, args), 0);
+		const double gain[3] = {1, 2, 3}, ua[3] = {1, 2, 3};
+		const char *names[3] = {"b.y[1]", "b.y[2]", "b.y[3]"};
+		for (int i = 0; i < 3; i++) {
+			double ya0 = gain[i] * ua[i];      /* a.y at 0: x = 0 */
+			double ya1 = ua[i] * 0.1 + ya0;    /* a.y at 0.1 */
+			double ub = m == 0 ? ya0 : ya1;    /* what b held over the step, and after */
+			assert_cell(path_in(c, "r.csv"), names[i], 0, gain[i] * ya0);
+			assert_cell(path_in(c, "r.csv"), names[i], 1, ub * 0.1 + gain[i] * ub);
+		}
+	}
+}
+
+static void simulate_arrays__errors_name_the_array(void **state)
+{
+	Ctx *c = *state;
+	char text[512], args[1024];
+	char *b = realpath(test_build_dir(), NULL);
+	assert_non_null(b);
+	snprintf(text, sizeof text, "fmu Array3 a at \"%s/fmus3/array3.fmu\"\n"
+	         "fmu Array3 b at \"%s/fmus3/array3.fmu\"\n"
+	         "a.stats -> b.u\n", b, b);
+	free(b);
+	write_text(c, "sizes.sa", text);
+	snprintf(args, sizeof args, "'%s' --stop 0.1", path_in(c, "sizes.sa"));
+	assert_int_equal(simulate(c, args), 1);
+	char *err = file_in(c, "err.txt");
+	assert_contains(err, "sizes.sa:3:1: error: connection a.stats -> b.u: stats is an array "
+	                     "of 2 Float64 and u is an array of 3 Float64: arrays connect element "
+	                     "by element, to an array of the same size");
+	free(err);
+	snprintf(args, sizeof args, "'%s/fmus3/array3.fmu' --set array3.u=1", test_build_dir());
+	assert_usage_error(c, args, "scalar for an array",
+	                   "--set array3.u=1: u is an array of 3: give every element, "
+	                   "[v1,v2,...], or one, u[i]=v");
+	snprintf(args, sizeof args, "'%s/fmus3/array3.fmu' --set 'array3.u=[1,2]'",
+	         test_build_dir());
+	assert_usage_error(c, args, "too few", "--set array3.u=[1,2]: u has 3 elements, not 2");
+	snprintf(args, sizeof args, "'%s/fmus3/array3.fmu' --set 'array3.u=[1,2,3,4]'",
+	         test_build_dir());
+	assert_usage_error(c, args, "too many",
+	                   "--set array3.u=[1,2,3,4]: u has 3 elements, not more than 3");
+	snprintf(args, sizeof args, "'%s/fmus3/array3.fmu' --record 'array3.y[4]'",
+	         test_build_dir());
+	assert_usage_error(c, args, "no such element", "fmu 'array3' has no variable 'y[4]'");
+	snprintf(args, sizeof args, "'%s/fmus3/array3.fmu' --isolate all --stop 0.1",
+	         test_build_dir());
+	assert_int_equal(simulate(c, args), 1);
+	err = file_in(c, "err.txt");
+	assert_contains(err, "elements of its array variables are exchanged one by one, which an "
+	                     "isolated FMU does not offer yet");
+	free(err);
+}
+
+/* Lists of references keep an element with a comma in its brackets whole. */
+static void csv_list_item__brackets__keep_commas(void **state)
+{
+	(void)state;
+	assert_int_equal(csv_list_item("a.y[1,2],b.x"), 8);
+	assert_int_equal(csv_list_item("a.x,b"), 3);
+	assert_int_equal(csv_list_item("a.y[1,[2,3]],z"), 12);
+	assert_int_equal(csv_list_item("last"), 4);
+	assert_int_equal(csv_list_item(""), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(
+			simulate_arrays__one_column_per_element__hand_computed, setup, teardown),
+		cmocka_unit_test_setup_teardown(simulate_arrays__set_one_element_and_record_some,
+		                                setup, teardown),
+		cmocka_unit_test_setup_teardown(simulate_arrays__input_columns_feed_elements, setup,
+		                                teardown),
+		cmocka_unit_test_setup_teardown(simulate_arrays__connection_element_by_element,
+		                                setup, teardown),
+		cmocka_unit_test_setup_teardown(simulate_arrays__errors_name_the_array, setup,
+		                                teardown),
+		cmocka_unit_test(csv_list_item__brackets__keep_commas),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
