@@ -37,6 +37,9 @@ int sim_add_fmu(Sim *s, const char *name, FmuInfo *info, Loc where)
 		const FmuVar *v = &info->vars[i];
 		f->vars[i] = (SartVar){v->name, v->vr, sim_sart_type(v), sart_causality(v->causality),
 		                       NULL, v->causality == CAUS_OUTPUT ? -1 : 0};
+		/* an expanded array's ports are its elements */
+		if (i < f->nown && f->first_elem && f->first_elem[i] >= 0)
+			f->vars[i].causality = SART_CAUS_OTHER;
 	}
 	for (int k = 0; k < info->noutputs; k++) {
 		const FmuOutputDep *o = &info->outputs[k];
@@ -48,6 +51,31 @@ int sim_add_fmu(Sim *s, const char *name, FmuInfo *info, Loc where)
 	return 0;
 }
 
+/* What v is, for messages: "a scalar", "an array of 3 Float64", "an array of 2x3 Int32". */
+static const char *shape_text(const FmuVar *v, int count, char *buf, size_t size)
+{
+	if (!v->ndims)
+		return "a scalar";
+	size_t used = (size_t)snprintf(buf, size, "an array of ");
+	for (int d = 0; d < v->ndims && used < size; d++)
+		used += (size_t)snprintf(buf + used, size - used, "%s%lld", d ? "x" : "",
+		                         v->dims[d].size);
+	if (used < size)
+		snprintf(buf + used, size - used, " %s%s", fmu_type_name_for(v->type, FMI_V3),
+		         count ? "" : " (not exchanged)");
+	return buf;
+}
+
+static bool same_shape(const FmuVar *a, const FmuVar *b)
+{
+	if (a->ndims != b->ndims)
+		return false;
+	for (int d = 0; d < a->ndims; d++)
+		if (a->dims[d].size != b->dims[d].size)
+			return false;
+	return true;
+}
+
 /* Array to array: one connection per element, each with the conversion of the whole. */
 static int add_array_conn(Sim *s, SartConnection cn, Loc where)
 {
@@ -56,14 +84,12 @@ static int add_array_conn(Sim *s, SartConnection cn, Loc where)
 	sim_array_span(fs, cn.src.var, &s0, &ns);
 	sim_array_span(fd, cn.dst.var, &d0, &nd);
 	const FmuVar *src = &fs->info->vars[cn.src.var], *dst = &fd->info->vars[cn.dst.var];
-	if (ns == 0 || nd == 0 || ns != nd) {
+	if (ns == 0 || nd == 0 || !same_shape(src, dst)) {
 		char a[96], b[96];
-		const char *wa = ns ? sim_unsupported(src, a, sizeof a) : "a scalar";
-		const char *wb = nd ? sim_unsupported(dst, b, sizeof b) : "a scalar";
 		diag_error(s->c->diag, where, "connection %s.%s -> %s.%s: %s is %s and %s is %s: "
-		           "arrays connect element by element, to an array of the same size",
-		           fs->name, src->name, fd->name, dst->name, src->name, wa ? wa : "a scalar",
-		           dst->name, wb ? wb : "a scalar");
+		           "arrays connect element by element, to an array of the same dimensions",
+		           fs->name, src->name, fd->name, dst->name, src->name,
+		           shape_text(src, ns, a, sizeof a), dst->name, shape_text(dst, nd, b, sizeof b));
 		return 2;
 	}
 	SartConnection *v = realloc(s->conns, ((size_t)s->nconns + (size_t)ns + 1) * sizeof *v);
@@ -316,7 +342,7 @@ int sim_collect_records(Sim *s, const CliList *records)
 		for (int f = 0; f < s->nfmus; f++)
 			for (int i = 0; i < s->fmus[f].nown; i++) {
 				SartRef r = {f, i};
-				if (s->fmus[f].vars[i].causality != SART_CAUS_OUTPUT)
+				if (s->fmus[f].info->vars[i].causality != CAUS_OUTPUT)
 					continue;
 				if (add_elements(s, r))
 					return 1;

@@ -1,6 +1,7 @@
-/* test_simulate_arrays.c — FMI 3.0 array variables in `sacc simulate`, over the test FMU
+/* test_simulate_arrays.c — FMI 3.0 array variables in `sacc simulate`, over the test FMUs
  * array3 (tests/fmus3/array3: y = x + gain .* u with x' = u, stats = {sum(y), max(y)}, the
- * size 3 from its structural parameter n, stats of fixed size 2): one column per element,
+ * size 3 from its structural parameter n, stats of fixed size 2) and matrix3 (two
+ * dimensions, units, Integer and Boolean arrays): one column per element,
  * --set of a whole array and of one element, --input and connections element by element,
  * the result read back by name, and the errors.  Every expected value is worked out here
  * from the model's equations.  Runs the SACC_BUILD binary as a user would
@@ -176,7 +177,7 @@ static void simulate_arrays__errors_name_the_array(void **state)
 	char *err = file_in(c, "err.txt");
 	assert_contains(err, "sizes.sa:3:1: error: connection a.stats -> b.u: stats is an array "
 	                     "of 2 Float64 and u is an array of 3 Float64: arrays connect element "
-	                     "by element, to an array of the same size");
+	                     "by element, to an array of the same dimensions");
 	free(err);
 	snprintf(args, sizeof args, "'%s/fmus3/array3.fmu' --set array3.u=1", test_build_dir());
 	assert_usage_error(c, args, "scalar for an array",
@@ -198,6 +199,77 @@ static void simulate_arrays__errors_name_the_array(void **state)
 	err = file_in(c, "err.txt");
 	assert_contains(err, "elements of its array variables are exchanged one by one, which an "
 	                     "isolated FMU does not offer yet");
+	free(err);
+}
+
+/* matrix3 (tests/fmus3/matrix3): two-dimensional arrays named A[i,j], row-major (the last
+ * index fastest, as FMI 3.0 serializes them), their units in the header (the names quoted:
+ * they hold a comma), Integer and Boolean arrays; the result read back by element name. */
+static void simulate_arrays__two_dimensions__row_major_with_units(void **state)
+{
+	Ctx *c = *state;
+	char args[1024];
+	snprintf(args, sizeof args, "'%s/fmus3/matrix3.fmu' --stop 0.5 "
+	         "--set 'matrix3.A=[1,9,3,0,5,6]' --set 'matrix3.k[2]=-4' -o '%s'",
+	         test_build_dir(), path_in(c, "r.csv"));
+	assert_int_equal(simulate(c, args), 0);
+	char *csv = file_in(c, "r.csv");
+	const char *header =
+		"time [s],\"matrix3.T[1,1] [cm]\",\"matrix3.T[1,2] [cm]\",\"matrix3.T[2,1] [cm]\","
+		"\"matrix3.T[2,2] [cm]\",\"matrix3.T[3,1] [cm]\",\"matrix3.T[3,2] [cm]\","
+		"matrix3.rowsum[1] [m],matrix3.rowsum[2] [m],matrix3.kk[1],matrix3.kk[2],"
+		"matrix3.flags[1],matrix3.flags[2],matrix3.flags[3],matrix3.w2[1] [cm],"
+		"matrix3.w2[2] [cm]\n";
+	assert_true(strncmp(csv, header, strlen(header)) == 0);
+	free(csv);
+	/* A = {{1, 9, 3}, {0, 5, 6}}: T = transpose(A) */
+	const double A[2][3] = {{1, 9, 3}, {0, 5, 6}};
+	char name[64];
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 2; j++) {
+			snprintf(name, sizeof name, "matrix3.T[%d,%d]", i + 1, j + 1);
+			assert_cell(path_in(c, "r.csv"), name, 1, A[j][i]);
+		}
+	assert_cell(path_in(c, "r.csv"), "matrix3.rowsum[1]", 1, 0.01 * 1 + 0.01 * 9 + 0.01 * 3);
+	assert_cell(path_in(c, "r.csv"), "matrix3.rowsum[2] [m]", 1, 0.01 * 0 + 0.01 * 5 + 0.01 * 6);
+	assert_cell(path_in(c, "r.csv"), "matrix3.kk[1]", 1, 0);
+	assert_cell(path_in(c, "r.csv"), "matrix3.kk[2]", 1, -8);
+	assert_cell(path_in(c, "r.csv"), "matrix3.flags[1]", 1, 1);
+	assert_cell(path_in(c, "r.csv"), "matrix3.flags[2]", 1, 1);
+	assert_cell(path_in(c, "r.csv"), "matrix3.flags[3]", 1, 0);
+}
+
+/* p.rowsum [m] -> q.w [cm] converts each element (x 100), p.kk -> q.k passes Integers; a
+ * 3x2 array does not feed a 2x3 one. */
+static void simulate_arrays__units_converted_per_element(void **state)
+{
+	Ctx *c = *state;
+	char text[512], args[1024];
+	char *b = realpath(test_build_dir(), NULL);
+	assert_non_null(b);
+	snprintf(text, sizeof text, "fmu Matrix3 p at \"%s/fmus3/matrix3.fmu\"\n"
+	         "fmu Matrix3 q at \"%s/fmus3/matrix3.fmu\"\n"
+	         "p.rowsum -> q.w\np.kk -> q.k\n", b, b);
+	write_text(c, "m.sa", text);
+	snprintf(text, sizeof text, "fmu Matrix3 p at \"%s/fmus3/matrix3.fmu\"\n"
+	         "fmu Matrix3 q at \"%s/fmus3/matrix3.fmu\"\n"
+	         "p.T -> q.A\n", b, b);
+	write_text(c, "shape.sa", text);
+	free(b);
+	snprintf(args, sizeof args, "'%s' --stop 0.5 --set 'p.k=[3,-1]' -o '%s'",
+	         path_in(c, "m.sa"), path_in(c, "r.csv"));
+	assert_int_equal(simulate(c, args), 0);
+	/* p.A at its start {{1, 2, 3}, {4, 5, 6}}: rowsum {0.06, 0.15} m */
+	assert_cell(path_in(c, "r.csv"), "q.w2[1]", 1, 100 * (0.01 * 1 + 0.01 * 2 + 0.01 * 3));
+	assert_cell(path_in(c, "r.csv"), "q.w2[2]", 1, 100 * (0.01 * 4 + 0.01 * 5 + 0.01 * 6));
+	assert_cell(path_in(c, "r.csv"), "q.kk[1]", 1, 2 * 2 * 3);
+	assert_cell(path_in(c, "r.csv"), "q.kk[2]", 1, 2 * 2 * -1);
+	snprintf(args, sizeof args, "'%s' --stop 0.5", path_in(c, "shape.sa"));
+	assert_int_equal(simulate(c, args), 1);
+	char *err = file_in(c, "err.txt");
+	assert_contains(err, "shape.sa:3:1: error: connection p.T -> q.A: T is an array of 3x2 "
+	                     "Float64 and A is an array of 2x3 Float64: arrays connect element by "
+	                     "element, to an array of the same dimensions");
 	free(err);
 }
 
@@ -224,6 +296,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(simulate_arrays__connection_element_by_element,
 		                                setup, teardown),
 		cmocka_unit_test_setup_teardown(simulate_arrays__errors_name_the_array, setup,
+		                                teardown),
+		cmocka_unit_test_setup_teardown(
+			simulate_arrays__two_dimensions__row_major_with_units, setup, teardown),
+		cmocka_unit_test_setup_teardown(simulate_arrays__units_converted_per_element, setup,
 		                                teardown),
 		cmocka_unit_test(csv_list_item__brackets__keep_commas),
 	};
