@@ -248,8 +248,10 @@ void sim_warn_unfed_inputs(const Sim *s)
 				fed = s->external[k].fmu == f && s->external[k].var == i;
 			for (int k = 0; !fed && k < s->nstarts; k++)
 				fed = s->starts[k].ref.fmu == f && s->starts[k].ref.var == i;
-			if (fed || info->vars[i].causality != CAUS_INPUT)
-				continue;
+			int first, count;
+			sim_array_span(&s->fmus[f], i, &first, &count);
+			if (fed || info->vars[i].causality != CAUS_INPUT || count)
+				continue; /* an array: its elements say */
 			if (n++ == 0)
 				fprintf(stderr, "%s: warning: nothing feeds these inputs and they have no "
 				        "start value, so they stay 0:", cli_prog());

@@ -17,6 +17,8 @@
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "sacc_test.h"
 
@@ -273,6 +275,59 @@ static void simulate_arrays__units_converted_per_element(void **state)
 	free(err);
 }
 
+static const char array_ssd[] =
+	"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	"<ssd:SystemStructureDescription version=\"1.0\" name=\"arr\"\n"
+	"    xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\"\n"
+	"    xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\">\n"
+	"  <ssd:System name=\"arr\">\n"
+	"    <ssd:Elements>\n"
+	"      <ssd:Component name=\"a\" source=\"resources/array3.fmu\">\n"
+	"        <ssd:Connectors>\n"
+	"          <ssd:Connector name=\"y\" kind=\"output\"><ssc:Real unit=\"cm\"/></ssd:Connector>\n"
+	"        </ssd:Connectors>\n"
+	"      </ssd:Component>\n"
+	"      <ssd:Component name=\"b\" source=\"resources/array3.fmu\">\n"
+	"        <ssd:Connectors>\n"
+	"          <ssd:Connector name=\"u\" kind=\"input\"><ssc:Real unit=\"m\"/></ssd:Connector>\n"
+	"        </ssd:Connectors>\n"
+	"      </ssd:Component>\n"
+	"    </ssd:Elements>\n"
+	"    <ssd:Connections>\n"
+	"      <ssd:Connection startElement=\"a\" startConnector=\"y\" endElement=\"b\" "
+	"endConnector=\"u\"/>\n"
+	"    </ssd:Connections>\n"
+	"  </ssd:System>\n"
+	"</ssd:SystemStructureDescription>\n";
+
+/* An SSP link between two arrays: element by element, the connectors' units (cm into m)
+ * converting each. */
+static void simulate_arrays__ssp_link_element_by_element(void **state)
+{
+	Ctx *c = *state;
+	char args[1024], fmu[PATH_MAX];
+	assert_int_equal(mkdir(path_in(c, "resources"), 0755), 0);
+	char *b = realpath(test_build_dir(), NULL);
+	assert_non_null(b);
+	snprintf(fmu, sizeof fmu, "%s/fmus3/array3.fmu", b);
+	free(b);
+	assert_int_equal(symlink(fmu, path_in(c, "resources/array3.fmu")), 0);
+	write_text(c, "SystemStructure.ssd", array_ssd);
+	snprintf(args, sizeof args, "'%s' --stop 0.1 --step 0.1 --master jacobi "
+	         "--set 'a.u=[1,2,3]' -o '%s'", path_in(c, "SystemStructure.ssd"),
+	         path_in(c, "r.csv"));
+	assert_int_equal(simulate(c, args), 0);
+	const double gain[3] = {1, 2, 3};
+	const char *names[3] = {"b.y[1]", "b.y[2]", "b.y[3]"};
+	for (int i = 0; i < 3; i++) {
+		double ub = 0.01 * gain[i] * (i + 1); /* a.y at 0 in cm, into m */
+		assert_cell(path_in(c, "r.csv"), names[i], 0, gain[i] * ub);
+		assert_cell(path_in(c, "r.csv"), names[i], 1, ub * 0.1 + gain[i] * ub);
+	}
+	unlink(path_in(c, "resources/array3.fmu"));
+	rmdir(path_in(c, "resources"));
+}
+
 /* Lists of references keep an element with a comma in its brackets whole. */
 static void csv_list_item__brackets__keep_commas(void **state)
 {
@@ -300,6 +355,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			simulate_arrays__two_dimensions__row_major_with_units, setup, teardown),
 		cmocka_unit_test_setup_teardown(simulate_arrays__units_converted_per_element, setup,
+		                                teardown),
+		cmocka_unit_test_setup_teardown(simulate_arrays__ssp_link_element_by_element, setup,
 		                                teardown),
 		cmocka_unit_test(csv_list_item__brackets__keep_commas),
 	};
