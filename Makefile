@@ -582,7 +582,7 @@ golden-update: $(SACC) $(FMUS)
 
 # The documentation's examples (docs/examples/) and the commands of its sh blocks, run
 # against the built sacc (tests/docs/run.sh says how they are marked).
-check-docs: $(SACC) $(FMUS) $(PW_FMUS)
+check-docs: $(SACC) $(FMUS) $(PW_FMUS) $(FMUS3)
 	@SACC=$(SACC) BUILD=$(BUILD) sh tests/docs/run.sh
 
 check-core: check-unit check-golden check-docs check-ensemble

@@ -380,11 +380,11 @@ const CliOption sim_options[] = {
 	{"--sweep-csv", CLI_VALUE, "FILE", cli_set_string, AT(sweep_csv), SIM, CLI_FILE,
 	 "also write the sweep's table as CSV to FILE", NULL},
 	{"--record", CLI_VALUE, "INST.VAR,...", cli_add_string, AT(records), SIM, CLI_REPEAT,
-	 "the variables to write (default: every output; Strings quoted, after the others)",
-	 NULL},
+	 "the variables to write (default: every output; Strings quoted, after the others; an "
+	 "array, every element: INST.VAR[1], ...)", NULL},
 	{"--set", CLI_VALUE, "INST.VAR=VALUE", cli_add_string, AT(sets), PROBE, CLI_REPEAT,
-	 "a start value or parameter, before initialization (a String takes VALUE as it is)",
-	 NULL},
+	 "a start value or parameter, before initialization (a String takes VALUE as it is; "
+	 "an array [V1,V2,...] in row-major order, or one element INST.VAR[I]=VALUE)", NULL},
 	{"--input", CLI_VALUE, "FILE.csv", cli_set_string, AT(input), SIM, CLI_FILE,
 	 "unconnected inputs over time: a time column, then one per input (INST.VAR; VAR for "
 	 "an .fmu), Reals linear between rows, discrete ones held", NULL},
