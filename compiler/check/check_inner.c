@@ -181,6 +181,15 @@ static void ports_from_fmu(Ctx *x, Inner *in, Node *decl_in, Node *decl_out)
 					   want_input ? "an input" : "an output");
 				continue;
 			}
+			if (v->ndims > 0) {
+				char why[96];
+				diag_error(x->c->diag, p->loc, "port '%s' of inner fmu '%s' is %s: a "
+					   "wrapper has no array ports yet", var, in->name,
+					   fmu_var_unsupported(v, why, sizeof why));
+				diag_note(x->c->diag, p->loc, "sacc simulate exchanges arrays element by "
+					  "element, without a wrapper");
+				continue;
+			}
 			if (taken[idx]) {
 				diag_error(x->c->diag, p->loc, "port '%s' of inner fmu '%s' declared twice",
 					   var, in->name);
@@ -202,8 +211,8 @@ static void ports_from_fmu(Ctx *x, Inner *in, Node *decl_in, Node *decl_out)
 		if (taken[i] || (v->causality != CAUS_INPUT && v->causality != CAUS_OUTPUT))
 			continue;
 		SaType t = chk_fmu_sa_type(v->type);
-		if (t == TY_NONE)
-			continue; /* Binary and Clock ports are not reachable from the language */
+		if (t == TY_NONE || v->ndims > 0)
+			continue; /* Binary, Clock and array ports are not reachable from the language */
 		Node *p = make_port_decl(x, in->decl->loc, v->name, t, v->unit);
 		add_port(x, in, (InnerPort){p, v->name, v->name, t, v->unit,
 					    v->causality == CAUS_INPUT, i});
@@ -362,6 +371,8 @@ static SaType inner_param_type(const Inner *in, const char *name, const char **c
 			if (v->causality != CAUS_PARAMETER ||
 			    (v->variability != VAR_FIXED && v->variability != VAR_TUNABLE))
 				continue;
+			if (v->ndims > 0)
+				continue; /* an array parameter cannot be bound (yet) */
 			if (strcmp(v->name, name) == 0)
 				return chk_fmu_sa_type(v->type);
 			cands[(*n)++] = v->name;
@@ -400,6 +411,14 @@ void chk_inner_param_bindings(Ctx *x, Inner *in)
 		int n = 0;
 		SaType want = inner_param_type(in, b->name, cands, &n);
 		SaType got = chk_expr(x, b->init);
+		const FmuVar *arr = want == TY_NONE && in->fmu ? fmu_find_var(in->fmu, b->name) : NULL;
+		if (arr && arr->ndims > 0 && arr->causality == CAUS_PARAMETER) {
+			char why[96];
+			diag_error(x->c->diag, b->loc, "parameter '%s' of inner fmu '%s' is %s: array "
+			           "parameters cannot be bound yet (the inner keeps its start values)",
+			           b->name, in->name, fmu_var_unsupported(arr, why, sizeof why));
+			continue;
+		}
 		if (want == TY_NONE) {
 			diag_error(x->c->diag, b->loc, "inner fmu '%s' has no parameter '%s'", in->name,
 			           b->name);

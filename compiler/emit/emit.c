@@ -747,8 +747,8 @@ static const Node *inner_binding(const Inner *in, const char *name)
 static SaType fmu_param_type(const FmuVar *v)
 {
 	if (v->causality != CAUS_PARAMETER ||
-	    (v->variability != VAR_FIXED && v->variability != VAR_TUNABLE))
-		return TY_NONE;
+	    (v->variability != VAR_FIXED && v->variability != VAR_TUNABLE) || v->ndims > 0)
+		return TY_NONE; /* an array parameter keeps its start values */
 	switch (v->type) {
 	case FT_REAL: return TY_REAL;
 	case FT_INTEGER:

@@ -18,6 +18,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sacc_test.h"
@@ -25,6 +26,15 @@
 #include "assert_contains.h"
 #include "csv.h"
 #include "simulate_test.h"
+
+/* The build directory as an absolute path (scripts and commands run elsewhere). */
+static const char *test_build_dir_abs(void)
+{
+	static char abs[PATH_MAX];
+	if (!abs[0] && !realpath(test_build_dir(), abs))
+		snprintf(abs, sizeof abs, "%s", test_build_dir());
+	return abs;
+}
 
 static int setup(void **state)
 {
@@ -328,6 +338,50 @@ static void simulate_arrays__ssp_link_element_by_element(void **state)
 	rmdir(path_in(c, "resources"));
 }
 
+/* `sacc build` ADAPTATION --fmi VERSION in the scratch directory: the exit status, stderr
+ * in err.txt. */
+static int build(Ctx *c, const char *script, int fmi)
+{
+	snprintf(c->cmd, sizeof c->cmd, "cd '%s' && '%s/sacc' build --fmi %d -o out '%s' "
+	         ">/dev/null 2>'%s/err.txt'", c->dir, test_build_dir_abs(), fmi, script, c->dir);
+	int st = system(c->cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* A wrapper has no array ports: binding one, declaring one or binding an array parameter
+ * is an error at build time naming it, in FMI 2.0 and 3.0 wrappers alike (before, such a
+ * wrapper was built and failed when run). */
+static void build_arrays__refused_by_name(void **state)
+{
+	Ctx *c = *state;
+	char text[1024];
+	const char *cases[][2] = {
+		{"output ports Real y <- a.y\n",
+		 "wrap.sa:7:26: error: port 'y' of inner fmu 'a' is an array of 3 Float64: a "
+		 "wrapper has no array ports yet"},
+		{"\twith output ports Real stats\n",
+		 "wrap.sa:6:25: error: port 'stats' of inner fmu 'a' is an array of 2 Float64: a "
+		 "wrapper has no array ports yet"},
+		{"\twith param gain := 2\n",
+		 "wrap.sa:6:13: error: parameter 'gain' of inner fmu 'a' is an array of 3 Float64: "
+		 "array parameters cannot be bound yet"},
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		int inner_clause = cases[k][0][0] == '\t';
+		snprintf(text, sizeof text, "semantic adaptation reactive moore wrap\n"
+		         "at \"./wrap.fmu\"\n\n\tfor inner fmu Array3 a\n\tat \"%s/fmus3/array3.fmu\"\n"
+		         "%s\n%s", test_build_dir_abs(), inner_clause ? cases[k][0] : "",
+		         inner_clause ? "input ports Real uu\n" : cases[k][0]);
+		write_text(c, "wrap.sa", text);
+		for (int fmi = 2; fmi <= 3; fmi++) {
+			assert_int_equal(build(c, "wrap.sa", fmi), 1);
+			char *err = file_in(c, "err.txt");
+			assert_contains(err, cases[k][1]);
+			free(err);
+		}
+	}
+}
+
 /* Lists of references keep an element with a comma in its brackets whole. */
 static void csv_list_item__brackets__keep_commas(void **state)
 {
@@ -358,6 +412,7 @@ int main(void)
 		                                teardown),
 		cmocka_unit_test_setup_teardown(simulate_arrays__ssp_link_element_by_element, setup,
 		                                teardown),
+		cmocka_unit_test_setup_teardown(build_arrays__refused_by_name, setup, teardown),
 		cmocka_unit_test(csv_list_item__brackets__keep_commas),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
