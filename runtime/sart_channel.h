@@ -125,6 +125,9 @@ uint32_t sart_chan_next(SartChan *ch, uint32_t last);
 /* Child: publishes the answer to request seq. */
 void sart_chan_answer(SartChan *ch, uint32_t seq);
 
+/* One array element in a load request: four uint32 (vr, array, index, size), a double. */
+#define SART_CHAN_ELEMENT_BYTES (4 * sizeof(uint32_t) + sizeof(double))
+
 /* Bytes for n elements of elem bytes at an 8-aligned offset after off; 0 on overflow. */
 size_t sart_chan_span(size_t off, size_t n, size_t elem);
 

@@ -31,6 +31,7 @@ typedef struct Host {
 	int reported; /* the call's outcome was recorded as a report */
 	char name[128];
 	SartVrType *vr_types; /* the load's FMI 3.0 types, names copied behind them */
+	SartVrElement *elements; /* the load's array elements */
 } Host;
 
 /* Appends one message to the call's log area; a full area drops it and counts. */
@@ -91,7 +92,8 @@ static const char *take_string(const unsigned char *data, size_t len, size_t *of
 /* The FMI 3.0 types after the load's strings (from off): into ho->vr_types, one block
  * holding the table and the names (the slot is overwritten by later requests).  Returns
  * the count, or -1 on a malformed table. */
-static long take_types(Host *ho, const unsigned char *data, size_t len, size_t off)
+static long take_types(Host *ho, const unsigned char *data, size_t len, size_t off,
+                       size_t *after)
 {
 	size_t table = sart_chan_span(off, 1, sizeof(uint64_t));
 	uint64_t count;
@@ -125,7 +127,37 @@ static long take_types(Host *ho, const unsigned char *data, size_t len, size_t o
 		ho->vr_types[i] = (SartVrType){pair[0], (SartValueType)pair[1], copy};
 		copy += strlen(copy) + 1;
 	}
+	*after = names;
 	return (long)n;
+}
+
+/* The array elements after the types (from off): into ho->elements.  Returns the count,
+ * or -1 on a malformed table. */
+static long take_elements(Host *ho, const unsigned char *data, size_t len, size_t off)
+{
+	size_t table = sart_chan_span(off, 1, sizeof(uint64_t));
+	uint64_t count;
+	free(ho->elements);
+	ho->elements = NULL;
+	if (!table || table > len)
+		return -1;
+	memcpy(&count, data + sart_chan_span(off, 0, 1), sizeof count);
+	size_t end = count <= len ? sart_chan_span(table, (size_t)count, SART_CHAN_ELEMENT_BYTES)
+	                          : 0;
+	if (!end || end > len)
+		return -1;
+	ho->elements = malloc((size_t)count * sizeof *ho->elements + 1);
+	if (!ho->elements)
+		return -1;
+	const unsigned char *p = data + sart_chan_span(table, 0, 1);
+	for (size_t i = 0; i < (size_t)count; i++, p += SART_CHAN_ELEMENT_BYTES) {
+		uint32_t w[4];
+		double start;
+		memcpy(w, p, sizeof w);
+		memcpy(&start, p + sizeof w, sizeof start);
+		ho->elements[i] = (SartVrElement){w[0], w[1], w[2], w[3], start};
+	}
+	return (long)count;
 }
 
 static SartStatus do_load(Host *ho, const SartChanHeader *rq)
@@ -141,12 +173,14 @@ static SartStatus do_load(Host *ho, const SartChanHeader *rq)
 		return host_fail(ho, SART_ERROR, "malformed request: load without name, directory "
 		                 "and model identifier");
 	snprintf(ho->name, sizeof ho->name, "%s", name);
-	long ntypes = take_types(ho, data, len, off);
-	if (ntypes < 0)
+	size_t after = 0;
+	long ntypes = take_types(ho, data, len, off, &after);
+	long nelements = ntypes < 0 ? -1 : take_elements(ho, data, len, after);
+	if (ntypes < 0 || nelements < 0)
 		return host_fail(ho, SART_ERROR, "malformed request: load with a bad table of FMI 3.0 "
-		                 "types");
+		                 "types or array elements");
 	SartInnerConfig cfg = {name, dir, id, (SartFmiVersion)rq->n, (unsigned)rq->id, host_log,
-	                       ho, ho->vr_types, (size_t)ntypes, NULL, 0};
+	                       ho, ho->vr_types, (size_t)ntypes, ho->elements, (size_t)nelements};
 	return sart_inner_load(&cfg, &ho->in);
 }
 
@@ -365,6 +399,8 @@ static void host_quit(Host *ho)
 	ho->in = NULL;
 	free(ho->vr_types);
 	ho->vr_types = NULL;
+	free(ho->elements);
+	ho->elements = NULL;
 }
 
 static int parse_long(const char *s, long *out)

@@ -311,8 +311,31 @@ static SartStatus put_string(Iso *iso, const char *s, size_t *off)
 	return SART_OK;
 }
 
+/* After the types: the array elements the caller exchanges one by one (SartVrElement), a
+ * count then records of four uint32 (vr, array, index, size) and the start as a double. */
+static SartStatus put_elements(Iso *iso, const SartInnerConfig *cfg, size_t *off)
+{
+	size_t n = cfg->elements ? cfg->nelements : 0;
+	size_t table = sart_chan_span(*off, 1, sizeof(uint64_t));
+	size_t end = table ? sart_chan_span(table, n, SART_CHAN_ELEMENT_BYTES) : 0;
+	if (!end || end > iso->ch.data_cap)
+		return SART_ERROR;
+	unsigned char *data = sart_chan_data(&iso->ch);
+	uint64_t count = n;
+	memcpy(data + sart_chan_span(*off, 0, 1), &count, sizeof count);
+	unsigned char *p = data + sart_chan_span(table, 0, 1);
+	for (size_t i = 0; i < n; i++, p += SART_CHAN_ELEMENT_BYTES) {
+		const SartVrElement *e = &cfg->elements[i];
+		uint32_t w[4] = {e->vr, e->array, e->index, e->size};
+		memcpy(p, w, sizeof w);
+		memcpy(p + sizeof w, &e->start, sizeof e->start);
+	}
+	*off = end;
+	return SART_OK;
+}
+
 /* The load request (sart_channel.h): name, directory, model identifier, then the FMI 3.0
- * types the child's seam needs to pick each getter and setter.  On SART_ERROR *off is what
+ * types the child's seam needs to pick each getter and setter, and the array elements.  On SART_ERROR *off is what
  * was needed so far. */
 static SartStatus put_load(Iso *iso, const SartInnerConfig *cfg, const char *name,
                            size_t *off)
@@ -341,7 +364,7 @@ static SartStatus put_load(Iso *iso, const SartInnerConfig *cfg, const char *nam
 		if (put_string(iso, vname ? vname : "", off) != SART_OK)
 			return SART_ERROR;
 	}
-	return SART_OK;
+	return put_elements(iso, cfg, off);
 }
 
 SartStatus sart_inner_load_isolated(const SartInnerConfig *cfg, const SartIsolation *iso_cfg,
@@ -373,14 +396,6 @@ SartStatus sart_inner_load_isolated(const SartInnerConfig *cfg, const SartIsolat
 	iso->call_timeout = iso_cfg->call_timeout;
 	in->fatal_as_error = iso_cfg->contained != 0;
 	in->impl = iso;
-	if (cfg->elements && cfg->nelements) {
-		/* the host's protocol carries whole values only */
-		sart_inner_report(in, SART_ERROR, "cannot load %s out of process: elements of its "
-		                  "array variables are exchanged one by one, which an isolated FMU "
-		                  "does not offer yet", cfg->dir ? cfg->dir : name);
-		sart_inner_free(in);
-		return SART_ERROR;
-	}
 	SartStatus st = spawn(in, iso_cfg);
 	if (st == SART_OK) {
 		size_t off = 0;
