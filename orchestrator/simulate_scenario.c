@@ -467,7 +467,8 @@ static int set_array(Sim *s, const char *a, SartRef r, int first, int count, con
 	free(list);
 	if (!rc && k != count)
 		rc = cli_usage_error("--set %s: %s has %d elements, not %s%d", a,
-		                     s->fmus[r.fmu].vars[r.var].name, count, k > count ? "more than " : "", k > count ? count : k);
+		                     s->fmus[r.fmu].vars[r.var].name, count,
+		                     k > count ? "more than " : "", k > count ? count : k);
 	return rc;
 }
 

@@ -18,6 +18,21 @@ static SartConnection conn_of(SartRef src, SartRef dst, const SspConvert *cv)
 	return (SartConnection){src, dst, cv->scale, cv->offset, cv->from, cv->to, cv->nmap};
 }
 
+/* An array variable where a scalar is needed (what names the use): links between arrays
+ * are element by element, parameter values and the system's outputs scalars.  Returns 1
+ * after the error. */
+static int array_refused(Sim *s, int comp, int var, const char *what)
+{
+	const SimFmu *fm = &s->fmus[comp];
+	if (!fm->info->vars[var].ndims)
+		return 0;
+	char why[96];
+	diag_error(s->c->diag, s->flat->comps[comp].elem->loc, "%s of '%s' names '%s', which is "
+	           "%s: only links carry arrays (element by element)", what, fm->name,
+	           fm->info->vars[var].name, sim_unsupported(&fm->info->vars[var], why, sizeof why));
+	return 1;
+}
+
 int sim_load_ssp(Sim *s, const char *path, bool no_unit_conversion)
 {
 	Compilation *c = s->c;
@@ -50,12 +65,17 @@ int sim_load_ssp(Sim *s, const char *path, bool no_unit_conversion)
 		                 l->last ? l->last->loc : f->comps[l->dst_comp].elem->loc))
 			return 1;
 	}
-	for (int i = 0; i < f->nstarts; i++)
+	for (int i = 0; i < f->nstarts; i++) {
+		if (array_refused(s, f->starts[i].comp, f->starts[i].var, "a parameter binding"))
+			return 1;
 		s->starts[s->nstarts++] = (SartStart){{f->starts[i].comp, f->starts[i].var},
 		                                      f->starts[i].value};
+	}
 	for (int i = 0; i < f->noutputs; i++) {
 		const SspFlatOutput *o = &f->outputs[i];
 		SartRef r = {o->comp, o->var};
+		if (array_refused(s, o->comp, o->var, "the system's output connector"))
+			return 1;
 		s->outputs[s->noutputs++] = (SimColumn){o->name, r, conn_of(r, r, &o->cv),
 		                                         o->cv.converts_units ? o->cv.dst_unit : NULL};
 	}

@@ -351,6 +351,30 @@ static void simulate_arrays__ssp_link_element_by_element(void **state)
 		assert_cell(path_in(c, "r.csv"), names[i], 0, gain[i] * ub);
 		assert_cell(path_in(c, "r.csv"), names[i], 1, ub * 0.1 + gain[i] * ub);
 	}
+	/* a parameter binding names a whole array: refused, naming it */
+	static const char binding[] =
+		"        <ssd:ParameterBindings><ssd:ParameterBinding><ssd:ParameterValues>\n"
+		"          <ssv:ParameterSet version=\"1.0\" name=\"p\"><ssv:Parameters>\n"
+		"            <ssv:Parameter name=\"gain\"><ssv:Real value=\"2\"/></ssv:Parameter>\n"
+		"          </ssv:Parameters></ssv:ParameterSet>\n"
+		"        </ssd:ParameterValues></ssd:ParameterBinding></ssd:ParameterBindings>\n";
+	char ssd[4096];
+	const char *cut = strstr(array_ssd, "      </ssd:Component>");
+	assert_non_null(cut);
+	snprintf(ssd, sizeof ssd, "%.*s%s%s", (int)(cut - array_ssd), array_ssd, binding, cut);
+	char *ns = strstr(ssd, "xmlns:ssc");
+	assert_non_null(ns);
+	const char *ssv = "xmlns:ssv=\"http://ssp-standard.org/SSP1/"
+	                  "SystemStructureParameterValues\" ";
+	memmove(ns + strlen(ssv), ns, strlen(ns) + 1);
+	memcpy(ns, ssv, strlen(ssv));
+	write_text(c, "SystemStructure.ssd", ssd);
+	snprintf(args, sizeof args, "'%s' --stop 0.1", path_in(c, "SystemStructure.ssd"));
+	assert_int_equal(simulate(c, args), 1);
+	char *err = file_in(c, "err.txt");
+	assert_contains(err, "a parameter binding of 'a' names 'gain', which is an array of 3 "
+	                     "Float64: only links carry arrays (element by element)");
+	free(err);
 	unlink(path_in(c, "resources/array3.fmu"));
 	rmdir(path_in(c, "resources"));
 }
