@@ -1,8 +1,10 @@
 /* test_e2e_types3.c — wrappers over an FMI 3.0 inner with every variable type
  * (tests/fmus3/alltypes3), built by sacc as FMI 3.0 and stepped through the suite's minimal
  * FMI 3.0 importer beside the bare FMU: the sized types converted at the boundary (outputs
- * bit-identical to the bare FMU's), a value that does not fit the inner's type an error
- * naming the port and the value, and the model description through fmi3_md_check. */
+ * bit-identical to the bare FMU's, an Enumeration forwarded as one with the inner's items), a
+ * value that does not fit the inner's type an error naming the port and the value, and the
+ * model description through fmi3_md_check; the same script built as FMI 2.0, stepped
+ * through the suite's FMI 2.0 importer. */
 #define _XOPEN_SOURCE 700
 #include <limits.h>
 #include <math.h>
@@ -16,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "fmi2_importer.h"
 #include "fmi3_importer.h"
 #include "package.h"
 #include "sacc_test.h"
@@ -64,6 +67,8 @@ static int group_setup(void **state)
 	char diag[4096];
 	if (build_as(3, OUT3, diag, sizeof diag))
 		fail_msg("the FMI 3.0 build failed:\n%s", diag);
+	if (build_as(2, OUT2, diag, sizeof diag))
+		fail_msg("the FMI 2.0 build failed:\n%s", diag);
 	return 0;
 }
 
@@ -258,13 +263,17 @@ static void set_wrapper(Fmu3 *f, const Inputs *x)
 	fmi3Boolean b = x->b != 0;
 	assert_int_equal(a->set_boolean(f->c, &bv, 1, &b, 1), fmi3OK);
 	assert_int_equal(a->set_string(f->c, &sv, 1, &x->s, 1), fmi3OK);
+	fmi3ValueReference ev = port(f, "enum", "in");
+	fmi3Int64 e = x->e;
+	assert_int_equal(a->set_int64(f->c, &ev, 1, &e, 1), fmi3OK);
 }
 
 /* Every output of the bare FMU, widened as the wrapper's Float64 and Int32 ports carry it:
- * reals[0..1], ints[0..NINT-1] then the Boolean; the String into str. */
+ * reals[0..1], ints[0..NINT-1] then the Boolean; the Enumeration; the String into str. */
 typedef struct Outputs {
 	double reals[2];
 	long long ints[NINT + 1];
+	long long enumeration;
 	char str[64];
 } Outputs;
 
@@ -291,6 +300,7 @@ static void get_bare(Fmu3 *f, Outputs *o)
 	GET("i64", get_int64, fmi3Int64, o->ints[6]);
 	GET("u64", get_uint64, fmi3UInt64, o->ints[7]);
 	GET("bool", get_boolean, fmi3Boolean, o->ints[8]);
+	GET("enum", get_int64, fmi3Int64, o->enumeration);
 	fmi3String s;
 	GET("str", get_string, fmi3String, s);
 	snprintf(o->str, sizeof o->str, "%s", s);
@@ -317,6 +327,10 @@ static void get_wrapper(Fmu3 *f, Outputs *o)
 	o->ints[8] = b;
 	assert_int_equal(a->get_string(f->c, &sv, 1, &s, 1), fmi3OK);
 	snprintf(o->str, sizeof o->str, "%s", s);
+	fmi3ValueReference ev = port(f, "enum", "out");
+	fmi3Int64 e;
+	assert_int_equal(a->get_int64(f->c, &ev, 1, &e, 1), fmi3OK);
+	o->enumeration = e;
 }
 
 /* ---- the pass-through against the bare FMU ------------------------------------------------- */
@@ -343,9 +357,51 @@ static void fmi3_wrapper__every_sized_type__outputs_bit_identical_to_the_bare_fm
 		assert_true(ob.reals[0] == (double)x.f32);
 		assert_int_equal(ob.ints[0], x.i8);
 		assert_int_equal(ob.ints[7], x.u64);
+		assert_int_equal(ob.enumeration, x.e);
 	}
 	stop(&w);
 	stop(&b);
+}
+
+/* Steps k0..k1-1 of the wrapper with inputs_at(k), each step's outputs into out[k]. */
+static void run(Fmu3 *w, int k0, int k1, Outputs out[])
+{
+	for (int k = k0; k < k1; k++) {
+		Inputs x = inputs_at(k);
+		set_wrapper(w, &x);
+		assert_int_equal(step(w, k * 0.1, 0.1), fmi3OK);
+		get_wrapper(w, &out[k]);
+	}
+}
+
+static void fmi3_wrapper__state_get_set_serialize__same_outputs_again(void **state)
+{
+	(void)state;
+	Fmu3 w;
+	Outputs first[NSTEPS], again[NSTEPS], back[NSTEPS];
+	fmi3FMUState s = NULL, s2 = NULL;
+	size_t size = 0;
+	memset(first, 0, sizeof first);
+	memset(again, 0, sizeof again);
+	memset(back, 0, sizeof back);
+	start_wrapper(&w);
+	run(&w, 0, 3, first);
+	assert_int_equal(w.api.get_state(w.c, &s), fmi3OK);
+	run(&w, 3, NSTEPS, first);
+	assert_int_equal(w.api.set_state(w.c, s), fmi3OK);
+	run(&w, 3, NSTEPS, again);
+	assert_memory_equal(&first[3], &again[3], (NSTEPS - 3) * sizeof first[0]);
+	assert_int_equal(w.api.serialized_size(w.c, s, &size), fmi3OK);
+	unsigned char *buf = malloc(size);
+	assert_int_equal(w.api.serialize(w.c, s, buf, size), fmi3OK);
+	assert_int_equal(w.api.deserialize(w.c, buf, size, &s2), fmi3OK);
+	assert_int_equal(w.api.set_state(w.c, s2), fmi3OK);
+	run(&w, 3, NSTEPS, back);
+	assert_memory_equal(&first[3], &back[3], (NSTEPS - 3) * sizeof first[0]);
+	assert_int_equal(w.api.free_state(w.c, &s), fmi3OK);
+	assert_int_equal(w.api.free_state(w.c, &s2), fmi3OK);
+	free(buf);
+	stop(&w);
 }
 
 /* Setting value on the wrapper's Int32 port <base>_in is accepted; the step that hands it to
@@ -379,7 +435,41 @@ static void fmi3_wrapper__integer_out_of_the_inners_range__error_naming_port_and
 	assert_does_not_fit("u64", INT32_MIN, "does not fit UInt64");
 }
 
-static void fmi3_wrapper__model_description__passes_fmi3_md_check(void **state)
+static void fmi3_wrapper__int64_beyond_an_integer__error_naming_it(void **state)
+{
+	(void)state;
+	Fmu3 w;
+	start_wrapper(&w);
+	fmi3ValueReference vr = port(&w, "enum", "in");
+	fmi3Int64 big = (fmi3Int64)INT32_MAX + 1;
+	logged[0] = '\0';
+	assert_int_equal(w.api.set_int64(w.c, &vr, 1, &big, 1), fmi3Error);
+	assert_non_null(strstr(logged, "fmi3SetInt64: the value 2147483648 for value reference"));
+	stop(&w);
+}
+
+/* The whole text of dir/modelDescription.xml, malloc'd. */
+static char *read_md(const char *dir)
+{
+	char path[PATH_MAX + 32];
+	snprintf(path, sizeof path, "%s/modelDescription.xml", dir);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	char *text = calloc(1, 1 << 20);
+	assert_non_null(text);
+	size_t n = fread(text, 1, (1 << 20) - 1, f);
+	fclose(f);
+	assert_true(n > 0);
+	return text;
+}
+
+static void assert_has(const char *text, const char *what)
+{
+	if (!strstr(text, what))
+		fail_msg("no '%s' in the model description", what);
+}
+
+static void fmi3_wrapper__model_description__enumerations_declared_and_checked(void **state)
 {
 	(void)state;
 	char dir[PATH_MAX], cmd[3 * PATH_MAX];
@@ -387,6 +477,91 @@ static void fmi3_wrapper__model_description__passes_fmi3_md_check(void **state)
 	snprintf(cmd, sizeof cmd, "'%s/tools/fmi3_md_check' '%s/modelDescription.xml'",
 	         test_build_dir(), dir);
 	assert_int_equal(system(cmd), 0);
+	char *md = read_md(dir);
+	assert_has(md, "<EnumerationType name=\"Mode\">\n"
+	               "      <Item name=\"off\" value=\"1\"/>\n"
+	               "      <Item name=\"on\" value=\"2\"/>\n"
+	               "      <Item name=\"fault\" value=\"3\"/>\n"
+	               "    </EnumerationType>");
+	assert_has(md, "<Enumeration name=\"enum_in\"");
+	assert_has(md, "<Enumeration name=\"enum_out\"");
+	assert_has(md, "declaredType=\"Mode\" causality=\"input\" variability=\"discrete\" "
+	               "start=\"1\"/>");
+	/* the sized types are carried as the language's: Float64 and Int32 */
+	assert_has(md, "<Float64 name=\"f32_in\"");
+	assert_has(md, "<Int32 name=\"u64_out\"");
+	free(md);
+}
+
+/* ---- the same script built as FMI 2.0 -------------------------------------------------------- */
+
+static void fmi2_logger(fmi2ComponentEnvironment env, fmi2String name, fmi2Status status,
+                        fmi2String category, fmi2String message, ...)
+{
+	(void)env, (void)name, (void)status, (void)category, (void)message;
+}
+
+static void fmi2_wrapper__enumeration_and_sized_types__same_outputs_as_the_bare_fmu(
+	void **state)
+{
+	(void)state;
+	char dir[PATH_MAX], lib[2 * PATH_MAX], guid[64], uri[PATH_MAX + 32];
+	const fmi2CallbackFunctions callbacks = {fmi2_logger, calloc, free, NULL, NULL};
+	Fmi2Api a;
+	Fmu3 b;
+	unpack(OUT2, "alltypes_sa", dir);
+	char *md = read_md(dir);
+	assert_has(md, "<SimpleType name=\"Mode\">\n      <Enumeration>\n"
+	               "        <Item name=\"off\" value=\"1\"/>");
+	assert_has(md, "<Enumeration declaredType=\"Mode\" start=\"1\"/>");
+	free(md);
+	snprintf(lib, sizeof lib, "%s/binaries/linux64/alltypes_sa.so", dir);
+	fmi2_import(&a, lib);
+	assert_true(md_attr(dir, "guid=", "guid", guid, sizeof guid));
+	snprintf(uri, sizeof uri, "file://%s/resources", dir);
+	fmi2Component c = a.instantiate("w2", fmi2CoSimulation, guid, uri, &callbacks, fmi2False,
+	                                fmi2False);
+	assert_non_null(c);
+	assert_int_equal(a.setup(c, fmi2False, 0, 0, fmi2False, 0), fmi2OK);
+	assert_int_equal(a.enter_init(c), fmi2OK);
+	assert_int_equal(a.exit_init(c), fmi2OK);
+	start_bare(&b);
+	fmi2ValueReference in[NINT + 1], out[NINT + 1];
+	for (int i = 0; i < NINT; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "%s_in", int_ports[i]);
+		in[i] = vr_of(dir, name);
+		snprintf(name, sizeof name, "%s_out", int_ports[i]);
+		out[i] = vr_of(dir, name);
+	}
+	in[NINT] = vr_of(dir, "enum_in");
+	out[NINT] = vr_of(dir, "enum_out");
+	for (int k = 0; k < NSTEPS; k++) {
+		Inputs x = inputs_at(k);
+		Outputs ob;
+		fmi2Integer v[NINT + 1], got[NINT + 1];
+		int_values(&x, v);
+		v[NINT] = x.e;
+		set_bare(&b, &x);
+		assert_int_equal(a.set_integer(c, in, NINT + 1, v), fmi2OK);
+		fmi2ValueReference r[2] = {vr_of(dir, "f32_in"), vr_of(dir, "f64_in")};
+		const fmi2Real d[2] = {x.f32, x.f64};
+		assert_int_equal(a.set_real(c, r, 2, d), fmi2OK);
+		assert_int_equal(step(&b, k * 0.1, 0.1), fmi3OK);
+		assert_int_equal(a.do_step(c, k * 0.1, 0.1, fmi2True), fmi2OK);
+		get_bare(&b, &ob);
+		assert_int_equal(a.get_integer(c, out, NINT + 1, got), fmi2OK);
+		for (int i = 0; i < NINT; i++)
+			assert_int_equal(got[i], ob.ints[i]);
+		assert_int_equal(got[NINT], ob.enumeration);
+		fmi2ValueReference ro[2] = {vr_of(dir, "f32_out"), vr_of(dir, "f64_out")};
+		fmi2Real dout[2];
+		assert_int_equal(a.get_real(c, ro, 2, dout), fmi2OK);
+		assert_memory_equal(dout, ob.reals, sizeof dout);
+	}
+	a.free_instance(c);
+	fmi2_unimport(&a);
+	stop(&b);
 }
 
 int main(void)
@@ -396,7 +571,12 @@ int main(void)
 			fmi3_wrapper__every_sized_type__outputs_bit_identical_to_the_bare_fmu),
 		cmocka_unit_test(
 			fmi3_wrapper__integer_out_of_the_inners_range__error_naming_port_and_value),
-		cmocka_unit_test(fmi3_wrapper__model_description__passes_fmi3_md_check),
+		cmocka_unit_test(fmi3_wrapper__state_get_set_serialize__same_outputs_again),
+		cmocka_unit_test(fmi3_wrapper__int64_beyond_an_integer__error_naming_it),
+		cmocka_unit_test(
+			fmi3_wrapper__model_description__enumerations_declared_and_checked),
+		cmocka_unit_test(
+			fmi2_wrapper__enumeration_and_sized_types__same_outputs_as_the_bare_fmu),
 	};
 	return cmocka_run_group_tests(tests, group_setup, NULL);
 }
