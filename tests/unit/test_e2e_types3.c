@@ -3,8 +3,9 @@
  * FMI 3.0 importer beside the bare FMU: the sized types converted at the boundary (outputs
  * bit-identical to the bare FMU's, an Enumeration forwarded as one with the inner's items), a
  * value that does not fit the inner's type an error naming the port and the value, and the
- * model description through fmi3_md_check; the same script built as FMI 2.0, stepped
- * through the suite's FMI 2.0 importer. */
+ * model description through fmi3_md_check; the same with the inner isolated (its types go
+ * to the host process); the same script built as FMI 2.0, stepped through the suite's FMI
+ * 2.0 importer. */
 #define _XOPEN_SOURCE 700
 #include <limits.h>
 #include <math.h>
@@ -26,13 +27,15 @@
 #define SCRIPT "tests/e2e/types3/alltypes_sa.sa"
 #define OUT3 "e2e-types3/fmi3"
 #define OUT2 "e2e-types3/fmi2"
+#define OUT3_ISOLATED "e2e-types3/fmi3-isolated"
 #define ALLTYPES3_TOKEN "{3a1f7c20-5b8e-4d6a-9c31-7e2f0b4d8a61}"
 
 /* ---- building and loading ------------------------------------------------------------------ */
 
-/* Builds SCRIPT as FMI `version` into BUILD/<sub>/; the diagnostics (and whether it failed)
- * go to diag. */
-static int build_as(int version, const char *sub, char *diag, size_t size)
+/* Builds SCRIPT as FMI `version` into BUILD/<sub>/, its inner isolated as `isolate` says
+ * (NULL: in process); the diagnostics (and whether it failed) go to diag. */
+static int build_as(int version, const char *sub, const char *isolate, char *diag,
+                    size_t size)
 {
 	char out[PATH_MAX], fmus3[PATH_MAX];
 	snprintf(out, sizeof out, "%s/%s", test_build_dir(), sub);
@@ -43,7 +46,7 @@ static int build_as(int version, const char *sub, char *diag, size_t size)
 	assert_non_null(m);
 	int errors = drv_explicit(t->c, m, NULL);
 	if (!errors) {
-		PkgOptions o = {out, NULL, version, NULL};
+		PkgOptions o = {out, NULL, version, isolate};
 		errors = pkg_build(t->c, &m, 1, &o);
 	}
 	snprintf(diag, size, "%s", tr_diag(t));
@@ -65,9 +68,11 @@ static int group_setup(void **state)
 {
 	(void)state;
 	char diag[4096];
-	if (build_as(3, OUT3, diag, sizeof diag))
+	if (build_as(3, OUT3, NULL, diag, sizeof diag))
 		fail_msg("the FMI 3.0 build failed:\n%s", diag);
-	if (build_as(2, OUT2, diag, sizeof diag))
+	if (build_as(3, OUT3_ISOLATED, "all", diag, sizeof diag))
+		fail_msg("the isolated FMI 3.0 build failed:\n%s", diag);
+	if (build_as(2, OUT2, NULL, diag, sizeof diag))
 		fail_msg("the FMI 2.0 build failed:\n%s", diag);
 	return 0;
 }
@@ -124,11 +129,11 @@ static unsigned vr_of(const char *dir, const char *name)
 	return (unsigned)strtoul(v, NULL, 10);
 }
 
-/* The wrapper, unpacked, imported and initialized at t = 0. */
-static void start_wrapper(Fmu3 *f)
+/* The wrapper built into sub, unpacked, imported and initialized at t = 0. */
+static void start_wrapper_of(Fmu3 *f, const char *sub)
 {
 	char lib[2 * PATH_MAX];
-	unpack(OUT3, "alltypes_sa", f->dir);
+	unpack(sub, "alltypes_sa", f->dir);
 	assert_true(md_attr(f->dir, "instantiationToken", "instantiationToken", f->token,
 	                    sizeof f->token));
 	snprintf(f->resources, sizeof f->resources, "%s/resources/", f->dir);
@@ -139,6 +144,11 @@ static void start_wrapper(Fmu3 *f)
 	assert_non_null(f->c);
 	assert_int_equal(f->api.enter_init(f->c, fmi3False, 0, 0, fmi3False, 0), fmi3OK);
 	assert_int_equal(f->api.exit_init(f->c), fmi3OK);
+}
+
+static void start_wrapper(Fmu3 *f)
+{
+	start_wrapper_of(f, OUT3);
 }
 
 /* The bare alltypes3, imported and initialized at t = 0. */
@@ -337,11 +347,11 @@ static void get_wrapper(Fmu3 *f, Outputs *o)
 
 #define NSTEPS 8
 
-static void fmi3_wrapper__every_sized_type__outputs_bit_identical_to_the_bare_fmu(void **state)
+/* The wrapper built into sub against the bare FMU, NSTEPS steps. */
+static void compare_with_bare(const char *sub)
 {
-	(void)state;
 	Fmu3 w, b;
-	start_wrapper(&w);
+	start_wrapper_of(&w, sub);
 	start_bare(&b);
 	for (int k = 0; k < NSTEPS; k++) {
 		Inputs x = inputs_at(k);
@@ -361,6 +371,19 @@ static void fmi3_wrapper__every_sized_type__outputs_bit_identical_to_the_bare_fm
 	}
 	stop(&w);
 	stop(&b);
+}
+
+static void fmi3_wrapper__every_sized_type__outputs_bit_identical_to_the_bare_fmu(void **state)
+{
+	(void)state;
+	compare_with_bare(OUT3);
+}
+
+static void isolated_inner__every_sized_type__outputs_bit_identical_to_the_bare_fmu(
+	void **state)
+{
+	(void)state;
+	compare_with_bare(OUT3_ISOLATED);
 }
 
 /* Steps k0..k1-1 of the wrapper with inputs_at(k), each step's outputs into out[k]. */
@@ -404,12 +427,13 @@ static void fmi3_wrapper__state_get_set_serialize__same_outputs_again(void **sta
 	stop(&w);
 }
 
-/* Setting value on the wrapper's Int32 port <base>_in is accepted; the step that hands it to
- * the inner fails with a message naming the port and the value. */
-static void assert_does_not_fit(const char *base, int value, const char *type)
+/* Setting value on the Int32 port <base>_in of the wrapper built into sub is accepted; the
+ * step that hands it to the inner fails with a message naming the port and the value. */
+static void assert_does_not_fit_in(const char *sub, const char *base, int value,
+                                   const char *type)
 {
 	Fmu3 w;
-	start_wrapper(&w);
+	start_wrapper_of(&w, sub);
 	fmi3ValueReference vr = port(&w, base, "in");
 	fmi3Int32 v = value;
 	char port_name[32], number[32];
@@ -421,6 +445,17 @@ static void assert_does_not_fit(const char *base, int value, const char *type)
 	if (!strstr(logged, port_name) || !strstr(logged, number) || !strstr(logged, type))
 		fail_msg("no message naming %s, %s and %s in:\n%s", port_name, number, type, logged);
 	stop(&w);
+}
+
+static void assert_does_not_fit(const char *base, int value, const char *type)
+{
+	assert_does_not_fit_in(OUT3, base, value, type);
+}
+
+static void isolated_inner__integer_out_of_range__error_naming_port_and_value(void **state)
+{
+	(void)state;
+	assert_does_not_fit_in(OUT3_ISOLATED, "u8", 256, "does not fit UInt8");
 }
 
 static void fmi3_wrapper__integer_out_of_the_inners_range__error_naming_port_and_value(
@@ -571,6 +606,9 @@ int main(void)
 			fmi3_wrapper__every_sized_type__outputs_bit_identical_to_the_bare_fmu),
 		cmocka_unit_test(
 			fmi3_wrapper__integer_out_of_the_inners_range__error_naming_port_and_value),
+		cmocka_unit_test(
+			isolated_inner__every_sized_type__outputs_bit_identical_to_the_bare_fmu),
+		cmocka_unit_test(isolated_inner__integer_out_of_range__error_naming_port_and_value),
 		cmocka_unit_test(fmi3_wrapper__state_get_set_serialize__same_outputs_again),
 		cmocka_unit_test(fmi3_wrapper__int64_beyond_an_integer__error_naming_it),
 		cmocka_unit_test(
