@@ -406,6 +406,10 @@ $(BUILD)/tests/test_ssp_build: | $(SACC) $(FMUS) $(FMI3_MD_CHECK)
 # with sacc and checks their model descriptions with fmi3_md_check.
 $(BUILD)/tests/test_e2e_wrapper3: | $(SACC) $(FMUS) $(FMI3_MD_CHECK)
 
+# Wrappers over the FMI 3.0 inner with every type (tests/unit/test_e2e_types3.c builds them
+# itself from tests/e2e/types3/alltypes_sa.sa over build/fmus3/alltypes3.fmu).
+$(BUILD)/tests/test_e2e_types3: | $(SACC) $(FMUS3) $(FMI3_MD_CHECK)
+
 # String ports through wrappers of both versions (tests/unit/test_e2e_strings.c builds them
 # itself from tests/e2e/strings_sa.sa, as test_e2e_wrapper3 does).
 $(BUILD)/tests/test_e2e_strings: | $(SACC) $(FMUS) $(FMI3_MD_CHECK)

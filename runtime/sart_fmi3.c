@@ -10,7 +10,9 @@
  * the Integers (as Int32) R+1.., the Booleans after them, the Strings last; the getters and setters here
  * take those offsets off.  fmi3GetFloat64 and fmi3SetFloat64, the importer's every-step
  * calls, go straight on to the core.  Integers are Int32 because the core keeps them as
- * int, as FMI 2.0 does: no value is narrowed on the way.  Booleans convert between bool
+ * int, as FMI 2.0 does: no value is narrowed on the way.  An Enumeration the wrapper carries
+ * from an inner is one of those Integers, declared Enumeration and so reached through
+ * fmi3GetInt64 and fmi3SetInt64 (a value beyond an int is an error, never cut short).  Booleans convert between bool
  * and int at the boundary.  The Strings got point into the wrapper's own copies, valid
  * until the next call on the instance; the Strings set are copied.
  *
@@ -19,6 +21,7 @@
  * an inner discard) ends early at the instant they found when the importer allowed early
  * return and the core could return to t (sart_core_do_step_early); otherwise it is
  * fmi3Discard with lastSuccessfulTime where the rules got to. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -48,6 +51,10 @@ static const SartCall GET_FLOAT64 = {"fmi3GetFloat64", GET};
 static const SartCall SET_FLOAT64 = {"fmi3SetFloat64", SET};
 static const SartCall GET_INT32 = {"fmi3GetInt32", GET};
 static const SartCall SET_INT32 = {"fmi3SetInt32", SET};
+/* Enumerations are Int64 in FMI 3.0: the wrapper's (Integers that carry an inner's
+ * Enumeration) are read and set through these, and so may any other Integer be. */
+static const SartCall GET_INT64 = {"fmi3GetInt64", GET};
+static const SartCall SET_INT64 = {"fmi3SetInt64", SET};
 static const SartCall GET_BOOLEAN = {"fmi3GetBoolean", GET};
 static const SartCall GET_STRING = {"fmi3GetString", GET};
 static const SartCall SET_STRING = {"fmi3SetString", SET};
@@ -353,6 +360,19 @@ static SartStatus worse(SartStatus a, SartStatus b)
 	return a > b ? a : b;
 }
 
+/* Whether an Int64 set fits the core's int; an error naming it otherwise, never a value
+ * cut short. */
+static int int64_fits(fmi3Instance instance, fmi3ValueReference vr, fmi3Int64 value)
+{
+	if (value >= INT_MIN && value <= INT_MAX)
+		return 1;
+	SartWrapper *w = sart_core_enter(instance, &SET_INT64);
+	if (w)
+		sart_core_log(w, SART_ERROR, "fmi3SetInt64: the value %lld for value reference %u "
+		              "does not fit an Integer (32 bits)", (long long)value, (unsigned)vr);
+	return 0;
+}
+
 /* Integers and Booleans through the core's int values, Strings as the core's text (the
  * wrapper's own copies), CHUNK value references at a time. */
 static fmi3Status get_discrete(fmi3Instance instance, const SartCall *call, SartType t,
@@ -381,6 +401,8 @@ static fmi3Status get_discrete(fmi3Instance instance, const SartCall *call, Sart
 		for (size_t i = 0; i < n; i++) {
 			if (t == SART_BOOLEAN)
 				((fmi3Boolean *)values)[at + i] = v[i] != 0;
+			else if (call == &GET_INT64)
+				((fmi3Int64 *)values)[at + i] = v[i];
 			else
 				((fmi3Int32 *)values)[at + i] = v[i];
 		}
@@ -411,6 +433,11 @@ static fmi3Status set_discrete(fmi3Instance instance, const SartCall *call, Sart
 		for (size_t i = 0; i < n; i++) {
 			if (t == SART_BOOLEAN)
 				v[i] = ((const fmi3Boolean *)values)[at + i] ? 1 : 0;
+			else if (call == &SET_INT64 && !int64_fits(instance, vr[at + i],
+			                                          ((const fmi3Int64 *)values)[at + i]))
+				return fmi3Error;
+			else if (call == &SET_INT64)
+				v[i] = (int)((const fmi3Int64 *)values)[at + i];
 			else
 				v[i] = ((const fmi3Int32 *)values)[at + i];
 		}
@@ -431,6 +458,18 @@ fmi3Status fmi3SetInt32(fmi3Instance instance, const fmi3ValueReference vr[], si
                         const fmi3Int32 values[], size_t nValues)
 {
 	return set_discrete(instance, &SET_INT32, SART_INTEGER, vr, nvr, values, nValues);
+}
+
+fmi3Status fmi3GetInt64(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr,
+                        fmi3Int64 values[], size_t nValues)
+{
+	return get_discrete(instance, &GET_INT64, SART_INTEGER, vr, nvr, values, nValues);
+}
+
+fmi3Status fmi3SetInt64(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr,
+                        const fmi3Int64 values[], size_t nValues)
+{
+	return set_discrete(instance, &SET_INT64, SART_INTEGER, vr, nvr, values, nValues);
 }
 
 fmi3Status fmi3GetBoolean(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr,
@@ -486,7 +525,6 @@ NO_SUCH_TYPE(UInt8, fmi3UInt8)
 NO_SUCH_TYPE(Int16, fmi3Int16)
 NO_SUCH_TYPE(UInt16, fmi3UInt16)
 NO_SUCH_TYPE(UInt32, fmi3UInt32)
-NO_SUCH_TYPE(Int64, fmi3Int64)
 NO_SUCH_TYPE(UInt64, fmi3UInt64)
 #undef NO_SUCH_TYPE
 

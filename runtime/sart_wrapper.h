@@ -93,6 +93,11 @@ typedef struct SartInnerModel {
 	 * program shipped beside the wrapper's library; a crash or hang in it is an error of the
 	 * wrapper's call.  0 (omitted): loaded into the wrapper's process. */
 	int isolated;
+	/* FMI 3.0: the ports whose type is not the seam's default (Float64 for Reals, Int32 for
+	 * Integers: Float32, the other integer types, Enumerations as Int64), for the back end
+	 * to convert and range-check (sart_inner.h, SartVrType).  NULL/0 when there are none. */
+	const SartVrType *vr_types;
+	size_t nvr_types;
 } SartInnerModel;
 
 typedef struct SartWrapper SartWrapper;

@@ -254,15 +254,21 @@ SaType chk_port_ref(Ctx *x, Node *e, Access acc)
 	if (!in->ports && !in->fmu && !in->adaptation)
 		return TY_NONE; /* the inner could not be read: reported already */
 	InnerPort *p = sema_inner_port(in, e->name);
-	const FmuVar *arr = !p && in->fmu ? fmu_find_var(in->fmu, e->name) : NULL;
-	if (arr && arr->ndims > 0) {
+	const FmuVar *v = !p && in->fmu ? fmu_find_var(in->fmu, e->name) : NULL;
+	if (v && v->ndims > 0) {
 		char why[96];
 		Loc at = chk_port_name_loc(e);
 		diag_error(x->c->diag, at, "port '%s' of inner fmu '%s' is %s: a wrapper has no "
-			   "array ports yet", e->name, in->name, fmu_var_unsupported(arr, why,
+			   "array ports yet", e->name, in->name, fmu_var_unsupported(v, why,
 										   sizeof why));
 		diag_note(x->c->diag, at, "sacc simulate exchanges arrays element by element, "
 			  "without a wrapper");
+		return TY_NONE;
+	}
+	if (v && v->type == FT_BINARY) {
+		/* bytes with no arithmetic, no comparison and no literal in the language */
+		diag_error(x->c->diag, chk_port_name_loc(e), "port '%s' of inner fmu '%s' is a "
+			   "Binary, which rules cannot compute with or assign", e->name, in->name);
 		return TY_NONE;
 	}
 	if (!p) {

@@ -97,12 +97,22 @@ typedef struct FmuUnit {
 	double factor, offset;
 } FmuUnit;
 
-/* A type definition (FMI 2 SimpleType, FMI 3 Float64Type and friends). */
+/* One <Item> of an enumeration type. */
+typedef struct FmuEnumItem {
+	char *name;
+	long long value;
+	char *description; /* NULL when absent */
+} FmuEnumItem;
+
+/* A type definition (FMI 2 SimpleType, FMI 3 Float64Type and friends); an enumeration's
+ * items in document order (none for other types). */
 typedef struct FmuTypeDef {
 	char *name;
 	FmuType type;
 	char *quantity;
 	char *unit;
+	FmuEnumItem *items;
+	int nitems;
 } FmuTypeDef;
 
 /* One output's direct dependencies on other variables (ModelStructure/Outputs).
@@ -182,6 +192,9 @@ void fmu_free(FmuInfo *fmu);
 
 /* The variable called name, or NULL. */
 const FmuVar *fmu_find_var(const FmuInfo *fmu, const char *name);
+
+/* The type definition called name, or NULL. */
+const FmuTypeDef *fmu_find_type(const FmuInfo *fmu, const char *name);
 
 /* Whether output variable index out (0-based in vars) depends directly on variable in. */
 bool fmu_output_depends_on(const FmuInfo *fmu, int out, int in);

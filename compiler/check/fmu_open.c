@@ -206,6 +206,11 @@ void fmu_free(FmuInfo *f)
 		free(f->types[i].name);
 		free(f->types[i].quantity);
 		free(f->types[i].unit);
+		for (int k = 0; k < f->types[i].nitems; k++) {
+			free(f->types[i].items[k].name);
+			free(f->types[i].items[k].description);
+		}
+		free(f->types[i].items);
 	}
 	free(f->types);
 	for (int i = 0; i < f->noutputs; i++)

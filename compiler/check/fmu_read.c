@@ -477,6 +477,31 @@ static void read_units(Reader *r, const xmlNode *defs)
 	}
 }
 
+/* An enumeration type's <Item name value [description]> children. */
+static void read_items(Reader *r, const xmlNode *spec, FmuTypeDef *td)
+{
+	int n = count_children(spec, NULL);
+	td->items = calloc_n(r, n, sizeof *td->items);
+	if (!td->items)
+		return;
+	for (const xmlNode *it = spec->children; it; it = it->next) {
+		if (!is_elem(it, "Item"))
+			continue;
+		FmuEnumItem *item = &td->items[td->nitems++];
+		item->name = required_attr(r, it, "name");
+		item->description = attr(r, it, "description");
+		char *value = required_attr(r, it, "value"), *end = NULL;
+		if (!value)
+			continue;
+		errno = 0;
+		item->value = strtoll(value, &end, 10);
+		if (errno || end == value || *skip_ws(end))
+			err_at(r, it, "item '%s' of type '%s' has value '%s', not an integer",
+			       item->name ? item->name : "?", td->name ? td->name : "?", value);
+		free(value);
+	}
+}
+
 /* FMI 2: SimpleType with one type child.  FMI 3: Float64Type and friends. */
 static void read_types(Reader *r, const xmlNode *defs)
 {
@@ -519,6 +544,8 @@ static void read_types(Reader *r, const xmlNode *defs)
 		td->name = required_attr(r, t, "name");
 		td->quantity = attr(r, spec, "quantity");
 		td->unit = attr(r, spec, "unit");
+		if (type == FT_ENUMERATION)
+			read_items(r, spec, td);
 		for (int i = 0; td->name && i < f->ntypes - 1; i++) {
 			if (f->types[i].name && strcmp(f->types[i].name, td->name) == 0) {
 				err_at(r, t, "type '%s' is defined twice", td->name);
@@ -528,7 +555,7 @@ static void read_types(Reader *r, const xmlNode *defs)
 	}
 }
 
-static const FmuTypeDef *find_type(const FmuInfo *f, const char *name)
+const FmuTypeDef *fmu_find_type(const FmuInfo *f, const char *name)
 {
 	for (int i = 0; i < f->ntypes; i++)
 		if (f->types[i].name && strcmp(f->types[i].name, name) == 0)
@@ -582,7 +609,7 @@ static void read_type_attrs(Reader *r, const xmlNode *te, FmuVar *v)
 	v->declared_type = attr(r, te, "declaredType");
 	v->unit = attr(r, te, "unit");
 	if (v->declared_type) {
-		const FmuTypeDef *td = find_type(r->fmu, v->declared_type);
+		const FmuTypeDef *td = fmu_find_type(r->fmu, v->declared_type);
 		if (!td)
 			err_at(r, te, "variable '%s' has the undefined declaredType '%s'",
 			       v->name ? v->name : "?", v->declared_type);

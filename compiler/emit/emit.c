@@ -855,7 +855,8 @@ static void add_inner_params(Compilation *c, EmitLayout *l, int f)
 			EmitVar from = {.type = t, .variability = fv->variability,
 			                .start = fmu_start(fv->start, t), .inner_vr = fv->vr,
 			                .unit = t == TY_REAL ? fv->unit : NULL,
-			                .description = fv->description};
+			                .description = fv->description,
+			                .enumeration = fv->type == FT_ENUMERATION ? k + 1 : 0};
 			expose(c, l, f, fv->name, &from);
 		}
 		return;
@@ -918,6 +919,101 @@ static bool add_units(Compilation *c, EmitLayout *l)
 		}
 	}
 	return true;
+}
+
+/* ---- Enumerations passed through ---------------------------------------------------------- */
+
+/* The enumeration type of an inner FMU's variable, or NULL. */
+static const FmuTypeDef *var_enum(const FmuInfo *f, const FmuVar *v)
+{
+	if (!v || v->type != FT_ENUMERATION || !v->declared_type)
+		return NULL;
+	const FmuTypeDef *td = fmu_find_type(f, v->declared_type);
+	return td && td->type == FT_ENUMERATION ? td : NULL;
+}
+
+/* The enumeration type of variable `name` of an inner adaptation's layout, or NULL. */
+static const FmuTypeDef *layout_enum(const EmitLayout *sub, const char *name)
+{
+	for (int i = 0; sub && i < sub->nvars; i++)
+		if (strcmp(sub->vars[i].name, name) == 0 && sub->vars[i].enumeration)
+			return sub->enums[sub->vars[i].enumeration - 1].def;
+	return NULL;
+}
+
+/* The Enumeration an Integer port is bound to (an inner's port of that type), or NULL. */
+static const FmuTypeDef *bound_enum(Compilation *c, const EmitLayout *l, const Node *p,
+                                    const Inner **from)
+{
+	const Node *b = p ? p->bound_to : NULL;
+	if (!b || p->type != TY_INTEGER || !b->owner || !b->name)
+		return NULL;
+	const Inner *in = sema_inner(l->info, b->owner);
+	const InnerPort *ip = in ? sema_inner_port(in, b->name) : NULL;
+	*from = in;
+	if (!ip)
+		return NULL;
+	if (in->fmu)
+		return ip->fmu_var >= 0 ? var_enum(in->fmu, &in->fmu->vars[ip->fmu_var]) : NULL;
+	return in->adaptation ? layout_enum(emit_layout(c, in->adaptation->info), ip->var) : NULL;
+}
+
+/* Whether two enumeration types have the same items (names and values, in order). */
+static bool same_items(const FmuTypeDef *a, const FmuTypeDef *b)
+{
+	if (a->nitems != b->nitems)
+		return false;
+	for (int i = 0; i < a->nitems; i++)
+		if (a->items[i].value != b->items[i].value || !a->items[i].name ||
+		    !b->items[i].name || strcmp(a->items[i].name, b->items[i].name) != 0)
+			return false;
+	return true;
+}
+
+static bool enum_name_taken(const EmitLayout *l, const char *name)
+{
+	for (int i = 0; i < l->nenums; i++)
+		if (strcmp(l->enums[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+/* 1 + the index in l->enums of inner in's type td: one declared already with that name and
+ * those items, else a new one under its own name or, when that is taken by a different
+ * type, "<inner>.<name>". */
+static int enum_index(Compilation *c, EmitLayout *l, const FmuTypeDef *td, const Inner *in)
+{
+	for (int i = 0; i < l->nenums; i++)
+		if (strcmp(l->enums[i].def->name, td->name) == 0 && same_items(l->enums[i].def, td))
+			return i + 1;
+	const char *name = td->name;
+	if (enum_name_taken(l, name))
+		name = arena_printf(c->arena, "%s.%s", in ? in->name : "inner", td->name);
+	while (enum_name_taken(l, name))
+		name = arena_printf(c->arena, "%s_", name);
+	l->enums[l->nenums] = (EmitEnum){name, td};
+	return ++l->nenums;
+}
+
+/* The variables that carry an inner's Enumeration: ports bound to one, and the inners'
+ * parameters of that type (noted by add_inner_params in .enumeration as 1 + the variable's
+ * index in its FMU, or in its inner adaptation's layout, before this pass numbers them). */
+static void find_enums(Compilation *c, EmitLayout *l)
+{
+	l->enums = arena_alloc(c->arena, (size_t)(l->nvars + 1) * sizeof *l->enums);
+	for (int i = 0; i < l->nvars; i++) {
+		EmitVar *v = &l->vars[i];
+		const Inner *in = v->inner;
+		const FmuTypeDef *td = NULL;
+		if (v->causality != CAUS_PARAMETER)
+			td = bound_enum(c, l, v->decl, &in);
+		else if (in && v->enumeration && in->fmu)
+			td = var_enum(in->fmu, &in->fmu->vars[v->enumeration - 1]);
+		else if (in && v->enumeration && in->adaptation)
+			td = layout_enum(emit_layout(c, in->adaptation->info),
+			                 v->name + strlen(in->name) + 1);
+		v->enumeration = td && td->nitems ? enum_index(c, l, td, in) : 0;
+	}
 }
 
 static const char *describe(Compilation *c, const SaInfo *info)
@@ -998,6 +1094,7 @@ EmitLayout *emit_layout(Compilation *c, SaInfo *info)
 	for (int f = 0; f < info->ninners; f++)
 		add_inner_params(c, l, f);
 	place_bindings(l);
+	find_enums(c, l);
 	if (diag_errors(c->diag) != before || !add_units(c, l))
 		return NULL;
 	if (!emit_guid(c, info, l->guid)) {

@@ -73,7 +73,18 @@ typedef struct EmitVar {
 	int inner_index;         /* its index in info->inners */
 	uint32_t inner_vr;       /* its value reference in the inner */
 	int slot;                /* its place in the Storage's inner_param_<type> array */
+	int enumeration;         /* an Integer that only carries an inner's Enumeration (a port
+	                          * bound to one, an inner's parameter): 1 + its type's index
+	                          * in the layout's enums, declared as that Enumeration; else 0 */
 } EmitVar;
+
+/* An inner's enumeration type that the wrapper declares for the variables carrying it:
+ * its name in the wrapper's model description (the inner's, prefixed "<inner>." when
+ * two inners' types of that name differ) and the inner's definition (items). */
+typedef struct EmitEnum {
+	const char *name;
+	const FmuTypeDef *def;
+} EmitEnum;
 
 /* An inner's parameter the script binds (`with param k := 2 * K`): set on the inner from
  * the expression, over the adaptation's params, before the inner's initialization. */
@@ -114,6 +125,8 @@ typedef struct EmitLayout {
 
 	EmitUnit *units;               /* in order of first use by a variable */
 	int nunits;
+	EmitEnum *enums;               /* in order of first use by a variable */
+	int nenums;
 
 	bool mealy;                    /* outputs depend directly on the inputs */
 	bool reactive;                 /* stepped with the inputs of the end of the step */

@@ -290,7 +290,7 @@ static void put_list_sp(StrBuf *o, const char *prefix, const char **items, int n
 	sb_printf(o, "}%s\n", suffix);
 }
 
-static void put_list(StrBuf *o, const char *prefix, const char **items, int n, const char *suffix)
+void ec_put_list(StrBuf *o, const char *prefix, const char **items, int n, const char *suffix)
 {
 	put_list_sp(o, prefix, items, n, suffix, false);
 }
@@ -1176,40 +1176,6 @@ static void emit_config(Ec *e, StrBuf *o, const Group *groups, int ngroups)
 	sb_puts(o, "} Storage;\n\n#endif\n");
 }
 
-/* The value references and names of the inners' ports, one array each per port group. */
-static void emit_port_tables(Ec *e, StrBuf *o)
-{
-	Arena *a = e->c->arena;
-	for (int i = 0; i < e->ninners; i++) {
-		const InnerC *ic = &e->inners[i];
-		for (int t = 0; t < T_N; t++)
-			for (int dir = 0; dir < 2; dir++) {
-				int n = ic->n[dir][t];
-				if (!n)
-					continue;
-				const char **vrs = arena_alloc(a, (size_t)n * sizeof *vrs);
-				const char **names = arena_alloc(a, (size_t)n * sizeof *names);
-				for (int k = 0; k < ic->in->nports; k++) {
-					const Slot *sl = &ic->slots[k];
-					if (sl->type != t || ic->in->ports[k].is_input != (dir == 0))
-						continue;
-					vrs[sl->index] = arena_printf(a, "%u", (unsigned)sl->vr);
-					names[sl->index] = arena_printf(a, "\"%s\"",
-									ec_c_string(a, ic->in->ports[k].name));
-				}
-				const char *arr = arena_printf(a, "%s_%s_%s", ic->cname, dir ? "out" : "in",
-							       type_word[t]);
-				put_list(o, arena_printf(a, "static const SartVr %s_vr[%d] = ", arr, n), vrs,
-					 n, ";");
-				put_list(o, arena_printf(a, "static const char *const %s_names[%d] = ", arr,
-							 n), names, n, ";");
-			}
-	}
-	if (e->ninners)
-		sb_putc(o, '\n');
-
-}
-
 /* The inner FMUs' table (SartInnerModel): library, GUID, version, capabilities and each
  * port group's place in the Storage. */
 static void emit_inner_table(Ec *e, StrBuf *o)
@@ -1234,6 +1200,7 @@ static void emit_inner_table(Ec *e, StrBuf *o)
 		sb_free(&caps);
 		if (ic->in->isolated)
 			sb_puts(o, "\t\t.isolated = 1,\n");
+		ec_emit_vr_types_ref(e, ic, o);
 		for (int dir = 0; dir < 2; dir++) {
 			bool any = false;
 			for (int t = 0; t < T_N; t++)
@@ -1371,13 +1338,13 @@ static void emit_source(Ec *e, StrBuf *o, const Group *groups, int ngroups)
 		sb_puts(o, "#include \"sart_fast_step.h\"\n");
 	sb_putc(o, '\n');
 
-	emit_port_tables(e, o);
+	ec_emit_port_tables(e, o);
 	emit_inner_table(e, o);
 	int *order = inner_order(e);
 	const char **items = arena_alloc(a, (size_t)(e->ninners + 1) * sizeof *items);
 	for (int i = 0; i < e->ninners; i++)
 		items[i] = e->inners[order[i]].enumc;
-	put_list(o, "static const unsigned order[NINNERS] = ", items, e->ninners, ";");
+	ec_put_list(o, "static const unsigned order[NINNERS] = ", items, e->ninners, ";");
 
 	int nreal_in = 0;
 	for (int i = 0; i < l->ninputs; i++)
@@ -1389,7 +1356,7 @@ static void emit_source(Ec *e, StrBuf *o, const Group *groups, int ngroups)
 			if (l->vars[i].type == TY_REAL)
 				items[k++] = arena_printf(a, "vr_%s", l->vars[i].name);
 		sb_putc(o, '\n');
-		put_list(o, arena_printf(a, "static const SartVr real_inputs[%d] = ", nreal_in), items,
+		ec_put_list(o, arena_printf(a, "static const SartVr real_inputs[%d] = ", nreal_in), items,
 			 nreal_in, ";");
 	}
 	sb_putc(o, '\n');

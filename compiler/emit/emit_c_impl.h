@@ -101,5 +101,10 @@ const char *ec_expr(Ec *e, const Node *n, int min_prec);
 const InnerPort *ec_inner_port_of(Ec *e, const Node *ref, InnerC **icp);
 bool ec_is_truth(const Node *n);
 bool ec_emit_fast_step(Ec *e, StrBuf *out);
+void ec_put_list(StrBuf *o, const char *prefix, const char **items, int n, const char *suffix);
+/* emit_c_types.c: the inners' port tables, with the FMI 3.0 types of their ports that are
+ * not the seam's defaults, and the inner table's reference to those types. */
+void ec_emit_port_tables(Ec *e, StrBuf *o);
+void ec_emit_vr_types_ref(Ec *e, const InnerC *ic, StrBuf *o);
 
 #endif

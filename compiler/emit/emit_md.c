@@ -3,8 +3,9 @@
  * (emit.h).
  *
  * The elements come in the order the FMI 2.0 schema fixes: CoSimulation, UnitDefinitions,
- * LogCategories, DefaultExperiment (the inners', emit.h), ModelVariables, ModelStructure (no TypeDefinitions: every variable
- * carries its own unit).  Attributes are written in one fixed order and numbers in the
+ * TypeDefinitions (only the enumeration types carried from the inners: every other variable
+ * carries its own unit), LogCategories, DefaultExperiment (the inners', emit.h),
+ * ModelVariables, ModelStructure.  Attributes are written in one fixed order and numbers in the
  * shortest form that reads back as the same double, so the same layout always gives the
  * same bytes.
  *
@@ -188,6 +189,43 @@ static void write_log_categories(Md *md, Compilation *c, const char *fmi)
 	end(md);
 }
 
+/* The enumeration types the wrapper's variables carry from its inners: FMI 2.0's
+ * SimpleType with an Enumeration child, FMI 3.0's EnumerationType, each with the inner's
+ * items as they are. */
+static void write_type_definitions(Md *md, const EmitLayout *l, bool fmi3)
+{
+	if (!l->nenums)
+		return;
+	start(md, "TypeDefinitions");
+	for (int i = 0; i < l->nenums; i++) {
+		const FmuTypeDef *td = l->enums[i].def;
+		start(md, fmi3 ? "EnumerationType" : "SimpleType");
+		attr(md, "name", l->enums[i].name);
+		if (!fmi3)
+			start(md, "Enumeration");
+		if (td->quantity)
+			attr(md, "quantity", td->quantity);
+		for (int k = 0; k < td->nitems; k++) {
+			start(md, "Item");
+			attr(md, "name", td->items[k].name ? td->items[k].name : "");
+			attr_int(md, "value", td->items[k].value);
+			if (td->items[k].description)
+				attr(md, "description", td->items[k].description);
+			end(md);
+		}
+		if (!fmi3)
+			end(md);
+		end(md);
+	}
+	end(md);
+}
+
+/* The declared type of an Integer that carries an inner's Enumeration, else NULL. */
+static const char *enum_of(const EmitLayout *l, const EmitVar *v)
+{
+	return v->enumeration ? l->enums[v->enumeration - 1].name : NULL;
+}
+
 static const char *type_element(SaType t)
 {
 	switch (t) {
@@ -198,7 +236,7 @@ static const char *type_element(SaType t)
 	}
 }
 
-static void write_variable(Md *md, const EmitVar *v)
+static void write_variable(Md *md, const EmitLayout *l, const EmitVar *v)
 {
 	start(md, "ScalarVariable");
 	attr(md, "name", v->name);
@@ -209,7 +247,9 @@ static void write_variable(Md *md, const EmitVar *v)
 	attr(md, "variability", fmu_variability_name(v->variability));
 	if (v->initial != INIT_UNSET)
 		attr(md, "initial", fmu_initial_name(v->initial));
-	start(md, type_element(v->type));
+	start(md, enum_of(l, v) ? "Enumeration" : type_element(v->type));
+	if (enum_of(l, v))
+		attr(md, "declaredType", enum_of(l, v));
 	if (v->unit)
 		attr(md, "unit", v->unit);
 	if (v->has_start) {
@@ -270,6 +310,7 @@ static void write_fmi2(Md *md, Compilation *c, const EmitLayout *l)
 	attr(md, "numberOfEventIndicators", "0");
 	write_cosimulation(md, l);
 	write_units(md, l);
+	write_type_definitions(md, l, false);
 	write_log_categories(md, c, "fmi2");
 	write_default_experiment(md, l);
 	start(md, "ModelVariables");
@@ -277,7 +318,7 @@ static void write_fmi2(Md *md, Compilation *c, const EmitLayout *l)
 		char index[32];
 		snprintf(index, sizeof index, " index %d ", l->vars[i].index);
 		comment(md, index);
-		write_variable(md, &l->vars[i]);
+		write_variable(md, l, &l->vars[i]);
 	}
 	end(md);
 	start(md, "ModelStructure");
@@ -417,11 +458,13 @@ static const char *type_element3(SaType t)
 
 static void write_variable3(Md *md, const EmitLayout *l, const EmitVar *v)
 {
-	start(md, type_element3(v->type));
+	start(md, enum_of(l, v) ? "Enumeration" : type_element3(v->type));
 	attr(md, "name", v->name);
 	attr_int(md, "valueReference", vr3(l, v));
 	if (v->description)
 		attr(md, "description", v->description);
+	if (enum_of(l, v))
+		attr(md, "declaredType", enum_of(l, v));
 	attr(md, "causality", fmu_causality_name(v->causality));
 	attr(md, "variability", fmu_variability_name(v->variability));
 	if (v->initial != INIT_UNSET)
@@ -491,6 +534,7 @@ static void write_fmi3(Md *md, Compilation *c, const EmitLayout *l)
 	attr(md, "variableNamingConvention", l->ninner_params ? "structured" : "flat");
 	write_cosimulation3(md, l);
 	write_units(md, l);
+	write_type_definitions(md, l, true);
 	write_log_categories(md, c, "fmi3");
 	write_default_experiment(md, l);
 	start(md, "ModelVariables");

@@ -158,6 +158,10 @@ struct Node {
 	double scale, offset;
 	bool converts;
 	void *info;
+	/* ND_PORT: the inner port its binding named, kept when the explicit form removes the
+	 * binding, so that the emitter can declare a port that carries an inner's Enumeration
+	 * as one.  Not a child: it points into the tree. */
+	Node *bound_to;
 };
 
 /* The child fields of a Node, in source order.  Every walk over a whole tree (the copier,

@@ -355,6 +355,8 @@ static void rule_add_in_rule(Rewrite *w)
 static void rule_remove_in_bindings(Rewrite *w)
 {
 	for (Node *p = w->sa->a_inports; p; p = p->next) {
+		if (p->bind)
+			p->bound_to = p->bind;
 		p->bind_dir = BIND_NONE;
 		p->bind = NULL;
 	}
@@ -511,6 +513,8 @@ static void rule_add_out_rule(Rewrite *w)
 static void rule_remove_out_bindings(Rewrite *w)
 {
 	for (Node *p = w->sa->a_outports; p; p = p->next) {
+		if (p->bind)
+			p->bound_to = p->bind;
 		p->bind_dir = BIND_NONE;
 		p->bind = NULL;
 	}

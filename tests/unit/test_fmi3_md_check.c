@@ -98,6 +98,15 @@ static void broken__each_rule__reported(void **state)
 	expect_finding("<Enumeration name=\"e\" valueReference=\"1\" causality=\"input\" "
 	               "declaredType=\"F\" start=\"1\"/>\n", "",
 	               "enumeration 'e' needs a declaredType naming an EnumerationType");
+	expect_finding("<Enumeration name=\"e\" valueReference=\"1\" causality=\"input\" "
+	               "declaredType=\"E\" start=\"2\"/>\n", "",
+	               "enumeration 'e': start 2 is no item of type 'E'");
+	expect_finding("<Binary name=\"b\" valueReference=\"1\" causality=\"input\" "
+	               "maxSize=\"1\"><Start value=\"cafe\"/></Binary>\n", "",
+	               "binary 'b': start has 2 bytes, more than maxSize 1");
+	expect_finding("<Binary name=\"b\" valueReference=\"1\" causality=\"input\">"
+	               "<Start value=\"caf\"/></Binary>\n", "",
+	               "binary 'b': start 'caf' is not hexadecimal bytes");
 	expect_finding("<Float64 name=\"u\" valueReference=\"1\" causality=\"input\" start=\"0\" "
 	               "unit=\"m\"/>\n", "", "unit 'm' is not in UnitDefinitions");
 	expect_finding("<Float64 name=\"u\" valueReference=\"1\" causality=\"input\" start=\"0 0\">"

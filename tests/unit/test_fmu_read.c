@@ -133,6 +133,13 @@ static void fmu_read__fmi2_fixture__units_and_types(void **state)
 	assert_string_equal(f->types[1].name, "Mode");
 	assert_int_equal(f->types[1].type, FT_ENUMERATION);
 	assert_null(f->types[1].unit);
+	assert_int_equal(f->types[1].nitems, 2);
+	assert_string_equal(f->types[1].items[0].name, "off");
+	assert_int_equal(f->types[1].items[0].value, 0);
+	assert_string_equal(f->types[1].items[1].name, "on");
+	assert_int_equal(f->types[1].items[1].value, 1);
+	assert_int_equal(f->types[0].nitems, 0);
+	assert_ptr_equal(fmu_find_type(f, "Mode"), &f->types[1]);
 	fmu_free(f);
 }
 
@@ -235,6 +242,11 @@ static void fmu_read__fmi3_fixture__variables_and_types(void **state)
 	assert_int_equal(f->types[0].type, FT_REAL);
 	assert_string_equal(f->types[0].unit, "rad/s");
 	assert_int_equal(f->types[1].type, FT_ENUMERATION);
+	assert_int_equal(f->types[1].nitems, 2);
+	assert_string_equal(f->types[1].items[1].name, "high");
+	assert_int_equal(f->types[1].items[1].value, 2);
+	assert_null(f->types[1].items[1].description);
+	assert_null(fmu_find_type(f, "Nope"));
 	assert_int_equal(f->nunits, 2);
 	assert_int_equal(unit(f, "N.m")->m, 2);
 	fmu_free(f);
@@ -347,6 +359,27 @@ static void fmu_read__output_not_in_structure__warned_and_mealy(void **state)
 }
 
 /* ---- errors ----------------------------------------------------------------------------- */
+
+static void fmu_read__enumeration_item_not_an_integer__error_at_the_item(void **state)
+{
+	(void)state;
+	Capture c;
+	cap_open(&c);
+	FmuInfo *f = parse_str("<fmiModelDescription fmiVersion='3.0' modelName='m' "
+	                       "instantiationToken='t'>\n"
+	                       "<CoSimulation modelIdentifier='m'/>\n"
+	                       "<TypeDefinitions><EnumerationType name='E'>\n"
+	                       "  <Item name='a' value='1'/><Item name='b' value='two'/>\n"
+	                       "</EnumerationType></TypeDefinitions>\n"
+	                       "<ModelVariables/><ModelStructure/>\n"
+	                       "</fmiModelDescription>\n",
+	                       &c);
+	assert_null(f);
+	assert_non_null(strstr(cap_text(&c), "inline.xml:4:"));
+	assert_non_null(strstr(cap_text(&c), "error: item 'b' of type 'E' has value 'two', not an "
+	                                     "integer"));
+	cap_close(&c);
+}
 
 static void fmu_read__malformed_xml__error_at_its_line(void **state)
 {
@@ -799,6 +832,7 @@ int main(void)
 		cmocka_unit_test(fmu_read__fmi3_state_outputs__delayed_moore),
 		cmocka_unit_test(fmu_read__no_outputs__moore),
 		cmocka_unit_test(fmu_read__output_not_in_structure__warned_and_mealy),
+		cmocka_unit_test(fmu_read__enumeration_item_not_an_integer__error_at_the_item),
 		cmocka_unit_test(fmu_read__malformed_xml__error_at_its_line),
 		cmocka_unit_test(fmu_read__external_entity__rejected_without_loading),
 		cmocka_unit_test(fmu_read__entity_expansion__rejected),

@@ -80,6 +80,7 @@ static const SartInnerModel inners[NINNERS] = {
 			{0, NULL, NULL, 0, 0},
 		},
 		0, /* in process */
+		NULL, 0, /* an FMI 2.0 inner: no sized types */
 	},
 };
 

@@ -10,7 +10,9 @@
  * causality, variability and initial and their allowed combinations, start values where they
  * are required and absent where they are forbidden (including one start value per array
  * element when the sizes are known), exactly one independent Float64; declared types and
- * units that exist; Dimensions (a positive start, or a reference to an integer structural or
+ * units that exist; enumeration types (items named, integer values, both unique) and
+ * Enumeration start values among their type's items; Binary start values as hexadecimal
+ * bytes within maxSize; Dimensions (a positive start, or a reference to an integer structural or
  * constant parameter); the ModelStructure (every output listed once as an Output, in order;
  * references and dependencies to existing variables, of the right causality); the
  * DefaultExperiment's numbers.  The XML is read without network, DTD or entity expansion. */
@@ -161,6 +163,145 @@ static int has_type_definition(Doc *d, const char *kind, const char *name)
 			return 1;
 	}
 	return 0;
+}
+
+/* The EnumerationType named name, or NULL. */
+static xmlNode *enum_type(Doc *d, const char *name)
+{
+	xmlNode *td = child(d->root, "TypeDefinitions");
+	for (xmlNode *c = td ? td->children : NULL; c; c = c->next) {
+		char *n;
+		int hit;
+		if (!is(c, "EnumerationType"))
+			continue;
+		n = attr(c, "name");
+		hit = n && name && strcmp(n, name) == 0;
+		xmlFree(n);
+		if (hit)
+			return c;
+	}
+	return NULL;
+}
+
+static int parse_long(const char *s, long long *out)
+{
+	char *end;
+	errno = 0;
+	*out = s ? strtoll(s, &end, 10) : 0;
+	return s && *s && !errno && end != s && *end == '\0';
+}
+
+/* Every EnumerationType: at least one Item, each with a name and an integer value, names and
+ * values unique within the type. */
+static void check_enum_types(Doc *d)
+{
+	xmlNode *td = child(d->root, "TypeDefinitions");
+	for (xmlNode *t = td ? td->children : NULL; t; t = t->next) {
+		char *tname;
+		int n = 0;
+		if (!is(t, "EnumerationType"))
+			continue;
+		tname = attr(t, "name");
+		for (xmlNode *it = t->children; it; it = it->next) {
+			char *name, *value;
+			long long v;
+			if (!is(it, "Item"))
+				continue;
+			n++;
+			name = attr(it, "name");
+			value = attr(it, "value");
+			if (!name || !*name)
+				err(d, it, "an item of type '%s' has no name", tname ? tname : "?");
+			if (!parse_long(value, &v))
+				err(d, it, "item '%s' of type '%s': value '%s' is not an integer",
+				    name ? name : "?", tname ? tname : "?", value ? value : "");
+			for (xmlNode *o = t->children; o != it && name && value; o = o->next) {
+				char *on, *ov;
+				if (!is(o, "Item"))
+					continue;
+				on = attr(o, "name");
+				ov = attr(o, "value");
+				if (on && strcmp(on, name) == 0)
+					err(d, it, "type '%s' has two items named '%s'", tname, name);
+				else if (ov && strcmp(ov, value) == 0)
+					err(d, it, "type '%s': items '%s' and '%s' have the same value %s",
+					    tname, on ? on : "?", name, value);
+				xmlFree(on);
+				xmlFree(ov);
+			}
+			xmlFree(name);
+			xmlFree(value);
+		}
+		if (n == 0)
+			err(d, t, "enumeration type '%s' has no items", tname ? tname : "?");
+		xmlFree(tname);
+	}
+}
+
+/* Whether value is the value of an item of EnumerationType t. */
+static int is_item_value(xmlNode *t, long long value)
+{
+	for (xmlNode *it = t->children; it; it = it->next) {
+		char *v;
+		long long x;
+		int hit;
+		if (!is(it, "Item"))
+			continue;
+		v = attr(it, "value");
+		hit = parse_long(v, &x) && x == value;
+		xmlFree(v);
+		if (hit)
+			return 1;
+	}
+	return 0;
+}
+
+/* An Enumeration's start values are values of its type's items. */
+static void check_enum_start(Doc *d, Var *v, const char *declared)
+{
+	xmlNode *t = enum_type(d, declared);
+	char *start = attr(v->node, "start");
+	for (char *p = start, *next; t && p && *p; p = next) {
+		long long x;
+		char word[32];
+		size_t n = strcspn(p, " \t\n");
+		next = p + n + strspn(p + n, " \t\n");
+		if (n == 0 || n >= sizeof word)
+			continue;
+		memcpy(word, p, n);
+		word[n] = '\0';
+		if (!parse_long(word, &x) || !is_item_value(t, x))
+			err(d, v->node, "enumeration '%s': start %s is no item of type '%s'", v->name,
+			    word, declared);
+	}
+	xmlFree(start);
+}
+
+/* A Binary's start values are hexadecimal bytes (an even number of digits), at most maxSize
+ * of them; maxSize, when given, a positive integer. */
+static void check_binary(Doc *d, Var *v)
+{
+	char *max = attr(v->node, "maxSize");
+	long long limit = -1;
+	if (max && (!parse_long(max, &limit) || limit <= 0))
+		err(d, v->node, "binary '%s': maxSize '%s' is not a positive integer", v->name, max);
+	for (xmlNode *c = v->node->children; c; c = c->next) {
+		char *value;
+		size_t n = 0;
+		if (!is(c, "Start"))
+			continue;
+		value = attr(c, "value");
+		while (value && isxdigit((unsigned char)value[n]))
+			n++;
+		if (!value || value[n] != '\0' || n % 2)
+			err(d, c, "binary '%s': start '%s' is not hexadecimal bytes", v->name,
+			    value ? value : "");
+		else if (limit > 0 && (long long)(n / 2) > limit)
+			err(d, c, "binary '%s': start has %zu bytes, more than maxSize %lld", v->name,
+			    n / 2, limit);
+		xmlFree(value);
+	}
+	xmlFree(max);
 }
 
 static int has_unit(Doc *d, const char *name)
@@ -349,6 +490,10 @@ static void check_variable(Doc *d, Var *v, size_t index)
 	         !has_type_definition(d, "StringType", declared) &&
 	         !has_type_definition(d, "BinaryType", declared))
 		err(d, v->node, "variable '%s': declaredType '%s' is not defined", v->name, declared);
+	if (strcmp(v->type, "Enumeration") == 0 && declared)
+		check_enum_start(d, v, declared);
+	if (strcmp(v->type, "Binary") == 0)
+		check_binary(d, v);
 	if (unit && !has_unit(d, unit))
 		err(d, v->node, "variable '%s': unit '%s' is not in UnitDefinitions", v->name, unit);
 	v->size = dimension_size(d, v);
@@ -471,6 +616,7 @@ static int check_file(const char *file)
 		return 1;
 	}
 	check_header(d);
+	check_enum_types(d);
 	mv = child(d->root, "ModelVariables");
 	for (xmlNode *c = mv ? mv->children : NULL; c; c = c->next) {
 		if (c->type != XML_ELEMENT_NODE)
