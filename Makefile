@@ -414,6 +414,10 @@ $(BUILD)/tests/test_e2e_strings: | $(SACC) $(FMUS) $(FMI3_MD_CHECK)
 # `sacc build --isolate` (the host program in the archive) and unpacks them with sacc.
 $(BUILD)/tests/test_e2e_isolated: | $(SACC) $(FMUS)
 
+# Wrappers built with --threads: tests/unit/test_e2e_threads.c builds tests/e2e/threads_sa.sa
+# itself with one thread and with two (every batch forced parallel) and compares them.
+$(BUILD)/tests/test_e2e_threads: | $(SACC) $(FMUS) $(FMU_HOST)
+
 # ---- benchmarks (on demand, never part of check) ----------------------------------------
 .PHONY: bench-wrapper
 bench-wrapper: deps $(SACC) $(FMUS)

@@ -64,6 +64,11 @@ typedef struct Ec {
 	unsigned uses;
 	bool map;           /* h and dt are parameters */
 	const Node *root;   /* where a local's reads are looked for */
+	/* batched do_steps (emit_c_batch.c): how many were written, whether MapIn and MapOut
+	 * commute (0 not known yet, 1 yes, -1 no), and what those two read and write */
+	int nbatches;
+	int batch_maps;
+	const struct EcAccess *map_in_access, *map_out_access;
 } Ec;
 
 
@@ -101,5 +106,11 @@ const char *ec_expr(Ec *e, const Node *n, int min_prec);
 const InnerPort *ec_inner_port_of(Ec *e, const Node *ref, InnerC **icp);
 bool ec_is_truth(const Node *n);
 bool ec_emit_fast_step(Ec *e, StrBuf *out);
+/* With sacc build --threads: when statement s of Ctrl begins a run of independent do_steps,
+ * writes them as one batch and returns the run's last statement; else NULL. */
+const Node *ec_batch(Ec *e, const Node *s);
+/* The inner table's `.serial` and the model's `.threads` and `.nbatches`, when they apply. */
+void ec_batch_inner(Ec *e, StrBuf *o, const InnerC *ic);
+void ec_batch_model(Ec *e, StrBuf *o);
 
 #endif
