@@ -642,18 +642,19 @@ check-asan:
 	@$(MAKE) --no-print-directory BUILD=build/asan SAN=1 CFLAGS="-O1 -g" check-core
 
 # ThreadSanitizer over the parallel stepping's tests only (the worker pool, the master's
-# parallel passes): its own build directory, the test FMUs as they are.
-TSAN_TESTS := test_sart_parallel
+# parallel passes, wrappers' batched do_steps, whose wrappers the test builds with $CC, here
+# with -fsanitize=thread): its own build directory, the test FMUs as they are.
+TSAN_TESTS := test_sart_parallel test_e2e_threads
 check-tsan:
 	@$(MAKE) --no-print-directory BUILD=build/tsan \
 	    SANFLAGS="-fsanitize=thread -fno-omit-frame-pointer" CFLAGS="-O1 -g" tsan-run
 
 .PHONY: check-tsan tsan-run
 tsan-run: $(patsubst %,$(BUILD)/tests/%,$(TSAN_TESTS)) $(BUILD)/fmus/burn.fmu \
-          $(BUILD)/fmus/affine.fmu
+          $(BUILD)/fmus/affine.fmu $(SACC) $(FMU_HOST)
 	@fail=0; for t in $(TSAN_TESTS); do \
 	  TSAN_OPTIONS="halt_on_error=1 exitcode=66" SACC_BUILD=$(BUILD) \
-	    $(BUILD)/tests/$$t || fail=1; done; exit $$fail
+	    CC="$(CC) -fsanitize=thread" $(BUILD)/tests/$$t || fail=1; done; exit $$fail
 
 check-valgrind: $(UNIT_BIN) $(SACC) $(FMUS) $(FMUS3) $(PW_FMUS) $(PWD_FMUS) $(E2E_FMUS)
 	@SACC=$(SACC) BUILD=$(BUILD) sh tests/valgrind.sh $(UNIT_BIN)
