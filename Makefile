@@ -505,6 +505,12 @@ $(BUILD)/tests/test_sweep: bench/two_mass/twomass_ref.h
 bench-parallel: deps $(SACC) $(BUILD)/fmus/burn.fmu
 	@SACC=$(SACC) BUILD=$(BUILD) sh bench/parallel/run.sh
 
+# The same inside one wrapper (`sacc build --threads N`): four_sa.sa, four burn FMUs as one
+# batch of do_steps, built with one thread and with two (bench/parallel/wrapper.sh).
+.PHONY: bench-parallel-wrapper
+bench-parallel-wrapper: deps $(SACC) $(BUILD)/fmus/burn.fmu
+	@SACC=$(SACC) BUILD=$(BUILD) sh bench/parallel/wrapper.sh
+
 # The cost of one number's text: the shortest formatter (runtime/sart_numfmt.c) beside
 # snprintf("%.17g") and the "%.17g" formatter sacc used before (bench/numfmt/old_numfmt.c).
 NUMFMT_BENCH := $(BUILD)/bench/numfmt/numfmt_bench

@@ -23,8 +23,9 @@
  * do_step and the whole pass; the site then tries parallel passes when its summed cost
  * exceeds the most loaded thread's by MIN_GAIN, times TRIAL_WARMUP + NSAMPLES of them, and
  * keeps them only when their median beats the timed one-thread passes by MIN_GAIN.  So a
- * wrapper over trivial inners steps them in turn after its first few dozen steps, paying a
- * test per batch.  A wrapper compiled with -DSART_BATCH_ALWAYS (a test's build) steps every
+ * wrapper over trivial inners steps them in turn after its first few dozen steps, and from
+ * then on takes its emitted fast step, when it has one, as a wrapper built without threads
+ * does (until then it has none: the batches are measured on the general path).  A wrapper compiled with -DSART_BATCH_ALWAYS (a test's build) steps every
  * batch in parallel from the first. */
 #define _POSIX_C_SOURCE 200809L
 
@@ -67,6 +68,7 @@ struct SartBatches {
 	double *samples;     /* inner -> NSAMPLES do_step times */
 	unsigned *steps;     /* inner -> do_steps timed or skipped */
 	Segment *seg;        /* inner -> its messages held */
+	int fast;            /* the wrapper may take its fast step once no site is parallel */
 	int holding;         /* a parallel batch is in progress: messages are held */
 	int now;             /* the inner the calling thread is at */
 	/* the parallel steps in progress, by position */
@@ -123,6 +125,25 @@ int sart_batches_new(SartWrapper *w)
 		if (!(b->sites[k].owner = calloc(ni, sizeof *b->sites[k].owner)))
 			return 0;
 	return 1;
+}
+
+void sart_batches_start(SartWrapper *w)
+{
+	if (!w->batches)
+		return;
+	w->batches->fast = w->fast;
+	w->fast = 0;
+}
+
+/* Every site has chosen to step in turn: the fast step, when the wrapper has one, does
+ * the same with less per step. */
+static void fast_if_all_in_turn(SartWrapper *w)
+{
+	SartBatches *b = w->batches;
+	for (unsigned k = 0; k < sart_model.nbatches; k++)
+		if (!b->sites[k].decided || b->sites[k].par)
+			return;
+	w->fast = b->fast;
 }
 
 static void drop_segment(Segment *g)
@@ -352,8 +373,10 @@ static void run_in_turn(SartWrapper *w, unsigned char *s, Site *site, unsigned n
 	unsigned i = site->passes++;
 	if (i >= WARMUP && i < WARMUP + NSAMPLES)
 		site->seq[i - WARMUP] = seconds() - pass0;
-	if (all_timed && site->passes >= WARMUP + NSAMPLES)
+	if (all_timed && site->passes >= WARMUP + NSAMPLES) {
 		decide(b, site, n, inners, 0);
+		fast_if_all_in_turn(w);
+	}
 }
 
 void sart_do_step_batch(SartWrapper *w, void *s, unsigned batch, unsigned n,
@@ -393,5 +416,6 @@ void sart_do_step_batch(SartWrapper *w, void *s, unsigned batch, unsigned n,
 	if (site->trials == TRIAL_WARMUP + NSAMPLES && median(site->trial) >= site->serial_time - MIN_GAIN) {
 		site->par = 0;
 		pool_if_needed(b);
+		fast_if_all_in_turn(w);
 	}
 }

@@ -434,6 +434,7 @@ SartStatus sart_core_load_inners(SartWrapper *w, const char *resource_dir,
 			w->fast = 0;
 	w->route.direct = w->direct;
 	w->route.last = w->last;
+	sart_batches_start(w);
 	return SART_OK;
 }
 

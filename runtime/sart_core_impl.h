@@ -297,6 +297,9 @@ static inline int *sart_ints(unsigned char *s, size_t off)
  * threads (0 when memory ran out); freed with the instance. */
 int sart_batches_new(SartWrapper *w);
 void sart_batches_free(SartWrapper *w);
+/* Once the fast step's use is known (w->fast): it waits until every batch site has chosen to
+ * step its inners in turn (the fast step steps them so, with less to do per step). */
+void sart_batches_start(SartWrapper *w);
 /* Whether a message is being held (a batch in progress): it is then taken. */
 int sart_batch_hold(SartWrapper *w, int f, SartStatus st, const char *category, const char *msg);
 /* do_step(f, ti, hi) up to the inner's step: MapIn, f's inputs set.  0 when that failed

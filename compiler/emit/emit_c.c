@@ -1359,7 +1359,7 @@ static void emit_source(Ec *e, StrBuf *o, const Group *groups, int ngroups)
 	emit_rules(e, &fns, false);
 	emit_couple(e, &fns);
 	emit_inner_param_table(e, &fns);
-	bool fast = !e->nbatches && ec_emit_fast_step(e, &fns); /* batches step in Ctrl */
+	bool fast = ec_emit_fast_step(e, &fns);
 
 	banner(e, o);
 	sb_printf(o, "/* %s.c — the model-specific part of the wrapper FMU %s:\n * its inner FMUs, "

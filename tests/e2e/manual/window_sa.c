@@ -80,6 +80,7 @@ static const SartInnerModel inners[NINNERS] = {
 			{0, NULL, NULL, 0, 0},
 		},
 		0, /* in process */
+		0, /* any thread */
 	},
 };
 
@@ -234,4 +235,5 @@ const SartModel sart_model = {
 	couple,
 	NULL, /* fast_step: may_reject needs a snapshot, which the fast step never takes */
 	NULL, 0, NULL, /* inner_params, bind_params: window's parameters are not exposed here */
+	0, 0, /* threads, nbatches: no batched do_steps */
 };
