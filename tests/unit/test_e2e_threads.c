@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include <limits.h>
+#include <stdbool.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -204,9 +205,41 @@ static void threads__inner_error__same_as_one_thread(void **state)
 	assert_non_null(strstr(seen, "[c]"));
 }
 
+/* Whether the C of the wrapper unpacked in dir (its sources/NAME.c) holds needle. */
+static bool source_has(const char *dir, const char *name, const char *needle)
+{
+	char path[PATH_MAX + 64], line[4096];
+	snprintf(path, sizeof path, "%s/sources/%s.c", dir, name);
+	FILE *fp = fopen(path, "r");
+	assert_non_null(fp);
+	bool found = false;
+	while (!found && fgets(line, sizeof line, fp))
+		found = strstr(line, needle) != NULL;
+	fclose(fp);
+	return found;
+}
+
+/* The compiler's analysis: threads_sa's three do_steps are one batch with --threads 2 and
+ * none with --threads 1; threads_dep_sa's depend on each other and stay alone. */
+static void threads__independent_runs_only__are_batched(void **state)
+{
+	(void)state;
+	assert_true(source_has(two_dir, "threads_sa", "sart_do_step_batch(w, s, 0, 3, "));
+	assert_true(source_has(two_dir, "threads_sa", ".nbatches = 1,"));
+	assert_false(source_has(one_dir, "threads_sa", "sart_do_step_batch"));
+	char dep[PATH_MAX + 64], cmd[4 * PATH_MAX];
+	snprintf(dep, sizeof dep, "%s/dep", work);
+	snprintf(cmd, sizeof cmd, "'%s/sacc' unpack '%s/two.fmus/threads_dep_sa.fmu' '%s'",
+	         build_dir(), work, dep);
+	assert_int_equal(system(cmd), 0);
+	assert_false(source_has(dep, "threads_dep_sa", "sart_do_step_batch"));
+	assert_true(source_has(dep, "threads_dep_sa", "sart_do_step(w, s, inner_b, t, H_a)"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(threads__independent_runs_only__are_batched),
 		cmocka_unit_test(threads__warnings_and_discard__same_as_one_thread),
 		cmocka_unit_test(threads__inner_error__same_as_one_thread),
 	};
