@@ -418,6 +418,10 @@ $(BUILD)/tests/test_e2e_strings: | $(SACC) $(FMUS) $(FMI3_MD_CHECK)
 # `sacc build --isolate` (the host program in the archive) and unpacks them with sacc.
 $(BUILD)/tests/test_e2e_isolated: | $(SACC) $(FMUS)
 
+# Wrappers built with --threads: tests/unit/test_e2e_threads.c builds tests/e2e/threads_sa.sa
+# itself with one thread and with two (every batch forced parallel) and compares them.
+$(BUILD)/tests/test_e2e_threads: | $(SACC) $(FMUS) $(FMU_HOST)
+
 # ---- benchmarks (on demand, never part of check) ----------------------------------------
 .PHONY: bench-wrapper
 bench-wrapper: deps $(SACC) $(FMUS)
@@ -505,6 +509,12 @@ $(BUILD)/tests/test_sweep: bench/two_mass/twomass_ref.h
 .PHONY: bench-parallel
 bench-parallel: deps $(SACC) $(BUILD)/fmus/burn.fmu
 	@SACC=$(SACC) BUILD=$(BUILD) sh bench/parallel/run.sh
+
+# The same inside one wrapper (`sacc build --threads N`): four_sa.sa, four burn FMUs as one
+# batch of do_steps, built with one thread and with two (bench/parallel/wrapper.sh).
+.PHONY: bench-parallel-wrapper
+bench-parallel-wrapper: deps $(SACC) $(BUILD)/fmus/burn.fmu
+	@SACC=$(SACC) BUILD=$(BUILD) sh bench/parallel/wrapper.sh
 
 # The cost of one number's text: the shortest formatter (runtime/sart_numfmt.c) beside
 # snprintf("%.17g") and the "%.17g" formatter sacc used before (bench/numfmt/old_numfmt.c).
@@ -643,18 +653,19 @@ check-asan:
 	@$(MAKE) --no-print-directory BUILD=build/asan SAN=1 CFLAGS="-O1 -g" check-core
 
 # ThreadSanitizer over the parallel stepping's tests only (the worker pool, the master's
-# parallel passes): its own build directory, the test FMUs as they are.
-TSAN_TESTS := test_sart_parallel
+# parallel passes, wrappers' batched do_steps, whose wrappers the test builds with $CC, here
+# with -fsanitize=thread): its own build directory, the test FMUs as they are.
+TSAN_TESTS := test_sart_parallel test_e2e_threads
 check-tsan:
 	@$(MAKE) --no-print-directory BUILD=build/tsan \
 	    SANFLAGS="-fsanitize=thread -fno-omit-frame-pointer" CFLAGS="-O1 -g" tsan-run
 
 .PHONY: check-tsan tsan-run
 tsan-run: $(patsubst %,$(BUILD)/tests/%,$(TSAN_TESTS)) $(BUILD)/fmus/burn.fmu \
-          $(BUILD)/fmus/affine.fmu
+          $(BUILD)/fmus/affine.fmu $(SACC) $(FMU_HOST)
 	@fail=0; for t in $(TSAN_TESTS); do \
 	  TSAN_OPTIONS="halt_on_error=1 exitcode=66" SACC_BUILD=$(BUILD) \
-	    $(BUILD)/tests/$$t || fail=1; done; exit $$fail
+	    CC="$(CC) -fsanitize=thread" $(BUILD)/tests/$$t || fail=1; done; exit $$fail
 
 check-valgrind: $(UNIT_BIN) $(SACC) $(FMUS) $(FMUS3) $(PW_FMUS) $(PWD_FMUS) $(E2E_FMUS)
 	@SACC=$(SACC) BUILD=$(BUILD) sh tests/valgrind.sh $(UNIT_BIN)

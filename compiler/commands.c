@@ -22,6 +22,7 @@ typedef struct CmdArgs {
 	const char *out;      /* -o DIR */
 	int fmi;              /* build --fmi: the wrappers' FMI version, 2 or 3 */
 	const char *isolate;  /* build --isolate: all or INNER,... run out of process */
+	int threads;          /* build --threads: inners stepped at once (0: one thread) */
 } CmdArgs;
 
 /* --fmi's values, in the order help and completion list them. */
@@ -43,6 +44,13 @@ static int set_fmi(Compilation *c, void *args, const char *o, const char *v, siz
 		return cli_usage_error("%s: '%s' is neither 2 nor 3", o, v);
 	((CmdArgs *)args)->fmi = v[0] - '0';
 	return 0;
+}
+
+/* --threads N: from 1 to the runtime's bound (runtime/sart_batch.c, MAX_THREADS). */
+static int set_threads(Compilation *c, void *args, const char *o, const char *v, size_t field)
+{
+	(void)c, (void)field;
+	return cli_count(o, v, 1, 64, true, &((CmdArgs *)args)->threads);
 }
 
 /* --after's values: the lowering rules, the lowering stage, then the explicit-form rules,
@@ -83,6 +91,10 @@ const CliOption cmd_options[] = {
 	 "run these inner FMU instances (all: every one) out of process, in a host program "
 	 "shipped beside the wrapper's library: a crash or a hang inside one is an error of the "
 	 "wrapper's call, not the importer's end", NULL},
+	{"--threads", CLI_VALUE, "N", set_threads, AT(threads), CMD_BUILD, 0,
+	 "let each wrapper step independent inner FMUs at once on up to N threads: runs of "
+	 "do_steps in the control rules that do not depend on each other, when their measured "
+	 "cost says it pays; results, messages and statuses stay those of one thread", NULL},
 	CLI_OPTION_INCLUDE(CMD_CHECK | CMD_EXPLICIT | CMD_EMIT | CMD_BUILD | CMD_PARSE),
 	CLI_OPTION_FMU_DIR(CMD_CHECK | CMD_EXPLICIT | CMD_EMIT | CMD_BUILD),
 	{NULL, CLI_FLAG, NULL, NULL, 0, 0, 0, NULL, NULL},
@@ -238,7 +250,7 @@ static int build_body(Compilation *c, const CmdArgs *a, const char **files, int 
 	}
 	int rc = 1;
 	if (!diag_errors(c->diag)) {
-		PkgOptions o = {out_dir, NULL, a->fmi, a->isolate};
+		PkgOptions o = {out_dir, NULL, a->fmi, a->isolate, a->threads};
 		rc = pkg_build(c, mods, n, &o) ? 1 : 0;
 	}
 	free(mods);

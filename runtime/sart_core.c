@@ -52,11 +52,28 @@ static void log_to(const SartHost *host, const char *name, SartStatus st, const 
 	va_end(ap);
 }
 
+void sart_deliver(SartWrapper *w, int f, SartStatus st, const char *category, const char *msg)
+{
+	if (w->batches && sart_batch_hold(w, f, st, category, msg))
+		return;
+	if (w->host.log)
+		w->host.log(&w->host, w->name ? w->name : "?", st, category, msg);
+}
+
+/* The wrapper's own messages, through sart_deliver. */
+static void vlog_w(SartWrapper *w, SartStatus st, const char *category, const char *fmt,
+                   va_list ap)
+{
+	char msg[1024];
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	sart_deliver(w, -1, st, category, msg);
+}
+
 void sart_wlog(SartWrapper *w, SartStatus st, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vlog_to(&w->host, w->name, st, status_category(st), fmt, ap);
+	vlog_w(w, st, status_category(st), fmt, ap);
 	va_end(ap);
 }
 
@@ -86,12 +103,12 @@ void sart_core_log_call(SartWrapper *w, const char *fmt, ...)
 /* The inner FMUs' messages and the seam's own, under logInner. */
 static void inner_logger(void *env, SartStatus st, const char *category, const char *message)
 {
-	SartWrapper *w = env;
+	InnerEnv *ie = env;
+	SartWrapper *w = ie->w;
 	(void)category;
 	if (st == SART_OK && !(w->logging && (w->log_mask & CAT_INNER)))
 		return;
-	if (w->host.log)
-		w->host.log(&w->host, w->name ? w->name : "?", st, "logInner", message);
+	sart_deliver(w, (int)ie->f, st, "logInner", message);
 }
 
 SartStatus sart_core_set_logging(SartWrapper *w, int on, size_t ncats,
@@ -128,7 +145,7 @@ void sart_fail(SartWrapper *w, SartStatus st, const char *fmt, ...)
 	if (st < SART_ERROR)
 		st = SART_ERROR;
 	va_start(ap, fmt);
-	vlog_to(&w->host, w->name, st, status_category(st), fmt, ap);
+	vlog_w(w, st, status_category(st), fmt, ap);
 	va_end(ap);
 	if (st > w->fail_status)
 		w->fail_status = st;
@@ -210,6 +227,7 @@ static void wrapper_free(SartWrapper *w)
 	if (!w)
 		return;
 	free_states(w);
+	sart_batches_free(w);
 	if (w->inner)
 		for (unsigned f = 0; f < sart_model.ninners; f++)
 			sart_inner_free(w->inner[f]);
@@ -234,6 +252,7 @@ static void wrapper_free(SartWrapper *w)
 	free(w->rbuf);
 	free(w->ibuf);
 	free(w->sbuf);
+	free(w->inner_env);
 	free(w);
 }
 
@@ -304,7 +323,10 @@ static int allocate(SartWrapper *w)
 	w->rbuf = calloc(maxports, sizeof *w->rbuf);
 	w->ibuf = calloc(maxports, sizeof *w->ibuf);
 	w->sbuf = calloc(maxports, sizeof *w->sbuf);
-	return w->sbuf && w->storage && w->scratch && w->snap_storage && w->inner && w->plan && w->direct &&
+	w->inner_env = calloc(ni, sizeof *w->inner_env);
+	for (unsigned f = 0; w->inner_env && f < m->ninners; f++)
+		w->inner_env[f] = (InnerEnv){w, f};
+	return w->inner_env && w->sbuf && w->storage && w->scratch && w->snap_storage && w->inner && w->plan && w->direct &&
 	       w->last && w->snap_last && w->snap_inner && w->slot && w->stacks && w->is_set &&
 	       w->snap_is_set && w->du && w->du_set && w->vrbuf && w->rbuf && w->ibuf;
 }
@@ -368,7 +390,8 @@ static SartStatus load_inner(SartWrapper *w, const char *resource_dir, unsigned 
 	}
 	snprintf(inner_dir, len, "%s/%s", resource_dir, im->name);
 	SartInnerConfig cfg = {im->name, inner_dir, im->model_identifier, im->version,
-	                       im->caps, inner_logger, w, im->vr_types, im->nvr_types, NULL, 0};
+	                       im->caps, inner_logger, &w->inner_env[f], im->vr_types, im->nvr_types,
+	                       NULL, 0};
 	SartStatus st = im->isolated ? sart_load_isolated_inner(&cfg, &w->inner[f])
 	                             : sart_inner_load(&cfg, &w->inner[f]);
 	free(inner_dir);
@@ -390,7 +413,7 @@ SartStatus sart_core_load_inners(SartWrapper *w, const char *resource_dir,
                                  const SartCall *call)
 {
 	const SartModel *m = &sart_model;
-	if (!allocate(w)) {
+	if (!allocate(w) || !sart_batches_new(w)) {
 		sart_wlog(w, SART_ERROR, "%s: out of memory", call->name);
 		return SART_ERROR;
 	}
@@ -412,6 +435,7 @@ SartStatus sart_core_load_inners(SartWrapper *w, const char *resource_dir,
 			w->fast = 0;
 	w->route.direct = w->direct;
 	w->route.last = w->last;
+	sart_batches_start(w);
 	return SART_OK;
 }
 

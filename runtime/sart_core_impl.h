@@ -87,6 +87,15 @@ typedef struct Plan {
 	const SartPorts *rin, *rout;
 } Plan;
 
+/* What an inner's log messages are sent with: the wrapper and which inner, so that a batch
+ * stepping inners at once can hold each inner's messages apart (sart_batch.c). */
+typedef struct InnerEnv {
+	SartWrapper *w;
+	unsigned f;
+} InnerEnv;
+
+typedef struct SartBatches SartBatches;
+
 struct SartWrapper {
 	unsigned magic;
 	char *name;
@@ -156,6 +165,9 @@ struct SartWrapper {
 	double *rbuf;
 	int *ibuf;
 	const char **sbuf;        /* also where an inner's String outputs are got */
+	InnerEnv *inner_env;      /* per inner: its logger's env */
+	SartBatches *batches;     /* sacc build --threads: the batched do_steps' pool and
+	                           * measurements (sart_batch.c); NULL without */
 #ifdef SART_STEP_STATS
 	unsigned long steps_fast, steps_general; /* the test-only counts (sart_fast_step.c) */
 #endif
@@ -168,6 +180,9 @@ void sart_wlog(SartWrapper *w, SartStatus st, const char *fmt, ...) SART_PRINTF(
  * harmless value, and the rule-level calls that follow return at once. */
 void sart_fail(SartWrapper *w, SartStatus st, const char *fmt, ...) SART_PRINTF(3, 4);
 void sart_inner_failed(SartWrapper *w, SartStatus st, unsigned f, const char *what);
+/* A message of the wrapper (f < 0) or of inner f to the importer's logger, or held while a
+ * batch steps inners at once (sart_batch_hold). */
+void sart_deliver(SartWrapper *w, int f, SartStatus st, const char *category, const char *msg);
 /* Opens an isolated inner (SartInnerModel.isolated) out of process, with the host program
  * beside the wrapper's library, its fatal outcomes contained (sart_wrapper_isolate.c). */
 SartStatus sart_load_isolated_inner(const SartInnerConfig *cfg, SartInner **out);
@@ -275,6 +290,21 @@ static inline int *sart_ints(unsigned char *s, size_t off)
 {
 	return (int *)(void *)(s + off);
 }
+
+/* ---- batched do_steps (sart_batch.c) ---------------------------------------------------------- */
+
+/* The batches' state, made when the instance loads its inners when the model has batches and
+ * threads (0 when memory ran out); freed with the instance. */
+int sart_batches_new(SartWrapper *w);
+void sart_batches_free(SartWrapper *w);
+/* Once the fast step's use is known (w->fast): it waits until every batch site has chosen to
+ * step its inners in turn (the fast step steps them so, with less to do per step). */
+void sart_batches_start(SartWrapper *w);
+/* Whether a message is being held (a batch in progress): it is then taken. */
+int sart_batch_hold(SartWrapper *w, int f, SartStatus st, const char *category, const char *msg);
+/* do_step(f, ti, hi) up to the inner's step: MapIn, f's inputs set.  0 when that failed
+ * (or an earlier call did, or f does not exist) (sart_rules.c). */
+int sart_do_step_begin(SartWrapper *w, unsigned char *s, unsigned f, double ti, double hi);
 
 /* ---- do_step's pieces the fast step shares (sart_rules.c) ---------------------------------- */
 

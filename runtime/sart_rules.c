@@ -311,6 +311,14 @@ static SART_COLD double do_step_general(SartWrapper *w, unsigned char *s, unsign
 	return sart_after_inner_step(w, s, f, ti, hi, st, reached);
 }
 
+int sart_do_step_begin(SartWrapper *w, unsigned char *s, unsigned f, double ti, double hi)
+{
+	if (!may_call(w, f, "do_step"))
+		return 0;
+	step_map_in(w, s, f, ti, hi);
+	return flush_inputs(w, s, f);
+}
+
 /* The usual do_step: Real ports only, and the inner steps with SART_OK; anything else is
  * handed on at the point where it appears. */
 double sart_do_step(SartWrapper *w, void *s, unsigned f, double ti, double hi)

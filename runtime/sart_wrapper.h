@@ -98,6 +98,10 @@ typedef struct SartInnerModel {
 	 * to convert and range-check (sart_inner.h, SartVrType).  NULL/0 when there are none. */
 	const SartVrType *vr_types;
 	size_t nvr_types;
+	/* 1: every call on this inner stays on the thread that called the wrapper, even in a
+	 * batch stepped on several threads (canBeInstantiatedOnlyOncePerProcess,
+	 * needsExecutionTool).  0 (omitted): any thread, one call at a time. */
+	int serial;
 } SartInnerModel;
 
 typedef struct SartWrapper SartWrapper;
@@ -219,6 +223,12 @@ typedef struct SartModel {
 	const SartInnerParam *inner_params;
 	unsigned ninner_params;
 	SartRulePart *bind_params;
+
+	/* `sacc build --threads N`: the most threads the batched do_steps may step inners on
+	 * (0 or 1: one), and how many batch sites Ctrl has (sart_do_step_batch's `batch` is
+	 * 0..nbatches-1).  Both 0 (omitted) without. */
+	unsigned threads;
+	unsigned nbatches;
 } SartModel;
 
 /* Defined by the emitted code. */
@@ -230,6 +240,15 @@ extern const SartModel sart_model;
  * left at its last successful time, its partial step accepted when it can get and set
  * its state, so that it can go on from there). */
 double sart_do_step(SartWrapper *w, void *s, unsigned f, double ti, double hi);
+/* Consecutive do_steps of n distinct inners that the compiler found independent (none of
+ * their arguments, and neither MapIn nor MapOut, reads what another of them writes): the
+ * same as do_step(inners[k], ti[k], hi[k]) for k = 0..n-1 in turn, taken[k] its result,
+ * but the inners' own steps may run at once on the model's threads.  Everything observable
+ * (the inners' calls on each instance, the messages, statuses, discards, the Storage) is as
+ * in turn; whether it runs at once is measured per batch site `batch` (sart_batch.c). */
+void sart_do_step_batch(SartWrapper *w, void *s, unsigned batch, unsigned n,
+                        const unsigned *inners, const double *ti, const double *hi,
+                        double *taken);
 /* The fast step's failure path: do_step(f, t, H) from the point where something other
  * than SART_OK appeared, as sart_do_step would go on (reports, failure, a discard's partial
  * step, MapOut), after starting the step as the general path does.  stage 0: nothing

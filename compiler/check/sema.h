@@ -58,6 +58,8 @@ typedef struct SaInfo {
 	bool checked_ok;
 	bool explicit_done;
 	int explicit_errors;
+	int threads;         /* sacc build --threads: the most threads its batched do_steps
+	                      * step inners on (set by the packager before emission; 0: one) */
 } SaInfo;
 
 /* Lookups used by the rules and the emitter. */

@@ -6,10 +6,9 @@
  * config.h; the inner FMUs' tables, a table per type of the external variables (offset in
  * the Storage, who may set it: the runtime's gets and sets are one loop over it) and
  * one function per rule part (In, MapIn, Ctrl, MapOut, Out, plus the internal couplings
- * for Init and G) in the .c,
- * which ends with `const SartModel sart_model`.  tests/e2e/manual/window_sa.c is the
- * hand-written reference for the shape.  Expressions are emit_c_expr.c's, the fast step
- * emit_c_fast.c's; emit_c_impl.h is what the three share.
+ * for Init and G) in the .c, which ends with `const SartModel sart_model`.
+ * tests/e2e/manual/window_sa.c is the hand-written reference for the shape.  Expressions are
+ * emit_c_expr.c's, the fast step emit_c_fast.c's, batched do_steps emit_c_batch.c's.
  *
  * Decisions (where the contract leaves a choice):
  *   - External variables are those of the EmitLayout, with its value references: the C
@@ -32,7 +31,6 @@
  *     declarative forms, an output function that gives a value) is an error at its node,
  *     never dropped. */
 #include "emit.h"
-
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -324,7 +322,6 @@ static const char *c_dims(SaType t)
 	return t == TY_STRING ? "[SART_STRING_CAP]" : "";
 }
 
-
 const char *ec_base_name(const char *path)
 {
 	const char *slash = path ? strrchr(path, '/') : NULL;
@@ -603,8 +600,11 @@ void ec_stmt(Ec *e, const Node *s)
 
 static void stmts(Ec *e, const Node *list)
 {
-	for (const Node *s = list; s; s = s->next)
-		ec_stmt(e, s);
+	for (const Node *s = list, *b; s; s = s->next) /* a run of do_steps may be one batch */
+		if ((b = ec_batch(e, s)) != NULL)
+			s = b;
+		else
+			ec_stmt(e, s);
 }
 
 /* ---- functions -------------------------------------------------------------------------------- */
@@ -810,12 +810,10 @@ static void emit_ctrl(Ec *e, StrBuf *out)
 	if (ctrl && ctrl->kind == ND_CTRL && ctrl->body) {
 		stmts(e, ctrl->body->list1);
 		const Node *last = ast_last(ctrl->body->list1);
-		if (!last || last->kind != ND_RETURN) {
+		if (!last || last->kind != ND_RETURN)
 			ec_error(e, ctrl->loc, "cannot emit C for control rules without a final return");
-		}
 	} else if (ctrl) {
-		static const char *const forms[] = {"implied", "triggered by", "periodic",
-		                                    "multiplied"};
+		static const char *const forms[] = {"implied", "triggered by", "periodic", "multiplied"};
 		int k = ctrl->kind - ND_CTRL_IMPLIED;
 		not_lowered(e, ctrl->loc, k >= 0 && k < 4 ? forms[k] : "control");
 	} else {
@@ -1201,6 +1199,7 @@ static void emit_inner_table(Ec *e, StrBuf *o)
 		if (ic->in->isolated)
 			sb_puts(o, "\t\t.isolated = 1,\n");
 		ec_emit_vr_types_ref(e, ic, o);
+		ec_batch_inner(e, o, ic);
 		for (int dir = 0; dir < 2; dir++) {
 			bool any = false;
 			for (int t = 0; t < T_N; t++)
@@ -1306,6 +1305,7 @@ static void emit_model(Ec *e, StrBuf *o, int nreal_in, bool fast)
 	if (l->ninner_params + l->nbindings)
 		sb_printf(o, "\t.inner_params = inner_params,\n\t.ninner_params = %d,\n"
 		          "\t.bind_params = bind_params,\n", l->ninner_params + l->nbindings);
+	ec_batch_model(e, o);
 	sb_puts(o, "};\n");
 }
 

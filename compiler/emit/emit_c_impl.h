@@ -64,6 +64,11 @@ typedef struct Ec {
 	unsigned uses;
 	bool map;           /* h and dt are parameters */
 	const Node *root;   /* where a local's reads are looked for */
+	/* batched do_steps (emit_c_batch.c): how many were written, whether MapIn and MapOut
+	 * commute (0 not known yet, 1 yes, -1 no), and what those two read and write */
+	int nbatches;
+	int batch_maps;
+	const struct EcAccess *map_in_access, *map_out_access;
 } Ec;
 
 
@@ -106,5 +111,11 @@ void ec_put_list(StrBuf *o, const char *prefix, const char **items, int n, const
  * not the seam's defaults, and the inner table's reference to those types. */
 void ec_emit_port_tables(Ec *e, StrBuf *o);
 void ec_emit_vr_types_ref(Ec *e, const InnerC *ic, StrBuf *o);
+/* With sacc build --threads: when statement s of Ctrl begins a run of independent do_steps,
+ * writes them as one batch and returns the run's last statement; else NULL. */
+const Node *ec_batch(Ec *e, const Node *s);
+/* The inner table's `.serial` and the model's `.threads` and `.nbatches`, when they apply. */
+void ec_batch_inner(Ec *e, StrBuf *o, const InnerC *ic);
+void ec_batch_model(Ec *e, StrBuf *o);
 
 #endif

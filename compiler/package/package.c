@@ -341,6 +341,7 @@ static int compile(Build *b, Job *j, const char *tree, const char *id)
 	qsort(args + first, (size_t)(nargs - first), sizeof *args, cmp_str);
 	PUSH("-lm");
 	PUSH("-ldl");
+	PUSH("-pthread"); /* the worker pool of batched do_steps (sart_pool.c) */
 #undef PUSH
 	int rc = run_cc(b, j, tree, args, nargs, "the wrapper");
 	free(args);
@@ -785,6 +786,8 @@ static int build_one(Build *b, Job *j)
 		if (resolve_inner(b, j, info->inners[i], &ias[i]) != 0)
 			return 1;
 	bool host = mark_isolated(b, info);
+	if (info)
+		info->threads = b->o ? b->o->threads : 0;
 	EmitLayout *l = info ? emit_layout(c, info) : NULL;
 	if (!l) {
 		diag_error(d, j->sa->loc, "adaptation '%s' was not reduced to its explicit form",

@@ -84,6 +84,8 @@ typedef struct PkgOptions {
 	                       * if declared `for isolated inner fmu`), in the host program
 	                       * compiled beside the wrapper's library; NULL: only those the
 	                       * scripts declare so.  A name no adaptation built has is an error. */
+	int threads;          /* --threads N: each wrapper may step independent inners on up to
+	                       * N threads (runtime/sart_batch.c); 0 or 1: one */
 } PkgOptions;
 
 /* `sacc build`: one FMU per adaptation declared in mods (modules loaded and reduced with

@@ -81,6 +81,7 @@ static const SartInnerModel inners[NINNERS] = {
 		},
 		0, /* in process */
 		NULL, 0, /* an FMI 2.0 inner: no sized types */
+		0, /* any thread */
 	},
 };
 
@@ -235,4 +236,5 @@ const SartModel sart_model = {
 	couple,
 	NULL, /* fast_step: may_reject needs a snapshot, which the fast step never takes */
 	NULL, 0, NULL, /* inner_params, bind_params: window's parameters are not exposed here */
+	0, 0, /* threads, nbatches: no batched do_steps */
 };

@@ -1,4 +1,4 @@
-/* sart_pool.c — the master's persistent worker pool (sart_pool.h).
+/* sart_pool.c — the persistent worker pool of the master and of wrappers (sart_pool.h).
  *
  * A run is published by bumping a generation counter: a worker that sees it change does
  * the items given to it and counts itself off in `pending`; the caller, done with its own

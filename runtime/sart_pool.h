@@ -1,6 +1,8 @@
-/* sart_pool.h — a persistent worker pool for the master's parallel steps.
+/* sart_pool.h — a persistent worker pool: the one behind `sacc simulate --threads N`
+ * (orchestrator/sart_master_parallel.c) and behind wrappers built with `sacc build --threads N`
+ * (sart_batch.c).  It lives in runtime/ because a wrapper carries it.
  *
- * The pool is made once per run: nthreads - 1 worker threads, the caller being thread 0.
+ * The pool is made once per run (or per wrapper instance): nthreads - 1 worker threads, the caller being thread 0.
  * Between runs of work the workers spin briefly (the master's sequential part between two
  * parallel phases is short) and then sleep on a condition variable, so no thread is created
  * per step and an idle pool costs nothing.  Each item of a run is given to one thread by
