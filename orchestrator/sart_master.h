@@ -398,6 +398,10 @@ typedef struct SartMasterOptions {
 	/* 1: with threads > 1, every group of more than one FMU steps in parallel once timed,
 	 * whatever the times (the parallel tests, which use trivial FMUs) */
 	int threads_always;
+	/* > 0: with threads > 1, every group of more than one FMU goes back and forth between
+	 * one thread and the pool every this many passes once timed, whatever the times (the
+	 * tests of a run that changes its mind) */
+	int threads_flip;
 } SartMasterOptions;
 
 enum { SART_MAX_THREADS = 256, SART_PAR_WARMUP = 2, SART_PAR_SAMPLES = 7 };
