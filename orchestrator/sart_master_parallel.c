@@ -10,16 +10,18 @@
  * controller, event location) stays on the calling thread, in the order of one thread.
  *
  * When it pays.  Dispatching to a thread and waiting for it costs microseconds, a trivial
- * FMU's step tens of nanoseconds.  So the first SART_PAR_WARMUP + SART_PAR_SAMPLES steps
- * of every FMU run on the calling thread and are timed (the median of the last
- * SART_PAR_SAMPLES); then each group's threads are assigned (largest measured cost first,
- * to the least loaded thread; SART_CAP_SERIAL FMUs to the calling thread), and a group
- * whose summed cost exceeds the largest thread's load by 5 us tries parallel passes.  The
- * pool is only made then.  Those passes are timed in turn (after TRIAL_WARMUP of them, the
- * median of SART_PAR_SAMPLES), and the group stays parallel only when they beat the
- * median of its timed one-thread passes by 5 us: what dispatching, waiting and a machine
- * busy with other work cost is measured, not guessed.
- * When no group stays parallel the pool is freed.
+ * FMU's step tens of nanoseconds, and a second core is only there when the machine is not
+ * busy with other work; all of this changes along a run.  So each group is timed all along
+ * (GroupRule): its passes in the mode it is in, one thread or parallel, go into a window of
+ * the last NSAMPLES, judged by their median.  The first WARMUP + NSAMPLES passes run on the
+ * calling thread, each FMU timed; then, and whenever the rule says so, the group tries the
+ * other mode (parallel passes only when the FMUs' costs shared out over the threads, see
+ * assign, would save MIN_GAIN), and switches when the trial's median beats its mode's by
+ * margin().  A lost trial is not repeated before the run has spent PROBE_SPACING times what
+ * it lost, doubling in a row; a mode whose window mostly loses to the other's last median
+ * tries the other at once (a machine that got busy).  The pool is made at the first trial
+ * of parallel passes and kept to the end (its threads sleep when unused).  docs/design.md
+ * says why.
  *
  * Same results, same order.  An FMU's step only touches that FMU (master_step_raw); the
  * messages it logs meanwhile are held in its FmuLog, and afterwards, in the group's order,
@@ -59,7 +61,7 @@ enum { MAX_BACKOFF = 6 };
 /* One-thread passes of a group cheaper than this are timed one in SAMPLE_STRIDE: reading
  * the clock costs tens of nanoseconds, a trivial FMU's step as much. */
 #define CHEAP_PASS 20e-6
-enum { SAMPLE_STRIDE = 16 };
+enum { SAMPLE_STRIDE = 64 };
 
 enum { SERIAL = 0, PARALLEL = 1 };
 

@@ -362,8 +362,8 @@ const CliOption sim_options[] = {
 	 "save no FMU state before each step (faster; a discard then stops the run; refused "
 	 "with iterations, step control, events)", NULL},
 	{"--threads", CLI_VALUE, "N", set_threads, AT(threads), SIM, 0,
-	 "step FMUs that do not depend on each other within a step on N threads at once, when "
-	 "their measured step times say it pays (default 1; results and messages as with one)",
+	 "step FMUs that do not depend on each other within a step on N threads at once, while "
+	 "their timed passes say it pays (default 1; results and messages as with one)",
 	 NULL},
 	{"--event", CLI_VALUE, "INST.VAR", cli_set_string, AT(event), SIM, 0,
 	 "locate the sign changes of this output: a step over one is redone shorter (regula "
