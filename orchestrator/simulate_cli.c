@@ -864,8 +864,8 @@ static void print_summary(Sim *s, const SartMasterResult *res, int rc, double wa
 		snprintf(rt, sizeof rt, ", overruns %ld (largest lateness %.3g s)", s->overruns,
 		         s->max_late);
 	if (a->threads > 1)
-		snprintf(par, sizeof par, ", %ld FMU steps in parallel on %d threads",
-		         res->parallel_steps, res->threads);
+		snprintf(par, sizeof par, ", %ld FMU steps in parallel on %d thread%s",
+		         res->parallel_steps, res->threads, res->threads == 1 ? "" : "s");
 	fprintf(stderr, "sacc simulate: %s%s at t = %s: %ld steps accepted, %ld rejected, "
 	        "%ld iterations, %ld rollbacks%s%s%s%s%s, %.3f s wall time%s%s\n", label,
 	        rc ? "stopped" : "done", FMT_REAL(res->t), res->accepted, res->rejected, res->iterations,
