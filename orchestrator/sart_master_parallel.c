@@ -363,6 +363,15 @@ static void end_trial(Master *m, MasterPar *p, int g, double med, double now)
 	gr->lost += gr->lost < MAX_BACKOFF;
 }
 
+/* The median of the last n passes in mode k (n <= NSAMPLES). */
+static double recent_median(const GroupRule *gr, int k, int n)
+{
+	double v[NSAMPLES];
+	for (int i = 0; i < n; i++)
+		v[i] = gr->win[k][(gr->head[k] + NSAMPLES - 1 - i) % NSAMPLES];
+	return median_of(v, n);
+}
+
 /* Group g's pass took `took` seconds (timed), ending at now: into its mode's window; a
  * trial is judged once its window is full, or cut short once more than half of it has
  * not beaten the mode; outside a trial, a full window may start one. */
@@ -382,7 +391,7 @@ static void record(Master *m, MasterPar *p, int g, double took, double now)
 		if (k == PARALLEL && !p->pool_warm)
 			p->pool_warm = 1;
 		if (gr->fresh[k] == NSAMPLES)
-			end_trial(m, p, g, median_of(gr->win[k], NSAMPLES), now);
+			end_trial(m, p, g, recent_median(gr, k, NSAMPLES), now);
 		else if (gr->trial_worse > NSAMPLES / 2 && !m->o->threads_always)
 			end_trial(m, p, g, INFINITY, now);
 		return;
@@ -394,9 +403,7 @@ static void record(Master *m, MasterPar *p, int g, double took, double now)
 		gr->worse++;
 	if (gr->fresh[k] < NSAMPLES && gr->worse <= NSAMPLES / 2)
 		return;
-	gr->median[k] = median_of(gr->win[k], gr->fresh[k] < NSAMPLES ? gr->fresh[k] : NSAMPLES);
-	if (gr->fresh[k] < NSAMPLES)
-		gr->median[k] = took > gr->median[k] ? took : gr->median[k];
+	gr->median[k] = recent_median(gr, k, gr->fresh[k] < NSAMPLES ? gr->fresh[k] : NSAMPLES);
 	gr->fresh[k] = 0;
 	gr->worse = 0;
 	if (m->o->threads_always ? k == SERIAL
