@@ -389,12 +389,15 @@ typedef struct SartMasterOptions {
 	 * SART_MAX_THREADS).  FMUs that do not depend on each other within a pass (every FMU
 	 * under Jacobi, one generation of the execution order under Gauss-Seidel: FMUs none of
 	 * which feeds another) step concurrently on a pool of threads made once per run, each
-	 * FMU always on the same thread, never two calls on one FMU at once, FMUs with
-	 * SART_CAP_SERIAL on the calling thread.  Whether it pays is measured: the first
-	 * SART_PAR_WARMUP + SART_PAR_SAMPLES steps run on the calling thread, timed; a group
-	 * whose summed time exceeds its time shared out over the threads by 5 us then tries
-	 * parallel passes, timed too (8, then the median of SART_PAR_SAMPLES), and stays
-	 * parallel only when they beat its timed one-thread passes (median) by 5 us.  Results,
+	 * FMU on the same thread while its group is parallel (on the calling thread
+	 * otherwise), never two calls on one FMU at once, FMUs with
+	 * SART_CAP_SERIAL on the calling thread.  Whether it pays is measured all along: the
+	 * first SART_PAR_WARMUP + SART_PAR_SAMPLES passes run on the calling thread, each FMU
+	 * timed; a group whose step times shared out over the threads would save 5 us tries
+	 * parallel passes, and each group then keeps to the mode (one thread or parallel)
+	 * whose median pass over windows of SART_PAR_SAMPLES is the faster by a margin,
+	 * trying the other mode again from time to time (spaced by what trials lose) and at
+	 * once when its own passes get slower than the other's were.  Results,
 	 * points, statuses and messages are those of one thread, in the same order (messages
 	 * an FMU logs while it steps are held and replayed in FMU order); on_step is then
 	 * called from the thread that steps the FMU, concurrently for different FMUs. */
@@ -402,6 +405,10 @@ typedef struct SartMasterOptions {
 	/* 1: with threads > 1, every group of more than one FMU steps in parallel once timed,
 	 * whatever the times (the parallel tests, which use trivial FMUs) */
 	int threads_always;
+	/* > 0: with threads > 1, every group of more than one FMU goes back and forth between
+	 * one thread and the pool every this many passes once timed, whatever the times (the
+	 * tests of a run that changes its mind) */
+	int threads_flip;
 } SartMasterOptions;
 
 enum { SART_MAX_THREADS = 256, SART_PAR_WARMUP = 2, SART_PAR_SAMPLES = 7 };

@@ -10,16 +10,18 @@
  * controller, event location) stays on the calling thread, in the order of one thread.
  *
  * When it pays.  Dispatching to a thread and waiting for it costs microseconds, a trivial
- * FMU's step tens of nanoseconds.  So the first SART_PAR_WARMUP + SART_PAR_SAMPLES steps
- * of every FMU run on the calling thread and are timed (the median of the last
- * SART_PAR_SAMPLES); then each group's threads are assigned (largest measured cost first,
- * to the least loaded thread; SART_CAP_SERIAL FMUs to the calling thread), and a group
- * whose summed cost exceeds the largest thread's load by 5 us tries parallel passes.  The
- * pool is only made then.  Those passes are timed in turn (after TRIAL_WARMUP of them, the
- * median of SART_PAR_SAMPLES), and the group stays parallel only when they beat the
- * median of its timed one-thread passes by 5 us: what dispatching, waiting and a machine
- * busy with other work cost is measured, not guessed.
- * When no group stays parallel the pool is freed.
+ * FMU's step tens of nanoseconds, and a second core is only there when the machine is not
+ * busy with other work; all of this changes along a run.  So each group is timed all along
+ * (GroupRule): its passes in the mode it is in, one thread or parallel, go into a window of
+ * the last NSAMPLES, judged by their median.  The first WARMUP + NSAMPLES passes run on the
+ * calling thread, each FMU timed; then, and whenever the rule says so, the group tries the
+ * other mode (parallel passes only when the FMUs' costs shared out over the threads, see
+ * assign, would save MIN_GAIN), and switches when the trial's median beats its mode's by
+ * margin().  A lost trial is not repeated before the run has spent PROBE_SPACING times what
+ * it lost, doubling in a row; a mode whose window mostly loses to the other's last median
+ * tries the other at once (a machine that got busy).  The pool is made at the first trial
+ * of parallel passes and kept to the end (its threads sleep when unused).  docs/design.md
+ * says why.
  *
  * Same results, same order.  An FMU's step only touches that FMU (master_step_raw); the
  * messages it logs meanwhile are held in its FmuLog, and afterwards, in the group's order,
@@ -33,43 +35,84 @@
 #include "sart_master_internal.h"
 #include "sart_pool.h"
 
+#include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 enum { NSAMPLES = SART_PAR_SAMPLES, WARMUP = SART_PAR_WARMUP };
 
-/* Parallel passes not timed at first: fresh threads take a while to be scheduled well. */
+/* Parallel passes not timed at the first trial: fresh threads take a while to be scheduled
+ * well.  Later trials find the threads made and skip WARMUP passes only. */
 enum { TRIAL_WARMUP = 8 };
 
-/* The least a group must save per pass, besides twice the dispatch time (seconds). */
+/* The least a mode must save per pass to be switched to, besides 1/32 of the pass
+ * (seconds): the band between the two thresholds keeps a group from going back and forth
+ * when both modes cost the same. */
 #define MIN_GAIN 5e-6
+
+/* A trial of the other mode that loses is not repeated before the run has spent
+ * PROBE_SPACING times what it lost (doubling with each trial lost in a row, up to 64
+ * times), so trials cost at most about 1/PROBE_SPACING of the run. */
+#define PROBE_SPACING 32.0
+enum { MAX_BACKOFF = 6 };
+
+/* One-thread passes of a group cheaper than this are timed one in SAMPLE_STRIDE: reading
+ * the clock costs tens of nanoseconds, a trivial FMU's step as much. */
+#define CHEAP_PASS 20e-6
+enum { SAMPLE_STRIDE = 64 };
+
+enum { SERIAL = 0, PARALLEL = 1 };
+
+/* What the rule knows of one group. */
+typedef struct GroupRule {
+	int mode;          /* SERIAL or PARALLEL: how the group steps outside trials */
+	int trying;        /* a trial of the other mode is on */
+	int passes;        /* passes since the mode or the trial began (warm-up, windows) */
+	int stride;        /* passes until the next timed one-thread pass */
+	int fresh[2];      /* timed passes in each mode's window since the phase began */
+	int head[2];
+	double win[2][NSAMPLES]; /* the last timed passes in each mode (seconds) */
+	double median[2];  /* each mode's last full window's median, 0 before one */
+	double trial_sum;  /* what the trial's timed passes took */
+	int trial_worse;   /* the trial's timed passes that did not beat the mode */
+	int worse;         /* the window's passes that lost to the other mode's median */
+	double next_trial; /* no trial starts before (seconds) */
+	int lost;          /* trials lost in a row */
+	int timed;         /* this pass is timed */
+	int flips;         /* passes since the last forced switch (threads_flip) */
+} GroupRule;
+
+/* One FMU's outcome, alone on its cache line: FMUs stepped on different threads do not
+ * share one. */
+typedef struct StepSlot {
+	double r;
+	SartStatus st;
+	char pad[64 - sizeof(double) - sizeof(SartStatus)];
+} StepSlot;
 
 typedef struct MasterPar {
 	SartPool *pool;
 	int nthreads;        /* the pool's, or what it would have */
-	int decided;         /* the costs are measured and the groups set */
+	int no_pool;         /* the pool could not be made: one thread for good */
+	int pool_warm;       /* a trial has run on the pool since it was made */
 	int ngroups;
 	int *group_first;    /* FMU order position of each group's first FMU (Gauss-Seidel), or
 	                        0 for the one group (Jacobi) */
 	int *group_len;
-	int *group_par;      /* the group steps in parallel */
+	GroupRule *rule;     /* group -> its rule */
 	int *pos_group;      /* execution-order position -> its group (Gauss-Seidel) */
 	int *all;            /* 0 .. nfmus - 1 (Jacobi's group) */
 	int *owner;          /* FMU -> its thread */
 	int *task_owner;     /* the current phase's items -> threads */
-	double *samples;     /* FMU -> NSAMPLES step times */
-	double *serial_time; /* group -> the median time of its passes on one thread */
-	int *seq_passes;     /* group -> passes on one thread timed or skipped so far */
-	double *seq_samples; /* group -> NSAMPLES times of those passes */
-	int *trials;         /* group -> parallel passes timed or skipped so far */
-	double *trial_samples; /* group -> NSAMPLES times of its parallel passes */
-	int *steps;          /* FMU -> steps timed or skipped so far */
+	double *cost;        /* FMU -> its cost when last shared out */
+	double *samples;     /* FMU -> NSAMPLES step times (a ring) */
+	int *steps;          /* FMU -> timed steps so far */
 	/* the phase in progress */
 	const int *cur;
 	double t, h;
-	SartStatus *st;
-	double *r;
+	StepSlot *out;       /* FMU -> its outcome */
 } MasterPar;
 
 static double seconds(void)
@@ -83,6 +126,15 @@ static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 	return (x > y) - (x < y);
+}
+
+/* The median of n times. */
+static double median_of(const double *v, int n)
+{
+	double s[NSAMPLES];
+	memcpy(s, v, (size_t)n * sizeof s[0]);
+	qsort(s, (size_t)n, sizeof s[0], cmp_double);
+	return s[n / 2];
 }
 
 /* Whether FMU f's inputs take this pass's values from FMU src (Gauss-Seidel). */
@@ -138,23 +190,17 @@ int master_par_prepare(Master *m)
 	size_t nn = (size_t)n;
 	p->group_first = calloc(nn, sizeof *p->group_first);
 	p->group_len = calloc(nn, sizeof *p->group_len);
-	p->group_par = calloc(nn, sizeof *p->group_par);
+	p->rule = calloc(nn, sizeof *p->rule);
 	p->pos_group = calloc(nn, sizeof *p->pos_group);
 	p->all = calloc(nn, sizeof *p->all);
 	p->owner = calloc(nn, sizeof *p->owner);
 	p->task_owner = calloc(nn, sizeof *p->task_owner);
 	p->samples = calloc(nn * NSAMPLES, sizeof *p->samples);
 	p->steps = calloc(nn, sizeof *p->steps);
-	p->st = calloc(nn, sizeof *p->st);
-	p->r = calloc(nn, sizeof *p->r);
-	p->serial_time = calloc(nn, sizeof *p->serial_time);
-	p->trials = calloc(nn, sizeof *p->trials);
-	p->trial_samples = calloc(nn * NSAMPLES, sizeof *p->trial_samples);
-	p->seq_passes = calloc(nn, sizeof *p->seq_passes);
-	p->seq_samples = calloc(nn * NSAMPLES, sizeof *p->seq_samples);
-	if (!p->seq_passes || !p->seq_samples || !p->serial_time || !p->trials || !p->trial_samples || !p->group_first ||
-	    !p->group_len || !p->group_par || !p->pos_group || !p->all || !p->owner ||
-	    !p->task_owner || !p->samples || !p->steps || !p->st || !p->r)
+	p->cost = calloc(nn, sizeof *p->cost);
+	p->out = calloc(nn, sizeof *p->out);
+	if (!p->group_first || !p->group_len || !p->rule || !p->pos_group || !p->all ||
+	    !p->owner || !p->task_owner || !p->samples || !p->steps || !p->cost || !p->out)
 		return master_fail(m, "out of memory");
 	for (int f = 0; f < n; f++)
 		p->all[f] = f;
@@ -181,20 +227,15 @@ void master_par_free(Master *m)
 	sart_pool_free(p->pool);
 	free(p->group_first);
 	free(p->group_len);
-	free(p->group_par);
+	free(p->rule);
 	free(p->pos_group);
 	free(p->all);
 	free(p->owner);
 	free(p->task_owner);
 	free(p->samples);
 	free(p->steps);
-	free(p->st);
-	free(p->r);
-	free(p->serial_time);
-	free(p->trials);
-	free(p->trial_samples);
-	free(p->seq_passes);
-	free(p->seq_samples);
+	free(p->cost);
+	free(p->out);
 	free(p);
 	m->par = NULL;
 }
@@ -205,13 +246,11 @@ static const int *group_fmus(const Master *m, const MasterPar *p, int g)
 	return m->alg->fresh_inputs ? m->an->fmu_order + p->group_first[g] : p->all;
 }
 
-/* FMU f's measured cost: the median of its timed steps. */
+/* FMU f's measured cost: the median of its last timed steps. */
 static double cost_of(const MasterPar *p, int f)
 {
-	double s[NSAMPLES];
-	memcpy(s, p->samples + (size_t)f * NSAMPLES, sizeof s);
-	qsort(s, NSAMPLES, sizeof s[0], cmp_double);
-	return s[NSAMPLES / 2];
+	int n = p->steps[f] < NSAMPLES ? p->steps[f] : NSAMPLES;
+	return n ? median_of(p->samples + (size_t)f * NSAMPLES, n) : 0;
 }
 
 /* Group g's threads, largest cost first to the least loaded (SART_CAP_SERIAL FMUs to the
@@ -224,17 +263,18 @@ static double assign(Master *m, MasterPar *p, int g)
 	double load[SART_MAX_THREADS] = {0}, sum = 0, most = 0;
 	for (int j = 0; j < len; j++) {
 		int f = fm[j];
-		sum += cost_of(p, f);
+		p->cost[f] = cost_of(p, f);
+		sum += p->cost[f];
 		p->owner[f] = -1;
 		if (m->sc->fmus[f].caps & SART_CAP_SERIAL) {
 			p->owner[f] = 0;
-			load[0] += cost_of(p, f);
+			load[0] += p->cost[f];
 		}
 	}
 	for (;;) {
 		int best = -1;
 		for (int j = 0; j < len; j++)
-			if (p->owner[fm[j]] < 0 && (best < 0 || cost_of(p, fm[j]) > cost_of(p, fm[best])))
+			if (p->owner[fm[j]] < 0 && (best < 0 || p->cost[fm[j]] > p->cost[fm[best]]))
 				best = j;
 		if (best < 0)
 			break;
@@ -243,52 +283,158 @@ static double assign(Master *m, MasterPar *p, int g)
 			if (load[k] < load[th])
 				th = k;
 		p->owner[fm[best]] = th;
-		load[th] += cost_of(p, fm[best]);
+		load[th] += p->cost[fm[best]];
 	}
 	for (int k = 0; k < p->nthreads; k++)
 		most = load[k] > most ? load[k] : most;
 	return sum - most;
 }
 
-/* Every FMU has been timed: the groups that could pay try stepping in parallel (their
- * passes are timed again, see keep_or_drop). */
-static void decide(Master *m, MasterPar *p)
+/* What one mode must beat the other by to be switched to (a and b: their pass times). */
+static double margin(double a, double b)
 {
-	int any = 0, always = m->o->threads_always;
-	p->decided = 1;
-	for (int g = 0; g < p->ngroups; g++) {
-		double *seq = p->seq_samples + (size_t)g * NSAMPLES;
-		qsort(seq, NSAMPLES, sizeof seq[0], cmp_double);
-		p->serial_time[g] = seq[NSAMPLES / 2];
-		double gain = p->group_len[g] > 1 ? assign(m, p, g) : 0;
-		p->group_par[g] = p->group_len[g] > 1 && (always || gain > MIN_GAIN);
-		any |= p->group_par[g];
-	}
-	if (any)
-		p->pool = sart_pool_new(p->nthreads);
-	if (!p->pool) {
-		memset(p->group_par, 0, (size_t)p->ngroups * sizeof *p->group_par);
-		return;
-	}
-	m->res->threads = sart_pool_threads(p->pool);
+	return MIN_GAIN + (a > b ? a : b) / 32;
 }
 
-/* Group g has had its trial of parallel passes: it stays parallel when their median beats
- * its one-thread time by MIN_GAIN (dispatching, waiting, and a machine busy with other work
- * show there); the pool goes when no group keeps it. */
-static void keep_or_drop(Master *m, MasterPar *p, int g)
+/* The mode group g steps in this pass. */
+static int pass_mode(const GroupRule *gr)
 {
-	double *s = p->trial_samples + (size_t)g * NSAMPLES;
-	qsort(s, NSAMPLES, sizeof s[0], cmp_double);
-	if (m->o->threads_always || s[NSAMPLES / 2] < p->serial_time[g] - MIN_GAIN)
+	return gr->trying ? !gr->mode : gr->mode;
+}
+
+/* The pool, made at the first trial of parallel passes; 0 when it cannot be (the run then
+ * stays on one thread). */
+static int have_pool(Master *m, MasterPar *p)
+{
+	if (!p->pool && !p->no_pool) {
+		p->pool = sart_pool_new(p->nthreads);
+		p->no_pool = !p->pool;
+		if (p->pool)
+			m->res->threads = sart_pool_threads(p->pool);
+	}
+	return p->pool != NULL;
+}
+
+/* Group g begins a phase in mode (its mode's, or a trial's). */
+static void begin_phase(GroupRule *gr)
+{
+	gr->passes = 0;
+	gr->fresh[SERIAL] = gr->fresh[PARALLEL] = 0;
+	gr->trial_sum = 0;
+	gr->trial_worse = 0;
+	gr->worse = 0;
+}
+
+/* Group g tries its other mode (parallel passes only when they could pay). */
+static void start_trial(Master *m, MasterPar *p, int g)
+{
+	GroupRule *gr = &p->rule[g];
+	if (gr->mode == SERIAL &&
+	    (!(assign(m, p, g) > MIN_GAIN || m->o->threads_always) || !have_pool(m, p)))
 		return;
-	p->group_par[g] = 0;
-	for (int k = 0; k < p->ngroups; k++)
-		if (p->group_par[k])
-			return;
-	sart_pool_free(p->pool);
-	p->pool = NULL;
-	m->res->threads = 1; /* what the summary reports: the run goes on on one */
+	gr->trying = 1;
+	begin_phase(gr);
+}
+
+/* A trial is over: the group switches when the trial's median (med; INFINITY when it was
+ * cut short) beats its mode's by margin(), and otherwise waits before the next trial
+ * PROBE_SPACING times what this one lost, doubled for each trial lost in a row. */
+static void end_trial(Master *m, MasterPar *p, int g, double med, double now)
+{
+	GroupRule *gr = &p->rule[g];
+	int other = !gr->mode, timed = gr->fresh[other];
+	double base = gr->median[gr->mode], passes = WARMUP + NSAMPLES, sum = gr->trial_sum;
+	gr->trying = 0;
+	begin_phase(gr);
+	if (med < base - margin(base, med) || (other == PARALLEL && m->o->threads_always)) {
+		gr->mode = other;
+		gr->median[other] = med;
+		gr->lost = 0;
+		/* a trial back would lose about this */
+		gr->next_trial = now + PROBE_SPACING * passes * (base - med > 0 ? base - med : 0);
+		return;
+	}
+	/* cut short: its mean, no better than base, keeps the trigger in record() quiet */
+	gr->median[other] = med < INFINITY ? med : timed ? sum / timed : base;
+	double loss = timed ? (sum / timed - base) * (timed + WARMUP) : 0;
+	if (loss < passes * MIN_GAIN)
+		loss = passes * MIN_GAIN;
+	gr->next_trial = now + PROBE_SPACING * loss * (double)(1 << gr->lost);
+	gr->lost += gr->lost < MAX_BACKOFF;
+}
+
+/* The median of the last n passes in mode k (n <= NSAMPLES). */
+static double recent_median(const GroupRule *gr, int k, int n)
+{
+	double v[NSAMPLES];
+	for (int i = 0; i < n; i++)
+		v[i] = gr->win[k][(gr->head[k] + NSAMPLES - 1 - i) % NSAMPLES];
+	return median_of(v, n);
+}
+
+/* Group g's pass took `took` seconds (timed), ending at now: into its mode's window; a
+ * trial is judged once its window is full, or cut short once more than half of it has
+ * not beaten the mode; outside a trial, a full window may start one. */
+static void record(Master *m, MasterPar *p, int g, double took, double now)
+{
+	GroupRule *gr = &p->rule[g];
+	int k = pass_mode(gr);
+	gr->win[k][gr->head[k]] = took;
+	gr->head[k] = (gr->head[k] + 1) % NSAMPLES;
+	gr->fresh[k]++;
+	if (m->o->threads_flip > 0)
+		return;
+	if (gr->trying) {
+		double base = gr->median[gr->mode];
+		gr->trial_sum += took;
+		gr->trial_worse += !(took < base - margin(base, took));
+		if (k == PARALLEL && !p->pool_warm)
+			p->pool_warm = 1;
+		if (gr->fresh[k] == NSAMPLES)
+			end_trial(m, p, g, recent_median(gr, k, NSAMPLES), now);
+		else if (gr->trial_worse > NSAMPLES / 2 && !m->o->threads_always)
+			end_trial(m, p, g, INFINITY, now);
+		return;
+	}
+	/* outside a trial: a full window, or one whose passes mostly lose to the other
+	 * mode's last median (a machine that got busy is seen within a few passes) */
+	double other = gr->median[!k];
+	if (other > 0 && took > other + margin(other, took))
+		gr->worse++;
+	if (gr->fresh[k] < NSAMPLES && gr->worse <= NSAMPLES / 2)
+		return;
+	gr->median[k] = recent_median(gr, k, gr->fresh[k] < NSAMPLES ? gr->fresh[k] : NSAMPLES);
+	gr->fresh[k] = 0;
+	gr->worse = 0;
+	if (m->o->threads_always ? k == SERIAL
+	                         : now >= gr->next_trial ||
+	                               (other > 0 && gr->median[k] > other + margin(other, gr->median[k])))
+		start_trial(m, p, g);
+}
+
+/* Group g begins a pass: whether it goes through master_par_step (on the pool, or timed
+ * on one thread) rather than the passes' own one-thread loop. */
+static int begin_pass(Master *m, MasterPar *p, int g)
+{
+	GroupRule *gr = &p->rule[g];
+	int flip = m->o->threads_flip;
+	if (flip > 0 && gr->passes >= WARMUP + NSAMPLES && ++gr->flips >= flip) {
+		/* the tests' forced switches */
+		gr->flips = 0;
+		if (gr->mode == PARALLEL || (have_pool(m, p) && (assign(m, p, g), 1)))
+			gr->mode = !gr->mode;
+	}
+	int mode = pass_mode(gr);
+	int warm = mode == PARALLEL && !p->pool_warm ? TRIAL_WARMUP : WARMUP;
+	int timed = gr->passes >= warm;
+	gr->passes += gr->passes < INT_MAX;
+	if (timed && mode == SERIAL && !gr->trying && gr->median[SERIAL] > 0 &&
+	    gr->median[SERIAL] < CHEAP_PASS) {
+		timed = ++gr->stride >= SAMPLE_STRIDE;
+		gr->stride = timed ? 0 : gr->stride;
+	}
+	gr->timed = timed;
+	return mode == PARALLEL || timed;
 }
 
 static void step_task(void *env, int i)
@@ -296,7 +442,7 @@ static void step_task(void *env, int i)
 	Master *m = env;
 	MasterPar *p = m->par;
 	int f = p->cur[i];
-	p->st[f] = master_step_raw(m, f, p->t, p->h, &p->r[f]);
+	p->out[f].st = master_step_raw(m, f, p->t, p->h, &p->out[f].r);
 }
 
 /* The group of the FMUs fmus[0 .. n-1]. */
@@ -310,50 +456,39 @@ static int group_of(const Master *m, const MasterPar *p, const int *fmus)
 void master_par_step(Master *m, const int *fmus, int n, double t, double h)
 {
 	MasterPar *p = m->par;
+	int g = group_of(m, p, fmus);
+	GroupRule *gr = &p->rule[g];
 	for (int i = 0; i < n; i++)
 		m->log[fmus[i]].buffering = 1;
 	p->t = t;
 	p->h = h;
-	if (p->decided && p->group_par[group_of(m, p, fmus)]) {
+	if (pass_mode(gr) == PARALLEL) {
 		for (int i = 0; i < n; i++)
 			p->task_owner[i] = p->owner[fmus[i]];
-		int g = group_of(m, p, fmus), k = p->trials[g];
-		double t0 = k < TRIAL_WARMUP + NSAMPLES ? seconds() : 0;
+		double t0 = gr->timed ? seconds() : 0;
 		p->cur = fmus;
 		sart_pool_run(p->pool, step_task, m, n, p->task_owner);
 		m->res->parallel_steps += n;
-		if (k >= TRIAL_WARMUP + NSAMPLES)
-			return;
-		p->trials[g]++;
-		if (k >= TRIAL_WARMUP)
-			p->trial_samples[(size_t)g * NSAMPLES + (size_t)(k - TRIAL_WARMUP)] =
-				seconds() - t0;
-		if (k + 1 == TRIAL_WARMUP + NSAMPLES)
-			keep_or_drop(m, p, g);
+		if (gr->timed) {
+			double t1 = seconds();
+			record(m, p, g, t1 - t0, t1);
+		}
 		return;
 	}
-	int timed_all = 1;
-	double pass0 = p->decided ? 0 : seconds();
+	/* one thread: each FMU timed (the costs that assign() shares out) when the pass is */
+	double pass0 = gr->timed ? seconds() : 0, t0 = pass0;
 	for (int i = 0; i < n; i++) {
 		int f = fmus[i];
-		double t0 = p->decided ? 0 : seconds();
-		p->st[f] = master_step_raw(m, f, t, h, &p->r[f]);
-		if (p->decided)
+		p->out[f].st = master_step_raw(m, f, t, h, &p->out[f].r);
+		if (!gr->timed)
 			continue;
-		int k = p->steps[f]++;
-		if (k >= WARMUP && k < WARMUP + NSAMPLES)
-			p->samples[(size_t)f * NSAMPLES + (size_t)(k - WARMUP)] = seconds() - t0;
+		double t1 = seconds();
+		p->samples[(size_t)f * NSAMPLES + (size_t)(p->steps[f] % NSAMPLES)] = t1 - t0;
+		p->steps[f] += p->steps[f] < INT_MAX - NSAMPLES ? 1 : 1 - NSAMPLES;
+		t0 = t1;
 	}
-	if (p->decided)
-		return;
-	int mine = group_of(m, p, fmus), k = p->seq_passes[mine]++;
-	if (k >= WARMUP && k < WARMUP + NSAMPLES)
-		p->seq_samples[(size_t)mine * NSAMPLES + (size_t)(k - WARMUP)] = seconds() - pass0;
-	for (int g = 0; g < p->ngroups; g++)
-		for (int j = 0; p->group_len[g] > 1 && j < p->group_len[g]; j++)
-			timed_all &= p->steps[group_fmus(m, p, g)[j]] >= WARMUP + NSAMPLES;
-	if (timed_all)
-		decide(m, p);
+	if (gr->timed)
+		record(m, p, g, t0 - pass0, t0);
 }
 
 /* FMU f's held messages, to the run's logger in the order they came. */
@@ -377,7 +512,7 @@ static void replay(Master *m, int f)
 int master_par_outcome(Master *m, int f, double t, double h, double *reached)
 {
 	replay(m, f);
-	return master_step_finish(m, f, t, h, m->par->st[f], m->par->r[f], reached);
+	return master_step_finish(m, f, t, h, m->par->out[f].st, m->par->out[f].r, reached);
 }
 
 void master_par_drop(Master *m, const int *fmus, int n)
@@ -398,7 +533,7 @@ int master_par_all(Master *m, double t, double h, double *short_end)
 {
 	MasterPar *p = m->par;
 	int n = m->sc->nfmus, discarded = 0;
-	if (p->decided && !p->group_par[0]) {
+	if (!begin_pass(m, p, 0)) {
 		/* one thread's loop, as jacobi_pass has it */
 		for (int f = 0; f < n; f++) {
 			double r;
@@ -432,7 +567,7 @@ int master_par_generation(Master *m, int k)
 	if (!p)
 		return 1;
 	int g = p->pos_group[k];
-	if (p->decided && !p->group_par[g])
+	if (p->group_len[g] < 2 || k != p->group_first[g] || !begin_pass(m, p, g))
 		return 1;
 	return p->group_len[g];
 }

@@ -362,8 +362,8 @@ const CliOption sim_options[] = {
 	 "save no FMU state before each step (faster; a discard then stops the run; refused "
 	 "with iterations, step control, events)", NULL},
 	{"--threads", CLI_VALUE, "N", set_threads, AT(threads), SIM, 0,
-	 "step FMUs that do not depend on each other within a step on N threads at once, when "
-	 "their measured step times say it pays (default 1; results and messages as with one)",
+	 "step FMUs that do not depend on each other within a step on N threads at once, while "
+	 "their timed passes say it pays (default 1; results and messages as with one)",
 	 NULL},
 	{"--event", CLI_VALUE, "INST.VAR", cli_set_string, AT(event), SIM, 0,
 	 "locate the sign changes of this output: a step over one is redone shorter (regula "
@@ -865,8 +865,8 @@ static void print_summary(Sim *s, const SartMasterResult *res, int rc, double wa
 		snprintf(rt, sizeof rt, ", overruns %ld (largest lateness %.3g s)", s->overruns,
 		         s->max_late);
 	if (a->threads > 1)
-		snprintf(par, sizeof par, ", %ld FMU steps in parallel on %d threads",
-		         res->parallel_steps, res->threads);
+		snprintf(par, sizeof par, ", %ld FMU steps in parallel on %d thread%s",
+		         res->parallel_steps, res->threads, res->threads == 1 ? "" : "s");
 	fprintf(stderr, "sacc simulate: %s%s at t = %s: %ld steps accepted, %ld rejected, "
 	        "%ld iterations, %ld rollbacks%s%s%s%s%s, %.3f s wall time%s%s\n", label,
 	        rc ? "stopped" : "done", FMT_REAL(res->t), res->accepted, res->rejected, res->iterations,

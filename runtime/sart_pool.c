@@ -2,25 +2,39 @@
  *
  * A run is published by bumping a generation counter: a worker that sees it change does
  * the items given to it and counts itself off in `pending`; the caller, done with its own
- * items, waits for `pending` to reach 0.  Both sides first spin for a short while (about
- * the time of a few steps of a trivial FMU), because consecutive parallel phases are
- * usually separated by a few microseconds of sequential work, and then sleep on a
- * condition variable; the generation is bumped under the mutex, so a worker going to
- * sleep cannot miss it.  The counters are GCC/clang __atomic builtins (acquire/release):
- * what the caller wrote before publishing a run is seen by the workers, and what they wrote
- * in their items is seen by the caller once `pending` is 0. */
+ * items, waits for `pending` to reach 0.  Both sides wait in three stages: a spin on pause
+ * instructions (a few tens of microseconds), then a spin that yields the core at each turn
+ * (sched_yield: on an idle core it returns at once, on a busy one another thread runs
+ * meanwhile), then sleep on a condition variable.  The first two cover the gaps of a run
+ * of parallel passes: the sequential part between two passes, and the wait for the thread
+ * that got the larger share of a pass.  Sleeping there would cost a wake-up per pass, and
+ * waking a sleeping thread took 30 to 120 us on the 2-core virtual machine this was tuned
+ * on (its idle core is halted), more than a pass of 100 us FMUs gains.  The generation is
+ * bumped under the mutex, so a worker going to sleep cannot miss it.  The counters are
+ * GCC/clang __atomic builtins (acquire/release): what the caller wrote before publishing a
+ * run is seen by the workers, and what they wrote in their items is seen by the caller
+ * once `pending` is 0.  The counter the workers poll and the one they count off in are on
+ * separate cache lines, so counting off does not disturb the pollers. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "sart_pool.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
+#include <time.h>
 
-/* Spin iterations before sleeping: a few tens of microseconds on current machines (2,000
- * pause instructions took 37 us on the AMD EPYC this was tuned on).  Longer would waste a
- * core that a loaded machine needs; shorter would put workers to sleep between two
- * parallel phases. */
+/* Pause iterations before yielding: 2,000 took 36 us on the AMD EPYC this was tuned on. */
 enum { SPIN = 2000 };
+
+/* How long a waiter yields the core before it sleeps (seconds): a few wake-up latencies,
+ * so a pass whose threads are unevenly loaded by up to this much costs no wake-up, while
+ * a pool left idle (the run went back to one thread, or a long sequential phase) is
+ * asleep within a fraction of a millisecond. */
+#define YIELD_FOR 300e-6
+
+/* A cache line: what one thread writes often is kept off what others poll. */
+enum { LINE = 64 };
 
 typedef struct Worker {
 	SartPool *pool;
@@ -29,13 +43,15 @@ typedef struct Worker {
 } Worker;
 
 struct SartPool {
+	unsigned long generation; /* atomic; polled by the workers */
+	char pad0[LINE - sizeof(unsigned long)];
+	int pending;             /* atomic: workers still busy with this generation */
+	char pad1[LINE - sizeof(int)];
 	int nthreads;
 	Worker *workers;
 	pthread_mutex_t lock;
 	pthread_cond_t work;     /* a new generation, or stop */
 	pthread_cond_t done;     /* pending reached 0 */
-	unsigned long generation; /* atomic */
-	int pending;             /* atomic: workers still busy with this generation */
 	int sleepers;            /* under lock: workers waiting on work */
 	int caller_sleeping;     /* under lock */
 	int stop;                /* under lock, and atomic for the spinners */
@@ -51,6 +67,49 @@ static inline void relax(void)
 #if defined(__x86_64__) || defined(__i386__)
 	__builtin_ia32_pause();
 #endif
+}
+
+static double seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The generation once it differs from seen, or stop is set, or seen when the spin gives
+ * up (the worker then sleeps). */
+static unsigned long spin_for_generation(SartPool *p, unsigned long seen)
+{
+	unsigned long g = seen;
+	for (int spin = 0; spin < SPIN; spin++) {
+		g = __atomic_load_n(&p->generation, __ATOMIC_ACQUIRE);
+		if (g != seen || __atomic_load_n(&p->stop, __ATOMIC_ACQUIRE))
+			return g;
+		relax();
+	}
+	for (double until = seconds() + YIELD_FOR; seconds() < until;) {
+		sched_yield();
+		g = __atomic_load_n(&p->generation, __ATOMIC_ACQUIRE);
+		if (g != seen || __atomic_load_n(&p->stop, __ATOMIC_ACQUIRE))
+			return g;
+	}
+	return g;
+}
+
+/* Whether pending reached 0 before the spin gave up. */
+static int spin_for_done(SartPool *p)
+{
+	for (int spin = 0; spin < SPIN; spin++) {
+		if (__atomic_load_n(&p->pending, __ATOMIC_ACQUIRE) == 0)
+			return 1;
+		relax();
+	}
+	for (double until = seconds() + YIELD_FOR; seconds() < until;) {
+		sched_yield();
+		if (__atomic_load_n(&p->pending, __ATOMIC_ACQUIRE) == 0)
+			return 1;
+	}
+	return 0;
 }
 
 static void do_items(SartPool *p, int me)
@@ -70,13 +129,7 @@ static void *worker_main(void *arg)
 	SartPool *p = w->pool;
 	unsigned long seen = 0;
 	for (;;) {
-		unsigned long g = 0;
-		for (int spin = 0; spin < SPIN; spin++) {
-			g = __atomic_load_n(&p->generation, __ATOMIC_ACQUIRE);
-			if (g != seen || __atomic_load_n(&p->stop, __ATOMIC_ACQUIRE))
-				break;
-			relax();
-		}
+		unsigned long g = spin_for_generation(p, seen);
 		if (g == seen) {
 			pthread_mutex_lock(&p->lock);
 			p->sleepers++;
@@ -112,11 +165,8 @@ void sart_pool_run(SartPool *p, SartPoolTask fn, void *env, int n, const int own
 		pthread_cond_broadcast(&p->work);
 	pthread_mutex_unlock(&p->lock);
 	do_items(p, 0);
-	for (int spin = 0; spin < SPIN; spin++) {
-		if (__atomic_load_n(&p->pending, __ATOMIC_ACQUIRE) == 0)
-			return;
-		relax();
-	}
+	if (spin_for_done(p))
+		return;
 	pthread_mutex_lock(&p->lock);
 	p->caller_sleeping = 1;
 	while (__atomic_load_n(&p->pending, __ATOMIC_ACQUIRE) != 0)

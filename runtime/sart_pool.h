@@ -2,12 +2,13 @@
  * (orchestrator/sart_master_parallel.c) and behind wrappers built with `sacc build --threads N`
  * (sart_batch.c).  It lives in runtime/ because a wrapper carries it.
  *
- * The pool is made once per run (or per wrapper instance): nthreads - 1 worker threads, the caller being thread 0.
- * Between runs of work the workers spin briefly (the master's sequential part between two
- * parallel phases is short) and then sleep on a condition variable, so no thread is created
- * per step and an idle pool costs nothing.  Each item of a run is given to one thread by
- * the caller (owner[]), so an FMU is always stepped by the same thread; the caller does its
- * own items, then waits for the others.  sart_pool_run returns once every item is done, and
+ * The pool is made once per run (or per wrapper instance): nthreads - 1 worker threads, the
+ * caller being thread 0.  Between runs of work the workers spin briefly, then yield their
+ * core for a few hundred microseconds (the sequential part between two parallel phases is
+ * short, and waking a sleeping thread costs tens of microseconds), then sleep on a condition
+ * variable, so no thread is created per step and an idle pool costs nothing.  Each item of a
+ * run is given to one thread by the caller (owner[]), so an FMU is stepped by the thread
+ * the caller names; the caller does its own items, then waits for the others.  sart_pool_run returns once every item is done, and
  * everything the items wrote is then visible to the caller. */
 #ifndef SART_POOL_H
 #define SART_POOL_H

@@ -7,66 +7,122 @@
 # The scenario, four.sa, is four burn FMUs (tests/fmus/burn) in a ring under Jacobi, so all
 # four may step at once.  Each does `work` iterations of a recurrence per step:
 #
-#   1. calibration: one run with work = 20000 on one thread, --profile giving the time per
-#      doStep; work is then scaled so that a step takes about 100 us;
-#   2. costly: 2000 steps on one thread and on two (best of three runs each, the wall time
-#      of sacc's summary); parallel_speedup is the ratio;
-#   3. trivial: work = 0 (a step is a few tens of nanoseconds), 200000 steps on one thread
-#      and on two; trivial_ratio is two threads' time over one's (the measured step times
-#      keep such FMUs on the calling thread, so it stays near 1).
+#   1. calibration: the CPU time (not the wall time, which a busy machine stretches) of
+#      1000 steps with work = 20000 less that of 1000 steps with work = 0 gives the cost of
+#      an iteration; work is set so that a step costs about 100 us;
+#   2. costly: 2000 steps on one thread and on two, in turns (a change of load hits both),
+#      five runs each; the best wall time of each (sacc's summary) gives parallel_speedup;
+#   3. trivial: work = 0 (a step is a few tens of nanoseconds), 200000 steps, the same way;
+#      trivial_ratio is two threads' best over one's (the measured step times keep such
+#      FMUs on the calling thread, so it stays near 1).
 #
-# The result files of one thread and of two must be the same, byte for byte.  Other load on
-# the machine lowers the speedup: with two cores, a second thread needs a free one.
+# Beside each best run: its CPU time, and for two threads the share of FMU steps taken in
+# parallel (what the when-it-pays rule chose: near 1 for the costly FMUs, 0 for the
+# trivial ones).  The load average before and after, and the CPU share of the one-thread
+# runs, say whether the machine was quiet: the speedup needs a second free core.
+#
+# The result files of one thread and of two must be the same, byte for byte.
 set -eu
 BUILD=${BUILD:-build}
 SACC=${SACC:-$BUILD/sacc}
 OUT=$BUILD/bench/parallel
 mkdir -p "$OUT"
 SCN=bench/parallel/four.sa
+RUNS=${RUNS:-5}
 
-# wall WORK STEPS THREADS CSV: the wall time of one run (seconds, from sacc's summary)
-wall() {
-	"$SACC" simulate -L "$BUILD/fmus" "$SCN" --master jacobi --stop "$2" --step 0.001 \
-		--set a.work="$1" --set b.work="$1" --set c.work="$1" --set d.work="$1" \
-		--set a.x0=1 --threads "$3" -o "$4" 2>&1 |
-		sed -n 's/.* \([0-9.]*\) s wall time.*/\1/p'
+load() {
+	cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime | sed 's/.*load average: //'
 }
 
-# best WORK STEPS THREADS: the smallest wall time of three runs
-best() {
-	b=
-	for i in 1 2 3; do
-		w=$(wall "$1" "$2" "$3" "$OUT/t$3.csv")
-		b=$(awk -v a="$w" -v b="$b" 'BEGIN { print (b == "" || a < b) ? a : b }')
+# run WORK STEPS THREADS CSV: one run; prints "wall cpu parallel_steps" (wall from sacc's
+# summary, cpu the user + system time of the run, from the shell's `times`)
+run() {
+	(
+		"$SACC" simulate -L "$BUILD/fmus" "$SCN" --master jacobi --stop "$2" --step 0.001 \
+			--set a.work="$1" --set b.work="$1" --set c.work="$1" --set d.work="$1" \
+			--set a.x0=1 --threads "$3" -o "$4" 2>"$OUT/err.txt" || {
+			cat "$OUT/err.txt" >&2
+			exit 1
+		}
+		times
+	) | awk -v err="$OUT/err.txt" '
+		function sec(s) { sub(/s$/, "", s); split(s, a, "m"); return a[1] * 60 + a[2] }
+		NR == 2 { cpu = sec($1) + sec($2) }
+		END {
+			while ((getline line < err) > 0) {
+				if (match(line, /[0-9.]+ s wall time/))
+					wall = substr(line, RSTART, RLENGTH - 12)
+				if (match(line, /[0-9]+ FMU steps in parallel/))
+					par = substr(line, RSTART, RLENGTH - 22)
+			}
+			if (wall == "")
+				exit 1
+			printf "%s %.3f %d\n", wall, cpu, par + 0
+		}'
+}
+
+# pair WORK STEPS NAME: RUNS runs on one thread and on two in turns; sets NAME1 and NAME2
+# to the best runs' "wall cpu parallel_steps"
+pair() {
+	b1=
+	b2=
+	i=0
+	while [ $i -lt $RUNS ]; do
+		r1=$(run "$1" "$2" 1 "$OUT/t1.csv")
+		r2=$(run "$1" "$2" 2 "$OUT/t2.csv")
+		cmp -s "$OUT/t1.csv" "$OUT/t2.csv" || {
+			echo "bench-parallel: the results of one thread and of two differ" >&2
+			exit 1
+		}
+		b1=$(printf '%s\n%s\n' "$r1" "$b1" | awk 'NF { print }' | sort -n | head -n 1)
+		b2=$(printf '%s\n%s\n' "$r2" "$b2" | awk 'NF { print }' | sort -n | head -n 1)
+		i=$((i + 1))
 	done
-	echo "$b"
+	eval "$3"1=\"\$b1\"
+	eval "$3"2=\"\$b2\"
 }
 
-per_step=$("$SACC" simulate -L "$BUILD/fmus" "$SCN" --master jacobi --stop 0.2 --step 0.001 \
-	--set a.work=20000 --set b.work=20000 --set c.work=20000 --set d.work=20000 \
-	--profile -o /dev/null 2>&1 |
-	sed -n 's/.*profile: a: \([0-9.]*\) s in doStep.*, \([0-9]*\) calls/\1 \2/p' |
-	awk '{ printf "%.9f", $1 / $2 }')
-work=$(awk -v s="$per_step" 'BEGIN { printf "%d", 20000 * 100e-6 / s }')
+load_before=$(load)
 
-t1=$(best "$work" 2 1)
-t2=$(best "$work" 2 2)
-cmp -s "$OUT/t1.csv" "$OUT/t2.csv" || {
-	echo "bench-parallel: the results of one thread and of two differ" >&2
-	exit 1
+# the CPU seconds of 1000 steps of four FMUs with work WORK
+cpu_of() {
+	run "$1" 1 1 /dev/null | awk '{ print $2 }'
 }
-z1=$(best 0 200 1)
-z2=$(best 0 200 2)
-cmp -s "$OUT/t1.csv" "$OUT/t2.csv" || {
-	echo "bench-parallel: the results of one thread and of two differ (trivial FMUs)" >&2
-	exit 1
-}
+c1=$(cpu_of 20000)
+c0=$(cpu_of 0)
+work=$(awk -v a="$c1" -v b="$c0" 'BEGIN {
+	per = (a - b) / 4000 / 20000; if (per <= 0) per = 2.5e-9; printf "%d", 100e-6 / per }')
 
-echo "parallel stepping: four burn FMUs in a ring, Jacobi, best of three runs"
-printf '%-44s %12s\n' "run" "wall (s)"
-printf '%-44s %12s\n' "costly ($work iterations, ~100 us/step), 1 thread" "$t1"
-printf '%-44s %12s\n' "costly, 2 threads" "$t2"
-printf '%-44s %12s\n' "trivial (work 0, 200000 steps), 1 thread" "$z1"
-printf '%-44s %12s\n' "trivial, 2 threads" "$z2"
-awk -v a="$z1" -v b="$z2" 'BEGIN { printf "trivial_ratio %.3f\n", b / a }'
-awk -v a="$t1" -v b="$t2" 'BEGIN { printf "parallel_speedup %.2f\n", a / b }'
+pair "$work" 2 costly
+pair 0 200 trivial
+load_after=$(load)
+
+steps_costly=8000   # 2000 steps of four FMUs
+steps_trivial=800000
+echo "parallel stepping: four burn FMUs in a ring, Jacobi, best of $RUNS runs each (in turns)"
+printf '%-46s %9s %9s %14s\n' "run" "wall (s)" "cpu (s)" "in parallel"
+line() {
+	set -- "$1" $2 "$3"
+	share=$(awk -v p="$4" -v n="$5" 'BEGIN { printf "%.3f", p / n }')
+	printf '%-46s %9s %9s %14s\n' "$1" "$2" "$3" "$share"
+}
+line "costly ($work iterations, ~100 us/step), 1 thread" "$costly1" $steps_costly
+line "costly, 2 threads" "$costly2" $steps_costly
+line "trivial (work 0, 200000 steps), 1 thread" "$trivial1" $steps_trivial
+line "trivial, 2 threads" "$trivial2" $steps_trivial
+echo "load average before: $load_before, after: $load_after (2 cores)"
+set -- $costly1
+awk -v w="$1" -v c="$2" 'BEGIN {
+	s = c / w; printf "one-thread cpu share %.2f", s
+	if (s < 0.9) printf " (the machine was busy: the speedup is less than a quiet one gives)"
+	printf "\n" }'
+set -- $costly2
+awk -v p="$3" -v n="$steps_costly" 'BEGIN { printf "parallel_share %.3f\n", p / n }'
+set -- $trivial1
+z1=$1
+set -- $trivial2
+awk -v a="$z1" -v b="$1" 'BEGIN { printf "trivial_ratio %.3f\n", b / a }'
+set -- $costly1
+t1=$1
+set -- $costly2
+awk -v a="$t1" -v b="$1" 'BEGIN { printf "parallel_speedup %.2f\n", a / b }'

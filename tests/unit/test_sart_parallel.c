@@ -1,7 +1,8 @@
 /* test_sart_parallel.c — FMUs stepped at once (SartMasterOptions.threads,
  * orchestrator/sart_master_parallel.c) against one thread: each scenario runs with one
  * thread and with two and three (threads_always, so the trivial test FMUs do step in
- * parallel once timed), and the runs must agree on everything a caller sees: the status,
+ * parallel once timed; threads_flip, so a run also goes back and forth between one thread
+ * and the pool), and the runs must agree on everything a caller sees: the status,
  * the message, the counters, every accepted point bit for bit and the log, line by line
  * with its status, in the same order.
  *
@@ -102,6 +103,7 @@ typedef struct Variant {
 	double discard_at; /* c's; -1 never */
 	double fail_at;    /* b's; -1 never */
 	int serial;        /* b and d stay on the calling thread (SART_CAP_SERIAL) */
+	int flip;          /* threads_flip: the groups switch between one thread and the pool */
 } Variant;
 
 static void run(const Variant *va, int threads, Seen *out)
@@ -144,7 +146,8 @@ static void run(const Variant *va, int threads, Seen *out)
 	                       .logger = log_line, .logger_env = out, .on_point = collect,
 	                       .point_env = out, .no_rollback = va->no_rollback,
 	                       .on_step = count_step, .step_env = out,
-	                       .threads = threads, .threads_always = 1};
+	                       .threads = threads, .threads_always = 1,
+	                       .threads_flip = va->flip};
 	if (va->events) {
 		o.locate_events = 1;
 		o.event_indicator = (SartRef){A, 1};
@@ -189,18 +192,24 @@ static void same_as_one_thread(const Variant *va, int expect_rc)
 		/* it did step FMUs at once, on the threads asked for */
 		assert_true(many.res.parallel_steps > 0);
 		assert_int_equal(many.res.threads, threads);
+		/* and, switching, as many passes on one thread again */
+		long total = 0;
+		for (int f = 0; f < NFMUS; f++)
+			total += many.steps[f];
+		if (va->flip)
+			assert_true(4 * many.res.parallel_steps < 3 * total);
 	}
 }
 
 static const Variant variants[] = {
-	{"plain", SART_JACOBI, SART_HOLD, 0, SART_STEP_FIXED, 0, 0, -1, -1, 0},
-	{"no rollback", SART_JACOBI, SART_HOLD, 0, SART_STEP_FIXED, 0, 1, -1, -1, 0},
-	{"linear, iterations", SART_JACOBI, SART_LINEAR, 2, SART_STEP_FIXED, 0, 0, -1, -1, 0},
-	{"quadratic", SART_JACOBI, SART_QUADRATIC, 0, SART_STEP_FIXED, 0, 0, -1, -1, 0},
-	{"doubling", SART_JACOBI, SART_LINEAR, 0, SART_STEP_DOUBLING, 0, 0, -1, -1, 0},
-	{"prediction", SART_JACOBI, SART_HOLD, 0, SART_STEP_PREDICTION, 0, 0, -1, -1, 0},
-	{"events", SART_JACOBI, SART_HOLD, 0, SART_STEP_FIXED, 1, 0, -1, -1, 0},
-	{"discard", SART_JACOBI, SART_HOLD, 0, SART_STEP_FIXED, 0, 0, 0.53, -1, 0},
+	{"plain", SART_JACOBI, SART_HOLD, 0, SART_STEP_FIXED, 0, 0, -1, -1, 0, 0},
+	{"no rollback", SART_JACOBI, SART_HOLD, 0, SART_STEP_FIXED, 0, 1, -1, -1, 0, 0},
+	{"linear, iterations", SART_JACOBI, SART_LINEAR, 2, SART_STEP_FIXED, 0, 0, -1, -1, 0, 0},
+	{"quadratic", SART_JACOBI, SART_QUADRATIC, 0, SART_STEP_FIXED, 0, 0, -1, -1, 0, 0},
+	{"doubling", SART_JACOBI, SART_LINEAR, 0, SART_STEP_DOUBLING, 0, 0, -1, -1, 0, 0},
+	{"prediction", SART_JACOBI, SART_HOLD, 0, SART_STEP_PREDICTION, 0, 0, -1, -1, 0, 0},
+	{"events", SART_JACOBI, SART_HOLD, 0, SART_STEP_FIXED, 1, 0, -1, -1, 0, 0},
+	{"discard", SART_JACOBI, SART_HOLD, 0, SART_STEP_FIXED, 0, 0, 0.53, -1, 0, 0},
 };
 
 static void parallel__jacobi__same_as_one_thread(void **state)
@@ -226,13 +235,13 @@ static void parallel__gauss_seidel__same_as_one_thread(void **state)
 static void parallel__failure__same_message(void **state)
 {
 	(void)state;
-	Variant va = {"failure", SART_JACOBI, SART_HOLD, 0, SART_STEP_FIXED, 0, 0, -1, 0.62, 0};
+	Variant va = {"failure", SART_JACOBI, SART_HOLD, 0, SART_STEP_FIXED, 0, 0, -1, 0.62, 0, 0};
 	same_as_one_thread(&va, 1);
 	va.algorithm = SART_GAUSS_SEIDEL;
 	same_as_one_thread(&va, 1);
 	/* a discard without saved states is a failure too */
 	va = (Variant){"discard, no rollback", SART_JACOBI, SART_HOLD, 0, SART_STEP_FIXED, 0, 1,
-	               0.53, -1, 0};
+	               0.53, -1, 0, 0};
 	same_as_one_thread(&va, 1);
 }
 
@@ -268,6 +277,28 @@ static void parallel__serial_fmus__same_as_one_thread(void **state)
 	same_as_one_thread(&va, 0);
 }
 
+/* A run that changes its mind, its groups going back and forth between one thread and the
+ * pool every few passes (every FMU then steps on both), still agrees, under every variant:
+ * with 3 passes, a switch falls inside a step's iterations, a rollback and an event's
+ * search. */
+static void parallel__switching_modes__same_as_one_thread(void **state)
+{
+	(void)state;
+	for (int alg = 0; alg < 2; alg++)
+		for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++) {
+			Variant va = variants[i];
+			va.flip = 3;
+			va.algorithm = alg ? SART_GAUSS_SEIDEL : SART_JACOBI;
+			if (alg && va.approx == SART_QUADRATIC)
+				va.iterations = 1;
+			same_as_one_thread(&va, 0);
+		}
+	Variant va = variants[0];
+	va.flip = 1;
+	va.serial = 1;
+	same_as_one_thread(&va, 0);
+}
+
 /* A pool of threads is only made when asked for. */
 static void parallel__one_thread__no_pool(void **state)
 {
@@ -287,6 +318,7 @@ int main(void)
 		cmocka_unit_test(parallel__failure__same_message),
 		cmocka_unit_test(parallel__messages__in_fmu_order),
 		cmocka_unit_test(parallel__serial_fmus__same_as_one_thread),
+		cmocka_unit_test(parallel__switching_modes__same_as_one_thread),
 		cmocka_unit_test(parallel__one_thread__no_pool),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
