@@ -1,10 +1,12 @@
 /* events3 — a bouncing ball that needs Event Mode: x' = v, v' = -g from x = h0, and at each
  * impact (x = 0 falling) v := -e v, bounces := bounces + 1.  Between impacts the motion is
  * integrated exactly, so impact times can be checked by hand (the first at sqrt(2 h0 / g)).
- * Instantiated with eventModeUsed and earlyReturnAllowed, fmi3DoStep stops at an impact with
- * eventHandlingNeeded and leaves the reset to fmi3UpdateDiscreteStates in Event Mode;
- * otherwise it handles impacts inside the step.  Once a bounce leaves less than 1e-6 m/s the
- * ball rests on the ground. */
+ * Instantiated with eventModeUsed, fmi3DoStep leaves the reset to fmi3UpdateDiscreteStates
+ * in Event Mode and asks for it with eventHandlingNeeded: with earlyReturnAllowed it stops at
+ * the impact; without, the ball waits on the ground until the step's end, where the event is
+ * handled (so an importer that cannot go back still sees each bounce once, one step late).
+ * Without eventModeUsed it handles impacts inside the step.  Once a bounce leaves less than
+ * 1e-6 m/s the ball rests on the ground. */
 #include <math.h>
 #include <stddef.h>
 
@@ -84,11 +86,13 @@ static fmi3Status do_step(Kit3Instance *k, void *state, double t, double h, Kit3
 		s->v -= s->g * impact;
 		s->x = 0.0;
 		now += impact;
-		if (kit3_event_mode_used(k) && kit3_early_return_allowed(k)) {
+		if (kit3_event_mode_used(k)) {
 			s->pending = fmi3True;
-			out->reached = now < end ? now : end;
-			out->early = now < end;
 			out->event = 1;
+			if (kit3_early_return_allowed(k)) {
+				out->reached = now < end ? now : end;
+				out->early = now < end;
+			}
 			return fmi3OK;
 		}
 		bounce(k, s, now);
