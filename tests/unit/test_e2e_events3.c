@@ -210,7 +210,10 @@ typedef struct Wrapper {
 	unsigned vr_xv[2], vr_bounces;
 } Wrapper;
 
-static void open_wrapper(Wrapper *w, int v, int logging)
+/* Instantiates and initializes variant v's wrapper; stop_after and chatter, when not zero,
+ * are set on the inner's parameters of those names (the wrapper's ball.stop_after and
+ * ball.chatter) before initialization. */
+static void open_wrapper_with(Wrapper *w, int v, int logging, int stop_after, int chatter)
 {
 	char lib[2 * PATH_MAX], token[64], res[2 * PATH_MAX];
 	memset(w, 0, sizeof *w);
@@ -228,6 +231,16 @@ static void open_wrapper(Wrapper *w, int v, int logging)
 		w->c3 = w->a3.instantiate("w", token, res, fmi3False, logging ? fmi3True : fmi3False,
 		                          fmi3False, fmi3False, NULL, 0, NULL, logger3, NULL);
 		assert_non_null(w->c3);
+		if (stop_after) {
+			fmi3ValueReference vr = vr_of(w->dir, "ball.stop_after");
+			fmi3Int32 n = stop_after;
+			assert_int_equal(w->a3.set_int32(w->c3, &vr, 1, &n, 1), fmi3OK);
+		}
+		if (chatter) {
+			fmi3ValueReference vr = vr_of(w->dir, "ball.chatter");
+			fmi3Boolean yes = fmi3True;
+			assert_int_equal(w->a3.set_boolean(w->c3, &vr, 1, &yes, 1), fmi3OK);
+		}
 		assert_int_equal(w->a3.enter_init(w->c3, fmi3False, 0, 0, fmi3False, 0), fmi3OK);
 		assert_int_equal(w->a3.exit_init(w->c3), fmi3OK);
 		return;
@@ -239,9 +252,36 @@ static void open_wrapper(Wrapper *w, int v, int logging)
 	w->c2 = w->a2.instantiate("w", fmi2CoSimulation, token, res, &callbacks2, fmi2False,
 	                          logging ? fmi2True : fmi2False);
 	assert_non_null(w->c2);
+	if (stop_after) {
+		fmi2ValueReference vr = vr_of(w->dir, "ball.stop_after");
+		fmi2Integer n = stop_after;
+		assert_int_equal(w->a2.set_integer(w->c2, &vr, 1, &n), fmi2OK);
+	}
+	if (chatter) {
+		fmi2ValueReference vr = vr_of(w->dir, "ball.chatter");
+		fmi2Boolean yes = fmi2True;
+		assert_int_equal(w->a2.set_boolean(w->c2, &vr, 1, &yes), fmi2OK);
+	}
 	assert_int_equal(w->a2.setup(w->c2, fmi2False, 0, 0, fmi2False, 0), fmi2OK);
 	assert_int_equal(w->a2.enter_init(w->c2), fmi2OK);
 	assert_int_equal(w->a2.exit_init(w->c2), fmi2OK);
+}
+
+static void open_wrapper(Wrapper *w, int v, int logging)
+{
+	open_wrapper_with(w, v, logging, 0, 0);
+}
+
+/* Frees the instance without terminating it (after an error). */
+static void free_wrapper(Wrapper *w)
+{
+	if (w->version == 3) {
+		w->a3.free_instance(w->c3);
+		fmi3_unimport(&w->a3);
+	} else {
+		w->a2.free_instance(w->c2);
+		fmi2_unimport(&w->a2);
+	}
 }
 
 static void close_wrapper(Wrapper *w)
@@ -425,6 +465,66 @@ static void wrapper__state_across_a_bounce__redone_bit_for_bit(void **state)
 	}
 }
 
+/* Steps until one fails; returns its index (-1 if none did) and checks it is an error. */
+static int step_until_error(Wrapper *w, int k1)
+{
+	for (int k = 0; k < k1; k++) {
+		if (w->version == 3) {
+			fmi3Boolean event, term, early;
+			fmi3Float64 last;
+			fmi3Status st = w->a3.do_step(w->c3, k * H, H, fmi3False, &event, &term, &early,
+			                              &last);
+			if (st != fmi3OK) {
+				assert_int_equal(st, fmi3Error);
+				return k;
+			}
+		} else {
+			fmi2Status st = w->a2.do_step(w->c2, k * H, H, fmi2True);
+			if (st != fmi2OK) {
+				assert_int_equal(st, fmi2Error);
+				return k;
+			}
+		}
+	}
+	return -1;
+}
+
+static void assert_logged(const char *needle, const char *what)
+{
+	if (!strstr(logged, needle))
+		fail_msg("%s: '%s' not logged; the log:\n%s", what, needle, logged);
+}
+
+/* The inner asks to terminate in the step after its second bounce (at 1.10): the wrapper's
+ * step is an error whose message names the inner, the call and the time. */
+static void wrapper__inner_asks_to_terminate__error_naming_it(void **state)
+{
+	(void)state;
+	for (int v = 0; v < 4; v++) {
+		Wrapper w;
+		open_wrapper_with(&w, v, 0, 2, 0);
+		assert_int_equal(step_until_error(&w, NSTEPS), 110);
+		assert_logged("[ball] fmi3DoStep(t = 1.1, h = 0.01) asked to terminate the "
+		              "simulation at t = 1.11", variants[v]);
+		free_wrapper(&w);
+	}
+}
+
+/* Discrete states that never settle: an error at the first bounce, after the bounded number
+ * of passes, naming the inner and the time. */
+static void wrapper__discrete_states_never_settle__error_naming_the_inner(void **state)
+{
+	(void)state;
+	for (int v = 0; v < 4; v++) {
+		Wrapper w;
+		open_wrapper_with(&w, v, 0, 0, 1);
+		assert_int_equal(step_until_error(&w, NSTEPS), 45);
+		assert_logged("[ball] fmi3UpdateDiscreteStates at t = 0.46: the discrete states did "
+		              "not settle in 1000 iterations", variants[v]);
+		free_wrapper(&w);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -432,6 +532,8 @@ int main(void)
 		cmocka_unit_test(wrappers__every_version_and_isolation__outputs_bit_identical),
 		cmocka_unit_test(wrapper__inner_event_messages__forwarded),
 		cmocka_unit_test(wrapper__state_across_a_bounce__redone_bit_for_bit),
+		cmocka_unit_test(wrapper__inner_asks_to_terminate__error_naming_it),
+		cmocka_unit_test(wrapper__discrete_states_never_settle__error_naming_the_inner),
 	};
 	return cmocka_run_group_tests(tests, group_setup, NULL);
 }

@@ -6,7 +6,11 @@
  * the impact; without, the ball waits on the ground until the step's end, where the event is
  * handled (so an importer that cannot go back still sees each bounce once, one step late).
  * Without eventModeUsed it handles impacts inside the step.  Once a bounce leaves less than
- * 1e-6 m/s the ball rests on the ground. */
+ * 1e-6 m/s the ball rests on the ground.
+ * Two parameters make it misbehave on purpose, for the importers' error paths: stop_after
+ * > 0 has fmi3DoStep ask to terminate the simulation once that many bounces are done, and
+ * chatter has fmi3UpdateDiscreteStates ask for another pass for ever from the first bounce
+ * on. */
 #include <math.h>
 #include <stddef.h>
 
@@ -19,6 +23,8 @@ typedef struct Ball {
 	fmi3Float64 h0, e, g;
 	fmi3Float64 x, v;
 	fmi3Int32 bounces;
+	fmi3Int32 stop_after;
+	fmi3Boolean chatter;
 	fmi3Boolean pending; /* internal: an impact waits for Event Mode */
 	fmi3Boolean resting; /* internal */
 } Ball;
@@ -37,6 +43,8 @@ static const Kit3Var vars[] = {
 	{"x", 4, K3_FLOAT64, K3_OUTPUT, offsetof(Ball, x), 1},
 	{"v", 5, K3_FLOAT64, K3_OUTPUT, offsetof(Ball, v), 1},
 	{"bounces", 6, K3_INT32, K3_OUTPUT, offsetof(Ball, bounces), 1},
+	{"stop_after", 7, K3_INT32, K3_PARAMETER, offsetof(Ball, stop_after), 1},
+	{"chatter", 8, K3_BOOLEAN, K3_PARAMETER, offsetof(Ball, chatter), 1},
 };
 
 static fmi3Status calculate(Kit3Instance *k, void *state)
@@ -73,6 +81,10 @@ static fmi3Status do_step(Kit3Instance *k, void *state, double t, double h, Kit3
 {
 	Ball *s = state;
 	double now = t, end = t + h;
+	if (s->stop_after > 0 && s->bounces >= s->stop_after) {
+		out->terminate = 1;
+		return fmi3OK;
+	}
 	if (s->pending)
 		return fmi3OK; /* an impact not yet handled: the ball stays on the ground */
 	while (!s->resting && now < end) {
@@ -105,10 +117,10 @@ static fmi3Status update_discrete(Kit3Instance *k, void *state, int *again, int 
 {
 	Ball *s = state;
 	(void)next_event;
-	*again = 0;
 	*has_next = 0;
 	if (s->pending)
 		bounce(k, s, kit3_time(k));
+	*again = s->chatter && s->bounces > 0; /* from the first bounce on */
 	return fmi3OK;
 }
 
