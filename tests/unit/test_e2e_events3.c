@@ -42,7 +42,6 @@ typedef struct Out {
 	int bounces;
 } Out;
 
-static Out reference[NSTEPS + 1];
 static char work[PATH_MAX];
 static char logged[16384];
 
@@ -135,37 +134,67 @@ static void read_bare(Fmi3Api *a, fmi3Instance c, Out *o)
 	*o = (Out){d[0], d[1], n};
 }
 
-static void compute_reference(void)
+/* The bare FMU stepped on the grid of H, out[k + 1] the outputs after step k, its events
+ * handled here when event_mode: with early_return, each step is taken on from wherever the
+ * FMU stopped until it reaches the step's end.  Returns how many events it asked for. */
+static int bare_run(int event_mode, int early_return, Out out[])
 {
 	char lib[PATH_MAX];
 	Fmi3Api a;
 	int events = 0;
 	fmi3_library_path(lib, sizeof lib, build_dir(), "events3");
 	fmi3_import(&a, lib);
-	fmi3Instance c = a.instantiate("bare", EVENTS3_TOKEN, NULL, fmi3False, fmi3False, fmi3True,
-	                               fmi3False, NULL, 0, NULL, logger3, NULL);
+	fmi3Instance c = a.instantiate("bare", EVENTS3_TOKEN, NULL, fmi3False, fmi3False,
+	                               event_mode ? fmi3True : fmi3False,
+	                               early_return ? fmi3True : fmi3False, NULL, 0, NULL,
+	                               logger3, NULL);
 	assert_non_null(c);
 	assert_int_equal(a.enter_init(c, fmi3False, 0, 0, fmi3False, 0), fmi3OK);
 	assert_int_equal(a.exit_init(c), fmi3OK);
-	settle(&a, c); /* initialization ends in Event Mode */
-	read_bare(&a, c, &reference[0]);
+	if (event_mode)
+		settle(&a, c); /* initialization ends in Event Mode */
+	read_bare(&a, c, &out[0]);
 	for (int k = 0; k < NSTEPS; k++) {
-		fmi3Boolean event, term, early;
-		fmi3Float64 last;
-		assert_int_equal(a.do_step(c, k * H, H, fmi3False, &event, &term, &early, &last),
-		                 fmi3OK);
-		assert_false(early);
-		assert_false(term);
-		if (event) {
-			events++;
-			assert_int_equal(a.enter_event_mode(c), fmi3OK);
-			settle(&a, c);
+		double at = k * H, end = k * H + H;
+		for (int stops = 0;; stops++) {
+			fmi3Boolean event, term, early;
+			fmi3Float64 last;
+			assert_true(stops < 100); /* the last bounces crowd into one step */
+			assert_int_equal(a.do_step(c, at, end - at, fmi3False, &event, &term, &early,
+			                           &last), fmi3OK);
+			assert_false(term);
+			if (!early_return)
+				assert_false(early);
+			if (event) {
+				events++;
+				assert_int_equal(a.enter_event_mode(c), fmi3OK);
+				settle(&a, c);
+			}
+			if (!early)
+				break;
+			at = last;
 		}
-		read_bare(&a, c, &reference[k + 1]);
+		read_bare(&a, c, &out[k + 1]);
 	}
-	assert_true(events >= 5); /* the test means something only if the FMU asked */
 	a.free_instance(c);
 	fmi3_unimport(&a);
+	return events;
+}
+
+/* The bare FMU in Event Mode without early return: each impact bounced at the end of its
+ * step. */
+static Out reference[NSTEPS + 1];
+/* In Event Mode, taken on from each early stop: each impact bounced where it happens. */
+static Out reference_exact[NSTEPS + 1];
+/* Without Event Mode: the FMU bounces inside its steps. */
+static Out reference_inside[NSTEPS + 1];
+
+static void compute_references(void)
+{
+	/* the tests mean something only if the FMU asked for events */
+	assert_true(bare_run(1, 0, reference) >= 5);
+	assert_true(bare_run(1, 1, reference_exact) >= 5);
+	assert_int_equal(bare_run(0, 0, reference_inside), 0);
 }
 
 /* ---- building the wrappers ----------------------------------------------------------------- */
@@ -194,7 +223,7 @@ static int group_setup(void **state)
 		         work, variants[v], work, variants[v]);
 		run(cmd);
 	}
-	compute_reference();
+	compute_references();
 	return 0;
 }
 
@@ -210,10 +239,28 @@ typedef struct Wrapper {
 	unsigned vr_xv[2], vr_bounces;
 } Wrapper;
 
-/* Instantiates and initializes variant v's wrapper; stop_after and chatter, when not zero,
- * are set on the inner's parameters of those names (the wrapper's ball.stop_after and
- * ball.chatter) before initialization. */
-static void open_wrapper_with(Wrapper *w, int v, int logging, int stop_after, int chatter)
+/* The inner's parameters that make events3 behave as some FMUs do (0: left alone). */
+typedef struct Quirks {
+	int stop_after, chatter, eager;
+} Quirks;
+
+static void set_bool3(Wrapper *w, const char *name)
+{
+	fmi3ValueReference vr = vr_of(w->dir, name);
+	fmi3Boolean yes = fmi3True;
+	assert_int_equal(w->a3.set_boolean(w->c3, &vr, 1, &yes, 1), fmi3OK);
+}
+
+static void set_bool2(Wrapper *w, const char *name)
+{
+	fmi2ValueReference vr = vr_of(w->dir, name);
+	fmi2Boolean yes = fmi2True;
+	assert_int_equal(w->a2.set_boolean(w->c2, &vr, 1, &yes), fmi2OK);
+}
+
+/* Instantiates and initializes variant v's wrapper, the quirks set on the wrapper's
+ * parameters ball.stop_after, ball.chatter and ball.eager before initialization. */
+static void open_wrapper_with(Wrapper *w, int v, int logging, Quirks q)
 {
 	char lib[2 * PATH_MAX], token[64], res[2 * PATH_MAX];
 	memset(w, 0, sizeof *w);
@@ -231,16 +278,15 @@ static void open_wrapper_with(Wrapper *w, int v, int logging, int stop_after, in
 		w->c3 = w->a3.instantiate("w", token, res, fmi3False, logging ? fmi3True : fmi3False,
 		                          fmi3False, fmi3False, NULL, 0, NULL, logger3, NULL);
 		assert_non_null(w->c3);
-		if (stop_after) {
+		if (q.stop_after) {
 			fmi3ValueReference vr = vr_of(w->dir, "ball.stop_after");
-			fmi3Int32 n = stop_after;
+			fmi3Int32 n = q.stop_after;
 			assert_int_equal(w->a3.set_int32(w->c3, &vr, 1, &n, 1), fmi3OK);
 		}
-		if (chatter) {
-			fmi3ValueReference vr = vr_of(w->dir, "ball.chatter");
-			fmi3Boolean yes = fmi3True;
-			assert_int_equal(w->a3.set_boolean(w->c3, &vr, 1, &yes, 1), fmi3OK);
-		}
+		if (q.chatter)
+			set_bool3(w, "ball.chatter");
+		if (q.eager)
+			set_bool3(w, "ball.eager");
 		assert_int_equal(w->a3.enter_init(w->c3, fmi3False, 0, 0, fmi3False, 0), fmi3OK);
 		assert_int_equal(w->a3.exit_init(w->c3), fmi3OK);
 		return;
@@ -252,16 +298,15 @@ static void open_wrapper_with(Wrapper *w, int v, int logging, int stop_after, in
 	w->c2 = w->a2.instantiate("w", fmi2CoSimulation, token, res, &callbacks2, fmi2False,
 	                          logging ? fmi2True : fmi2False);
 	assert_non_null(w->c2);
-	if (stop_after) {
+	if (q.stop_after) {
 		fmi2ValueReference vr = vr_of(w->dir, "ball.stop_after");
-		fmi2Integer n = stop_after;
+		fmi2Integer n = q.stop_after;
 		assert_int_equal(w->a2.set_integer(w->c2, &vr, 1, &n), fmi2OK);
 	}
-	if (chatter) {
-		fmi2ValueReference vr = vr_of(w->dir, "ball.chatter");
-		fmi2Boolean yes = fmi2True;
-		assert_int_equal(w->a2.set_boolean(w->c2, &vr, 1, &yes), fmi2OK);
-	}
+	if (q.chatter)
+		set_bool2(w, "ball.chatter");
+	if (q.eager)
+		set_bool2(w, "ball.eager");
 	assert_int_equal(w->a2.setup(w->c2, fmi2False, 0, 0, fmi2False, 0), fmi2OK);
 	assert_int_equal(w->a2.enter_init(w->c2), fmi2OK);
 	assert_int_equal(w->a2.exit_init(w->c2), fmi2OK);
@@ -269,7 +314,7 @@ static void open_wrapper_with(Wrapper *w, int v, int logging, int stop_after, in
 
 static void open_wrapper(Wrapper *w, int v, int logging)
 {
-	open_wrapper_with(w, v, logging, 0, 0);
+	open_wrapper_with(w, v, logging, (Quirks){0, 0, 0});
 }
 
 /* Frees the instance without terminating it (after an error). */
@@ -502,7 +547,7 @@ static void wrapper__inner_asks_to_terminate__error_naming_it(void **state)
 	(void)state;
 	for (int v = 0; v < 4; v++) {
 		Wrapper w;
-		open_wrapper_with(&w, v, 0, 2, 0);
+		open_wrapper_with(&w, v, 0, (Quirks){2, 0, 0});
 		assert_int_equal(step_until_error(&w, NSTEPS), 110);
 		assert_logged("[ball] fmi3DoStep(t = 1.1, h = 0.01) asked to terminate the "
 		              "simulation at t = 1.11", variants[v]);
@@ -517,11 +562,36 @@ static void wrapper__discrete_states_never_settle__error_naming_the_inner(void *
 	(void)state;
 	for (int v = 0; v < 4; v++) {
 		Wrapper w;
-		open_wrapper_with(&w, v, 0, 0, 1);
+		open_wrapper_with(&w, v, 0, (Quirks){0, 1, 0});
 		assert_int_equal(step_until_error(&w, NSTEPS), 45);
 		assert_logged("[ball] fmi3UpdateDiscreteStates at t = 0.46: the discrete states did "
 		              "not settle in 1000 iterations", variants[v]);
 		free_wrapper(&w);
+	}
+}
+
+/* An inner that stops at each impact although early return was not allowed (as some
+ * exporters do once Event Mode is used): the wrapper handles the event where it stopped and
+ * steps the inner on to the step's end, so the bounces come at the exact impacts. */
+static void wrapper__inner_stops_at_events_unasked__stepped_on_to_the_end(void **state)
+{
+	static Out got[NSTEPS + 1];
+	(void)state;
+	for (int k = 1; k <= NSTEPS; k++) {
+		/* the same bounces as the FMU handling them inside its steps, to rounding */
+		assert_int_equal(reference_exact[k].bounces, reference_inside[k].bounces);
+		assert_true(fabs(reference_exact[k].x - reference_inside[k].x) < 1e-12);
+		assert_true(fabs(reference_exact[k].v - reference_inside[k].v) < 1e-12);
+	}
+	assert_int_equal(reference_exact[45].bounces, 0); /* the first impact at 0.4515 s */
+	assert_int_equal(reference_exact[46].bounces, 1);
+	assert_true(reference_exact[46].x > 0.0); /* bounced 0.0085 s before the step's end */
+	for (int v = 0; v < 4; v++) {
+		Wrapper w;
+		open_wrapper_with(&w, v, 0, (Quirks){0, 0, 1});
+		run_steps(&w, 0, NSTEPS, got);
+		assert_outputs_equal(got, reference_exact, 1, NSTEPS, variants[v]);
+		close_wrapper(&w);
 	}
 }
 
@@ -534,6 +604,7 @@ int main(void)
 		cmocka_unit_test(wrapper__state_across_a_bounce__redone_bit_for_bit),
 		cmocka_unit_test(wrapper__inner_asks_to_terminate__error_naming_it),
 		cmocka_unit_test(wrapper__discrete_states_never_settle__error_naming_the_inner),
+		cmocka_unit_test(wrapper__inner_stops_at_events_unasked__stepped_on_to_the_end),
 	};
 	return cmocka_run_group_tests(tests, group_setup, NULL);
 }

@@ -7,10 +7,11 @@
  * handled (so an importer that cannot go back still sees each bounce once, one step late).
  * Without eventModeUsed it handles impacts inside the step.  Once a bounce leaves less than
  * 1e-6 m/s the ball rests on the ground.
- * Two parameters make it misbehave on purpose, for the importers' error paths: stop_after
- * > 0 has fmi3DoStep ask to terminate the simulation once that many bounces are done, and
- * chatter has fmi3UpdateDiscreteStates ask for another pass for ever from the first bounce
- * on. */
+ * Three parameters make it behave as some FMUs do, for the importers' other paths: eager
+ * has fmi3DoStep stop at an impact in Event Mode even without earlyReturnAllowed (as some
+ * exporters do); stop_after > 0 has it ask to terminate the simulation once that many
+ * bounces are done; chatter has fmi3UpdateDiscreteStates ask for another pass for ever from
+ * the first bounce on. */
 #include <math.h>
 #include <stddef.h>
 
@@ -25,6 +26,7 @@ typedef struct Ball {
 	fmi3Int32 bounces;
 	fmi3Int32 stop_after;
 	fmi3Boolean chatter;
+	fmi3Boolean eager;
 	fmi3Boolean pending; /* internal: an impact waits for Event Mode */
 	fmi3Boolean resting; /* internal */
 } Ball;
@@ -45,6 +47,7 @@ static const Kit3Var vars[] = {
 	{"bounces", 6, K3_INT32, K3_OUTPUT, offsetof(Ball, bounces), 1},
 	{"stop_after", 7, K3_INT32, K3_PARAMETER, offsetof(Ball, stop_after), 1},
 	{"chatter", 8, K3_BOOLEAN, K3_PARAMETER, offsetof(Ball, chatter), 1},
+	{"eager", 9, K3_BOOLEAN, K3_PARAMETER, offsetof(Ball, eager), 1},
 };
 
 static fmi3Status calculate(Kit3Instance *k, void *state)
@@ -101,7 +104,7 @@ static fmi3Status do_step(Kit3Instance *k, void *state, double t, double h, Kit3
 		if (kit3_event_mode_used(k)) {
 			s->pending = fmi3True;
 			out->event = 1;
-			if (kit3_early_return_allowed(k)) {
+			if (kit3_early_return_allowed(k) || s->eager) {
 				out->reached = now < end ? now : end;
 				out->early = now < end;
 			}
