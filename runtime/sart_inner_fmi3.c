@@ -12,7 +12,8 @@
  *     variable and the value; bool Booleans;
  *   - fmi3DoStep's early return reported as success with the time reached, and the events
  *     it asks for handled here (Event Mode, discrete states updated until they settle,
- *     Step Mode), so the callers see one step either way.
+ *     Step Mode), so the callers see one step either way; an FMU that stops at an event
+ *     when early return was not allowed is stepped on to the step's end.
  * The inner FMU's log messages are plain text in FMI 3.0 and are forwarded as they are. */
 #include "sart_inner_backend.h"
 #include "sart_numfmt.h"
@@ -687,10 +688,11 @@ static SartStatus fmi3_do_step(SartInner *in, double t, double h, int no_set_sta
 	return step_other(in, t, h, st, event, terminate, early, last, reached);
 }
 
-/* What one fmi3DoStep from t by h towards end returned, other than a plain fmi3OK: failures and
- * discards reported, an early return checked; *at is where the FMU stands, and *go_on says
- * that it stopped early at an event without early return allowed, which some exporters do
- * once Event Mode is used: the event is handled there and the step taken on to its end. */
+/* What one fmi3DoStep from t by h towards end returned, other than a plain fmi3OK:
+ * failures and discards reported, an early return checked; *at is where the FMU stands,
+ * and *go_on says that it stopped early at an event without early return allowed, which
+ * some exporters do once Event Mode is used: the event is handled there and the step taken
+ * on to its end. */
 static SART_COLD SartStatus step_outcome(SartInner *in, double t, double h, double end,
                                          fmi3Status st, fmi3Boolean event,
                                          fmi3Boolean terminate, fmi3Boolean early,
