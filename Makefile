@@ -415,7 +415,7 @@ $(BUILD)/tests/test_e2e_strings: | $(SACC) $(FMUS) $(FMI3_MD_CHECK)
 $(BUILD)/tests/test_e2e_isolated: | $(SACC) $(FMUS)
 
 # Wrappers over events3, an FMI 3.0 inner that needs Event Mode: tests/unit/test_e2e_events3.c
-# builds tests/e2e/events3_sa.sa with `sacc build` (FMI 2.0 and 3.0, in and out of process).
+# builds tests/e2e3/events3_sa.sa with `sacc build` (FMI 2.0 and 3.0, in and out of process).
 $(BUILD)/tests/test_e2e_events3: | $(SACC) $(FMUS3)
 
 # ---- benchmarks (on demand, never part of check) ----------------------------------------

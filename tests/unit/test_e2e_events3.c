@@ -1,5 +1,5 @@
 /* test_e2e_events3.c — wrappers over an FMI 3.0 inner that needs Event Mode: the
- * pass-through tests/e2e/events3_sa.sa over events3 (a bouncing ball) built by `sacc build`
+ * pass-through tests/e2e3/events3_sa.sa over events3 (a bouncing ball) built by `sacc build`
  * as FMI 3.0 and as FMI 2.0, in process and with the inner isolated (`--isolate all`),
  * unpacked by `sacc unpack` and stepped through the suite's plain dlopen importers.
  *
@@ -218,7 +218,7 @@ static int group_setup(void **state)
 	assert_non_null(realpath(rel, work));
 	for (int v = 0; v < 4; v++) {
 		snprintf(cmd, sizeof cmd, "'%s/sacc' build %s -L '%s/fmus3' -o '%s/%s' "
-		         "tests/e2e/events3_sa.sa && '%s/sacc' unpack '%s/%s/ballw.fmu' '%s/%s/ballw'",
+		         "tests/e2e3/events3_sa.sa && '%s/sacc' unpack '%s/%s/ballw.fmu' '%s/%s/ballw'",
 		         build_dir(), variant_flags[v], build_dir(), work, variants[v], build_dir(),
 		         work, variants[v], work, variants[v]);
 		run(cmd);
