@@ -14,7 +14,8 @@
  *     their whole arrays;
  *   - fmi3DoStep's early return reported as success with the time reached, and the events
  *     it asks for handled here (Event Mode, discrete states updated until they settle,
- *     Step Mode), so the callers see one step either way.
+ *     Step Mode), so the callers see one step either way; an FMU that stops at an event
+ *     when early return was not allowed is stepped on to the step's end.
  * The inner FMU's log messages are plain text in FMI 3.0 and are forwarded as they are. */
 #include "sart_inner_backend.h"
 #include "sart_numfmt.h"
@@ -1006,14 +1007,19 @@ static SartStatus fmi3_do_step(SartInner *in, double t, double h, int no_set_sta
 	return step_other(in, t, h, st, event, terminate, early, last, reached);
 }
 
-/* A step that returned anything but a plain fmi3OK: failures and discards reported, an
- * early return checked and passed on as the time reached, events handled. */
-static SART_COLD SartStatus step_other(SartInner *in, double t, double h, fmi3Status st,
-                                       fmi3Boolean event, fmi3Boolean terminate,
-                                       fmi3Boolean early, double last, double *reached)
+/* What one fmi3DoStep from t by h towards end returned, other than a plain fmi3OK:
+ * failures and discards reported, an early return checked; *at is where the FMU stands,
+ * and *go_on says that it stopped early at an event without early return allowed, which
+ * some exporters do once Event Mode is used: the event is handled there and the step taken
+ * on to its end. */
+static SART_COLD SartStatus step_outcome(SartInner *in, double t, double h, double end,
+                                         fmi3Status st, fmi3Boolean event,
+                                         fmi3Boolean terminate, fmi3Boolean early,
+                                         double last, double *at, int *go_on)
 {
 	Fmi3Inner *f = impl(in);
-	*reached = NAN;
+	*at = early ? last : end;
+	*go_on = 0;
 	if (st != fmi3OK && st != fmi3Warning && st != fmi3Discard) {
 		if ((int)st < (int)fmi3OK || (int)st > (int)fmi3Fatal)
 			return sart_inner_report(in, to_sart(st), "fmi3DoStep(t = %s, h = %s) "
@@ -1023,38 +1029,71 @@ static SART_COLD SartStatus step_other(SartInner *in, double t, double h, fmi3St
 		                         "%s", SART_NUM(t), SART_NUM(h), fmi3_status_name(st));
 	}
 	int short_step = st == fmi3Discard || early;
-	if (short_step && !(last >= t && last <= t + h))
+	if (short_step && !(last >= t && last <= end))
 		return sart_inner_report(in, SART_ERROR, "fmi3DoStep(t = %s, h = %s) returned "
 		                         "%s with last successful time %s, outside the step",
 		                         SART_NUM(t), SART_NUM(h),
 		                         st == fmi3Discard ? "fmi3Discard" : "early",
 		                         SART_NUM(last));
 	if (st == fmi3Discard) {
-		*reached = last;
+		*at = last;
 		return sart_inner_report(in, SART_DISCARD, "fmi3DoStep(t = %s, h = %s) returned "
 		                         "fmi3Discard; last successful time %s", SART_NUM(t),
 		                         SART_NUM(h), SART_NUM(last));
 	}
-	if (early && !f->early_return_allowed)
+	if (early && !f->early_return_allowed && !(event && f->event_mode_used))
 		return sart_inner_report(in, SART_ERROR, "fmi3DoStep(t = %s, h = %s) returned "
 		                         "early at %s, but early return was not allowed",
 		                         SART_NUM(t), SART_NUM(h), SART_NUM(last));
 	if (terminate)
 		return sart_inner_report(in, SART_ERROR, "fmi3DoStep(t = %s, h = %s) asked to "
 		                         "terminate the simulation at t = %s", SART_NUM(t),
-		                         SART_NUM(h),
-		                         SART_NUM(early ? last : t + h));
-	SartStatus s = st == fmi3Warning ? not_ok(in, "fmi3DoStep", st) : SART_OK;
-	double at = early ? last : t + h;
-	if (event && f->event_mode_used) {
-		s = worse(s, outcome(in, "fmi3EnterEventMode", f->api.enter_event_mode(f->c)));
-		if (s <= SART_WARNING)
-			s = worse(s, settle_events(in, at));
+		                         SART_NUM(h), SART_NUM(*at));
+	*go_on = early && !f->early_return_allowed;
+	return st == fmi3Warning ? not_ok(in, "fmi3DoStep", st) : SART_OK;
+}
+
+/* A step that returned anything but a plain fmi3OK: its outcome, the events it asks for
+ * handled (Event Mode, discrete states settled, Step Mode), and, after an early stop the
+ * caller did not allow, the step taken on from there to t + h, event after event. */
+static SART_COLD SartStatus step_other(SartInner *in, double t, double h, fmi3Status st,
+                                       fmi3Boolean event, fmi3Boolean terminate,
+                                       fmi3Boolean early, double last, double *reached)
+{
+	Fmi3Inner *f = impl(in);
+	const double t0 = t, h0 = h, end = t + h;
+	SartStatus s = SART_OK;
+	*reached = NAN;
+	for (int stops = 0;; stops++) {
+		double at;
+		int go_on;
+		s = worse(s, step_outcome(in, t, h, end, st, event, terminate, early, last, &at,
+		                          &go_on));
+		if (s == SART_DISCARD)
+			*reached = at;
 		if (s > SART_WARNING)
 			return s;
+		if (event && f->event_mode_used) {
+			s = worse(s, outcome(in, "fmi3EnterEventMode", f->api.enter_event_mode(f->c)));
+			if (s <= SART_WARNING)
+				s = worse(s, settle_events(in, at));
+			if (s > SART_WARNING)
+				return s;
+		}
+		if (!go_on) {
+			*reached = at;
+			return s;
+		}
+		if (stops == MAX_EVENT_ITERATIONS)
+			return sart_inner_report(in, SART_ERROR, "fmi3DoStep(t = %s, h = %s): more "
+			                         "than %d events inside one step", SART_NUM(t0),
+			                         SART_NUM(h0), MAX_EVENT_ITERATIONS);
+		t = at;
+		h = end - at;
+		event = terminate = early = false;
+		last = end;
+		st = f->api.do_step(f->c, t, h, false, &event, &terminate, &early, &last);
 	}
-	*reached = at;
-	return s;
 }
 
 /* ---- FMU states ------------------------------------------------------------------------- */

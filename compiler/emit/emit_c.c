@@ -370,7 +370,8 @@ static bool setup_inner(Ec *e, InnerC *ic, const Inner *in)
 		ic->version = in->fmu->version == FMI_V3 ? 3 : 2;
 		ic->caps = (in->fmu->can_get_and_set_fmu_state ? 1u : 0u) |
 		           (in->fmu->can_serialize_fmu_state ? 2u : 0u) |
-		           (in->fmu->can_interpolate_inputs ? 4u : 0u);
+		           (in->fmu->can_interpolate_inputs ? 4u : 0u) |
+		           (ic->version == 3 && in->fmu->has_event_mode ? 8u : 0u); /* events handled */
 	} else if (in->adaptation && in->adaptation->info) {
 		sub = emit_layout(e->c, in->adaptation->info);
 		if (!sub) {
@@ -1190,8 +1191,8 @@ static void emit_inner_table(Ec *e, StrBuf *o)
 		StrBuf caps;
 		sb_init(&caps);
 		static const char *const cap_names[] = {"SART_CAP_GET_SET_STATE", "SART_CAP_SERIALIZE",
-		                                        "SART_CAP_INPUT_DERIVATIVES"};
-		for (int b = 0; b < 3; b++)
+		                                        "SART_CAP_INPUT_DERIVATIVES", "SART_CAP_EVENT_MODE"};
+		for (int b = 0; b < 4; b++)
 			if (ic->caps & (1u << b))
 				sb_printf(&caps, "%s%s", caps.len ? " | " : "", cap_names[b]);
 		sb_printf(o, "\t\t.caps = %s,\n", caps.len ? sb_str(&caps) : "0");

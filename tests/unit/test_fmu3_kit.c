@@ -383,6 +383,47 @@ static void events3__event_mode__stops_at_impact_and_bounces_there(void **state)
 	close_fmu(&f);
 }
 
+/* Event Mode without early return: the impact waits for the step's end, where Event Mode
+ * bounces the ball with the velocity it hit the ground with. */
+static void events3__event_mode_no_early_return__bounces_at_the_step_end(void **state)
+{
+	Fmu f;
+	StepOut o;
+	fmi3Boolean again, term, nominals, values, has_next;
+	fmi3Float64 next, xv[2];
+	fmi3ValueReference vrs[3] = {4, 5, 6};
+	fmi3Int32 bounces;
+	const double g = 9.81, impact = sqrt(2.0 / g);
+	(void)state;
+	start_fmu(&f, "events3", 1, 0);
+	assert_int_equal(step(&f, 0.0, 0.4, &o), fmi3OK);
+	assert_false(o.event);
+	assert_int_equal(step(&f, 0.4, 0.1, &o), fmi3OK);
+	assert_false(o.early);
+	assert_true(o.event);
+	assert_true(o.last == 0.5);
+	assert_int_equal(f.api.get_float64(f.c, vrs, 2, xv, 2), fmi3OK);
+	assert_true(xv[0] == 0.0);
+	assert_close(xv[1], -g * impact, 1e-12);
+	assert_int_equal(f.api.enter_event_mode(f.c), fmi3OK);
+	assert_int_equal(f.api.update_discrete_states(f.c, &again, &term, &nominals, &values,
+	                                              &has_next, &next), fmi3OK);
+	assert_false(again);
+	assert_false(term);
+	assert_int_equal(f.api.enter_step_mode(f.c), fmi3OK);
+	assert_int_equal(f.api.get_float64(f.c, vrs, 2, xv, 2), fmi3OK);
+	assert_int_equal(f.api.get_int32(f.c, vrs + 2, 1, &bounces, 1), fmi3OK);
+	assert_int_equal(bounces, 1);
+	assert_true(xv[0] == 0.0);
+	assert_close(xv[1], 0.7 * g * impact, 1e-12);
+	/* from there a free flight: up at 0.7 g impact from t = 0.5 */
+	assert_int_equal(step(&f, 0.5, 0.1, &o), fmi3OK);
+	assert_false(o.event);
+	assert_int_equal(f.api.get_float64(f.c, vrs, 2, xv, 2), fmi3OK);
+	assert_close(xv[0], 0.7 * g * impact * 0.1 - 0.5 * g * 0.01, 1e-12);
+	close_fmu(&f);
+}
+
 static void events3__no_event_mode__bounces_inside_the_step(void **state)
 {
 	Fmu f;
@@ -456,6 +497,7 @@ int main(void)
 		cmocka_unit_test(early3__early_return_not_allowed__steps_through),
 		cmocka_unit_test(early3__intermediate_update__called_at_each_tick),
 		cmocka_unit_test(events3__event_mode__stops_at_impact_and_bounces_there),
+		cmocka_unit_test(events3__event_mode_no_early_return__bounces_at_the_step_end),
 		cmocka_unit_test(events3__no_event_mode__bounces_inside_the_step),
 		cmocka_unit_test(states__restore_and_serialize__same_outputs_bit_for_bit),
 	};

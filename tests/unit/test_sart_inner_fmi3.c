@@ -193,6 +193,49 @@ static void sart_inner_fmi3__events__handled_in_event_mode_and_logged(void **sta
 	sart_inner_free(in);
 }
 
+/* Event Mode without early return: an impact is bounced at the end of its step; with
+ * events3's eager set, the FMU stops at the impact all the same, and the seam handles the
+ * event there and steps it on to the end, so the caller still reaches t + h. */
+static void sart_inner_fmi3__events_without_early_return__whole_steps(void **state)
+{
+	(void)state;
+	const double g = 9.81, t1 = sqrt(2 / g), v1 = 0.7 * g * t1, dt = 1 - t1;
+	const SartVr vr[] = {B_X, B_V}, nb[] = {B_BOUNCES}, eager[] = {9};
+	const int yes[] = {1};
+	double xv[2], reached = 0;
+	int bounces;
+	for (int is_eager = 0; is_eager < 2; is_eager++) {
+		Log log = {0};
+		char dir[512];
+		SartInner *in = NULL;
+		snprintf(dir, sizeof dir, "%s/fmus3/events3", test_build_dir());
+		SartInnerConfig cfg = {"events3", dir, "events3", SART_FMI3, SART_CAP_EVENT_MODE,
+		                       capture, &log, NULL, 0};
+		assert_int_equal(sart_inner_load(&cfg, &in), SART_OK);
+		assert_int_equal(sart_inner_instantiate(in, EVENTS3_TOKEN, 1), SART_OK);
+		if (is_eager)
+			assert_int_equal(sart_inner_set_boolean(in, eager, 1, yes), SART_OK);
+		SartExperiment ex = {0, 0, 0.0, 0, 0};
+		assert_int_equal(sart_inner_enter_init(in, &ex), SART_OK);
+		assert_int_equal(sart_inner_exit_init(in), SART_OK);
+		assert_int_equal(sart_inner_do_step(in, 0, 1, 1, &reached), SART_OK);
+		assert_true(reached == 1);
+		assert_int_equal(sart_inner_get_real(in, vr, 2, xv), SART_OK);
+		assert_int_equal(sart_inner_get_integer(in, nb, 1, &bounces), SART_OK);
+		assert_int_equal(bounces, 1);
+		if (is_eager) { /* bounced at t1, in flight since */
+			assert_contains(log.all, "logEvents: [events3] bounce 1 at 0.451524");
+			assert_true(fabs(xv[0] - (v1 * dt - 0.5 * g * dt * dt)) < 1e-12);
+			assert_true(fabs(xv[1] - (v1 - g * dt)) < 1e-12);
+		} else { /* on the ground until the step's end, bounced there */
+			assert_contains(log.all, "logEvents: [events3] bounce 1 at 1\n");
+			assert_true(xv[0] == 0);
+			assert_true(fabs(xv[1] - v1) < 1e-12);
+		}
+		sart_inner_free(in);
+	}
+}
+
 static void sart_inner_fmi3__states__restored_and_serialized(void **state)
 {
 	(void)state;
@@ -247,6 +290,7 @@ int main(void)
 		cmocka_unit_test(sart_inner_fmi3__out_of_range__error_naming_variable_and_value),
 		cmocka_unit_test(sart_inner_fmi3__early_return__reported_as_time_reached),
 		cmocka_unit_test(sart_inner_fmi3__events__handled_in_event_mode_and_logged),
+		cmocka_unit_test(sart_inner_fmi3__events_without_early_return__whole_steps),
 		cmocka_unit_test(sart_inner_fmi3__states__restored_and_serialized),
 		cmocka_unit_test(sart_inner_fmi3__wrong_token__instantiation_fails),
 	};

@@ -1,10 +1,17 @@
 /* events3 — a bouncing ball that needs Event Mode: x' = v, v' = -g from x = h0, and at each
  * impact (x = 0 falling) v := -e v, bounces := bounces + 1.  Between impacts the motion is
  * integrated exactly, so impact times can be checked by hand (the first at sqrt(2 h0 / g)).
- * Instantiated with eventModeUsed and earlyReturnAllowed, fmi3DoStep stops at an impact with
- * eventHandlingNeeded and leaves the reset to fmi3UpdateDiscreteStates in Event Mode;
- * otherwise it handles impacts inside the step.  Once a bounce leaves less than 1e-6 m/s the
- * ball rests on the ground. */
+ * Instantiated with eventModeUsed, fmi3DoStep leaves the reset to fmi3UpdateDiscreteStates
+ * in Event Mode and asks for it with eventHandlingNeeded: with earlyReturnAllowed it stops at
+ * the impact; without, the ball waits on the ground until the step's end, where the event is
+ * handled (so an importer that cannot go back still sees each bounce once, one step late).
+ * Without eventModeUsed it handles impacts inside the step.  Once a bounce leaves less than
+ * 1e-6 m/s the ball rests on the ground.
+ * Three parameters make it behave as some FMUs do, for the importers' other paths: eager
+ * has fmi3DoStep stop at an impact in Event Mode even without earlyReturnAllowed (as some
+ * exporters do); stop_after > 0 has it ask to terminate the simulation once that many
+ * bounces are done; chatter has fmi3UpdateDiscreteStates ask for another pass for ever from
+ * the first bounce on. */
 #include <math.h>
 #include <stddef.h>
 
@@ -17,6 +24,9 @@ typedef struct Ball {
 	fmi3Float64 h0, e, g;
 	fmi3Float64 x, v;
 	fmi3Int32 bounces;
+	fmi3Int32 stop_after;
+	fmi3Boolean chatter;
+	fmi3Boolean eager;
 	fmi3Boolean pending; /* internal: an impact waits for Event Mode */
 	fmi3Boolean resting; /* internal */
 } Ball;
@@ -35,6 +45,9 @@ static const Kit3Var vars[] = {
 	{"x", 4, K3_FLOAT64, K3_OUTPUT, offsetof(Ball, x), 1},
 	{"v", 5, K3_FLOAT64, K3_OUTPUT, offsetof(Ball, v), 1},
 	{"bounces", 6, K3_INT32, K3_OUTPUT, offsetof(Ball, bounces), 1},
+	{"stop_after", 7, K3_INT32, K3_PARAMETER, offsetof(Ball, stop_after), 1},
+	{"chatter", 8, K3_BOOLEAN, K3_PARAMETER, offsetof(Ball, chatter), 1},
+	{"eager", 9, K3_BOOLEAN, K3_PARAMETER, offsetof(Ball, eager), 1},
 };
 
 static fmi3Status calculate(Kit3Instance *k, void *state)
@@ -71,6 +84,10 @@ static fmi3Status do_step(Kit3Instance *k, void *state, double t, double h, Kit3
 {
 	Ball *s = state;
 	double now = t, end = t + h;
+	if (s->stop_after > 0 && s->bounces >= s->stop_after) {
+		out->terminate = 1;
+		return fmi3OK;
+	}
 	if (s->pending)
 		return fmi3OK; /* an impact not yet handled: the ball stays on the ground */
 	while (!s->resting && now < end) {
@@ -84,11 +101,13 @@ static fmi3Status do_step(Kit3Instance *k, void *state, double t, double h, Kit3
 		s->v -= s->g * impact;
 		s->x = 0.0;
 		now += impact;
-		if (kit3_event_mode_used(k) && kit3_early_return_allowed(k)) {
+		if (kit3_event_mode_used(k)) {
 			s->pending = fmi3True;
-			out->reached = now < end ? now : end;
-			out->early = now < end;
 			out->event = 1;
+			if (kit3_early_return_allowed(k) || s->eager) {
+				out->reached = now < end ? now : end;
+				out->early = now < end;
+			}
 			return fmi3OK;
 		}
 		bounce(k, s, now);
@@ -101,10 +120,10 @@ static fmi3Status update_discrete(Kit3Instance *k, void *state, int *again, int 
 {
 	Ball *s = state;
 	(void)next_event;
-	*again = 0;
 	*has_next = 0;
 	if (s->pending)
 		bounce(k, s, kit3_time(k));
+	*again = s->chatter && s->bounces > 0; /* from the first bounce on */
 	return fmi3OK;
 }
 

@@ -690,7 +690,10 @@ fmi3Status fmi3DoStep(fmi3Instance c, fmi3Float64 t, fmi3Float64 h,
 		k->phase = st == fmi3Fatal ? PH_FATAL : PH_ERROR;
 		return st;
 	}
-	if (st != fmi3Discard && out.reached < t + h && !(out.early && k->early_return_allowed)) {
+	/* an early stop needs earlyReturnAllowed, or an event in Event Mode (as some exporters
+	 * stop at an event when Event Mode is used, whatever earlyReturnAllowed says) */
+	if (st != fmi3Discard && out.reached < t + h &&
+	    !(out.early && (k->early_return_allowed || (out.event && k->event_mode_used)))) {
 		k->phase = PH_ERROR;
 		return fail(k, "fmi3DoStep", "the model stopped at %.17g without an early return",
 		            out.reached);

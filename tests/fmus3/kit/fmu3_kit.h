@@ -82,7 +82,8 @@ typedef struct Kit3Instance Kit3Instance;
 /* What a model's do_step reports besides its status. */
 typedef struct Kit3Step {
 	double reached;   /* where the state now stands, t < reached <= t + h (or = t on discard) */
-	int early;        /* returned before t + h (only when kit3_early_return_allowed) */
+	int early;        /* returned before t + h (only when kit3_early_return_allowed, or with
+	                     an event when kit3_event_mode_used) */
 	int event;        /* an event at `reached` wants Event Mode (only when kit3_event_mode_used) */
 	int terminate;    /* the model wants the simulation to end */
 } Kit3Step;
