@@ -180,3 +180,25 @@ char *read_file(const char *path, size_t max, size_t *len)
 		*len = n;
 	return buf;
 }
+
+bool str_ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+const char *path_base(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+char *path_dir(Arena *a, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		return arena_strdup(a, ".");
+	if (slash == path)
+		return arena_strdup(a, "/");
+	return arena_strndup(a, path, (size_t)(slash - path));
+}

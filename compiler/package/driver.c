@@ -123,16 +123,6 @@ FmuInfo *drv_open_fmu(Compilation *c, const char *path, Loc where)
 	return f;
 }
 
-static char *dir_of(Arena *a, const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	if (!slash)
-		return arena_strdup(a, ".");
-	if (slash == path)
-		return arena_strdup(a, "/");
-	return arena_strndup(a, path, (size_t)(slash - path));
-}
-
 /* The module already read from path: the same spelling, or another spelling of the same
  * file ("a.sa" and "./a.sa"), so that a file is never loaded twice. */
 static Module *find_loaded(Compilation *c, const char *path)
@@ -159,7 +149,7 @@ static Module *add_module(Compilation *c, const char *path, char *text, size_t l
 		return NULL;
 	}
 	m->path = arena_strdup(c->arena, path);
-	m->dir = dir_of(c->arena, m->path);
+	m->dir = path_dir(c->arena, m->path);
 	m->text = text;
 	m->len = len;
 	m->next = c->modules;
@@ -167,12 +157,6 @@ static Module *add_module(Compilation *c, const char *path, char *text, size_t l
 	diag_add_source(c->diag, m->path, m->text, m->len);
 	m->root = parse_source(c->arena, c->diag, m->path, m->text, m->len);
 	return m;
-}
-
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	return s ? s + 1 : path;
 }
 
 const char *drv_find_fmu_file(Compilation *c, const char *script_dir, const char *path)
@@ -186,7 +170,7 @@ const char *drv_find_fmu_file(Compilation *c, const char *script_dir, const char
 		p = arena_printf(c->arena, "%s/%s", c->fmu_dirs[i], path);
 		if (access(p, R_OK) == 0)
 			return p;
-		p = arena_printf(c->arena, "%s/%s", c->fmu_dirs[i], base_name(path));
+		p = arena_printf(c->arena, "%s/%s", c->fmu_dirs[i], path_base(path));
 		if (access(p, R_OK) == 0)
 			return p;
 	}

@@ -64,12 +64,6 @@ typedef struct Export {
 	bool failed;
 } Export;
 
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	return s ? s + 1 : path;
-}
-
 /* ---- the scenario --------------------------------------------------------------------------- */
 
 static int find_comp(const Export *x, const char *name)
@@ -88,11 +82,11 @@ static const char *resource_name(Export *x, int k)
 	for (int i = 0; i < k; i++)
 		if (strcmp(x->comps[i].info->path, file) == 0)
 			return x->comps[i].resource;
-	const char *r = arena_printf(x->c->arena, "resources/%s", base_name(file));
+	const char *r = arena_printf(x->c->arena, "resources/%s", path_base(file));
 	for (int i = 0; i < k; i++)
 		if (strcmp(x->comps[i].resource, r) == 0)
 			return arena_printf(x->c->arena, "resources/%s_%s", x->comps[k].decl->name,
-			                    base_name(file));
+			                    path_base(file));
 	return r;
 }
 
@@ -442,7 +436,7 @@ static const char *system_name(const Export *x)
 {
 	if (x->m->root->name)
 		return x->m->root->name;
-	const char *b = base_name(x->m->path);
+	const char *b = path_base(x->m->path);
 	const char *dot = strrchr(b, '.');
 	return dot && dot != b ? arena_strndup(x->c->arena, b, (size_t)(dot - b)) : b;
 }
@@ -570,9 +564,7 @@ static int copy_file(Export *x, const char *from, const char *to)
 static int write_archive(Export *x, const SspExportOptions *o)
 {
 	Arena *a = x->c->arena;
-	const char *slash = strrchr(o->out, '/');
-	const char *parent = !slash ? "." : slash == o->out ? "/"
-	                     : arena_strndup(a, o->out, (size_t)(slash - o->out));
+	const char *parent = path_dir(a, o->out);
 	char *work = arena_printf(a, "%s/.sacc-ssp-XXXXXX", parent);
 	if (!mkdtemp(work)) {
 		diag_error(x->c->diag, (Loc){parent, 0, 0, 0}, "cannot make a work directory here: %s",
