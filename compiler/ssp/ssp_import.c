@@ -24,15 +24,10 @@
 #include "units.h"
 #include "util.h"
 
+/* A name the module can write as it is: an identifier and no reserved word. */
 static bool is_identifier(const char *s)
 {
-	if (!s || !(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
-		return false;
-	for (const char *p = s + 1; *p; p++)
-		if (!(*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		      (*p >= '0' && *p <= '9')))
-			return false;
-	return !lex_is_keyword(s);
+	return lex_is_identifier(s) && !lex_is_keyword(s);
 }
 
 /* The instance name in the module: dots become underscores. */
