@@ -189,21 +189,29 @@ static int run(char *const argv[], const char *cwd, StrBuf *output)
 	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
 }
 
+/* The names of a comma list one by one, as --isolate gives them: *item and *len the
+ * next one from *rest, which moves past its comma (NULL after the last).  False when no
+ * name is left. */
+static bool next_list_item(const char **rest, const char **item, size_t *len)
+{
+	if (!*rest)
+		return false;
+	const char *comma = strchr(*rest, ',');
+	*item = *rest;
+	*len = comma ? (size_t)(comma - *rest) : strlen(*rest);
+	*rest = comma ? comma + 1 : NULL;
+	return true;
+}
+
 /* Whether list ("all", or names separated by commas) names name. */
 static bool list_names(const char *list, const char *name)
 {
 	if (strcmp(list, "all") == 0)
 		return true;
-	size_t n = strlen(name);
-	for (const char *p = list; *p;) {
-		const char *comma = strchr(p, ',');
-		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+	size_t n = strlen(name), len;
+	for (const char *rest = list, *p; next_list_item(&rest, &p, &len);)
 		if (len == n && strncmp(p, name, n) == 0)
 			return true;
-		if (!comma)
-			break;
-		p = comma + 1;
-	}
 	return false;
 }
 
@@ -844,9 +852,8 @@ static int check_isolate_list(Build *b)
 	const char *list = b->o->isolate;
 	if (strcmp(list, "all") == 0)
 		return 0;
-	for (const char *p = list;;) {
-		const char *comma = strchr(p, ',');
-		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+	size_t len;
+	for (const char *rest = list, *p; next_list_item(&rest, &p, &len);) {
 		bool found = false;
 		for (int k = 0; k < b->njobs && !found; k++)
 			for (int i = 0; b->jobs[k].info && i < b->jobs[k].info->ninners && !found; i++) {
@@ -858,10 +865,8 @@ static int check_isolate_list(Build *b)
 				   "fmu '%.*s'", (int)len, p);
 			return 1;
 		}
-		if (!comma)
-			return 0;
-		p = comma + 1;
 	}
+	return 0;
 }
 
 int pkg_build(Compilation *c, Module **mods, int nmods, const PkgOptions *o)
