@@ -55,6 +55,10 @@ void sb_dirs_searched(StrBuf *sb, const char *first, const char *first_what, con
  * errno set; files over max bytes fail with EFBIG. */
 char *read_file(const char *path, size_t max, size_t *len);
 
+/* Copies the file from to to, replacing what to held.  Returns 0; -1 when from cannot be
+ * read, -2 when to cannot be written, errno saying why. */
+int copy_file(const char *from, const char *to);
+
 /* Whether s ends with suffix (s may be the suffix alone). */
 bool str_ends_with(const char *s, const char *suffix);
 

@@ -535,30 +535,14 @@ static int write_xml(Export *x, const SspExportOptions *o, const char *path,
 
 /* ---- the archive ---------------------------------------------------------------------------- */
 
-static int copy_file(Export *x, const char *from, const char *to)
+/* A component's FMU into the archive.  0, or 1 after a message. */
+static int copy_into_archive(Export *x, const char *from, const char *to)
 {
-	int in = open(from, O_RDONLY | O_CLOEXEC);
-	int out = in < 0 ? -1 : open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	bool ok = out >= 0;
-	char buf[1 << 16];
-	ssize_t n;
-	while (ok && (n = read(in, buf, sizeof buf)) != 0) {
-		ok = n > 0;
-		for (ssize_t done = 0; ok && done < n;) {
-			ssize_t w = write(out, buf + done, (size_t)(n - done));
-			ok = w > 0;
-			done += ok ? w : 0;
-		}
-	}
-	int err = errno;
-	if (out >= 0 && close(out) != 0)
-		ok = false;
-	if (in >= 0)
-		close(in);
-	if (!ok)
-		diag_error(x->c->diag, (Loc){from, 0, 0, 0}, "cannot copy into the archive: %s",
-		           strerror(err));
-	return ok ? 0 : 1;
+	if (copy_file(from, to) == 0)
+		return 0;
+	diag_error(x->c->diag, (Loc){from, 0, 0, 0}, "cannot copy into the archive: %s",
+	           strerror(errno));
+	return 1;
 }
 
 static int write_archive(Export *x, const SspExportOptions *o)
@@ -581,7 +565,7 @@ static int write_archive(Export *x, const SspExportOptions *o)
 	}
 	for (int k = 0; k < x->ncomps; k++) {
 		const char *to = arena_printf(a, "%s/%s", tree, x->comps[k].resource);
-		if (access(to, F_OK) != 0 && copy_file(x, x->comps[k].info->path, to) != 0)
+		if (access(to, F_OK) != 0 && copy_into_archive(x, x->comps[k].info->path, to) != 0)
 			goto done;
 	}
 	if (write_xml(x, o, arena_printf(a, "%s/SystemStructure.ssd", tree), write_ssd) != 0)
