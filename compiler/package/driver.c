@@ -128,15 +128,16 @@ FmuInfo *drv_open_fmu(Compilation *c, const char *path, Loc where)
 static Module *find_loaded(Compilation *c, const char *path)
 {
 	for (Module *m = c->modules; m; m = m->next)
-		if (strcmp(m->path, path) == 0)
-			return m;
-	struct stat want, st;
-	if (stat(path, &want) != 0)
-		return NULL;
-	for (Module *m = c->modules; m; m = m->next)
-		if (stat(m->path, &st) == 0 && st.st_dev == want.st_dev && st.st_ino == want.st_ino)
+		if (drv_same_file(m->path, path))
 			return m;
 	return NULL;
+}
+
+bool drv_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	return strcmp(a, b) == 0 || (stat(a, &sa) == 0 && stat(b, &sb) == 0 &&
+	                             sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino);
 }
 
 static void resolve_imports(Compilation *c, Module *m);

@@ -472,10 +472,11 @@ static void name_instances(Gen *g)
 
 Module *ssp_adaptation_module(Compilation *c, const char *path)
 {
-	const char *name = arena_printf(c->arena, "%s.sa", path);
+	/* One module per system, however its path is spelled ("sys.ssp", "./sys.ssp") */
 	for (Module *m = c->modules; m; m = m->next)
-		if (strcmp(m->path, name) == 0)
+		if (m->ssp_path && drv_same_file(m->ssp_path, path))
 			return m;
+	const char *name = arena_printf(c->arena, "%s.sa", path);
 	SspModel *model = ssp_read(c, path);
 	if (!model)
 		return NULL;
@@ -497,6 +498,8 @@ Module *ssp_adaptation_module(Compilation *c, const char *path)
 	Module *m = NULL;
 	if (!g.failed) {
 		m = drv_load_text(c, name, sb_str(&g.sb), g.sb.len);
+		if (m)
+			m->ssp_path = arena_strdup(c->arena, path);
 		if (m && m->root)
 			relocate(&g, m->root, false);
 	}
