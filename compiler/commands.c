@@ -191,26 +191,6 @@ static int emit_body(Compilation *c, const CmdArgs *a, const char **files, int n
 	return emit_module(c, m, a->out) ? 1 : 0;
 }
 
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-	return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
-/* A module ssp_adapt.c made from an SSP system: its path is the system's with ".sa". */
-static bool is_ssp_module(const Module *m)
-{
-	size_t n = strlen(m->path);
-	if (n < 8 || strcmp(m->path + n - 3, ".sa") != 0)
-		return false;
-	char buf[4096];
-	if (n - 3 >= sizeof buf)
-		return false;
-	memcpy(buf, m->path, n - 3);
-	buf[n - 3] = '\0';
-	return ssp_is_path(buf);
-}
-
 static int build_body(Compilation *c, const CmdArgs *a, const char **files, int nfiles)
 {
 	if (nfiles == 0)
@@ -238,10 +218,10 @@ static int build_body(Compilation *c, const CmdArgs *a, const char **files, int 
 	mods = all;
 	n = nfiles;
 	for (Module *m = c->modules; m; m = m->next)
-		if (is_ssp_module(m))
+		if (m->ssp_path)
 			mods[n++] = m;
 	const char *out_dir = a->out;
-	if (nfiles == 1 && ssp_is_path(files[0]) && a->out && ends_with(a->out, ".fmu") &&
+	if (nfiles == 1 && ssp_is_path(files[0]) && a->out && str_ends_with(a->out, ".fmu") &&
 	    mods[0] && mods[0]->root && mods[0]->root->list2) {
 		/* sacc build SYSTEM.ssp -o OUT.fmu: the one composite FMU goes there. */
 		const char *slash = strrchr(a->out, '/');

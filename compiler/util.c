@@ -2,10 +2,12 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void sb_reserve(StrBuf *sb, size_t extra)
 {
@@ -179,4 +181,53 @@ char *read_file(const char *path, size_t max, size_t *len)
 	if (len)
 		*len = n;
 	return buf;
+}
+
+bool str_ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+const char *path_base(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+char *path_dir(Arena *a, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		return arena_strdup(a, ".");
+	if (slash == path)
+		return arena_strdup(a, "/");
+	return arena_strndup(a, path, (size_t)(slash - path));
+}
+
+int copy_file(const char *from, const char *to)
+{
+	int in = open(from, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return -1;
+	int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int rc = out < 0 ? -2 : 0;
+	char buf[1 << 16];
+	ssize_t n;
+	while (rc == 0 && (n = read(in, buf, sizeof buf)) != 0) {
+		rc = n > 0 ? 0 : -1;
+		for (ssize_t done = 0; rc == 0 && done < n;) {
+			ssize_t w = write(out, buf + done, (size_t)(n - done));
+			rc = w > 0 ? 0 : -2;
+			done += rc == 0 ? w : 0;
+		}
+	}
+	int err = errno;
+	if (out >= 0 && close(out) != 0 && rc == 0) {
+		rc = -2;
+		err = errno;
+	}
+	close(in);
+	errno = err;
+	return rc;
 }

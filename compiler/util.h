@@ -1,10 +1,13 @@
 /* util.h — small helpers shared by the front end: a growable string buffer, the edit
- * distance and the ranking behind "did you mean" notes, and reading a file. */
+ * distance and the ranking behind "did you mean" notes, reading a file, and the pieces
+ * of a path. */
 #ifndef SACC_UTIL_H
 #define SACC_UTIL_H
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "arena.h"
 
 typedef struct StrBuf {
 	char *data;
@@ -51,5 +54,19 @@ void sb_dirs_searched(StrBuf *sb, const char *first, const char *first_what, con
 /* Reads a whole file into malloc'd memory with a NUL after it.  NULL on failure with
  * errno set; files over max bytes fail with EFBIG. */
 char *read_file(const char *path, size_t max, size_t *len);
+
+/* Copies the file from to to, replacing what to held.  Returns 0; -1 when from cannot be
+ * read, -2 when to cannot be written, errno saying why. */
+int copy_file(const char *from, const char *to);
+
+/* Whether s ends with suffix (s may be the suffix alone). */
+bool str_ends_with(const char *s, const char *suffix);
+
+/* The last component of path: what follows its last '/', or path itself. */
+const char *path_base(const char *path);
+
+/* The directory holding path's last component, in a: "." for a bare name, "/" for a name
+ * right under the root. */
+char *path_dir(Arena *a, const char *path);
 
 #endif

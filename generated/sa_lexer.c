@@ -130,7 +130,7 @@ static int keyword(const char *s, const char *end)
 yy1:
 	++cur;
 yy2:
-#line 196 "grammar/sa_lexer.re"
+#line 195 "grammar/sa_lexer.re"
 	{ return TK_ID; }
 #line 136 "generated/sa_lexer.c"
 yy3:
@@ -400,9 +400,9 @@ yy36:
 		case 4: goto yy70;
 		case 5: goto yy82;
 		case 6: goto yy114;
-		case 7: goto yy159;
-		case 8: goto yy256;
-		default: goto yy268;
+		case 7: goto yy158;
+		case 8: goto yy254;
+		default: goto yy266;
 	}
 yy37:
 	yych = *++cur;
@@ -613,1833 +613,1833 @@ yy71:
 	yych = *++cur;
 	switch (yych) {
 		case '_': goto yy143;
-		case 'o': goto yy144;
 		default: goto yy36;
 	}
 yy72:
 	yych = *++cur;
 	switch (yych) {
-		case 's': goto yy145;
+		case 's': goto yy144;
 		default: goto yy36;
 	}
 yy73:
 	yych = *++cur;
 	switch (yych) {
-		case 's': goto yy146;
-		case 'x': goto yy147;
+		case 's': goto yy145;
+		case 'x': goto yy146;
 		default: goto yy36;
 	}
 yy74:
 	yych = *++cur;
 	switch (yych) {
-		case 'a': goto yy148;
+		case 'a': goto yy147;
 		default: goto yy36;
 	}
 yy75:
 	yych = *++cur;
 	switch (yych) {
-		case 'n': goto yy149;
+		case 'n': goto yy148;
 		default: goto yy36;
 	}
 yy76:
 	yych = *++cur;
 	switch (yych) {
-		case 'd': goto yy150;
-		case 'o': goto yy151;
+		case 'd': goto yy149;
+		case 'o': goto yy150;
 		default: goto yy36;
 	}
 yy77:
 	yych = *++cur;
 	switch (yych) {
-		case 'l': goto yy152;
+		case 'l': goto yy151;
 		default: goto yy36;
 	}
 yy78:
 	yych = *++cur;
 	switch (yych) {
-		case 't': goto yy153;
-		case 'w': goto yy154;
+		case 't': goto yy152;
+		case 'w': goto yy153;
 		default: goto yy79;
 	}
 yy79:
 #line 171 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_NO); }
-#line 668 "generated/sa_lexer.c"
+#line 667 "generated/sa_lexer.c"
 yy80:
 	yych = *++cur;
 	switch (yych) {
-		case 'f': goto yy155;
+		case 'f': goto yy154;
 		default: goto yy36;
 	}
 yy81:
 	yyaccept = 5;
 	yych = *(marker = ++cur);
 	switch (yych) {
-		case 'd': goto yy156;
+		case 'd': goto yy155;
 		default: goto yy82;
 	}
 yy82:
 #line 132 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_OR); }
-#line 685 "generated/sa_lexer.c"
+#line 684 "generated/sa_lexer.c"
 yy83:
 	yych = *++cur;
 	switch (yych) {
-		case 'h': goto yy157;
+		case 'h': goto yy156;
 		default: goto yy36;
 	}
 yy84:
 	yych = *++cur;
 	switch (yych) {
-		case 't': goto yy158;
+		case 't': goto yy157;
 		default: goto yy36;
 	}
 yy85:
 	yych = *++cur;
 	switch (yych) {
-		case 'r': goto yy160;
+		case 'r': goto yy159;
 		default: goto yy36;
 	}
 yy86:
 	yych = *++cur;
 	switch (yych) {
-		case 'r': goto yy161;
+		case 'r': goto yy160;
 		default: goto yy36;
 	}
 yy87:
 	yych = *++cur;
 	switch (yych) {
-		case 'r': goto yy162;
+		case 'r': goto yy161;
 		default: goto yy36;
 	}
 yy88:
 	yych = *++cur;
 	switch (yych) {
-		case 'e': goto yy163;
+		case 'e': goto yy162;
 		default: goto yy36;
 	}
 yy89:
 	yych = *++cur;
 	switch (yych) {
-		case 'a': goto yy164;
+		case 'a': goto yy163;
 		default: goto yy36;
 	}
 yy90:
 	yych = *++cur;
 	switch (yych) {
-		case 't': goto yy165;
+		case 't': goto yy164;
 		default: goto yy36;
 	}
 yy91:
 	yych = *++cur;
 	switch (yych) {
-		case 'a': goto yy166;
-		case 'l': goto yy167;
-		case 't': goto yy168;
+		case 'a': goto yy165;
+		case 'l': goto yy166;
+		case 't': goto yy167;
 		default: goto yy36;
 	}
 yy92:
 	yych = *++cur;
 	switch (yych) {
-		case 'l': goto yy169;
-		case 'u': goto yy170;
+		case 'l': goto yy168;
+		case 'u': goto yy169;
 		default: goto yy36;
 	}
 yy93:
 	yych = *++cur;
 	switch (yych) {
-		case 'l': goto yy171;
+		case 'l': goto yy170;
 		default: goto yy36;
 	}
 yy94:
 	yych = *++cur;
 	switch (yych) {
-		case 'v': goto yy172;
+		case 'v': goto yy171;
 		default: goto yy36;
 	}
 yy95:
 	yych = *++cur;
 	switch (yych) {
-		case 'c': goto yy173;
-		case 'm': goto yy174;
+		case 'c': goto yy172;
+		case 'm': goto yy173;
 		default: goto yy36;
 	}
 yy96:
 	yych = *++cur;
 	switch (yych) {
-		case 'g': goto yy175;
+		case 'g': goto yy174;
 		default: goto yy36;
 	}
 yy97:
 	yych = *++cur;
 	switch (yych) {
-		case 'a': goto yy176;
+		case 'a': goto yy175;
 		default: goto yy36;
 	}
 yy98:
 	yych = *++cur;
 	switch (yych) {
-		case 'b': goto yy177;
-		case 'c': goto yy178;
+		case 'b': goto yy176;
+		case 'c': goto yy177;
 		default: goto yy36;
 	}
 yy99:
 	yych = *++cur;
 	switch (yych) {
-		case 'i': goto yy179;
+		case 'i': goto yy178;
 		default: goto yy36;
 	}
 yy100:
 	yych = *++cur;
 	switch (yych) {
-		case 'm': goto yy180;
+		case 'm': goto yy179;
 		default: goto yy36;
 	}
 yy101:
 	yych = *++cur;
 	switch (yych) {
-		case 'l': goto yy181;
+		case 'l': goto yy180;
 		default: goto yy36;
 	}
 yy102:
 	yych = *++cur;
 	switch (yych) {
-		case 'i': goto yy182;
-		case 'u': goto yy183;
+		case 'i': goto yy181;
+		case 'u': goto yy182;
 		default: goto yy36;
 	}
 yy103:
 	yych = *++cur;
 	switch (yych) {
-		case 'r': goto yy184;
+		case 'r': goto yy183;
 		default: goto yy36;
 	}
 yy104:
 	yych = *++cur;
 	switch (yych) {
-		case 't': goto yy185;
+		case 't': goto yy184;
 		default: goto yy36;
 	}
 yy105:
 	yych = *++cur;
 	switch (yych) {
-		case 'r': goto yy186;
+		case 'r': goto yy185;
 		default: goto yy36;
 	}
 yy106:
 	yych = *++cur;
 	switch (yych) {
-		case 'l': goto yy187;
+		case 'l': goto yy186;
 		default: goto yy36;
 	}
 yy107:
 	++cur;
 #line 179 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_KW_FOH); }
-#line 840 "generated/sa_lexer.c"
+#line 839 "generated/sa_lexer.c"
 yy108:
 	yych = *++cur;
 	switch (yych) {
-		case 'e': goto yy188;
+		case 'e': goto yy187;
 		default: goto yy36;
 	}
 yy109:
 	++cur;
 #line 143 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_KW_MAX); }
-#line 851 "generated/sa_lexer.c"
+#line 850 "generated/sa_lexer.c"
 yy110:
 	yych = *++cur;
 	switch (yych) {
-		case 'l': goto yy189;
+		case 'l': goto yy188;
 		default: goto yy36;
 	}
 yy111:
 	yych = *++cur;
 	switch (yych) {
-		case 'i': goto yy190;
+		case 'i': goto yy189;
 		default: goto yy36;
 	}
 yy112:
 	++cur;
 #line 178 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_KW_ZOH); }
-#line 868 "generated/sa_lexer.c"
+#line 867 "generated/sa_lexer.c"
 yy113:
 	yyaccept = 6;
 	yych = *(marker = ++cur);
 	switch (yych) {
-		case 'o': goto yy191;
+		case 'o': goto yy190;
 		default: goto yy114;
 	}
 yy114:
 #line 161 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_ABS); }
-#line 879 "generated/sa_lexer.c"
+#line 878 "generated/sa_lexer.c"
 yy115:
 	yych = *++cur;
 	switch (yych) {
-		case 'p': goto yy192;
+		case 'p': goto yy191;
 		default: goto yy36;
 	}
 yy116:
 	++cur;
 #line 131 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_AND); }
-#line 890 "generated/sa_lexer.c"
+#line 889 "generated/sa_lexer.c"
 yy117:
 	yych = *++cur;
 	switch (yych) {
-		case 'a': goto yy193;
+		case 'a': goto yy192;
 		default: goto yy36;
 	}
 yy118:
 	yych = *++cur;
 	switch (yych) {
-		case 'l': goto yy194;
+		case 'l': goto yy193;
 		default: goto yy36;
 	}
 yy119:
 	yych = *++cur;
 	switch (yych) {
-		case 'p': goto yy195;
+		case 'p': goto yy194;
 		default: goto yy36;
 	}
 yy120:
 	yych = *++cur;
 	switch (yych) {
-		case 't': goto yy196;
+		case 't': goto yy195;
 		default: goto yy36;
 	}
 yy121:
 	yych = *++cur;
 	switch (yych) {
-		case 'p': goto yy197;
+		case 'p': goto yy196;
 		default: goto yy36;
 	}
 yy122:
 	yych = *++cur;
 	switch (yych) {
-		case 's': goto yy198;
+		case 's': goto yy197;
 		default: goto yy36;
 	}
 yy123:
 	yych = *++cur;
 	switch (yych) {
-		case 'a': goto yy199;
+		case 'a': goto yy198;
 		default: goto yy36;
 	}
 yy124:
 	yych = *++cur;
 	switch (yych) {
-		case 'e': goto yy200;
+		case 'e': goto yy199;
 		default: goto yy36;
 	}
 yy125:
 	yych = *++cur;
 	switch (yych) {
-		case 'c': goto yy201;
+		case 'c': goto yy200;
 		default: goto yy36;
 	}
 yy126:
 	yych = *++cur;
 	switch (yych) {
-		case 's': goto yy202;
+		case 's': goto yy201;
 		default: goto yy36;
 	}
 yy127:
 	yych = *++cur;
 	switch (yych) {
-		case 'p': goto yy203;
+		case 'p': goto yy202;
 		default: goto yy36;
 	}
 yy128:
 	yych = *++cur;
 	switch (yych) {
-		case 'e': goto yy204;
+		case 'e': goto yy203;
 		default: goto yy36;
 	}
 yy129:
 	yych = *++cur;
 	switch (yych) {
-		case 'r': goto yy205;
+		case 'r': goto yy204;
 		default: goto yy36;
 	}
 yy130:
 	yych = *++cur;
 	switch (yych) {
-		case 'r': goto yy206;
+		case 'r': goto yy205;
 		default: goto yy36;
 	}
 yy131:
 	yych = *++cur;
 	switch (yych) {
-		case 's': goto yy207;
+		case 's': goto yy206;
 		default: goto yy36;
 	}
 yy132:
 	yych = *++cur;
 	switch (yych) {
-		case 's': goto yy208;
+		case 's': goto yy207;
 		default: goto yy36;
 	}
 yy133:
 	yych = *++cur;
 	switch (yych) {
-		case 'o': goto yy209;
+		case 'o': goto yy208;
 		default: goto yy36;
 	}
 yy134:
 	++cur;
 #line 99 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_FMU); }
-#line 997 "generated/sa_lexer.c"
+#line 996 "generated/sa_lexer.c"
 yy135:
 	++cur;
 #line 104 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_FOR); }
-#line 1002 "generated/sa_lexer.c"
+#line 1001 "generated/sa_lexer.c"
 yy136:
 	yych = *++cur;
 	switch (yych) {
-		case 'r': goto yy210;
+		case 'r': goto yy209;
 		default: goto yy36;
 	}
 yy137:
 	yych = *++cur;
 	switch (yych) {
-		case '_': goto yy211;
+		case '_': goto yy210;
 		default: goto yy36;
 	}
 yy138:
 	yych = *++cur;
 	switch (yych) {
-		case 'd': goto yy212;
+		case 'd': goto yy211;
 		default: goto yy36;
 	}
 yy139:
 	yych = *++cur;
 	switch (yych) {
-		case 'l': goto yy213;
-		case 'o': goto yy214;
+		case 'l': goto yy212;
+		case 'o': goto yy213;
 		default: goto yy36;
 	}
 yy140:
 	yych = *++cur;
 	switch (yych) {
-		case 'e': goto yy215;
+		case 'e': goto yy214;
 		default: goto yy36;
 	}
 yy141:
 	yych = *++cur;
 	switch (yych) {
-		case 'u': goto yy216;
+		case 'u': goto yy215;
 		default: goto yy36;
 	}
 yy142:
 	yych = *++cur;
 	switch (yych) {
-		case 'e': goto yy217;
+		case 'e': goto yy216;
 		default: goto yy36;
 	}
 yy143:
 	yych = *++cur;
 	switch (yych) {
-		case 'c': goto yy218;
-		case 's': goto yy219;
+		case 'c': goto yy217;
+		case 's': goto yy218;
 		default: goto yy36;
 	}
 yy144:
 	yych = *++cur;
 	switch (yych) {
-		case 'l': goto yy220;
+		case 't': goto yy219;
 		default: goto yy36;
 	}
 yy145:
 	yych = *++cur;
 	switch (yych) {
-		case 't': goto yy221;
+		case 't': goto yy220;
 		default: goto yy36;
 	}
 yy146:
-	yych = *++cur;
-	switch (yych) {
-		case 't': goto yy222;
-		default: goto yy36;
-	}
-yy147:
 	++cur;
 #line 159 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_MAX); }
-#line 1075 "generated/sa_lexer.c"
-yy148:
+#line 1068 "generated/sa_lexer.c"
+yy147:
 	yych = *++cur;
 	switch (yych) {
-		case 'l': goto yy223;
+		case 'l': goto yy221;
 		default: goto yy36;
 	}
-yy149:
+yy148:
 	++cur;
 #line 160 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_MIN); }
-#line 1086 "generated/sa_lexer.c"
+#line 1079 "generated/sa_lexer.c"
+yy149:
+	yych = *++cur;
+	switch (yych) {
+		case 'u': goto yy222;
+		default: goto yy36;
+	}
 yy150:
 	yych = *++cur;
 	switch (yych) {
-		case 'u': goto yy224;
+		case 'r': goto yy223;
 		default: goto yy36;
 	}
 yy151:
 	yych = *++cur;
 	switch (yych) {
-		case 'r': goto yy225;
+		case 't': goto yy224;
 		default: goto yy36;
 	}
 yy152:
-	yych = *++cur;
-	switch (yych) {
-		case 't': goto yy226;
-		default: goto yy36;
-	}
-yy153:
 	++cur;
 #line 130 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_NOT); }
-#line 1109 "generated/sa_lexer.c"
-yy154:
+#line 1102 "generated/sa_lexer.c"
+yy153:
 	++cur;
 #line 145 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_NOW); }
-#line 1114 "generated/sa_lexer.c"
+#line 1107 "generated/sa_lexer.c"
+yy154:
+	yych = *++cur;
+	switch (yych) {
+		case 's': goto yy225;
+		default: goto yy36;
+	}
 yy155:
 	yych = *++cur;
 	switch (yych) {
-		case 's': goto yy227;
+		case 'e': goto yy226;
 		default: goto yy36;
 	}
 yy156:
 	yych = *++cur;
 	switch (yych) {
-		case 'e': goto yy228;
+		case 'e': goto yy227;
 		default: goto yy36;
 	}
 yy157:
-	yych = *++cur;
-	switch (yych) {
-		case 'e': goto yy229;
-		default: goto yy36;
-	}
-yy158:
 	yyaccept = 7;
 	yych = *(marker = ++cur);
 	switch (yych) {
-		case 'p': goto yy230;
-		default: goto yy159;
+		case 'p': goto yy228;
+		default: goto yy158;
 	}
-yy159:
+yy158:
 #line 121 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_OUT); }
-#line 1143 "generated/sa_lexer.c"
+#line 1136 "generated/sa_lexer.c"
+yy159:
+	yych = *++cur;
+	switch (yych) {
+		case 'a': goto yy229;
+		default: goto yy36;
+	}
 yy160:
 	yych = *++cur;
 	switch (yych) {
-		case 'a': goto yy231;
+		case 'i': goto yy230;
 		default: goto yy36;
 	}
 yy161:
 	yych = *++cur;
 	switch (yych) {
-		case 'i': goto yy232;
+		case 't': goto yy231;
 		default: goto yy36;
 	}
 yy162:
 	yych = *++cur;
 	switch (yych) {
-		case 't': goto yy233;
+		case 'v': goto yy232;
 		default: goto yy36;
 	}
 yy163:
 	yych = *++cur;
 	switch (yych) {
-		case 'v': goto yy234;
+		case 'n': goto yy233;
 		default: goto yy36;
 	}
 yy164:
 	yych = *++cur;
 	switch (yych) {
-		case 'n': goto yy235;
+		case 'e': goto yy234;
 		default: goto yy36;
 	}
 yy165:
 	yych = *++cur;
 	switch (yych) {
-		case 'e': goto yy236;
+		case 'c': goto yy235;
 		default: goto yy36;
 	}
 yy166:
 	yych = *++cur;
 	switch (yych) {
-		case 'c': goto yy237;
+		case 'a': goto yy236;
 		default: goto yy36;
 	}
 yy167:
 	yych = *++cur;
 	switch (yych) {
-		case 'a': goto yy238;
+		case 'u': goto yy237;
 		default: goto yy36;
 	}
 yy168:
 	yych = *++cur;
 	switch (yych) {
-		case 'u': goto yy239;
+		case 'l': goto yy238;
 		default: goto yy36;
 	}
 yy169:
 	yych = *++cur;
 	switch (yych) {
-		case 'l': goto yy240;
+		case 'n': goto yy239;
 		default: goto yy36;
 	}
 yy170:
 	yych = *++cur;
 	switch (yych) {
-		case 'n': goto yy241;
+		case 'e': goto yy240;
 		default: goto yy36;
 	}
 yy171:
 	yych = *++cur;
 	switch (yych) {
-		case 'e': goto yy242;
+		case 'e': goto yy241;
 		default: goto yy36;
 	}
 yy172:
 	yych = *++cur;
 	switch (yych) {
-		case 'e': goto yy243;
+		case 'o': goto yy242;
 		default: goto yy36;
 	}
 yy173:
 	yych = *++cur;
 	switch (yych) {
-		case 'o': goto yy244;
+		case 'a': goto yy243;
 		default: goto yy36;
 	}
 yy174:
 	yych = *++cur;
 	switch (yych) {
-		case 'a': goto yy245;
+		case 'n': goto yy244;
 		default: goto yy36;
 	}
 yy175:
 	yych = *++cur;
 	switch (yych) {
-		case 'n': goto yy246;
+		case 'r': goto yy245;
 		default: goto yy36;
 	}
 yy176:
 	yych = *++cur;
 	switch (yych) {
-		case 'r': goto yy247;
+		case 's': goto yy246;
 		default: goto yy36;
 	}
 yy177:
 	yych = *++cur;
 	switch (yych) {
-		case 's': goto yy248;
+		case 'c': goto yy247;
 		default: goto yy36;
 	}
 yy178:
 	yych = *++cur;
 	switch (yych) {
-		case 'c': goto yy249;
+		case 'r': goto yy248;
 		default: goto yy36;
 	}
 yy179:
 	yych = *++cur;
 	switch (yych) {
-		case 'r': goto yy250;
+		case 'e': goto yy249;
 		default: goto yy36;
 	}
 yy180:
 	yych = *++cur;
 	switch (yych) {
-		case 'e': goto yy251;
+		case 'e': goto yy250;
 		default: goto yy36;
 	}
 yy181:
 	yych = *++cur;
 	switch (yych) {
-		case 'e': goto yy252;
+		case 'g': goto yy251;
 		default: goto yy36;
 	}
 yy182:
 	yych = *++cur;
 	switch (yych) {
-		case 'g': goto yy253;
+		case 'e': goto yy252;
 		default: goto yy36;
 	}
 yy183:
-	yych = *++cur;
-	switch (yych) {
-		case 'e': goto yy254;
-		default: goto yy36;
-	}
-yy184:
 	++cur;
 #line 122 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_VAR); }
-#line 1292 "generated/sa_lexer.c"
+#line 1285 "generated/sa_lexer.c"
+yy184:
+	yych = *++cur;
+	switch (yych) {
+		case 'h': goto yy253;
+		default: goto yy36;
+	}
 yy185:
 	yych = *++cur;
 	switch (yych) {
-		case 'h': goto yy255;
+		case 'o': goto yy255;
 		default: goto yy36;
 	}
 yy186:
-	yych = *++cur;
-	switch (yych) {
-		case 'o': goto yy257;
-		default: goto yy36;
-	}
-yy187:
 	++cur;
 #line 137 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_KW_BOOL); }
-#line 1309 "generated/sa_lexer.c"
-yy188:
+#line 1302 "generated/sa_lexer.c"
+yy187:
 	yych = *++cur;
 	switch (yych) {
-		case 'g': goto yy258;
+		case 'g': goto yy256;
 		default: goto yy36;
 	}
-yy189:
+yy188:
 	++cur;
 #line 134 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_KW_REAL); }
-#line 1320 "generated/sa_lexer.c"
+#line 1313 "generated/sa_lexer.c"
+yy189:
+	yych = *++cur;
+	switch (yych) {
+		case 'n': goto yy257;
+		default: goto yy36;
+	}
 yy190:
 	yych = *++cur;
 	switch (yych) {
-		case 'n': goto yy259;
+		case 'l': goto yy258;
 		default: goto yy36;
 	}
 yy191:
 	yych = *++cur;
 	switch (yych) {
-		case 'l': goto yy260;
+		case 't': goto yy259;
 		default: goto yy36;
 	}
 yy192:
 	yych = *++cur;
 	switch (yych) {
-		case 't': goto yy261;
+		case 'k': goto yy260;
 		default: goto yy36;
 	}
 yy193:
-	yych = *++cur;
-	switch (yych) {
-		case 'k': goto yy262;
-		default: goto yy36;
-	}
-yy194:
 	++cur;
 #line 157 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_CEIL); }
-#line 1349 "generated/sa_lexer.c"
+#line 1342 "generated/sa_lexer.c"
+yy194:
+	yych = *++cur;
+	switch (yych) {
+		case 'o': goto yy261;
+		default: goto yy36;
+	}
 yy195:
 	yych = *++cur;
 	switch (yych) {
-		case 'o': goto yy263;
+		case 'r': goto yy262;
 		default: goto yy36;
 	}
 yy196:
 	yych = *++cur;
 	switch (yych) {
-		case 'r': goto yy264;
+		case 'l': goto yy263;
 		default: goto yy36;
 	}
 yy197:
 	yych = *++cur;
 	switch (yych) {
-		case 'l': goto yy265;
+		case 's': goto yy264;
 		default: goto yy36;
 	}
 yy198:
 	yych = *++cur;
 	switch (yych) {
-		case 's': goto yy266;
+		case 'y': goto yy265;
 		default: goto yy36;
 	}
 yy199:
 	yych = *++cur;
 	switch (yych) {
-		case 'y': goto yy267;
+		case 'c': goto yy267;
 		default: goto yy36;
 	}
 yy200:
 	yych = *++cur;
 	switch (yych) {
-		case 'c': goto yy269;
+		case 'a': goto yy268;
 		default: goto yy36;
 	}
 yy201:
 	yych = *++cur;
 	switch (yych) {
-		case 'a': goto yy270;
+		case 't': goto yy269;
 		default: goto yy36;
 	}
 yy202:
 	yych = *++cur;
 	switch (yych) {
-		case 't': goto yy271;
+		case 's': goto yy270;
 		default: goto yy36;
 	}
 yy203:
-	yych = *++cur;
-	switch (yych) {
-		case 's': goto yy272;
-		default: goto yy36;
-	}
-yy204:
 	++cur;
 #line 126 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_ELSE); }
-#line 1408 "generated/sa_lexer.c"
+#line 1401 "generated/sa_lexer.c"
+yy204:
+	yych = *++cur;
+	switch (yych) {
+		case 'y': goto yy271;
+		default: goto yy36;
+	}
 yy205:
 	yych = *++cur;
 	switch (yych) {
-		case 'y': goto yy273;
+		case 'a': goto yy272;
 		default: goto yy36;
 	}
 yy206:
 	yych = *++cur;
 	switch (yych) {
-		case 'a': goto yy274;
+		case 'e': goto yy273;
 		default: goto yy36;
 	}
 yy207:
 	yych = *++cur;
 	switch (yych) {
-		case 'e': goto yy275;
+		case 't': goto yy274;
 		default: goto yy36;
 	}
 yy208:
 	yych = *++cur;
 	switch (yych) {
-		case 't': goto yy276;
+		case 'r': goto yy275;
 		default: goto yy36;
 	}
 yy209:
 	yych = *++cur;
 	switch (yych) {
-		case 'r': goto yy277;
+		case 't': goto yy276;
 		default: goto yy36;
 	}
 yy210:
 	yych = *++cur;
 	switch (yych) {
-		case 't': goto yy278;
+		case 'n': goto yy277;
 		default: goto yy36;
 	}
 yy211:
-	yych = *++cur;
-	switch (yych) {
-		case 'n': goto yy279;
-		default: goto yy36;
-	}
-yy212:
 	++cur;
 #line 177 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_HOLD); }
-#line 1455 "generated/sa_lexer.c"
+#line 1448 "generated/sa_lexer.c"
+yy212:
+	yych = *++cur;
+	switch (yych) {
+		case 'i': goto yy278;
+		default: goto yy36;
+	}
 yy213:
 	yych = *++cur;
 	switch (yych) {
-		case 'i': goto yy280;
+		case 'r': goto yy279;
 		default: goto yy36;
 	}
 yy214:
 	yych = *++cur;
 	switch (yych) {
-		case 'r': goto yy281;
+		case 'r': goto yy280;
 		default: goto yy36;
 	}
 yy215:
 	yych = *++cur;
 	switch (yych) {
-		case 'r': goto yy282;
+		case 't': goto yy281;
 		default: goto yy36;
 	}
 yy216:
 	yych = *++cur;
 	switch (yych) {
-		case 't': goto yy283;
+		case 'r': goto yy282;
 		default: goto yy36;
 	}
 yy217:
 	yych = *++cur;
 	switch (yych) {
-		case 'r': goto yy284;
+		case 'l': goto yy283;
 		default: goto yy36;
 	}
 yy218:
 	yych = *++cur;
 	switch (yych) {
-		case 'l': goto yy285;
+		case 'e': goto yy284;
 		default: goto yy36;
 	}
 yy219:
 	yych = *++cur;
 	switch (yych) {
-		case 'e': goto yy286;
+		case '_': goto yy285;
 		default: goto yy36;
 	}
 yy220:
 	yych = *++cur;
 	switch (yych) {
-		case 'a': goto yy287;
+		case 'e': goto yy286;
 		default: goto yy36;
 	}
 yy221:
 	yych = *++cur;
 	switch (yych) {
-		case '_': goto yy288;
+		case 'y': goto yy287;
 		default: goto yy36;
 	}
 yy222:
 	yych = *++cur;
 	switch (yych) {
-		case 'e': goto yy289;
+		case 'l': goto yy288;
 		default: goto yy36;
 	}
 yy223:
 	yych = *++cur;
 	switch (yych) {
-		case 'y': goto yy290;
+		case 'e': goto yy289;
 		default: goto yy36;
 	}
 yy224:
 	yych = *++cur;
 	switch (yych) {
-		case 'l': goto yy291;
+		case 'i': goto yy290;
 		default: goto yy36;
 	}
 yy225:
 	yych = *++cur;
 	switch (yych) {
-		case 'e': goto yy292;
+		case 'e': goto yy291;
 		default: goto yy36;
 	}
 yy226:
 	yych = *++cur;
 	switch (yych) {
-		case 'i': goto yy293;
+		case 'r': goto yy292;
 		default: goto yy36;
 	}
 yy227:
 	yych = *++cur;
 	switch (yych) {
-		case 'e': goto yy294;
+		case 'r': goto yy293;
 		default: goto yy36;
 	}
 yy228:
 	yych = *++cur;
 	switch (yych) {
-		case 'r': goto yy295;
+		case 'u': goto yy294;
 		default: goto yy36;
 	}
 yy229:
 	yych = *++cur;
 	switch (yych) {
-		case 'r': goto yy296;
+		case 'm': goto yy295;
 		default: goto yy36;
 	}
 yy230:
 	yych = *++cur;
 	switch (yych) {
-		case 'u': goto yy297;
+		case 'o': goto yy296;
 		default: goto yy36;
 	}
 yy231:
 	yych = *++cur;
 	switch (yych) {
-		case 'm': goto yy298;
+		case 's': goto yy297;
 		default: goto yy36;
 	}
 yy232:
-	yych = *++cur;
-	switch (yych) {
-		case 'o': goto yy299;
-		default: goto yy36;
-	}
+	++cur;
+#line 146 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_PREV); }
+#line 1573 "generated/sa_lexer.c"
 yy233:
 	yych = *++cur;
 	switch (yych) {
-		case 's': goto yy300;
+		case 't': goto yy298;
 		default: goto yy36;
 	}
 yy234:
 	++cur;
-#line 146 "grammar/sa_lexer.re"
-	{ return whole_word(cur, end, TK_PREV); }
-#line 1586 "generated/sa_lexer.c"
+#line 167 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_RATE); }
+#line 1584 "generated/sa_lexer.c"
 yy235:
 	yych = *++cur;
 	switch (yych) {
-		case 't': goto yy301;
+		case 't': goto yy299;
 		default: goto yy36;
 	}
 yy236:
-	++cur;
-#line 167 "grammar/sa_lexer.re"
-	{ return whole_word(cur, end, TK_RATE); }
-#line 1597 "generated/sa_lexer.c"
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy300;
+		default: goto yy36;
+	}
 yy237:
 	yych = *++cur;
 	switch (yych) {
-		case 't': goto yy302;
+		case 'r': goto yy301;
 		default: goto yy36;
 	}
 yy238:
 	yych = *++cur;
 	switch (yych) {
-		case 't': goto yy303;
+		case 'b': goto yy302;
 		default: goto yy36;
 	}
 yy239:
 	yych = *++cur;
 	switch (yych) {
-		case 'r': goto yy304;
+		case 'd': goto yy303;
 		default: goto yy36;
 	}
 yy240:
 	yych = *++cur;
 	switch (yych) {
-		case 'b': goto yy305;
+		case 's': goto yy304;
 		default: goto yy36;
 	}
 yy241:
 	yych = *++cur;
 	switch (yych) {
-		case 'd': goto yy306;
+		case '_': goto yy305;
 		default: goto yy36;
 	}
 yy242:
 	yych = *++cur;
 	switch (yych) {
-		case 's': goto yy307;
+		case 'n': goto yy306;
 		default: goto yy36;
 	}
 yy243:
 	yych = *++cur;
 	switch (yych) {
-		case '_': goto yy308;
+		case 'n': goto yy307;
 		default: goto yy36;
 	}
 yy244:
 	yych = *++cur;
 	switch (yych) {
-		case 'n': goto yy309;
+		case 'a': goto yy308;
 		default: goto yy36;
 	}
 yy245:
 	yych = *++cur;
 	switch (yych) {
-		case 'n': goto yy310;
+		case 't': goto yy309;
 		default: goto yy36;
 	}
 yy246:
 	yych = *++cur;
 	switch (yych) {
-		case 'a': goto yy311;
+		case 't': goto yy310;
 		default: goto yy36;
 	}
 yy247:
 	yych = *++cur;
 	switch (yych) {
-		case 't': goto yy312;
+		case 'e': goto yy311;
 		default: goto yy36;
 	}
 yy248:
 	yych = *++cur;
 	switch (yych) {
-		case 't': goto yy313;
+		case 'd': goto yy312;
 		default: goto yy36;
 	}
 yy249:
 	yych = *++cur;
 	switch (yych) {
-		case 'e': goto yy314;
+		case 'd': goto yy313;
+		case 's': goto yy314;
 		default: goto yy36;
 	}
 yy250:
 	yych = *++cur;
 	switch (yych) {
-		case 'd': goto yy315;
+		case 'r': goto yy315;
 		default: goto yy36;
 	}
 yy251:
 	yych = *++cur;
 	switch (yych) {
-		case 'd': goto yy316;
-		case 's': goto yy317;
+		case 'g': goto yy316;
 		default: goto yy36;
 	}
 yy252:
+	++cur;
+#line 128 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_TRUE); }
+#line 1692 "generated/sa_lexer.c"
+yy253:
+	yyaccept = 8;
+	yych = *(marker = ++cur);
+	switch (yych) {
+		case 'o': goto yy317;
+		default: goto yy254;
+	}
+yy254:
+#line 117 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_WITH); }
+#line 1703 "generated/sa_lexer.c"
+yy255:
+	++cur;
+#line 176 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_ZERO); }
+#line 1708 "generated/sa_lexer.c"
+yy256:
 	yych = *++cur;
 	switch (yych) {
-		case 'r': goto yy318;
+		case 'e': goto yy318;
 		default: goto yy36;
 	}
-yy253:
+yy257:
 	yych = *++cur;
 	switch (yych) {
 		case 'g': goto yy319;
 		default: goto yy36;
 	}
-yy254:
-	++cur;
-#line 128 "grammar/sa_lexer.re"
-	{ return whole_word(cur, end, TK_TRUE); }
-#line 1705 "generated/sa_lexer.c"
-yy255:
-	yyaccept = 8;
-	yych = *(marker = ++cur);
-	switch (yych) {
-		case 'o': goto yy320;
-		default: goto yy256;
-	}
-yy256:
-#line 117 "grammar/sa_lexer.re"
-	{ return whole_word(cur, end, TK_WITH); }
-#line 1716 "generated/sa_lexer.c"
-yy257:
-	++cur;
-#line 176 "grammar/sa_lexer.re"
-	{ return whole_word(cur, end, TK_ZERO); }
-#line 1721 "generated/sa_lexer.c"
 yy258:
 	yych = *++cur;
 	switch (yych) {
-		case 'e': goto yy321;
+		case 'u': goto yy320;
 		default: goto yy36;
 	}
 yy259:
 	yych = *++cur;
 	switch (yych) {
-		case 'g': goto yy322;
+		case 'a': goto yy321;
 		default: goto yy36;
 	}
 yy260:
-	yych = *++cur;
-	switch (yych) {
-		case 'u': goto yy323;
-		default: goto yy36;
-	}
-yy261:
-	yych = *++cur;
-	switch (yych) {
-		case 'a': goto yy324;
-		default: goto yy36;
-	}
-yy262:
 	++cur;
 #line 127 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_BREAK); }
-#line 1750 "generated/sa_lexer.c"
+#line 1737 "generated/sa_lexer.c"
+yy261:
+	yych = *++cur;
+	switch (yych) {
+		case 's': goto yy322;
+		default: goto yy36;
+	}
+yy262:
+	yych = *++cur;
+	switch (yych) {
+		case 'o': goto yy323;
+		default: goto yy36;
+	}
 yy263:
 	yych = *++cur;
 	switch (yych) {
-		case 's': goto yy325;
+		case 'e': goto yy324;
 		default: goto yy36;
 	}
 yy264:
 	yych = *++cur;
 	switch (yych) {
-		case 'o': goto yy326;
+		case 'i': goto yy325;
 		default: goto yy36;
 	}
 yy265:
-	yych = *++cur;
-	switch (yych) {
-		case 'e': goto yy327;
-		default: goto yy36;
-	}
-yy266:
-	yych = *++cur;
-	switch (yych) {
-		case 'i': goto yy328;
-		default: goto yy36;
-	}
-yy267:
 	yyaccept = 9;
 	yych = *(marker = ++cur);
 	switch (yych) {
-		case 'e': goto yy329;
-		default: goto yy268;
+		case 'e': goto yy326;
+		default: goto yy266;
 	}
-yy268:
+yy266:
 #line 165 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_DELAY); }
-#line 1785 "generated/sa_lexer.c"
+#line 1772 "generated/sa_lexer.c"
+yy267:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy327;
+		default: goto yy36;
+	}
+yy268:
+	yych = *++cur;
+	switch (yych) {
+		case 'r': goto yy328;
+		default: goto yy36;
+	}
 yy269:
 	yych = *++cur;
 	switch (yych) {
-		case 't': goto yy330;
+		case 'e': goto yy329;
 		default: goto yy36;
 	}
 yy270:
 	yych = *++cur;
 	switch (yych) {
-		case 'r': goto yy331;
+		case 'e': goto yy330;
 		default: goto yy36;
 	}
 yy271:
+	++cur;
+#line 185 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_EVERY); }
+#line 1801 "generated/sa_lexer.c"
+yy272:
 	yych = *++cur;
 	switch (yych) {
-		case 'e': goto yy332;
+		case 'c': goto yy331;
 		default: goto yy36;
 	}
-yy272:
+yy273:
+	++cur;
+#line 129 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_FALSE); }
+#line 1812 "generated/sa_lexer.c"
+yy274:
+	++cur;
+#line 172 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_FIRST); }
+#line 1817 "generated/sa_lexer.c"
+yy275:
+	++cur;
+#line 156 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_FLOOR); }
+#line 1822 "generated/sa_lexer.c"
+yy276:
+	yych = *++cur;
+	switch (yych) {
+		case 'h': goto yy332;
+		default: goto yy36;
+	}
+yy277:
 	yych = *++cur;
 	switch (yych) {
 		case 'e': goto yy333;
 		default: goto yy36;
 	}
-yy273:
-	++cur;
-#line 185 "grammar/sa_lexer.re"
-	{ return whole_word(cur, end, TK_EVERY); }
-#line 1814 "generated/sa_lexer.c"
-yy274:
-	yych = *++cur;
-	switch (yych) {
-		case 'c': goto yy334;
-		default: goto yy36;
-	}
-yy275:
-	++cur;
-#line 129 "grammar/sa_lexer.re"
-	{ return whole_word(cur, end, TK_FALSE); }
-#line 1825 "generated/sa_lexer.c"
-yy276:
-	++cur;
-#line 172 "grammar/sa_lexer.re"
-	{ return whole_word(cur, end, TK_FIRST); }
-#line 1830 "generated/sa_lexer.c"
-yy277:
-	++cur;
-#line 156 "grammar/sa_lexer.re"
-	{ return whole_word(cur, end, TK_FLOOR); }
-#line 1835 "generated/sa_lexer.c"
 yy278:
 	yych = *++cur;
 	switch (yych) {
-		case 'h': goto yy335;
+		case 'e': goto yy334;
 		default: goto yy36;
 	}
 yy279:
 	yych = *++cur;
 	switch (yych) {
-		case 'e': goto yy336;
+		case 't': goto yy335;
 		default: goto yy36;
 	}
 yy280:
+	++cur;
+#line 100 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_INNER); }
+#line 1851 "generated/sa_lexer.c"
+yy281:
+	++cur;
+#line 114 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_INPUT); }
+#line 1856 "generated/sa_lexer.c"
+yy282:
 	yych = *++cur;
 	switch (yych) {
-		case 'e': goto yy337;
+		case 'p': goto yy336;
 		default: goto yy36;
 	}
-yy281:
+yy283:
+	yych = *++cur;
+	switch (yych) {
+		case 'o': goto yy337;
+		default: goto yy36;
+	}
+yy284:
 	yych = *++cur;
 	switch (yych) {
 		case 't': goto yy338;
 		default: goto yy36;
 	}
-yy282:
-	++cur;
-#line 100 "grammar/sa_lexer.re"
-	{ return whole_word(cur, end, TK_INNER); }
-#line 1864 "generated/sa_lexer.c"
-yy283:
-	++cur;
-#line 114 "grammar/sa_lexer.re"
-	{ return whole_word(cur, end, TK_INPUT); }
-#line 1869 "generated/sa_lexer.c"
-yy284:
-	yych = *++cur;
-	switch (yych) {
-		case 'p': goto yy339;
-		default: goto yy36;
-	}
 yy285:
 	yych = *++cur;
 	switch (yych) {
-		case 'o': goto yy340;
+		case 'e': goto yy339;
 		default: goto yy36;
 	}
 yy286:
 	yych = *++cur;
 	switch (yych) {
-		case 't': goto yy341;
+		case 'r': goto yy340;
 		default: goto yy36;
 	}
 yy287:
-	yych = *++cur;
-	switch (yych) {
-		case 't': goto yy342;
-		default: goto yy36;
-	}
-yy288:
-	yych = *++cur;
-	switch (yych) {
-		case 'e': goto yy343;
-		default: goto yy36;
-	}
-yy289:
-	yych = *++cur;
-	switch (yych) {
-		case 'r': goto yy344;
-		default: goto yy36;
-	}
-yy290:
 	++cur;
 #line 113 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_MEALY); }
-#line 1910 "generated/sa_lexer.c"
+#line 1891 "generated/sa_lexer.c"
+yy288:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy341;
+		default: goto yy36;
+	}
+yy289:
+	++cur;
+#line 112 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_MOORE); }
+#line 1902 "generated/sa_lexer.c"
+yy290:
+	yych = *++cur;
+	switch (yych) {
+		case 'p': goto yy342;
+		default: goto yy36;
+	}
 yy291:
 	yych = *++cur;
 	switch (yych) {
-		case 'e': goto yy345;
+		case 't': goto yy343;
 		default: goto yy36;
 	}
 yy292:
 	++cur;
-#line 112 "grammar/sa_lexer.re"
-	{ return whole_word(cur, end, TK_MOORE); }
-#line 1921 "generated/sa_lexer.c"
+#line 170 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_ORDER); }
+#line 1919 "generated/sa_lexer.c"
 yy293:
 	yych = *++cur;
 	switch (yych) {
-		case 'p': goto yy346;
+		case 'w': goto yy344;
 		default: goto yy36;
 	}
 yy294:
 	yych = *++cur;
 	switch (yych) {
-		case 't': goto yy347;
+		case 't': goto yy345;
 		default: goto yy36;
 	}
 yy295:
 	++cur;
-#line 170 "grammar/sa_lexer.re"
-	{ return whole_word(cur, end, TK_ORDER); }
-#line 1938 "generated/sa_lexer.c"
+#line 118 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_PARAM); }
+#line 1936 "generated/sa_lexer.c"
 yy296:
 	yych = *++cur;
 	switch (yych) {
-		case 'w': goto yy348;
+		case 'd': goto yy346;
 		default: goto yy36;
 	}
 yy297:
-	yych = *++cur;
-	switch (yych) {
-		case 't': goto yy349;
-		default: goto yy36;
-	}
-yy298:
-	++cur;
-#line 118 "grammar/sa_lexer.re"
-	{ return whole_word(cur, end, TK_PARAM); }
-#line 1955 "generated/sa_lexer.c"
-yy299:
-	yych = *++cur;
-	switch (yych) {
-		case 'd': goto yy350;
-		default: goto yy36;
-	}
-yy300:
 	++cur;
 #line 116 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_PORTS); }
-#line 1966 "generated/sa_lexer.c"
+#line 1947 "generated/sa_lexer.c"
+yy298:
+	yych = *++cur;
+	switch (yych) {
+		case 'i': goto yy347;
+		default: goto yy36;
+	}
+yy299:
+	yych = *++cur;
+	switch (yych) {
+		case 'i': goto yy348;
+		default: goto yy36;
+	}
+yy300:
+	yych = *++cur;
+	switch (yych) {
+		case 'i': goto yy349;
+		default: goto yy36;
+	}
 yy301:
 	yych = *++cur;
 	switch (yych) {
-		case 'i': goto yy351;
+		case 'n': goto yy350;
 		default: goto yy36;
 	}
 yy302:
 	yych = *++cur;
 	switch (yych) {
-		case 'i': goto yy352;
+		case 'a': goto yy351;
 		default: goto yy36;
 	}
 yy303:
-	yych = *++cur;
-	switch (yych) {
-		case 'i': goto yy353;
-		default: goto yy36;
-	}
-yy304:
-	yych = *++cur;
-	switch (yych) {
-		case 'n': goto yy354;
-		default: goto yy36;
-	}
-yy305:
-	yych = *++cur;
-	switch (yych) {
-		case 'a': goto yy355;
-		default: goto yy36;
-	}
-yy306:
 	++cur;
 #line 158 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_ROUND); }
-#line 2001 "generated/sa_lexer.c"
-yy307:
+#line 1982 "generated/sa_lexer.c"
+yy304:
 	++cur;
 #line 123 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_RULES); }
-#line 2006 "generated/sa_lexer.c"
+#line 1987 "generated/sa_lexer.c"
+yy305:
+	yych = *++cur;
+	switch (yych) {
+		case 's': goto yy352;
+		default: goto yy36;
+	}
+yy306:
+	yych = *++cur;
+	switch (yych) {
+		case 'd': goto yy353;
+		default: goto yy36;
+	}
+yy307:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy354;
+		default: goto yy36;
+	}
 yy308:
 	yych = *++cur;
 	switch (yych) {
-		case 's': goto yy356;
+		case 'l': goto yy355;
 		default: goto yy36;
 	}
 yy309:
 	yych = *++cur;
 	switch (yych) {
-		case 'd': goto yy357;
+		case 's': goto yy356;
 		default: goto yy36;
 	}
 yy310:
 	yych = *++cur;
 	switch (yych) {
-		case 't': goto yy358;
+		case 'i': goto yy357;
 		default: goto yy36;
 	}
 yy311:
 	yych = *++cur;
 	switch (yych) {
-		case 'l': goto yy359;
+		case 's': goto yy358;
 		default: goto yy36;
 	}
 yy312:
-	yych = *++cur;
-	switch (yych) {
-		case 's': goto yy360;
-		default: goto yy36;
-	}
-yy313:
-	yych = *++cur;
-	switch (yych) {
-		case 'i': goto yy361;
-		default: goto yy36;
-	}
-yy314:
-	yych = *++cur;
-	switch (yych) {
-		case 's': goto yy362;
-		default: goto yy36;
-	}
-yy315:
 	++cur;
 #line 174 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_THIRD); }
-#line 2053 "generated/sa_lexer.c"
-yy316:
+#line 2034 "generated/sa_lexer.c"
+yy313:
 	yych = *++cur;
 	switch (yych) {
-		case 'e': goto yy363;
+		case 'e': goto yy359;
 		default: goto yy36;
 	}
-yy317:
+yy314:
 	++cur;
 #line 168 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_TIMES); }
-#line 2064 "generated/sa_lexer.c"
+#line 2045 "generated/sa_lexer.c"
+yy315:
+	yych = *++cur;
+	switch (yych) {
+		case 'a': goto yy360;
+		default: goto yy36;
+	}
+yy316:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy361;
+		default: goto yy36;
+	}
+yy317:
+	yych = *++cur;
+	switch (yych) {
+		case 'u': goto yy362;
+		default: goto yy36;
+	}
 yy318:
 	yych = *++cur;
 	switch (yych) {
-		case 'a': goto yy364;
+		case 'r': goto yy363;
 		default: goto yy36;
 	}
 yy319:
-	yych = *++cur;
-	switch (yych) {
-		case 'e': goto yy365;
-		default: goto yy36;
-	}
+	++cur;
+#line 136 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_KW_STRING); }
+#line 2074 "generated/sa_lexer.c"
 yy320:
 	yych = *++cur;
 	switch (yych) {
-		case 'u': goto yy366;
+		case 't': goto yy364;
 		default: goto yy36;
 	}
 yy321:
 	yych = *++cur;
 	switch (yych) {
-		case 'r': goto yy367;
+		case 't': goto yy365;
 		default: goto yy36;
 	}
 yy322:
-	++cur;
-#line 136 "grammar/sa_lexer.re"
-	{ return whole_word(cur, end, TK_KW_STRING); }
-#line 2093 "generated/sa_lexer.c"
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy366;
+		default: goto yy36;
+	}
 yy323:
 	yych = *++cur;
 	switch (yych) {
-		case 't': goto yy368;
+		case 'l': goto yy367;
 		default: goto yy36;
 	}
 yy324:
 	yych = *++cur;
 	switch (yych) {
-		case 't': goto yy369;
+		case 'd': goto yy368;
 		default: goto yy36;
 	}
 yy325:
 	yych = *++cur;
 	switch (yych) {
-		case 'e': goto yy370;
+		case 'n': goto yy369;
 		default: goto yy36;
 	}
 yy326:
 	yych = *++cur;
 	switch (yych) {
-		case 'l': goto yy371;
+		case 'd': goto yy370;
 		default: goto yy36;
 	}
 yy327:
 	yych = *++cur;
 	switch (yych) {
-		case 'd': goto yy372;
+		case 'i': goto yy371;
 		default: goto yy36;
 	}
 yy328:
 	yych = *++cur;
 	switch (yych) {
-		case 'n': goto yy373;
+		case 'd': goto yy372;
 		default: goto yy36;
 	}
 yy329:
 	yych = *++cur;
 	switch (yych) {
-		case 'd': goto yy374;
+		case 'p': goto yy373;
 		default: goto yy36;
 	}
 yy330:
 	yych = *++cur;
 	switch (yych) {
-		case 'i': goto yy375;
+		case 'd': goto yy374;
 		default: goto yy36;
 	}
 yy331:
 	yych = *++cur;
 	switch (yych) {
-		case 'd': goto yy376;
+		case 't': goto yy375;
 		default: goto yy36;
 	}
 yy332:
-	yych = *++cur;
-	switch (yych) {
-		case 'p': goto yy377;
-		default: goto yy36;
-	}
+	++cur;
+#line 175 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_FOURTH); }
+#line 2151 "generated/sa_lexer.c"
 yy333:
 	yych = *++cur;
 	switch (yych) {
-		case 'd': goto yy378;
+		case 'x': goto yy376;
 		default: goto yy36;
 	}
 yy334:
 	yych = *++cur;
 	switch (yych) {
-		case 't': goto yy379;
+		case 'd': goto yy377;
 		default: goto yy36;
 	}
 yy335:
 	++cur;
-#line 175 "grammar/sa_lexer.re"
-	{ return whole_word(cur, end, TK_FOURTH); }
-#line 2170 "generated/sa_lexer.c"
+#line 98 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_IMPORT); }
+#line 2168 "generated/sa_lexer.c"
 yy336:
 	yych = *++cur;
 	switch (yych) {
-		case 'x': goto yy380;
+		case 'o': goto yy378;
 		default: goto yy36;
 	}
 yy337:
 	yych = *++cur;
 	switch (yych) {
-		case 'd': goto yy381;
+		case 's': goto yy379;
 		default: goto yy36;
 	}
 yy338:
 	++cur;
-#line 98 "grammar/sa_lexer.re"
-	{ return whole_word(cur, end, TK_IMPORT); }
-#line 2187 "generated/sa_lexer.c"
+#line 152 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_IS_SET); }
+#line 2185 "generated/sa_lexer.c"
 yy339:
 	yych = *++cur;
 	switch (yych) {
-		case 'o': goto yy382;
+		case 'x': goto yy380;
 		default: goto yy36;
 	}
 yy340:
-	yych = *++cur;
-	switch (yych) {
-		case 's': goto yy383;
-		default: goto yy36;
-	}
-yy341:
-	++cur;
-#line 152 "grammar/sa_lexer.re"
-	{ return whole_word(cur, end, TK_IS_SET); }
-#line 2204 "generated/sa_lexer.c"
-yy342:
-	yych = *++cur;
-	switch (yych) {
-		case 'e': goto yy384;
-		default: goto yy36;
-	}
-yy343:
-	yych = *++cur;
-	switch (yych) {
-		case 'x': goto yy385;
-		default: goto yy36;
-	}
-yy344:
 	++cur;
 #line 109 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_MASTER); }
-#line 2221 "generated/sa_lexer.c"
-yy345:
+#line 2196 "generated/sa_lexer.c"
+yy341:
 	++cur;
 #line 97 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_MODULE); }
-#line 2226 "generated/sa_lexer.c"
-yy346:
+#line 2201 "generated/sa_lexer.c"
+yy342:
 	yych = *++cur;
 	switch (yych) {
-		case 'l': goto yy386;
+		case 'l': goto yy381;
 		default: goto yy36;
 	}
-yy347:
+yy343:
 	++cur;
 #line 186 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_OFFSET); }
-#line 2237 "generated/sa_lexer.c"
-yy348:
+#line 2212 "generated/sa_lexer.c"
+yy344:
 	yych = *++cur;
 	switch (yych) {
-		case 'i': goto yy387;
+		case 'i': goto yy382;
 		default: goto yy36;
 	}
-yy349:
+yy345:
 	++cur;
 #line 115 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_OUTPUT); }
-#line 2248 "generated/sa_lexer.c"
-yy350:
+#line 2223 "generated/sa_lexer.c"
+yy346:
 	yych = *++cur;
 	switch (yych) {
-		case 'i': goto yy388;
+		case 'i': goto yy383;
 		default: goto yy36;
 	}
+yy347:
+	yych = *++cur;
+	switch (yych) {
+		case 'z': goto yy384;
+		default: goto yy36;
+	}
+yy348:
+	yych = *++cur;
+	switch (yych) {
+		case 'v': goto yy385;
+		default: goto yy36;
+	}
+yy349:
+	yych = *++cur;
+	switch (yych) {
+		case 'v': goto yy386;
+		default: goto yy36;
+	}
+yy350:
+	++cur;
+#line 124 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_RETURN); }
+#line 2252 "generated/sa_lexer.c"
 yy351:
 	yych = *++cur;
 	switch (yych) {
-		case 'z': goto yy389;
+		case 'c': goto yy387;
 		default: goto yy36;
 	}
 yy352:
 	yych = *++cur;
 	switch (yych) {
-		case 'v': goto yy390;
+		case 't': goto yy388;
 		default: goto yy36;
 	}
 yy353:
-	yych = *++cur;
-	switch (yych) {
-		case 'v': goto yy391;
-		default: goto yy36;
-	}
-yy354:
-	++cur;
-#line 124 "grammar/sa_lexer.re"
-	{ return whole_word(cur, end, TK_RETURN); }
-#line 2277 "generated/sa_lexer.c"
-yy355:
-	yych = *++cur;
-	switch (yych) {
-		case 'c': goto yy392;
-		default: goto yy36;
-	}
-yy356:
-	yych = *++cur;
-	switch (yych) {
-		case 't': goto yy393;
-		default: goto yy36;
-	}
-yy357:
 	++cur;
 #line 173 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_SECOND); }
-#line 2294 "generated/sa_lexer.c"
-yy358:
+#line 2269 "generated/sa_lexer.c"
+yy354:
 	yych = *++cur;
 	switch (yych) {
-		case 'i': goto yy394;
+		case 'i': goto yy389;
 		default: goto yy36;
 	}
-yy359:
+yy355:
 	++cur;
 #line 144 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_SIGNAL); }
-#line 2305 "generated/sa_lexer.c"
-yy360:
+#line 2280 "generated/sa_lexer.c"
+yy356:
 	++cur;
 #line 164 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_STARTS); }
-#line 2310 "generated/sa_lexer.c"
+#line 2285 "generated/sa_lexer.c"
+yy357:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy390;
+		default: goto yy36;
+	}
+yy358:
+	yych = *++cur;
+	switch (yych) {
+		case 's': goto yy391;
+		default: goto yy36;
+	}
+yy359:
+	yych = *++cur;
+	switch (yych) {
+		case 'r': goto yy392;
+		default: goto yy36;
+	}
+yy360:
+	yych = *++cur;
+	switch (yych) {
+		case 'n': goto yy393;
+		default: goto yy36;
+	}
 yy361:
 	yych = *++cur;
 	switch (yych) {
-		case 't': goto yy395;
+		case 'r': goto yy394;
 		default: goto yy36;
 	}
 yy362:
 	yych = *++cur;
 	switch (yych) {
-		case 's': goto yy396;
+		case 't': goto yy395;
 		default: goto yy36;
 	}
 yy363:
-	yych = *++cur;
-	switch (yych) {
-		case 'r': goto yy397;
-		default: goto yy36;
-	}
+	++cur;
+#line 135 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_KW_INTEGER); }
+#line 2326 "generated/sa_lexer.c"
 yy364:
 	yych = *++cur;
 	switch (yych) {
-		case 'n': goto yy398;
+		case 'e': goto yy396;
 		default: goto yy36;
 	}
 yy365:
 	yych = *++cur;
 	switch (yych) {
-		case 'r': goto yy399;
+		case 'i': goto yy397;
 		default: goto yy36;
 	}
 yy366:
 	yych = *++cur;
 	switch (yych) {
-		case 't': goto yy400;
+		case 'd': goto yy398;
 		default: goto yy36;
 	}
 yy367:
 	++cur;
-#line 135 "grammar/sa_lexer.re"
-	{ return whole_word(cur, end, TK_KW_INTEGER); }
-#line 2351 "generated/sa_lexer.c"
-yy368:
-	yych = *++cur;
-	switch (yych) {
-		case 'e': goto yy401;
-		default: goto yy36;
-	}
-yy369:
-	yych = *++cur;
-	switch (yych) {
-		case 'i': goto yy402;
-		default: goto yy36;
-	}
-yy370:
-	yych = *++cur;
-	switch (yych) {
-		case 'd': goto yy403;
-		default: goto yy36;
-	}
-yy371:
-	++cur;
 #line 119 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_CONTROL); }
-#line 2374 "generated/sa_lexer.c"
-yy372:
+#line 2349 "generated/sa_lexer.c"
+yy368:
 	++cur;
 #line 105 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_COUPLED); }
-#line 2379 "generated/sa_lexer.c"
-yy373:
+#line 2354 "generated/sa_lexer.c"
+yy369:
 	yych = *++cur;
 	switch (yych) {
-		case 'g': goto yy404;
+		case 'g': goto yy399;
 		default: goto yy36;
 	}
-yy374:
+yy370:
 	++cur;
 #line 111 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_DELAYED); }
-#line 2390 "generated/sa_lexer.c"
-yy375:
+#line 2365 "generated/sa_lexer.c"
+yy371:
 	yych = *++cur;
 	switch (yych) {
-		case 'o': goto yy405;
+		case 'o': goto yy400;
 		default: goto yy36;
 	}
-yy376:
+yy372:
 	++cur;
 #line 150 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_DISCARD); }
-#line 2401 "generated/sa_lexer.c"
-yy377:
+#line 2376 "generated/sa_lexer.c"
+yy373:
 	++cur;
 #line 147 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_DO_STEP); }
-#line 2406 "generated/sa_lexer.c"
-yy378:
+#line 2381 "generated/sa_lexer.c"
+yy374:
 	++cur;
 #line 154 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_ELAPSED); }
-#line 2411 "generated/sa_lexer.c"
-yy379:
+#line 2386 "generated/sa_lexer.c"
+yy375:
 	++cur;
 #line 192 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_EXTRACT); }
-#line 2416 "generated/sa_lexer.c"
-yy380:
+#line 2391 "generated/sa_lexer.c"
+yy376:
 	yych = *++cur;
 	switch (yych) {
-		case 't': goto yy406;
+		case 't': goto yy401;
 		default: goto yy36;
 	}
-yy381:
+yy377:
 	++cur;
 #line 191 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_IMPLIED); }
-#line 2427 "generated/sa_lexer.c"
+#line 2402 "generated/sa_lexer.c"
+yy378:
+	yych = *++cur;
+	switch (yych) {
+		case 'l': goto yy402;
+		default: goto yy36;
+	}
+yy379:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy403;
+		default: goto yy36;
+	}
+yy380:
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy404;
+		default: goto yy36;
+	}
+yy381:
+	yych = *++cur;
+	switch (yych) {
+		case 'i': goto yy405;
+		case 'y': goto yy406;
+		default: goto yy36;
+	}
 yy382:
 	yych = *++cur;
 	switch (yych) {
-		case 'l': goto yy407;
+		case 's': goto yy407;
 		default: goto yy36;
 	}
 yy383:
 	yych = *++cur;
 	switch (yych) {
-		case 'e': goto yy408;
+		case 'c': goto yy408;
 		default: goto yy36;
 	}
 yy384:
 	yych = *++cur;
 	switch (yych) {
-		case 'd': goto yy409;
+		case 'e': goto yy409;
 		default: goto yy36;
 	}
 yy385:
@@ -2451,223 +2451,223 @@ yy385:
 yy386:
 	yych = *++cur;
 	switch (yych) {
-		case 'i': goto yy411;
-		case 'y': goto yy412;
+		case 'e': goto yy411;
 		default: goto yy36;
 	}
 yy387:
 	yych = *++cur;
 	switch (yych) {
-		case 's': goto yy413;
+		case 'k': goto yy412;
 		default: goto yy36;
 	}
 yy388:
 	yych = *++cur;
 	switch (yych) {
-		case 'c': goto yy414;
+		case 'a': goto yy413;
 		default: goto yy36;
 	}
 yy389:
 	yych = *++cur;
 	switch (yych) {
-		case 'e': goto yy415;
+		case 'c': goto yy414;
 		default: goto yy36;
 	}
 yy390:
 	yych = *++cur;
 	switch (yych) {
-		case 'e': goto yy416;
+		case 'u': goto yy415;
 		default: goto yy36;
 	}
 yy391:
 	yych = *++cur;
 	switch (yych) {
-		case 'e': goto yy417;
+		case 'i': goto yy416;
 		default: goto yy36;
 	}
 yy392:
 	yych = *++cur;
 	switch (yych) {
-		case 'k': goto yy418;
+		case 'i': goto yy417;
 		default: goto yy36;
 	}
 yy393:
 	yych = *++cur;
 	switch (yych) {
-		case 'a': goto yy419;
+		case 'c': goto yy418;
 		default: goto yy36;
 	}
 yy394:
 	yych = *++cur;
 	switch (yych) {
-		case 'c': goto yy420;
+		case 'e': goto yy419;
 		default: goto yy36;
 	}
 yy395:
-	yych = *++cur;
-	switch (yych) {
-		case 'u': goto yy421;
-		default: goto yy36;
-	}
+	++cur;
+#line 108 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_WITHOUT); }
+#line 2510 "generated/sa_lexer.c"
 yy396:
-	yych = *++cur;
-	switch (yych) {
-		case 'i': goto yy422;
-		default: goto yy36;
-	}
+	++cur;
+#line 181 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_ABSOLUTE); }
+#line 2515 "generated/sa_lexer.c"
 yy397:
 	yych = *++cur;
 	switch (yych) {
-		case 'i': goto yy423;
+		case 'o': goto yy420;
 		default: goto yy36;
 	}
 yy398:
+	++cur;
+#line 107 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_COMPOSED); }
+#line 2526 "generated/sa_lexer.c"
+yy399:
+	++cur;
+#line 180 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_CROSSING); }
+#line 2531 "generated/sa_lexer.c"
+yy400:
+	yych = *++cur;
+	switch (yych) {
+		case 'n': goto yy421;
+		default: goto yy36;
+	}
+yy401:
+	yych = *++cur;
+	switch (yych) {
+		case '_': goto yy422;
+		default: goto yy36;
+	}
+yy402:
+	yych = *++cur;
+	switch (yych) {
+		case 'a': goto yy423;
+		default: goto yy36;
+	}
+yy403:
+	++cur;
+#line 151 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_IS_CLOSE); }
+#line 2554 "generated/sa_lexer.c"
+yy404:
 	yych = *++cur;
 	switch (yych) {
 		case 'c': goto yy424;
 		default: goto yy36;
 	}
-yy399:
+yy405:
 	yych = *++cur;
 	switch (yych) {
 		case 'e': goto yy425;
 		default: goto yy36;
 	}
-yy400:
-	++cur;
-#line 108 "grammar/sa_lexer.re"
-	{ return whole_word(cur, end, TK_WITHOUT); }
-#line 2541 "generated/sa_lexer.c"
-yy401:
-	++cur;
-#line 181 "grammar/sa_lexer.re"
-	{ return whole_word(cur, end, TK_ABSOLUTE); }
-#line 2546 "generated/sa_lexer.c"
-yy402:
-	yych = *++cur;
-	switch (yych) {
-		case 'o': goto yy426;
-		default: goto yy36;
-	}
-yy403:
-	++cur;
-#line 107 "grammar/sa_lexer.re"
-	{ return whole_word(cur, end, TK_COMPOSED); }
-#line 2557 "generated/sa_lexer.c"
-yy404:
-	++cur;
-#line 180 "grammar/sa_lexer.re"
-	{ return whole_word(cur, end, TK_CROSSING); }
-#line 2562 "generated/sa_lexer.c"
-yy405:
-	yych = *++cur;
-	switch (yych) {
-		case 'n': goto yy427;
-		default: goto yy36;
-	}
 yy406:
-	yych = *++cur;
-	switch (yych) {
-		case '_': goto yy428;
-		default: goto yy36;
-	}
+	++cur;
+#line 166 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_MULTIPLY); }
+#line 2571 "generated/sa_lexer.c"
 yy407:
 	yych = *++cur;
 	switch (yych) {
-		case 'a': goto yy429;
+		case 'e': goto yy426;
 		default: goto yy36;
 	}
 yy408:
 	++cur;
-#line 151 "grammar/sa_lexer.re"
-	{ return whole_word(cur, end, TK_IS_CLOSE); }
-#line 2585 "generated/sa_lexer.c"
+#line 189 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_PERIODIC); }
+#line 2582 "generated/sa_lexer.c"
 yy409:
 	++cur;
-#line 193 "grammar/sa_lexer.re"
-	{ return whole_word(cur, end, TK_ISOLATED); }
-#line 2590 "generated/sa_lexer.c"
+#line 184 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_QUANTIZE); }
+#line 2587 "generated/sa_lexer.c"
 yy410:
+	++cur;
+#line 110 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_REACTIVE); }
+#line 2592 "generated/sa_lexer.c"
+yy411:
+	++cur;
+#line 182 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_RELATIVE); }
+#line 2597 "generated/sa_lexer.c"
+yy412:
+	++cur;
+#line 149 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_ROLLBACK); }
+#line 2602 "generated/sa_lexer.c"
+yy413:
 	yych = *++cur;
 	switch (yych) {
-		case 'c': goto yy430;
+		case 't': goto yy427;
 		default: goto yy36;
 	}
-yy411:
+yy414:
+	++cur;
+#line 101 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_SEMANTIC); }
+#line 2613 "generated/sa_lexer.c"
+yy415:
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy428;
+		default: goto yy36;
+	}
+yy416:
+	yych = *++cur;
+	switch (yych) {
+		case 'v': goto yy429;
+		default: goto yy36;
+	}
+yy417:
+	yych = *++cur;
+	switch (yych) {
+		case 'v': goto yy430;
+		default: goto yy36;
+	}
+yy418:
 	yych = *++cur;
 	switch (yych) {
 		case 'e': goto yy431;
 		default: goto yy36;
 	}
-yy412:
-	++cur;
-#line 166 "grammar/sa_lexer.re"
-	{ return whole_word(cur, end, TK_MULTIPLY); }
-#line 2607 "generated/sa_lexer.c"
-yy413:
-	yych = *++cur;
-	switch (yych) {
-		case 'e': goto yy432;
-		default: goto yy36;
-	}
-yy414:
-	++cur;
-#line 189 "grammar/sa_lexer.re"
-	{ return whole_word(cur, end, TK_PERIODIC); }
-#line 2618 "generated/sa_lexer.c"
-yy415:
-	++cur;
-#line 184 "grammar/sa_lexer.re"
-	{ return whole_word(cur, end, TK_QUANTIZE); }
-#line 2623 "generated/sa_lexer.c"
-yy416:
-	++cur;
-#line 110 "grammar/sa_lexer.re"
-	{ return whole_word(cur, end, TK_REACTIVE); }
-#line 2628 "generated/sa_lexer.c"
-yy417:
-	++cur;
-#line 182 "grammar/sa_lexer.re"
-	{ return whole_word(cur, end, TK_RELATIVE); }
-#line 2633 "generated/sa_lexer.c"
-yy418:
-	++cur;
-#line 149 "grammar/sa_lexer.re"
-	{ return whole_word(cur, end, TK_ROLLBACK); }
-#line 2638 "generated/sa_lexer.c"
 yy419:
 	yych = *++cur;
 	switch (yych) {
-		case 't': goto yy433;
+		case 'd': goto yy432;
 		default: goto yy36;
 	}
 yy420:
-	++cur;
-#line 101 "grammar/sa_lexer.re"
-	{ return whole_word(cur, end, TK_SEMANTIC); }
-#line 2649 "generated/sa_lexer.c"
+	yych = *++cur;
+	switch (yych) {
+		case 'n': goto yy433;
+		default: goto yy36;
+	}
 yy421:
 	yych = *++cur;
 	switch (yych) {
-		case 't': goto yy434;
+		case 'a': goto yy434;
 		default: goto yy36;
 	}
 yy422:
 	yych = *++cur;
 	switch (yych) {
-		case 'v': goto yy435;
+		case 't': goto yy435;
 		default: goto yy36;
 	}
 yy423:
 	yych = *++cur;
 	switch (yych) {
-		case 'v': goto yy436;
+		case 't': goto yy436;
 		default: goto yy36;
 	}
 yy424:
 	yych = *++cur;
 	switch (yych) {
-		case 'e': goto yy437;
+		case 'u': goto yy437;
 		default: goto yy36;
 	}
 yy425:
@@ -2677,354 +2677,318 @@ yy425:
 		default: goto yy36;
 	}
 yy426:
-	yych = *++cur;
-	switch (yych) {
-		case 'n': goto yy439;
-		default: goto yy36;
-	}
+	++cur;
+#line 133 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_OTHERWISE); }
+#line 2684 "generated/sa_lexer.c"
 yy427:
 	yych = *++cur;
 	switch (yych) {
-		case 'a': goto yy440;
+		case 'e': goto yy439;
 		default: goto yy36;
 	}
 yy428:
 	yych = *++cur;
 	switch (yych) {
-		case 't': goto yy441;
+		case 'i': goto yy440;
 		default: goto yy36;
 	}
 yy429:
 	yych = *++cur;
 	switch (yych) {
-		case 't': goto yy442;
+		case 'e': goto yy441;
 		default: goto yy36;
 	}
 yy430:
 	yych = *++cur;
 	switch (yych) {
-		case 'u': goto yy443;
+		case 'a': goto yy442;
 		default: goto yy36;
 	}
 yy431:
-	yych = *++cur;
-	switch (yych) {
-		case 'd': goto yy444;
-		default: goto yy36;
-	}
+	++cur;
+#line 183 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_TOLERANCE); }
+#line 2713 "generated/sa_lexer.c"
 yy432:
 	++cur;
-#line 133 "grammar/sa_lexer.re"
-	{ return whole_word(cur, end, TK_OTHERWISE); }
-#line 2720 "generated/sa_lexer.c"
+#line 187 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_TRIGGERED); }
+#line 2718 "generated/sa_lexer.c"
 yy433:
-	yych = *++cur;
-	switch (yych) {
-		case 'e': goto yy445;
-		default: goto yy36;
-	}
+	++cur;
+#line 102 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_ADAPTATION); }
+#line 2723 "generated/sa_lexer.c"
 yy434:
 	yych = *++cur;
 	switch (yych) {
-		case 'i': goto yy446;
+		case 'l': goto yy443;
 		default: goto yy36;
 	}
 yy435:
 	yych = *++cur;
 	switch (yych) {
-		case 'e': goto yy447;
+		case 'i': goto yy444;
 		default: goto yy36;
 	}
 yy436:
 	yych = *++cur;
 	switch (yych) {
-		case 'a': goto yy448;
+		case 'i': goto yy445;
 		default: goto yy36;
 	}
 yy437:
-	++cur;
-#line 183 "grammar/sa_lexer.re"
-	{ return whole_word(cur, end, TK_TOLERANCE); }
-#line 2749 "generated/sa_lexer.c"
+	yych = *++cur;
+	switch (yych) {
+		case 't': goto yy446;
+		default: goto yy36;
+	}
 yy438:
 	++cur;
-#line 187 "grammar/sa_lexer.re"
-	{ return whole_word(cur, end, TK_TRIGGERED); }
-#line 2754 "generated/sa_lexer.c"
+#line 190 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_MULTIPLIED); }
+#line 2752 "generated/sa_lexer.c"
 yy439:
 	++cur;
-#line 102 "grammar/sa_lexer.re"
-	{ return whole_word(cur, end, TK_ADAPTATION); }
-#line 2759 "generated/sa_lexer.c"
+#line 148 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_SAVE_STATE); }
+#line 2757 "generated/sa_lexer.c"
 yy440:
 	yych = *++cur;
 	switch (yych) {
-		case 'l': goto yy449;
+		case 'o': goto yy447;
 		default: goto yy36;
 	}
 yy441:
-	yych = *++cur;
-	switch (yych) {
-		case 'i': goto yy450;
-		default: goto yy36;
-	}
+	++cur;
+#line 162 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_SUCCESSIVE); }
+#line 2768 "generated/sa_lexer.c"
 yy442:
 	yych = *++cur;
 	switch (yych) {
-		case 'i': goto yy451;
+		case 't': goto yy448;
 		default: goto yy36;
 	}
 yy443:
 	yych = *++cur;
 	switch (yych) {
-		case 't': goto yy452;
+		case 'd': goto yy449;
 		default: goto yy36;
 	}
 yy444:
-	++cur;
-#line 190 "grammar/sa_lexer.re"
-	{ return whole_word(cur, end, TK_MULTIPLIED); }
-#line 2788 "generated/sa_lexer.c"
+	yych = *++cur;
+	switch (yych) {
+		case 'm': goto yy450;
+		default: goto yy36;
+	}
 yy445:
-	++cur;
-#line 148 "grammar/sa_lexer.re"
-	{ return whole_word(cur, end, TK_SAVE_STATE); }
-#line 2793 "generated/sa_lexer.c"
+	yych = *++cur;
+	switch (yych) {
+		case 'o': goto yy451;
+		default: goto yy36;
+	}
 yy446:
 	yych = *++cur;
 	switch (yych) {
-		case 'o': goto yy453;
+		case 'i': goto yy452;
 		default: goto yy36;
 	}
 yy447:
-	++cur;
-#line 162 "grammar/sa_lexer.re"
-	{ return whole_word(cur, end, TK_SUCCESSIVE); }
-#line 2804 "generated/sa_lexer.c"
+	yych = *++cur;
+	switch (yych) {
+		case 'n': goto yy453;
+		default: goto yy36;
+	}
 yy448:
 	yych = *++cur;
 	switch (yych) {
-		case 't': goto yy454;
+		case 'i': goto yy454;
 		default: goto yy36;
 	}
 yy449:
 	yych = *++cur;
 	switch (yych) {
-		case 'd': goto yy455;
+		case 'e': goto yy455;
 		default: goto yy36;
 	}
 yy450:
 	yych = *++cur;
 	switch (yych) {
-		case 'm': goto yy456;
+		case 'e': goto yy456;
 		default: goto yy36;
 	}
 yy451:
 	yych = *++cur;
 	switch (yych) {
-		case 'o': goto yy457;
+		case 'n': goto yy457;
 		default: goto yy36;
 	}
 yy452:
 	yych = *++cur;
 	switch (yych) {
-		case 'i': goto yy458;
+		case 'o': goto yy458;
 		default: goto yy36;
 	}
 yy453:
-	yych = *++cur;
-	switch (yych) {
-		case 'n': goto yy459;
-		default: goto yy36;
-	}
+	++cur;
+#line 163 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_SUBSTITUTION); }
+#line 2839 "generated/sa_lexer.c"
 yy454:
 	yych = *++cur;
 	switch (yych) {
-		case 'i': goto yy460;
+		case 'v': goto yy459;
 		default: goto yy36;
 	}
 yy455:
 	yych = *++cur;
 	switch (yych) {
-		case 'e': goto yy461;
+		case 'r': goto yy460;
 		default: goto yy36;
 	}
 yy456:
 	yych = *++cur;
 	switch (yych) {
-		case 'e': goto yy462;
+		case '_': goto yy461;
 		default: goto yy36;
 	}
 yy457:
-	yych = *++cur;
-	switch (yych) {
-		case 'n': goto yy463;
-		default: goto yy36;
-	}
+	++cur;
+#line 169 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_INTERPOLATION); }
+#line 2862 "generated/sa_lexer.c"
 yy458:
 	yych = *++cur;
 	switch (yych) {
-		case 'o': goto yy464;
+		case 'n': goto yy462;
 		default: goto yy36;
 	}
 yy459:
-	++cur;
-#line 163 "grammar/sa_lexer.re"
-	{ return whole_word(cur, end, TK_SUBSTITUTION); }
-#line 2875 "generated/sa_lexer.c"
+	yych = *++cur;
+	switch (yych) {
+		case 'e': goto yy463;
+		default: goto yy36;
+	}
 yy460:
 	yych = *++cur;
 	switch (yych) {
-		case 'v': goto yy465;
+		case 'i': goto yy464;
 		default: goto yy36;
 	}
 yy461:
 	yych = *++cur;
 	switch (yych) {
-		case 'r': goto yy466;
+		case 's': goto yy465;
 		default: goto yy36;
 	}
 yy462:
 	yych = *++cur;
 	switch (yych) {
-		case '_': goto yy467;
+		case '_': goto yy466;
 		default: goto yy36;
 	}
 yy463:
 	++cur;
-#line 169 "grammar/sa_lexer.re"
-	{ return whole_word(cur, end, TK_INTERPOLATION); }
-#line 2898 "generated/sa_lexer.c"
+#line 194 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_TIMEDERIVATIVE); }
+#line 2897 "generated/sa_lexer.c"
 yy464:
 	yych = *++cur;
 	switch (yych) {
-		case 'n': goto yy468;
+		case 'v': goto yy467;
 		default: goto yy36;
 	}
 yy465:
 	yych = *++cur;
 	switch (yych) {
-		case 'e': goto yy469;
+		case 't': goto yy468;
 		default: goto yy36;
 	}
 yy466:
 	yych = *++cur;
 	switch (yych) {
-		case 'i': goto yy470;
+		case 't': goto yy469;
 		default: goto yy36;
 	}
 yy467:
 	yych = *++cur;
 	switch (yych) {
-		case 's': goto yy471;
+		case 'a': goto yy470;
 		default: goto yy36;
 	}
 yy468:
 	yych = *++cur;
 	switch (yych) {
-		case '_': goto yy472;
+		case 'e': goto yy471;
 		default: goto yy36;
 	}
 yy469:
-	++cur;
-#line 195 "grammar/sa_lexer.re"
-	{ return whole_word(cur, end, TK_TIMEDERIVATIVE); }
-#line 2933 "generated/sa_lexer.c"
+	yych = *++cur;
+	switch (yych) {
+		case 'i': goto yy472;
+		default: goto yy36;
+	}
 yy470:
 	yych = *++cur;
 	switch (yych) {
-		case 'v': goto yy473;
+		case 't': goto yy473;
 		default: goto yy36;
 	}
 yy471:
 	yych = *++cur;
 	switch (yych) {
-		case 't': goto yy474;
+		case 'p': goto yy474;
 		default: goto yy36;
 	}
 yy472:
 	yych = *++cur;
 	switch (yych) {
-		case 't': goto yy475;
+		case 'm': goto yy475;
 		default: goto yy36;
 	}
 yy473:
 	yych = *++cur;
 	switch (yych) {
-		case 'a': goto yy476;
+		case 'i': goto yy476;
 		default: goto yy36;
 	}
 yy474:
+	++cur;
+#line 153 "grammar/sa_lexer.re"
+	{ return whole_word(cur, end, TK_GET_NEXT_TIME_STEP); }
+#line 2962 "generated/sa_lexer.c"
+yy475:
 	yych = *++cur;
 	switch (yych) {
 		case 'e': goto yy477;
 		default: goto yy36;
 	}
-yy475:
-	yych = *++cur;
-	switch (yych) {
-		case 'i': goto yy478;
-		default: goto yy36;
-	}
 yy476:
 	yych = *++cur;
 	switch (yych) {
-		case 't': goto yy479;
+		case 'v': goto yy478;
 		default: goto yy36;
 	}
 yy477:
-	yych = *++cur;
-	switch (yych) {
-		case 'p': goto yy480;
-		default: goto yy36;
-	}
-yy478:
-	yych = *++cur;
-	switch (yych) {
-		case 'm': goto yy481;
-		default: goto yy36;
-	}
-yy479:
-	yych = *++cur;
-	switch (yych) {
-		case 'i': goto yy482;
-		default: goto yy36;
-	}
-yy480:
-	++cur;
-#line 153 "grammar/sa_lexer.re"
-	{ return whole_word(cur, end, TK_GET_NEXT_TIME_STEP); }
-#line 2998 "generated/sa_lexer.c"
-yy481:
-	yych = *++cur;
-	switch (yych) {
-		case 'e': goto yy483;
-		default: goto yy36;
-	}
-yy482:
-	yych = *++cur;
-	switch (yych) {
-		case 'v': goto yy484;
-		default: goto yy36;
-	}
-yy483:
 	++cur;
 #line 155 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_LAST_EXECUTION_TIME); }
-#line 3015 "generated/sa_lexer.c"
-yy484:
+#line 2979 "generated/sa_lexer.c"
+yy478:
 	yych = *++cur;
 	switch (yych) {
-		case 'e': goto yy485;
+		case 'e': goto yy479;
 		default: goto yy36;
 	}
-yy485:
+yy479:
 	++cur;
-#line 194 "grammar/sa_lexer.re"
+#line 193 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_DIRECTIONALDERIVATIVE); }
-#line 3026 "generated/sa_lexer.c"
+#line 2990 "generated/sa_lexer.c"
 }
-#line 197 "grammar/sa_lexer.re"
+#line 196 "grammar/sa_lexer.re"
 
 }
 
@@ -3035,13 +2999,13 @@ int lex_next(Lexer *lx, Token *t)
 	for (;;) {
 		lx->tok = lx->cur;
 		
-#line 3039 "generated/sa_lexer.c"
+#line 3003 "generated/sa_lexer.c"
 {
 	unsigned char yych;
 	unsigned int yyaccept = 0;
 	yych = *lx->cur;
 	switch (yych) {
-		case 0x00: goto yy487;
+		case 0x00: goto yy481;
 		case 0x01:
 		case 0x02:
 		case 0x03:
@@ -3078,24 +3042,24 @@ int lex_next(Lexer *lx, Token *t)
 		case '`':
 		case '|':
 		case '~':
-		case 0x7F: goto yy488;
+		case 0x7F: goto yy482;
 		case '\t':
 		case '\v':
 		case '\f':
 		case '\r':
-		case ' ': goto yy490;
-		case '\n': goto yy492;
-		case '!': goto yy493;
-		case '"': goto yy494;
-		case '\'': goto yy495;
-		case '(': goto yy496;
-		case ')': goto yy497;
-		case '*': goto yy498;
-		case '+': goto yy499;
-		case ',': goto yy500;
-		case '-': goto yy501;
-		case '.': goto yy503;
-		case '/': goto yy505;
+		case ' ': goto yy484;
+		case '\n': goto yy486;
+		case '!': goto yy487;
+		case '"': goto yy488;
+		case '\'': goto yy489;
+		case '(': goto yy490;
+		case ')': goto yy491;
+		case '*': goto yy492;
+		case '+': goto yy493;
+		case ',': goto yy494;
+		case '-': goto yy495;
+		case '.': goto yy497;
+		case '/': goto yy499;
 		case '0':
 		case '1':
 		case '2':
@@ -3105,12 +3069,12 @@ int lex_next(Lexer *lx, Token *t)
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy507;
-		case ':': goto yy509;
-		case ';': goto yy510;
-		case '<': goto yy511;
-		case '=': goto yy513;
-		case '>': goto yy515;
+		case '9': goto yy501;
+		case ':': goto yy503;
+		case ';': goto yy504;
+		case '<': goto yy505;
+		case '=': goto yy507;
+		case '>': goto yy509;
 		case 'A':
 		case 'B':
 		case 'C':
@@ -3163,17 +3127,17 @@ int lex_next(Lexer *lx, Token *t)
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy517;
-		case '[': goto yy519;
-		case ']': goto yy520;
-		case '^': goto yy521;
-		case '{': goto yy523;
-		case '}': goto yy524;
-		default: goto yy525;
+		case 'z': goto yy511;
+		case '[': goto yy513;
+		case ']': goto yy514;
+		case '^': goto yy515;
+		case '{': goto yy517;
+		case '}': goto yy518;
+		default: goto yy519;
 	}
-yy487:
+yy481:
 	++lx->cur;
-#line 219 "grammar/sa_lexer.re"
+#line 218 "grammar/sa_lexer.re"
 	{
 			if (lx->cur > lx->lim) {
 				lx->cur = lx->lim;
@@ -3185,11 +3149,11 @@ yy487:
 			lex_error(lx, here(lx, lx->tok, lx->cur), "stray NUL byte in source");
 			continue;
 		}
-#line 3189 "generated/sa_lexer.c"
-yy488:
+#line 3153 "generated/sa_lexer.c"
+yy482:
 	++lx->cur;
-yy489:
-#line 278 "grammar/sa_lexer.re"
+yy483:
+#line 277 "grammar/sa_lexer.re"
 	{
 			Loc loc = here(lx, lx->tok, lx->cur);
 			unsigned char c = (unsigned char)*lx->tok;
@@ -3200,83 +3164,83 @@ yy489:
 			lx->errors++;
 			continue;
 		}
-#line 3204 "generated/sa_lexer.c"
-yy490:
+#line 3168 "generated/sa_lexer.c"
+yy484:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '\t':
 		case '\v':
 		case '\f':
 		case '\r':
-		case ' ': goto yy490;
-		default: goto yy491;
+		case ' ': goto yy484;
+		default: goto yy485;
 	}
-yy491:
-#line 230 "grammar/sa_lexer.re"
+yy485:
+#line 229 "grammar/sa_lexer.re"
 	{ continue; }
-#line 3218 "generated/sa_lexer.c"
-yy492:
+#line 3182 "generated/sa_lexer.c"
+yy486:
 	++lx->cur;
-#line 231 "grammar/sa_lexer.re"
+#line 230 "grammar/sa_lexer.re"
 	{ lx->line++; lx->line_start = lx->cur; continue; }
-#line 3223 "generated/sa_lexer.c"
-yy493:
+#line 3187 "generated/sa_lexer.c"
+yy487:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '=': goto yy526;
-		default: goto yy489;
+		case '=': goto yy520;
+		default: goto yy483;
 	}
-yy494:
+yy488:
+	++lx->cur;
+#line 240 "grammar/sa_lexer.re"
+	{ if (!scan_string(lx, '"')) continue; return TOK(TK_STRING); }
+#line 3198 "generated/sa_lexer.c"
+yy489:
 	++lx->cur;
 #line 241 "grammar/sa_lexer.re"
-	{ if (!scan_string(lx, '"')) continue; return TOK(TK_STRING); }
-#line 3234 "generated/sa_lexer.c"
-yy495:
-	++lx->cur;
-#line 242 "grammar/sa_lexer.re"
 	{ if (!scan_string(lx, '\'')) continue; return TOK(TK_STRING); }
-#line 3239 "generated/sa_lexer.c"
-yy496:
+#line 3203 "generated/sa_lexer.c"
+yy490:
+	++lx->cur;
+#line 243 "grammar/sa_lexer.re"
+	{ return TOK(TK_LPAREN); }
+#line 3208 "generated/sa_lexer.c"
+yy491:
 	++lx->cur;
 #line 244 "grammar/sa_lexer.re"
-	{ return TOK(TK_LPAREN); }
-#line 3244 "generated/sa_lexer.c"
-yy497:
-	++lx->cur;
-#line 245 "grammar/sa_lexer.re"
 	{ return TOK(TK_RPAREN); }
-#line 3249 "generated/sa_lexer.c"
-yy498:
+#line 3213 "generated/sa_lexer.c"
+yy492:
 	++lx->cur;
-#line 260 "grammar/sa_lexer.re"
+#line 259 "grammar/sa_lexer.re"
 	{ return TOK(TK_STAR); }
-#line 3254 "generated/sa_lexer.c"
-yy499:
+#line 3218 "generated/sa_lexer.c"
+yy493:
 	++lx->cur;
-#line 258 "grammar/sa_lexer.re"
+#line 257 "grammar/sa_lexer.re"
 	{ return TOK(TK_PLUS); }
-#line 3259 "generated/sa_lexer.c"
-yy500:
+#line 3223 "generated/sa_lexer.c"
+yy494:
 	++lx->cur;
-#line 250 "grammar/sa_lexer.re"
+#line 249 "grammar/sa_lexer.re"
 	{ return TOK(TK_COMMA); }
-#line 3264 "generated/sa_lexer.c"
-yy501:
+#line 3228 "generated/sa_lexer.c"
+yy495:
 	yyaccept = 0;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '-': goto yy527;
-		case '>': goto yy529;
-		default: goto yy502;
+		case '-': goto yy521;
+		case '>': goto yy523;
+		default: goto yy496;
 	}
-yy502:
-#line 259 "grammar/sa_lexer.re"
+yy496:
+#line 258 "grammar/sa_lexer.re"
 	{ return TOK(TK_MINUS); }
-#line 3276 "generated/sa_lexer.c"
-yy503:
+#line 3240 "generated/sa_lexer.c"
+yy497:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '.': goto yy530;
+		case '.': goto yy524;
 		case '0':
 		case '1':
 		case '2':
@@ -3286,92 +3250,92 @@ yy503:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy531;
-		default: goto yy504;
+		case '9': goto yy525;
+		default: goto yy498;
+	}
+yy498:
+#line 251 "grammar/sa_lexer.re"
+	{ return TOK(TK_DOT); }
+#line 3260 "generated/sa_lexer.c"
+yy499:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '*': goto yy528;
+		case '/': goto yy529;
+		default: goto yy500;
+	}
+yy500:
+#line 260 "grammar/sa_lexer.re"
+	{ return TOK(TK_SLASH); }
+#line 3271 "generated/sa_lexer.c"
+yy501:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy531;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9': goto yy501;
+		case 'E':
+		case 'e': goto yy532;
+		default: goto yy502;
+	}
+yy502:
+#line 238 "grammar/sa_lexer.re"
+	{ return TOK(TK_INT); }
+#line 3294 "generated/sa_lexer.c"
+yy503:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '=': goto yy533;
+		default: goto yy483;
 	}
 yy504:
-#line 252 "grammar/sa_lexer.re"
-	{ return TOK(TK_DOT); }
-#line 3296 "generated/sa_lexer.c"
+	++lx->cur;
+#line 250 "grammar/sa_lexer.re"
+	{ return TOK(TK_SEMI); }
+#line 3305 "generated/sa_lexer.c"
 yy505:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '*': goto yy534;
-		case '/': goto yy535;
+		case '!': goto yy534;
+		case '-': goto yy535;
+		case '=': goto yy536;
 		default: goto yy506;
 	}
 yy506:
 #line 261 "grammar/sa_lexer.re"
-	{ return TOK(TK_SLASH); }
-#line 3307 "generated/sa_lexer.c"
+	{ return TOK(TK_LT); }
+#line 3317 "generated/sa_lexer.c"
 yy507:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
+	yych = *++lx->cur;
 	switch (yych) {
-		case '.': goto yy537;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9': goto yy507;
-		case 'E':
-		case 'e': goto yy538;
+		case '=': goto yy537;
 		default: goto yy508;
 	}
 yy508:
-#line 239 "grammar/sa_lexer.re"
-	{ return TOK(TK_INT); }
-#line 3330 "generated/sa_lexer.c"
+#line 269 "grammar/sa_lexer.re"
+	{ return TOK(TK_EQ); }
+#line 3327 "generated/sa_lexer.c"
 yy509:
 	yych = *++lx->cur;
 	switch (yych) {
+		case '!': goto yy538;
 		case '=': goto yy539;
-		default: goto yy489;
+		default: goto yy510;
 	}
 yy510:
-	++lx->cur;
-#line 251 "grammar/sa_lexer.re"
-	{ return TOK(TK_SEMI); }
-#line 3341 "generated/sa_lexer.c"
-yy511:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '!': goto yy540;
-		case '-': goto yy541;
-		case '=': goto yy542;
-		default: goto yy512;
-	}
-yy512:
-#line 262 "grammar/sa_lexer.re"
-	{ return TOK(TK_LT); }
-#line 3353 "generated/sa_lexer.c"
-yy513:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '=': goto yy543;
-		default: goto yy514;
-	}
-yy514:
-#line 270 "grammar/sa_lexer.re"
-	{ return TOK(TK_EQ); }
-#line 3363 "generated/sa_lexer.c"
-yy515:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '!': goto yy544;
-		case '=': goto yy545;
-		default: goto yy516;
-	}
-yy516:
-#line 264 "grammar/sa_lexer.re"
+#line 263 "grammar/sa_lexer.re"
 	{ return TOK(TK_GT); }
-#line 3374 "generated/sa_lexer.c"
-yy517:
+#line 3338 "generated/sa_lexer.c"
+yy511:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '0':
@@ -3436,24 +3400,24 @@ yy517:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy517;
-		default: goto yy518;
+		case 'z': goto yy511;
+		default: goto yy512;
 	}
-yy518:
-#line 237 "grammar/sa_lexer.re"
+yy512:
+#line 236 "grammar/sa_lexer.re"
 	{ return TOK(keyword(lx->tok, lx->cur)); }
-#line 3446 "generated/sa_lexer.c"
-yy519:
+#line 3410 "generated/sa_lexer.c"
+yy513:
+	++lx->cur;
+#line 247 "grammar/sa_lexer.re"
+	{ return TOK(TK_LBRACKET); }
+#line 3415 "generated/sa_lexer.c"
+yy514:
 	++lx->cur;
 #line 248 "grammar/sa_lexer.re"
-	{ return TOK(TK_LBRACKET); }
-#line 3451 "generated/sa_lexer.c"
-yy520:
-	++lx->cur;
-#line 249 "grammar/sa_lexer.re"
 	{ return TOK(TK_RBRACKET); }
-#line 3456 "generated/sa_lexer.c"
-yy521:
+#line 3420 "generated/sa_lexer.c"
+yy515:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 'A':
@@ -3508,65 +3472,65 @@ yy521:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy546;
-		default: goto yy522;
+		case 'z': goto yy540;
+		default: goto yy516;
 	}
-yy522:
-#line 271 "grammar/sa_lexer.re"
+yy516:
+#line 270 "grammar/sa_lexer.re"
 	{ return TOK(TK_CARET); }
-#line 3518 "generated/sa_lexer.c"
-yy523:
+#line 3482 "generated/sa_lexer.c"
+yy517:
+	++lx->cur;
+#line 245 "grammar/sa_lexer.re"
+	{ return TOK(TK_LBRACE); }
+#line 3487 "generated/sa_lexer.c"
+yy518:
 	++lx->cur;
 #line 246 "grammar/sa_lexer.re"
-	{ return TOK(TK_LBRACE); }
-#line 3523 "generated/sa_lexer.c"
-yy524:
-	++lx->cur;
-#line 247 "grammar/sa_lexer.re"
 	{ return TOK(TK_RBRACE); }
-#line 3528 "generated/sa_lexer.c"
-yy525:
+#line 3492 "generated/sa_lexer.c"
+yy519:
 	yych = *++lx->cur;
-	if (yych >= 0x80) goto yy525;
-#line 273 "grammar/sa_lexer.re"
+	if (yych >= 0x80) goto yy519;
+#line 272 "grammar/sa_lexer.re"
 	{
 			lex_error(lx, here(lx, lx->tok, lx->cur),
 				  "non-ASCII characters are allowed only in strings and comments");
 			continue;
 		}
-#line 3538 "generated/sa_lexer.c"
-yy526:
+#line 3502 "generated/sa_lexer.c"
+yy520:
 	++lx->cur;
-#line 267 "grammar/sa_lexer.re"
+#line 266 "grammar/sa_lexer.re"
 	{ return TOK(TK_NE); }
-#line 3543 "generated/sa_lexer.c"
-yy527:
+#line 3507 "generated/sa_lexer.c"
+yy521:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '>': goto yy548;
-		default: goto yy528;
+		case '>': goto yy542;
+		default: goto yy522;
 	}
-yy528:
+yy522:
 	lx->cur = lx->marker;
 	switch (yyaccept) {
-		case 0: goto yy502;
-		case 1: goto yy508;
-		default: goto yy533;
+		case 0: goto yy496;
+		case 1: goto yy502;
+		default: goto yy527;
 	}
-yy529:
+yy523:
 	++lx->cur;
-#line 255 "grammar/sa_lexer.re"
+#line 254 "grammar/sa_lexer.re"
 	{ return TOK(TK_ARROW); }
-#line 3561 "generated/sa_lexer.c"
-yy530:
+#line 3525 "generated/sa_lexer.c"
+yy524:
 	++lx->cur;
-#line 253 "grammar/sa_lexer.re"
+#line 252 "grammar/sa_lexer.re"
 	{ return TOK(TK_DOTDOT); }
-#line 3566 "generated/sa_lexer.c"
-yy531:
+#line 3530 "generated/sa_lexer.c"
+yy525:
 	yyaccept = 2;
 	yych = *(lx->marker = ++lx->cur);
-yy532:
+yy526:
 	switch (yych) {
 		case '0':
 		case '1':
@@ -3577,43 +3541,43 @@ yy532:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy531;
+		case '9': goto yy525;
 		case 'E':
-		case 'e': goto yy538;
-		default: goto yy533;
+		case 'e': goto yy532;
+		default: goto yy527;
 	}
-yy533:
-#line 240 "grammar/sa_lexer.re"
+yy527:
+#line 239 "grammar/sa_lexer.re"
 	{ return TOK(TK_REAL); }
-#line 3589 "generated/sa_lexer.c"
-yy534:
+#line 3553 "generated/sa_lexer.c"
+yy528:
 	++lx->cur;
-#line 233 "grammar/sa_lexer.re"
+#line 232 "grammar/sa_lexer.re"
 	{ skip_block_comment(lx); continue; }
-#line 3594 "generated/sa_lexer.c"
-yy535:
+#line 3558 "generated/sa_lexer.c"
+yy529:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00:
-		case '\n': goto yy536;
-		default: goto yy535;
+		case '\n': goto yy530;
+		default: goto yy529;
 	}
-yy536:
-#line 232 "grammar/sa_lexer.re"
+yy530:
+#line 231 "grammar/sa_lexer.re"
 	{ continue; }
-#line 3605 "generated/sa_lexer.c"
-yy537:
+#line 3569 "generated/sa_lexer.c"
+yy531:
 	yyaccept = 2;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy549;
-		default: goto yy532;
+		case '.': goto yy543;
+		default: goto yy526;
 	}
-yy538:
+yy532:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '+':
-		case '-': goto yy550;
+		case '-': goto yy544;
 		case '0':
 		case '1':
 		case '2':
@@ -3623,45 +3587,45 @@ yy538:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy551;
-		default: goto yy528;
+		case '9': goto yy545;
+		default: goto yy522;
 	}
-yy539:
+yy533:
 	++lx->cur;
-#line 254 "grammar/sa_lexer.re"
+#line 253 "grammar/sa_lexer.re"
 	{ return TOK(TK_ASSIGN); }
-#line 3634 "generated/sa_lexer.c"
-yy540:
-	++lx->cur;
-#line 269 "grammar/sa_lexer.re"
-	{ return TOK(TK_CROSSDOWN); }
-#line 3639 "generated/sa_lexer.c"
-yy541:
-	++lx->cur;
-#line 257 "grammar/sa_lexer.re"
-	{ return TOK(TK_LARROW); }
-#line 3644 "generated/sa_lexer.c"
-yy542:
-	++lx->cur;
-#line 263 "grammar/sa_lexer.re"
-	{ return TOK(TK_LE); }
-#line 3649 "generated/sa_lexer.c"
-yy543:
-	++lx->cur;
-#line 266 "grammar/sa_lexer.re"
-	{ return TOK(TK_EQEQ); }
-#line 3654 "generated/sa_lexer.c"
-yy544:
+#line 3598 "generated/sa_lexer.c"
+yy534:
 	++lx->cur;
 #line 268 "grammar/sa_lexer.re"
-	{ return TOK(TK_CROSSUP); }
-#line 3659 "generated/sa_lexer.c"
-yy545:
+	{ return TOK(TK_CROSSDOWN); }
+#line 3603 "generated/sa_lexer.c"
+yy535:
+	++lx->cur;
+#line 256 "grammar/sa_lexer.re"
+	{ return TOK(TK_LARROW); }
+#line 3608 "generated/sa_lexer.c"
+yy536:
+	++lx->cur;
+#line 262 "grammar/sa_lexer.re"
+	{ return TOK(TK_LE); }
+#line 3613 "generated/sa_lexer.c"
+yy537:
 	++lx->cur;
 #line 265 "grammar/sa_lexer.re"
+	{ return TOK(TK_EQEQ); }
+#line 3618 "generated/sa_lexer.c"
+yy538:
+	++lx->cur;
+#line 267 "grammar/sa_lexer.re"
+	{ return TOK(TK_CROSSUP); }
+#line 3623 "generated/sa_lexer.c"
+yy539:
+	++lx->cur;
+#line 264 "grammar/sa_lexer.re"
 	{ return TOK(TK_GE); }
-#line 3664 "generated/sa_lexer.c"
-yy546:
+#line 3628 "generated/sa_lexer.c"
+yy540:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '0':
@@ -3726,26 +3690,26 @@ yy546:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy546;
-		default: goto yy547;
+		case 'z': goto yy540;
+		default: goto yy541;
 	}
-yy547:
-#line 235 "grammar/sa_lexer.re"
+yy541:
+#line 234 "grammar/sa_lexer.re"
 	{ t->s = lx->tok + 1; t->n = (int)(lx->cur - lx->tok - 1);
 		         t->loc = here(lx, lx->tok, lx->cur); return TK_ID; }
-#line 3737 "generated/sa_lexer.c"
-yy548:
+#line 3701 "generated/sa_lexer.c"
+yy542:
 	++lx->cur;
-#line 256 "grammar/sa_lexer.re"
+#line 255 "grammar/sa_lexer.re"
 	{ return TOK(TK_LONGARROW); }
-#line 3742 "generated/sa_lexer.c"
-yy549:
+#line 3706 "generated/sa_lexer.c"
+yy543:
 	++lx->cur;
 	lx->cur -= 2;
-#line 238 "grammar/sa_lexer.re"
+#line 237 "grammar/sa_lexer.re"
 	{ return TOK(TK_INT); }
-#line 3748 "generated/sa_lexer.c"
-yy550:
+#line 3712 "generated/sa_lexer.c"
+yy544:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '0':
@@ -3757,10 +3721,10 @@ yy550:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy551;
-		default: goto yy528;
+		case '9': goto yy545;
+		default: goto yy522;
 	}
-yy551:
+yy545:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '0':
@@ -3772,11 +3736,11 @@ yy551:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy551;
-		default: goto yy533;
+		case '9': goto yy545;
+		default: goto yy527;
 	}
 }
-#line 288 "grammar/sa_lexer.re"
+#line 287 "grammar/sa_lexer.re"
 
 	}
 #undef TOK
@@ -3892,7 +3856,6 @@ static const char *const token_names[] = {
 	[TK_MULTIPLIED] = "'multiplied'",
 	[TK_IMPLIED] = "'implied'",
 	[TK_EXTRACT] = "'extract'",
-	[TK_ISOLATED] = "'isolated'",
 	[TK_DIRECTIONALDERIVATIVE] = "'directionalderivative'",
 	[TK_TIMEDERIVATIVE] = "'timederivative'",
 };

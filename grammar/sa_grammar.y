@@ -28,6 +28,7 @@ static void syntax_error(ParseCtx *ctx, int major, Token tok, const int *expecte
 static Node *mk_int(ParseCtx *ctx, Token t, int negative);
 static Node *mk_real(ParseCtx *ctx, Token t, int negative);
 static int fmi_clause(ParseCtx *ctx, Token word, Token version);
+static int isolated_word(ParseCtx *ctx, Token word);
 static Node *mk_adaptation(ParseCtx *ctx, Node *head, NodeList inners, NodeList coupling,
 			   NodeList in, NodeList out, NodeList params, NodeList general,
 			   Node *control, NodeList in_part, NodeList out_part);
@@ -66,7 +67,7 @@ static int deriv_flag_merge(ParseCtx *ctx, int flags, int flag, Token t);
        MAX MIN ABS SUCCESSIVE SUBSTITUTION STARTS DELAY MULTIPLY RATE TIMES INTERPOLATION ORDER
        NO FIRST SECOND THIRD FOURTH ZERO HOLD KW_ZOH KW_FOH CROSSING ABSOLUTE RELATIVE
        TOLERANCE QUANTIZE EVERY OFFSET TRIGGERED BY PERIODIC MULTIPLIED IMPLIED EXTRACT
-       ISOLATED DIRECTIONALDERIVATIVE TIMEDERIVATIVE.
+       DIRECTIONALDERIVATIVE TIMEDERIVATIVE.
 %token LPAREN RPAREN LBRACE RBRACE LBRACKET RBRACKET COMMA SEMI DOT DOTDOT ASSIGN ARROW
        LONGARROW LARROW PLUS MINUS STAR SLASH LT LE GT GE EQEQ NE CROSSUP CROSSDOWN EQ CARET.
 
@@ -240,9 +241,10 @@ inners(L) ::= inners(P) inner(I). { L = nl_add(P, I); }
 inner(I) ::= FOR(F) INNER FMU kind(K) ID(T) ID(N) at_opt(P) with_items(W). [INNER_END] {
 	I = mk_inner(ctx, F, K, T, N, P, W);
 }
-/* 'isolated': the inner runs out of process in the wrapper (docs/language.md) */
-inner(I) ::= FOR(F) ISOLATED INNER FMU kind(K) ID(T) ID(N) at_opt(P) with_items(W). [INNER_END] {
-	I = mk_inner(ctx, F, K | KIND_ISOLATED, T, N, P, W);
+/* 'isolated': the inner runs out of process in the wrapper (docs/language.md).  Like 'fmi',
+ * no keyword (a port may be called isolated), only a word in this place. */
+inner(I) ::= FOR(F) ID(X) INNER FMU kind(K) ID(T) ID(N) at_opt(P) with_items(W). [INNER_END] {
+	I = mk_inner(ctx, F, K | isolated_word(ctx, X), T, N, P, W);
 }
 inner(I) ::= FOR(F) FMU idlist(L). {
 	I = NULL;
@@ -929,6 +931,15 @@ static Node *mk_inner(ParseCtx *ctx, Token for_tok, int kind, Token type, Token 
 	n->list3 = params.head;
 	(void)for_tok;
 	return n;
+}
+
+/* inner: the word between 'for' and 'inner'.  Returns KIND_ISOLATED, or 0 after an error. */
+static int isolated_word(ParseCtx *ctx, Token word)
+{
+	if (word.n == 8 && memcmp(word.s, "isolated", 8) == 0)
+		return KIND_ISOLATED;
+	diag_error(ctx->diag, word.loc, "expected 'inner' or 'isolated inner' after 'for'");
+	return 0;
 }
 
 /* fmi_opt: `fmi 3` after the adaptation's `at`.  Returns 2 or 3, or 0 after an error. */

@@ -190,7 +190,6 @@ static int keyword(const char *s, const char *end)
 	"multiplied"              { return whole_word(cur, end, TK_MULTIPLIED); }
 	"implied"                 { return whole_word(cur, end, TK_IMPLIED); }
 	"extract"                 { return whole_word(cur, end, TK_EXTRACT); }
-	"isolated"                { return whole_word(cur, end, TK_ISOLATED); }
 	"directionalderivative"   { return whole_word(cur, end, TK_DIRECTIONALDERIVATIVE); }
 	"timederivative"          { return whole_word(cur, end, TK_TIMEDERIVATIVE); }
 	* { return TK_ID; }
@@ -400,7 +399,6 @@ static const char *const token_names[] = {
 	[TK_MULTIPLIED] = "'multiplied'",
 	[TK_IMPLIED] = "'implied'",
 	[TK_EXTRACT] = "'extract'",
-	[TK_ISOLATED] = "'isolated'",
 	[TK_DIRECTIONALDERIVATIVE] = "'directionalderivative'",
 	[TK_TIMEDERIVATIVE] = "'timederivative'",
 };

@@ -152,7 +152,8 @@ static void put_table(FILE *f, const void *env)
 	for (int v = 0; v < s->nvars; v++)
 		for (int t = 0; t < s->ntimes; t++) {
 			int n = summarize(s, v, t, o, tb->work, tb->row);
-			fprintf(f, "%s,%s,%d", s->names[v], FMT_REAL(s->times[t]), n);
+			csv_put_field(f, s->names[v]); /* FMI names may hold commas: a[1,2] */
+			fprintf(f, ",%s,%d", FMT_REAL(s->times[t]), n);
 			for (int k = 0; k < o->npercentiles + 3; k++)
 				fprintf(f, ",%s", n ? FMT_REAL(tb->row[k]) : "");
 			fputc('\n', f);

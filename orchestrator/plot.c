@@ -29,6 +29,7 @@
 
 #include "csv.h"
 #include "numfmt.h"
+#include "util.h"
 
 static void plot_usage(FILE *out)
 {
@@ -98,18 +99,6 @@ char *plot_find_gnuplot(void)
 		path += len + (path[len] == ':');
 	}
 	return NULL;
-}
-
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-	return n > m && strcmp(s + n - m, suffix) == 0;
-}
-
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	return slash ? slash + 1 : path;
 }
 
 typedef struct Mark {
@@ -224,7 +213,7 @@ static int parse_args(int argc, char **argv, PlotArgs *a)
 		return plot_usage_error("no RESULT.csv%s", "");
 	if (!a->out)
 		return plot_usage_error("no -o FILE.png or FILE.svg%s", "");
-	if (!ends_with(a->out, ".png") && !ends_with(a->out, ".svg"))
+	if (!str_ends_with(a->out, ".png") && !str_ends_with(a->out, ".svg"))
 		return plot_usage_error("-o %s: the extension must be .png or .svg", a->out);
 	if (a->diff && a->nfiles < 2)
 		return plot_usage_error("--diff %s: a difference needs two result files or more",
@@ -444,7 +433,7 @@ static int make_labels(Plot *p)
 		return 2;
 	}
 	for (int f = 0; f < p->a.nfiles; f++) {
-		p->label[f] = given ? given[f] : strdup(base_name(p->a.files[f]));
+		p->label[f] = given ? given[f] : strdup(path_base(p->a.files[f]));
 		if (!p->label[f])
 			return fputs("sacc plot: out of memory\n", stderr), 1;
 	}
@@ -936,7 +925,7 @@ static char *default_title(const Plot *p)
 {
 	size_t len = 1;
 	for (int f = 0; f < p->a.nfiles; f++)
-		len += strlen(base_name(p->a.files[f])) + 2;
+		len += strlen(path_base(p->a.files[f])) + 2;
 	char *s = malloc(len);
 	if (!s)
 		return NULL;
@@ -944,7 +933,7 @@ static char *default_title(const Plot *p)
 	for (int f = 0; f < p->a.nfiles; f++) {
 		if (f)
 			strcat(s, ", ");
-		strcat(s, base_name(p->a.files[f]));
+		strcat(s, path_base(p->a.files[f]));
 	}
 	return s;
 }
@@ -1008,7 +997,7 @@ int plot_main(int argc, char **argv)
 	memset(&p, 0, sizeof p);
 	int rc = parse_args(argc, argv, &p.a);
 	if (rc == 0) {
-		p.png = ends_with(p.a.out, ".png");
+		p.png = str_ends_with(p.a.out, ".png");
 		rc = plot_run(&p);
 	}
 	for (int f = 0; f < p.a.nfiles; f++) {

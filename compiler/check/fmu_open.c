@@ -6,6 +6,7 @@
  * byte is read, and a truncated or corrupt entry is reported as such.  Every failure is
  * a diagnostic on the archive's (or the file's) path. */
 #include "fmu.h"
+#include "util.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -18,14 +19,8 @@
 
 /* ---- files and archives ----------------------------------------------------------------- */
 
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-	return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
 /* Reads a whole file of at most FMU_MD_MAX_BYTES. */
-static char *read_file(const char *path, size_t *len, DiagSink *d)
+static char *read_md_file(const char *path, size_t *len, DiagSink *d)
 {
 	Loc loc = {path, 0, 0, 0};
 	FILE *fp = fopen(path, "rb");
@@ -145,9 +140,9 @@ done:
 
 FmuInfo *fmu_open(const char *path, DiagSink *d)
 {
-	bool bare = ends_with(path, ".xml");
+	bool bare = str_ends_with(path, ".xml");
 	size_t len = 0;
-	char *xml = bare ? read_file(path, &len, d) : read_md_entry(path, &len, d);
+	char *xml = bare ? read_md_file(path, &len, d) : read_md_entry(path, &len, d);
 	if (!xml)
 		return NULL;
 	char *name = NULL;

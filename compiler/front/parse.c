@@ -179,6 +179,17 @@ NodeList nl_cat(NodeList a, NodeList b)
 	return a;
 }
 
+bool lex_is_identifier(const char *name)
+{
+	if (!name || !(*name == '_' || (*name >= 'a' && *name <= 'z') || (*name >= 'A' && *name <= 'Z')))
+		return false;
+	for (const char *p = name + 1; *p; p++)
+		if (!(*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9')))
+			return false;
+	return true;
+}
+
 bool lex_is_keyword(const char *name)
 {
 	size_t n = strlen(name);

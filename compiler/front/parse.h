@@ -60,6 +60,9 @@ int lex_next(Lexer *lx, Token *tok);
 const char *lex_token_name(int code);
 /* Whether name is a reserved word (and so must be written ^name). */
 bool lex_is_keyword(const char *name);
+/* Whether name (NULL is none) is spelled as an identifier: a letter or '_', then letters,
+ * digits and '_'.  A reserved word is one too; lex_is_keyword tells it apart. */
+bool lex_is_identifier(const char *name);
 
 /* Parses a whole file.  Returns the ND_FILE node, or NULL when there were syntax errors
  * (they have been reported through d).  text must be NUL-terminated at text[len]. */

@@ -123,30 +123,21 @@ FmuInfo *drv_open_fmu(Compilation *c, const char *path, Loc where)
 	return f;
 }
 
-static char *dir_of(Arena *a, const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	if (!slash)
-		return arena_strdup(a, ".");
-	if (slash == path)
-		return arena_strdup(a, "/");
-	return arena_strndup(a, path, (size_t)(slash - path));
-}
-
 /* The module already read from path: the same spelling, or another spelling of the same
  * file ("a.sa" and "./a.sa"), so that a file is never loaded twice. */
 static Module *find_loaded(Compilation *c, const char *path)
 {
 	for (Module *m = c->modules; m; m = m->next)
-		if (strcmp(m->path, path) == 0)
-			return m;
-	struct stat want, st;
-	if (stat(path, &want) != 0)
-		return NULL;
-	for (Module *m = c->modules; m; m = m->next)
-		if (stat(m->path, &st) == 0 && st.st_dev == want.st_dev && st.st_ino == want.st_ino)
+		if (drv_same_file(m->path, path))
 			return m;
 	return NULL;
+}
+
+bool drv_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	return strcmp(a, b) == 0 || (stat(a, &sa) == 0 && stat(b, &sb) == 0 &&
+	                             sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino);
 }
 
 static void resolve_imports(Compilation *c, Module *m);
@@ -159,7 +150,7 @@ static Module *add_module(Compilation *c, const char *path, char *text, size_t l
 		return NULL;
 	}
 	m->path = arena_strdup(c->arena, path);
-	m->dir = dir_of(c->arena, m->path);
+	m->dir = path_dir(c->arena, m->path);
 	m->text = text;
 	m->len = len;
 	m->next = c->modules;
@@ -167,12 +158,6 @@ static Module *add_module(Compilation *c, const char *path, char *text, size_t l
 	diag_add_source(c->diag, m->path, m->text, m->len);
 	m->root = parse_source(c->arena, c->diag, m->path, m->text, m->len);
 	return m;
-}
-
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	return s ? s + 1 : path;
 }
 
 const char *drv_find_fmu_file(Compilation *c, const char *script_dir, const char *path)
@@ -186,7 +171,7 @@ const char *drv_find_fmu_file(Compilation *c, const char *script_dir, const char
 		p = arena_printf(c->arena, "%s/%s", c->fmu_dirs[i], path);
 		if (access(p, R_OK) == 0)
 			return p;
-		p = arena_printf(c->arena, "%s/%s", c->fmu_dirs[i], base_name(path));
+		p = arena_printf(c->arena, "%s/%s", c->fmu_dirs[i], path_base(path));
 		if (access(p, R_OK) == 0)
 			return p;
 	}

@@ -22,6 +22,8 @@ typedef struct Module {
 	char *text;           /* owned: the source, NUL-terminated */
 	size_t len;
 	Node *root;           /* ND_FILE, NULL when it did not parse */
+	const char *ssp_path; /* the SSP system it was written from (ssp_adapt.c); NULL for a
+	                       * script */
 	int state;            /* import resolution: 0 new, 1 resolving, 2 done */
 	struct Module **imports;
 	int nimports;
@@ -52,6 +54,10 @@ void drv_add_fmu_dir(Compilation *c, const char *dir);
  * ssp_free on it: its FMUs stay extracted while the build needs them. */
 struct SspModel;
 void drv_keep_ssp(Compilation *c, struct SspModel *m);
+
+/* Whether paths a and b name one file: the same spelling, or two spellings of it
+ * ("a.sa" and "./a.sa"). */
+bool drv_same_file(const char *a, const char *b);
 
 /* Where a relative FMU path of a script in script_dir is found: beside the script, then in
  * each -L directory (by the path, then by its file name).  NULL when nowhere; an absolute

@@ -61,18 +61,6 @@ typedef struct Build {
 	int norder;
 } Build;
 
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	return s ? s + 1 : path;
-}
-
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-	return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
 static bool is_file(const char *path)
 {
 	struct stat st;
@@ -98,16 +86,6 @@ static bool make_dirs(const char *path)
 	ok = ok && (mkdir(buf, 0777) == 0 || errno == EEXIST);
 	free(buf);
 	return ok;
-}
-
-static char *dir_name(Arena *a, const char *path)
-{
-	const char *s = strrchr(path, '/');
-	if (!s)
-		return arena_strdup(a, ".");
-	if (s == path)
-		return arena_strdup(a, "/");
-	return arena_strndup(a, path, (size_t)(s - path));
 }
 
 /* ---- ordering ------------------------------------------------------------------------------ */
@@ -211,21 +189,29 @@ static int run(char *const argv[], const char *cwd, StrBuf *output)
 	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
 }
 
+/* The names of a comma list one by one, as --isolate gives them: *item and *len the
+ * next one from *rest, which moves past its comma (NULL after the last).  False when no
+ * name is left. */
+static bool next_list_item(const char **rest, const char **item, size_t *len)
+{
+	if (!*rest)
+		return false;
+	const char *comma = strchr(*rest, ',');
+	*item = *rest;
+	*len = comma ? (size_t)(comma - *rest) : strlen(*rest);
+	*rest = comma ? comma + 1 : NULL;
+	return true;
+}
+
 /* Whether list ("all", or names separated by commas) names name. */
 static bool list_names(const char *list, const char *name)
 {
 	if (strcmp(list, "all") == 0)
 		return true;
-	size_t n = strlen(name);
-	for (const char *p = list; *p;) {
-		const char *comma = strchr(p, ',');
-		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+	size_t n = strlen(name), len;
+	for (const char *rest = list, *p; next_list_item(&rest, &p, &len);)
 		if (len == n && strncmp(p, name, n) == 0)
 			return true;
-		if (!comma)
-			break;
-		p = comma + 1;
-	}
 	return false;
 }
 
@@ -335,7 +321,7 @@ static int compile(Build *b, Job *j, const char *tree, const char *id)
 	int first = nargs;
 	struct dirent *de;
 	while ((de = readdir(dp)) != NULL)
-		if (ends_with(de->d_name, ".c") && strlen(de->d_name) > 2)
+		if (str_ends_with(de->d_name, ".c") && strlen(de->d_name) > 2)
 			PUSH(arena_printf(a, "sources/%s", de->d_name));
 	closedir(dp);
 	qsort(args + first, (size_t)(nargs - first), sizeof *args, cmp_str);
@@ -671,7 +657,7 @@ static const char *find_built(Build *b, Job *j, Inner *in, const char *at, StrBu
 	int max = 3 + 2 * c->nfmu_dirs, n = 0;
 	const char **cand = arena_alloc(a, (size_t)max * sizeof *cand);
 	if (b->o && b->o->out_dir)
-		cand[n++] = arena_printf(a, "%s/%s", b->o->out_dir, base_name(at));
+		cand[n++] = arena_printf(a, "%s/%s", b->o->out_dir, path_base(at));
 	SaInfo *pi = in->adaptation->info;
 	const char *own = in->adaptation->str;
 	if (own && pi && pi->dir)
@@ -679,7 +665,7 @@ static const char *find_built(Build *b, Job *j, Inner *in, const char *at, StrBu
 	cand[n++] = at[0] == '/' ? at : arena_printf(a, "%s/%s", j->info->dir, at);
 	for (int i = 0; at[0] != '/' && i < c->nfmu_dirs; i++) {
 		cand[n++] = arena_printf(a, "%s/%s", c->fmu_dirs[i], at);
-		cand[n++] = arena_printf(a, "%s/%s", c->fmu_dirs[i], base_name(at));
+		cand[n++] = arena_printf(a, "%s/%s", c->fmu_dirs[i], path_base(at));
 	}
 	for (int i = 0; i < n; i++) {
 		bool again = false;
@@ -704,7 +690,7 @@ static int resolve_inner(Build *b, Job *j, Inner *in, InnerArchive *ia)
 			diag_error(c->diag, where, "inner fmu '%s' was not resolved", in->name);
 			return 1;
 		}
-		if (ends_with(in->fmu->path, ".xml")) {
+		if (str_ends_with(in->fmu->path, ".xml")) {
 			diag_error(c->diag, where, "inner fmu '%s' is a bare model description ('%s'); "
 				   "building the wrapper needs the .fmu archive", in->name,
 				   in->fmu->path);
@@ -732,7 +718,7 @@ static int resolve_inner(Build *b, Job *j, Inner *in, InnerArchive *ia)
 		path = find_built(b, j, in, at, &looked);
 		if (!path) {
 			diag_error(c->diag, where, "inner fmu '%s' is adaptation '%s', but its FMU '%s' "
-				   "is not built", in->name, producer->name, base_name(at));
+				   "is not built", in->name, producer->name, path_base(at));
 			diag_note(c->diag, where, "looked for it at %s", sb_str(&looked));
 			diag_note(c->diag, producer->loc, "build it first with 'sacc build %s' (with "
 				  "the same -o, -I and -L options), or name '%s' on this command line "
@@ -796,7 +782,7 @@ static int build_one(Build *b, Job *j)
 	}
 	const char *id = l->model_identifier;
 
-	const char *parent = dir_name(a, j->out);
+	const char *parent = path_dir(a, j->out);
 	if (!make_dirs(parent)) {
 		diag_error(d, (Loc){parent, 0, 0, 0}, "cannot create the directory: %s",
 			   strerror(errno));
@@ -869,9 +855,8 @@ static int check_isolate_list(Build *b)
 	const char *list = b->o->isolate;
 	if (strcmp(list, "all") == 0)
 		return 0;
-	for (const char *p = list;;) {
-		const char *comma = strchr(p, ',');
-		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+	size_t len;
+	for (const char *rest = list, *p; next_list_item(&rest, &p, &len);) {
 		bool found = false;
 		for (int k = 0; k < b->njobs && !found; k++)
 			for (int i = 0; b->jobs[k].info && i < b->jobs[k].info->ninners && !found; i++) {
@@ -883,10 +868,8 @@ static int check_isolate_list(Build *b)
 				   "fmu '%.*s'", (int)len, p);
 			return 1;
 		}
-		if (!comma)
-			return 0;
-		p = comma + 1;
 	}
+	return 0;
 }
 
 int pkg_build(Compilation *c, Module **mods, int nmods, const PkgOptions *o)
@@ -912,7 +895,7 @@ int pkg_build(Compilation *c, Module **mods, int nmods, const PkgOptions *o)
 			const char *at = e->str ? e->str : arena_printf(a, "%s.fmu", e->name);
 			const char *out;
 			if (o && o->out_dir)
-				out = arena_printf(a, "%s/%s", o->out_dir, base_name(at));
+				out = arena_printf(a, "%s/%s", o->out_dir, path_base(at));
 			else if (at[0] == '/')
 				out = at;
 			else

@@ -12,6 +12,7 @@
  * Writing goes through minizip with everything that could vary pinned down: order, dates,
  * attributes, level, no extra fields, no directory entries. */
 #include "package.h"
+#include "util.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -294,12 +295,6 @@ static int scan(unzFile uf, const char *archive, const ZipLimits *lim, DiagSink 
 	return 0;
 }
 
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-	return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
 /* Opens (creating when needed) the directory holding path's last component, walking down
  * from root without following links; *last gets that component. */
 static int open_parent(int root, char *path, char **last, const char **why)
@@ -377,7 +372,7 @@ static int extract_one(unzFile uf, int root, const Entry *e, const char *archive
 		rc = 0;
 		goto done;
 	}
-	mode_t mode = ends_with(last, ".so") || e->exec ? 0755 : 0644;
+	mode_t mode = str_ends_with(last, ".so") || e->exec ? 0755 : 0644;
 	fd = openat(dfd, last, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 	if (fd < 0) {
 		diag_error(d, where, "cannot extract entry '%s': %s", e->shown, strerror(errno));
@@ -598,7 +593,7 @@ static int add_file(zipFile zf, const char *root, const char *rel, const char *a
 	info.tmz_date.tm_mday = 1;
 	struct stat st;
 	bool exec = fstat(fileno(in), &st) == 0 && (st.st_mode & S_IXUSR);
-	unsigned long mode = ends_with(rel, ".so") || exec ? 0100755 : 0100644;
+	unsigned long mode = str_ends_with(rel, ".so") || exec ? 0100755 : 0100644;
 	info.external_fa = mode << 16;
 	/* version made by 3 (Unix), so that readers honour the mode bits; 2.0 needed to extract */
 	if (zipOpenNewFileInZip4_64(zf, rel, &info, NULL, 0, NULL, 0, NULL, Z_DEFLATED, 9, 0,

@@ -44,17 +44,6 @@ typedef struct Gen {
 
 /* ---- names ------------------------------------------------------------------------------------ */
 
-static bool is_ident(const char *s)
-{
-	if (!s || !(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
-		return false;
-	for (s++; *s; s++)
-		if (!(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9')))
-			return false;
-	return true;
-}
-
 /* A name as an identifier: other characters become '_', a leading digit gets one before it. */
 static const char *sanitize(Gen *g, const char *s)
 {
@@ -63,7 +52,7 @@ static const char *sanitize(Gen *g, const char *s)
 	if (!*s || (*s >= '0' && *s <= '9'))
 		sb_putc(&sb, '_');
 	for (; *s; s++)
-		sb_putc(&sb, is_ident((char[2]){*s, 0}) || (*s >= '0' && *s <= '9') ? *s : '_');
+		sb_putc(&sb, lex_is_identifier((char[2]){*s, 0}) || (*s >= '0' && *s <= '9') ? *s : '_');
 	const char *r = arena_strdup(g->c->arena, sb_str(&sb));
 	sb_free(&sb);
 	return r;
@@ -79,7 +68,7 @@ static const char *spell(Gen *g, const char *id)
 static const char *var_name(Gen *g, int comp, int var, Loc where)
 {
 	const char *v = g->f->comps[comp].info->vars[var].name;
-	if (is_ident(v))
+	if (lex_is_identifier(v))
 		return spell(g, v);
 	diag_error(g->c->diag, where, "variable '%s' of component '%s' is not a name an "
 	           "adaptation can write: the composite FMU cannot reach it", v,
@@ -248,7 +237,7 @@ static void write_inner(Gen *g, int k)
 {
 	const SspFlatComponent *fc = &g->f->comps[k];
 	Loc at = fc->elem->loc;
-	line(g, at, "\tfor inner fmu %s %s", is_ident(fc->info->model_name) ?
+	line(g, at, "\tfor inner fmu %s %s", lex_is_identifier(fc->info->model_name) ?
 	     spell(g, fc->info->model_name) : "Component", g->inst[k]);
 	/* Absolute: the script's directory is not necessarily the SSD's. */
 	char cwd[4096];
@@ -483,10 +472,11 @@ static void name_instances(Gen *g)
 
 Module *ssp_adaptation_module(Compilation *c, const char *path)
 {
-	const char *name = arena_printf(c->arena, "%s.sa", path);
+	/* One module per system, however its path is spelled ("sys.ssp", "./sys.ssp") */
 	for (Module *m = c->modules; m; m = m->next)
-		if (strcmp(m->path, name) == 0)
+		if (m->ssp_path && drv_same_file(m->ssp_path, path))
 			return m;
+	const char *name = arena_printf(c->arena, "%s.sa", path);
 	SspModel *model = ssp_read(c, path);
 	if (!model)
 		return NULL;
@@ -508,6 +498,8 @@ Module *ssp_adaptation_module(Compilation *c, const char *path)
 	Module *m = NULL;
 	if (!g.failed) {
 		m = drv_load_text(c, name, sb_str(&g.sb), g.sb.len);
+		if (m)
+			m->ssp_path = arena_strdup(c->arena, path);
 		if (m && m->root)
 			relocate(&g, m->root, false);
 	}

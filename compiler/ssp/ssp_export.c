@@ -64,12 +64,6 @@ typedef struct Export {
 	bool failed;
 } Export;
 
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	return s ? s + 1 : path;
-}
-
 /* ---- the scenario --------------------------------------------------------------------------- */
 
 static int find_comp(const Export *x, const char *name)
@@ -88,11 +82,11 @@ static const char *resource_name(Export *x, int k)
 	for (int i = 0; i < k; i++)
 		if (strcmp(x->comps[i].info->path, file) == 0)
 			return x->comps[i].resource;
-	const char *r = arena_printf(x->c->arena, "resources/%s", base_name(file));
+	const char *r = arena_printf(x->c->arena, "resources/%s", path_base(file));
 	for (int i = 0; i < k; i++)
 		if (strcmp(x->comps[i].resource, r) == 0)
 			return arena_printf(x->c->arena, "resources/%s_%s", x->comps[k].decl->name,
-			                    base_name(file));
+			                    path_base(file));
 	return r;
 }
 
@@ -442,7 +436,7 @@ static const char *system_name(const Export *x)
 {
 	if (x->m->root->name)
 		return x->m->root->name;
-	const char *b = base_name(x->m->path);
+	const char *b = path_base(x->m->path);
 	const char *dot = strrchr(b, '.');
 	return dot && dot != b ? arena_strndup(x->c->arena, b, (size_t)(dot - b)) : b;
 }
@@ -541,38 +535,20 @@ static int write_xml(Export *x, const SspExportOptions *o, const char *path,
 
 /* ---- the archive ---------------------------------------------------------------------------- */
 
-static int copy_file(Export *x, const char *from, const char *to)
+/* A component's FMU into the archive.  0, or 1 after a message. */
+static int copy_into_archive(Export *x, const char *from, const char *to)
 {
-	int in = open(from, O_RDONLY | O_CLOEXEC);
-	int out = in < 0 ? -1 : open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	bool ok = out >= 0;
-	char buf[1 << 16];
-	ssize_t n;
-	while (ok && (n = read(in, buf, sizeof buf)) != 0) {
-		ok = n > 0;
-		for (ssize_t done = 0; ok && done < n;) {
-			ssize_t w = write(out, buf + done, (size_t)(n - done));
-			ok = w > 0;
-			done += ok ? w : 0;
-		}
-	}
-	int err = errno;
-	if (out >= 0 && close(out) != 0)
-		ok = false;
-	if (in >= 0)
-		close(in);
-	if (!ok)
-		diag_error(x->c->diag, (Loc){from, 0, 0, 0}, "cannot copy into the archive: %s",
-		           strerror(err));
-	return ok ? 0 : 1;
+	if (copy_file(from, to) == 0)
+		return 0;
+	diag_error(x->c->diag, (Loc){from, 0, 0, 0}, "cannot copy into the archive: %s",
+	           strerror(errno));
+	return 1;
 }
 
 static int write_archive(Export *x, const SspExportOptions *o)
 {
 	Arena *a = x->c->arena;
-	const char *slash = strrchr(o->out, '/');
-	const char *parent = !slash ? "." : slash == o->out ? "/"
-	                     : arena_strndup(a, o->out, (size_t)(slash - o->out));
+	const char *parent = path_dir(a, o->out);
 	char *work = arena_printf(a, "%s/.sacc-ssp-XXXXXX", parent);
 	if (!mkdtemp(work)) {
 		diag_error(x->c->diag, (Loc){parent, 0, 0, 0}, "cannot make a work directory here: %s",
@@ -589,7 +565,7 @@ static int write_archive(Export *x, const SspExportOptions *o)
 	}
 	for (int k = 0; k < x->ncomps; k++) {
 		const char *to = arena_printf(a, "%s/%s", tree, x->comps[k].resource);
-		if (access(to, F_OK) != 0 && copy_file(x, x->comps[k].info->path, to) != 0)
+		if (access(to, F_OK) != 0 && copy_into_archive(x, x->comps[k].info->path, to) != 0)
 			goto done;
 	}
 	if (write_xml(x, o, arena_printf(a, "%s/SystemStructure.ssd", tree), write_ssd) != 0)

@@ -24,15 +24,10 @@
 #include "units.h"
 #include "util.h"
 
+/* A name the module can write as it is: an identifier and no reserved word. */
 static bool is_identifier(const char *s)
 {
-	if (!s || !(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
-		return false;
-	for (const char *p = s + 1; *p; p++)
-		if (!(*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		      (*p >= '0' && *p <= '9')))
-			return false;
-	return !lex_is_keyword(s);
+	return lex_is_identifier(s) && !lex_is_keyword(s);
 }
 
 /* The instance name in the module: dots become underscores. */
@@ -62,23 +57,15 @@ static bool plain_link(Compilation *c, const SspFlat *f, const SspFlatLink *l)
 	return l->cv.scale == scale && l->cv.offset == offset;
 }
 
-/* Copies file from to to (made new).  0, or 1 after a message. */
-static int copy_file(const char *from, const char *to)
+/* Copies file from to to.  0, or 1 after a message. */
+static int import_file(const char *from, const char *to)
 {
-	size_t len;
-	char *data = read_file(from, (size_t)1 << 31, &len);
-	if (!data) {
+	int rc = copy_file(from, to);
+	if (rc == -1)
 		cli_error("import: cannot read %s: %s", from, strerror(errno));
-		return 1;
-	}
-	FILE *out = fopen(to, "wb");
-	int bad = !out || fwrite(data, 1, len, out) != len;
-	if (out && fclose(out) != 0)
-		bad = 1;
-	if (bad)
+	else if (rc == -2)
 		cli_error("import: cannot write %s: %s", to, strerror(errno));
-	free(data);
-	return bad;
+	return rc != 0;
 }
 
 /* The FMU file names in DIR: each source's base name, the instance's when two sources
@@ -204,8 +191,8 @@ int ssp_import_main(Compilation *c, SspArgs *a)
 		bool done_before = false;
 		for (int j = 0; j < i; j++)
 			done_before |= strcmp(files[j], files[i]) == 0;
-		if (!done_before && copy_file(f.comps[i].fmu_path,
-		                              arena_printf(c->arena, "%s/%s", a->out, files[i])))
+		if (!done_before && import_file(f.comps[i].fmu_path,
+		                                arena_printf(c->arena, "%s/%s", a->out, files[i])))
 			goto done;
 	}
 	const char *sa = arena_printf(c->arena, "%s/%s.sa", a->out, module);

@@ -21,6 +21,7 @@
 #include "fmi3_importer.h"
 #include "package.h"
 #include "sacc_test.h"
+#include "e2e_kit.h"
 
 #define SCRIPT "tests/e2e/strings_sa.sa"
 #define OUT2 "e2e-strings/fmi2"
@@ -47,73 +48,12 @@ static void logger3(fmi3InstanceEnvironment env, fmi3Status status, fmi3String c
 
 static const fmi2CallbackFunctions callbacks2 = {logger2, calloc, free, NULL, NULL};
 
-static void build_as(int version, const char *sub)
-{
-	char out[PATH_MAX];
-	snprintf(out, sizeof out, "%s/%s", test_build_dir(), sub);
-	TestRun *t = tr_new();
-	Module *m = drv_load(t->c, SCRIPT);
-	assert_non_null(m);
-	int errors = drv_explicit(t->c, m, NULL);
-	if (!errors) {
-		PkgOptions o = {out, NULL, version, NULL};
-		errors = pkg_build(t->c, &m, 1, &o);
-	}
-	if (errors)
-		print_error("%s", tr_diag(t));
-	assert_int_equal(errors, 0);
-	tr_free(t);
-}
-
 static int group_setup(void **state)
 {
 	(void)state;
-	build_as(2, OUT2);
-	build_as(3, OUT3);
+	build_as(SCRIPT, 2, OUT2);
+	build_as(SCRIPT, 3, OUT3);
 	return 0;
-}
-
-static void unpack(const char *sub, const char *id, char dir[PATH_MAX])
-{
-	char cmd[4 * PATH_MAX], rel[PATH_MAX];
-	snprintf(rel, sizeof rel, "%s/%s/%s", test_build_dir(), sub, id);
-	snprintf(cmd, sizeof cmd, "rm -rf '%s' && '%s/sacc' unpack '%s.fmu' '%s'", rel,
-	         test_build_dir(), rel, rel);
-	assert_int_equal(system(cmd), 0);
-	assert_non_null(realpath(rel, dir));
-}
-
-/* attr="..." of the first line of dir/modelDescription.xml holding both key and attr. */
-static int md_attr(const char *dir, const char *key, const char *attr, char *out, size_t size)
-{
-	char path[PATH_MAX + 32], line[1024], pat[64];
-	snprintf(path, sizeof path, "%s/modelDescription.xml", dir);
-	snprintf(pat, sizeof pat, "%s=\"", attr);
-	FILE *f = fopen(path, "r");
-	assert_non_null(f);
-	int found = 0;
-	while (!found && fgets(line, sizeof line, f)) {
-		char *a = strstr(line, pat);
-		if (a && strstr(line, key)) {
-			a += strlen(pat);
-			size_t n = strcspn(a, "\"");
-			assert_true(n < size);
-			memcpy(out, a, n);
-			out[n] = '\0';
-			found = 1;
-		}
-	}
-	fclose(f);
-	return found;
-}
-
-static unsigned vr_of(const char *dir, const char *name)
-{
-	char key[128], v[32];
-	snprintf(key, sizeof key, "name=\"%s\"", name);
-	if (!md_attr(dir, key, "valueReference", v, sizeof v))
-		fail_msg("%s has no variable %s", dir, name);
-	return (unsigned)strtoul(v, NULL, 10);
 }
 
 /* ---- FMI 2.0 ------------------------------------------------------------------------------ */

@@ -173,6 +173,58 @@ static void ensemble__csv_field__quoted_when_needed(void **state)
 	assert_string_equal(buf, "plain|\"a, \"\"b\"\"\"");
 }
 
+/* Writes text to path. */
+static void put_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* A column name with a comma and a quote (FMI's structured names have them) stays one
+ * quoted field of the statistics, as the result files write it.  Two runs: a = 1, 3 and
+ * a = 3, 5 at times 0 and 1, so min, mean, max and the median are 1, 2, 3, 2 at 0. */
+static void ensemble__stats__names_quoted_as_csv_fields(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/test_ensemble_stats.XXXXXX", path[256];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/runs", dir);
+	assert_int_equal(ens_mkdir(path), 0);
+	snprintf(path, sizeof path, "%s/status", dir);
+	assert_int_equal(ens_mkdir(path), 0);
+	char *ids[] = {"r1", "r2"};
+	const char *results[] = {"time,\"m.a[1,2]\",\"m.\"\"q\"\"\"\n0,1,0\n1,3,0\n",
+	                         "time,\"m.a[1,2]\",\"m.\"\"q\"\"\"\n0,3,0\n1,5,0\n"};
+	EnsStatus ok = {ENS_OK, 0, 0, ""};
+	for (int r = 0; r < 2; r++) {
+		snprintf(path, sizeof path, "%s/runs/%s.csv", dir, ids[r]);
+		put_text(path, results[r]);
+		assert_int_equal(ens_status_write(dir, ids[r], &ok), 0);
+	}
+	EnsDesign d = {0, NULL, 2, ids, NULL};
+	const double pcts[] = {50};
+	char out[256];
+	snprintf(out, sizeof out, "%s/stats.csv", dir);
+	EnsStatsOptions o = {pcts, 1, NULL, 0, out, NULL, NULL};
+	assert_int_equal(ens_stats(dir, &d, &o), 0);
+	FILE *f = fopen(out, "r");
+	assert_non_null(f);
+	char text[1024] = "";
+	size_t n = fread(text, 1, sizeof text - 1, f);
+	text[n] = '\0';
+	fclose(f);
+	assert_string_equal(text, "variable,time,runs,min,mean,max,p50\n"
+	                          "\"m.a[1,2]\",0,2,1,2,3,2\n"
+	                          "\"m.a[1,2]\",1,2,3,4,5,4\n"
+	                          "\"m.\"\"q\"\"\",0,2,0,0,0,0\n"
+	                          "\"m.\"\"q\"\"\",1,2,0,0,0,0\n");
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -183,6 +235,7 @@ int main(void)
 		cmocka_unit_test(ensemble__latin_hypercube__one_sample_per_stratum),
 		cmocka_unit_test(ensemble__design_table__read_and_errors),
 		cmocka_unit_test(ensemble__csv_field__quoted_when_needed),
+		cmocka_unit_test(ensemble__stats__names_quoted_as_csv_fields),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -173,7 +173,6 @@ static const Spelling keywords[] = {
 	{"quantize", TK_QUANTIZE}, {"every", TK_EVERY}, {"offset", TK_OFFSET},
 	{"triggered", TK_TRIGGERED}, {"by", TK_BY}, {"periodic", TK_PERIODIC},
 	{"multiplied", TK_MULTIPLIED}, {"implied", TK_IMPLIED}, {"extract", TK_EXTRACT},
-	{"isolated", TK_ISOLATED},
 	{"directionalderivative", TK_DIRECTIONALDERIVATIVE},
 	{"timederivative", TK_TIMEDERIVATIVE},
 };
@@ -301,7 +300,7 @@ static const char *const spec_reserved[] = {
 	"successive", "substitution", "starts", "delay", "multiply", "rate", "times",
 	"interpolation", "order", "no", "first", "second", "third", "fourth", "zero", "hold",
 	"ZOH", "FOH", "crossing", "absolute", "relative", "tolerance", "quantize", "every",
-	"offset", "triggered", "by", "periodic", "multiplied", "implied", "extract", "isolated",
+	"offset", "triggered", "by", "periodic", "multiplied", "implied", "extract",
 	"directionalderivative", "timederivative",
 };
 
@@ -327,6 +326,7 @@ static void lexer__non_keywords__are_identifiers(void **state)
 		"of", "foo", "Rate", "RATE", "rates", "Real_", "real", "integer", "bool", "string",
 		"T", "E", "DT", "Max", "max_", "inputs", "x1", "_", "_t", "h2", "min_h", "tt",
 		"ee", "hold_", "do_steps", "zoh", "foh", "Signal", "window", "obstacle",
+		"fmi", "isolated",
 	};
 	for (size_t i = 0; i < COUNT(names); i++) {
 		if (lex_is_keyword(names[i]))

@@ -328,6 +328,34 @@ static void parse__inner_fmu__second_port_clause_of_a_kind_is_an_error(void **st
 	parsed_free(p);
 }
 
+/* `isolated` marks an inner only between `for` and `inner`; elsewhere it is a name. */
+static void parse__isolated__a_word_before_inner_and_a_name_elsewhere(void **state)
+{
+	(void)state;
+	Parsed *p = parse_ok("semantic adaptation s at \"s.fmu\"\n"
+			     "\tfor isolated inner fmu mealy W isolated\n"
+			     "\t\twith output ports isolated\n"
+			     "\tfor inner fmu V v\n"
+			     "input ports Real isolated -> isolated.u\n");
+	Node *sa = first_adaptation(p);
+	Node *iso = sa->a_inners;
+	assert_int_equal(iso->flags, KIND_ISOLATED | KIND_MEALY);
+	assert_string_equal(iso->name, "isolated");
+	assert_string_equal(iso->list2->name, "isolated");
+	assert_int_equal(iso->next->flags, 0);
+	assert_string_equal(sa->a_inports->name, "isolated");
+	assert_non_null(strstr(p->printed, "\tfor isolated inner fmu mealy W isolated\n"));
+	assert_non_null(strstr(p->printed, "input ports Real isolated -> isolated.u\n"));
+	parsed_free(p);
+
+	p = parse_bad("semantic adaptation s at \"s.fmu\"\n\tfor isolate inner fmu W w\n");
+	assert_string_equal(p->diag, "t.sa:2:6: error: expected 'inner' or 'isolated inner' after "
+				     "'for'\n"
+				     "     2 | \tfor isolate inner fmu W w\n"
+				     "       | \t    ^~~~~~~\n");
+	parsed_free(p);
+}
+
 static void parse__for_fmu__refers_to_fmus_declared_elsewhere(void **state)
 {
 	(void)state;
@@ -659,6 +687,7 @@ int main(void)
 		cmocka_unit_test(parse__older_two_name_header__warns_and_keeps_the_instance),
 		cmocka_unit_test(parse__inner_fmu__kinds_path_and_port_lists),
 		cmocka_unit_test(parse__inner_fmu__second_port_clause_of_a_kind_is_an_error),
+		cmocka_unit_test(parse__isolated__a_word_before_inner_and_a_name_elsewhere),
 		cmocka_unit_test(parse__for_fmu__refers_to_fmus_declared_elsewhere),
 		cmocka_unit_test(parse__coupled_as__gives_the_connection_list),
 		cmocka_unit_test(parse__older_with_couplings__become_the_adaptation_couplings),

@@ -25,6 +25,7 @@
 
 #include "assert_contains.h"
 #include "fmi2_importer.h"
+#include "driver.h"
 #include "package.h"
 
 static char tmpdir[64];
@@ -261,6 +262,20 @@ static void ssp_inner__adaptation_over_a_system__values_by_hand(void **state)
 	free(a);
 }
 
+/* One system named two ways is one module, read once (one SspModel kept). */
+static void ssp_inner__one_system_two_spellings__read_once(void **state)
+{
+	(void)state;
+	Compilation *c = drv_new(stderr);
+	Module *a = drv_load(c, tmp("chain.ssd"));
+	Module *b = drv_load(c, tmp("./chain.ssd"));
+	assert_non_null(a);
+	assert_non_null(a->root);
+	assert_ptr_equal(a, b);
+	assert_int_equal(c->nssps, 1);
+	drv_free(c);
+}
+
 static void ssp_build__exported_scenario__builds_with_its_set_values_bound(void **state)
 {
 	(void)state;
@@ -376,6 +391,7 @@ int main(void)
 		cmocka_unit_test(ssp_build__chain__minimal_importer_steps_it),
 		cmocka_unit_test(ssp_build__chain_fmi3__passes_the_fmi3_checker),
 		cmocka_unit_test(ssp_inner__adaptation_over_a_system__values_by_hand),
+		cmocka_unit_test(ssp_inner__one_system_two_spellings__read_once),
 		cmocka_unit_test(ssp_build__exported_scenario__builds_with_its_set_values_bound),
 		cmocka_unit_test(ssp_build__transformation_between_components__refused_in_the_ssd),
 		cmocka_unit_test(ssp_inner__missing_system__not_found_where_it_was_looked_for),

@@ -1,0 +1,83 @@
+/* e2e_kit.h — what the end-to-end wrapper tests share (test_e2e_strings.c,
+ * test_e2e_wrapper3.c): a script built into BUILD/<sub>/ through the library, a built FMU
+ * unpacked by `sacc unpack`, and attributes of its model description read line by line.
+ *
+ * Include after sacc_test.h (and so after <cmocka.h>) and package.h, with _XOPEN_SOURCE
+ * 700 defined for realpath. */
+#ifndef SACC_E2E_KIT_H
+#define SACC_E2E_KIT_H
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Builds script as FMI `version` (2 or 3) into BUILD/<sub>/; the power-window adaptations
+ * (adaptations/powerwindow/) are where its imports are found. */
+static inline void build_as(const char *script, int version, const char *sub)
+{
+	char out[PATH_MAX];
+	snprintf(out, sizeof out, "%s/%s", test_build_dir(), sub);
+	TestRun *t = tr_new();
+	drv_add_include_dir(t->c, "adaptations/powerwindow/");
+	Module *m = drv_load(t->c, script);
+	assert_non_null(m);
+	int errors = drv_explicit(t->c, m, NULL);
+	if (!errors) {
+		PkgOptions o = {out, NULL, version, NULL};
+		errors = pkg_build(t->c, &m, 1, &o);
+	}
+	if (errors)
+		print_error("%s", tr_diag(t));
+	assert_int_equal(errors, 0);
+	tr_free(t);
+}
+
+/* BUILD/<sub>/<id>.fmu unpacked into BUILD/<sub>/<id>/ (emptied first); its absolute path
+ * in dir. */
+static inline void unpack(const char *sub, const char *id, char dir[PATH_MAX])
+{
+	char cmd[4 * PATH_MAX], rel[PATH_MAX];
+	snprintf(rel, sizeof rel, "%s/%s/%s", test_build_dir(), sub, id);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s' && '%s/sacc' unpack '%s.fmu' '%s'", rel,
+	         test_build_dir(), rel, rel);
+	assert_int_equal(system(cmd), 0);
+	assert_non_null(realpath(rel, dir));
+}
+
+/* attr="..." of the first line of dir/modelDescription.xml holding both key and attr. */
+static inline int md_attr(const char *dir, const char *key, const char *attr, char *out,
+                          size_t size)
+{
+	char path[PATH_MAX + 32], line[1024], pat[64];
+	snprintf(path, sizeof path, "%s/modelDescription.xml", dir);
+	snprintf(pat, sizeof pat, "%s=\"", attr);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	int found = 0;
+	while (!found && fgets(line, sizeof line, f)) {
+		char *a = strstr(line, pat);
+		if (a && strstr(line, key)) {
+			a += strlen(pat);
+			size_t n = strcspn(a, "\"");
+			assert_true(n < size);
+			memcpy(out, a, n);
+			out[n] = '\0';
+			found = 1;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* The value reference of variable name in dir's model description (a failure if none). */
+static inline unsigned vr_of(const char *dir, const char *name)
+{
+	char key[128], v[32];
+	snprintf(key, sizeof key, "name=\"%s\"", name);
+	if (!md_attr(dir, key, "valueReference", v, sizeof v))
+		fail_msg("%s has no variable %s", dir, name);
+	return (unsigned)strtoul(v, NULL, 10);
+}
+
+#endif
