@@ -101,5 +101,11 @@ const char *ec_expr(Ec *e, const Node *n, int min_prec);
 const InnerPort *ec_inner_port_of(Ec *e, const Node *ref, InnerC **icp);
 bool ec_is_truth(const Node *n);
 bool ec_emit_fast_step(Ec *e, StrBuf *out);
+/* The importer's every-step calls of the adaptation (SartModel.set_real, get_real and, with
+ * a fast step, do_step) and the Real offsets they read; nreal_in: its external Real
+ * inputs, value references 0..nreal_in-1 (emit_c_fast.c). */
+void ec_emit_entries(Ec *e, StrBuf *out, bool fast, int nreal_in);
+/* The Storage field of the inner parameter of that type in that slot. */
+const char *ec_inner_param_field(Ec *e, SaType type, int slot);
 
 #endif
