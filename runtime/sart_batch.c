@@ -144,6 +144,7 @@ static void fast_if_all_in_turn(SartWrapper *w)
 		if (!b->sites[k].decided || b->sites[k].par)
 			return;
 	w->fast = b->fast;
+	sart_refresh_plain(w);
 }
 
 static void drop_segment(Segment *g)

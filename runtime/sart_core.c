@@ -18,6 +18,21 @@ static const struct {
 	{"logFmiCalls", CAT_CALLS},        {"logInner", CAT_INNER},
 };
 
+/* The instance's first members are SartView's, which the emitted entry points read and write
+ * through it: each at the same offset with the same size (a negative array size otherwise). */
+#define SAME_AS_VIEW(m)                                                                        \
+	typedef char view_##m[offsetof(SartWrapper, m) == offsetof(SartView, m) &&              \
+	                      sizeof ((SartWrapper *)0)->m == sizeof ((SartView *)0)->m ? 1 : -1]
+SAME_AS_VIEW(magic);
+SAME_AS_VIEW(direct_reals);
+SAME_AS_VIEW(fast_ok);
+SAME_AS_VIEW(g_dirty);
+SAME_AS_VIEW(g_valid);
+SAME_AS_VIEW(time);
+SAME_AS_VIEW(last_ok);
+SAME_AS_VIEW(scratch);
+SAME_AS_VIEW(route);
+
 /* ---- logging ------------------------------------------------------------------------------ */
 
 static const char *status_category(SartStatus st)
@@ -205,6 +220,38 @@ static SartStatus worst(SartStatus a, SartStatus b)
 
 /* ---- creation ----------------------------------------------------------------------------- */
 
+/* An instance lies in one allocation after its is_set marks and its Storage, as
+ * sart_wrapper.h has them (sart_marks_of), so that an emitted entry point reaches them at
+ * constant offsets from the handle. */
+static unsigned marks_count(void)
+{
+	unsigned nmarks = 0;
+	for (int t = 0; t < SART_NTYPES; t++)
+		nmarks += sart_model.nvr[t];
+	return nmarks;
+}
+
+static size_t instance_offset(void)
+{
+	return sart_marks_space(marks_count()) + sart_storage_space(sart_model.storage_size);
+}
+
+static SartWrapper *new_instance(void)
+{
+	unsigned char *block = calloc(1, instance_offset() + sizeof(SartWrapper));
+	if (!block)
+		return NULL;
+	SartWrapper *w = (SartWrapper *)(void *)(block + instance_offset());
+	w->storage = sart_storage_of(w, sart_model.storage_size);
+	w->is_set = sart_marks_of(w, sart_model.storage_size, marks_count());
+	return w;
+}
+
+static void *instance_block(SartWrapper *w)
+{
+	return (unsigned char *)w - instance_offset();
+}
+
 static void free_states(SartWrapper *w)
 {
 	for (unsigned f = 0; f < sart_model.ninners; f++) {
@@ -239,12 +286,10 @@ static void wrapper_free(SartWrapper *w)
 	free(w->snap_inner);
 	free(w->slot);
 	free(w->name);
-	free(w->storage);
 	free(w->scratch);
 	free(w->snap_storage);
 	free(w->last);
 	free(w->snap_last);
-	free(w->is_set);
 	free(w->snap_is_set);
 	free(w->du);
 	free(w->du_set);
@@ -253,7 +298,7 @@ static void wrapper_free(SartWrapper *w)
 	free(w->ibuf);
 	free(w->sbuf);
 	free(w->inner_env);
-	free(w);
+	free(instance_block(w));
 }
 
 void sart_core_free(void *instance)
@@ -304,7 +349,6 @@ static int allocate(SartWrapper *w)
 			maxports = m->inners[f].out[SART_STRING].n;
 	size_t ssize = m->storage_size ? m->storage_size : 1;
 	size_t ni = m->ninners ? m->ninners : 1;
-	w->storage = calloc(1, ssize);
 	w->scratch = calloc(1, ssize);
 	w->snap_storage = calloc(1, ssize);
 	w->inner = calloc(ni, sizeof *w->inner);
@@ -315,7 +359,6 @@ static int allocate(SartWrapper *w)
 	w->stacks = calloc(ni, sizeof *w->stacks);
 	w->plan = calloc(ni, sizeof *w->plan);
 	w->direct = calloc(ni, sizeof *w->direct);
-	w->is_set = calloc(mark_blocks(nvr_total), MARK_BLOCK);
 	w->snap_is_set = calloc(mark_blocks(nvr_total), MARK_BLOCK);
 	w->du = calloc(m->nreal_inputs + 1, sizeof *w->du);
 	w->du_set = calloc(m->nreal_inputs + 1, 1);
@@ -326,8 +369,8 @@ static int allocate(SartWrapper *w)
 	w->inner_env = calloc(ni, sizeof *w->inner_env);
 	for (unsigned f = 0; w->inner_env && f < m->ninners; f++)
 		w->inner_env[f] = (InnerEnv){w, f};
-	return w->inner_env && w->sbuf && w->storage && w->scratch && w->snap_storage && w->inner && w->plan && w->direct &&
-	       w->last && w->snap_last && w->snap_inner && w->slot && w->stacks && w->is_set &&
+	return w->inner_env && w->sbuf && w->scratch && w->snap_storage && w->inner && w->plan &&
+	       w->direct && w->last && w->snap_last && w->snap_inner && w->slot && w->stacks &&
 	       w->snap_is_set && w->du && w->du_set && w->vrbuf && w->rbuf && w->ibuf;
 }
 
@@ -340,7 +383,7 @@ SartWrapper *sart_core_new(const char *instance, const char *guid, const SartHos
 		       guid ? guid : "(null)", m->identifier, m->guid);
 		return NULL;
 	}
-	SartWrapper *w = calloc(1, sizeof *w);
+	SartWrapper *w = new_instance();
 	if (!w) {
 		log_to(host, instance, SART_ERROR, "%s: out of memory", call->name);
 		return NULL;
@@ -426,7 +469,6 @@ SartStatus sart_core_load_inners(SartWrapper *w, const char *resource_dir,
 			return SART_ERROR;
 	}
 	storage_defaults(w);
-	sart_refresh_plain(w);
 	w->fast = sart_fast_step_enabled();
 	/* the emitted fast step calls each inner through its direct route; the emitter gives
 	 * none to a wrapper with an isolated inner, and this guards hand-written models */
@@ -436,6 +478,7 @@ SartStatus sart_core_load_inners(SartWrapper *w, const char *resource_dir,
 	w->route.direct = w->direct;
 	w->route.last = w->last;
 	sart_batches_start(w);
+	sart_refresh_plain(w);
 	return SART_OK;
 }
 

@@ -21,7 +21,7 @@
  * then sart_core_load_inners with the resource path as given; the experiment goes to
  * sart_core_setup_experiment before sart_core_enter_init; fmi3DoStep is
  * sart_core_do_step_early (a rejection becomes an early return when the importer allows
- * one); fmi3GetFloat64 / fmi3SetFloat64 are sart_core_get_real / sart_core_set_real, the
+ * one); fmi3GetFloat64 / fmi3SetFloat64 are SartModel.get_real / set_real, the
  * other numeric types convert to SART_INTEGER or SART_BOOLEAN at the skin, and event mode
  * is a phase to add to SartPhase (the core has no events to handle yet). */
 #ifndef SART_CORE_H
@@ -126,10 +126,10 @@ SartStatus sart_core_reset(SartWrapper *w, const SartCall *call);
 /* The external variables by value reference, through the model's tables: Reals as double,
  * Integers and Booleans as int.  A get runs G (or, in initialization mode, Init on the
  * scratch copy) when a set made it due.  These take the instance handle unchecked: they
- * check it, and the phase, themselves (SartSkin.get_real and set_real for the Reals), so
- * that the importer's every-step calls stay a few comparisons. */
-SartStatus sart_core_get_real(void *instance, const SartVr vr[], size_t n, double v[]);
-SartStatus sart_core_set_real(void *instance, const SartVr vr[], size_t n, const double v[]);
+ * check it, and the phase, themselves.  The Reals, the importer's every-step calls, a skin
+ * makes through SartModel.get_real and set_real (sart_wrapper.h): the adaptation's emitted
+ * ones, which go on to sart_core_get_real and sart_core_set_real (declared there, named in
+ * messages by SartSkin.get_real and set_real) with anything they do not handle. */
 SartStatus sart_core_get(void *instance, SartType t, const SartVr vr[], size_t n, int v[],
                          const SartCall *call);
 SartStatus sart_core_set(void *instance, SartType t, const SartVr vr[], size_t n,
@@ -153,13 +153,15 @@ SartStatus sart_core_set_input_derivatives(SartWrapper *w, const SartVr vr[], si
  * always return to a state it saved).  t must be the instance's time within
  * 1e-9 relative (the importer's t is then the time); SART_DISCARD is a rejection (back at t
  * when a snapshot was taken, else in SART_PHASE_STEP_FAILED) with
- * sart_core_last_successful_time saying where it got to.  Checks the handle itself. */
-SartStatus sart_core_do_step(void *instance, double t, double H, int no_set_prior);
+ * sart_core_last_successful_time saying where it got to.  Checks the handle itself.  A skin
+ * steps through SartModel.do_step (sart_wrapper.h): the emitted step, which takes the fast
+ * step itself when it may and otherwise goes on to sart_core_do_step (declared there). */
 double sart_core_last_successful_time(const SartWrapper *w);
 /* Whether a rejected step may end early: the importer then goes on from where the step
  * stopped instead of retrying it (off until a skin turns it on). */
 void sart_core_set_stop_early(SartWrapper *w, int on);
-/* sart_core_do_step for an importer that accepts a step ending before t + H.  With the
+/* The model's step (SartModel.do_step) for an importer that accepts a step ending before
+ * t + H.  With the
  * instance allowed to stop early (sart_core_set_stop_early) and a snapshot to return to, a
  * rejection is taken again from t by the step the rules took, with the same inputs; when
  * that is accepted, *early is true and the status that step's.  Otherwise *early is false

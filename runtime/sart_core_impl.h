@@ -50,7 +50,7 @@
 #define SART_PRINTF(f, a)
 #endif
 
-#define WRAPPER_MAGIC 0x53415757u /* guards against stale or foreign instance pointers */
+#define WRAPPER_MAGIC SART_INSTANCE_MAGIC
 
 /* Log categories: compiler/emit/emit.c (emit_log_categories) declares the same names in the
  * wrapper's model description. */
@@ -97,15 +97,29 @@ typedef struct InnerEnv {
 typedef struct SartBatches SartBatches;
 
 struct SartWrapper {
+	/* SartView's members (sart_wrapper.h), first and in its order, which the emitted entry
+	 * points read and write through it (sart_core.c checks that they lie where it has them) */
 	unsigned magic;
+	unsigned char direct_reals; /* quiet, and the model has real_offset: the Real value
+	                             * calls' fast paths (sart_values.c and the emitted ones) */
+	unsigned char fast_ok;    /* plain and fast: the emitted do_step takes the fast step */
+	unsigned char g_dirty;    /* a set since the last step/Init/G: the next get runs G */
+	unsigned char g_valid;    /* reads come from scratch */
+	double time;              /* the current communication point */
+	double last_ok;           /* the last successful time */
+	unsigned char *scratch;   /* G's copy */
+	SartFastRoute route;      /* what the fast step reaches: direct, last, its t and H */
+
+	unsigned char *storage;   /* the Storage, right before the instance (sart_storage_of) */
+	unsigned char *is_set;    /* per external vr of each type, at is_set_off[type], right
+	                           * before the Storage; this and snap_is_set are allocated in
+	                           * whole MARK_BLOCKs */
 	char *name;
 	SartHost host;
 	int logging;
 	unsigned log_mask;
 	SartPhase phase;
 	SartExperiment ex;
-	double time;              /* the current communication point */
-	double last_ok;           /* the last successful time */
 	int stop_early;           /* a rejected step may end early (sart_core_do_step_early) */
 	bool *cut_early;          /* where sart_core_do_step_early's call wants its outcome */
 	double *cut_last;         /* when the step does not end whole: set by each such call
@@ -114,18 +128,10 @@ struct SartWrapper {
 	                           * left set after the call, for the usual step not to pay
 	                           * for clearing them) */
 
-	unsigned char *storage;   /* the Storage */
-	unsigned char *scratch;   /* G's copy */
-	int g_dirty;              /* a set since the last step/Init/G: the next get runs G */
-	int g_valid;              /* reads come from scratch */
-
 	SartInner **inner;
 	const SartInnerDirect **direct; /* per inner: the seam's direct route (the fast step) */
-	SartFastRoute route;      /* what the fast step reaches: direct and last */
 	Plan *plan;               /* per inner */
 	double *last;             /* per inner: the time it last stepped to */
-	unsigned char *is_set;    /* per external vr of each type, at is_set_off[type]; this
-	                           * and snap_is_set are allocated in whole MARK_BLOCKs */
 	unsigned is_set_off[SART_NTYPES + 1];
 	double *du;               /* per sart_model.real_inputs: pending derivative */
 	unsigned char *du_set;
@@ -149,8 +155,6 @@ struct SartWrapper {
 	                           * derivatives: the plain step (sart_fast_step.c;
 	                           * sart_refresh_plain) */
 	int quiet;                /* between steps (SART_PHASE_STEP) with no call log */
-	int direct_reals;         /* quiet, and the model has real_offset: the Real value
-	                           * calls' fast paths (sart_values.c) */
 	int fast;                 /* plain steps take sart_model.fast_step (sart_fast_step.c) */
 	unsigned char *snap_storage;
 	double *snap_last;
@@ -219,15 +223,11 @@ static inline char *sart_string_at(unsigned char *s, size_t off, unsigned k)
  * least one, so that this is a store or two of constant size, which the compiler inlines,
  * instead of a call to memset for a handful of bytes: the first block unconditionally (most
  * wrappers have fewer than MARK_BLOCK external variables), then the rest. */
-#define MARK_BLOCK 16
+#define MARK_BLOCK SART_MARK_BLOCK
 
 static inline void sart_clear_marks(SartWrapper *w)
 {
-	unsigned char *marks = w->is_set;
-	const unsigned n = w->is_set_off[SART_NTYPES];
-	memset(marks, 0, MARK_BLOCK);
-	for (unsigned i = MARK_BLOCK; i < n; i += MARK_BLOCK)
-		memset(marks + i, 0, MARK_BLOCK);
+	sart_clear_is_set(w->is_set, w->is_set_off[SART_NTYPES]);
 }
 
 /* The save_state stacks are emptied when an external step ends. */
@@ -273,6 +273,7 @@ static inline void sart_refresh_plain(SartWrapper *w)
 	w->quiet = w->phase == SART_PHASE_STEP && !(w->logging && (w->log_mask & CAT_CALLS));
 	w->plain = w->quiet && !w->can_snapshot && !w->du_pending;
 	w->direct_reals = w->quiet && sart_model.real_offset != NULL;
+	w->fast_ok = w->plain && w->fast;
 }
 
 static inline void sart_set_phase(SartWrapper *w, SartPhase phase)
@@ -351,14 +352,6 @@ static inline int sart_accepted(double Ht, double H)
 static inline int sart_valid_step(double Ht, double t, double H)
 {
 	return isfinite(Ht) && Ht > 0.0 && Ht <= H * (1.0 + 1e-12) + 8 * DBL_EPSILON * fabs(t + H);
-}
-
-/* How far the importer's t may lie from the instance's time: 1e-9 relative (absolute below
- * 1 s).  An importer's t = i h rounds differently from the instance's sum of steps. */
-static inline double sart_time_tolerance(double time)
-{
-	double a = fabs(time);
-	return 1e-9 * (a > 1 ? a : 1);
 }
 
 /* A step from t by H begins: what its rule parts see of it, no failure or warning yet. */

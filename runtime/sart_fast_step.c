@@ -2,9 +2,10 @@
  * step needs nothing but In; Ctrl; Out (a valid instance between steps, no snapshot, no
  * input derivatives, no call log, t the instance's time within the tolerance the general
  * step accepts, 0 < H <= DBL_MAX), and the runtime side of the emitted fast step
- * (SartModel.fast_step), which the plain step runs when the emitter wrote one: its end
- * (sart_fast_commit), and sart_fast_rest, where it hands over to the general handling at
- * the point where anything but SART_OK appears, with its end (sart_fast_end).  Everything else goes to sart_do_step_full (sart_step.c).
+ * (SartModel.fast_step), which the emitted do_step runs when it may (sart_fast_step.h):
+ * sart_fast_rest, where it hands over to the general handling at the point where anything
+ * but SART_OK appears, with its end (sart_fast_end), and the plain step's fast-path check
+ * (sart_fast_step.h, SartView.fast_ok).  Everything else goes to sart_do_step_full (sart_step.c).
  *
  * Build options, for comparing the paths (the wrapper's C is compiled with them; `sacc
  * build` passes what $CC holds, so CC="cc -DSART_NO_FAST_STEP" works):
@@ -20,12 +21,18 @@ int sart_fast_step_enabled(void)
 #ifdef SART_NO_FAST_STEP
 	return 0;
 #else
-	return sart_model.fast_step != NULL;
+	return sart_model.fast_step;
 #endif
 }
 
 #ifdef SART_STEP_STATS
 #define COUNT(w, which) ((w)->which++)
+void sart_count_fast_step(void *instance)
+{
+	SartWrapper *w = instance;
+	COUNT(w, steps_fast);
+}
+
 /* The counts since instantiation: counts[0] fast steps entered, counts[1] other steps. */
 __attribute__((visibility("default"))) void sart_step_stats(void *instance,
                                                             unsigned long counts[2]);
@@ -101,78 +108,41 @@ static SART_COLD double fast_rest(SartWrapper *w, unsigned char *s, unsigned f, 
 /* The fast step sets nothing of the step before it hands over (the usual step has no use
  * for it): the importer's t and the step's start are set here, as the plain step sets them
  * before the general path's In. */
-int sart_fast_rest(SartWrapper *w, void *s, unsigned f, double t, double H, int stage,
-                   int status)
+int sart_fast_rest(SartWrapper *w, unsigned f, int stage, int status)
 {
+	double t = w->route.t, H = w->route.H;
+	unsigned char *s = w->storage;
 	w->time = t;
 	sart_begin_step(w, t, H);
 	w->route.taken = fast_rest(w, s, f, t, H, stage, status);
 	return 0;
 }
 
-SartStatus sart_fast_end(SartWrapper *w, double t, double H, double taken)
+SartStatus sart_fast_end(SartWrapper *w, double taken)
 {
-	return sart_end_step(w, t, H, taken, 0, w->host.skin->do_step);
+	return sart_end_step(w, w->route.t, w->route.H, taken, 0, w->host.skin->do_step);
 }
 
-/* sart_commit_step but for the save_state stacks: a fast step's adaptation has no runtime
- * call besides do_step (fast_step_form's first precondition), and nothing else pushes a
- * state, so its stacks are always empty. */
-SartStatus sart_fast_commit(SartWrapper *w, double t, double H)
-{
-	w->time = t + H;
-	w->last_ok = w->time;
-	sart_clear_marks(w);
-	w->g_dirty = 0;
-	w->g_valid = 0;
-	return SART_OK;
-}
-
-/* The plain step without the emitted one (or with -DSART_NO_FAST_STEP): the table-driven
- * step, out of line so that the fast step's caller keeps few registers to save. */
-static SART_NOINLINE SartStatus run_plain_step(SartWrapper *w, double t, double H)
-{
-	COUNT(w, steps_general);
-	return sart_run_step(w, t, H, 0, w->host.skin->do_step);
-}
-
-/* Whether t is the instance's time as the general step accepts it: bit-equal in one
- * comparison (an importer that sums its steps as the instance does), else within the
- * tolerance (an importer's t = i h). */
-static inline int at_time(const SartWrapper *w, double t)
-{
-	return t == w->time || fabs(t - w->time) <= sart_time_tolerance(w->time);
-}
-
-/* The usual step, checked with a few comparisons (see the top of this file); anything else
- * takes sart_do_step_full, which checks and reports it all.  The importer's t is the time
- * from now on, as on the general path (the fast step's commit or hand-over sets it).
- * Inline in both step calls below. */
-static HOT_INLINE SartStatus do_step(void *instance, double t, double H, int no_set_prior)
+/* The usual step without the emitted fast step (none, -DSART_NO_FAST_STEP, or an emitted
+ * step that left it to this), checked with a few comparisons (see the top of this file):
+ * the table-driven step.  Anything else takes sart_do_step_full, which checks and reports it
+ * all.  The importer's t is the time from now on, as on the general path. */
+SartStatus sart_core_do_step(void *instance, double t, double H, int no_set_prior)
 {
 	SartWrapper *w = instance;
 	if (w && w->magic == WRAPPER_MAGIC && w->plain &&
-	    at_time(w, t) && H > 0.0 && H <= DBL_MAX) {
-		if (!w->fast) {
-			w->time = t;
-			return run_plain_step(w, t, H);
-		}
-		/* the emitted fast step, as the last call: it commits or hands over itself */
-		COUNT(w, steps_fast);
-		return sart_model.fast_step(w, w->storage, &w->route, t, H);
+	    sart_at_time(w->time, t) && H > 0.0 && H <= DBL_MAX) {
+		w->time = t;
+		COUNT(w, steps_general);
+		return sart_run_step(w, t, H, 0, w->host.skin->do_step);
 	}
 	return sart_do_step_full(instance, t, H, no_set_prior);
 }
 
-SartStatus sart_core_do_step(void *instance, double t, double H, int no_set_prior)
-{
-	return do_step(instance, t, H, no_set_prior);
-}
-
 /* The outcome of a whole step written first (the instance's time is then the importer's t
- * plus H, bit for bit), so that the usual step is a jump into do_step; a step that does not
- * end whole reaches sart_step_other, which writes the rest through the pointers kept in the
- * instance for this call. */
+ * plus H, bit for bit), so that the usual step is a jump into the model's step (the emitted
+ * one, or sart_core_do_step); a step that does not end whole reaches sart_step_other, which
+ * writes the rest through the pointers kept in the instance for this call. */
 SartStatus sart_core_do_step_early(void *instance, double t, double H, bool no_set_prior,
                                    bool *events, bool *stop, bool *early, double *last)
 {
@@ -185,5 +155,5 @@ SartStatus sart_core_do_step_early(void *instance, double t, double H, bool no_s
 		w->cut_early = early;
 		w->cut_last = last;
 	}
-	return do_step(instance, t, H, no_set_prior);
+	return sart_model.do_step(instance, t, H, no_set_prior);
 }

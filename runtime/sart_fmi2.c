@@ -5,7 +5,8 @@
  * as tests/fmus/kit/fmu_kit.c has them), the states' names in messages, and the calls FMI
  * 2.0 has that the core does not need (types platform, version, status queries, the
  * unsupported ones).  The importer's every-step calls (fmi2SetReal, fmi2DoStep, fmi2GetReal)
- * go straight on to the core, which checks the instance and its phase itself.
+ * are one jump each to the model's (SartModel.set_real, do_step, get_real: the adaptation's
+ * emitted ones, or the core's), which check the instance and its phase themselves.
  *
  * The FMI 3.0 skin, sart_fmi3.c, is a file like this one against the same core. */
 #include <stdio.h>
@@ -229,7 +230,7 @@ fmi2Status fmi2Reset(fmi2Component c)
 fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
                        fmi2Real value[])
 {
-	return (fmi2Status)sart_core_get_real(c, vr, nvr, value);
+	return (fmi2Status)sart_model.get_real(c, vr, nvr, value);
 }
 
 fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
@@ -247,7 +248,7 @@ fmi2Status fmi2GetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t
 fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
                        const fmi2Real value[])
 {
-	return (fmi2Status)sart_core_set_real(c, vr, nvr, value);
+	return (fmi2Status)sart_model.set_real(c, vr, nvr, value);
 }
 
 fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
@@ -331,7 +332,7 @@ fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueReferenc
 fmi2Status fmi2DoStep(fmi2Component c, fmi2Real t, fmi2Real H,
                       fmi2Boolean noSetFMUStatePriorToCurrentPoint)
 {
-	return (fmi2Status)sart_core_do_step(c, t, H, noSetFMUStatePriorToCurrentPoint);
+	return (fmi2Status)sart_model.do_step(c, t, H, noSetFMUStatePriorToCurrentPoint);
 }
 
 fmi2Status fmi2CancelStep(fmi2Component c)

@@ -9,10 +9,11 @@
  * emit_md3.c) gives the Reals their own numbers 0..R-1, the independent variable `time` R,
  * the Integers (as Int32) R+1.., the Booleans after them, the Strings last; the getters and setters here
  * take those offsets off.  fmi3GetFloat64 and fmi3SetFloat64, the importer's every-step
- * calls, go straight on to the core.  Integers are Int32 because the core keeps them as
- * int, as FMI 2.0 does: no value is narrowed on the way.  An Enumeration the wrapper carries
- * from an inner is one of those Integers, declared Enumeration and so reached through
- * fmi3GetInt64 and fmi3SetInt64 (a value beyond an int is an error, never cut short).  Booleans convert between bool
+ * calls, are one jump each to the model's (SartModel.get_real, set_real), as FMI 2.0's.
+ * Integers are Int32 because the core keeps them as int, as FMI 2.0 does: no value is
+ * narrowed on the way.  An Enumeration the wrapper carries from an inner is one of those
+ * Integers, declared Enumeration and so reached through fmi3GetInt64 and fmi3SetInt64 (a
+ * value beyond an int is an error, never cut short).  Booleans convert between bool
  * and int at the boundary.  The Strings got point into the wrapper's own copies, valid
  * until the next call on the instance; the Strings set are copied.
  *
@@ -292,14 +293,14 @@ fmi3Status fmi3GetFloat64(fmi3Instance instance, const fmi3ValueReference vr[], 
                           fmi3Float64 values[], size_t nValues)
 {
 	(void)nValues; /* no arrays: nValues is nvr */
-	return (fmi3Status)sart_core_get_real(instance, vr, nvr, values);
+	return (fmi3Status)sart_model.get_real(instance, vr, nvr, values);
 }
 
 fmi3Status fmi3SetFloat64(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr,
                           const fmi3Float64 values[], size_t nValues)
 {
 	(void)nValues;
-	return (fmi3Status)sart_core_set_real(instance, vr, nvr, values);
+	return (fmi3Status)sart_model.set_real(instance, vr, nvr, values);
 }
 
 /* The first value reference of type t in the model description (see the top). */

@@ -48,7 +48,9 @@
 #ifndef SART_WRAPPER_H
 #define SART_WRAPPER_H
 
+#include <math.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "sart_inner.h"
 
@@ -135,13 +137,74 @@ typedef struct SartVar {
 } SartVar;
 
 /* What a fast step reaches in the runtime, per inner: the seam's direct route
- * (sart_inner.h) and the time each inner last stepped to, which it sets after a step; and
- * the step an inner took when the fast step handed over (set by sart_fast_rest). */
+ * (sart_inner.h) and the time each inner last stepped to, which it sets after a step; the
+ * step's start t and size H, recorded before it (sart_fast_step_view), which it reads back
+ * after its calls into inners, so that no copy of them is kept across the calls; and the
+ * step an inner took when the fast step handed over (set by sart_fast_rest). */
 typedef struct SartFastRoute {
 	const SartInnerDirect *const *direct;
 	double *last;
+	double t, H;
 	double taken;
 } SartFastRoute;
+
+/* The part of an instance that the emitted entry points (SartModel.set_real, get_real,
+ * do_step) read and write themselves, so that the importer's usual set, step and get each
+ * run in one function of the adaptation's own, with its tables and sizes as constants: the
+ * instance's first members, in this order (the runtime's instance begins with the same
+ * members, which sart_core.c checks), kept current by the runtime.  The Storage and the
+ * importer's is_set marks lie right before the instance (sart_storage_of).  Anything an
+ * entry point does not handle itself goes on to the runtime's call (sart_core_set_real,
+ * ...), which checks it all again. */
+typedef struct SartView {
+	unsigned magic;             /* SART_INSTANCE_MAGIC while the instance is valid */
+	unsigned char direct_reals; /* between steps with no call log: Real gets and sets may
+	                             * go straight through the Storage */
+	unsigned char fast_ok;      /* between steps with no call log, no snapshot and no input
+	                             * derivatives due, the emitted fast step on and every inner
+	                             * on its direct route: a step at the current time may take
+	                             * the fast step */
+	unsigned char g_dirty;      /* set since the last step, Init or G: a get runs G first */
+	unsigned char g_valid;      /* G ran: reads come from scratch */
+	double time;                /* the current communication point */
+	double last_ok;             /* the last successful time */
+	unsigned char *scratch;     /* G's copy of the Storage */
+	SartFastRoute route;
+}
+#if defined(__GNUC__) || defined(__clang__)
+/* written through this type and read through the runtime's own (sart_core_impl.h) */
+__attribute__((may_alias))
+#endif
+SartView;
+
+#define SART_INSTANCE_MAGIC 0x53415757u /* guards against stale or foreign handles */
+#define SART_MARK_BLOCK 16              /* the is_set marks are cleared in blocks this big */
+
+/* The bytes an instance gives its Storage (of storage_size bytes) and its is_set marks (one
+ * per external value reference of every type, nmarks of them, the Reals' first): they lie
+ * right before the instance in one allocation, the marks first, so that an emitted entry
+ * point reaches them at constant offsets from the handle. */
+static inline size_t sart_storage_space(size_t storage_size)
+{
+	return (storage_size + 15) / 16 * 16;
+}
+
+static inline size_t sart_marks_space(unsigned nmarks)
+{
+	return (nmarks / SART_MARK_BLOCK + 1) * SART_MARK_BLOCK;
+}
+
+/* The Storage of the instance behind a valid handle, and its is_set marks. */
+static inline unsigned char *sart_storage_of(void *instance, size_t storage_size)
+{
+	return (unsigned char *)instance - sart_storage_space(storage_size);
+}
+
+static inline unsigned char *sart_marks_of(void *instance, size_t storage_size,
+                                           unsigned nmarks)
+{
+	return sart_storage_of(instance, storage_size) - sart_marks_space(nmarks);
+}
 
 /* A parameter of an inner FMU that the wrapper sets on it: its value lives in the Storage
  * at `offset` (a double for Reals, an int otherwise).  An exposed one is also the wrapper's
@@ -201,22 +264,23 @@ typedef struct SartModel {
 	 * and G; a coupling assigns the input as a rule would (value and assigned flag). */
 	void (*couple)(SartWrapper *w, void *s, unsigned inner);
 
-	/* The fast step, or NULL: In, Ctrl and Out of one step from t by H written out by the
-	 * emitter as straight-line code, for adaptations simple enough (compiler/emit/emit_c_fast.c,
-	 * fast_step_form: unconditional in rules, no rule part calling the runtime, Ctrl only
-	 * do_step(f, t, H) of distinct inners with the internal couplings between them, every
-	 * Real input of a stepped inner assigned each step, Real ports only, FMI 2.0 inners).
-	 * Each inner is set, stepped and read through the seam's direct route (the calls of
-	 * sart_fast_step.h), and r->last[f] set.  It leaves exactly the state the general path
-	 * would, and returns the step's status: when the whole step went with SART_OK (Out has
-	 * run), sart_fast_commit's; otherwise it handed over to sart_fast_rest where that
-	 * happened, went on as Ctrl would, and returns sart_fast_end's with what Ctrl returns
-	 * (Out has not run).  Both are its last call, so that the step keeps one stack frame.
-	 * The runtime takes it only on a plain step (runtime/sart_fast_step.c: between steps, t
-	 * the current time within the tolerance, 0 < H, no snapshot, no input derivatives, no
-	 * call log), and sets nothing of the step before it (sart_fast_rest does, when it
-	 * hands over). */
-	SartStatus (*fast_step)(SartWrapper *w, void *s, SartFastRoute *r, double t, double H);
+	/* 1 when the emitted do_step (below) has a fast step, else 0: In, Ctrl and Out of one
+	 * step from t by H written out by the emitter as straight-line code, for adaptations
+	 * simple enough (compiler/emit/emit_c_fast.c, fast_step_form: unconditional in rules, no
+	 * rule part calling the runtime, Ctrl only do_step(f, t, H) of distinct inners with the
+	 * internal couplings between them, every Real input of a stepped inner assigned each
+	 * step, Real ports only, FMI 2.0 inners).  Each inner is set, stepped and read through
+	 * the seam's direct route (the calls of sart_fast_step.h), and its last time set.  It
+	 * leaves exactly the state the general path would, and returns the step's status: when
+	 * the whole step went with SART_OK (Out has run), sart_fast_commit's (inline,
+	 * sart_fast_step.h); otherwise it handed over to sart_fast_rest where that happened, went
+	 * on as Ctrl would, and returns sart_fast_end's with what Ctrl returns (Out has not run).
+	 * It is taken only on a plain step (between steps, t the current time within the
+	 * tolerance, 0 < H <= DBL_MAX, no snapshot, no input derivatives, no call log:
+	 * sart_fast_step_view, which the emitted do_step tests first), and nothing of the step
+	 * is set before it (sart_fast_rest does, when it hands over).  The runtime turns it on
+	 * and off through SartView.fast_ok (never on with -DSART_NO_FAST_STEP). */
+	int fast_step;
 
 	/* The inners' parameters the wrapper sets (NULL and 0 when none), and the function
 	 * that computes the bound ones from the params. */
@@ -229,10 +293,118 @@ typedef struct SartModel {
 	 * 0..nbatches-1).  Both 0 (omitted) without. */
 	unsigned threads;
 	unsigned nbatches;
+
+	/* The importer's every-step calls, which the skins make through these (fmi2SetReal and
+	 * fmi3SetFloat64 are one jump to set_real, ...): the adaptation's own (the emitter writes
+	 * them over the instance's SartView with the helpers below, and do_step only with a fast
+	 * step), or the runtime's calls they go on to, sart_core_set_real, sart_core_get_real
+	 * and sart_core_do_step.  None is NULL. */
+	SartStatus (*set_real)(void *instance, const SartVr vr[], size_t n, const double v[]);
+	SartStatus (*get_real)(void *instance, const SartVr vr[], size_t n, double v[]);
+	SartStatus (*do_step)(void *instance, double t, double H, int no_set_prior);
 } SartModel;
 
-/* Defined by the emitted code. */
+/* Defined by the emitted code; hidden, so that the runtime and the skins reach it without
+ * the GOT (a skin's every-step call is then one jump through it). */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((visibility("hidden")))
+#endif
 extern const SartModel sart_model;
+
+/* ---- the importer's every-step calls (SartModel.set_real, get_real, do_step) -------------- */
+
+/* The runtime's Real get and set, and its step, for every handle: each checks the handle, the
+ * phase and every value reference, and reports what it refuses, naming the call as the skin
+ * names it.  Emitted entry points go on to these with anything they do not handle. */
+SartStatus sart_core_get_real(void *instance, const SartVr vr[], size_t n, double v[]);
+SartStatus sart_core_set_real(void *instance, const SartVr vr[], size_t n, const double v[]);
+SartStatus sart_core_do_step(void *instance, double t, double H, int no_set_prior);
+
+/* The view of a handle whose Real values may be read and written straight through the
+ * Storage (SartView.direct_reals), or NULL. */
+static inline SartView *sart_reals_view(void *instance, const void *vr, const void *values)
+{
+	SartView *v = instance;
+	if (v && v->magic == SART_INSTANCE_MAGIC && v->direct_reals && vr && values)
+		return v;
+	return NULL;
+}
+
+/* An emitted Real set: the external Real inputs (value references 0..ninputs-1, each at
+ * off[vr] in the Storage of storage_size bytes, among nmarks external value references)
+ * stored and marked set, and G made due.  A value reference that is not one (a tunable
+ * parameter, or one it refuses and reports) leaves the whole call to sart_core_set_real,
+ * which stores the same inputs before it the same way and goes on from there.  Inline, so
+ * that with the model's table and sizes as constants a value costs a few instructions. */
+static inline SartStatus sart_set_reals(void *instance, const SartVr vr[], size_t nvr,
+                                        const double value[], const size_t off[],
+                                        unsigned ninputs, size_t storage_size,
+                                        unsigned nmarks)
+{
+	SartView *v = sart_reals_view(instance, vr, value);
+	if (v && nvr) {
+		unsigned char *s = sart_storage_of(instance, storage_size);
+		unsigned char *marks = sart_marks_of(instance, storage_size, nmarks);
+		size_t i = 0;
+		do {
+			SartVr k = vr[i];
+			if (k >= ninputs)
+				return sart_core_set_real(instance, vr, nvr, value);
+			*(double *)(void *)(s + off[k]) = value[i];
+			marks[k] = 1;
+		} while (++i < nvr);
+		v->g_dirty = 1;
+		v->g_valid = 0;
+		return SART_OK;
+	}
+	return sart_core_set_real(instance, vr, nvr, value);
+}
+
+/* An emitted Real get: with G not due, every value reference one of the model's nreals Real
+ * variables (each at off[vr] in the Storage of storage_size bytes, or in G's copy when G
+ * ran), read; anything else is sart_core_get_real's call. */
+static inline SartStatus sart_get_reals(void *instance, const SartVr vr[], size_t nvr,
+                                        double value[], const size_t off[], unsigned nreals,
+                                        size_t storage_size)
+{
+	const SartView *v = sart_reals_view(instance, vr, value);
+	if (v && !v->g_dirty) {
+		const unsigned char *s = v->g_valid ? v->scratch
+		                                    : sart_storage_of(instance, storage_size);
+		for (size_t i = 0; i < nvr; i++) {
+			SartVr k = vr[i];
+			if (k >= nreals)
+				return sart_core_get_real(instance, vr, nvr, value);
+			value[i] = *(const double *)(const void *)(s + off[k]);
+		}
+		return SART_OK;
+	}
+	return sart_core_get_real(instance, vr, nvr, value);
+}
+
+/* How far the importer's t may lie from the instance's time: 1e-9 relative (absolute below
+ * 1 s).  An importer's t = i h rounds differently from the instance's sum of steps. */
+static inline double sart_time_tolerance(double time)
+{
+	double a = fabs(time);
+	return 1e-9 * (a > 1 ? a : 1);
+}
+
+/* Whether t is the instance's time `now` as a step accepts it: bit-equal in one comparison
+ * (an importer that sums its steps as the instance does), else within the tolerance. */
+static inline int sart_at_time(double now, double t)
+{
+	return t == now || fabs(t - now) <= sart_time_tolerance(now);
+}
+
+/* The is_set marks of n external value references cleared: the first block with a store or
+ * two of constant size, then the rest, block by block. */
+static inline void sart_clear_is_set(unsigned char *marks, unsigned n)
+{
+	memset(marks, 0, SART_MARK_BLOCK);
+	for (unsigned i = SART_MARK_BLOCK; i < n; i += SART_MARK_BLOCK)
+		memset(marks + i, 0, SART_MARK_BLOCK);
+}
 
 /* ---- called from rules ------------------------------------------------------------- */
 
@@ -251,20 +423,24 @@ void sart_do_step_batch(SartWrapper *w, void *s, unsigned batch, unsigned n,
                         double *taken);
 /* The fast step's failure path: do_step(f, t, H) from the point where something other
  * than SART_OK appeared, as sart_do_step would go on (reports, failure, a discard's partial
- * step, MapOut), after starting the step as the general path does.  stage 0: nothing
- * called yet (an input not finite, or no direct route); 1: the set returned status; 2: the
- * step returned status; 3: the step was OK and the get returned status (0: an output not
- * finite).  MapIn has run and f's Real input flags are cleared.  Sets the route's `taken`
- * to the step f took and returns 0, so that the emitted code can `return
- * sart_fast_rest(...)`. */
-int sart_fast_rest(SartWrapper *w, void *s, unsigned f, double t, double H, int stage,
-                   int status);
-/* The fast step's last call: the step from t by H went whole with SART_OK (Out has run):
- * the new time, saved states dropped, is_set marks cleared.  Returns SART_OK. */
-SartStatus sart_fast_commit(SartWrapper *w, double t, double H);
-/* The fast step's last call after it handed over: the step as after Ctrl returned taken
- * (Out when it accepted the whole step, the outcome, the new time).  Its status. */
-SartStatus sart_fast_end(SartWrapper *w, double t, double H, double taken);
+ * step, MapOut), after starting the step as the general path does; t and H are the route's
+ * (SartFastRoute), the Storage the instance's own.  stage 0: nothing called yet (an input
+ * not finite, or no direct route); 1: the set returned status; 2: the step returned status;
+ * 3: the step was OK and the get returned status (0: an output not finite).  MapIn has run
+ * and f's Real input flags are cleared.  Sets the route's `taken` to the step f took and
+ * returns 0, so that the emitted code can `return sart_fast_rest(...)`.  Cold, as is
+ * sart_fast_end: the compiler keeps them off the fast step's path. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((cold))
+#endif
+int sart_fast_rest(SartWrapper *w, unsigned f, int stage, int status);
+/* The fast step's last call after it handed over: the step from the route's t by its H as
+ * after Ctrl returned taken (Out when it accepted the whole step, the outcome, the new
+ * time).  Its status. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((cold))
+#endif
+SartStatus sart_fast_end(SartWrapper *w, double taken);
 
 /* save_state(f) pushes f's state on f's stack; rollback(f) restores the top and pops it.
  * The stacks are emptied when an external step ends: a saved state lives for one step. */

@@ -906,7 +906,7 @@ static const char *value_text(Ec *e, const EmitVar *v)
 }
 
 /* The Storage slot of an inner's parameter: inner_param_<type>[slot]. */
-static const char *inner_param_field(Ec *e, SaType type, int slot)
+const char *ec_inner_param_field(Ec *e, SaType type, int slot)
 {
 	return arena_printf(e->c->arena, "inner_param_%s[%d]", type_word[ec_sart_type(type)], slot);
 }
@@ -921,7 +921,7 @@ static void emit_defaults(Ec *e, StrBuf *out)
 	sb_puts(out, any ? "\tStorage *s = sp;\n" : "\t(void)sp;\n");
 	for (int i = 0; i < e->l->nvars; i++) {
 		const EmitVar *v = &e->l->vars[i];
-		const char *f = v->inner ? inner_param_field(e, v->type, v->slot)
+		const char *f = v->inner ? ec_inner_param_field(e, v->type, v->slot)
 		                         : ec_field_of(e, v->decl);
 		if (v->has_start && f && v->type == TY_STRING)
 			sb_printf(out, "\tsart_init_string(s->%s, %s);\n", f, value_text(e, v));
@@ -953,7 +953,7 @@ static void emit_vars(Ec *e, StrBuf *out, int t)
 				   : v->causality != CAUS_PARAMETER ? "SART_VAR_INPUT"
 				   : v->variability == VAR_FIXED ? "SART_VAR_FIXED" : "SART_VAR_TUNABLE";
 		sb_printf(out, "\t[vr_%s] = {offsetof(Storage, %s), %s, \"%s\"},\n", v->cname,
-			  v->inner ? inner_param_field(e, v->type, v->slot) : ec_field_of(e, v->decl),
+			  v->inner ? ec_inner_param_field(e, v->type, v->slot) : ec_field_of(e, v->decl),
 			  kind, ec_c_string(e->c->arena, v->name));
 		count++;
 	}
@@ -961,19 +961,6 @@ static void emit_vars(Ec *e, StrBuf *out, int t)
 	if (count != n)
 		ec_error(e, l->sa->loc, "cannot emit C for '%s': its %s value references are not 0..%u",
 		      l->model_identifier, type_word[t], (unsigned)n - 1);
-	if (t != T_REAL)
-		return;
-	/* The same offsets on their own, for the importer's every-step Real get and set. */
-	sb_puts(out, "/* Where each Real variable lives, by value reference: the importer's Real gets "
-		     "and sets\n * between steps (sart_wrapper.h). */\n");
-	sb_printf(out, "static const size_t real_offset[%u] = {\n", (unsigned)n);
-	for (int i = 0; i < l->nvars; i++) {
-		const EmitVar *v = &l->vars[i];
-		if (ec_sart_type(v->type) == t)
-			sb_printf(out, "\t[vr_%s] = offsetof(Storage, %s),\n", v->cname,
-				  v->inner ? inner_param_field(e, v->type, v->slot) : ec_field_of(e, v->decl));
-	}
-	sb_puts(out, "};\n\n");
 }
 
 static void emit_couple(Ec *e, StrBuf *out)
@@ -1242,7 +1229,7 @@ static void emit_inner_param_table(Ec *e, StrBuf *out)
 	for (int i = 0; i < l->nbindings; i++) {
 		const EmitBinding *b = &l->bindings[i];
 		e->uses |= U_S;
-		const char *dst = arena_printf(e->c->arena, "s->%s", inner_param_field(e, b->type,
+		const char *dst = arena_printf(e->c->arena, "s->%s", ec_inner_param_field(e, b->type,
 		                                                                      b->slot));
 		if (b->type == TY_STRING)
 			line(e, "%s", ec_string_assign(e, dst, ec_expr(e, b->value, P_LOW), b->name));
@@ -1257,14 +1244,14 @@ static void emit_inner_param_table(Ec *e, StrBuf *out)
 		sb_printf(out, "\t{%s, %s, %u, offsetof(Storage, %s), 1, vr_%s},\n",
 		          e->inners[v->inner_index].enumc, type_sart[ec_sart_type(v->type)],
 		          (unsigned)inner_vr(e, v->inner, v->type, v->inner_vr),
-		          inner_param_field(e, v->type, v->slot), v->cname);
+		          ec_inner_param_field(e, v->type, v->slot), v->cname);
 	}
 	for (int i = 0; i < l->nbindings; i++) {
 		const EmitBinding *b = &l->bindings[i];
 		sb_printf(out, "\t{%s, %s, %u, offsetof(Storage, %s), 0, 0},\n",
 		          e->inners[b->inner_index].enumc, type_sart[ec_sart_type(b->type)],
 		          (unsigned)inner_vr(e, b->inner, b->type, b->inner_vr),
-		          inner_param_field(e, b->type, b->slot));
+		          ec_inner_param_field(e, b->type, b->slot));
 	}
 	sb_puts(out, "};\n\n");
 }
@@ -1302,12 +1289,14 @@ static void emit_model(Ec *e, StrBuf *o, int nreal_in, bool fast)
 	sb_puts(o, "\t.defaults = defaults,\n\t.initial = initial,\n");
 	sb_puts(o, "\t.in = in,\n\t.map_in = map_in,\n\t.ctrl = ctrl,\n\t.map_out = map_out,\n"
 		   "\t.out = out,\n\t.couple = couple,\n");
-	sb_printf(o, "\t.fast_step = %s,\n", fast ? "fast_step" : "NULL");
+	sb_printf(o, "\t.fast_step = %d,\n", fast ? 1 : 0);
 	if (l->ninner_params + l->nbindings)
 		sb_printf(o, "\t.inner_params = inner_params,\n\t.ninner_params = %d,\n"
 		          "\t.bind_params = bind_params,\n", l->ninner_params + l->nbindings);
 	ec_batch_model(e, o);
-	sb_puts(o, "};\n");
+	sb_printf(o, "\t.set_real = %s,\n\t.get_real = %s,\n\t.do_step = %s,\n};\n",
+		  nreal_in ? "set_real" : "sart_core_set_real",
+		  l->nreal ? "get_real" : "sart_core_get_real", fast ? "do_step" : "sart_core_do_step");
 }
 
 static void emit_source(Ec *e, StrBuf *o, const Group *groups, int ngroups)
@@ -1316,6 +1305,9 @@ static void emit_source(Ec *e, StrBuf *o, const Group *groups, int ngroups)
 	const EmitLayout *l = e->l;
 	StrBuf fns;
 	sb_init(&fns);
+	int nreal_in = 0;
+	for (int i = 0; i < l->ninputs; i++)
+		nreal_in += l->vars[i].type == TY_REAL;
 
 	/* the functions first: they decide whether round_digits is needed */
 	emit_defaults(e, &fns);
@@ -1328,6 +1320,7 @@ static void emit_source(Ec *e, StrBuf *o, const Group *groups, int ngroups)
 	emit_couple(e, &fns);
 	emit_inner_param_table(e, &fns);
 	bool fast = ec_emit_fast_step(e, &fns);
+	ec_emit_entries(e, &fns, fast, nreal_in);
 
 	banner(e, o);
 	sb_printf(o, "/* %s.c — the model-specific part of the wrapper FMU %s:\n * its inner FMUs, "
@@ -1347,9 +1340,6 @@ static void emit_source(Ec *e, StrBuf *o, const Group *groups, int ngroups)
 		items[i] = e->inners[order[i]].enumc;
 	ec_put_list(o, "static const unsigned order[NINNERS] = ", items, e->ninners, ";");
 
-	int nreal_in = 0;
-	for (int i = 0; i < l->ninputs; i++)
-		nreal_in += l->vars[i].type == TY_REAL;
 	if (nreal_in) {
 		items = arena_alloc(a, (size_t)nreal_in * sizeof *items);
 		int k = 0;

@@ -1,7 +1,9 @@
-/* emit_c_fast.c — the C emitter's fast step (SartModel.fast_step, runtime/sart_wrapper.h):
- * whether an adaptation has the simple form it needs (fast_step_form, its preconditions
- * numbered), and the straight-line In, Ctrl and Out it is written as, each do_step through
- * the inner's direct route (runtime/sart_fast_step.h). */
+/* emit_c_fast.c — the C emitter's fast paths: the fast step (SartModel.fast_step,
+ * runtime/sart_wrapper.h), whether an adaptation has the simple form it needs
+ * (fast_step_form, its preconditions numbered), and the straight-line In, Ctrl and Out it is
+ * written as, each do_step through the inner's direct route (runtime/sart_fast_step.h); and
+ * the importer's every-step calls written for the adaptation (SartModel.set_real, get_real,
+ * do_step), which take the usual case themselves with the model's tables as constants. */
 #include "emit_c_impl.h"
 
 #include <stdio.h>
@@ -11,6 +13,15 @@
 #include "explicit.h"
 
 /* ---- the fast step --------------------------------------------------------------------------- */
+
+/* The external value references of every type: the instance's is_set marks. */
+static unsigned nmarks(const EmitLayout *l)
+{
+	unsigned n = 0;
+	for (int t = 0; t < T_N; t++)
+		n += ec_nvr(l, t);
+	return n;
+}
 
 /* Whether n is the key variable kv (t, H). */
 static bool is_keyvar(const Node *n, int kv)
@@ -141,19 +152,19 @@ static InnerC **fast_step_form(Ec *e, int *n)
 /* do_step(f, t, H) of the fast step for inner ic: the inputs checked finite and set with one
  * call, the step, the outputs read with one call and checked finite, through the seam's
  * direct route (runtime/sart_fast_step.h); anything but SART_OK goes to sart_fast_rest at
- * that point, saying how far it got (0 nothing called, 1 set, 2 step, 3 get). */
+ * that point, saying how far it got (0 nothing called, 1 set, 2 step, 3 get).  t and H are
+ * the route's (SartFastRoute), so that nothing keeps a copy of them across the calls. */
 static void emit_fast_do_step(Ec *e, StrBuf *out, const InnerC *ic)
 {
 	Arena *a = e->c->arena;
 	int nin = ic->n[0][T_REAL], nout = ic->n[1][T_REAL];
 	const char *in = arena_printf(a, "%s_in_real", ic->cname);
 	const char *outs = arena_printf(a, "%s_out_real", ic->cname);
-	const char *rest = arena_printf(a, "return sart_fast_rest(w, s, %s, t, H, ", ic->enumc);
+	const char *rest = arena_printf(a, "return sart_fast_rest(w, %s, ", ic->enumc);
 	sb_printf(out, "/* do_step(%s, t, H) in the fast step (sart_fast_rest when not SART_OK). */\n",
 		  ic->in->name);
 	sb_printf(out, "static int fast_do_step_%s(SartWrapper *w, Storage *s, "
-		  "const SartFastRoute *sart_route,\n%*sdouble t, double H)\n{\n",
-		  ic->cname, (int)(strlen("static int fast_do_step_(") + strlen(ic->cname)), "");
+		  "SartFastRoute *sart_route)\n{\n", ic->cname);
 	sb_printf(out, "\tconst SartInnerDirect *d = sart_route->direct[%s];\n", ic->enumc);
 	sb_puts(out, "\tSartStatus st;\n");
 	if (nin)
@@ -165,7 +176,7 @@ static void emit_fast_do_step(Ec *e, StrBuf *out, const InnerC *ic)
 		sb_printf(out, "\tst = sart_direct_set_real(d, %s_vr, %d, s->%s);\n", in, nin, in);
 		sb_printf(out, "\tif (st != SART_OK)\n\t\t%s1, st);\n", rest);
 	}
-	sb_puts(out, "\tst = sart_direct_do_step(d, t, H);\n");
+	sb_puts(out, "\tst = sart_direct_do_step(d, sart_route->t, sart_route->H);\n");
 	sb_printf(out, "\tif (st != SART_OK)\n\t\t%s2, st);\n", rest);
 	if (nout) {
 		sb_printf(out, "\tst = sart_direct_get_real(d, %s_vr, %d, s->%s);\n", outs, nout, outs);
@@ -173,7 +184,7 @@ static void emit_fast_do_step(Ec *e, StrBuf *out, const InnerC *ic)
 		sb_printf(out, "\tif (!sart_all_finite(s->%s, %d))\n\t\t%s3, 0);\n", outs, nout,
 			  rest);
 	}
-	sb_printf(out, "\tsart_route->last[%s] = t + H;\n", ic->enumc);
+	sb_printf(out, "\tsart_route->last[%s] = sart_route->t + sart_route->H;\n", ic->enumc);
 	sb_puts(out, "\treturn 1;\n}\n\n");
 }
 
@@ -241,7 +252,7 @@ bool ec_emit_fast_step(Ec *e, StrBuf *out)
 				if (ic->in->ports[k].is_input)
 					sb_printf(out, "%ss->%s_in_real_assigned[%s] = 0;\n", ind, ic->cname,
 						  ic->slots[k].enumc);
-			sb_printf(out, "%sif (fast_do_step_%s(w, s, sart_route, t, H)) {\n", ind, ic->cname);
+			sb_printf(out, "%sif (fast_do_step_%s(w, s, sart_route)) {\n", ind, ic->cname);
 			sb_printf(out, "%s\tmap_out(w, s, t, H, H, 0.0);\n", ind);
 			sb_printf(out, "%s} else {\n", ind);
 			if (*x)
@@ -254,11 +265,58 @@ bool ec_emit_fast_step(Ec *e, StrBuf *out)
 			}
 		}
 	}
-	sb_puts(out, "\tif (sart_fast) {\n\t\tout(w, s, t, H);\n"
-		     "\t\treturn sart_fast_commit(w, t, H);\n\t}\n");
-	sb_printf(out, "\treturn sart_fast_end(w, t, H, %s);\n}\n\n", ec_expr(e, ret->lhs, P_LOW));
+	/* the new time: where the stepped inners now stand (the last one's, as all's) */
+	sb_printf(out, "\tif (sart_fast) {\n\t\tout(w, s, t, H);\n"
+		  "\t\treturn sart_fast_commit(w, sart_route->last[%s], sizeof(Storage), %u);\n\t}\n",
+		  stepped[n - 1]->enumc, nmarks(e->l));
+	sb_printf(out, "\treturn sart_fast_end(w, %s);\n}\n\n", ec_expr(e, ret->lhs, P_LOW));
 	sb_free(&body);
 	e->o = NULL;
 	return true;
 }
 
+/* ---- the importer's every-step calls ---------------------------------------------------------- */
+
+void ec_emit_entries(Ec *e, StrBuf *out, bool fast, int nreal_in)
+{
+	const EmitLayout *l = e->l;
+	uint32_t nreal = ec_nvr(l, T_REAL);
+	if (nreal) {
+		sb_puts(out, "/* Where each Real variable lives, by value reference: the importer's Real "
+			     "gets and sets\n * between steps. */\n");
+		sb_printf(out, "static const size_t real_offset[%u] = {\n", (unsigned)nreal);
+		for (int i = 0; i < l->nvars; i++) {
+			const EmitVar *v = &l->vars[i];
+			if (ec_sart_type(v->type) == T_REAL)
+				sb_printf(out, "\t[vr_%s] = offsetof(Storage, %s),\n", v->cname,
+					  v->inner ? ec_inner_param_field(e, v->type, v->slot)
+						   : ec_field_of(e, v->decl));
+		}
+		sb_puts(out, "};\n\n");
+	}
+	if (nreal_in)
+		sb_printf(out, "/* The importer's Real sets (SartModel.set_real): the inputs (value "
+			  "references below %d)\n * straight into the Storage; anything else on to the "
+			  "runtime's set. */\n"
+			  "static SartStatus set_real(void *instance, const SartVr vr[], size_t nvr, "
+			  "const double value[])\n{\n"
+			  "\treturn sart_set_reals(instance, vr, nvr, value, real_offset, %d, "
+			  "sizeof(Storage), %u);\n}\n\n", nreal_in, nreal_in, nmarks(l));
+	if (nreal)
+		sb_printf(out, "/* The importer's Real gets (SartModel.get_real): straight from the "
+			  "Storage when G is not\n * due; anything else on to the runtime's get. */\n"
+			  "static SartStatus get_real(void *instance, const SartVr vr[], size_t nvr, "
+			  "double value[])\n{\n"
+			  "\treturn sart_get_reals(instance, vr, nvr, value, real_offset, %u, "
+			  "sizeof(Storage));\n}\n\n", (unsigned)nreal);
+	if (fast)
+		sb_puts(out, "/* The importer's step (SartModel.do_step): the fast step when the "
+			     "instance allows it,\n * else the runtime's step. */\n"
+			     "static SartStatus do_step(void *instance, double t, double H, "
+			     "int no_set_prior)\n{\n"
+			     "\tSartView *v = sart_fast_step_view(instance, t, H);\n"
+			     "\tif (v)\n"
+			     "\t\treturn fast_step(instance, sart_storage_of(instance, sizeof(Storage)), "
+			     "&v->route, t, H);\n"
+			     "\treturn sart_core_do_step(instance, t, H, no_set_prior);\n}\n\n");
+}

@@ -117,5 +117,11 @@ const Node *ec_batch(Ec *e, const Node *s);
 /* The inner table's `.serial` and the model's `.threads` and `.nbatches`, when they apply. */
 void ec_batch_inner(Ec *e, StrBuf *o, const InnerC *ic);
 void ec_batch_model(Ec *e, StrBuf *o);
+/* The importer's every-step calls of the adaptation (SartModel.set_real, get_real and, with
+ * a fast step, do_step) and the Real offsets they read; nreal_in: its external Real
+ * inputs, value references 0..nreal_in-1 (emit_c_fast.c). */
+void ec_emit_entries(Ec *e, StrBuf *out, bool fast, int nreal_in);
+/* The Storage field of the inner parameter of that type in that slot. */
+const char *ec_inner_param_field(Ec *e, SaType type, int slot);
 
 #endif

@@ -24,7 +24,7 @@ static inline void build_as(const char *script, int version, const char *sub)
 	assert_non_null(m);
 	int errors = drv_explicit(t->c, m, NULL);
 	if (!errors) {
-		PkgOptions o = {out, NULL, version, NULL};
+		PkgOptions o = {out, NULL, version, NULL, 0};
 		errors = pkg_build(t->c, &m, 1, &o);
 	}
 	if (errors)

@@ -46,7 +46,7 @@ static int build_as(int version, const char *sub, const char *isolate, char *dia
 	assert_non_null(m);
 	int errors = drv_explicit(t->c, m, NULL);
 	if (!errors) {
-		PkgOptions o = {out, NULL, version, isolate};
+		PkgOptions o = {out, NULL, version, isolate, 0};
 		errors = pkg_build(t->c, &m, 1, &o);
 	}
 	snprintf(diag, size, "%s", tr_diag(t));

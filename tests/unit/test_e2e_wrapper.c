@@ -468,7 +468,7 @@ static int has_fast_step(const Fmu *f)
 	FILE *fp = fopen(src, "r");
 	assert_non_null(fp);
 	while (fgets(line, sizeof line, fp))
-		has |= strstr(line, ".fast_step = fast_step,") != NULL;
+		has |= strstr(line, ".fast_step = 1,") != NULL;
 	fclose(fp);
 	return has;
 }

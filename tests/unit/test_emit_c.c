@@ -472,7 +472,7 @@ static void emit_c__fast_step__only_for_the_simple_form(void **state)
 	Emitted e;
 	/* pass-through: straight-line In, MapIn, one set/step/get through the direct route */
 	emit_text(&e, s_pass, "pass_sa");
-	assert_contains(e.source, "\t.fast_step = fast_step,\n");
+	assert_contains(e.source, "\t.fast_step = 1,\n");
 	assert_contains(e.source, "#include \"sart_wrapper.h\"\n#include \"sart_fast_step.h\"\n");
 	/* the Reals' offsets on their own, for the importer's gets and sets: the inputs first */
 	assert_contains(e.source, "static const size_t real_offset[");
@@ -483,7 +483,9 @@ static void emit_c__fast_step__only_for_the_simple_form(void **state)
 				  "!sart_direct_ready(d))\n");
 	assert_contains(e.source, "\tst = sart_direct_set_real(d, window_in_real_vr, 3, "
 				  "s->window_in_real);\n");
-	assert_contains(e.source, "\tst = sart_direct_do_step(d, t, H);\n\tif (st != SART_OK)\n");
+	/* t and H read back from the route after the first call into the inner */
+	assert_contains(e.source, "\tst = sart_direct_do_step(d, sart_route->t, sart_route->H);\n"
+				  "\tif (st != SART_OK)\n");
 	assert_contains(e.source, "\tst = sart_direct_get_real(d, window_out_real_vr, 2, "
 				  "s->window_out_real);\n");
 	assert_contains(e.source, "\tif (!sart_all_finite(s->window_out_real, 2))\n");
@@ -491,47 +493,66 @@ static void emit_c__fast_step__only_for_the_simple_form(void **state)
 	assert_lacks(e.source, "fmi2");
 	assert_lacks(e.source, "fmi3");
 	assert_contains(e.source, "\ts->window_in_real_assigned[window_in_speed] = 0;\n");
-	assert_contains(e.source, "\t\treturn sart_fast_rest(w, s, inner_window, t, H, 2, st);\n");
-	/* the step ends in the runtime's commit, or its hand-over's end, as the last call */
-	assert_contains(e.source, "\t\tout(w, s, t, H);\n\t\treturn sart_fast_commit(w, t, H);\n");
+	assert_contains(e.source, "\t\treturn sart_fast_rest(w, inner_window, 2, st);\n");
+	/* the step ends in the commit (the new time where the inner stands, the is_set marks of
+	 * all 12 external variables: 5 ports, 5 INIT params, 2 of window's), or its hand-over's
+	 * end, as the last call */
+	assert_contains(e.source, "\t\tout(w, s, t, H);\n\t\treturn sart_fast_commit(w, "
+				  "sart_route->last[inner_window], sizeof(Storage), 12);\n");
 	assert_contains(e.source, "\t} else {\n\t\tH_window = sart_route->taken;\n"
 				  "\t\tsart_fast = 0;\n\t}\n");
-	assert_contains(e.source, "\treturn sart_fast_end(w, t, H, H_window);\n");
+	assert_contains(e.source, "\treturn sart_fast_end(w, H_window);\n");
+	/* the importer's every-step calls, written for the adaptation: the 3 inputs and 12 Reals
+	 * through real_offset, the step through the fast step when the instance allows it */
+	assert_contains(e.source, "\treturn sart_set_reals(instance, vr, nvr, value, real_offset, 3, "
+				  "sizeof(Storage), 12);\n");
+	assert_contains(e.source, "\treturn sart_get_reals(instance, vr, nvr, value, real_offset, 12, "
+				  "sizeof(Storage));\n");
+	assert_contains(e.source, "\tSartView *v = sart_fast_step_view(instance, t, H);\n\tif (v)\n"
+				  "\t\treturn fast_step(instance, sart_storage_of(instance, sizeof(Storage)), "
+				  "&v->route, t, H);\n\treturn sart_core_do_step(instance, t, H, no_set_prior);\n");
+	assert_contains(e.source, "\t.set_real = set_real,\n\t.get_real = get_real,\n"
+				  "\t.do_step = do_step,\n};\n");
 	emitted_free(&e);
 	/* two inners stepped by H, coupled: the second through sart_do_step once the first fell
 	 * back */
 	emit_text(&e, s_pair, "pair_sa");
-	assert_contains(e.source, "\t.fast_step = fast_step,\n");
+	assert_contains(e.source, "\t.fast_step = 1,\n");
 	assert_contains(e.source, "\t} else {\n\t\tH_obstacle = sart_do_step(w, s, inner_obstacle, t, "
 				  "H);\n");
 	/* the coupling between the two steps, on either path, as Ctrl has it */
 	assert_contains(e.source, "\t\tsart_fast = 0;\n\t}\n\ts->obstacle_in_real[obstacle_in_disp] = "
 				  "0.01 * s->stored_window_height;\n");
-	assert_contains(e.source, "\treturn sart_fast_end(w, t, H, fmin(H_window, H_obstacle));\n");
+	assert_contains(e.source, "\treturn sart_fast_end(w, fmin(H_window, H_obstacle));\n");
+	/* both inners at t + H when the step went whole: the last one stepped gives the time */
+	assert_contains(e.source, "\treturn sart_fast_commit(w, sart_route->last[inner_obstacle], ");
 	emitted_free(&e);
 	/* the fast step's own names are not hidden by the script's (emit_text compiles it) */
 	emit_text(&e, s_named_r, "named_r_sa");
 	assert_contains(e.source, "\tdouble fast = H;\n");
-	assert_contains(e.source, "\treturn sart_fast_end(w, t, H, fast);\n");
+	assert_contains(e.source, "\treturn sart_fast_end(w, fast);\n");
 	emitted_free(&e);
 	/* a step the return does not read is not kept (no variable set and never used) */
 	emit_text(&e, s_returns_h, "returns_h_sa");
-	assert_contains(e.source, "\t.fast_step = fast_step,\n");
+	assert_contains(e.source, "\t.fast_step = 1,\n");
 	assert_contains(e.source, "\tint sart_fast = 1;\n\tin(w, s, t, H);\n");
 	assert_contains(e.source, "\t} else {\n\t\tsart_fast = 0;\n\t}\n");
-	assert_contains(e.source, "\treturn sart_fast_end(w, t, H, H);\n");
+	assert_contains(e.source, "\treturn sart_fast_end(w, H);\n");
 	emitted_free(&e);
 	/* a for loop (a runtime call), a conditional in rule: the general path only */
 	emit_text(&e, s_names, "names_sa");
-	assert_contains(e.source, "\t.fast_step = NULL,\n");
+	assert_contains(e.source, "\t.fast_step = 0,\n");
 	assert_lacks(e.source, "fast_do_step_");
 	assert_lacks(e.source, "sart_fast_step.h");
+	/* its Real gets and sets are still its own; the step is the runtime's */
+	assert_contains(e.source, "\t.set_real = set_real,\n\t.get_real = get_real,\n"
+				  "\t.do_step = sart_core_do_step,\n};\n");
 	emitted_free(&e);
 	emit_text(&e, s_guarded, "guarded_sa");
-	assert_contains(e.source, "\t.fast_step = NULL,\n");
+	assert_contains(e.source, "\t.fast_step = 0,\n");
 	emitted_free(&e);
 	emit_text(&e, s_half, "half_sa");
-	assert_contains(e.source, "\t.fast_step = NULL,\n");
+	assert_contains(e.source, "\t.fast_step = 0,\n");
 	emitted_free(&e);
 }
 

@@ -861,7 +861,7 @@ static int build(const char *out_dir, const char *const *files, int nfiles, char
 		errors += drv_explicit(t->c, mods[i], NULL);
 	}
 	assert_int_equal(errors, 0);
-	PkgOptions o = {out_dir, NULL, 0, NULL};
+	PkgOptions o = {out_dir, NULL, 0, NULL, 0};
 	errors = pkg_build(t->c, mods, nfiles, &o);
 	if (diag)
 		*diag = strdup(tr_diag(t));

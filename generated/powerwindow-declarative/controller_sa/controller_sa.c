@@ -115,18 +115,6 @@ static const SartVar real_vars[7] = {
 	[vr_INIT_CONTROLLER_SA_ARMATURE_CURRENT] = {offsetof(Storage, INIT_CONTROLLER_SA_ARMATURE_CURRENT), SART_VAR_FIXED, "INIT_CONTROLLER_SA_ARMATURE_CURRENT"},
 };
 
-/* Where each Real variable lives, by value reference: the importer's Real gets and sets
- * between steps (sart_wrapper.h). */
-static const size_t real_offset[7] = {
-	[vr_armature_current] = offsetof(Storage, armature_current),
-	[vr_u] = offsetof(Storage, u),
-	[vr_d] = offsetof(Storage, d),
-	[vr_RTOL] = offsetof(Storage, RTOL),
-	[vr_ATOL] = offsetof(Storage, ATOL),
-	[vr_T] = offsetof(Storage, T),
-	[vr_INIT_CONTROLLER_SA_ARMATURE_CURRENT] = offsetof(Storage, INIT_CONTROLLER_SA_ARMATURE_CURRENT),
-};
-
 /* The Boolean variables by value reference: where each lives in the Storage and who may set
  * it (sart_wrapper.h). */
 static const SartVar boolean_vars[25] = {
@@ -311,6 +299,32 @@ static const SartInnerParam inner_params[10] = {
 	{inner_lazy, SART_BOOLEAN, 19, offsetof(Storage, inner_param_boolean[9]), 1, vr_lazy_INIT_CONTROLLER_STOP},
 };
 
+/* Where each Real variable lives, by value reference: the importer's Real gets and sets
+ * between steps. */
+static const size_t real_offset[7] = {
+	[vr_armature_current] = offsetof(Storage, armature_current),
+	[vr_u] = offsetof(Storage, u),
+	[vr_d] = offsetof(Storage, d),
+	[vr_RTOL] = offsetof(Storage, RTOL),
+	[vr_ATOL] = offsetof(Storage, ATOL),
+	[vr_T] = offsetof(Storage, T),
+	[vr_INIT_CONTROLLER_SA_ARMATURE_CURRENT] = offsetof(Storage, INIT_CONTROLLER_SA_ARMATURE_CURRENT),
+};
+
+/* The importer's Real sets (SartModel.set_real): the inputs (value references below 1)
+ * straight into the Storage; anything else on to the runtime's set. */
+static SartStatus set_real(void *instance, const SartVr vr[], size_t nvr, const double value[])
+{
+	return sart_set_reals(instance, vr, nvr, value, real_offset, 1, sizeof(Storage), 32);
+}
+
+/* The importer's Real gets (SartModel.get_real): straight from the Storage when G is not
+ * due; anything else on to the runtime's get. */
+static SartStatus get_real(void *instance, const SartVr vr[], size_t nvr, double value[])
+{
+	return sart_get_reals(instance, vr, nvr, value, real_offset, 7, sizeof(Storage));
+}
+
 const SartModel sart_model = {
 	.identifier = "controller_sa",
 	.guid = "{e31b4db0-cf32-5901-b327-8e797276c298}",
@@ -334,8 +348,11 @@ const SartModel sart_model = {
 	.map_out = map_out,
 	.out = out,
 	.couple = couple,
-	.fast_step = NULL,
+	.fast_step = 0,
 	.inner_params = inner_params,
 	.ninner_params = 10,
 	.bind_params = bind_params,
+	.set_real = set_real,
+	.get_real = get_real,
+	.do_step = sart_core_do_step,
 };

@@ -253,5 +253,8 @@ const SartModel sart_model = {
 	.map_out = map_out,
 	.out = out,
 	.couple = couple,
-	.fast_step = NULL,
+	.fast_step = 0,
+	.set_real = sart_core_set_real,
+	.get_real = sart_core_get_real,
+	.do_step = sart_core_do_step,
 };

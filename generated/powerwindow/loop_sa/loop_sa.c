@@ -124,32 +124,6 @@ static const SartVar real_vars[21] = {
 	[vr_obstacle_position] = {offsetof(Storage, inner_param_real[8]), SART_VAR_FIXED, "obstacle.position"},
 };
 
-/* Where each Real variable lives, by value reference: the importer's Real gets and sets
- * between steps (sart_wrapper.h). */
-static const size_t real_offset[21] = {
-	[vr_displacement] = offsetof(Storage, displacement),
-	[vr_speed] = offsetof(Storage, speed),
-	[vr_tau] = offsetof(Storage, tau),
-	[vr_height] = offsetof(Storage, height),
-	[vr_reaction_force] = offsetof(Storage, reaction_force),
-	[vr_REL_TOL] = offsetof(Storage, REL_TOL),
-	[vr_ABS_TOL] = offsetof(Storage, ABS_TOL),
-	[vr_INIT_LOOP_SA_DISPLACEMENT] = offsetof(Storage, INIT_LOOP_SA_DISPLACEMENT),
-	[vr_INIT_LOOP_SA_SPEED] = offsetof(Storage, INIT_LOOP_SA_SPEED),
-	[vr_INIT_WINDOW_SA_DISP] = offsetof(Storage, INIT_WINDOW_SA_DISP),
-	[vr_INIT_WINDOW_SA_TAU] = offsetof(Storage, INIT_WINDOW_SA_TAU),
-	[vr_INIT_OBSTACLE_REACTION_FORCE] = offsetof(Storage, INIT_OBSTACLE_REACTION_FORCE),
-	[vr_window_sa_INIT_WINDOW_SA_DISPLACEMENT] = offsetof(Storage, inner_param_real[0]),
-	[vr_window_sa_INIT_WINDOW_SA_SPEED] = offsetof(Storage, inner_param_real[1]),
-	[vr_window_sa_INIT_WINDOW_SA_REACTION_FORCE] = offsetof(Storage, inner_param_real[2]),
-	[vr_window_sa_INIT_WINDOW_HEIGHT] = offsetof(Storage, inner_param_real[3]),
-	[vr_window_sa_INIT_WINDOW_REACTION_TORQUE] = offsetof(Storage, inner_param_real[4]),
-	[vr_window_sa_window_r] = offsetof(Storage, inner_param_real[5]),
-	[vr_window_sa_window_b] = offsetof(Storage, inner_param_real[6]),
-	[vr_obstacle_c] = offsetof(Storage, inner_param_real[7]),
-	[vr_obstacle_position] = offsetof(Storage, inner_param_real[8]),
-};
-
 /* The Integer variables by value reference: where each lives in the Storage and who may set
  * it (sart_wrapper.h). */
 static const SartVar integer_vars[1] = {
@@ -290,6 +264,46 @@ static const SartInnerParam inner_params[9] = {
 	{inner_obstacle, SART_REAL, 3, offsetof(Storage, inner_param_real[8]), 1, vr_obstacle_position},
 };
 
+/* Where each Real variable lives, by value reference: the importer's Real gets and sets
+ * between steps. */
+static const size_t real_offset[21] = {
+	[vr_displacement] = offsetof(Storage, displacement),
+	[vr_speed] = offsetof(Storage, speed),
+	[vr_tau] = offsetof(Storage, tau),
+	[vr_height] = offsetof(Storage, height),
+	[vr_reaction_force] = offsetof(Storage, reaction_force),
+	[vr_REL_TOL] = offsetof(Storage, REL_TOL),
+	[vr_ABS_TOL] = offsetof(Storage, ABS_TOL),
+	[vr_INIT_LOOP_SA_DISPLACEMENT] = offsetof(Storage, INIT_LOOP_SA_DISPLACEMENT),
+	[vr_INIT_LOOP_SA_SPEED] = offsetof(Storage, INIT_LOOP_SA_SPEED),
+	[vr_INIT_WINDOW_SA_DISP] = offsetof(Storage, INIT_WINDOW_SA_DISP),
+	[vr_INIT_WINDOW_SA_TAU] = offsetof(Storage, INIT_WINDOW_SA_TAU),
+	[vr_INIT_OBSTACLE_REACTION_FORCE] = offsetof(Storage, INIT_OBSTACLE_REACTION_FORCE),
+	[vr_window_sa_INIT_WINDOW_SA_DISPLACEMENT] = offsetof(Storage, inner_param_real[0]),
+	[vr_window_sa_INIT_WINDOW_SA_SPEED] = offsetof(Storage, inner_param_real[1]),
+	[vr_window_sa_INIT_WINDOW_SA_REACTION_FORCE] = offsetof(Storage, inner_param_real[2]),
+	[vr_window_sa_INIT_WINDOW_HEIGHT] = offsetof(Storage, inner_param_real[3]),
+	[vr_window_sa_INIT_WINDOW_REACTION_TORQUE] = offsetof(Storage, inner_param_real[4]),
+	[vr_window_sa_window_r] = offsetof(Storage, inner_param_real[5]),
+	[vr_window_sa_window_b] = offsetof(Storage, inner_param_real[6]),
+	[vr_obstacle_c] = offsetof(Storage, inner_param_real[7]),
+	[vr_obstacle_position] = offsetof(Storage, inner_param_real[8]),
+};
+
+/* The importer's Real sets (SartModel.set_real): the inputs (value references below 2)
+ * straight into the Storage; anything else on to the runtime's set. */
+static SartStatus set_real(void *instance, const SartVr vr[], size_t nvr, const double value[])
+{
+	return sart_set_reals(instance, vr, nvr, value, real_offset, 2, sizeof(Storage), 22);
+}
+
+/* The importer's Real gets (SartModel.get_real): straight from the Storage when G is not
+ * due; anything else on to the runtime's get. */
+static SartStatus get_real(void *instance, const SartVr vr[], size_t nvr, double value[])
+{
+	return sart_get_reals(instance, vr, nvr, value, real_offset, 21, sizeof(Storage));
+}
+
 const SartModel sart_model = {
 	.identifier = "loop_sa",
 	.guid = "{52a723f3-c314-5b55-a25f-a012d3bec49d}",
@@ -313,8 +327,11 @@ const SartModel sart_model = {
 	.map_out = map_out,
 	.out = out,
 	.couple = couple,
-	.fast_step = NULL,
+	.fast_step = 0,
 	.inner_params = inner_params,
 	.ninner_params = 9,
 	.bind_params = bind_params,
+	.set_real = set_real,
+	.get_real = get_real,
+	.do_step = sart_core_do_step,
 };

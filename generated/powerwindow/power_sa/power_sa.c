@@ -99,29 +99,6 @@ static const SartVar real_vars[18] = {
 	[vr_power_V_abs] = {offsetof(Storage, inner_param_real[5]), SART_VAR_FIXED, "power.V_abs"},
 };
 
-/* Where each Real variable lives, by value reference: the importer's Real gets and sets
- * between steps (sart_wrapper.h). */
-static const size_t real_offset[18] = {
-	[vr_u] = offsetof(Storage, u),
-	[vr_d] = offsetof(Storage, d),
-	[vr_tau] = offsetof(Storage, tau),
-	[vr_armature_current] = offsetof(Storage, armature_current),
-	[vr_speed] = offsetof(Storage, speed),
-	[vr_displacement] = offsetof(Storage, displacement),
-	[vr_INIT_POWER_SA_U] = offsetof(Storage, INIT_POWER_SA_U),
-	[vr_INIT_POWER_SA_D] = offsetof(Storage, INIT_POWER_SA_D),
-	[vr_INIT_POWER_SA_TAU] = offsetof(Storage, INIT_POWER_SA_TAU),
-	[vr_INIT_POWER_ARMATURE_CURRENT] = offsetof(Storage, INIT_POWER_ARMATURE_CURRENT),
-	[vr_INIT_POWER_SPEED] = offsetof(Storage, INIT_POWER_SPEED),
-	[vr_INIT_POWER_DISPLACEMENT] = offsetof(Storage, INIT_POWER_DISPLACEMENT),
-	[vr_power_J] = offsetof(Storage, inner_param_real[0]),
-	[vr_power_b] = offsetof(Storage, inner_param_real[1]),
-	[vr_power_K] = offsetof(Storage, inner_param_real[2]),
-	[vr_power_R] = offsetof(Storage, inner_param_real[3]),
-	[vr_power_L] = offsetof(Storage, inner_param_real[4]),
-	[vr_power_V_abs] = offsetof(Storage, inner_param_real[5]),
-};
-
 /* In: the in rules' conditions, then the `->` parts of the flagged rules. */
 static void in(SartWrapper *w, void *sp, double t, double H)
 {
@@ -222,25 +199,24 @@ static const SartInnerParam inner_params[6] = {
 };
 
 /* do_step(power, t, H) in the fast step (sart_fast_rest when not SART_OK). */
-static int fast_do_step_power(SartWrapper *w, Storage *s, const SartFastRoute *sart_route,
-                              double t, double H)
+static int fast_do_step_power(SartWrapper *w, Storage *s, SartFastRoute *sart_route)
 {
 	const SartInnerDirect *d = sart_route->direct[inner_power];
 	SartStatus st;
 	if (!sart_all_finite(s->power_in_real, 3) || !sart_direct_ready(d))
-		return sart_fast_rest(w, s, inner_power, t, H, 0, 0);
+		return sart_fast_rest(w, inner_power, 0, 0);
 	st = sart_direct_set_real(d, power_in_real_vr, 3, s->power_in_real);
 	if (st != SART_OK)
-		return sart_fast_rest(w, s, inner_power, t, H, 1, st);
-	st = sart_direct_do_step(d, t, H);
+		return sart_fast_rest(w, inner_power, 1, st);
+	st = sart_direct_do_step(d, sart_route->t, sart_route->H);
 	if (st != SART_OK)
-		return sart_fast_rest(w, s, inner_power, t, H, 2, st);
+		return sart_fast_rest(w, inner_power, 2, st);
 	st = sart_direct_get_real(d, power_out_real_vr, 3, s->power_out_real);
 	if (st != SART_OK)
-		return sart_fast_rest(w, s, inner_power, t, H, 3, st);
+		return sart_fast_rest(w, inner_power, 3, st);
 	if (!sart_all_finite(s->power_out_real, 3))
-		return sart_fast_rest(w, s, inner_power, t, H, 3, 0);
-	sart_route->last[inner_power] = t + H;
+		return sart_fast_rest(w, inner_power, 3, 0);
+	sart_route->last[inner_power] = sart_route->t + sart_route->H;
 	return 1;
 }
 
@@ -257,7 +233,7 @@ static SartStatus fast_step(SartWrapper *w, void *sp, SartFastRoute *sart_route,
 	s->power_in_real_assigned[power_in_u] = 0;
 	s->power_in_real_assigned[power_in_d] = 0;
 	s->power_in_real_assigned[power_in_tau] = 0;
-	if (fast_do_step_power(w, s, sart_route, t, H)) {
+	if (fast_do_step_power(w, s, sart_route)) {
 		map_out(w, s, t, H, H, 0.0);
 	} else {
 		H_power = sart_route->taken;
@@ -265,9 +241,56 @@ static SartStatus fast_step(SartWrapper *w, void *sp, SartFastRoute *sart_route,
 	}
 	if (sart_fast) {
 		out(w, s, t, H);
-		return sart_fast_commit(w, t, H);
+		return sart_fast_commit(w, sart_route->last[inner_power], sizeof(Storage), 18);
 	}
-	return sart_fast_end(w, t, H, H_power);
+	return sart_fast_end(w, H_power);
+}
+
+/* Where each Real variable lives, by value reference: the importer's Real gets and sets
+ * between steps. */
+static const size_t real_offset[18] = {
+	[vr_u] = offsetof(Storage, u),
+	[vr_d] = offsetof(Storage, d),
+	[vr_tau] = offsetof(Storage, tau),
+	[vr_armature_current] = offsetof(Storage, armature_current),
+	[vr_speed] = offsetof(Storage, speed),
+	[vr_displacement] = offsetof(Storage, displacement),
+	[vr_INIT_POWER_SA_U] = offsetof(Storage, INIT_POWER_SA_U),
+	[vr_INIT_POWER_SA_D] = offsetof(Storage, INIT_POWER_SA_D),
+	[vr_INIT_POWER_SA_TAU] = offsetof(Storage, INIT_POWER_SA_TAU),
+	[vr_INIT_POWER_ARMATURE_CURRENT] = offsetof(Storage, INIT_POWER_ARMATURE_CURRENT),
+	[vr_INIT_POWER_SPEED] = offsetof(Storage, INIT_POWER_SPEED),
+	[vr_INIT_POWER_DISPLACEMENT] = offsetof(Storage, INIT_POWER_DISPLACEMENT),
+	[vr_power_J] = offsetof(Storage, inner_param_real[0]),
+	[vr_power_b] = offsetof(Storage, inner_param_real[1]),
+	[vr_power_K] = offsetof(Storage, inner_param_real[2]),
+	[vr_power_R] = offsetof(Storage, inner_param_real[3]),
+	[vr_power_L] = offsetof(Storage, inner_param_real[4]),
+	[vr_power_V_abs] = offsetof(Storage, inner_param_real[5]),
+};
+
+/* The importer's Real sets (SartModel.set_real): the inputs (value references below 3)
+ * straight into the Storage; anything else on to the runtime's set. */
+static SartStatus set_real(void *instance, const SartVr vr[], size_t nvr, const double value[])
+{
+	return sart_set_reals(instance, vr, nvr, value, real_offset, 3, sizeof(Storage), 18);
+}
+
+/* The importer's Real gets (SartModel.get_real): straight from the Storage when G is not
+ * due; anything else on to the runtime's get. */
+static SartStatus get_real(void *instance, const SartVr vr[], size_t nvr, double value[])
+{
+	return sart_get_reals(instance, vr, nvr, value, real_offset, 18, sizeof(Storage));
+}
+
+/* The importer's step (SartModel.do_step): the fast step when the instance allows it,
+ * else the runtime's step. */
+static SartStatus do_step(void *instance, double t, double H, int no_set_prior)
+{
+	SartView *v = sart_fast_step_view(instance, t, H);
+	if (v)
+		return fast_step(instance, sart_storage_of(instance, sizeof(Storage)), &v->route, t, H);
+	return sart_core_do_step(instance, t, H, no_set_prior);
 }
 
 const SartModel sart_model = {
@@ -293,8 +316,11 @@ const SartModel sart_model = {
 	.map_out = map_out,
 	.out = out,
 	.couple = couple,
-	.fast_step = fast_step,
+	.fast_step = 1,
 	.inner_params = inner_params,
 	.ninner_params = 6,
 	.bind_params = bind_params,
+	.set_real = set_real,
+	.get_real = get_real,
+	.do_step = do_step,
 };

@@ -119,37 +119,6 @@ static const SartVar real_vars[26] = {
 	[vr_loop_sa_obstacle_position] = {offsetof(Storage, inner_param_real[15]), SART_VAR_FIXED, "loop_sa.obstacle.position"},
 };
 
-/* Where each Real variable lives, by value reference: the importer's Real gets and sets
- * between steps (sart_wrapper.h). */
-static const size_t real_offset[26] = {
-	[vr_displacement] = offsetof(Storage, displacement),
-	[vr_speed] = offsetof(Storage, speed),
-	[vr_tau] = offsetof(Storage, tau),
-	[vr_height] = offsetof(Storage, height),
-	[vr_H_CONTACT] = offsetof(Storage, H_CONTACT),
-	[vr_INIT_RATE_SA_DISPLACEMENT] = offsetof(Storage, INIT_RATE_SA_DISPLACEMENT),
-	[vr_INIT_RATE_SA_SPEED] = offsetof(Storage, INIT_RATE_SA_SPEED),
-	[vr_INIT_LOOP_SA_TAU] = offsetof(Storage, INIT_LOOP_SA_TAU),
-	[vr_INIT_LOOP_SA_HEIGHT] = offsetof(Storage, INIT_LOOP_SA_HEIGHT),
-	[vr_INIT_LOOP_SA_REACTION_FORCE] = offsetof(Storage, INIT_LOOP_SA_REACTION_FORCE),
-	[vr_loop_sa_REL_TOL] = offsetof(Storage, inner_param_real[0]),
-	[vr_loop_sa_ABS_TOL] = offsetof(Storage, inner_param_real[1]),
-	[vr_loop_sa_INIT_LOOP_SA_DISPLACEMENT] = offsetof(Storage, inner_param_real[2]),
-	[vr_loop_sa_INIT_LOOP_SA_SPEED] = offsetof(Storage, inner_param_real[3]),
-	[vr_loop_sa_INIT_WINDOW_SA_DISP] = offsetof(Storage, inner_param_real[4]),
-	[vr_loop_sa_INIT_WINDOW_SA_TAU] = offsetof(Storage, inner_param_real[5]),
-	[vr_loop_sa_INIT_OBSTACLE_REACTION_FORCE] = offsetof(Storage, inner_param_real[6]),
-	[vr_loop_sa_window_sa_INIT_WINDOW_SA_DISPLACEMENT] = offsetof(Storage, inner_param_real[7]),
-	[vr_loop_sa_window_sa_INIT_WINDOW_SA_SPEED] = offsetof(Storage, inner_param_real[8]),
-	[vr_loop_sa_window_sa_INIT_WINDOW_SA_REACTION_FORCE] = offsetof(Storage, inner_param_real[9]),
-	[vr_loop_sa_window_sa_INIT_WINDOW_HEIGHT] = offsetof(Storage, inner_param_real[10]),
-	[vr_loop_sa_window_sa_INIT_WINDOW_REACTION_TORQUE] = offsetof(Storage, inner_param_real[11]),
-	[vr_loop_sa_window_sa_window_r] = offsetof(Storage, inner_param_real[12]),
-	[vr_loop_sa_window_sa_window_b] = offsetof(Storage, inner_param_real[13]),
-	[vr_loop_sa_obstacle_c] = offsetof(Storage, inner_param_real[14]),
-	[vr_loop_sa_obstacle_position] = offsetof(Storage, inner_param_real[15]),
-};
-
 /* The Integer variables by value reference: where each lives in the Storage and who may set
  * it (sart_wrapper.h). */
 static const SartVar integer_vars[2] = {
@@ -313,6 +282,51 @@ static const SartInnerParam inner_params[17] = {
 	{inner_loop_sa, SART_REAL, 20, offsetof(Storage, inner_param_real[15]), 1, vr_loop_sa_obstacle_position},
 };
 
+/* Where each Real variable lives, by value reference: the importer's Real gets and sets
+ * between steps. */
+static const size_t real_offset[26] = {
+	[vr_displacement] = offsetof(Storage, displacement),
+	[vr_speed] = offsetof(Storage, speed),
+	[vr_tau] = offsetof(Storage, tau),
+	[vr_height] = offsetof(Storage, height),
+	[vr_H_CONTACT] = offsetof(Storage, H_CONTACT),
+	[vr_INIT_RATE_SA_DISPLACEMENT] = offsetof(Storage, INIT_RATE_SA_DISPLACEMENT),
+	[vr_INIT_RATE_SA_SPEED] = offsetof(Storage, INIT_RATE_SA_SPEED),
+	[vr_INIT_LOOP_SA_TAU] = offsetof(Storage, INIT_LOOP_SA_TAU),
+	[vr_INIT_LOOP_SA_HEIGHT] = offsetof(Storage, INIT_LOOP_SA_HEIGHT),
+	[vr_INIT_LOOP_SA_REACTION_FORCE] = offsetof(Storage, INIT_LOOP_SA_REACTION_FORCE),
+	[vr_loop_sa_REL_TOL] = offsetof(Storage, inner_param_real[0]),
+	[vr_loop_sa_ABS_TOL] = offsetof(Storage, inner_param_real[1]),
+	[vr_loop_sa_INIT_LOOP_SA_DISPLACEMENT] = offsetof(Storage, inner_param_real[2]),
+	[vr_loop_sa_INIT_LOOP_SA_SPEED] = offsetof(Storage, inner_param_real[3]),
+	[vr_loop_sa_INIT_WINDOW_SA_DISP] = offsetof(Storage, inner_param_real[4]),
+	[vr_loop_sa_INIT_WINDOW_SA_TAU] = offsetof(Storage, inner_param_real[5]),
+	[vr_loop_sa_INIT_OBSTACLE_REACTION_FORCE] = offsetof(Storage, inner_param_real[6]),
+	[vr_loop_sa_window_sa_INIT_WINDOW_SA_DISPLACEMENT] = offsetof(Storage, inner_param_real[7]),
+	[vr_loop_sa_window_sa_INIT_WINDOW_SA_SPEED] = offsetof(Storage, inner_param_real[8]),
+	[vr_loop_sa_window_sa_INIT_WINDOW_SA_REACTION_FORCE] = offsetof(Storage, inner_param_real[9]),
+	[vr_loop_sa_window_sa_INIT_WINDOW_HEIGHT] = offsetof(Storage, inner_param_real[10]),
+	[vr_loop_sa_window_sa_INIT_WINDOW_REACTION_TORQUE] = offsetof(Storage, inner_param_real[11]),
+	[vr_loop_sa_window_sa_window_r] = offsetof(Storage, inner_param_real[12]),
+	[vr_loop_sa_window_sa_window_b] = offsetof(Storage, inner_param_real[13]),
+	[vr_loop_sa_obstacle_c] = offsetof(Storage, inner_param_real[14]),
+	[vr_loop_sa_obstacle_position] = offsetof(Storage, inner_param_real[15]),
+};
+
+/* The importer's Real sets (SartModel.set_real): the inputs (value references below 2)
+ * straight into the Storage; anything else on to the runtime's set. */
+static SartStatus set_real(void *instance, const SartVr vr[], size_t nvr, const double value[])
+{
+	return sart_set_reals(instance, vr, nvr, value, real_offset, 2, sizeof(Storage), 28);
+}
+
+/* The importer's Real gets (SartModel.get_real): straight from the Storage when G is not
+ * due; anything else on to the runtime's get. */
+static SartStatus get_real(void *instance, const SartVr vr[], size_t nvr, double value[])
+{
+	return sart_get_reals(instance, vr, nvr, value, real_offset, 26, sizeof(Storage));
+}
+
 const SartModel sart_model = {
 	.identifier = "rate_sa",
 	.guid = "{79ea2566-6994-564d-8b31-848b1c7592e7}",
@@ -336,8 +350,11 @@ const SartModel sart_model = {
 	.map_out = map_out,
 	.out = out,
 	.couple = couple,
-	.fast_step = NULL,
+	.fast_step = 0,
 	.inner_params = inner_params,
 	.ninner_params = 17,
 	.bind_params = bind_params,
+	.set_real = set_real,
+	.get_real = get_real,
+	.do_step = sart_core_do_step,
 };

@@ -83,23 +83,6 @@ static const SartVar real_vars[12] = {
 	[vr_window_b] = {offsetof(Storage, inner_param_real[1]), SART_VAR_FIXED, "window.b"},
 };
 
-/* Where each Real variable lives, by value reference: the importer's Real gets and sets
- * between steps (sart_wrapper.h). */
-static const size_t real_offset[12] = {
-	[vr_displacement] = offsetof(Storage, displacement),
-	[vr_speed] = offsetof(Storage, speed),
-	[vr_reaction_force] = offsetof(Storage, reaction_force),
-	[vr_disp] = offsetof(Storage, disp),
-	[vr_tau] = offsetof(Storage, tau),
-	[vr_INIT_WINDOW_SA_DISPLACEMENT] = offsetof(Storage, INIT_WINDOW_SA_DISPLACEMENT),
-	[vr_INIT_WINDOW_SA_SPEED] = offsetof(Storage, INIT_WINDOW_SA_SPEED),
-	[vr_INIT_WINDOW_SA_REACTION_FORCE] = offsetof(Storage, INIT_WINDOW_SA_REACTION_FORCE),
-	[vr_INIT_WINDOW_HEIGHT] = offsetof(Storage, INIT_WINDOW_HEIGHT),
-	[vr_INIT_WINDOW_REACTION_TORQUE] = offsetof(Storage, INIT_WINDOW_REACTION_TORQUE),
-	[vr_window_r] = offsetof(Storage, inner_param_real[0]),
-	[vr_window_b] = offsetof(Storage, inner_param_real[1]),
-};
-
 /* In: the in rules' conditions, then the `->` parts of the flagged rules. */
 static void in(SartWrapper *w, void *sp, double t, double H)
 {
@@ -197,25 +180,24 @@ static const SartInnerParam inner_params[2] = {
 };
 
 /* do_step(window, t, H) in the fast step (sart_fast_rest when not SART_OK). */
-static int fast_do_step_window(SartWrapper *w, Storage *s, const SartFastRoute *sart_route,
-                               double t, double H)
+static int fast_do_step_window(SartWrapper *w, Storage *s, SartFastRoute *sart_route)
 {
 	const SartInnerDirect *d = sart_route->direct[inner_window];
 	SartStatus st;
 	if (!sart_all_finite(s->window_in_real, 3) || !sart_direct_ready(d))
-		return sart_fast_rest(w, s, inner_window, t, H, 0, 0);
+		return sart_fast_rest(w, inner_window, 0, 0);
 	st = sart_direct_set_real(d, window_in_real_vr, 3, s->window_in_real);
 	if (st != SART_OK)
-		return sart_fast_rest(w, s, inner_window, t, H, 1, st);
-	st = sart_direct_do_step(d, t, H);
+		return sart_fast_rest(w, inner_window, 1, st);
+	st = sart_direct_do_step(d, sart_route->t, sart_route->H);
 	if (st != SART_OK)
-		return sart_fast_rest(w, s, inner_window, t, H, 2, st);
+		return sart_fast_rest(w, inner_window, 2, st);
 	st = sart_direct_get_real(d, window_out_real_vr, 2, s->window_out_real);
 	if (st != SART_OK)
-		return sart_fast_rest(w, s, inner_window, t, H, 3, st);
+		return sart_fast_rest(w, inner_window, 3, st);
 	if (!sart_all_finite(s->window_out_real, 2))
-		return sart_fast_rest(w, s, inner_window, t, H, 3, 0);
-	sart_route->last[inner_window] = t + H;
+		return sart_fast_rest(w, inner_window, 3, 0);
+	sart_route->last[inner_window] = sart_route->t + sart_route->H;
 	return 1;
 }
 
@@ -232,7 +214,7 @@ static SartStatus fast_step(SartWrapper *w, void *sp, SartFastRoute *sart_route,
 	s->window_in_real_assigned[window_in_displacement] = 0;
 	s->window_in_real_assigned[window_in_speed] = 0;
 	s->window_in_real_assigned[window_in_reaction_force] = 0;
-	if (fast_do_step_window(w, s, sart_route, t, H)) {
+	if (fast_do_step_window(w, s, sart_route)) {
 		map_out(w, s, t, H, H, 0.0);
 	} else {
 		H_window = sart_route->taken;
@@ -240,9 +222,50 @@ static SartStatus fast_step(SartWrapper *w, void *sp, SartFastRoute *sart_route,
 	}
 	if (sart_fast) {
 		out(w, s, t, H);
-		return sart_fast_commit(w, t, H);
+		return sart_fast_commit(w, sart_route->last[inner_window], sizeof(Storage), 12);
 	}
-	return sart_fast_end(w, t, H, H_window);
+	return sart_fast_end(w, H_window);
+}
+
+/* Where each Real variable lives, by value reference: the importer's Real gets and sets
+ * between steps. */
+static const size_t real_offset[12] = {
+	[vr_displacement] = offsetof(Storage, displacement),
+	[vr_speed] = offsetof(Storage, speed),
+	[vr_reaction_force] = offsetof(Storage, reaction_force),
+	[vr_disp] = offsetof(Storage, disp),
+	[vr_tau] = offsetof(Storage, tau),
+	[vr_INIT_WINDOW_SA_DISPLACEMENT] = offsetof(Storage, INIT_WINDOW_SA_DISPLACEMENT),
+	[vr_INIT_WINDOW_SA_SPEED] = offsetof(Storage, INIT_WINDOW_SA_SPEED),
+	[vr_INIT_WINDOW_SA_REACTION_FORCE] = offsetof(Storage, INIT_WINDOW_SA_REACTION_FORCE),
+	[vr_INIT_WINDOW_HEIGHT] = offsetof(Storage, INIT_WINDOW_HEIGHT),
+	[vr_INIT_WINDOW_REACTION_TORQUE] = offsetof(Storage, INIT_WINDOW_REACTION_TORQUE),
+	[vr_window_r] = offsetof(Storage, inner_param_real[0]),
+	[vr_window_b] = offsetof(Storage, inner_param_real[1]),
+};
+
+/* The importer's Real sets (SartModel.set_real): the inputs (value references below 3)
+ * straight into the Storage; anything else on to the runtime's set. */
+static SartStatus set_real(void *instance, const SartVr vr[], size_t nvr, const double value[])
+{
+	return sart_set_reals(instance, vr, nvr, value, real_offset, 3, sizeof(Storage), 12);
+}
+
+/* The importer's Real gets (SartModel.get_real): straight from the Storage when G is not
+ * due; anything else on to the runtime's get. */
+static SartStatus get_real(void *instance, const SartVr vr[], size_t nvr, double value[])
+{
+	return sart_get_reals(instance, vr, nvr, value, real_offset, 12, sizeof(Storage));
+}
+
+/* The importer's step (SartModel.do_step): the fast step when the instance allows it,
+ * else the runtime's step. */
+static SartStatus do_step(void *instance, double t, double H, int no_set_prior)
+{
+	SartView *v = sart_fast_step_view(instance, t, H);
+	if (v)
+		return fast_step(instance, sart_storage_of(instance, sizeof(Storage)), &v->route, t, H);
+	return sart_core_do_step(instance, t, H, no_set_prior);
 }
 
 const SartModel sart_model = {
@@ -268,8 +291,11 @@ const SartModel sart_model = {
 	.map_out = map_out,
 	.out = out,
 	.couple = couple,
-	.fast_step = fast_step,
+	.fast_step = 1,
 	.inner_params = inner_params,
 	.ninner_params = 2,
 	.bind_params = bind_params,
+	.set_real = set_real,
+	.get_real = get_real,
+	.do_step = do_step,
 };

@@ -234,7 +234,9 @@ const SartModel sart_model = {
 	initial,
 	in, map_in, ctrl, map_out, out,
 	couple,
-	NULL, /* fast_step: may_reject needs a snapshot, which the fast step never takes */
+	0, /* fast_step: may_reject needs a snapshot, which the fast step never takes */
 	NULL, 0, NULL, /* inner_params, bind_params: window's parameters are not exposed here */
 	0, 0, /* threads, nbatches: no batched do_steps */
+	/* the importer's every-step calls: the runtime's own (sacc writes its own get and set) */
+	sart_core_set_real, sart_core_get_real, sart_core_do_step,
 };
