@@ -1,9 +1,10 @@
 /* e2e_kit.h — what the end-to-end wrapper tests share (test_e2e_strings.c,
- * test_e2e_wrapper3.c): a script built into BUILD/<sub>/ through the library, a built FMU
- * unpacked by `sacc unpack`, and attributes of its model description read line by line.
+ * test_e2e_wrapper3.c, test_e2e_types3.c, test_e2e_events3.c): attributes of a model
+ * description read line by line; with sacc_test.h and package.h included before it, also a
+ * script built into BUILD/<sub>/ through the library and a built FMU unpacked by
+ * `sacc unpack`.
  *
- * Include after sacc_test.h (and so after <cmocka.h>) and package.h, with _XOPEN_SOURCE
- * 700 defined for realpath. */
+ * Include after <cmocka.h>, with _XOPEN_SOURCE 700 defined for realpath. */
 #ifndef SACC_E2E_KIT_H
 #define SACC_E2E_KIT_H
 
@@ -11,39 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Builds script as FMI `version` (2 or 3) into BUILD/<sub>/; the power-window adaptations
- * (adaptations/powerwindow/) are where its imports are found. */
-static inline void build_as(const char *script, int version, const char *sub)
-{
-	char out[PATH_MAX];
-	snprintf(out, sizeof out, "%s/%s", test_build_dir(), sub);
-	TestRun *t = tr_new();
-	drv_add_include_dir(t->c, "adaptations/powerwindow/");
-	Module *m = drv_load(t->c, script);
-	assert_non_null(m);
-	int errors = drv_explicit(t->c, m, NULL);
-	if (!errors) {
-		PkgOptions o = {out, NULL, version, NULL, 0};
-		errors = pkg_build(t->c, &m, 1, &o);
-	}
-	if (errors)
-		print_error("%s", tr_diag(t));
-	assert_int_equal(errors, 0);
-	tr_free(t);
-}
-
-/* BUILD/<sub>/<id>.fmu unpacked into BUILD/<sub>/<id>/ (emptied first); its absolute path
- * in dir. */
-static inline void unpack(const char *sub, const char *id, char dir[PATH_MAX])
-{
-	char cmd[4 * PATH_MAX], rel[PATH_MAX];
-	snprintf(rel, sizeof rel, "%s/%s/%s", test_build_dir(), sub, id);
-	snprintf(cmd, sizeof cmd, "rm -rf '%s' && '%s/sacc' unpack '%s.fmu' '%s'", rel,
-	         test_build_dir(), rel, rel);
-	assert_int_equal(system(cmd), 0);
-	assert_non_null(realpath(rel, dir));
-}
 
 /* attr="..." of the first line of dir/modelDescription.xml holding both key and attr. */
 static inline int md_attr(const char *dir, const char *key, const char *attr, char *out,
@@ -79,5 +47,40 @@ static inline unsigned vr_of(const char *dir, const char *name)
 		fail_msg("%s has no variable %s", dir, name);
 	return (unsigned)strtoul(v, NULL, 10);
 }
+
+#if defined(SACC_TEST_H) && defined(SACC_PACKAGE_H)
+/* Builds script as FMI `version` (2 or 3) into BUILD/<sub>/; the power-window adaptations
+ * (adaptations/powerwindow/) are where its imports are found. */
+static inline void build_as(const char *script, int version, const char *sub)
+{
+	char out[PATH_MAX];
+	snprintf(out, sizeof out, "%s/%s", test_build_dir(), sub);
+	TestRun *t = tr_new();
+	drv_add_include_dir(t->c, "adaptations/powerwindow/");
+	Module *m = drv_load(t->c, script);
+	assert_non_null(m);
+	int errors = drv_explicit(t->c, m, NULL);
+	if (!errors) {
+		PkgOptions o = {out, NULL, version, NULL, 0};
+		errors = pkg_build(t->c, &m, 1, &o);
+	}
+	if (errors)
+		print_error("%s", tr_diag(t));
+	assert_int_equal(errors, 0);
+	tr_free(t);
+}
+
+/* BUILD/<sub>/<id>.fmu unpacked into BUILD/<sub>/<id>/ (emptied first); its absolute path
+ * in dir. */
+static inline void unpack(const char *sub, const char *id, char dir[PATH_MAX])
+{
+	char cmd[4 * PATH_MAX], rel[PATH_MAX];
+	snprintf(rel, sizeof rel, "%s/%s/%s", test_build_dir(), sub, id);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s' && '%s/sacc' unpack '%s.fmu' '%s'", rel,
+	         test_build_dir(), rel, rel);
+	assert_int_equal(system(cmd), 0);
+	assert_non_null(realpath(rel, dir));
+}
+#endif
 
 #endif

@@ -25,6 +25,7 @@
 
 #include "fmi2_importer.h"
 #include "fmi3_importer.h"
+#include "e2e_kit.h"
 
 #define NSTEPS 300 /* 3 s of 0.01 s, past the ball coming to rest */
 #define H 0.01
@@ -73,39 +74,6 @@ static void run(const char *cmd)
 {
 	if (system(cmd) != 0)
 		fail_msg("failed: %s", cmd);
-}
-
-/* attr="..." of the first line of dir/modelDescription.xml holding both key and attr. */
-static void md_attr(const char *dir, const char *key, const char *attr, char *out, size_t size)
-{
-	char path[PATH_MAX + 32], line[1024], pat[64];
-	snprintf(path, sizeof path, "%s/modelDescription.xml", dir);
-	snprintf(pat, sizeof pat, "%s=\"", attr);
-	FILE *f = fopen(path, "r");
-	assert_non_null(f);
-	int found = 0;
-	while (!found && fgets(line, sizeof line, f)) {
-		char *a = strstr(line, pat);
-		if (a && strstr(line, key)) {
-			a += strlen(pat);
-			size_t n = strcspn(a, "\"");
-			assert_true(n < size);
-			memcpy(out, a, n);
-			out[n] = '\0';
-			found = 1;
-		}
-	}
-	fclose(f);
-	if (!found)
-		fail_msg("%s: no %s with %s", path, attr, key);
-}
-
-static unsigned vr_of(const char *dir, const char *name)
-{
-	char key[128], v[32];
-	snprintf(key, sizeof key, "name=\"%s\"", name);
-	md_attr(dir, key, "valueReference", v, sizeof v);
-	return (unsigned)strtoul(v, NULL, 10);
 }
 
 /* ---- the reference: the bare FMU with the events handled here ------------------------------ */
@@ -271,7 +239,8 @@ static void open_wrapper_with(Wrapper *w, int v, int logging, Quirks q)
 	w->vr_bounces = vr_of(w->dir, "bounces");
 	logged[0] = '\0';
 	if (w->version == 3) {
-		md_attr(w->dir, "instantiationToken", "instantiationToken", token, sizeof token);
+		assert_true(md_attr(w->dir, "instantiationToken", "instantiationToken", token,
+		                    sizeof token));
 		snprintf(lib, sizeof lib, "%s/binaries/x86_64-linux/ballw.so", w->dir);
 		snprintf(res, sizeof res, "%s/resources/", w->dir);
 		fmi3_import(&w->a3, lib);
@@ -291,7 +260,7 @@ static void open_wrapper_with(Wrapper *w, int v, int logging, Quirks q)
 		assert_int_equal(w->a3.exit_init(w->c3), fmi3OK);
 		return;
 	}
-	md_attr(w->dir, "guid=", "guid", token, sizeof token);
+	assert_true(md_attr(w->dir, "guid=", "guid", token, sizeof token));
 	snprintf(lib, sizeof lib, "%s/binaries/linux64/ballw.so", w->dir);
 	snprintf(res, sizeof res, "file://%s/resources", w->dir);
 	fmi2_import(&w->a2, lib);

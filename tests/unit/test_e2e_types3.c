@@ -23,6 +23,7 @@
 #include "fmi3_importer.h"
 #include "package.h"
 #include "sacc_test.h"
+#include "e2e_kit.h"
 
 #define SCRIPT "tests/e2e/types3/alltypes_sa.sa"
 #define OUT3 "e2e-types3/fmi3"
@@ -34,7 +35,7 @@
 
 /* Builds SCRIPT as FMI `version` into BUILD/<sub>/, its inner isolated as `isolate` says
  * (NULL: in process); the diagnostics (and whether it failed) go to diag. */
-static int build_as(int version, const char *sub, const char *isolate, char *diag,
+static int build_types3(int version, const char *sub, const char *isolate, char *diag,
                     size_t size)
 {
 	char out[PATH_MAX], fmus3[PATH_MAX];
@@ -54,25 +55,15 @@ static int build_as(int version, const char *sub, const char *isolate, char *dia
 	return errors;
 }
 
-static void unpack(const char *sub, const char *id, char dir[PATH_MAX])
-{
-	char cmd[4 * PATH_MAX], rel[PATH_MAX];
-	snprintf(rel, sizeof rel, "%s/%s/%s", test_build_dir(), sub, id);
-	snprintf(cmd, sizeof cmd, "rm -rf '%s' && '%s/sacc' unpack '%s.fmu' '%s' >/dev/null", rel,
-	         test_build_dir(), rel, rel);
-	assert_int_equal(system(cmd), 0);
-	assert_non_null(realpath(rel, dir));
-}
-
 static int group_setup(void **state)
 {
 	(void)state;
 	char diag[4096];
-	if (build_as(3, OUT3, NULL, diag, sizeof diag))
+	if (build_types3(3, OUT3, NULL, diag, sizeof diag))
 		fail_msg("the FMI 3.0 build failed:\n%s", diag);
-	if (build_as(3, OUT3_ISOLATED, "all", diag, sizeof diag))
+	if (build_types3(3, OUT3_ISOLATED, "all", diag, sizeof diag))
 		fail_msg("the isolated FMI 3.0 build failed:\n%s", diag);
-	if (build_as(2, OUT2, NULL, diag, sizeof diag))
+	if (build_types3(2, OUT2, NULL, diag, sizeof diag))
 		fail_msg("the FMI 2.0 build failed:\n%s", diag);
 	return 0;
 }
@@ -95,39 +86,6 @@ typedef struct Fmu3 {
 	char token[64];
 	char resources[PATH_MAX + 16];
 } Fmu3;
-
-/* attr="..." of the first line of dir/modelDescription.xml holding both key and attr. */
-static int md_attr(const char *dir, const char *key, const char *attr, char *out, size_t size)
-{
-	char path[PATH_MAX + 32], line[1024], pat[64];
-	snprintf(path, sizeof path, "%s/modelDescription.xml", dir);
-	snprintf(pat, sizeof pat, "%s=\"", attr);
-	FILE *f = fopen(path, "r");
-	assert_non_null(f);
-	int found = 0;
-	while (!found && fgets(line, sizeof line, f)) {
-		char *a = strstr(line, pat);
-		if (a && strstr(line, key)) {
-			a += strlen(pat);
-			size_t n = strcspn(a, "\"");
-			assert_true(n < size);
-			memcpy(out, a, n);
-			out[n] = '\0';
-			found = 1;
-		}
-	}
-	fclose(f);
-	return found;
-}
-
-static unsigned vr_of(const char *dir, const char *name)
-{
-	char key[128], v[32];
-	snprintf(key, sizeof key, "name=\"%s\"", name);
-	if (!md_attr(dir, key, "valueReference", v, sizeof v))
-		fail_msg("%s has no variable %s", dir, name);
-	return (unsigned)strtoul(v, NULL, 10);
-}
 
 /* The wrapper built into sub, unpacked, imported and initialized at t = 0. */
 static void start_wrapper_of(Fmu3 *f, const char *sub)
