@@ -210,7 +210,7 @@ static void sart_inner_fmi3__events_without_early_return__whole_steps(void **sta
 		SartInner *in = NULL;
 		snprintf(dir, sizeof dir, "%s/fmus3/events3", test_build_dir());
 		SartInnerConfig cfg = {"events3", dir, "events3", SART_FMI3, SART_CAP_EVENT_MODE,
-		                       capture, &log, NULL, 0};
+		                       capture, &log, NULL, 0, NULL, 0};
 		assert_int_equal(sart_inner_load(&cfg, &in), SART_OK);
 		assert_int_equal(sart_inner_instantiate(in, EVENTS3_TOKEN, 1), SART_OK);
 		if (is_eager)
