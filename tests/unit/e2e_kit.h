@@ -17,7 +17,7 @@
 static inline int md_attr(const char *dir, const char *key, const char *attr, char *out,
                           size_t size)
 {
-	char path[PATH_MAX + 32], line[1024], pat[64];
+	char path[PATH_MAX + 128], line[1024], pat[64];
 	snprintf(path, sizeof path, "%s/modelDescription.xml", dir);
 	snprintf(pat, sizeof pat, "%s=\"", attr);
 	FILE *f = fopen(path, "r");
