@@ -39,7 +39,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 enum { NSAMPLES = SART_PAR_SAMPLES, WARMUP = SART_PAR_WARMUP };
 
@@ -114,28 +113,6 @@ typedef struct MasterPar {
 	double t, h;
 	StepSlot *out;       /* FMU -> its outcome */
 } MasterPar;
-
-static double seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-/* The median of n times. */
-static double median_of(const double *v, int n)
-{
-	double s[NSAMPLES];
-	memcpy(s, v, (size_t)n * sizeof s[0]);
-	qsort(s, (size_t)n, sizeof s[0], cmp_double);
-	return s[n / 2];
-}
 
 /* Whether FMU f's inputs take this pass's values from FMU src (Gauss-Seidel). */
 static int feeds(const Master *m, int src, int f)
@@ -250,7 +227,7 @@ static const int *group_fmus(const Master *m, const MasterPar *p, int g)
 static double cost_of(const MasterPar *p, int f)
 {
 	int n = p->steps[f] < NSAMPLES ? p->steps[f] : NSAMPLES;
-	return n ? median_of(p->samples + (size_t)f * NSAMPLES, n) : 0;
+	return n ? sart_pool_median(p->samples + (size_t)f * NSAMPLES, n) : 0;
 }
 
 /* Group g's threads, largest cost first to the least loaded (SART_CAP_SERIAL FMUs to the
@@ -369,7 +346,7 @@ static double recent_median(const GroupRule *gr, int k, int n)
 	double v[NSAMPLES];
 	for (int i = 0; i < n; i++)
 		v[i] = gr->win[k][(gr->head[k] + NSAMPLES - 1 - i) % NSAMPLES];
-	return median_of(v, n);
+	return sart_pool_median(v, n);
 }
 
 /* Group g's pass took `took` seconds (timed), ending at now: into its mode's window; a
@@ -465,24 +442,24 @@ void master_par_step(Master *m, const int *fmus, int n, double t, double h)
 	if (pass_mode(gr) == PARALLEL) {
 		for (int i = 0; i < n; i++)
 			p->task_owner[i] = p->owner[fmus[i]];
-		double t0 = gr->timed ? seconds() : 0;
+		double t0 = gr->timed ? sart_pool_clock() : 0;
 		p->cur = fmus;
 		sart_pool_run(p->pool, step_task, m, n, p->task_owner);
 		m->res->parallel_steps += n;
 		if (gr->timed) {
-			double t1 = seconds();
+			double t1 = sart_pool_clock();
 			record(m, p, g, t1 - t0, t1);
 		}
 		return;
 	}
 	/* one thread: each FMU timed (the costs that assign() shares out) when the pass is */
-	double pass0 = gr->timed ? seconds() : 0, t0 = pass0;
+	double pass0 = gr->timed ? sart_pool_clock() : 0, t0 = pass0;
 	for (int i = 0; i < n; i++) {
 		int f = fmus[i];
 		p->out[f].st = master_step_raw(m, f, t, h, &p->out[f].r);
 		if (!gr->timed)
 			continue;
-		double t1 = seconds();
+		double t1 = sart_pool_clock();
 		p->samples[(size_t)f * NSAMPLES + (size_t)(p->steps[f] % NSAMPLES)] = t1 - t0;
 		p->steps[f] += p->steps[f] < INT_MAX - NSAMPLES ? 1 : 1 - NSAMPLES;
 		t0 = t1;

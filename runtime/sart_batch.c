@@ -33,7 +33,6 @@
 #include "sart_pool.h"
 
 #include <stdlib.h>
-#include <time.h>
 
 enum { WARMUP = 8, NSAMPLES = 16, TRIAL_WARMUP = 8, MAX_THREADS = 64 };
 
@@ -78,27 +77,6 @@ struct SartBatches {
 	SartStatus *st;
 	double *reached;
 };
-
-static double seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(const double *v)
-{
-	double s[NSAMPLES];
-	memcpy(s, v, sizeof s);
-	qsort(s, NSAMPLES, sizeof s[0], cmp_double);
-	return s[NSAMPLES / 2];
-}
 
 int sart_batches_new(SartWrapper *w)
 {
@@ -297,7 +275,7 @@ static double assign(SartBatches *b, Site *site, unsigned n, const unsigned *inn
 		return 0; /* not worth the bookkeeping: in turn */
 	for (unsigned k = 0; k < n; k++) {
 		unsigned f = inners[k];
-		cost[k] = median(b->samples + (size_t)f * NSAMPLES);
+		cost[k] = sart_pool_median(b->samples + (size_t)f * NSAMPLES, NSAMPLES);
 		sum += cost[k];
 		site->owner[k] = 0;
 		if (sart_model.inners[f].serial) {
@@ -338,7 +316,7 @@ static void pool_if_needed(SartBatches *b)
 static void decide(SartBatches *b, Site *site, unsigned n, const unsigned *inners, int always)
 {
 	site->decided = 1;
-	site->serial_time = median(site->seq);
+	site->serial_time = sart_pool_median(site->seq, NSAMPLES);
 	site->par = always || assign(b, site, n, inners) > MIN_GAIN;
 	if (always)
 		for (unsigned k = 0, t = 0; k < n; k++)
@@ -361,19 +339,19 @@ static void run_in_turn(SartWrapper *w, unsigned char *s, Site *site, unsigned n
 		return;
 	}
 	int all_timed = 1;
-	double pass0 = seconds();
+	double pass0 = sart_pool_clock();
 	for (unsigned k = 0; k < n; k++) {
 		unsigned f = inners[k];
-		double t0 = seconds();
+		double t0 = sart_pool_clock();
 		taken[k] = sart_do_step(w, s, f, ti[k], hi[k]);
 		unsigned i = b->steps[f] < WARMUP + NSAMPLES ? b->steps[f]++ : b->steps[f];
 		if (i >= WARMUP && i < WARMUP + NSAMPLES)
-			b->samples[(size_t)f * NSAMPLES + (i - WARMUP)] = seconds() - t0;
+			b->samples[(size_t)f * NSAMPLES + (i - WARMUP)] = sart_pool_clock() - t0;
 		all_timed &= b->steps[f] >= WARMUP + NSAMPLES;
 	}
 	unsigned i = site->passes++;
 	if (i >= WARMUP && i < WARMUP + NSAMPLES)
-		site->seq[i - WARMUP] = seconds() - pass0;
+		site->seq[i - WARMUP] = sart_pool_clock() - pass0;
 	if (all_timed && site->passes >= WARMUP + NSAMPLES) {
 		decide(b, site, n, inners, 0);
 		fast_if_all_in_turn(w);
@@ -409,12 +387,13 @@ void sart_do_step_batch(SartWrapper *w, void *s, unsigned batch, unsigned n,
 		run_parallel(w, s, site, n, inners, ti, hi, taken);
 		return;
 	}
-	double t0 = seconds();
+	double t0 = sart_pool_clock();
 	run_parallel(w, s, site, n, inners, ti, hi, taken);
 	unsigned k = site->trials++;
 	if (k >= TRIAL_WARMUP)
-		site->trial[k - TRIAL_WARMUP] = seconds() - t0;
-	if (site->trials == TRIAL_WARMUP + NSAMPLES && median(site->trial) >= site->serial_time - MIN_GAIN) {
+		site->trial[k - TRIAL_WARMUP] = sart_pool_clock() - t0;
+	if (site->trials == TRIAL_WARMUP + NSAMPLES &&
+	    sart_pool_median(site->trial, NSAMPLES) >= site->serial_time - MIN_GAIN) {
 		site->par = 0;
 		pool_if_needed(b);
 		fast_if_all_in_turn(w);

@@ -22,6 +22,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 /* Pause iterations before yielding: 2,000 took 36 us on the AMD EPYC this was tuned on. */
@@ -224,4 +225,27 @@ void sart_pool_free(SartPool *p)
 	pthread_mutex_destroy(&p->lock);
 	free(p->workers);
 	free(p);
+}
+
+double sart_pool_clock(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+double sart_pool_median(const double *v, int n)
+{
+	double s[64];
+	if (n > 64)
+		n = 64;
+	memcpy(s, v, (size_t)n * sizeof s[0]);
+	qsort(s, (size_t)n, sizeof s[0], cmp_double);
+	return s[n / 2];
 }

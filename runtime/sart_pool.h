@@ -33,4 +33,10 @@ void sart_pool_run(SartPool *p, SartPoolTask fn, void *env, int n, const int own
 /* Stops and joins the workers and frees the pool; NULL is fine. */
 void sart_pool_free(SartPool *p);
 
+/* What both users of the pool time their steps with, to decide whether stepping at once
+ * pays: a monotonic clock in seconds, and the median of n times (1 <= n <= 64; v is left
+ * as it is). */
+double sart_pool_clock(void);
+double sart_pool_median(const double *v, int n);
+
 #endif
