@@ -422,7 +422,8 @@ $(BUILD)/tests/test_e2e_isolated: | $(SACC) $(FMUS)
 # itself with one thread and with two (every batch forced parallel) and compares them.
 $(BUILD)/tests/test_e2e_threads: | $(SACC) $(FMUS) $(FMU_HOST)
 # Wrappers over events3, an FMI 3.0 inner that needs Event Mode: tests/unit/test_e2e_events3.c
-# builds tests/e2e3/events3_sa.sa with `sacc build` (FMI 2.0 and 3.0, in and out of process).
+# builds tests/e2e3/events3_sa.sa with `sacc build` (FMI 2.0 and 3.0, in and out of process),
+# and events3_whole_sa.sa (whole steps: no early return) as FMI 3.0.
 $(BUILD)/tests/test_e2e_events3: | $(SACC) $(FMUS3)
 
 # ---- benchmarks (on demand, never part of check) ----------------------------------------

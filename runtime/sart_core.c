@@ -398,6 +398,7 @@ SartWrapper *sart_core_new(const char *instance, const char *guid, const SartHos
 		wrapper_free(w);
 		return NULL;
 	}
+	w->early_t = NAN;
 	w->magic = WRAPPER_MAGIC;
 	return w;
 }
@@ -432,8 +433,11 @@ static SartStatus load_inner(SartWrapper *w, const char *resource_dir, unsigned 
 		return SART_ERROR;
 	}
 	snprintf(inner_dir, len, "%s/%s", resource_dir, im->name);
+	/* early return only when the wrapper may itself end a step early (the emitted caps say
+	 * whether its rules can keep a shortened step at all) */
+	unsigned caps = w->stop_early ? im->caps : im->caps & ~(unsigned)SART_CAP_EARLY_RETURN;
 	SartInnerConfig cfg = {im->name, inner_dir, im->model_identifier, im->version,
-	                       im->caps, inner_logger, &w->inner_env[f], im->vr_types, im->nvr_types,
+	                       caps, inner_logger, &w->inner_env[f], im->vr_types, im->nvr_types,
 	                       NULL, 0};
 	SartStatus st = im->isolated ? sart_load_isolated_inner(&cfg, &w->inner[f])
 	                             : sart_inner_load(&cfg, &w->inner[f]);

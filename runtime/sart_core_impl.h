@@ -128,6 +128,11 @@ struct SartWrapper {
 	                           * left set after the call, for the usual step not to pay
 	                           * for clearing them) */
 
+	double early_t;           /* the start of the step in which the one inner returned
+	                           * early (SART_CAP_EARLY_RETURN), NAN when none did: the
+	                           * step is then kept, shortened (sart_step_other) */
+	double early_at;          /* and where it stopped, the wrapper's time after that step */
+
 	SartInner **inner;
 	const SartInnerDirect **direct; /* per inner: the seam's direct route (the fast step) */
 	Plan *plan;               /* per inner */

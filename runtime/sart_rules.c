@@ -292,6 +292,10 @@ double sart_after_inner_step(SartWrapper *w, unsigned char *s, unsigned f, doubl
 			return 0.0;
 		if (st == SART_DISCARD)
 			taken = reached - ti;
+	} else if (reached != ti + hi) { /* an early return: f stands at reached */
+		taken = reached - ti;
+		w->early_t = w->step_t;
+		w->early_at = reached;
 	}
 	if (!read_outputs(w, s, f))
 		return 0.0;
@@ -334,7 +338,7 @@ double sart_do_step(SartWrapper *w, void *s, unsigned f, double ti, double hi)
 	if (pl->rin && !flush_real(w, st_, f, pl->rin))
 		return 0.0;
 	SartStatus st = sart_inner_do_step(w->inner[f], ti, hi, 0, &reached);
-	if (st != SART_OK)
+	if (st != SART_OK || reached != ti + hi)
 		return sart_after_inner_step(w, st_, f, ti, hi, st, reached);
 	if (pl->rout && !read_real(w, st_, f, pl->rout))
 		return 0.0;

@@ -111,9 +111,35 @@ static SartStatus cut(SartWrapper *w, double t, SartStatus st)
 	return st;
 }
 
+/* The step the one inner ended early at t + Ht (w->early_t): the wrapper ends there too,
+ * as its rules passed that step up (see inner_may_return_early in the emitter), and
+ * answers an early return.  Out runs for the shorter step, as it would for a whole one. */
+static SartStatus keep_early(SartWrapper *w, double t, double Ht)
+{
+	bool *early = w->cut_early;
+	double *last = w->cut_last;
+	w->cut_early = NULL;
+	w->cut_last = NULL;
+	w->early_t = NAN;
+	sart_model.out(w, w->storage, t, Ht);
+	w->in_map = 0;
+	SartStatus st = sart_run_outcome(w);
+	if (st >= SART_ERROR)
+		return sart_settle(w, st);
+	sart_commit_step(w, t, Ht);
+	if (fabs(w->early_at - w->time) <= sart_time_tolerance(w->time))
+		w->time = w->last_ok = w->early_at; /* where the inner stands, not t + Ht rounded */
+	*early = true;
+	*last = w->time;
+	return st;
+}
+
 SART_COLD SartStatus sart_step_other(SartWrapper *w, double t, double H, SartStatus st,
                                      double Ht, int snap, const SartCall *call)
 {
+	if (w->early_t == t && w->cut_last && st < SART_ERROR && sart_valid_step(Ht, t, H))
+		return keep_early(w, t, Ht);
+	w->early_t = NAN;
 	st = end_other(w, t, H, st, Ht, snap, call);
 	return w->cut_last ? cut(w, t, st) : st;
 }

@@ -371,7 +371,8 @@ static bool setup_inner(Ec *e, InnerC *ic, const Inner *in)
 		ic->caps = (in->fmu->can_get_and_set_fmu_state ? 1u : 0u) |
 		           (in->fmu->can_serialize_fmu_state ? 2u : 0u) |
 		           (in->fmu->can_interpolate_inputs ? 4u : 0u) |
-		           (ic->version == 3 && in->fmu->has_event_mode ? 8u : 0u); /* events handled */
+		           (ic->version == 3 && in->fmu->has_event_mode ? 8u : 0u) | /* events handled */
+		           (ic->version == 3 && in->fmu->might_return_early_from_do_step ? 16u : 0u);
 	} else if (in->adaptation && in->adaptation->info) {
 		sub = emit_layout(e->c, in->adaptation->info);
 		if (!sub) {
@@ -383,7 +384,8 @@ static bool setup_inner(Ec *e, InnerC *ic, const Inner *in)
 		ic->guid = arena_strdup(a, sub->guid);
 		ic->version = in->built_fmi == 3 ? 3 : 2;
 		ic->caps = (sub->can_get_and_set_fmu_state ? 1u : 0u) |
-		           (sub->can_serialize_fmu_state ? 2u : 0u) | (sub->reactive ? 4u : 0u);
+		           (sub->can_serialize_fmu_state ? 2u : 0u) | (sub->reactive ? 4u : 0u) |
+		           (ic->version == 3 ? 16u : 0u); /* sacc's FMI 3.0 wrappers may end early */
 	} else {
 		ec_error(e, in->decl->loc, "cannot emit C for inner fmu '%s': it was not read", in->name);
 		return false;
@@ -870,6 +872,20 @@ static bool may_reject(const Ec *e)
 	return !ec_passes_steps_up(body, last->lhs);
 }
 
+/* Whether the one inner FMU may return early (SART_CAP_EARLY_RETURN, when the wrapper's own
+ * importer allows early return too): only when the control rules return its step as it
+ * came, so that a shortened inner step is the wrapper's shortened step and nothing of the
+ * wrapper stands at another time.  Rules that compute their step, or several inners that
+ * would stop at different times, have their inners stepped on through events instead. */
+static bool inner_may_return_early(const Ec *e)
+{
+	const Node *ctrl = e->sa->a_ctrl;
+	const Node *body = ctrl && ctrl->kind == ND_CTRL ? ctrl->body : NULL;
+	const Node *last = body ? ast_last(body->list1) : NULL;
+	return e->ninners == 1 && last && last->kind == ND_RETURN && last->lhs &&
+	       ec_passes_steps_up(body, last->lhs);
+}
+
 static void emit_initial(Ec *e, StrBuf *out, const Group *groups, int ngroups)
 {
 	StrBuf body;
@@ -1178,9 +1194,11 @@ static void emit_inner_table(Ec *e, StrBuf *o)
 		StrBuf caps;
 		sb_init(&caps);
 		static const char *const cap_names[] = {"SART_CAP_GET_SET_STATE", "SART_CAP_SERIALIZE",
-		                                        "SART_CAP_INPUT_DERIVATIVES", "SART_CAP_EVENT_MODE"};
-		for (int b = 0; b < 4; b++)
-			if (ic->caps & (1u << b))
+		                                        "SART_CAP_INPUT_DERIVATIVES", "SART_CAP_EVENT_MODE",
+		                                        "SART_CAP_EARLY_RETURN"};
+		unsigned ic_caps = ic->caps & (inner_may_return_early(e) ? ~0u : ~16u);
+		for (int b = 0; b < 5; b++)
+			if (ic_caps & (1u << b))
 				sb_printf(&caps, "%s%s", caps.len ? " | " : "", cap_names[b]);
 		sb_printf(o, "\t\t.caps = %s,\n", caps.len ? sb_str(&caps) : "0");
 		sb_free(&caps);

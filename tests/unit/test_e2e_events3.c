@@ -1,7 +1,9 @@
 /* test_e2e_events3.c — wrappers over an FMI 3.0 inner that needs Event Mode: the
  * pass-through tests/e2e3/events3_sa.sa over events3 (a bouncing ball) built by `sacc build`
  * as FMI 3.0 and as FMI 2.0, in process and with the inner isolated (`--isolate all`),
- * unpacked by `sacc unpack` and stepped through the suite's plain dlopen importers.
+ * unpacked by `sacc unpack` and stepped through the suite's plain dlopen importers; with
+ * early return allowed, the FMI 3.0 builds end their steps where the inner stopped (and a
+ * build whose rules take whole steps does not).
  *
  * The reference is the bare events3 driven by this test as an FMI 3.0 importer with event
  * mode and without early return: after each step that asks for event handling, Event Mode,
@@ -167,9 +169,14 @@ static void compute_references(void)
 
 /* ---- building the wrappers ----------------------------------------------------------------- */
 
-static const char *const variants[] = {"fmi3", "fmi2", "fmi3-iso", "fmi2-iso"};
+/* The four builds of the pass-through, then (4) FMI 3.0 with rules that take whole steps,
+ * which only the early-return test steps. */
+static const char *const variants[] = {"fmi3", "fmi2", "fmi3-iso", "fmi2-iso", "fmi3-whole"};
 static const char *const variant_flags[] = {"--fmi 3", "--fmi 2", "--fmi 3 --isolate all",
-                                            "--fmi 2 --isolate all"};
+                                            "--fmi 2 --isolate all", "--fmi 3"};
+static const char *const variant_scripts[] = {
+	"tests/e2e3/events3_sa.sa", "tests/e2e3/events3_sa.sa", "tests/e2e3/events3_sa.sa",
+	"tests/e2e3/events3_sa.sa", "tests/e2e3/events3_whole_sa.sa"};
 
 static void variant_dir(int v, char *out, size_t size)
 {
@@ -184,11 +191,11 @@ static int group_setup(void **state)
 	snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", rel, rel);
 	run(cmd);
 	assert_non_null(realpath(rel, work));
-	for (int v = 0; v < 4; v++) {
+	for (int v = 0; v < 5; v++) {
 		snprintf(cmd, sizeof cmd, "'%s/sacc' build %s -L '%s/fmus3' -o '%s/%s' "
-		         "tests/e2e3/events3_sa.sa && '%s/sacc' unpack '%s/%s/ballw.fmu' '%s/%s/ballw'",
-		         build_dir(), variant_flags[v], build_dir(), work, variants[v], build_dir(),
-		         work, variants[v], work, variants[v]);
+		         "%s && '%s/sacc' unpack '%s/%s/ballw.fmu' '%s/%s/ballw'",
+		         build_dir(), variant_flags[v], build_dir(), work, variants[v],
+		         variant_scripts[v], build_dir(), work, variants[v], work, variants[v]);
 		run(cmd);
 	}
 	compute_references();
@@ -207,9 +214,11 @@ typedef struct Wrapper {
 	unsigned vr_xv[2], vr_bounces;
 } Wrapper;
 
-/* The inner's parameters that make events3 behave as some FMUs do (0: left alone). */
+/* The inner's parameters that make events3 behave as some FMUs do (0: left alone), and
+ * whether the importer allows the wrapper early return (FMI 3.0 only). */
 typedef struct Quirks {
 	int stop_after, chatter, eager;
+	int early_return;
 } Quirks;
 
 static void set_bool3(Wrapper *w, const char *name)
@@ -245,7 +254,8 @@ static void open_wrapper_with(Wrapper *w, int v, int logging, Quirks q)
 		snprintf(res, sizeof res, "%s/resources/", w->dir);
 		fmi3_import(&w->a3, lib);
 		w->c3 = w->a3.instantiate("w", token, res, fmi3False, logging ? fmi3True : fmi3False,
-		                          fmi3False, fmi3False, NULL, 0, NULL, logger3, NULL);
+		                          fmi3False, q.early_return ? fmi3True : fmi3False, NULL, 0,
+		                          NULL, logger3, NULL);
 		assert_non_null(w->c3);
 		if (q.stop_after) {
 			fmi3ValueReference vr = vr_of(w->dir, "ball.stop_after");
@@ -283,7 +293,7 @@ static void open_wrapper_with(Wrapper *w, int v, int logging, Quirks q)
 
 static void open_wrapper(Wrapper *w, int v, int logging)
 {
-	open_wrapper_with(w, v, logging, (Quirks){0, 0, 0});
+	open_wrapper_with(w, v, logging, (Quirks){0, 0, 0, 0});
 }
 
 /* Frees the instance without terminating it (after an error). */
@@ -516,7 +526,7 @@ static void wrapper__inner_asks_to_terminate__error_naming_it(void **state)
 	(void)state;
 	for (int v = 0; v < 4; v++) {
 		Wrapper w;
-		open_wrapper_with(&w, v, 0, (Quirks){2, 0, 0});
+		open_wrapper_with(&w, v, 0, (Quirks){2, 0, 0, 0});
 		assert_int_equal(step_until_error(&w, NSTEPS), 110);
 		assert_logged("[ball] fmi3DoStep(t = 1.1, h = 0.01) asked to terminate the "
 		              "simulation at t = 1.11", variants[v]);
@@ -531,7 +541,7 @@ static void wrapper__discrete_states_never_settle__error_naming_the_inner(void *
 	(void)state;
 	for (int v = 0; v < 4; v++) {
 		Wrapper w;
-		open_wrapper_with(&w, v, 0, (Quirks){0, 1, 0});
+		open_wrapper_with(&w, v, 0, (Quirks){0, 1, 0, 0});
 		assert_int_equal(step_until_error(&w, NSTEPS), 45);
 		assert_logged("[ball] fmi3UpdateDiscreteStates at t = 0.46: the discrete states did "
 		              "not settle in 1000 iterations", variants[v]);
@@ -557,11 +567,64 @@ static void wrapper__inner_stops_at_events_unasked__stepped_on_to_the_end(void *
 	assert_true(reference_exact[46].x > 0.0); /* bounced 0.0085 s before the step's end */
 	for (int v = 0; v < 4; v++) {
 		Wrapper w;
-		open_wrapper_with(&w, v, 0, (Quirks){0, 0, 1});
+		open_wrapper_with(&w, v, 0, (Quirks){0, 0, 1, 0});
 		run_steps(&w, 0, NSTEPS, got);
 		assert_outputs_equal(got, reference_exact, 1, NSTEPS, variants[v]);
 		close_wrapper(&w);
 	}
+}
+
+/* The importer allows the FMI 3.0 wrapper early return: the wrapper lets its one inner
+ * return early too, and ends each of its steps where the inner stopped, so that an
+ * importer going on from lastSuccessfulTime bounces the ball at the exact impacts, bit for
+ * bit as the bare FMU driven the same way.  Returns how many steps ended early. */
+static int run_steps_early(Wrapper *w, Out out[])
+{
+	int earlies = 0;
+	for (int k = 0; k < NSTEPS; k++) {
+		double at = k * H, end = k * H + H, d[2];
+		fmi3Int32 b;
+		for (int stops = 0;; stops++) {
+			fmi3Boolean event = fmi3True, term = fmi3True, early = fmi3True;
+			fmi3Float64 last;
+			assert_true(stops < 100);
+			assert_int_equal(w->a3.do_step(w->c3, at, end - at, fmi3False, &event, &term,
+			                               &early, &last), fmi3OK);
+			assert_false(event);
+			assert_false(term);
+			if (!early)
+				break;
+			assert_true(last > at && last < end);
+			earlies++;
+			at = last;
+		}
+		assert_int_equal(w->a3.get_float64(w->c3, w->vr_xv, 2, d, 2), fmi3OK);
+		assert_int_equal(w->a3.get_int32(w->c3, &w->vr_bounces, 1, &b, 1), fmi3OK);
+		out[k + 1] = (Out){d[0], d[1], b};
+	}
+	return earlies;
+}
+
+static void wrapper3__early_return_allowed__ends_where_the_inner_stopped(void **state)
+{
+	static Out got[NSTEPS + 1];
+	(void)state;
+	for (int v = 0; v < 4; v += 2) { /* the FMI 3.0 builds, in process and isolated */
+		Wrapper w;
+		open_wrapper_with(&w, v, 0, (Quirks){0, 0, 0, 1});
+		int earlies = run_steps_early(&w, got);
+		assert_outputs_equal(got, reference_exact, 1, NSTEPS, variants[v]);
+		/* one early end per impact inside a step */
+		assert_true(earlies >= reference_exact[NSTEPS].bounces - 1);
+		assert_true(earlies >= 10);
+		close_wrapper(&w);
+	}
+	/* rules that take the whole step could not keep a shortened one: no early return */
+	Wrapper w;
+	open_wrapper_with(&w, 4, 0, (Quirks){0, 0, 0, 1});
+	assert_int_equal(run_steps_early(&w, got), 0);
+	assert_outputs_equal(got, reference, 1, NSTEPS, variants[4]);
+	close_wrapper(&w);
 }
 
 int main(void)
@@ -574,6 +637,7 @@ int main(void)
 		cmocka_unit_test(wrapper__inner_asks_to_terminate__error_naming_it),
 		cmocka_unit_test(wrapper__discrete_states_never_settle__error_naming_the_inner),
 		cmocka_unit_test(wrapper__inner_stops_at_events_unasked__stepped_on_to_the_end),
+		cmocka_unit_test(wrapper3__early_return_allowed__ends_where_the_inner_stopped),
 	};
 	return cmocka_run_group_tests(tests, group_setup, NULL);
 }
