@@ -425,6 +425,9 @@ $(BUILD)/tests/test_e2e_threads: | $(SACC) $(FMUS) $(FMU_HOST)
 # builds tests/e2e3/events3_sa.sa with `sacc build` (FMI 2.0 and 3.0, in and out of process),
 # and events3_whole_sa.sa (whole steps: no early return) as FMI 3.0.
 $(BUILD)/tests/test_e2e_events3: | $(SACC) $(FMUS3)
+# Wrappers over early3, an FMI 3.0 inner that returns early: tests/unit/test_e2e_early3.c
+# builds tests/e2e3/early3_sa.sa (FMI 3.0, isolated, FMI 2.0) and early3_outer_sa.sa over it.
+$(BUILD)/tests/test_e2e_early3: | $(SACC) $(FMUS3)
 
 # ---- benchmarks (on demand, never part of check) ----------------------------------------
 .PHONY: bench-wrapper
