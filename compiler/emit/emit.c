@@ -485,8 +485,8 @@ static bool eval(Lay *y, const Node *e, CVal *out)
 	}
 }
 
-/* Converts a constant to type t (Integer widens to Real) and checks that FMI 2.0 can hold
- * it.  false after setting the reason. */
+/* Converts a constant to type t (Integer widens to Real) and checks that a wrapper's 32-bit
+ * Integer can hold it.  false after setting the reason. */
 static bool convert_to(Lay *y, const Node *e, CVal *v, SaType t)
 {
 	if (t == TY_REAL && v->t == TY_INTEGER)
@@ -495,7 +495,7 @@ static bool convert_to(Lay *y, const Node *e, CVal *v, SaType t)
 		return not_const(y, e, arena_printf(y->c->arena, "its value is %s, not %s",
 						    ast_type_name(v->t), ast_type_name(t)));
 	if (t == TY_INTEGER && (v->v.i < INT32_MIN || v->v.i > INT32_MAX))
-		return not_const(y, e, "an FMI 2.0 Integer has 32 bits and this value does not fit");
+		return not_const(y, e, "a wrapper's Integer has 32 bits (FMI 2.0 Integer, FMI 3.0 Int32) and this value does not fit");
 	return true;
 }
 

@@ -974,7 +974,7 @@ static void emit_md__param_not_constant__error_at_param(void **state)
 			   "to the model description");
 	assert_contains(d, "note: round to a number of digits is not evaluated at compile time");
 	assert_contains(d, "error: the value of param 'BIG' cannot be written");
-	assert_contains(d, "note: an FMI 2.0 Integer has 32 bits and this value does not fit");
+	assert_contains(d, "note: a wrapper's Integer has 32 bits (FMI 2.0 Integer, FMI 3.0 Int32) and this value does not fit");
 	assert_contains(d, "error: the value of param 'D' cannot be written");
 	assert_contains(d, "note: it divides by zero");
 	assert_contains(d, "error: the value of param 'R' cannot be written");
