@@ -167,7 +167,7 @@ static void add_elements(Arena *a, SimFmu *f, int i, VrPicker *pick)
 		e->nelems = 1;
 		f->elements[f->nelements++] = (SartVrElement){e->vr, v->vr, (unsigned)k,
 		                                              (unsigned)v->nelems,
-		                                              start_value(e->start)};
+		                                              start_value(e->start), NULL, 0};
 	}
 }
 
