@@ -202,6 +202,7 @@ void chk_scenario_connection(Ctx *x, Node *conn)
 {
 	Node *ends[2] = {conn->lhs, conn->rhs};
 	const FmuVar *vars[2] = {NULL, NULL};
+	FmiVersion versions[2] = {FMI_V2, FMI_V2};
 	for (int i = 0; i < 2; i++) {
 		Node *e = ends[i];
 		if (!e->owner) {
@@ -213,8 +214,10 @@ void chk_scenario_connection(Ctx *x, Node *conn)
 		if (!el)
 			diag_error(x->c->diag, chk_owner_loc(e), "no fmu or adaptation named '%s' in this "
 				   "scenario", e->owner);
-		else if (el->kind == ND_FMU_DECL)
+		else if (el->kind == ND_FMU_DECL) {
 			vars[i] = scenario_port(x, e, el, i == 0);
+			versions[i] = vars[i] ? ((const FmuInfo *)el->info)->version : FMI_V2;
+		}
 	}
 	if (!vars[0] || !vars[1])
 		return;
@@ -224,6 +227,12 @@ void chk_scenario_connection(Ctx *x, Node *conn)
 	if (!chk_assignable(to, from))
 		diag_error(x->c->diag, conn->loc, "%s connects a %s output to a %s input", what,
 			   ast_type_name(from), ast_type_name(to));
+	else if ((vars[0]->type == FT_BINARY) != (vars[1]->type == FT_BINARY))
+		/* the language has no Binary type: its bytes go to a Binary only */
+		diag_error(x->c->diag, conn->loc, "%s: a Binary connects to a Binary only, and the "
+			   "output is %s, the input %s", what,
+			   fmu_type_name_for(vars[0]->type, versions[0]),
+			   fmu_type_name_for(vars[1]->type, versions[1]));
 	double scale, offset;
 	if (vars[0]->unit && vars[1]->unit &&
 	    conversion(x, conn->loc, what, vars[0]->unit, vars[1]->unit, &scale, &offset)) {
