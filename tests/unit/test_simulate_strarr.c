@@ -293,6 +293,16 @@ static void simulate_elements__errors_at_the_connection_naming_both_ends(void **
 	assert_contains(err, "whole.sa:3:1: error: connection a.y -> b.u[1]: y is an array of 3 "
 	                     "Float64 and u[1] is a scalar");
 	free(err);
+	/* an SSP connection joins whole connectors: sacc ssp export refuses an element */
+	snprintf(c->cmd, sizeof c->cmd, "'%s/sacc' ssp export '%s' -o '%s' 2>'%s'",
+	         test_build_dir(), path_in(c, "whole.sa"), path_in(c, "w.ssp"),
+	         path_in(c, "err.txt"));
+	int st = system(c->cmd);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+	err = file_in(c, "err.txt");
+	assert_contains(err, "whole.sa:3:8: error: 'b.u[1]' is one element of an array: an SSP "
+	                     "system connects whole arrays only");
+	free(err);
 }
 
 int main(void)
