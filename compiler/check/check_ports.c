@@ -218,8 +218,10 @@ static const FmuVar *scenario_port(Ctx *x, Node *e, Node *decl, bool source, con
 	if (!fmu)
 		return NULL;
 	bool bad = false;
-	const FmuVar *v = strchr(e->name, '[') ? element_port(x, e, decl->name, fmu, what, &bad)
-					       : fmu_find_var(fmu, e->name);
+	/* an FMI 2.0 scalar may itself be named "y[2]" (structured naming) */
+	const FmuVar *v = fmu_find_var(fmu, e->name);
+	if (!v && strchr(e->name, '['))
+		v = element_port(x, e, decl->name, fmu, what, &bad);
 	if (bad)
 		return NULL;
 	if (!v) {
