@@ -231,7 +231,7 @@ static void simulate_elements__links_to_and_from_single_elements(void **state)
 		assert_cell(r, "m.w2[1]", 0, 15);
 		assert_cell(r, "m.w2[2]", 0, 0);
 		for (int i = 0; i < 3; i++) {
-			char name[16];
+			char name[32];
 			snprintf(name, sizeof name, "b.y[%d]", i + 1);
 			assert_cell(r, name, 1, y[m][i]);
 		}
