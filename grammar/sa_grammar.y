@@ -176,10 +176,21 @@ connection(C) ::= port_ref(S) ARROW port_ref(D). {
 	C->lhs = S;
 	C->rhs = D;
 }
-/* port_ref = (ID '.')? ID */
+/* port_ref = (ID '.')? ID | ID '.' ID '[' INT (',' INT)* ']'
+ * The second names one element of an FMU's array, as FMI's structured names write it
+ * ("y[2]", "A[1,2]"): a scenario connection may link single elements. */
 port_ref(R) ::= ID(N). { R = ast_port_ref(A, N.loc, NULL, tok_str(ctx, N)); }
 port_ref(R) ::= ID(O) DOT ID(N). {
 	R = ast_port_ref(A, loc_span(O.loc, N.loc), tok_str(ctx, O), tok_str(ctx, N));
+}
+port_ref(R) ::= ID(O) DOT ID(N) LBRACKET elem_index(I) RBRACKET(K). {
+	R = ast_port_ref(A, loc_span(O.loc, K.loc), tok_str(ctx, O),
+			 arena_printf(A, "%s[%s]", tok_str(ctx, N), I));
+}
+%type elem_index {const char *}
+elem_index(I) ::= INT(N). { I = arena_printf(A, "%lld", strtoll(tok_str(ctx, N), NULL, 10)); }
+elem_index(I) ::= elem_index(P) COMMA INT(N). {
+	I = arena_printf(A, "%s,%lld", P, strtoll(tok_str(ctx, N), NULL, 10));
 }
 
 /* adaptation = 'semantic' 'adaptation' kind? ID 'at' STRING inner+ coupling? ports_in?

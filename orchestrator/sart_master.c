@@ -438,6 +438,15 @@ static int set_external(Master *m, int f, double t, int init)
 	return 0;
 }
 
+/* Whether r is a Binary (SartMasterOptions.binaries), else a String. */
+static int is_binary(const Master *m, SartRef r)
+{
+	for (int i = 0; i < m->o->nbinaries; i++)
+		if (m->o->binaries[i].fmu == r.fmu && m->o->binaries[i].var == r.var)
+			return 1;
+	return 0;
+}
+
 /* FMU f's String inputs, each its source's String as it stands now (SartScenario). */
 static int set_string_inputs(Master *m, int f, double t)
 {
@@ -449,6 +458,19 @@ static int set_string_inputs(Master *m, int f, double t)
 			continue;
 		const char *text = NULL;
 		const SartVar *sv = var_of(sc, cn->src), *dv = var_of(sc, cn->dst);
+		if (is_binary(m, cn->src) != is_binary(m, cn->dst))
+			return master_fail(m, "%s.%s -> %s.%s: a Binary connects to a Binary only",
+			                   sc->fmus[cn->src.fmu].name, sv->name,
+			                   sc->fmus[cn->dst.fmu].name, dv->name);
+		if (is_binary(m, cn->src)) {
+			const unsigned char *bytes = NULL;
+			size_t size = 0;
+			if (!ok(sart_inner_get_binary(m->f[cn->src.fmu].in, &sv->vr, 1, &bytes, &size)))
+				return master_fail_call(m, cn->src.fmu, t);
+			if (!ok(sart_inner_set_binary(m->f[f].in, &dv->vr, 1, &bytes, &size)))
+				return master_fail_call(m, f, t);
+			continue;
+		}
 		if (!ok(sart_inner_get_string(m->f[cn->src.fmu].in, &sv->vr, 1, &text)))
 			return master_fail_call(m, cn->src.fmu, t);
 		if (!text)
@@ -650,7 +672,11 @@ static int initialize(Master *m)
 		const char *text = o->string_starts[i].text;
 		if (!valid_ref(sc, r) || !text)
 			return master_fail(m, "String start value %d names no variable or no text", i + 1);
-		if (!ok(sart_inner_set_string(m->f[r.fmu].in, &var_of(sc, r)->vr, 1, &text)))
+		const SartVar *v = var_of(sc, r);
+		const unsigned char *bytes = (const unsigned char *)text;
+		if (!ok(is_binary(m, r) ? sart_inner_set_binary(m->f[r.fmu].in, &v->vr, 1, &bytes,
+		                                          &o->string_starts[i].size)
+		                  : sart_inner_set_string(m->f[r.fmu].in, &v->vr, 1, &text)))
 			return master_fail_call(m, r.fmu, t0);
 	}
 	SartExperiment ex = {0, 0.0, t0, 1, o->stop};
@@ -717,17 +743,30 @@ static int emit_strings(Master *m, double t)
 		if (!valid_ref(sc, ref))
 			return master_fail(m, "recorded String %d does not exist", r + 1);
 		const SartVar *v = var_of(sc, ref);
+		int binary = is_binary(m, ref);
 		const char *text = NULL;
-		if (!ok(sart_inner_get_string(m->f[ref.fmu].in, &v->vr, 1, &text)))
+		const unsigned char *bytes = NULL;
+		size_t n = 0;
+		if (!ok(binary ? sart_inner_get_binary(m->f[ref.fmu].in, &v->vr, 1, &bytes, &n)
+		                  : sart_inner_get_string(m->f[ref.fmu].in, &v->vr, 1, &text)))
 			return master_fail_call(m, ref.fmu, t);
-		if (!text)
-			return master_fail(m, "at t = %s: %s.%s is a NULL String", SART_NUM(t),
-			                   sc->fmus[ref.fmu].name, v->name);
-		size_t n = strlen(text);
-		char *copy = realloc(m->srow[r], n + 1);
+		if (!text && !bytes && !(binary && n == 0))
+			return master_fail(m, "at t = %s: %s.%s is a NULL %s", SART_NUM(t),
+			                   sc->fmus[ref.fmu].name, v->name, binary ? "Binary" : "String");
+		if (text)
+			n = strlen(text);
+		size_t len = binary ? 2 * n : n;
+		char *copy = len + 1 > n ? realloc(m->srow[r], len + 1) : NULL;
 		if (!copy)
 			return master_fail(m, "out of memory");
-		memcpy(copy, text, n + 1);
+		if (binary)
+			for (size_t k = 0; k < n; k++) {
+				copy[2 * k] = "0123456789abcdef"[bytes[k] >> 4];
+				copy[2 * k + 1] = "0123456789abcdef"[bytes[k] & 15];
+			}
+		else
+			memcpy(copy, text, n);
+		copy[len] = '\0';
 		m->srow[r] = copy;
 	}
 	if (o->on_strings(o->point_env, (const char *const *)m->srow, o->nstring_records))

@@ -138,10 +138,12 @@ typedef struct SartStart {
 	double value;
 } SartStart;
 
-/* A String start value (SartMasterOptions.string_starts). */
+/* A String start value (SartMasterOptions.string_starts); for a Binary variable text
+ * points to size bytes. */
 typedef struct SartStringStart {
 	SartRef ref;
 	const char *text;
+	size_t size;
 } SartStringStart;
 
 typedef struct SartScenario {
@@ -319,7 +321,9 @@ typedef struct SartMasterOptions {
 	 * FMUs at each point and given to on_strings (with point_env) just before on_point;
 	 * connections between String variables (outside the signal graph, no conversion): an
 	 * input gets its source's String when the master sets that FMU's inputs, so the one of
-	 * t_n under Jacobi and the new one, once the source stepped, under Gauss-Seidel. */
+	 * t_n under Jacobi and the new one, once the source stepped, under Gauss-Seidel.
+	 * FMI 3.0 Binary variables, those listed in binaries, go in the same lists: recorded as
+	 * their bytes in lowercase hex, connected only to Binary ones, bytes unchanged. */
 	const SartStringStart *string_starts;
 	int nstring_starts;
 	const SartRef *string_records;
@@ -327,6 +331,8 @@ typedef struct SartMasterOptions {
 	SartStringsFn on_strings;
 	const SartConnection *string_conns;
 	int nstring_conns;
+	const SartRef *binaries;
+	int nbinaries;
 	void *point_env;
 	/* algebraic loops; zero fields take the defaults */
 	SartLoopSolver loop_solver;

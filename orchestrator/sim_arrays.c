@@ -1,5 +1,6 @@
 /* sim_arrays.c — FMI 3.0 array variables in `sacc simulate` (simulate.h): each element of a
- * Float, integer or Boolean array becomes a scalar variable of the instance's description,
+ * Float, integer, Boolean, String or Binary array becomes a scalar variable of the
+ * instance's description,
  * named as FMI's structured naming writes an element (`y[2]`, `A[1,2]`, 1-based, the last
  * index running fastest: the row-major order in which FMI 3.0 serializes an array), with
  * the array's type, causality, variability, unit and its own start value.  Everything
@@ -21,7 +22,7 @@
 static bool expandable(const FmuVar *v)
 {
 	return v->ndims > 0 && v->nelems > 0 && v->nelems <= SIM_MAX_ELEMENTS &&
-	       v->type != FT_STRING && v->type != FT_BINARY && v->type != FT_CLOCK;
+	       v->type != FT_CLOCK;
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -68,6 +69,43 @@ static char *element_start(Arena *a, const char *start, long long k)
 			only = p, only_len = len;
 		p += len;
 	}
+}
+
+/* The k-th of a String or Binary array's <Start> values (FmuVar.nstarts, NUL-separated;
+ * one value alone is every element's), NULL when absent. */
+static char *element_start_listed(Arena *a, const FmuVar *v, long long k)
+{
+	if (!v->start || v->nstarts <= 0)
+		return NULL;
+	if (v->nstarts == 1)
+		k = 0;
+	else if (k >= v->nstarts)
+		return NULL;
+	const char *p = v->start;
+	for (long long i = 0; i < k; i++)
+		p += strlen(p) + 1;
+	return arena_strndup(a, p, strlen(p));
+}
+
+/* The seam's copy of a String or Binary element's start value (SartVrElement.start_data:
+ * a String's text, a Binary's bytes from its hex digits); NULL, 0 when none or when the
+ * digits are not hex (the FMU then keeps its own). */
+static const void *start_bytes(Arena *a, const FmuVar *e, size_t *size)
+{
+	*size = 0;
+	if (!e->start || (e->type != FT_STRING && e->type != FT_BINARY))
+		return NULL;
+	if (e->type == FT_STRING) {
+		*size = strlen(e->start);
+		return e->start;
+	}
+	unsigned char *b;
+	if (sim_hex_decode(e->start, &b, size))
+		return NULL;
+	unsigned char *copy = arena_alloc(a, *size + 1);
+	memcpy(copy, b, *size);
+	free(b);
+	return copy;
 }
 
 /* A start value as the seam takes it (Booleans 0 and 1), NaN when none. */
@@ -160,14 +198,19 @@ static void add_elements(Arena *a, SimFmu *f, int i, VrPicker *pick)
 		*e = *v;
 		e->name = element_name(a, v, k);
 		e->vr = pick_vr(pick);
-		e->start = element_start(a, v->start, k);
+		bool listed = v->type == FT_STRING || v->type == FT_BINARY;
+		e->start = listed ? element_start_listed(a, v, k) : element_start(a, v->start, k);
+		e->nstarts = e->start && listed;
 		e->derivative_of = 0;
 		e->dims = NULL;
 		e->ndims = 0;
 		e->nelems = 1;
+		size_t size;
+		const void *bytes = start_bytes(a, e, &size);
 		f->elements[f->nelements++] = (SartVrElement){e->vr, v->vr, (unsigned)k,
 		                                              (unsigned)v->nelems,
-		                                              start_value(e->start)};
+		                                              listed ? NAN : start_value(e->start),
+		                                              bytes, size};
 	}
 }
 

@@ -3,6 +3,34 @@
 #include "sim_types.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+static int hex_digit(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0'
+	     : c >= 'a' && c <= 'f' ? c - 'a' + 10
+	     : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+int sim_hex_decode(const char *text, unsigned char **out, size_t *size)
+{
+	size_t n = strlen(text);
+	*out = NULL;
+	*size = 0;
+	if (n % 2)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (hex_digit(text[i]) < 0)
+			return -1;
+	unsigned char *b = malloc(n / 2 + 1);
+	if (!b)
+		return 1;
+	for (size_t i = 0; i < n / 2; i++)
+		b[i] = (unsigned char)(hex_digit(text[2 * i]) * 16 + hex_digit(text[2 * i + 1]));
+	*out = b;
+	*size = n / 2;
+	return 0;
+}
 
 SartType sim_sart_type(const FmuVar *v)
 {

@@ -1,8 +1,9 @@
 /* sim_types.h — how `sacc simulate` maps a model description's variable types onto the
  * master's (sart_master.h) and the seam's (sart_inner.h): Real for Float64 and Float32,
  * Integer for every integer type and Enumeration, Boolean; everything else (String,
- * Binary, Clock, arrays) is SART_OTHER, neither exchanged nor recorded (an array's
- * elements are, as variables of their own: sim_arrays.c).  The FMI 3.0
+ * Binary, Clock, arrays) is SART_OTHER, not a signal: Strings and Binaries travel
+ * beside the signals (SartMasterOptions' string_*), an array's elements as variables of
+ * their own (sim_arrays.c), Clocks not at all.  The FMI 3.0
  * sized types behind Real and Integer become the seam's value-type table, so that the
  * back end calls the right getter and setter and checks ranges at the boundary. */
 #ifndef SIM_TYPES_H
@@ -12,6 +13,12 @@
 
 #include "fmu.h"
 #include "sart_master.h"
+
+/* The bytes of a Binary written as hex digits (either case, two per byte, as FMI 3.0
+ * writes Binary start values), malloc'd into *out (*size of them; never NULL on success).
+ * Returns 0, or -1 for an odd number of digits or a character that is not one, 1 when out
+ * of memory. */
+int sim_hex_decode(const char *text, unsigned char **out, size_t *size);
 
 /* The master's type of v. */
 SartType sim_sart_type(const FmuVar *v);

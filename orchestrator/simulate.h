@@ -85,6 +85,8 @@ typedef struct Sim {
 	int nrecords, caprecords;
 	SartRef *string_records;   /* String outputs: columns after the others */
 	int nstring_records;
+	SartRef *binaries;         /* every Binary scalar (SartMasterOptions.binaries) */
+	int nbinaries;
 	const char *const *strings; /* the point's Strings (SartStringsFn), until it is written */
 	char *tmpdir;
 	FILE *out;

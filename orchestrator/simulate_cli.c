@@ -380,11 +380,12 @@ const CliOption sim_options[] = {
 	{"--sweep-csv", CLI_VALUE, "FILE", cli_set_string, AT(sweep_csv), SIM, CLI_FILE,
 	 "also write the sweep's table as CSV to FILE", NULL},
 	{"--record", CLI_VALUE, "INST.VAR,...", cli_add_string, AT(records), SIM, CLI_REPEAT,
-	 "the variables to write (default: every output; Strings quoted, after the others; an "
-	 "array, every element: INST.VAR[1], ...)", NULL},
+	 "the variables to write (default: every output; Strings and Binaries, in hex, quoted, "
+	 "after the others; an array, every element: INST.VAR[1], ...)", NULL},
 	{"--set", CLI_VALUE, "INST.VAR=VALUE", cli_add_string, AT(sets), PROBE, CLI_REPEAT,
-	 "a start value or parameter, before initialization (a String takes VALUE as it is; "
-	 "an array [V1,V2,...] in row-major order, or one element INST.VAR[I]=VALUE)", NULL},
+	 "a start value or parameter, before initialization (a String takes VALUE as it is, a "
+	 "Binary hex digits; an array [V1,V2,...] in row-major order, or one element "
+	 "INST.VAR[I]=VALUE)", NULL},
 	{"--input", CLI_VALUE, "FILE.csv", cli_set_string, AT(input), SIM, CLI_FILE,
 	 "unconnected inputs over time: a time column, then one per input (INST.VAR; VAR for "
 	 "an .fmu), Reals linear between rows, discrete ones held", NULL},
@@ -899,6 +900,7 @@ static int run_once(Sim *s, const SartScenario *sc, double step, const char *lab
 	                       .nstring_starts = s->nstring_starts,
 	                       .string_records = s->string_records,
 	                       .nstring_records = s->capture ? 0 : s->nstring_records,
+	                       .binaries = s->binaries, .nbinaries = s->nbinaries,
 	                       .on_strings = on_strings, .string_conns = s->string_conns,
 	                       .nstring_conns = s->nstring_conns,
 	                       .loop_solver = a->loop_solver,
@@ -1354,6 +1356,7 @@ int sim_main(const CliCommand *cmd, int argc, char **argv)
 	free(s.conv_row);
 	ssp_free(s.ssp);
 	free(s.string_records);
+	free(s.binaries);
 	free(a.records.items);
 	free(a.sets.items);
 	free(a.steps);

@@ -41,6 +41,15 @@ int sim_add_fmu(Sim *s, const char *name, FmuInfo *info, Loc where)
 		if (i < f->nown && f->first_elem && f->first_elem[i] >= 0)
 			f->vars[i].causality = SART_CAUS_OTHER;
 	}
+	for (int i = 0; i < info->nvars; i++) {
+		if (info->vars[i].type != FT_BINARY || info->vars[i].ndims)
+			continue;
+		SartRef *b = realloc(s->binaries, ((size_t)s->nbinaries + 1) * sizeof *b);
+		if (!b)
+			return 1;
+		s->binaries = b;
+		s->binaries[s->nbinaries++] = (SartRef){s->nfmus - 1, i};
+	}
 	for (int k = 0; k < info->noutputs; k++) {
 		const FmuOutputDep *o = &info->outputs[k];
 		if (o->var < 0 || o->var >= info->nvars || !o->deps_given)
@@ -76,6 +85,24 @@ static bool same_shape(const FmuVar *a, const FmuVar *b)
 	return true;
 }
 
+/* Whether v is a String or a Binary: outside the signals (SartMasterOptions' string_*). */
+static bool is_text(const FmuVar *v)
+{
+	return v->type == FT_STRING || v->type == FT_BINARY;
+}
+
+/* A connection between two String or two Binary scalars (elements included). */
+static int add_text_conn(Sim *s, SartConnection cn)
+{
+	SartConnection *v = realloc(s->string_conns, ((size_t)s->nstring_conns + 2) * sizeof *v);
+	if (!v)
+		return 1;
+	s->string_conns = v;
+	s->string_conns[s->nstring_conns++] = (SartConnection){cn.src, cn.dst, 1.0, 0.0, NULL,
+	                                                        NULL, 0};
+	return 0;
+}
+
 /* Array to array: one connection per element, each with the conversion of the whole. */
 static int add_array_conn(Sim *s, SartConnection cn, Loc where)
 {
@@ -100,7 +127,12 @@ static int add_array_conn(Sim *s, SartConnection cn, Loc where)
 		SartConnection e = cn;
 		e.src.var = s0 + k;
 		e.dst.var = d0 + k;
-		s->conns[s->nconns++] = e;
+		if (is_text(src)) {
+			if (add_text_conn(s, e))
+				return 1;
+		} else {
+			s->conns[s->nconns++] = e;
+		}
 	}
 	return 0;
 }
@@ -109,9 +141,18 @@ int sim_add_conn(Sim *s, SartConnection cn, Loc where)
 {
 	const FmuVar *src = &s->fmus[cn.src.fmu].info->vars[cn.src.var];
 	const FmuVar *dst = &s->fmus[cn.dst.fmu].info->vars[cn.dst.var];
-	if (src->type == FT_STRING && dst->type == FT_STRING && !src->ndims && !dst->ndims)
-		s->string_conns[s->nstring_conns++] = (SartConnection){cn.src, cn.dst, 1.0, 0.0,
-		                                                        NULL, NULL, 0};
+	if ((is_text(src) || is_text(dst)) && src->type != dst->type) {
+		diag_error(s->c->diag, where, "connection %s.%s -> %s.%s: a %s connects to a %s "
+		           "only, and %s is a %s", s->fmus[cn.src.fmu].name, src->name,
+		           s->fmus[cn.dst.fmu].name, dst->name,
+		           fmu_type_name(is_text(src) ? src->type : dst->type),
+		           fmu_type_name(is_text(src) ? src->type : dst->type),
+		           is_text(src) ? dst->name : src->name,
+		           fmu_type_name(is_text(src) ? dst->type : src->type));
+		return 2;
+	}
+	if (is_text(src) && !src->ndims && !dst->ndims)
+		return add_text_conn(s, cn);
 	else if (src->ndims || dst->ndims)
 		return add_array_conn(s, cn, where);
 	else
@@ -298,13 +339,18 @@ static int add_record(Sim *s, SartRef r, const SimColumn *col)
 	return 0;
 }
 
-/* Records every element of array r (none when r is no expanded array). */
-static int add_elements(Sim *s, SartRef r)
+static int add_string_record(Sim *s, SartRef r);
+
+/* Records every element of array r (none when r is no expanded array): String and Binary
+ * ones only when named (named), after the others. */
+static int add_elements(Sim *s, SartRef r, bool named)
 {
 	int first, count;
 	sim_array_span(&s->fmus[r.fmu], r.var, &first, &count);
-	for (int k = 0; k < count; k++)
-		if (add_record(s, (SartRef){r.fmu, first + k}, NULL))
+	bool text = count && is_text(&s->fmus[r.fmu].info->vars[r.var]);
+	for (int k = 0; k < count && (named || !text); k++)
+		if (text ? add_string_record(s, (SartRef){r.fmu, first + k})
+		         : add_record(s, (SartRef){r.fmu, first + k}, NULL))
 			return 1;
 	return 0;
 }
@@ -318,14 +364,14 @@ static const SimColumn *find_output(const Sim *s, const char *name, size_t len)
 	return NULL;
 }
 
-/* Whether variable r is a String that can be recorded (not an array). */
+/* Whether variable r is a String or Binary that can be recorded (not an array). */
 static bool is_string(const Sim *s, SartRef r)
 {
 	const FmuVar *v = &s->fmus[r.fmu].info->vars[r.var];
-	return v->type == FT_STRING && v->ndims == 0;
+	return is_text(v) && v->ndims == 0;
 }
 
-/* A String column, after the others. */
+/* A String or Binary column, after the others. */
 static int add_string_record(Sim *s, SartRef r)
 {
 	SartRef *v = realloc(s->string_records, ((size_t)s->nstring_records + 1) * sizeof *v);
@@ -344,7 +390,7 @@ int sim_collect_records(Sim *s, const CliList *records)
 				SartRef r = {f, i};
 				if (s->fmus[f].info->vars[i].causality != CAUS_OUTPUT)
 					continue;
-				if (add_elements(s, r))
+				if (add_elements(s, r, false))
 					return 1;
 				/* Strings only when named (--record): sacc's own readers of result
 				 * files (plot, --reference, ensemble statistics) take numbers. */
@@ -375,7 +421,7 @@ int sim_collect_records(Sim *s, const CliList *records)
 			int first, count;
 			sim_array_span(&s->fmus[r.fmu], r.var, &first, &count);
 			if (count) {
-				if (add_elements(s, r))
+				if (add_elements(s, r, true))
 					return 1;
 			} else if (is_string(s, r)) {
 				if (add_string_record(s, r))
@@ -472,6 +518,29 @@ static int set_array(Sim *s, const char *a, SartRef r, int first, int count, con
 	return rc;
 }
 
+/* --set of a String (val as it is) or a Binary (val in hex digits, a the whole option for
+ * messages).  Returns 0, 1 when out of memory, or 2 after a report. */
+static int add_text_start(Sim *s, const char *a, SartRef r, const FmuVar *v, const char *val)
+{
+	if (v->type == FT_STRING) {
+		s->string_starts[s->nstring_starts++] = (SartStringStart){r, val, strlen(val)};
+		return 0;
+	}
+	unsigned char *bytes;
+	size_t size;
+	int rc = sim_hex_decode(val, &bytes, &size);
+	if (rc < 0)
+		return cli_usage_error("--set %s: a Binary is given as hex digits, two per byte "
+		                       "(0a1b)", a);
+	if (rc)
+		return 1;
+	char *copy = arena_alloc(s->c->arena, size + 1);
+	memcpy(copy, bytes, size);
+	free(bytes);
+	s->string_starts[s->nstring_starts++] = (SartStringStart){r, copy, size};
+	return 0;
+}
+
 int sim_collect_sets(Sim *s, const CliList *sets)
 {
 	/* after the SSP's own start values, if any: the options win */
@@ -499,12 +568,18 @@ int sim_collect_sets(Sim *s, const CliList *sets)
 		if (!settable)
 			return cli_usage_error("--set: %s cannot be set (a constant, a computed variable "
 			                       "or the independent variable)", a);
-		if (v->type == FT_STRING && v->ndims == 0) {
-			s->string_starts[s->nstring_starts++] = (SartStringStart){r, val};
+		if (is_text(v) && v->ndims == 0) {
+			if ((rc = add_text_start(s, a, r, v, val)) != 0)
+				return rc;
 			continue;
 		}
 		int first, count;
 		sim_array_span(&s->fmus[r.fmu], r.var, &first, &count);
+		if (count && is_text(v))
+			return cli_usage_error("--set %s: %s is an array of %d %ss: set its elements one "
+			                       "by one, %s[i]=%s", a, v->name, count,
+			                       fmu_type_name(v->type), v->name,
+			                       v->type == FT_BINARY ? "HEX" : "TEXT");
 		if (count) {
 			if ((rc = set_array(s, a, r, first, count, val)) != 0)
 				return rc;

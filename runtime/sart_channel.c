@@ -39,6 +39,38 @@ size_t sart_chan_span(size_t off, size_t n, size_t elem)
 	return start + n * elem;
 }
 
+int sart_chan_put_bytes(unsigned char *data, size_t cap, size_t *off, const void *p,
+                        size_t size)
+{
+	uint64_t len = p ? size : 0;
+	if (*off > cap || cap - *off < 1 + sizeof len || len > cap - *off - 1 - sizeof len)
+		return -1;
+	data[(*off)++] = p != NULL;
+	memcpy(data + *off, &len, sizeof len);
+	*off += sizeof len;
+	if (len)
+		memcpy(data + *off, p, (size_t)len);
+	*off += (size_t)len;
+	return 0;
+}
+
+int sart_chan_take_bytes(const unsigned char *data, size_t len, size_t *off,
+                         const unsigned char **p, size_t *size)
+{
+	uint64_t n;
+	if (*off > len || len - *off < 1 + sizeof n)
+		return -1;
+	int present = data[(*off)++] != 0;
+	memcpy(&n, data + *off, sizeof n);
+	*off += sizeof n;
+	if (n > len - *off)
+		return -1;
+	*p = present ? data + *off : NULL;
+	*size = (size_t)n;
+	*off += (size_t)n;
+	return 0;
+}
+
 static double now_us(void)
 {
 	struct timespec ts;

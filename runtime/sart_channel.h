@@ -52,6 +52,8 @@ typedef enum SartHostOp {
 	SART_OP_TERMINATE,
 	SART_OP_RESET,
 	SART_OP_QUIT,            /* free the instance and exit 0 */
+	SART_OP_GET_BINARY,      /* data: vr[n]; answer: n values (sart_chan_put_bytes) */
+	SART_OP_SET_BINARY,      /* data: vr[n], then n values (sart_chan_put_bytes) */
 	SART_OP_COUNT
 } SartHostOp;
 
@@ -127,6 +129,17 @@ void sart_chan_answer(SartChan *ch, uint32_t seq);
 
 /* One array element in a load request: four uint32 (vr, array, index, size), a double. */
 #define SART_CHAN_ELEMENT_BYTES (4 * sizeof(uint32_t) + sizeof(double))
+
+/* After the element records of a load request: each element's start_data, as a value of
+ * sart_chan_put_bytes (absent when it has none). */
+
+/* One value of bytes at *off in data (cap bytes): a byte (1 present, 0 absent: NULL), a
+ * uint64 length and the bytes.  put returns -1 when it does not fit; take -1 when the
+ * record is malformed or runs past len, else sets *p (NULL when absent) and *size. */
+int sart_chan_put_bytes(unsigned char *data, size_t cap, size_t *off, const void *p,
+                        size_t size);
+int sart_chan_take_bytes(const unsigned char *data, size_t len, size_t *off,
+                         const unsigned char **p, size_t *size);
 
 /* Bytes for n elements of elem bytes at an 8-aligned offset after off; 0 on overflow. */
 size_t sart_chan_span(size_t off, size_t n, size_t elem);

@@ -155,7 +155,16 @@ static long take_elements(Host *ho, const unsigned char *data, size_t len, size_
 		double start;
 		memcpy(w, p, sizeof w);
 		memcpy(&start, p + sizeof w, sizeof start);
-		ho->elements[i] = (SartVrElement){w[0], w[1], w[2], w[3], start};
+		ho->elements[i] = (SartVrElement){w[0], w[1], w[2], w[3], start, NULL, 0};
+	}
+	/* the String and Binary start values point into the request, which the load copies */
+	for (size_t i = 0; i < (size_t)count; i++) {
+		const unsigned char *bytes;
+		size_t size;
+		if (sart_chan_take_bytes(data, len, &end, &bytes, &size))
+			return -1;
+		ho->elements[i].start_data = bytes;
+		ho->elements[i].start_size = size;
 	}
 	return (long)count;
 }
@@ -244,6 +253,42 @@ static SartStatus set_strings(Host *ho, const SartVr *vr, size_t n, const SartCh
 	return st;
 }
 
+static SartStatus get_binaries(Host *ho, const SartVr *vr, size_t n, SartChanHeader *rq)
+{
+	const unsigned char **v = calloc(n ? n : 1, sizeof *v);
+	size_t *sizes = calloc(n ? n : 1, sizeof *sizes);
+	SartStatus st = v && sizes ? sart_inner_get_binary(ho->in, vr, n, v, sizes)
+	                           : host_fail(ho, SART_ERROR, "getBinary: out of memory");
+	size_t off = 0;
+	/* the answer overwrites the value references, which the seam no longer needs */
+	for (size_t i = 0; st <= SART_WARNING && i < n; i++)
+		if (sart_chan_put_bytes(sart_chan_data(&ho->ch), ho->ch.data_cap, &off, v[i],
+		                        sizes[i]))
+			st = host_fail(ho, SART_ERROR, "getBinary: the values do not fit in the shared "
+			               "memory (%zu bytes)", ho->ch.data_cap);
+	rq->ans_len = off;
+	free(v);
+	free(sizes);
+	return st;
+}
+
+static SartStatus set_binaries(Host *ho, const SartVr *vr, size_t n, const SartChanHeader *rq,
+                               size_t off)
+{
+	const unsigned char **v = calloc(n ? n : 1, sizeof *v);
+	size_t *sizes = calloc(n ? n : 1, sizeof *sizes);
+	SartStatus st = v && sizes ? SART_OK : host_fail(ho, SART_ERROR, "setBinary: out of memory");
+	for (size_t i = 0; st == SART_OK && i < n; i++)
+		if (sart_chan_take_bytes(sart_chan_data(&ho->ch), (size_t)rq->req_len, &off, &v[i],
+		                         &sizes[i]))
+			st = host_fail(ho, SART_ERROR, "malformed request: setBinary value %zu", i + 1);
+	if (st == SART_OK)
+		st = sart_inner_set_binary(ho->in, vr, n, v, sizes);
+	free(v);
+	free(sizes);
+	return st;
+}
+
 /* The value calls: value references first, then orders (derivatives), then values. */
 static SartStatus do_values(Host *ho, SartChanHeader *rq)
 {
@@ -254,7 +299,7 @@ static SartStatus do_values(Host *ho, SartChanHeader *rq)
 	size_t ord_end = orders ? sart_chan_span(vr_end, n, sizeof(int)) : vr_end;
 	size_t val_end = sart_chan_span(ord_end, n, value_size(op));
 	if (rq->n > cap || !vr_end || !ord_end || !val_end || val_end > cap ||
-	    (op != SART_OP_SET_STRING && rq->req_len > cap))
+	    (op != SART_OP_SET_STRING && op != SART_OP_SET_BINARY && rq->req_len > cap))
 		return host_fail(ho, SART_ERROR, "malformed request: %llu values do not fit in the "
 		                 "shared memory", (unsigned long long)rq->n);
 	unsigned char *data = sart_chan_data(&ho->ch);
@@ -274,6 +319,11 @@ static SartStatus do_values(Host *ho, SartChanHeader *rq)
 		if (rq->req_len > cap)
 			return host_fail(ho, SART_ERROR, "malformed request: setString data too long");
 		return set_strings(ho, vr, n, rq, vr_end);
+	case SART_OP_GET_BINARY: return get_binaries(ho, vr, n, rq);
+	case SART_OP_SET_BINARY:
+		if (rq->req_len > cap)
+			return host_fail(ho, SART_ERROR, "malformed request: setBinary data too long");
+		return set_binaries(ho, vr, n, rq, vr_end);
 	case SART_OP_SET_INPUT_DERIVATIVES:
 		return sart_inner_set_real_input_derivatives(ho->in, vr, n, order, val);
 	default: return sart_inner_get_real_output_derivatives(ho->in, vr, n, order, val);
@@ -379,7 +429,8 @@ static SartStatus serve(Host *ho, SartChanHeader *rq)
 	case SART_OP_RESET: return sart_inner_reset(ho->in);
 	default: break;
 	}
-	if (op >= SART_OP_GET_REAL && op <= SART_OP_GET_OUTPUT_DERIVATIVES)
+	if ((op >= SART_OP_GET_REAL && op <= SART_OP_GET_OUTPUT_DERIVATIVES) ||
+	    op == SART_OP_GET_BINARY || op == SART_OP_SET_BINARY)
 		return do_values(ho, rq);
 	if (op >= SART_OP_GET_STATE && op <= SART_OP_DESERIALIZE)
 		return do_states(ho, rq);

@@ -193,10 +193,24 @@ static int copy_elements(SartInner *in, const SartInnerConfig *cfg)
 {
 	if (!cfg->elements || cfg->nelements == 0)
 		return 0;
-	in->elements = malloc(cfg->nelements * sizeof *in->elements);
+	/* the String and Binary start values live in the same block, after the table */
+	size_t table = cfg->nelements * sizeof *in->elements, bytes = 0;
+	for (size_t i = 0; i < cfg->nelements; i++)
+		if (cfg->elements[i].start_data)
+			bytes += cfg->elements[i].start_size;
+	in->elements = malloc(table + bytes + 1);
 	if (!in->elements)
 		return 1;
-	memcpy(in->elements, cfg->elements, cfg->nelements * sizeof *in->elements);
+	memcpy(in->elements, cfg->elements, table);
+	unsigned char *data = (unsigned char *)in->elements + table;
+	for (size_t i = 0; i < cfg->nelements; i++) {
+		SartVrElement *e = &in->elements[i];
+		if (!e->start_data)
+			continue;
+		memcpy(data, e->start_data, e->start_size);
+		e->start_data = data;
+		data += e->start_size;
+	}
 	in->nelements = cfg->nelements;
 	qsort(in->elements, in->nelements, sizeof *in->elements, cmp_element);
 	return 0;
@@ -491,6 +505,28 @@ SartStatus sart_inner_set_string(SartInner *in, const SartVr vr[], size_t n,
 	if (!usable(in, "sart_inner_set_string"))
 		return REFUSED(in);
 	return noted(in, in->ops->set_string(in, vr, n, v));
+}
+
+SartStatus sart_inner_get_binary(SartInner *in, const SartVr vr[], size_t n,
+                                 const unsigned char *v[], size_t sizes[])
+{
+	if (!usable(in, "sart_inner_get_binary"))
+		return REFUSED(in);
+	if (!in->ops->get_binary)
+		return sart_inner_report(in, SART_ERROR, "getBinary: FMI %s has no Binary values",
+		                         in->ops->fmi_version);
+	return noted(in, in->ops->get_binary(in, vr, n, v, sizes));
+}
+
+SartStatus sart_inner_set_binary(SartInner *in, const SartVr vr[], size_t n,
+                                 const unsigned char *const v[], const size_t sizes[])
+{
+	if (!usable(in, "sart_inner_set_binary"))
+		return REFUSED(in);
+	if (!in->ops->set_binary)
+		return sart_inner_report(in, SART_ERROR, "setBinary: FMI %s has no Binary values",
+		                         in->ops->fmi_version);
+	return noted(in, in->ops->set_binary(in, vr, n, v, sizes));
 }
 
 SartStatus sart_inner_set_real_input_derivatives(SartInner *in, const SartVr vr[], size_t n,

@@ -87,13 +87,19 @@ typedef struct SartVrType {
  * through the seam, else their start values, else (when one has neither) the values the
  * FMU holds, read first (FMI 3.0 allows that only once initialization began).  The
  * array's sized type is its entry in vr_types (Float64, Int32 or Boolean by the call when
- * not listed). */
+ * not listed).  Elements of String and Binary arrays are got and set through the String
+ * and Binary calls alike; what a get gives for them is the seam's copy, valid until the
+ * instance's next call. */
 typedef struct SartVrElement {
 	SartVr vr;      /* the element's own reference, chosen by the caller */
 	SartVr array;   /* the array variable's value reference */
 	unsigned index; /* 0-based position in the serialized array */
 	unsigned size;  /* the array's number of elements */
 	double start;   /* the element's start value, NaN when it has none */
+	/* String and Binary arrays: the element's start value, start_size bytes (a String's
+	 * text without its NUL); start_data NULL when it has none */
+	const void *start_data;
+	size_t start_size;
 } SartVrElement;
 
 /* Receives every message: the inner FMU's (category as it gave it) and the seam's own.
@@ -157,6 +163,14 @@ SartStatus sart_inner_set_integer(SartInner *in, const SartVr vr[], size_t n, co
 SartStatus sart_inner_set_boolean(SartInner *in, const SartVr vr[], size_t n, const int v[]);
 SartStatus sart_inner_set_string(SartInner *in, const SartVr vr[], size_t n,
                                  const char *const v[]);
+
+/* FMI 3.0 Binary values: v[i] points to sizes[i] bytes (zero bytes included, no
+ * terminator).  Bytes got are owned by the inner FMU (or the seam) and valid until its
+ * next call.  An FMI 2.0 inner has no Binary: the calls are errors naming the instance. */
+SartStatus sart_inner_get_binary(SartInner *in, const SartVr vr[], size_t n,
+                                 const unsigned char *v[], size_t sizes[]);
+SartStatus sart_inner_set_binary(SartInner *in, const SartVr vr[], size_t n,
+                                 const unsigned char *const v[], const size_t sizes[]);
 
 /* Derivatives of Real inputs (order[i] >= 1) for the next step. */
 SartStatus sart_inner_set_real_input_derivatives(SartInner *in, const SartVr vr[], size_t n,

@@ -100,6 +100,11 @@ struct SartInnerOps {
 	/* The version's name of the Real getter, for messages about what it gave ("fmi2GetReal");
 	 * NULL reads as a version-free phrase. */
 	const char *get_real_name;
+	/* Binary values (FMI 3.0); NULL for a version that has none */
+	SartStatus (*get_binary)(SartInner *in, const SartVr vr[], size_t n,
+	                         const unsigned char *v[], size_t sizes[]);
+	SartStatus (*set_binary)(SartInner *in, const SartVr vr[], size_t n,
+	                         const unsigned char *const v[], const size_t sizes[]);
 };
 
 extern const SartInnerOps sart_inner_fmi2_ops;

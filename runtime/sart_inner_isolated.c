@@ -49,7 +49,8 @@ static const char *const op_names[SART_OP_COUNT] = {
 	"getReal", "getInteger", "getBoolean", "getString", "setReal", "setInteger", "setBoolean",
 	"setString", "setRealInputDerivatives", "getRealOutputDerivatives", "doStep",
 	"getFMUstate", "setFMUstate", "freeFMUstate", "serializedFMUstateSize",
-	"serializeFMUstate", "deSerializeFMUstate", "terminate", "reset", "quit",
+	"serializeFMUstate", "deSerializeFMUstate", "terminate", "reset", "quit", "getBinary",
+	"setBinary",
 };
 
 static const char *signal_name(int sig)
@@ -331,6 +332,10 @@ static SartStatus put_elements(Iso *iso, const SartInnerConfig *cfg, size_t *off
 		memcpy(p + sizeof w, &e->start, sizeof e->start);
 	}
 	*off = end;
+	for (size_t i = 0; i < n; i++)
+		if (sart_chan_put_bytes(data, iso->ch.data_cap, off, cfg->elements[i].start_data,
+		                        cfg->elements[i].start_size))
+			return SART_ERROR;
 	return SART_OK;
 }
 
@@ -626,6 +631,60 @@ static SartStatus iso_get_string(SartInner *in, const SartVr vr[], size_t n, con
 	return st;
 }
 
+static SartStatus iso_set_binary(SartInner *in, const SartVr vr[], size_t n,
+                                 const unsigned char *const v[], const size_t sizes[])
+{
+	Iso *iso = in->impl;
+	unsigned char *data = sart_chan_data(&iso->ch);
+	size_t off = sart_chan_span(0, n, sizeof(SartVr));
+	if (!off || off > iso->ch.data_cap)
+		return too_small(in, SART_OP_SET_BINARY, n);
+	for (size_t i = 0; i < n; i++)
+		if (sart_chan_put_bytes(data, iso->ch.data_cap, &off, v[i], sizes[i]))
+			return too_small(in, SART_OP_SET_BINARY, n);
+	if (n)
+		memcpy(data, vr, n * sizeof(SartVr));
+	iso->ch.h->n = n;
+	iso->ch.h->req_len = off;
+	return call(in, SART_OP_SET_BINARY, iso->call_timeout);
+}
+
+/* The values answered, copied out of the slot (which the child could change). */
+static SartStatus iso_get_binary(SartInner *in, const SartVr vr[], size_t n,
+                                 const unsigned char *v[], size_t sizes[])
+{
+	Iso *iso = in->impl;
+	size_t vr_end = sart_chan_span(0, n, sizeof(SartVr));
+	if (!vr_end || vr_end > iso->ch.data_cap)
+		return too_small(in, SART_OP_GET_BINARY, n);
+	if (n)
+		memcpy(sart_chan_data(&iso->ch), vr, n * sizeof(SartVr));
+	iso->ch.h->n = n;
+	iso->ch.h->req_len = vr_end;
+	SartStatus st = call(in, SART_OP_GET_BINARY, iso->call_timeout);
+	if (st != SART_OK && st != SART_WARNING)
+		return st;
+	uint64_t len = iso->ch.h->ans_len;
+	if (len > iso->ch.data_cap)
+		return lost(in, SART_OP_GET_BINARY, "the FMU's process answered garbage (%llu bytes)",
+		            (unsigned long long)len);
+	if (len + 1 > iso->strcap) {
+		char *grown = realloc(iso->strbuf, (size_t)len + 1);
+		if (!grown)
+			return sart_inner_report(in, SART_ERROR, "getBinary: out of memory");
+		iso->strbuf = grown;
+		iso->strcap = (size_t)len + 1;
+	}
+	memcpy(iso->strbuf, sart_chan_data(&iso->ch), (size_t)len);
+	size_t off = 0;
+	for (size_t i = 0; i < n; i++)
+		if (sart_chan_take_bytes((const unsigned char *)iso->strbuf, (size_t)len, &off, &v[i],
+		                         &sizes[i]))
+			return lost(in, SART_OP_GET_BINARY, "the FMU's process answered garbage "
+			            "(%zu values of %zu)", i, n);
+	return st;
+}
+
 static SartStatus iso_do_step(SartInner *in, double t, double h, int no_set_state_prior,
                               double *reached)
 {
@@ -791,4 +850,6 @@ static const SartInnerOps isolated_ops = {
 	.deserialize = iso_deserialize,
 	.terminate = iso_terminate,
 	.reset = iso_reset,
+	.get_binary = iso_get_binary,
+	.set_binary = iso_set_binary,
 };

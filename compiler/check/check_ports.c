@@ -6,6 +6,7 @@
  * Part of the checker (check.c). */
 #include "check_ctx.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "util.h"
@@ -165,15 +166,64 @@ static Node *scenario_element(Module *m, const char *name)
 	return NULL;
 }
 
-/* One end of a scenario connection to a declared fmu: the variable it names, which must
- * be an output (the source) or an input (the target).  NULL after a report, or when the
- * fmu could not be read (reported where it is declared). */
-static const FmuVar *scenario_port(Ctx *x, Node *e, Node *decl, bool source)
+/* The array an element name ("y[2]", "A[1,2]", as the grammar writes it) points into, its
+ * indices checked against the array's sizes; NULL when fmu has no such array (not
+ * reported), or after a report naming the connection (what), *bad then set. */
+static const FmuVar *element_port(Ctx *x, Node *e, const char *inst, const FmuInfo *fmu,
+                                  const char *what, bool *bad)
+{
+	const char *open = strchr(e->name, '[');
+	char *base = arena_printf(x->c->arena, "%.*s", (int)(open - e->name), e->name);
+	const FmuVar *v = fmu_find_var(fmu, base);
+	if (!v)
+		return NULL;
+	*bad = true;
+	char size[64] = "";
+	for (int d = 0, used = 0; d < v->ndims && used < (int)sizeof size - 24; d++)
+		used += snprintf(size + used, sizeof size - (size_t)used, "%s%lld", d ? "x" : "",
+		                 v->dims[d].size);
+	if (v->ndims == 0) {
+		diag_error(x->c->diag, e->loc, "%s: '%s.%s' is a scalar: it has no elements", what,
+			   inst, base);
+		return NULL;
+	}
+	const char *p = open + 1;
+	for (int d = 0; *p && *p != ']'; d++) {
+		char *end;
+		long long k = strtoll(p, &end, 10);
+		if (d >= v->ndims || (*end == ']' && d + 1 != v->ndims)) {
+			diag_error(x->c->diag, e->loc, "%s: '%s.%s' is an array of %s: an element has "
+				   "%d ind%s", what, inst, base, size, v->ndims,
+				   v->ndims == 1 ? "ex" : "ices");
+			return NULL;
+		}
+		if (k < 1 || v->dims[d].size < 0 || k > v->dims[d].size) {
+			diag_error(x->c->diag, e->loc, "%s: index %lld of '%s.%s' is out of range: it is "
+				   "an array of %s %s, indexed from 1", what, k, inst, base, size,
+				   fmu_type_name_for(v->type, fmu->version));
+			return NULL;
+		}
+		p = *end == ',' ? end + 1 : end;
+	}
+	*bad = false;
+	return v;
+}
+
+/* One end of a scenario connection to a declared fmu: the variable it names (for an element
+ * of an array, the array), which must be an output (the source) or an input (the target).
+ * NULL after a report, or when the fmu could not be read (reported where it is declared). */
+static const FmuVar *scenario_port(Ctx *x, Node *e, Node *decl, bool source, const char *what)
 {
 	FmuInfo *fmu = decl->info;
 	if (!fmu)
 		return NULL;
+	bool bad = false;
+	/* an FMI 2.0 scalar may itself be named "y[2]" (structured naming) */
 	const FmuVar *v = fmu_find_var(fmu, e->name);
+	if (!v && strchr(e->name, '['))
+		v = element_port(x, e, decl->name, fmu, what, &bad);
+	if (bad)
+		return NULL;
 	if (!v) {
 		Loc at = chk_port_name_loc(e);
 		diag_error(x->c->diag, at, "fmu '%s' has no port '%s'", decl->name, e->name);
@@ -202,6 +252,10 @@ void chk_scenario_connection(Ctx *x, Node *conn)
 {
 	Node *ends[2] = {conn->lhs, conn->rhs};
 	const FmuVar *vars[2] = {NULL, NULL};
+	const char *what = arena_printf(x->c->arena, "connection '%s.%s -> %s.%s'",
+					conn->lhs->owner ? conn->lhs->owner : "", conn->lhs->name,
+					conn->rhs->owner ? conn->rhs->owner : "", conn->rhs->name);
+	FmiVersion versions[2] = {FMI_V2, FMI_V2};
 	for (int i = 0; i < 2; i++) {
 		Node *e = ends[i];
 		if (!e->owner) {
@@ -213,17 +267,23 @@ void chk_scenario_connection(Ctx *x, Node *conn)
 		if (!el)
 			diag_error(x->c->diag, chk_owner_loc(e), "no fmu or adaptation named '%s' in this "
 				   "scenario", e->owner);
-		else if (el->kind == ND_FMU_DECL)
-			vars[i] = scenario_port(x, e, el, i == 0);
+		else if (el->kind == ND_FMU_DECL) {
+			vars[i] = scenario_port(x, e, el, i == 0, what);
+			versions[i] = vars[i] ? ((const FmuInfo *)el->info)->version : FMI_V2;
+		}
 	}
 	if (!vars[0] || !vars[1])
 		return;
-	const char *what = arena_printf(x->c->arena, "connection '%s.%s -> %s.%s'", conn->lhs->owner,
-					conn->lhs->name, conn->rhs->owner, conn->rhs->name);
 	SaType from = chk_fmu_sa_type(vars[0]->type), to = chk_fmu_sa_type(vars[1]->type);
 	if (!chk_assignable(to, from))
 		diag_error(x->c->diag, conn->loc, "%s connects a %s output to a %s input", what,
 			   ast_type_name(from), ast_type_name(to));
+	else if ((vars[0]->type == FT_BINARY) != (vars[1]->type == FT_BINARY))
+		/* the language has no Binary type: its bytes go to a Binary only */
+		diag_error(x->c->diag, conn->loc, "%s: a Binary connects to a Binary only, and the "
+			   "output is %s, the input %s", what,
+			   fmu_type_name_for(vars[0]->type, versions[0]),
+			   fmu_type_name_for(vars[1]->type, versions[1]));
 	double scale, offset;
 	if (vars[0]->unit && vars[1]->unit &&
 	    conversion(x, conn->loc, what, vars[0]->unit, vars[1]->unit, &scale, &offset)) {

@@ -69,6 +69,9 @@ typedef struct FmuVar {
 	FmuVariability variability;
 	FmuInitial initial;
 	char *start;          /* start value as written, NULL when absent */
+	int nstarts;          /* FMI 3 String and Binary: the number of <Start> values, each
+	                       * NUL-ended, one after the other in start (an array's, in
+	                       * row-major order; start alone reads as the first) */
 	char *unit;           /* unit name (own, or from its declared type), NULL when none */
 	char *declared_type;  /* declaredType attribute, NULL when absent */
 	char *description;

@@ -625,12 +625,33 @@ static void read_type_attrs(Reader *r, const xmlNode *te, FmuVar *v)
 	}
 	v->start = attr(r, te, "start");
 	if (!v->start && r->fmu->version == FMI_V3) {
-		/* FMI 3 String and Binary give their start values as <Start value=".."/>. */
-		for (const xmlNode *c = te->children; c; c = c->next) {
+		/* FMI 3 String and Binary give their start values as <Start value=".."/>, one per
+		 * element of an array: kept NUL-separated in one block */
+		size_t len = 0;
+		int n = 0;
+		for (const xmlNode *c = te->children; c; c = c->next)
 			if (is_elem(c, "Start")) {
-				v->start = attr(r, c, "value");
-				break;
+				xmlChar *val = xmlGetNoNsProp(c, (const xmlChar *)"value");
+				len += strlen(val ? (const char *)val : "") + 1;
+				n++;
+				xmlFree(val);
 			}
+		if (n) {
+			char *all = malloc(len + 1), *p = all;
+			if (!all) {
+				oom(r);
+				return;
+			}
+			for (const xmlNode *c = te->children; c; c = c->next)
+				if (is_elem(c, "Start")) {
+					xmlChar *val = xmlGetNoNsProp(c, (const xmlChar *)"value");
+					size_t k = strlen(val ? (const char *)val : "") + 1;
+					memcpy(p, val ? (const char *)val : "", k);
+					p += k;
+					xmlFree(val);
+				}
+			v->start = all;
+			v->nstarts = n;
 		}
 	}
 }

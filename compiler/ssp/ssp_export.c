@@ -143,11 +143,17 @@ static int load_scenario(Export *x, const char *path)
 		if (e->kind != ND_CONNECTION)
 			continue;
 		Node *ends[2] = {e->lhs, e->rhs};
-		for (int k = 0; k < 2; k++)
+		for (int k = 0; k < 2; k++) {
 			if (find_comp(x, ends[k]->owner) < 0 && !diag_errors(c->diag))
 				diag_error(c->diag, ends[k]->loc, "'%s' is not an fmu declared in this "
 				           "module: an SSP system connects its own components only",
 				           ends[k]->owner);
+			else if (strchr(ends[k]->name, '['))
+				/* an SSP connection joins whole connectors */
+				diag_error(c->diag, ends[k]->loc, "'%s.%s' is one element of an array: an "
+				           "SSP system connects whole arrays only", ends[k]->owner,
+				           ends[k]->name);
+		}
 	}
 	return diag_errors(c->diag) ? 1 : 0;
 }

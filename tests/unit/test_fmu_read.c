@@ -196,6 +196,25 @@ static void fmu_read__fmi3_fixture__header_and_capabilities(void **state)
 	fmu_free(f);
 }
 
+/* FMI 3.0 String and Binary start values are <Start> elements, one per element of an
+ * array: all kept, NUL-separated, in row-major order (tests/fmus3/strarr3). */
+static void fmu_read__fmi3_start_elements__every_one_kept(void **state)
+{
+	(void)state;
+	FmuInfo *f = open_ok("tests/fmus3/strarr3/modelDescription.xml");
+	const FmuVar *s = var(f, "s_in"), *b = var(f, "b_in"), *b1 = var(f, "b1_in");
+	assert_int_equal(s->nstarts, 3);
+	assert_memory_equal(s->start, "a\0b\0c\0", 6);
+	assert_int_equal(b->nstarts, 2);
+	assert_memory_equal(b->start, "00ff\0\0", 6); /* the second is empty */
+	assert_int_equal(b1->nstarts, 1);
+	assert_string_equal(b1->start, "0a1b");
+	assert_int_equal(var(f, "x")->nstarts, 0); /* a start attribute */
+	assert_string_equal(var(f, "x")->start, "0");
+	assert_null(var(f, "s_out")->start);
+	fmu_free(f);
+}
+
 static void fmu_read__fmi3_fixture__variables_and_types(void **state)
 {
 	(void)state;
@@ -825,6 +844,7 @@ int main(void)
 		cmocka_unit_test(fmu_read__fmi2_fixture__output_dependencies),
 		cmocka_unit_test(fmu_read__fmi3_fixture__header_and_capabilities),
 		cmocka_unit_test(fmu_read__fmi3_fixture__variables_and_types),
+		cmocka_unit_test(fmu_read__fmi3_start_elements__every_one_kept),
 		cmocka_unit_test(fmu_read__fmi3_fixture__dependencies_by_value_reference),
 		cmocka_unit_test(fmu_read__output_depends_on_input__delayed_mealy),
 		cmocka_unit_test(fmu_read__outputs_depend_on_state_only__reactive_moore),

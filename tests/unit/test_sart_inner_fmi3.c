@@ -115,6 +115,39 @@ static void sart_inner_fmi3__alltypes__every_type_through_the_seam(void **state)
 	sart_inner_free(in);
 }
 
+/* Binary values with zero bytes in them go through whole, with their lengths: alltypes3
+ * copies bin_in (13) to bin_out (113) in its step. */
+static void sart_inner_fmi3__binary__bytes_and_sizes_through_the_seam(void **state)
+{
+	(void)state;
+	Log log = {0};
+	SartInner *in = start3("alltypes3", ALLTYPES3_TOKEN, 0, alltypes_types,
+	                       sizeof alltypes_types / sizeof *alltypes_types, &log, 0);
+	const SartVr bin[] = {13}, bout[] = {113};
+	static const unsigned char bytes[] = {0x00, 0xff, 0x00, 0x1b};
+	const unsigned char *const v[] = {bytes};
+	const size_t sizes[] = {sizeof bytes};
+	const unsigned char *got[1] = {NULL};
+	size_t got_sizes[1] = {99};
+	assert_int_equal(sart_inner_get_binary(in, bin, 1, got, got_sizes), SART_OK);
+	assert_int_equal(got_sizes[0], 2); /* its start value, cafe */
+	assert_memory_equal(got[0], "\xca\xfe", 2);
+	assert_int_equal(sart_inner_set_binary(in, bin, 1, v, sizes), SART_OK);
+	double reached = 0;
+	assert_int_equal(sart_inner_do_step(in, 0, 0.1, 1, &reached), SART_OK);
+	assert_int_equal(sart_inner_get_binary(in, bout, 1, got, got_sizes), SART_OK);
+	assert_int_equal(got_sizes[0], 4);
+	assert_memory_equal(got[0], bytes, 4);
+	/* the empty value is a value, of length 0 */
+	const size_t none[] = {0};
+	assert_int_equal(sart_inner_set_binary(in, bin, 1, v, none), SART_OK);
+	assert_int_equal(sart_inner_do_step(in, 0.1, 0.1, 1, &reached), SART_OK);
+	assert_int_equal(sart_inner_get_binary(in, bout, 1, got, got_sizes), SART_OK);
+	assert_int_equal(got_sizes[0], 0);
+	assert_int_equal(log.count, 0);
+	sart_inner_free(in);
+}
+
 static void sart_inner_fmi3__out_of_range__error_naming_variable_and_value(void **state)
 {
 	(void)state;
@@ -287,6 +320,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sart_inner_fmi3__alltypes__every_type_through_the_seam),
+		cmocka_unit_test(sart_inner_fmi3__binary__bytes_and_sizes_through_the_seam),
 		cmocka_unit_test(sart_inner_fmi3__out_of_range__error_naming_variable_and_value),
 		cmocka_unit_test(sart_inner_fmi3__early_return__reported_as_time_reached),
 		cmocka_unit_test(sart_inner_fmi3__events__handled_in_event_mode_and_logged),

@@ -494,6 +494,47 @@ static void isolate__malformed_requests__answered_as_errors(void **state)
 	assert_nothing_left();
 }
 
+/* Binary values on the channel: a present byte, a uint64 length and the bytes, zero bytes
+ * kept; a record that does not fit, or runs past what was received, is refused. */
+static void isolate__binary_records__bounded_both_ways(void **state)
+{
+	(void)state;
+	unsigned char buf[64];
+	size_t off = 0;
+	static const unsigned char bytes[] = {0x00, 0x0a, 0x00};
+	assert_int_equal(sart_chan_put_bytes(buf, sizeof buf, &off, bytes, 3), 0);
+	assert_int_equal(off, 1 + 8 + 3);
+	assert_int_equal(sart_chan_put_bytes(buf, sizeof buf, &off, NULL, 5), 0); /* absent */
+	assert_int_equal(off, 2 * (1 + 8) + 3);
+	assert_int_equal(sart_chan_put_bytes(buf, sizeof buf, &off, bytes, 0), 0); /* empty */
+	size_t full = off;
+	size_t big = full;
+	assert_int_equal(sart_chan_put_bytes(buf, sizeof buf, &big, bytes, sizeof buf), -1);
+	const unsigned char *p = NULL;
+	size_t size = 99;
+	off = 0;
+	assert_int_equal(sart_chan_take_bytes(buf, full, &off, &p, &size), 0);
+	assert_int_equal(size, 3);
+	assert_memory_equal(p, bytes, 3);
+	assert_int_equal(sart_chan_take_bytes(buf, full, &off, &p, &size), 0);
+	assert_null(p);
+	assert_int_equal(size, 0);
+	assert_int_equal(sart_chan_take_bytes(buf, full, &off, &p, &size), 0);
+	assert_non_null(p);
+	assert_int_equal(size, 0);
+	assert_int_equal(off, full);
+	/* cut short: in the length, then in the bytes */
+	off = 0;
+	assert_int_equal(sart_chan_take_bytes(buf, 5, &off, &p, &size), -1);
+	off = 0;
+	assert_int_equal(sart_chan_take_bytes(buf, 1 + 8 + 2, &off, &p, &size), -1);
+	/* a length beyond the buffer, as a child could write */
+	uint64_t huge = UINT64_MAX;
+	memcpy(buf + 1, &huge, sizeof huge);
+	off = 0;
+	assert_int_equal(sart_chan_take_bytes(buf, full, &off, &p, &size), -1);
+}
+
 /* A mapping whose header does not announce its size is refused by the host's side. */
 static void isolate__shared_memory_cut_short__refused(void **state)
 {
@@ -573,6 +614,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(isolate__host_dies_mid_answer_or_never_answers__fatal),
 		cmocka_unit_test(isolate__missing_host__clear_error),
 		cmocka_unit_test(isolate__malformed_requests__answered_as_errors),
+		cmocka_unit_test(isolate__binary_records__bounded_both_ways),
 		cmocka_unit_test(isolate__shared_memory_cut_short__refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
