@@ -20,7 +20,7 @@
 #include "sart_inner.h"
 
 #define SART_CHAN_MAGIC 0x48434153u /* "SACH" */
-#define SART_CHAN_VERSION 1u
+#define SART_CHAN_VERSION 2u
 #define SART_CHAN_LOG_BYTES ((size_t)64 << 10)
 #define SART_CHAN_MIN_SIZE ((size_t)64 << 10) /* below this, not a usable slot */
 
@@ -52,6 +52,10 @@ typedef enum SartHostOp {
 	SART_OP_TERMINATE,
 	SART_OP_RESET,
 	SART_OP_QUIT,            /* free the instance and exit 0 */
+	SART_OP_GET_BINARY,      /* data: vr[n]; answer: a uint64 size per value, then the bytes
+	                          * of each, one after the other */
+	SART_OP_SET_BINARY,      /* data: vr[n], a uint64 size per value from an 8-aligned
+	                          * offset, then the bytes of each */
 	SART_OP_COUNT
 } SartHostOp;
 

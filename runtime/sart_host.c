@@ -244,6 +244,65 @@ static SartStatus set_strings(Host *ho, const SartVr *vr, size_t n, const SartCh
 	return st;
 }
 
+/* Binaries (sart_channel.h): value references, a uint64 size per value from an 8-aligned
+ * offset, then the bytes; a get answers the sizes from 0 and the bytes after them. */
+static SartStatus do_binaries(Host *ho, SartChanHeader *rq)
+{
+	size_t n = (size_t)rq->n, cap = ho->ch.data_cap;
+	size_t vr_end = sart_chan_span(0, n, sizeof(SartVr));
+	size_t sz_end = vr_end ? sart_chan_span(vr_end, n, sizeof(uint64_t)) : 0;
+	if (rq->n > cap || !sz_end || sz_end > cap || rq->req_len > cap)
+		return host_fail(ho, SART_ERROR, "malformed request: %llu binaries do not fit in the "
+		                 "shared memory", (unsigned long long)rq->n);
+	unsigned char *data = sart_chan_data(&ho->ch);
+	SartVr *vr = calloc(n ? n : 1, sizeof *vr);
+	size_t *sizes = calloc(n ? n : 1, sizeof *sizes);
+	const unsigned char **v = calloc(n ? n : 1, sizeof *v);
+	SartStatus st = SART_OK;
+	if (!vr || !sizes || !v) {
+		st = host_fail(ho, SART_ERROR, "binaries: out of memory");
+		goto done;
+	}
+	memcpy(vr, data, n * sizeof *vr);
+	if (rq->op == SART_OP_SET_BINARY) {
+		size_t off = sz_end;
+		for (size_t i = 0; i < n; i++) {
+			uint64_t size;
+			memcpy(&size, data + sart_chan_span(vr_end, i, sizeof size), sizeof size);
+			if (size > rq->req_len - off) {
+				st = host_fail(ho, SART_ERROR, "malformed request: setBinary value %zu", i + 1);
+				goto done;
+			}
+			sizes[i] = (size_t)size;
+			v[i] = data + off;
+			off += (size_t)size;
+		}
+		st = sart_inner_set_binary(ho->in, vr, n, sizes, (const unsigned char *const *)v);
+		goto done;
+	}
+	st = sart_inner_get_binary(ho->in, vr, n, sizes, v);
+	/* the answer overwrites the value references, copied above */
+	size_t off = sart_chan_span(0, n, sizeof(uint64_t));
+	for (size_t i = 0; st <= SART_WARNING && i < n; i++) {
+		uint64_t size = sizes[i];
+		if (sizes[i] > cap - off || (!v[i] && sizes[i])) {
+			st = host_fail(ho, SART_ERROR, "getBinary: the values do not fit in the shared "
+			               "memory (%zu bytes)", cap);
+			break;
+		}
+		memcpy(data + i * sizeof size, &size, sizeof size);
+		if (sizes[i])
+			memcpy(data + off, v[i], sizes[i]);
+		off += sizes[i];
+	}
+	rq->ans_len = off;
+done:
+	free(vr);
+	free(sizes);
+	free(v);
+	return st;
+}
+
 /* The value calls: value references first, then orders (derivatives), then values. */
 static SartStatus do_values(Host *ho, SartChanHeader *rq)
 {
@@ -381,6 +440,8 @@ static SartStatus serve(Host *ho, SartChanHeader *rq)
 	}
 	if (op >= SART_OP_GET_REAL && op <= SART_OP_GET_OUTPUT_DERIVATIVES)
 		return do_values(ho, rq);
+	if (op == SART_OP_GET_BINARY || op == SART_OP_SET_BINARY)
+		return do_binaries(ho, rq);
 	if (op >= SART_OP_GET_STATE && op <= SART_OP_DESERIALIZE)
 		return do_states(ho, rq);
 	return host_fail(ho, SART_ERROR, "malformed request: unknown operation %u", (unsigned)op);

@@ -493,6 +493,33 @@ SartStatus sart_inner_set_string(SartInner *in, const SartVr vr[], size_t n,
 	return noted(in, in->ops->set_string(in, vr, n, v));
 }
 
+/* A back end without Binaries: reported as a call the inner cannot take. */
+static SART_COLD SartStatus no_binary(SartInner *in, const char *fn)
+{
+	return sart_inner_report(in, SART_ERROR, "%s: an FMI %s inner has no Binary variables", fn,
+	                         in->ops->fmi_version);
+}
+
+SartStatus sart_inner_get_binary(SartInner *in, const SartVr vr[], size_t n, size_t sizes[],
+                                 const unsigned char *v[])
+{
+	if (!usable(in, "sart_inner_get_binary"))
+		return REFUSED(in);
+	if (!in->ops->get_binary)
+		return no_binary(in, "sart_inner_get_binary");
+	return noted(in, in->ops->get_binary(in, vr, n, sizes, v));
+}
+
+SartStatus sart_inner_set_binary(SartInner *in, const SartVr vr[], size_t n,
+                                 const size_t sizes[], const unsigned char *const v[])
+{
+	if (!usable(in, "sart_inner_set_binary"))
+		return REFUSED(in);
+	if (!in->ops->set_binary)
+		return no_binary(in, "sart_inner_set_binary");
+	return noted(in, in->ops->set_binary(in, vr, n, sizes, v));
+}
+
 SartStatus sart_inner_set_real_input_derivatives(SartInner *in, const SartVr vr[], size_t n,
                                                  const int order[], const double value[])
 {

@@ -158,6 +158,13 @@ SartStatus sart_inner_set_boolean(SartInner *in, const SartVr vr[], size_t n, co
 SartStatus sart_inner_set_string(SartInner *in, const SartVr vr[], size_t n,
                                  const char *const v[]);
 
+/* Binaries (FMI 3.0 only: an inner of another version reports an error): sizes[i] bytes
+ * at v[i], which may hold zero bytes; those got are owned by the inner, as strings are. */
+SartStatus sart_inner_get_binary(SartInner *in, const SartVr vr[], size_t n, size_t sizes[],
+                                 const unsigned char *v[]);
+SartStatus sart_inner_set_binary(SartInner *in, const SartVr vr[], size_t n,
+                                 const size_t sizes[], const unsigned char *const v[]);
+
 /* Derivatives of Real inputs (order[i] >= 1) for the next step. */
 SartStatus sart_inner_set_real_input_derivatives(SartInner *in, const SartVr vr[], size_t n,
                                                  const int order[], const double value[]);

@@ -100,6 +100,12 @@ struct SartInnerOps {
 	/* The version's name of the Real getter, for messages about what it gave ("fmi2GetReal");
 	 * NULL reads as a version-free phrase. */
 	const char *get_real_name;
+	/* Binaries (FMI 3.0): sizes and pointers, valid as strings got are; NULL for a back end
+	 * that has no Binary type (the front then reports the call). */
+	SartStatus (*get_binary)(SartInner *in, const SartVr vr[], size_t n, size_t sizes[],
+	                         const unsigned char *v[]);
+	SartStatus (*set_binary)(SartInner *in, const SartVr vr[], size_t n, const size_t sizes[],
+	                         const unsigned char *const v[]);
 };
 
 extern const SartInnerOps sart_inner_fmi2_ops;

@@ -547,4 +547,6 @@ const SartInnerOps sart_inner_fmi2_ops = {
 	fmi2_close_direct,
 	fmi2_direct_status,
 	"fmi2GetReal",
+	NULL, /* FMI 2.0 has no Binary type */
+	NULL,
 };

@@ -53,6 +53,7 @@ typedef struct Fmi3Api {
 	fmi3GetUInt64TYPE *get_uint64;
 	fmi3GetBooleanTYPE *get_boolean;
 	fmi3GetStringTYPE *get_string;
+	fmi3GetBinaryTYPE *get_binary;
 	fmi3SetFloat32TYPE *set_float32;
 	fmi3SetFloat64TYPE *set_float64;
 	fmi3SetInt8TYPE *set_int8;
@@ -65,6 +66,7 @@ typedef struct Fmi3Api {
 	fmi3SetUInt64TYPE *set_uint64;
 	fmi3SetBooleanTYPE *set_boolean;
 	fmi3SetStringTYPE *set_string;
+	fmi3SetBinaryTYPE *set_binary;
 	fmi3GetOutputDerivativesTYPE *get_output_derivatives;
 	fmi3DoStepTYPE *do_step;
 	fmi3GetFMUStateTYPE *get_state;
@@ -108,6 +110,7 @@ static const struct {
 	SYM("fmi3GetUInt64", get_uint64, ALWAYS, NULL),
 	SYM("fmi3GetBoolean", get_boolean, ALWAYS, NULL),
 	SYM("fmi3GetString", get_string, ALWAYS, NULL),
+	SYM("fmi3GetBinary", get_binary, ALWAYS, NULL),
 	SYM("fmi3SetFloat32", set_float32, ALWAYS, NULL),
 	SYM("fmi3SetFloat64", set_float64, ALWAYS, NULL),
 	SYM("fmi3SetInt8", set_int8, ALWAYS, NULL),
@@ -120,6 +123,7 @@ static const struct {
 	SYM("fmi3SetUInt64", set_uint64, ALWAYS, NULL),
 	SYM("fmi3SetBoolean", set_boolean, ALWAYS, NULL),
 	SYM("fmi3SetString", set_string, ALWAYS, NULL),
+	SYM("fmi3SetBinary", set_binary, ALWAYS, NULL),
 	SYM("fmi3GetOutputDerivatives", get_output_derivatives, OPTIONAL, NULL),
 	SYM("fmi3DoStep", do_step, ALWAYS, NULL),
 	SYM("fmi3GetFMUState", get_state, SART_CAP_GET_SET_STATE, "canGetAndSetFMUState"),
@@ -962,6 +966,20 @@ static SartStatus fmi3_set_string(SartInner *in, const SartVr vr[], size_t n,
 	return outcome(in, "fmi3SetString", f->api.set_string(f->c, vr, n, v, n));
 }
 
+static SartStatus fmi3_get_binary(SartInner *in, const SartVr vr[], size_t n, size_t sizes[],
+                                  const unsigned char *v[])
+{
+	Fmi3Inner *f = impl(in);
+	return outcome(in, "fmi3GetBinary", f->api.get_binary(f->c, vr, n, sizes, v, n));
+}
+
+static SartStatus fmi3_set_binary(SartInner *in, const SartVr vr[], size_t n,
+                                  const size_t sizes[], const unsigned char *const v[])
+{
+	Fmi3Inner *f = impl(in);
+	return outcome(in, "fmi3SetBinary", f->api.set_binary(f->c, vr, n, sizes, v, n));
+}
+
 /* ---- derivatives ------------------------------------------------------------------------ */
 
 static SartStatus unavailable(SartInner *in, const char *fn, const char *why)
@@ -1185,4 +1203,6 @@ const SartInnerOps sart_inner_fmi3_ops = {
 	NULL,
 	NULL,
 	"fmi3GetFloat64",
+	fmi3_get_binary,
+	fmi3_set_binary,
 };

@@ -38,6 +38,8 @@ typedef struct Iso {
 	IsoState *states;     /* every handle given out, freed at the latest with the instance */
 	char *strbuf;         /* strings got, valid until the next call */
 	size_t strcap;
+	unsigned char *binbuf; /* binaries got (their sizes first), valid until the next call */
+	size_t bincap;
 	unsigned char *logbuf; /* a copy of the call's log area, read from there only */
 	double t, h;          /* the step in progress, for messages */
 } Iso;
@@ -49,7 +51,8 @@ static const char *const op_names[SART_OP_COUNT] = {
 	"getReal", "getInteger", "getBoolean", "getString", "setReal", "setInteger", "setBoolean",
 	"setString", "setRealInputDerivatives", "getRealOutputDerivatives", "doStep",
 	"getFMUstate", "setFMUstate", "freeFMUstate", "serializedFMUstateSize",
-	"serializeFMUstate", "deSerializeFMUstate", "terminate", "reset", "quit",
+	"serializeFMUstate", "deSerializeFMUstate", "terminate", "reset", "quit", "getBinary",
+	"setBinary",
 };
 
 static const char *signal_name(int sig)
@@ -464,6 +467,7 @@ static void iso_unbind(SartInner *in)
 		iso->states = next;
 	}
 	free(iso->strbuf);
+	free(iso->binbuf);
 	free(iso->logbuf);
 	free(iso);
 	in->impl = NULL;
@@ -585,6 +589,80 @@ static SartStatus iso_set_string(SartInner *in, const SartVr vr[], size_t n,
 	iso->ch.h->n = n;
 	iso->ch.h->req_len = end;
 	return call(in, SART_OP_SET_STRING, iso->call_timeout);
+}
+
+/* Binaries (sart_channel.h): value references, a uint64 size per value, the bytes. */
+static SartStatus iso_set_binary(SartInner *in, const SartVr vr[], size_t n,
+                                 const size_t sizes[], const unsigned char *const v[])
+{
+	Iso *iso = in->impl;
+	size_t cap = iso->ch.data_cap;
+	size_t vr_end = sart_chan_span(0, n, sizeof(SartVr));
+	size_t end = vr_end ? sart_chan_span(vr_end, n, sizeof(uint64_t)) : 0;
+	if (!end || end > cap)
+		return too_small(in, SART_OP_SET_BINARY, n);
+	for (size_t i = 0; i < n; i++) {
+		if (sizes[i] > cap - end)
+			return too_small(in, SART_OP_SET_BINARY, end + sizes[i]);
+		end += sizes[i];
+	}
+	unsigned char *data = sart_chan_data(&iso->ch);
+	uint64_t *sz = (uint64_t *)(void *)(data + sart_chan_span(vr_end, 0, 1));
+	size_t off = sart_chan_span(vr_end, n, sizeof(uint64_t));
+	if (n)
+		memcpy(data, vr, n * sizeof(SartVr));
+	for (size_t i = 0; i < n; i++) {
+		sz[i] = sizes[i];
+		if (sizes[i])
+			memcpy(data + off, v[i], sizes[i]);
+		off += sizes[i];
+	}
+	iso->ch.h->n = n;
+	iso->ch.h->req_len = off;
+	return call(in, SART_OP_SET_BINARY, iso->call_timeout);
+}
+
+/* The binaries answered, copied out of the slot (which the child could change). */
+static SartStatus iso_get_binary(SartInner *in, const SartVr vr[], size_t n, size_t sizes[],
+                                 const unsigned char *v[])
+{
+	Iso *iso = in->impl;
+	size_t vr_end = sart_chan_span(0, n, sizeof(SartVr));
+	size_t sz_end = sart_chan_span(0, n, sizeof(uint64_t));
+	if (!vr_end || vr_end > iso->ch.data_cap || !sz_end || sz_end > iso->ch.data_cap)
+		return too_small(in, SART_OP_GET_BINARY, n);
+	if (n)
+		memcpy(sart_chan_data(&iso->ch), vr, n * sizeof(SartVr));
+	iso->ch.h->n = n;
+	iso->ch.h->req_len = vr_end;
+	SartStatus st = call(in, SART_OP_GET_BINARY, iso->call_timeout);
+	if (st != SART_OK && st != SART_WARNING)
+		return st;
+	uint64_t len = iso->ch.h->ans_len;
+	if (len > iso->ch.data_cap || len < sz_end)
+		return lost(in, SART_OP_GET_BINARY, "the FMU's process answered garbage (%llu bytes)",
+		            (unsigned long long)len);
+	if (len > iso->bincap) {
+		unsigned char *grown = realloc(iso->binbuf, (size_t)len);
+		if (!grown)
+			return sart_inner_report(in, SART_ERROR, "getBinary: out of memory");
+		iso->binbuf = grown;
+		iso->bincap = (size_t)len;
+	}
+	if (len)
+		memcpy(iso->binbuf, sart_chan_data(&iso->ch), (size_t)len);
+	size_t off = sz_end;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t size;
+		memcpy(&size, iso->binbuf + i * sizeof size, sizeof size);
+		if (size > len - off)
+			return lost(in, SART_OP_GET_BINARY, "the FMU's process answered garbage (value "
+			            "%zu of %llu bytes)", i + 1, (unsigned long long)size);
+		sizes[i] = (size_t)size;
+		v[i] = iso->binbuf + off;
+		off += (size_t)size;
+	}
+	return st;
 }
 
 /* The strings answered, copied out of the slot (which the child could change). */
@@ -791,4 +869,6 @@ static const SartInnerOps isolated_ops = {
 	.deserialize = iso_deserialize,
 	.terminate = iso_terminate,
 	.reset = iso_reset,
+	.get_binary = iso_get_binary,
+	.set_binary = iso_set_binary,
 };

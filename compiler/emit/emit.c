@@ -1095,6 +1095,7 @@ EmitLayout *emit_layout(Compilation *c, SaInfo *info)
 		add_inner_params(c, l, f);
 	place_bindings(l);
 	find_enums(c, l);
+	emit_find_binaries(c, l);
 	if (diag_errors(c->diag) != before || !add_units(c, l))
 		return NULL;
 	if (!emit_guid(c, info, l->guid)) {
@@ -1149,7 +1150,8 @@ int emit_module(Compilation *c, Module *m, const char *dir)
 				   strerror(errno));
 			continue;
 		}
-		if (emit_md_to_file(c, l, arena_printf(c->arena, "%s/modelDescription.xml", sub)) == 0)
+		if (emit_binaries_refused(c, l, 2) == 0 &&
+		    emit_md_to_file(c, l, arena_printf(c->arena, "%s/modelDescription.xml", sub)) == 0)
 			emit_c_to_dir(c, l, sub);
 	}
 	return diag_errors(c->diag) - before;

@@ -4,8 +4,9 @@
  * bit-identical to the bare FMU's, an Enumeration forwarded as one with the inner's items), a
  * value that does not fit the inner's type an error naming the port and the value, and the
  * model description through fmi3_md_check; the same with the inner isolated (its types go
- * to the host process); the same script built as FMI 2.0, stepped through the suite's FMI
- * 2.0 importer. */
+ * to the host process); the same script over sized3 (alltypes3 without its Binary pair,
+ * which FMI 2.0 cannot carry) built as FMI 2.0, stepped through the suite's FMI 2.0
+ * importer.  The Binary ports have a test of their own (test_e2e_binary3.c). */
 #define _XOPEN_SOURCE 700
 #include <limits.h>
 #include <math.h>
@@ -26,6 +27,8 @@
 #include "e2e_kit.h"
 
 #define SCRIPT "tests/e2e/types3/alltypes_sa.sa"
+/* alltypes3 without its Binary pair, for FMI 2.0 (which has no Binary) */
+#define SCRIPT2 "tests/e2e/types3/sized_sa.sa"
 #define OUT3 "e2e-types3/fmi3"
 #define OUT2 "e2e-types3/fmi2"
 #define OUT3_ISOLATED "e2e-types3/fmi3-isolated"
@@ -33,17 +36,17 @@
 
 /* ---- building and loading ------------------------------------------------------------------ */
 
-/* Builds SCRIPT as FMI `version` into BUILD/<sub>/, its inner isolated as `isolate` says
+/* Builds script as FMI `version` into BUILD/<sub>/, its inner isolated as `isolate` says
  * (NULL: in process); the diagnostics (and whether it failed) go to diag. */
-static int build_types3(int version, const char *sub, const char *isolate, char *diag,
-                    size_t size)
+static int build_script(const char *script, int version, const char *sub, const char *isolate,
+                        char *diag, size_t size)
 {
 	char out[PATH_MAX], fmus3[PATH_MAX];
 	snprintf(out, sizeof out, "%s/%s", test_build_dir(), sub);
 	snprintf(fmus3, sizeof fmus3, "%s/fmus3", test_build_dir());
 	TestRun *t = tr_new();
 	drv_add_fmu_dir(t->c, fmus3);
-	Module *m = drv_load(t->c, SCRIPT);
+	Module *m = drv_load(t->c, script);
 	assert_non_null(m);
 	int errors = drv_explicit(t->c, m, NULL);
 	if (!errors) {
@@ -53,6 +56,12 @@ static int build_types3(int version, const char *sub, const char *isolate, char 
 	snprintf(diag, size, "%s", tr_diag(t));
 	tr_free(t);
 	return errors;
+}
+
+static int build_types3(int version, const char *sub, const char *isolate, char *diag,
+                        size_t size)
+{
+	return build_script(version == 2 ? SCRIPT2 : SCRIPT, version, sub, isolate, diag, size);
 }
 
 static int group_setup(void **state)
@@ -502,13 +511,13 @@ static void fmi2_wrapper__enumeration_and_sized_types__same_outputs_as_the_bare_
 	const fmi2CallbackFunctions callbacks = {fmi2_logger, calloc, free, NULL, NULL};
 	Fmi2Api a;
 	Fmu3 b;
-	unpack(OUT2, "alltypes_sa", dir);
+	unpack(OUT2, "sized_sa", dir);
 	char *md = read_md(dir);
 	assert_has(md, "<SimpleType name=\"Mode\">\n      <Enumeration>\n"
 	               "        <Item name=\"off\" value=\"1\"/>");
 	assert_has(md, "<Enumeration declaredType=\"Mode\" start=\"1\"/>");
 	free(md);
-	snprintf(lib, sizeof lib, "%s/binaries/linux64/alltypes_sa.so", dir);
+	snprintf(lib, sizeof lib, "%s/binaries/linux64/sized_sa.so", dir);
 	fmi2_import(&a, lib);
 	assert_true(md_attr(dir, "guid=", "guid", guid, sizeof guid));
 	snprintf(uri, sizeof uri, "file://%s/resources", dir);
