@@ -309,7 +309,7 @@ fmi3Status fmi3SetFloat64(fmi3Instance instance, const fmi3ValueReference vr[], 
 static unsigned first_vr(SartType t)
 {
 	unsigned base = sart_model.nvr[SART_REAL] + 1;
-	if (t == SART_BOOLEAN || t == SART_STRING)
+	if (t == SART_BOOLEAN || t == SART_STRING || t == SART_BINARY)
 		base += sart_model.nvr[SART_INTEGER];
 	if (t == SART_STRING || t == SART_BINARY)
 		base += sart_model.nvr[SART_BOOLEAN];
