@@ -212,7 +212,8 @@ static void ports_from_fmu(Ctx *x, Inner *in, Node *decl_in, Node *decl_out)
 			continue;
 		SaType t = chk_fmu_sa_type(v->type);
 		if (t == TY_NONE || v->ndims > 0)
-			continue; /* Binary, Clock and array ports are not reachable from the language */
+			continue; /* Binary, Clock and array ports are not reachable from the language
+			           * (an FMI 3.0 wrapper forwards Binary ports: emit_binary.c) */
 		Node *p = make_port_decl(x, in->decl->loc, v->name, t, v->unit);
 		add_port(x, in, (InnerPort){p, v->name, v->name, t, v->unit,
 					    v->causality == CAUS_INPUT, i});
