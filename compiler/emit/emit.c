@@ -750,8 +750,10 @@ static SaType fmu_param_type(const FmuVar *v)
 	    (v->variability != VAR_FIXED && v->variability != VAR_TUNABLE) || v->ndims > 0)
 		return TY_NONE; /* an array parameter keeps its start values */
 	switch (v->type) {
-	case FT_REAL: return TY_REAL;
-	case FT_INTEGER:
+	case FT_REAL:
+	case FT_FLOAT32: return TY_REAL;
+	case FT_INTEGER: case FT_INT8: case FT_UINT8: case FT_INT16: case FT_UINT16:
+	case FT_UINT32: case FT_INT64: case FT_UINT64:
 	case FT_ENUMERATION: return TY_INTEGER;
 	case FT_BOOLEAN: return TY_BOOL;
 	case FT_STRING: return v->ndims > 0 ? TY_NONE : TY_STRING;
@@ -852,8 +854,13 @@ static void add_inner_params(Compilation *c, EmitLayout *l, int f)
 				bind(l, f, b, t, fv->vr);
 				continue;
 			}
+			EmitValue start = fmu_start(fv->start, t);
+			if (fv->type == FT_FLOAT32 && fv->start)
+				start.r = strtof(fv->start, NULL); /* the inner's own start, exactly */
+			if (t == TY_INTEGER && (start.i < INT_MIN || start.i > INT_MAX))
+				continue; /* an Integer cannot hold it: the inner keeps its start value */
 			EmitVar from = {.type = t, .variability = fv->variability,
-			                .start = fmu_start(fv->start, t), .inner_vr = fv->vr,
+			                .start = start, .inner_vr = fv->vr,
 			                .unit = t == TY_REAL ? fv->unit : NULL,
 			                .description = fv->description,
 			                .enumeration = fv->type == FT_ENUMERATION ? k + 1 : 0};

@@ -32,6 +32,7 @@
 #define OUT3 "e2e-types3/fmi3"
 #define OUT2 "e2e-types3/fmi2"
 #define OUT3_ISOLATED "e2e-types3/fmi3-isolated"
+#define OUT3_SIZED "e2e-types3/fmi3-sized" /* SCRIPT2 as FMI 3.0: sized parameters */
 #define ALLTYPES3_TOKEN "{3a1f7c20-5b8e-4d6a-9c31-7e2f0b4d8a61}"
 
 /* ---- building and loading ------------------------------------------------------------------ */
@@ -74,6 +75,8 @@ static int group_setup(void **state)
 		fail_msg("the isolated FMI 3.0 build failed:\n%s", diag);
 	if (build_types3(2, OUT2, NULL, diag, sizeof diag))
 		fail_msg("the FMI 2.0 build failed:\n%s", diag);
+	if (build_script(SCRIPT2, 3, OUT3_SIZED, NULL, diag, sizeof diag))
+		fail_msg("the FMI 3.0 build of %s failed:\n%s", SCRIPT2, diag);
 	return 0;
 }
 
@@ -97,18 +100,24 @@ typedef struct Fmu3 {
 } Fmu3;
 
 /* The wrapper built into sub, unpacked, imported and initialized at t = 0. */
-static void start_wrapper_of(Fmu3 *f, const char *sub)
+/* The wrapper <id> built into sub, unpacked, imported and instantiated. */
+static void instantiate_wrapper(Fmu3 *f, const char *sub, const char *id)
 {
 	char lib[2 * PATH_MAX];
-	unpack(sub, "alltypes_sa", f->dir);
+	unpack(sub, id, f->dir);
 	assert_true(md_attr(f->dir, "instantiationToken", "instantiationToken", f->token,
 	                    sizeof f->token));
 	snprintf(f->resources, sizeof f->resources, "%s/resources/", f->dir);
-	snprintf(lib, sizeof lib, "%s/binaries/x86_64-linux/alltypes_sa.so", f->dir);
+	snprintf(lib, sizeof lib, "%s/binaries/x86_64-linux/%s.so", f->dir, id);
 	fmi3_import(&f->api, lib);
 	f->c = f->api.instantiate("w", f->token, f->resources, fmi3False, fmi3False, fmi3False,
 	                          fmi3False, NULL, 0, NULL, logger3, NULL);
 	assert_non_null(f->c);
+}
+
+static void start_wrapper_of(Fmu3 *f, const char *sub)
+{
+	instantiate_wrapper(f, sub, "alltypes_sa");
 	assert_int_equal(f->api.enter_init(f->c, fmi3False, 0, 0, fmi3False, 0), fmi3OK);
 	assert_int_equal(f->api.exit_init(f->c), fmi3OK);
 }
@@ -495,6 +504,134 @@ static void fmi3_wrapper__model_description__enumerations_declared_and_checked(v
 	free(md);
 }
 
+/* ---- inner parameters of sized types ------------------------------------------------------ */
+
+/* sized3's parameters exposed as the wrapper's "a.<name>" (Int32 or Float64) and the outputs
+ * that give each back in its own type (Int32 or Float64 in the wrapper). */
+typedef struct SizedParams {
+	fmi3ValueReference i8, u16, f32, u64, i8_out, u16_out, f32_out, u64_out;
+} SizedParams;
+
+static SizedParams sized_params(const Fmu3 *w)
+{
+	SizedParams p = {vr_of(w->dir, "a.i8_p"), vr_of(w->dir, "a.u16_p"),
+	                 vr_of(w->dir, "a.f32_p"), vr_of(w->dir, "a.u64_p"),
+	                 vr_of(w->dir, "i8_p_out"), vr_of(w->dir, "u16_p_out"),
+	                 vr_of(w->dir, "f32_p_out"), vr_of(w->dir, "u64_p_out")};
+	return p;
+}
+
+/* The outputs after a step: the integers in ints[0..2] (i8, u16, u64), the Float32 in *f. */
+static void get_params_back(Fmu3 *w, const SizedParams *p, fmi3Int32 ints[3], double *f)
+{
+	fmi3ValueReference vr[3] = {p->i8_out, p->u16_out, p->u64_out};
+	assert_int_equal(w->api.get_int32(w->c, vr, 3, ints, 3), fmi3OK);
+	assert_int_equal(w->api.get_float64(w->c, &p->f32_out, 1, f, 1), fmi3OK);
+}
+
+static void set_int(Fmu3 *w, fmi3ValueReference vr, fmi3Int32 v, fmi3Status want)
+{
+	assert_int_equal(w->api.set_int32(w->c, &vr, 1, &v, 1), want);
+}
+
+static void fmi3_wrapper__sized_parameters__ends_of_their_ranges_reach_the_inner(void **state)
+{
+	(void)state;
+	Fmu3 w;
+	fmi3Int32 got[3];
+	double f;
+	instantiate_wrapper(&w, OUT3_SIZED, "sized_sa");
+	SizedParams p = sized_params(&w);
+	/* the start values are the inner's (the Float32's exactly: 0.1f widened) */
+	char start[64];
+	assert_true(md_attr(w.dir, "name=\"a.f32_p\"", "start", start, sizeof start));
+	assert_true(strtod(start, NULL) == (double)0.1f);
+	/* the low ends before initialization (u16_p is fixed) */
+	set_int(&w, p.i8, INT8_MIN, fmi3OK);
+	set_int(&w, p.u16, 0, fmi3OK);
+	set_int(&w, p.u64, 0, fmi3OK);
+	const double tiny = 0x1p-149; /* the smallest Float32 */
+	assert_int_equal(w.api.set_float64(w.c, &p.f32, 1, &tiny, 1), fmi3OK);
+	assert_int_equal(w.api.enter_init(w.c, fmi3False, 0, 0, fmi3False, 0), fmi3OK);
+	assert_int_equal(w.api.exit_init(w.c), fmi3OK);
+	assert_int_equal(step(&w, 0, 0.1), fmi3OK);
+	get_params_back(&w, &p, got, &f);
+	assert_int_equal(got[0], INT8_MIN);
+	assert_int_equal(got[1], 0);
+	assert_int_equal(got[2], 0);
+	assert_true(f == tiny);
+	/* the high ends of the tunable ones between steps (UInt64: as far as an Integer goes) */
+	set_int(&w, p.i8, INT8_MAX, fmi3OK);
+	set_int(&w, p.u64, INT32_MAX, fmi3OK);
+	const double big = 0x1.fffffep+127; /* the largest Float32 */
+	assert_int_equal(w.api.set_float64(w.c, &p.f32, 1, &big, 1), fmi3OK);
+	assert_int_equal(step(&w, 0.1, 0.1), fmi3OK);
+	get_params_back(&w, &p, got, &f);
+	assert_int_equal(got[0], INT8_MAX);
+	assert_int_equal(got[2], INT32_MAX);
+	assert_true(f == big);
+	stop(&w);
+}
+
+/* The fixed UInt16 at its high end reaches the inner at initialization. */
+static void fmi3_wrapper__fixed_sized_parameter_at_its_high_end__reaches_the_inner(void **state)
+{
+	(void)state;
+	Fmu3 w;
+	fmi3Int32 got[3];
+	double f;
+	instantiate_wrapper(&w, OUT3_SIZED, "sized_sa");
+	SizedParams p = sized_params(&w);
+	set_int(&w, p.u16, UINT16_MAX, fmi3OK);
+	assert_int_equal(w.api.enter_init(w.c, fmi3False, 0, 0, fmi3False, 0), fmi3OK);
+	assert_int_equal(w.api.exit_init(w.c), fmi3OK);
+	assert_int_equal(step(&w, 0, 0.1), fmi3OK);
+	get_params_back(&w, &p, got, &f);
+	assert_int_equal(got[0], -5); /* the others at their start values */
+	assert_int_equal(got[1], UINT16_MAX);
+	assert_int_equal(got[2], 3);
+	assert_true(f == (double)0.1f);
+	stop(&w);
+}
+
+static void assert_logged(const char *what)
+{
+	if (!strstr(logged, what))
+		fail_msg("no message with '%s' in:\n%s", what, logged);
+}
+
+static void fmi3_wrapper__sized_parameter_out_of_range__error_naming_it(void **state)
+{
+	(void)state;
+	Fmu3 w;
+	instantiate_wrapper(&w, OUT3_SIZED, "sized_sa");
+	SizedParams p = sized_params(&w);
+	assert_int_equal(w.api.enter_init(w.c, fmi3False, 0, 0, fmi3False, 0), fmi3OK);
+	assert_int_equal(w.api.exit_init(w.c), fmi3OK);
+	/* a tunable one set between steps goes to the inner at once */
+	logged[0] = '\0';
+	set_int(&w, p.i8, INT8_MAX + 1, fmi3Error);
+	assert_logged("the value 128 for 'i8_p'");
+	assert_logged("does not fit Int8");
+	stop(&w);
+	instantiate_wrapper(&w, OUT3_SIZED, "sized_sa");
+	assert_int_equal(w.api.enter_init(w.c, fmi3False, 0, 0, fmi3False, 0), fmi3OK);
+	assert_int_equal(w.api.exit_init(w.c), fmi3OK);
+	logged[0] = '\0';
+	set_int(&w, p.u64, -1, fmi3Error);
+	assert_logged("the value -1 for 'u64_p'");
+	assert_logged("does not fit UInt64");
+	stop(&w);
+	/* the fixed one at initialization */
+	instantiate_wrapper(&w, OUT3_SIZED, "sized_sa");
+	set_int(&w, p.u16, UINT16_MAX + 1, fmi3OK);
+	logged[0] = '\0';
+	assert_int_equal(w.api.enter_init(w.c, fmi3False, 0, 0, fmi3False, 0), fmi3Error);
+	assert_logged("the value 65536 for 'u16_p'");
+	assert_logged("does not fit UInt16");
+	stop(&w);
+}
+
 /* ---- the same script built as FMI 2.0 -------------------------------------------------------- */
 
 static void fmi2_logger(fmi2ComponentEnvironment env, fmi2String name, fmi2Status status,
@@ -582,6 +719,11 @@ int main(void)
 			fmi3_wrapper__model_description__enumerations_declared_and_checked),
 		cmocka_unit_test(
 			fmi2_wrapper__enumeration_and_sized_types__same_outputs_as_the_bare_fmu),
+		cmocka_unit_test(
+			fmi3_wrapper__sized_parameters__ends_of_their_ranges_reach_the_inner),
+		cmocka_unit_test(
+			fmi3_wrapper__fixed_sized_parameter_at_its_high_end__reaches_the_inner),
+		cmocka_unit_test(fmi3_wrapper__sized_parameter_out_of_range__error_naming_it),
 	};
 	return cmocka_run_group_tests(tests, group_setup, NULL);
 }

@@ -1,7 +1,9 @@
 /* sized3 — alltypes3 without its Binary pair: every FMI 3.0 type an FMI 2.0 wrapper can
  * carry (Float32 ... UInt64, Boolean, String, Enumeration) passed straight through, each
  * output equal to its input.  An FMI 2.0 wrapper over alltypes3 is refused (FMI 2.0 has no
- * Binary), so the FMI 2.0 type tests wrap this one and compare it with the bare alltypes3. */
+ * Binary), so the FMI 2.0 type tests wrap this one and compare it with the bare alltypes3.
+ * Besides, parameters of sized types (Int8, UInt16 fixed, Float32, UInt64), each given back
+ * by an output of its own type, for the wrappers that expose them. */
 #include <stddef.h>
 
 #include "fmu3_kit.h"
@@ -22,6 +24,10 @@ typedef struct Sized {
 	fmi3Boolean bool_in, bool_out;
 	char str_in[KIT3_STRING_MAX], str_out[KIT3_STRING_MAX];
 	fmi3Int64 enum_in, enum_out;
+	fmi3Int8 i8_p, i8_p_out;
+	fmi3UInt16 u16_p, u16_p_out;
+	fmi3Float32 f32_p, f32_p_out;
+	fmi3UInt64 u64_p, u64_p_out;
 	fmi3Float64 time; /* unused: the kit answers time itself */
 } Sized;
 
@@ -30,6 +36,10 @@ static const Sized start = {
 	.str_out = "start",
 	.enum_in = 1,
 	.enum_out = 1,
+	.i8_p = -5,
+	.u16_p = 7,
+	.f32_p = 0.1f,
+	.u64_p = 3,
 };
 
 #define PAIR(name, vr, type)                                                              \
@@ -51,6 +61,14 @@ static const Kit3Var vars[] = {
 	PAIR(bool, 11, K3_BOOLEAN),
 	PAIR(str, 12, K3_STRING),
 	PAIR(enum, 14, K3_ENUM),
+	{"i8_p", 20, K3_INT8, K3_TUNABLE, offsetof(Sized, i8_p), 1},
+	{"u16_p", 21, K3_UINT16, K3_PARAMETER, offsetof(Sized, u16_p), 1},
+	{"f32_p", 22, K3_FLOAT32, K3_TUNABLE, offsetof(Sized, f32_p), 1},
+	{"u64_p", 23, K3_UINT64, K3_TUNABLE, offsetof(Sized, u64_p), 1},
+	{"i8_p_out", 120, K3_INT8, K3_OUTPUT, offsetof(Sized, i8_p_out), 1},
+	{"u16_p_out", 121, K3_UINT16, K3_OUTPUT, offsetof(Sized, u16_p_out), 1},
+	{"f32_p_out", 122, K3_FLOAT32, K3_OUTPUT, offsetof(Sized, f32_p_out), 1},
+	{"u64_p_out", 123, K3_UINT64, K3_OUTPUT, offsetof(Sized, u64_p_out), 1},
 };
 
 static fmi3Status calculate(Kit3Instance *k, void *state)
@@ -71,6 +89,10 @@ static fmi3Status calculate(Kit3Instance *k, void *state)
 	for (size_t i = 0; i < sizeof s->str_in; i++)
 		s->str_out[i] = s->str_in[i];
 	s->enum_out = s->enum_in;
+	s->i8_p_out = s->i8_p;
+	s->u16_p_out = s->u16_p;
+	s->f32_p_out = s->f32_p;
+	s->u64_p_out = s->u64_p;
 	return fmi3OK;
 }
 
