@@ -6,7 +6,9 @@
  * model description through fmi3_md_check; the same with the inner isolated (its types go
  * to the host process); the same script over sized3 (alltypes3 without its Binary pair,
  * which FMI 2.0 cannot carry) built as FMI 2.0, stepped through the suite's FMI 2.0
- * importer.  The Binary ports have a test of their own (test_e2e_binary3.c). */
+ * importer; sized3's parameters of sized types exposed by an FMI 3.0 wrapper, and bound to a
+ * param of the script (sized_bound_sa.sa), at the ends of their ranges and beyond.  The
+ * Binary ports have a test of their own (test_e2e_binary3.c). */
 #define _XOPEN_SOURCE 700
 #include <limits.h>
 #include <math.h>
@@ -33,6 +35,9 @@
 #define OUT2 "e2e-types3/fmi2"
 #define OUT3_ISOLATED "e2e-types3/fmi3-isolated"
 #define OUT3_SIZED "e2e-types3/fmi3-sized" /* SCRIPT2 as FMI 3.0: sized parameters */
+/* sized3's sized parameters bound to the script's param P */
+#define SCRIPT_BOUND "tests/e2e/types3/sized_bound_sa.sa"
+#define OUT3_BOUND "e2e-types3/fmi3-bound"
 #define ALLTYPES3_TOKEN "{3a1f7c20-5b8e-4d6a-9c31-7e2f0b4d8a61}"
 
 /* ---- building and loading ------------------------------------------------------------------ */
@@ -77,6 +82,8 @@ static int group_setup(void **state)
 		fail_msg("the FMI 2.0 build failed:\n%s", diag);
 	if (build_script(SCRIPT2, 3, OUT3_SIZED, NULL, diag, sizeof diag))
 		fail_msg("the FMI 3.0 build of %s failed:\n%s", SCRIPT2, diag);
+	if (build_script(SCRIPT_BOUND, 3, OUT3_BOUND, NULL, diag, sizeof diag))
+		fail_msg("the FMI 3.0 build of %s failed:\n%s", SCRIPT_BOUND, diag);
 	return 0;
 }
 
@@ -632,6 +639,48 @@ static void fmi3_wrapper__sized_parameter_out_of_range__error_naming_it(void **s
 	stop(&w);
 }
 
+/* The wrapper over sized3 with i8_p := P, u64_p := 2 * P and f32_p := P / 3.0, initialized
+ * with P = value (want: enter_init's status). */
+static void start_bound(Fmu3 *w, int value, fmi3Status want)
+{
+	instantiate_wrapper(w, OUT3_BOUND, "sized_bound_sa");
+	set_int(w, vr_of(w->dir, "P"), value, fmi3OK);
+	logged[0] = '\0';
+	assert_int_equal(w->api.enter_init(w->c, fmi3False, 0, 0, fmi3False, 0), want);
+	if (want == fmi3OK)
+		assert_int_equal(w->api.exit_init(w->c), fmi3OK);
+}
+
+static void fmi3_wrapper__bound_sized_parameters__reach_the_inner_range_checked(void **state)
+{
+	(void)state;
+	Fmu3 w;
+	fmi3Int32 got[3];
+	double f;
+	const int values[] = {100, INT8_MAX, 0};
+	for (int i = 0; i < 3; i++) {
+		start_bound(&w, values[i], fmi3OK);
+		SizedParams p = {0, 0, 0, 0, vr_of(w.dir, "i8_p_out"), vr_of(w.dir, "u16_p_out"),
+		                 vr_of(w.dir, "f32_p_out"), vr_of(w.dir, "u64_p_out")};
+		assert_int_equal(step(&w, 0, 0.1), fmi3OK);
+		get_params_back(&w, &p, got, &f);
+		assert_int_equal(got[0], values[i]);
+		assert_int_equal(got[1], 7); /* u16_p is not bound: its start value */
+		assert_int_equal(got[2], 2 * values[i]);
+		assert_true(f == (double)(float)(values[i] / 3.0));
+		stop(&w);
+	}
+	/* -1: i8_p takes it, u64_p cannot take -2 */
+	start_bound(&w, -1, fmi3Error);
+	assert_logged("the value -2 for 'u64_p'");
+	assert_logged("does not fit UInt64");
+	stop(&w);
+	start_bound(&w, INT8_MAX + 1, fmi3Error);
+	assert_logged("the value 128 for 'i8_p'");
+	assert_logged("does not fit Int8");
+	stop(&w);
+}
+
 /* ---- the same script built as FMI 2.0 -------------------------------------------------------- */
 
 static void fmi2_logger(fmi2ComponentEnvironment env, fmi2String name, fmi2Status status,
@@ -724,6 +773,8 @@ int main(void)
 		cmocka_unit_test(
 			fmi3_wrapper__fixed_sized_parameter_at_its_high_end__reaches_the_inner),
 		cmocka_unit_test(fmi3_wrapper__sized_parameter_out_of_range__error_naming_it),
+		cmocka_unit_test(
+			fmi3_wrapper__bound_sized_parameters__reach_the_inner_range_checked),
 	};
 	return cmocka_run_group_tests(tests, group_setup, NULL);
 }
