@@ -190,6 +190,8 @@ EmitLayout *emit_layout(Compilation *c, SaInfo *info);
  * (FMI 2.0), and returns how many. */
 void emit_find_binaries(Compilation *c, EmitLayout *l);
 int emit_binaries_refused(Compilation *c, const EmitLayout *l, int fmi_version);
+/* The FMI 3.0 value reference of a forwarded Binary: after the Strings. */
+uint32_t emit_binary_vr3(const EmitLayout *l, const EmitBinary *b);
 
 /* The FMI 3.0 value reference of l's variable numbered vr among those of its type: an FMI
  * 3.0 wrapper numbers all its variables in one sequence (emit_md.c says how), where an FMI

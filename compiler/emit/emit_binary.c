@@ -39,16 +39,43 @@ static bool name_taken(const EmitLayout *l, const char *name, int nbinaries)
 	return false;
 }
 
-/* One pass: inputs (want_input) or outputs of every FMI 3.0 inner, in declaration order. */
+uint32_t emit_binary_vr3(const EmitLayout *l, const EmitBinary *b)
+{
+	return l->nreal + 1 + l->ninteger + l->nboolean + l->nstring + b->vr;
+}
+
+/* The Binary variables of inner adaptation in (built in the same run: its forwarded ports,
+ * as its FMI 3.0 model description gives them), as an FMU's variables; *n how many. */
+static const FmuVar *adaptation_binaries(Compilation *c, const Inner *in, int *n)
+{
+	const EmitLayout *sub = in->adaptation ? emit_layout(c, in->adaptation->info) : NULL;
+	*n = sub ? sub->nbinaries : 0;
+	if (!*n)
+		return NULL;
+	FmuVar *vars = arena_alloc(c->arena, (size_t)*n * sizeof *vars);
+	for (int i = 0; i < *n; i++) {
+		const EmitBinary *b = &sub->binaries[i];
+		vars[i] = *b->var;
+		vars[i].name = (char *)b->name;
+		vars[i].vr = emit_binary_vr3(sub, b);
+		vars[i].max_size = b->max_size;
+		vars[i].start = b->is_input ? b->var->start : NULL;
+	}
+	return vars;
+}
+
+/* One pass: inputs (want_input) or outputs of every inner (an FMI 3.0 FMU, or an adaptation
+ * of the same build that forwards Binaries itself), in declaration order. */
 static void find_direction(Compilation *c, EmitLayout *l, bool want_input)
 {
 	const SaInfo *info = l->info;
 	for (int f = 0; f < info->ninners; f++) {
 		const Inner *in = info->inners[f];
-		const FmuInfo *fmu = in->fmu;
+		int nvars = in->fmu ? in->fmu->nvars : 0;
+		const FmuVar *vars = in->fmu ? in->fmu->vars : adaptation_binaries(c, in, &nvars);
 		int index = 0;
-		for (int k = 0; fmu && k < fmu->nvars; k++) {
-			const FmuVar *v = &fmu->vars[k];
+		for (int k = 0; vars && k < nvars; k++) {
+			const FmuVar *v = &vars[k];
 			if (v->type != FT_BINARY || v->ndims > 0 ||
 			    v->causality != (want_input ? CAUS_INPUT : CAUS_OUTPUT))
 				continue;
@@ -72,9 +99,11 @@ void emit_find_binaries(Compilation *c, EmitLayout *l)
 {
 	int n = 0;
 	for (int f = 0; f < l->info->ninners; f++) {
-		const FmuInfo *fmu = l->info->inners[f]->fmu;
-		for (int k = 0; fmu && k < fmu->nvars; k++)
-			n += fmu->vars[k].type == FT_BINARY;
+		const Inner *in = l->info->inners[f];
+		const EmitLayout *sub = in->adaptation ? emit_layout(c, in->adaptation->info) : NULL;
+		for (int k = 0; in->fmu && k < in->fmu->nvars; k++)
+			n += in->fmu->vars[k].type == FT_BINARY;
+		n += sub ? sub->nbinaries : 0;
 	}
 	l->binaries = arena_alloc(c->arena, (size_t)(n + 1) * sizeof *l->binaries);
 	l->nbinaries = 0;

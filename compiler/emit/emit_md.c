@@ -492,16 +492,11 @@ static void write_variable3(Md *md, const EmitLayout *l, const EmitVar *v)
 /* An inner's Binary port forwarded (EmitLayout.binaries): numbered after the Strings, with
  * the inner's mimeType and the wrapper's maxSize, an input's start in hexadecimal as the
  * inner gives it. */
-static uint32_t binary_vr3(const EmitLayout *l, const EmitBinary *b)
-{
-	return l->nreal + 1 + l->ninteger + l->nboolean + l->nstring + b->vr;
-}
-
 static void write_binary3(Md *md, const EmitLayout *l, const EmitBinary *b)
 {
 	start(md, "Binary");
 	attr(md, "name", b->name);
-	attr_int(md, "valueReference", binary_vr3(l, b));
+	attr_int(md, "valueReference", emit_binary_vr3(l, b));
 	attr(md, "description", b->var->description ? b->var->description
 	                         : b->is_input ? "forwarded to the inner fmu" : "forwarded from the inner fmu");
 	attr(md, "causality", b->is_input ? "input" : "output");
@@ -538,7 +533,7 @@ static void write_unknowns3(Md *md, const EmitLayout *l, const char *element, bo
 		vr_list(&deps, &kinds, l, emit_inputs(l), l->ninputs);
 	for (int i = 0; i < l->nbinaries && l->mealy; i++)
 		if (l->binaries[i].is_input) {
-			sb_printf(&deps, "%s%u", deps.len ? " " : "", (unsigned)binary_vr3(l, &l->binaries[i]));
+			sb_printf(&deps, "%s%u", deps.len ? " " : "", (unsigned)emit_binary_vr3(l, &l->binaries[i]));
 			sb_printf(&kinds, "%sdependent", kinds.len ? " " : "");
 		}
 	if (initial)
@@ -548,7 +543,7 @@ static void write_unknowns3(Md *md, const EmitLayout *l, const char *element, bo
 			continue;
 		start(md, element);
 		attr_int(md, "valueReference", i < l->noutputs ? vr3(l, &emit_outputs(l)[i])
-		                               : binary_vr3(l, &l->binaries[i - l->noutputs]));
+		                               : emit_binary_vr3(l, &l->binaries[i - l->noutputs]));
 		attr(md, "dependencies", sb_str(&deps));
 		if (deps.len && !initial)
 			attr(md, "dependenciesKind", sb_str(&kinds));

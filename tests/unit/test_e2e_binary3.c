@@ -4,8 +4,9 @@
  * stepped through the suite's minimal FMI 3.0 importer beside the bare FMU: bin_out
  * byte-identical to the bare FMU's and to what was set (zero bytes, the empty value, the
  * largest one), FMU states got, set, serialized and restored, a value longer than maxSize an
- * error naming the port and the size, the model description through fmi3_md_check, and the
- * same script built as FMI 2.0 an error naming the port and the inner. */
+ * error naming the port and the size, the model description through fmi3_md_check, the
+ * same script built as FMI 2.0 an error naming the port and the inner; and a wrapper over
+ * that wrapper (built in the same run) forwarding them again. */
 #define _XOPEN_SOURCE 700
 #include <limits.h>
 #include <setjmp.h>
@@ -27,19 +28,23 @@
 #define OUT3 "e2e-binary3/fmi3"
 #define OUT3_ISOLATED "e2e-binary3/fmi3-isolated"
 #define OUT2 "e2e-binary3/fmi2"
+/* a pass-through over a pass-through of alltypes3, built in one run */
+#define SCRIPT_NESTED "tests/e2e/types3/nested_binary_sa.sa"
+#define OUT3_NESTED "e2e-binary3/nested"
 #define ALLTYPES3_TOKEN "{3a1f7c20-5b8e-4d6a-9c31-7e2f0b4d8a61}"
 #define MAX_SIZE 64 /* alltypes3's maxSize of bin_in and bin_out */
 
-/* Builds SCRIPT as FMI `version` into BUILD/<sub>/ (isolate: NULL or "all"); the number of
+/* Builds script as FMI `version` into BUILD/<sub>/ (isolate: NULL or "all"); the number of
  * errors, the diagnostics into diag. */
-static int build(int version, const char *sub, const char *isolate, char *diag, size_t size)
+static int build_script(const char *script, int version, const char *sub, const char *isolate,
+                        char *diag, size_t size)
 {
 	char out[PATH_MAX], fmus3[PATH_MAX];
 	snprintf(out, sizeof out, "%s/%s", test_build_dir(), sub);
 	snprintf(fmus3, sizeof fmus3, "%s/fmus3", test_build_dir());
 	TestRun *t = tr_new();
 	drv_add_fmu_dir(t->c, fmus3);
-	Module *m = drv_load(t->c, SCRIPT);
+	Module *m = drv_load(t->c, script);
 	assert_non_null(m);
 	int errors = drv_explicit(t->c, m, NULL);
 	if (!errors) {
@@ -51,6 +56,11 @@ static int build(int version, const char *sub, const char *isolate, char *diag, 
 	return errors;
 }
 
+static int build(int version, const char *sub, const char *isolate, char *diag, size_t size)
+{
+	return build_script(SCRIPT, version, sub, isolate, diag, size);
+}
+
 static int group_setup(void **state)
 {
 	(void)state;
@@ -59,6 +69,8 @@ static int group_setup(void **state)
 		fail_msg("the FMI 3.0 build failed:\n%s", diag);
 	if (build(3, OUT3_ISOLATED, "all", diag, sizeof diag))
 		fail_msg("the isolated FMI 3.0 build failed:\n%s", diag);
+	if (build_script(SCRIPT_NESTED, 3, OUT3_NESTED, NULL, diag, sizeof diag))
+		fail_msg("the nested FMI 3.0 build failed:\n%s", diag);
 	return 0;
 }
 
@@ -79,14 +91,14 @@ typedef struct Fmu3 {
 	fmi3ValueReference in, out; /* bin_in, bin_out */
 } Fmu3;
 
-static void start_wrapper(Fmu3 *f, const char *sub)
+static void start_wrapper_named(Fmu3 *f, const char *sub, const char *id)
 {
 	char lib[2 * PATH_MAX], token[64], resources[PATH_MAX + 16];
-	unpack(sub, "alltypes_sa", f->dir);
+	unpack(sub, id, f->dir);
 	assert_true(md_attr(f->dir, "instantiationToken", "instantiationToken", token,
 	                    sizeof token));
 	snprintf(resources, sizeof resources, "%s/resources/", f->dir);
-	snprintf(lib, sizeof lib, "%s/binaries/x86_64-linux/alltypes_sa.so", f->dir);
+	snprintf(lib, sizeof lib, "%s/binaries/x86_64-linux/%s.so", f->dir, id);
 	fmi3_import(&f->api, lib);
 	f->c = f->api.instantiate("w", token, resources, fmi3False, fmi3False, fmi3False,
 	                          fmi3False, NULL, 0, NULL, logger3, NULL);
@@ -95,6 +107,11 @@ static void start_wrapper(Fmu3 *f, const char *sub)
 	f->out = vr_of(f->dir, "bin_out");
 	assert_int_equal(f->api.enter_init(f->c, fmi3False, 0, 0, fmi3False, 0), fmi3OK);
 	assert_int_equal(f->api.exit_init(f->c), fmi3OK);
+}
+
+static void start_wrapper(Fmu3 *f, const char *sub)
+{
+	start_wrapper_named(f, sub, "alltypes_sa");
 }
 
 static void start_bare(Fmu3 *f)
@@ -192,10 +209,10 @@ static void assert_same(const Bytes *a, const Bytes *b)
 
 #define NSTEPS 12
 
-static void compare_with_bare(const char *sub)
+static void compare_with_bare_named(const char *sub, const char *id)
 {
 	Fmu3 w, b;
-	start_wrapper(&w, sub);
+	start_wrapper_named(&w, sub, id);
 	start_bare(&b);
 	/* before any set, both give the start value back: the bytes 0xca 0xfe */
 	Bytes ow = get_bin(&w), ob = get_bin(&b);
@@ -217,6 +234,11 @@ static void compare_with_bare(const char *sub)
 	stop(&b);
 }
 
+static void compare_with_bare(const char *sub)
+{
+	compare_with_bare_named(sub, "alltypes_sa");
+}
+
 static void fmi3_wrapper__binary_output__byte_identical_to_the_bare_fmu(void **state)
 {
 	(void)state;
@@ -227,6 +249,12 @@ static void isolated_inner__binary_output__byte_identical_to_the_bare_fmu(void *
 {
 	(void)state;
 	compare_with_bare(OUT3_ISOLATED);
+}
+
+static void wrapper_of_a_wrapper__binary_output__byte_identical_to_the_bare_fmu(void **state)
+{
+	(void)state;
+	compare_with_bare_named(OUT3_NESTED, "outer_sa");
 }
 
 /* A Mealy wrapper's output follows an input set after the step (G): the inner gets it. */
@@ -403,6 +431,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(fmi3_wrapper__binary_output__byte_identical_to_the_bare_fmu),
 		cmocka_unit_test(isolated_inner__binary_output__byte_identical_to_the_bare_fmu),
+		cmocka_unit_test(
+			wrapper_of_a_wrapper__binary_output__byte_identical_to_the_bare_fmu),
 		cmocka_unit_test(fmi3_wrapper__binary_set_between_steps__the_get_sees_it),
 		cmocka_unit_test(fmi3_wrapper__states_get_set_serialize__same_binaries_again),
 		cmocka_unit_test(isolated_inner__states_get_set_serialize__same_binaries_again),
