@@ -131,11 +131,14 @@ SartStatus sart_core_set_binaries(void *instance, const SartVr vr[], size_t n,
 	size_t i;
 	for (i = 0; i < n; i++) {
 		SartVr k = vr[i];
-		if (k >= sart_model.nvr[SART_BINARY] || vars[k].kind == SART_VAR_OUTPUT) {
-			sart_wlog(w, SART_ERROR, k >= sart_model.nvr[SART_BINARY]
-			          ? "%s: unknown value reference %u%s" : "%s: value reference %u ('%s') "
-			          "is an output", call->name, k,
-			          k >= sart_model.nvr[SART_BINARY] ? "" : vars[k].name);
+		if (k >= sart_model.nvr[SART_BINARY]) {
+			sart_wlog(w, SART_ERROR, "%s: unknown value reference %u", call->name, k);
+			r = SART_ERROR;
+			break;
+		}
+		if (vars[k].kind == SART_VAR_OUTPUT) {
+			sart_wlog(w, SART_ERROR, "%s: value reference %u ('%s') is an output", call->name,
+			          k, vars[k].name);
 			r = SART_ERROR;
 			break;
 		}

@@ -497,8 +497,10 @@ static void write_binary3(Md *md, const EmitLayout *l, const EmitBinary *b)
 	start(md, "Binary");
 	attr(md, "name", b->name);
 	attr_int(md, "valueReference", emit_binary_vr3(l, b));
-	attr(md, "description", b->var->description ? b->var->description
-	                         : b->is_input ? "forwarded to the inner fmu" : "forwarded from the inner fmu");
+	char why[160];
+	snprintf(why, sizeof why, "forwarded %s the Binary %s of inner fmu '%s'",
+	         b->is_input ? "to" : "from", b->is_input ? "input" : "output", b->inner->name);
+	attr(md, "description", b->var->description ? b->var->description : why);
 	attr(md, "causality", b->is_input ? "input" : "output");
 	attr(md, "variability", "discrete");
 	if (b->var->mime_type)
@@ -533,7 +535,8 @@ static void write_unknowns3(Md *md, const EmitLayout *l, const char *element, bo
 		vr_list(&deps, &kinds, l, emit_inputs(l), l->ninputs);
 	for (int i = 0; i < l->nbinaries && l->mealy; i++)
 		if (l->binaries[i].is_input) {
-			sb_printf(&deps, "%s%u", deps.len ? " " : "", (unsigned)emit_binary_vr3(l, &l->binaries[i]));
+			sb_printf(&deps, "%s%u", deps.len ? " " : "",
+			          (unsigned)emit_binary_vr3(l, &l->binaries[i]));
 			sb_printf(&kinds, "%sdependent", kinds.len ? " " : "");
 		}
 	if (initial)
