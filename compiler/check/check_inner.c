@@ -190,6 +190,12 @@ static void ports_from_fmu(Ctx *x, Inner *in, Node *decl_in, Node *decl_out)
 					  "element, without a wrapper");
 				continue;
 			}
+			if (v->type == FT_BINARY) {
+				diag_error(x->c->diag, p->loc, "port '%s' of inner fmu '%s' is a Binary, which "
+					   "a script cannot declare or rename", var, in->name);
+				diag_note(x->c->diag, p->loc, "an FMI 3.0 wrapper passes it through as it is");
+				continue;
+			}
 			if (taken[idx]) {
 				diag_error(x->c->diag, p->loc, "port '%s' of inner fmu '%s' declared twice",
 					   var, in->name);
