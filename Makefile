@@ -410,6 +410,10 @@ $(BUILD)/tests/test_e2e_wrapper3: | $(SACC) $(FMUS) $(FMI3_MD_CHECK)
 # itself from tests/e2e/types3/alltypes_sa.sa over build/fmus3/alltypes3.fmu).
 $(BUILD)/tests/test_e2e_types3: | $(SACC) $(FMUS3) $(FMI3_MD_CHECK)
 
+# An FMI 3.0 inner's Binary ports forwarded (tests/unit/test_e2e_binary3.c builds the same
+# pass-through into BUILD/e2e-binary3/, in process and isolated).
+$(BUILD)/tests/test_e2e_binary3: | $(SACC) $(FMUS3) $(FMI3_MD_CHECK) $(FMU_HOST)
+
 # String ports through wrappers of both versions (tests/unit/test_e2e_strings.c builds them
 # itself from tests/e2e/strings_sa.sa, as test_e2e_wrapper3 does).
 $(BUILD)/tests/test_e2e_strings: | $(SACC) $(FMUS) $(FMI3_MD_CHECK)

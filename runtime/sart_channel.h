@@ -20,7 +20,7 @@
 #include "sart_inner.h"
 
 #define SART_CHAN_MAGIC 0x48434153u /* "SACH" */
-#define SART_CHAN_VERSION 1u
+#define SART_CHAN_VERSION 2u
 #define SART_CHAN_LOG_BYTES ((size_t)64 << 10)
 #define SART_CHAN_MIN_SIZE ((size_t)64 << 10) /* below this, not a usable slot */
 

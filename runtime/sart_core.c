@@ -416,7 +416,8 @@ static void plan_inner(SartWrapper *w, unsigned f)
 	}
 	pl->only_real = !im->in[SART_INTEGER].n && !im->in[SART_BOOLEAN].n &&
 	                !im->out[SART_INTEGER].n && !im->out[SART_BOOLEAN].n &&
-	                !im->in[SART_STRING].n && !im->out[SART_STRING].n;
+	                !im->in[SART_STRING].n && !im->out[SART_STRING].n &&
+	                !im->in[SART_BINARY].n && !im->out[SART_BINARY].n;
 	pl->rin = im->in[SART_REAL].n ? &im->in[SART_REAL] : NULL;
 	pl->rout = im->out[SART_REAL].n ? &im->out[SART_REAL] : NULL;
 }

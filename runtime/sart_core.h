@@ -142,6 +142,15 @@ SartStatus sart_core_get_strings(void *instance, const SartVr vr[], size_t n, co
                                  const SartCall *call);
 SartStatus sart_core_set_strings(void *instance, const SartVr vr[], size_t n,
                                  const char *const v[], const SartCall *call);
+/* Binaries (sart_binary.c), as Strings: a get gives sizes and pointers into the wrapper's
+ * own copies, valid until the next call on the instance; a set copies each value (one
+ * longer than its variable's maxSize, SartModel.binary_max, is an error naming the variable
+ * and the size). */
+SartStatus sart_core_get_binaries(void *instance, const SartVr vr[], size_t n, size_t sizes[],
+                                  const unsigned char *v[], const SartCall *call);
+SartStatus sart_core_set_binaries(void *instance, const SartVr vr[], size_t n,
+                                  const size_t sizes[], const unsigned char *const v[],
+                                  const SartCall *call);
 /* First derivatives of Real inputs for the next step (order[i] must be 1). */
 SartStatus sart_core_set_input_derivatives(SartWrapper *w, const SartVr vr[], size_t n,
                                            const int order[], const double value[],

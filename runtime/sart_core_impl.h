@@ -218,6 +218,10 @@ void sart_visit_inners(SartWrapper *w, unsigned char *s);
  * when that failed. */
 int sart_flush_strings(SartWrapper *w, unsigned char *s, unsigned f);
 int sart_read_strings(SartWrapper *w, unsigned char *s, unsigned f);
+/* The same for an inner's Binary ports (sart_binary.c): every Binary input is set before
+ * each step, as it holds whatever the importer set last. */
+int sart_flush_binaries(SartWrapper *w, unsigned char *s, unsigned f);
+int sart_read_binaries(SartWrapper *w, unsigned char *s, unsigned f);
 /* The Storage's String k of a port group at offset off. */
 static inline char *sart_string_at(unsigned char *s, size_t off, unsigned k)
 {

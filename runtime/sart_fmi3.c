@@ -59,6 +59,8 @@ static const SartCall SET_INT64 = {"fmi3SetInt64", SET};
 static const SartCall GET_BOOLEAN = {"fmi3GetBoolean", GET};
 static const SartCall GET_STRING = {"fmi3GetString", GET};
 static const SartCall SET_STRING = {"fmi3SetString", SET};
+static const SartCall GET_BINARY = {"fmi3GetBinary", GET};
+static const SartCall SET_BINARY = {"fmi3SetBinary", SET};
 static const SartCall SET_BOOLEAN = {"fmi3SetBoolean", SET};
 static const SartCall GET_OTHER = {"fmi3Get", GET}; /* the types the wrapper has none of */
 static const SartCall SET_OTHER = {"fmi3Set", SET};
@@ -307,10 +309,12 @@ fmi3Status fmi3SetFloat64(fmi3Instance instance, const fmi3ValueReference vr[], 
 static unsigned first_vr(SartType t)
 {
 	unsigned base = sart_model.nvr[SART_REAL] + 1;
-	if (t == SART_BOOLEAN || t == SART_STRING)
+	if (t == SART_BOOLEAN || t == SART_STRING || t == SART_BINARY)
 		base += sart_model.nvr[SART_INTEGER];
-	if (t == SART_STRING)
+	if (t == SART_STRING || t == SART_BINARY)
 		base += sart_model.nvr[SART_BOOLEAN];
+	if (t == SART_BINARY)
+		base += sart_model.nvr[SART_STRING];
 	return base;
 }
 
@@ -529,18 +533,46 @@ NO_SUCH_TYPE(UInt32, fmi3UInt32)
 NO_SUCH_TYPE(UInt64, fmi3UInt64)
 #undef NO_SUCH_TYPE
 
+/* Binaries (the inners' passed through): sizes and pointers into the wrapper's own copies,
+ * valid until the next call on the instance. */
 fmi3Status fmi3GetBinary(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr,
                          size_t valueSizes[], fmi3Binary values[], size_t nValues)
 {
-	(void)vr, (void)valueSizes, (void)values, (void)nValues;
-	return no_such_type(instance, &GET_OTHER, "fmi3GetBinary", "Binary", nvr);
+	SartVr cvr[CHUNK];
+	SartStatus st = SART_OK;
+	if (!sart_model.nvr[SART_BINARY])
+		return no_such_type(instance, &GET_OTHER, "fmi3GetBinary", "Binary", nvr);
+	if (bad_arguments(instance, &GET_BINARY, vr, nvr, values, nValues) ||
+	    bad_arguments(instance, &GET_BINARY, vr, nvr, valueSizes, nValues))
+		return fmi3Error;
+	for (size_t at = 0; at < nvr && st < SART_ERROR; at += CHUNK) {
+		size_t n = nvr - at < CHUNK ? nvr - at : CHUNK;
+		if (translate(instance, &GET_BINARY, SART_BINARY, vr + at, n, cvr) != SART_OK)
+			return fmi3Error;
+		st = worse(st, sart_core_get_binaries(instance, cvr, n, valueSizes + at,
+		                                      values + at, &GET_BINARY));
+	}
+	return (fmi3Status)st;
 }
 
 fmi3Status fmi3SetBinary(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr,
                          const size_t valueSizes[], const fmi3Binary values[], size_t nValues)
 {
-	(void)vr, (void)valueSizes, (void)values, (void)nValues;
-	return no_such_type(instance, &SET_OTHER, "fmi3SetBinary", "Binary", nvr);
+	SartVr cvr[CHUNK];
+	SartStatus st = SART_OK;
+	if (!sart_model.nvr[SART_BINARY])
+		return no_such_type(instance, &SET_OTHER, "fmi3SetBinary", "Binary", nvr);
+	if (bad_arguments(instance, &SET_BINARY, vr, nvr, values, nValues) ||
+	    bad_arguments(instance, &SET_BINARY, vr, nvr, valueSizes, nValues))
+		return fmi3Error;
+	for (size_t at = 0; at < nvr && st < SART_ERROR; at += CHUNK) {
+		size_t n = nvr - at < CHUNK ? nvr - at : CHUNK;
+		if (translate(instance, &SET_BINARY, SART_BINARY, vr + at, n, cvr) != SART_OK)
+			return fmi3Error;
+		st = worse(st, sart_core_set_binaries(instance, cvr, n, valueSizes + at,
+		                                      values + at, &SET_BINARY));
+	}
+	return (fmi3Status)st;
 }
 
 fmi3Status fmi3GetClock(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr,

@@ -112,6 +112,8 @@ static int flush_inputs(SartWrapper *w, unsigned char *s, unsigned f)
 			flush_real(w, s, f, &sart_model.inners[f].in[SART_REAL]);
 		else if (pl->in[i] == SART_STRING)
 			sart_flush_strings(w, s, f);
+		else if (pl->in[i] == SART_BINARY)
+			sart_flush_binaries(w, s, f);
 		else
 			flush_ints(w, s, f, pl->in[i]);
 	}
@@ -166,8 +168,8 @@ static int read_outputs(SartWrapper *w, unsigned char *s, unsigned f)
 			if (!read_real(w, s, f, p))
 				return 0;
 			continue;
-		} else if (t == SART_STRING) {
-			if (!sart_read_strings(w, s, f))
+		} else if (t == SART_STRING || t == SART_BINARY) {
+			if (!(t == SART_STRING ? sart_read_strings : sart_read_binaries)(w, s, f))
 				return 0;
 			continue;
 		} else if (t == SART_INTEGER)

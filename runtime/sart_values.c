@@ -9,7 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const type_name[SART_NTYPES] = {"Real", "Integer", "Boolean", "String"};
+static const char *const type_name[SART_NTYPES] = {"Real", "Integer", "Boolean", "String",
+                                                            "Binary"};
 
 /* Logs a get or set call with its value references and values (logFmiCalls). */
 static void log_values(SartWrapper *w, const char *fn, SartType t, const SartVr vr[],

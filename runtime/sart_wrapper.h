@@ -55,9 +55,10 @@
 #include "sart_inner.h"
 
 /* The variable types the wrapper exchanges.  Booleans are ints holding 0 or 1, as
- * FMI's; Integers are ints; Strings are char arrays of SART_STRING_CAP bytes. */
+ * FMI's; Integers are ints; Strings are char arrays of SART_STRING_CAP bytes; Binaries are
+ * SartBinary values, only forwarded between the importer and an inner FMU (FMI 3.0). */
 typedef enum SartType {
-	SART_REAL, SART_INTEGER, SART_BOOLEAN, SART_STRING, SART_NTYPES
+	SART_REAL, SART_INTEGER, SART_BOOLEAN, SART_STRING, SART_BINARY, SART_NTYPES
 } SartType;
 
 /* The bytes of one String in the Storage, its terminating NUL included: a longer value
@@ -67,6 +68,20 @@ typedef enum SartType {
 #ifndef SART_STRING_CAP
 #define SART_STRING_CAP 1024
 #endif
+
+/* The bytes a Binary holds at most in the Storage (where it lives whole, as a String does,
+ * so that copies of the Storage carry it): a longer value is an error naming the variable
+ * and its size, never cut short.  An inner's smaller maxSize is the wrapper's variable's
+ * (SartModel.binary_max).  A build may raise it as SART_STRING_CAP. */
+#ifndef SART_BINARY_CAP
+#define SART_BINARY_CAP 4096
+#endif
+
+/* One Binary value: size bytes of data (zero bytes included: it is no C string). */
+typedef struct SartBinary {
+	size_t size;
+	unsigned char data[SART_BINARY_CAP];
+} SartBinary;
 
 /* One FMI type's ports of an inner FMU, in one direction, as the runtime reaches them in
  * the Storage: n values (double for SART_REAL, char[SART_STRING_CAP] for SART_STRING,
@@ -302,6 +317,11 @@ typedef struct SartModel {
 	SartStatus (*set_real)(void *instance, const SartVr vr[], size_t n, const double v[]);
 	SartStatus (*get_real)(void *instance, const SartVr vr[], size_t n, double v[]);
 	SartStatus (*do_step)(void *instance, double t, double H, int no_set_prior);
+
+	/* Per Binary value reference (vars[SART_BINARY]), the most bytes its value may hold:
+	 * the inner's maxSize when it gives one below SART_BINARY_CAP, else the cap.  NULL
+	 * (omitted) when the wrapper has no Binary. */
+	const size_t *binary_max;
 } SartModel;
 
 /* Defined by the emitted code; hidden, so that the runtime and the skins reach it without
@@ -495,6 +515,9 @@ void sart_set_string(SartWrapper *w, char *dst, const char *src, const char *wha
 void sart_init_string(char *dst, const char *src);
 /* Whether two Strings are equal (the language's == on Strings). */
 int sart_string_eq(const char *a, const char *b);
+
+/* A Binary's start value (the compiler has checked that it fits). */
+void sart_init_binary(SartBinary *dst, const void *src, size_t size);
 
 /* Integer helpers for floor/ceil/round (results that do not fit an int fail the step
  * with a message naming the rule's source location). */

@@ -190,6 +190,12 @@ static void ports_from_fmu(Ctx *x, Inner *in, Node *decl_in, Node *decl_out)
 					  "element, without a wrapper");
 				continue;
 			}
+			if (v->type == FT_BINARY) {
+				diag_error(x->c->diag, p->loc, "port '%s' of inner fmu '%s' is a Binary, which "
+					   "a script cannot declare or rename", var, in->name);
+				diag_note(x->c->diag, p->loc, "an FMI 3.0 wrapper passes it through as it is");
+				continue;
+			}
 			if (taken[idx]) {
 				diag_error(x->c->diag, p->loc, "port '%s' of inner fmu '%s' declared twice",
 					   var, in->name);
@@ -212,7 +218,8 @@ static void ports_from_fmu(Ctx *x, Inner *in, Node *decl_in, Node *decl_out)
 			continue;
 		SaType t = chk_fmu_sa_type(v->type);
 		if (t == TY_NONE || v->ndims > 0)
-			continue; /* Binary, Clock and array ports are not reachable from the language */
+			continue; /* Binary, Clock and array ports are not reachable from the language
+			           * (an FMI 3.0 wrapper forwards Binary ports: emit_binary.c) */
 		Node *p = make_port_decl(x, in->decl->loc, v->name, t, v->unit);
 		add_port(x, in, (InnerPort){p, v->name, v->name, t, v->unit,
 					    v->causality == CAUS_INPUT, i});

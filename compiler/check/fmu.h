@@ -83,6 +83,9 @@ typedef struct FmuVar {
 	struct FmuDim *dims;
 	int ndims;
 	long long nelems;
+	/* FMI 3 Binary: its mimeType (NULL when absent) and maxSize (-1 when absent). */
+	char *mime_type;
+	long long max_size;
 } FmuVar;
 
 /* One <Dimension>: a fixed size (start) or the structural parameter that gives it. */

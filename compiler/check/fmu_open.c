@@ -190,6 +190,7 @@ void fmu_free(FmuInfo *f)
 		free(v->start);
 		free(v->unit);
 		free(v->declared_type);
+		free(v->mime_type);
 		free(v->description);
 		free(v->dims);
 	}

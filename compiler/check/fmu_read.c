@@ -623,6 +623,14 @@ static void read_type_attrs(Reader *r, const xmlNode *te, FmuVar *v)
 		err_at(r, te, "enumeration variable '%s' lacks the required attribute 'declaredType'",
 		       v->name ? v->name : "?");
 	}
+	v->max_size = -1;
+	if (v->type == FT_BINARY) {
+		unsigned long long max = 0;
+		bool has_max = false;
+		v->mime_type = attr(r, te, "mimeType");
+		if (attr_uint(r, te, "maxSize", LLONG_MAX, &max, &has_max) && has_max)
+			v->max_size = (long long)max;
+	}
 	v->start = attr(r, te, "start");
 	if (!v->start && r->fmu->version == FMI_V3) {
 		/* FMI 3 String and Binary give their start values as <Start value=".."/>, one per

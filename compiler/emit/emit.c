@@ -750,8 +750,10 @@ static SaType fmu_param_type(const FmuVar *v)
 	    (v->variability != VAR_FIXED && v->variability != VAR_TUNABLE) || v->ndims > 0)
 		return TY_NONE; /* an array parameter keeps its start values */
 	switch (v->type) {
-	case FT_REAL: return TY_REAL;
-	case FT_INTEGER:
+	case FT_REAL:
+	case FT_FLOAT32: return TY_REAL;
+	case FT_INTEGER: case FT_INT8: case FT_UINT8: case FT_INT16: case FT_UINT16:
+	case FT_UINT32: case FT_INT64: case FT_UINT64:
 	case FT_ENUMERATION: return TY_INTEGER;
 	case FT_BOOLEAN: return TY_BOOL;
 	case FT_STRING: return v->ndims > 0 ? TY_NONE : TY_STRING;
@@ -852,8 +854,13 @@ static void add_inner_params(Compilation *c, EmitLayout *l, int f)
 				bind(l, f, b, t, fv->vr);
 				continue;
 			}
+			EmitValue start = fmu_start(fv->start, t);
+			if (fv->type == FT_FLOAT32 && fv->start)
+				start.r = strtof(fv->start, NULL); /* the inner's own start, exactly */
+			if (t == TY_INTEGER && (start.i < INT_MIN || start.i > INT_MAX))
+				continue; /* an Integer cannot hold it: the inner keeps its start value */
 			EmitVar from = {.type = t, .variability = fv->variability,
-			                .start = fmu_start(fv->start, t), .inner_vr = fv->vr,
+			                .start = start, .inner_vr = fv->vr,
 			                .unit = t == TY_REAL ? fv->unit : NULL,
 			                .description = fv->description,
 			                .enumeration = fv->type == FT_ENUMERATION ? k + 1 : 0};
@@ -1095,6 +1102,7 @@ EmitLayout *emit_layout(Compilation *c, SaInfo *info)
 		add_inner_params(c, l, f);
 	place_bindings(l);
 	find_enums(c, l);
+	emit_find_binaries(c, l);
 	if (diag_errors(c->diag) != before || !add_units(c, l))
 		return NULL;
 	if (!emit_guid(c, info, l->guid)) {
@@ -1149,7 +1157,8 @@ int emit_module(Compilation *c, Module *m, const char *dir)
 				   strerror(errno));
 			continue;
 		}
-		if (emit_md_to_file(c, l, arena_printf(c->arena, "%s/modelDescription.xml", sub)) == 0)
+		if (emit_binaries_refused(c, l, 2) == 0 &&
+		    emit_md_to_file(c, l, arena_printf(c->arena, "%s/modelDescription.xml", sub)) == 0)
 			emit_c_to_dir(c, l, sub);
 	}
 	return diag_errors(c->diag) - before;

@@ -98,6 +98,21 @@ typedef struct EmitBinding {
 	int slot;                /* its place in the Storage's inner_param_<type> array */
 } EmitBinding;
 
+/* An FMI 3.0 inner's Binary port the wrapper forwards whole (emit_binary.c): an input the
+ * script does not feed, an output when the script declares no output ports, as the
+ * explicit form passes other ports through.  Not a language variable: rules cannot name
+ * it, and only an FMI 3.0 wrapper can carry it. */
+typedef struct EmitBinary {
+	const char *name;        /* the wrapper's variable: the inner's port name */
+	const Inner *inner;
+	int inner_index;         /* in info->inners */
+	const FmuVar *var;       /* the inner's variable (vr, start, mimeType, maxSize) */
+	bool is_input;
+	uint32_t vr;             /* 0..nbinaries-1: the wrapper's Binary value references */
+	int index;               /* in the inner's Binary port group of its direction */
+	long long max_size;      /* the wrapper variable's maxSize (at most the runtime's cap) */
+} EmitBinary;
+
 typedef struct EmitUnit {
 	const char *name;        /* as written in the script */
 	bool has_base;           /* false for units with no affine map onto SI (logarithmic) */
@@ -127,6 +142,8 @@ typedef struct EmitLayout {
 	int nunits;
 	EmitEnum *enums;               /* in order of first use by a variable */
 	int nenums;
+	EmitBinary *binaries;          /* the inners' Binary ports forwarded, inputs first */
+	int nbinaries;
 
 	bool mealy;                    /* outputs depend directly on the inputs */
 	bool reactive;                 /* stepped with the inputs of the end of the step */
@@ -166,6 +183,15 @@ extern const EmitLogCategory emit_log_categories[];
  * a param whose value is not a constant expression, a value FMI 2.0 cannot hold (an
  * Integer beyond 32 bits, a Real that is not finite), an array port. */
 EmitLayout *emit_layout(Compilation *c, SaInfo *info);
+
+/* The inners' Binary ports the wrapper forwards, into l->binaries (emit_binary.c; a port
+ * whose name a wrapper variable has already is reported).  emit_binaries_refused reports
+ * each as an error when the wrapper is built as FMI `fmi_version` and that cannot carry it
+ * (FMI 2.0), and returns how many. */
+void emit_find_binaries(Compilation *c, EmitLayout *l);
+int emit_binaries_refused(Compilation *c, const EmitLayout *l, int fmi_version);
+/* The FMI 3.0 value reference of a forwarded Binary: after the Strings. */
+uint32_t emit_binary_vr3(const EmitLayout *l, const EmitBinary *b);
 
 /* The FMI 3.0 value reference of l's variable numbered vr among those of its type: an FMI
  * 3.0 wrapper numbers all its variables in one sequence (emit_md.c says how), where an FMI

@@ -934,6 +934,7 @@ static void emit_defaults(Ec *e, StrBuf *out)
 	bool any = false;
 	for (int i = 0; i < e->l->nvars; i++)
 		any |= e->l->vars[i].has_start && ec_sart_type(e->l->vars[i].type) >= 0;
+	any |= ec_binary_defaults_any(e);
 	sb_puts(out, any ? "\tStorage *s = sp;\n" : "\t(void)sp;\n");
 	for (int i = 0; i < e->l->nvars; i++) {
 		const EmitVar *v = &e->l->vars[i];
@@ -944,6 +945,7 @@ static void emit_defaults(Ec *e, StrBuf *out)
 		else if (v->has_start && f && ec_sart_type(v->type) >= 0)
 			sb_printf(out, "\ts->%s = %s;\n", f, value_text(e, v));
 	}
+	ec_emit_binary_defaults(e, out);
 	sb_puts(out, "}\n\n");
 }
 
@@ -1085,8 +1087,9 @@ static void emit_config(Ec *e, StrBuf *o, const Group *groups, int ngroups)
 		  "%s:\n * the declarations of %s.c (see sart_wrapper.h). */\n", l->model_identifier,
 		  l->model_identifier);
 	sb_puts(o, "#ifndef SART_CONFIG_H\n#define SART_CONFIG_H\n\n");
-	if (ec_uses_strings(e))
-		sb_puts(o, "#include \"sart_wrapper.h\" /* SART_STRING_CAP */\n\n");
+	if (ec_uses_strings(e) || e->l->nbinaries)
+		sb_puts(o, ec_uses_strings(e) ? "#include \"sart_wrapper.h\" /* SART_STRING_CAP */\n\n"
+		                              : "#include \"sart_wrapper.h\" /* SartBinary */\n\n");
 
 	sb_puts(o, "/* ---- value references (modelDescription.xml) ---- */\n");
 	int nlive = 0;
@@ -1174,6 +1177,7 @@ static void emit_config(Ec *e, StrBuf *o, const Group *groups, int ngroups)
 				sb_printf(o, "\t%s %s_out_%s[%d]%s;\n", ct, ic->cname, type_word[t],
 				          ic->n[1][t], dims);
 		}
+		ec_emit_binary_storage(e, ic, o);
 	}
 	sb_puts(o, "} Storage;\n\n#endif\n");
 }
@@ -1207,7 +1211,7 @@ static void emit_inner_table(Ec *e, StrBuf *o)
 		ec_emit_vr_types_ref(e, ic, o);
 		ec_batch_inner(e, o, ic);
 		for (int dir = 0; dir < 2; dir++) {
-			bool any = false;
+			bool any = ec_binary_ports(e, i, dir) > 0;
 			for (int t = 0; t < T_N; t++)
 				any |= ic->n[dir][t] > 0;
 			if (!any)
@@ -1226,6 +1230,7 @@ static void emit_inner_table(Ec *e, StrBuf *o)
 					sb_printf(o, "\t\t\t\toffsetof(Storage, %s), offsetof(Storage, %s_assigned)},\n",
 						  arr, arr);
 			}
+			ec_emit_binary_group(e, o, ic, dir);
 			sb_puts(o, "\t\t},\n");
 		}
 		sb_puts(o, "\t},\n");
@@ -1286,17 +1291,17 @@ static void emit_model(Ec *e, StrBuf *o, int nreal_in, bool fast)
 	sb_puts(o, "\t.inners = inners,\n\t.ninners = NINNERS,\n");
 	sb_puts(o, "\t.order = order,\n\t.norder = NINNERS,\n");
 	/* (the String entries only when there are Strings: the other tables read as before) */
-	int ntypes = l->nstring ? T_N : T_STRING;
+	int ntypes = l->nstring || l->nbinaries ? T_N : T_STRING;
 	sb_puts(o, "\t.nvr = {");
 	for (int t = 0; t < ntypes; t++)
 		sb_printf(o, "%s%u", t ? ", " : "", (unsigned)ec_nvr(l, t));
-	sb_puts(o, "},\n");
+	sb_puts(o, l->nbinaries ? arena_printf(a, ", %d},\n", l->nbinaries) : "},\n");
 	sb_puts(o, "\t.vars = {");
 	for (int t = 0; t < ntypes; t++) {
 		uint32_t n = ec_nvr(l, t);
 		sb_printf(o, "%s%s%s", t ? ", " : "", n ? type_word[t] : "NULL", n ? "_vars" : "");
 	}
-	sb_puts(o, "},\n");
+	sb_puts(o, l->nbinaries ? ", binary_vars},\n\t.binary_max = binary_max,\n" : "},\n");
 	sb_printf(o, "\t.real_offset = %s,\n", l->nreal ? "real_offset" : "NULL");
 	sb_printf(o, "\t.mealy = %d,\n", l->mealy ? 1 : 0);
 	sb_printf(o, "\t.may_reject = %d,\n", may_reject(e) ? 1 : 0);
@@ -1332,6 +1337,7 @@ static void emit_source(Ec *e, StrBuf *o, const Group *groups, int ngroups)
 	emit_initial(e, &fns, groups, ngroups);
 	for (int t = 0; t < T_N; t++)
 		emit_vars(e, &fns, t);
+	ec_emit_binary_vars(e, &fns);
 	emit_rules(e, &fns, true);
 	emit_ctrl(e, &fns);
 	emit_rules(e, &fns, false);
@@ -1417,6 +1423,7 @@ bool emit_c_buffers(Compilation *c, const EmitLayout *l, char **config_h, char *
 		for (const Node *d = groups[g].list; d; d = d->next)
 			add_field(e, d);
 	ec_check_string_starts(e);
+	ec_check_binary_starts(e);
 	check_forms(e);
 
 	StrBuf cfg, src;

@@ -111,6 +111,17 @@ void ec_put_list(StrBuf *o, const char *prefix, const char **items, int n, const
  * not the seam's defaults, and the inner table's reference to those types. */
 void ec_emit_port_tables(Ec *e, StrBuf *o);
 void ec_emit_vr_types_ref(Ec *e, const InnerC *ic, StrBuf *o);
+/* emit_binary.c: the inners' Binary ports forwarded (EmitLayout.binaries): their Storage
+ * fields (the wrapper's variables), port tables, inner-table groups, start values, the
+ * model's Binary variables and their maxSizes. */
+int ec_binary_ports(const Ec *e, int f, int dir);
+void ec_emit_binary_storage(const Ec *e, const InnerC *ic, StrBuf *o);
+void ec_emit_binary_port_tables(Ec *e, StrBuf *o);
+void ec_emit_binary_group(const Ec *e, StrBuf *o, const InnerC *ic, int dir);
+bool ec_binary_defaults_any(const Ec *e);
+void ec_emit_binary_defaults(Ec *e, StrBuf *o);
+void ec_check_binary_starts(Ec *e);
+void ec_emit_binary_vars(Ec *e, StrBuf *o);
 /* With sacc build --threads: when statement s of Ctrl begins a run of independent do_steps,
  * writes them as one batch and returns the run's last statement; else NULL. */
 const Node *ec_batch(Ec *e, const Node *s);

@@ -103,6 +103,7 @@ void ec_emit_port_tables(Ec *e, StrBuf *o)
 							 n), names, n, ";");
 			}
 	}
+	ec_emit_binary_port_tables(e, o);
 	for (int i = 0; i < e->ninners; i++)
 		emit_vr_types(e, &e->inners[i], o);
 	if (e->ninners)

@@ -489,6 +489,31 @@ static void write_variable3(Md *md, const EmitLayout *l, const EmitVar *v)
 	end(md);
 }
 
+/* An inner's Binary port forwarded (EmitLayout.binaries): numbered after the Strings, with
+ * the inner's mimeType and the wrapper's maxSize, an input's start in hexadecimal as the
+ * inner gives it. */
+static void write_binary3(Md *md, const EmitLayout *l, const EmitBinary *b)
+{
+	start(md, "Binary");
+	attr(md, "name", b->name);
+	attr_int(md, "valueReference", emit_binary_vr3(l, b));
+	char why[160];
+	snprintf(why, sizeof why, "forwarded %s the Binary %s of inner fmu '%s'",
+	         b->is_input ? "to" : "from", b->is_input ? "input" : "output", b->inner->name);
+	attr(md, "description", b->var->description ? b->var->description : why);
+	attr(md, "causality", b->is_input ? "input" : "output");
+	attr(md, "variability", "discrete");
+	if (b->var->mime_type)
+		attr(md, "mimeType", b->var->mime_type);
+	attr_int(md, "maxSize", b->max_size);
+	if (b->is_input && b->var->start) {
+		start(md, "Start");
+		attr(md, "value", b->var->start);
+		end(md);
+	}
+	end(md);
+}
+
 /* "vr vr ..." of n variables, and as many "dependent"s in kinds. */
 static void vr_list(StrBuf *deps, StrBuf *kinds, const EmitLayout *l, const EmitVar *vars,
 		    int n)
@@ -508,11 +533,20 @@ static void write_unknowns3(Md *md, const EmitLayout *l, const char *element, bo
 	sb_init(&kinds);
 	if (l->mealy)
 		vr_list(&deps, &kinds, l, emit_inputs(l), l->ninputs);
+	for (int i = 0; i < l->nbinaries && l->mealy; i++)
+		if (l->binaries[i].is_input) {
+			sb_printf(&deps, "%s%u", deps.len ? " " : "",
+			          (unsigned)emit_binary_vr3(l, &l->binaries[i]));
+			sb_printf(&kinds, "%sdependent", kinds.len ? " " : "");
+		}
 	if (initial)
 		vr_list(&deps, &kinds, l, emit_params(l), l->nparams);
-	for (int i = 0; i < l->noutputs; i++) {
+	for (int i = 0; i < l->noutputs + l->nbinaries; i++) {
+		if (i >= l->noutputs && l->binaries[i - l->noutputs].is_input)
+			continue;
 		start(md, element);
-		attr_int(md, "valueReference", vr3(l, &emit_outputs(l)[i]));
+		attr_int(md, "valueReference", i < l->noutputs ? vr3(l, &emit_outputs(l)[i])
+		                               : emit_binary_vr3(l, &l->binaries[i - l->noutputs]));
 		attr(md, "dependencies", sb_str(&deps));
 		if (deps.len && !initial)
 			attr(md, "dependenciesKind", sb_str(&kinds));
@@ -546,6 +580,8 @@ static void write_fmi3(Md *md, Compilation *c, const EmitLayout *l)
 	end(md);
 	for (int i = 0; i < l->nvars; i++)
 		write_variable3(md, l, &l->vars[i]);
+	for (int i = 0; i < l->nbinaries; i++)
+		write_binary3(md, l, &l->binaries[i]);
 	end(md);
 	start(md, "ModelStructure");
 	write_unknowns3(md, l, "Output", false);

@@ -780,6 +780,8 @@ static int build_one(Build *b, Job *j)
 			   j->sa->name);
 		return 1;
 	}
+	if (emit_binaries_refused(c, l, wants_fmi3(b, j) ? 3 : 2))
+		return 1;
 	const char *id = l->model_identifier;
 
 	const char *parent = path_dir(a, j->out);

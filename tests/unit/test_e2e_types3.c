@@ -4,8 +4,11 @@
  * bit-identical to the bare FMU's, an Enumeration forwarded as one with the inner's items), a
  * value that does not fit the inner's type an error naming the port and the value, and the
  * model description through fmi3_md_check; the same with the inner isolated (its types go
- * to the host process); the same script built as FMI 2.0, stepped through the suite's FMI
- * 2.0 importer. */
+ * to the host process); the same script over sized3 (alltypes3 without its Binary pair,
+ * which FMI 2.0 cannot carry) built as FMI 2.0, stepped through the suite's FMI 2.0
+ * importer; sized3's parameters of sized types exposed by an FMI 3.0 wrapper, and bound to a
+ * param of the script (sized_bound_sa.sa), at the ends of their ranges and beyond.  The
+ * Binary ports have a test of their own (test_e2e_binary3.c). */
 #define _XOPEN_SOURCE 700
 #include <limits.h>
 #include <math.h>
@@ -26,24 +29,30 @@
 #include "e2e_kit.h"
 
 #define SCRIPT "tests/e2e/types3/alltypes_sa.sa"
+/* alltypes3 without its Binary pair, for FMI 2.0 (which has no Binary) */
+#define SCRIPT2 "tests/e2e/types3/sized_sa.sa"
 #define OUT3 "e2e-types3/fmi3"
 #define OUT2 "e2e-types3/fmi2"
 #define OUT3_ISOLATED "e2e-types3/fmi3-isolated"
+#define OUT3_SIZED "e2e-types3/fmi3-sized" /* SCRIPT2 as FMI 3.0: sized parameters */
+/* sized3's sized parameters bound to the script's param P */
+#define SCRIPT_BOUND "tests/e2e/types3/sized_bound_sa.sa"
+#define OUT3_BOUND "e2e-types3/fmi3-bound"
 #define ALLTYPES3_TOKEN "{3a1f7c20-5b8e-4d6a-9c31-7e2f0b4d8a61}"
 
 /* ---- building and loading ------------------------------------------------------------------ */
 
-/* Builds SCRIPT as FMI `version` into BUILD/<sub>/, its inner isolated as `isolate` says
+/* Builds script as FMI `version` into BUILD/<sub>/, its inner isolated as `isolate` says
  * (NULL: in process); the diagnostics (and whether it failed) go to diag. */
-static int build_types3(int version, const char *sub, const char *isolate, char *diag,
-                    size_t size)
+static int build_script(const char *script, int version, const char *sub, const char *isolate,
+                        char *diag, size_t size)
 {
 	char out[PATH_MAX], fmus3[PATH_MAX];
 	snprintf(out, sizeof out, "%s/%s", test_build_dir(), sub);
 	snprintf(fmus3, sizeof fmus3, "%s/fmus3", test_build_dir());
 	TestRun *t = tr_new();
 	drv_add_fmu_dir(t->c, fmus3);
-	Module *m = drv_load(t->c, SCRIPT);
+	Module *m = drv_load(t->c, script);
 	assert_non_null(m);
 	int errors = drv_explicit(t->c, m, NULL);
 	if (!errors) {
@@ -53,6 +62,12 @@ static int build_types3(int version, const char *sub, const char *isolate, char 
 	snprintf(diag, size, "%s", tr_diag(t));
 	tr_free(t);
 	return errors;
+}
+
+static int build_types3(int version, const char *sub, const char *isolate, char *diag,
+                        size_t size)
+{
+	return build_script(version == 2 ? SCRIPT2 : SCRIPT, version, sub, isolate, diag, size);
 }
 
 static int group_setup(void **state)
@@ -65,6 +80,10 @@ static int group_setup(void **state)
 		fail_msg("the isolated FMI 3.0 build failed:\n%s", diag);
 	if (build_types3(2, OUT2, NULL, diag, sizeof diag))
 		fail_msg("the FMI 2.0 build failed:\n%s", diag);
+	if (build_script(SCRIPT2, 3, OUT3_SIZED, NULL, diag, sizeof diag))
+		fail_msg("the FMI 3.0 build of %s failed:\n%s", SCRIPT2, diag);
+	if (build_script(SCRIPT_BOUND, 3, OUT3_BOUND, NULL, diag, sizeof diag))
+		fail_msg("the FMI 3.0 build of %s failed:\n%s", SCRIPT_BOUND, diag);
 	return 0;
 }
 
@@ -88,18 +107,24 @@ typedef struct Fmu3 {
 } Fmu3;
 
 /* The wrapper built into sub, unpacked, imported and initialized at t = 0. */
-static void start_wrapper_of(Fmu3 *f, const char *sub)
+/* The wrapper <id> built into sub, unpacked, imported and instantiated. */
+static void instantiate_wrapper(Fmu3 *f, const char *sub, const char *id)
 {
 	char lib[2 * PATH_MAX];
-	unpack(sub, "alltypes_sa", f->dir);
+	unpack(sub, id, f->dir);
 	assert_true(md_attr(f->dir, "instantiationToken", "instantiationToken", f->token,
 	                    sizeof f->token));
 	snprintf(f->resources, sizeof f->resources, "%s/resources/", f->dir);
-	snprintf(lib, sizeof lib, "%s/binaries/x86_64-linux/alltypes_sa.so", f->dir);
+	snprintf(lib, sizeof lib, "%s/binaries/x86_64-linux/%s.so", f->dir, id);
 	fmi3_import(&f->api, lib);
 	f->c = f->api.instantiate("w", f->token, f->resources, fmi3False, fmi3False, fmi3False,
 	                          fmi3False, NULL, 0, NULL, logger3, NULL);
 	assert_non_null(f->c);
+}
+
+static void start_wrapper_of(Fmu3 *f, const char *sub)
+{
+	instantiate_wrapper(f, sub, "alltypes_sa");
 	assert_int_equal(f->api.enter_init(f->c, fmi3False, 0, 0, fmi3False, 0), fmi3OK);
 	assert_int_equal(f->api.exit_init(f->c), fmi3OK);
 }
@@ -486,6 +511,176 @@ static void fmi3_wrapper__model_description__enumerations_declared_and_checked(v
 	free(md);
 }
 
+/* ---- inner parameters of sized types ------------------------------------------------------ */
+
+/* sized3's parameters exposed as the wrapper's "a.<name>" (Int32 or Float64) and the outputs
+ * that give each back in its own type (Int32 or Float64 in the wrapper). */
+typedef struct SizedParams {
+	fmi3ValueReference i8, u16, f32, u64, i8_out, u16_out, f32_out, u64_out;
+} SizedParams;
+
+static SizedParams sized_params(const Fmu3 *w)
+{
+	SizedParams p = {vr_of(w->dir, "a.i8_p"), vr_of(w->dir, "a.u16_p"),
+	                 vr_of(w->dir, "a.f32_p"), vr_of(w->dir, "a.u64_p"),
+	                 vr_of(w->dir, "i8_p_out"), vr_of(w->dir, "u16_p_out"),
+	                 vr_of(w->dir, "f32_p_out"), vr_of(w->dir, "u64_p_out")};
+	return p;
+}
+
+/* The outputs after a step: the integers in ints[0..2] (i8, u16, u64), the Float32 in *f. */
+static void get_params_back(Fmu3 *w, const SizedParams *p, fmi3Int32 ints[3], double *f)
+{
+	fmi3ValueReference vr[3] = {p->i8_out, p->u16_out, p->u64_out};
+	assert_int_equal(w->api.get_int32(w->c, vr, 3, ints, 3), fmi3OK);
+	assert_int_equal(w->api.get_float64(w->c, &p->f32_out, 1, f, 1), fmi3OK);
+}
+
+static void set_int(Fmu3 *w, fmi3ValueReference vr, fmi3Int32 v, fmi3Status want)
+{
+	assert_int_equal(w->api.set_int32(w->c, &vr, 1, &v, 1), want);
+}
+
+static void fmi3_wrapper__sized_parameters__ends_of_their_ranges_reach_the_inner(void **state)
+{
+	(void)state;
+	Fmu3 w;
+	fmi3Int32 got[3];
+	double f;
+	instantiate_wrapper(&w, OUT3_SIZED, "sized_sa");
+	SizedParams p = sized_params(&w);
+	/* the start values are the inner's (the Float32's exactly: 0.1f widened) */
+	char start[64];
+	assert_true(md_attr(w.dir, "name=\"a.f32_p\"", "start", start, sizeof start));
+	assert_true(strtod(start, NULL) == (double)0.1f);
+	/* the low ends before initialization (u16_p is fixed) */
+	set_int(&w, p.i8, INT8_MIN, fmi3OK);
+	set_int(&w, p.u16, 0, fmi3OK);
+	set_int(&w, p.u64, 0, fmi3OK);
+	const double tiny = 0x1p-149; /* the smallest Float32 */
+	assert_int_equal(w.api.set_float64(w.c, &p.f32, 1, &tiny, 1), fmi3OK);
+	assert_int_equal(w.api.enter_init(w.c, fmi3False, 0, 0, fmi3False, 0), fmi3OK);
+	assert_int_equal(w.api.exit_init(w.c), fmi3OK);
+	assert_int_equal(step(&w, 0, 0.1), fmi3OK);
+	get_params_back(&w, &p, got, &f);
+	assert_int_equal(got[0], INT8_MIN);
+	assert_int_equal(got[1], 0);
+	assert_int_equal(got[2], 0);
+	assert_true(f == tiny);
+	/* the high ends of the tunable ones between steps (UInt64: as far as an Integer goes) */
+	set_int(&w, p.i8, INT8_MAX, fmi3OK);
+	set_int(&w, p.u64, INT32_MAX, fmi3OK);
+	const double big = 0x1.fffffep+127; /* the largest Float32 */
+	assert_int_equal(w.api.set_float64(w.c, &p.f32, 1, &big, 1), fmi3OK);
+	assert_int_equal(step(&w, 0.1, 0.1), fmi3OK);
+	get_params_back(&w, &p, got, &f);
+	assert_int_equal(got[0], INT8_MAX);
+	assert_int_equal(got[2], INT32_MAX);
+	assert_true(f == big);
+	stop(&w);
+}
+
+/* The fixed UInt16 at its high end reaches the inner at initialization. */
+static void fmi3_wrapper__fixed_sized_parameter_at_its_high_end__reaches_the_inner(void **state)
+{
+	(void)state;
+	Fmu3 w;
+	fmi3Int32 got[3];
+	double f;
+	instantiate_wrapper(&w, OUT3_SIZED, "sized_sa");
+	SizedParams p = sized_params(&w);
+	set_int(&w, p.u16, UINT16_MAX, fmi3OK);
+	assert_int_equal(w.api.enter_init(w.c, fmi3False, 0, 0, fmi3False, 0), fmi3OK);
+	assert_int_equal(w.api.exit_init(w.c), fmi3OK);
+	assert_int_equal(step(&w, 0, 0.1), fmi3OK);
+	get_params_back(&w, &p, got, &f);
+	assert_int_equal(got[0], -5); /* the others at their start values */
+	assert_int_equal(got[1], UINT16_MAX);
+	assert_int_equal(got[2], 3);
+	assert_true(f == (double)0.1f);
+	stop(&w);
+}
+
+static void assert_logged(const char *what)
+{
+	if (!strstr(logged, what))
+		fail_msg("no message with '%s' in:\n%s", what, logged);
+}
+
+static void fmi3_wrapper__sized_parameter_out_of_range__error_naming_it(void **state)
+{
+	(void)state;
+	Fmu3 w;
+	instantiate_wrapper(&w, OUT3_SIZED, "sized_sa");
+	SizedParams p = sized_params(&w);
+	assert_int_equal(w.api.enter_init(w.c, fmi3False, 0, 0, fmi3False, 0), fmi3OK);
+	assert_int_equal(w.api.exit_init(w.c), fmi3OK);
+	/* a tunable one set between steps goes to the inner at once */
+	logged[0] = '\0';
+	set_int(&w, p.i8, INT8_MAX + 1, fmi3Error);
+	assert_logged("the value 128 for 'i8_p'");
+	assert_logged("does not fit Int8");
+	stop(&w);
+	instantiate_wrapper(&w, OUT3_SIZED, "sized_sa");
+	assert_int_equal(w.api.enter_init(w.c, fmi3False, 0, 0, fmi3False, 0), fmi3OK);
+	assert_int_equal(w.api.exit_init(w.c), fmi3OK);
+	logged[0] = '\0';
+	set_int(&w, p.u64, -1, fmi3Error);
+	assert_logged("the value -1 for 'u64_p'");
+	assert_logged("does not fit UInt64");
+	stop(&w);
+	/* the fixed one at initialization */
+	instantiate_wrapper(&w, OUT3_SIZED, "sized_sa");
+	set_int(&w, p.u16, UINT16_MAX + 1, fmi3OK);
+	logged[0] = '\0';
+	assert_int_equal(w.api.enter_init(w.c, fmi3False, 0, 0, fmi3False, 0), fmi3Error);
+	assert_logged("the value 65536 for 'u16_p'");
+	assert_logged("does not fit UInt16");
+	stop(&w);
+}
+
+/* The wrapper over sized3 with i8_p := P, u64_p := 2 * P and f32_p := P / 3.0, initialized
+ * with P = value (want: enter_init's status). */
+static void start_bound(Fmu3 *w, int value, fmi3Status want)
+{
+	instantiate_wrapper(w, OUT3_BOUND, "sized_bound_sa");
+	set_int(w, vr_of(w->dir, "P"), value, fmi3OK);
+	logged[0] = '\0';
+	assert_int_equal(w->api.enter_init(w->c, fmi3False, 0, 0, fmi3False, 0), want);
+	if (want == fmi3OK)
+		assert_int_equal(w->api.exit_init(w->c), fmi3OK);
+}
+
+static void fmi3_wrapper__bound_sized_parameters__reach_the_inner_range_checked(void **state)
+{
+	(void)state;
+	Fmu3 w;
+	fmi3Int32 got[3];
+	double f;
+	const int values[] = {100, INT8_MAX, 0};
+	for (int i = 0; i < 3; i++) {
+		start_bound(&w, values[i], fmi3OK);
+		SizedParams p = {0, 0, 0, 0, vr_of(w.dir, "i8_p_out"), vr_of(w.dir, "u16_p_out"),
+		                 vr_of(w.dir, "f32_p_out"), vr_of(w.dir, "u64_p_out")};
+		assert_int_equal(step(&w, 0, 0.1), fmi3OK);
+		get_params_back(&w, &p, got, &f);
+		assert_int_equal(got[0], values[i]);
+		assert_int_equal(got[1], 7); /* u16_p is not bound: its start value */
+		assert_int_equal(got[2], 2 * values[i]);
+		assert_true(f == (double)(float)(values[i] / 3.0));
+		stop(&w);
+	}
+	/* -1: i8_p takes it, u64_p cannot take -2 */
+	start_bound(&w, -1, fmi3Error);
+	assert_logged("the value -2 for 'u64_p'");
+	assert_logged("does not fit UInt64");
+	stop(&w);
+	start_bound(&w, INT8_MAX + 1, fmi3Error);
+	assert_logged("the value 128 for 'i8_p'");
+	assert_logged("does not fit Int8");
+	stop(&w);
+}
+
 /* ---- the same script built as FMI 2.0 -------------------------------------------------------- */
 
 static void fmi2_logger(fmi2ComponentEnvironment env, fmi2String name, fmi2Status status,
@@ -502,13 +697,13 @@ static void fmi2_wrapper__enumeration_and_sized_types__same_outputs_as_the_bare_
 	const fmi2CallbackFunctions callbacks = {fmi2_logger, calloc, free, NULL, NULL};
 	Fmi2Api a;
 	Fmu3 b;
-	unpack(OUT2, "alltypes_sa", dir);
+	unpack(OUT2, "sized_sa", dir);
 	char *md = read_md(dir);
 	assert_has(md, "<SimpleType name=\"Mode\">\n      <Enumeration>\n"
 	               "        <Item name=\"off\" value=\"1\"/>");
 	assert_has(md, "<Enumeration declaredType=\"Mode\" start=\"1\"/>");
 	free(md);
-	snprintf(lib, sizeof lib, "%s/binaries/linux64/alltypes_sa.so", dir);
+	snprintf(lib, sizeof lib, "%s/binaries/linux64/sized_sa.so", dir);
 	fmi2_import(&a, lib);
 	assert_true(md_attr(dir, "guid=", "guid", guid, sizeof guid));
 	snprintf(uri, sizeof uri, "file://%s/resources", dir);
@@ -573,6 +768,13 @@ int main(void)
 			fmi3_wrapper__model_description__enumerations_declared_and_checked),
 		cmocka_unit_test(
 			fmi2_wrapper__enumeration_and_sized_types__same_outputs_as_the_bare_fmu),
+		cmocka_unit_test(
+			fmi3_wrapper__sized_parameters__ends_of_their_ranges_reach_the_inner),
+		cmocka_unit_test(
+			fmi3_wrapper__fixed_sized_parameter_at_its_high_end__reaches_the_inner),
+		cmocka_unit_test(fmi3_wrapper__sized_parameter_out_of_range__error_naming_it),
+		cmocka_unit_test(
+			fmi3_wrapper__bound_sized_parameters__reach_the_inner_range_checked),
 	};
 	return cmocka_run_group_tests(tests, group_setup, NULL);
 }

@@ -239,4 +239,5 @@ const SartModel sart_model = {
 	0, 0, /* threads, nbatches: no batched do_steps */
 	/* the importer's every-step calls: the runtime's own (sacc writes its own get and set) */
 	sart_core_set_real, sart_core_get_real, sart_core_do_step,
+	NULL, /* binary_max: no Binary variables */
 };
