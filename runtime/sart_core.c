@@ -434,7 +434,7 @@ static SartStatus load_inner(SartWrapper *w, const char *resource_dir, unsigned 
 	snprintf(inner_dir, len, "%s/%s", resource_dir, im->name);
 	SartInnerConfig cfg = {im->name, inner_dir, im->model_identifier, im->version,
 	                       im->caps, inner_logger, &w->inner_env[f], im->vr_types, im->nvr_types,
-	                       NULL, 0};
+	                       im->elements, im->nelements};
 	SartStatus st = im->isolated ? sart_load_isolated_inner(&cfg, &w->inner[f])
 	                             : sart_inner_load(&cfg, &w->inner[f]);
 	free(inner_dir);

@@ -1094,6 +1094,7 @@ EmitLayout *emit_layout(Compilation *c, SaInfo *info)
 	for (int f = 0; f < info->ninners; f++)
 		add_inner_params(c, l, f);
 	place_bindings(l);
+	emit_group_arrays(c, l);
 	find_enums(c, l);
 	if (diag_errors(c->diag) != before || !add_units(c, l))
 		return NULL;

@@ -82,6 +82,7 @@ static const SartInnerModel inners[NINNERS] = {
 		0, /* in process */
 		NULL, 0, /* an FMI 2.0 inner: no sized types */
 		0, /* any thread */
+		NULL, 0, /* no array elements */
 	},
 };
 
@@ -239,4 +240,5 @@ const SartModel sart_model = {
 	0, 0, /* threads, nbatches: no batched do_steps */
 	/* the importer's every-step calls: the runtime's own (sacc writes its own get and set) */
 	sart_core_set_real, sart_core_get_real, sart_core_do_step,
+	{NULL, NULL, NULL, NULL}, /* spans: no arrays */
 };
