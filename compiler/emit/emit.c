@@ -864,8 +864,8 @@ static void add_inner_params(Compilation *c, EmitLayout *l, int f)
 	const EmitLayout *sub = in->adaptation ? emit_layout(c, in->adaptation->info) : NULL;
 	for (int k = 0; sub && k < sub->nvars; k++) {
 		const EmitVar *sv = &sub->vars[k];
-		if (sv->causality != CAUS_PARAMETER)
-			continue;
+		if (sv->causality != CAUS_PARAMETER || sv->elems)
+			continue; /* an array parameter keeps its start values, as an FMU's does */
 		const Node *b = inner_binding(in, sv->name);
 		if (b) {
 			bind(l, f, b, sv->type, sv->vr);

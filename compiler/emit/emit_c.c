@@ -426,7 +426,7 @@ static bool setup_inner(Ec *e, InnerC *ic, const Inner *in)
 				ok = false;
 				continue;
 			}
-			sl->vr = inner_vr(e, in, v->type, v->vr);
+			sl->vr = v->elems ? ec_element_vr3(sub, nelem++) : inner_vr(e, in, v->type, v->vr);
 		}
 	}
 	return ok;

@@ -53,29 +53,75 @@ static const char *start_text(Ec *e, const FmuVar *v, int k)
 	return *end || !isfinite(d) ? "NAN" : ec_real_text(e, d);
 }
 
-static int count_elements(const InnerC *ic)
+/* The value reference the wrapper gives the k-th element port of an inner adaptation (an
+ * FMI 3.0 wrapper with arrays, sub its layout): past the largest of its own, the Strings'. */
+uint32_t ec_element_vr3(const EmitLayout *sub, int k)
+{
+	return emit_vr3(sub, TY_STRING, sub->nstring) + 1 + (uint32_t)k;
+}
+
+/* The variable of an inner adaptation's layout named name, NULL when none. */
+static const EmitVar *sub_var(const EmitLayout *sub, const char *name)
+{
+	for (int i = 0; sub && i < sub->nvars; i++)
+		if (strcmp(sub->vars[i].name, name) == 0)
+			return &sub->vars[i];
+	return NULL;
+}
+
+/* The element table's entry for inner port k, or NULL when it is no array element. */
+static const char *element_item(Ec *e, const InnerC *ic, const EmitLayout *sub, int k)
+{
+	const InnerPort *p = &ic->in->ports[k];
+	if (ic->slots[k].type < 0)
+		return NULL;
+	if (ic->in->fmu) {
+		if (p->elem <= 0)
+			return NULL;
+		const FmuVar *v = &ic->in->fmu->vars[p->fmu_var];
+		return arena_printf(e->c->arena, "{%u, %u, %d, %lld, %s}", (unsigned)ic->slots[k].vr,
+		                    (unsigned)v->vr, p->elem - 1, v->nelems,
+		                    start_text(e, v, p->elem - 1));
+	}
+	const EmitVar *v = sub_var(sub, p->var), *head = v;
+	if (!v || !v->elems)
+		return NULL;
+	while (head->elems < 0)
+		head--;
+	return arena_printf(e->c->arena, "{%u, %u, %d, %d, NAN}", (unsigned)ic->slots[k].vr,
+	                    (unsigned)emit_vr3(sub, head->type, head->vr), (int)(v - head),
+	                    head->elems);
+}
+
+/* The inner adaptation's layout (NULL for an FMU inner). */
+static const EmitLayout *sub_layout(Ec *e, const InnerC *ic)
+{
+	return ic->in->adaptation ? emit_layout(e->c, ic->in->adaptation->info) : NULL;
+}
+
+static int count_elements(Ec *e, const InnerC *ic)
 {
 	int n = 0;
-	for (int k = 0; ic->in->fmu && k < ic->in->nports; k++)
-		n += ic->in->ports[k].elem > 0 && ic->slots[k].type >= 0;
+	const EmitLayout *sub = sub_layout(e, ic);
+	if (!sub && !ic->in->fmu)
+		return 0;
+	for (int k = 0; k < ic->in->nports; k++)
+		n += element_item(e, ic, sub, k) != NULL;
 	return n;
 }
 
 static void emit_elements(Ec *e, const InnerC *ic, StrBuf *o)
 {
 	Arena *a = e->c->arena;
-	int n = count_elements(ic), at = 0;
+	int n = count_elements(e, ic), at = 0;
 	if (!n)
 		return;
 	const char **items = arena_alloc(a, (size_t)n * sizeof *items);
+	const EmitLayout *sub = sub_layout(e, ic);
 	for (int k = 0; k < ic->in->nports; k++) {
-		const InnerPort *p = &ic->in->ports[k];
-		if (p->elem <= 0 || ic->slots[k].type < 0)
-			continue;
-		const FmuVar *v = &ic->in->fmu->vars[p->fmu_var];
-		items[at++] = arena_printf(a, "{%u, %u, %d, %lld, %s}", (unsigned)ic->slots[k].vr,
-		                           (unsigned)v->vr, p->elem - 1, v->nelems,
-		                           start_text(e, v, p->elem - 1));
+		const char *item = element_item(e, ic, sub, k);
+		if (item)
+			items[at++] = item;
 	}
 	ec_put_list(o, arena_printf(a, "static const SartVrElement %s_elements[%d] = ", ic->cname,
 	                            n), items, n, ";");
@@ -83,8 +129,7 @@ static void emit_elements(Ec *e, const InnerC *ic, StrBuf *o)
 
 void ec_emit_elements_ref(Ec *e, const InnerC *ic, StrBuf *o)
 {
-	(void)e;
-	int n = count_elements(ic);
+	int n = count_elements(e, ic);
 	if (n)
 		sb_printf(o, "\t\t.elements = %s_elements,\n\t\t.nelements = %d,\n", ic->cname, n);
 }

@@ -114,6 +114,7 @@ void ec_emit_vr_types_ref(Ec *e, const InnerC *ic, StrBuf *o);
 /* emit_c_arrays.c: array ports.  The value reference of an FMU inner's k-th element port;
  * the elements' and spans' tables; their references in the inner's and the model's table. */
 uint32_t ec_element_vr(const FmuInfo *f, int k);
+uint32_t ec_element_vr3(const EmitLayout *sub, int k);
 void ec_emit_array_tables(Ec *e, StrBuf *o);
 void ec_emit_elements_ref(Ec *e, const InnerC *ic, StrBuf *o);
 void ec_emit_spans_ref(Ec *e, StrBuf *o);

@@ -27,6 +27,7 @@
 
 #define ARRAY_SA "tests/e2e3/array3_sa.sa"
 #define MATRIX_SA "tests/e2e3/matrix3_sa.sa"
+#define NESTED_SA "tests/e2e3/nested3_sa.sa"
 #define OUT "e2e-arrays3/fmi3"
 #define OUT_ISOLATED "e2e-arrays3/fmi3-isolated"
 #define ARRAY3_TOKEN "{9d2b4e61-0c7a-4f38-b5e2-61a8c3f0d947}"
@@ -62,8 +63,8 @@ static int group_setup(void **state)
 {
 	(void)state;
 	char diag[4096];
-	const char *scripts[] = {ARRAY_SA, MATRIX_SA};
-	for (int i = 0; i < 2; i++) {
+	const char *scripts[] = {ARRAY_SA, MATRIX_SA, NESTED_SA};
+	for (int i = 0; i < 3; i++) {
 		if (build(scripts[i], 3, OUT, NULL, diag, sizeof diag))
 			fail_msg("the FMI 3.0 build of %s failed:\n%s", scripts[i], diag);
 		if (build(scripts[i], 3, OUT_ISOLATED, "all", diag, sizeof diag))
@@ -94,8 +95,10 @@ typedef struct Fmu3 {
 static void init(Fmu3 *f)
 {
 	assert_non_null(f->c);
-	assert_int_equal(f->api.enter_init(f->c, fmi3False, 0, 0, fmi3False, 0), fmi3OK);
-	assert_int_equal(f->api.exit_init(f->c), fmi3OK);
+	logged[0] = '\0';
+	if (f->api.enter_init(f->c, fmi3False, 0, 0, fmi3False, 0) != fmi3OK ||
+	    f->api.exit_init(f->c) != fmi3OK)
+		fail_msg("initialization failed:\n%s", logged);
 }
 
 /* The wrapper id built into sub, unpacked, imported and initialized at t = 0. */
@@ -247,10 +250,10 @@ static void matrix_get(Fmu3 *f, MatrixOut *o)
 		o->flags[i] = flags[i];
 }
 
-static void compare_matrix3(const char *sub)
+static void compare_matrix3(const char *sub, const char *id)
 {
 	Fmu3 w, b;
-	start_wrapper(&w, sub, "matrix3_sa");
+	start_wrapper(&w, sub, id);
 	start_bare(&b, "matrix3", MATRIX3_TOKEN);
 	int flags_seen[2] = {0, 0};
 	for (int k = 0; k < NSTEPS; k++) {
@@ -277,13 +280,23 @@ static void compare_matrix3(const char *sub)
 static void fmi3_wrapper__matrix3__outputs_bit_identical_to_the_bare_fmu(void **state)
 {
 	(void)state;
-	compare_matrix3(OUT);
+	compare_matrix3(OUT, "matrix3_sa");
 }
 
 static void isolated_inner__matrix3__outputs_bit_identical_to_the_bare_fmu(void **state)
 {
 	(void)state;
-	compare_matrix3(OUT_ISOLATED);
+	compare_matrix3(OUT_ISOLATED, "matrix3_sa");
+}
+
+/* A wrapper over a wrapper with arrays: the outer exchanges the inner wrapper's arrays
+ * whole, in process and with the inner wrapper isolated. */
+static void nested_fmi3_wrappers__matrix3__outputs_bit_identical_to_the_bare_fmu(
+	void **state)
+{
+	(void)state;
+	compare_matrix3(OUT, "nested3_sa");
+	compare_matrix3(OUT_ISOLATED, "nested3_sa");
 }
 
 /* ---- states -------------------------------------------------------------------------------- */
@@ -468,6 +481,8 @@ int main(void)
 		cmocka_unit_test(fmi3_wrapper__matrix3__outputs_bit_identical_to_the_bare_fmu),
 		cmocka_unit_test(isolated_inner__array3__outputs_bit_identical_to_the_bare_fmu),
 		cmocka_unit_test(isolated_inner__matrix3__outputs_bit_identical_to_the_bare_fmu),
+		cmocka_unit_test(
+			nested_fmi3_wrappers__matrix3__outputs_bit_identical_to_the_bare_fmu),
 		cmocka_unit_test(fmi3_wrapper__state_get_set_serialize__same_outputs_again),
 		cmocka_unit_test(isolated_inner__state_get_set_serialize__same_outputs_again),
 		cmocka_unit_test(fmi3_wrapper__wrong_nvalues__error_with_a_message),
