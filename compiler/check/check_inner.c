@@ -226,10 +226,11 @@ static void ports_from_fmu(Ctx *x, Inner *in, Node *decl_in, Node *decl_out)
 			if (v->ndims > 0) {
 				char why[96];
 				diag_error(x->c->diag, p->loc, "port '%s' of inner fmu '%s' is %s: a "
-					   "wrapper has no array ports yet", var, in->name,
+					   "script names its elements, not the whole array", var, in->name,
 					   fmu_var_unsupported(v, why, sizeof why));
-				diag_note(x->c->diag, p->loc, "sacc simulate exchanges arrays element by "
-					  "element, without a wrapper");
+				diag_note(x->c->diag, p->loc, "leave it undeclared: an FMI 3.0 wrapper "
+					  "forwards it whole, and the rules name its elements ('%s.%s[1]')",
+					  in->name, var);
 				continue;
 			}
 			if (taken[idx]) {

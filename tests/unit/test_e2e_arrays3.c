@@ -28,6 +28,7 @@
 #define ARRAY_SA "tests/e2e3/array3_sa.sa"
 #define MATRIX_SA "tests/e2e3/matrix3_sa.sa"
 #define NESTED_SA "tests/e2e3/nested3_sa.sa"
+#define INDEX_SA "tests/e2e3/index3_sa.sa"
 #define OUT "e2e-arrays3/fmi3"
 #define OUT_ISOLATED "e2e-arrays3/fmi3-isolated"
 #define ARRAY3_TOKEN "{9d2b4e61-0c7a-4f38-b5e2-61a8c3f0d947}"
@@ -63,8 +64,8 @@ static int group_setup(void **state)
 {
 	(void)state;
 	char diag[4096];
-	const char *scripts[] = {ARRAY_SA, MATRIX_SA, NESTED_SA};
-	for (int i = 0; i < 3; i++) {
+	const char *scripts[] = {ARRAY_SA, MATRIX_SA, NESTED_SA, INDEX_SA};
+	for (int i = 0; i < 4; i++) {
 		if (build(scripts[i], 3, OUT, NULL, diag, sizeof diag))
 			fail_msg("the FMI 3.0 build of %s failed:\n%s", scripts[i], diag);
 		if (build(scripts[i], 3, OUT_ISOLATED, "all", diag, sizeof diag))
@@ -156,11 +157,16 @@ typedef struct ArrayOut {
 	double y[3], stats[2];
 } ArrayOut;
 
-static void array_set(Fmu3 *f, int k)
+static void array_set_values(Fmu3 *f, double u0, double u1, double u2)
 {
 	fmi3ValueReference vr = vr_of(f->dir, "u");
-	const fmi3Float64 u[3] = {u_at(k, 0), u_at(k, 1), u_at(k, 2)};
+	const fmi3Float64 u[3] = {u0, u1, u2};
 	assert_int_equal(f->api.set_float64(f->c, &vr, 1, u, 3), fmi3OK);
+}
+
+static void array_set(Fmu3 *f, int k)
+{
+	array_set_values(f, u_at(k, 0), u_at(k, 1), u_at(k, 2));
 }
 
 /* y and stats in one call: two arrays, five values. */
@@ -297,6 +303,75 @@ static void nested_fmi3_wrappers__matrix3__outputs_bit_identical_to_the_bare_fmu
 	(void)state;
 	compare_matrix3(OUT, "nested3_sa");
 	compare_matrix3(OUT_ISOLATED, "nested3_sa");
+}
+
+/* ---- single elements in the rules ----------------------------------------------------------- */
+
+/* index3_sa: u[2] := 2 k in the rules, u[1] and u[3] inputs of the wrapper, y2 = y[2] and
+ * total = stats[1]; against the bare array3 given u = {u[1], 2 k, u[3]}. */
+static void rules_index_elements(const char *sub)
+{
+	Fmu3 w, b;
+	start_wrapper(&w, sub, "index3_sa");
+	start_bare(&b, "array3", ARRAY3_TOKEN);
+	fmi3ValueReference in[3] = {vr_of(w.dir, "u[1]"), vr_of(w.dir, "k"), vr_of(w.dir, "u[3]")};
+	fmi3ValueReference out[2] = {vr_of(w.dir, "y2"), vr_of(w.dir, "total")};
+	for (int k = 0; k < NSTEPS; k++) {
+		const fmi3Float64 win[3] = {u_at(k, 0), u_at(k, 1), u_at(k, 2)};
+		assert_int_equal(w.api.set_float64(w.c, in, 3, win, 3), fmi3OK);
+		array_set_values(&b, u_at(k, 0), 2 * u_at(k, 1), u_at(k, 2));
+		assert_int_equal(step(&b, k * 0.125, 0.125), fmi3OK);
+		assert_int_equal(step(&w, k * 0.125, 0.125), fmi3OK);
+		ArrayOut ob;
+		fmi3Float64 got[2];
+		array_get(&b, &ob);
+		assert_int_equal(w.api.get_float64(w.c, out, 2, got, 2), fmi3OK);
+		assert_memory_equal(&got[0], &ob.y[1], sizeof got[0]);
+		assert_memory_equal(&got[1], &ob.stats[0], sizeof got[1]);
+	}
+	stop(&w);
+	stop(&b);
+}
+
+static void rules__single_elements_read_and_written__as_the_bare_fmu(void **state)
+{
+	(void)state;
+	rules_index_elements(OUT);
+	rules_index_elements(OUT_ISOLATED);
+}
+
+/* An out-of-range subscript is an error at its place in the script, with the range. */
+static void rules__subscript_out_of_range__error_at_its_place(void **state)
+{
+	(void)state;
+	char path[PATH_MAX], diag[16384], fmus3[PATH_MAX];
+	snprintf(path, sizeof path, "%s/e2e-arrays3/bad_index.sa", test_build_dir());
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("semantic adaptation reactive mealy bad\nat \"bad.fmu\" fmi 3\n"
+	      "\tfor inner fmu M m\n\t\tat \"matrix3.fmu\"\n"
+	      "output ports Real x\nout rules {\n\ttrue -> { } --> {\n"
+	      "\t\tbad.x := m.T[3,2] + m.T[3,3] + m.rowsum[1,1] + m.w2[0];\n\t};\n}\n", f);
+	fclose(f);
+	snprintf(fmus3, sizeof fmus3, "%s/fmus3", test_build_dir());
+	TestRun *t = tr_new();
+	drv_add_fmu_dir(t->c, fmus3);
+	Module *m = drv_load(t->c, path);
+	assert_non_null(m);
+	assert_true(drv_explicit(t->c, m, NULL) > 0);
+	snprintf(diag, sizeof diag, "%s", tr_diag(t));
+	tr_free(t);
+	const char *want[] = {
+		"bad_index.sa:8:25: error: subscript 3 of 'm.T[3,3]' is out of range: port 'T' of "
+		"inner fmu 'm' is an array of 6 Float64, subscripts 1 to 2",
+		"note: its elements are 'T[1,1]' to 'T[3,2]', row-major",
+		"bad_index.sa:8:36: error: port 'rowsum' of inner fmu 'm' has 1 dimension, not 2",
+		"bad_index.sa:8:52: error: subscript 0 of 'm.w2[0]' is out of range",
+	};
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+		if (!strstr(diag, want[i]))
+			fail_msg("no '%s' in:\n%s", want[i], diag);
+	assert_null(strstr(diag, "T[3,2]' is out")); /* the last element is in range */
 }
 
 /* ---- states -------------------------------------------------------------------------------- */
@@ -483,6 +558,8 @@ int main(void)
 		cmocka_unit_test(isolated_inner__matrix3__outputs_bit_identical_to_the_bare_fmu),
 		cmocka_unit_test(
 			nested_fmi3_wrappers__matrix3__outputs_bit_identical_to_the_bare_fmu),
+		cmocka_unit_test(rules__single_elements_read_and_written__as_the_bare_fmu),
+		cmocka_unit_test(rules__subscript_out_of_range__error_at_its_place),
 		cmocka_unit_test(fmi3_wrapper__state_get_set_serialize__same_outputs_again),
 		cmocka_unit_test(isolated_inner__state_get_set_serialize__same_outputs_again),
 		cmocka_unit_test(fmi3_wrapper__wrong_nvalues__error_with_a_message),
