@@ -626,12 +626,21 @@ var_item(D) ::= type_opt(T) ID(N) ASSIGN expr(E). {
 	D = NEW(ND_VARDECL, N.loc); D->type = (SaType)T; D->name = tok_str(ctx, N); D->init = E;
 }
 
-/* assignment = lvalue ':=' expr;  lvalue = ID '.' ID | ID */
+/* assignment = lvalue ':=' expr;  lvalue = ID '.' ID ['[' subscripts ']'] | ID */
 %type assignment {Node *}
 assignment(X) ::= lvalue(L) ASSIGN expr(E). { X = ast_assign(A, L->loc, L, E); }
 %type lvalue {Node *}
 lvalue(L) ::= ID(N). { L = ast_name(A, N.loc, tok_str(ctx, N)); }
 lvalue(L) ::= ID(O) DOT ID(N). { L = ast_port_ref(A, loc_span(O.loc, N.loc), tok_str(ctx, O), tok_str(ctx, N)); }
+lvalue(L) ::= ID(O) DOT ID(N) LBRACKET subscripts(S) RBRACKET(R). {
+	L = ast_port_ref(A, loc_span(O.loc, R.loc), tok_str(ctx, O), arena_printf(A, "%s[%s]", tok_str(ctx, N), S));
+}
+
+/* subscripts = INT {',' INT}: one element of an inner's array port, 1-based, named as
+ * the element port is ("y[2]", "A[1,2]") */
+%type subscripts {const char *}
+subscripts(S) ::= INT(N). { S = arena_printf(A, "%lld", mk_int(ctx, N, 0)->ival); }
+subscripts(S) ::= subscripts(P) COMMA INT(N). { S = arena_printf(A, "%s,%lld", P, mk_int(ctx, N, 0)->ival); }
 
 /* call = do_step(ID, expr, expr) | save_state(ID) | rollback(ID) | discard(ID) */
 %type call {Node *}
@@ -739,7 +748,8 @@ port_literal(E) ::= literal(X). { E = X; }
 port_literal(E) ::= MINUS(K) INT(T). { E = mk_int(ctx, T, 1); E->loc = loc_span(K.loc, T.loc); }
 port_literal(E) ::= MINUS(K) REAL(T). { E = mk_real(ctx, T, 1); E->loc = loc_span(K.loc, T.loc); }
 
-/* var_ref = 'H' | 'h' | 't' | 'dt' | 'e' | 'MAX' | ID '.' ID | ID  (and signal[...]) */
+/* var_ref = 'H' | 'h' | 't' | 'dt' | 'e' | 'MAX' | ID '.' ID ['[' subscripts ']'] | ID
+ *         (and signal[...]) */
 var_ref(E) ::= KW_BIGH(K). { E = NEW(ND_KEYVAR, K.loc); E->op = KV_BIG_H; }
 var_ref(E) ::= KW_H(K). { E = NEW(ND_KEYVAR, K.loc); E->op = KV_H; }
 var_ref(E) ::= KW_T(K). { E = NEW(ND_KEYVAR, K.loc); E->op = KV_T; }
@@ -748,6 +758,9 @@ var_ref(E) ::= KW_E(K). { E = NEW(ND_KEYVAR, K.loc); E->op = KV_E; }
 var_ref(E) ::= KW_MAX(K). { E = NEW(ND_KEYVAR, K.loc); E->op = KV_MAX; }
 var_ref(E) ::= ID(N). { E = ast_name(A, N.loc, tok_str(ctx, N)); }
 var_ref(E) ::= ID(O) DOT ID(N). { E = ast_port_ref(A, loc_span(O.loc, N.loc), tok_str(ctx, O), tok_str(ctx, N)); }
+var_ref(E) ::= ID(O) DOT ID(N) LBRACKET subscripts(S) RBRACKET(R). {
+	E = ast_port_ref(A, loc_span(O.loc, R.loc), tok_str(ctx, O), arena_printf(A, "%s[%s]", tok_str(ctx, N), S));
+}
 var_ref(E) ::= SIGNAL(K). { E = NEW(ND_SIGNAL, K.loc); E->op = SIG_PLAIN; }
 var_ref(E) ::= SIGNAL(K) LBRACKET NOW RBRACKET(R). { E = NEW(ND_SIGNAL, loc_span(K.loc, R.loc)); E->op = SIG_NOW; }
 var_ref(E) ::= SIGNAL(K) LBRACKET PREV RBRACKET(R). { E = NEW(ND_SIGNAL, loc_span(K.loc, R.loc)); E->op = SIG_PREV; }

@@ -291,18 +291,48 @@ fmi3Status fmi3EnterEventMode(fmi3Instance instance)
 
 /* ---- getting and setting values ----------------------------------------------------------- */
 
+#ifdef SART_ARRAYS
+#include "sart_fmi3_arrays.h"
+
+static fmi3Status get_reals(fmi3Instance instance, const SartCall *call, SartType t,
+                            const fmi3ValueReference vr[], size_t nvr, void *values,
+                            size_t nValues)
+{
+	(void)call, (void)t, (void)nValues;
+	return (fmi3Status)sart_model.get_real(instance, vr, nvr, values);
+}
+
+static fmi3Status set_reals(fmi3Instance instance, const SartCall *call, SartType t,
+                            const fmi3ValueReference vr[], size_t nvr, void *values,
+                            size_t nValues)
+{
+	(void)call, (void)t, (void)nValues;
+	return (fmi3Status)sart_model.set_real(instance, vr, nvr, values);
+}
+#endif
+
 fmi3Status fmi3GetFloat64(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr,
                           fmi3Float64 values[], size_t nValues)
 {
+#ifdef SART_ARRAYS
+	return sart_fmi3_arrays(instance, &GET_FLOAT64, SART_REAL, 0, vr, nvr, values, nValues,
+	                        get_reals);
+#else
 	(void)nValues; /* no arrays: nValues is nvr */
 	return (fmi3Status)sart_model.get_real(instance, vr, nvr, values);
+#endif
 }
 
 fmi3Status fmi3SetFloat64(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr,
                           const fmi3Float64 values[], size_t nValues)
 {
+#ifdef SART_ARRAYS
+	return sart_fmi3_arrays(instance, &SET_FLOAT64, SART_REAL, 0, vr, nvr, (void *)values,
+	                        nValues, set_reals);
+#else
 	(void)nValues;
 	return (fmi3Status)sart_model.set_real(instance, vr, nvr, values);
+#endif
 }
 
 /* The first value reference of type t in the model description (see the top). */
@@ -380,7 +410,7 @@ static int int64_fits(fmi3Instance instance, fmi3ValueReference vr, fmi3Int64 va
 
 /* Integers and Booleans through the core's int values, Strings as the core's text (the
  * wrapper's own copies), CHUNK value references at a time. */
-static fmi3Status get_discrete(fmi3Instance instance, const SartCall *call, SartType t,
+static fmi3Status get_discrete_values(fmi3Instance instance, const SartCall *call, SartType t,
                            const fmi3ValueReference vr[], size_t nvr, void *values,
                            size_t nValues)
 {
@@ -415,8 +445,8 @@ static fmi3Status get_discrete(fmi3Instance instance, const SartCall *call, Sart
 	return (fmi3Status)st;
 }
 
-static fmi3Status set_discrete(fmi3Instance instance, const SartCall *call, SartType t,
-                           const fmi3ValueReference vr[], size_t nvr, const void *values,
+static fmi3Status set_discrete_values(fmi3Instance instance, const SartCall *call, SartType t,
+                           const fmi3ValueReference vr[], size_t nvr, void *values,
                            size_t nValues)
 {
 	SartVr cvr[CHUNK];
@@ -451,6 +481,31 @@ static fmi3Status set_discrete(fmi3Instance instance, const SartCall *call, Sart
 			break;
 	}
 	return (fmi3Status)st;
+}
+
+/* The value calls of the types but Float64, arrays expanded when the wrapper has any. */
+static fmi3Status get_discrete(fmi3Instance instance, const SartCall *call, SartType t,
+                               const fmi3ValueReference vr[], size_t nvr, void *values,
+                               size_t nValues)
+{
+#ifdef SART_ARRAYS
+	return sart_fmi3_arrays(instance, call, t, first_vr(t), vr, nvr, values, nValues,
+	                        get_discrete_values);
+#else
+	return get_discrete_values(instance, call, t, vr, nvr, values, nValues);
+#endif
+}
+
+static fmi3Status set_discrete(fmi3Instance instance, const SartCall *call, SartType t,
+                               const fmi3ValueReference vr[], size_t nvr, const void *values,
+                               size_t nValues)
+{
+#ifdef SART_ARRAYS
+	return sart_fmi3_arrays(instance, call, t, first_vr(t), vr, nvr, (void *)values, nValues,
+	                        set_discrete_values);
+#else
+	return set_discrete_values(instance, call, t, vr, nvr, (void *)values, nValues);
+#endif
 }
 
 fmi3Status fmi3GetInt32(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr,

@@ -119,6 +119,11 @@ typedef struct SartInnerModel {
 	 * batch stepped on several threads (canBeInstantiatedOnlyOncePerProcess,
 	 * needsExecutionTool).  0 (omitted): any thread, one call at a time. */
 	int serial;
+	/* FMI 3.0: the elements of the inner's arrays that the wrapper exchanges one by one (its
+	 * array ports, element by element in the Storage), each with a value reference of the
+	 * wrapper's choosing (sart_inner.h, SartVrElement).  NULL/0 when there are none. */
+	const SartVrElement *elements;
+	size_t nelements;
 } SartInnerModel;
 
 typedef struct SartWrapper SartWrapper;
@@ -322,6 +327,13 @@ typedef struct SartModel {
 	 * the inner's maxSize when it gives one below SART_BINARY_CAP, else the cap.  NULL
 	 * (omitted) when the wrapper has no Binary. */
 	const size_t *binary_max;
+	/* FMI 3.0 array variables, whose elements are variables of their own here (value
+	 * references in a row): per type, by value reference, how many values the model
+	 * description's variable there holds (1 a scalar, N the first element of an array of
+	 * N, 0 a later element, which the description does not name).  NULL for a type with
+	 * no array.  Only a wrapper whose skin is compiled with SART_ARRAYS reads them
+	 * (sart_fmi3_arrays.c), so that the value calls of the others pay nothing. */
+	const unsigned *spans[SART_NTYPES];
 } SartModel;
 
 /* Defined by the emitted code; hidden, so that the runtime and the skins reach it without

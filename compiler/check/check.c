@@ -258,11 +258,12 @@ SaType chk_port_ref(Ctx *x, Node *e, Access acc)
 	if (v && v->ndims > 0) {
 		char why[96];
 		Loc at = chk_port_name_loc(e);
-		diag_error(x->c->diag, at, "port '%s' of inner fmu '%s' is %s: a wrapper has no "
-			   "array ports yet", e->name, in->name, fmu_var_unsupported(v, why,
-										   sizeof why));
-		diag_note(x->c->diag, at, "sacc simulate exchanges arrays element by element, "
-			  "without a wrapper");
+		diag_error(x->c->diag, at, "port '%s' of inner fmu '%s' is %s: a script names its "
+			   "elements, not the whole array", e->name, in->name,
+			   fmu_var_unsupported(v, why, sizeof why));
+		diag_note(x->c->diag, at, "'%s.%s[1]' is its first element; an FMI 3.0 wrapper "
+			  "forwards the whole array of a port the script does not name", in->name,
+			  e->name);
 		return TY_NONE;
 	}
 	if (v && v->type == FT_BINARY) {
@@ -271,6 +272,8 @@ SaType chk_port_ref(Ctx *x, Node *e, Access acc)
 			   "Binary, which rules cannot compute with or assign", e->name, in->name);
 		return TY_NONE;
 	}
+	if (!p && chk_element_error(x, in, e))
+		return TY_NONE;
 	if (!p) {
 		Loc at = chk_port_name_loc(e);
 		diag_error(x->c->diag, at, "inner fmu '%s' has no port '%s'", in->name, e->name);

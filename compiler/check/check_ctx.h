@@ -60,6 +60,9 @@ const char *chk_sym_words(int sym);
 const char *chk_sym_article(int sym);
 /* Where the port name, and the owner, of an owner.port reference are written. */
 Loc chk_port_name_loc(const Node *e);
+/* check_arrays.c: reports why e ("a.y[5]") names no element port of inner in, when it
+ * names an element at all; false (nothing reported) otherwise. */
+bool chk_element_error(Ctx *x, const Inner *in, const Node *e);
 Loc chk_owner_loc(const Node *e);
 SaType chk_expr(Ctx *x, Node *e);
 /* owner.port: an inner FMU's port, or the adaptation's own, read or written. */

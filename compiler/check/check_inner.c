@@ -150,6 +150,48 @@ static void check_declared_port(Ctx *x, Inner *in, Node *p, const char *source,
 			   "adaptation's own ports");
 }
 
+/* The name of element k (0-based, row-major) of array v: "y[3]", "A[2,1]", subscripts
+ * 1-based as `sacc simulate` names its columns. */
+static const char *element_name(Ctx *x, const FmuVar *v, long long k)
+{
+	StrBuf b;
+	sb_init(&b);
+	long long sub[64];
+	int nd = v->ndims < 64 ? v->ndims : 64;
+	for (int d = nd - 1; d >= 0; d--) {
+		long long size = v->dims[d].size > 0 ? v->dims[d].size : 1;
+		sub[d] = k % size;
+		k /= size;
+	}
+	sb_printf(&b, "%s[", v->name);
+	for (int d = 0; d < nd; d++)
+		sb_printf(&b, "%s%lld", d ? "," : "", sub[d] + 1);
+	sb_putc(&b, ']');
+	const char *name = arena_strdup(x->c->arena, sb_str(&b));
+	sb_free(&b);
+	return name;
+}
+
+/* An FMI 3.0 array input or output the script does not name: one port per element, in
+ * row-major order, which an FMI 3.0 wrapper forwards as one array variable of its own
+ * (emit_arrays.c).  Sizes are those in effect (a structural parameter's start value); an
+ * array whose size the description does not fix stays out, as before. */
+static void add_element_ports(Ctx *x, Inner *in, const FmuVar *v, int idx, SaType t)
+{
+	if (v->nelems > SEMA_MAX_ELEMENTS)
+		diag_error(x->c->diag, in->decl->loc, "port '%s' of inner fmu '%s' is an array of "
+		           "%lld elements: a wrapper forwards at most %d", v->name, in->name,
+		           v->nelems, SEMA_MAX_ELEMENTS);
+	if (v->nelems <= 0 || v->nelems > SEMA_MAX_ELEMENTS)
+		return;
+	for (long long k = 0; k < v->nelems; k++) {
+		const char *name = element_name(x, v, k);
+		Node *p = make_port_decl(x, in->decl->loc, name, t, v->unit);
+		add_port(x, in, (InnerPort){p, name, v->name, t, v->unit, v->causality == CAUS_INPUT,
+		                            idx, (int)k + 1});
+	}
+}
+
 /* Builds an Inner from an FMU file: declared ports first, then the rest of its inputs
  * and outputs in model-description order. */
 static void ports_from_fmu(Ctx *x, Inner *in, Node *decl_in, Node *decl_out)
@@ -184,10 +226,11 @@ static void ports_from_fmu(Ctx *x, Inner *in, Node *decl_in, Node *decl_out)
 			if (v->ndims > 0) {
 				char why[96];
 				diag_error(x->c->diag, p->loc, "port '%s' of inner fmu '%s' is %s: a "
-					   "wrapper has no array ports yet", var, in->name,
+					   "script names its elements, not the whole array", var, in->name,
 					   fmu_var_unsupported(v, why, sizeof why));
-				diag_note(x->c->diag, p->loc, "sacc simulate exchanges arrays element by "
-					  "element, without a wrapper");
+				diag_note(x->c->diag, p->loc, "leave it undeclared: an FMI 3.0 wrapper "
+					  "forwards it whole, and the rules name its elements ('%s.%s[1]')",
+					  in->name, var);
 				continue;
 			}
 			if (v->type == FT_BINARY) {
@@ -209,7 +252,7 @@ static void ports_from_fmu(Ctx *x, Inner *in, Node *decl_in, Node *decl_out)
 				p->type = t;
 			add_port(x, in, (InnerPort){p, p->name, v->name, t,
 						    v->unit ? v->unit : p->unit ? p->unit->str : NULL,
-						    want_input, idx});
+						    want_input, idx, 0});
 		}
 	}
 	for (int i = 0; i < fmu->nvars; i++) {
@@ -217,12 +260,26 @@ static void ports_from_fmu(Ctx *x, Inner *in, Node *decl_in, Node *decl_out)
 		if (taken[i] || (v->causality != CAUS_INPUT && v->causality != CAUS_OUTPUT))
 			continue;
 		SaType t = chk_fmu_sa_type(v->type);
-		if (t == TY_NONE || v->ndims > 0)
-			continue; /* Binary, Clock and array ports are not reachable from the language
-			           * (an FMI 3.0 wrapper forwards Binary ports: emit_binary.c) */
+		if (v->ndims > 0 && t != TY_NONE && t != TY_STRING) {
+			add_element_ports(x, in, v, i, t);
+			continue;
+		}
+		if (v->ndims > 0) { /* String and Binary arrays */
+			if (v->causality == CAUS_OUTPUT && x->sa->a_outports)
+				continue; /* the script declares its outputs: none passes through */
+			diag_warning(x->c->diag, in->decl->loc, "the %s array %s '%s' of inner fmu '%s' is "
+				     "not forwarded: a wrapper carries no String or Binary arrays%s",
+				     fmu_type_name(v->type), v->causality == CAUS_INPUT ? "input" : "output",
+				     v->name, in->name, v->causality == CAUS_INPUT
+				     ? " (the inner keeps its start values)" : "");
+			continue;
+		}
+		if (t == TY_NONE)
+			continue; /* Binary and Clock are not reachable from the language (an FMI 3.0
+			           * wrapper forwards Binary ports: emit_binary.c) */
 		Node *p = make_port_decl(x, in->decl->loc, v->name, t, v->unit);
 		add_port(x, in, (InnerPort){p, v->name, v->name, t, v->unit,
-					    v->causality == CAUS_INPUT, i});
+					    v->causality == CAUS_INPUT, i, 0});
 	}
 }
 
@@ -278,7 +335,7 @@ static void ports_from_adaptation(Ctx *x, Inner *in, Node *decl_in, Node *decl_o
 			const char *unit = port_unit(r) ? port_unit(r) : p ? port_unit(p) : NULL;
 			Node *d = p ? p : make_port_decl(x, in->decl->loc, r->name, r->type, unit);
 			add_port(x, in, (InnerPort){d, p ? p->name : r->name, r->name, r->type, unit,
-						    want_input, -1});
+						    want_input, -1, 0});
 		}
 	}
 }

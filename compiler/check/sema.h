@@ -26,6 +26,9 @@ enum {
 	SYM_INNER,      /* an inner FMU itself (do_step's first argument) */
 };
 
+/* The most elements of one array port a wrapper forwards (each is a value in its storage). */
+#define SEMA_MAX_ELEMENTS 65536
+
 typedef struct InnerPort {
 	Node *decl;        /* ND_PORT: the script's, or one made from the model description */
 	const char *name;  /* as the script names it */
@@ -34,6 +37,9 @@ typedef struct InnerPort {
 	const char *unit;  /* NULL when neither the script nor the FMU gives one */
 	bool is_input;
 	int fmu_var;       /* index into FmuInfo.vars, -1 when the inner is an adaptation */
+	int elem;          /* one element of an FMI 3.0 array, named "y[2]" or "A[1,2]" (1-based
+	                    * subscripts): 1 + its 0-based row-major position; 0 for a whole
+	                    * variable (docs/fmu.md, "Arrays") */
 } InnerPort;
 
 typedef struct Inner {

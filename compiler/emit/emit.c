@@ -871,8 +871,8 @@ static void add_inner_params(Compilation *c, EmitLayout *l, int f)
 	const EmitLayout *sub = in->adaptation ? emit_layout(c, in->adaptation->info) : NULL;
 	for (int k = 0; sub && k < sub->nvars; k++) {
 		const EmitVar *sv = &sub->vars[k];
-		if (sv->causality != CAUS_PARAMETER)
-			continue;
+		if (sv->causality != CAUS_PARAMETER || sv->elems)
+			continue; /* an array parameter keeps its start values, as an FMU's does */
 		const Node *b = inner_binding(in, sv->name);
 		if (b) {
 			bind(l, f, b, sv->type, sv->vr);
@@ -1101,6 +1101,7 @@ EmitLayout *emit_layout(Compilation *c, SaInfo *info)
 	for (int f = 0; f < info->ninners; f++)
 		add_inner_params(c, l, f);
 	place_bindings(l);
+	emit_group_arrays(c, l);
 	find_enums(c, l);
 	emit_find_binaries(c, l);
 	if (diag_errors(c->diag) != before || !add_units(c, l))

@@ -76,6 +76,15 @@ typedef struct EmitVar {
 	int enumeration;         /* an Integer that only carries an inner's Enumeration (a port
 	                          * bound to one, an inner's parameter): 1 + its type's index
 	                          * in the layout's enums, declared as that Enumeration; else 0 */
+	/* An element of an FMI 3.0 array an inner's array port became ("y[2]", row-major, one
+	 * variable each in the Storage and the value-reference tables): on the first element,
+	 * the number of elements, and the array as the FMI 3.0 wrapper declares it (its name,
+	 * its dimensions); -1 on the others, which the FMI 3.0 model description leaves out;
+	 * 0 on a scalar (emit_arrays.c) */
+	int elems;
+	const char *array_name;
+	const long long *dims;
+	int ndims;
 } EmitVar;
 
 /* An inner's enumeration type that the wrapper declares for the variables carrying it:
@@ -137,6 +146,7 @@ typedef struct EmitLayout {
 	int nslots[4];                 /* Storage slots of inner parameters (exposed and bound)
 	                                * per type: Real, Integer, Boolean, String */
 	uint32_t nreal, ninteger, nboolean, nstring; /* value references used per type */
+	int narrays;                   /* array variables among vars (emit_arrays.c) */
 
 	EmitUnit *units;               /* in order of first use by a variable */
 	int nunits;
@@ -192,6 +202,13 @@ void emit_find_binaries(Compilation *c, EmitLayout *l);
 int emit_binaries_refused(Compilation *c, const EmitLayout *l, int fmi_version);
 /* The FMI 3.0 value reference of a forwarded Binary: after the Strings. */
 uint32_t emit_binary_vr3(const EmitLayout *l, const EmitBinary *b);
+/* Arrays (emit_arrays.c).  Marks the runs of l's variables that are the elements of an
+ * inner's array port ("y[1]" ... "y[3]", consecutive, one type) as one array each and gives
+ * every element a C name of its own; called once by emit_layout. */
+void emit_group_arrays(Compilation *c, EmitLayout *l);
+/* Reports each array variable of l (naming the port and its inner) when the wrapper is
+ * built as FMI 2.0, which has no array variables; true when there is one. */
+bool emit_refuse_arrays_fmi2(Compilation *c, const EmitLayout *l);
 
 /* The FMI 3.0 value reference of l's variable numbered vr among those of its type: an FMI
  * 3.0 wrapper numbers all its variables in one sequence (emit_md.c says how), where an FMI

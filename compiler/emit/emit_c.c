@@ -159,7 +159,7 @@ static bool emitter_field(const Ec *e, const char *c)
 
 static const char *add_field(Ec *e, const Node *decl)
 {
-	const char *c = decl->name;
+	const char *c = strchr(decl->name, '[') ? ident_part(e->c->arena, decl->name) : decl->name;
 	if (c_taken(c) || emitter_field(e, c) || field_exists(e, c)) {
 		c = arena_printf(e->c->arena, "%s_", c);
 		while (emitter_field(e, c) || field_exists(e, c))
@@ -391,6 +391,7 @@ static bool setup_inner(Ec *e, InnerC *ic, const Inner *in)
 		return false;
 	}
 	bool ok = true;
+	int nelem = 0;
 	for (int k = 0; k < in->nports; k++) {
 		const InnerPort *p = &in->ports[k];
 		Slot *sl = &ic->slots[k];
@@ -415,7 +416,8 @@ static bool setup_inner(Ec *e, InnerC *ic, const Inner *in)
 		sl->enumc = arena_printf(a, "%s_%s_%s", ic->cname, dir ? "out" : "in",
 					 ident_part(a, p->name));
 		if (in->fmu) {
-			sl->vr = p->fmu_var >= 0 && p->fmu_var < in->fmu->nvars
+			sl->vr = p->elem ? ec_element_vr(in->fmu, nelem++)
+			         : p->fmu_var >= 0 && p->fmu_var < in->fmu->nvars
 			             ? in->fmu->vars[p->fmu_var].vr : 0;
 		} else {
 			const EmitVar *v = layout_var(sub, p->var);
@@ -426,7 +428,7 @@ static bool setup_inner(Ec *e, InnerC *ic, const Inner *in)
 				ok = false;
 				continue;
 			}
-			sl->vr = inner_vr(e, in, v->type, v->vr);
+			sl->vr = v->elems ? ec_element_vr3(sub, nelem++) : inner_vr(e, in, v->type, v->vr);
 		}
 	}
 	return ok;
@@ -1209,6 +1211,7 @@ static void emit_inner_table(Ec *e, StrBuf *o)
 		if (ic->in->isolated)
 			sb_puts(o, "\t\t.isolated = 1,\n");
 		ec_emit_vr_types_ref(e, ic, o);
+		ec_emit_elements_ref(e, ic, o);
 		ec_batch_inner(e, o, ic);
 		for (int dir = 0; dir < 2; dir++) {
 			bool any = ec_binary_ports(e, i, dir) > 0;
@@ -1317,6 +1320,7 @@ static void emit_model(Ec *e, StrBuf *o, int nreal_in, bool fast)
 		sb_printf(o, "\t.inner_params = inner_params,\n\t.ninner_params = %d,\n"
 		          "\t.bind_params = bind_params,\n", l->ninner_params + l->nbindings);
 	ec_batch_model(e, o);
+	ec_emit_spans_ref(e, o);
 	sb_printf(o, "\t.set_real = %s,\n\t.get_real = %s,\n\t.do_step = %s,\n};\n",
 		  nreal_in ? "set_real" : "sart_core_set_real",
 		  l->nreal ? "get_real" : "sart_core_get_real", fast ? "do_step" : "sart_core_do_step");
@@ -1369,7 +1373,7 @@ static void emit_source(Ec *e, StrBuf *o, const Group *groups, int ngroups)
 		int k = 0;
 		for (int i = 0; i < l->ninputs; i++)
 			if (l->vars[i].type == TY_REAL)
-				items[k++] = arena_printf(a, "vr_%s", l->vars[i].name);
+				items[k++] = arena_printf(a, "vr_%s", l->vars[i].cname);
 		sb_putc(o, '\n');
 		ec_put_list(o, arena_printf(a, "static const SartVr real_inputs[%d] = ", nreal_in), items,
 			 nreal_in, ";");

@@ -122,6 +122,13 @@ bool ec_binary_defaults_any(const Ec *e);
 void ec_emit_binary_defaults(Ec *e, StrBuf *o);
 void ec_check_binary_starts(Ec *e);
 void ec_emit_binary_vars(Ec *e, StrBuf *o);
+/* emit_c_arrays.c: array ports.  The value reference of an FMU inner's k-th element port;
+ * the elements' and spans' tables; their references in the inner's and the model's table. */
+uint32_t ec_element_vr(const FmuInfo *f, int k);
+uint32_t ec_element_vr3(const EmitLayout *sub, int k);
+void ec_emit_array_tables(Ec *e, StrBuf *o);
+void ec_emit_elements_ref(Ec *e, const InnerC *ic, StrBuf *o);
+void ec_emit_spans_ref(Ec *e, StrBuf *o);
 /* With sacc build --threads: when statement s of Ctrl begins a run of independent do_steps,
  * writes them as one batch and returns the run's last statement; else NULL. */
 const Node *ec_batch(Ec *e, const Node *s);

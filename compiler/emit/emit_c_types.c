@@ -25,11 +25,14 @@ static const char *vt_name(FmuType t)
 	}
 }
 
-/* Whether the wrapper may reach v through the seam: a scalar port or parameter. */
+/* Whether the wrapper may reach v through the seam: a port (an array's through its
+ * elements), or a scalar parameter. */
 static bool reachable(const FmuVar *v)
 {
 	switch (v->causality) {
-	case CAUS_INPUT: case CAUS_OUTPUT: case CAUS_PARAMETER: case CAUS_CALCULATED_PARAMETER:
+	case CAUS_INPUT: case CAUS_OUTPUT:
+		return true;
+	case CAUS_PARAMETER: case CAUS_CALCULATED_PARAMETER:
 		return v->ndims == 0;
 	default:
 		return false;
@@ -106,6 +109,7 @@ void ec_emit_port_tables(Ec *e, StrBuf *o)
 	ec_emit_binary_port_tables(e, o);
 	for (int i = 0; i < e->ninners; i++)
 		emit_vr_types(e, &e->inners[i], o);
+	ec_emit_array_tables(e, o);
 	if (e->ninners)
 		sb_putc(o, '\n');
 }

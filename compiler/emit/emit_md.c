@@ -377,6 +377,8 @@ done:
 
 char *emit_md_buffer(Compilation *c, const EmitLayout *l, size_t *len)
 {
+	if (l->narrays && emit_refuse_arrays_fmi2(c, l))
+		return NULL;
 	return write_document(c, l, len, write_fmi2);
 }
 
@@ -456,10 +458,32 @@ static const char *type_element3(SaType t)
 	}
 }
 
+/* An array's start values, its elements' in row-major order (emit_arrays.c). */
+static void attr_array_start(Md *md, const EmitVar *v)
+{
+	StrBuf b;
+	sb_init(&b);
+	for (int k = 0; k < v->elems; k++) {
+		char buf[40];
+		const EmitValue *x = &v[k].start;
+		if (v->type == TY_REAL)
+			fmt_real(buf, sizeof buf, x->r);
+		else if (v->type == TY_BOOL)
+			snprintf(buf, sizeof buf, "%s", x->b ? "true" : "false");
+		else
+			snprintf(buf, sizeof buf, "%lld", x->i);
+		sb_printf(&b, "%s%s", k ? " " : "", buf);
+	}
+	attr(md, "start", sb_str(&b));
+	sb_free(&b);
+}
+
 static void write_variable3(Md *md, const EmitLayout *l, const EmitVar *v)
 {
+	if (v->elems < 0)
+		return; /* declared with the array's first element */
 	start(md, enum_of(l, v) ? "Enumeration" : type_element3(v->type));
-	attr(md, "name", v->name);
+	attr(md, "name", v->elems ? v->array_name : v->name);
 	attr_int(md, "valueReference", vr3(l, v));
 	if (v->description)
 		attr(md, "description", v->description);
@@ -471,7 +495,9 @@ static void write_variable3(Md *md, const EmitLayout *l, const EmitVar *v)
 		attr(md, "initial", fmu_initial_name(v->initial));
 	if (v->unit && v->type == TY_REAL)
 		attr(md, "unit", v->unit);
-	if (v->has_start) {
+	if (v->has_start && v->elems > 0)
+		attr_array_start(md, v);
+	else if (v->has_start) {
 		switch (v->type) {
 		case TY_INTEGER: attr_int(md, "start", v->start.i); break;
 		case TY_BOOL: attr_bool(md, "start", v->start.b); break;
@@ -484,6 +510,11 @@ static void write_variable3(Md *md, const EmitLayout *l, const EmitVar *v)
 		 * array), not as an attribute */
 		start(md, "Start");
 		attr(md, "value", v->start.s ? v->start.s : "");
+		end(md);
+	}
+	for (int d = 0; d < v->ndims; d++) {
+		start(md, "Dimension");
+		attr_int(md, "start", v->dims[d]);
 		end(md);
 	}
 	end(md);
@@ -519,6 +550,8 @@ static void vr_list(StrBuf *deps, StrBuf *kinds, const EmitLayout *l, const Emit
 		    int n)
 {
 	for (int i = 0; i < n; i++) {
+		if (vars[i].elems < 0)
+			continue; /* an array is named once, by its first element's reference */
 		sb_printf(deps, "%s%u", deps->len ? " " : "", (unsigned)vr3(l, &vars[i]));
 		sb_printf(kinds, "%sdependent", kinds->len ? " " : "");
 	}
@@ -542,7 +575,8 @@ static void write_unknowns3(Md *md, const EmitLayout *l, const char *element, bo
 	if (initial)
 		vr_list(&deps, &kinds, l, emit_params(l), l->nparams);
 	for (int i = 0; i < l->noutputs + l->nbinaries; i++) {
-		if (i >= l->noutputs && l->binaries[i - l->noutputs].is_input)
+		if (i >= l->noutputs ? l->binaries[i - l->noutputs].is_input
+		                     : emit_outputs(l)[i].elems < 0)
 			continue;
 		start(md, element);
 		attr_int(md, "valueReference", i < l->noutputs ? vr3(l, &emit_outputs(l)[i])

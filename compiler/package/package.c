@@ -285,8 +285,9 @@ static int run_cc(Build *b, Job *j, const char *tree, const char *const *args, i
 	return st != 0;
 }
 
-/* The wrapper's library from every source under tree/sources. */
-static int compile(Build *b, Job *j, const char *tree, const char *id)
+/* The wrapper's library from every source under tree/sources; with arrays, the FMI 3.0
+ * skin's value calls expand array value references (runtime/sart_fmi3_arrays.h). */
+static int compile(Build *b, Job *j, const char *tree, const char *id, bool arrays)
 {
 	Compilation *c = b->c;
 	Arena *a = c->arena;
@@ -306,6 +307,8 @@ static int compile(Build *b, Job *j, const char *tree, const char *id)
 
 	for (size_t i = 0; i < sizeof cc_flags / sizeof *cc_flags; i++)
 		PUSH(cc_flags[i]);
+	if (arrays)
+		PUSH("-DSART_ARRAYS");
 	PUSH("-o");
 	PUSH(arena_printf(a, "%s/%s.so", platform_dir(b, j), id));
 
@@ -783,6 +786,8 @@ static int build_one(Build *b, Job *j)
 	if (emit_binaries_refused(c, l, wants_fmi3(b, j) ? 3 : 2))
 		return 1;
 	const char *id = l->model_identifier;
+	if (!wants_fmi3(b, j) && l->narrays && emit_refuse_arrays_fmi2(c, l))
+		return 1;
 
 	const char *parent = path_dir(a, j->out);
 	if (!make_dirs(parent)) {
@@ -809,7 +814,7 @@ static int build_one(Build *b, Job *j)
 	if (emit_c_to_dir(c, l, sources) != 0 ||
 	    write_runtime(c, sources, wants_fmi3(b, j), host) != 0)
 		goto done;
-	if (compile(b, j, tree, id) != 0 || (host && compile_host(b, j, tree) != 0))
+	if (compile(b, j, tree, id, l->narrays > 0) != 0 || (host && compile_host(b, j, tree) != 0))
 		goto done;
 	const char *md = arena_printf(a, "%s/modelDescription.xml", tree);
 	if ((wants_fmi3(b, j) ? emit_md3_to_file(c, l, md) : emit_md_to_file(c, l, md)) != 0)

@@ -369,9 +369,24 @@ bool rw_inner_input_fed(Rewrite *w, const Inner *in, const InnerPort *p)
 	return false;
 }
 
+/* The k-th (0-based) of the blank-separated values in list, NULL when there are fewer. */
+static const char *list_item(Arena *a, const char *list, int k)
+{
+	for (const char *p = list; *p;) {
+		p += strspn(p, " \t\r\n");
+		size_t n = strcspn(p, " \t\r\n");
+		if (n && k-- == 0)
+			return arena_printf(a, "%.*s", (int)n, p);
+		p += n;
+	}
+	return NULL;
+}
+
 Node *rw_start_literal(Rewrite *w, const Inner *in, const InnerPort *p)
 {
 	const char *s = in->fmu && p->fmu_var >= 0 ? in->fmu->vars[p->fmu_var].start : NULL;
+	if (s && p->elem > 0) /* an array's element: its own of the start values */
+		s = list_item(w->c->arena, s, p->elem - 1);
 	if (!s)
 		return NULL;
 	char *end;

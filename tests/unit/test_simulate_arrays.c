@@ -389,9 +389,9 @@ static int build(Ctx *c, const char *script, int fmi)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-/* A wrapper has no array ports: binding one, declaring one or binding an array parameter
- * is an error at build time naming it, in FMI 2.0 and 3.0 wrappers alike (before, such a
- * wrapper was built and failed when run). */
+/* A script names array elements, not whole arrays: binding one, declaring one or binding
+ * an array parameter is an error at build time naming it, in FMI 2.0 and 3.0 wrappers
+ * alike (before, such a wrapper was built and failed when run). */
 static void build_arrays__refused_by_name(void **state)
 {
 	Ctx *c = *state;
@@ -399,10 +399,10 @@ static void build_arrays__refused_by_name(void **state)
 	const char *cases[][2] = {
 		{"output ports Real y <- a.y\n",
 		 "wrap.sa:7:26: error: port 'y' of inner fmu 'a' is an array of 3 Float64: a "
-		 "wrapper has no array ports yet"},
+		 "script names its elements, not the whole array"},
 		{"\twith output ports Real stats\n",
 		 "wrap.sa:6:25: error: port 'stats' of inner fmu 'a' is an array of 2 Float64: a "
-		 "wrapper has no array ports yet"},
+		 "script names its elements, not the whole array"},
 		{"\twith param gain := 2\n",
 		 "wrap.sa:6:13: error: parameter 'gain' of inner fmu 'a' is an array of 3 Float64: "
 		 "array parameters cannot be bound yet"},

@@ -82,6 +82,7 @@ static const SartInnerModel inners[NINNERS] = {
 		0, /* in process */
 		NULL, 0, /* an FMI 2.0 inner: no sized types */
 		0, /* any thread */
+		NULL, 0, /* no array elements */
 	},
 };
 
@@ -240,4 +241,5 @@ const SartModel sart_model = {
 	/* the importer's every-step calls: the runtime's own (sacc writes its own get and set) */
 	sart_core_set_real, sart_core_get_real, sart_core_do_step,
 	NULL, /* binary_max: no Binary variables */
+	{NULL, NULL, NULL, NULL, NULL}, /* spans: no arrays */
 };
