@@ -382,9 +382,31 @@ static const char *list_item(Arena *a, const char *list, int k)
 	return NULL;
 }
 
+/* An input port's start value when the inner is an adaptation of this build: its own port's
+ * initial value when that is a literal (its explicit form gave it the start value of the
+ * inner FMU's input it passes on), else none. */
+static Node *adaptation_start(Rewrite *w, const Inner *in, const InnerPort *p)
+{
+	for (const Node *r = in->adaptation->a_inports; r; r = r->next) {
+		if (strcmp(r->name, p->var) != 0)
+			continue;
+		const Node *v = r->init;
+		bool literal = v && (v->kind == ND_INT || v->kind == ND_REAL || v->kind == ND_BOOL ||
+		                     v->kind == ND_STRING);
+		if (!literal)
+			return NULL;
+		if (p->type == TY_REAL && v->kind == ND_INT)
+			return rw_real(w, (double)v->ival);
+		return rw_clone(w, v);
+	}
+	return NULL;
+}
+
 Node *rw_start_literal(Rewrite *w, const Inner *in, const InnerPort *p)
 {
-	const char *s = in->fmu && p->fmu_var >= 0 ? in->fmu->vars[p->fmu_var].start : NULL;
+	if (!in->fmu)
+		return in->adaptation && p->is_input ? adaptation_start(w, in, p) : NULL;
+	const char *s = p->fmu_var >= 0 ? in->fmu->vars[p->fmu_var].start : NULL;
 	if (s && p->elem > 0) /* an array's element: its own of the start values */
 		s = list_item(w->c->arena, s, p->elem - 1);
 	if (!s)

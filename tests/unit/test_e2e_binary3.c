@@ -410,6 +410,24 @@ static void fmi3_wrapper__model_description__binaries_declared_and_checked(void 
 	free(md);
 }
 
+/* The outer wrapper of the nested build forwards its inner adaptation's inputs with their
+ * start values (the Enumeration's among them, an item of its type), so its description
+ * passes the checker too. */
+static void nested_wrapper__model_description__inner_starts_kept_and_checked(void **state)
+{
+	(void)state;
+	char dir[PATH_MAX], cmd[3 * PATH_MAX];
+	unpack(OUT3_NESTED, "outer_sa", dir);
+	snprintf(cmd, sizeof cmd, "'%s/tools/fmi3_md_check' '%s/modelDescription.xml'",
+	         test_build_dir(), dir);
+	assert_int_equal(system(cmd), 0);
+	char *md = read_md(dir);
+	assert_has(md, "declaredType=\"Mode\" causality=\"input\" variability=\"discrete\" "
+	               "start=\"1\"");
+	assert_has(md, "<String name=\"str_in\"");
+	free(md);
+}
+
 static void fmi2_wrapper__binary_passed_through__error_naming_port_and_inner(void **state)
 {
 	(void)state;
@@ -440,6 +458,7 @@ int main(void)
 			fmi3_wrapper__binary_longer_than_max_size__error_naming_port_and_size),
 		cmocka_unit_test(fmi3_wrapper__binary_output_set__error_naming_it),
 		cmocka_unit_test(fmi3_wrapper__model_description__binaries_declared_and_checked),
+		cmocka_unit_test(nested_wrapper__model_description__inner_starts_kept_and_checked),
 		cmocka_unit_test(
 			fmi2_wrapper__binary_passed_through__error_naming_port_and_inner),
 	};

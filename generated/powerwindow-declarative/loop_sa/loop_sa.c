@@ -300,7 +300,7 @@ static SartStatus get_real(void *instance, const SartVr vr[], size_t nvr, double
 
 const SartModel sart_model = {
 	.identifier = "loop_sa",
-	.guid = "{51bb860f-24b7-53e7-b5c6-b3b9ea62b887}",
+	.guid = "{cc05ff96-bd7b-5389-bdf5-350591ba12e1}",
 	.storage_size = sizeof(Storage),
 	.inners = inners,
 	.ninners = NINNERS,

@@ -17,7 +17,7 @@ static const SartInnerModel inners[NINNERS] = {
 	[inner_loop_sa] = {
 		.name = "loop_sa",
 		.model_identifier = "loop_sa",
-		.guid = "{51bb860f-24b7-53e7-b5c6-b3b9ea62b887}",
+		.guid = "{cc05ff96-bd7b-5389-bdf5-350591ba12e1}",
 		.version = SART_FMI2,
 		.caps = SART_CAP_GET_SET_STATE | SART_CAP_SERIALIZE | SART_CAP_INPUT_DERIVATIVES,
 		.in = {
@@ -288,7 +288,7 @@ static SartStatus get_real(void *instance, const SartVr vr[], size_t nvr, double
 
 const SartModel sart_model = {
 	.identifier = "rate_sa",
-	.guid = "{7e3b77f2-b97e-5822-820d-174c81be746b}",
+	.guid = "{d8846d51-5c45-52e7-9cdc-92531f3d8f8e}",
 	.storage_size = sizeof(Storage),
 	.inners = inners,
 	.ninners = NINNERS,

@@ -306,7 +306,7 @@ static SartStatus get_real(void *instance, const SartVr vr[], size_t nvr, double
 
 const SartModel sart_model = {
 	.identifier = "loop_sa",
-	.guid = "{52a723f3-c314-5b55-a25f-a012d3bec49d}",
+	.guid = "{b1d6bb8a-aa57-5d0f-912b-12ec288c8deb}",
 	.storage_size = sizeof(Storage),
 	.inners = inners,
 	.ninners = NINNERS,

@@ -17,7 +17,7 @@ static const SartInnerModel inners[NINNERS] = {
 	[inner_loop_sa] = {
 		.name = "loop_sa",
 		.model_identifier = "loop_sa",
-		.guid = "{52a723f3-c314-5b55-a25f-a012d3bec49d}",
+		.guid = "{b1d6bb8a-aa57-5d0f-912b-12ec288c8deb}",
 		.version = SART_FMI2,
 		.caps = SART_CAP_GET_SET_STATE | SART_CAP_SERIALIZE | SART_CAP_INPUT_DERIVATIVES,
 		.in = {
@@ -329,7 +329,7 @@ static SartStatus get_real(void *instance, const SartVr vr[], size_t nvr, double
 
 const SartModel sart_model = {
 	.identifier = "rate_sa",
-	.guid = "{79ea2566-6994-564d-8b31-848b1c7592e7}",
+	.guid = "{dd4b93c5-f4b8-57ed-8cb1-375e02d03b52}",
 	.storage_size = sizeof(Storage),
 	.inners = inners,
 	.ninners = NINNERS,
