@@ -1,6 +1,7 @@
 /* e2e_kit.h — what the end-to-end wrapper tests share (test_e2e_strings.c,
- * test_e2e_wrapper3.c, test_e2e_types3.c, test_e2e_events3.c): attributes of a model
- * description read line by line; with sacc_test.h and package.h included before it, also a
+ * test_e2e_wrapper3.c, test_e2e_types3.c, test_e2e_events3.c, test_e2e_early3.c,
+ * test_e2e_arrays3.c, test_e2e_binary3.c): a model description read whole, or its
+ * attributes line by line; with sacc_test.h and package.h included before it, also a
  * script built into BUILD/<sub>/ through the library and a built FMU unpacked by
  * `sacc unpack`.
  *
@@ -36,6 +37,28 @@ static inline int md_attr(const char *dir, const char *key, const char *attr, ch
 	}
 	fclose(f);
 	return found;
+}
+
+/* dir/modelDescription.xml whole (at most 1 MiB), to be freed. */
+static inline char *read_md(const char *dir)
+{
+	char path[PATH_MAX + 32];
+	snprintf(path, sizeof path, "%s/modelDescription.xml", dir);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	char *text = calloc(1, 1 << 20);
+	assert_non_null(text);
+	size_t n = fread(text, 1, (1 << 20) - 1, f);
+	fclose(f);
+	assert_true(n > 0);
+	return text;
+}
+
+/* A failure, showing the model description, unless it holds what. */
+static inline void assert_has(const char *text, const char *what)
+{
+	if (!strstr(text, what))
+		fail_msg("no '%s' in the model description:\n%s", what, text);
 }
 
 /* The value reference of variable name in dir's model description (a failure if none). */

@@ -476,26 +476,6 @@ static void fmi3_wrapper__wrong_nvalues__error_with_a_message(void **state)
 
 /* ---- the model descriptions ---------------------------------------------------------------- */
 
-static char *read_md(const char *dir)
-{
-	char path[PATH_MAX + 32];
-	snprintf(path, sizeof path, "%s/modelDescription.xml", dir);
-	FILE *f = fopen(path, "r");
-	assert_non_null(f);
-	char *text = calloc(1, 1 << 20);
-	assert_non_null(text);
-	size_t n = fread(text, 1, (1 << 20) - 1, f);
-	fclose(f);
-	assert_true(n > 0);
-	return text;
-}
-
-static void assert_has(const char *text, const char *what)
-{
-	if (!strstr(text, what))
-		fail_msg("no '%s' in the model description:\n%s", what, text);
-}
-
 static void md_checked(const char *dir)
 {
 	char cmd[3 * PATH_MAX];

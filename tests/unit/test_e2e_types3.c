@@ -466,27 +466,6 @@ static void fmi3_wrapper__int64_beyond_an_integer__error_naming_it(void **state)
 	stop(&w);
 }
 
-/* The whole text of dir/modelDescription.xml, malloc'd. */
-static char *read_md(const char *dir)
-{
-	char path[PATH_MAX + 32];
-	snprintf(path, sizeof path, "%s/modelDescription.xml", dir);
-	FILE *f = fopen(path, "r");
-	assert_non_null(f);
-	char *text = calloc(1, 1 << 20);
-	assert_non_null(text);
-	size_t n = fread(text, 1, (1 << 20) - 1, f);
-	fclose(f);
-	assert_true(n > 0);
-	return text;
-}
-
-static void assert_has(const char *text, const char *what)
-{
-	if (!strstr(text, what))
-		fail_msg("no '%s' in the model description", what);
-}
-
 static void fmi3_wrapper__model_description__enumerations_declared_and_checked(void **state)
 {
 	(void)state;
