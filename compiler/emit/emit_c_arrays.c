@@ -53,6 +53,19 @@ static const char *start_text(Ec *e, const FmuVar *v, int k)
 	return *end || !isfinite(d) ? "NAN" : ec_real_text(e, d);
 }
 
+/* A String element's start value as the seam takes it: "text", its length (the k-th of the
+ * inner's <Start> values); NULL, 0 when it has none. */
+static const char *string_start(Ec *e, const FmuVar *v, int k)
+{
+	const char *s = v->start;
+	if (!s || k >= v->nstarts)
+		return "NULL, 0";
+	for (int i = 0; i < k; i++)
+		s += strlen(s) + 1;
+	return arena_printf(e->c->arena, "\"%s\", %lu", ec_c_string(e->c->arena, s),
+	                    (unsigned long)strlen(s));
+}
+
 /* The value reference the wrapper gives the k-th element port of an inner adaptation (an
  * FMI 3.0 wrapper with arrays, sub its layout): past the largest of its own, the Strings'. */
 uint32_t ec_element_vr3(const EmitLayout *sub, int k)
@@ -79,6 +92,10 @@ static const char *element_item(Ec *e, const InnerC *ic, const EmitLayout *sub, 
 		if (p->elem <= 0)
 			return NULL;
 		const FmuVar *v = &ic->in->fmu->vars[p->fmu_var];
+		if (v->type == FT_STRING)
+			return arena_printf(e->c->arena, "{%u, %u, %d, %lld, NAN, %s}",
+			                    (unsigned)ic->slots[k].vr, (unsigned)v->vr, p->elem - 1,
+			                    v->nelems, string_start(e, v, p->elem - 1));
 		return arena_printf(e->c->arena, "{%u, %u, %d, %lld, %s, NULL, 0}", (unsigned)ic->slots[k].vr,
 		                    (unsigned)v->vr, p->elem - 1, v->nelems,
 		                    start_text(e, v, p->elem - 1));

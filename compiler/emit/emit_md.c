@@ -495,7 +495,7 @@ static void write_variable3(Md *md, const EmitLayout *l, const EmitVar *v)
 		attr(md, "initial", fmu_initial_name(v->initial));
 	if (v->unit && v->type == TY_REAL)
 		attr(md, "unit", v->unit);
-	if (v->has_start && v->elems > 0)
+	if (v->has_start && v->elems > 0 && v->type != TY_STRING)
 		attr_array_start(md, v);
 	else if (v->has_start) {
 		switch (v->type) {
@@ -505,16 +505,17 @@ static void write_variable3(Md *md, const EmitLayout *l, const EmitVar *v)
 		default: attr_real(md, "start", v->start.r); break;
 		}
 	}
-	if (v->has_start && v->type == TY_STRING) {
-		/* FMI 3.0 gives a String's start as <Start value=".."/> (one per element of an
-		 * array), not as an attribute */
-		start(md, "Start");
-		attr(md, "value", v->start.s ? v->start.s : "");
-		end(md);
-	}
 	for (int d = 0; d < v->ndims; d++) {
 		start(md, "Dimension");
 		attr_int(md, "start", v->dims[d]);
+		end(md);
+	}
+	/* FMI 3.0 gives a String's start as <Start value=".."/> children after its Dimensions,
+	 * one per element of an array (row-major), not as an attribute */
+	for (int k = 0; v->has_start && v->type == TY_STRING && k < (v->elems > 0 ? v->elems : 1);
+	     k++) {
+		start(md, "Start");
+		attr(md, "value", v[k].start.s ? v[k].start.s : "");
 		end(md);
 	}
 	end(md);
