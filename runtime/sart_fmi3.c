@@ -590,13 +590,11 @@ NO_SUCH_TYPE(UInt64, fmi3UInt64)
 
 /* Binaries (the inners' passed through): sizes and pointers into the wrapper's own copies,
  * valid until the next call on the instance. */
-fmi3Status fmi3GetBinary(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr,
-                         size_t valueSizes[], fmi3Binary values[], size_t nValues)
+static fmi3Status get_binaries(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr,
+                               size_t valueSizes[], fmi3Binary values[], size_t nValues)
 {
 	SartVr cvr[CHUNK];
 	SartStatus st = SART_OK;
-	if (!sart_model.nvr[SART_BINARY])
-		return no_such_type(instance, &GET_OTHER, "fmi3GetBinary", "Binary", nvr);
 	if (bad_arguments(instance, &GET_BINARY, vr, nvr, values, nValues) ||
 	    bad_arguments(instance, &GET_BINARY, vr, nvr, valueSizes, nValues))
 		return fmi3Error;
@@ -610,13 +608,12 @@ fmi3Status fmi3GetBinary(fmi3Instance instance, const fmi3ValueReference vr[], s
 	return (fmi3Status)st;
 }
 
-fmi3Status fmi3SetBinary(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr,
-                         const size_t valueSizes[], const fmi3Binary values[], size_t nValues)
+static fmi3Status set_binaries(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr,
+                               const size_t valueSizes[], const fmi3Binary values[],
+                               size_t nValues)
 {
 	SartVr cvr[CHUNK];
 	SartStatus st = SART_OK;
-	if (!sart_model.nvr[SART_BINARY])
-		return no_such_type(instance, &SET_OTHER, "fmi3SetBinary", "Binary", nvr);
 	if (bad_arguments(instance, &SET_BINARY, vr, nvr, values, nValues) ||
 	    bad_arguments(instance, &SET_BINARY, vr, nvr, valueSizes, nValues))
 		return fmi3Error;
@@ -628,6 +625,48 @@ fmi3Status fmi3SetBinary(fmi3Instance instance, const fmi3ValueReference vr[], s
 		                                      values + at, &SET_BINARY));
 	}
 	return (fmi3Status)st;
+}
+
+#ifdef SART_ARRAYS
+/* A Binary array is gotten and set whole, as the other types' (sart_fmi3_arrays.h): the
+ * call's value references expanded into its elements', one value each. */
+#define BINARY_CALL(call, fn, ...)                                                          \
+	do {                                                                                \
+		fmi3ValueReference buf[64], *all;                                           \
+		buf[0] = 0;                                                                 \
+		if (sart_fmi3_expand(instance, call, SART_BINARY, first_vr(SART_BINARY), vr,  \
+		                     nvr, nValues, buf, 64, &all) != SART_OK)               \
+			return fmi3Error;                                                   \
+		const fmi3ValueReference *use = nvr && !vr ? vr : all;                      \
+		fmi3Status st_ = fn(instance, use, nvr && !vr ? nvr : nValues, __VA_ARGS__);   \
+		if (all != buf)                                                             \
+			free(all);                                                          \
+		return st_;                                                                 \
+	} while (0)
+#endif
+
+fmi3Status fmi3GetBinary(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr,
+                         size_t valueSizes[], fmi3Binary values[], size_t nValues)
+{
+	if (!sart_model.nvr[SART_BINARY])
+		return no_such_type(instance, &GET_OTHER, "fmi3GetBinary", "Binary", nvr);
+#ifdef SART_ARRAYS
+	BINARY_CALL(&GET_BINARY, get_binaries, valueSizes, values, nValues);
+#else
+	return get_binaries(instance, vr, nvr, valueSizes, values, nValues);
+#endif
+}
+
+fmi3Status fmi3SetBinary(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr,
+                         const size_t valueSizes[], const fmi3Binary values[], size_t nValues)
+{
+	if (!sart_model.nvr[SART_BINARY])
+		return no_such_type(instance, &SET_OTHER, "fmi3SetBinary", "Binary", nvr);
+#ifdef SART_ARRAYS
+	BINARY_CALL(&SET_BINARY, set_binaries, valueSizes, values, nValues);
+#else
+	return set_binaries(instance, vr, nvr, valueSizes, values, nValues);
+#endif
 }
 
 fmi3Status fmi3GetClock(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr,

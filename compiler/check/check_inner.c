@@ -260,20 +260,12 @@ static void ports_from_fmu(Ctx *x, Inner *in, Node *decl_in, Node *decl_out)
 		if (taken[i] || (v->causality != CAUS_INPUT && v->causality != CAUS_OUTPUT))
 			continue;
 		SaType t = chk_fmu_sa_type(v->type);
-		if (v->ndims > 0 && t != TY_NONE && t != TY_STRING) {
+		if (v->ndims > 0 && t != TY_NONE) {
 			add_element_ports(x, in, v, i, t);
 			continue;
 		}
-		if (v->ndims > 0) { /* String and Binary arrays */
-			if (v->causality == CAUS_OUTPUT && x->sa->a_outports)
-				continue; /* the script declares its outputs: none passes through */
-			diag_warning(x->c->diag, in->decl->loc, "the %s array %s '%s' of inner fmu '%s' is "
-				     "not forwarded: a wrapper carries no String or Binary arrays%s",
-				     fmu_type_name(v->type), v->causality == CAUS_INPUT ? "input" : "output",
-				     v->name, in->name, v->causality == CAUS_INPUT
-				     ? " (the inner keeps its start values)" : "");
-			continue;
-		}
+		if (v->ndims > 0)
+			continue; /* Binary arrays: an FMI 3.0 wrapper forwards them (emit_binary.c) */
 		if (t == TY_NONE)
 			continue; /* Binary and Clock are not reachable from the language (an FMI 3.0
 			           * wrapper forwards Binary ports: emit_binary.c) */

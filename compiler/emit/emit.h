@@ -120,6 +120,12 @@ typedef struct EmitBinary {
 	uint32_t vr;             /* 0..nbinaries-1: the wrapper's Binary value references */
 	int index;               /* in the inner's Binary port group of its direction */
 	long long max_size;      /* the wrapper variable's maxSize (at most the runtime's cap) */
+	/* An element of an FMI 3.0 Binary array (emit_binary.c): 1-based, row-major, 0 for a
+	 * scalar; the elements of one array come in a row, the first one names the array. */
+	int elem;
+	const char *array_name;  /* the array's name (the inner's), NULL for a scalar */
+	const char *start;       /* the start value as hexadecimal digits, NULL when none */
+	uint32_t inner_vr;       /* the reference the seam takes: the inner's, or the element's */
 } EmitBinary;
 
 typedef struct EmitUnit {

@@ -6,7 +6,14 @@
  * runtime sets every Binary input on its inner before each of the inner's steps and reads
  * every Binary output after it (runtime/sart_binary.c).  In the Storage the inner's port
  * group IS the wrapper's variable, a SartBinary.  Only an FMI 3.0 wrapper can carry one: an
- * FMI 2.0 build is an error naming the port and the inner. */
+ * FMI 2.0 build is an error naming the port and the inner.
+ *
+ * An FMI 3.0 inner's Binary array is forwarded whole as well: one Binary array variable of
+ * the wrapper (its Dimensions, one <Start> per element, emit_md.c), made of one EmitBinary
+ * per element in a row, each a SartBinary in the Storage and given a value reference of its
+ * own for the seam (the element table, emit_c_arrays.c), which gets and sets the inner's
+ * array whole; the FMI 3.0 skin expands the array's value reference into the elements'
+ * (SartModel.spans). */
 #include "emit_c_impl.h"
 
 #include <string.h>
@@ -14,6 +21,10 @@
 /* The runtime's SART_BINARY_CAP (runtime/sart_wrapper.h): the most bytes a wrapper's
  * Binary holds, and its maxSize where the inner gives none or a larger one. */
 enum { BINARY_CAP = 4096 };
+
+/* The most elements of a Binary array a wrapper forwards: each is a SartBinary of its own
+ * in the Storage (BINARY_CAP bytes), which FMU states and G's scratch copy carry. */
+enum { MAX_ELEMENTS = 1024 };
 
 /* Whether the explicit form passed the inners' outputs through (rule AddOutPorts): the
  * script declares no output port. */
@@ -53,15 +64,63 @@ static const FmuVar *adaptation_binaries(Compilation *c, const Inner *in, int *n
 	if (!*n)
 		return NULL;
 	FmuVar *vars = arena_alloc(c->arena, (size_t)*n * sizeof *vars);
+	int m = 0;
 	for (int i = 0; i < *n; i++) {
 		const EmitBinary *b = &sub->binaries[i];
-		vars[i] = *b->var;
-		vars[i].name = (char *)b->name;
-		vars[i].vr = emit_binary_vr3(sub, b);
-		vars[i].max_size = b->max_size;
-		vars[i].start = b->is_input ? b->var->start : NULL;
+		if (b->elem) /* its Binary arrays are not forwarded again (not yet) */
+			continue;
+		FmuVar *var = &vars[m++];
+		*var = *b->var;
+		var->name = (char *)b->name;
+		var->vr = emit_binary_vr3(sub, b);
+		var->max_size = b->max_size;
+		var->start = b->is_input ? b->var->start : NULL;
 	}
+	*n = m;
 	return vars;
+}
+
+/* "b[2]", "B[1,2]": the name of v's k-th (0-based, row-major) element. */
+static const char *element_name(Arena *a, const FmuVar *v, long long k)
+{
+	long long sub[64];
+	int nd = v->ndims < 64 ? v->ndims : 64;
+	for (int d = nd - 1; d >= 0; d--) {
+		long long size = v->dims[d].size > 0 ? v->dims[d].size : 1;
+		sub[d] = k % size;
+		k /= size;
+	}
+	StrBuf b;
+	sb_init(&b);
+	sb_printf(&b, "%s[", v->name);
+	for (int d = 0; d < nd; d++)
+		sb_printf(&b, "%s%lld", d ? "," : "", sub[d] + 1);
+	sb_putc(&b, ']');
+	const char *name = arena_strdup(a, sb_str(&b));
+	sb_free(&b);
+	return name;
+}
+
+/* The k-th (0-based) of an FMI 3.0 Binary array's <Start> values (FmuVar.nstarts), NULL
+ * when it has none. */
+static const char *nth_start(const FmuVar *v, int k)
+{
+	const char *s = v->start;
+	if (!s || k >= v->nstarts)
+		return NULL;
+	for (int i = 0; i < k; i++)
+		s += strlen(s) + 1;
+	return s;
+}
+
+/* How many Binary array elements of inner f are forwarded so far: each one's reference
+ * for the seam comes after the inner's element ports' (emit_c.c). */
+static int elements_before(const EmitLayout *l, int f)
+{
+	int n = 0;
+	for (int i = 0; i < l->nbinaries; i++)
+		n += l->binaries[i].inner_index == f && l->binaries[i].elem > 0;
+	return n;
 }
 
 /* One pass: inputs (want_input) or outputs of every inner (an FMI 3.0 FMU, or an adaptation
@@ -76,7 +135,7 @@ static void find_direction(Compilation *c, EmitLayout *l, bool want_input)
 		int index = 0;
 		for (int k = 0; vars && k < nvars; k++) {
 			const FmuVar *v = &vars[k];
-			if (v->type != FT_BINARY || v->ndims > 0 ||
+			if (v->type != FT_BINARY || (v->ndims > 0 && !in->fmu) ||
 			    v->causality != (want_input ? CAUS_INPUT : CAUS_OUTPUT))
 				continue;
 			if (name_taken(l, v->name, l->nbinaries)) {
@@ -88,9 +147,30 @@ static void find_direction(Compilation *c, EmitLayout *l, bool want_input)
 			}
 			long long max = v->max_size >= 0 && v->max_size < BINARY_CAP ? v->max_size
 			                                                             : BINARY_CAP;
-			l->binaries[l->nbinaries] = (EmitBinary){v->name, in, f, v, want_input,
-			                                         (uint32_t)l->nbinaries, index++, max};
-			l->nbinaries++;
+			long long n = v->ndims > 0 ? v->nelems : 1;
+			if (n <= 0 || n > MAX_ELEMENTS) {
+				diag_error(c->diag, in->decl->loc, "the Binary array %s '%s' of inner fmu "
+				           "'%s' has %lld elements: a wrapper forwards 1 to %d",
+				           want_input ? "input" : "output", v->name, in->name, n,
+				           MAX_ELEMENTS);
+				continue;
+			}
+			if (v->ndims > 0)
+				l->narrays++;
+			int before = elements_before(l, f);
+			for (long long e = 0; e < n; e++) {
+				EmitBinary *b = &l->binaries[l->nbinaries];
+				*b = (EmitBinary){v->name, in, f, v, want_input, (uint32_t)l->nbinaries,
+				                  index++, max, 0, NULL, v->start, v->vr};
+				if (v->ndims > 0) {
+					b->name = element_name(c->arena, v, e);
+					b->elem = (int)e + 1;
+					b->array_name = v->name;
+					b->start = nth_start(v, (int)e);
+					b->inner_vr = ec_element_vr(in->fmu, in->nports + before + (int)e);
+				}
+				l->nbinaries++;
+			}
 		}
 	}
 }
@@ -102,7 +182,10 @@ void emit_find_binaries(Compilation *c, EmitLayout *l)
 		const Inner *in = l->info->inners[f];
 		const EmitLayout *sub = in->adaptation ? emit_layout(c, in->adaptation->info) : NULL;
 		for (int k = 0; in->fmu && k < in->fmu->nvars; k++)
-			n += in->fmu->vars[k].type == FT_BINARY;
+			if (in->fmu->vars[k].type == FT_BINARY)
+				n += in->fmu->vars[k].ndims > 0 && in->fmu->vars[k].nelems > 0 &&
+				     in->fmu->vars[k].nelems <= MAX_ELEMENTS
+				     ? (int)in->fmu->vars[k].nelems : 1;
 		n += sub ? sub->nbinaries : 0;
 	}
 	l->binaries = arena_alloc(c->arena, (size_t)(n + 1) * sizeof *l->binaries);
@@ -119,9 +202,12 @@ int emit_binaries_refused(Compilation *c, const EmitLayout *l, int fmi_version)
 	int errors = 0;
 	for (int i = 0; i < l->nbinaries && fmi_version != 3; i++) {
 		const EmitBinary *b = &l->binaries[i];
-		diag_error(c->diag, b->inner->decl->loc, "the Binary %s '%s' of inner fmu '%s' is "
+		if (b->elem > 1)
+			continue; /* an array is named once */
+		diag_error(c->diag, b->inner->decl->loc, "the Binary %s%s '%s' of inner fmu '%s' is "
 		           "passed through, but an FMI 2.0 wrapper cannot carry it: FMI 2.0 has no "
-		           "Binary type", b->is_input ? "input" : "output", b->name, b->inner->name);
+		           "Binary type", b->elem ? "array " : "", b->is_input ? "input" : "output",
+		           b->elem ? b->array_name : b->name, b->inner->name);
 		if (i == 0)
 			diag_note(c->diag, b->inner->decl->loc, "build the wrapper as FMI 3.0 "
 			          "(`sacc build --fmi 3`, or `fmi 3` in the script)");
@@ -200,7 +286,7 @@ void ec_emit_binary_port_tables(Ec *e, StrBuf *o)
 				if (b->inner_index != f || b->is_input != (dir == 0))
 					continue;
 				arr = group_name(e, b);
-				vrs[b->index] = arena_printf(a, "%u", (unsigned)b->var->vr);
+				vrs[b->index] = arena_printf(a, "%u", (unsigned)b->inner_vr);
 				names[b->index] = arena_printf(a, "\"%s\"", ec_c_string(a, b->name));
 			}
 			ec_put_list(o, arena_printf(a, "static const SartVr %s_vr[%d] = ", arr, n), vrs, n,
@@ -223,7 +309,7 @@ void ec_emit_binary_group(const Ec *e, StrBuf *o, const InnerC *ic, int dir)
 bool ec_binary_defaults_any(const Ec *e)
 {
 	for (int i = 0; i < e->l->nbinaries; i++)
-		if (e->l->binaries[i].is_input && e->l->binaries[i].var->start)
+		if (e->l->binaries[i].is_input && e->l->binaries[i].start)
 			return true;
 	return false;
 }
@@ -233,9 +319,9 @@ void ec_emit_binary_defaults(Ec *e, StrBuf *o)
 	for (int i = 0; i < e->l->nbinaries; i++) {
 		const EmitBinary *b = &e->l->binaries[i];
 		size_t size;
-		if (!b->is_input || !b->var->start)
+		if (!b->is_input || !b->start)
 			continue;
-		const char *bytes = start_bytes(e->c->arena, b->var->start, &size);
+		const char *bytes = start_bytes(e->c->arena, b->start, &size);
 		sb_printf(o, "\tsart_init_binary(&s->%s[%d], %s, %lu);\n", group_name(e, b), b->index,
 		          bytes, (unsigned long)size);
 	}
@@ -247,10 +333,10 @@ void ec_check_binary_starts(Ec *e)
 {
 	for (int i = 0; i < e->l->nbinaries; i++) {
 		const EmitBinary *b = &e->l->binaries[i];
-		size_t size, n = b->var->start ? strlen(b->var->start) : 0;
+		size_t size, n = b->start ? strlen(b->start) : 0;
 		if (!b->is_input || !n)
 			continue;
-		start_bytes(e->c->arena, b->var->start, &size);
+		start_bytes(e->c->arena, b->start, &size);
 		if (!size || (long long)size > b->max_size)
 			ec_error(e, b->inner->decl->loc, "the start value of the Binary input '%s' of "
 			         "inner fmu '%s' is not hexadecimal bytes of at most %lld", b->name,

@@ -2,7 +2,8 @@
  * an array port is laid out): for each FMI 3.0 inner whose array elements the wrapper
  * exchanges, the elements' table (runtime/sart_inner.h, SartVrElement), each element given
  * a value reference that none of the inner's variables has, so that the seam reads and
- * writes the whole array for them; and the model's spans (SartModel.spans), which the FMI
+ * writes the whole array for them (the elements of a forwarded Binary array too, after the
+ * element ports, emit_binary.c); and the model's spans (SartModel.spans), which the FMI
  * 3.0 skin reads to expand an array's value reference into its elements'. */
 #include "emit_c_impl.h"
 
@@ -53,6 +54,19 @@ static const char *start_text(Ec *e, const FmuVar *v, int k)
 	return *end || !isfinite(d) ? "NAN" : ec_real_text(e, d);
 }
 
+/* A String element's start value as the seam takes it: "text", its length (the k-th of the
+ * inner's <Start> values); NULL, 0 when it has none. */
+static const char *string_start(Ec *e, const FmuVar *v, int k)
+{
+	const char *s = v->start;
+	if (!s || k >= v->nstarts)
+		return "NULL, 0";
+	for (int i = 0; i < k; i++)
+		s += strlen(s) + 1;
+	return arena_printf(e->c->arena, "\"%s\", %lu", ec_c_string(e->c->arena, s),
+	                    (unsigned long)strlen(s));
+}
+
 /* The value reference the wrapper gives the k-th element port of an inner adaptation (an
  * FMI 3.0 wrapper with arrays, sub its layout): past the largest of its own, the Strings'. */
 uint32_t ec_element_vr3(const EmitLayout *sub, int k)
@@ -79,6 +93,10 @@ static const char *element_item(Ec *e, const InnerC *ic, const EmitLayout *sub, 
 		if (p->elem <= 0)
 			return NULL;
 		const FmuVar *v = &ic->in->fmu->vars[p->fmu_var];
+		if (v->type == FT_STRING)
+			return arena_printf(e->c->arena, "{%u, %u, %d, %lld, NAN, %s}",
+			                    (unsigned)ic->slots[k].vr, (unsigned)v->vr, p->elem - 1,
+			                    v->nelems, string_start(e, v, p->elem - 1));
 		return arena_printf(e->c->arena, "{%u, %u, %d, %lld, %s, NULL, 0}", (unsigned)ic->slots[k].vr,
 		                    (unsigned)v->vr, p->elem - 1, v->nelems,
 		                    start_text(e, v, p->elem - 1));
@@ -99,12 +117,36 @@ static const EmitLayout *sub_layout(Ec *e, const InnerC *ic)
 	return ic->in->adaptation ? emit_layout(e->c, ic->in->adaptation->info) : NULL;
 }
 
+/* The element table's entry for the wrapper's Binary b when it is an element of inner
+ * ic's Binary array (emit_binary.c), else NULL. */
+static const char *binary_item(Ec *e, const InnerC *ic, const EmitBinary *b)
+{
+	if (!b->elem || b->inner_index != (int)(ic - e->inners))
+		return NULL;
+	const char *bytes = "NULL, 0";
+	size_t n = b->start ? strlen(b->start) : 0;
+	if (n && n % 2 == 0) {
+		StrBuf sb;
+		sb_init(&sb);
+		sb_putc(&sb, '"');
+		for (size_t i = 0; i < n; i += 2)
+			sb_printf(&sb, "\\x%c%c", b->start[i], b->start[i + 1]);
+		sb_printf(&sb, "\", %lu", (unsigned long)n / 2);
+		bytes = arena_strdup(e->c->arena, sb_str(&sb));
+		sb_free(&sb);
+	}
+	return arena_printf(e->c->arena, "{%u, %u, %d, %lld, NAN, %s}", (unsigned)b->inner_vr,
+	                    (unsigned)b->var->vr, b->elem - 1, b->var->nelems, bytes);
+}
+
 static int count_elements(Ec *e, const InnerC *ic)
 {
 	int n = 0;
 	const EmitLayout *sub = sub_layout(e, ic);
+	for (int i = 0; i < e->l->nbinaries; i++)
+		n += binary_item(e, ic, &e->l->binaries[i]) != NULL;
 	if (!sub && !ic->in->fmu)
-		return 0;
+		return n;
 	for (int k = 0; k < ic->in->nports; k++)
 		n += element_item(e, ic, sub, k) != NULL;
 	return n;
@@ -118,8 +160,13 @@ static void emit_elements(Ec *e, const InnerC *ic, StrBuf *o)
 		return;
 	const char **items = arena_alloc(a, (size_t)n * sizeof *items);
 	const EmitLayout *sub = sub_layout(e, ic);
-	for (int k = 0; k < ic->in->nports; k++) {
+	for (int k = 0; (sub || ic->in->fmu) && k < ic->in->nports; k++) {
 		const char *item = element_item(e, ic, sub, k);
+		if (item)
+			items[at++] = item;
+	}
+	for (int i = 0; i < e->l->nbinaries; i++) {
+		const char *item = binary_item(e, ic, &e->l->binaries[i]);
 		if (item)
 			items[at++] = item;
 	}
@@ -141,6 +188,33 @@ static bool has_arrays(const EmitLayout *l, int t)
 		if (l->vars[i].elems && ec_sart_type(l->vars[i].type) == t)
 			return true;
 	return false;
+}
+
+/* Whether the wrapper forwards a Binary array. */
+static bool has_binary_arrays(const EmitLayout *l)
+{
+	for (int i = 0; i < l->nbinaries; i++)
+		if (l->binaries[i].elem)
+			return true;
+	return false;
+}
+
+/* The spans of the Binary value references (as those of the other types, below). */
+static void emit_binary_spans(Ec *e, StrBuf *o)
+{
+	Arena *a = e->c->arena;
+	const EmitLayout *l = e->l;
+	const char **items = arena_alloc(a, (size_t)(l->nbinaries + 1) * sizeof *items);
+	for (int i = 0; i < l->nbinaries; i++) {
+		const EmitBinary *b = &l->binaries[i];
+		items[i] = b->elem > 1 ? "0" : b->elem ? arena_printf(a, "%lld", b->var->nelems)
+		                                       : "1";
+	}
+	sb_puts(o, "/* How many values each Binary value reference holds in the FMI 3.0 model "
+	           "description:\n * 1 a scalar, N an array's first element, 0 a later one "
+	           "(sart_wrapper.h). */\n");
+	ec_put_list(o, arena_printf(a, "static const unsigned binary_spans[%d] = ", l->nbinaries),
+	            items, l->nbinaries, ";");
 }
 
 void ec_emit_array_tables(Ec *e, StrBuf *o)
@@ -166,6 +240,8 @@ void ec_emit_array_tables(Ec *e, StrBuf *o)
 		ec_put_list(o, arena_printf(a, "static const unsigned %s_spans[%d] = ", type_word[t],
 		                            n), items, n, ";");
 	}
+	if (has_binary_arrays(l))
+		emit_binary_spans(e, o);
 }
 
 void ec_emit_spans_ref(Ec *e, StrBuf *o)
@@ -176,5 +252,7 @@ void ec_emit_spans_ref(Ec *e, StrBuf *o)
 	for (int t = 0; t < T_N; t++)
 		sb_printf(o, "%s%s%s", t ? ", " : "", has_arrays(e->l, t) ? type_word[t] : "NULL",
 		          has_arrays(e->l, t) ? "_spans" : "");
+	if (has_binary_arrays(e->l))
+		sb_puts(o, ", binary_spans");
 	sb_puts(o, "},\n");
 }

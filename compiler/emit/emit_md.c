@@ -495,7 +495,7 @@ static void write_variable3(Md *md, const EmitLayout *l, const EmitVar *v)
 		attr(md, "initial", fmu_initial_name(v->initial));
 	if (v->unit && v->type == TY_REAL)
 		attr(md, "unit", v->unit);
-	if (v->has_start && v->elems > 0)
+	if (v->has_start && v->elems > 0 && v->type != TY_STRING)
 		attr_array_start(md, v);
 	else if (v->has_start) {
 		switch (v->type) {
@@ -505,16 +505,17 @@ static void write_variable3(Md *md, const EmitLayout *l, const EmitVar *v)
 		default: attr_real(md, "start", v->start.r); break;
 		}
 	}
-	if (v->has_start && v->type == TY_STRING) {
-		/* FMI 3.0 gives a String's start as <Start value=".."/> (one per element of an
-		 * array), not as an attribute */
-		start(md, "Start");
-		attr(md, "value", v->start.s ? v->start.s : "");
-		end(md);
-	}
 	for (int d = 0; d < v->ndims; d++) {
 		start(md, "Dimension");
 		attr_int(md, "start", v->dims[d]);
+		end(md);
+	}
+	/* FMI 3.0 gives a String's start as <Start value=".."/> children after its Dimensions,
+	 * one per element of an array (row-major), not as an attribute */
+	for (int k = 0; v->has_start && v->type == TY_STRING && k < (v->elems > 0 ? v->elems : 1);
+	     k++) {
+		start(md, "Start");
+		attr(md, "value", v[k].start.s ? v[k].start.s : "");
 		end(md);
 	}
 	end(md);
@@ -525,8 +526,10 @@ static void write_variable3(Md *md, const EmitLayout *l, const EmitVar *v)
  * inner gives it. */
 static void write_binary3(Md *md, const EmitLayout *l, const EmitBinary *b)
 {
+	if (b->elem > 1)
+		return; /* declared with the array's first element */
 	start(md, "Binary");
-	attr(md, "name", b->name);
+	attr(md, "name", b->elem ? b->array_name : b->name);
 	attr_int(md, "valueReference", emit_binary_vr3(l, b));
 	char why[160];
 	snprintf(why, sizeof why, "forwarded %s the Binary %s of inner fmu '%s'",
@@ -537,9 +540,20 @@ static void write_binary3(Md *md, const EmitLayout *l, const EmitBinary *b)
 	if (b->var->mime_type)
 		attr(md, "mimeType", b->var->mime_type);
 	attr_int(md, "maxSize", b->max_size);
-	if (b->is_input && b->var->start) {
+	for (int d = 0; b->elem && d < b->var->ndims; d++) {
+		start(md, "Dimension");
+		attr_int(md, "start", b->var->dims[d].size);
+		end(md);
+	}
+	/* an array's start values one <Start> per element, after its Dimensions (as a String
+	 * array's): all the elements' or none */
+	int n = b->elem ? (int)b->var->nelems : 1;
+	bool any = false;
+	for (int k = 0; k < n; k++)
+		any |= b[k].start != NULL;
+	for (int k = 0; b->is_input && any && k < n; k++) {
 		start(md, "Start");
-		attr(md, "value", b->var->start);
+		attr(md, "value", b[k].start ? b[k].start : "");
 		end(md);
 	}
 	end(md);
@@ -567,7 +581,7 @@ static void write_unknowns3(Md *md, const EmitLayout *l, const char *element, bo
 	if (l->mealy)
 		vr_list(&deps, &kinds, l, emit_inputs(l), l->ninputs);
 	for (int i = 0; i < l->nbinaries && l->mealy; i++)
-		if (l->binaries[i].is_input) {
+		if (l->binaries[i].is_input && l->binaries[i].elem <= 1) {
 			sb_printf(&deps, "%s%u", deps.len ? " " : "",
 			          (unsigned)emit_binary_vr3(l, &l->binaries[i]));
 			sb_printf(&kinds, "%sdependent", kinds.len ? " " : "");
@@ -575,7 +589,8 @@ static void write_unknowns3(Md *md, const EmitLayout *l, const char *element, bo
 	if (initial)
 		vr_list(&deps, &kinds, l, emit_params(l), l->nparams);
 	for (int i = 0; i < l->noutputs + l->nbinaries; i++) {
-		if (i >= l->noutputs ? l->binaries[i - l->noutputs].is_input
+		if (i >= l->noutputs ? l->binaries[i - l->noutputs].is_input ||
+		                       l->binaries[i - l->noutputs].elem > 1
 		                     : emit_outputs(l)[i].elems < 0)
 			continue;
 		start(md, element);

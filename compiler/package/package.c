@@ -783,10 +783,12 @@ static int build_one(Build *b, Job *j)
 			   j->sa->name);
 		return 1;
 	}
-	if (emit_binaries_refused(c, l, wants_fmi3(b, j) ? 3 : 2))
-		return 1;
+	/* both refusals reported at once: an FMI 2.0 build over Binaries and arrays names all */
+	int refused = emit_binaries_refused(c, l, wants_fmi3(b, j) ? 3 : 2);
 	const char *id = l->model_identifier;
 	if (!wants_fmi3(b, j) && l->narrays && emit_refuse_arrays_fmi2(c, l))
+		refused++;
+	if (refused)
 		return 1;
 
 	const char *parent = path_dir(a, j->out);

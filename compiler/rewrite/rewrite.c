@@ -382,6 +382,16 @@ static const char *list_item(Arena *a, const char *list, int k)
 	return NULL;
 }
 
+/* The k-th (0-based) of n NUL-ended values one after the other; NULL past the last. */
+static const char *nul_item(const char *all, int n, int k)
+{
+	if (k >= n)
+		return NULL;
+	for (int i = 0; i < k; i++)
+		all += strlen(all) + 1;
+	return all;
+}
+
 /* An input port's start value when the inner is an adaptation of this build: its own port's
  * initial value when that is a literal (its explicit form gave it the start value of the
  * inner FMU's input it passes on), else none. */
@@ -406,8 +416,11 @@ Node *rw_start_literal(Rewrite *w, const Inner *in, const InnerPort *p)
 {
 	if (!in->fmu)
 		return in->adaptation && p->is_input ? adaptation_start(w, in, p) : NULL;
-	const char *s = p->fmu_var >= 0 ? in->fmu->vars[p->fmu_var].start : NULL;
-	if (s && p->elem > 0) /* an array's element: its own of the start values */
+	const FmuVar *var = p->fmu_var >= 0 ? &in->fmu->vars[p->fmu_var] : NULL;
+	const char *s = var ? var->start : NULL;
+	if (s && p->elem > 0 && var->nstarts) /* a String array's: its own <Start>, if any */
+		s = nul_item(s, var->nstarts, p->elem - 1);
+	else if (s && p->elem > 0) /* an array's element: its own of the start values */
 		s = list_item(w->c->arena, s, p->elem - 1);
 	if (!s)
 		return NULL;

@@ -529,36 +529,6 @@ static void fmi2_wrapper__array_port__refused_at_build_time_naming_it(void **sta
 	assert_null(f); /* no wrapper was made */
 }
 
-/* String and Binary arrays are not forwarded: each is named in a warning, the scalar ports
- * still are. */
-static void fmi3_wrapper__string_and_binary_arrays__warned_not_forwarded(void **state)
-{
-	(void)state;
-	char diag[16384];
-	assert_int_equal(build("tests/e2e3/strarr3_sa.sa", 3, "e2e-arrays3/strarr3", NULL, diag,
-	                       sizeof diag), 0);
-	static const char *const names[] = {"String array input 's_in'",
-	                                    "String array output 's_out'",
-	                                    "Binary array input 'b_in'",
-	                                    "Binary array output 'b_out'"};
-	for (int i = 0; i < 4; i++) {
-		char want[160];
-		snprintf(want, sizeof want, "strarr3_sa.sa:7:18: warning: the %s of inner fmu 's' is "
-		         "not forwarded: a wrapper carries no String or Binary arrays", names[i]);
-		if (!strstr(diag, want))
-			fail_msg("no warning '%s' in:\n%s", want, diag);
-	}
-	char dir[PATH_MAX];
-	unpack("e2e-arrays3/strarr3", "strarr3_sa", dir);
-	char *md = read_md(dir);
-	assert_has(md, "<Float64 name=\"y\"");
-	assert_has(md, "<String name=\"joined\"");
-	assert_has(md, "<Binary name=\"b1_in\"");
-	assert_null(strstr(md, "name=\"s_in\""));
-	assert_null(strstr(md, "name=\"b_out\""));
-	free(md);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -575,7 +545,6 @@ int main(void)
 		cmocka_unit_test(fmi3_wrapper__wrong_nvalues__error_with_a_message),
 		cmocka_unit_test(fmi3_wrapper__model_description__arrays_declared_with_dimensions),
 		cmocka_unit_test(fmi2_wrapper__array_port__refused_at_build_time_naming_it),
-		cmocka_unit_test(fmi3_wrapper__string_and_binary_arrays__warned_not_forwarded),
 	};
 	return cmocka_run_group_tests(tests, group_setup, NULL);
 }
