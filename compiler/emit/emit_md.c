@@ -578,16 +578,17 @@ static void write_unknowns3(Md *md, const EmitLayout *l, const char *element, bo
 	StrBuf deps, kinds;
 	sb_init(&deps);
 	sb_init(&kinds);
+	/* In the order of ModelVariables: inputs, parameters, then the Binaries declared last. */
 	if (l->mealy)
 		vr_list(&deps, &kinds, l, emit_inputs(l), l->ninputs);
+	if (initial)
+		vr_list(&deps, &kinds, l, emit_params(l), l->nparams);
 	for (int i = 0; i < l->nbinaries && l->mealy; i++)
 		if (l->binaries[i].is_input && l->binaries[i].elem <= 1) {
 			sb_printf(&deps, "%s%u", deps.len ? " " : "",
 			          (unsigned)emit_binary_vr3(l, &l->binaries[i]));
 			sb_printf(&kinds, "%sdependent", kinds.len ? " " : "");
 		}
-	if (initial)
-		vr_list(&deps, &kinds, l, emit_params(l), l->nparams);
 	for (int i = 0; i < l->noutputs + l->nbinaries; i++) {
 		if (i >= l->noutputs ? l->binaries[i - l->noutputs].is_input ||
 		                       l->binaries[i - l->noutputs].elem > 1

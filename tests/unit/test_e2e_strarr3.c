@@ -442,6 +442,12 @@ static void fmi3_wrapper__model_description__arrays_with_dimension_and_starts(
 	snprintf(cmd, sizeof cmd, "'%s/tools/fmi3_md_check' '%s/modelDescription.xml'",
 	         test_build_dir(), dir);
 	assert_int_equal(system(cmd), 0);
+	/* the rules over elements: a mealy wrapper whose InitialUnknowns depend on Binaries too */
+	char dir2[PATH_MAX];
+	unpack(OUT, "strindex3_sa", dir2);
+	snprintf(cmd, sizeof cmd, "'%s/tools/fmi3_md_check' '%s/modelDescription.xml'",
+	         test_build_dir(), dir2);
+	assert_int_equal(system(cmd), 0);
 	char *md = read_md(dir);
 	/* the Dimension first, then one <Start> per element, as FMI 3.0's schema orders them */
 	assert_has(md, "causality=\"input\" variability=\"discrete\">\n"

@@ -123,6 +123,15 @@ static void broken__each_rule__reported(void **state)
 	expect_finding("<Float64 name=\"y\" valueReference=\"1\" causality=\"output\"/>\n",
 	               "<Output valueReference=\"1\" dependencies=\"9\"/>\n",
 	               "y: dependency '9' is no variable's value reference");
+	expect_finding("<Float64 name=\"u\" valueReference=\"2\" causality=\"input\" start=\"0\"/>\n"
+	               "<Float64 name=\"v\" valueReference=\"3\" causality=\"input\" start=\"0\"/>\n"
+	               "<Float64 name=\"y\" valueReference=\"1\" causality=\"output\"/>\n",
+	               "<Output valueReference=\"1\" dependencies=\"3 2\"/>\n",
+	               "y: dependency '2' (u) comes before 'v' in ModelVariables");
+	expect_finding("<Float64 name=\"u\" valueReference=\"2\" causality=\"input\" start=\"0\"/>\n"
+	               "<Float64 name=\"y\" valueReference=\"1\" causality=\"output\"/>\n",
+	               "<Output valueReference=\"1\" dependencies=\"2 2\"/>\n",
+	               "y: dependency '2' is listed twice");
 }
 
 int main(void)

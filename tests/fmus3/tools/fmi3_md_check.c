@@ -502,16 +502,27 @@ static void check_variable(Doc *d, Var *v, size_t index)
 	xmlFree(unit);
 }
 
-/* A space-separated list of value references, each of a variable. */
+/* A space-separated list of value references, each of a variable, each once and in the
+ * order of ModelVariables (as FMI 2.0 says outright of its indices; importers that merge
+ * such lists rely on it). */
 static void check_dependencies(Doc *d, xmlNode *n, const char *of)
 {
 	char *deps = attr(n, "dependencies");
 	char *save = NULL;
+	const Var *last = NULL;
 	for (char *w = deps ? strtok_r(deps, " \t\n", &save) : NULL; w;
 	     w = strtok_r(NULL, " \t\n", &save)) {
 		unsigned long vr;
-		if (!parse_ulong(w, &vr) || !find_vr(d, vr))
+		const Var *k = parse_ulong(w, &vr) ? find_vr(d, vr) : NULL;
+		if (!k)
 			err(d, n, "%s: dependency '%s' is no variable's value reference", of, w);
+		else if (last && k == last)
+			err(d, n, "%s: dependency '%s' is listed twice", of, w);
+		else if (last && k < last)
+			err(d, n, "%s: dependency '%s' (%s) comes before '%s' in ModelVariables", of, w,
+			    k->name, last->name);
+		if (k)
+			last = k;
 	}
 	xmlFree(deps);
 }
