@@ -158,12 +158,18 @@ static int check_values(const Sim *s, const char *path, int c, const FmuVar *v)
 	for (size_t r = 0; r < t->nrows; r++) {
 		double x = csv_at(t, r, c);
 		bool bad = v->type == FT_BOOLEAN ? x != 0 && x != 1
-		                                 : v->type != FT_REAL &&
-		                                   (x != floor(x) || fabs(x) > 2147483647.0);
+		                                 : v->type != FT_REAL && x != floor(x);
 		if (bad) {
 			cli_error("--input %s:%ld: column %d (%s): %s is not %s", path,
 			          row_line(path, r), c + 1, t->names[c], FMT_REAL(x),
 			          v->type == FT_BOOLEAN ? "a Boolean (0 or 1)" : "an Integer");
+			return 1;
+		}
+		if (v->type != FT_REAL && v->type != FT_BOOLEAN &&
+		    (x < -2147483648.0 || x > 2147483647.0)) {
+			cli_error("--input %s:%ld: column %d (%s): %s does not fit a 32-bit Integer, "
+			          "which sacc exchanges integers as", path, row_line(path, r), c + 1,
+			          t->names[c], FMT_REAL(x));
 			return 1;
 		}
 	}

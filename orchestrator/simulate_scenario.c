@@ -453,9 +453,12 @@ static int parse_start(const char *a, SartType ty, const char *val, double *x)
 	case SART_INTEGER: {
 		char *end;
 		errno = 0;
-		long l = strtol(val, &end, 10);
-		if (!*val || *end || errno || l < -2147483647L - 1 || l > 2147483647L)
+		long long l = strtoll(val, &end, 10);
+		if (!*val || *end)
 			return cli_usage_error("--set %s: not an Integer", a);
+		if (errno || l < -2147483647LL - 1 || l > 2147483647LL)
+			return cli_usage_error("--set %s: %s does not fit a 32-bit Integer, which sacc "
+			                       "exchanges integers as", a, val);
 		*x = (double)l;
 		return 0;
 	}
@@ -565,6 +568,9 @@ int sim_collect_sets(Sim *s, const CliList *sets)
 		bool settable = v->causality == CAUS_INPUT || v->causality == CAUS_PARAMETER ||
 		                (v->causality != CAUS_INDEPENDENT && v->variability != VAR_CONSTANT &&
 		                 (v->initial == INIT_EXACT || v->initial == INIT_APPROX));
+		if (v->causality == CAUS_STRUCTURAL_PARAMETER)
+			return cli_usage_error("--set: %s cannot be set: a structural parameter, which "
+			                       "sacc keeps at its start value", a);
 		if (!settable)
 			return cli_usage_error("--set: %s cannot be set (a constant, a computed variable "
 			                       "or the independent variable)", a);

@@ -1193,10 +1193,14 @@ static bool annotated_reactive(const xmlNode *annotations)
  * counts as Moore. */
 static void classify(FmuInfo *f)
 {
+	bool has_inputs = false;
+	for (int i = 0; i < f->nvars; i++)
+		has_inputs = has_inputs || f->vars[i].causality == CAUS_INPUT;
 	f->is_mealy = false;
 	for (int i = 0; i < f->noutputs; i++) {
 		const FmuOutputDep *o = &f->outputs[i];
-		if (!o->deps_given)
+		/* no dependencies given means every input, so none without inputs */
+		if (!o->deps_given && has_inputs)
 			f->is_mealy = true;
 		for (int k = 0; k < o->ndeps; k++)
 			if (f->vars[o->deps[k]].causality == CAUS_INPUT)

@@ -363,6 +363,8 @@ static void fmu_read__output_not_in_structure__warned_and_mealy(void **state)
 	                       "<ModelVariables>\n"
 	                       "  <ScalarVariable name='y' valueReference='0' causality='output'>"
 	                       "<Real/></ScalarVariable>\n"
+	                       "  <ScalarVariable name='u' valueReference='1' causality='input'>"
+	                       "<Real start='0'/></ScalarVariable>\n"
 	                       "</ModelVariables>\n"
 	                       "</fmiModelDescription>\n",
 	                       &c);
@@ -373,6 +375,31 @@ static void fmu_read__output_not_in_structure__warned_and_mealy(void **state)
 	assert_true(f->is_mealy);
 	assert_true(f->is_reactive);
 	assert_false(output(f, "y")->deps_given);
+	fmu_free(f);
+	cap_close(&c);
+}
+
+/* Outputs that depend on every input, of an FMU with none (as the Reference FMUs' VanDerPol
+ * declares them): nothing feeds through, so moore. */
+static void fmu_read__no_inputs_no_dependencies__moore(void **state)
+{
+	(void)state;
+	Capture c;
+	cap_open(&c);
+	FmuInfo *f = parse_str("<fmiModelDescription fmiVersion='3.0' modelName='m' "
+	                       "instantiationToken='t'>\n"
+	                       "<CoSimulation modelIdentifier='m'/>\n"
+	                       "<ModelVariables>\n"
+	                       "  <Float64 name='time' valueReference='0' causality='independent'/>\n"
+	                       "  <Float64 name='x' valueReference='1' causality='output'/>\n"
+	                       "</ModelVariables>\n"
+	                       "<ModelStructure><Output valueReference='1'/></ModelStructure>\n"
+	                       "</fmiModelDescription>\n",
+	                       &c);
+	assert_string_equal(cap_text(&c), "");
+	assert_non_null(f);
+	assert_false(output(f, "x")->deps_given);
+	assert_false(f->is_mealy);
 	fmu_free(f);
 	cap_close(&c);
 }
@@ -852,6 +879,7 @@ int main(void)
 		cmocka_unit_test(fmu_read__fmi3_state_outputs__delayed_moore),
 		cmocka_unit_test(fmu_read__no_outputs__moore),
 		cmocka_unit_test(fmu_read__output_not_in_structure__warned_and_mealy),
+		cmocka_unit_test(fmu_read__no_inputs_no_dependencies__moore),
 		cmocka_unit_test(fmu_read__enumeration_item_not_an_integer__error_at_the_item),
 		cmocka_unit_test(fmu_read__malformed_xml__error_at_its_line),
 		cmocka_unit_test(fmu_read__external_entity__rejected_without_loading),

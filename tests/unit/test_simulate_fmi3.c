@@ -175,6 +175,22 @@ static void simulate_fmi3__sized_types__checked_at_the_boundary(void **state)
 	assert_contains(err, "[alltypes3] fmi3SetInt8: the value 300 for 'i8_in' "
 	                     "(valueReference 3) does not fit Int8");
 	free(err);
+	/* beyond sacc's 32-bit Integer: said so, not taken for a malformed number */
+	snprintf(args, sizeof args, "'%s/fmus3/alltypes3.fmu' --stop 0.1 "
+	         "--set alltypes3.u64_in=4294967296", test_build_dir());
+	assert_int_equal(simulate(c, args), 2);
+	err = file_in(c, "err.txt");
+	assert_contains(err, "--set alltypes3.u64_in=4294967296: 4294967296 does not fit a "
+	                     "32-bit Integer, which sacc exchanges integers as");
+	free(err);
+	/* a structural parameter keeps its start value, and the refusal says why */
+	snprintf(args, sizeof args, "'%s/fmus3/array3.fmu' --stop 0.1 --set array3.n=2",
+	         test_build_dir());
+	assert_int_equal(simulate(c, args), 2);
+	err = file_in(c, "err.txt");
+	assert_contains(err, "--set: array3.n=2 cannot be set: a structural parameter, which "
+	                     "sacc keeps at its start value");
+	free(err);
 	/* a Binary is recorded as its bytes in hex, quoted: bin_in's start value, cafe */
 	snprintf(args, sizeof args, "'%s/fmus3/alltypes3.fmu' --stop 0.1 --record "
 	         "alltypes3.bin_out -o '%s'", test_build_dir(), path_in(c, "bin.csv"));

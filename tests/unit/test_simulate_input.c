@@ -127,6 +127,10 @@ static void input__errors__file_and_line(void **state)
 	assert_int_equal(run_input(c, "faulty.fmu", "time,fault\n0,0\n\n1,1.5\n", ""), 1);
 	assert_err(c, "sacc simulate: --input ");
 	assert_err(c, "in.csv:4: column 2 (fault): 1.5 is not an Integer");
+	/* the ends of the 32-bit range are taken; beyond them the message says so */
+	assert_int_equal(run_input(c, "faulty.fmu", "time,fault\n0,-2147483648\n"
+	                                            "1,2147483648\n", ""), 1);
+	assert_err(c, "in.csv:3: column 2 (fault): 2147483648 does not fit a 32-bit Integer");
 	/* a scenario's columns are INST.VAR; an input connected already cannot be fed */
 	write_text(c, "two.sa", two_sa);
 	struct {
