@@ -139,10 +139,26 @@ static const char *binary_item(Ec *e, const InnerC *ic, const EmitBinary *b)
 	                    (unsigned)b->var->vr, b->elem - 1, b->var->nelems, bytes);
 }
 
+/* The element table's entry for the wrapper's variable v when it is an element of inner
+ * ic's array parameter exposed whole (emit_arrays.c), else NULL. */
+static const char *param_item(Ec *e, const InnerC *ic, const EmitVar *v)
+{
+	if (!v->param_array || v->inner_index != (int)(ic - e->inners))
+		return NULL;
+	const FmuVar *a = v->param_array;
+	return arena_printf(e->c->arena, a->type == FT_STRING ? "{%u, %u, %d, %lld, NAN, %s}"
+	                                                      : "{%u, %u, %d, %lld, %s, NULL, 0}",
+	                    (unsigned)v->inner_vr, (unsigned)a->vr, v->param_index, a->nelems,
+	                    a->type == FT_STRING ? string_start(e, a, v->param_index)
+	                                         : start_text(e, a, v->param_index));
+}
+
 static int count_elements(Ec *e, const InnerC *ic)
 {
 	int n = 0;
 	const EmitLayout *sub = sub_layout(e, ic);
+	for (int i = 0; i < e->l->nvars; i++)
+		n += param_item(e, ic, &e->l->vars[i]) != NULL;
 	for (int i = 0; i < e->l->nbinaries; i++)
 		n += binary_item(e, ic, &e->l->binaries[i]) != NULL;
 	if (!sub && !ic->in->fmu)
@@ -167,6 +183,11 @@ static void emit_elements(Ec *e, const InnerC *ic, StrBuf *o)
 	}
 	for (int i = 0; i < e->l->nbinaries; i++) {
 		const char *item = binary_item(e, ic, &e->l->binaries[i]);
+		if (item)
+			items[at++] = item;
+	}
+	for (int i = 0; i < e->l->nvars; i++) {
+		const char *item = param_item(e, ic, &e->l->vars[i]);
 		if (item)
 			items[at++] = item;
 	}

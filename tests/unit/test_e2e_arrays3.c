@@ -529,6 +529,76 @@ static void fmi2_wrapper__array_port__refused_at_build_time_naming_it(void **sta
 	assert_null(f); /* no wrapper was made */
 }
 
+/* ---- array parameters of the inner ------------------------------------------------------- */
+
+/* array3's fixed array parameter gain is the wrapper's array parameter a.gain: set whole
+ * before initialization, it reaches the inner bit for bit (y = x + gain .* u, by hand). */
+static void run_with_gain(const char *sub)
+{
+	Fmu3 w;
+	char lib[2 * PATH_MAX];
+	memset(&w, 0, sizeof w);
+	unpack(sub, "array3_sa", w.dir);
+	assert_true(md_attr(w.dir, "instantiationToken", "instantiationToken", w.token,
+	                    sizeof w.token));
+	snprintf(w.resources, sizeof w.resources, "%s/resources/", w.dir);
+	snprintf(lib, sizeof lib, "%s/binaries/x86_64-linux/array3_sa.so", w.dir);
+	fmi3_import(&w.api, lib);
+	w.c = w.api.instantiate("w", w.token, w.resources, fmi3False, fmi3False, fmi3False,
+	                        fmi3False, NULL, 0, NULL, logger3, NULL);
+	assert_non_null(w.c);
+	fmi3ValueReference gvr = vr_of(w.dir, "a.gain");
+	const fmi3Float64 gain[3] = {0.1, -2.5, 1e300};
+	fmi3Float64 back[3];
+	assert_int_equal(w.api.set_float64(w.c, &gvr, 1, gain, 3), fmi3OK);
+	/* one value for an array of three is refused, as for any array */
+	assert_int_equal(w.api.set_float64(w.c, &gvr, 1, gain, 1), fmi3Error);
+	init(&w);
+	assert_int_equal(w.api.get_float64(w.c, &gvr, 1, back, 3), fmi3OK);
+	assert_memory_equal(back, gain, sizeof back);
+	double x[3] = {0, 0, 0};
+	const double h = 0.125;
+	for (int k = 0; k < 20; k++) {
+		ArrayOut o;
+		array_set(&w, k);
+		assert_int_equal(step(&w, k * h, h), fmi3OK);
+		array_get(&w, &o);
+		for (int i = 0; i < 3; i++) {
+			x[i] += u_at(k, i) * h;
+			assert_true(o.y[i] == x[i] + gain[i] * u_at(k, i));
+		}
+	}
+	/* a fixed parameter cannot change once initialized */
+	logged[0] = '\0';
+	assert_int_equal(w.api.set_float64(w.c, &gvr, 1, gain, 3), fmi3Error);
+	stop(&w);
+}
+
+static void fmi3_wrapper__array_parameter_set_whole__reaches_the_inner(void **state)
+{
+	(void)state;
+	run_with_gain(OUT);
+}
+
+static void isolated_inner__array_parameter_set_whole__reaches_the_inner(void **state)
+{
+	(void)state;
+	run_with_gain(OUT_ISOLATED);
+}
+
+static void fmi3_wrapper__model_description__array_parameter_with_dimension(void **state)
+{
+	(void)state;
+	char dir[PATH_MAX];
+	unpack(OUT, "array3_sa", dir);
+	char *md = read_md(dir);
+	assert_has(md, "<Float64 name=\"a.gain\" valueReference=\"16\" causality=\"parameter\" "
+	               "variability=\"fixed\" initial=\"exact\" start=\"1 2 3\">\n"
+	               "      <Dimension start=\"3\"/>\n    </Float64>");
+	assert_true(strstr(md, "a.gain[") == NULL);
+	free(md);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -545,6 +615,9 @@ int main(void)
 		cmocka_unit_test(fmi3_wrapper__wrong_nvalues__error_with_a_message),
 		cmocka_unit_test(fmi3_wrapper__model_description__arrays_declared_with_dimensions),
 		cmocka_unit_test(fmi2_wrapper__array_port__refused_at_build_time_naming_it),
+		cmocka_unit_test(fmi3_wrapper__array_parameter_set_whole__reaches_the_inner),
+		cmocka_unit_test(isolated_inner__array_parameter_set_whole__reaches_the_inner),
+		cmocka_unit_test(fmi3_wrapper__model_description__array_parameter_with_dimension),
 	};
 	return cmocka_run_group_tests(tests, group_setup, NULL);
 }
