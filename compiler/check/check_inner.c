@@ -471,8 +471,10 @@ void chk_inner_param_bindings(Ctx *x, Inner *in)
 		if (arr && arr->ndims > 0 && arr->causality == CAUS_PARAMETER) {
 			char why[96];
 			diag_error(x->c->diag, b->loc, "parameter '%s' of inner fmu '%s' is %s: array "
-			           "parameters cannot be bound yet (the inner keeps its start values)",
-			           b->name, in->name, fmu_var_unsupported(arr, why, sizeof why));
+			           "parameters cannot be bound yet", b->name, in->name,
+			           fmu_var_unsupported(arr, why, sizeof why));
+			diag_note(x->c->diag, b->loc, "leave it unbound: the wrapper exposes it as its "
+			          "own parameter '%s.%s', which the importer sets", in->name, b->name);
 			continue;
 		}
 		if (want == TY_NONE) {
