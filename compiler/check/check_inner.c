@@ -477,6 +477,12 @@ void chk_inner_param_bindings(Ctx *x, Inner *in)
 			          "own parameter '%s.%s', which the importer sets", in->name, b->name);
 			continue;
 		}
+		if (arr && arr->causality == CAUS_STRUCTURAL_PARAMETER) {
+			diag_error(x->c->diag, b->loc, "'%s' of inner fmu '%s' is a structural parameter, "
+			           "which cannot be bound: it stays at its start value%s%s", b->name,
+			           in->name, arr->start ? " " : "", arr->start ? arr->start : "");
+			continue;
+		}
 		if (want == TY_NONE) {
 			diag_error(x->c->diag, b->loc, "inner fmu '%s' has no parameter '%s'", in->name,
 			           b->name);

@@ -406,6 +406,9 @@ static void build_arrays__refused_by_name(void **state)
 		{"\twith param gain := 2\n",
 		 "wrap.sa:6:13: error: parameter 'gain' of inner fmu 'a' is an array of 3 Float64: "
 		 "array parameters cannot be bound yet"},
+		{"\twith param n := 4\n",
+		 "wrap.sa:6:13: error: 'n' of inner fmu 'a' is a structural parameter, which cannot "
+		 "be bound: it stays at its start value 3"},
 	};
 	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
 		int inner_clause = cases[k][0][0] == '\t';
