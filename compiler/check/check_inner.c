@@ -465,8 +465,12 @@ void chk_inner_param_bindings(Ctx *x, Inner *in)
 				diag_note(x->c->diag, o->loc, "it is first bound here");
 			}
 		int n = 0;
-		SaType want = inner_param_type(in, b->name, cands, &n);
+		bool element = strchr(b->name, '[') != NULL;
+		SaType want = element ? chk_param_element(x, in, b)
+		                      : inner_param_type(in, b->name, cands, &n);
 		SaType got = chk_expr(x, b->init);
+		if (element && want == TY_NONE)
+			continue; /* reported */
 		const FmuVar *arr = want == TY_NONE && in->fmu ? fmu_find_var(in->fmu, b->name) : NULL;
 		if (arr && arr->ndims > 0 && arr->causality == CAUS_PARAMETER) {
 			char why[96];

@@ -111,6 +111,10 @@ typedef struct EmitBinding {
 	SaType type;
 	const Node *value;       /* the expression */
 	int slot;                /* its place in the Storage's inner_param_<type> array */
+	/* An element of an FMI 3.0 inner's array parameter (`with param K[2] := ...`), as in
+	 * EmitVar; NULL otherwise. */
+	const FmuVar *param_array;
+	int param_index;
 } EmitBinding;
 
 /* An FMI 3.0 inner's Binary port the wrapper forwards whole (emit_binary.c): an input the

@@ -58,8 +58,10 @@ static bool is_run(const EmitVar *vars, int at, int n, size_t base_len, const lo
 		if (subscripts(v->name, &bl, sub, MAX_DIMS) != ndims || bl != base_len ||
 		    strncmp(v->name, vars[at].name, base_len) != 0 || v->type != vars[at].type ||
 		    v->causality != vars[at].causality || v->param_array != vars[at].param_array ||
-		    (v->inner && !v->param_array))
-			return false; /* an inner's scalar parameters named "p[1]" stay scalars */
+		    (v->inner && !v->param_array) ||
+		    (v->param_array && v->param_array->nelems != n))
+			return false; /* an inner's scalar parameters named "p[1]" stay scalars, and
+			               * so do the elements left of a partly bound array */
 		long long rest = k;
 		for (int d = ndims - 1; d >= 0; d--) {
 			if (sub[d] != rest % dims[d] + 1)
@@ -296,6 +298,17 @@ static uint32_t param_element_vr(const Inner *in, int j)
 	return top + 1 + (uint32_t)reserved + (uint32_t)j;
 }
 
+/* The script's binding of one element (`with param K[2] := ...`), or NULL. */
+static const Node *element_binding(const Inner *in, const char *name)
+{
+	if (!in->decl || in->decl->kind != ND_INNER)
+		return NULL;
+	for (const Node *b = in->decl->list3; b; b = b->next)
+		if (strcmp(b->name, name) == 0)
+			return b;
+	return NULL;
+}
+
 void emit_add_array_param(Compilation *c, EmitLayout *l, int f, const FmuVar *fv)
 {
 	Arena *a = c->arena;
@@ -310,12 +323,23 @@ void emit_add_array_param(Compilation *c, EmitLayout *l, int f, const FmuVar *fv
 	int before = 0;
 	for (int i = 0; i < l->nvars; i++)
 		before += l->vars[i].inner_index == f && l->vars[i].param_array != NULL;
+	for (int i = 0; i < l->nbindings; i++)
+		before += l->bindings[i].inner_index == f && l->bindings[i].param_array != NULL;
 	for (long long k = 0; k < fv->nelems; k++) {
+		const char *name = param_element_name(a, fv, k);
+		const Node *b = element_binding(in, name);
+		if (b) {
+			l->bindings[l->nbindings++] = (EmitBinding){
+				.name = b->name, .inner = in, .inner_index = f,
+				.inner_vr = param_element_vr(in, before + (int)k), .type = t,
+				.value = b->init, .param_array = fv, .param_index = (int)k};
+			continue;
+		}
 		EmitVar from = {.type = t, .variability = fv->variability, .start = starts[k],
 		                .inner_vr = param_element_vr(in, before + (int)k),
 		                .unit = t == TY_REAL ? fv->unit : NULL,
 		                .description = fv->description, .param_array = fv,
 		                .param_index = (int)k};
-		emit_expose_inner_param(c, l, f, param_element_name(a, fv, k), &from);
+		emit_expose_inner_param(c, l, f, name, &from);
 	}
 }

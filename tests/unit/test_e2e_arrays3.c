@@ -30,6 +30,7 @@
 #define NESTED_SA "tests/e2e3/nested3_sa.sa"
 #define INDEX_SA "tests/e2e3/index3_sa.sa"
 #define APARAM_SA "tests/e2e3/aparam3_sa.sa"
+#define APARAM_BIND_SA "tests/e2e3/aparam3_bind_sa.sa"
 #define OUT "e2e-arrays3/fmi3"
 #define OUT_ISOLATED "e2e-arrays3/fmi3-isolated"
 #define ARRAY3_TOKEN "{9d2b4e61-0c7a-4f38-b5e2-61a8c3f0d947}"
@@ -65,8 +66,9 @@ static int group_setup(void **state)
 {
 	(void)state;
 	char diag[4096];
-	const char *scripts[] = {ARRAY_SA, MATRIX_SA, NESTED_SA, INDEX_SA, APARAM_SA};
-	for (int i = 0; i < 5; i++) {
+	const char *scripts[] = {ARRAY_SA, MATRIX_SA, NESTED_SA, INDEX_SA, APARAM_SA,
+	                         APARAM_BIND_SA};
+	for (int i = 0; i < 6; i++) {
 		if (build(scripts[i], 3, OUT, NULL, diag, sizeof diag))
 			fail_msg("the FMI 3.0 build of %s failed:\n%s", scripts[i], diag);
 		if (build(scripts[i], 3, OUT_ISOLATED, "all", diag, sizeof diag))
@@ -626,6 +628,38 @@ static void run_aparam(const char *sub)
 	stop(&w);
 }
 
+/* Elements bound by `with param off[2] := 10 * OFF, w[1] := 2.5, on[2] := true`: the inner
+ * gets them, the others are the wrapper's scalar parameters a.w[2], a.off[1], a.on[1]. */
+static void run_aparam_bound(const char *sub)
+{
+	Fmu3 w;
+	start_wrapper(&w, sub, "aparam3_bind_sa");
+	/* on[1] true (start), on[2] bound true: 2.5 u + 0.25 u + 1 + 40 */
+	assert_true(aparam_y(&w, 2.0, 0.0) == 2.5 * 2.0 + 0.25 * 2.0 + 41.0);
+	fmi3ValueReference w2 = vr_of(w.dir, "a.w[2]");
+	const fmi3Float64 four = 4.0;
+	assert_int_equal(w.api.set_float64(w.c, &w2, 1, &four, 1), fmi3OK);
+	assert_true(aparam_y(&w, 2.0, 0.5) == 2.5 * 2.0 + 4.0 * 2.0 + 41.0);
+	stop(&w);
+	char dir[PATH_MAX];
+	unpack(sub, "aparam3_bind_sa", dir);
+	char *md = read_md(dir);
+	assert_has(md, "<Float64 name=\"a.w[2]\"");
+	assert_has(md, "<Int32 name=\"a.off[1]\"");
+	assert_has(md, "<Boolean name=\"a.on[1]\"");
+	assert_true(strstr(md, "a.w[1]") == NULL && strstr(md, "a.off[2]") == NULL &&
+	            strstr(md, "<Dimension") == NULL);
+	free(md);
+	md_checked(dir);
+}
+
+static void fmi3_wrapper__array_parameter_elements_bound__reach_the_inner(void **state)
+{
+	(void)state;
+	run_aparam_bound(OUT);
+	run_aparam_bound(OUT_ISOLATED);
+}
+
 static void fmi3_wrapper__sized_array_parameters__tuned_between_steps(void **state)
 {
 	(void)state;
@@ -684,6 +718,7 @@ int main(void)
 		cmocka_unit_test(fmi3_wrapper__model_description__array_parameter_with_dimension),
 		cmocka_unit_test(fmi3_wrapper__sized_array_parameters__tuned_between_steps),
 		cmocka_unit_test(isolated_inner__sized_array_parameters__tuned_between_steps),
+		cmocka_unit_test(fmi3_wrapper__array_parameter_elements_bound__reach_the_inner),
 	};
 	return cmocka_run_group_tests(tests, group_setup, NULL);
 }

@@ -409,6 +409,18 @@ static void build_arrays__refused_by_name(void **state)
 		{"\twith param n := 4\n",
 		 "wrap.sa:6:13: error: 'n' of inner fmu 'a' is a structural parameter, which cannot "
 		 "be bound: it stays at its start value 3"},
+		{"\twith param gain[4] := 2\n",
+		 "wrap.sa:6:13: error: subscript 4 of 'gain[4]' is out of range: parameter 'gain' of "
+		 "inner fmu 'a' is an array of 3 Float64, subscripts 1 to 3"},
+		{"\twith param gain[1,2] := 2\n",
+		 "wrap.sa:6:13: error: parameter 'gain' of inner fmu 'a' has 1 dimension, not 2: "
+		 "'gain[i]' names one element"},
+		{"\twith param n[1] := 2\n",
+		 "wrap.sa:6:13: error: parameter 'n' of inner fmu 'a' is not an array: it takes no "
+		 "subscript"},
+		{"\twith param gain[2] := true\n",
+		 "wrap.sa:6:24: error: parameter 'gain[2]' of inner fmu 'a' is Real; the value is "
+		 "Bool"},
 	};
 	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
 		int inner_clause = cases[k][0][0] == '\t';
