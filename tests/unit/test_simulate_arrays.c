@@ -438,6 +438,28 @@ static void build_arrays__refused_by_name(void **state)
 	}
 }
 
+/* aparam3's array parameters through a pass-through wrapper of either version, set by
+ * sacc simulate: one element at a time in FMI 2.0 (a.w[2], scalars there), whole or by
+ * element in FMI 3.0.  y = sum of (on[i] ? w[i] u : 0) + off[i], by hand. */
+static void simulate_arrays__wrapper_array_parameters__both_versions(void **state)
+{
+	Ctx *c = *state;
+	char text[1024], args[1024];
+	snprintf(text, sizeof text, "semantic adaptation reactive mealy ap\nat \"./ap.fmu\"\n\n"
+	         "\tfor inner fmu Aparam a\n\tat \"%s/fmus3/aparam3.fmu\"\n", test_build_dir_abs());
+	write_text(c, "ap.sa", text);
+	const char *sets[2] = {"--set 'ap.a.w[2]=3' --set 'ap.a.on[2]=true' --set 'ap.a.off[1]=100'",
+	                       "--set 'ap.a.w=[0.5,3]' --set 'ap.a.on[2]=true' "
+	                       "--set 'ap.a.off[1]=100'"};
+	for (int fmi = 2; fmi <= 3; fmi++) {
+		assert_int_equal(build(c, "ap.sa", fmi), 0);
+		snprintf(args, sizeof args, "'%s/out/ap.fmu' --stop 0.1 --step 0.1 --set 'ap.u=2' %s "
+		         "-o '%s'", c->dir, sets[fmi - 2], path_in(c, "ap.csv"));
+		assert_int_equal(simulate(c, args), 0);
+		assert_cell(path_in(c, "ap.csv"), "ap.y", 1, 0.5 * 2 + 3 * 2 + 100 - 2);
+	}
+}
+
 /* Lists of references keep an element with a comma in its brackets whole. */
 static void csv_list_item__brackets__keep_commas(void **state)
 {
@@ -468,6 +490,8 @@ int main(void)
 		                                teardown),
 		cmocka_unit_test_setup_teardown(simulate_arrays__ssp_link_element_by_element, setup,
 		                                teardown),
+		cmocka_unit_test_setup_teardown(
+			simulate_arrays__wrapper_array_parameters__both_versions, setup, teardown),
 		cmocka_unit_test_setup_teardown(build_arrays__refused_by_name, setup, teardown),
 		cmocka_unit_test_setup_teardown(simulate_arrays__isolated__same_as_in_process, setup,
 		                                teardown),
