@@ -882,7 +882,8 @@ static void add_inner_params(Compilation *c, EmitLayout *l, int f)
 	for (int k = 0; sub && k < sub->nvars; k++) {
 		const EmitVar *sv = &sub->vars[k];
 		if (sv->causality != CAUS_PARAMETER || sv->elems)
-			continue; /* an array parameter keeps its start values, as an FMU's does */
+			continue; /* an inner adaptation's array parameter keeps its start values
+			           * (an FMU inner's is exposed: emit_add_array_param) */
 		const Node *b = inner_binding(in, sv->name);
 		if (b) {
 			bind(l, f, b, sv->type, sv->vr);
