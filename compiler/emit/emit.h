@@ -13,7 +13,8 @@
  *     params, each group in declaration order of the explicit form, then the inners'
  *     parameters (causality parameter, fixed or tunable, Real, Integer, Boolean or
  *     Enumeration) that the script does not bind, as "<inner>.<name>" with the inner's
- *     variability, start value, unit and description, inner by inner in declaration order.
+ *     variability, start value, unit and description, inner by inner in declaration order
+ *     (an FMI 3.0 inner's array parameter as a run of element parameters, emit_arrays.c).
  *     An inner adaptation's parameters are its own and, through it, its inners'
  *     ("outer.vdp.mu").  ScalarVariable index i is vars[i - 1].
  *   - Value references are dense per type, counted from 0 in that same order: the Reals

@@ -9,7 +9,14 @@
  * <Dimension>s (fixed sizes, those the inner's structural parameters had at their start
  * values), its value reference that of the first element, its values the elements' in
  * row-major order (emit_md.c writes it, runtime/sart_fmi3_arrays.c gets and sets it).  An
- * FMI 2.0 wrapper has no array variables: building one is refused, naming the port. */
+ * FMI 2.0 wrapper has no array variables: building one is refused, naming the port.
+ *
+ * An FMI 3.0 inner's array parameter is exposed the same way (emit_add_array_param): one
+ * parameter "<inner>.K[i]" per element, each reaching the inner through the element table
+ * (emit_c_arrays.c) under a reference of the wrapper's choosing, grouped here into one
+ * array parameter of an FMI 3.0 wrapper when every element is exposed; elements the script
+ * binds (`with param K[2] := ...`) are set from their expressions instead, and the rest then
+ * stay scalar parameters.  An FMI 2.0 wrapper declares the elements as scalars. */
 #include "emit.h"
 
 #include <limits.h>
@@ -317,9 +324,10 @@ void emit_add_array_param(Compilation *c, EmitLayout *l, int f, const FmuVar *fv
 	if (t == TY_NONE || !in->fmu)
 		return;
 	EmitValue *starts = arena_alloc(a, (size_t)fv->nelems * sizeof *starts);
+	bool fits = true; /* an Integer can hold every start value: else none is exposed (the
+	                   * inner keeps its starts) but the bound elements are still set */
 	for (long long k = 0; k < fv->nelems; k++)
-		if (!element_start(a, fv, k, t, &starts[k]))
-			return; /* an Integer cannot hold a start value: the inner keeps them all */
+		fits &= element_start(a, fv, k, t, &starts[k]);
 	int before = 0;
 	for (int i = 0; i < l->nvars; i++)
 		before += l->vars[i].inner_index == f && l->vars[i].param_array != NULL;
@@ -335,6 +343,8 @@ void emit_add_array_param(Compilation *c, EmitLayout *l, int f, const FmuVar *fv
 				.value = b->init, .param_array = fv, .param_index = (int)k};
 			continue;
 		}
+		if (!fits)
+			continue;
 		EmitVar from = {.type = t, .variability = fv->variability, .start = starts[k],
 		                .inner_vr = param_element_vr(in, before + (int)k),
 		                .unit = t == TY_REAL ? fv->unit : NULL,
