@@ -101,7 +101,12 @@ SaType chk_param_element(Ctx *x, const Inner *in, const Node *b)
 	if (!v || (v->causality != CAUS_PARAMETER && v->causality != CAUS_STRUCTURAL_PARAMETER) ||
 	    (v->causality == CAUS_PARAMETER && v->variability != VAR_FIXED &&
 	     v->variability != VAR_TUNABLE)) {
-		diag_error(x->c->diag, b->loc, "inner fmu '%s' has no parameter '%s'", in->name, base);
+		if (v)
+			diag_error(x->c->diag, b->loc, "'%s' of inner fmu '%s' is %s, not a parameter its "
+			           "wrapper sets", base, in->name, chk_causality_words(v->causality));
+		else
+			diag_error(x->c->diag, b->loc, "inner fmu '%s' has no parameter '%s'", in->name,
+			           base);
 		return TY_NONE;
 	}
 	if (v->causality == CAUS_STRUCTURAL_PARAMETER || v->ndims == 0) {
