@@ -245,7 +245,7 @@ inners(L) ::= inners(P) inner(I). { L = nl_add(P, I); }
 
 /* inner = 'for' 'isolated'? 'inner' 'fmu' kind? ID ID ('at' STRING)?
  *         ('with' 'input' 'ports' port,+)? ('with' 'output' 'ports' port,+)?
- *         ('with' 'param' (type? ID ':=' expr),+)*
+ *         ('with' 'param' (type? ID ('[' subscripts ']')? ':=' expr),+)*
  *       | 'for' 'fmu' ID,+
  * Older scripts also write their couplings here, as `with a.p -> b.q`; such items are
  * handed to the adaptation. */
@@ -281,7 +281,7 @@ with_item(W) ::= WITH INPUT(K) PORTS portlist(L). {
 with_item(W) ::= WITH OUTPUT(K) PORTS portlist(L). {
 	W = NEW(ND_BLOCK, K.loc); W->op = 'o'; W->list1 = L.head;
 }
-with_item(W) ::= WITH PARAM(K) param_items(L). {
+with_item(W) ::= WITH PARAM(K) bind_items(L). {
 	W = NEW(ND_BLOCK, K.loc); W->op = 'p'; W->list1 = L.head;
 }
 with_item(W) ::= WITH connection(C). { W = C; }
@@ -400,6 +400,19 @@ param_items(L) ::= param_items(P) COMMA param_item(X). { L = nl_add(P, X); }
 %type param_item {Node *}
 param_item(D) ::= type_opt(T) ID(N) ASSIGN expr(E). {
 	D = NEW(ND_VARDECL, N.loc); D->type = (SaType)T; D->name = tok_str(ctx, N);
+	D->init = E; D->op = DECL_PARAM;
+}
+
+/* The bindings of an inner's parameters: param_item, or one element of an array parameter,
+ * 'type? ID [ subscripts ] := expr' (named "K[2]", "A[1,2]", as the element ports are). */
+%type bind_items {NodeList}
+bind_items(L) ::= bind_item(X). { L = nl_one(X); }
+bind_items(L) ::= bind_items(P) COMMA bind_item(X). { L = nl_add(P, X); }
+%type bind_item {Node *}
+bind_item(D) ::= param_item(X). { D = X; }
+bind_item(D) ::= type_opt(T) ID(N) LBRACKET subscripts(S) RBRACKET(R) ASSIGN expr(E). {
+	D = NEW(ND_VARDECL, loc_span(N.loc, R.loc)); D->type = (SaType)T;
+	D->name = arena_printf(A, "%s[%s]", tok_str(ctx, N), S);
 	D->init = E; D->op = DECL_PARAM;
 }
 

@@ -84,3 +84,58 @@ bool chk_element_error(Ctx *x, const Inner *in, const Node *e)
 	           fmu_var_unsupported(v, why, sizeof why));
 	return true;
 }
+
+/* The array parameter an element binding names, from "K[2]": base into *base. */
+static const FmuVar *bound_array(Ctx *x, const Inner *in, const char *name, const char **base)
+{
+	const char *open = strchr(name, '[');
+	*base = arena_printf(x->c->arena, "%.*s", (int)(open - name), name);
+	return in->fmu ? fmu_find_var(in->fmu, *base) : NULL;
+}
+
+SaType chk_param_element(Ctx *x, const Inner *in, const Node *b)
+{
+	const char *base;
+	const FmuVar *v = bound_array(x, in, b->name, &base);
+	char why[96];
+	if (!v || (v->causality != CAUS_PARAMETER && v->causality != CAUS_STRUCTURAL_PARAMETER) ||
+	    (v->causality == CAUS_PARAMETER && v->variability != VAR_FIXED &&
+	     v->variability != VAR_TUNABLE)) {
+		if (v)
+			diag_error(x->c->diag, b->loc, "'%s' of inner fmu '%s' is %s, not a parameter its "
+			           "wrapper sets", base, in->name, chk_causality_words(v->causality));
+		else
+			diag_error(x->c->diag, b->loc, "inner fmu '%s' has no parameter '%s'", in->name,
+			           base);
+		return TY_NONE;
+	}
+	if (v->causality == CAUS_STRUCTURAL_PARAMETER || v->ndims == 0) {
+		diag_error(x->c->diag, b->loc, "parameter '%s' of inner fmu '%s' is not an array: it "
+		           "takes no subscript", base, in->name);
+		return TY_NONE;
+	}
+	long long sub[32];
+	int n = parse_subscripts(strchr(b->name, '[') + 1, sub, 32);
+	if (n != v->ndims) {
+		diag_error(x->c->diag, b->loc, "parameter '%s' of inner fmu '%s' has %d dimension%s, "
+		           "not %d: '%s%s' names one element", base, in->name, v->ndims,
+		           v->ndims == 1 ? "" : "s", n, base,
+		           v->ndims == 1 ? "[i]" : v->ndims == 2 ? "[i,j]" : "[i,j,...]");
+		return TY_NONE;
+	}
+	for (int d = 0; d < n; d++)
+		if (v->dims[d].size > 0 && (sub[d] < 1 || sub[d] > v->dims[d].size)) {
+			diag_error(x->c->diag, b->loc, "subscript %lld of '%s' is out of range: parameter "
+			           "'%s' of inner fmu '%s' is %s, subscripts 1 to %lld", sub[d], b->name,
+			           base, in->name, fmu_var_unsupported(v, why, sizeof why),
+			           v->dims[d].size);
+			diag_note(x->c->diag, b->loc, "its elements are %s, row-major, counted from 1 in "
+			          "each dimension", bounds(x, base, v));
+			return TY_NONE;
+		}
+	SaType t = v->type == FT_ENUMERATION ? TY_NONE : chk_fmu_sa_type(v->type);
+	if (t == TY_NONE || v->nelems <= 0 || v->nelems > SEMA_MAX_ELEMENTS)
+		diag_error(x->c->diag, b->loc, "parameter '%s' of inner fmu '%s' is %s, whose elements "
+		           "cannot be bound", base, in->name, fmu_var_unsupported(v, why, sizeof why));
+	return v->nelems > 0 && v->nelems <= SEMA_MAX_ELEMENTS ? t : TY_NONE;
+}

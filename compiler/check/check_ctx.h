@@ -63,6 +63,10 @@ Loc chk_port_name_loc(const Node *e);
 /* check_arrays.c: reports why e ("a.y[5]") names no element port of inner in, when it
  * names an element at all; false (nothing reported) otherwise. */
 bool chk_element_error(Ctx *x, const Inner *in, const Node *e);
+/* check_arrays.c: the type of the element of an inner's array parameter that binding b
+ * names ("K[2] := ..."), TY_NONE after reporting why it names none (no such parameter, no
+ * array, the wrong number of subscripts, one out of range). */
+SaType chk_param_element(Ctx *x, const Inner *in, const Node *b);
 Loc chk_owner_loc(const Node *e);
 SaType chk_expr(Ctx *x, Node *e);
 /* owner.port: an inner FMU's port, or the adaptation's own, read or written. */

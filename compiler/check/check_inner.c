@@ -465,14 +465,26 @@ void chk_inner_param_bindings(Ctx *x, Inner *in)
 				diag_note(x->c->diag, o->loc, "it is first bound here");
 			}
 		int n = 0;
-		SaType want = inner_param_type(in, b->name, cands, &n);
+		bool element = strchr(b->name, '[') != NULL;
+		SaType want = element ? chk_param_element(x, in, b)
+		                      : inner_param_type(in, b->name, cands, &n);
 		SaType got = chk_expr(x, b->init);
+		if (element && want == TY_NONE)
+			continue; /* reported */
 		const FmuVar *arr = want == TY_NONE && in->fmu ? fmu_find_var(in->fmu, b->name) : NULL;
 		if (arr && arr->ndims > 0 && arr->causality == CAUS_PARAMETER) {
 			char why[96];
 			diag_error(x->c->diag, b->loc, "parameter '%s' of inner fmu '%s' is %s: array "
-			           "parameters cannot be bound yet (the inner keeps its start values)",
-			           b->name, in->name, fmu_var_unsupported(arr, why, sizeof why));
+			           "parameters cannot be bound yet", b->name, in->name,
+			           fmu_var_unsupported(arr, why, sizeof why));
+			diag_note(x->c->diag, b->loc, "leave it unbound: the wrapper exposes it as its "
+			          "own parameter '%s.%s', which the importer sets", in->name, b->name);
+			continue;
+		}
+		if (arr && arr->causality == CAUS_STRUCTURAL_PARAMETER) {
+			diag_error(x->c->diag, b->loc, "'%s' of inner fmu '%s' is a structural parameter, "
+			           "which cannot be bound: it stays at its start value%s%s", b->name,
+			           in->name, arr->start ? " " : "", arr->start ? arr->start : "");
 			continue;
 		}
 		if (want == TY_NONE) {

@@ -826,6 +826,12 @@ static void expose(Compilation *c, EmitLayout *l, int f, const char *name, const
 	l->ninner_params++;
 }
 
+void emit_expose_inner_param(Compilation *c, EmitLayout *l, int f, const char *name,
+                             const EmitVar *from)
+{
+	expose(c, l, f, name, from);
+}
+
 static void bind(EmitLayout *l, int f, const Node *b, SaType type, uint32_t vr)
 {
 	EmitBinding *eb = &l->bindings[l->nbindings++];
@@ -846,6 +852,10 @@ static void add_inner_params(Compilation *c, EmitLayout *l, int f)
 	if (in->fmu) {
 		for (int k = 0; k < in->fmu->nvars; k++) {
 			const FmuVar *fv = &in->fmu->vars[k];
+			if (fv->ndims > 0 && fv->causality == CAUS_PARAMETER) {
+				emit_add_array_param(c, l, f, fv);
+				continue;
+			}
 			SaType t = fmu_param_type(fv);
 			if (t == TY_NONE)
 				continue;
@@ -872,7 +882,8 @@ static void add_inner_params(Compilation *c, EmitLayout *l, int f)
 	for (int k = 0; sub && k < sub->nvars; k++) {
 		const EmitVar *sv = &sub->vars[k];
 		if (sv->causality != CAUS_PARAMETER || sv->elems)
-			continue; /* an array parameter keeps its start values, as an FMU's does */
+			continue; /* an inner adaptation's array parameter keeps its start values
+			           * (an FMU inner's is exposed: emit_add_array_param) */
 		const Node *b = inner_binding(in, sv->name);
 		if (b) {
 			bind(l, f, b, sv->type, sv->vr);
@@ -888,7 +899,7 @@ static void add_inner_params(Compilation *c, EmitLayout *l, int f)
 static int count_inner_params(Compilation *c, const Inner *in)
 {
 	if (in->fmu)
-		return in->fmu->nvars;
+		return in->fmu->nvars + emit_array_param_elements(in->fmu);
 	const EmitLayout *sub = in->adaptation ? emit_layout(c, in->adaptation->info) : NULL;
 	return sub ? sub->nparams + sub->ninner_params : 0;
 }

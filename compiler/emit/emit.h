@@ -13,7 +13,8 @@
  *     params, each group in declaration order of the explicit form, then the inners'
  *     parameters (causality parameter, fixed or tunable, Real, Integer, Boolean or
  *     Enumeration) that the script does not bind, as "<inner>.<name>" with the inner's
- *     variability, start value, unit and description, inner by inner in declaration order.
+ *     variability, start value, unit and description, inner by inner in declaration order
+ *     (an FMI 3.0 inner's array parameter as a run of element parameters, emit_arrays.c).
  *     An inner adaptation's parameters are its own and, through it, its inners'
  *     ("outer.vdp.mu").  ScalarVariable index i is vars[i - 1].
  *   - Value references are dense per type, counted from 0 in that same order: the Reals
@@ -85,6 +86,12 @@ typedef struct EmitVar {
 	const char *array_name;
 	const long long *dims;
 	int ndims;
+	/* An element of an FMI 3.0 inner's array parameter exposed whole (emit.c): that array
+	 * variable of the inner and the element's 0-based row-major index; inner_vr is then
+	 * the element's own reference for the seam (the element table, emit_c_arrays.c).
+	 * NULL for every other variable. */
+	const FmuVar *param_array;
+	int param_index;
 } EmitVar;
 
 /* An inner's enumeration type that the wrapper declares for the variables carrying it:
@@ -105,6 +112,10 @@ typedef struct EmitBinding {
 	SaType type;
 	const Node *value;       /* the expression */
 	int slot;                /* its place in the Storage's inner_param_<type> array */
+	/* An element of an FMI 3.0 inner's array parameter (`with param K[2] := ...`), as in
+	 * EmitVar; NULL otherwise. */
+	const FmuVar *param_array;
+	int param_index;
 } EmitBinding;
 
 /* An FMI 3.0 inner's Binary port the wrapper forwards whole (emit_binary.c): an input the
@@ -215,6 +226,16 @@ void emit_group_arrays(Compilation *c, EmitLayout *l);
 /* Reports each array variable of l (naming the port and its inner) when the wrapper is
  * built as FMI 2.0, which has no array variables; true when there is one. */
 bool emit_refuse_arrays_fmi2(Compilation *c, const EmitLayout *l);
+
+/* An FMI 3.0 inner's array parameter (emit_arrays.c): unless the wrapper leaves it at its
+ * start values, its elements exposed as parameters "<inner>.K[1]" ... of l (each through
+ * emit_expose_inner_param, which emit.c defines), which emit_group_arrays then declares as
+ * one array.  emit_array_param_elements: how many elements f's array parameters have at
+ * most, for the allocation. */
+void emit_add_array_param(Compilation *c, EmitLayout *l, int f, const FmuVar *fv);
+int emit_array_param_elements(const FmuInfo *f);
+void emit_expose_inner_param(Compilation *c, EmitLayout *l, int f, const char *name,
+                             const EmitVar *from);
 
 /* The FMI 3.0 value reference of l's variable numbered vr among those of its type: an FMI
  * 3.0 wrapper numbers all its variables in one sequence (emit_md.c says how), where an FMI

@@ -9,9 +9,17 @@
  * <Dimension>s (fixed sizes, those the inner's structural parameters had at their start
  * values), its value reference that of the first element, its values the elements' in
  * row-major order (emit_md.c writes it, runtime/sart_fmi3_arrays.c gets and sets it).  An
- * FMI 2.0 wrapper has no array variables: building one is refused, naming the port. */
+ * FMI 2.0 wrapper has no array variables: building one is refused, naming the port.
+ *
+ * An FMI 3.0 inner's array parameter is exposed the same way (emit_add_array_param): one
+ * parameter "<inner>.K[i]" per element, each reaching the inner through the element table
+ * (emit_c_arrays.c) under a reference of the wrapper's choosing, grouped here into one
+ * array parameter of an FMI 3.0 wrapper when every element is exposed; elements the script
+ * binds (`with param K[2] := ...`) are set from their expressions instead, and the rest then
+ * stay scalar parameters.  An FMI 2.0 wrapper declares the elements as scalars. */
 #include "emit.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,8 +64,11 @@ static bool is_run(const EmitVar *vars, int at, int n, size_t base_len, const lo
 		size_t bl;
 		if (subscripts(v->name, &bl, sub, MAX_DIMS) != ndims || bl != base_len ||
 		    strncmp(v->name, vars[at].name, base_len) != 0 || v->type != vars[at].type ||
-		    v->causality != vars[at].causality || v->inner)
-			return false;
+		    v->causality != vars[at].causality || v->param_array != vars[at].param_array ||
+		    (v->inner && !v->param_array) ||
+		    (v->param_array && v->param_array->nelems != n))
+			return false; /* an inner's scalar parameters named "p[1]" stay scalars, and
+			               * so do the elements left of a partly bound array */
 		long long rest = k;
 		for (int d = ndims - 1; d >= 0; d--) {
 			if (sub[d] != rest % dims[d] + 1)
@@ -181,4 +192,164 @@ bool emit_refuse_arrays_fmi2(Compilation *c, const EmitLayout *l)
 		any = true;
 	}
 	return any;
+}
+
+/* ---- array parameters of FMI 3.0 inners ------------------------------------------------ */
+
+/* The language's type of an array parameter the wrapper exposes; TY_NONE for one it leaves
+ * at its start values (not fixed or tunable, an Enumeration, Binary or Clock array, a size
+ * not known or too large). */
+static SaType array_param_type(const FmuVar *v)
+{
+	if (v->causality != CAUS_PARAMETER || v->ndims <= 0 || v->nelems <= 0 ||
+	    v->nelems > SEMA_MAX_ELEMENTS ||
+	    (v->variability != VAR_FIXED && v->variability != VAR_TUNABLE))
+		return TY_NONE;
+	switch (v->type) {
+	case FT_REAL: case FT_FLOAT32: return TY_REAL;
+	case FT_INTEGER: case FT_INT8: case FT_UINT8: case FT_INT16: case FT_UINT16:
+	case FT_UINT32: case FT_INT64: case FT_UINT64: return TY_INTEGER;
+	case FT_BOOLEAN: return TY_BOOL;
+	case FT_STRING: return TY_STRING;
+	default: return TY_NONE;
+	}
+}
+
+int emit_array_param_elements(const FmuInfo *f)
+{
+	long long n = 0;
+	for (int i = 0; i < f->nvars; i++)
+		if (array_param_type(&f->vars[i]) != TY_NONE)
+			n += f->vars[i].nelems;
+	return n > INT_MAX / 2 ? INT_MAX / 2 : (int)n;
+}
+
+/* The k-th (0-based) start value of array v as text, NULL when it has none: a String's k-th
+ * <Start>, else the k-th item of the start attribute's list. */
+static const char *start_text(Arena *a, const FmuVar *v, long long k)
+{
+	const char *p = v->start;
+	if (!p)
+		return NULL;
+	if (v->type == FT_STRING) {
+		if (k >= v->nstarts)
+			return NULL;
+		for (long long i = 0; i < k; i++)
+			p += strlen(p) + 1;
+		return p;
+	}
+	for (long long i = 0; *p; i++) {
+		p += strspn(p, " \t\n\r");
+		if (!*p)
+			break;
+		size_t n = strcspn(p, " \t\n\r");
+		if (i == k)
+			return arena_printf(a, "%.*s", (int)n, p);
+		p += n;
+	}
+	return NULL;
+}
+
+/* The start value of element k of v, whose language type is t; false when an Integer
+ * cannot hold it. */
+static bool element_start(Arena *a, const FmuVar *v, long long k, SaType t, EmitValue *out)
+{
+	const char *text = start_text(a, v, k);
+	*out = (EmitValue){0};
+	if (t == TY_STRING)
+		out->s = text ? text : "";
+	else if (text && t == TY_REAL)
+		out->r = v->type == FT_FLOAT32 ? (double)strtof(text, NULL) : strtod(text, NULL);
+	else if (text && t == TY_INTEGER)
+		out->i = strtoll(text, NULL, 10);
+	else if (text)
+		out->b = strcmp(text, "true") == 0 || strcmp(text, "1") == 0;
+	return t != TY_INTEGER || (out->i >= INT_MIN && out->i <= INT_MAX);
+}
+
+/* "K[3]", "A[2,1]": element k (0-based, row-major) of v, 1-based subscripts. */
+static const char *param_element_name(Arena *a, const FmuVar *v, long long k)
+{
+	long long sub[MAX_DIMS];
+	int nd = v->ndims < MAX_DIMS ? v->ndims : MAX_DIMS;
+	for (int d = nd - 1; d >= 0; d--) {
+		long long size = v->dims[d].size > 0 ? v->dims[d].size : 1;
+		sub[d] = k % size;
+		k /= size;
+	}
+	StrBuf b;
+	sb_init(&b);
+	sb_printf(&b, "%s[", v->name);
+	for (int d = 0; d < nd; d++)
+		sb_printf(&b, "%s%lld", d ? "," : "", sub[d] + 1);
+	sb_putc(&b, ']');
+	const char *name = arena_strdup(a, sb_str(&b));
+	sb_free(&b);
+	return name;
+}
+
+/* The reference the seam takes for the j-th exposed array-parameter element of an inner:
+ * past the inner's own references, then past those its element ports and its Binary
+ * arrays' elements may take (ec_element_vr numbers those from the same place). */
+static uint32_t param_element_vr(const Inner *in, int j)
+{
+	uint32_t top = 0;
+	long long reserved = in->nports;
+	for (int i = 0; i < in->fmu->nvars; i++) {
+		const FmuVar *v = &in->fmu->vars[i];
+		if (v->vr > top)
+			top = v->vr;
+		if (v->type == FT_BINARY && v->ndims > 0 && v->nelems > 0)
+			reserved += v->nelems;
+	}
+	return top + 1 + (uint32_t)reserved + (uint32_t)j;
+}
+
+/* The script's binding of one element (`with param K[2] := ...`), or NULL. */
+static const Node *element_binding(const Inner *in, const char *name)
+{
+	if (!in->decl || in->decl->kind != ND_INNER)
+		return NULL;
+	for (const Node *b = in->decl->list3; b; b = b->next)
+		if (strcmp(b->name, name) == 0)
+			return b;
+	return NULL;
+}
+
+void emit_add_array_param(Compilation *c, EmitLayout *l, int f, const FmuVar *fv)
+{
+	Arena *a = c->arena;
+	const Inner *in = l->info->inners[f];
+	SaType t = array_param_type(fv);
+	if (t == TY_NONE || !in->fmu)
+		return;
+	EmitValue *starts = arena_alloc(a, (size_t)fv->nelems * sizeof *starts);
+	bool fits = true; /* an Integer can hold every start value: else none is exposed (the
+	                   * inner keeps its starts) but the bound elements are still set */
+	for (long long k = 0; k < fv->nelems; k++)
+		fits &= element_start(a, fv, k, t, &starts[k]);
+	int before = 0;
+	for (int i = 0; i < l->nvars; i++)
+		before += l->vars[i].inner_index == f && l->vars[i].param_array != NULL;
+	for (int i = 0; i < l->nbindings; i++)
+		before += l->bindings[i].inner_index == f && l->bindings[i].param_array != NULL;
+	for (long long k = 0; k < fv->nelems; k++) {
+		const char *name = param_element_name(a, fv, k);
+		const Node *b = element_binding(in, name);
+		if (b) {
+			l->bindings[l->nbindings++] = (EmitBinding){
+				.name = b->name, .inner = in, .inner_index = f,
+				.inner_vr = param_element_vr(in, before + (int)k), .type = t,
+				.value = b->init, .param_array = fv, .param_index = (int)k};
+			continue;
+		}
+		if (!fits)
+			continue;
+		EmitVar from = {.type = t, .variability = fv->variability, .start = starts[k],
+		                .inner_vr = param_element_vr(in, before + (int)k),
+		                .unit = t == TY_REAL ? fv->unit : NULL,
+		                .description = fv->description, .param_array = fv,
+		                .param_index = (int)k};
+		emit_expose_inner_param(c, l, f, name, &from);
+	}
 }

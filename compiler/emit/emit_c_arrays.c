@@ -139,10 +139,37 @@ static const char *binary_item(Ec *e, const InnerC *ic, const EmitBinary *b)
 	                    (unsigned)b->var->vr, b->elem - 1, b->var->nelems, bytes);
 }
 
+/* The element table's entry for the wrapper's variable v when it is an element of inner
+ * ic's array parameter exposed whole (emit_arrays.c), else NULL. */
+static const char *param_item(Ec *e, const InnerC *ic, const FmuVar *a, int inner_index,
+                              uint32_t vr, int index)
+{
+	if (!a || inner_index != (int)(ic - e->inners))
+		return NULL;
+	return arena_printf(e->c->arena, a->type == FT_STRING ? "{%u, %u, %d, %lld, NAN, %s}"
+	                                                      : "{%u, %u, %d, %lld, %s, NULL, 0}",
+	                    (unsigned)vr, (unsigned)a->vr, index, a->nelems,
+	                    a->type == FT_STRING ? string_start(e, a, index)
+	                                         : start_text(e, a, index));
+}
+
+/* The entry of the i-th array-parameter element, exposed (i < nvars) or bound, or NULL. */
+static const char *param_item_at(Ec *e, const InnerC *ic, int i)
+{
+	const EmitLayout *l = e->l;
+	if (i < l->nvars)
+		return param_item(e, ic, l->vars[i].param_array, l->vars[i].inner_index,
+		                  l->vars[i].inner_vr, l->vars[i].param_index);
+	const EmitBinding *b = &l->bindings[i - l->nvars];
+	return param_item(e, ic, b->param_array, b->inner_index, b->inner_vr, b->param_index);
+}
+
 static int count_elements(Ec *e, const InnerC *ic)
 {
 	int n = 0;
 	const EmitLayout *sub = sub_layout(e, ic);
+	for (int i = 0; i < e->l->nvars + e->l->nbindings; i++)
+		n += param_item_at(e, ic, i) != NULL;
 	for (int i = 0; i < e->l->nbinaries; i++)
 		n += binary_item(e, ic, &e->l->binaries[i]) != NULL;
 	if (!sub && !ic->in->fmu)
@@ -167,6 +194,11 @@ static void emit_elements(Ec *e, const InnerC *ic, StrBuf *o)
 	}
 	for (int i = 0; i < e->l->nbinaries; i++) {
 		const char *item = binary_item(e, ic, &e->l->binaries[i]);
+		if (item)
+			items[at++] = item;
+	}
+	for (int i = 0; i < e->l->nvars + e->l->nbindings; i++) {
+		const char *item = param_item_at(e, ic, i);
 		if (item)
 			items[at++] = item;
 	}

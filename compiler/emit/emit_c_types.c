@@ -26,13 +26,15 @@ static const char *vt_name(FmuType t)
 }
 
 /* Whether the wrapper may reach v through the seam: a port (an array's through its
- * elements), or a scalar parameter. */
+ * elements), or a parameter (an array one through its elements). */
 static bool reachable(const FmuVar *v)
 {
 	switch (v->causality) {
 	case CAUS_INPUT: case CAUS_OUTPUT:
 		return true;
-	case CAUS_PARAMETER: case CAUS_CALCULATED_PARAMETER:
+	case CAUS_PARAMETER:
+		return true; /* an array parameter through its elements */
+	case CAUS_CALCULATED_PARAMETER:
 		return v->ndims == 0;
 	default:
 		return false;

@@ -29,6 +29,8 @@
 #define MATRIX_SA "tests/e2e3/matrix3_sa.sa"
 #define NESTED_SA "tests/e2e3/nested3_sa.sa"
 #define INDEX_SA "tests/e2e3/index3_sa.sa"
+#define APARAM_SA "tests/e2e3/aparam3_sa.sa"
+#define APARAM_BIND_SA "tests/e2e3/aparam3_bind_sa.sa"
 #define OUT "e2e-arrays3/fmi3"
 #define OUT_ISOLATED "e2e-arrays3/fmi3-isolated"
 #define ARRAY3_TOKEN "{9d2b4e61-0c7a-4f38-b5e2-61a8c3f0d947}"
@@ -64,8 +66,9 @@ static int group_setup(void **state)
 {
 	(void)state;
 	char diag[4096];
-	const char *scripts[] = {ARRAY_SA, MATRIX_SA, NESTED_SA, INDEX_SA};
-	for (int i = 0; i < 4; i++) {
+	const char *scripts[] = {ARRAY_SA, MATRIX_SA, NESTED_SA, INDEX_SA, APARAM_SA,
+	                         APARAM_BIND_SA};
+	for (int i = 0; i < 6; i++) {
 		if (build(scripts[i], 3, OUT, NULL, diag, sizeof diag))
 			fail_msg("the FMI 3.0 build of %s failed:\n%s", scripts[i], diag);
 		if (build(scripts[i], 3, OUT_ISOLATED, "all", diag, sizeof diag))
@@ -529,6 +532,171 @@ static void fmi2_wrapper__array_port__refused_at_build_time_naming_it(void **sta
 	assert_null(f); /* no wrapper was made */
 }
 
+/* ---- array parameters of the inner ------------------------------------------------------- */
+
+/* array3's fixed array parameter gain is the wrapper's array parameter a.gain: set whole
+ * before initialization, it reaches the inner bit for bit (y = x + gain .* u, by hand). */
+static void run_with_gain(const char *sub)
+{
+	Fmu3 w;
+	char lib[2 * PATH_MAX];
+	memset(&w, 0, sizeof w);
+	unpack(sub, "array3_sa", w.dir);
+	assert_true(md_attr(w.dir, "instantiationToken", "instantiationToken", w.token,
+	                    sizeof w.token));
+	snprintf(w.resources, sizeof w.resources, "%s/resources/", w.dir);
+	snprintf(lib, sizeof lib, "%s/binaries/x86_64-linux/array3_sa.so", w.dir);
+	fmi3_import(&w.api, lib);
+	w.c = w.api.instantiate("w", w.token, w.resources, fmi3False, fmi3False, fmi3False,
+	                        fmi3False, NULL, 0, NULL, logger3, NULL);
+	assert_non_null(w.c);
+	fmi3ValueReference gvr = vr_of(w.dir, "a.gain");
+	const fmi3Float64 gain[3] = {0.1, -2.5, 1e300};
+	fmi3Float64 back[3];
+	assert_int_equal(w.api.set_float64(w.c, &gvr, 1, gain, 3), fmi3OK);
+	/* one value for an array of three is refused, as for any array */
+	assert_int_equal(w.api.set_float64(w.c, &gvr, 1, gain, 1), fmi3Error);
+	init(&w);
+	assert_int_equal(w.api.get_float64(w.c, &gvr, 1, back, 3), fmi3OK);
+	assert_memory_equal(back, gain, sizeof back);
+	double x[3] = {0, 0, 0};
+	const double h = 0.125;
+	for (int k = 0; k < 20; k++) {
+		ArrayOut o;
+		array_set(&w, k);
+		assert_int_equal(step(&w, k * h, h), fmi3OK);
+		array_get(&w, &o);
+		for (int i = 0; i < 3; i++) {
+			x[i] += u_at(k, i) * h;
+			assert_true(o.y[i] == x[i] + gain[i] * u_at(k, i));
+		}
+	}
+	/* a fixed parameter cannot change once initialized */
+	logged[0] = '\0';
+	assert_int_equal(w.api.set_float64(w.c, &gvr, 1, gain, 3), fmi3Error);
+	stop(&w);
+}
+
+/* aparam3's y after one step with u: sum of (on[i] ? w[i] u : 0) + off[i]. */
+static double aparam_y(Fmu3 *w, double u, double t)
+{
+	fmi3ValueReference uvr = vr_of(w->dir, "u"), yvr = vr_of(w->dir, "y");
+	fmi3Float64 y = 0;
+	assert_int_equal(w->api.set_float64(w->c, &uvr, 1, &u, 1), fmi3OK);
+	assert_int_equal(step(w, t, 0.5), fmi3OK);
+	assert_int_equal(w->api.get_float64(w->c, &yvr, 1, &y, 1), fmi3OK);
+	return y;
+}
+
+/* Sized array parameters: a Float32 and an Int8 one tunable, a Boolean one fixed, set
+ * before initialization and (the tunable ones) between steps; an Int8 value out of range
+ * is refused naming the element. */
+static void run_aparam(const char *sub)
+{
+	Fmu3 w;
+	char lib[2 * PATH_MAX];
+	memset(&w, 0, sizeof w);
+	unpack(sub, "aparam3_sa", w.dir);
+	assert_true(md_attr(w.dir, "instantiationToken", "instantiationToken", w.token,
+	                    sizeof w.token));
+	snprintf(w.resources, sizeof w.resources, "%s/resources/", w.dir);
+	snprintf(lib, sizeof lib, "%s/binaries/x86_64-linux/aparam3_sa.so", w.dir);
+	fmi3_import(&w.api, lib);
+	w.c = w.api.instantiate("w", w.token, w.resources, fmi3False, fmi3False, fmi3False,
+	                        fmi3False, NULL, 0, NULL, logger3, NULL);
+	assert_non_null(w.c);
+	fmi3ValueReference wvr = vr_of(w.dir, "a.w"), ovr = vr_of(w.dir, "a.off"),
+	                   bvr = vr_of(w.dir, "a.on");
+	const fmi3Float64 w0[2] = {0.75, 3.0};
+	const fmi3Boolean on[2] = {fmi3True, fmi3True};
+	assert_int_equal(w.api.set_float64(w.c, &wvr, 1, w0, 2), fmi3OK);
+	assert_int_equal(w.api.set_boolean(w.c, &bvr, 1, on, 2), fmi3OK);
+	init(&w);
+	/* 0.75 and 3 are Float32 exactly: 0.75 u + 3 u + 1 - 2 */
+	assert_true(aparam_y(&w, 2.0, 0.0) == 0.75 * 2.0 + 3.0 * 2.0 - 1.0);
+	const fmi3Int32 off[2] = {100, -7};
+	assert_int_equal(w.api.set_int32(w.c, &ovr, 1, off, 2), fmi3OK);
+	const fmi3Float64 w1[2] = {0.1, -1.5};
+	assert_int_equal(w.api.set_float64(w.c, &wvr, 1, w1, 2), fmi3OK);
+	/* 0.1 reaches the inner rounded to Float32, as the inner's own type holds it */
+	assert_true(aparam_y(&w, 4.0, 0.5) == (double)0.1f * 4.0 + -1.5 * 4.0 + 93.0);
+	const fmi3Int32 bad[2] = {128, 0};
+	logged[0] = '\0';
+	assert_int_equal(w.api.set_int32(w.c, &ovr, 1, bad, 2), fmi3Error);
+	if (!strstr(logged, "128") || !strstr(logged, "off"))
+		fail_msg("no message naming the value and the array:\n%s", logged);
+	stop(&w);
+}
+
+/* Elements bound by `with param off[2] := 10 * OFF, w[1] := 2.5, on[2] := true`: the inner
+ * gets them, the others are the wrapper's scalar parameters a.w[2], a.off[1], a.on[1]. */
+static void run_aparam_bound(const char *sub)
+{
+	Fmu3 w;
+	start_wrapper(&w, sub, "aparam3_bind_sa");
+	/* on[1] true (start), on[2] bound true: 2.5 u + 0.25 u + 1 + 40 */
+	assert_true(aparam_y(&w, 2.0, 0.0) == 2.5 * 2.0 + 0.25 * 2.0 + 41.0);
+	fmi3ValueReference w2 = vr_of(w.dir, "a.w[2]");
+	const fmi3Float64 four = 4.0;
+	assert_int_equal(w.api.set_float64(w.c, &w2, 1, &four, 1), fmi3OK);
+	assert_true(aparam_y(&w, 2.0, 0.5) == 2.5 * 2.0 + 4.0 * 2.0 + 41.0);
+	stop(&w);
+	char dir[PATH_MAX];
+	unpack(sub, "aparam3_bind_sa", dir);
+	char *md = read_md(dir);
+	assert_has(md, "<Float64 name=\"a.w[2]\"");
+	assert_has(md, "<Int32 name=\"a.off[1]\"");
+	assert_has(md, "<Boolean name=\"a.on[1]\"");
+	assert_true(strstr(md, "a.w[1]") == NULL && strstr(md, "a.off[2]") == NULL &&
+	            strstr(md, "<Dimension") == NULL);
+	free(md);
+	md_checked(dir);
+}
+
+static void fmi3_wrapper__array_parameter_elements_bound__reach_the_inner(void **state)
+{
+	(void)state;
+	run_aparam_bound(OUT);
+	run_aparam_bound(OUT_ISOLATED);
+}
+
+static void fmi3_wrapper__sized_array_parameters__tuned_between_steps(void **state)
+{
+	(void)state;
+	run_aparam(OUT);
+}
+
+static void isolated_inner__sized_array_parameters__tuned_between_steps(void **state)
+{
+	(void)state;
+	run_aparam(OUT_ISOLATED);
+}
+
+static void fmi3_wrapper__array_parameter_set_whole__reaches_the_inner(void **state)
+{
+	(void)state;
+	run_with_gain(OUT);
+}
+
+static void isolated_inner__array_parameter_set_whole__reaches_the_inner(void **state)
+{
+	(void)state;
+	run_with_gain(OUT_ISOLATED);
+}
+
+static void fmi3_wrapper__model_description__array_parameter_with_dimension(void **state)
+{
+	(void)state;
+	char dir[PATH_MAX];
+	unpack(OUT, "array3_sa", dir);
+	char *md = read_md(dir);
+	assert_has(md, "<Float64 name=\"a.gain\" valueReference=\"16\" causality=\"parameter\" "
+	               "variability=\"fixed\" initial=\"exact\" start=\"1 2 3\">\n"
+	               "      <Dimension start=\"3\"/>\n    </Float64>");
+	assert_true(strstr(md, "a.gain[") == NULL);
+	free(md);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -545,6 +713,12 @@ int main(void)
 		cmocka_unit_test(fmi3_wrapper__wrong_nvalues__error_with_a_message),
 		cmocka_unit_test(fmi3_wrapper__model_description__arrays_declared_with_dimensions),
 		cmocka_unit_test(fmi2_wrapper__array_port__refused_at_build_time_naming_it),
+		cmocka_unit_test(fmi3_wrapper__array_parameter_set_whole__reaches_the_inner),
+		cmocka_unit_test(isolated_inner__array_parameter_set_whole__reaches_the_inner),
+		cmocka_unit_test(fmi3_wrapper__model_description__array_parameter_with_dimension),
+		cmocka_unit_test(fmi3_wrapper__sized_array_parameters__tuned_between_steps),
+		cmocka_unit_test(isolated_inner__sized_array_parameters__tuned_between_steps),
+		cmocka_unit_test(fmi3_wrapper__array_parameter_elements_bound__reach_the_inner),
 	};
 	return cmocka_run_group_tests(tests, group_setup, NULL);
 }

@@ -406,6 +406,21 @@ static void build_arrays__refused_by_name(void **state)
 		{"\twith param gain := 2\n",
 		 "wrap.sa:6:13: error: parameter 'gain' of inner fmu 'a' is an array of 3 Float64: "
 		 "array parameters cannot be bound yet"},
+		{"\twith param n := 4\n",
+		 "wrap.sa:6:13: error: 'n' of inner fmu 'a' is a structural parameter, which cannot "
+		 "be bound: it stays at its start value 3"},
+		{"\twith param gain[4] := 2\n",
+		 "wrap.sa:6:13: error: subscript 4 of 'gain[4]' is out of range: parameter 'gain' of "
+		 "inner fmu 'a' is an array of 3 Float64, subscripts 1 to 3"},
+		{"\twith param gain[1,2] := 2\n",
+		 "wrap.sa:6:13: error: parameter 'gain' of inner fmu 'a' has 1 dimension, not 2: "
+		 "'gain[i]' names one element"},
+		{"\twith param n[1] := 2\n",
+		 "wrap.sa:6:13: error: parameter 'n' of inner fmu 'a' is not an array: it takes no "
+		 "subscript"},
+		{"\twith param gain[2] := true\n",
+		 "wrap.sa:6:24: error: parameter 'gain[2]' of inner fmu 'a' is Real; the value is "
+		 "Bool"},
 	};
 	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
 		int inner_clause = cases[k][0][0] == '\t';
@@ -420,6 +435,28 @@ static void build_arrays__refused_by_name(void **state)
 			assert_contains(err, cases[k][1]);
 			free(err);
 		}
+	}
+}
+
+/* aparam3's array parameters through a pass-through wrapper of either version, set by
+ * sacc simulate: one element at a time in FMI 2.0 (a.w[2], scalars there), whole or by
+ * element in FMI 3.0.  y = sum of (on[i] ? w[i] u : 0) + off[i], by hand. */
+static void simulate_arrays__wrapper_array_parameters__both_versions(void **state)
+{
+	Ctx *c = *state;
+	char text[1024], args[1024];
+	snprintf(text, sizeof text, "semantic adaptation reactive mealy ap\nat \"./ap.fmu\"\n\n"
+	         "\tfor inner fmu Aparam a\n\tat \"%s/fmus3/aparam3.fmu\"\n", test_build_dir_abs());
+	write_text(c, "ap.sa", text);
+	const char *sets[2] = {"--set 'ap.a.w[2]=3' --set 'ap.a.on[2]=true' --set 'ap.a.off[1]=100'",
+	                       "--set 'ap.a.w=[0.5,3]' --set 'ap.a.on[2]=true' "
+	                       "--set 'ap.a.off[1]=100'"};
+	for (int fmi = 2; fmi <= 3; fmi++) {
+		assert_int_equal(build(c, "ap.sa", fmi), 0);
+		snprintf(args, sizeof args, "'%s/out/ap.fmu' --stop 0.1 --step 0.1 --set 'ap.u=2' %s "
+		         "-o '%s'", c->dir, sets[fmi - 2], path_in(c, "ap.csv"));
+		assert_int_equal(simulate(c, args), 0);
+		assert_cell(path_in(c, "ap.csv"), "ap.y", 1, 0.5 * 2 + 3 * 2 + 100 - 2);
 	}
 }
 
@@ -453,6 +490,8 @@ int main(void)
 		                                teardown),
 		cmocka_unit_test_setup_teardown(simulate_arrays__ssp_link_element_by_element, setup,
 		                                teardown),
+		cmocka_unit_test_setup_teardown(
+			simulate_arrays__wrapper_array_parameters__both_versions, setup, teardown),
 		cmocka_unit_test_setup_teardown(build_arrays__refused_by_name, setup, teardown),
 		cmocka_unit_test_setup_teardown(simulate_arrays__isolated__same_as_in_process, setup,
 		                                teardown),
