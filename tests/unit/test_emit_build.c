@@ -147,6 +147,8 @@ static void emit_build__string_and_binary_arrays__same_files(void **state)
 	(void)state;
 	static const char *const strarr[] = {"strarr3_sa", NULL};
 	same_files("strarr3", "tests/e2e3/strarr3_sa.sa", "--fmi 3", strarr, 3);
+	static const char *const nested[] = {"strarr3_in", "strarr3_nested", NULL};
+	same_files("strarr3-nested", "tests/e2e3/strarr3_nested_sa.sa", "", nested, 3);
 	static const char *const binary[] = {"inner_sa", "outer_sa", NULL};
 	same_files("binary3", "tests/e2e/types3/nested_binary_sa.sa", "", binary, 3);
 }
