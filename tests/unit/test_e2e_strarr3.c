@@ -483,6 +483,19 @@ static void fmi3_wrapper__model_description__arrays_with_dimension_and_starts(
 	assert_has(md, "<Binary name=\"b_out\"");
 	assert_true(strstr(md, "b_in[") == NULL && strstr(md, "b_out[") == NULL);
 	free(md);
+	/* the wrappers over a wrapper declare the Binary array the same way */
+	const char *outer[] = {"strarr3_nested", "strarr3_over"};
+	for (int i = 0; i < 2; i++) {
+		unpack(OUT, outer[i], dir);
+		snprintf(cmd, sizeof cmd, "'%s/tools/fmi3_md_check' '%s/modelDescription.xml'",
+		         test_build_dir(), dir);
+		assert_int_equal(system(cmd), 0);
+		md = read_md(dir);
+		assert_has(md, "maxSize=\"64\">\n      <Dimension start=\"2\"/>\n"
+		               "      <Start value=\"00ff\"/>\n      <Start value=\"\"/>\n    </Binary>");
+		assert_has(md, "<Binary name=\"b_out\"");
+		free(md);
+	}
 }
 
 static void fmi2_wrapper__string_and_binary_arrays__refused_at_build_time_naming_them(void **state)
