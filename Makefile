@@ -431,6 +431,9 @@ $(BUILD)/tests/test_e2e_arrays3: | $(SACC) $(FMUS3) $(FMI3_MD_CHECK) $(FMU_HOST)
 # String arrays (tests/unit/test_e2e_strarr3.c builds tests/e2e3/strarr3_sa.sa and
 # strindex3_sa.sa over build/fmus3, in process and isolated).
 $(BUILD)/tests/test_e2e_strarr3: | $(SACC) $(FMUS3) $(FMI3_MD_CHECK) $(FMU_HOST)
+# `sacc emit` against `sacc build` (tests/unit/test_emit_build.c runs both over scripts of
+# tests/e2e, tests/e2e3 and adaptations/ and compares the archive's sources with emit's).
+$(BUILD)/tests/test_emit_build: | $(SACC) $(FMUS) $(FMUS3) $(FMU_HOST)
 # Wrappers over events3, an FMI 3.0 inner that needs Event Mode: tests/unit/test_e2e_events3.c
 # builds tests/e2e3/events3_sa.sa with `sacc build` (FMI 2.0 and 3.0, in and out of process),
 # and events3_whole_sa.sa (whole steps: no early return) as FMI 3.0.

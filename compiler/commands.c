@@ -20,9 +20,9 @@ typedef struct CmdArgs {
 	bool syntax;
 	const char *after;
 	const char *out;      /* -o DIR */
-	int fmi;              /* build --fmi: the wrappers' FMI version, 2 or 3 */
-	const char *isolate;  /* build --isolate: all or INNER,... run out of process */
-	int threads;          /* build --threads: inners stepped at once (0: one thread) */
+	int fmi;              /* build/emit --fmi: the wrappers' FMI version, 2 or 3 */
+	const char *isolate;  /* build/emit --isolate: all or INNER,... run out of process */
+	int threads;          /* build/emit --threads: inners stepped at once (0: one thread) */
 } CmdArgs;
 
 /* --fmi's values, in the order help and completion list them. */
@@ -87,11 +87,16 @@ const CliOption cmd_options[] = {
 	 "the FMI version of every wrapper built, inner adaptations built in the same run too; "
 	 "it overrides the scripts' 'fmi N' clauses (default: each adaptation's clause, else "
 	 "2):", fmi_choice},
-	{"--isolate", CLI_VALUE, "all|INNER,...", cli_set_string, AT(isolate), CMD_BUILD, 0,
+	{"--fmi", CLI_VALUE, "VERSION", set_fmi, AT(fmi), CMD_EMIT, 0,
+	 "the FMI version of the wrappers written, as for sacc build: it overrides the "
+	 "scripts' 'fmi N' clauses, and inner adaptations are taken to be built with it "
+	 "(default: each adaptation's clause, else 2):", fmi_choice},
+	{"--isolate", CLI_VALUE, "all|INNER,...", cli_set_string, AT(isolate),
+	 CMD_BUILD | CMD_EMIT, 0,
 	 "run these inner FMU instances (all: every one) out of process, in a host program "
 	 "shipped beside the wrapper's library: a crash or a hang inside one is an error of the "
 	 "wrapper's call, not the importer's end", NULL},
-	{"--threads", CLI_VALUE, "N", set_threads, AT(threads), CMD_BUILD, 0,
+	{"--threads", CLI_VALUE, "N", set_threads, AT(threads), CMD_BUILD | CMD_EMIT, 0,
 	 "let each wrapper step independent inner FMUs at once on up to N threads: runs of "
 	 "do_steps in the control rules that do not depend on each other, when their measured "
 	 "cost says it pays; results, messages and statuses stay those of one thread", NULL},
@@ -188,7 +193,8 @@ static int emit_body(Compilation *c, const CmdArgs *a, const char **files, int n
 	Module *m = drv_load(c, files[0]);
 	if (!m || !m->root || drv_explicit(c, m, NULL) || diag_errors(c->diag))
 		return 1;
-	return emit_module(c, m, a->out) ? 1 : 0;
+	PkgOptions o = {a->out, NULL, a->fmi, a->isolate, a->threads};
+	return pkg_emit(c, m, &o) ? 1 : 0;
 }
 
 static int build_body(Compilation *c, const CmdArgs *a, const char **files, int nfiles)

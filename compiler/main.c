@@ -23,7 +23,8 @@ static const CliCommand commands[] = {
 	 "print the explicit form of every adaptation in FILE", NULL},
 	{"emit", CMD_EMIT, cmd_emit, cmd_options, "FILE",
 	 "write DIR/<adaptation>/{modelDescription.xml, config.h, <adaptation>.c} for every "
-	 "adaptation in FILE", NULL},
+	 "adaptation in FILE: the files sacc build puts in its FMU with the same options, "
+	 "not compiled", NULL},
 	{"build", CMD_BUILD, cmd_build, cmd_options, "FILE...",
 	 "build one FMU per adaptation in the FILEs, inner adaptations first; an SSP system "
 	 "(SYSTEM.ssp or .ssd) becomes one composite FMU",

@@ -3,17 +3,15 @@
  * From an adaptation in explicit form: the ScalarVariables (external inputs, external
  * outputs, params) with value references, start values from constant expressions, and
  * the params' variability; the units with their SI base units; the content-derived GUID;
- * the capabilities the inner FMUs allow.  Also `sacc emit`'s loop over a module, which writes
- * the model description (emit_md.c) and the C (emit_c.c) of every adaptation. */
+ * the capabilities the inner FMUs allow.  `sacc emit` and `sacc build` write the files from it
+ * through one path (compiler/package/package.c, pkg_emit and build_one). */
 #include "emit.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "version.h"
 
@@ -1123,55 +1121,4 @@ EmitLayout *emit_layout(Compilation *c, SaInfo *info)
 		return NULL;
 	}
 	return l;
-}
-
-/* ---- sacc emit --------------------------------------------------------------------------- */
-
-/* mkdir -p; false with errno set. */
-static bool make_dirs(const char *path)
-{
-	char buf[4096];
-	size_t n = strlen(path);
-	if (n == 0 || n >= sizeof buf) {
-		errno = ENAMETOOLONG;
-		return false;
-	}
-	memcpy(buf, path, n + 1);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-			return false;
-		*p = '/';
-	}
-	return mkdir(buf, 0777) == 0 || errno == EEXIST;
-}
-
-int emit_module(Compilation *c, Module *m, const char *dir)
-{
-	int before = diag_errors(c->diag);
-	if (!m || !m->root)
-		return 1;
-	for (Node *e = m->root->list2; e; e = e->next) {
-		if (e->kind != ND_ADAPTATION)
-			continue;
-		EmitLayout *l = emit_layout(c, e->info);
-		if (!l) {
-			if (diag_errors(c->diag) == before)
-				diag_error(c->diag, e->loc, "adaptation '%s' was not reduced to its "
-					   "explicit form", e->name);
-			continue;
-		}
-		const char *sub = arena_printf(c->arena, "%s/%s", dir, l->model_identifier);
-		if (!make_dirs(sub)) {
-			diag_error(c->diag, (Loc){sub, 0, 0, 0}, "cannot create the directory: %s",
-				   strerror(errno));
-			continue;
-		}
-		if (emit_binaries_refused(c, l, 2) == 0 &&
-		    emit_md_to_file(c, l, arena_printf(c->arena, "%s/modelDescription.xml", sub)) == 0)
-			emit_c_to_dir(c, l, sub);
-	}
-	return diag_errors(c->diag) - before;
 }

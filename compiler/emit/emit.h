@@ -265,14 +265,8 @@ int emit_md3_to_file(Compilation *c, const EmitLayout *l, const char *path);
  * variables and ports, array ports, declarative forms still present, ...). */
 bool emit_c_buffers(Compilation *c, const EmitLayout *l, char **config_h, char **model_c);
 
-/* Writes dir/config.h and dir/<modelIdentifier>.c (dir must exist): for `sacc emit` and
- * the packager.  Returns 0, or 1 after a report. */
+/* Writes dir/config.h and dir/<modelIdentifier>.c (dir must exist): for the packager's
+ * `sacc emit` and `sacc build`.  Returns 0, or 1 after a report. */
 int emit_c_to_dir(Compilation *c, const EmitLayout *l, const char *dir);
-
-/* `sacc emit`: for every adaptation declared in the module (not those of the modules it
- * imports), DIR/<adaptation>/modelDescription.xml, config.h and <adaptation>.c, creating
- * the directories.  The module must have been reduced with drv_explicit.  Returns the
- * number of errors. */
-int emit_module(Compilation *c, Module *m, const char *dir);
 
 #endif

@@ -13,7 +13,8 @@
  * per element in a row, each a SartBinary in the Storage and given a value reference of its
  * own for the seam (the element table, emit_c_arrays.c), which gets and sets the inner's
  * array whole; the FMI 3.0 skin expands the array's value reference into the elements'
- * (SartModel.spans). */
+ * (SartModel.spans).  An inner adaptation's forwarded Binaries, arrays included, are
+ * forwarded again by a wrapper over it, as its FMI 3.0 model description declares them. */
 #include "emit_c_impl.h"
 
 #include <string.h>
@@ -55,8 +56,35 @@ uint32_t emit_binary_vr3(const EmitLayout *l, const EmitBinary *b)
 	return l->nreal + 1 + l->ninteger + l->nboolean + l->nstring + b->vr;
 }
 
-/* The Binary variables of inner adaptation in (built in the same run: its forwarded ports,
- * as its FMI 3.0 model description gives them), as an FMU's variables; *n how many. */
+/* An inner adaptation's forwarded Binary array whose first element is b (the elements in a
+ * row from there), as an FMU's variable: its name, Dimensions (fixed sizes) and start
+ * values those of that adaptation's FMI 3.0 model description. */
+static void adaptation_array(Arena *a, const EmitBinary *b, FmuVar *var)
+{
+	var->name = (char *)b->array_name;
+	var->dims = arena_alloc(a, (size_t)(b->var->ndims + 1) * sizeof *var->dims);
+	for (int d = 0; d < b->var->ndims; d++)
+		var->dims[d] = (FmuDim){b->var->dims[d].size, -1, b->var->dims[d].size};
+	var->nstarts = 0;
+	var->start = NULL;
+	if (!b->is_input)
+		return;
+	size_t len = 0; /* the elements' <Start> values, each NUL-ended (FmuVar.nstarts) */
+	for (long long e = 0; e < b->var->nelems; e++)
+		len += (b[e].start ? strlen(b[e].start) : 0) + 1;
+	char *at = arena_alloc(a, len + 1);
+	var->start = at;
+	for (long long e = 0; e < b->var->nelems; e++) {
+		const char *start = b[e].start ? b[e].start : "";
+		memcpy(at, start, strlen(start) + 1);
+		at += strlen(start) + 1;
+	}
+	var->nstarts = (int)b->var->nelems;
+}
+
+/* The Binary variables of inner adaptation in (built in the same run: its forwarded ports
+ * and arrays, as its FMI 3.0 model description gives them), as an FMU's variables; *n how
+ * many. */
 static const FmuVar *adaptation_binaries(Compilation *c, const Inner *in, int *n)
 {
 	const EmitLayout *sub = in->adaptation ? emit_layout(c, in->adaptation->info) : NULL;
@@ -67,14 +95,17 @@ static const FmuVar *adaptation_binaries(Compilation *c, const Inner *in, int *n
 	int m = 0;
 	for (int i = 0; i < *n; i++) {
 		const EmitBinary *b = &sub->binaries[i];
-		if (b->elem) /* its Binary arrays are not forwarded again (not yet) */
+		if (b->elem > 1) /* its array came whole with the first element */
 			continue;
 		FmuVar *var = &vars[m++];
 		*var = *b->var;
 		var->name = (char *)b->name;
 		var->vr = emit_binary_vr3(sub, b);
 		var->max_size = b->max_size;
-		var->start = b->is_input ? b->var->start : NULL;
+		if (b->elem)
+			adaptation_array(c->arena, b, var);
+		else
+			var->start = b->is_input ? b->var->start : NULL;
 	}
 	*n = m;
 	return vars;
@@ -123,6 +154,15 @@ static int elements_before(const EmitLayout *l, int f)
 	return n;
 }
 
+/* The reference the wrapper gives inner in's k-th element (emit_c_arrays.c): past the
+ * inner FMU's own, or past those of the inner adaptation's FMI 3.0 wrapper. */
+static uint32_t element_vr(Compilation *c, const Inner *in, int k)
+{
+	if (in->fmu)
+		return ec_element_vr(in->fmu, k);
+	return ec_element_vr3(emit_layout(c, in->adaptation->info), k);
+}
+
 /* One pass: inputs (want_input) or outputs of every inner (an FMI 3.0 FMU, or an adaptation
  * of the same build that forwards Binaries itself), in declaration order. */
 static void find_direction(Compilation *c, EmitLayout *l, bool want_input)
@@ -135,7 +175,7 @@ static void find_direction(Compilation *c, EmitLayout *l, bool want_input)
 		int index = 0;
 		for (int k = 0; vars && k < nvars; k++) {
 			const FmuVar *v = &vars[k];
-			if (v->type != FT_BINARY || (v->ndims > 0 && !in->fmu) ||
+			if (v->type != FT_BINARY ||
 			    v->causality != (want_input ? CAUS_INPUT : CAUS_OUTPUT))
 				continue;
 			if (name_taken(l, v->name, l->nbinaries)) {
@@ -167,7 +207,7 @@ static void find_direction(Compilation *c, EmitLayout *l, bool want_input)
 					b->elem = (int)e + 1;
 					b->array_name = v->name;
 					b->start = nth_start(v, (int)e);
-					b->inner_vr = ec_element_vr(in->fmu, in->nports + before + (int)e);
+					b->inner_vr = element_vr(c, in, in->nports + before + (int)e);
 				}
 				l->nbinaries++;
 			}

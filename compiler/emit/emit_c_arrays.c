@@ -68,10 +68,11 @@ static const char *string_start(Ec *e, const FmuVar *v, int k)
 }
 
 /* The value reference the wrapper gives the k-th element port of an inner adaptation (an
- * FMI 3.0 wrapper with arrays, sub its layout): past the largest of its own, the Strings'. */
+ * FMI 3.0 wrapper with arrays, sub its layout): past the largest of its own, the Binaries'
+ * (which come after the Strings', emit_binary_vr3). */
 uint32_t ec_element_vr3(const EmitLayout *sub, int k)
 {
-	return emit_vr3(sub, TY_STRING, sub->nstring) + 1 + (uint32_t)k;
+	return emit_vr3(sub, TY_STRING, sub->nstring) + (uint32_t)sub->nbinaries + 1 + (uint32_t)k;
 }
 
 /* The variable of an inner adaptation's layout named name, NULL when none. */

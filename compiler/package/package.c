@@ -763,6 +763,50 @@ static bool safe_component(const char *s)
 	return *s && !strchr(s, '/') && strcmp(s, ".") != 0 && strcmp(s, "..") != 0;
 }
 
+/* The job's FMI version as a number, for the refusals and the inner adaptations. */
+static int fmi_of(const Build *b, const Job *j)
+{
+	return wants_fmi3(b, j) ? 3 : 2;
+}
+
+/* What `sacc emit` and `sacc build` share, so that the sources emit writes are the ones
+ * build compiles and zips: the inners --isolate names marked, the --threads bound set, the
+ * layout, and the refusals of what the job's FMI version cannot carry (all reported at
+ * once: an FMI 2.0 build over Binaries and arrays names them all).  The inners must have
+ * been resolved (built_fmi set on inner adaptations).  NULL after a report; *host: some
+ * inner runs out of process. */
+static EmitLayout *prepare(Build *b, Job *j, bool *host)
+{
+	Compilation *c = b->c;
+	SaInfo *info = j->info;
+	*host = mark_isolated(b, info);
+	if (info)
+		info->threads = b->o ? b->o->threads : 0;
+	int before = diag_errors(c->diag);
+	EmitLayout *l = info ? emit_layout(c, info) : NULL;
+	if (!l) {
+		if (diag_errors(c->diag) == before) /* emit_layout reports what it refuses */
+			diag_error(c->diag, j->sa->loc, "adaptation '%s' was not reduced to its "
+				   "explicit form", j->sa->name);
+		return NULL;
+	}
+	int refused = emit_binaries_refused(c, l, fmi_of(b, j));
+	if (!wants_fmi3(b, j) && l->narrays && emit_refuse_arrays_fmi2(c, l))
+		refused++;
+	return refused ? NULL : l;
+}
+
+/* The wrapper's own sources: sources/config.h and sources/<id>.c, and md, the model
+ * description of the job's FMI version.  Returns 0, or 1 after a report. */
+static int write_wrapper(Build *b, Job *j, const EmitLayout *l, const char *md,
+                         const char *sources)
+{
+	Compilation *c = b->c;
+	if (emit_c_to_dir(c, l, sources) != 0)
+		return 1;
+	return wants_fmi3(b, j) ? emit_md3_to_file(c, l, md) : emit_md_to_file(c, l, md);
+}
+
 static int build_one(Build *b, Job *j)
 {
 	Compilation *c = b->c;
@@ -774,22 +818,11 @@ static int build_one(Build *b, Job *j)
 	for (int i = 0; i < ninners; i++)
 		if (resolve_inner(b, j, info->inners[i], &ias[i]) != 0)
 			return 1;
-	bool host = mark_isolated(b, info);
-	if (info)
-		info->threads = b->o ? b->o->threads : 0;
-	EmitLayout *l = info ? emit_layout(c, info) : NULL;
-	if (!l) {
-		diag_error(d, j->sa->loc, "adaptation '%s' was not reduced to its explicit form",
-			   j->sa->name);
+	bool host;
+	EmitLayout *l = prepare(b, j, &host);
+	if (!l)
 		return 1;
-	}
-	/* both refusals reported at once: an FMI 2.0 build over Binaries and arrays names all */
-	int refused = emit_binaries_refused(c, l, wants_fmi3(b, j) ? 3 : 2);
 	const char *id = l->model_identifier;
-	if (!wants_fmi3(b, j) && l->narrays && emit_refuse_arrays_fmi2(c, l))
-		refused++;
-	if (refused)
-		return 1;
 
 	const char *parent = path_dir(a, j->out);
 	if (!make_dirs(parent)) {
@@ -813,13 +846,11 @@ static int build_one(Build *b, Job *j)
 			   strerror(errno));
 		goto done;
 	}
-	if (emit_c_to_dir(c, l, sources) != 0 ||
+	const char *md = arena_printf(a, "%s/modelDescription.xml", tree);
+	if (write_wrapper(b, j, l, md, sources) != 0 ||
 	    write_runtime(c, sources, wants_fmi3(b, j), host) != 0)
 		goto done;
 	if (compile(b, j, tree, id, l->narrays > 0) != 0 || (host && compile_host(b, j, tree) != 0))
-		goto done;
-	const char *md = arena_printf(a, "%s/modelDescription.xml", tree);
-	if ((wants_fmi3(b, j) ? emit_md3_to_file(c, l, md) : emit_md_to_file(c, l, md)) != 0)
 		goto done;
 	if (ninners > 0) {
 		const char *res = arena_printf(a, "%s/resources", tree);
@@ -937,6 +968,58 @@ int pkg_build(Compilation *c, Module **mods, int nmods, const PkgOptions *o)
 			continue;
 		j->failed = build_one(&b, j) != 0;
 		j->done = !j->failed;
+	}
+	return diag_errors(c->diag) - before;
+}
+
+/* ---- sacc emit --------------------------------------------------------------------------------- */
+
+/* The FMI version an inner adaptation's FMU is taken to have when `sacc emit` writes the
+ * wrapper over it: the one `sacc build` with the same options gives it (--fmi, else its
+ * clause, else 2).  Emit reads no archive, so that its output depends on the sources and
+ * the options alone. */
+static void assume_built(const Build *b, Job *j)
+{
+	for (int i = 0; j->info && i < j->info->ninners; i++) {
+		Inner *in = j->info->inners[i];
+		if (!in->adaptation)
+			continue;
+		if (b->o && b->o->fmi_version)
+			in->built_fmi = b->o->fmi_version == 3 ? 3 : 2;
+		else
+			in->built_fmi = in->adaptation->ival == 3 ? 3 : 2;
+	}
+}
+
+int pkg_emit(Compilation *c, Module *m, const PkgOptions *o)
+{
+	int before = diag_errors(c->diag);
+	Arena *a = c->arena;
+	if (!m || !m->root || !o || !o->out_dir)
+		return 1;
+	int cap = 0;
+	for (Node *e = m->root->list2; e; e = e->next)
+		cap += e->kind == ND_ADAPTATION;
+	Build b = {c, o, arena_alloc(a, (size_t)(cap + 1) * sizeof(Job)), 0, NULL, 0};
+	for (Node *e = m->root->list2; e; e = e->next)
+		if (e->kind == ND_ADAPTATION)
+			b.jobs[b.njobs++] = (Job){e, e->info, NULL, 0, false, false};
+	if (o->isolate && check_isolate_list(&b) != 0)
+		return 1;
+	for (int i = 0; i < b.njobs; i++) {
+		Job *j = &b.jobs[i];
+		assume_built(&b, j);
+		bool host;
+		EmitLayout *l = prepare(&b, j, &host);
+		if (!l)
+			continue;
+		const char *sub = arena_printf(a, "%s/%s", o->out_dir, l->model_identifier);
+		if (!make_dirs(sub)) {
+			diag_error(c->diag, (Loc){sub, 0, 0, 0}, "cannot create the directory: %s",
+				   strerror(errno));
+			continue;
+		}
+		write_wrapper(&b, j, l, arena_printf(a, "%s/modelDescription.xml", sub), sub);
 	}
 	return diag_errors(c->diag) - before;
 }

@@ -8,6 +8,9 @@
  * come from elsewhere (inner FMUs) without ever writing outside the directory it was given,
  * and writes archives reproducibly: the same tree always gives the same bytes.
  *
+ * `sacc emit` writes the wrapper's own files (model description and C) through the same
+ * code, without compiling or zipping them.
+ *
  * The runtime's sources are embedded in sacc when sacc is built (compiler/tools/embed.c
  * writes them into $(BUILD)/gen/runtime_files.c), so an installed sacc needs no checkout.
  * That is data, not code: compiler/ still never links runtime/. */
@@ -94,6 +97,16 @@ typedef struct PkgOptions {
  * would put it, beside the script, in the -L directories) and must carry the GUID its
  * adaptation gives now.  Returns the number of errors. */
 int pkg_build(Compilation *c, Module **mods, int nmods, const PkgOptions *o);
+
+/* `sacc emit`: for every adaptation declared in m (not those of the modules it imports),
+ * o->out_dir/<adaptation>/modelDescription.xml, config.h and <adaptation>.c, the files
+ * `sacc build` with the same options puts in that adaptation's FMU (the model description
+ * at its root, the C under sources/), written by the same code.  fmi_version, isolate and
+ * threads count as they do for pkg_build; cc is not used.  An inner adaptation's FMU is
+ * taken to be of the FMI version its own build with these options gives it (--fmi, else
+ * its clause, else 2): no archive is read.  m must have been reduced with drv_explicit.
+ * Returns the number of errors. */
+int pkg_emit(Compilation *c, Module *m, const PkgOptions *o);
 
 /* Capabilities whose functions an FMI 2.0 library must then export too. */
 enum {

@@ -27,6 +27,8 @@
 
 #define PASS_SA "tests/e2e3/strarr3_sa.sa"
 #define INDEX_SA "tests/e2e3/strindex3_sa.sa"
+#define NESTED_SA "tests/e2e3/strarr3_nested_sa.sa"
+#define OVER_SA "tests/e2e3/strarr3_over_sa.sa"
 #define OUT "e2e-strarr3/fmi3"
 #define OUT_ISOLATED "e2e-strarr3/fmi3-isolated"
 #define STRARR3_TOKEN "{7e3b9c51-2d84-4a6f-b0e1-95c2f8a4d736}"
@@ -44,6 +46,7 @@ static int build(const char *script, int version, const char *sub, const char *i
 	snprintf(fmus3, sizeof fmus3, "%s/fmus3", test_build_dir());
 	TestRun *t = tr_new();
 	drv_add_fmu_dir(t->c, fmus3);
+	drv_add_fmu_dir(t->c, out); /* OVER_SA's inner, the pass-through built there before */
 	Module *m = drv_load(t->c, script);
 	assert_non_null(m);
 	int errors = drv_explicit(t->c, m, NULL);
@@ -63,8 +66,8 @@ static int group_setup(void **state)
 {
 	(void)state;
 	char diag[16384];
-	const char *scripts[] = {PASS_SA, INDEX_SA};
-	for (int i = 0; i < 2; i++) {
+	const char *scripts[] = {PASS_SA, INDEX_SA, NESTED_SA, OVER_SA};
+	for (int i = 0; i < 4; i++) {
 		if (build(scripts[i], 3, OUT, NULL, diag, sizeof diag))
 			fail_msg("the FMI 3.0 build of %s failed:\n%s", scripts[i], diag);
 		if (i == 0)
@@ -225,10 +228,11 @@ static void get_outputs(Fmu3 *f, Out *o)
 	}
 }
 
-static void compare(const char *sub)
+/* The wrapper id built into BUILD/<sub>/ stepped beside the bare strarr3. */
+static void compare_id(const char *sub, const char *id)
 {
 	Fmu3 w, b;
-	start_wrapper(&w, sub, "strarr3_sa");
+	start_wrapper(&w, sub, id);
 	start_bare(&b);
 	/* before any input is set: the inner's start values, reversed */
 	Out ow, ob;
@@ -268,6 +272,11 @@ static void compare(const char *sub)
 	stop(&b);
 }
 
+static void compare(const char *sub)
+{
+	compare_id(sub, "strarr3_sa");
+}
+
 static void fmi3_wrapper__strarr3__outputs_the_same_as_the_bare_fmu(void **state)
 {
 	(void)state;
@@ -278,6 +287,24 @@ static void isolated_inner__strarr3__outputs_the_same_as_the_bare_fmu(void **sta
 {
 	(void)state;
 	compare(OUT_ISOLATED);
+}
+
+/* Every array kind and scalar through two wrappers of one build (strarr3_nested over
+ * strarr3_in over strarr3), and through a wrapper over the wrapper FMU built before: the
+ * values set at the outer wrapper reach strarr3 byte for byte, and its outputs come back
+ * the same way. */
+static void nested_same_build__every_array__outputs_the_same_as_the_bare_fmu(void **state)
+{
+	(void)state;
+	compare_id(OUT, "strarr3_nested");
+	compare_id(OUT_ISOLATED, "strarr3_nested");
+}
+
+static void over_built_wrapper__every_array__outputs_the_same_as_the_bare_fmu(void **state)
+{
+	(void)state;
+	compare_id(OUT, "strarr3_over");
+	compare_id(OUT_ISOLATED, "strarr3_over");
 }
 
 /* ---- single elements in the rules ------------------------------------------------------------ */
@@ -462,6 +489,19 @@ static void fmi3_wrapper__model_description__arrays_with_dimension_and_starts(
 	assert_has(md, "<Binary name=\"b_out\"");
 	assert_true(strstr(md, "b_in[") == NULL && strstr(md, "b_out[") == NULL);
 	free(md);
+	/* the wrappers over a wrapper declare the Binary array the same way */
+	const char *outer[] = {"strarr3_nested", "strarr3_over"};
+	for (int i = 0; i < 2; i++) {
+		unpack(OUT, outer[i], dir);
+		snprintf(cmd, sizeof cmd, "'%s/tools/fmi3_md_check' '%s/modelDescription.xml'",
+		         test_build_dir(), dir);
+		assert_int_equal(system(cmd), 0);
+		md = read_md(dir);
+		assert_has(md, "maxSize=\"64\">\n      <Dimension start=\"2\"/>\n"
+		               "      <Start value=\"00ff\"/>\n      <Start value=\"\"/>\n    </Binary>");
+		assert_has(md, "<Binary name=\"b_out\"");
+		free(md);
+	}
 }
 
 static void fmi2_wrapper__string_and_binary_arrays__refused_at_build_time_naming_them(void **state)
@@ -491,6 +531,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(fmi3_wrapper__strarr3__outputs_the_same_as_the_bare_fmu),
 		cmocka_unit_test(isolated_inner__strarr3__outputs_the_same_as_the_bare_fmu),
+		cmocka_unit_test(nested_same_build__every_array__outputs_the_same_as_the_bare_fmu),
+		cmocka_unit_test(over_built_wrapper__every_array__outputs_the_same_as_the_bare_fmu),
 		cmocka_unit_test(rules__single_elements_read_and_written__as_the_bare_fmu),
 		cmocka_unit_test(fmi3_wrapper__state_get_set_serialize__same_outputs_again),
 		cmocka_unit_test(isolated_inner__state_get_set_serialize__same_outputs_again),
