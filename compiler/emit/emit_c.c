@@ -8,7 +8,8 @@
  * one function per rule part (In, MapIn, Ctrl, MapOut, Out, plus the internal couplings
  * for Init and G) in the .c, which ends with `const SartModel sart_model`.
  * tests/e2e/manual/window_sa.c is the hand-written reference for the shape.  Expressions are
- * emit_c_expr.c's, the fast step emit_c_fast.c's, batched do_steps emit_c_batch.c's.
+ * emit_c_expr.c's, the fast step emit_c_fast.c's, batched do_steps emit_c_batch.c's, the
+ * inner FMUs' slots and table emit_c_inners.c's.
  *
  * Decisions (where the contract leaves a choice):
  *   - External variables are those of the EmitLayout, with its value references: the C
@@ -97,7 +98,7 @@ static bool c_taken(const char *name)
 }
 
 /* A name from a model description as part of a C identifier: other characters become '_'. */
-static const char *ident_part(Arena *a, const char *s)
+const char *ec_ident_part(Arena *a, const char *s)
 {
 	char *r = arena_strdup(a, s && *s ? s : "_");
 	for (char *p = r; *p; p++)
@@ -159,7 +160,7 @@ static bool emitter_field(const Ec *e, const char *c)
 
 static const char *add_field(Ec *e, const Node *decl)
 {
-	const char *c = strchr(decl->name, '[') ? ident_part(e->c->arena, decl->name) : decl->name;
+	const char *c = strchr(decl->name, '[') ? ec_ident_part(e->c->arena, decl->name) : decl->name;
 	if (c_taken(c) || emitter_field(e, c) || field_exists(e, c)) {
 		c = arena_printf(e->c->arena, "%s_", c);
 		while (emitter_field(e, c) || field_exists(e, c))
@@ -326,126 +327,6 @@ const char *ec_base_name(const char *path)
 {
 	const char *slash = path ? strrchr(path, '/') : NULL;
 	return slash ? slash + 1 : path ? path : "";
-}
-
-/* ---- inner FMUs ------------------------------------------------------------------------------- */
-
-InnerC *ec_inner_c(Ec *e, const char *name)
-{
-	for (int i = 0; i < e->ninners; i++)
-		if (strcmp(e->inners[i].in->name, name) == 0)
-			return &e->inners[i];
-	return NULL;
-}
-
-static const EmitVar *layout_var(const EmitLayout *l, const char *name)
-{
-	for (int i = 0; l && i < l->nvars; i++)
-		if (strcmp(l->vars[i].name, name) == 0)
-			return &l->vars[i];
-	return NULL;
-}
-
-/* The value reference in inner `in` of its variable numbered vr among those of its type:
- * an inner adaptation's FMU built as FMI 3.0 numbers them as emit_vr3 says. */
-static uint32_t inner_vr(Ec *e, const Inner *in, SaType type, uint32_t vr)
-{
-	if (in->fmu || !in->adaptation || in->built_fmi != 3)
-		return vr;
-	const EmitLayout *sub = emit_layout(e->c, in->adaptation->info);
-	return sub ? emit_vr3(sub, type, vr) : vr;
-}
-
-static bool setup_inner(Ec *e, InnerC *ic, const Inner *in)
-{
-	Arena *a = e->c->arena;
-	ic->in = in;
-	ic->cname = ident_part(a, in->name);
-	ic->enumc = arena_printf(a, "inner_%s", ic->cname);
-	ic->slots = arena_alloc(a, (size_t)(in->nports + 1) * sizeof *ic->slots);
-	const EmitLayout *sub = NULL;
-	if (in->fmu) {
-		ic->model_identifier = in->fmu->model_identifier ? in->fmu->model_identifier : in->name;
-		ic->guid = in->fmu->guid ? in->fmu->guid : "";
-		ic->version = in->fmu->version == FMI_V3 ? 3 : 2;
-		ic->caps = (in->fmu->can_get_and_set_fmu_state ? 1u : 0u) |
-		           (in->fmu->can_serialize_fmu_state ? 2u : 0u) |
-		           (in->fmu->can_interpolate_inputs ? 4u : 0u) |
-		           (ic->version == 3 && in->fmu->has_event_mode ? 8u : 0u) | /* events handled */
-		           (ic->version == 3 && in->fmu->might_return_early_from_do_step ? 16u : 0u);
-	} else if (in->adaptation && in->adaptation->info) {
-		sub = emit_layout(e->c, in->adaptation->info);
-		if (!sub) {
-			ec_error(e, in->decl->loc, "cannot emit C for inner fmu '%s': adaptation '%s' "
-			      "cannot be laid out", in->name, in->adaptation->name);
-			return false;
-		}
-		ic->model_identifier = sub->model_identifier;
-		ic->guid = arena_strdup(a, sub->guid);
-		ic->version = in->built_fmi == 3 ? 3 : 2;
-		ic->caps = (sub->can_get_and_set_fmu_state ? 1u : 0u) |
-		           (sub->can_serialize_fmu_state ? 2u : 0u) | (sub->reactive ? 4u : 0u) |
-		           (ic->version == 3 ? 16u : 0u); /* sacc's FMI 3.0 wrappers may end early */
-	} else {
-		ec_error(e, in->decl->loc, "cannot emit C for inner fmu '%s': it was not read", in->name);
-		return false;
-	}
-	bool ok = true;
-	int nelem = 0;
-	for (int k = 0; k < in->nports; k++) {
-		const InnerPort *p = &in->ports[k];
-		Slot *sl = &ic->slots[k];
-		sl->type = ec_sart_type(p->type);
-		Loc at = p->decl ? p->decl->loc : in->decl->loc;
-		if (p->type == TY_NONE) {
-			ec_error(e, at, "cannot emit C for port '%s' of inner fmu '%s': its type has no "
-			      "counterpart in the language", p->name, in->name);
-			sl->type = -1;
-			ok = false;
-			continue;
-		}
-		if (p->decl && p->decl->mult_hi >= 0) {
-			ec_error(e, at, "cannot emit C for port '%s' of inner fmu '%s': array ports are "
-			      "not supported yet", p->name, in->name);
-			sl->type = -1;
-			ok = false;
-			continue;
-		}
-		int dir = p->is_input ? 0 : 1;
-		sl->index = ic->n[dir][sl->type]++;
-		sl->enumc = arena_printf(a, "%s_%s_%s", ic->cname, dir ? "out" : "in",
-					 ident_part(a, p->name));
-		if (in->fmu) {
-			sl->vr = p->elem ? ec_element_vr(in->fmu, nelem++)
-			         : p->fmu_var >= 0 && p->fmu_var < in->fmu->nvars
-			             ? in->fmu->vars[p->fmu_var].vr : 0;
-		} else {
-			const EmitVar *v = layout_var(sub, p->var);
-			if (!v) {
-				ec_error(e, at, "cannot emit C for port '%s' of inner fmu '%s': adaptation "
-				      "'%s' has no such variable", p->name, in->name, sub->model_name);
-				sl->type = -1;
-				ok = false;
-				continue;
-			}
-			sl->vr = v->elems ? ec_element_vr3(sub, nelem++) : inner_vr(e, in, v->type, v->vr);
-		}
-	}
-	return ok;
-}
-
-/* Inners in topological order of the couplings whose target is Mealy (CreateCtrlRules'
- * order); all inners in declaration order when there is a cycle. */
-static int *inner_order(Ec *e)
-{
-	int n = e->ninners;
-	Arena *a = e->c->arena;
-	bool *done = arena_alloc(a, (size_t)(n + 1) * sizeof *done);
-	int *order = arena_alloc(a, (size_t)(n + 1) * sizeof *order);
-	if (rw_inner_order(a, e->info, order, done) < n)
-		for (int i = 0; i < n; i++)
-			order[i] = i;
-	return order;
 }
 
 /* ---- statements ------------------------------------------------------------------------------- */
@@ -874,20 +755,6 @@ static bool may_reject(const Ec *e)
 	return !ec_passes_steps_up(body, last->lhs);
 }
 
-/* Whether the one inner FMU may return early (SART_CAP_EARLY_RETURN, when the wrapper's own
- * importer allows early return too): only when the control rules return its step as it
- * came, so that a shortened inner step is the wrapper's shortened step and nothing of the
- * wrapper stands at another time.  Rules that compute their step, or several inners that
- * would stop at different times, have their inners stepped on through events instead. */
-static bool inner_may_return_early(const Ec *e)
-{
-	const Node *ctrl = e->sa->a_ctrl;
-	const Node *body = ctrl && ctrl->kind == ND_CTRL ? ctrl->body : NULL;
-	const Node *last = body ? ast_last(body->list1) : NULL;
-	return e->ninners == 1 && last && last->kind == ND_RETURN && last->lhs &&
-	       ec_passes_steps_up(body, last->lhs);
-}
-
 static void emit_initial(Ec *e, StrBuf *out, const Group *groups, int ngroups)
 {
 	StrBuf body;
@@ -1184,64 +1051,6 @@ static void emit_config(Ec *e, StrBuf *o, const Group *groups, int ngroups)
 	sb_puts(o, "} Storage;\n\n#endif\n");
 }
 
-/* The inner FMUs' table (SartInnerModel): library, GUID, version, capabilities and each
- * port group's place in the Storage. */
-static void emit_inner_table(Ec *e, StrBuf *o)
-{
-	Arena *a = e->c->arena;
-	sb_puts(o, "static const SartInnerModel inners[NINNERS] = {\n");
-	for (int i = 0; i < e->ninners; i++) {
-		const InnerC *ic = &e->inners[i];
-		sb_printf(o, "\t[%s] = {\n", ic->enumc);
-		sb_printf(o, "\t\t.name = \"%s\",\n", ec_c_string(a, ic->in->name));
-		sb_printf(o, "\t\t.model_identifier = \"%s\",\n", ec_c_string(a, ic->model_identifier));
-		sb_printf(o, "\t\t.guid = \"%s\",\n", ec_c_string(a, ic->guid));
-		sb_printf(o, "\t\t.version = %s,\n", ic->version == 3 ? "SART_FMI3" : "SART_FMI2");
-		StrBuf caps;
-		sb_init(&caps);
-		static const char *const cap_names[] = {"SART_CAP_GET_SET_STATE", "SART_CAP_SERIALIZE",
-		                                        "SART_CAP_INPUT_DERIVATIVES", "SART_CAP_EVENT_MODE",
-		                                        "SART_CAP_EARLY_RETURN"};
-		unsigned ic_caps = ic->caps & (inner_may_return_early(e) ? ~0u : ~16u);
-		for (int b = 0; b < 5; b++)
-			if (ic_caps & (1u << b))
-				sb_printf(&caps, "%s%s", caps.len ? " | " : "", cap_names[b]);
-		sb_printf(o, "\t\t.caps = %s,\n", caps.len ? sb_str(&caps) : "0");
-		sb_free(&caps);
-		if (ic->in->isolated)
-			sb_puts(o, "\t\t.isolated = 1,\n");
-		ec_emit_vr_types_ref(e, ic, o);
-		ec_emit_elements_ref(e, ic, o);
-		ec_batch_inner(e, o, ic);
-		for (int dir = 0; dir < 2; dir++) {
-			bool any = ec_binary_ports(e, i, dir) > 0;
-			for (int t = 0; t < T_N; t++)
-				any |= ic->n[dir][t] > 0;
-			if (!any)
-				continue;
-			sb_printf(o, "\t\t.%s = {\n", dir ? "out" : "in");
-			for (int t = 0; t < T_N; t++) {
-				int n = ic->n[dir][t];
-				if (!n)
-					continue;
-				const char *arr = arena_printf(a, "%s_%s_%s", ic->cname, dir ? "out" : "in",
-							       type_word[t]);
-				sb_printf(o, "\t\t\t[%s] = {%d, %s_vr, %s_names,\n", type_sart[t], n, arr, arr);
-				if (dir)
-					sb_printf(o, "\t\t\t\toffsetof(Storage, %s), 0},\n", arr);
-				else
-					sb_printf(o, "\t\t\t\toffsetof(Storage, %s), offsetof(Storage, %s_assigned)},\n",
-						  arr, arr);
-			}
-			ec_emit_binary_group(e, o, ic, dir);
-			sb_puts(o, "\t\t},\n");
-		}
-		sb_puts(o, "\t},\n");
-	}
-	sb_puts(o, "};\n\n");
-
-}
-
 /* The inners' parameters the wrapper sets on them (sart_wrapper.h, SartInnerParam): the
  * exposed ones, then the bound ones, whose values bind_params computes from the params. */
 static void emit_inner_param_table(Ec *e, StrBuf *out)
@@ -1269,14 +1078,14 @@ static void emit_inner_param_table(Ec *e, StrBuf *out)
 		const EmitVar *v = &emit_inner_params(l)[i];
 		sb_printf(out, "\t{%s, %s, %u, offsetof(Storage, %s), 1, vr_%s},\n",
 		          e->inners[v->inner_index].enumc, type_sart[ec_sart_type(v->type)],
-		          (unsigned)inner_vr(e, v->inner, v->type, v->inner_vr),
+		          (unsigned)ec_inner_vr(e, v->inner, v->type, v->inner_vr),
 		          ec_inner_param_field(e, v->type, v->slot), v->cname);
 	}
 	for (int i = 0; i < l->nbindings; i++) {
 		const EmitBinding *b = &l->bindings[i];
 		sb_printf(out, "\t{%s, %s, %u, offsetof(Storage, %s), 0, 0},\n",
 		          e->inners[b->inner_index].enumc, type_sart[ec_sart_type(b->type)],
-		          (unsigned)inner_vr(e, b->inner, b->type, b->inner_vr),
+		          (unsigned)ec_inner_vr(e, b->inner, b->type, b->inner_vr),
 		          ec_inner_param_field(e, b->type, b->slot));
 	}
 	sb_puts(out, "};\n\n");
@@ -1361,8 +1170,8 @@ static void emit_source(Ec *e, StrBuf *o, const Group *groups, int ngroups)
 	sb_putc(o, '\n');
 
 	ec_emit_port_tables(e, o);
-	emit_inner_table(e, o);
-	int *order = inner_order(e);
+	ec_emit_inner_table(e, o);
+	int *order = ec_inner_order(e);
 	const char **items = arena_alloc(a, (size_t)(e->ninners + 1) * sizeof *items);
 	for (int i = 0; i < e->ninners; i++)
 		items[i] = e->inners[order[i]].enumc;
@@ -1406,7 +1215,7 @@ bool emit_c_buffers(Compilation *c, const EmitLayout *l, char **config_h, char *
 	e->ninners = e->info->ninners;
 	e->inners = arena_alloc(c->arena, (size_t)(e->ninners + 1) * sizeof *e->inners);
 	for (int i = 0; i < e->ninners; i++)
-		setup_inner(e, &e->inners[i], e->info->inners[i]);
+		ec_setup_inner(e, &e->inners[i], e->info->inners[i]);
 
 	Node *in_rules = ec_rules_of(e, true), *out_rules = ec_rules_of(e, false);
 	e->nin_rules = in_rules ? ast_count(in_rules->list3) : 0;

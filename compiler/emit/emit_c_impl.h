@@ -1,6 +1,7 @@
 /* emit_c_impl.h — what the files of the C emitter share, private to them: emit_c.c (names,
- * inner FMUs, statements, rule parts, the two files), emit_c_expr.c (types and expressions)
- * and emit_c_fast.c (the fast step).  Functions shared between them carry the ec_ prefix. */
+ * statements, rule parts, the two files), emit_c_inners.c (inner FMUs), emit_c_expr.c
+ * (types and expressions) and emit_c_fast.c (the fast step), among others.  Functions
+ * shared between them carry the ec_ prefix. */
 #ifndef EMIT_C_IMPL_H
 #define EMIT_C_IMPL_H
 
@@ -141,5 +142,15 @@ void ec_batch_model(Ec *e, StrBuf *o);
 void ec_emit_entries(Ec *e, StrBuf *out, bool fast, int nreal_in);
 /* The Storage field of the inner parameter of that type in that slot. */
 const char *ec_inner_param_field(Ec *e, SaType type, int slot);
+/* A name from a model description as part of a C identifier: other characters become '_'. */
+const char *ec_ident_part(Arena *a, const char *s);
+/* emit_c_inners.c: an inner's C names, port slots, value references, version and
+ * capabilities (false, with an error, when it cannot be emitted); the value reference in
+ * inner `in` of its variable numbered vr among those of its type; the inners' step order;
+ * the inner table (SartInnerModel). */
+bool ec_setup_inner(Ec *e, InnerC *ic, const Inner *in);
+uint32_t ec_inner_vr(Ec *e, const Inner *in, SaType type, uint32_t vr);
+int *ec_inner_order(Ec *e);
+void ec_emit_inner_table(Ec *e, StrBuf *o);
 
 #endif

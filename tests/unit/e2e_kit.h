@@ -1,9 +1,10 @@
 /* e2e_kit.h — what the end-to-end wrapper tests share (test_e2e_strings.c,
  * test_e2e_wrapper3.c, test_e2e_types3.c, test_e2e_events3.c, test_e2e_early3.c,
- * test_e2e_arrays3.c, test_e2e_binary3.c): a model description read whole, or its
- * attributes line by line; with sacc_test.h and package.h included before it, also a
- * script built into BUILD/<sub>/ through the library and a built FMU unpacked by
- * `sacc unpack`.
+ * test_e2e_arrays3.c, test_e2e_binary3.c, test_e2e_strarr3.c): a model description read
+ * whole, or its attributes line by line; with sacc_test.h and package.h included before
+ * it, also a script built into BUILD/<sub>/ through the library as `sacc build` builds it
+ * (FMI version, import and FMU directories, isolated inners: build_with) and a built FMU
+ * unpacked by `sacc unpack`.
  *
  * Include after <cmocka.h>, with _XOPEN_SOURCE 700 defined for realpath. */
 #ifndef SACC_E2E_KIT_H
@@ -72,25 +73,57 @@ static inline unsigned vr_of(const char *dir, const char *name)
 }
 
 #if defined(SACC_TEST_H) && defined(SACC_PACKAGE_H)
-/* Builds script as FMI `version` (2 or 3) into BUILD/<sub>/; the power-window adaptations
- * (adaptations/powerwindow/) are where its imports are found. */
-static inline void build_as(const char *script, int version, const char *sub)
+/* How build_with builds a script: as FMI `version` (2 or 3; 0: as the script says), its
+ * imports found in include_dir and its inner FMUs in BUILD/<fmu_dir>/ (either NULL: not
+ * searched), its inners isolated as `isolate` says (NULL: in process; "all" or a
+ * comma-separated list of inners). */
+typedef struct BuildOptions {
+	int version;
+	const char *include_dir;
+	const char *fmu_dir;
+	const char *isolate;
+	bool search_out; /* BUILD/<sub>/ searched too: a wrapper over an FMU built there before */
+} BuildOptions;
+
+/* Builds script into BUILD/<sub>/ as o says, through the library as `sacc build` does; the
+ * number of errors, the diagnostics into diag. */
+static inline int build_with(const char *script, const char *sub, BuildOptions o, char *diag,
+                             size_t size)
 {
-	char out[PATH_MAX];
+	char out[PATH_MAX], fmus[PATH_MAX];
 	snprintf(out, sizeof out, "%s/%s", test_build_dir(), sub);
 	TestRun *t = tr_new();
-	drv_add_include_dir(t->c, "adaptations/powerwindow/");
+	if (o.include_dir)
+		drv_add_include_dir(t->c, o.include_dir);
+	if (o.fmu_dir) {
+		snprintf(fmus, sizeof fmus, "%s/%s", test_build_dir(), o.fmu_dir);
+		drv_add_fmu_dir(t->c, fmus);
+	}
+	if (o.search_out)
+		drv_add_fmu_dir(t->c, out);
 	Module *m = drv_load(t->c, script);
 	assert_non_null(m);
 	int errors = drv_explicit(t->c, m, NULL);
 	if (!errors) {
-		PkgOptions o = {out, NULL, version, NULL, 0};
-		errors = pkg_build(t->c, &m, 1, &o);
+		PkgOptions po = {out, NULL, o.version, o.isolate, 0};
+		errors = pkg_build(t->c, &m, 1, &po);
 	}
-	if (errors)
-		print_error("%s", tr_diag(t));
-	assert_int_equal(errors, 0);
+	snprintf(diag, size, "%s", tr_diag(t));
 	tr_free(t);
+	return errors;
+}
+
+/* Builds script as FMI `version` (2 or 3) into BUILD/<sub>/; the power-window adaptations
+ * (adaptations/powerwindow/) are where its imports are found.  A failure shows the
+ * diagnostics. */
+static inline void build_as(const char *script, int version, const char *sub)
+{
+	static char diag[16384];
+	BuildOptions o = {version, "adaptations/powerwindow/", NULL, NULL};
+	int errors = build_with(script, sub, o, diag, sizeof diag);
+	if (errors)
+		print_error("%s", diag);
+	assert_int_equal(errors, 0);
 }
 
 /* BUILD/<sub>/<id>.fmu unpacked into BUILD/<sub>/<id>/ (emptied first); its absolute path

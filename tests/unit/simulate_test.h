@@ -1,11 +1,13 @@
 /* simulate_test.h — what the tests of `sacc simulate` (the SACC_BUILD binary, run as a
  * user would) share: a scratch directory per test with its own TMPDIR, running the
- * command with its output captured, and reading files back.  Include after "sacc_test.h"
- * and "assert_contains.h". */
+ * command with its output captured, and reading files back; with _GNU_SOURCE or
+ * _XOPEN_SOURCE defined, the build directory's absolute path; with "csv.h" included before
+ * it, a cell of a result checked.  Include after "sacc_test.h" and "assert_contains.h". */
 #ifndef SIMULATE_TEST_H
 #define SIMULATE_TEST_H
 
 #include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,5 +125,42 @@ static inline void assert_tmp_empty(Ctx *c)
 	closedir(d);
 	assert_int_equal(n, 0);
 }
+
+#if defined(_GNU_SOURCE) || defined(_XOPEN_SOURCE) /* realpath */
+/* The build directory as an absolute path (scripts are read, and commands run, elsewhere).
+ * Not inlined, as it was not in the tests that had it before: inlined, its PATH_MAX buffer
+ * makes every snprintf of a script around it a -Wformat-truncation warning. */
+__attribute__((noinline, unused)) static const char *build_abs(void)
+{
+	static char abs[PATH_MAX];
+	if (!abs[0] && !realpath(test_build_dir(), abs))
+		snprintf(abs, sizeof abs, "%s", test_build_dir());
+	return abs;
+}
+#endif
+
+#ifdef SACC_CSV_H
+#include <math.h>
+
+/* Column name of the result at path, row k (0 = the first point), within 1e-12 of want. */
+static inline void assert_cell(const char *path, const char *name, int row, double want)
+{
+	char err[256];
+	CsvTable *t = csv_read(path, err, sizeof err);
+	if (!t)
+		print_error("%s\n", err);
+	assert_non_null(t);
+	int c = csv_column(t, name);
+	if (c <= 0)
+		print_error("no column %s\n", name);
+	assert_true(c > 0);
+	assert_true((size_t)row < t->nrows);
+	double got = t->data[(size_t)row * (size_t)t->ncols + (size_t)c];
+	if (!(fabs(got - want) <= 1e-12 * fmax(1, fabs(want))))
+		print_error("%s row %d: %.17g, want %.17g\n", name, row, got, want);
+	assert_true(fabs(got - want) <= 1e-12 * fmax(1, fabs(want)));
+	csv_free(t);
+}
+#endif
 
 #endif

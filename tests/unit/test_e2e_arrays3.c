@@ -45,21 +45,7 @@
 static int build(const char *script, int version, const char *sub, const char *isolate,
                  char *diag, size_t size)
 {
-	char out[PATH_MAX], fmus3[PATH_MAX];
-	snprintf(out, sizeof out, "%s/%s", test_build_dir(), sub);
-	snprintf(fmus3, sizeof fmus3, "%s/fmus3", test_build_dir());
-	TestRun *t = tr_new();
-	drv_add_fmu_dir(t->c, fmus3);
-	Module *m = drv_load(t->c, script);
-	assert_non_null(m);
-	int errors = drv_explicit(t->c, m, NULL);
-	if (!errors) {
-		PkgOptions o = {out, NULL, version, isolate, 0};
-		errors = pkg_build(t->c, &m, 1, &o);
-	}
-	snprintf(diag, size, "%s", tr_diag(t));
-	tr_free(t);
-	return errors;
+	return build_with(script, sub, (BuildOptions){version, NULL, "fmus3", isolate}, diag, size);
 }
 
 static int group_setup(void **state)

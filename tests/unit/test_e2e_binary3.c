@@ -34,26 +34,12 @@
 #define ALLTYPES3_TOKEN "{3a1f7c20-5b8e-4d6a-9c31-7e2f0b4d8a61}"
 #define MAX_SIZE 64 /* alltypes3's maxSize of bin_in and bin_out */
 
-/* Builds script as FMI `version` into BUILD/<sub>/ (isolate: NULL or "all"); the number of
- * errors, the diagnostics into diag. */
+/* Builds script as FMI `version` into BUILD/<sub>/ over the FMI 3.0 test FMUs (isolate: NULL
+ * or "all"); the number of errors, the diagnostics into diag. */
 static int build_script(const char *script, int version, const char *sub, const char *isolate,
                         char *diag, size_t size)
 {
-	char out[PATH_MAX], fmus3[PATH_MAX];
-	snprintf(out, sizeof out, "%s/%s", test_build_dir(), sub);
-	snprintf(fmus3, sizeof fmus3, "%s/fmus3", test_build_dir());
-	TestRun *t = tr_new();
-	drv_add_fmu_dir(t->c, fmus3);
-	Module *m = drv_load(t->c, script);
-	assert_non_null(m);
-	int errors = drv_explicit(t->c, m, NULL);
-	if (!errors) {
-		PkgOptions o = {out, NULL, version, isolate, 0};
-		errors = pkg_build(t->c, &m, 1, &o);
-	}
-	snprintf(diag, size, "%s", tr_diag(t));
-	tr_free(t);
-	return errors;
+	return build_with(script, sub, (BuildOptions){version, NULL, "fmus3", isolate}, diag, size);
 }
 
 static int build(int version, const char *sub, const char *isolate, char *diag, size_t size)

@@ -41,22 +41,9 @@
 static int build(const char *script, int version, const char *sub, const char *isolate,
                  char *diag, size_t size)
 {
-	char out[PATH_MAX], fmus3[PATH_MAX];
-	snprintf(out, sizeof out, "%s/%s", test_build_dir(), sub);
-	snprintf(fmus3, sizeof fmus3, "%s/fmus3", test_build_dir());
-	TestRun *t = tr_new();
-	drv_add_fmu_dir(t->c, fmus3);
-	drv_add_fmu_dir(t->c, out); /* OVER_SA's inner, the pass-through built there before */
-	Module *m = drv_load(t->c, script);
-	assert_non_null(m);
-	int errors = drv_explicit(t->c, m, NULL);
-	if (!errors) {
-		PkgOptions o = {out, NULL, version, isolate, 0};
-		errors = pkg_build(t->c, &m, 1, &o);
-	}
-	snprintf(diag, size, "%s", tr_diag(t));
-	tr_free(t);
-	return errors;
+	/* BUILD/<sub>/ is searched too: OVER_SA's inner is the pass-through built there before */
+	BuildOptions o = {version, NULL, "fmus3", isolate, true};
+	return build_with(script, sub, o, diag, size);
 }
 
 /* The pass-through's warnings, kept for the test that checks them. */

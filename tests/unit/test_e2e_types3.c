@@ -42,26 +42,13 @@
 
 /* ---- building and loading ------------------------------------------------------------------ */
 
-/* Builds script as FMI `version` into BUILD/<sub>/, its inner isolated as `isolate` says
- * (NULL: in process); the diagnostics (and whether it failed) go to diag. */
+/* Builds script as FMI `version` into BUILD/<sub>/ over the FMI 3.0 test FMUs, its inner
+ * isolated as `isolate` says (NULL: in process); the diagnostics (and whether it failed) go
+ * to diag. */
 static int build_script(const char *script, int version, const char *sub, const char *isolate,
                         char *diag, size_t size)
 {
-	char out[PATH_MAX], fmus3[PATH_MAX];
-	snprintf(out, sizeof out, "%s/%s", test_build_dir(), sub);
-	snprintf(fmus3, sizeof fmus3, "%s/fmus3", test_build_dir());
-	TestRun *t = tr_new();
-	drv_add_fmu_dir(t->c, fmus3);
-	Module *m = drv_load(t->c, script);
-	assert_non_null(m);
-	int errors = drv_explicit(t->c, m, NULL);
-	if (!errors) {
-		PkgOptions o = {out, NULL, version, isolate, 0};
-		errors = pkg_build(t->c, &m, 1, &o);
-	}
-	snprintf(diag, size, "%s", tr_diag(t));
-	tr_free(t);
-	return errors;
+	return build_with(script, sub, (BuildOptions){version, NULL, "fmus3", isolate}, diag, size);
 }
 
 static int build_types3(int version, const char *sub, const char *isolate, char *diag,

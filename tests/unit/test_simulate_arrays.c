@@ -27,38 +27,9 @@
 #include "csv.h"
 #include "simulate_test.h"
 
-/* The build directory as an absolute path (scripts and commands run elsewhere). */
-static const char *test_build_dir_abs(void)
-{
-	static char abs[PATH_MAX];
-	if (!abs[0] && !realpath(test_build_dir(), abs))
-		snprintf(abs, sizeof abs, "%s", test_build_dir());
-	return abs;
-}
-
 static int setup(void **state)
 {
 	return sim_setup(state, "test_simulate_arrays");
-}
-
-/* Column name of the result at path, row k (0 = the first point), within 1e-12 of want. */
-static void assert_cell(const char *path, const char *name, int row, double want)
-{
-	char err[256];
-	CsvTable *t = csv_read(path, err, sizeof err);
-	if (!t)
-		print_error("%s\n", err);
-	assert_non_null(t);
-	int c = csv_column(t, name);
-	if (c <= 0)
-		print_error("no column %s\n", name);
-	assert_true(c > 0);
-	assert_true((size_t)row < t->nrows);
-	double got = t->data[(size_t)row * (size_t)t->ncols + (size_t)c];
-	if (!(fabs(got - want) <= 1e-12 * fmax(1, fabs(want))))
-		print_error("%s row %d: %.17g, want %.17g\n", name, row, got, want);
-	assert_true(fabs(got - want) <= 1e-12 * fmax(1, fabs(want)));
-	csv_free(t);
 }
 
 /* y, x and stats of array3 after k steps of h from x = 0 with u and gain held. */
@@ -213,7 +184,7 @@ static void simulate_arrays__isolated__same_as_in_process(void **state)
 {
 	Ctx *c = *state;
 	char text[512], args[1024];
-	snprintf(text, sizeof text, chain_sa, test_build_dir_abs(), test_build_dir_abs());
+	snprintf(text, sizeof text, chain_sa, build_abs(), build_abs());
 	write_text(c, "chain.sa", text);
 	const char *common = "--stop 0.3 --step 0.1 --set 'a.u[2]=4' --set 'b.gain=[1,2,3]'";
 	snprintf(args, sizeof args, "'%s' %s -o '%s'", path_in(c, "chain.sa"), common,
@@ -384,7 +355,7 @@ static void simulate_arrays__ssp_link_element_by_element(void **state)
 static int build(Ctx *c, const char *script, int fmi)
 {
 	snprintf(c->cmd, sizeof c->cmd, "cd '%s' && '%s/sacc' build --fmi %d -o out '%s' "
-	         ">/dev/null 2>'%s/err.txt'", c->dir, test_build_dir_abs(), fmi, script, c->dir);
+	         ">/dev/null 2>'%s/err.txt'", c->dir, build_abs(), fmi, script, c->dir);
 	int st = system(c->cmd);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
@@ -426,7 +397,7 @@ static void build_arrays__refused_by_name(void **state)
 		int inner_clause = cases[k][0][0] == '\t';
 		snprintf(text, sizeof text, "semantic adaptation reactive moore wrap\n"
 		         "at \"./wrap.fmu\"\n\n\tfor inner fmu Array3 a\n\tat \"%s/fmus3/array3.fmu\"\n"
-		         "%s\n%s", test_build_dir_abs(), inner_clause ? cases[k][0] : "",
+		         "%s\n%s", build_abs(), inner_clause ? cases[k][0] : "",
 		         inner_clause ? "input ports Real uu\n" : cases[k][0]);
 		write_text(c, "wrap.sa", text);
 		for (int fmi = 2; fmi <= 3; fmi++) {

@@ -31,15 +31,6 @@ static int setup(void **state)
 	return sim_setup(state, "test_simulate_strarr");
 }
 
-/* The build directory as an absolute path (scripts are read from elsewhere). */
-static const char *build_abs(void)
-{
-	static char abs[PATH_MAX];
-	if (!abs[0] && !realpath(test_build_dir(), abs))
-		snprintf(abs, sizeof abs, "%s", test_build_dir());
-	return abs;
-}
-
 /* Runs args in process and with --isolate all; both results (out) must be the same bytes,
  * and equal want. */
 static void assert_run_both_ways(Ctx *c, const char *args, const char *want)
@@ -161,26 +152,6 @@ static void simulate_strarr__errors_name_the_option_and_both_ends(void **state)
 	                     "connects to a Binary only, and the output is Binary, the input "
 	                     "String");
 	free(err);
-}
-
-/* Column name of the result at path, row k (0 = the first point), within 1e-12 of want. */
-static void assert_cell(const char *path, const char *name, int row, double want)
-{
-	char err[256];
-	CsvTable *t = csv_read(path, err, sizeof err);
-	if (!t)
-		print_error("%s\n", err);
-	assert_non_null(t);
-	int c = csv_column(t, name);
-	if (c <= 0)
-		print_error("no column %s\n", name);
-	assert_true(c > 0);
-	assert_true((size_t)row < t->nrows);
-	double got = t->data[(size_t)row * (size_t)t->ncols + (size_t)c];
-	if (!(fabs(got - want) <= 1e-12 * fmax(1, fabs(want))))
-		print_error("%s row %d: %.17g, want %.17g\n", name, row, got, want);
-	assert_true(fabs(got - want) <= 1e-12 * fmax(1, fabs(want)));
-	csv_free(t);
 }
 
 static const char elements_sa[] = "fmu Array3 a at \"%s/fmus3/array3.fmu\"\n"

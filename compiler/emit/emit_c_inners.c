@@ -1,0 +1,202 @@
+/* emit_c_inners.c — the inner FMUs in the wrapper's C (emit_c.c writes the rest): each
+ * inner's C names, port slots and value references, its version and capabilities, read from
+ * its model description or from the inner adaptation's layout; the order the inners are
+ * stepped in; and the inner table (SartInnerModel) that the runtime loads them from. */
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "emit_c_impl.h"
+#include "explicit.h"
+
+/* ---- inner FMUs ------------------------------------------------------------------------------- */
+
+InnerC *ec_inner_c(Ec *e, const char *name)
+{
+	for (int i = 0; i < e->ninners; i++)
+		if (strcmp(e->inners[i].in->name, name) == 0)
+			return &e->inners[i];
+	return NULL;
+}
+
+static const EmitVar *layout_var(const EmitLayout *l, const char *name)
+{
+	for (int i = 0; l && i < l->nvars; i++)
+		if (strcmp(l->vars[i].name, name) == 0)
+			return &l->vars[i];
+	return NULL;
+}
+
+/* The value reference in inner `in` of its variable numbered vr among those of its type:
+ * an inner adaptation's FMU built as FMI 3.0 numbers them as emit_vr3 says. */
+uint32_t ec_inner_vr(Ec *e, const Inner *in, SaType type, uint32_t vr)
+{
+	if (in->fmu || !in->adaptation || in->built_fmi != 3)
+		return vr;
+	const EmitLayout *sub = emit_layout(e->c, in->adaptation->info);
+	return sub ? emit_vr3(sub, type, vr) : vr;
+}
+
+bool ec_setup_inner(Ec *e, InnerC *ic, const Inner *in)
+{
+	Arena *a = e->c->arena;
+	ic->in = in;
+	ic->cname = ec_ident_part(a, in->name);
+	ic->enumc = arena_printf(a, "inner_%s", ic->cname);
+	ic->slots = arena_alloc(a, (size_t)(in->nports + 1) * sizeof *ic->slots);
+	const EmitLayout *sub = NULL;
+	if (in->fmu) {
+		ic->model_identifier = in->fmu->model_identifier ? in->fmu->model_identifier : in->name;
+		ic->guid = in->fmu->guid ? in->fmu->guid : "";
+		ic->version = in->fmu->version == FMI_V3 ? 3 : 2;
+		ic->caps = (in->fmu->can_get_and_set_fmu_state ? 1u : 0u) |
+		           (in->fmu->can_serialize_fmu_state ? 2u : 0u) |
+		           (in->fmu->can_interpolate_inputs ? 4u : 0u) |
+		           (ic->version == 3 && in->fmu->has_event_mode ? 8u : 0u) | /* events handled */
+		           (ic->version == 3 && in->fmu->might_return_early_from_do_step ? 16u : 0u);
+	} else if (in->adaptation && in->adaptation->info) {
+		sub = emit_layout(e->c, in->adaptation->info);
+		if (!sub) {
+			ec_error(e, in->decl->loc, "cannot emit C for inner fmu '%s': adaptation '%s' "
+			      "cannot be laid out", in->name, in->adaptation->name);
+			return false;
+		}
+		ic->model_identifier = sub->model_identifier;
+		ic->guid = arena_strdup(a, sub->guid);
+		ic->version = in->built_fmi == 3 ? 3 : 2;
+		ic->caps = (sub->can_get_and_set_fmu_state ? 1u : 0u) |
+		           (sub->can_serialize_fmu_state ? 2u : 0u) | (sub->reactive ? 4u : 0u) |
+		           (ic->version == 3 ? 16u : 0u); /* sacc's FMI 3.0 wrappers may end early */
+	} else {
+		ec_error(e, in->decl->loc, "cannot emit C for inner fmu '%s': it was not read", in->name);
+		return false;
+	}
+	bool ok = true;
+	int nelem = 0;
+	for (int k = 0; k < in->nports; k++) {
+		const InnerPort *p = &in->ports[k];
+		Slot *sl = &ic->slots[k];
+		sl->type = ec_sart_type(p->type);
+		Loc at = p->decl ? p->decl->loc : in->decl->loc;
+		if (p->type == TY_NONE) {
+			ec_error(e, at, "cannot emit C for port '%s' of inner fmu '%s': its type has no "
+			      "counterpart in the language", p->name, in->name);
+			sl->type = -1;
+			ok = false;
+			continue;
+		}
+		if (p->decl && p->decl->mult_hi >= 0) {
+			ec_error(e, at, "cannot emit C for port '%s' of inner fmu '%s': array ports are "
+			      "not supported yet", p->name, in->name);
+			sl->type = -1;
+			ok = false;
+			continue;
+		}
+		int dir = p->is_input ? 0 : 1;
+		sl->index = ic->n[dir][sl->type]++;
+		sl->enumc = arena_printf(a, "%s_%s_%s", ic->cname, dir ? "out" : "in",
+					 ec_ident_part(a, p->name));
+		if (in->fmu) {
+			sl->vr = p->elem ? ec_element_vr(in->fmu, nelem++)
+			         : p->fmu_var >= 0 && p->fmu_var < in->fmu->nvars
+			             ? in->fmu->vars[p->fmu_var].vr : 0;
+		} else {
+			const EmitVar *v = layout_var(sub, p->var);
+			if (!v) {
+				ec_error(e, at, "cannot emit C for port '%s' of inner fmu '%s': adaptation "
+				      "'%s' has no such variable", p->name, in->name, sub->model_name);
+				sl->type = -1;
+				ok = false;
+				continue;
+			}
+			sl->vr = v->elems ? ec_element_vr3(sub, nelem++) : ec_inner_vr(e, in, v->type, v->vr);
+		}
+	}
+	return ok;
+}
+
+/* Inners in topological order of the couplings whose target is Mealy (CreateCtrlRules'
+ * order); all inners in declaration order when there is a cycle. */
+int *ec_inner_order(Ec *e)
+{
+	int n = e->ninners;
+	Arena *a = e->c->arena;
+	bool *done = arena_alloc(a, (size_t)(n + 1) * sizeof *done);
+	int *order = arena_alloc(a, (size_t)(n + 1) * sizeof *order);
+	if (rw_inner_order(a, e->info, order, done) < n)
+		for (int i = 0; i < n; i++)
+			order[i] = i;
+	return order;
+}
+
+/* Whether the one inner FMU may return early (SART_CAP_EARLY_RETURN, when the wrapper's own
+ * importer allows early return too): only when the control rules return its step as it
+ * came, so that a shortened inner step is the wrapper's shortened step and nothing of the
+ * wrapper stands at another time.  Rules that compute their step, or several inners that
+ * would stop at different times, have their inners stepped on through events instead. */
+static bool inner_may_return_early(const Ec *e)
+{
+	const Node *ctrl = e->sa->a_ctrl;
+	const Node *body = ctrl && ctrl->kind == ND_CTRL ? ctrl->body : NULL;
+	const Node *last = body ? ast_last(body->list1) : NULL;
+	return e->ninners == 1 && last && last->kind == ND_RETURN && last->lhs &&
+	       ec_passes_steps_up(body, last->lhs);
+}
+
+/* The inner FMUs' table (SartInnerModel): library, GUID, version, capabilities and each
+ * port group's place in the Storage. */
+void ec_emit_inner_table(Ec *e, StrBuf *o)
+{
+	Arena *a = e->c->arena;
+	sb_puts(o, "static const SartInnerModel inners[NINNERS] = {\n");
+	for (int i = 0; i < e->ninners; i++) {
+		const InnerC *ic = &e->inners[i];
+		sb_printf(o, "\t[%s] = {\n", ic->enumc);
+		sb_printf(o, "\t\t.name = \"%s\",\n", ec_c_string(a, ic->in->name));
+		sb_printf(o, "\t\t.model_identifier = \"%s\",\n", ec_c_string(a, ic->model_identifier));
+		sb_printf(o, "\t\t.guid = \"%s\",\n", ec_c_string(a, ic->guid));
+		sb_printf(o, "\t\t.version = %s,\n", ic->version == 3 ? "SART_FMI3" : "SART_FMI2");
+		StrBuf caps;
+		sb_init(&caps);
+		static const char *const cap_names[] = {"SART_CAP_GET_SET_STATE", "SART_CAP_SERIALIZE",
+		                                        "SART_CAP_INPUT_DERIVATIVES", "SART_CAP_EVENT_MODE",
+		                                        "SART_CAP_EARLY_RETURN"};
+		unsigned ic_caps = ic->caps & (inner_may_return_early(e) ? ~0u : ~16u);
+		for (int b = 0; b < 5; b++)
+			if (ic_caps & (1u << b))
+				sb_printf(&caps, "%s%s", caps.len ? " | " : "", cap_names[b]);
+		sb_printf(o, "\t\t.caps = %s,\n", caps.len ? sb_str(&caps) : "0");
+		sb_free(&caps);
+		if (ic->in->isolated)
+			sb_puts(o, "\t\t.isolated = 1,\n");
+		ec_emit_vr_types_ref(e, ic, o);
+		ec_emit_elements_ref(e, ic, o);
+		ec_batch_inner(e, o, ic);
+		for (int dir = 0; dir < 2; dir++) {
+			bool any = ec_binary_ports(e, i, dir) > 0;
+			for (int t = 0; t < T_N; t++)
+				any |= ic->n[dir][t] > 0;
+			if (!any)
+				continue;
+			sb_printf(o, "\t\t.%s = {\n", dir ? "out" : "in");
+			for (int t = 0; t < T_N; t++) {
+				int n = ic->n[dir][t];
+				if (!n)
+					continue;
+				const char *arr = arena_printf(a, "%s_%s_%s", ic->cname, dir ? "out" : "in",
+							       type_word[t]);
+				sb_printf(o, "\t\t\t[%s] = {%d, %s_vr, %s_names,\n", type_sart[t], n, arr, arr);
+				if (dir)
+					sb_printf(o, "\t\t\t\toffsetof(Storage, %s), 0},\n", arr);
+				else
+					sb_printf(o, "\t\t\t\toffsetof(Storage, %s), offsetof(Storage, %s_assigned)},\n",
+						  arr, arr);
+			}
+			ec_emit_binary_group(e, o, ic, dir);
+			sb_puts(o, "\t\t},\n");
+		}
+		sb_puts(o, "\t},\n");
+	}
+	sb_puts(o, "};\n\n");
+
+}
