@@ -11,6 +11,7 @@
 #define SACC_E2E_KIT_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
