@@ -120,7 +120,7 @@ static inline int build_with(const char *script, const char *sub, BuildOptions o
 static inline void build_as(const char *script, int version, const char *sub)
 {
 	static char diag[16384];
-	BuildOptions o = {version, "adaptations/powerwindow/", NULL, NULL};
+	BuildOptions o = {version, "adaptations/powerwindow/", NULL, NULL, false};
 	int errors = build_with(script, sub, o, diag, sizeof diag);
 	if (errors)
 		print_error("%s", diag);

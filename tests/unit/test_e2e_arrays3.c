@@ -45,7 +45,7 @@
 static int build(const char *script, int version, const char *sub, const char *isolate,
                  char *diag, size_t size)
 {
-	return build_with(script, sub, (BuildOptions){version, NULL, "fmus3", isolate}, diag, size);
+	return build_with(script, sub, (BuildOptions){version, NULL, "fmus3", isolate, false}, diag, size);
 }
 
 static int group_setup(void **state)

@@ -48,7 +48,7 @@
 static int build_script(const char *script, int version, const char *sub, const char *isolate,
                         char *diag, size_t size)
 {
-	return build_with(script, sub, (BuildOptions){version, NULL, "fmus3", isolate}, diag, size);
+	return build_with(script, sub, (BuildOptions){version, NULL, "fmus3", isolate, false}, diag, size);
 }
 
 static int build_types3(int version, const char *sub, const char *isolate, char *diag,
