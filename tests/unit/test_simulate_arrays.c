@@ -417,7 +417,7 @@ static void simulate_arrays__wrapper_array_parameters__both_versions(void **stat
 	Ctx *c = *state;
 	char text[1024], args[1024];
 	snprintf(text, sizeof text, "semantic adaptation reactive mealy ap\nat \"./ap.fmu\"\n\n"
-	         "\tfor inner fmu Aparam a\n\tat \"%s/fmus3/aparam3.fmu\"\n", test_build_dir_abs());
+	         "\tfor inner fmu Aparam a\n\tat \"%s/fmus3/aparam3.fmu\"\n", build_abs());
 	write_text(c, "ap.sa", text);
 	const char *sets[2] = {"--set 'ap.a.w[2]=3' --set 'ap.a.on[2]=true' --set 'ap.a.off[1]=100'",
 	                       "--set 'ap.a.w=[0.5,3]' --set 'ap.a.on[2]=true' "
