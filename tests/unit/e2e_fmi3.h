@@ -1,8 +1,9 @@
 /* e2e_fmi3.h — the importer side the FMI 3.0 end-to-end tests share (test_e2e_arrays3.c,
- * test_e2e_strarr3.c, test_e2e_binary3.c, test_e2e_types3.c): one Co-Simulation instance,
- * either a wrapper sacc built into BUILD/<sub>/ (unpacked by `sacc unpack`) or a bare FMI 3.0
- * test FMU of BUILD/fmus3/, imported through fmi3_importer.h, instantiated with a logger that
- * keeps every message in `logged`, initialized at t = 0, stepped and freed.
+ * test_e2e_strarr3.c, test_e2e_binary3.c, test_e2e_types3.c, test_e2e_wrapper3.c): one
+ * Co-Simulation instance, either a wrapper sacc built into BUILD/<sub>/ (unpacked by `sacc
+ * unpack`) or a bare FMI 3.0 test FMU of BUILD/fmus3/, imported through fmi3_importer.h,
+ * instantiated with a logger that keeps every message in `logged`, initialized at t = 0,
+ * stepped and freed; or a wrapper only opened, for a test that makes its instances itself.
  *
  * Include after <cmocka.h>, with _XOPEN_SOURCE 700 defined for realpath. */
 #ifndef SACC_E2E_FMI3_H
@@ -47,9 +48,9 @@ static inline void fmu3_init(Fmu3 *f)
 		fail_msg("initialization failed:\n%s", logged);
 }
 
-/* The wrapper <id> built into BUILD/<sub>/, unpacked, imported and instantiated (not yet
- * initialized: parameters may still be set). */
-static inline void fmu3_instantiate_wrapper(Fmu3 *f, const char *sub, const char *id)
+/* The wrapper <id> built into BUILD/<sub>/, unpacked and imported; f->c is left NULL, for
+ * a test that makes its instances itself. */
+static inline void fmu3_open_wrapper(Fmu3 *f, const char *sub, const char *id)
 {
 	char lib[2 * PATH_MAX];
 	memset(f, 0, sizeof *f);
@@ -59,6 +60,13 @@ static inline void fmu3_instantiate_wrapper(Fmu3 *f, const char *sub, const char
 	snprintf(f->resources, sizeof f->resources, "%s/resources/", f->dir);
 	snprintf(lib, sizeof lib, "%s/binaries/x86_64-linux/%s.so", f->dir, id);
 	fmi3_import(&f->api, lib);
+}
+
+/* The wrapper <id> built into BUILD/<sub>/, unpacked, imported and instantiated (not yet
+ * initialized: parameters may still be set). */
+static inline void fmu3_instantiate_wrapper(Fmu3 *f, const char *sub, const char *id)
+{
+	fmu3_open_wrapper(f, sub, id);
 	f->c = f->api.instantiate("w", f->token, f->resources, fmi3False, fmi3False, fmi3False,
 	                          fmi3False, NULL, 0, NULL, logger3, NULL);
 	assert_non_null(f->c);
