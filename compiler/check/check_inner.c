@@ -150,28 +150,6 @@ static void check_declared_port(Ctx *x, Inner *in, Node *p, const char *source,
 			   "adaptation's own ports");
 }
 
-/* The name of element k (0-based, row-major) of array v: "y[3]", "A[2,1]", subscripts
- * 1-based as `sacc simulate` names its columns. */
-static const char *element_name(Ctx *x, const FmuVar *v, long long k)
-{
-	StrBuf b;
-	sb_init(&b);
-	long long sub[64];
-	int nd = v->ndims < 64 ? v->ndims : 64;
-	for (int d = nd - 1; d >= 0; d--) {
-		long long size = v->dims[d].size > 0 ? v->dims[d].size : 1;
-		sub[d] = k % size;
-		k /= size;
-	}
-	sb_printf(&b, "%s[", v->name);
-	for (int d = 0; d < nd; d++)
-		sb_printf(&b, "%s%lld", d ? "," : "", sub[d] + 1);
-	sb_putc(&b, ']');
-	const char *name = arena_strdup(x->c->arena, sb_str(&b));
-	sb_free(&b);
-	return name;
-}
-
 /* An FMI 3.0 array input or output the script does not name: one port per element, in
  * row-major order, which an FMI 3.0 wrapper forwards as one array variable of its own
  * (emit_arrays.c).  Sizes are those in effect (a structural parameter's start value); an
@@ -185,7 +163,7 @@ static void add_element_ports(Ctx *x, Inner *in, const FmuVar *v, int idx, SaTyp
 	if (v->nelems <= 0 || v->nelems > SEMA_MAX_ELEMENTS)
 		return;
 	for (long long k = 0; k < v->nelems; k++) {
-		const char *name = element_name(x, v, k);
+		const char *name = fmu_element_name(x->c->arena, v, k);
 		Node *p = make_port_decl(x, in->decl->loc, name, t, v->unit);
 		add_port(x, in, (InnerPort){p, name, v->name, t, v->unit, v->causality == CAUS_INPUT,
 		                            idx, (int)k + 1});

@@ -216,6 +216,11 @@ const char *fmu_causality_name(FmuCausality c);
 const char *fmu_variability_name(FmuVariability v);
 const char *fmu_initial_name(FmuInitial i);    /* "" for INIT_UNSET */
 
+/* The name of element k (0-based, row-major) of array v, "y[3]", "A[2,1]", in a:
+ * 1-based subscripts, as FMI's structured names and `sacc simulate`'s columns write it. */
+struct Arena;
+const char *fmu_element_name(struct Arena *a, const FmuVar *v, long long k);
+
 /* `sacc inspect`: a readable table, or JSON. */
 void fmu_print_table(FILE *out, const FmuInfo *fmu);
 void fmu_print_json(FILE *out, const FmuInfo *fmu);

@@ -5,6 +5,8 @@
  * never change order and absent values are null, so scripts and golden files can rely on
  * the shape. */
 #include "fmu.h"
+#include "arena.h"
+#include "util.h"
 #include "numfmt.h"
 
 #include <math.h>
@@ -280,6 +282,26 @@ static void print_deps(FILE *out, const FmuInfo *f)
 		}
 		fputc('\n', out);
 	}
+}
+
+const char *fmu_element_name(Arena *a, const FmuVar *v, long long k)
+{
+	long long sub[64];
+	int nd = v->ndims < 64 ? v->ndims : 64;
+	for (int d = nd - 1; d >= 0; d--) {
+		long long size = v->dims[d].size > 0 ? v->dims[d].size : 1;
+		sub[d] = k % size;
+		k /= size;
+	}
+	StrBuf b;
+	sb_init(&b);
+	sb_printf(&b, "%s[", v->name);
+	for (int d = 0; d < nd; d++)
+		sb_printf(&b, "%s%lld", d ? "," : "", sub[d] + 1);
+	sb_putc(&b, ']');
+	const char *name = arena_strdup(a, sb_str(&b));
+	sb_free(&b);
+	return name;
 }
 
 void fmu_print_table(FILE *out, const FmuInfo *f)

@@ -267,27 +267,6 @@ static bool element_start(Arena *a, const FmuVar *v, long long k, SaType t, Emit
 	return t != TY_INTEGER || (out->i >= INT_MIN && out->i <= INT_MAX);
 }
 
-/* "K[3]", "A[2,1]": element k (0-based, row-major) of v, 1-based subscripts. */
-static const char *param_element_name(Arena *a, const FmuVar *v, long long k)
-{
-	long long sub[MAX_DIMS];
-	int nd = v->ndims < MAX_DIMS ? v->ndims : MAX_DIMS;
-	for (int d = nd - 1; d >= 0; d--) {
-		long long size = v->dims[d].size > 0 ? v->dims[d].size : 1;
-		sub[d] = k % size;
-		k /= size;
-	}
-	StrBuf b;
-	sb_init(&b);
-	sb_printf(&b, "%s[", v->name);
-	for (int d = 0; d < nd; d++)
-		sb_printf(&b, "%s%lld", d ? "," : "", sub[d] + 1);
-	sb_putc(&b, ']');
-	const char *name = arena_strdup(a, sb_str(&b));
-	sb_free(&b);
-	return name;
-}
-
 /* The reference the seam takes for the j-th exposed array-parameter element of an inner:
  * past the inner's own references, then past those its element ports and its Binary
  * arrays' elements may take (ec_element_vr numbers those from the same place). */
@@ -334,7 +313,7 @@ void emit_add_array_param(Compilation *c, EmitLayout *l, int f, const FmuVar *fv
 	for (int i = 0; i < l->nbindings; i++)
 		before += l->bindings[i].inner_index == f && l->bindings[i].param_array != NULL;
 	for (long long k = 0; k < fv->nelems; k++) {
-		const char *name = param_element_name(a, fv, k);
+		const char *name = fmu_element_name(a, fv, k);
 		const Node *b = element_binding(in, name);
 		if (b) {
 			l->bindings[l->nbindings++] = (EmitBinding){

@@ -111,27 +111,6 @@ static const FmuVar *adaptation_binaries(Compilation *c, const Inner *in, int *n
 	return vars;
 }
 
-/* "b[2]", "B[1,2]": the name of v's k-th (0-based, row-major) element. */
-static const char *element_name(Arena *a, const FmuVar *v, long long k)
-{
-	long long sub[64];
-	int nd = v->ndims < 64 ? v->ndims : 64;
-	for (int d = nd - 1; d >= 0; d--) {
-		long long size = v->dims[d].size > 0 ? v->dims[d].size : 1;
-		sub[d] = k % size;
-		k /= size;
-	}
-	StrBuf b;
-	sb_init(&b);
-	sb_printf(&b, "%s[", v->name);
-	for (int d = 0; d < nd; d++)
-		sb_printf(&b, "%s%lld", d ? "," : "", sub[d] + 1);
-	sb_putc(&b, ']');
-	const char *name = arena_strdup(a, sb_str(&b));
-	sb_free(&b);
-	return name;
-}
-
 /* The k-th (0-based) of an FMI 3.0 Binary array's <Start> values (FmuVar.nstarts), NULL
  * when it has none. */
 static const char *nth_start(const FmuVar *v, int k)
@@ -203,7 +182,7 @@ static void find_direction(Compilation *c, EmitLayout *l, bool want_input)
 				*b = (EmitBinary){v->name, in, f, v, want_input, (uint32_t)l->nbinaries,
 				                  index++, max, 0, NULL, v->start, v->vr};
 				if (v->ndims > 0) {
-					b->name = element_name(c->arena, v, e);
+					b->name = fmu_element_name(c->arena, v, e);
 					b->elem = (int)e + 1;
 					b->array_name = v->name;
 					b->start = nth_start(v, (int)e);

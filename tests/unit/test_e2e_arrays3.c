@@ -24,6 +24,7 @@
 #include "package.h"
 #include "sacc_test.h"
 #include "e2e_kit.h"
+#include "e2e_fmi3.h"
 
 #define ARRAY_SA "tests/e2e3/array3_sa.sa"
 #define MATRIX_SA "tests/e2e3/matrix3_sa.sa"
@@ -61,76 +62,6 @@ static int group_setup(void **state)
 			fail_msg("the isolated FMI 3.0 build of %s failed:\n%s", scripts[i], diag);
 	}
 	return 0;
-}
-
-/* What was logged: every message, one a line. */
-static char logged[8192];
-
-static void logger3(fmi3InstanceEnvironment env, fmi3Status status, fmi3String category,
-                    fmi3String message)
-{
-	(void)env, (void)category, (void)status;
-	size_t used = strlen(logged);
-	snprintf(logged + used, sizeof logged - used, "%s\n", message);
-}
-
-typedef struct Fmu3 {
-	Fmi3Api api;
-	fmi3Instance c;
-	char dir[PATH_MAX];
-	char token[64];
-	char resources[PATH_MAX + 16];
-} Fmu3;
-
-static void init(Fmu3 *f)
-{
-	assert_non_null(f->c);
-	logged[0] = '\0';
-	if (f->api.enter_init(f->c, fmi3False, 0, 0, fmi3False, 0) != fmi3OK ||
-	    f->api.exit_init(f->c) != fmi3OK)
-		fail_msg("initialization failed:\n%s", logged);
-}
-
-/* The wrapper id built into sub, unpacked, imported and initialized at t = 0. */
-static void start_wrapper(Fmu3 *f, const char *sub, const char *id)
-{
-	char lib[2 * PATH_MAX];
-	memset(f, 0, sizeof *f);
-	unpack(sub, id, f->dir);
-	assert_true(md_attr(f->dir, "instantiationToken", "instantiationToken", f->token,
-	                    sizeof f->token));
-	snprintf(f->resources, sizeof f->resources, "%s/resources/", f->dir);
-	snprintf(lib, sizeof lib, "%s/binaries/x86_64-linux/%s.so", f->dir, id);
-	fmi3_import(&f->api, lib);
-	f->c = f->api.instantiate("w", f->token, f->resources, fmi3False, fmi3False, fmi3False,
-	                          fmi3False, NULL, 0, NULL, logger3, NULL);
-	init(f);
-}
-
-/* The bare test FMU model, imported and initialized at t = 0. */
-static void start_bare(Fmu3 *f, const char *model, const char *token)
-{
-	char lib[PATH_MAX];
-	memset(f, 0, sizeof *f);
-	snprintf(f->dir, sizeof f->dir, "%s/fmus3/%s", test_build_dir(), model);
-	fmi3_library_path(lib, sizeof lib, test_build_dir(), model);
-	fmi3_import(&f->api, lib);
-	f->c = f->api.instantiate("bare", token, NULL, fmi3False, fmi3False, fmi3False, fmi3False,
-	                          NULL, 0, NULL, logger3, NULL);
-	init(f);
-}
-
-static void stop(Fmu3 *f)
-{
-	f->api.free_instance(f->c);
-	fmi3_unimport(&f->api);
-}
-
-static fmi3Status step(Fmu3 *f, double t, double h)
-{
-	fmi3Boolean event = fmi3False, terminate = fmi3False, early = fmi3False;
-	fmi3Float64 last = 0;
-	return f->api.do_step(f->c, t, h, fmi3True, &event, &terminate, &early, &last);
 }
 
 /* ---- array3: u in, y and stats out ---------------------------------------------------------- */
@@ -172,16 +103,16 @@ static void array_get(Fmu3 *f, ArrayOut *o)
 static void compare_array3(const char *sub)
 {
 	Fmu3 w, b;
-	start_wrapper(&w, sub, "array3_sa");
-	start_bare(&b, "array3", ARRAY3_TOKEN);
+	fmu3_start_wrapper(&w, sub, "array3_sa");
+	fmu3_start_bare(&b, "array3", ARRAY3_TOKEN);
 	double x[3] = {0, 0, 0};
 	const double gain[3] = {1, 2, 3}, h = 0.125;
 	for (int k = 0; k < NSTEPS; k++) {
 		ArrayOut ow, ob;
 		array_set(&w, k);
 		array_set(&b, k);
-		assert_int_equal(step(&b, k * h, h), fmi3OK);
-		assert_int_equal(step(&w, k * h, h), fmi3OK);
+		assert_int_equal(fmu3_step(&b, k * h, h), fmi3OK);
+		assert_int_equal(fmu3_step(&w, k * h, h), fmi3OK);
 		array_get(&b, &ob);
 		array_get(&w, &ow);
 		assert_memory_equal(&ow, &ob, sizeof ow);
@@ -192,8 +123,8 @@ static void compare_array3(const char *sub)
 		}
 		assert_true(ob.stats[0] == (ob.y[0] + ob.y[1]) + ob.y[2]);
 	}
-	stop(&w);
-	stop(&b);
+	fmu3_stop(&w);
+	fmu3_stop(&b);
 }
 
 static void fmi3_wrapper__array3__outputs_bit_identical_to_the_bare_fmu(void **state)
@@ -248,15 +179,15 @@ static void matrix_get(Fmu3 *f, MatrixOut *o)
 static void compare_matrix3(const char *sub, const char *id)
 {
 	Fmu3 w, b;
-	start_wrapper(&w, sub, id);
-	start_bare(&b, "matrix3", MATRIX3_TOKEN);
+	fmu3_start_wrapper(&w, sub, id);
+	fmu3_start_bare(&b, "matrix3", MATRIX3_TOKEN);
 	int flags_seen[2] = {0, 0};
 	for (int k = 0; k < NSTEPS; k++) {
 		MatrixOut ow, ob;
 		matrix_set(&w, k);
 		matrix_set(&b, k);
-		assert_int_equal(step(&b, k * 0.5, 0.5), fmi3OK);
-		assert_int_equal(step(&w, k * 0.5, 0.5), fmi3OK);
+		assert_int_equal(fmu3_step(&b, k * 0.5, 0.5), fmi3OK);
+		assert_int_equal(fmu3_step(&w, k * 0.5, 0.5), fmi3OK);
 		matrix_get(&b, &ob);
 		matrix_get(&w, &ow);
 		assert_memory_equal(&ow, &ob, sizeof ow);
@@ -268,8 +199,8 @@ static void compare_matrix3(const char *sub, const char *id)
 		flags_seen[ob.flags[0] != 0] = 1;
 	}
 	assert_true(flags_seen[0] && flags_seen[1]); /* the Booleans took both values */
-	stop(&w);
-	stop(&b);
+	fmu3_stop(&w);
+	fmu3_stop(&b);
 }
 
 static void fmi3_wrapper__matrix3__outputs_bit_identical_to_the_bare_fmu(void **state)
@@ -301,16 +232,16 @@ static void nested_fmi3_wrappers__matrix3__outputs_bit_identical_to_the_bare_fmu
 static void rules_index_elements(const char *sub)
 {
 	Fmu3 w, b;
-	start_wrapper(&w, sub, "index3_sa");
-	start_bare(&b, "array3", ARRAY3_TOKEN);
+	fmu3_start_wrapper(&w, sub, "index3_sa");
+	fmu3_start_bare(&b, "array3", ARRAY3_TOKEN);
 	fmi3ValueReference in[3] = {vr_of(w.dir, "u[1]"), vr_of(w.dir, "k"), vr_of(w.dir, "u[3]")};
 	fmi3ValueReference out[2] = {vr_of(w.dir, "y2"), vr_of(w.dir, "total")};
 	for (int k = 0; k < NSTEPS; k++) {
 		const fmi3Float64 win[3] = {u_at(k, 0), u_at(k, 1), u_at(k, 2)};
 		assert_int_equal(w.api.set_float64(w.c, in, 3, win, 3), fmi3OK);
 		array_set_values(&b, u_at(k, 0), 2 * u_at(k, 1), u_at(k, 2));
-		assert_int_equal(step(&b, k * 0.125, 0.125), fmi3OK);
-		assert_int_equal(step(&w, k * 0.125, 0.125), fmi3OK);
+		assert_int_equal(fmu3_step(&b, k * 0.125, 0.125), fmi3OK);
+		assert_int_equal(fmu3_step(&w, k * 0.125, 0.125), fmi3OK);
 		ArrayOut ob;
 		fmi3Float64 got[2];
 		array_get(&b, &ob);
@@ -318,8 +249,8 @@ static void rules_index_elements(const char *sub)
 		assert_memory_equal(&got[0], &ob.y[1], sizeof got[0]);
 		assert_memory_equal(&got[1], &ob.stats[0], sizeof got[1]);
 	}
-	stop(&w);
-	stop(&b);
+	fmu3_stop(&w);
+	fmu3_stop(&b);
 }
 
 static void rules__single_elements_read_and_written__as_the_bare_fmu(void **state)
@@ -370,7 +301,7 @@ static void run(Fmu3 *w, int k0, int k1, ArrayOut out[])
 {
 	for (int k = k0; k < k1; k++) {
 		array_set(w, k);
-		assert_int_equal(step(w, k * 0.125, 0.125), fmi3OK);
+		assert_int_equal(fmu3_step(w, k * 0.125, 0.125), fmi3OK);
 		array_get(w, &out[k]);
 	}
 }
@@ -384,7 +315,7 @@ static void states__get_set_serialize__same_outputs_again(const char *sub)
 	memset(first, 0, sizeof first);
 	memset(again, 0, sizeof again);
 	memset(back, 0, sizeof back);
-	start_wrapper(&w, sub, "array3_sa");
+	fmu3_start_wrapper(&w, sub, "array3_sa");
 	const int mid = NSTEPS / 2;
 	run(&w, 0, mid, first);
 	assert_int_equal(w.api.get_state(w.c, &s), fmi3OK);
@@ -405,7 +336,7 @@ static void states__get_set_serialize__same_outputs_again(const char *sub)
 	assert_int_equal(w.api.free_state(w.c, &s), fmi3OK);
 	assert_int_equal(w.api.free_state(w.c, &s2), fmi3OK);
 	free(buf);
-	stop(&w);
+	fmu3_stop(&w);
 }
 
 static void fmi3_wrapper__state_get_set_serialize__same_outputs_again(void **state)
@@ -432,7 +363,7 @@ static void fmi3_wrapper__wrong_nvalues__error_with_a_message(void **state)
 {
 	(void)state;
 	Fmu3 w;
-	start_wrapper(&w, OUT, "array3_sa");
+	fmu3_start_wrapper(&w, OUT, "array3_sa");
 	fmi3ValueReference u = vr_of(w.dir, "u"), y[2] = {vr_of(w.dir, "y"), vr_of(w.dir, "stats")};
 	fmi3Float64 v[8] = {0};
 	logged[0] = '\0';
@@ -448,9 +379,9 @@ static void fmi3_wrapper__wrong_nvalues__error_with_a_message(void **state)
 	assert_logged("unknown value reference");
 	/* and the right count still works after the errors */
 	assert_int_equal(w.api.get_float64(w.c, y, 2, v, 5), fmi3OK);
-	stop(&w);
+	fmu3_stop(&w);
 	Fmu3 m;
-	start_wrapper(&m, OUT, "matrix3_sa");
+	fmu3_start_wrapper(&m, OUT, "matrix3_sa");
 	fmi3ValueReference k = vr_of(m.dir, "k"), flags = vr_of(m.dir, "flags");
 	fmi3Int32 ints[3] = {0, 0, 0};
 	fmi3Boolean b[2];
@@ -460,7 +391,7 @@ static void fmi3_wrapper__wrong_nvalues__error_with_a_message(void **state)
 	logged[0] = '\0';
 	assert_int_equal(m.api.get_boolean(m.c, &flags, 1, b, 2), fmi3Error);
 	assert_logged("fmi3GetBoolean: 2 values for 1 value references that hold 3");
-	stop(&m);
+	fmu3_stop(&m);
 }
 
 /* ---- the model descriptions ---------------------------------------------------------------- */
@@ -525,24 +456,14 @@ static void fmi2_wrapper__array_port__refused_at_build_time_naming_it(void **sta
 static void run_with_gain(const char *sub)
 {
 	Fmu3 w;
-	char lib[2 * PATH_MAX];
-	memset(&w, 0, sizeof w);
-	unpack(sub, "array3_sa", w.dir);
-	assert_true(md_attr(w.dir, "instantiationToken", "instantiationToken", w.token,
-	                    sizeof w.token));
-	snprintf(w.resources, sizeof w.resources, "%s/resources/", w.dir);
-	snprintf(lib, sizeof lib, "%s/binaries/x86_64-linux/array3_sa.so", w.dir);
-	fmi3_import(&w.api, lib);
-	w.c = w.api.instantiate("w", w.token, w.resources, fmi3False, fmi3False, fmi3False,
-	                        fmi3False, NULL, 0, NULL, logger3, NULL);
-	assert_non_null(w.c);
+	fmu3_instantiate_wrapper(&w, sub, "array3_sa");
 	fmi3ValueReference gvr = vr_of(w.dir, "a.gain");
 	const fmi3Float64 gain[3] = {0.1, -2.5, 1e300};
 	fmi3Float64 back[3];
 	assert_int_equal(w.api.set_float64(w.c, &gvr, 1, gain, 3), fmi3OK);
 	/* one value for an array of three is refused, as for any array */
 	assert_int_equal(w.api.set_float64(w.c, &gvr, 1, gain, 1), fmi3Error);
-	init(&w);
+	fmu3_init(&w);
 	assert_int_equal(w.api.get_float64(w.c, &gvr, 1, back, 3), fmi3OK);
 	assert_memory_equal(back, gain, sizeof back);
 	double x[3] = {0, 0, 0};
@@ -550,7 +471,7 @@ static void run_with_gain(const char *sub)
 	for (int k = 0; k < 20; k++) {
 		ArrayOut o;
 		array_set(&w, k);
-		assert_int_equal(step(&w, k * h, h), fmi3OK);
+		assert_int_equal(fmu3_step(&w, k * h, h), fmi3OK);
 		array_get(&w, &o);
 		for (int i = 0; i < 3; i++) {
 			x[i] += u_at(k, i) * h;
@@ -560,7 +481,7 @@ static void run_with_gain(const char *sub)
 	/* a fixed parameter cannot change once initialized */
 	logged[0] = '\0';
 	assert_int_equal(w.api.set_float64(w.c, &gvr, 1, gain, 3), fmi3Error);
-	stop(&w);
+	fmu3_stop(&w);
 }
 
 /* aparam3's y after one step with u: sum of (on[i] ? w[i] u : 0) + off[i]. */
@@ -569,7 +490,7 @@ static double aparam_y(Fmu3 *w, double u, double t)
 	fmi3ValueReference uvr = vr_of(w->dir, "u"), yvr = vr_of(w->dir, "y");
 	fmi3Float64 y = 0;
 	assert_int_equal(w->api.set_float64(w->c, &uvr, 1, &u, 1), fmi3OK);
-	assert_int_equal(step(w, t, 0.5), fmi3OK);
+	assert_int_equal(fmu3_step(w, t, 0.5), fmi3OK);
 	assert_int_equal(w->api.get_float64(w->c, &yvr, 1, &y, 1), fmi3OK);
 	return y;
 }
@@ -580,24 +501,14 @@ static double aparam_y(Fmu3 *w, double u, double t)
 static void run_aparam(const char *sub)
 {
 	Fmu3 w;
-	char lib[2 * PATH_MAX];
-	memset(&w, 0, sizeof w);
-	unpack(sub, "aparam3_sa", w.dir);
-	assert_true(md_attr(w.dir, "instantiationToken", "instantiationToken", w.token,
-	                    sizeof w.token));
-	snprintf(w.resources, sizeof w.resources, "%s/resources/", w.dir);
-	snprintf(lib, sizeof lib, "%s/binaries/x86_64-linux/aparam3_sa.so", w.dir);
-	fmi3_import(&w.api, lib);
-	w.c = w.api.instantiate("w", w.token, w.resources, fmi3False, fmi3False, fmi3False,
-	                        fmi3False, NULL, 0, NULL, logger3, NULL);
-	assert_non_null(w.c);
+	fmu3_instantiate_wrapper(&w, sub, "aparam3_sa");
 	fmi3ValueReference wvr = vr_of(w.dir, "a.w"), ovr = vr_of(w.dir, "a.off"),
 	                   bvr = vr_of(w.dir, "a.on");
 	const fmi3Float64 w0[2] = {0.75, 3.0};
 	const fmi3Boolean on[2] = {fmi3True, fmi3True};
 	assert_int_equal(w.api.set_float64(w.c, &wvr, 1, w0, 2), fmi3OK);
 	assert_int_equal(w.api.set_boolean(w.c, &bvr, 1, on, 2), fmi3OK);
-	init(&w);
+	fmu3_init(&w);
 	/* 0.75 and 3 are Float32 exactly: 0.75 u + 3 u + 1 - 2 */
 	assert_true(aparam_y(&w, 2.0, 0.0) == 0.75 * 2.0 + 3.0 * 2.0 - 1.0);
 	const fmi3Int32 off[2] = {100, -7};
@@ -611,7 +522,7 @@ static void run_aparam(const char *sub)
 	assert_int_equal(w.api.set_int32(w.c, &ovr, 1, bad, 2), fmi3Error);
 	if (!strstr(logged, "128") || !strstr(logged, "off"))
 		fail_msg("no message naming the value and the array:\n%s", logged);
-	stop(&w);
+	fmu3_stop(&w);
 }
 
 /* Elements bound by `with param off[2] := 10 * OFF, w[1] := 2.5, on[2] := true`: the inner
@@ -619,14 +530,14 @@ static void run_aparam(const char *sub)
 static void run_aparam_bound(const char *sub)
 {
 	Fmu3 w;
-	start_wrapper(&w, sub, "aparam3_bind_sa");
+	fmu3_start_wrapper(&w, sub, "aparam3_bind_sa");
 	/* on[1] true (start), on[2] bound true: 2.5 u + 0.25 u + 1 + 40 */
 	assert_true(aparam_y(&w, 2.0, 0.0) == 2.5 * 2.0 + 0.25 * 2.0 + 41.0);
 	fmi3ValueReference w2 = vr_of(w.dir, "a.w[2]");
 	const fmi3Float64 four = 4.0;
 	assert_int_equal(w.api.set_float64(w.c, &w2, 1, &four, 1), fmi3OK);
 	assert_true(aparam_y(&w, 2.0, 0.5) == 2.5 * 2.0 + 4.0 * 2.0 + 41.0);
-	stop(&w);
+	fmu3_stop(&w);
 	char dir[PATH_MAX];
 	unpack(sub, "aparam3_bind_sa", dir);
 	char *md = read_md(dir);

@@ -23,6 +23,7 @@
 #include "package.h"
 #include "sacc_test.h"
 #include "e2e_kit.h"
+#include "e2e_fmi3.h"
 
 #define SCRIPT "tests/e2e/types3/alltypes_sa.sa"
 #define OUT3 "e2e-binary3/fmi3"
@@ -60,73 +61,29 @@ static int group_setup(void **state)
 	return 0;
 }
 
-static char logged[8192];
+/* An instance and the value references of its bin_in and bin_out. */
+typedef struct Bin3 {
+	Fmu3 fmu;
+	fmi3ValueReference in, out;
+} Bin3;
 
-static void logger3(fmi3InstanceEnvironment env, fmi3Status status, fmi3String category,
-                    fmi3String message)
+static void start_wrapper_named(Bin3 *f, const char *sub, const char *id)
 {
-	(void)env, (void)category, (void)status;
-	size_t used = strlen(logged);
-	snprintf(logged + used, sizeof logged - used, "%s\n", message);
+	fmu3_start_wrapper(&f->fmu, sub, id);
+	f->in = vr_of(f->fmu.dir, "bin_in");
+	f->out = vr_of(f->fmu.dir, "bin_out");
 }
 
-typedef struct Fmu3 {
-	Fmi3Api api;
-	fmi3Instance c;
-	char dir[PATH_MAX];
-	fmi3ValueReference in, out; /* bin_in, bin_out */
-} Fmu3;
-
-static void start_wrapper_named(Fmu3 *f, const char *sub, const char *id)
-{
-	char lib[2 * PATH_MAX], token[64], resources[PATH_MAX + 16];
-	unpack(sub, id, f->dir);
-	assert_true(md_attr(f->dir, "instantiationToken", "instantiationToken", token,
-	                    sizeof token));
-	snprintf(resources, sizeof resources, "%s/resources/", f->dir);
-	snprintf(lib, sizeof lib, "%s/binaries/x86_64-linux/%s.so", f->dir, id);
-	fmi3_import(&f->api, lib);
-	f->c = f->api.instantiate("w", token, resources, fmi3False, fmi3False, fmi3False,
-	                          fmi3False, NULL, 0, NULL, logger3, NULL);
-	assert_non_null(f->c);
-	f->in = vr_of(f->dir, "bin_in");
-	f->out = vr_of(f->dir, "bin_out");
-	assert_int_equal(f->api.enter_init(f->c, fmi3False, 0, 0, fmi3False, 0), fmi3OK);
-	assert_int_equal(f->api.exit_init(f->c), fmi3OK);
-}
-
-static void start_wrapper(Fmu3 *f, const char *sub)
+static void start_wrapper(Bin3 *f, const char *sub)
 {
 	start_wrapper_named(f, sub, "alltypes_sa");
 }
 
-static void start_bare(Fmu3 *f)
+static void start_bare(Bin3 *f)
 {
-	char lib[PATH_MAX];
-	memset(f, 0, sizeof *f);
-	snprintf(f->dir, sizeof f->dir, "%s/fmus3/alltypes3", test_build_dir());
-	fmi3_library_path(lib, sizeof lib, test_build_dir(), "alltypes3");
-	fmi3_import(&f->api, lib);
-	f->c = f->api.instantiate("bare", ALLTYPES3_TOKEN, NULL, fmi3False, fmi3False, fmi3False,
-	                          fmi3False, NULL, 0, NULL, logger3, NULL);
-	assert_non_null(f->c);
+	fmu3_start_bare(&f->fmu, "alltypes3", ALLTYPES3_TOKEN);
 	f->in = 13;
 	f->out = 113;
-	assert_int_equal(f->api.enter_init(f->c, fmi3False, 0, 0, fmi3False, 0), fmi3OK);
-	assert_int_equal(f->api.exit_init(f->c), fmi3OK);
-}
-
-static void stop(Fmu3 *f)
-{
-	f->api.free_instance(f->c);
-	fmi3_unimport(&f->api);
-}
-
-static fmi3Status step(Fmu3 *f, double t, double h)
-{
-	fmi3Boolean event = fmi3False, terminate = fmi3False, early = fmi3False;
-	fmi3Float64 last = 0;
-	return f->api.do_step(f->c, t, h, fmi3True, &event, &terminate, &early, &last);
 }
 
 /* ---- values ---------------------------------------------------------------------------- */
@@ -163,19 +120,19 @@ static Bytes input_at(int k)
 	return b;
 }
 
-static void set_bin(Fmu3 *f, const Bytes *b)
+static void set_bin(Bin3 *f, const Bytes *b)
 {
 	const fmi3Binary v = b->data;
-	assert_int_equal(f->api.set_binary(f->c, &f->in, 1, &b->size, &v, 1), fmi3OK);
+	assert_int_equal(f->fmu.api.set_binary(f->fmu.c, &f->in, 1, &b->size, &v, 1), fmi3OK);
 }
 
-static Bytes get_bin(Fmu3 *f)
+static Bytes get_bin(Bin3 *f)
 {
 	Bytes b;
 	size_t size = 0;
 	fmi3Binary v = NULL;
 	memset(&b, 0, sizeof b);
-	if (f->api.get_binary(f->c, &f->out, 1, &size, &v, 1) != fmi3OK)
+	if (f->fmu.api.get_binary(f->fmu.c, &f->out, 1, &size, &v, 1) != fmi3OK)
 		fail_msg("fmi3GetBinary failed:\n%s", logged);
 	assert_true(size <= MAX_SIZE);
 	assert_true(size == 0 || v != NULL);
@@ -197,7 +154,7 @@ static void assert_same(const Bytes *a, const Bytes *b)
 
 static void compare_with_bare_named(const char *sub, const char *id)
 {
-	Fmu3 w, b;
+	Bin3 w, b;
 	start_wrapper_named(&w, sub, id);
 	start_bare(&b);
 	/* before any set, both give the start value back: the bytes 0xca 0xfe */
@@ -209,15 +166,15 @@ static void compare_with_bare_named(const char *sub, const char *id)
 		Bytes x = input_at(k);
 		set_bin(&b, &x);
 		set_bin(&w, &x);
-		assert_int_equal(step(&b, k * 0.1, 0.1), fmi3OK);
-		assert_int_equal(step(&w, k * 0.1, 0.1), fmi3OK);
+		assert_int_equal(fmu3_step(&b.fmu, k * 0.1, 0.1), fmi3OK);
+		assert_int_equal(fmu3_step(&w.fmu, k * 0.1, 0.1), fmi3OK);
 		ob = get_bin(&b);
 		ow = get_bin(&w);
 		assert_same(&ow, &ob);
 		assert_same(&ob, &x); /* the bare FMU gives back what it got */
 	}
-	stop(&w);
-	stop(&b);
+	fmu3_stop(&w.fmu);
+	fmu3_stop(&b.fmu);
 }
 
 static void compare_with_bare(const char *sub)
@@ -247,31 +204,31 @@ static void wrapper_of_a_wrapper__binary_output__byte_identical_to_the_bare_fmu(
 static void fmi3_wrapper__binary_set_between_steps__the_get_sees_it(void **state)
 {
 	(void)state;
-	Fmu3 w;
+	Bin3 w;
 	start_wrapper(&w, OUT3);
-	assert_int_equal(step(&w, 0, 0.1), fmi3OK);
+	assert_int_equal(fmu3_step(&w.fmu, 0, 0.1), fmi3OK);
 	Bytes x = input_at(0), got;
 	set_bin(&w, &x);
 	got = get_bin(&w);
 	assert_same(&got, &x);
-	stop(&w);
+	fmu3_stop(&w.fmu);
 }
 
 /* ---- FMU states -------------------------------------------------------------------------- */
 
-static void run(Fmu3 *w, int k0, int k1, Bytes out[])
+static void run(Bin3 *w, int k0, int k1, Bytes out[])
 {
 	for (int k = k0; k < k1; k++) {
 		Bytes x = input_at(k);
 		set_bin(w, &x);
-		assert_int_equal(step(w, k * 0.1, 0.1), fmi3OK);
+		assert_int_equal(fmu3_step(&w->fmu, k * 0.1, 0.1), fmi3OK);
 		out[k] = get_bin(w);
 	}
 }
 
 static void states_round_trip(const char *sub)
 {
-	Fmu3 w;
+	Bin3 w;
 	Bytes first[NSTEPS], again[NSTEPS], back[NSTEPS];
 	fmi3FMUState s = NULL, s2 = NULL;
 	size_t size = 0;
@@ -281,28 +238,28 @@ static void states_round_trip(const char *sub)
 	start_wrapper(&w, sub);
 	run(&w, 0, 3, first);
 	/* the state holds the last input set (input_at(2), the largest) and the output */
-	assert_int_equal(w.api.get_state(w.c, &s), fmi3OK);
+	assert_int_equal(w.fmu.api.get_state(w.fmu.c, &s), fmi3OK);
 	Bytes at_state = get_bin(&w);
 	run(&w, 3, NSTEPS, first);
-	assert_int_equal(w.api.set_state(w.c, s), fmi3OK);
+	assert_int_equal(w.fmu.api.set_state(w.fmu.c, s), fmi3OK);
 	Bytes restored = get_bin(&w);
 	assert_same(&restored, &at_state);
 	run(&w, 3, NSTEPS, again);
 	assert_memory_equal(&first[3], &again[3], (NSTEPS - 3) * sizeof first[0]);
-	assert_int_equal(w.api.serialized_size(w.c, s, &size), fmi3OK);
+	assert_int_equal(w.fmu.api.serialized_size(w.fmu.c, s, &size), fmi3OK);
 	unsigned char *buf = malloc(size);
 	assert_non_null(buf);
-	assert_int_equal(w.api.serialize(w.c, s, buf, size), fmi3OK);
-	assert_int_equal(w.api.deserialize(w.c, buf, size, &s2), fmi3OK);
-	assert_int_equal(w.api.set_state(w.c, s2), fmi3OK);
+	assert_int_equal(w.fmu.api.serialize(w.fmu.c, s, buf, size), fmi3OK);
+	assert_int_equal(w.fmu.api.deserialize(w.fmu.c, buf, size, &s2), fmi3OK);
+	assert_int_equal(w.fmu.api.set_state(w.fmu.c, s2), fmi3OK);
 	restored = get_bin(&w);
 	assert_same(&restored, &at_state);
 	run(&w, 3, NSTEPS, back);
 	assert_memory_equal(&first[3], &back[3], (NSTEPS - 3) * sizeof first[0]);
-	assert_int_equal(w.api.free_state(w.c, &s), fmi3OK);
-	assert_int_equal(w.api.free_state(w.c, &s2), fmi3OK);
+	assert_int_equal(w.fmu.api.free_state(w.fmu.c, &s), fmi3OK);
+	assert_int_equal(w.fmu.api.free_state(w.fmu.c, &s2), fmi3OK);
 	free(buf);
-	stop(&w);
+	fmu3_stop(&w.fmu);
 }
 
 static void fmi3_wrapper__states_get_set_serialize__same_binaries_again(void **state)
@@ -322,7 +279,7 @@ static void isolated_inner__states_get_set_serialize__same_binaries_again(void *
 static void fmi3_wrapper__binary_longer_than_max_size__error_naming_port_and_size(void **state)
 {
 	(void)state;
-	Fmu3 w;
+	Bin3 w;
 	unsigned char big[MAX_SIZE + 1];
 	memset(big, 0x5a, sizeof big);
 	const fmi3Binary v = big;
@@ -330,27 +287,27 @@ static void fmi3_wrapper__binary_longer_than_max_size__error_naming_port_and_siz
 	start_wrapper(&w, OUT3);
 	Bytes before = get_bin(&w);
 	logged[0] = '\0';
-	assert_int_equal(w.api.set_binary(w.c, &w.in, 1, &n, &v, 1), fmi3Error);
+	assert_int_equal(w.fmu.api.set_binary(w.fmu.c, &w.in, 1, &n, &v, 1), fmi3Error);
 	assert_non_null(strstr(logged, "fmi3SetBinary: the value of 'bin_in' is a Binary of 65 "
 	                               "bytes, longer than its maxSize 64"));
 	/* nothing was cut short and stored */
 	Bytes after = get_bin(&w);
 	assert_same(&after, &before);
-	stop(&w);
+	fmu3_stop(&w.fmu);
 }
 
 static void fmi3_wrapper__binary_output_set__error_naming_it(void **state)
 {
 	(void)state;
-	Fmu3 w;
+	Bin3 w;
 	const unsigned char one = 1;
 	const fmi3Binary v = &one;
 	size_t n = 1;
 	start_wrapper(&w, OUT3);
 	logged[0] = '\0';
-	assert_int_equal(w.api.set_binary(w.c, &w.out, 1, &n, &v, 1), fmi3Error);
+	assert_int_equal(w.fmu.api.set_binary(w.fmu.c, &w.out, 1, &n, &v, 1), fmi3Error);
 	assert_non_null(strstr(logged, "('bin_out') is an output"));
-	stop(&w);
+	fmu3_stop(&w.fmu);
 }
 
 /* ---- the model descriptions -------------------------------------------------------------- */

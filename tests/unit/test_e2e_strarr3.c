@@ -24,6 +24,7 @@
 #include "package.h"
 #include "sacc_test.h"
 #include "e2e_kit.h"
+#include "e2e_fmi3.h"
 
 #define PASS_SA "tests/e2e3/strarr3_sa.sa"
 #define INDEX_SA "tests/e2e3/strindex3_sa.sa"
@@ -65,72 +66,10 @@ static int group_setup(void **state)
 	return 0;
 }
 
-static char logged[8192];
-
-static void logger3(fmi3InstanceEnvironment env, fmi3Status status, fmi3String category,
-                    fmi3String message)
-{
-	(void)env, (void)category, (void)status;
-	size_t used = strlen(logged);
-	snprintf(logged + used, sizeof logged - used, "%s\n", message);
-}
-
-typedef struct Fmu3 {
-	Fmi3Api api;
-	fmi3Instance c;
-	char dir[PATH_MAX];
-	char token[64];
-	char resources[PATH_MAX + 16];
-} Fmu3;
-
-static void init(Fmu3 *f)
-{
-	assert_non_null(f->c);
-	logged[0] = '\0';
-	if (f->api.enter_init(f->c, fmi3False, 0, 0, fmi3False, 0) != fmi3OK ||
-	    f->api.exit_init(f->c) != fmi3OK)
-		fail_msg("initialization failed:\n%s", logged);
-}
-
-static void start_wrapper(Fmu3 *f, const char *sub, const char *id)
-{
-	char lib[2 * PATH_MAX];
-	memset(f, 0, sizeof *f);
-	unpack(sub, id, f->dir);
-	assert_true(md_attr(f->dir, "instantiationToken", "instantiationToken", f->token,
-	                    sizeof f->token));
-	snprintf(f->resources, sizeof f->resources, "%s/resources/", f->dir);
-	snprintf(lib, sizeof lib, "%s/binaries/x86_64-linux/%s.so", f->dir, id);
-	fmi3_import(&f->api, lib);
-	f->c = f->api.instantiate("w", f->token, f->resources, fmi3False, fmi3False, fmi3False,
-	                          fmi3False, NULL, 0, NULL, logger3, NULL);
-	init(f);
-}
-
 /* The bare strarr3, its value references those of its model description. */
 static void start_bare(Fmu3 *f)
 {
-	char lib[PATH_MAX];
-	memset(f, 0, sizeof *f);
-	snprintf(f->dir, sizeof f->dir, "%s/fmus3/strarr3", test_build_dir());
-	fmi3_library_path(lib, sizeof lib, test_build_dir(), "strarr3");
-	fmi3_import(&f->api, lib);
-	f->c = f->api.instantiate("bare", STRARR3_TOKEN, NULL, fmi3False, fmi3False, fmi3False,
-	                          fmi3False, NULL, 0, NULL, logger3, NULL);
-	init(f);
-}
-
-static void stop(Fmu3 *f)
-{
-	f->api.free_instance(f->c);
-	fmi3_unimport(&f->api);
-}
-
-static fmi3Status step(Fmu3 *f, double t, double h)
-{
-	fmi3Boolean event = fmi3False, terminate = fmi3False, early = fmi3False;
-	fmi3Float64 last = 0;
-	return f->api.do_step(f->c, t, h, fmi3True, &event, &terminate, &early, &last);
+	fmu3_start_bare(f, "strarr3", STRARR3_TOKEN);
 }
 
 /* ---- the pass-through ------------------------------------------------------------------------ */
@@ -219,7 +158,7 @@ static void get_outputs(Fmu3 *f, Out *o)
 static void compare_id(const char *sub, const char *id)
 {
 	Fmu3 w, b;
-	start_wrapper(&w, sub, id);
+	fmu3_start_wrapper(&w, sub, id);
 	start_bare(&b);
 	/* before any input is set: the inner's start values, reversed */
 	Out ow, ob;
@@ -233,8 +172,8 @@ static void compare_id(const char *sub, const char *id)
 	for (int k = 0; k < NSTEPS; k++) {
 		set_inputs(&w, k);
 		set_inputs(&b, k);
-		assert_int_equal(step(&b, k * 0.125, 0.125), fmi3OK);
-		assert_int_equal(step(&w, k * 0.125, 0.125), fmi3OK);
+		assert_int_equal(fmu3_step(&b, k * 0.125, 0.125), fmi3OK);
+		assert_int_equal(fmu3_step(&w, k * 0.125, 0.125), fmi3OK);
 		get_outputs(&b, &ob);
 		get_outputs(&w, &ow);
 		assert_memory_equal(&ow, &ob, sizeof ow);
@@ -255,8 +194,8 @@ static void compare_id(const char *sub, const char *id)
 				assert_int_equal(ob.b[i][j], bytes[i < 2 ? j : n - 1 - j]);
 		}
 	}
-	stop(&w);
-	stop(&b);
+	fmu3_stop(&w);
+	fmu3_stop(&b);
 }
 
 static void compare(const char *sub)
@@ -299,7 +238,7 @@ static void over_built_wrapper__every_array__outputs_the_same_as_the_bare_fmu(vo
 static void rules_index_elements(const char *sub)
 {
 	Fmu3 w, b;
-	start_wrapper(&w, sub, "strindex3_sa");
+	fmu3_start_wrapper(&w, sub, "strindex3_sa");
 	start_bare(&b);
 	fmi3ValueReference in[3] = {vr_of(w.dir, "s_in[1]"), vr_of(w.dir, "tag"),
 	                            vr_of(w.dir, "s_in[3]")};
@@ -314,8 +253,8 @@ static void rules_index_elements(const char *sub)
 		}
 		assert_int_equal(w.api.set_string(w.c, in, 3, s, 3), fmi3OK);
 		assert_int_equal(b.api.set_string(b.c, &s_in, 1, s, 3), fmi3OK);
-		assert_int_equal(step(&b, k * 0.125, 0.125), fmi3OK);
-		assert_int_equal(step(&w, k * 0.125, 0.125), fmi3OK);
+		assert_int_equal(fmu3_step(&b, k * 0.125, 0.125), fmi3OK);
+		assert_int_equal(fmu3_step(&w, k * 0.125, 0.125), fmi3OK);
 		Out ob;
 		fmi3String got[2] = {NULL, NULL};
 		get_outputs(&b, &ob);
@@ -323,8 +262,8 @@ static void rules_index_elements(const char *sub)
 		assert_string_equal(got[0], ob.s_out[0]);
 		assert_string_equal(got[1], ob.joined);
 	}
-	stop(&w);
-	stop(&b);
+	fmu3_stop(&w);
+	fmu3_stop(&b);
 }
 
 static void rules__single_elements_read_and_written__as_the_bare_fmu(void **state)
@@ -340,7 +279,7 @@ static void run(Fmu3 *w, int k0, int k1, Out out[])
 {
 	for (int k = k0; k < k1; k++) {
 		set_inputs(w, k);
-		assert_int_equal(step(w, k * 0.125, 0.125), fmi3OK);
+		assert_int_equal(fmu3_step(w, k * 0.125, 0.125), fmi3OK);
 		get_outputs(w, &out[k]);
 	}
 }
@@ -356,7 +295,7 @@ static void states(const char *sub)
 	memset(first, 0, sizeof first);
 	memset(again, 0, sizeof again);
 	memset(back, 0, sizeof back);
-	start_wrapper(&w, sub, "strarr3_sa");
+	fmu3_start_wrapper(&w, sub, "strarr3_sa");
 	const int mid = NSTEPS / 2;
 	run(&w, 0, mid, first);
 	assert_int_equal(w.api.get_state(w.c, &s), fmi3OK);
@@ -381,7 +320,7 @@ static void states(const char *sub)
 	assert_int_equal(w.api.free_state(w.c, &s), fmi3OK);
 	assert_int_equal(w.api.free_state(w.c, &s2), fmi3OK);
 	free(buf);
-	stop(&w);
+	fmu3_stop(&w);
 }
 
 static void fmi3_wrapper__state_get_set_serialize__same_outputs_again(void **state)
@@ -408,7 +347,7 @@ static void fmi3_wrapper__wrong_nvalues__error_with_a_message(void **state)
 {
 	(void)state;
 	Fmu3 w;
-	start_wrapper(&w, OUT, "strarr3_sa");
+	fmu3_start_wrapper(&w, OUT, "strarr3_sa");
 	fmi3ValueReference s_in = vr_of(w.dir, "s_in");
 	fmi3ValueReference out[2] = {vr_of(w.dir, "s_out"), vr_of(w.dir, "joined")};
 	fmi3String v[8] = {"p", "q", "r", "s", "t", "u", "v", "w"};
@@ -442,7 +381,7 @@ static void fmi3_wrapper__wrong_nvalues__error_with_a_message(void **state)
 	assert_int_equal(w.api.get_binary(w.c, &b_out, 1, sizes, bv, 2), fmi3OK);
 	assert_int_equal(sizes[0], 2);
 	assert_int_equal(sizes[1], 0);
-	stop(&w);
+	fmu3_stop(&w);
 }
 
 /* ---- the model description and the builds refused -------------------------------------------- */

@@ -27,6 +27,7 @@
 #include "package.h"
 #include "sacc_test.h"
 #include "e2e_kit.h"
+#include "e2e_fmi3.h"
 
 #define SCRIPT "tests/e2e/types3/alltypes_sa.sa"
 /* alltypes3 without its Binary pair, for FMI 2.0 (which has no Binary) */
@@ -74,46 +75,10 @@ static int group_setup(void **state)
 	return 0;
 }
 
-/* What was logged: every message, one a line. */
-static char logged[8192];
-
-static void logger3(fmi3InstanceEnvironment env, fmi3Status status, fmi3String category,
-                    fmi3String message)
-{
-	(void)env, (void)category, (void)status;
-	size_t used = strlen(logged);
-	snprintf(logged + used, sizeof logged - used, "%s\n", message);
-}
-
-typedef struct Fmu3 {
-	Fmi3Api api;
-	fmi3Instance c;
-	char dir[PATH_MAX];
-	char token[64];
-	char resources[PATH_MAX + 16];
-} Fmu3;
-
-/* The wrapper built into sub, unpacked, imported and initialized at t = 0. */
-/* The wrapper <id> built into sub, unpacked, imported and instantiated. */
-static void instantiate_wrapper(Fmu3 *f, const char *sub, const char *id)
-{
-	char lib[2 * PATH_MAX];
-	unpack(sub, id, f->dir);
-	assert_true(md_attr(f->dir, "instantiationToken", "instantiationToken", f->token,
-	                    sizeof f->token));
-	snprintf(f->resources, sizeof f->resources, "%s/resources/", f->dir);
-	snprintf(lib, sizeof lib, "%s/binaries/x86_64-linux/%s.so", f->dir, id);
-	fmi3_import(&f->api, lib);
-	f->c = f->api.instantiate("w", f->token, f->resources, fmi3False, fmi3False, fmi3False,
-	                          fmi3False, NULL, 0, NULL, logger3, NULL);
-	assert_non_null(f->c);
-}
-
+/* The wrapper of alltypes3 built into sub, initialized at t = 0. */
 static void start_wrapper_of(Fmu3 *f, const char *sub)
 {
-	instantiate_wrapper(f, sub, "alltypes_sa");
-	assert_int_equal(f->api.enter_init(f->c, fmi3False, 0, 0, fmi3False, 0), fmi3OK);
-	assert_int_equal(f->api.exit_init(f->c), fmi3OK);
+	fmu3_start_wrapper(f, sub, "alltypes_sa");
 }
 
 static void start_wrapper(Fmu3 *f)
@@ -121,32 +86,10 @@ static void start_wrapper(Fmu3 *f)
 	start_wrapper_of(f, OUT3);
 }
 
-/* The bare alltypes3, imported and initialized at t = 0. */
+/* The bare alltypes3, initialized at t = 0. */
 static void start_bare(Fmu3 *f)
 {
-	char lib[PATH_MAX];
-	memset(f, 0, sizeof *f);
-	snprintf(f->dir, sizeof f->dir, "%s/fmus3/alltypes3", test_build_dir());
-	fmi3_library_path(lib, sizeof lib, test_build_dir(), "alltypes3");
-	fmi3_import(&f->api, lib);
-	f->c = f->api.instantiate("bare", ALLTYPES3_TOKEN, NULL, fmi3False, fmi3False, fmi3False,
-	                          fmi3False, NULL, 0, NULL, logger3, NULL);
-	assert_non_null(f->c);
-	assert_int_equal(f->api.enter_init(f->c, fmi3False, 0, 0, fmi3False, 0), fmi3OK);
-	assert_int_equal(f->api.exit_init(f->c), fmi3OK);
-}
-
-static void stop(Fmu3 *f)
-{
-	f->api.free_instance(f->c);
-	fmi3_unimport(&f->api);
-}
-
-static fmi3Status step(Fmu3 *f, double t, double h)
-{
-	fmi3Boolean event = fmi3False, terminate = fmi3False, early = fmi3False;
-	fmi3Float64 last = 0;
-	return f->api.do_step(f->c, t, h, fmi3True, &event, &terminate, &early, &last);
+	fmu3_start_bare(f, "alltypes3", ALLTYPES3_TOKEN);
 }
 
 /* ---- values -------------------------------------------------------------------------------- */
@@ -328,8 +271,8 @@ static void compare_with_bare(const char *sub)
 		Outputs ow, ob;
 		set_bare(&b, &x);
 		set_wrapper(&w, &x);
-		assert_int_equal(step(&b, k * 0.1, 0.1), fmi3OK);
-		assert_int_equal(step(&w, k * 0.1, 0.1), fmi3OK);
+		assert_int_equal(fmu3_step(&b, k * 0.1, 0.1), fmi3OK);
+		assert_int_equal(fmu3_step(&w, k * 0.1, 0.1), fmi3OK);
 		get_bare(&b, &ob);
 		get_wrapper(&w, &ow);
 		assert_memory_equal(&ow, &ob, sizeof ow);
@@ -339,8 +282,8 @@ static void compare_with_bare(const char *sub)
 		assert_int_equal(ob.ints[7], x.u64);
 		assert_int_equal(ob.enumeration, x.e);
 	}
-	stop(&w);
-	stop(&b);
+	fmu3_stop(&w);
+	fmu3_stop(&b);
 }
 
 static void fmi3_wrapper__every_sized_type__outputs_bit_identical_to_the_bare_fmu(void **state)
@@ -362,7 +305,7 @@ static void run(Fmu3 *w, int k0, int k1, Outputs out[])
 	for (int k = k0; k < k1; k++) {
 		Inputs x = inputs_at(k);
 		set_wrapper(w, &x);
-		assert_int_equal(step(w, k * 0.1, 0.1), fmi3OK);
+		assert_int_equal(fmu3_step(w, k * 0.1, 0.1), fmi3OK);
 		get_wrapper(w, &out[k]);
 	}
 }
@@ -394,7 +337,7 @@ static void fmi3_wrapper__state_get_set_serialize__same_outputs_again(void **sta
 	assert_int_equal(w.api.free_state(w.c, &s), fmi3OK);
 	assert_int_equal(w.api.free_state(w.c, &s2), fmi3OK);
 	free(buf);
-	stop(&w);
+	fmu3_stop(&w);
 }
 
 /* Setting value on the Int32 port <base>_in of the wrapper built into sub is accepted; the
@@ -409,12 +352,12 @@ static void assert_does_not_fit_in(const char *sub, const char *base, int value,
 	char port_name[32], number[32];
 	assert_int_equal(w.api.set_int32(w.c, &vr, 1, &v, 1), fmi3OK);
 	logged[0] = '\0';
-	assert_int_equal(step(&w, 0, 0.1), fmi3Error);
+	assert_int_equal(fmu3_step(&w, 0, 0.1), fmi3Error);
 	snprintf(port_name, sizeof port_name, "'%s_in'", base);
 	snprintf(number, sizeof number, "the value %d ", value);
 	if (!strstr(logged, port_name) || !strstr(logged, number) || !strstr(logged, type))
 		fail_msg("no message naming %s, %s and %s in:\n%s", port_name, number, type, logged);
-	stop(&w);
+	fmu3_stop(&w);
 }
 
 static void assert_does_not_fit(const char *base, int value, const char *type)
@@ -450,7 +393,7 @@ static void fmi3_wrapper__int64_beyond_an_integer__error_naming_it(void **state)
 	logged[0] = '\0';
 	assert_int_equal(w.api.set_int64(w.c, &vr, 1, &big, 1), fmi3Error);
 	assert_non_null(strstr(logged, "fmi3SetInt64: the value 2147483648 for value reference"));
-	stop(&w);
+	fmu3_stop(&w);
 }
 
 static void fmi3_wrapper__model_description__enumerations_declared_and_checked(void **state)
@@ -513,7 +456,7 @@ static void fmi3_wrapper__sized_parameters__ends_of_their_ranges_reach_the_inner
 	Fmu3 w;
 	fmi3Int32 got[3];
 	double f;
-	instantiate_wrapper(&w, OUT3_SIZED, "sized_sa");
+	fmu3_instantiate_wrapper(&w, OUT3_SIZED, "sized_sa");
 	SizedParams p = sized_params(&w);
 	/* the start values are the inner's (the Float32's exactly: 0.1f widened) */
 	char start[64];
@@ -527,7 +470,7 @@ static void fmi3_wrapper__sized_parameters__ends_of_their_ranges_reach_the_inner
 	assert_int_equal(w.api.set_float64(w.c, &p.f32, 1, &tiny, 1), fmi3OK);
 	assert_int_equal(w.api.enter_init(w.c, fmi3False, 0, 0, fmi3False, 0), fmi3OK);
 	assert_int_equal(w.api.exit_init(w.c), fmi3OK);
-	assert_int_equal(step(&w, 0, 0.1), fmi3OK);
+	assert_int_equal(fmu3_step(&w, 0, 0.1), fmi3OK);
 	get_params_back(&w, &p, got, &f);
 	assert_int_equal(got[0], INT8_MIN);
 	assert_int_equal(got[1], 0);
@@ -538,12 +481,12 @@ static void fmi3_wrapper__sized_parameters__ends_of_their_ranges_reach_the_inner
 	set_int(&w, p.u64, INT32_MAX, fmi3OK);
 	const double big = 0x1.fffffep+127; /* the largest Float32 */
 	assert_int_equal(w.api.set_float64(w.c, &p.f32, 1, &big, 1), fmi3OK);
-	assert_int_equal(step(&w, 0.1, 0.1), fmi3OK);
+	assert_int_equal(fmu3_step(&w, 0.1, 0.1), fmi3OK);
 	get_params_back(&w, &p, got, &f);
 	assert_int_equal(got[0], INT8_MAX);
 	assert_int_equal(got[2], INT32_MAX);
 	assert_true(f == big);
-	stop(&w);
+	fmu3_stop(&w);
 }
 
 /* The fixed UInt16 at its high end reaches the inner at initialization. */
@@ -553,18 +496,18 @@ static void fmi3_wrapper__fixed_sized_parameter_at_its_high_end__reaches_the_inn
 	Fmu3 w;
 	fmi3Int32 got[3];
 	double f;
-	instantiate_wrapper(&w, OUT3_SIZED, "sized_sa");
+	fmu3_instantiate_wrapper(&w, OUT3_SIZED, "sized_sa");
 	SizedParams p = sized_params(&w);
 	set_int(&w, p.u16, UINT16_MAX, fmi3OK);
 	assert_int_equal(w.api.enter_init(w.c, fmi3False, 0, 0, fmi3False, 0), fmi3OK);
 	assert_int_equal(w.api.exit_init(w.c), fmi3OK);
-	assert_int_equal(step(&w, 0, 0.1), fmi3OK);
+	assert_int_equal(fmu3_step(&w, 0, 0.1), fmi3OK);
 	get_params_back(&w, &p, got, &f);
 	assert_int_equal(got[0], -5); /* the others at their start values */
 	assert_int_equal(got[1], UINT16_MAX);
 	assert_int_equal(got[2], 3);
 	assert_true(f == (double)0.1f);
-	stop(&w);
+	fmu3_stop(&w);
 }
 
 static void assert_logged(const char *what)
@@ -577,7 +520,7 @@ static void fmi3_wrapper__sized_parameter_out_of_range__error_naming_it(void **s
 {
 	(void)state;
 	Fmu3 w;
-	instantiate_wrapper(&w, OUT3_SIZED, "sized_sa");
+	fmu3_instantiate_wrapper(&w, OUT3_SIZED, "sized_sa");
 	SizedParams p = sized_params(&w);
 	assert_int_equal(w.api.enter_init(w.c, fmi3False, 0, 0, fmi3False, 0), fmi3OK);
 	assert_int_equal(w.api.exit_init(w.c), fmi3OK);
@@ -586,30 +529,30 @@ static void fmi3_wrapper__sized_parameter_out_of_range__error_naming_it(void **s
 	set_int(&w, p.i8, INT8_MAX + 1, fmi3Error);
 	assert_logged("the value 128 for 'i8_p'");
 	assert_logged("does not fit Int8");
-	stop(&w);
-	instantiate_wrapper(&w, OUT3_SIZED, "sized_sa");
+	fmu3_stop(&w);
+	fmu3_instantiate_wrapper(&w, OUT3_SIZED, "sized_sa");
 	assert_int_equal(w.api.enter_init(w.c, fmi3False, 0, 0, fmi3False, 0), fmi3OK);
 	assert_int_equal(w.api.exit_init(w.c), fmi3OK);
 	logged[0] = '\0';
 	set_int(&w, p.u64, -1, fmi3Error);
 	assert_logged("the value -1 for 'u64_p'");
 	assert_logged("does not fit UInt64");
-	stop(&w);
+	fmu3_stop(&w);
 	/* the fixed one at initialization */
-	instantiate_wrapper(&w, OUT3_SIZED, "sized_sa");
+	fmu3_instantiate_wrapper(&w, OUT3_SIZED, "sized_sa");
 	set_int(&w, p.u16, UINT16_MAX + 1, fmi3OK);
 	logged[0] = '\0';
 	assert_int_equal(w.api.enter_init(w.c, fmi3False, 0, 0, fmi3False, 0), fmi3Error);
 	assert_logged("the value 65536 for 'u16_p'");
 	assert_logged("does not fit UInt16");
-	stop(&w);
+	fmu3_stop(&w);
 }
 
 /* The wrapper over sized3 with i8_p := P, u64_p := 2 * P and f32_p := P / 3.0, initialized
  * with P = value (want: enter_init's status). */
 static void start_bound(Fmu3 *w, int value, fmi3Status want)
 {
-	instantiate_wrapper(w, OUT3_BOUND, "sized_bound_sa");
+	fmu3_instantiate_wrapper(w, OUT3_BOUND, "sized_bound_sa");
 	set_int(w, vr_of(w->dir, "P"), value, fmi3OK);
 	logged[0] = '\0';
 	assert_int_equal(w->api.enter_init(w->c, fmi3False, 0, 0, fmi3False, 0), want);
@@ -628,23 +571,23 @@ static void fmi3_wrapper__bound_sized_parameters__reach_the_inner_range_checked(
 		start_bound(&w, values[i], fmi3OK);
 		SizedParams p = {0, 0, 0, 0, vr_of(w.dir, "i8_p_out"), vr_of(w.dir, "u16_p_out"),
 		                 vr_of(w.dir, "f32_p_out"), vr_of(w.dir, "u64_p_out")};
-		assert_int_equal(step(&w, 0, 0.1), fmi3OK);
+		assert_int_equal(fmu3_step(&w, 0, 0.1), fmi3OK);
 		get_params_back(&w, &p, got, &f);
 		assert_int_equal(got[0], values[i]);
 		assert_int_equal(got[1], 7); /* u16_p is not bound: its start value */
 		assert_int_equal(got[2], 2 * values[i]);
 		assert_true(f == (double)(float)(values[i] / 3.0));
-		stop(&w);
+		fmu3_stop(&w);
 	}
 	/* -1: i8_p takes it, u64_p cannot take -2 */
 	start_bound(&w, -1, fmi3Error);
 	assert_logged("the value -2 for 'u64_p'");
 	assert_logged("does not fit UInt64");
-	stop(&w);
+	fmu3_stop(&w);
 	start_bound(&w, INT8_MAX + 1, fmi3Error);
 	assert_logged("the value 128 for 'i8_p'");
 	assert_logged("does not fit Int8");
-	stop(&w);
+	fmu3_stop(&w);
 }
 
 /* ---- the same script built as FMI 2.0 -------------------------------------------------------- */
@@ -701,7 +644,7 @@ static void fmi2_wrapper__enumeration_and_sized_types__same_outputs_as_the_bare_
 		fmi2ValueReference r[2] = {vr_of(dir, "f32_in"), vr_of(dir, "f64_in")};
 		const fmi2Real d[2] = {x.f32, x.f64};
 		assert_int_equal(a.set_real(c, r, 2, d), fmi2OK);
-		assert_int_equal(step(&b, k * 0.1, 0.1), fmi3OK);
+		assert_int_equal(fmu3_step(&b, k * 0.1, 0.1), fmi3OK);
 		assert_int_equal(a.do_step(c, k * 0.1, 0.1, fmi2True), fmi2OK);
 		get_bare(&b, &ob);
 		assert_int_equal(a.get_integer(c, out, NINT + 1, got), fmi2OK);
@@ -715,7 +658,7 @@ static void fmi2_wrapper__enumeration_and_sized_types__same_outputs_as_the_bare_
 	}
 	a.free_instance(c);
 	fmi2_unimport(&a);
-	stop(&b);
+	fmu3_stop(&b);
 }
 
 int main(void)

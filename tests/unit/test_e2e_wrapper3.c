@@ -22,6 +22,7 @@
 #include "package.h"
 #include "sacc_test.h"
 #include "e2e_kit.h"
+#include "e2e_fmi3.h"
 
 #define OUT3 "e2e3/fmi3"
 #define PW "adaptations/powerwindow/"
@@ -46,19 +47,6 @@ static int group_setup(void **state)
 	return 0;
 }
 
-/* What the wrapper logged: every message, one a line, and how many at Error or worse. */
-static char logged[8192];
-static int errors_logged;
-
-static void logger3(fmi3InstanceEnvironment env, fmi3Status status, fmi3String category,
-                    fmi3String message)
-{
-	(void)env, (void)category;
-	size_t used = strlen(logged);
-	snprintf(logged + used, sizeof logged - used, "%s\n", message);
-	errors_logged += status >= fmi3Error;
-}
-
 static void logger2(fmi2ComponentEnvironment env, fmi2String name, fmi2Status status,
                     fmi2String category, fmi2String message, ...)
 {
@@ -67,22 +55,9 @@ static void logger2(fmi2ComponentEnvironment env, fmi2String name, fmi2Status st
 
 static const fmi2CallbackFunctions callbacks2 = {logger2, calloc, free, NULL, NULL};
 
-typedef struct Fmu3 {
-	Fmi3Api api;
-	char dir[PATH_MAX];
-	char token[64];
-	char resources[PATH_MAX + 16];
-} Fmu3;
-
 static void open3(Fmu3 *f, const char *id)
 {
-	char lib[2 * PATH_MAX];
-	unpack(OUT3, id, f->dir);
-	assert_true(md_attr(f->dir, "instantiationToken", "instantiationToken", f->token,
-	                    sizeof f->token));
-	snprintf(f->resources, sizeof f->resources, "%s/resources/", f->dir);
-	snprintf(lib, sizeof lib, "%s/binaries/x86_64-linux/%s.so", f->dir, id);
-	fmi3_import(&f->api, lib);
+	fmu3_open_wrapper(f, OUT3, id);
 }
 
 static fmi3Instance instantiate3(Fmu3 *f, int early)
