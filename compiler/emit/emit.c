@@ -730,8 +730,7 @@ static bool add_param(Lay *y, EmitLayout *l, int k)
 
 /* ---- the inners' parameters ----------------------------------------------------------------- */
 
-/* The script's binding of an inner's parameter (`with param NAME := EXPR`), or NULL. */
-static const Node *inner_binding(const Inner *in, const char *name)
+const Node *emit_inner_binding(const Inner *in, const char *name)
 {
 	if (!in->decl || in->decl->kind != ND_INNER)
 		return NULL;
@@ -857,7 +856,7 @@ static void add_inner_params(Compilation *c, EmitLayout *l, int f)
 			SaType t = fmu_param_type(fv);
 			if (t == TY_NONE)
 				continue;
-			const Node *b = inner_binding(in, fv->name);
+			const Node *b = emit_inner_binding(in, fv->name);
 			if (b) {
 				bind(l, f, b, t, fv->vr);
 				continue;
@@ -882,7 +881,7 @@ static void add_inner_params(Compilation *c, EmitLayout *l, int f)
 		if (sv->causality != CAUS_PARAMETER || sv->elems)
 			continue; /* an inner adaptation's array parameter keeps its start values
 			           * (an FMU inner's is exposed: emit_add_array_param) */
-		const Node *b = inner_binding(in, sv->name);
+		const Node *b = emit_inner_binding(in, sv->name);
 		if (b) {
 			bind(l, f, b, sv->type, sv->vr);
 			continue;

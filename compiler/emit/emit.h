@@ -234,6 +234,9 @@ bool emit_refuse_arrays_fmi2(Compilation *c, const EmitLayout *l);
  * most, for the allocation. */
 void emit_add_array_param(Compilation *c, EmitLayout *l, int f, const FmuVar *fv);
 int emit_array_param_elements(const FmuInfo *f);
+/* The script's binding of an inner's parameter or of one element of it (`with param NAME :=
+ * EXPR`, `with param K[2] := EXPR`), or NULL (emit.c). */
+const Node *emit_inner_binding(const Inner *in, const char *name);
 void emit_expose_inner_param(Compilation *c, EmitLayout *l, int f, const char *name,
                              const EmitVar *from);
 

@@ -284,17 +284,6 @@ static uint32_t param_element_vr(const Inner *in, int j)
 	return top + 1 + (uint32_t)reserved + (uint32_t)j;
 }
 
-/* The script's binding of one element (`with param K[2] := ...`), or NULL. */
-static const Node *element_binding(const Inner *in, const char *name)
-{
-	if (!in->decl || in->decl->kind != ND_INNER)
-		return NULL;
-	for (const Node *b = in->decl->list3; b; b = b->next)
-		if (strcmp(b->name, name) == 0)
-			return b;
-	return NULL;
-}
-
 void emit_add_array_param(Compilation *c, EmitLayout *l, int f, const FmuVar *fv)
 {
 	Arena *a = c->arena;
@@ -314,7 +303,7 @@ void emit_add_array_param(Compilation *c, EmitLayout *l, int f, const FmuVar *fv
 		before += l->bindings[i].inner_index == f && l->bindings[i].param_array != NULL;
 	for (long long k = 0; k < fv->nelems; k++) {
 		const char *name = fmu_element_name(a, fv, k);
-		const Node *b = element_binding(in, name);
+		const Node *b = emit_inner_binding(in, name);
 		if (b) {
 			l->bindings[l->nbindings++] = (EmitBinding){
 				.name = b->name, .inner = in, .inner_index = f,
