@@ -223,11 +223,11 @@ static int check_names(char *const fields[], int ncols, const char *name, char *
 	}
 	free(v);
 	if (empty < dup) {
-		say(err, errsize, "%s:1:1: column %d has no name", name, empty + 1);
+		say(err, errsize, "%s:1: column %d has no name", name, empty + 1);
 		return -1;
 	}
 	if (dup < ncols) {
-		say(err, errsize, "%s:1:1: column '%s' appears twice (columns %d and %d)", name,
+		say(err, errsize, "%s:1: column '%s' appears twice (columns %d and %d)", name,
 		    fields[dup], orig + 1, dup + 1);
 		return -1;
 	}
@@ -279,8 +279,10 @@ static int scan(char *text, long line, char **fields, CsvWhere *at, int max, Csv
 	char *r = text, *w = text;
 	int col = 1, n = 0;
 	for (;;) {
-		if (n == max)
+		if (n == max) {
+			at[max] = (CsvWhere){line, col}; /* where the first field too many starts */
 			return max + 1;
+		}
 		fields[n] = w;
 		at[n++] = (CsvWhere){line, col};
 		if (*r == '"') {

@@ -281,9 +281,17 @@ static int choose_vars(Plot *p)
 	if (!p->vars)
 		return fputs("sacc plot: out of memory\n", stderr), 1;
 	if (p->a.ngroups == 0) {
+		/* every column of numbers: a String's or Binary's is drawn only when asked for
+		 * (--vars), which match_files refuses with the cell that is no number */
+		char msg[16];
 		for (int c = 1; c < p->t[0]->ncols; c++)
-			if (add_var(p, p->t[0]->names[c], -1))
+			if (csv_numeric(p->t[0], c, msg, sizeof msg) && add_var(p, p->t[0]->names[c], -1))
 				return fputs("sacc plot: out of memory\n", stderr), 1;
+		/* nothing to draw: say why of the first column */
+		char why[1024];
+		if (p->nvars == 0 && p->t[0]->ncols > 1 && !csv_numeric(p->t[0], 1, why, sizeof why))
+			return fprintf(stderr, "sacc plot: %s has no column of numbers to draw (%s)\n",
+			               p->a.files[0], why), 1;
 		return 0;
 	}
 	for (int g = 0; g < p->a.ngroups; g++) {
@@ -340,6 +348,12 @@ static int match_files(Plot *p)
 					return fputs("sacc plot: out of memory\n", stderr), 1;
 				free(var->name);
 				var->name = bare;
+			}
+			char msg[1024];
+			if (!csv_numeric(t, c, msg, sizeof msg)) {
+				fprintf(stderr, "sacc plot: %s%s (only numbers are drawn)\n",
+				        p->a.ngroups ? "--vars: " : "", msg);
+				return p->a.ngroups ? 2 : 1;
 			}
 			p->col[f * p->nvars + v] = c;
 			const char *u = t->units[c];

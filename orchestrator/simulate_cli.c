@@ -1027,6 +1027,13 @@ static int check_reference(Sim *s, const CsvTable *ref, const CsvTable *names)
 				fprintf(stderr, "sacc simulate: --reference %s has no column", s->args->reference);
 			fprintf(stderr, " '%s'", names->names[c]);
 		}
+	for (int c = 1; !missing && c < names->ncols; c++) {
+		char msg[1024];
+		if (!csv_numeric(ref, csv_column(ref, names->names[c]), msg, sizeof msg)) {
+			fprintf(stderr, "sacc simulate: --reference %s\n", msg);
+			return 1;
+		}
+	}
 	if (missing) {
 		fprintf(stderr, " (recorded variable%s); its columns are:", missing > 1 ? "s" : "");
 		for (int c = 0; c < ref->ncols; c++)

@@ -379,8 +379,8 @@ static void plot__errors__what_and_where(void **state)
 		int rc;
 		const char *msg, *image;
 	} cases[] = {
-		{"", "bad.csv -o b.svg", 1, "sacc plot: bad.csv:4: column 2 (a.x): 'two' is not a "
-		                            "finite number", "b.svg"},
+		{"", "bad.csv -o b.svg", 1, "bad.csv has no column of numbers to draw (bad.csv:4:3: "
+		                            "column 2 (a.x): 'two' is not a finite number)", "b.svg"},
 		{"", "none.csv -o b.svg", 1, "sacc plot: none.csv: cannot read: No such file", "b.svg"},
 		{"", "r.csv -o b.svg --vars a.x,a.w", 2, "--vars: r.csv has no column 'a.w'; its "
 		                                        "variables are: a.x a.y b.z", "b.svg"},

@@ -54,13 +54,13 @@ static void input__real__linear_between_rows(void **state)
 	Ctx *c = *state;
 	const char *csv = "time [s],u\n0,0\n1,10\n";
 	assert_int_equal(run_input(c, "passthrough.fmu", csv, "--step 0.25"), 0);
-	assert_out(c, "time [s],passthrough.y\n0,0\n0.25,0\n0.5,2.5\n0.75,5\n1,7.5\n");
+	assert_out(c, "time,passthrough.y\n0,0\n0.25,0\n0.5,2.5\n0.75,5\n1,7.5\n");
 	assert_int_equal(run_input(c, "integrator.fmu", csv, "--step 0.25"), 0);
-	assert_out(c, "time [s],integrator.x\n0,0\n0.25,0.3125\n0.5,1.25\n0.75,2.8125\n1,5\n");
+	assert_out(c, "time,integrator.x\n0,0\n0.25,0.3125\n0.5,1.25\n0.75,2.8125\n1,5\n");
 	/* INST.VAR names the input of a single FMU too (a result file's columns) */
 	assert_int_equal(run_input(c, "passthrough.fmu", "time,passthrough.u\n0,0\n1,10\n",
 	                           "--step 0.5"), 0);
-	assert_out(c, "time [s],passthrough.y\n0,0\n0.5,0\n1,5\n");
+	assert_out(c, "time,passthrough.y\n0,0\n0.5,0\n1,5\n");
 	assert_tmp_empty(c);
 }
 
@@ -71,10 +71,10 @@ static void input__ends_and_jumps__first_last_later(void **state)
 	Ctx *c = *state;
 	assert_int_equal(run_input(c, "passthrough.fmu", "time,u\n0.5,2\n1,4\n",
 	                           "--stop 1.5 --step 0.25"), 0);
-	assert_out(c, "time [s],passthrough.y\n0,2\n0.25,2\n0.5,2\n0.75,2\n1,3\n1.25,4\n1.5,4\n");
+	assert_out(c, "time,passthrough.y\n0,2\n0.25,2\n0.5,2\n0.75,2\n1,3\n1.25,4\n1.5,4\n");
 	assert_int_equal(run_input(c, "passthrough.fmu", "time,u\n0,0\n0.5,0\n\n0.5,1\n1,1\n",
 	                           "--step 0.25"), 0);
-	assert_out(c, "time [s],passthrough.y\n0,0\n0.25,0\n0.5,0\n0.75,1\n1,1\n");
+	assert_out(c, "time,passthrough.y\n0,0\n0.25,0\n0.5,0\n0.75,1\n1,1\n");
 }
 
 /* A Boolean input holds the last row's value: driver_up is false until t = 1 (linear it
@@ -84,7 +84,7 @@ static void input__discrete__held_from_the_last_row(void **state)
 	Ctx *c = *state;
 	assert_int_equal(run_input(c, "controller.fmu", "time,driver_up\n0,0\n1,1\n",
 	                           "--stop 1.5 --step 0.25 --record controller.up"), 0);
-	assert_out(c, "time [s],controller.up\n0,0\n0.25,0\n0.5,0\n0.75,0\n1,0\n1.25,1\n1.5,1\n");
+	assert_out(c, "time,controller.up\n0,0\n0.25,0\n0.5,0\n0.75,0\n1,0\n1.25,1\n1.5,1\n");
 }
 
 static const char two_sa[] =
@@ -94,7 +94,8 @@ static const char two_sa[] =
 	"\n"
 	"a.x -> p.u\n";
 
-/* Every error names the file and the line; the run does not start (exit 1). */
+/* Every error names the file, the line and, for a cell, its column; the run does not
+ * start (exit 1). */
 static void input__errors__file_and_line(void **state)
 {
 	Ctx *c = *state;
@@ -105,10 +106,10 @@ static void input__errors__file_and_line(void **state)
 		{"time,uu\n0,1\n", "in.csv:1: column 2 'uu': fmu 'passthrough' has no variable "
 		                   "'uu'; did you mean 'u'?"},
 		{"time,y\n0,1\n", "in.csv:1: column 2 'y' is an output, not an input"},
-		{"u,time\n0,1\n", "in.csv:1: the first column is 'u', not 'time'"},
-		{"time,u\n0,1\n0.5,2\n0.25,3\n", "in.csv:4: time 0.25 is before the previous "
+		{"u,time\n0,1\n", "in.csv:1:1: the first column is 'u', not 'time'"},
+		{"time,u\n0,1\n0.5,2\n0.25,3\n", "in.csv:4:1: time 0.25 is before the previous "
 		                                 "row's 0.5"},
-		{"time,u\n0,1\n0.5,x\n", "in.csv:3: column 2 (u): 'x' is not a finite number"},
+		{"time,u\n0,1\n0.5,x\n", "in.csv:3:5: column 2 (u): 'x' is not a finite number"},
 		{"time,u\n", "in.csv: no rows after the header"},
 		{"time,u,passthrough.u\n0,1,1\n", "in.csv:1: columns 2 and 3 both feed "
 		                                  "passthrough.u"},
@@ -122,15 +123,15 @@ static void input__errors__file_and_line(void **state)
 		assert_int_equal(rc, 1);
 		assert_err(c, cases[i].want);
 	}
-	/* an Integer input takes integers only, with the line of the row (blank lines
-	 * counted) */
+	/* an Integer input takes integers only, with the line and column of the cell (blank
+	 * lines counted) */
 	assert_int_equal(run_input(c, "faulty.fmu", "time,fault\n0,0\n\n1,1.5\n", ""), 1);
 	assert_err(c, "sacc simulate: --input ");
-	assert_err(c, "in.csv:4: column 2 (fault): 1.5 is not an Integer");
+	assert_err(c, "in.csv:4:3: column 2 (fault): '1.5' is not an Integer");
 	/* the ends of the 32-bit range are taken; beyond them the message says so */
 	assert_int_equal(run_input(c, "faulty.fmu", "time,fault\n0,-2147483648\n"
 	                                            "1,2147483648\n", ""), 1);
-	assert_err(c, "in.csv:3: column 2 (fault): 2147483648 does not fit a 32-bit Integer");
+	assert_err(c, "in.csv:3:3: column 2 (fault): '2147483648' does not fit a 32-bit Integer");
 	/* a scenario's columns are INST.VAR; an input connected already cannot be fed */
 	write_text(c, "two.sa", two_sa);
 	struct {
@@ -154,7 +155,7 @@ static void input__errors__file_and_line(void **state)
 	snprintf(args, sizeof args, "'%s' --input '%s' --stop 0.5 --step 0.25 --record a.x",
 	         path_in(c, "two.sa"), path_in(c, "in.csv"));
 	assert_int_equal(simulate(c, args), 0);
-	assert_out(c, "time [s],a.x\n0,0\n0.25,0.5\n0.5,1\n");
+	assert_out(c, "time,a.x\n0,0\n0.25,0.5\n0.5,1\n");
 	assert_tmp_empty(c);
 }
 
