@@ -9,8 +9,9 @@
 # error of either mass over the communication points, against the exact monolithic
 # solution ($BUILD/bench/two_mass/reference at the same points, compared by compare.awk).
 # Then the observed order log2(err(H) / err(H/2)) between the last two step sizes.  A run
-# that fails (e.g. a NaN once a scheme is unstable) shows as "failed".  Every CSV is kept
-# in $BUILD/bench/two_mass/.
+# that fails (e.g. a NaN once a scheme is unstable) shows as "failed", and the script then
+# exits 1 after the table: a figure that cannot be computed is a failure, not a result.
+# Every CSV is kept in $BUILD/bench/two_mass/.
 set -eu
 SACC=${SACC:-build/sacc}
 BUILD=${BUILD:-build}
@@ -46,6 +47,7 @@ simulate() {
 	esac
 }
 
+failed=0
 echo "H $SCHEMES"
 for h in $HS; do
 	"$OUT/reference" --start 0 --stop "$STOP" --step "$h" -o "$OUT/reference_$h.csv"
@@ -59,6 +61,7 @@ for h in $HS; do
 		else
 			echo "nan" >"$OUT/${s}_$h.err"
 			row="$row failed"
+			failed=$((failed + 1))
 			sed 's/^/  /' "$csv.log" | head -n 3 >&2
 		fi
 	done
@@ -75,3 +78,7 @@ for s in $SCHEMES; do
 		else printf "%.2f", log(a / b) / log(2) }')"
 done
 echo "$row"
+if [ "$failed" -gt 0 ]; then
+	echo "run.sh: $failed figure(s) could not be computed (see $OUT/*.log)" >&2
+	exit 1
+fi
