@@ -411,7 +411,8 @@ const CliOption sim_options[] = {
 	 "INST.VAR[I]=VALUE)", NULL},
 	{"--input", CLI_VALUE, "FILE.csv", cli_set_string, AT(input), SIM, CLI_FILE,
 	 "unconnected inputs over time: a time column, then one per input (INST.VAR; VAR for "
-	 "an .fmu), Reals linear between rows, discrete ones held", NULL},
+	 "an .fmu), Reals linear between rows, the others held (Booleans true, false, 1 or 0; "
+	 "Strings as text; Binaries in hex); a result file feeds another run as it is", NULL},
 	{"-o", CLI_VALUE, "RESULT.csv", cli_set_string, AT(out), SIM, CLI_FILE,
 	 "the CSV result (default: standard output): a header `time,INST.VAR,...`, a row per "
 	 "point", NULL},
