@@ -503,7 +503,7 @@ static CsvTable *header_table(Records *rd, int ncols, const char *name,
 	bool any = false;
 	for (int c = 1; ok && o && o->kind && c < ncols; c++) {
 		t->kinds[c] = o->kind(o->env, c, t->names[c]);
-		any |= t->is_text[c] = t->kinds[c] == CSV_TEXT;
+		any |= t->is_text[c] = t->kinds[c] == CSV_TEXT || t->kinds[c] == CSV_HEX;
 	}
 	if (ok && any)
 		ok = (t->cells = calloc(1, sizeof *t->cells)) != NULL;
@@ -515,6 +515,22 @@ static CsvTable *header_table(Records *rd, int ncols, const char *name,
 done:
 	free(units);
 	return t;
+}
+
+/* Whether s is hex digits, two per byte (none: no bytes). */
+static bool is_hex(const char *s)
+{
+	size_t n = strspn(s, "0123456789abcdefABCDEF");
+	return !s[n] && n % 2 == 0;
+}
+
+/* Column c's first bad cell: where, what it holds (60 bytes of it), what is wrong.
+ * Returns 0, or -1 when out of memory. */
+static int remember_bad(CsvTable *t, int c, CsvWhere at, const char *cell, const char *why)
+{
+	t->bad[c] = at;
+	t->bad_why[c] = why;
+	return (t->bad_text[c] = strndup(cell, 60)) ? 0 : -1;
 }
 
 /* Row r's fields into t (grown already): numbers, text kept, the first bad cell of each
@@ -533,6 +549,12 @@ static int take_row(CsvTable *t, const Records *rd, const char *name, char *err,
 				say(err, errsize, "%s: out of memory", name);
 				return -1;
 			}
+			if (t->kinds[c] == CSV_HEX && t->bad[c].line == 0 && !is_hex(cell) &&
+			    remember_bad(t, c, rd->at[c], cell, "is not a Binary in hex digits, two per "
+			                 "byte (0a1b)")) {
+				say(err, errsize, "%s: out of memory", name);
+				return -1;
+			}
 		} else if ((why = cell_number(cell, t->kinds[c], &row[c]))) {
 			if (c == 0) {
 				say(err, errsize, "%s:%ld:%d: column 1 (time): '%.60s' is not a finite number",
@@ -540,13 +562,9 @@ static int take_row(CsvTable *t, const Records *rd, const char *name, char *err,
 				return -1;
 			}
 			row[c] = NAN;
-			if (t->bad[c].line == 0) {
-				t->bad[c] = rd->at[c];
-				t->bad_why[c] = why;
-				if (!(t->bad_text[c] = strndup(cell, 60))) {
-					say(err, errsize, "%s: out of memory", name);
-					return -1;
-				}
+			if (t->bad[c].line == 0 && remember_bad(t, c, rd->at[c], cell, why)) {
+				say(err, errsize, "%s: out of memory", name);
+				return -1;
 			}
 		}
 	}
@@ -662,18 +680,22 @@ CsvTable *csv_parse(const char *text, size_t len, const char *name, char *err, s
 	return csv_parse_with(text, len, name, NULL, err, errsize);
 }
 
+bool csv_has_bad_cell(const CsvTable *t, int c, char *msg, size_t size)
+{
+	if (!t->bad || t->bad[c].line == 0)
+		return false;
+	say(msg, size, "%s:%ld:%d: column %d (%s): '%s' %s", t->source, t->bad[c].line,
+	    t->bad[c].col, c + 1, t->names[c], t->bad_text[c], t->bad_why[c]);
+	return true;
+}
+
 bool csv_numeric(const CsvTable *t, int c, char *msg, size_t size)
 {
-	const char *src = t->source ? t->source : "table";
 	if (t->is_text && t->is_text[c]) {
-		say(msg, size, "%s:1: column %d (%s) is a text column", src, c + 1, t->names[c]);
+		say(msg, size, "%s:1: column %d (%s) is a text column", t->source, c + 1, t->names[c]);
 		return false;
 	}
-	if (!t->bad || t->bad[c].line == 0)
-		return true;
-	say(msg, size, "%s:%ld:%d: column %d (%s): '%s' %s", src, t->bad[c].line, t->bad[c].col,
-	    c + 1, t->names[c], t->bad_text[c], t->bad_why[c]);
-	return false;
+	return !csv_has_bad_cell(t, c, msg, size);
 }
 
 const char *csv_text(const CsvTable *t, size_t r, int c)

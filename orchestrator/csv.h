@@ -30,9 +30,10 @@ typedef struct CsvWhere {
 } CsvWhere;
 
 /* What a column holds: numbers (the default; a cell `true` or `false` reads as 1 or 0),
- * text kept as written, or numbers that must be 32-bit integers (sacc's Integers) or
- * Booleans (true, false, 1 or 0, read as 1 and 0). */
-typedef enum CsvKind { CSV_NUMBER, CSV_TEXT, CSV_INTEGER, CSV_BOOLEAN } CsvKind;
+ * text kept as written (CSV_HEX: text of hex digits, two per byte, a Binary's), or numbers
+ * that must be 32-bit integers (sacc's Integers) or Booleans (true, false, 1 or 0, read as
+ * 1 and 0). */
+typedef enum CsvKind { CSV_NUMBER, CSV_TEXT, CSV_INTEGER, CSV_BOOLEAN, CSV_HEX } CsvKind;
 
 typedef struct CsvTable {
 	int ncols;       /* column 0 is time */
@@ -93,6 +94,10 @@ CsvTable *csv_parse_with(const char *text, size_t len, const char *name,
  * "SOURCE:LINE:COL: column N (NAME): 'CELL' is not a finite number" (or "... is a text
  * column").  Tables of csv_new are numbers throughout. */
 bool csv_numeric(const CsvTable *t, int c, char *msg, size_t size);
+
+/* Whether column c has a cell that is not of its kind; if so msg says which, as
+ * csv_numeric does.  (A text column's cells are all text, a CSV_HEX one's hex digits.) */
+bool csv_has_bad_cell(const CsvTable *t, int c, char *msg, size_t size);
 
 /* The text of row r's cell in text column c (as written, unquoted). */
 const char *csv_text(const CsvTable *t, size_t r, int c);

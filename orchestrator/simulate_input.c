@@ -102,8 +102,9 @@ static CsvKind input_kind(void *env, int c, const char *name)
 		return CSV_NUMBER;
 	switch (s->fmus[f].info->vars[i].type) {
 	case FT_STRING:
-	case FT_BINARY:
 		return CSV_TEXT;
+	case FT_BINARY:
+		return CSV_HEX;
 	case FT_BOOLEAN:
 		return CSV_BOOLEAN;
 	case FT_REAL:
@@ -163,33 +164,22 @@ static int resolve_column(Sim *s, const char *path, int c, SartRef *r)
 	return 0;
 }
 
-/* Column c's cells are what v takes (the reader checked them against the column's
- * kind; a Binary's are hex digits, decoded here into s->ext_bytes).  Returns 0, or 1 after
- * a report naming the first bad cell's line and column. */
-static int check_values(Sim *s, const char *path, int c, const FmuVar *v)
+/* Column c's cells are what v takes (the reader checked them against the column's kind);
+ * a Binary's hex digits are decoded in place, their sizes in s->ext_size.  Returns 0, or 1
+ * after a report naming the first bad cell's line and column. */
+static int check_values(Sim *s, int c, const FmuVar *v)
 {
 	const CsvTable *t = s->input;
 	char msg[1024];
-	if (v->type == FT_STRING)
-		return 0;
-	if (v->type != FT_BINARY) {
-		if (csv_numeric(t, c, msg, sizeof msg))
-			return 0;
+	if (csv_has_bad_cell(t, c, msg, sizeof msg)) {
 		cli_error("--input %s", msg);
 		return 1;
 	}
-	for (size_t r = 0; r < t->nrows; r++) {
+	for (size_t r = 0; v->type == FT_BINARY && r < t->nrows; r++) {
 		unsigned char *bytes;
 		size_t size;
-		int rc = sim_hex_decode(csv_text(t, r, c), &bytes, &size);
-		if (rc > 0) {
-			cli_error("out of memory");
-			return 1;
-		}
-		if (rc < 0) {
-			cli_error("--input %s:%ld: column %d (%s): '%.60s' is not a Binary in hex digits, "
-			          "two per byte (0a1b)", path, t->where[r].line, c + 1, t->names[c],
-			          csv_text(t, r, c));
+		if (sim_hex_decode(csv_text(t, r, c), &bytes, &size)) {
+			cli_error("out of memory"); /* the reader checked the digits */
 			return 1;
 		}
 		/* the decoded bytes take the text's place: never longer than the digits */
@@ -230,7 +220,7 @@ int sim_load_input(Sim *s, const char *path)
 		if (resolve_column(s, path, c, &r))
 			return 1;
 		const FmuVar *v = &s->fmus[r.fmu].info->vars[r.var];
-		if (check_values(s, path, c, v))
+		if (check_values(s, c, v))
 			return 1;
 		for (int k = 0; k < s->nexternal; k++)
 			if (s->external[k].fmu == r.fmu && s->external[k].var == r.var) {

@@ -8,8 +8,8 @@
  * line for every malformed input; only an empty one is "fuzz.csv: empty file".  So does a
  * table that breaks what csv.h says of it (a name not found, a time before the previous
  * one, a time not finite, a cell not finite in a column csv_numeric passes, a time inside
- * the table that csv_interp refuses).  Every input is read a second time with its odd
- * columns as text, whose cells must be there.
+ * the table that csv_interp refuses).  Every input is read a second time with its columns
+ * of every kind in turn (text, Integer, Boolean, hex), the text cells all there.
  * tests/fuzz/run.sh builds and runs this. */
 #include <math.h>
 #include <stdint.h>
@@ -92,16 +92,18 @@ static void exercise(const CsvTable *t)
 	}
 }
 
-static CsvKind odd_text(void *env, int c, const char *name)
+/* Every kind in turn, column by column. */
+static CsvKind kinds(void *env, int c, const char *name)
 {
+	static const CsvKind k[] = {CSV_NUMBER, CSV_TEXT, CSV_INTEGER, CSV_BOOLEAN, CSV_HEX};
 	(void)env, (void)name;
-	return c % 2 ? CSV_TEXT : CSV_NUMBER;
+	return k[c % 5];
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char err[512] = "";
-	CsvOptions text = {odd_text, NULL};
+	CsvOptions text = {kinds, NULL};
 	CsvTable *t = csv_parse_with((const char *)data, size, NAME, &text, err, sizeof err);
 	if (t) {
 		exercise(t);

@@ -279,7 +279,7 @@ static void input__result_fed_back__every_type_exact(void **state)
 	assert_err(c, "in.csv:3:3: column 2 (bool_in): 'yes' is not a Boolean (true, false, 1 or "
 	              "0)");
 	assert_int_equal(run_input(c, "../fmus3/alltypes3.fmu", "time,bin_in\n0,abc\n", ""), 1);
-	assert_err(c, "in.csv:2: column 2 (bin_in): 'abc' is not a Binary in hex digits");
+	assert_err(c, "in.csv:2:3: column 2 (bin_in): 'abc' is not a Binary in hex digits");
 	assert_int_equal(run_input(c, "../fmus3/alltypes3.fmu", "time,str_in\n0,\"open\n", ""), 1);
 	assert_err(c, "in.csv:2:3: this quoted field is not closed");
 }
