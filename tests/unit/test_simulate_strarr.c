@@ -66,10 +66,15 @@ static void simulate_strarr__start_values__quoted_columns_binary_in_hex(void **s
 	                     "strarr3.b1_out\n"
 	                     "0,0,\"c\",\"b\",\"a\",\"a,b,c\",\"00ff\",\"\",\"1b0a\"\n"
 	                     "0.5,0,\"c\",\"b\",\"a\",\"a,b,c\",\"00ff\",\"\",\"1b0a\"\n");
-	/* by default only the numeric outputs: Strings and Binaries when named */
+	/* by default every output, Strings and Binaries after the numbers */
 	snprintf(args, sizeof args, "'%s/fmus3/strarr3.fmu' --stop 0.5 --step 0.5 --set "
 	         "strarr3.x=1.25", build_abs());
-	assert_run_both_ways(c, args, "time,strarr3.y\n0,2.5\n0.5,2.5\n");
+	assert_run_both_ways(c, args,
+	                     "time,strarr3.y,strarr3.s_out[1],strarr3.s_out[2],"
+	                     "strarr3.s_out[3],strarr3.joined,strarr3.b_out[1],strarr3.b_out[2],"
+	                     "strarr3.b1_out\n"
+	                     "0,2.5,\"c\",\"b\",\"a\",\"a,b,c\",\"00ff\",\"\",\"1b0a\"\n"
+	                     "0.5,2.5,\"c\",\"b\",\"a\",\"a,b,c\",\"00ff\",\"\",\"1b0a\"\n");
 }
 
 /* One element of a String array set: the others keep their start values, as the seam
