@@ -220,13 +220,17 @@ static void put_design(FILE *f, const void *env)
 {
 	const EnsDesign *d = env;
 	fputs("run", f);
-	for (int p = 0; p < d->nparams; p++)
-		fprintf(f, ",%s", d->params[p]);
+	for (int p = 0; p < d->nparams; p++) { /* quoted where a name or value must be */
+		fputc(',', f);
+		csv_put_field(f, d->params[p]);
+	}
 	fputc('\n', f);
 	for (int r = 0; r < d->nruns; r++) {
 		fputs(d->ids[r], f);
-		for (int p = 0; p < d->nparams; p++)
-			fprintf(f, ",%s", d->values[(size_t)r * (size_t)d->nparams + (size_t)p]);
+		for (int p = 0; p < d->nparams; p++) {
+			fputc(',', f);
+			csv_put_field(f, d->values[(size_t)r * (size_t)d->nparams + (size_t)p]);
+		}
 		fputc('\n', f);
 	}
 }
