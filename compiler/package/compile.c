@@ -213,6 +213,14 @@ static Hash runtime_digest(void)
 const char *pkg_cache_dir(Compilation *c)
 {
 	const char *d = getenv("SACC_CACHE_DIR");
+	if (d && *d && *d != '/') { /* relative: to where sacc runs, not where cc does */
+		char *cwd = getcwd(NULL, 0);
+		if (!cwd)
+			return NULL;
+		const char *abs = arena_printf(c->arena, "%s/%s", cwd, d);
+		free(cwd);
+		return abs;
+	}
 	if (d)
 		return *d ? d : NULL;
 	const char *x = getenv("XDG_CACHE_HOME");

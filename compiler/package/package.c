@@ -197,12 +197,24 @@ static int compile_and_link(Build *b, Job *j, const char *tree, const char *cons
                             int nlibs, const char *output, const char *what)
 {
 	Arena *a = b->c->arena;
+	/* The objects go beside the tree, by an absolute path: cc runs inside the tree. */
+	const char *objdir = arena_printf(a, "%s/../obj", tree);
+	if (tree[0] != '/') {
+		char *cwd = getcwd(NULL, 0);
+		if (!cwd) {
+			diag_error(b->c->diag, (Loc){tree, 0, 0, 0}, "cannot tell the current "
+				   "directory: %s", strerror(errno));
+			return 1;
+		}
+		objdir = arena_printf(a, "%s/%s/../obj", cwd, tree);
+		free(cwd);
+	}
 	bool *cacheable = arena_alloc(a, (size_t)nsources + 1);
 	for (int i = 0; i < nsources; i++)
 		cacheable[i] = is_runtime_source(sources[i]);
 	PkgCompileJob job = {
 		.tree = tree,
-		.objdir = arena_printf(a, "%s/../obj", tree),
+		.objdir = objdir,
 		.cc = cc_command(b),
 		.flags = flags,
 		.nflags = nflags,
