@@ -17,7 +17,7 @@
 # emitted fast step (the usual one for these rules) and, built with -DSART_NO_FAST_STEP, its
 # general step.  A figure that cannot be computed (a run fails, the loops disagree, a count
 # is not a number) ends it with status 1.  BENCH_QUICK=1: 200 and 1200 steps under
-# callgrind, 1000 and 11000 timed.
+# callgrind, 10000 and 110000 timed.
 set -eu
 BENCH=bench-master
 BENCH_PACKAGE=valgrind
@@ -27,8 +27,8 @@ SACC=${SACC:-$BUILD/sacc}
 if bench_quick; then
 	N1=${N1:-200}
 	N2=${N2:-1200}
-	TIME_N1=${TIME_N1:-1000}
-	TIME_N2=${TIME_N2:-11000}
+	TIME_N1=${TIME_N1:-10000}
+	TIME_N2=${TIME_N2:-110000}
 else
 	N1=${N1:-20000}
 	N2=${N2:-120000}
