@@ -126,11 +126,10 @@ line "trivial (work 0, $TRIVIAL_STEPS steps), 1 thread" "$trivial1" $steps_trivi
 line "trivial, 2 threads" "$trivial2" $steps_trivial
 echo "load average before: $load_before, after: $load_after (2 cores)"
 set -- $costly1
-s=$(bench_ratio "one-thread cpu share" "%.2f" "$2" "$1")
-printf 'one-thread cpu share %s' "$s"
-awk -v s="$s" 'BEGIN { if (s < 0.9)
-	printf " (the machine was busy: the speedup is less than a quiet one gives)" }'
-echo
+s=$(bench_ratio "one-thread cpu share" "%.6f" "$2" "$1")
+awk -v s="$s" 'BEGIN { printf "one-thread cpu share %.2f", s
+	if (s < 0.9) printf " (the machine was busy: the speedup is less than a quiet one gives)"
+	printf "\n" }'
 set -- $costly2
 share=$(bench_ratio parallel_share "%.3f" "$3" "$steps_costly")
 echo "parallel_share $share"
