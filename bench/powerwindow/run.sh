@@ -79,9 +79,10 @@ for hc in $HCS; do
 	done
 done
 
-# Where the time goes: the instructions of the 10 s run at H = 1 ms (valgrind's callgrind,
-# repeatable whatever else the machine does), per FMU and per adaptation layer, each
-# object's own instructions plus the libc/libm calls it makes (formatting, memcpy, malloc).
+# Where the time goes: the instructions of the 10 s run (1 s in quick mode) at H = 1 ms
+# (valgrind's callgrind, repeatable whatever else the machine does), per FMU and per
+# adaptation layer, each object's own instructions plus the libc/libm calls it makes
+# (formatting, memcpy, malloc).
 # The objects of the stack are told apart by file (callgrind_self.awk): every wrapper has an
 # fmi2DoStep of its own.
 echo

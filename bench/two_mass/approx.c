@@ -106,6 +106,7 @@ int main(int argc, char **argv)
 		for (int s = 0; s < NS; s++) {
 			err[i][s] = run(argv[1], schemes[s].alg, schemes[s].approx, hs[i]);
 			if (!isfinite(err[i][s])) {
+				fflush(stdout);
 				fprintf(stderr, "\napprox: %s at H = %g has no error figure\n",
 				        schemes[s].name, hs[i]);
 				return 1;
@@ -118,6 +119,7 @@ int main(int argc, char **argv)
 	for (int s = 0; s < NS; s++) {
 		double order = log2(err[NH - 2][s] / err[NH - 1][s]);
 		if (!isfinite(order)) {
+			fflush(stdout);
 			fprintf(stderr, "\napprox: %s has no order (errors %g and %g)\n",
 			        schemes[s].name, err[NH - 2][s], err[NH - 1][s]);
 			return 1;
