@@ -458,7 +458,7 @@ ISO_BENCH := $(BUILD)/bench/isolation/roundtrip
 bench-isolation: $(ISO_BENCH) $(FMU_HOST) $(BUILD)/fmus/window.fmu
 	@$(ISO_BENCH) $(BUILD)
 
-$(ISO_BENCH): bench/isolation/roundtrip.c $(BUILD)/libsart.a $(RUNTIME_HDR)
+$(ISO_BENCH): bench/isolation/roundtrip.c bench/bench.h $(BUILD)/libsart.a $(RUNTIME_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(WARN) -Iruntime -o $@ $< $(BUILD)/libsart.a -ldl -lm
 
@@ -509,8 +509,8 @@ $(MASTER_BENCH): bench/master/throughput.c $(MASTER_BENCH_OBJ) $(ORCH_HDR) $(RUN
 	    $(MASTER_BENCH_OBJ) -ldl -lm
 
 # quadratic extrapolation on the two masses, through the library (a separate table)
-$(TM_BENCH)/approx: bench/two_mass/approx.c bench/two_mass/twomass_ref.h $(MASTER_BENCH_OBJ) \
-                    $(ORCH_HDR) $(RUNTIME_HDR)
+$(TM_BENCH)/approx: bench/two_mass/approx.c bench/two_mass/twomass_ref.h bench/bench.h \
+                    $(MASTER_BENCH_OBJ) $(ORCH_HDR) $(RUNTIME_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(WARN) -Iorchestrator -Iruntime -Ibench/two_mass -o $@ $< $(MASTER_BENCH_OBJ) \
 	    -lgsl -lgslcblas -ldl -lm
@@ -547,7 +547,7 @@ NUMFMT_BENCH := $(BUILD)/bench/numfmt/numfmt_bench
 bench-numfmt: $(NUMFMT_BENCH)
 	@BUILD=$(BUILD) sh bench/numfmt/run.sh
 
-$(NUMFMT_BENCH): bench/numfmt/bench.c bench/numfmt/old_numfmt.c bench/numfmt/old_numfmt.h \
+$(NUMFMT_BENCH): bench/numfmt/bench.c bench/numfmt/old_numfmt.c bench/numfmt/old_numfmt.h bench/bench.h \
                  runtime/sart_numfmt.c runtime/sart_numfmt.h runtime/sart_numfmt_pow10.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(WARN) -Iruntime -Ibench/numfmt -o $@ bench/numfmt/bench.c \
@@ -661,6 +661,21 @@ check-slurm: $(SACC) $(BUILD)/fmus/integrator.fmu
 .PHONY: bench-ensemble
 bench-ensemble: deps $(SACC) $(BUILD)/fmus/integrator.fmu
 	@SACC=$(SACC) BUILD=$(BUILD) sh bench/ensemble/run.sh
+
+# Every benchmark once in its quick mode (BENCH_QUICK=1: few repetitions, small sizes,
+# every figure still computed and printed), one after another so that none times another's
+# load; fails when one does: a benchmark that cannot compute a figure exits non-zero
+# (bench/README.md).  Each one's time is printed after it.
+BENCHES := bench-wrapper bench-isolation bench-two-mass bench-loops bench-master bench-parallel \
+           bench-parallel-wrapper bench-numfmt bench-powerwindow bench-ensemble
+.PHONY: check-bench
+check-bench:
+	@failed=; for b in $(BENCHES); do \
+	  echo "== $$b (BENCH_QUICK=1)"; t0=$$(date +%s); \
+	  BENCH_QUICK=1 $(MAKE) --no-print-directory $$b || failed="$$failed $$b"; \
+	  echo "== $$b: $$(($$(date +%s) - t0)) s"; done; \
+	if [ -n "$$failed" ]; then echo "check-bench: failed:$$failed"; exit 1; fi; \
+	echo "check-bench: all $(words $(BENCHES)) benchmarks ran"
 
 # The simulate tests again with every inner FMU out of process (simulate_test.h adds
 # --isolate all when SACC_TEST_ISOLATE=1), and the end-to-end wrapper tests over the same
