@@ -70,6 +70,10 @@ FMU_PACK  := $(BUILD)/tools/fmu_pack
 
 all: $(SACC) $(FMUS)
 
+# The runtime's objects that `sacc build` compiles once and reuses (compiler/package/
+# compile.h): every build this Makefile runs shares one cache inside the build tree.
+export SACC_CACHE_DIR ?= $(CURDIR)/build/cc-cache
+
 # ---- dependencies -----------------------------------------------------------------------
 deps:
 	@sh tests/deps.sh
@@ -454,7 +458,7 @@ ISO_BENCH := $(BUILD)/bench/isolation/roundtrip
 bench-isolation: $(ISO_BENCH) $(FMU_HOST) $(BUILD)/fmus/window.fmu
 	@$(ISO_BENCH) $(BUILD)
 
-$(ISO_BENCH): bench/isolation/roundtrip.c $(BUILD)/libsart.a $(RUNTIME_HDR)
+$(ISO_BENCH): bench/isolation/roundtrip.c bench/bench.h $(BUILD)/libsart.a $(RUNTIME_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(WARN) -Iruntime -o $@ $< $(BUILD)/libsart.a -ldl -lm
 
@@ -505,8 +509,8 @@ $(MASTER_BENCH): bench/master/throughput.c $(MASTER_BENCH_OBJ) $(ORCH_HDR) $(RUN
 	    $(MASTER_BENCH_OBJ) -ldl -lm
 
 # quadratic extrapolation on the two masses, through the library (a separate table)
-$(TM_BENCH)/approx: bench/two_mass/approx.c bench/two_mass/twomass_ref.h $(MASTER_BENCH_OBJ) \
-                    $(ORCH_HDR) $(RUNTIME_HDR)
+$(TM_BENCH)/approx: bench/two_mass/approx.c bench/two_mass/twomass_ref.h bench/bench.h \
+                    $(MASTER_BENCH_OBJ) $(ORCH_HDR) $(RUNTIME_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(WARN) -Iorchestrator -Iruntime -Ibench/two_mass -o $@ $< $(MASTER_BENCH_OBJ) \
 	    -lgsl -lgslcblas -ldl -lm
@@ -543,7 +547,7 @@ NUMFMT_BENCH := $(BUILD)/bench/numfmt/numfmt_bench
 bench-numfmt: $(NUMFMT_BENCH)
 	@BUILD=$(BUILD) sh bench/numfmt/run.sh
 
-$(NUMFMT_BENCH): bench/numfmt/bench.c bench/numfmt/old_numfmt.c bench/numfmt/old_numfmt.h \
+$(NUMFMT_BENCH): bench/numfmt/bench.c bench/numfmt/old_numfmt.c bench/numfmt/old_numfmt.h bench/bench.h \
                  runtime/sart_numfmt.c runtime/sart_numfmt.h runtime/sart_numfmt_pow10.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(WARN) -Iruntime -Ibench/numfmt -o $@ bench/numfmt/bench.c \
@@ -604,9 +608,25 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(ORCH_LIB) $(BUILD)/libsacc.a $(wild
 	$(CC) $(ALL_CFLAGS) $(WARN) -Itests/unit -Itests/fmus/kit -Iorchestrator -Iruntime/fmi2 \
 	    -Iruntime/fmi3 -o $@ $< $(ORCH_LIB) $(BUILD)/libsacc.a $(LDLIBS) -lcmocka -ldl
 
-check-unit: $(UNIT_BIN) $(SACC) $(FMUS) $(FMUS3) $(PW_FMUS) $(PWD_FMUS) $(E2E_FMUS)
-	@fail=0; for t in $(UNIT_BIN); do \
-	  SACC_BUILD=$(BUILD) $$t || fail=1; done; exit $$fail
+# The suite runs its tests $(JOBS) at a time (make -j, each test's output printed whole
+# when it ends: -O), the slowest first so that the last ones to start are short.  Every
+# test binary works in directories of its own, so they may run in any order and at once.
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+SLOW_TESTS := test_e2e_wrapper test_e2e_isolated test_e2e_wrapper3 test_powerwindow \
+              test_e2e_arrays3 test_e2e_strarr3 test_simulate test_e2e_events3 test_emit_build \
+              test_e2e_types3 test_e2e_early3 test_e2e_threads test_ssp_build test_e2e_strings
+UNIT_NAMES := $(notdir $(UNIT_BIN))
+UNIT_ORDER := $(filter $(SLOW_TESTS),$(UNIT_NAMES)) $(filter-out $(SLOW_TESTS),$(UNIT_NAMES))
+UNIT_RUNS  := $(patsubst %,run-unit-%,$(UNIT_ORDER))
+UNIT_NEEDS := $(UNIT_BIN) $(SACC) $(FMUS) $(FMUS3) $(PW_FMUS) $(PWD_FMUS) $(E2E_FMUS)
+.PHONY: $(UNIT_RUNS) check-core-run
+
+$(UNIT_RUNS): run-unit-%:
+	@SACC_BUILD=$(BUILD) $(BUILD)/tests/$*
+
+check-unit:
+	@$(MAKE) --no-print-directory -j$(JOBS) $(UNIT_NEEDS)
+	@$(MAKE) --no-print-directory -k -O -j$(JOBS) $(UNIT_RUNS)
 
 check-golden: $(SACC) $(FMUS)
 	@SACC=$(SACC) BUILD=$(BUILD) sh tests/golden/run.sh
@@ -619,7 +639,12 @@ golden-update: $(SACC) $(FMUS)
 check-docs: $(SACC) $(FMUS) $(PW_FMUS) $(FMUS3)
 	@SACC=$(SACC) BUILD=$(BUILD) sh tests/docs/run.sh
 
-check-core: check-unit check-golden check-docs check-ensemble
+# Everything check-core runs is built first (itself $(JOBS) at a time), then the unit
+# tests, the goldens, the docs' examples and the ensemble tests run side by side.
+check-core:
+	@$(MAKE) --no-print-directory -j$(JOBS) $(UNIT_NEEDS) $(BUILD)/fmus/integrator.fmu
+	@$(MAKE) --no-print-directory -k -O -j$(JOBS) $(UNIT_RUNS) check-golden check-docs \
+	    check-ensemble
 
 # `sacc ensemble` on this machine: local runs, failures, resuming, statistics
 # (tests/ensemble/run.sh); and through a real single-node Slurm started for the test
@@ -637,6 +662,21 @@ check-slurm: $(SACC) $(BUILD)/fmus/integrator.fmu
 bench-ensemble: deps $(SACC) $(BUILD)/fmus/integrator.fmu
 	@SACC=$(SACC) BUILD=$(BUILD) sh bench/ensemble/run.sh
 
+# Every benchmark once in its quick mode (BENCH_QUICK=1: few repetitions, small sizes,
+# every figure still computed and printed), one after another so that none times another's
+# load; fails when one does: a benchmark that cannot compute a figure exits non-zero
+# (bench/README.md).  Each one's time is printed after it.
+BENCHES := bench-wrapper bench-isolation bench-two-mass bench-loops bench-master bench-parallel \
+           bench-parallel-wrapper bench-numfmt bench-powerwindow bench-ensemble
+.PHONY: check-bench
+check-bench:
+	@failed=; for b in $(BENCHES); do \
+	  echo "== $$b (BENCH_QUICK=1)"; t0=$$(date +%s); \
+	  BENCH_QUICK=1 $(MAKE) --no-print-directory $$b || failed="$$failed $$b"; \
+	  echo "== $$b: $$(($$(date +%s) - t0)) s"; done; \
+	if [ -n "$$failed" ]; then echo "check-bench: failed:$$failed"; exit 1; fi; \
+	echo "check-bench: all $(words $(BENCHES)) benchmarks ran"
+
 # The simulate tests again with every inner FMU out of process (simulate_test.h adds
 # --isolate all when SACC_TEST_ISOLATE=1), and the end-to-end wrapper tests over the same
 # wrappers built with `sacc build --isolate all` into BUILD/<dir>-iso/ (test_e2e_wrapper.c
@@ -645,9 +685,15 @@ ISOLATED_TESTS := test_simulate test_simulate_faults test_sweep test_simulate_fm
                   test_e2e_wrapper
 ISO_E2E := $(patsubst $(BUILD)/%,$(BUILD)/%-iso.stamp,$(BUILD)/e2e $(BUILD)/paths-general \
              $(BUILD)/paths-stats $(BUILD)/powerwindow)
-check-isolated: $(SACC) $(FMUS) $(patsubst %,$(BUILD)/tests/%,$(ISOLATED_TESTS)) $(ISO_E2E)
-	@fail=0; for t in $(ISOLATED_TESTS); do \
-	  SACC_TEST_ISOLATE=1 SACC_BUILD=$(BUILD) $(BUILD)/tests/$$t || fail=1; done; exit $$fail
+ISO_RUNS := $(patsubst %,run-iso-%,$(ISOLATED_TESTS))
+.PHONY: $(ISO_RUNS)
+$(ISO_RUNS): run-iso-%:
+	@SACC_TEST_ISOLATE=1 SACC_BUILD=$(BUILD) $(BUILD)/tests/$*
+
+check-isolated:
+	@$(MAKE) --no-print-directory -j$(JOBS) $(SACC) $(FMUS) \
+	    $(patsubst %,$(BUILD)/tests/%,$(ISOLATED_TESTS)) $(ISO_E2E)
+	@$(MAKE) --no-print-directory -k -O -j$(JOBS) $(ISO_RUNS)
 
 $(BUILD)/e2e-iso.stamp: $(SACC) $(FMUS) $(E2E_SA)
 	@mkdir -p $(BUILD)/e2e-iso
@@ -677,7 +723,7 @@ check-asan:
 # with -fsanitize=thread): its own build directory, the test FMUs as they are.
 TSAN_TESTS := test_sart_parallel test_e2e_threads
 check-tsan:
-	@$(MAKE) --no-print-directory BUILD=build/tsan \
+	@$(MAKE) --no-print-directory -j$(JOBS) BUILD=build/tsan \
 	    SANFLAGS="-fsanitize=thread -fno-omit-frame-pointer" CFLAGS="-O1 -g" tsan-run
 
 .PHONY: check-tsan tsan-run
@@ -687,18 +733,26 @@ tsan-run: $(patsubst %,$(BUILD)/tests/%,$(TSAN_TESTS)) $(BUILD)/fmus/burn.fmu \
 	  TSAN_OPTIONS="halt_on_error=1 exitcode=66" SACC_BUILD=$(BUILD) \
 	    CC="$(CC) -fsanitize=thread" $(BUILD)/tests/$$t || fail=1; done; exit $$fail
 
-check-valgrind: $(UNIT_BIN) $(SACC) $(FMUS) $(FMUS3) $(PW_FMUS) $(PWD_FMUS) $(E2E_FMUS)
-	@SACC=$(SACC) BUILD=$(BUILD) sh tests/valgrind.sh $(UNIT_BIN)
+check-valgrind:
+	@$(MAKE) --no-print-directory -j$(JOBS) $(UNIT_NEEDS)
+	@JOBS=$(JOBS) SACC=$(SACC) BUILD=$(BUILD) sh tests/valgrind.sh \
+	    $(patsubst %,$(BUILD)/tests/%,$(UNIT_ORDER))
 
+# Each suite in turn, each one running its tests $(JOBS) at a time; the time of each and of
+# the whole is printed at the end, and every suite runs even after one has failed.
+CHECK_SUITES := check-generated check-core check-isolated check-slurm check-bench check-asan \
+                check-tsan check-valgrind
 check: deps
-	@$(MAKE) --no-print-directory check-generated
-	@$(MAKE) --no-print-directory check-core
-	@$(MAKE) --no-print-directory check-isolated
-	@$(MAKE) --no-print-directory check-slurm
-	@$(MAKE) --no-print-directory check-asan
-	@$(MAKE) --no-print-directory check-tsan
-	@$(MAKE) --no-print-directory check-valgrind
-	@echo "make check: all suites passed"
+	@start=$$(date +%s); failed=; times=; \
+	for s in $(CHECK_SUITES); do \
+	  t0=$$(date +%s); \
+	  $(MAKE) --no-print-directory $$s || failed="$$failed $$s"; \
+	  times="$$times $$s $$(( $$(date +%s) - t0 ))s"; \
+	done; \
+	echo "make check: suite times:$$times"; \
+	echo "make check: $$(( $$(date +%s) - start )) s in all"; \
+	if [ -n "$$failed" ]; then echo "make check: FAILED:$$failed"; exit 1; fi; \
+	echo "make check: all suites passed"
 
 # ---- the main job -----------------------------------------------------------------------
 # demo: the adaptations checked and built, then the case study run end to end: the

@@ -200,19 +200,53 @@ static void mark_submitted(const char *line, bool *submitted, int nruns, long *j
 	}
 }
 
-/* squeue's line "JOBID_TASK STATE" applied to states. */
+/* What squeue's state says of a task: still to start, started and not yet over, or over
+ * (a cancelled or finished task lingers in the queue for a while with its final state; its
+ * run then stands as its status file says, or as cancelled when it has none). */
+static EnsState queue_state(const char *state, EnsState over)
+{
+	static const char *const waiting[] = {"PENDING", "REQUEUED", "REQUEUE_HOLD",
+					      "REQUEUE_FED", "RESV_DEL_HOLD", "SPECIAL_EXIT"};
+	static const char *const started[] = {"RUNNING", "CONFIGURING", "COMPLETING",
+					      "SUSPENDED", "STOPPED", "RESIZING", "SIGNALING",
+					      "STAGE_OUT"};
+	for (size_t i = 0; i < sizeof waiting / sizeof *waiting; i++)
+		if (strcmp(state, waiting[i]) == 0)
+			return ENS_QUEUED;
+	for (size_t i = 0; i < sizeof started / sizeof *started; i++)
+		if (strcmp(state, started[i]) == 0)
+			return ENS_RUNNING;
+	return over;
+}
+
+/* squeue's line "JOBID_TASK STATE", or "JOBID_[A-B,C,...] STATE" for tasks of an array not
+ * yet split (pending ones may be shown so), applied to states. */
 static void apply_queue_line(const char *line, const long *jobs, const int *bases, int njobs,
                              EnsState *states, int nruns)
 {
-	long job, task;
-	char state[64];
-	if (sscanf(line, "%ld_%ld %63s", &job, &task, state) != 3)
+	long job;
+	char tasks[1024], state[64];
+	if (sscanf(line, "%ld_%1023s %63s", &job, tasks, state) != 3)
 		return;
-	for (int k = 0; k < njobs; k++) {
-		long r = bases[k] + task;
-		if (jobs[k] != job || r < 0 || r >= nruns)
-			continue;
-		states[r] = strcmp(state, "PENDING") == 0 ? ENS_QUEUED : ENS_RUNNING;
+	const char *p = tasks[0] == '[' ? tasks + 1 : tasks;
+	while (*p && *p != ']') {
+		char *end;
+		long a = strtol(p, &end, 10), b = a;
+		if (end == p)
+			return;
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		if (*end == '%') /* a throttle: "[0-9%2]" */
+			strtol(end + 1, &end, 10);
+		for (int k = 0; k < njobs; k++)
+			for (long t = a; t <= b && t - a < 100000; t++) {
+				long r = bases[k] + t;
+				if (jobs[k] == job && r >= 0 && r < nruns)
+					states[r] = queue_state(state, states[r]);
+			}
+		if (*end != ',')
+			break;
+		p = end + 1;
 	}
 }
 

@@ -2,8 +2,10 @@
 # valgrind.sh — the memcheck suite: every unit-test binary, and `sacc check` on every
 # adaptation, under valgrind.
 #
-#   SACC=build/sacc BUILD=build sh tests/valgrind.sh build/tests/test_a build/tests/test_b ...
+#   JOBS=2 SACC=build/sacc BUILD=build sh tests/valgrind.sh build/tests/test_a build/tests/test_b ...
 #
+# Runs JOBS (default 2) at a time; each run's log is in $BUILD/valgrind/, and the verdicts
+# are printed once all have ended.
 # A run passes when valgrind reports nothing and the program's own verdict is acceptable:
 # unit tests must pass (exit 0); `sacc check` may also exit 1, meaning it printed
 # diagnostics.  Valgrind's findings exit with 99, which no program of ours uses.  Leaks in
@@ -50,19 +52,35 @@ run() {
 	esac
 }
 
-for t in "$@"; do
-	run "$t" 0 "$t"
-done
+# One item, run by the parallel loop below: a unit-test binary, or check:FILE for `sacc
+# check FILE`.  Prints its verdict line and exits 0 when it passed.
+if [ "${1:-}" = --one ]; then
+	case $2 in
+	check:*)
+		sa=${2#check:}
+		if [ ! -x "$SACC" ]; then
+			echo "valgrind: FAIL $sa (no sacc at $SACC)"
+			exit 1
+		fi
+		run "$SACC check $sa" "0 1" "$SACC" check -L "$BUILD/fmus" "$sa"
+		;;
+	*) run "$2" 0 "$2" ;;
+	esac
+	[ "$failed" -eq 0 ]
+	exit
+fi
 
-for sa in adaptations/*/*.sa; do
-	[ -e "$sa" ] || continue
-	if [ ! -x "$SACC" ]; then
-		failed=$((failed + 1))
-		echo "valgrind: FAIL $sa (no sacc at $SACC)"
-		continue
-	fi
-	run "$SACC check $sa" "0 1" "$SACC" check -L "$BUILD/fmus" "$sa"
-done
-
+# Every item, JOBS at a time (the test binaries in the order given: the slowest first).
+{
+	for t in "$@"; do
+		printf '%s\n' "$t"
+	done
+	for sa in adaptations/*/*.sa; do
+		[ -e "$sa" ] && printf 'check:%s\n' "$sa"
+	done
+} | xargs -P "${JOBS:-2}" -n 1 sh "$0" --one >"$LOG/verdicts.txt"
+cat "$LOG/verdicts.txt"
+passed=$(grep -c '^valgrind: ok' "$LOG/verdicts.txt")
+failed=$(grep -c '^valgrind: FAIL' "$LOG/verdicts.txt")
 echo "valgrind: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

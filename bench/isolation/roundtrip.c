@@ -3,13 +3,15 @@
  * (runtime/sart_isolate.h), each cycle timed alone.  Prints the median and the 10th and
  * 90th percentiles of each, in microseconds per cycle; the last line is
  *     isolated_round_trip_us N
- * (the isolated median).  Usage: roundtrip BUILD [CYCLES] [SPIN_US]. */
+ * (the isolated median).  Usage: roundtrip BUILD [CYCLES] [SPIN_US]; CYCLES is 20000
+ * by default, 500 with BENCH_QUICK=1.  Any call that fails ends it with status 1. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "../bench.h"
 #include "sart_isolate.h"
 
 #define WINDOW_GUID "{0b7e4c2a-91d3-4f6e-8a15-3c9d2e7f6a01}"
@@ -68,7 +70,7 @@ static double run(SartInner *in, const char *label, int cycles)
 int main(int argc, char **argv)
 {
 	const char *build = argc > 1 ? argv[1] : "build";
-	int cycles = argc > 2 ? atoi(argv[2]) : 20000;
+	int cycles = argc > 2 ? atoi(argv[2]) : bench_quick() ? 500 : 20000;
 	double spin = argc > 3 ? atof(argv[3]) : -1;
 	char dir[512], host[512];
 	snprintf(dir, sizeof dir, "%s/fmus/window", build);
@@ -79,8 +81,11 @@ int main(int argc, char **argv)
 	SartIsolation iso = {host, 0, 0, 0, spin, 0};
 	SartInner *a = NULL, *b = NULL;
 	if (sart_inner_load(&cfg, &a) != SART_OK || sart_inner_load_isolated(&cfg, &iso, &b) !=
-	                                                    SART_OK)
+	                                                    SART_OK) {
+		fprintf(stderr, "roundtrip: cannot load %s in process and isolated (host %s)\n", dir,
+		        host);
 		return 1;
+	}
 	double in_process = run(a, "in process", cycles);
 	double isolated = run(b, "isolated", cycles);
 	sart_inner_free(a);

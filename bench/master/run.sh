@@ -15,18 +15,30 @@
 # hand loop); the line "states saved" shows the default, which also saves every FMU's state
 # before each step so that a discarded step can be redone.  The wrapper's lines are its
 # emitted fast step (the usual one for these rules) and, built with -DSART_NO_FAST_STEP, its
-# general step.
+# general step.  A figure that cannot be computed (a run fails, the loops disagree, a count
+# is not a number) ends it with status 1.  BENCH_QUICK=1: 200 and 1200 steps under
+# callgrind, 10000 and 110000 timed.
 set -eu
+BENCH=bench-master
+BENCH_PACKAGE=valgrind
+. bench/bench.sh
 BUILD=${BUILD:-build}
 SACC=${SACC:-$BUILD/sacc}
-N1=${N1:-20000}
-N2=${N2:-120000}
-TIME_N1=${TIME_N1:-100000}
-TIME_N2=${TIME_N2:-1100000}
+if bench_quick; then
+	N1=${N1:-200}
+	N2=${N2:-1200}
+	TIME_N1=${TIME_N1:-10000}
+	TIME_N2=${TIME_N2:-110000}
+else
+	N1=${N1:-20000}
+	N2=${N2:-120000}
+	TIME_N1=${TIME_N1:-100000}
+	TIME_N2=${TIME_N2:-1100000}
+fi
 OUT=$BUILD/bench/master
 BIN=$OUT/throughput
 
-command -v valgrind >/dev/null || { echo "bench-master: valgrind is needed (apt-get install valgrind)" >&2; exit 2; }
+bench_need valgrind callgrind_annotate
 
 # The scenario as one wrapper FMU, unpacked where throughput's `wrapper` mode looks for it,
 # and built again with the fast step compiled out (sacc build compiles with $CC) for its
@@ -39,14 +51,14 @@ CC="${CC:-cc} -DSART_NO_FAST_STEP" "$SACC" build -L "$BUILD/fmus" -o "$OUT/nofas
 "$SACC" unpack "$OUT/nofast/ring_sa.fmu" "$OUT/ring_sa-nofast"
 
 # The loops must compute the same thing, bit for bit.
-m_sum=$("$BIN" master "$BUILD" 1000 check | sed -n 's/^checksum //p')
-h_sum=$("$BIN" hand "$BUILD" 1000 | sed -n 's/^checksum //p')
+m_sum=$(bench_output checksum "$OUT/check.log" "$BIN" master "$BUILD" 1000 check)
+h_sum=$(bench_output checksum "$OUT/check.log" "$BIN" hand "$BUILD" 1000)
 if [ "$m_sum" != "$h_sum" ]; then
 	echo "bench-master: the master's values differ from the hand loop's ($m_sum != $h_sum)" >&2
 	exit 1
 fi
 for who in wrapper wrapper-nofast; do
-	w_sum=$("$BIN" "$who" "$BUILD" 1000 | sed -n 's/^checksum //p')
+	w_sum=$(bench_output checksum "$OUT/check.log" "$BIN" "$who" "$BUILD" 1000)
 	if [ "$w_sum" != "$h_sum" ]; then
 		echo "bench-master: the wrapper's values ($who) differ from the hand loop's" \
 			"($w_sum != $h_sum)" >&2
@@ -57,22 +69,28 @@ done
 # instructions WHO N: total instructions of one run, from callgrind.
 instructions() {
 	f=$OUT/callgrind.$1.$2
-	valgrind --tool=callgrind --callgrind-out-file="$f" "$BIN" "$1" "$BUILD" "$2" \
-		>/dev/null 2>"$f.log" || { cat "$f.log" >&2; exit 1; }
-	sed -n 's/^summary: *//p' "$f" | head -n 1
+	bench_run "$f.log" valgrind --tool=callgrind --callgrind-out-file="$f" \
+		"$BIN" "$1" "$BUILD" "$2" >/dev/null
+	total=$(sed -n 's/^summary: *//p' "$f" | head -n 1)
+	bench_number "callgrind's total in $f" "$total"
+	echo "$total"
 }
 
 per_step() {
-	a=$(instructions "$1" "$N1")
-	b=$(instructions "$1" "$N2")
+	a=$(instructions "$1" "$N1") || exit 1
+	b=$(instructions "$1" "$N2") || exit 1
 	echo $(( (b - a) / (N2 - N1) ))
 }
 
 # seam N: instructions spent in the seam's own code (runtime/sart_inner*.c, self cost) in
 # the master run of N steps.
 seam() {
-	callgrind_annotate --inclusive=no --threshold=100 --auto=no "$OUT/callgrind.master.$1" 2>/dev/null |
-		awk '/runtime\/sart_inner/ { gsub(",", "", $1); s += $1 } END { printf "%d", s }'
+	f=$OUT/callgrind.master.$1
+	bench_run "$f.annotate.log" callgrind_annotate --inclusive=no --threshold=100 --auto=no \
+		"$f" >"$f.annotate"
+	awk '/runtime\/sart_inner/ { gsub(",", "", $1); s += $1; seen = 1 }
+		END { if (!seen) exit 1; printf "%d", s }' "$f.annotate" ||
+		bench_fail "no function of runtime/sart_inner*.c in $f.annotate (built without -g?)"
 }
 
 # fast_step_ran WHO: whether the wrapper's fast step took the steps in the WHO run of N2
@@ -85,8 +103,8 @@ fast_step_ran() {
 
 # ns WHO: wall time per macro step, start-up cancelled the same way.
 ns() {
-	a=$("$BIN" "$1" "$BUILD" "$TIME_N1" | sed -n 's/^ns_per_step //p')
-	b=$("$BIN" "$1" "$BUILD" "$TIME_N2" | sed -n 's/^ns_per_step //p')
+	a=$(bench_output ns_per_step "$OUT/time.log" "$BIN" "$1" "$BUILD" "$TIME_N1") || exit 1
+	b=$(bench_output ns_per_step "$OUT/time.log" "$BIN" "$1" "$BUILD" "$TIME_N2") || exit 1
 	awk -v a="$a" -v b="$b" -v n1="$TIME_N1" -v n2="$TIME_N2" \
 		'BEGIN { printf "%.1f", (b * n2 - a * n1) / (n2 - n1) }'
 }
@@ -114,7 +132,9 @@ printf '%-34s %14s %12s\n' "one wrapper FMU (ring_sa), fast" "$wrap" "$wrap_ns"
 printf '%-34s %14s %12s\n' "one wrapper FMU, SART_NO_FAST_STEP" "$wrap_slow" "$wrap_slow_ns"
 printf '%-34s %14s %12s\n' "sart_master_run, no_rollback" "$master" "$master_ns"
 printf '%-34s %14s %12s\n' "sart_master_run, states saved" "$save" "$save_ns"
-seam_step=$(( ($(seam "$N2") - $(seam "$N1")) / (N2 - N1) ))
+seam2=$(seam "$N2")
+seam1=$(seam "$N1")
+seam_step=$(( (seam2 - seam1) / (N2 - N1) ))
 echo "of which in the seam (runtime/sart_inner*.c): $seam_step per macro step," \
 	"$((seam_step / 3)) per FMU step"
 echo "instructions_per_fmu_step $(( (master - hand) / 3 ))"

@@ -1,6 +1,7 @@
 /* bench.c — what one number's text costs (`make bench-numfmt`, run.sh).
  *
  *     numfmt_bench time             ns per value and bytes per text, every formatter and set
+ *                                   (2^18 values; 2^12 with BENCH_QUICK=1)
  *     numfmt_bench count FMT SET N  formats N values of SET with FMT once (for callgrind,
  *                                   which run.sh points at the function fmt_FMT)
  *
@@ -16,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../bench.h"
 #include "old_numfmt.h"
 #include "sart_numfmt.h"
 
@@ -128,7 +130,7 @@ static double time_one(Formatter f, const double *xs, size_t n, double *bytes)
 
 static int time_all(void)
 {
-	size_t n = (size_t)1 << 18;
+	size_t n = (size_t)1 << (bench_quick() ? 12 : 18);
 	double *xs = malloc(n * sizeof *xs);
 	if (!xs)
 		return 1;

@@ -21,14 +21,26 @@
 # trivial ones).  The load average before and after, and the CPU share of the one-thread
 # runs, say whether the machine was quiet: the speedup needs a second free core.
 #
-# The result files of one thread and of two must be the same, byte for byte.
+# The result files of one thread and of two must be the same, byte for byte.  A run that
+# fails, or a figure that cannot be computed, ends it with status 1.  BENCH_QUICK=1: one
+# run each, 200 costly steps and 20000 trivial ones.
 set -eu
+BENCH=bench-parallel
+. bench/bench.sh
 BUILD=${BUILD:-build}
 SACC=${SACC:-$BUILD/sacc}
 OUT=$BUILD/bench/parallel
 mkdir -p "$OUT"
 SCN=bench/parallel/four.sa
-RUNS=${RUNS:-5}
+if bench_quick; then
+	RUNS=${RUNS:-1}
+	COSTLY_STEPS=200
+	TRIVIAL_STEPS=20000
+else
+	RUNS=${RUNS:-5}
+	COSTLY_STEPS=2000
+	TRIVIAL_STEPS=200000
+fi
 
 load() {
 	cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime | sed 's/.*load average: //'
@@ -58,7 +70,7 @@ run() {
 			if (wall == "")
 				exit 1
 			printf "%s %.3f %d\n", wall, cpu, par + 0
-		}'
+		}' || bench_fail "no wall time from sacc simulate (work $1, stop $2, $3 threads; $OUT/err.txt)"
 }
 
 # pair WORK STEPS NAME: RUNS runs on one thread and on two in turns; sets NAME1 and NAME2
@@ -68,8 +80,8 @@ pair() {
 	b2=
 	i=0
 	while [ $i -lt $RUNS ]; do
-		r1=$(run "$1" "$2" 1 "$OUT/t1.csv")
-		r2=$(run "$1" "$2" 2 "$OUT/t2.csv")
+		r1=$(run "$1" "$2" 1 "$OUT/t1.csv") || exit 1
+		r2=$(run "$1" "$2" 2 "$OUT/t2.csv") || exit 1
 		cmp -s "$OUT/t1.csv" "$OUT/t2.csv" || {
 			echo "bench-parallel: the results of one thread and of two differ" >&2
 			exit 1
@@ -86,43 +98,48 @@ load_before=$(load)
 
 # the CPU seconds of 1000 steps of four FMUs with work WORK
 cpu_of() {
-	run "$1" 1 1 /dev/null | awk '{ print $2 }'
+	r=$(run "$1" 1 1 /dev/null) || exit 1
+	echo "$r" | awk '{ print $2 }'
 }
 c1=$(cpu_of 20000)
 c0=$(cpu_of 0)
+bench_number "calibration's CPU time" "$c1" "$c0"
 work=$(awk -v a="$c1" -v b="$c0" 'BEGIN {
 	per = (a - b) / 4000 / 20000; if (per <= 0) per = 2.5e-9; printf "%d", 100e-6 / per }')
 
-pair "$work" 2 costly
-pair 0 200 trivial
+pair "$work" "$(awk -v n=$COSTLY_STEPS 'BEGIN { print n / 1000 }')" costly
+pair 0 "$(awk -v n=$TRIVIAL_STEPS 'BEGIN { print n / 1000 }')" trivial
 load_after=$(load)
 
-steps_costly=8000   # 2000 steps of four FMUs
-steps_trivial=800000
+steps_costly=$((4 * COSTLY_STEPS))   # four FMUs
+steps_trivial=$((4 * TRIVIAL_STEPS))
 echo "parallel stepping: four burn FMUs in a ring, Jacobi, best of $RUNS runs each (in turns)"
 printf '%-46s %9s %9s %14s\n' "run" "wall (s)" "cpu (s)" "in parallel"
 line() {
 	set -- "$1" $2 "$3"
-	share=$(awk -v p="$4" -v n="$5" 'BEGIN { printf "%.3f", p / n }')
+	share=$(bench_ratio "$1: share in parallel" "%.3f" "$4" "$5")
 	printf '%-46s %9s %9s %14s\n' "$1" "$2" "$3" "$share"
 }
 line "costly ($work iterations, ~100 us/step), 1 thread" "$costly1" $steps_costly
 line "costly, 2 threads" "$costly2" $steps_costly
-line "trivial (work 0, 200000 steps), 1 thread" "$trivial1" $steps_trivial
+line "trivial (work 0, $TRIVIAL_STEPS steps), 1 thread" "$trivial1" $steps_trivial
 line "trivial, 2 threads" "$trivial2" $steps_trivial
 echo "load average before: $load_before, after: $load_after (2 cores)"
 set -- $costly1
-awk -v w="$1" -v c="$2" 'BEGIN {
-	s = c / w; printf "one-thread cpu share %.2f", s
+s=$(bench_ratio "one-thread cpu share" "%.6f" "$2" "$1")
+awk -v s="$s" 'BEGIN { printf "one-thread cpu share %.2f", s
 	if (s < 0.9) printf " (the machine was busy: the speedup is less than a quiet one gives)"
 	printf "\n" }'
 set -- $costly2
-awk -v p="$3" -v n="$steps_costly" 'BEGIN { printf "parallel_share %.3f\n", p / n }'
+share=$(bench_ratio parallel_share "%.3f" "$3" "$steps_costly")
+echo "parallel_share $share"
 set -- $trivial1
 z1=$1
 set -- $trivial2
-awk -v a="$z1" -v b="$1" 'BEGIN { printf "trivial_ratio %.3f\n", b / a }'
+ratio=$(bench_ratio trivial_ratio "%.3f" "$1" "$z1")
+echo "trivial_ratio $ratio"
 set -- $costly1
 t1=$1
 set -- $costly2
-awk -v a="$t1" -v b="$1" 'BEGIN { printf "parallel_speedup %.2f\n", a / b }'
+speedup=$(bench_ratio parallel_speedup "%.2f" "$t1" "$1")
+echo "parallel_speedup $speedup"

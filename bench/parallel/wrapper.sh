@@ -16,29 +16,47 @@
 #
 # The result files of one thread and of two must be the same, byte for byte.  With two
 # cores the second thread needs a free one: other load on the machine lowers the speedup.
+# A run that fails, or a figure that cannot be computed, ends it with status 1.
+# BENCH_QUICK=1: one run each, 50 costly steps and 10000 trivial ones.
 set -eu
+BENCH=bench-parallel-wrapper
+. bench/bench.sh
 BUILD=${BUILD:-build}
 SACC=${SACC:-$BUILD/sacc}
 OUT=$BUILD/bench/parallel-wrapper
+if bench_quick; then
+	REPEAT=1
+	COSTLY_STEPS=50
+	TRIVIAL_STEPS=10000
+else
+	REPEAT=3
+	COSTLY_STEPS=500
+	TRIVIAL_STEPS=100000
+fi
 mkdir -p "$OUT"
 for n in 1 2; do
 	"$SACC" build -L "$BUILD/fmus" -o "$OUT/t$n" --threads "$n" bench/parallel/four_sa.sa
 done
 
-# wall WORK STOP THREADS: the wall time of one run (seconds, from sacc's summary)
+# wall WORK STEPS THREADS: the wall time of one run (seconds, from sacc's summary)
 wall() {
-	"$SACC" simulate "$OUT/t$3/four_sa.fmu" --stop "$2" --step 0.001 \
+	bench_run "$OUT/r$3.log" "$SACC" simulate "$OUT/t$3/four_sa.fmu" \
+		--stop "$(awk -v n="$2" 'BEGIN { print n / 1000 }')" --step 0.001 \
 		--set four_sa.a.work="$1" --set four_sa.b.work="$1" --set four_sa.c.work="$1" \
-		--set four_sa.d.work="$1" -o "$OUT/r$3.csv" 2>&1 |
-		sed -n 's/.* \([0-9.]*\) s wall time.*/\1/p'
+		--set four_sa.d.work="$1" -o "$OUT/r$3.csv"
+	w=$(sed -n 's/.* \([0-9.]*\) s wall time.*/\1/p' "$OUT/r$3.log")
+	bench_number "wall time in $OUT/r$3.log" "$w"
+	echo "$w"
 }
 
-# best WORK STOP THREADS: the smallest wall time of three runs
+# best WORK STEPS THREADS: the smallest wall time of REPEAT runs
 best() {
 	b=
-	for i in 1 2 3; do
-		w=$(wall "$1" "$2" "$3")
+	i=0
+	while [ $i -lt $REPEAT ]; do
+		w=$(wall "$1" "$2" "$3") || exit 1
 		b=$(awk -v a="$w" -v b="$b" 'BEGIN { print (b == "" || a < b) ? a : b }')
+		i=$((i + 1))
 	done
 	echo "$b"
 }
@@ -50,18 +68,22 @@ same() {
 	}
 }
 
-t1=$(best 20000 0.5 1)
-t2=$(best 20000 0.5 2)
+t1=$(best 20000 $COSTLY_STEPS 1)
+t2=$(best 20000 $COSTLY_STEPS 2)
 same costly
-z1=$(best 0 100 1)
-z2=$(best 0 100 2)
+z1=$(best 0 $TRIVIAL_STEPS 1)
+z2=$(best 0 $TRIVIAL_STEPS 2)
 same trivial
+ratio=$(bench_ratio wrapper_trivial_ratio "%.3f" "$z2" "$z1")
+speedup=$(bench_ratio wrapper_parallel_speedup "%.2f" "$t1" "$t2")
 
-echo "parallel stepping inside a wrapper: four burn FMUs, one batch, best of three runs"
+runs=three
+[ $REPEAT = 3 ] || runs=$REPEAT
+echo "parallel stepping inside a wrapper: four burn FMUs, one batch, best of $runs runs"
 printf '%-44s %12s\n' "run" "wall (s)"
-printf '%-44s %12s\n' "costly (work 20000, 500 steps), 1 thread" "$t1"
+printf '%-44s %12s\n' "costly (work 20000, $COSTLY_STEPS steps), 1 thread" "$t1"
 printf '%-44s %12s\n' "costly, --threads 2" "$t2"
-printf '%-44s %12s\n' "trivial (work 0, 100000 steps), 1 thread" "$z1"
+printf '%-44s %12s\n' "trivial (work 0, $TRIVIAL_STEPS steps), 1 thread" "$z1"
 printf '%-44s %12s\n' "trivial, --threads 2" "$z2"
-awk -v a="$z1" -v b="$z2" 'BEGIN { printf "wrapper_trivial_ratio %.3f\n", b / a }'
-awk -v a="$t1" -v b="$t2" 'BEGIN { printf "wrapper_parallel_speedup %.2f\n", a / b }'
+echo "wrapper_trivial_ratio $ratio"
+echo "wrapper_parallel_speedup $speedup"

@@ -8,56 +8,90 @@
 # the co-simulation the accepted and rejected steps, which is where its time goes (a 1 ms
 # step costs the motor ten RK4 substeps, rate_sa five loop_sa evaluations of two passes
 # each; every step in contact or near it is first tried at 1 ms and rejected).
-set -u
+#
+# A run that fails, a figure that cannot be computed (no detection, no wall time, valgrind
+# missing) ends it with status 1.  BENCH_QUICK=1: one reference row (rtol 1e-6), one
+# co-simulation row (H = 1 ms, H_CONTACT = 2e-5), and the profile of a 1 s run.
+set -eu
+BENCH=bench-powerwindow
+BENCH_PACKAGE=valgrind
+. bench/bench.sh
 SACC=${SACC:-build/sacc}
 BUILD=${BUILD:-build}
 OUT=$BUILD/bench/powerwindow
 REF=$BUILD/reference/powerwindow_ref
 CMP=$BUILD/bench/powerwindow/pw_compare
+if bench_quick; then
+	RTOLS="1e-6"
+	HCS="2e-5"
+	HS="0.001"
+	PROFILE_STOP=1
+else
+	RTOLS="1e-6 1e-8 1e-10"
+	HCS="2e-5 1e-5 5e-6 2e-6"
+	HS="0.001 0.0005"
+	PROFILE_STOP=10
+fi
+bench_need valgrind
 mkdir -p "$OUT"
-"$REF" --rtol 1e-11 -o "$OUT/truth.csv" 2>/dev/null || exit 1
+bench_run "$OUT/truth.log" "$REF" --rtol 1e-11 -o "$OUT/truth.csv"
+
+# wall LOG: the wall time of a run's summary line in LOG
+wall() {
+	w=$(sed -n 's/.*, \([0-9.]*\) s wall time.*/\1/p' "$1" | tail -n 1)
+	bench_number "wall time in $1" "$w"
+	echo "$w"
+}
 
 row() { # name csv wall extra
-	"$CMP" "$2" "$OUT/truth.csv" --json "$OUT/row.json" > /dev/null || exit 1
+	bench_run "$OUT/row.log" "$CMP" "$2" "$OUT/truth.csv" --json "$OUT/row.json" >/dev/null
 	awk -v name="$1" -v wall="$3" -v extra="$4" '
+		function num(s) { return s ~ /^-?[0-9.]+(e[-+]?[0-9]+)?$/ }
 		/"cosim"/ { match($0, /"detection_time": [^,]*/); d = substr($0, RSTART + 18, RLENGTH - 18) }
 		/"reference"/ { match($0, /"detection_time": [^,]*/); r = substr($0, RSTART + 18, RLENGTH - 18) }
 		/max_height_diff"/ { gsub(/[",]/, ""); m = $2 }
-		END { printf "%-34s %9s %12.2e %12.2e   %s\n", name, wall, d - r, m, extra }' "$OUT/row.json"
+		END {
+			if (!num(d) || !num(r) || !num(m)) {
+				printf "bench-powerwindow: %s: detection times %s and %s, max dh %s in %s\n",
+					name, d, r, m, FILENAME > "/dev/stderr"
+				exit 1
+			}
+			printf "%-34s %9s %12.2e %12.2e   %s\n", name, wall, d - r, m, extra
+		}' "$OUT/row.json"
 }
 
 printf "%-34s %9s %12s %12s   %s\n" "run" "wall (s)" "detect err" "max dh (m)" "steps"
-for rtol in 1e-6 1e-8 1e-10; do
-	w=$("$REF" --rtol "$rtol" -o "$OUT/ref.csv" 2>&1 | sed -n 's/.*, \([0-9.]*\) s wall time.*/\1/p')
+for rtol in $RTOLS; do
+	bench_run "$OUT/ref.log" "$REF" --rtol "$rtol" -o "$OUT/ref.csv"
+	w=$(wall "$OUT/ref.log")
 	row "reference BDF rtol $rtol" "$OUT/ref.csv" "$w" ""
 done
-for hc in 2e-5 1e-5 5e-6 2e-6; do
-	for H in 0.001 0.0005; do
-		s=$("$SACC" simulate -L "$BUILD/fmus" -L "$BUILD/powerwindow" \
+for hc in $HCS; do
+	for H in $HS; do
+		bench_run "$OUT/co.log" "$SACC" simulate -L "$BUILD/fmus" -L "$BUILD/powerwindow" \
 			adaptations/powerwindow/scenario/powerwindow.sa --stop 10 --step "$H" \
-			--set "window.H_CONTACT=$hc" -o "$OUT/co.csv" 2>&1 | tail -1)
-		w=$(echo "$s" | sed -n 's/.*, \([0-9.]*\) s wall time.*/\1/p')
-		steps=$(echo "$s" | sed -n 's/.*: \([0-9]*\) steps accepted, \([0-9]*\) rejected.*/\1 accepted, \2 rejected/p')
+			--set "window.H_CONTACT=$hc" -o "$OUT/co.csv"
+		w=$(wall "$OUT/co.log")
+		steps=$(tail -n 1 "$OUT/co.log" |
+			sed -n 's/.*: \([0-9]*\) steps accepted, \([0-9]*\) rejected.*/\1 accepted, \2 rejected/p')
+		[ -n "$steps" ] || bench_fail "no step counts in $OUT/co.log"
 		row "co-sim H=$H H_CONTACT=$hc" "$OUT/co.csv" "$w" "$steps"
 	done
 done
 
-# Where the time goes: the instructions of the 10 s run at H = 1 ms (valgrind's callgrind,
-# repeatable whatever else the machine does), per FMU and per adaptation layer, each
-# object's own instructions plus the libc/libm calls it makes (formatting, memcpy, malloc).
+# Where the time goes: the instructions of the 10 s run (1 s in quick mode) at H = 1 ms
+# (valgrind's callgrind, repeatable whatever else the machine does), per FMU and per
+# adaptation layer, each object's own instructions plus the libc/libm calls it makes
+# (formatting, memcpy, malloc).
 # The objects of the stack are told apart by file (callgrind_self.awk): every wrapper has an
 # fmi2DoStep of its own.
 echo
-if ! command -v valgrind > /dev/null 2>&1; then
-	echo "where the time goes: valgrind is needed (apt-get install valgrind)"
-	exit 0
-fi
-valgrind --tool=callgrind --callgrind-out-file="$OUT/callgrind.out" \
+bench_run "$OUT/callgrind.log" valgrind --tool=callgrind --callgrind-out-file="$OUT/callgrind.out" \
 	"$SACC" simulate -L "$BUILD/fmus" -L "$BUILD/powerwindow" \
-	adaptations/powerwindow/scenario/powerwindow.sa --stop 10 --step 0.001 \
-	-o "$OUT/profiled.csv" > /dev/null 2> "$OUT/callgrind.log" || { cat "$OUT/callgrind.log" >&2; exit 1; }
+	adaptations/powerwindow/scenario/powerwindow.sa --stop "$PROFILE_STOP" --step 0.001 \
+	-o "$OUT/profiled.csv" >/dev/null
 awk -f bench/powerwindow/callgrind_self.awk "$OUT/callgrind.out" > "$OUT/self.txt"
-awk '
+awk -v stop="$PROFILE_STOP" '
 	{ own[$3] = $1; lib[$3] = $2; total += $1 }
 	function row(label, kind, obj,   n) {
 		n = own[obj] + lib[obj]
@@ -66,7 +100,12 @@ awk '
 		done[obj] = 1
 	}
 	END {
-		printf "where the time goes: 10 s at H = 1 ms, %.0f M instructions (callgrind)\n", total / 1e6
+		if (!(total > 0)) {
+			print "bench-powerwindow: no instructions in the callgrind profile" > "/dev/stderr"
+			exit 1
+		}
+		printf "where the time goes: %s s at H = 1 ms, %.0f M instructions (callgrind)\n", stop,
+			total / 1e6
 		printf "%-28s %-13s %8s %8s %8s %7s\n", "part (nesting)", "kind", "own M", "libc M", "total M", "share"
 		row("sacc simulate", "orchestrator", "sacc")
 		row("env", "FMU", "environment.so")

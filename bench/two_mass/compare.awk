@@ -1,19 +1,15 @@
 # compare.awk — the largest absolute position error of either mass over the communication
-# points: awk -f compare.awk REFERENCE.csv RESULT.csv prints it (%.17g).
+# points: awk -f bench/columns.awk -f compare.awk REFERENCE.csv RESULT.csv prints it (%.17g).
 #
 # Both files are CSVs with a header naming the columns (time, m1.x, m2.x among them, in
-# any order; a name may carry its unit, `m1.x [m]`, as `sacc simulate --header units` and
-# earlier versions write, and is found by its name alone).  Rows are matched by position and their times must agree (within 1e-9
+# any order; a unit in brackets after a name is ignored: bench/columns.awk, loaded
+# first).  Rows are matched by position and their times must agree (within 1e-9
 # relative); a different number of rows is an error (exit 1), as is a result with NaN.
 BEGIN { FS = ","; max = 0; bad = 0 }
 FNR == 1 {
 	file++
-	for (i = 1; i <= NF; i++) {
-		name = $i
-		sub(/\r$/, "", name)
-		sub(/ +\[[^]]*\]$/, "", name)
-		col[file, name] = i
-	}
+	for (i = 1; i <= NF; i++)
+		col[file, bench_column($i)] = i
 	for (n = split("time m1.x m2.x", need, " "); n > 0; n--)
 		if (!((file, need[n]) in col)) {
 			printf "compare.awk: %s has no column %s\n", FILENAME, need[n] > "/dev/stderr"

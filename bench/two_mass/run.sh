@@ -9,14 +9,22 @@
 # error of either mass over the communication points, against the exact monolithic
 # solution ($BUILD/bench/two_mass/reference at the same points, compared by compare.awk).
 # Then the observed order log2(err(H) / err(H/2)) between the last two step sizes.  A run
-# that fails (e.g. a NaN once a scheme is unstable) shows as "failed", and the script then
-# exits 1 after the table: a figure that cannot be computed is a failure, not a result.
-# Every CSV is kept in $BUILD/bench/two_mass/.
+# that fails (e.g. a NaN once a scheme is unstable), or an error that is not a positive
+# number, ends the benchmark with a message and status 1.  Every CSV is kept in
+# $BUILD/bench/two_mass/.  BENCH_QUICK=1: the first two step sizes only.
 set -eu
+BENCH=bench-two-mass
+. bench/bench.sh
 SACC=${SACC:-build/sacc}
 BUILD=${BUILD:-build}
 DRIVER=${DRIVER:-sacc}
-HS=${HS:-"0.1 0.05 0.025 0.0125 0.00625"}
+if bench_quick; then
+	HS=${HS:-"0.1 0.05"}
+else
+	HS=${HS:-"0.1 0.05 0.025 0.0125 0.00625"}
+fi
+# shellcheck disable=SC2086  # HS is a list of words
+[ "$(set -- $HS; echo $#)" -ge 2 ] || bench_fail "HS needs two step sizes at least for the order"
 STOP=10
 HERE=bench/two_mass
 OUT=$BUILD/bench/two_mass
@@ -47,23 +55,22 @@ simulate() {
 	esac
 }
 
-failed=0
 echo "H $SCHEMES"
 for h in $HS; do
-	"$OUT/reference" --start 0 --stop "$STOP" --step "$h" -o "$OUT/reference_$h.csv"
+	bench_run "$OUT/reference_$h.log" "$OUT/reference" --start 0 --stop "$STOP" --step "$h" \
+		-o "$OUT/reference_$h.csv"
 	row=$h
 	for s in $SCHEMES; do
 		csv=$OUT/${s}_$h.csv
-		if simulate "$s" "$h" "$csv" 2>"$csv.log" &&
-			err=$(awk -f "$HERE/compare.awk" "$OUT/reference_$h.csv" "$csv" 2>>"$csv.log"); then
-			echo "$err" >"$OUT/${s}_$h.err"
-			row="$row $(printf '%.3e' "$err")"
-		else
-			echo "nan" >"$OUT/${s}_$h.err"
-			row="$row failed"
-			failed=$((failed + 1))
-			sed 's/^/  /' "$csv.log" | head -n 3 >&2
-		fi
+		bench_run "$csv.log" simulate "$s" "$h" "$csv"
+		err=$(awk -f bench/columns.awk -f "$HERE/compare.awk" "$OUT/reference_$h.csv" "$csv" \
+			2>>"$csv.log") || {
+			tail -n 3 "$csv.log" >&2
+			bench_fail "$s at H = $h: no error against the reference (log: $csv.log)"
+		}
+		bench_number "$s at H = $h" "$err"
+		echo "$err" >"$OUT/${s}_$h.err"
+		row="$row $(printf '%.3e' "$err")"
 	done
 	echo "$row"
 done
@@ -73,12 +80,10 @@ set -- $HS
 while [ $# -gt 2 ]; do shift; done
 row="order"
 for s in $SCHEMES; do
-	row="$row $(awk -v a="$(cat "$OUT/${s}_$1.err")" -v b="$(cat "$OUT/${s}_$2.err")" 'BEGIN {
-		if (a == "nan" || b == "nan" || a <= 0 || b <= 0) print "-"
-		else printf "%.2f", log(a / b) / log(2) }')"
+	order=$(awk -v a="$(cat "$OUT/${s}_$1.err")" -v b="$(cat "$OUT/${s}_$2.err")" 'BEGIN {
+		if (!(a > 0 && b > 0)) exit 1
+		printf "%.2f", log(a / b) / log(2) }') ||
+		bench_fail "$s: no order from the errors at H = $1 and $2 (one is not positive)"
+	row="$row $order"
 done
 echo "$row"
-if [ "$failed" -gt 0 ]; then
-	echo "run.sh: $failed figure(s) could not be computed (see $OUT/*.log)" >&2
-	exit 1
-fi

@@ -7,18 +7,29 @@
 # Instructions come from valgrind's callgrind (repeatable whatever else the machine does):
 # each FMU runs N1 and N2 cycles, and the difference divided by N2 - N1 is the cost of one
 # cycle with start-up and shut-down cancelled out.  Time per cycle is measured without
-# valgrind over TIME_STEPS cycles.
+# valgrind over TIME_STEPS cycles.  A figure that cannot be computed (a run fails, the
+# outputs differ, a count is not a number, the FMI 3.0 build fails) ends it with status 1.
+# BENCH_QUICK=1: 200 and 1200 cycles under callgrind, 20000 timed.
 set -eu
+BENCH=bench-wrapper
+BENCH_PACKAGE=valgrind
+. bench/bench.sh
 SACC=${SACC:-build/sacc}
 BUILD=${BUILD:-build}
-N1=${N1:-2000}
-N2=${N2:-12000}
-TIME_STEPS=${TIME_STEPS:-2000000}
+if bench_quick; then
+	N1=${N1:-200}
+	N2=${N2:-1200}
+	TIME_STEPS=${TIME_STEPS:-20000}
+else
+	N1=${N1:-2000}
+	N2=${N2:-12000}
+	TIME_STEPS=${TIME_STEPS:-2000000}
+fi
 OUT=$BUILD/bench/wrapper
 rm -rf "$OUT"
 mkdir -p "$OUT"
 
-command -v valgrind >/dev/null || { echo "bench-wrapper: valgrind is needed (apt-get install valgrind)" >&2; exit 2; }
+bench_need valgrind callgrind_annotate
 
 ${CC:-cc} -std=c99 -O2 -Wall -Wextra -Wpedantic -Werror -Iruntime/fmi2 \
 	-o "$OUT/driver" bench/wrapper/driver.c -ldl
@@ -47,33 +58,40 @@ WRAP_GUID=$(guid "$WRAP_DIR")
 DRIVER=driver
 instructions() {
 	f=$OUT/callgrind.$DRIVER.$2.$4${5:+.$5}
-	valgrind --tool=callgrind --callgrind-out-file="$f" "$OUT/$DRIVER" "$1" "$2" "$3" "$4" ${5:-} \
-		>/dev/null 2>"$f.log" || { cat "$f.log" >&2; exit 1; }
+	bench_run "$f.log" valgrind --tool=callgrind --callgrind-out-file="$f" \
+		"$OUT/$DRIVER" "$1" "$2" "$3" "$4" ${5:-} >/dev/null
 	total=$(sed -n 's/^summary: *//p' "$f" | head -n 1)
-	importer=$(callgrind_annotate --threshold=100 "$f" 2>/dev/null |
-		awk -v exe="/$DRIVER]" 'index($0, exe) == length($0) - length(exe) + 1 {
-			gsub(",", "", $1); n += $1 } END { print n + 0 }')
+	bench_number "callgrind's total in $f" "$total"
+	bench_run "$f.annotate.log" callgrind_annotate --threshold=100 "$f" >"$f.annotate"
+	importer=$(awk -v exe="/$DRIVER]" 'index($0, exe) == length($0) - length(exe) + 1 {
+			gsub(",", "", $1); n += $1; seen = 1 } END { if (seen) print n }' "$f.annotate")
+	bench_number "the importer's own instructions in $f.annotate" "$importer"
 	echo $((total - importer))
 }
 
 # per_cycle DIR ID GUID [ih]: instructions per cycle, start-up and shut-down cancelled out.
 per_cycle() {
-	a=$(instructions "$1" "$2" "$3" "$N1" ${4:-})
-	b=$(instructions "$1" "$2" "$3" "$N2" ${4:-})
+	a=$(instructions "$1" "$2" "$3" "$N1" ${4:-}) || exit 1
+	b=$(instructions "$1" "$2" "$3" "$N2" ${4:-}) || exit 1
 	echo $(( (b - a) / (N2 - N1) ))
 }
 
+# driven FIELD DRIVER DIR ID GUID N [ih]: FIELD (checksum, ns_per_step) from one run.
+driven() {
+	bench_output "$1" "$OUT/$2.log" "$OUT/$2" "$3" "$4" "$5" "$6" ${7:-}
+}
+
 # The two must compute the same thing: the wrapper only forwards.
-direct_sum=$("$OUT/driver" "$WINDOW_DIR" window "$WINDOW_GUID" 1000 | sed -n 's/^checksum //p')
-wrap_sum=$("$OUT/driver" "$WRAP_DIR" passthrough_sa "$WRAP_GUID" 1000 | sed -n 's/^checksum //p')
-floor_sum=$("$OUT/driver" "$FLOOR_DIR" passthrough_sa "$WRAP_GUID" 1000 | sed -n 's/^checksum //p')
+direct_sum=$(driven checksum driver "$WINDOW_DIR" window "$WINDOW_GUID" 1000)
+wrap_sum=$(driven checksum driver "$WRAP_DIR" passthrough_sa "$WRAP_GUID" 1000)
+floor_sum=$(driven checksum driver "$FLOOR_DIR" passthrough_sa "$WRAP_GUID" 1000)
 if [ "$direct_sum" != "$wrap_sum" ] || [ "$direct_sum" != "$floor_sum" ]; then
 	echo "bench-wrapper: the outputs differ from the inner FMU's (wrapper $wrap_sum, floor $floor_sum, direct $direct_sum)" >&2
 	exit 1
 fi
-direct_sum=$("$OUT/driver" "$WINDOW_DIR" window "$WINDOW_GUID" 1000 ih | sed -n 's/^checksum //p')
-wrap_sum=$("$OUT/driver" "$WRAP_DIR" passthrough_sa "$WRAP_GUID" 1000 ih | sed -n 's/^checksum //p')
-floor_sum=$("$OUT/driver" "$FLOOR_DIR" passthrough_sa "$WRAP_GUID" 1000 ih | sed -n 's/^checksum //p')
+direct_sum=$(driven checksum driver "$WINDOW_DIR" window "$WINDOW_GUID" 1000 ih)
+wrap_sum=$(driven checksum driver "$WRAP_DIR" passthrough_sa "$WRAP_GUID" 1000 ih)
+floor_sum=$(driven checksum driver "$FLOOR_DIR" passthrough_sa "$WRAP_GUID" 1000 ih)
 if [ "$direct_sum" != "$wrap_sum" ] || [ "$direct_sum" != "$floor_sum" ]; then
 	echo "bench-wrapper: with t = i h the outputs differ from the inner FMU's (wrapper $wrap_sum, floor $floor_sum, direct $direct_sum)" >&2
 	exit 1
@@ -87,9 +105,9 @@ floor=$(per_cycle "$FLOOR_DIR" passthrough_sa "$WRAP_GUID")
 direct_ih=$(per_cycle "$WINDOW_DIR" window "$WINDOW_GUID" ih)
 wrapped_ih=$(per_cycle "$WRAP_DIR" passthrough_sa "$WRAP_GUID" ih)
 floor_ih=$(per_cycle "$FLOOR_DIR" passthrough_sa "$WRAP_GUID" ih)
-direct_ns=$("$OUT/driver" "$WINDOW_DIR" window "$WINDOW_GUID" "$TIME_STEPS" | sed -n 's/^ns_per_step //p')
-wrapped_ns=$("$OUT/driver" "$WRAP_DIR" passthrough_sa "$WRAP_GUID" "$TIME_STEPS" | sed -n 's/^ns_per_step //p')
-floor_ns=$("$OUT/driver" "$FLOOR_DIR" passthrough_sa "$WRAP_GUID" "$TIME_STEPS" | sed -n 's/^ns_per_step //p')
+direct_ns=$(driven ns_per_step driver "$WINDOW_DIR" window "$WINDOW_GUID" "$TIME_STEPS")
+wrapped_ns=$(driven ns_per_step driver "$WRAP_DIR" passthrough_sa "$WRAP_GUID" "$TIME_STEPS")
+floor_ns=$(driven ns_per_step driver "$FLOOR_DIR" passthrough_sa "$WRAP_GUID" "$TIME_STEPS")
 
 echo "wrapper overhead: one set(3 Reals) / doStep / get(2 Reals) cycle on the window FMU"
 echo "(instructions outside the importer per cycle; ns/cycle with t += h)"
@@ -103,24 +121,19 @@ echo "extra_instructions_per_step $((wrapped - direct))"
 echo "extra_instructions_per_step_ih $((wrapped_ih - direct_ih))"
 
 # The same pass-through built as FMI 3.0, through driver3.c: what the FMI 3.0 skin costs.
-if "$SACC" build --fmi 3 -L "$BUILD/fmus" -o "$OUT/fmi3" bench/wrapper/passthrough_sa.sa \
-	>"$OUT/fmi3.log" 2>&1; then
-	"$SACC" unpack "$OUT/fmi3/passthrough_sa.fmu" "$OUT/fmi3/passthrough_sa"
-	WRAP3_DIR=$OUT/fmi3/passthrough_sa
-	WRAP3_TOKEN=$(sed -n 's/.*instantiationToken="\([^"]*\)".*/\1/p' \
-		"$WRAP3_DIR/modelDescription.xml" | head -n 1)
-	wrap3_sum=$("$OUT/driver3" "$WRAP3_DIR" passthrough_sa "$WRAP3_TOKEN" 1000 |
-		sed -n 's/^checksum //p')
-	if [ "$direct_sum" != "$wrap3_sum" ]; then
-		echo "bench-wrapper: the FMI 3.0 wrapper's outputs differ from the inner FMU's ($wrap3_sum, direct $direct_sum)" >&2
-		exit 1
-	fi
-	DRIVER=driver3
-	wrapped3=$(per_cycle "$WRAP3_DIR" passthrough_sa "$WRAP3_TOKEN")
-	# over the window FMU called directly through driver.c (the importer's own loop is
-	# left out of both)
-	echo "extra_instructions_per_step_fmi3 $((wrapped3 - direct))"
-else
-	echo "extra_instructions_per_step_fmi3: not measured, sacc build --fmi 3 failed:" >&2
-	cat "$OUT/fmi3.log" >&2
+bench_run "$OUT/fmi3.log" "$SACC" build --fmi 3 -L "$BUILD/fmus" -o "$OUT/fmi3" \
+	bench/wrapper/passthrough_sa.sa
+"$SACC" unpack "$OUT/fmi3/passthrough_sa.fmu" "$OUT/fmi3/passthrough_sa"
+WRAP3_DIR=$OUT/fmi3/passthrough_sa
+WRAP3_TOKEN=$(sed -n 's/.*instantiationToken="\([^"]*\)".*/\1/p' \
+	"$WRAP3_DIR/modelDescription.xml" | head -n 1)
+wrap3_sum=$(driven checksum driver3 "$WRAP3_DIR" passthrough_sa "$WRAP3_TOKEN" 1000)
+if [ "$direct_sum" != "$wrap3_sum" ]; then
+	echo "bench-wrapper: the FMI 3.0 wrapper's outputs differ from the inner FMU's ($wrap3_sum, direct $direct_sum)" >&2
+	exit 1
 fi
+DRIVER=driver3
+wrapped3=$(per_cycle "$WRAP3_DIR" passthrough_sa "$WRAP3_TOKEN")
+# over the window FMU called directly through driver.c (the importer's own loop is
+# left out of both)
+echo "extra_instructions_per_step_fmi3 $((wrapped3 - direct))"

@@ -27,18 +27,20 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "compile.h"
 #include "emit.h"
 #include "sema.h"
 #include "util.h"
 
 /* The shared library's compiler flags (docs/fmu.md): C99, position independent, only the
- * fmi2* functions exported, warnings are errors, no -g (no paths, reproducible bytes). */
+ * FMI functions exported, warnings are errors, no -g (no paths, reproducible bytes); -pthread
+ * for the worker pool of batched do_steps (sart_pool.c).  Each source is compiled alone
+ * with them (compile.c), then the objects are linked with -shared. */
 static const char *const cc_flags[] = {
-	"-std=c99", "-O2", "-fPIC", "-shared", "-fvisibility=hidden", "-Wall", "-Wextra",
-	"-Wpedantic", "-Werror", "-Isources", "-Isources/fmi2",
+	"-std=c99", "-O2", "-fPIC", "-fvisibility=hidden", "-Wall", "-Wextra", "-Wpedantic",
+	"-Werror", "-Isources", "-Isources/fmi2", "-pthread",
 };
 
 /* The host program's main (runtime/host/), only in a wrapper with isolated inners. */
@@ -120,74 +122,7 @@ static void place(Build *b, Job *j)
 	b->order[b->norder++] = j;
 }
 
-/* ---- running the C compiler ------------------------------------------------------------------ */
-
-/* Runs argv with cwd as working directory, its stdout and stderr into *output.  Returns the
- * exit status, 128 + signal, or -1 with errno set when it could not be started (the child
- * reports a failed chdir or exec through a close-on-exec pipe). */
-static int run(char *const argv[], const char *cwd, StrBuf *output)
-{
-	int fds[2], errp[2];
-	if (pipe(fds) != 0)
-		return -1;
-	if (pipe(errp) != 0 || fcntl(errp[1], F_SETFD, FD_CLOEXEC) != 0) {
-		int e = errno;
-		close(fds[0]);
-		close(fds[1]);
-		errno = e;
-		return -1;
-	}
-	pid_t pid = fork();
-	if (pid < 0) {
-		int e = errno;
-		close(fds[0]);
-		close(fds[1]);
-		close(errp[0]);
-		close(errp[1]);
-		errno = e;
-		return -1;
-	}
-	if (pid == 0) {
-		close(fds[0]);
-		close(errp[0]);
-		if (dup2(fds[1], 1) >= 0 && dup2(fds[1], 2) >= 0 && chdir(cwd) == 0)
-			execvp(argv[0], argv);
-		int e = errno;
-		ssize_t w = write(errp[1], &e, sizeof e);
-		(void)w;
-		_exit(127);
-	}
-	close(fds[1]);
-	close(errp[1]);
-	char buf[4096];
-	for (;;) {
-		ssize_t n = read(fds[0], buf, sizeof buf);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		if (output->len < (64u << 10)) /* keep what a person reads; drain the rest */
-			for (ssize_t i = 0; i < n; i++)
-				sb_putc(output, buf[i]);
-	}
-	close(fds[0]);
-	int child_errno = 0;
-	ssize_t got;
-	while ((got = read(errp[0], &child_errno, sizeof child_errno)) < 0 && errno == EINTR)
-		;
-	close(errp[0]);
-	int status;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	if (got == (ssize_t)sizeof child_errno) {
-		errno = child_errno;
-		return -1;
-	}
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
-}
+/* ---- lists ---------------------------------------------------------------------------------- */
 
 /* The names of a comma list one by one, as --isolate gives them: *item and *len the
  * next one from *rest, which moves past its comma (NULL after the last).  False when no
@@ -235,54 +170,67 @@ static const char *platform_dir(const Build *b, const Job *j)
 	return wants_fmi3(b, j) ? "binaries/x86_64-linux" : "binaries/linux64";
 }
 
-/* Runs the compiler command (o->cc, else $CC, else cc; split at blanks: "ccache gcc"
- * works) with args in tree; a failure is reported on j's adaptation as the compiler's
- * failure on what ("the wrapper", "the host program of the isolated inners"), with the
- * command and its output.  Returns 0 or 1. */
-static int run_cc(Build *b, Job *j, const char *tree, const char *const *args, int nargs,
-                  const char *what)
+/* The compiler command: o->cc, else $CC, else cc (split at blanks: "ccache gcc" works). */
+static const char *cc_command(const Build *b)
 {
-	Compilation *c = b->c;
-	Arena *a = c->arena;
 	const char *cc = b->o && b->o->cc && *b->o->cc ? b->o->cc : getenv("CC");
-	if (!cc || !*cc)
-		cc = "cc";
-	char *words = arena_strdup(a, cc);
-	const char **argv = arena_alloc(a, (strlen(cc) + (size_t)nargs + 2) * sizeof *argv);
-	int argc = 0;
-	for (char *w = strtok(words, " \t"); w; w = strtok(NULL, " \t"))
-		argv[argc++] = w;
-	for (int i = 0; i < nargs; i++)
-		argv[argc++] = args[i];
-	argv[argc] = NULL;
+	return cc && *cc ? cc : "cc";
+}
 
-	StrBuf out, cmd;
-	sb_init(&out);
-	sb_init(&cmd);
-	for (int i = 0; argv[i]; i++)
-		sb_printf(&cmd, "%s%s", i ? " " : "", argv[i]);
-	int st = run((char *const *)argv, tree, &out);
-	if (st < 0) {
-		diag_error(c->diag, j->sa->loc, "cannot run the C compiler '%s': %s", argv[0],
-			   strerror(errno));
-		diag_note(c->diag, (Loc){0}, "sacc runs $CC, or cc when CC is not set");
-	} else if (st != 0) {
-		if (st > 128)
-			diag_error(c->diag, j->sa->loc, "the C compiler '%s' was killed by signal %d "
-				   "while compiling %s of '%s'", argv[0], st - 128, what, j->sa->name);
-		else
-			diag_error(c->diag, j->sa->loc, "the C compiler '%s' failed on %s of '%s' "
-				   "(exit status %d)", argv[0], what, j->sa->name, st);
-		diag_note(c->diag, (Loc){0}, "the command, run in the FMU's directory: %s",
-			  sb_str(&cmd));
-		while (out.len > 0 && out.data[out.len - 1] == '\n')
-			out.data[--out.len] = '\0';
-		if (out.len)
-			diag_note(c->diag, (Loc){0}, "its output:\n%s", sb_str(&out));
+/* Whether sources/<path> is a file of the embedded runtime (write_runtime refuses to write
+ * one where the emitter wrote a file of the same name, so such a file is the runtime's). */
+static bool is_runtime_source(const char *path)
+{
+	if (strncmp(path, "sources/", 8) != 0)
+		return false;
+	for (size_t i = 0; i < pkg_nruntime_files; i++)
+		if (strcmp(pkg_runtime_files[i].path, path + 8) == 0)
+			return true;
+	return false;
+}
+
+/* Compiles sources (relative to tree) with flags and links them into output as j's `what`,
+ * through the object cache (compile.h). */
+static int compile_and_link(Build *b, Job *j, const char *tree, const char *const *flags,
+                            int nflags, const char *const *sources, int nsources,
+                            const char *const *link_flags, int nlink, const char *const *libs,
+                            int nlibs, const char *output, const char *what)
+{
+	Arena *a = b->c->arena;
+	/* The objects go beside the tree, by an absolute path: cc runs inside the tree. */
+	const char *objdir = arena_printf(a, "%s/../obj", tree);
+	if (tree[0] != '/') {
+		char *cwd = getcwd(NULL, 0);
+		if (!cwd) {
+			diag_error(b->c->diag, (Loc){tree, 0, 0, 0}, "cannot tell the current "
+				   "directory: %s", strerror(errno));
+			return 1;
+		}
+		objdir = arena_printf(a, "%s/%s/../obj", cwd, tree);
+		free(cwd);
 	}
-	sb_free(&out);
-	sb_free(&cmd);
-	return st != 0;
+	bool *cacheable = arena_alloc(a, (size_t)nsources + 1);
+	for (int i = 0; i < nsources; i++)
+		cacheable[i] = is_runtime_source(sources[i]);
+	PkgCompileJob job = {
+		.tree = tree,
+		.objdir = objdir,
+		.cc = cc_command(b),
+		.flags = flags,
+		.nflags = nflags,
+		.sources = sources,
+		.nsources = nsources,
+		.cacheable = cacheable,
+		.link_flags = link_flags,
+		.nlink_flags = nlink,
+		.libs = libs,
+		.nlibs = nlibs,
+		.output = output,
+		.what = what,
+		.adaptation = j->sa->name,
+		.loc = j->sa->loc,
+	};
+	return pkg_compile(b->c, &job);
 }
 
 /* The wrapper's library from every source under tree/sources; with arrays, the FMI 3.0
@@ -291,26 +239,13 @@ static int compile(Build *b, Job *j, const char *tree, const char *id, bool arra
 {
 	Compilation *c = b->c;
 	Arena *a = c->arena;
-	const char **args = NULL;
-	int nargs = 0, cap = 0;
-#define PUSH(s)                                                                        \
-	do {                                                                           \
-		if (nargs == cap) {                                                    \
-			cap = cap ? 2 * cap : 64;                                      \
-			const char **v_ = realloc(args, (size_t)cap * sizeof *v_);     \
-			if (!v_)                                                       \
-				goto oom;                                              \
-			args = v_;                                                     \
-		}                                                                      \
-		args[nargs++] = (s);                                                   \
-	} while (0)
-
-	for (size_t i = 0; i < sizeof cc_flags / sizeof *cc_flags; i++)
-		PUSH(cc_flags[i]);
+	enum { NF = sizeof cc_flags / sizeof *cc_flags };
+	const char *flags[NF + 2];
+	int nflags = 0;
+	for (int i = 0; i < NF; i++)
+		flags[nflags++] = cc_flags[i];
 	if (arrays)
-		PUSH("-DSART_ARRAYS");
-	PUSH("-o");
-	PUSH(arena_printf(a, "%s/%s.so", platform_dir(b, j), id));
+		flags[nflags++] = "-DSART_ARRAYS";
 
 	/* The sources in byte order, so the link order (and the library) is always the same */
 	const char *srcdir = arena_printf(a, "%s/sources", tree);
@@ -318,27 +253,30 @@ static int compile(Build *b, Job *j, const char *tree, const char *id, bool arra
 	if (!dp) {
 		diag_error(c->diag, (Loc){srcdir, 0, 0, 0}, "cannot read the directory: %s",
 			   strerror(errno));
-		free(args);
 		return 1;
 	}
-	int first = nargs;
+	const char **sources = NULL;
+	int n = 0, cap = 0;
 	struct dirent *de;
-	while ((de = readdir(dp)) != NULL)
-		if (str_ends_with(de->d_name, ".c") && strlen(de->d_name) > 2)
-			PUSH(arena_printf(a, "sources/%s", de->d_name));
+	while ((de = readdir(dp)) != NULL) {
+		if (!str_ends_with(de->d_name, ".c") || strlen(de->d_name) <= 2)
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			const char **v = arena_alloc(a, (size_t)cap * sizeof *v);
+			if (n)
+				memcpy(v, sources, (size_t)n * sizeof *v);
+			sources = v;
+		}
+		sources[n++] = arena_printf(a, "sources/%s", de->d_name);
+	}
 	closedir(dp);
-	qsort(args + first, (size_t)(nargs - first), sizeof *args, cmp_str);
-	PUSH("-lm");
-	PUSH("-ldl");
-	PUSH("-pthread"); /* the worker pool of batched do_steps (sart_pool.c) */
-#undef PUSH
-	int rc = run_cc(b, j, tree, args, nargs, "the wrapper");
-	free(args);
-	return rc;
-oom:
-	free(args);
-	diag_error(c->diag, j->sa->loc, "out of memory");
-	return 1;
+	if (n > 1)
+		qsort(sources, (size_t)n, sizeof *sources, cmp_str);
+	static const char *const link_flags[] = {"-shared", "-pthread"};
+	static const char *const libs[] = {"-lm", "-ldl"};
+	return compile_and_link(b, j, tree, flags, nflags, sources, n, link_flags, 2, libs, 2,
+				arena_printf(a, "%s/%s.so", platform_dir(b, j), id), "the wrapper");
 }
 
 /* The host program of isolated inners (runtime/sart_isolate.h), beside the wrapper's
@@ -359,19 +297,12 @@ static const char *const host_flags[] = {
 
 static int compile_host(Build *b, Job *j, const char *tree)
 {
-	enum { NH = sizeof host_flags / sizeof *host_flags };
-	enum { NS = sizeof host_sources / sizeof *host_sources };
-	const char *args[NH + NS + 4];
-	int n = 0;
-	for (int i = 0; i < NH; i++)
-		args[n++] = host_flags[i];
-	args[n++] = "-o";
-	args[n++] = arena_printf(b->c->arena, "%s/sacc-fmu-host", platform_dir(b, j));
-	for (int i = 0; i < NS; i++)
-		args[n++] = host_sources[i];
-	args[n++] = "-ldl";
-	args[n++] = "-lm";
-	return run_cc(b, j, tree, args, n, "the host program of the isolated inners");
+	static const char *const libs[] = {"-ldl", "-lm"};
+	return compile_and_link(b, j, tree, host_flags, sizeof host_flags / sizeof *host_flags,
+				host_sources, sizeof host_sources / sizeof *host_sources, NULL, 0,
+				libs, 2,
+				arena_printf(b->c->arena, "%s/sacc-fmu-host", platform_dir(b, j)),
+				"the host program of the isolated inners");
 }
 
 /* Marks the inners o->isolate names (all, or a comma-separated list) as isolated; returns

@@ -47,6 +47,21 @@ wait_done() {
 	return 1
 }
 
+# Waits until Slurm itself holds no task of job $1 that waits, runs or is being ended (at
+# most $2 s): scancel only asks the controller, which ends the tasks after it returns.
+wait_left_queue() {
+	n=0
+	while [ $n -lt $(($2 * 10)) ]; do
+		squeue -h -r -j "$1" -o '%T' 2>/dev/null >"$T/queue.txt"
+		grep -q 'PENDING\|RUNNING\|COMPLETING\|CONFIGURING\|SIGNALING\|REQUEUE' \
+			"$T/queue.txt" || return 0
+		sleep 0.1
+		n=$((n + 1))
+	done
+	cat "$T/queue.txt" >&2
+	return 1
+}
+
 if ! slurm_start "$T/slurm"; then
 	echo "slurm: 0 passed, 1 failed"
 	exit 1
@@ -89,6 +104,7 @@ while [ ! -e cancel/runs/1.csv.part ] && [ $n -lt 100 ]; do
 done
 check "the first task started" [ -e cancel/runs/1.csv.part ]
 scancel "$job"
+check "Slurm ended the array" wait_left_queue "$job" 30
 check "the cancel shows" wait_done cancel 30
 check "the running task recorded as cancelled" [ "$(field cancel/index.csv 1 status)" = cancelled ]
 check "the waiting task shown as cancelled" [ "$(field cancel/index.csv 2 status)" = cancelled ]

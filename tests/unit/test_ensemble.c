@@ -3,7 +3,8 @@
  * against an independent implementation of xoshiro256** and splitmix64 (Python integers,
  * values pasted here), the normal quantile against Python's statistics.NormalDist (Wichura's
  * algorithm, another method), percentiles and designs against values worked out by hand,
- * and the design table's errors with their file, line and column.  The runs themselves,
+ * the design table's errors with their file, line and column, and the runs' states as a
+ * stand-in squeue shows them (ensemble_slurm.c).  The runs themselves,
  * local and through Slurm, are tested by tests/ensemble/run.sh and tests/slurm/run.sh. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "assert_close.h"
@@ -225,6 +227,67 @@ static void ensemble__stats__names_quoted_as_csv_fields(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* ens_slurm_queue over a stand-in squeue (first on PATH) that prints `lines`: the states
+ * of runs 0..5 of an ensemble whose slurm.jobs holds array 77 (rows 0-3, base 0) and array
+ * 78 (rows 0-1, base 4). */
+static void queue_states(const char *lines, EnsState states[6])
+{
+	char dir[] = "/tmp/sacc_test_squeue_XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char path[256], script[2048];
+	snprintf(path, sizeof path, "%s/slurm.jobs", dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("77 0 0-3\n78 4 0-1\n", f);
+	fclose(f);
+	snprintf(path, sizeof path, "%s/squeue", dir);
+	snprintf(script, sizeof script, "#!/bin/sh\ncat <<'EOF'\n%sEOF\n", lines);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(script, f);
+	fclose(f);
+	assert_int_equal(chmod(path, 0755), 0);
+	const char *was = getenv("PATH");
+	char *saved = strdup(was ? was : "/usr/bin:/bin");
+	char newpath[4096];
+	snprintf(newpath, sizeof newpath, "%s:%s", dir, saved);
+	setenv("PATH", newpath, 1);
+	char *ids[6] = {"a", "b", "c", "d", "e", "f"};
+	EnsDesign d = {0, NULL, 6, ids, NULL};
+	int rc = ens_slurm_queue(dir, &d, states);
+	setenv("PATH", saved, 1);
+	free(saved);
+	snprintf(script, sizeof script, "rm -rf '%s'", dir);
+	assert_int_equal(system(script), 0);
+	assert_int_equal(rc, 0);
+}
+
+static void ensemble__slurm_queue__states_as_squeue_gives_them(void **state)
+{
+	(void)state;
+	EnsState s[6];
+	/* a running task, a cancelled one still listed, one being ended, pending ones shown
+	 * as a range not yet split, one of the second array running */
+	queue_states("77_0 RUNNING\n77_1 CANCELLED\n77_2 COMPLETING\n78_[0-1%1] PENDING\n"
+		     "77_[3] PENDING\n", s);
+	assert_int_equal(s[0], ENS_RUNNING);
+	assert_int_equal(s[1], ENS_CANCELLED); /* over: no longer waiting or running */
+	assert_int_equal(s[2], ENS_RUNNING);
+	assert_int_equal(s[3], ENS_QUEUED);
+	assert_int_equal(s[4], ENS_QUEUED);
+	assert_int_equal(s[5], ENS_QUEUED);
+	/* a queue without them: submitted runs that left it unfinished were cancelled */
+	queue_states("12_0 RUNNING\n", s);
+	for (int r = 0; r < 6; r++)
+		assert_int_equal(s[r], ENS_CANCELLED);
+	queue_states("77_[1,3] PENDING\n78_1 FAILED\n", s);
+	assert_int_equal(s[0], ENS_CANCELLED);
+	assert_int_equal(s[1], ENS_QUEUED);
+	assert_int_equal(s[2], ENS_CANCELLED);
+	assert_int_equal(s[3], ENS_QUEUED);
+	assert_int_equal(s[5], ENS_CANCELLED);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -236,6 +299,7 @@ int main(void)
 		cmocka_unit_test(ensemble__design_table__read_and_errors),
 		cmocka_unit_test(ensemble__csv_field__quoted_when_needed),
 		cmocka_unit_test(ensemble__stats__names_quoted_as_csv_fields),
+		cmocka_unit_test(ensemble__slurm_queue__states_as_squeue_gives_them),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

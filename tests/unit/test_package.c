@@ -1008,6 +1008,181 @@ static void pkg_build__inner_adaptation_not_built__error(void **state)
 	zip_rmtree(tmp("b1"));
 }
 
+/* Whether the embedded runtime has a file at path. */
+static bool embedded(const char *path)
+{
+	for (size_t i = 0; i < pkg_nruntime_files; i++)
+		if (strcmp(pkg_runtime_files[i].path, path) == 0)
+			return true;
+	return false;
+}
+
+/* The object cache keys a runtime object by the embedded runtime alone: that holds only if
+ * no runtime file includes a file of its own directory that the emitter writes (config.h).
+ * Every quoted include must name an embedded file, beside the includer or under sources/. */
+static void pkg_runtime_files__include_only_the_runtime(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < pkg_nruntime_files; i++) {
+		const PkgFile *f = &pkg_runtime_files[i];
+		char dir[256] = "";
+		const char *slash = strrchr(f->path, '/');
+		if (slash)
+			snprintf(dir, sizeof dir, "%.*s/", (int)(slash - f->path), f->path);
+		const char *p = (const char *)f->data, *end = p + f->size;
+		while (p < end) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+			size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+			char line[512];
+			snprintf(line, sizeof line, "%.*s", (int)(len < 511 ? len : 511), p);
+			char name[256];
+			if (sscanf(line, " # include \"%255[^\"]\"", name) == 1) {
+				char beside[600];
+				snprintf(beside, sizeof beside, "%s%s", dir, name);
+				if (!embedded(beside) && !embedded(name))
+					fail_msg("runtime/%s includes \"%s\", which is not a runtime file",
+						 f->path, name);
+			}
+			p += len + 1;
+		}
+	}
+}
+
+/* ---- the object cache (compile.c) -------------------------------------------------------- */
+
+/* Builds window_sa into tmpdir/out with the compiler command cc, the object cache in
+ * cache ("" for none); 0 or the number of errors. */
+static int build_cached(const char *out, const char *cc, const char *cache)
+{
+	const char *was = getenv("SACC_CACHE_DIR");
+	char *saved = was ? strdup(was) : NULL;
+	setenv("SACC_CACHE_DIR", cache, 1);
+	TestRun *t = tr_new();
+	drv_add_include_dir(t->c, PW);
+	Module *m = drv_load(t->c, PW "window_sa.sa");
+	assert_non_null(m);
+	int errors = drv_explicit(t->c, m, NULL);
+	if (!errors) {
+		PkgOptions o = {out, cc, 0, NULL, 0};
+		errors = pkg_build(t->c, &m, 1, &o);
+	}
+	if (errors)
+		print_error("%s", tr_diag(t));
+	tr_free(t);
+	if (saved)
+		setenv("SACC_CACHE_DIR", saved, 1);
+	else
+		unsetenv("SACC_CACHE_DIR");
+	free(saved);
+	return errors;
+}
+
+/* A compiler command that appends each call's arguments to tmpdir/cc.log, then runs cc. */
+static const char *logging_cc(void)
+{
+	static char path[600];
+	snprintf(path, sizeof path, "%s", tmp("cc.sh"));
+	char script[1400];
+	snprintf(script, sizeof script, "#!/bin/sh\necho \"$*\" >> '%s'\nexec cc \"$@\"\n",
+		 tmp("cc.log"));
+	write_text(path, script);
+	assert_int_equal(chmod(path, 0755), 0);
+	return path;
+}
+
+/* The compilations (calls with -c) tmpdir/cc.log holds, which it then forgets; *last the
+ * source of the last one. */
+static int compilations(char last[256])
+{
+	FILE *f = fopen(tmp("cc.log"), "r");
+	if (!f)
+		return 0;
+	char line[4096];
+	int n = 0;
+	while (fgets(line, sizeof line, f)) {
+		if (!strstr(line, " -c "))
+			continue;
+		n++;
+		const char *src = strrchr(line, ' ');
+		src = src ? src + 1 : line;
+		size_t len = strcspn(src, "\n");
+		if (len > 255)
+			len = 255;
+		memcpy(last, src, len);
+		last[len] = '\0';
+	}
+	fclose(f);
+	remove(tmp("cc.log"));
+	return n;
+}
+
+/* Every entry of the cache overwritten with text no linker takes. */
+static int spoil_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	assert_non_null(d);
+	int n = 0;
+	struct dirent *e;
+	char path[1024];
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		write_text(path, "not an object\n");
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+static void pkg_build__object_cache__runtime_compiled_once(void **state)
+{
+	(void)state;
+	const char *cc = logging_cc();
+	char last[256];
+	assert_int_equal(build_cached(tmp("c1"), cc, tmp("cache")), 0);
+	int first = compilations(last);
+	/* every source compiled once, the runtime's kept: all but the adaptation's own C */
+	assert_true(first > 10);
+	assert_int_equal(count_entries(tmp("cache")), first - 1);
+
+	assert_int_equal(build_cached(tmp("c2"), cc, tmp("cache")), 0);
+	assert_int_equal(compilations(last), 1);
+	assert_string_equal(last, "sources/window_sa.c");
+	assert_same_file(tmp("c1/window_sa.fmu"), tmp("c2/window_sa.fmu"));
+
+	/* Without the cache every source is compiled again, to the same archive. */
+	assert_int_equal(build_cached(tmp("c3"), cc, ""), 0);
+	assert_int_equal(compilations(last), first);
+	assert_same_file(tmp("c1/window_sa.fmu"), tmp("c3/window_sa.fmu"));
+	zip_rmtree(tmp("c1"));
+	zip_rmtree(tmp("c2"));
+	zip_rmtree(tmp("c3"));
+	zip_rmtree(tmp("cache"));
+}
+
+static void pkg_build__object_cache__spoiled_entries_compiled_again(void **state)
+{
+	(void)state;
+	const char *cc = logging_cc();
+	char last[256];
+	assert_int_equal(build_cached(tmp("c1"), cc, tmp("cache")), 0);
+	int first = compilations(last);
+	assert_int_equal(spoil_entries(tmp("cache")), first - 1);
+
+	/* The link refuses the spoiled objects: they are compiled afresh and replaced. */
+	assert_int_equal(build_cached(tmp("c2"), cc, tmp("cache")), 0);
+	assert_int_equal(compilations(last), 1 + (first - 1));
+	assert_same_file(tmp("c1/window_sa.fmu"), tmp("c2/window_sa.fmu"));
+	assert_int_equal(build_cached(tmp("c3"), cc, tmp("cache")), 0);
+	assert_int_equal(compilations(last), 1);
+	assert_same_file(tmp("c1/window_sa.fmu"), tmp("c3/window_sa.fmu"));
+	zip_rmtree(tmp("c1"));
+	zip_rmtree(tmp("c2"));
+	zip_rmtree(tmp("c3"));
+	zip_rmtree(tmp("cache"));
+}
+
 /* ---- the suite -------------------------------------------------------------------------- */
 
 static int setup(void **state)
@@ -1030,6 +1205,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(zip_extract__absolute_path__refused),
+		cmocka_unit_test(pkg_runtime_files__include_only_the_runtime),
+		cmocka_unit_test(pkg_build__object_cache__runtime_compiled_once),
+		cmocka_unit_test(pkg_build__object_cache__spoiled_entries_compiled_again),
 		cmocka_unit_test(zip_extract__dotdot_component__refused),
 		cmocka_unit_test(zip_extract__backslash__refused),
 		cmocka_unit_test(zip_extract__symlink__refused),
