@@ -1259,16 +1259,21 @@ static int run(Sim *s)
 	return run_once(s, &sc, a->step, "");
 }
 
-/* `sacc inspect FILE.fmu` without --probe-state: the model description. */
+/* `sacc inspect FILE.fmu` without --probe-state: the model description, of any FMU sacc can
+ * read, also one it cannot simulate or wrap (the printers say why). */
 static int print_description(Compilation *c, const SimArgs *a)
 {
-	FmuInfo *f = drv_open_fmu(c, a->target, (Loc){a->target, 0, 0, 0});
+	struct stat st;
+	if (stat(a->target, &st) == 0 && S_ISDIR(st.st_mode))
+		return drv_open_fmu(c, a->target, (Loc){a->target, 0, 0, 0}) ? 0 : 1; /* its error */
+	FmuInfo *f = fmu_open_any(a->target, c->diag);
 	if (!f)
 		return 1;
 	if (a->json)
 		fmu_print_json(stdout, f);
 	else
 		fmu_print_table(stdout, f);
+	fmu_free(f);
 	return 0;
 }
 
