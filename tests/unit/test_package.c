@@ -174,6 +174,16 @@ static void expect_refused(const char *archive, const ZipLimits *lim, const char
 	assert_false(exists("/tmp/sacc_pkg_evil"));
 }
 
+/* Extracting archive into tmp/out succeeds without a word. */
+static void extract_ok(const char *archive)
+{
+	Capture c;
+	cap_open(&c);
+	assert_int_equal(zip_extract(archive, tmp("out"), NULL, c.d), 0);
+	assert_string_equal(cap_text(&c), "");
+	cap_close(&c);
+}
+
 /* The entries of an archive, in order, with what a reproducible archive pins down. */
 typedef struct Listing {
 	char names[128][256];
@@ -317,11 +327,7 @@ static void zip_extract__repeated_same_bytes__extracted_once(void **state)
 	zw_add(zf, "./extra//notes.txt", "same bytes", 10, 0100644);
 	zw_add(zf, "extra/notes.txt", "same bytes", 10, 0100644);
 	zw_close(zf);
-	Capture c;
-	cap_open(&c);
-	assert_int_equal(zip_extract(path, tmp("out"), NULL, c.d), 0);
-	assert_string_equal(cap_text(&c), "");
-	cap_close(&c);
+	extract_ok(path);
 	size_t n;
 	char *s = slurp(tmp("out/extra/notes.txt"), &n);
 	assert_int_equal(n, 10);
@@ -595,11 +601,7 @@ static void zip_extract__well_formed__extracted(void **state)
 	zw_add(zf, "./resources//data.txt", "data", 4, 0);
 	zw_add(zf, "empty", "", 0, 0100644);
 	zw_close(zf);
-	Capture c;
-	cap_open(&c);
-	assert_int_equal(zip_extract(path, tmp("out"), NULL, c.d), 0);
-	assert_string_equal(cap_text(&c), "");
-	cap_close(&c);
+	extract_ok(path);
 	size_t n;
 	char *s = slurp(tmp("out/modelDescription.xml"), &n);
 	assert_string_equal(s, "<md/>");
