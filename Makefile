@@ -445,6 +445,9 @@ $(BUILD)/tests/test_e2e_events3: | $(SACC) $(FMUS3)
 # Wrappers over early3, an FMI 3.0 inner that returns early: tests/unit/test_e2e_early3.c
 # builds tests/e2e3/early3_sa.sa (FMI 3.0, isolated, FMI 2.0) and early3_outer_sa.sa over it.
 $(BUILD)/tests/test_e2e_early3: | $(SACC) $(FMUS3)
+# noevent3 refuses Event Mode: tests/unit/test_e2e_noevent3.c simulates it and builds
+# tests/e2e3/noevent3_sa.sa over it.
+$(BUILD)/tests/test_e2e_noevent3: | $(SACC) $(FMUS3)
 
 # ---- benchmarks (on demand, never part of check) ----------------------------------------
 .PHONY: bench-wrapper
