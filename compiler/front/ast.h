@@ -22,7 +22,9 @@ typedef enum NodeKind {
 	ND_FILE,        /* str: path; name: module or NULL; list1: imports; list2: elements */
 	ND_IMPORT,      /* name */
 	ND_FMU_DECL,    /* tname, name, str: path; list1: in ports; list2: out ports; list3: composed-of names */
-	ND_CONNECTION,  /* lhs, rhs: ND_PORT_REF */
+	ND_CONNECTION,  /* lhs, rhs: ND_PORT_REF; a coupling's transformation (`(factor F, offset O,
+	                 * map (A -> B, ...))`): then: F, els: O (literals or NULL), list1: the map's
+	                 * entries, each an ND_CONNECTION of two literals */
 	ND_ADAPTATION,  /* see the a_* fields; flags: KIND_*; tname: the older header's type name;
 	                 * ival: the FMI version its `fmi N` clause asks for, 0 without one */
 	ND_INNER,       /* flags: KIND_*; tname, name, str: path or NULL; list1: in ports; list2: out ports;
