@@ -377,6 +377,8 @@ static int fold_hops(Fl *x, const Hop *hops, int nhops, const char *unit, const 
 			if (unit_conversion(x, us, smd, ue, emd, NULL, 0, h->cn->loc, &a, &b))
 				return 1;
 			cv_linear(cv, a, b);
+			if (!cv->converts_units)
+				first_unit = us; /* where the first conversion starts, for --explain */
 			cv->converts_units = true;
 			cv->unit_scale = a * cv->unit_scale;
 			cv->unit_offset = a * cv->unit_offset + b;
