@@ -161,11 +161,6 @@ static bool map_literal_fits(const Node *l, SaType t)
 	       : t == TY_REAL && (l->kind == ND_INT || l->kind == ND_REAL);
 }
 
-static double literal_value(const Node *l)
-{
-	return l->kind == ND_REAL ? l->rval : (double)l->ival;
-}
-
 /* A coupling's `(map (...), factor F, offset O)`: the map takes Integer or Bool values of
  * the output's type to values of the input's; factor and offset, which scale and shift
  * after the unit conversion, need a Real input.  They are folded into c->scale and
@@ -187,7 +182,7 @@ static void coupling_transform(Ctx *x, Node *c, const char *what, SaType from, S
 			return;
 		}
 		for (const Node *e = c->list1; e != m; e = e->next)
-			if (literal_value(e->lhs) == literal_value(m->lhs)) {
+			if (ast_number(e->lhs) == ast_number(m->lhs)) {
 				diag_error(x->c->diag, m->lhs->loc, "%s: the map takes this value twice",
 					   what);
 				diag_note(x->c->diag, e->lhs->loc, "first here");
@@ -208,7 +203,7 @@ static void coupling_transform(Ctx *x, Node *c, const char *what, SaType from, S
 				   i ? "offset" : "factor");
 			return;
 		}
-	double f = c->then ? literal_value(c->then) : 1, o = c->els ? literal_value(c->els) : 0;
+	double f = c->then ? ast_number(c->then) : 1, o = c->els ? ast_number(c->els) : 0;
 	double s0 = c->converts ? c->scale : 1, o0 = c->converts ? c->offset : 0;
 	c->scale = f * s0;
 	c->offset = f * o0 + o;

@@ -856,8 +856,8 @@ static void emit_couple_map(Ec *e, StrBuf *out, const Node *cp, const char *src,
                             const char *target, bool real, const char *value)
 {
 	for (const Node *m = cp->list1; m; m = m->next) {
-		double from = m->lhs->kind == ND_REAL ? m->lhs->rval : (double)m->lhs->ival;
-		double to = m->rhs->kind == ND_REAL ? m->rhs->rval : (double)m->rhs->ival;
+		double from = ast_number(m->lhs);
+		double to = ast_number(m->rhs);
 		if (cp->converts)
 			to = cp->scale * to + cp->offset;
 		/* the checker allows Integer and Bool sources only */

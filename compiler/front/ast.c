@@ -192,6 +192,11 @@ const char *ast_kind_name(NodeKind k)
 	return (unsigned)k < ND_KIND_COUNT ? names[k] : "?";
 }
 
+double ast_number(const Node *lit)
+{
+	return lit->kind == ND_REAL ? lit->rval : (double)lit->ival;
+}
+
 const char *ast_type_name(SaType t)
 {
 	switch (t) {

@@ -214,6 +214,9 @@ Node *ast_last(Node *list);
 
 const char *ast_kind_name(NodeKind k);
 const char *ast_type_name(SaType t);  /* "Real", ... ; "" for TY_NONE */
+/* The number a literal stands for: a Real's value, an Integer's or a Bool's (0, 1) as a
+ * double (a coupling's map and factor, read by the checker, the rewrite and the emitter). */
+double ast_number(const Node *lit);
 const char *ast_op_spelling(Op op);
 const char *ast_builtin_name(Builtin b);
 const char *ast_keyvar_name(int kv);

@@ -268,8 +268,7 @@ static Node *mapped_value(Rewrite *w, const Node *cp, const Node *m)
 {
 	if (!cp->converts)
 		return rw_clone(w, m->rhs);
-	double v = m->rhs->kind == ND_REAL ? m->rhs->rval : (double)m->rhs->ival;
-	return rw_real(w, cp->scale * v + cp->offset);
+	return rw_real(w, cp->scale * ast_number(m->rhs) + cp->offset);
 }
 
 Node *rw_coupled(Rewrite *w, Node *cp, Node *x)

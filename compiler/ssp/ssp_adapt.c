@@ -3,16 +3,18 @@
  *
  * What maps onto what:
  *   component (nested ones flattened, "sub.comp" named sub_comp) -> for inner fmu
- *   connection between components, identity or units only        -> coupled as a.p -> b.q
+ *   connection between components                                  -> coupled as a.p -> b.q,
+ *     with what the link's conversion adds to the FMUs' units'      -> (map (..), factor, offset)
  *   top input connector -> component input                         -> input port bound to it,
- *     a transformation, or a second input it feeds                  -> in rule assignment
+ *     a conversion a binding would not make, or a second input      -> in rule assignment
  *   component output -> top output connector                       -> output port bound from it,
- *     a transformation                                              -> out rule assignment
+ *     a conversion a binding would not make                         -> out rule assignment
  *   a parameter binding's value for a parameter                     -> with param NAME := value
  *   a component input nothing feeds                                 -> held at its start value
- * A transformation between two components has no form in the language (a coupling
- * converts units only): it is refused at the connection, as are mappings of types other
- * than Real and Integer. */
+ * Every conversion comes from ssp_flatten (SspFlat's links, inputs and outputs), the one
+ * description of a connection that `sacc simulate` runs too, so that the composite and
+ * the simulation cannot disagree.  Only a factor or offset into a Boolean, String or
+ * Binary input has no form in the language: it is refused at the connection. */
 #include "ssp_adapt.h"
 
 #include <math.h>
