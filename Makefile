@@ -403,7 +403,7 @@ $(PATHS_STATS) &: $(SACC) $(FMUS) $(PATHS_SA)
 
 $(BUILD)/tests/test_e2e_wrapper: | $(PATHS_GENERAL) $(PATHS_STATS) $(PW_FMUS) $(E2E_FMUS)
 # SSP composites (tests/unit/test_ssp_build.c): sacc builds them, the FMI 3.0 checker reads one.
-$(BUILD)/tests/test_ssp_build: | $(SACC) $(FMUS) $(FMI3_MD_CHECK)
+$(BUILD)/tests/test_ssp_build: | $(SACC) $(FMUS) $(FMUS3) $(FMI3_MD_CHECK)
 
 # Wrappers built as FMI 3.0: tests/unit/test_e2e_wrapper3.c builds them itself (through
 # pkg_build, as `sacc build` would with the FMI 3.0 option) over the test FMUs, unpacks them
