@@ -699,9 +699,11 @@ static SartStatus iso_do_step(SartInner *in, double t, double h, int no_set_stat
 	if (st == SART_OK || st == SART_WARNING || st == SART_DISCARD) {
 		/* short of t + h after a discard, or an early return (FMI 3.0) */
 		double r = hd->reached;
-		if (!(r >= t && r <= t + h))
+		if (!(r >= t && r <= t + h)) {
+			*reached = NAN; /* where the FMU stands is unknown: NaN, as on any error */
 			return lost(in, SART_OP_DO_STEP, "the FMU's process answered garbage (a step "
 			            "reaching t = %g)", r);
+		}
 		*reached = st == SART_DISCARD || (in->caps & SART_CAP_EARLY_RETURN) ? r : t + h;
 	} else {
 		*reached = NAN;
