@@ -322,7 +322,8 @@ const char *rd_shown(Rd *r, const char *uri)
 	return arena_printf(r->c->arena, "%s/%s", r->m->dir, uri);
 }
 
-/* Reads and parses file (shown as name) into x; the text lives in the arena. */
+/* Reads and parses file (shown as name) into x; the text lives in the arena.  On failure x
+ * holds nothing to free. */
 int rd_parse_file(Rd *r, SspXml *x, const char *file, const char *name, Loc where)
 {
 	size_t len;
@@ -335,6 +336,7 @@ int rd_parse_file(Rd *r, SspXml *x, const char *file, const char *name, Loc wher
 	char *text = arena_strndup(r->c->arena, buf, len);
 	free(buf);
 	if (sx_parse(x, name, text, len, r->c->diag)) {
+		sx_free(x); /* what a refused parse still holds (its line table) */
 		r->errors++;
 		return 1;
 	}
