@@ -776,11 +776,18 @@ static SartStatus iso_free_state(SartInner *in, void **state)
 	return st;
 }
 
+/* A size beyond the slot could never be serialized through it: an error of this call, so
+ * that no caller allocates a buffer of whatever size the child wrote. */
 static SartStatus iso_serialized_size(SartInner *in, void *state, size_t *size)
 {
+	Iso *iso = in->impl;
 	SartStatus st = state_call(in, SART_OP_SERIALIZED_SIZE, state);
-	if (st == SART_OK || st == SART_WARNING)
-		*size = (size_t)((Iso *)in->impl)->ch.h->ans_n;
+	if (st != SART_OK && st != SART_WARNING)
+		return st;
+	uint64_t n = iso->ch.h->ans_n;
+	if (n > iso->ch.data_cap)
+		return too_small(in, SART_OP_SERIALIZED_SIZE, (size_t)n);
+	*size = (size_t)n;
 	return st;
 }
 
