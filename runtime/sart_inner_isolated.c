@@ -204,7 +204,9 @@ static SART_COLD SartStatus answered_slowly(SartInner *in, uint32_t op, int32_t 
 		         in->name, (unsigned)dropped);
 		in->logger(in->logger_env, SART_WARNING, "logStatusWarning", text);
 	}
-	if (st != SART_OK && !reported) {
+	/* a fatal outcome must pass through sart_inner_report, which marks the FMU as fatal;
+	 * a child whose own report of the call said something milder does not spare it */
+	if (st != SART_OK && (!reported || (st == SART_FATAL && !in->fatal))) {
 		char what[160];
 		call_name(in->impl, op, what, sizeof what);
 		return sart_inner_report(in, (SartStatus)st, "%s returned %s", what,

@@ -19,9 +19,10 @@
  * strings read, the binaries' bytes summed, a buffer of the serialized size allocated).
  *
  * Besides crashes, hangs and leaks, it aborts (so that libFuzzer keeps the input) when a
- * call's status is out of range, a step on success reached a time outside [t, t + h], a
- * serialized size exceeds the slot (it could never be carried), or the back end calls the
- * child after ending it.  tests/fuzz/run.sh builds and runs this. */
+ * call's status is out of range, a step on success reached a time outside [t, t + h] (or
+ * one that failed is not NaN), a serialized size exceeds the slot (it could never be
+ * carried), the back end calls the child after ending it, or calls into the FMU after a
+ * call returned SART_FATAL.  tests/fuzz/run.sh builds and runs this. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdint.h>
@@ -93,6 +94,8 @@ static uint64_t take_count(void)
 /* ---- the child, faked ------------------------------------------------------------------ */
 
 static int fork_armed;
+/* a call returned SART_FATAL: FMI allows no further call into the FMU, only the quit */
+static int given_up;
 
 pid_t __real_fork(void);
 pid_t __wrap_fork(void);
@@ -162,6 +165,8 @@ SartChanWait __wrap_sart_chan_call(SartChan *ch, long pid, double timeout, uint3
 	if (pid != FAKE_PID)
 		fail("a call to a child that was ended (or never started)");
 	SartChanHeader *h = ch->h;
+	if (given_up && h->op != SART_OP_QUIT)
+		fail("a call into the FMU after a fatal one");
 	uint32_t s = ch->seq + 1 ? ch->seq + 1 : 1;
 	ch->seq = s;
 	*seq = s;
@@ -365,9 +370,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	void *states[4] = {NULL, NULL, NULL, NULL};
 	st = sart_inner_instantiate(in, "{guid}", 1);
 	check_status(st, contained);
+	given_up = st == SART_FATAL;
 	for (int k = 0; k < MAX_CALLS && in_n > 0; k++) {
 		st = one_call(in, states, &sink);
 		check_status(st, contained);
+		given_up |= st == SART_FATAL;
 		if (strlen(sart_inner_message(in)) >= 1024)
 			fail("a message longer than its buffer");
 	}
@@ -377,6 +384,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			(void)sart_inner_free_state(in, &states[i]);
 	sart_inner_free(in);
 	fork_armed = 0;
+	given_up = 0;
 	if (sink == (size_t)-1) /* keep the reads */
 		fprintf(stderr, "%zu %zu\n", sink, logged);
 	return 0;

@@ -461,6 +461,28 @@ static void isolate__serialized_size_beyond_the_slot__error_not_allocated(void *
 	assert_nothing_left();
 }
 
+/* Found by tests/fuzz/fuzz_channel: a host that answers Fatal while its report of the call
+ * says OK.  The call is fatal all the same, and no further call reaches the child. */
+static void isolate__fatal_with_a_milder_report__still_fatal(void **state)
+{
+	(void)state;
+	Log log = {0};
+	SartIsolation iso = {self_path, 0, 0, 0, -1, 0};
+	setenv("SART_TEST_BAD_HOST", "fatalmild", 1);
+	SartInner *in = open_fmu("window", "window", 0, 1, &iso, &log, SART_OK);
+	unsetenv("SART_TEST_BAD_HOST");
+	start(in, WINDOW_GUID);
+	SartVr vr = W_HEIGHT;
+	double v;
+	assert_int_equal(sart_inner_get_real(in, &vr, 1, &v), SART_FATAL);
+	assert_contains(sart_inner_message(in), "[window] getReal returned Fatal");
+	assert_int_equal(sart_inner_get_real(in, &vr, 1, &v), SART_FATAL);
+	assert_contains(sart_inner_message(in), "[window] sart_inner_get_real: an earlier call was "
+	                                        "fatal");
+	sart_inner_free(in);
+	assert_nothing_left();
+}
+
 static void isolate__missing_host__clear_error(void **state)
 {
 	(void)state;
@@ -618,6 +640,17 @@ static int forging_host(SartChan *ch, uint32_t seq, const char *mode)
 			h->reached = h->d[0] + 2 * h->d[1];
 		if (h->op == SART_OP_SERIALIZED_SIZE && !strcmp(mode, "hugestate"))
 			h->ans_n = (uint64_t)1 << 62;
+		if (h->op == SART_OP_GET_REAL && !strcmp(mode, "fatalmild")) {
+			/* Fatal, with the seam's report of the call at status OK */
+			static const char cat[] = "logStatusOK", text[] = "[window] all is well";
+			SartLogRecord r = {SART_OK, 1, sizeof cat, sizeof text};
+			unsigned char *log = sart_chan_log(ch);
+			memcpy(log, &r, sizeof r);
+			memcpy(log + sizeof r, cat, sizeof cat);
+			memcpy(log + sizeof r + sizeof cat, text, sizeof text);
+			h->log_len = sizeof r + sizeof cat + sizeof text;
+			h->status = SART_FATAL;
+		}
 		int quit = h->op == SART_OP_QUIT;
 		sart_chan_answer(ch, seq);
 		if (quit)
@@ -635,7 +668,7 @@ static int bad_host(int argc, char **argv, const char *mode)
 		return 2;
 	uint32_t seq = sart_chan_next(&ch, 0);
 	SartChanHeader *h = ch.h;
-	if (!strcmp(mode, "farstep") || !strcmp(mode, "hugestate"))
+	if (!strcmp(mode, "farstep") || !strcmp(mode, "hugestate") || !strcmp(mode, "fatalmild"))
 		return forging_host(&ch, seq, mode);
 	if (!strcmp(mode, "garbage")) {
 		h->ans_op = 1234;
@@ -689,6 +722,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(isolate__host_dies_mid_answer_or_never_answers__fatal),
 		cmocka_unit_test(isolate__step_answered_outside_itself__fatal_reached_nan),
 		cmocka_unit_test(isolate__serialized_size_beyond_the_slot__error_not_allocated),
+		cmocka_unit_test(isolate__fatal_with_a_milder_report__still_fatal),
 		cmocka_unit_test(isolate__missing_host__clear_error),
 		cmocka_unit_test(isolate__malformed_requests__answered_as_errors),
 		cmocka_unit_test(isolate__binary_records__bounded_both_ways),
