@@ -102,10 +102,49 @@ static void ssp_read__malformed_parameter_file__reported_nothing_leaked(void **s
 	refused_with(want);
 }
 
+/* fuzz_ssp's harness run on a parameter set whose unit has the exponent m="1e10": the
+ * set's units were read apart from the SSD's, exponents as doubles cast to int (undefined
+ * behaviour beyond int, UBSan: "1e+10 is outside the range of representable values of
+ * type 'int'"), and a factor of 0 let through.  They are read as the SSD's now: an
+ * exponent is an integer in range, a factor is not 0. */
+static void ssp_read__parameter_set_unit_out_of_range__reported(void **state)
+{
+	(void)state;
+	put("SystemStructure.ssd", SSD_HEAD
+	    "  <ssd:Units>\n"
+	    "    <ssc:Unit xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\" "
+	    "name=\"big\"><ssc:BaseUnit kg=\"4294967297\"/></ssc:Unit>\n"
+	    "  </ssd:Units>\n"
+	    "  <ssd:System name=\"s\">\n"
+	    "    <ssd:ParameterBindings>\n"
+	    "      <ssd:ParameterBinding source=\"resources/b.ssv\"/>\n"
+	    "    </ssd:ParameterBindings>\n"
+	    "  </ssd:System>\n"
+	    "</ssd:SystemStructureDescription>\n");
+	put("resources/b.ssv", "<?xml version=\"1.0\"?>\n"
+	    "<ssv:ParameterSet version=\"1.0\" name=\"p\"\n"
+	    "    xmlns:ssv=\"http://ssp-standard.org/SSP1/SystemStructureParameterValues\"\n"
+	    "    xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\">\n"
+	    "  <ssv:Parameters/>\n"
+	    "  <ssv:Units>\n"
+	    "    <ssc:Unit name=\"cm\"><ssc:BaseUnit m=\"1e10\" factor=\"0.01\"/></ssc:Unit>\n"
+	    "    <ssc:Unit name=\"none\"><ssc:BaseUnit factor=\"0\"/></ssc:Unit>\n"
+	    "  </ssv:Units>\n"
+	    "</ssv:ParameterSet>\n");
+	static const char *const want[] = {
+		"SystemStructure.ssd:5:107: error: kg=\"4294967297\" is out of range for an exponent",
+		"resources/b.ssv:7:42: error: m=\"1e10\" is not an integer",
+		"resources/b.ssv:8:49: error: a unit's factor cannot be 0", NULL,
+	};
+	refused_with(want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(ssp_read__malformed_parameter_file__reported_nothing_leaked,
+		                                setup, teardown),
+		cmocka_unit_test_setup_teardown(ssp_read__parameter_set_unit_out_of_range__reported,
 		                                setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
