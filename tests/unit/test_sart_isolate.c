@@ -414,6 +414,18 @@ static void isolate__host_dies_mid_answer_or_never_answers__fatal(void **state)
 	bad_host_case("shrink", 0, "[window] load: the FMU's process exited with status 4");
 }
 
+/* The window FMU behind this program as a host that forges one answer (forging_host), the
+ * instance started. */
+static SartInner *open_forged(const char *mode, Log *log)
+{
+	SartIsolation iso = {self_path, 0, 0, 0, -1, 0};
+	setenv("SART_TEST_BAD_HOST", mode, 1);
+	SartInner *in = open_fmu("window", "window", 0, 1, &iso, log, SART_OK);
+	unsetenv("SART_TEST_BAD_HOST");
+	start(in, WINDOW_GUID);
+	return in;
+}
+
 /* Found by tests/fuzz/fuzz_channel: a host whose answer to doStep claims a time outside the
  * step.  The call is fatal (the host lies), and *reached is NaN as on every error, not
  * left as the caller had it. */
@@ -421,11 +433,7 @@ static void isolate__step_answered_outside_itself__fatal_reached_nan(void **stat
 {
 	(void)state;
 	Log log = {0};
-	SartIsolation iso = {self_path, 0, 0, 0, -1, 0};
-	setenv("SART_TEST_BAD_HOST", "farstep", 1);
-	SartInner *in = open_fmu("window", "window", 0, 1, &iso, &log, SART_OK);
-	unsetenv("SART_TEST_BAD_HOST");
-	start(in, WINDOW_GUID);
+	SartInner *in = open_forged("farstep", &log);
 	double reached = 42;
 	assert_int_equal(sart_inner_do_step(in, 1, 0.5, 0, &reached), SART_FATAL);
 	assert_true(isnan(reached));
@@ -443,11 +451,7 @@ static void isolate__serialized_size_beyond_the_slot__error_not_allocated(void *
 {
 	(void)state;
 	Log log = {0};
-	SartIsolation iso = {self_path, 0, 0, 0, -1, 0};
-	setenv("SART_TEST_BAD_HOST", "hugestate", 1);
-	SartInner *in = open_fmu("window", "window", 0, 1, &iso, &log, SART_OK);
-	unsetenv("SART_TEST_BAD_HOST");
-	start(in, WINDOW_GUID);
+	SartInner *in = open_forged("hugestate", &log);
 	void *st = NULL;
 	size_t size = 7;
 	assert_int_equal(sart_inner_get_state(in, &st), SART_OK);
@@ -467,11 +471,7 @@ static void isolate__fatal_with_a_milder_report__still_fatal(void **state)
 {
 	(void)state;
 	Log log = {0};
-	SartIsolation iso = {self_path, 0, 0, 0, -1, 0};
-	setenv("SART_TEST_BAD_HOST", "fatalmild", 1);
-	SartInner *in = open_fmu("window", "window", 0, 1, &iso, &log, SART_OK);
-	unsetenv("SART_TEST_BAD_HOST");
-	start(in, WINDOW_GUID);
+	SartInner *in = open_forged("fatalmild", &log);
 	SartVr vr = W_HEIGHT;
 	double v;
 	assert_int_equal(sart_inner_get_real(in, &vr, 1, &v), SART_FATAL);
