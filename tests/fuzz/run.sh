@@ -21,9 +21,9 @@
 #
 #   FUZZ_ONLY="zip state" sh tests/fuzz/run.sh    runs only those harnesses
 #   FUZZ_MERGE=1 sh tests/fuzz/run.sh   instead of fuzzing, merges what the runs learned
-#                ($BUILD/fuzz/corpus/NAME) into tests/fuzz/corpus/NAME, keeping only inputs
-#                that add edge coverage (no counters: a few dozen files): how the committed
-#                corpora are refreshed
+#                ($BUILD/fuzz/corpus/NAME) into tests/fuzz/corpus/NAME, keeping the fewest
+#                inputs that cover every edge (a few dozen files): how the committed corpora
+#                are refreshed
 #
 # Run from the repository root.  The harnesses are built with clang straight from the
 # compiler's sources (not through the Makefile: libFuzzer needs its own instrumentation).
@@ -205,14 +205,44 @@ for h in ${FUZZ_ONLY:-check md zip state csv ssp channel}; do
 	mkdir -p "$HERE/corpus/$h"
 	mkdir -p "$OUT/corpus/$h"
 	if [ -n "${FUZZ_MERGE:-}" ]; then
-		# the committed corpus, replaced by a minimal set covering it and what was learned
-		rm -rf "$OUT/merged" && mkdir -p "$OUT/merged" || exit 1
+		# the committed corpus and what was learned, through libFuzzer's merge (edges only);
+		# then, since the merge keeps every input that adds an edge to the smaller ones before
+		# it, the edges each kept input covers on its own (a merge of it alone), and the
+		# fewest of them that cover every edge, chosen greedily: the committed corpus
+		rm -rf "$OUT/merged" "$OUT/chosen" && mkdir -p "$OUT/merged" "$OUT/chosen" || exit 1
 		SACC_FUZZ_FMUS=$BUILD/fmus SACC_FUZZ_FMUS3=$BUILD/fmus3 \
 		SACC_FUZZ_WSA_RESOURCES=$WSA_RES "$OUT/fuzz_$h" -merge=1 -use_value_profile=0 \
 			-use_counters=0 -max_len=65536 -timeout=10 -rss_limit_mb=2048 "$OUT/merged" \
 			"$HERE/corpus/$h" "$OUT/corpus/$h" >"$OUT/fuzz_$h.merge.log" 2>&1 ||
 			{ echo "fuzz: merging fuzz_$h failed (log $OUT/fuzz_$h.merge.log)"; status=1; continue; }
-		rm -f "$HERE/corpus/$h"/* && cp "$OUT/merged"/* "$HERE/corpus/$h/"
+		: >"$OUT/cover.txt"
+		for f in "$OUT/merged"/*; do
+			rm -rf "$OUT/one" "$OUT/one.out" "$OUT/one.ctl" && mkdir -p "$OUT/one" "$OUT/one.out" &&
+				cp "$f" "$OUT/one/" || exit 1
+			SACC_FUZZ_FMUS=$BUILD/fmus SACC_FUZZ_FMUS3=$BUILD/fmus3 \
+			SACC_FUZZ_WSA_RESOURCES=$WSA_RES "$OUT/fuzz_$h" -merge=1 -use_value_profile=0 \
+				-use_counters=0 -merge_control_file="$OUT/one.ctl" -timeout=10 \
+				-rss_limit_mb=2048 "$OUT/one.out" "$OUT/one" >/dev/null 2>&1
+			sed -n "s|^COV 0|$f|p" "$OUT/one.ctl" >>"$OUT/cover.txt"
+		done
+		awk '{ pcs[$1] = $0 }
+		     END {
+		         for (;;) {
+		             best = ""; most = 0
+		             for (f in pcs) {
+		                 if (f in taken) continue
+		                 k = split(pcs[f], pc, " "); m = 0
+		                 for (i = 2; i <= k; i++) if (!(pc[i] in covered)) m++
+		                 if (m > most) { most = m; best = f }
+		             }
+		             if (best == "") break
+		             taken[best] = 1
+		             print best
+		             k = split(pcs[best], pc, " ")
+		             for (i = 2; i <= k; i++) covered[pc[i]] = 1
+		         }
+		     }' "$OUT/cover.txt" | while read -r f; do cp "$f" "$OUT/chosen/"; done
+		rm -f "$HERE/corpus/$h"/* && cp "$OUT/chosen"/* "$HERE/corpus/$h/"
 		echo "fuzz: fuzz_$h corpus merged: $(find "$HERE/corpus/$h" -type f | wc -l) files"
 		continue
 	fi
