@@ -491,9 +491,9 @@ $(TM_BENCH)/reference: bench/two_mass/reference.c bench/two_mass/twomass_ref.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(WARN) -o $@ $< -lgsl -lgslcblas -lm
 
-$(TM_BENCH)/handloop: bench/two_mass/handloop.c $(RUNTIME_HDR)
+$(TM_BENCH)/handloop: bench/two_mass/handloop.c $(RUNTIME_HDR) tests/unit/fmi_strict.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(WARN) -Iruntime/fmi2 -o $@ $< -ldl -lm
+	$(CC) $(ALL_CFLAGS) $(WARN) -Iruntime/fmi2 -Itests/unit -o $@ $< -ldl -lm
 
 # Benchmark 2, algebraic loops: iterations per solver for each loop
 # (bench/loops/loops.c over libsart.a and the test FMUs affine, nl_planes, nl_sphere).
@@ -518,9 +518,10 @@ bench-master: deps $(SACC) $(BUILD)/fmus/integrator.fmu $(MASTER_BENCH)
 
 # The master's objects and the seam's, taken from the archives as needed.
 MASTER_BENCH_OBJ := $(ORCH_LIB) $(BUILD)/libsart.a
-$(MASTER_BENCH): bench/master/throughput.c $(MASTER_BENCH_OBJ) $(ORCH_HDR) $(RUNTIME_HDR)
+$(MASTER_BENCH): bench/master/throughput.c $(MASTER_BENCH_OBJ) $(ORCH_HDR) $(RUNTIME_HDR) \
+                 tests/unit/fmi_strict.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(WARN) -Iorchestrator -Iruntime -Iruntime/fmi2 -o $@ $< \
+	$(CC) $(ALL_CFLAGS) $(WARN) -Iorchestrator -Iruntime -Iruntime/fmi2 -Itests/unit -o $@ $< \
 	    $(MASTER_BENCH_OBJ) -ldl -lm
 
 # quadratic extrapolation on the two masses, through the library (a separate table)

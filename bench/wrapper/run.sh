@@ -22,7 +22,7 @@ command -v valgrind >/dev/null || { echo "bench-wrapper: valgrind is needed (apt
 
 ${CC:-cc} -std=c99 -O2 -Wall -Wextra -Wpedantic -Werror -Iruntime/fmi2 \
 	-o "$OUT/driver" bench/wrapper/driver.c -ldl
-${CC:-cc} -std=c99 -O2 -Wall -Wextra -Wpedantic -Werror -Iruntime/fmi3 \
+${CC:-cc} -std=c99 -O2 -Wall -Wextra -Wpedantic -Werror -Iruntime/fmi3 -Itests/unit \
 	-o "$OUT/driver3" bench/wrapper/driver3.c -ldl
 "$SACC" build -L "$BUILD/fmus" -o "$OUT" bench/wrapper/passthrough_sa.sa
 "$SACC" unpack "$OUT/passthrough_sa.fmu" "$OUT/passthrough_sa"
