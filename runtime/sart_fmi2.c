@@ -299,8 +299,8 @@ static fmi2Status co_simulation_only(fmi2Component c, const char *name)
 	char logged[96], why[256];
 	const SartCall call = {name, ALIVE};
 	snprintf(logged, sizeof logged, "%s()", name);
-	snprintf(why, sizeof why, "%s: %s supports Co-Simulation only (no Model Exchange function "
-	         "is implemented)", name, sart_model.identifier);
+	snprintf(why, sizeof why, "%s: %s supports Co-Simulation only", name,
+	         sart_model.identifier);
 	return unsupported(c, &call, logged, why);
 }
 

@@ -84,9 +84,9 @@ static const SartCall UPDATE_DISCRETE = {"fmi3UpdateDiscreteStates", NEVER};
 static const SartCall ENTER_STEP_MODE = {"fmi3EnterStepMode", NEVER};
 static const SartCall GET_OUTPUT_DERIVATIVES = {"fmi3GetOutputDerivatives", GET};
 static const SartCall DO_STEP = {"fmi3DoStep", STEP};
-static const SartCall ACTIVATE_PARTITION = {"fmi3ActivateModelPartition", NEVER};
-/* The Model Exchange functions: refused with the reason in every state but Fatal. */
-static const SartCall MODEL_EXCHANGE = {"Model Exchange", ALIVE};
+/* The functions of Model Exchange and Scheduled Execution: refused with the reason in every
+ * state but Fatal. */
+static const SartCall OTHER_INTERFACE = {"other interfaces", ALIVE};
 
 static const char *phase_name(SartPhase p)
 {
@@ -902,18 +902,18 @@ fmi3Status fmi3ActivateModelPartition(fmi3Instance instance, fmi3ValueReference 
                                       fmi3Float64 activationTime)
 {
 	(void)clockReference, (void)activationTime;
-	return unsupported(instance, &ACTIVATE_PARTITION, ACTIVATE_PARTITION.name, "");
+	return co_simulation_only(instance, "fmi3ActivateModelPartition");
 }
 
 /* ---- Model Exchange: exported because every FMU exports it, refused -------------------- */
 
-/* A Model Exchange function called on the wrapper's instance: logged, then refused. */
+/* A function of Model Exchange or Scheduled Execution called on the wrapper's instance:
+ * logged, then refused. */
 static fmi3Status co_simulation_only(fmi3Instance instance, const char *name)
 {
 	char why[256];
-	snprintf(why, sizeof why, "%s supports Co-Simulation only (no Model Exchange function is "
-	         "implemented)", sart_model.identifier);
-	return unsupported(instance, &MODEL_EXCHANGE, name, why);
+	snprintf(why, sizeof why, "%s supports Co-Simulation only", sart_model.identifier);
+	return unsupported(instance, &OTHER_INTERFACE, name, why);
 }
 
 fmi3Status fmi3EnterContinuousTimeMode(fmi3Instance instance)

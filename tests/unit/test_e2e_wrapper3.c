@@ -605,6 +605,8 @@ static void passthrough__other_interfaces__refused_naming_the_function(void **st
 	assert_refused(f.api.get_number_of_continuous_states(c, &n),
 	               "fmi3GetNumberOfContinuousStates: passthrough_sa supports Co-Simulation");
 	assert_int_equal(n, 7);
+	assert_refused(f.api.activate_model_partition(c, 0, 0.0),
+	               "fmi3ActivateModelPartition: passthrough_sa supports Co-Simulation only");
 	/* The instance is unharmed: it initializes and steps. */
 	assert_int_equal(f.api.enter_init(c, fmi3False, 0, 0, fmi3False, 0), fmi3OK);
 	assert_int_equal(f.api.exit_init(c), fmi3OK);
