@@ -898,14 +898,7 @@ fmi3Status fmi3EnterStepMode(fmi3Instance instance)
 	return unsupported(instance, &ENTER_STEP_MODE, ENTER_STEP_MODE.name, "");
 }
 
-fmi3Status fmi3ActivateModelPartition(fmi3Instance instance, fmi3ValueReference clockReference,
-                                      fmi3Float64 activationTime)
-{
-	(void)clockReference, (void)activationTime;
-	return co_simulation_only(instance, "fmi3ActivateModelPartition");
-}
-
-/* ---- Model Exchange: exported because every FMU exports it, refused -------------------- */
+/* ---- Model Exchange and Scheduled Execution: exported as every FMU exports them, refused - */
 
 /* A function of Model Exchange or Scheduled Execution called on the wrapper's instance:
  * logged, then refused. */
@@ -981,6 +974,13 @@ fmi3Status fmi3GetNumberOfContinuousStates(fmi3Instance instance, size_t *nConti
 {
 	(void)nContinuousStates;
 	return co_simulation_only(instance, "fmi3GetNumberOfContinuousStates");
+}
+
+fmi3Status fmi3ActivateModelPartition(fmi3Instance instance, fmi3ValueReference clockReference,
+                                      fmi3Float64 activationTime)
+{
+	(void)clockReference, (void)activationTime;
+	return co_simulation_only(instance, "fmi3ActivateModelPartition");
 }
 
 /* ---- stepping ----------------------------------------------------------------------------- */
