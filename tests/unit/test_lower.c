@@ -660,6 +660,16 @@ static void multiply_rate__no_interpolation__newest_value_held(void **state)
 	check_rate("lower_rate0", 3, p2, 0, 0);
 }
 
+/* A discrete inner input under second order interpolation: held at the newest sample
+ * over the four inner steps (lower_rate_held, whose integrator sums what each inner step
+ * saw), so each step adds p(t + H) H, where an interpolated input would add the sum of the
+ * parabola's values at the inner steps' ends. */
+static void multiply_rate__discrete_input__held_over_the_inner_steps(void **state)
+{
+	(void)state;
+	check_rate("lower_rate_held", 4, p2, 0, 0);
+}
+
 /* ---- successive substitution and delay ---- */
 
 static void successive_substitution__in_contact__converges_to_the_contact_force(void **state)
@@ -1365,6 +1375,7 @@ int main(void)
 		cmocka_unit_test(multiply_rate__order_2__exact_for_parabolas),
 		cmocka_unit_test(multiply_rate__order_4__exact_for_quartics),
 		cmocka_unit_test(multiply_rate__no_interpolation__newest_value_held),
+		cmocka_unit_test(multiply_rate__discrete_input__held_over_the_inner_steps),
 		cmocka_unit_test(successive_substitution__in_contact__converges_to_the_contact_force),
 		cmocka_unit_test(delay__each_step__obstacle_sees_previous_height),
 		cmocka_unit_test(declarative_loop_sa__same_as_hand_written),
