@@ -563,8 +563,7 @@ static void write_binary3(Md *md, const EmitLayout *l, const EmitBinary *b)
 	end(md);
 }
 
-/* Whether the sources of an output's elements (n of them from o: an array is named once)
- * include source k. */
+/* Whether ds includes source k. */
 static bool has_source(const EmitDeps *ds, int k)
 {
 	for (int j = 0; j < ds->n; j++)
@@ -615,14 +614,6 @@ static void vr_list3(StrBuf *deps, StrBuf *kinds, const EmitLayout *l, const Emi
 	}
 }
 
-/* The deps (or init_deps) of n consecutive elements from v, into ds. */
-static const EmitDeps **elem_deps(const EmitVar *v, int n, bool initial, const EmitDeps **ds)
-{
-	for (int k = 0; k < n; k++)
-		ds[k] = initial ? &v[k].init_deps : &v[k].deps;
-	return ds;
-}
-
 /* One <Output> or <InitialUnknown> per output (an array's once, with its elements'
  * dependencies together), the forwarded Binary outputs after the others; an
  * InitialUnknown's kinds left to the default, "dependent", as in FMI 2.0. */
@@ -646,7 +637,8 @@ static void write_unknowns3(Md *md, const EmitLayout *l, const char *element, bo
 			if (o->elems < 0)
 				continue;
 			n = o->elems > 0 ? o->elems : 1;
-			elem_deps(o, n, initial, ds);
+			for (int k = 0; k < n; k++)
+				ds[k] = initial ? &o[k].init_deps : &o[k].deps;
 			vr = vr3(l, o);
 		} else {
 			const EmitBinary *x = &l->binaries[i - l->noutputs];
