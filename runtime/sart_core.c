@@ -526,7 +526,9 @@ SartStatus sart_core_enter_init(SartWrapper *w, const SartCall *call)
 	return st;
 }
 
-/* The Init sequence (sart_wrapper.h), then the inners leave initialization mode, then Out. */
+/* The Init sequence (sart_wrapper.h), then the inners leave initialization mode and their
+ * outputs are read again (many FMUs compute them only on leaving it: an integrator's state
+ * from its start parameter, an FMU whose initial event changes them), then Out. */
 static void init_body(SartWrapper *w)
 {
 	unsigned char *s = w->storage;
@@ -542,6 +544,7 @@ static void init_body(SartWrapper *w)
 	for (unsigned f = 0; f < sart_model.ninners && !sart_has_failed(w); f++)
 		sart_check_inner(w, sart_inner_exit_init(w->inner[f]), f,
 		                 "leaving initialization mode");
+	sart_visit_inners(w, s);
 	if (!sart_has_failed(w))
 		sart_model.out(w, s, w->time, 0.0);
 }

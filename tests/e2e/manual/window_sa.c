@@ -231,6 +231,7 @@ const SartModel sart_model = {
 	1, /* mealy */
 	1, /* may_reject: `return H_window` may be less than H */
 	real_inputs, 3,
+	NULL, /* held_inputs: every Real input is continuous */
 	defaults,
 	initial,
 	in, map_in, ctrl, map_out, out,
