@@ -170,6 +170,7 @@ $(BUILD)/fmus/%.fmu: tests/fmus/%/modelDescription.xml tests/fmus/%/model.c $(KI
 
 $(BUILD)/fmus/mass1.fmu: tests/fmus/mass1/ldlibs tests/fmus/twomass/twomass_model.h
 $(BUILD)/fmus/mass2.fmu: tests/fmus/mass2/ldlibs tests/fmus/twomass/twomass_model.h
+$(BUILD)/fmus/once.fmu: tests/fmus/census/model.c
 
 # ---- the fault-injection FMU (tests/fmus/faulty/) -----------------------------------------
 # Its model.c includes the kit's C itself, with the kit's fmi2SetFMUstate renamed, so that

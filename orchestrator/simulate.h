@@ -140,6 +140,16 @@ int sim_var_index(const FmuInfo *info, const char *name);
 /* The index of the instance of that name, or -1. */
 int sim_find_instance(const Sim *s, const char *name);
 
+/* simulate_extract.c: every FMU file extracted into a new private temporary directory
+ * (s->tmpdir), once for all its instances but those that each need a library of their
+ * own (canBeInstantiatedOnlyOncePerProcess); each instance's dir set.  Returns 0, or 1
+ * after a report. */
+int sim_extract_all(Sim *s);
+/* --explain: the FMU files, and which instances share a library, which have a copy of
+ * their own and which a process of their own (isolate: --isolate's list, NULL for none).
+ * Returns 0, or 1 when out of memory. */
+int sim_print_sharing(const Sim *s, const char *isolate);
+
 /* The scenario module at path: its fmu declarations (in order) and its connections
  * (converting units unless no_unit_conversion).  Returns 0, or 1 after a report. */
 int sim_load_scenario(Sim *s, const char *path, bool no_unit_conversion);
