@@ -14,6 +14,7 @@
 #include "sart_master.h"
 #include "sim_types.h"
 #include "ssp.h"
+#include "util.h"
 
 struct SimArgs;
 
@@ -71,6 +72,7 @@ typedef struct Sim {
 	Module *module;   /* the scenario module; NULL when TARGET is an .fmu */
 	SimFmu *fmus;
 	int nfmus;
+	NameIndex instances; /* the instances by name (sim_find_instance) */
 	SartFmu *sfmus;
 	SartFmuTypes *types; /* per FMU, for SartMasterOptions.fmu_types */
 	SartConnection *conns;
@@ -120,8 +122,8 @@ typedef struct Sim {
 } Sim;
 
 
-/* Adds the FMU instance name (its description info) to s->fmus (room made by the caller).
- * Returns 0, or 1 when out of memory. */
+/* Adds the FMU instance name (its description info) to s->fmus (room made by the caller)
+ * and to s->instances.  Returns 0, or 1 when out of memory. */
 int sim_add_fmu(Sim *s, const char *name, FmuInfo *info, Loc where);
 /* Adds a connection between two of s's FMUs: to s->string_conns when both ends are scalar
  * Strings, else to s->conns (each allocated for every connection of the target; grown

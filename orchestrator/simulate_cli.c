@@ -1313,6 +1313,7 @@ int sim_main(const CliCommand *cmd, int argc, char **argv)
 		free(s.fmus[f].dir);
 	}
 	free(s.fmus);
+	name_index_free(&s.instances);
 	free(s.sfmus);
 	free(s.types);
 	free(s.prof);

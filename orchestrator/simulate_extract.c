@@ -15,7 +15,6 @@
 #include "simulate.h"
 
 #include <errno.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,47 +28,29 @@ static bool needs_own_copy(const FmuInfo *info)
 	return info->can_be_instantiated_only_once_per_process;
 }
 
-static uint64_t hash_text(const char *p)
-{
-	uint64_t h = 14695981039346656037u; /* FNV-1a */
-	for (; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211u;
-	return h;
-}
-
 /* owner[f]: the instance whose extraction instance f uses, the first of its FMU file
  * (itself for the first), except that an FMU that needs its own copy owns one unless
- * by_file (then owner[f] is just the first instance of f's file).  One pass with a hash
- * table of the files, so that ten thousand instances cost ten thousand look-ups.
- * Returns the malloc'd array, or NULL when out of memory. */
+ * by_file (then owner[f] is just the first instance of f's file).  One look-up per
+ * instance in a table of the files.  Returns the malloc'd array, or NULL when out of
+ * memory. */
 static int *share_owners(const Sim *s, bool by_file)
 {
-	size_t cap = 16;
-	while (cap < 2 * (size_t)s->nfmus)
-		cap *= 2;
+	NameIndex files = {0};
 	int *owner = malloc(((size_t)s->nfmus + 1) * sizeof *owner);
-	int *slot = malloc(cap * sizeof *slot);
-	if (!owner || !slot) {
-		free(owner);
-		free(slot);
-		return NULL;
-	}
-	for (size_t i = 0; i < cap; i++)
-		slot[i] = -1;
-	for (int f = 0; f < s->nfmus; f++) {
+	for (int f = 0; owner && f < s->nfmus; f++) {
 		const char *path = s->fmus[f].info->path;
 		owner[f] = f;
 		if (!by_file && needs_own_copy(s->fmus[f].info))
 			continue;
-		size_t i = (size_t)hash_text(path) & (cap - 1);
-		while (slot[i] >= 0 && strcmp(s->fmus[slot[i]].info->path, path) != 0)
-			i = (i + 1) & (cap - 1);
-		if (slot[i] < 0)
-			slot[i] = f;
-		else
-			owner[f] = slot[i];
+		int first = name_index_find(&files, path);
+		if (first >= 0) {
+			owner[f] = first;
+		} else if (name_index_add(&files, path, f)) {
+			free(owner);
+			owner = NULL;
+		}
 	}
-	free(slot);
+	name_index_free(&files);
 	return owner;
 }
 
