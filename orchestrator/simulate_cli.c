@@ -393,7 +393,8 @@ const CliOption sim_options[] = {
 	 "the CSV result (default: standard output); its header says `INST.VAR [UNIT]` where "
 	 "the variable has a unit", NULL},
 	{"--explain", CLI_FLAG, NULL, cli_set_flag, AT(explain), SIM, 0,
-	 "print the structural analysis and the unit conversions, and stop", NULL},
+	 "print the structural analysis, the unit conversions and which FMUs share a "
+	 "library, and stop", NULL},
 	{"--no-unit-conversion", CLI_FLAG, NULL, cli_set_flag, AT(no_unit_conversion), SIM, 0,
 	 "connect values as they are, whatever their declared units (what a master blind to "
 	 "units does; for comparison)", NULL},

@@ -7,7 +7,8 @@
 # The scenario is generated here: a chain of N instances of the pass-through test FMU
 # (tests/fmus/passthrough, y = u), each output into the next one's input (p1.y -> p2.u ->
 # ...), the first one's input set to 1, run under Gauss-Seidel with every output recorded.
-# For each N two runs, each timed by rusage.c (getrusage of the finished process):
+# For each N two kinds of run, each timed by rusage.c (getrusage of the finished process),
+# the least CPU time of REPS runs of each kind taken:
 #
 #   1. one macro step: its CPU time (user + system) is the set-up, everything but the
 #      stepping (reading and checking the scenario, extracting and loading the FMUs,
@@ -21,8 +22,8 @@
 # of a step does not grow with the scenario.
 #
 # The two runs' last rows must agree with the chain (every output 1).  A run that fails,
-# or a figure that cannot be computed, ends it with status 1.  BENCH_QUICK=1: N = 10, 100
-# and 500, 400 steps (100, 1000 and 10000, 1000 steps).
+# or a figure that cannot be computed, ends it with status 1.  BENCH_QUICK=1: N = 50, 200
+# and 500, 5000 steps, two runs each (N = 100, 1000 and 10000, 1000 steps, three runs each).
 set -eu
 BENCH=bench-scale
 . bench/bench.sh
@@ -34,10 +35,12 @@ RUSAGE=${RUSAGE:-$BUILD/bench/scale/rusage}
 mkdir -p "$OUT"
 if bench_quick; then
 	SIZES=${SIZES:-50 200 500}
-	STEPS=${STEPS:-400}
+	STEPS=${STEPS:-5000}
+	REPS=${REPS:-2}
 else
 	SIZES=${SIZES:-100 1000 10000}
 	STEPS=${STEPS:-1000}
+	REPS=${REPS:-3}
 fi
 
 # chain N FILE: the scenario module of N pass-throughs in a chain
@@ -52,17 +55,23 @@ chain() {
 	}' >"$2"
 }
 
-# timed N STEPS: one run of the chain of N for STEPS macro steps; prints "cpu maxrss_kib"
+# timed N STEPS: REPS runs of the chain of N for STEPS macro steps; prints "cpu
+# maxrss_kib", the least CPU time of the runs (the one least disturbed by the machine's
+# other work) and the largest resident set
 timed() {
-	bench_run "$OUT/err-$1-$2.txt" "$RUSAGE" \
-		"$SACC" simulate -L "$BUILD/fmus" "$OUT/chain$1.sa" --master gauss-seidel \
-		--start 0 --step 0.001 --stop "$(awk -v s="$2" 'BEGIN { printf "%.3f", s / 1000 }')" \
-		--set p1.u=1 -o "$OUT/chain$1-$2.csv" >"$OUT/rusage-$1-$2.txt"
-	# every output of the last row is 1 (the time column aside)
-	tail -n 1 "$OUT/chain$1-$2.csv" | awk -F, -v n="$1" '
-		{ for (i = 2; i <= NF; i++) if ($i != 1) exit 1; if (NF != n + 1) exit 1 }' ||
-		bench_fail "the chain of $1 did not carry its input through ($OUT/chain$1-$2.csv)"
-	sed -n 's/^rusage //p' "$OUT/rusage-$1-$2.txt"
+	: >"$OUT/rusage-$1-$2.txt"
+	for rep in $(seq "$REPS"); do
+		bench_run "$OUT/err-$1-$2.txt" "$RUSAGE" \
+			"$SACC" simulate -L "$BUILD/fmus" "$OUT/chain$1.sa" --master gauss-seidel \
+			--start 0 --step 0.001 --stop "$(awk -v s="$2" 'BEGIN { printf "%.3f", s / 1000 }')" \
+			--set p1.u=1 -o "$OUT/chain$1-$2.csv" >>"$OUT/rusage-$1-$2.txt"
+		# every output of the last row is 1 (the time column aside)
+		tail -n 1 "$OUT/chain$1-$2.csv" | awk -F, -v n="$1" '
+			{ for (i = 2; i <= NF; i++) if ($i != 1) exit 1; if (NF != n + 1) exit 1 }' ||
+			bench_fail "the chain of $1 did not carry its input through ($OUT/chain$1-$2.csv)"
+	done
+	awk '$1 == "rusage" { if (n++ == 0 || $2 < cpu) cpu = $2; if ($3 > rss) rss = $3 }
+		END { if (n) printf "%s %d\n", cpu, rss }' "$OUT/rusage-$1-$2.txt"
 }
 
 printf '%-8s %14s %14s %16s\n' N us_per_fmu_step setup_s peak_mib
