@@ -81,29 +81,34 @@ static char *copy(const char *s, size_t n)
 	return c;
 }
 
-/* The fields of one line (split at commas, no quoting; spaces around trimmed), at most max;
- * their columns (from 1) in col.  Returns the count, or -1 past max. */
-static int split_line(char *line, char **fields, int *col, int max)
+/* The fields of one line as RFC 4180 quotes them (csv_split: `"a,b"` is one field a,b),
+ * the spaces around an unquoted field trimmed, at most max; their columns (from 1) in col.
+ * Returns the count, max + 1 past max, or -1 with the message in err. */
+static int split_line(char *line, char **fields, int *col, int max, const char *path, int ln,
+                      char *err, size_t size)
 {
-	int n = 0;
-	char *p = line;
-	for (;;) {
-		if (n == max)
-			return -1;
-		char *end = p + strcspn(p, ",");
-		bool last = *end == '\0';
-		*end = '\0';
+	char *orig = strdup(line);
+	int bad;
+	const char *why;
+	if (!orig)
+		return say(err, size, "out of memory"), -1;
+	int n = csv_split(line, fields, col, max, &bad, &why);
+	if (n < 0)
+		say(err, size, "%s:%d:%d: %s", path, ln, bad, why);
+	for (int k = 0; k < n && k < max; k++) {
+		if (orig[col[k] - 1] == '"')
+			continue;
+		char *p = fields[k];
 		while (*p == ' ' || *p == '\t')
 			p++;
-		col[n] = (int)(p - line) + 1;
+		col[k] += (int)(p - fields[k]);
 		char *q = p + strlen(p);
-		while (q > p && (q[-1] == ' ' || q[-1] == '\t' || q[-1] == '\r'))
+		while (q > p && (q[-1] == ' ' || q[-1] == '\t'))
 			*--q = '\0';
-		fields[n++] = p;
-		if (last)
-			return n;
-		p = end + 1;
+		fields[k] = p;
 	}
+	free(orig);
+	return n;
 }
 
 enum { MAX_PARAMS = 256 };
@@ -112,8 +117,10 @@ static int read_header(char *line, EnsDesign *d, const char *path, char *err, si
 {
 	char *f[MAX_PARAMS + 1];
 	int col[MAX_PARAMS + 1];
-	int n = split_line(line, f, col, MAX_PARAMS + 1);
+	int n = split_line(line, f, col, MAX_PARAMS + 1, path, 1, err, size);
 	if (n < 0)
+		return 1;
+	if (n > MAX_PARAMS + 1)
 		return say(err, size, "%s:1: more than %d parameters", path, MAX_PARAMS), 1;
 	if (n < 2)
 		return say(err, size, "%s:1:1: the header names no parameter (expected a run id "
@@ -141,10 +148,12 @@ static int read_row(char *line, int ln, EnsDesign *d, int *cap, const char *path
 {
 	char *f[MAX_PARAMS + 2];
 	int col[MAX_PARAMS + 2];
-	int n = split_line(line, f, col, MAX_PARAMS + 2);
+	int n = split_line(line, f, col, MAX_PARAMS + 2, path, ln, err, size);
+	if (n < 0)
+		return 1;
 	if (n != d->nparams + 1)
 		return say(err, size, "%s:%d:1: %d fields where the header has %d", path, ln,
-		           n < 0 ? MAX_PARAMS + 2 : n, d->nparams + 1), 1;
+		           n, d->nparams + 1), 1;
 	if (!id_ok(f[0]))
 		return say(err, size, "%s:%d:%d: run id '%s' is not a file name (letters, digits, "
 		           "'_', '-', '.'; not first '.')", path, ln, col[0], f[0]), 1;
@@ -153,9 +162,9 @@ static int read_row(char *line, int ln, EnsDesign *d, int *cap, const char *path
 			return say(err, size, "%s:%d:%d: run id '%s' is given twice", path, ln, col[0],
 			           f[0]), 1;
 	for (int k = 1; k < n; k++)
-		if (!*f[k] || strchr(f[k], '"'))
-			return say(err, size, "%s:%d:%d: %s value for '%s'", path, ln, col[k],
-			           *f[k] ? "a quoted" : "no", d->params[k - 1]), 1;
+		if (!*f[k])
+			return say(err, size, "%s:%d:%d: no value for '%s'", path, ln, col[k],
+			           d->params[k - 1]), 1;
 	if (d->nruns == *cap) {
 		int nc = *cap ? 2 * *cap : 64;
 		char **ids = realloc(d->ids, (size_t)nc * sizeof *ids);
@@ -211,13 +220,17 @@ static void put_design(FILE *f, const void *env)
 {
 	const EnsDesign *d = env;
 	fputs("run", f);
-	for (int p = 0; p < d->nparams; p++)
-		fprintf(f, ",%s", d->params[p]);
+	for (int p = 0; p < d->nparams; p++) { /* quoted where a name or value must be */
+		fputc(',', f);
+		csv_put_field(f, d->params[p]);
+	}
 	fputc('\n', f);
 	for (int r = 0; r < d->nruns; r++) {
 		fputs(d->ids[r], f);
-		for (int p = 0; p < d->nparams; p++)
-			fprintf(f, ",%s", d->values[(size_t)r * (size_t)d->nparams + (size_t)p]);
+		for (int p = 0; p < d->nparams; p++) {
+			fputc(',', f);
+			csv_put_field(f, d->values[(size_t)r * (size_t)d->nparams + (size_t)p]);
+		}
 		fputc('\n', f);
 	}
 }

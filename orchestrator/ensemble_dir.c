@@ -226,8 +226,10 @@ static void put_index(FILE *f, const void *env)
 	const IndexEnv *e = env;
 	const EnsDesign *d = e->d;
 	fputs("run", f);
-	for (int p = 0; p < d->nparams; p++)
-		fprintf(f, ",%s", d->params[p]);
+	for (int p = 0; p < d->nparams; p++) { /* quoted where a name or value must be */
+		fputc(',', f);
+		csv_put_field(f, d->params[p]);
+	}
 	fputs(",status,exit_code,wall_time,message\n", f);
 	for (int r = 0; r < d->nruns; r++) {
 		EnsStatus st;
@@ -240,8 +242,10 @@ static void put_index(FILE *f, const void *env)
 		if (e->counts)
 			e->counts[st.state]++;
 		fputs(d->ids[r], f);
-		for (int p = 0; p < d->nparams; p++)
-			fprintf(f, ",%s", d->values[(size_t)r * (size_t)d->nparams + (size_t)p]);
+		for (int p = 0; p < d->nparams; p++) {
+			fputc(',', f);
+			csv_put_field(f, d->values[(size_t)r * (size_t)d->nparams + (size_t)p]);
+		}
 		if (done)
 			fprintf(f, ",%s,%d,%s,", state_names[st.state], st.exit_code, FMT_REAL(st.wall));
 		else

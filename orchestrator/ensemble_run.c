@@ -113,29 +113,54 @@ static void log_message(const char *log, char *msg, size_t size)
 	fclose(f);
 }
 
-/* Keeps the header and the last row of the result at path (--reduce final). */
+/* Appends line to the record *rec (NULL: a new one).  Returns 0, or -1 when out of memory. */
+static int add_line(char **rec, const char *line)
+{
+	size_t have = *rec ? strlen(*rec) : 0, n = strlen(line);
+	char *r = realloc(*rec, have + n + 1);
+	if (!r)
+		return -1;
+	memcpy(r + have, line, n + 1);
+	*rec = r;
+	return 0;
+}
+
+/* Keeps the header and the last row of the result at path (--reduce final).  A row is a
+ * record: a String's quoted line break continues it (its quotes are odd in number until
+ * the field closes). */
 static int keep_final_row(const char *path)
 {
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return -1;
 	char *line = NULL, *header = NULL, *last = NULL;
-	size_t cap = 0;
+	size_t cap = 0, quotes = 0;
+	int rc = -1;
 	while (getline(&line, &cap, f) >= 0) {
 		char **slot = header ? &last : &header;
-		free(*slot);
-		*slot = strdup(line);
+		if (quotes % 2 == 0) { /* a new record */
+			free(*slot);
+			*slot = NULL;
+			quotes = 0;
+		}
+		for (const char *p = line; *p; p++)
+			quotes += *p == '"';
+		if (add_line(slot, line))
+			goto done;
 	}
-	free(line);
 	fclose(f);
-	int rc = -1;
 	f = header ? fopen(path, "w") : NULL;
 	if (f) {
 		fputs(header, f);
 		if (last)
 			fputs(last, f);
 		rc = ferror(f) | (fclose(f) != 0) ? -1 : 0;
+		f = NULL;
 	}
+done:
+	if (f)
+		fclose(f);
+	free(line);
 	free(header);
 	free(last);
 	return rc;

@@ -41,7 +41,8 @@ static int compare_doubles(const void *a, const void *b)
 /* What the statistics are made from: per variable and time, the values of the runs. */
 typedef struct Stats {
 	int nvars, ntimes, nruns;
-	char **names;      /* the first result's columns after time (borrowed) */
+	char **names;      /* the first result's number columns after time (the strings
+	                    * borrowed; a String's or Binary's column has no statistics) */
 	char **units;
 	double *times;
 	double *values;    /* [var][time][run], NaN where a run is left out */
@@ -72,6 +73,15 @@ static int gather(const char *dir, const EnsDesign *d, const EnsStatsOptions *o,
 	for (int k = 0; !rc && k < s->nruns; k++) {
 		ens_path(path, sizeof path, dir, "runs", d->ids[ok[k]], ".csv");
 		CsvTable *t = csv_read(path, err, sizeof err);
+		if (t && k > 0)
+			for (int v = 0; v < s->nvars; v++) {
+				int c = csv_column(t, s->names[v]);
+				if (c >= 0 && !csv_numeric(t, c, err, sizeof err)) {
+					csv_free(t);
+					t = NULL;
+					break;
+				}
+			}
 		if (!t || t->nrows == 0) {
 			rc = (cli_error("%s", t ? "a result without rows" : err), 1);
 			csv_free(t);
@@ -79,9 +89,17 @@ static int gather(const char *dir, const EnsDesign *d, const EnsStatsOptions *o,
 		}
 		if (k == 0) {
 			s->first = t;
-			s->nvars = t->ncols - 1;
-			s->names = t->names + 1;
-			s->units = t->units + 1;
+			s->names = calloc((size_t)t->ncols, sizeof *s->names);
+			s->units = calloc((size_t)t->ncols, sizeof *s->units);
+			if (!s->names || !s->units) {
+				rc = (cli_error("out of memory"), 1);
+				break;
+			}
+			for (int c = 1; c < t->ncols; c++)
+				if (csv_numeric(t, c, err, sizeof err)) {
+					s->names[s->nvars] = t->names[c];
+					s->units[s->nvars++] = t->units[c];
+				}
 			s->ntimes = o->at ? o->nat : (int)t->nrows;
 			s->times = malloc(((size_t)s->ntimes + 1) * sizeof *s->times);
 			s->values = malloc(((size_t)s->nvars * (size_t)s->ntimes * (size_t)s->nruns + 1) *
@@ -288,6 +306,8 @@ int ens_stats(const char *dir, const EnsDesign *d, const EnsStatsOptions *o)
 	if (!rc && o->plot)
 		rc = fan_chart(&s, o);
 	csv_free(s.first);
+	free(s.names);
+	free(s.units);
 	free(s.times);
 	free(s.values);
 	return rc;

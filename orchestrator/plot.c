@@ -37,12 +37,14 @@ static void plot_usage(FILE *out)
 	      "                 [--labels L,...] [--diff VAR,...|all] [--mark T[:LABEL]]...\n"
 	      "                 [--xrange T0:T1] [--title T]\n"
 	      "\n"
-	      "  RESULT.csv  results of sacc simulate (a header `time [s],...`, then numbers); a\n"
-	      "              header field `name [unit]` gives the column's unit; several files\n"
-	      "              are drawn over each other, each variable found by name in each\n"
+	      "  RESULT.csv  results of sacc simulate (a header `time,...`, then a row per\n"
+	      "              point); a header field `name [unit]` gives the column's unit;\n"
+	      "              several files are drawn over each other, each variable found by\n"
+	      "              name in each\n"
 	      "  -o FILE     the image; its extension chooses PNG or SVG\n"
 	      "  --vars      the columns to draw in one panel; repeated, a panel each (default:\n"
-	      "              every column of the first file, a panel per unit)\n"
+	      "              every column of numbers of the first file, a panel per unit;\n"
+	      "              String and Binary columns are left out)\n"
 	      "  --labels    the files' names in the key (default: their file names)\n"
 	      "  --diff      panels of each further file minus the first, interpolated on the\n"
 	      "              first one's times, for these variables (all: every one drawn)\n"
@@ -281,9 +283,17 @@ static int choose_vars(Plot *p)
 	if (!p->vars)
 		return fputs("sacc plot: out of memory\n", stderr), 1;
 	if (p->a.ngroups == 0) {
+		/* every column of numbers: a String's or Binary's is drawn only when asked for
+		 * (--vars), which match_files refuses with the cell that is no number */
+		char msg[16];
 		for (int c = 1; c < p->t[0]->ncols; c++)
-			if (add_var(p, p->t[0]->names[c], -1))
+			if (csv_numeric(p->t[0], c, msg, sizeof msg) && add_var(p, p->t[0]->names[c], -1))
 				return fputs("sacc plot: out of memory\n", stderr), 1;
+		/* nothing to draw: say why of the first column */
+		char why[1024];
+		if (p->nvars == 0 && p->t[0]->ncols > 1 && !csv_numeric(p->t[0], 1, why, sizeof why))
+			return fprintf(stderr, "sacc plot: %s has no column of numbers to draw (%s)\n",
+			               p->a.files[0], why), 1;
 		return 0;
 	}
 	for (int g = 0; g < p->a.ngroups; g++) {
@@ -340,6 +350,12 @@ static int match_files(Plot *p)
 					return fputs("sacc plot: out of memory\n", stderr), 1;
 				free(var->name);
 				var->name = bare;
+			}
+			char msg[1024];
+			if (!csv_numeric(t, c, msg, sizeof msg)) {
+				fprintf(stderr, "sacc plot: %s%s (only numbers are drawn)\n",
+				        p->a.ngroups ? "--vars: " : "", msg);
+				return p->a.ngroups ? 2 : 1;
 			}
 			p->col[f * p->nvars + v] = c;
 			const char *u = t->units[c];

@@ -511,6 +511,23 @@ int master_bad_input(Master *m, int f, int c, double t, double v, double d)
 	                   m->sc->fmus[cn->src.fmu].name, var_of(m->sc, cn->src)->name);
 }
 
+static int is_binary(const Master *m, SartRef r);
+
+/* External input k, a String or a Binary: its text (or bytes) at t from external_text. */
+static int set_external_text(Master *m, int k, double t)
+{
+	const SartMasterOptions *o = m->o;
+	SartRef r = o->external[k];
+	const SartVar *v = var_of(m->sc, r);
+	size_t size = 0;
+	const char *text = o->external_text(o->external_env, k, t, &size);
+	const unsigned char *bytes = (const unsigned char *)text;
+	if (!ok(is_binary(m, r) ? sart_inner_set_binary(m->f[r.fmu].in, &v->vr, 1, &bytes, &size)
+	                        : sart_inner_set_string(m->f[r.fmu].in, &v->vr, 1, &text)))
+		return master_fail_call(m, r.fmu, t);
+	return 0;
+}
+
 /* FMU f's inputs fed from outside the scenario, at t (sart_master.h); with their slopes
  * when f interpolates inputs, but not at initialization (init). */
 static int set_external(Master *m, int f, double t, int init)
@@ -522,6 +539,11 @@ static int set_external(Master *m, int f, double t, int init)
 		if (o->external[k].fmu != f)
 			continue;
 		const SartVar *v = var_of(sc, o->external[k]);
+		if (v->type == SART_OTHER) {
+			if (set_external_text(m, k, t))
+				return 1;
+			continue;
+		}
 		double x = 0, d = 0;
 		o->external_value(o->external_env, k, t, &x, &d);
 		int iv = to_int(v->type, x), order = 1;
@@ -1021,9 +1043,12 @@ static int check_external(Master *m)
 			return master_fail(m, "external input %d names a variable that does not exist",
 			                   k + 1);
 		const SartVar *v = var_of(sc, r);
-		if (v->causality != SART_CAUS_INPUT || v->type == SART_OTHER)
-			return master_fail(m, "external input %s.%s is not a Real, Integer or Boolean "
-			                   "input", sc->fmus[r.fmu].name, v->name);
+		if (v->causality != SART_CAUS_INPUT)
+			return master_fail(m, "external input %s.%s is not an input",
+			                   sc->fmus[r.fmu].name, v->name);
+		if (v->type == SART_OTHER && !o->external_text)
+			return master_fail(m, "external input %s.%s is a String or Binary and no "
+			                   "function gives its text", sc->fmus[r.fmu].name, v->name);
 		for (int c = 0; c < sc->nconns; c++)
 			if (sc->conns[c].dst.fmu == r.fmu && sc->conns[c].dst.var == r.var)
 				return master_fail(m, "external input %s.%s is connected already",

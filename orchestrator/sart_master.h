@@ -390,6 +390,11 @@ typedef struct SartMasterOptions {
 	const SartRef *external;
 	int nexternal;
 	void (*external_value)(void *env, int k, double t, double *value, double *slope);
+	/* A String or Binary input among them (its SartVar type SART_OTHER; a Binary when
+	 * listed in binaries) gets, at the same times, the text external_text gives at t_n
+	 * (for a Binary, *size bytes); it must stay valid until the next call.  NULL when
+	 * every external input is a number. */
+	const char *(*external_text)(void *env, int k, double t, size_t *size);
 	void *external_env;
 	/* Threads that step FMUs at once (0 or 1: the calling thread only; at most
 	 * SART_MAX_THREADS).  FMUs that do not depend on each other within a pass (every FMU

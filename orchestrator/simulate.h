@@ -110,6 +110,8 @@ typedef struct Sim {
 	SartRef *external; /* the inputs it feeds, nexternal of them */
 	int *ext_col;      /* each one's column */
 	bool *ext_held;    /* each one held between rows (discrete), else linear */
+	size_t *ext_size;  /* per cell of the table: a Binary's bytes (its text decoded in
+	                    * place), 0 elsewhere; NULL when the table has no text column */
 	int nexternal;
 	char defaults[512]; /* the start, stop and step not given and where they came from */
 	SspModel *ssp;     /* an SSP target (simulate_ssp.c), NULL otherwise */
@@ -177,6 +179,9 @@ int sim_collect_sets(Sim *s, const CliList *sets);
 int sim_load_input(Sim *s, const char *path);
 /* SartMasterOptions.external_value over s->input (env is the Sim). */
 void sim_input_value(void *env, int k, double t, double *value, double *slope);
+/* SartMasterOptions.external_text over s->input: a String's or Binary's cell of the last
+ * row at or before t (env is the Sim). */
+const char *sim_input_text(void *env, int k, double t, size_t *size);
 /* One warning naming the inputs that nothing feeds and that have no start value. */
 void sim_warn_unfed_inputs(const Sim *s);
 /* The start, stop and step the options leave NaN, from the FMUs' DefaultExperiment: for

@@ -107,6 +107,7 @@ typedef struct SimArgs {
 	const char *sweep_csv;
 	bool explain;
 	bool no_unit_conversion; /* wire values as they are, as a master blind to units does */
+	bool header_units;       /* --header units: `NAME [UNIT]` fields, as earlier versions wrote */
 	bool no_rollback;        /* no state saved per step: a discard stops the run */
 	int threads;             /* --threads: FMUs stepped at once (0: one thread) */
 	const char *event;       /* --event INST.VAR: the indicator, NULL for none */
@@ -291,6 +292,28 @@ static const char *loop_solver_choice(int i, const char **summary)
 	return choice_at(loop_solver_choices, i, summary);
 }
 
+/* --header: plain names, which every reader of results takes, or names with units. */
+static const SimChoice header_choices[] = {
+	{"plain", 0, "time, INST.VAR, ... (the default; what FMPy, fmusim and pandas read)"},
+	{"units", 1, "time [s], INST.VAR [UNIT], ... (as earlier versions wrote)"},
+	{NULL, 0, NULL},
+};
+
+static int set_header(Compilation *c, void *args, const char *o, const char *v, size_t field)
+{
+	(void)c, (void)field;
+	int k = find_choice(o, v, header_choices);
+	if (k < 0)
+		return 2;
+	((SimArgs *)args)->header_units = k == 1;
+	return 0;
+}
+
+static const char *header_choice(int i, const char **summary)
+{
+	return choice_at(header_choices, i, summary);
+}
+
 static int set_step_control(Compilation *c, void *args, const char *o, const char *v,
                             size_t field)
 {
@@ -388,10 +411,13 @@ const CliOption sim_options[] = {
 	 "INST.VAR[I]=VALUE)", NULL},
 	{"--input", CLI_VALUE, "FILE.csv", cli_set_string, AT(input), SIM, CLI_FILE,
 	 "unconnected inputs over time: a time column, then one per input (INST.VAR; VAR for "
-	 "an .fmu), Reals linear between rows, discrete ones held", NULL},
+	 "an .fmu), Reals linear between rows, the others held (Booleans true, false, 1 or 0; "
+	 "Strings as text; Binaries in hex); a result file feeds another run as it is", NULL},
 	{"-o", CLI_VALUE, "RESULT.csv", cli_set_string, AT(out), SIM, CLI_FILE,
-	 "the CSV result (default: standard output); its header says `INST.VAR [UNIT]` where "
-	 "the variable has a unit", NULL},
+	 "the CSV result (default: standard output): a header `time,INST.VAR,...`, a row per "
+	 "point", NULL},
+	{"--header", CLI_VALUE, "KIND", set_header, 0, SIM, 0,
+	 "the result's header:", header_choice},
 	{"--explain", CLI_FLAG, NULL, cli_set_flag, AT(explain), SIM, 0,
 	 "print the structural analysis, the unit conversions and which FMUs share a "
 	 "library, and stop", NULL},
@@ -754,12 +780,14 @@ static void on_step_guarded(void *env, int f, double t, double h, int done)
 	crash_guard_step(s->fmus[f].name, t, h, done);
 }
 
-/* The header: `time [s]`, then INSTANCE.VARIABLE, with ` [unit]` where the model
- * description gives the variable a unit (its own or its declared type's), each field
- * quoted where it must be (csv_put_field). */
+/* The header: `time`, then INSTANCE.VARIABLE, plain as FMPy, fmusim and OMSimulator
+ * write theirs, so that their readers and pandas find a column by its name; with
+ * --header units, `time [s]` and ` [unit]` where the model description gives the variable
+ * a unit (its own or its declared type's).  Each field quoted where it must be
+ * (csv_put_field). */
 static int write_header(Sim *s)
 {
-	fputs("time [s]", s->out);
+	fputs(s->args->header_units ? "time [s]" : "time", s->out);
 	for (int r = 0; r < s->nrecords; r++) {
 		const SimFmu *f = &s->fmus[s->records[r].fmu];
 		/* An SSP system's own outputs are named by the system (Sim.cols). */
@@ -768,7 +796,7 @@ static int write_header(Sim *s)
 		const char *var = own ? "" : f->vars[s->records[r].var].name;
 		const char *unit = own && s->cols[r].unit ? s->cols[r].unit
 		                                          : f->info->vars[s->records[r].var].unit;
-		bool with_unit = unit && *unit;
+		bool with_unit = s->args->header_units && unit && *unit;
 		size_t len = strlen(inst) + strlen(var) + (with_unit ? strlen(unit) : 0) + 5;
 		char *field = malloc(len);
 		if (!field)
@@ -889,7 +917,8 @@ static int run_once(Sim *s, const SartScenario *sc, double step, const char *lab
 	                       .no_rollback = a->no_rollback, .fmu_types = s->types,
 	                       .threads = a->threads,
 	                       .external = s->external, .nexternal = s->nexternal,
-	                       .external_value = sim_input_value, .external_env = s};
+	                       .external_value = sim_input_value,
+	                       .external_text = sim_input_text, .external_env = s};
 	SartMasterResult res;
 	struct sigaction sa, old_int, old_term, old_alrm;
 	SimIsolate isolate;
@@ -974,6 +1003,13 @@ static int check_reference(Sim *s, const CsvTable *ref, const CsvTable *names)
 				fprintf(stderr, "sacc simulate: --reference %s has no column", s->args->reference);
 			fprintf(stderr, " '%s'", names->names[c]);
 		}
+	for (int c = 1; !missing && c < names->ncols; c++) {
+		char msg[1024];
+		if (!csv_numeric(ref, csv_column(ref, names->names[c]), msg, sizeof msg)) {
+			fprintf(stderr, "sacc simulate: --reference %s\n", msg);
+			return 1;
+		}
+	}
 	if (missing) {
 		fprintf(stderr, " (recorded variable%s); its columns are:", missing > 1 ? "s" : "");
 		for (int c = 0; c < ref->ncols; c++)
@@ -1326,6 +1362,7 @@ int sim_main(const CliCommand *cmd, int argc, char **argv)
 	free(s.external);
 	free(s.ext_col);
 	free(s.ext_held);
+	free(s.ext_size);
 	free(s.records);
 	free(s.cols);
 	free(s.outputs);

@@ -5,11 +5,14 @@
  * DefaultExperiment when the options do not give them.
  *
  * The input table is read by csv.c (a header `time,NAME,...`, `name [unit]` allowed, times
- * never decreasing).  A column is named INST.VAR for a scenario module and VAR for one
- * .fmu (INST.VAR, INST its instance name, is taken there too, so that a result file of
- * one run can feed another).  Real inputs of continuous variability are linear between
- * rows; Integer, Boolean and discrete Real ones hold the value of the last row at or
- * before t; before the first row the first value holds, after the last the last. */
+ * never decreasing, RFC 4180 quoting), each column as its input's type asks: numbers,
+ * Integers, Booleans (true, false, 1 or 0) or text (a String as written, a Binary in hex
+ * digits), so that a result of `sacc simulate`, which writes every type so, feeds another
+ * run as it is.  A column is named INST.VAR for a scenario module and VAR for one .fmu
+ * (INST.VAR, INST its instance name, is taken there too, so that a result file of one run
+ * can feed another).  Real inputs of continuous variability are linear between rows; the
+ * others hold the value of the last row at or before t; before the first row the first
+ * value holds, after the last the last. */
 #include "simulate.h"
 #include "numfmt.h"
 
@@ -21,32 +24,6 @@
 /* A row within this relative distance of t counts as at t: grid times start + k H are a
  * rounding away from the times a file spells. */
 #define AT_ROW_REL 1e-10
-
-/* The line of the file on which data row r stands (csv.c skips blank lines), for
- * messages. */
-static long row_line(const char *path, size_t r)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return 0;
-	long line = 1;
-	size_t rows = 0;
-	int ch;
-	bool blank = true, header = true;
-	while ((ch = getc(f)) != EOF) {
-		if (ch == '\n') {
-			if (!header && !blank && rows++ == r)
-				break;
-			header = false;
-			blank = true;
-			line++;
-		} else if (ch != '\r') {
-			blank = false;
-		}
-	}
-	fclose(f);
-	return line;
-}
 
 /* Whether input k of the table holds its value between rows (not Real, or a Real the
  * model description declares discrete). */
@@ -88,42 +65,79 @@ static const char *suggest_input(const Sim *s, int f, const char *word, char *bu
 	return buf;
 }
 
+/* Where column name points: *f the instance (-1 when a scenario has none such, or the
+ * name is no INST.VAR), *var the variable's part of the name, and the variable's index
+ * (-1 when the instance has none such). */
+static int locate(const Sim *s, const char *name, int *f, const char **var, char *inst,
+                  size_t isize)
+{
+	const char *dot = strchr(name, '.');
+	*f = -1;
+	*var = name;
+	inst[0] = '\0';
+	if (!s->module) {
+		*f = 0;
+		size_t n = strlen(s->fmus[0].name);
+		if (sim_var_index(s->fmus[0].info, name) < 0 && strncmp(name, s->fmus[0].name, n) == 0 &&
+		    name[n] == '.')
+			*var = name + n + 1;
+	} else if (dot) {
+		snprintf(inst, isize, "%.*s", (int)(dot - name), name);
+		*f = sim_find_instance(s, inst);
+		*var = dot + 1;
+	}
+	return *f < 0 ? -1 : sim_var_index(s->fmus[*f].info, *var);
+}
+
+/* CsvOptions.kind: what the input a column feeds takes (numbers where it feeds none: the
+ * column is refused by resolve_column then). */
+static CsvKind input_kind(void *env, int c, const char *name)
+{
+	const Sim *s = env;
+	char inst[256];
+	const char *var;
+	int f, i = locate(s, name, &f, &var, inst, sizeof inst);
+	(void)c;
+	if (i < 0)
+		return CSV_NUMBER;
+	switch (s->fmus[f].info->vars[i].type) {
+	case FT_STRING:
+		return CSV_TEXT;
+	case FT_BINARY:
+		return CSV_HEX;
+	case FT_BOOLEAN:
+		return CSV_BOOLEAN;
+	case FT_REAL:
+	case FT_FLOAT32:
+		return CSV_NUMBER;
+	default:
+		return CSV_INTEGER;
+	}
+}
+
 /* Column c's name as a variable: *r set, or an error reported.  Returns 0, or 1. */
 static int resolve_column(Sim *s, const char *path, int c, SartRef *r)
 {
 	const char *name = s->input->names[c];
-	char hint[300];
-	const char *dot = strchr(name, '.');
-	int f = -1;
-	const char *var = name;
-	if (!s->module) {
-		f = 0;
-		size_t inst = strlen(s->fmus[0].name);
-		if (sim_var_index(s->fmus[0].info, name) < 0 && strncmp(name, s->fmus[0].name, inst) == 0 &&
-		    name[inst] == '.')
-			var = name + inst + 1;
-	} else if (dot) {
-		char inst[256];
-		snprintf(inst, sizeof inst, "%.*s", (int)(dot - name), name);
-		f = sim_find_instance(s, inst);
-		var = dot + 1;
-		if (f < 0) {
-			const char **names = calloc((size_t)s->nfmus + 1, sizeof *names);
-			for (int k = 0; names && k < s->nfmus; k++)
-				names[k] = s->fmus[k].name;
-			const char *near = names ? cli_suggest(inst, names, s->nfmus) : NULL;
-			free(names);
-			cli_error("--input %s:1: column %d '%s': no fmu instance '%s'%s%s%s", path, c + 1,
-			          name, inst, near ? "; did you mean '" : "", near ? near : "",
-			          near ? "'?" : "");
-			return 1;
-		}
-	} else {
+	char hint[300], inst[256];
+	const char *var;
+	int f, i = locate(s, name, &f, &var, inst, sizeof inst);
+	if (f < 0 && inst[0]) {
+		const char **names = calloc((size_t)s->nfmus + 1, sizeof *names);
+		for (int k = 0; names && k < s->nfmus; k++)
+			names[k] = s->fmus[k].name;
+		const char *near = names ? cli_suggest(inst, names, s->nfmus) : NULL;
+		free(names);
+		cli_error("--input %s:1: column %d '%s': no fmu instance '%s'%s%s%s", path, c + 1,
+		          name, inst, near ? "; did you mean '" : "", near ? near : "",
+		          near ? "'?" : "");
+		return 1;
+	}
+	if (f < 0) {
 		cli_error("--input %s:1: column %d '%s' is not INSTANCE.VARIABLE (a scenario's "
 		          "inputs are named by instance)", path, c + 1, name);
 		return 1;
 	}
-	int i = sim_var_index(s->fmus[f].info, var);
 	if (i < 0) {
 		cli_error("--input %s:1: column %d '%s': fmu '%s' has no variable '%s'%s", path, c + 1,
 		          name, s->fmus[f].name, var, suggest_input(s, f, var, hint, sizeof hint));
@@ -137,9 +151,9 @@ static int resolve_column(Sim *s, const char *path, int c, SartRef *r)
 		          fmu_causality_name(v->causality), suggest_input(s, f, var, hint, sizeof hint));
 		return 1;
 	}
-	if (s->fmus[f].vars[i].type == SART_OTHER) {
-		cli_error("--input %s:1: column %d '%s' is a %s input: only Real, Integer and Boolean "
-		          "inputs can be fed yet", path, c + 1, name, fmu_type_name(v->type));
+	if (s->fmus[f].vars[i].type == SART_OTHER && v->type != FT_STRING && v->type != FT_BINARY) {
+		cli_error("--input %s:1: column %d '%s' is a %s input, which a table cannot feed",
+		          path, c + 1, name, fmu_type_name(v->type));
 		return 1;
 	}
 	if (connected(s, *r)) {
@@ -150,28 +164,29 @@ static int resolve_column(Sim *s, const char *path, int c, SartRef *r)
 	return 0;
 }
 
-/* An Integer column's values are integers, a Boolean's 0 or 1.  Returns 0, or 1 after a
- * report naming the line. */
-static int check_values(const Sim *s, const char *path, int c, const FmuVar *v)
+/* Column c's cells are what v takes (the reader checked them against the column's kind);
+ * a Binary's hex digits are decoded in place, their sizes in s->ext_size.  Returns 0, or 1
+ * after a report naming the first bad cell's line and column. */
+static int check_values(Sim *s, int c, const FmuVar *v)
 {
 	const CsvTable *t = s->input;
-	for (size_t r = 0; r < t->nrows; r++) {
-		double x = csv_at(t, r, c);
-		bool bad = v->type == FT_BOOLEAN ? x != 0 && x != 1
-		                                 : v->type != FT_REAL && x != floor(x);
-		if (bad) {
-			cli_error("--input %s:%ld: column %d (%s): %s is not %s", path,
-			          row_line(path, r), c + 1, t->names[c], FMT_REAL(x),
-			          v->type == FT_BOOLEAN ? "a Boolean (0 or 1)" : "an Integer");
+	char msg[1024];
+	if (csv_has_bad_cell(t, c, msg, sizeof msg)) {
+		cli_error("--input %s", msg);
+		return 1;
+	}
+	for (size_t r = 0; v->type == FT_BINARY && r < t->nrows; r++) {
+		unsigned char *bytes;
+		size_t size;
+		if (sim_hex_decode(csv_text(t, r, c), &bytes, &size)) {
+			cli_error("out of memory"); /* the reader checked the digits */
 			return 1;
 		}
-		if (v->type != FT_REAL && v->type != FT_BOOLEAN &&
-		    (x < -2147483648.0 || x > 2147483647.0)) {
-			cli_error("--input %s:%ld: column %d (%s): %s does not fit a 32-bit Integer, "
-			          "which sacc exchanges integers as", path, row_line(path, r), c + 1,
-			          t->names[c], FMT_REAL(x));
-			return 1;
-		}
+		/* the decoded bytes take the text's place: never longer than the digits */
+		char *cell = t->cells[r * (size_t)t->ncols + (size_t)c];
+		memcpy(cell, bytes, size);
+		free(bytes);
+		s->ext_size[r * (size_t)t->ncols + (size_t)c] = size;
 	}
 	return 0;
 }
@@ -179,7 +194,8 @@ static int check_values(const Sim *s, const char *path, int c, const FmuVar *v)
 int sim_load_input(Sim *s, const char *path)
 {
 	char err[1024];
-	s->input = csv_read(path, err, sizeof err);
+	CsvOptions kinds = {input_kind, s};
+	s->input = csv_read_with(path, &kinds, err, sizeof err);
 	if (!s->input) {
 		cli_error("--input %s", err);
 		return 1;
@@ -188,7 +204,10 @@ int sim_load_input(Sim *s, const char *path)
 	s->external = calloc((size_t)n + 1, sizeof *s->external);
 	s->ext_col = calloc((size_t)n + 1, sizeof *s->ext_col);
 	s->ext_held = calloc((size_t)n + 1, sizeof *s->ext_held);
-	if (!s->external || !s->ext_col || !s->ext_held) {
+	s->ext_size = s->input->cells
+	              ? calloc(s->input->nrows * (size_t)s->input->ncols + 1, sizeof *s->ext_size)
+	              : NULL;
+	if (!s->external || !s->ext_col || !s->ext_held || (s->input->cells && !s->ext_size)) {
 		cli_error("out of memory");
 		return 1;
 	}
@@ -201,7 +220,7 @@ int sim_load_input(Sim *s, const char *path)
 		if (resolve_column(s, path, c, &r))
 			return 1;
 		const FmuVar *v = &s->fmus[r.fmu].info->vars[r.var];
-		if (check_values(s, path, c, v))
+		if (check_values(s, c, v))
 			return 1;
 		for (int k = 0; k < s->nexternal; k++)
 			if (s->external[k].fmu == r.fmu && s->external[k].var == r.var) {
@@ -216,13 +235,10 @@ int sim_load_input(Sim *s, const char *path)
 	return 0;
 }
 
-void sim_input_value(void *env, int k, double t, double *value, double *slope)
+/* The first row of tb whose time is beyond t (rows within AT_ROW_REL of t count as at t). */
+static size_t row_after(const CsvTable *tb, double t)
 {
-	const Sim *s = env;
-	const CsvTable *tb = s->input;
-	int c = s->ext_col[k];
 	double x = t + AT_ROW_REL * fabs(t);
-	/* the first row whose time is beyond t */
 	size_t lo = 0, hi = tb->nrows;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -231,6 +247,15 @@ void sim_input_value(void *env, int k, double t, double *value, double *slope)
 		else
 			lo = mid + 1;
 	}
+	return lo;
+}
+
+void sim_input_value(void *env, int k, double t, double *value, double *slope)
+{
+	const Sim *s = env;
+	const CsvTable *tb = s->input;
+	int c = s->ext_col[k];
+	size_t lo = row_after(tb, t);
 	*slope = 0;
 	if (lo == 0 || lo == tb->nrows || s->ext_held[k]) {
 		*value = csv_at(tb, lo == 0 ? 0 : lo - 1, c);
@@ -260,6 +285,17 @@ static bool *fed_mask(const Sim *s, size_t *base)
 	for (int k = 0; fed && k < s->nstarts; k++)
 		fed[base[s->starts[k].ref.fmu] + (size_t)s->starts[k].ref.var] = true;
 	return fed;
+}
+
+const char *sim_input_text(void *env, int k, double t, size_t *size)
+{
+	const Sim *s = env;
+	const CsvTable *tb = s->input;
+	size_t lo = row_after(tb, t), r = lo == 0 ? 0 : lo - 1;
+	size_t cell = r * (size_t)tb->ncols + (size_t)s->ext_col[k];
+	const char *text = tb->cells[cell];
+	*size = s->ext_size[cell] ? s->ext_size[cell] : strlen(text);
+	return text;
 }
 
 void sim_warn_unfed_inputs(const Sim *s)

@@ -340,14 +340,14 @@ static int add_record(Sim *s, SartRef r, const SimColumn *col)
 
 static int add_string_record(Sim *s, SartRef r);
 
-/* Records every element of array r (none when r is no expanded array): String and Binary
- * ones only when named (named), after the others. */
-static int add_elements(Sim *s, SartRef r, bool named)
+/* Records every element of array r (none when r is no expanded array), String and Binary
+ * ones after the others. */
+static int add_elements(Sim *s, SartRef r)
 {
 	int first, count;
 	sim_array_span(&s->fmus[r.fmu], r.var, &first, &count);
 	bool text = count && is_text(&s->fmus[r.fmu].info->vars[r.var]);
-	for (int k = 0; k < count && (named || !text); k++)
+	for (int k = 0; k < count; k++)
 		if (text ? add_string_record(s, (SartRef){r.fmu, first + k})
 		         : add_record(s, (SartRef){r.fmu, first + k}, NULL))
 			return 1;
@@ -389,11 +389,12 @@ int sim_collect_records(Sim *s, const CliList *records)
 				SartRef r = {f, i};
 				if (s->fmus[f].info->vars[i].causality != CAUS_OUTPUT)
 					continue;
-				if (add_elements(s, r, false))
+				/* every output, Strings and Binaries too (their columns after the
+				 * others); what is none of these (a Clock) has no value to write */
+				if (add_elements(s, r))
 					return 1;
-				/* Strings only when named (--record): sacc's own readers of result
-				 * files (plot, --reference, ensemble statistics) take numbers. */
-				if (s->fmus[f].vars[i].type != SART_OTHER && add_record(s, r, NULL))
+				if (s->fmus[f].vars[i].type != SART_OTHER ? add_record(s, r, NULL)
+				    : is_string(s, r) && add_string_record(s, r))
 					return 1;
 			}
 		for (int k = 0; k < s->noutputs; k++)
@@ -420,7 +421,7 @@ int sim_collect_records(Sim *s, const CliList *records)
 			int first, count;
 			sim_array_span(&s->fmus[r.fmu], r.var, &first, &count);
 			if (count) {
-				if (add_elements(s, r, true))
+				if (add_elements(s, r))
 					return 1;
 			} else if (is_string(s, r)) {
 				if (add_string_record(s, r))

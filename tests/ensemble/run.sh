@@ -11,6 +11,7 @@ BUILD=${BUILD:-build}
 SACC=${SACC:-$BUILD/sacc}
 case $SACC in /*) ;; *) SACC=$PWD/$SACC ;; esac
 FMU=$PWD/$BUILD/fmus/integrator.fmu
+FMU3=$PWD/$BUILD/fmus3/alltypes3.fmu
 T=$(mktemp -d "${TMPDIR:-/tmp}/sacc-ensemble.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 cd "$T" || exit 1
@@ -109,8 +110,9 @@ check "another ensemble in the same directory is refused" [ $? -eq 2 ]
 check "it says so" grep -q 'holds another ensemble' other.err
 
 # ---- killed with SIGKILL in the middle, then resumed ---------------------------------------
-# each run paced to about 0.4 s of wall time (--realtime), six of them on one process
-"$SACC" ensemble "$FMU" -o e3 --grid integrator.x0=1:6:6 -- --stop 0.4 --step 0.1 \
+# each run paced to about 1 s of wall time (--realtime), six of them on one process: the
+# kill comes at about 2 s, which leaves a loaded machine's polling below 4 s to spare
+"$SACC" ensemble "$FMU" -o e3 --grid integrator.x0=1:6:6 --jobs 1 -- --stop 1 --step 0.1 \
 	--realtime 1 2>/dev/null &
 pid=$!
 n=0
@@ -189,6 +191,23 @@ check "another seed, another design" sh -c "'$SACC' ensemble '$FMU' -o s3 \
 	--method monte-carlo --seed 43 --reduce final -- --stop 1 2>/dev/null;
 	[ \"\$(head -n 1 s3/design.csv)\" = \"\$(head -n 1 s1-monte-carlo/design.csv)\" ] &&
 	! cmp -s s3/design.csv s1-monte-carlo/design.csv"
+
+# ---- Strings (alltypes3 passes each input to its output) ---------------------------------
+# a design's quoted value reaches --set whole; the statistics leave the String columns out
+printf 'run,alltypes3.f64_in,alltypes3.str_in\nr1,1,"a,b"\nr2,3,plain\n' >sdesign.csv
+"$SACC" ensemble "$FMU3" -o st --design sdesign.csv -- --stop 1 --step 0.5 2>/dev/null
+check "a quoted design value, comma and all" [ "$(grep -c ',"a,b",' st/runs/r1.csv)" = 3 ]
+"$SACC" ensemble collect st 2>/dev/null
+check "statistics of numbers only" [ "$(grep -c 'str_out\|bin_out' st/stats.csv)" = 0 ]
+check "the mean of f64_out at t = 1 is (1 + 3) / 2" \
+	[ "$(awk -F, '$1 == "alltypes3.f64_out" && $2 == 1 { print $5 }' st/stats.csv)" = 2 ]
+# --reduce final keeps the last record whole, a String's line break and all
+printf 'time,str_in\n0,"one\nline, two"\n' >strs.csv
+printf 'run,alltypes3.f64_in\nr1,1\n' >d1.csv
+"$SACC" ensemble "$FMU3" -o sr --design d1.csv --reduce final -- --stop 1 --step 0.5 \
+	--input "$T/strs.csv" 2>/dev/null
+check "--reduce final: the header and one record over two lines" \
+	[ "$(wc -l <sr/runs/r1.csv)" = 3 ] && [ "$(sed -n 2p sr/runs/r1.csv | cut -d, -f1)" = 1 ]
 
 # ---- usage errors ------------------------------------------------------------------------
 printf 'run,integrator.x0\nr1,1\nr2\n' >short.csv

@@ -3,11 +3,13 @@
  * csv_column on its names, csv_at on every cell and csv_interp at the ends, the middle,
  * outside and at its rows' times.
  *
- * Besides crashes, hangs and leaks, an input that is refused without "fuzz.csv:LINE: "
- * (LINE one of the input's lines) aborts, so that libFuzzer keeps it: csv.h promises a
+ * Besides crashes, hangs and leaks, an input that is refused without "fuzz.csv:LINE: " or
+ * "fuzz.csv:LINE:COL: " (LINE one of the input's lines) aborts, so that libFuzzer keeps it: csv.h promises a
  * line for every malformed input; only an empty one is "fuzz.csv: empty file".  So does a
  * table that breaks what csv.h says of it (a name not found, a time before the previous
- * one, a cell not finite, a time inside the table that csv_interp refuses).
+ * one, a time not finite, a cell not finite in a column csv_numeric passes, a time inside
+ * the table that csv_interp refuses).  Every input is read a second time with its columns
+ * of every kind in turn (text, Integer, Boolean, hex), the text cells all there.
  * tests/fuzz/run.sh builds and runs this. */
 #include <math.h>
 #include <stdint.h>
@@ -35,8 +37,12 @@ static int has_line(const char *err, long lines)
 	const char *p = err + strlen(NAME ":");
 	char *end;
 	long n = strtol(p, &end, 10);
-	return end != p && *p >= '0' && *p <= '9' && end[0] == ':' && end[1] == ' ' && n >= 1 &&
-	       n <= lines;
+	if (end == p || *p < '0' || *p > '9' || end[0] != ':' || n < 1 || n > lines)
+		return 0;
+	if (end[1] >= '1' && end[1] <= '9') /* LINE:COL: */
+		for (end++; *end >= '0' && *end <= '9'; end++)
+			;
+	return end[0] == ':' && end[1] == ' ';
 }
 
 static void exercise(const CsvTable *t)
@@ -47,10 +53,21 @@ static void exercise(const CsvTable *t)
 	for (int c = 0; c < t->ncols; c += t->ncols / 256 + 1)
 		if (csv_column(t, t->names[c]) != c)
 			fail("csv_column does not find its own name", t->names[c]);
-	for (size_t r = 0; r < t->nrows; r++) {
-		for (int c = 0; c < t->ncols; c++)
+	char msg[512];
+	for (int c = 0; c < t->ncols; c++) {
+		if (!csv_numeric(t, c, msg, sizeof msg)) {
+			if (c == 0 || !has_line(msg, 1L << 40))
+				fail("a column refused without its place", msg);
+			continue;
+		}
+		for (size_t r = 0; r < t->nrows; r++)
 			if (!isfinite(csv_at(t, r, c)))
 				fail("a cell that is not finite", NULL);
+	}
+	for (size_t r = 0; r < t->nrows; r++) {
+		for (int c = 0; c < t->ncols; c++)
+			if (t->is_text[c] && !csv_text(t, r, c))
+				fail("a text cell missing", NULL);
 		if (r > 0 && csv_at(t, r, 0) < csv_at(t, r - 1, 0))
 			fail("the times go back", NULL);
 	}
@@ -75,10 +92,24 @@ static void exercise(const CsvTable *t)
 	}
 }
 
+/* Every kind in turn, column by column. */
+static CsvKind kinds(void *env, int c, const char *name)
+{
+	static const CsvKind k[] = {CSV_NUMBER, CSV_TEXT, CSV_INTEGER, CSV_BOOLEAN, CSV_HEX};
+	(void)env, (void)name;
+	return k[c % 5];
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char err[512] = "";
-	CsvTable *t = csv_parse((const char *)data, size, NAME, err, sizeof err);
+	CsvOptions text = {kinds, NULL};
+	CsvTable *t = csv_parse_with((const char *)data, size, NAME, &text, err, sizeof err);
+	if (t) {
+		exercise(t);
+		csv_free(t);
+	}
+	t = csv_parse((const char *)data, size, NAME, err, sizeof err);
 	if (t) {
 		exercise(t);
 		csv_free(t);

@@ -456,7 +456,7 @@ static void simulate__string_columns_quoted(void **state)
 	         test_build_dir());
 	assert_int_equal(simulate(args, out, sizeof out), 0);
 	assert_string_equal(out,
-	                    "time [s],strings.y,strings.len,strings.same,strings.s_out,strings.tag\n"
+	                    "time,strings.y,strings.len,strings.same,strings.s_out,strings.tag\n"
 	                    "0,0,12,0,\"say \"\"hi\"\", ok\",\"a\nb: say \"\"hi\"\", ok\"\n"
 	                    "0.25,0,12,0,\"say \"\"hi\"\", ok\",\"a\nb: say \"\"hi\"\", ok\"\n");
 }
@@ -473,7 +473,7 @@ static void simulate__fmi3_wrapper_strings_recorded(void **state)
 		         "--set strpass_sa.s_in=word --record strpass_sa.tag,strpass_sa.len",
 		         test_build_dir(), OUT3, modes[i]);
 		assert_int_equal(simulate(args, out, sizeof out), 0);
-		assert_string_equal(out, "time [s],strpass_sa.len,strpass_sa.tag\n"
+		assert_string_equal(out, "time,strpass_sa.len,strpass_sa.tag\n"
 		                         "0,4,\"> word\"\n"
 		                         "0.25,4,\"> word\"\n");
 	}
@@ -495,14 +495,14 @@ static void simulate__string_connection_per_master(void **state)
 	snprintf(args, sizeof args, "-L '%s/fmus' '%s' --stop 0.5 --record a.ticks,b.s_out "
 	         "--master jacobi", test_build_dir(), path);
 	assert_int_equal(simulate(args, out, sizeof out), 0);
-	assert_string_equal(out, "time [s],a.ticks,b.s_out\n"
+	assert_string_equal(out, "time,a.ticks,b.s_out\n"
 	                         "0,\"tick 0\",\"tick 0\"\n"
 	                         "0.25,\"tick 1\",\"tick 0\"\n"
 	                         "0.5,\"tick 2\",\"tick 1\"\n");
 	snprintf(args, sizeof args, "-L '%s/fmus' '%s' --stop 0.5 --record a.ticks,b.s_out "
 	         "--master gauss-seidel", test_build_dir(), path);
 	assert_int_equal(simulate(args, out, sizeof out), 0);
-	assert_string_equal(out, "time [s],a.ticks,b.s_out\n"
+	assert_string_equal(out, "time,a.ticks,b.s_out\n"
 	                         "0,\"tick 0\",\"tick 0\"\n"
 	                         "0.25,\"tick 1\",\"tick 1\"\n"
 	                         "0.5,\"tick 2\",\"tick 2\"\n");

@@ -249,6 +249,41 @@ static void plot__svg__every_variable_named_and_drawn(void **state)
 	free(svg);
 }
 
+/* A result with a String column (quoted, commas inside, as sacc simulate writes them):
+ * its columns of numbers are drawn and the String's left out; --vars naming it is an error
+ * giving the first cell that is no number. */
+static void plot__string_column__left_out_unless_named(void **state)
+{
+	Ctx *c = *state;
+	FILE *f = fopen(path_in(c, "s.csv"), "w");
+	assert_non_null(f);
+	fputs("time,a.x,m.s,a.y\n", f);
+	for (int k = 0; k <= 40; k++)
+		fprintf(f, "%.17g,%d,\"hello, \"\"%d\"\"\",%d\n", k / 40.0, k, k, -k);
+	fclose(f);
+	assert_int_equal(plot(c, "", "s.csv -o s.svg"), 0);
+	char *svg = svg_in(c, "s.svg");
+	char *g = svg_group(svg, 1, 'a');
+	assert_non_null(g);
+	assert_contains(g, "<text>a.x</text>");
+	assert_true(longest_path(g) >= 40);
+	free(g);
+	g = svg_group(svg, 1, 'b');
+	assert_non_null(g);
+	assert_contains(g, "<text>a.y</text>");
+	free(g);
+	assert_null(svg_group(svg, 1, 'c'));
+	assert_null(strstr(svg, "m.s"));
+	free(svg);
+	assert_int_equal(plot(c, "", "s.csv -o t.svg --vars a.x,m.s"), 2);
+	char *err = file_in(c, "err.txt");
+	assert_contains(err, "sacc plot: --vars: s.csv:2:5: column 3 (m.s): 'hello, \"0\"' is not "
+	                     "a finite number (only numbers are drawn)");
+	free(err);
+	struct stat st;
+	assert_int_not_equal(stat(path_in(c, "t.svg"), &st), 0);
+}
+
 /* Units from the header: the two lengths share a panel labelled in metres, the current
  * has its own in amperes, the count without a unit its own; --vars groups instead, a panel
  * each, with the units of what each holds. */
@@ -379,8 +414,8 @@ static void plot__errors__what_and_where(void **state)
 		int rc;
 		const char *msg, *image;
 	} cases[] = {
-		{"", "bad.csv -o b.svg", 1, "sacc plot: bad.csv:4: column 2 (a.x): 'two' is not a "
-		                            "finite number", "b.svg"},
+		{"", "bad.csv -o b.svg", 1, "bad.csv has no column of numbers to draw (bad.csv:4:3: "
+		                            "column 2 (a.x): 'two' is not a finite number)", "b.svg"},
 		{"", "none.csv -o b.svg", 1, "sacc plot: none.csv: cannot read: No such file", "b.svg"},
 		{"", "r.csv -o b.svg --vars a.x,a.w", 2, "--vars: r.csv has no column 'a.w'; its "
 		                                        "variables are: a.x a.y b.z", "b.svg"},
@@ -463,6 +498,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(plot__units__a_panel_per_unit_labelled, setup,
 		                                teardown),
 		cmocka_unit_test_setup_teardown(plot__two_files__key_per_file_difference_marks, setup,
+		                                teardown),
+		cmocka_unit_test_setup_teardown(plot__string_column__left_out_unless_named, setup,
 		                                teardown),
 		cmocka_unit_test_setup_teardown(plot__png__signature, setup, teardown),
 		cmocka_unit_test_setup_teardown(plot__errors__what_and_where, setup, teardown),

@@ -77,7 +77,7 @@ static void simulate_fmi3__events3__lands_on_the_exact_bounces(void **state)
 	         test_build_dir());
 	assert_int_equal(simulate(c, args), 0);
 	char *csv = file_in(c, "out.txt");
-	assert_true(strncmp(csv, "time [s],events3.x [m],events3.v [m/s],events3.bounces\n0,1,0,0\n", 63) == 0);
+	assert_true(strncmp(csv, "time,events3.x,events3.v,events3.bounces\n0,1,0,0\n", 49) == 0);
 	/* each impact is a communication point: the early return shortened the step there */
 	assert_true(row_at_zero(csv, impact(1), 1));
 	assert_true(row_at_zero(csv, impact(2), 1));
@@ -96,7 +96,7 @@ static void simulate_fmi3__early3__a_point_at_every_tick(void **state)
 	snprintf(args, sizeof args, "'%s/fmus3/early3.fmu' --stop 1 --step 0.3", test_build_dir());
 	assert_int_equal(simulate(c, args), 0);
 	char *csv = file_in(c, "out.txt");
-	assert_string_equal(csv, "time [s],early3.count,early3.last_tick [s]\n"
+	assert_string_equal(csv, "time,early3.count,early3.last_tick\n"
 	                         "0,0,0\n"
 	                         "0.1,1,0.1\n"
 	                         "0.3,1,0.1\n"
@@ -111,7 +111,7 @@ static void simulate_fmi3__early3__a_point_at_every_tick(void **state)
 	         test_build_dir());
 	assert_int_equal(simulate(c, args), 0);
 	csv = file_in(c, "out.txt");
-	assert_string_equal(csv, "time [s],early3.count,early3.last_tick [s]\n"
+	assert_string_equal(csv, "time,early3.count,early3.last_tick\n"
 	                         "0,0,0\n"
 	                         "0.5,2,0.35\n"
 	                         "1,4,0.85\n");
@@ -141,7 +141,7 @@ static void simulate_fmi3__mixed_with_fmi2__both_masters(void **state)
 		         masters[i]);
 		assert_int_equal(simulate(c, args), 0);
 		char *csv = file_in(c, "out.txt");
-		assert_true(strncmp(csv, "time [s],ball.x [m],ball.v [m/s],ball.bounces,area.x\n", 53) == 0);
+		assert_true(strncmp(csv, "time,ball.x,ball.v,ball.bounces,area.x\n", 39) == 0);
 		assert_true(row_at_zero(csv, impact(1), 1));
 		assert_true(row_at_zero(csv, impact(2), 1));
 		double area = last_value(csv, 4);
@@ -164,7 +164,7 @@ static void simulate_fmi3__sized_types__checked_at_the_boundary(void **state)
 	assert_int_equal(simulate(c, args), 0);
 	char *csv = file_in(c, "out.txt");
 	/* Float32 0.1 widened exactly */
-	assert_string_equal(csv, "time [s],alltypes3.i8_out,alltypes3.u64_out,alltypes3.f32_out\n"
+	assert_string_equal(csv, "time,alltypes3.i8_out,alltypes3.u64_out,alltypes3.f32_out\n"
 	                         "0,-5,7,0.10000000149011612\n"
 	                         "0.1,-5,7,0.10000000149011612\n");
 	free(csv);
@@ -196,7 +196,7 @@ static void simulate_fmi3__sized_types__checked_at_the_boundary(void **state)
 	         "alltypes3.bin_out -o '%s'", test_build_dir(), path_in(c, "bin.csv"));
 	assert_int_equal(simulate(c, args), 0);
 	csv = file_in(c, "bin.csv");
-	assert_string_equal(csv, "time [s],alltypes3.bin_out\n0,\"cafe\"\n0.1,\"cafe\"\n");
+	assert_string_equal(csv, "time,alltypes3.bin_out\n0,\"cafe\"\n0.1,\"cafe\"\n");
 	free(csv);
 }
 

@@ -61,7 +61,7 @@ static void sanitizer_lets_signals_kill(void)
 	setenv("ASAN_OPTIONS", opts, 1);
 }
 
-static const char rows_to_02[] = "time [s],faulty.x\n"
+static const char rows_to_02[] = "time,faulty.x\n"
                                  "0,0\n"
                                  "0.1,0.1\n"
                                  "0.2,0.2\n";
@@ -226,7 +226,7 @@ static void isolate__state_probe__out_of_process_too(void **state)
 	assert_contains(err, "sacc simulate: at t = 0.1: [faulty] doStep(t = 0.1, "
 	                "h = 0.20000000000000004): the FMU's process died of "
 	                "signal 11 (SIGSEGV");
-	assert_string_equal(csv, "time [s],faulty.x\n0,0\n0.1,0.1\n");
+	assert_string_equal(csv, "time,faulty.x\n0,0\n0.1,0.1\n");
 	free(err);
 	free(csv);
 	assert_left_nothing(c, shm);

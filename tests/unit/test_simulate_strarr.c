@@ -61,15 +61,20 @@ static void simulate_strarr__start_values__quoted_columns_binary_in_hex(void **s
 	         build_abs());
 	/* s_in = {a, b, c}; b_in = {00ff, (empty)}; b1_in = 0a1b reversed */
 	assert_run_both_ways(c, args,
-	                     "time [s],strarr3.y [m],strarr3.s_out[1],strarr3.s_out[2],"
+	                     "time,strarr3.y,strarr3.s_out[1],strarr3.s_out[2],"
 	                     "strarr3.s_out[3],strarr3.joined,strarr3.b_out[1],strarr3.b_out[2],"
 	                     "strarr3.b1_out\n"
 	                     "0,0,\"c\",\"b\",\"a\",\"a,b,c\",\"00ff\",\"\",\"1b0a\"\n"
 	                     "0.5,0,\"c\",\"b\",\"a\",\"a,b,c\",\"00ff\",\"\",\"1b0a\"\n");
-	/* by default only the numeric outputs: Strings and Binaries when named */
+	/* by default every output, Strings and Binaries after the numbers */
 	snprintf(args, sizeof args, "'%s/fmus3/strarr3.fmu' --stop 0.5 --step 0.5 --set "
 	         "strarr3.x=1.25", build_abs());
-	assert_run_both_ways(c, args, "time [s],strarr3.y [m]\n0,2.5\n0.5,2.5\n");
+	assert_run_both_ways(c, args,
+	                     "time,strarr3.y,strarr3.s_out[1],strarr3.s_out[2],"
+	                     "strarr3.s_out[3],strarr3.joined,strarr3.b_out[1],strarr3.b_out[2],"
+	                     "strarr3.b1_out\n"
+	                     "0,2.5,\"c\",\"b\",\"a\",\"a,b,c\",\"00ff\",\"\",\"1b0a\"\n"
+	                     "0.5,2.5,\"c\",\"b\",\"a\",\"a,b,c\",\"00ff\",\"\",\"1b0a\"\n");
 }
 
 /* One element of a String array set: the others keep their start values, as the seam
@@ -84,7 +89,7 @@ static void simulate_strarr__set_one_element_and_binaries(void **state)
 	         "--record 'strarr3.s_out,strarr3.joined,strarr3.b_out,strarr3.b1_out'",
 	         build_abs());
 	assert_run_both_ways(c, args,
-	                     "time [s],strarr3.s_out[1],strarr3.s_out[2],strarr3.s_out[3],"
+	                     "time,strarr3.s_out[1],strarr3.s_out[2],strarr3.s_out[3],"
 	                     "strarr3.joined,strarr3.b_out[1],strarr3.b_out[2],strarr3.b1_out\n"
 	                     "0,\"c\",\"x \"\"y\"\", z\",\"a\",\"a,x \"\"y\"\", z,c\",\"00ff\","
 	                     "\"ff00\",\"01aa00\"\n"
@@ -93,7 +98,7 @@ static void simulate_strarr__set_one_element_and_binaries(void **state)
 	/* the empty Binary */
 	snprintf(args, sizeof args, "'%s/fmus3/strarr3.fmu' --stop 0.5 --step 0.5 "
 	         "--set strarr3.b1_in= --record strarr3.b1_out", build_abs());
-	assert_run_both_ways(c, args, "time [s],strarr3.b1_out\n0,\"\"\n0.5,\"\"\n");
+	assert_run_both_ways(c, args, "time,strarr3.b1_out\n0,\"\"\n0.5,\"\"\n");
 }
 
 static const char pair_sa[] = "fmu StrArr3 a at \"%s/fmus3/strarr3.fmu\"\n"
@@ -117,7 +122,7 @@ static void simulate_strarr__connections_element_by_element(void **state)
 		         "--set 'a.b_in[2]=00' --record 'b.s_out,b.joined,b.b_out,b.b1_out'",
 		         path_in(c, "pair.sa"), masters[m]);
 		assert_run_both_ways(c, args,
-		                     "time [s],b.s_out[1],b.s_out[2],b.s_out[3],b.joined,b.b_out[1],"
+		                     "time,b.s_out[1],b.s_out[2],b.s_out[3],b.joined,b.b_out[1],"
 		                     "b.b_out[2],b.b1_out\n"
 		                     "0,\"a\",\"b\",\"c\",\"c,b,a\",\"00ff\",\"00\",\"0a1b\"\n"
 		                     "0.5,\"a\",\"b\",\"c\",\"c,b,a\",\"00ff\",\"00\",\"0a1b\"\n");

@@ -70,19 +70,16 @@ static void csv__malformed__file_and_line(void **state)
 	struct {
 		const char *text, *msg;
 	} cases[] = {
-		{"time,x\n0,1\n1,2,3\n", "b.csv:3: more than 2 fields, the header has 2"},
-		{"time,x\n0,1\n\n1\n", "b.csv:4: 1 fields, the header has 2"},
-		{"time,x\n0,1\n1,abc\n", "b.csv:3: column 2 (x): 'abc' is not a finite number"},
-		{"time,x\n0,nan\n", "b.csv:2: column 2 (x): 'nan' is not a finite number"},
-		{"time,x\n0,\n", "b.csv:2: column 2 (x): '' is not a finite number"},
-		{"time,x\n1,1\n0.5,2\n", "b.csv:3: time 0.5 is before the previous row's 1"},
-		{"t,x\n0,1\n", "b.csv:1: the first column is 't', not 'time'"},
+		{"time,x\n0,1\n1,2,3\n", "b.csv:3:5: more than 2 fields, the header has 2"},
+		{"time,x\n0,1\n\n1\n", "b.csv:4:1: 1 fields, the header has 2"},
+		{"time,x\n0,1\nabc,2\n", "b.csv:3:1: column 1 (time): 'abc' is not a finite number"},
+		{"time,x\n1,1\n0.5,2\n", "b.csv:3:1: time 0.5 is before the previous row's 1"},
+		{"t,x\n0,1\n", "b.csv:1:1: the first column is 't', not 'time'"},
 		{"time,x,x\n", "b.csv:1: column 'x' appears twice (columns 2 and 3)"},
-		{"time,\"x\n", "b.csv:1: a quoted field of the header is not closed"},
-		{"time,\"x\"y\n", "b.csv:1: a quoted field of the header is not closed, or text "
-		                  "follows its closing quote"},
-		{"time,x\"y\n", "b.csv:1: a quoted field of the header is not closed"},
-		{"time,\"x\"\n0,\"1\"\n", "b.csv:2: quoted fields are not supported"},
+		{"time,\"x\n", "b.csv:1:6: this quoted field is not closed"},
+		{"time,\"x\"y\n", "b.csv:1:9: text follows the closing quote of a field"},
+		{"time,x\"y\n", "b.csv:1:7: a double quote inside a field that is not quoted"},
+		{"time,x\n0,\"1\n2,3\n", "b.csv:2:3: this quoted field is not closed"},
 		{"", "b.csv: empty file"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -95,6 +92,68 @@ static void csv__malformed__file_and_line(void **state)
 	char err[512] = "";
 	assert_null(csv_read(path_in(c, "none.csv"), err, sizeof err));
 	assert_contains(err, "none.csv: cannot read: No such file or directory");
+}
+
+/* A cell of a column that is not the time and holds no number leaves the table whole:
+ * csv_numeric says where it is, so that a reader of numbers can skip the column or refuse
+ * it.  Quoted cells (RFC 4180: commas, doubled quotes, line breaks) are unquoted, and a
+ * record that a quoted line break spreads over two lines counts both; true and false are
+ * 1 and 0. */
+static void csv__cells_not_numbers__kept_and_located(void **state)
+{
+	Ctx *c = *state;
+	write_text(c, "n.csv", "time,x,s,b\n0,1,\"a, \"\"b\"\"\",true\n"
+	                       "1,abc,\"two\nlines\",false\n2,\"3\",plain,1\n");
+	char err[512] = "", msg[512] = "";
+	CsvTable *t = csv_read(path_in(c, "n.csv"), err, sizeof err);
+	if (!t)
+		fail_msg("%s", err);
+	assert_int_equal(t->nrows, 3);
+	assert_false(csv_numeric(t, 1, msg, sizeof msg));
+	assert_contains(msg, "n.csv:3:3: column 2 (x): 'abc' is not a finite number");
+	assert_true(isnan(csv_at(t, 1, 1)));
+	assert_close(csv_at(t, 2, 1), 3, 0);       /* a quoted number is a number */
+	assert_false(csv_numeric(t, 2, msg, sizeof msg));
+	assert_contains(msg, "n.csv:2:5: column 3 (s): 'a, \"b\"' is not a finite number");
+	assert_true(csv_numeric(t, 3, msg, sizeof msg));
+	assert_close(csv_at(t, 0, 3), 1, 0);
+	assert_close(csv_at(t, 1, 3), 0, 0);
+	assert_int_equal(t->where[2].line, 5); /* the record of line 3 ends on line 4 */
+	csv_free(t);
+}
+
+/* A column read as text keeps its cells as written; Integer and Boolean columns refuse
+ * what their kind does not take, with the cell's place. */
+static CsvKind kinds_sib(void *env, int c, const char *name)
+{
+	(void)env, (void)name;
+	return c == 1 ? CSV_TEXT : c == 2 ? CSV_INTEGER : CSV_BOOLEAN;
+}
+
+static void csv__kinds__text_integer_boolean(void **state)
+{
+	(void)state;
+	static const char text[] = "time,s,i,b\n0,\"x,\"\"y\"\"\",-3,true\n"
+	                           "1,1.0,2147483648,2\n2,\"\",1.5,0\n";
+	char err[512] = "", msg[512] = "";
+	CsvOptions o = {kinds_sib, NULL};
+	CsvTable *t = csv_parse_with(text, sizeof text - 1, "k.csv", &o, err, sizeof err);
+	if (!t)
+		fail_msg("%s", err);
+	assert_string_equal(csv_text(t, 0, 1), "x,\"y\"");
+	assert_string_equal(csv_text(t, 1, 1), "1.0");
+	assert_string_equal(csv_text(t, 2, 1), "");
+	assert_false(csv_numeric(t, 1, msg, sizeof msg));
+	assert_contains(msg, "column 2 (s) is a text column");
+	assert_false(csv_numeric(t, 2, msg, sizeof msg));
+	assert_string_equal(msg, "k.csv:3:7: column 3 (i): '2147483648' does not fit a 32-bit "
+	                         "Integer, which sacc exchanges integers as");
+	assert_false(csv_numeric(t, 3, msg, sizeof msg));
+	assert_string_equal(msg, "k.csv:3:18: column 4 (b): '2' is not a Boolean (true, false, 1 "
+	                         "or 0)");
+	assert_close(csv_at(t, 0, 2), -3, 0);
+	assert_close(csv_at(t, 0, 3), 1, 0);
+	csv_free(t);
 }
 
 /* The header as `sacc simulate` writes it: `name [unit]` fields, quoted (RFC 4180) where a
@@ -482,7 +541,7 @@ static void sweep__bad_reference__clear_error(void **state)
 	         "--sweep 0.05 --reference '%s'", path_in(c, "bad.csv"));
 	assert_int_equal(simulate(c, args), 1);
 	err = file_in(c, "err.txt");
-	assert_contains(err, "bad.csv:3: column 2 (m1.x): 'oops' is not a finite number");
+	assert_contains(err, "bad.csv:3:5: column 2 (m1.x): 'oops' is not a finite number");
 	free(err);
 	assert_tmp_empty(c);
 }
@@ -516,6 +575,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(csv__read__values_and_interpolation, setup, teardown),
 		cmocka_unit_test_setup_teardown(csv__quoted_header_with_units__names_and_units_apart,
 		                                setup, teardown),
+		cmocka_unit_test_setup_teardown(csv__cells_not_numbers__kept_and_located, setup, teardown),
+		cmocka_unit_test(csv__kinds__text_integer_boolean),
 		cmocka_unit_test_setup_teardown(csv__malformed__file_and_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(csv__parse__same_as_read, setup, teardown),
 		cmocka_unit_test(csv__header_faults__first_in_column_order),
