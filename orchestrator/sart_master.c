@@ -116,7 +116,8 @@ static int stateless_fmu(const SartScenario *sc)
 
 /* The signal of variable r, made when r has none yet.  slot[vbase[f] + var] is the signal
  * of each variable (-1: none yet), so that ten thousand FMUs' signals are found in
- * constant time; a reference to no variable (reported later) is looked for in the list. */
+ * constant time; a reference to no variable (the analysis and the checks before refuse
+ * them) would be looked for in the list, as before. */
 static int sig_index(Master *m, SartRef r, int *slot, const int *vbase)
 {
 	int *p = valid_ref(m->sc, r) ? &slot[vbase[r.fmu] + r.var] : NULL;
@@ -131,8 +132,8 @@ static int sig_index(Master *m, SartRef r, int *slot, const int *vbase)
 	return m->nsig++;
 }
 
-/* A signal's place in the order the FMUs read them: by FMU, then by type (one past the
- * last for a type that is no signal's, which the master reports elsewhere). */
+/* A signal's place in the order the FMUs read them: by FMU, then by type (a type that is
+ * no signal's, refused before a run gets here, goes with the last). */
 static int sig_key(const Master *m, SartRef r)
 {
 	int ty = (int)var_of(m->sc, r)->type;
