@@ -404,7 +404,7 @@ $(PATHS_STATS) &: $(SACC) $(FMUS) $(PATHS_SA)
 
 $(BUILD)/tests/test_e2e_wrapper: | $(PATHS_GENERAL) $(PATHS_STATS) $(PW_FMUS) $(E2E_FMUS)
 # SSP composites (tests/unit/test_ssp_build.c): sacc builds them, the FMI 3.0 checker reads one.
-$(BUILD)/tests/test_ssp_build: | $(SACC) $(FMUS) $(FMI3_MD_CHECK)
+$(BUILD)/tests/test_ssp_build: | $(SACC) $(FMUS) $(FMUS3) $(FMI3_MD_CHECK)
 
 # Wrappers built as FMI 3.0: tests/unit/test_e2e_wrapper3.c builds them itself (through
 # pkg_build, as `sacc build` would with the FMI 3.0 option) over the test FMUs, unpacks them
@@ -446,6 +446,9 @@ $(BUILD)/tests/test_e2e_events3: | $(SACC) $(FMUS3)
 # Wrappers over early3, an FMI 3.0 inner that returns early: tests/unit/test_e2e_early3.c
 # builds tests/e2e3/early3_sa.sa (FMI 3.0, isolated, FMI 2.0) and early3_outer_sa.sa over it.
 $(BUILD)/tests/test_e2e_early3: | $(SACC) $(FMUS3)
+# noevent3 refuses Event Mode: tests/unit/test_e2e_noevent3.c simulates it and builds
+# tests/e2e3/noevent3_sa.sa over it.
+$(BUILD)/tests/test_e2e_noevent3: | $(SACC) $(FMUS3)
 
 # ---- benchmarks (on demand, never part of check) ----------------------------------------
 .PHONY: bench-wrapper

@@ -33,7 +33,9 @@ static const CliCommand commands[] = {
 	 "print FILE back as the parser read it", NULL},
 	{"inspect", CMD_INSPECT, sim_main, sim_options, "FILE.fmu",
 	 "print an FMU's model description as a table (--json: as JSON), or, with "
-	 "--probe-state, whether restoring its state works", NULL},
+	 "--probe-state, whether restoring its state works",
+	 "Any FMU sacc can read is described, also one it cannot simulate or wrap (Model "
+	 "Exchange or Scheduled Execution only, Clock variables), with the reason."},
 	{"unpack", CMD_UNPACK, cmd_unpack, cmd_options, "FILE.fmu DIR",
 	 "extract an FMU archive into DIR (a new directory), refusing any entry that could "
 	 "land outside it", NULL},

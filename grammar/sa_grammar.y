@@ -304,8 +304,53 @@ with_item(W) ::= WITH(K) INTERPOLATION ID(OF) ORDER INT(N). {
 /* coupling = 'coupled' 'as' connection,+ */
 coupling_opt(L) ::= . { L = (NodeList){0}; }
 coupling_opt(L) ::= COUPLED AS connlist(C). { L = C; }
-connlist(L) ::= connection(C). { L = nl_one(C); }
-connlist(L) ::= connlist(P) COMMA connection(C). { L = nl_add(P, C); }
+connlist(L) ::= coupling(C). { L = nl_one(C); }
+connlist(L) ::= connlist(P) COMMA coupling(C). { L = nl_add(P, C); }
+
+/* coupling = connection ('(' transform,+ ')')?
+ * transform = 'factor' port_literal | 'offset' port_literal | 'map' '(' map_entry,+ ')'
+ * A coupling's value may be mapped, then scaled and shifted after its unit conversion
+ * (section 4 of docs/language.md).  'factor' and 'map' are names, not reserved words;
+ * the parentheses keep the list apart from a `with` clause that may follow the couplings. */
+%type coupling {Node *}
+coupling(C) ::= connection(X). { C = X; }
+coupling(C) ::= connection(X) LPAREN transforms(T) RPAREN. {
+	C = X;
+	for (Node *t = T.head; t; t = t->next) {
+		if (t->op == 'f')
+			C->then = t->lhs;
+		else if (t->op == 'o')
+			C->els = t->lhs;
+		else
+			C->list1 = t->list1;
+	}
+}
+%type transforms {NodeList}
+transforms(L) ::= transform(T). { L = nl_one(T); }
+transforms(L) ::= transforms(P) COMMA transform(T). { L = nl_add(P, T); }
+%type transform {Node *}
+transform(T) ::= ID(F) port_literal(V). {
+	if (F.n != 6 || memcmp(F.s, "factor", 6) != 0)
+		diag_error(ctx->diag, F.loc, "expected 'factor', 'offset' or 'map' in a coupling's "
+			   "transformation");
+	T = NEW(ND_BLOCK, F.loc); T->op = 'f'; T->lhs = V;
+}
+transform(T) ::= OFFSET(K) port_literal(V). { T = NEW(ND_BLOCK, K.loc); T->op = 'o'; T->lhs = V; }
+transform(T) ::= ID(M) LPAREN map_entries(L) RPAREN. {
+	if (M.n != 3 || memcmp(M.s, "map", 3) != 0)
+		diag_error(ctx->diag, M.loc, "expected 'factor', 'offset' or 'map' in a coupling's "
+			   "transformation");
+	T = NEW(ND_BLOCK, M.loc); T->op = 'm'; T->list1 = L.head;
+}
+%type map_entries {NodeList}
+map_entries(L) ::= map_entry(E). { L = nl_one(E); }
+map_entries(L) ::= map_entries(P) COMMA map_entry(E). { L = nl_add(P, E); }
+%type map_entry {Node *}
+map_entry(E) ::= port_literal(F) ARROW port_literal(T). {
+	E = NEW(ND_CONNECTION, loc_span(F->loc, T->loc));
+	E->lhs = F;
+	E->rhs = T;
+}
 
 /* ports_in = 'input' 'ports' port,+   ports_out = 'output' 'ports' port,+ */
 ports_in_opt(L) ::= . { L = (NodeList){0}; }

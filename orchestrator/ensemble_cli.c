@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "csv.h"
+#include "numfmt.h"
 
 typedef struct EnsArgs {
 	const char *out, *design, *method, *reduce, *resubmit, *seed;
@@ -475,8 +476,8 @@ static int cmd_status(const EnsArgs *a, const char *dir, bool collect)
 		                                   "comma-separated");
 	for (int i = 0; pcts && i < npcts; i++)
 		if (pcts[i] < 0 || pcts[i] > 100)
-			return free(pcts), cli_usage_error("--percentiles: %g is not from 0 to 100",
-			                                   pcts[i]);
+			return free(pcts), cli_usage_error("--percentiles: %s is not from 0 to 100",
+			                                   FMT_REAL(pcts[i]));
 	if (a->at && (nat = number_list(a->at, &at)) < 0)
 		return free(pcts), free(at), cli_usage_error("--at: expected times, comma-separated");
 	int rc = load_dir(dir, &spec, &d);

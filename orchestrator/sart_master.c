@@ -395,9 +395,9 @@ int master_nonfinite_signal(Master *m, int f, double t, const double *vals, int 
 {
 	for (int s = s0; s < s0 + n; s++)
 		if (!isfinite(vals[s]))
-			return master_fail(m, "at t = %s: %s.%s is %g, and it %s", SART_NUM(t),
+			return master_fail(m, "at t = %s: %s.%s is %s, and it %s", SART_NUM(t),
 			                   m->sc->fmus[f].name,
-			                   var_of(m->sc, m->sig[s])->name, vals[s],
+			                   var_of(m->sc, m->sig[s])->name, SART_NUM(vals[s]),
 			                   m->sig_exchanged[s] ? "feeds a connection" : "is recorded");
 	return 0;
 }
@@ -412,9 +412,9 @@ static int read_derivatives(Master *m, int f, double t, double *dvals)
 		return master_fail_call(m, f, t);
 	for (int s = s0; s < s0 + n; s++)
 		if (!isfinite(dvals[s]))
-			return master_fail(m, "at t = %s: the derivative of %s.%s is %g",
-			                   SART_NUM(t),
-			                   m->sc->fmus[f].name, var_of(m->sc, m->sig[s])->name, dvals[s]);
+			return master_fail(m, "at t = %s: the derivative of %s.%s is %s",
+			                   SART_NUM(t), m->sc->fmus[f].name,
+			                   var_of(m->sc, m->sig[s])->name, SART_NUM(dvals[s]));
 	return 0;
 }
 
@@ -506,9 +506,9 @@ double sart_conn_value(const SartConnection *cn, double x)
 int master_bad_input(Master *m, int f, int c, double t, double v, double d)
 {
 	const SartConnection *cn = &m->sc->conns[c];
-	return master_fail(m, "at t = %s: the input %s.%s would be %g (slope %g), fed by %s.%s",
-	                   SART_NUM(t),
-	                   m->sc->fmus[f].name, var_of(m->sc, cn->dst)->name, v, d,
+	return master_fail(m, "at t = %s: the input %s.%s would be %s (slope %s), fed by %s.%s",
+	                   SART_NUM(t), m->sc->fmus[f].name, var_of(m->sc, cn->dst)->name,
+	                   SART_NUM(v), SART_NUM(d),
 	                   m->sc->fmus[cn->src.fmu].name, var_of(m->sc, cn->src)->name);
 }
 
@@ -791,9 +791,9 @@ static int init_connections(Master *m, double t0)
 				if (sv->type != SART_REAL)
 					x = iv;
 				if (!isfinite(x)) {
-					master_fail(m, "at t = %s (initialization): %s.%s is %g, on a "
+					master_fail(m, "at t = %s (initialization): %s.%s is %s, on a "
 					            "connection", SART_NUM(t0), sc->fmus[src.fmu].name,
-					            sv->name, x);
+					            sv->name, SART_NUM(x));
 					goto done;
 				}
 				got = 1;
@@ -946,9 +946,10 @@ static int check_options(Master *m)
 {
 	const SartMasterOptions *o = m->o;
 	if (!isfinite(o->start) || !isfinite(o->stop) || !(o->stop >= o->start))
-		return master_fail(m, "the stop time %g is before the start time %g", o->stop, o->start);
+		return master_fail(m, "the stop time %s is before the start time %s", SART_NUM(o->stop),
+		                   SART_NUM(o->start));
 	if (!isfinite(o->step) || !(o->step > 0))
-		return master_fail(m, "the step size %g is not positive", o->step);
+		return master_fail(m, "the step size %s is not positive", SART_NUM(o->step));
 	if (o->iterations < 0)
 		return master_fail(m, "the number of iterations %d is negative", o->iterations);
 	if ((int)o->approx < SART_HOLD || o->approx > SART_HERMITE)
@@ -970,7 +971,8 @@ static int check_options(Master *m)
 	if (o->anderson_memory < 0 || o->anderson_memory > 100)
 		return master_fail(m, "the Anderson memory %d is not in 1..100", o->anderson_memory);
 	if (!(o->loop_tolerance >= 0) || !isfinite(o->loop_tolerance))
-		return master_fail(m, "the loop tolerance %g is not positive", o->loop_tolerance);
+		return master_fail(m, "the loop tolerance %s is not positive",
+		                   SART_NUM(o->loop_tolerance));
 	if (o->loop_max_iterations < 0)
 		return master_fail(m, "the loop iteration bound %d is negative", o->loop_max_iterations);
 	if ((int)o->step_control < SART_STEP_FIXED || o->step_control > SART_STEP_PREDICTION)
@@ -989,8 +991,8 @@ static int check_options(Master *m)
 	    !(o->max_step >= 0) || !isfinite(o->min_step) || !isfinite(o->max_step))
 		return master_fail(m, "the tolerance and the step bounds must be positive numbers");
 	if (o->step_control != SART_STEP_FIXED && m->max_step > 0 && m->min_step > m->max_step)
-		return master_fail(m, "the minimum step %g exceeds the maximum step %g", m->min_step,
-		                   m->max_step);
+		return master_fail(m, "the minimum step %s exceeds the maximum step %s",
+		                   SART_NUM(m->min_step), SART_NUM(m->max_step));
 	if (!(m->shrink <= 1) || !(m->grow >= 1) || !(m->safety <= 1) || !isfinite(m->grow))
 		return master_fail(m, "the controller needs 0 < safety <= 1, 0 < shrink <= 1 <= grow");
 	m->anderson_m = o->anderson_memory ? o->anderson_memory : 1;
@@ -1016,8 +1018,8 @@ static int check_events(Master *m, int stateless)
 		return master_fail(m, "the event indicator %s.%s must be a Real or Integer output",
 		                   sc->fmus[z.fmu].name, zv->name);
 	if (!isfinite(o->event_tolerance) || o->event_tolerance < 0)
-		return master_fail(m, "the event tolerance %g is not a positive number",
-		                   o->event_tolerance);
+		return master_fail(m, "the event tolerance %s is not a positive number",
+		                   SART_NUM(o->event_tolerance));
 	if (o->step_control == SART_STEP_DOUBLING || o->no_rollback)
 		return master_fail(m, "event location needs the states saved and does not work "
 		                   "with %s", o->no_rollback ? "no rollback" : "step doubling");

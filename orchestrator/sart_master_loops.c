@@ -408,9 +408,9 @@ static int loop_fail(Master *m, Loop *L, double t, int init, SartLoopOutcome why
 		snprintf(what, sizeof what, "cannot be solved by Newton after %d iterations: the "
 		         "finite-difference Jacobian is singular", iterations);
 	else if (bad >= 0)
-		snprintf(what, sizeof what, "diverged under %s after %d iterations: %s.%s became %g",
+		snprintf(what, sizeof what, "diverged under %s after %d iterations: %s.%s became %s",
 		         solver_name(m->o->loop_solver), iterations, sc->fmus[m->an->ports[bad].fmu].name,
-		         var_of(sc, m->an->ports[bad])->name, m->pval[bad]);
+		         var_of(sc, m->an->ports[bad])->name, SART_NUM(m->pval[bad]));
 	else
 		snprintf(what, sizeof what, "diverged under %s after %d iterations (|G(x) - x| = %.3g)",
 		         solver_name(m->o->loop_solver), iterations, absres);

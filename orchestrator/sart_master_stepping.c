@@ -251,9 +251,10 @@ static int locate_event(Master *m, double t, double z0, double z1, double *end)
 	for (int trial = 0; b - a > tol; trial++) {
 		if (trial >= 200)
 			return master_fail(m, "at t = %s: the crossing of %s.%s was not bracketed within "
-			                   "%g in %d trials (last bracket [%s, %s])", SART_NUM(t),
+			                   "%s in %d trials (last bracket [%s, %s])", SART_NUM(t),
 			                   m->sc->fmus[m->o->event_indicator.fmu].name,
-			                   var_of(m->sc, m->o->event_indicator)->name, tol, trial,
+			                   var_of(m->sc, m->o->event_indicator)->name, SART_NUM(tol),
+			                   trial,
 			                   SART_NUM(t + a), SART_NUM(t + b));
 		double c = a - za * (b - a) / (zb - za);
 		if (!(c > a && c < b))

@@ -868,9 +868,13 @@ static void print_summary(Sim *s, const SartMasterResult *res, int rc, double wa
 	if (a->realtime > 0)
 		snprintf(rt, sizeof rt, ", overruns %ld (largest lateness %.3g s)", s->overruns,
 		         s->max_late);
-	if (a->threads > 1)
+	/* what ran, not what was asked: the master steps FMUs at once only where that pays */
+	if (a->threads > 1 && res->parallel_steps > 0)
 		snprintf(par, sizeof par, ", %ld FMU steps in parallel on %d thread%s",
 		         res->parallel_steps, res->threads, res->threads == 1 ? "" : "s");
+	else if (a->threads > 1)
+		snprintf(par, sizeof par, ", parallel stepping did not pay: every FMU step ran on "
+		         "one thread");
 	fprintf(stderr, "sacc simulate: %s%s at t = %s: %ld steps accepted, %ld rejected, "
 	        "%ld iterations, %ld rollbacks%s%s%s%s%s, %.3f s wall time%s%s\n", label,
 	        rc ? "stopped" : "done", FMT_REAL(res->t), res->accepted, res->rejected, res->iterations,
@@ -1270,16 +1274,21 @@ static int run(Sim *s)
 	return run_once(s, &sc, a->step, "");
 }
 
-/* `sacc inspect FILE.fmu` without --probe-state: the model description. */
+/* `sacc inspect FILE.fmu` without --probe-state: the model description, of any FMU sacc can
+ * read, also one it cannot simulate or wrap (the printers say why). */
 static int print_description(Compilation *c, const SimArgs *a)
 {
-	FmuInfo *f = drv_open_fmu(c, a->target, (Loc){a->target, 0, 0, 0});
+	struct stat st;
+	if (stat(a->target, &st) == 0 && S_ISDIR(st.st_mode))
+		return drv_open_fmu(c, a->target, (Loc){a->target, 0, 0, 0}) ? 0 : 1; /* its error */
+	FmuInfo *f = fmu_open_any(a->target, c->diag);
 	if (!f)
 		return 1;
 	if (a->json)
 		fmu_print_json(stdout, f);
 	else
 		fmu_print_table(stdout, f);
+	fmu_free(f);
 	return 0;
 }
 

@@ -168,28 +168,6 @@ int sim_var_index(const FmuInfo *info, const char *name)
 	return v ? (int)(v - info->vars) : -1;
 }
 
-/* Finds the FMU file of an `fmu` declaration the checker did not open (no connection
- * uses it), the way the checker looks: beside the script, then in each -L directory. */
-static const char *find_decl_file(Sim *s, Module *m, const char *path)
-{
-	const char *p;
-	if (path[0] == '/')
-		return access(path, R_OK) == 0 ? path : NULL;
-	p = arena_printf(s->c->arena, "%s/%s", m->dir, path);
-	if (access(p, R_OK) == 0)
-		return p;
-	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	for (int i = 0; i < s->c->nfmu_dirs; i++) {
-		p = arena_printf(s->c->arena, "%s/%s", s->c->fmu_dirs[i], path);
-		if (access(p, R_OK) == 0)
-			return p;
-		p = arena_printf(s->c->arena, "%s/%s", s->c->fmu_dirs[i], base);
-		if (access(p, R_OK) == 0)
-			return p;
-	}
-	return NULL;
-}
-
 int sim_find_instance(const Sim *s, const char *name)
 {
 	return name_index_find(&s->instances, name);
@@ -230,9 +208,10 @@ int sim_load_scenario(Sim *s, const char *path, bool no_unit_conversion)
 			continue;
 		FmuInfo *info = e->info;
 		if (!info) {
-			const char *file = find_decl_file(s, m, e->str);
+			const char *file = drv_find_fmu_file(c, m->dir, e->str);
 			if (!file) {
 				diag_error(c->diag, e->loc, "cannot find fmu '%s' at \"%s\"", e->name, e->str);
+				diag_note(c->diag, e->loc, "%s", drv_fmu_dirs_searched(c, m->dir, e->str));
 				continue;
 			}
 			info = drv_open_fmu(c, file, e->loc);

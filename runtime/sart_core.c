@@ -4,6 +4,7 @@
  * rule-level API is in sart_rules.c, values in sart_values.c, the step in sart_step.c and
  * sart_fast_step.c, FMU states in sart_state.c; sart_core_impl.h says what they share. */
 #include "sart_core_impl.h"
+#include "sart_numfmt.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -493,8 +494,8 @@ SartStatus sart_core_setup_experiment(SartWrapper *w, const SartExperiment *ex,
                                       const SartCall *call)
 {
 	if (!isfinite(ex->start_time) || (ex->stop_time_defined && !(ex->stop_time >= ex->start_time))) {
-		sart_wlog(w, SART_ERROR, "%s: invalid start time %g or stop time %g", call->name,
-		          ex->start_time, ex->stop_time);
+		sart_wlog(w, SART_ERROR, "%s: invalid start time %s or stop time %s", call->name,
+		          SART_NUM(ex->start_time), SART_NUM(ex->stop_time));
 		return SART_ERROR;
 	}
 	w->ex = *ex;

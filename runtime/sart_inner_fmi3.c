@@ -3,7 +3,8 @@
  * Resolves the fmi3* functions of an inner FMU's library (binaries/x86_64-linux/) into a
  * per-instance table and translates each seam call into FMI 3.0:
  *   - fmi3InstantiateCoSimulation with the resource directory as a path, event mode used
- *     when the FMU has it (SART_CAP_EVENT_MODE), early return allowed when the caller goes
+ *     when the FMU has it (SART_CAP_EVENT_MODE) and accepts it (tried again without it when
+ *     it returns NULL), early return allowed when the caller goes
  *     on from where a step stopped (SART_CAP_EARLY_RETURN), an intermediate-update
  *     callback that accepts every update and asks for nothing;
  *   - the experiment given to fmi3EnterInitializationMode;
@@ -144,8 +145,21 @@ static void forward_log(fmi3InstanceEnvironment env, fmi3Status status, fmi3Stri
                         fmi3String message)
 {
 	SartInner *in = env;
-	if (in)
-		sart_inner_forward(in, to_sart(status), category, message ? message : "(no message)");
+	if (!in)
+		return;
+	Fmi3Inner *f = impl(in);
+	if (f && f->holding_log) {
+		size_t used = strlen(f->held_log);
+		if (!used)
+			snprintf(f->held_category, sizeof f->held_category, "%s",
+			         category ? category : "");
+		if (to_sart(status) > f->held_status)
+			f->held_status = to_sart(status);
+		snprintf(f->held_log + used, sizeof f->held_log - used, "%s%s", used ? "; " : "",
+		         message ? message : "(no message)");
+		return;
+	}
+	sart_inner_forward(in, to_sart(status), category, message ? message : "(no message)");
 }
 
 /* Intermediate updates are accepted and nothing is asked of them: the seam neither reads
@@ -243,14 +257,38 @@ static SartStatus fmi3_instantiate(SartInner *in, const char *token, int logging
 	memcpy(path + len, "/", 2);
 	f->event_mode_used = (in->caps & SART_CAP_EVENT_MODE) != 0;
 	f->early_return_allowed = (in->caps & SART_CAP_EARLY_RETURN) != 0;
+	f->held_log[0] = '\0';
+	f->held_status = SART_OK;
+	f->holding_log = f->event_mode_used;
 	f->c = f->api.instantiate(in->name, token, path, false, logging_on ? true : false,
 	                          f->event_mode_used ? true : false,
 	                          f->early_return_allowed ? true : false, NULL, 0, in, forward_log,
 	                          intermediate_update);
+	f->holding_log = 0;
+	SartStatus st = SART_OK;
+	if (!f->c && f->event_mode_used) {
+		/* hasEventMode says the FMU can have Event Mode, not that every model built with
+		 * its exporter's framework accepts it (Reference-FMUs' models without events refuse
+		 * it): without it the FMU handles its events inside its steps, which is just as
+		 * good for the seam's callers, so the refusal costs nothing but this warning. */
+		f->event_mode_used = 0;
+		f->c = f->api.instantiate(in->name, token, path, false, logging_on ? true : false,
+		                          false, f->early_return_allowed ? true : false, NULL, 0, in,
+		                          forward_log, intermediate_update);
+		if (f->c)
+			st = sart_inner_report(in, SART_WARNING, "fmi3InstantiateCoSimulation refused "
+			                       "Event Mode (%s); instantiated without it, the FMU handles "
+			                       "its events inside its steps",
+			                       f->held_log[0] ? f->held_log : "no message");
+		else if (f->held_log[0])
+			sart_inner_forward(in, f->held_status, f->held_category, f->held_log);
+	} else if (f->held_log[0]) {
+		sart_inner_forward(in, f->held_status, f->held_category, f->held_log);
+	}
 	free(path);
 	if (!f->c)
 		return sart_inner_report(in, SART_ERROR, "fmi3InstantiateCoSimulation returned NULL");
-	return SART_OK;
+	return st;
 }
 
 static void fmi3_free_instance(SartInner *in)

@@ -81,6 +81,12 @@ typedef struct Fmi3Inner {
 	fmi3Instance c;
 	int event_mode_used;
 	int early_return_allowed;
+	/* While instantiation with Event Mode is tried: the FMU's messages are held here, not
+	 * forwarded, because a refusal is answered by trying again without it. */
+	int holding_log;
+	char held_log[256];
+	char held_category[32]; /* the first message's */
+	SartStatus held_status; /* the worst message's */
 	ArrayShadow *shadows;
 	size_t nshadows;
 	BytesShadow *byte_shadows;

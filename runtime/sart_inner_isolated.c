@@ -117,7 +117,8 @@ static SART_COLD SartStatus lost_wait(SartInner *in, uint32_t op, SartChanWait w
 	Iso *iso = in->impl;
 	if (w == SART_WAIT_TIMEOUT) {
 		iso->pid = 0;
-		return lost(in, op, "no answer within %g s; the FMU's process was killed", timeout);
+		return lost(in, op, "no answer within %s s; the FMU's process was killed",
+		            SART_NUM(timeout));
 	}
 	if (w == SART_WAIT_ERROR)
 		return lost(in, op, "cannot watch the FMU's process: %s", strerror(errno));
@@ -701,7 +702,7 @@ static SartStatus iso_do_step(SartInner *in, double t, double h, int no_set_stat
 		double r = hd->reached;
 		if (!(r >= t && r <= t + h))
 			return lost(in, SART_OP_DO_STEP, "the FMU's process answered garbage (a step "
-			            "reaching t = %g)", r);
+			            "reaching t = %s)", SART_NUM(r));
 		*reached = st == SART_DISCARD || (in->caps & SART_CAP_EARLY_RETURN) ? r : t + h;
 	} else {
 		*reached = NAN;

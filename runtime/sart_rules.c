@@ -4,6 +4,7 @@
  * small helpers; plus Init's and G's pass over the inners.  A call that fails records the
  * failure (sart_core_impl.h) and returns a harmless value. */
 #include "sart_core_impl.h"
+#include "sart_numfmt.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -500,7 +501,8 @@ int sart_to_int(SartWrapper *w, double x, const char *where)
 	if (sart_has_failed(w))
 		return 0;
 	if (!(x >= (double)INT_MIN && x <= (double)INT_MAX)) {
-		sart_fail(w, SART_ERROR, "%s: %g does not fit an Integer", where ? where : "?", x);
+		sart_fail(w, SART_ERROR, "%s: %s does not fit an Integer", where ? where : "?",
+		          SART_NUM(x));
 		return 0;
 	}
 	return (int)x;

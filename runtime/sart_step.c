@@ -155,8 +155,8 @@ SART_COLD SartStatus sart_do_step_full(void *instance, double t, double H, int n
 		sart_core_log_call(w, "%s(t = %s, H = %s, noSetFMUStatePriorToCurrentPoint = "
 		                   "%d)", call->name, SART_NUM(t), SART_NUM(H), no_set_prior);
 	if (!isfinite(t) || !isfinite(H) || !(H > 0.0)) {
-		sart_wlog(w, SART_ERROR, "%s: invalid communication point %g or step size %g",
-		          call->name, t, H);
+		sart_wlog(w, SART_ERROR, "%s: invalid communication point %s or step size %s",
+		          call->name, SART_NUM(t), SART_NUM(H));
 		return SART_ERROR;
 	}
 	if (fabs(t - w->time) > sart_time_tolerance(w->time)) {

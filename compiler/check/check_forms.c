@@ -6,6 +6,7 @@
  * its names and then refused by name. */
 #include "check_ctx.h"
 
+#include <limits.h>
 #include <string.h>
 
 #include "util.h"
@@ -18,6 +19,38 @@ static void not_lowered(Ctx *x, Loc loc, const char *form)
 {
 	diag_error(x->c->diag, loc, "the declarative form '%s' cannot be lowered yet", form);
 	diag_note(x->c->diag, loc, "write it out as control, in and out rules for now");
+}
+
+/* The value of an Integer expression made of literals, negation, +, - and * only (a count
+ * written as `0` or `2 - 3`), into *v; false for anything else, or on overflow. */
+static bool const_int(const Node *e, long long *v)
+{
+	long long a, b;
+	switch (e->kind) {
+	case ND_INT:
+		*v = e->ival;
+		return true;
+	case ND_UNARY:
+		if (e->op != OP_NEG || !const_int(e->lhs, &a) || a == LLONG_MIN)
+			return false;
+		*v = -a;
+		return true;
+	case ND_BINARY:
+		if (!const_int(e->lhs, &a) || !const_int(e->rhs, &b))
+			return false;
+		switch (e->op) {
+		case OP_ADD:
+			return !__builtin_add_overflow(a, b, v);
+		case OP_SUB:
+			return !__builtin_sub_overflow(a, b, v);
+		case OP_MUL:
+			return !__builtin_mul_overflow(a, b, v);
+		default:
+			return false;
+		}
+	default:
+		return false;
+	}
 }
 
 static void check_settings(Ctx *x, Node *settings)
@@ -342,10 +375,18 @@ void chk_control(Ctx *x, Node *ctrl)
 		chk_expect_numeric(x, ctrl->rhs, chk_expr(x, ctrl->rhs), "the period");
 		/* lowered (lower.c, Periodic) */
 		break;
-	case ND_CTRL_MULTIPLIED:
-		chk_expect_numeric(x, ctrl->lhs, chk_expr(x, ctrl->lhs), "the count");
+	case ND_CTRL_MULTIPLIED: {
+		SaType t = chk_expr(x, ctrl->lhs);
+		chk_expect_numeric(x, ctrl->lhs, t, "the count");
+		long long n;
+		if (t == TY_INTEGER && const_int(ctrl->lhs, &n) && n < 1) {
+			diag_error(x->c->diag, ctrl->lhs->loc, "'multiplied N times' needs N of at "
+				   "least 1, not %lld", n);
+			diag_note(x->c->diag, ctrl->loc, "with %lld, the inner FMUs would never step", n);
+		}
 		/* lowered (lower.c, Multiplied) */
 		break;
+	}
 	default:
 		break;
 	}

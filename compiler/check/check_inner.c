@@ -46,16 +46,7 @@ const char *chk_find_fmu_file(Ctx *x, const char *path)
 
 const char *chk_fmu_dirs_searched(Ctx *x, const char *path)
 {
-	if (path[0] == '/')
-		return "looked only at that path, as it is absolute";
-	StrBuf sb;
-	sb_init(&sb);
-	sb_puts(&sb, "looked in ");
-	sb_dirs_searched(&sb, x->m->dir, "the script's directory", "-L", x->c->fmu_dirs,
-			 x->c->nfmu_dirs);
-	const char *s = arena_strdup(x->c->arena, sb_str(&sb));
-	sb_free(&sb);
-	return s;
+	return drv_fmu_dirs_searched(x->c, x->m->dir, path);
 }
 
 /* An adaptation in scope (this module or one it imports) whose FMU has the file name of

@@ -113,6 +113,8 @@ void chk_external_port(Ctx *x, Node *p, bool input)
 			   ast_type_name(p->type), p->name, ast_type_name(start));
 }
 
+static void coupling_transform(Ctx *x, Node *c, const char *what, SaType from, SaType to);
+
 void chk_coupling(Ctx *x, Node *c, Node **fed_by, Node **fed_port, int nfed)
 {
 	chk_port_ref(x, c->lhs, ACC_READ);
@@ -148,6 +150,64 @@ void chk_coupling(Ctx *x, Node *c, Node **fed_by, Node **fed_port, int nfed)
 		c->offset = offset;
 		c->converts = scale != 1 || offset != 0;
 	}
+	coupling_transform(x, c, what, pa->type, pb->type);
+}
+
+/* Whether literal l can stand for a value of type t in a coupling's map. */
+static bool map_literal_fits(const Node *l, SaType t)
+{
+	return t == TY_BOOL ? l->kind == ND_BOOL
+	       : t == TY_INTEGER ? l->kind == ND_INT
+	       : t == TY_REAL && (l->kind == ND_INT || l->kind == ND_REAL);
+}
+
+/* A coupling's `(map (...), factor F, offset O)`: the map takes Integer or Bool values of
+ * the output's type to values of the input's; factor and offset, which scale and shift
+ * after the unit conversion, need a Real input.  They are folded into c->scale and
+ * c->offset, so that every reader of a coupling's conversion applies them. */
+static void coupling_transform(Ctx *x, Node *c, const char *what, SaType from, SaType to)
+{
+	for (const Node *m = c->list1; m; m = m->next) {
+		if (from != TY_INTEGER && from != TY_BOOL) {
+			diag_error(x->c->diag, m->loc, "%s: a map takes Integer or Bool values, and the "
+				   "output is %s", what, ast_type_name(from));
+			return;
+		}
+		if (!map_literal_fits(m->lhs, from) || !map_literal_fits(m->rhs, to)) {
+			bool src = !map_literal_fits(m->lhs, from);
+			diag_error(x->c->diag, src ? m->lhs->loc : m->rhs->loc, "%s: this map entry's %s "
+				   "must be %s %s literal", what, src ? "source" : "target",
+				   (src ? from : to) == TY_INTEGER ? "an" : "a",
+				   ast_type_name(src ? from : to));
+			return;
+		}
+		for (const Node *e = c->list1; e != m; e = e->next)
+			if (ast_number(e->lhs) == ast_number(m->lhs)) {
+				diag_error(x->c->diag, m->lhs->loc, "%s: the map takes this value twice",
+					   what);
+				diag_note(x->c->diag, e->lhs->loc, "first here");
+				return;
+			}
+	}
+	if (!c->then && !c->els)
+		return;
+	if (to != TY_REAL) {
+		diag_error(x->c->diag, (c->then ? c->then : c->els)->loc, "%s: a factor or offset "
+			   "needs a Real input, and the input is %s", what, ast_type_name(to));
+		return;
+	}
+	const Node *lits[2] = {c->then, c->els};
+	for (int i = 0; i < 2; i++)
+		if (lits[i] && !map_literal_fits(lits[i], TY_REAL)) {
+			diag_error(x->c->diag, lits[i]->loc, "%s: a %s is a number", what,
+				   i ? "offset" : "factor");
+			return;
+		}
+	double f = c->then ? ast_number(c->then) : 1, o = c->els ? ast_number(c->els) : 0;
+	double s0 = c->converts ? c->scale : 1, o0 = c->converts ? c->offset : 0;
+	c->scale = f * s0;
+	c->offset = f * o0 + o;
+	c->converts = c->scale != 1 || c->offset != 0;
 }
 
 /* ---- scenario connections ------------------------------------------------------------ */

@@ -144,6 +144,11 @@ typedef struct FmuInfo {
 
 	bool has_cosim;         /* a CoSimulation element is present */
 	bool has_model_exchange;
+	bool has_scheduled_execution;                 /* FMI 3 */
+	int nclocks;                                  /* FMI 3 Clock variables */
+	/* Why sacc can neither simulate nor wrap the FMU ("it offers Model Exchange only"), or
+	 * NULL; only fmu_open_any lets such an FMU through, for `sacc inspect`. */
+	const char *unusable;
 	/* Co-Simulation capabilities (false when absent) */
 	bool can_handle_variable_step;
 	bool can_interpolate_inputs;
@@ -191,8 +196,15 @@ typedef struct FmuInfo {
  * are accepted; a DOCTYPE is an error (nothing is ever loaded from outside the buffer). */
 FmuInfo *fmu_open(const char *path, DiagSink *d);
 
-/* Parses a model description already in memory; name is used in messages. */
+/* fmu_open for `sacc inspect`: also an FMU that sacc cannot simulate or wrap (Model
+ * Exchange or Scheduled Execution only, Clock variables), described with the reason in
+ * `unusable`. */
+FmuInfo *fmu_open_any(const char *path, DiagSink *d);
+
+/* Parses a model description already in memory; name is used in messages.  any: as
+ * fmu_open_any. */
 FmuInfo *fmu_parse_md(const char *xml, size_t len, const char *name, DiagSink *d);
+FmuInfo *fmu_parse_md_any(const char *xml, size_t len, const char *name, DiagSink *d);
 
 void fmu_free(FmuInfo *fmu);
 

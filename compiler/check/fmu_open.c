@@ -138,7 +138,7 @@ done:
 	return buf;
 }
 
-FmuInfo *fmu_open(const char *path, DiagSink *d)
+static FmuInfo *open_md(const char *path, DiagSink *d, bool any)
 {
 	bool bare = str_ends_with(path, ".xml");
 	size_t len = 0;
@@ -156,7 +156,8 @@ FmuInfo *fmu_open(const char *path, DiagSink *d)
 		}
 		snprintf(name, n, "%s:" MD_ENTRY, path);
 	}
-	FmuInfo *f = fmu_parse_md(xml, len, bare ? path : name, d);
+	FmuInfo *f = any ? fmu_parse_md_any(xml, len, bare ? path : name, d)
+	                 : fmu_parse_md(xml, len, bare ? path : name, d);
 	free(xml);
 	free(name);
 	if (f && !bare) {
@@ -170,6 +171,16 @@ FmuInfo *fmu_open(const char *path, DiagSink *d)
 		f->path = p;
 	}
 	return f;
+}
+
+FmuInfo *fmu_open(const char *path, DiagSink *d)
+{
+	return open_md(path, d, false);
+}
+
+FmuInfo *fmu_open_any(const char *path, DiagSink *d)
+{
+	return open_md(path, d, true);
 }
 
 void fmu_free(FmuInfo *f)

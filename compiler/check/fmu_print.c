@@ -317,10 +317,17 @@ void fmu_print_table(FILE *out, const FmuInfo *f)
 	if (f->description)
 		put_field(out, "description", f->description);
 	put_field(out, "kind", kind_name(f));
-	put_field(out, "interfaces", f->has_cosim && f->has_model_exchange ? "Co-Simulation, "
-	                                                                     "Model Exchange"
-	                             : f->has_cosim ? "Co-Simulation"
-	                             : f->has_model_exchange ? "Model Exchange" : "none");
+	char ifs[64];
+	snprintf(ifs, sizeof ifs, "%s%s%s%s%s", f->has_cosim ? "Co-Simulation" : "",
+	         f->has_cosim && f->has_model_exchange ? ", " : "",
+	         f->has_model_exchange ? "Model Exchange" : "",
+	         (f->has_cosim || f->has_model_exchange) && f->has_scheduled_execution ? ", " : "",
+	         f->has_scheduled_execution ? "Scheduled Execution" : "");
+	put_field(out, "interfaces", ifs[0] ? ifs : "none");
+	if (f->nclocks) {
+		snprintf(buf, sizeof buf, "%d", f->nclocks);
+		put_field(out, "clocks", buf);
+	}
 	const struct {
 		const char *key;
 		double v;
@@ -361,6 +368,8 @@ void fmu_print_table(FILE *out, const FmuInfo *f)
 	print_vars(out, f);
 	print_units(out, f);
 	print_deps(out, f);
+	if (f->unusable)
+		fprintf(out, "\nsacc cannot simulate or wrap this FMU: %s\n", f->unusable);
 }
 
 /* ---- JSON ------------------------------------------------------------------------------- */
@@ -502,6 +511,9 @@ void fmu_print_json(FILE *out, const FmuInfo *f)
 	json_kv_bool(out, 2, "mealy", f->is_mealy, &first);
 	json_kv_bool(out, 2, "reactive", f->is_reactive, &first);
 	json_kv_bool(out, 2, "modelExchange", f->has_model_exchange, &first);
+	json_kv_bool(out, 2, "scheduledExecution", f->has_scheduled_execution, &first);
+	json_kv_num(out, 2, "clocks", f->nclocks, &first);
+	json_kv_str(out, 2, "unusable", f->unusable, &first);
 
 	json_key(out, 2, "coSimulation", &first);
 	if (f->has_cosim) {

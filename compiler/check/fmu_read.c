@@ -49,6 +49,7 @@ typedef struct Reader {
 	bool oom;
 	int errors;
 	const xmlNode **var_elems; /* the element of each of fmu->vars, while reading */
+	bool any; /* fmu_parse_md_any: what sacc cannot run is described, not refused */
 } Reader;
 
 /* ---- locations -------------------------------------------------------------------------- */
@@ -730,7 +731,9 @@ static void read_var(Reader *r, const xmlNode *n, FmuVar *v, long long *deriv)
 			       v->name ? v->name : "?");
 	} else {
 		type_of_element(FMI_V3, ename(n), "", &v->type);
-		if (v->type == FT_CLOCK)
+		if (v->type == FT_CLOCK && r->any)
+			f->nclocks++;
+		else if (v->type == FT_CLOCK)
 			err_at(r, n, "variable '%s' is a Clock: sacc does not support FMI 3.0 clocks "
 			       "(nor Scheduled Execution)", v->name ? v->name : "?");
 		read_dims(r, n, v);
@@ -1260,9 +1263,17 @@ static void read_root(Reader *r, const xmlNode *root)
 		}
 	}
 	f->has_model_exchange = sec[S_ME] != NULL;
-	if (sec[S_COSIM])
+	f->has_scheduled_execution = sec[S_SE] != NULL;
+	if (sec[S_COSIM]) {
 		read_cosim(r, sec[S_COSIM]);
-	else if (sec[S_SE])
+	} else if (r->any && (sec[S_ME] || sec[S_SE])) {
+		f->model_identifier = required_attr(r, sec[S_ME] ? sec[S_ME] : sec[S_SE],
+		                                    "modelIdentifier");
+		f->unusable = !sec[S_SE] ? "it offers Model Exchange only"
+		              : !sec[S_ME] ? "it offers Scheduled Execution only"
+		                           : "it offers Model Exchange and Scheduled Execution, not "
+		                             "Co-Simulation";
+	} else if (sec[S_SE])
 		err_at(r, sec[S_SE], "model '%s' offers only the Scheduled Execution interface, which "
 		       "sacc does not support: it drives Co-Simulation FMUs",
 		       f->model_name ? f->model_name : "?");
@@ -1284,13 +1295,15 @@ static void read_root(Reader *r, const xmlNode *root)
 	if (f->vars && !r->oom)
 		read_structure(r, sec[S_STRUCTURE], idx);
 	free(idx);
+	if (!f->unusable && f->nclocks)
+		f->unusable = "it has Clock variables, and sacc does not support FMI 3.0 clocks";
 	if (!r->errors)
 		classify(f);
 }
 
-FmuInfo *fmu_parse_md(const char *xml, size_t len, const char *name, DiagSink *d)
+static FmuInfo *parse_md(const char *xml, size_t len, const char *name, DiagSink *d, bool any)
 {
-	Reader r = {.d = d, .name = name ? name : MD_ENTRY};
+	Reader r = {.d = d, .name = name ? name : MD_ENTRY, .any = any};
 	FmuInfo *f = calloc(1, sizeof *f);
 	if (!f) {
 		diag_error(d, (Loc){r.name, 0, 0, 0}, "out of memory");
@@ -1311,4 +1324,14 @@ FmuInfo *fmu_parse_md(const char *xml, size_t len, const char *name, DiagSink *d
 		return NULL;
 	}
 	return f;
+}
+
+FmuInfo *fmu_parse_md(const char *xml, size_t len, const char *name, DiagSink *d)
+{
+	return parse_md(xml, len, name, d, false);
+}
+
+FmuInfo *fmu_parse_md_any(const char *xml, size_t len, const char *name, DiagSink *d)
+{
+	return parse_md(xml, len, name, d, true);
 }

@@ -850,6 +850,27 @@ static void emit_vars(Ec *e, StrBuf *out, int t)
 		      l->model_identifier, type_word[t], (unsigned)n - 1);
 }
 
+/* A coupling with a map (rw_coupled's if chain, for Init and G): a value the map lists
+ * becomes its target, converted; any other value is converted as it is (value). */
+static void emit_couple_map(Ec *e, StrBuf *out, const Node *cp, const char *src,
+                            const char *target, bool real, const char *value)
+{
+	for (const Node *m = cp->list1; m; m = m->next) {
+		double from = ast_number(m->lhs);
+		double to = ast_number(m->rhs);
+		if (cp->converts)
+			to = cp->scale * to + cp->offset;
+		/* the checker allows Integer and Bool sources only */
+		sb_printf(out, "\t\t%sif (%s == %lld) {\n", m == cp->list1 ? "" : "} else ", src,
+		          (long long)from);
+		if (real)
+			sb_printf(out, "\t\t\t%s = %s;\n", target, ec_real_text(e, to));
+		else
+			sb_printf(out, "\t\t\t%s = %lld;\n", target, (long long)to);
+	}
+	sb_printf(out, "\t\t} else {\n\t\t\t%s = %s;\n\t\t}\n", target, value);
+}
+
 static void emit_couple(Ec *e, StrBuf *out)
 {
 	StrBuf body;
@@ -883,9 +904,11 @@ static void emit_couple(Ec *e, StrBuf *out)
 			any = true;
 			StrBuf v;
 			sb_init(&v);
+			const char *src = arena_printf(e->c->arena, "s->%s_out_%s[%s]", sic->cname,
+			                               type_word[ss->type], ss->enumc);
 			if (cp->converts && cp->scale != 1.0)
 				sb_printf(&v, "%s * ", ec_real_text(e, cp->scale));
-			sb_printf(&v, "s->%s_out_%s[%s]", sic->cname, type_word[ss->type], ss->enumc);
+			sb_puts(&v, src);
 			if (cp->converts && cp->offset != 0.0)
 				sb_printf(&v, " %s %s", cp->offset < 0 ? "-" : "+",
 					  ec_real_text(e, cp->offset < 0 ? -cp->offset : cp->offset));
@@ -894,6 +917,8 @@ static void emit_couple(Ec *e, StrBuf *out)
 			if (ds->type == T_STRING)
 				sb_printf(&body, "\t\t%s\n", ec_string_assign(e, target, sb_str(&v),
 				          arena_printf(e->c->arena, "%s.%s", dic->in->name, dp->name)));
+			else if (cp->list1)
+				emit_couple_map(e, &body, cp, src, target, ds->type == T_REAL, sb_str(&v));
 			else
 				sb_printf(&body, "\t\t%s = %s;\n", target, sb_str(&v));
 			sb_printf(&body, "\t\ts->%s_in_%s_assigned[%s] = 1;\n", dic->cname,

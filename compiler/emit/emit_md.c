@@ -25,18 +25,17 @@
 
 #include <libxml/xmlwriter.h>
 
+#include "numfmt.h"
 #include "version.h"
 
-/* The shortest decimal that reads back as v (%.17g would write 0.01 as 0.01000000000000000021). */
-static void fmt_real(char *buf, size_t n, double v)
+/* The shortest decimal that reads back as v, through sacc's one formatter (numfmt.h): "10",
+ * "0.1", "1e-07" (%.17g would write 0.01 as 0.01000000000000000021, and the fewest digits
+ * of %g 10 as 1e+01). */
+static void md_real(char buf[FMT_REAL_MAX], double v)
 {
 	if (v == 0.0)
 		v = 0.0; /* never "-0" */
-	for (int digits = 1; digits <= 17; digits++) {
-		snprintf(buf, n, "%.*g", digits, v);
-		if (strtod(buf, NULL) == v)
-			return;
-	}
+	fmt_real(buf, v);
 }
 
 typedef struct Md {
@@ -76,23 +75,8 @@ static void attr_int(Md *md, const char *name, long long value)
 
 static void attr_real(Md *md, const char *name, double value)
 {
-	char buf[40];
-	fmt_real(buf, sizeof buf, value);
-	attr(md, name, buf);
-}
-
-/* attr_real without the exponent %g gives a whole number of few digits ("10", not
- * "1e+01"): times read as people write them. */
-static void attr_time(Md *md, const char *name, double value)
-{
-	char buf[40];
-	fmt_real(buf, sizeof buf, value);
-	int digits = 0;
-	for (const char *p = buf; *p && *p != 'e'; p++)
-		digits += *p >= '0' && *p <= '9';
-	double mag = value != 0 ? floor(log10(fabs(value))) : 0;
-	if (strchr(buf, 'e') && mag >= 0 && mag < 17)
-		snprintf(buf, sizeof buf, "%.*g", (int)mag + 1 > digits ? (int)mag + 1 : digits, value);
+	char buf[FMT_REAL_MAX];
+	md_real(buf, value);
 	attr(md, name, buf);
 }
 
@@ -159,11 +143,11 @@ static void write_default_experiment(Md *md, const EmitLayout *l)
 		return;
 	start(md, "DefaultExperiment");
 	if (!isnan(l->default_start))
-		attr_time(md, "startTime", l->default_start);
+		attr_real(md, "startTime", l->default_start);
 	if (stop)
-		attr_time(md, "stopTime", l->default_stop);
+		attr_real(md, "stopTime", l->default_stop);
 	if (!isnan(l->default_step))
-		attr_time(md, "stepSize", l->default_step);
+		attr_real(md, "stepSize", l->default_step);
 	end(md);
 }
 
@@ -464,10 +448,10 @@ static void attr_array_start(Md *md, const EmitVar *v)
 	StrBuf b;
 	sb_init(&b);
 	for (int k = 0; k < v->elems; k++) {
-		char buf[40];
+		char buf[FMT_REAL_MAX > 40 ? FMT_REAL_MAX : 40];
 		const EmitValue *x = &v[k].start;
 		if (v->type == TY_REAL)
-			fmt_real(buf, sizeof buf, x->r);
+			md_real(buf, x->r);
 		else if (v->type == TY_BOOL)
 			snprintf(buf, sizeof buf, "%s", x->b ? "true" : "false");
 		else

@@ -192,6 +192,11 @@ const char *ast_kind_name(NodeKind k)
 	return (unsigned)k < ND_KIND_COUNT ? names[k] : "?";
 }
 
+double ast_number(const Node *lit)
+{
+	return lit->kind == ND_REAL ? lit->rval : (double)lit->ival;
+}
+
 const char *ast_type_name(SaType t)
 {
 	switch (t) {
@@ -588,6 +593,34 @@ static void put_port(StrBuf *o, const Node *p)
 }
 
 /* `input ports a,\n\tb` — one port a line, continuation lines indented by depth + 1. */
+/* A coupling's transformation as written: ` (map (1 -> 2), factor 100.0, offset 1.0)`. */
+static void put_transform(StrBuf *o, const Node *c)
+{
+	if (!c->list1 && !c->then && !c->els)
+		return;
+	const char *sep = " (";
+	if (c->list1) {
+		sb_puts(o, " (map (");
+		for (const Node *m = c->list1; m; m = m->next) {
+			put_expr(o, m->lhs);
+			sb_puts(o, " -> ");
+			put_expr(o, m->rhs);
+			sb_puts(o, m->next ? ", " : ")");
+		}
+		sep = ", ";
+	}
+	if (c->then) {
+		sb_printf(o, "%sfactor ", sep);
+		put_expr(o, c->then);
+		sep = ", ";
+	}
+	if (c->els) {
+		sb_printf(o, "%soffset ", sep);
+		put_expr(o, c->els);
+	}
+	sb_putc(o, ')');
+}
+
 static void put_ports(StrBuf *o, const char *head, const Node *ports, int depth)
 {
 	indent(o, depth);
@@ -900,6 +933,7 @@ void ast_print_adaptation(StrBuf *o, const Node *sa)
 			put_expr(o, c->lhs);
 			sb_puts(o, " -> ");
 			put_expr(o, c->rhs);
+			put_transform(o, c);
 			if (c->next)
 				sb_puts(o, ",\n\t\t");
 		}

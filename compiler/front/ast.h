@@ -22,7 +22,9 @@ typedef enum NodeKind {
 	ND_FILE,        /* str: path; name: module or NULL; list1: imports; list2: elements */
 	ND_IMPORT,      /* name */
 	ND_FMU_DECL,    /* tname, name, str: path; list1: in ports; list2: out ports; list3: composed-of names */
-	ND_CONNECTION,  /* lhs, rhs: ND_PORT_REF */
+	ND_CONNECTION,  /* lhs, rhs: ND_PORT_REF; a coupling's transformation (`(factor F, offset O,
+	                 * map (A -> B, ...))`): then: F, els: O (literals or NULL), list1: the map's
+	                 * entries, each an ND_CONNECTION of two literals */
 	ND_ADAPTATION,  /* see the a_* fields; flags: KIND_*; tname: the older header's type name;
 	                 * ival: the FMI version its `fmi N` clause asks for, 0 without one */
 	ND_INNER,       /* flags: KIND_*; tname, name, str: path or NULL; list1: in ports; list2: out ports;
@@ -212,6 +214,9 @@ Node *ast_last(Node *list);
 
 const char *ast_kind_name(NodeKind k);
 const char *ast_type_name(SaType t);  /* "Real", ... ; "" for TY_NONE */
+/* The number a literal stands for: a Real's value, an Integer's or a Bool's (0, 1) as a
+ * double (a coupling's map and factor, read by the checker, the rewrite and the emitter). */
+double ast_number(const Node *lit);
 const char *ast_op_spelling(Op op);
 const char *ast_builtin_name(Builtin b);
 const char *ast_keyvar_name(int kv);

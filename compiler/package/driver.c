@@ -178,6 +178,20 @@ const char *drv_find_fmu_file(Compilation *c, const char *script_dir, const char
 	return NULL;
 }
 
+const char *drv_fmu_dirs_searched(Compilation *c, const char *script_dir, const char *path)
+{
+	if (path[0] == '/')
+		return "looked only at that path, as it is absolute";
+	StrBuf sb;
+	sb_init(&sb);
+	sb_puts(&sb, "looked in ");
+	sb_dirs_searched(&sb, script_dir, "the script's directory", "-L", c->fmu_dirs,
+			 c->nfmu_dirs);
+	const char *s = arena_strdup(c->arena, sb_str(&sb));
+	sb_free(&sb);
+	return s;
+}
+
 Module *drv_load_text(Compilation *c, const char *name, const char *text, size_t len)
 {
 	char *copy = malloc(len + 1);

@@ -64,6 +64,11 @@ bool drv_same_file(const char *a, const char *b);
  * path only as it is. */
 const char *drv_find_fmu_file(Compilation *c, const char *script_dir, const char *path);
 
+/* Where drv_find_fmu_file looked for path, as the note of an FMU not found says it
+ * ("looked in '<dir>' (the script's directory) and in the -L directory 'fmus'"); in the
+ * arena. */
+const char *drv_fmu_dirs_searched(Compilation *c, const char *script_dir, const char *path);
+
 /* Reads and parses a file (once: a second load of the same path returns the same
  * module), then resolves its imports.  NULL when it cannot be read.  An .ssp or .ssd path
  * gives the module of the adaptation made from that system (ssp_adapt.h). */

@@ -58,8 +58,9 @@ extern const ZipLimits zip_default_limits;
  * Every entry is checked before anything is written, and refused with an error naming the
  * archive and the entry when its path is absolute, has a '..' component, a backslash or a
  * NUL, when it is a symbolic link or another special file (Unix mode in the external
- * attributes), encrypted, stored with a method other than store/deflate, appears twice, or
- * breaks a limit.  Files are created with O_CREAT|O_EXCL|O_NOFOLLOW inside directories
+ * attributes), encrypted, stored with a method other than store/deflate, appears twice with
+ * different contents (a repeat with the same bytes, which some exporters' packaging
+ * writes, is compared and skipped), or breaks a limit.  Files are created with O_CREAT|O_EXCL|O_NOFOLLOW inside directories
  * zip_extract made itself, so nothing can land outside dir.  Returns 0, or 1 after a report
  * (dir is removed then).  lim NULL means zip_default_limits. */
 int zip_extract(const char *archive, const char *dir, const ZipLimits *lim, DiagSink *d);

@@ -6,7 +6,9 @@
  * writes nothing at all.  The second pass creates each directory with mkdirat under a
  * directory it made itself and opens it with O_DIRECTORY|O_NOFOLLOW, and each file with
  * O_CREAT|O_EXCL|O_NOFOLLOW: even a path the first pass let through cannot reach outside
- * the target, follow a link, or overwrite an earlier entry.  What an entry inflates to is
+ * the target, follow a link, or overwrite an earlier entry (an entry repeating an earlier
+ * one's path is compared with what that one wrote, and refused unless its bytes are the
+ * same).  What an entry inflates to is
  * counted, never trusted from its header.
  *
  * Writing goes through minizip with everything that could vary pinned down: order, dates,
@@ -82,6 +84,9 @@ typedef struct Entry {
 	bool exec;       /* made by Unix with the owner's execute bit: a program (the host of
 	                  * isolated inners), extracted executable */
 	uint64_t usize, csize;
+	unsigned long crc;
+	size_t twin;     /* the index of an earlier entry with the same path that this one
+	                  * repeats (checked byte for byte when extracted), or SIZE_MAX */
 } Entry;
 
 /* The entry's name with control characters and non-ASCII bytes replaced by '?', so that a
@@ -184,8 +189,20 @@ static const char *entry_refusal(Entry *e, const char *name, const unz_file_info
 	return why;
 }
 
-/* Entries whose paths are the same after canonicalization ("a/./b" is "a/b"): each is
- * refused once, naming the later of the two in archive order.  Returns the errors. */
+/* Whether b may repeat a, its earlier namesake: the same kind, and for files the same size,
+ * CRC and execute bit.  Some exporters' packaging adds a file twice with the same bytes
+ * (FMPy and fmusim read such FMUs); what the bytes are is checked when b is extracted. */
+static bool same_entry(const Entry *a, const Entry *b)
+{
+	if (a->is_dir || b->is_dir)
+		return a->is_dir && b->is_dir;
+	return a->usize == b->usize && a->crc == b->crc && a->exec == b->exec;
+}
+
+/* Entries whose paths are the same after canonicalization ("a/./b" is "a/b"): one that
+ * repeats the first of its name (same_entry) is marked as its twin, to be compared rather
+ * than written; any other is refused once, naming the later of the two in archive order.
+ * Returns the errors. */
 static int refuse_duplicates(Entry *v, size_t n, Loc where, DiagSink *d)
 {
 	Entry **sorted = malloc((n ? n : 1) * sizeof *sorted);
@@ -197,12 +214,26 @@ static int refuse_duplicates(Entry *v, size_t n, Loc where, DiagSink *d)
 	for (size_t k = 0; k < n; k++)
 		sorted[k] = &v[k];
 	qsort(sorted, n, sizeof *sorted, cmp_entry_path);
-	for (size_t k = 1; k < n; k++) {
-		if (strcmp(sorted[k]->path, sorted[k - 1]->path) != 0)
+	for (size_t k = 0; k < n; k++)
+		sorted[k]->twin = SIZE_MAX;
+	size_t first = 0; /* the run of one path starts here */
+	for (size_t k = 1; k <= n; k++) {
+		if (k < n && strcmp(sorted[k]->path, sorted[first]->path) == 0)
 			continue;
-		Entry *later = sorted[k] > sorted[k - 1] ? sorted[k] : sorted[k - 1];
-		diag_error(d, where, "refusing entry '%s': it appears twice", later->shown);
-		errors++;
+		Entry *orig = sorted[first]; /* the earliest in archive order */
+		for (size_t j = first + 1; j < k; j++)
+			if (sorted[j] < orig)
+				orig = sorted[j];
+		for (size_t j = first; j < k; j++) {
+			if (sorted[j] == orig)
+				continue;
+			sorted[j]->twin = (size_t)(orig - v);
+			if (same_entry(orig, sorted[j]))
+				continue;
+			diag_error(d, where, "refusing entry '%s': it appears twice", sorted[j]->shown);
+			errors++;
+		}
+		first = k;
 	}
 	free(sorted);
 	return errors;
@@ -248,6 +279,7 @@ static int scan(unzFile uf, const char *archive, const ZipLimits *lim, DiagSink 
 		e->shown = printable(name);
 		e->usize = fi.uncompressed_size;
 		e->csize = fi.compressed_size;
+		e->crc = fi.crc;
 		const char *why = entry_refusal(e, name, &fi);
 		if (why) {
 			diag_error(d, where, "refusing entry '%s': %s", e->shown ? e->shown : "?", why);
@@ -340,20 +372,100 @@ static bool write_all(int fd, const char *buf, size_t n)
 	return true;
 }
 
-/* Pass 2: one entry.  Returns 0 or 1 after a report. */
+/* What an inflated chunk goes to: a new file (written), or the file a twin entry repeats
+ * (compared).  Returns NULL, or why the chunk is refused with the message's wording. */
+typedef struct Sink {
+	int fd;
+	bool compare;
+	char *scratch; /* compare: the file's bytes, BUF_SIZE */
+	bool differs;
+} Sink;
+
+static const char *sink_put(Sink *k, const char *buf, size_t n)
+{
+	if (!k->compare)
+		return write_all(k->fd, buf, n) ? NULL : strerror(errno);
+	size_t got = 0;
+	while (got < n) {
+		ssize_t r = read(k->fd, k->scratch + got, n - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return strerror(errno);
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	if (got != n || memcmp(buf, k->scratch, n) != 0)
+		k->differs = true;
+	return NULL;
+}
+
+/* Inflates the current entry into k, counting what it inflates to against its header and
+ * the limits, comparing it (a twin) and checking its CRC.  Returns 0 or 1 after a report. */
+static int inflate_entry(unzFile uf, const Entry *e, Sink *k, Loc where, const ZipLimits *lim,
+                         DiagSink *d, char *buf)
+{
+	if (unzOpenCurrentFile(uf) != UNZ_OK) {
+		diag_error(d, where, "damaged zip archive: cannot open entry '%s'", e->shown);
+		return 1;
+	}
+	uint64_t got = 0;
+	int n;
+	bool ok = true;
+	while ((n = unzReadCurrentFile(uf, buf, BUF_SIZE)) > 0) {
+		got += (uint64_t)n;
+		if (got > e->usize || got > lim->max_entry) {
+			diag_error(d, where, "refusing entry '%s': it inflates to more than the %llu "
+				   "bytes its header says", e->shown, (unsigned long long)e->usize);
+			ok = false;
+			break;
+		}
+		const char *why = sink_put(k, buf, (size_t)n);
+		if (why) {
+			diag_error(d, where, "cannot extract entry '%s': %s", e->shown, why);
+			ok = false;
+			break;
+		}
+	}
+	int close_rc = unzCloseCurrentFile(uf);
+	if (!ok)
+		return 1;
+	if (n < 0 || got != e->usize) {
+		diag_error(d, where, "damaged zip archive: entry '%s' is truncated or corrupt",
+			   e->shown);
+		return 1;
+	}
+	char extra;
+	if (k->compare && (k->differs || read(k->fd, &extra, 1) != 0)) {
+		/* before the CRC: a forged one must not turn this into "damaged" */
+		diag_error(d, where, "refusing entry '%s': it appears twice", e->shown);
+		return 1;
+	}
+	if (close_rc == UNZ_CRCERROR) {
+		diag_error(d, where, "damaged zip archive: entry '%s' fails its CRC check", e->shown);
+		return 1;
+	}
+	return 0;
+}
+
+/* Pass 2: one entry.  Returns 0 or 1 after a report.  A twin (see refuse_duplicates) is
+ * inflated and compared with the file its namesake wrote: the same bytes are harmless, others
+ * are refused as the first pass refuses a different namesake. */
 static int extract_one(unzFile uf, int root, const Entry *e, const char *archive,
                        const ZipLimits *lim, DiagSink *d, char *buf)
 {
 	Loc where = {archive, 0, 0, 0};
-	if (e->path[0] == '\0')
-		return 0; /* "./": the root itself */
+	if (e->path[0] == '\0' || (e->twin != SIZE_MAX && e->is_dir))
+		return 0; /* "./": the root itself, or a directory made already */
 	char *path = strdup(e->path), *last = NULL;
 	const char *why = NULL;
 	if (!path) {
 		diag_error(d, where, "out of memory");
 		return 1;
 	}
-	int rc = 1, fd = -1, dfd = open_parent(root, path, &last, &why);
+	Sink k = {.fd = -1, .compare = e->twin != SIZE_MAX};
+	int rc = 1, dfd = open_parent(root, path, &last, &why);
 	if (dfd < 0) {
 		diag_error(d, where, "cannot extract entry '%s': %s", e->shown, why);
 		goto done;
@@ -372,57 +484,37 @@ static int extract_one(unzFile uf, int root, const Entry *e, const char *archive
 		rc = 0;
 		goto done;
 	}
-	mode_t mode = str_ends_with(last, ".so") || e->exec ? 0755 : 0644;
-	fd = openat(dfd, last, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-	if (fd < 0) {
-		diag_error(d, where, "cannot extract entry '%s': %s", e->shown, strerror(errno));
-		goto done;
-	}
-	if (unzOpenCurrentFile(uf) != UNZ_OK) {
-		diag_error(d, where, "damaged zip archive: cannot open entry '%s'", e->shown);
-		goto done;
-	}
-	uint64_t got = 0;
-	int n;
-	bool ok = true;
-	while ((n = unzReadCurrentFile(uf, buf, BUF_SIZE)) > 0) {
-		got += (uint64_t)n;
-		if (got > e->usize || got > lim->max_entry) {
-			diag_error(d, where, "refusing entry '%s': it inflates to more than the %llu "
-				   "bytes its header says", e->shown, (unsigned long long)e->usize);
-			ok = false;
-			break;
+	if (k.compare) {
+		k.scratch = malloc(BUF_SIZE);
+		k.fd = openat(dfd, last, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (!k.scratch || k.fd < 0) {
+			diag_error(d, where, "cannot extract entry '%s': %s", e->shown,
+				   k.scratch ? strerror(errno) : "out of memory");
+			goto done;
 		}
-		if (!write_all(fd, buf, (size_t)n)) {
+	} else {
+		mode_t mode = str_ends_with(last, ".so") || e->exec ? 0755 : 0644;
+		k.fd = openat(dfd, last, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		if (k.fd < 0) {
 			diag_error(d, where, "cannot extract entry '%s': %s", e->shown, strerror(errno));
-			ok = false;
-			break;
+			goto done;
 		}
 	}
-	int close_rc = unzCloseCurrentFile(uf);
-	if (!ok)
+	if (inflate_entry(uf, e, &k, where, lim, d, buf) != 0)
 		goto done;
-	if (n < 0 || got != e->usize) {
-		diag_error(d, where, "damaged zip archive: entry '%s' is truncated or corrupt",
-			   e->shown);
-		goto done;
-	}
-	if (close_rc == UNZ_CRCERROR) {
-		diag_error(d, where, "damaged zip archive: entry '%s' fails its CRC check", e->shown);
-		goto done;
-	}
+	int fd = k.fd;
+	k.fd = -1;
 	if (close(fd) != 0) {
-		fd = -1;
 		diag_error(d, where, "cannot extract entry '%s': %s", e->shown, strerror(errno));
 		goto done;
 	}
-	fd = -1;
 	rc = 0;
 done:
-	if (fd >= 0)
-		close(fd);
+	if (k.fd >= 0)
+		close(k.fd);
 	if (dfd >= 0)
 		close(dfd);
+	free(k.scratch);
 	free(path);
 	return rc;
 }

@@ -702,6 +702,26 @@ static bool stmt_steps(Rewrite *w, Node *s, const char *fmu)
 	}
 }
 
+/* Whether statement s assigns b.q: an assignment, or an if chain that assigns it in
+ * every branch (what rw_coupled writes for a coupling with a map). */
+static bool assigns_port(const Node *s, const char *b, const char *q)
+{
+	if (s->kind == ND_ASSIGN)
+		return s->lhs->kind == ND_PORT_REF && s->lhs->owner && strcmp(s->lhs->owner, b) == 0 &&
+		       strcmp(s->lhs->name, q) == 0;
+	if (s->kind != ND_IF || !s->els)
+		return false;
+	bool in_then = false, in_else = false;
+	for (const Node *e = s->then->list1; e; e = e->next)
+		in_then |= assigns_port(e, b, q);
+	if (s->els->kind == ND_IF)
+		in_else = assigns_port(s->els, b, q);
+	else
+		for (const Node *e = s->els->list1; e; e = e->next)
+			in_else |= assigns_port(e, b, q);
+	return in_then && in_else;
+}
+
 static void bind_in_list(Rewrite *w, Node **list, Node *cp)
 {
 	const char *b = cp->rhs->owner, *q = cp->rhs->name;
@@ -728,16 +748,12 @@ static void bind_in_list(Rewrite *w, Node **list, Node *cp)
 		/* (1) an assignment to b.q earlier in this list wins over the coupling */
 		bool assigned = false;
 		for (Node *e = *list; e != s; e = e->next)
-			if (e->kind == ND_ASSIGN && e->lhs->kind == ND_PORT_REF && e->lhs->owner &&
-			    strcmp(e->lhs->owner, b) == 0 && strcmp(e->lhs->name, q) == 0)
-				assigned = true;
+			assigned |= assigns_port(e, b, q);
 		if (assigned)
 			continue;
 		w->at = cp->loc;
 		Node *src = rw_port(w, cp->lhs->owner, cp->lhs->name, cp->lhs->decl, SYM_INNER_OUT);
-		Node *as = rw_assign(w, rw_port(w, b, q, cp->rhs->decl, SYM_INNER_IN),
-				     rw_converted(w, src, cp->converts ? cp->scale : 1,
-						  cp->converts ? cp->offset : 0));
+		Node *as = rw_coupled(w, cp, src);
 		as->next = s;
 		*p = as;
 		p = &as->next;

@@ -108,9 +108,7 @@ static SaType source_type(Rewrite *w, Node *cp)
 /* cp's target := converted value. */
 static Node *feed(Rewrite *w, Node *cp, Node *value)
 {
-	return rw_assign(w, rw_port(w, cp->rhs->owner, cp->rhs->name, cp->rhs->decl, SYM_INNER_IN),
-			 rw_converted(w, value, cp->converts ? cp->scale : 1,
-				   cp->converts ? cp->offset : 0));
+	return rw_coupled(w, cp, value);
 }
 
 /* The loop as torn by the form: the couplings cut, one source each, the inners' order. */

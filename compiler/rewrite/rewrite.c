@@ -263,6 +263,33 @@ Node *rw_converted(Rewrite *w, Node *x, double scale, double offset)
 	return e;
 }
 
+/* The value a coupling's map gives for entry m: its target, converted. */
+static Node *mapped_value(Rewrite *w, const Node *cp, const Node *m)
+{
+	if (!cp->converts)
+		return rw_clone(w, m->rhs);
+	return rw_real(w, cp->scale * ast_number(m->rhs) + cp->offset);
+}
+
+Node *rw_coupled(Rewrite *w, Node *cp, Node *x)
+{
+	Node *target = rw_port(w, cp->rhs->owner, cp->rhs->name, cp->rhs->decl, SYM_INNER_IN);
+	Node *stmt = rw_assign(w, target, rw_converted(w, x, cp->converts ? cp->scale : 1,
+						   cp->converts ? cp->offset : 0));
+	int n = 0;
+	for (const Node *m = cp->list1; m; m = m->next)
+		n++;
+	/* from the last entry back: if (x == from) { target := to; } else ... */
+	for (int k = n - 1; k >= 0; k--) {
+		const Node *m = cp->list1;
+		for (int i = 0; i < k; i++)
+			m = m->next;
+		Node *test = rw_binary(w, OP_EQ, rw_clone(w, x), rw_clone(w, m->lhs));
+		stmt = rw_if(w, test, rw_assign(w, rw_clone(w, target), mapped_value(w, cp, m)), stmt);
+	}
+	return stmt;
+}
+
 Node *rw_clone(Rewrite *w, const Node *n)
 {
 	return ast_clone(w->c->arena, n);

@@ -87,6 +87,10 @@ Node *rw_rules_block(Rewrite *w, Node **slot, int which);
 Node *rw_bound_port(Rewrite *w, const Inner *in, const InnerPort *p, int dir);
 /* scale * x + offset, written the way a person would (the constants at x's place). */
 Node *rw_converted(Rewrite *w, Node *x, double scale, double offset);
+/* The statement by which coupling cp gives its input the value x: `b.q := conv(x);`, or
+ * with a map an if chain that assigns b.q in every branch (the map, then the conversion:
+ * units, factor, offset).  The one place couplings become statements. */
+Node *rw_coupled(Rewrite *w, Node *cp, Node *x);
 /* A copy of a user's expression (keeping its origin, its place). */
 Node *rw_clone(Rewrite *w, const Node *n);
 /* a, b as a list of two. */

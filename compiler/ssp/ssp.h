@@ -16,8 +16,9 @@
  *              component (nested ones named "sub.comp"), each connection from an FMU
  *              output to an FMU input with the unit conversion and the transformations
  *              of the whole chain folded into one map-then-linear step, the start values
- *              the bindings give, and the top system's output connectors as named
- *              columns.  ssp_flatten makes it.  `sacc simulate` turns it into its
+ *              the bindings give, the top system's output connectors as named
+ *              columns, and what its input connectors feed.  Every conversion of a
+ *              connection is made here, once, for both `sacc simulate` and `sacc build`.  ssp_flatten makes it.  `sacc simulate` turns it into its
  *              scenario (orchestrator/simulate_ssp.c); `sacc ssp import` writes it as a
  *              scenario module.
  *
@@ -262,6 +263,15 @@ typedef struct SspFlatOutput {
 	SspConvert cv;
 } SspFlatOutput;
 
+/* A top-system input connector and an FMU input it feeds (through nested systems), for
+ * the composite FMU of `sacc build SYSTEM.ssp`; a master has no use for it. */
+typedef struct SspFlatInput {
+	const SspConnector *k;   /* the top system's input connector */
+	int comp, var;           /* the FMU input */
+	SspConvert cv;
+	const SspConnection *last; /* the connection that ends at the input */
+} SspFlatInput;
+
 typedef struct SspFlat {
 	SspFlatComponent *comps;
 	int ncomps;
@@ -271,6 +281,8 @@ typedef struct SspFlat {
 	int nstarts;
 	SspFlatOutput *outputs;
 	int noutputs;
+	SspFlatInput *inputs;
+	int ninputs;
 } SspFlat;
 
 /* Flattens m (read without errors) into f, in the Compilation's arena.  Units convert on

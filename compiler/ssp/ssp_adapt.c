@@ -3,16 +3,18 @@
  *
  * What maps onto what:
  *   component (nested ones flattened, "sub.comp" named sub_comp) -> for inner fmu
- *   connection between components, identity or units only        -> coupled as a.p -> b.q
+ *   connection between components                                  -> coupled as a.p -> b.q,
+ *     with what the link's conversion adds to the FMUs' units'      -> (map (..), factor, offset)
  *   top input connector -> component input                         -> input port bound to it,
- *     a transformation, or a second input it feeds                  -> in rule assignment
+ *     a conversion a binding would not make, or a second input      -> in rule assignment
  *   component output -> top output connector                       -> output port bound from it,
- *     a transformation                                              -> out rule assignment
+ *     a conversion a binding would not make                         -> out rule assignment
  *   a parameter binding's value for a parameter                     -> with param NAME := value
  *   a component input nothing feeds                                 -> held at its start value
- * A transformation between two components has no form in the language (a coupling
- * converts units only): it is refused at the connection, as are mappings of types other
- * than Real and Integer. */
+ * Every conversion comes from ssp_flatten (SspFlat's links, inputs and outputs), the one
+ * description of a connection that `sacc simulate` runs too, so that the composite and
+ * the simulation cannot disagree.  Only a factor or offset into a Boolean, String or
+ * Binary input has no form in the language: it is refused at the connection. */
 #include "ssp_adapt.h"
 
 #include <math.h>
@@ -128,7 +130,7 @@ static void assignment(Gen *g, StrBuf *out, const char *target, const char *sour
                        const SspConvert *cv, Loc where)
 {
 	bool linear = cv->scale != 1 || cv->offset != 0;
-	if ((cv->nmap || linear) && (t == FT_BOOLEAN || !type_word(t))) {
+	if ((linear && t == FT_BOOLEAN) || ((cv->nmap || linear) && !type_word(t))) {
 		diag_error(g->c->diag, where, "a transformation of a %s value cannot be expressed in "
 		           "an adaptation yet", fmu_type_name(t));
 		g->failed = true;
@@ -156,72 +158,37 @@ static void assignment(Gen *g, StrBuf *out, const char *target, const char *sour
 		sb_printf(out, "%s}\n", ind);
 }
 
-/* ---- the top system's inputs ------------------------------------------------------------------ */
+/* ---- conversions the language makes ----------------------------------------------------------- */
 
-static int flat_index(const Gen *g, const char *name)
+/* What a binding or coupling between ports of units a and b converts by, as the checker
+ * makes it (chk_coupling, the bindings): 1 and 0 unless both are known and differ. */
+static void language_conversion(Gen *g, const char *a, const char *b, double *scale,
+                                double *offset)
 {
-	for (int i = 0; i < g->f->ncomps; i++)
-		if (strcmp(g->f->comps[i].name, name) == 0)
-			return i;
-	return -1;
+	*scale = 1;
+	*offset = 0;
+	UnitSystem *us = a && b && strcmp(a, b) != 0 ? drv_units(g->c) : NULL;
+	if (us && units_conversion(us, a, b, scale, offset) != UNITS_OK) {
+		*scale = 1;
+		*offset = 0;
+	}
 }
 
-/* One input of the composite: every component input its connector reaches (through nested
- * systems), each a binding when it takes the value as it is, else an in rule. */
-static void feed_input(Gen *g, const SspElement *sys, const char *prefix, const char *conn,
-                       const char *port, const SspConnector *top, double factor,
-                       double offset, const char **bound)
+/* Whether a binding between units a and b does what cv does: no map, and the same
+ * conversion. */
+static bool binding_does(Gen *g, const SspConvert *cv, const char *a, const char *b)
 {
-	for (int i = 0; i < sys->nconnections; i++) {
-		const SspConnection *k = &sys->connections[i];
-		if (k->start_element || strcmp(k->start_connector, conn) != 0 || !k->end_element)
-			continue;
-		if (k->tr.kind != SSP_TR_NONE && k->tr.kind != SSP_TR_LINEAR) {
-			diag_error(g->c->diag, k->loc, "a mapping transformation on an input of the "
-			           "top system cannot be expressed in an adaptation yet");
-			g->failed = true;
-			continue;
-		}
-		double f2 = k->tr.kind == SSP_TR_LINEAR ? factor * k->tr.factor : factor;
-		double o2 = k->tr.kind == SSP_TR_LINEAR ? k->tr.factor * offset + k->tr.offset
-		                                        : offset;
-		const SspElement *e = ssp_element(sys, k->end_element);
-		if (!e)
-			continue; /* the reader reported it */
-		const char *name = arena_printf(g->c->arena, "%s%s", prefix, e->name);
-		if (e->kind == SSP_SYSTEM) {
-			feed_input(g, e, arena_printf(g->c->arena, "%s.", name), k->end_connector, port,
-			           top, f2, o2, bound);
-			continue;
-		}
-		int comp = flat_index(g, name);
-		const FmuVar *v = comp < 0 ? NULL : fmu_find_var(g->f->comps[comp].info,
-		                                                 k->end_connector);
-		if (!v)
-			continue;
-		int var = (int)(v - g->f->comps[comp].info->vars);
-		const char *target = arena_printf(g->c->arena, "%s.%s", g->inst[comp],
-		                                  var_name(g, comp, var, k->loc));
-		g->fed[comp][var] = true;
-		if (f2 == 1 && o2 == 0 && !*bound && !k->suppress_unit_conversion) {
-			*bound = target;
-			continue;
-		}
-		/* The language converts units on bindings only: an assignment does it here. */
-		SspConvert cv = {NULL, NULL, 0, f2, o2, false, 1, 0, NULL, NULL};
-		UnitSystem *us = drv_units(g->c);
-		double us_scale = 1, us_offset = 0;
-		if (!k->suppress_unit_conversion && top->unit && v->unit && us &&
-		    units_conversion(us, top->unit, v->unit, &us_scale, &us_offset) != UNITS_OK) {
-			diag_error(g->c->diag, k->loc, "units '%s' and '%s' are not commensurable",
-			           top->unit, v->unit);
-			g->failed = true;
-		}
-		cv.scale = f2 * us_scale;
-		cv.offset = f2 * us_offset + o2;
-		assignment(g, &g->in_rules, target, arena_printf(g->c->arena, "%s.%s", g->name, port),
-		           v->type, &cv, k->loc);
-	}
+	double s, o;
+	language_conversion(g, a, b, &s, &o);
+	return !cv->nmap && cv->scale == s && cv->offset == o;
+}
+
+/* A unit of the system's connector for a port of the composite: what the unit system
+ * knows (a unit only the SSD defines is left off: the values are converted already). */
+static const char *port_unit(Gen *g, const char *unit)
+{
+	UnitSystem *us = unit ? drv_units(g->c) : NULL;
+	return us && units_known(us, unit) ? unit : NULL;
 }
 
 /* ---- the script ------------------------------------------------------------------------------- */
@@ -277,13 +244,49 @@ static void list_item(Gen *g, Loc where, bool first, const char *head, const cha
 	line(g, where, "%s%s", first ? head : "\t", text);
 }
 
-static bool units_only(const SspConvert *cv)
+/* The literal of a map's value for a port of type t. */
+static const char *map_literal(Gen *g, FmuType t, double v)
 {
-	if (cv->nmap)
-		return false;
-	if (!cv->converts_units)
-		return cv->scale == 1 && cv->offset == 0;
-	return cv->scale == cv->unit_scale && cv->offset == cv->unit_offset;
+	return literal(g, t == FT_BOOLEAN ? FT_BOOLEAN : t == FT_REAL || t == FT_FLOAT32 ? FT_REAL
+	               : FT_INTEGER, v);
+}
+
+/* `a.p -> b.q` with what the coupling must add to the conversion the checker makes from
+ * the FMUs' units (md_scale, md_offset) to do what cv does: cv's map, then a factor and
+ * offset such that factor (md_scale x + md_offset) + offset = cv->scale x + cv->offset. */
+static const char *coupling_text(Gen *g, const SspFlatLink *l, const char *text)
+{
+	const FmuVar *a = &g->f->comps[l->src_comp].info->vars[l->src_var];
+	const FmuVar *b = &g->f->comps[l->dst_comp].info->vars[l->dst_var];
+	const SspConvert *cv = &l->cv;
+	double ms, mo;
+	language_conversion(g, a->unit, b->unit, &ms, &mo);
+	double factor = cv->scale / ms, offset = cv->offset - factor * mo;
+	if (!cv->nmap && factor == 1 && offset == 0)
+		return text;
+	StrBuf sb;
+	sb_init(&sb);
+	sb_puts(&sb, text);
+	const char *sep = " (";
+	if (cv->nmap) {
+		sb_puts(&sb, " (map (");
+		/* cv's map comes before its conversion, as a coupling's does */
+		for (int k = 0; k < cv->nmap; k++)
+			sb_printf(&sb, "%s%s -> %s", k ? ", " : "", map_literal(g, a->type, cv->from[k]),
+			          map_literal(g, b->type, cv->to[k]));
+		sb_putc(&sb, ')');
+		sep = ", ";
+	}
+	if (factor != 1) {
+		sb_printf(&sb, "%sfactor %s", sep, literal(g, FT_REAL, factor));
+		sep = ", ";
+	}
+	if (offset != 0)
+		sb_printf(&sb, "%soffset %s", sep, literal(g, FT_REAL, offset));
+	sb_putc(&sb, ')');
+	const char *r = arena_strdup(g->c->arena, sb_str(&sb));
+	sb_free(&sb);
+	return r;
 }
 
 static void write_couplings(Gen *g)
@@ -293,28 +296,25 @@ static void write_couplings(Gen *g)
 		const SspFlatLink *l = &g->f->links[i];
 		Loc where = l->last ? l->last->loc : g->m->root->loc;
 		g->fed[l->dst_comp][l->dst_var] = true;
-		const FmuVar *a = &g->f->comps[l->src_comp].info->vars[l->src_var];
 		const FmuVar *b = &g->f->comps[l->dst_comp].info->vars[l->dst_var];
-		double s = 1, o = 0;
-		UnitSystem *us = a->unit && b->unit && strcmp(a->unit, b->unit) ? drv_units(g->c)
-		                                                                : NULL;
-		bool md_converts = us && units_conversion(us, a->unit, b->unit, &s, &o) == UNITS_OK &&
-		                   (s != 1 || o != 0);
-		if (!units_only(&l->cv) || (md_converts && !l->cv.converts_units)) {
-			diag_error(g->c->diag, where, "a transformation on a connection between two "
-			           "components cannot be expressed in an adaptation: a coupling "
-			           "converts units only");
-			diag_note(g->c->diag, where, "sacc simulate runs this system as it is");
+		if ((l->cv.scale != 1 || l->cv.offset != 0) && (b->type == FT_BOOLEAN ||
+		                                                !type_word(b->type))) {
+			diag_error(g->c->diag, where, "a conversion into a %s input cannot be expressed "
+			           "in an adaptation", fmu_type_name(b->type));
 			g->failed = true;
 			continue;
 		}
-		list_item(g, where, first, "coupled as ", arena_printf(g->c->arena, "%s.%s -> %s.%s",
+		const char *text = arena_printf(g->c->arena, "%s.%s -> %s.%s",
 		          g->inst[l->src_comp], var_name(g, l->src_comp, l->src_var, where),
-		          g->inst[l->dst_comp], var_name(g, l->dst_comp, l->dst_var, where)));
+		          g->inst[l->dst_comp], var_name(g, l->dst_comp, l->dst_var, where));
+		list_item(g, where, first, "coupled as ", coupling_text(g, l, text));
 		first = false;
 	}
 }
 
+/* Each input connector of the top system is an input port, bound to the first FMU input
+ * it feeds when a binding converts as the system does; every other input it feeds is an
+ * assignment in an in rule, with the conversion ssp_flatten made. */
 static void write_inputs(Gen *g)
 {
 	const SspElement *root = g->m->root;
@@ -324,15 +324,33 @@ static void write_inputs(Gen *g)
 		if (k->kind != SSP_INPUT)
 			continue;
 		const char *port = spell(g, sanitize(g, k->name));
+		const char *unit = port_unit(g, k->unit);
 		const char *bound = NULL;
-		feed_input(g, root, "", k->name, port, k, 1, 0, &bound);
-		const char *type = k->type == SSP_T_INTEGER ? "Integer" : k->type == SSP_T_BOOLEAN
-		                   ? "Bool" : "Real";
+		const char *type = k->type == SSP_T_INTEGER || k->type == SSP_T_ENUMERATION
+		                   ? "Integer" : k->type == SSP_T_BOOLEAN ? "Bool" : "Real";
+		for (int j = 0; j < g->f->ninputs; j++) {
+			const SspFlatInput *in = &g->f->inputs[j];
+			if (in->k != k)
+				continue;
+			const FmuVar *v = &g->f->comps[in->comp].info->vars[in->var];
+			Loc where = in->last ? in->last->loc : k->loc;
+			const char *target = arena_printf(g->c->arena, "%s.%s", g->inst[in->comp],
+			                                  var_name(g, in->comp, in->var, where));
+			g->fed[in->comp][in->var] = true;
+			if (k->type == SSP_T_NONE && type_word(v->type))
+				type = type_word(v->type); /* no type element: the FMU's */
+			if (!bound && binding_does(g, &in->cv, unit, v->unit)) {
+				bound = target;
+				continue;
+			}
+			assignment(g, &g->in_rules, target, arena_printf(g->c->arena, "%s.%s", g->name,
+			           port), v->type, &in->cv, where);
+		}
 		StrBuf t;
 		sb_init(&t);
 		sb_printf(&t, "%s %s", type, port);
-		if (k->unit)
-			sb_printf(&t, " (%s)", k->unit);
+		if (unit)
+			sb_printf(&t, " (%s)", unit);
 		if (bound)
 			sb_printf(&t, " -> %s", bound);
 		list_item(g, k->loc, first, "input ports ", sb_str(&t));
@@ -362,10 +380,10 @@ static void write_outputs(Gen *g, StrBuf *out_rules)
 		StrBuf t;
 		sb_init(&t);
 		sb_printf(&t, "%s %s", type, port);
-		const char *unit = k && k->unit ? k->unit : NULL;
+		const char *unit = port_unit(g, k ? k->unit : NULL);
 		if (unit)
 			sb_printf(&t, " (%s)", unit);
-		if (units_only(&o->cv))
+		if (binding_does(g, &o->cv, v->unit, unit))
 			sb_printf(&t, " <- %s", source);
 		else
 			assignment(g, out_rules, arena_printf(g->c->arena, "%s.%s", g->name, port), source,

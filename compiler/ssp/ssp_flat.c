@@ -45,12 +45,14 @@ typedef struct Hop {
 } Hop;
 
 /* Where a traced value comes from. */
-typedef enum SrcKind { SRC_NONE, SRC_FMU, SRC_SYSVALUE } SrcKind;
+/* SRC_TOP: an input connector of the top system, which the composite FMU's input feeds. */
+typedef enum SrcKind { SRC_NONE, SRC_FMU, SRC_SYSVALUE, SRC_TOP } SrcKind;
 
 typedef struct Source {
 	SrcKind kind;
 	int comp, var;
 	const SysValue *sv;
+	const SspConnector *top; /* SRC_TOP */
 } Source;
 
 typedef struct Fl {
@@ -58,7 +60,7 @@ typedef struct Fl {
 	SspModel *m;
 	bool no_unit_conversion;
 	SspFlat *f;
-	int capcomps, caplinks, capstarts, capouts;
+	int capcomps, caplinks, capstarts, capouts, capins;
 	SysValue *svals;
 	int nsvals, capsvals;
 } Fl;
@@ -311,14 +313,17 @@ static int trace_source(Fl *x, const Scope *sc, const SspElement *owner,
 	if (!owner) { /* the system's own connector */
 		const SysValue *sv = sys_value(x, sc->sys, k);
 		if (sv || !sc->parent) {
-			*src = (Source){sv ? SRC_SYSVALUE : SRC_NONE, -1, -1, sv};
+			bool top = !sv && (k->kind == SSP_INPUT || k->kind == SSP_INOUT);
+			*src = (Source){sv ? SRC_SYSVALUE : top ? SRC_TOP : SRC_NONE, -1, -1, sv,
+			                top ? k : NULL};
 			return 0;
 		}
 		return trace_into(x, sc->parent, sc->sys, k, hops, nhops, src);
 	}
 	if (owner->kind == SSP_COMPONENT) {
 		const FmuVar *v = ssp_connector_var(owner, k);
-		*src = (Source){SRC_FMU, comp_of(x, owner), v ? (int)(v - owner->info->vars) : -1, NULL};
+		*src = (Source){SRC_FMU, comp_of(x, owner), v ? (int)(v - owner->info->vars) : -1, NULL,
+		                NULL};
 		return 0;
 	}
 	Scope sub = {(SspElement *)owner, arena_printf(x->r.c->arena, "%s%s.", sc->prefix,
@@ -346,7 +351,7 @@ static int trace_into(Fl *x, const Scope *sc, const SspElement *owner, const Ssp
 		hops[(*nhops)++] = (Hop){cn, from, owner, cn->start, k};
 		return trace_source(x, sc, from, cn->start, hops, nhops, src);
 	}
-	*src = (Source){SRC_NONE, -1, -1, NULL};
+	*src = (Source){SRC_NONE, -1, -1, NULL, NULL};
 	return 0;
 }
 
@@ -372,6 +377,8 @@ static int fold_hops(Fl *x, const Hop *hops, int nhops, const char *unit, const 
 			if (unit_conversion(x, us, smd, ue, emd, NULL, 0, h->cn->loc, &a, &b))
 				return 1;
 			cv_linear(cv, a, b);
+			if (!cv->converts_units)
+				first_unit = us; /* where the first conversion starts, for --explain */
 			cv->converts_units = true;
 			cv->unit_scale = a * cv->unit_scale;
 			cv->unit_offset = a * cv->unit_offset + b;
@@ -432,6 +439,16 @@ static int flatten_sink(Fl *x, const Scope *sc, const SspElement *e, const SspCo
 		if (fold_hops(x, hops, nhops, unit_of(NULL, src.sv->k, &md), NULL, &cv))
 			return 1;
 		add_start(x, dc, dvar, ssp_convert(&cv, src.sv->value), src.sv->text, src.sv->origin);
+		return 0;
+	}
+	if (src.kind == SRC_TOP) {
+		if (dv->causality != CAUS_INPUT)
+			return 0; /* a parameter fed by a top input: a master sets it once, at its start */
+		if (fold_hops(x, hops, nhops, src.top->unit, NULL, &cv))
+			return 1;
+		SspFlat *f = x->f;
+		f->inputs = grow(x, f->inputs, f->ninputs, &x->capins, sizeof *f->inputs);
+		f->inputs[f->ninputs++] = (SspFlatInput){src.top, dc, dvar, cv, hops[0].cn};
 		return 0;
 	}
 	const SspFlatComponent *sc_comp = &x->f->comps[src.comp];

@@ -189,6 +189,121 @@ static void fmu_print__json_strings_and_nulls__escaped(void **state)
 	fmu_free(f);
 }
 
+/* FMUs sacc can read but neither simulate nor wrap, each as an archive: what `sacc inspect`
+ * shows of them (fmu_open_any), and the error fmu_open, which build and simulate use, still
+ * gives. */
+typedef struct Unusable {
+	const char *name, *xml;
+	const char *interfaces; /* the table's line */
+	const char *reason;     /* after "sacc cannot simulate or wrap this FMU: " */
+	const char *refusal;    /* fmu_open's errors, %s the archive (given twice) */
+	int nclocks;
+} Unusable;
+
+static const Unusable unusable[] = {
+	{"me2.fmu",
+	 "<fmiModelDescription fmiVersion='2.0' modelName='me2' guid='{g}'>\n"
+	 "<ModelExchange modelIdentifier='me2'/>\n"
+	 "<ModelVariables>\n"
+	 "<ScalarVariable name='h' valueReference='0' causality='output' variability='continuous' "
+	 "initial='exact'><Real start='10'/></ScalarVariable>\n"
+	 "</ModelVariables>\n"
+	 "<ModelStructure><Outputs><Unknown index='1'/></Outputs></ModelStructure>\n"
+	 "</fmiModelDescription>\n",
+	 "  interfaces           Model Exchange\n", "it offers Model Exchange only",
+	 "%s:modelDescription.xml:1:1: error: model 'me2' has no <CoSimulation> element: "
+	 "sacc handles Co-Simulation FMUs only\n", 0},
+	{"me3.fmu",
+	 "<fmiModelDescription fmiVersion='3.0' modelName='me3' instantiationToken='{t}'>\n"
+	 "<ModelExchange modelIdentifier='me3'/>\n"
+	 "<ModelVariables>\n"
+	 "<Float64 name='x' valueReference='1' causality='output' variability='continuous' "
+	 "initial='exact' start='0.25'/>\n"
+	 "</ModelVariables>\n"
+	 "<ModelStructure><Output valueReference='1'/></ModelStructure>\n"
+	 "</fmiModelDescription>\n",
+	 "  interfaces           Model Exchange\n", "it offers Model Exchange only",
+	 "%s:modelDescription.xml:1:1: error: model 'me3' has no <CoSimulation> element: "
+	 "sacc handles Co-Simulation FMUs only\n", 0},
+	{"se3.fmu",
+	 "<fmiModelDescription fmiVersion='3.0' modelName='se3' instantiationToken='{t}'>\n"
+	 "<ScheduledExecution modelIdentifier='se3'/>\n"
+	 "<ModelVariables>\n"
+	 "<Clock name='tick' valueReference='1' causality='input' intervalVariability='fixed'/>\n"
+	 "</ModelVariables>\n"
+	 "</fmiModelDescription>\n",
+	 "  interfaces           Scheduled Execution\n", "it offers Scheduled Execution only",
+	 "%s:modelDescription.xml:2:1: error: model 'se3' offers only the Scheduled Execution "
+	 "interface, which sacc does not support: it drives Co-Simulation FMUs\n"
+	 "%s:modelDescription.xml:4:1: error: variable 'tick' is a Clock: sacc does not support "
+	 "FMI 3.0 clocks (nor Scheduled Execution)\n", 1},
+	{"clocked3.fmu",
+	 "<fmiModelDescription fmiVersion='3.0' modelName='clocked3' instantiationToken='{t}'>\n"
+	 "<CoSimulation modelIdentifier='clocked3' hasEventMode='true'/>\n"
+	 "<ModelExchange modelIdentifier='clocked3'/>\n"
+	 "<ScheduledExecution modelIdentifier='clocked3'/>\n"
+	 "<ModelVariables>\n"
+	 "<Clock name='tick' valueReference='1' causality='input' intervalVariability='constant'/>\n"
+	 "<Float64 name='y' valueReference='2' causality='output' variability='discrete' "
+	 "clocks='1' initial='exact' start='0.5'/>\n"
+	 "</ModelVariables>\n"
+	 "<ModelStructure><Output valueReference='2' dependencies=''/></ModelStructure>\n"
+	 "</fmiModelDescription>\n",
+	 "  interfaces           Co-Simulation, Model Exchange, Scheduled Execution\n",
+	 "it has Clock variables, and sacc does not support FMI 3.0 clocks",
+	 "%s:modelDescription.xml:6:1: error: variable 'tick' is a Clock: sacc does not "
+	 "support FMI 3.0 clocks (nor Scheduled Execution)\n", 1},
+};
+
+static void fmu_print__unusable_fmus__described_with_the_reason(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof unusable / sizeof unusable[0]; i++) {
+		const Unusable *u = &unusable[i];
+		char path[128], want[512];
+		tmp_path(path, sizeof path, u->name);
+		write_zip(path, "modelDescription.xml", u->xml, strlen(u->xml));
+
+		Capture c;
+		cap_open(&c);
+		FmuInfo *f = fmu_open_any(path, c.d);
+		assert_string_equal(cap_text(&c), "");
+		cap_close(&c);
+		assert_non_null(f);
+		assert_int_equal(f->nclocks, u->nclocks);
+		assert_string_equal(f->unusable, u->reason);
+		char *t = print_to_string(fmu_print_table, f);
+		assert_contains(t, u->interfaces);
+		snprintf(want, sizeof want, "\nsacc cannot simulate or wrap this FMU: %s\n", u->reason);
+		assert_contains(t, want);
+		if (u->nclocks) {
+			assert_contains(t, "  clocks               1\n");
+			assert_contains(t, "  tick   1  Clock");
+		}
+		free(t);
+		char *j = print_to_string(fmu_print_json, f);
+		assert_true(json_valid(j));
+		snprintf(want, sizeof want, "\"unusable\": \"%s\"", u->reason);
+		assert_contains(j, want);
+		free(j);
+		fmu_free(f);
+
+		/* what build and simulate read it with: the error they always gave */
+		snprintf(want, sizeof want, u->refusal, path, path);
+		expect_open(path, false, want);
+		remove(path);
+	}
+
+	/* an FMU sacc can run says nothing of the kind */
+	FmuInfo *f = open_built("fmus/window.fmu");
+	assert_null(f->unusable);
+	char *t = print_to_string(fmu_print_table, f);
+	assert_null(strstr(t, "sacc cannot"));
+	assert_contains(t, "  interfaces           Co-Simulation\n");
+	free(t);
+	fmu_free(f);
+}
+
 static void fmu_read__built_fmus__described_as_specified(void **state)
 {
 	(void)state;
@@ -236,6 +351,7 @@ int main(void)
 		cmocka_unit_test(fmu_print__window_table__summary_and_columns),
 		cmocka_unit_test(fmu_print__window_json__valid_with_keys),
 		cmocka_unit_test(fmu_print__json_strings_and_nulls__escaped),
+		cmocka_unit_test(fmu_print__unusable_fmus__described_with_the_reason),
 		cmocka_unit_test(fmu_read__built_fmus__described_as_specified),
 	};
 	int failed = cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);

@@ -174,6 +174,16 @@ static void expect_refused(const char *archive, const ZipLimits *lim, const char
 	assert_false(exists("/tmp/sacc_pkg_evil"));
 }
 
+/* Extracting archive into tmp/out succeeds without a word. */
+static void extract_ok(const char *archive)
+{
+	Capture c;
+	cap_open(&c);
+	assert_int_equal(zip_extract(archive, tmp("out"), NULL, c.d), 0);
+	assert_string_equal(cap_text(&c), "");
+	cap_close(&c);
+}
+
 /* The entries of an archive, in order, with what a reproducible archive pins down. */
 typedef struct Listing {
 	char names[128][256];
@@ -289,6 +299,79 @@ static void zip_extract__duplicate__refused(void **state)
 	zw_add(zf, "./d//b.txt", "two", 3, 0);
 	zw_close(zf);
 	expect_refused(path, NULL, "refusing entry './d//b.txt': it appears twice");
+}
+
+/* A forged central directory: a stored entry whose header claims the given CRC. */
+static void zw_add_crc(zipFile zf, const char *name, const char *data, size_t len,
+                       unsigned long crc)
+{
+	zip_fileinfo zi;
+	memset(&zi, 0, sizeof zi);
+	assert_int_equal(zipOpenNewFileInZip2(zf, name, &zi, NULL, 0, NULL, 0, NULL, 0, 0, 1),
+			 ZIP_OK);
+	assert_int_equal(zipWriteInFileInZip(zf, data, (unsigned)len), ZIP_OK);
+	assert_int_equal(zipCloseFileInZipRaw(zf, len, crc), ZIP_OK);
+}
+
+static void zip_extract__repeated_same_bytes__extracted_once(void **state)
+{
+	(void)state;
+	/* What some exporters' packaging writes: files and directories added twice (three
+	 * times here), the same bytes each time, under spellings that name the same path. */
+	const char *path = tmp("in.zip");
+	zipFile zf = zw_open(path);
+	zw_add(zf, "extra/", "", 0, 040755);
+	zw_add(zf, "extra/notes.txt", "same bytes", 10, 0100644);
+	zw_add(zf, "other.txt", "o", 1, 0100644);
+	zw_add(zf, "extra/", "", 0, 040755);
+	zw_add(zf, "./extra//notes.txt", "same bytes", 10, 0100644);
+	zw_add(zf, "extra/notes.txt", "same bytes", 10, 0100644);
+	zw_close(zf);
+	extract_ok(path);
+	size_t n;
+	char *s = slurp(tmp("out/extra/notes.txt"), &n);
+	assert_int_equal(n, 10);
+	assert_memory_equal(s, "same bytes", 10);
+	free(s);
+	assert_int_equal(count_entries(tmp("out")), 2);
+	assert_int_equal(count_entries(tmp("out/extra")), 1);
+	assert_int_equal(zip_rmtree(tmp("out")), 0);
+}
+
+static void zip_extract__repeated_different_bytes__refused(void **state)
+{
+	(void)state;
+	/* The same size, but other bytes: the CRCs differ, refused from the central directory. */
+	char path[512]; /* tmp's buffers rotate under the calls below */
+	snprintf(path, sizeof path, "%s", tmp("in.zip"));
+	zipFile zf = zw_open(path);
+	zw_add(zf, "a.txt", "one", 3, 0100644);
+	zw_add(zf, "b.txt", "b", 1, 0100644);
+	zw_add(zf, "a.txt", "owe", 3, 0100644);
+	zw_close(zf);
+	expect_refused(path, NULL, "refusing entry 'a.txt': it appears twice");
+
+	/* Another mode: the same bytes once executable, once not. */
+	zf = zw_open(path);
+	zw_add(zf, "run", "x", 1, 0100755);
+	zw_add(zf, "run", "x", 1, 0100644);
+	zw_close(zf);
+	expect_refused(path, NULL, "refusing entry 'run': it appears twice");
+
+	/* A file and a directory of one name. */
+	zf = zw_open(path);
+	zw_add(zf, "d/", "", 0, 040755);
+	zw_add(zf, "d", "", 0, 0100644);
+	zw_close(zf);
+	expect_refused(path, NULL, "refusing entry 'd': it appears twice");
+
+	/* A forged header claims the first entry's CRC for other bytes of the same size: the
+	 * bytes themselves are compared, and the repeat refused before its CRC is checked. */
+	zf = zw_open(path);
+	zw_add_crc(zf, "a.txt", "one", 3, crc32_of("one", 3));
+	zw_add_crc(zf, "a.txt", "two", 3, crc32_of("one", 3));
+	zw_close(zf);
+	expect_refused(path, NULL, "refusing entry 'a.txt': it appears twice");
 }
 
 static void zip_extract__entry_too_large__refused(void **state)
@@ -518,11 +601,7 @@ static void zip_extract__well_formed__extracted(void **state)
 	zw_add(zf, "./resources//data.txt", "data", 4, 0);
 	zw_add(zf, "empty", "", 0, 0100644);
 	zw_close(zf);
-	Capture c;
-	cap_open(&c);
-	assert_int_equal(zip_extract(path, tmp("out"), NULL, c.d), 0);
-	assert_string_equal(cap_text(&c), "");
-	cap_close(&c);
+	extract_ok(path);
 	size_t n;
 	char *s = slurp(tmp("out/modelDescription.xml"), &n);
 	assert_string_equal(s, "<md/>");
@@ -1212,6 +1291,8 @@ int main(void)
 		cmocka_unit_test(zip_extract__backslash__refused),
 		cmocka_unit_test(zip_extract__symlink__refused),
 		cmocka_unit_test(zip_extract__duplicate__refused),
+		cmocka_unit_test(zip_extract__repeated_same_bytes__extracted_once),
+		cmocka_unit_test(zip_extract__repeated_different_bytes__refused),
 		cmocka_unit_test(zip_extract__entry_too_large__refused),
 		cmocka_unit_test(zip_extract__total_too_large__refused),
 		cmocka_unit_test(zip_extract__high_ratio__refused),

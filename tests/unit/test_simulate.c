@@ -342,6 +342,21 @@ static void simulate__script_error__diagnostic_shape(void **state)
 	free(err);
 	snprintf(args, sizeof args, "'%s/nonexistent.fmu'", c->dir);
 	assert_int_equal(simulate(c, args), 1);
+
+	/* an fmu no connection uses, not found: the error at it, and where sacc looked (the
+	 * script's directory and simulate()'s -L directory) */
+	write_text(c, "lost.sa", "module lost\n"
+	                         "fmu Integrator a at \"nowhere.fmu\"\n");
+	snprintf(args, sizeof args, "'%s/lost.sa'", c->dir);
+	assert_int_equal(simulate(c, args), 1);
+	err = file_in(c, "err.txt");
+	char want[1024];
+	snprintf(want, sizeof want, "lost.sa:2:16: error: cannot find fmu 'a' at \"nowhere.fmu\"");
+	assert_contains(err, want);
+	snprintf(want, sizeof want, "lost.sa:2:16: note: looked in '%s' (the script's directory) "
+	         "and in the -L directory '%s/fmus'\n", c->dir, test_build_dir());
+	assert_contains(err, want);
+	free(err);
 	assert_tmp_empty(c);
 }
 

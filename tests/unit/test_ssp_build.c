@@ -4,8 +4,10 @@
  * and against the values worked out by hand in chain.ssd's comment; the composite loaded
  * by the suite's minimal importer; its FMI 3.0 variant through the FMI 3.0 checker; an
  * adaptation over the system; the export of a scenario built as a composite, and imported
- * back (sacc ssp import) as the same scenario, which runs bit for bit as the original; a
- * transformation between two components refused at its place in the SSD.
+ * back (sacc ssp import) as the same scenario, which runs bit for bit as the original;
+ * composites of systems with unit conversions, linear transformations and Boolean and
+ * Integer mappings, across nested systems and parameter bindings, against `sacc simulate`
+ * of the same system and against values worked out by hand.
  *
  * Run from the repository root with SACC_BUILD naming the build directory (default
  * "build"): sacc, the test FMUs and the checker come from there; the C compiler is run. */
@@ -23,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "assert_close.h"
 #include "assert_contains.h"
 #include "fmi2_importer.h"
 #include "driver.h"
@@ -91,9 +94,11 @@ static int setup(void **state)
 	const char *b = build_dir();
 	char cmd[2048];
 	snprintf(cmd, sizeof cmd, "mkdir -p %s/resources && cp tests/ssp/build/chain.ssd "
-	         "tests/ssp/build/chain_hand.sa tests/ssp/build/over_chain.sa %s/ && "
+	         "tests/ssp/build/chain_hand.sa tests/ssp/build/over_chain.sa "
+	         "tests/ssp/build/units.ssd tests/ssp/build/maps.ssd %s/ && "
 	         "cp tests/ssp/build/parameters.ssv %s/fmus/affine.fmu %s/fmus/integrator.fmu "
-	         "%s/resources/", tmpdir, tmpdir, b, b, tmpdir);
+	         "%s/fmus/environment.fmu %s/fmus/strings.fmu %s/fmus3/sized3.fmu %s/resources/",
+	         tmpdir, tmpdir, b, b, b, b, b, tmpdir);
 	return system(cmd) == 0 ? 0 : -1;
 }
 
@@ -298,7 +303,150 @@ static void ssp_build__exported_scenario__builds_with_its_set_values_bound(void 
 	free(log);
 }
 
-static void ssp_build__transformation_between_components__refused_in_the_ssd(void **state)
+/* ---- composite against simulation ------------------------------------------------------ */
+
+/* The values of column `name` of a result file, *n of them.  A header field matches with
+ * or without a trailing " [unit]", so that both header styles do. */
+static double *column(const char *csv, const char *name, int *n)
+{
+	int col = -1, k = 0;
+	size_t len = strlen(name);
+	for (const char *p = csv; *p && *p != '\n'; k++) {
+		size_t w = strcspn(p, ",\n");
+		if ((w == len || (w > len && p[len] == ' ' && p[len + 1] == '[')) &&
+		    strncmp(p, name, len) == 0)
+			col = k;
+		p += w;
+		if (*p == ',')
+			p++;
+	}
+	if (col < 0)
+		fail_msg("no column '%s' in:\n%.300s", name, csv);
+	double *v = calloc(4096, sizeof *v);
+	*n = 0;
+	for (const char *p = strchr(csv, '\n'); p && p[1] && *n < 4096; p = strchr(p + 1, '\n')) {
+		const char *f = p + 1;
+		for (int i = 0; i < col; i++)
+			f += strcspn(f, ",\n") + (f[strcspn(f, ",\n")] == ',');
+		v[(*n)++] = strtod(f, NULL);
+	}
+	return v;
+}
+
+/* file with its extension replaced by ext ("units.ssd", ".csv": "units.csv"). */
+static const char *renamed(const char *file, const char *ext)
+{
+	static char bufs[4][256];
+	static int k;
+	char *b = bufs[k++ % 4];
+	snprintf(b, 256, "%.*s%s", (int)strcspn(file, "."), file, ext);
+	return b;
+}
+
+/* Builds the composite of system (a file in tmpdir), runs it and the system with the same
+ * options, and checks that each composite column pairs[2i] equals the system's column
+ * pairs[2i + 1] at every point, within tol (relative to the value's size).  The
+ * composite's result file is left in tmp("<system>.csv") for checks by hand. */
+static void composite_equals_simulation(const char *system, const char *opts,
+                                        const char *const *pairs, int npairs, double tol)
+{
+	const char *sacc = build_dir();
+	char *log;
+	char fmu[600], bcsv[600], scsv[600];
+	snprintf(fmu, sizeof fmu, "%s", tmp(renamed(system, ".fmu")));
+	snprintf(bcsv, sizeof bcsv, "%s", tmp(renamed(system, ".csv")));
+	snprintf(scsv, sizeof scsv, "%s", tmp(renamed(system, ".sim.csv")));
+	int rc = run(&log, "%s/sacc build %s -o %s && %s/sacc simulate %s %s -o %s && "
+	             "%s/sacc simulate %s %s -o %s", sacc, tmp(system), fmu, sacc, fmu, opts, bcsv,
+	             sacc, tmp(system), opts, scsv);
+	if (rc)
+		fail_msg("%s", log);
+	free(log);
+	char *b = slurp(bcsv), *sim = slurp(scsv);
+	for (int i = 0; i < npairs; i++) {
+		int nb, ns;
+		double *vb = column(b, pairs[2 * i], &nb), *vs = column(sim, pairs[2 * i + 1], &ns);
+		assert_int_equal(nb, ns);
+		assert_true(nb > 1);
+		for (int k = 0; k < nb; k++)
+			assert_close(vb[k], vs[k], tol * (1 + fabs(vs[k])));
+		free(vb);
+		free(vs);
+	}
+	free(b);
+	free(sim);
+}
+
+/* The reported case: an output in m into a nested system's input in cm (SSD unit
+ * definitions), a top input in km, a parameter in cm: the composite converts as sacc
+ * simulate does, and as worked out by hand in units.ssd's comment. */
+static void ssp_build__units_across_nested_systems__equal_to_simulation(void **state)
+{
+	(void)state;
+	static const char *const pairs[] = {"units.y", "y"};
+	composite_equals_simulation("units.ssd", "--stop 1 --step 0.25", pairs, 1, 1e-12);
+	char *csv = slurp(tmp("units.csv"));
+	int n;
+	double *y = column(csv, "units.y", &n);
+	assert_int_equal(n, 5);
+	for (int k = 0; k < n; k++)
+		assert_close(y[k], 5000 * 0.25 * k + 50, 1e-9);
+	free(y);
+	free(csv);
+	/* the top input: v = 0.002 km is 2 m into b.w, 200 cm more of y */
+	const char *sacc = build_dir();
+	char *log;
+	int rc = run(&log, "%s/sacc simulate %s --set units.v=0.002 --stop 1 --step 0.5 -o %s",
+	             sacc, tmp("units.fmu"), tmp("units_v.csv"));
+	if (rc)
+		fail_msg("%s", log);
+	free(log);
+	csv = slurp(tmp("units_v.csv"));
+	y = column(csv, "units.y", &n);
+	assert_int_equal(n, 3);
+	for (int k = 0; k < n; k++)
+		assert_close(y[k], 5000 * 0.5 * k + 50 + 200, 1e-9);
+	free(y);
+	free(csv);
+	rc = run(&log, "%s/sacc parse %s", sacc, tmp("units.ssd"));
+	assert_int_equal(rc, 0);
+	assert_contains(log, "coupled as a.x -> sub_b.u (factor 100.0)\n");
+	assert_contains(log, "input ports Real v (km)\n");
+	assert_contains(log, "sub_b.w := 1000.0 * units.v;");
+	free(log);
+}
+
+/* tests/ssp/chain as an archive (its parameter set and mapping inside): a
+ * LinearTransformation and a cm to m conversion from a component into a nested system,
+ * and a transformed output. */
+static void ssp_build__linear_transformation_in_an_archive__equal_to_simulation(void **state)
+{
+	(void)state;
+	const char *sacc = build_dir();
+	char *log;
+	int rc = run(&log, "rm -rf %s && cp -r tests/ssp/chain %s && cp %s/fmus/integrator.fmu "
+	             "%s/fmus/affine.fmu %s/resources/ && %s/tools/fmu_pack %s %s", tmp("c"),
+	             tmp("c"), sacc, sacc, tmp("c"), sacc, tmp("lin.ssp"), tmp("c"));
+	if (rc)
+		fail_msg("%s", log);
+	free(log);
+	static const char *const pairs[] = {"chain.Y", "Y", "chain.Ycm", "Ycm"};
+	composite_equals_simulation("lin.ssp", "--stop 2 --step 0.5", pairs, 2, 1e-12);
+	/* by hand (docs/ssp.md): A.x = t, in cm, 2 t + 1 cm into B.u in m, B.y = 3 B.u + 0.5,
+	 * so Y = 0.53 + 0.06 t */
+	char *csv = slurp(tmp("lin.csv"));
+	int n;
+	double *y = column(csv, "chain.Y", &n);
+	assert_int_equal(n, 5);
+	for (int k = 0; k < n; k++)
+		assert_close(y[k], 0.53 + 0.06 * 0.5 * k, 1e-12);
+	free(y);
+	free(csv);
+}
+
+/* A LinearTransformation between two components, which a composite used to refuse: u = 2
+ * gives a.y = 6, b.u = 12, b.y = 12 + 0.5 + 5, y2 = 10 b.y - 1 = 174, x = 17.5 t. */
+static void ssp_build__transformation_between_components__values_by_hand(void **state)
 {
 	(void)state;
 	const char *sacc = build_dir();
@@ -306,15 +454,48 @@ static void ssp_build__transformation_between_components__refused_in_the_ssd(voi
 	int rc = run(NULL, "sed 's|startElement=\"a\" startConnector=\"y\" endElement=\"b\" "
 	             "endConnector=\"u\"/>|startElement=\"a\" startConnector=\"y\" endElement=\"b\" "
 	             "endConnector=\"u\"><ssc:LinearTransformation factor=\"2\"/></ssd:Connection>|'"
-	             " %s > %s", tmp("chain.ssd"), tmp("bad.ssd"));
+	             " %s > %s", tmp("chain.ssd"), tmp("lin2.ssd"));
 	assert_int_equal(rc, 0);
-	rc = run(&log, "%s/sacc build %s -o %s", sacc, tmp("bad.ssd"), tmp("bad/bad.fmu"));
-	assert_int_equal(rc, 1);
-	assert_contains(log, "bad.ssd:59:");
-	assert_contains(log, "error: a transformation on a connection between two components "
-	                "cannot be expressed in an adaptation");
-	assert_contains(log, "note: sacc simulate runs this system as it is");
+	rc = run(&log, "%s/sacc build %s -o %s && %s/sacc simulate %s --set chain.u=2 --stop 1 "
+	         "--step 0.25 -o %s", sacc, tmp("lin2.ssd"), tmp("lin2.fmu"), sacc,
+	         tmp("lin2.fmu"), tmp("lin2.csv"));
+	if (rc)
+		fail_msg("%s", log);
 	free(log);
+	char *csv = slurp(tmp("lin2.csv"));
+	int n;
+	double *y2 = column(csv, "chain.y2", &n), *x = column(csv, "chain.x", &n);
+	assert_int_equal(n, 5);
+	for (int k = 0; k < n; k++) {
+		assert_close(y2[k], 174, 1e-12);
+		assert_close(x[k], 17.5 * 0.25 * k, 1e-12);
+	}
+	free(y2);
+	free(x);
+	free(csv);
+	rc = run(&log, "%s/sacc parse %s", sacc, tmp("lin2.ssd"));
+	assert_int_equal(rc, 0);
+	assert_contains(log, "a.y -> b.u (factor 2.0)");
+	free(log);
+}
+
+/* A BooleanMapping and an IntegerMapping between components: b = (t < 0.01), n = 10. */
+static void ssp_build__boolean_and_integer_maps__equal_to_simulation(void **state)
+{
+	(void)state;
+	static const char *const pairs[] = {"maps.b", "b", "maps.n", "n"};
+	composite_equals_simulation("maps.ssd", "--stop 0.5 --step 0.1", pairs, 2, 0);
+	char *csv = slurp(tmp("maps.csv"));
+	int n;
+	double *b = column(csv, "maps.b", &n), *k10 = column(csv, "maps.n", &n);
+	assert_int_equal(n, 6);
+	for (int k = 0; k < n; k++) {
+		assert_true(b[k] == (k == 0));
+		assert_true(k10[k] == 10);
+	}
+	free(b);
+	free(k10);
+	free(csv);
 }
 
 /* Whether text holds every line of want (in any order): connections are a set. */
@@ -393,7 +574,10 @@ int main(void)
 		cmocka_unit_test(ssp_inner__adaptation_over_a_system__values_by_hand),
 		cmocka_unit_test(ssp_inner__one_system_two_spellings__read_once),
 		cmocka_unit_test(ssp_build__exported_scenario__builds_with_its_set_values_bound),
-		cmocka_unit_test(ssp_build__transformation_between_components__refused_in_the_ssd),
+		cmocka_unit_test(ssp_build__transformation_between_components__values_by_hand),
+		cmocka_unit_test(ssp_build__units_across_nested_systems__equal_to_simulation),
+		cmocka_unit_test(ssp_build__linear_transformation_in_an_archive__equal_to_simulation),
+		cmocka_unit_test(ssp_build__boolean_and_integer_maps__equal_to_simulation),
 		cmocka_unit_test(ssp_inner__missing_system__not_found_where_it_was_looked_for),
 		cmocka_unit_test(ssp_export__then_import__the_same_scenario),
 	};

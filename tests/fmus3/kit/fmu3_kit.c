@@ -484,6 +484,8 @@ fmi3Instance fmi3InstantiateCoSimulation(fmi3String instanceName, fmi3String tok
 	(void)resourcePath, (void)visible, (void)requiredIntermediateVariables;
 	if (!instanceName || !*instanceName)
 		why = "instanceName is empty";
+	else if (eventModeUsed && &kit3_refuses_event_mode && kit3_refuses_event_mode)
+		why = "Event Mode is not supported";
 	else if (!token || strcmp(token, kit3_model.token) != 0)
 		why = "instantiationToken does not match the model description's";
 	else if (nRequiredIntermediateVariables > 0)

@@ -111,6 +111,16 @@ typedef struct Kit3Model {
 /* Each FMU's model.c defines this. */
 extern const Kit3Model kit3_model;
 
+/* A model.c may define this as 1: fmi3InstantiateCoSimulation then refuses eventModeUsed
+ * (logs "Event Mode is not supported", returns NULL) whatever hasEventMode says, as the
+ * models without events of some exporters' frameworks do.  A weak reference, so the models
+ * that do not define it need not. */
+extern const int kit3_refuses_event_mode
+#if defined(__GNUC__) || defined(__clang__)
+	__attribute__((weak))
+#endif
+	;
+
 /* Logs through the importer's callback when logging is on (always for errors). */
 void kit3_log(Kit3Instance *k, fmi3Status status, const char *category, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
