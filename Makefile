@@ -271,18 +271,37 @@ $(ORCH_LIB): $(ORCH_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-# Deliberately broken inner FMUs for the runtime's error paths: tests/fmus/broken/<name>.c
-# is a whole library by itself (no kit, no model description), built into
-# $(BUILD)/fmus-broken/<name>/binaries/linux64/<name>.so.
+# Deliberately broken FMUs for the runtime's error paths and the importers' refusals:
+# tests/fmus/broken/<name>.c is a whole library by itself (no model description; one that
+# lacks only an export includes a test FMU's model.c and the kit's C), built into
+# $(BUILD)/fmus-broken/<name>/binaries/linux64/<name>.so; tests/fmus3/broken/<name>.c the
+# same for FMI 3.0, into $(BUILD)/fmus3-broken/<name>/binaries/x86_64-linux/<name>.so.
 BROKEN_NAMES := $(patsubst tests/fmus/broken/%.c,%,$(wildcard tests/fmus/broken/*.c))
 BROKEN_FMUS  := $(foreach n,$(BROKEN_NAMES),$(BUILD)/fmus-broken/$(n)/binaries/linux64/$(n).so)
+BROKEN3_NAMES := $(patsubst tests/fmus3/broken/%.c,%,$(wildcard tests/fmus3/broken/*.c))
+BROKEN3_FMUS  := $(foreach n,$(BROKEN3_NAMES),\
+                   $(BUILD)/fmus3-broken/$(n)/binaries/x86_64-linux/$(n).so)
 
 define BROKEN_RULE
-$(BUILD)/fmus-broken/$(1)/binaries/linux64/$(1).so: tests/fmus/broken/$(1).c $(KIT_FILES)
+$(BUILD)/fmus-broken/$(1)/binaries/linux64/$(1).so: tests/fmus/broken/$(1).c $(KIT_FILES) \
+                                                    $(wildcard tests/fmus/*/model.c)
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(FMU_CFLAGS) -o $$@ $$<
+	$$(CC) $$(FMU_CFLAGS) -o $$@ $$< -lm
 endef
 $(foreach n,$(BROKEN_NAMES),$(eval $(call BROKEN_RULE,$(n))))
+
+define BROKEN3_RULE
+$(BUILD)/fmus3-broken/$(1)/binaries/x86_64-linux/$(1).so: tests/fmus3/broken/$(1).c \
+                                                          $(KIT3_FILES) \
+                                                          $(wildcard tests/fmus3/*/model.c)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(FMU3_CFLAGS) -o $$@ $$< -lm
+endef
+$(foreach n,$(BROKEN3_NAMES),$(eval $(call BROKEN3_RULE,$(n))))
+
+# The importers' tests load the broken FMUs too (a refused library, named).
+$(BUILD)/tests/test_fmu_kit: | $(BROKEN_FMUS)
+$(BUILD)/tests/test_fmu3_kit: | $(BROKEN3_FMUS)
 
 # ---- the hand-written wrapper FMU (the runtime's own test of its core and FMI 2.0 skin) ---
 # tests/e2e/manual/window_sa.c is written in the shape sacc emits; linked with the runtime it
@@ -480,9 +499,9 @@ $(TM_BENCH)/reference: bench/two_mass/reference.c bench/two_mass/twomass_ref.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(WARN) -o $@ $< -lgsl -lgslcblas -lm
 
-$(TM_BENCH)/handloop: bench/two_mass/handloop.c $(RUNTIME_HDR)
+$(TM_BENCH)/handloop: bench/two_mass/handloop.c $(RUNTIME_HDR) tests/unit/fmi_strict.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(WARN) -Iruntime/fmi2 -o $@ $< -ldl -lm
+	$(CC) $(ALL_CFLAGS) $(WARN) -Iruntime/fmi2 -Itests/unit -o $@ $< -ldl -lm
 
 # Benchmark 2, algebraic loops: iterations per solver for each loop
 # (bench/loops/loops.c over libsart.a and the test FMUs affine, nl_planes, nl_sphere).
@@ -507,9 +526,10 @@ bench-master: deps $(SACC) $(BUILD)/fmus/integrator.fmu $(MASTER_BENCH)
 
 # The master's objects and the seam's, taken from the archives as needed.
 MASTER_BENCH_OBJ := $(ORCH_LIB) $(BUILD)/libsart.a
-$(MASTER_BENCH): bench/master/throughput.c $(MASTER_BENCH_OBJ) $(ORCH_HDR) $(RUNTIME_HDR)
+$(MASTER_BENCH): bench/master/throughput.c $(MASTER_BENCH_OBJ) $(ORCH_HDR) $(RUNTIME_HDR) \
+                 tests/unit/fmi_strict.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(WARN) -Iorchestrator -Iruntime -Iruntime/fmi2 -o $@ $< \
+	$(CC) $(ALL_CFLAGS) $(WARN) -Iorchestrator -Iruntime -Iruntime/fmi2 -Itests/unit -o $@ $< \
 	    $(MASTER_BENCH_OBJ) -ldl -lm
 
 # quadratic extrapolation on the two masses, through the library (a separate table)

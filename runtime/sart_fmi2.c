@@ -4,7 +4,8 @@
  * resource location as a file: URI, which call is allowed in which state (the masks below,
  * as tests/fmus/kit/fmu_kit.c has them), the states' names in messages, and the calls FMI
  * 2.0 has that the core does not need (types platform, version, status queries, the
- * unsupported ones).  The importer's every-step calls (fmi2SetReal, fmi2DoStep, fmi2GetReal)
+ * unsupported ones, and the Model Exchange functions, exported because importers look them
+ * up and refused with a logged reason).  The importer's every-step calls (fmi2SetReal, fmi2DoStep, fmi2GetReal)
  * are one jump each to the model's (SartModel.set_real, do_step, get_real: the adaptation's
  * emitted ones, or the core's), which check the instance and its phase themselves.
  *
@@ -287,6 +288,81 @@ fmi2Status fmi2SetString(fmi2Component c, const fmi2ValueReference vr[], size_t 
                          const fmi2String value[])
 {
 	return (fmi2Status)sart_core_set_strings(c, vr, nvr, value, &SET_STRING);
+}
+
+/* ---- Model Exchange: exported because importers look it up, refused --------------------- */
+
+/* A Model Exchange function called on the wrapper's instance: logged, then refused in every
+ * state but fatal (where the core's refusal says the call is not allowed). */
+static fmi2Status co_simulation_only(fmi2Component c, const char *name)
+{
+	char logged[96], why[256];
+	const SartCall call = {name, ALIVE};
+	snprintf(logged, sizeof logged, "%s()", name);
+	snprintf(why, sizeof why, "%s: %s supports Co-Simulation only", name,
+	         sart_model.identifier);
+	return unsupported(c, &call, logged, why);
+}
+
+fmi2Status fmi2EnterEventMode(fmi2Component c)
+{
+	return co_simulation_only(c, "fmi2EnterEventMode");
+}
+
+fmi2Status fmi2NewDiscreteStates(fmi2Component c, fmi2EventInfo *fmi2eventInfo)
+{
+	(void)fmi2eventInfo;
+	return co_simulation_only(c, "fmi2NewDiscreteStates");
+}
+
+fmi2Status fmi2EnterContinuousTimeMode(fmi2Component c)
+{
+	return co_simulation_only(c, "fmi2EnterContinuousTimeMode");
+}
+
+fmi2Status fmi2CompletedIntegratorStep(fmi2Component c,
+                                       fmi2Boolean noSetFMUStatePriorToCurrentPoint,
+                                       fmi2Boolean *enterEventMode,
+                                       fmi2Boolean *terminateSimulation)
+{
+	(void)noSetFMUStatePriorToCurrentPoint, (void)enterEventMode, (void)terminateSimulation;
+	return co_simulation_only(c, "fmi2CompletedIntegratorStep");
+}
+
+fmi2Status fmi2SetTime(fmi2Component c, fmi2Real time)
+{
+	(void)time;
+	return co_simulation_only(c, "fmi2SetTime");
+}
+
+fmi2Status fmi2SetContinuousStates(fmi2Component c, const fmi2Real x[], size_t nx)
+{
+	(void)x, (void)nx;
+	return co_simulation_only(c, "fmi2SetContinuousStates");
+}
+
+fmi2Status fmi2GetDerivatives(fmi2Component c, fmi2Real derivatives[], size_t nx)
+{
+	(void)derivatives, (void)nx;
+	return co_simulation_only(c, "fmi2GetDerivatives");
+}
+
+fmi2Status fmi2GetEventIndicators(fmi2Component c, fmi2Real eventIndicators[], size_t ni)
+{
+	(void)eventIndicators, (void)ni;
+	return co_simulation_only(c, "fmi2GetEventIndicators");
+}
+
+fmi2Status fmi2GetContinuousStates(fmi2Component c, fmi2Real x[], size_t nx)
+{
+	(void)x, (void)nx;
+	return co_simulation_only(c, "fmi2GetContinuousStates");
+}
+
+fmi2Status fmi2GetNominalsOfContinuousStates(fmi2Component c, fmi2Real x_nominal[], size_t nx)
+{
+	(void)x_nominal, (void)nx;
+	return co_simulation_only(c, "fmi2GetNominalsOfContinuousStates");
 }
 
 /* ---- stepping ----------------------------------------------------------------------------- */

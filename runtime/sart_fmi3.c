@@ -17,6 +17,10 @@
  * and int at the boundary.  The Strings got point into the wrapper's own copies, valid
  * until the next call on the instance; the Strings set are copied.
  *
+ * Other interfaces.  An FMU exports every fmi3* function, whatever it implements (importers
+ * look them all up when they load it): the Model Exchange and Scheduled Execution ones are
+ * here, their instantiation returning NULL and the others fmi3Error, each after logging why.
+ *
  * The step.  The wrapper has no Event Mode (hasEventMode false): eventHandlingNeeded is
  * always false.  A step the control rules cut short (a crossing located, a periodic instant,
  * an inner discard) ends early at the instant they found when the importer allowed early
@@ -80,7 +84,9 @@ static const SartCall UPDATE_DISCRETE = {"fmi3UpdateDiscreteStates", NEVER};
 static const SartCall ENTER_STEP_MODE = {"fmi3EnterStepMode", NEVER};
 static const SartCall GET_OUTPUT_DERIVATIVES = {"fmi3GetOutputDerivatives", GET};
 static const SartCall DO_STEP = {"fmi3DoStep", STEP};
-static const SartCall ACTIVATE_PARTITION = {"fmi3ActivateModelPartition", NEVER};
+/* The functions of Model Exchange and Scheduled Execution: refused with the reason in every
+ * state but Fatal. */
+static const SartCall OTHER_INTERFACE = {"other interfaces", ALIVE};
 
 static const char *phase_name(SartPhase p)
 {
@@ -892,11 +898,89 @@ fmi3Status fmi3EnterStepMode(fmi3Instance instance)
 	return unsupported(instance, &ENTER_STEP_MODE, ENTER_STEP_MODE.name, "");
 }
 
+/* ---- Model Exchange and Scheduled Execution: exported as every FMU exports them, refused - */
+
+/* A function of Model Exchange or Scheduled Execution called on the wrapper's instance:
+ * logged, then refused. */
+static fmi3Status co_simulation_only(fmi3Instance instance, const char *name)
+{
+	char why[256];
+	snprintf(why, sizeof why, "%s supports Co-Simulation only", sart_model.identifier);
+	return unsupported(instance, &OTHER_INTERFACE, name, why);
+}
+
+fmi3Status fmi3EnterContinuousTimeMode(fmi3Instance instance)
+{
+	return co_simulation_only(instance, "fmi3EnterContinuousTimeMode");
+}
+
+fmi3Status fmi3CompletedIntegratorStep(fmi3Instance instance,
+                                       fmi3Boolean noSetFMUStatePriorToCurrentPoint,
+                                       fmi3Boolean *enterEventMode,
+                                       fmi3Boolean *terminateSimulation)
+{
+	(void)noSetFMUStatePriorToCurrentPoint, (void)enterEventMode, (void)terminateSimulation;
+	return co_simulation_only(instance, "fmi3CompletedIntegratorStep");
+}
+
+fmi3Status fmi3SetTime(fmi3Instance instance, fmi3Float64 time)
+{
+	(void)time;
+	return co_simulation_only(instance, "fmi3SetTime");
+}
+
+fmi3Status fmi3SetContinuousStates(fmi3Instance instance, const fmi3Float64 continuousStates[],
+                                   size_t nContinuousStates)
+{
+	(void)continuousStates, (void)nContinuousStates;
+	return co_simulation_only(instance, "fmi3SetContinuousStates");
+}
+
+fmi3Status fmi3GetContinuousStateDerivatives(fmi3Instance instance, fmi3Float64 derivatives[],
+                                             size_t nContinuousStates)
+{
+	(void)derivatives, (void)nContinuousStates;
+	return co_simulation_only(instance, "fmi3GetContinuousStateDerivatives");
+}
+
+fmi3Status fmi3GetEventIndicators(fmi3Instance instance, fmi3Float64 eventIndicators[],
+                                  size_t nEventIndicators)
+{
+	(void)eventIndicators, (void)nEventIndicators;
+	return co_simulation_only(instance, "fmi3GetEventIndicators");
+}
+
+fmi3Status fmi3GetContinuousStates(fmi3Instance instance, fmi3Float64 continuousStates[],
+                                   size_t nContinuousStates)
+{
+	(void)continuousStates, (void)nContinuousStates;
+	return co_simulation_only(instance, "fmi3GetContinuousStates");
+}
+
+fmi3Status fmi3GetNominalsOfContinuousStates(fmi3Instance instance, fmi3Float64 nominals[],
+                                             size_t nContinuousStates)
+{
+	(void)nominals, (void)nContinuousStates;
+	return co_simulation_only(instance, "fmi3GetNominalsOfContinuousStates");
+}
+
+fmi3Status fmi3GetNumberOfEventIndicators(fmi3Instance instance, size_t *nEventIndicators)
+{
+	(void)nEventIndicators;
+	return co_simulation_only(instance, "fmi3GetNumberOfEventIndicators");
+}
+
+fmi3Status fmi3GetNumberOfContinuousStates(fmi3Instance instance, size_t *nContinuousStates)
+{
+	(void)nContinuousStates;
+	return co_simulation_only(instance, "fmi3GetNumberOfContinuousStates");
+}
+
 fmi3Status fmi3ActivateModelPartition(fmi3Instance instance, fmi3ValueReference clockReference,
                                       fmi3Float64 activationTime)
 {
 	(void)clockReference, (void)activationTime;
-	return unsupported(instance, &ACTIVATE_PARTITION, ACTIVATE_PARTITION.name, "");
+	return co_simulation_only(instance, "fmi3ActivateModelPartition");
 }
 
 /* ---- stepping ----------------------------------------------------------------------------- */

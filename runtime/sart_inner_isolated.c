@@ -205,7 +205,9 @@ static SART_COLD SartStatus answered_slowly(SartInner *in, uint32_t op, int32_t 
 		         in->name, (unsigned)dropped);
 		in->logger(in->logger_env, SART_WARNING, "logStatusWarning", text);
 	}
-	if (st != SART_OK && !reported) {
+	/* a fatal outcome must pass through sart_inner_report, which marks the FMU as fatal;
+	 * a child whose own report of the call said something milder does not spare it */
+	if (st != SART_OK && (!reported || (st == SART_FATAL && !in->fatal))) {
 		char what[160];
 		call_name(in->impl, op, what, sizeof what);
 		return sart_inner_report(in, (SartStatus)st, "%s returned %s", what,
@@ -700,9 +702,11 @@ static SartStatus iso_do_step(SartInner *in, double t, double h, int no_set_stat
 	if (st == SART_OK || st == SART_WARNING || st == SART_DISCARD) {
 		/* short of t + h after a discard, or an early return (FMI 3.0) */
 		double r = hd->reached;
-		if (!(r >= t && r <= t + h))
+		if (!(r >= t && r <= t + h)) {
+			*reached = NAN; /* where the FMU stands is unknown: NaN, as on any error */
 			return lost(in, SART_OP_DO_STEP, "the FMU's process answered garbage (a step "
 			            "reaching t = %s)", SART_NUM(r));
+		}
 		*reached = st == SART_DISCARD || (in->caps & SART_CAP_EARLY_RETURN) ? r : t + h;
 	} else {
 		*reached = NAN;
@@ -775,11 +779,18 @@ static SartStatus iso_free_state(SartInner *in, void **state)
 	return st;
 }
 
+/* A size beyond the slot could never be serialized through it: an error of this call, so
+ * that no caller allocates a buffer of whatever size the child wrote. */
 static SartStatus iso_serialized_size(SartInner *in, void *state, size_t *size)
 {
+	Iso *iso = in->impl;
 	SartStatus st = state_call(in, SART_OP_SERIALIZED_SIZE, state);
-	if (st == SART_OK || st == SART_WARNING)
-		*size = (size_t)((Iso *)in->impl)->ch.h->ans_n;
+	if (st != SART_OK && st != SART_WARNING)
+		return st;
+	uint64_t n = iso->ch.h->ans_n;
+	if (n > iso->ch.data_cap)
+		return too_small(in, SART_OP_SERIALIZED_SIZE, (size_t)n);
+	*size = (size_t)n;
 	return st;
 }
 

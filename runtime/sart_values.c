@@ -325,6 +325,8 @@ SartStatus sart_core_set_input_derivatives(SartWrapper *w, const SartVr vr[], si
 	}
 	for (size_t i = 0; i < nvr; i++) {
 		unsigned k = real_input_index(vr[i]);
+		if (sart_model.held_inputs && sart_model.held_inputs[k])
+			continue; /* discrete: held over the step, never extrapolated */
 		w->du[k] = value[i];
 		w->du_set[k] = 1;
 		w->du_pending = 1;

@@ -268,6 +268,9 @@ typedef struct SartModel {
 
 	const SartVr *real_inputs;    /* the external Real inputs' value references, for */
 	unsigned nreal_inputs;        /* input derivatives */
+	/* Per real_inputs: 1 for a discrete input, which the wrapper holds over the step (its
+	 * derivative is taken and not applied); NULL when every Real input is continuous. */
+	const unsigned char *held_inputs;
 
 	/* The params' start values (at instantiation and reset). */
 	void (*defaults)(void *s);

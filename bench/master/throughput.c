@@ -34,7 +34,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "fmi2FunctionTypes.h"
+#include "fmi2Functions.h"
+#include "fmi_strict.h" /* tests/unit/: refused as fmusim and FMPy refuse it */
 #include "sart_master.h"
 
 #define INTEGRATOR_GUID "{3f6c1d2e-8a47-4b95-9e0d-7c2a5b1f4e83}"
@@ -160,6 +161,12 @@ static void *load_api(const char *path, Api *api)
 	void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!lib)
 		die(dlerror());
+	const char *missing = fmi2_missing_function(lib, FMI2_USES_CO_SIMULATION);
+	if (missing) {
+		fprintf(stderr, "throughput: %s: refused: the FMU does not export %s\n", path,
+		        missing);
+		exit(1);
+	}
 	LOAD(api, instantiate, "fmi2Instantiate");
 	LOAD(api, free_instance, "fmi2FreeInstance");
 	LOAD(api, setup, "fmi2SetupExperiment");

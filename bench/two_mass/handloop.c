@@ -25,7 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fmi2FunctionTypes.h"
+#include "fmi2Functions.h"
+#include "fmi_strict.h" /* tests/unit/: refused as fmusim and FMPy refuse it */
 
 enum { VR_XO = 0, VR_VO = 1, VR_X = 2, VR_V = 3 }; /* both masses' model descriptions */
 
@@ -109,6 +110,11 @@ static void open_fmu(Fmu *f, const char *dir, const char *name, double t0, doubl
 	f->lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!f->lib) {
 		fprintf(stderr, "handloop: %s\n", dlerror());
+		exit(1);
+	}
+	const char *missing = fmi2_missing_function(f->lib, FMI2_USES_CO_SIMULATION);
+	if (missing) {
+		fprintf(stderr, "handloop: %s: refused: the FMU does not export %s\n", path, missing);
 		exit(1);
 	}
 	LOAD(f, instantiate, "fmi2Instantiate");

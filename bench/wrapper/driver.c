@@ -12,7 +12,11 @@
  * The importer passes t += h by default, as an importer that sums its steps does (then t is
  * bit for bit the time the FMU reached); with `ih`, t = i h, as an importer that counts its
  * steps does (then t differs from the FMU's sum by rounding, within the tolerance FMUs
- * accept). */
+ * accept).
+ *
+ * Unlike the suite's importers (tests/unit/fmi_strict.h) it looks up only the functions it
+ * calls: it also drives floor.c's library, which by design exports nothing else.  The
+ * window FMU and the wrapper it drives are held to the full set by the suite. */
 #define _XOPEN_SOURCE 700
 #include <dlfcn.h>
 #include <limits.h>

@@ -17,7 +17,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "fmi3FunctionTypes.h"
+#include "fmi3Functions.h"
+#include "fmi_strict.h" /* tests/unit/: refused as fmusim and FMPy refuse it */
 
 static void logger(fmi3InstanceEnvironment env, fmi3Status status, fmi3String category,
                    fmi3String message)
@@ -58,6 +59,11 @@ int main(int argc, char **argv)
 	void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!lib) {
 		fprintf(stderr, "driver3: %s\n", dlerror());
+		return 2;
+	}
+	const char *missing = fmi3_missing_function(lib);
+	if (missing) {
+		fprintf(stderr, "driver3: %s: refused: the FMU does not export %s\n", path, missing);
 		return 2;
 	}
 	fmi3InstantiateCoSimulationTYPE *instantiate;

@@ -33,7 +33,7 @@ bench_need valgrind callgrind_annotate
 
 ${CC:-cc} -std=c99 -O2 -Wall -Wextra -Wpedantic -Werror -Iruntime/fmi2 \
 	-o "$OUT/driver" bench/wrapper/driver.c -ldl
-${CC:-cc} -std=c99 -O2 -Wall -Wextra -Wpedantic -Werror -Iruntime/fmi3 \
+${CC:-cc} -std=c99 -O2 -Wall -Wextra -Wpedantic -Werror -Iruntime/fmi3 -Itests/unit \
 	-o "$OUT/driver3" bench/wrapper/driver3.c -ldl
 "$SACC" build -L "$BUILD/fmus" -o "$OUT" bench/wrapper/passthrough_sa.sa
 "$SACC" unpack "$OUT/passthrough_sa.fmu" "$OUT/passthrough_sa"

@@ -30,6 +30,19 @@ InnerPort *sema_inner_port(const Inner *in, const char *name)
 	return NULL;
 }
 
+bool sema_port_discrete(const SaInfo *info, const Node *port)
+{
+	if (port->type != TY_REAL && port->type != TY_NONE)
+		return true;
+	const Node *b = port->bound_to ? port->bound_to
+	                : port->bind_dir != BIND_NONE ? port->bind : NULL;
+	if (!info || !b || !b->owner || !b->name)
+		return false;
+	const Inner *in = sema_inner(info, b->owner);
+	const InnerPort *ip = in ? sema_inner_port(in, b->name) : NULL;
+	return ip && ip->discrete;
+}
+
 /* ---- inner FMUs ---------------------------------------------------------------------- */
 
 static const char *base_name(const char *path)
@@ -105,8 +118,26 @@ static Node *make_port_decl(Ctx *x, Loc loc, const char *name, SaType type, cons
 	return p;
 }
 
+/* Whether an inner's port is discrete (sema.h): from the FMU variable's variability, or
+ * from the inner adaptation's own port of that name. */
+static bool port_discrete(const Inner *in, const InnerPort *port)
+{
+	if (port->type != TY_REAL)
+		return true;
+	if (in->fmu && port->fmu_var >= 0)
+		return in->fmu->vars[port->fmu_var].variability != VAR_CONTINUOUS;
+	if (!in->adaptation)
+		return false;
+	const Node *sa = in->adaptation;
+	for (const Node *r = port->is_input ? sa->a_inports : sa->a_outports; r; r = r->next)
+		if (strcmp(r->name, port->var) == 0)
+			return sema_port_discrete(sa->info, r);
+	return false;
+}
+
 static void add_port(Ctx *x, Inner *in, InnerPort port)
 {
+	port.discrete = port_discrete(in, &port);
 	InnerPort *ports = arena_alloc(x->c->arena, (size_t)(in->nports + 1) * sizeof *ports);
 	if (in->nports)
 		memcpy(ports, in->ports, (size_t)in->nports * sizeof *ports);
@@ -157,7 +188,7 @@ static void add_element_ports(Ctx *x, Inner *in, const FmuVar *v, int idx, SaTyp
 		const char *name = fmu_element_name(x->c->arena, v, k);
 		Node *p = make_port_decl(x, in->decl->loc, name, t, v->unit);
 		add_port(x, in, (InnerPort){p, name, v->name, t, v->unit, v->causality == CAUS_INPUT,
-		                            idx, (int)k + 1});
+		                            idx, (int)k + 1, false});
 	}
 }
 
@@ -221,7 +252,7 @@ static void ports_from_fmu(Ctx *x, Inner *in, Node *decl_in, Node *decl_out)
 				p->type = t;
 			add_port(x, in, (InnerPort){p, p->name, v->name, t,
 						    v->unit ? v->unit : p->unit ? p->unit->str : NULL,
-						    want_input, idx, 0});
+						    want_input, idx, 0, false});
 		}
 	}
 	for (int i = 0; i < fmu->nvars; i++) {
@@ -240,7 +271,7 @@ static void ports_from_fmu(Ctx *x, Inner *in, Node *decl_in, Node *decl_out)
 			           * wrapper forwards Binary ports: emit_binary.c) */
 		Node *p = make_port_decl(x, in->decl->loc, v->name, t, v->unit);
 		add_port(x, in, (InnerPort){p, v->name, v->name, t, v->unit,
-					    v->causality == CAUS_INPUT, i, 0});
+					    v->causality == CAUS_INPUT, i, 0, false});
 	}
 }
 
@@ -296,7 +327,7 @@ static void ports_from_adaptation(Ctx *x, Inner *in, Node *decl_in, Node *decl_o
 			const char *unit = port_unit(r) ? port_unit(r) : p ? port_unit(p) : NULL;
 			Node *d = p ? p : make_port_decl(x, in->decl->loc, r->name, r->type, unit);
 			add_port(x, in, (InnerPort){d, p ? p->name : r->name, r->name, r->type, unit,
-						    want_input, -1, 0});
+						    want_input, -1, 0, false});
 		}
 	}
 }

@@ -40,6 +40,9 @@ typedef struct InnerPort {
 	int elem;          /* one element of an FMI 3.0 array, named "y[2]" or "A[1,2]" (1-based
 	                    * subscripts): 1 + its 0-based row-major position; 0 for a whole
 	                    * variable (docs/fmu.md, "Arrays") */
+	bool discrete;     /* changes only at communication points: every non-Real port, and a
+	                    * Real the model description declares discrete (or an inner
+	                    * adaptation's port that passes such a port on); never interpolated */
 } InnerPort;
 
 typedef struct Inner {
@@ -71,5 +74,9 @@ typedef struct SaInfo {
 /* Lookups used by the rules and the emitter. */
 Inner *sema_inner(const SaInfo *info, const char *name);
 InnerPort *sema_inner_port(const Inner *in, const char *name);
+/* Whether an adaptation's own port (ND_PORT, in info's adaptation) is discrete: not a Real,
+ * or bound (its binding, or the one the explicit form removed, Node.bound_to) to a discrete
+ * inner port.  A wrapper declares such a port discrete and holds it over a step. */
+bool sema_port_discrete(const SaInfo *info, const Node *port);
 
 #endif

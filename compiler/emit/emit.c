@@ -633,7 +633,8 @@ static bool add_port(Lay *y, EmitLayout *l, Node *p, bool input)
 	v->decl = p;
 	v->type = p->type != TY_NONE ? p->type : TY_REAL;
 	v->causality = input ? CAUS_INPUT : CAUS_OUTPUT;
-	v->variability = v->type == TY_REAL ? VAR_CONTINUOUS : VAR_DISCRETE;
+	/* a port that carries a discrete inner port is discrete too: an importer holds it */
+	v->variability = sema_port_discrete(l->info, p) ? VAR_DISCRETE : VAR_CONTINUOUS;
 	v->initial = input ? INIT_UNSET : INIT_CALCULATED;
 	v->unit = v->type == TY_REAL && p->unit ? p->unit->str : NULL;
 	v->vr = next_vr(l, v->type);
@@ -1112,6 +1113,7 @@ EmitLayout *emit_layout(Compilation *c, SaInfo *info)
 	emit_group_arrays(c, l);
 	find_enums(c, l);
 	emit_find_binaries(c, l);
+	emit_find_deps(c, l);
 	if (diag_errors(c->diag) != before || !add_units(c, l))
 		return NULL;
 	if (!emit_guid(c, info, l->guid)) {

@@ -54,6 +54,14 @@ typedef struct EmitValue {
 	const char *s;
 } EmitValue;
 
+/* The inputs an output depends on directly (emit_deps.c): sources, ascending, each an
+ * input's place in EmitLayout.vars (0..ninputs-1) or ninputs + a forwarded Binary input's
+ * place in EmitLayout.binaries. */
+typedef struct EmitDeps {
+	int *src;
+	int n;
+} EmitDeps;
+
 typedef struct EmitVar {
 	const char *name;        /* as in the script */
 	const char *description; /* NULL when there is nothing useful to say */
@@ -92,6 +100,9 @@ typedef struct EmitVar {
 	 * NULL for every other variable. */
 	const FmuVar *param_array;
 	int param_index;
+	/* An output's direct dependencies on the inputs between steps (none in a Moore
+	 * wrapper) and during initialization (emit_deps.c) */
+	EmitDeps deps, init_deps;
 } EmitVar;
 
 /* An inner's enumeration type that the wrapper declares for the variables carrying it:
@@ -137,6 +148,7 @@ typedef struct EmitBinary {
 	const char *array_name;  /* the array's name (the inner's), NULL for a scalar */
 	const char *start;       /* the start value as hexadecimal digits, NULL when none */
 	uint32_t inner_vr;       /* the reference the seam takes: the inner's, or the element's */
+	EmitDeps deps, init_deps; /* an output's, as EmitVar's */
 } EmitBinary;
 
 typedef struct EmitUnit {
@@ -244,6 +256,12 @@ void emit_expose_inner_param(Compilation *c, EmitLayout *l, int f, const char *n
  * 3.0 wrapper numbers all its variables in one sequence (emit_md.c says how), where an FMI
  * 2.0 one numbers each type from 0. */
 uint32_t emit_vr3(const EmitLayout *l, SaType type, uint32_t vr);
+
+/* The direct dependencies of l's outputs and forwarded Binary outputs on its inputs
+ * (EmitVar.deps, init_deps), from the explicit form's in and out rules, the internal
+ * couplings and the inners' own dependencies (an inner adaptation's computed the same
+ * way); called once by emit_layout, after the Binaries are found (docs/fmu.md). */
+void emit_find_deps(Compilation *c, EmitLayout *l);
 
 /* The wrapper's GUID (see above) into out; false when an inner adaptation has errors. */
 bool emit_guid(Compilation *c, const SaInfo *info, char out[40]);

@@ -180,7 +180,7 @@ static void find_direction(Compilation *c, EmitLayout *l, bool want_input)
 			for (long long e = 0; e < n; e++) {
 				EmitBinary *b = &l->binaries[l->nbinaries];
 				*b = (EmitBinary){v->name, in, f, v, want_input, (uint32_t)l->nbinaries,
-				                  index++, max, 0, NULL, v->start, v->vr};
+				                  index++, max, 0, NULL, v->start, v->vr, {NULL, 0}, {NULL, 0}};
 				if (v->ndims > 0) {
 					b->name = fmu_element_name(c->arena, v, e);
 					b->elem = (int)e + 1;

@@ -1117,6 +1117,16 @@ static void emit_inner_param_table(Ec *e, StrBuf *out)
 }
 
 /* The model itself (SartModel), which the runtime reads: everything above by name. */
+/* Whether a Real input is discrete: the runtime then holds it over the step, whatever
+ * derivative the importer gives (held_inputs[], beside real_inputs[]). */
+static bool held_inputs(const EmitLayout *l)
+{
+	for (int i = 0; i < l->ninputs; i++)
+		if (l->vars[i].type == TY_REAL && l->vars[i].variability == VAR_DISCRETE)
+			return true;
+	return false;
+}
+
 static void emit_model(Ec *e, StrBuf *o, int nreal_in, bool fast)
 {
 	Arena *a = e->c->arena;
@@ -1146,6 +1156,8 @@ static void emit_model(Ec *e, StrBuf *o, int nreal_in, bool fast)
 		sb_printf(o, "\t.real_inputs = real_inputs,\n\t.nreal_inputs = %d,\n", nreal_in);
 	else
 		sb_puts(o, "\t.real_inputs = NULL,\n\t.nreal_inputs = 0,\n");
+	if (held_inputs(l))
+		sb_puts(o, "\t.held_inputs = held_inputs,\n");
 	sb_puts(o, "\t.defaults = defaults,\n\t.initial = initial,\n");
 	sb_puts(o, "\t.in = in,\n\t.map_in = map_in,\n\t.ctrl = ctrl,\n\t.map_out = map_out,\n"
 		   "\t.out = out,\n\t.couple = couple,\n");
@@ -1211,6 +1223,16 @@ static void emit_source(Ec *e, StrBuf *o, const Group *groups, int ngroups)
 		sb_putc(o, '\n');
 		ec_put_list(o, arena_printf(a, "static const SartVr real_inputs[%d] = ", nreal_in), items,
 			 nreal_in, ";");
+	}
+	if (held_inputs(l)) {
+		items = arena_alloc(a, (size_t)nreal_in * sizeof *items);
+		int k = 0;
+		for (int i = 0; i < l->ninputs; i++)
+			if (l->vars[i].type == TY_REAL)
+				items[k++] = l->vars[i].variability == VAR_DISCRETE ? "1" : "0";
+		sb_putc(o, '\n');
+		ec_put_list(o, arena_printf(a, "static const unsigned char held_inputs[%d] = ",
+		                            nreal_in), items, nreal_in, ";");
 	}
 	sb_putc(o, '\n');
 

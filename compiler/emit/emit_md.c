@@ -9,12 +9,13 @@
  * shortest form that reads back as the same double, so the same layout always gives the
  * same bytes.
  *
- * ModelStructure: Outputs lists every output; a Mealy wrapper's outputs depend on every
- * input ("dependent": the rules are arbitrary functions), a Moore wrapper's on none.
- * InitialUnknowns lists the outputs again (initial="calculated"); during initialisation
- * they also depend on the params, all of which are initial="exact" knowns, since the
- * INIT_ params give the storage its initial values.  Its dependenciesKind is left to the
- * default, "dependent", the only kind that applies to every entry there. */
+ * ModelStructure: Outputs lists every output with the inputs it depends on directly,
+ * "dependent" (the rules are arbitrary functions), as emit_deps.c found them: none in a
+ * Moore wrapper.  InitialUnknowns lists the outputs again (initial="calculated") with the
+ * inputs the Init sequence makes them depend on, and the params, all of which are
+ * initial="exact" knowns, since the INIT_ params give the storage its initial values.  Its
+ * dependenciesKind is left to the default, "dependent", the only kind that applies to
+ * every entry there. */
 #include "emit.h"
 
 #include <errno.h>
@@ -248,36 +249,39 @@ static void write_variable(Md *md, const EmitLayout *l, const EmitVar *v)
 	end(md);
 }
 
-/* "1 2 3" for the given ScalarVariable range, and as many "dependent"s in kinds. */
-static void index_list(StrBuf *deps, StrBuf *kinds, const EmitVar *vars, int n)
+/* The dependencies of one output: the inputs among ds in ScalarVariable order, then (for an
+ * InitialUnknown) every param, and as many "dependent"s in kinds. */
+static void index_list(StrBuf *deps, StrBuf *kinds, const EmitLayout *l, const EmitDeps *ds,
+		       bool initial)
 {
-	for (int i = 0; i < n; i++) {
-		sb_printf(deps, "%s%d", deps->len ? " " : "", vars[i].index);
-		sb_printf(kinds, "%sdependent", kinds->len ? " " : "");
-	}
+	for (int k = 0; k < ds->n; k++)
+		if (ds->src[k] < l->ninputs) {
+			sb_printf(deps, "%s%d", deps->len ? " " : "", emit_inputs(l)[ds->src[k]].index);
+			sb_printf(kinds, "%sdependent", kinds->len ? " " : "");
+		}
+	for (int i = 0; initial && i < l->nparams; i++)
+		sb_printf(deps, "%s%d", deps->len ? " " : "", emit_params(l)[i].index);
 }
 
 static void write_unknowns(Md *md, const EmitLayout *l, const char *element, bool initial)
 {
-	StrBuf deps, kinds;
-	sb_init(&deps);
-	sb_init(&kinds);
-	if (l->mealy)
-		index_list(&deps, &kinds, emit_inputs(l), l->ninputs);
-	if (initial)
-		index_list(&deps, &kinds, emit_params(l), l->nparams);
 	start(md, element);
 	for (int i = 0; i < l->noutputs; i++) {
+		const EmitVar *o = &emit_outputs(l)[i];
+		StrBuf deps, kinds;
+		sb_init(&deps);
+		sb_init(&kinds);
+		index_list(&deps, &kinds, l, initial ? &o->init_deps : &o->deps, initial);
 		start(md, "Unknown");
-		attr_int(md, "index", emit_outputs(l)[i].index);
+		attr_int(md, "index", o->index);
 		attr(md, "dependencies", sb_str(&deps));
 		if (deps.len && !initial)
 			attr(md, "dependenciesKind", sb_str(&kinds));
 		end(md);
+		sb_free(&deps);
+		sb_free(&kinds);
 	}
 	end(md);
-	sb_free(&deps);
-	sb_free(&kinds);
 }
 
 /* The FMI 2.0 document's root and everything in it. */
@@ -543,51 +547,106 @@ static void write_binary3(Md *md, const EmitLayout *l, const EmitBinary *b)
 	end(md);
 }
 
-/* "vr vr ..." of n variables, and as many "dependent"s in kinds. */
-static void vr_list(StrBuf *deps, StrBuf *kinds, const EmitLayout *l, const EmitVar *vars,
-		    int n)
+/* Whether ds includes source k. */
+static bool has_source(const EmitDeps *ds, int k)
 {
-	for (int i = 0; i < n; i++) {
-		if (vars[i].elems < 0)
+	for (int j = 0; j < ds->n; j++)
+		if (ds->src[j] == k)
+			return true;
+	return false;
+}
+
+/* The dependencies of one output (n elements from o, all of an array's; their deps, or
+ * init_deps for an InitialUnknown) as value references in the order of ModelVariables:
+ * inputs, parameters (an InitialUnknown's, every one), then the Binaries declared last;
+ * and as many "dependent"s in kinds. */
+static void vr_list3(StrBuf *deps, StrBuf *kinds, const EmitLayout *l, const EmitDeps *const *ds,
+		     int n, bool initial)
+{
+	const EmitVar *in = emit_inputs(l);
+	for (int i = 0; i < l->ninputs; i++) {
+		if (in[i].elems < 0)
 			continue; /* an array is named once, by its first element's reference */
-		sb_printf(deps, "%s%u", deps->len ? " " : "", (unsigned)vr3(l, &vars[i]));
+		bool dep = false;
+		for (int e = i; e < i + (in[i].elems > 0 ? in[i].elems : 1); e++)
+			for (int k = 0; k < n && !dep; k++)
+				dep = has_source(ds[k], e);
+		if (!dep)
+			continue;
+		sb_printf(deps, "%s%u", deps->len ? " " : "", (unsigned)vr3(l, &in[i]));
+		sb_printf(kinds, "%sdependent", kinds->len ? " " : "");
+	}
+	const EmitVar *p = emit_params(l);
+	for (int i = 0; initial && i < l->nparams; i++)
+		if (p[i].elems >= 0)
+			sb_printf(deps, "%s%u", deps->len ? " " : "", (unsigned)vr3(l, &p[i]));
+	int src = l->ninputs;
+	for (int b = 0; b < l->nbinaries; b++) {
+		const EmitBinary *x = &l->binaries[b];
+		if (!x->is_input || x->elem > 1)
+			continue; /* an array is named once, by its first element */
+		int m = x->elem ? (int)x->var->nelems : 1;
+		bool dep = false;
+		for (int e = src; e < src + m; e++)
+			for (int k = 0; k < n && !dep; k++)
+				dep = has_source(ds[k], e);
+		src += m;
+		if (!dep)
+			continue;
+		sb_printf(deps, "%s%u", deps->len ? " " : "", (unsigned)emit_binary_vr3(l, x));
 		sb_printf(kinds, "%sdependent", kinds->len ? " " : "");
 	}
 }
 
-/* One <Output> or <InitialUnknown> per output, with its dependencies as in FMI 2.0 (an
- * InitialUnknown's kinds left to the default, "dependent", as there). */
+/* One <Output> or <InitialUnknown> per output (an array's once, with its elements'
+ * dependencies together), the forwarded Binary outputs after the others; an
+ * InitialUnknown's kinds left to the default, "dependent", as in FMI 2.0. */
 static void write_unknowns3(Md *md, const EmitLayout *l, const char *element, bool initial)
 {
-	StrBuf deps, kinds;
-	sb_init(&deps);
-	sb_init(&kinds);
-	/* In the order of ModelVariables: inputs, parameters, then the Binaries declared last. */
-	if (l->mealy)
-		vr_list(&deps, &kinds, l, emit_inputs(l), l->ninputs);
-	if (initial)
-		vr_list(&deps, &kinds, l, emit_params(l), l->nparams);
-	for (int i = 0; i < l->nbinaries && l->mealy; i++)
-		if (l->binaries[i].is_input && l->binaries[i].elem <= 1) {
-			sb_printf(&deps, "%s%u", deps.len ? " " : "",
-			          (unsigned)emit_binary_vr3(l, &l->binaries[i]));
-			sb_printf(&kinds, "%sdependent", kinds.len ? " " : "");
-		}
+	int most = 1;
+	for (int i = 0; i < l->noutputs; i++)
+		most = emit_outputs(l)[i].elems > most ? emit_outputs(l)[i].elems : most;
+	for (int b = 0; b < l->nbinaries; b++)
+		most = l->binaries[b].elem > most ? l->binaries[b].elem : most;
+	const EmitDeps **ds = malloc((size_t)most * sizeof *ds);
+	if (!ds) {
+		md->failed = true;
+		return;
+	}
 	for (int i = 0; i < l->noutputs + l->nbinaries; i++) {
-		if (i >= l->noutputs ? l->binaries[i - l->noutputs].is_input ||
-		                       l->binaries[i - l->noutputs].elem > 1
-		                     : emit_outputs(l)[i].elems < 0)
-			continue;
+		uint32_t vr;
+		int n = 1;
+		if (i < l->noutputs) {
+			const EmitVar *o = &emit_outputs(l)[i];
+			if (o->elems < 0)
+				continue;
+			n = o->elems > 0 ? o->elems : 1;
+			for (int k = 0; k < n; k++)
+				ds[k] = initial ? &o[k].init_deps : &o[k].deps;
+			vr = vr3(l, o);
+		} else {
+			const EmitBinary *x = &l->binaries[i - l->noutputs];
+			if (x->is_input || x->elem > 1)
+				continue;
+			n = x->elem ? (int)x->var->nelems : 1;
+			for (int k = 0; k < n; k++)
+				ds[k] = initial ? &x[k].init_deps : &x[k].deps;
+			vr = emit_binary_vr3(l, x);
+		}
+		StrBuf deps, kinds;
+		sb_init(&deps);
+		sb_init(&kinds);
+		vr_list3(&deps, &kinds, l, ds, n, initial);
 		start(md, element);
-		attr_int(md, "valueReference", i < l->noutputs ? vr3(l, &emit_outputs(l)[i])
-		                               : emit_binary_vr3(l, &l->binaries[i - l->noutputs]));
+		attr_int(md, "valueReference", vr);
 		attr(md, "dependencies", sb_str(&deps));
 		if (deps.len && !initial)
 			attr(md, "dependenciesKind", sb_str(&kinds));
 		end(md);
+		sb_free(&deps);
+		sb_free(&kinds);
 	}
-	sb_free(&deps);
-	sb_free(&kinds);
+	free(ds);
 }
 
 static void write_fmi3(Md *md, Compilation *c, const EmitLayout *l)

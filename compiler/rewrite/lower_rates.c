@@ -4,9 +4,10 @@
 
 /* ---- MultiplyRate ---------------------------------------------------------------------
  * `multiply rate N times with K interpolation`: N inner steps of H/N per external step;
- * every Real inner input that an external input feeds gets, in the MapIn part, the value
- * at the end of its inner step of the polynomial of order K through the newest external
- * input value and the K before it (lower order while fewer are known).
+ * every continuous Real inner input that an external input feeds gets, in the MapIn part,
+ * the value at the end of its inner step of the polynomial of order K through the newest
+ * external input value and the K before it (lower order while fewer are known).  A
+ * discrete inner input is held at the newest value over all N steps, never interpolated.
  *
  *   in var current_<p> := <start>;             the newest sample of input p
  *   control var previous_<p>_<k> := <start>;   the k-th sample before it, k = 1..K
@@ -88,9 +89,13 @@ static void bind_unfed_inputs(Rewrite *w)
 	}
 }
 
-static bool interpolated(const Node *p)
+/* A bound Real input into a continuous inner input.  A discrete one (sema.h) is held: it
+ * keeps its binding, so that the explicit form feeds the newest sample to every inner
+ * step, as a master feeds a discrete input. */
+static bool interpolated(Rewrite *w, const Node *p)
 {
-	return p->bind_dir == BIND_TO && p->bind->sym == SYM_INNER_IN && p->type == TY_REAL;
+	return p->bind_dir == BIND_TO && p->bind->sym == SYM_INNER_IN && p->type == TY_REAL &&
+	       !sema_port_discrete(w->info, p);
 }
 
 /* The interpolated inputs (the bound Real inputs) into r->ri, each with its vars:
@@ -101,11 +106,11 @@ static void rate_inputs(Rewrite *w, Rate *r)
 	int K = r->K;
 	int n = 0;
 	for (Node *p = w->sa->a_inports; p; p = p->next)
-		n += interpolated(p);
+		n += interpolated(w, p);
 	r->ri = arena_alloc(a, (size_t)(n + 1) * sizeof *r->ri);
 	r->n = 0;
 	for (Node *p = w->sa->a_inports; p; p = p->next) {
-		if (!interpolated(p))
+		if (!interpolated(w, p))
 			continue;
 		RateInput *ri = &r->ri[r->n];
 		ri->port = p;

@@ -23,6 +23,8 @@ const char *rd_required(Rd *r, const SspXml *x, const xmlNode *n, const char *at
 double rd_double(Rd *r, const SspXml *x, const xmlNode *n, const char *attr, double def);
 void *rd_array(Rd *r, int n, size_t size);
 void rd_transform(Rd *r, const SspXml *x, const xmlNode *parent, SspTransform *tr);
+/* The ssc:Unit children of units (an SSD's or an SSV's <Units>) into *out, *n. */
+void rd_units(Rd *r, const SspXml *x, const xmlNode *units, SspUnit **out, int *n);
 const char *rd_resolve(Rd *r, const char *uri, Loc where, const char *what);
 const char *rd_shown(Rd *r, const char *uri);
 int rd_parse_file(Rd *r, SspXml *x, const char *file, const char *name, Loc where);

@@ -9,33 +9,6 @@
 #define TYPE_PARAMETER_SET "application/x-ssp-parameter-set"
 #define TYPE_PARAMETER_MAPPING "application/x-ssp-parameter-mapping"
 
-static void read_units_ssv(Rd *r, const SspXml *x, const xmlNode *units, SspBinding *b)
-{
-	int cap = 0;
-	for (xmlNode *u = sx_first_elem(units); u; u = sx_next_elem(u))
-		cap += sx_is(u, SSP_NS_SSC, "Unit");
-	b->units = rd_array(r, cap, sizeof *b->units);
-	static const char *const exps[8] = {"kg", "m", "s", "A", "K", "mol", "cd", "rad"};
-	for (xmlNode *u = sx_first_elem(units); u; u = sx_next_elem(u)) {
-		if (!sx_is(u, SSP_NS_SSC, "Unit"))
-			continue;
-		SspUnit *su = &b->units[b->nunits++];
-		memset(su, 0, sizeof *su);
-		su->name = rd_str(r, sx_attr(u, "name"));
-		su->loc = sx_loc(x, u);
-		su->factor = 1;
-		xmlNode *bu = sx_child(u, SSP_NS_SSC, "BaseUnit");
-		if (!su->name || !bu) {
-			rd_error(r, su->loc, "a unit needs a name and an <ssc:BaseUnit>");
-			continue;
-		}
-		for (int k = 0; k < 8; k++)
-			su->exp[k] = (int)rd_double(r, x, bu, exps[k], 0);
-		su->factor = rd_double(r, x, bu, "factor", 1);
-		su->offset = rd_double(r, x, bu, "offset", 0);
-	}
-}
-
 /* An ssv:ParameterSet element into b. */
 static void read_set(Rd *r, const SspXml *x, const xmlNode *set, SspBinding *b)
 {
@@ -75,8 +48,8 @@ static void read_set(Rd *r, const SspXml *x, const xmlNode *set, SspBinding *b)
 			         "<ssv:Integer>, <ssv:Boolean>, ...)", sp->name ? sp->name : "");
 	}
 	xmlNode *units = sx_child(set, SSP_NS_SSV, "Units");
-	if (units)
-		read_units_ssv(r, x, units, b);
+	if (units) /* read as an SSD's: integer exponents, a factor that is not 0 */
+		rd_units(r, x, units, &b->units, &b->nunits);
 }
 
 /* An ssm:ParameterMapping element into b. */

@@ -8,6 +8,7 @@
 #include "ssp_internal.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,7 +181,7 @@ SspType ssp_fmu_type(const FmuVar *v)
 }
 
 /* ssc:Units (in an SSD or an SSV). */
-static void read_units(Rd *r, const SspXml *x, const xmlNode *units, SspUnit **out, int *n)
+void rd_units(Rd *r, const SspXml *x, const xmlNode *units, SspUnit **out, int *n)
 {
 	int cap = count_children(units, SSP_NS_SSC, "Unit");
 	*out = rd_array(r, cap, sizeof **out);
@@ -198,8 +199,15 @@ static void read_units(Rd *r, const SspXml *x, const xmlNode *units, SspUnit **o
 			rd_error(r, su->loc, "unit '%s' has no <ssc:BaseUnit>", su->name ? su->name : "");
 			continue;
 		}
-		for (int k = 0; k < 8; k++)
-			su->exp[k] = (int)rd_int(r, x, b, exps[k], 0);
+		for (int k = 0; k < 8; k++) {
+			long long e = rd_int(r, x, b, exps[k], 0);
+			if (e < INT_MIN || e > INT_MAX) {
+				rd_error(r, sx_attr_loc(x, b, exps[k]), "%s=\"%lld\" is out of range for an "
+				         "exponent", exps[k], e);
+				e = 0;
+			}
+			su->exp[k] = (int)e;
+		}
 		su->factor = rd_double(r, x, b, "factor", 1);
 		su->offset = rd_double(r, x, b, "offset", 0);
 		if (su->factor == 0)
@@ -322,7 +330,8 @@ const char *rd_shown(Rd *r, const char *uri)
 	return arena_printf(r->c->arena, "%s/%s", r->m->dir, uri);
 }
 
-/* Reads and parses file (shown as name) into x; the text lives in the arena. */
+/* Reads and parses file (shown as name) into x; the text lives in the arena.  On failure x
+ * holds nothing to free. */
 int rd_parse_file(Rd *r, SspXml *x, const char *file, const char *name, Loc where)
 {
 	size_t len;
@@ -335,6 +344,7 @@ int rd_parse_file(Rd *r, SspXml *x, const char *file, const char *name, Loc wher
 	char *text = arena_strndup(r->c->arena, buf, len);
 	free(buf);
 	if (sx_parse(x, name, text, len, r->c->diag)) {
+		sx_free(x); /* what a refused parse still holds (its line table) */
 		r->errors++;
 		return 1;
 	}
@@ -443,7 +453,7 @@ SspModel *ssp_read(Compilation *c, const char *path)
 	read_version(&r, &x, root);
 	xmlNode *n;
 	if ((n = sx_child(root, SSP_NS_SSD, "Units")))
-		read_units(&r, &x, n, &m->units, &m->nunits);
+		rd_units(&r, &x, n, &m->units, &m->nunits);
 	if ((n = sx_child(root, SSP_NS_SSD, "Enumerations")))
 		read_enums(&r, &x, n);
 	if ((n = sx_child(root, SSP_NS_SSD, "DefaultExperiment")))

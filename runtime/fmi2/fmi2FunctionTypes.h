@@ -1,6 +1,6 @@
 /* fmi2FunctionTypes.h — FMI 2.0 enumerations, callback structures and the types of the API
- * functions, so an importer can hold dlsym'd pointers (fmi2DoStepTYPE *doStep).  Written for
- * this project from the signatures the FMI 2.0 standard documents. */
+ * functions of both interfaces, so an importer can hold dlsym'd pointers (fmi2DoStepTYPE
+ * *doStep).  Written for this project from the signatures the FMI 2.0 standard documents. */
 #ifndef FMI2_FUNCTION_TYPES_H
 #define FMI2_FUNCTION_TYPES_H
 
@@ -105,6 +105,23 @@ typedef fmi2Status fmi2GetDirectionalDerivativeTYPE(fmi2Component c,
                                                     const fmi2ValueReference vKnown_ref[],
                                                     size_t nKnown, const fmi2Real dvKnown[],
                                                     fmi2Real dvUnknown[]);
+
+/* ---- Model Exchange (exported by sacc's wrappers and test FMUs, which refuse them) ---- */
+typedef fmi2Status fmi2EnterEventModeTYPE(fmi2Component c);
+typedef fmi2Status fmi2NewDiscreteStatesTYPE(fmi2Component c, fmi2EventInfo *fmi2eventInfo);
+typedef fmi2Status fmi2EnterContinuousTimeModeTYPE(fmi2Component c);
+typedef fmi2Status fmi2CompletedIntegratorStepTYPE(fmi2Component c,
+                                                   fmi2Boolean noSetFMUStatePriorToCurrentPoint,
+                                                   fmi2Boolean *enterEventMode,
+                                                   fmi2Boolean *terminateSimulation);
+typedef fmi2Status fmi2SetTimeTYPE(fmi2Component c, fmi2Real time);
+typedef fmi2Status fmi2SetContinuousStatesTYPE(fmi2Component c, const fmi2Real x[], size_t nx);
+typedef fmi2Status fmi2GetDerivativesTYPE(fmi2Component c, fmi2Real derivatives[], size_t nx);
+typedef fmi2Status fmi2GetEventIndicatorsTYPE(fmi2Component c, fmi2Real eventIndicators[],
+                                              size_t ni);
+typedef fmi2Status fmi2GetContinuousStatesTYPE(fmi2Component c, fmi2Real x[], size_t nx);
+typedef fmi2Status fmi2GetNominalsOfContinuousStatesTYPE(fmi2Component c, fmi2Real x_nominal[],
+                                                         size_t nx);
 
 /* ---- Co-Simulation ---- */
 typedef fmi2Status fmi2SetRealInputDerivativesTYPE(fmi2Component c,

@@ -1,6 +1,14 @@
-/* fmi2Functions.h — the FMI 2.0 Co-Simulation functions an FMU exports, declared with
- * default visibility so that an FMU built with -fvisibility=hidden exports exactly these.
- * (A Co-Simulation-only FMU need not provide the Model Exchange functions.) */
+/* fmi2Functions.h — the FMI 2.0 functions an FMU exports, declared with default visibility so
+ * that an FMU built with -fvisibility=hidden exports exactly these.  sacc's wrappers and test
+ * FMUs implement Co-Simulation and export the Model Exchange functions too, which then
+ * return fmi2Error and log why: importers look up the common functions and those of the
+ * interface they use when they load the library, and the strict ones refuse a library that
+ * lacks one.
+ *
+ * The lists below, one per group, are the one place the names are written: the declarations
+ * are made from them, and so are the suite's strict importer (tests/unit/fmi_strict.h) and
+ * the test that compares a wrapper's exports with them.  X(Name) stands for fmi2<Name>, of
+ * type fmi2<Name>TYPE (fmi2FunctionTypes.h). */
 #ifndef FMI2_FUNCTIONS_H
 #define FMI2_FUNCTIONS_H
 
@@ -14,39 +22,67 @@
 #define FMI2_Export
 #endif
 
-FMI2_Export fmi2GetTypesPlatformTYPE fmi2GetTypesPlatform;
-FMI2_Export fmi2GetVersionTYPE fmi2GetVersion;
-FMI2_Export fmi2SetDebugLoggingTYPE fmi2SetDebugLogging;
-FMI2_Export fmi2InstantiateTYPE fmi2Instantiate;
-FMI2_Export fmi2FreeInstanceTYPE fmi2FreeInstance;
-FMI2_Export fmi2SetupExperimentTYPE fmi2SetupExperiment;
-FMI2_Export fmi2EnterInitializationModeTYPE fmi2EnterInitializationMode;
-FMI2_Export fmi2ExitInitializationModeTYPE fmi2ExitInitializationMode;
-FMI2_Export fmi2TerminateTYPE fmi2Terminate;
-FMI2_Export fmi2ResetTYPE fmi2Reset;
-FMI2_Export fmi2GetRealTYPE fmi2GetReal;
-FMI2_Export fmi2GetIntegerTYPE fmi2GetInteger;
-FMI2_Export fmi2GetBooleanTYPE fmi2GetBoolean;
-FMI2_Export fmi2GetStringTYPE fmi2GetString;
-FMI2_Export fmi2SetRealTYPE fmi2SetReal;
-FMI2_Export fmi2SetIntegerTYPE fmi2SetInteger;
-FMI2_Export fmi2SetBooleanTYPE fmi2SetBoolean;
-FMI2_Export fmi2SetStringTYPE fmi2SetString;
-FMI2_Export fmi2GetFMUstateTYPE fmi2GetFMUstate;
-FMI2_Export fmi2SetFMUstateTYPE fmi2SetFMUstate;
-FMI2_Export fmi2FreeFMUstateTYPE fmi2FreeFMUstate;
-FMI2_Export fmi2SerializedFMUstateSizeTYPE fmi2SerializedFMUstateSize;
-FMI2_Export fmi2SerializeFMUstateTYPE fmi2SerializeFMUstate;
-FMI2_Export fmi2DeSerializeFMUstateTYPE fmi2DeSerializeFMUstate;
-FMI2_Export fmi2GetDirectionalDerivativeTYPE fmi2GetDirectionalDerivative;
-FMI2_Export fmi2SetRealInputDerivativesTYPE fmi2SetRealInputDerivatives;
-FMI2_Export fmi2GetRealOutputDerivativesTYPE fmi2GetRealOutputDerivatives;
-FMI2_Export fmi2DoStepTYPE fmi2DoStep;
-FMI2_Export fmi2CancelStepTYPE fmi2CancelStep;
-FMI2_Export fmi2GetStatusTYPE fmi2GetStatus;
-FMI2_Export fmi2GetRealStatusTYPE fmi2GetRealStatus;
-FMI2_Export fmi2GetIntegerStatusTYPE fmi2GetIntegerStatus;
-FMI2_Export fmi2GetBooleanStatusTYPE fmi2GetBooleanStatus;
-FMI2_Export fmi2GetStringStatusTYPE fmi2GetStringStatus;
+/* Common to both interfaces. */
+#define FMI2_COMMON_FUNCTIONS(X)                                                            \
+	X(GetTypesPlatform)                                                                 \
+	X(GetVersion)                                                                       \
+	X(SetDebugLogging)                                                                  \
+	X(Instantiate)                                                                      \
+	X(FreeInstance)                                                                     \
+	X(SetupExperiment)                                                                  \
+	X(EnterInitializationMode)                                                          \
+	X(ExitInitializationMode)                                                           \
+	X(Terminate)                                                                        \
+	X(Reset)                                                                            \
+	X(GetReal)                                                                          \
+	X(GetInteger)                                                                       \
+	X(GetBoolean)                                                                       \
+	X(GetString)                                                                        \
+	X(SetReal)                                                                          \
+	X(SetInteger)                                                                       \
+	X(SetBoolean)                                                                       \
+	X(SetString)                                                                        \
+	X(GetFMUstate)                                                                      \
+	X(SetFMUstate)                                                                      \
+	X(FreeFMUstate)                                                                     \
+	X(SerializedFMUstateSize)                                                           \
+	X(SerializeFMUstate)                                                                \
+	X(DeSerializeFMUstate)                                                              \
+	X(GetDirectionalDerivative)
+
+/* Model Exchange. */
+#define FMI2_MODEL_EXCHANGE_FUNCTIONS(X)                                                    \
+	X(EnterEventMode)                                                                   \
+	X(NewDiscreteStates)                                                                \
+	X(EnterContinuousTimeMode)                                                          \
+	X(CompletedIntegratorStep)                                                          \
+	X(SetTime)                                                                          \
+	X(SetContinuousStates)                                                              \
+	X(GetDerivatives)                                                                   \
+	X(GetEventIndicators)                                                               \
+	X(GetContinuousStates)                                                              \
+	X(GetNominalsOfContinuousStates)
+
+/* Co-Simulation. */
+#define FMI2_CO_SIMULATION_FUNCTIONS(X)                                                     \
+	X(SetRealInputDerivatives)                                                          \
+	X(GetRealOutputDerivatives)                                                         \
+	X(DoStep)                                                                           \
+	X(CancelStep)                                                                       \
+	X(GetStatus)                                                                        \
+	X(GetRealStatus)                                                                    \
+	X(GetIntegerStatus)                                                                 \
+	X(GetBooleanStatus)                                                                 \
+	X(GetStringStatus)
+
+/* All of them, in the order above. */
+#define FMI2_FUNCTIONS(X)                                                                   \
+	FMI2_COMMON_FUNCTIONS(X)                                                            \
+	FMI2_MODEL_EXCHANGE_FUNCTIONS(X)                                                    \
+	FMI2_CO_SIMULATION_FUNCTIONS(X)
+
+#define FMI2_DECLARE_FUNCTION(Name) FMI2_Export fmi2##Name##TYPE fmi2##Name;
+FMI2_FUNCTIONS(FMI2_DECLARE_FUNCTION)
+#undef FMI2_DECLARE_FUNCTION
 
 #endif

@@ -1,7 +1,8 @@
 /* fmi3FunctionTypes.h — FMI 3.0 enumerations, callbacks and the types of the API functions,
  * so an importer can hold dlsym'd pointers (fmi3DoStepTYPE *doStep).  Written for this project
- * from the signatures the FMI 3.0 standard documents; Model Exchange and Scheduled Execution
- * are declared as far as an importer needs to recognise and refuse them. */
+ * from the signatures the FMI 3.0 standard documents: every function of every interface
+ * (Model Exchange, Co-Simulation, Scheduled Execution), since an FMU exports them all
+ * (fmi3Functions.h) even where sacc implements Co-Simulation only. */
 #ifndef FMI3_FUNCTION_TYPES_H
 #define FMI3_FUNCTION_TYPES_H
 
@@ -186,6 +187,33 @@ typedef fmi3Status fmi3UpdateDiscreteStatesTYPE(fmi3Instance instance,
                                                 fmi3Boolean *nextEventTimeDefined,
                                                 fmi3Float64 *nextEventTime);
 
+/* ---- Model Exchange (exported, refused by sacc's wrappers and test FMUs) ----------------- */
+typedef fmi3Status fmi3EnterContinuousTimeModeTYPE(fmi3Instance instance);
+typedef fmi3Status fmi3CompletedIntegratorStepTYPE(fmi3Instance instance,
+                                                   fmi3Boolean noSetFMUStatePriorToCurrentPoint,
+                                                   fmi3Boolean *enterEventMode,
+                                                   fmi3Boolean *terminateSimulation);
+typedef fmi3Status fmi3SetTimeTYPE(fmi3Instance instance, fmi3Float64 time);
+typedef fmi3Status fmi3SetContinuousStatesTYPE(fmi3Instance instance,
+                                               const fmi3Float64 continuousStates[],
+                                               size_t nContinuousStates);
+typedef fmi3Status fmi3GetContinuousStateDerivativesTYPE(fmi3Instance instance,
+                                                         fmi3Float64 derivatives[],
+                                                         size_t nContinuousStates);
+typedef fmi3Status fmi3GetEventIndicatorsTYPE(fmi3Instance instance,
+                                              fmi3Float64 eventIndicators[],
+                                              size_t nEventIndicators);
+typedef fmi3Status fmi3GetContinuousStatesTYPE(fmi3Instance instance,
+                                               fmi3Float64 continuousStates[],
+                                               size_t nContinuousStates);
+typedef fmi3Status fmi3GetNominalsOfContinuousStatesTYPE(fmi3Instance instance,
+                                                         fmi3Float64 nominals[],
+                                                         size_t nContinuousStates);
+typedef fmi3Status fmi3GetNumberOfEventIndicatorsTYPE(fmi3Instance instance,
+                                                      size_t *nEventIndicators);
+typedef fmi3Status fmi3GetNumberOfContinuousStatesTYPE(fmi3Instance instance,
+                                                       size_t *nContinuousStates);
+
 /* ---- Co-Simulation -------------------------------------------------------------------- */
 typedef fmi3Status fmi3EnterStepModeTYPE(fmi3Instance instance);
 typedef fmi3Status fmi3GetOutputDerivativesTYPE(fmi3Instance instance,
@@ -200,7 +228,7 @@ typedef fmi3Status fmi3DoStepTYPE(fmi3Instance instance, fmi3Float64 currentComm
                                   fmi3Boolean *terminateSimulation, fmi3Boolean *earlyReturn,
                                   fmi3Float64 *lastSuccessfulTime);
 
-/* ---- Scheduled Execution (recognised, never used by sacc) ----------------------------- */
+/* ---- Scheduled Execution (exported, refused by sacc's wrappers and test FMUs) ---------- */
 typedef fmi3Status fmi3ActivateModelPartitionTYPE(fmi3Instance instance,
                                                   fmi3ValueReference clockReference,
                                                   fmi3Float64 activationTime);

@@ -1,7 +1,13 @@
-/* fmi3Functions.h — the FMI 3.0 functions a Co-Simulation FMU exports, declared with default
- * visibility so that an FMU built with -fvisibility=hidden exports exactly these.  The common
- * functions and the Co-Simulation ones are all exported, as the standard asks of an FMU
- * implementing that interface; what a model does not support returns fmi3Error. */
+/* fmi3Functions.h — the functions every FMI 3.0 FMU exports, declared with default visibility
+ * so that an FMU built with -fvisibility=hidden exports exactly these.  An FMU exports them
+ * all, whichever interfaces it implements: importers (fmusim, FMPy) look every one up when
+ * they load the library and refuse it when one is missing.  A function of an interface the
+ * model does not implement returns fmi3Error (an instantiation, NULL) and logs why.
+ *
+ * The lists below, one per interface, are the one place the names are written: the
+ * declarations are made from them, and so are the suite's strict importer
+ * (tests/unit/fmi_strict.h) and the test that compares a wrapper's exports with them.
+ * X(Name) stands for fmi3<Name>, of type fmi3<Name>TYPE (fmi3FunctionTypes.h). */
 #ifndef FMI3_FUNCTIONS_H
 #define FMI3_FUNCTIONS_H
 
@@ -15,70 +21,102 @@
 #define FMI3_Export
 #endif
 
-FMI3_Export fmi3GetVersionTYPE fmi3GetVersion;
-FMI3_Export fmi3SetDebugLoggingTYPE fmi3SetDebugLogging;
-FMI3_Export fmi3InstantiateModelExchangeTYPE fmi3InstantiateModelExchange;
-FMI3_Export fmi3InstantiateCoSimulationTYPE fmi3InstantiateCoSimulation;
-FMI3_Export fmi3InstantiateScheduledExecutionTYPE fmi3InstantiateScheduledExecution;
-FMI3_Export fmi3FreeInstanceTYPE fmi3FreeInstance;
-FMI3_Export fmi3EnterInitializationModeTYPE fmi3EnterInitializationMode;
-FMI3_Export fmi3ExitInitializationModeTYPE fmi3ExitInitializationMode;
-FMI3_Export fmi3EnterEventModeTYPE fmi3EnterEventMode;
-FMI3_Export fmi3TerminateTYPE fmi3Terminate;
-FMI3_Export fmi3ResetTYPE fmi3Reset;
-FMI3_Export fmi3GetFloat32TYPE fmi3GetFloat32;
-FMI3_Export fmi3GetFloat64TYPE fmi3GetFloat64;
-FMI3_Export fmi3GetInt8TYPE fmi3GetInt8;
-FMI3_Export fmi3GetUInt8TYPE fmi3GetUInt8;
-FMI3_Export fmi3GetInt16TYPE fmi3GetInt16;
-FMI3_Export fmi3GetUInt16TYPE fmi3GetUInt16;
-FMI3_Export fmi3GetInt32TYPE fmi3GetInt32;
-FMI3_Export fmi3GetUInt32TYPE fmi3GetUInt32;
-FMI3_Export fmi3GetInt64TYPE fmi3GetInt64;
-FMI3_Export fmi3GetUInt64TYPE fmi3GetUInt64;
-FMI3_Export fmi3GetBooleanTYPE fmi3GetBoolean;
-FMI3_Export fmi3GetStringTYPE fmi3GetString;
-FMI3_Export fmi3GetBinaryTYPE fmi3GetBinary;
-FMI3_Export fmi3GetClockTYPE fmi3GetClock;
-FMI3_Export fmi3SetFloat32TYPE fmi3SetFloat32;
-FMI3_Export fmi3SetFloat64TYPE fmi3SetFloat64;
-FMI3_Export fmi3SetInt8TYPE fmi3SetInt8;
-FMI3_Export fmi3SetUInt8TYPE fmi3SetUInt8;
-FMI3_Export fmi3SetInt16TYPE fmi3SetInt16;
-FMI3_Export fmi3SetUInt16TYPE fmi3SetUInt16;
-FMI3_Export fmi3SetInt32TYPE fmi3SetInt32;
-FMI3_Export fmi3SetUInt32TYPE fmi3SetUInt32;
-FMI3_Export fmi3SetInt64TYPE fmi3SetInt64;
-FMI3_Export fmi3SetUInt64TYPE fmi3SetUInt64;
-FMI3_Export fmi3SetBooleanTYPE fmi3SetBoolean;
-FMI3_Export fmi3SetStringTYPE fmi3SetString;
-FMI3_Export fmi3SetBinaryTYPE fmi3SetBinary;
-FMI3_Export fmi3SetClockTYPE fmi3SetClock;
-FMI3_Export fmi3GetNumberOfVariableDependenciesTYPE fmi3GetNumberOfVariableDependencies;
-FMI3_Export fmi3GetVariableDependenciesTYPE fmi3GetVariableDependencies;
-FMI3_Export fmi3GetFMUStateTYPE fmi3GetFMUState;
-FMI3_Export fmi3SetFMUStateTYPE fmi3SetFMUState;
-FMI3_Export fmi3FreeFMUStateTYPE fmi3FreeFMUState;
-FMI3_Export fmi3SerializedFMUStateSizeTYPE fmi3SerializedFMUStateSize;
-FMI3_Export fmi3SerializeFMUStateTYPE fmi3SerializeFMUState;
-FMI3_Export fmi3DeserializeFMUStateTYPE fmi3DeserializeFMUState;
-FMI3_Export fmi3GetDirectionalDerivativeTYPE fmi3GetDirectionalDerivative;
-FMI3_Export fmi3GetAdjointDerivativeTYPE fmi3GetAdjointDerivative;
-FMI3_Export fmi3EnterConfigurationModeTYPE fmi3EnterConfigurationMode;
-FMI3_Export fmi3ExitConfigurationModeTYPE fmi3ExitConfigurationMode;
-FMI3_Export fmi3GetIntervalDecimalTYPE fmi3GetIntervalDecimal;
-FMI3_Export fmi3GetIntervalFractionTYPE fmi3GetIntervalFraction;
-FMI3_Export fmi3GetShiftDecimalTYPE fmi3GetShiftDecimal;
-FMI3_Export fmi3GetShiftFractionTYPE fmi3GetShiftFraction;
-FMI3_Export fmi3SetIntervalDecimalTYPE fmi3SetIntervalDecimal;
-FMI3_Export fmi3SetIntervalFractionTYPE fmi3SetIntervalFraction;
-FMI3_Export fmi3SetShiftDecimalTYPE fmi3SetShiftDecimal;
-FMI3_Export fmi3SetShiftFractionTYPE fmi3SetShiftFraction;
-FMI3_Export fmi3EvaluateDiscreteStatesTYPE fmi3EvaluateDiscreteStates;
-FMI3_Export fmi3UpdateDiscreteStatesTYPE fmi3UpdateDiscreteStates;
-FMI3_Export fmi3EnterStepModeTYPE fmi3EnterStepMode;
-FMI3_Export fmi3GetOutputDerivativesTYPE fmi3GetOutputDerivatives;
-FMI3_Export fmi3DoStepTYPE fmi3DoStep;
-FMI3_Export fmi3ActivateModelPartitionTYPE fmi3ActivateModelPartition;
+/* Common to all interfaces. */
+#define FMI3_COMMON_FUNCTIONS(X)                                                            \
+	X(GetVersion)                                                                       \
+	X(SetDebugLogging)                                                                  \
+	X(InstantiateModelExchange)                                                         \
+	X(InstantiateCoSimulation)                                                          \
+	X(InstantiateScheduledExecution)                                                    \
+	X(FreeInstance)                                                                     \
+	X(EnterInitializationMode)                                                          \
+	X(ExitInitializationMode)                                                           \
+	X(EnterEventMode)                                                                   \
+	X(Terminate)                                                                        \
+	X(Reset)                                                                            \
+	X(GetFloat32)                                                                       \
+	X(GetFloat64)                                                                       \
+	X(GetInt8)                                                                          \
+	X(GetUInt8)                                                                         \
+	X(GetInt16)                                                                         \
+	X(GetUInt16)                                                                        \
+	X(GetInt32)                                                                         \
+	X(GetUInt32)                                                                        \
+	X(GetInt64)                                                                         \
+	X(GetUInt64)                                                                        \
+	X(GetBoolean)                                                                       \
+	X(GetString)                                                                        \
+	X(GetBinary)                                                                        \
+	X(GetClock)                                                                         \
+	X(SetFloat32)                                                                       \
+	X(SetFloat64)                                                                       \
+	X(SetInt8)                                                                          \
+	X(SetUInt8)                                                                         \
+	X(SetInt16)                                                                         \
+	X(SetUInt16)                                                                        \
+	X(SetInt32)                                                                         \
+	X(SetUInt32)                                                                        \
+	X(SetInt64)                                                                         \
+	X(SetUInt64)                                                                        \
+	X(SetBoolean)                                                                       \
+	X(SetString)                                                                        \
+	X(SetBinary)                                                                        \
+	X(SetClock)                                                                         \
+	X(GetNumberOfVariableDependencies)                                                  \
+	X(GetVariableDependencies)                                                          \
+	X(GetFMUState)                                                                      \
+	X(SetFMUState)                                                                      \
+	X(FreeFMUState)                                                                     \
+	X(SerializedFMUStateSize)                                                           \
+	X(SerializeFMUState)                                                                \
+	X(DeserializeFMUState)                                                              \
+	X(GetDirectionalDerivative)                                                         \
+	X(GetAdjointDerivative)                                                             \
+	X(EnterConfigurationMode)                                                           \
+	X(ExitConfigurationMode)                                                            \
+	X(GetIntervalDecimal)                                                               \
+	X(GetIntervalFraction)                                                              \
+	X(GetShiftDecimal)                                                                  \
+	X(GetShiftFraction)                                                                 \
+	X(SetIntervalDecimal)                                                               \
+	X(SetIntervalFraction)                                                              \
+	X(SetShiftDecimal)                                                                  \
+	X(SetShiftFraction)                                                                 \
+	X(EvaluateDiscreteStates)                                                           \
+	X(UpdateDiscreteStates)
+
+/* Model Exchange. */
+#define FMI3_MODEL_EXCHANGE_FUNCTIONS(X)                                                    \
+	X(EnterContinuousTimeMode)                                                          \
+	X(CompletedIntegratorStep)                                                          \
+	X(SetTime)                                                                          \
+	X(SetContinuousStates)                                                              \
+	X(GetContinuousStateDerivatives)                                                    \
+	X(GetEventIndicators)                                                               \
+	X(GetContinuousStates)                                                              \
+	X(GetNominalsOfContinuousStates)                                                    \
+	X(GetNumberOfEventIndicators)                                                       \
+	X(GetNumberOfContinuousStates)
+
+/* Co-Simulation. */
+#define FMI3_CO_SIMULATION_FUNCTIONS(X)                                                     \
+	X(EnterStepMode)                                                                    \
+	X(GetOutputDerivatives)                                                             \
+	X(DoStep)
+
+/* Scheduled Execution. */
+#define FMI3_SCHEDULED_EXECUTION_FUNCTIONS(X)                                               \
+	X(ActivateModelPartition)
+
+/* All of them, in the order above. */
+#define FMI3_FUNCTIONS(X)                                                                   \
+	FMI3_COMMON_FUNCTIONS(X)                                                            \
+	FMI3_MODEL_EXCHANGE_FUNCTIONS(X)                                                    \
+	FMI3_CO_SIMULATION_FUNCTIONS(X)                                                     \
+	FMI3_SCHEDULED_EXECUTION_FUNCTIONS(X)
+
+#define FMI3_DECLARE_FUNCTION(Name) FMI3_Export fmi3##Name##TYPE fmi3##Name;
+FMI3_FUNCTIONS(FMI3_DECLARE_FUNCTION)
+#undef FMI3_DECLARE_FUNCTION
 
 #endif

@@ -12,15 +12,28 @@
 #                fmi2SetFMUstate and a step when it is accepted
 #   fuzz_csv     the input as a result table: csv_parse (csv_read's reader, for `sacc plot`
 #                and `sacc simulate --reference`), then csv_column, csv_at and csv_interp
+#   fuzz_ssp     the input as an SSP system: an .ssp archive, or SystemStructure.ssd and its
+#                .ssv/.ssm files separated by lines "%%", through ssp_read and ssp_flatten
+#   fuzz_channel the input as what an isolated inner's host child answers on the shared
+#                slot, through the parent's back end (runtime/sart_inner_isolated.c) and the
+#                sart_inner.h calls a wrapper or `sacc simulate` makes (no child runs: fork
+#                and the channel's wait are replaced at link time, --wrap)
 #
 #   FUZZ_ONLY="zip state" sh tests/fuzz/run.sh    runs only those harnesses
+#   FUZZ_MERGE=1 sh tests/fuzz/run.sh   instead of fuzzing, merges what the runs learned
+#                ($BUILD/fuzz/corpus/NAME) into tests/fuzz/corpus/NAME, keeping the fewest
+#                inputs that cover every edge (a few dozen files): how the committed corpora
+#                are refreshed
 #
 # Run from the repository root.  The harnesses are built with clang straight from the
 # compiler's sources (not through the Makefile: libFuzzer needs its own instrumentation).
 # Each run starts from the committed seeds in tests/fuzz/corpus/NAME/ plus, for fuzz_check,
 # every .sa file of the project (fuzz_md: every model description; fuzz_zip: every test FMU
 # archive; fuzz_state: states the harness serializes itself; fuzz_csv: only the committed
-# tables, the project holding no CSV file); what it learns goes to $BUILD/fuzz/corpus/NAME/
+# tables, the project holding no CSV file; fuzz_ssp: every .ssd of tests/ssp, the cases with
+# parameter files as multi-document inputs, and .ssp archives packed here from them with
+# FMUs that hold only their model descriptions; fuzz_channel: only the committed inputs);
+# what it learns goes to $BUILD/fuzz/corpus/NAME/
 # (kept between runs, never in the repository), and a crashing, leaking or hanging input is
 # written to $BUILD/fuzz/NAME-crash-* (or -leak-, -timeout-, -oom-).  Exits non-zero when a
 # harness found something.
@@ -69,7 +82,7 @@ if [ ! -f "$OUT/obj/runtime_files.o" ] ||
 		{ echo "fuzz: cannot compile runtime_files.c" >&2; exit 1; }
 fi
 objs="$objs $OUT/obj/runtime_files.o"
-for h in fuzz_check fuzz_md fuzz_zip fuzz_csv; do
+for h in fuzz_check fuzz_md fuzz_zip fuzz_csv fuzz_ssp; do
 	# shellcheck disable=SC2086
 	if ! $FUZZ_CC $CFLAGS -c -o "$OUT/obj/$h.o" "$HERE/$h.c" ||
 	   ! $FUZZ_CC $LDFLAGS -o "$OUT/$h" "$OUT/obj/$h.o" $objs $LIBS; then
@@ -100,22 +113,35 @@ if ! $FUZZ_CC $RT_CFLAGS -c -o "$OUT/obj/fuzz_state.o" "$HERE/fuzz_state.c" ||
 	echo "fuzz: cannot build fuzz_state" >&2
 	exit 1
 fi
+# fuzz_channel: the isolated back end with the same runtime objects; fork and the wait for
+# the child's answer are the harness's (ld --wrap), so no child runs.
+# shellcheck disable=SC2086
+if ! $FUZZ_CC $RT_CFLAGS -c -o "$OUT/obj/fuzz_channel.o" "$HERE/fuzz_channel.c" ||
+   ! $FUZZ_CC $LDFLAGS -Wl,--wrap=fork,--wrap=sart_chan_call -o "$OUT/fuzz_channel" \
+	"$OUT/obj/fuzz_channel.o" $sobjs -lm -ldl; then
+	echo "fuzz: cannot build fuzz_channel" >&2
+	exit 1
+fi
 WSA_RES=$BUILD/e2e-manual/window_sa/resources
 make --no-print-directory BUILD="$BUILD" "$WSA_RES/window/modelDescription.xml" >/dev/null ||
 	{ echo "fuzz: cannot build $WSA_RES" >&2; exit 1; }
 
-# fuzz_check finds its inner FMUs in $BUILD/fmus.
+# fuzz_check finds its inner FMUs in $BUILD/fmus; fuzz_ssp links those and $BUILD/fmus3.
 fmus=""
 for md in tests/fmus/*/modelDescription.xml; do
 	[ -f "$md" ] && fmus="$fmus $BUILD/fmus/$(basename "$(dirname "$md")").fmu"
 done
+fmus3=""
+for md in tests/fmus3/*/modelDescription.xml; do
+	[ -f "$md" ] && fmus3="$fmus3 $BUILD/fmus3/$(basename "$(dirname "$md")").fmu"
+done
 # shellcheck disable=SC2086
-[ -z "$fmus" ] || make --no-print-directory BUILD="$BUILD" $fmus >/dev/null ||
+[ -z "$fmus$fmus3" ] || make --no-print-directory BUILD="$BUILD" $fmus $fmus3 "$BUILD/tools/fmu_pack" >/dev/null ||
 	{ echo "fuzz: cannot build the test FMUs" >&2; exit 1; }
 
 # Every script of the project seeds fuzz_check (copied: libFuzzer reads directories).
 rm -rf "$OUT/seeds" && mkdir -p "$OUT/seeds/check" "$OUT/seeds/md" "$OUT/seeds/zip" \
-	"$OUT/seeds/state" "$OUT/seeds/csv"
+	"$OUT/seeds/state" "$OUT/seeds/csv" "$OUT/seeds/ssp" "$OUT/seeds/channel"
 i=0
 for f in adaptations/*/*.sa tests/golden/*/*.sa tests/golden/*/*/*.sa; do
 	[ -f "$f" ] || continue
@@ -132,19 +158,97 @@ for f in $fmus; do
 	i=$((i + 1))
 	cp "$f" "$OUT/seeds/zip/$i-$(basename "$f")"
 done
+# fuzz_ssp: each SSD alone; the cases with parameter files as documents separated by "%%"
+# (the harness's order: SystemStructure.ssd, resources/b.ssv, b.ssm, parameters.ssv, a.ssm);
+# and archives of the cases whose FMUs hold only their model descriptions (all ssp_read
+# reads of them), packed small.
+for f in tests/ssp/*/*.ssd tests/ssp/errors/*.ssd; do
+	[ -f "$f" ] || continue
+	i=$((i + 1))
+	cp "$f" "$OUT/seeds/ssp/$i-$(basename "$f")"
+done
+if [ -f tests/ssp/chain/resources/b.ssv ]; then
+	{ cat tests/ssp/chain/SystemStructure.ssd; printf '\n%%%%\n'
+	  cat tests/ssp/chain/resources/b.ssv; printf '\n%%%%\n'
+	  cat tests/ssp/chain/resources/b.ssm; } >"$OUT/seeds/ssp/chain-docs"
+fi
+if [ -f tests/ssp/build/parameters.ssv ]; then
+	{ cat tests/ssp/build/chain.ssd; printf '\n%%%%\n\n%%%%\n\n%%%%\n'
+	  cat tests/ssp/build/parameters.ssv; } >"$OUT/seeds/ssp/build-docs"
+fi
+pack=$OUT/pack
+packer=$(cd "$BUILD/tools" && pwd)/fmu_pack
+for case in twomass chain maps; do
+	[ -d "tests/ssp/$case" ] || continue
+	rm -rf "$pack" && mkdir -p "$pack/sys/resources" || exit 1
+	cp -r "tests/ssp/$case/." "$pack/sys/"
+	grep -o 'resources/[a-z0-9_]*\.fmu' "tests/ssp/$case/SystemStructure.ssd" | sort -u |
+	while read -r fmu; do
+		name=$(basename "$fmu" .fmu)
+		md=tests/fmus/$name/modelDescription.xml
+		[ -f "$md" ] || md=tests/fmus3/$name/modelDescription.xml
+		mkdir -p "$pack/$name" && cp "$md" "$pack/$name/" &&
+			"$packer" "$pack/sys/$fmu" "$pack/$name" >/dev/null || exit 1
+	done || exit 1
+	(cd "$pack/sys" && "$packer" ../sys.ssp . >/dev/null) || exit 1
+	cp "$pack/sys.ssp" "$OUT/seeds/ssp/$case.ssp"
+done
+rm -rf "$pack"
 SACC_FUZZ_WSA_RESOURCES=$WSA_RES SACC_FUZZ_WRITE_SEEDS=$OUT/seeds/state "$OUT/fuzz_state" \
 	>/dev/null 2>&1 || { echo "fuzz: fuzz_state cannot write its seeds" >&2; exit 1; }
 
 # ---- run ------------------------------------------------------------------------------
 status=0
-for h in ${FUZZ_ONLY:-check md zip state csv}; do
+for h in ${FUZZ_ONLY:-check md zip state csv ssp channel}; do
 	dict=""
 	[ -f "$HERE/$h.dict" ] && dict="-dict=$HERE/$h.dict"
 	mkdir -p "$HERE/corpus/$h"
 	mkdir -p "$OUT/corpus/$h"
+	if [ -n "${FUZZ_MERGE:-}" ]; then
+		# the committed corpus and what was learned, through libFuzzer's merge (edges only);
+		# then, since the merge keeps every input that adds an edge to the smaller ones before
+		# it, the edges each kept input covers on its own (a merge of it alone), and the
+		# fewest of them that cover every edge, chosen greedily: the committed corpus
+		rm -rf "$OUT/merged" "$OUT/chosen" && mkdir -p "$OUT/merged" "$OUT/chosen" || exit 1
+		SACC_FUZZ_FMUS=$BUILD/fmus SACC_FUZZ_FMUS3=$BUILD/fmus3 \
+		SACC_FUZZ_WSA_RESOURCES=$WSA_RES "$OUT/fuzz_$h" -merge=1 -use_value_profile=0 \
+			-use_counters=0 -max_len=65536 -timeout=10 -rss_limit_mb=2048 "$OUT/merged" \
+			"$HERE/corpus/$h" "$OUT/corpus/$h" >"$OUT/fuzz_$h.merge.log" 2>&1 ||
+			{ echo "fuzz: merging fuzz_$h failed (log $OUT/fuzz_$h.merge.log)"; status=1; continue; }
+		: >"$OUT/cover.txt"
+		for f in "$OUT/merged"/*; do
+			rm -rf "$OUT/one" "$OUT/one.out" "$OUT/one.ctl" && mkdir -p "$OUT/one" "$OUT/one.out" &&
+				cp "$f" "$OUT/one/" || exit 1
+			SACC_FUZZ_FMUS=$BUILD/fmus SACC_FUZZ_FMUS3=$BUILD/fmus3 \
+			SACC_FUZZ_WSA_RESOURCES=$WSA_RES "$OUT/fuzz_$h" -merge=1 -use_value_profile=0 \
+				-use_counters=0 -merge_control_file="$OUT/one.ctl" -timeout=10 \
+				-rss_limit_mb=2048 "$OUT/one.out" "$OUT/one" >/dev/null 2>&1
+			sed -n "s|^COV 0|$f|p" "$OUT/one.ctl" >>"$OUT/cover.txt"
+		done
+		awk '{ pcs[$1] = $0 }
+		     END {
+		         for (;;) {
+		             best = ""; most = 0
+		             for (f in pcs) {
+		                 if (f in taken) continue
+		                 k = split(pcs[f], pc, " "); m = 0
+		                 for (i = 2; i <= k; i++) if (!(pc[i] in covered)) m++
+		                 if (m > most) { most = m; best = f }
+		             }
+		             if (best == "") break
+		             taken[best] = 1
+		             print best
+		             k = split(pcs[best], pc, " ")
+		             for (i = 2; i <= k; i++) covered[pc[i]] = 1
+		         }
+		     }' "$OUT/cover.txt" | while read -r f; do cp "$f" "$OUT/chosen/"; done
+		rm -f "$HERE/corpus/$h"/* && cp "$OUT/chosen"/* "$HERE/corpus/$h/"
+		echo "fuzz: fuzz_$h corpus merged: $(find "$HERE/corpus/$h" -type f | wc -l) files"
+		continue
+	fi
 	echo "fuzz: fuzz_$h for $FUZZ_SECONDS s (corpus $OUT/corpus/$h, log $OUT/fuzz_$h.log)"
 	# shellcheck disable=SC2086
-	SACC_FUZZ_FMUS=$BUILD/fmus SACC_FUZZ_WSA_RESOURCES=$WSA_RES \
+	SACC_FUZZ_FMUS=$BUILD/fmus SACC_FUZZ_FMUS3=$BUILD/fmus3 SACC_FUZZ_WSA_RESOURCES=$WSA_RES \
 	"$OUT/fuzz_$h" -max_total_time="$FUZZ_SECONDS" \
 		-max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 		$dict -artifact_prefix="$OUT/$h-" \
@@ -156,8 +260,8 @@ for h in ${FUZZ_ONLY:-check md zip state csv}; do
 	if [ "$rc" -ne 0 ]; then
 		status=1
 		echo "fuzz: fuzz_$h FOUND A PROBLEM (exit $rc); the input is in $OUT/$h-*:"
-		grep -E 'ERROR|SUMMARY|fuzz_(check|md|zip|state|csv):|Test unit written' "$OUT/fuzz_$h.log" | head -n 10
+		grep -E 'ERROR|SUMMARY|fuzz_(check|md|zip|state|csv|ssp|channel):|Test unit written' "$OUT/fuzz_$h.log" | head -n 10
 	fi
 done
-[ "$status" -eq 0 ] && echo "fuzz: nothing found"
+[ "$status" -eq 0 ] && [ -z "${FUZZ_MERGE:-}" ] && echo "fuzz: nothing found"
 exit $status

@@ -2,8 +2,10 @@
  * runtime code, so that a test of an FMU (a test FMU now, a generated wrapper later)
  * sees it exactly as any importer would.
  *
- * Include after <cmocka.h>; link with -ldl.  Every fmi2 function of the Co-Simulation
- * interface is looked up, and a missing one fails the test with its name. */
+ * Include after <cmocka.h>; link with -ldl.  As strict as fmusim and FMPy, for an FMU used
+ * through Co-Simulation: a library that lacks any common or Co-Simulation function of
+ * fmi2Functions.h (fmi_strict.h) is refused before anything is instantiated, with the
+ * missing function's name. */
 #ifndef FMI2_IMPORTER_H
 #define FMI2_IMPORTER_H
 
@@ -12,7 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fmi2FunctionTypes.h"
+#include "fmi2Functions.h"
+#include "fmi_strict.h"
 
 typedef struct Fmi2Api {
 	void *lib;
@@ -53,21 +56,28 @@ typedef struct Fmi2Api {
 #define FMI2_IMPORT(api, field, name)                          \
 	do {                                                   \
 		void *sym_ = dlsym((api)->lib, name);          \
-		if (!sym_)                                     \
-			print_error("no symbol %s\n", name);   \
-		assert_non_null(sym_);                         \
 		memcpy(&(api)->field, &sym_, sizeof sym_);     \
 	} while (0)
 
-/* Opens the shared library at path and looks up every function; fails the test when
- * the library or a function is missing. */
-static inline void fmi2_import(Fmi2Api *a, const char *path)
+/* Opens the shared library at path and looks up its functions as a strict importer using
+ * `interfaces` (FMI2_USES_CO_SIMULATION, and FMI2_USES_MODEL_EXCHANGE for an FMU that
+ * declares it and is used so) does: NULL when it may be used, else why not (the library
+ * does not load, or lacks a function, named), in a buffer of the caller's.  a->lib is left
+ * open either way, for fmi2_unimport. */
+static inline const char *fmi2_try_import(Fmi2Api *a, const char *path, int interfaces,
+                                          char *why, size_t size)
 {
 	memset(a, 0, sizeof *a);
 	a->lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (!a->lib)
-		print_error("dlopen %s: %s\n", path, dlerror());
-	assert_non_null(a->lib);
+	if (!a->lib) {
+		snprintf(why, size, "dlopen %s: %s", path, dlerror());
+		return why;
+	}
+	const char *missing = fmi2_missing_function(a->lib, interfaces);
+	if (missing) {
+		snprintf(why, size, "%s: refused: the FMU does not export %s", path, missing);
+		return why;
+	}
 	FMI2_IMPORT(a, get_version, "fmi2GetVersion");
 	FMI2_IMPORT(a, get_types_platform, "fmi2GetTypesPlatform");
 	FMI2_IMPORT(a, set_debug_logging, "fmi2SetDebugLogging");
@@ -99,6 +109,15 @@ static inline void fmi2_import(Fmi2Api *a, const char *path)
 	FMI2_IMPORT(a, set_input_derivatives, "fmi2SetRealInputDerivatives");
 	FMI2_IMPORT(a, get_output_derivatives, "fmi2GetRealOutputDerivatives");
 	FMI2_IMPORT(a, get_directional_derivative, "fmi2GetDirectionalDerivative");
+	return NULL;
+}
+
+/* The library at path imported for Co-Simulation, failing the test when it is refused. */
+static inline void fmi2_import(Fmi2Api *a, const char *path)
+{
+	char why[16384]; /* room for any path the tests build */
+	if (fmi2_try_import(a, path, FMI2_USES_CO_SIMULATION, why, sizeof why))
+		fail_msg("%s", why);
 }
 
 /* The shared library of a built test FMU: BUILD/fmus/<model>/binaries/linux64/<model>.so */

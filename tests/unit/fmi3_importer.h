@@ -2,8 +2,10 @@
  * code, so that a test of an FMI 3.0 FMU (a test FMU now, a generated wrapper later) sees it
  * exactly as any importer would.
  *
- * Include after <cmocka.h>; link with -ldl.  Every function an FMI 3.0 Co-Simulation FMU
- * exports is looked up, and a missing one fails the test with its name. */
+ * Include after <cmocka.h>; link with -ldl.  As strict as fmusim and FMPy: a library that
+ * lacks any function of fmi3Functions.h, of whatever interface (fmi_strict.h), is refused
+ * before anything is instantiated, with the missing function's name; the Co-Simulation
+ * functions and the Model Exchange ones the tests call are then at hand in Fmi3Api. */
 #ifndef FMI3_IMPORTER_H
 #define FMI3_IMPORTER_H
 
@@ -12,7 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fmi3FunctionTypes.h"
+#include "fmi3Functions.h"
+#include "fmi_strict.h"
 
 /* The exported functions: X(field, Name) for fmi3<Name>, typed fmi3<Name>TYPE. */
 #define FMI3_API_FUNCTIONS(X)                                                               \
@@ -77,6 +80,10 @@
 	X(set_shift_fraction, SetShiftFraction)                                             \
 	X(evaluate_discrete_states, EvaluateDiscreteStates)                                 \
 	X(update_discrete_states, UpdateDiscreteStates)                                     \
+	X(enter_continuous_time_mode, EnterContinuousTimeMode)                              \
+	X(completed_integrator_step, CompletedIntegratorStep)                               \
+	X(set_time, SetTime)                                                                \
+	X(get_number_of_continuous_states, GetNumberOfContinuousStates)                     \
 	X(enter_step_mode, EnterStepMode)                                                   \
 	X(get_output_derivatives, GetOutputDerivatives)                                     \
 	X(do_step, DoStep)                                                                  \
@@ -89,26 +96,39 @@ typedef struct Fmi3Api {
 #undef FMI3_API_FIELD
 } Fmi3Api;
 
-/* Opens the shared library at path and looks up every function; fails the test when the
- * library or a function is missing.  dlsym gives a void *; copying its bytes keeps ISO C's
- * function/object pointer rule. */
-static inline void fmi3_import(Fmi3Api *a, const char *path)
+/* Opens the shared library at path and looks up its functions as a strict importer does:
+ * NULL when it may be used, else why not (the library does not load, or lacks a function,
+ * named), in a buffer of the caller's.  a->lib is left open either way, for fmi3_unimport.
+ * dlsym gives a void *; copying its bytes keeps ISO C's function/object pointer rule. */
+static inline const char *fmi3_try_import(Fmi3Api *a, const char *path, char *why, size_t size)
 {
 	memset(a, 0, sizeof *a);
 	a->lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (!a->lib)
-		print_error("dlopen %s: %s\n", path, dlerror());
-	assert_non_null(a->lib);
+	if (!a->lib) {
+		snprintf(why, size, "dlopen %s: %s", path, dlerror());
+		return why;
+	}
+	const char *missing = fmi3_missing_function(a->lib);
+	if (missing) {
+		snprintf(why, size, "%s: refused: the FMU does not export %s", path, missing);
+		return why;
+	}
 #define FMI3_API_LOOKUP(field, Name)                                  \
 	do {                                                          \
 		void *sym_ = dlsym(a->lib, "fmi3" #Name);             \
-		if (!sym_)                                            \
-			print_error("no symbol fmi3%s\n", #Name);     \
-		assert_non_null(sym_);                                \
 		memcpy(&a->field, &sym_, sizeof sym_);                \
 	} while (0);
 	FMI3_API_FUNCTIONS(FMI3_API_LOOKUP)
 #undef FMI3_API_LOOKUP
+	return NULL;
+}
+
+/* fmi3_try_import, failing the test when the library is refused. */
+static inline void fmi3_import(Fmi3Api *a, const char *path)
+{
+	char why[16384]; /* room for any path the tests build */
+	if (fmi3_try_import(a, path, why, sizeof why))
+		fail_msg("%s", why);
 }
 
 /* The shared library of a built FMI 3.0 test FMU:

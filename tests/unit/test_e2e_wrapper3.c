@@ -3,7 +3,9 @@
  * window FMU against the same adaptation built as FMI 2.0 (outputs and states bit-identical),
  * the FMI 3.0 state machine (calls in a wrong state are errors with a message), the model
  * descriptions through fmi3_md_check, and a step the control rules cut short (a periodic
- * instant) with and without early return allowed. */
+ * instant) with and without early return allowed; what the wrappers export (every function
+ * of the project's FMI headers, checked with nm) and how they refuse the functions of the
+ * interfaces they do not implement. */
 #define _XOPEN_SOURCE 700
 #include <limits.h>
 #include <math.h>
@@ -19,6 +21,7 @@
 
 #include "fmi2_importer.h"
 #include "fmi3_importer.h"
+#include "assert_contains.h"
 #include "package.h"
 #include "sacc_test.h"
 #include "e2e_kit.h"
@@ -503,6 +506,151 @@ static void controller_sa__buttons_as_booleans__same_as_fmi2(void **state)
 	fmi2_unimport(&a2);
 }
 
+/* ---- what a wrapper exports ------------------------------------------------------------------ */
+
+/* Whether name is one of names[0..n). */
+static int listed(const char *name, const char *const names[], size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(name, names[i]) == 0)
+			return 1;
+	return 0;
+}
+
+#define NAMES(a) (a), sizeof(a) / sizeof *(a)
+
+/* The functions the library at lib exports (nm -D --defined-only: code, "T"), checked
+ * against the project's header lists (fmi_strict.h has them from fmi2Functions.h and
+ * fmi3Functions.h): every function of the FMU's FMI version is there, and no other FMI
+ * function, of either version. */
+static void assert_exports(const char *lib, int version)
+{
+	char cmd[PATH_MAX + 64], line[512], addr[64], type[8], name[256];
+	size_t found = 0, expected;
+	snprintf(cmd, sizeof cmd, "nm -D --defined-only '%s'", lib);
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof line, p)) {
+		if (sscanf(line, "%63s %7s %255s", addr, type, name) != 3 || strcmp(type, "T") != 0 ||
+		    strncmp(name, "fmi", 3) != 0)
+			continue;
+		int ok = version == 3 ? listed(name, NAMES(fmi3_all_names))
+		                      : listed(name, NAMES(fmi2_common_names)) ||
+		                                listed(name, NAMES(fmi2_me_names)) ||
+		                                listed(name, NAMES(fmi2_cs_names));
+		if (!ok)
+			fail_msg("%s exports %s, no FMI %d.0 function", lib, name, version);
+		found++;
+	}
+	assert_int_equal(pclose(p), 0);
+	expected = version == 3 ? sizeof fmi3_all_names / sizeof *fmi3_all_names
+	                        : sizeof fmi2_common_names / sizeof *fmi2_common_names +
+	                                  sizeof fmi2_me_names / sizeof *fmi2_me_names +
+	                                  sizeof fmi2_cs_names / sizeof *fmi2_cs_names;
+	/* nm lists each symbol once, so as many as the lists hold means all of them. */
+	assert_int_equal(found, expected);
+}
+
+static void wrappers__exports__every_function_of_the_headers_and_no_other(void **state)
+{
+	(void)state;
+	char dir[PATH_MAX], lib[2 * PATH_MAX];
+	/* The standard's headers declare 75 FMI 3.0 functions and 44 FMI 2.0 ones. */
+	assert_int_equal(sizeof fmi3_all_names / sizeof *fmi3_all_names, 75);
+	assert_int_equal(sizeof fmi2_common_names / sizeof *fmi2_common_names +
+	                 sizeof fmi2_me_names / sizeof *fmi2_me_names +
+	                 sizeof fmi2_cs_names / sizeof *fmi2_cs_names, 44);
+	const char *const ids3[] = {"passthrough_sa", "controller_sa"};
+	for (size_t i = 0; i < sizeof ids3 / sizeof *ids3; i++) {
+		unpack(OUT3, ids3[i], dir);
+		snprintf(lib, sizeof lib, "%s/binaries/x86_64-linux/%s.so", dir, ids3[i]);
+		assert_exports(lib, 3);
+	}
+	unpack(OUT2, "passthrough_sa", dir);
+	snprintf(lib, sizeof lib, "%s/binaries/linux64/passthrough_sa.so", dir);
+	assert_exports(lib, 2);
+}
+
+/* What an FMI 2.0 instance logged last, formatted. */
+static char logged2[1024];
+
+static void capture2(fmi2ComponentEnvironment env, fmi2String name, fmi2Status status,
+                     fmi2String category, fmi2String message, ...)
+{
+	va_list ap;
+	(void)env, (void)name, (void)status, (void)category;
+	va_start(ap, message);
+	vsnprintf(logged2, sizeof logged2, message, ap);
+	va_end(ap);
+}
+
+static void passthrough__other_interfaces__refused_naming_the_function(void **state)
+{
+	(void)state;
+	Fmu3 f;
+	fmi3Boolean enter_event = fmi3True, terminate = fmi3True;
+	double x[2] = {1, 2};
+	size_t n = 7;
+	int early;
+	double last;
+	open3(&f, "passthrough_sa");
+	fmi3Instance c = instantiate3(&f, 0);
+	logged[0] = '\0';
+	assert_refused(f.api.set_time(c, 1.0),
+	               "fmi3SetTime: passthrough_sa supports Co-Simulation only");
+	assert_refused(f.api.enter_continuous_time_mode(c),
+	               "fmi3EnterContinuousTimeMode: passthrough_sa supports Co-Simulation only");
+	assert_refused(f.api.completed_integrator_step(c, fmi3True, &enter_event, &terminate),
+	               "fmi3CompletedIntegratorStep: passthrough_sa supports Co-Simulation only");
+	assert_refused(f.api.get_number_of_continuous_states(c, &n),
+	               "fmi3GetNumberOfContinuousStates: passthrough_sa supports Co-Simulation");
+	assert_int_equal(n, 7);
+	assert_refused(f.api.activate_model_partition(c, 0, 0.0),
+	               "fmi3ActivateModelPartition: passthrough_sa supports Co-Simulation only");
+	/* The instance is unharmed: it initializes and steps. */
+	assert_int_equal(f.api.enter_init(c, fmi3False, 0, 0, fmi3False, 0), fmi3OK);
+	assert_int_equal(f.api.exit_init(c), fmi3OK);
+	assert_int_equal(step3(&f, c, 0, 0.1, &early, &last), fmi3OK);
+	f.api.free_instance(c);
+	assert_null(f.api.instantiate_se("w3", f.token, f.resources, fmi3False, fmi3False, NULL,
+	                                 logger3, NULL, NULL, NULL));
+	assert_contains(logged, "fmi3InstantiateScheduledExecution: passthrough_sa supports "
+	                        "Co-Simulation only");
+	fmi3_unimport(&f.api);
+
+	/* The FMI 2.0 build: its Model Exchange functions the same. */
+	Fmi2Api a2;
+	char dir2[PATH_MAX], lib[2 * PATH_MAX], guid[64], uri[PATH_MAX + 32];
+	unpack(OUT2, "passthrough_sa", dir2);
+	snprintf(lib, sizeof lib, "%s/binaries/linux64/passthrough_sa.so", dir2);
+	fmi2_import(&a2, lib);
+	assert_true(md_attr(dir2, "guid=", "guid", guid, sizeof guid));
+	snprintf(uri, sizeof uri, "file://%s/resources", dir2);
+	const fmi2CallbackFunctions cb = {capture2, calloc, free, NULL, NULL};
+	fmi2Component c2 = a2.instantiate("w2", fmi2CoSimulation, guid, uri, &cb, fmi2False,
+	                                  fmi2False);
+	assert_non_null(c2);
+	fmi2SetTimeTYPE *set_time;
+	fmi2GetContinuousStatesTYPE *get_states;
+	void *sym = dlsym(a2.lib, "fmi2SetTime");
+	memcpy(&set_time, &sym, sizeof sym);
+	sym = dlsym(a2.lib, "fmi2GetContinuousStates");
+	memcpy(&get_states, &sym, sizeof sym);
+	assert_non_null(set_time);
+	assert_non_null(get_states);
+	assert_int_equal(set_time(c2, 1.0), fmi2Error);
+	assert_contains(logged2, "fmi2SetTime: passthrough_sa supports Co-Simulation only");
+	assert_int_equal(get_states(c2, x, 2), fmi2Error);
+	assert_contains(logged2, "fmi2GetContinuousStates: passthrough_sa supports Co-Simulation "
+	                         "only");
+	assert_int_equal(a2.setup(c2, fmi2False, 0, 0, fmi2False, 0), fmi2OK);
+	assert_int_equal(a2.enter_init(c2), fmi2OK);
+	assert_int_equal(a2.exit_init(c2), fmi2OK);
+	assert_int_equal(a2.do_step(c2, 0, 0.1, fmi2True), fmi2OK);
+	a2.free_instance(c2);
+	fmi2_unimport(&a2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -515,6 +663,8 @@ int main(void)
 		cmocka_unit_test(crossing_out__early_return__same_as_fmi2_retry),
 		cmocka_unit_test(crossing_of_an_input__early_return_allowed__discard_back_at_t),
 		cmocka_unit_test(controller_sa__buttons_as_booleans__same_as_fmi2),
+		cmocka_unit_test(wrappers__exports__every_function_of_the_headers_and_no_other),
+		cmocka_unit_test(passthrough__other_interfaces__refused_naming_the_function),
 	};
 	return cmocka_run_group_tests(tests, group_setup, NULL);
 }

@@ -407,6 +407,49 @@ static void assert_output_deps(const FmuInfo *f, bool mealy)
 	}
 }
 
+/* Output `out` of f depends directly on exactly the inputs named (a NULL-ended list, in
+ * ScalarVariable order); list says which: f->outputs, or f->initial_unknowns (there the
+ * parameters every initial unknown depends on are left out of the comparison). */
+static void assert_deps_in(const FmuOutputDep *list, int n, const FmuInfo *f, const char *out,
+			   va_list ap)
+{
+	const FmuOutputDep *o = NULL;
+	for (int k = 0; k < n; k++)
+		if (strcmp(f->vars[list[k].var].name, out) == 0)
+			o = &list[k];
+	if (!o)
+		fail_msg("output '%s' is not listed", out);
+	assert_true(o->deps_given);
+	int j = 0;
+	for (const char *name = va_arg(ap, const char *); name; name = va_arg(ap, const char *)) {
+		while (j < o->ndeps && f->vars[o->deps[j]].causality != CAUS_INPUT)
+			j++;
+		if (j == o->ndeps)
+			fail_msg("output '%s' does not depend on '%s'", out, name);
+		assert_string_equal(f->vars[o->deps[j]].name, name);
+		j++;
+	}
+	for (; j < o->ndeps; j++)
+		if (f->vars[o->deps[j]].causality == CAUS_INPUT)
+			fail_msg("output '%s' also depends on '%s'", out, f->vars[o->deps[j]].name);
+}
+
+static void assert_deps(const FmuInfo *f, const char *out, ...)
+{
+	va_list ap;
+	va_start(ap, out);
+	assert_deps_in(f->outputs, f->noutputs, f, out, ap);
+	va_end(ap);
+}
+
+static void assert_init_deps(const FmuInfo *f, const char *out, ...)
+{
+	va_list ap;
+	va_start(ap, out);
+	assert_deps_in(f->initial_unknowns, f->ninitial_unknowns, f, out, ap);
+	va_end(ap);
+}
+
 /* ---- scripts ----------------------------------------------------------------------------- */
 
 #define WINDOW "\tfor inner fmu Window window\n\t\tat \"window.fmu\"\n"
@@ -540,6 +583,149 @@ static void validator__broken_descriptions__each_rejected(void **state)
 	}
 }
 
+
+/* ---- dependencies ------------------------------------------------------------------------ */
+
+#define FEEDTHROUGH "\tfor inner fmu Feedthrough f\n\t\tat \"feedthrough.fmu\"\n"
+
+/* A pass-through of the feedthrough FMU: each output on its own input, as the inner
+ * declares, and the discrete ports stay discrete. */
+static void emit_md__pass_through__inner_dependencies_port_by_port(void **state)
+{
+	(void)state;
+	Emitted e;
+	emit_text(&e, "semantic adaptation reactive mealy pass_sa\nat \"pass_sa.fmu\"\n"
+		  FEEDTHROUGH, "pass_sa");
+	const FmuInfo *f = e.md;
+	assert_deps(f, "Float64_continuous_output", "Float64_continuous_input", NULL);
+	assert_deps(f, "Float64_discrete_output", "Float64_discrete_input", NULL);
+	assert_deps(f, "Int32_output", "Int32_input", NULL);
+	assert_deps(f, "Boolean_output", "Boolean_input", NULL);
+	assert_init_deps(f, "Int32_output", "Int32_input", NULL);
+	assert_int_equal(md_var(f, "Float64_continuous_input")->variability, VAR_CONTINUOUS);
+	assert_int_equal(md_var(f, "Float64_continuous_output")->variability, VAR_CONTINUOUS);
+	assert_int_equal(md_var(f, "Float64_discrete_input")->variability, VAR_DISCRETE);
+	assert_int_equal(md_var(f, "Float64_discrete_output")->variability, VAR_DISCRETE);
+	emitted_free(&e);
+}
+
+/* Out rules: one reads an input (directly, and through a condition), one an inner
+ * output with no dependencies (the integrator's state), one a constant. */
+static void emit_md__out_rules__inputs_read_are_dependencies(void **state)
+{
+	(void)state;
+	Emitted e;
+	emit_text(&e, "semantic adaptation reactive mealy rules_sa\nat \"rules_sa.fmu\"\n"
+		  "\tfor inner fmu Integrator integ\n\t\tat \"integrator.fmu\"\n"
+		  "input ports Real u -> integ.u, Real v, Real w\n"
+		  "output ports Real twice, Real x, Real sign, Real one\n"
+		  "out rules {\n"
+		  "\ttrue -> { } --> { rules_sa.twice := 2.0 * rules_sa.v; rules_sa.x := integ.x; };\n"
+		  "\trules_sa.w > 0.0 -> { } --> { rules_sa.sign := 1.0; };\n"
+		  "\ttrue -> { } --> { rules_sa.one := 1.0; };\n"
+		  "}\n", "rules_sa");
+	const FmuInfo *f = e.md;
+	assert_deps(f, "twice", "v", NULL);
+	assert_deps(f, "x", NULL); /* the integrator's x depends on no input */
+	assert_deps(f, "sign", "w", NULL);
+	assert_deps(f, "one", NULL);
+	emitted_free(&e);
+}
+
+/* In rules feed an in var; an out rule reads it: a dependency.  The control rules feed
+ * the inner from another in var before its step: not a dependency, since G does not run
+ * them (an output after the step sees that input through the step only). */
+static void emit_md__control_rules_input__through_the_step_only(void **state)
+{
+	(void)state;
+	Emitted e;
+	emit_text(&e, "semantic adaptation reactive mealy ctrl_sa\nat \"ctrl_sa.fmu\"\n"
+		  FEEDTHROUGH
+		  "input ports Real a, Real b\n"
+		  "output ports Real ya, Real yb\n"
+		  "control rules {\n"
+		  "\tf.Float64_continuous_input := sb;\n"
+		  "\tvar step := do_step(f, t, H);\n"
+		  "\treturn step;\n"
+		  "}\n"
+		  "in var sa := 0.0, sb := 0.0;\n"
+		  "in rules { true -> { sa := ctrl_sa.a; sb := ctrl_sa.b; } --> { }; }\n"
+		  "out rules {\n"
+		  "\ttrue -> { } --> { ctrl_sa.ya := 3.0 * sa; ctrl_sa.yb := f.Float64_continuous_output; };\n"
+		  "}\n", "ctrl_sa");
+	const FmuInfo *f = e.md;
+	assert_deps(f, "ya", "a", NULL);
+	assert_deps(f, "yb", NULL);
+	emitted_free(&e);
+}
+
+/* A Moore wrapper: no output depends on an input between steps, but the Init sequence
+ * (In, the inners, Out) makes a pass-through's initial outputs follow its inputs. */
+static void emit_md__moore__no_dependencies_but_initial_ones(void **state)
+{
+	(void)state;
+	Emitted e;
+	emit_text(&e, "semantic adaptation reactive moore moore_sa\nat \"moore_sa.fmu\"\n"
+		  FEEDTHROUGH, "moore_sa");
+	const FmuInfo *f = e.md;
+	assert_false(f->is_mealy);
+	assert_deps(f, "Int32_output", NULL);
+	assert_init_deps(f, "Int32_output", "Int32_input", NULL);
+	assert_init_deps(f, "Boolean_output", "Boolean_input", NULL);
+	emitted_free(&e);
+}
+
+/* A wrapper over a wrapper (an adaptation of this build) and an internal coupling: the
+ * inner adaptation's dependencies are its own analysis's, through the coupling into a
+ * second inner; its discrete port is discrete in the outer wrapper too. */
+static void emit_md__nested__dependencies_compose(void **state)
+{
+	(void)state;
+	Emitted e;
+	emit_text(&e, "semantic adaptation reactive mealy in_sa\nat \"in_sa.fmu\"\n" FEEDTHROUGH
+		  "\n"
+		  "semantic adaptation reactive mealy out_sa\nat \"out_sa.fmu\"\n"
+		  "\tfor inner fmu InSA a\n\t\tat \"in_sa.fmu\"\n" FEEDTHROUGH
+		  "\tcoupled as a.Int32_output -> f.Int32_input\n"
+		  "input ports Real u -> a.Float64_continuous_input, Real d -> a.Float64_discrete_input,\n"
+		  "\tInteger i -> a.Int32_input, Bool p -> a.Boolean_input,\n"
+		  "\tReal fu -> f.Float64_continuous_input, Real fd -> f.Float64_discrete_input,\n"
+		  "\tBool fp -> f.Boolean_input\n"
+		  "output ports Integer k <- f.Int32_output, Real y <- f.Float64_continuous_output,\n"
+		  "\tReal ad <- a.Float64_discrete_output\n", "out_sa");
+	const FmuInfo *f = e.md;
+	assert_deps(f, "k", "i", NULL);
+	assert_deps(f, "y", "fu", NULL);
+	assert_deps(f, "ad", "d", NULL);
+	assert_int_equal(md_var(f, "d")->variability, VAR_DISCRETE);
+	assert_int_equal(md_var(f, "ad")->variability, VAR_DISCRETE);
+	assert_int_equal(md_var(f, "u")->variability, VAR_CONTINUOUS);
+	emitted_free(&e);
+}
+
+/* The same dependencies in an FMI 3.0 description: value references, not indices. */
+static void emit_md3__pass_through__dependencies_by_value_reference(void **state)
+{
+	(void)state;
+	Emitted e;
+	emit_text(&e, "semantic adaptation reactive mealy pass_sa\nat \"pass_sa.fmu\"\n"
+		  FEEDTHROUGH, "pass_sa");
+	size_t len = 0;
+	char *xml = emit_md3_buffer(e.t->c, e.l, &len);
+	assert_non_null(xml);
+	uint32_t in = emit_vr3(e.l, TY_INTEGER, layout_var(e.l, "Int32_input")->vr);
+	uint32_t out = emit_vr3(e.l, TY_INTEGER, layout_var(e.l, "Int32_output")->vr);
+	char want[160];
+	snprintf(want, sizeof want, "<Output valueReference=\"%u\" dependencies=\"%u\" "
+		 "dependenciesKind=\"dependent\"/>", (unsigned)out, (unsigned)in);
+	assert_contains(xml, want);
+	assert_contains(xml, "<Float64 name=\"Float64_discrete_input\"");
+	assert_non_null(strstr(strstr(xml, "name=\"Float64_discrete_input\""),
+			       "variability=\"discrete\""));
+	free(xml);
+	emitted_free(&e);
+}
+
 /* ---- the power-window adaptations -------------------------------------------------------- */
 
 static void emit_md__window_sa__reactive_mealy_over_three_inputs(void **state)
@@ -559,10 +745,12 @@ static void emit_md__window_sa__reactive_mealy_over_three_inputs(void **state)
 	assert_true(f->can_serialize_fmu_state);
 	assert_true(f->is_mealy);
 	assert_true(f->is_reactive);
-	assert_output_deps(f, true);
 	assert_int_equal(f->noutputs, 2);
 	assert_string_equal(f->vars[f->outputs[0].var].name, "disp");
 	assert_string_equal(f->vars[f->outputs[1].var].name, "tau");
+	/* window.fmu's own: height from the displacement, the torque from speed and force */
+	assert_deps(f, "disp", "displacement", NULL);
+	assert_deps(f, "tau", "speed", "reaction_force", NULL);
 	/* inputs first, then outputs, then params, then the inner's parameters */
 	static const char *const order[] = {
 		"displacement", "speed", "reaction_force", "disp", "tau",
@@ -767,7 +955,11 @@ static void emit_md__nested_without_state__inherits_through_adaptation(void **st
 	assert_false(e.md->can_serialize_fmu_state);
 	assert_false(e.md->can_interpolate_inputs); /* delayed */
 	assert_true(e.md->is_mealy);
-	assert_output_deps(e.md, true);
+	/* the Moore inner adaptation's outputs depend on no input, the window's on its own */
+	assert_deps(e.md, "y", NULL);
+	assert_deps(e.md, "z", NULL);
+	assert_deps(e.md, "height", "displacement", NULL);
+	assert_deps(e.md, "reaction_torque", "speed", "reaction_force", NULL);
 	emitted_free(&e);
 }
 
@@ -1021,6 +1213,12 @@ int main(void)
 		cmocka_unit_test(validator__broken_descriptions__each_rejected),
 		cmocka_unit_test(emit_md__window_sa__reactive_mealy_over_three_inputs),
 		cmocka_unit_test(emit_md__loop_sa__moore_outputs_without_dependencies),
+		cmocka_unit_test(emit_md__pass_through__inner_dependencies_port_by_port),
+		cmocka_unit_test(emit_md__out_rules__inputs_read_are_dependencies),
+		cmocka_unit_test(emit_md__control_rules_input__through_the_step_only),
+		cmocka_unit_test(emit_md__moore__no_dependencies_but_initial_ones),
+		cmocka_unit_test(emit_md__nested__dependencies_compose),
+		cmocka_unit_test(emit_md3__pass_through__dependencies_by_value_reference),
 		cmocka_unit_test(emit_md__controller_sa__bool_inputs_discrete_with_own_references),
 		cmocka_unit_test(emit_md__power_sa__delayed_cannot_interpolate),
 		cmocka_unit_test(emit_md__every_powerwindow_script__valid),

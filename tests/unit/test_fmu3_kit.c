@@ -11,6 +11,7 @@
 
 #include "fmi3_importer.h"
 #include "assert_close.h"
+#include "assert_contains.h"
 
 /* ---- an importer's side: a logger that keeps the last error --------------------------- */
 
@@ -227,6 +228,52 @@ static void alltypes3__calls_in_wrong_states__error_logged(void **state)
 	assert_int_equal(step(&f, 0.0, 0.1, &o), fmi3Error);
 	assert_non_null(strstr(f.log.last, "not allowed in state Terminated"));
 	close_fmu(&f);
+}
+
+/* Every FMU exports Model Exchange's functions, whatever it implements; the kit's refuse. */
+static void alltypes3__model_exchange_functions__exported_error_logged(void **state)
+{
+	Fmu f;
+	fmi3Boolean enter_event = fmi3True, terminate = fmi3True;
+	size_t nx = 7;
+	(void)state;
+	open_fmu(&f, "alltypes3", 0, 0, NULL);
+	assert_int_equal(f.api.set_time(f.c, 1.0), fmi3Error);
+	assert_string_equal(f.log.last, "[logStatusError] fmi3SetTime: this FMU implements "
+	                                "Co-Simulation only");
+	assert_int_equal(f.api.enter_continuous_time_mode(f.c), fmi3Error);
+	assert_contains(f.log.last, "fmi3EnterContinuousTimeMode: this FMU implements "
+	                            "Co-Simulation only");
+	assert_int_equal(f.api.completed_integrator_step(f.c, fmi3True, &enter_event, &terminate),
+	                 fmi3Error);
+	assert_contains(f.log.last, "fmi3CompletedIntegratorStep: this FMU implements "
+	                            "Co-Simulation only");
+	assert_int_equal(f.api.get_number_of_continuous_states(f.c, &nx), fmi3Error);
+	assert_contains(f.log.last, "fmi3GetNumberOfContinuousStates: this FMU implements "
+	                            "Co-Simulation only");
+	assert_int_equal(nx, 7);
+	/* The refusals leave the instance as it was. */
+	assert_int_equal(f.api.enter_init(f.c, fmi3False, 0.0, 0.0, fmi3False, 0.0), fmi3OK);
+	assert_int_equal(f.api.exit_init(f.c), fmi3OK);
+	close_fmu(&f);
+}
+
+/* An FMU that lacks one function of fmi3Functions.h is refused, as fmusim and FMPy refuse
+ * it, with the function's name; the same FMU with it is imported. */
+static void importer__function_missing__refused_naming_it(void **state)
+{
+	char path[512], why[1024];
+	Fmi3Api a;
+	(void)state;
+	snprintf(path, sizeof path, "%s/fmus3-broken/nosettime/binaries/x86_64-linux/nosettime.so",
+	         build_dir());
+	assert_non_null(fmi3_try_import(&a, path, why, sizeof why));
+	assert_contains(why, "nosettime.so: refused: the FMU does not export fmi3SetTime");
+	fmi3_unimport(&a);
+	fmi3_library_path(path, sizeof path, build_dir(), "aparam3");
+	assert_null(fmi3_try_import(&a, path, why, sizeof why));
+	assert_non_null(a.set_time);
+	fmi3_unimport(&a);
 }
 
 static void alltypes3__wrong_token__not_instantiated(void **state)
@@ -491,6 +538,8 @@ int main(void)
 		cmocka_unit_test(alltypes3__every_type__passes_through_bit_for_bit),
 		cmocka_unit_test(alltypes3__wrong_type_or_count__error_names_the_variable),
 		cmocka_unit_test(alltypes3__calls_in_wrong_states__error_logged),
+		cmocka_unit_test(alltypes3__model_exchange_functions__exported_error_logged),
+		cmocka_unit_test(importer__function_missing__refused_naming_it),
 		cmocka_unit_test(alltypes3__wrong_token__not_instantiated),
 		cmocka_unit_test(array3__arrays__elementwise_as_computed_by_hand),
 		cmocka_unit_test(early3__early_return_allowed__stops_at_each_tick),

@@ -510,6 +510,69 @@ static void stepper_set(fmi2Component c, fmi2ValueReference vr, double v)
 	assert_int_equal(fmi2SetReal(c, &vr, 1, &v), fmi2OK);
 }
 
+/* ---- exports, and the importer as strict as fmusim and FMPy ----------------------------- */
+
+/* fn, typed, from lib's exports (the test fails when it is not exported). */
+#define EXPORTED(lib, fn, name)                                \
+	do {                                                   \
+		void *sym_ = dlsym((lib), (name));             \
+		if (!sym_)                                     \
+			fail_msg("%s is not exported", name);  \
+		memcpy(&(fn), &sym_, sizeof sym_);             \
+	} while (0)
+
+static void window_fmu__model_exchange_functions__exported_error_and_log(void **state)
+{
+	(void)state;
+	Api a;
+	api_open(&a, "window");
+	Log log = {0};
+	fmi2CallbackFunctions cb = {capture_log, NULL, NULL, NULL, &log};
+	fmi2Component c = instantiate(&a, "w", &cb);
+	fmi2SetTimeTYPE *set_time;
+	fmi2EnterEventModeTYPE *enter_event_mode;
+	fmi2GetDerivativesTYPE *get_derivatives;
+	EXPORTED(a.f.lib, set_time, "fmi2SetTime");
+	EXPORTED(a.f.lib, enter_event_mode, "fmi2EnterEventMode");
+	EXPORTED(a.f.lib, get_derivatives, "fmi2GetDerivatives");
+	assert_int_equal(set_time(c, 1.0), fmi2Error);
+	assert_string_equal(log.message, "fmi2SetTime: window implements Co-Simulation only");
+	assert_int_equal(log.status, fmi2Error);
+	assert_int_equal(enter_event_mode(c), fmi2Error);
+	assert_string_equal(log.message, "fmi2EnterEventMode: window implements Co-Simulation only");
+	double dx[2];
+	assert_int_equal(get_derivatives(c, dx, 2), fmi2Error);
+	assert_string_equal(log.message, "fmi2GetDerivatives: window implements Co-Simulation only");
+	/* The refusals leave the instance as it was: it initializes and steps as ever. */
+	start(&a, c, 0.0);
+	assert_int_equal(a.f.do_step(c, 0.0, 0.1, fmi2True), fmi2OK);
+	a.f.free_instance(c);
+	api_close(&a);
+}
+
+static void importer__co_simulation_function_missing__refused_naming_it(void **state)
+{
+	(void)state;
+	char path[256], why[1024];
+	Fmi2Api f;
+	build_path(path, sizeof path,
+	           "fmus-broken/nostringstatus/binaries/linux64/nostringstatus.so");
+	assert_non_null(fmi2_try_import(&f, path, FMI2_USES_CO_SIMULATION, why, sizeof why));
+	assert_contains(why, "nostringstatus.so: refused: the FMU does not export "
+	                     "fmi2GetStringStatus");
+	fmi2_unimport(&f);
+	/* An importer using Model Exchange only needs no Co-Simulation function, as fmusim's
+	 * and FMPy's FMI 2.0 importers do not. */
+	assert_null(fmi2_try_import(&f, path, FMI2_USES_MODEL_EXCHANGE, why, sizeof why));
+	fmi2_unimport(&f);
+	/* The FMU it was built from exports that, and Model Exchange's functions too. */
+	build_path(path, sizeof path, "fmus/ramp/binaries/linux64/ramp.so");
+	assert_null(fmi2_try_import(&f, path, FMI2_USES_CO_SIMULATION | FMI2_USES_MODEL_EXCHANGE,
+	                            why, sizeof why));
+	assert_non_null(f.do_step);
+	fmi2_unimport(&f);
+}
+
 static void fmu_kit__discarded_step__stops_at_reached_time(void **state)
 {
 	(void)state;
@@ -666,6 +729,8 @@ int main(void)
 		cmocka_unit_test(window_fmu__state_round_trip__same_outputs),
 		cmocka_unit_test(window_fmu__wrong_state_calls__error_and_log),
 		cmocka_unit_test(window_fmu__bad_references_and_unsupported__error_and_log),
+		cmocka_unit_test(window_fmu__model_exchange_functions__exported_error_and_log),
+		cmocka_unit_test(importer__co_simulation_function_missing__refused_naming_it),
 		cmocka_unit_test(fmu_kit__discarded_step__stops_at_reached_time),
 		cmocka_unit_test(fmu_kit__input_derivative__integrated_exactly),
 		cmocka_unit_test(fmu_kit__integer_boolean_string__stored_and_checked),

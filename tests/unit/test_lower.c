@@ -660,6 +660,38 @@ static void multiply_rate__no_interpolation__newest_value_held(void **state)
 	check_rate("lower_rate0", 3, p2, 0, 0);
 }
 
+/* A discrete inner input under second order interpolation: held at the newest sample
+ * over the four inner steps (lower_rate_held, whose integrator sums what each inner step
+ * saw), so each step adds p(t + H) H, where an interpolated input would add the sum of the
+ * parabola's values at the inner steps' ends. */
+static void multiply_rate__discrete_input__held_over_the_inner_steps(void **state)
+{
+	(void)state;
+	check_rate("lower_rate_held", 4, p2, 0, 0);
+}
+
+/* The reactive pass-through of the feedthrough FMU (tests/e2e/feedthrough_pass.sa) given
+ * the same input derivative for both Real inputs: the continuous one reaches the inner
+ * extrapolated to the step's end, u + du H; the discrete one is held at u. */
+static void input_derivatives__discrete_input__held_not_extrapolated(void **state)
+{
+	(void)state;
+	Fmu f;
+	load_fmu(&f, "e2e", "ft_pass_a");
+	fmi2Component c = start_fmu(&f, "pass");
+	fmi2ValueReference vr[2] = {vr_of(&f, "Float64_continuous_input"),
+	                            vr_of(&f, "Float64_discrete_input")};
+	const fmi2Integer order[2] = {1, 1};
+	const fmi2Real du[2] = {4.0, 4.0};
+	set1(&f, c, vr[0], 1.0);
+	set1(&f, c, vr[1], 1.0);
+	assert_int_equal(f.api.set_input_derivatives(c, vr, 2, order, du), fmi2OK);
+	assert_int_equal(f.api.do_step(c, 0.0, 0.5, fmi2True), fmi2OK);
+	assert_close(get1(&f, c, vr_of(&f, "Float64_continuous_output")), 1.0 + 4.0 * 0.5, 1e-15);
+	assert_close(get1(&f, c, vr_of(&f, "Float64_discrete_output")), 1.0, 0.0);
+	stop_fmu(&f, c);
+}
+
 /* ---- successive substitution and delay ---- */
 
 static void successive_substitution__in_contact__converges_to_the_contact_force(void **state)
@@ -1365,6 +1397,8 @@ int main(void)
 		cmocka_unit_test(multiply_rate__order_2__exact_for_parabolas),
 		cmocka_unit_test(multiply_rate__order_4__exact_for_quartics),
 		cmocka_unit_test(multiply_rate__no_interpolation__newest_value_held),
+		cmocka_unit_test(multiply_rate__discrete_input__held_over_the_inner_steps),
+		cmocka_unit_test(input_derivatives__discrete_input__held_not_extrapolated),
 		cmocka_unit_test(successive_substitution__in_contact__converges_to_the_contact_force),
 		cmocka_unit_test(delay__each_step__obstacle_sees_previous_height),
 		cmocka_unit_test(declarative_loop_sa__same_as_hand_written),

@@ -414,6 +414,75 @@ static void isolate__host_dies_mid_answer_or_never_answers__fatal(void **state)
 	bad_host_case("shrink", 0, "[window] load: the FMU's process exited with status 4");
 }
 
+/* The window FMU behind this program as a host that forges one answer (forging_host), the
+ * instance started. */
+static SartInner *open_forged(const char *mode, Log *log)
+{
+	SartIsolation iso = {self_path, 0, 0, 0, -1, 0};
+	setenv("SART_TEST_BAD_HOST", mode, 1);
+	SartInner *in = open_fmu("window", "window", 0, 1, &iso, log, SART_OK);
+	unsetenv("SART_TEST_BAD_HOST");
+	start(in, WINDOW_GUID);
+	return in;
+}
+
+/* Found by tests/fuzz/fuzz_channel: a host whose answer to doStep claims a time outside the
+ * step.  The call is fatal (the host lies), and *reached is NaN as on every error, not
+ * left as the caller had it. */
+static void isolate__step_answered_outside_itself__fatal_reached_nan(void **state)
+{
+	(void)state;
+	Log log = {0};
+	SartInner *in = open_forged("farstep", &log);
+	double reached = 42;
+	assert_int_equal(sart_inner_do_step(in, 1, 0.5, 0, &reached), SART_FATAL);
+	assert_true(isnan(reached));
+	assert_contains(sart_inner_message(in), "[window] doStep(t = 1, h = 0.5): the FMU's "
+	                                        "process answered garbage (a step reaching t = 2)");
+	sart_inner_free(in);
+	assert_nothing_left();
+}
+
+/* Found by tests/fuzz/fuzz_channel: a host that answers a state's serialized size with more
+ * bytes than the shared memory could ever carry.  Handed on, the importer would allocate
+ * that much (here 2^62 bytes) for a serialization bound to fail; it is an error of the
+ * call instead, and the instance goes on. */
+static void isolate__serialized_size_beyond_the_slot__error_not_allocated(void **state)
+{
+	(void)state;
+	Log log = {0};
+	SartInner *in = open_forged("hugestate", &log);
+	void *st = NULL;
+	size_t size = 7;
+	assert_int_equal(sart_inner_get_state(in, &st), SART_OK);
+	assert_int_equal(sart_inner_serialized_size(in, st, &size), SART_ERROR);
+	assert_int_equal(size, 7);
+	assert_contains(sart_inner_message(in), "[window] serializedFMUstateSize: 4611686018427387904 "
+	                                        "values or bytes do not fit in the shared memory");
+	assert_int_equal(sart_inner_free_state(in, &st), SART_OK);
+	assert_null(st);
+	sart_inner_free(in);
+	assert_nothing_left();
+}
+
+/* Found by tests/fuzz/fuzz_channel: a host that answers Fatal while its report of the call
+ * says OK.  The call is fatal all the same, and no further call reaches the child. */
+static void isolate__fatal_with_a_milder_report__still_fatal(void **state)
+{
+	(void)state;
+	Log log = {0};
+	SartInner *in = open_forged("fatalmild", &log);
+	SartVr vr = W_HEIGHT;
+	double v;
+	assert_int_equal(sart_inner_get_real(in, &vr, 1, &v), SART_FATAL);
+	assert_contains(sart_inner_message(in), "[window] getReal returned Fatal");
+	assert_int_equal(sart_inner_get_real(in, &vr, 1, &v), SART_FATAL);
+	assert_contains(sart_inner_message(in), "[window] sart_inner_get_real: an earlier call was "
+	                                        "fatal");
+	sart_inner_free(in);
+	assert_nothing_left();
+}
+
 static void isolate__missing_host__clear_error(void **state)
 {
 	(void)state;
@@ -553,6 +622,43 @@ static void isolate__shared_memory_cut_short__refused(void **state)
 
 /* ---- this program as a misbehaving host ------------------------------------------------- */
 
+/* Answers every request OK with nothing to say, as a host of an FMU that does nothing
+ * would, except the one answer its mode forges; quits when told to. */
+static int forging_host(SartChan *ch, uint32_t seq, const char *mode)
+{
+	for (;;) {
+		SartChanHeader *h = ch->h;
+		h->ans_op = h->op;
+		h->status = SART_OK;
+		h->log_len = 0;
+		h->log_dropped = 0;
+		h->ans_len = 0;
+		h->ans_n = 0;
+		h->ans_id = 1;
+		h->reached = h->d[0] + h->d[1];
+		if (h->op == SART_OP_DO_STEP && !strcmp(mode, "farstep"))
+			h->reached = h->d[0] + 2 * h->d[1];
+		if (h->op == SART_OP_SERIALIZED_SIZE && !strcmp(mode, "hugestate"))
+			h->ans_n = (uint64_t)1 << 62;
+		if (h->op == SART_OP_GET_REAL && !strcmp(mode, "fatalmild")) {
+			/* Fatal, with the seam's report of the call at status OK */
+			static const char cat[] = "logStatusOK", text[] = "[window] all is well";
+			SartLogRecord r = {SART_OK, 1, sizeof cat, sizeof text};
+			unsigned char *log = sart_chan_log(ch);
+			memcpy(log, &r, sizeof r);
+			memcpy(log + sizeof r, cat, sizeof cat);
+			memcpy(log + sizeof r + sizeof cat, text, sizeof text);
+			h->log_len = sizeof r + sizeof cat + sizeof text;
+			h->status = SART_FATAL;
+		}
+		int quit = h->op == SART_OP_QUIT;
+		sart_chan_answer(ch, seq);
+		if (quit)
+			return 0;
+		seq = sart_chan_next(ch, seq);
+	}
+}
+
 static int bad_host(int argc, char **argv, const char *mode)
 {
 	SartChan ch;
@@ -562,6 +668,8 @@ static int bad_host(int argc, char **argv, const char *mode)
 		return 2;
 	uint32_t seq = sart_chan_next(&ch, 0);
 	SartChanHeader *h = ch.h;
+	if (!strcmp(mode, "farstep") || !strcmp(mode, "hugestate") || !strcmp(mode, "fatalmild"))
+		return forging_host(&ch, seq, mode);
 	if (!strcmp(mode, "garbage")) {
 		h->ans_op = 1234;
 		h->status = 99;
@@ -612,6 +720,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(isolate__shared_memory_too_small__error_not_crash),
 		cmocka_unit_test(isolate__host_answers_garbage__fatal_not_crash),
 		cmocka_unit_test(isolate__host_dies_mid_answer_or_never_answers__fatal),
+		cmocka_unit_test(isolate__step_answered_outside_itself__fatal_reached_nan),
+		cmocka_unit_test(isolate__serialized_size_beyond_the_slot__error_not_allocated),
+		cmocka_unit_test(isolate__fatal_with_a_milder_report__still_fatal),
 		cmocka_unit_test(isolate__missing_host__clear_error),
 		cmocka_unit_test(isolate__malformed_requests__answered_as_errors),
 		cmocka_unit_test(isolate__binary_records__bounded_both_ways),

@@ -162,6 +162,58 @@ static void simulate__instances__share_a_library_unless_once_per_process(void **
 	assert_tmp_empty(c);
 }
 
+/* Two pass-through wrappers of the feedthrough FMU coupled both ways
+ * (tests/e2e/feedthrough_pass.sa): each wrapper output depends on its own input only, so
+ * there is no algebraic loop, as between the bare FMUs; and the delayed pair's results
+ * are the bare FMUs' under the same input table, value for value. */
+static void simulate__pass_through_wrappers__no_false_loop_same_results(void **state)
+{
+	Ctx *c = *state;
+	char args[1024];
+	const char *kinds[] = {"bare", "pass", "held"};
+	for (int k = 0; k < 3; k++) {
+		char text[512], name[32];
+		bool bare = k == 0;
+		snprintf(text, sizeof text,
+		         "module coupled_%s\n"
+		         "fmu %s a at \"%s%s\"\n"
+		         "fmu %s b at \"%s%s\"\n"
+		         "a.Int32_output -> b.Int32_input\n"
+		         "b.Float64_continuous_output -> a.Float64_continuous_input\n",
+		         kinds[k], bare ? "Feedthrough" : "Wrapper", bare ? "feedthrough" : "ft_",
+		         bare ? ".fmu" : k == 1 ? "pass_a.fmu" : "held_a.fmu",
+		         bare ? "Feedthrough" : "Wrapper", bare ? "feedthrough" : "ft_",
+		         bare ? ".fmu" : k == 1 ? "pass_b.fmu" : "held_b.fmu");
+		snprintf(name, sizeof name, "%s.sa", kinds[k]);
+		write_text(c, name, text);
+		snprintf(args, sizeof args, "-L '%s/e2e' '%s' --explain", test_build_dir(),
+		         path_in(c, name));
+		assert_int_equal(simulate(c, args), 0);
+		char *out = file_in(c, "out.txt");
+		assert_contains(out, "algebraic loops: none");
+		free(out);
+	}
+	write_text(c, "in.csv", "time,a.Int32_input,b.Float64_continuous_input,"
+	                        "a.Float64_discrete_input,b.Boolean_input\n"
+	                        "0,1,0.5,2,0\n0.3,4,1.5,-1,1\n0.7,-2,3,5,0\n1,7,2,1,1\n");
+	char *csv[2];
+	for (int k = 0; k < 2; k++) {
+		snprintf(args, sizeof args, "-L '%s/e2e' '%s' --stop 1 --step 0.1 --input '%s' "
+		         "-o '%s'", test_build_dir(), path_in(c, k ? "held.sa" : "bare.sa"),
+		         path_in(c, "in.csv"), path_in(c, "r.csv"));
+		assert_int_equal(simulate(c, args), 0);
+		csv[k] = file_in(c, "r.csv");
+	}
+	/* the bare FMUs hold their inputs over a step: at 0.4, the table's values of 0.3
+	 * (b's Real 1.5, a's Integer 4, which b passes on); a's Real is b's of 0.3, the
+	 * table's 1.5 - (1.5 - 0.5) / 3 */
+	assert_contains(csv[0], "\n0.4,1.1666666666666667,-1,4,0,1.5000000000000002,0,4,1\n");
+	assert_string_equal(csv[1], csv[0]);
+	free(csv[0]);
+	free(csv[1]);
+	assert_tmp_empty(c);
+}
+
 static void simulate__fmu_fails__csv_kept_exit_1(void **state)
 {
 	Ctx *c = *state;
@@ -622,6 +674,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(simulate__wrapper__set_reaches_inner_params_two_levels,
 		                                setup, teardown),
 		cmocka_unit_test_setup_teardown(simulate__scenario__masters_by_hand, setup, teardown),
+		cmocka_unit_test_setup_teardown(simulate__pass_through_wrappers__no_false_loop_same_results,
+		                                setup, teardown),
 		cmocka_unit_test_setup_teardown(simulate__explain__graph_and_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			simulate__instances__share_a_library_unless_once_per_process, setup, teardown),

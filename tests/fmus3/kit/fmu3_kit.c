@@ -859,12 +859,17 @@ fmi3Status fmi3DeserializeFMUState(fmi3Instance c, const fmi3Byte serializedStat
 
 /* ---- what the kit does not offer: fmi3Error with a message ------------------------------- */
 
-static fmi3Status unsupported(fmi3Instance c, const char *fn)
+static fmi3Status refuse(fmi3Instance c, const char *fn, const char *why)
 {
 	Kit3Instance *k = enter(c, fn, PH_ALIVE);
 	if (!k)
 		return fmi3Error;
-	return fail(k, fn, "not supported by this FMU");
+	return fail(k, fn, "%s", why);
+}
+
+static fmi3Status unsupported(fmi3Instance c, const char *fn)
+{
+	return refuse(c, fn, "not supported by this FMU");
 }
 
 fmi3Status fmi3GetClock(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr,
@@ -1004,4 +1009,74 @@ fmi3Status fmi3ActivateModelPartition(fmi3Instance c, fmi3ValueReference clockRe
 {
 	(void)clockReference, (void)activationTime;
 	return unsupported(c, "fmi3ActivateModelPartition");
+}
+
+/* ---- Model Exchange: exported, as every FMU exports it, and refused ---------------------- */
+
+/* A Model Exchange function on this Co-Simulation FMU's instance: fmi3Error, logged. */
+static fmi3Status co_simulation_only(fmi3Instance c, const char *fn)
+{
+	return refuse(c, fn, "this FMU implements Co-Simulation only");
+}
+
+fmi3Status fmi3EnterContinuousTimeMode(fmi3Instance c)
+{
+	return co_simulation_only(c, "fmi3EnterContinuousTimeMode");
+}
+
+fmi3Status fmi3CompletedIntegratorStep(fmi3Instance c,
+                                       fmi3Boolean noSetFMUStatePriorToCurrentPoint,
+                                       fmi3Boolean *enterEventMode,
+                                       fmi3Boolean *terminateSimulation)
+{
+	(void)noSetFMUStatePriorToCurrentPoint, (void)enterEventMode, (void)terminateSimulation;
+	return co_simulation_only(c, "fmi3CompletedIntegratorStep");
+}
+
+fmi3Status fmi3SetTime(fmi3Instance c, fmi3Float64 time)
+{
+	(void)time;
+	return co_simulation_only(c, "fmi3SetTime");
+}
+
+fmi3Status fmi3SetContinuousStates(fmi3Instance c, const fmi3Float64 x[], size_t nx)
+{
+	(void)x, (void)nx;
+	return co_simulation_only(c, "fmi3SetContinuousStates");
+}
+
+fmi3Status fmi3GetContinuousStateDerivatives(fmi3Instance c, fmi3Float64 dx[], size_t nx)
+{
+	(void)dx, (void)nx;
+	return co_simulation_only(c, "fmi3GetContinuousStateDerivatives");
+}
+
+fmi3Status fmi3GetEventIndicators(fmi3Instance c, fmi3Float64 z[], size_t nz)
+{
+	(void)z, (void)nz;
+	return co_simulation_only(c, "fmi3GetEventIndicators");
+}
+
+fmi3Status fmi3GetContinuousStates(fmi3Instance c, fmi3Float64 x[], size_t nx)
+{
+	(void)x, (void)nx;
+	return co_simulation_only(c, "fmi3GetContinuousStates");
+}
+
+fmi3Status fmi3GetNominalsOfContinuousStates(fmi3Instance c, fmi3Float64 nominals[], size_t nx)
+{
+	(void)nominals, (void)nx;
+	return co_simulation_only(c, "fmi3GetNominalsOfContinuousStates");
+}
+
+fmi3Status fmi3GetNumberOfEventIndicators(fmi3Instance c, size_t *nz)
+{
+	(void)nz;
+	return co_simulation_only(c, "fmi3GetNumberOfEventIndicators");
+}
+
+fmi3Status fmi3GetNumberOfContinuousStates(fmi3Instance c, size_t *nx)
+{
+	(void)nx;
+	return co_simulation_only(c, "fmi3GetNumberOfContinuousStates");
 }
