@@ -170,6 +170,7 @@ $(BUILD)/fmus/%.fmu: tests/fmus/%/modelDescription.xml tests/fmus/%/model.c $(KI
 
 $(BUILD)/fmus/mass1.fmu: tests/fmus/mass1/ldlibs tests/fmus/twomass/twomass_model.h
 $(BUILD)/fmus/mass2.fmu: tests/fmus/mass2/ldlibs tests/fmus/twomass/twomass_model.h
+$(BUILD)/fmus/once.fmu: tests/fmus/census/model.c
 
 # ---- the fault-injection FMU (tests/fmus/faulty/) -----------------------------------------
 # Its model.c includes the kit's C itself, with the kit's fmi2SetFMUstate renamed, so that
@@ -685,12 +686,23 @@ check-slurm: $(SACC) $(BUILD)/fmus/integrator.fmu
 bench-ensemble: deps $(SACC) $(BUILD)/fmus/integrator.fmu
 	@SACC=$(SACC) BUILD=$(BUILD) sh bench/ensemble/run.sh
 
+# Scale: a chain of N pass-through FMUs (N = 100, 1000, 10000) in `sacc simulate`, the
+# time per FMU step, the set-up and the peak memory (bench/scale/run.sh; rusage.c times).
+SCALE_BENCH := $(BUILD)/bench/scale/rusage
+.PHONY: bench-scale
+bench-scale: deps $(SACC) $(BUILD)/fmus/passthrough.fmu $(SCALE_BENCH)
+	@SACC=$(SACC) BUILD=$(BUILD) sh bench/scale/run.sh
+
+$(SCALE_BENCH): bench/scale/rusage.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(WARN) -o $@ $<
+
 # Every benchmark once in its quick mode (BENCH_QUICK=1: few repetitions, small sizes,
 # every figure still computed and printed), one after another so that none times another's
 # load; fails when one does: a benchmark that cannot compute a figure exits non-zero
 # (bench/README.md).  Each one's time is printed after it.
 BENCHES := bench-wrapper bench-isolation bench-two-mass bench-loops bench-master bench-parallel \
-           bench-parallel-wrapper bench-numfmt bench-powerwindow bench-ensemble
+           bench-parallel-wrapper bench-numfmt bench-powerwindow bench-ensemble bench-scale
 .PHONY: check-bench
 check-bench:
 	@failed=; for b in $(BENCHES); do \

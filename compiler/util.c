@@ -231,3 +231,68 @@ int copy_file(const char *from, const char *to)
 	errno = err;
 	return rc;
 }
+
+/* ---- NameIndex: open addressing, linear probing, kept at most half full ------------------- */
+
+static size_t name_hash(const char *p)
+{
+	size_t h = 2166136261u; /* FNV-1a */
+	for (; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	return h;
+}
+
+/* The slot of name, or the empty one where it would go. */
+static size_t name_slot(const NameIndex *ix, const char *name)
+{
+	size_t i = name_hash(name) & (ix->cap - 1);
+	while (ix->names[i] && strcmp(ix->names[i], name) != 0)
+		i = (i + 1) & (ix->cap - 1);
+	return i;
+}
+
+int name_index_add(NameIndex *ix, const char *name, int value)
+{
+	if (2 * (ix->n + 1) > ix->cap) {
+		NameIndex big = {NULL, NULL, ix->cap ? 2 * ix->cap : 64, ix->n};
+		big.names = calloc(big.cap, sizeof *big.names);
+		big.values = malloc(big.cap * sizeof *big.values);
+		if (!big.names || !big.values) {
+			free(big.names);
+			free(big.values);
+			return -1;
+		}
+		for (size_t i = 0; i < ix->cap; i++)
+			if (ix->names[i]) {
+				size_t j = name_slot(&big, ix->names[i]);
+				big.names[j] = ix->names[i];
+				big.values[j] = ix->values[i];
+			}
+		name_index_free(ix);
+		*ix = big;
+	}
+	size_t i = name_slot(ix, name);
+	if (!ix->names[i]) {
+		ix->names[i] = name;
+		ix->values[i] = value;
+		ix->n++;
+	}
+	return 0;
+}
+
+int name_index_find(const NameIndex *ix, const char *name)
+{
+	if (!ix->cap)
+		return -1;
+	size_t i = name_slot(ix, name);
+	return ix->names[i] ? ix->values[i] : -1;
+}
+
+void name_index_free(NameIndex *ix)
+{
+	free(ix->names);
+	free(ix->values);
+	ix->names = NULL;
+	ix->values = NULL;
+	ix->cap = ix->n = 0;
+}

@@ -69,4 +69,21 @@ const char *path_base(const char *path);
  * right under the root. */
 char *path_dir(Arena *a, const char *path);
 
+/* A table from names to numbers, for finding one among thousands (a scenario's instances,
+ * the owners its connections name) without a search through a list for each, which made
+ * the set-up of ten thousand FMUs quadratic.  The names are not copied: they must outlive
+ * the table.  Zero-initialized, it is an empty table. */
+typedef struct NameIndex {
+	const char **names;
+	int *values;
+	size_t cap, n;
+} NameIndex;
+
+/* Adds name with value, unless name is there already: the first stays, as a search from
+ * the front of a list finds the first.  Returns 0, or -1 when out of memory. */
+int name_index_add(NameIndex *ix, const char *name, int value);
+/* The value of name, or -1 when it is not there. */
+int name_index_find(const NameIndex *ix, const char *name);
+void name_index_free(NameIndex *ix);
+
 #endif

@@ -7,6 +7,7 @@
 #include "sart_master_internal.h"
 #include "sart_numfmt.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,13 +114,109 @@ static int stateless_fmu(const SartScenario *sc)
 	return -1;
 }
 
-static int sig_index(Master *m, SartRef r)
+/* The signal of variable r, made when r has none yet.  slot[vbase[f] + var] is the signal
+ * of each variable (-1: none yet), so that ten thousand FMUs' signals are found in
+ * constant time; a reference to no variable (the analysis and the checks before refuse
+ * them) would be looked for in the list, as before. */
+static int sig_index(Master *m, SartRef r, int *slot, const int *vbase)
 {
-	for (int s = 0; s < m->nsig; s++)
+	int *p = valid_ref(m->sc, r) ? &slot[vbase[r.fmu] + r.var] : NULL;
+	if (p && *p >= 0)
+		return *p;
+	for (int s = 0; !p && s < m->nsig; s++)
 		if (m->sig[s].fmu == r.fmu && m->sig[s].var == r.var)
 			return s;
+	if (p)
+		*p = m->nsig;
 	m->sig[m->nsig] = r;
 	return m->nsig++;
+}
+
+/* A signal's place in the order the FMUs read them: by FMU, then by type (a type that is
+ * no signal's, refused before a run gets here, goes with the last). */
+static int sig_key(const Master *m, SartRef r)
+{
+	int ty = (int)var_of(m->sc, r)->type;
+	return r.fmu * NTYPES + (ty >= 0 && ty < NTYPES ? ty : NTYPES - 1);
+}
+
+/* prepare_signals' first part: the signal of every connection's source, recorded variable
+ * and event indicator (sig_index over slot and vbase); the String connections checked. */
+static int signals_found(Master *m, int *slot, const int *vbase)
+{
+	const SartScenario *sc = m->sc;
+	const SartMasterOptions *o = m->o;
+	for (int c = 0; c < sc->nconns; c++) {
+		m->conn_sig[c] = sig_index(m, sc->conns[c].src, slot, vbase);
+		m->sig_exchanged[m->conn_sig[c]] = 1;
+	}
+	for (int r = 0; r < sc->nrecords; r++) {
+		if (!valid_ref(sc, sc->records[r]))
+			return master_fail(m, "recorded variable %d does not exist", r + 1);
+		const SartVar *v = var_of(sc, sc->records[r]);
+		if (v->type == SART_OTHER)
+			return master_fail(m, "%s.%s cannot be recorded: only Real, Integer and Boolean "
+			                   "variables are", sc->fmus[sc->records[r].fmu].name, v->name);
+		m->rec_sig[r] = sig_index(m, sc->records[r], slot, vbase);
+	}
+	for (int c = 0; c < o->nstring_conns; c++) {
+		const SartConnection *cn = &o->string_conns[c];
+		if (!valid_ref(sc, cn->src) || !valid_ref(sc, cn->dst) ||
+		    var_of(sc, cn->src)->causality != SART_CAUS_OUTPUT ||
+		    var_of(sc, cn->dst)->causality != SART_CAUS_INPUT)
+			return master_fail(m, "String connection %d does not go from an output to an "
+			                   "input", c + 1);
+		for (int d = 0; d < c; d++)
+			if (o->string_conns[d].dst.fmu == cn->dst.fmu &&
+			    o->string_conns[d].dst.var == cn->dst.var)
+				return master_fail(m, "input %s.%s is fed by more than one connection",
+				                   sc->fmus[cn->dst.fmu].name, var_of(sc, cn->dst)->name);
+	}
+	m->ind_sig = m->o->locate_events ? sig_index(m, m->o->event_indicator, slot, vbase) : -1;
+	return 0;
+}
+
+/* prepare_signals' second part: the signals numbered by FMU, then by type, so each FMU
+ * reads a consecutive range, in the order they were found within each (a counting sort:
+ * linear in the signals, however many FMUs). */
+static int number_signals(Master *m)
+{
+	const SartScenario *sc = m->sc;
+	int nkeys = sc->nfmus * NTYPES;
+	int *newidx = malloc(((size_t)m->nsig + 1) * sizeof *newidx);
+	SartRef *sig2 = malloc(((size_t)m->nsig + 1) * sizeof *sig2);
+	int *exch2 = malloc(((size_t)m->nsig + 1) * sizeof *exch2);
+	int *at = calloc((size_t)nkeys + 1, sizeof *at);
+	if (!newidx || !sig2 || !exch2 || !at) {
+		free(newidx);
+		free(sig2);
+		free(exch2);
+		free(at);
+		return master_fail(m, "out of memory");
+	}
+	for (int s = 0; s < m->nsig; s++)
+		at[sig_key(m, m->sig[s]) + 1]++;
+	for (int key = 0; key < nkeys; key++)
+		at[key + 1] += at[key];
+	for (int s = 0; s < m->nsig; s++) {
+		int k = at[sig_key(m, m->sig[s])]++;
+		newidx[s] = k;
+		sig2[k] = m->sig[s];
+		exch2[k] = m->sig_exchanged[s];
+	}
+	free(at);
+	memcpy(m->sig, sig2, (size_t)m->nsig * sizeof *sig2);
+	memcpy(m->sig_exchanged, exch2, (size_t)m->nsig * sizeof *exch2);
+	for (int c = 0; c < sc->nconns; c++)
+		m->conn_sig[c] = newidx[m->conn_sig[c]];
+	for (int r = 0; r < sc->nrecords; r++)
+		m->rec_sig[r] = newidx[m->rec_sig[r]];
+	if (m->ind_sig >= 0)
+		m->ind_sig = newidx[m->ind_sig];
+	free(newidx);
+	free(sig2);
+	free(exch2);
+	return 0;
 }
 
 /* The signals: every connection's source, every recorded variable and the event
@@ -143,87 +240,88 @@ static int prepare_signals(Master *m)
 	m->rec_sig = malloc(((size_t)sc->nrecords + 1) * sizeof *m->rec_sig);
 	m->row = calloc((size_t)sc->nrecords + 1, sizeof *m->row);
 	m->srow = calloc((size_t)o->nstring_records + 1, sizeof *m->srow);
+	/* vbase[f]: where FMU f's variables start in slot (sig_index) */
+	int *vbase = malloc(((size_t)sc->nfmus + 1) * sizeof *vbase);
+	size_t nvars = 0;
+	for (int f = 0; vbase && f < sc->nfmus; f++) {
+		vbase[f] = (int)nvars;
+		nvars += (size_t)sc->fmus[f].nvars;
+	}
+	int *slot = vbase && nvars < INT_MAX ? malloc((nvars + 1) * sizeof *slot) : NULL;
 	if (!m->f || !m->sig || !m->sig_exchanged || !m->prev || !m->now || !m->next ||
 	    !m->prev2 || !m->dnow || !m->dnext ||
-	    !m->conn_sig || !m->rec_sig || !m->row || !m->srow)
+	    !m->conn_sig || !m->rec_sig || !m->row || !m->srow || !slot) {
+		free(vbase);
+		free(slot);
 		return master_fail(m, "out of memory");
-	for (int c = 0; c < sc->nconns; c++) {
-		m->conn_sig[c] = sig_index(m, sc->conns[c].src);
-		m->sig_exchanged[m->conn_sig[c]] = 1;
 	}
-	for (int r = 0; r < sc->nrecords; r++) {
-		if (!valid_ref(sc, sc->records[r]))
-			return master_fail(m, "recorded variable %d does not exist", r + 1);
-		const SartVar *v = var_of(sc, sc->records[r]);
-		if (v->type == SART_OTHER)
-			return master_fail(m, "%s.%s cannot be recorded: only Real, Integer and Boolean "
-			                   "variables are", sc->fmus[sc->records[r].fmu].name, v->name);
-		m->rec_sig[r] = sig_index(m, sc->records[r]);
+	for (size_t i = 0; i < nvars; i++)
+		slot[i] = -1;
+	int rc = signals_found(m, slot, vbase);
+	free(vbase);
+	free(slot);
+	return rc ? rc : number_signals(m);
+}
+
+/* Where each FMU's signals and connections are, so that preparing ten thousand FMUs
+ * does not look through every signal and connection for each: the signals of FMU f and
+ * type ty are sig_first[f * NTYPES + ty] .. sig_first[f * NTYPES + ty + 1] - 1 (numbered
+ * so by number_signals), the connections into f are by_dst[dst_first[f] ..
+ * dst_first[f + 1] - 1], in their order. */
+typedef struct FmuIndex {
+	int *sig_first;
+	int *dst_first;
+	int *by_dst;
+} FmuIndex;
+
+static void fmu_index_free(FmuIndex *ix)
+{
+	free(ix->sig_first);
+	free(ix->dst_first);
+	free(ix->by_dst);
+}
+
+static int fmu_index(Master *m, FmuIndex *ix)
+{
+	const SartScenario *sc = m->sc;
+	int nkeys = sc->nfmus * NTYPES;
+	ix->sig_first = calloc((size_t)nkeys + 2, sizeof *ix->sig_first);
+	ix->dst_first = calloc((size_t)sc->nfmus + 2, sizeof *ix->dst_first);
+	ix->by_dst = malloc(((size_t)sc->nconns + 1) * sizeof *ix->by_dst);
+	int *at = malloc(((size_t)sc->nfmus + 1) * sizeof *at);
+	if (!ix->sig_first || !ix->dst_first || !ix->by_dst || !at) {
+		free(at);
+		return master_fail(m, "out of memory");
 	}
-	for (int c = 0; c < o->nstring_conns; c++) {
-		const SartConnection *cn = &o->string_conns[c];
-		if (!valid_ref(sc, cn->src) || !valid_ref(sc, cn->dst) ||
-		    var_of(sc, cn->src)->causality != SART_CAUS_OUTPUT ||
-		    var_of(sc, cn->dst)->causality != SART_CAUS_INPUT)
-			return master_fail(m, "String connection %d does not go from an output to an "
-			                   "input", c + 1);
-		for (int d = 0; d < c; d++)
-			if (o->string_conns[d].dst.fmu == cn->dst.fmu &&
-			    o->string_conns[d].dst.var == cn->dst.var)
-				return master_fail(m, "input %s.%s is fed by more than one connection",
-				                   sc->fmus[cn->dst.fmu].name, var_of(sc, cn->dst)->name);
+	for (int s = 0; s < m->nsig; s++)
+		ix->sig_first[sig_key(m, m->sig[s]) + 1]++;
+	for (int key = 0; key < nkeys; key++)
+		ix->sig_first[key + 1] += ix->sig_first[key];
+	for (int c = 0; c < sc->nconns; c++)
+		ix->dst_first[sc->conns[c].dst.fmu + 1]++;
+	for (int f = 0; f < sc->nfmus; f++) {
+		ix->dst_first[f + 1] += ix->dst_first[f];
+		at[f] = ix->dst_first[f];
 	}
-	m->ind_sig = m->o->locate_events ? sig_index(m, m->o->event_indicator) : -1;
-	/* number the signals by FMU, then by type, so each FMU reads a consecutive range */
-	{
-		int *newidx = malloc(((size_t)m->nsig + 1) * sizeof *newidx);
-		SartRef *sig2 = malloc(((size_t)m->nsig + 1) * sizeof *sig2);
-		int *exch2 = malloc(((size_t)m->nsig + 1) * sizeof *exch2);
-		if (!newidx || !sig2 || !exch2) {
-			free(newidx);
-			free(sig2);
-			free(exch2);
-			return master_fail(m, "out of memory");
-		}
-		int k = 0;
-		for (int f = 0; f < sc->nfmus; f++)
-			for (int ty = 0; ty < NTYPES; ty++)
-				for (int s = 0; s < m->nsig; s++)
-					if (m->sig[s].fmu == f && var_of(sc, m->sig[s])->type == (SartType)ty) {
-						newidx[s] = k;
-						sig2[k] = m->sig[s];
-						exch2[k++] = m->sig_exchanged[s];
-					}
-		memcpy(m->sig, sig2, (size_t)m->nsig * sizeof *sig2);
-		memcpy(m->sig_exchanged, exch2, (size_t)m->nsig * sizeof *exch2);
-		for (int c = 0; c < sc->nconns; c++)
-			m->conn_sig[c] = newidx[m->conn_sig[c]];
-		for (int r = 0; r < sc->nrecords; r++)
-			m->rec_sig[r] = newidx[m->rec_sig[r]];
-		if (m->ind_sig >= 0)
-			m->ind_sig = newidx[m->ind_sig];
-		free(newidx);
-		free(sig2);
-		free(exch2);
-	}
+	for (int c = 0; c < sc->nconns; c++)
+		ix->by_dst[at[sc->conns[c].dst.fmu]++] = c;
+	free(at);
 	return 0;
 }
 
 /* FMU f's tables: what it reads after a step and what is set into it, per type, as
  * parallel arrays for the hot loop; its buffers. */
-static int prepare_fmu(Master *m, int f)
+static int prepare_fmu(Master *m, int f, const FmuIndex *ix)
 {
 	const SartScenario *sc = m->sc;
 	FmuRun *fr = &m->f[f];
 	size_t nbuf = 1;
 	fr->interpolates = (sc->fmus[f].caps & SART_CAP_INPUT_DERIVATIVES) != 0;
 	for (int ty = 0; ty < NTYPES; ty++) {
-		for (int s = 0; s < m->nsig; s++)
-			fr->nread[ty] += m->sig[s].fmu == f && var_of(sc, m->sig[s])->type ==
-			                 (SartType)ty;
-		for (int c = 0; c < sc->nconns; c++)
-			fr->nset[ty] += sc->conns[c].dst.fmu == f &&
-			                var_of(sc, sc->conns[c].dst)->type == (SartType)ty;
+		int s0 = ix->sig_first[f * NTYPES + ty], s1 = ix->sig_first[f * NTYPES + ty + 1];
+		fr->nread[ty] = s1 - s0;
+		for (int i = ix->dst_first[f]; i < ix->dst_first[f + 1]; i++)
+			fr->nset[ty] += var_of(sc, sc->conns[ix->by_dst[i]].dst)->type == (SartType)ty;
 		size_t nr = (size_t)fr->nread[ty] + 1, ns = (size_t)fr->nset[ty] + 1;
 		fr->read_vr[ty] = malloc(nr * sizeof(SartVr));
 		fr->set_vr[ty] = malloc(ns * sizeof(SartVr));
@@ -235,23 +333,20 @@ static int prepare_fmu(Master *m, int f)
 		    !fr->set_scale[ty] || !fr->set_offset[ty])
 			return master_fail(m, "out of memory");
 		int k = 0;
-		fr->read_base[ty] = 0;
-		for (int s = 0; s < m->nsig; s++)
-			if (m->sig[s].fmu == f && var_of(sc, m->sig[s])->type == (SartType)ty) {
-				if (k == 0)
-					fr->read_base[ty] = s;
-				fr->read_vr[ty][k++] = var_of(sc, m->sig[s])->vr;
-			}
+		fr->read_base[ty] = s1 > s0 ? s0 : 0;
+		for (int s = s0; s < s1; s++)
+			fr->read_vr[ty][k++] = var_of(sc, m->sig[s])->vr;
 		k = 0;
-		for (int c = 0; c < sc->nconns; c++)
-			if (sc->conns[c].dst.fmu == f &&
-			    var_of(sc, sc->conns[c].dst)->type == (SartType)ty) {
+		for (int i = ix->dst_first[f]; i < ix->dst_first[f + 1]; i++) {
+			int c = ix->by_dst[i];
+			if (var_of(sc, sc->conns[c].dst)->type == (SartType)ty) {
 				fr->set_vr[ty][k] = var_of(sc, sc->conns[c].dst)->vr;
 				fr->set_sig[ty][k] = m->conn_sig[c];
 				fr->set_scale[ty][k] = sc->conns[c].scale;
 				fr->set_offset[ty][k] = sc->conns[c].offset;
 				fr->set_conn[ty][k++] = c;
 			}
+		}
 		if (ty != SART_REAL)
 			fr->has_other |= fr->nread[ty] > 0 || fr->nset[ty] > 0;
 		if ((size_t)fr->nread[ty] > nbuf)
@@ -287,10 +382,12 @@ static int prepare(Master *m)
 		return master_fail(m, "out of memory");
 	for (int f = 0; f < m->sc->nfmus; f++)
 		m->log[f] = (FmuLog){.m = m, .f = f};
-	for (int f = 0; f < m->sc->nfmus; f++)
-		if (prepare_fmu(m, f))
-			return 1;
-	return master_prepare_fast(m);
+	FmuIndex ix;
+	int rc = fmu_index(m, &ix);
+	for (int f = 0; !rc && f < m->sc->nfmus; f++)
+		rc = prepare_fmu(m, f, &ix);
+	fmu_index_free(&ix);
+	return rc ? rc : master_prepare_fast(m);
 }
 
 /* The first non-finite value of FMU f's signals vals[s0 .. s0 + n - 1]: the error. */
@@ -649,6 +746,74 @@ int master_step_one(Master *m, int f, double t, double h, double *reached)
 	return master_step_finish(m, f, t, h, st, r, reached);
 }
 
+/* Initialization's pass over the ports in the initialization order: each output's value
+ * set on the inputs it feeds.  An algebraic loop is solved when its first port comes,
+ * before its consumers are set; connections inside it are then left as the solution set
+ * them.  The connections from each port are found through from_first and from (compressed
+ * rows over the ports, each port's in their order), not by looking through all of them
+ * for each port. */
+static int init_connections(Master *m, double t0)
+{
+	const SartScenario *sc = m->sc;
+	int np = m->an->nports, rc = 1;
+	int *from_first = calloc((size_t)np + 2, sizeof *from_first);
+	int *from = malloc(((size_t)sc->nconns + 1) * sizeof *from);
+	if (!from_first || !from) {
+		master_fail(m, "out of memory");
+		goto done;
+	}
+	for (int c = 0; c < sc->nconns; c++)
+		from_first[m->conn_src_port[c] + 2]++;
+	for (int v = 0; v < np; v++)
+		from_first[v + 2] += from_first[v + 1];
+	for (int c = 0; c < sc->nconns; c++)
+		from[from_first[m->conn_src_port[c] + 1]++] = c;
+	for (int k = 0; k < np; k++) {
+		int node = m->an->order[k];
+		SartRef src = m->an->ports[node];
+		const SartVar *sv = var_of(sc, src);
+		for (int i = 0; i < m->nloops; i++)
+			if (m->loops[i].comp == m->an->comp[node] && !m->loops[i].have_solution &&
+			    master_solve_loop(m, &m->loops[i], t0, 1))
+				goto done;
+		double x = 0;
+		int iv = 0, got = 0;
+		for (int j = from_first[node]; j < from_first[node + 1]; j++) {
+			int c = from[j];
+			const SartConnection *cn = &sc->conns[c];
+			if (m->an->comp[m->conn_dst_port[c]] == m->an->comp[node])
+				continue; /* inside a loop (a component with both ends is one) */
+			if (!got) {
+				if (!ok(get_values(m->f[src.fmu].in, sv->type, &sv->vr, 1, &x, &iv))) {
+					master_fail_call(m, src.fmu, t0);
+					goto done;
+				}
+				if (sv->type != SART_REAL)
+					x = iv;
+				if (!isfinite(x)) {
+					master_fail(m, "at t = %s (initialization): %s.%s is %s, on a "
+					            "connection", SART_NUM(t0), sc->fmus[src.fmu].name,
+					            sv->name, SART_NUM(x));
+					goto done;
+				}
+				got = 1;
+			}
+			const SartVar *dv = var_of(sc, cn->dst);
+			double y = sart_conn_value(cn, x);
+			int jy = to_int(dv->type, y);
+			if (!ok(set_values(m->f[cn->dst.fmu].in, dv->type, &dv->vr, 1, &y, &jy))) {
+				master_fail_call(m, cn->dst.fmu, t0);
+				goto done;
+			}
+		}
+	}
+	rc = 0;
+done:
+	free(from_first);
+	free(from);
+	return rc;
+}
+
 /* Instantiation, start values, initialization with values propagated in the port graph's
  * topological order; then the signals at the start. */
 static int initialize(Master *m)
@@ -705,42 +870,8 @@ static int initialize(Master *m)
 	for (int f = 0; f < sc->nfmus; f++)
 		if (!ok(sart_inner_enter_init(m->f[f].in, &ex)) || set_external(m, f, t0, 1))
 			return m->failed ? 1 : master_fail_call(m, f, t0);
-	/* an algebraic loop is solved when its first port comes, before its consumers are set;
-	 * connections inside it are then left as the solution set them */
-	for (int k = 0; k < m->an->nports; k++) {
-		int node = m->an->order[k];
-		SartRef src = m->an->ports[node];
-		const SartVar *sv = var_of(sc, src);
-		for (int i = 0; i < m->nloops; i++)
-			if (m->loops[i].comp == m->an->comp[node] && !m->loops[i].have_solution &&
-			    master_solve_loop(m, &m->loops[i], t0, 1))
-				return 1;
-		double x = 0;
-		int iv = 0, got = 0;
-		for (int c = 0; c < sc->nconns; c++) {
-			const SartConnection *cn = &sc->conns[c];
-			if (cn->src.fmu != src.fmu || cn->src.var != src.var)
-				continue;
-			if (m->an->comp[m->conn_dst_port[c]] == m->an->comp[node])
-				continue; /* inside a loop (a component with both ends is one) */
-			if (!got) {
-				if (!ok(get_values(m->f[src.fmu].in, sv->type, &sv->vr, 1, &x, &iv)))
-					return master_fail_call(m, src.fmu, t0);
-				if (sv->type != SART_REAL)
-					x = iv;
-				if (!isfinite(x))
-					return master_fail(m, "at t = %s (initialization): %s.%s is %s, on a "
-					                   "connection", SART_NUM(t0),
-					                   sc->fmus[src.fmu].name, sv->name, SART_NUM(x));
-				got = 1;
-			}
-			const SartVar *dv = var_of(sc, cn->dst);
-			double y = sart_conn_value(cn, x);
-			int jy = to_int(dv->type, y);
-			if (!ok(set_values(m->f[cn->dst.fmu].in, dv->type, &dv->vr, 1, &y, &jy)))
-				return master_fail_call(m, cn->dst.fmu, t0);
-		}
-	}
+	if (init_connections(m, t0))
+		return 1;
 	/* String connections: as many rounds as FMUs, so that a chain of them settles */
 	for (int round = 0; o->nstring_conns && round < sc->nfmus; round++)
 		for (int f = 0; f < sc->nfmus; f++)

@@ -8,6 +8,35 @@
 
 /* ---- strongly connected components --------------------------------------------------------- */
 
+/* A binary min-heap of components on key[]: Kahn's ready set. */
+static void heap_push(int *heap, int *n, const int *key, int c)
+{
+	int i = (*n)++;
+	while (i > 0 && key[heap[(i - 1) / 2]] > key[c]) {
+		heap[i] = heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	heap[i] = c;
+}
+
+static int heap_pop(int *heap, int *n, const int *key)
+{
+	int top = heap[0], last = heap[--*n], i = 0;
+	for (;;) {
+		int child = 2 * i + 1;
+		if (child >= *n)
+			break;
+		if (child + 1 < *n && key[heap[child + 1]] < key[heap[child]])
+			child++;
+		if (key[heap[child]] >= key[last])
+			break;
+		heap[i] = heap[child];
+		i = child;
+	}
+	heap[i] = last;
+	return top;
+}
+
 int sart_scc(int n, int nedges, const int from[], const int to[], int comp[], int order[])
 {
 	int ncomps = -1;
@@ -80,7 +109,10 @@ int sart_scc(int n, int nedges, const int from[], const int to[], int comp[], in
 		}
 	}
 
-	/* Kahn on the condensation, smallest node first among the ready components */
+	/* Kahn on the condensation, smallest node first among the ready components: the ready
+	 * ones in a heap on their smallest node (distinct per component), each one's nodes
+	 * (members, in compressed rows) giving its edges, so that ten thousand components
+	 * cost n log n, not n squared */
 	for (int c = 0; c < nc; c++)
 		minnode[c] = n;
 	for (int v = 0; v < n; v++)
@@ -89,26 +121,46 @@ int sart_scc(int n, int nedges, const int from[], const int to[], int comp[], in
 	for (int e = 0; e < nedges; e++)
 		if (comp[from[e]] != comp[to[e]])
 			indeg[comp[to[e]]]++;
+	/* members: the nodes of component c are members[mfirst[c] .. mfirst[c + 1] - 1], in
+	 * increasing order (done and frame serve as mfirst and the heap: Tarjan is over) */
+	int *mfirst = done, *heap = frame, *members = stack;
+	for (int c = 0; c <= nc; c++)
+		mfirst[c] = 0;
+	for (int v = 0; v < n; v++)
+		mfirst[comp[v] + 1]++;
+	for (int c = 0; c < nc; c++)
+		mfirst[c + 1] += mfirst[c];
+	for (int c = 0; c < nc; c++)
+		pos[c] = mfirst[c];
+	for (int v = 0; v < n; v++)
+		members[pos[comp[v]]++] = v;
+	int nheap = 0;
+	for (int c = 0; c < nc; c++)
+		if (indeg[c] == 0)
+			heap_push(heap, &nheap, minnode, c);
 	for (int k = 0; k < nc; k++) {
-		int best = -1;
-		for (int c = 0; c < nc; c++)
-			if (!done[c] && indeg[c] == 0 && (best < 0 || minnode[c] < minnode[best]))
-				best = c;
-		if (best < 0)
+		if (nheap == 0)
 			goto done; /* cannot happen: the condensation is acyclic */
-		done[best] = 1;
+		int best = heap_pop(heap, &nheap, minnode);
 		renum[best] = k;
-		for (int e = 0; e < nedges; e++)
-			if (comp[from[e]] == best && comp[to[e]] != best)
-				indeg[comp[to[e]]]--;
+		for (int i = mfirst[best]; i < mfirst[best + 1]; i++)
+			for (int j = first[members[i]]; j < first[members[i] + 1]; j++)
+				if (comp[adj[j]] != best && --indeg[comp[adj[j]]] == 0)
+					heap_push(heap, &nheap, minnode, comp[adj[j]]);
 	}
+	/* the order: the nodes by their new component, each one's in increasing order */
+	for (int c = 0; c < nc; c++)
+		pos[renum[c]] = mfirst[c + 1] - mfirst[c];
+	for (int c = 1; c < nc; c++)
+		pos[c] += pos[c - 1];
+	for (int c = nc - 1; c > 0; c--)
+		pos[c] = pos[c - 1];
+	if (nc > 0)
+		pos[0] = 0;
+	for (int v = 0; v < n; v++)
+		order[pos[renum[comp[v]]]++] = v;
 	for (int v = 0; v < n; v++)
 		comp[v] = renum[comp[v]];
-	int k = 0;
-	for (int c = 0; c < nc; c++)
-		for (int v = 0; v < n; v++)
-			if (comp[v] == c)
-				order[k++] = v;
 	ncomps = nc;
 done:
 	free(first);

@@ -14,6 +14,7 @@
 #include "sart_master.h"
 #include "sim_types.h"
 #include "ssp.h"
+#include "util.h"
 
 struct SimArgs;
 
@@ -71,6 +72,7 @@ typedef struct Sim {
 	Module *module;   /* the scenario module; NULL when TARGET is an .fmu */
 	SimFmu *fmus;
 	int nfmus;
+	NameIndex instances; /* the instances by name (sim_find_instance) */
 	SartFmu *sfmus;
 	SartFmuTypes *types; /* per FMU, for SartMasterOptions.fmu_types */
 	SartConnection *conns;
@@ -122,8 +124,8 @@ typedef struct Sim {
 } Sim;
 
 
-/* Adds the FMU instance name (its description info) to s->fmus (room made by the caller).
- * Returns 0, or 1 when out of memory. */
+/* Adds the FMU instance name (its description info) to s->fmus (room made by the caller)
+ * and to s->instances.  Returns 0, or 1 when out of memory. */
 int sim_add_fmu(Sim *s, const char *name, FmuInfo *info, Loc where);
 /* Adds a connection between two of s's FMUs: to s->string_conns when both ends are scalar
  * Strings, else to s->conns (each allocated for every connection of the target; grown
@@ -141,6 +143,16 @@ void sim_array_span(const SimFmu *f, int var, int *first, int *count);
 int sim_var_index(const FmuInfo *info, const char *name);
 /* The index of the instance of that name, or -1. */
 int sim_find_instance(const Sim *s, const char *name);
+
+/* simulate_extract.c: every FMU file extracted into a new private temporary directory
+ * (s->tmpdir), once for all its instances but those that each need a library of their
+ * own (canBeInstantiatedOnlyOncePerProcess); each instance's dir set.  Returns 0, or 1
+ * after a report. */
+int sim_extract_all(Sim *s);
+/* --explain: the FMU files, and which instances share a library, which have a copy of
+ * their own and which a process of their own (isolate: --isolate's list, NULL for none).
+ * Returns 0, or 1 when out of memory. */
+int sim_print_sharing(const Sim *s, const char *isolate);
 
 /* The scenario module at path: its fmu declarations (in order) and its connections
  * (converting units unless no_unit_conversion).  Returns 0, or 1 after a report. */

@@ -4,8 +4,8 @@
  *
  * TARGET is one .fmu (its instance is named after its model identifier) or a scenario
  * module (`fmu` declarations and top-level connections), loaded and checked by the driver
- * as `sacc check` does (simulate_scenario.c).  Each FMU is extracted with pkg_extract_fmu
- * into a private temporary directory, removed on every way out.  The model descriptions
+ * as `sacc check` does (simulate_scenario.c).  Each FMU file is extracted once
+ * (simulate_extract.c) into a private temporary directory, removed on every way out.  The model descriptions
  * (FmuInfo) become a SartScenario; sart_master_run steps it and hands each accepted
  * communication point to the CSV writer here, which flushes it at once, so a run that
  * fails leaves every accepted step on disk.  The same point callback paces the run
@@ -419,7 +419,8 @@ const CliOption sim_options[] = {
 	{"--header", CLI_VALUE, "KIND", set_header, 0, SIM, 0,
 	 "the result's header:", header_choice},
 	{"--explain", CLI_FLAG, NULL, cli_set_flag, AT(explain), SIM, 0,
-	 "print the structural analysis and the unit conversions, and stop", NULL},
+	 "print the structural analysis, the unit conversions and which FMUs share a "
+	 "library, and stop", NULL},
 	{"--no-unit-conversion", CLI_FLAG, NULL, cli_set_flag, AT(no_unit_conversion), SIM, 0,
 	 "connect values as they are, whatever their declared units (what a master blind to "
 	 "units does; for comparison)", NULL},
@@ -829,32 +830,6 @@ static int write_header(Sim *s)
 	return 0;
 }
 
-static int extract_all(Sim *s)
-{
-	const char *tmp = getenv("TMPDIR");
-	char *templ = malloc(strlen(tmp && *tmp ? tmp : "/tmp") + 32);
-	if (!templ)
-		return 1;
-	sprintf(templ, "%s/sacc-simulate-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(templ)) {
-		cli_error("cannot make a temporary directory %s: %s", templ, strerror(errno));
-		free(templ);
-		return 1;
-	}
-	s->tmpdir = templ;
-	for (int f = 0; f < s->nfmus; f++) {
-		SimFmu *fm = &s->fmus[f];
-		fm->dir = malloc(strlen(templ) + strlen(fm->name) + 16);
-		if (!fm->dir)
-			return 1;
-		sprintf(fm->dir, "%s/%d-%s", templ, f, fm->name);
-		if (pkg_extract_fmu(fm->info->path, fm->dir, fm->info->model_identifier,
-		                    (int)fm->info->version, s->c->diag))
-			return 1;
-	}
-	return 0;
-}
-
 /* The SartScenario over the FMUs' descriptions (their dir NULL until extracted). */
 static SartScenario scenario(Sim *s)
 {
@@ -1257,7 +1232,7 @@ static int run(Sim *s)
 		sart_analysis_print(stdout, &sc, an);
 		sart_analysis_free(an);
 		print_conversions(s);
-		return 0;
+		return sim_print_sharing(s, a->isolate);
 	}
 
 	/* what the options leave out, from the DefaultExperiment; the stop against the start */
@@ -1265,7 +1240,7 @@ static int run(Sim *s)
 	if (rc)
 		return rc;
 
-	if (extract_all(s))
+	if (sim_extract_all(s))
 		return 1;
 	sc = scenario(s);
 	if (a->probe) {
@@ -1384,6 +1359,7 @@ int sim_main(const CliCommand *cmd, int argc, char **argv)
 		free(s.fmus[f].dir);
 	}
 	free(s.fmus);
+	name_index_free(&s.instances);
 	free(s.sfmus);
 	free(s.types);
 	free(s.prof);

@@ -267,6 +267,26 @@ void sim_input_value(void *env, int k, double t, double *value, double *slope)
 	*value = t <= ta ? ya : ya + *slope * (t - ta);
 }
 
+/* fed[base[f] + i]: whether FMU f's variable i is fed by a connection, --input or --set;
+ * marked in one pass over each, so that ten thousand FMUs are not each looked for in all
+ * of them.  Returns the malloc'd mask (base filled in), or NULL when out of memory. */
+static bool *fed_mask(const Sim *s, size_t *base)
+{
+	size_t n = 0;
+	for (int f = 0; f < s->nfmus; f++) {
+		base[f] = n;
+		n += (size_t)s->fmus[f].info->nvars;
+	}
+	bool *fed = calloc(n + 1, sizeof *fed);
+	for (int c = 0; fed && c < s->nconns; c++)
+		fed[base[s->conns[c].dst.fmu] + (size_t)s->conns[c].dst.var] = true;
+	for (int k = 0; fed && k < s->nexternal; k++)
+		fed[base[s->external[k].fmu] + (size_t)s->external[k].var] = true;
+	for (int k = 0; fed && k < s->nstarts; k++)
+		fed[base[s->starts[k].ref.fmu] + (size_t)s->starts[k].ref.var] = true;
+	return fed;
+}
+
 const char *sim_input_text(void *env, int k, double t, size_t *size)
 {
 	const Sim *s = env;
@@ -281,14 +301,17 @@ const char *sim_input_text(void *env, int k, double t, size_t *size)
 void sim_warn_unfed_inputs(const Sim *s)
 {
 	int n = 0;
+	size_t *base = malloc(((size_t)s->nfmus + 1) * sizeof *base);
+	bool *mask = base ? fed_mask(s, base) : NULL;
 	for (int f = 0; f < s->nfmus; f++) {
 		const FmuInfo *info = s->fmus[f].info;
 		for (int i = 0; i < info->nvars; i++) {
 			SartRef r = {f, i};
-			bool fed = info->vars[i].start != NULL || connected(s, r);
-			for (int k = 0; !fed && k < s->nexternal; k++)
+			bool fed = info->vars[i].start != NULL ||
+			           (mask ? mask[base[f] + (size_t)i] : connected(s, r));
+			for (int k = 0; !mask && !fed && k < s->nexternal; k++)
 				fed = s->external[k].fmu == f && s->external[k].var == i;
-			for (int k = 0; !fed && k < s->nstarts; k++)
+			for (int k = 0; !mask && !fed && k < s->nstarts; k++)
 				fed = s->starts[k].ref.fmu == f && s->starts[k].ref.var == i;
 			int first, count;
 			sim_array_span(&s->fmus[f], i, &first, &count);
@@ -303,6 +326,8 @@ void sim_warn_unfed_inputs(const Sim *s)
 	if (n)
 		fputs(" (connect them, give them a column of --input FILE or a --set value)\n",
 		      stderr);
+	free(base);
+	free(mask);
 }
 
 /* ---- start, stop and step from the DefaultExperiment -------------------------------------- */

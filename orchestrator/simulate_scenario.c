@@ -23,6 +23,8 @@ static SartCausality sart_causality(FmuCausality c)
 
 int sim_add_fmu(Sim *s, const char *name, FmuInfo *info, Loc where)
 {
+	if (name_index_add(&s->instances, name, s->nfmus))
+		return 1;
 	SimFmu *f = &s->fmus[s->nfmus++];
 	f->name = name;
 	f->info = info;
@@ -168,10 +170,7 @@ int sim_var_index(const FmuInfo *info, const char *name)
 
 int sim_find_instance(const Sim *s, const char *name)
 {
-	for (int f = 0; f < s->nfmus; f++)
-		if (strcmp(s->fmus[f].name, name) == 0)
-			return f;
-	return -1;
+	return name_index_find(&s->instances, name);
 }
 
 /* A scenario module: its fmu declarations (in order) and connections. */

@@ -812,8 +812,10 @@ int chk_module(Compilation *c, Module *m)
 			chk_adaptation(c, m, e);
 	Ctx x = {.c = c, .m = m};
 	chk_open_scenario_fmus(&x);
+	chk_index_scenario_elements(&x);
 	for (Node *e = m->root->list2; e; e = e->next)
 		if (e->kind == ND_CONNECTION)
 			chk_scenario_connection(&x, e);
+	chk_free_scenario_elements(&x);
 	return diag_errors(c->diag) - before;
 }

@@ -43,6 +43,10 @@ typedef struct Ctx {
 	int loops;      /* enclosing for loops (break is legal inside one) */
 	bool quantized; /* the rules block has a quantize rule: zone names are conditions */
 	Node *rules;    /* the rules block being checked (its quantize rules declare zones) */
+	/* a scenario module's fmus and adaptations by name (chk_module, for its connections):
+	 * element_nodes[name_index_find(&elements, name)]; empty when not made */
+	NameIndex elements;
+	Node **element_nodes;
 } Ctx;
 
 /* ---- check.c: scopes, types, expressions, statements ---------------------------------- */
@@ -105,6 +109,11 @@ bool chk_unit_known(Ctx *x, Node *unit);
 void chk_external_port(Ctx *x, Node *p, bool input);
 void chk_coupling(Ctx *x, Node *c, Node **fed_by, Node **fed_port, int nfed);
 void chk_open_scenario_fmus(Ctx *x);
+/* x->elements over the module's fmus and adaptations and its imports' (the first of a
+ * name), for chk_scenario_connection's look-ups; chk_free_scenario_elements frees it.
+ * Out of memory, the look-ups search the lists as before. */
+void chk_index_scenario_elements(Ctx *x);
+void chk_free_scenario_elements(Ctx *x);
 void chk_scenario_connection(Ctx *x, Node *conn);
 
 #endif

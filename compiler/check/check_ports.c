@@ -214,8 +214,13 @@ static void coupling_transform(Ctx *x, Node *c, const char *what, SaType from, S
 
 /* The top-level element named name that a scenario connection can reach: an fmu or an
  * adaptation of this module or of one it imports. */
-static Node *scenario_element(Module *m, const char *name)
+static Node *scenario_element(Ctx *x, const char *name)
 {
+	Module *m = x->m;
+	if (x->element_nodes) {
+		int i = name_index_find(&x->elements, name);
+		return i >= 0 ? x->element_nodes[i] : NULL;
+	}
 	for (int k = -1; k < m->nimports; k++) {
 		Module *mk = k < 0 ? m : m->imports[k];
 		for (Node *el = mk && mk->root ? mk->root->list2 : NULL; el; el = el->next)
@@ -323,7 +328,7 @@ void chk_scenario_connection(Ctx *x, Node *conn)
 				   e->name);
 			continue;
 		}
-		Node *el = scenario_element(x->m, e->owner);
+		Node *el = scenario_element(x, e->owner);
 		if (!el)
 			diag_error(x->c->diag, chk_owner_loc(e), "no fmu or adaptation named '%s' in this "
 				   "scenario", e->owner);
@@ -353,15 +358,56 @@ void chk_scenario_connection(Ctx *x, Node *conn)
 	}
 }
 
+void chk_index_scenario_elements(Ctx *x)
+{
+	int n = 0;
+	for (int k = -1; k < x->m->nimports; k++) {
+		Module *mk = k < 0 ? x->m : x->m->imports[k];
+		for (Node *el = mk && mk->root ? mk->root->list2 : NULL; el; el = el->next)
+			n += el->kind == ND_FMU_DECL || el->kind == ND_ADAPTATION;
+	}
+	Node **nodes = malloc(((size_t)n + 1) * sizeof *nodes);
+	n = 0;
+	for (int k = -1; nodes && k < x->m->nimports; k++) {
+		Module *mk = k < 0 ? x->m : x->m->imports[k];
+		for (Node *el = mk && mk->root ? mk->root->list2 : NULL; el && nodes; el = el->next) {
+			if (el->kind != ND_FMU_DECL && el->kind != ND_ADAPTATION)
+				continue;
+			nodes[n] = el;
+			if (name_index_add(&x->elements, el->name, n++)) {
+				/* out of memory: scenario_element searches the lists instead */
+				free(nodes);
+				nodes = NULL;
+				name_index_free(&x->elements);
+			}
+		}
+	}
+	x->element_nodes = nodes;
+}
+
+void chk_free_scenario_elements(Ctx *x)
+{
+	free(x->element_nodes);
+	x->element_nodes = NULL;
+	name_index_free(&x->elements);
+}
+
 /* Opens, once, each fmu this module declares that its connections use: a missing or
- * unreadable one is reported at its declaration, not at every connection. */
+ * unreadable one is reported at its declaration, not at every connection.  The owners
+ * the connections name are gathered first, so that each declaration is one look-up. */
 void chk_open_scenario_fmus(Ctx *x)
 {
+	NameIndex owners = {0};
+	bool indexed = true;
+	for (Node *e = x->m->root->list2; e && indexed; e = e->next)
+		if (e->kind == ND_CONNECTION)
+			indexed = (!e->lhs->owner || name_index_add(&owners, e->lhs->owner, 0) == 0) &&
+			          (!e->rhs->owner || name_index_add(&owners, e->rhs->owner, 0) == 0);
 	for (Node *d = x->m->root->list2; d; d = d->next) {
 		if (d->kind != ND_FMU_DECL || d->info)
 			continue;
-		bool used = false;
-		for (Node *e = x->m->root->list2; e && !used; e = e->next)
+		bool used = indexed && name_index_find(&owners, d->name) >= 0;
+		for (Node *e = x->m->root->list2; !indexed && e && !used; e = e->next)
 			used = e->kind == ND_CONNECTION &&
 			       ((e->lhs->owner && strcmp(e->lhs->owner, d->name) == 0) ||
 				(e->rhs->owner && strcmp(e->rhs->owner, d->name) == 0));
@@ -375,4 +421,5 @@ void chk_open_scenario_fmus(Ctx *x)
 		}
 		d->info = drv_open_fmu(x->c, file, d->loc);
 	}
+	name_index_free(&owners);
 }

@@ -33,6 +33,7 @@
 #include "diag.h"
 #include "driver.h"
 #include "fmu.h"
+#include "util.h"
 
 /* ---- the documents ------------------------------------------------------------------------ */
 
@@ -116,6 +117,10 @@ typedef struct SspConnector {
 	const char *unit;        /* the unit attribute, NULL when none */
 	const char *enumeration; /* ssc:Enumeration's name attribute */
 	Loc loc;
+	/* the first connection into it, in the list of the system that holds that connection
+	 * (set as the connections are checked), NULL for none: finds what feeds an input
+	 * without a search through every connection */
+	const struct SspConnection *into;
 } SspConnector;
 
 /* One parameter of a parameter set (ssv:Parameter), its name as written (before any
@@ -184,6 +189,8 @@ typedef struct SspElement {
 	int nelements;
 	SspConnection *connections;
 	int nconnections;
+	/* the elements by name, once they are all read (ssp_element; empty: it searches) */
+	NameIndex element_index;
 } SspElement;
 
 typedef struct SspModel {

@@ -335,7 +335,11 @@ static int trace_source(Fl *x, const Scope *sc, const SspElement *owner,
 static int trace_into(Fl *x, const Scope *sc, const SspElement *owner, const SspConnector *k,
                       Hop *hops, int *nhops, Source *src)
 {
-	for (int i = 0; i < sc->sys->nconnections; i++) {
+	/* the search starts at the first connection into k, when it is one of this list's */
+	const SspConnection *first = k->into, *list = sc->sys->connections;
+	int start = first && first >= list && first < list + sc->sys->nconnections
+	                    ? (int)(first - list) : 0;
+	for (int i = start; i < sc->sys->nconnections; i++) {
 		const SspConnection *cn = &sc->sys->connections[i];
 		bool here = owner ? cn->end_element && strcmp(cn->end_element, owner->name) == 0
 		                  : !cn->end_element;

@@ -34,6 +34,9 @@ int rd_parse_file(Rd *r, SspXml *x, const char *file, const char *name, Loc wher
 void rd_system(Rd *r, const SspXml *x, const xmlNode *sys, SspElement *e,
                const SspElement *parent);
 void rd_check_connections(Rd *r, SspElement *sys);
+/* The element tables rd_check_connections made, of sys and the systems in it, freed
+ * (the rest of the model is the Compilation's arena's). */
+void ssp_free_indexes(SspElement *sys);
 
 /* ssp_params.c: the ParameterBindings of an element. */
 void rd_bindings(Rd *r, const SspXml *x, const xmlNode *bindings, SspElement *e);

@@ -487,4 +487,6 @@ void ssp_free(SspModel *m)
 		             strerror(errno));
 	free(m->tmpdir);
 	m->tmpdir = NULL;
+	if (m->root)
+		ssp_free_indexes(m->root);
 }

@@ -25,6 +25,10 @@ SspConnector *ssp_connector(const SspElement *e, const char *name)
 
 SspElement *ssp_element(const SspElement *s, const char *name)
 {
+	if (name && s->element_index.cap) {
+		int i = name_index_find(&s->element_index, name);
+		return i >= 0 ? &s->elements[i] : NULL;
+	}
 	for (int i = 0; name && i < s->nelements; i++)
 		if (s->elements[i].name && strcmp(s->elements[i].name, name) == 0)
 			return &s->elements[i];
@@ -197,6 +201,32 @@ static void read_connections(Rd *r, const SspXml *x, const xmlNode *conns, SspEl
 	}
 }
 
+
+/* Two elements of s with one name are an error at the second.  The names go into s's
+ * element table on the way (ssp_element's, the first of a name kept as a search finds
+ * it), so that ten thousand elements are not each compared with all before them; out of
+ * memory, they are compared so and ssp_element searches. */
+static void check_element_names(Rd *r, SspElement *s)
+{
+	bool indexed = true;
+	for (int i = 0; i < s->nelements; i++) {
+		const char *name = s->elements[i].name;
+		int j = name && indexed ? name_index_find(&s->element_index, name) : -1;
+		for (int k = 0; name && !indexed && k < i; k++)
+			if (s->elements[k].name && strcmp(name, s->elements[k].name) == 0) {
+				j = k;
+				break;
+			}
+		if (j >= 0) {
+			rd_error(r, s->elements[i].loc, "system '%s' has two elements named '%s'",
+			         s->name, name);
+			diag_note(r->c->diag, s->elements[j].loc, "the first is here");
+		} else if (name && indexed && name_index_add(&s->element_index, name, i) != 0) {
+			name_index_free(&s->element_index);
+			indexed = false;
+		}
+	}
+}
 static void read_elements(Rd *r, const SspXml *x, const xmlNode *elems, SspElement *s)
 {
 	int cap = 0;
@@ -226,15 +256,7 @@ static void read_elements(Rd *r, const SspXml *x, const xmlNode *elems, SspEleme
 		if ((k = sx_child(n, SSP_NS_SSD, "ParameterBindings")))
 			rd_bindings(r, x, k, e);
 	}
-	for (int i = 0; i < s->nelements; i++)
-		for (int j = 0; j < i; j++)
-			if (s->elements[i].name && s->elements[j].name &&
-			    strcmp(s->elements[i].name, s->elements[j].name) == 0) {
-				rd_error(r, s->elements[i].loc, "system '%s' has two elements named '%s'",
-				         s->name, s->elements[i].name);
-				diag_note(r->c->diag, s->elements[j].loc, "the first is here");
-				break;
-			}
+	check_element_names(r, s);
 }
 
 void rd_system(Rd *r, const SspXml *x, const xmlNode *sys, SspElement *e,
@@ -355,7 +377,14 @@ static void check_one(Rd *r, SspElement *s, SspConnection *k, int index)
 	if (!transform_fits(k->tr.kind, t))
 		rd_error(r, k->tr.loc, "this transformation does not apply to %s values",
 		         ssp_type_word(t));
-	for (int j = 0; j < index; j++) {
+	/* the first connection into b (b belongs to one element, so the same end): b->into
+	 * when it is one of this list's; none when b->into is not set yet, as every connection
+	 * before this one set it if it went into b; else (another list's) searched for */
+	const SspConnection *first = b->into;
+	bool here = first && first >= s->connections && first < s->connections + index;
+	if (!first)
+		b->into = k;
+	for (int j = here ? (int)(first - s->connections) : first ? 0 : index; j < index; j++) {
 		const SspConnection *o = &s->connections[j];
 		if (o->end == b && ((!o->end_element && !k->end_element) ||
 		                    (o->end_element && k->end_element &&
@@ -387,9 +416,18 @@ static void implicit_connector(Rd *r, SspElement *s, const char *elem, const cha
 	SspConnector *k = rd_array(r, e->nconnectors + 1, sizeof *k);
 	if (e->nconnectors)
 		memcpy(k, e->connectors, (size_t)e->nconnectors * sizeof *k);
-	k[e->nconnectors] = (SspConnector){v->name, kind, ssp_fmu_type(v), NULL, NULL, NULL, e->loc};
+	k[e->nconnectors] = (SspConnector){v->name, kind, ssp_fmu_type(v), NULL, NULL, NULL, e->loc,
+	                                   NULL};
 	e->connectors = k;
 	e->nconnectors++;
+}
+
+void ssp_free_indexes(SspElement *sys)
+{
+	name_index_free(&sys->element_index);
+	for (int i = 0; i < sys->nelements; i++)
+		if (sys->elements[i].kind == SSP_SYSTEM)
+			ssp_free_indexes(&sys->elements[i]);
 }
 
 void rd_check_connections(Rd *r, SspElement *sys)

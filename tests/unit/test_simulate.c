@@ -124,6 +124,44 @@ static void simulate__explain__graph_and_order(void **state)
 	assert_tmp_empty(c);
 }
 
+/* One library per FMU file: census counts, in its library, the instances initialized, so
+ * a and b (one census.fmu) say 1 and 2; once (the same model declaring
+ * canBeInstantiatedOnlyOncePerProcess) gets a copy each, so c and d both say 1.  Every
+ * FMU out of process (SACC_TEST_ISOLATE): each its own library, all say 1.  --explain
+ * says which is which. */
+static void simulate__instances__share_a_library_unless_once_per_process(void **state)
+{
+	Ctx *c = *state;
+	char args[1024];
+	write_text(c, "census.sa", "module census\n"
+	                           "fmu Census a at \"census.fmu\"\n"
+	                           "fmu Census b at \"census.fmu\"\n"
+	                           "fmu Once c at \"once.fmu\"\n"
+	                           "fmu Once d at \"once.fmu\"\n");
+	snprintf(args, sizeof args, "'%s/census.sa' --stop 0.5 --step 0.5 -o '%s/r.csv'", c->dir,
+	         c->dir);
+	assert_int_equal(simulate(c, args), 0);
+	char *csv = file_in(c, "r.csv");
+	const char *rows = strchr(csv, '\n'); /* after the header, whatever its form */
+	assert_non_null(rows);
+	assert_string_equal(rows + 1, sim_isolated() ? "0,1,1,1,1\n0.5,1,1,1,1\n"
+	                                             : "0,1,2,1,1\n0.5,1,2,1,1\n");
+	free(csv);
+	snprintf(args, sizeof args, "'%s/census.sa' --explain", c->dir);
+	assert_int_equal(simulate(c, args), 0);
+	char *out = file_in(c, "out.txt");
+	assert_contains(out, "fmu files: 2, extracted 3 times\n");
+	if (sim_isolated()) {
+		assert_contains(out, "  census.fmu:\n    a process of its own each (--isolate): a, b\n");
+	} else {
+		assert_contains(out, "  census.fmu:\n    one library in this process for: a, b\n");
+		assert_contains(out, "  once.fmu:\n    a copy of its own each "
+		                     "(canBeInstantiatedOnlyOncePerProcess): c, d\n");
+	}
+	free(out);
+	assert_tmp_empty(c);
+}
+
 /* Two pass-through wrappers of the feedthrough FMU coupled both ways
  * (tests/e2e/feedthrough_pass.sa): each wrapper output depends on its own input only, so
  * there is no algebraic loop, as between the bare FMUs; and the delayed pair's results
@@ -639,6 +677,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(simulate__pass_through_wrappers__no_false_loop_same_results,
 		                                setup, teardown),
 		cmocka_unit_test_setup_teardown(simulate__explain__graph_and_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			simulate__instances__share_a_library_unless_once_per_process, setup, teardown),
 		cmocka_unit_test_setup_teardown(simulate__fmu_fails__csv_kept_exit_1, setup, teardown),
 		cmocka_unit_test_setup_teardown(simulate__discard__lands_on_expiry, setup, teardown),
 		cmocka_unit_test_setup_teardown(simulate__usage_errors__exit_2, setup, teardown),

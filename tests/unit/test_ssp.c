@@ -285,7 +285,7 @@ static void ssp__errors__exact_messages(void **state)
 	const char *names[] = {
 		"unknown_connector", "dangling_element", "type_mismatch", "two_connections",
 		"incommensurable_units", "missing_fmu", "parameter_for_no_connector", "doctype",
-		"wrong_kind",
+		"wrong_kind", "two_elements",
 	};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		char from[128], args[256], errf[256];

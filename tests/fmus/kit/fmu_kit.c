@@ -7,6 +7,7 @@
 #include "fmu_kit.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -84,22 +85,29 @@ static uint64_t model_hash(void);
  * allocated for good.  Every instance and state is therefore on a list, and what is still
  * there when the library is unloaded is freed then: the tests that drive FMUs into fatal
  * faults leak nothing under ASan and valgrind.  (Test FMUs only; each library has its own
- * lists.) */
+ * lists.)  The lists are the library's, shared by all its instances, which an importer may
+ * call from different threads at once (sacc simulate --threads, one library loaded for all
+ * the instances of an FMU): a lock keeps them whole. */
 static Live live_instances = {&live_instances, &live_instances};
 static Live live_states = {&live_states, &live_states};
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void live_add(Live *list, Live *b)
 {
+	pthread_mutex_lock(&live_lock);
 	b->prev = list->prev;
 	b->next = list;
 	list->prev->next = b;
 	list->prev = b;
+	pthread_mutex_unlock(&live_lock);
 }
 
 static void live_remove(Live *b)
 {
+	pthread_mutex_lock(&live_lock);
 	b->prev->next = b->next;
 	b->next->prev = b->prev;
+	pthread_mutex_unlock(&live_lock);
 }
 
 /* A saved state: its Live header, then the bytes the importer sees. */

@@ -1,0 +1,158 @@
+/* simulate_extract.c — where `sacc simulate` puts its FMUs (simulate.h): each FMU file
+ * extracted once into the run's private temporary directory, and its library loaded once,
+ * for all the instances that use it; what --explain says of it.
+ *
+ * Why once: a scenario of thousands of instances of one FMU spent most of its set-up
+ * extracting and loading thousands of copies of one library, and most of a step fetching
+ * thousands of copies of the same code into the caches.  The standard lets one library
+ * hold several instances unless the description says canBeInstantiatedOnlyOncePerProcess;
+ * such an FMU gets a copy of its own per instance, extracted apart, since dlopen of a path
+ * already open returns the handle already open (a hard link would too: the same inode).
+ * The seam opens the shared copy once per instance, and the dynamic loader counts the
+ * handles; an isolated instance (--isolate) loads it in its own host process.
+ *
+ * Like simulate_cli.c, not part of libsacc.a: it sees runtime/ headers. */
+#include "simulate.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "isolate.h"
+#include "package.h"
+
+/* Whether instances of info must each have a library of their own. */
+static bool needs_own_copy(const FmuInfo *info)
+{
+	return info->can_be_instantiated_only_once_per_process;
+}
+
+/* owner[f]: the instance whose extraction instance f uses, the first of its FMU file
+ * (itself for the first), except that an FMU that needs its own copy owns one unless
+ * by_file (then owner[f] is just the first instance of f's file).  One look-up per
+ * instance in a table of the files.  Returns the malloc'd array, or NULL when out of
+ * memory. */
+static int *share_owners(const Sim *s, bool by_file)
+{
+	NameIndex files = {0};
+	int *owner = malloc(((size_t)s->nfmus + 1) * sizeof *owner);
+	for (int f = 0; owner && f < s->nfmus; f++) {
+		const char *path = s->fmus[f].info->path;
+		owner[f] = f;
+		if (!by_file && needs_own_copy(s->fmus[f].info))
+			continue;
+		int first = name_index_find(&files, path);
+		if (first >= 0) {
+			owner[f] = first;
+		} else if (name_index_add(&files, path, f)) {
+			free(owner);
+			owner = NULL;
+		}
+	}
+	name_index_free(&files);
+	return owner;
+}
+
+int sim_extract_all(Sim *s)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *templ = malloc(strlen(tmp && *tmp ? tmp : "/tmp") + 32);
+	if (!templ)
+		return 1;
+	sprintf(templ, "%s/sacc-simulate-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(templ)) {
+		cli_error("cannot make a temporary directory %s: %s", templ, strerror(errno));
+		free(templ);
+		return 1;
+	}
+	s->tmpdir = templ;
+	int *owner = share_owners(s, false);
+	if (!owner)
+		return 1;
+	int rc = 1;
+	for (int f = 0; f < s->nfmus; f++) {
+		SimFmu *fm = &s->fmus[f];
+		if (owner[f] != f) {
+			fm->dir = strdup(s->fmus[owner[f]].dir);
+			if (!fm->dir)
+				goto done;
+			continue;
+		}
+		fm->dir = malloc(strlen(templ) + strlen(fm->name) + 16);
+		if (!fm->dir)
+			goto done;
+		sprintf(fm->dir, "%s/%d-%s", templ, f, fm->name);
+		if (pkg_extract_fmu(fm->info->path, fm->dir, fm->info->model_identifier,
+		                    (int)fm->info->version, s->c->diag))
+			goto done;
+	}
+	rc = 0;
+done:
+	free(owner);
+	return rc;
+}
+
+/* At most this many instance names on a line of --explain's; the rest are counted. */
+#define NAMES_SHOWN 5
+
+/* The instances of a file from the first, o, along next (-1 ends), that are isolated (when
+ * isolated) or not, on one line after lead, if there are any. */
+static void print_names(const Sim *s, const int *next, int o, const char *isolate,
+                        bool isolated, const char *lead)
+{
+	int n = 0;
+	for (int f = o; f >= 0; f = next[f]) {
+		if ((sim_isolate_covers(isolate, s->fmus[f].name) != 0) != isolated)
+			continue;
+		if (n == 0)
+			printf("%s", lead);
+		if (n < NAMES_SHOWN)
+			printf("%s%s", n ? ", " : "", s->fmus[f].name);
+		n++;
+	}
+	if (n > NAMES_SHOWN)
+		printf(" and %d more", n - NAMES_SHOWN);
+	if (n)
+		putchar('\n');
+}
+
+int sim_print_sharing(const Sim *s, const char *isolate)
+{
+	int *owner = share_owners(s, false), *file = share_owners(s, true);
+	/* next[f]: the next instance of f's file; last[o]: the last one yet of file o */
+	int *next = malloc(((size_t)s->nfmus + 1) * sizeof *next);
+	int *last = malloc(((size_t)s->nfmus + 1) * sizeof *last);
+	int rc = 1;
+	if (!owner || !file || !next || !last)
+		goto done;
+	int files = 0, copies = 0;
+	for (int f = 0; f < s->nfmus; f++) {
+		copies += owner[f] == f;
+		files += file[f] == f;
+		next[f] = -1;
+		if (file[f] != f)
+			next[last[file[f]]] = f;
+		last[file[f]] = f;
+	}
+	printf("fmu files: %d, extracted %d time%s\n", files, copies, copies == 1 ? "" : "s");
+	for (int o = 0; o < s->nfmus; o++) {
+		if (file[o] != o)
+			continue;
+		const FmuInfo *info = s->fmus[o].info;
+		const char *base = strrchr(info->path, '/') ? strrchr(info->path, '/') + 1
+		                                            : info->path;
+		printf("  %s:\n", base);
+		print_names(s, next, o, isolate, false, needs_own_copy(info)
+		            ? "    a copy of its own each (canBeInstantiatedOnlyOncePerProcess): "
+		            : "    one library in this process for: ");
+		print_names(s, next, o, isolate, true, "    a process of its own each (--isolate): ");
+	}
+	rc = 0;
+done:
+	free(owner);
+	free(file);
+	free(next);
+	free(last);
+	return rc;
+}
