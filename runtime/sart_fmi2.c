@@ -304,66 +304,7 @@ static fmi2Status co_simulation_only(fmi2Component c, const char *name)
 	return unsupported(c, &call, logged, why);
 }
 
-fmi2Status fmi2EnterEventMode(fmi2Component c)
-{
-	return co_simulation_only(c, "fmi2EnterEventMode");
-}
-
-fmi2Status fmi2NewDiscreteStates(fmi2Component c, fmi2EventInfo *fmi2eventInfo)
-{
-	(void)fmi2eventInfo;
-	return co_simulation_only(c, "fmi2NewDiscreteStates");
-}
-
-fmi2Status fmi2EnterContinuousTimeMode(fmi2Component c)
-{
-	return co_simulation_only(c, "fmi2EnterContinuousTimeMode");
-}
-
-fmi2Status fmi2CompletedIntegratorStep(fmi2Component c,
-                                       fmi2Boolean noSetFMUStatePriorToCurrentPoint,
-                                       fmi2Boolean *enterEventMode,
-                                       fmi2Boolean *terminateSimulation)
-{
-	(void)noSetFMUStatePriorToCurrentPoint, (void)enterEventMode, (void)terminateSimulation;
-	return co_simulation_only(c, "fmi2CompletedIntegratorStep");
-}
-
-fmi2Status fmi2SetTime(fmi2Component c, fmi2Real time)
-{
-	(void)time;
-	return co_simulation_only(c, "fmi2SetTime");
-}
-
-fmi2Status fmi2SetContinuousStates(fmi2Component c, const fmi2Real x[], size_t nx)
-{
-	(void)x, (void)nx;
-	return co_simulation_only(c, "fmi2SetContinuousStates");
-}
-
-fmi2Status fmi2GetDerivatives(fmi2Component c, fmi2Real derivatives[], size_t nx)
-{
-	(void)derivatives, (void)nx;
-	return co_simulation_only(c, "fmi2GetDerivatives");
-}
-
-fmi2Status fmi2GetEventIndicators(fmi2Component c, fmi2Real eventIndicators[], size_t ni)
-{
-	(void)eventIndicators, (void)ni;
-	return co_simulation_only(c, "fmi2GetEventIndicators");
-}
-
-fmi2Status fmi2GetContinuousStates(fmi2Component c, fmi2Real x[], size_t nx)
-{
-	(void)x, (void)nx;
-	return co_simulation_only(c, "fmi2GetContinuousStates");
-}
-
-fmi2Status fmi2GetNominalsOfContinuousStates(fmi2Component c, fmi2Real x_nominal[], size_t nx)
-{
-	(void)x_nominal, (void)nx;
-	return co_simulation_only(c, "fmi2GetNominalsOfContinuousStates");
-}
+#include "fmi2/fmi2ModelExchangeRefused.h"
 
 /* ---- stepping ----------------------------------------------------------------------------- */
 
