@@ -458,6 +458,8 @@ static void input_for(Master *m, int c, int pass, double h, int interp, double *
 {
 	const SartConnection *cn = &m->sc->conns[c];
 	int s = m->conn_sig[c];
+	if (m->o->held_conns && m->o->held_conns[c])
+		interp = 0; /* a discrete value: the freshest one, held */
 	int fresh = !m->an->delayed[cn->dst.fmu] &&
 	            (pass > 0 || (m->alg->fresh_inputs && m->f[cn->src.fmu].stepped));
 	double v = m->now[s], d = 0, d2 = 0;

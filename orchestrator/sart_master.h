@@ -331,6 +331,10 @@ typedef struct SartMasterOptions {
 	SartStringsFn on_strings;
 	const SartConnection *string_conns;
 	int nstring_conns;
+	/* Per connection of the scenario (SartScenario.conns), 1 when what it carries is
+	 * discrete (its output or its input is declared so): the input is held over each step
+	 * at the value it gets, never given a slope; NULL: every connection may be. */
+	const unsigned char *held_conns;
 	const SartRef *binaries;
 	int nbinaries;
 	void *point_env;

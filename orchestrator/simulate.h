@@ -77,6 +77,7 @@ typedef struct Sim {
 	SartFmuTypes *types; /* per FMU, for SartMasterOptions.fmu_types */
 	SartConnection *conns;
 	int nconns;
+	unsigned char *held_conns;    /* per conn: discrete (SartMasterOptions.held_conns) */
 	SartConnection *string_conns; /* String to String (SartScenario.string_conns) */
 	int nstring_conns;
 	SartStart *starts;

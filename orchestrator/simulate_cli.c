@@ -894,11 +894,28 @@ static void print_summary(Sim *s, const SartMasterResult *res, int rc, double wa
 	        wall > 0 ? 100 * rest / wall : 0.0);
 }
 
+/* Which connections carry a discrete value (its output or its input declared discrete, or
+ * not a Real): the master holds those inputs over a step, as the FMUs expect. */
+static void mark_held_conns(Sim *s)
+{
+	if (s->held_conns || s->nconns == 0)
+		return;
+	s->held_conns = arena_alloc(s->c->arena, (size_t)s->nconns);
+	for (int c = 0; c < s->nconns; c++) {
+		SartRef src = s->conns[c].src, dst = s->conns[c].dst;
+		const FmuVar *o = &s->fmus[src.fmu].info->vars[src.var];
+		const FmuVar *i = &s->fmus[dst.fmu].info->vars[dst.var];
+		s->held_conns[c] = o->type != FT_REAL || i->type != FT_REAL ||
+		                   o->variability == VAR_DISCRETE || i->variability == VAR_DISCRETE;
+	}
+}
+
 /* One run of the scenario at macro step `step`: its points go to the result file, or to
  * s->capture when that is set (a sweep).  Returns 0, or 1 when the run failed. */
 static int run_once(Sim *s, const SartScenario *sc, double step, const char *label)
 {
 	SimArgs *a = s->args;
+	mark_held_conns(s);
 	SartMasterOptions o = {.start = a->start, .stop = a->stop, .step = step,
 	                       .algorithm = a->algorithm, .approx = a->approx,
 	                       .iterations = a->iterations, .logger = sim_log, .logger_env = s,
@@ -909,7 +926,7 @@ static int run_once(Sim *s, const SartScenario *sc, double step, const char *lab
 	                       .nstring_records = s->capture ? 0 : s->nstring_records,
 	                       .binaries = s->binaries, .nbinaries = s->nbinaries,
 	                       .on_strings = on_strings, .string_conns = s->string_conns,
-	                       .nstring_conns = s->nstring_conns,
+	                       .nstring_conns = s->nstring_conns, .held_conns = s->held_conns,
 	                       .loop_solver = a->loop_solver,
 	                       .anderson_memory = a->anderson_memory,
 	                       .loop_tolerance = a->loop_tolerance,

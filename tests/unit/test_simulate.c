@@ -21,6 +21,7 @@
 #include "sacc_test.h"
 
 #include "assert_contains.h"
+#include "csv.h"
 #include "simulate_test.h"
 
 static int setup(void **state)
@@ -211,6 +212,45 @@ static void simulate__pass_through_wrappers__no_false_loop_same_results(void **s
 	assert_string_equal(csv[1], csv[0]);
 	free(csv[0]);
 	free(csv[1]);
+	assert_tmp_empty(c);
+}
+
+/* A discrete output feeding an FMU that interpolates its inputs: with linear extrapolation
+ * the master still holds that input over each step (no slope), so the integrator `sum`
+ * adds exactly h times the value it was given: sum(t + h) = sum(t) + h y(t), where y is
+ * the feedthrough's discrete output as the same file records it.  (Given the staircase's
+ * slope it would add h y + h^2 y' / 2 instead.) */
+static void simulate__discrete_connection__held_not_extrapolated(void **state)
+{
+	Ctx *c = *state;
+	char args[1024];
+	write_text(c, "held.sa", "module held_master\n"
+	                         "fmu Integrator ramp at \"integrator.fmu\"\n"
+	                         "fmu Feedthrough ft at \"feedthrough.fmu\"\n"
+	                         "fmu Integrator sum at \"integrator.fmu\"\n"
+	                         "ramp.x -> ft.Float64_discrete_input\n"
+	                         "ft.Float64_discrete_output -> sum.u\n");
+	snprintf(args, sizeof args, "-L '%s/fmus' '%s' --set ramp.u=1 --master jacobi "
+	         "--approx linear --stop 0.5 --step 0.1 -o '%s'", test_build_dir(),
+	         path_in(c, "held.sa"), path_in(c, "r.csv"));
+	assert_int_equal(simulate(c, args), 0);
+	char err[256];
+	CsvTable *t = csv_read(path_in(c, "r.csv"), err, sizeof err);
+	if (!t)
+		fail_msg("%s", err);
+	int y = csv_column(t, "ft.Float64_discrete_output"), sum = csv_column(t, "sum.x");
+	assert_true(y > 0 && sum > 0);
+	assert_int_equal(t->nrows, 6);
+	int moved = 0;
+	for (size_t r = 1; r < t->nrows; r++) {
+		const double *prev = t->data + (r - 1) * t->ncols, *row = t->data + r * t->ncols;
+		double want = prev[sum] + (row[0] - prev[0]) * prev[y];
+		if (fabs(row[sum] - want) > 1e-12)
+			fail_msg("sum.x at t = %g is %.17g, not %.17g", row[0], row[sum], want);
+		moved |= prev[y] != row[y];
+	}
+	assert_true(moved); /* the staircase did climb: a slope was there to be refused */
+	csv_free(t);
 	assert_tmp_empty(c);
 }
 
@@ -679,6 +719,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(simulate__explain__graph_and_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			simulate__instances__share_a_library_unless_once_per_process, setup, teardown),
+		cmocka_unit_test_setup_teardown(simulate__discrete_connection__held_not_extrapolated,
+		                                setup, teardown),
 		cmocka_unit_test_setup_teardown(simulate__fmu_fails__csv_kept_exit_1, setup, teardown),
 		cmocka_unit_test_setup_teardown(simulate__discard__lands_on_expiry, setup, teardown),
 		cmocka_unit_test_setup_teardown(simulate__usage_errors__exit_2, setup, teardown),
