@@ -234,6 +234,13 @@ static void put_index(FILE *f, const void *env)
 	for (int r = 0; r < d->nruns; r++) {
 		EnsStatus st;
 		bool done = ens_status_read(e->dir, d->ids[r], &st) == 0;
+		/* A run in Slurm's queue is waiting or running again, whatever an earlier attempt
+		 * left in its status file (a cancelled one is resubmitted with that file still
+		 * there until its new task starts). */
+		if (e->queue && (e->queue[r] == ENS_QUEUED || e->queue[r] == ENS_RUNNING)) {
+			done = false;
+			st.message[0] = '\0';
+		}
 		if (!done && e->queue)
 			st.state = e->queue[r];
 		if (!done && st.state == ENS_CANCELLED)

@@ -288,6 +288,44 @@ static void ensemble__slurm_queue__states_as_squeue_gives_them(void **state)
 	assert_int_equal(s[5], ENS_CANCELLED);
 }
 
+/* A run resubmitted to Slurm keeps its earlier status file (cancelled) until its new task
+ * starts: while Slurm holds it, the index shows it waiting or running, not cancelled. */
+static void ensemble__index__queue_wins_over_an_earlier_status(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/sacc_test_index_XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char *ids[3] = {"a", "b", "c"};
+	EnsDesign d = {0, NULL, 3, ids, NULL};
+	EnsStatus cancelled = {ENS_CANCELLED, 143, 0.5, "cancelled by Slurm"};
+	EnsStatus ok = {ENS_OK, 0, 0.25, ""};
+	char path[256];
+	snprintf(path, sizeof path, "%s/status", dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	assert_int_equal(ens_status_write(dir, "a", &cancelled), 0);
+	assert_int_equal(ens_status_write(dir, "b", &cancelled), 0);
+	assert_int_equal(ens_status_write(dir, "c", &ok), 0);
+	EnsState queue[3] = {ENS_QUEUED, ENS_CANCELLED, ENS_RUNNING};
+	int counts[6];
+	assert_int_equal(ens_index_write(dir, &d, queue, counts), 0);
+	assert_int_equal(counts[ENS_QUEUED], 1);
+	assert_int_equal(counts[ENS_RUNNING], 1);
+	assert_int_equal(counts[ENS_CANCELLED], 1); /* b: out of the queue, as its file says */
+	assert_int_equal(counts[ENS_OK], 0);
+	snprintf(path, sizeof path, "%s/index.csv", dir);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	char text[1024] = "";
+	size_t n = fread(text, 1, sizeof text - 1, f);
+	text[n] = '\0';
+	fclose(f);
+	assert_non_null(strstr(text, "\na,queued,,,\n"));
+	assert_non_null(strstr(text, "\nb,cancelled,143,0.5,cancelled by Slurm\n"));
+	assert_non_null(strstr(text, "\nc,running,,,\n"));
+	snprintf(path, sizeof path, "rm -rf '%s'", dir);
+	assert_int_equal(system(path), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -300,6 +338,7 @@ int main(void)
 		cmocka_unit_test(ensemble__csv_field__quoted_when_needed),
 		cmocka_unit_test(ensemble__stats__names_quoted_as_csv_fields),
 		cmocka_unit_test(ensemble__slurm_queue__states_as_squeue_gives_them),
+		cmocka_unit_test(ensemble__index__queue_wins_over_an_earlier_status),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
