@@ -829,10 +829,11 @@ static int initialize(Master *m)
 		if (m->snapshots && (fm->caps & SART_CAP_EARLY_RETURN))
 			caps |= SART_CAP_EARLY_RETURN;
 		const SartFmuTypes *ty = o->fmu_types ? &o->fmu_types[f] : NULL;
+		const SartMeConfig none = {0};
 		SartInnerConfig cfg = {fm->name, fm->dir, fm->model_identifier, fm->version,
 		                       caps, master_log, &m->log[f], ty ? ty->types : NULL,
 		                       ty ? ty->n : 0, ty ? ty->elements : NULL,
-		                       ty ? ty->nelements : 0};
+		                       ty ? ty->nelements : 0, o->fmu_me ? o->fmu_me[f] : none};
 		SartStatus st = o->load_inner ? o->load_inner(o->load_env, &cfg, &m->f[f].in)
 		                               : sart_inner_load(&cfg, &m->f[f].in);
 		if (!ok(st)) {

@@ -379,6 +379,9 @@ typedef struct SartMasterOptions {
 	/* The FMI 3.0 sized types of each FMU (nfmus entries), or NULL when every FMU is an
 	 * FMI 2.0 one or uses Float64 and Int32 only.  (The state probe uses them too.) */
 	const SartFmuTypes *fmu_types;
+	/* How each FMU that runs as Model Exchange (SART_CAP_MODEL_EXCHANGE in its caps) is
+	 * integrated (nfmus entries), or NULL: the defaults (sart_inner.h, SartMeConfig). */
+	const SartMeConfig *fmu_me;
 	/* 1: every pass goes through the general functions, never the fast path
 	 * (sart_master_fast.c).  The results are the same bit for bit, only slower: the fast
 	 * path's test runs each scenario both ways and compares them. */

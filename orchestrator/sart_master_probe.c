@@ -59,10 +59,12 @@ int sart_probe_state(const SartScenario *sc, int f, double start, double h,
 		goto done;
 	}
 	const SartFmuTypes *ty = o && o->fmu_types ? &o->fmu_types[f] : NULL;
+	const SartMeConfig none = {0};
 	SartInnerConfig cfg = {fm->name, fm->dir, fm->model_identifier, fm->version,
 	                       fm->caps & SEAM_CAPS,
 	                       NULL, NULL, ty ? ty->types : NULL, ty ? ty->n : 0,
-	                       ty ? ty->elements : NULL, ty ? ty->nelements : 0};
+	                       ty ? ty->elements : NULL, ty ? ty->nelements : 0,
+	                       o && o->fmu_me ? o->fmu_me[f] : none};
 	/* the run's own loader: an FMU run out of process is probed out of process too, so
 	 * that a crash in the probe is a failed call, as in the run */
 	if (!ok(o && o->load_inner ? o->load_inner(o->load_env, &cfg, &in)

@@ -189,7 +189,8 @@ static SartStatus do_load(Host *ho, const SartChanHeader *rq)
 		return host_fail(ho, SART_ERROR, "malformed request: load with a bad table of FMI 3.0 "
 		                 "types or array elements");
 	SartInnerConfig cfg = {name, dir, id, (SartFmiVersion)rq->n, (unsigned)rq->id, host_log,
-	                       ho, ho->vr_types, (size_t)ntypes, ho->elements, (size_t)nelements};
+	                       ho, ho->vr_types, (size_t)ntypes, ho->elements, (size_t)nelements,
+	                       {0}}; /* TODO(me): the Model Exchange settings over the channel */
 	return sart_inner_load(&cfg, &ho->in);
 }
 

@@ -51,8 +51,13 @@ enum {
 	SART_CAP_EVENT_MODE = 1u << 3,   /* hasEventMode: the instance is created with event mode
 	                                    used, and the seam handles the events a step asks
 	                                    for (see sart_inner_do_step) */
-	SART_CAP_EARLY_RETURN = 1u << 4  /* the caller goes on from where a step stopped early:
+	SART_CAP_EARLY_RETURN = 1u << 4, /* the caller goes on from where a step stopped early:
 	                                    the instance is created with early return allowed */
+	/* Both versions: */
+	SART_CAP_MODEL_EXCHANGE = 1u << 5 /* the instance is created for Model Exchange and each
+	                                     step is integrated by the runtime's solvers
+	                                     (sart_inner_me.c, settings in SartInnerConfig.me);
+	                                     to its callers it behaves as Co-Simulation */
 };
 
 typedef unsigned int SartVr; /* a value reference */
@@ -107,6 +112,26 @@ typedef struct SartVrElement {
 typedef void (*SartLogger)(void *env, SartStatus status, const char *category,
                            const char *message);
 
+/* How a Model Exchange inner (SART_CAP_MODEL_EXCHANGE) is integrated.  All zero is the
+ * default: method chosen by stiffness, tolerance from the experiment. */
+typedef struct SartMeConfig {
+	int method;               /* a SartOdeMethod (sart_ode.h): 0 auto, 1 DOPRI5, 2 RODAS */
+	double tolerance;         /* relative; > 0 overrides the experiment's (the script's or
+	                             the user's setting); 0: the tolerance the experiment gives
+	                             enter_init, else default_tolerance, else 1e-6 */
+	double default_tolerance; /* the FMU's DefaultExperiment tolerance, 0 when none */
+	double max_step;          /* largest solver step, 0: none */
+	/* FMI 2.0: the sizes from the description (<Derivatives>, numberOfEventIndicators);
+	 * FMI 3.0 asks the FMU and ignores them. */
+	size_t nstates;
+	size_t nevent_indicators;
+	/* The states' and their derivatives' value references (nstates each, scalars only):
+	 * the Jacobian then comes from the FMU's directional derivatives.  NULL: finite
+	 * differences.  Copied at load. */
+	const SartVr *state_vrs;
+	const SartVr *derivative_vrs;
+} SartMeConfig;
+
 typedef struct SartInnerConfig {
 	const char *name;             /* instance name: fmi2Instantiate's, and the log prefix */
 	const char *dir;              /* the extracted FMU: modelDescription.xml, binaries/... */
@@ -123,6 +148,8 @@ typedef struct SartInnerConfig {
 	 * NULL/0 when the caller exchanges no element. */
 	const SartVrElement *elements;
 	size_t nelements;
+	/* Model Exchange only (SART_CAP_MODEL_EXCHANGE); ignored otherwise */
+	SartMeConfig me;
 } SartInnerConfig;
 
 /* What FMI 2.0 gives fmi2SetupExperiment (FMI 3.0 gives it to EnterInitializationMode). */

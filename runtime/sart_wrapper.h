@@ -124,6 +124,9 @@ typedef struct SartInnerModel {
 	 * wrapper's choosing (sart_inner.h, SartVrElement).  NULL/0 when there are none. */
 	const SartVrElement *elements;
 	size_t nelements;
+	/* A Model Exchange inner (SART_CAP_MODEL_EXCHANGE in caps): how each step integrates
+	 * it (sart_inner.h, SartMeConfig).  Zero (omitted) for a Co-Simulation inner. */
+	SartMeConfig me;
 } SartInnerModel;
 
 typedef struct SartWrapper SartWrapper;

@@ -83,6 +83,7 @@ static const SartInnerModel inners[NINNERS] = {
 		NULL, 0, /* an FMI 2.0 inner: no sized types */
 		0, /* any thread */
 		NULL, 0, /* no array elements */
+		{0}, /* Co-Simulation */
 	},
 };
 
