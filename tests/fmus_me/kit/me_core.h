@@ -136,7 +136,7 @@ struct MeInstance {
 	void *skin_env; /* the skin's own record (callbacks, environment) */
 };
 
-/* r and i by value reference, for model.c: R(VR_H), I(VR_COUNT). */
+/* r and i by value reference, for model.c: ME_R(m, VR_H), ME_I(m, VR_EVENTS). */
 #define ME_R(m, vr) ((m)->d.r[(vr)])
 #define ME_I(m, vr) ((m)->d.i[(vr) - ME_INT_BASE])
 
