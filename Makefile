@@ -250,6 +250,7 @@ $(FMI3_MD_CHECK): tests/fmus3/tools/fmi3_md_check.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(WARN) -o $@ $< $(LDLIBS)
 $(BUILD)/tests/test_fmi3_md_check: | $(FMI3_MD_CHECK)
+$(BUILD)/tests/test_fmu_me_kit: | $(FMI3_MD_CHECK)
 
 # ---- the polynomial FMU (tests/fmus/poly/) -----------------------------------------------
 # Like faulty: its model.c includes the kit's C with the input- and output-derivative

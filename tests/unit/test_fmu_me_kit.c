@@ -51,6 +51,7 @@ typedef struct Me3Fns {
 	fmi3GetContinuousStateDerivativesTYPE *get_dx;
 	fmi3GetEventIndicatorsTYPE *get_z;
 	fmi3GetNominalsOfContinuousStatesTYPE *get_nominals;
+	fmi3GetNumberOfEventIndicatorsTYPE *get_nz;
 } Me3Fns;
 
 typedef struct Fmu {
@@ -100,19 +101,27 @@ static const char *build_dir(void)
 	return b && *b ? b : "build";
 }
 
+/* The model description of a built FMU, whole, into text. */
+static void read_description(int v, const char *model, char *text, size_t size)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/fmus_me/fmi%d/%s/modelDescription.xml", build_dir(), v,
+	         model);
+	FILE *fp = fopen(path, "r");
+	assert_non_null(fp);
+	size_t n = fread(text, 1, size - 1, fp);
+	fclose(fp);
+	assert_true(n < size - 1);
+	text[n] = '\0';
+}
+
 /* The token the model description declares (guid / instantiationToken): the library must
  * accept exactly that. */
 static void read_token(Fmu *f, const char *model)
 {
-	char path[512], text[8192];
+	char text[8192];
 	const char *attr = f->v == 2 ? "guid=\"" : "instantiationToken=\"";
-	snprintf(path, sizeof path, "%s/fmus_me/fmi%d/%s/modelDescription.xml", build_dir(), f->v,
-	         model);
-	FILE *fp = fopen(path, "r");
-	assert_non_null(fp);
-	size_t n = fread(text, 1, sizeof text - 1, fp);
-	fclose(fp);
-	text[n] = '\0';
+	read_description(f->v, model, text, sizeof text);
 	const char *p = strstr(text, attr);
 	assert_non_null(p);
 	p += strlen(attr);
@@ -170,6 +179,7 @@ static void fmu_load(Fmu *f, int v, const char *model)
 		ME3_LOOKUP(f, get_dx, "fmi3GetContinuousStateDerivatives");
 		ME3_LOOKUP(f, get_z, "fmi3GetEventIndicators");
 		ME3_LOOKUP(f, get_nominals, "fmi3GetNominalsOfContinuousStates");
+		ME3_LOOKUP(f, get_nz, "fmi3GetNumberOfEventIndicators");
 	}
 }
 
@@ -1034,6 +1044,62 @@ static void mebad__mode__is_fixed_after_initialization(void **state)
 	fmu_close(&f);
 }
 
+/* ---- the model descriptions -------------------------------------------------------------- */
+
+static size_t occurrences(const char *text, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+/* What an importer sizes its arrays by — the states (derivative variables) and event
+ * indicators a description declares — is what the library has; and the FMI 3.0
+ * descriptions pass the suite's checker of the standard's rules. */
+static void descriptions__agree_with_the_libraries(void **state)
+{
+	static const char *const models[] = {"melinear", "mebounce", "mestiff", "metime", "mebad"};
+	int v = *(int *)*state;
+	for (size_t k = 0; k < sizeof models / sizeof *models; k++) {
+		Fmu f;
+		char text[8192];
+		double buf[8];
+		size_t nx, nz;
+		read_description(v, models[k], text, sizeof text);
+		if (v == 2) {
+			const char *p = strstr(text, "numberOfEventIndicators=\"");
+			assert_non_null(p);
+			nx = occurrences(text, "derivative=\"");
+			nz = (size_t)strtoul(p + strlen("numberOfEventIndicators=\""), NULL, 10);
+		} else {
+			nx = occurrences(text, "<ContinuousStateDerivative ");
+			nz = occurrences(text, "<EventIndicator ");
+		}
+		assert_true(nx >= 1 && nx < 8 && nz < 8);
+		fmu_start(&f, v, models[k], NULL, NULL);
+		if (v == 3) {
+			size_t n;
+			assert_int_equal(f.a3.get_number_of_continuous_states(f.c, &n), fmi3OK);
+			assert_int_equal(n, nx);
+			assert_int_equal(f.m3.get_nz(f.c, &n), fmi3OK);
+			assert_int_equal(n, nz);
+		}
+		assert_int_equal(fmu_get_x(&f, buf, nx), 0);
+		assert_int_not_equal(fmu_get_x(&f, buf, nx + 1), 0);
+		assert_int_equal(fmu_get_z(&f, buf, nz), 0);
+		assert_int_not_equal(fmu_get_z(&f, buf, nz + 1), 0);
+		fmu_close(&f);
+		if (v == 3) {
+			char cmd[1024];
+			snprintf(cmd, sizeof cmd,
+			         "'%s/tools/fmi3_md_check' '%s/fmus_me/fmi3/%s/modelDescription.xml'",
+			         build_dir(), build_dir(), models[k]);
+			assert_int_equal(system(cmd), 0);
+		}
+	}
+}
+
 #define BOTH(test) cmocka_unit_test_prestate(test, &V2), cmocka_unit_test_prestate(test, &V3)
 
 int main(void)
@@ -1060,6 +1126,7 @@ int main(void)
 		BOTH(mebad__mode_4__blows_up_at_one),
 		BOTH(mebad__mode_5__asks_to_terminate_at_half),
 		BOTH(mebad__mode__is_fixed_after_initialization),
+		BOTH(descriptions__agree_with_the_libraries),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
