@@ -45,20 +45,21 @@ typedef struct Solver {
 	const gsl_odeiv2_step_type *const *type;  /* GSL's */
 	int use_jac;                              /* given the problem's Jacobian */
 	int for_problems;                         /* FOR_* */
+	int order5;   /* GSL's: of order 5 or less, the class of DOPRI5 and Rodas4 */
 } Solver;
 
 static const Solver solvers[] = {
-	{"dopri5", 1, SART_ODE_DOPRI5, 0, 0, FOR_NONSTIFF},
-	{"auto", 1, SART_ODE_AUTO, 0, 0, FOR_BOTH},
-	{"rodas", 1, SART_ODE_RODAS, 0, 1, FOR_STIFF},
-	{"rodas-fd", 1, SART_ODE_RODAS, 0, 0, FOR_STIFF},
-	{"rk8pd", 0, 0, &gsl_odeiv2_step_rk8pd, 0, FOR_NONSTIFF},
-	{"rkf45", 0, 0, &gsl_odeiv2_step_rkf45, 0, FOR_NONSTIFF},
-	{"rkck", 0, 0, &gsl_odeiv2_step_rkck, 0, FOR_NONSTIFF},
-	{"msadams", 0, 0, &gsl_odeiv2_step_msadams, 0, FOR_NONSTIFF},
-	{"msbdf", 0, 0, &gsl_odeiv2_step_msbdf, 1, FOR_STIFF},
-	{"bsimp", 0, 0, &gsl_odeiv2_step_bsimp, 1, FOR_STIFF},
-	{"rk4imp", 0, 0, &gsl_odeiv2_step_rk4imp, 1, FOR_STIFF},
+	{"dopri5", 1, SART_ODE_DOPRI5, 0, 0, FOR_NONSTIFF, 0},
+	{"auto", 1, SART_ODE_AUTO, 0, 0, FOR_BOTH, 0},
+	{"rodas", 1, SART_ODE_RODAS, 0, 1, FOR_STIFF, 0},
+	{"rodas-fd", 1, SART_ODE_RODAS, 0, 0, FOR_STIFF, 0},
+	{"rk8pd", 0, 0, &gsl_odeiv2_step_rk8pd, 0, FOR_NONSTIFF, 0},   /* 8(7) */
+	{"rkf45", 0, 0, &gsl_odeiv2_step_rkf45, 0, FOR_NONSTIFF, 1},   /* 4(5) */
+	{"rkck", 0, 0, &gsl_odeiv2_step_rkck, 0, FOR_NONSTIFF, 1},     /* 4(5) */
+	{"msadams", 0, 0, &gsl_odeiv2_step_msadams, 0, FOR_NONSTIFF, 0}, /* 1 .. 12 */
+	{"msbdf", 0, 0, &gsl_odeiv2_step_msbdf, 1, FOR_STIFF, 1},      /* 1 .. 5 */
+	{"bsimp", 0, 0, &gsl_odeiv2_step_bsimp, 1, FOR_STIFF, 0},      /* extrapolation */
+	{"rk4imp", 0, 0, &gsl_odeiv2_step_rk4imp, 1, FOR_STIFF, 1},    /* 4 */
 };
 enum { NSOLVERS = sizeof solvers / sizeof solvers[0] };
 
@@ -306,6 +307,13 @@ typedef struct Sweep {
 	Point pt[MAX_TOLS];
 } Sweep;
 
+/* How one of ours fared against a GSL best over the error levels. */
+typedef struct Tally {
+	int compared, within, worst_level;
+	double worst;
+	const char *worst_against;
+} Tally;
+
 static int runs_on(const Solver *s, const MeProblem *p)
 {
 	return s->for_problems & (p->stiff ? FOR_STIFF : FOR_NONSTIFF);
@@ -319,78 +327,89 @@ static int printed(double rtol)
 	return fabs(k - floor(k + 0.5)) < 1e-9 && k > 3.5 && k < 10.5;
 }
 
-static void bench_problem(const MeProblem *p, const double *tols, int ntols, int reps,
-                          FILE *csv)
+/* One solver's sweep: a row per printed tolerance, a CSV line per point.  A GSL run that
+ * does not reach the end is left out, saying so; one of ours ends the benchmark. */
+static void sweep(const MeProblem *p, const Solver *so, const double *ref, const double *tols,
+                  int ntols, int reps, FILE *csv, Sweep *sw)
 {
-	double ref[ME_MAX_N], spread;
-	char how[400];
-	Sweep sw[NSOLVERS];
-	me_reference(p, ref, &spread, how, sizeof how);
-	printf("== %s\nreference: %s\n\n", p->label, how);
-	printf("%-9s %6s %9s %9s %7s %9s %8s %6s %6s %11s\n", "solver", "rtol", "error",
-	       "f evals", "J evals", "f + nJ", "steps", "rej.", "LU", "us/sim s");
-	for (int s = 0; s < NSOLVERS; s++) {
-		const Solver *so = &solvers[s];
-		sw[s].np = 0;
-		if (!runs_on(so, p))
-			continue;
-		for (int k = 0; k < ntols; k++) {
-			Run r;
-			run(p, so, tols[k], reps, &r);
-			if (!r.reached) {
-				if (so->ours) {
-					fflush(stdout);
-					fprintf(stderr, "bench-me: %s on %s at rtol %g did not reach t = %g: "
-					        "%s\n", so->name, p->name, tols[k], p->t1, r.why);
-					exit(1);
-				}
+	sw->np = 0;
+	for (int k = 0; k < ntols; k++) {
+		Run r;
+		run(p, so, tols[k], reps, &r);
+		if (!r.reached) {
+			if (so->ours) {
+				fflush(stdout);
+				fprintf(stderr, "bench-me: %s on %s at rtol %g did not reach t = %g: %s\n",
+				        so->name, p->name, tols[k], p->t1, r.why);
+				exit(1);
+			}
+			if (printed(tols[k]))
 				printf("%-9s %6.0e  did not reach the end (%s): left out\n", so->name,
 				       tols[k], r.why);
-				continue;
-			}
-			double err = error_of(p, r.x, ref);
-			double cost = (double)r.f + (double)p->n * (double)r.jac;
-			double us = 1e6 * r.wall / (p->t1 - p->t0);
-			sw[s].pt[sw[s].np++] = (Point){tols[k], err, cost};
-			if (csv)
-				fprintf(csv, "%s,%s,%g,%.6e,%ld,%ld,%ld,%ld,%ld,%.6e\n", p->name, so->name,
-				        tols[k], err, r.f, r.jac, r.steps, r.rejected, r.lu, us);
-			if (!printed(tols[k]))
-				continue;
-			char lu[24] = "-";
-			if (r.lu >= 0)
-				snprintf(lu, sizeof lu, "%ld", r.lu);
-			printf("%-9s %6.0e %9.2e %9ld %7ld %9.0f %8ld %6ld %6s %11.3g\n", so->name,
-			       tols[k], err, r.f, r.jac, cost, r.steps, r.rejected, lu, us);
+			continue;
+		}
+		double err = error_of(p, r.x, ref);
+		double cost = (double)r.f + (double)p->n * (double)r.jac;
+		double us = 1e6 * r.wall / (p->t1 - p->t0);
+		sw->pt[sw->np++] = (Point){tols[k], err, cost};
+		if (csv)
+			fprintf(csv, "%s,%s,%g,%.6e,%ld,%ld,%ld,%ld,%ld,%.6e\n", p->name, so->name,
+			        tols[k], err, r.f, r.jac, r.steps, r.rejected, r.lu, us);
+		if (!printed(tols[k]))
+			continue;
+		char lu[24] = "-";
+		if (r.lu >= 0)
+			snprintf(lu, sizeof lu, "%ld", r.lu);
+		printf("%-9s %6.0e %9.2e %9ld %7ld %9.0f %8ld %6ld %6s %11.3g\n", so->name,
+		       tols[k], err, r.f, r.jac, cost, r.steps, r.rejected, lu, us);
+	}
+}
+
+/* The cheapest GSL solver at an error level among those its sweep brackets (order5: only
+ * those of order 5 or less); -1 when none. */
+static int best_gsl(const MeProblem *p, const Sweep *sw, double level, int order5,
+                    double *cost)
+{
+	int bs = -1;
+	for (int s = 0; s < NSOLVERS; s++) {
+		if (!runs_on(&solvers[s], p) || solvers[s].ours || (order5 && !solvers[s].order5))
+			continue;
+		double c = cost_at(sw[s].pt, sw[s].np, level);
+		if (!isnan(c) && (bs < 0 || c < *cost)) {
+			*cost = c;
+			bs = s;
 		}
 	}
-	printf("\nat equal accuracy: f + nJ interpolated (log-log) at each error level\n");
-	printf("%-8s", "error");
+	return bs;
+}
+
+static void tally(Tally *t, double ratio, int level, const char *against)
+{
+	t->compared++;
+	t->within += ratio <= 1.5;
+	if (ratio > t->worst) {
+		t->worst = ratio;
+		t->worst_level = level;
+		t->worst_against = against;
+	}
+}
+
+/* The equal-accuracy table: a row per decade of error from 1e-2 down to ten times the
+ * reference's spread, where GSL's sweeps bracket it. */
+static void equal_accuracy(const MeProblem *p, const Sweep *sw, double spread, Tally *all,
+                           Tally *low)
+{
+	printf("\nat equal accuracy: f + nJ interpolated (log-log) at each error level; ratio: "
+	       "ours / GSL's best\n%-8s", "error");
 	for (int s = 0; s < NSOLVERS; s++)
 		if (runs_on(&solvers[s], p) && solvers[s].ours)
 			printf(" %9s %6s", solvers[s].name, "ratio");
-	printf(" %9s %s\n", "GSL best", "(solver)");
-	double worst[NSOLVERS];
-	int compared[NSOLVERS], within[NSOLVERS], worst_level[NSOLVERS];
-	for (int s = 0; s < NSOLVERS; s++) {
-		worst[s] = 0;
-		compared[s] = within[s] = worst_level[s] = 0;
-	}
+	printf(" %9s %-10s %9s %s\n", "GSL best", "(solver)", "order<=5", "(solver)");
 	for (int lv = 2; lv <= 12; lv++) {
-		double level = pow(10, -lv);
+		double level = pow(10, -lv), best = NAN, best5 = NAN;
 		if (level < 10 * spread)
 			break;
-		double best = NAN;
-		int bs = -1;
-		for (int s = 0; s < NSOLVERS; s++) {
-			if (!runs_on(&solvers[s], p) || solvers[s].ours)
-				continue;
-			double c = cost_at(sw[s].pt, sw[s].np, level);
-			if (!isnan(c) && (isnan(best) || c < best)) {
-				best = c;
-				bs = s;
-			}
-		}
+		int bs = best_gsl(p, sw, level, 0, &best), bs5 = best_gsl(p, sw, level, 1, &best5);
 		if (bs < 0)
 			continue;
 		printf("%-8.0e", level);
@@ -402,32 +421,70 @@ static void bench_problem(const MeProblem *p, const double *tols, int ntols, int
 				printf(" %9s %6s", "-", "");
 				continue;
 			}
-			double ratio = c / best;
-			compared[s]++;
-			within[s] += ratio <= 1.5;
-			if (ratio > worst[s]) {
-				worst[s] = ratio;
-				worst_level[s] = lv;
-			}
-			printf(" %9.0f %5.2fx", c, ratio);
+			tally(&all[s], c / best, lv, solvers[bs].name);
+			if (bs5 >= 0)
+				tally(&low[s], c / best5, lv, solvers[bs5].name);
+			printf(" %9.0f %5.2fx", c, c / best);
 		}
-		printf(" %9.0f (%s)\n", best, solvers[bs].name);
+		char b5[40] = "        -";
+		if (bs5 >= 0)
+			snprintf(b5, sizeof b5, "%9.0f (%s)", best5, solvers[bs5].name);
+		char bn[24];
+		snprintf(bn, sizeof bn, "(%s)", solvers[bs].name);
+		printf(" %9.0f %-10s %s\n", best, bn, b5);
 	}
-	printf("\n");
+	printf("smallest error in the sweep:");
 	for (int s = 0; s < NSOLVERS; s++) {
-		if (!runs_on(&solvers[s], p) || !solvers[s].ours)
+		double least = INFINITY;
+		if (!runs_on(&solvers[s], p))
 			continue;
-		if (compared[s] == 0) {
-			fflush(stdout);
-			fprintf(stderr, "bench-me: %s on %s: its sweep brackets no error level that "
-			        "GSL's does: nothing to compare\n", solvers[s].name, p->name);
-			exit(1);
-		}
-		printf("verdict %s, %s: %s 1.5x of GSL's best at %d of %d error levels (worst "
-		       "%.2fx at 1e-%d)\n", p->name, solvers[s].name,
-		       within[s] == compared[s] ? "within" : "NOT within", within[s], compared[s],
-		       worst[s], worst_level[s]);
+		for (int k = 0; k < sw[s].np; k++)
+			least = fmin(least, sw[s].pt[k].err);
+		printf(" %s %.1e", solvers[s].name, least);
 	}
+	printf(" (a level past a solver's is compared without it)\n\n");
+}
+
+static void verdict(const MeProblem *p, const Solver *so, const Tally *all, const Tally *low)
+{
+	if (all->compared == 0) {
+		fflush(stdout);
+		fprintf(stderr, "bench-me: %s on %s: its sweep brackets no error level that GSL's "
+		        "does: nothing to compare\n", so->name, p->name);
+		exit(1);
+	}
+	printf("verdict %s, %s: %s 1.5x of GSL's best at %d of %d error levels (worst %.2fx at "
+	       "1e-%d, %s)", p->name, so->name, all->within == all->compared ? "within" : "NOT within",
+	       all->within, all->compared, all->worst, all->worst_level, all->worst_against);
+	if (low->compared > 0)
+		printf("; of order <= 5: %s at %d of %d (worst %.2fx at 1e-%d, %s)",
+		       low->within == low->compared ? "within" : "NOT within", low->within,
+		       low->compared, low->worst, low->worst_level, low->worst_against);
+	printf("\n");
+}
+
+static void bench_problem(const MeProblem *p, const double *tols, int ntols, int reps,
+                          FILE *csv)
+{
+	double ref[ME_MAX_N], spread;
+	char how[400];
+	Sweep sw[NSOLVERS];
+	Tally all[NSOLVERS], low[NSOLVERS];
+	me_reference(p, ref, &spread, how, sizeof how);
+	printf("== %s\nreference: %s\n\n", p->label, how);
+	printf("%-9s %6s %9s %9s %7s %9s %8s %6s %6s %11s\n", "solver", "rtol", "error",
+	       "f evals", "J evals", "f + nJ", "steps", "rej.", "LU", "us/sim s");
+	memset(all, 0, sizeof all);
+	memset(low, 0, sizeof low);
+	for (int s = 0; s < NSOLVERS; s++) {
+		sw[s].np = 0;
+		if (runs_on(&solvers[s], p))
+			sweep(p, &solvers[s], ref, tols, ntols, reps, csv, &sw[s]);
+	}
+	equal_accuracy(p, sw, spread, all, low);
+	for (int s = 0; s < NSOLVERS; s++)
+		if (runs_on(&solvers[s], p) && solvers[s].ours)
+			verdict(p, &solvers[s], &all[s], &low[s]);
 	printf("\n");
 }
 
@@ -438,12 +495,12 @@ int main(int argc, char **argv)
 	int ntols = 0, reps = bench_quick() ? 1 : 3;
 	FILE *csv = NULL;
 	gsl_set_error_handler_off();
-	/* rtol 1e-2 .. 1e-12 in half decades (quick: whole decades 1e-3 .. 1e-11) */
+	/* rtol 1e-2 .. 1e-13 in half decades (quick: whole decades 1e-3 .. 1e-11) */
 	if (bench_quick())
 		for (int k = 3; k <= 11; k++)
 			tols[ntols++] = pow(10, -k);
 	else
-		for (int k = 4; k <= 24; k++)
+		for (int k = 4; k <= 26; k++)
 			tols[ntols++] = pow(10, -k / 2.0);
 	if (argc > 1) {
 		csv = fopen(argv[1], "w");
