@@ -71,11 +71,17 @@ typedef struct Run {
 	long f, jac;      /* counted in the callbacks */
 	long steps, rejected, lu;
 	double wall;      /* seconds */
+	/* SART_ODE_AUTO: where it switched to RODAS (t, steps before), t NAN when it did not */
+	double switch_t;
+	long switch_steps;
 } Run;
 
 typedef struct Env {
 	const MeProblem *p;
 	long f, jac;
+	const SartOde *o;  /* ours, for the accepted callback */
+	double switch_t;
+	long switch_steps;
 } Env;
 
 static double now(void)
@@ -110,11 +116,26 @@ static int ours_jac(void *env, double t, const double x[], const double fx[], do
 	return 0;
 }
 
+/* AUTO's switch, seen after the step on which it happened. */
+static int ours_accepted(void *env, double t, const double x[], int *stop)
+{
+	Env *e = env;
+	const SartOdeStats *st = sart_ode_stats(e->o);
+	(void)x;
+	*stop = 0;
+	if (st->switched && isnan(e->switch_t)) {
+		e->switch_t = t;
+		e->switch_steps = st->steps;
+	}
+	return 0;
+}
+
 static void run_ours(const MeProblem *p, const Solver *s, double rtol, Run *r)
 {
-	Env e = {p, 0, 0};
+	Env e = {p, 0, 0, NULL, NAN, 0};
 	SartOdeProblem op = {.n = p->n, .nz = 0, .env = &e, .f = ours_f,
-	                     .jac = s->use_jac ? ours_jac : NULL};
+	                     .jac = s->use_jac ? ours_jac : NULL,
+	                     .accepted = s->method == SART_ODE_AUTO ? ours_accepted : NULL};
 	SartOdeSettings set = {.method = s->method, .rtol = rtol, .nominal = p->nominal,
 	                       .max_steps = 10000000};
 	SartOdeOutcome out;
@@ -124,6 +145,7 @@ static void run_ours(const MeProblem *p, const Solver *s, double rtol, Run *r)
 		snprintf(r->why, sizeof r->why, "sart_ode_new refused the settings");
 		return;
 	}
+	e.o = o;
 	sart_ode_restart(o, p->t0, p->x0, 1);
 	sart_ode_advance(o, p->t1, &out);
 	r->wall = now() - t0;
@@ -138,6 +160,8 @@ static void run_ours(const MeProblem *p, const Solver *s, double rtol, Run *r)
 	r->steps = st->steps;
 	r->rejected = st->rejected;
 	r->lu = st->lu_decomps;
+	r->switch_t = e.switch_t;
+	r->switch_steps = e.switch_steps;
 	sart_ode_free(o);
 }
 
@@ -169,7 +193,7 @@ static const unsigned long gsl_max_steps = 100000;
 
 static void run_gsl(const MeProblem *p, const gsl_odeiv2_step_type *type, double rtol, Run *r)
 {
-	Env e = {p, 0, 0};
+	Env e = {p, 0, 0, NULL, NAN, 0};
 	gsl_odeiv2_system sys = {gsl_f, p->jac ? gsl_jac : NULL, p->n, &e};
 	double t = p->t0, t0 = now();
 	memcpy(r->x, p->x0, p->n * sizeof r->x[0]);
@@ -191,6 +215,7 @@ static void run_gsl(const MeProblem *p, const gsl_odeiv2_step_type *type, double
 	r->steps = (long)d->e->count;
 	r->rejected = (long)d->e->failed_steps;
 	r->lu = -1;
+	r->switch_t = NAN;
 	gsl_odeiv2_driver_free(d);
 }
 
@@ -360,8 +385,11 @@ static void sweep(const MeProblem *p, const Solver *so, const double *ref, const
 		char lu[24] = "-";
 		if (r.lu >= 0)
 			snprintf(lu, sizeof lu, "%ld", r.lu);
-		printf("%-9s %6.0e %9.2e %9ld %7ld %9.0f %8ld %6ld %6s %11.3g\n", so->name,
+		printf("%-9s %6.0e %9.2e %9ld %7ld %9.0f %8ld %6ld %6s %11.3g", so->name,
 		       tols[k], err, r.f, r.jac, cost, r.steps, r.rejected, lu, us);
+		if (so->ours && so->method == SART_ODE_AUTO && !isnan(r.switch_t))
+			printf("  RODAS from t = %.3g, step %ld", r.switch_t, r.switch_steps);
+		printf("\n");
 	}
 }
 
