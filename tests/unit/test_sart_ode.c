@@ -135,6 +135,15 @@ static int jac_vdp(void *env, double t, const double y[], const double fy[], dou
 	return 0;
 }
 
+/* Van der Pol with mu = 1: y1' = y2, y2' = (1 - y1^2) y2 - y1, not stiff */
+static int f_vdp1(void *env, double t, const double y[], double dy[])
+{
+	watch(env, t);
+	dy[0] = y[1];
+	dy[1] = (1.0 - y[0] * y[0]) * y[1] - y[0];
+	return 0;
+}
+
 /* x' = -k (x - cos t): x = (k^2 cos t + k sin t) / (k^2 + 1) + C e^(-k t), stiff for
  * large k and explicitly time-dependent (RODAS's df/dt terms) */
 static const double FORCED_K = 1000.0;
@@ -438,6 +447,24 @@ static void forced__time_dependent_stiff__rodas_matches_exact(void **state)
 	}
 }
 
+/* The stiffness test must not fire on problems that are not stiff, at any tolerance. */
+static void auto__non_stiff_problems__never_switch(void **state)
+{
+	(void)state;
+	int (*const fs[2])(void *, double, const double *, double *) = {f_osc, f_vdp1};
+	for (int k = 0; k < 2; k++)
+		for (double rtol = 1e-2; rtol > 1e-11; rtol /= 10.0) {
+			Env e = {0};
+			SartOdeProblem p = {.n = 2, .f = fs[k]};
+			double x0[2] = {2.0, 0.0};
+			SartOde *o = make(&p, &e, SART_ODE_AUTO, rtol, x0);
+			SartOdeOutcome out;
+			assert_int_equal(sart_ode_advance(o, 20.0, &out), SART_ODE_REACHED);
+			assert_int_equal(sart_ode_stats(o)->switched, 0);
+			sart_ode_free(o);
+		}
+}
+
 /* ---- nominals ---------------------------------------------------------------------- */
 
 static void nominals__large_and_small_states__both_relative(void **state)
@@ -708,6 +735,7 @@ int main(void)
 		cmocka_unit_test(robertson__analytic_and_difference_jacobians__agree),
 		cmocka_unit_test(van_der_pol__rodas_and_auto__meet_reference),
 		cmocka_unit_test(forced__time_dependent_stiff__rodas_matches_exact),
+		cmocka_unit_test(auto__non_stiff_problems__never_switch),
 		cmocka_unit_test(nominals__large_and_small_states__both_relative),
 		cmocka_unit_test(advance__awkward_end_times__hit_exactly_never_past),
 		cmocka_unit_test(nan_derivative__not_finite__at_last_accepted_point),
