@@ -183,6 +183,15 @@ static int eval_f(SartOde *o, double t, const double *x, double *dx, SartOdeOutc
 	return 0;
 }
 
+/* f at a trial stage of a step: 1 when the derivative is not finite (the step may have
+ * left the model's domain, a shorter one may stay in it), -1 on other failures. */
+static int eval_stage(SartOde *o, double t, const double *x, double *dx, SartOdeOutcome *out)
+{
+	if (eval_f(o, t, x, dx, out) == 0)
+		return 0;
+	return out->result == SART_ODE_NOT_FINITE ? 1 : -1;
+}
+
 static int eval_g(SartOde *o, double t, const double *x, double *z, SartOdeOutcome *out)
 {
 	o->stats.g_evals++;
@@ -448,7 +457,8 @@ static int initial_step(SartOde *o, double t_end, int order, double *h_out, Sart
 /* ---- DOPRI5 ------------------------------------------------------------------------ */
 
 /* One Dormand-Prince attempt from (o->t, o->x) with o->fx, step h ending at t1: xnew,
- * fnew = f(t1, xnew), the error, the dense output and h*lambda for the stiffness test. */
+ * fnew = f(t1, xnew), the error and h*lambda for the stiffness test.  Returns 0, 1 when a
+ * stage's derivative is not finite, -1 when f failed. */
 static int dopri_step(SartOde *o, double h, double t1, double *err, double *hlamb,
 		      SartOdeOutcome *out)
 {
@@ -457,33 +467,34 @@ static int dopri_step(SartOde *o, double h, double t1, double *err, double *hlam
 	const double *x = o->x, *k1 = o->fx;
 	double *k2 = o->k[1], *k3 = o->k[2], *k4 = o->k[3], *k5 = o->k[4], *k6 = o->k[5];
 	double *xs = o->xs, *xn = o->xnew, *k7 = o->fnew, *e = o->k[6];
+	int rc;
 
 	for (size_t i = 0; i < n; i++)
 		xs[i] = x[i] + h * DP_A21 * k1[i];
-	if (eval_f(o, t + DP_C2 * h, xs, k2, out) != 0)
-		return -1;
+	if ((rc = eval_stage(o, t + DP_C2 * h, xs, k2, out)) != 0)
+		return rc;
 	for (size_t i = 0; i < n; i++)
 		xs[i] = x[i] + h * (DP_A31 * k1[i] + DP_A32 * k2[i]);
-	if (eval_f(o, t + DP_C3 * h, xs, k3, out) != 0)
-		return -1;
+	if ((rc = eval_stage(o, t + DP_C3 * h, xs, k3, out)) != 0)
+		return rc;
 	for (size_t i = 0; i < n; i++)
 		xs[i] = x[i] + h * (DP_A41 * k1[i] + DP_A42 * k2[i] + DP_A43 * k3[i]);
-	if (eval_f(o, t + DP_C4 * h, xs, k4, out) != 0)
-		return -1;
+	if ((rc = eval_stage(o, t + DP_C4 * h, xs, k4, out)) != 0)
+		return rc;
 	for (size_t i = 0; i < n; i++)
 		xs[i] = x[i] + h * (DP_A51 * k1[i] + DP_A52 * k2[i] + DP_A53 * k3[i] + DP_A54 * k4[i]);
-	if (eval_f(o, t + DP_C5 * h, xs, k5, out) != 0)
-		return -1;
+	if ((rc = eval_stage(o, t + DP_C5 * h, xs, k5, out)) != 0)
+		return rc;
 	for (size_t i = 0; i < n; i++)
 		xs[i] = x[i] + h * (DP_A61 * k1[i] + DP_A62 * k2[i] + DP_A63 * k3[i] + DP_A64 * k4[i] +
 				    DP_A65 * k5[i]);
-	if (eval_f(o, t1, xs, k6, out) != 0)
-		return -1;
+	if ((rc = eval_stage(o, t1, xs, k6, out)) != 0)
+		return rc;
 	for (size_t i = 0; i < n; i++)
 		xn[i] = x[i] + h * (DP_A71 * k1[i] + DP_A73 * k3[i] + DP_A74 * k4[i] + DP_A75 * k5[i] +
 				    DP_A76 * k6[i]);
-	if (eval_f(o, t1, xn, k7, out) != 0)
-		return -1;
+	if ((rc = eval_stage(o, t1, xn, k7, out)) != 0)
+		return rc;
 	for (size_t i = 0; i < n; i++)
 		e[i] = h * (DP_E1 * k1[i] + DP_E3 * k3[i] + DP_E4 * k4[i] + DP_E5 * k5[i] +
 			    DP_E6 * k6[i] + DP_E7 * k7[i]);
@@ -589,7 +600,8 @@ static void lu_solve(const double *A, size_t n, const size_t *piv, double *b)
 
 /* J = df/dx and df/dt at (o->t, o->x), o->fx given.  J from the problem's jac, else by
  * forward differences with increments sqrt(eps) max(|x_j|, nominal_j); df/dt by a forward
- * difference no longer than the step h, so f is never evaluated past t_end. */
+ * difference no longer than the step h, so f is never evaluated past t_end.  Returns as
+ * dopri_step (1: df/dt's point is not finite). */
 static int rodas_jacobian(SartOde *o, double h, SartOdeOutcome *out)
 {
 	size_t n = o->n;
@@ -626,8 +638,10 @@ static int rodas_jacobian(SartOde *o, double h, SartOdeOutcome *out)
 	double dt = min_d(sqrt(DBL_EPSILON) * max_d(fabs(t), h), h);
 	double t2 = t + dt;
 	dt = t2 - t;
-	if (eval_f(o, t2, o->x, o->xm, out) != 0)
-		return -1;
+	/* within the step, so as a trial stage: a shorter step brings it closer */
+	int rc = eval_stage(o, t2, o->x, o->xm, out);
+	if (rc != 0)
+		return rc;
 	for (size_t i = 0; i < n; i++)
 		o->ft[i] = (o->xm[i] - o->fx[i]) / dt;
 	o->have_J = 1;
@@ -656,7 +670,7 @@ static int rodas_matrix(SartOde *o, double h)
 }
 
 /* One RODAS attempt with W factorized for h: the stages k[0..5], xnew, the error.
- * fnew is scratch for the stages' derivatives. */
+ * fnew is scratch for the stages' derivatives.  Returns as dopri_step. */
 static int rodas_step(SartOde *o, double h, double t1, double *err, SartOdeOutcome *out)
 {
 	const RodasTable *tb = RODAS;
@@ -677,8 +691,9 @@ static int rodas_step(SartOde *o, double h, double t1, double *err, SartOdeOutco
 				for (size_t i = 0; i < n; i++)
 					xs[i] += k[4][i];
 			double ts = tb->c[st] == 1.0 ? t1 : o->t + tb->c[st] * h;
-			if (eval_f(o, ts, xs, fs, out) != 0)
-				return -1;
+			int rc = eval_stage(o, ts, xs, fs, out);
+			if (rc != 0)
+				return rc;
 			fi = fs;
 		}
 		double hd = h * tb->d[st];
@@ -821,7 +836,8 @@ static void stiffness_test(SartOde *o, double hlamb)
 }
 
 /* One attempt of the method in use from (o->t, o->x), step h ending at t1.  Returns 0
- * with *err set, or -1 with *out filled.  *singular: RODAS's matrix was singular. */
+ * with *err set, 1 when a stage's derivative was not finite, or -1 with *out filled.
+ * *singular: RODAS's matrix was singular. */
 static int attempt(SartOde *o, double h, double t1, double *err, double *hlamb, int *singular,
 		   SartOdeOutcome *out)
 {
@@ -831,8 +847,11 @@ static int attempt(SartOde *o, double h, double t1, double *err, double *hlamb, 
 		return dopri_step(o, h, t1, err, hlamb, out);
 	if (o->s.method == SART_ODE_AUTO)
 		o->stats.switched = 1;
-	if (!o->have_J && rodas_jacobian(o, h, out) != 0)
-		return -1;
+	if (!o->have_J) {
+		int rc = rodas_jacobian(o, h, out);
+		if (rc != 0)
+			return rc;
+	}
 	if (rodas_matrix(o, h) != 0) {
 		*singular = 1;
 		return 0;
@@ -883,8 +902,21 @@ SartOdeResult sart_ode_advance(SartOde *o, double t_end, SartOdeOutcome *out)
 		double err, hlamb;
 		int singular;
 		int method = o->method;
-		if (attempt(o, h, t1, &err, &hlamb, &singular, out) != 0)
+		int rc = attempt(o, h, t1, &err, &hlamb, &singular, out);
+		if (rc < 0)
 			return out->result;
+		if (rc > 0) {
+			/* a trial stage outside the model's domain: shorter steps, down to the
+			 * smallest, before the non-finite derivative is final */
+			if (0.25 * h < h_min_at(o, o->t))
+				return out->result;
+			out->result = SART_ODE_REACHED;
+			out->which = 0;
+			o->stats.rejected++;
+			o->rejected_last = 1;
+			o->h = 0.25 * h;
+			continue;
+		}
 		if (singular) {
 			if (++nsing >= RO_MAX_SINGULAR) {
 				out->result = SART_ODE_SINGULAR;
@@ -965,10 +997,10 @@ SartOdeResult sart_ode_advance(SartOde *o, double t_end, SartOdeOutcome *out)
 		out->t = o->t;
 		if (o->p.accepted != NULL) {
 			int stop = 0;
-			int rc = o->p.accepted(o->p.env, o->t, o->x, &stop);
-			if (rc != 0) {
+			int code = o->p.accepted(o->p.env, o->t, o->x, &stop);
+			if (code != 0) {
 				out->result = SART_ODE_MODEL_FAILED;
-				out->code = rc;
+				out->code = code;
 				return out->result;
 			}
 			if (stop) {

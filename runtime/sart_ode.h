@@ -88,8 +88,10 @@ typedef enum SartOdeResult {
 	SART_ODE_STATE_EVENT,      /* stopped just after an indicator changed sign */
 	SART_ODE_STEP_EVENT,       /* accepted() asked to stop */
 	SART_ODE_MODEL_FAILED,     /* f, g, jac or accepted returned nonzero: code */
-	SART_ODE_NOT_FINITE,       /* f (or jac) gave NaN or an infinity: which state; reported
-	                              at once, also for a trial stage of a step */
+	SART_ODE_NOT_FINITE,       /* f (or jac) gave NaN or an infinity: which state.  At an
+	                              accepted point at once; at a trial stage of a step the
+	                              step is rejected and tried 4 times shorter, and the
+	                              result is final once that would go below h_min */
 	SART_ODE_STEP_TOO_SMALL,   /* the tolerance cannot be met at the smallest step */
 	SART_ODE_TOO_MANY_STEPS,   /* max_steps steps without reaching t_end */
 	SART_ODE_SINGULAR          /* RODAS: the iteration matrix stays singular */
