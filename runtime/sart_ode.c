@@ -163,17 +163,22 @@ static int all_finite(const double *v, size_t n, size_t *which)
 	return 1;
 }
 
+/* A callback returned code: the solver stops with SART_ODE_MODEL_FAILED. */
+static int model_failed(SartOdeOutcome *out, int code)
+{
+	out->result = SART_ODE_MODEL_FAILED;
+	out->code = code;
+	return -1;
+}
+
 /* f through the problem: counted, its failure or a non-finite derivative written into
  * *out.  Returns 0 when dx is usable. */
 static int eval_f(SartOde *o, double t, const double *x, double *dx, SartOdeOutcome *out)
 {
 	o->stats.f_evals++;
 	int rc = o->p.f(o->p.env, t, x, dx);
-	if (rc != 0) {
-		out->result = SART_ODE_MODEL_FAILED;
-		out->code = rc;
-		return -1;
-	}
+	if (rc != 0)
+		return model_failed(out, rc);
 	size_t which;
 	if (!all_finite(dx, o->n, &which)) {
 		out->result = SART_ODE_NOT_FINITE;
@@ -196,12 +201,7 @@ static int eval_g(SartOde *o, double t, const double *x, double *z, SartOdeOutco
 {
 	o->stats.g_evals++;
 	int rc = o->p.g(o->p.env, t, x, z);
-	if (rc != 0) {
-		out->result = SART_ODE_MODEL_FAILED;
-		out->code = rc;
-		return -1;
-	}
-	return 0;
+	return rc != 0 ? model_failed(out, rc) : 0;
 }
 
 /* The error weight of state i over a step from x to xnew: atol_i = rtol * nominal_i. */
@@ -609,12 +609,9 @@ static int rodas_jacobian(SartOde *o, double h, SartOdeOutcome *out)
 	double *x = o->xs;
 	o->stats.jac_evals++;
 	if (o->p.jac != NULL) {
-		int rc = o->p.jac(o->p.env, t, o->x, o->fx, o->J);
-		if (rc != 0) {
-			out->result = SART_ODE_MODEL_FAILED;
-			out->code = rc;
-			return -1;
-		}
+		int code = o->p.jac(o->p.env, t, o->x, o->fx, o->J);
+		if (code != 0)
+			return model_failed(out, code);
 		size_t which;
 		if (!all_finite(o->J, n * n, &which)) {
 			out->result = SART_ODE_NOT_FINITE;
@@ -899,6 +896,12 @@ SartOdeResult sart_ode_advance(SartOde *o, double t_end, SartOdeOutcome *out)
 			return out->result;
 		}
 		double t1 = last ? t_end : o->t + h;
+		if (!(t1 > o->t)) {
+			/* a step below the resolution of t (an h_min set too small) */
+			out->result = SART_ODE_STEP_TOO_SMALL;
+			out->h = h;
+			return out->result;
+		}
 		double err, hlamb;
 		int singular;
 		int method = o->method;
@@ -999,8 +1002,7 @@ SartOdeResult sart_ode_advance(SartOde *o, double t_end, SartOdeOutcome *out)
 			int stop = 0;
 			int code = o->p.accepted(o->p.env, o->t, o->x, &stop);
 			if (code != 0) {
-				out->result = SART_ODE_MODEL_FAILED;
-				out->code = code;
+				model_failed(out, code);
 				return out->result;
 			}
 			if (stop) {

@@ -32,7 +32,7 @@
  * with the state there from the dense output; `which` is the lowest index among the
  * indicators that change sign in that bracket.  Only sign changes at the ends of a step are
  * seen: an indicator crossing twice within one step goes unnoticed (bound h_max if it
- * matters).
+ * matters), and an indicator that is NaN never changes sign.
  *
  * The end time is reached exactly: the last step is shortened (or stretched by at most 1%)
  * to end at t_end bit for bit, and f is never evaluated past t_end.
