@@ -34,7 +34,8 @@ typedef struct Env {
 	int g_code, jac_code, acc_code; /* returned by g, jac, accepted when nonzero */
 	int stop_at;      /* accepted() asks to stop at this call (0: never) */
 	double last_acc_t;
-	double lambda;    /* decay rates, scales: per problem */
+	double lambda;    /* f_decay: the second state's decay rate (0: one state) */
+	double widest;    /* on_accepted_gap: the widest step seen */
 } Env;
 
 static void watch(Env *e, double t)
@@ -524,6 +525,63 @@ static void advance__awkward_end_times__hit_exactly_never_past(void **state)
 	}
 }
 
+static int on_accepted_gap(void *env, double t, const double x[], int *stop)
+{
+	Env *e = env;
+	(void)x, (void)stop;
+	if (e->acc_calls > 0 && t - e->last_acc_t > e->widest)
+		e->widest = t - e->last_acc_t;
+	e->acc_calls++;
+	e->last_acc_t = t;
+	return 0;
+}
+
+static void settings__h_max_and_empty_interval__respected(void **state)
+{
+	(void)state;
+	for (int mi = 0; mi < 2; mi++) {
+		Env e = {0};
+		SartOdeProblem p = {.n = 1, .f = f_decay, .accepted = on_accepted_gap, .env = &e};
+		SartOdeSettings s = {.method = methods[mi], .rtol = 1e-3, .h_max = 0.05};
+		SartOde *o = sart_ode_new(&p, &s);
+		assert_non_null(o);
+		double x0 = 1.0;
+		sart_ode_restart(o, 0.0, &x0, 1);
+		SartOdeOutcome out;
+		/* nothing to do: nothing evaluated */
+		assert_int_equal(sart_ode_advance(o, 0.0, &out), SART_ODE_REACHED);
+		assert_int_equal(e.f_calls, 0);
+		assert_int_equal(sart_ode_advance(o, 2.0, &out), SART_ODE_REACHED);
+		/* x' = -x at rtol 1e-3 would take steps of about 0.5; the last one may be
+		 * stretched by 1% to reach the end */
+		assert_true(e.widest > 0.0 && e.widest <= 0.05 * 1.01);
+		assert_true(sart_ode_stats(o)->steps >= 40);
+		sart_ode_free(o);
+	}
+}
+
+static void restart__with_reset__auto_back_to_dopri5(void **state)
+{
+	(void)state;
+	Env e = {0};
+	SartOde *o = rober(&e, SART_ODE_AUTO, 1e-6, 0);
+	SartOdeOutcome out;
+	assert_int_equal(sart_ode_advance(o, 1.0, &out), SART_ODE_REACHED);
+	SartOdeMemo m;
+	sart_ode_get_memo(o, &m);
+	assert_int_equal(m.method, SART_ODE_RODAS);
+	double y[3];
+	memcpy(y, sart_ode_state(o), sizeof y);
+	sart_ode_restart(o, 1.0, y, 0);
+	sart_ode_get_memo(o, &m);
+	assert_int_equal(m.method, SART_ODE_RODAS);
+	sart_ode_restart(o, 1.0, y, 1);
+	sart_ode_get_memo(o, &m);
+	assert_int_equal(m.method, SART_ODE_DOPRI5);
+	assert_true(m.h == 0.0 && m.stiff_count == 0);
+	sart_ode_free(o);
+}
+
 /* ---- failures ---------------------------------------------------------------------- */
 
 static void nan_derivative__not_finite__at_last_accepted_point(void **state)
@@ -769,6 +827,8 @@ int main(void)
 		cmocka_unit_test(auto__non_stiff_problems__never_switch),
 		cmocka_unit_test(nominals__large_and_small_states__both_relative),
 		cmocka_unit_test(advance__awkward_end_times__hit_exactly_never_past),
+		cmocka_unit_test(settings__h_max_and_empty_interval__respected),
+		cmocka_unit_test(restart__with_reset__auto_back_to_dopri5),
 		cmocka_unit_test(nan_derivative__not_finite__at_last_accepted_point),
 		cmocka_unit_test(nan_in_trial_stage__shorter_step__recovers),
 		cmocka_unit_test(blowup__step_too_small__before_the_pole),
