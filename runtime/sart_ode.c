@@ -148,7 +148,6 @@ struct SartOde {
 	size_t *piv;
 	int have_J;
 	double w_h;
-	int dense_ok;
 };
 
 /* ---- helpers ----------------------------------------------------------------------- */
@@ -255,7 +254,9 @@ SartOde *sart_ode_new(const SartOdeProblem *p, const SartOdeSettings *s)
 	if (s->method != SART_ODE_AUTO && s->method != SART_ODE_DOPRI5 && s->method != SART_ODE_RODAS)
 		return NULL;
 	size_t n = p->n, nz = p->nz;
-	if (n > ((size_t)-1 / sizeof(double)) / (2 * n + 32))
+	/* every size below fits a size_t: n^2 <= M/4, nz <= M/16 for M doubles */
+	size_t m_doubles = (size_t)-1 / sizeof(double);
+	if (n > (m_doubles / 4) / n || nz > m_doubles / 16)
 		return NULL;
 	if (s->nominal != NULL)
 		for (size_t i = 0; i < n; i++)
@@ -263,9 +264,10 @@ SartOde *sart_ode_new(const SartOdeProblem *p, const SartOdeSettings *s)
 				return NULL;
 
 	SartOde *o = calloc(1, sizeof *o);
-	/* doubles: nominal, x, fx, k[7], xs, xnew, fnew, rc[5], xm, ft (20 n); J, W (2 n^2);
-	 * z, zl, zr, zm (4 nz) */
-	size_t nd = 20 * n + 2 * n * n + 4 * nz;
+	/* doubles: nominal, x, fx, k[7], xs, xnew, fnew, rc[5], xm, ft (20 n); J, W (2 n^2,
+	 * not for DOPRI5 alone); z, zl, zr, zm (4 nz) */
+	size_t nn = s->method == SART_ODE_DOPRI5 ? 0 : n * n;
+	size_t nd = 20 * n + 2 * nn + 4 * nz;
 	double *mem = o != NULL ? calloc(nd, sizeof(double)) : NULL;
 	size_t *piv = mem != NULL ? calloc(n, sizeof(size_t)) : NULL;
 	if (piv == NULL) {
@@ -291,8 +293,8 @@ SartOde *sart_ode_new(const SartOdeProblem *p, const SartOdeSettings *s)
 		o->rc[i] = m, m += n;
 	o->xm = m, m += n;
 	o->ft = m, m += n;
-	o->J = m, m += n * n;
-	o->W = m, m += n * n;
+	o->J = m, m += nn;
+	o->W = m, m += nn;
 	o->z = m, m += nz;
 	o->zl = m, m += nz;
 	o->zr = m, m += nz;
@@ -300,8 +302,6 @@ SartOde *sart_ode_new(const SartOdeProblem *p, const SartOdeSettings *s)
 	for (size_t i = 0; i < n; i++)
 		o->nominal[i] = s->nominal != NULL ? s->nominal[i] : 1.0;
 	o->s.nominal = o->nominal;
-	o->method = s->method == SART_ODE_RODAS ? SART_ODE_RODAS : SART_ODE_DOPRI5;
-	o->stats.switched = 0;
 	sart_ode_restart(o, 0.0, o->x, 1);
 	return o;
 }
@@ -324,7 +324,6 @@ void sart_ode_restart(SartOde *o, double t, const double x[], int reset)
 	o->have_z = 0;
 	o->have_J = 0;
 	o->w_h = 0.0;
-	o->dense_ok = 0;
 	o->facold = 1e-4;
 	o->hacc = 0.0;
 	o->erracc = 1e-2;
@@ -956,7 +955,6 @@ SartOdeResult sart_ode_advance(SartOde *o, double t_end, SartOdeOutcome *out)
 		}
 		o->dense_t0 = o->t;
 		o->dense_h = t1 - o->t;
-		o->dense_ok = 1;
 
 		if (o->nz > 0) {
 			if (eval_g(o, t1, o->xnew, o->zr, out) != 0)
