@@ -631,7 +631,9 @@ static int rodas_jacobian(SartOde *o, double h, SartOdeOutcome *out)
 			x[j] = xj;
 		}
 	}
-	double dt = min_d(sqrt(DBL_EPSILON) * max_d(fabs(t), h), h);
+	/* Hairer's increment, sqrt(eps max(1e-5, |t|)): rounding and truncation balanced for
+	 * a t of any size (sqrt(eps) |t| would be 0.015 s at t = 1e6 s) */
+	double dt = min_d(sqrt(DBL_EPSILON * max_d(1e-5, fabs(t))), h);
 	double t2 = t + dt;
 	dt = t2 - t;
 	/* within the step, so as a trial stage: a shorter step brings it closer */

@@ -156,11 +156,15 @@ static int f_forced(void *env, double t, const double x[], double dx[])
 	return 0;
 }
 
-static double forced_exact(double t, double x0)
+static double forced_particular(double t)
 {
 	double k = FORCED_K;
-	double p0 = k * k / (k * k + 1.0);
-	return (k * k * cos(t) + k * sin(t)) / (k * k + 1.0) + (x0 - p0) * exp(-k * t);
+	return (k * k * cos(t) + k * sin(t)) / (k * k + 1.0);
+}
+
+static double forced_exact(double t, double t0, double x0)
+{
+	return forced_particular(t) + (x0 - forced_particular(t0)) * exp(-FORCED_K * (t - t0));
 }
 
 /* x' = -x, defined for x >= 0 only (NaN below): the solution e^-t never leaves it, a
@@ -443,17 +447,25 @@ static void forced__time_dependent_stiff__rodas_matches_exact(void **state)
 	for (int ti = 0; ti < 2; ti++) {
 		Env e = {0};
 		SartOdeProblem p = {.n = 1, .f = f_forced};
-		double x0 = 0.0;
-		SartOde *o = make(&p, &e, SART_ODE_RODAS, tols[ti], &x0);
-		SartOdeOutcome out;
-		/* at t = 0.5 (past the transient) and t = 3 */
-		assert_int_equal(sart_ode_advance(o, 0.5, &out), SART_ODE_REACHED);
-		assert_close(sart_ode_state(o)[0], forced_exact(0.5, x0), 10.0 * tols[ti]);
-		assert_int_equal(sart_ode_advance(o, 3.0, &out), SART_ODE_REACHED);
-		assert_close(sart_ode_state(o)[0], forced_exact(3.0, x0), 10.0 * tols[ti]);
-		/* stiff: far fewer steps than the explicit method's 1000 t / 3.3 */
-		assert_true(sart_ode_stats(o)->steps < 300);
-		sart_ode_free(o);
+		/* from t = 0, and from t = 1e6 s, where df/dt's difference quotient must
+		 * still be accurate */
+		for (int late = 0; late < 2; late++) {
+			double t0 = late ? 1e6 : 0.0;
+			double x0 = 0.0;
+			SartOde *o = make(&p, &e, SART_ODE_RODAS, tols[ti], &x0);
+			sart_ode_restart(o, t0, &x0, 1);
+			SartOdeOutcome out;
+			/* at 0.5 past the start (after the transient) and at 3 */
+			assert_int_equal(sart_ode_advance(o, t0 + 0.5, &out), SART_ODE_REACHED);
+			assert_close(sart_ode_state(o)[0], forced_exact(t0 + 0.5, t0, x0),
+				     10.0 * tols[ti]);
+			assert_int_equal(sart_ode_advance(o, t0 + 3.0, &out), SART_ODE_REACHED);
+			assert_close(sart_ode_state(o)[0], forced_exact(t0 + 3.0, t0, x0),
+				     10.0 * tols[ti]);
+			/* stiff: far fewer steps than the explicit method's 1000 t / 3.3 */
+			assert_true(sart_ode_stats(o)->steps < 300);
+			sart_ode_free(o);
+		}
 	}
 }
 
