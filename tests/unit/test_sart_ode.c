@@ -487,6 +487,58 @@ static void auto__non_stiff_problems__never_switch(void **state)
 		}
 }
 
+/* x' = 40 x, whose Jacobian makes W = I/(h gamma) - J zero for h = 0.1 (gamma = 1/4) */
+static int f_growth(void *env, double t, const double x[], double dx[])
+{
+	watch(env, t);
+	dx[0] = 40.0 * x[0];
+	return 0;
+}
+
+static int jac_growth(void *env, double t, const double x[], const double fx[], double J[])
+{
+	(void)env, (void)t, (void)x, (void)fx;
+	J[0] = 40.0;
+	return 0;
+}
+
+/* a Jacobian whose elimination overflows, whatever the step */
+static int jac_overflow(void *env, double t, const double x[], const double fx[], double J[])
+{
+	(void)env, (void)t, (void)x, (void)fx;
+	J[0] = 1e308, J[1] = 1e308, J[2] = 1e308, J[3] = -1e308;
+	return 0;
+}
+
+static void rodas__singular_matrix__halves_step_then_gives_up(void **state)
+{
+	(void)state;
+	/* singular at the step the memo gives: halved once, then on to the exact value */
+	Env e = {0};
+	SartOdeProblem p = {.n = 1, .f = f_growth, .jac = jac_growth};
+	double x0 = 1.0;
+	SartOde *o = make(&p, &e, SART_ODE_RODAS, 1e-8, &x0);
+	SartOdeMemo m = {.h = 0.1, .method = SART_ODE_RODAS};
+	sart_ode_set_memo(o, &m);
+	sart_ode_restart(o, 0.0, &x0, 0);
+	SartOdeOutcome out;
+	assert_int_equal(sart_ode_advance(o, 0.2, &out), SART_ODE_REACHED);
+	assert_true(rel_err(sart_ode_state(o)[0], exp(8.0)) < 1e-6);
+	assert_true(sart_ode_stats(o)->rejected >= 1);
+	sart_ode_free(o);
+
+	/* singular at every step */
+	Env e2 = {0};
+	SartOdeProblem p2 = {.n = 2, .f = f_osc, .jac = jac_overflow};
+	double x2[2] = {1.0, 0.0};
+	o = make(&p2, &e2, SART_ODE_RODAS, 1e-6, x2);
+	assert_int_equal(sart_ode_advance(o, 1.0, &out), SART_ODE_SINGULAR);
+	assert_true(out.t == 0.0 && sart_ode_time(o) == 0.0);
+	assert_true(out.h > 0.0);
+	assert_memory_equal(sart_ode_state(o), x2, sizeof x2);
+	sart_ode_free(o);
+}
+
 /* ---- nominals ---------------------------------------------------------------------- */
 
 static void nominals__large_and_small_states__both_relative(void **state)
@@ -837,6 +889,7 @@ int main(void)
 		cmocka_unit_test(van_der_pol__rodas_and_auto__meet_reference),
 		cmocka_unit_test(forced__time_dependent_stiff__rodas_matches_exact),
 		cmocka_unit_test(auto__non_stiff_problems__never_switch),
+		cmocka_unit_test(rodas__singular_matrix__halves_step_then_gives_up),
 		cmocka_unit_test(nominals__large_and_small_states__both_relative),
 		cmocka_unit_test(advance__awkward_end_times__hit_exactly_never_past),
 		cmocka_unit_test(settings__h_max_and_empty_interval__respected),
