@@ -106,7 +106,12 @@ typedef struct SartOdeOutcome {
 	double h;          /* SART_ODE_STEP_TOO_SMALL: the step size tried last */
 } SartOdeOutcome;
 
-/* Counters since sart_ode_new, for benchmarks and the run's summary. */
+/* Counters since sart_ode_new, for benchmarks and the run's summary.  f_evals counts every
+ * call of f: stages, the start of each step or restart, the initial step's probe, and
+ * RODAS's difference quotients (n per Jacobian by differences, one per df/dt); g_evals
+ * every call of g, the event search's included; jac_evals the Jacobians, from jac or by
+ * differences; steps the accepted steps, rejected the others (error too large, a
+ * non-finite trial stage, a singular matrix). */
 typedef struct SartOdeStats {
 	long steps, rejected, f_evals, g_evals, jac_evals, lu_decomps;
 	int switched; /* SART_ODE_AUTO: 1 once it runs RODAS */
