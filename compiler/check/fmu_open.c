@@ -226,10 +226,23 @@ void fmu_free(FmuInfo *f)
 	for (int i = 0; i < f->ninitial_unknowns; i++)
 		free(f->initial_unknowns[i].deps);
 	free(f->initial_unknowns);
+	free(f->me.model_identifier);
+	free(f->me.states);
+	free(f->me.event_indicators);
 	free(f);
 }
 
 /* ---- queries ---------------------------------------------------------------------------- */
+
+bool fmu_me_by_default(const FmuInfo *f)
+{
+	return f->has_model_exchange && !f->has_cosim;
+}
+
+const char *fmu_identifier(const FmuInfo *f, bool me)
+{
+	return me && f->me.model_identifier ? f->me.model_identifier : f->model_identifier;
+}
 
 const FmuVar *fmu_find_var(const FmuInfo *f, const char *name)
 {
