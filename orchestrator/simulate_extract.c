@@ -107,8 +107,9 @@ int sim_extract_all(Sim *s)
 		if (!fm->dir)
 			goto done;
 		sprintf(fm->dir, "%s/%d-%s", templ, f, fm->name);
-		if (pkg_extract_fmu(fm->info->path, fm->dir, fmu_identifier(fm->info, fm->me),
-		                    (int)fm->info->version, s->c->diag))
+		if (pkg_extract_inner(fm->info->path, fm->dir, fmu_identifier(fm->info, fm->me),
+		                      (int)fm->info->version, fm->me ? PKG_CAP_MODEL_EXCHANGE : 0,
+		                      s->c->diag))
 			goto done;
 	}
 	rc = 0;

@@ -258,6 +258,18 @@ bool fmu_me_by_default(const FmuInfo *fmu);
  * me, else Co-Simulation's. */
 const char *fmu_identifier(const FmuInfo *fmu, bool me);
 
+/* What the element of that interface declares, for the code that asks the same of either
+ * (whether a wrapper can get and set its state, whether it needs a process to itself). */
+typedef struct FmuAbilities {
+	bool can_get_and_set_fmu_state;
+	bool can_serialize_fmu_state;
+	bool can_be_instantiated_only_once_per_process;
+	bool needs_execution_tool;
+	bool can_interpolate_inputs; /* Co-Simulation's; false for Model Exchange, whose inputs
+	                                the wrapper holds over each step */
+} FmuAbilities;
+FmuAbilities fmu_abilities(const FmuInfo *fmu, bool me);
+
 /* The variable called name, or NULL. */
 const FmuVar *fmu_find_var(const FmuInfo *fmu, const char *name);
 

@@ -244,6 +244,17 @@ const char *fmu_identifier(const FmuInfo *f, bool me)
 	return me && f->me.model_identifier ? f->me.model_identifier : f->model_identifier;
 }
 
+FmuAbilities fmu_abilities(const FmuInfo *f, bool me)
+{
+	if (me)
+		return (FmuAbilities){f->me.can_get_and_set_fmu_state, f->me.can_serialize_fmu_state,
+		                      f->me.can_be_instantiated_only_once_per_process,
+		                      f->me.needs_execution_tool, false};
+	return (FmuAbilities){f->can_get_and_set_fmu_state, f->can_serialize_fmu_state,
+	                      f->can_be_instantiated_only_once_per_process,
+	                      f->needs_execution_tool, f->can_interpolate_inputs};
+}
+
 const FmuVar *fmu_find_var(const FmuInfo *f, const char *name)
 {
 	for (int i = 0; f && name && i < f->nvars; i++)
