@@ -36,7 +36,8 @@
 /* Event iterations before the discrete states are declared never to settle. */
 #define ME_MAX_EVENT_ITERATIONS 1000
 /* Events within one short window (ME_BURST_WINDOW relative to t) before the model is
- * declared chattering: its switching outruns any integration. */
+ * declared chattering: its switching outruns any integration.  (An indicator that is not
+ * a function of time and states is chattering too: check_indicators.) */
 #define ME_MAX_BURST 100
 #define ME_BURST_WINDOW 1e-10
 /* A stretch shorter than this (relative to t) is crossed by one Euler step: a time event
@@ -74,7 +75,7 @@ struct SartInnerMe {
 	double tolerance;          /* relative; chosen at enter_init */
 	size_t nx, nz;             /* the FMU's states and event indicators */
 	int sized;                 /* the arrays below are allocated for nx, nz */
-	double *x, *nominal, *z, *z_prev, *dx;
+	double *x, *nominal, *z, *z2, *z_prev, *dx;
 	SartOde *ode;
 	int solver_stale;          /* the nominals changed: the solver is made again */
 	MeData d;
@@ -193,9 +194,10 @@ static void free_arrays(SartInnerMe *m)
 	free(m->x);
 	free(m->nominal);
 	free(m->z);
+	free(m->z2);
 	free(m->z_prev);
 	free(m->dx);
-	m->x = m->nominal = m->z = m->z_prev = m->dx = NULL;
+	m->x = m->nominal = m->z = m->z2 = m->z_prev = m->dx = NULL;
 	m->sized = 0;
 }
 
@@ -226,8 +228,9 @@ static SartStatus size_arrays(SartInner *in, double t)
 	m->dx = calloc(n, sizeof *m->dx);
 	m->nominal = calloc(n, sizeof *m->nominal);
 	m->z = calloc(nz ? nz : 1, sizeof *m->z);
+	m->z2 = calloc(nz ? nz : 1, sizeof *m->z2);
 	m->z_prev = calloc(nz ? nz : 1, sizeof *m->z_prev);
-	if (!m->x || !m->dx || !m->nominal || !m->z || !m->z_prev) {
+	if (!m->x || !m->dx || !m->nominal || !m->z || !m->z2 || !m->z_prev) {
 		free_arrays(m);
 		return sart_inner_report(in, SART_ERROR, "out of memory for %zu continuous states",
 		                         nx);
@@ -303,6 +306,26 @@ static SartStatus count_event(SartInner *in, double t)
 	m->d.burst_start = t;
 	m->d.burst = 1;
 	return SART_OK;
+}
+
+/* At a state event at (t, x): the indicators asked twice must agree.  One that flips
+ * whenever it is evaluated moves its events wherever the search for them happens to look
+ * and drives the solver into an event at every step: the model chatters. */
+static SartStatus check_indicators(SartInner *in, double t, const double x[])
+{
+	SartInnerMe *m = me_of(in);
+	SartStatus s = put_point(in, t, x);
+	if (going(in, s))
+		s = worse(s, m->fmi->get_event_indicators(in, m->z, m->nz, t));
+	if (going(in, s))
+		s = worse(s, m->fmi->get_event_indicators(in, m->z2, m->nz, t));
+	for (size_t i = 0; going(in, s) && i < m->nz; i++)
+		if (memcmp(&m->z[i], &m->z2[i], sizeof m->z[i]) != 0)
+			return sart_inner_report(in, SART_ERROR, "the model chatters at t = %s: event "
+			                         "indicator %zu gives %s, then %s at the same time and "
+			                         "states", SART_NUM(t), i + 1, SART_NUM(m->z[i]),
+			                         SART_NUM(m->z2[i]));
+	return s;
 }
 
 /* In Event Mode at t: the discrete states updated until they settle, then
@@ -563,13 +586,13 @@ static SART_COLD SartStatus solver_failed(SartInner *in, const SartOdeOutcome *o
 		if (m->cfg.state_vrs && out->which < m->nx)
 			return sart_inner_report(in, SART_ERROR, "step from t = %s by h = %s: the "
 			                         "derivative of continuous state %zu (valueReference "
-			                         "%u) is not finite near t = %s", SART_NUM(t),
-			                         SART_NUM(h), out->which + 1,
+			                         "%u) is NaN or infinite in the solver's step after "
+			                         "t = %s", SART_NUM(t), SART_NUM(h), out->which + 1,
 			                         m->cfg.state_vrs[out->which], SART_NUM(out->t));
 		return sart_inner_report(in, SART_ERROR, "step from t = %s by h = %s: the derivative "
-		                         "of continuous state %zu is not finite near t = %s",
-		                         SART_NUM(t), SART_NUM(h), out->which + 1,
-		                         SART_NUM(out->t));
+		                         "of continuous state %zu is NaN or infinite in the solver's "
+		                         "step after t = %s", SART_NUM(t), SART_NUM(h),
+		                         out->which + 1, SART_NUM(out->t));
 	case SART_ODE_STEP_TOO_SMALL:
 		return sart_inner_report(in, SART_ERROR, "step from t = %s by h = %s: at t = %s the "
 		                         "solver cannot meet the relative tolerance %s (%s; last "
@@ -691,7 +714,10 @@ static SartStatus me_do_step(SartInner *in, double t, double h, int no_set_state
 		} else if (r == SART_ODE_STATE_EVENT ||
 		           (r == SART_ODE_STEP_EVENT && !m->step_terminate)) {
 			tc = out.t;
-			s = worse(s, handle_event(in, tc, m->x, 0));
+			if (r == SART_ODE_STATE_EVENT)
+				s = worse(s, check_indicators(in, tc, m->x));
+			if (going(in, s))
+				s = worse(s, handle_event(in, tc, m->x, 0));
 		} else if (r == SART_ODE_STEP_EVENT) {
 			tc = out.t;
 			m->d.terminated = 1;

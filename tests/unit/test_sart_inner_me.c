@@ -29,10 +29,14 @@
 
 #define LINEAR_TOKEN "{6b1f3c2e-8a47-4d90-b2e5-3c7d9e0a1f64}"
 #define BOUNCE_TOKEN "{2d8e4a71-5c3b-4f09-9e16-7b0a2c5d8f43}"
+#define TIME_TOKEN "{4f7b2d90-6e1a-4c35-8b07-e2a9d5c1f376}"
+#define BAD_TOKEN "{e3a80f5c-1d29-4b7e-96c4-58f0b2a7d1e9}"
 
 /* Value references of tests/fmus_me/<name>/fmi*.xml (the same in both versions). */
 enum { L_X1 = 1, L_X2 = 2, L_DER_X1 = 3, L_DER_X2 = 4, L_U = 5 };
 enum { B_H = 1, B_V = 3, B_E = 6 };
+enum { T_X = 1, T_U = 3, T_EVENTS = 100 };
+enum { BAD_X = 1, BAD_MODE = 100 };
 
 /* ---- helpers ---------------------------------------------------------------------------- */
 
@@ -425,6 +429,134 @@ static void me__corrupted_bytes__refused_naming_the_cause(void **state)
 	sart_inner_free(in);
 }
 
+/* ---- time events ------------------------------------------------------------------------ */
+
+/* metime's x at t: the integral of u = 1, 3, -2, 0.5 (repeating) over intervals of 0.25. */
+static double time_exact(double t)
+{
+	static const double s[4] = {1.0, 3.0, -2.0, 0.5};
+	double x = 0.0;
+	int k = 0;
+	for (; (k + 1) * 0.25 <= t; k++)
+		x += 0.25 * s[k % 4];
+	return x + (t - k * 0.25) * s[k % 4];
+}
+
+/* Steps of 0.1 against switches every 0.25: x is piecewise linear, so any solver that
+ * hits each switch exactly gives it to rounding; one that stepped over a switch by d would
+ * be off by d times the jump of u.  The switch at t = 0.5, a step's end, is in that step. */
+static void time_run(SartFmiVersion v)
+{
+	Log log = {0};
+	Open o = {v, {0}, 0, 0};
+	o.me.nstates = 1;
+	SartInner *in = open_me("metime", &o, &log);
+	start(in, TIME_TOKEN, &log);
+	for (int i = 0; i < 40; i++) {
+		double t = i * 0.1, end = t + 0.1;
+		step(in, t, 0.1, &log);
+		assert_close(get_real(in, T_X), time_exact(end), 1e-13);
+		int events = -1;
+		SartVr vr = T_EVENTS;
+		assert_int_equal(sart_inner_get_integer(in, &vr, 1, &events), SART_OK);
+		assert_int_equal(events, (int)floor(end / 0.25 + 1e-9));
+	}
+	sart_inner_free(in);
+	assert_int_equal(log.count, 0);
+}
+
+static void me__time_events_fmi2__hit_exactly(void **state)
+{
+	(void)state;
+	time_run(SART_FMI2);
+}
+
+static void me__time_events_fmi3__hit_exactly(void **state)
+{
+	(void)state;
+	time_run(SART_FMI3);
+}
+
+/* ---- a misbehaving FMU ------------------------------------------------------------------ */
+
+/* mebad in the given mode, stepped from 0 by h: the step's status, *reached, and the
+ * message. */
+static SartStatus bad_run(SartFmiVersion v, int mode, double h, double *reached, Log *log)
+{
+	Open o = {v, {0}, 0, 0};
+	o.me.nstates = 1;
+	o.me.nevent_indicators = 1;
+	SartInner *in = open_me("mebad", &o, log);
+	const SartExperiment ex = {0, 0.0, 0.0, 0, 0.0};
+	SartVr vr = BAD_MODE;
+	assert_int_equal(sart_inner_instantiate(in, BAD_TOKEN, 0), SART_OK);
+	assert_int_equal(sart_inner_set_integer(in, &vr, 1, &mode), SART_OK);
+	assert_int_equal(sart_inner_enter_init(in, &ex), SART_OK);
+	assert_int_equal(sart_inner_exit_init(in), SART_OK);
+	SartStatus st = sart_inner_do_step(in, 0.0, h, 0, reached);
+	if (getenv("SART_TEST_VERBOSE"))
+		print_message("mode %d: %s", mode, log->all);
+	/* what went before stays: x = exp(-t) up to the failure (but in mode 4) */
+	if (mode != 4 && st != SART_OK) {
+		double x = get_real(in, BAD_X);
+		assert_true(x > 0.0 && x < 1.0);
+	}
+	sart_inner_free(in);
+	return st;
+}
+
+static void bad_modes(SartFmiVersion v)
+{
+	double reached = 0;
+	Log log = {0};
+
+	assert_int_equal(bad_run(v, 0, 1.0, &reached, &log), SART_OK);
+	assert_true(reached == 1.0);
+
+	memset(&log, 0, sizeof log);
+	assert_int_equal(bad_run(v, 1, 1.0, &reached, &log), SART_ERROR);
+	assert_true(isnan(reached));
+	assert_contains(log.last, "[mebad] step from t = 0 by h = 1: the derivative of "
+	                "continuous state 1 is NaN or infinite in the solver's step after t = ");
+
+	memset(&log, 0, sizeof log);
+	assert_int_equal(bad_run(v, 2, 1.0, &reached, &log), SART_ERROR);
+	assert_contains(log.last, "[mebad] the model chatters at t = 0.5");
+	assert_contains(log.last, "event indicator 1 gives");
+
+	memset(&log, 0, sizeof log);
+	assert_int_equal(bad_run(v, 3, 1.0, &reached, &log), SART_ERROR);
+	assert_contains(log.last, "[mebad] the event iteration at t = 0.5 does not settle");
+
+	memset(&log, 0, sizeof log);
+	assert_int_equal(bad_run(v, 4, 2.0, &reached, &log), SART_ERROR);
+	/* x = 1/(1 - t): the solver gives up where x blows up, near t = 1 */
+	const char *at = strstr(log.last, "[mebad] step from t = 0 by h = 2: at t = ");
+	double where = NAN;
+	assert_non_null(at);
+	assert_int_equal(sscanf(at + strlen("[mebad] step from t = 0 by h = 2: at t = "), "%lf",
+	                        &where), 1);
+	assert_close(where, 1.0, 1e-3);
+	assert_contains(log.last, "the solver cannot meet the relative tolerance 1e-06");
+
+	memset(&log, 0, sizeof log);
+	assert_int_equal(bad_run(v, 5, 1.0, &reached, &log), SART_DISCARD);
+	assert_true(reached == 0.5);
+	assert_contains(log.last, "[mebad] the FMU asked to terminate the simulation at t = 0.5");
+}
+
+static void me__bad_fmi2__each_mode_its_error(void **state)
+{
+	(void)state;
+	bad_modes(SART_FMI2);
+}
+
+static void me__bad_fmi3__each_mode_its_error(void **state)
+{
+	(void)state;
+	bad_modes(SART_FMI3);
+}
+
 /* ---- out of process --------------------------------------------------------------------- */
 
 /* The same steps, state and serialized bytes isolated as in process, bit for bit. */
@@ -550,6 +682,10 @@ int main(void)
 		cmocka_unit_test(me__linear_default_tolerance__solution_within_it),
 		cmocka_unit_test(me__bounce_fmi2__impacts_within_a_microsecond),
 		cmocka_unit_test(me__bounce_fmi3__impacts_within_a_microsecond),
+		cmocka_unit_test(me__time_events_fmi2__hit_exactly),
+		cmocka_unit_test(me__time_events_fmi3__hit_exactly),
+		cmocka_unit_test(me__bad_fmi2__each_mode_its_error),
+		cmocka_unit_test(me__bad_fmi3__each_mode_its_error),
 		cmocka_unit_test(me__states_fmi2__restore_continues_bit_for_bit),
 		cmocka_unit_test(me__states_fmi3__restore_continues_bit_for_bit),
 		cmocka_unit_test(me__corrupted_bytes__refused_naming_the_cause),
