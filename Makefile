@@ -675,6 +675,7 @@ $(BUILD)/tests/test_sart_isolate: | $(FMU_HOST) $(BUILD)/fmus/faulty.fmu
 # The seam's Model Exchange layer steps the ME test FMUs, in process and out of it.
 $(BUILD)/tests/test_sart_inner_me: | $(FMU_HOST) $(FMUS_ME)
 $(BUILD)/tests/test_simulate_me: | $(FMUS_ME)
+$(BUILD)/tests/test_e2e_me: | $(SACC) $(FMUS_ME)
 
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(ORCH_LIB) $(BUILD)/libsacc.a $(wildcard tests/unit/*.h) \
                        $(KIT_FILES) $(ORCH_HDR)
