@@ -631,17 +631,25 @@ static char *emit_fails(TestRun *t, Module *m, const char *name)
 	return strdup(tr_diag(t));
 }
 
+/* A model description written as BUILD/emit_c_test/<name>, where the compilation's -L
+ * finds it; the directory in dir. */
+static void write_md(const char *name, const char *text, char dir[512])
+{
+	char path[600];
+	snprintf(dir, 512, "%s/emit_c_test", test_build_dir());
+	make_dir(dir);
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
 static void emit_c__string_port__stored_as_chars(void **state)
 {
 	(void)state;
-	char dir[512], path[600];
-	snprintf(dir, sizeof dir, "%s/emit_c_test", test_build_dir());
-	make_dir(dir);
-	snprintf(path, sizeof path, "%s/strings.xml", dir);
-	FILE *f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(strings_md, f);
-	fclose(f);
+	char dir[512];
+	write_md("strings.xml", strings_md, dir);
 	TestRun *t = tr_new();
 	drv_add_fmu_dir(t->c, dir);
 	Module *m = tr_load(t, SCRIPT,
@@ -697,14 +705,8 @@ static const char me_md[] =
 /* Emits adaptation me_sa over osc.xml with the inner clauses given; the C compiles. */
 static void emit_me(Emitted *e, const char *clauses)
 {
-	char dir[512], path[600], text[1024];
-	snprintf(dir, sizeof dir, "%s/emit_c_test", test_build_dir());
-	make_dir(dir);
-	snprintf(path, sizeof path, "%s/osc.xml", dir);
-	FILE *f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(me_md, f);
-	fclose(f);
+	char dir[512], text[1024];
+	write_md("osc.xml", me_md, dir);
 	snprintf(text, sizeof text,
 	         "semantic adaptation delayed moore me_sa\nat \"me_sa.fmu\"\n"
 	         "\tfor inner fmu Osc osc\n\t\tat \"osc.xml\"\n%s"
