@@ -820,7 +820,7 @@ static SartStatus me_set_state(SartInner *in, void *state)
 	if (!going(in, s))
 		return s;
 	m->d = ms->d;
-	if (m->nz)
+	if (m->nz && ms->nz == m->nz) /* (a state from before initialization has none) */
 		memcpy(m->z_prev, ms->z, m->nz * sizeof *m->z_prev);
 	if (m->ode && ms->d.memo.method)
 		sart_ode_set_memo(m->ode, &ms->d.memo);
