@@ -323,6 +323,34 @@ static void me__stiff_auto_fmi3__reference_solution(void **state)
 	stiff_run(SART_FMI3, 0, 0);
 }
 
+/* A discrete set between steps puts the FMU in Event Mode first: mebad's mode, a fixed
+ * parameter, is then refused by the FMU in Event Mode (not in Continuous-Time Mode, where
+ * no discrete set is allowed); the next step starts with the event iteration and goes on
+ * as before the set. */
+static void me__discrete_set__in_event_mode_then_settled(void **state)
+{
+	(void)state;
+	for (int v = 2; v <= 3; v++) {
+		Log log = {0};
+		Open o = {(SartFmiVersion)v, {0}, 0, 0};
+		o.me.nstates = 1;
+		o.me.nevent_indicators = 1;
+		SartInner *in = open_me("mebad", &o, &log);
+		start(in, BAD_TOKEN, &log);
+		step(in, 0.0, 0.25, &log);
+		SartVr vr = BAD_MODE;
+		int mode = 1;
+		assert_int_equal(sart_inner_set_integer(in, &vr, 1, &mode), SART_ERROR);
+		assert_contains(log.all, "cannot be set in Event Mode");
+		log.count = 0;
+		step(in, 0.25, 0.25, &log);
+		step(in, 0.5, 0.5, &log);
+		assert_close(get_real(in, BAD_X), exp(-1.0), 1e-5);
+		assert_int_equal(log.count, 0);
+		sart_inner_free(in);
+	}
+}
+
 /* ---- FMU states --------------------------------------------------------------------------- */
 
 #define TRACE_STEPS 120
@@ -734,6 +762,7 @@ int main(void)
 		cmocka_unit_test(me__time_events_fmi3__hit_exactly),
 		cmocka_unit_test(me__bad_fmi2__each_mode_its_error),
 		cmocka_unit_test(me__bad_fmi3__each_mode_its_error),
+		cmocka_unit_test(me__discrete_set__in_event_mode_then_settled),
 		cmocka_unit_test(me__stiff_rodas_fmi2__reference_solution),
 		cmocka_unit_test(me__stiff_auto_fmi3__reference_solution),
 		cmocka_unit_test(me__states_fmi2__restore_continues_bit_for_bit),
