@@ -610,6 +610,20 @@ $(NUMFMT_BENCH): bench/numfmt/bench.c bench/numfmt/old_numfmt.c bench/numfmt/old
 	$(CC) $(ALL_CFLAGS) $(WARN) -Iruntime -Ibench/numfmt -o $@ bench/numfmt/bench.c \
 	    bench/numfmt/old_numfmt.c runtime/sart_numfmt.c -lm
 
+# The runtime's ODE solvers (runtime/sart_ode.h: what integrates a Model Exchange FMU)
+# against GSL's odeiv2 steppers at equal accuracy on two non-stiff and two stiff problems
+# (bench/me/odebench.c; every sweep point in $(BUILD)/bench/me/sweep.csv).
+ME_BENCH := $(BUILD)/bench/me/odebench
+.PHONY: bench-me
+bench-me: $(ME_BENCH)
+	@BUILD=$(BUILD) SACC=$(SACC) sh bench/me/run.sh
+
+$(ME_BENCH): bench/me/odebench.c bench/me/problems.c bench/me/problems.h bench/bench.h \
+             $(BUILD)/libsart.a $(RUNTIME_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(WARN) -Iruntime -o $@ bench/me/odebench.c bench/me/problems.c \
+	    $(BUILD)/libsart.a -lgsl -lgslcblas -lm
+
 # ---- the power-window case study end to end (make demo, test_powerwindow, bench) ---------
 # The monolithic reference (models/reference/powerwindow_ref.c: the same physics and chart as
 # one system, integrated by GSL's BDF stepper, msbdf) and the comparison tool
@@ -737,7 +751,8 @@ $(SCALE_BENCH): bench/scale/rusage.c
 # load; fails when one does: a benchmark that cannot compute a figure exits non-zero
 # (bench/README.md).  Each one's time is printed after it.
 BENCHES := bench-wrapper bench-isolation bench-two-mass bench-loops bench-master bench-parallel \
-           bench-parallel-wrapper bench-numfmt bench-powerwindow bench-ensemble bench-scale
+           bench-parallel-wrapper bench-numfmt bench-powerwindow bench-ensemble bench-scale \
+           bench-me
 .PHONY: check-bench
 check-bench:
 	@failed=; for b in $(BENCHES); do \

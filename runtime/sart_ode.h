@@ -2,20 +2,40 @@
  * events (sart_inner_me.c), in `sacc simulate` and inside a wrapper alike.
  *
  * Two methods, both adaptive with error control per state and dense output:
- *   SART_ODE_DOPRI5  explicit Runge-Kutta, Dormand-Prince 5(4), for non-stiff models;
- *   SART_ODE_RODAS   linearly implicit Rosenbrock, Rodas4 class, for stiff models: the
- *                    Jacobian from the problem's jac when given, else by finite
- *                    differences of f;
+ *   SART_ODE_DOPRI5  explicit Runge-Kutta, Dormand-Prince 5(4) (FSAL: 6 evaluations of f
+ *                    per step), dense output of order 4, for non-stiff models;
+ *   SART_ODE_RODAS   linearly implicit Rosenbrock, Rodas4P2 (Steinebach's RODAS4-class
+ *                    method that keeps its order on stiff components driven by a
+ *                    time-dependent input), dense output of order 3, for stiff models: the
+ *                    Jacobian from the problem's jac when given, else by forward
+ *                    differences of f (n evaluations), evaluated anew at each accepted
+ *                    point; df/dt by one forward difference in t; 6 evaluations per step
+ *                    besides;
  *   SART_ODE_AUTO    starts with DOPRI5 and switches to RODAS for the rest of the run
- *                    (until the next sart_ode_restart with a new method) when DOPRI5's
- *                    stiffness test fires.
- * The error of state i is weighted by w_i = rtol * (nominal_i + |x_i|): a state of nominal
- * 1e5 is held to the same relative accuracy as one of nominal 1.
+ *                    (until the next sart_ode_restart with reset) when DOPRI5's stiffness
+ *                    test fires: h times the estimated largest eigenvalue near the border
+ *                    of DOPRI5's stability region 15 times, with no 6 answers "not stiff"
+ *                    in a row in between (Hairer's test, run after every step).
+ * The error of state i over a step from x to x_new is weighted by
+ *   w_i = rtol * (nominal_i + max(|x_i|, |x_new_i|)),
+ * that is atol_i = rtol * nominal_i: a state of nominal 1e5 is held to the same relative
+ * accuracy as one of nominal 1; a step is accepted when the RMS over the states of
+ * err_i / w_i is at most 1.
  *
- * State events: the problem's nz event indicators g(t, x) are checked after each accepted
- * step; a sign change (from nonzero to zero or to the opposite sign) is located on the dense
- * output to within the time tolerance, and sart_ode_advance stops just after it: at the
- * right end of a bracket no wider than the tolerance, where the indicator has changed sign.
+ * State events: the problem's nz event indicators g(t, x) are evaluated at the start (by
+ * the first advance after a restart) and after each accepted step.  Indicator i changes sign
+ * over a step when (z_old > 0 and z_new <= 0) or (z_old < 0 and z_new >= 0): an indicator
+ * that is exactly 0 at the start of a step never counts as changing, whatever follows.  The
+ * earliest change among all indicators is located on the dense output (secant, Illinois
+ * variant, bisection when it converges slowly) to a bracket no wider than t_tol, and
+ * sart_ode_advance stops at the bracket's right end, where the indicator has changed sign,
+ * with the state there from the dense output; `which` is the lowest index among the
+ * indicators that change sign in that bracket.  Only sign changes at the ends of a step are
+ * seen: an indicator crossing twice within one step goes unnoticed (bound h_max if it
+ * matters), and an indicator that is NaN never changes sign.
+ *
+ * The end time is reached exactly: the last step is shortened (or stretched by at most 1%)
+ * to end at t_end bit for bit, and f is never evaluated past t_end.
  *
  * C99, libc and libm only, no global state, no allocation after sart_ode_new (the work
  * space is sized there), so a wrapper carries it to any importer. */
@@ -43,9 +63,11 @@ typedef struct SartOdeProblem {
 	/* J = df/dx at (t, x), fx = f(t, x) given; J column-major, J[i + n*j] = dfi/dxj.
 	 * NULL: finite differences of f. */
 	int (*jac)(void *env, double t, const double x[], const double fx[], double J[]);
-	/* Called after every accepted step at its end (t, x): *stop = 1 makes sart_ode_advance
-	 * return SART_ODE_STEP_EVENT there (the FMU asked for an event, or to terminate).
-	 * NULL: never. */
+	/* Called after every accepted step at its end (t, x), unless a state event was located
+	 * inside it (the step is then cut at the event and ends there; the FMU's completed-
+	 * integrator-step call is irrelevant, an event follows anyway).  *stop = 1 makes
+	 * sart_ode_advance return SART_ODE_STEP_EVENT there (the FMU asked for an event, or to
+	 * terminate), also at t_end.  NULL: never. */
 	int (*accepted)(void *env, double t, const double x[], int *stop);
 } SartOdeProblem;
 
@@ -54,9 +76,11 @@ typedef struct SartOdeSettings {
 	double rtol;     /* relative tolerance, > 0 */
 	const double *nominal; /* n positive state nominals, copied; NULL: all 1 */
 	double h_max;    /* largest step, 0: none */
-	double h_min;    /* smallest step before SART_ODE_STEP_TOO_SMALL, 0: 1e-14 * max(1,|t|) */
+	double h_min;    /* smallest step before SART_ODE_STEP_TOO_SMALL, 0: 1e-14 * max(1,|t|)
+	                    (a last step shortened to reach t_end may be smaller) */
 	double t_tol;    /* width of a located event's bracket, 0: 1e-12 * max(1, |t|) */
-	long max_steps;  /* steps per sart_ode_advance call, 0: 500000 */
+	long max_steps;  /* step attempts (accepted or rejected) per sart_ode_advance call,
+	                    0: 500000 */
 } SartOdeSettings;
 
 typedef enum SartOdeResult {
@@ -64,7 +88,10 @@ typedef enum SartOdeResult {
 	SART_ODE_STATE_EVENT,      /* stopped just after an indicator changed sign */
 	SART_ODE_STEP_EVENT,       /* accepted() asked to stop */
 	SART_ODE_MODEL_FAILED,     /* f, g, jac or accepted returned nonzero: code */
-	SART_ODE_NOT_FINITE,       /* f gave NaN or an infinity: which state */
+	SART_ODE_NOT_FINITE,       /* f (or jac) gave NaN or an infinity: which state.  At an
+	                              accepted point at once; at a trial stage of a step the
+	                              step is rejected and tried 4 times shorter, and the
+	                              result is final once that would go below h_min */
 	SART_ODE_STEP_TOO_SMALL,   /* the tolerance cannot be met at the smallest step */
 	SART_ODE_TOO_MANY_STEPS,   /* max_steps steps without reaching t_end */
 	SART_ODE_SINGULAR          /* RODAS: the iteration matrix stays singular */
@@ -79,7 +106,12 @@ typedef struct SartOdeOutcome {
 	double h;          /* SART_ODE_STEP_TOO_SMALL: the step size tried last */
 } SartOdeOutcome;
 
-/* Counters since sart_ode_new, for benchmarks and the run's summary. */
+/* Counters since sart_ode_new, for benchmarks and the run's summary.  f_evals counts every
+ * call of f: stages, the start of each step or restart, the initial step's probe, and
+ * RODAS's difference quotients (n per Jacobian by differences, one per df/dt); g_evals
+ * every call of g, the event search's included; jac_evals the Jacobians, from jac or by
+ * differences; steps the accepted steps, rejected the others (error too large, a
+ * non-finite trial stage, a singular matrix). */
 typedef struct SartOdeStats {
 	long steps, rejected, f_evals, g_evals, jac_evals, lu_decomps;
 	int switched; /* SART_ODE_AUTO: 1 once it runs RODAS */
@@ -87,18 +119,29 @@ typedef struct SartOdeStats {
 
 typedef struct SartOde SartOde;
 
-/* NULL when out of memory or the settings are invalid (n == 0, rtol <= 0 or not finite). */
+/* NULL when out of memory or the problem or settings are invalid (n == 0, no f, nz > 0
+ * without g, rtol <= 0 or not finite, a nominal <= 0, a negative h_max, h_min, t_tol or
+ * max_steps, an unknown method).  The solver stands at t = 0, x = 0 until the first
+ * sart_ode_restart. */
 SartOde *sart_ode_new(const SartOdeProblem *p, const SartOdeSettings *s);
 void sart_ode_free(SartOde *o);
 
 /* Starts (again) at (t, x): after an event, after inputs changed, or after a state was
- * restored.  Derivatives and indicators at the start are evaluated by the next advance.
- * The step size guess and the method AUTO chose are kept unless reset is nonzero. */
+ * restored.  Derivatives and indicators at the start are evaluated by the next advance
+ * (one f, one g), and RODAS's Jacobian anew.  The memo (step size guess, the method AUTO
+ * chose, the stiffness counters) is kept unless reset is nonzero; everything else the step
+ * size controller remembers is reset, so that a restart from a restored memo continues
+ * exactly as the first restart from that memo did.  With no step size guess (the first
+ * start, or reset) the next advance estimates one from f at the start and one more f
+ * (Hairer's initial step). */
 void sart_ode_restart(SartOde *o, double t, const double x[], int reset);
 
 /* Integrates from where the solver stands towards t_end (> its t) and fills *out.  The
  * solver's state (sart_ode_state, sart_ode_time) is then at out->t: t_end, the event, or
- * the last accepted step before a failure.  Returns out->result. */
+ * the last accepted step before a failure (never part of a step).  A t_end not beyond the
+ * solver's t returns SART_ODE_REACHED at once, nothing evaluated.  After a state event the
+ * caller restarts (the indicators there have already changed sign); advancing again without
+ * a restart goes on from the event as from any point.  Returns out->result. */
 SartOdeResult sart_ode_advance(SartOde *o, double t_end, SartOdeOutcome *out);
 
 const double *sart_ode_state(const SartOde *o);
