@@ -622,8 +622,15 @@ static SartOdeResult advance(SartInner *in, double target, SartOdeOutcome *out)
 			out->t = tc;
 			return out->result;
 		}
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < n; i++) {
+			if (!isfinite(m->dx[i])) {
+				out->result = SART_ODE_NOT_FINITE;
+				out->t = tc;
+				out->which = i;
+				return out->result;
+			}
 			m->x[i] += (target - tc) * m->dx[i];
+		}
 		sart_ode_restart(m->ode, target, m->x, 0);
 		out->result = SART_ODE_REACHED;
 		out->t = target;
