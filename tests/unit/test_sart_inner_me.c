@@ -417,6 +417,20 @@ static void states_run(const Open *o)
 	assert_int_equal(sart_inner_free_state(other, &copy), SART_OK);
 	sart_inner_free(other);
 
+	/* and in one only instantiated: the seam learns its sizes and makes its solver then */
+	Log log3 = {0};
+	SartInner *fresh = open_me("mebounce", o, &log3);
+	assert_int_equal(sart_inner_instantiate(fresh, BOUNCE_TOKEN, 0), SART_OK);
+	assert_int_equal(sart_inner_deserialize(fresh, bytes, size, &copy), SART_OK);
+	if (sart_inner_set_state(fresh, copy) != SART_OK)
+		print_error("%s", log3.all);
+	memset(again, 0, sizeof again);
+	trace(fresh, 0.25, TRACE_STEPS, again, &log3);
+	assert_memory_equal(first, again, sizeof first);
+	assert_int_equal(sart_inner_free_state(fresh, &copy), SART_OK);
+	sart_inner_free(fresh);
+	assert_int_equal(log3.count, 0);
+
 	assert_int_equal(sart_inner_free_state(in, &back), SART_OK);
 	assert_int_equal(sart_inner_free_state(in, &saved), SART_OK);
 	assert_null(saved);
