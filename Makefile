@@ -237,7 +237,12 @@ $(BUILD)/fmus_me/fmi3/%.fmu: tests/fmus_me/%/fmi3.xml tests/fmus_me/%/model.c $(
 
 fmus-me: $(FMUS_ME)
 .PHONY: fmus-me
-$(BUILD)/tests/test_fmu_me_kit: | $(FMUS_ME)
+# Its test loads the libraries itself (dlopen), like an importer: cmocka and libdl only.
+$(BUILD)/tests/test_fmu_me_kit: tests/unit/test_fmu_me_kit.c $(wildcard tests/unit/*.h) \
+                                $(wildcard runtime/fmi2/*.h runtime/fmi3/*.h) | $(FMUS_ME)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(WARN) -Itests/unit -Iruntime/fmi2 -Iruntime/fmi3 -o $@ $< \
+	    -lcmocka -ldl -lm
 
 # fmi3_md_check: the suite's checker of FMI 3.0 model descriptions (rules beyond the schema).
 FMI3_MD_CHECK := $(BUILD)/tools/fmi3_md_check
