@@ -22,7 +22,7 @@
 
 static int V2 = 2, V3 = 3;
 
-/* ---- an importer of either version ------------------------------------------------------ */
+/* ---- an importer of either version ------------------------------------------------------- */
 
 typedef struct Log {
 	char last[512];
@@ -317,22 +317,26 @@ static int fmu_completed(Fmu *f, int *enter_event, int *terminate)
 
 static int fmu_get_real(Fmu *f, unsigned vr, double *v)
 {
-	return f->v == 2 ? (int)f->a2.get_real(f->c, &vr, 1, v) : (int)f->a3.get_float64(f->c, &vr, 1, v, 1);
+	return f->v == 2 ? (int)f->a2.get_real(f->c, &vr, 1, v)
+	                 : (int)f->a3.get_float64(f->c, &vr, 1, v, 1);
 }
 
 static int fmu_set_real(Fmu *f, unsigned vr, double v)
 {
-	return f->v == 2 ? (int)f->a2.set_real(f->c, &vr, 1, &v) : (int)f->a3.set_float64(f->c, &vr, 1, &v, 1);
+	return f->v == 2 ? (int)f->a2.set_real(f->c, &vr, 1, &v)
+	                 : (int)f->a3.set_float64(f->c, &vr, 1, &v, 1);
 }
 
 static int fmu_get_int(Fmu *f, unsigned vr, int *v)
 {
-	return f->v == 2 ? (int)f->a2.get_integer(f->c, &vr, 1, v) : (int)f->a3.get_int32(f->c, &vr, 1, v, 1);
+	return f->v == 2 ? (int)f->a2.get_integer(f->c, &vr, 1, v)
+	                 : (int)f->a3.get_int32(f->c, &vr, 1, v, 1);
 }
 
 static int fmu_set_int(Fmu *f, unsigned vr, int v)
 {
-	return f->v == 2 ? (int)f->a2.set_integer(f->c, &vr, 1, &v) : (int)f->a3.set_int32(f->c, &vr, 1, &v, 1);
+	return f->v == 2 ? (int)f->a2.set_integer(f->c, &vr, 1, &v)
+	                 : (int)f->a3.set_int32(f->c, &vr, 1, &v, 1);
 }
 
 static int fmu_directional(Fmu *f, const unsigned of[], size_t n_of, const unsigned wrt[],
@@ -420,7 +424,7 @@ static void rk4(Fmu *f, double t, double h, double x[], size_t n)
 	assert_int_equal(fmu_set_x(f, x, n), 0);
 }
 
-/* ---- melinear ------------------------------------------------------------------------------ */
+/* ---- melinear ---------------------------------------------------------------------------- */
 
 enum { LIN_X1 = 1, LIN_X2 = 2, LIN_DX1 = 3, LIN_DX2 = 4, LIN_U = 5 };
 #define LIN_K 4.0
@@ -562,7 +566,7 @@ static void melinear__co_simulation__follows_the_exact_solution(void **state)
 	fmu_close(&f);
 }
 
-/* ---- mebounce ------------------------------------------------------------------------------ */
+/* ---- mebounce ---------------------------------------------------------------------------- */
 
 enum { BB_H = 1, BB_DH = 2, BB_V = 3, BB_DV = 4, BB_G = 5, BB_E = 6 };
 #define BB_GRAV 9.81
@@ -655,7 +659,8 @@ static void mebounce__tunable_and_fixed_parameters__are_set_where_allowed(void *
 	double x[2] = {-1e-9, -2.0};
 	fmu_start(&f, *(int *)*state, "mebounce", NULL, NULL);
 	assert_int_equal(fmu_set_real(&f, BB_E, 0.5), 3);
-	assert_contains(f.log.last, "variable e (value reference 6) cannot be set in Continuous-Time Mode");
+	assert_contains(f.log.last,
+	                "variable e (value reference 6) cannot be set in Continuous-Time Mode");
 	assert_int_equal(fmu_set_x(&f, x, 2), 0);
 	assert_int_equal(fmu_enter_event(&f), 0);
 	assert_int_equal(fmu_set_real(&f, BB_E, 0.5), 0);
@@ -667,7 +672,7 @@ static void mebounce__tunable_and_fixed_parameters__are_set_where_allowed(void *
 	fmu_close(&f);
 }
 
-/* ---- FMU states ------------------------------------------------------------------------------ */
+/* ---- FMU states -------------------------------------------------------------------------- */
 
 /* A state taken in Continuous-Time Mode after an impact, restored after the FMU moved on
  * (and into Event Mode): time, states, derivatives and the mode come back bit for bit, from
@@ -735,7 +740,7 @@ static void states__get_set_serialize__restore_bit_for_bit(void **state)
 	fmu_close(&f);
 }
 
-/* ---- the state machine's refusals ---------------------------------------------------------- */
+/* ---- the state machine's refusals -------------------------------------------------------- */
 
 static void refusals__calls_in_the_wrong_mode__fail_with_a_message(void **state)
 {
@@ -788,14 +793,15 @@ static void refusals__instantiation__checks_token_and_interface(void **state)
 	fmu_load(&f, *(int *)*state, "mebounce");
 	fmu_instantiate_token(&f, 0, "{00000000-0000-0000-0000-000000000000}");
 	assert_null(f.c);
-	assert_contains(f.log.last, f.v == 2 ? "GUID is not this FMU's" : "instantiation token is not this FMU's");
+	assert_contains(f.log.last, f.v == 2 ? "GUID is not this FMU's"
+	                                       : "instantiation token is not this FMU's");
 	fmu_instantiate_token(&f, 1, f.token);
 	assert_null(f.c);
 	assert_contains(f.log.last, "offers Model Exchange only");
 	fmu_close(&f);
 }
 
-/* ---- metime ---------------------------------------------------------------------------------- */
+/* ---- metime ------------------------------------------------------------------------------ */
 
 enum { TM_X = 1, TM_DX = 2, TM_U = 3, TM_EVENTS = 100 };
 
@@ -860,7 +866,7 @@ static void metime__early_event_update__changes_nothing(void **state)
 	fmu_close(&f);
 }
 
-/* ---- mestiff ----------------------------------------------------------------------------------- */
+/* ---- mestiff ----------------------------------------------------------------------------- */
 
 static void mestiff__derivatives_and_jacobian__equal_robertsons(void **state)
 {
@@ -898,7 +904,7 @@ static void mestiff__derivatives_and_jacobian__equal_robertsons(void **state)
 	fmu_close(&f);
 }
 
-/* ---- mebad --------------------------------------------------------------------------------------- */
+/* ---- mebad ------------------------------------------------------------------------------- */
 
 enum { BAD_X = 1, BAD_Z = 3, BAD_MODE = 100 };
 
