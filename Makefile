@@ -774,7 +774,7 @@ check-bench:
 # wrappers built with `sacc build --isolate all` into BUILD/<dir>-iso/ (test_e2e_wrapper.c
 # opens those when SACC_TEST_ISOLATE=1).
 ISOLATED_TESTS := test_simulate test_simulate_faults test_sweep test_simulate_fmi3 \
-                  test_e2e_wrapper
+                  test_e2e_wrapper test_simulate_me
 ISO_E2E := $(patsubst $(BUILD)/%,$(BUILD)/%-iso.stamp,$(BUILD)/e2e $(BUILD)/paths-general \
              $(BUILD)/paths-stats $(BUILD)/powerwindow)
 ISO_RUNS := $(patsubst %,run-iso-%,$(ISOLATED_TESTS))
