@@ -678,6 +678,10 @@ $(BUILD)/tests/test_sart_%: tests/unit/test_sart_%.c $(ORCH_LIB) $(BUILD)/libsar
 
 # The out-of-process tests run the host program and crash the fault FMU.
 $(BUILD)/tests/test_sart_isolate: | $(FMU_HOST) $(BUILD)/fmus/faulty.fmu
+# The seam's Model Exchange layer steps the ME test FMUs, in process and out of it.
+$(BUILD)/tests/test_sart_inner_me: | $(FMU_HOST) $(FMUS_ME)
+$(BUILD)/tests/test_simulate_me: | $(FMUS_ME)
+$(BUILD)/tests/test_e2e_me: | $(SACC) $(FMUS_ME)
 
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(ORCH_LIB) $(BUILD)/libsacc.a $(wildcard tests/unit/*.h) \
                        $(KIT_FILES) $(ORCH_HDR)
@@ -771,7 +775,7 @@ check-bench:
 # wrappers built with `sacc build --isolate all` into BUILD/<dir>-iso/ (test_e2e_wrapper.c
 # opens those when SACC_TEST_ISOLATE=1).
 ISOLATED_TESTS := test_simulate test_simulate_faults test_sweep test_simulate_fmi3 \
-                  test_e2e_wrapper
+                  test_e2e_wrapper test_simulate_me
 ISO_E2E := $(patsubst $(BUILD)/%,$(BUILD)/%-iso.stamp,$(BUILD)/e2e $(BUILD)/paths-general \
              $(BUILD)/paths-stats $(BUILD)/powerwindow)
 ISO_RUNS := $(patsubst %,run-iso-%,$(ISOLATED_TESTS))
