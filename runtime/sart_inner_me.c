@@ -518,42 +518,39 @@ static SartStatus me_set_real(SartInner *in, const SartVr vr[], size_t n, const 
 	return me_of(in)->base->set_real(in, vr, n, v);
 }
 
-static SartStatus me_set_integer(SartInner *in, const SartVr vr[], size_t n, const int v[])
+/* What a set of anything but Reals does first: Event Mode when between steps. */
+static SartStatus discrete_set(SartInner *in)
 {
 	SartStatus s = before_discrete_set(in);
-	if (!going(in, s))
-		return s;
-	mark_set(in);
-	return worse(s, me_of(in)->base->set_integer(in, vr, n, v));
+	if (going(in, s))
+		mark_set(in);
+	return s;
+}
+
+static SartStatus me_set_integer(SartInner *in, const SartVr vr[], size_t n, const int v[])
+{
+	SartStatus s = discrete_set(in);
+	return going(in, s) ? worse(s, me_of(in)->base->set_integer(in, vr, n, v)) : s;
 }
 
 static SartStatus me_set_boolean(SartInner *in, const SartVr vr[], size_t n, const int v[])
 {
-	SartStatus s = before_discrete_set(in);
-	if (!going(in, s))
-		return s;
-	mark_set(in);
-	return worse(s, me_of(in)->base->set_boolean(in, vr, n, v));
+	SartStatus s = discrete_set(in);
+	return going(in, s) ? worse(s, me_of(in)->base->set_boolean(in, vr, n, v)) : s;
 }
 
 static SartStatus me_set_string(SartInner *in, const SartVr vr[], size_t n,
                                 const char *const v[])
 {
-	SartStatus s = before_discrete_set(in);
-	if (!going(in, s))
-		return s;
-	mark_set(in);
-	return worse(s, me_of(in)->base->set_string(in, vr, n, v));
+	SartStatus s = discrete_set(in);
+	return going(in, s) ? worse(s, me_of(in)->base->set_string(in, vr, n, v)) : s;
 }
 
 static SartStatus me_set_binary(SartInner *in, const SartVr vr[], size_t n,
                                 const unsigned char *const v[], const size_t sizes[])
 {
-	SartStatus s = before_discrete_set(in);
-	if (!going(in, s))
-		return s;
-	mark_set(in);
-	return worse(s, me_of(in)->base->set_binary(in, vr, n, v, sizes));
+	SartStatus s = discrete_set(in);
+	return going(in, s) ? worse(s, me_of(in)->base->set_binary(in, vr, n, v, sizes)) : s;
 }
 
 static SartStatus me_set_real_input_derivatives(SartInner *in, const SartVr vr[], size_t n,

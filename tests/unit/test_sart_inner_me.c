@@ -365,12 +365,23 @@ static void trace(SartInner *in, double t, int n, double out[][2], Log *log)
 	}
 }
 
+/* After state is set on in, the steps from t = 0.25 give first's bits again. */
+static void assert_replays(SartInner *in, void *state, double first[][2], Log *log)
+{
+	static double again[TRACE_STEPS][2];
+	memset(again, 0, sizeof again);
+	if (sart_inner_set_state(in, state) != SART_OK)
+		print_error("setFMUstate: %s", log->all);
+	trace(in, 0.25, TRACE_STEPS, again, log);
+	assert_memory_equal(first, again, sizeof again);
+}
+
 static void states_run(const Open *o)
 {
 	Log log = {0};
 	SartInner *in = open_me("mebounce", o, &log);
 	start(in, BOUNCE_TOKEN, &log);
-	static double first[TRACE_STEPS][2], again[TRACE_STEPS][2];
+	static double first[TRACE_STEPS][2];
 	double pre[10][2];
 	trace(in, 0.0, 10, pre, &log); /* to t = 0.25, before the first impact */
 	void *saved = NULL;
@@ -384,52 +395,33 @@ static void states_run(const Open *o)
 	trace(in, 0.25, TRACE_STEPS, first, &log); /* over impacts, to t = 3.25 */
 
 	/* restored: the same steps give the same bits */
-	memset(again, 0, sizeof again);
-	assert_int_equal(sart_inner_set_state(in, saved), SART_OK);
-	trace(in, 0.25, TRACE_STEPS, again, &log);
-	assert_memory_equal(first, again, sizeof first);
+	assert_replays(in, saved, first, &log);
 
 	/* from the bytes, in the same instance */
 	void *back = NULL;
 	assert_int_equal(sart_inner_deserialize(in, bytes, size, &back), SART_OK);
-	assert_int_equal(sart_inner_set_state(in, back), SART_OK);
-	memset(again, 0, sizeof again);
-	trace(in, 0.25, TRACE_STEPS, again, &log);
-	assert_memory_equal(first, again, sizeof first);
+	assert_replays(in, back, first, &log);
 
 	/* the state overwritten in place, then restored again */
 	assert_int_equal(sart_inner_get_state(in, &back), SART_OK);
-	assert_int_equal(sart_inner_set_state(in, saved), SART_OK);
-	memset(again, 0, sizeof again);
-	trace(in, 0.25, TRACE_STEPS, again, &log);
-	assert_memory_equal(first, again, sizeof first);
+	assert_replays(in, saved, first, &log);
 
-	/* from the bytes, in another instance that never stepped */
-	Log log2 = {0};
-	SartInner *other = open_me("mebounce", o, &log2);
-	start(other, BOUNCE_TOKEN, &log2);
-	void *copy = NULL;
-	assert_int_equal(sart_inner_deserialize(other, bytes, size, &copy), SART_OK);
-	assert_int_equal(sart_inner_set_state(other, copy), SART_OK);
-	memset(again, 0, sizeof again);
-	trace(other, 0.25, TRACE_STEPS, again, &log2);
-	assert_memory_equal(first, again, sizeof first);
-	assert_int_equal(sart_inner_free_state(other, &copy), SART_OK);
-	sart_inner_free(other);
-
-	/* and in one only instantiated: the seam learns its sizes and makes its solver then */
-	Log log3 = {0};
-	SartInner *fresh = open_me("mebounce", o, &log3);
-	assert_int_equal(sart_inner_instantiate(fresh, BOUNCE_TOKEN, 0), SART_OK);
-	assert_int_equal(sart_inner_deserialize(fresh, bytes, size, &copy), SART_OK);
-	if (sart_inner_set_state(fresh, copy) != SART_OK)
-		print_error("%s", log3.all);
-	memset(again, 0, sizeof again);
-	trace(fresh, 0.25, TRACE_STEPS, again, &log3);
-	assert_memory_equal(first, again, sizeof first);
-	assert_int_equal(sart_inner_free_state(fresh, &copy), SART_OK);
-	sart_inner_free(fresh);
-	assert_int_equal(log3.count, 0);
+	/* from the bytes, in another instance that never stepped, and in one only
+	 * instantiated (the seam learns its sizes and makes its solver then) */
+	for (int started = 1; started >= 0; started--) {
+		Log log2 = {0};
+		SartInner *other = open_me("mebounce", o, &log2);
+		if (started)
+			start(other, BOUNCE_TOKEN, &log2);
+		else
+			assert_int_equal(sart_inner_instantiate(other, BOUNCE_TOKEN, 0), SART_OK);
+		void *copy = NULL;
+		assert_int_equal(sart_inner_deserialize(other, bytes, size, &copy), SART_OK);
+		assert_replays(other, copy, first, &log2);
+		assert_int_equal(sart_inner_free_state(other, &copy), SART_OK);
+		sart_inner_free(other);
+		assert_int_equal(log2.count, 0);
+	}
 
 	assert_int_equal(sart_inner_free_state(in, &back), SART_OK);
 	assert_int_equal(sart_inner_free_state(in, &saved), SART_OK);
