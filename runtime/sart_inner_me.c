@@ -403,11 +403,12 @@ static SartStatus handle_event(SartInner *in, double t, const double x[], int in
 	return s;
 }
 
-/* Whether an indicator changed sign from zp to z, as the solver counts it: from nonzero
- * to zero or to the other sign. */
+/* Whether an indicator went from zp to z across FMI's two domains, z > 0 and z <= 0: so
+ * an input that moves it from -1 to 0 is no event, and one that moves it on from 0 to 1
+ * is. */
 static int crossed(double zp, double z)
 {
-	return (zp > 0.0 && z <= 0.0) || (zp < 0.0 && z >= 0.0);
+	return (zp > 0.0) != (z > 0.0);
 }
 
 /* ---- the life cycle ----------------------------------------------------------------- */

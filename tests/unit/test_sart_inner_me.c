@@ -351,6 +351,49 @@ static void me__discrete_set__in_event_mode_then_settled(void **state)
 	}
 }
 
+/* An input set between steps that flips an indicator is an event at the step's start,
+ * though the solver, restarted with the new input, never sees the indicator change:
+ * mejump (tests/fmus/broken/mejump.c) switches `above` when u crosses 1. */
+static void me__input_jump_across_an_indicator__event_at_the_step_start(void **state)
+{
+	(void)state;
+	enum { J_U = 3, J_T_SWITCH = 4, J_ABOVE = 100, J_EVENTS = 101 };
+	Log log = {0};
+	char dir[512];
+	snprintf(dir, sizeof dir, "%s/fmus-broken/mejump", test_build_dir());
+	SartInnerConfig cfg = {"jump", dir, "mejump", SART_FMI2, SART_CAP_MODEL_EXCHANGE,
+	                       capture, &log, NULL, 0, NULL, 0, {0}};
+	cfg.me.nstates = 1;
+	cfg.me.nevent_indicators = 1;
+	SartInner *in = NULL;
+	assert_int_equal(sart_inner_load(&cfg, &in), SART_OK);
+	start(in, "{mejump}", &log);
+	/* u, then what the step after setting it shows: above, events, t_switch */
+	static const struct {
+		double u;
+		int above, events;
+		double t_switch;
+	} steps[] = {
+		{0.0, 0, 0, -1.0}, {0.0, 0, 0, -1.0}, {2.0, 1, 1, 0.2}, {3.0, 1, 1, 0.2},
+		{0.5, 0, 2, 0.4}, {1.0, 0, 2, 0.4}, {1.5, 1, 3, 0.6},
+	};
+	const SartVr ivr[] = {J_ABOVE, J_EVENTS};
+	for (int i = 0; i < (int)(sizeof steps / sizeof *steps); i++) {
+		double t = i * 0.1;
+		set_real(in, J_U, steps[i].u);
+		step(in, t, 0.1, &log);
+		int iv[2] = {-1, -1};
+		assert_int_equal(sart_inner_get_integer(in, ivr, 2, iv), SART_OK);
+		if (iv[0] != steps[i].above || iv[1] != steps[i].events)
+			fail_msg("step %d: above %d, events %d; expected %d, %d", i, iv[0], iv[1],
+			         steps[i].above, steps[i].events);
+		/* the switch happened where the input was set, at the step's start */
+		assert_close(get_real(in, J_T_SWITCH), steps[i].t_switch, 0.0);
+	}
+	sart_inner_free(in);
+	assert_int_equal(log.count, 0);
+}
+
 /* ---- FMU states --------------------------------------------------------------------------- */
 
 #define TRACE_STEPS 120
@@ -769,6 +812,7 @@ int main(void)
 		cmocka_unit_test(me__bad_fmi2__each_mode_its_error),
 		cmocka_unit_test(me__bad_fmi3__each_mode_its_error),
 		cmocka_unit_test(me__discrete_set__in_event_mode_then_settled),
+		cmocka_unit_test(me__input_jump_across_an_indicator__event_at_the_step_start),
 		cmocka_unit_test(me__stiff_rodas_fmi2__reference_solution),
 		cmocka_unit_test(me__stiff_auto_fmi3__reference_solution),
 		cmocka_unit_test(me__states_fmi2__restore_continues_bit_for_bit),
