@@ -22,7 +22,7 @@
 
 static int V2 = 2, V3 = 3;
 
-/* ---- an importer of either version ------------------------------------------------------ */
+/* ---- an importer of either version ------------------------------------------------------- */
 
 typedef struct Log {
 	char last[512];
@@ -51,6 +51,7 @@ typedef struct Me3Fns {
 	fmi3GetContinuousStateDerivativesTYPE *get_dx;
 	fmi3GetEventIndicatorsTYPE *get_z;
 	fmi3GetNominalsOfContinuousStatesTYPE *get_nominals;
+	fmi3GetNumberOfEventIndicatorsTYPE *get_nz;
 } Me3Fns;
 
 typedef struct Fmu {
@@ -100,19 +101,27 @@ static const char *build_dir(void)
 	return b && *b ? b : "build";
 }
 
+/* The model description of a built FMU, whole, into text. */
+static void read_description(int v, const char *model, char *text, size_t size)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/fmus_me/fmi%d/%s/modelDescription.xml", build_dir(), v,
+	         model);
+	FILE *fp = fopen(path, "r");
+	assert_non_null(fp);
+	size_t n = fread(text, 1, size - 1, fp);
+	fclose(fp);
+	assert_true(n < size - 1);
+	text[n] = '\0';
+}
+
 /* The token the model description declares (guid / instantiationToken): the library must
  * accept exactly that. */
 static void read_token(Fmu *f, const char *model)
 {
-	char path[512], text[8192];
+	char text[8192];
 	const char *attr = f->v == 2 ? "guid=\"" : "instantiationToken=\"";
-	snprintf(path, sizeof path, "%s/fmus_me/fmi%d/%s/modelDescription.xml", build_dir(), f->v,
-	         model);
-	FILE *fp = fopen(path, "r");
-	assert_non_null(fp);
-	size_t n = fread(text, 1, sizeof text - 1, fp);
-	fclose(fp);
-	text[n] = '\0';
+	read_description(f->v, model, text, sizeof text);
 	const char *p = strstr(text, attr);
 	assert_non_null(p);
 	p += strlen(attr);
@@ -170,6 +179,7 @@ static void fmu_load(Fmu *f, int v, const char *model)
 		ME3_LOOKUP(f, get_dx, "fmi3GetContinuousStateDerivatives");
 		ME3_LOOKUP(f, get_z, "fmi3GetEventIndicators");
 		ME3_LOOKUP(f, get_nominals, "fmi3GetNominalsOfContinuousStates");
+		ME3_LOOKUP(f, get_nz, "fmi3GetNumberOfEventIndicators");
 	}
 }
 
@@ -317,22 +327,26 @@ static int fmu_completed(Fmu *f, int *enter_event, int *terminate)
 
 static int fmu_get_real(Fmu *f, unsigned vr, double *v)
 {
-	return f->v == 2 ? (int)f->a2.get_real(f->c, &vr, 1, v) : (int)f->a3.get_float64(f->c, &vr, 1, v, 1);
+	return f->v == 2 ? (int)f->a2.get_real(f->c, &vr, 1, v)
+	                 : (int)f->a3.get_float64(f->c, &vr, 1, v, 1);
 }
 
 static int fmu_set_real(Fmu *f, unsigned vr, double v)
 {
-	return f->v == 2 ? (int)f->a2.set_real(f->c, &vr, 1, &v) : (int)f->a3.set_float64(f->c, &vr, 1, &v, 1);
+	return f->v == 2 ? (int)f->a2.set_real(f->c, &vr, 1, &v)
+	                 : (int)f->a3.set_float64(f->c, &vr, 1, &v, 1);
 }
 
 static int fmu_get_int(Fmu *f, unsigned vr, int *v)
 {
-	return f->v == 2 ? (int)f->a2.get_integer(f->c, &vr, 1, v) : (int)f->a3.get_int32(f->c, &vr, 1, v, 1);
+	return f->v == 2 ? (int)f->a2.get_integer(f->c, &vr, 1, v)
+	                 : (int)f->a3.get_int32(f->c, &vr, 1, v, 1);
 }
 
 static int fmu_set_int(Fmu *f, unsigned vr, int v)
 {
-	return f->v == 2 ? (int)f->a2.set_integer(f->c, &vr, 1, &v) : (int)f->a3.set_int32(f->c, &vr, 1, &v, 1);
+	return f->v == 2 ? (int)f->a2.set_integer(f->c, &vr, 1, &v)
+	                 : (int)f->a3.set_int32(f->c, &vr, 1, &v, 1);
 }
 
 static int fmu_directional(Fmu *f, const unsigned of[], size_t n_of, const unsigned wrt[],
@@ -420,7 +434,7 @@ static void rk4(Fmu *f, double t, double h, double x[], size_t n)
 	assert_int_equal(fmu_set_x(f, x, n), 0);
 }
 
-/* ---- melinear ------------------------------------------------------------------------------ */
+/* ---- melinear ---------------------------------------------------------------------------- */
 
 enum { LIN_X1 = 1, LIN_X2 = 2, LIN_DX1 = 3, LIN_DX2 = 4, LIN_U = 5 };
 #define LIN_K 4.0
@@ -562,7 +576,7 @@ static void melinear__co_simulation__follows_the_exact_solution(void **state)
 	fmu_close(&f);
 }
 
-/* ---- mebounce ------------------------------------------------------------------------------ */
+/* ---- mebounce ---------------------------------------------------------------------------- */
 
 enum { BB_H = 1, BB_DH = 2, BB_V = 3, BB_DV = 4, BB_G = 5, BB_E = 6 };
 #define BB_GRAV 9.81
@@ -655,7 +669,8 @@ static void mebounce__tunable_and_fixed_parameters__are_set_where_allowed(void *
 	double x[2] = {-1e-9, -2.0};
 	fmu_start(&f, *(int *)*state, "mebounce", NULL, NULL);
 	assert_int_equal(fmu_set_real(&f, BB_E, 0.5), 3);
-	assert_contains(f.log.last, "variable e (value reference 6) cannot be set in Continuous-Time Mode");
+	assert_contains(f.log.last,
+	                "variable e (value reference 6) cannot be set in Continuous-Time Mode");
 	assert_int_equal(fmu_set_x(&f, x, 2), 0);
 	assert_int_equal(fmu_enter_event(&f), 0);
 	assert_int_equal(fmu_set_real(&f, BB_E, 0.5), 0);
@@ -667,7 +682,7 @@ static void mebounce__tunable_and_fixed_parameters__are_set_where_allowed(void *
 	fmu_close(&f);
 }
 
-/* ---- FMU states ------------------------------------------------------------------------------ */
+/* ---- FMU states -------------------------------------------------------------------------- */
 
 /* A state taken in Continuous-Time Mode after an impact, restored after the FMU moved on
  * (and into Event Mode): time, states, derivatives and the mode come back bit for bit, from
@@ -735,7 +750,7 @@ static void states__get_set_serialize__restore_bit_for_bit(void **state)
 	fmu_close(&f);
 }
 
-/* ---- the state machine's refusals ---------------------------------------------------------- */
+/* ---- the state machine's refusals -------------------------------------------------------- */
 
 static void refusals__calls_in_the_wrong_mode__fail_with_a_message(void **state)
 {
@@ -788,14 +803,15 @@ static void refusals__instantiation__checks_token_and_interface(void **state)
 	fmu_load(&f, *(int *)*state, "mebounce");
 	fmu_instantiate_token(&f, 0, "{00000000-0000-0000-0000-000000000000}");
 	assert_null(f.c);
-	assert_contains(f.log.last, f.v == 2 ? "GUID is not this FMU's" : "instantiation token is not this FMU's");
+	assert_contains(f.log.last, f.v == 2 ? "GUID is not this FMU's"
+	                                       : "instantiation token is not this FMU's");
 	fmu_instantiate_token(&f, 1, f.token);
 	assert_null(f.c);
 	assert_contains(f.log.last, "offers Model Exchange only");
 	fmu_close(&f);
 }
 
-/* ---- metime ---------------------------------------------------------------------------------- */
+/* ---- metime ------------------------------------------------------------------------------ */
 
 enum { TM_X = 1, TM_DX = 2, TM_U = 3, TM_EVENTS = 100 };
 
@@ -860,7 +876,7 @@ static void metime__early_event_update__changes_nothing(void **state)
 	fmu_close(&f);
 }
 
-/* ---- mestiff ----------------------------------------------------------------------------------- */
+/* ---- mestiff ----------------------------------------------------------------------------- */
 
 static void mestiff__derivatives_and_jacobian__equal_robertsons(void **state)
 {
@@ -898,7 +914,7 @@ static void mestiff__derivatives_and_jacobian__equal_robertsons(void **state)
 	fmu_close(&f);
 }
 
-/* ---- mebad --------------------------------------------------------------------------------------- */
+/* ---- mebad ------------------------------------------------------------------------------- */
 
 enum { BAD_X = 1, BAD_Z = 3, BAD_MODE = 100 };
 
@@ -1028,6 +1044,62 @@ static void mebad__mode__is_fixed_after_initialization(void **state)
 	fmu_close(&f);
 }
 
+/* ---- the model descriptions -------------------------------------------------------------- */
+
+static size_t occurrences(const char *text, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+/* What an importer sizes its arrays by — the states (derivative variables) and event
+ * indicators a description declares — is what the library has; and the FMI 3.0
+ * descriptions pass the suite's checker of the standard's rules. */
+static void descriptions__agree_with_the_libraries(void **state)
+{
+	static const char *const models[] = {"melinear", "mebounce", "mestiff", "metime", "mebad"};
+	int v = *(int *)*state;
+	for (size_t k = 0; k < sizeof models / sizeof *models; k++) {
+		Fmu f;
+		char text[8192];
+		double buf[8];
+		size_t nx, nz;
+		read_description(v, models[k], text, sizeof text);
+		if (v == 2) {
+			const char *p = strstr(text, "numberOfEventIndicators=\"");
+			assert_non_null(p);
+			nx = occurrences(text, "derivative=\"");
+			nz = (size_t)strtoul(p + strlen("numberOfEventIndicators=\""), NULL, 10);
+		} else {
+			nx = occurrences(text, "<ContinuousStateDerivative ");
+			nz = occurrences(text, "<EventIndicator ");
+		}
+		assert_true(nx >= 1 && nx < 8 && nz < 8);
+		fmu_start(&f, v, models[k], NULL, NULL);
+		if (v == 3) {
+			size_t n;
+			assert_int_equal(f.a3.get_number_of_continuous_states(f.c, &n), fmi3OK);
+			assert_int_equal(n, nx);
+			assert_int_equal(f.m3.get_nz(f.c, &n), fmi3OK);
+			assert_int_equal(n, nz);
+		}
+		assert_int_equal(fmu_get_x(&f, buf, nx), 0);
+		assert_int_not_equal(fmu_get_x(&f, buf, nx + 1), 0);
+		assert_int_equal(fmu_get_z(&f, buf, nz), 0);
+		assert_int_not_equal(fmu_get_z(&f, buf, nz + 1), 0);
+		fmu_close(&f);
+		if (v == 3) {
+			char cmd[1024];
+			snprintf(cmd, sizeof cmd,
+			         "'%s/tools/fmi3_md_check' '%s/fmus_me/fmi3/%s/modelDescription.xml'",
+			         build_dir(), build_dir(), models[k]);
+			assert_int_equal(system(cmd), 0);
+		}
+	}
+}
+
 #define BOTH(test) cmocka_unit_test_prestate(test, &V2), cmocka_unit_test_prestate(test, &V3)
 
 int main(void)
@@ -1054,6 +1126,7 @@ int main(void)
 		BOTH(mebad__mode_4__blows_up_at_one),
 		BOTH(mebad__mode_5__asks_to_terminate_at_half),
 		BOTH(mebad__mode__is_fixed_after_initialization),
+		BOTH(descriptions__agree_with_the_libraries),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -344,6 +344,41 @@ static void indicators__earliest_crossing__lowest_index_right_of_root(void **sta
 	}
 }
 
+static int g_close(void *env, double t, const double x[], double z[])
+{
+	(void)x;
+	((Env *)env)->g_calls++;
+	z[0] = t - 0.52;
+	z[1] = 0.51 - t;
+	return 0;
+}
+
+/* two crossings 0.01 apart inside one long step: the earlier first, whatever its index */
+static void indicators__two_crossings_in_one_step__earlier_first(void **state)
+{
+	(void)state;
+	for (int mi = 0; mi < 2; mi++) {
+		Env e = {0};
+		SartOdeProblem p = {.n = 1, .nz = 2, .f = f_decay, .g = g_close,
+				    .accepted = on_accepted};
+		double x0 = 1.0;
+		SartOde *o = make(&p, &e, methods[mi], 1e-3, &x0);
+		SartOdeOutcome out;
+		assert_int_equal(sart_ode_advance(o, 2.0, &out), SART_ODE_STATE_EVENT);
+		assert_int_equal(out.which, 1);
+		assert_true(out.t >= 0.51 && out.t - 0.51 <= 1e-12);
+		/* the step that holds them starts before both (at rtol 1e-3 the steps around
+		 * t = 0.5 are 0.4 to 0.5 long, so it holds both) */
+		assert_true(e.last_acc_t < 0.51);
+		double x = sart_ode_state(o)[0];
+		sart_ode_restart(o, out.t, &x, 0);
+		assert_int_equal(sart_ode_advance(o, 2.0, &out), SART_ODE_STATE_EVENT);
+		assert_int_equal(out.which, 0);
+		assert_true(out.t >= 0.52 && out.t - 0.52 <= 1e-12);
+		sart_ode_free(o);
+	}
+}
+
 /* sin t starts at 0: leaving zero is no sign change; the first event is at pi */
 static void indicator__starting_at_zero__first_event_at_next_crossing(void **state)
 {
@@ -883,6 +918,7 @@ int main(void)
 		cmocka_unit_test(ball__first_impact__at_sqrt_2h_over_g),
 		cmocka_unit_test(oscillator__zeros__located_on_dense_output),
 		cmocka_unit_test(indicators__earliest_crossing__lowest_index_right_of_root),
+		cmocka_unit_test(indicators__two_crossings_in_one_step__earlier_first),
 		cmocka_unit_test(indicator__starting_at_zero__first_event_at_next_crossing),
 		cmocka_unit_test(robertson__rodas_and_auto__meet_reference),
 		cmocka_unit_test(robertson__analytic_and_difference_jacobians__agree),
