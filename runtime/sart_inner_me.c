@@ -42,6 +42,9 @@
  * too: check_indicators.) */
 #define ME_MAX_BURST 100
 #define ME_BURST_WINDOW 1e-10
+/* Events in one step of the caller's before it is refused: events further apart than the
+ * window above but still so dense that the step would not end in any useful time. */
+#define ME_MAX_STEP_EVENTS 1000000L
 /* A stretch shorter than this (relative to t) is crossed by one Euler step: a time event
  * a rounding error away from the step's end must not send the solver below its smallest
  * step. */
@@ -85,6 +88,7 @@ struct SartInnerMe {
 	/* during a step */
 	int no_set_prior;          /* for fmi*CompletedIntegratorStep */
 	int step_event, step_terminate;
+	long step_events;          /* events since the step began */
 	SartStatus worst;          /* the worst status the solver's callbacks met */
 	SartStatus failed;         /* the status of the callback that stopped the solver */
 };
@@ -300,6 +304,10 @@ static SartStatus count_event(SartInner *in, double t)
 	SartInnerMe *m = me_of(in);
 	double window = ME_BURST_WINDOW * (fabs(t) > 1.0 ? fabs(t) : 1.0);
 	int close = m->d.burst > 0 && t - m->d.last_event <= window;
+	if (++m->step_events > ME_MAX_STEP_EVENTS)
+		return sart_inner_report(in, SART_ERROR, "the model chatters at t = %s: more than "
+		                         "%ld events within one step", SART_NUM(t),
+		                         ME_MAX_STEP_EVENTS);
 	m->d.last_event = t;
 	if (close) {
 		if (++m->d.burst > ME_MAX_BURST)
@@ -708,6 +716,7 @@ static SartStatus me_do_step(SartInner *in, double t, double h, int no_set_state
 		return sart_inner_report(in, SART_ERROR, "step from t = %s by h = %s: the FMU stands "
 		                         "at t = %s", SART_NUM(t), SART_NUM(h), SART_NUM(m->d.t));
 	m->no_set_prior = no_set_state_prior;
+	m->step_events = 0;
 	m->worst = SART_OK;
 	m->failed = SART_OK;
 	double tc = m->d.t;
