@@ -45,9 +45,9 @@
 /* Events in one step of the caller's before it is refused: events further apart than the
  * window above but still so dense that the step would not end in any useful time. */
 #define ME_MAX_STEP_EVENTS 1000000L
-/* A stretch shorter than this (relative to t) is crossed by one Euler step: a time event
- * a rounding error away from the step's end must not send the solver below its smallest
- * step. */
+/* A stretch shorter than this (relative to t) is crossed by one Euler step, exact to
+ * rounding there: a time event a rounding error away from the step's end costs one
+ * evaluation of the derivatives, not a solver step's six. */
 #define ME_TINY 1e-12
 
 typedef enum MeMode {
