@@ -328,6 +328,8 @@ $(BUILD)/fmus-broken/$(1)/binaries/linux64/$(1).so: tests/fmus/broken/$(1).c $(K
 	$$(CC) $$(FMU_CFLAGS) -o $$@ $$< -lm
 endef
 $(foreach n,$(BROKEN_NAMES),$(eval $(call BROKEN_RULE,$(n))))
+# mejump is written on the Model Exchange test FMUs' kit (tests/fmus_me/kit/), included whole.
+$(BUILD)/fmus-broken/mejump/binaries/linux64/mejump.so: $(KIT_ME_FILES) tests/fmus_me/kit/me_fmi2.c
 
 define BROKEN3_RULE
 $(BUILD)/fmus3-broken/$(1)/binaries/x86_64-linux/$(1).so: tests/fmus3/broken/$(1).c \
