@@ -232,9 +232,11 @@ static double max_d(double a, double b)
 	return a > b ? a : b;
 }
 
+/* FMI's state event: an indicator moving between its two domains, z > 0 and z <= 0, either
+ * way (so 0 -> 0.1 is an event and -1 -> 0 is none); NaN lies in neither and moves nothing. */
 static int crossed(double before, double after)
 {
-	return (before > 0.0 && after <= 0.0) || (before < 0.0 && after >= 0.0);
+	return !isnan(before) && !isnan(after) && (before > 0.0) != (after > 0.0);
 }
 
 static double h_min_at(const SartOde *o, double t)

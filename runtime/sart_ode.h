@@ -24,16 +24,17 @@
  * err_i / w_i is at most 1.
  *
  * State events: the problem's nz event indicators g(t, x) are evaluated at the start (by
- * the first advance after a restart) and after each accepted step.  Indicator i changes sign
- * over a step when (z_old > 0 and z_new <= 0) or (z_old < 0 and z_new >= 0): an indicator
- * that is exactly 0 at the start of a step never counts as changing, whatever follows.  The
- * earliest change among all indicators is located on the dense output (secant, Illinois
- * variant, bisection when it converges slowly) to a bracket no wider than t_tol, and
- * sart_ode_advance stops at the bracket's right end, where the indicator has changed sign,
- * with the state there from the dense output; `which` is the lowest index among the
- * indicators that change sign in that bracket.  Only sign changes at the ends of a step are
- * seen: an indicator crossing twice within one step goes unnoticed (bound h_max if it
- * matters), and an indicator that is NaN never changes sign.
+ * the first advance after a restart) and after each accepted step.  As FMI defines a state
+ * event, indicator i changes over a step when its domain, z > 0 or z <= 0, differs between
+ * the step's ends, either way: 0 -> 0.1 is a change (an indicator starting at exactly 0
+ * counts as <= 0), -1 -> 0 is none.  The earliest change among all indicators is located on
+ * the dense output (secant, Illinois variant, bisection when it converges slowly) to a
+ * bracket no wider than t_tol, and sart_ode_advance stops at the bracket's right end, the
+ * earliest point found whose domain differs from the step's start, with the state there from
+ * the dense output; `which` is the lowest index among the indicators that change in that
+ * bracket.  Only changes between the ends of a step are seen: an indicator crossing twice
+ * within one step goes unnoticed (bound h_max if it matters), and an indicator that is NaN
+ * at either end never changes.
  *
  * The end time is reached exactly: the last step is shortened (or stretched by at most 1%)
  * to end at t_end bit for bit, and f is never evaluated past t_end.
