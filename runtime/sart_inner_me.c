@@ -15,8 +15,9 @@
  *     and each step event (fmi*CompletedIntegratorStep) handled in Event Mode, and the FMU
  *     left at t + h with the final states, so that the outputs read next are t + h's;
  *   - inputs: Reals pass through in Continuous-Time Mode; a discrete set (Integer,
- *     Boolean, String, Binary) enters Event Mode first, and the next step starts with an
- *     event iteration; after any set the indicators are checked at the step's start, as
+ *     Boolean, String, Binary, or a Real listed in SartMeConfig.event_vrs: a tunable
+ *     parameter, a discrete input) enters Event Mode first, and the next step starts with
+ *     an event iteration; after any set the indicators are checked at the step's start, as
  *     an input that jumps is a discontinuity; the solver is restarted at every step;
  *   - FMU states: the FMU's own, plus the solver's memo and this layer's data, so that a
  *     step after a restore is bit for bit the one taken the first time; serialized as a
@@ -76,7 +77,8 @@ struct SartInnerMe {
 	SartInnerOps ops;          /* this instance's table: the back end's, with the layer's */
 	const SartInnerOps *base;  /* the back end */
 	const SartInnerMeOps *fmi; /* its Model Exchange calls */
-	SartMeConfig cfg;          /* state_vrs and derivative_vrs copied into vrs */
+	SartMeConfig cfg;          /* state_vrs, derivative_vrs and event_vrs (sorted, each
+	                              once) copied into vrs */
 	SartVr *vrs;
 	double tolerance;          /* relative; chosen at enter_init */
 	size_t nx, nz;             /* the FMU's states and event indicators */
@@ -527,19 +529,38 @@ static void mark_set(SartInner *in)
 		m->d.inputs_set = 1;
 }
 
-static SartStatus me_set_real(SartInner *in, const SartVr vr[], size_t n, const double v[])
-{
-	mark_set(in);
-	return me_of(in)->base->set_real(in, vr, n, v);
-}
-
-/* What a set of anything but Reals does first: Event Mode when between steps. */
+/* What a set of anything but continuous Reals does first: Event Mode when between steps. */
 static SartStatus discrete_set(SartInner *in)
 {
 	SartStatus s = before_discrete_set(in);
 	if (going(in, s))
 		mark_set(in);
 	return s;
+}
+
+static int vr_cmp(const void *a, const void *b)
+{
+	SartVr x = *(const SartVr *)a, y = *(const SartVr *)b;
+	return (x > y) - (x < y);
+}
+
+/* Whether a Real set of vr[0..n) touches a variable FMI lets one set only in Event Mode. */
+static int touches_event_vrs(const SartInnerMe *m, const SartVr vr[], size_t n)
+{
+	for (size_t i = 0; i < n && m->cfg.nevent_vrs; i++)
+		if (bsearch(&vr[i], m->cfg.event_vrs, m->cfg.nevent_vrs, sizeof *vr, vr_cmp))
+			return 1;
+	return 0;
+}
+
+static SartStatus me_set_real(SartInner *in, const SartVr vr[], size_t n, const double v[])
+{
+	if (touches_event_vrs(me_of(in), vr, n)) {
+		SartStatus s = discrete_set(in);
+		return going(in, s) ? worse(s, me_of(in)->base->set_real(in, vr, n, v)) : s;
+	}
+	mark_set(in);
+	return me_of(in)->base->set_real(in, vr, n, v);
 }
 
 static SartStatus me_set_integer(SartInner *in, const SartVr vr[], size_t n, const int v[])
@@ -1014,17 +1035,39 @@ SartStatus sart_inner_me_attach(SartInner *in, const SartMeConfig *cfg)
 	if (!m)
 		return sart_inner_report(in, SART_ERROR, "out of memory");
 	m->cfg = *cfg;
-	m->cfg.state_vrs = m->cfg.derivative_vrs = NULL;
-	if (cfg->state_vrs && cfg->derivative_vrs && cfg->nstates) {
-		m->vrs = malloc(2 * cfg->nstates * sizeof *m->vrs);
+	m->cfg.state_vrs = m->cfg.derivative_vrs = m->cfg.event_vrs = NULL;
+	m->cfg.nevent_vrs = 0;
+	size_t ns = cfg->state_vrs && cfg->derivative_vrs ? cfg->nstates : 0;
+	size_t ne = cfg->event_vrs ? cfg->nevent_vrs : 0;
+	if (ns > SIZE_MAX / 2 / sizeof *m->vrs || ne > SIZE_MAX / sizeof *m->vrs - 2 * ns) {
+		free(m);
+		return sart_inner_report(in, SART_ERROR, "%zu states and %zu event-mode value "
+		                         "references: too many", ns, ne);
+	}
+	if (ns + ne) {
+		m->vrs = malloc((2 * ns + ne) * sizeof *m->vrs);
 		if (!m->vrs) {
 			free(m);
 			return sart_inner_report(in, SART_ERROR, "out of memory");
 		}
-		memcpy(m->vrs, cfg->state_vrs, cfg->nstates * sizeof *m->vrs);
-		memcpy(m->vrs + cfg->nstates, cfg->derivative_vrs, cfg->nstates * sizeof *m->vrs);
+	}
+	if (ns) {
+		memcpy(m->vrs, cfg->state_vrs, ns * sizeof *m->vrs);
+		memcpy(m->vrs + ns, cfg->derivative_vrs, ns * sizeof *m->vrs);
 		m->cfg.state_vrs = m->vrs;
-		m->cfg.derivative_vrs = m->vrs + cfg->nstates;
+		m->cfg.derivative_vrs = m->vrs + ns;
+	}
+	if (ne) {
+		/* sorted and each once, for the binary search of every Real set */
+		SartVr *ev = m->vrs + 2 * ns;
+		memcpy(ev, cfg->event_vrs, ne * sizeof *ev);
+		qsort(ev, ne, sizeof *ev, vr_cmp);
+		size_t k = 1;
+		for (size_t i = 1; i < ne; i++)
+			if (ev[i] != ev[k - 1])
+				ev[k++] = ev[i];
+		m->cfg.event_vrs = ev;
+		m->cfg.nevent_vrs = k;
 	}
 	m->base = in->ops;
 	m->fmi = in->ops->me;

@@ -4,7 +4,8 @@
  * would be.  The numbers are checked against the models' exact solutions: the linear
  * oscillator's exponential, the bouncing ball's impact times.  Also: FMU states (a restore
  * continues bit for bit, serialized bytes round-trip, corrupted ones are refused), the same
- * FMU out of process giving the same bits, and the seam's refusals.
+ * FMU out of process giving the same bits, a tunable parameter set between steps (Event
+ * Mode first), an indicator rising from exactly 0, and the seam's refusals.
  *
  * Run from the repository root with SACC_BUILD naming the build directory (default
  * "build"): the FMUs come from $SACC_BUILD/fmus_me/fmi{2,3}/<name>/, the host program of
@@ -275,6 +276,78 @@ static void me__bounce_fmi3__impacts_within_a_microsecond(void **state)
 	(void)state;
 	Open o = {SART_FMI3, {0}, 0, 0};
 	bounce_run(&o, 1e-6);
+}
+
+/* ---- Reals set only in Event Mode -------------------------------------------------------- */
+
+/* mebounce's restitution `e`, a tunable parameter, set between steps before the first
+ * impact (t1 = sqrt(2 / g)): the FMU takes it only in Event Mode, so with `e` in event_vrs
+ * the seam enters it first, and the impact uses the new value: after it v = e v1 - g (t -
+ * t1), v1 = g t1.  Without event_vrs the set reaches the FMU in Continuous-Time Mode,
+ * which refuses it.  In process and isolated, FMI 2.0 and 3.0. */
+static void me__tunable_parameter_between_steps__next_impact_uses_it(void **state)
+{
+	(void)state;
+	const double g = 9.81, t1 = sqrt(2.0 / g), v1 = g * t1, e = 0.5, h = 0.01;
+	const SartVr event_vrs[] = {B_V_MIN + 40, B_E}; /* any order; one unknown to the FMU */
+	for (int v = 2; v <= 3; v++)
+		for (int iso = 0; iso < 2; iso++) {
+			Log log = {0};
+			Open o = {(SartFmiVersion)v, {0}, iso, 0};
+			o.me.nstates = 2;
+			o.me.nevent_indicators = 1;
+			SartInner *in = open_me("mebounce", &o, &log);
+			start(in, BOUNCE_TOKEN, &log);
+			step(in, 0.0, 0.3, &log);
+			SartVr vr = B_E;
+			assert_int_equal(sart_inner_set_real(in, &vr, 1, &e), SART_ERROR);
+			assert_contains(log.all, "variable e (value reference 6) cannot be set in");
+			sart_inner_free(in);
+
+			memset(&log, 0, sizeof log);
+			o.me.event_vrs = event_vrs;
+			o.me.nevent_vrs = 2;
+			in = open_me("mebounce", &o, &log);
+			start(in, BOUNCE_TOKEN, &log);
+			step(in, 0.0, 0.3, &log);
+			set_real(in, B_E, e);
+			for (double t = 0.3; t < 0.6 - h / 2; t += h)
+				step(in, t, h, &log);
+			assert_close(get_real(in, B_V), e * v1 - g * (0.6 - t1), 1e-5);
+			assert_close(get_real(in, B_E), e, 0.0);
+			assert_int_equal(log.count, 0);
+			sart_inner_free(in);
+		}
+}
+
+/* The ball started on the ground (h = 0, the indicator exactly 0: FMI's domain z <= 0)
+ * and thrown up at v0: leaving the ground is an event at once, which changes nothing and
+ * must not count as chattering; the ball lands at 2 v0 / g and leaves at e v0. */
+static void me__indicator_rising_from_zero__one_event_then_the_flight(void **state)
+{
+	(void)state;
+	const double g = 9.81, v0 = 3.0, e = 0.7, tl = 2.0 * v0 / g, h = 0.01;
+	const SartExperiment ex = {0, 0.0, 0.0, 0, 0.0};
+	for (int v = 2; v <= 3; v++) {
+		Log log = {0};
+		Open o = {(SartFmiVersion)v, {0}, 0, 0};
+		o.me.nstates = 2;
+		o.me.nevent_indicators = 1;
+		SartInner *in = open_me("mebounce", &o, &log);
+		assert_int_equal(sart_inner_instantiate(in, BOUNCE_TOKEN, 0), SART_OK);
+		assert_int_equal(sart_inner_enter_init(in, &ex), SART_OK);
+		set_real(in, B_H, 0.0);
+		set_real(in, B_V, v0);
+		assert_int_equal(sart_inner_exit_init(in), SART_OK);
+		step(in, 0.0, h, &log);
+		double t = h;
+		assert_close(get_real(in, B_H), v0 * t - g * t * t / 2, 1e-9);
+		for (; t < 0.7 - h / 2; t += h)
+			step(in, t, h, &log);
+		assert_close(get_real(in, B_V), e * v0 - g * (0.7 - tl), 1e-5);
+		assert_int_equal(log.count, 0);
+		sart_inner_free(in);
+	}
 }
 
 /* ---- a stiff model ---------------------------------------------------------------------- */
@@ -849,6 +922,8 @@ int main(void)
 		cmocka_unit_test(me__bad_fmi3__each_mode_its_error),
 		cmocka_unit_test(me__discrete_set__in_event_mode_then_settled),
 		cmocka_unit_test(me__input_jump_across_an_indicator__event_at_the_step_start),
+		cmocka_unit_test(me__tunable_parameter_between_steps__next_impact_uses_it),
+		cmocka_unit_test(me__indicator_rising_from_zero__one_event_then_the_flight),
 		cmocka_unit_test(me__stiff_rodas_fmi2__reference_solution),
 		cmocka_unit_test(me__stiff_auto_fmi3__reference_solution),
 		cmocka_unit_test(me__zeno_ball__chatters_at_the_accumulation_point),
