@@ -1,9 +1,14 @@
 /* sart_ode.h — the runtime's ODE solvers: what integrates a Model Exchange FMU between two
  * events (sart_inner_me.c), in `sacc simulate` and inside a wrapper alike.
  *
- * Two methods, both adaptive with error control per state and dense output:
+ * Three methods, all adaptive with error control per state and dense output:
  *   SART_ODE_DOPRI5  explicit Runge-Kutta, Dormand-Prince 5(4) (FSAL: 6 evaluations of f
  *                    per step), dense output of order 4, for non-stiff models;
+ *   SART_ODE_DOP853  explicit Runge-Kutta, Dormand-Prince 8(5,3) (12 evaluations per
+ *                    accepted step, 11 per rejected one), its error estimated by the 5th-
+ *                    and 3rd-order embedded solutions combined as in Hairer's DOP853, dense
+ *                    output of order 7 whose 3 extra evaluations are spent only on a step
+ *                    with an event inside; for non-stiff models at tight tolerances;
  *   SART_ODE_RODAS   linearly implicit Rosenbrock, Rodas4P2 (Steinebach's RODAS4-class
  *                    method that keeps its order on stiff components driven by a
  *                    time-dependent input), dense output of order 3, for stiff models: the
@@ -11,12 +16,14 @@
  *                    differences of f (n evaluations), evaluated anew at each accepted
  *                    point; df/dt by one forward difference in t; 6 evaluations per step
  *                    besides;
- *   SART_ODE_AUTO    starts with DOPRI5 and switches to RODAS for the rest of the run
- *                    (until the next sart_ode_restart with reset) when DOPRI5's stiffness
- *                    test fires: h times the largest eigenvalue, as estimated from the
- *                    last two stages, above 2.5 (DOPRI5's stability border is at 3.3)
- *                    after 15 steps, with no 6 answers "not stiff" in a row in between
- *                    (Hairer's test, run after every step).
+ *   SART_ODE_AUTO    starts with the explicit method for its tolerance
+ *                    (sart_ode_explicit_method: DOP853 at rtol <= SART_ODE_DOP853_RTOL,
+ *                    else DOPRI5) and switches to RODAS for the rest of the run (until
+ *                    the next sart_ode_restart with reset) when its stiffness test fires:
+ *                    h times the largest eigenvalue, as estimated from the last two stages,
+ *                    above a threshold (DOPRI5: 2.5, its stability border is at 3.3;
+ *                    DOP853: Hairer's 6.1) after 15 steps, with no 6 answers "not stiff" in
+ *                    a row in between (Hairer's test, run after every step).
  * The error of state i over a step from x to x_new is weighted by
  *   w_i = rtol * (nominal_i + max(|x_i|, |x_new_i|)),
  * that is atol_i = rtol * nominal_i: a state of nominal 1e5 is held to the same relative
@@ -48,8 +55,18 @@
 typedef enum SartOdeMethod {
 	SART_ODE_AUTO = 0,
 	SART_ODE_DOPRI5 = 1,
-	SART_ODE_RODAS = 2
+	SART_ODE_RODAS = 2,
+	SART_ODE_DOP853 = 3
 } SartOdeMethod;
+
+/* The tolerance at and below which the explicit method of choice is DOP853, above which
+ * it is DOPRI5: where DOP853 starts needing fewer evaluations of f than DOPRI5 at equal
+ * accuracy on the non-stiff problems of `make bench-me` (see bench/me/README.md). */
+#define SART_ODE_DOP853_RTOL 1e-6
+
+/* The explicit method AUTO starts with at tolerance rtol (SART_ODE_DOPRI5 or
+ * SART_ODE_DOP853); what a front end's "explicit" choice should ask for. */
+int sart_ode_explicit_method(double rtol);
 
 /* The problem: callbacks return 0 on success, nonzero when the model failed (the solver
  * then stops with SART_ODE_MODEL_FAILED and passes that value on in SartOdeOutcome.code). */
@@ -154,7 +171,7 @@ const SartOdeStats *sart_ode_stats(const SartOde *o);
  * restored before sart_ode_restart(..., 0). */
 typedef struct SartOdeMemo {
 	double h;
-	int method; /* the method in use: SART_ODE_DOPRI5 or SART_ODE_RODAS */
+	int method; /* the method in use: SART_ODE_DOPRI5, SART_ODE_DOP853 or SART_ODE_RODAS */
 	int stiff_count, nonstiff_count;
 } SartOdeMemo;
 
