@@ -287,6 +287,7 @@ static const char *const host_sources[] = {
 	"sources/" HOST_MAIN, "sources/sart_channel.c", "sources/sart_host.c",
 	"sources/sart_inner.c", "sources/sart_inner_fmi2.c", "sources/sart_inner_fmi3.c",
 	"sources/sart_inner_fmi3_bytes.c",
+	"sources/sart_inner_me.c", "sources/sart_ode.c", /* Model Exchange inners */
 	"sources/sart_numfmt.c", /* the seam's messages print numbers with it */
 };
 
