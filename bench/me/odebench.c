@@ -20,9 +20,10 @@
  * Jacobian ("f + nJ": what a finite-difference Jacobian would have cost), so that a solver
  * given the analytic Jacobian and one differencing f are charged alike.
  *
- * It prints and never asserts a timing.  A run of ours that does not reach the end, a
- * reference that cannot be computed, or a solver whose sweep brackets no error level ends
- * it with status 1 (bench/README.md). */
+ * It prints and never asserts a timing.  A run of ours that does not reach the end is
+ * printed and makes it end with status 1 after the tables; a reference that cannot be
+ * computed, or a solver of ours whose sweep brackets no error level, ends it at once with
+ * status 1 (bench/README.md). */
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_odeiv2.h>
 #include <gsl/gsl_version.h>
@@ -578,6 +579,7 @@ static int sweep_all(const char *csv_path)
 		return 1;
 	}
 	if (our_failures > 0) {
+		fflush(stdout);
 		fprintf(stderr, "bench-me: %d run%s of ours did not reach the end (rows \"did not "
 		        "reach\" above)\n", our_failures, our_failures == 1 ? "" : "s");
 		return 1;
