@@ -32,7 +32,7 @@
  * with the state there from the dense output; `which` is the lowest index among the
  * indicators that change sign in that bracket.  Only sign changes at the ends of a step are
  * seen: an indicator crossing twice within one step goes unnoticed (bound h_max if it
- * matters).
+ * matters), and an indicator that is NaN never changes sign.
  *
  * The end time is reached exactly: the last step is shortened (or stretched by at most 1%)
  * to end at t_end bit for bit, and f is never evaluated past t_end.
@@ -88,8 +88,10 @@ typedef enum SartOdeResult {
 	SART_ODE_STATE_EVENT,      /* stopped just after an indicator changed sign */
 	SART_ODE_STEP_EVENT,       /* accepted() asked to stop */
 	SART_ODE_MODEL_FAILED,     /* f, g, jac or accepted returned nonzero: code */
-	SART_ODE_NOT_FINITE,       /* f (or jac) gave NaN or an infinity: which state; reported
-	                              at once, also for a trial stage of a step */
+	SART_ODE_NOT_FINITE,       /* f (or jac) gave NaN or an infinity: which state.  At an
+	                              accepted point at once; at a trial stage of a step the
+	                              step is rejected and tried 4 times shorter, and the
+	                              result is final once that would go below h_min */
 	SART_ODE_STEP_TOO_SMALL,   /* the tolerance cannot be met at the smallest step */
 	SART_ODE_TOO_MANY_STEPS,   /* max_steps steps without reaching t_end */
 	SART_ODE_SINGULAR          /* RODAS: the iteration matrix stays singular */
@@ -104,7 +106,12 @@ typedef struct SartOdeOutcome {
 	double h;          /* SART_ODE_STEP_TOO_SMALL: the step size tried last */
 } SartOdeOutcome;
 
-/* Counters since sart_ode_new, for benchmarks and the run's summary. */
+/* Counters since sart_ode_new, for benchmarks and the run's summary.  f_evals counts every
+ * call of f: stages, the start of each step or restart, the initial step's probe, and
+ * RODAS's difference quotients (n per Jacobian by differences, one per df/dt); g_evals
+ * every call of g, the event search's included; jac_evals the Jacobians, from jac or by
+ * differences; steps the accepted steps, rejected the others (error too large, a
+ * non-finite trial stage, a singular matrix). */
 typedef struct SartOdeStats {
 	long steps, rejected, f_evals, g_evals, jac_evals, lu_decomps;
 	int switched; /* SART_ODE_AUTO: 1 once it runs RODAS */

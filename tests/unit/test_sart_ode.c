@@ -34,7 +34,8 @@ typedef struct Env {
 	int g_code, jac_code, acc_code; /* returned by g, jac, accepted when nonzero */
 	int stop_at;      /* accepted() asks to stop at this call (0: never) */
 	double last_acc_t;
-	double lambda;    /* decay rates, scales: per problem */
+	double lambda;    /* f_decay: the second state's decay rate (0: one state) */
+	double widest;    /* on_accepted_gap: the widest step seen */
 } Env;
 
 static void watch(Env *e, double t)
@@ -135,6 +136,15 @@ static int jac_vdp(void *env, double t, const double y[], const double fy[], dou
 	return 0;
 }
 
+/* Van der Pol with mu = 1: y1' = y2, y2' = (1 - y1^2) y2 - y1, not stiff */
+static int f_vdp1(void *env, double t, const double y[], double dy[])
+{
+	watch(env, t);
+	dy[0] = y[1];
+	dy[1] = (1.0 - y[0] * y[0]) * y[1] - y[0];
+	return 0;
+}
+
 /* x' = -k (x - cos t): x = (k^2 cos t + k sin t) / (k^2 + 1) + C e^(-k t), stiff for
  * large k and explicitly time-dependent (RODAS's df/dt terms) */
 static const double FORCED_K = 1000.0;
@@ -146,11 +156,24 @@ static int f_forced(void *env, double t, const double x[], double dx[])
 	return 0;
 }
 
-static double forced_exact(double t, double x0)
+static double forced_particular(double t)
 {
 	double k = FORCED_K;
-	double p0 = k * k / (k * k + 1.0);
-	return (k * k * cos(t) + k * sin(t)) / (k * k + 1.0) + (x0 - p0) * exp(-k * t);
+	return (k * k * cos(t) + k * sin(t)) / (k * k + 1.0);
+}
+
+static double forced_exact(double t, double t0, double x0)
+{
+	return forced_particular(t) + (x0 - forced_particular(t0)) * exp(-FORCED_K * (t - t0));
+}
+
+/* x' = -x, defined for x >= 0 only (NaN below): the solution e^-t never leaves it, a
+ * long trial step does */
+static int f_sqrt_domain(void *env, double t, const double x[], double dx[])
+{
+	watch(env, t);
+	dx[0] = x[0] >= 0.0 ? -x[0] : NAN;
+	return 0;
 }
 
 /* x' = x^2 from 1: x = 1 / (1 - t), infinite at t = 1 */
@@ -321,6 +344,41 @@ static void indicators__earliest_crossing__lowest_index_right_of_root(void **sta
 	}
 }
 
+static int g_close(void *env, double t, const double x[], double z[])
+{
+	(void)x;
+	((Env *)env)->g_calls++;
+	z[0] = t - 0.52;
+	z[1] = 0.51 - t;
+	return 0;
+}
+
+/* two crossings 0.01 apart inside one long step: the earlier first, whatever its index */
+static void indicators__two_crossings_in_one_step__earlier_first(void **state)
+{
+	(void)state;
+	for (int mi = 0; mi < 2; mi++) {
+		Env e = {0};
+		SartOdeProblem p = {.n = 1, .nz = 2, .f = f_decay, .g = g_close,
+				    .accepted = on_accepted};
+		double x0 = 1.0;
+		SartOde *o = make(&p, &e, methods[mi], 1e-3, &x0);
+		SartOdeOutcome out;
+		assert_int_equal(sart_ode_advance(o, 2.0, &out), SART_ODE_STATE_EVENT);
+		assert_int_equal(out.which, 1);
+		assert_true(out.t >= 0.51 && out.t - 0.51 <= 1e-12);
+		/* the step that holds them starts before both (at rtol 1e-3 the steps around
+		 * t = 0.5 are 0.4 to 0.5 long, so it holds both) */
+		assert_true(e.last_acc_t < 0.51);
+		double x = sart_ode_state(o)[0];
+		sart_ode_restart(o, out.t, &x, 0);
+		assert_int_equal(sart_ode_advance(o, 2.0, &out), SART_ODE_STATE_EVENT);
+		assert_int_equal(out.which, 0);
+		assert_true(out.t >= 0.52 && out.t - 0.52 <= 1e-12);
+		sart_ode_free(o);
+	}
+}
+
 /* sin t starts at 0: leaving zero is no sign change; the first event is at pi */
 static void indicator__starting_at_zero__first_event_at_next_crossing(void **state)
 {
@@ -424,18 +482,96 @@ static void forced__time_dependent_stiff__rodas_matches_exact(void **state)
 	for (int ti = 0; ti < 2; ti++) {
 		Env e = {0};
 		SartOdeProblem p = {.n = 1, .f = f_forced};
-		double x0 = 0.0;
-		SartOde *o = make(&p, &e, SART_ODE_RODAS, tols[ti], &x0);
-		SartOdeOutcome out;
-		/* at t = 0.5 (past the transient) and t = 3 */
-		assert_int_equal(sart_ode_advance(o, 0.5, &out), SART_ODE_REACHED);
-		assert_close(sart_ode_state(o)[0], forced_exact(0.5, x0), 10.0 * tols[ti]);
-		assert_int_equal(sart_ode_advance(o, 3.0, &out), SART_ODE_REACHED);
-		assert_close(sart_ode_state(o)[0], forced_exact(3.0, x0), 10.0 * tols[ti]);
-		/* stiff: far fewer steps than the explicit method's 1000 t / 3.3 */
-		assert_true(sart_ode_stats(o)->steps < 300);
-		sart_ode_free(o);
+		/* from t = 0, and from t = 1e6 s, where df/dt's difference quotient must
+		 * still be accurate */
+		for (int late = 0; late < 2; late++) {
+			double t0 = late ? 1e6 : 0.0;
+			double x0 = 0.0;
+			SartOde *o = make(&p, &e, SART_ODE_RODAS, tols[ti], &x0);
+			sart_ode_restart(o, t0, &x0, 1);
+			SartOdeOutcome out;
+			/* at 0.5 past the start (after the transient) and at 3 */
+			assert_int_equal(sart_ode_advance(o, t0 + 0.5, &out), SART_ODE_REACHED);
+			assert_close(sart_ode_state(o)[0], forced_exact(t0 + 0.5, t0, x0),
+				     10.0 * tols[ti]);
+			assert_int_equal(sart_ode_advance(o, t0 + 3.0, &out), SART_ODE_REACHED);
+			assert_close(sart_ode_state(o)[0], forced_exact(t0 + 3.0, t0, x0),
+				     10.0 * tols[ti]);
+			/* stiff: far fewer steps than the explicit method's 1000 t / 3.3 */
+			assert_true(sart_ode_stats(o)->steps < 300);
+			sart_ode_free(o);
+		}
 	}
+}
+
+/* The stiffness test must not fire on problems that are not stiff, at any tolerance. */
+static void auto__non_stiff_problems__never_switch(void **state)
+{
+	(void)state;
+	int (*const fs[2])(void *, double, const double *, double *) = {f_osc, f_vdp1};
+	for (int k = 0; k < 2; k++)
+		for (double rtol = 1e-2; rtol > 1e-11; rtol /= 10.0) {
+			Env e = {0};
+			SartOdeProblem p = {.n = 2, .f = fs[k]};
+			double x0[2] = {2.0, 0.0};
+			SartOde *o = make(&p, &e, SART_ODE_AUTO, rtol, x0);
+			SartOdeOutcome out;
+			assert_int_equal(sart_ode_advance(o, 20.0, &out), SART_ODE_REACHED);
+			assert_int_equal(sart_ode_stats(o)->switched, 0);
+			sart_ode_free(o);
+		}
+}
+
+/* x' = 40 x, whose Jacobian makes W = I/(h gamma) - J zero for h = 0.1 (gamma = 1/4) */
+static int f_growth(void *env, double t, const double x[], double dx[])
+{
+	watch(env, t);
+	dx[0] = 40.0 * x[0];
+	return 0;
+}
+
+static int jac_growth(void *env, double t, const double x[], const double fx[], double J[])
+{
+	(void)env, (void)t, (void)x, (void)fx;
+	J[0] = 40.0;
+	return 0;
+}
+
+/* a Jacobian whose elimination overflows, whatever the step */
+static int jac_overflow(void *env, double t, const double x[], const double fx[], double J[])
+{
+	(void)env, (void)t, (void)x, (void)fx;
+	J[0] = 1e308, J[1] = 1e308, J[2] = 1e308, J[3] = -1e308;
+	return 0;
+}
+
+static void rodas__singular_matrix__halves_step_then_gives_up(void **state)
+{
+	(void)state;
+	/* singular at the step the memo gives: halved once, then on to the exact value */
+	Env e = {0};
+	SartOdeProblem p = {.n = 1, .f = f_growth, .jac = jac_growth};
+	double x0 = 1.0;
+	SartOde *o = make(&p, &e, SART_ODE_RODAS, 1e-8, &x0);
+	SartOdeMemo m = {.h = 0.1, .method = SART_ODE_RODAS};
+	sart_ode_set_memo(o, &m);
+	sart_ode_restart(o, 0.0, &x0, 0);
+	SartOdeOutcome out;
+	assert_int_equal(sart_ode_advance(o, 0.2, &out), SART_ODE_REACHED);
+	assert_true(rel_err(sart_ode_state(o)[0], exp(8.0)) < 1e-6);
+	assert_true(sart_ode_stats(o)->rejected >= 1);
+	sart_ode_free(o);
+
+	/* singular at every step */
+	Env e2 = {0};
+	SartOdeProblem p2 = {.n = 2, .f = f_osc, .jac = jac_overflow};
+	double x2[2] = {1.0, 0.0};
+	o = make(&p2, &e2, SART_ODE_RODAS, 1e-6, x2);
+	assert_int_equal(sart_ode_advance(o, 1.0, &out), SART_ODE_SINGULAR);
+	assert_true(out.t == 0.0 && sart_ode_time(o) == 0.0);
+	assert_true(out.h > 0.0);
+	assert_memory_equal(sart_ode_state(o), x2, sizeof x2);
+	sart_ode_free(o);
 }
 
 /* ---- nominals ---------------------------------------------------------------------- */
@@ -488,6 +624,63 @@ static void advance__awkward_end_times__hit_exactly_never_past(void **state)
 	}
 }
 
+static int on_accepted_gap(void *env, double t, const double x[], int *stop)
+{
+	Env *e = env;
+	(void)x, (void)stop;
+	if (e->acc_calls > 0 && t - e->last_acc_t > e->widest)
+		e->widest = t - e->last_acc_t;
+	e->acc_calls++;
+	e->last_acc_t = t;
+	return 0;
+}
+
+static void settings__h_max_and_empty_interval__respected(void **state)
+{
+	(void)state;
+	for (int mi = 0; mi < 2; mi++) {
+		Env e = {0};
+		SartOdeProblem p = {.n = 1, .f = f_decay, .accepted = on_accepted_gap, .env = &e};
+		SartOdeSettings s = {.method = methods[mi], .rtol = 1e-3, .h_max = 0.05};
+		SartOde *o = sart_ode_new(&p, &s);
+		assert_non_null(o);
+		double x0 = 1.0;
+		sart_ode_restart(o, 0.0, &x0, 1);
+		SartOdeOutcome out;
+		/* nothing to do: nothing evaluated */
+		assert_int_equal(sart_ode_advance(o, 0.0, &out), SART_ODE_REACHED);
+		assert_int_equal(e.f_calls, 0);
+		assert_int_equal(sart_ode_advance(o, 2.0, &out), SART_ODE_REACHED);
+		/* x' = -x at rtol 1e-3 would take steps of about 0.5; the last one may be
+		 * stretched by 1% to reach the end */
+		assert_true(e.widest > 0.0 && e.widest <= 0.05 * 1.01);
+		assert_true(sart_ode_stats(o)->steps >= 40);
+		sart_ode_free(o);
+	}
+}
+
+static void restart__with_reset__auto_back_to_dopri5(void **state)
+{
+	(void)state;
+	Env e = {0};
+	SartOde *o = rober(&e, SART_ODE_AUTO, 1e-6, 0);
+	SartOdeOutcome out;
+	assert_int_equal(sart_ode_advance(o, 1.0, &out), SART_ODE_REACHED);
+	SartOdeMemo m;
+	sart_ode_get_memo(o, &m);
+	assert_int_equal(m.method, SART_ODE_RODAS);
+	double y[3];
+	memcpy(y, sart_ode_state(o), sizeof y);
+	sart_ode_restart(o, 1.0, y, 0);
+	sart_ode_get_memo(o, &m);
+	assert_int_equal(m.method, SART_ODE_RODAS);
+	sart_ode_restart(o, 1.0, y, 1);
+	sart_ode_get_memo(o, &m);
+	assert_int_equal(m.method, SART_ODE_DOPRI5);
+	assert_true(m.h == 0.0 && m.stiff_count == 0);
+	sart_ode_free(o);
+}
+
 /* ---- failures ---------------------------------------------------------------------- */
 
 static void nan_derivative__not_finite__at_last_accepted_point(void **state)
@@ -501,10 +694,32 @@ static void nan_derivative__not_finite__at_last_accepted_point(void **state)
 		SartOdeOutcome out;
 		assert_int_equal(sart_ode_advance(o, 2.0, &out), SART_ODE_NOT_FINITE);
 		assert_int_equal(out.which, 1);
-		assert_true(out.t <= 0.5);
+		/* the failing stages made the steps shorter down to the smallest: the solver
+		 * stops just before the model's domain ends */
+		assert_true(out.t <= 0.5 && out.t > 0.5 - 1e-9);
 		assert_true(sart_ode_time(o) == out.t);
 		/* the state is that accepted point's, not a half step's */
 		assert_close(sart_ode_state(o)[0], exp(-out.t), 1e-5);
+		sart_ode_free(o);
+	}
+}
+
+static void nan_in_trial_stage__shorter_step__recovers(void **state)
+{
+	(void)state;
+	for (int mi = 0; mi < 2; mi++) {
+		Env e = {0};
+		SartOdeProblem p = {.n = 1, .f = f_sqrt_domain};
+		double x0 = 1.0;
+		SartOde *o = make(&p, &e, methods[mi], 1e-6, &x0);
+		/* a step size guess far too long for the domain */
+		SartOdeMemo m = {.h = 20.0, .method = methods[mi]};
+		sart_ode_set_memo(o, &m);
+		sart_ode_restart(o, 0.0, &x0, 0);
+		SartOdeOutcome out;
+		assert_int_equal(sart_ode_advance(o, 5.0, &out), SART_ODE_REACHED);
+		assert_true(rel_err(sart_ode_state(o)[0], exp(-5.0)) < 1e-4);
+		assert_true(sart_ode_stats(o)->rejected > 0);
 		sart_ode_free(o);
 	}
 }
@@ -703,14 +918,20 @@ int main(void)
 		cmocka_unit_test(ball__first_impact__at_sqrt_2h_over_g),
 		cmocka_unit_test(oscillator__zeros__located_on_dense_output),
 		cmocka_unit_test(indicators__earliest_crossing__lowest_index_right_of_root),
+		cmocka_unit_test(indicators__two_crossings_in_one_step__earlier_first),
 		cmocka_unit_test(indicator__starting_at_zero__first_event_at_next_crossing),
 		cmocka_unit_test(robertson__rodas_and_auto__meet_reference),
 		cmocka_unit_test(robertson__analytic_and_difference_jacobians__agree),
 		cmocka_unit_test(van_der_pol__rodas_and_auto__meet_reference),
 		cmocka_unit_test(forced__time_dependent_stiff__rodas_matches_exact),
+		cmocka_unit_test(auto__non_stiff_problems__never_switch),
+		cmocka_unit_test(rodas__singular_matrix__halves_step_then_gives_up),
 		cmocka_unit_test(nominals__large_and_small_states__both_relative),
 		cmocka_unit_test(advance__awkward_end_times__hit_exactly_never_past),
+		cmocka_unit_test(settings__h_max_and_empty_interval__respected),
+		cmocka_unit_test(restart__with_reset__auto_back_to_dopri5),
 		cmocka_unit_test(nan_derivative__not_finite__at_last_accepted_point),
+		cmocka_unit_test(nan_in_trial_stage__shorter_step__recovers),
 		cmocka_unit_test(blowup__step_too_small__before_the_pole),
 		cmocka_unit_test(callbacks__failure_codes__passed_on),
 		cmocka_unit_test(accepted__asks_to_stop__step_event_there),
