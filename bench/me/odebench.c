@@ -498,6 +498,18 @@ static void equal_accuracy(const MeProblem *p, const Sweep *sw, double spread, T
 	printf(" (a level past a solver's is compared without it)\n\n");
 }
 
+/* "within 1.5x of GSL's best at all 6 error levels (worst ...)", or "NOT within ...: over
+ * it at 2 of 9 error levels (worst ...)". */
+static void print_tally(const Tally *t, const char *what)
+{
+	if (t->within == t->compared)
+		printf("within %s at all %d error levels", what, t->compared);
+	else
+		printf("NOT within %s: over it at %d of %d error levels", what,
+		       t->compared - t->within, t->compared);
+	printf(" (worst %.2fx at 1e-%d, %s)", t->worst, t->worst_level, t->worst_against);
+}
+
 static void verdict(const MeProblem *p, const Solver *so, const Tally *all, const Tally *low)
 {
 	if (all->compared == 0) {
@@ -506,13 +518,12 @@ static void verdict(const MeProblem *p, const Solver *so, const Tally *all, cons
 		        "does: nothing to compare\n", so->name, p->name);
 		exit(1);
 	}
-	printf("verdict %s, %s: %s 1.5x of GSL's best at %d of %d error levels (worst %.2fx at "
-	       "1e-%d, %s)", p->name, so->name, all->within == all->compared ? "within" : "NOT within",
-	       all->within, all->compared, all->worst, all->worst_level, all->worst_against);
-	if (low->compared > 0)
-		printf("; of order <= 5: %s at %d of %d (worst %.2fx at 1e-%d, %s)",
-		       low->within == low->compared ? "within" : "NOT within", low->within,
-		       low->compared, low->worst, low->worst_level, low->worst_against);
+	printf("verdict %s, %s: ", p->name, so->name);
+	print_tally(all, "1.5x of GSL's best");
+	if (low->compared > 0) {
+		printf("; ");
+		print_tally(low, "1.5x of GSL's best of order <= 5");
+	}
 	printf("\n");
 }
 
