@@ -206,6 +206,39 @@ all: $(FMUS3)
 # The FMI 3.0 kit's own test reads the FMUs through the suite's FMI 3.0 importer.
 $(BUILD)/tests/test_fmu3_kit: $(KIT3_FILES) | $(FMUS3)
 
+# ---- Model Exchange test FMUs (tests/fmus_me/) ---------------------------------------------
+# Each tests/fmus_me/<name>/ holds model.c and one model description per FMI version
+# (fmi2.xml, fmi3.xml); the core in tests/fmus_me/kit/ under its two skins makes both FMUs
+# from the one model: $(BUILD)/fmus_me/fmi2/<name>.fmu and $(BUILD)/fmus_me/fmi3/<name>.fmu,
+# unpacked beside them.  Built for the tests (UNIT_NEEDS), not by `make all`.
+FMU_ME_DIRS   := $(patsubst tests/fmus_me/%/model.c,%,$(wildcard tests/fmus_me/*/model.c))
+FMUS_ME2      := $(patsubst %,$(BUILD)/fmus_me/fmi2/%.fmu,$(FMU_ME_DIRS))
+FMUS_ME3      := $(patsubst %,$(BUILD)/fmus_me/fmi3/%.fmu,$(FMU_ME_DIRS))
+FMUS_ME       := $(FMUS_ME2) $(FMUS_ME3)
+FMU_ME_CFLAGS := -std=c99 -O2 -fPIC -shared -fvisibility=hidden -Wall -Wextra -Wpedantic -Werror \
+                 -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Itests/fmus_me/kit
+KIT_ME_FILES  := tests/fmus_me/kit/me_core.c tests/fmus_me/kit/me_core.h
+
+$(BUILD)/fmus_me/fmi2/%.fmu: tests/fmus_me/%/fmi2.xml tests/fmus_me/%/model.c $(KIT_ME_FILES) \
+                             tests/fmus_me/kit/me_fmi2.c $(wildcard runtime/fmi2/*.h) $(FMU_PACK)
+	@mkdir -p $(BUILD)/fmus_me/fmi2/$*/binaries/linux64
+	$(CC) $(FMU_ME_CFLAGS) -Iruntime/fmi2 -o $(BUILD)/fmus_me/fmi2/$*/binaries/linux64/$*.so \
+	    tests/fmus_me/$*/model.c tests/fmus_me/kit/me_core.c tests/fmus_me/kit/me_fmi2.c -lm
+	cp tests/fmus_me/$*/fmi2.xml $(BUILD)/fmus_me/fmi2/$*/modelDescription.xml
+	$(FMU_PACK) $@ $(BUILD)/fmus_me/fmi2/$*
+
+$(BUILD)/fmus_me/fmi3/%.fmu: tests/fmus_me/%/fmi3.xml tests/fmus_me/%/model.c $(KIT_ME_FILES) \
+                             tests/fmus_me/kit/me_fmi3.c $(wildcard runtime/fmi3/*.h) $(FMU_PACK)
+	@mkdir -p $(BUILD)/fmus_me/fmi3/$*/binaries/x86_64-linux
+	$(CC) $(FMU_ME_CFLAGS) -Iruntime/fmi3 -o $(BUILD)/fmus_me/fmi3/$*/binaries/x86_64-linux/$*.so \
+	    tests/fmus_me/$*/model.c tests/fmus_me/kit/me_core.c tests/fmus_me/kit/me_fmi3.c -lm
+	cp tests/fmus_me/$*/fmi3.xml $(BUILD)/fmus_me/fmi3/$*/modelDescription.xml
+	$(FMU_PACK) $@ $(BUILD)/fmus_me/fmi3/$*
+
+fmus-me: $(FMUS_ME)
+.PHONY: fmus-me
+$(BUILD)/tests/test_fmu_me_kit: | $(FMUS_ME)
+
 # fmi3_md_check: the suite's checker of FMI 3.0 model descriptions (rules beyond the schema).
 FMI3_MD_CHECK := $(BUILD)/tools/fmi3_md_check
 $(FMI3_MD_CHECK): tests/fmus3/tools/fmi3_md_check.c
@@ -579,10 +612,13 @@ $(NUMFMT_BENCH): bench/numfmt/bench.c bench/numfmt/old_numfmt.c bench/numfmt/old
 
 # The runtime's ODE solvers (runtime/sart_ode.h: what integrates a Model Exchange FMU)
 # against GSL's odeiv2 steppers at equal accuracy on two non-stiff and two stiff problems
-# (bench/me/odebench.c; every sweep point in $(BUILD)/bench/me/sweep.csv).
+# (bench/me/odebench.c; every sweep point in $(BUILD)/bench/me/sweep.csv), then the stiff
+# one through the Model Exchange test FMU mestiff by `sacc simulate` (timed by bench-scale's
+# rusage), against the same integration done directly.
 ME_BENCH := $(BUILD)/bench/me/odebench
 .PHONY: bench-me
-bench-me: $(ME_BENCH)
+bench-me: deps $(ME_BENCH) $(SACC) $(BUILD)/bench/scale/rusage $(BUILD)/fmus_me/fmi2/mestiff.fmu \
+          $(BUILD)/fmus_me/fmi3/mestiff.fmu
 	@BUILD=$(BUILD) SACC=$(SACC) sh bench/me/run.sh
 
 $(ME_BENCH): bench/me/odebench.c bench/me/problems.c bench/me/problems.h bench/bench.h \
@@ -639,6 +675,8 @@ $(BUILD)/tests/test_sart_%: tests/unit/test_sart_%.c $(ORCH_LIB) $(BUILD)/libsar
 
 # The out-of-process tests run the host program and crash the fault FMU.
 $(BUILD)/tests/test_sart_isolate: | $(FMU_HOST) $(BUILD)/fmus/faulty.fmu
+# The seam's Model Exchange layer steps the ME test FMUs, in process and out of it.
+$(BUILD)/tests/test_sart_inner_me: | $(FMU_HOST) $(FMUS_ME)
 
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(ORCH_LIB) $(BUILD)/libsacc.a $(wildcard tests/unit/*.h) \
                        $(KIT_FILES) $(ORCH_HDR)
@@ -656,7 +694,7 @@ SLOW_TESTS := test_e2e_wrapper test_e2e_isolated test_e2e_wrapper3 test_powerwin
 UNIT_NAMES := $(notdir $(UNIT_BIN))
 UNIT_ORDER := $(filter $(SLOW_TESTS),$(UNIT_NAMES)) $(filter-out $(SLOW_TESTS),$(UNIT_NAMES))
 UNIT_RUNS  := $(patsubst %,run-unit-%,$(UNIT_ORDER))
-UNIT_NEEDS := $(UNIT_BIN) $(SACC) $(FMUS) $(FMUS3) $(PW_FMUS) $(PWD_FMUS) $(E2E_FMUS)
+UNIT_NEEDS := $(UNIT_BIN) $(SACC) $(FMUS) $(FMUS3) $(FMUS_ME) $(PW_FMUS) $(PWD_FMUS) $(E2E_FMUS)
 .PHONY: $(UNIT_RUNS) check-core-run
 
 $(UNIT_RUNS): run-unit-%:

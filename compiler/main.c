@@ -34,8 +34,10 @@ static const CliCommand commands[] = {
 	{"inspect", CMD_INSPECT, sim_main, sim_options, "FILE.fmu",
 	 "print an FMU's model description as a table (--json: as JSON), or, with "
 	 "--probe-state, whether restoring its state works",
-	 "Any FMU sacc can read is described, also one it cannot simulate or wrap (Model "
-	 "Exchange or Scheduled Execution only, Clock variables), with the reason."},
+	 "Any FMU sacc can read is described, also one it cannot simulate or wrap (Scheduled "
+	 "Execution only, Clock variables), with the reason; 'sacc runs it as' says which "
+	 "interface sacc uses and what chooses the other (--interface, or 'with model "
+	 "exchange' in a script)."},
 	{"unpack", CMD_UNPACK, cmd_unpack, cmd_options, "FILE.fmu DIR",
 	 "extract an FMU archive into DIR (a new directory), refusing any entry that could "
 	 "land outside it", NULL},
@@ -43,7 +45,8 @@ static const CliCommand commands[] = {
 	 "run an .fmu, a scenario module (fmu declarations and connections) or an SSP system "
 	 "(.ssp, .ssd) with a master algorithm; the result as CSV",
 	 "A progress line is drawn on standard error when it is a terminal and the run lasts "
-	 "over a second; it is erased at the end."},
+	 "over a second; it is erased at the end. A Model Exchange FMU (one offering only "
+	 "that, or chosen by --interface) is integrated by sacc within each step."},
 	{"ensemble", CMD_ENSEMBLE, ens_main, ens_options,
 	 "TARGET -o DIR | DIR | status DIR | collect DIR",
 	 "run TARGET once per row of a design (a table, a grid, Monte Carlo or Latin hypercube "

@@ -29,6 +29,7 @@ static Node *mk_int(ParseCtx *ctx, Token t, int negative);
 static Node *mk_real(ParseCtx *ctx, Token t, int negative);
 static int fmi_clause(ParseCtx *ctx, Token word, Token version);
 static int isolated_word(ParseCtx *ctx, Token word);
+static Node *mk_model_exchange(ParseCtx *ctx, Token with, Token model, Token exchange);
 static Node *mk_adaptation(ParseCtx *ctx, Node *head, NodeList inners, NodeList coupling,
 			   NodeList in, NodeList out, NodeList params, NodeList general,
 			   Node *control, NodeList in_part, NodeList out_part);
@@ -285,6 +286,17 @@ with_item(W) ::= WITH PARAM(K) bind_items(L). {
 	W = NEW(ND_BLOCK, K.loc); W->op = 'p'; W->list1 = L.head;
 }
 with_item(W) ::= WITH connection(C). { W = C; }
+/* 'with' 'model' 'exchange'
+ * 'with' me_setting ('and' me_setting)*
+ * me_setting = 'solver' '=' ID | 'relative' 'tolerance' '=' literal | 'max' 'step' '=' literal
+ * The inner runs as Model Exchange (its only interface, or chosen by the first clause) and
+ * the wrapper integrates it within each step, as the second says (docs/language.md).
+ * 'model', 'exchange', 'solver' and 'step' are no keywords (a port may be called model),
+ * only words in this place. */
+with_item(W) ::= WITH(K) ID(M) ID(X). { W = mk_model_exchange(ctx, K, M, X); }
+with_item(W) ::= WITH(K) me_settings(S). {
+	W = NEW(ND_MODEL_EXCHANGE, K.loc); W->list1 = S.head;
+}
 with_item(W) ::= WITH(K) deriv_flags(F). {
 	W = NEW(ND_DERIV, K.loc); W->op = DERIV_WITH; W->flags = F;
 }
@@ -299,6 +311,27 @@ with_item(W) ::= WITH(K) INTERPOLATION ID(OF) ORDER INT(N). {
 	Node *order = mk_int(ctx, N, 0);
 	W->op = (int)(order->ival > 1000 ? 1000 : order->ival);
 	W->flags = 1;
+}
+
+%type me_settings {NodeList}
+me_settings(L) ::= me_setting(S). { L = nl_one(S); }
+me_settings(L) ::= me_settings(P) AND me_setting(S). { L = nl_add(P, S); }
+%type me_setting {Node *}
+me_setting(S) ::= ID(K) EQ ID(V). {
+	if (K.n != 6 || memcmp(K.s, "solver", 6) != 0)
+		diag_error(ctx->diag, K.loc, "expected 'solver', 'relative tolerance' or 'max step' "
+			   "in the settings of 'with model exchange'");
+	S = NEW(ND_SETTING, K.loc); S->op = SET_ME_SOLVER; S->str = tok_str(ctx, V);
+	S->lhs = ast_name(A, V.loc, S->str); /* keeps the value's location */
+}
+me_setting(S) ::= RELATIVE(K) TOLERANCE EQ port_literal(V). {
+	S = NEW(ND_SETTING, K.loc); S->op = SET_REL_TOL; S->lhs = V;
+}
+me_setting(S) ::= MAX(K) ID(W) EQ port_literal(V). {
+	if (W.n != 4 || memcmp(W.s, "step", 4) != 0)
+		diag_error(ctx->diag, W.loc, "expected 'max step' in the settings of 'with model "
+			   "exchange'");
+	S = NEW(ND_SETTING, K.loc); S->op = SET_ME_MAX_STEP; S->lhs = V;
 }
 
 /* coupling = 'coupled' 'as' connection,+ */
@@ -981,6 +1014,22 @@ static NodeList add_general(ParseCtx *ctx, NodeList l, Node *g)
 	return nl_add(l, g);
 }
 
+/* An inner's `with model exchange` and its solver settings (each clause its own
+ * ND_MODEL_EXCHANGE) made one body: the first clause's node, flags 1 when the words were
+ * written, the settings in order. */
+static void merge_model_exchange(ParseCtx *ctx, Node *inner, Node *w)
+{
+	if (!inner->body) {
+		inner->body = w;
+		return;
+	}
+	if (w->flags && inner->body->flags)
+		diag_error(ctx->diag, w->loc, "inner fmu '%s' already says 'with model exchange'",
+			   inner->name);
+	inner->body->flags |= w->flags;
+	inner->body->list1 = ast_append(inner->body->list1, w->list1);
+}
+
 static Node *mk_inner(ParseCtx *ctx, Token for_tok, int kind, Token type, Token name,
 		      Node *path, NodeList withs)
 {
@@ -1005,6 +1054,8 @@ static Node *mk_inner(ParseCtx *ctx, Token for_tok, int kind, Token type, Token 
 				   w->op == 'i' ? "input" : "output");
 		else if (w->kind == ND_CONNECTION)
 			ctx->pending_couplings = nl_add(ctx->pending_couplings, w);
+		else if (w->kind == ND_MODEL_EXCHANGE)
+			merge_model_exchange(ctx, n, w);
 		else
 			ctx->pending_general = add_general(ctx, ctx->pending_general, w);
 	}
@@ -1012,6 +1063,19 @@ static Node *mk_inner(ParseCtx *ctx, Token for_tok, int kind, Token type, Token 
 	n->list2 = out.head;
 	n->list3 = params.head;
 	(void)for_tok;
+	return n;
+}
+
+/* with_item: `with model exchange`, checked for its two words; flags 1 says it was
+ * written (the settings' node has 0). */
+static Node *mk_model_exchange(ParseCtx *ctx, Token with, Token model, Token exchange)
+{
+	if (model.n != 5 || memcmp(model.s, "model", 5) != 0 || exchange.n != 8 ||
+	    memcmp(exchange.s, "exchange", 8) != 0)
+		diag_error(ctx->diag, loc_span(model.loc, exchange.loc), "expected 'model exchange' "
+			   "after 'with'");
+	Node *n = NEW(ND_MODEL_EXCHANGE, loc_span(with.loc, exchange.loc));
+	n->flags = 1;
 	return n;
 }
 

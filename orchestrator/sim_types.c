@@ -92,8 +92,19 @@ int sim_vr_types(const FmuInfo *info, SartVrType **out, size_t *n)
 	return 0;
 }
 
-unsigned sim_caps(const FmuInfo *in)
+unsigned sim_caps(const FmuInfo *in, bool me)
 {
+	/* Integrated by the seam, a Model Exchange FMU steps as a Co-Simulation one that
+	 * takes its inputs at the step's start: none of the Co-Simulation element's abilities
+	 * apply, only the state handling of its own element. */
+	if (me)
+		return SART_CAP_MODEL_EXCHANGE |
+		       (in->me.can_get_and_set_fmu_state ? SART_CAP_GET_SET_STATE : 0u) |
+		       (in->me.can_serialize_fmu_state ? SART_CAP_SERIALIZE : 0u) |
+		       (in->me.can_be_instantiated_only_once_per_process ||
+		                        in->me.needs_execution_tool
+		                ? SART_CAP_SERIAL
+		                : 0u);
 	return (in->can_get_and_set_fmu_state ? SART_CAP_GET_SET_STATE : 0u) |
 	       (in->can_serialize_fmu_state ? SART_CAP_SERIALIZE : 0u) |
 	       /* FMI 3.0 has no input derivatives, whatever a description claims */

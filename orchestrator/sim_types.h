@@ -27,8 +27,10 @@ SartType sim_sart_type(const FmuVar *v);
  * (NULL, 0 for FMI 2.0 or when there are none).  Returns 0, or 1 when out of memory. */
 int sim_vr_types(const FmuInfo *info, SartVrType **out, size_t *n);
 
-/* The seam and master capabilities info declares (SART_CAP_*). */
-unsigned sim_caps(const FmuInfo *info);
+/* The seam and master capabilities info declares (SART_CAP_*) for the interface it runs
+ * through: Co-Simulation's, or with me Model Exchange's (SART_CAP_MODEL_EXCHANGE and the
+ * <ModelExchange> element's abilities). */
+unsigned sim_caps(const FmuInfo *info, bool me);
 
 /* Why v cannot be recorded or connected, for messages ("a String", "an array of 3
  * Float64"), or NULL when it can. */

@@ -43,6 +43,11 @@ typedef struct SimFmu {
 	int *first_elem;
 	SartVrElement *elements;
 	size_t nelements;
+	/* Run as Model Exchange (integrated by the seam), else as Co-Simulation: the FMU's
+	 * only interface, or --interface's choice (simulate_cli.c, choose_interfaces) */
+	bool me;
+	SartVr *me_vrs; /* with me: the states' value references, then their derivatives'
+	                   (for the Jacobian from directional derivatives), or NULL; malloc'd */
 } SimFmu;
 
 /* The most array elements one FMU may bring: one column each. */
@@ -75,6 +80,8 @@ typedef struct Sim {
 	NameIndex instances; /* the instances by name (sim_find_instance) */
 	SartFmu *sfmus;
 	SartFmuTypes *types; /* per FMU, for SartMasterOptions.fmu_types */
+	SartMeConfig *me;    /* per FMU, for SartMasterOptions.fmu_me (read for the FMUs run
+	                        as Model Exchange only) */
 	SartConnection *conns;
 	int nconns;
 	unsigned char *held_conns;    /* per conn: discrete (SartMasterOptions.held_conns) */

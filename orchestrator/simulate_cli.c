@@ -41,6 +41,7 @@
 #include "package.h"
 #include "progress.h"
 #include "sart_master.h"
+#include "sart_ode.h"
 #include "simulate.h"
 #include "sweep.h"
 
@@ -118,6 +119,10 @@ typedef struct SimArgs {
 	CliList records;     /* --record: each a comma-separated list */
 	CliList sets;        /* --set */
 	const char *input;   /* --input FILE.csv, NULL for none */
+	CliList interfaces;  /* --interface: cs, me, INST=cs or INST=me, in order */
+	int solver;          /* --solver: a SartOdeMethod; -1 until given */
+	double me_tolerance; /* --me-tolerance, 0 until given */
+	double me_max_step;  /* --me-max-step, 0 until given */
 	double *steps;       /* --sweep's, parsed; malloc'd */
 	int nsteps;
 } SimArgs;
@@ -330,6 +335,30 @@ static const char *step_control_choice(int i, const char **summary)
 	return choice_at(step_control_choices, i, summary);
 }
 
+/* --solver: how the FMUs run as Model Exchange are integrated (runtime/sart_ode.h). */
+static const SimChoice solver_choices[] = {
+	{"auto", SART_ODE_AUTO, "explicit, switching to implicit where the model turns out "
+	                        "stiff (the default)"},
+	{"explicit", SART_ODE_DOPRI5, "Dormand-Prince 5(4), for non-stiff models"},
+	{"implicit", SART_ODE_RODAS, "a Rosenbrock method of order 4, for stiff models"},
+	{NULL, 0, NULL},
+};
+
+static int set_solver(Compilation *c, void *args, const char *o, const char *v, size_t field)
+{
+	(void)c, (void)field;
+	int k = find_choice(o, v, solver_choices);
+	if (k < 0)
+		return 2;
+	((SimArgs *)args)->solver = k;
+	return 0;
+}
+
+static const char *solver_choice(int i, const char **summary)
+{
+	return choice_at(solver_choices, i, summary);
+}
+
 #define AT(f) offsetof(SimArgs, f)
 #define SIM CMD_SIMULATE
 #define PROBE (CMD_SIMULATE | CMD_INSPECT) /* simulate's, also inspect --probe-state's */
@@ -364,6 +393,19 @@ const CliOption sim_options[] = {
 	 "accepted whatever its error (default 1e-6 H)", NULL},
 	{"--max-step", CLI_VALUE, "H", cli_set_positive, AT(max_step), SIM, 0,
 	 "never exceeded (default T1 - T0)", NULL},
+	{"--interface", CLI_VALUE, "cs|me|INST=cs|INST=me", cli_add_string, AT(interfaces), PROBE,
+	 CLI_REPEAT,
+	 "run FMUs through Co-Simulation (cs) or Model Exchange (me): every FMU that offers the "
+	 "interface, or instance INST (default: Co-Simulation when an FMU offers it, else Model "
+	 "Exchange)", NULL},
+	{"--solver", CLI_VALUE, "METHOD", set_solver, 0, PROBE, 0,
+	 "how FMUs run as Model Exchange are integrated:", solver_choice},
+	{"--me-tolerance", CLI_VALUE, "TOL", cli_set_positive, AT(me_tolerance), PROBE, 0,
+	 "relative tolerance of the Model Exchange integration (default: the FMU's "
+	 "DefaultExperiment tolerance, else 1e-6)", NULL},
+	{"--me-max-step", CLI_VALUE, "H", cli_set_positive, AT(me_max_step), PROBE, 0,
+	 "largest step of the Model Exchange integration (default: none but the macro step)",
+	 NULL},
 	{"--step-timeout", CLI_VALUE, "SECONDS", set_seconds, AT(step_timeout), SIM, 0,
 	 "wall-clock limit on one doStep of one FMU; an FMU that overruns it stops the run "
 	 "(exit 1, the result kept)", NULL},
@@ -466,6 +508,12 @@ static int check_args(const CliCommand *cmd, SimArgs *a, const char **operands, 
 	if (inspect && !a->probe && (a->sets.n || !isnan(a->start) || !isnan(a->step)))
 		return cli_usage_error("%s belongs to --probe-state", a->sets.n ? "--set"
 		                       : !isnan(a->start) ? "--start" : "--step");
+	if (inspect && !a->probe &&
+	    (a->interfaces.n || a->solver >= 0 || a->me_tolerance > 0 || a->me_max_step > 0))
+		return cli_usage_error("%s belongs to --probe-state (sacc inspect shows which "
+		                       "interface sacc uses and how to change it)",
+		                       a->interfaces.n ? "--interface" : a->solver >= 0 ? "--solver"
+		                       : a->me_tolerance > 0 ? "--me-tolerance" : "--me-max-step");
 	if (!isnan(a->step) && !(a->step > 0))
 		return cli_usage_error("--step must be positive");
 	if (a->max_overruns >= 0 && !(a->realtime > 0))
@@ -502,6 +550,7 @@ static int parse_args(const CliCommand *cmd, Compilation *c, int argc, char **ar
 	a->step = NAN;
 	a->max_overruns = -1;
 	a->call_timeout = SART_ISOLATE_DEFAULT_CALL_TIMEOUT;
+	a->solver = -1;
 	const char **operands = calloc((size_t)argc + 1, sizeof *operands);
 	int n = 0;
 	if (!operands) {
@@ -835,9 +884,10 @@ static SartScenario scenario(Sim *s)
 {
 	for (int f = 0; f < s->nfmus; f++) {
 		const FmuInfo *in = s->fmus[f].info;
-		s->sfmus[f] = (SartFmu){s->fmus[f].name, s->fmus[f].dir, in->model_identifier,
+		bool me = s->fmus[f].me;
+		s->sfmus[f] = (SartFmu){s->fmus[f].name, s->fmus[f].dir, fmu_identifier(in, me),
 		                        in->guid, in->version == FMI_V3 ? SART_FMI3 : SART_FMI2,
-		                        sim_caps(in), s->fmus[f].vars, in->nvars};
+		                        sim_caps(in, me), s->fmus[f].vars, in->nvars};
 		s->types[f] = (SartFmuTypes){s->fmus[f].vr_types, s->fmus[f].nvr_types,
 		                             s->fmus[f].elements, s->fmus[f].nelements};
 		/* the watchdog's timer is armed on the thread that steps: keep the FMUs it
@@ -936,6 +986,7 @@ static int run_once(Sim *s, const SartScenario *sc, double step, const char *lab
 	                       .locate_events = a->event != NULL, .event_indicator = a->event_ref,
 	                       .event_tolerance = a->event_tolerance,
 	                       .no_rollback = a->no_rollback, .fmu_types = s->types,
+	                       .fmu_me = s->me,
 	                       .threads = a->threads,
 	                       .external = s->external, .nexternal = s->nexternal,
 	                       .external_value = sim_input_value,
@@ -1229,13 +1280,126 @@ static void print_conversions(const Sim *s)
 		printf("unit conversions: none\n");
 }
 
+/* One --interface value applied: "cs" or "me" to every FMU that offers that interface,
+ * "INST=cs" or "INST=me" to one instance, refused when it lacks the interface.  Returns 0,
+ * or 2 after a usage error. */
+static int apply_interface(Sim *s, const char *v)
+{
+	const char *eq = strchr(v, '=');
+	const char *kind = eq ? eq + 1 : v;
+	bool me = strcmp(kind, "me") == 0;
+	if (!me && strcmp(kind, "cs") != 0)
+		return cli_usage_error("--interface: '%s' is neither cs nor me%s", kind,
+		                       eq ? "" : " (nor INST=cs, INST=me)");
+	if (!eq) {
+		int offering = 0;
+		for (int f = 0; f < s->nfmus; f++) {
+			const FmuInfo *in = s->fmus[f].info;
+			if (me ? in->has_model_exchange : in->has_cosim) {
+				s->fmus[f].me = me;
+				offering++;
+			}
+		}
+		if (offering == 0)
+			return cli_usage_error("--interface %s: no FMU of '%s' offers %s", kind,
+			                       s->args->target,
+			                       me ? "Model Exchange" : "Co-Simulation");
+		return 0;
+	}
+	size_t n = (size_t)(eq - v);
+	for (int f = 0; f < s->nfmus; f++) {
+		SimFmu *fm = &s->fmus[f];
+		if (strlen(fm->name) != n || strncmp(fm->name, v, n) != 0)
+			continue;
+		if (!(me ? fm->info->has_model_exchange : fm->info->has_cosim))
+			return cli_usage_error("--interface %s: %s (%s) offers no %s interface; it "
+			                       "offers %s only", v, fm->name, fm->info->path,
+			                       me ? "Model Exchange" : "Co-Simulation",
+			                       me ? "Co-Simulation" : "Model Exchange");
+		fm->me = me;
+		return 0;
+	}
+	const char **names = malloc(((size_t)s->nfmus + 1) * sizeof *names);
+	for (int f = 0; names && f < s->nfmus; f++)
+		names[f] = s->fmus[f].name;
+	char *inst = strndup(v, n);
+	const char *near = names && inst ? cli_suggest(inst, names, s->nfmus) : NULL;
+	cli_usage_error("--interface %s: no instance '%s'%s%s%s", v, inst ? inst : v,
+	                near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+	free(names);
+	free(inst);
+	return 2;
+}
+
+/* Which interface each FMU runs through: its only one, Co-Simulation when it offers both,
+ * then the --interface values in order (a later one wins).  The Model Exchange settings
+ * given with no FMU run so are a mistake worth saying.  Returns 0, or 2 after a usage
+ * error. */
+static int choose_interfaces(Sim *s)
+{
+	SimArgs *a = s->args;
+	for (int f = 0; f < s->nfmus; f++)
+		s->fmus[f].me = fmu_me_by_default(s->fmus[f].info);
+	for (int i = 0; i < a->interfaces.n; i++)
+		if (apply_interface(s, a->interfaces.items[i]))
+			return 2;
+	bool any = false;
+	for (int f = 0; f < s->nfmus; f++)
+		any = any || s->fmus[f].me;
+	if (!any && (a->solver >= 0 || a->me_tolerance > 0 || a->me_max_step > 0))
+		return cli_usage_error("%s: no FMU of '%s' runs as Model Exchange (--interface me "
+		                       "chooses it for those that offer it)",
+		                       a->solver >= 0 ? "--solver" : a->me_tolerance > 0
+		                       ? "--me-tolerance" : "--me-max-step", a->target);
+	return 0;
+}
+
+/* SartMasterOptions.fmu_me: per FMU run as Model Exchange, the options' solver settings
+ * and what its description says (the state and event indicator counts FMI 2.0 cannot
+ * ask for, the experiment's tolerance, the states' value references for a Jacobian from
+ * directional derivatives).  Returns 0, or 1 when out of memory. */
+static int me_configs(Sim *s)
+{
+	const SimArgs *a = s->args;
+	for (int f = 0; f < s->nfmus; f++) {
+		SimFmu *fm = &s->fmus[f];
+		if (!fm->me)
+			continue;
+		const FmuMe *m = &fm->info->me;
+		SartMeConfig *c = &s->me[f];
+		c->method = a->solver >= 0 ? a->solver : SART_ODE_AUTO;
+		c->tolerance = a->me_tolerance;
+		c->default_tolerance = isnan(fm->info->default_tolerance) ||
+		                                       !(fm->info->default_tolerance > 0)
+		                               ? 0
+		                               : fm->info->default_tolerance;
+		c->max_step = a->me_max_step;
+		c->nstates = m->nstate_elems > 0 ? (size_t)m->nstate_elems : 0;
+		c->nevent_indicators = m->nevent_indicators > 0 ? (size_t)m->nevent_indicators : 0;
+		if (!m->provides_directional_derivative || !m->scalar_states || m->nstates == 0)
+			continue;
+		free(fm->me_vrs);
+		fm->me_vrs = malloc(2 * (size_t)m->nstates * sizeof *fm->me_vrs);
+		if (!fm->me_vrs)
+			return 1;
+		for (int k = 0; k < m->nstates; k++) {
+			fm->me_vrs[k] = fm->info->vars[m->states[k].state].vr;
+			fm->me_vrs[m->nstates + k] = fm->info->vars[m->states[k].derivative].vr;
+		}
+		c->state_vrs = fm->me_vrs;
+		c->derivative_vrs = fm->me_vrs + m->nstates;
+	}
+	return 0;
+}
+
 static int run(Sim *s)
 {
 	SimArgs *a = s->args;
 	s->sfmus = calloc((size_t)s->nfmus + 1, sizeof *s->sfmus);
 	s->types = calloc((size_t)s->nfmus + 1, sizeof *s->types);
 	s->prof = calloc((size_t)s->nfmus + 1, sizeof *s->prof);
-	if (!s->sfmus || !s->types || !s->prof)
+	s->me = calloc((size_t)s->nfmus + 1, sizeof *s->me);
+	if (!s->sfmus || !s->types || !s->prof || !s->me || me_configs(s))
 		return 1;
 	SartScenario sc = scenario(s);
 
@@ -1262,7 +1426,9 @@ static int run(Sim *s)
 	sc = scenario(s);
 	if (a->probe) {
 		char msg[1024];
-		int pr = sart_probe_state(&sc, 0, a->start, a->step, NULL, msg, sizeof msg);
+		/* the sized types and the Model Exchange settings, as a run has them */
+		SartMasterOptions po = {.fmu_types = s->types, .fmu_me = s->me};
+		int pr = sart_probe_state(&sc, 0, a->start, a->step, &po, msg, sizeof msg);
 		if (pr == 0) {
 			printf("%s: %s\n", s->fmus[0].name, msg);
 			return 0;
@@ -1332,6 +1498,8 @@ static int load_and_run(Sim *s)
 	    (a->event &&
 	     (rc = sim_parse_ref(s, "--event", a->event, strlen(a->event), &a->event_ref)) != 0))
 		return rc;
+	if ((rc = choose_interfaces(s)) != 0)
+		return rc;
 	if (a->input && sim_load_input(s, a->input))
 		return 1;
 	if (s->cols && !(s->conv_row = calloc((size_t)s->nrecords + 1, sizeof *s->conv_row)))
@@ -1374,7 +1542,10 @@ int sim_main(const CliCommand *cmd, int argc, char **argv)
 		free(s.fmus[f].vars);
 		free(s.fmus[f].vr_types);
 		free(s.fmus[f].dir);
+		free(s.fmus[f].me_vrs);
 	}
+	free(s.me);
+	free(a.interfaces.items);
 	free(s.fmus);
 	name_index_free(&s.instances);
 	free(s.sfmus);

@@ -22,10 +22,23 @@
 #include "isolate.h"
 #include "package.h"
 
-/* Whether instances of info must each have a library of their own. */
-static bool needs_own_copy(const FmuInfo *info)
+/* Whether the instance must have a library of its own: the interface it runs through
+ * says so. */
+static bool needs_own_copy(const SimFmu *f)
 {
-	return info->can_be_instantiated_only_once_per_process;
+	return f->me ? f->info->me.can_be_instantiated_only_once_per_process
+	             : f->info->can_be_instantiated_only_once_per_process;
+}
+
+/* The library an instance loads: its file, and the model identifier of its interface (an
+ * FMU offering both may name two libraries, and one instance may run through each). */
+static char *library_key(const SimFmu *f)
+{
+	const char *id = fmu_identifier(f->info, f->me);
+	char *key = malloc(strlen(f->info->path) + strlen(id) + 2);
+	if (key)
+		sprintf(key, "%s\n%s", f->info->path, id);
+	return key;
 }
 
 /* owner[f]: the instance whose extraction instance f uses, the first of its FMU file
@@ -37,20 +50,31 @@ static int *share_owners(const Sim *s, bool by_file)
 {
 	NameIndex files = {0};
 	int *owner = malloc(((size_t)s->nfmus + 1) * sizeof *owner);
-	for (int f = 0; owner && f < s->nfmus; f++) {
-		const char *path = s->fmus[f].info->path;
+	char **keys = calloc((size_t)s->nfmus + 1, sizeof *keys);
+	bool failed = !owner || !keys;
+	for (int f = 0; !failed && f < s->nfmus; f++) {
 		owner[f] = f;
-		if (!by_file && needs_own_copy(s->fmus[f].info))
+		if (!by_file && needs_own_copy(&s->fmus[f]))
 			continue;
-		int first = name_index_find(&files, path);
-		if (first >= 0) {
-			owner[f] = first;
-		} else if (name_index_add(&files, path, f)) {
-			free(owner);
-			owner = NULL;
+		const char *key = s->fmus[f].info->path;
+		if (!by_file && !(key = keys[f] = library_key(&s->fmus[f]))) {
+			failed = true;
+			break;
 		}
+		int first = name_index_find(&files, key);
+		if (first >= 0)
+			owner[f] = first;
+		else if (name_index_add(&files, key, f))
+			failed = true;
 	}
 	name_index_free(&files);
+	for (int f = 0; keys && f < s->nfmus; f++)
+		free(keys[f]);
+	free(keys);
+	if (failed) {
+		free(owner);
+		return NULL;
+	}
 	return owner;
 }
 
@@ -83,8 +107,9 @@ int sim_extract_all(Sim *s)
 		if (!fm->dir)
 			goto done;
 		sprintf(fm->dir, "%s/%d-%s", templ, f, fm->name);
-		if (pkg_extract_fmu(fm->info->path, fm->dir, fm->info->model_identifier,
-		                    (int)fm->info->version, s->c->diag))
+		if (pkg_extract_inner(fm->info->path, fm->dir, fmu_identifier(fm->info, fm->me),
+		                      (int)fm->info->version, fm->me ? PKG_CAP_MODEL_EXCHANGE : 0,
+		                      s->c->diag))
 			goto done;
 	}
 	rc = 0;
@@ -107,6 +132,27 @@ static void print_names(const Sim *s, const int *next, int o, const char *isolat
 			continue;
 		if (n == 0)
 			printf("%s", lead);
+		if (n < NAMES_SHOWN)
+			printf("%s%s", n ? ", " : "", s->fmus[f].name);
+		n++;
+	}
+	if (n > NAMES_SHOWN)
+		printf(" and %d more", n - NAMES_SHOWN);
+	if (n)
+		putchar('\n');
+}
+
+/* The instances of a file from the first, o, that run as Model Exchange, on one line
+ * naming the library they load. */
+static void print_model_exchange(const Sim *s, const int *next, int o)
+{
+	int n = 0;
+	for (int f = o; f >= 0; f = next[f]) {
+		if (!s->fmus[f].me)
+			continue;
+		if (n == 0)
+			printf("    run as Model Exchange (%s), integrated by sacc: ",
+			       fmu_identifier(s->fmus[f].info, true));
 		if (n < NAMES_SHOWN)
 			printf("%s%s", n ? ", " : "", s->fmus[f].name);
 		n++;
@@ -143,10 +189,11 @@ int sim_print_sharing(const Sim *s, const char *isolate)
 		const char *base = strrchr(info->path, '/') ? strrchr(info->path, '/') + 1
 		                                            : info->path;
 		printf("  %s:\n", base);
-		print_names(s, next, o, isolate, false, needs_own_copy(info)
+		print_names(s, next, o, isolate, false, needs_own_copy(&s->fmus[o])
 		            ? "    a copy of its own each (canBeInstantiatedOnlyOncePerProcess): "
 		            : "    one library in this process for: ");
 		print_names(s, next, o, isolate, true, "    a process of its own each (--isolate): ");
+		print_model_exchange(s, next, o);
 	}
 	rc = 0;
 done:

@@ -32,6 +32,7 @@ typedef struct Host {
 	char name[128];
 	SartVrType *vr_types; /* the load's FMI 3.0 types, names copied behind them */
 	SartVrElement *elements; /* the load's array elements */
+	SartVr *me_vrs; /* a Model Exchange inner's state and derivative value references */
 } Host;
 
 /* Appends one message to the call's log area; a full area drops it and counts. */
@@ -133,7 +134,8 @@ static long take_types(Host *ho, const unsigned char *data, size_t len, size_t o
 
 /* The array elements after the types (from off): into ho->elements.  Returns the count,
  * or -1 on a malformed table. */
-static long take_elements(Host *ho, const unsigned char *data, size_t len, size_t off)
+static long take_elements(Host *ho, const unsigned char *data, size_t len, size_t off,
+                          size_t *after)
 {
 	size_t table = sart_chan_span(off, 1, sizeof(uint64_t));
 	uint64_t count;
@@ -166,7 +168,46 @@ static long take_elements(Host *ho, const unsigned char *data, size_t len, size_
 		ho->elements[i].start_data = bytes;
 		ho->elements[i].start_size = size;
 	}
+	*after = end;
 	return (long)count;
+}
+
+/* A Model Exchange inner's settings after the elements (from off; sart_channel.h,
+ * SART_CHAN_ME_BYTES) into *me, its value references into ho->me_vrs.  Returns 0, or -1
+ * on a malformed block. */
+static int take_me(Host *ho, const unsigned char *data, size_t len, size_t off,
+                   SartMeConfig *me)
+{
+	size_t fixed = sart_chan_span(off, 1, SART_CHAN_ME_BYTES);
+	int64_t method;
+	double d[3];
+	uint64_t u[3];
+	free(ho->me_vrs);
+	ho->me_vrs = NULL;
+	if (!fixed || fixed > len)
+		return -1;
+	const unsigned char *p = data + sart_chan_span(off, 0, 1);
+	memcpy(&method, p, sizeof method);
+	memcpy(d, p + 8, sizeof d);
+	memcpy(u, p + 32, sizeof u);
+	size_t end = u[2] <= len ? sart_chan_span(fixed, 2 * (size_t)u[2], sizeof(uint32_t)) : 0;
+	/* the seam refuses more states or indicators than this itself, with a message */
+	const uint64_t most = (uint64_t)1 << 24;
+	if (!end || end > len || method < INT_MIN || method > INT_MAX || u[0] > most ||
+	    u[1] > most || (u[2] && u[2] != u[0]))
+		return -1;
+	*me = (SartMeConfig){(int)method, d[0], d[1], d[2], (size_t)u[0], (size_t)u[1], NULL,
+	                     NULL};
+	if (u[2]) {
+		ho->me_vrs = malloc(2 * (size_t)u[2] * sizeof *ho->me_vrs);
+		if (!ho->me_vrs)
+			return -1;
+		memcpy(ho->me_vrs, data + sart_chan_span(fixed, 0, 1),
+		       2 * (size_t)u[2] * sizeof *ho->me_vrs);
+		me->state_vrs = ho->me_vrs;
+		me->derivative_vrs = ho->me_vrs + u[2];
+	}
+	return 0;
 }
 
 static SartStatus do_load(Host *ho, const SartChanHeader *rq)
@@ -182,15 +223,19 @@ static SartStatus do_load(Host *ho, const SartChanHeader *rq)
 		return host_fail(ho, SART_ERROR, "malformed request: load without name, directory "
 		                 "and model identifier");
 	snprintf(ho->name, sizeof ho->name, "%s", name);
-	size_t after = 0;
+	size_t after = 0, after_elements = 0;
 	long ntypes = take_types(ho, data, len, off, &after);
-	long nelements = ntypes < 0 ? -1 : take_elements(ho, data, len, after);
+	long nelements = ntypes < 0 ? -1 : take_elements(ho, data, len, after, &after_elements);
 	if (ntypes < 0 || nelements < 0)
 		return host_fail(ho, SART_ERROR, "malformed request: load with a bad table of FMI 3.0 "
 		                 "types or array elements");
+	SartMeConfig me = {0, 0, 0, 0, 0, 0, NULL, NULL};
+	if ((rq->id & SART_CAP_MODEL_EXCHANGE) && take_me(ho, data, len, after_elements, &me))
+		return host_fail(ho, SART_ERROR, "malformed request: load with bad Model Exchange "
+		                 "settings");
 	SartInnerConfig cfg = {name, dir, id, (SartFmiVersion)rq->n, (unsigned)rq->id, host_log,
 	                       ho, ho->vr_types, (size_t)ntypes, ho->elements, (size_t)nelements,
-	                       {0}}; /* TODO(me): the Model Exchange settings over the channel */
+	                       me};
 	return sart_inner_load(&cfg, &ho->in);
 }
 
@@ -453,6 +498,8 @@ static void host_quit(Host *ho)
 	ho->vr_types = NULL;
 	free(ho->elements);
 	ho->elements = NULL;
+	free(ho->me_vrs);
+	ho->me_vrs = NULL;
 }
 
 static int parse_long(const char *s, long *out)

@@ -312,6 +312,12 @@ SartStatus sart_inner_load(const SartInnerConfig *cfg, SartInner **out)
 	st = in->ops->bind(in);
 	if (st != SART_OK)
 		goto done;
+	/* a Model Exchange inner: the layer goes in front of the back end (sart_inner_me.c) */
+	if (in->caps & SART_CAP_MODEL_EXCHANGE) {
+		st = sart_inner_me_attach(in, &cfg->me);
+		if (st != SART_OK)
+			goto done;
+	}
 	in->message[0] = '\0';
 	*out = in;
 	in = NULL;

@@ -10,6 +10,12 @@
  *
  * Adding a version: write its back end defining a `const SartInnerOps`, declare it below
  * and add it to the version table in sart_inner.c.  No caller of sart_inner.h changes.
+ *
+ * Model Exchange (SART_CAP_MODEL_EXCHANGE): the back end binds and instantiates for Model
+ * Exchange and gives its Model Exchange calls in SartInnerOps.me; everything else, the
+ * integration between events and the seam's step, states and their bytes, is the
+ * version-free layer of sart_inner_me.c, which sart_inner_load puts in front of the back
+ * end (in->ops then points at the layer's table for this instance, in->me).
  * FMI 3.0's (sart_inner_fmi3.c) also reads the config's value types (in->vr_types) to
  * choose each value's getter and setter. */
 #ifndef SART_INNER_BACKEND_H
@@ -28,6 +34,8 @@
 #endif
 
 typedef struct SartInnerOps SartInnerOps;
+typedef struct SartInnerMeOps SartInnerMeOps;
+typedef struct SartInnerMe SartInnerMe; /* sart_inner_me.c's, per Model Exchange instance */
 
 struct SartInner {
 	const SartInnerOps *ops;
@@ -47,7 +55,9 @@ struct SartInner {
 	                     * remembered as fatal but returned and logged as SART_ERROR */
 	int callable;       /* instantiated && !fatal: the hot calls' one test */
 	const SartInnerDirect *direct; /* the back end's, or NULL: set at bind, closed through
-	                               * ops->close_direct whenever callable becomes 0 */
+	                               * ops->close_direct whenever callable becomes 0; always
+	                               * NULL for a Model Exchange inner */
+	SartInnerMe *me;    /* a Model Exchange inner's layer (sart_inner_me.c), else NULL */
 	SartLogger logger;
 	void *logger_env;
 	char message[SART_MESSAGE_MAX];
@@ -105,10 +115,56 @@ struct SartInnerOps {
 	                         const unsigned char *v[], size_t sizes[]);
 	SartStatus (*set_binary)(SartInner *in, const SartVr vr[], size_t n,
 	                         const unsigned char *const v[], const size_t sizes[]);
+	/* The version's Model Exchange calls; NULL for a back end that cannot drive one (the
+	 * out-of-process back end: its host's seam does). */
+	const SartInnerMeOps *me;
+};
+
+/* What an event iteration's call gives (fmi2EventInfo; fmi3UpdateDiscreteStates's out
+ * arguments). */
+typedef struct SartMeEventInfo {
+	int new_discrete_states_needed;
+	int terminate_simulation;
+	int nominals_changed;
+	int values_changed;
+	int next_event_time_defined;
+	double next_event_time;
+} SartMeEventInfo;
+
+/* A back end's Model Exchange calls, one FMI function each, for the layer of
+ * sart_inner_me.c.  Each reports a status other than OK as the back end's calls do, with
+ * the FMU's time t in the message ("fmi2GetDerivatives at t = 0.5 returned fmi2Error");
+ * t is for the message only (set_time sets it). */
+struct SartInnerMeOps {
+	/* Continuous states and event indicators: FMI 3.0 asks the FMU (after
+	 * initialization); NULL for FMI 2.0, whose sizes come from SartMeConfig. */
+	SartStatus (*get_sizes)(SartInner *in, size_t *nx, size_t *nz, double t);
+	SartStatus (*set_time)(SartInner *in, double t);
+	SartStatus (*set_states)(SartInner *in, const double x[], size_t nx, double t);
+	SartStatus (*get_states)(SartInner *in, double x[], size_t nx, double t);
+	SartStatus (*get_derivatives)(SartInner *in, double dx[], size_t nx, double t);
+	SartStatus (*get_event_indicators)(SartInner *in, double z[], size_t nz, double t);
+	SartStatus (*get_nominals)(SartInner *in, double nominal[], size_t nx, double t);
+	SartStatus (*completed_integrator_step)(SartInner *in, int no_set_state_prior,
+	                                        int *enter_event_mode, int *terminate, double t);
+	SartStatus (*enter_event_mode)(SartInner *in, double t);
+	SartStatus (*update_discrete_states)(SartInner *in, SartMeEventInfo *info, double t);
+	SartStatus (*enter_continuous_time_mode)(SartInner *in, double t);
+	/* Whether the library exports the directional derivatives (optional in FMI). */
+	int (*has_directional_derivative)(SartInner *in);
+	/* d(unknown)/d(known) times seed: FMI's directional derivative at the current point. */
+	SartStatus (*directional_derivative)(SartInner *in, const SartVr unknown[], size_t nu,
+	                                     const SartVr known[], size_t nk, const double seed[],
+	                                     double sensitivity[], double t);
 };
 
 extern const SartInnerOps sart_inner_fmi2_ops;
 extern const SartInnerOps sart_inner_fmi3_ops;
+
+/* sart_inner_me.c: puts the Model Exchange layer in front of the bound back end of an
+ * inner loaded with SART_CAP_MODEL_EXCHANGE (cfg->me copied).  On failure (a back end
+ * without Model Exchange, out of memory) the message is reported and in stays as it was. */
+SartStatus sart_inner_me_attach(SartInner *in, const SartMeConfig *cfg);
 
 /* The FMI 3.0 type of value reference vr (dflt when the config did not list it). */
 SartValueType sart_inner_vr_type(const SartInner *in, SartVr vr, SartValueType dflt,

@@ -1,4 +1,5 @@
-/* sart_inner_fmi2.c — the FMI 2.0 Co-Simulation back end of the inner-FMU seam.
+/* sart_inner_fmi2.c — the FMI 2.0 back end of the inner-FMU seam: Co-Simulation, and the
+ * Model Exchange calls that sart_inner_me.c integrates between events.
  *
  * Resolves the fmi2* functions of an inner FMU's library into a per-instance table (never
  * by name at link time: the wrapper exports fmi2* functions of its own), translates each
@@ -48,10 +49,24 @@ typedef struct Fmi2Api {
 	fmi2SerializedFMUstateSizeTYPE *serialized_size;
 	fmi2SerializeFMUstateTYPE *serialize;
 	fmi2DeSerializeFMUstateTYPE *deserialize;
+	/* Model Exchange */
+	fmi2SetTimeTYPE *set_time;
+	fmi2SetContinuousStatesTYPE *set_states;
+	fmi2GetContinuousStatesTYPE *get_states;
+	fmi2GetDerivativesTYPE *get_derivatives;
+	fmi2GetEventIndicatorsTYPE *get_event_indicators;
+	fmi2GetNominalsOfContinuousStatesTYPE *get_nominals;
+	fmi2CompletedIntegratorStepTYPE *completed_integrator_step;
+	fmi2EnterEventModeTYPE *enter_event_mode;
+	fmi2NewDiscreteStatesTYPE *new_discrete_states;
+	fmi2EnterContinuousTimeModeTYPE *enter_ct_mode;
+	fmi2GetDirectionalDerivativeTYPE *directional_derivative;
 } Fmi2Api;
 
 #define ALWAYS 0u             /* required of every FMU */
 #define OPTIONAL (1u << 31)   /* used when present, never required */
+#define CS_ONLY (1u << 30)    /* required unless the FMU is driven for Model Exchange */
+#define ME_ONLY (1u << 29)    /* required when it is */
 
 /* Which symbol fills which slot, and when the library must export it. */
 static const struct {
@@ -76,8 +91,8 @@ static const struct {
 	{"fmi2SetInteger", offsetof(Fmi2Api, set_integer), ALWAYS, NULL},
 	{"fmi2SetBoolean", offsetof(Fmi2Api, set_boolean), ALWAYS, NULL},
 	{"fmi2SetString", offsetof(Fmi2Api, set_string), ALWAYS, NULL},
-	{"fmi2DoStep", offsetof(Fmi2Api, do_step), ALWAYS, NULL},
-	{"fmi2GetRealStatus", offsetof(Fmi2Api, get_real_status), ALWAYS, NULL},
+	{"fmi2DoStep", offsetof(Fmi2Api, do_step), CS_ONLY, NULL},
+	{"fmi2GetRealStatus", offsetof(Fmi2Api, get_real_status), CS_ONLY, NULL},
 	{"fmi2SetRealInputDerivatives", offsetof(Fmi2Api, set_real_input_derivatives),
 	 SART_CAP_INPUT_DERIVATIVES, "canInterpolateInputs"},
 	{"fmi2GetRealOutputDerivatives", offsetof(Fmi2Api, get_real_output_derivatives),
@@ -94,7 +109,36 @@ static const struct {
 	 "canSerializeFMUstate"},
 	{"fmi2DeSerializeFMUstate", offsetof(Fmi2Api, deserialize), SART_CAP_SERIALIZE,
 	 "canSerializeFMUstate"},
+	{"fmi2SetTime", offsetof(Fmi2Api, set_time), ME_ONLY, "Model Exchange"},
+	{"fmi2SetContinuousStates", offsetof(Fmi2Api, set_states), ME_ONLY, "Model Exchange"},
+	{"fmi2GetContinuousStates", offsetof(Fmi2Api, get_states), ME_ONLY, "Model Exchange"},
+	{"fmi2GetDerivatives", offsetof(Fmi2Api, get_derivatives), ME_ONLY, "Model Exchange"},
+	{"fmi2GetEventIndicators", offsetof(Fmi2Api, get_event_indicators), ME_ONLY, "Model Exchange"},
+	{"fmi2GetNominalsOfContinuousStates", offsetof(Fmi2Api, get_nominals), ME_ONLY, "Model Exchange"},
+	{"fmi2CompletedIntegratorStep", offsetof(Fmi2Api, completed_integrator_step), ME_ONLY,
+	 "Model Exchange"},
+	{"fmi2EnterEventMode", offsetof(Fmi2Api, enter_event_mode), ME_ONLY, "Model Exchange"},
+	{"fmi2NewDiscreteStates", offsetof(Fmi2Api, new_discrete_states), ME_ONLY, "Model Exchange"},
+	{"fmi2EnterContinuousTimeMode", offsetof(Fmi2Api, enter_ct_mode), ME_ONLY, "Model Exchange"},
+	{"fmi2GetDirectionalDerivative", offsetof(Fmi2Api, directional_derivative), OPTIONAL,
+	 NULL},
 };
+
+/* Whether the library must export a function needed as need says, for an inner of caps. */
+static int required(unsigned need, unsigned caps)
+{
+	int me = (caps & SART_CAP_MODEL_EXCHANGE) != 0;
+	if (need == ALWAYS)
+		return 1;
+	if (need == OPTIONAL)
+		return 0;
+	if (need == CS_ONLY)
+		return !me;
+	if (need == ME_ONLY)
+		return me;
+	/* the FMU-state functions serve both interfaces; input derivatives only steps */
+	return (caps & need) && !(me && need == SART_CAP_INPUT_DERIVATIVES);
+}
 
 typedef struct Fmi2Inner {
 	Fmi2Api api;
@@ -203,7 +247,7 @@ static SartStatus fmi2_bind(SartInner *in)
 			memcpy((char *)&f->api + symbols[i].offset, &sym, sizeof sym);
 			continue;
 		}
-		if (need != ALWAYS && !(need != OPTIONAL && (in->caps & need)))
+		if (!required(need, in->caps))
 			continue;
 		int n;
 		if (symbols[i].capability)
@@ -256,7 +300,8 @@ static SartStatus fmi2_instantiate(SartInner *in, const char *guid, int logging_
 		                         err);
 	const fmi2CallbackFunctions cb = {forward_log, calloc, free, NULL, in};
 	memcpy(&f->cb, &cb, sizeof cb);
-	f->c = f->api.instantiate(in->name, fmi2CoSimulation, guid, uri, &f->cb, fmi2False,
+	fmi2Type type = in->caps & SART_CAP_MODEL_EXCHANGE ? fmi2ModelExchange : fmi2CoSimulation;
+	f->c = f->api.instantiate(in->name, type, guid, uri, &f->cb, fmi2False,
 	                          logging_on ? fmi2True : fmi2False);
 	free(uri);
 	if (!f->c)
@@ -516,6 +561,136 @@ static SART_COLD SartStatus fmi2_direct_status(SartInner *in, SartDirectCall cal
 	return not_ok(in, call == SART_DIRECT_SET_REAL ? "fmi2SetReal" : "fmi2GetReal", st);
 }
 
+/* ---- Model Exchange (driven by sart_inner_me.c) ----------------------------------------- */
+
+/* A Model Exchange call's status other than fmi2OK, reported with the FMU's time. */
+static SART_COLD SartStatus me_not_ok(SartInner *in, const char *fn, double t, fmi2Status st)
+{
+	char call[96];
+	snprintf(call, sizeof call, "%s at t = %s", fn, SART_NUM(t));
+	return not_ok(in, call, st);
+}
+
+static inline SartStatus me_outcome(SartInner *in, const char *fn, double t, fmi2Status st)
+{
+	return st == fmi2OK ? SART_OK : me_not_ok(in, fn, t, st);
+}
+
+static SartStatus fmi2_set_time(SartInner *in, double t)
+{
+	Fmi2Inner *f = impl(in);
+	return me_outcome(in, "fmi2SetTime", t, f->api.set_time(f->c, t));
+}
+
+static SartStatus fmi2_set_states(SartInner *in, const double x[], size_t nx, double t)
+{
+	Fmi2Inner *f = impl(in);
+	return me_outcome(in, "fmi2SetContinuousStates", t, f->api.set_states(f->c, x, nx));
+}
+
+static SartStatus fmi2_get_states(SartInner *in, double x[], size_t nx, double t)
+{
+	Fmi2Inner *f = impl(in);
+	return me_outcome(in, "fmi2GetContinuousStates", t, f->api.get_states(f->c, x, nx));
+}
+
+static SartStatus fmi2_get_derivatives(SartInner *in, double dx[], size_t nx, double t)
+{
+	Fmi2Inner *f = impl(in);
+	return me_outcome(in, "fmi2GetDerivatives", t, f->api.get_derivatives(f->c, dx, nx));
+}
+
+static SartStatus fmi2_get_event_indicators(SartInner *in, double z[], size_t nz, double t)
+{
+	Fmi2Inner *f = impl(in);
+	return me_outcome(in, "fmi2GetEventIndicators", t,
+	                  f->api.get_event_indicators(f->c, z, nz));
+}
+
+static SartStatus fmi2_get_nominals(SartInner *in, double nominal[], size_t nx, double t)
+{
+	Fmi2Inner *f = impl(in);
+	return me_outcome(in, "fmi2GetNominalsOfContinuousStates", t,
+	                  f->api.get_nominals(f->c, nominal, nx));
+}
+
+static SartStatus fmi2_completed_integrator_step(SartInner *in, int no_set_state_prior,
+                                                 int *enter_event_mode, int *terminate,
+                                                 double t)
+{
+	Fmi2Inner *f = impl(in);
+	fmi2Boolean event = fmi2False, stop = fmi2False;
+	SartStatus s = me_outcome(in, "fmi2CompletedIntegratorStep", t,
+	                          f->api.completed_integrator_step(f->c, no_set_state_prior ?
+	                                                           fmi2True : fmi2False,
+	                                                           &event, &stop));
+	*enter_event_mode = event != fmi2False;
+	*terminate = stop != fmi2False;
+	return s;
+}
+
+static SartStatus fmi2_enter_event_mode(SartInner *in, double t)
+{
+	Fmi2Inner *f = impl(in);
+	return me_outcome(in, "fmi2EnterEventMode", t, f->api.enter_event_mode(f->c));
+}
+
+static SartStatus fmi2_update_discrete_states(SartInner *in, SartMeEventInfo *info, double t)
+{
+	Fmi2Inner *f = impl(in);
+	fmi2EventInfo ei = {fmi2False, fmi2False, fmi2False, fmi2False, fmi2False, 0.0};
+	SartStatus s = me_outcome(in, "fmi2NewDiscreteStates", t,
+	                          f->api.new_discrete_states(f->c, &ei));
+	info->new_discrete_states_needed = ei.newDiscreteStatesNeeded != fmi2False;
+	info->terminate_simulation = ei.terminateSimulation != fmi2False;
+	info->nominals_changed = ei.nominalsOfContinuousStatesChanged != fmi2False;
+	info->values_changed = ei.valuesOfContinuousStatesChanged != fmi2False;
+	info->next_event_time_defined = ei.nextEventTimeDefined != fmi2False;
+	info->next_event_time = ei.nextEventTime;
+	return s;
+}
+
+static SartStatus fmi2_enter_ct_mode(SartInner *in, double t)
+{
+	Fmi2Inner *f = impl(in);
+	return me_outcome(in, "fmi2EnterContinuousTimeMode", t, f->api.enter_ct_mode(f->c));
+}
+
+static int fmi2_has_directional_derivative(SartInner *in)
+{
+	return impl(in)->api.directional_derivative != NULL;
+}
+
+static SartStatus fmi2_directional_derivative(SartInner *in, const SartVr unknown[], size_t nu,
+                                              const SartVr known[], size_t nk,
+                                              const double seed[], double sensitivity[],
+                                              double t)
+{
+	Fmi2Inner *f = impl(in);
+	if (!f->api.directional_derivative)
+		return sart_inner_report(in, SART_ERROR, "fmi2GetDirectionalDerivative is not "
+		                         "available: %s does not export it", in->lib_path);
+	return me_outcome(in, "fmi2GetDirectionalDerivative", t,
+	                  f->api.directional_derivative(f->c, unknown, nu, known, nk, seed,
+	                                                sensitivity));
+}
+
+static const SartInnerMeOps fmi2_me_ops = {
+	NULL, /* the sizes are the model description's (SartMeConfig) */
+	fmi2_set_time,
+	fmi2_set_states,
+	fmi2_get_states,
+	fmi2_get_derivatives,
+	fmi2_get_event_indicators,
+	fmi2_get_nominals,
+	fmi2_completed_integrator_step,
+	fmi2_enter_event_mode,
+	fmi2_update_discrete_states,
+	fmi2_enter_ct_mode,
+	fmi2_has_directional_derivative,
+	fmi2_directional_derivative,
+};
+
 const SartInnerOps sart_inner_fmi2_ops = {
 	"2.0",
 	"linux64",
@@ -549,4 +724,5 @@ const SartInnerOps sart_inner_fmi2_ops = {
 	"fmi2GetReal",
 	NULL, /* FMI 2.0 has no Binary */
 	NULL,
+	&fmi2_me_ops,
 };

@@ -1,4 +1,5 @@
-/* sart_inner_fmi3.c — the FMI 3.0 Co-Simulation back end of the inner-FMU seam.
+/* sart_inner_fmi3.c — the FMI 3.0 back end of the inner-FMU seam: Co-Simulation, and the
+ * Model Exchange calls that sart_inner_me.c integrates between events.
  *
  * Resolves the fmi3* functions of an inner FMU's library (binaries/x86_64-linux/) into a
  * per-instance table and translates each seam call into FMI 3.0:
@@ -32,6 +33,8 @@
 
 #define ALWAYS 0u           /* required of every FMU */
 #define OPTIONAL (1u << 31) /* used when present, never required */
+#define CS_ONLY (1u << 30)  /* required unless the FMU is driven for Model Exchange */
+#define ME_ONLY (1u << 29)  /* required when it is (with a capability bit: or with that) */
 #define SYM(name, field, need, cap) {name, offsetof(Fmi3Api, field), need, cap}
 
 static const struct {
@@ -41,13 +44,14 @@ static const struct {
 	const char *capability;
 } symbols[] = {
 	SYM("fmi3GetVersion", get_version, OPTIONAL, NULL),
-	SYM("fmi3InstantiateCoSimulation", instantiate, ALWAYS, NULL),
+	SYM("fmi3InstantiateCoSimulation", instantiate, CS_ONLY, NULL),
 	SYM("fmi3FreeInstance", free_instance, ALWAYS, NULL),
 	SYM("fmi3EnterInitializationMode", enter_init, ALWAYS, NULL),
 	SYM("fmi3ExitInitializationMode", exit_init, ALWAYS, NULL),
-	SYM("fmi3EnterEventMode", enter_event_mode, SART_CAP_EVENT_MODE, "hasEventMode"),
-	SYM("fmi3UpdateDiscreteStates", update_discrete_states, SART_CAP_EVENT_MODE,
-	    "hasEventMode"),
+	SYM("fmi3EnterEventMode", enter_event_mode, SART_CAP_EVENT_MODE | ME_ONLY,
+	    "hasEventMode or Model Exchange"),
+	SYM("fmi3UpdateDiscreteStates", update_discrete_states, SART_CAP_EVENT_MODE | ME_ONLY,
+	    "hasEventMode or Model Exchange"),
 	SYM("fmi3EnterStepMode", enter_step_mode, SART_CAP_EVENT_MODE, "hasEventMode"),
 	SYM("fmi3Terminate", terminate, ALWAYS, NULL),
 	SYM("fmi3Reset", reset, ALWAYS, NULL),
@@ -80,7 +84,7 @@ static const struct {
 	SYM("fmi3GetBinary", get_binary, OPTIONAL, NULL),
 	SYM("fmi3SetBinary", set_binary, OPTIONAL, NULL),
 	SYM("fmi3GetOutputDerivatives", get_output_derivatives, OPTIONAL, NULL),
-	SYM("fmi3DoStep", do_step, ALWAYS, NULL),
+	SYM("fmi3DoStep", do_step, CS_ONLY, NULL),
 	SYM("fmi3GetFMUState", get_state, SART_CAP_GET_SET_STATE, "canGetAndSetFMUState"),
 	SYM("fmi3SetFMUState", set_state, SART_CAP_GET_SET_STATE, "canGetAndSetFMUState"),
 	SYM("fmi3FreeFMUState", free_state, SART_CAP_GET_SET_STATE, "canGetAndSetFMUState"),
@@ -88,7 +92,39 @@ static const struct {
 	    "canSerializeFMUState"),
 	SYM("fmi3SerializeFMUState", serialize, SART_CAP_SERIALIZE, "canSerializeFMUState"),
 	SYM("fmi3DeserializeFMUState", deserialize, SART_CAP_SERIALIZE, "canSerializeFMUState"),
+	SYM("fmi3InstantiateModelExchange", instantiate_me, ME_ONLY, "Model Exchange"),
+	SYM("fmi3GetNumberOfContinuousStates", get_number_of_states, ME_ONLY, "Model Exchange"),
+	SYM("fmi3GetNumberOfEventIndicators", get_number_of_event_indicators, ME_ONLY,
+	    "Model Exchange"),
+	SYM("fmi3SetTime", set_time, ME_ONLY, "Model Exchange"),
+	SYM("fmi3SetContinuousStates", set_states, ME_ONLY, "Model Exchange"),
+	SYM("fmi3GetContinuousStates", get_states, ME_ONLY, "Model Exchange"),
+	SYM("fmi3GetContinuousStateDerivatives", get_derivatives, ME_ONLY, "Model Exchange"),
+	SYM("fmi3GetEventIndicators", get_event_indicators, ME_ONLY, "Model Exchange"),
+	SYM("fmi3GetNominalsOfContinuousStates", get_nominals, ME_ONLY, "Model Exchange"),
+	SYM("fmi3CompletedIntegratorStep", completed_integrator_step, ME_ONLY, "Model Exchange"),
+	SYM("fmi3EnterContinuousTimeMode", enter_ct_mode, ME_ONLY, "Model Exchange"),
+	SYM("fmi3GetDirectionalDerivative", directional_derivative, OPTIONAL, NULL),
 };
+
+/* Whether the library must export a function needed as need says, for an inner of caps.
+ * Driven for Model Exchange, the capabilities of steps (Event Mode in Co-Simulation, early
+ * return, input derivatives) ask for nothing. */
+static int required(unsigned need, unsigned caps)
+{
+	int me = (caps & SART_CAP_MODEL_EXCHANGE) != 0;
+	if (need == ALWAYS)
+		return 1;
+	if (need == OPTIONAL)
+		return 0;
+	if (need == CS_ONLY)
+		return !me;
+	if ((need & ME_ONLY) && me)
+		return 1;
+	if (me)
+		caps &= SART_CAP_GET_SET_STATE | SART_CAP_SERIALIZE;
+	return (caps & need & ~ME_ONLY) != 0;
+}
 
 /* Event iterations per event before the seam gives up on discrete states that never
  * settle. */
@@ -197,7 +233,7 @@ static SartStatus fmi3_bind(SartInner *in)
 			memcpy((char *)&f->api + symbols[i].offset, &sym, sizeof sym);
 			continue;
 		}
-		if (need != ALWAYS && !(need != OPTIONAL && (in->caps & need)))
+		if (!required(need, in->caps))
 			continue;
 		int n = snprintf(missing + used, sizeof missing - used, "%s%s%s%s%s",
 		                 used ? ", " : "", symbols[i].name,
@@ -255,6 +291,18 @@ static SartStatus fmi3_instantiate(SartInner *in, const char *token, int logging
 		return sart_inner_report(in, SART_ERROR, "fmi3InstantiateCoSimulation: out of memory");
 	memcpy(path, in->resource_dir, len);
 	memcpy(path + len, "/", 2);
+	if (in->caps & SART_CAP_MODEL_EXCHANGE) {
+		/* Event Mode is the ME layer's (sart_inner_me.c): exit_init settles nothing */
+		f->event_mode_used = 0;
+		f->early_return_allowed = 0;
+		f->c = f->api.instantiate_me(in->name, token, path, false, logging_on ? true : false,
+		                             in, forward_log);
+		free(path);
+		if (!f->c)
+			return sart_inner_report(in, SART_ERROR, "fmi3InstantiateModelExchange returned "
+			                         "NULL");
+		return SART_OK;
+	}
 	f->event_mode_used = (in->caps & SART_CAP_EVENT_MODE) != 0;
 	f->early_return_allowed = (in->caps & SART_CAP_EARLY_RETURN) != 0;
 	f->held_log[0] = '\0';
@@ -1089,6 +1137,152 @@ static SartStatus fmi3_deserialize(SartInner *in, const unsigned char *buf, size
 	return outcome(in, "fmi3DeserializeFMUState", f->api.deserialize(f->c, buf, size, state));
 }
 
+
+/* ---- Model Exchange (driven by sart_inner_me.c) ----------------------------------------- */
+
+/* A Model Exchange call's status other than fmi3OK, reported with the FMU's time. */
+static SART_COLD SartStatus me_not_ok(SartInner *in, const char *fn, double t, fmi3Status st)
+{
+	char call[96];
+	snprintf(call, sizeof call, "%s at t = %s", fn, SART_NUM(t));
+	return sart_inner_fmi3_not_ok(in, call, st);
+}
+
+static inline SartStatus me_outcome(SartInner *in, const char *fn, double t, fmi3Status st)
+{
+	return st == fmi3OK ? SART_OK : me_not_ok(in, fn, t, st);
+}
+
+static SartStatus fmi3_get_sizes(SartInner *in, size_t *nx, size_t *nz, double t)
+{
+	Fmi3Inner *f = impl(in);
+	SartStatus s = me_outcome(in, "fmi3GetNumberOfContinuousStates", t,
+	                          f->api.get_number_of_states(f->c, nx));
+	if (s > SART_WARNING)
+		return s;
+	return worse(s, me_outcome(in, "fmi3GetNumberOfEventIndicators", t,
+	                           f->api.get_number_of_event_indicators(f->c, nz)));
+}
+
+static SartStatus fmi3_set_time(SartInner *in, double t)
+{
+	Fmi3Inner *f = impl(in);
+	return me_outcome(in, "fmi3SetTime", t, f->api.set_time(f->c, t));
+}
+
+static SartStatus fmi3_set_states(SartInner *in, const double x[], size_t nx, double t)
+{
+	Fmi3Inner *f = impl(in);
+	return me_outcome(in, "fmi3SetContinuousStates", t, f->api.set_states(f->c, x, nx));
+}
+
+static SartStatus fmi3_get_states(SartInner *in, double x[], size_t nx, double t)
+{
+	Fmi3Inner *f = impl(in);
+	return me_outcome(in, "fmi3GetContinuousStates", t, f->api.get_states(f->c, x, nx));
+}
+
+static SartStatus fmi3_get_derivatives(SartInner *in, double dx[], size_t nx, double t)
+{
+	Fmi3Inner *f = impl(in);
+	return me_outcome(in, "fmi3GetContinuousStateDerivatives", t,
+	                  f->api.get_derivatives(f->c, dx, nx));
+}
+
+static SartStatus fmi3_get_event_indicators(SartInner *in, double z[], size_t nz, double t)
+{
+	Fmi3Inner *f = impl(in);
+	return me_outcome(in, "fmi3GetEventIndicators", t,
+	                  f->api.get_event_indicators(f->c, z, nz));
+}
+
+static SartStatus fmi3_get_nominals(SartInner *in, double nominal[], size_t nx, double t)
+{
+	Fmi3Inner *f = impl(in);
+	return me_outcome(in, "fmi3GetNominalsOfContinuousStates", t,
+	                  f->api.get_nominals(f->c, nominal, nx));
+}
+
+static SartStatus fmi3_completed_integrator_step(SartInner *in, int no_set_state_prior,
+                                                 int *enter_event_mode, int *terminate,
+                                                 double t)
+{
+	Fmi3Inner *f = impl(in);
+	fmi3Boolean event = false, stop = false;
+	SartStatus s = me_outcome(in, "fmi3CompletedIntegratorStep", t,
+	                          f->api.completed_integrator_step(f->c, no_set_state_prior ?
+	                                                           true : false, &event, &stop));
+	*enter_event_mode = event ? 1 : 0;
+	*terminate = stop ? 1 : 0;
+	return s;
+}
+
+static SartStatus fmi3_enter_event_mode_me(SartInner *in, double t)
+{
+	Fmi3Inner *f = impl(in);
+	return me_outcome(in, "fmi3EnterEventMode", t, f->api.enter_event_mode(f->c));
+}
+
+static SartStatus fmi3_update_discrete_states(SartInner *in, SartMeEventInfo *info, double t)
+{
+	Fmi3Inner *f = impl(in);
+	fmi3Boolean again = false, terminate = false, nominals = false, values = false;
+	fmi3Boolean next_defined = false;
+	fmi3Float64 next = 0;
+	SartStatus s = me_outcome(in, "fmi3UpdateDiscreteStates", t,
+	                          f->api.update_discrete_states(f->c, &again, &terminate,
+	                                                        &nominals, &values,
+	                                                        &next_defined, &next));
+	info->new_discrete_states_needed = again ? 1 : 0;
+	info->terminate_simulation = terminate ? 1 : 0;
+	info->nominals_changed = nominals ? 1 : 0;
+	info->values_changed = values ? 1 : 0;
+	info->next_event_time_defined = next_defined ? 1 : 0;
+	info->next_event_time = next;
+	return s;
+}
+
+static SartStatus fmi3_enter_ct_mode(SartInner *in, double t)
+{
+	Fmi3Inner *f = impl(in);
+	return me_outcome(in, "fmi3EnterContinuousTimeMode", t, f->api.enter_ct_mode(f->c));
+}
+
+static int fmi3_has_directional_derivative(SartInner *in)
+{
+	return impl(in)->api.directional_derivative != NULL;
+}
+
+static SartStatus fmi3_directional_derivative(SartInner *in, const SartVr unknown[], size_t nu,
+                                              const SartVr known[], size_t nk,
+                                              const double seed[], double sensitivity[],
+                                              double t)
+{
+	Fmi3Inner *f = impl(in);
+	if (!f->api.directional_derivative)
+		return unavailable(in, "fmi3GetDirectionalDerivative", "the library does not "
+		                   "export it");
+	return me_outcome(in, "fmi3GetDirectionalDerivative", t,
+	                  f->api.directional_derivative(f->c, unknown, nu, known, nk, seed, nk,
+	                                                sensitivity, nu));
+}
+
+static const SartInnerMeOps fmi3_me_ops = {
+	fmi3_get_sizes,
+	fmi3_set_time,
+	fmi3_set_states,
+	fmi3_get_states,
+	fmi3_get_derivatives,
+	fmi3_get_event_indicators,
+	fmi3_get_nominals,
+	fmi3_completed_integrator_step,
+	fmi3_enter_event_mode_me,
+	fmi3_update_discrete_states,
+	fmi3_enter_ct_mode,
+	fmi3_has_directional_derivative,
+	fmi3_directional_derivative,
+};
+
 /* No direct route yet: a wrapper's fast step is emitted over FMI 2.0 inners only. */
 const SartInnerOps sart_inner_fmi3_ops = {
 	"3.0",
@@ -1123,4 +1317,5 @@ const SartInnerOps sart_inner_fmi3_ops = {
 	"fmi3GetFloat64",
 	sart_inner_fmi3_get_binary,
 	sart_inner_fmi3_set_binary,
+	&fmi3_me_ops,
 };

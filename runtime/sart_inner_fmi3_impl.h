@@ -57,6 +57,19 @@ typedef struct Fmi3Api {
 	fmi3SerializedFMUStateSizeTYPE *serialized_size;
 	fmi3SerializeFMUStateTYPE *serialize;
 	fmi3DeserializeFMUStateTYPE *deserialize;
+	/* Model Exchange */
+	fmi3InstantiateModelExchangeTYPE *instantiate_me;
+	fmi3GetNumberOfContinuousStatesTYPE *get_number_of_states;
+	fmi3GetNumberOfEventIndicatorsTYPE *get_number_of_event_indicators;
+	fmi3SetTimeTYPE *set_time;
+	fmi3SetContinuousStatesTYPE *set_states;
+	fmi3GetContinuousStatesTYPE *get_states;
+	fmi3GetContinuousStateDerivativesTYPE *get_derivatives;
+	fmi3GetEventIndicatorsTYPE *get_event_indicators;
+	fmi3GetNominalsOfContinuousStatesTYPE *get_nominals;
+	fmi3CompletedIntegratorStepTYPE *completed_integrator_step;
+	fmi3EnterContinuousTimeModeTYPE *enter_ct_mode;
+	fmi3GetDirectionalDerivativeTYPE *directional_derivative;
 } Fmi3Api;
 
 /* What the seam last wrote to an array whose elements are set one by one (its start

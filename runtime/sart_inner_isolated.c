@@ -342,9 +342,37 @@ static SartStatus put_elements(Iso *iso, const SartInnerConfig *cfg, size_t *off
 	return SART_OK;
 }
 
+/* After the elements, for a Model Exchange inner: its SartMeConfig (sart_channel.h,
+ * SART_CHAN_ME_BYTES), so that the host's seam integrates it as the parent's would. */
+static SartStatus put_me(Iso *iso, const SartInnerConfig *cfg, size_t *off)
+{
+	const SartMeConfig *me = &cfg->me;
+	uint64_t nvrs = me->state_vrs && me->derivative_vrs ? me->nstates : 0;
+	size_t fixed = sart_chan_span(*off, 1, SART_CHAN_ME_BYTES);
+	size_t end = fixed && nvrs <= iso->ch.data_cap ? sart_chan_span(fixed, 2 * (size_t)nvrs,
+	                                                               sizeof(uint32_t)) : 0;
+	if (!end || end > iso->ch.data_cap)
+		return SART_ERROR;
+	unsigned char *p = sart_chan_data(&iso->ch) + sart_chan_span(*off, 0, 1);
+	int64_t method = me->method;
+	double d[3] = {me->tolerance, me->default_tolerance, me->max_step};
+	uint64_t u[3] = {me->nstates, me->nevent_indicators, nvrs};
+	memcpy(p, &method, sizeof method);
+	memcpy(p + 8, d, sizeof d);
+	memcpy(p + 32, u, sizeof u);
+	p = sart_chan_data(&iso->ch) + sart_chan_span(fixed, 0, 1);
+	for (uint64_t i = 0; i < nvrs; i++) {
+		uint32_t w[2] = {me->state_vrs[i], me->derivative_vrs[i]};
+		memcpy(p + 4 * i, &w[0], 4);
+		memcpy(p + 4 * (nvrs + i), &w[1], 4);
+	}
+	*off = end;
+	return SART_OK;
+}
+
 /* The load request (sart_channel.h): name, directory, model identifier, then the FMI 3.0
- * types the child's seam needs to pick each getter and setter, and the array elements.  On SART_ERROR *off is what
- * was needed so far. */
+ * types the child's seam needs to pick each getter and setter, the array elements, and a
+ * Model Exchange inner's settings.  On SART_ERROR *off is what was needed so far. */
 static SartStatus put_load(Iso *iso, const SartInnerConfig *cfg, const char *name,
                            size_t *off)
 {
@@ -372,7 +400,9 @@ static SartStatus put_load(Iso *iso, const SartInnerConfig *cfg, const char *nam
 		if (put_string(iso, vname ? vname : "", off) != SART_OK)
 			return SART_ERROR;
 	}
-	return put_elements(iso, cfg, off);
+	if (put_elements(iso, cfg, off) != SART_OK)
+		return SART_ERROR;
+	return cfg->caps & SART_CAP_MODEL_EXCHANGE ? put_me(iso, cfg, off) : SART_OK;
 }
 
 SartStatus sart_inner_load_isolated(const SartInnerConfig *cfg, const SartIsolation *iso_cfg,

@@ -5,6 +5,7 @@
  * Part of the checker (check.c); builds the Inner records of sema.h. */
 #include "check_ctx.h"
 
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -332,6 +333,93 @@ static void ports_from_adaptation(Ctx *x, Inner *in, Node *decl_in, Node *decl_o
 	}
 }
 
+/* The solvers `with solver = NAME` chooses from, as SartOdeMethod numbers them
+ * (runtime/sart_ode.h). */
+static const char *const me_solvers[] = {"auto", "explicit", "implicit"};
+
+/* A positive, finite number setting s gives (`relative tolerance = 1e-8`), or 0 after an
+ * error at its value; a tolerance is also below 1. */
+static double me_number(Ctx *x, const Node *s, const char *what)
+{
+	const Node *v = s->lhs;
+	double d = v->kind == ND_REAL ? v->rval : v->kind == ND_INT ? (double)v->ival : NAN;
+	bool tol = s->op == SET_REL_TOL;
+	if (isnan(d)) {
+		diag_error(x->c->diag, v->loc, "the %s of the Model Exchange solver is a number", what);
+		return 0;
+	}
+	if (!(d > 0) || isinf(d) || (tol && !(d < 1))) {
+		diag_error(x->c->diag, v->loc, "the %s of the Model Exchange solver must be %s, "
+		           "not %g", what, tol ? "above 0 and below 1" : "positive", d);
+		return 0;
+	}
+	return d;
+}
+
+/* Whether the inner runs as Model Exchange (its only interface, or `with model exchange`)
+ * and the solver settings of me, the ND_INNER's body (NULL when the script says nothing):
+ * refused on an inner that offers no Model Exchange or does not run as such, each setting
+ * once, with a known solver and positive numbers. */
+static void check_model_exchange(Ctx *x, Inner *in, const Node *me)
+{
+	in->me = in->fmu && fmu_me_by_default(in->fmu);
+	if (in->me)
+		in->reactive = false; /* its inputs are held over each step the wrapper integrates */
+	if (!me || (!in->fmu && !in->adaptation))
+		return; /* nothing said, or the inner was not found (already reported) */
+	if (!in->fmu || !in->fmu->has_model_exchange) {
+		diag_error(x->c->diag, me->loc, "inner fmu '%s' offers no Model Exchange interface: "
+		           "'with %s' applies to Model Exchange FMUs", in->name,
+		           me->flags ? "model exchange" : "solver settings");
+		if (in->adaptation)
+			diag_note(x->c->diag, in->adaptation->loc, "'%s' is adaptation '%s', which sacc "
+			          "builds as a Co-Simulation FMU", in->name, in->adaptation->name);
+		else
+			diag_note(x->c->diag, me->loc, "'%s' offers Co-Simulation only", in->fmu->path);
+		return;
+	}
+	if (me->flags) {
+		in->me = true;
+		in->reactive = false;
+	}
+	if (me->list1 && !in->me) {
+		diag_error(x->c->diag, me->list1->loc, "the solver settings apply to an inner run as "
+		           "Model Exchange, and inner fmu '%s' runs as Co-Simulation", in->name);
+		diag_note(x->c->diag, me->list1->loc, "it offers both; 'with model exchange' runs it "
+		          "as Model Exchange");
+		return;
+	}
+	for (const Node *s = me->list1; s; s = s->next) {
+		for (const Node *o = me->list1; o != s; o = o->next)
+			if (o->op == s->op) {
+				diag_error(x->c->diag, s->loc, "the Model Exchange solver's %s is given twice",
+				           s->op == SET_ME_SOLVER ? "method" : s->op == SET_REL_TOL
+				           ? "relative tolerance" : "max step");
+				diag_note(x->c->diag, o->loc, "it is first given here");
+			}
+		if (s->op == SET_ME_SOLVER) {
+			int k = 0;
+			while (k < 3 && strcmp(me_solvers[k], s->str) != 0)
+				k++;
+			if (k < 3) {
+				in->me_method = k;
+				continue;
+			}
+			diag_error(x->c->diag, s->lhs->loc, "unknown solver '%s': auto, explicit or "
+			           "implicit", s->str);
+			Suggestion sug;
+			suggestion_init(&sug, s->str);
+			for (int i = 0; i < 3; i++)
+				suggestion_offer(&sug, me_solvers[i], true);
+			chk_did_you_mean(x, s->lhs->loc, &sug);
+		} else if (s->op == SET_REL_TOL) {
+			in->me_tolerance = me_number(x, s, "relative tolerance");
+		} else if (s->op == SET_ME_MAX_STEP) {
+			in->me_max_step = me_number(x, s, "max step");
+		}
+	}
+}
+
 Inner *chk_resolve_inner(Ctx *x, Node *decl)
 {
 	Arena *a = x->c->arena;
@@ -409,6 +497,7 @@ Inner *chk_resolve_inner(Ctx *x, Node *decl)
 		return in;
 	}
 	in->isolated = (kind & KIND_ISOLATED) != 0;
+	check_model_exchange(x, in, decl->kind == ND_INNER ? decl->body : NULL);
 	if (kind & (KIND_MOORE | KIND_MEALY))
 		in->mealy = (kind & KIND_MEALY) != 0;
 	if (kind & (KIND_REACTIVE | KIND_DELAYED))

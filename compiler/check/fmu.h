@@ -130,11 +130,51 @@ typedef struct FmuOutputDep {
 	int ndeps;
 } FmuOutputDep;
 
+/* One continuous state of a Model Exchange FMU: the state variable and its derivative,
+ * both 0-based indices into FmuInfo.vars. */
+typedef struct FmuState {
+	int state;
+	int derivative;
+} FmuState;
+
+/* The <ModelExchange> element, and what <ModelStructure> says about that interface.  Kept
+ * beside the Co-Simulation fields (which keep their meaning) because an FMU may offer
+ * both, with different identifiers and capabilities. */
+typedef struct FmuMe {
+	char *model_identifier;       /* NULL when the FMU has no <ModelExchange> */
+	bool needs_execution_tool;
+	bool can_be_instantiated_only_once_per_process;
+	bool can_not_use_memory_management_functions; /* FMI 2 */
+	bool can_get_and_set_fmu_state;
+	bool can_serialize_fmu_state;
+	bool provides_directional_derivative;
+	bool provides_adjoint_derivatives;            /* FMI 3 */
+	bool provides_evaluate_discrete_states;       /* FMI 3 */
+	/* fmi2CompletedIntegratorStep / fmi3CompletedIntegratorStep must be called after each
+	 * accepted solver step: FMI 2's completedIntegratorStepNotNeeded negated, FMI 3's
+	 * needsCompletedIntegratorStep as written */
+	bool needs_completed_integrator_step;
+	/* The continuous states: FMI 2 <Derivatives>, FMI 3 <ContinuousStateDerivative>, in
+	 * that order (the order of the state vector).  Read whether or not the FMU offers Model
+	 * Exchange (a Co-Simulation description may list them too). */
+	FmuState *states;
+	int nstates;
+	long long nstate_elems;  /* the number of scalars: an FMI 3 array state counts each
+	                            element; -1 when a size is not known */
+	bool scalar_states;      /* no state is an array: each maps to one value reference */
+	/* FMI 2: numberOfEventIndicators; FMI 3: the number of <EventIndicator> (elements
+	 * counted as nstate_elems is) */
+	long long nevent_indicators;
+	int *event_indicators;   /* FMI 3: the indicators' variables (0-based); NULL in FMI 2 */
+	int nevent_indicator_vars;
+} FmuMe;
+
 typedef struct FmuInfo {
 	FmiVersion version;
 	char *fmi_version;      /* the attribute as written, e.g. "2.0" or "3.0" */
 	char *model_name;
-	char *model_identifier; /* of the Co-Simulation element */
+	char *model_identifier; /* of the Co-Simulation element; for an FMU without one, of the
+	                         * Model Exchange element (me.model_identifier) */
 	char *guid;             /* FMI 2 guid or FMI 3 instantiationToken */
 	char *description;
 	char *generation_tool;
@@ -146,8 +186,8 @@ typedef struct FmuInfo {
 	bool has_model_exchange;
 	bool has_scheduled_execution;                 /* FMI 3 */
 	int nclocks;                                  /* FMI 3 Clock variables */
-	/* Why sacc can neither simulate nor wrap the FMU ("it offers Model Exchange only"), or
-	 * NULL; only fmu_open_any lets such an FMU through, for `sacc inspect`. */
+	/* Why sacc can neither simulate nor wrap the FMU ("it offers Scheduled Execution only"),
+	 * or NULL; only fmu_open_any lets such an FMU through, for `sacc inspect`. */
 	const char *unusable;
 	/* Co-Simulation capabilities (false when absent) */
 	bool can_handle_variable_step;
@@ -166,6 +206,8 @@ typedef struct FmuInfo {
 	bool provides_intermediate_update;            /* FMI 3 */
 	bool might_return_early_from_do_step;         /* FMI 3 */
 	double fixed_internal_step_size;              /* FMI 3, 0 when absent */
+
+	FmuMe me;               /* the Model Exchange interface (has_model_exchange) */
 
 	double default_start, default_stop, default_step, default_tolerance; /* NaN when absent */
 
@@ -192,13 +234,13 @@ typedef struct FmuInfo {
 /* Reads FILE: a .fmu archive, or a bare modelDescription.xml when the name ends in .xml.
  * Returns NULL after reporting through d (with the file and, for XML, the line).
  * Messages about the description inside an archive name it "FILE:modelDescription.xml"
- * (kept as md_name); problems with the archive itself name FILE.  Only Co-Simulation FMUs
- * are accepted; a DOCTYPE is an error (nothing is ever loaded from outside the buffer). */
+ * (kept as md_name); problems with the archive itself name FILE.  Co-Simulation and Model
+ * Exchange FMUs are accepted; a DOCTYPE is an error (nothing is ever loaded from outside
+ * the buffer). */
 FmuInfo *fmu_open(const char *path, DiagSink *d);
 
-/* fmu_open for `sacc inspect`: also an FMU that sacc cannot simulate or wrap (Model
- * Exchange or Scheduled Execution only, Clock variables), described with the reason in
- * `unusable`. */
+/* fmu_open for `sacc inspect`: also an FMU that sacc cannot simulate or wrap (Scheduled
+ * Execution only, Clock variables), described with the reason in `unusable`. */
 FmuInfo *fmu_open_any(const char *path, DiagSink *d);
 
 /* Parses a model description already in memory; name is used in messages.  any: as
@@ -207,6 +249,26 @@ FmuInfo *fmu_parse_md(const char *xml, size_t len, const char *name, DiagSink *d
 FmuInfo *fmu_parse_md_any(const char *xml, size_t len, const char *name, DiagSink *d);
 
 void fmu_free(FmuInfo *fmu);
+
+/* Whether sacc runs the FMU as Model Exchange unless told otherwise: when it offers Model
+ * Exchange and not Co-Simulation (an FMU with both runs as Co-Simulation by default). */
+bool fmu_me_by_default(const FmuInfo *fmu);
+
+/* The model identifier of the interface sacc runs the FMU through: Model Exchange's when
+ * me, else Co-Simulation's. */
+const char *fmu_identifier(const FmuInfo *fmu, bool me);
+
+/* What the element of that interface declares, for the code that asks the same of either
+ * (whether a wrapper can get and set its state, whether it needs a process to itself). */
+typedef struct FmuAbilities {
+	bool can_get_and_set_fmu_state;
+	bool can_serialize_fmu_state;
+	bool can_be_instantiated_only_once_per_process;
+	bool needs_execution_tool;
+	bool can_interpolate_inputs; /* Co-Simulation's; false for Model Exchange, whose inputs
+	                                the wrapper holds over each step */
+} FmuAbilities;
+FmuAbilities fmu_abilities(const FmuInfo *fmu, bool me);
 
 /* The variable called name, or NULL. */
 const FmuVar *fmu_find_var(const FmuInfo *fmu, const char *name);

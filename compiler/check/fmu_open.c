@@ -226,10 +226,34 @@ void fmu_free(FmuInfo *f)
 	for (int i = 0; i < f->ninitial_unknowns; i++)
 		free(f->initial_unknowns[i].deps);
 	free(f->initial_unknowns);
+	free(f->me.model_identifier);
+	free(f->me.states);
+	free(f->me.event_indicators);
 	free(f);
 }
 
 /* ---- queries ---------------------------------------------------------------------------- */
+
+bool fmu_me_by_default(const FmuInfo *f)
+{
+	return f->has_model_exchange && !f->has_cosim;
+}
+
+const char *fmu_identifier(const FmuInfo *f, bool me)
+{
+	return me && f->me.model_identifier ? f->me.model_identifier : f->model_identifier;
+}
+
+FmuAbilities fmu_abilities(const FmuInfo *f, bool me)
+{
+	if (me)
+		return (FmuAbilities){f->me.can_get_and_set_fmu_state, f->me.can_serialize_fmu_state,
+		                      f->me.can_be_instantiated_only_once_per_process,
+		                      f->me.needs_execution_tool, false};
+	return (FmuAbilities){f->can_get_and_set_fmu_state, f->can_serialize_fmu_state,
+	                      f->can_be_instantiated_only_once_per_process,
+	                      f->needs_execution_tool, f->can_interpolate_inputs};
+}
 
 const FmuVar *fmu_find_var(const FmuInfo *f, const char *name)
 {

@@ -101,7 +101,68 @@ static int capabilities(const FmuInfo *f, Cap *caps)
 	return n;
 }
 
+/* The Model Exchange element's, then its sizes (numbers, not flags). */
+static int me_capabilities(const FmuInfo *f, Cap *caps)
+{
+	const FmuMe *m = &f->me;
+	int n = 0;
+#define CAP(nm, v) (caps[n++] = (Cap){nm, (v), true})
+	caps[n++] = (Cap){"continuous states", (int)m->nstate_elems, false};
+	caps[n++] = (Cap){"event indicators", (int)m->nevent_indicators, false};
+	CAP("canBeInstantiatedOnlyOncePerProcess", m->can_be_instantiated_only_once_per_process);
+	if (f->version == FMI_V2) {
+		CAP("completedIntegratorStepNotNeeded", !m->needs_completed_integrator_step);
+		CAP("canNotUseMemoryManagementFunctions", m->can_not_use_memory_management_functions);
+		CAP("canGetAndSetFMUstate", m->can_get_and_set_fmu_state);
+		CAP("canSerializeFMUstate", m->can_serialize_fmu_state);
+		CAP("providesDirectionalDerivative", m->provides_directional_derivative);
+	} else {
+		CAP("needsCompletedIntegratorStep", m->needs_completed_integrator_step);
+		CAP("providesEvaluateDiscreteStates", m->provides_evaluate_discrete_states);
+		CAP("canGetAndSetFMUState", m->can_get_and_set_fmu_state);
+		CAP("canSerializeFMUState", m->can_serialize_fmu_state);
+		CAP("providesDirectionalDerivatives", m->provides_directional_derivative);
+		CAP("providesAdjointDerivatives", m->provides_adjoint_derivatives);
+	}
+	CAP("needsExecutionTool", m->needs_execution_tool);
+#undef CAP
+	return n;
+}
+
 #define MAX_CAPS 16
+
+/* A capabilities block of the table: its title, then one aligned line per capability
+ * (lead, when not NULL, a first line naming the element's model identifier). */
+static void print_caps(FILE *out, const char *title, const Cap *caps, int n, const char *lead)
+{
+	int w = lead ? (int)strlen("modelIdentifier") : 0;
+	for (int i = 0; i < n; i++)
+		if ((int)strlen(caps[i].name) > w)
+			w = (int)strlen(caps[i].name);
+	fprintf(out, "\n%s\n", title);
+	if (lead)
+		fprintf(out, "  %-*s  %s\n", w, "modelIdentifier", lead);
+	for (int i = 0; i < n; i++) {
+		if (caps[i].is_flag)
+			fprintf(out, "  %-*s  %s\n", w, caps[i].name, caps[i].value ? "true" : "false");
+		else
+			fprintf(out, "  %-*s  %d\n", w, caps[i].name, caps[i].value);
+	}
+}
+
+/* Which interface sacc runs the FMU through, and what chooses the other: NULL for an FMU
+ * it cannot run. */
+static const char *runs_as(const FmuInfo *f)
+{
+	if (f->unusable || (!f->has_cosim && !f->has_model_exchange))
+		return NULL;
+	if (!f->has_model_exchange)
+		return "Co-Simulation";
+	if (!f->has_cosim)
+		return "Model Exchange, integrated by sacc (--solver, --me-tolerance)";
+	return "Co-Simulation; Model Exchange with `sacc simulate --interface me`, or `with "
+	       "model exchange` on its inner fmu in a script";
+}
 
 /* "kg.m.s-2", "rad.s-1": the nonzero base-unit exponents, positive ones first, each group
  * in FMI's attribute order. */
@@ -324,6 +385,8 @@ void fmu_print_table(FILE *out, const FmuInfo *f)
 	         (f->has_cosim || f->has_model_exchange) && f->has_scheduled_execution ? ", " : "",
 	         f->has_scheduled_execution ? "Scheduled Execution" : "");
 	put_field(out, "interfaces", ifs[0] ? ifs : "none");
+	if (runs_as(f))
+		put_field(out, "sacc runs it as", runs_as(f));
 	if (f->nclocks) {
 		snprintf(buf, sizeof buf, "%d", f->nclocks);
 		put_field(out, "clocks", buf);
@@ -349,21 +412,21 @@ void fmu_print_table(FILE *out, const FmuInfo *f)
 
 	if (f->has_cosim) {
 		Cap caps[MAX_CAPS];
-		int n = capabilities(f, caps), w = 0;
-		for (int i = 0; i < n; i++)
-			if ((int)strlen(caps[i].name) > w)
-				w = (int)strlen(caps[i].name);
-		fprintf(out, "\nco-simulation capabilities\n");
-		for (int i = 0; i < n; i++) {
-			if (caps[i].is_flag)
-				fprintf(out, "  %-*s  %s\n", w, caps[i].name, caps[i].value ? "true" : "false");
-			else
-				fprintf(out, "  %-*s  %d\n", w, caps[i].name, caps[i].value);
-		}
+		int n = capabilities(f, caps);
+		print_caps(out, "co-simulation capabilities", caps, n, NULL);
 		if (f->version == FMI_V3 && f->fixed_internal_step_size > 0) {
+			int w = 0;
+			for (int i = 0; i < n; i++)
+				if ((int)strlen(caps[i].name) > w)
+					w = (int)strlen(caps[i].name);
 			fmt_double(buf, sizeof buf, f->fixed_internal_step_size);
 			fprintf(out, "  %-*s  %s\n", w, "fixedInternalStepSize", buf);
 		}
+	}
+	if (f->has_model_exchange) {
+		Cap caps[MAX_CAPS];
+		int n = me_capabilities(f, caps);
+		print_caps(out, "model exchange", caps, n, f->me.model_identifier);
 	}
 	print_vars(out, f);
 	print_units(out, f);
@@ -535,6 +598,27 @@ void fmu_print_json(FILE *out, const FmuInfo *f)
 	} else {
 		fputs("null", out);
 	}
+
+	json_key(out, 2, "modelExchangeInterface", &first);
+	if (f->has_model_exchange) {
+		Cap caps[MAX_CAPS];
+		int n = me_capabilities(f, caps);
+		bool mfirst = true;
+		fputs("{", out);
+		json_kv_str(out, 4, "modelIdentifier", f->me.model_identifier, &mfirst);
+		for (int i = 0; i < n; i++) {
+			if (caps[i].is_flag)
+				json_kv_bool(out, 4, caps[i].name, caps[i].value, &mfirst);
+			else
+				json_kv_num(out, 4, i == 0 ? "continuousStates" : "eventIndicators",
+				            caps[i].value, &mfirst);
+		}
+		fputs("\n  }", out);
+	} else {
+		fputs("null", out);
+	}
+	json_kv_str(out, 2, "runsAs", !runs_as(f) ? NULL : f->has_cosim ? "Co-Simulation"
+	                                                             : "Model Exchange", &first);
 
 	json_key(out, 2, "defaultExperiment", &first);
 	bool efirst = true;

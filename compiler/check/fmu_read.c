@@ -431,6 +431,37 @@ static void read_cosim(Reader *r, const xmlNode *cs)
 	}
 }
 
+/* <ModelExchange>: its identifier and capabilities, beside Co-Simulation's (an FMU may
+ * offer both, each with its own library name and abilities). */
+static void read_me(Reader *r, const xmlNode *me)
+{
+	FmuMe *m = &r->fmu->me;
+	m->model_identifier = required_attr(r, me, "modelIdentifier");
+	m->needs_execution_tool = attr_bool(r, me, "needsExecutionTool", false);
+	m->can_be_instantiated_only_once_per_process =
+		attr_bool(r, me, "canBeInstantiatedOnlyOncePerProcess", false);
+	if (r->fmu->version == FMI_V2) {
+		m->needs_completed_integrator_step =
+			!attr_bool(r, me, "completedIntegratorStepNotNeeded", false);
+		m->can_not_use_memory_management_functions =
+			attr_bool(r, me, "canNotUseMemoryManagementFunctions", false);
+		m->can_get_and_set_fmu_state = attr_bool(r, me, "canGetAndSetFMUstate", false);
+		m->can_serialize_fmu_state = attr_bool(r, me, "canSerializeFMUstate", false);
+		m->provides_directional_derivative =
+			attr_bool(r, me, "providesDirectionalDerivative", false);
+	} else {
+		m->needs_completed_integrator_step =
+			attr_bool(r, me, "needsCompletedIntegratorStep", false);
+		m->can_get_and_set_fmu_state = attr_bool(r, me, "canGetAndSetFMUState", false);
+		m->can_serialize_fmu_state = attr_bool(r, me, "canSerializeFMUState", false);
+		m->provides_directional_derivative =
+			attr_bool(r, me, "providesDirectionalDerivatives", false);
+		m->provides_adjoint_derivatives = attr_bool(r, me, "providesAdjointDerivatives", false);
+		m->provides_evaluate_discrete_states =
+			attr_bool(r, me, "providesEvaluateDiscreteStates", false);
+	}
+}
+
 static bool is_unit_elem(const xmlNode *n)
 {
 	return strcmp((const char *)n->name, "Unit") == 0;
@@ -1086,6 +1117,101 @@ static void read_initial_unknown(Reader *r, const xmlNode *n, const VrIndex *idx
 	read_deps(r, n, idx, f->vars[v].name ? f->vars[v].name : "?", &o->deps, &o->ndeps);
 }
 
+/* The number of scalars of variable v (an FMI 3 array counts its elements), -1 unknown. */
+static long long elems_of(const FmuVar *v)
+{
+	return v->ndims > 0 ? v->nelems : 1;
+}
+
+/* One continuous state's derivative (FMI 2 <Derivatives><Unknown>, FMI 3
+ * <ContinuousStateDerivative>): the variable listed must be the derivative of a Real
+ * state, each listed once; the state vector is in their order.  listed marks the
+ * derivatives seen. */
+static void read_derivative(Reader *r, const xmlNode *n, const VrIndex *idx, bool *listed)
+{
+	FmuInfo *f = r->fmu;
+	FmuMe *m = &f->me;
+	int v = read_unknown(r, n, idx);
+	if (v < 0)
+		return;
+	const FmuVar *d = &f->vars[v];
+	const char *name = d->name ? d->name : "?";
+	if (!d->derivative_of) {
+		err_at(r, n, "<%s> lists '%s' as a state derivative, but it has no 'derivative' "
+		       "attribute naming its state", ename(n), name);
+		if (r->var_elems)
+			note_at(r, r->var_elems[v], "'%s' is declared here", name);
+		return;
+	}
+	if (d->type != FT_REAL && d->type != FT_FLOAT32) {
+		err_at(r, n, "state derivative '%s' is %s %s, not a %s", name,
+		       d->type == FT_INTEGER || d->type == FT_ENUMERATION ? "an" : "a",
+		       fmu_type_name_for(d->type, f->version), f->version == FMI_V2 ? "Real" : "float");
+		return;
+	}
+	if (listed[v]) {
+		err_at(r, n, "state derivative '%s' is listed twice in <ModelStructure>", name);
+		return;
+	}
+	listed[v] = true;
+	int *deps, ndeps;
+	if (read_deps(r, n, idx, name, &deps, &ndeps))
+		free(deps);
+	const FmuVar *st = &f->vars[d->derivative_of - 1];
+	long long k = elems_of(d);
+	if (st->ndims > 0 || d->ndims > 0)
+		m->scalar_states = false;
+	m->nstate_elems = m->nstate_elems < 0 || k < 0 ? -1 : m->nstate_elems + k;
+	m->states[m->nstates++] = (FmuState){d->derivative_of - 1, v};
+}
+
+/* An FMI 3 <EventIndicator>: a float variable whose sign changes are state events. */
+static void read_event_indicator(Reader *r, const xmlNode *n, const VrIndex *idx)
+{
+	FmuInfo *f = r->fmu;
+	FmuMe *m = &f->me;
+	int v = read_unknown(r, n, idx);
+	if (v < 0)
+		return;
+	const FmuVar *e = &f->vars[v];
+	if (e->type != FT_REAL && e->type != FT_FLOAT32) {
+		err_at(r, n, "event indicator '%s' is %s %s, not a float", e->name ? e->name : "?",
+		       e->type == FT_INTEGER || e->type == FT_ENUMERATION ||
+		                       e->type == FT_INT8 || e->type == FT_INT16 ||
+		                       e->type == FT_INT64
+		               ? "an"
+		               : "a",
+		       fmu_type_name_for(e->type, f->version));
+		return;
+	}
+	int *deps, ndeps;
+	if (read_deps(r, n, idx, e->name ? e->name : "?", &deps, &ndeps))
+		free(deps);
+	long long k = elems_of(e);
+	m->nevent_indicators = m->nevent_indicators < 0 || k < 0 ? -1 : m->nevent_indicators + k;
+	m->event_indicators[m->nevent_indicator_vars++] = v;
+}
+
+/* FMI 2.0 requires every derivative to be listed in <Derivatives>; a Model Exchange FMU
+ * whose list misses one would be integrated with a state vector of the wrong size. */
+static void check_all_derivatives_listed(Reader *r, const bool *listed)
+{
+	FmuInfo *f = r->fmu;
+	if (f->version != FMI_V2 || !f->has_model_exchange || r->errors)
+		return;
+	for (int v = 0; v < f->nvars; v++) {
+		if (!f->vars[v].derivative_of || listed[v])
+			continue;
+		err_at(r, r->var_elems ? r->var_elems[v] : NULL,
+		       "'%s' is the derivative of '%s', but <ModelStructure><Derivatives> does not "
+		       "list it: a Model Exchange FMU lists every state derivative there",
+		       f->vars[v].name ? f->vars[v].name : "?",
+		       f->vars[f->vars[v].derivative_of - 1].name
+		               ? f->vars[f->vars[v].derivative_of - 1].name
+		               : "?");
+	}
+}
+
 /* Other ModelStructure entries are not kept, only checked: a broken reference there is as
  * much a sign of a broken description as one among the outputs. */
 static void check_unknown(Reader *r, const xmlNode *n, const VrIndex *idx)
@@ -1101,7 +1227,7 @@ static void check_unknown(Reader *r, const xmlNode *n, const VrIndex *idx)
 static void read_structure(Reader *r, const xmlNode *ms, const VrIndex *idx)
 {
 	FmuInfo *f = r->fmu;
-	int listed = 0, initial = 0;
+	int listed = 0, initial = 0, derivs = 0, indicators = 0;
 	for (const xmlNode *c = ms ? ms->children : NULL; c; c = c->next) {
 		if (f->version == FMI_V2 && is_elem(c, "Outputs"))
 			listed += count_children(c, NULL);
@@ -1111,12 +1237,25 @@ static void read_structure(Reader *r, const xmlNode *ms, const VrIndex *idx)
 			initial += count_children(c, NULL);
 		else if (f->version == FMI_V3 && is_elem(c, "InitialUnknown"))
 			initial++;
+		else if (f->version == FMI_V2 && is_elem(c, "Derivatives"))
+			derivs += count_children(c, NULL);
+		else if (f->version == FMI_V3 && is_elem(c, "ContinuousStateDerivative"))
+			derivs++;
+		else if (f->version == FMI_V3 && is_elem(c, "EventIndicator"))
+			indicators++;
 	}
 	f->outputs = calloc_n(r, listed + f->nvars, sizeof *f->outputs);
 	f->initial_unknowns = calloc_n(r, initial + 1, sizeof *f->initial_unknowns);
+	f->me.states = calloc_n(r, derivs, sizeof *f->me.states);
+	f->me.scalar_states = true;
+	if (f->version == FMI_V3)
+		f->me.event_indicators = calloc_n(r, indicators, sizeof *f->me.event_indicators);
 	bool *is_listed = calloc_n(r, f->nvars, sizeof *is_listed);
-	if (!f->outputs || !f->initial_unknowns || !is_listed) {
+	bool *is_deriv = calloc_n(r, f->nvars, sizeof *is_deriv);
+	if (!f->outputs || !f->initial_unknowns || !f->me.states || !is_listed || !is_deriv ||
+	    (f->version == FMI_V3 && !f->me.event_indicators)) {
 		free(is_listed);
+		free(is_deriv);
 		return;
 	}
 	for (const xmlNode *c = ms ? ms->children : NULL; c; c = c->next) {
@@ -1138,14 +1277,17 @@ static void read_structure(Reader *r, const xmlNode *ms, const VrIndex *idx)
 				else if (is_elem(c, "InitialUnknowns"))
 					read_initial_unknown(r, u, idx);
 				else
-					check_unknown(r, u, idx);
+					read_derivative(r, u, idx, is_deriv);
 			}
 		} else if (is_elem(c, "Output")) {
 			read_output(r, c, idx, is_listed);
 		} else if (is_elem(c, "InitialUnknown")) {
 			read_initial_unknown(r, c, idx);
-		} else if (is_elem(c, "ContinuousStateDerivative") || is_elem(c, "ClockedState") ||
-		           is_elem(c, "EventIndicator")) {
+		} else if (is_elem(c, "ContinuousStateDerivative")) {
+			read_derivative(r, c, idx, is_deriv);
+		} else if (is_elem(c, "EventIndicator")) {
+			read_event_indicator(r, c, idx);
+		} else if (is_elem(c, "ClockedState")) {
 			check_unknown(r, c, idx);
 		} else {
 			err_at(r, c, "unexpected <%s> in <ModelStructure>", ename(c));
@@ -1162,7 +1304,9 @@ static void read_structure(Reader *r, const xmlNode *ms, const VrIndex *idx)
 		        f->vars[v].name ? f->vars[v].name : "?");
 		f->outputs[f->noutputs++] = (FmuOutputDep){.var = v, .deps_given = false};
 	}
+	check_all_derivatives_listed(r, is_deriv);
 	free(is_listed);
+	free(is_deriv);
 }
 
 /* FMI 3.0 has no canInterpolateInputs, so a wrapper sacc builds as FMI 3.0 says that it
@@ -1264,22 +1408,30 @@ static void read_root(Reader *r, const xmlNode *root)
 	}
 	f->has_model_exchange = sec[S_ME] != NULL;
 	f->has_scheduled_execution = sec[S_SE] != NULL;
+	if (sec[S_ME])
+		read_me(r, sec[S_ME]);
+	if (f->version == FMI_V2) {
+		unsigned long long n = 0;
+		bool present;
+		attr_uint(r, root, "numberOfEventIndicators", INT_MAX, &n, &present);
+		f->me.nevent_indicators = (long long)n;
+	}
 	if (sec[S_COSIM]) {
 		read_cosim(r, sec[S_COSIM]);
-	} else if (r->any && (sec[S_ME] || sec[S_SE])) {
-		f->model_identifier = required_attr(r, sec[S_ME] ? sec[S_ME] : sec[S_SE],
-		                                    "modelIdentifier");
-		f->unusable = !sec[S_SE] ? "it offers Model Exchange only"
-		              : !sec[S_ME] ? "it offers Scheduled Execution only"
-		                           : "it offers Model Exchange and Scheduled Execution, not "
-		                             "Co-Simulation";
+	} else if (sec[S_ME]) {
+		/* run through Model Exchange: its library is the one to load */
+		f->model_identifier = dup_str(r, f->me.model_identifier);
+	} else if (r->any && sec[S_SE]) {
+		f->model_identifier = required_attr(r, sec[S_SE], "modelIdentifier");
+		f->unusable = "it offers Scheduled Execution only";
 	} else if (sec[S_SE])
 		err_at(r, sec[S_SE], "model '%s' offers only the Scheduled Execution interface, which "
-		       "sacc does not support: it drives Co-Simulation FMUs",
+		       "sacc does not support: it drives Co-Simulation and Model Exchange FMUs",
 		       f->model_name ? f->model_name : "?");
 	else
-		err_at(r, root, "model '%s' has no <CoSimulation> element: sacc handles "
-		       "Co-Simulation FMUs only", f->model_name ? f->model_name : "?");
+		err_at(r, root, "model '%s' has neither <CoSimulation> nor <ModelExchange>: sacc "
+		       "handles Co-Simulation and Model Exchange FMUs",
+		       f->model_name ? f->model_name : "?");
 	if (sec[S_UNITS])
 		read_units(r, sec[S_UNITS]);
 	if (sec[S_TYPES])

@@ -57,6 +57,13 @@ typedef struct Inner {
 	bool mealy, reactive;
 	bool isolated;        /* run out of process: `for isolated inner fmu`, or sacc build
 	                       * --isolate naming it (set by the packager before emission) */
+	/* Run as Model Exchange, integrated by the wrapper within each step: the FMU offers
+	 * only that, or the script says `with model exchange`.  The solver's settings from
+	 * `with solver = ... and ...`, each 0 when not given (the runtime's defaults). */
+	bool me;
+	int me_method;        /* a SartOdeMethod: 0 auto, 1 explicit (DOPRI5), 2 implicit */
+	double me_tolerance;  /* relative */
+	double me_max_step;
 } Inner;
 
 typedef struct SaInfo {

@@ -197,10 +197,12 @@ static void inner_caps(const SaInfo *info, EmitLayout *l, int depth)
 	for (int i = 0; i < info->ninners; i++) {
 		const Inner *in = info->inners[i];
 		if (in->fmu) {
-			l->can_get_and_set_fmu_state &= in->fmu->can_get_and_set_fmu_state;
-			l->can_serialize_fmu_state &= in->fmu->can_serialize_fmu_state;
+			/* the element of the interface the wrapper runs it through */
+			FmuAbilities ab = fmu_abilities(in->fmu, in->me);
+			l->can_get_and_set_fmu_state &= ab.can_get_and_set_fmu_state;
+			l->can_serialize_fmu_state &= ab.can_serialize_fmu_state;
 			l->can_be_instantiated_only_once_per_process |=
-				in->fmu->can_be_instantiated_only_once_per_process;
+				ab.can_be_instantiated_only_once_per_process;
 			fold_experiment(&l->default_start, in->fmu->default_start, true);
 			fold_experiment(&l->default_stop, in->fmu->default_stop, false);
 			if (in->fmu->default_step > 0)

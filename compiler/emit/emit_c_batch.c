@@ -247,8 +247,9 @@ const Node *ec_batch(Ec *e, const Node *s)
 void ec_batch_inner(Ec *e, StrBuf *o, const InnerC *ic)
 {
 	const FmuInfo *f = ic->in->fmu;
+	FmuAbilities ab = f ? fmu_abilities(f, ic->in->me) : (FmuAbilities){0};
 	if (e->info->threads > 1 && f &&
-	    (f->can_be_instantiated_only_once_per_process || f->needs_execution_tool))
+	    (ab.can_be_instantiated_only_once_per_process || ab.needs_execution_tool))
 		sb_puts(o, "\t\t.serial = 1,\n");
 }
 

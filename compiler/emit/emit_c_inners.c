@@ -45,7 +45,14 @@ bool ec_setup_inner(Ec *e, InnerC *ic, const Inner *in)
 	ic->enumc = arena_printf(a, "inner_%s", ic->cname);
 	ic->slots = arena_alloc(a, (size_t)(in->nports + 1) * sizeof *ic->slots);
 	const EmitLayout *sub = NULL;
-	if (in->fmu) {
+	if (in->fmu && in->me) {
+		/* integrated by the runtime: only its own element's state handling counts */
+		ic->model_identifier = fmu_identifier(in->fmu, true);
+		ic->guid = in->fmu->guid ? in->fmu->guid : "";
+		ic->version = in->fmu->version == FMI_V3 ? 3 : 2;
+		ic->caps = (in->fmu->me.can_get_and_set_fmu_state ? 1u : 0u) |
+		           (in->fmu->me.can_serialize_fmu_state ? 2u : 0u) | 32u;
+	} else if (in->fmu) {
 		ic->model_identifier = in->fmu->model_identifier ? in->fmu->model_identifier : in->name;
 		ic->guid = in->fmu->guid ? in->fmu->guid : "";
 		ic->version = in->fmu->version == FMI_V3 ? 3 : 2;
@@ -143,11 +150,76 @@ static bool inner_may_return_early(const Ec *e)
 	       ec_passes_steps_up(body, last->lhs);
 }
 
+/* Whether the runtime may take a Model Exchange inner's Jacobian from its directional
+ * derivatives: it provides them, and each state is one scalar with one value reference. */
+static bool me_jacobian_by_vrs(const Inner *in)
+{
+	const FmuMe *m = &in->fmu->me;
+	return m->provides_directional_derivative && m->scalar_states && m->nstates > 0;
+}
+
+/* The states' and derivatives' value references of the Model Exchange inners whose
+ * Jacobian comes from directional derivatives, one array each, for their `.me`. */
+static void emit_me_arrays(Ec *e, StrBuf *o)
+{
+	Arena *a = e->c->arena;
+	for (int i = 0; i < e->ninners; i++) {
+		const InnerC *ic = &e->inners[i];
+		if (!ic->in->fmu || !ic->in->me || !me_jacobian_by_vrs(ic->in))
+			continue;
+		const FmuInfo *f = ic->in->fmu;
+		int n = f->me.nstates;
+		const char **st = arena_alloc(a, (size_t)n * sizeof *st);
+		const char **de = arena_alloc(a, (size_t)n * sizeof *de);
+		for (int k = 0; k < n; k++) {
+			st[k] = arena_printf(a, "%u", (unsigned)f->vars[f->me.states[k].state].vr);
+			de[k] = arena_printf(a, "%u", (unsigned)f->vars[f->me.states[k].derivative].vr);
+		}
+		ec_put_list(o, arena_printf(a, "static const SartVr %s_states[%d] = ", ic->cname, n),
+		            st, n, ";");
+		ec_put_list(o, arena_printf(a, "static const SartVr %s_derivatives[%d] = ", ic->cname,
+		                            n), de, n, ";");
+		sb_putc(o, '\n');
+	}
+}
+
+/* A Model Exchange inner's `.me` (SartMeConfig): the script's solver settings, the
+ * experiment's tolerance and, for FMI 2.0, the sizes of its description; the fields left
+ * out are zero, the runtime's defaults. */
+static void emit_me_config(Ec *e, const InnerC *ic, StrBuf *o)
+{
+	static const char *const methods[] = {"auto", "explicit (Dormand-Prince)",
+	                                      "implicit (Rosenbrock)"};
+	const Inner *in = ic->in;
+	const FmuInfo *f = in->fmu;
+	if (!f || !in->me)
+		return;
+	sb_puts(o, "\t\t.me = {\n");
+	if (in->me_method > 0 && in->me_method < 3)
+		sb_printf(o, "\t\t\t.method = %d, /* %s */\n", in->me_method, methods[in->me_method]);
+	if (in->me_tolerance > 0)
+		sb_printf(o, "\t\t\t.tolerance = %s,\n", ec_real_text(e, in->me_tolerance));
+	if (f->default_tolerance > 0)
+		sb_printf(o, "\t\t\t.default_tolerance = %s,\n",
+		          ec_real_text(e, f->default_tolerance));
+	if (in->me_max_step > 0)
+		sb_printf(o, "\t\t\t.max_step = %s,\n", ec_real_text(e, in->me_max_step));
+	if (f->me.nstate_elems > 0)
+		sb_printf(o, "\t\t\t.nstates = %lld,\n", f->me.nstate_elems);
+	if (f->me.nevent_indicators > 0)
+		sb_printf(o, "\t\t\t.nevent_indicators = %lld,\n", f->me.nevent_indicators);
+	if (me_jacobian_by_vrs(in))
+		sb_printf(o, "\t\t\t.state_vrs = %s_states,\n\t\t\t.derivative_vrs = %s_derivatives,\n",
+		          ic->cname, ic->cname);
+	sb_puts(o, "\t\t},\n");
+}
+
 /* The inner FMUs' table (SartInnerModel): library, GUID, version, capabilities and each
  * port group's place in the Storage. */
 void ec_emit_inner_table(Ec *e, StrBuf *o)
 {
 	Arena *a = e->c->arena;
+	emit_me_arrays(e, o);
 	sb_puts(o, "static const SartInnerModel inners[NINNERS] = {\n");
 	for (int i = 0; i < e->ninners; i++) {
 		const InnerC *ic = &e->inners[i];
@@ -160,9 +232,10 @@ void ec_emit_inner_table(Ec *e, StrBuf *o)
 		sb_init(&caps);
 		static const char *const cap_names[] = {"SART_CAP_GET_SET_STATE", "SART_CAP_SERIALIZE",
 		                                        "SART_CAP_INPUT_DERIVATIVES", "SART_CAP_EVENT_MODE",
-		                                        "SART_CAP_EARLY_RETURN"};
+		                                        "SART_CAP_EARLY_RETURN",
+		                                        "SART_CAP_MODEL_EXCHANGE"};
 		unsigned ic_caps = ic->caps & (inner_may_return_early(e) ? ~0u : ~16u);
-		for (int b = 0; b < 5; b++)
+		for (int b = 0; b < 6; b++)
 			if (ic_caps & (1u << b))
 				sb_printf(&caps, "%s%s", caps.len ? " | " : "", cap_names[b]);
 		sb_printf(o, "\t\t.caps = %s,\n", caps.len ? sb_str(&caps) : "0");
@@ -171,6 +244,7 @@ void ec_emit_inner_table(Ec *e, StrBuf *o)
 			sb_puts(o, "\t\t.isolated = 1,\n");
 		ec_emit_vr_types_ref(e, ic, o);
 		ec_emit_elements_ref(e, ic, o);
+		emit_me_config(e, ic, o);
 		ec_batch_inner(e, o, ic);
 		for (int dir = 0; dir < 2; dir++) {
 			bool any = ec_binary_ports(e, i, dir) > 0;

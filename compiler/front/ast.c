@@ -182,7 +182,7 @@ const char *ast_kind_name(NodeKind k)
 	static const char *const names[] = {
 		"file", "import", "fmu", "connection", "adaptation", "inner", "inner-ref", "port",
 		"unit", "var-decl", "successive-substitution", "delay", "multiply-rate",
-		"derivative", "setting", "crossing", "hold", "control-rules", "implied",
+		"derivative", "setting", "crossing", "model-exchange", "hold", "control-rules", "implied",
 		"triggered", "periodic", "multiplied", "rules", "rule", "quantize", "block", "var",
 		"assign", "call", "if", "for", "break", "return", "int", "real", "string", "bool",
 		"array", "name", "port-ref", "keyvar", "signal", "otherwise", "unary", "binary",
@@ -654,10 +654,28 @@ static const char *kind_words(int flags)
 static void put_settings(StrBuf *o, const Node *settings)
 {
 	for (const Node *s = settings; s; s = s->next) {
-		sb_puts(o, s->op == SET_ABS_TOL ? "absolute tolerance = " : "relative tolerance = ");
-		put_expr(o, s->lhs);
+		if (s->op == SET_ME_SOLVER) {
+			sb_printf(o, "solver = %s", s->str);
+		} else {
+			sb_puts(o, s->op == SET_ABS_TOL   ? "absolute tolerance = "
+			           : s->op == SET_REL_TOL ? "relative tolerance = "
+			                                  : "max step = ");
+			put_expr(o, s->lhs);
+		}
 		if (s->next)
 			sb_puts(o, " and ");
+	}
+}
+
+/* `with model exchange` when it was written, then the solver's settings on a line. */
+static void put_model_exchange(StrBuf *o, const Node *me)
+{
+	if (me->flags)
+		sb_puts(o, "\t\twith model exchange\n");
+	if (me->list1) {
+		sb_puts(o, "\t\twith ");
+		put_settings(o, me->list1);
+		sb_putc(o, '\n');
 	}
 }
 
@@ -926,6 +944,8 @@ void ast_print_adaptation(StrBuf *o, const Node *sa)
 		}
 		if (in->list3)
 			sb_putc(o, '\n');
+		if (in->body && in->body->kind == ND_MODEL_EXCHANGE)
+			put_model_exchange(o, in->body);
 	}
 	if (sa->a_couplings) {
 		sb_puts(o, "\n\tcoupled as ");

@@ -28,7 +28,8 @@ typedef enum NodeKind {
 	ND_ADAPTATION,  /* see the a_* fields; flags: KIND_*; tname: the older header's type name;
 	                 * ival: the FMI version its `fmi N` clause asks for, 0 without one */
 	ND_INNER,       /* flags: KIND_*; tname, name, str: path or NULL; list1: in ports; list2: out ports;
-	                 * list3: bound parameters (ND_VARDECL, `with param k := EXPR`) */
+	                 * list3: bound parameters (ND_VARDECL, `with param k := EXPR`); body:
+	                 * `with model exchange` (ND_MODEL_EXCHANGE) or NULL */
 	ND_INNER_REF,   /* name: an FMU declared with `fmu` elsewhere (`for fmu a, b`) */
 	ND_PORT,        /* type, name, str: FMI name or NULL, init, unit, bind_dir, bind, mult_lo/hi */
 	ND_UNIT,        /* str: the unit as written, normalised (no blanks) */
@@ -41,6 +42,9 @@ typedef enum NodeKind {
 	ND_DERIV,       /* op: DERIV_WITH / DERIV_EXTRACT; flags: DERIV_DIRECTIONAL | DERIV_TIME */
 	ND_SETTING,     /* op: SET_ABS_TOL / SET_REL_TOL; lhs: value */
 	ND_CROSSING,    /* a `crossing` setting group: list1: settings */
+	ND_MODEL_EXCHANGE, /* an inner's body: flags 1 for `with model exchange`; list1: the
+	                    * solver's settings (ND_SETTING: SET_ME_SOLVER, SET_REL_TOL,
+	                    * SET_ME_MAX_STEP) of `with solver = ... and ...` */
 	ND_HOLD,        /* op: HOLD_NO / HOLD_ZERO / HOLD_FIRST; flags: 1 when abbreviated (ZOH, FOH) */
 
 	ND_CTRL,        /* control rules: body (ND_BLOCK ending in ND_RETURN); flags: 1 for `control {` */
@@ -97,7 +101,12 @@ enum { BIND_NONE, BIND_TO /* -> */, BIND_FROM /* <- */ };
 
 enum { DECL_LOCAL, DECL_PARAM, DECL_IN, DECL_OUT, DECL_CONTROL, DECL_RULES /* block var */ };
 
-enum { SET_ABS_TOL, SET_REL_TOL };
+enum {
+	SET_ABS_TOL,
+	SET_REL_TOL,
+	SET_ME_SOLVER,   /* `solver = NAME`: str the name as written (checked by the checker) */
+	SET_ME_MAX_STEP, /* `max step = H` */
+};
 enum { HOLD_NO, HOLD_ZERO, HOLD_FIRST };
 enum { DERIV_WITH, DERIV_EXTRACT };
 enum { DERIV_DIRECTIONAL = 1, DERIV_TIME = 2 };

@@ -287,6 +287,7 @@ static const char *const host_sources[] = {
 	"sources/" HOST_MAIN, "sources/sart_channel.c", "sources/sart_host.c",
 	"sources/sart_inner.c", "sources/sart_inner_fmi2.c", "sources/sart_inner_fmi3.c",
 	"sources/sart_inner_fmi3_bytes.c",
+	"sources/sart_inner_me.c", "sources/sart_ode.c", /* Model Exchange inners */
 	"sources/sart_numfmt.c", /* the seam's messages print numbers with it */
 };
 
@@ -373,36 +374,51 @@ static int write_runtime(Compilation *c, const char *sources, bool fmi3, bool ho
 
 /* ---- the inner library's exports ------------------------------------------------------------ */
 
+/* Which interface a function belongs to: both, Co-Simulation's or Model Exchange's. */
+enum { IF_BOTH, IF_CS, IF_ME };
+
 /* The fmi2* functions a library must export, as runtime/sart_inner_fmi2.c resolves them:
- * always, or when the model description claims the capability (the PKG_CAP_* bit). */
+ * always, or when the model description claims the capability (the PKG_CAP_* bit), for
+ * the interface the FMU runs through (PKG_CAP_MODEL_EXCHANGE says which). */
 static const struct {
 	const char *name;
 	unsigned with;
+	int iface;
 } fmi2_required[] = {
-	{"fmi2Instantiate", 0},
-	{"fmi2FreeInstance", 0},
-	{"fmi2SetupExperiment", 0},
-	{"fmi2EnterInitializationMode", 0},
-	{"fmi2ExitInitializationMode", 0},
-	{"fmi2Terminate", 0},
-	{"fmi2Reset", 0},
-	{"fmi2GetReal", 0},
-	{"fmi2GetInteger", 0},
-	{"fmi2GetBoolean", 0},
-	{"fmi2GetString", 0},
-	{"fmi2SetReal", 0},
-	{"fmi2SetInteger", 0},
-	{"fmi2SetBoolean", 0},
-	{"fmi2SetString", 0},
-	{"fmi2DoStep", 0},
-	{"fmi2GetRealStatus", 0},
-	{"fmi2SetRealInputDerivatives", PKG_CAP_INTERPOLATE_INPUTS},
-	{"fmi2GetFMUstate", PKG_CAP_GET_SET_STATE},
-	{"fmi2SetFMUstate", PKG_CAP_GET_SET_STATE},
-	{"fmi2FreeFMUstate", PKG_CAP_GET_SET_STATE},
-	{"fmi2SerializedFMUstateSize", PKG_CAP_SERIALIZE},
-	{"fmi2SerializeFMUstate", PKG_CAP_SERIALIZE},
-	{"fmi2DeSerializeFMUstate", PKG_CAP_SERIALIZE},
+	{"fmi2Instantiate", 0, IF_BOTH},
+	{"fmi2FreeInstance", 0, IF_BOTH},
+	{"fmi2SetupExperiment", 0, IF_BOTH},
+	{"fmi2EnterInitializationMode", 0, IF_BOTH},
+	{"fmi2ExitInitializationMode", 0, IF_BOTH},
+	{"fmi2Terminate", 0, IF_BOTH},
+	{"fmi2Reset", 0, IF_BOTH},
+	{"fmi2GetReal", 0, IF_BOTH},
+	{"fmi2GetInteger", 0, IF_BOTH},
+	{"fmi2GetBoolean", 0, IF_BOTH},
+	{"fmi2GetString", 0, IF_BOTH},
+	{"fmi2SetReal", 0, IF_BOTH},
+	{"fmi2SetInteger", 0, IF_BOTH},
+	{"fmi2SetBoolean", 0, IF_BOTH},
+	{"fmi2SetString", 0, IF_BOTH},
+	{"fmi2DoStep", 0, IF_CS},
+	{"fmi2GetRealStatus", 0, IF_CS},
+	{"fmi2EnterEventMode", 0, IF_ME},
+	{"fmi2NewDiscreteStates", 0, IF_ME},
+	{"fmi2EnterContinuousTimeMode", 0, IF_ME},
+	{"fmi2CompletedIntegratorStep", 0, IF_ME},
+	{"fmi2SetTime", 0, IF_ME},
+	{"fmi2SetContinuousStates", 0, IF_ME},
+	{"fmi2GetDerivatives", 0, IF_ME},
+	{"fmi2GetEventIndicators", 0, IF_ME},
+	{"fmi2GetContinuousStates", 0, IF_ME},
+	{"fmi2GetNominalsOfContinuousStates", 0, IF_ME},
+	{"fmi2SetRealInputDerivatives", PKG_CAP_INTERPOLATE_INPUTS, IF_BOTH},
+	{"fmi2GetFMUstate", PKG_CAP_GET_SET_STATE, IF_BOTH},
+	{"fmi2SetFMUstate", PKG_CAP_GET_SET_STATE, IF_BOTH},
+	{"fmi2FreeFMUstate", PKG_CAP_GET_SET_STATE, IF_BOTH},
+	{"fmi2SerializedFMUstateSize", PKG_CAP_SERIALIZE, IF_BOTH},
+	{"fmi2SerializeFMUstate", PKG_CAP_SERIALIZE, IF_BOTH},
+	{"fmi2DeSerializeFMUstate", PKG_CAP_SERIALIZE, IF_BOTH},
 };
 #define NREQUIRED (sizeof fmi2_required / sizeof *fmi2_required)
 
@@ -502,14 +518,17 @@ int pkg_check_fmi2_library(const char *archive, const char *so, const char *show
 	}
 	StrBuf missing;
 	sb_init(&missing);
+	int iface = caps & PKG_CAP_MODEL_EXCHANGE ? IF_ME : IF_CS;
 	for (size_t k = 0; k < NREQUIRED; k++)
-		if (!found[k] && (fmi2_required[k].with == 0 || (caps & fmi2_required[k].with)))
+		if (!found[k] && (fmi2_required[k].with == 0 || (caps & fmi2_required[k].with)) &&
+		    (fmi2_required[k].iface == IF_BOTH || fmi2_required[k].iface == iface))
 			sb_printf(&missing, "%s%s", missing.len ? ", " : "", fmi2_required[k].name);
 	int rc = 0;
 	if (missing.len) {
 		diag_error(d, where, "refusing %s: it does not export %s (read from its dynamic "
-			   "symbol table; an FMI 2.0 co-simulation FMU with its capabilities must)",
-			   shown, sb_str(&missing));
+			   "symbol table; an FMI 2.0 %s FMU with its capabilities must)",
+			   shown, sb_str(&missing),
+			   iface == IF_ME ? "model exchange" : "co-simulation");
 		rc = 1;
 	}
 	sb_free(&missing);
@@ -575,11 +594,15 @@ typedef struct InnerArchive {
 	unsigned caps; /* PKG_CAP_* the model description claims */
 } InnerArchive;
 
-static unsigned caps_of(const FmuInfo *f)
+/* What the element of the interface the wrapper runs f through claims (me: Model
+ * Exchange's). */
+static unsigned caps_of(const FmuInfo *f, bool me)
 {
-	return (f->can_get_and_set_fmu_state ? PKG_CAP_GET_SET_STATE : 0) |
-	       (f->can_serialize_fmu_state ? PKG_CAP_SERIALIZE : 0) |
-	       (f->can_interpolate_inputs ? PKG_CAP_INTERPOLATE_INPUTS : 0);
+	FmuAbilities ab = fmu_abilities(f, me);
+	return (ab.can_get_and_set_fmu_state ? PKG_CAP_GET_SET_STATE : 0) |
+	       (ab.can_serialize_fmu_state ? PKG_CAP_SERIALIZE : 0) |
+	       (ab.can_interpolate_inputs ? PKG_CAP_INTERPOLATE_INPUTS : 0) |
+	       (me ? PKG_CAP_MODEL_EXCHANGE : 0);
 }
 
 /* Where an inner adaptation not built in this run may already have been built: the -o
@@ -631,8 +654,8 @@ static int resolve_inner(Build *b, Job *j, Inner *in, InnerArchive *ia)
 				   in->fmu->path);
 			return 1;
 		}
-		*ia = (InnerArchive){in->fmu->path, in->fmu->model_identifier, (int)in->fmu->version,
-				     caps_of(in->fmu)};
+		*ia = (InnerArchive){in->fmu->path, fmu_identifier(in->fmu, in->me),
+				     (int)in->fmu->version, caps_of(in->fmu, in->me)};
 		return 0;
 	}
 	Node *producer = in->adaptation;
@@ -683,7 +706,7 @@ static int resolve_inner(Build *b, Job *j, Inner *in, InnerArchive *ia)
 			return 1;
 		}
 	}
-	*ia = (InnerArchive){f->path, f->model_identifier, (int)f->version, caps_of(f)};
+	*ia = (InnerArchive){f->path, f->model_identifier, (int)f->version, caps_of(f, false)};
 	in->built_fmi = f->version == FMI_V3 ? 3 : 2; /* the seam back end the emitted C names */
 	return 0;
 }

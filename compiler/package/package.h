@@ -114,6 +114,8 @@ enum {
 	PKG_CAP_GET_SET_STATE = 1u << 0,      /* canGetAndSetFMUstate */
 	PKG_CAP_SERIALIZE = 1u << 1,          /* canSerializeFMUstate */
 	PKG_CAP_INTERPOLATE_INPUTS = 1u << 2, /* canInterpolateInputs */
+	PKG_CAP_MODEL_EXCHANGE = 1u << 3,     /* run as Model Exchange: its functions, not
+	                                         Co-Simulation's step */
 };
 
 /* Extracts the inner FMU archive into dir (see zip_extract) and checks it is one: a

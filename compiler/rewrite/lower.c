@@ -128,7 +128,7 @@ Node *lw_start_value(Rewrite *w, const Inner *in, const InnerPort *p)
 bool lw_can_rollback(const Inner *in, int depth)
 {
 	if (in->fmu)
-		return in->fmu->can_get_and_set_fmu_state;
+		return fmu_abilities(in->fmu, in->me).can_get_and_set_fmu_state;
 	if (!in->adaptation || depth > 16)
 		return false;
 	const SaInfo *sub = in->adaptation->info;

@@ -201,30 +201,6 @@ typedef struct Unusable {
 } Unusable;
 
 static const Unusable unusable[] = {
-	{"me2.fmu",
-	 "<fmiModelDescription fmiVersion='2.0' modelName='me2' guid='{g}'>\n"
-	 "<ModelExchange modelIdentifier='me2'/>\n"
-	 "<ModelVariables>\n"
-	 "<ScalarVariable name='h' valueReference='0' causality='output' variability='continuous' "
-	 "initial='exact'><Real start='10'/></ScalarVariable>\n"
-	 "</ModelVariables>\n"
-	 "<ModelStructure><Outputs><Unknown index='1'/></Outputs></ModelStructure>\n"
-	 "</fmiModelDescription>\n",
-	 "  interfaces           Model Exchange\n", "it offers Model Exchange only",
-	 "%s:modelDescription.xml:1:1: error: model 'me2' has no <CoSimulation> element: "
-	 "sacc handles Co-Simulation FMUs only\n", 0},
-	{"me3.fmu",
-	 "<fmiModelDescription fmiVersion='3.0' modelName='me3' instantiationToken='{t}'>\n"
-	 "<ModelExchange modelIdentifier='me3'/>\n"
-	 "<ModelVariables>\n"
-	 "<Float64 name='x' valueReference='1' causality='output' variability='continuous' "
-	 "initial='exact' start='0.25'/>\n"
-	 "</ModelVariables>\n"
-	 "<ModelStructure><Output valueReference='1'/></ModelStructure>\n"
-	 "</fmiModelDescription>\n",
-	 "  interfaces           Model Exchange\n", "it offers Model Exchange only",
-	 "%s:modelDescription.xml:1:1: error: model 'me3' has no <CoSimulation> element: "
-	 "sacc handles Co-Simulation FMUs only\n", 0},
 	{"se3.fmu",
 	 "<fmiModelDescription fmiVersion='3.0' modelName='se3' instantiationToken='{t}'>\n"
 	 "<ScheduledExecution modelIdentifier='se3'/>\n"
@@ -234,7 +210,8 @@ static const Unusable unusable[] = {
 	 "</fmiModelDescription>\n",
 	 "  interfaces           Scheduled Execution\n", "it offers Scheduled Execution only",
 	 "%s:modelDescription.xml:2:1: error: model 'se3' offers only the Scheduled Execution "
-	 "interface, which sacc does not support: it drives Co-Simulation FMUs\n"
+	 "interface, which sacc does not support: it drives Co-Simulation and Model Exchange "
+	 "FMUs\n"
 	 "%s:modelDescription.xml:4:1: error: variable 'tick' is a Clock: sacc does not support "
 	 "FMI 3.0 clocks (nor Scheduled Execution)\n", 1},
 	{"clocked3.fmu",
@@ -304,6 +281,77 @@ static void fmu_print__unusable_fmus__described_with_the_reason(void **state)
 	fmu_free(f);
 }
 
+/* A Model Exchange FMU, in an archive: build and simulate read it now (fmu_open), and
+ * `sacc inspect` says which interface sacc runs and what changes it, with the Model
+ * Exchange element's own capabilities and sizes. */
+static void fmu_print__model_exchange__interface_sizes_and_choice(void **state)
+{
+	(void)state;
+	static const char me_only[] =
+		"<fmiModelDescription fmiVersion='2.0' modelName='me2' guid='{g}' "
+		"numberOfEventIndicators='1'>\n"
+		"<ModelExchange modelIdentifier='me2' canGetAndSetFMUstate='true'/>\n"
+		"<ModelVariables>\n"
+		"<ScalarVariable name='h' valueReference='0' causality='output' "
+		"variability='continuous' initial='exact'><Real start='10'/></ScalarVariable>\n"
+		"<ScalarVariable name='der(h)' valueReference='1'><Real derivative='1'/>"
+		"</ScalarVariable>\n"
+		"</ModelVariables>\n"
+		"<ModelStructure><Outputs><Unknown index='1'/></Outputs>"
+		"<Derivatives><Unknown index='2'/></Derivatives></ModelStructure>\n"
+		"</fmiModelDescription>\n";
+	char path[128];
+	tmp_path(path, sizeof path, "me2.fmu");
+	write_zip(path, "modelDescription.xml", me_only, strlen(me_only));
+	FmuInfo *f = open_ok(path);
+	assert_null(f->unusable);
+	char *t = print_to_string(fmu_print_table, f);
+	assert_contains(t, "  interfaces           Model Exchange\n"
+	                   "  sacc runs it as      Model Exchange, integrated by sacc (--solver, "
+	                   "--me-tolerance)\n");
+	assert_contains(t, "\nmodel exchange\n"
+	                   "  modelIdentifier                      me2\n"
+	                   "  continuous states                    1\n"
+	                   "  event indicators                     1\n");
+	assert_contains(t, "  canGetAndSetFMUstate                 true\n");
+	assert_null(strstr(t, "co-simulation capabilities"));
+	assert_null(strstr(t, "sacc cannot"));
+	free(t);
+	char *j = print_to_string(fmu_print_json, f);
+	assert_true(json_valid(j));
+	assert_contains(j, "\"coSimulation\": null");
+	assert_contains(j, "\"modelExchangeInterface\": {\n    \"modelIdentifier\": \"me2\",\n"
+	                   "    \"continuousStates\": 1,\n    \"eventIndicators\": 1,");
+	assert_contains(j, "\"runsAs\": \"Model Exchange\"");
+	free(j);
+	fmu_free(f);
+	remove(path);
+
+	/* both interfaces: Co-Simulation, and how to choose the other */
+	f = open_ok(DATA "fmi2_full.xml");
+	assert_true(f->has_cosim && f->has_model_exchange);
+	t = print_to_string(fmu_print_table, f);
+	assert_contains(t, "  sacc runs it as      Co-Simulation; Model Exchange with `sacc "
+	                   "simulate --interface me`, or `with model exchange` on its inner fmu in "
+	                   "a script\n");
+	assert_contains(t, "co-simulation capabilities");
+	assert_contains(t, "\nmodel exchange\n");
+	free(t);
+	j = print_to_string(fmu_print_json, f);
+	assert_true(json_valid(j));
+	assert_contains(j, "\"runsAs\": \"Co-Simulation\"");
+	free(j);
+	fmu_free(f);
+
+	/* Co-Simulation only: no Model Exchange section */
+	f = open_built("fmus/window.fmu");
+	t = print_to_string(fmu_print_table, f);
+	assert_contains(t, "  sacc runs it as      Co-Simulation\n");
+	assert_null(strstr(t, "model exchange"));
+	free(t);
+	fmu_free(f);
+}
+
 static void fmu_read__built_fmus__described_as_specified(void **state)
 {
 	(void)state;
@@ -352,6 +400,7 @@ int main(void)
 		cmocka_unit_test(fmu_print__window_json__valid_with_keys),
 		cmocka_unit_test(fmu_print__json_strings_and_nulls__escaped),
 		cmocka_unit_test(fmu_print__unusable_fmus__described_with_the_reason),
+		cmocka_unit_test(fmu_print__model_exchange__interface_sizes_and_choice),
 		cmocka_unit_test(fmu_read__built_fmus__described_as_specified),
 	};
 	int failed = cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);

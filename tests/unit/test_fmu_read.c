@@ -779,7 +779,8 @@ static void fmu_read__fmi3_clock_and_scheduled_execution__refused_by_name(void *
 		&c));
 	assert_string_equal(cap_text(&c),
 	                    "inline.xml:2:1: error: model 'se' offers only the Scheduled Execution "
-	                    "interface, which sacc does not support: it drives Co-Simulation FMUs\n");
+	                    "interface, which sacc does not support: it drives Co-Simulation and "
+	                    "Model Exchange FMUs\n");
 	cap_close(&c);
 }
 
@@ -791,12 +792,200 @@ static void fmu_read__unsupported_version__error(void **state)
 	            "reads FMI 2.0 and FMI 3.0\n");
 }
 
-static void fmu_read__no_cosimulation__error(void **state)
+static void fmu_read__no_interface__error(void **state)
 {
 	(void)state;
-	expect_open(DATA "no_cosim.xml", false,
-	            DATA "no_cosim.xml:2:1: error: model 'me' has no <CoSimulation> element: sacc "
-	            "handles Co-Simulation FMUs only\n");
+	Capture c;
+	cap_open(&c);
+	assert_null(parse_str("<fmiModelDescription fmiVersion='2.0' modelName='none' guid='g'>\n"
+	                      "<ModelVariables/>\n</fmiModelDescription>\n", &c));
+	assert_string_equal(cap_text(&c),
+	                    "inline.xml:1:1: error: model 'none' has neither <CoSimulation> nor "
+	                    "<ModelExchange>: sacc handles Co-Simulation and Model Exchange FMUs\n");
+	cap_close(&c);
+}
+
+/* ---- Model Exchange --------------------------------------------------------------------- */
+
+/* An FMU offering Model Exchange only is read as one sacc runs through that interface:
+ * its identifier is the library's. */
+static void fmu_read__model_exchange_only__run_as_model_exchange(void **state)
+{
+	(void)state;
+	FmuInfo *f = open_ok(DATA "no_cosim.xml");
+	assert_false(f->has_cosim);
+	assert_true(f->has_model_exchange);
+	assert_null(f->unusable);
+	assert_true(fmu_me_by_default(f));
+	assert_string_equal(f->me.model_identifier, "me");
+	assert_string_equal(fmu_identifier(f, true), "me");
+	assert_string_equal(f->model_identifier, "me");
+	assert_int_equal(f->me.nstates, 0);
+	assert_int_equal(f->me.nevent_indicators, 0);
+	fmu_free(f);
+}
+
+/* FMI 2.0: both interfaces, each with its own identifier and abilities; the states in
+ * <Derivatives> order (not the variables'), numberOfEventIndicators. */
+static const char me2_xml[] =
+	"<fmiModelDescription fmiVersion='2.0' modelName='osc' guid='g' "
+	"numberOfEventIndicators='3'>\n"
+	"<CoSimulation modelIdentifier='osc_cs' canGetAndSetFMUstate='false'/>\n"
+	"<ModelExchange modelIdentifier='osc_me' canGetAndSetFMUstate='true' "
+	"completedIntegratorStepNotNeeded='true' providesDirectionalDerivative='true' "
+	"canBeInstantiatedOnlyOncePerProcess='true'/>\n"
+	"<ModelVariables>\n"
+	"<ScalarVariable name='x' valueReference='10' causality='output'><Real start='1'/>"
+	"</ScalarVariable>\n"
+	"<ScalarVariable name='v' valueReference='11' causality='output'><Real start='0'/>"
+	"</ScalarVariable>\n"
+	"<ScalarVariable name='der(v)' valueReference='12'><Real derivative='2'/>"
+	"</ScalarVariable>\n"
+	"<ScalarVariable name='der(x)' valueReference='13'><Real derivative='1'/>"
+	"</ScalarVariable>\n"
+	"</ModelVariables>\n"
+	"<ModelStructure><Outputs><Unknown index='1'/><Unknown index='2'/></Outputs>\n"
+	"<Derivatives><Unknown index='4' dependencies='2'/><Unknown index='3' dependencies='1'/>"
+	"</Derivatives></ModelStructure>\n"
+	"</fmiModelDescription>\n";
+
+static void fmu_read__me2_description__states_and_capabilities(void **state)
+{
+	(void)state;
+	Capture c;
+	cap_open(&c);
+	FmuInfo *f = parse_str(me2_xml, &c);
+	assert_string_equal(cap_text(&c), "");
+	assert_non_null(f);
+	assert_false(fmu_me_by_default(f)); /* both: Co-Simulation unless told */
+	assert_string_equal(f->model_identifier, "osc_cs");
+	assert_string_equal(fmu_identifier(f, false), "osc_cs");
+	assert_string_equal(fmu_identifier(f, true), "osc_me");
+	assert_false(f->can_get_and_set_fmu_state);
+	assert_false(f->can_be_instantiated_only_once_per_process);
+	assert_true(f->me.can_get_and_set_fmu_state);
+	assert_true(f->me.provides_directional_derivative);
+	assert_true(f->me.can_be_instantiated_only_once_per_process);
+	assert_false(f->me.needs_completed_integrator_step);
+	assert_int_equal(f->me.nstates, 2);
+	assert_int_equal(f->me.nstate_elems, 2);
+	assert_true(f->me.scalar_states);
+	/* <Derivatives> lists der(x) first: x is state 0, v state 1 */
+	assert_int_equal(f->me.states[0].state, var_index(f, "x"));
+	assert_int_equal(f->me.states[0].derivative, var_index(f, "der(x)"));
+	assert_int_equal(f->me.states[1].state, var_index(f, "v"));
+	assert_int_equal(f->me.states[1].derivative, var_index(f, "der(v)"));
+	assert_int_equal(f->me.nevent_indicators, 3);
+	assert_null(f->me.event_indicators);
+	fmu_free(f);
+	cap_close(&c);
+}
+
+/* FMI 3.0: <ContinuousStateDerivative> by value reference, an array state counted by its
+ * elements, <EventIndicator>s counted, needsCompletedIntegratorStep as written. */
+static void fmu_read__me3_description__states_and_indicators(void **state)
+{
+	(void)state;
+	Capture c;
+	cap_open(&c);
+	FmuInfo *f = parse_str(
+		"<fmiModelDescription fmiVersion='3.0' modelName='arr' instantiationToken='t'>\n"
+		"<ModelExchange modelIdentifier='arr' needsCompletedIntegratorStep='true' "
+		"canGetAndSetFMUState='true'/>\n"
+		"<ModelVariables>\n"
+		"<Float64 name='h' valueReference='1' causality='output' start='1'/>\n"
+		"<Float64 name='der(h)' valueReference='2' derivative='1'/>\n"
+		"<Float64 name='q' valueReference='3' causality='output' start='0 0 0'>"
+		"<Dimension start='3'/></Float64>\n"
+		"<Float64 name='der(q)' valueReference='4' derivative='3'>"
+		"<Dimension start='3'/></Float64>\n"
+		"<Float64 name='z' valueReference='5'/>\n"
+		"<Float64 name='zz' valueReference='6'><Dimension start='2'/></Float64>\n"
+		"</ModelVariables>\n"
+		"<ModelStructure><Output valueReference='1'/><Output valueReference='3'/>\n"
+		"<ContinuousStateDerivative valueReference='2'/>\n"
+		"<ContinuousStateDerivative valueReference='4'/>\n"
+		"<EventIndicator valueReference='5'/><EventIndicator valueReference='6'/>\n"
+		"</ModelStructure>\n"
+		"</fmiModelDescription>\n", &c);
+	assert_string_equal(cap_text(&c), "");
+	assert_non_null(f);
+	assert_true(fmu_me_by_default(f));
+	assert_true(f->me.needs_completed_integrator_step);
+	assert_true(f->me.can_get_and_set_fmu_state);
+	assert_int_equal(f->me.nstates, 2);
+	assert_int_equal(f->me.nstate_elems, 1 + 3);
+	assert_false(f->me.scalar_states);
+	assert_int_equal(f->me.states[1].state, var_index(f, "q"));
+	assert_int_equal(f->me.nevent_indicator_vars, 2);
+	assert_int_equal(f->me.event_indicators[0], var_index(f, "z"));
+	assert_int_equal(f->me.nevent_indicators, 1 + 2);
+	fmu_free(f);
+	cap_close(&c);
+}
+
+/* Inconsistent Model Exchange descriptions: each mistake at its element's line. */
+static void fmu_read__inconsistent_me_structure__errors_with_lines(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *vars, *structure, *root_attrs, *diags;
+	} cases[] = {
+		{"<ScalarVariable name='x' valueReference='0'><Real/></ScalarVariable>\n"
+		 "<ScalarVariable name='y' valueReference='1'><Real/></ScalarVariable>\n",
+		 "<Derivatives><Unknown index='2'/></Derivatives>", "",
+		 "inline.xml:7:30: error: <Unknown> lists 'y' as a state derivative, but it has no "
+		 "'derivative' attribute naming its state\n"
+		 "inline.xml:5:1: note: 'y' is declared here\n"},
+		{"<ScalarVariable name='x' valueReference='0'><Real/></ScalarVariable>\n"
+		 "<ScalarVariable name='dx' valueReference='1'><Real derivative='1'/></ScalarVariable>\n",
+		 "<Derivatives><Unknown index='7'/></Derivatives>", "",
+		 "inline.xml:7:30: error: <Unknown> index 7 is out of range (the model has 2 "
+		 "variables)\n"},
+		{"<ScalarVariable name='x' valueReference='0'><Real/></ScalarVariable>\n"
+		 "<ScalarVariable name='dx' valueReference='1'><Real derivative='1'/></ScalarVariable>\n",
+		 "<Derivatives><Unknown index='2'/><Unknown index='2'/></Derivatives>", "",
+		 "inline.xml:7:50: error: state derivative 'dx' is listed twice in "
+		 "<ModelStructure>\n"},
+		{"<ScalarVariable name='x' valueReference='0'><Real/></ScalarVariable>\n"
+		 "<ScalarVariable name='dx' valueReference='1'><Real derivative='1'/></ScalarVariable>\n",
+		 "", "",
+		 "inline.xml:5:1: error: 'dx' is the derivative of 'x', but <ModelStructure>"
+		 "<Derivatives> does not list it: a Model Exchange FMU lists every state derivative "
+		 "there\n"},
+		{"<ScalarVariable name='x' valueReference='0'><Real/></ScalarVariable>\n"
+		 "<ScalarVariable name='n' valueReference='1'><Integer/></ScalarVariable>\n",
+		 "", " numberOfEventIndicators='-1'",
+		 "inline.xml:1:1: error: attribute 'numberOfEventIndicators' of "
+		 "<fmiModelDescription> must be an unsigned integer up to 2147483647, not '-1'\n"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char xml[2048];
+		snprintf(xml, sizeof xml,
+		         "<fmiModelDescription fmiVersion='2.0' modelName='m' guid='g'%s>\n"
+		         "<ModelExchange modelIdentifier='m'/>\n"
+		         "<ModelVariables>\n%s</ModelVariables>\n"
+		         "<ModelStructure>%s</ModelStructure>\n"
+		         "</fmiModelDescription>\n",
+		         cases[i].root_attrs, cases[i].vars, cases[i].structure);
+		Capture c;
+		cap_open(&c);
+		assert_null(parse_str(xml, &c));
+		assert_string_equal(cap_text(&c), cases[i].diags);
+		cap_close(&c);
+	}
+	/* FMI 3.0: an event indicator must be a float */
+	Capture c;
+	cap_open(&c);
+	assert_null(parse_str(
+		"<fmiModelDescription fmiVersion='3.0' modelName='m' instantiationToken='t'>\n"
+		"<ModelExchange modelIdentifier='m'/>\n"
+		"<ModelVariables><Int32 name='k' valueReference='4'/></ModelVariables>\n"
+		"<ModelStructure><EventIndicator valueReference='4'/></ModelStructure>\n"
+		"</fmiModelDescription>\n", &c));
+	assert_string_equal(cap_text(&c), "inline.xml:4:17: error: event indicator 'k' is an "
+	                                  "Int32, not a float\n");
+	cap_close(&c);
 }
 
 static void fmu_read__wrong_root_and_empty__errors(void **state)
@@ -896,7 +1085,11 @@ int main(void)
 		cmocka_unit_test(fmu_read__fmi3_arrays__sizes_from_structural_parameters),
 		cmocka_unit_test(fmu_read__fmi3_clock_and_scheduled_execution__refused_by_name),
 		cmocka_unit_test(fmu_read__unsupported_version__error),
-		cmocka_unit_test(fmu_read__no_cosimulation__error),
+		cmocka_unit_test(fmu_read__no_interface__error),
+		cmocka_unit_test(fmu_read__model_exchange_only__run_as_model_exchange),
+		cmocka_unit_test(fmu_read__me2_description__states_and_capabilities),
+		cmocka_unit_test(fmu_read__me3_description__states_and_indicators),
+		cmocka_unit_test(fmu_read__inconsistent_me_structure__errors_with_lines),
 		cmocka_unit_test(fmu_read__wrong_root_and_empty__errors),
 		cmocka_unit_test(fmu_read__missing_file__error),
 		cmocka_unit_test(fmu_read__truncated_and_corrupted_input__reported_not_crashed),

@@ -1,0 +1,698 @@
+/* test_sart_inner_me.c — Model Exchange inners behind the seam (runtime/sart_inner_me.c):
+ * the suite's ME test FMUs (tests/fmus_me/, FMI 2.0 and 3.0) loaded with
+ * SART_CAP_MODEL_EXCHANGE and stepped through sart_inner_do_step as a Co-Simulation FMU
+ * would be.  The numbers are checked against the models' exact solutions: the linear
+ * oscillator's exponential, the bouncing ball's impact times.  Also: FMU states (a restore
+ * continues bit for bit, serialized bytes round-trip, corrupted ones are refused), the same
+ * FMU out of process giving the same bits, and the seam's refusals.
+ *
+ * Run from the repository root with SACC_BUILD naming the build directory (default
+ * "build"): the FMUs come from $SACC_BUILD/fmus_me/fmi{2,3}/<name>/, the host program of
+ * isolated inners is $SACC_BUILD/sacc-fmu-host. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "assert_close.h"
+#include "sacc_test.h"
+#include "sart_inner.h"
+#include "sart_isolate.h"
+
+#define LINEAR_TOKEN "{6b1f3c2e-8a47-4d90-b2e5-3c7d9e0a1f64}"
+#define BOUNCE_TOKEN "{2d8e4a71-5c3b-4f09-9e16-7b0a2c5d8f43}"
+#define TIME_TOKEN "{4f7b2d90-6e1a-4c35-8b07-e2a9d5c1f376}"
+#define BAD_TOKEN "{e3a80f5c-1d29-4b7e-96c4-58f0b2a7d1e9}"
+
+/* Value references of tests/fmus_me/<name>/fmi*.xml (the same in both versions). */
+enum { L_X1 = 1, L_X2 = 2, L_DER_X1 = 3, L_DER_X2 = 4, L_U = 5 };
+enum { B_H = 1, B_V = 3, B_E = 6 };
+enum { T_X = 1, T_U = 3, T_EVENTS = 100 };
+enum { BAD_X = 1, BAD_MODE = 100 };
+
+/* ---- helpers ---------------------------------------------------------------------------- */
+
+typedef struct Log {
+	int count;
+	char last[4096];
+	char all[16384];
+} Log;
+
+static void capture(void *env, SartStatus st, const char *category, const char *message)
+{
+	Log *l = env;
+	size_t used = strlen(l->all);
+	(void)st, (void)category;
+	l->count++;
+	snprintf(l->last, sizeof l->last, "%s", message);
+	snprintf(l->all + used, sizeof l->all - used, "%s\n", message);
+}
+
+#include "assert_contains.h"
+
+static const char *host_path(void)
+{
+	static char path[512];
+	snprintf(path, sizeof path, "%s/sacc-fmu-host", test_build_dir());
+	return path;
+}
+
+/* How an FMU is opened: its FMI version, the ME settings, in or out of process. */
+typedef struct Open {
+	SartFmiVersion version;
+	SartMeConfig me;
+	int isolated;
+	unsigned extra_caps;
+} Open;
+
+static SartStatus try_open(const char *model, const Open *o, Log *log, SartInner **out)
+{
+	char dir[512];
+	snprintf(dir, sizeof dir, "%s/fmus_me/fmi%d/%s", test_build_dir(), (int)o->version, model);
+	unsigned caps = SART_CAP_MODEL_EXCHANGE | SART_CAP_GET_SET_STATE | SART_CAP_SERIALIZE |
+	                o->extra_caps;
+	SartInnerConfig cfg = {model, dir, model, o->version, caps, capture, log, NULL, 0, NULL, 0,
+	                       o->me};
+	SartIsolation iso = {host_path(), 0, 0, 0, -1, 0};
+	return o->isolated ? sart_inner_load_isolated(&cfg, &iso, out) : sart_inner_load(&cfg, out);
+}
+
+static SartInner *open_me(const char *model, const Open *o, Log *log)
+{
+	SartInner *in = NULL;
+	SartStatus st = try_open(model, o, log, &in);
+	if (st != SART_OK)
+		print_error("load %s: %s\n", model, log->all);
+	assert_int_equal(st, SART_OK);
+	assert_non_null(in);
+	return in;
+}
+
+static void start(SartInner *in, const char *token, Log *log)
+{
+	const SartExperiment ex = {0, 0.0, 0.0, 0, 0.0};
+	SartStatus st = sart_inner_instantiate(in, token, 0);
+	if (st == SART_OK)
+		st = sart_inner_enter_init(in, &ex);
+	if (st == SART_OK)
+		st = sart_inner_exit_init(in);
+	if (st != SART_OK)
+		print_error("start: %s\n", log->all);
+	assert_int_equal(st, SART_OK);
+}
+
+static double get_real(SartInner *in, SartVr vr)
+{
+	double v = NAN;
+	assert_int_equal(sart_inner_get_real(in, &vr, 1, &v), SART_OK);
+	return v;
+}
+
+static void set_real(SartInner *in, SartVr vr, double v)
+{
+	assert_int_equal(sart_inner_set_real(in, &vr, 1, &v), SART_OK);
+}
+
+static void step(SartInner *in, double t, double h, Log *log)
+{
+	double reached = NAN;
+	SartStatus st = sart_inner_do_step(in, t, h, 0, &reached);
+	if (st != SART_OK)
+		print_error("step at %g: %s\n", t, log->all);
+	assert_int_equal(st, SART_OK);
+	assert_true(reached == t + h);
+}
+
+/* ---- the linear oscillator against its exact solution ----------------------------------- */
+
+/* melinear's x1 and x2 at time s after (x10, x20), input u constant (README of
+ * tests/fmus_me/): k = 4, c = 0.4, b = 1. */
+static void linear_exact(double x10, double x20, double u, double s, double *x1, double *x2)
+{
+	const double k = 4.0, c = 0.4, b = 1.0;
+	double xs = b * u / k, a = c / 2, w = sqrt(k - a * a), y0 = x10 - xs;
+	double p = y0, q = (x20 + a * y0) / w;
+	double e = exp(-a * s), cs = cos(w * s), sn = sin(w * s);
+	*x1 = xs + e * (p * cs + q * sn);
+	/* d/ds of e (p cos + q sin) */
+	*x2 = e * (-a * (p * cs + q * sn) + w * (q * cs - p * sn));
+}
+
+/* Steps of 0.1 over 10 s, the input jumping from 0 to 2 at t = 5; x1 and x2 (amplitude
+ * 1000) after every step against the exact solution, within tol (absolute). */
+static void linear_run(const Open *o, double tol)
+{
+	Log log = {0};
+	SartInner *in = open_me("melinear", o, &log);
+	start(in, LINEAR_TOKEN, &log);
+	double x10 = 1000.0, x20 = 0.0, t0 = 0.0, u = 0.0, worst = 0.0;
+	for (int i = 0; i < 100; i++) {
+		double t = i * 0.1;
+		if (i == 50) {
+			/* a jump of the input: the exact solution starts again from the exact state */
+			linear_exact(1000.0, 0.0, 0.0, 5.0, &x10, &x20);
+			t0 = 5.0;
+			u = 2.0;
+			set_real(in, L_U, u);
+		}
+		step(in, t, 0.1, &log);
+		double e1, e2;
+		linear_exact(x10, x20, u, (i + 1) * 0.1 - t0, &e1, &e2);
+		double d1 = fabs(get_real(in, L_X1) - e1), d2 = fabs(get_real(in, L_X2) - e2);
+		worst = fmax(worst, fmax(d1, d2));
+		assert_close(get_real(in, L_X1), e1, tol);
+		assert_close(get_real(in, L_X2), e2, tol);
+	}
+	/* the derivatives the FMU gives at the end are those of the final states */
+	assert_close(get_real(in, L_DER_X1), get_real(in, L_X2), 0.0);
+	assert_int_equal(sart_inner_terminate(in), SART_OK);
+	sart_inner_free(in);
+	assert_int_equal(log.count, 0);
+	if (getenv("SART_TEST_VERBOSE"))
+		print_message("worst error %g\n", worst);
+}
+
+static void me__linear_fmi2__exact_solution_within_tolerance(void **state)
+{
+	(void)state;
+	Open o = {SART_FMI2, {0}, 0, 0};
+	o.me.nstates = 2;
+	o.me.tolerance = 1e-8;
+	/* amplitude 1000, relative tolerance 1e-8: the global error stays within 5e-8 of it */
+	linear_run(&o, 5e-5);
+}
+
+static void me__linear_fmi3__exact_solution_within_tolerance(void **state)
+{
+	(void)state;
+	Open o = {SART_FMI3, {0}, 0, 0};
+	o.me.tolerance = 1e-8;
+	linear_run(&o, 5e-5);
+}
+
+/* The default tolerance (1e-6, nothing given) is coarser, and still holds the solution to
+ * its order of magnitude. */
+static void me__linear_default_tolerance__solution_within_it(void **state)
+{
+	(void)state;
+	Open o = {SART_FMI2, {0}, 0, 0};
+	o.me.nstates = 2;
+	linear_run(&o, 1000.0 * 2e-6);
+}
+
+/* ---- the bouncing ball: impacts located ------------------------------------------------- */
+
+/* The bouncing ball's k-th impact (k from 1), README of tests/fmus_me/. */
+static double impact_time(int k)
+{
+	const double g = 9.81, e = 0.7, v1 = sqrt(2.0 / g) * g;
+	double t = sqrt(2.0 / g), ek = 1.0;
+	for (int i = 1; i < k; i++) {
+		t += 2.0 * ek * e * v1 / g;
+		ek *= e;
+	}
+	return t;
+}
+
+/* Steps of 0.01 over 3 s at the default tolerance.  After a step in which v jumped from
+ * falling to rising, the motion since the impact is a parabola, which the solver follows
+ * exactly: its root before the step's end is where the seam put the impact.  Each of the
+ * ten rebounds is checked against the exact time; after the eleventh the ball rests. */
+static void bounce_run(const Open *o, double tol)
+{
+	Log log = {0};
+	SartInner *in = open_me("mebounce", o, &log);
+	start(in, BOUNCE_TOKEN, &log);
+	const double g = 9.81, h = 0.01;
+	double v_prev = get_real(in, B_V);
+	int impacts = 0;
+	for (int i = 0; i < 300; i++) {
+		double t = i * h, end = (i + 1) * h;
+		step(in, t, h, &log);
+		double hh = get_real(in, B_H), v = get_real(in, B_V);
+		if (v_prev < 0 && v > 0) {
+			impacts++;
+			/* hh + v s - g s^2 / 2 = 0, s = t_impact - end < 0 */
+			double s = (v - sqrt(v * v + 2.0 * g * hh)) / g;
+			double ti = end + s;
+			if (getenv("SART_TEST_VERBOSE"))
+				print_message("impact %d: %g off\n", impacts, ti - impact_time(impacts));
+			if (!(fabs(ti - impact_time(impacts)) <= tol))
+				fail_msg("impact %d at %.17g, expected %.17g within %g", impacts, ti,
+				         impact_time(impacts), tol);
+		}
+		assert_true(hh >= 0.0);
+		v_prev = v;
+	}
+	assert_int_equal(impacts, 10);
+	/* at rest: the eleventh impact stopped it on the ground */
+	assert_close(get_real(in, B_V), 0.0, 0.0);
+	assert_close(get_real(in, B_H), 0.0, 1e-12);
+	sart_inner_free(in);
+}
+
+static void me__bounce_fmi2__impacts_within_a_microsecond(void **state)
+{
+	(void)state;
+	Open o = {SART_FMI2, {0}, 0, 0};
+	o.me.nstates = 2;
+	o.me.nevent_indicators = 1;
+	bounce_run(&o, 1e-6);
+}
+
+static void me__bounce_fmi3__impacts_within_a_microsecond(void **state)
+{
+	(void)state;
+	Open o = {SART_FMI3, {0}, 0, 0};
+	bounce_run(&o, 1e-6);
+}
+
+/* ---- FMU states --------------------------------------------------------------------------- */
+
+#define TRACE_STEPS 120
+
+/* h and v after each of n steps of 0.025 from t. */
+static void trace(SartInner *in, double t, int n, double out[][2], Log *log)
+{
+	for (int i = 0; i < n; i++) {
+		step(in, t + i * 0.025, 0.025, log);
+		out[i][0] = get_real(in, B_H);
+		out[i][1] = get_real(in, B_V);
+	}
+}
+
+static void states_run(const Open *o)
+{
+	Log log = {0};
+	SartInner *in = open_me("mebounce", o, &log);
+	start(in, BOUNCE_TOKEN, &log);
+	static double first[TRACE_STEPS][2], again[TRACE_STEPS][2];
+	double pre[10][2];
+	trace(in, 0.0, 10, pre, &log); /* to t = 0.25, before the first impact */
+	void *saved = NULL;
+	assert_int_equal(sart_inner_get_state(in, &saved), SART_OK);
+	size_t size = 0;
+	assert_int_equal(sart_inner_serialized_size(in, saved, &size), SART_OK);
+	unsigned char *bytes = malloc(size);
+	assert_non_null(bytes);
+	assert_int_equal(sart_inner_serialize(in, saved, bytes, size), SART_OK);
+
+	trace(in, 0.25, TRACE_STEPS, first, &log); /* over impacts, to t = 3.25 */
+
+	/* restored: the same steps give the same bits */
+	memset(again, 0, sizeof again);
+	assert_int_equal(sart_inner_set_state(in, saved), SART_OK);
+	trace(in, 0.25, TRACE_STEPS, again, &log);
+	assert_memory_equal(first, again, sizeof first);
+
+	/* from the bytes, in the same instance */
+	void *back = NULL;
+	assert_int_equal(sart_inner_deserialize(in, bytes, size, &back), SART_OK);
+	assert_int_equal(sart_inner_set_state(in, back), SART_OK);
+	memset(again, 0, sizeof again);
+	trace(in, 0.25, TRACE_STEPS, again, &log);
+	assert_memory_equal(first, again, sizeof first);
+
+	/* the state overwritten in place, then restored again */
+	assert_int_equal(sart_inner_get_state(in, &back), SART_OK);
+	assert_int_equal(sart_inner_set_state(in, saved), SART_OK);
+	memset(again, 0, sizeof again);
+	trace(in, 0.25, TRACE_STEPS, again, &log);
+	assert_memory_equal(first, again, sizeof first);
+
+	/* from the bytes, in another instance that never stepped */
+	Log log2 = {0};
+	SartInner *other = open_me("mebounce", o, &log2);
+	start(other, BOUNCE_TOKEN, &log2);
+	void *copy = NULL;
+	assert_int_equal(sart_inner_deserialize(other, bytes, size, &copy), SART_OK);
+	assert_int_equal(sart_inner_set_state(other, copy), SART_OK);
+	memset(again, 0, sizeof again);
+	trace(other, 0.25, TRACE_STEPS, again, &log2);
+	assert_memory_equal(first, again, sizeof first);
+	assert_int_equal(sart_inner_free_state(other, &copy), SART_OK);
+	sart_inner_free(other);
+
+	assert_int_equal(sart_inner_free_state(in, &back), SART_OK);
+	assert_int_equal(sart_inner_free_state(in, &saved), SART_OK);
+	assert_null(saved);
+	free(bytes);
+	sart_inner_free(in);
+	assert_int_equal(log.count, 0);
+}
+
+static void me__states_fmi2__restore_continues_bit_for_bit(void **state)
+{
+	(void)state;
+	Open o = {SART_FMI2, {0}, 0, 0};
+	o.me.nstates = 2;
+	o.me.nevent_indicators = 1;
+	states_run(&o);
+}
+
+static void me__states_fmi3__restore_continues_bit_for_bit(void **state)
+{
+	(void)state;
+	Open o = {SART_FMI3, {0}, 0, 0};
+	states_run(&o);
+}
+
+/* Serialized bytes that are not a state of the layer: cut short, another magic, a changed
+ * header byte, an absurd size: each refused with a message, no state made. */
+static void me__corrupted_bytes__refused_naming_the_cause(void **state)
+{
+	(void)state;
+	Log log = {0};
+	Open o = {SART_FMI2, {0}, 0, 0};
+	o.me.nstates = 2;
+	o.me.nevent_indicators = 1;
+	SartInner *in = open_me("mebounce", &o, &log);
+	start(in, BOUNCE_TOKEN, &log);
+	step(in, 0.0, 0.5, &log);
+	void *saved = NULL;
+	size_t size = 0;
+	assert_int_equal(sart_inner_get_state(in, &saved), SART_OK);
+	assert_int_equal(sart_inner_serialized_size(in, saved, &size), SART_OK);
+	unsigned char *good = malloc(size), *bad = malloc(size);
+	assert_non_null(good);
+	assert_non_null(bad);
+	assert_int_equal(sart_inner_serialize(in, saved, good, size), SART_OK);
+	static const struct {
+		size_t at;      /* the byte changed (size: cut to 40 bytes instead) */
+		unsigned char xor_with;
+		const char *why;
+	} cases[] = {
+		{0, 0x20, "no header"},
+		{4, 0x01, "another version"},
+		{8, 0x10, "size is wrong"},
+		{20, 0x01, "checksum is wrong"},
+		{56, 0x04, "checksum is wrong"},
+		{(size_t)-1, 0, "too short"},
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+		memcpy(bad, good, size);
+		size_t n = size;
+		if (cases[c].at == (size_t)-1)
+			n = 40;
+		else
+			bad[cases[c].at] ^= cases[c].xor_with;
+		void *st = NULL;
+		log.all[0] = '\0';
+		assert_int_equal(sart_inner_deserialize(in, bad, n, &st), SART_ERROR);
+		assert_null(st);
+		assert_contains(log.all, "[mebounce] deSerializeFMUstate: the bytes are not a state");
+		assert_contains(log.all, cases[c].why);
+	}
+	/* every single-byte change of the header is caught, whatever it hits */
+	for (size_t at = 0; at < 96 + 8; at++) {
+		memcpy(bad, good, size);
+		bad[at] ^= 0x5a;
+		void *st = NULL;
+		assert_int_equal(sart_inner_deserialize(in, bad, size, &st), SART_ERROR);
+		assert_null(st);
+	}
+	/* and the intact bytes still load */
+	void *ok = NULL;
+	assert_int_equal(sart_inner_deserialize(in, good, size, &ok), SART_OK);
+	assert_int_equal(sart_inner_free_state(in, &ok), SART_OK);
+	assert_int_equal(sart_inner_free_state(in, &saved), SART_OK);
+	free(good);
+	free(bad);
+	sart_inner_free(in);
+}
+
+/* ---- time events ------------------------------------------------------------------------ */
+
+/* metime's x at t: the integral of u = 1, 3, -2, 0.5 (repeating) over intervals of 0.25. */
+static double time_exact(double t)
+{
+	static const double s[4] = {1.0, 3.0, -2.0, 0.5};
+	double x = 0.0;
+	int k = 0;
+	for (; (k + 1) * 0.25 <= t; k++)
+		x += 0.25 * s[k % 4];
+	return x + (t - k * 0.25) * s[k % 4];
+}
+
+/* Steps of 0.1 against switches every 0.25: x is piecewise linear, so any solver that
+ * hits each switch exactly gives it to rounding; one that stepped over a switch by d would
+ * be off by d times the jump of u.  The switch at t = 0.5, a step's end, is in that step. */
+static void time_run(SartFmiVersion v)
+{
+	Log log = {0};
+	Open o = {v, {0}, 0, 0};
+	o.me.nstates = 1;
+	SartInner *in = open_me("metime", &o, &log);
+	start(in, TIME_TOKEN, &log);
+	for (int i = 0; i < 40; i++) {
+		double t = i * 0.1, end = t + 0.1;
+		step(in, t, 0.1, &log);
+		assert_close(get_real(in, T_X), time_exact(end), 1e-13);
+		int events = -1;
+		SartVr vr = T_EVENTS;
+		assert_int_equal(sart_inner_get_integer(in, &vr, 1, &events), SART_OK);
+		assert_int_equal(events, (int)floor(end / 0.25 + 1e-9));
+	}
+	sart_inner_free(in);
+	assert_int_equal(log.count, 0);
+}
+
+static void me__time_events_fmi2__hit_exactly(void **state)
+{
+	(void)state;
+	time_run(SART_FMI2);
+}
+
+static void me__time_events_fmi3__hit_exactly(void **state)
+{
+	(void)state;
+	time_run(SART_FMI3);
+}
+
+/* ---- a misbehaving FMU ------------------------------------------------------------------ */
+
+/* mebad in the given mode, stepped from 0 by h: the step's status, *reached, and the
+ * message. */
+static SartStatus bad_run(SartFmiVersion v, int mode, double h, double *reached, Log *log)
+{
+	Open o = {v, {0}, 0, 0};
+	o.me.nstates = 1;
+	o.me.nevent_indicators = 1;
+	SartInner *in = open_me("mebad", &o, log);
+	const SartExperiment ex = {0, 0.0, 0.0, 0, 0.0};
+	SartVr vr = BAD_MODE;
+	assert_int_equal(sart_inner_instantiate(in, BAD_TOKEN, 0), SART_OK);
+	assert_int_equal(sart_inner_set_integer(in, &vr, 1, &mode), SART_OK);
+	assert_int_equal(sart_inner_enter_init(in, &ex), SART_OK);
+	assert_int_equal(sart_inner_exit_init(in), SART_OK);
+	SartStatus st = sart_inner_do_step(in, 0.0, h, 0, reached);
+	if (getenv("SART_TEST_VERBOSE"))
+		print_message("mode %d: %s", mode, log->all);
+	/* what went before stays: x = exp(-t) up to the failure (but in mode 4) */
+	if (mode != 4 && st != SART_OK) {
+		double x = get_real(in, BAD_X);
+		assert_true(x > 0.0 && x < 1.0);
+	}
+	sart_inner_free(in);
+	return st;
+}
+
+static void bad_modes(SartFmiVersion v)
+{
+	double reached = 0;
+	Log log = {0};
+
+	assert_int_equal(bad_run(v, 0, 1.0, &reached, &log), SART_OK);
+	assert_true(reached == 1.0);
+
+	memset(&log, 0, sizeof log);
+	assert_int_equal(bad_run(v, 1, 1.0, &reached, &log), SART_ERROR);
+	assert_true(isnan(reached));
+	assert_contains(log.last, "[mebad] step from t = 0 by h = 1: the derivative of "
+	                "continuous state 1 is NaN or infinite in the solver's step after t = ");
+
+	memset(&log, 0, sizeof log);
+	assert_int_equal(bad_run(v, 2, 1.0, &reached, &log), SART_ERROR);
+	assert_contains(log.last, "[mebad] the model chatters at t = 0.5");
+	assert_contains(log.last, "event indicator 1 gives");
+
+	memset(&log, 0, sizeof log);
+	assert_int_equal(bad_run(v, 3, 1.0, &reached, &log), SART_ERROR);
+	assert_contains(log.last, "[mebad] the event iteration at t = 0.5 does not settle");
+
+	memset(&log, 0, sizeof log);
+	assert_int_equal(bad_run(v, 4, 2.0, &reached, &log), SART_ERROR);
+	/* x = 1/(1 - t): the solver gives up where x blows up, near t = 1 */
+	const char *at = strstr(log.last, "[mebad] step from t = 0 by h = 2: at t = ");
+	double where = NAN;
+	assert_non_null(at);
+	assert_int_equal(sscanf(at + strlen("[mebad] step from t = 0 by h = 2: at t = "), "%lf",
+	                        &where), 1);
+	assert_close(where, 1.0, 1e-3);
+	assert_contains(log.last, "the solver cannot meet the relative tolerance 1e-06");
+
+	memset(&log, 0, sizeof log);
+	assert_int_equal(bad_run(v, 5, 1.0, &reached, &log), SART_DISCARD);
+	assert_true(reached == 0.5);
+	assert_contains(log.last, "[mebad] the FMU asked to terminate the simulation at t = 0.5");
+}
+
+static void me__bad_fmi2__each_mode_its_error(void **state)
+{
+	(void)state;
+	bad_modes(SART_FMI2);
+}
+
+static void me__bad_fmi3__each_mode_its_error(void **state)
+{
+	(void)state;
+	bad_modes(SART_FMI3);
+}
+
+/* ---- out of process --------------------------------------------------------------------- */
+
+/* The same steps, state and serialized bytes isolated as in process, bit for bit. */
+static void isolated_run(SartFmiVersion v)
+{
+	static double here[TRACE_STEPS][2], there[TRACE_STEPS][2];
+	unsigned char *bytes[2] = {NULL, NULL};
+	size_t sizes[2] = {0, 0};
+	for (int iso = 0; iso < 2; iso++) {
+		Log log = {0};
+		Open o = {v, {0}, iso, 0};
+		o.me.nstates = 2;
+		o.me.nevent_indicators = 1;
+		o.me.tolerance = 1e-7;
+		SartInner *in = open_me("mebounce", &o, &log);
+		start(in, BOUNCE_TOKEN, &log);
+		trace(in, 0.0, TRACE_STEPS, iso ? there : here, &log);
+		void *st = NULL;
+		assert_int_equal(sart_inner_get_state(in, &st), SART_OK);
+		assert_int_equal(sart_inner_serialized_size(in, st, &sizes[iso]), SART_OK);
+		bytes[iso] = malloc(sizes[iso]);
+		assert_non_null(bytes[iso]);
+		assert_int_equal(sart_inner_serialize(in, st, bytes[iso], sizes[iso]), SART_OK);
+		assert_int_equal(sart_inner_free_state(in, &st), SART_OK);
+		assert_int_equal(sart_inner_terminate(in), SART_OK);
+		sart_inner_free(in);
+		assert_int_equal(log.count, 0);
+	}
+	assert_memory_equal(here, there, sizeof here);
+	assert_int_equal(sizes[0], sizes[1]);
+	assert_memory_equal(bytes[0], bytes[1], sizes[0]);
+	free(bytes[0]);
+	free(bytes[1]);
+}
+
+static void me__isolated_fmi2__same_bits_as_in_process(void **state)
+{
+	(void)state;
+	isolated_run(SART_FMI2);
+}
+
+static void me__isolated_fmi3__same_bits_as_in_process(void **state)
+{
+	(void)state;
+	isolated_run(SART_FMI3);
+}
+
+/* ---- what the seam refuses -------------------------------------------------------------- */
+
+/* Driven for Model Exchange, a library must export the ME functions and need not export
+ * the Co-Simulation ones: tests/fmus/broken/nodostep (no fmi2DoStep, no ME function) is
+ * refused naming the ME functions only.  An ME-only FMU opened as Co-Simulation refuses
+ * to be instantiated so. */
+static void me__required_functions__me_named_cs_not(void **state)
+{
+	(void)state;
+	Log log = {0};
+	char dir[512];
+	snprintf(dir, sizeof dir, "%s/fmus-broken/nodostep", test_build_dir());
+	SartInnerConfig cfg = {"nds", dir, "nodostep", SART_FMI2, SART_CAP_MODEL_EXCHANGE, capture,
+	                       &log, NULL, 0, NULL, 0, {0}};
+	SartInner *in = NULL;
+	assert_int_equal(sart_inner_load(&cfg, &in), SART_ERROR);
+	assert_null(in);
+	assert_contains(log.all, "fmi2SetTime (needed for Model Exchange)");
+	assert_contains(log.all, "fmi2GetDerivatives (needed for Model Exchange)");
+	assert_null(strstr(log.all, "fmi2DoStep"));
+
+	for (int v = 2; v <= 3; v++) {
+		Log l = {0};
+		snprintf(dir, sizeof dir, "%s/fmus_me/fmi%d/mebounce", test_build_dir(), v);
+		SartInnerConfig cs = {"ball", dir, "mebounce", (SartFmiVersion)v, 0, capture, &l, NULL,
+		                      0, NULL, 0, {0}};
+		assert_int_equal(sart_inner_load(&cs, &in), SART_OK);
+		assert_int_equal(sart_inner_instantiate(in, BOUNCE_TOKEN, 0), SART_ERROR);
+		assert_contains(l.last, v == 2 ? "[ball] fmi2Instantiate returned NULL" :
+		                "[ball] fmi3InstantiateCoSimulation returned NULL");
+		sart_inner_free(in);
+		in = NULL;
+	}
+}
+
+/* A step that does not start where the FMU stands, before initialization, or of no
+ * length, and the calls an ME FMU has no counterpart for: errors naming the instance. */
+static void me__misuse__errors_naming_instance_and_time(void **state)
+{
+	(void)state;
+	Log log = {0};
+	Open o = {SART_FMI2, {0}, 0, 0};
+	o.me.nstates = 2;
+	SartInner *in = open_me("melinear", &o, &log);
+	double reached = 0;
+	assert_int_equal(sart_inner_instantiate(in, LINEAR_TOKEN, 0), SART_OK);
+	assert_int_equal(sart_inner_do_step(in, 0.0, 0.1, 0, &reached), SART_ERROR);
+	assert_true(isnan(reached));
+	assert_contains(log.last, "[melinear] step from t = 0 by h = 0.1: the FMU is not "
+	                "initialized");
+	const SartExperiment ex = {0, 0.0, 0.0, 0, 0.0};
+	assert_int_equal(sart_inner_enter_init(in, &ex), SART_OK);
+	assert_int_equal(sart_inner_exit_init(in), SART_OK);
+	assert_int_equal(sart_inner_do_step(in, 0.5, 0.1, 0, &reached), SART_ERROR);
+	assert_contains(log.last, "[melinear] step from t = 0.5 by h = 0.1: the FMU stands at "
+	                "t = 0");
+	assert_int_equal(sart_inner_do_step(in, 0.0, 0.0, 0, &reached), SART_ERROR);
+	SartVr vr = L_U;
+	int order = 1;
+	double value = 1.0;
+	assert_int_equal(sart_inner_set_real_input_derivatives(in, &vr, 1, &order, &value),
+	                 SART_ERROR);
+	assert_contains(log.last, "[melinear] setting input derivatives: a Model Exchange FMU");
+	/* no direct route: a wrapper's fast step goes through the seam */
+	assert_null(sart_inner_direct(in));
+	/* and the instance still steps */
+	step(in, 0.0, 0.1, &log);
+	sart_inner_free(in);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(me__linear_fmi2__exact_solution_within_tolerance),
+		cmocka_unit_test(me__linear_fmi3__exact_solution_within_tolerance),
+		cmocka_unit_test(me__linear_default_tolerance__solution_within_it),
+		cmocka_unit_test(me__bounce_fmi2__impacts_within_a_microsecond),
+		cmocka_unit_test(me__bounce_fmi3__impacts_within_a_microsecond),
+		cmocka_unit_test(me__time_events_fmi2__hit_exactly),
+		cmocka_unit_test(me__time_events_fmi3__hit_exactly),
+		cmocka_unit_test(me__bad_fmi2__each_mode_its_error),
+		cmocka_unit_test(me__bad_fmi3__each_mode_its_error),
+		cmocka_unit_test(me__states_fmi2__restore_continues_bit_for_bit),
+		cmocka_unit_test(me__states_fmi3__restore_continues_bit_for_bit),
+		cmocka_unit_test(me__corrupted_bytes__refused_naming_the_cause),
+		cmocka_unit_test(me__isolated_fmi2__same_bits_as_in_process),
+		cmocka_unit_test(me__isolated_fmi3__same_bits_as_in_process),
+		cmocka_unit_test(me__required_functions__me_named_cs_not),
+		cmocka_unit_test(me__misuse__errors_naming_instance_and_time),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
