@@ -41,6 +41,7 @@ typedef struct Env {
 	double last_acc_t;
 	double lambda;    /* f_decay: the second state's decay rate (0: one state) */
 	double widest;    /* on_accepted_gap: the widest step seen */
+	double t_root;    /* g_mid: where its indicator crosses zero */
 } Env;
 
 static void watch(Env *e, double t)
@@ -200,14 +201,27 @@ static int on_accepted(void *env, double t, const double x[], int *stop)
 	return e->acc_code;
 }
 
-static SartOde *make(SartOdeProblem *p, Env *e, SartOdeMethod m, double rtol, const double *x0)
+/* A solver at (0, x0) with steps no longer than h_max (0: any), its first step h0 when
+ * positive (else the initial step's guess). */
+static SartOde *make_capped(SartOdeProblem *p, Env *e, SartOdeMethod m, double rtol,
+			    double h_max, double h0, const double *x0)
 {
 	p->env = e;
-	SartOdeSettings s = {.method = m, .rtol = rtol};
+	SartOdeSettings s = {.method = m, .rtol = rtol, .h_max = h_max};
 	SartOde *o = sart_ode_new(p, &s);
 	assert_non_null(o);
 	sart_ode_restart(o, 0.0, x0, 1);
+	if (h0 > 0.0) {
+		SartOdeMemo memo = {.h = h0, .method = m};
+		sart_ode_set_memo(o, &memo);
+		sart_ode_restart(o, 0.0, x0, 0);
+	}
 	return o;
+}
+
+static SartOde *make(SartOdeProblem *p, Env *e, SartOdeMethod m, double rtol, const double *x0)
+{
+	return make_capped(p, e, m, rtol, 0.0, 0.0, x0);
 }
 
 static double rel_err(double a, double b)
@@ -646,12 +660,9 @@ static void settings__h_max_and_empty_interval__respected(void **state)
 	(void)state;
 	for (int mi = 0; mi < NMETHODS; mi++) {
 		Env e = {0};
-		SartOdeProblem p = {.n = 1, .f = f_decay, .accepted = on_accepted_gap, .env = &e};
-		SartOdeSettings s = {.method = methods[mi], .rtol = 1e-3, .h_max = 0.05};
-		SartOde *o = sart_ode_new(&p, &s);
-		assert_non_null(o);
+		SartOdeProblem p = {.n = 1, .f = f_decay, .accepted = on_accepted_gap};
 		double x0 = 1.0;
-		sart_ode_restart(o, 0.0, &x0, 1);
+		SartOde *o = make_capped(&p, &e, methods[mi], 1e-3, 0.05, 0.0, &x0);
 		SartOdeOutcome out;
 		/* nothing to do: nothing evaluated */
 		assert_int_equal(sart_ode_advance(o, 0.0, &out), SART_ODE_REACHED);
@@ -708,12 +719,9 @@ static void dop853__polynomials__exact_to_degree_7(void **state)
 	(void)state;
 	for (int k = 0; k <= 8; k++) {
 		Env e = {.lambda = k};
-		SartOdeProblem p = {.n = 1, .f = f_power, .env = &e};
-		SartOdeSettings s = {.method = SART_ODE_DOP853, .rtol = 1e-3, .h_max = 0.25};
-		SartOde *o = sart_ode_new(&p, &s);
-		assert_non_null(o);
+		SartOdeProblem p = {.n = 1, .f = f_power};
 		double x0 = 0.0;
-		sart_ode_restart(o, 0.0, &x0, 1);
+		SartOde *o = make_capped(&p, &e, SART_ODE_DOP853, 1e-3, 0.25, 0.0, &x0);
 		SartOdeOutcome out;
 		assert_int_equal(sart_ode_advance(o, 2.0, &out), SART_ODE_REACHED);
 		double exact = pow(2.0, k + 1);
@@ -731,15 +739,10 @@ static void dop853__polynomials__exact_to_degree_7(void **state)
 static double decay_fixed_step_error(SartOdeMethod method, double h)
 {
 	Env e = {0};
-	SartOdeProblem p = {.n = 1, .f = f_decay, .env = &e};
-	SartOdeSettings s = {.method = method, .rtol = 1.0, .h_max = h};
-	SartOde *o = sart_ode_new(&p, &s);
-	assert_non_null(o);
+	SartOdeProblem p = {.n = 1, .f = f_decay};
 	double x0 = 1.0;
 	/* the first step h too, not the initial step's guess */
-	SartOdeMemo m = {.h = h, .method = method};
-	sart_ode_set_memo(o, &m);
-	sart_ode_restart(o, 0.0, &x0, 0);
+	SartOde *o = make_capped(&p, &e, method, 1.0, h, h, &x0);
 	SartOdeOutcome out;
 	assert_int_equal(sart_ode_advance(o, 4.0, &out), SART_ODE_REACHED);
 	const SartOdeStats *st = sart_ode_stats(o);
@@ -773,7 +776,7 @@ static int g_mid(void *env, double t, const double x[], double z[])
 	Env *e = env;
 	(void)x;
 	e->g_calls++;
-	z[0] = t - e->widest;
+	z[0] = t - e->t_root;
 	return 0;
 }
 
@@ -786,15 +789,10 @@ static void dop853__dense_output__error_order_7(void **state)
 	double err[3];
 	for (int k = 0; k < 3; k++) {
 		double h = ldexp(1.0, -k);
-		Env e = {.widest = 0.5 * h};
-		SartOdeProblem p = {.n = 2, .nz = 1, .f = f_osc, .g = g_mid, .env = &e};
-		SartOdeSettings s = {.method = SART_ODE_DOP853, .rtol = 1.0, .h_max = h};
-		SartOde *o = sart_ode_new(&p, &s);
-		assert_non_null(o);
+		Env e = {.t_root = 0.5 * h};
+		SartOdeProblem p = {.n = 2, .nz = 1, .f = f_osc, .g = g_mid};
 		double x0[2] = {1.0, 0.0};
-		SartOdeMemo m = {.h = h, .method = SART_ODE_DOP853};
-		sart_ode_set_memo(o, &m);
-		sart_ode_restart(o, 0.0, x0, 0);
+		SartOde *o = make_capped(&p, &e, SART_ODE_DOP853, 1.0, h, h, x0);
 		SartOdeOutcome out;
 		assert_int_equal(sart_ode_advance(o, 3.0, &out), SART_ODE_STATE_EVENT);
 		assert_int_equal(sart_ode_stats(o)->steps, 1);
@@ -889,10 +887,7 @@ static void dop853__dense_output__only_for_a_step_with_an_event(void **state)
 		SartOdeProblem p = {.n = 2, .nz = with_event, .f = f_osc,
 				    .g = with_event ? g_first : NULL};
 		double x0[2] = {1.0, 0.0};
-		SartOde *o = make(&p, &e, SART_ODE_DOP853, 1e-8, x0);
-		SartOdeMemo m = {.h = 0.01, .method = SART_ODE_DOP853};
-		sart_ode_set_memo(o, &m);
-		sart_ode_restart(o, 0.0, x0, 0);
+		SartOde *o = make_capped(&p, &e, SART_ODE_DOP853, 1e-8, 0.0, 0.01, x0);
 		SartOdeOutcome out;
 		sart_ode_advance(o, 3.0, &out);
 		assert_int_equal(out.result, with_event ? SART_ODE_STATE_EVENT : SART_ODE_REACHED);
