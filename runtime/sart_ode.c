@@ -1,12 +1,15 @@
-/* sart_ode.c — the runtime's ODE solvers (sart_ode.h): Dormand-Prince 5(4) and Rodas4P2, with
- * state events located on their dense output.  sart_inner_me.c drives a Model Exchange FMU
- * through it between two events, in `sacc simulate` and inside a wrapper alike.
+/* sart_ode.c — the runtime's ODE solvers (sart_ode.h): Dormand-Prince 5(4), Dormand-Prince
+ * 8(5,3) and Rodas4P2, with state events located on their dense output.  sart_inner_me.c
+ * drives a Model Exchange FMU through it between two events, in `sacc simulate` and inside
+ * a wrapper alike.
  *
  * The coefficients are the published ones: Dormand & Prince (1980) with Shampine's dense
- * output (Hairer, Norsett & Wanner, Solving ODEs I, II.5 and II.6), and Steinebach's
- * Rodas4P2 (2020), a method of RODAS4's structure (Hairer & Wanner, Solving ODEs II, VI.4)
- * with its order-3 interpolation.  The code is written for this project: one step function
- * per method fills the dense output, one driver (sart_ode_advance) does step control,
+ * output (Hairer, Norsett & Wanner, Solving ODEs I, II.5 and II.6), Prince & Dormand's
+ * 8(7) pair with the error estimators and dense output of Hairer's DOP853 (ibid., II.10),
+ * and Steinebach's Rodas4P2 (2020), a method of RODAS4's structure (Hairer & Wanner,
+ * Solving ODEs II, VI.4) with its order-3 interpolation.  The code is written for this
+ * project: one step function per method, a dense output per method computed when an
+ * event is searched for (dense_at), one driver (sart_ode_advance) for step control,
  * events, and the callbacks.
  *
  * C99, libc and libm only: everything is allocated in sart_ode_new. */
@@ -80,8 +83,10 @@ static const RodasTable RODAS_4P2 = {
 static const RodasTable *const RODAS = &RODAS_4P2;
 
 /* Step size control.  DOPRI5: Hairer's PI controller (safety 0.9, the step grows at most
- * 10-fold and shrinks at most 5-fold per step, beta 0.04).  RODAS: Hairer's controller
- * with Gustafsson's predictive correction (at most 6-fold growth, 5-fold shrinking). */
+ * 10-fold and shrinks at most 5-fold per step, beta 0.04).  DOP853: Hairer's, beta 0 (an
+ * I controller, DOP853's default), at most 6-fold growth and 3-fold shrinking (his fac
+ * bounds 0.333 and 6).  RODAS: Hairer's controller with Gustafsson's predictive
+ * correction (at most 6-fold growth, 5-fold shrinking). */
 #define ODE_SAFE 0.9
 #define DP_BETA 0.04
 #define DP_FAC_GROW 10.0
@@ -125,7 +130,7 @@ struct SartOde {
 	/* where the solver stands, and what is known there */
 	double t;
 	double *x;
-	double *fx; /* f(t, x) when have_fx: DOPRI5's first stage (FSAL), RODAS's too */
+	double *fx; /* f(t, x) when have_fx: the explicit methods' first stage (FSAL), RODAS's too */
 	int have_fx;
 	double *z; /* g(t, x) when have_z */
 	int have_z;
