@@ -351,7 +351,7 @@ void sart_ode_restart(SartOde *o, double t, const double x[], int reset)
 	if (reset) {
 		o->h = 0.0;
 		o->method = o->s.method == SART_ODE_AUTO ? sart_ode_explicit_method(o->s.rtol)
-							 : (int)o->s.method;
+							 : o->s.method;
 		o->stiff_count = 0;
 		o->nonstiff_count = 0;
 	}
@@ -390,7 +390,7 @@ void sart_ode_set_memo(SartOde *o, const SartOdeMemo *m)
 	o->nonstiff_count = m->nonstiff_count;
 }
 
-int sart_ode_explicit_method(double rtol)
+SartOdeMethod sart_ode_explicit_method(double rtol)
 {
 	return rtol <= SART_ODE_DOP853_RTOL ? SART_ODE_DOP853 : SART_ODE_DOPRI5;
 }
@@ -1251,8 +1251,8 @@ SartOdeResult sart_ode_advance(SartOde *o, double t_end, SartOdeOutcome *out)
 		o->naccpt++;
 		/* a last step shortened to reach t_end says little about the step to come */
 		o->h = last ? max_d(hnew, o->h) : hnew;
-		int explicit = method != SART_ODE_RODAS; /* fnew = f(t1, xnew) is known */
-		if (explicit)
+		int is_explicit = method != SART_ODE_RODAS; /* fnew = f(t1, xnew) is known */
+		if (is_explicit)
 			stiffness_test(o, method, hlamb);
 		o->dense_method = method;
 		o->dense_ready = 0;
@@ -1273,9 +1273,9 @@ SartOdeResult sart_ode_advance(SartOde *o, double t_end, SartOdeOutcome *out)
 					return out->result;
 				if (t_ev == t1) {
 					memcpy(o->x, o->xnew, o->n * sizeof(double));
-					if (explicit)
+					if (is_explicit)
 						memcpy(o->fx, o->fnew, o->n * sizeof(double));
-					o->have_fx = explicit;
+					o->have_fx = is_explicit;
 				} else {
 					if (dense_at(o, t_ev, o->xm, out) != 0)
 						return out->result;
@@ -1293,7 +1293,7 @@ SartOdeResult sart_ode_advance(SartOde *o, double t_end, SartOdeOutcome *out)
 			memcpy(o->z, o->zr, o->nz * sizeof(double));
 		}
 		memcpy(o->x, o->xnew, o->n * sizeof(double));
-		if (explicit) {
+		if (is_explicit) {
 			memcpy(o->fx, o->fnew, o->n * sizeof(double));
 			o->have_fx = 1;
 		} else {

@@ -72,7 +72,7 @@ typedef enum SartOdeMethod {
 
 /* The explicit method AUTO starts with at tolerance rtol (SART_ODE_DOPRI5 or
  * SART_ODE_DOP853); what a front end's "explicit" choice should ask for. */
-int sart_ode_explicit_method(double rtol);
+SartOdeMethod sart_ode_explicit_method(double rtol);
 
 /* The problem: callbacks return 0 on success, nonzero when the model failed (the solver
  * then stops with SART_ODE_MODEL_FAILED and passes that value on in SartOdeOutcome.code). */
