@@ -131,8 +131,9 @@ typedef struct SartOdeOutcome {
 } SartOdeOutcome;
 
 /* Counters since sart_ode_new, for benchmarks and the run's summary.  f_evals counts every
- * call of f: stages, the start of each step or restart, the initial step's probe, and
- * RODAS's difference quotients (n per Jacobian by differences, one per df/dt); g_evals
+ * call of f: stages, the start of each step or restart, the initial step's probe, DOP853's
+ * three dense-output stages of a step with an event inside, and RODAS's difference
+ * quotients (n per Jacobian by differences, one per df/dt); g_evals
  * every call of g, the event search's included; jac_evals the Jacobians, from jac or by
  * differences; steps the accepted steps, rejected the others (error too large, a
  * non-finite trial stage, a singular matrix). */
