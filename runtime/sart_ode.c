@@ -5,12 +5,12 @@
  *
  * The coefficients are the published ones: Dormand & Prince (1980) with Shampine's dense
  * output (Hairer, Norsett & Wanner, Solving ODEs I, II.5 and II.6), Prince & Dormand's
- * 8(7) pair with the error estimators and dense output of Hairer's DOP853 (ibid., II.10),
- * and Steinebach's Rodas4P2 (2020), a method of RODAS4's structure (Hairer & Wanner,
- * Solving ODEs II, VI.4) with its order-3 interpolation.  The code is written for this
- * project: one step function per method, a dense output per method computed when an
- * event is searched for (dense_at), one driver (sart_ode_advance) for step control,
- * events, and the callbacks.
+ * (1981) eighth-order method with the 5th- and 3rd-order error estimators and the order-7
+ * dense output of Hairer's DOP853 (ibid., II.10), and Steinebach's Rodas4P2 (2020), a
+ * method of RODAS4's structure (Hairer & Wanner, Solving ODEs II, VI.4) with its order-3
+ * interpolation.  The code is written for this project: one step function per method, a
+ * dense output per method computed when an event is searched for (dense_at), one driver
+ * (sart_ode_advance) for step control, events, and the callbacks.
  *
  * C99, libc and libm only: everything is allocated in sart_ode_new. */
 #include "sart_ode.h"
