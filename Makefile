@@ -620,10 +620,13 @@ $(NUMFMT_BENCH): bench/numfmt/bench.c bench/numfmt/old_numfmt.c bench/numfmt/old
 
 # The runtime's ODE solvers (runtime/sart_ode.h: what integrates a Model Exchange FMU)
 # against GSL's odeiv2 steppers at equal accuracy on two non-stiff and two stiff problems
-# (bench/me/odebench.c; every sweep point in $(BUILD)/bench/me/sweep.csv).
+# (bench/me/odebench.c; every sweep point in $(BUILD)/bench/me/sweep.csv), then the stiff
+# one through the Model Exchange test FMU mestiff by `sacc simulate` (timed by bench-scale's
+# rusage), against the same integration done directly.
 ME_BENCH := $(BUILD)/bench/me/odebench
 .PHONY: bench-me
-bench-me: $(ME_BENCH)
+bench-me: deps $(ME_BENCH) $(SACC) $(BUILD)/bench/scale/rusage $(BUILD)/fmus_me/fmi2/mestiff.fmu \
+          $(BUILD)/fmus_me/fmi3/mestiff.fmu
 	@BUILD=$(BUILD) SACC=$(SACC) sh bench/me/run.sh
 
 $(ME_BENCH): bench/me/odebench.c bench/me/problems.c bench/me/problems.h bench/bench.h \
