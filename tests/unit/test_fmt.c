@@ -14,12 +14,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "ast.h"
 #include "diag.h"
 #include "fmt.h"
 #include "parse.h"
+#include "sacc_test.h"
 #include "util.h"
+
+#include "assert_contains.h"
 
 /* ---- helpers ---------------------------------------------------------------------------- */
 
@@ -390,6 +396,170 @@ static void fmt__every_script_in_the_tree__fixed_point_same_comments_same_tree(v
 	printf("fmt: %d scripts formatted, %d that do not parse skipped\n", nchecked, nskipped);
 }
 
+/* ---- the command ------------------------------------------------------------------------ */
+
+static char sacc_path[1024], dir[1024], out_path[1100], err_path[1100];
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static char *slurp(const char *path)
+{
+	size_t len;
+	char *s = read_file(path, 1u << 20, &len);
+	assert_non_null(s);
+	return s;
+}
+
+/* Runs `sacc fmt ARGS` in dir (SACC_BUILD's binary), stdout and stderr to files; returns
+ * the exit status. */
+static int sacc_fmt(const char *args)
+{
+	char cmd[8192];
+	snprintf(cmd, sizeof cmd, "cd '%s' && '%s' fmt %s >'%s' 2>'%s'", dir, sacc_path, args,
+	         out_path, err_path);
+	int st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static const char messy[] = "module m // why\n\n\n\na.y   ->  b.u\n";
+static const char tidy[] = "module m // why\n\na.y -> b.u\n";
+
+static int cli_setup(void **state)
+{
+	(void)state;
+	/* absolute: the command runs in dir */
+	char cwd[256];
+	assert_non_null(getcwd(cwd, sizeof cwd));
+	const char *b = test_build_dir();
+	snprintf(dir, sizeof dir, "%s%s%s/test_fmt.d", b[0] == '/' ? "" : cwd,
+	         b[0] == '/' ? "" : "/", b);
+	snprintf(sacc_path, sizeof sacc_path, "%s%s%s/sacc", b[0] == '/' ? "" : cwd,
+	         b[0] == '/' ? "" : "/", b);
+	char cmd[2200];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", dir, dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(out_path, sizeof out_path, "%s/out", dir);
+	snprintf(err_path, sizeof err_path, "%s/err", dir);
+	return 0;
+}
+
+static void fmt_cli__no_flags__prints_and_changes_nothing(void **state)
+{
+	(void)state;
+	char path[1200];
+	snprintf(path, sizeof path, "%s/a.sa", dir);
+	write_text(path, messy);
+	assert_int_equal(sacc_fmt("a.sa"), 0);
+	char *out = slurp(out_path), *after = slurp(path);
+	assert_string_equal(out, tidy);
+	assert_string_equal(after, messy);
+	free(out);
+	free(after);
+	/* - reads standard input */
+	assert_int_equal(sacc_fmt("- < a.sa"), 0);
+	out = slurp(out_path);
+	assert_string_equal(out, tidy);
+	free(out);
+}
+
+static void fmt_cli__check__lists_only_files_that_would_change(void **state)
+{
+	(void)state;
+	char a[1200], b[1200];
+	snprintf(a, sizeof a, "%s/a.sa", dir);
+	snprintf(b, sizeof b, "%s/b.sa", dir);
+	write_text(a, messy);
+	write_text(b, tidy);
+	assert_int_equal(sacc_fmt("--check a.sa b.sa"), 1);
+	char *out = slurp(out_path);
+	assert_string_equal(out, "a.sa\n");
+	free(out);
+	assert_int_equal(sacc_fmt("--check b.sa"), 0);
+	out = slurp(out_path);
+	assert_string_equal(out, "");
+	free(out);
+	char *after = slurp(a);
+	assert_string_equal(after, messy);
+	free(after);
+}
+
+static void fmt_cli__w__rewrites_in_place_keeping_the_mode(void **state)
+{
+	(void)state;
+	char a[1200], b[1200];
+	snprintf(a, sizeof a, "%s/a.sa", dir);
+	snprintf(b, sizeof b, "%s/b.sa", dir);
+	write_text(a, messy);
+	write_text(b, tidy);
+	assert_int_equal(chmod(a, 0640), 0);
+	struct stat before_b;
+	assert_int_equal(stat(b, &before_b), 0);
+	assert_int_equal(sacc_fmt("-w a.sa b.sa"), 0);
+	char *out = slurp(out_path), *after = slurp(a);
+	assert_string_equal(out, "");
+	assert_string_equal(after, tidy);
+	free(out);
+	free(after);
+	struct stat st;
+	assert_int_equal(stat(a, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0640);
+	/* a file already in the layout is not rewritten: same inode */
+	assert_int_equal(stat(b, &st), 0);
+	assert_true(st.st_ino == before_b.st_ino);
+	/* no temporary file left beside them */
+	char cmd[1400];
+	snprintf(cmd, sizeof cmd, "test -z \"$(ls -A '%s' | grep -v -x -e a.sa -e b.sa -e out -e err)\"",
+	         dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void fmt_cli__syntax_error__file_untouched_status_2(void **state)
+{
+	(void)state;
+	char a[1200], b[1200];
+	snprintf(a, sizeof a, "%s/a.sa", dir);
+	snprintf(b, sizeof b, "%s/b.sa", dir);
+	write_text(a, "module m\na.y -> ;\n");
+	write_text(b, messy);
+	/* the other file is still done */
+	assert_int_equal(sacc_fmt("-w a.sa b.sa"), 2);
+	char *err = slurp(err_path), *after = slurp(a), *other = slurp(b);
+	assert_contains(err, "a.sa:2:8: error: syntax error: unexpected ';'");
+	assert_contains(err, "    2 | a.y -> ;");
+	assert_string_equal(after, "module m\na.y -> ;\n");
+	assert_string_equal(other, tidy);
+	free(err);
+	free(after);
+	free(other);
+}
+
+static void fmt_cli__bad_usage__status_2_and_why(void **state)
+{
+	(void)state;
+	assert_int_equal(sacc_fmt(""), 2);
+	char *err = slurp(err_path);
+	assert_contains(err, "sacc fmt: no input files");
+	free(err);
+	assert_int_equal(sacc_fmt("--check -w a.sa"), 2);
+	err = slurp(err_path);
+	assert_contains(err, "sacc fmt: --check and -w do not go together");
+	free(err);
+	assert_int_equal(sacc_fmt("-w -"), 2);
+	err = slurp(err_path);
+	assert_contains(err, "sacc fmt: -w cannot rewrite standard input");
+	free(err);
+	assert_int_equal(sacc_fmt("missing.sa"), 2);
+	err = slurp(err_path);
+	assert_contains(err, "sacc fmt: cannot read 'missing.sa': No such file or directory");
+	free(err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -401,6 +571,11 @@ int main(void)
 		cmocka_unit_test(fmt__parse_error__not_formatted_with_location),
 		cmocka_unit_test(fmt__no_nul_after_buffer__reads_only_len),
 		cmocka_unit_test(fmt__every_script_in_the_tree__fixed_point_same_comments_same_tree),
+		cmocka_unit_test_setup(fmt_cli__no_flags__prints_and_changes_nothing, cli_setup),
+		cmocka_unit_test_setup(fmt_cli__check__lists_only_files_that_would_change, cli_setup),
+		cmocka_unit_test_setup(fmt_cli__w__rewrites_in_place_keeping_the_mode, cli_setup),
+		cmocka_unit_test_setup(fmt_cli__syntax_error__file_untouched_status_2, cli_setup),
+		cmocka_unit_test_setup(fmt_cli__bad_usage__status_2_and_why, cli_setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
