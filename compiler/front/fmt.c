@@ -9,10 +9,10 @@
  * tolerates what the printer changes (parentheses it drops, an older clause it moves).
  * Each comment is then anchored to a token of the base:
  *
- *   - a comment with a token before it on its line trails that token: at the end of the
- *     token's output line when the token ends it, else right after the token (a block
- *     comment) or on a line of its own above the line (a line comment, which would
- *     swallow the code after it);
+ *   - a comment with a token before it on its line trails that token: a block comment
+ *     right after it, a line comment at the end of the token's output line (when several
+ *     would end one line, because the printer joined lines, all but one go on lines of
+ *     their own above it);
  *   - any other comment leads the next token: it goes on a line of its own above that
  *     token's output line, indented as that line (one level deeper before a `}`).
  *
@@ -200,6 +200,7 @@ typedef struct Layout {
 	int *inl_head, *inl_tail;   /* per base token */
 	int *eol_head, *eol_tail;   /* per base line */
 	bool *eol_has_line;         /* the line already ends in a line comment */
+	int *trailing_lines;        /* per base line: the line comments that trail its code */
 	bool failed;
 } Layout;
 
@@ -267,10 +268,39 @@ static bool base_lines(Base *b, const Lexed *bt)
 	return true;
 }
 
-/* Decides where each of the source's comments and blank lines goes (the file comment). */
+/* The matched token of the base that comment c (whose next source token is t) trails, or
+ * -1 when a comment starts its line: the last token before it that the diff matched, as
+ * long as a token precedes the comment on its line. */
+static int trailed_token(const Lexed *src, const int *map, int c, int t)
+{
+	int before = -1;
+	if (t > 0 && src->tok[t - 1].line == src->com[c].line)
+		for (int i = t - 1; i >= 0 && before < 0; i--)
+			before = map[i];
+	return before;
+}
+
+/* The source's first token after comment c, from t on. */
+static int token_after(const Lexed *src, int c, int t)
+{
+	while (t < src->ntok && (size_t)(src->tok[t].s - src->buf) < src->com[c].off)
+		t++;
+	return t;
+}
+
+/* Decides where each of the source's comments and blank lines goes (the file comment).
+ * A line comment trailing code ends the output line of that code when it is the only
+ * one to; when several would (lines joined), they go above the line in their order but
+ * for one that trails the line's last token. */
 static void lay_out(Layout *ly, const Lexed *src, const Lexed *bt, const Base *b, const int *map)
 {
 	int nl = b->nlines;
+	for (int c = 0, t = 0; c < src->ncom; c++) {
+		t = token_after(src, c, t);
+		int before = trailed_token(src, map, c, t);
+		if (before >= 0 && src->com[c].is_line)
+			ly->trailing_lines[bt->tok[before].line - 1]++;
+	}
 	int t = 0; /* the source's next token */
 	const char *prev_end = src->buf;
 	for (int c = 0; c <= src->ncom; c++) {
@@ -293,22 +323,20 @@ static void lay_out(Layout *ly, const Lexed *src, const Lexed *bt, const Base *b
 			break;
 		const FmtCom *com = &src->com[c];
 		bool blank_before = blank_between(prev_end, com->s);
-		/* The matched token before the comment, when the comment trails code. */
-		int before = -1;
-		if (t > 0 && src->tok[t - 1].line == com->line)
-			for (int i = t - 1; i >= 0 && before < 0; i--)
-				before = map[i];
+		int before = trailed_token(src, map, c, t);
 		if (before >= 0) {
 			int line = bt->tok[before].line - 1;
-			if (b->last_tok[line] == before && !(com->is_line && ly->eol_has_line[line])) {
-				place(ly, &ly->eol_head[line], &ly->eol_tail[line],
-				      com->is_line ? PL_EOL_LINE : PL_EOL_BLOCK, c);
-				if (com->is_line)
-					ly->eol_has_line[line] = true;
-			} else if (!com->is_line && b->last_tok[line] != before) {
-				place(ly, &ly->inl_head[before], &ly->inl_tail[before], PL_INLINE, c);
-			} else {
+			bool last = b->last_tok[line] == before;
+			if (com->is_line && !ly->eol_has_line[line] &&
+			    (last || ly->trailing_lines[line] == 1)) {
+				place(ly, &ly->eol_head[line], &ly->eol_tail[line], PL_EOL_LINE, c);
+				ly->eol_has_line[line] = true;
+			} else if (com->is_line) {
 				place(ly, &ly->lead_head[line], &ly->lead_tail[line], PL_LEAD, c);
+			} else if (last) {
+				place(ly, &ly->eol_head[line], &ly->eol_tail[line], PL_EOL_BLOCK, c);
+			} else {
+				place(ly, &ly->inl_head[before], &ly->inl_tail[before], PL_INLINE, c);
 			}
 		} else {
 			int after = -1;
@@ -438,7 +466,8 @@ static bool weave(StrBuf *out, const Lexed *src, const char *base, size_t base_l
 	ly.eol_head = int_array(nl, -1);
 	ly.eol_tail = int_array(nl, -1);
 	ly.eol_has_line = calloc((size_t)nl + 1, sizeof *ly.eol_has_line);
-	if (!ly.lead_head || !ly.lead_tail || !ly.inl_head || !ly.inl_tail || !ly.eol_head ||
+	ly.trailing_lines = int_array(nl, 0);
+	if (!ly.trailing_lines || !ly.lead_head || !ly.lead_tail || !ly.inl_head || !ly.inl_tail || !ly.eol_head ||
 	    !ly.eol_tail || !ly.eol_has_line)
 		goto done;
 	lay_out(&ly, src, &bt, &b, map);
@@ -461,6 +490,7 @@ done:
 	free(ly.eol_head);
 	free(ly.eol_tail);
 	free(ly.eol_has_line);
+	free(ly.trailing_lines);
 	lexed_free(&bt);
 	return ok;
 }

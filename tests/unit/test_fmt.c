@@ -198,9 +198,8 @@ static void fmt__comments_everywhere__each_beside_its_code(void **state)
 		"\n"
 		"\t// after blank\n"
 		"\ttrue -> { } --> {\n"
-		/* a line comment cannot stay inside the joined line: it goes above it */
-		"\t\t// continued\n"
-		"\t\tw.load_torque := window.reaction_torque + 1.0;\n"
+		/* the only comment of the joined line: at its end */
+		"\t\tw.load_torque := window.reaction_torque + 1.0; // continued\n"
 		/* before a `}`: one level deeper than the brace */
 		"\t\t// end of block\n"
 		"\t};\n"
