@@ -111,9 +111,47 @@ static bool same_token(const FmtTok *a, const FmtTok *b)
 	return a->code == b->code && a->n == b->n && memcmp(a->s, b->s, (size_t)a->n) == 0;
 }
 
-/* Beyond this many differences the diff gives up and matches only the common head and
- * tail: placing comments then stays right at both ends and merely coarse in between. */
+/* Beyond this many differences the diff gives up for match_greedy, whose matching need
+ * not be the longest: comments may land a line or two from where the diff would put
+ * them, never lost (a long script whose every `var a, b, c` list becomes lines of their
+ * own gets there). */
 #define FMT_MAX_EDITS 2000
+/* How far match_greedy looks ahead in either text to resynchronise. */
+#define FMT_LOOKAHEAD 24
+
+/* Whether a[i..] and b[j..] agree on two tokens (or on the one left at an end): a
+ * resynchronisation that a lone `;` or `,` could not fake. */
+static bool agree_at(const FmtTok *a, int n, const FmtTok *b, int m, int i, int j)
+{
+	if (i >= n || j >= m || !same_token(&a[i], &b[j]))
+		return false;
+	return i + 1 >= n || j + 1 >= m || same_token(&a[i + 1], &b[j + 1]);
+}
+
+/* map[i] as match_tokens gives it, by walking both texts at once: where they differ, the
+ * nearest place within FMT_LOOKAHEAD tokens of each where they agree again is taken
+ * (tokens the printer added, source tokens it dropped, or both).  Linear in the texts'
+ * length, for texts too different for the diff. */
+static void match_greedy(const FmtTok *a, int n, const FmtTok *b, int m, int *map)
+{
+	int i = 0, j = 0;
+	while (i < n && j < m) {
+		if (same_token(&a[i], &b[j])) {
+			map[i++] = j++;
+			continue;
+		}
+		int skip_a = 1, skip_b = 1; /* nothing near: one token of each is passed over */
+		for (int sum = 1; sum <= 2 * FMT_LOOKAHEAD && skip_a + skip_b == 2; sum++)
+			for (int p = sum > FMT_LOOKAHEAD ? sum - FMT_LOOKAHEAD : 0; p <= sum && p <= FMT_LOOKAHEAD; p++)
+				if (agree_at(a, n, b, m, i + p, j + sum - p)) {
+					skip_a = p;
+					skip_b = sum - p;
+					break;
+				}
+		i += skip_a;
+		j += skip_b;
+	}
+}
 
 /* map[i] = the token of b that a's token i matches, or -1: a longest common subsequence
  * by Myers' O((N+M)D) algorithm, which is quick because a and b mostly agree.  Returns
@@ -125,16 +163,14 @@ static bool match_tokens(const FmtTok *a, int n, const FmtTok *b, int m, int *ma
 	int max = n + m;
 	int dmax = max < FMT_MAX_EDITS ? max : FMT_MAX_EDITS;
 	int *v = calloc((size_t)(2 * max + 3), sizeof *v);
-	/* trace holds V after step d for k in -d..d, at d*d + (k + d). */
-	int *trace = malloc(((size_t)dmax + 1) * ((size_t)dmax + 1) * sizeof *trace);
-	if (!v || !trace) {
-		free(v);
-		free(trace);
-		return false;
-	}
-	int *V = v + max + 1; /* V[k] for k in -max-1..max+1 */
+	/* trace holds V after step d for k in -d..d, at d*d + (k + d); it grows with d, which
+	 * stays small when the two texts mostly agree */
+	size_t cap = 1024;
+	int *trace = malloc(cap * sizeof *trace);
+	bool ok = v && trace;
+	int *V = v ? v + max + 1 : NULL; /* V[k] for k in -max-1..max+1 */
 	int found = -1;
-	for (int d = 0; d <= dmax && found < 0; d++) {
+	for (int d = 0; ok && d <= dmax && found < 0; d++) {
 		for (int k = -d; k <= d; k += 2) {
 			int x = (k == -d || (k != d && V[k - 1] < V[k + 1])) ? V[k + 1] : V[k - 1] + 1;
 			int y = x - k;
@@ -146,16 +182,25 @@ static bool match_tokens(const FmtTok *a, int n, const FmtTok *b, int m, int *ma
 			if (x >= n && y >= m)
 				found = d;
 		}
+		size_t need = ((size_t)d + 1) * ((size_t)d + 1);
+		if (need > cap) {
+			int *t = realloc(trace, 2 * need * sizeof *t);
+			if (!t) {
+				ok = false;
+				break;
+			}
+			trace = t;
+			cap = 2 * need;
+		}
 		memcpy(trace + (size_t)d * (size_t)d, V - d, (size_t)(2 * d + 1) * sizeof *V);
 	}
+	if (!ok) {
+		free(v);
+		free(trace);
+		return false;
+	}
 	if (found < 0) {
-		int head = 0;
-		while (head < n && head < m && same_token(&a[head], &b[head])) {
-			map[head] = head;
-			head++;
-		}
-		for (int t = 1; t <= n - head && t <= m - head && same_token(&a[n - t], &b[m - t]); t++)
-			map[n - t] = m - t;
+		match_greedy(a, n, b, m, map);
 	} else {
 		int x = n, y = m;
 		for (int d = found; d > 0; d--) {

@@ -280,6 +280,35 @@ static void fmt__multiline_block_comment__text_untouched(void **state)
 		"four */\n");
 }
 
+/* 800 declarations in one `control var` list become 800 lines: over two thousand edits,
+ * past what the diff is given, so the linear matching places the comments, each still at
+ * the end of its own declaration's line. */
+static void fmt__printer_changes_much__each_comment_still_on_its_line(void **state)
+{
+	(void)state;
+	enum { N = 800 };
+	StrBuf in, want;
+	sb_init(&in);
+	sb_init(&want);
+	sb_puts(&in, "semantic adaptation reactive mealy w at \"w.fmu\"\n"
+	             "for inner fmu A a at \"a.fmu\"\noutput ports Real y\ncontrol var ");
+	for (int i = 0; i < N; i++) {
+		sb_printf(&in, "x%d := %d%s // c%d\n", i, i, i + 1 < N ? "," : ";", i);
+		sb_printf(&want, "control var x%d := %d; // c%d\n", i, i, i);
+	}
+	sb_puts(&in, "control rules {\n// first\nreturn H; // last\n}\n");
+	sb_puts(&want, "control rules {\n\t// first\n\treturn H; // last\n}\n");
+	Formatted f = format_text("t.sa", sb_str(&in), in.len);
+	assert_int_equal(f.rc, 0);
+	assert_non_null(strstr(f.out, sb_str(&want)));
+	Formatted g = format_text("t.sa", f.out, strlen(f.out));
+	assert_string_equal(g.out, f.out);
+	formatted_free(&f);
+	formatted_free(&g);
+	sb_free(&in);
+	sb_free(&want);
+}
+
 static void fmt__parse_error__not_formatted_with_location(void **state)
 {
 	(void)state;
@@ -567,6 +596,7 @@ int main(void)
 		cmocka_unit_test(fmt__line_comments_in_a_joined_line__first_above),
 		cmocka_unit_test(fmt__only_comments__kept_as_they_are),
 		cmocka_unit_test(fmt__multiline_block_comment__text_untouched),
+		cmocka_unit_test(fmt__printer_changes_much__each_comment_still_on_its_line),
 		cmocka_unit_test(fmt__parse_error__not_formatted_with_location),
 		cmocka_unit_test(fmt__no_nul_after_buffer__reads_only_len),
 		cmocka_unit_test(fmt__every_script_in_the_tree__fixed_point_same_comments_same_tree),
