@@ -63,14 +63,18 @@ else
 fi
 
 # ---- 2. Vim ----
-if command -v vim >/dev/null 2>&1; then
-	rm -f "$BUILD/editors-vim.out"
-	if ! SA_VIM_OUT="$BUILD/editors-vim.out" timeout 60 vim -Nu NONE -i NONE -es \
+# vim_syntax.vim in the editor $1 (vim or nvim), headless.
+try_syntax() {
+	rm -f "$BUILD/editors-$1.out"
+	if ! SA_VIM_OUT="$BUILD/editors-$1.out" timeout 60 "$1" -Nu NONE -i NONE -es \
 		-S "$here/vim_syntax.vim" </dev/null >/dev/null 2>&1; then
-		say "FAIL: editors/vim in vim:"
-		cat "$BUILD/editors-vim.out" 2>/dev/null || echo "(vim wrote no report)"
+		say "FAIL: editors/vim in $1:"
+		cat "$BUILD/editors-$1.out" 2>/dev/null || echo "($1 wrote no report)"
 		fail=1
 	fi
+}
+if command -v vim >/dev/null 2>&1; then
+	try_syntax vim
 else
 	say "FAIL: vim is not installed (sh tests/deps.sh installs it)"
 	fail=1
@@ -79,13 +83,7 @@ fi
 # The same in Neovim when it is installed, and its LSP client configuration loads and
 # gives .sa files the filetype sa (the language server itself is tested elsewhere).
 if command -v nvim >/dev/null 2>&1; then
-	rm -f "$BUILD/editors-nvim.out"
-	if ! SA_VIM_OUT="$BUILD/editors-nvim.out" timeout 60 nvim -Nu NONE -i NONE -es \
-		-S "$here/vim_syntax.vim" </dev/null >/dev/null 2>&1; then
-		say "FAIL: editors/vim in nvim:"
-		cat "$BUILD/editors-nvim.out" 2>/dev/null || echo "(nvim wrote no report)"
-		fail=1
-	fi
+	try_syntax nvim
 	# a stand-in for sacc that notes how it was started
 	fake="$BUILD/editors-fake-sacc"
 	printf '#!/bin/sh\necho "$@" >"%s.args"\n' "$fake" >"$fake"
@@ -94,7 +92,8 @@ if command -v nvim >/dev/null 2>&1; then
 	if ! timeout 60 nvim --headless -u NONE -i NONE -c 'filetype on' \
 		-c "let g:sacc_path = '$fake'" -c "let g:sacc_args = ['-L', 'fmus']" \
 		-c 'luafile editors/vim/lsp/sacc.lua' -c "edit $here/highlight.test.sa" \
-		-c 'if &filetype !=# "sa" || v:errmsg != "" | cquit! | endif' -c 'sleep 500m' \
+		-c 'if &filetype !=# "sa" || v:errmsg != "" | cquit! | endif' \
+		-c "for i in range(100) | if filereadable('$fake.args') | break | endif | sleep 100m | endfor" \
 		-c 'qall!' </dev/null >"$BUILD/editors-nvim-lsp.out" 2>&1 ||
 	   [ "$(cat "$fake.args" 2>/dev/null)" != "lsp -L fmus" ]; then
 		say "FAIL: editors/vim/lsp/sacc.lua in nvim (the server started as: $(cat "$fake.args" 2>/dev/null)):"

@@ -444,6 +444,12 @@ static char *slurp(const char *path)
 	return s;
 }
 
+/* Whether the file at path holds exactly want. */
+static void assert_file_is(const char *path, const char *want)
+{
+	assert_file_is(path, want);
+}
+
 /* Runs `sacc fmt ARGS` in dir (SACC_BUILD's binary), stdout and stderr to files; returns
  * the exit status. */
 static int sacc_fmt(const char *args)
@@ -477,6 +483,15 @@ static int cli_setup(void **state)
 	return 0;
 }
 
+/* dir/a.sa holding text_a and dir/b.sa holding text_b; their paths into a and b. */
+static void two_files(char *a, char *b, size_t size, const char *text_a, const char *text_b)
+{
+	snprintf(a, size, "%s/a.sa", dir);
+	snprintf(b, size, "%s/b.sa", dir);
+	write_text(a, text_a);
+	write_text(b, text_b);
+}
+
 static void fmt_cli__no_flags__prints_and_changes_nothing(void **state)
 {
 	(void)state;
@@ -484,56 +499,36 @@ static void fmt_cli__no_flags__prints_and_changes_nothing(void **state)
 	snprintf(path, sizeof path, "%s/a.sa", dir);
 	write_text(path, messy);
 	assert_int_equal(sacc_fmt("a.sa"), 0);
-	char *out = slurp(out_path), *after = slurp(path);
-	assert_string_equal(out, tidy);
-	assert_string_equal(after, messy);
-	free(out);
-	free(after);
+	assert_file_is(out_path, tidy);
+	assert_file_is(path, messy);
 	/* - reads standard input */
 	assert_int_equal(sacc_fmt("- < a.sa"), 0);
-	out = slurp(out_path);
-	assert_string_equal(out, tidy);
-	free(out);
+	assert_file_is(out_path, tidy);
 }
 
 static void fmt_cli__check__lists_only_files_that_would_change(void **state)
 {
 	(void)state;
 	char a[1200], b[1200];
-	snprintf(a, sizeof a, "%s/a.sa", dir);
-	snprintf(b, sizeof b, "%s/b.sa", dir);
-	write_text(a, messy);
-	write_text(b, tidy);
+	two_files(a, b, sizeof a, messy, tidy);
 	assert_int_equal(sacc_fmt("--check a.sa b.sa"), 1);
-	char *out = slurp(out_path);
-	assert_string_equal(out, "a.sa\n");
-	free(out);
+	assert_file_is(out_path, "a.sa\n");
 	assert_int_equal(sacc_fmt("--check b.sa"), 0);
-	out = slurp(out_path);
-	assert_string_equal(out, "");
-	free(out);
-	char *after = slurp(a);
-	assert_string_equal(after, messy);
-	free(after);
+	assert_file_is(out_path, "");
+	assert_file_is(a, messy);
 }
 
 static void fmt_cli__w__rewrites_in_place_keeping_the_mode(void **state)
 {
 	(void)state;
 	char a[1200], b[1200];
-	snprintf(a, sizeof a, "%s/a.sa", dir);
-	snprintf(b, sizeof b, "%s/b.sa", dir);
-	write_text(a, messy);
-	write_text(b, tidy);
+	two_files(a, b, sizeof a, messy, tidy);
 	assert_int_equal(chmod(a, 0640), 0);
 	struct stat before_b;
 	assert_int_equal(stat(b, &before_b), 0);
 	assert_int_equal(sacc_fmt("-w a.sa b.sa"), 0);
-	char *out = slurp(out_path), *after = slurp(a);
-	assert_string_equal(out, "");
-	assert_string_equal(after, tidy);
-	free(out);
-	free(after);
+	assert_file_is(out_path, "");
+	assert_file_is(a, tidy);
 	struct stat st;
 	assert_int_equal(stat(a, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0640);
@@ -551,20 +546,15 @@ static void fmt_cli__syntax_error__file_untouched_status_2(void **state)
 {
 	(void)state;
 	char a[1200], b[1200];
-	snprintf(a, sizeof a, "%s/a.sa", dir);
-	snprintf(b, sizeof b, "%s/b.sa", dir);
-	write_text(a, "module m\na.y -> ;\n");
-	write_text(b, messy);
+	two_files(a, b, sizeof a, "module m\na.y -> ;\n", messy);
 	/* the other file is still done */
 	assert_int_equal(sacc_fmt("-w a.sa b.sa"), 2);
-	char *err = slurp(err_path), *after = slurp(a), *other = slurp(b);
+	char *err = slurp(err_path);
 	assert_contains(err, "a.sa:2:8: error: syntax error: unexpected ';'");
 	assert_contains(err, "    2 | a.y -> ;");
-	assert_string_equal(after, "module m\na.y -> ;\n");
-	assert_string_equal(other, tidy);
 	free(err);
-	free(after);
-	free(other);
+	assert_file_is(a, "module m\na.y -> ;\n");
+	assert_file_is(b, tidy);
 }
 
 static void fmt_cli__bad_usage__status_2_and_why(void **state)
