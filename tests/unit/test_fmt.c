@@ -447,7 +447,9 @@ static char *slurp(const char *path)
 /* Whether the file at path holds exactly want. */
 static void assert_file_is(const char *path, const char *want)
 {
-	assert_file_is(path, want);
+	char *got = slurp(path);
+	assert_string_equal(got, want);
+	free(got);
 }
 
 /* Runs `sacc fmt ARGS` in dir (SACC_BUILD's binary), stdout and stderr to files; returns
