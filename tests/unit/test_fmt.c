@@ -335,9 +335,10 @@ static void fmt__no_nul_after_buffer__reads_only_len(void **state)
 
 static int nchecked, nskipped;
 
-/* text with a comment after every token, a block comment or a line comment (and so a line
- * break) by turns: every place a comment can stand. malloc'd. */
-static char *comment_everywhere(const char *text, size_t len)
+/* text with a comment after every token (before it, on a line of its own, when leading),
+ * a block comment or a line comment (and so a line break) by turns, and a blank line
+ * before every third: every place a comment can stand. malloc'd. */
+static char *comment_everywhere(const char *text, size_t len, bool leading)
 {
 	StrBuf sb;
 	sb_init(&sb);
@@ -346,6 +347,14 @@ static char *comment_everywhere(const char *text, size_t len)
 	lex_init(&lx, "t.sa", text, len, NULL);
 	const char *done = text;
 	for (int i = 0; lex_next(&lx, &t) != 0; i++) {
+		if (leading) {
+			const char *start = t.s > text && t.s[-1] == '^' ? t.s - 1 : t.s;
+			for (; done < start; done++)
+				sb_putc(&sb, *done);
+			sb_printf(&sb, i % 3 ? "\n" : "\n\n");
+			sb_printf(&sb, i % 2 ? "//l%d\n" : "/*b%d*/\n", i);
+			continue;
+		}
 		for (; done < t.s + t.n; done++)
 			sb_putc(&sb, *done);
 		if (i % 2)
@@ -403,10 +412,12 @@ static int check_script(const char *path, const struct stat *st, int type, struc
 		return 0;
 	}
 	check_formatting(path, text, tree);
-	char *busy = comment_everywhere(text, len);
-	check_formatting(path, busy, tree);
+	for (int leading = 0; leading < 2; leading++) {
+		char *busy = comment_everywhere(text, len, leading);
+		check_formatting(path, busy, tree);
+		free(busy);
+	}
 	nchecked++;
-	free(busy);
 	free(tree);
 	free(text);
 	return 0;
