@@ -17,6 +17,7 @@ set -u
 BUILD=${BUILD:-build}
 here=tests/editors
 fail=0
+skipped=
 say() { echo "check-editors: $*"; }
 
 # ---- 1. keyword sets ----
@@ -109,12 +110,14 @@ npmdir="$BUILD/editors-npm"
 tool="$npmdir/node_modules/.bin/vscode-tmgrammar-test"
 if ! command -v npm >/dev/null 2>&1; then
 	say "npm is not installed: the VS Code grammar's scopes not tested (skipped)"
+	skipped=" (the VS Code grammar's scopes not tested)"
 elif ! { [ -x "$tool" ] && cmp -s "$here/package-lock.json" "$npmdir/package-lock.json"; } &&
 	! { mkdir -p "$npmdir" && cp "$here/package.json" "$here/package-lock.json" "$npmdir/" &&
-	    (cd "$npmdir" && timeout 300 npm ci --no-audit --no-fund --loglevel=error) \
+	    (cd "$npmdir" && timeout 180 npm ci --no-audit --no-fund --loglevel=error --fetch-retries=1 --fetch-timeout=30000) \
 		>"$BUILD/editors-npm.log" 2>&1; }; then
 	say "npm ci failed (no network?): the VS Code grammar's scopes not tested (skipped):"
 	tail -n 3 "$BUILD/editors-npm.log"
+	skipped=" (the VS Code grammar's scopes not tested)"
 	rm -f "$npmdir/package-lock.json"
 elif ! "$tool" -c -g editors/vscode/syntaxes/sa.tmLanguage.json "$here/highlight.test.sa" \
 	>"$BUILD/editors-tm.out" 2>&1; then
@@ -126,5 +129,5 @@ elif grep -q ERROR "$BUILD/editors-tm.out"; then
 	fail=1
 fi
 
-[ $fail = 0 ] && say "keywords, vim and the VS Code grammar agree"
+[ $fail = 0 ] && say "keywords, vim and the VS Code grammar agree$skipped"
 exit $fail
