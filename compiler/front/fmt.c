@@ -5,8 +5,9 @@
  * would burden every later stage.  So the formatter works beside it: it prints the tree
  * (the "base" text), lexes the source (comments reported on the side by the lexer) and
  * the base, and matches the two token sequences with a shortest edit script (Myers'
- * diff), which is the identity when the source already was in the canonical layout and
- * tolerates what the printer changes (parentheses it drops, an older clause it moves).
+ * diff; past FMT_MAX_EDITS differences, a linear resynchronising walk), which is the
+ * identity when the source already was in the canonical layout and tolerates what the
+ * printer changes (parentheses it drops, an older clause it moves, a list it splits).
  * Each comment is then anchored to a token of the base:
  *
  *   - a comment with a token before it on its line trails that token: a block comment
