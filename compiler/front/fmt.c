@@ -18,7 +18,8 @@
  *     token's output line, indented as that line (one level deeper before a `}`).
  *
  * A blank line (or a run of them) before a comment or before a token that starts an
- * output line is kept as one blank line.  Every decision is made on the base text, which
+ * output line is kept as one blank line; the printer's own blank lines are not: blank
+ * lines are the script's.  Every decision is made on the base text, which
  * is the same for a script and its formatted version, and each placement reads back as
  * the same placement: that makes the result a fixed point. */
 #include "fmt.h"
@@ -282,6 +283,7 @@ typedef struct Base {
 	size_t *line_start; /* nlines + 1 entries: the last is len */
 	int nlines;
 	int *first_tok; /* per line: its first token, or -1 */
+	int *first_matched; /* per line: its first token that stands for one of the source's */
 	int *last_tok;  /* per line: its last token, or -1 */
 } Base;
 
@@ -295,7 +297,8 @@ static bool base_lines(Base *b, const Lexed *bt)
 	b->line_start = malloc(((size_t)n + 1) * sizeof *b->line_start);
 	b->first_tok = malloc((size_t)n * sizeof *b->first_tok);
 	b->last_tok = malloc((size_t)n * sizeof *b->last_tok);
-	if (!b->line_start || !b->first_tok || !b->last_tok)
+	b->first_matched = malloc((size_t)n * sizeof *b->first_matched);
+	if (!b->line_start || !b->first_tok || !b->last_tok || !b->first_matched)
 		return false;
 	int l = 0;
 	b->line_start[0] = 0;
@@ -304,7 +307,7 @@ static bool base_lines(Base *b, const Lexed *bt)
 			b->line_start[++l] = i + 1;
 	b->line_start[b->nlines] = b->len;
 	for (int i = 0; i < n; i++)
-		b->first_tok[i] = b->last_tok[i] = -1;
+		b->first_tok[i] = b->last_tok[i] = b->first_matched[i] = -1;
 	for (int k = 0; k < bt->ntok; k++) {
 		int line = bt->tok[k].line - 1;
 		if (b->first_tok[line] < 0)
@@ -351,7 +354,8 @@ static void lay_out(Layout *ly, const Lexed *src, const Lexed *bt, const Base *b
 	const char *prev_end = src->buf;
 	for (int c = 0; c <= src->ncom; c++) {
 		/* The tokens before comment c (all of them after the last): a blank line before
-		 * one that starts an output line is kept. */
+		 * one that starts an output line (or that only words the printer added precede,
+		 * as `control var` before each of a list's names) is kept. */
 		size_t limit = c < src->ncom ? src->com[c].off : (size_t)-1;
 		for (; t < src->ntok && (size_t)(src->tok[t].s - src->buf) < limit; t++) {
 			const FmtTok *tok = &src->tok[t];
@@ -360,7 +364,7 @@ static void lay_out(Layout *ly, const Lexed *src, const Lexed *bt, const Base *b
 			int k = map[t];
 			if (k >= 0 && blank_between(prev_end, start)) {
 				int line = bt->tok[k].line - 1;
-				if (b->first_tok[line] == k)
+				if (b->first_matched[line] == k)
 					place(ly, &ly->lead_head[line], &ly->lead_tail[line], PL_BLANK, -1);
 			}
 			prev_end = tok->s + tok->n;
@@ -454,10 +458,8 @@ static void put_line(StrBuf *o, const Layout *ly, const Lexed *src, const Lexed 
 		end--;
 	if (put_lead(o, ly, src, b, line))
 		put_blank(o);
-	if (p == end) { /* the printer's blank line */
-		put_blank(o);
+	if (p == end) /* the printer's blank line: the script's own are kept instead */
 		return;
-	}
 	for (int k = b->first_tok[line]; k >= 0 && k <= b->last_tok[line]; k++) {
 		if (ly->inl_head[k] < 0)
 			continue;
@@ -497,13 +499,16 @@ static bool weave(StrBuf *out, const Lexed *src, const char *base, size_t base_l
 {
 	Lexed bt;
 	lex_all(&bt, base, base_len);
-	Base b = {base, base_len, NULL, 0, NULL, NULL};
+	Base b = {base, base_len, NULL, 0, NULL, NULL, NULL};
 	Layout ly = {0};
 	int *map = int_array(src->ntok, -1);
 	bool ok = false;
 	if (bt.failed || !map || !base_lines(&b, &bt) ||
 	    !match_tokens(src->tok, src->ntok, bt.tok, bt.ntok, map))
 		goto done;
+	for (int t = src->ntok - 1; t >= 0; t--) /* backwards: the first one stays */
+		if (map[t] >= 0)
+			b.first_matched[bt.tok[map[t]].line - 1] = map[t];
 	int nl = b.nlines;
 	ly.lead_head = int_array(nl + 1, -1);
 	ly.lead_tail = int_array(nl + 1, -1);
@@ -528,6 +533,7 @@ done:
 	free(b.line_start);
 	free(b.first_tok);
 	free(b.last_tok);
+	free(b.first_matched);
 	free(ly.pl);
 	free(ly.lead_head);
 	free(ly.lead_tail);

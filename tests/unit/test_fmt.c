@@ -174,22 +174,19 @@ static void fmt__comments_everywhere__each_beside_its_code(void **state)
 		"  };\n"
 		"}\n"
 		"// end\n",
-		/* The blank lines before `for inner` and `input ports` are the layout's; the
-		 * three after the module line become one, as the two before `// after blank`. */
+		/* The three blank lines after the module line become one, as the two before
+		 * `// after blank`; where the script has none, the printer's are not added. */
 		"// top comment\n"
 		"module m // after module\n"
 		"\n"
 		"/* block before */\n"
 		"semantic adaptation reactive mealy w // trailing\n"
 		"at \"w.fmu\"\n"
-		"\n"
 		"\tfor inner fmu Window window // inner\n"
 		"\t\tat \"window.fmu\"\n"
 		"\t\twith output ports Real height (cm), // after height\n"
 		"\t\t\tReal reaction_torque (N.m)\n"
-		"\n"
 		"input ports Real d (rad) -> window.displacement\n"
-		"\n"
 		"out rules {\n"
 		"\t// first rule\n"
 		"\ttrue -> { } --> {\n"
@@ -219,21 +216,18 @@ static void fmt__model_exchange_clauses__comments_kept(void **state)
 		"output ports Real x <- osc.x\n",
 		"semantic adaptation reactive mealy w\n"
 		"at \"w.fmu\"\n"
-		"\n"
 		"\tfor inner fmu Osc osc\n"
 		"\t\tat \"osc.fmu\" /* ME only */\n"
 		"\t\twith output ports Real x\n"
 		"\t\twith model exchange // integrated by sacc\n"
 		"\t\twith solver = implicit and /* tight */ relative tolerance = 1e-8 and max step = 0.01\n"
-		"\n"
 		"output ports Real x <- osc.x\n");
 }
 
 static void fmt__line_comments_in_a_joined_line__first_above(void **state)
 {
 	(void)state;
-	/* A comment on a line of its own goes with the code after it, past the layout's
-	 * blank line. */
+	/* A comment on a line of its own goes with the code after it. */
 	assert_formats_to(
 		"module m\n"
 		"fmu A a at \"a.fmu\" output ports Real y // one\n"
@@ -241,10 +235,8 @@ static void fmt__line_comments_in_a_joined_line__first_above(void **state)
 		"a.y\n"
 		"-> a.y\n",
 		"module m\n"
-		"\n"
 		"fmu A a at \"a.fmu\"\n"
 		"\toutput ports Real y // one\n"
-		"\n"
 		"// two\n"
 		"a.y -> a.y\n");
 	/* Two lines joined: the first line's comment would swallow code, so it goes above. */
@@ -253,9 +245,46 @@ static void fmt__line_comments_in_a_joined_line__first_above(void **state)
 		"a.y -> // one\n"
 		"  a.u // two\n",
 		"module m\n"
-		"\n"
 		"// one\n"
 		"a.y -> a.u // two\n");
+}
+
+static void fmt__blank_lines__the_scripts_one_per_run(void **state)
+{
+	(void)state;
+	assert_formats_to(
+		"semantic adaptation reactive mealy w at \"w.fmu\"\n"
+		"for inner fmu A a at \"a.fmu\" with output ports Real y\n"
+		"\n\n\n"
+		"output ports Real y <- a.y\n"
+		"control var n := 1,\n"
+		"\n"
+		"\tm := 2;\n"
+		"control rules {\n"
+		"\tn := n +\n"
+		"\n"
+		"\t\t1;\n"
+		"\n"
+		"\treturn H;\n"
+		"}\n",
+		"semantic adaptation reactive mealy w\n"
+		"at \"w.fmu\"\n"
+		"\tfor inner fmu A a\n"
+		"\t\tat \"a.fmu\"\n"
+		"\t\twith output ports Real y\n"
+		/* three blank lines: one */
+		"\n"
+		"output ports Real y <- a.y\n"
+		"control var n := 1;\n"
+		/* before a name of a list the printer splits: before its line */
+		"\n"
+		"control var m := 2;\n"
+		"control rules {\n"
+		/* inside a line the printer joins: none */
+		"\tn := n + 1;\n"
+		"\n"
+		"\treturn H;\n"
+		"}\n");
 }
 
 static void fmt__only_comments__kept_as_they_are(void **state)
@@ -273,7 +302,6 @@ static void fmt__multiline_block_comment__text_untouched(void **state)
 		"        two */ a.y -> b.u /* three\n"
 		"four */\n",
 		"module m\n"
-		"\n"
 		"/* one\n"
 		"        two */\n"
 		"a.y -> b.u /* three\n"
@@ -597,6 +625,7 @@ int main(void)
 		cmocka_unit_test(fmt__comments_everywhere__each_beside_its_code),
 		cmocka_unit_test(fmt__model_exchange_clauses__comments_kept),
 		cmocka_unit_test(fmt__line_comments_in_a_joined_line__first_above),
+		cmocka_unit_test(fmt__blank_lines__the_scripts_one_per_run),
 		cmocka_unit_test(fmt__only_comments__kept_as_they_are),
 		cmocka_unit_test(fmt__multiline_block_comment__text_untouched),
 		cmocka_unit_test(fmt__printer_changes_much__each_comment_still_on_its_line),
