@@ -596,6 +596,9 @@ static void fmt_cli__syntax_error__file_untouched_status_2(void **state)
 	free(err);
 	assert_file_is(a, "module m\na.y -> ;\n");
 	assert_file_is(b, tidy);
+	/* from standard input (an editor's filter), the script comes back as it was */
+	assert_int_equal(sacc_fmt("- < a.sa"), 2);
+	assert_file_is(out_path, "module m\na.y -> ;\n");
 }
 
 static void fmt_cli__bad_usage__status_2_and_why(void **state)
