@@ -301,6 +301,44 @@ static void ball__first_impact__at_sqrt_2h_over_g(void **state)
 		}
 }
 
+/* A model that reverses the ball at the impact but leaves h where the event was found
+ * (<= 0, FMI's lower domain) and not lifted above the ground: the rise back through 0 is an
+ * event of its own, just after the impact, and the one after it is the next impact, at
+ * t1 + 2 e v1 / g.  So the flight goes on, with no endless run of events at the ground. */
+static void ball__rebound_from_at_or_below_zero__one_event_then_next_impact(void **state)
+{
+	(void)state;
+	const double h0 = 10.0, g = 9.81, e = 0.5;
+	const double t1 = sqrt(2.0 * h0 / g), v1 = g * t1;
+	for (int mi = 0; mi < NMETHODS; mi++) {
+		Env env = {0};
+		SartOdeProblem p = {.n = 2, .nz = 1, .f = f_ball, .g = g_first};
+		double x[2] = {h0, 0.0};
+		/* a parabola is integrated exactly, so steps would grow past a whole flight, up
+		 * and down again, and miss both crossings: bounded */
+		SartOdeSettings st = {.method = methods[mi], .rtol = 1e-8, .h_max = 0.1};
+		p.env = &env;
+		SartOde *o = sart_ode_new(&p, &st);
+		assert_non_null(o);
+		sart_ode_restart(o, 0.0, x, 1);
+		SartOdeOutcome out;
+		assert_int_equal(sart_ode_advance(o, 5.0, &out), SART_ODE_STATE_EVENT);
+		memcpy(x, sart_ode_state(o), sizeof x);
+		assert_true(x[0] <= 0.0);
+		x[1] = -e * x[1];
+		double t_impact = out.t;
+		sart_ode_restart(o, t_impact, x, 0);
+		assert_int_equal(sart_ode_advance(o, 5.0, &out), SART_ODE_STATE_EVENT);
+		assert_true(out.t > t_impact && out.t - t_impact <= 1e-11);
+		assert_true(sart_ode_state(o)[0] > 0.0);
+		memcpy(x, sart_ode_state(o), sizeof x);
+		sart_ode_restart(o, out.t, x, 0);
+		assert_int_equal(sart_ode_advance(o, 5.0, &out), SART_ODE_STATE_EVENT);
+		assert_close(out.t, t1 + 2.0 * e * v1 / g, 1e-8);
+		sart_ode_free(o);
+	}
+}
+
 /* cos t has its zeros at pi/2 and 3 pi/2: the second after a restart at the first; the
  * root lies inside a step, so the dense output is what finds it. */
 static void oscillator__zeros__located_on_dense_output(void **state)
@@ -1221,6 +1259,7 @@ int main(void)
 		cmocka_unit_test(decay__two_tolerances__error_near_rtol),
 		cmocka_unit_test(oscillator__two_tolerances__error_near_rtol),
 		cmocka_unit_test(ball__first_impact__at_sqrt_2h_over_g),
+		cmocka_unit_test(ball__rebound_from_at_or_below_zero__one_event_then_next_impact),
 		cmocka_unit_test(oscillator__zeros__located_on_dense_output),
 		cmocka_unit_test(indicators__earliest_crossing__lowest_index_right_of_root),
 		cmocka_unit_test(indicators__two_crossings_in_one_step__earlier_first),
