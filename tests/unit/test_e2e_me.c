@@ -269,6 +269,53 @@ static void me_wrapper3__bouncing_ball__same_as_the_bare_fmu(void **state)
 	csv_free(ref);
 }
 
+/* A wrapper of either version built into BUILD/OUT/fmiV/, imported and initialized, for
+ * the tests that run the same steps on both. */
+typedef struct Either {
+	int ver;
+	Fmi2Api api;
+	fmi2Component c2;
+	Fmu3 f;
+	char dir[PATH_MAX];
+} Either;
+
+static void either_start(Either *w, int ver, const char *id)
+{
+	w->ver = ver;
+	if (ver == 2) {
+		w->c2 = start2(&w->api, id, w->dir);
+	} else {
+		fmu3_start_wrapper(&w->f, OUT "/fmi3", id);
+		snprintf(w->dir, sizeof w->dir, "%s", w->f.dir);
+	}
+}
+
+static void either_step(Either *w, double t, double h)
+{
+	if (w->ver == 2)
+		assert_int_equal(w->api.do_step(w->c2, t, h, fmi2True), fmi2OK);
+	else
+		step3(&w->f, t, h);
+}
+
+static double either_get(Either *w, unsigned vr)
+{
+	return w->ver == 2 ? get2(&w->api, w->c2, vr) : get3(&w->f, vr);
+}
+
+static void either_stop(Either *w)
+{
+	if (w->ver == 2) {
+		assert_int_equal(w->api.terminate(w->c2), fmi2OK);
+		w->api.free_instance(w->c2);
+		fmi2_unimport(&w->api);
+	} else {
+		assert_int_equal(w->f.api.terminate(w->f.c), fmi3OK);
+		w->f.api.free_instance(w->f.c);
+		fmi3_unimport(&w->f.api);
+	}
+}
+
 /* The oscillator offers both interfaces; `with model exchange` and the implicit solver at
  * 1e-10 give the exact solution (tests/fmus_me/README.md) within 1e-8, in both versions. */
 static void me_wrapper__oscillator_chosen_as_me__exact_solution(void **state)
@@ -276,44 +323,25 @@ static void me_wrapper__oscillator_chosen_as_me__exact_solution(void **state)
 	(void)state;
 	const double k = 4, c = 0.4, a = c / 2, w = sqrt(k - a * a), x0 = 1000;
 	for (int ver = 2; ver <= 3; ver++) {
-		Fmi2Api api;
-		Fmu3 f;
-		char dir[PATH_MAX];
-		fmi2Component c2 = NULL;
-		if (ver == 2) {
-			c2 = start2(&api, "osc_sa", dir);
-		} else {
-			fmu3_start_wrapper(&f, OUT "/fmi3", "osc_sa");
-			snprintf(dir, sizeof dir, "%s", f.dir);
-		}
-		char *md = read_md(dir);
+		Either wr;
+		either_start(&wr, ver, "osc_sa");
+		char *md = read_md(wr.dir);
 		/* the wrapper is Co-Simulation; its inner's Model Exchange element is named in
 		 * the C, never in the wrapper's description */
 		assert_has(md, "<CoSimulation");
 		assert_null(strstr(md, "<ModelExchange"));
 		free(md);
-		unsigned x1 = vr_of(dir, "x1");
+		unsigned x1 = vr_of(wr.dir, "x1");
 		for (int n = 1; n <= 20; n++) {
 			double t = n * 0.1;
-			if (ver == 2)
-				assert_int_equal(api.do_step(c2, t - 0.1, 0.1, fmi2True), fmi2OK);
-			else
-				step3(&f, t - 0.1, 0.1);
-			double got = ver == 2 ? get2(&api, c2, x1) : get3(&f, x1);
+			either_step(&wr, t - 0.1, 0.1);
+			double got = either_get(&wr, x1);
 			double want = exp(-a * t) * x0 * (cos(w * t) + a / w * sin(w * t));
 			if (!(fabs(got - want) <= 1e-8 * fmax(1, fabs(want))))
 				print_error("FMI %d: x1(%g) = %.17g, exact %.17g\n", ver, t, got, want);
 			assert_true(fabs(got - want) <= 1e-8 * fmax(1, fabs(want)));
 		}
-		if (ver == 2) {
-			assert_int_equal(api.terminate(c2), fmi2OK);
-			api.free_instance(c2);
-			fmi2_unimport(&api);
-		} else {
-			assert_int_equal(f.api.terminate(f.c), fmi3OK);
-			f.api.free_instance(f.c);
-			fmi3_unimport(&f.api);
-		}
+		either_stop(&wr);
 	}
 }
 
@@ -369,44 +397,24 @@ static void me_wrapper__tunable_inner_parameter__next_impact_uses_it(void **stat
 	(void)state;
 	const double g = 9.81, t1 = sqrt(2.0 / g), v1 = g * t1, e = 0.5;
 	for (int ver = 2; ver <= 3; ver++) {
-		Fmi2Api api;
-		Fmu3 f;
-		char dir[PATH_MAX];
-		fmi2Component c2 = NULL;
-		if (ver == 2) {
-			c2 = start2(&api, "ball_sa", dir);
-		} else {
-			fmu3_start_wrapper(&f, OUT "/fmi3", "ball_sa");
-			snprintf(dir, sizeof dir, "%s", f.dir);
-		}
-		unsigned ve = vr_of(dir, "ball.e"), vv = vr_of(dir, "v");
+		Either wr;
+		either_start(&wr, ver, "ball_sa");
+		unsigned ve = vr_of(wr.dir, "ball.e"), vv = vr_of(wr.dir, "v");
 		for (int k = 1; k <= 12; k++) {
 			if (k == 7) { /* at t = 0.3 */
 				if (ver == 2)
-					assert_int_equal(api.set_real(c2, &ve, 1, &e), fmi2OK);
+					assert_int_equal(wr.api.set_real(wr.c2, &ve, 1, &e), fmi2OK);
 				else
-					assert_int_equal(f.api.set_float64(f.c, &ve, 1, &e, 1), fmi3OK);
+					assert_int_equal(wr.f.api.set_float64(wr.f.c, &ve, 1, &e, 1), fmi3OK);
 			}
-			if (ver == 2)
-				assert_int_equal(api.do_step(c2, t_at(k - 1), t_at(k) - t_at(k - 1),
-				                             fmi2True), fmi2OK);
-			else
-				step3(&f, t_at(k - 1), t_at(k) - t_at(k - 1));
+			either_step(&wr, t_at(k - 1), t_at(k) - t_at(k - 1));
 		}
-		double got = ver == 2 ? get2(&api, c2, vv) : get3(&f, vv);
+		double got = either_get(&wr, vv);
 		double want = e * v1 - g * (t_at(12) - t1);
 		if (!(fabs(got - want) <= 1e-5))
 			print_error("FMI %d: v(0.6) = %.17g, expected %.17g\n", ver, got, want);
 		assert_true(fabs(got - want) <= 1e-5);
-		if (ver == 2) {
-			assert_int_equal(api.terminate(c2), fmi2OK);
-			api.free_instance(c2);
-			fmi2_unimport(&api);
-		} else {
-			assert_int_equal(f.api.terminate(f.c), fmi3OK);
-			f.api.free_instance(f.c);
-			fmi3_unimport(&f.api);
-		}
+		either_stop(&wr);
 	}
 }
 

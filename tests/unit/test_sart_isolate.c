@@ -494,6 +494,13 @@ static void isolate__missing_host__clear_error(void **state)
 	assert_nothing_left();
 }
 
+/* The message of the host's answer: the first log record's text, after its category. */
+static const char *answer_text(SartChan *ch)
+{
+	const SartLogRecord *r = (const SartLogRecord *)sart_chan_log(ch);
+	return (const char *)sart_chan_log(ch) + sizeof(SartLogRecord) + r->cat_len;
+}
+
 /* Requests no parent of ours writes, straight into a real host's slot. */
 static void isolate__malformed_requests__answered_as_errors(void **state)
 {
@@ -530,8 +537,7 @@ static void isolate__malformed_requests__answered_as_errors(void **state)
 		ch.h->req_len = cases[i].len;
 		assert_int_equal(sart_chan_call(&ch, pid, 5.0, &seq, &ws), SART_WAIT_ANSWERED);
 		assert_int_equal(ch.h->status, SART_ERROR);
-		const char *text = (const char *)sart_chan_log(&ch) + sizeof(SartLogRecord) +
-		                   ((SartLogRecord *)sart_chan_log(&ch))->cat_len;
+		const char *text = answer_text(&ch);
 		assert_contains(text, cases[i].want);
 	}
 	/* a load whose table of FMI 3.0 types runs past the request, or names no type */
@@ -551,8 +557,7 @@ static void isolate__malformed_requests__answered_as_errors(void **state)
 		ch.h->req_len = 26;
 		assert_int_equal(sart_chan_call(&ch, pid, 5.0, &seq, &ws), SART_WAIT_ANSWERED);
 		assert_int_equal(ch.h->status, SART_ERROR);
-		const char *text = (const char *)sart_chan_log(&ch) + sizeof(SartLogRecord) +
-		                   ((SartLogRecord *)sart_chan_log(&ch))->cat_len;
+		const char *text = answer_text(&ch);
 		assert_contains(text, "malformed request: load with a bad table of FMI 3.0 types");
 	}
 	/* a Model Exchange load (sart_channel.h: after no types and no elements, at 24, the
@@ -593,8 +598,7 @@ static void isolate__malformed_requests__answered_as_errors(void **state)
 		ch.h->req_len = mes[i].len;
 		assert_int_equal(sart_chan_call(&ch, pid, 5.0, &seq, &ws), SART_WAIT_ANSWERED);
 		assert_int_equal(ch.h->status, SART_ERROR);
-		const char *text = (const char *)sart_chan_log(&ch) + sizeof(SartLogRecord) +
-		                   ((SartLogRecord *)sart_chan_log(&ch))->cat_len;
+		const char *text = answer_text(&ch);
 		assert_contains(text, mes[i].want);
 		if (i + 1 == sizeof mes / sizeof mes[0])
 			assert_null(strstr(text, "malformed"));
