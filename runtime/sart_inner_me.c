@@ -11,7 +11,7 @@
  *   - the end of initialization: the event iteration, Continuous-Time Mode, the states,
  *     their nominals and the next time event read, the solver (sart_ode.h) made;
  *   - each step from t to t + h: the solver advanced event to event, each time event hit
- *     exactly, each state event (an indicator's sign change, located on the dense output)
+ *     exactly, each state event (an indicator crossing from z > 0 to z <= 0 or back, located on the dense output)
  *     and each step event (fmi*CompletedIntegratorStep) handled in Event Mode, and the FMU
  *     left at t + h with the final states, so that the outputs read next are t + h's;
  *   - inputs: Reals pass through in Continuous-Time Mode; a discrete set (Integer,

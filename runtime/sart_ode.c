@@ -406,7 +406,7 @@ const char *sart_ode_result_text(SartOdeResult r)
 	case SART_ODE_REACHED:
 		return "reached the end of the interval";
 	case SART_ODE_STATE_EVENT:
-		return "an event indicator changed sign";
+		return "an event indicator crossed zero";
 	case SART_ODE_STEP_EVENT:
 		return "the model asked for an event at the end of a step";
 	case SART_ODE_MODEL_FAILED:
@@ -1040,7 +1040,7 @@ static int dense_at(SartOde *o, double tm, double *x, SartOdeOutcome *out)
 	return 0;
 }
 
-/* An indicator changed sign over the step just accepted, from o->z (at o->t) to o->zr (at
+/* An indicator crossed (from z > 0 to z <= 0 or back) over the step just accepted, from o->z (at o->t) to o->zr (at
  * t1): narrow the bracket on the dense output with the Illinois variant of the secant
  * method (the earliest root estimate among the indicators that cross, bisection when the
  * bracket shrinks slowly) until it is no wider than t_tol.  *t_ev is its right end, where

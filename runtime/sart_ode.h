@@ -113,7 +113,7 @@ typedef struct SartOdeSettings {
 
 typedef enum SartOdeResult {
 	SART_ODE_REACHED = 0,      /* at t_end */
-	SART_ODE_STATE_EVENT,      /* stopped just after an indicator changed sign */
+	SART_ODE_STATE_EVENT,      /* stopped just after an indicator crossed from z > 0 to z <= 0 or back */
 	SART_ODE_STEP_EVENT,       /* accepted() asked to stop */
 	SART_ODE_MODEL_FAILED,     /* f, g, jac or accepted returned nonzero: code */
 	SART_ODE_NOT_FINITE,       /* f (or jac) gave NaN or an infinity: which state.  At an
@@ -130,7 +130,7 @@ typedef struct SartOdeOutcome {
 	double t;          /* where the solver stands now (its state is sart_ode_state) */
 	int code;          /* SART_ODE_MODEL_FAILED: the callback's return value */
 	size_t which;      /* SART_ODE_NOT_FINITE: the state; SART_ODE_STATE_EVENT: the first
-	                      indicator (lowest index) that changed sign */
+	                      indicator (lowest index) that crossed */
 	double h;          /* SART_ODE_STEP_TOO_SMALL: the step size tried last */
 } SartOdeOutcome;
 
@@ -169,7 +169,7 @@ void sart_ode_restart(SartOde *o, double t, const double x[], int reset);
  * solver's state (sart_ode_state, sart_ode_time) is then at out->t: t_end, the event, or
  * the last accepted step before a failure (never part of a step).  A t_end not beyond the
  * solver's t returns SART_ODE_REACHED at once, nothing evaluated.  After a state event the
- * caller restarts (the indicators there have already changed sign); advancing again without
+ * caller restarts (the indicators there have already crossed); advancing again without
  * a restart goes on from the event as from any point.  Returns out->result. */
 SartOdeResult sart_ode_advance(SartOde *o, double t_end, SartOdeOutcome *out);
 
