@@ -237,7 +237,12 @@ $(BUILD)/fmus_me/fmi3/%.fmu: tests/fmus_me/%/fmi3.xml tests/fmus_me/%/model.c $(
 
 fmus-me: $(FMUS_ME)
 .PHONY: fmus-me
-$(BUILD)/tests/test_fmu_me_kit: | $(FMUS_ME)
+# Its test loads the libraries itself (dlopen), like an importer: cmocka and libdl only.
+$(BUILD)/tests/test_fmu_me_kit: tests/unit/test_fmu_me_kit.c $(wildcard tests/unit/*.h) \
+                                $(wildcard runtime/fmi2/*.h runtime/fmi3/*.h) | $(FMUS_ME)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(WARN) -Itests/unit -Iruntime/fmi2 -Iruntime/fmi3 -o $@ $< \
+	    -lcmocka -ldl -lm
 
 # fmi3_md_check: the suite's checker of FMI 3.0 model descriptions (rules beyond the schema).
 FMI3_MD_CHECK := $(BUILD)/tools/fmi3_md_check
@@ -245,6 +250,7 @@ $(FMI3_MD_CHECK): tests/fmus3/tools/fmi3_md_check.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(WARN) -o $@ $< $(LDLIBS)
 $(BUILD)/tests/test_fmi3_md_check: | $(FMI3_MD_CHECK)
+$(BUILD)/tests/test_fmu_me_kit: | $(FMI3_MD_CHECK)
 
 # ---- the polynomial FMU (tests/fmus/poly/) -----------------------------------------------
 # Like faulty: its model.c includes the kit's C with the input- and output-derivative
@@ -677,6 +683,8 @@ $(BUILD)/tests/test_sart_%: tests/unit/test_sart_%.c $(ORCH_LIB) $(BUILD)/libsar
 $(BUILD)/tests/test_sart_isolate: | $(FMU_HOST) $(BUILD)/fmus/faulty.fmu
 # The seam's Model Exchange layer steps the ME test FMUs, in process and out of it.
 $(BUILD)/tests/test_sart_inner_me: | $(FMU_HOST) $(FMUS_ME)
+$(BUILD)/tests/test_simulate_me: | $(FMUS_ME)
+$(BUILD)/tests/test_e2e_me: | $(SACC) $(FMUS_ME)
 
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(ORCH_LIB) $(BUILD)/libsacc.a $(wildcard tests/unit/*.h) \
                        $(KIT_FILES) $(ORCH_HDR)
@@ -770,7 +778,7 @@ check-bench:
 # wrappers built with `sacc build --isolate all` into BUILD/<dir>-iso/ (test_e2e_wrapper.c
 # opens those when SACC_TEST_ISOLATE=1).
 ISOLATED_TESTS := test_simulate test_simulate_faults test_sweep test_simulate_fmi3 \
-                  test_e2e_wrapper
+                  test_e2e_wrapper test_simulate_me
 ISO_E2E := $(patsubst $(BUILD)/%,$(BUILD)/%-iso.stamp,$(BUILD)/e2e $(BUILD)/paths-general \
              $(BUILD)/paths-stats $(BUILD)/powerwindow)
 ISO_RUNS := $(patsubst %,run-iso-%,$(ISOLATED_TESTS))

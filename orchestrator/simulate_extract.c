@@ -121,38 +121,27 @@ done:
 /* At most this many instance names on a line of --explain's; the rest are counted. */
 #define NAMES_SHOWN 5
 
-/* The instances of a file from the first, o, along next (-1 ends), that are isolated (when
- * isolated) or not, on one line after lead, if there are any. */
+/* Which instances a line of --explain's names. */
+typedef enum Which { IN_PROCESS, ISOLATED, MODEL_EXCHANGE } Which;
+
+static bool is_one_of(const Sim *s, int f, const char *isolate, Which which)
+{
+	if (which == MODEL_EXCHANGE)
+		return s->fmus[f].me;
+	return (sim_isolate_covers(isolate, s->fmus[f].name) != 0) == (which == ISOLATED);
+}
+
+/* The instances of a file from the first, o, along next (-1 ends), that are which (isolate:
+ * --isolate's list), on one line after lead, if there are any. */
 static void print_names(const Sim *s, const int *next, int o, const char *isolate,
-                        bool isolated, const char *lead)
+                        Which which, const char *lead)
 {
 	int n = 0;
 	for (int f = o; f >= 0; f = next[f]) {
-		if ((sim_isolate_covers(isolate, s->fmus[f].name) != 0) != isolated)
+		if (!is_one_of(s, f, isolate, which))
 			continue;
 		if (n == 0)
 			printf("%s", lead);
-		if (n < NAMES_SHOWN)
-			printf("%s%s", n ? ", " : "", s->fmus[f].name);
-		n++;
-	}
-	if (n > NAMES_SHOWN)
-		printf(" and %d more", n - NAMES_SHOWN);
-	if (n)
-		putchar('\n');
-}
-
-/* The instances of a file from the first, o, that run as Model Exchange, on one line
- * naming the library they load. */
-static void print_model_exchange(const Sim *s, const int *next, int o)
-{
-	int n = 0;
-	for (int f = o; f >= 0; f = next[f]) {
-		if (!s->fmus[f].me)
-			continue;
-		if (n == 0)
-			printf("    run as Model Exchange (%s), integrated by sacc: ",
-			       fmu_identifier(s->fmus[f].info, true));
 		if (n < NAMES_SHOWN)
 			printf("%s%s", n ? ", " : "", s->fmus[f].name);
 		n++;
@@ -189,11 +178,15 @@ int sim_print_sharing(const Sim *s, const char *isolate)
 		const char *base = strrchr(info->path, '/') ? strrchr(info->path, '/') + 1
 		                                            : info->path;
 		printf("  %s:\n", base);
-		print_names(s, next, o, isolate, false, needs_own_copy(&s->fmus[o])
+		print_names(s, next, o, isolate, IN_PROCESS, needs_own_copy(&s->fmus[o])
 		            ? "    a copy of its own each (canBeInstantiatedOnlyOncePerProcess): "
 		            : "    one library in this process for: ");
-		print_names(s, next, o, isolate, true, "    a process of its own each (--isolate): ");
-		print_model_exchange(s, next, o);
+		print_names(s, next, o, isolate, ISOLATED,
+		            "    a process of its own each (--isolate): ");
+		char lead[256];
+		snprintf(lead, sizeof lead, "    run as Model Exchange (%.120s), integrated by sacc: ",
+		         fmu_identifier(info, true));
+		print_names(s, next, o, isolate, MODEL_EXCHANGE, lead);
 	}
 	rc = 0;
 done:

@@ -180,7 +180,9 @@ SartStatus sart_inner_enter_init(SartInner *in, const SartExperiment *ex);
 SartStatus sart_inner_exit_init(SartInner *in);
 
 /* Values by value-reference arrays, as FMI passes them.  Booleans are 0/1 ints; strings
- * got are owned by the inner FMU and valid until its next call. */
+ * got are owned by the inner FMU and valid until its next call.  A Model Exchange inner
+ * takes Real sets between steps as they come (continuous inputs); any other set between
+ * steps puts it in Event Mode first, and its next step starts with an event iteration. */
 SartStatus sart_inner_get_real(SartInner *in, const SartVr vr[], size_t n, double v[]);
 SartStatus sart_inner_get_integer(SartInner *in, const SartVr vr[], size_t n, int v[]);
 SartStatus sart_inner_get_boolean(SartInner *in, const SartVr vr[], size_t n, int v[]);
@@ -226,14 +228,26 @@ SartStatus sart_inner_get_real_output_derivatives(SartInner *in, const SartVr vr
  * seam enters Event Mode, updates the discrete states until they settle and returns to
  * Step Mode before returning; the step's outcome is then that of the whole sequence.  A
  * step after which the FMU asks to terminate the simulation is reported as SART_ERROR
- * naming the time. */
+ * naming the time.
+ *
+ * Model Exchange (SART_CAP_MODEL_EXCHANGE): the step integrates the FMU from t to t + h
+ * with the runtime's solver, handling its time, state and step events inside the step, and
+ * leaves it at t + h (its outputs are then t + h's).  An FMU that asks to terminate the
+ * simulation stops there: the step returns SART_DISCARD with *reached that time, as an FMI
+ * 2.0 Co-Simulation slave that terminates does, and every later step is an error.  A
+ * failure of the solver (a derivative NaN or infinite, the tolerance not met, too many
+ * steps), an event iteration that does not settle (1000 iterations) and a chattering model
+ * are SART_ERROR with a message naming the instance, the time and the cause. */
 SartStatus sart_inner_do_step(SartInner *in, double t, double h, int no_set_state_prior,
                               double *reached);
 
 /* FMU states, as FMI defines them: *state NULL makes a new one, otherwise it is
  * overwritten.  A state belongs to the instance that made it; free each one with
  * sart_inner_free_state before sart_inner_free (FMI does not free them with the instance).
- * Serialized bytes are the inner FMU's own format. */
+ * Serialized bytes are the inner FMU's own format.  A Model Exchange inner's state also
+ * holds the solver's memo and the seam's own data, so that the steps after a restore are
+ * bit for bit those taken the first time; its bytes are a checked header of that data
+ * followed by the FMU's own bytes. */
 SartStatus sart_inner_get_state(SartInner *in, void **state);
 SartStatus sart_inner_set_state(SartInner *in, void *state);
 SartStatus sart_inner_free_state(SartInner *in, void **state);

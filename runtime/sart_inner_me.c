@@ -622,8 +622,15 @@ static SartOdeResult advance(SartInner *in, double target, SartOdeOutcome *out)
 			out->t = tc;
 			return out->result;
 		}
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < n; i++) {
+			if (!isfinite(m->dx[i])) {
+				out->result = SART_ODE_NOT_FINITE;
+				out->t = tc;
+				out->which = i;
+				return out->result;
+			}
 			m->x[i] += (target - tc) * m->dx[i];
+		}
 		sart_ode_restart(m->ode, target, m->x, 0);
 		out->result = SART_ODE_REACHED;
 		out->t = target;
@@ -820,7 +827,7 @@ static SartStatus me_set_state(SartInner *in, void *state)
 	if (!going(in, s))
 		return s;
 	m->d = ms->d;
-	if (m->nz)
+	if (m->nz && ms->nz == m->nz) /* (a state from before initialization has none) */
 		memcpy(m->z_prev, ms->z, m->nz * sizeof *m->z_prev);
 	if (m->ode && ms->d.memo.method)
 		sart_ode_set_memo(m->ode, &ms->d.memo);

@@ -13,9 +13,10 @@
  *                    besides;
  *   SART_ODE_AUTO    starts with DOPRI5 and switches to RODAS for the rest of the run
  *                    (until the next sart_ode_restart with reset) when DOPRI5's stiffness
- *                    test fires: h times the estimated largest eigenvalue near the border
- *                    of DOPRI5's stability region 15 times, with no 6 answers "not stiff"
- *                    in a row in between (Hairer's test, run after every step).
+ *                    test fires: h times the largest eigenvalue, as estimated from the
+ *                    last two stages, above 2.5 (DOPRI5's stability border is at 3.3)
+ *                    after 15 steps, with no 6 answers "not stiff" in a row in between
+ *                    (Hairer's test, run after every step).
  * The error of state i over a step from x to x_new is weighted by
  *   w_i = rtol * (nominal_i + max(|x_i|, |x_new_i|)),
  * that is atol_i = rtol * nominal_i: a state of nominal 1e5 is held to the same relative

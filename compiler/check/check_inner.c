@@ -369,8 +369,8 @@ static void check_model_exchange(Ctx *x, Inner *in, const Node *me)
 		return; /* nothing said, or the inner was not found (already reported) */
 	if (!in->fmu || !in->fmu->has_model_exchange) {
 		diag_error(x->c->diag, me->loc, "inner fmu '%s' offers no Model Exchange interface: "
-		           "'with %s' applies to Model Exchange FMUs", in->name,
-		           me->flags ? "model exchange" : "solver settings");
+		           "%s to Model Exchange FMUs", in->name,
+		           me->flags ? "'with model exchange' applies" : "solver settings apply");
 		if (in->adaptation)
 			diag_note(x->c->diag, in->adaptation->loc, "'%s' is adaptation '%s', which sacc "
 			          "builds as a Co-Simulation FMU", in->name, in->adaptation->name);

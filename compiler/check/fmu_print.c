@@ -66,16 +66,17 @@ typedef struct Cap {
 	const char *name;
 	int value; /* 0/1 for flags; for maxOutputDerivativeOrder the order */
 	bool is_flag;
+	const char *json; /* its JSON key when not name (a count the XML has no attribute for) */
 } Cap;
 
 /* The capabilities the FMU's version defines, under the names its XML uses. */
 static int capabilities(const FmuInfo *f, Cap *caps)
 {
 	int n = 0;
-#define CAP(nm, v) (caps[n++] = (Cap){nm, (v), true})
+#define CAP(nm, v) (caps[n++] = (Cap){nm, (v), true, NULL})
 	CAP("canHandleVariableCommunicationStepSize", f->can_handle_variable_step);
 	CAP("canInterpolateInputs", f->can_interpolate_inputs);
-	caps[n++] = (Cap){"maxOutputDerivativeOrder", f->max_output_derivative_order, false};
+	caps[n++] = (Cap){"maxOutputDerivativeOrder", f->max_output_derivative_order, false, NULL};
 	if (f->version == FMI_V2) {
 		CAP("canRunAsynchronuously", f->can_run_asynchronously);
 		CAP("canBeInstantiatedOnlyOncePerProcess", f->can_be_instantiated_only_once_per_process);
@@ -106,9 +107,9 @@ static int me_capabilities(const FmuInfo *f, Cap *caps)
 {
 	const FmuMe *m = &f->me;
 	int n = 0;
-#define CAP(nm, v) (caps[n++] = (Cap){nm, (v), true})
-	caps[n++] = (Cap){"continuous states", (int)m->nstate_elems, false};
-	caps[n++] = (Cap){"event indicators", (int)m->nevent_indicators, false};
+#define CAP(nm, v) (caps[n++] = (Cap){nm, (v), true, NULL})
+	caps[n++] = (Cap){"continuous states", (int)m->nstate_elems, false, "continuousStates"};
+	caps[n++] = (Cap){"event indicators", (int)m->nevent_indicators, false, "eventIndicators"};
 	CAP("canBeInstantiatedOnlyOncePerProcess", m->can_be_instantiated_only_once_per_process);
 	if (f->version == FMI_V2) {
 		CAP("completedIntegratorStepNotNeeded", !m->needs_completed_integrator_step);
@@ -610,7 +611,7 @@ void fmu_print_json(FILE *out, const FmuInfo *f)
 			if (caps[i].is_flag)
 				json_kv_bool(out, 4, caps[i].name, caps[i].value, &mfirst);
 			else
-				json_kv_num(out, 4, i == 0 ? "continuousStates" : "eventIndicators",
+				json_kv_num(out, 4, caps[i].json ? caps[i].json : caps[i].name,
 				            caps[i].value, &mfirst);
 		}
 		fputs("\n  }", out);

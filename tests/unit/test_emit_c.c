@@ -631,17 +631,25 @@ static char *emit_fails(TestRun *t, Module *m, const char *name)
 	return strdup(tr_diag(t));
 }
 
+/* A model description written as BUILD/emit_c_test/<name>, where the compilation's -L
+ * finds it; the directory in dir. */
+static void write_md(const char *name, const char *text, char dir[512])
+{
+	char path[600];
+	snprintf(dir, 512, "%s/emit_c_test", test_build_dir());
+	make_dir(dir);
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
 static void emit_c__string_port__stored_as_chars(void **state)
 {
 	(void)state;
-	char dir[512], path[600];
-	snprintf(dir, sizeof dir, "%s/emit_c_test", test_build_dir());
-	make_dir(dir);
-	snprintf(path, sizeof path, "%s/strings.xml", dir);
-	FILE *f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(strings_md, f);
-	fclose(f);
+	char dir[512];
+	write_md("strings.xml", strings_md, dir);
 	TestRun *t = tr_new();
 	drv_add_fmu_dir(t->c, dir);
 	Module *m = tr_load(t, SCRIPT,
@@ -667,6 +675,91 @@ static void emit_c__string_port__stored_as_chars(void **state)
 	free(cfg);
 	free(src);
 	tr_free(t);
+}
+
+/* ---- Model Exchange inners -------------------------------------------------------------- */
+
+/* An oscillator offering both interfaces, each with its own library, the Model Exchange one
+ * with directional derivatives; two states listed in <Derivatives> in the opposite order of
+ * the variables, one event indicator, a DefaultExperiment tolerance. */
+static const char me_md[] =
+	"<fmiModelDescription fmiVersion='2.0' modelName='osc' guid='{osc}' "
+	"numberOfEventIndicators='1'>\n"
+	"<CoSimulation modelIdentifier='osc_cs' canGetAndSetFMUstate='false'/>\n"
+	"<ModelExchange modelIdentifier='osc_me' canGetAndSetFMUstate='true' "
+	"providesDirectionalDerivative='true'/>\n"
+	"<DefaultExperiment tolerance='1e-7'/>\n"
+	"<ModelVariables>\n"
+	"<ScalarVariable name='x' valueReference='10' causality='output'><Real start='1'/>"
+	"</ScalarVariable>\n"
+	"<ScalarVariable name='v' valueReference='11' causality='output'><Real start='0'/>"
+	"</ScalarVariable>\n"
+	"<ScalarVariable name='der(v)' valueReference='12'><Real derivative='2'/></ScalarVariable>\n"
+	"<ScalarVariable name='der(x)' valueReference='13'><Real derivative='1'/></ScalarVariable>\n"
+	"</ModelVariables>\n"
+	"<ModelStructure><Outputs><Unknown index='1' dependencies=''/>"
+	"<Unknown index='2' dependencies=''/></Outputs>\n"
+	"<Derivatives><Unknown index='4'/><Unknown index='3'/></Derivatives></ModelStructure>\n"
+	"</fmiModelDescription>\n";
+
+/* Emits adaptation me_sa over osc.xml with the inner clauses given; the C compiles. */
+static void emit_me(Emitted *e, const char *clauses)
+{
+	char dir[512], text[1024];
+	write_md("osc.xml", me_md, dir);
+	snprintf(text, sizeof text,
+	         "semantic adaptation delayed moore me_sa\nat \"me_sa.fmu\"\n"
+	         "\tfor inner fmu Osc osc\n\t\tat \"osc.xml\"\n%s"
+	         "output ports Real y <- osc.x\n", clauses);
+	*e = (Emitted){tr_new(), NULL, NULL, NULL};
+	drv_add_fmu_dir(e->t->c, dir);
+	Module *m = tr_load(e->t, SCRIPT, text);
+	assert_non_null(m);
+	if (drv_explicit(e->t->c, m, NULL) != 0 || diag_errors(e->t->c->diag))
+		fail_msg("the script does not reduce:\n%s", tr_diag(e->t));
+	e->l = emit_layout(e->t->c, adaptation_named(m, "me_sa")->info);
+	assert_non_null(e->l);
+	if (!emit_c_buffers(e->t->c, e->l, &e->config, &e->source))
+		fail_msg("emit_c_buffers failed:\n%s", tr_diag(e->t));
+	assert_compiles(e);
+}
+
+/* `with model exchange` and the solver's settings: the inner table names the Model
+ * Exchange library and capability, its state abilities, and `.me` carries the settings,
+ * the experiment's tolerance, the sizes and the states' value references in <Derivatives>
+ * order; the wrapper can get and set its state as the Model Exchange element says. */
+static void emit_c__model_exchange_inner__me_config_and_caps(void **state)
+{
+	(void)state;
+	Emitted e;
+	emit_me(&e, "\t\twith model exchange\n"
+	            "\t\twith solver = implicit and relative tolerance = 1e-9 and max step = 0.01\n");
+	assert_contains(e.source, "static const SartVr osc_states[2] = {10, 11};\n"
+	                          "static const SartVr osc_derivatives[2] = {13, 12};\n");
+	assert_contains(e.source, "\t\t.model_identifier = \"osc_me\",\n");
+	assert_contains(e.source, "\t\t.caps = SART_CAP_GET_SET_STATE | SART_CAP_MODEL_EXCHANGE,\n");
+	assert_contains(e.source, "\t\t.me = {\n"
+	                          "\t\t\t.method = 2, /* implicit (Rosenbrock) */\n"
+	                          "\t\t\t.tolerance = 1e-9,\n"
+	                          "\t\t\t.default_tolerance = 1e-7,\n"
+	                          "\t\t\t.max_step = 0.01,\n"
+	                          "\t\t\t.nstates = 2,\n"
+	                          "\t\t\t.nevent_indicators = 1,\n"
+	                          "\t\t\t.state_vrs = osc_states,\n"
+	                          "\t\t\t.derivative_vrs = osc_derivatives,\n"
+	                          "\t\t},\n");
+	assert_true(e.l->can_get_and_set_fmu_state);
+	emitted_free(&e);
+
+	/* the same FMU without the clause runs as Co-Simulation: its own library, no `.me`,
+	 * and the Co-Simulation element's refusal to save its state */
+	emit_me(&e, "");
+	assert_contains(e.source, "\t\t.model_identifier = \"osc_cs\",\n");
+	assert_lacks(e.source, "SART_CAP_MODEL_EXCHANGE");
+	assert_lacks(e.source, ".me = {");
+	assert_lacks(e.source, "osc_states");
+	assert_false(e.l->can_get_and_set_fmu_state);
+	emitted_free(&e);
 }
 
 static void emit_c__declarative_form_left__reported(void **state)
@@ -721,6 +814,7 @@ int main(void)
 		cmocka_unit_test(emit_c__banner_and_determinism),
 		cmocka_unit_test(emit_c__powerwindow_window_sa__matches_the_reference_shape),
 		cmocka_unit_test(emit_c__string_port__stored_as_chars),
+		cmocka_unit_test(emit_c__model_exchange_inner__me_config_and_caps),
 		cmocka_unit_test(emit_c__declarative_form_left__reported),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -31,12 +31,14 @@
 #define BOUNCE_TOKEN "{2d8e4a71-5c3b-4f09-9e16-7b0a2c5d8f43}"
 #define TIME_TOKEN "{4f7b2d90-6e1a-4c35-8b07-e2a9d5c1f376}"
 #define BAD_TOKEN "{e3a80f5c-1d29-4b7e-96c4-58f0b2a7d1e9}"
+#define STIFF_TOKEN "{9a4c1e07-3b6d-4f82-a5e9-1d7c0b3f6e28}"
 
 /* Value references of tests/fmus_me/<name>/fmi*.xml (the same in both versions). */
 enum { L_X1 = 1, L_X2 = 2, L_DER_X1 = 3, L_DER_X2 = 4, L_U = 5 };
 enum { B_H = 1, B_V = 3, B_E = 6 };
 enum { T_X = 1, T_U = 3, T_EVENTS = 100 };
 enum { BAD_X = 1, BAD_MODE = 100 };
+enum { S_Y1 = 1, S_Y2 = 2, S_Y3 = 3, S_DER_Y1 = 4 };
 
 /* ---- helpers ---------------------------------------------------------------------------- */
 
@@ -275,6 +277,80 @@ static void me__bounce_fmi3__impacts_within_a_microsecond(void **state)
 	bounce_run(&o, 1e-6);
 }
 
+/* ---- a stiff model ---------------------------------------------------------------------- */
+
+/* Robertson's problem (mestiff) to t = 40 in steps of 1, against the reference solution of
+ * Hairer and Wanner (Solving ODEs II, to 10 digits): y1 = 0.7158270687,
+ * y2 = 0.9185534764e-5, y3 = 0.2841637457.  With the Jacobian from the FMU's directional
+ * derivatives or from finite differences, and with the method chosen by stiffness. */
+static void stiff_run(SartFmiVersion v, int method, int jacobian)
+{
+	static const SartVr states[] = {S_Y1, S_Y2, S_Y3}, ders[] = {S_DER_Y1, S_DER_Y1 + 1,
+	                                                            S_DER_Y1 + 2};
+	Log log = {0};
+	Open o = {v, {0}, 0, 0};
+	o.me.method = method;
+	o.me.nstates = 3;
+	o.me.tolerance = 1e-8;
+	if (jacobian) {
+		o.me.state_vrs = states;
+		o.me.derivative_vrs = ders;
+	}
+	SartInner *in = open_me("mestiff", &o, &log);
+	start(in, STIFF_TOKEN, &log);
+	for (int i = 0; i < 40; i++)
+		step(in, i, 1.0, &log);
+	assert_close(get_real(in, S_Y1), 0.7158270687, 1e-7);
+	assert_close(get_real(in, S_Y2), 0.9185534764e-5, 1e-11);
+	assert_close(get_real(in, S_Y3), 0.2841637457, 1e-7);
+	/* the sum is conserved exactly by the model */
+	assert_close(get_real(in, S_Y1) + get_real(in, S_Y2) + get_real(in, S_Y3), 1.0, 1e-9);
+	sart_inner_free(in);
+	assert_int_equal(log.count, 0);
+}
+
+static void me__stiff_rodas_fmi2__reference_solution(void **state)
+{
+	(void)state;
+	stiff_run(SART_FMI2, 2, 1);
+	stiff_run(SART_FMI2, 2, 0);
+}
+
+static void me__stiff_auto_fmi3__reference_solution(void **state)
+{
+	(void)state;
+	stiff_run(SART_FMI3, 0, 1);
+	stiff_run(SART_FMI3, 0, 0);
+}
+
+/* A discrete set between steps puts the FMU in Event Mode first: mebad's mode, a fixed
+ * parameter, is then refused by the FMU in Event Mode (not in Continuous-Time Mode, where
+ * no discrete set is allowed); the next step starts with the event iteration and goes on
+ * as before the set. */
+static void me__discrete_set__in_event_mode_then_settled(void **state)
+{
+	(void)state;
+	for (int v = 2; v <= 3; v++) {
+		Log log = {0};
+		Open o = {(SartFmiVersion)v, {0}, 0, 0};
+		o.me.nstates = 1;
+		o.me.nevent_indicators = 1;
+		SartInner *in = open_me("mebad", &o, &log);
+		start(in, BAD_TOKEN, &log);
+		step(in, 0.0, 0.25, &log);
+		SartVr vr = BAD_MODE;
+		int mode = 1;
+		assert_int_equal(sart_inner_set_integer(in, &vr, 1, &mode), SART_ERROR);
+		assert_contains(log.all, "cannot be set in Event Mode");
+		log.count = 0;
+		step(in, 0.25, 0.25, &log);
+		step(in, 0.5, 0.5, &log);
+		assert_close(get_real(in, BAD_X), exp(-1.0), 1e-5);
+		assert_int_equal(log.count, 0);
+		sart_inner_free(in);
+	}
+}
+
 /* ---- FMU states --------------------------------------------------------------------------- */
 
 #define TRACE_STEPS 120
@@ -340,6 +416,20 @@ static void states_run(const Open *o)
 	assert_memory_equal(first, again, sizeof first);
 	assert_int_equal(sart_inner_free_state(other, &copy), SART_OK);
 	sart_inner_free(other);
+
+	/* and in one only instantiated: the seam learns its sizes and makes its solver then */
+	Log log3 = {0};
+	SartInner *fresh = open_me("mebounce", o, &log3);
+	assert_int_equal(sart_inner_instantiate(fresh, BOUNCE_TOKEN, 0), SART_OK);
+	assert_int_equal(sart_inner_deserialize(fresh, bytes, size, &copy), SART_OK);
+	if (sart_inner_set_state(fresh, copy) != SART_OK)
+		print_error("%s", log3.all);
+	memset(again, 0, sizeof again);
+	trace(fresh, 0.25, TRACE_STEPS, again, &log3);
+	assert_memory_equal(first, again, sizeof first);
+	assert_int_equal(sart_inner_free_state(fresh, &copy), SART_OK);
+	sart_inner_free(fresh);
+	assert_int_equal(log3.count, 0);
 
 	assert_int_equal(sart_inner_free_state(in, &back), SART_OK);
 	assert_int_equal(sart_inner_free_state(in, &saved), SART_OK);
@@ -686,6 +776,9 @@ int main(void)
 		cmocka_unit_test(me__time_events_fmi3__hit_exactly),
 		cmocka_unit_test(me__bad_fmi2__each_mode_its_error),
 		cmocka_unit_test(me__bad_fmi3__each_mode_its_error),
+		cmocka_unit_test(me__discrete_set__in_event_mode_then_settled),
+		cmocka_unit_test(me__stiff_rodas_fmi2__reference_solution),
+		cmocka_unit_test(me__stiff_auto_fmi3__reference_solution),
 		cmocka_unit_test(me__states_fmi2__restore_continues_bit_for_bit),
 		cmocka_unit_test(me__states_fmi3__restore_continues_bit_for_bit),
 		cmocka_unit_test(me__corrupted_bytes__refused_naming_the_cause),

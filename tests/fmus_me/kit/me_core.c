@@ -90,6 +90,23 @@ void me_reset(MeInstance *m)
 	me_start_values(m);
 }
 
+int me_wrong_interface(MeInstance *m, const char *fn, int want_cs)
+{
+	if (m->d.is_cs == want_cs)
+		return 0;
+	me_logf(m, ME_ERROR, "%s: not a function of %s", fn,
+	        m->d.is_cs ? "Co-Simulation" : "Model Exchange");
+	return 1;
+}
+
+MeStatus me_no_such_type(MeInstance *m, const char *fn, size_t nvr, const unsigned vr[])
+{
+	if (nvr == 0)
+		return ME_OK;
+	me_logf(m, ME_ERROR, "%s: no variable of this type has value reference %u", fn, vr[0]);
+	return ME_ERROR;
+}
+
 /* The model's evaluate, with its failure reported. */
 static MeStatus me_evaluate(MeInstance *m, const char *fn)
 {
@@ -98,16 +115,6 @@ static MeStatus me_evaluate(MeInstance *m, const char *fn)
 		return ME_ERROR;
 	}
 	return ME_OK;
-}
-
-static void me_store_event(MeInstance *m, const MeEventInfo *e)
-{
-	m->d.discrete_states_need_update = e->discrete_states_need_update;
-	m->d.terminate_simulation = e->terminate_simulation;
-	m->d.values_changed = e->values_changed;
-	m->d.nominals_changed = e->nominals_changed;
-	m->d.next_event_time_defined = e->next_event_time_defined;
-	m->d.next_event_time = e->next_event_time;
 }
 
 MeStatus me_enter_init(MeInstance *m, const char *fn, double start_time)
@@ -124,7 +131,7 @@ MeStatus me_exit_init(MeInstance *m, const char *fn)
 	memset(&e, 0, sizeof e);
 	if (m->model->initialize)
 		m->model->initialize(m, &e);
-	me_store_event(m, &e);
+	m->d.last = e;
 	m->d.mode = m->d.is_cs ? ME_STEP : ME_EVENT;
 	return me_evaluate(m, fn);
 }
@@ -143,8 +150,9 @@ MeStatus me_update_discrete(MeInstance *m, const char *fn, MeEventInfo *out)
 	if (s != ME_OK)
 		return s;
 	memset(&e, 0, sizeof e);
-	m->model->event_update(m, &e);
-	me_store_event(m, &e);
+	if (m->model->event_update)
+		m->model->event_update(m, &e);
+	m->d.last = e;
 	if (e.terminate_simulation)
 		me_logf(m, ME_OK, "%s: the model asks to terminate at t = %g", fn, m->d.time);
 	*out = e;
@@ -250,7 +258,7 @@ MeStatus me_terminate(MeInstance *m, const char *fn)
 	return ME_OK;
 }
 
-/* ---- variables ------------------------------------------------------------------------- */
+/* ---- variables --------------------------------------------------------------------------- */
 
 static const MeVar *me_find(const MeVar *vars, size_t n, unsigned vr)
 {

@@ -25,7 +25,13 @@
 #define ME_AUX 8
 
 /* Statuses, numbered as both versions number theirs (OK, Warning, Discard, Error, Fatal). */
-typedef enum MeStatus { ME_OK = 0, ME_WARNING = 1, ME_DISCARD = 2, ME_ERROR = 3, ME_FATAL = 4 } MeStatus;
+typedef enum MeStatus {
+	ME_OK = 0,
+	ME_WARNING = 1,
+	ME_DISCARD = 2,
+	ME_ERROR = 3,
+	ME_FATAL = 4
+} MeStatus;
 
 /* The modes of both versions' state machines, as bits so a function lists where it may be
  * called.  ME_STEP is Co-Simulation's step mode (FMI 2.0's stepComplete). */
@@ -57,6 +63,16 @@ typedef struct MeVar {
 	double start;
 } MeVar;
 
+/* Answers of an event update, filled by the model's event_update. */
+typedef struct MeEventInfo {
+	int discrete_states_need_update;
+	int terminate_simulation;
+	int values_changed;
+	int nominals_changed;
+	int next_event_time_defined;
+	double next_event_time;
+} MeEventInfo;
+
 /* Everything that is the FMU's state: an FMU state is a copy of it, a serialized state its
  * bytes.  Models keep private memory (counters, the index of the next time event) in aux
  * and iaux, so that a restored state replays exactly. */
@@ -68,26 +84,10 @@ typedef struct MeData {
 	long iaux[ME_AUX];
 	int mode;         /* an MeMode */
 	int is_cs;        /* instantiated for Co-Simulation */
-	/* the last event update's answers, kept so that a restored state answers the same */
-	int discrete_states_need_update;
-	int terminate_simulation;
-	int values_changed;
-	int nominals_changed;
-	int next_event_time_defined;
-	double next_event_time;
+	MeEventInfo last; /* the last event update's answers: a restored state has them too */
 } MeData;
 
 typedef struct MeInstance MeInstance;
-
-/* Answers of an event update, filled by the model's event_update. */
-typedef struct MeEventInfo {
-	int discrete_states_need_update;
-	int terminate_simulation;
-	int values_changed;
-	int nominals_changed;
-	int next_event_time_defined;
-	double next_event_time;
-} MeEventInfo;
 
 typedef struct MeModel {
 	const char *identifier; /* modelIdentifier, the library's name */
@@ -108,7 +108,8 @@ typedef struct MeModel {
 	int (*evaluate)(MeInstance *m);
 	/* z[n_indicators] at the current time and states; NULL when n_indicators is 0. */
 	void (*indicators)(MeInstance *m, double z[]);
-	/* One event iteration (Event Mode, NewDiscreteStates / UpdateDiscreteStates). */
+	/* One event iteration (Event Mode, NewDiscreteStates / UpdateDiscreteStates); e comes
+	 * zeroed.  NULL: no discrete part, nothing changes. */
 	void (*event_update)(MeInstance *m, MeEventInfo *e);
 	/* n_states nominals; NULL: all 1. */
 	void (*nominals)(const MeInstance *m, double nom[]);
@@ -135,7 +136,7 @@ struct MeInstance {
 	void *skin_env; /* the skin's own record (callbacks, environment) */
 };
 
-/* r and i by value reference, for model.c: R(VR_H), I(VR_COUNT). */
+/* r and i by value reference, for model.c: ME_R(m, VR_H), ME_I(m, VR_EVENTS). */
 #define ME_R(m, vr) ((m)->d.r[(vr)])
 #define ME_I(m, vr) ((m)->d.i[(vr) - ME_INT_BASE])
 
@@ -150,6 +151,12 @@ void me_logf(MeInstance *m, MeStatus status, const char *fmt, ...);
  * FMUs do), so a test can go on after it. */
 int me_allowed(MeInstance *m, const char *fn, int allowed);
 void me_reset(MeInstance *m);
+/* 0 when the instance is of the interface the function belongs to (want_cs), else logs
+ * "<fn>: not a function of <interface>" and 1. */
+int me_wrong_interface(MeInstance *m, const char *fn, int want_cs);
+/* A Get or Set of a type the models have no variable of: OK for no value references, else
+ * an error naming the first. */
+MeStatus me_no_such_type(MeInstance *m, const char *fn, size_t nvr, const unsigned vr[]);
 
 MeStatus me_enter_init(MeInstance *m, const char *fn, double start_time);
 MeStatus me_exit_init(MeInstance *m, const char *fn);
@@ -167,7 +174,8 @@ MeStatus me_terminate(MeInstance *m, const char *fn);
 
 /* Values by value reference; a set is checked per variable against its kind and the mode. */
 MeStatus me_get_real(MeInstance *m, const char *fn, const unsigned vr[], size_t n, double v[]);
-MeStatus me_set_real(MeInstance *m, const char *fn, const unsigned vr[], size_t n, const double v[]);
+MeStatus me_set_real(MeInstance *m, const char *fn, const unsigned vr[], size_t n,
+                     const double v[]);
 MeStatus me_get_int(MeInstance *m, const char *fn, const unsigned vr[], size_t n, int v[]);
 MeStatus me_set_int(MeInstance *m, const char *fn, const unsigned vr[], size_t n, const int v[]);
 MeStatus me_directional(MeInstance *m, const char *fn, const unsigned of[], size_t n_of,
@@ -182,8 +190,10 @@ MeStatus me_get_state(MeInstance *m, const char *fn, void **state);
 MeStatus me_set_state(MeInstance *m, const char *fn, const void *state);
 MeStatus me_free_state(MeInstance *m, const char *fn, void **state);
 size_t me_serialized_size(void);
-MeStatus me_serialize(MeInstance *m, const char *fn, const void *state, unsigned char *buf, size_t size);
-MeStatus me_deserialize(MeInstance *m, const char *fn, const unsigned char *buf, size_t size, void **state);
+MeStatus me_serialize(MeInstance *m, const char *fn, const void *state, unsigned char *buf,
+                      size_t size);
+MeStatus me_deserialize(MeInstance *m, const char *fn, const unsigned char *buf, size_t size,
+                        void **state);
 
 const char *me_mode_name(int mode);
 

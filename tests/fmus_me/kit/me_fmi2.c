@@ -54,32 +54,21 @@ static MeInstance *inst(fmi2Component c)
 			return fmi2Error;                                                     \
 	} while (0)
 
-/* An ME-only call on a Co-Simulation instance, or the other way round. */
-static int wrong_interface(fmi2Component c, const char *fn, int want_cs)
-{
-	MeInstance *m = inst(c);
-	if (m->d.is_cs == want_cs)
-		return 0;
-	me_logf(m, ME_ERROR, "%s: not a function of %s", fn,
-	        m->d.is_cs ? "Co-Simulation" : "Model Exchange");
-	return 1;
-}
-
 #define CHECK_ME(c, mask)                                                                     \
 	do {                                                                                  \
 		CHECK(c, mask);                                                               \
-		if (wrong_interface(c, __func__, 0))                                          \
+		if (me_wrong_interface(inst(c), __func__, 0))                                 \
 			return fmi2Error;                                                     \
 	} while (0)
 
 #define CHECK_CS(c, mask)                                                                     \
 	do {                                                                                  \
 		CHECK(c, mask);                                                               \
-		if (wrong_interface(c, __func__, 1))                                          \
+		if (me_wrong_interface(inst(c), __func__, 1))                                 \
 			return fmi2Error;                                                     \
 	} while (0)
 
-/* ---- common -------------------------------------------------------------------------------- */
+/* ---- common ------------------------------------------------------------------------------ */
 
 const char *fmi2GetTypesPlatform(void)
 {
@@ -199,11 +188,7 @@ fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t
 static fmi2Status no_such_type(fmi2Component c, const char *fn, size_t nvr,
                                const fmi2ValueReference vr[])
 {
-	if (nvr == 0)
-		return fmi2OK;
-	me_logf(inst(c), ME_ERROR, "%s: no variable of this type has value reference %u", fn,
-	        vr[0]);
-	return fmi2Error;
+	return (fmi2Status)me_no_such_type(inst(c), fn, nvr, vr);
 }
 
 fmi2Status fmi2GetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
@@ -304,7 +289,7 @@ fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueReferenc
 	                                  nKnown, dvKnown, dvUnknown);
 }
 
-/* ---- Model Exchange ------------------------------------------------------------------------ */
+/* ---- Model Exchange ---------------------------------------------------------------------- */
 
 fmi2Status fmi2EnterEventMode(fmi2Component c)
 {
@@ -335,8 +320,10 @@ fmi2Status fmi2EnterContinuousTimeMode(fmi2Component c)
 	return (fmi2Status)me_enter_continuous(inst(c), __func__);
 }
 
-fmi2Status fmi2CompletedIntegratorStep(fmi2Component c, fmi2Boolean noSetFMUStatePriorToCurrentPoint,
-                                       fmi2Boolean *enterEventMode, fmi2Boolean *terminateSimulation)
+fmi2Status fmi2CompletedIntegratorStep(fmi2Component c,
+                                       fmi2Boolean noSetFMUStatePriorToCurrentPoint,
+                                       fmi2Boolean *enterEventMode,
+                                       fmi2Boolean *terminateSimulation)
 {
 	int ev, term;
 	fmi2Status s;
@@ -384,7 +371,7 @@ fmi2Status fmi2GetNominalsOfContinuousStates(fmi2Component c, fmi2Real x_nominal
 	return (fmi2Status)me_get_nominals(inst(c), __func__, x_nominal, nx);
 }
 
-/* ---- Co-Simulation ------------------------------------------------------------------------- */
+/* ---- Co-Simulation ----------------------------------------------------------------------- */
 
 fmi2Status fmi2SetRealInputDerivatives(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
                                        const fmi2Integer order[], const fmi2Real value[])
@@ -428,7 +415,8 @@ fmi2Status fmi2CancelStep(fmi2Component c)
 /* The steps are synchronous: there is never a status to ask for. */
 static fmi2Status no_status(fmi2Component c, const char *fn)
 {
-	if (!c || !me_allowed(inst(c), fn, ME_STEP | ME_TERMINATED) || wrong_interface(c, fn, 1))
+	if (!c || !me_allowed(inst(c), fn, ME_STEP | ME_TERMINATED) ||
+	    me_wrong_interface(inst(c), fn, 1))
 		return fmi2Error;
 	me_logf(inst(c), ME_DISCARD, "%s: no asynchronous step has run", fn);
 	return fmi2Discard;

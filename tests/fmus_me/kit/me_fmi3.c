@@ -48,27 +48,17 @@ static MeInstance *inst(fmi3Instance c)
 			return fmi3Error;                                                     \
 	} while (0)
 
-static int wrong_interface(fmi3Instance c, const char *fn, int want_cs)
-{
-	MeInstance *m = inst(c);
-	if (m->d.is_cs == want_cs)
-		return 0;
-	me_logf(m, ME_ERROR, "%s: not a function of %s", fn,
-	        m->d.is_cs ? "Co-Simulation" : "Model Exchange");
-	return 1;
-}
-
 #define CHECK_ME(c, mask)                                                                     \
 	do {                                                                                  \
 		CHECK(c, mask);                                                               \
-		if (wrong_interface(c, __func__, 0))                                          \
+		if (me_wrong_interface(inst(c), __func__, 0))                                 \
 			return fmi3Error;                                                     \
 	} while (0)
 
 #define CHECK_CS(c, mask)                                                                     \
 	do {                                                                                  \
 		CHECK(c, mask);                                                               \
-		if (wrong_interface(c, __func__, 1))                                          \
+		if (me_wrong_interface(inst(c), __func__, 1))                                 \
 			return fmi3Error;                                                     \
 	} while (0)
 
@@ -81,7 +71,7 @@ static fmi3Status refuse(fmi3Instance c, const char *fn, const char *why)
 	return fmi3Error;
 }
 
-/* ---- instances ------------------------------------------------------------------------------ */
+/* ---- instances --------------------------------------------------------------------------- */
 
 const char *fmi3GetVersion(void)
 {
@@ -218,7 +208,7 @@ fmi3Status fmi3Reset(fmi3Instance c)
 	return fmi3OK;
 }
 
-/* ---- variables ------------------------------------------------------------------------------ */
+/* ---- variables --------------------------------------------------------------------------- */
 
 /* Each value reference names a scalar: nValues must equal their number. */
 static int scalar_count(fmi3Instance c, const char *fn, size_t nvr, size_t nValues)
@@ -269,11 +259,7 @@ fmi3Status fmi3SetInt32(fmi3Instance c, const fmi3ValueReference vr[], size_t nv
 static fmi3Status no_such_type(fmi3Instance c, const char *fn, size_t nvr,
                                const fmi3ValueReference vr[])
 {
-	if (nvr == 0)
-		return fmi3OK;
-	me_logf(inst(c), ME_ERROR, "%s: no variable of this type has value reference %u", fn,
-	        vr[0]);
-	return fmi3Error;
+	return (fmi3Status)me_no_such_type(inst(c), fn, nvr, vr);
 }
 
 #define ME_ABSENT_TYPE(Name, T)                                                               \
@@ -353,7 +339,7 @@ fmi3Status fmi3GetVariableDependencies(fmi3Instance c, fmi3ValueReference depend
 	return refuse(c, __func__, "dependencies are given in the model description only");
 }
 
-/* ---- FMU states ------------------------------------------------------------------------------ */
+/* ---- FMU states -------------------------------------------------------------------------- */
 
 fmi3Status fmi3GetFMUState(fmi3Instance c, fmi3FMUState *FMUState)
 {
@@ -395,7 +381,7 @@ fmi3Status fmi3DeserializeFMUState(fmi3Instance c, const fmi3Byte serializedStat
 	return (fmi3Status)me_deserialize(inst(c), __func__, serializedState, size, FMUState);
 }
 
-/* ---- derivatives, configuration, clocks ----------------------------------------------------- */
+/* ---- derivatives, configuration, clocks -------------------------------------------------- */
 
 fmi3Status fmi3GetDirectionalDerivative(fmi3Instance c, const fmi3ValueReference unknowns[],
                                         size_t nUnknowns, const fmi3ValueReference knowns[],
@@ -521,7 +507,7 @@ fmi3Status fmi3UpdateDiscreteStates(fmi3Instance c, fmi3Boolean *discreteStatesN
 	return s;
 }
 
-/* ---- Model Exchange ------------------------------------------------------------------------- */
+/* ---- Model Exchange ---------------------------------------------------------------------- */
 
 fmi3Status fmi3EnterContinuousTimeMode(fmi3Instance c)
 {
@@ -529,8 +515,10 @@ fmi3Status fmi3EnterContinuousTimeMode(fmi3Instance c)
 	return (fmi3Status)me_enter_continuous(inst(c), __func__);
 }
 
-fmi3Status fmi3CompletedIntegratorStep(fmi3Instance c, fmi3Boolean noSetFMUStatePriorToCurrentPoint,
-                                       fmi3Boolean *enterEventMode, fmi3Boolean *terminateSimulation)
+fmi3Status fmi3CompletedIntegratorStep(fmi3Instance c,
+                                       fmi3Boolean noSetFMUStatePriorToCurrentPoint,
+                                       fmi3Boolean *enterEventMode,
+                                       fmi3Boolean *terminateSimulation)
 {
 	int ev, term;
 	fmi3Status s;
@@ -592,7 +580,7 @@ fmi3Status fmi3GetNumberOfContinuousStates(fmi3Instance c, size_t *n)
 	return fmi3OK;
 }
 
-/* ---- Co-Simulation -------------------------------------------------------------------------- */
+/* ---- Co-Simulation ----------------------------------------------------------------------- */
 
 fmi3Status fmi3EnterStepMode(fmi3Instance c)
 {

@@ -10,7 +10,16 @@
 
 #include "me_core.h"
 
-enum { VR_TIME = 0, VR_H = 1, VR_DER_H = 2, VR_V = 3, VR_DER_V = 4, VR_G = 5, VR_E = 6, VR_V_MIN = 7 };
+enum {
+	VR_TIME = 0,
+	VR_H = 1,
+	VR_DER_H = 2,
+	VR_V = 3,
+	VR_DER_V = 4,
+	VR_G = 5,
+	VR_E = 6,
+	VR_V_MIN = 7
+};
 
 /* iaux[RESTING]: the ball has stopped bouncing. */
 enum { RESTING = 0 };

@@ -44,12 +44,6 @@ static int evaluate(MeInstance *m)
 	return 0;
 }
 
-/* No discrete part: an event iteration (the one after initialization) changes nothing. */
-static void event_update(MeInstance *m, MeEventInfo *e)
-{
-	(void)m, (void)e;
-}
-
 static void nominals(const MeInstance *m, double nom[])
 {
 	(void)m;
@@ -82,7 +76,6 @@ const MeModel me_model = {
 	.state_vr = state_vr,
 	.der_vr = der_vr,
 	.evaluate = evaluate,
-	.event_update = event_update,
 	.nominals = nominals,
 	.partial = partial,
 	.cs_step = 1e-3,

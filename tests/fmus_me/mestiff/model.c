@@ -51,11 +51,6 @@ static int evaluate(MeInstance *m)
 	return 0;
 }
 
-static void event_update(MeInstance *m, MeEventInfo *e)
-{
-	(void)m, (void)e;
-}
-
 static void nominals(const MeInstance *m, double nom[])
 {
 	(void)m;
@@ -95,7 +90,6 @@ const MeModel me_model = {
 	.state_vr = state_vr,
 	.der_vr = der_vr,
 	.evaluate = evaluate,
-	.event_update = event_update,
 	.nominals = nominals,
 	.partial = partial,
 };
