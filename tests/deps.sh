@@ -28,7 +28,8 @@ gnuplot-nox
 "
 # The test framework, the checkers of the suite, clang's runtime for libFuzzer and its
 # sanitizers; a single-node Slurm and munge for `sacc ensemble --slurm`'s test and bench
-# (tests/slurm/, started without systemd: no recommends wanted).
+# (tests/slurm/, started without systemd: no recommends wanted); vim and neovim, which load
+# the editor support headless (tests/editors/run.sh).
 if [ "${1:-}" != demo ]; then
 	PACKAGES="$PACKAGES
 libcmocka-dev
@@ -39,6 +40,8 @@ slurmctld
 slurmd
 slurm-client
 munge
+vim
+neovim
 "
 fi
 

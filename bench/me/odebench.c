@@ -53,6 +53,7 @@ typedef struct Solver {
 
 static const Solver solvers[] = {
 	{"dopri5", 1, SART_ODE_DOPRI5, 0, 0, FOR_NONSTIFF, 0},
+	{"dop853", 1, SART_ODE_DOP853, 0, 0, FOR_NONSTIFF, 0},
 	{"auto", 1, SART_ODE_AUTO, 0, 0, FOR_BOTH, 0},
 	{"rodas", 1, SART_ODE_RODAS, 0, 1, FOR_STIFF, 0},
 	{"rodas-fd", 1, SART_ODE_RODAS, 0, 0, FOR_STIFF, 0},
