@@ -203,22 +203,26 @@ const char *const pkg_host_sources[] = {
 };
 const int pkg_nhost_sources = sizeof pkg_host_sources / sizeof *pkg_host_sources;
 
-/* Appends the words to sb as one shell command, wrapped at about 90 columns with "\". */
+/* Appends the words to sb as one shell command indented by four spaces (the README's
+ * only lines that are), wrapped at about 90 columns with "\"; an option and its value
+ * ("-o" FILE) stay on one line. */
 static void command(StrBuf *sb, const char *const *words, int n)
 {
-	int col = 2;
-	sb_puts(sb, "  ");
+	int col = 4;
+	sb_puts(sb, "    ");
 	for (int i = 0; i < n; i++) {
 		int len = (int)strlen(words[i]);
+		if (i + 1 < n && strcmp(words[i], "-o") == 0)
+			len += 1 + (int)strlen(words[i + 1]);
 		if (i > 0 && col + 1 + len > 88) {
-			sb_puts(sb, " \\\n      ");
-			col = 6;
+			sb_puts(sb, " \\\n        ");
+			col = 8;
 		} else if (i > 0) {
 			sb_putc(sb, ' ');
 			col++;
 		}
 		sb_puts(sb, words[i]);
-		col += len;
+		col += (int)strlen(words[i]);
 	}
 	sb_putc(sb, '\n');
 }
@@ -231,12 +235,12 @@ int pkg_write_sources_readme(Compilation *c, const char *path, const PkgSourceIn
 	sb_init(&sb);
 	sb_printf(&sb, "%s: building this FMU's library from its sources\n\n", s->id);
 	sb_printf(&sb, "These are the complete sources of the wrapper's library, as sacc %s "
-		   "compiled them\ninto binaries/%s/%s.so.  ", SACC_VERSION, plat, s->id);
+		   "compiled them\ninto binaries/%s/%s.so.\n", SACC_VERSION, plat, s->id);
 	if (s->fmi3)
-		sb_puts(&sb, "buildDescription.xml lists the files to compile, the\n"
-			     "definitions and the libraries.\n\n");
+		sb_puts(&sb, "buildDescription.xml lists the files to compile, the definitions "
+			     "and the libraries.\n\n");
 	else
-		sb_puts(&sb, "The <SourceFiles> of ../modelDescription.xml list the files to\n"
+		sb_puts(&sb, "The <SourceFiles> of ../modelDescription.xml list the files to "
 			     "compile.\n\n");
 	sb_puts(&sb, "- C99 with POSIX (dlopen; threads).  Every file includes its headers by a "
 		     "path relative\n  to itself: no include directory is needed.\n");
@@ -278,7 +282,8 @@ int pkg_write_sources_readme(Compilation *c, const char *path, const PkgSourceIn
 			   "sacc-fmu-host, which the\nwrapper starts from beside its own library: "
 			   "build it too, with the same compiler:\n\n");
 		nw = 0;
-		static const char *const hflags[] = {"cc", "-std=c99", "-O2"};
+		/* -I.: the host's main, in host/, includes the seam's headers */
+		static const char *const hflags[] = {"cc", "-std=c99", "-O2", "-I."};
 		for (size_t i = 0; i < sizeof hflags / sizeof *hflags; i++)
 			w[nw++] = hflags[i];
 		w[nw++] = "-o";
