@@ -116,9 +116,9 @@ static xmlBufferPtr build_description(const char *id, const char *const *files, 
 	x_attr(&x, "fmiVersion", "3.0");
 	x_start(&x, "BuildConfiguration");
 	x_attr(&x, "modelIdentifier", id);
-	x_attr(&x, "description", "the wrapper's library, for any platform whose C compiler has "
-	       "C99 and POSIX; compile with -fvisibility=hidden where the compiler has it, so "
-	       "that the library exports the FMI functions only (README in this directory)");
+	x_attr(&x, "description", "the wrapper's library: C99 for Linux on any architecture "
+	       "(POSIX, futexes); compile with -fvisibility=hidden where the compiler has it, "
+	       "so that the library exports the FMI functions only (README in this directory)");
 	x_start(&x, "SourceFileSet");
 	x_attr(&x, "language", "C99");
 	for (int i = 0; i < n; i++) {
@@ -242,8 +242,10 @@ int pkg_write_sources_readme(Compilation *c, const char *path, const PkgSourceIn
 	else
 		sb_puts(&sb, "The <SourceFiles> of ../modelDescription.xml list the files to "
 			     "compile.\n\n");
-	sb_puts(&sb, "- C99 with POSIX (dlopen; threads).  Every file includes its headers by a "
-		     "path relative\n  to itself: no include directory is needed.\n");
+	sb_puts(&sb, "- C99 for Linux on any architecture: POSIX (dlopen, threads) and Linux's "
+		     "futexes and\n  memfd_create (sart_channel.c, not yet ported elsewhere).  "
+		     "Every file includes its\n  headers by a path relative to itself: no include "
+		     "directory is needed.\n");
 	if (s->arrays)
 		sb_puts(&sb, "- Define SART_ARRAYS=1: the wrapper has array variables.\n");
 	else
