@@ -33,12 +33,23 @@ nodes() { xmllint --xpath "count($1)" "$2"; }
 
 version=$(xpath /fmiModelDescription/@fmiVersion "$md")
 arch=$(uname -m)
-args=""     # the compiler's arguments, each a word without blanks (checked below)
+args=""     # the compiler's options, its files and its libraries: words without blanks
 files=""
 libs=""
+# add LIST WORD: WORD appended to the list named LIST (args, files or libs).
 add() {
-	case $1 in *[[:space:]]*) fail "'$1' has a blank, which this script does not quote" ;; esac
-	args="$args $1"
+	case $2 in *[[:space:]]*) fail "'$2' has a blank, which this script does not quote" ;; esac
+	eval "$1=\"\$$1 \$2\""
+}
+# add_names LIST XPATH FILE PREFIX: PREFIX and the @name of each node XPATH selects in
+# FILE, each added to LIST.
+add_names() {
+	k=1
+	n=$(nodes "$2" "$3")
+	while [ "$k" -le "$n" ]; do
+		add "$1" "$4$(xpath "($2)[$k]/@name" "$3")"
+		k=$((k + 1))
+	done
 }
 case $version in
 3.*)
@@ -50,51 +61,32 @@ case $version in
 	lang=$(xpath "$fs/@language" "$desc")
 	case $lang in
 	'') ;;
-	C89 | C90) add -std=c90 ;;
-	C99 | C11 | C17) add "-std=$(echo "$lang" | tr C c)" ;;
+	C89 | C90) add args -std=c90 ;;
+	C99 | C11 | C17) add args "-std=$(echo "$lang" | tr C c)" ;;
 	*) fail "language '$lang' is not C" ;;
 	esac
 	i=1
 	n=$(nodes "$fs/PreprocessorDefinition" "$desc")
 	while [ "$i" -le "$n" ]; do
-		name=$(xpath "$fs/PreprocessorDefinition[$i]/@name" "$desc")
-		if [ "$(nodes "$fs/PreprocessorDefinition[$i]/@value" "$desc")" = 1 ]; then
-			add "-D$name=$(xpath "$fs/PreprocessorDefinition[$i]/@value" "$desc")"
+		def=$fs/PreprocessorDefinition[$i]
+		name=$(xpath "$def/@name" "$desc")
+		if [ "$(nodes "$def/@value" "$desc")" = 1 ]; then
+			add args "-D$name=$(xpath "$def/@value" "$desc")"
 		else
-			add "-D$name"
+			add args "-D$name"
 		fi
 		i=$((i + 1))
 	done
-	i=1
-	n=$(nodes "$fs/IncludeDirectory" "$desc")
-	while [ "$i" -le "$n" ]; do
-		add "-I$(xpath "$fs/IncludeDirectory[$i]/@name" "$desc")"
-		i=$((i + 1))
-	done
-	i=1
-	n=$(nodes "$fs/SourceFile" "$desc")
-	while [ "$i" -le "$n" ]; do
-		files="$files $(xpath "$fs/SourceFile[$i]/@name" "$desc")"
-		i=$((i + 1))
-	done
-	i=1
-	n=$(nodes "$bc/Library" "$desc")
-	while [ "$i" -le "$n" ]; do
-		libs="$libs -l$(xpath "$bc/Library[$i]/@name" "$desc")"
-		i=$((i + 1))
-	done
+	add_names args "$fs/IncludeDirectory" "$desc" -I
+	add_names files "$fs/SourceFile" "$desc" ""
+	add_names libs "$bc/Library" "$desc" -l
 	plat="$arch-linux"
 	;;
 2.0)
 	cs=/fmiModelDescription/CoSimulation
 	id=$(xpath "$cs/@modelIdentifier" "$md")
-	add -I.
-	i=1
-	n=$(nodes "$cs/SourceFiles/File" "$md")
-	while [ "$i" -le "$n" ]; do
-		files="$files $(xpath "$cs/SourceFiles/File[$i]/@name" "$md")"
-		i=$((i + 1))
-	done
+	add args -I.
+	add_names files "$cs/SourceFiles/File" "$md" ""
 	case $arch in
 	x86_64) plat=linux64 ;;
 	*) fail "FMI 2.0 has no platform name for $arch" ;;
