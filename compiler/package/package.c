@@ -4,7 +4,10 @@
  * Per adaptation, in a private work directory made beside the output (and removed on every
  * path out):
  *
- *     fmu/sources/            the emitted C (emit_c_to_dir) and the embedded runtime files
+ *     fmu/sources/            the emitted C (emit_c_to_dir) and the embedded runtime files,
+ *                             with what makes the FMU a source FMU too (sources.c): the
+ *                             FMI 3.0 buildDescription.xml and a README; removed before
+ *                             zipping with --no-sources
  *     fmu/binaries/linux64/   <id>.so, compiled from sources/ by $CC run in fmu/, so that no
  *                             absolute path reaches the library (binaries/x86_64-linux/
  *                             for an FMI 3.0 wrapper)

@@ -4,7 +4,8 @@
  * Pipeline position: load -> parse -> check -> explicit -> emit -> *package*.  For each
  * adaptation, package.c lays out the FMU tree in a private work directory (the emitted C and
  * the runtime's sources, the shared library compiled from them, modelDescription.xml, every
- * inner FMU extracted under resources/<instance>/), then zips it.  zip.c reads archives that
+ * inner FMU extracted under resources/<instance>/), then zips it.  sources.c says which
+ * sources make the library, and writes how to build them for importers on other platforms.  zip.c reads archives that
  * come from elsewhere (inner FMUs) without ever writing outside the directory it was given,
  * and writes archives reproducibly: the same tree always gives the same bytes.
  *
