@@ -82,6 +82,16 @@ check_build_description() {
 	zero "$d: booleans" "$bc/Library/@external[not(. = 'true' or . = 'false' or . = '1' or . = '0')]" "$d"
 }
 
+# rejects NAME FILE: the structure check above finds FILE wrong (its own failures not
+# counted: the check of the check is one assertion).
+rejects() {
+	p0=$pass f0=$fail
+	check_build_description "$2" > /dev/null
+	found=$((fail - f0))
+	pass=$p0 fail=$f0
+	check "the structure check rejects $1" test "$found" -gt 0
+}
+
 # The FMI 2.0 <SourceFiles>, as fmi2ModelDescription.xsd has it: the only child of
 # CoSimulation, File elements with a name and nothing else.
 check_source_files() {
@@ -168,6 +178,21 @@ build nosrc --no-sources -L "$BUILD/fmus" "$WINDOW"
 one_case w2 "$OUT/w2/window_fix.fmu" linux64 44 $WIN_RUN
 # shellcheck disable=SC2086
 one_case w3 "$OUT/w3/window_fix.fmu" x86_64-linux 75 $WIN_RUN
+# The structure check fails on descriptions the schema refuses (each one checked against
+# fmi3BuildDescription.xsd by hand once): no modelIdentifier, a boolean that is not one, an
+# element the schema does not have, a SourceFile after an IncludeDirectory.
+good=$OUT/w3.unpacked/sources/buildDescription.xml
+sed 's/ modelIdentifier="[^"]*"//' "$good" > "$OUT/bad1.xml"
+sed 's/external="true"/external="yes"/' "$good" > "$OUT/bad2.xml"
+sed 's|<IncludeDirectory name="."/>|<IncludeDir name="."/>|' "$good" > "$OUT/bad3.xml"
+sed 's|<IncludeDirectory name="."/>|&<SourceFile name="x.c"/>|' "$good" > "$OUT/bad4.xml"
+check "the bad descriptions differ from the good one" sh -c "! cmp -s '$good' '$OUT/bad1.xml' &&
+	! cmp -s '$good' '$OUT/bad2.xml' && ! cmp -s '$good' '$OUT/bad3.xml' && ! cmp -s '$good' '$OUT/bad4.xml'"
+rejects "a missing modelIdentifier" "$OUT/bad1.xml"
+rejects "external=\"yes\"" "$OUT/bad2.xml"
+rejects "an unknown element" "$OUT/bad3.xml"
+rejects "a SourceFile after an IncludeDirectory" "$OUT/bad4.xml"
+
 one_case a3 "$OUT/a3/array3_sa.fmu" x86_64-linux 75 --input "$OUT/arrays.csv" --stop 1 --step 0.125
 check "a3: SART_ARRAYS in the description" \
 	test "$(xcount '//PreprocessorDefinition[@name="SART_ARRAYS"]' "$OUT/a3.unpacked/sources/buildDescription.xml")" = 1
