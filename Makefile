@@ -64,7 +64,7 @@ FMUS      := $(patsubst %,$(BUILD)/fmus/%.fmu,$(FMU_DIRS))
 FMU_PACK  := $(BUILD)/tools/fmu_pack
 
 .PHONY: check-ensemble check-slurm
-.PHONY: all deps demo check check-core check-isolated check-unit check-golden check-asan \
+.PHONY: all deps demo check check-core check-isolated check-unit check-golden check-srcfmu check-asan \
         check-valgrind check-generated check-docs golden-update fuzz clean
 .SUFFIXES:
 
@@ -721,6 +721,11 @@ check-golden: $(SACC) $(FMUS)
 golden-update: $(SACC) $(FMUS)
 	@SACC=$(SACC) BUILD=$(BUILD) UPDATE=1 sh tests/golden/run.sh
 
+# Source wrappers: each built, rebuilt from its build description alone by a script that
+# knows nothing of sacc (tests/srcfmu/build_from_sources.sh), and run beside the original.
+check-srcfmu: $(SACC) $(FMUS) $(FMUS3) $(FMUS_ME)
+	@SACC=$(SACC) BUILD=$(BUILD) sh tests/srcfmu/run.sh
+
 # The documentation's examples (docs/examples/) and the commands of its sh blocks, run
 # against the built sacc (tests/docs/run.sh says how they are marked).
 check-docs: $(SACC) $(FMUS) $(PW_FMUS) $(FMUS3)
@@ -731,7 +736,7 @@ check-docs: $(SACC) $(FMUS) $(PW_FMUS) $(FMUS3)
 check-core:
 	@$(MAKE) --no-print-directory -j$(JOBS) $(UNIT_NEEDS) $(BUILD)/fmus/integrator.fmu
 	@$(MAKE) --no-print-directory -k -O -j$(JOBS) $(UNIT_RUNS) check-golden check-docs \
-	    check-ensemble check-editors
+	    check-ensemble check-editors check-srcfmu
 
 # The editors' support (editors/): the keyword lists agree with the lexer's, vim and neovim
 # load the Vim files headless and highlight as expected, and the VS Code grammar's scopes

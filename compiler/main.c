@@ -29,7 +29,11 @@ static const CliCommand commands[] = {
 	{"build", CMD_BUILD, cmd_build, cmd_options, "FILE...",
 	 "build one FMU per adaptation in the FILEs, inner adaptations first; an SSP system "
 	 "(SYSTEM.ssp or .ssd) becomes one composite FMU",
-	 "The C compiler is $CC, default cc."},
+	 "The C compiler is $CC, default cc. Each FMU is a source FMU too: sources/ holds the "
+	 "complete sources of its library, listed in <SourceFiles> (FMI 2.0) or "
+	 "sources/buildDescription.xml (FMI 3.0), with a README saying how to build them, so "
+	 "that an importer on a platform without the binary compiles it; the inner FMUs stay "
+	 "binary FMUs of their own platforms."},
 	{"parse", CMD_PARSE, cmd_parse, cmd_options, "FILE",
 	 "print FILE back as the parser read it", NULL},
 	{"fmt", CMD_FMT, cmd_fmt, fmt_options, "FILE...",
