@@ -732,11 +732,14 @@ check-docs: $(SACC) $(FMUS) $(PW_FMUS) $(FMUS3)
 	@SACC=$(SACC) BUILD=$(BUILD) sh tests/docs/run.sh
 
 # Everything check-core runs is built first (itself $(JOBS) at a time), then the unit
-# tests, the goldens, the docs' examples and the ensemble tests run side by side.
+# tests, the goldens, the docs' examples and the ensemble tests run side by side.  The
+# editors' files and the source wrappers' builds (they test no C of sacc's beyond what the
+# unit tests run) are left out of the sanitizer's pass over it (check-asan sets SAN).
+CORE_EXTRAS := $(if $(SAN),,check-editors check-srcfmu)
 check-core:
 	@$(MAKE) --no-print-directory -j$(JOBS) $(UNIT_NEEDS) $(BUILD)/fmus/integrator.fmu
 	@$(MAKE) --no-print-directory -k -O -j$(JOBS) $(UNIT_RUNS) check-golden check-docs \
-	    check-ensemble check-editors check-srcfmu
+	    check-ensemble $(CORE_EXTRAS)
 
 # The editors' support (editors/): the keyword lists agree with the lexer's, vim and neovim
 # load the Vim files headless and highlight as expected, and the VS Code grammar's scopes
