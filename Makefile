@@ -717,6 +717,11 @@ golden-update: $(SACC) $(FMUS)
 
 # The documentation's examples (docs/examples/) and the commands of its sh blocks, run
 # against the built sacc (tests/docs/run.sh says how they are marked).
+# The stages include only earlier stages' headers (tests/layers/run.sh).
+.PHONY: check-layers
+check-layers:
+	@sh tests/layers/run.sh
+
 check-docs: $(SACC) $(FMUS) $(PW_FMUS) $(FMUS3)
 	@SACC=$(SACC) BUILD=$(BUILD) sh tests/docs/run.sh
 
@@ -725,7 +730,7 @@ check-docs: $(SACC) $(FMUS) $(PW_FMUS) $(FMUS3)
 check-core:
 	@$(MAKE) --no-print-directory -j$(JOBS) $(UNIT_NEEDS) $(BUILD)/fmus/integrator.fmu
 	@$(MAKE) --no-print-directory -k -O -j$(JOBS) $(UNIT_RUNS) check-golden check-docs \
-	    check-ensemble
+	    check-ensemble check-layers
 
 # `sacc ensemble` on this machine: local runs, failures, resuming, statistics
 # (tests/ensemble/run.sh); and through a real single-node Slurm started for the test

@@ -25,6 +25,7 @@ Compilation *drv_new(FILE *diag_out)
 		return NULL;
 	c->arena = arena_new();
 	c->diag = diag_new(diag_out);
+	c->env = &drv_check_env;
 	return c;
 }
 
@@ -364,6 +365,20 @@ int drv_explicit(Compilation *c, Module *m, const char *after)
 	}
 	return errors;
 }
+
+static int env_reduce(Compilation *c, SaInfo *info)
+{
+	return drv_reduce(c, info, NULL);
+}
+
+const CheckEnv drv_check_env = {
+	.find_fmu_file = drv_find_fmu_file,
+	.fmu_dirs_searched = drv_fmu_dirs_searched,
+	.open_fmu = drv_open_fmu,
+	.units = drv_units,
+	.reduce = env_reduce,
+	.system_module = ssp_adaptation_module,
+};
 
 int drv_reduce(Compilation *c, SaInfo *info, const char *after)
 {
