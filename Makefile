@@ -35,7 +35,7 @@ endif
 WARN    := -Wall -Wextra -Wpedantic -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS  ?= -O2 -g
 COMPILER_INC := -Icompiler -Icompiler/front -Icompiler/check -Icompiler/rewrite -Icompiler/emit \
-                -Icompiler/package -Icompiler/ssp
+                -Icompiler/package -Icompiler/ssp -Icompiler/lsp
 ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L $(CFLAGS) $(SANFLAGS) $(COMPILER_INC) -Igenerated $(PKG_CFLAGS)
 # Lemon and re2c output trips some warnings we keep for hand-written code.
 GEN_CFLAGS := $(ALL_CFLAGS) -Wall -Werror -Wno-unused-parameter -Wno-unused-variable -Wno-unused-but-set-variable
@@ -47,7 +47,7 @@ GEN_HDR := generated/sa_grammar.h
 # compiler/ by stage (compiler/README.md): front/, check/, rewrite/, emit/, package/, the
 # SSP reader ssp/, and at the top what every stage shares (util, numfmt) and main.c, which
 # only dispatches.
-COMPILER_STAGES := front check rewrite emit package ssp
+COMPILER_STAGES := front check rewrite emit package ssp lsp
 COMPILER_HDR := $(wildcard compiler/*.h $(patsubst %,compiler/%/*.h,$(COMPILER_STAGES)))
 LIB_SRC := $(filter-out compiler/main.c,$(wildcard compiler/*.c $(patsubst %,compiler/%/*.c,$(COMPILER_STAGES))))
 LIB_OBJ := $(patsubst compiler/%.c,$(BUILD)/obj/%.o,$(LIB_SRC)) \

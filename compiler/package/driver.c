@@ -90,26 +90,33 @@ UnitSystem *drv_units(Compilation *c)
 	return c->units;
 }
 
+FmuInfo *drv_read_fmu(DiagSink *d, const char *path, Loc where)
+{
+	int before = diag_errors(d);
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		diag_error(d, where, "'%s' is a directory, not an FMU (an FMU is one zip "
+		           "archive, an .fmu file)", path);
+		diag_note(d, where, "the fmu is named here");
+		return NULL;
+	}
+	FmuInfo *f = fmu_open(path, d);
+	if (!f) {
+		if (diag_errors(d) == before)
+			diag_error(d, where, "cannot read fmu '%s'", path);
+		diag_note(d, where, "the fmu is named here");
+	}
+	return f;
+}
+
 FmuInfo *drv_open_fmu(Compilation *c, const char *path, Loc where)
 {
 	for (int i = 0; i < c->nfmus; i++)
 		if (strcmp(c->fmus[i]->path, path) == 0)
 			return c->fmus[i];
-	int before = diag_errors(c->diag);
-	struct stat st;
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-		diag_error(c->diag, where, "'%s' is a directory, not an FMU (an FMU is one zip "
-		           "archive, an .fmu file)", path);
-		diag_note(c->diag, where, "the fmu is named here");
+	FmuInfo *f = drv_read_fmu(c->diag, path, where);
+	if (!f)
 		return NULL;
-	}
-	FmuInfo *f = fmu_open(path, c->diag);
-	if (!f) {
-		if (diag_errors(c->diag) == before)
-			diag_error(c->diag, where, "cannot read fmu '%s'", path);
-		diag_note(c->diag, where, "the fmu is named here");
-		return NULL;
-	}
 	if (c->nfmus == c->capfmus) {
 		int cap = c->capfmus ? 2 * c->capfmus : 8;
 		FmuInfo **v = realloc(c->fmus, (size_t)cap * sizeof *v);

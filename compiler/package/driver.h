@@ -68,6 +68,10 @@ UnitSystem *drv_units(Compilation *c);
  * the -L directories, UDUNITS-2, drv_reduce, SSP systems.  drv_new sets them. */
 extern const CheckEnv drv_check_env;
 
+/* An FMU read from path, owned by the caller (fmu_free); NULL after reporting why, with a
+ * note at where (a directory, a file that is no FMU). */
+FmuInfo *drv_read_fmu(DiagSink *d, const char *path, Loc where);
+
 /* An FMU read from path, kept for the compilation's life; NULL after a report. */
 FmuInfo *drv_open_fmu(Compilation *c, const char *path, Loc where);
 
