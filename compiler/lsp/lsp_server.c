@@ -57,8 +57,7 @@ static LspDoc *find_doc(Server *s, const char *uri)
 
 static void free_doc(LspDoc *d)
 {
-	if (d->good != d->check)
-		lsp_check_free(d->good);
+	lsp_check_free(d->good);
 	lsp_check_free(d->check);
 	free(d->uri);
 	free(d->path);
@@ -72,18 +71,19 @@ static void check_and_publish(Server *s, LspDoc *d)
 	LspCheck *k = lsp_check(s->env, d->path, d->text, d->len);
 	if (!k)
 		return;
+	/* Invariant: good is set only while check did not parse, and is another check. */
 	bool parsed = k->m && k->m->root;
-	if (parsed || !d->good) {
-		if (d->good != d->check)
-			lsp_check_free(d->good);
+	if (parsed) {
+		lsp_check_free(d->good);
 		lsp_check_free(d->check);
 		d->good = NULL;
-	} else if (d->check != d->good) {
-		lsp_check_free(d->check); /* keep the last one that parsed */
+	} else if (d->check && d->check->m && d->check->m->root) {
+		lsp_check_free(d->good);
+		d->good = d->check;
+	} else {
+		lsp_check_free(d->check);
 	}
 	d->check = k;
-	if (parsed)
-		d->good = NULL;
 	StrBuf sb;
 	sb_init(&sb);
 	lsp_put_diagnostics(&sb, d);
