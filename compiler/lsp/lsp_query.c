@@ -266,15 +266,16 @@ static void describe_unit(StrBuf *md, const LspCheck *k, const char *unit)
 	int exps[] = {b.kg, b.m, b.s, b.A, b.K, b.mol, b.cd, b.rad};
 	StrBuf base;
 	sb_init(&base);
-	for (int i = 0; i < 8; i++) {
-		if (!exps[i])
-			continue;
-		if (base.len)
-			sb_putc(&base, '.');
-		sb_puts(&base, names[i]);
-		if (exps[i] != 1)
-			sb_printf(&base, "^%d", exps[i]);
-	}
+	for (int pass = 0; pass < 2; pass++) /* rad.s^-1: the positive powers first */
+		for (int i = 0; i < 8; i++) {
+			if (!exps[i] || (exps[i] > 0) != (pass == 0))
+				continue;
+			if (base.len)
+				sb_putc(&base, '.');
+			sb_puts(&base, names[i]);
+			if (exps[i] != 1)
+				sb_printf(&base, "^%d", exps[i]);
+		}
 	sb_printf(md, "\n\n1 %s = %s %s", unit, FMT_REAL(b.factor + b.offset),
 		  base.len ? sb_str(&base) : "(dimensionless)");
 	if (b.offset != 0)
