@@ -616,6 +616,17 @@ $(NUMFMT_BENCH): bench/numfmt/bench.c bench/numfmt/old_numfmt.c bench/numfmt/old
 	$(CC) $(ALL_CFLAGS) $(WARN) -Iruntime -Ibench/numfmt -o $@ bench/numfmt/bench.c \
 	    bench/numfmt/old_numfmt.c runtime/sart_numfmt.c -lm
 
+# How long an editor waits for diagnostics: `sacc lsp` over pipes, a didChange on each
+# power-window script to its publishDiagnostics (bench/lsp/bench_lsp.c).
+LSP_BENCH := $(BUILD)/bench/lsp/bench_lsp
+.PHONY: bench-lsp
+bench-lsp: $(LSP_BENCH) $(SACC) $(FMUS)
+	@$(LSP_BENCH) $(SACC) $(BUILD)/fmus adaptations/powerwindow $(PW_SA)
+
+$(LSP_BENCH): bench/lsp/bench_lsp.c bench/bench.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(WARN) -Ibench -o $@ $<
+
 # The runtime's ODE solvers (runtime/sart_ode.h: what integrates a Model Exchange FMU)
 # against GSL's odeiv2 steppers at equal accuracy on two non-stiff and two stiff problems
 # (bench/me/odebench.c; every sweep point in $(BUILD)/bench/me/sweep.csv).
@@ -717,6 +728,12 @@ golden-update: $(SACC) $(FMUS)
 
 # The documentation's examples (docs/examples/) and the commands of its sh blocks, run
 # against the built sacc (tests/docs/run.sh says how they are marked).
+# Neovim's own LSP client drives `sacc lsp` headless (tests/nvim/run.sh; skipped, saying
+# so, without nvim).
+.PHONY: check-nvim
+check-nvim: $(SACC) $(BUILD)/fmus/window.fmu
+	@SACC=$(SACC) BUILD=$(BUILD) sh tests/nvim/run.sh
+
 # The stages include only earlier stages' headers (tests/layers/run.sh).
 .PHONY: check-layers
 check-layers:
@@ -730,7 +747,7 @@ check-docs: $(SACC) $(FMUS) $(PW_FMUS) $(FMUS3)
 check-core:
 	@$(MAKE) --no-print-directory -j$(JOBS) $(UNIT_NEEDS) $(BUILD)/fmus/integrator.fmu
 	@$(MAKE) --no-print-directory -k -O -j$(JOBS) $(UNIT_RUNS) check-golden check-docs \
-	    check-ensemble check-layers
+	    check-ensemble check-layers check-nvim
 
 # `sacc ensemble` on this machine: local runs, failures, resuming, statistics
 # (tests/ensemble/run.sh); and through a real single-node Slurm started for the test
@@ -765,7 +782,7 @@ $(SCALE_BENCH): bench/scale/rusage.c
 # (bench/README.md).  Each one's time is printed after it.
 BENCHES := bench-wrapper bench-isolation bench-two-mass bench-loops bench-master bench-parallel \
            bench-parallel-wrapper bench-numfmt bench-powerwindow bench-ensemble bench-scale \
-           bench-me
+           bench-me bench-lsp
 .PHONY: check-bench
 check-bench:
 	@failed=; for b in $(BENCHES); do \

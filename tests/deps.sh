@@ -27,7 +27,7 @@ libgsl-dev
 gnuplot-nox
 "
 # The test framework, the checkers of the suite, clang's runtime for libFuzzer and its
-# sanitizers; a single-node Slurm and munge for `sacc ensemble --slurm`'s test and bench
+# sanitizers; Neovim, whose built-in LSP client drives `sacc lsp` (tests/nvim/); a single-node Slurm and munge for `sacc ensemble --slurm`'s test and bench
 # (tests/slurm/, started without systemd: no recommends wanted).
 if [ "${1:-}" != demo ]; then
 	PACKAGES="$PACKAGES
@@ -35,6 +35,7 @@ libcmocka-dev
 valgrind
 clang
 libclang-rt-14-dev
+neovim
 slurmctld
 slurmd
 slurm-client
