@@ -81,7 +81,7 @@ static const CliCommand commands[] = {
 	 "the FMUs under resources/, the --set values as resources/parameters.ssv.\n\n`sacc "
 	 "simulate SYSTEM.ssp` (or SYSTEM.ssd beside its resources) runs a system as it is; "
 	 "`sacc build SYSTEM.ssp` makes one composite FMU of it."},
-	{"lsp", CMD_LSP, lsp_main, lsp_options, "",
+	{"lsp", CMD_LSP, lsp_main, lsp_options, NULL,
 	 "serve the Language Server Protocol on standard input and output: an editor's "
 	 "diagnostics, hover, definition, completion, symbols, formatting and rename",
 	 "Editors start it themselves (docs/editors.md says how to set up VS Code, Neovim and "

@@ -27,8 +27,9 @@ libgsl-dev
 gnuplot-nox
 "
 # The test framework, the checkers of the suite, clang's runtime for libFuzzer and its
-# sanitizers; Neovim, whose built-in LSP client drives `sacc lsp` (tests/nvim/); a single-node Slurm and munge for `sacc ensemble --slurm`'s test and bench
-# (tests/slurm/, started without systemd: no recommends wanted).
+# sanitizers; Neovim, whose built-in LSP client drives `sacc lsp` (tests/nvim/); a
+# single-node Slurm and munge for `sacc ensemble --slurm`'s test and bench (tests/slurm/,
+# started without systemd: no recommends wanted).
 if [ "${1:-}" != demo ]; then
 	PACKAGES="$PACKAGES
 libcmocka-dev
