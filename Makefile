@@ -747,7 +747,29 @@ check-docs: $(SACC) $(FMUS) $(PW_FMUS) $(FMUS3)
 check-core:
 	@$(MAKE) --no-print-directory -j$(JOBS) $(UNIT_NEEDS) $(BUILD)/fmus/integrator.fmu
 	@$(MAKE) --no-print-directory -k -O -j$(JOBS) $(UNIT_RUNS) check-golden check-docs \
-	    check-ensemble check-layers check-nvim
+	    check-ensemble check-editors check-layers check-nvim
+
+# The editors' support (editors/): the keyword lists agree with the lexer's, vim and neovim
+# load the Vim files headless and highlight as expected, and the VS Code grammar's scopes
+# are checked by vscode-tmgrammar-test from npm (skipped, saying so, without npm or the
+# network; tests/editors/run.sh).
+.PHONY: check-editors
+check-editors:
+	@mkdir -p $(BUILD)
+	@BUILD=$(BUILD) sh tests/editors/run.sh
+
+# The VS Code extension as a .vsix (editors/vscode/README.md): a copy of editors/vscode in
+# $(BUILD)/vscode, its dependencies from npm's registry, packed by vsce, so that no
+# node_modules lands in the source tree.
+.PHONY: vscode-extension
+vscode-extension:
+	@rm -rf $(BUILD)/vscode && mkdir -p $(BUILD)/vscode
+	cp -r editors/vscode/. $(BUILD)/vscode/
+	cp LICENSE $(BUILD)/vscode/LICENSE
+	cd $(BUILD)/vscode && npm ci --omit=dev --no-audit --no-fund && \
+	    npx --yes @vscode/vsce@3 package --allow-missing-repository \
+	        --out sacc-adaptations.vsix
+	@echo "VS Code extension: $(BUILD)/vscode/sacc-adaptations.vsix (code --install-extension it)"
 
 # `sacc ensemble` on this machine: local runs, failures, resuming, statistics
 # (tests/ensemble/run.sh); and through a real single-node Slurm started for the test

@@ -27,20 +27,22 @@ libgsl-dev
 gnuplot-nox
 "
 # The test framework, the checkers of the suite, clang's runtime for libFuzzer and its
-# sanitizers; Neovim, whose built-in LSP client drives `sacc lsp` (tests/nvim/); a
-# single-node Slurm and munge for `sacc ensemble --slurm`'s test and bench (tests/slurm/,
-# started without systemd: no recommends wanted).
+# sanitizers; a single-node Slurm and munge for `sacc ensemble --slurm`'s test and bench
+# (tests/slurm/, started without systemd: no recommends wanted); vim and neovim, which load
+# the editor support headless (tests/editors/run.sh), and whose built-in LSP client drives
+# `sacc lsp` (neovim, tests/nvim/).
 if [ "${1:-}" != demo ]; then
 	PACKAGES="$PACKAGES
 libcmocka-dev
 valgrind
 clang
 libclang-rt-14-dev
-neovim
 slurmctld
 slurmd
 slurm-client
 munge
+vim
+neovim
 "
 fi
 
