@@ -95,49 +95,46 @@ void lsp_write_message(FILE *out, const char *body, size_t len)
 	fflush(out);
 }
 
-static void put_id(StrBuf *sb, const Json *id)
+/* {"jsonrpc":"2.0","id":ID,KEY:VALUE} for a reply (id NULL writes null), or
+ * {"jsonrpc":"2.0","method":METHOD,KEY:VALUE} for a notification; value is JSON text. */
+static void send_object(FILE *out, bool reply, const Json *id, const char *method,
+			const char *key, const char *value)
 {
-	if (id)
-		json_put_value(sb, id);
-	else
-		sb_puts(sb, "null");
+	StrBuf sb;
+	sb_init(&sb);
+	sb_puts(&sb, "{\"jsonrpc\":\"2.0\",");
+	if (reply) {
+		sb_puts(&sb, "\"id\":");
+		if (id)
+			json_put_value(&sb, id);
+		else
+			sb_puts(&sb, "null");
+	} else {
+		sb_puts(&sb, "\"method\":");
+		json_put_string(&sb, method);
+	}
+	sb_printf(&sb, ",\"%s\":%s}", key, value);
+	lsp_write_message(out, sb_str(&sb), sb.len);
+	sb_free(&sb);
 }
 
 void lsp_reply(FILE *out, const Json *id, const char *result)
 {
-	StrBuf sb;
-	sb_init(&sb);
-	sb_puts(&sb, "{\"jsonrpc\":\"2.0\",\"id\":");
-	put_id(&sb, id);
-	sb_puts(&sb, ",\"result\":");
-	sb_puts(&sb, result);
-	sb_putc(&sb, '}');
-	lsp_write_message(out, sb_str(&sb), sb.len);
-	sb_free(&sb);
+	send_object(out, true, id, NULL, "result", result);
 }
 
 void lsp_reply_error(FILE *out, const Json *id, int code, const char *message)
 {
-	StrBuf sb;
-	sb_init(&sb);
-	sb_puts(&sb, "{\"jsonrpc\":\"2.0\",\"id\":");
-	put_id(&sb, id);
-	sb_printf(&sb, ",\"error\":{\"code\":%d,\"message\":", code);
-	json_put_string(&sb, message);
-	sb_puts(&sb, "}}");
-	lsp_write_message(out, sb_str(&sb), sb.len);
-	sb_free(&sb);
+	StrBuf err;
+	sb_init(&err);
+	sb_printf(&err, "{\"code\":%d,\"message\":", code);
+	json_put_string(&err, message);
+	sb_putc(&err, '}');
+	send_object(out, true, id, NULL, "error", sb_str(&err));
+	sb_free(&err);
 }
 
 void lsp_notify(FILE *out, const char *method, const char *params)
 {
-	StrBuf sb;
-	sb_init(&sb);
-	sb_puts(&sb, "{\"jsonrpc\":\"2.0\",\"method\":");
-	json_put_string(&sb, method);
-	sb_puts(&sb, ",\"params\":");
-	sb_puts(&sb, params);
-	sb_putc(&sb, '}');
-	lsp_write_message(out, sb_str(&sb), sb.len);
-	sb_free(&sb);
+	send_object(out, false, NULL, method, "params", params);
 }

@@ -97,6 +97,20 @@ static void send_open(Session *s, const char *text)
 	sb_free(&b);
 }
 
+/* didChange replacing the whole text. */
+static void send_whole_change(Session *s, int version, const char *text)
+{
+	StrBuf b;
+	sb_init(&b);
+	sb_printf(&b, "{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/didChange\",\"params\":{"
+		  "\"textDocument\":{\"uri\":\"" URI "\",\"version\":%d},\"contentChanges\":[{"
+		  "\"text\":", version);
+	json_put_string(&b, text);
+	sb_puts(&b, "}]}}");
+	frame(s, sb_str(&b));
+	sb_free(&b);
+}
+
 static void send_initialize(Session *s)
 {
 	char fmus[600];
@@ -220,14 +234,28 @@ static int count(const char *text, const char *needle)
 	return n;
 }
 
-static void session_at(Session *s, const char *method, long long id, const char *needle,
-		       int nth, int offset)
+/* A request at the place of the nth needle in text, offset characters into it. */
+static void request_in(Session *s, const char *text, const char *method, long long id,
+		       const char *needle, int nth, int offset)
 {
 	int line, col;
-	where(script, needle, nth, &line, &col);
+	where(text, needle, nth, &line, &col);
 	sendf(s, "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"method\":\"%s\",\"params\":{\"textDocument\":"
 	      "{\"uri\":\"" URI "\"},\"position\":{\"line\":%d,\"character\":%d}}}", id, method,
 	      line, col + offset);
+}
+
+static void session_at(Session *s, const char *method, long long id, const char *needle,
+		       int nth, int offset)
+{
+	request_in(s, script, method, id, needle, nth, offset);
+}
+
+/* A session initialized, with text open. */
+static void start(Session *s, const char *text)
+{
+	send_initialize(s);
+	send_open(s, text);
 }
 
 static FmuInfo *window_fmu(void)
@@ -365,14 +393,7 @@ static void diagnostics__error_with_range_and_note__then_fixed_by_an_edit(void *
 	      "{\"start\":{\"line\":%d,\"character\":%d},\"end\":{\"line\":%d,\"character\":%d}},"
 	      "\"text\":\"e\"}]}}", line, col + 14, line, col + 14);
 	/* And break it again with a whole-text change. */
-	StrBuf b;
-	sb_init(&b);
-	sb_puts(&b, "{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/didChange\",\"params\":{"
-		"\"textDocument\":{\"uri\":\"" URI "\",\"version\":3},\"contentChanges\":[{\"text\":");
-	json_put_string(&b, bad);
-	sb_puts(&b, "}]}}");
-	frame(&s, sb_str(&b));
-	sb_free(&b);
+	send_whole_change(&s, 3, bad);
 	run(&s);
 
 	const Json *d0 = published(&s, 0);
@@ -433,8 +454,7 @@ static void hover__inner_variable_from_the_model_description(void **state)
 	const FmuVar *h = fmu_find_var(f, "height");
 	assert_non_null(h);
 	Session s = {0};
-	send_initialize(&s);
-	send_open(&s, script);
+	start(&s, script);
 	session_at(&s, "textDocument/hover", 2, "window.height", 0, 8);  /* the port */
 	session_at(&s, "textDocument/hover", 3, "window.height", 0, 2);  /* the owner */
 	session_at(&s, "textDocument/hover", 4, "(rad/s)", 0, 2);        /* a unit */
@@ -465,8 +485,7 @@ static void definition__inner_declaration_param_and_the_fmu_file(void **state)
 {
 	(void)state;
 	Session s = {0};
-	send_initialize(&s);
-	send_open(&s, script);
+	start(&s, script);
 	session_at(&s, "textDocument/definition", 2, "window.reaction_torque;", 0, 1);
 	session_at(&s, "textDocument/definition", 3, "SIGN *", 0, 0);
 	session_at(&s, "textDocument/definition", 4, "\"window.fmu\"", 0, 3);
@@ -511,29 +530,11 @@ static void completion__ports_after_inst_dot_units_in_parentheses_keywords(void 
 	char *p = strstr(typing, "SIGN * ");
 	memcpy(p, "window.", 7);
 	Session s = {0};
-	send_initialize(&s);
-	send_open(&s, script);
-	StrBuf b;
-	sb_init(&b);
-	sb_puts(&b, "{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/didChange\",\"params\":{"
-		"\"textDocument\":{\"uri\":\"" URI "\",\"version\":2},\"contentChanges\":[{\"text\":");
-	json_put_string(&b, typing);
-	sb_puts(&b, "}]}}");
-	frame(&s, sb_str(&b));
-	sb_free(&b);
-	int line, col;
-	where(typing, "window.window", 0, &line, &col);
-	sendf(&s, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"textDocument/completion\",\"params\":{"
-	      "\"textDocument\":{\"uri\":\"" URI "\"},\"position\":{\"line\":%d,\"character\":%d}}}",
-	      line, col + 7);
-	where(typing, "(rad/s)", 0, &line, &col);
-	sendf(&s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"textDocument/completion\",\"params\":{"
-	      "\"textDocument\":{\"uri\":\"" URI "\"},\"position\":{\"line\":%d,\"character\":%d}}}",
-	      line, col + 1);
-	where(typing, "out rules", 0, &line, &col);
-	sendf(&s, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"textDocument/completion\",\"params\":{"
-	      "\"textDocument\":{\"uri\":\"" URI "\"},\"position\":{\"line\":%d,\"character\":0}}}",
-	      line);
+	start(&s, script);
+	send_whole_change(&s, 2, typing);
+	request_in(&s, typing, "textDocument/completion", 2, "window.window", 0, 7);
+	request_in(&s, typing, "textDocument/completion", 3, "(rad/s)", 0, 1);
+	request_in(&s, typing, "textDocument/completion", 4, "out rules", 0, 0);
 	run(&s);
 	assert_true(published(&s, 1)->n > 0); /* the typing does not parse */
 	const Json *items = json_path(reply_to(&s, 2), "result", "items", NULL);
@@ -562,8 +563,7 @@ static void symbols__adaptation_with_inner_ports_and_params(void **state)
 {
 	(void)state;
 	Session s = {0};
-	send_initialize(&s);
-	send_open(&s, script);
+	start(&s, script);
 	frame(&s, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"textDocument/documentSymbol\",\"params\":"
 		  "{\"textDocument\":{\"uri\":\"" URI "\"}}}");
 	run(&s);
@@ -604,8 +604,7 @@ static void rename__a_param_everywhere_and_an_inner_port_refused(void **state)
 {
 	(void)state;
 	Session s = {0};
-	send_initialize(&s);
-	send_open(&s, script);
+	start(&s, script);
 	int line, col;
 	where(script, "SIGN *", 0, &line, &col);
 	sendf(&s, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"textDocument/rename\",\"params\":{"
@@ -739,8 +738,7 @@ static void many_edits__each_checked_none_leaks(void **state)
 	const char *env = getenv("SACC_LSP_EDITS");
 	int edits = env ? atoi(env) : 10000;
 	Session s = {0};
-	send_initialize(&s);
-	send_open(&s, script);
+	start(&s, script);
 	int line, col;
 	where(script, "reaction_torque;", 0, &line, &col);
 	for (int v = 0; v < edits; v++) {
