@@ -579,6 +579,69 @@ static void symbols__adaptation_with_inner_ports_and_params(void **state)
 	session_free(&s);
 }
 
+/* An imported module: controller_sa imports lazy_sa, whose adaptation builds the inner
+ * lazy_sa.fmu; hover names the module's file and adaptation, definition goes to the file. */
+static void import__hover_and_definition_of_a_module(void **state)
+{
+	(void)state;
+	char *text = read_file("adaptations/powerwindow/controller_sa.sa", 1 << 20, &(size_t){0});
+	assert_non_null(text);
+	char cwd[4096];
+	assert_non_null(getcwd(cwd, sizeof cwd));
+	char uri[4300];
+	snprintf(uri, sizeof uri, "file://%s/adaptations/powerwindow/controller_sa.sa", cwd);
+	Session s = {0};
+	send_initialize(&s);
+	StrBuf b;
+	sb_init(&b);
+	sb_printf(&b, "{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/didOpen\",\"params\":{"
+		  "\"textDocument\":{\"uri\":\"%s\",\"languageId\":\"sa\",\"version\":1,\"text\":", uri);
+	json_put_string(&b, text);
+	sb_puts(&b, "}}}");
+	frame(&s, sb_str(&b));
+	sb_free(&b);
+	int line, col;
+	where(text, "import lazy_sa", 0, &line, &col);
+	for (int id = 2; id <= 3; id++)
+		sendf(&s, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"textDocument/%s\",\"params\":{"
+		      "\"textDocument\":{\"uri\":\"%s\"},\"position\":{\"line\":%d,\"character\":%d}}}",
+		      id, id == 2 ? "hover" : "definition", uri, line, col + 9);
+	run(&s);
+	assert_int_equal(published(&s, 0)->n, 0);
+	const char *v = json_string(json_path(reply_to(&s, 2), "result", "contents", "value", NULL));
+	assert_non_null(v);
+	assert_contains(v, "**module lazy_sa**");
+	assert_contains(v, "adaptations/powerwindow/lazy_sa.sa");
+	assert_contains(v, "adaptation `lazy_sa` at `lazy_sa.fmu`");
+	const char *target = json_string(json_path(reply_to(&s, 3), "result", "uri", NULL));
+	assert_non_null(target);
+	assert_true(str_ends_with(target, "/adaptations/powerwindow/lazy_sa.sa"));
+	session_free(&s);
+	free(text);
+}
+
+/* JSON nested past the reader's bound is refused, not recursed into. */
+static void malformed__deep_nesting_is_a_parse_error(void **state)
+{
+	(void)state;
+	StrBuf deep;
+	sb_init(&deep);
+	for (int i = 0; i < 100000; i++)
+		sb_putc(&deep, '[');
+	const char *err = NULL;
+	assert_null(json_parse(sb_str(&deep), deep.len, &err));
+	assert_string_equal(err, "nested too deeply");
+	Session s = {0};
+	send_initialize(&s);
+	frame(&s, sb_str(&deep));
+	frame(&s, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"shutdown\"}");
+	run(&s);
+	assert_int_equal(error_code(s.msgs[1]), RPC_PARSE_ERROR);
+	assert_int_equal(json_get(reply_to(&s, 2), "result")->kind, JSON_NULL);
+	sb_free(&deep);
+	session_free(&s);
+}
+
 /* ---- rename and formatting ----------------------------------------------------------- */
 
 /* Applies a TextEdit list (single-line ranges, as rename gives) to text, last first. */
@@ -827,6 +890,8 @@ int main(void)
 		cmocka_unit_test(definition__inner_declaration_param_and_the_fmu_file),
 		cmocka_unit_test(completion__ports_after_inst_dot_units_in_parentheses_keywords),
 		cmocka_unit_test(symbols__adaptation_with_inner_ports_and_params),
+		cmocka_unit_test(import__hover_and_definition_of_a_module),
+		cmocka_unit_test(malformed__deep_nesting_is_a_parse_error),
 		cmocka_unit_test(rename__a_param_everywhere_and_an_inner_port_refused),
 		cmocka_unit_test(formatting__one_edit_keeping_comments_then_none),
 		cmocka_unit_test(cache__an_edit_rereads_no_fmu_a_changed_one_is_read_again),
