@@ -45,7 +45,7 @@ GEN_SRC := generated/sa_lexer.c generated/sa_grammar.c
 GEN_HDR := generated/sa_grammar.h
 # compiler/ library code never links runtime/ nor orchestrator/; only sacc does.
 # compiler/ by stage (compiler/README.md): front/, check/, rewrite/, emit/, package/, the
-# SSP reader ssp/, and at the top what every stage shares (util, numfmt) and main.c, which
+# SSP reader ssp/, the language server lsp/, and at the top what every stage shares (util, numfmt) and main.c, which
 # only dispatches.
 COMPILER_STAGES := front check rewrite emit package ssp lsp
 COMPILER_HDR := $(wildcard compiler/*.h $(patsubst %,compiler/%/*.h,$(COMPILER_STAGES)))
