@@ -56,6 +56,10 @@ typedef struct CheckEnv {
 	/* The module of the adaptation made from the SSP system at path (.ssp, .ssd); NULL
 	 * when systems are not offered or after a report. */
 	Module *(*system_module)(struct Compilation *c, const char *path);
+	/* The text of the module file at path when the provider holds a newer one than the
+	 * disk (an editor's unsaved buffer), malloc'd with a NUL after it; NULL to read the
+	 * file.  May itself be NULL. */
+	char *(*module_text)(struct Compilation *c, const char *path, size_t *len);
 } CheckEnv;
 
 /* Everything one run creates: the arena with every tree, the sink, the modules.  The

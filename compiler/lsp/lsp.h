@@ -120,6 +120,8 @@ typedef struct LspEnv {
 	int fmu_reads;       /* model descriptions read from disk (tests: a re-check reads none) */
 	UnitSystem *units;
 	const char *units_error;
+	LspDoc *const *open_docs; /* the server's open documents: an import is read from its
+	                           * buffer when it is open, saved or not */
 } LspEnv;
 
 struct LspCheck {

@@ -103,6 +103,22 @@ static int env_reduce(Compilation *c, SaInfo *info)
 	return drv_reduce(c, info, NULL);
 }
 
+static char *env_module_text(Compilation *c, const char *path, size_t *len)
+{
+	LspEnv *env = c->env_data;
+	for (const LspDoc *d = env->open_docs ? *env->open_docs : NULL; d; d = d->next) {
+		if (!d->text || !drv_same_file(d->path, path))
+			continue;
+		char *t = malloc(d->len + 1);
+		if (t) {
+			memcpy(t, d->text, d->len + 1);
+			*len = d->len;
+		}
+		return t;
+	}
+	return NULL;
+}
+
 static const CheckEnv lsp_check_env = {
 	.find_fmu_file = drv_find_fmu_file,
 	.fmu_dirs_searched = drv_fmu_dirs_searched,
@@ -110,6 +126,7 @@ static const CheckEnv lsp_check_env = {
 	.units = env_units,
 	.reduce = env_reduce,
 	.system_module = ssp_adaptation_module,
+	.module_text = env_module_text,
 };
 
 static void collect(void *user, DiagLevel level, Loc loc, const char *msg)

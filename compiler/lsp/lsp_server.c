@@ -201,6 +201,20 @@ static void on_did_open(Server *s, const Call *q)
 		check_and_publish(s, d);
 }
 
+/* The other open documents whose last check read d as an import are checked again, so
+ * that they see its unsaved text (lsp_check.c reads an open import from its buffer). */
+static void recheck_importers(Server *s, const LspDoc *d)
+{
+	for (LspDoc *o = s->docs; o; o = o->next) {
+		bool imports = false;
+		for (const Module *m = o != d && o->check ? o->check->c->modules : NULL; m && !imports;
+		     m = m->next)
+			imports = m != o->check->m && drv_same_file(m->path, d->path);
+		if (imports)
+			check_and_publish(s, o);
+	}
+}
+
 /* One change: a range replaced, or (no range) the whole text. */
 static bool apply_change(LspDoc *d, const Json *ch)
 {
@@ -235,6 +249,7 @@ static void on_did_change(Server *s, const Call *q)
 			break;
 	json_int(json_get(td, "version"), &d->version);
 	check_and_publish(s, d);
+	recheck_importers(s, d);
 }
 
 static void on_did_close(Server *s, const Call *q)
@@ -409,6 +424,7 @@ static void dispatch(Server *s, const Json *msg)
 int lsp_serve(FILE *in, FILE *out, LspEnv *env)
 {
 	Server s = {in, out, env, ST_NEW, NULL, false};
+	env->open_docs = &s.docs;
 	while (!s.exit_now) {
 		char *body;
 		size_t len;
@@ -439,6 +455,7 @@ int lsp_serve(FILE *in, FILE *out, LspEnv *env)
 		s.docs = d->next;
 		free_doc(d);
 	}
+	env->open_docs = NULL;
 	return s.exit_now && s.state == ST_SHUT_DOWN ? 0 : 1;
 }
 

@@ -220,9 +220,12 @@ static Module *load_quiet(Compilation *c, const char *path, bool report)
 	if (m)
 		return m;
 	size_t len;
+	char *text = c->env->module_text ? c->env->module_text(c, path, &len) : NULL;
+	if (text)
+		return add_module(c, path, text, len);
 	struct stat st;
 	bool dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-	char *text = dir ? NULL : read_file(path, MAX_SOURCE, &len);
+	text = dir ? NULL : read_file(path, MAX_SOURCE, &len);
 	if (!text) {
 		if (report)
 			diag_error(c->diag, (Loc){path, 0, 0, 0}, "cannot read: %s",

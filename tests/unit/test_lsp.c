@@ -620,6 +620,64 @@ static void import__hover_and_definition_of_a_module(void **state)
 	free(text);
 }
 
+/* An import open in the editor is read from its buffer: renaming lazy_sa's output port
+ * `up` there, unsaved, makes controller_sa (which wires lazy.up) wrong at once, and the
+ * server publishes controller_sa's diagnostics again without being asked. */
+static void import__an_open_module_is_read_from_its_unsaved_buffer(void **state)
+{
+	(void)state;
+	char *ctl = read_file("adaptations/powerwindow/controller_sa.sa", 1 << 20, &(size_t){0});
+	char *lazy = read_file("adaptations/powerwindow/lazy_sa.sa", 1 << 20, &(size_t){0});
+	assert_non_null(ctl);
+	assert_non_null(lazy);
+	char cwd[4096], ctl_uri[4300], lazy_uri[4300];
+	assert_non_null(getcwd(cwd, sizeof cwd));
+	snprintf(ctl_uri, sizeof ctl_uri, "file://%s/adaptations/powerwindow/controller_sa.sa", cwd);
+	snprintf(lazy_uri, sizeof lazy_uri, "file://%s/adaptations/powerwindow/lazy_sa.sa", cwd);
+	Session s = {0};
+	send_initialize(&s);
+	const char *uris[] = {ctl_uri, lazy_uri}, *texts[] = {ctl, lazy};
+	for (int i = 0; i < 2; i++) {
+		StrBuf b;
+		sb_init(&b);
+		sb_printf(&b, "{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/didOpen\",\"params\":{"
+			  "\"textDocument\":{\"uri\":\"%s\",\"languageId\":\"sa\",\"version\":1,"
+			  "\"text\":", uris[i]);
+		json_put_string(&b, texts[i]);
+		sb_puts(&b, "}}}");
+		frame(&s, sb_str(&b));
+		sb_free(&b);
+	}
+	int line, col;
+	where(lazy, "output ports Bool up <-", 0, &line, &col);
+	sendf(&s, "{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/didChange\",\"params\":{"
+	      "\"textDocument\":{\"uri\":\"%s\",\"version\":2},\"contentChanges\":[{\"range\":"
+	      "{\"start\":{\"line\":%d,\"character\":%d},\"end\":{\"line\":%d,\"character\":%d}},"
+	      "\"text\":\"upx\"}]}}", lazy_uri, line, col + 18, line, col + 20);
+	run(&s);
+	/* Published in order: controller (clean), lazy (clean), lazy (clean: its own port
+	 * renamed is fine), controller again (wrong). */
+	const char *order[] = {ctl_uri, lazy_uri, lazy_uri, ctl_uri};
+	int n = 0;
+	for (int i = 0; i < s.nmsgs; i++) {
+		const Json *p = json_get(s.msgs[i], "params");
+		if (!json_get(p, "diagnostics"))
+			continue;
+		assert_true(n < 4);
+		assert_string_equal(json_string(json_get(p, "uri")), order[n]);
+		const Json *d = json_get(p, "diagnostics");
+		if (n < 3)
+			assert_int_equal(d->n, 0);
+		else
+			assert_true(d->n > 0);
+		n++;
+	}
+	assert_int_equal(n, 4);
+	session_free(&s);
+	free(ctl);
+	free(lazy);
+}
+
 /* JSON nested past the reader's bound is refused, not recursed into. */
 static void malformed__deep_nesting_is_a_parse_error(void **state)
 {
@@ -891,6 +949,7 @@ int main(void)
 		cmocka_unit_test(completion__ports_after_inst_dot_units_in_parentheses_keywords),
 		cmocka_unit_test(symbols__adaptation_with_inner_ports_and_params),
 		cmocka_unit_test(import__hover_and_definition_of_a_module),
+		cmocka_unit_test(import__an_open_module_is_read_from_its_unsaved_buffer),
 		cmocka_unit_test(malformed__deep_nesting_is_a_parse_error),
 		cmocka_unit_test(rename__a_param_everywhere_and_an_inner_port_refused),
 		cmocka_unit_test(formatting__one_edit_keeping_comments_then_none),
