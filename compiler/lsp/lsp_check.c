@@ -65,8 +65,10 @@ static FmuInfo *env_open_fmu(Compilation *c, const char *path, Loc where)
 		}
 	FmuInfo *f = drv_read_fmu(c->diag, path, where);
 	env->fmu_reads++;
-	if (!f || !known)
-		return f ? drv_open_fmu(c, path, where) : NULL;
+	if (!f)
+		return NULL;
+	if (!known) /* read, yet not statted: kept under a time no file has, read again next */
+		memset(&st, 0, sizeof st);
 	if (env->nfmus == env->capfmus) {
 		int cap = env->capfmus ? 2 * env->capfmus : 8;
 		LspFmuEntry *v = realloc(env->fmus, (size_t)cap * sizeof *v);
