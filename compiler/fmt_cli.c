@@ -2,7 +2,8 @@
  * work), printed, checked (--check) or rewritten in place (-w).
  *
  * A script that does not parse is never touched: its errors are printed and the command
- * ends with status 2 after the other files are done. */
+ * ends with status 2 after the other files are done (from standard input, it is copied to
+ * standard output as it was). */
 #include "fmt_cli.h"
 
 #include <errno.h>
@@ -115,6 +116,10 @@ static int fmt_one(const FmtArgs *a, const char *path)
 	diag_set_prog(d, cli_prog());
 	diag_add_source(d, name, text, len);
 	if (fmt_buffer(name, text, len, &out, d) != 0) {
+		/* standard input to standard output is an editor's filter, which puts back what
+		 * it gets: give it the script as it was */
+		if (in && !a->check)
+			fwrite(text, 1, len, stdout);
 		rc = 2;
 		goto done;
 	}

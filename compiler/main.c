@@ -38,7 +38,8 @@ static const CliCommand commands[] = {
 	 "lists the files not in it, -w rewrites them",
 	 "The layout is the one sacc parse prints. Each comment stays beside the code it was "
 	 "written next to, and a run of blank lines becomes one. A FILE that does not parse is "
-	 "left as it is, its errors printed, and the status is 2. - reads standard input."},
+	 "left as it is, its errors printed, and the status is 2. - reads standard input (and "
+	 "writes a script that does not parse back unchanged, as an editor's filter needs)."},
 	{"inspect", CMD_INSPECT, sim_main, sim_options, "FILE.fmu",
 	 "print an FMU's model description as a table (--json: as JSON), or, with "
 	 "--probe-state, whether restoring its state works",

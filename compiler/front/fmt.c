@@ -5,8 +5,9 @@
  * would burden every later stage.  So the formatter works beside it: it prints the tree
  * (the "base" text), lexes the source (comments reported on the side by the lexer) and
  * the base, and matches the two token sequences with a shortest edit script (Myers'
- * diff), which is the identity when the source already was in the canonical layout and
- * tolerates what the printer changes (parentheses it drops, an older clause it moves).
+ * diff; past FMT_MAX_EDITS differences, a linear resynchronising walk), which is the
+ * identity when the source already was in the canonical layout and tolerates what the
+ * printer changes (parentheses it drops, an older clause it moves, a list it splits).
  * Each comment is then anchored to a token of the base:
  *
  *   - a comment with a token before it on its line trails that token: a block comment
@@ -17,7 +18,8 @@
  *     token's output line, indented as that line (one level deeper before a `}`).
  *
  * A blank line (or a run of them) before a comment or before a token that starts an
- * output line is kept as one blank line.  Every decision is made on the base text, which
+ * output line is kept as one blank line; the printer's own blank lines are not: blank
+ * lines are the script's.  Every decision is made on the base text, which
  * is the same for a script and its formatted version, and each placement reads back as
  * the same placement: that makes the result a fixed point. */
 #include "fmt.h"
@@ -111,9 +113,47 @@ static bool same_token(const FmtTok *a, const FmtTok *b)
 	return a->code == b->code && a->n == b->n && memcmp(a->s, b->s, (size_t)a->n) == 0;
 }
 
-/* Beyond this many differences the diff gives up and matches only the common head and
- * tail: placing comments then stays right at both ends and merely coarse in between. */
+/* Beyond this many differences the diff gives up for match_greedy, whose matching need
+ * not be the longest: comments may land a line or two from where the diff would put
+ * them, never lost (a long script whose every `var a, b, c` list becomes lines of their
+ * own gets there). */
 #define FMT_MAX_EDITS 2000
+/* How far match_greedy looks ahead in either text to resynchronise. */
+#define FMT_LOOKAHEAD 24
+
+/* Whether a[i..] and b[j..] agree on two tokens (or on the one left at an end): a
+ * resynchronisation that a lone `;` or `,` could not fake. */
+static bool agree_at(const FmtTok *a, int n, const FmtTok *b, int m, int i, int j)
+{
+	if (i >= n || j >= m || !same_token(&a[i], &b[j]))
+		return false;
+	return i + 1 >= n || j + 1 >= m || same_token(&a[i + 1], &b[j + 1]);
+}
+
+/* map[i] as match_tokens gives it, by walking both texts at once: where they differ, the
+ * nearest place within FMT_LOOKAHEAD tokens of each where they agree again is taken
+ * (tokens the printer added, source tokens it dropped, or both).  Linear in the texts'
+ * length, for texts too different for the diff. */
+static void match_greedy(const FmtTok *a, int n, const FmtTok *b, int m, int *map)
+{
+	int i = 0, j = 0;
+	while (i < n && j < m) {
+		if (same_token(&a[i], &b[j])) {
+			map[i++] = j++;
+			continue;
+		}
+		int skip_a = 1, skip_b = 1; /* nothing near: one token of each is passed over */
+		for (int sum = 1; sum <= 2 * FMT_LOOKAHEAD && skip_a + skip_b == 2; sum++)
+			for (int p = sum > FMT_LOOKAHEAD ? sum - FMT_LOOKAHEAD : 0; p <= sum && p <= FMT_LOOKAHEAD; p++)
+				if (agree_at(a, n, b, m, i + p, j + sum - p)) {
+					skip_a = p;
+					skip_b = sum - p;
+					break;
+				}
+		i += skip_a;
+		j += skip_b;
+	}
+}
 
 /* map[i] = the token of b that a's token i matches, or -1: a longest common subsequence
  * by Myers' O((N+M)D) algorithm, which is quick because a and b mostly agree.  Returns
@@ -125,16 +165,14 @@ static bool match_tokens(const FmtTok *a, int n, const FmtTok *b, int m, int *ma
 	int max = n + m;
 	int dmax = max < FMT_MAX_EDITS ? max : FMT_MAX_EDITS;
 	int *v = calloc((size_t)(2 * max + 3), sizeof *v);
-	/* trace holds V after step d for k in -d..d, at d*d + (k + d). */
-	int *trace = malloc(((size_t)dmax + 1) * ((size_t)dmax + 1) * sizeof *trace);
-	if (!v || !trace) {
-		free(v);
-		free(trace);
-		return false;
-	}
-	int *V = v + max + 1; /* V[k] for k in -max-1..max+1 */
+	/* trace holds V after step d for k in -d..d, at d*d + (k + d); it grows with d, which
+	 * stays small when the two texts mostly agree */
+	size_t cap = 1024;
+	int *trace = malloc(cap * sizeof *trace);
+	bool ok = v && trace;
+	int *V = v ? v + max + 1 : NULL; /* V[k] for k in -max-1..max+1 */
 	int found = -1;
-	for (int d = 0; d <= dmax && found < 0; d++) {
+	for (int d = 0; ok && d <= dmax && found < 0; d++) {
 		for (int k = -d; k <= d; k += 2) {
 			int x = (k == -d || (k != d && V[k - 1] < V[k + 1])) ? V[k + 1] : V[k - 1] + 1;
 			int y = x - k;
@@ -146,16 +184,25 @@ static bool match_tokens(const FmtTok *a, int n, const FmtTok *b, int m, int *ma
 			if (x >= n && y >= m)
 				found = d;
 		}
+		size_t need = ((size_t)d + 1) * ((size_t)d + 1);
+		if (need > cap) {
+			int *t = realloc(trace, 2 * need * sizeof *t);
+			if (!t) {
+				ok = false;
+				break;
+			}
+			trace = t;
+			cap = 2 * need;
+		}
 		memcpy(trace + (size_t)d * (size_t)d, V - d, (size_t)(2 * d + 1) * sizeof *V);
 	}
+	if (!ok) {
+		free(v);
+		free(trace);
+		return false;
+	}
 	if (found < 0) {
-		int head = 0;
-		while (head < n && head < m && same_token(&a[head], &b[head])) {
-			map[head] = head;
-			head++;
-		}
-		for (int t = 1; t <= n - head && t <= m - head && same_token(&a[n - t], &b[m - t]); t++)
-			map[n - t] = m - t;
+		match_greedy(a, n, b, m, map);
 	} else {
 		int x = n, y = m;
 		for (int d = found; d > 0; d--) {
@@ -236,6 +283,7 @@ typedef struct Base {
 	size_t *line_start; /* nlines + 1 entries: the last is len */
 	int nlines;
 	int *first_tok; /* per line: its first token, or -1 */
+	int *first_matched; /* per line: its first token that stands for one of the source's */
 	int *last_tok;  /* per line: its last token, or -1 */
 } Base;
 
@@ -249,7 +297,8 @@ static bool base_lines(Base *b, const Lexed *bt)
 	b->line_start = malloc(((size_t)n + 1) * sizeof *b->line_start);
 	b->first_tok = malloc((size_t)n * sizeof *b->first_tok);
 	b->last_tok = malloc((size_t)n * sizeof *b->last_tok);
-	if (!b->line_start || !b->first_tok || !b->last_tok)
+	b->first_matched = malloc((size_t)n * sizeof *b->first_matched);
+	if (!b->line_start || !b->first_tok || !b->last_tok || !b->first_matched)
 		return false;
 	int l = 0;
 	b->line_start[0] = 0;
@@ -258,7 +307,7 @@ static bool base_lines(Base *b, const Lexed *bt)
 			b->line_start[++l] = i + 1;
 	b->line_start[b->nlines] = b->len;
 	for (int i = 0; i < n; i++)
-		b->first_tok[i] = b->last_tok[i] = -1;
+		b->first_tok[i] = b->last_tok[i] = b->first_matched[i] = -1;
 	for (int k = 0; k < bt->ntok; k++) {
 		int line = bt->tok[k].line - 1;
 		if (b->first_tok[line] < 0)
@@ -305,7 +354,8 @@ static void lay_out(Layout *ly, const Lexed *src, const Lexed *bt, const Base *b
 	const char *prev_end = src->buf;
 	for (int c = 0; c <= src->ncom; c++) {
 		/* The tokens before comment c (all of them after the last): a blank line before
-		 * one that starts an output line is kept. */
+		 * one that starts an output line (or that only words the printer added precede,
+		 * as `control var` before each of a list's names) is kept. */
 		size_t limit = c < src->ncom ? src->com[c].off : (size_t)-1;
 		for (; t < src->ntok && (size_t)(src->tok[t].s - src->buf) < limit; t++) {
 			const FmtTok *tok = &src->tok[t];
@@ -314,7 +364,7 @@ static void lay_out(Layout *ly, const Lexed *src, const Lexed *bt, const Base *b
 			int k = map[t];
 			if (k >= 0 && blank_between(prev_end, start)) {
 				int line = bt->tok[k].line - 1;
-				if (b->first_tok[line] == k)
+				if (b->first_matched[line] == k)
 					place(ly, &ly->lead_head[line], &ly->lead_tail[line], PL_BLANK, -1);
 			}
 			prev_end = tok->s + tok->n;
@@ -408,10 +458,8 @@ static void put_line(StrBuf *o, const Layout *ly, const Lexed *src, const Lexed 
 		end--;
 	if (put_lead(o, ly, src, b, line))
 		put_blank(o);
-	if (p == end) { /* the printer's blank line */
-		put_blank(o);
+	if (p == end) /* the printer's blank line: the script's own are kept instead */
 		return;
-	}
 	for (int k = b->first_tok[line]; k >= 0 && k <= b->last_tok[line]; k++) {
 		if (ly->inl_head[k] < 0)
 			continue;
@@ -451,13 +499,16 @@ static bool weave(StrBuf *out, const Lexed *src, const char *base, size_t base_l
 {
 	Lexed bt;
 	lex_all(&bt, base, base_len);
-	Base b = {base, base_len, NULL, 0, NULL, NULL};
+	Base b = {base, base_len, NULL, 0, NULL, NULL, NULL};
 	Layout ly = {0};
 	int *map = int_array(src->ntok, -1);
 	bool ok = false;
 	if (bt.failed || !map || !base_lines(&b, &bt) ||
 	    !match_tokens(src->tok, src->ntok, bt.tok, bt.ntok, map))
 		goto done;
+	for (int t = src->ntok - 1; t >= 0; t--) /* backwards: the first one stays */
+		if (map[t] >= 0)
+			b.first_matched[bt.tok[map[t]].line - 1] = map[t];
 	int nl = b.nlines;
 	ly.lead_head = int_array(nl + 1, -1);
 	ly.lead_tail = int_array(nl + 1, -1);
@@ -482,6 +533,7 @@ done:
 	free(b.line_start);
 	free(b.first_tok);
 	free(b.last_tok);
+	free(b.first_matched);
 	free(ly.pl);
 	free(ly.lead_head);
 	free(ly.lead_tail);
