@@ -1,15 +1,16 @@
 -- lsp_client.lua — Neovim's own LSP client (0.7's vim.lsp.start_client and
--- buf_attach_client) driving `sacc lsp`: a script with an error opened, its diagnostics
+-- buf_attach_client, as editors/vim/lsp/sacc.lua calls them) driving `sacc lsp`: a script with an error opened, its diagnostics
 -- awaited and asserted; hover, definition, completion after `window.` (typed into the
 -- buffer, so that Neovim sends its incremental didChange), formatting through Neovim's
 -- own edit application; then shutdown and exit.  Run by tests/nvim/run.sh:
 --
---   SACC=build/sacc FMUS=build/fmus WORK=DIR nvim --headless --clean -u NONE \
+--   SACC=build/sacc FMUS=build/fmus WORK=DIR REPO=. nvim --headless --clean -u NONE \
 --       -c 'luafile tests/nvim/lsp_client.lua'
 --
 -- Exits nvim with status 0 when every check passed, 1 after printing the first failure.
 
-local sacc, fmus, work = os.getenv('SACC'), os.getenv('FMUS'), os.getenv('WORK')
+local sacc, fmus, work, repo = os.getenv('SACC'), os.getenv('FMUS'), os.getenv('WORK'),
+  os.getenv('REPO')
 
 local function fail(msg)
   io.stderr:write('nvim lsp test: ' .. msg .. '\n')
@@ -43,16 +44,20 @@ f:write(script)
 f:close()
 
 local ok, err = pcall(function()
+  -- The configuration users load (editors/vim/lsp/sacc.lua: start_client and
+  -- buf_attach_client on every .sa buffer), pointed at this build.
+  vim.g.sacc_path = sacc
+  vim.g.sacc_args = { '-L', fmus }
+  dofile(repo .. '/editors/vim/lsp/sacc.lua')
   vim.cmd('edit ' .. path)
   local buf = vim.api.nvim_get_current_buf()
-  local id = vim.lsp.start_client({
-    name = 'sacc',
-    cmd = { sacc, 'lsp', '-L', fmus },
-    root_dir = work,
-  })
-  check(id, 'start_client gave no client')
-  check(vim.lsp.buf_attach_client(buf, id), 'buf_attach_client failed')
-  local client = vim.lsp.get_client_by_id(id)
+  check(vim.bo[buf].filetype == 'sa', 'filetype: ' .. vim.bo[buf].filetype)
+  local client
+  check(vim.wait(10000, function()
+    client = vim.lsp.buf_get_clients(buf)[next(vim.lsp.buf_get_clients(buf)) or 0]
+    return client ~= nil
+  end, 20), 'no client attached to the buffer')
+  local id = client.id
 
   -- 1. Diagnostics: the misspelled port on line 12 (0-based 11), where it is written.
   check(vim.wait(10000, function() return #vim.diagnostic.get(buf) > 0 end, 20),

@@ -15,7 +15,7 @@ case $SACC in /*) ;; *) SACC=$(pwd)/$SACC ;; esac
 case $BUILD in /*) ;; *) BUILD=$(pwd)/$BUILD ;; esac
 # HOME and XDG dirs in the work directory: nothing of the user's Neovim is read or written.
 HOME=$WORK XDG_CONFIG_HOME=$WORK/config XDG_DATA_HOME=$WORK/data XDG_STATE_HOME=$WORK/state \
-XDG_CACHE_HOME=$WORK/cache SACC=$SACC FMUS=$BUILD/fmus WORK=$WORK \
+XDG_CACHE_HOME=$WORK/cache SACC=$SACC FMUS=$BUILD/fmus WORK=$WORK REPO=$(pwd) \
 	timeout 60 nvim --headless --clean -u NONE -i NONE -n \
 	-c "luafile $(dirname "$0")/lsp_client.lua" </dev/null
 rc=$?
