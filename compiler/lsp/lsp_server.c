@@ -314,6 +314,16 @@ static void on_document_symbol(Server *s, const Call *q)
 	sb_free(&sb);
 }
 
+/* Replies with what sb holds when ok, else fails the request saying why; frees sb. */
+static void answer(Server *s, const Call *q, StrBuf *sb, bool ok, const char *why)
+{
+	if (ok)
+		reply(s, q, sb_str(sb));
+	else
+		reply_error(s, q, RPC_REQUEST_FAILED, why);
+	sb_free(sb);
+}
+
 static void on_rename(Server *s, const Call *q)
 {
 	LspPos pos;
@@ -328,11 +338,8 @@ static void on_rename(Server *s, const Call *q)
 	StrBuf sb;
 	sb_init(&sb);
 	const char *why = NULL;
-	if (lsp_rename(&sb, d, pos, name, &why))
-		reply(s, q, sb_str(&sb));
-	else
-		reply_error(s, q, RPC_REQUEST_FAILED, why);
-	sb_free(&sb);
+	bool ok = lsp_rename(&sb, d, pos, name, &why);
+	answer(s, q, &sb, ok, why);
 }
 
 static void on_formatting(Server *s, const Call *q)
@@ -343,11 +350,8 @@ static void on_formatting(Server *s, const Call *q)
 	StrBuf sb;
 	sb_init(&sb);
 	const char *why = NULL;
-	if (lsp_format(&sb, d, &why))
-		reply(s, q, sb_str(&sb));
-	else
-		reply_error(s, q, RPC_REQUEST_FAILED, why);
-	sb_free(&sb);
+	bool ok = lsp_format(&sb, d, &why);
+	answer(s, q, &sb, ok, why);
 }
 
 /* ---- dispatch ------------------------------------------------------------------------ */
