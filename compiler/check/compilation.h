@@ -5,7 +5,7 @@
  * The checker never opens a file or runs a later stage itself: it asks CheckEnv, whose
  * functions the driver fills for the command line (driver.c: FMUs read from disk, -L
  * directories, UDUNITS-2, inner adaptations reduced by the rewrite stage, SSP systems) and
- * the language server fills for an editor (lsp_session.c: the same, with FMUs kept across
+ * the language server fills for an editor (lsp/lsp_check.c: the same, with FMUs kept across
  * edits while their files are unchanged).  So check/ includes only front/ headers and
  * its own, as STYLE.md's stage order asks. */
 #ifndef SACC_COMPILATION_H

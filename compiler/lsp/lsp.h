@@ -11,6 +11,8 @@
  *                 the diagnostics it reported
  *   lsp_query.c   what an editor asks of a checked document: hover, definition,
  *                 completion, symbols, rename
+ *   lsp_format.c  formatting, through `sacc fmt`'s fmt_buffer
+ *   json.c        the JSON reader and writer (json.h)
  *
  * The server never exits on bad input: a message it cannot read gets a JSON-RPC error, and
  * the loop goes on to the next one. */
