@@ -35,7 +35,7 @@ endif
 WARN    := -Wall -Wextra -Wpedantic -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS  ?= -O2 -g
 COMPILER_INC := -Icompiler -Icompiler/front -Icompiler/check -Icompiler/rewrite -Icompiler/emit \
-                -Icompiler/package -Icompiler/ssp
+                -Icompiler/package -Icompiler/ssp -Icompiler/lsp
 ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L $(CFLAGS) $(SANFLAGS) $(COMPILER_INC) -Igenerated $(PKG_CFLAGS)
 # Lemon and re2c output trips some warnings we keep for hand-written code.
 GEN_CFLAGS := $(ALL_CFLAGS) -Wall -Werror -Wno-unused-parameter -Wno-unused-variable -Wno-unused-but-set-variable
@@ -45,9 +45,9 @@ GEN_SRC := generated/sa_lexer.c generated/sa_grammar.c
 GEN_HDR := generated/sa_grammar.h
 # compiler/ library code never links runtime/ nor orchestrator/; only sacc does.
 # compiler/ by stage (compiler/README.md): front/, check/, rewrite/, emit/, package/, the
-# SSP reader ssp/, and at the top what every stage shares (util, numfmt) and main.c, which
+# SSP reader ssp/, the language server lsp/, and at the top what every stage shares (util, numfmt) and main.c, which
 # only dispatches.
-COMPILER_STAGES := front check rewrite emit package ssp
+COMPILER_STAGES := front check rewrite emit package ssp lsp
 COMPILER_HDR := $(wildcard compiler/*.h $(patsubst %,compiler/%/*.h,$(COMPILER_STAGES)))
 LIB_SRC := $(filter-out compiler/main.c,$(wildcard compiler/*.c $(patsubst %,compiler/%/*.c,$(COMPILER_STAGES))))
 LIB_OBJ := $(patsubst compiler/%.c,$(BUILD)/obj/%.o,$(LIB_SRC)) \
@@ -618,6 +618,17 @@ $(NUMFMT_BENCH): bench/numfmt/bench.c bench/numfmt/old_numfmt.c bench/numfmt/old
 	$(CC) $(ALL_CFLAGS) $(WARN) -Iruntime -Ibench/numfmt -o $@ bench/numfmt/bench.c \
 	    bench/numfmt/old_numfmt.c runtime/sart_numfmt.c -lm
 
+# How long an editor waits for diagnostics: `sacc lsp` over pipes, a didChange on each
+# power-window script to its publishDiagnostics (bench/lsp/bench_lsp.c).
+LSP_BENCH := $(BUILD)/bench/lsp/bench_lsp
+.PHONY: bench-lsp
+bench-lsp: $(LSP_BENCH) $(SACC) $(FMUS)
+	@$(LSP_BENCH) $(SACC) $(BUILD)/fmus adaptations/powerwindow $(PW_SA)
+
+$(LSP_BENCH): bench/lsp/bench_lsp.c bench/bench.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(WARN) -Ibench -o $@ $<
+
 # The runtime's ODE solvers (runtime/sart_ode.h: what integrates a Model Exchange FMU)
 # against GSL's odeiv2 steppers at equal accuracy on two non-stiff and two stiff problems
 # (bench/me/odebench.c; every sweep point in $(BUILD)/bench/me/sweep.csv), then the stiff
@@ -728,6 +739,17 @@ check-srcfmu: $(SACC) $(FMUS) $(FMUS3) $(FMUS_ME)
 
 # The documentation's examples (docs/examples/) and the commands of its sh blocks, run
 # against the built sacc (tests/docs/run.sh says how they are marked).
+# Neovim's own LSP client drives `sacc lsp` headless (tests/nvim/run.sh; skipped, saying
+# so, without nvim).
+.PHONY: check-nvim
+check-nvim: $(SACC) $(BUILD)/fmus/window.fmu
+	@SACC=$(SACC) BUILD=$(BUILD) sh tests/nvim/run.sh
+
+# The stages include only earlier stages' headers (tests/layers/run.sh).
+.PHONY: check-layers
+check-layers:
+	@sh tests/layers/run.sh
+
 check-docs: $(SACC) $(FMUS) $(PW_FMUS) $(FMUS3)
 	@SACC=$(SACC) BUILD=$(BUILD) sh tests/docs/run.sh
 
@@ -735,11 +757,11 @@ check-docs: $(SACC) $(FMUS) $(PW_FMUS) $(FMUS3)
 # tests, the goldens, the docs' examples and the ensemble tests run side by side.  The
 # editors' files and the source wrappers' builds (they test no C of sacc's beyond what the
 # unit tests run) are left out of the sanitizer's pass over it (check-asan sets SAN).
-CORE_EXTRAS := $(if $(SAN),,check-editors check-srcfmu)
+CORE_EXTRAS := $(if $(SAN),,check-editors check-nvim check-srcfmu)
 check-core:
 	@$(MAKE) --no-print-directory -j$(JOBS) $(UNIT_NEEDS) $(BUILD)/fmus/integrator.fmu
 	@$(MAKE) --no-print-directory -k -O -j$(JOBS) $(UNIT_RUNS) check-golden check-docs \
-	    check-ensemble $(CORE_EXTRAS)
+	    check-ensemble check-layers $(CORE_EXTRAS)
 
 # The editors' support (editors/): the keyword lists agree with the lexer's, vim and neovim
 # load the Vim files headless and highlight as expected, and the VS Code grammar's scopes
@@ -796,7 +818,7 @@ $(SCALE_BENCH): bench/scale/rusage.c
 # (bench/README.md).  Each one's time is printed after it.
 BENCHES := bench-wrapper bench-isolation bench-two-mass bench-loops bench-master bench-parallel \
            bench-parallel-wrapper bench-numfmt bench-powerwindow bench-ensemble bench-scale \
-           bench-me
+           bench-me bench-lsp
 .PHONY: check-bench
 check-bench:
 	@failed=; for b in $(BENCHES); do \

@@ -42,6 +42,7 @@ enum {
 	CMD_ENSEMBLE = 1u << 11,
 	CMD_SSP = 1u << 12,
 	CMD_FMT = 1u << 14,
+	CMD_LSP = 1u << 15,
 };
 
 typedef enum CliArg {

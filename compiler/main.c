@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "ensemble.h"
 #include "fmt_cli.h"
+#include "lsp.h"
 #include "plot.h"
 #include "simulate_cli.h"
 #include "ssp.h"
@@ -85,6 +86,15 @@ static const CliCommand commands[] = {
 	 "the FMUs under resources/, the --set values as resources/parameters.ssv.\n\n`sacc "
 	 "simulate SYSTEM.ssp` (or SYSTEM.ssd beside its resources) runs a system as it is; "
 	 "`sacc build SYSTEM.ssp` makes one composite FMU of it."},
+	{"lsp", CMD_LSP, lsp_main, lsp_options, NULL,
+	 "serve the Language Server Protocol on standard input and output: an editor's "
+	 "diagnostics, hover, definition, completion, symbols, formatting and rename",
+	 "Editors start it themselves (docs/editors.md says how to set up VS Code, Neovim and "
+	 "others). Each open script is checked as it is typed, with the -I and -L directories "
+	 "given here or in the client's initializationOptions ({\"includeDirs\": [...], "
+	 "\"fmuDirs\": [...]}); an inner FMU's model description is read once and again only "
+	 "when its file changes. The exit status is 0 after a shutdown request and an exit "
+	 "notification, 1 when the input ends or exit comes first."},
 	{"plot", CMD_PLOT, run_plot, NULL,
 	 "RESULT.csv... -o FILE.png|FILE.svg [OPTION]...",
 	 "draw a result's variables against time with gnuplot", NULL},

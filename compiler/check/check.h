@@ -4,7 +4,7 @@
 #ifndef SACC_CHECK_H
 #define SACC_CHECK_H
 
-#include "driver.h"
+#include "compilation.h"
 #include "sema.h"
 
 /* Checks one adaptation of module m (m may be NULL: it is then looked up).  Idempotent:

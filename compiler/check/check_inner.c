@@ -9,8 +9,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ssp.h"
-#include "ssp_adapt.h"
 #include "util.h"
 
 /* ---- sema lookups -------------------------------------------------------------------- */
@@ -52,15 +50,20 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
-/* Where a relative FMU path of the script is found (drv_find_fmu_file). */
+bool chk_is_system_path(const char *path)
+{
+	return str_ends_with(path, ".ssp") || str_ends_with(path, ".ssd");
+}
+
+/* Where a relative FMU path of the script is found (the environment's find_fmu_file). */
 const char *chk_find_fmu_file(Ctx *x, const char *path)
 {
-	return drv_find_fmu_file(x->c, x->m->dir, path);
+	return x->c->env->find_fmu_file(x->c, x->m->dir, path);
 }
 
 const char *chk_fmu_dirs_searched(Ctx *x, const char *path)
 {
-	return drv_fmu_dirs_searched(x->c, x->m->dir, path);
+	return x->c->env->fmu_dirs_searched(x->c, x->m->dir, path);
 }
 
 /* An adaptation in scope (this module or one it imports) whose FMU has the file name of
@@ -156,7 +159,7 @@ static void check_declared_port(Ctx *x, Inner *in, Node *p, const char *source,
 		diag_error(x->c->diag, p->loc,
 			   "port '%s' of inner fmu '%s' is declared %s here but is %s in %s", p->name,
 			   in->name, ast_type_name(p->type), ast_type_name(real_type), source);
-	UnitSystem *us = drv_units(x->c);
+	UnitSystem *us = x->c->env->units(x->c);
 	if (p->unit && unit_ok && real_unit && us && strcmp(p->unit->str, real_unit) != 0) {
 		/* Another spelling of the same unit is fine; a unit that needs converting, or
 		 * does not convert at all, is not the inner fmu's. */
@@ -453,7 +456,7 @@ Inner *chk_resolve_inner(Ctx *x, Node *decl)
 
 	const char *file = chk_find_fmu_file(x, path);
 	Node *producer = find_producing_adaptation(x, path);
-	if (ssp_is_path(path) && !producer) {
+	if (chk_is_system_path(path) && !producer) {
 		/* An SSP system: its composite wrapper, an adaptation this build makes. */
 		if (!file) {
 			diag_error(x->c->diag, where, "cannot find the SSP system of inner fmu '%s' at "
@@ -461,7 +464,7 @@ Inner *chk_resolve_inner(Ctx *x, Node *decl)
 			diag_note(x->c->diag, where, "%s", chk_fmu_dirs_searched(x, path));
 			return in;
 		}
-		Module *sm = ssp_adaptation_module(x->c, file);
+		Module *sm = x->c->env->system_module ? x->c->env->system_module(x->c, file) : NULL;
 		for (Node *e = sm && sm->root ? sm->root->list2 : NULL; e && !producer; e = e->next)
 			if (e->kind == ND_ADAPTATION)
 				producer = e;
@@ -474,7 +477,7 @@ Inner *chk_resolve_inner(Ctx *x, Node *decl)
 	if (producer) {
 		/* An adaptation of this build: its interface is its explicit form. */
 		SaInfo *pi = chk_adaptation(x->c, NULL, producer);
-		if (!pi || !pi->checked_ok || drv_reduce(x->c, pi, NULL) != 0) {
+		if (!pi || !pi->checked_ok || x->c->env->reduce(x->c, pi) != 0) {
 			diag_note(x->c->diag, where, "inner fmu '%s' is built by adaptation '%s', "
 				  "which has errors", in->name, producer->name);
 			return in;
@@ -484,7 +487,7 @@ Inner *chk_resolve_inner(Ctx *x, Node *decl)
 		in->reactive = !(producer->flags & KIND_DELAYED);
 		ports_from_adaptation(x, in, decl_in, decl_out);
 	} else if (file) {
-		in->fmu = drv_open_fmu(x->c, file, where);
+		in->fmu = x->c->env->open_fmu(x->c, file, where);
 		if (!in->fmu)
 			return in;
 		in->mealy = in->fmu->is_mealy;

@@ -17,7 +17,7 @@
  * it (so that the bindings using it are not reported again). */
 bool chk_unit_known(Ctx *x, Node *unit)
 {
-	UnitSystem *us = drv_units(x->c);
+	UnitSystem *us = x->c->env->units(x->c);
 	if (us && !units_known(us, unit->str)) {
 		diag_error(x->c->diag, unit->loc, "unknown unit '%s'", unit->str);
 		return false;
@@ -34,7 +34,7 @@ static bool conversion(Ctx *x, Loc loc, const char *what, const char *from, cons
 	*offset = 0;
 	if (!from || !to || strcmp(from, to) == 0)
 		return true;
-	UnitSystem *us = drv_units(x->c);
+	UnitSystem *us = x->c->env->units(x->c);
 	if (!us)
 		return false;
 	switch (units_conversion(us, from, to, scale, offset)) {
@@ -419,7 +419,7 @@ void chk_open_scenario_fmus(Ctx *x)
 			diag_note(x->c->diag, d->loc, "%s", chk_fmu_dirs_searched(x, d->str));
 			continue;
 		}
-		d->info = drv_open_fmu(x->c, file, d->loc);
+		d->info = x->c->env->open_fmu(x->c, file, d->loc);
 	}
 	name_index_free(&owners);
 }

@@ -917,7 +917,7 @@ static bool add_units(Compilation *c, EmitLayout *l)
 	for (int i = 0; i < l->nvars; i++)
 		n += l->vars[i].unit != NULL;
 	l->units = arena_alloc(c->arena, (size_t)(n + 1) * sizeof *l->units);
-	UnitSystem *us = n ? drv_units(c) : NULL;
+	UnitSystem *us = n ? c->env->units(c) : NULL;
 	if (n && !us)
 		return false;
 	for (int i = 0; i < l->nvars; i++) {

@@ -41,7 +41,7 @@
 #include <stdint.h>
 
 #include "ast.h"
-#include "driver.h"
+#include "compilation.h"
 #include "fmu.h"
 #include "sema.h"
 #include "units.h"

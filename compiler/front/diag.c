@@ -17,6 +17,8 @@ struct DiagSink {
 	int errors, warnings;
 	int muted; /* set while the notes of a suppressed error would follow */
 	const char *prog; /* the prefix of messages without a place: "sacc", "sacc check" */
+	DiagListener *listener;
+	void *listener_data;
 };
 
 DiagSink *diag_new(FILE *out)
@@ -32,6 +34,38 @@ void diag_set_prog(DiagSink *d, const char *prog)
 {
 	if (d)
 		d->prog = prog;
+}
+
+void diag_set_listener(DiagSink *d, DiagListener *fn, void *user)
+{
+	if (d) {
+		d->listener = fn;
+		d->listener_data = user;
+	}
+}
+
+/* The message as text, for the listener. */
+static void tell_listener(DiagSink *d, DiagLevel level, Loc loc, const char *fmt, va_list ap)
+{
+	char small[256];
+	va_list copy;
+	va_copy(copy, ap);
+	int n = vsnprintf(small, sizeof small, fmt, copy);
+	va_end(copy);
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof small) {
+		d->listener(d->listener_data, level, loc, small);
+		return;
+	}
+	char *big = malloc((size_t)n + 1);
+	if (!big)
+		return;
+	va_copy(copy, ap);
+	vsnprintf(big, (size_t)n + 1, fmt, copy);
+	va_end(copy);
+	d->listener(d->listener_data, level, loc, big);
+	free(big);
 }
 
 static const char *diag_prog(const DiagSink *d)
@@ -110,13 +144,17 @@ void diag_vreport(DiagSink *d, DiagLevel level, Loc loc, const char *fmt, va_lis
 	if (level == DIAG_ERROR) {
 		d->errors++;
 		d->muted = d->errors > DIAG_MAX_ERRORS;
-		if (d->errors == DIAG_MAX_ERRORS + 1)
+		if (d->errors == DIAG_MAX_ERRORS + 1 && d->out)
 			fprintf(d->out, "%s: too many errors, stopping output here\n", diag_prog(d));
 	} else if (level == DIAG_WARNING) {
 		d->warnings++;
 		d->muted = d->errors > DIAG_MAX_ERRORS;
 	}
 	if (d->muted)
+		return;
+	if (d->listener)
+		tell_listener(d, level, loc, fmt, ap);
+	if (!d->out)
 		return;
 	if (loc.file && loc.line > 0)
 		fprintf(d->out, "%s:%d:%d: %s: ", loc.file, loc.line, loc.col > 0 ? loc.col : 1,

@@ -36,6 +36,12 @@ void diag_free(DiagSink *d);
  * (default "sacc"); prog must outlive the sink. */
 void diag_set_prog(DiagSink *d, const char *prog);
 
+/* Hands every message that is not muted by the cap, as its level, place and text, to fn
+ * as well (the language server turns them into an editor's diagnostics); with out NULL,
+ * to fn only. */
+typedef void DiagListener(void *user, DiagLevel level, Loc loc, const char *msg);
+void diag_set_listener(DiagSink *d, DiagListener *fn, void *user);
+
 /* Registers the text of a file so messages about it can quote its lines.  The sink
  * copies nothing: text must outlive the sink's use of it. */
 void diag_add_source(DiagSink *d, const char *file, const char *text, size_t len);

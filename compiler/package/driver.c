@@ -25,6 +25,7 @@ Compilation *drv_new(FILE *diag_out)
 		return NULL;
 	c->arena = arena_new();
 	c->diag = diag_new(diag_out);
+	c->env = &drv_check_env;
 	return c;
 }
 
@@ -89,26 +90,33 @@ UnitSystem *drv_units(Compilation *c)
 	return c->units;
 }
 
+FmuInfo *drv_read_fmu(DiagSink *d, const char *path, Loc where)
+{
+	int before = diag_errors(d);
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		diag_error(d, where, "'%s' is a directory, not an FMU (an FMU is one zip "
+		           "archive, an .fmu file)", path);
+		diag_note(d, where, "the fmu is named here");
+		return NULL;
+	}
+	FmuInfo *f = fmu_open(path, d);
+	if (!f) {
+		if (diag_errors(d) == before)
+			diag_error(d, where, "cannot read fmu '%s'", path);
+		diag_note(d, where, "the fmu is named here");
+	}
+	return f;
+}
+
 FmuInfo *drv_open_fmu(Compilation *c, const char *path, Loc where)
 {
 	for (int i = 0; i < c->nfmus; i++)
 		if (strcmp(c->fmus[i]->path, path) == 0)
 			return c->fmus[i];
-	int before = diag_errors(c->diag);
-	struct stat st;
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-		diag_error(c->diag, where, "'%s' is a directory, not an FMU (an FMU is one zip "
-		           "archive, an .fmu file)", path);
-		diag_note(c->diag, where, "the fmu is named here");
+	FmuInfo *f = drv_read_fmu(c->diag, path, where);
+	if (!f)
 		return NULL;
-	}
-	FmuInfo *f = fmu_open(path, c->diag);
-	if (!f) {
-		if (diag_errors(c->diag) == before)
-			diag_error(c->diag, where, "cannot read fmu '%s'", path);
-		diag_note(c->diag, where, "the fmu is named here");
-		return NULL;
-	}
 	if (c->nfmus == c->capfmus) {
 		int cap = c->capfmus ? 2 * c->capfmus : 8;
 		FmuInfo **v = realloc(c->fmus, (size_t)cap * sizeof *v);
@@ -212,9 +220,12 @@ static Module *load_quiet(Compilation *c, const char *path, bool report)
 	if (m)
 		return m;
 	size_t len;
+	char *text = c->env->module_text ? c->env->module_text(c, path, &len) : NULL;
+	if (text)
+		return add_module(c, path, text, len);
 	struct stat st;
 	bool dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-	char *text = dir ? NULL : read_file(path, MAX_SOURCE, &len);
+	text = dir ? NULL : read_file(path, MAX_SOURCE, &len);
 	if (!text) {
 		if (report)
 			diag_error(c->diag, (Loc){path, 0, 0, 0}, "cannot read: %s",
@@ -364,6 +375,20 @@ int drv_explicit(Compilation *c, Module *m, const char *after)
 	}
 	return errors;
 }
+
+static int env_reduce(Compilation *c, SaInfo *info)
+{
+	return drv_reduce(c, info, NULL);
+}
+
+const CheckEnv drv_check_env = {
+	.find_fmu_file = drv_find_fmu_file,
+	.fmu_dirs_searched = drv_fmu_dirs_searched,
+	.open_fmu = drv_open_fmu,
+	.units = drv_units,
+	.reduce = env_reduce,
+	.system_module = ssp_adaptation_module,
+};
 
 int drv_reduce(Compilation *c, SaInfo *info, const char *after)
 {

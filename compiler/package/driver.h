@@ -9,41 +9,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "arena.h"
-#include "ast.h"
-#include "diag.h"
-#include "fmu.h"
-#include "units.h"
+#include "compilation.h"
 
-typedef struct Module {
-	struct Module *next;
-	const char *path;     /* as given or found */
-	const char *dir;      /* its directory, for relative FMU paths and imports */
-	char *text;           /* owned: the source, NUL-terminated */
-	size_t len;
-	Node *root;           /* ND_FILE, NULL when it did not parse */
-	const char *ssp_path; /* the SSP system it was written from (ssp_adapt.c); NULL for a
-	                       * script */
-	int state;            /* import resolution: 0 new, 1 resolving, 2 done */
-	struct Module **imports;
-	int nimports;
-} Module;
-
-typedef struct Compilation {
-	Arena *arena;
-	DiagSink *diag;
-	UnitSystem *units;    /* opened on first use */
-	const char *units_error;
-	Module *modules;
-	FmuInfo **fmus;       /* every FMU read, freed with the compilation */
-	int nfmus, capfmus;
-	const char **include_dirs;  /* -I: where imports are looked for */
-	int ninclude;
-	const char **fmu_dirs;      /* -L: where relative inner FMU paths are looked for */
-	int nfmu_dirs;
-	struct SspModel **ssps;     /* SSP systems read for adaptations, freed with it */
-	int nssps;
-} Compilation;
 
 Compilation *drv_new(FILE *diag_out);
 void drv_free(Compilation *c);
@@ -96,6 +63,14 @@ int drv_reduce(Compilation *c, struct SaInfo *info, const char *after);
 
 /* The unit system, opened on first use; NULL (reported once) when it cannot be. */
 UnitSystem *drv_units(Compilation *c);
+
+/* The providers the command line hands the checker (compilation.h): FMUs from disk and
+ * the -L directories, UDUNITS-2, drv_reduce, SSP systems.  drv_new sets them. */
+extern const CheckEnv drv_check_env;
+
+/* An FMU read from path, owned by the caller (fmu_free); NULL after reporting why, with a
+ * note at where (a directory, a file that is no FMU). */
+FmuInfo *drv_read_fmu(DiagSink *d, const char *path, Loc where);
 
 /* An FMU read from path, kept for the compilation's life; NULL after a report. */
 FmuInfo *drv_open_fmu(Compilation *c, const char *path, Loc where);

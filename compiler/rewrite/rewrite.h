@@ -11,7 +11,7 @@
 #ifndef SACC_REWRITE_H
 #define SACC_REWRITE_H
 
-#include "driver.h"
+#include "compilation.h"
 #include "sema.h"
 
 /* The context of one rule applied to one adaptation. */

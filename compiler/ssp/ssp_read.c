@@ -22,8 +22,7 @@
 
 bool ssp_is_path(const char *path)
 {
-	size_t n = strlen(path);
-	return n > 4 && (strcmp(path + n - 4, ".ssp") == 0 || strcmp(path + n - 4, ".ssd") == 0);
+	return chk_is_system_path(path);
 }
 
 const SspUnit *ssp_find_unit(const SspModel *m, const char *name)
