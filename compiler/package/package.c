@@ -424,6 +424,7 @@ static const char *const host_sources[] = {
 	"sources/sart_inner_fmi3_bytes.c",
 	"sources/sart_inner_me.c", "sources/sart_ode.c", /* Model Exchange inners */
 	"sources/sart_numfmt.c", /* the seam's messages print numbers with it */
+	"sources/sart_platform_posix.c", /* dlopen */
 };
 
 static const char *const host_flags[] = {
