@@ -181,8 +181,10 @@ SartStatus sart_inner_exit_init(SartInner *in);
 
 /* Values by value-reference arrays, as FMI passes them.  Booleans are 0/1 ints; strings
  * got are owned by the inner FMU and valid until its next call.  A Model Exchange inner
- * takes Real sets between steps as they come (continuous inputs); any other set between
- * steps puts it in Event Mode first, and its next step starts with an event iteration. */
+ * takes Real sets between steps as they come, in Continuous-Time Mode, where FMI allows
+ * only continuous inputs (a tunable parameter or a discrete Real input set there is the
+ * FMU's to refuse); any other set between steps puts it in Event Mode first, and its next
+ * step starts with an event iteration. */
 SartStatus sart_inner_get_real(SartInner *in, const SartVr vr[], size_t n, double v[]);
 SartStatus sart_inner_get_integer(SartInner *in, const SartVr vr[], size_t n, int v[]);
 SartStatus sart_inner_get_boolean(SartInner *in, const SartVr vr[], size_t n, int v[]);

@@ -35,14 +35,19 @@
 
 /* Event iterations before the discrete states are declared never to settle. */
 #define ME_MAX_EVENT_ITERATIONS 1000
-/* Events within one short window (ME_BURST_WINDOW relative to t) before the model is
- * declared chattering: its switching outruns any integration.  (An indicator that is not
- * a function of time and states is chattering too: check_indicators.) */
+/* Events in a row, each within ME_BURST_WINDOW (relative to t) of the one before, before
+ * the model is declared chattering: its switching outruns any integration, as a bouncing
+ * ball's impacts do when nothing stops them piling up (Zeno), or a relay that switches
+ * back at once.  (An indicator that is not a function of time and states is chattering
+ * too: check_indicators.) */
 #define ME_MAX_BURST 100
 #define ME_BURST_WINDOW 1e-10
-/* A stretch shorter than this (relative to t) is crossed by one Euler step: a time event
- * a rounding error away from the step's end must not send the solver below its smallest
- * step. */
+/* Events in one step of the caller's before it is refused: events further apart than the
+ * window above but still so dense that the step would not end in any useful time. */
+#define ME_MAX_STEP_EVENTS 1000000L
+/* A stretch shorter than this (relative to t) is crossed by one Euler step, exact to
+ * rounding there: a time event a rounding error away from the step's end costs one
+ * evaluation of the derivatives, not a solver step's six. */
 #define ME_TINY 1e-12
 
 typedef enum MeMode {
@@ -57,6 +62,7 @@ typedef struct MeData {
 	double t;           /* where the FMU stands: the end of the last step */
 	double next_te;     /* the next time event, when te_defined */
 	double burst_start; /* the first event of the current burst */
+	double last_event;  /* the latest event */
 	SartOdeMemo memo;   /* the solver's, as at the state's capture */
 	int mode;           /* MeMode */
 	int te_defined;
@@ -82,6 +88,7 @@ struct SartInnerMe {
 	/* during a step */
 	int no_set_prior;          /* for fmi*CompletedIntegratorStep */
 	int step_event, step_terminate;
+	long step_events;          /* events since the step began */
 	SartStatus worst;          /* the worst status the solver's callbacks met */
 	SartStatus failed;         /* the status of the callback that stopped the solver */
 };
@@ -290,17 +297,24 @@ static SartStatus make_solver(SartInner *in)
 
 /* ---- events ------------------------------------------------------------------------- */
 
-/* One more event at t: a model whose events crowd into one instant chatters. */
+/* One more event at t: a model whose events crowd together, each hard on the one before,
+ * chatters. */
 static SartStatus count_event(SartInner *in, double t)
 {
 	SartInnerMe *m = me_of(in);
 	double window = ME_BURST_WINDOW * (fabs(t) > 1.0 ? fabs(t) : 1.0);
-	if (m->d.burst > 0 && t - m->d.burst_start <= window) {
+	int close = m->d.burst > 0 && t - m->d.last_event <= window;
+	if (++m->step_events > ME_MAX_STEP_EVENTS)
+		return sart_inner_report(in, SART_ERROR, "the model chatters at t = %s: more than "
+		                         "%ld events within one step", SART_NUM(t),
+		                         ME_MAX_STEP_EVENTS);
+	m->d.last_event = t;
+	if (close) {
 		if (++m->d.burst > ME_MAX_BURST)
-			return sart_inner_report(in, SART_ERROR, "the model chatters at t = %s: more "
-			                         "than %d events within %s s since t = %s",
-			                         SART_NUM(t), ME_MAX_BURST, SART_NUM(window),
-			                         SART_NUM(m->d.burst_start));
+			return sart_inner_report(in, SART_ERROR, "the model chatters at t = %s: %d "
+			                         "events since t = %s, each within %.2g s of the one "
+			                         "before", SART_NUM(t), ME_MAX_BURST + 1,
+			                         SART_NUM(m->d.burst_start), window);
 		return SART_OK;
 	}
 	m->d.burst_start = t;
@@ -702,6 +716,7 @@ static SartStatus me_do_step(SartInner *in, double t, double h, int no_set_state
 		return sart_inner_report(in, SART_ERROR, "step from t = %s by h = %s: the FMU stands "
 		                         "at t = %s", SART_NUM(t), SART_NUM(h), SART_NUM(m->d.t));
 	m->no_set_prior = no_set_state_prior;
+	m->step_events = 0;
 	m->worst = SART_OK;
 	m->failed = SART_OK;
 	double tc = m->d.t;
@@ -846,14 +861,14 @@ static SartStatus me_free_state(SartInner *in, void **state)
 /* The serialized form: a header of the layer's data, then the FMU's own bytes.
  *   0  "SAME" and the format's version (uint32), the header's size (uint32), and the
  *      FNV-1a checksum (uint32) of the header's bytes from 16 on
- *  16  t, next_te, burst_start, memo.h (double)
- *  48  mode, te_defined, event_pending, inputs_set, terminated, memo.method,
+ *  16  t, next_te, burst_start, last_event, memo.h (double)
+ *  56  mode, te_defined, event_pending, inputs_set, terminated, memo.method,
  *      memo.stiff_count, memo.nonstiff_count (int32)
- *  80  burst, nz (uint64)
- *  96  the nz indicators at t (double)
+ *  88  burst, nz (uint64)
+ * 104  the nz indicators at t (double)
  * Native byte order, as the FMU's own bytes are. */
 #define ME_SER_VERSION 1u
-#define ME_SER_FIXED 96u
+#define ME_SER_FIXED 104u
 
 static size_t header_size(size_t nz)
 {
@@ -911,15 +926,15 @@ static SartStatus me_serialize(SartInner *in, void *state, unsigned char *buf, s
 	memcpy(buf, "SAME", 4);
 	put_u32(buf + 4, ME_SER_VERSION);
 	put_u32(buf + 8, (uint32_t)hs);
-	const double dv[4] = {d->t, d->next_te, d->burst_start, d->memo.h};
+	const double dv[5] = {d->t, d->next_te, d->burst_start, d->last_event, d->memo.h};
 	memcpy(buf + 16, dv, sizeof dv);
 	const int iv[8] = {d->mode, d->te_defined, d->event_pending, d->inputs_set,
 	                   d->terminated, d->memo.method, d->memo.stiff_count,
 	                   d->memo.nonstiff_count};
 	for (int i = 0; i < 8; i++)
-		put_i32(buf + 48 + 4 * i, iv[i]);
+		put_i32(buf + 56 + 4 * i, iv[i]);
 	const uint64_t uv[2] = {(uint64_t)d->burst, (uint64_t)ms->nz};
-	memcpy(buf + 80, uv, sizeof uv);
+	memcpy(buf + 88, uv, sizeof uv);
 	if (ms->nz)
 		memcpy(buf + ME_SER_FIXED, ms->z, ms->nz * sizeof *ms->z);
 	put_u32(buf + 12, fnv1a(buf + 16, hs - 16));
@@ -945,7 +960,7 @@ static SartStatus me_deserialize(SartInner *in, const unsigned char *buf, size_t
 	uint32_t version, hs, sum;
 	uint64_t uv[2];
 	int32_t iv[8];
-	double dv[4];
+	double dv[5];
 	if (!buf || size < ME_SER_FIXED)
 		return bad_bytes(in, "too short for the header");
 	if (memcmp(buf, "SAME", 4) != 0)
@@ -955,16 +970,16 @@ static SartStatus me_deserialize(SartInner *in, const unsigned char *buf, size_t
 	memcpy(&sum, buf + 12, sizeof sum);
 	if (version != ME_SER_VERSION)
 		return bad_bytes(in, "another version of the format");
-	memcpy(uv, buf + 80, sizeof uv);
+	memcpy(uv, buf + 88, sizeof uv);
 	if (uv[1] > (size - ME_SER_FIXED) / sizeof(double) || hs != header_size((size_t)uv[1]))
 		return bad_bytes(in, "the header's size is wrong");
 	if (fnv1a(buf + 16, hs - 16) != sum)
 		return bad_bytes(in, "the header's checksum is wrong");
 	memcpy(dv, buf + 16, sizeof dv);
-	memcpy(iv, buf + 48, sizeof iv);
+	memcpy(iv, buf + 56, sizeof iv);
 	if (!(iv[0] >= ME_MODE_INIT && iv[0] <= ME_MODE_DONE) || !flag(iv[1]) || !flag(iv[2]) ||
 	    !flag(iv[3]) || !flag(iv[4]) || !(iv[5] >= 0 && iv[5] <= SART_ODE_RODAS) ||
-	    !isfinite(dv[0]) || !(dv[3] >= 0 && dv[3] <= 1e300) || uv[0] > (uint64_t)LONG_MAX)
+	    !isfinite(dv[0]) || !(dv[4] >= 0 && dv[4] <= 1e300) || uv[0] > (uint64_t)LONG_MAX)
 		return bad_bytes(in, "a value out of range");
 	if (m->sized && uv[1] != m->nz)
 		return bad_bytes(in, "another number of event indicators");
@@ -973,8 +988,8 @@ static SartStatus me_deserialize(SartInner *in, const unsigned char *buf, size_t
 	if (!ms)
 		return sart_inner_report(in, SART_ERROR, "deSerializeFMUstate: out of memory");
 	ms->nz = nz;
-	ms->d = (MeData){dv[0], dv[1], dv[2], {dv[3], iv[5], iv[6], iv[7]}, iv[0], iv[1], iv[2],
-	                 iv[3], iv[4], (long)uv[0]};
+	ms->d = (MeData){dv[0], dv[1], dv[2], dv[3], {dv[4], iv[5], iv[6], iv[7]}, iv[0], iv[1],
+	                 iv[2], iv[3], iv[4], (long)uv[0]};
 	if (nz)
 		memcpy(ms->z, buf + ME_SER_FIXED, nz * sizeof *ms->z);
 	SartStatus s = m->base->deserialize(in, buf + hs, size - hs, &ms->fmu);

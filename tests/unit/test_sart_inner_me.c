@@ -35,7 +35,7 @@
 
 /* Value references of tests/fmus_me/<name>/fmi*.xml (the same in both versions). */
 enum { L_X1 = 1, L_X2 = 2, L_DER_X1 = 3, L_DER_X2 = 4, L_U = 5 };
-enum { B_H = 1, B_V = 3, B_E = 6 };
+enum { B_H = 1, B_V = 3, B_E = 6, B_V_MIN = 7 };
 enum { T_X = 1, T_U = 3, T_EVENTS = 100 };
 enum { BAD_X = 1, BAD_MODE = 100 };
 enum { S_Y1 = 1, S_Y2 = 2, S_Y3 = 3, S_DER_Y1 = 4 };
@@ -519,7 +519,7 @@ static void me__corrupted_bytes__refused_naming_the_cause(void **state)
 		{4, 0x01, "another version"},
 		{8, 0x10, "size is wrong"},
 		{20, 0x01, "checksum is wrong"},
-		{56, 0x04, "checksum is wrong"},
+		{60, 0x04, "checksum is wrong"},
 		{(size_t)-1, 0, "too short"},
 	};
 	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
@@ -537,7 +537,7 @@ static void me__corrupted_bytes__refused_naming_the_cause(void **state)
 		assert_contains(log.all, cases[c].why);
 	}
 	/* every single-byte change of the header is caught, whatever it hits */
-	for (size_t at = 0; at < 96 + 8; at++) {
+	for (size_t at = 0; at < 104 + 8; at++) {
 		memcpy(bad, good, size);
 		bad[at] ^= 0x5a;
 		void *st = NULL;
@@ -552,6 +552,42 @@ static void me__corrupted_bytes__refused_naming_the_cause(void **state)
 	free(good);
 	free(bad);
 	sart_inner_free(in);
+}
+
+/* Without v_min the ball's impacts pile up towards t1 (1 + 2e / (1 - e)) (Zeno): the seam
+ * reports the model chattering there instead of creeping on an impact at a time. */
+static void me__zeno_ball__chatters_at_the_accumulation_point(void **state)
+{
+	(void)state;
+	for (int v = 2; v <= 3; v++) {
+		Log log = {0};
+		Open o = {(SartFmiVersion)v, {0}, 0, 0};
+		o.me.nstates = 2;
+		o.me.nevent_indicators = 1;
+		SartInner *in = open_me("mebounce", &o, &log);
+		const SartExperiment ex = {0, 0.0, 0.0, 0, 0.0};
+		assert_int_equal(sart_inner_instantiate(in, BOUNCE_TOKEN, 0), SART_OK);
+		set_real(in, B_V_MIN, 0.0);
+		assert_int_equal(sart_inner_enter_init(in, &ex), SART_OK);
+		assert_int_equal(sart_inner_exit_init(in), SART_OK);
+		SartStatus st = SART_OK;
+		double t = 0.0, reached = 0.0;
+		for (int i = 0; i < 300 && st == SART_OK; i++) {
+			t = i * 0.01;
+			st = sart_inner_do_step(in, t, 0.01, 0, &reached);
+		}
+		assert_int_equal(st, SART_ERROR);
+		const char *at = strstr(log.last, "[mebounce] the model chatters at t = ");
+		assert_non_null(at);
+		double where = NAN;
+		assert_int_equal(sscanf(at + strlen("[mebounce] the model chatters at t = "), "%lf",
+		                        &where), 1);
+		const double e = 0.7, t_zeno = impact_time(1) * (1.0 + 2.0 * e / (1.0 - e));
+		assert_close(where, t_zeno, 1e-6);
+		assert_true(t <= where && where < t + 0.01);
+		assert_contains(log.last, "101 events since t = ");
+		sart_inner_free(in);
+	}
 }
 
 /* ---- time events ------------------------------------------------------------------------ */
@@ -815,6 +851,7 @@ int main(void)
 		cmocka_unit_test(me__input_jump_across_an_indicator__event_at_the_step_start),
 		cmocka_unit_test(me__stiff_rodas_fmi2__reference_solution),
 		cmocka_unit_test(me__stiff_auto_fmi3__reference_solution),
+		cmocka_unit_test(me__zeno_ball__chatters_at_the_accumulation_point),
 		cmocka_unit_test(me__states_fmi2__restore_continues_bit_for_bit),
 		cmocka_unit_test(me__states_fmi3__restore_continues_bit_for_bit),
 		cmocka_unit_test(me__corrupted_bytes__refused_naming_the_cause),
