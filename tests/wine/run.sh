@@ -34,8 +34,10 @@ fail() {
 
 rm -rf "$OUT"
 mkdir -p "$OUT/fmus" "$OUT/bare"
-export WINEPREFIX="$(cd "$OUT" && pwd)/prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
-trap '"$WINESERVER" -k 2>/dev/null || true' EXIT INT TERM
+PREFIX="$(cd "$OUT" && pwd)/prefix"
+export WINEPREFIX="$PREFIX" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+# On every way out, this prefix's wineserver (and so its processes) is shut down.
+trap 'WINEPREFIX="$PREFIX" "$WINESERVER" -k 2>/dev/null || true' EXIT INT TERM
 
 # The test FMUs with a Windows library beside the Linux one, packed as the build packs them.
 W_CFLAGS="-std=c99 -O2 -shared -D__USE_MINGW_ANSI_STDIO=1 -Wall -Wextra -Wpedantic -Werror"
@@ -131,4 +133,13 @@ awk '$1 == "integrator" { x[$2] = $5 } $1 == "noevent3" { d[$2] = $4 }
      $1 == "wine_decay" { n++; if ($4 != d[$2]) bad = bad " decay@" $2 }
      END { if (bad != "" || n != 160) { print "mismatch:" bad " (" n " lines)"; exit 1 } }' \
 	"$OUT/linux.txt" || fail "the wrappers do not give what their inners give"
+# Nothing of Wine is left running: the private prefix's wineserver is shut down and waited
+# for, and no process still has that prefix in its environment.
+"$WINESERVER" -k 2>/dev/null || true
+"$WINESERVER" -w 2>/dev/null || true
+# (the variable is unset first, so that the commands looking do not find themselves)
+unset WINEPREFIX
+left=$(grep -l -s -F -z "WINEPREFIX=$PREFIX" /proc/[0-9]*/environ |
+	grep -v -e '^/proc/self/' -e '^/proc/thread-self/' | tr '\n' ' ' || true)
+[ -z "$left" ] || fail "Wine processes left running: $left"
 echo "check-wine: ok: 4 wrappers and 2 FMUs, 240 results bit-identical on win64 (Wine, $(($(date +%s) - start)) s) and linux64, in process and isolated"
