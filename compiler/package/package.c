@@ -746,6 +746,10 @@ int pkg_extract_inner(const char *archive, const char *dir, const char *model_id
 	if (extract_tree(archive, dir, d) != 0)
 		return 1;
 	int rc = check_library(archive, dir, model_identifier, fmi_version, caps, &platforms[0], d);
+	if (rc && (pkg_fmu_platforms(dir, model_identifier, fmi_version) & PKG_WIN64))
+		diag_note(d, (Loc){archive, 0, 0, 0}, "it ships a library for 64-bit Windows only "
+			  "(binaries/%s/); sacc runs such FMUs only inside a win64 wrapper on Windows",
+			  platform_name(&platforms[1], fmi_version));
 	if (rc)
 		zip_rmtree(dir);
 	return rc;

@@ -98,6 +98,16 @@ unzip -l "$OUT/linux-only/lower_hold_zoh.fmu" | grep -q 'binaries/win64' &&
 grep -q "'macos' is not a platform sacc builds for" "$OUT/err.txt" ||
 	fail "unexpected error: $(cat "$OUT/err.txt")"
 
+# An FMU that ships a Windows library only: sacc simulate says so, naming its folder.
+mkdir -p "$OUT/winonly/binaries"
+cp -r "$OUT/bare/integrator/binaries/win64" "$OUT/winonly/binaries/"
+cp "$OUT/bare/integrator/modelDescription.xml" "$OUT/winonly/"
+"$BUILD/tools/fmu_pack" "$OUT/winonly.fmu" "$OUT/winonly"
+"$SACC" simulate --stop 0.1 "$OUT/winonly.fmu" -o "$OUT/winonly.csv" 2>"$OUT/err.txt" &&
+	fail "a Windows-only FMU was simulated on Linux"
+grep -q "ships a library for 64-bit Windows only (binaries/win64/)" "$OUT/err.txt" ||
+	fail "unexpected error for a Windows-only FMU: $(cat "$OUT/err.txt")"
+
 # The importers, for both platforms.
 INC="-Itests/unit -Iruntime/fmi2 -Iruntime/fmi3"
 # shellcheck disable=SC2086
