@@ -98,6 +98,25 @@ unzip -l "$OUT/linux-only/lower_hold_zoh.fmu" | grep -q 'binaries/win64' &&
 grep -q "'macos' is not a platform sacc builds for" "$OUT/err.txt" ||
 	fail "unexpected error: $(cat "$OUT/err.txt")"
 
+# Without the cross compiler (a PATH that lacks it), --platform win64 names its package.
+if PATH=/nonexistent "$SACC" build -L "$OUT/fmus" --platform win64 -o "$OUT/nocc" \
+	tests/wine/wine_sa.sa 2>"$OUT/err.txt"; then
+	fail "--platform win64 without mingw-w64 succeeded"
+fi
+grep -q "its cross compiler x86_64-w64-mingw32-gcc is not installed (Debian package gcc-mingw-w64-x86-64)" \
+	"$OUT/err.txt" || fail "unexpected error without mingw-w64: $(cat "$OUT/err.txt")"
+
+# By default, the same build leaves win64 out with a note naming the package (a PATH with
+# the Linux compiler and binutils only).
+mkdir -p "$OUT/path"
+for t in cc as ld; do ln -s "$(command -v $t)" "$OUT/path/$t"; done
+PATH="$(cd "$OUT/path" && pwd)" "$SACC" build -L "$OUT/fmus" -o "$OUT/nocc" \
+	tests/wine/wine_sa.sa 2>"$OUT/err.txt" || fail "the build without mingw-w64 failed: $(cat "$OUT/err.txt")"
+grep -q "is built without win64: its cross compiler x86_64-w64-mingw32-gcc is not installed (Debian package gcc-mingw-w64-x86-64)" \
+	"$OUT/err.txt" || fail "no note on win64 left out: $(cat "$OUT/err.txt")"
+unzip -l "$OUT/nocc/wine_int.fmu" | grep -q "binaries/win64/wine_int.dll" &&
+	fail "a build without mingw-w64 has a win64 library"
+
 # An FMU that ships a Windows library only: sacc simulate says so, naming its folder.
 mkdir -p "$OUT/winonly/binaries"
 cp -r "$OUT/bare/integrator/binaries/win64" "$OUT/winonly/binaries/"
