@@ -1155,6 +1155,8 @@ int pkg_build(Compilation *c, Module **mods, int nmods, const PkgOptions *o)
 	}
 	if (o && o->isolate && check_isolate_list(&b) != 0)
 		return 1;
+	if (o && o->platforms && !pkg_parse_platforms(o->platforms, c->diag))
+		return 1; /* reported once here; choose_platforms parses it again, valid */
 	if (diag_errors(c->diag) != before)
 		return diag_errors(c->diag) - before;
 	if (o && o->out_dir && !make_dirs(o->out_dir)) {
