@@ -620,10 +620,13 @@ $(NUMFMT_BENCH): bench/numfmt/bench.c bench/numfmt/old_numfmt.c bench/numfmt/old
 
 # The runtime's ODE solvers (runtime/sart_ode.h: what integrates a Model Exchange FMU)
 # against GSL's odeiv2 steppers at equal accuracy on two non-stiff and two stiff problems
-# (bench/me/odebench.c; every sweep point in $(BUILD)/bench/me/sweep.csv).
+# (bench/me/odebench.c; every sweep point in $(BUILD)/bench/me/sweep.csv), then the stiff
+# one through the Model Exchange test FMU mestiff by `sacc simulate` (timed by bench-scale's
+# rusage), against the same integration done directly.
 ME_BENCH := $(BUILD)/bench/me/odebench
 .PHONY: bench-me
-bench-me: $(ME_BENCH)
+bench-me: deps $(ME_BENCH) $(SACC) $(BUILD)/bench/scale/rusage $(BUILD)/fmus_me/fmi2/mestiff.fmu \
+          $(BUILD)/fmus_me/fmi3/mestiff.fmu
 	@BUILD=$(BUILD) SACC=$(SACC) sh bench/me/run.sh
 
 $(ME_BENCH): bench/me/odebench.c bench/me/problems.c bench/me/problems.h bench/bench.h \
@@ -697,7 +700,8 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(ORCH_LIB) $(BUILD)/libsacc.a $(wild
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 SLOW_TESTS := test_e2e_wrapper test_e2e_isolated test_e2e_wrapper3 test_powerwindow \
               test_e2e_arrays3 test_e2e_strarr3 test_simulate test_e2e_events3 test_emit_build \
-              test_e2e_types3 test_e2e_early3 test_e2e_threads test_ssp_build test_e2e_strings
+              test_e2e_types3 test_e2e_early3 test_e2e_threads test_ssp_build test_e2e_strings \
+              test_e2e_me
 UNIT_NAMES := $(notdir $(UNIT_BIN))
 UNIT_ORDER := $(filter $(SLOW_TESTS),$(UNIT_NAMES)) $(filter-out $(SLOW_TESTS),$(UNIT_NAMES))
 UNIT_RUNS  := $(patsubst %,run-unit-%,$(UNIT_ORDER))
@@ -727,7 +731,29 @@ check-docs: $(SACC) $(FMUS) $(PW_FMUS) $(FMUS3)
 check-core:
 	@$(MAKE) --no-print-directory -j$(JOBS) $(UNIT_NEEDS) $(BUILD)/fmus/integrator.fmu
 	@$(MAKE) --no-print-directory -k -O -j$(JOBS) $(UNIT_RUNS) check-golden check-docs \
-	    check-ensemble
+	    check-ensemble check-editors
+
+# The editors' support (editors/): the keyword lists agree with the lexer's, vim and neovim
+# load the Vim files headless and highlight as expected, and the VS Code grammar's scopes
+# are checked by vscode-tmgrammar-test from npm (skipped, saying so, without npm or the
+# network; tests/editors/run.sh).
+.PHONY: check-editors
+check-editors:
+	@mkdir -p $(BUILD)
+	@BUILD=$(BUILD) sh tests/editors/run.sh
+
+# The VS Code extension as a .vsix (editors/vscode/README.md): a copy of editors/vscode in
+# $(BUILD)/vscode, its dependencies from npm's registry, packed by vsce, so that no
+# node_modules lands in the source tree.
+.PHONY: vscode-extension
+vscode-extension:
+	@rm -rf $(BUILD)/vscode && mkdir -p $(BUILD)/vscode
+	cp -r editors/vscode/. $(BUILD)/vscode/
+	cp LICENSE $(BUILD)/vscode/LICENSE
+	cd $(BUILD)/vscode && npm ci --omit=dev --no-audit --no-fund && \
+	    npx --yes @vscode/vsce@3 package --allow-missing-repository \
+	        --out sacc-adaptations.vsix
+	@echo "VS Code extension: $(BUILD)/vscode/sacc-adaptations.vsix (code --install-extension it)"
 
 # `sacc ensemble` on this machine: local runs, failures, resuming, statistics
 # (tests/ensemble/run.sh); and through a real single-node Slurm started for the test

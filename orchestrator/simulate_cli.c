@@ -339,7 +339,8 @@ static const char *step_control_choice(int i, const char **summary)
 static const SimChoice solver_choices[] = {
 	{"auto", SART_ODE_AUTO, "explicit, switching to implicit where the model turns out "
 	                        "stiff (the default)"},
-	{"explicit", SART_ODE_DOPRI5, "Dormand-Prince 5(4), for non-stiff models"},
+	{"explicit", SART_ODE_EXPLICIT, "Dormand-Prince 5(4), or 8(5,3) at tolerances of 1e-5 "
+	                                "and below, for non-stiff models"},
 	{"implicit", SART_ODE_RODAS, "a Rosenbrock method of order 4, for stiff models"},
 	{NULL, 0, NULL},
 };

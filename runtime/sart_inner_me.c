@@ -978,7 +978,7 @@ static SartStatus me_deserialize(SartInner *in, const unsigned char *buf, size_t
 	memcpy(dv, buf + 16, sizeof dv);
 	memcpy(iv, buf + 56, sizeof iv);
 	if (!(iv[0] >= ME_MODE_INIT && iv[0] <= ME_MODE_DONE) || !flag(iv[1]) || !flag(iv[2]) ||
-	    !flag(iv[3]) || !flag(iv[4]) || !(iv[5] >= 0 && iv[5] <= SART_ODE_RODAS) ||
+	    !flag(iv[3]) || !flag(iv[4]) || !(iv[5] >= 0 && iv[5] <= SART_ODE_DOP853) ||
 	    !isfinite(dv[0]) || !(dv[4] >= 0 && dv[4] <= 1e300) || uv[0] > (uint64_t)LONG_MAX)
 		return bad_bytes(in, "a value out of range");
 	if (m->sized && uv[1] != m->nz)
@@ -1008,7 +1008,7 @@ SartStatus sart_inner_me_attach(SartInner *in, const SartMeConfig *cfg)
 	if (!in->ops->me)
 		return sart_inner_report(in, SART_ERROR, "the FMI %s back end cannot drive a Model "
 		                         "Exchange FMU", in->ops->fmi_version);
-	if (cfg->method < SART_ODE_AUTO || cfg->method > SART_ODE_RODAS)
+	if (cfg->method < SART_ODE_AUTO || cfg->method > SART_ODE_EXPLICIT)
 		return sart_inner_report(in, SART_ERROR, "unknown solver method %d", cfg->method);
 	SartInnerMe *m = calloc(1, sizeof *m);
 	if (!m)

@@ -28,8 +28,9 @@ gnuplot-nox
 "
 # The test framework, the checkers of the suite, clang's runtime for libFuzzer and its
 # sanitizers; a single-node Slurm and munge for `sacc ensemble --slurm`'s test and bench
-# (tests/slurm/, started without systemd: no recommends wanted); mingw-w64 and Wine for the
-# win64 wrappers' test (tests/wine/: cross-built, run under Wine).
+# (tests/slurm/, started without systemd: no recommends wanted); vim and neovim, which load
+# the editor support headless (tests/editors/run.sh); mingw-w64 and Wine for the win64
+# wrappers' test (tests/wine/: cross-built, run under Wine).
 if [ "${1:-}" != demo ]; then
 	PACKAGES="$PACKAGES
 libcmocka-dev
@@ -40,6 +41,8 @@ slurmctld
 slurmd
 slurm-client
 munge
+vim
+neovim
 gcc-mingw-w64-x86-64
 wine64
 "

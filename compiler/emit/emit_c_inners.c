@@ -188,6 +188,8 @@ static void emit_me_arrays(Ec *e, StrBuf *o)
  * out are zero, the runtime's defaults. */
 static void emit_me_config(Ec *e, const InnerC *ic, StrBuf *o)
 {
+	/* the script's choices, by their SartOdeMethod (runtime/sart_ode.h) */
+	static const int method_of[] = {0, 4, 2};
 	static const char *const methods[] = {"auto", "explicit (Dormand-Prince)",
 	                                      "implicit (Rosenbrock)"};
 	const Inner *in = ic->in;
@@ -196,7 +198,8 @@ static void emit_me_config(Ec *e, const InnerC *ic, StrBuf *o)
 		return;
 	sb_puts(o, "\t\t.me = {\n");
 	if (in->me_method > 0 && in->me_method < 3)
-		sb_printf(o, "\t\t\t.method = %d, /* %s */\n", in->me_method, methods[in->me_method]);
+		sb_printf(o, "\t\t\t.method = %d, /* %s */\n", method_of[in->me_method],
+		          methods[in->me_method]);
 	if (in->me_tolerance > 0)
 		sb_printf(o, "\t\t\t.tolerance = %s,\n", ec_real_text(e, in->me_tolerance));
 	if (f->default_tolerance > 0)

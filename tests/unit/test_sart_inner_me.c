@@ -682,7 +682,13 @@ static void bad_modes(SartFmiVersion v)
 
 	memset(&log, 0, sizeof log);
 	assert_int_equal(bad_run(v, 2, 1.0, &reached, &log), SART_ERROR);
-	assert_contains(log.last, "[mebad] the model chatters at t = 0.5");
+	/* the indicator flips on every call from t = 0.5 on: where the search meets it first
+	 * depends on the method's path, never before 0.5 */
+	const char *ch = strstr(log.last, "[mebad] the model chatters at t = ");
+	double when = NAN;
+	assert_non_null(ch);
+	assert_int_equal(sscanf(ch + strlen("[mebad] the model chatters at t = "), "%lf", &when), 1);
+	assert_true(when >= 0.5 && when < 1.0);
 	assert_contains(log.last, "event indicator 1 gives");
 
 	memset(&log, 0, sizeof log);
