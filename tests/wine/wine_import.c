@@ -117,6 +117,67 @@ static double input_at(int k)
 	return 0.25 * k - 0.01 * k * k;
 }
 
+/* What both importers read from an FMU's model description before they load it. */
+typedef struct Fmu {
+	char *md;             /* the model description's text */
+	char token[128];      /* its guid (FMI 2.0) or instantiationToken (FMI 3.0) */
+	unsigned vu, vy;      /* the input's and the output's value references */
+	int states;           /* whether it can get and set its state */
+	char lib[4096];       /* its library for this platform */
+} Fmu;
+
+static void read_fmu(Fmu *f, const char *dir, int version, const char *id, const char *in,
+                     const char *out)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/modelDescription.xml", dir);
+	f->md = slurp(path);
+	const char *token = version == 3 ? "instantiationToken" : "guid";
+	if (!attribute(f->md, token, f->token, sizeof f->token))
+		die("%s: no %s", path, token);
+	f->vu = value_reference(f->md, in);
+	f->vy = value_reference(f->md, out);
+	f->states = strstr(f->md, version == 3 ? "canGetAndSetFMUState=\"true\""
+	                                       : "canGetAndSetFMUstate=\"true\"") != NULL;
+	snprintf(f->lib, sizeof f->lib, "%s/binaries/%s/%s" SUFFIX, dir,
+	         version == 3 ? PLATFORM3 : PLATFORM2, id);
+}
+
+/* One FMU instance as the stepping loop sees it, whatever its FMI version: each function
+ * returns 0 on success. */
+typedef struct Stepper {
+	const char *dir, *id;
+	void *ctx;
+	int (*step)(void *ctx, int k, double h, double *y); /* input u_k, step k, output */
+	int (*save)(void *ctx);                             /* get the FMU state */
+	int (*restore)(void *ctx);                          /* set it back */
+} Stepper;
+
+/* N steps of H, printing each output; with save set, the state of step N/2 restored after
+ * the last step and the second half stepped again, which must give the same bits. */
+static void run_steps(const Stepper *s, double h, int n)
+{
+	double ys[1024];
+	for (int k = 0; k < n; k++) {
+		if (s->save && k == n / 2 && s->save(s->ctx))
+			die("%s: getting the FMU state failed", s->dir);
+		if (s->step(s->ctx, k, h, &ys[k]))
+			die("%s: step %d failed", s->dir, k);
+		printf("%s %d %a %a %.17g\n", s->id, k, (k + 1) * h, ys[k], ys[k]);
+	}
+	if (!s->save)
+		return;
+	if (s->restore(s->ctx))
+		die("%s: setting the FMU state failed", s->dir);
+	for (int k = n / 2; k < n; k++) {
+		double y;
+		if (s->step(s->ctx, k, h, &y))
+			die("%s: step %d after the restore failed", s->dir, k);
+		if (memcmp(&y, &ys[k], sizeof y) != 0)
+			die("%s: step %d after the restore gives %a, not %a", s->dir, k, y, ys[k]);
+	}
+}
+
 /* ---- FMI 2.0 ---------------------------------------------------------------------------- */
 
 static void logger2(fmi2ComponentEnvironment env, fmi2String name, fmi2Status st,
@@ -127,59 +188,62 @@ static void logger2(fmi2ComponentEnvironment env, fmi2String name, fmi2Status st
 		fprintf(stderr, "[%s] %s (%s): %s\n", name, cat, st == fmi2Warning ? "warning" : "error", msg);
 }
 
+typedef struct Fmi2Run {
+	Fmi2Api *a;
+	fmi2Component c;
+	fmi2ValueReference vu, vy;
+	fmi2FMUstate mid;
+} Fmi2Run;
+
+static int step2(void *ctx, int k, double h, double *y)
+{
+	Fmi2Run *r = ctx;
+	fmi2Real u = input_at(k);
+	return r->a->set_real(r->c, &r->vu, 1, &u) > fmi2Warning ||
+	       r->a->do_step(r->c, k * h, h, fmi2True) > fmi2Warning ||
+	       r->a->get_real(r->c, &r->vy, 1, y) > fmi2Warning;
+}
+
+static int save2(void *ctx)
+{
+	Fmi2Run *r = ctx;
+	return r->a->get_state(r->c, &r->mid) > fmi2Warning;
+}
+
+static int restore2(void *ctx)
+{
+	Fmi2Run *r = ctx;
+	return r->a->set_state(r->c, r->mid) > fmi2Warning;
+}
+
 static void run2(const char *dir, const char *id, const char *in, const char *out, double h, int n)
 {
-	char path[4096], why[8192], guid[128];
-	snprintf(path, sizeof path, "%s/modelDescription.xml", dir);
-	char *md = slurp(path);
-	if (!attribute(md, "guid", guid, sizeof guid))
-		die("%s: no guid", path);
-	fmi2ValueReference vu = value_reference(md, in), vy = value_reference(md, out);
-	int states = strstr(md, "canGetAndSetFMUstate=\"true\"") != NULL;
-	snprintf(path, sizeof path, "%s/binaries/" PLATFORM2 "/%s" SUFFIX, dir, id);
+	char why[8192];
+	Fmu f;
+	read_fmu(&f, dir, 2, id, in, out);
 	Fmi2Api a;
-	if (fmi2_try_import(&a, path, FMI2_USES_CO_SIMULATION, why, sizeof why))
+	if (fmi2_try_import(&a, f.lib, FMI2_USES_CO_SIMULATION, why, sizeof why))
 		die("%s", why);
 	char *res = absolute(dir, 0);
 	char uri[4200];
 	snprintf(uri, sizeof uri, "file://%s%s/resources", res[0] == '/' ? "" : "/", res);
 	fmi2CallbackFunctions cb = {logger2, calloc, free, NULL, NULL};
-	fmi2Component c = a.instantiate("w", fmi2CoSimulation, guid, uri, &cb, fmi2False, fmi2False);
+	fmi2Component c = a.instantiate("w", fmi2CoSimulation, f.token, uri, &cb, fmi2False, fmi2False);
 	if (!c)
 		die("%s: fmi2Instantiate failed (resources %s)", dir, uri);
 	if (a.setup(c, fmi2False, 0.0, 0.0, fmi2False, 0.0) > fmi2Warning ||
 	    a.enter_init(c) > fmi2Warning || a.exit_init(c) > fmi2Warning)
 		die("%s: initialization failed", dir);
-	fmi2FMUstate mid = NULL;
-	double ys[1024];
-	for (int k = 0; k < n; k++) {
-		if (states && k == n / 2 && a.get_state(c, &mid) > fmi2Warning)
-			die("%s: fmi2GetFMUstate failed", dir);
-		fmi2Real u = input_at(k), y;
-		if (a.set_real(c, &vu, 1, &u) > fmi2Warning || a.do_step(c, k * h, h, fmi2True) > fmi2Warning ||
-		    a.get_real(c, &vy, 1, &y) > fmi2Warning)
-			die("%s: step %d failed", dir, k);
-		ys[k] = y;
-		printf("%s %d %a %a %.17g\n", id, k, (k + 1) * h, y, y);
-	}
-	if (mid) { /* the second half again from the state of its start: the same bits */
-		if (a.set_state(c, mid) > fmi2Warning)
-			die("%s: fmi2SetFMUstate failed", dir);
-		for (int k = n / 2; k < n; k++) {
-			fmi2Real u = input_at(k), y;
-			if (a.set_real(c, &vu, 1, &u) > fmi2Warning ||
-			    a.do_step(c, k * h, h, fmi2True) > fmi2Warning || a.get_real(c, &vy, 1, &y) > fmi2Warning)
-				die("%s: step %d after the restore failed", dir, k);
-			if (memcmp(&y, &ys[k], sizeof y) != 0)
-				die("%s: step %d after the restore gives %a, not %a", dir, k, y, ys[k]);
-		}
-		a.free_state(c, &mid);
-	}
+	Fmi2Run r = {&a, c, f.vu, f.vy, NULL};
+	Stepper st = {dir, id, &r, step2, f.states ? save2 : NULL, restore2};
+	run_steps(&st, h, n);
+	if (r.mid)
+		a.free_state(c, &r.mid);
 	a.terminate(c);
 	a.free_instance(c);
 	fmi2_unimport(&a);
 	free(res);
-	free(md);
+	free(f.md);
 }
 
 /* ---- FMI 3.0 ---------------------------------------------------------------------------- */
@@ -191,63 +255,64 @@ static void logger3(fmi3InstanceEnvironment env, fmi3Status st, fmi3String cat, 
 		fprintf(stderr, "%s (%s): %s\n", cat, st == fmi3Warning ? "warning" : "error", msg);
 }
 
+typedef struct Fmi3Run {
+	Fmi3Api *a;
+	fmi3Instance c;
+	fmi3ValueReference vu, vy;
+	fmi3FMUState mid;
+} Fmi3Run;
+
+static int step3(void *ctx, int k, double h, double *y)
+{
+	Fmi3Run *r = ctx;
+	fmi3Float64 u = input_at(k);
+	fmi3Boolean ev, term, early;
+	fmi3Float64 last;
+	return r->a->set_float64(r->c, &r->vu, 1, &u, 1) > fmi3Warning ||
+	       r->a->do_step(r->c, k * h, h, fmi3True, &ev, &term, &early, &last) > fmi3Warning ||
+	       r->a->get_float64(r->c, &r->vy, 1, y, 1) > fmi3Warning;
+}
+
+static int save3(void *ctx)
+{
+	Fmi3Run *r = ctx;
+	return r->a->get_state(r->c, &r->mid) > fmi3Warning;
+}
+
+static int restore3(void *ctx)
+{
+	Fmi3Run *r = ctx;
+	return r->a->set_state(r->c, r->mid) > fmi3Warning;
+}
+
 static void run3(const char *dir, const char *id, const char *in, const char *out, double h, int n)
 {
-	char path[4096], why[8192], token[128];
-	snprintf(path, sizeof path, "%s/modelDescription.xml", dir);
-	char *md = slurp(path);
-	if (!attribute(md, "instantiationToken", token, sizeof token))
-		die("%s: no instantiationToken", path);
-	fmi3ValueReference vu = value_reference(md, in), vy = value_reference(md, out);
-	int states = strstr(md, "canGetAndSetFMUState=\"true\"") != NULL;
-	snprintf(path, sizeof path, "%s/binaries/" PLATFORM3 "/%s" SUFFIX, dir, id);
+	char why[8192];
+	Fmu f;
+	read_fmu(&f, dir, 3, id, in, out);
 	Fmi3Api a;
-	if (fmi3_try_import(&a, path, why, sizeof why))
+	if (fmi3_try_import(&a, f.lib, why, sizeof why))
 		die("%s", why);
 	char res[4200];
 	char *abs = absolute(dir, 0);
 	snprintf(res, sizeof res, "%s/resources/", abs);
-	fmi3Instance c = a.instantiate("w", token, res, fmi3False, fmi3False, fmi3False, fmi3False,
+	fmi3Instance c = a.instantiate("w", f.token, res, fmi3False, fmi3False, fmi3False, fmi3False,
 	                               NULL, 0, NULL, logger3, NULL);
 	if (!c)
 		die("%s: fmi3InstantiateCoSimulation failed (resources %s)", dir, res);
 	if (a.enter_init(c, fmi3False, 0.0, 0.0, fmi3False, 0.0) > fmi3Warning ||
 	    a.exit_init(c) > fmi3Warning)
 		die("%s: initialization failed", dir);
-	fmi3FMUState mid = NULL;
-	double ys[1024];
-	fmi3Boolean ev, term, early;
-	fmi3Float64 last;
-	for (int k = 0; k < n; k++) {
-		if (states && k == n / 2 && a.get_state(c, &mid) > fmi3Warning)
-			die("%s: fmi3GetFMUState failed", dir);
-		fmi3Float64 u = input_at(k), y;
-		if (a.set_float64(c, &vu, 1, &u, 1) > fmi3Warning ||
-		    a.do_step(c, k * h, h, fmi3True, &ev, &term, &early, &last) > fmi3Warning ||
-		    a.get_float64(c, &vy, 1, &y, 1) > fmi3Warning)
-			die("%s: step %d failed", dir, k);
-		ys[k] = y;
-		printf("%s %d %a %a %.17g\n", id, k, (k + 1) * h, y, y);
-	}
-	if (mid) {
-		if (a.set_state(c, mid) > fmi3Warning)
-			die("%s: fmi3SetFMUState failed", dir);
-		for (int k = n / 2; k < n; k++) {
-			fmi3Float64 u = input_at(k), y;
-			if (a.set_float64(c, &vu, 1, &u, 1) > fmi3Warning ||
-			    a.do_step(c, k * h, h, fmi3True, &ev, &term, &early, &last) > fmi3Warning ||
-			    a.get_float64(c, &vy, 1, &y, 1) > fmi3Warning)
-				die("%s: step %d after the restore failed", dir, k);
-			if (memcmp(&y, &ys[k], sizeof y) != 0)
-				die("%s: step %d after the restore gives %a, not %a", dir, k, y, ys[k]);
-		}
-		a.free_state(c, &mid);
-	}
+	Fmi3Run r = {&a, c, f.vu, f.vy, NULL};
+	Stepper st = {dir, id, &r, step3, f.states ? save3 : NULL, restore3};
+	run_steps(&st, h, n);
+	if (r.mid)
+		a.free_state(c, &r.mid);
 	a.terminate(c);
 	a.free_instance(c);
 	fmi3_unimport(&a);
 	free(abs);
-	free(md);
+	free(f.md);
 }
 
 int main(int argc, char **argv)
