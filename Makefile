@@ -63,7 +63,7 @@ FMU_DIRS  := $(patsubst tests/fmus/%/modelDescription.xml,%,$(wildcard tests/fmu
 FMUS      := $(patsubst %,$(BUILD)/fmus/%.fmu,$(FMU_DIRS))
 FMU_PACK  := $(BUILD)/tools/fmu_pack
 
-.PHONY: check-ensemble check-slurm
+.PHONY: check-ensemble check-slurm check-wine
 .PHONY: all deps demo check check-core check-isolated check-unit check-golden check-srcfmu check-asan \
         check-valgrind check-generated check-docs golden-update fuzz clean
 .SUFFIXES:
@@ -795,6 +795,12 @@ check-ensemble: $(SACC) $(BUILD)/fmus/integrator.fmu
 check-slurm: $(SACC) $(BUILD)/fmus/integrator.fmu
 	@SACC=$(SACC) BUILD=$(BUILD) sh tests/slurm/run.sh
 
+# win64 wrappers beside linux64 ones: cross-built with mingw-w64 and stepped under Wine by
+# the suite's importers built for Windows (tests/wine/run.sh, which skips naming the Debian
+# packages when mingw-w64 or Wine is absent).
+check-wine: $(SACC) $(FMUS) $(FMUS3) $(FMU_PACK)
+	@SACC=$(SACC) BUILD=$(BUILD) sh tests/wine/run.sh
+
 # Runs per second with 1 and 2 local processes and through Slurm, and sacc's own cost per
 # run (bench/ensemble/run.sh).
 .PHONY: bench-ensemble
@@ -891,7 +897,8 @@ check-valgrind:
 
 # Each suite in turn, each one running its tests $(JOBS) at a time; the time of each and of
 # the whole is printed at the end, and every suite runs even after one has failed.
-CHECK_SUITES := check-generated check-core check-isolated check-slurm check-bench check-asan \
+CHECK_SUITES := check-generated check-core check-isolated check-slurm check-wine check-bench \
+                check-asan \
                 check-tsan check-valgrind
 check: deps
 	@start=$$(date +%s); failed=; times=; \

@@ -24,6 +24,7 @@ typedef struct CmdArgs {
 	const char *isolate;  /* build/emit --isolate: all or INNER,... run out of process */
 	int threads;          /* build/emit --threads: inners stepped at once (0: one thread) */
 	bool no_sources;      /* build --no-sources: the binary only, no sources/ */
+	const char *platforms; /* build --platform: linux64,win64 (NULL: what the inners have) */
 } CmdArgs;
 
 /* --fmi's values, in the order help and completion list them. */
@@ -97,6 +98,11 @@ const CliOption cmd_options[] = {
 	 "run these inner FMU instances (all: every one) out of process, in a host program "
 	 "shipped beside the wrapper's library: a crash or a hang inside one is an error of the "
 	 "wrapper's call, not the importer's end", NULL},
+	{"--platform", CLI_VALUE, "linux64,win64", cli_set_string, AT(platforms), CMD_BUILD, 0,
+	 "the platforms each wrapper carries a library for (FMI 3.0 names x86_64-linux and "
+	 "x86_64-windows too); win64 is cross-compiled with mingw-w64 (Debian package "
+	 "gcc-mingw-w64-x86-64). Default: every platform all the inner FMUs ship a binary for, "
+	 "when its compiler is installed", NULL},
 	{"--threads", CLI_VALUE, "N", set_threads, AT(threads), CMD_BUILD | CMD_EMIT, 0,
 	 "let each wrapper step independent inner FMUs at once on up to N threads: runs of "
 	 "do_steps in the control rules that do not depend on each other, when their measured "
@@ -198,7 +204,7 @@ static int emit_body(Compilation *c, const CmdArgs *a, const char **files, int n
 	Module *m = drv_load(c, files[0]);
 	if (!m || !m->root || drv_explicit(c, m, NULL) || diag_errors(c->diag))
 		return 1;
-	PkgOptions o = {a->out, NULL, a->fmi, a->isolate, a->threads, false};
+	PkgOptions o = {a->out, NULL, a->fmi, a->isolate, a->threads, false, NULL};
 	return pkg_emit(c, m, &o) ? 1 : 0;
 }
 
@@ -241,7 +247,7 @@ static int build_body(Compilation *c, const CmdArgs *a, const char **files, int 
 	}
 	int rc = 1;
 	if (!diag_errors(c->diag)) {
-		PkgOptions o = {out_dir, NULL, a->fmi, a->isolate, a->threads, a->no_sources};
+		PkgOptions o = {out_dir, NULL, a->fmi, a->isolate, a->threads, a->no_sources, a->platforms};
 		rc = pkg_build(c, mods, n, &o) ? 1 : 0;
 	}
 	free(mods);

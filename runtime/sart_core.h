@@ -30,6 +30,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "sart_platform.h"
 #include "sart_wrapper.h"
 
 /* The instance's phases, as bits so that a call can list where it is allowed. */
@@ -102,14 +103,14 @@ SartStatus sart_core_set_logging(SartWrapper *w, int on, size_t ncats,
 /* A message of status st (Warning and worse always reach the importer). */
 void sart_core_log(SartWrapper *w, SartStatus st, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
-	__attribute__((format(printf, 3, 4)))
+	__attribute__((format(SART_PRINTF_ARCHETYPE, 3, 4)))
 #endif
 	;
 /* Whether calls are logged (logFmiCalls), and one call's line when they are. */
 int sart_core_calls_logged(const SartWrapper *w);
 void sart_core_log_call(SartWrapper *w, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
-	__attribute__((format(printf, 2, 3)))
+	__attribute__((format(SART_PRINTF_ARCHETYPE, 2, 3)))
 #endif
 	;
 

@@ -42,7 +42,7 @@
 #define HOT_INLINE inline __attribute__((always_inline))
 #define SART_COLD __attribute__((noinline, cold))
 #define SART_NOINLINE __attribute__((noinline))
-#define SART_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define SART_PRINTF(f, a) __attribute__((format(SART_PRINTF_ARCHETYPE, f, a)))
 #else
 #define HOT_INLINE inline
 #define SART_COLD

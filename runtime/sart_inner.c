@@ -4,45 +4,15 @@
  * shares (an instance, created, not after a fatal status) and forwards to the back end's
  * ops table; it formats and delivers every message.  The file: URI helpers live here too,
  * since loading is where paths and URIs meet. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* RTLD_DEEPBIND, realpath(path, NULL) */
-#endif
-
 #include "sart_inner_backend.h"
+#include "sart_platform.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* AddressSanitizer refuses to dlopen with RTLD_DEEPBIND (a library bound deep would call
- * its own malloc, not the interceptor), so sanitized builds go without it.  They then rely
- * on RTLD_LOCAL alone: an inner FMU's references to its own fmi2* functions could bind to
- * the wrapper's exported ones, which the test FMUs never do.  musl has no DEEPBIND. */
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SART_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define SART_ASAN 1
-#endif
-#endif
-
-/* The flags inner libraries are opened with: RTLD_DEEPBIND, which the address and thread
- * sanitizers refuse, unless one of them is in.  A wrapper built without ASan can still be
- * loaded into a sanitized process (the test suite's ASan run loads the built FMUs), so the
- * ASan runtime is also looked for in the process itself. */
-static int dlopen_flags(void)
-{
-	int flags = RTLD_NOW | RTLD_LOCAL;
-#if defined(RTLD_DEEPBIND) && !defined(SART_ASAN)
-	if (!dlsym(RTLD_DEFAULT, "__asan_init"))
-		flags |= RTLD_DEEPBIND;
-#endif
-	return flags;
-}
 
 /* The back ends, by FMI version.  A new version is one more line. */
 static const struct {
@@ -289,24 +259,23 @@ SartStatus sart_inner_load(const SartInnerConfig *cfg, SartInner **out)
 		sart_inner_report(in, SART_ERROR, "cannot load %s: no FMU directory given", id);
 		goto done;
 	}
-	dir = realpath(cfg->dir, NULL);
+	dir = sart_absolute_path(cfg->dir);
 	if (!dir) {
 		sart_inner_report(in, SART_ERROR, "cannot load FMU directory %s: %s", cfg->dir,
 		                  strerror(errno));
 		goto done;
 	}
-	in->lib_path = concat(dir, "/binaries/", in->ops->platform, "/", id, ".so",
+	in->lib_path = concat(dir, "/binaries/", in->ops->platform, "/", id, SART_LIB_SUFFIX,
 	                      (const char *)NULL);
 	in->resource_dir = concat(dir, "/resources", (const char *)NULL);
 	if (!in->lib_path || !in->resource_dir) {
 		sart_inner_report(in, SART_ERROR, "cannot load %s: out of memory", cfg->dir);
 		goto done;
 	}
-	in->lib = dlopen(in->lib_path, dlopen_flags());
+	char why[300];
+	in->lib = sart_lib_open(in->lib_path, why, sizeof why);
 	if (!in->lib) {
-		const char *why = dlerror();
-		sart_inner_report(in, SART_ERROR, "cannot load %s: %s", in->lib_path,
-		                  why ? why : "dlopen failed");
+		sart_inner_report(in, SART_ERROR, "cannot load %s: %s", in->lib_path, why);
 		goto done;
 	}
 	st = in->ops->bind(in);
@@ -336,7 +305,7 @@ void sart_inner_free(SartInner *in)
 	if (in->impl)
 		in->ops->unbind(in);
 	if (in->lib)
-		dlclose(in->lib);
+		sart_lib_close(in->lib);
 	free(in->name);
 	free(in->lib_path);
 	free(in->resource_dir);
@@ -641,7 +610,7 @@ SartStatus sart_inner_reset(SartInner *in)
 
 static void set_err(char *err, size_t errsize, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
-	__attribute__((format(printf, 3, 4)))
+	__attribute__((format(SART_PRINTF_ARCHETYPE, 3, 4)))
 #endif
 	;
 
@@ -736,6 +705,9 @@ char *sart_uri_to_path(const char *uri, char *err, size_t errsize)
 		p += 2;
 	}
 	*q = '\0';
+	size_t skip = sart_uri_path_skip(path); /* file:///C:/dir is C:/dir on Windows */
+	if (skip)
+		memmove(path, path + skip, strlen(path + skip) + 1);
 	return path;
 }
 
@@ -749,21 +721,29 @@ static int unreserved(int c)
 char *sart_path_to_uri(const char *path, char *err, size_t errsize)
 {
 	static const char hex[] = "0123456789ABCDEF";
-	if (!path || path[0] != '/') {
+	if (!sart_path_is_absolute(path)) {
 		set_err(err, errsize, "'%s' is not an absolute path", path ? path : "(null)");
 		return NULL;
 	}
 	size_t len = strlen(path);
-	char *uri = malloc(sizeof "file://" - 1 + 3 * len + 1);
+	char *uri = malloc(sizeof "file:///" - 1 + 3 * len + 1);
 	if (!uri) {
 		set_err(err, errsize, "out of memory");
 		return NULL;
 	}
-	memcpy(uri, "file://", sizeof "file://" - 1);
-	char *q = uri + sizeof "file://" - 1;
+	/* A Windows path starts with its drive, C:/dir or C:\dir: file:///C:/dir, the drive's
+	 * colon kept as it is (what importers there write and expect) */
+	int drive = path[0] != '/';
+	memcpy(uri, drive ? "file:///" : "file://", drive ? 8 : 7);
+	char *q = uri + (drive ? 8 : 7);
+	if (drive) {
+		*q++ = path[0];
+		*q++ = ':';
+		path += 2;
+	}
 	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
-		if (unreserved(*p) || *p == '/') {
-			*q++ = (char)*p;
+		if (unreserved(*p) || *p == '/' || (drive && *p == '\\')) {
+			*q++ = *p == '\\' ? '/' : (char)*p;
 		} else {
 			*q++ = '%';
 			*q++ = hex[*p >> 4];

@@ -22,6 +22,7 @@
 #define SART_INNER_BACKEND_H
 
 #include "sart_inner.h"
+#include "sart_platform.h"
 
 #define SART_MESSAGE_MAX 1024 /* bytes of one message, prefix included; longer is cut */
 
@@ -181,7 +182,7 @@ const SartVrElement *sart_inner_element(const SartInner *in, SartVr vr);
  * any bookkeeping on their SART_OK path. */
 SartStatus sart_inner_report(SartInner *in, SartStatus st, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
-	__attribute__((format(printf, 3, 4)))
+	__attribute__((format(SART_PRINTF_ARCHETYPE, 3, 4)))
 #endif
 	;
 

@@ -9,7 +9,6 @@
 #include "sart_inner_backend.h"
 #include "sart_numfmt.h"
 
-#include <dlfcn.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -239,7 +238,7 @@ static SartStatus fmi2_bind(SartInner *in)
 		                         in->lib_path);
 	missing[0] = '\0';
 	for (size_t i = 0; i < sizeof symbols / sizeof symbols[0]; i++) {
-		void *sym = dlsym(in->lib, symbols[i].name);
+		void *sym = sart_lib_sym(in->lib, symbols[i].name);
 		unsigned need = symbols[i].needed_with;
 		if (sym) {
 			/* dlsym gives an object pointer; POSIX guarantees the bytes are the
@@ -693,7 +692,7 @@ static const SartInnerMeOps fmi2_me_ops = {
 
 const SartInnerOps sart_inner_fmi2_ops = {
 	"2.0",
-	"linux64",
+	SART_PLATFORM_FMI2,
 	fmi2_bind,
 	fmi2_unbind,
 	fmi2_instantiate,

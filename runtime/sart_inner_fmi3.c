@@ -23,7 +23,6 @@
 #include "sart_inner_fmi3_impl.h"
 #include "sart_numfmt.h"
 
-#include <dlfcn.h>
 #include <float.h>
 #include <limits.h>
 #include <math.h>
@@ -227,7 +226,7 @@ static SartStatus fmi3_bind(SartInner *in)
 		                         in->lib_path);
 	missing[0] = '\0';
 	for (size_t i = 0; i < sizeof symbols / sizeof symbols[0]; i++) {
-		void *sym = dlsym(in->lib, symbols[i].name);
+		void *sym = sart_lib_sym(in->lib, symbols[i].name);
 		unsigned need = symbols[i].needed_with;
 		if (sym) {
 			memcpy((char *)&f->api + symbols[i].offset, &sym, sizeof sym);
@@ -1286,7 +1285,7 @@ static const SartInnerMeOps fmi3_me_ops = {
 /* No direct route yet: a wrapper's fast step is emitted over FMI 2.0 inners only. */
 const SartInnerOps sart_inner_fmi3_ops = {
 	"3.0",
-	"x86_64-linux",
+	SART_PLATFORM_FMI3,
 	fmi3_bind,
 	fmi3_unbind,
 	fmi3_instantiate,

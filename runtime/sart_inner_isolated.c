@@ -94,7 +94,7 @@ static void end_child(Iso *iso)
 /* The call failed for good: the child is ended and the FMU may not be called again. */
 static SART_COLD SartStatus lost(SartInner *in, uint32_t op, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
-	__attribute__((format(printf, 3, 4)))
+	__attribute__((format(SART_PRINTF_ARCHETYPE, 3, 4)))
 #endif
 	;
 

@@ -343,8 +343,9 @@ typedef struct SartModel {
 } SartModel;
 
 /* Defined by the emitted code; hidden, so that the runtime and the skins reach it without
- * the GOT (a skin's every-step call is then one jump through it). */
-#if defined(__GNUC__) || defined(__clang__)
+ * the GOT (a skin's every-step call is then one jump through it).  A DLL has no GOT and
+ * exports only what is marked dllexport: nothing to say on Windows. */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(_WIN32)
 __attribute__((visibility("hidden")))
 #endif
 extern const SartModel sart_model;

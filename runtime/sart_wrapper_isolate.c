@@ -4,6 +4,7 @@
  * sacc-fmu-host).  The wrapper finds it from its own library's place, whatever resource
  * location the importer gives, and contains the inner: a crash or a hang in it is an
  * error of the wrapper's call, never the importer's end. */
+#ifndef _WIN32
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* dladdr */
 #endif
@@ -64,3 +65,17 @@ SartStatus sart_load_isolated_inner(const SartInnerConfig *cfg, SartInner **out)
 	free(host);
 	return st;
 }
+#else
+/* A win64 wrapper runs its inners in process: the host program and its channel are
+ * Linux's (fork, shared memory, futexes), and `sacc build` refuses isolated inners for
+ * win64, so this only guards a hand-written model. */
+#include "sart_core_impl.h"
+#include "sart_isolate.h"
+
+SartStatus sart_load_isolated_inner(const SartInnerConfig *cfg, SartInner **out)
+{
+	(void)cfg;
+	*out = NULL;
+	return SART_ERROR;
+}
+#endif

@@ -31,7 +31,8 @@ gnuplot-nox
 # (tests/slurm/, started without systemd: no recommends wanted); vim and neovim, which load
 # the editor support headless (tests/editors/run.sh), and whose built-in LSP client drives
 # `sacc lsp` (neovim, tests/nvim/); unzip, zip and xmllint for the importer that rebuilds
-# source wrappers knowing nothing of sacc (tests/srcfmu/).
+# source wrappers knowing nothing of sacc (tests/srcfmu/); mingw-w64 and Wine for the
+# win64 wrappers' test (tests/wine/: cross-built, run under Wine).
 if [ "${1:-}" != demo ]; then
 	PACKAGES="$PACKAGES
 libcmocka-dev
@@ -47,6 +48,8 @@ slurm-client
 munge
 vim
 neovim
+gcc-mingw-w64-x86-64
+wine64
 "
 fi
 

@@ -11,6 +11,9 @@
  *     fmu/binaries/linux64/   <id>.so, compiled from sources/ by $CC run in fmu/, so that no
  *                             absolute path reaches the library (binaries/x86_64-linux/
  *                             for an FMI 3.0 wrapper)
+ *     fmu/binaries/win64/     <id>.dll, cross-compiled by mingw-w64 from the same sources
+ *                             (binaries/x86_64-windows/), when the wrapper is built for
+ *                             Windows too: the platforms table below says what differs
  *     fmu/modelDescription.xml
  *     fmu/resources/<inner>/  each inner FMU, extracted safely (zip_extract)
  *     out.fmu                 the tree zipped reproducibly, then renamed to its place
@@ -44,6 +47,125 @@ static const char *const cc_flags[] = {
 	"-std=c99", "-O2", "-fPIC", "-fvisibility=hidden", "-Wall", "-Wextra", "-Wpedantic",
 	"-Werror", "-Isources", "-Isources/fmi2", "-pthread",
 };
+
+/* ---- platforms ------------------------------------------------------------------------- */
+
+/* What differs between the platforms a wrapper carries a library for.  Linux's library is
+ * compiled by $CC (or --cc) with cc_flags; Windows' by Debian's mingw-w64 cross compiler,
+ * where a DLL exports exactly what is marked __declspec(dllexport) (the FMI headers do so on
+ * _WIN32) and -fPIC and -fvisibility do not apply.  The worker pool's POSIX threads come
+ * from mingw-w64's winpthreads, linked statically with libgcc, so the DLL needs only
+ * KERNEL32 and msvcrt; __USE_MINGW_ANSI_STDIO gives C99's printf (%zu, %a); no time stamp,
+ * so the same sources give the same bytes. */
+typedef struct Platform {
+	unsigned bit;
+	const char *fmi2, *fmi3;      /* binaries/<name>/ of an FMI 2.0 and an FMI 3.0 FMU */
+	const char *suffix;           /* of the library file */
+	const char *cc;               /* the compiler; NULL: $CC, else cc */
+	const char *package;          /* the Debian package that provides cc */
+	const char *const *flags;
+	int nflags;
+	const char *const *link_flags;
+	int nlink;
+	const char *const *libs;
+	int nlibs;
+	const char *const *skipped;   /* runtime sources the platform's library leaves out */
+	int nskipped;
+} Platform;
+
+static const char *const win64_flags[] = {
+	"-std=c99", "-O2", "-D__USE_MINGW_ANSI_STDIO=1", "-Wall", "-Wextra", "-Wpedantic",
+	"-Werror", "-Isources", "-Isources/fmi2",
+};
+static const char *const linux64_link[] = {"-shared", "-pthread"};
+static const char *const linux64_libs[] = {"-lm", "-ldl"};
+static const char *const win64_link[] = {"-shared", "-static", "-Wl,--no-insert-timestamp"};
+static const char *const win64_libs[] = {"-lpthread"};
+/* The isolation host and its channel are Linux's (fork, shared memory, futexes): a win64
+ * wrapper runs its inners in process (build_one refuses isolated ones). */
+static const char *const win64_skipped[] = {
+	"sources/sart_channel.c", "sources/sart_host.c", "sources/sart_inner_isolated.c",
+};
+
+#define COUNT(a) (int)(sizeof(a) / sizeof *(a))
+
+static const Platform platforms[PKG_NPLATFORMS] = {
+	{PKG_LINUX64, "linux64", "x86_64-linux", ".so", NULL, NULL, cc_flags, COUNT(cc_flags),
+	 linux64_link, COUNT(linux64_link), linux64_libs, COUNT(linux64_libs), NULL, 0},
+	{PKG_WIN64, "win64", "x86_64-windows", ".dll", "x86_64-w64-mingw32-gcc",
+	 "gcc-mingw-w64-x86-64", win64_flags, COUNT(win64_flags), win64_link, COUNT(win64_link),
+	 win64_libs, COUNT(win64_libs), win64_skipped, COUNT(win64_skipped)},
+};
+
+unsigned pkg_parse_platforms(const char *list, DiagSink *d)
+{
+	unsigned bits = 0;
+	const char *rest = list;
+	while (rest) {
+		const char *comma = strchr(rest, ',');
+		size_t len = comma ? (size_t)(comma - rest) : strlen(rest);
+		unsigned bit = 0;
+		for (int k = 0; k < PKG_NPLATFORMS; k++)
+			if ((strlen(platforms[k].fmi2) == len && strncmp(rest, platforms[k].fmi2, len) == 0) ||
+			    (strlen(platforms[k].fmi3) == len && strncmp(rest, platforms[k].fmi3, len) == 0))
+				bit = platforms[k].bit;
+		if (!bit) {
+			diag_error(d, (Loc){0}, "--platform: '%.*s' is not a platform sacc builds for",
+				   (int)len, rest);
+			diag_note(d, (Loc){0}, "the platforms: linux64 (x86_64-linux), win64 "
+				  "(x86_64-windows)");
+			return 0;
+		}
+		bits |= bit;
+		rest = comma ? comma + 1 : NULL;
+	}
+	return bits;
+}
+
+/* The folder under binaries/ of platform p in an FMU of FMI version fmi. */
+static const char *platform_name(const Platform *p, int fmi)
+{
+	return fmi == 3 ? p->fmi3 : p->fmi2;
+}
+
+unsigned pkg_fmu_platforms(const char *dir, const char *model_identifier, int fmi_version)
+{
+	unsigned bits = 0;
+	for (int k = 0; k < PKG_NPLATFORMS; k++) {
+		const Platform *p = &platforms[k];
+		size_t n = strlen(dir) + strlen(model_identifier) + 64;
+		char *lib = malloc(n);
+		struct stat st;
+		if (!lib)
+			return bits;
+		snprintf(lib, n, "%s/binaries/%s/%s%s", dir, platform_name(p, fmi_version),
+			 model_identifier, p->suffix);
+		if (lstat(lib, &st) == 0 && S_ISREG(st.st_mode))
+			bits |= p->bit;
+		free(lib);
+	}
+	return bits;
+}
+
+/* Whether the command's first word is an executable file in $PATH (or a path to one). */
+static bool on_path(Arena *a, const char *cmd)
+{
+	size_t len = strcspn(cmd, " \t");
+	const char *prog = arena_strndup(a, cmd, len);
+	if (strchr(prog, '/'))
+		return access(prog, X_OK) == 0;
+	const char *path = getenv("PATH");
+	for (const char *dir = path; dir && *dir;) {
+		size_t dl = strcspn(dir, ":");
+		if (access(arena_printf(a, "%.*s/%s", (int)dl, dl ? dir : ".", prog), X_OK) == 0)
+			return true;
+		dir += dl + (dir[dl] == ':');
+	}
+	return false;
+}
+
+/* The host program's main (runtime/host/), only in a wrapper with isolated inners. */
+#define HOST_MAIN "host/sacc_fmu_host.c"
 
 typedef struct Job {
 	Node *sa;
@@ -158,15 +280,18 @@ static bool wants_fmi3(const Build *b, const Job *j)
 	return j->sa->ival == 3;
 }
 
-/* Where the shared library goes, inside the FMU. */
-static const char *platform_dir(const Build *b, const Job *j)
+/* Where platform p's shared library goes, inside the FMU. */
+static const char *platform_dir(const Build *b, const Job *j, const Platform *p)
 {
-	return wants_fmi3(b, j) ? "binaries/x86_64-linux" : "binaries/linux64";
+	return arena_printf(b->c->arena, "binaries/%s", platform_name(p, wants_fmi3(b, j) ? 3 : 2));
 }
 
-/* The compiler command: o->cc, else $CC, else cc (split at blanks: "ccache gcc" works). */
-static const char *cc_command(const Build *b)
+/* The compiler command of platform p: its cross compiler, else o->cc, else $CC, else cc
+ * (split at blanks: "ccache gcc" works). */
+static const char *cc_command(const Build *b, const Platform *p)
 {
+	if (p->cc)
+		return p->cc;
 	const char *cc = b->o && b->o->cc && *b->o->cc ? b->o->cc : getenv("CC");
 	return cc && *cc ? cc : "cc";
 }
@@ -183,16 +308,18 @@ static bool is_runtime_source(const char *path)
 	return false;
 }
 
-/* Compiles sources (relative to tree) with flags and links them into output as j's `what`,
- * through the object cache (compile.h). */
-static int compile_and_link(Build *b, Job *j, const char *tree, const char *const *flags,
+/* Compiles sources (relative to tree) with platform p's compiler and flags and links them
+ * into output as j's `what`, through the object cache (compile.h). */
+static int compile_and_link(Build *b, Job *j, const Platform *p, const char *tree,
+                            const char *const *flags,
                             int nflags, const char *const *sources, int nsources,
                             const char *const *link_flags, int nlink, const char *const *libs,
                             int nlibs, const char *output, const char *what)
 {
 	Arena *a = b->c->arena;
-	/* The objects go beside the tree, by an absolute path: cc runs inside the tree. */
-	const char *objdir = arena_printf(a, "%s/../obj", tree);
+	/* The objects go beside the tree, by an absolute path: cc runs inside the tree; one
+	 * directory per platform, as the object names repeat. */
+	const char *objdir = arena_printf(a, "%s/../obj-%s", tree, p->fmi2);
 	if (tree[0] != '/') {
 		char *cwd = getcwd(NULL, 0);
 		if (!cwd) {
@@ -200,7 +327,7 @@ static int compile_and_link(Build *b, Job *j, const char *tree, const char *cons
 				   "directory: %s", strerror(errno));
 			return 1;
 		}
-		objdir = arena_printf(a, "%s/%s/../obj", cwd, tree);
+		objdir = arena_printf(a, "%s/%s/../obj-%s", cwd, tree, p->fmi2);
 		free(cwd);
 	}
 	bool *cacheable = arena_alloc(a, (size_t)nsources + 1);
@@ -209,7 +336,7 @@ static int compile_and_link(Build *b, Job *j, const char *tree, const char *cons
 	PkgCompileJob job = {
 		.tree = tree,
 		.objdir = objdir,
-		.cc = cc_command(b),
+		.cc = cc_command(b, p),
 		.flags = flags,
 		.nflags = nflags,
 		.sources = sources,
@@ -227,28 +354,42 @@ static int compile_and_link(Build *b, Job *j, const char *tree, const char *cons
 	return pkg_compile(b->c, &job);
 }
 
-/* The wrapper's library from its sources (pkg_source_files: the list its build description
- * gives importers); with arrays, the FMI 3.0 skin's value calls expand array value
- * references (runtime/sart_fmi3_arrays.h). */
-static int compile(Build *b, Job *j, const char *tree, const char *id, bool arrays)
+/* Whether platform p's library leaves out the source at path. */
+static bool skipped_by(const Platform *p, const char *path)
 {
-	Arena *a = b->c->arena;
-	enum { NF = sizeof cc_flags / sizeof *cc_flags };
-	const char *flags[NF + 2];
+	for (int i = 0; i < p->nskipped; i++)
+		if (strcmp(p->skipped[i], path) == 0)
+			return true;
+	return false;
+}
+
+/* Platform p's library of the wrapper from every source under tree/sources (but those p
+ * skips); with arrays, the FMI 3.0 skin's value calls expand array value references
+ * (runtime/sart_fmi3_arrays.h). */
+static int compile(Build *b, Job *j, const Platform *p, const char *tree, const char *id,
+                   bool arrays)
+{
+	Compilation *c = b->c;
+	Arena *a = c->arena;
+	const char **flags = arena_alloc(a, ((size_t)p->nflags + 2) * sizeof *flags);
 	int nflags = 0;
-	for (int i = 0; i < NF; i++)
-		flags[nflags++] = cc_flags[i];
+	for (int i = 0; i < p->nflags; i++)
+		flags[nflags++] = p->flags[i];
 	if (arrays)
 		flags[nflags++] = "-DSART_ARRAYS=1";
 	int n;
-	const char **files = pkg_source_files(b->c, id, wants_fmi3(b, j), &n);
+	const char **files = pkg_source_files(c, id, wants_fmi3(b, j), &n);
 	const char **sources = arena_alloc(a, (size_t)(n + 1) * sizeof *sources);
-	for (int i = 0; i < n; i++)
-		sources[i] = arena_printf(a, "sources/%s", files[i]);
-	static const char *const link_flags[] = {"-shared", "-pthread"};
-	static const char *const libs[] = {"-lm", "-ldl"};
-	return compile_and_link(b, j, tree, flags, nflags, sources, n, link_flags, 2, libs, 2,
-				arena_printf(a, "%s/%s.so", platform_dir(b, j), id), "the wrapper");
+	int nsources = 0;
+	for (int i = 0; i < n; i++) {
+		const char *path = arena_printf(a, "sources/%s", files[i]);
+		if (!skipped_by(p, path))
+			sources[nsources++] = path;
+	}
+	return compile_and_link(b, j, p, tree, flags, nflags, sources, nsources, p->link_flags,
+				p->nlink, p->libs, p->nlibs,
+				arena_printf(a, "%s/%s%s", platform_dir(b, j, p), id, p->suffix),
+				"the wrapper");
 }
 
 /* The host program of isolated inners (runtime/sart_isolate.h), beside the wrapper's
@@ -263,12 +404,13 @@ static const char *const host_flags[] = {
 static int compile_host(Build *b, Job *j, const char *tree)
 {
 	static const char *const libs[] = {"-ldl", "-lm"};
+	const Platform *p = &platforms[0]; /* Linux's: the host's channel is (win64_skipped) */
 	const char **sources = arena_alloc(b->c->arena, (size_t)pkg_nhost_sources * sizeof *sources);
 	for (int i = 0; i < pkg_nhost_sources; i++)
 		sources[i] = arena_printf(b->c->arena, "sources/%s", pkg_host_sources[i]);
-	return compile_and_link(b, j, tree, host_flags, sizeof host_flags / sizeof *host_flags,
+	return compile_and_link(b, j, p, tree, host_flags, sizeof host_flags / sizeof *host_flags,
 				sources, pkg_nhost_sources, NULL, 0, libs, 2,
-				arena_printf(b->c->arena, "%s/sacc-fmu-host", platform_dir(b, j)),
+				arena_printf(b->c->arena, "%s/sacc-fmu-host", platform_dir(b, j, p)),
 				"the host program of the isolated inners");
 }
 
@@ -498,45 +640,78 @@ int pkg_extract_fmu(const char *archive, const char *dir, const char *model_iden
 	return pkg_extract_inner(archive, dir, model_identifier, fmi_version, 0, d);
 }
 
-int pkg_extract_inner(const char *archive, const char *dir, const char *model_identifier,
-                      int fmi_version, unsigned caps, DiagSink *d)
+/* Extracts archive into dir and checks that it has a model description at its root;
+ * 0, or 1 after a report (dir removed then). */
+static int extract_tree(const char *archive, const char *dir, DiagSink *d)
 {
 	if (zip_extract(archive, dir, NULL, d) != 0)
 		return 1;
-	Loc where = {archive, 0, 0, 0};
-	const char *plat = fmi_version == 3 ? "x86_64-linux" : "linux64";
-	size_t n = strlen(dir) + strlen(plat) + strlen(model_identifier) + 64;
+	size_t n = strlen(dir) + 32;
 	char *p = malloc(n);
-	if (!p) {
-		diag_error(d, where, "out of memory");
-		zip_rmtree(dir);
-		return 1;
-	}
 	struct stat st;
 	int rc = 0;
-	snprintf(p, n, "%s/modelDescription.xml", dir);
-	if (lstat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
-		diag_error(d, where, "not an FMU: it has no modelDescription.xml at its root");
+	if (!p) {
+		diag_error(d, (Loc){archive, 0, 0, 0}, "out of memory");
 		rc = 1;
-	}
-	snprintf(p, n, "%s/binaries/%s/%s.so", dir, plat, model_identifier);
-	if (rc == 0 && (lstat(p, &st) != 0 || !S_ISREG(st.st_mode))) {
-		diag_error(d, where, "it has no binaries/%s/%s.so, the library of model identifier "
-			   "'%s' for 64-bit Linux", plat, model_identifier, model_identifier);
-		rc = 1;
-	}
-	if (rc == 0 && fmi_version != 3) {
-		char *shown = malloc(n);
-		if (!shown) {
-			diag_error(d, where, "out of memory");
+	} else {
+		snprintf(p, n, "%s/modelDescription.xml", dir);
+		if (lstat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
+			diag_error(d, (Loc){archive, 0, 0, 0}, "not an FMU: it has no "
+				   "modelDescription.xml at its root");
 			rc = 1;
-		} else {
-			snprintf(shown, n, "binaries/%s/%s.so", plat, model_identifier);
-			rc = pkg_check_fmi2_library(archive, p, shown, caps, d);
-			free(shown);
 		}
 	}
 	free(p);
+	if (rc)
+		zip_rmtree(dir);
+	return rc;
+}
+
+/* Checks that the FMU extracted in dir has platform pf's library of model_identifier, and
+ * for Linux and FMI 2.0 that it exports what caps need (pkg_check_fmi2_library); a DLL's
+ * exports are not read (its export table is PE's, which sacc does not parse).  0, or 1
+ * after a report. */
+static int check_library(const char *archive, const char *dir, const char *model_identifier,
+                         int fmi_version, unsigned caps, const Platform *pf, DiagSink *d)
+{
+	Loc where = {archive, 0, 0, 0};
+	const char *plat = platform_name(pf, fmi_version);
+	size_t n = strlen(dir) + strlen(plat) + strlen(model_identifier) + 64;
+	char *p = malloc(n);
+	char *shown = malloc(n);
+	struct stat st;
+	int rc = 0;
+	if (!p || !shown) {
+		diag_error(d, where, "out of memory");
+		rc = 1;
+		goto done;
+	}
+	snprintf(shown, n, "binaries/%s/%s%s", plat, model_identifier, pf->suffix);
+	snprintf(p, n, "%s/%s", dir, shown);
+	if (lstat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
+		diag_error(d, where, "it has no %s, the library of model identifier '%s' for %s",
+			   shown, model_identifier,
+			   pf->bit == PKG_WIN64 ? "64-bit Windows" : "64-bit Linux");
+		rc = 1;
+	} else if (fmi_version != 3 && pf->bit == PKG_LINUX64) {
+		rc = pkg_check_fmi2_library(archive, p, shown, caps, d);
+	}
+done:
+	free(p);
+	free(shown);
+	return rc;
+}
+
+int pkg_extract_inner(const char *archive, const char *dir, const char *model_identifier,
+                      int fmi_version, unsigned caps, DiagSink *d)
+{
+	if (extract_tree(archive, dir, d) != 0)
+		return 1;
+	int rc = check_library(archive, dir, model_identifier, fmi_version, caps, &platforms[0], d);
+	if (rc && (pkg_fmu_platforms(dir, model_identifier, fmi_version) & PKG_WIN64))
+		diag_note(d, (Loc){archive, 0, 0, 0}, "it ships a library for 64-bit Windows only "
+			  "(binaries/%s/); sacc runs such FMUs only inside a win64 wrapper on Windows",
+			  platform_name(&platforms[1], fmi_version));
 	if (rc)
 		zip_rmtree(dir);
 	return rc;
@@ -736,6 +911,64 @@ static int describe_sources(Build *b, Job *j, const EmitLayout *l, const char *s
 	return pkg_write_sources_readme(c, arena_printf(c->arena, "%s/README", sources), &s);
 }
 
+/* The platforms job j's wrapper is built for: those --platform names, each an error when
+ * an inner (extracted under res/<name>/) lacks it, its compiler is missing or an inner is
+ * isolated (the host's channel is Linux's); by default every platform all inners provide
+ * whose compiler is there.  A platform left out by default that some inner provides gets a
+ * note naming why (an inner that lacks it, the missing compiler's package); one no inner
+ * provides is left out silently, as it would be for every wrapper over Linux-only FMUs.
+ * 0 after an error. */
+static unsigned choose_platforms(Build *b, Job *j, const InnerArchive *ias, const char *res,
+                                 bool host)
+{
+	Compilation *c = b->c;
+	DiagSink *d = c->diag;
+	int ninners = j->info ? j->info->ninners : 0;
+	unsigned asked = b->o && b->o->platforms ? pkg_parse_platforms(b->o->platforms, d) : 0;
+	if (b->o && b->o->platforms && !asked)
+		return 0;
+	unsigned chosen = 0;
+	bool failed = false;
+	for (int k = 0; k < PKG_NPLATFORMS; k++) {
+		const Platform *p = &platforms[k];
+		if (asked && !(asked & p->bit))
+			continue;
+		const char *why = NULL;
+		int have = 0;
+		for (int i = 0; i < ninners; i++) {
+			Inner *in = j->info->inners[i];
+			const char *dir = arena_printf(c->arena, "%s/%s", res, in->name);
+			if (pkg_fmu_platforms(dir, ias[i].model_identifier, ias[i].fmi_version) & p->bit)
+				have++;
+			else if (!why)
+				why = arena_printf(c->arena, "inner fmu '%s' has no binaries/%s/%s%s",
+						   in->name, platform_name(p, ias[i].fmi_version),
+						   ias[i].model_identifier, p->suffix);
+		}
+		if (!why && p->bit != PKG_LINUX64 && host)
+			why = "isolated inners run only in a Linux wrapper";
+		if (!why && p->cc && !on_path(c->arena, p->cc))
+			why = arena_printf(c->arena, "its cross compiler %s is not installed (Debian "
+					   "package %s)", p->cc, p->package);
+		if (!why) {
+			chosen |= p->bit;
+		} else if (asked) {
+			diag_error(d, j->sa->loc, "adaptation '%s' cannot be built for %s: %s",
+				   j->sa->name, platform_name(p, fmi_of(b, j)), why);
+			failed = true;
+		} else if (have > 0) {
+			diag_note(d, j->sa->loc, "adaptation '%s' is built without %s: %s",
+				  j->sa->name, platform_name(p, fmi_of(b, j)), why);
+		}
+	}
+	if (failed)
+		return 0;
+	if (!chosen)
+		diag_error(d, j->sa->loc, "adaptation '%s' has no platform to be built for: its inner "
+			   "FMUs share none that sacc builds for (linux64, win64)", j->sa->name);
+	return chosen;
+}
+
 static int build_one(Build *b, Job *j)
 {
 	Compilation *c = b->c;
@@ -768,12 +1001,41 @@ static int build_one(Build *b, Job *j)
 	int rc = 1;
 	const char *tree = arena_printf(a, "%s/fmu", work);
 	const char *sources = arena_printf(a, "%s/sources", tree);
-	const char *bin = arena_printf(a, "%s/%s", tree, platform_dir(b, j));
+	const char *res = arena_printf(a, "%s/resources", tree);
 	const char *zip = arena_printf(a, "%s/out.fmu", work);
-	if (!make_dirs(sources) || !make_dirs(bin)) {
+	if (!make_dirs(sources) || (ninners > 0 && !make_dirs(res))) {
 		diag_error(d, (Loc){work, 0, 0, 0}, "cannot create the directory: %s",
 			   strerror(errno));
 		goto done;
+	}
+	/* The inners first: their binaries/ folders say which platforms the wrapper can have. */
+	for (int i = 0; i < ninners; i++) {
+		Inner *in = info->inners[i];
+		if (!safe_component(in->name)) {
+			diag_error(d, j->sa->loc, "inner fmu name '%s' cannot name a directory",
+				   in->name);
+			goto done;
+		}
+		if (extract_tree(ias[i].path, arena_printf(a, "%s/%s", res, in->name), d) != 0) {
+			diag_note(d, in->decl ? in->decl->loc : j->sa->loc,
+				  "inner fmu '%s' of adaptation '%s'", in->name, j->sa->name);
+			goto done;
+		}
+	}
+	unsigned chosen = choose_platforms(b, j, ias, res, host);
+	if (!chosen)
+		goto done;
+	for (int i = 0; i < ninners; i++) {
+		Inner *in = info->inners[i];
+		for (int k = 0; k < PKG_NPLATFORMS; k++)
+			if ((chosen & platforms[k].bit) &&
+			    check_library(ias[i].path, arena_printf(a, "%s/%s", res, in->name),
+					  ias[i].model_identifier, ias[i].fmi_version, ias[i].caps,
+					  &platforms[k], d) != 0) {
+				diag_note(d, in->decl ? in->decl->loc : j->sa->loc,
+					  "inner fmu '%s' of adaptation '%s'", in->name, j->sa->name);
+				goto done;
+			}
 	}
 	const char *md = arena_printf(a, "%s/modelDescription.xml", tree);
 	bool keep_sources = !(b->o && b->o->no_sources);
@@ -782,7 +1044,20 @@ static int build_one(Build *b, Job *j)
 	if (write_wrapper(b, j, l, md, sources) != 0 ||
 	    write_runtime(c, sources, wants_fmi3(b, j), host) != 0)
 		goto done;
-	if (compile(b, j, tree, id, l->narrays > 0) != 0 || (host && compile_host(b, j, tree) != 0))
+	for (int k = 0; k < PKG_NPLATFORMS; k++) {
+		const Platform *p = &platforms[k];
+		if (!(chosen & p->bit))
+			continue;
+		const char *bin = arena_printf(a, "%s/%s", tree, platform_dir(b, j, p));
+		if (!make_dirs(bin)) {
+			diag_error(d, (Loc){bin, 0, 0, 0}, "cannot create the directory: %s",
+				   strerror(errno));
+			goto done;
+		}
+		if (compile(b, j, p, tree, id, l->narrays > 0) != 0)
+			goto done;
+	}
+	if (host && compile_host(b, j, tree) != 0)
 		goto done;
 	if (keep_sources ? describe_sources(b, j, l, sources, host) != 0
 			 : zip_rmtree(sources) != 0) {
@@ -790,29 +1065,6 @@ static int build_one(Build *b, Job *j)
 			diag_error(d, (Loc){sources, 0, 0, 0}, "cannot remove the directory: %s",
 				   strerror(errno));
 		goto done;
-	}
-	if (ninners > 0) {
-		const char *res = arena_printf(a, "%s/resources", tree);
-		if (mkdir(res, 0755) != 0) {
-			diag_error(d, (Loc){res, 0, 0, 0}, "cannot create the directory: %s",
-				   strerror(errno));
-			goto done;
-		}
-		for (int i = 0; i < ninners; i++) {
-			Inner *in = info->inners[i];
-			if (!safe_component(in->name)) {
-				diag_error(d, j->sa->loc, "inner fmu name '%s' cannot name a directory",
-					   in->name);
-				goto done;
-			}
-			if (pkg_extract_inner(ias[i].path, arena_printf(a, "%s/%s", res, in->name),
-					      ias[i].model_identifier, ias[i].fmi_version,
-					      ias[i].caps, d) != 0) {
-				diag_note(d, in->decl ? in->decl->loc : j->sa->loc,
-					  "inner fmu '%s' of adaptation '%s'", in->name, j->sa->name);
-				goto done;
-			}
-		}
 	}
 	if (zip_write_dir(tree, zip, d) != 0)
 		goto done;
@@ -892,6 +1144,8 @@ int pkg_build(Compilation *c, Module **mods, int nmods, const PkgOptions *o)
 	}
 	if (o && o->isolate && check_isolate_list(&b) != 0)
 		return 1;
+	if (o && o->platforms && !pkg_parse_platforms(o->platforms, c->diag))
+		return 1; /* reported once here; choose_platforms parses it again, valid */
 	if (diag_errors(c->diag) != before)
 		return diag_errors(c->diag) - before;
 	if (o && o->out_dir && !make_dirs(o->out_dir)) {

@@ -94,7 +94,22 @@ typedef struct PkgOptions {
 	bool no_sources;      /* --no-sources: the archive carries the binary only, no
 	                       * sources/ and no <SourceFiles>; false (the default): it is a
 	                       * source FMU too (sources.c) */
+	const char *platforms; /* --platform linux64,win64 (FMI 3.0 names too): the platforms
+	                        * each wrapper carries a library for, an error when an inner
+	                        * lacks one or its compiler is missing; NULL: every platform
+	                        * all inners provide whose compiler is there (a note names what
+	                        * is left out) */
 } PkgOptions;
+
+/* The platforms sacc builds wrappers for, as bits. */
+enum { PKG_LINUX64 = 1u << 0, PKG_WIN64 = 1u << 1, PKG_NPLATFORMS = 2 };
+
+/* The bits of a --platform list ("linux64,win64", FMI 3.0 names accepted): 0 after an
+ * error naming what is not a platform. */
+unsigned pkg_parse_platforms(const char *list, DiagSink *d);
+
+/* The platforms an extracted FMU in dir carries a library of model_identifier for. */
+unsigned pkg_fmu_platforms(const char *dir, const char *model_identifier, int fmi_version);
 
 /* `sacc build`: one FMU per adaptation declared in mods (modules loaded and reduced with
  * drv_explicit), inner adaptations before the adaptations that use them.  An inner that is

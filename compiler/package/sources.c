@@ -200,6 +200,7 @@ const char *const pkg_host_sources[] = {
 	"sart_inner_fmi2.c", "sart_inner_fmi3.c", "sart_inner_fmi3_bytes.c",
 	"sart_inner_me.c", "sart_ode.c", /* Model Exchange inners */
 	"sart_numfmt.c", /* the seam's messages print numbers with it */
+	"sart_platform_posix.c", /* dlopen */
 };
 const int pkg_nhost_sources = sizeof pkg_host_sources / sizeof *pkg_host_sources;
 

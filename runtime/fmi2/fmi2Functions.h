@@ -16,7 +16,9 @@
 
 #define fmi2Version "2.0"
 
-#if defined(__GNUC__) || defined(__clang__)
+#if defined(_WIN32)
+#define FMI2_Export __declspec(dllexport) /* a DLL exports what is marked so, only */
+#elif defined(__GNUC__) || defined(__clang__)
 #define FMI2_Export __attribute__((visibility("default")))
 #else
 #define FMI2_Export

@@ -15,7 +15,9 @@
 
 #define fmi3Version "3.0"
 
-#if defined(__GNUC__) || defined(__clang__)
+#if defined(_WIN32)
+#define FMI3_Export __declspec(dllexport) /* a DLL exports what is marked so, only */
+#elif defined(__GNUC__) || defined(__clang__)
 #define FMI3_Export __attribute__((visibility("default")))
 #else
 #define FMI3_Export

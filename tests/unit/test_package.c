@@ -619,6 +619,60 @@ static void zip_extract__well_formed__extracted(void **state)
 	assert_int_equal(count_entries(tmp("sentinel")), 0);
 }
 
+/* ---- platforms ---------------------------------------------------------------------------- */
+
+static void pkg_parse_platforms__both_spellings__bits(void **state)
+{
+	(void)state;
+	Capture c;
+	cap_open(&c);
+	assert_int_equal(pkg_parse_platforms("linux64", c.d), PKG_LINUX64);
+	assert_int_equal(pkg_parse_platforms("x86_64-windows", c.d), PKG_WIN64);
+	assert_int_equal(pkg_parse_platforms("win64,x86_64-linux", c.d), PKG_LINUX64 | PKG_WIN64);
+	assert_string_equal(cap_text(&c), "");
+	cap_close(&c);
+}
+
+static void pkg_parse_platforms__unknown__error_lists_platforms(void **state)
+{
+	(void)state;
+	Capture c;
+	cap_open(&c);
+	assert_int_equal(pkg_parse_platforms("linux64,darwin64", c.d), 0u);
+	assert_string_equal(cap_text(&c),
+			    "sacc: error: --platform: 'darwin64' is not a platform sacc builds for\n"
+			    "sacc: note: the platforms: linux64 (x86_64-linux), win64 (x86_64-windows)\n");
+	cap_close(&c);
+	cap_open(&c);
+	assert_int_equal(pkg_parse_platforms("linux64,", c.d), 0u); /* an empty name */
+	cap_close(&c);
+}
+
+/* The platforms of an extracted FMU are the libraries of its model identifier under the
+ * folder names of its FMI version, nothing else. */
+static void pkg_fmu_platforms__folders_by_version(void **state)
+{
+	(void)state;
+	const char *dir = tmp("plat");
+	char path[600];
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(path, sizeof path, "%s/binaries", dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	const char *const libs[] = {"linux64/m.so", "win64/m.dll", "x86_64-windows/other.dll"};
+	for (size_t i = 0; i < sizeof libs / sizeof *libs; i++) {
+		snprintf(path, sizeof path, "%s/binaries/%.*s", dir,
+			 (int)(strchr(libs[i], '/') - libs[i]), libs[i]);
+		mkdir(path, 0755);
+		snprintf(path, sizeof path, "%s/binaries/%s", dir, libs[i]);
+		FILE *f = fopen(path, "w");
+		assert_non_null(f);
+		fclose(f);
+	}
+	assert_int_equal(pkg_fmu_platforms(dir, "m", 2), PKG_LINUX64 | PKG_WIN64);
+	assert_int_equal(pkg_fmu_platforms(dir, "m", 3), 0u);
+	assert_int_equal(pkg_fmu_platforms(dir, "other", 3), PKG_WIN64);
+}
+
 /* ---- inner FMUs ------------------------------------------------------------------------- */
 
 static void pkg_extract_fmu__no_model_description__error(void **state)
@@ -940,7 +994,7 @@ static int build(const char *out_dir, const char *const *files, int nfiles, char
 		errors += drv_explicit(t->c, mods[i], NULL);
 	}
 	assert_int_equal(errors, 0);
-	PkgOptions o = {out_dir, NULL, 0, NULL, 0, false};
+	PkgOptions o = {out_dir, NULL, 0, NULL, 0, false, NULL};
 	errors = pkg_build(t->c, mods, nfiles, &o);
 	if (diag)
 		*diag = strdup(tr_diag(t));
@@ -1142,7 +1196,7 @@ static int build_cached(const char *out, const char *cc, const char *cache)
 	assert_non_null(m);
 	int errors = drv_explicit(t->c, m, NULL);
 	if (!errors) {
-		PkgOptions o = {out, cc, 0, NULL, 0, false};
+		PkgOptions o = {out, cc, 0, NULL, 0, false, NULL};
 		errors = pkg_build(t->c, &m, 1, &o);
 	}
 	if (errors)
@@ -1307,6 +1361,9 @@ int main(void)
 		cmocka_unit_test(zip_extract__not_zip_or_missing__error),
 		cmocka_unit_test(zip_extract__target_exists__refused),
 		cmocka_unit_test(zip_extract__well_formed__extracted),
+		cmocka_unit_test(pkg_parse_platforms__both_spellings__bits),
+		cmocka_unit_test(pkg_parse_platforms__unknown__error_lists_platforms),
+		cmocka_unit_test(pkg_fmu_platforms__folders_by_version),
 		cmocka_unit_test(pkg_extract_fmu__no_model_description__error),
 		cmocka_unit_test(pkg_extract_fmu__no_library__error),
 		cmocka_unit_test(pkg_extract_fmu__library_lacks_fmi2_functions__error),

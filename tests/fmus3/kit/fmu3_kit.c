@@ -8,6 +8,11 @@
 #define _POSIX_C_SOURCE 200809L /* strdup */
 #include "fmu3_kit.h"
 
+/* Weak here only (see fmu3_kit.h): NULL when the model does not define it. */
+#if defined(__GNUC__) || defined(__clang__)
+extern const int kit3_refuses_event_mode __attribute__((weak));
+#endif
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -91,7 +96,7 @@ void kit3_log(Kit3Instance *k, fmi3Status st, const char *category, const char *
 }
 
 #if defined(__GNUC__) || defined(__clang__)
-__attribute__((format(printf, 3, 4)))
+__attribute__((format(KIT3_PRINTF, 3, 4)))
 #endif
 static fmi3Status fail(Kit3Instance *k, const char *fn, const char *fmt, ...)
 {

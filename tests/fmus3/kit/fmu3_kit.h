@@ -32,6 +32,14 @@
 
 #include "fmi3Functions.h" /* runtime/fmi3/: the project's FMI 3.0 declarations */
 
+/* Formats are C99's: mingw-w64 (tests/wine/ builds the kit for Windows with
+ * __USE_MINGW_ANSI_STDIO) checks them as gnu_printf, not as Microsoft's printf. */
+#if defined(__MINGW32__)
+#define KIT3_PRINTF gnu_printf
+#else
+#define KIT3_PRINTF printf
+#endif
+
 typedef enum Kit3Type {
 	K3_FLOAT32,
 	K3_FLOAT64,
@@ -113,18 +121,15 @@ extern const Kit3Model kit3_model;
 
 /* A model.c may define this as 1: fmi3InstantiateCoSimulation then refuses eventModeUsed
  * (logs "Event Mode is not supported", returns NULL) whatever hasEventMode says, as the
- * models without events of some exporters' frameworks do.  A weak reference, so the models
- * that do not define it need not. */
-extern const int kit3_refuses_event_mode
-#if defined(__GNUC__) || defined(__clang__)
-	__attribute__((weak))
-#endif
-	;
+ * models without events of some exporters' frameworks do.  The kit's reference is weak
+ * (fmu3_kit.c), so the models that do not define it need not; the definition a model makes
+ * stays strong, which PE (the Windows build of tests/wine/) needs to link it. */
+extern const int kit3_refuses_event_mode;
 
 /* Logs through the importer's callback when logging is on (always for errors). */
 void kit3_log(Kit3Instance *k, fmi3Status status, const char *category, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
-	__attribute__((format(printf, 4, 5)))
+	__attribute__((format(KIT3_PRINTF, 4, 5)))
 #endif
 	;
 

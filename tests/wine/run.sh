@@ -1,0 +1,174 @@
+#!/bin/sh
+# tests/wine/run.sh — win64 wrappers under Wine, beside the same wrappers on Linux.
+#
+#   sh tests/wine/run.sh        (make check-wine; BUILD names the build directory)
+#
+# Cross-builds two test FMUs for win64 as well (the integrator, FMI 2.0; noevent3, FMI 3.0),
+# builds tests/wine/wine_sa.sa over them with `sacc build --platform linux64,win64` as FMI
+# 2.0 and as FMI 3.0 wrappers, and steps the bare FMUs and the wrappers with the suite's
+# strict importers (wine_import.c) built for Linux and, with mingw-w64, for Windows: the
+# Windows run, under Wine, must print the Linux run's numbers bit for bit (the integrator's
+# arithmetic is exact; noevent3's exp() comes from two C libraries, and they agree on these
+# inputs — a difference would show here first).  The wrappers must also give what their
+# bare inners give (wine_int's y is 2 x).  One Wine run for everything, in a private
+# WINEPREFIX under the build directory, made afresh and shut down (wineserver -k) on every
+# way out, so that nothing is left running.  The platform choice's errors and notes are
+# checked too.  Without mingw-w64 or Wine it says which Debian packages it needs and skips.
+set -eu
+BUILD=${BUILD:-${SACC_BUILD:-build}}
+SACC=${SACC:-$BUILD/sacc}
+OUT=$BUILD/wine
+MINGW=x86_64-w64-mingw32-gcc
+WINE=${WINE:-$(command -v wine64 || command -v wine || echo /usr/lib/wine/wine64)}
+WINESERVER=${WINESERVER:-$(command -v wineserver || echo /usr/lib/wine/wineserver)}
+
+if ! command -v $MINGW >/dev/null 2>&1 || ! [ -x "$WINE" ]; then
+	echo "check-wine: SKIP: needs mingw-w64 and Wine (Debian packages gcc-mingw-w64-x86-64 wine64)"
+	exit 0
+fi
+
+fail() {
+	echo "check-wine: FAIL: $*" >&2
+	exit 1
+}
+
+rm -rf "$OUT"
+mkdir -p "$OUT/fmus" "$OUT/bare"
+PREFIX="$(cd "$OUT" && pwd)/prefix"
+export WINEPREFIX="$PREFIX" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+# On every way out, this prefix's wineserver (and so its processes) is shut down.
+trap 'WINEPREFIX="$PREFIX" "$WINESERVER" -k 2>/dev/null || true' EXIT INT TERM
+
+# The test FMUs with a Windows library beside the Linux one, packed as the build packs them.
+W_CFLAGS="-std=c99 -O2 -shared -D__USE_MINGW_ANSI_STDIO=1 -Wall -Wextra -Wpedantic -Werror"
+W_LDFLAGS="-static -Wl,--no-insert-timestamp -lm -lpthread"
+cp -r "$BUILD/fmus/integrator" "$OUT/bare/integrator"
+mkdir -p "$OUT/bare/integrator/binaries/win64"
+# shellcheck disable=SC2086
+$MINGW $W_CFLAGS -Itests/fmus/kit -Iruntime/fmi2 -Itests/fmus/integrator \
+	-o "$OUT/bare/integrator/binaries/win64/integrator.dll" \
+	tests/fmus/integrator/model.c tests/fmus/kit/fmu_kit.c $W_LDFLAGS
+cp -r "$BUILD/fmus3/noevent3" "$OUT/bare/noevent3"
+mkdir -p "$OUT/bare/noevent3/binaries/x86_64-windows"
+# shellcheck disable=SC2086
+$MINGW $W_CFLAGS -Itests/fmus3/kit -Iruntime/fmi3 -Itests/fmus3/noevent3 \
+	-o "$OUT/bare/noevent3/binaries/x86_64-windows/noevent3.dll" \
+	tests/fmus3/noevent3/model.c tests/fmus3/kit/fmu3_kit.c $W_LDFLAGS
+"$BUILD/tools/fmu_pack" "$OUT/fmus/integrator.fmu" "$OUT/bare/integrator"
+"$BUILD/tools/fmu_pack" "$OUT/fmus/noevent3.fmu" "$OUT/bare/noevent3"
+
+# The wrappers: both platforms by default (every inner ships both), FMI 2.0 and 3.0.
+"$SACC" build -L "$OUT/fmus" -o "$OUT/fmi2" tests/wine/wine_sa.sa
+"$SACC" build -L "$OUT/fmus" --fmi 3 --platform x86_64-linux,x86_64-windows -o "$OUT/fmi3" \
+	tests/wine/wine_sa.sa
+# The same wrappers with their inners out of process: Linux only (the isolation host's
+# channel is Linux's), so the default leaves win64 out, with a note saying why.
+"$SACC" build -L "$OUT/fmus" --isolate all -o "$OUT/iso" tests/wine/wine_sa.sa 2>"$OUT/err.txt" ||
+	fail "the isolated build failed: $(cat "$OUT/err.txt")"
+grep -q "is built without win64: isolated inners run only in a Linux wrapper" "$OUT/err.txt" ||
+	fail "no note on win64 left out of the isolated build: $(cat "$OUT/err.txt")"
+for f in fmi2/wine_int fmi2/wine_decay fmi3/wine_int fmi3/wine_decay iso/wine_int iso/wine_decay; do
+	mkdir -p "$OUT/$f"
+	(cd "$OUT/$f" && unzip -q "../$(basename "$f").fmu")
+done
+for lib in fmi2/wine_int/binaries/linux64/wine_int.so fmi2/wine_int/binaries/win64/wine_int.dll \
+	fmi3/wine_decay/binaries/x86_64-linux/wine_decay.so \
+	fmi3/wine_decay/binaries/x86_64-windows/wine_decay.dll; do
+	[ -f "$OUT/$lib" ] || fail "the archive has no $lib"
+done
+# The DLL needs nothing Windows does not have (winpthreads and libgcc are linked in).
+deps=$(x86_64-w64-mingw32-objdump -p "$OUT/fmi2/wine_int/binaries/win64/wine_int.dll" |
+	awk '/DLL Name/ { print $3 }' | sort | tr '\n' ' ')
+[ "$deps" = "KERNEL32.dll msvcrt.dll " ] || fail "wine_int.dll imports $deps"
+
+# The platform choice: over a Linux-only inner, --platform win64 is an error naming it, and
+# the default builds linux64 alone without a word.
+if "$SACC" build -L "$BUILD/fmus" -L "$OUT/fmus" --platform win64 -o "$OUT/linux-only" \
+	tests/e2e/lower_hold_zoh.sa 2>"$OUT/err.txt"; then
+	fail "--platform win64 over a Linux-only inner succeeded"
+fi
+grep -q "cannot be built for win64: inner fmu 'integ' has no binaries/win64/integrator.dll" \
+	"$OUT/err.txt" || fail "unexpected error: $(cat "$OUT/err.txt")"
+"$SACC" build -L "$BUILD/fmus" -o "$OUT/linux-only" tests/e2e/lower_hold_zoh.sa 2>"$OUT/err.txt"
+[ ! -s "$OUT/err.txt" ] || fail "the default build said: $(cat "$OUT/err.txt")"
+unzip -l "$OUT/linux-only/lower_hold_zoh.fmu" | grep -q 'binaries/win64' &&
+	fail "a wrapper over a Linux-only inner carries binaries/win64"
+"$SACC" build -L "$OUT/fmus" --platform linux64,macos -o "$OUT/bad" tests/wine/wine_sa.sa \
+	2>"$OUT/err.txt" && fail "--platform macos was accepted"
+grep -q "'macos' is not a platform sacc builds for" "$OUT/err.txt" ||
+	fail "unexpected error: $(cat "$OUT/err.txt")"
+
+# Without the cross compiler (a PATH that lacks it), --platform win64 names its package.
+if PATH=/nonexistent "$SACC" build -L "$OUT/fmus" --platform win64 -o "$OUT/nocc" \
+	tests/wine/wine_sa.sa 2>"$OUT/err.txt"; then
+	fail "--platform win64 without mingw-w64 succeeded"
+fi
+grep -q "its cross compiler x86_64-w64-mingw32-gcc is not installed (Debian package gcc-mingw-w64-x86-64)" \
+	"$OUT/err.txt" || fail "unexpected error without mingw-w64: $(cat "$OUT/err.txt")"
+
+# By default, the same build leaves win64 out with a note naming the package (a PATH with
+# the Linux compiler and binutils only).
+mkdir -p "$OUT/path"
+for t in cc as ld; do ln -s "$(command -v $t)" "$OUT/path/$t"; done
+PATH="$(cd "$OUT/path" && pwd)" "$SACC" build -L "$OUT/fmus" -o "$OUT/nocc" \
+	tests/wine/wine_sa.sa 2>"$OUT/err.txt" || fail "the build without mingw-w64 failed: $(cat "$OUT/err.txt")"
+grep -q "is built without win64: its cross compiler x86_64-w64-mingw32-gcc is not installed (Debian package gcc-mingw-w64-x86-64)" \
+	"$OUT/err.txt" || fail "no note on win64 left out: $(cat "$OUT/err.txt")"
+unzip -l "$OUT/nocc/wine_int.fmu" | grep -q "binaries/win64/wine_int.dll" &&
+	fail "a build without mingw-w64 has a win64 library"
+
+# An FMU that ships a Windows library only: sacc simulate says so, naming its folder.
+mkdir -p "$OUT/winonly/binaries"
+cp -r "$OUT/bare/integrator/binaries/win64" "$OUT/winonly/binaries/"
+cp "$OUT/bare/integrator/modelDescription.xml" "$OUT/winonly/"
+"$BUILD/tools/fmu_pack" "$OUT/winonly.fmu" "$OUT/winonly"
+"$SACC" simulate --stop 0.1 "$OUT/winonly.fmu" -o "$OUT/winonly.csv" 2>"$OUT/err.txt" &&
+	fail "a Windows-only FMU was simulated on Linux"
+grep -q "ships a library for 64-bit Windows only (binaries/win64/)" "$OUT/err.txt" ||
+	fail "unexpected error for a Windows-only FMU: $(cat "$OUT/err.txt")"
+
+# The importers, for both platforms.
+INC="-Itests/unit -Iruntime/fmi2 -Iruntime/fmi3"
+# shellcheck disable=SC2086
+${CC:-cc} -std=c99 -D_GNU_SOURCE -O2 -Wall -Wextra -Wpedantic -Werror $INC \
+	-o "$OUT/wine_import" tests/wine/wine_import.c -ldl
+# shellcheck disable=SC2086
+$MINGW -std=c99 -O2 -D__USE_MINGW_ANSI_STDIO=1 -Wall -Wextra -Wpedantic -Werror \
+	-Itests/wine/compat $INC -o "$OUT/wine_import.exe" tests/wine/wine_import.c -static
+
+set -- 0.05 40 \
+	"$OUT/bare/integrator" 2 integrator u x \
+	"$OUT/bare/noevent3" 3 noevent3 u x \
+	"$OUT/fmi2/wine_int" 2 wine_int u y \
+	"$OUT/fmi2/wine_decay" 2 wine_decay u x \
+	"$OUT/fmi3/wine_int" 3 wine_int u y \
+	"$OUT/fmi3/wine_decay" 3 wine_decay u x
+"$OUT/wine_import" "$@" >"$OUT/linux.txt" || fail "the Linux importer failed"
+"$OUT/wine_import" 0.05 40 "$OUT/iso/wine_int" 2 wine_int u y "$OUT/iso/wine_decay" 2 wine_decay u x \
+	>"$OUT/isolated.txt" || fail "the Linux importer failed on the isolated wrappers"
+grep '^wine_' "$OUT/linux.txt" | head -80 | cmp -s - "$OUT/isolated.txt" ||
+	fail "the isolated wrappers differ from the wrappers in process"
+start=$(date +%s)
+"$WINE" "$OUT/wine_import.exe" "$@" >"$OUT/windows.raw" 2>"$OUT/wine.err" ||
+	fail "the Windows importer failed under Wine: $(cat "$OUT/wine.err")"
+tr -d '\r' <"$OUT/windows.raw" >"$OUT/windows.txt"
+cmp -s "$OUT/linux.txt" "$OUT/windows.txt" ||
+	fail "win64 and linux64 differ: $(diff "$OUT/linux.txt" "$OUT/windows.txt" | head -5)"
+[ "$(wc -l <"$OUT/linux.txt")" -eq 240 ] || fail "expected 240 lines of results"
+
+# The wrappers against their bare inners: wine_int's y is 2 x, wine_decay's x is x.
+awk '$1 == "integrator" { x[$2] = $5 } $1 == "noevent3" { d[$2] = $4 }
+     $1 == "wine_int" { n++; if ($5 + 0 != 2 * x[$2]) bad = bad " int@" $2 }
+     $1 == "wine_decay" { n++; if ($4 != d[$2]) bad = bad " decay@" $2 }
+     END { if (bad != "" || n != 160) { print "mismatch:" bad " (" n " lines)"; exit 1 } }' \
+	"$OUT/linux.txt" || fail "the wrappers do not give what their inners give"
+# Nothing of Wine is left running: the private prefix's wineserver is shut down and waited
+# for, and no process still has that prefix in its environment.
+"$WINESERVER" -k 2>/dev/null || true
+"$WINESERVER" -w 2>/dev/null || true
+# (the variable is unset first, so that the commands looking do not find themselves)
+unset WINEPREFIX
+left=$(grep -l -s -F -z "WINEPREFIX=$PREFIX" /proc/[0-9]*/environ |
+	grep -v -e '^/proc/self/' -e '^/proc/thread-self/' | tr '\n' ' ' || true)
+[ -z "$left" ] || fail "Wine processes left running: $left"
+echo "check-wine: ok: 4 wrappers and 2 FMUs, 240 results bit-identical on win64 (Wine, $(($(date +%s) - start)) s) and linux64, in process and isolated"
