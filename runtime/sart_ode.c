@@ -6,9 +6,9 @@
  * The coefficients are the published ones: Dormand & Prince (1980) with Shampine's dense
  * output (Hairer, Norsett & Wanner, Solving ODEs I, II.5 and II.6), Prince & Dormand's
  * (1981) eighth-order method with the 5th- and 3rd-order error estimators and the order-7
- * dense output of Hairer's DOP853 (ibid., II.10), and Steinebach's Rodas4P2 (2020), a
- * method of RODAS4's structure (Hairer & Wanner, Solving ODEs II, VI.4) with its order-3
- * interpolation.  The code is written for this project: one step function per method, a
+ * dense output of Hairer's DOP853 (ibid., II.10), Steinebach's Rodas4P2 (2020), a method
+ * of RODAS4's structure (Hairer & Wanner, Solving ODEs II, VI.4) with its order-3
+ * interpolation, and Steinebach's Rodas5P (2023) with its order-4 interpolation.  The code is written for this project: one step function per method, a
  * dense output per method computed when an event is searched for (dense_at), one driver
  * (sart_ode_advance) for step control, events, and the callbacks.
  *
