@@ -341,7 +341,8 @@ static const SimChoice solver_choices[] = {
 	                        "stiff (the default)"},
 	{"explicit", SART_ODE_EXPLICIT, "Dormand-Prince 5(4), or 8(5,3) at tolerances of 1e-5 "
 	                                "and below, for non-stiff models"},
-	{"implicit", SART_ODE_RODAS, "a Rosenbrock method of order 4, for stiff models"},
+	{"implicit", SART_ODE_IMPLICIT, "Rosenbrock Rodas4P2 (order 4), or Rodas5P (order 5) at "
+	 "tolerances of 1e-5 and below, for stiff models"},
 	{NULL, 0, NULL},
 };
 

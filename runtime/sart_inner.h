@@ -115,7 +115,8 @@ typedef void (*SartLogger)(void *env, SartStatus status, const char *category,
 /* How a Model Exchange inner (SART_CAP_MODEL_EXCHANGE) is integrated.  All zero is the
  * default: method chosen by stiffness, tolerance from the experiment. */
 typedef struct SartMeConfig {
-	int method;               /* a SartOdeMethod (sart_ode.h): 0 auto, 1 DOPRI5, 2 RODAS */
+	int method;               /* a SartOdeMethod (sart_ode.h): 0 auto, 1 DOPRI5, 2 RODAS,
+	                             3 DOP853, 4 explicit, 5 RODAS5, 6 implicit */
 	double tolerance;         /* relative; > 0 overrides the experiment's (the script's or
 	                             the user's setting); 0: the tolerance the experiment gives
 	                             enter_init, else default_tolerance, else 1e-6 */

@@ -974,6 +974,14 @@ static int flag(int v)
 	return v == 0 || v == 1;
 }
 
+/* A method a memo may hold: one sart_ode_get_memo gives (AUTO's 0 before any advance, or a
+ * method in use; never EXPLICIT or IMPLICIT, which sart_ode_new resolves). */
+static int memo_method(int64_t v)
+{
+	return v == SART_ODE_AUTO || v == SART_ODE_DOPRI5 || v == SART_ODE_RODAS ||
+	       v == SART_ODE_DOP853 || v == SART_ODE_RODAS5;
+}
+
 static SartStatus me_deserialize(SartInner *in, const unsigned char *buf, size_t size,
                                  void **state)
 {
@@ -999,7 +1007,7 @@ static SartStatus me_deserialize(SartInner *in, const unsigned char *buf, size_t
 	memcpy(dv, buf + 16, sizeof dv);
 	memcpy(iv, buf + 56, sizeof iv);
 	if (!(iv[0] >= ME_MODE_INIT && iv[0] <= ME_MODE_DONE) || !flag(iv[1]) || !flag(iv[2]) ||
-	    !flag(iv[3]) || !flag(iv[4]) || !(iv[5] >= 0 && iv[5] <= SART_ODE_DOP853) ||
+	    !flag(iv[3]) || !flag(iv[4]) || !memo_method(iv[5]) ||
 	    !isfinite(dv[0]) || !(dv[4] >= 0 && dv[4] <= 1e300) || uv[0] > (uint64_t)LONG_MAX)
 		return bad_bytes(in, "a value out of range");
 	if (m->sized && uv[1] != m->nz)
@@ -1029,7 +1037,7 @@ SartStatus sart_inner_me_attach(SartInner *in, const SartMeConfig *cfg)
 	if (!in->ops->me)
 		return sart_inner_report(in, SART_ERROR, "the FMI %s back end cannot drive a Model "
 		                         "Exchange FMU", in->ops->fmi_version);
-	if (cfg->method < SART_ODE_AUTO || cfg->method > SART_ODE_EXPLICIT)
+	if (cfg->method < SART_ODE_AUTO || cfg->method > SART_ODE_IMPLICIT)
 		return sart_inner_report(in, SART_ERROR, "unknown solver method %d", cfg->method);
 	SartInnerMe *m = calloc(1, sizeof *m);
 	if (!m)

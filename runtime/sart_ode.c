@@ -1,14 +1,14 @@
 /* sart_ode.c — the runtime's ODE solvers (sart_ode.h): Dormand-Prince 5(4), Dormand-Prince
- * 8(5,3) and Rodas4P2, with state events located on their dense output.  sart_inner_me.c
+ * 8(5,3), Rodas4P2 and Rodas5P, with state events located on their dense output.  sart_inner_me.c
  * drives a Model Exchange FMU through it between two events, in `sacc simulate` and inside
  * a wrapper alike.
  *
  * The coefficients are the published ones: Dormand & Prince (1980) with Shampine's dense
  * output (Hairer, Norsett & Wanner, Solving ODEs I, II.5 and II.6), Prince & Dormand's
  * (1981) eighth-order method with the 5th- and 3rd-order error estimators and the order-7
- * dense output of Hairer's DOP853 (ibid., II.10), and Steinebach's Rodas4P2 (2020), a
- * method of RODAS4's structure (Hairer & Wanner, Solving ODEs II, VI.4) with its order-3
- * interpolation.  The code is written for this project: one step function per method, a
+ * dense output of Hairer's DOP853 (ibid., II.10), Steinebach's Rodas4P2 (2020), a method
+ * of RODAS4's structure (Hairer & Wanner, Solving ODEs II, VI.4) with its order-3
+ * interpolation, and Steinebach's Rodas5P (2023) with its order-4 interpolation.  The code is written for this project: one step function per method, a
  * dense output per method computed when an event is searched for (dense_at), one driver
  * (sart_ode_advance) for step control, events, and the callbacks.
  *
@@ -39,17 +39,22 @@ static const double DP_D1 = -12715105075.0 / 11282082432.0, DP_D3 = 87487479700.
 		    DP_D6 = -1453857185.0 / 822651844.0, DP_D7 = 69997945.0 / 29380423.0;
 
 /* A Rosenbrock method of the RODAS family in the transformed variables of Hairer &
- * Wanner's published form, for stage i = 1..6:
+ * Wanner's published form, for stage i = 1..s:
  *   (I/(h gamma) - J) k_i = f(t + c_i h, x + sum_j a_ij k_j) + sum_j (C_ij / h) k_j + d_i h df/dt.
- * Stiffly accurate: row 6 of a is row 5 plus k5, the solution is stage 6's argument plus
- * k6, and k6 is the error estimate.  Dense output (order 3):
- *   x(t0 + s h) = x0 (1 - s) + s (x1 + (1 - s) (H_1 k + s H_2 k)). */
+ * Stiffly accurate: the argument of each of the last `chained` stages (Rodas4P2: stage 6;
+ * Rodas5P: stages 7 and 8) is the one before plus the stage before, the solution is the last
+ * argument plus k_s, and k_s is the error estimate.  Dense output (Rodas4P2's of order 3
+ * with H_3 = 0, Rodas5P's of order 4):
+ *   x(t0 + s h) = x0 (1 - s) + s (x1 + (1 - s) (H_1 k + s (H_2 k + s H_3 k))). */
 typedef struct RodasTable {
+	int stages;
+	int chained;    /* the last stages whose argument is the one before plus k before */
+	double order;   /* of the embedded solution plus one: the controller's exponent 1/order */
 	double gamma;
-	double c[6], d[6];
-	double a[5][4]; /* a[i][j]: stage i+1's argument, i = 1..4 (row 0 unused) */
-	double C[6][5]; /* C[i][j]: stage i+1's right-hand side, i = 1..5 */
-	double H[2][5];
+	double c[8], d[8];
+	double a[6][5]; /* a[i][j]: stage i+1's argument, i = 1..stages-chained-1 (row 0 unused) */
+	double C[8][7]; /* C[i][j]: stage i+1's right-hand side, i = 1..stages-1 */
+	double H[3][8];
 } RodasTable;
 
 /* Rodas4P2 (Steinebach 2020, "Improvement of Rosenbrock-Wanner method RODASP"): RODAS4's
@@ -59,6 +64,9 @@ typedef struct RodasTable {
  * (x' = -1000 (x - cos t) to t = 3 at rtol 1e-8: 1278 steps against 126) and needs more
  * steps on Robertson's problem too (2723 against 535 at rtol 1e-10). */
 static const RodasTable RODAS_4P2 = {
+	.stages = 6,
+	.chained = 1,
+	.order = 4.0,
 	.gamma = 0.25,
 	.c = {0.0, 0.75, 0.321448134013046, 0.519745732277726, 1.0, 1.0},
 	.d = {0.25, -0.5, -0.189532918363016, 0.085612108792769, 0.0, 0.0},
@@ -80,7 +88,56 @@ static const RodasTable RODAS_4P2 = {
 	       -3.516963011559032}},
 };
 
-static const RodasTable *const RODAS = &RODAS_4P2;
+/* Rodas5P (Steinebach 2023, "Construction of Rosenbrock-Wanner method Rodas5P and numerical
+ * benchmarks within the Julia Differential Equations package", BIT 63): 8 stages, order 5,
+ * embedded order 4, stiffly accurate, with the Prothero-Robinson conditions as Rodas4P2,
+ * dense output of order 4.  The coefficients as published (to 16 digits, as in the Julia
+ * package's tableau, MIT); test_sart_ode.c checks the orders under fixed steps. */
+static const RodasTable RODAS_5P = {
+	.stages = 8,
+	.chained = 2,
+	.order = 5.0,
+	.gamma = 0.21193756319429014,
+	.c = {0.0, 0.6358126895828704, 0.4095798393397535, 0.9769306725060716,
+	      0.4288403609558664, 1.0, 1.0, 1.0},
+	.d = {0.21193756319429014, -0.42387512638858027, -0.3384627126235924, 1.8046452872882734,
+	      2.325825639765069, 0.0, 0.0, 0.0},
+	.a = {{0.0, 0.0, 0.0, 0.0, 0.0},
+	      {3.0, 0.0, 0.0, 0.0, 0.0},
+	      {2.849394379747939, 0.45842242204463923, 0.0, 0.0, 0.0},
+	      {-6.954028509809101, 2.489845061869568, -10.358996098473584, 0.0, 0.0},
+	      {2.8029986275628964, 0.5072464736228206, -0.3988312541770524, -0.04721187230404641,
+	       0.0},
+	      {-7.502846399306121, 2.561846144803919, -11.627539656261098, -0.18268767659942256,
+	       0.030198172008377946}},
+	.C = {{0.0},
+	      {-14.155112264123755},
+	      {-17.97296035885952, -2.859693295451294},
+	      {147.12150275711716, -1.41221402718213, 71.68940251302358},
+	      {165.43517024871676, -0.4592823456491126, 42.90938336958603, -5.961986721573306},
+	      {24.854864614690072, -3.0009227002832186, 47.4931110020768, 5.5814197821558125,
+	       -0.6610691825249471},
+	      {30.91273214028599, -3.1208243349937974, 77.79954646070892, 34.28646028294783,
+	       -19.097331116725623, -28.087943162872662},
+	      {37.80277123390563, -3.2571969029072276, 112.26918849496327, 66.9347231244047,
+	       -40.06618937091002, -54.66780262877968, -9.48861652309627}},
+	.H = {{25.948786856663858, -2.5579724845846235, 10.433815404888879, -2.3679251022685204,
+	       0.524948541321073, 1.1241088310450404, 0.4272876194431874, -0.17202221070155493},
+	      {-9.91568850695171, -0.9689944594115154, 3.0438037242978453, -24.495224566215796,
+	       20.176138334709044, 15.98066361424651, -6.789040303419874, -6.710236069923372},
+	      {11.419903575922262, 2.8879645146136994, 72.92137995996029, 80.12511834622643,
+	       -52.072871366152654, -59.78993625266729, -0.15582684282751913, 4.883087185713722}},
+};
+
+static int is_rosenbrock(int method)
+{
+	return method == SART_ODE_RODAS || method == SART_ODE_RODAS5;
+}
+
+static const RodasTable *rodas_table(int method)
+{
+	return method == SART_ODE_RODAS5 ? &RODAS_5P : &RODAS_4P2;
+}
 
 /* Step size control.  DOPRI5: Hairer's PI controller (safety 0.9, the step grows at most
  * 10-fold and shrinks at most 5-fold per step, beta 0.04).  DOP853: Hairer's, beta 0 (an
@@ -150,7 +207,7 @@ struct SartOde {
 	SartOdeStats stats;
 
 	/* step work space */
-	double *k[15]; /* stages: DOPRI5 k[1..6], DOP853 k[1..14], RODAS k[0..5] */
+	double *k[15]; /* stages: DOPRI5 k[1..6], DOP853 k[1..14], Rodas4P2 k[0..5], Rodas5P k[0..7] */
 	double *xs, *xnew, *fnew;
 	/* dense output of the last accepted step, over [dense_t0, dense_t0 + dense_h] */
 	double dense_t0, dense_h;
@@ -164,7 +221,7 @@ struct SartOde {
 	double *J, *W, *ft;
 	size_t *piv;
 	int have_J;
-	double w_h;
+	double w_h, w_gamma;
 };
 
 /* ---- helpers ----------------------------------------------------------------------- */
@@ -272,7 +329,8 @@ SartOde *sart_ode_new(const SartOdeProblem *p, const SartOdeSettings *s)
 		return NULL;
 	if (s->method != SART_ODE_AUTO && s->method != SART_ODE_DOPRI5 &&
 	    s->method != SART_ODE_RODAS && s->method != SART_ODE_DOP853 &&
-	    s->method != SART_ODE_EXPLICIT)
+	    s->method != SART_ODE_EXPLICIT && s->method != SART_ODE_RODAS5 &&
+	    s->method != SART_ODE_IMPLICIT)
 		return NULL;
 	size_t n = p->n, nz = p->nz;
 	/* every size below fits a size_t: n^2 <= M/4, nz <= M/16 for M doubles */
@@ -301,6 +359,8 @@ SartOde *sart_ode_new(const SartOdeProblem *p, const SartOdeSettings *s)
 	o->s = *s;
 	if (o->s.method == SART_ODE_EXPLICIT)
 		o->s.method = sart_ode_explicit_method(o->s.rtol);
+	if (o->s.method == SART_ODE_IMPLICIT)
+		o->s.method = sart_ode_implicit_method(o->s.rtol);
 	o->n = n;
 	o->nz = nz;
 	o->piv = piv;
@@ -389,8 +449,8 @@ void sart_ode_set_memo(SartOde *o, const SartOdeMemo *m)
 {
 	o->h = isfinite(m->h) && m->h > 0.0 ? m->h : 0.0;
 	if (o->s.method == SART_ODE_AUTO)
-		o->method = m->method == SART_ODE_RODAS ? SART_ODE_RODAS
-							: sart_ode_explicit_method(o->s.rtol);
+		o->method = is_rosenbrock(m->method) ? m->method
+						     : (int)sart_ode_explicit_method(o->s.rtol);
 	o->stiff_count = m->stiff_count;
 	o->nonstiff_count = m->nonstiff_count;
 }
@@ -398,6 +458,11 @@ void sart_ode_set_memo(SartOde *o, const SartOdeMemo *m)
 SartOdeMethod sart_ode_explicit_method(double rtol)
 {
 	return rtol <= SART_ODE_DOP853_RTOL ? SART_ODE_DOP853 : SART_ODE_DOPRI5;
+}
+
+SartOdeMethod sart_ode_implicit_method(double rtol)
+{
+	return rtol <= SART_ODE_RODAS5_RTOL ? SART_ODE_RODAS5 : SART_ODE_RODAS;
 }
 
 const char *sart_ode_result_text(SartOdeResult r)
@@ -434,9 +499,13 @@ static void dense_value(const SartOde *o, double tm, double *out)
 	const double *r0 = o->rc[0], *r1 = o->rc[1], *r2 = o->rc[2], *r3 = o->rc[3], *r4 = o->rc[4];
 	const double *r5 = o->rc[5], *r6 = o->rc[6], *r7 = o->rc[7];
 	if (o->dense_method == SART_ODE_RODAS) {
-		/* Rodas: x0 (1 - s) + s (x1 + (1 - s) (c2 + s c3)) */
+		/* Rodas4P2: x0 (1 - s) + s (x1 + (1 - s) (c2 + s c3)) */
 		for (size_t i = 0; i < o->n; i++)
 			out[i] = r0[i] * th1 + th * (r1[i] + th1 * (r2[i] + th * r3[i]));
+	} else if (o->dense_method == SART_ODE_RODAS5) {
+		/* Rodas5P: x0 (1 - s) + s (x1 + (1 - s) (c2 + s (c3 + s c4))) */
+		for (size_t i = 0; i < o->n; i++)
+			out[i] = r0[i] * th1 + th * (r1[i] + th1 * (r2[i] + th * (r3[i] + th * r4[i])));
 	} else if (o->dense_method == SART_ODE_DOPRI5) {
 		for (size_t i = 0; i < o->n; i++)
 			out[i] = r0[i] + th * (r1[i] + th1 * (r2[i] + th * (r3[i] + th1 * r4[i])));
@@ -918,13 +987,13 @@ static int rodas_jacobian(SartOde *o, double h, SartOdeOutcome *out)
 	return 0;
 }
 
-/* W = I/(h gamma) - J, factorized for h (kept while h stays). */
-static int rodas_matrix(SartOde *o, double h)
+/* W = I/(h gamma) - J, factorized for h (kept while h and the method's gamma stay). */
+static int rodas_matrix(SartOde *o, const RodasTable *tb, double h)
 {
-	if (o->w_h == h)
+	if (o->w_h == h && o->w_gamma == tb->gamma)
 		return 0;
 	size_t n = o->n;
-	double d = 1.0 / (h * RODAS->gamma);
+	double d = 1.0 / (h * tb->gamma);
 	for (size_t j = 0; j < n; j++) {
 		for (size_t i = 0; i < n; i++)
 			o->W[i + n * j] = -o->J[i + n * j];
@@ -935,21 +1004,24 @@ static int rodas_matrix(SartOde *o, double h)
 	if (lu_factor(o->W, n, o->piv) != 0)
 		return -1;
 	o->w_h = h;
+	o->w_gamma = tb->gamma;
 	return 0;
 }
 
-/* One RODAS attempt with W factorized for h: the stages k[0..5], xnew, the error.
- * fnew is scratch for the stages' derivatives.  Returns as dopri_step. */
-static int rodas_step(SartOde *o, double h, double t1, double *err, SartOdeOutcome *out)
+/* One attempt of the Rosenbrock method tb with W factorized for h: the stages
+ * k[0..stages-1], xnew, the error.  fnew is scratch for the stages' derivatives.  Returns
+ * as dopri_step. */
+static int rodas_step(SartOde *o, const RodasTable *tb, double h, double t1, double *err,
+		      SartOdeOutcome *out)
 {
-	const RodasTable *tb = RODAS;
 	size_t n = o->n;
+	int ns = tb->stages;
 	double **k = o->k, *xs = o->xs, *fs = o->fnew;
-	for (int st = 0; st < 6; st++) {
+	for (int st = 0; st < ns; st++) {
 		const double *fi = o->fx;
 		if (st > 0) {
-			/* stage 6's argument is stage 5's plus k5 */
-			if (st < 5)
+			/* the last stages' arguments: the one before plus the stage before */
+			if (st < ns - tb->chained)
 				for (size_t i = 0; i < n; i++) {
 					double v = o->x[i];
 					for (int j = 0; j < st; j++)
@@ -958,7 +1030,7 @@ static int rodas_step(SartOde *o, double h, double t1, double *err, SartOdeOutco
 				}
 			else
 				for (size_t i = 0; i < n; i++)
-					xs[i] += k[4][i];
+					xs[i] += k[st - 1][i];
 			double ts = tb->c[st] == 1.0 ? t1 : o->t + tb->c[st] * h;
 			int rc = eval_stage(o, ts, xs, fs, out);
 			if (rc != 0)
@@ -975,38 +1047,43 @@ static int rodas_step(SartOde *o, double h, double t1, double *err, SartOdeOutco
 		lu_solve(o->W, n, o->piv, k[st]);
 	}
 	for (size_t i = 0; i < n; i++)
-		o->xnew[i] = xs[i] + k[5][i];
-	*err = error_norm(o, k[5], o->x, o->xnew);
+		o->xnew[i] = xs[i] + k[ns - 1][i];
+	*err = error_norm(o, k[ns - 1], o->x, o->xnew);
 	return 0;
 }
 
-/* The dense output of the RODAS step just accepted (order 3). */
-static void rodas_dense(SartOde *o)
+/* The dense output of the Rosenbrock step just accepted (Rodas4P2: order 3, from
+ * k[0..4]; Rodas5P: order 4, from k[0..7]). */
+static void rodas_dense(SartOde *o, const RodasTable *tb)
 {
-	const RodasTable *tb = RODAS;
 	double **k = o->k;
+	int nk = tb->stages == 6 ? 5 : tb->stages;
 	for (size_t i = 0; i < o->n; i++) {
-		double h1 = 0.0, h2 = 0.0;
-		for (int j = 0; j < 5; j++) {
+		double h1 = 0.0, h2 = 0.0, h3 = 0.0;
+		for (int j = 0; j < nk; j++) {
 			h1 += tb->H[0][j] * k[j][i];
 			h2 += tb->H[1][j] * k[j][i];
+			h3 += tb->H[2][j] * k[j][i];
 		}
 		o->rc[0][i] = o->x[i];
 		o->rc[1][i] = o->xnew[i];
 		o->rc[2][i] = h1;
 		o->rc[3][i] = h2;
+		o->rc[4][i] = h3;
 	}
 }
 
-/* The next step after a RODAS attempt with error err. */
-static double rodas_next_h(SartOde *o, double h, double err, int accepted)
+/* The next step after an attempt of the Rosenbrock method tb with error err. */
+static double rodas_next_h(SartOde *o, const RodasTable *tb, double h, double err,
+			   int accepted)
 {
-	double fac = max_d(1.0 / RO_FAC_GROW, min_d(1.0 / RO_FAC_SHRINK, pow(err, 0.25) / ODE_SAFE));
+	double expo = 1.0 / tb->order;
+	double fac = max_d(1.0 / RO_FAC_GROW, min_d(1.0 / RO_FAC_SHRINK, pow(err, expo) / ODE_SAFE));
 	double hnew = h / fac;
 	if (!accepted)
 		return hnew;
 	if (o->naccpt > 0) {
-		double facgus = (o->hacc / h) * pow(err * err / o->erracc, 0.25) / ODE_SAFE;
+		double facgus = (o->hacc / h) * pow(err * err / o->erracc, expo) / ODE_SAFE;
 		facgus = max_d(1.0 / RO_FAC_GROW, min_d(1.0 / RO_FAC_SHRINK, facgus));
 		fac = max_d(fac, facgus);
 		hnew = h / fac;
@@ -1032,7 +1109,7 @@ static int dense_at(SartOde *o, double tm, double *x, SartOdeOutcome *out)
 		} else if (o->dense_method == SART_ODE_DOPRI5) {
 			dopri_dense(o, o->dense_hstep);
 		} else {
-			rodas_dense(o);
+			rodas_dense(o, rodas_table(o->dense_method));
 		}
 		o->dense_ready = 1;
 	}
@@ -1119,7 +1196,7 @@ static void stiffness_test(SartOde *o, int method, double hlamb)
 		if (o->stiff_count < DP_STIFF_COUNT)
 			o->stiff_count++;
 		if (o->stiff_count >= DP_STIFF_COUNT && o->s.method == SART_ODE_AUTO)
-			o->method = SART_ODE_RODAS;
+			o->method = sart_ode_implicit_method(o->s.rtol);
 	} else if (++o->nonstiff_count >= DP_NONSTIFF_COUNT) {
 		o->stiff_count = 0;
 		o->nonstiff_count = 0;
@@ -1128,7 +1205,8 @@ static void stiffness_test(SartOde *o, int method, double hlamb)
 
 static int method_order(int method)
 {
-	return method == SART_ODE_DOP853 ? 8 : method == SART_ODE_DOPRI5 ? 5 : 4;
+	return method == SART_ODE_DOP853 ? 8
+	       : method == SART_ODE_DOPRI5 || method == SART_ODE_RODAS5 ? 5 : 4;
 }
 
 /* The next step size after an attempt of method with error err. */
@@ -1138,7 +1216,7 @@ static double next_h(SartOde *o, int method, double h, double err, int accepted)
 		return dopri_next_h(o, h, err, accepted);
 	if (method == SART_ODE_DOP853)
 		return dop853_next_h(o, h, err, accepted);
-	return rodas_next_h(o, h, err, accepted);
+	return rodas_next_h(o, rodas_table(method), h, err, accepted);
 }
 
 /* One attempt of the method in use from (o->t, o->x), step h ending at t1.  Returns 0
@@ -1160,11 +1238,12 @@ static int attempt(SartOde *o, double h, double t1, double *err, double *hlamb, 
 		if (rc != 0)
 			return rc;
 	}
-	if (rodas_matrix(o, h) != 0) {
+	const RodasTable *tb = rodas_table(o->method);
+	if (rodas_matrix(o, tb, h) != 0) {
 		*singular = 1;
 		return 0;
 	}
-	return rodas_step(o, h, t1, err, out);
+	return rodas_step(o, tb, h, t1, err, out);
 }
 
 SartOdeResult sart_ode_advance(SartOde *o, double t_end, SartOdeOutcome *out)
@@ -1256,7 +1335,7 @@ SartOdeResult sart_ode_advance(SartOde *o, double t_end, SartOdeOutcome *out)
 		o->naccpt++;
 		/* a last step shortened to reach t_end says little about the step to come */
 		o->h = last ? max_d(hnew, o->h) : hnew;
-		int is_explicit = method != SART_ODE_RODAS; /* fnew = f(t1, xnew) is known */
+		int is_explicit = !is_rosenbrock(method); /* fnew = f(t1, xnew) is known */
 		if (is_explicit)
 			stiffness_test(o, method, hlamb);
 		o->dense_method = method;

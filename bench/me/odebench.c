@@ -57,6 +57,8 @@ static const Solver solvers[] = {
 	{"auto", 1, SART_ODE_AUTO, 0, 0, FOR_BOTH, 0},
 	{"rodas", 1, SART_ODE_RODAS, 0, 1, FOR_STIFF, 0},
 	{"rodas-fd", 1, SART_ODE_RODAS, 0, 0, FOR_STIFF, 0},
+	{"rodas5", 1, SART_ODE_RODAS5, 0, 1, FOR_STIFF, 0},
+	{"implicit", 1, SART_ODE_IMPLICIT, 0, 1, FOR_STIFF, 0},
 	{"rk8pd", 0, 0, &gsl_odeiv2_step_rk8pd, 0, FOR_NONSTIFF, 0},   /* 8(7) */
 	{"rkf45", 0, 0, &gsl_odeiv2_step_rkf45, 0, FOR_NONSTIFF, 1},   /* 4(5) */
 	{"rkck", 0, 0, &gsl_odeiv2_step_rkck, 0, FOR_NONSTIFF, 1},     /* 4(5) */

@@ -215,7 +215,7 @@ static void emit_me_arrays(Ec *e, StrBuf *o)
 static void emit_me_config(Ec *e, const InnerC *ic, StrBuf *o)
 {
 	/* the script's choices, by their SartOdeMethod (runtime/sart_ode.h) */
-	static const int method_of[] = {0, 4, 2};
+	static const int method_of[] = {0, 4, 6};
 	static const char *const methods[] = {"auto", "explicit (Dormand-Prince)",
 	                                      "implicit (Rosenbrock)"};
 	const Inner *in = ic->in;

@@ -750,7 +750,7 @@ static void emit_c__model_exchange_inner__me_config_and_caps(void **state)
 	assert_contains(e.source, "\t\t.model_identifier = \"osc_me\",\n");
 	assert_contains(e.source, "\t\t.caps = SART_CAP_GET_SET_STATE | SART_CAP_MODEL_EXCHANGE,\n");
 	assert_contains(e.source, "\t\t.me = {\n"
-	                          "\t\t\t.method = 2, /* implicit (Rosenbrock) */\n"
+	                          "\t\t\t.method = 6, /* implicit (Rosenbrock) */\n"
 	                          "\t\t\t.tolerance = 1e-9,\n"
 	                          "\t\t\t.default_tolerance = 1e-7,\n"
 	                          "\t\t\t.max_step = 0.01,\n"

@@ -27,6 +27,7 @@
 #include "sacc_test.h"
 #include "sart_inner.h"
 #include "sart_isolate.h"
+#include "sart_ode.h"
 
 #define LINEAR_TOKEN "{6b1f3c2e-8a47-4d90-b2e5-3c7d9e0a1f64}"
 #define BOUNCE_TOKEN "{2d8e4a71-5c3b-4f09-9e16-7b0a2c5d8f43}"
@@ -563,6 +564,20 @@ static void me__states_fmi3__restore_continues_bit_for_bit(void **state)
 	states_run(&o);
 }
 
+/* The implicit choice at a tight tolerance runs Rodas5P: its memo (method RODAS5) goes
+ * through the bytes and the restored states replay bit for bit. */
+static void me__states_rodas5__restore_continues_bit_for_bit(void **state)
+{
+	(void)state;
+	Open o = {SART_FMI2, {0}, 0, 0};
+	o.me.nstates = 2;
+	o.me.nevent_indicators = 1;
+	o.me.method = SART_ODE_IMPLICIT;
+	o.me.tolerance = 1e-8;
+	assert_int_equal(sart_ode_implicit_method(o.me.tolerance), SART_ODE_RODAS5);
+	states_run(&o);
+}
+
 /* Serialized bytes that are not a state of the layer: cut short, another magic, a changed
  * header byte, an absurd size: each refused with a message, no state made. */
 static void me__corrupted_bytes__refused_naming_the_cause(void **state)
@@ -935,6 +950,7 @@ int main(void)
 		cmocka_unit_test(me__zeno_ball__chatters_at_the_accumulation_point),
 		cmocka_unit_test(me__states_fmi2__restore_continues_bit_for_bit),
 		cmocka_unit_test(me__states_fmi3__restore_continues_bit_for_bit),
+		cmocka_unit_test(me__states_rodas5__restore_continues_bit_for_bit),
 		cmocka_unit_test(me__corrupted_bytes__refused_naming_the_cause),
 		cmocka_unit_test(me__isolated_fmi2__same_bits_as_in_process),
 		cmocka_unit_test(me__isolated_fmi3__same_bits_as_in_process),

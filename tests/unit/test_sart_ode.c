@@ -229,7 +229,8 @@ static double rel_err(double a, double b)
 	return fabs(a - b) / fabs(b);
 }
 
-static const SartOdeMethod methods[] = {SART_ODE_DOPRI5, SART_ODE_RODAS, SART_ODE_DOP853};
+static const SartOdeMethod methods[] = {SART_ODE_DOPRI5, SART_ODE_RODAS, SART_ODE_DOP853,
+					 SART_ODE_RODAS5};
 enum { NMETHODS = sizeof methods / sizeof methods[0] };
 
 /* ---- accuracy on exact solutions --------------------------------------------------- */
@@ -483,9 +484,10 @@ static SartOde *rober(Env *e, SartOdeMethod m, double rtol, int analytic)
 static void robertson__rodas_and_auto__meet_reference(void **state)
 {
 	(void)state;
-	long steps[3];
-	static const SartOdeMethod ms[3] = {SART_ODE_RODAS, SART_ODE_AUTO, SART_ODE_DOPRI5};
-	for (int mi = 0; mi < 3; mi++) {
+	long steps[4];
+	static const SartOdeMethod ms[4] = {SART_ODE_RODAS, SART_ODE_AUTO, SART_ODE_DOPRI5,
+					    SART_ODE_RODAS5};
+	for (int mi = 0; mi < 4; mi++) {
 		Env e = {0};
 		SartOde *o = rober(&e, ms[mi], 1e-7, 0);
 		SartOdeOutcome out;
@@ -504,6 +506,9 @@ static void robertson__rodas_and_auto__meet_reference(void **state)
 	/* the explicit method crawls along its stability border */
 	assert_true(steps[0] * 20 < steps[2]);
 	assert_true(steps[1] * 10 < steps[2]);
+	assert_true(steps[3] * 20 < steps[2]);
+	/* order 5 against order 4 at 1e-7: fewer steps */
+	assert_true(steps[3] < steps[0]);
 }
 
 static void robertson__analytic_and_difference_jacobians__agree(void **state)
@@ -530,8 +535,8 @@ static void van_der_pol__rodas_and_auto__meet_reference(void **state)
 {
 	(void)state;
 	static const double ref[2] = {0.1706167732170483e1, -0.8928097010247975e0};
-	static const SartOdeMethod ms[2] = {SART_ODE_RODAS, SART_ODE_AUTO};
-	for (int mi = 0; mi < 2; mi++)
+	static const SartOdeMethod ms[3] = {SART_ODE_RODAS, SART_ODE_AUTO, SART_ODE_RODAS5};
+	for (int mi = 0; mi < 3; mi++)
 		for (int analytic = 0; analytic < 2; analytic++) {
 			Env e = {0};
 			SartOdeProblem p = {.n = 2, .f = f_vdp, .jac = analytic ? jac_vdp : NULL};
@@ -550,7 +555,9 @@ static void forced__time_dependent_stiff__rodas_matches_exact(void **state)
 {
 	(void)state;
 	static const double tols[] = {1e-5, 1e-8};
-	for (int ti = 0; ti < 2; ti++) {
+	for (int k = 0; k < 4; k++) {
+		int ti = k % 2;
+		SartOdeMethod m = k < 2 ? SART_ODE_RODAS : SART_ODE_RODAS5;
 		Env e = {0};
 		SartOdeProblem p = {.n = 1, .f = f_forced};
 		/* from t = 0, and from t = 1e6 s, where df/dt's difference quotient must
@@ -558,7 +565,7 @@ static void forced__time_dependent_stiff__rodas_matches_exact(void **state)
 		for (int late = 0; late < 2; late++) {
 			double t0 = late ? 1e6 : 0.0;
 			double x0 = 0.0;
-			SartOde *o = make(&p, &e, SART_ODE_RODAS, tols[ti], &x0);
+			SartOde *o = make(&p, &e, m, tols[ti], &x0);
 			sart_ode_restart(o, t0, &x0, 1);
 			SartOdeOutcome out;
 			/* at 0.5 past the start (after the transient) and at 3 */
@@ -736,12 +743,13 @@ static void restart__with_reset__auto_back_to_explicit(void **state)
 	assert_int_equal(sart_ode_advance(o, 1.0, &out), SART_ODE_REACHED);
 	SartOdeMemo m;
 	sart_ode_get_memo(o, &m);
-	assert_int_equal(m.method, SART_ODE_RODAS);
+	/* the implicit method for 1e-6: Rodas5P */
+	assert_int_equal(m.method, SART_ODE_RODAS5);
 	double y[3];
 	memcpy(y, sart_ode_state(o), sizeof y);
 	sart_ode_restart(o, 1.0, y, 0);
 	sart_ode_get_memo(o, &m);
-	assert_int_equal(m.method, SART_ODE_RODAS);
+	assert_int_equal(m.method, SART_ODE_RODAS5);
 	/* back to the explicit method for the tolerance: DOP853 at 1e-6 */
 	sart_ode_restart(o, 1.0, y, 1);
 	sart_ode_get_memo(o, &m);
@@ -983,7 +991,8 @@ static void dop853__robertson__stiffness_detected(void **state)
 		assert_int_equal(m.method, SART_ODE_DOP853);
 		assert_int_equal(sart_ode_advance(o, 1.0, &out), SART_ODE_REACHED);
 		sart_ode_get_memo(o, &m);
-		assert_int_equal(m.method, SART_ODE_RODAS);
+		/* the implicit method for these tolerances (all <= SART_ODE_RODAS5_RTOL) */
+		assert_int_equal(m.method, SART_ODE_RODAS5);
 		assert_int_equal(sart_ode_stats(o)->switched, 1);
 		assert_true(sart_ode_stats(o)->steps * 2 < explicit_steps);
 		sart_ode_free(o);
@@ -1020,6 +1029,153 @@ static void explicit_method__by_tolerance(void **state)
 		sart_ode_get_memo(o, &m);
 		assert_int_equal(m.method, ti == 0 ? SART_ODE_DOPRI5 : SART_ODE_DOP853);
 		sart_ode_free(o);
+	}
+}
+
+/* ---- Rodas5P ----------------------------------------------------------------------- */
+
+/* The circular Kepler orbit, q'' = -q / |q|^3 from q = (1, 0), q' = (0, 1): q = (cos t,
+ * sin t).  Nonlinear and autonomous (df/dt's difference quotient is exact: 0), with its
+ * exact Jacobian, so that a Rosenbrock method's fixed-step error shows its order. */
+static int f_kepler(void *env, double t, const double y[], double dy[])
+{
+	watch(env, t);
+	double r2 = y[0] * y[0] + y[1] * y[1];
+	double r3 = r2 * sqrt(r2);
+	dy[0] = y[2];
+	dy[1] = y[3];
+	dy[2] = -y[0] / r3;
+	dy[3] = -y[1] / r3;
+	return 0;
+}
+
+static int jac_kepler(void *env, double t, const double y[], const double fy[], double J[])
+{
+	Env *e = env;
+	(void)t, (void)fy;
+	e->jac_calls++;
+	double r2 = y[0] * y[0] + y[1] * y[1];
+	double r3 = r2 * sqrt(r2), r5 = r3 * r2;
+	memset(J, 0, 16 * sizeof(double));
+	J[0 + 4 * 2] = 1.0;
+	J[1 + 4 * 3] = 1.0;
+	/* d(-q_i / r^3)/dq_j = -delta_ij / r^3 + 3 q_i q_j / r^5 */
+	for (int i = 0; i < 2; i++)
+		for (int j = 0; j < 2; j++)
+			J[(2 + i) + 4 * j] = (i == j ? -1.0 / r3 : 0.0) + 3.0 * y[i] * y[j] / r5;
+	return 0;
+}
+
+/* The global error at t = 4 in fixed steps h (h_max and a first step h, a tolerance loose
+ * enough never to reject one). */
+static double kepler_fixed_step_error(SartOdeMethod method, double h)
+{
+	Env e = {0};
+	SartOdeProblem p = {.n = 4, .f = f_kepler, .jac = jac_kepler};
+	double y0[4] = {1.0, 0.0, 0.0, 1.0};
+	SartOde *o = make_capped(&p, &e, method, 1.0, h, h, y0);
+	SartOdeOutcome out;
+	assert_int_equal(sart_ode_advance(o, 4.0, &out), SART_ODE_REACHED);
+	const SartOdeStats *st = sart_ode_stats(o);
+	assert_int_equal(st->rejected, 0);
+	assert_int_equal(st->steps, (long)(4.0 / h + 0.5));
+	const double *y = sart_ode_state(o);
+	double err = hypot(y[0] - cos(4.0), y[1] - sin(4.0));
+	sart_ode_free(o);
+	return err;
+}
+
+/* Order 5: halving a fixed step divides the global error by about 2^5 = 32 (a wrong
+ * coefficient would leave a lower power); Rodas4P2 beside it: 2^4 = 16. */
+static void rodas5__fixed_steps__error_order_5(void **state)
+{
+	(void)state;
+	double e[3];
+	for (int k = 0; k < 3; k++)
+		e[k] = kepler_fixed_step_error(SART_ODE_RODAS5, 0.05 * ldexp(1.0, -k));
+	print_message("rodas5 fixed steps: %.3e %.3e %.3e ratios %.1f %.1f\n", e[0], e[1], e[2],
+		      e[0] / e[1], e[1] / e[2]);
+	/* from h = 0.2 down the ratios run 47, 42, 38, 35: the h^6 term fading towards 32;
+	 * at h = 0.0125 the error (3e-11) is still far above the rounding's */
+	assert_true(e[0] / e[1] > 32.0 && e[0] / e[1] < 42.0);
+	assert_true(e[1] / e[2] > 30.0 && e[1] / e[2] < 38.0);
+	double r[2];
+	for (int k = 0; k < 2; k++)
+		r[k] = kepler_fixed_step_error(SART_ODE_RODAS, 0.1 * ldexp(1.0, -k));
+	print_message("rodas4p2 fixed steps: %.3e %.3e ratio %.1f\n", r[0], r[1], r[0] / r[1]);
+	assert_true(r[0] / r[1] > 13.0 && r[0] / r[1] < 20.0);
+	/* and the fifth order pays at equal steps */
+	assert_true(e[0] * 5.0 < r[1]);
+}
+
+static int jac_osc(void *env, double t, const double x[], const double fx[], double J[])
+{
+	Env *e = env;
+	(void)t, (void)x, (void)fx;
+	e->jac_calls++;
+	J[0] = 0.0, J[1] = -1.0, J[2] = 1.0, J[3] = 0.0;
+	return 0;
+}
+
+/* The dense output is of order 4: in the middle of a fixed step h (where an event is
+ * located on it) its error falls as h^5. */
+static void rodas5__dense_output__error_order_4(void **state)
+{
+	(void)state;
+	double err[3];
+	for (int k = 0; k < 3; k++) {
+		double h = 0.5 * ldexp(1.0, -k);
+		Env e = {.t_root = 0.5 * h};
+		SartOdeProblem p = {.n = 2, .nz = 1, .f = f_osc, .g = g_mid, .jac = jac_osc};
+		double x0[2] = {1.0, 0.0};
+		SartOde *o = make_capped(&p, &e, SART_ODE_RODAS5, 1.0, h, h, x0);
+		SartOdeOutcome out;
+		assert_int_equal(sart_ode_advance(o, 3.0, &out), SART_ODE_STATE_EVENT);
+		assert_int_equal(sart_ode_stats(o)->steps, 1);
+		assert_close(out.t, 0.5 * h, 1e-12);
+		/* the step's own error is h^6 there, the interpolation's h^5 */
+		err[k] = hypot(sart_ode_state(o)[0] - cos(out.t), sart_ode_state(o)[1] + sin(out.t));
+		sart_ode_free(o);
+	}
+	print_message("rodas5 dense: %.3e %.3e %.3e ratios %.1f %.1f\n", err[0], err[1], err[2],
+		      err[0] / err[1], err[1] / err[2]);
+	assert_true(err[0] / err[1] > 24.0 && err[0] / err[1] < 40.0);
+	assert_true(err[1] / err[2] > 26.0 && err[1] / err[2] < 38.0);
+}
+
+/* Which implicit method AUTO switches to and "implicit" resolves to: Rodas4P2 above
+ * SART_ODE_RODAS5_RTOL, Rodas5P at and below it; on Robertson's problem AUTO lands on
+ * the one for its tolerance, and a memo carries it. */
+static void implicit_method__by_tolerance__auto_lands_on_it(void **state)
+{
+	(void)state;
+	assert_int_equal(sart_ode_implicit_method(1e-3), SART_ODE_RODAS);
+	assert_int_equal(sart_ode_implicit_method(1e-4), SART_ODE_RODAS);
+	assert_int_equal(sart_ode_implicit_method(SART_ODE_RODAS5_RTOL), SART_ODE_RODAS5);
+	assert_int_equal(sart_ode_implicit_method(1e-10), SART_ODE_RODAS5);
+	static const double tols[] = {1e-4, 1e-9};
+	for (int ti = 0; ti < 2; ti++) {
+		SartOdeMethod want = ti == 0 ? SART_ODE_RODAS : SART_ODE_RODAS5;
+		Env e = {0};
+		SartOde *o = rober(&e, SART_ODE_AUTO, tols[ti], 0);
+		SartOdeOutcome out;
+		assert_int_equal(sart_ode_advance(o, 40.0, &out), SART_ODE_REACHED);
+		SartOdeMemo m;
+		sart_ode_get_memo(o, &m);
+		assert_int_equal(m.method, want);
+		assert_int_equal(sart_ode_stats(o)->switched, 1);
+		for (int i = 0; i < 3; i++)
+			assert_true(rel_err(sart_ode_state(o)[i], ROBER_40[i]) < 300.0 * tols[ti]);
+		sart_ode_free(o);
+		/* "implicit" resolves once, at creation, and never reaches a memo */
+		Env ei = {0};
+		SartOde *oi = rober(&ei, SART_ODE_IMPLICIT, tols[ti], 0);
+		sart_ode_get_memo(oi, &m);
+		assert_int_equal(m.method, want);
+		assert_int_equal(sart_ode_advance(oi, 40.0, &out), SART_ODE_REACHED);
+		for (int i = 0; i < 3; i++)
+			assert_true(rel_err(sart_ode_state(oi)[i], ROBER_40[i]) < 300.0 * tols[ti]);
+		sart_ode_free(oi);
 	}
 }
 
@@ -1151,9 +1307,9 @@ static void accepted__asks_to_stop__step_event_there(void **state)
 static void memo__restored_at_same_point__continuation_bit_identical(void **state)
 {
 	(void)state;
-	static const SartOdeMethod ms[4] = {SART_ODE_DOPRI5, SART_ODE_RODAS, SART_ODE_AUTO,
-					    SART_ODE_DOP853};
-	for (int mi = 0; mi < 4; mi++) {
+	static const SartOdeMethod ms[6] = {SART_ODE_DOPRI5, SART_ODE_RODAS, SART_ODE_AUTO,
+					    SART_ODE_DOP853, SART_ODE_RODAS5, SART_ODE_IMPLICIT};
+	for (int mi = 0; mi < 6; mi++) {
 		Env e = {0};
 		SartOde *o = rober(&e, ms[mi], 1e-6, 0);
 		SartOdeOutcome out;
@@ -1183,6 +1339,9 @@ static void memo__restored_at_same_point__continuation_bit_identical(void **stat
 		assert_memory_equal(sart_ode_state(o2), xa, sizeof xa);
 		/* the same work each time */
 		assert_int_equal(sart_ode_stats(o2)->f_evals, fb - fa);
+		/* AUTO switched: to Rodas5P at 1e-6, and the memo carried it */
+		if (ms[mi] == SART_ODE_AUTO)
+			assert_int_equal(m.method, SART_ODE_RODAS5);
 		sart_ode_free(o2);
 		sart_ode_free(o);
 	}
@@ -1282,6 +1441,9 @@ int main(void)
 		cmocka_unit_test(dop853__dense_output__only_for_a_step_with_an_event),
 		cmocka_unit_test(dop853__robertson__stiffness_detected),
 		cmocka_unit_test(explicit_method__by_tolerance),
+		cmocka_unit_test(rodas5__fixed_steps__error_order_5),
+		cmocka_unit_test(rodas5__dense_output__error_order_4),
+		cmocka_unit_test(implicit_method__by_tolerance__auto_lands_on_it),
 		cmocka_unit_test(nan_derivative__not_finite__at_last_accepted_point),
 		cmocka_unit_test(nan_in_trial_stage__shorter_step__recovers),
 		cmocka_unit_test(blowup__step_too_small__before_the_pole),
