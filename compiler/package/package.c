@@ -9,7 +9,10 @@
  *                             absolute path reaches the library (binaries/x86_64-linux/
  *                             for an FMI 3.0 wrapper)
  *     fmu/modelDescription.xml
- *     fmu/resources/<inner>/  each inner FMU, extracted safely (zip_extract)
+ *     fmu/resources/<inner>/  each inner FMU file, extracted safely (zip_extract) once, into
+ *                             the directory of the first inner made from it (the others
+ *                             name it: emit_inner_homes), unless it must be loaded once
+ *                             per instance (canBeInstantiatedOnlyOncePerProcess)
  *     out.fmu                 the tree zipped reproducibly, then renamed to its place
  *
  * Adaptations that are inner FMUs of others are built first.  An inner adaptation that is
@@ -814,8 +817,15 @@ static int build_one(Build *b, Job *j)
 				   strerror(errno));
 			goto done;
 		}
+		int *homes = emit_inner_homes(c, info);
+		if (!homes) {
+			diag_error(d, j->sa->loc, "out of memory");
+			goto done;
+		}
 		for (int i = 0; i < ninners; i++) {
 			Inner *in = info->inners[i];
+			if (homes[i] != i)
+				continue; /* shares the copy of an inner before it */
 			if (!safe_component(in->name)) {
 				diag_error(d, j->sa->loc, "inner fmu name '%s' cannot name a directory",
 					   in->name);
