@@ -68,6 +68,30 @@ static void assert_chain_result(Ctx *c, const char *file)
 	free(last);
 }
 
+/* `sacc check` of the system written as file (with opts before it), then `sacc simulate`
+ * of it for one step of 1 (extra options after it) into csv, whose last row must be the
+ * chain's: instance i's output i. */
+static void check_and_step(Ctx *c, const char *file, const char *opts, const char *extra,
+                           const char *csv)
+{
+	snprintf(c->cmd, sizeof c->cmd, "'%s/sacc' check %s '%s/%s' 2>'%s/err.txt'",
+	         test_build_dir(), opts, c->dir, file, c->dir);
+	if (system(c->cmd) != 0) {
+		char *err = file_in(c, "err.txt");
+		fail_msg("sacc check %s failed:\n%s", file, err);
+	}
+	char args[1024];
+	snprintf(args, sizeof args, "'%s/%s' --stop 1 --step 1 %s -o '%s/%s'", c->dir, file,
+	         extra, c->dir, csv);
+	int rc = simulate(c, args);
+	if (rc != 0) {
+		char *err = file_in(c, "err.txt");
+		fail_msg("sacc simulate %s: exit %d\n%s", file, rc, err);
+	}
+	assert_chain_result(c, csv);
+	assert_tmp_empty(c);
+}
+
 /* An SSD of N affine components in a chain, p1.y -> p2.u -> ..., the system binding each
  * one's offset to 1 (one parameter set of N values): y1 = 0 + 1, y(i) = y(i-1) + 1. */
 static void ssp__ten_thousand_components__check_and_step_carry_every_value(void **state)
@@ -100,22 +124,7 @@ static void ssp__ten_thousand_components__check_and_step_carry_every_value(void 
 	fprintf(f, "</ssd:Connections>\n</ssd:System>\n</ssd:SystemStructureDescription>\n");
 	assert_int_equal(fclose(f), 0);
 
-	snprintf(c->cmd, sizeof c->cmd, "'%s/sacc' check '%s/chain.ssd' 2>'%s/err.txt'",
-	         test_build_dir(), c->dir, c->dir);
-	if (system(c->cmd) != 0) {
-		char *err = file_in(c, "err.txt");
-		fail_msg("sacc check chain.ssd failed:\n%s", err);
-	}
-	char args[1024];
-	snprintf(args, sizeof args, "'%s/chain.ssd' --stop 1 --step 1 -o '%s/ssd.csv'", c->dir,
-	         c->dir);
-	int rc = simulate(c, args);
-	if (rc != 0) {
-		char *err = file_in(c, "err.txt");
-		fail_msg("sacc simulate chain.ssd: exit %d\n%s", rc, err);
-	}
-	assert_chain_result(c, "ssd.csv");
-	assert_tmp_empty(c);
+	check_and_step(c, "chain.ssd", "", "", "ssd.csv");
 }
 
 /* A scenario module of N affine instances in a chain, p1.y also into every later one's w
@@ -132,22 +141,9 @@ static void scenario__ten_thousand_instances__check_and_step_carry_every_value(v
 		fprintf(f, "p%d.y -> p%d.u\np1.y -> p%d.w\n", i, i + 1, i + 1);
 	assert_int_equal(fclose(f), 0);
 
-	snprintf(c->cmd, sizeof c->cmd, "'%s/sacc' check -L '%s' '%s/chain.sa' 2>'%s/err.txt'",
-	         test_build_dir(), c->dir, c->dir, c->dir);
-	if (system(c->cmd) != 0) {
-		char *err = file_in(c, "err.txt");
-		fail_msg("sacc check chain.sa failed:\n%s", err);
-	}
-	char args[1024];
-	snprintf(args, sizeof args, "'%s/chain.sa' --stop 1 --step 1 --set p1.u=1 "
-	         "-o '%s/sa.csv'", c->dir, c->dir);
-	int rc = simulate(c, args);
-	if (rc != 0) {
-		char *err = file_in(c, "err.txt");
-		fail_msg("sacc simulate chain.sa: exit %d\n%s", rc, err);
-	}
-	assert_chain_result(c, "sa.csv");
-	assert_tmp_empty(c);
+	char opts[300];
+	snprintf(opts, sizeof opts, "-L '%s'", c->dir);
+	check_and_step(c, "chain.sa", opts, "--set p1.u=1", "sa.csv");
 }
 
 int main(void)
