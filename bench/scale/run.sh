@@ -30,8 +30,9 @@
 #
 # And a wrapper FMU over K inners of the pass-through, coupled in a chain (WRAP_SIZES,
 # default 100): `sacc build`'s CPU time (the C compiler included) and the archive's size,
-# then the wrapper run by `sacc simulate` as the chain is: its set-up, the time per inner
-# step (a wrapper step over K, the wrapper's own work included) and the peak memory.
+# then the wrapper run by `sacc simulate` as the chain is, for WRAP_STEPS (20000) steps:
+# its set-up, the time per inner step (a wrapper step over K, the wrapper's own work
+# included) and the peak memory.
 #
 # The two runs' last rows must agree with the chain (every output 1).  A run that fails,
 # or a figure that cannot be computed, ends it with status 1.  BENCH_QUICK=1: N = 50, 200
@@ -51,11 +52,13 @@ if bench_quick; then
 	STEPS=${STEPS:-5000}
 	REPS=${REPS:-2}
 	WRAP_SIZES=${WRAP_SIZES:-20}
+	WRAP_STEPS=${WRAP_STEPS:-5000}
 else
 	SIZES=${SIZES:-100 1000 10000}
 	STEPS=${STEPS:-1000}
 	REPS=${REPS:-3}
 	WRAP_SIZES=${WRAP_SIZES:-100}
+	WRAP_STEPS=${WRAP_STEPS:-20000}
 fi
 
 # chain N FILE: the scenario module of N pass-throughs in a chain
@@ -163,13 +166,14 @@ timed() {
 		--set p1.u=1 -o "$OUT/chain$timed_n-$timed_steps.csv" "$@"
 }
 
-# per_step ONE MANY N WHAT: microseconds per FMU step from the CPU seconds of one step and
-# of STEPS steps of N FMUs; fails unless the STEPS took longer
+# per_step ONE MANY N WHAT [STEPS]: microseconds per FMU step from the CPU seconds of one
+# step and of STEPS (default $STEPS) steps of N FMUs; fails unless the STEPS took longer
 per_step() {
 	bench_number "CPU time of $4" "$1" "$2"
-	awk -v a="$1" -v b="$2" -v n="$3" -v s="$STEPS" 'BEGIN { if (!(b > a)) exit 1;
+	per_steps=${5:-$STEPS}
+	awk -v a="$1" -v b="$2" -v n="$3" -v s="$per_steps" 'BEGIN { if (!(b > a)) exit 1;
 		printf "%.3f", (b - a) * 1e6 / ((s - 1) * n) }' ||
-		bench_fail "$4: $STEPS steps took no longer than one (CPU $1 s and $2 s)"
+		bench_fail "$4: $per_steps steps took no longer than one (CPU $1 s and $2 s)"
 }
 
 printf '%-8s %14s %14s %16s\n' N us_per_fmu_step setup_s peak_mib
@@ -218,10 +222,10 @@ for k in $WRAP_SIZES; do
 			--set "wchain$k.u=1" -o "$OUT/wchain$k-$1.csv"
 	}
 	one=$(run_wrapper 1) || exit 1
-	many=$(run_wrapper "$STEPS") || exit 1
+	many=$(run_wrapper "$WRAP_STEPS") || exit 1
 	set -- $one $many $built
 	bench_number "CPU time and resident set of the wrapper over $k" "$1" "$2" "$3" "$4" "$5"
-	per=$(per_step "$1" "$3" "$k" "the wrapper over $k") || exit 1
+	per=$(per_step "$1" "$3" "$k" "the wrapper over $k" "$WRAP_STEPS") || exit 1
 	printf '%-8s %14s %14s %16s %12s %12s\n' "$k" "$per" "$(printf '%.3f' "$1")" \
 		"$(awk -v k="$4" 'BEGIN { printf "%.1f", k / 1024 }')" "$(printf '%.1f' "$5")" "$kib"
 done
