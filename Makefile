@@ -64,7 +64,7 @@ FMUS      := $(patsubst %,$(BUILD)/fmus/%.fmu,$(FMU_DIRS))
 FMU_PACK  := $(BUILD)/tools/fmu_pack
 
 .PHONY: check-ensemble check-slurm
-.PHONY: all deps demo check check-core check-isolated check-unit check-golden check-asan \
+.PHONY: all deps demo check check-core check-isolated check-unit check-golden check-srcfmu check-asan \
         check-valgrind check-generated check-docs golden-update fuzz clean
 .SUFFIXES:
 
@@ -328,6 +328,8 @@ $(BUILD)/fmus-broken/$(1)/binaries/linux64/$(1).so: tests/fmus/broken/$(1).c $(K
 	$$(CC) $$(FMU_CFLAGS) -o $$@ $$< -lm
 endef
 $(foreach n,$(BROKEN_NAMES),$(eval $(call BROKEN_RULE,$(n))))
+# mejump is written on the Model Exchange test FMUs' kit (tests/fmus_me/kit/), included whole.
+$(BUILD)/fmus-broken/mejump/binaries/linux64/mejump.so: $(KIT_ME_FILES) tests/fmus_me/kit/me_fmi2.c
 
 define BROKEN3_RULE
 $(BUILD)/fmus3-broken/$(1)/binaries/x86_64-linux/$(1).so: tests/fmus3/broken/$(1).c \
@@ -618,10 +620,13 @@ $(NUMFMT_BENCH): bench/numfmt/bench.c bench/numfmt/old_numfmt.c bench/numfmt/old
 
 # The runtime's ODE solvers (runtime/sart_ode.h: what integrates a Model Exchange FMU)
 # against GSL's odeiv2 steppers at equal accuracy on two non-stiff and two stiff problems
-# (bench/me/odebench.c; every sweep point in $(BUILD)/bench/me/sweep.csv).
+# (bench/me/odebench.c; every sweep point in $(BUILD)/bench/me/sweep.csv), then the stiff
+# one through the Model Exchange test FMU mestiff by `sacc simulate` (timed by bench-scale's
+# rusage), against the same integration done directly.
 ME_BENCH := $(BUILD)/bench/me/odebench
 .PHONY: bench-me
-bench-me: $(ME_BENCH)
+bench-me: deps $(ME_BENCH) $(SACC) $(BUILD)/bench/scale/rusage $(BUILD)/fmus_me/fmi2/mestiff.fmu \
+          $(BUILD)/fmus_me/fmi3/mestiff.fmu
 	@BUILD=$(BUILD) SACC=$(SACC) sh bench/me/run.sh
 
 $(ME_BENCH): bench/me/odebench.c bench/me/problems.c bench/me/problems.h bench/bench.h \
@@ -696,7 +701,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 SLOW_TESTS := test_e2e_wrapper test_e2e_isolated test_e2e_wrapper3 test_powerwindow \
               test_e2e_arrays3 test_e2e_strarr3 test_simulate test_e2e_events3 test_emit_build \
               test_e2e_types3 test_e2e_early3 test_e2e_threads test_ssp_build test_e2e_strings \
-              test_scale
+              test_e2e_me test_scale
 UNIT_NAMES := $(notdir $(UNIT_BIN))
 UNIT_ORDER := $(filter $(SLOW_TESTS),$(UNIT_NAMES)) $(filter-out $(SLOW_TESTS),$(UNIT_NAMES))
 UNIT_RUNS  := $(patsubst %,run-unit-%,$(UNIT_ORDER))
@@ -716,17 +721,47 @@ check-golden: $(SACC) $(FMUS)
 golden-update: $(SACC) $(FMUS)
 	@SACC=$(SACC) BUILD=$(BUILD) UPDATE=1 sh tests/golden/run.sh
 
+# Source wrappers: each built, rebuilt from its build description alone by a script that
+# knows nothing of sacc (tests/srcfmu/build_from_sources.sh), and run beside the original.
+check-srcfmu: $(SACC) $(FMUS) $(FMUS3) $(FMUS_ME)
+	@SACC=$(SACC) BUILD=$(BUILD) sh tests/srcfmu/run.sh
+
 # The documentation's examples (docs/examples/) and the commands of its sh blocks, run
 # against the built sacc (tests/docs/run.sh says how they are marked).
 check-docs: $(SACC) $(FMUS) $(PW_FMUS) $(FMUS3)
 	@SACC=$(SACC) BUILD=$(BUILD) sh tests/docs/run.sh
 
 # Everything check-core runs is built first (itself $(JOBS) at a time), then the unit
-# tests, the goldens, the docs' examples and the ensemble tests run side by side.
+# tests, the goldens, the docs' examples and the ensemble tests run side by side.  The
+# editors' files and the source wrappers' builds (they test no C of sacc's beyond what the
+# unit tests run) are left out of the sanitizer's pass over it (check-asan sets SAN).
+CORE_EXTRAS := $(if $(SAN),,check-editors check-srcfmu)
 check-core:
 	@$(MAKE) --no-print-directory -j$(JOBS) $(UNIT_NEEDS) $(BUILD)/fmus/integrator.fmu
 	@$(MAKE) --no-print-directory -k -O -j$(JOBS) $(UNIT_RUNS) check-golden check-docs \
-	    check-ensemble
+	    check-ensemble $(CORE_EXTRAS)
+
+# The editors' support (editors/): the keyword lists agree with the lexer's, vim and neovim
+# load the Vim files headless and highlight as expected, and the VS Code grammar's scopes
+# are checked by vscode-tmgrammar-test from npm (skipped, saying so, without npm or the
+# network; tests/editors/run.sh).
+.PHONY: check-editors
+check-editors:
+	@mkdir -p $(BUILD)
+	@BUILD=$(BUILD) sh tests/editors/run.sh
+
+# The VS Code extension as a .vsix (editors/vscode/README.md): a copy of editors/vscode in
+# $(BUILD)/vscode, its dependencies from npm's registry, packed by vsce, so that no
+# node_modules lands in the source tree.
+.PHONY: vscode-extension
+vscode-extension:
+	@rm -rf $(BUILD)/vscode && mkdir -p $(BUILD)/vscode
+	cp -r editors/vscode/. $(BUILD)/vscode/
+	cp LICENSE $(BUILD)/vscode/LICENSE
+	cd $(BUILD)/vscode && npm ci --omit=dev --no-audit --no-fund && \
+	    npx --yes @vscode/vsce@3 package --allow-missing-repository \
+	        --out sacc-adaptations.vsix
+	@echo "VS Code extension: $(BUILD)/vscode/sacc-adaptations.vsix (code --install-extension it)"
 
 # `sacc ensemble` on this machine: local runs, failures, resuming, statistics
 # (tests/ensemble/run.sh); and through a real single-node Slurm started for the test

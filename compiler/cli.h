@@ -41,6 +41,7 @@ enum {
 	CMD_COMPLETION = 1u << 10,
 	CMD_ENSEMBLE = 1u << 11,
 	CMD_SSP = 1u << 12,
+	CMD_FMT = 1u << 14,
 };
 
 typedef enum CliArg {

@@ -23,6 +23,7 @@ typedef struct CmdArgs {
 	int fmi;              /* build/emit --fmi: the wrappers' FMI version, 2 or 3 */
 	const char *isolate;  /* build/emit --isolate: all or INNER,... run out of process */
 	int threads;          /* build/emit --threads: inners stepped at once (0: one thread) */
+	bool no_sources;      /* build --no-sources: the binary only, no sources/ */
 } CmdArgs;
 
 /* --fmi's values, in the order help and completion list them. */
@@ -100,6 +101,10 @@ const CliOption cmd_options[] = {
 	 "let each wrapper step independent inner FMUs at once on up to N threads: runs of "
 	 "do_steps in the control rules that do not depend on each other, when their measured "
 	 "cost says it pays; results, messages and statuses stay those of one thread", NULL},
+	{"--no-sources", CLI_FLAG, NULL, cli_set_flag, AT(no_sources), CMD_BUILD, 0,
+	 "leave the sources out of each FMU: no sources/, no build description, the binary "
+	 "only (default: the FMU carries the complete sources of its library and how to build "
+	 "them, so that an importer on another platform can compile it)", NULL},
 	CLI_OPTION_INCLUDE(CMD_CHECK | CMD_EXPLICIT | CMD_EMIT | CMD_BUILD | CMD_PARSE),
 	CLI_OPTION_FMU_DIR(CMD_CHECK | CMD_EXPLICIT | CMD_EMIT | CMD_BUILD),
 	{NULL, CLI_FLAG, NULL, NULL, 0, 0, 0, NULL, NULL},
@@ -193,7 +198,7 @@ static int emit_body(Compilation *c, const CmdArgs *a, const char **files, int n
 	Module *m = drv_load(c, files[0]);
 	if (!m || !m->root || drv_explicit(c, m, NULL) || diag_errors(c->diag))
 		return 1;
-	PkgOptions o = {a->out, NULL, a->fmi, a->isolate, a->threads};
+	PkgOptions o = {a->out, NULL, a->fmi, a->isolate, a->threads, false};
 	return pkg_emit(c, m, &o) ? 1 : 0;
 }
 
@@ -236,7 +241,7 @@ static int build_body(Compilation *c, const CmdArgs *a, const char **files, int 
 	}
 	int rc = 1;
 	if (!diag_errors(c->diag)) {
-		PkgOptions o = {out_dir, NULL, a->fmi, a->isolate, a->threads};
+		PkgOptions o = {out_dir, NULL, a->fmi, a->isolate, a->threads, a->no_sources};
 		rc = pkg_build(c, mods, n, &o) ? 1 : 0;
 	}
 	free(mods);

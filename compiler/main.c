@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "ensemble.h"
+#include "fmt_cli.h"
 #include "plot.h"
 #include "simulate_cli.h"
 #include "ssp.h"
@@ -28,9 +29,20 @@ static const CliCommand commands[] = {
 	{"build", CMD_BUILD, cmd_build, cmd_options, "FILE...",
 	 "build one FMU per adaptation in the FILEs, inner adaptations first; an SSP system "
 	 "(SYSTEM.ssp or .ssd) becomes one composite FMU",
-	 "The C compiler is $CC, default cc."},
+	 "The C compiler is $CC, default cc. Each FMU is a source FMU too: sources/ holds the "
+	 "complete sources of its library, listed in <SourceFiles> (FMI 2.0) or "
+	 "sources/buildDescription.xml (FMI 3.0), with a README saying how to build them, so "
+	 "that an importer on a platform without the binary compiles it; the inner FMUs stay "
+	 "binary FMUs of their own platforms."},
 	{"parse", CMD_PARSE, cmd_parse, cmd_options, "FILE",
 	 "print FILE back as the parser read it", NULL},
+	{"fmt", CMD_FMT, cmd_fmt, fmt_options, "FILE...",
+	 "print scripts in the canonical layout, their comments and blank lines kept; --check "
+	 "lists the files not in it, -w rewrites them",
+	 "The layout is the one sacc parse prints. Each comment stays beside the code it was "
+	 "written next to, and a run of blank lines becomes one. A FILE that does not parse is "
+	 "left as it is, its errors printed, and the status is 2. - reads standard input (and "
+	 "writes a script that does not parse back unchanged, as an editor's filter needs)."},
 	{"inspect", CMD_INSPECT, sim_main, sim_options, "FILE.fmu",
 	 "print an FMU's model description as a table (--json: as JSON), or, with "
 	 "--probe-state, whether restoring its state works",

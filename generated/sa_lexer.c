@@ -36,6 +36,16 @@ static void lex_error(Lexer *lx, Loc loc, const char *msg)
 	diag_error(lx->diag, loc, "%s", msg);
 }
 
+/* Hands the comment lx->tok..lx->cur, which starts at start, to whoever asked for
+ * comments (the formatter). */
+static void note_comment(Lexer *lx, Loc start)
+{
+	if (!lx->on_comment)
+		return;
+	start.len = (int)(lx->cur - lx->tok);
+	lx->on_comment(lx->comment_ctx, lx->tok, (int)(lx->cur - lx->tok), start);
+}
+
 /* Skips a block comment whose opening the automaton has just consumed. */
 static void skip_block_comment(Lexer *lx)
 {
@@ -43,6 +53,7 @@ static void skip_block_comment(Lexer *lx)
 	while (lx->cur < lx->lim) {
 		if (lx->cur[0] == '*' && lx->cur + 1 < lx->lim && lx->cur[1] == '/') {
 			lx->cur += 2;
+			note_comment(lx, start);
 			return;
 		}
 		if (*lx->cur++ == '\n') {
@@ -90,7 +101,7 @@ static int keyword(const char *s, const char *end)
 	const char *cur = s, *marker = s;
 	(void)marker;
 	
-#line 94 "generated/sa_lexer.c"
+#line 105 "generated/sa_lexer.c"
 {
 	unsigned char yych;
 	unsigned int yyaccept = 0;
@@ -130,9 +141,9 @@ static int keyword(const char *s, const char *end)
 yy1:
 	++cur;
 yy2:
-#line 195 "grammar/sa_lexer.re"
+#line 206 "grammar/sa_lexer.re"
 	{ return TK_ID; }
-#line 136 "generated/sa_lexer.c"
+#line 147 "generated/sa_lexer.c"
 yy3:
 	yyaccept = 0;
 	yych = *(marker = ++cur);
@@ -149,9 +160,9 @@ yy4:
 	}
 yy5:
 	++cur;
-#line 138 "grammar/sa_lexer.re"
+#line 149 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_KW_BIGH); }
-#line 155 "generated/sa_lexer.c"
+#line 166 "generated/sa_lexer.c"
 yy6:
 	yyaccept = 0;
 	yych = *(marker = ++cur);
@@ -235,9 +246,9 @@ yy15:
 		default: goto yy16;
 	}
 yy16:
-#line 142 "grammar/sa_lexer.re"
+#line 153 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_KW_E); }
-#line 241 "generated/sa_lexer.c"
+#line 252 "generated/sa_lexer.c"
 yy17:
 	yyaccept = 0;
 	yych = *(marker = ++cur);
@@ -264,9 +275,9 @@ yy19:
 		default: goto yy20;
 	}
 yy20:
-#line 139 "grammar/sa_lexer.re"
+#line 150 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_KW_H); }
-#line 270 "generated/sa_lexer.c"
+#line 281 "generated/sa_lexer.c"
 yy21:
 	yyaccept = 0;
 	yych = *(marker = ++cur);
@@ -360,9 +371,9 @@ yy30:
 		default: goto yy31;
 	}
 yy31:
-#line 140 "grammar/sa_lexer.re"
+#line 151 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_KW_T); }
-#line 366 "generated/sa_lexer.c"
+#line 377 "generated/sa_lexer.c"
 yy32:
 	yyaccept = 0;
 	yych = *(marker = ++cur);
@@ -460,14 +471,14 @@ yy45:
 	}
 yy46:
 	++cur;
-#line 106 "grammar/sa_lexer.re"
+#line 117 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_AS); }
-#line 466 "generated/sa_lexer.c"
+#line 477 "generated/sa_lexer.c"
 yy47:
 	++cur;
-#line 103 "grammar/sa_lexer.re"
+#line 114 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_AT); }
-#line 471 "generated/sa_lexer.c"
+#line 482 "generated/sa_lexer.c"
 yy48:
 	yych = *++cur;
 	switch (yych) {
@@ -476,9 +487,9 @@ yy48:
 	}
 yy49:
 	++cur;
-#line 188 "grammar/sa_lexer.re"
+#line 199 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_BY); }
-#line 482 "generated/sa_lexer.c"
+#line 493 "generated/sa_lexer.c"
 yy50:
 	yych = *++cur;
 	switch (yych) {
@@ -520,9 +531,9 @@ yy55:
 	}
 yy56:
 	++cur;
-#line 141 "grammar/sa_lexer.re"
+#line 152 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_KW_DT); }
-#line 526 "generated/sa_lexer.c"
+#line 537 "generated/sa_lexer.c"
 yy57:
 	yych = *++cur;
 	switch (yych) {
@@ -587,9 +598,9 @@ yy66:
 	}
 yy67:
 	++cur;
-#line 125 "grammar/sa_lexer.re"
+#line 136 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_IF); }
-#line 593 "generated/sa_lexer.c"
+#line 604 "generated/sa_lexer.c"
 yy68:
 	yych = *++cur;
 	switch (yych) {
@@ -606,9 +617,9 @@ yy69:
 		default: goto yy70;
 	}
 yy70:
-#line 120 "grammar/sa_lexer.re"
+#line 131 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_IN); }
-#line 612 "generated/sa_lexer.c"
+#line 623 "generated/sa_lexer.c"
 yy71:
 	yych = *++cur;
 	switch (yych) {
@@ -661,9 +672,9 @@ yy78:
 		default: goto yy79;
 	}
 yy79:
-#line 171 "grammar/sa_lexer.re"
+#line 182 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_NO); }
-#line 667 "generated/sa_lexer.c"
+#line 678 "generated/sa_lexer.c"
 yy80:
 	yych = *++cur;
 	switch (yych) {
@@ -678,9 +689,9 @@ yy81:
 		default: goto yy82;
 	}
 yy82:
-#line 132 "grammar/sa_lexer.re"
+#line 143 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_OR); }
-#line 684 "generated/sa_lexer.c"
+#line 695 "generated/sa_lexer.c"
 yy83:
 	yych = *++cur;
 	switch (yych) {
@@ -833,9 +844,9 @@ yy106:
 	}
 yy107:
 	++cur;
-#line 179 "grammar/sa_lexer.re"
+#line 190 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_KW_FOH); }
-#line 839 "generated/sa_lexer.c"
+#line 850 "generated/sa_lexer.c"
 yy108:
 	yych = *++cur;
 	switch (yych) {
@@ -844,9 +855,9 @@ yy108:
 	}
 yy109:
 	++cur;
-#line 143 "grammar/sa_lexer.re"
+#line 154 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_KW_MAX); }
-#line 850 "generated/sa_lexer.c"
+#line 861 "generated/sa_lexer.c"
 yy110:
 	yych = *++cur;
 	switch (yych) {
@@ -861,9 +872,9 @@ yy111:
 	}
 yy112:
 	++cur;
-#line 178 "grammar/sa_lexer.re"
+#line 189 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_KW_ZOH); }
-#line 867 "generated/sa_lexer.c"
+#line 878 "generated/sa_lexer.c"
 yy113:
 	yyaccept = 6;
 	yych = *(marker = ++cur);
@@ -872,9 +883,9 @@ yy113:
 		default: goto yy114;
 	}
 yy114:
-#line 161 "grammar/sa_lexer.re"
+#line 172 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_ABS); }
-#line 878 "generated/sa_lexer.c"
+#line 889 "generated/sa_lexer.c"
 yy115:
 	yych = *++cur;
 	switch (yych) {
@@ -883,9 +894,9 @@ yy115:
 	}
 yy116:
 	++cur;
-#line 131 "grammar/sa_lexer.re"
+#line 142 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_AND); }
-#line 889 "generated/sa_lexer.c"
+#line 900 "generated/sa_lexer.c"
 yy117:
 	yych = *++cur;
 	switch (yych) {
@@ -990,14 +1001,14 @@ yy133:
 	}
 yy134:
 	++cur;
-#line 99 "grammar/sa_lexer.re"
+#line 110 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_FMU); }
-#line 996 "generated/sa_lexer.c"
+#line 1007 "generated/sa_lexer.c"
 yy135:
 	++cur;
-#line 104 "grammar/sa_lexer.re"
+#line 115 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_FOR); }
-#line 1001 "generated/sa_lexer.c"
+#line 1012 "generated/sa_lexer.c"
 yy136:
 	yych = *++cur;
 	switch (yych) {
@@ -1062,9 +1073,9 @@ yy145:
 	}
 yy146:
 	++cur;
-#line 159 "grammar/sa_lexer.re"
+#line 170 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_MAX); }
-#line 1068 "generated/sa_lexer.c"
+#line 1079 "generated/sa_lexer.c"
 yy147:
 	yych = *++cur;
 	switch (yych) {
@@ -1073,9 +1084,9 @@ yy147:
 	}
 yy148:
 	++cur;
-#line 160 "grammar/sa_lexer.re"
+#line 171 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_MIN); }
-#line 1079 "generated/sa_lexer.c"
+#line 1090 "generated/sa_lexer.c"
 yy149:
 	yych = *++cur;
 	switch (yych) {
@@ -1096,14 +1107,14 @@ yy151:
 	}
 yy152:
 	++cur;
-#line 130 "grammar/sa_lexer.re"
+#line 141 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_NOT); }
-#line 1102 "generated/sa_lexer.c"
+#line 1113 "generated/sa_lexer.c"
 yy153:
 	++cur;
-#line 145 "grammar/sa_lexer.re"
+#line 156 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_NOW); }
-#line 1107 "generated/sa_lexer.c"
+#line 1118 "generated/sa_lexer.c"
 yy154:
 	yych = *++cur;
 	switch (yych) {
@@ -1130,9 +1141,9 @@ yy157:
 		default: goto yy158;
 	}
 yy158:
-#line 121 "grammar/sa_lexer.re"
+#line 132 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_OUT); }
-#line 1136 "generated/sa_lexer.c"
+#line 1147 "generated/sa_lexer.c"
 yy159:
 	yych = *++cur;
 	switch (yych) {
@@ -1279,9 +1290,9 @@ yy182:
 	}
 yy183:
 	++cur;
-#line 122 "grammar/sa_lexer.re"
+#line 133 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_VAR); }
-#line 1285 "generated/sa_lexer.c"
+#line 1296 "generated/sa_lexer.c"
 yy184:
 	yych = *++cur;
 	switch (yych) {
@@ -1296,9 +1307,9 @@ yy185:
 	}
 yy186:
 	++cur;
-#line 137 "grammar/sa_lexer.re"
+#line 148 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_KW_BOOL); }
-#line 1302 "generated/sa_lexer.c"
+#line 1313 "generated/sa_lexer.c"
 yy187:
 	yych = *++cur;
 	switch (yych) {
@@ -1307,9 +1318,9 @@ yy187:
 	}
 yy188:
 	++cur;
-#line 134 "grammar/sa_lexer.re"
+#line 145 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_KW_REAL); }
-#line 1313 "generated/sa_lexer.c"
+#line 1324 "generated/sa_lexer.c"
 yy189:
 	yych = *++cur;
 	switch (yych) {
@@ -1336,9 +1347,9 @@ yy192:
 	}
 yy193:
 	++cur;
-#line 157 "grammar/sa_lexer.re"
+#line 168 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_CEIL); }
-#line 1342 "generated/sa_lexer.c"
+#line 1353 "generated/sa_lexer.c"
 yy194:
 	yych = *++cur;
 	switch (yych) {
@@ -1395,9 +1406,9 @@ yy202:
 	}
 yy203:
 	++cur;
-#line 126 "grammar/sa_lexer.re"
+#line 137 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_ELSE); }
-#line 1401 "generated/sa_lexer.c"
+#line 1412 "generated/sa_lexer.c"
 yy204:
 	yych = *++cur;
 	switch (yych) {
@@ -1442,9 +1453,9 @@ yy210:
 	}
 yy211:
 	++cur;
-#line 177 "grammar/sa_lexer.re"
+#line 188 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_HOLD); }
-#line 1448 "generated/sa_lexer.c"
+#line 1459 "generated/sa_lexer.c"
 yy212:
 	yych = *++cur;
 	switch (yych) {
@@ -1567,9 +1578,9 @@ yy231:
 	}
 yy232:
 	++cur;
-#line 146 "grammar/sa_lexer.re"
+#line 157 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_PREV); }
-#line 1573 "generated/sa_lexer.c"
+#line 1584 "generated/sa_lexer.c"
 yy233:
 	yych = *++cur;
 	switch (yych) {
@@ -1578,9 +1589,9 @@ yy233:
 	}
 yy234:
 	++cur;
-#line 167 "grammar/sa_lexer.re"
+#line 178 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_RATE); }
-#line 1584 "generated/sa_lexer.c"
+#line 1595 "generated/sa_lexer.c"
 yy235:
 	yych = *++cur;
 	switch (yych) {
@@ -1686,9 +1697,9 @@ yy251:
 	}
 yy252:
 	++cur;
-#line 128 "grammar/sa_lexer.re"
+#line 139 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_TRUE); }
-#line 1692 "generated/sa_lexer.c"
+#line 1703 "generated/sa_lexer.c"
 yy253:
 	yyaccept = 8;
 	yych = *(marker = ++cur);
@@ -1697,14 +1708,14 @@ yy253:
 		default: goto yy254;
 	}
 yy254:
-#line 117 "grammar/sa_lexer.re"
+#line 128 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_WITH); }
-#line 1703 "generated/sa_lexer.c"
+#line 1714 "generated/sa_lexer.c"
 yy255:
 	++cur;
-#line 176 "grammar/sa_lexer.re"
+#line 187 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_ZERO); }
-#line 1708 "generated/sa_lexer.c"
+#line 1719 "generated/sa_lexer.c"
 yy256:
 	yych = *++cur;
 	switch (yych) {
@@ -1731,9 +1742,9 @@ yy259:
 	}
 yy260:
 	++cur;
-#line 127 "grammar/sa_lexer.re"
+#line 138 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_BREAK); }
-#line 1737 "generated/sa_lexer.c"
+#line 1748 "generated/sa_lexer.c"
 yy261:
 	yych = *++cur;
 	switch (yych) {
@@ -1766,9 +1777,9 @@ yy265:
 		default: goto yy266;
 	}
 yy266:
-#line 165 "grammar/sa_lexer.re"
+#line 176 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_DELAY); }
-#line 1772 "generated/sa_lexer.c"
+#line 1783 "generated/sa_lexer.c"
 yy267:
 	yych = *++cur;
 	switch (yych) {
@@ -1795,9 +1806,9 @@ yy270:
 	}
 yy271:
 	++cur;
-#line 185 "grammar/sa_lexer.re"
+#line 196 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_EVERY); }
-#line 1801 "generated/sa_lexer.c"
+#line 1812 "generated/sa_lexer.c"
 yy272:
 	yych = *++cur;
 	switch (yych) {
@@ -1806,19 +1817,19 @@ yy272:
 	}
 yy273:
 	++cur;
-#line 129 "grammar/sa_lexer.re"
+#line 140 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_FALSE); }
-#line 1812 "generated/sa_lexer.c"
+#line 1823 "generated/sa_lexer.c"
 yy274:
 	++cur;
-#line 172 "grammar/sa_lexer.re"
+#line 183 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_FIRST); }
-#line 1817 "generated/sa_lexer.c"
+#line 1828 "generated/sa_lexer.c"
 yy275:
 	++cur;
-#line 156 "grammar/sa_lexer.re"
+#line 167 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_FLOOR); }
-#line 1822 "generated/sa_lexer.c"
+#line 1833 "generated/sa_lexer.c"
 yy276:
 	yych = *++cur;
 	switch (yych) {
@@ -1845,14 +1856,14 @@ yy279:
 	}
 yy280:
 	++cur;
-#line 100 "grammar/sa_lexer.re"
+#line 111 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_INNER); }
-#line 1851 "generated/sa_lexer.c"
+#line 1862 "generated/sa_lexer.c"
 yy281:
 	++cur;
-#line 114 "grammar/sa_lexer.re"
+#line 125 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_INPUT); }
-#line 1856 "generated/sa_lexer.c"
+#line 1867 "generated/sa_lexer.c"
 yy282:
 	yych = *++cur;
 	switch (yych) {
@@ -1885,9 +1896,9 @@ yy286:
 	}
 yy287:
 	++cur;
-#line 113 "grammar/sa_lexer.re"
+#line 124 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_MEALY); }
-#line 1891 "generated/sa_lexer.c"
+#line 1902 "generated/sa_lexer.c"
 yy288:
 	yych = *++cur;
 	switch (yych) {
@@ -1896,9 +1907,9 @@ yy288:
 	}
 yy289:
 	++cur;
-#line 112 "grammar/sa_lexer.re"
+#line 123 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_MOORE); }
-#line 1902 "generated/sa_lexer.c"
+#line 1913 "generated/sa_lexer.c"
 yy290:
 	yych = *++cur;
 	switch (yych) {
@@ -1913,9 +1924,9 @@ yy291:
 	}
 yy292:
 	++cur;
-#line 170 "grammar/sa_lexer.re"
+#line 181 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_ORDER); }
-#line 1919 "generated/sa_lexer.c"
+#line 1930 "generated/sa_lexer.c"
 yy293:
 	yych = *++cur;
 	switch (yych) {
@@ -1930,9 +1941,9 @@ yy294:
 	}
 yy295:
 	++cur;
-#line 118 "grammar/sa_lexer.re"
+#line 129 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_PARAM); }
-#line 1936 "generated/sa_lexer.c"
+#line 1947 "generated/sa_lexer.c"
 yy296:
 	yych = *++cur;
 	switch (yych) {
@@ -1941,9 +1952,9 @@ yy296:
 	}
 yy297:
 	++cur;
-#line 116 "grammar/sa_lexer.re"
+#line 127 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_PORTS); }
-#line 1947 "generated/sa_lexer.c"
+#line 1958 "generated/sa_lexer.c"
 yy298:
 	yych = *++cur;
 	switch (yych) {
@@ -1976,14 +1987,14 @@ yy302:
 	}
 yy303:
 	++cur;
-#line 158 "grammar/sa_lexer.re"
+#line 169 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_ROUND); }
-#line 1982 "generated/sa_lexer.c"
+#line 1993 "generated/sa_lexer.c"
 yy304:
 	++cur;
-#line 123 "grammar/sa_lexer.re"
+#line 134 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_RULES); }
-#line 1987 "generated/sa_lexer.c"
+#line 1998 "generated/sa_lexer.c"
 yy305:
 	yych = *++cur;
 	switch (yych) {
@@ -2028,9 +2039,9 @@ yy311:
 	}
 yy312:
 	++cur;
-#line 174 "grammar/sa_lexer.re"
+#line 185 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_THIRD); }
-#line 2034 "generated/sa_lexer.c"
+#line 2045 "generated/sa_lexer.c"
 yy313:
 	yych = *++cur;
 	switch (yych) {
@@ -2039,9 +2050,9 @@ yy313:
 	}
 yy314:
 	++cur;
-#line 168 "grammar/sa_lexer.re"
+#line 179 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_TIMES); }
-#line 2045 "generated/sa_lexer.c"
+#line 2056 "generated/sa_lexer.c"
 yy315:
 	yych = *++cur;
 	switch (yych) {
@@ -2068,9 +2079,9 @@ yy318:
 	}
 yy319:
 	++cur;
-#line 136 "grammar/sa_lexer.re"
+#line 147 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_KW_STRING); }
-#line 2074 "generated/sa_lexer.c"
+#line 2085 "generated/sa_lexer.c"
 yy320:
 	yych = *++cur;
 	switch (yych) {
@@ -2145,9 +2156,9 @@ yy331:
 	}
 yy332:
 	++cur;
-#line 175 "grammar/sa_lexer.re"
+#line 186 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_FOURTH); }
-#line 2151 "generated/sa_lexer.c"
+#line 2162 "generated/sa_lexer.c"
 yy333:
 	yych = *++cur;
 	switch (yych) {
@@ -2162,9 +2173,9 @@ yy334:
 	}
 yy335:
 	++cur;
-#line 98 "grammar/sa_lexer.re"
+#line 109 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_IMPORT); }
-#line 2168 "generated/sa_lexer.c"
+#line 2179 "generated/sa_lexer.c"
 yy336:
 	yych = *++cur;
 	switch (yych) {
@@ -2179,9 +2190,9 @@ yy337:
 	}
 yy338:
 	++cur;
-#line 152 "grammar/sa_lexer.re"
+#line 163 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_IS_SET); }
-#line 2185 "generated/sa_lexer.c"
+#line 2196 "generated/sa_lexer.c"
 yy339:
 	yych = *++cur;
 	switch (yych) {
@@ -2190,14 +2201,14 @@ yy339:
 	}
 yy340:
 	++cur;
-#line 109 "grammar/sa_lexer.re"
+#line 120 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_MASTER); }
-#line 2196 "generated/sa_lexer.c"
+#line 2207 "generated/sa_lexer.c"
 yy341:
 	++cur;
-#line 97 "grammar/sa_lexer.re"
+#line 108 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_MODULE); }
-#line 2201 "generated/sa_lexer.c"
+#line 2212 "generated/sa_lexer.c"
 yy342:
 	yych = *++cur;
 	switch (yych) {
@@ -2206,9 +2217,9 @@ yy342:
 	}
 yy343:
 	++cur;
-#line 186 "grammar/sa_lexer.re"
+#line 197 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_OFFSET); }
-#line 2212 "generated/sa_lexer.c"
+#line 2223 "generated/sa_lexer.c"
 yy344:
 	yych = *++cur;
 	switch (yych) {
@@ -2217,9 +2228,9 @@ yy344:
 	}
 yy345:
 	++cur;
-#line 115 "grammar/sa_lexer.re"
+#line 126 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_OUTPUT); }
-#line 2223 "generated/sa_lexer.c"
+#line 2234 "generated/sa_lexer.c"
 yy346:
 	yych = *++cur;
 	switch (yych) {
@@ -2246,9 +2257,9 @@ yy349:
 	}
 yy350:
 	++cur;
-#line 124 "grammar/sa_lexer.re"
+#line 135 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_RETURN); }
-#line 2252 "generated/sa_lexer.c"
+#line 2263 "generated/sa_lexer.c"
 yy351:
 	yych = *++cur;
 	switch (yych) {
@@ -2263,9 +2274,9 @@ yy352:
 	}
 yy353:
 	++cur;
-#line 173 "grammar/sa_lexer.re"
+#line 184 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_SECOND); }
-#line 2269 "generated/sa_lexer.c"
+#line 2280 "generated/sa_lexer.c"
 yy354:
 	yych = *++cur;
 	switch (yych) {
@@ -2274,14 +2285,14 @@ yy354:
 	}
 yy355:
 	++cur;
-#line 144 "grammar/sa_lexer.re"
+#line 155 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_SIGNAL); }
-#line 2280 "generated/sa_lexer.c"
+#line 2291 "generated/sa_lexer.c"
 yy356:
 	++cur;
-#line 164 "grammar/sa_lexer.re"
+#line 175 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_STARTS); }
-#line 2285 "generated/sa_lexer.c"
+#line 2296 "generated/sa_lexer.c"
 yy357:
 	yych = *++cur;
 	switch (yych) {
@@ -2320,9 +2331,9 @@ yy362:
 	}
 yy363:
 	++cur;
-#line 135 "grammar/sa_lexer.re"
+#line 146 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_KW_INTEGER); }
-#line 2326 "generated/sa_lexer.c"
+#line 2337 "generated/sa_lexer.c"
 yy364:
 	yych = *++cur;
 	switch (yych) {
@@ -2343,14 +2354,14 @@ yy366:
 	}
 yy367:
 	++cur;
-#line 119 "grammar/sa_lexer.re"
+#line 130 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_CONTROL); }
-#line 2349 "generated/sa_lexer.c"
+#line 2360 "generated/sa_lexer.c"
 yy368:
 	++cur;
-#line 105 "grammar/sa_lexer.re"
+#line 116 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_COUPLED); }
-#line 2354 "generated/sa_lexer.c"
+#line 2365 "generated/sa_lexer.c"
 yy369:
 	yych = *++cur;
 	switch (yych) {
@@ -2359,9 +2370,9 @@ yy369:
 	}
 yy370:
 	++cur;
-#line 111 "grammar/sa_lexer.re"
+#line 122 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_DELAYED); }
-#line 2365 "generated/sa_lexer.c"
+#line 2376 "generated/sa_lexer.c"
 yy371:
 	yych = *++cur;
 	switch (yych) {
@@ -2370,24 +2381,24 @@ yy371:
 	}
 yy372:
 	++cur;
-#line 150 "grammar/sa_lexer.re"
+#line 161 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_DISCARD); }
-#line 2376 "generated/sa_lexer.c"
+#line 2387 "generated/sa_lexer.c"
 yy373:
 	++cur;
-#line 147 "grammar/sa_lexer.re"
+#line 158 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_DO_STEP); }
-#line 2381 "generated/sa_lexer.c"
+#line 2392 "generated/sa_lexer.c"
 yy374:
 	++cur;
-#line 154 "grammar/sa_lexer.re"
+#line 165 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_ELAPSED); }
-#line 2386 "generated/sa_lexer.c"
+#line 2397 "generated/sa_lexer.c"
 yy375:
 	++cur;
-#line 192 "grammar/sa_lexer.re"
+#line 203 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_EXTRACT); }
-#line 2391 "generated/sa_lexer.c"
+#line 2402 "generated/sa_lexer.c"
 yy376:
 	yych = *++cur;
 	switch (yych) {
@@ -2396,9 +2407,9 @@ yy376:
 	}
 yy377:
 	++cur;
-#line 191 "grammar/sa_lexer.re"
+#line 202 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_IMPLIED); }
-#line 2402 "generated/sa_lexer.c"
+#line 2413 "generated/sa_lexer.c"
 yy378:
 	yych = *++cur;
 	switch (yych) {
@@ -2504,14 +2515,14 @@ yy394:
 	}
 yy395:
 	++cur;
-#line 108 "grammar/sa_lexer.re"
+#line 119 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_WITHOUT); }
-#line 2510 "generated/sa_lexer.c"
+#line 2521 "generated/sa_lexer.c"
 yy396:
 	++cur;
-#line 181 "grammar/sa_lexer.re"
+#line 192 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_ABSOLUTE); }
-#line 2515 "generated/sa_lexer.c"
+#line 2526 "generated/sa_lexer.c"
 yy397:
 	yych = *++cur;
 	switch (yych) {
@@ -2520,14 +2531,14 @@ yy397:
 	}
 yy398:
 	++cur;
-#line 107 "grammar/sa_lexer.re"
+#line 118 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_COMPOSED); }
-#line 2526 "generated/sa_lexer.c"
+#line 2537 "generated/sa_lexer.c"
 yy399:
 	++cur;
-#line 180 "grammar/sa_lexer.re"
+#line 191 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_CROSSING); }
-#line 2531 "generated/sa_lexer.c"
+#line 2542 "generated/sa_lexer.c"
 yy400:
 	yych = *++cur;
 	switch (yych) {
@@ -2548,9 +2559,9 @@ yy402:
 	}
 yy403:
 	++cur;
-#line 151 "grammar/sa_lexer.re"
+#line 162 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_IS_CLOSE); }
-#line 2554 "generated/sa_lexer.c"
+#line 2565 "generated/sa_lexer.c"
 yy404:
 	yych = *++cur;
 	switch (yych) {
@@ -2565,9 +2576,9 @@ yy405:
 	}
 yy406:
 	++cur;
-#line 166 "grammar/sa_lexer.re"
+#line 177 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_MULTIPLY); }
-#line 2571 "generated/sa_lexer.c"
+#line 2582 "generated/sa_lexer.c"
 yy407:
 	yych = *++cur;
 	switch (yych) {
@@ -2576,29 +2587,29 @@ yy407:
 	}
 yy408:
 	++cur;
-#line 189 "grammar/sa_lexer.re"
+#line 200 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_PERIODIC); }
-#line 2582 "generated/sa_lexer.c"
+#line 2593 "generated/sa_lexer.c"
 yy409:
 	++cur;
-#line 184 "grammar/sa_lexer.re"
+#line 195 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_QUANTIZE); }
-#line 2587 "generated/sa_lexer.c"
+#line 2598 "generated/sa_lexer.c"
 yy410:
 	++cur;
-#line 110 "grammar/sa_lexer.re"
+#line 121 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_REACTIVE); }
-#line 2592 "generated/sa_lexer.c"
+#line 2603 "generated/sa_lexer.c"
 yy411:
 	++cur;
-#line 182 "grammar/sa_lexer.re"
+#line 193 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_RELATIVE); }
-#line 2597 "generated/sa_lexer.c"
+#line 2608 "generated/sa_lexer.c"
 yy412:
 	++cur;
-#line 149 "grammar/sa_lexer.re"
+#line 160 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_ROLLBACK); }
-#line 2602 "generated/sa_lexer.c"
+#line 2613 "generated/sa_lexer.c"
 yy413:
 	yych = *++cur;
 	switch (yych) {
@@ -2607,9 +2618,9 @@ yy413:
 	}
 yy414:
 	++cur;
-#line 101 "grammar/sa_lexer.re"
+#line 112 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_SEMANTIC); }
-#line 2613 "generated/sa_lexer.c"
+#line 2624 "generated/sa_lexer.c"
 yy415:
 	yych = *++cur;
 	switch (yych) {
@@ -2678,9 +2689,9 @@ yy425:
 	}
 yy426:
 	++cur;
-#line 133 "grammar/sa_lexer.re"
+#line 144 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_OTHERWISE); }
-#line 2684 "generated/sa_lexer.c"
+#line 2695 "generated/sa_lexer.c"
 yy427:
 	yych = *++cur;
 	switch (yych) {
@@ -2707,19 +2718,19 @@ yy430:
 	}
 yy431:
 	++cur;
-#line 183 "grammar/sa_lexer.re"
+#line 194 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_TOLERANCE); }
-#line 2713 "generated/sa_lexer.c"
+#line 2724 "generated/sa_lexer.c"
 yy432:
 	++cur;
-#line 187 "grammar/sa_lexer.re"
+#line 198 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_TRIGGERED); }
-#line 2718 "generated/sa_lexer.c"
+#line 2729 "generated/sa_lexer.c"
 yy433:
 	++cur;
-#line 102 "grammar/sa_lexer.re"
+#line 113 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_ADAPTATION); }
-#line 2723 "generated/sa_lexer.c"
+#line 2734 "generated/sa_lexer.c"
 yy434:
 	yych = *++cur;
 	switch (yych) {
@@ -2746,14 +2757,14 @@ yy437:
 	}
 yy438:
 	++cur;
-#line 190 "grammar/sa_lexer.re"
+#line 201 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_MULTIPLIED); }
-#line 2752 "generated/sa_lexer.c"
+#line 2763 "generated/sa_lexer.c"
 yy439:
 	++cur;
-#line 148 "grammar/sa_lexer.re"
+#line 159 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_SAVE_STATE); }
-#line 2757 "generated/sa_lexer.c"
+#line 2768 "generated/sa_lexer.c"
 yy440:
 	yych = *++cur;
 	switch (yych) {
@@ -2762,9 +2773,9 @@ yy440:
 	}
 yy441:
 	++cur;
-#line 162 "grammar/sa_lexer.re"
+#line 173 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_SUCCESSIVE); }
-#line 2768 "generated/sa_lexer.c"
+#line 2779 "generated/sa_lexer.c"
 yy442:
 	yych = *++cur;
 	switch (yych) {
@@ -2833,9 +2844,9 @@ yy452:
 	}
 yy453:
 	++cur;
-#line 163 "grammar/sa_lexer.re"
+#line 174 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_SUBSTITUTION); }
-#line 2839 "generated/sa_lexer.c"
+#line 2850 "generated/sa_lexer.c"
 yy454:
 	yych = *++cur;
 	switch (yych) {
@@ -2856,9 +2867,9 @@ yy456:
 	}
 yy457:
 	++cur;
-#line 169 "grammar/sa_lexer.re"
+#line 180 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_INTERPOLATION); }
-#line 2862 "generated/sa_lexer.c"
+#line 2873 "generated/sa_lexer.c"
 yy458:
 	yych = *++cur;
 	switch (yych) {
@@ -2891,9 +2902,9 @@ yy462:
 	}
 yy463:
 	++cur;
-#line 194 "grammar/sa_lexer.re"
+#line 205 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_TIMEDERIVATIVE); }
-#line 2897 "generated/sa_lexer.c"
+#line 2908 "generated/sa_lexer.c"
 yy464:
 	yych = *++cur;
 	switch (yych) {
@@ -2956,9 +2967,9 @@ yy473:
 	}
 yy474:
 	++cur;
-#line 153 "grammar/sa_lexer.re"
+#line 164 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_GET_NEXT_TIME_STEP); }
-#line 2962 "generated/sa_lexer.c"
+#line 2973 "generated/sa_lexer.c"
 yy475:
 	yych = *++cur;
 	switch (yych) {
@@ -2973,9 +2984,9 @@ yy476:
 	}
 yy477:
 	++cur;
-#line 155 "grammar/sa_lexer.re"
+#line 166 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_LAST_EXECUTION_TIME); }
-#line 2979 "generated/sa_lexer.c"
+#line 2990 "generated/sa_lexer.c"
 yy478:
 	yych = *++cur;
 	switch (yych) {
@@ -2984,11 +2995,11 @@ yy478:
 	}
 yy479:
 	++cur;
-#line 193 "grammar/sa_lexer.re"
+#line 204 "grammar/sa_lexer.re"
 	{ return whole_word(cur, end, TK_DIRECTIONALDERIVATIVE); }
-#line 2990 "generated/sa_lexer.c"
+#line 3001 "generated/sa_lexer.c"
 }
-#line 196 "grammar/sa_lexer.re"
+#line 207 "grammar/sa_lexer.re"
 
 }
 
@@ -2999,7 +3010,7 @@ int lex_next(Lexer *lx, Token *t)
 	for (;;) {
 		lx->tok = lx->cur;
 		
-#line 3003 "generated/sa_lexer.c"
+#line 3014 "generated/sa_lexer.c"
 {
 	unsigned char yych;
 	unsigned int yyaccept = 0;
@@ -3137,7 +3148,7 @@ int lex_next(Lexer *lx, Token *t)
 	}
 yy481:
 	++lx->cur;
-#line 218 "grammar/sa_lexer.re"
+#line 229 "grammar/sa_lexer.re"
 	{
 			if (lx->cur > lx->lim) {
 				lx->cur = lx->lim;
@@ -3149,11 +3160,11 @@ yy481:
 			lex_error(lx, here(lx, lx->tok, lx->cur), "stray NUL byte in source");
 			continue;
 		}
-#line 3153 "generated/sa_lexer.c"
+#line 3164 "generated/sa_lexer.c"
 yy482:
 	++lx->cur;
 yy483:
-#line 277 "grammar/sa_lexer.re"
+#line 288 "grammar/sa_lexer.re"
 	{
 			Loc loc = here(lx, lx->tok, lx->cur);
 			unsigned char c = (unsigned char)*lx->tok;
@@ -3164,7 +3175,7 @@ yy483:
 			lx->errors++;
 			continue;
 		}
-#line 3168 "generated/sa_lexer.c"
+#line 3179 "generated/sa_lexer.c"
 yy484:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -3176,14 +3187,14 @@ yy484:
 		default: goto yy485;
 	}
 yy485:
-#line 229 "grammar/sa_lexer.re"
+#line 240 "grammar/sa_lexer.re"
 	{ continue; }
-#line 3182 "generated/sa_lexer.c"
+#line 3193 "generated/sa_lexer.c"
 yy486:
 	++lx->cur;
-#line 230 "grammar/sa_lexer.re"
+#line 241 "grammar/sa_lexer.re"
 	{ lx->line++; lx->line_start = lx->cur; continue; }
-#line 3187 "generated/sa_lexer.c"
+#line 3198 "generated/sa_lexer.c"
 yy487:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -3192,39 +3203,39 @@ yy487:
 	}
 yy488:
 	++lx->cur;
-#line 240 "grammar/sa_lexer.re"
+#line 251 "grammar/sa_lexer.re"
 	{ if (!scan_string(lx, '"')) continue; return TOK(TK_STRING); }
-#line 3198 "generated/sa_lexer.c"
+#line 3209 "generated/sa_lexer.c"
 yy489:
 	++lx->cur;
-#line 241 "grammar/sa_lexer.re"
+#line 252 "grammar/sa_lexer.re"
 	{ if (!scan_string(lx, '\'')) continue; return TOK(TK_STRING); }
-#line 3203 "generated/sa_lexer.c"
+#line 3214 "generated/sa_lexer.c"
 yy490:
 	++lx->cur;
-#line 243 "grammar/sa_lexer.re"
+#line 254 "grammar/sa_lexer.re"
 	{ return TOK(TK_LPAREN); }
-#line 3208 "generated/sa_lexer.c"
+#line 3219 "generated/sa_lexer.c"
 yy491:
 	++lx->cur;
-#line 244 "grammar/sa_lexer.re"
+#line 255 "grammar/sa_lexer.re"
 	{ return TOK(TK_RPAREN); }
-#line 3213 "generated/sa_lexer.c"
+#line 3224 "generated/sa_lexer.c"
 yy492:
 	++lx->cur;
-#line 259 "grammar/sa_lexer.re"
+#line 270 "grammar/sa_lexer.re"
 	{ return TOK(TK_STAR); }
-#line 3218 "generated/sa_lexer.c"
+#line 3229 "generated/sa_lexer.c"
 yy493:
 	++lx->cur;
-#line 257 "grammar/sa_lexer.re"
+#line 268 "grammar/sa_lexer.re"
 	{ return TOK(TK_PLUS); }
-#line 3223 "generated/sa_lexer.c"
+#line 3234 "generated/sa_lexer.c"
 yy494:
 	++lx->cur;
-#line 249 "grammar/sa_lexer.re"
+#line 260 "grammar/sa_lexer.re"
 	{ return TOK(TK_COMMA); }
-#line 3228 "generated/sa_lexer.c"
+#line 3239 "generated/sa_lexer.c"
 yy495:
 	yyaccept = 0;
 	yych = *(lx->marker = ++lx->cur);
@@ -3234,9 +3245,9 @@ yy495:
 		default: goto yy496;
 	}
 yy496:
-#line 258 "grammar/sa_lexer.re"
+#line 269 "grammar/sa_lexer.re"
 	{ return TOK(TK_MINUS); }
-#line 3240 "generated/sa_lexer.c"
+#line 3251 "generated/sa_lexer.c"
 yy497:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -3254,9 +3265,9 @@ yy497:
 		default: goto yy498;
 	}
 yy498:
-#line 251 "grammar/sa_lexer.re"
+#line 262 "grammar/sa_lexer.re"
 	{ return TOK(TK_DOT); }
-#line 3260 "generated/sa_lexer.c"
+#line 3271 "generated/sa_lexer.c"
 yy499:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -3265,9 +3276,9 @@ yy499:
 		default: goto yy500;
 	}
 yy500:
-#line 260 "grammar/sa_lexer.re"
+#line 271 "grammar/sa_lexer.re"
 	{ return TOK(TK_SLASH); }
-#line 3271 "generated/sa_lexer.c"
+#line 3282 "generated/sa_lexer.c"
 yy501:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3288,9 +3299,9 @@ yy501:
 		default: goto yy502;
 	}
 yy502:
-#line 238 "grammar/sa_lexer.re"
+#line 249 "grammar/sa_lexer.re"
 	{ return TOK(TK_INT); }
-#line 3294 "generated/sa_lexer.c"
+#line 3305 "generated/sa_lexer.c"
 yy503:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -3299,9 +3310,9 @@ yy503:
 	}
 yy504:
 	++lx->cur;
-#line 250 "grammar/sa_lexer.re"
+#line 261 "grammar/sa_lexer.re"
 	{ return TOK(TK_SEMI); }
-#line 3305 "generated/sa_lexer.c"
+#line 3316 "generated/sa_lexer.c"
 yy505:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -3311,9 +3322,9 @@ yy505:
 		default: goto yy506;
 	}
 yy506:
-#line 261 "grammar/sa_lexer.re"
+#line 272 "grammar/sa_lexer.re"
 	{ return TOK(TK_LT); }
-#line 3317 "generated/sa_lexer.c"
+#line 3328 "generated/sa_lexer.c"
 yy507:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -3321,9 +3332,9 @@ yy507:
 		default: goto yy508;
 	}
 yy508:
-#line 269 "grammar/sa_lexer.re"
+#line 280 "grammar/sa_lexer.re"
 	{ return TOK(TK_EQ); }
-#line 3327 "generated/sa_lexer.c"
+#line 3338 "generated/sa_lexer.c"
 yy509:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -3332,9 +3343,9 @@ yy509:
 		default: goto yy510;
 	}
 yy510:
-#line 263 "grammar/sa_lexer.re"
+#line 274 "grammar/sa_lexer.re"
 	{ return TOK(TK_GT); }
-#line 3338 "generated/sa_lexer.c"
+#line 3349 "generated/sa_lexer.c"
 yy511:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -3404,19 +3415,19 @@ yy511:
 		default: goto yy512;
 	}
 yy512:
-#line 236 "grammar/sa_lexer.re"
+#line 247 "grammar/sa_lexer.re"
 	{ return TOK(keyword(lx->tok, lx->cur)); }
-#line 3410 "generated/sa_lexer.c"
+#line 3421 "generated/sa_lexer.c"
 yy513:
 	++lx->cur;
-#line 247 "grammar/sa_lexer.re"
+#line 258 "grammar/sa_lexer.re"
 	{ return TOK(TK_LBRACKET); }
-#line 3415 "generated/sa_lexer.c"
+#line 3426 "generated/sa_lexer.c"
 yy514:
 	++lx->cur;
-#line 248 "grammar/sa_lexer.re"
+#line 259 "grammar/sa_lexer.re"
 	{ return TOK(TK_RBRACKET); }
-#line 3420 "generated/sa_lexer.c"
+#line 3431 "generated/sa_lexer.c"
 yy515:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -3476,34 +3487,34 @@ yy515:
 		default: goto yy516;
 	}
 yy516:
-#line 270 "grammar/sa_lexer.re"
+#line 281 "grammar/sa_lexer.re"
 	{ return TOK(TK_CARET); }
-#line 3482 "generated/sa_lexer.c"
+#line 3493 "generated/sa_lexer.c"
 yy517:
 	++lx->cur;
-#line 245 "grammar/sa_lexer.re"
+#line 256 "grammar/sa_lexer.re"
 	{ return TOK(TK_LBRACE); }
-#line 3487 "generated/sa_lexer.c"
+#line 3498 "generated/sa_lexer.c"
 yy518:
 	++lx->cur;
-#line 246 "grammar/sa_lexer.re"
+#line 257 "grammar/sa_lexer.re"
 	{ return TOK(TK_RBRACE); }
-#line 3492 "generated/sa_lexer.c"
+#line 3503 "generated/sa_lexer.c"
 yy519:
 	yych = *++lx->cur;
 	if (yych >= 0x80) goto yy519;
-#line 272 "grammar/sa_lexer.re"
+#line 283 "grammar/sa_lexer.re"
 	{
 			lex_error(lx, here(lx, lx->tok, lx->cur),
 				  "non-ASCII characters are allowed only in strings and comments");
 			continue;
 		}
-#line 3502 "generated/sa_lexer.c"
+#line 3513 "generated/sa_lexer.c"
 yy520:
 	++lx->cur;
-#line 266 "grammar/sa_lexer.re"
+#line 277 "grammar/sa_lexer.re"
 	{ return TOK(TK_NE); }
-#line 3507 "generated/sa_lexer.c"
+#line 3518 "generated/sa_lexer.c"
 yy521:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -3519,14 +3530,14 @@ yy522:
 	}
 yy523:
 	++lx->cur;
-#line 254 "grammar/sa_lexer.re"
+#line 265 "grammar/sa_lexer.re"
 	{ return TOK(TK_ARROW); }
-#line 3525 "generated/sa_lexer.c"
+#line 3536 "generated/sa_lexer.c"
 yy524:
 	++lx->cur;
-#line 252 "grammar/sa_lexer.re"
+#line 263 "grammar/sa_lexer.re"
 	{ return TOK(TK_DOTDOT); }
-#line 3530 "generated/sa_lexer.c"
+#line 3541 "generated/sa_lexer.c"
 yy525:
 	yyaccept = 2;
 	yych = *(lx->marker = ++lx->cur);
@@ -3547,14 +3558,14 @@ yy526:
 		default: goto yy527;
 	}
 yy527:
-#line 239 "grammar/sa_lexer.re"
+#line 250 "grammar/sa_lexer.re"
 	{ return TOK(TK_REAL); }
-#line 3553 "generated/sa_lexer.c"
+#line 3564 "generated/sa_lexer.c"
 yy528:
 	++lx->cur;
-#line 232 "grammar/sa_lexer.re"
+#line 243 "grammar/sa_lexer.re"
 	{ skip_block_comment(lx); continue; }
-#line 3558 "generated/sa_lexer.c"
+#line 3569 "generated/sa_lexer.c"
 yy529:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -3563,9 +3574,9 @@ yy529:
 		default: goto yy529;
 	}
 yy530:
-#line 231 "grammar/sa_lexer.re"
-	{ continue; }
-#line 3569 "generated/sa_lexer.c"
+#line 242 "grammar/sa_lexer.re"
+	{ note_comment(lx, here(lx, lx->tok, lx->cur)); continue; }
+#line 3580 "generated/sa_lexer.c"
 yy531:
 	yyaccept = 2;
 	yych = *(lx->marker = ++lx->cur);
@@ -3592,39 +3603,39 @@ yy532:
 	}
 yy533:
 	++lx->cur;
-#line 253 "grammar/sa_lexer.re"
+#line 264 "grammar/sa_lexer.re"
 	{ return TOK(TK_ASSIGN); }
-#line 3598 "generated/sa_lexer.c"
+#line 3609 "generated/sa_lexer.c"
 yy534:
 	++lx->cur;
-#line 268 "grammar/sa_lexer.re"
+#line 279 "grammar/sa_lexer.re"
 	{ return TOK(TK_CROSSDOWN); }
-#line 3603 "generated/sa_lexer.c"
+#line 3614 "generated/sa_lexer.c"
 yy535:
 	++lx->cur;
-#line 256 "grammar/sa_lexer.re"
+#line 267 "grammar/sa_lexer.re"
 	{ return TOK(TK_LARROW); }
-#line 3608 "generated/sa_lexer.c"
+#line 3619 "generated/sa_lexer.c"
 yy536:
 	++lx->cur;
-#line 262 "grammar/sa_lexer.re"
+#line 273 "grammar/sa_lexer.re"
 	{ return TOK(TK_LE); }
-#line 3613 "generated/sa_lexer.c"
+#line 3624 "generated/sa_lexer.c"
 yy537:
 	++lx->cur;
-#line 265 "grammar/sa_lexer.re"
+#line 276 "grammar/sa_lexer.re"
 	{ return TOK(TK_EQEQ); }
-#line 3618 "generated/sa_lexer.c"
+#line 3629 "generated/sa_lexer.c"
 yy538:
 	++lx->cur;
-#line 267 "grammar/sa_lexer.re"
+#line 278 "grammar/sa_lexer.re"
 	{ return TOK(TK_CROSSUP); }
-#line 3623 "generated/sa_lexer.c"
+#line 3634 "generated/sa_lexer.c"
 yy539:
 	++lx->cur;
-#line 264 "grammar/sa_lexer.re"
+#line 275 "grammar/sa_lexer.re"
 	{ return TOK(TK_GE); }
-#line 3628 "generated/sa_lexer.c"
+#line 3639 "generated/sa_lexer.c"
 yy540:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -3694,21 +3705,21 @@ yy540:
 		default: goto yy541;
 	}
 yy541:
-#line 234 "grammar/sa_lexer.re"
+#line 245 "grammar/sa_lexer.re"
 	{ t->s = lx->tok + 1; t->n = (int)(lx->cur - lx->tok - 1);
 		         t->loc = here(lx, lx->tok, lx->cur); return TK_ID; }
-#line 3701 "generated/sa_lexer.c"
+#line 3712 "generated/sa_lexer.c"
 yy542:
 	++lx->cur;
-#line 255 "grammar/sa_lexer.re"
+#line 266 "grammar/sa_lexer.re"
 	{ return TOK(TK_LONGARROW); }
-#line 3706 "generated/sa_lexer.c"
+#line 3717 "generated/sa_lexer.c"
 yy543:
 	++lx->cur;
 	lx->cur -= 2;
-#line 237 "grammar/sa_lexer.re"
+#line 248 "grammar/sa_lexer.re"
 	{ return TOK(TK_INT); }
-#line 3712 "generated/sa_lexer.c"
+#line 3723 "generated/sa_lexer.c"
 yy544:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -3740,7 +3751,7 @@ yy545:
 		default: goto yy527;
 	}
 }
-#line 287 "grammar/sa_lexer.re"
+#line 298 "grammar/sa_lexer.re"
 
 	}
 #undef TOK

@@ -34,6 +34,16 @@ static void lex_error(Lexer *lx, Loc loc, const char *msg)
 	diag_error(lx->diag, loc, "%s", msg);
 }
 
+/* Hands the comment lx->tok..lx->cur, which starts at start, to whoever asked for
+ * comments (the formatter). */
+static void note_comment(Lexer *lx, Loc start)
+{
+	if (!lx->on_comment)
+		return;
+	start.len = (int)(lx->cur - lx->tok);
+	lx->on_comment(lx->comment_ctx, lx->tok, (int)(lx->cur - lx->tok), start);
+}
+
 /* Skips a block comment whose opening the automaton has just consumed. */
 static void skip_block_comment(Lexer *lx)
 {
@@ -41,6 +51,7 @@ static void skip_block_comment(Lexer *lx)
 	while (lx->cur < lx->lim) {
 		if (lx->cur[0] == '*' && lx->cur + 1 < lx->lim && lx->cur[1] == '/') {
 			lx->cur += 2;
+			note_comment(lx, start);
 			return;
 		}
 		if (*lx->cur++ == '\n') {
@@ -228,7 +239,7 @@ int lex_next(Lexer *lx, Token *t)
 		}
 		[ \t\r\v\f]+ { continue; }
 		"\n" { lx->line++; lx->line_start = lx->cur; continue; }
-		"//" [^\n\x00]* { continue; }
+		"//" [^\n\x00]* { note_comment(lx, here(lx, lx->tok, lx->cur)); continue; }
 		"/*" { skip_block_comment(lx); continue; }
 
 		"^" id { t->s = lx->tok + 1; t->n = (int)(lx->cur - lx->tok - 1);

@@ -48,6 +48,8 @@ typedef struct SimFmu {
 	bool me;
 	SartVr *me_vrs; /* with me: the states' value references, then their derivatives'
 	                   (for the Jacobian from directional derivatives), or NULL; malloc'd */
+	uint32_t *me_event_vrs; /* with me: the Reals set only in Event Mode (fmu_me_event_vrs),
+	                           or NULL; malloc'd */
 } SimFmu;
 
 /* The most array elements one FMU may bring: one column each. */

@@ -339,7 +339,8 @@ static const char *step_control_choice(int i, const char **summary)
 static const SimChoice solver_choices[] = {
 	{"auto", SART_ODE_AUTO, "explicit, switching to implicit where the model turns out "
 	                        "stiff (the default)"},
-	{"explicit", SART_ODE_DOPRI5, "Dormand-Prince 5(4), for non-stiff models"},
+	{"explicit", SART_ODE_EXPLICIT, "Dormand-Prince 5(4), or 8(5,3) at tolerances of 1e-5 "
+	                                "and below, for non-stiff models"},
 	{"implicit", SART_ODE_RODAS, "a Rosenbrock method of order 4, for stiff models"},
 	{NULL, 0, NULL},
 };
@@ -1357,7 +1358,7 @@ static int choose_interfaces(Sim *s)
 /* SartMasterOptions.fmu_me: per FMU run as Model Exchange, the options' solver settings
  * and what its description says (the state and event indicator counts FMI 2.0 cannot
  * ask for, the experiment's tolerance, the states' value references for a Jacobian from
- * directional derivatives).  Returns 0, or 1 when out of memory. */
+ * directional derivatives, the Reals it takes only in Event Mode).  Returns 0, or 1 when out of memory. */
 static int me_configs(Sim *s)
 {
 	const SimArgs *a = s->args;
@@ -1376,6 +1377,9 @@ static int me_configs(Sim *s)
 		c->max_step = a->me_max_step;
 		c->nstates = m->nstate_elems > 0 ? (size_t)m->nstate_elems : 0;
 		c->nevent_indicators = m->nevent_indicators > 0 ? (size_t)m->nevent_indicators : 0;
+		free(fm->me_event_vrs);
+		fm->me_event_vrs = fmu_me_event_vrs(fm->info, &c->nevent_vrs);
+		c->event_vrs = fm->me_event_vrs;
 		if (!m->provides_directional_derivative || !m->scalar_states || m->nstates == 0)
 			continue;
 		free(fm->me_vrs);
@@ -1546,6 +1550,7 @@ int sim_main(const CliCommand *cmd, int argc, char **argv)
 		free(s.fmus[f].vr_types);
 		free(s.fmus[f].dir);
 		free(s.fmus[f].me_vrs);
+		free(s.fmus[f].me_event_vrs);
 	}
 	free(s.me);
 	free(a.interfaces.items);

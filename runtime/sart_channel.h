@@ -135,9 +135,9 @@ void sart_chan_answer(SartChan *ch, uint32_t seq);
 
 /* Then, for a Model Exchange inner only (SART_CAP_MODEL_EXCHANGE in the caps), its
  * SartMeConfig at an 8-aligned offset: int64 method; double tolerance, default_tolerance,
- * max_step; uint64 nstates, nevent_indicators, nvrs (0 or nstates); then nvrs uint32 state
- * and nvrs uint32 derivative value references. */
-#define SART_CHAN_ME_BYTES (7 * 8)
+ * max_step; uint64 nstates, nevent_indicators, nvrs (0 or nstates), nevent_vrs; then nvrs
+ * uint32 state, nvrs uint32 derivative and nevent_vrs uint32 event-mode value references. */
+#define SART_CHAN_ME_BYTES (8 * 8)
 
 /* One value of bytes at *off in data (cap bytes): a byte (1 present, 0 absent: NULL), a
  * uint64 length and the bytes.  put returns -1 when it does not fit; take -1 when the

@@ -181,7 +181,7 @@ static int take_me(Host *ho, const unsigned char *data, size_t len, size_t off,
 	size_t fixed = sart_chan_span(off, 1, SART_CHAN_ME_BYTES);
 	int64_t method;
 	double d[3];
-	uint64_t u[3];
+	uint64_t u[4];
 	free(ho->me_vrs);
 	ho->me_vrs = NULL;
 	if (!fixed || fixed > len)
@@ -190,22 +190,29 @@ static int take_me(Host *ho, const unsigned char *data, size_t len, size_t off,
 	memcpy(&method, p, sizeof method);
 	memcpy(d, p + 8, sizeof d);
 	memcpy(u, p + 32, sizeof u);
-	size_t end = u[2] <= len ? sart_chan_span(fixed, 2 * (size_t)u[2], sizeof(uint32_t)) : 0;
+	/* the value references: 2 u[2] + u[3], each count at most len, so no sum overflows */
+	size_t nw = u[2] <= len && u[3] <= len ? 2 * (size_t)u[2] + (size_t)u[3] : 0;
+	size_t end = u[2] <= len && u[3] <= len ? sart_chan_span(fixed, nw, sizeof(uint32_t)) : 0;
 	/* the seam refuses more states or indicators than this itself, with a message */
 	const uint64_t most = (uint64_t)1 << 24;
 	if (!end || end > len || method < INT_MIN || method > INT_MAX || u[0] > most ||
 	    u[1] > most || (u[2] && u[2] != u[0]))
 		return -1;
 	*me = (SartMeConfig){(int)method, d[0], d[1], d[2], (size_t)u[0], (size_t)u[1], NULL,
-	                     NULL};
-	if (u[2]) {
-		ho->me_vrs = malloc(2 * (size_t)u[2] * sizeof *ho->me_vrs);
+	                     NULL, NULL, 0};
+	if (nw) {
+		ho->me_vrs = malloc(nw * sizeof *ho->me_vrs);
 		if (!ho->me_vrs)
 			return -1;
-		memcpy(ho->me_vrs, data + sart_chan_span(fixed, 0, 1),
-		       2 * (size_t)u[2] * sizeof *ho->me_vrs);
+		memcpy(ho->me_vrs, data + sart_chan_span(fixed, 0, 1), nw * sizeof *ho->me_vrs);
+	}
+	if (u[2]) {
 		me->state_vrs = ho->me_vrs;
 		me->derivative_vrs = ho->me_vrs + u[2];
+	}
+	if (u[3]) {
+		me->event_vrs = ho->me_vrs + 2 * u[2];
+		me->nevent_vrs = (size_t)u[3];
 	}
 	return 0;
 }
@@ -229,7 +236,7 @@ static SartStatus do_load(Host *ho, const SartChanHeader *rq)
 	if (ntypes < 0 || nelements < 0)
 		return host_fail(ho, SART_ERROR, "malformed request: load with a bad table of FMI 3.0 "
 		                 "types or array elements");
-	SartMeConfig me = {0, 0, 0, 0, 0, 0, NULL, NULL};
+	SartMeConfig me = {0, 0, 0, 0, 0, 0, NULL, NULL, NULL, 0};
 	if ((rq->id & SART_CAP_MODEL_EXCHANGE) && take_me(ho, data, len, after_elements, &me))
 		return host_fail(ho, SART_ERROR, "malformed request: load with bad Model Exchange "
 		                 "settings");

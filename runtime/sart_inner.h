@@ -130,6 +130,12 @@ typedef struct SartMeConfig {
 	 * differences.  Copied at load. */
 	const SartVr *state_vrs;
 	const SartVr *derivative_vrs;
+	/* The Reals FMI lets one set only in Event Mode (tunable parameters, inputs of discrete
+	 * variability): a set between steps that touches one enters Event Mode first.  Any
+	 * order; copied (sorted) at load.  NULL/0: every Real set goes through in
+	 * Continuous-Time Mode. */
+	const SartVr *event_vrs;
+	size_t nevent_vrs;
 } SartMeConfig;
 
 typedef struct SartInnerConfig {
@@ -181,8 +187,10 @@ SartStatus sart_inner_exit_init(SartInner *in);
 
 /* Values by value-reference arrays, as FMI passes them.  Booleans are 0/1 ints; strings
  * got are owned by the inner FMU and valid until its next call.  A Model Exchange inner
- * takes Real sets between steps as they come (continuous inputs); any other set between
- * steps puts it in Event Mode first, and its next step starts with an event iteration. */
+ * takes Real sets between steps in Continuous-Time Mode, where FMI allows only continuous
+ * inputs, unless the set touches one of SartMeConfig.event_vrs (a tunable parameter, a
+ * discrete Real input); such a set, and any set of another type, puts it in Event Mode
+ * first, and its next step starts with an event iteration. */
 SartStatus sart_inner_get_real(SartInner *in, const SartVr vr[], size_t n, double v[]);
 SartStatus sart_inner_get_integer(SartInner *in, const SartVr vr[], size_t n, int v[]);
 SartStatus sart_inner_get_boolean(SartInner *in, const SartVr vr[], size_t n, int v[]);

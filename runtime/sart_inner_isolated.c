@@ -348,15 +348,16 @@ static SartStatus put_me(Iso *iso, const SartInnerConfig *cfg, size_t *off)
 {
 	const SartMeConfig *me = &cfg->me;
 	uint64_t nvrs = me->state_vrs && me->derivative_vrs ? me->nstates : 0;
+	uint64_t nev = me->event_vrs ? me->nevent_vrs : 0;
 	size_t fixed = sart_chan_span(*off, 1, SART_CHAN_ME_BYTES);
-	size_t end = fixed && nvrs <= iso->ch.data_cap ? sart_chan_span(fixed, 2 * (size_t)nvrs,
-	                                                               sizeof(uint32_t)) : 0;
+	size_t end = fixed && nvrs <= iso->ch.data_cap && nev <= iso->ch.data_cap
+	             ? sart_chan_span(fixed, 2 * (size_t)nvrs + (size_t)nev, sizeof(uint32_t)) : 0;
 	if (!end || end > iso->ch.data_cap)
 		return SART_ERROR;
 	unsigned char *p = sart_chan_data(&iso->ch) + sart_chan_span(*off, 0, 1);
 	int64_t method = me->method;
 	double d[3] = {me->tolerance, me->default_tolerance, me->max_step};
-	uint64_t u[3] = {me->nstates, me->nevent_indicators, nvrs};
+	uint64_t u[4] = {me->nstates, me->nevent_indicators, nvrs, nev};
 	memcpy(p, &method, sizeof method);
 	memcpy(p + 8, d, sizeof d);
 	memcpy(p + 32, u, sizeof u);
@@ -365,6 +366,10 @@ static SartStatus put_me(Iso *iso, const SartInnerConfig *cfg, size_t *off)
 		uint32_t w[2] = {me->state_vrs[i], me->derivative_vrs[i]};
 		memcpy(p + 4 * i, &w[0], 4);
 		memcpy(p + 4 * (nvrs + i), &w[1], 4);
+	}
+	for (uint64_t i = 0; i < nev; i++) {
+		uint32_t w = me->event_vrs[i];
+		memcpy(p + 4 * (2 * nvrs + i), &w, 4);
 	}
 	*off = end;
 	return SART_OK;

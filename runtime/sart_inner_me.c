@@ -11,12 +11,13 @@
  *   - the end of initialization: the event iteration, Continuous-Time Mode, the states,
  *     their nominals and the next time event read, the solver (sart_ode.h) made;
  *   - each step from t to t + h: the solver advanced event to event, each time event hit
- *     exactly, each state event (an indicator's sign change, located on the dense output)
+ *     exactly, each state event (an indicator crossing from z > 0 to z <= 0 or back, located on the dense output)
  *     and each step event (fmi*CompletedIntegratorStep) handled in Event Mode, and the FMU
  *     left at t + h with the final states, so that the outputs read next are t + h's;
  *   - inputs: Reals pass through in Continuous-Time Mode; a discrete set (Integer,
- *     Boolean, String, Binary) enters Event Mode first, and the next step starts with an
- *     event iteration; after any set the indicators are checked at the step's start, as
+ *     Boolean, String, Binary, or a Real listed in SartMeConfig.event_vrs: a tunable
+ *     parameter, a discrete input) enters Event Mode first, and the next step starts with
+ *     an event iteration; after any set the indicators are checked at the step's start, as
  *     an input that jumps is a discontinuity; the solver is restarted at every step;
  *   - FMU states: the FMU's own, plus the solver's memo and this layer's data, so that a
  *     step after a restore is bit for bit the one taken the first time; serialized as a
@@ -35,14 +36,19 @@
 
 /* Event iterations before the discrete states are declared never to settle. */
 #define ME_MAX_EVENT_ITERATIONS 1000
-/* Events within one short window (ME_BURST_WINDOW relative to t) before the model is
- * declared chattering: its switching outruns any integration.  (An indicator that is not
- * a function of time and states is chattering too: check_indicators.) */
+/* Events in a row, each within ME_BURST_WINDOW (relative to t) of the one before, before
+ * the model is declared chattering: its switching outruns any integration, as a bouncing
+ * ball's impacts do when nothing stops them piling up (Zeno), or a relay that switches
+ * back at once.  (An indicator that is not a function of time and states is chattering
+ * too: check_indicators.) */
 #define ME_MAX_BURST 100
 #define ME_BURST_WINDOW 1e-10
-/* A stretch shorter than this (relative to t) is crossed by one Euler step: a time event
- * a rounding error away from the step's end must not send the solver below its smallest
- * step. */
+/* Events in one step of the caller's before it is refused: events further apart than the
+ * window above but still so dense that the step would not end in any useful time. */
+#define ME_MAX_STEP_EVENTS 1000000L
+/* A stretch shorter than this (relative to t) is crossed by one Euler step, exact to
+ * rounding there: a time event a rounding error away from the step's end costs one
+ * evaluation of the derivatives, not a solver step's six. */
 #define ME_TINY 1e-12
 
 typedef enum MeMode {
@@ -57,6 +63,7 @@ typedef struct MeData {
 	double t;           /* where the FMU stands: the end of the last step */
 	double next_te;     /* the next time event, when te_defined */
 	double burst_start; /* the first event of the current burst */
+	double last_event;  /* the latest event */
 	SartOdeMemo memo;   /* the solver's, as at the state's capture */
 	int mode;           /* MeMode */
 	int te_defined;
@@ -70,7 +77,8 @@ struct SartInnerMe {
 	SartInnerOps ops;          /* this instance's table: the back end's, with the layer's */
 	const SartInnerOps *base;  /* the back end */
 	const SartInnerMeOps *fmi; /* its Model Exchange calls */
-	SartMeConfig cfg;          /* state_vrs and derivative_vrs copied into vrs */
+	SartMeConfig cfg;          /* state_vrs, derivative_vrs and event_vrs (sorted, each
+	                              once) copied into vrs */
 	SartVr *vrs;
 	double tolerance;          /* relative; chosen at enter_init */
 	size_t nx, nz;             /* the FMU's states and event indicators */
@@ -82,6 +90,7 @@ struct SartInnerMe {
 	/* during a step */
 	int no_set_prior;          /* for fmi*CompletedIntegratorStep */
 	int step_event, step_terminate;
+	long step_events;          /* events since the step began */
 	SartStatus worst;          /* the worst status the solver's callbacks met */
 	SartStatus failed;         /* the status of the callback that stopped the solver */
 };
@@ -290,17 +299,24 @@ static SartStatus make_solver(SartInner *in)
 
 /* ---- events ------------------------------------------------------------------------- */
 
-/* One more event at t: a model whose events crowd into one instant chatters. */
+/* One more event at t: a model whose events crowd together, each hard on the one before,
+ * chatters. */
 static SartStatus count_event(SartInner *in, double t)
 {
 	SartInnerMe *m = me_of(in);
 	double window = ME_BURST_WINDOW * (fabs(t) > 1.0 ? fabs(t) : 1.0);
-	if (m->d.burst > 0 && t - m->d.burst_start <= window) {
+	int close = m->d.burst > 0 && t - m->d.last_event <= window;
+	if (++m->step_events > ME_MAX_STEP_EVENTS)
+		return sart_inner_report(in, SART_ERROR, "the model chatters at t = %s: more than "
+		                         "%ld events within one step", SART_NUM(t),
+		                         ME_MAX_STEP_EVENTS);
+	m->d.last_event = t;
+	if (close) {
 		if (++m->d.burst > ME_MAX_BURST)
-			return sart_inner_report(in, SART_ERROR, "the model chatters at t = %s: more "
-			                         "than %d events within %s s since t = %s",
-			                         SART_NUM(t), ME_MAX_BURST, SART_NUM(window),
-			                         SART_NUM(m->d.burst_start));
+			return sart_inner_report(in, SART_ERROR, "the model chatters at t = %s: %d "
+			                         "events since t = %s, each within %.2g s of the one "
+			                         "before", SART_NUM(t), ME_MAX_BURST + 1,
+			                         SART_NUM(m->d.burst_start), window);
 		return SART_OK;
 	}
 	m->d.burst_start = t;
@@ -403,11 +419,12 @@ static SartStatus handle_event(SartInner *in, double t, const double x[], int in
 	return s;
 }
 
-/* Whether an indicator changed sign from zp to z, as the solver counts it: from nonzero
- * to zero or to the other sign. */
+/* Whether an indicator went from zp to z across FMI's two domains, z > 0 and z <= 0: so
+ * an input that moves it from -1 to 0 is no event, and one that moves it on from 0 to 1
+ * is. */
 static int crossed(double zp, double z)
 {
-	return (zp > 0.0 && z <= 0.0) || (zp < 0.0 && z >= 0.0);
+	return (zp > 0.0) != (z > 0.0);
 }
 
 /* ---- the life cycle ----------------------------------------------------------------- */
@@ -512,48 +529,64 @@ static void mark_set(SartInner *in)
 		m->d.inputs_set = 1;
 }
 
+/* What a set of anything but continuous Reals does first: Event Mode when between steps. */
+static SartStatus discrete_set(SartInner *in)
+{
+	SartStatus s = before_discrete_set(in);
+	if (going(in, s))
+		mark_set(in);
+	return s;
+}
+
+static int vr_cmp(const void *a, const void *b)
+{
+	SartVr x = *(const SartVr *)a, y = *(const SartVr *)b;
+	return (x > y) - (x < y);
+}
+
+/* Whether a Real set of vr[0..n) touches a variable FMI lets one set only in Event Mode. */
+static int touches_event_vrs(const SartInnerMe *m, const SartVr vr[], size_t n)
+{
+	for (size_t i = 0; i < n && m->cfg.nevent_vrs; i++)
+		if (bsearch(&vr[i], m->cfg.event_vrs, m->cfg.nevent_vrs, sizeof *vr, vr_cmp))
+			return 1;
+	return 0;
+}
+
 static SartStatus me_set_real(SartInner *in, const SartVr vr[], size_t n, const double v[])
 {
+	if (touches_event_vrs(me_of(in), vr, n)) {
+		SartStatus s = discrete_set(in);
+		return going(in, s) ? worse(s, me_of(in)->base->set_real(in, vr, n, v)) : s;
+	}
 	mark_set(in);
 	return me_of(in)->base->set_real(in, vr, n, v);
 }
 
 static SartStatus me_set_integer(SartInner *in, const SartVr vr[], size_t n, const int v[])
 {
-	SartStatus s = before_discrete_set(in);
-	if (!going(in, s))
-		return s;
-	mark_set(in);
-	return worse(s, me_of(in)->base->set_integer(in, vr, n, v));
+	SartStatus s = discrete_set(in);
+	return going(in, s) ? worse(s, me_of(in)->base->set_integer(in, vr, n, v)) : s;
 }
 
 static SartStatus me_set_boolean(SartInner *in, const SartVr vr[], size_t n, const int v[])
 {
-	SartStatus s = before_discrete_set(in);
-	if (!going(in, s))
-		return s;
-	mark_set(in);
-	return worse(s, me_of(in)->base->set_boolean(in, vr, n, v));
+	SartStatus s = discrete_set(in);
+	return going(in, s) ? worse(s, me_of(in)->base->set_boolean(in, vr, n, v)) : s;
 }
 
 static SartStatus me_set_string(SartInner *in, const SartVr vr[], size_t n,
                                 const char *const v[])
 {
-	SartStatus s = before_discrete_set(in);
-	if (!going(in, s))
-		return s;
-	mark_set(in);
-	return worse(s, me_of(in)->base->set_string(in, vr, n, v));
+	SartStatus s = discrete_set(in);
+	return going(in, s) ? worse(s, me_of(in)->base->set_string(in, vr, n, v)) : s;
 }
 
 static SartStatus me_set_binary(SartInner *in, const SartVr vr[], size_t n,
                                 const unsigned char *const v[], const size_t sizes[])
 {
-	SartStatus s = before_discrete_set(in);
-	if (!going(in, s))
-		return s;
-	mark_set(in);
-	return worse(s, me_of(in)->base->set_binary(in, vr, n, v, sizes));
+	SartStatus s = discrete_set(in);
+	return going(in, s) ? worse(s, me_of(in)->base->set_binary(in, vr, n, v, sizes)) : s;
 }
 
 static SartStatus me_set_real_input_derivatives(SartInner *in, const SartVr vr[], size_t n,
@@ -704,6 +737,7 @@ static SartStatus me_do_step(SartInner *in, double t, double h, int no_set_state
 		return sart_inner_report(in, SART_ERROR, "step from t = %s by h = %s: the FMU stands "
 		                         "at t = %s", SART_NUM(t), SART_NUM(h), SART_NUM(m->d.t));
 	m->no_set_prior = no_set_state_prior;
+	m->step_events = 0;
 	m->worst = SART_OK;
 	m->failed = SART_OK;
 	double tc = m->d.t;
@@ -848,14 +882,14 @@ static SartStatus me_free_state(SartInner *in, void **state)
 /* The serialized form: a header of the layer's data, then the FMU's own bytes.
  *   0  "SAME" and the format's version (uint32), the header's size (uint32), and the
  *      FNV-1a checksum (uint32) of the header's bytes from 16 on
- *  16  t, next_te, burst_start, memo.h (double)
- *  48  mode, te_defined, event_pending, inputs_set, terminated, memo.method,
+ *  16  t, next_te, burst_start, last_event, memo.h (double)
+ *  56  mode, te_defined, event_pending, inputs_set, terminated, memo.method,
  *      memo.stiff_count, memo.nonstiff_count (int32)
- *  80  burst, nz (uint64)
- *  96  the nz indicators at t (double)
+ *  88  burst, nz (uint64)
+ * 104  the nz indicators at t (double)
  * Native byte order, as the FMU's own bytes are. */
 #define ME_SER_VERSION 1u
-#define ME_SER_FIXED 96u
+#define ME_SER_FIXED 104u
 
 static size_t header_size(size_t nz)
 {
@@ -913,15 +947,15 @@ static SartStatus me_serialize(SartInner *in, void *state, unsigned char *buf, s
 	memcpy(buf, "SAME", 4);
 	put_u32(buf + 4, ME_SER_VERSION);
 	put_u32(buf + 8, (uint32_t)hs);
-	const double dv[4] = {d->t, d->next_te, d->burst_start, d->memo.h};
+	const double dv[5] = {d->t, d->next_te, d->burst_start, d->last_event, d->memo.h};
 	memcpy(buf + 16, dv, sizeof dv);
 	const int iv[8] = {d->mode, d->te_defined, d->event_pending, d->inputs_set,
 	                   d->terminated, d->memo.method, d->memo.stiff_count,
 	                   d->memo.nonstiff_count};
 	for (int i = 0; i < 8; i++)
-		put_i32(buf + 48 + 4 * i, iv[i]);
+		put_i32(buf + 56 + 4 * i, iv[i]);
 	const uint64_t uv[2] = {(uint64_t)d->burst, (uint64_t)ms->nz};
-	memcpy(buf + 80, uv, sizeof uv);
+	memcpy(buf + 88, uv, sizeof uv);
 	if (ms->nz)
 		memcpy(buf + ME_SER_FIXED, ms->z, ms->nz * sizeof *ms->z);
 	put_u32(buf + 12, fnv1a(buf + 16, hs - 16));
@@ -947,7 +981,7 @@ static SartStatus me_deserialize(SartInner *in, const unsigned char *buf, size_t
 	uint32_t version, hs, sum;
 	uint64_t uv[2];
 	int32_t iv[8];
-	double dv[4];
+	double dv[5];
 	if (!buf || size < ME_SER_FIXED)
 		return bad_bytes(in, "too short for the header");
 	if (memcmp(buf, "SAME", 4) != 0)
@@ -957,16 +991,16 @@ static SartStatus me_deserialize(SartInner *in, const unsigned char *buf, size_t
 	memcpy(&sum, buf + 12, sizeof sum);
 	if (version != ME_SER_VERSION)
 		return bad_bytes(in, "another version of the format");
-	memcpy(uv, buf + 80, sizeof uv);
+	memcpy(uv, buf + 88, sizeof uv);
 	if (uv[1] > (size - ME_SER_FIXED) / sizeof(double) || hs != header_size((size_t)uv[1]))
 		return bad_bytes(in, "the header's size is wrong");
 	if (fnv1a(buf + 16, hs - 16) != sum)
 		return bad_bytes(in, "the header's checksum is wrong");
 	memcpy(dv, buf + 16, sizeof dv);
-	memcpy(iv, buf + 48, sizeof iv);
+	memcpy(iv, buf + 56, sizeof iv);
 	if (!(iv[0] >= ME_MODE_INIT && iv[0] <= ME_MODE_DONE) || !flag(iv[1]) || !flag(iv[2]) ||
-	    !flag(iv[3]) || !flag(iv[4]) || !(iv[5] >= 0 && iv[5] <= SART_ODE_RODAS) ||
-	    !isfinite(dv[0]) || !(dv[3] >= 0 && dv[3] <= 1e300) || uv[0] > (uint64_t)LONG_MAX)
+	    !flag(iv[3]) || !flag(iv[4]) || !(iv[5] >= 0 && iv[5] <= SART_ODE_DOP853) ||
+	    !isfinite(dv[0]) || !(dv[4] >= 0 && dv[4] <= 1e300) || uv[0] > (uint64_t)LONG_MAX)
 		return bad_bytes(in, "a value out of range");
 	if (m->sized && uv[1] != m->nz)
 		return bad_bytes(in, "another number of event indicators");
@@ -975,8 +1009,8 @@ static SartStatus me_deserialize(SartInner *in, const unsigned char *buf, size_t
 	if (!ms)
 		return sart_inner_report(in, SART_ERROR, "deSerializeFMUstate: out of memory");
 	ms->nz = nz;
-	ms->d = (MeData){dv[0], dv[1], dv[2], {dv[3], iv[5], iv[6], iv[7]}, iv[0], iv[1], iv[2],
-	                 iv[3], iv[4], (long)uv[0]};
+	ms->d = (MeData){dv[0], dv[1], dv[2], dv[3], {dv[4], iv[5], iv[6], iv[7]}, iv[0], iv[1],
+	                 iv[2], iv[3], iv[4], (long)uv[0]};
 	if (nz)
 		memcpy(ms->z, buf + ME_SER_FIXED, nz * sizeof *ms->z);
 	SartStatus s = m->base->deserialize(in, buf + hs, size - hs, &ms->fmu);
@@ -995,23 +1029,45 @@ SartStatus sart_inner_me_attach(SartInner *in, const SartMeConfig *cfg)
 	if (!in->ops->me)
 		return sart_inner_report(in, SART_ERROR, "the FMI %s back end cannot drive a Model "
 		                         "Exchange FMU", in->ops->fmi_version);
-	if (cfg->method < SART_ODE_AUTO || cfg->method > SART_ODE_RODAS)
+	if (cfg->method < SART_ODE_AUTO || cfg->method > SART_ODE_EXPLICIT)
 		return sart_inner_report(in, SART_ERROR, "unknown solver method %d", cfg->method);
 	SartInnerMe *m = calloc(1, sizeof *m);
 	if (!m)
 		return sart_inner_report(in, SART_ERROR, "out of memory");
 	m->cfg = *cfg;
-	m->cfg.state_vrs = m->cfg.derivative_vrs = NULL;
-	if (cfg->state_vrs && cfg->derivative_vrs && cfg->nstates) {
-		m->vrs = malloc(2 * cfg->nstates * sizeof *m->vrs);
+	m->cfg.state_vrs = m->cfg.derivative_vrs = m->cfg.event_vrs = NULL;
+	m->cfg.nevent_vrs = 0;
+	size_t ns = cfg->state_vrs && cfg->derivative_vrs ? cfg->nstates : 0;
+	size_t ne = cfg->event_vrs ? cfg->nevent_vrs : 0;
+	if (ns > SIZE_MAX / 2 / sizeof *m->vrs || ne > SIZE_MAX / sizeof *m->vrs - 2 * ns) {
+		free(m);
+		return sart_inner_report(in, SART_ERROR, "%zu states and %zu event-mode value "
+		                         "references: too many", ns, ne);
+	}
+	if (ns + ne) {
+		m->vrs = malloc((2 * ns + ne) * sizeof *m->vrs);
 		if (!m->vrs) {
 			free(m);
 			return sart_inner_report(in, SART_ERROR, "out of memory");
 		}
-		memcpy(m->vrs, cfg->state_vrs, cfg->nstates * sizeof *m->vrs);
-		memcpy(m->vrs + cfg->nstates, cfg->derivative_vrs, cfg->nstates * sizeof *m->vrs);
+	}
+	if (ns) {
+		memcpy(m->vrs, cfg->state_vrs, ns * sizeof *m->vrs);
+		memcpy(m->vrs + ns, cfg->derivative_vrs, ns * sizeof *m->vrs);
 		m->cfg.state_vrs = m->vrs;
-		m->cfg.derivative_vrs = m->vrs + cfg->nstates;
+		m->cfg.derivative_vrs = m->vrs + ns;
+	}
+	if (ne) {
+		/* sorted and each once, for the binary search of every Real set */
+		SartVr *ev = m->vrs + 2 * ns;
+		memcpy(ev, cfg->event_vrs, ne * sizeof *ev);
+		qsort(ev, ne, sizeof *ev, vr_cmp);
+		size_t k = 1;
+		for (size_t i = 1; i < ne; i++)
+			if (ev[i] != ev[k - 1])
+				ev[k++] = ev[i];
+		m->cfg.event_vrs = ev;
+		m->cfg.nevent_vrs = k;
 	}
 	m->base = in->ops;
 	m->fmi = in->ops->me;

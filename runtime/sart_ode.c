@@ -1,13 +1,16 @@
-/* sart_ode.c — the runtime's ODE solvers (sart_ode.h): Dormand-Prince 5(4) and Rodas4P2, with
- * state events located on their dense output.  sart_inner_me.c drives a Model Exchange FMU
- * through it between two events, in `sacc simulate` and inside a wrapper alike.
+/* sart_ode.c — the runtime's ODE solvers (sart_ode.h): Dormand-Prince 5(4), Dormand-Prince
+ * 8(5,3) and Rodas4P2, with state events located on their dense output.  sart_inner_me.c
+ * drives a Model Exchange FMU through it between two events, in `sacc simulate` and inside
+ * a wrapper alike.
  *
  * The coefficients are the published ones: Dormand & Prince (1980) with Shampine's dense
- * output (Hairer, Norsett & Wanner, Solving ODEs I, II.5 and II.6), and Steinebach's
- * Rodas4P2 (2020), a method of RODAS4's structure (Hairer & Wanner, Solving ODEs II, VI.4)
- * with its order-3 interpolation.  The code is written for this project: one step function
- * per method fills the dense output, one driver (sart_ode_advance) does step control,
- * events, and the callbacks.
+ * output (Hairer, Norsett & Wanner, Solving ODEs I, II.5 and II.6), Prince & Dormand's
+ * (1981) eighth-order method with the 5th- and 3rd-order error estimators and the order-7
+ * dense output of Hairer's DOP853 (ibid., II.10), and Steinebach's Rodas4P2 (2020), a
+ * method of RODAS4's structure (Hairer & Wanner, Solving ODEs II, VI.4) with its order-3
+ * interpolation.  The code is written for this project: one step function per method, a
+ * dense output per method computed when an event is searched for (dense_at), one driver
+ * (sart_ode_advance) for step control, events, and the callbacks.
  *
  * C99, libc and libm only: everything is allocated in sart_ode_new. */
 #include "sart_ode.h"
@@ -80,12 +83,16 @@ static const RodasTable RODAS_4P2 = {
 static const RodasTable *const RODAS = &RODAS_4P2;
 
 /* Step size control.  DOPRI5: Hairer's PI controller (safety 0.9, the step grows at most
- * 10-fold and shrinks at most 5-fold per step, beta 0.04).  RODAS: Hairer's controller
- * with Gustafsson's predictive correction (at most 6-fold growth, 5-fold shrinking). */
+ * 10-fold and shrinks at most 5-fold per step, beta 0.04).  DOP853: Hairer's, beta 0 (an
+ * I controller, DOP853's default), at most 6-fold growth and 3-fold shrinking (his fac
+ * bounds 0.333 and 6).  RODAS: Hairer's controller with Gustafsson's predictive
+ * correction (at most 6-fold growth, 5-fold shrinking). */
 #define ODE_SAFE 0.9
 #define DP_BETA 0.04
 #define DP_FAC_GROW 10.0
 #define DP_FAC_SHRINK 0.2
+#define D8_FAC_GROW 6.0
+#define D8_FAC_SHRINK 0.333
 #define RO_FAC_GROW 6.0
 #define RO_FAC_SHRINK 0.2
 /* Hairer's stiffness test: h*|lambda|, estimated from the last two stages (both at the
@@ -98,6 +105,14 @@ static const RodasTable *const RODAS = &RODAS_4P2;
  * Accuracy-limited steps of a non-stiff problem stay below 1.5 at any rtol <= 1e-2 (the
  * oscillator and Van der Pol with mu = 1 in test_sart_ode.c; 1.0 would fire there). */
 #define DP_STIFF_HLAMBDA 2.5
+/* DOP853's stability region meets the negative axis at -6.39 and Hairer's threshold is
+ * 6.1, but again the estimate falls short of the border where stability holds the step:
+ * on Robertson's problem it stays at 6.0 to 6.5 at rtol 1e-6 and 1e-8, at 5.0 to 5.5 at
+ * 1e-10 (with 6.1 AUTO switched there only after 2608 explicit steps).  Accuracy-limited
+ * steps of the oscillator, Van der Pol (mu = 1) and the Arenstorf orbit stay below 2.6 at
+ * rtol <= 1e-4, where AUTO runs DOP853 (at 1e-2 and 1e-3 the orbit's close approaches
+ * reach 6.5). */
+#define D8_STIFF_HLAMBDA 4.5
 #define DP_STIFF_COUNT 15
 #define DP_NONSTIFF_COUNT 6
 /* RODAS halves the step at most this many times in a row on a singular matrix. */
@@ -115,7 +130,7 @@ struct SartOde {
 	/* where the solver stands, and what is known there */
 	double t;
 	double *x;
-	double *fx; /* f(t, x) when have_fx: DOPRI5's first stage (FSAL), RODAS's too */
+	double *fx; /* f(t, x) when have_fx: the explicit methods' first stage (FSAL), RODAS's too */
 	int have_fx;
 	double *z; /* g(t, x) when have_z */
 	int have_z;
@@ -135,12 +150,14 @@ struct SartOde {
 	SartOdeStats stats;
 
 	/* step work space */
-	double *k[7];
+	double *k[15]; /* stages: DOPRI5 k[1..6], DOP853 k[1..14], RODAS k[0..5] */
 	double *xs, *xnew, *fnew;
 	/* dense output of the last accepted step, over [dense_t0, dense_t0 + dense_h] */
 	double dense_t0, dense_h;
-	int dense_rodas;
-	double *rc[5];
+	double dense_hstep; /* the step size the method used (dense_h up to rounding) */
+	int dense_method; /* the method of the step whose dense output is (to be) in rc */
+	int dense_ready;  /* rc holds it (computed on the first use) */
+	double *rc[8];
 	/* events */
 	double *zl, *zr, *zm, *xm;
 	/* RODAS: J at (t, x), df/dt there, the LU factors of W for the step w_h */
@@ -232,9 +249,11 @@ static double max_d(double a, double b)
 	return a > b ? a : b;
 }
 
+/* FMI's state event: an indicator moving between its two domains, z > 0 and z <= 0, either
+ * way (so 0 -> 0.1 is an event and -1 -> 0 is none); NaN lies in neither and moves nothing. */
 static int crossed(double before, double after)
 {
-	return (before > 0.0 && after <= 0.0) || (before < 0.0 && after >= 0.0);
+	return !isnan(before) && !isnan(after) && (before > 0.0) != (after > 0.0);
 }
 
 static double h_min_at(const SartOde *o, double t)
@@ -251,7 +270,9 @@ SartOde *sart_ode_new(const SartOdeProblem *p, const SartOdeSettings *s)
 	if (!(s->rtol > 0.0) || !isfinite(s->rtol) || !(s->h_max >= 0.0) || !(s->h_min >= 0.0) ||
 	    !(s->t_tol >= 0.0) || s->max_steps < 0)
 		return NULL;
-	if (s->method != SART_ODE_AUTO && s->method != SART_ODE_DOPRI5 && s->method != SART_ODE_RODAS)
+	if (s->method != SART_ODE_AUTO && s->method != SART_ODE_DOPRI5 &&
+	    s->method != SART_ODE_RODAS && s->method != SART_ODE_DOP853 &&
+	    s->method != SART_ODE_EXPLICIT)
 		return NULL;
 	size_t n = p->n, nz = p->nz;
 	/* every size below fits a size_t: n^2 <= M/4, nz <= M/16 for M doubles */
@@ -264,10 +285,11 @@ SartOde *sart_ode_new(const SartOdeProblem *p, const SartOdeSettings *s)
 				return NULL;
 
 	SartOde *o = calloc(1, sizeof *o);
-	/* doubles: nominal, x, fx, k[7], xs, xnew, fnew, rc[5], xm, ft (20 n); J, W (2 n^2,
-	 * not for DOPRI5 alone); z, zl, zr, zm (4 nz) */
-	size_t nn = s->method == SART_ODE_DOPRI5 ? 0 : n * n;
-	size_t nd = 20 * n + 2 * nn + 4 * nz;
+	/* doubles: nominal, x, fx, k[15], xs, xnew, fnew, rc[8], xm, ft (31 n); J, W (2 n^2,
+	 * not for an explicit method alone); z, zl, zr, zm (4 nz) */
+	int explicit_only = s->method == SART_ODE_DOPRI5 || s->method == SART_ODE_DOP853;
+	size_t nn = explicit_only ? 0 : n * n;
+	size_t nd = 31 * n + 2 * nn + 4 * nz;
 	double *mem = o != NULL ? calloc(nd, sizeof(double)) : NULL;
 	size_t *piv = mem != NULL ? calloc(n, sizeof(size_t)) : NULL;
 	if (piv == NULL) {
@@ -277,6 +299,8 @@ SartOde *sart_ode_new(const SartOdeProblem *p, const SartOdeSettings *s)
 	}
 	o->p = *p;
 	o->s = *s;
+	if (o->s.method == SART_ODE_EXPLICIT)
+		o->s.method = sart_ode_explicit_method(o->s.rtol);
 	o->n = n;
 	o->nz = nz;
 	o->piv = piv;
@@ -284,12 +308,12 @@ SartOde *sart_ode_new(const SartOdeProblem *p, const SartOdeSettings *s)
 	o->nominal = m, m += n;
 	o->x = m, m += n;
 	o->fx = m, m += n;
-	for (int i = 0; i < 7; i++)
+	for (int i = 0; i < 15; i++)
 		o->k[i] = m, m += n;
 	o->xs = m, m += n;
 	o->xnew = m, m += n;
 	o->fnew = m, m += n;
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < 8; i++)
 		o->rc[i] = m, m += n;
 	o->xm = m, m += n;
 	o->ft = m, m += n;
@@ -331,7 +355,8 @@ void sart_ode_restart(SartOde *o, double t, const double x[], int reset)
 	o->rejected_last = 0;
 	if (reset) {
 		o->h = 0.0;
-		o->method = o->s.method == SART_ODE_RODAS ? SART_ODE_RODAS : SART_ODE_DOPRI5;
+		o->method = o->s.method == SART_ODE_AUTO ? sart_ode_explicit_method(o->s.rtol)
+							 : o->s.method;
 		o->stiff_count = 0;
 		o->nonstiff_count = 0;
 	}
@@ -364,9 +389,15 @@ void sart_ode_set_memo(SartOde *o, const SartOdeMemo *m)
 {
 	o->h = isfinite(m->h) && m->h > 0.0 ? m->h : 0.0;
 	if (o->s.method == SART_ODE_AUTO)
-		o->method = m->method == SART_ODE_RODAS ? SART_ODE_RODAS : SART_ODE_DOPRI5;
+		o->method = m->method == SART_ODE_RODAS ? SART_ODE_RODAS
+							: sart_ode_explicit_method(o->s.rtol);
 	o->stiff_count = m->stiff_count;
 	o->nonstiff_count = m->nonstiff_count;
+}
+
+SartOdeMethod sart_ode_explicit_method(double rtol)
+{
+	return rtol <= SART_ODE_DOP853_RTOL ? SART_ODE_DOP853 : SART_ODE_DOPRI5;
 }
 
 const char *sart_ode_result_text(SartOdeResult r)
@@ -375,7 +406,7 @@ const char *sart_ode_result_text(SartOdeResult r)
 	case SART_ODE_REACHED:
 		return "reached the end of the interval";
 	case SART_ODE_STATE_EVENT:
-		return "an event indicator changed sign";
+		return "an event indicator crossed zero";
 	case SART_ODE_STEP_EVENT:
 		return "the model asked for an event at the end of a step";
 	case SART_ODE_MODEL_FAILED:
@@ -394,19 +425,26 @@ const char *sart_ode_result_text(SartOdeResult r)
 
 /* ---- dense output ------------------------------------------------------------------ */
 
-/* x at time tm of the last accepted step (dense_t0 <= tm <= dense_t0 + dense_h). */
-static void dense_at(const SartOde *o, double tm, double *out)
+/* x at time tm of the last accepted step (dense_t0 <= tm <= dense_t0 + dense_h), its dense
+ * output's coefficients in rc (dense_at in the events' section computes them first). */
+static void dense_value(const SartOde *o, double tm, double *out)
 {
 	double th = (tm - o->dense_t0) / o->dense_h;
 	double th1 = 1.0 - th;
 	const double *r0 = o->rc[0], *r1 = o->rc[1], *r2 = o->rc[2], *r3 = o->rc[3], *r4 = o->rc[4];
-	if (o->dense_rodas) {
+	const double *r5 = o->rc[5], *r6 = o->rc[6], *r7 = o->rc[7];
+	if (o->dense_method == SART_ODE_RODAS) {
 		/* Rodas: x0 (1 - s) + s (x1 + (1 - s) (c2 + s c3)) */
 		for (size_t i = 0; i < o->n; i++)
 			out[i] = r0[i] * th1 + th * (r1[i] + th1 * (r2[i] + th * r3[i]));
-	} else {
+	} else if (o->dense_method == SART_ODE_DOPRI5) {
 		for (size_t i = 0; i < o->n; i++)
 			out[i] = r0[i] + th * (r1[i] + th1 * (r2[i] + th * (r3[i] + th1 * r4[i])));
+	} else {
+		for (size_t i = 0; i < o->n; i++) {
+			double tail = r4[i] + th * (r5[i] + th1 * (r6[i] + th * r7[i]));
+			out[i] = r0[i] + th * (r1[i] + th1 * (r2[i] + th * (r3[i] + th1 * tail)));
+		}
 	}
 }
 
@@ -524,7 +562,6 @@ static void dopri_dense(SartOde *o, double h)
 		o->rc[4][i] = h * (DP_D1 * k1[i] + DP_D3 * k3[i] + DP_D4 * k4[i] + DP_D5 * k5[i] +
 				   DP_D6 * k6[i] + DP_D7 * k7[i]);
 	}
-	o->dense_rodas = 0;
 }
 
 /* The next step after a DOPRI5 attempt with error err (Hairer's PI controller). */
@@ -537,6 +574,240 @@ static double dopri_next_h(SartOde *o, double h, double err, int accepted)
 	double fac = fac11 / pow(o->facold, DP_BETA);
 	fac = max_d(1.0 / DP_FAC_GROW, min_d(1.0 / DP_FAC_SHRINK, fac / ODE_SAFE));
 	o->facold = max_d(err, 1e-4);
+	double hnew = h / fac;
+	if (o->rejected_last)
+		hnew = min_d(hnew, h);
+	return hnew;
+}
+
+/* ---- DOP853 ------------------------------------------------------------------------ */
+
+/* Dormand-Prince 8(5,3) as Hairer publishes it (Solving ODEs I, II.10, and his DOP853):
+ * stages 1..12 (index 0..11, c[11] = 1) give the 8th-order solution with the weights b;
+ * stage 13 is f at the new point (the next step's first stage, and the stiffness test's);
+ * stages 14..16 exist only for the dense output of order 7.  The error is estimated twice,
+ * by the 5th-order weights (er, b minus them) and by the 3rd-order ones (bhh at stages 1,
+ * 9 and 12), and the two are combined as Hairer does:
+ *   err = h err5^2 / sqrt(n (err5^2 + 0.01 err3^2))   (err5, err3 weighted 2-norms)
+ * which behaves as an 8th-order estimate where err5 is small against err3. */
+static const double D8_C[16] = {
+	0.0, 0.526001519587677318785587544488e-01, 0.789002279381515978178381316732e-01,
+	0.118350341907227396726757197510e+00, 0.281649658092772603273242802490e+00,
+	1.0 / 3.0, 0.25, 4.0 / 13.0, 127.0 / 195.0, 0.6, 6.0 / 7.0, 1.0,
+	1.0, 0.1, 0.2, 7.0 / 9.0};
+/* D8_A[s][j]: stage s's argument is x + h sum_j D8_A[s][j] k_j; rows 13..15 are the dense
+ * output's extra stages, whose sums include stage 12 (f at the new point). */
+static const double D8_A[16][15] = {
+	[1] = {5.26001519587677318785587544488e-2},
+	[2] = {1.97250569845378994544595329183e-2, 5.91751709536136983633785987549e-2},
+	[3] = {2.95875854768068491816892993775e-2, 0.0, 8.87627564304205475450678981324e-2},
+	[4] = {2.41365134159266685502369798665e-1, 0.0, -8.84549479328286085344864962717e-1,
+	       9.24834003261792003115737966543e-1},
+	[5] = {1.0 / 27.0, 0.0, 0.0, 1.70828608729473871279604482173e-1,
+	       1.25467687566822425016691814123e-1},
+	[6] = {19.0 / 512.0, 0.0, 0.0, 1.70252211019544039314978060272e-1,
+	       6.02165389804559606850219397283e-2, -9.0 / 512.0},
+	[7] = {3.70920001185047927108779319836e-2, 0.0, 0.0, 1.70383925712239993810214054705e-1,
+	       1.07262030446373284651809199168e-1, -1.53194377486244017527936158236e-2,
+	       8.27378916381402288758473766002e-3},
+	[8] = {6.24110958716075717114429577812e-1, 0.0, 0.0, -3.36089262944694129406857109825e0,
+	       -8.68219346841726006818189891453e-1, 2.75920996994467083049415600797e1,
+	       2.01540675504778934086186788979e1, -4.34898841810699588477366255144e1},
+	[9] = {4.77662536438264365890433908527e-1, 0.0, 0.0, -2.48811461997166764192642586468e0,
+	       -5.90290826836842996371446475743e-1, 2.12300514481811942347288949897e1,
+	       1.52792336328824235832596922938e1, -3.32882109689848629194453265587e1,
+	       -2.03312017085086261358222928593e-2},
+	[10] = {-9.3714243008598732571704021658e-1, 0.0, 0.0, 5.18637242884406370830023853209e0,
+		1.09143734899672957818500254654e0, -8.14978701074692612513997267357e0,
+		-1.85200656599969598641566180701e1, 2.27394870993505042818970056734e1,
+		2.49360555267965238987089396762e0, -3.0467644718982195003823669022e0},
+	[11] = {2.27331014751653820792359768449e0, 0.0, 0.0, -1.05344954667372501984066689879e1,
+		-2.00087205822486249909675718444e0, -1.79589318631187989172765950534e1,
+		2.79488845294199600508499808837e1, -2.85899827713502369474065508674e0,
+		-8.87285693353062954433549289258e0, 1.23605671757943030647266201528e1,
+		6.43392746015763530355970484046e-1},
+	[13] = {5.61675022830479523392909219681e-2, 0.0, 0.0, 0.0, 0.0, 0.0,
+		2.53500210216624811088794765333e-1, -2.46239037470802489917441475441e-1,
+		-1.24191423263816360469010140626e-1, 1.5329179827876569731206322685e-1,
+		8.20105229563468988491666602057e-3, 7.56789766054569976138603589584e-3,
+		-8.298e-3},
+	[14] = {3.18346481635021405060768473261e-2, 0.0, 0.0, 0.0, 0.0,
+		2.83009096723667755288322961402e-2, 5.35419883074385676223797384372e-2,
+		-5.49237485713909884646569340306e-2, 0.0, 0.0,
+		-1.08347328697249322858509316994e-4, 3.82571090835658412954920192323e-4,
+		-3.40465008687404560802977114492e-4, 1.41312443674632500278074618366e-1},
+	[15] = {-4.28896301583791923408573538692e-1, 0.0, 0.0, 0.0, 0.0,
+		-4.69762141536116384314449447206e0, 7.68342119606259904184240953878e0,
+		4.06898981839711007970213554331e0, 3.56727187455281109270669543021e-1, 0.0, 0.0,
+		0.0, -1.39902416515901462129418009734e-3, 2.9475147891527723389556272149e0,
+		-9.15095847217987001081870187138e0},
+};
+static const double D8_B[12] = {
+	5.42937341165687622380535766363e-2, 0.0, 0.0, 0.0, 0.0,
+	4.45031289275240888144113950566e0, 1.89151789931450038304281599044e0,
+	-5.8012039600105847814672114227e0, 3.1116436695781989440891606237e-1,
+	-1.52160949662516078556178806805e-1, 2.01365400804030348374776537501e-1,
+	4.47106157277725905176885569043e-2};
+static const double D8_ER[12] = {
+	0.1312004499419488073250102996e-01, 0.0, 0.0, 0.0, 0.0,
+	-0.1225156446376204440720569753e+01, -0.4957589496572501915214079952e+00,
+	0.1664377182454986536961530415e+01, -0.3503288487499736816886487290e+00,
+	0.3341791187130174790297318841e+00, 0.8192320648511571246570742613e-01,
+	-0.2235530786388629525884427845e-01};
+static const double D8_BHH1 = 0.244094488188976377952755905512e+00,
+		    D8_BHH2 = 0.733846688281611857341361741547e+00,
+		    D8_BHH3 = 0.220588235294117647058823529412e-01;
+/* The dense output's coefficients of order 4..7 over the 16 stages. */
+static const double D8_D[4][16] = {
+	{-0.84289382761090128651353491142e+01, 0.0, 0.0, 0.0, 0.0,
+	 0.56671495351937776962531783590e+00, -0.30689499459498916912797304727e+01,
+	 0.23846676565120698287728149680e+01, 0.21170345824450282767155149946e+01,
+	 -0.87139158377797299206789907490e+00, 0.22404374302607882758541771650e+01,
+	 0.63157877876946881815570249290e+00, -0.88990336451333310820698117400e-01,
+	 0.18148505520854727256656404962e+02, -0.91946323924783554000451984436e+01,
+	 -0.44360363875948939664310572000e+01},
+	{0.10427508642579134603413151009e+02, 0.0, 0.0, 0.0, 0.0,
+	 0.24228349177525818288430175319e+03, 0.16520045171727028198505394887e+03,
+	 -0.37454675472269020279518312152e+03, -0.22113666853125306036270938578e+02,
+	 0.77334326684722638389603898808e+01, -0.30674084731089398182061213626e+02,
+	 -0.93321305264302278729567221706e+01, 0.15697238121770843886131091075e+02,
+	 -0.31139403219565177677282850411e+02, -0.93529243588444783865713862664e+01,
+	 0.35816841486394083752465898540e+02},
+	{0.19985053242002433820987653617e+02, 0.0, 0.0, 0.0, 0.0,
+	 -0.38703730874935176555105901742e+03, -0.18917813819516756882830838328e+03,
+	 0.52780815920542364900561016686e+03, -0.11573902539959630126141871134e+02,
+	 0.68812326946963000169666922661e+01, -0.10006050966910838403183860980e+01,
+	 0.77771377980534432092869265740e+00, -0.27782057523535084065932004339e+01,
+	 -0.60196695231264120758267380846e+02, 0.84320405506677161018159903784e+02,
+	 0.11992291136182789328035130030e+02},
+	{-0.25693933462703749003312586129e+02, 0.0, 0.0, 0.0, 0.0,
+	 -0.15418974869023643374053993627e+03, -0.23152937917604549567536039109e+03,
+	 0.35763911791061412378285349910e+03, 0.93405324183624310003907691704e+02,
+	 -0.37458323136451633156875139351e+02, 0.10409964950896230045147246184e+03,
+	 0.29840293426660503123344363579e+02, -0.43533456590011143754432175058e+02,
+	 0.96324553959188282948394950600e+02, -0.39177261675615439165231486172e+02,
+	 -0.14972683625798562581422125276e+03},
+};
+
+/* The 16 stages' derivatives of the step in hand: k1 is fx, stage 13 fnew. */
+static void dop853_stages(const SartOde *o, const double *kk[16])
+{
+	kk[0] = o->fx;
+	for (int s = 1; s < 12; s++)
+		kk[s] = o->k[s];
+	kk[12] = o->fnew;
+	for (int s = 13; s < 16; s++)
+		kk[s] = o->k[s - 1];
+}
+
+/* xs = x + h sum_{j < ns} a[j] k_j, skipping the zero coefficients. */
+static void rk_argument(size_t n, const double *x, double h, const double *a, int ns,
+			const double *const *kk, double *xs)
+{
+	for (size_t i = 0; i < n; i++) {
+		double v = 0.0;
+		for (int j = 0; j < ns; j++)
+			if (a[j] != 0.0)
+				v += a[j] * kk[j][i];
+		xs[i] = x[i] + h * v;
+	}
+}
+
+/* One DOP853 attempt from (o->t, o->x) with o->fx, step h ending at t1: xnew, the error,
+ * and, when the error accepts the step, fnew = f(t1, xnew) and h*lambda for the stiffness
+ * test (from stage 13 and stage 12, both at t1).  A rejected attempt costs 11 evaluations,
+ * an accepted one 12.  Returns as dopri_step. */
+static int dop853_step(SartOde *o, double h, double t1, double *err, double *hlamb,
+		       SartOdeOutcome *out)
+{
+	size_t n = o->n;
+	const double *x = o->x;
+	double *xs = o->xs, *xn = o->xnew;
+	const double *kk[16];
+	int rc;
+	dop853_stages(o, kk);
+	for (int s = 1; s < 12; s++) {
+		rk_argument(n, x, h, D8_A[s], s, kk, xs);
+		double ts = s == 11 ? t1 : o->t + D8_C[s] * h;
+		if ((rc = eval_stage(o, ts, xs, o->k[s], out)) != 0)
+			return rc;
+	}
+	rk_argument(n, x, h, D8_B, 12, kk, xn);
+	double err5 = 0.0, err3 = 0.0;
+	for (size_t i = 0; i < n; i++) {
+		double sk = weight(o, i, x[i], xn[i]);
+		double e5 = 0.0, sum = 0.0;
+		for (int j = 0; j < 12; j++) {
+			e5 += D8_ER[j] * kk[j][i];
+			sum += D8_B[j] * kk[j][i];
+		}
+		double e3 = sum - D8_BHH1 * kk[0][i] - D8_BHH2 * kk[8][i] - D8_BHH3 * kk[11][i];
+		err5 += (e5 / sk) * (e5 / sk);
+		err3 += (e3 / sk) * (e3 / sk);
+	}
+	double deno = err5 + 0.01 * err3;
+	if (!(deno > 0.0))
+		deno = 1.0;
+	*err = h * err5 * sqrt(1.0 / ((double)n * deno));
+	if (!isfinite(*err))
+		*err = 1e10;
+	*hlamb = 0.0;
+	if (*err > 1.0)
+		return 0;
+	if ((rc = eval_stage(o, t1, xn, o->fnew, out)) != 0)
+		return rc;
+	double num = 0.0, den = 0.0;
+	for (size_t i = 0; i < n; i++) {
+		num += (o->fnew[i] - kk[11][i]) * (o->fnew[i] - kk[11][i]);
+		den += (xn[i] - xs[i]) * (xn[i] - xs[i]);
+	}
+	*hlamb = den > 0.0 ? h * sqrt(num / den) : 0.0;
+	return 0;
+}
+
+/* The dense output of the DOP853 step just accepted (order 7): its three extra stages, then
+ * the coefficients of
+ *   x(t0 + s h) = r0 + s (r1 + s1 (r2 + s (r3 + s1 (r4 + s (r5 + s1 (r6 + s r7))))))
+ * with s1 = 1 - s.  Costs 3 evaluations, so only a step that needs it (an event inside)
+ * pays them.  Returns as eval_f. */
+static int dop853_dense(SartOde *o, SartOdeOutcome *out)
+{
+	size_t n = o->n;
+	double h = o->dense_h;
+	const double *kk[16];
+	dop853_stages(o, kk);
+	for (int s = 13; s < 16; s++) {
+		rk_argument(n, o->x, h, D8_A[s], s, kk, o->xs);
+		if (eval_f(o, o->t + D8_C[s] * h, o->xs, o->k[s - 1], out) != 0)
+			return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		double dx = o->xnew[i] - o->x[i];
+		double bspl = h * kk[0][i] - dx;
+		o->rc[0][i] = o->x[i];
+		o->rc[1][i] = dx;
+		o->rc[2][i] = bspl;
+		o->rc[3][i] = dx - h * kk[12][i] - bspl;
+		for (int r = 0; r < 4; r++) {
+			double v = 0.0;
+			for (int j = 0; j < 16; j++)
+				if (D8_D[r][j] != 0.0)
+					v += D8_D[r][j] * kk[j][i];
+			o->rc[4 + r][i] = h * v;
+		}
+	}
+	return 0;
+}
+
+/* The next step after a DOP853 attempt with error err: Hairer's controller with beta = 0
+ * (DOP853's default), safety 0.9, the step shrinking at most 3-fold and growing at most
+ * 6-fold per step. */
+static double dop853_next_h(SartOde *o, double h, double err, int accepted)
+{
+	double fac11 = pow(err, 0.125);
+	if (!accepted)
+		return h / min_d(1.0 / D8_FAC_SHRINK, fac11 / ODE_SAFE);
+	double fac = max_d(1.0 / D8_FAC_GROW, min_d(1.0 / D8_FAC_SHRINK, fac11 / ODE_SAFE));
 	double hnew = h / fac;
 	if (o->rejected_last)
 		hnew = min_d(hnew, h);
@@ -725,7 +996,6 @@ static void rodas_dense(SartOde *o)
 		o->rc[2][i] = h1;
 		o->rc[3][i] = h2;
 	}
-	o->dense_rodas = 1;
 }
 
 /* The next step after a RODAS attempt with error err. */
@@ -750,7 +1020,27 @@ static double rodas_next_h(SartOde *o, double h, double err, int accepted)
 
 /* ---- events ------------------------------------------------------------------------ */
 
-/* An indicator changed sign over the step just accepted, from o->z (at o->t) to o->zr (at
+/* x at time tm of the last accepted step, its dense output computed on the first use:
+ * DOP853's costs three evaluations of f, which a step without an event inside never needs.
+ * Returns as eval_f. */
+static int dense_at(SartOde *o, double tm, double *x, SartOdeOutcome *out)
+{
+	if (!o->dense_ready) {
+		if (o->dense_method == SART_ODE_DOP853) {
+			if (dop853_dense(o, out) != 0)
+				return -1;
+		} else if (o->dense_method == SART_ODE_DOPRI5) {
+			dopri_dense(o, o->dense_hstep);
+		} else {
+			rodas_dense(o);
+		}
+		o->dense_ready = 1;
+	}
+	dense_value(o, tm, x);
+	return 0;
+}
+
+/* An indicator crossed (from z > 0 to z <= 0 or back) over the step just accepted, from o->z (at o->t) to o->zr (at
  * t1): narrow the bracket on the dense output with the Illinois variant of the secant
  * method (the earliest root estimate among the indicators that cross, bisection when the
  * bracket shrinks slowly) until it is no wider than t_tol.  *t_ev is its right end, where
@@ -782,7 +1072,8 @@ static int locate_event(SartOde *o, double t1, double *t_ev, size_t *which, Sart
 			tm = tr - 0.5 * tol;
 		if (!(tm > tl && tm < tr))
 			break; /* no double left between the ends */
-		dense_at(o, tm, o->xm);
+		if (dense_at(o, tm, o->xm, out) != 0)
+			return -1;
 		if (eval_g(o, tm, o->xm, o->zm, out) != 0)
 			return -1;
 		int moved_right = 0;
@@ -819,9 +1110,11 @@ static int locate_event(SartOde *o, double t1, double *t_ev, size_t *which, Sart
 
 /* ---- the driver -------------------------------------------------------------------- */
 
-static void stiffness_test(SartOde *o, double hlamb)
+/* Hairer's stiffness test after an accepted explicit step (threshold by method). */
+static void stiffness_test(SartOde *o, int method, double hlamb)
 {
-	if (hlamb > DP_STIFF_HLAMBDA) {
+	double limit = method == SART_ODE_DOP853 ? D8_STIFF_HLAMBDA : DP_STIFF_HLAMBDA;
+	if (hlamb > limit) {
 		o->nonstiff_count = 0;
 		if (o->stiff_count < DP_STIFF_COUNT)
 			o->stiff_count++;
@@ -831,6 +1124,21 @@ static void stiffness_test(SartOde *o, double hlamb)
 		o->stiff_count = 0;
 		o->nonstiff_count = 0;
 	}
+}
+
+static int method_order(int method)
+{
+	return method == SART_ODE_DOP853 ? 8 : method == SART_ODE_DOPRI5 ? 5 : 4;
+}
+
+/* The next step size after an attempt of method with error err. */
+static double next_h(SartOde *o, int method, double h, double err, int accepted)
+{
+	if (method == SART_ODE_DOPRI5)
+		return dopri_next_h(o, h, err, accepted);
+	if (method == SART_ODE_DOP853)
+		return dop853_next_h(o, h, err, accepted);
+	return rodas_next_h(o, h, err, accepted);
 }
 
 /* One attempt of the method in use from (o->t, o->x), step h ending at t1.  Returns 0
@@ -843,6 +1151,8 @@ static int attempt(SartOde *o, double h, double t1, double *err, double *hlamb, 
 	*singular = 0;
 	if (o->method == SART_ODE_DOPRI5)
 		return dopri_step(o, h, t1, err, hlamb, out);
+	if (o->method == SART_ODE_DOP853)
+		return dop853_step(o, h, t1, err, hlamb, out);
 	if (o->s.method == SART_ODE_AUTO)
 		o->stats.switched = 1;
 	if (!o->have_J) {
@@ -877,8 +1187,7 @@ SartOdeResult sart_ode_advance(SartOde *o, double t_end, SartOdeOutcome *out)
 				return out->result;
 			o->have_fx = 1;
 		}
-		if (o->h == 0.0 &&
-		    initial_step(o, t_end, o->method == SART_ODE_DOPRI5 ? 5 : 4, &o->h, out) != 0)
+		if (o->h == 0.0 && initial_step(o, t_end, method_order(o->method), &o->h, out) != 0)
 			return out->result;
 		if (attempts >= max_steps) {
 			out->result = SART_ODE_TOO_MANY_STEPS;
@@ -934,8 +1243,7 @@ SartOdeResult sart_ode_advance(SartOde *o, double t_end, SartOdeOutcome *out)
 		}
 		if (err > 1.0) {
 			o->stats.rejected++;
-			o->h = method == SART_ODE_DOPRI5 ? dopri_next_h(o, h, err, 0)
-						       : rodas_next_h(o, h, err, 0);
+			o->h = next_h(o, method, h, err, 0);
 			o->rejected_last = 1;
 			continue;
 		}
@@ -943,20 +1251,19 @@ SartOdeResult sart_ode_advance(SartOde *o, double t_end, SartOdeOutcome *out)
 		/* accepted */
 		nsing = 0;
 		o->stats.steps++;
-		double hnew = method == SART_ODE_DOPRI5 ? dopri_next_h(o, h, err, 1)
-							: rodas_next_h(o, h, err, 1);
+		double hnew = next_h(o, method, h, err, 1);
 		o->rejected_last = 0;
 		o->naccpt++;
 		/* a last step shortened to reach t_end says little about the step to come */
 		o->h = last ? max_d(hnew, o->h) : hnew;
-		if (method == SART_ODE_DOPRI5) {
-			dopri_dense(o, h);
-			stiffness_test(o, hlamb);
-		} else {
-			rodas_dense(o);
-		}
+		int is_explicit = method != SART_ODE_RODAS; /* fnew = f(t1, xnew) is known */
+		if (is_explicit)
+			stiffness_test(o, method, hlamb);
+		o->dense_method = method;
+		o->dense_ready = 0;
 		o->dense_t0 = o->t;
 		o->dense_h = t1 - o->t;
+		o->dense_hstep = h;
 
 		if (o->nz > 0) {
 			if (eval_g(o, t1, o->xnew, o->zr, out) != 0)
@@ -971,11 +1278,13 @@ SartOdeResult sart_ode_advance(SartOde *o, double t_end, SartOdeOutcome *out)
 					return out->result;
 				if (t_ev == t1) {
 					memcpy(o->x, o->xnew, o->n * sizeof(double));
-					if (method == SART_ODE_DOPRI5)
+					if (is_explicit)
 						memcpy(o->fx, o->fnew, o->n * sizeof(double));
-					o->have_fx = method == SART_ODE_DOPRI5;
+					o->have_fx = is_explicit;
 				} else {
-					dense_at(o, t_ev, o->x);
+					if (dense_at(o, t_ev, o->xm, out) != 0)
+						return out->result;
+					memcpy(o->x, o->xm, o->n * sizeof(double));
 					o->have_fx = 0;
 				}
 				o->t = t_ev;
@@ -989,7 +1298,7 @@ SartOdeResult sart_ode_advance(SartOde *o, double t_end, SartOdeOutcome *out)
 			memcpy(o->z, o->zr, o->nz * sizeof(double));
 		}
 		memcpy(o->x, o->xnew, o->n * sizeof(double));
-		if (method == SART_ODE_DOPRI5) {
+		if (is_explicit) {
 			memcpy(o->fx, o->fnew, o->n * sizeof(double));
 			o->have_fx = 1;
 		} else {

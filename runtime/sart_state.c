@@ -205,6 +205,25 @@ done:
 	return result;
 }
 
+/* Takes every inner from Instantiated through initialization to stepping, with the
+ * experiment the importer gave (or the defaults). */
+static SartStatus inners_through_init(SartWrapper *w, const char *fn)
+{
+	SartStatus st = SART_OK;
+	for (unsigned f = 0; f < sart_model.ninners && st < SART_ERROR; f++) {
+		SartStatus s = sart_inner_enter_init(w->inner[f], &w->ex);
+		if (s < SART_ERROR) {
+			SartStatus e = sart_inner_exit_init(w->inner[f]);
+			s = e > s ? e : s;
+		}
+		if (s >= SART_ERROR)
+			sart_wlog(w, s, "%s: inner FMU '%s' cannot be initialized to take the state: %s",
+			          fn, sart_model.inners[f].name, sart_inner_message(w->inner[f]));
+		st = s > st ? s : st;
+	}
+	return st;
+}
+
 SartStatus sart_core_set_state(SartWrapper *w, void *FMUstate, const SartCall *call)
 {
 	const char *fn = call->name;
@@ -212,7 +231,15 @@ SartStatus sart_core_set_state(SartWrapper *w, void *FMUstate, const SartCall *c
 	if (!ws)
 		return SART_ERROR;
 	uint32_t phase = body_phase(ws->body);
-	if (phase_class(phase) != phase_class(w->phase)) {
+	if (w->phase == SART_PHASE_INSTANTIATED && phase_class(phase) == 3) {
+		/* A state of a stepping instance restored into a fresh one, as an importer
+		 * starting from a saved state does (instantiate, set the state, step): the
+		 * inners first go through initialization, so that their own state machines
+		 * take the states of stepping instances. */
+		SartStatus st = inners_through_init(w, fn);
+		if (st >= SART_ERROR)
+			return sart_settle(w, st);
+	} else if (phase_class(phase) != phase_class(w->phase)) {
 		sart_wlog(w, SART_ERROR, "%s: the state was taken in state %s and cannot be set in state %s",
 		          fn, w->host.skin->phase_name((SartPhase)phase),
 		          w->host.skin->phase_name(w->phase));
@@ -235,6 +262,18 @@ SartStatus sart_core_free_state(SartWrapper *w, void **FMUstate, const SartCall 
 {
 	if (!FMUstate || !*FMUstate)
 		return SART_OK;
+	if (((const WrapState *)FMUstate)->magic == STATE_MAGIC) {
+		/* The state itself where FMI passes a pointer to it (an importer's slip seen in
+		 * the wild): recognised by the magic of its first word, freed, and said, rather
+		 * than read through as a pointer. */
+		WrapState *given = (WrapState *)(void *)FMUstate;
+		if (given->owner == w) {
+			sart_wlog(w, SART_WARNING, "%s: given the state itself, not a pointer to it; "
+			          "freed all the same", call->name);
+			state_free(w, given);
+			return SART_OK; /* freed as asked: importers stop at anything but OK */
+		}
+	}
 	WrapState *ws = own_state(w, call->name, *FMUstate);
 	if (!ws)
 		return SART_ERROR;

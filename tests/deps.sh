@@ -28,17 +28,24 @@ gnuplot-nox
 "
 # The test framework, the checkers of the suite, clang's runtime for libFuzzer and its
 # sanitizers; a single-node Slurm and munge for `sacc ensemble --slurm`'s test and bench
-# (tests/slurm/, started without systemd: no recommends wanted).
+# (tests/slurm/, started without systemd: no recommends wanted); vim and neovim, which load
+# the editor support headless (tests/editors/run.sh); unzip, zip and xmllint for the
+# importer that rebuilds source wrappers knowing nothing of sacc (tests/srcfmu/).
 if [ "${1:-}" != demo ]; then
 	PACKAGES="$PACKAGES
 libcmocka-dev
 valgrind
+unzip
+zip
+libxml2-utils
 clang
 libclang-rt-14-dev
 slurmctld
 slurmd
 slurm-client
 munge
+vim
+neovim
 "
 fi
 

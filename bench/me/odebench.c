@@ -2,6 +2,8 @@
  * integrates a Model Exchange FMU) against GSL's odeiv2 steppers at equal accuracy.
  *
  *   odebench [CSV]      (CSV: every sweep point, one line each; BENCH_QUICK=1: fewer points)
+ *   odebench point PROBLEM SOLVER RTOL    one point, CPU time: beside an FMU run (run.sh)
+ *   odebench error PROBLEM X1 .. XN       the error of an end state from elsewhere
  *
  * For each problem of problems.h and each solver, a sweep of relative tolerances; for each
  * run: the error at the end point against the reference, right-hand side evaluations
@@ -18,9 +20,10 @@
  * Jacobian ("f + nJ": what a finite-difference Jacobian would have cost), so that a solver
  * given the analytic Jacobian and one differencing f are charged alike.
  *
- * It prints and never asserts a timing.  A run of ours that does not reach the end, a
- * reference that cannot be computed, or a solver whose sweep brackets no error level ends
- * it with status 1 (bench/README.md). */
+ * It prints and never asserts a timing.  A run of ours that does not reach the end is
+ * printed and makes it end with status 1 after the tables; a reference that cannot be
+ * computed, or a solver of ours whose sweep brackets no error level, ends it at once with
+ * status 1 (bench/README.md). */
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_odeiv2.h>
 #include <gsl/gsl_version.h>
@@ -50,6 +53,7 @@ typedef struct Solver {
 
 static const Solver solvers[] = {
 	{"dopri5", 1, SART_ODE_DOPRI5, 0, 0, FOR_NONSTIFF, 0},
+	{"dop853", 1, SART_ODE_DOP853, 0, 0, FOR_NONSTIFF, 0},
 	{"auto", 1, SART_ODE_AUTO, 0, 0, FOR_BOTH, 0},
 	{"rodas", 1, SART_ODE_RODAS, 0, 1, FOR_STIFF, 0},
 	{"rodas-fd", 1, SART_ODE_RODAS, 0, 0, FOR_STIFF, 0},
@@ -70,7 +74,7 @@ typedef struct Run {
 	double x[ME_MAX_N];
 	long f, jac;      /* counted in the callbacks */
 	long steps, rejected, lu;
-	double wall;      /* seconds */
+	double wall, cpu; /* seconds: wall-clock time, and this process's CPU time */
 	/* SART_ODE_AUTO: where it switched to RODAS (t, steps before), t NAN when it did not */
 	double switch_t;
 	long switch_steps;
@@ -84,11 +88,21 @@ typedef struct Env {
 	long switch_steps;
 } Env;
 
-static double now(void)
+static double clock_s(clockid_t which)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(which, &ts);
 	return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static double now(void)
+{
+	return clock_s(CLOCK_MONOTONIC);
+}
+
+static double cpu_now(void)
+{
+	return clock_s(CLOCK_PROCESS_CPUTIME_ID);
 }
 
 static int ours_f(void *env, double t, const double x[], double dx[])
@@ -139,7 +153,7 @@ static void run_ours(const MeProblem *p, const Solver *s, double rtol, Run *r)
 	SartOdeSettings set = {.method = s->method, .rtol = rtol, .nominal = p->nominal,
 	                       .max_steps = 10000000};
 	SartOdeOutcome out;
-	double t0 = now();
+	double t0 = now(), c0 = cpu_now();
 	SartOde *o = sart_ode_new(&op, &set);
 	if (!o) {
 		snprintf(r->why, sizeof r->why, "sart_ode_new refused the settings");
@@ -149,6 +163,7 @@ static void run_ours(const MeProblem *p, const Solver *s, double rtol, Run *r)
 	sart_ode_restart(o, p->t0, p->x0, 1);
 	sart_ode_advance(o, p->t1, &out);
 	r->wall = now() - t0;
+	r->cpu = cpu_now() - c0;
 	r->reached = out.result == SART_ODE_REACHED && out.t == p->t1;
 	if (!r->reached)
 		snprintf(r->why, sizeof r->why, "stopped at t = %.17g: %s", out.t,
@@ -195,7 +210,7 @@ static void run_gsl(const MeProblem *p, const gsl_odeiv2_step_type *type, double
 {
 	Env e = {p, 0, 0, NULL, NAN, 0};
 	gsl_odeiv2_system sys = {gsl_f, p->jac ? gsl_jac : NULL, p->n, &e};
-	double t = p->t0, t0 = now();
+	double t = p->t0, t0 = now(), c0 = cpu_now();
 	memcpy(r->x, p->x0, p->n * sizeof r->x[0]);
 	gsl_odeiv2_driver *d = gsl_odeiv2_driver_alloc_scaled_new(&sys, type, gsl_h0, rtol, rtol,
 	                                                          1, 0, p->nominal);
@@ -206,6 +221,7 @@ static void run_gsl(const MeProblem *p, const gsl_odeiv2_step_type *type, double
 	gsl_odeiv2_driver_set_nmax(d, gsl_max_steps);
 	int status = gsl_odeiv2_driver_apply(d, &t, p->t1, r->x);
 	r->wall = now() - t0;
+	r->cpu = cpu_now() - c0;
 	r->reached = status == GSL_SUCCESS && t == p->t1;
 	if (!r->reached)
 		snprintf(r->why, sizeof r->why, "stopped at t = %.6g: %s", t,
@@ -219,8 +235,8 @@ static void run_gsl(const MeProblem *p, const gsl_odeiv2_step_type *type, double
 	gsl_odeiv2_driver_free(d);
 }
 
-/* Best of reps runs: the counts are the same each time (checked), the wall time the
- * least. */
+/* Best of reps runs: the counts are the same each time (checked), the wall and CPU times
+ * the least of each. */
 static void run(const MeProblem *p, const Solver *s, double rtol, int reps, Run *r)
 {
 	for (int k = 0; k < reps; k++) {
@@ -235,8 +251,10 @@ static void run(const MeProblem *p, const Solver *s, double rtol, int reps, Run 
 			        "second run: not deterministic\n", s->name, p->name, rtol);
 			exit(1);
 		}
+		double cpu = k == 0 ? one.cpu : fmin(one.cpu, r->cpu);
 		if (k == 0 || one.wall < r->wall)
 			*r = one;
+		r->cpu = cpu;
 		if (!one.reached)
 			break;
 	}
@@ -256,9 +274,10 @@ static double error_of(const MeProblem *p, const double x[], const double ref[])
  * (rk8pd at 1e-14 for a non-stiff problem, bsimp at 1e-14 for a stiff one).  *spread is
  * how far other methods at tight tolerances land from it (the nearer of two; the
  * published state: the farther of GSL's two best): below that an error is not
- * measurable, so no accuracy level is compared there. */
+ * measurable, so no accuracy level is compared there.  check 0: the reference alone,
+ * *spread and how left as they were. */
 static void me_reference(const MeProblem *p, double ref[], double *spread, char *how,
-                         size_t size)
+                         size_t size, int check)
 {
 	static const struct {
 		const char *name[3];
@@ -274,7 +293,11 @@ static void me_reference(const MeProblem *p, double ref[], double *spread, char 
 	};
 	Run r[3];
 	int u = p->stiff ? 1 : 0;
-	for (int k = 0; k < 3; k++) {
+	if (!check && p->published) {
+		memcpy(ref, p->published, p->n * sizeof ref[0]);
+		return;
+	}
+	for (int k = 0; k < (check ? 3 : 1); k++) {
 		memset(&r[k], 0, sizeof r[k]);
 		run_gsl(p, *use[u].type[k], use[u].rtol[k], &r[k]);
 		if (!r[k].reached) {
@@ -292,6 +315,8 @@ static void me_reference(const MeProblem *p, double ref[], double *spread, char 
 		return;
 	}
 	memcpy(ref, r[0].x, p->n * sizeof ref[0]);
+	if (!check)
+		return;
 	double e1 = error_of(p, r[1].x, ref), e2 = error_of(p, r[2].x, ref);
 	*spread = fmin(e1, e2);
 	snprintf(how, size, "GSL's best: %s at %g;\n  %s at %g lands within %.1e of it, %s at "
@@ -352,8 +377,13 @@ static int printed(double rtol)
 	return fabs(k - floor(k + 0.5)) < 1e-9 && k > 3.5 && k < 10.5;
 }
 
-/* One solver's sweep: a row per printed tolerance, a CSV line per point.  A GSL run that
- * does not reach the end is left out, saying so; one of ours ends the benchmark. */
+/* Runs of ours that did not reach the end: each is printed, and the benchmark then ends
+ * with status 1 after its tables (a solver of ours that fails is what it must show). */
+static int our_failures;
+
+/* One solver's sweep: a row per printed tolerance, a CSV line per point.  A run that does
+ * not reach the end is left out of the interpolation, saying so (ours at every
+ * tolerance, GSL's at the printed ones). */
 static void sweep(const MeProblem *p, const Solver *so, const double *ref, const double *tols,
                   int ntols, int reps, FILE *csv, Sweep *sw)
 {
@@ -362,13 +392,9 @@ static void sweep(const MeProblem *p, const Solver *so, const double *ref, const
 		Run r;
 		run(p, so, tols[k], reps, &r);
 		if (!r.reached) {
-			if (so->ours) {
-				fflush(stdout);
-				fprintf(stderr, "bench-me: %s on %s at rtol %g did not reach t = %g: %s\n",
-				        so->name, p->name, tols[k], p->t1, r.why);
-				exit(1);
-			}
-			if (printed(tols[k]))
+			if (so->ours)
+				our_failures++;
+			if (printed(tols[k]) || so->ours)
 				printf("%-9s %6.0e  did not reach the end (%s): left out\n", so->name,
 				       tols[k], r.why);
 			continue;
@@ -473,6 +499,18 @@ static void equal_accuracy(const MeProblem *p, const Sweep *sw, double spread, T
 	printf(" (a level past a solver's is compared without it)\n\n");
 }
 
+/* "within 1.5x of GSL's best at all 6 error levels (worst ...)", or "NOT within ...: over
+ * it at 2 of 9 error levels (worst ...)". */
+static void print_tally(const Tally *t, const char *what)
+{
+	if (t->within == t->compared)
+		printf("within %s at all %d error levels", what, t->compared);
+	else
+		printf("NOT within %s: over it at %d of %d error levels", what,
+		       t->compared - t->within, t->compared);
+	printf(" (worst %.2fx at 1e-%d, %s)", t->worst, t->worst_level, t->worst_against);
+}
+
 static void verdict(const MeProblem *p, const Solver *so, const Tally *all, const Tally *low)
 {
 	if (all->compared == 0) {
@@ -481,13 +519,12 @@ static void verdict(const MeProblem *p, const Solver *so, const Tally *all, cons
 		        "does: nothing to compare\n", so->name, p->name);
 		exit(1);
 	}
-	printf("verdict %s, %s: %s 1.5x of GSL's best at %d of %d error levels (worst %.2fx at "
-	       "1e-%d, %s)", p->name, so->name, all->within == all->compared ? "within" : "NOT within",
-	       all->within, all->compared, all->worst, all->worst_level, all->worst_against);
-	if (low->compared > 0)
-		printf("; of order <= 5: %s at %d of %d (worst %.2fx at 1e-%d, %s)",
-		       low->within == low->compared ? "within" : "NOT within", low->within,
-		       low->compared, low->worst, low->worst_level, low->worst_against);
+	printf("verdict %s, %s: ", p->name, so->name);
+	print_tally(all, "1.5x of GSL's best");
+	if (low->compared > 0) {
+		printf("; ");
+		print_tally(low, "1.5x of GSL's best of order <= 5");
+	}
 	printf("\n");
 }
 
@@ -498,7 +535,7 @@ static void bench_problem(const MeProblem *p, const double *tols, int ntols, int
 	char how[400];
 	Sweep sw[NSOLVERS];
 	Tally all[NSOLVERS], low[NSOLVERS];
-	me_reference(p, ref, &spread, how, sizeof how);
+	me_reference(p, ref, &spread, how, sizeof how, 1);
 	printf("== %s\nreference: %s\n\n", p->label, how);
 	printf("%-9s %6s %9s %9s %7s %9s %8s %6s %6s %11s\n", "solver", "rtol", "error",
 	       "f evals", "J evals", "f + nJ", "steps", "rej.", "LU", "us/sim s");
@@ -516,13 +553,16 @@ static void bench_problem(const MeProblem *p, const double *tols, int ntols, int
 	printf("\n");
 }
 
-int main(int argc, char **argv)
+static const MeProblem *const problems[] = {&me_arenstorf, &me_vdp1, &me_robertson,
+                                            &me_vdp1000};
+enum { NPROBLEMS = sizeof problems / sizeof problems[0] };
+
+/* The sweep of every problem: `odebench [CSV]`. */
+static int sweep_all(const char *csv_path)
 {
-	const MeProblem *problems[] = {&me_arenstorf, &me_vdp1, &me_robertson, &me_vdp1000};
 	double tols[MAX_TOLS];
 	int ntols = 0, reps = bench_quick() ? 1 : 3;
 	FILE *csv = NULL;
-	gsl_set_error_handler_off();
 	/* rtol 1e-2 .. 1e-13 in half decades (quick: whole decades 1e-3 .. 1e-11) */
 	if (bench_quick())
 		for (int k = 3; k <= 11; k++)
@@ -530,10 +570,10 @@ int main(int argc, char **argv)
 	else
 		for (int k = 4; k <= 26; k++)
 			tols[ntols++] = pow(10, -k / 2.0);
-	if (argc > 1) {
-		csv = fopen(argv[1], "w");
+	if (csv_path) {
+		csv = fopen(csv_path, "w");
 		if (!csv) {
-			fprintf(stderr, "bench-me: cannot write %s\n", argv[1]);
+			fprintf(stderr, "bench-me: cannot write %s\n", csv_path);
 			return 1;
 		}
 		fprintf(csv, "problem,solver,rtol,error,f_evals,jac_evals,steps,rejected,lu,"
@@ -544,11 +584,96 @@ int main(int argc, char **argv)
 	       "f evaluations plus n per Jacobian;\nus/sim s: wall time per simulated second, "
 	       "best of %d; rows at rtol 1e-4 .. 1e-10 (%s)\n\n", GSL_VERSION, reps,
 	       csv ? "every point in the CSV" : "");
-	for (size_t i = 0; i < sizeof problems / sizeof problems[0]; i++)
+	for (int i = 0; i < NPROBLEMS; i++)
 		bench_problem(problems[i], tols, ntols, reps, csv);
 	if (csv && fclose(csv) != 0) {
-		fprintf(stderr, "bench-me: cannot write %s\n", argv[1]);
+		fprintf(stderr, "bench-me: cannot write %s\n", csv_path);
+		return 1;
+	}
+	if (our_failures > 0) {
+		fflush(stdout);
+		fprintf(stderr, "bench-me: %d run%s of ours did not reach the end (rows \"did not "
+		        "reach\" above)\n", our_failures, our_failures == 1 ? "" : "s");
 		return 1;
 	}
 	return 0;
+}
+
+static const MeProblem *problem_named(const char *name)
+{
+	for (int i = 0; i < NPROBLEMS; i++)
+		if (strcmp(problems[i]->name, name) == 0)
+			return problems[i];
+	fprintf(stderr, "bench-me: no problem '%s'\n", name);
+	exit(2);
+}
+
+/* `odebench point PROBLEM SOLVER RTOL`: one point of a sweep, for run.sh to set beside
+ * the same problem through an FMU: "error E", "f_evals N", "cpu_us_per_sim_s T" (the
+ * least CPU time of five runs). */
+static int point(int argc, char **argv)
+{
+	if (argc != 3) {
+		fprintf(stderr, "usage: odebench point PROBLEM SOLVER RTOL\n");
+		return 2;
+	}
+	const MeProblem *p = problem_named(argv[0]);
+	const Solver *so = NULL;
+	double ref[ME_MAX_N], spread;
+	char how[400];
+	for (int s = 0; s < NSOLVERS; s++)
+		if (strcmp(solvers[s].name, argv[1]) == 0)
+			so = &solvers[s];
+	if (!so) {
+		fprintf(stderr, "bench-me: no solver '%s'\n", argv[1]);
+		return 2;
+	}
+	Run r;
+	me_reference(p, ref, &spread, how, sizeof how, 0);
+	run(p, so, strtod(argv[2], NULL), 5, &r);
+	if (!r.reached) {
+		fprintf(stderr, "bench-me: %s on %s at rtol %s: %s\n", so->name, p->name, argv[2],
+		        r.why);
+		return 1;
+	}
+	printf("error %.3e\nf_evals %ld\ncpu_us_per_sim_s %.6g\n", error_of(p, r.x, ref), r.f,
+	       1e6 * r.cpu / (p->t1 - p->t0));
+	return 0;
+}
+
+/* `odebench error PROBLEM X1 .. XN`: the error of an end state computed elsewhere (a
+ * result file's last row), measured as the sweep measures its own: "error E". */
+static int end_error(int argc, char **argv)
+{
+	if (argc < 1) {
+		fprintf(stderr, "usage: odebench error PROBLEM X1 .. XN\n");
+		return 2;
+	}
+	const MeProblem *p = problem_named(argv[0]);
+	double ref[ME_MAX_N], x[ME_MAX_N], spread;
+	char how[400], *end;
+	if ((size_t)argc - 1 != p->n) {
+		fprintf(stderr, "bench-me: %s has %zu states, not %d\n", p->name, p->n, argc - 1);
+		return 2;
+	}
+	for (size_t i = 0; i < p->n; i++) {
+		x[i] = strtod(argv[1 + i], &end);
+		if (end == argv[1 + i] || *end != '\0' || !isfinite(x[i])) {
+			fprintf(stderr, "bench-me: '%s' is not a finite number\n", argv[1 + i]);
+			return 1;
+		}
+	}
+	me_reference(p, ref, &spread, how, sizeof how, 0);
+	printf("error %.3e\n", error_of(p, x, ref));
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	gsl_set_error_handler_off();
+	if (argc > 1 && strcmp(argv[1], "point") == 0)
+		return point(argc - 2, argv + 2);
+	if (argc > 1 && strcmp(argv[1], "error") == 0)
+		return end_error(argc - 2, argv + 2);
+	return sweep_all(argc > 1 ? argv[1] : NULL);
 }

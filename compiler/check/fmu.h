@@ -258,6 +258,11 @@ bool fmu_me_by_default(const FmuInfo *fmu);
  * me, else Co-Simulation's. */
 const char *fmu_identifier(const FmuInfo *fmu, bool me);
 
+/* The value references a Model Exchange run may set only in Event Mode (tunable Real
+ * parameters, discrete Real inputs), sorted, each once: malloc'd, NULL with *n = 0 when
+ * none or out of memory. */
+uint32_t *fmu_me_event_vrs(const FmuInfo *fmu, size_t *n);
+
 /* What the element of that interface declares, for the code that asks the same of either
  * (whether a wrapper can get and set its state, whether it needs a process to itself). */
 typedef struct FmuAbilities {

@@ -244,6 +244,39 @@ const char *fmu_identifier(const FmuInfo *f, bool me)
 	return me && f->me.model_identifier ? f->me.model_identifier : f->model_identifier;
 }
 
+/* The value references an importer may set only in Event Mode among those a Model
+ * Exchange run sets between steps (tunable Real parameters, discrete Real inputs), sorted
+ * and each once (FMI 2.0 aliases share one); NULL and *n = 0 when there are none. */
+uint32_t *fmu_me_event_vrs(const FmuInfo *f, size_t *n)
+{
+	uint32_t *vrs = NULL;
+	size_t k = 0;
+	*n = 0;
+	for (int i = 0; i < f->nvars; i++) {
+		const FmuVar *v = &f->vars[i];
+		bool real = v->type == FT_REAL || v->type == FT_FLOAT32;
+		if (!real || !((v->causality == CAUS_PARAMETER && v->variability == VAR_TUNABLE) ||
+		               (v->causality == CAUS_INPUT && v->variability == VAR_DISCRETE)))
+			continue;
+		uint32_t *grown = realloc(vrs, (k + 1) * sizeof *vrs);
+		if (!grown) {
+			free(vrs);
+			return NULL;
+		}
+		vrs = grown;
+		size_t at = k;
+		while (at > 0 && vrs[at - 1] > v->vr)
+			at--;
+		if (at > 0 && vrs[at - 1] == v->vr)
+			continue;
+		memmove(vrs + at + 1, vrs + at, (k - at) * sizeof *vrs);
+		vrs[at] = v->vr;
+		k++;
+	}
+	*n = k;
+	return vrs;
+}
+
 FmuAbilities fmu_abilities(const FmuInfo *f, bool me)
 {
 	if (me)

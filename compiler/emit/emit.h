@@ -192,6 +192,11 @@ typedef struct EmitLayout {
 	/* the DefaultExperiment, from the inner FMUs' (through inner adaptations): the largest
 	 * start, the smallest stop and the smallest step declared; NaN where none is */
 	double default_start, default_stop, default_step;
+	/* the files under sources/ an importer compiles into the library, set by `sacc build`
+	 * (pkg_source_files) for the FMI 2.0 <SourceFiles>; none (sacc emit, --no-sources): no
+	 * such element */
+	const char *const *source_files;
+	int nsource_files;
 } EmitLayout;
 
 /* The first input, output and param of a layout. */

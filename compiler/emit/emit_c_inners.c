@@ -4,6 +4,7 @@
  * stepped in; and the inner table (SartInnerModel) that the runtime loads them from. */
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "emit_c_impl.h"
@@ -194,14 +195,39 @@ static bool me_jacobian_by_vrs(const Inner *in)
 	return m->provides_directional_derivative && m->scalar_states && m->nstates > 0;
 }
 
-/* The states' and derivatives' value references of the Model Exchange inners whose
- * Jacobian comes from directional derivatives, one array each, for their `.me`. */
+/* A Model Exchange inner's Reals that it takes only in Event Mode, sorted; *n = 0 when
+ * none (or out of memory, when the runtime then passes their sets through as it did). */
+static const char **me_event_vrs(Ec *e, const Inner *in, int *n)
+{
+	Arena *a = e->c->arena;
+	size_t k = 0;
+	uint32_t *vrs = fmu_me_event_vrs(in->fmu, &k);
+	const char **text = arena_alloc(a, (k + 1) * sizeof *text);
+	for (size_t j = 0; j < k; j++)
+		text[j] = arena_printf(a, "%u", (unsigned)vrs[j]);
+	free(vrs);
+	*n = (int)k;
+	return text;
+}
+
+/* The arrays of value references the Model Exchange inners' `.me` points to: those that
+ * take only in Event Mode, and the states' and derivatives' when the Jacobian comes from
+ * directional derivatives. */
 static void emit_me_arrays(Ec *e, StrBuf *o)
 {
 	Arena *a = e->c->arena;
 	for (int i = 0; i < e->ninners; i++) {
 		const InnerC *ic = &e->inners[i];
-		if (!ic->in->fmu || !ic->in->me || !me_jacobian_by_vrs(ic->in))
+		if (!ic->in->fmu || !ic->in->me)
+			continue;
+		int nev = 0;
+		const char **ev = me_event_vrs(e, ic->in, &nev);
+		if (nev > 0) {
+			ec_put_list(o, arena_printf(a, "static const SartVr %s_event_vrs[%d] = ",
+			                            ic->cname, nev), ev, nev, ";");
+			sb_putc(o, '\n');
+		}
+		if (!me_jacobian_by_vrs(ic->in))
 			continue;
 		const FmuInfo *f = ic->in->fmu;
 		int n = f->me.nstates;
@@ -224,6 +250,8 @@ static void emit_me_arrays(Ec *e, StrBuf *o)
  * out are zero, the runtime's defaults. */
 static void emit_me_config(Ec *e, const InnerC *ic, StrBuf *o)
 {
+	/* the script's choices, by their SartOdeMethod (runtime/sart_ode.h) */
+	static const int method_of[] = {0, 4, 2};
 	static const char *const methods[] = {"auto", "explicit (Dormand-Prince)",
 	                                      "implicit (Rosenbrock)"};
 	const Inner *in = ic->in;
@@ -232,7 +260,8 @@ static void emit_me_config(Ec *e, const InnerC *ic, StrBuf *o)
 		return;
 	sb_puts(o, "\t\t.me = {\n");
 	if (in->me_method > 0 && in->me_method < 3)
-		sb_printf(o, "\t\t\t.method = %d, /* %s */\n", in->me_method, methods[in->me_method]);
+		sb_printf(o, "\t\t\t.method = %d, /* %s */\n", method_of[in->me_method],
+		          methods[in->me_method]);
 	if (in->me_tolerance > 0)
 		sb_printf(o, "\t\t\t.tolerance = %s,\n", ec_real_text(e, in->me_tolerance));
 	if (f->default_tolerance > 0)
@@ -247,6 +276,11 @@ static void emit_me_config(Ec *e, const InnerC *ic, StrBuf *o)
 	if (me_jacobian_by_vrs(in))
 		sb_printf(o, "\t\t\t.state_vrs = %s_states,\n\t\t\t.derivative_vrs = %s_derivatives,\n",
 		          ic->cname, ic->cname);
+	int nev = 0;
+	me_event_vrs(e, in, &nev);
+	if (nev > 0)
+		sb_printf(o, "\t\t\t.event_vrs = %s_event_vrs,\n\t\t\t.nevent_vrs = %d,\n",
+		          ic->cname, nev);
 	sb_puts(o, "\t\t},\n");
 }
 

@@ -100,6 +100,17 @@ static void write_cosimulation(Md *md, const EmitLayout *l)
 	/* The runtime allocates with malloc (and so do the inner FMUs it loads): the importer's
 	 * allocateMemory/freeMemory are never called. */
 	attr_bool(md, "canNotUseMemoryManagementFunctions", true);
+	/* A source FMU too: the files an importer compiles when it has no binary for its
+	 * platform (FMI 3.0 lists them in sources/buildDescription.xml instead). */
+	if (l->nsource_files > 0) {
+		start(md, "SourceFiles");
+		for (int i = 0; i < l->nsource_files; i++) {
+			start(md, "File");
+			attr(md, "name", l->source_files[i]);
+			end(md);
+		}
+		end(md);
+	}
 	end(md);
 }
 

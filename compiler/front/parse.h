@@ -27,6 +27,10 @@ typedef struct Lexer {
 	int line;
 	DiagSink *diag;
 	int errors;
+	/* When set, told of every comment with its text (the delimiters included) and place:
+	 * the parser never sees comments, the formatter (fmt.c) puts them back. */
+	void (*on_comment)(void *ctx, const char *s, int n, Loc loc);
+	void *comment_ctx;
 } Lexer;
 
 typedef struct FnTok {

@@ -4,7 +4,10 @@
  * Per adaptation, in a private work directory made beside the output (and removed on every
  * path out):
  *
- *     fmu/sources/            the emitted C (emit_c_to_dir) and the embedded runtime files
+ *     fmu/sources/            the emitted C (emit_c_to_dir) and the embedded runtime files,
+ *                             with what makes the FMU a source FMU too (sources.c): the
+ *                             FMI 3.0 buildDescription.xml and a README; removed before
+ *                             zipping with --no-sources
  *     fmu/binaries/linux64/   <id>.so, compiled from sources/ by $CC run in fmu/, so that no
  *                             absolute path reaches the library (binaries/x86_64-linux/
  *                             for an FMI 3.0 wrapper)
@@ -21,7 +24,6 @@
  * not expect. */
 #include "package.h"
 
-#include <dirent.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -45,9 +47,6 @@ static const char *const cc_flags[] = {
 	"-std=c99", "-O2", "-fPIC", "-fvisibility=hidden", "-Wall", "-Wextra", "-Wpedantic",
 	"-Werror", "-Isources", "-Isources/fmi2", "-pthread",
 };
-
-/* The host program's main (runtime/host/), only in a wrapper with isolated inners. */
-#define HOST_MAIN "host/sacc_fmu_host.c"
 
 typedef struct Job {
 	Node *sa;
@@ -153,11 +152,6 @@ static bool list_names(const char *list, const char *name)
 	return false;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* The job's FMI version: `sacc build --fmi`, which overrides every script, else the
  * adaptation's own `fmi N` clause, else 2. */
 static bool wants_fmi3(const Build *b, const Job *j)
@@ -236,46 +230,24 @@ static int compile_and_link(Build *b, Job *j, const char *tree, const char *cons
 	return pkg_compile(b->c, &job);
 }
 
-/* The wrapper's library from every source under tree/sources; with arrays, the FMI 3.0
- * skin's value calls expand array value references (runtime/sart_fmi3_arrays.h). */
+/* The wrapper's library from its sources (pkg_source_files: the list its build description
+ * gives importers); with arrays, the FMI 3.0 skin's value calls expand array value
+ * references (runtime/sart_fmi3_arrays.h). */
 static int compile(Build *b, Job *j, const char *tree, const char *id, bool arrays)
 {
-	Compilation *c = b->c;
-	Arena *a = c->arena;
+	Arena *a = b->c->arena;
 	enum { NF = sizeof cc_flags / sizeof *cc_flags };
 	const char *flags[NF + 2];
 	int nflags = 0;
 	for (int i = 0; i < NF; i++)
 		flags[nflags++] = cc_flags[i];
 	if (arrays)
-		flags[nflags++] = "-DSART_ARRAYS";
-
-	/* The sources in byte order, so the link order (and the library) is always the same */
-	const char *srcdir = arena_printf(a, "%s/sources", tree);
-	DIR *dp = opendir(srcdir);
-	if (!dp) {
-		diag_error(c->diag, (Loc){srcdir, 0, 0, 0}, "cannot read the directory: %s",
-			   strerror(errno));
-		return 1;
-	}
-	const char **sources = NULL;
-	int n = 0, cap = 0;
-	struct dirent *de;
-	while ((de = readdir(dp)) != NULL) {
-		if (!str_ends_with(de->d_name, ".c") || strlen(de->d_name) <= 2)
-			continue;
-		if (n == cap) {
-			cap = cap ? 2 * cap : 64;
-			const char **v = arena_alloc(a, (size_t)cap * sizeof *v);
-			if (n)
-				memcpy(v, sources, (size_t)n * sizeof *v);
-			sources = v;
-		}
-		sources[n++] = arena_printf(a, "sources/%s", de->d_name);
-	}
-	closedir(dp);
-	if (n > 1)
-		qsort(sources, (size_t)n, sizeof *sources, cmp_str);
+		flags[nflags++] = "-DSART_ARRAYS=1";
+	int n;
+	const char **files = pkg_source_files(b->c, id, wants_fmi3(b, j), &n);
+	const char **sources = arena_alloc(a, (size_t)(n + 1) * sizeof *sources);
+	for (int i = 0; i < n; i++)
+		sources[i] = arena_printf(a, "sources/%s", files[i]);
 	static const char *const link_flags[] = {"-shared", "-pthread"};
 	static const char *const libs[] = {"-lm", "-ldl"};
 	return compile_and_link(b, j, tree, flags, nflags, sources, n, link_flags, 2, libs, 2,
@@ -286,14 +258,6 @@ static int compile(Build *b, Job *j, const char *tree, const char *id, bool arra
  * library: the seam and its back ends with the host's main, compiled by the same compiler
  * as the library so that it runs wherever the library does; it needs libc (and libdl, libm)
  * only. */
-static const char *const host_sources[] = {
-	"sources/" HOST_MAIN, "sources/sart_channel.c", "sources/sart_host.c",
-	"sources/sart_inner.c", "sources/sart_inner_fmi2.c", "sources/sart_inner_fmi3.c",
-	"sources/sart_inner_fmi3_bytes.c",
-	"sources/sart_inner_me.c", "sources/sart_ode.c", /* Model Exchange inners */
-	"sources/sart_numfmt.c", /* the seam's messages print numbers with it */
-};
-
 static const char *const host_flags[] = {
 	"-std=c99", "-O2", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-Isources",
 	"-Isources/fmi2",
@@ -302,9 +266,11 @@ static const char *const host_flags[] = {
 static int compile_host(Build *b, Job *j, const char *tree)
 {
 	static const char *const libs[] = {"-ldl", "-lm"};
+	const char **sources = arena_alloc(b->c->arena, (size_t)pkg_nhost_sources * sizeof *sources);
+	for (int i = 0; i < pkg_nhost_sources; i++)
+		sources[i] = arena_printf(b->c->arena, "sources/%s", pkg_host_sources[i]);
 	return compile_and_link(b, j, tree, host_flags, sizeof host_flags / sizeof *host_flags,
-				host_sources, sizeof host_sources / sizeof *host_sources, NULL, 0,
-				libs, 2,
+				sources, pkg_nhost_sources, NULL, 0, libs, 2,
 				arena_printf(b->c->arena, "%s/sacc-fmu-host", platform_dir(b, j)),
 				"the host program of the isolated inners");
 }
@@ -347,21 +313,12 @@ static int write_new_file(const char *path, const unsigned char *data, size_t n)
 	return close(fd);
 }
 
-/* Whether a runtime file belongs in a wrapper of the given FMI version: the other
- * version's skin stays out (both would compile, but a wrapper exports one version's
- * functions).  Both versions' headers stay in: the seam's back ends for inner FMUs of
- * either version use them. */
-static bool for_version(const char *path, bool fmi3)
-{
-	return strcmp(path, fmi3 ? "sart_fmi2.c" : "sart_fmi3.c") != 0;
-}
-
 /* Every embedded runtime file under sources/, keeping runtime/'s layout. */
 static int write_runtime(Compilation *c, const char *sources, bool fmi3, bool host)
 {
 	for (size_t i = 0; i < pkg_nruntime_files; i++) {
 		const PkgFile *f = &pkg_runtime_files[i];
-		if (!for_version(f->path, fmi3) || (!host && strncmp(f->path, "host/", 5) == 0))
+		if (!pkg_runtime_in_wrapper(f->path, fmi3, host))
 			continue;
 		const char *path = arena_printf(c->arena, "%s/%s", sources, f->path);
 		const char *slash = strrchr(path, '/');
@@ -765,6 +722,23 @@ static int write_wrapper(Build *b, Job *j, const EmitLayout *l, const char *md,
 	return wants_fmi3(b, j) ? emit_md3_to_file(c, l, md) : emit_md_to_file(c, l, md);
 }
 
+/* What makes the archive a source FMU too, beside the sources the build compiled: the FMI
+ * 3.0 build description (FMI 2.0's <SourceFiles> are in the model description already) and
+ * the README that says what neither version's XML can. */
+static int describe_sources(Build *b, Job *j, const EmitLayout *l, const char *sources,
+                            bool host)
+{
+	Compilation *c = b->c;
+	bool fmi3 = wants_fmi3(b, j);
+	PkgSourceInfo s = {l->model_identifier, fmi3, l->narrays > 0, host, NULL, 0};
+	s.files = pkg_source_files(c, s.id, fmi3, &s.nfiles);
+	if (fmi3 && pkg_write_build_description(c, arena_printf(c->arena, "%s/buildDescription.xml",
+								  sources),
+						s.id, s.files, s.nfiles, s.arrays) != 0)
+		return 1;
+	return pkg_write_sources_readme(c, arena_printf(c->arena, "%s/README", sources), &s);
+}
+
 static int build_one(Build *b, Job *j)
 {
 	Compilation *c = b->c;
@@ -805,11 +779,21 @@ static int build_one(Build *b, Job *j)
 		goto done;
 	}
 	const char *md = arena_printf(a, "%s/modelDescription.xml", tree);
+	bool keep_sources = !(b->o && b->o->no_sources);
+	if (keep_sources && !wants_fmi3(b, j))
+		l->source_files = pkg_source_files(c, id, false, &l->nsource_files);
 	if (write_wrapper(b, j, l, md, sources) != 0 ||
 	    write_runtime(c, sources, wants_fmi3(b, j), host) != 0)
 		goto done;
 	if (compile(b, j, tree, id, l->narrays > 0) != 0 || (host && compile_host(b, j, tree) != 0))
 		goto done;
+	if (keep_sources ? describe_sources(b, j, l, sources, host) != 0
+			 : zip_rmtree(sources) != 0) {
+		if (!keep_sources)
+			diag_error(d, (Loc){sources, 0, 0, 0}, "cannot remove the directory: %s",
+				   strerror(errno));
+		goto done;
+	}
 	if (ninners > 0) {
 		const char *res = arena_printf(a, "%s/resources", tree);
 		if (mkdir(res, 0755) != 0) {

@@ -4,7 +4,8 @@
  * Pipeline position: load -> parse -> check -> explicit -> emit -> *package*.  For each
  * adaptation, package.c lays out the FMU tree in a private work directory (the emitted C and
  * the runtime's sources, the shared library compiled from them, modelDescription.xml, every
- * inner FMU extracted under resources/<instance>/), then zips it.  zip.c reads archives that
+ * inner FMU extracted under resources/<instance>/), then zips it.  sources.c says which
+ * sources make the library, and writes how to build them for importers on other platforms.  zip.c reads archives that
  * come from elsewhere (inner FMUs) without ever writing outside the directory it was given,
  * and writes archives reproducibly: the same tree always gives the same bytes.
  *
@@ -90,6 +91,9 @@ typedef struct PkgOptions {
 	                       * scripts declare so.  A name no adaptation built has is an error. */
 	int threads;          /* --threads N: each wrapper may step independent inners on up to
 	                       * N threads (runtime/sart_batch.c); 0 or 1: one */
+	bool no_sources;      /* --no-sources: the archive carries the binary only, no
+	                       * sources/ and no <SourceFiles>; false (the default): it is a
+	                       * source FMU too (sources.c) */
 } PkgOptions;
 
 /* `sacc build`: one FMU per adaptation declared in mods (modules loaded and reduced with
@@ -138,5 +142,41 @@ int pkg_extract_inner(const char *archive, const char *dir, const char *model_id
  * archive, the library and every missing function. */
 int pkg_check_fmi2_library(const char *archive, const char *so, const char *shown,
                            unsigned caps, DiagSink *d);
+
+/* ---- source wrappers (sources.c) ---------------------------------------------------------- */
+
+/* Whether the runtime file path (relative to runtime/) belongs under a wrapper's sources/:
+ * not the other FMI version's skin, and host/ only with isolated inners (host). */
+bool pkg_runtime_in_wrapper(const char *path, bool fmi3, bool host);
+
+/* The files under sources/ that make the library of wrapper id, in byte order: <id>.c and
+ * the runtime's top-level .c files of its version.  Exactly what `sacc build` compiles, and
+ * what FMI 2.0 <SourceFiles> and the FMI 3.0 build description list.  In c's arena. */
+const char **pkg_source_files(Compilation *c, const char *id, bool fmi3, int *n);
+
+/* The host program's sources, relative to sources/: what `sacc build` compiles into
+ * sacc-fmu-host beside the library of a wrapper with isolated inners. */
+extern const char *const pkg_host_sources[];
+extern const int pkg_nhost_sources;
+
+/* Writes the FMI 3.0 build description (sources/buildDescription.xml, the schema
+ * fmi3BuildDescription): one BuildConfiguration for id, whatever the platform, with one
+ * SourceFileSet (language C99, the files, SART_ARRAYS=1 when arrays, the include directory
+ * ".") and the libraries m, dl and pthread as external ones.  0, or 1 after a report. */
+int pkg_write_build_description(Compilation *c, const char *path, const char *id,
+                                const char *const *files, int n, bool arrays);
+
+/* What sources/README says: how to build the library (and the host program) by hand. */
+typedef struct PkgSourceInfo {
+	const char *id;
+	bool fmi3, arrays, host;
+	const char *const *files;
+	int nfiles;
+} PkgSourceInfo;
+
+/* Writes sources/README: the build with a plain cc command line, the libraries, the
+ * visibility flag, that inners are binary FMUs, and the host program's build when s->host.
+ * 0, or 1 after a report. */
+int pkg_write_sources_readme(Compilation *c, const char *path, const PkgSourceInfo *s);
 
 #endif

@@ -106,7 +106,7 @@ static inline int build_with(const char *script, const char *sub, BuildOptions o
 	assert_non_null(m);
 	int errors = drv_explicit(t->c, m, NULL);
 	if (!errors) {
-		PkgOptions po = {out, NULL, o.version, o.isolate, 0};
+		PkgOptions po = {out, NULL, o.version, o.isolate, 0, false};
 		errors = pkg_build(t->c, &m, 1, &po);
 	}
 	snprintf(diag, size, "%s", tr_diag(t));

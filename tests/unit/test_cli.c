@@ -137,7 +137,7 @@ static void suggest__typos_and_prefixes(void **state)
 /* ---- the binary ------------------------------------------------------------------------- */
 
 static const char *const commands[] = {"check", "explicit", "emit", "build", "parse",
-                                       "inspect", "unpack", "simulate", "ensemble", "plot",
+                                       "fmt", "inspect", "unpack", "simulate", "ensemble", "plot",
                                        "help", "completion"};
 enum { NCOMMANDS = sizeof commands / sizeof commands[0] };
 

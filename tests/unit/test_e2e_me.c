@@ -6,7 +6,9 @@
  * integrates its inner within each doStep as the master's seam does, so the numbers are the
  * same.  Also the wrapper's state (the inner's, with the solver's) restored and replayed
  * bit for bit, and a wrapper over the oscillator (melinear, which offers both interfaces)
- * that asks for Model Exchange and an implicit solver, against the exact solution.
+ * that asks for Model Exchange and an implicit solver, against the exact solution.  The
+ * importer's tolerance reaching the inner's solver unless the script sets one, and the
+ * inner's tunable parameter set through the wrapper between steps.
  *
  * Run from the repository root with SACC_BUILD naming the build directory. */
 #define _XOPEN_SOURCE 700 /* realpath */
@@ -89,14 +91,17 @@ static int group_setup(void **state)
 	return 0;
 }
 
-/* The bare FMI version v mebounce run by `sacc simulate` on the grid: h and v per point. */
-static CsvTable *bare_run(int v)
+/* The bare FMI version v mebounce run by `sacc simulate` on the grid, at the relative
+ * tolerance tol (0: the default, the DefaultExperiment's 1e-8): h and v per point. */
+static CsvTable *bare_run_at(int v, double tol)
 {
-	char cmd[4 * PATH_MAX], csv[PATH_MAX];
-	snprintf(csv, sizeof csv, "%s/%s/bare%d.csv", test_build_dir(), OUT, v);
+	char cmd[4 * PATH_MAX], csv[PATH_MAX], opt[64] = "";
+	if (tol > 0)
+		snprintf(opt, sizeof opt, "--me-tolerance %g", tol);
+	snprintf(csv, sizeof csv, "%s/%s/bare%d_%g.csv", test_build_dir(), OUT, v, tol);
 	snprintf(cmd, sizeof cmd, "'%s/sacc' simulate '%s/fmus_me/fmi%d/mebounce.fmu' --stop %g "
-	         "--step %g -o '%s' 2>/dev/null", test_build_dir(), test_build_dir(), v,
-	         NSTEPS * H, H, csv);
+	         "--step %g %s -o '%s' 2>/dev/null", test_build_dir(), test_build_dir(), v,
+	         NSTEPS * H, H, opt, csv);
 	assert_int_equal(system(cmd), 0);
 	char err[256];
 	CsvTable *t = csv_read(csv, err, sizeof err);
@@ -105,6 +110,11 @@ static CsvTable *bare_run(int v)
 	assert_non_null(t);
 	assert_int_equal(t->nrows, NSTEPS + 1);
 	return t;
+}
+
+static CsvTable *bare_run(int v)
+{
+	return bare_run_at(v, 0);
 }
 
 static double cell(const CsvTable *t, size_t row, const char *name)
@@ -138,8 +148,8 @@ static void logger2(fmi2ComponentEnvironment env, fmi2String name, fmi2Status st
 static const fmi2CallbackFunctions callbacks2 = {logger2, calloc, free, NULL, NULL};
 
 /* An FMI 2.0 wrapper built into BUILD/OUT/fmi2/<id>.fmu, unpacked, imported by the strict
- * importer and initialized at 0. */
-static fmi2Component start2(Fmi2Api *api, const char *id, char dir[PATH_MAX])
+ * importer and initialized at 0 with the relative tolerance tol (0: none given). */
+static fmi2Component start2_at(Fmi2Api *api, const char *id, char dir[PATH_MAX], double tol)
 {
 	char lib[2 * PATH_MAX], guid[64], uri[PATH_MAX + 32];
 	unpack(OUT "/fmi2", id, dir);
@@ -150,10 +160,16 @@ static fmi2Component start2(Fmi2Api *api, const char *id, char dir[PATH_MAX])
 	fmi2Component c = api->instantiate("w2", fmi2CoSimulation, guid, uri, &callbacks2,
 	                                   fmi2False, fmi2False);
 	assert_non_null(c);
-	assert_int_equal(api->setup(c, fmi2False, 0, 0, fmi2False, 0), fmi2OK);
+	assert_int_equal(api->setup(c, tol > 0 ? fmi2True : fmi2False, tol, 0, fmi2False, 0),
+	                 fmi2OK);
 	assert_int_equal(api->enter_init(c), fmi2OK);
 	assert_int_equal(api->exit_init(c), fmi2OK);
 	return c;
+}
+
+static fmi2Component start2(Fmi2Api *api, const char *id, char dir[PATH_MAX])
+{
+	return start2_at(api, id, dir, 0);
 }
 
 static double get2(Fmi2Api *api, fmi2Component c, unsigned vr)
@@ -253,6 +269,53 @@ static void me_wrapper3__bouncing_ball__same_as_the_bare_fmu(void **state)
 	csv_free(ref);
 }
 
+/* A wrapper of either version built into BUILD/OUT/fmiV/, imported and initialized, for
+ * the tests that run the same steps on both. */
+typedef struct Either {
+	int ver;
+	Fmi2Api api;
+	fmi2Component c2;
+	Fmu3 f;
+	char dir[PATH_MAX];
+} Either;
+
+static void either_start(Either *w, int ver, const char *id)
+{
+	w->ver = ver;
+	if (ver == 2) {
+		w->c2 = start2(&w->api, id, w->dir);
+	} else {
+		fmu3_start_wrapper(&w->f, OUT "/fmi3", id);
+		snprintf(w->dir, sizeof w->dir, "%s", w->f.dir);
+	}
+}
+
+static void either_step(Either *w, double t, double h)
+{
+	if (w->ver == 2)
+		assert_int_equal(w->api.do_step(w->c2, t, h, fmi2True), fmi2OK);
+	else
+		step3(&w->f, t, h);
+}
+
+static double either_get(Either *w, unsigned vr)
+{
+	return w->ver == 2 ? get2(&w->api, w->c2, vr) : get3(&w->f, vr);
+}
+
+static void either_stop(Either *w)
+{
+	if (w->ver == 2) {
+		assert_int_equal(w->api.terminate(w->c2), fmi2OK);
+		w->api.free_instance(w->c2);
+		fmi2_unimport(&w->api);
+	} else {
+		assert_int_equal(w->f.api.terminate(w->f.c), fmi3OK);
+		w->f.api.free_instance(w->f.c);
+		fmi3_unimport(&w->f.api);
+	}
+}
+
 /* The oscillator offers both interfaces; `with model exchange` and the implicit solver at
  * 1e-10 give the exact solution (tests/fmus_me/README.md) within 1e-8, in both versions. */
 static void me_wrapper__oscillator_chosen_as_me__exact_solution(void **state)
@@ -260,44 +323,98 @@ static void me_wrapper__oscillator_chosen_as_me__exact_solution(void **state)
 	(void)state;
 	const double k = 4, c = 0.4, a = c / 2, w = sqrt(k - a * a), x0 = 1000;
 	for (int ver = 2; ver <= 3; ver++) {
-		Fmi2Api api;
-		Fmu3 f;
-		char dir[PATH_MAX];
-		fmi2Component c2 = NULL;
-		if (ver == 2) {
-			c2 = start2(&api, "osc_sa", dir);
-		} else {
-			fmu3_start_wrapper(&f, OUT "/fmi3", "osc_sa");
-			snprintf(dir, sizeof dir, "%s", f.dir);
-		}
-		char *md = read_md(dir);
+		Either wr;
+		either_start(&wr, ver, "osc_sa");
+		char *md = read_md(wr.dir);
 		/* the wrapper is Co-Simulation; its inner's Model Exchange element is named in
 		 * the C, never in the wrapper's description */
 		assert_has(md, "<CoSimulation");
 		assert_null(strstr(md, "<ModelExchange"));
 		free(md);
-		unsigned x1 = vr_of(dir, "x1");
+		unsigned x1 = vr_of(wr.dir, "x1");
 		for (int n = 1; n <= 20; n++) {
 			double t = n * 0.1;
-			if (ver == 2)
-				assert_int_equal(api.do_step(c2, t - 0.1, 0.1, fmi2True), fmi2OK);
-			else
-				step3(&f, t - 0.1, 0.1);
-			double got = ver == 2 ? get2(&api, c2, x1) : get3(&f, x1);
+			either_step(&wr, t - 0.1, 0.1);
+			double got = either_get(&wr, x1);
 			double want = exp(-a * t) * x0 * (cos(w * t) + a / w * sin(w * t));
 			if (!(fabs(got - want) <= 1e-8 * fmax(1, fabs(want))))
 				print_error("FMI %d: x1(%g) = %.17g, exact %.17g\n", ver, t, got, want);
 			assert_true(fabs(got - want) <= 1e-8 * fmax(1, fabs(want)));
 		}
-		if (ver == 2) {
-			assert_int_equal(api.terminate(c2), fmi2OK);
-			api.free_instance(c2);
-			fmi2_unimport(&api);
-		} else {
-			assert_int_equal(f.api.terminate(f.c), fmi3OK);
-			f.api.free_instance(f.c);
-			fmi3_unimport(&f.api);
+		either_stop(&wr);
+	}
+}
+
+/* The importer's tolerance reaches the inner's solver when the script sets none: the
+ * ball's wrapper given 1e-3 by setupExperiment steps as `sacc simulate --me-tolerance
+ * 1e-3` runs the bare FMU, bit for bit (and not as the DefaultExperiment's 1e-8 does).
+ * The oscillator's script says 1e-10, which the importer's 1e-3 does not change. */
+static void me_wrapper2__importer_tolerance__used_unless_the_script_sets_one(void **state)
+{
+	(void)state;
+	CsvTable *coarse = bare_run_at(2, 1e-3), *fine = bare_run(2);
+	Fmi2Api api;
+	char dir[PATH_MAX];
+	fmi2Component c = start2_at(&api, "ball_sa", dir, 1e-3);
+	unsigned h = vr_of(dir, "h"), v = vr_of(dir, "v");
+	int differs = 0;
+	for (int k = 1; k <= NSTEPS; k++) {
+		assert_int_equal(api.do_step(c, t_at(k - 1), t_at(k) - t_at(k - 1), fmi2True), fmi2OK);
+		double hk = get2(&api, c, h), vk = get2(&api, c, v);
+		assert_same(hk, cell(coarse, (size_t)k, "mebounce.h"), "h", k);
+		assert_same(vk, cell(coarse, (size_t)k, "mebounce.v"), "v", k);
+		differs |= hk != cell(fine, (size_t)k, "mebounce.h") ||
+		           vk != cell(fine, (size_t)k, "mebounce.v");
+	}
+	assert_true(differs);
+	assert_int_equal(api.terminate(c), fmi2OK);
+	api.free_instance(c);
+	fmi2_unimport(&api);
+	csv_free(coarse);
+	csv_free(fine);
+
+	double x[2][20];
+	for (int run = 0; run < 2; run++) {
+		c = start2_at(&api, "osc_sa", dir, run ? 1e-3 : 0);
+		unsigned x1 = vr_of(dir, "x1");
+		for (int n = 1; n <= 20; n++) {
+			assert_int_equal(api.do_step(c, (n - 1) * 0.1, 0.1, fmi2True), fmi2OK);
+			x[run][n - 1] = get2(&api, c, x1);
 		}
+		assert_int_equal(api.terminate(c), fmi2OK);
+		api.free_instance(c);
+		fmi2_unimport(&api);
+	}
+	assert_memory_equal(x[0], x[1], sizeof x[0]);
+}
+
+/* The inner's tunable restitution, exposed as the wrapper's parameter `ball.e`, set
+ * between steps before the first impact (t1 = sqrt(2 / g)): the inner takes it in Event
+ * Mode and the impact uses it, v = e v1 - g (t - t1) after it, v1 = g t1.  FMI 2.0 and 3.0
+ * wrappers. */
+static void me_wrapper__tunable_inner_parameter__next_impact_uses_it(void **state)
+{
+	(void)state;
+	const double g = 9.81, t1 = sqrt(2.0 / g), v1 = g * t1, e = 0.5;
+	for (int ver = 2; ver <= 3; ver++) {
+		Either wr;
+		either_start(&wr, ver, "ball_sa");
+		unsigned ve = vr_of(wr.dir, "ball.e"), vv = vr_of(wr.dir, "v");
+		for (int k = 1; k <= 12; k++) {
+			if (k == 7) { /* at t = 0.3 */
+				if (ver == 2)
+					assert_int_equal(wr.api.set_real(wr.c2, &ve, 1, &e), fmi2OK);
+				else
+					assert_int_equal(wr.f.api.set_float64(wr.f.c, &ve, 1, &e, 1), fmi3OK);
+			}
+			either_step(&wr, t_at(k - 1), t_at(k) - t_at(k - 1));
+		}
+		double got = either_get(&wr, vv);
+		double want = e * v1 - g * (t_at(12) - t1);
+		if (!(fabs(got - want) <= 1e-5))
+			print_error("FMI %d: v(0.6) = %.17g, expected %.17g\n", ver, got, want);
+		assert_true(fabs(got - want) <= 1e-5);
+		either_stop(&wr);
 	}
 }
 
@@ -308,6 +425,8 @@ int main(void)
 		cmocka_unit_test(me_wrapper2__state_restored__replays_bit_for_bit),
 		cmocka_unit_test(me_wrapper3__bouncing_ball__same_as_the_bare_fmu),
 		cmocka_unit_test(me_wrapper__oscillator_chosen_as_me__exact_solution),
+		cmocka_unit_test(me_wrapper2__importer_tolerance__used_unless_the_script_sets_one),
+		cmocka_unit_test(me_wrapper__tunable_inner_parameter__next_impact_uses_it),
 	};
 	return cmocka_run_group_tests(tests, group_setup, NULL);
 }

@@ -696,6 +696,14 @@ static const char me_md[] =
 	"</ScalarVariable>\n"
 	"<ScalarVariable name='der(v)' valueReference='12'><Real derivative='2'/></ScalarVariable>\n"
 	"<ScalarVariable name='der(x)' valueReference='13'><Real derivative='1'/></ScalarVariable>\n"
+	"<ScalarVariable name='k' valueReference='31' causality='parameter' variability='tunable'>"
+	"<Real start='4'/></ScalarVariable>\n"
+	"<ScalarVariable name='u' valueReference='30' causality='input' variability='discrete'>"
+	"<Real start='0'/></ScalarVariable>\n"
+	"<ScalarVariable name='m' valueReference='32' causality='parameter' variability='fixed'>"
+	"<Real start='1'/></ScalarVariable>\n"
+	"<ScalarVariable name='n' valueReference='33' causality='parameter' variability='tunable'>"
+	"<Integer start='1'/></ScalarVariable>\n"
 	"</ModelVariables>\n"
 	"<ModelStructure><Outputs><Unknown index='1' dependencies=''/>"
 	"<Unknown index='2' dependencies=''/></Outputs>\n"
@@ -734,6 +742,9 @@ static void emit_c__model_exchange_inner__me_config_and_caps(void **state)
 	Emitted e;
 	emit_me(&e, "\t\twith model exchange\n"
 	            "\t\twith solver = implicit and relative tolerance = 1e-9 and max step = 0.01\n");
+	/* the Reals it takes only in Event Mode: the tunable k and the discrete input u, sorted;
+	 * not the fixed m nor the Integer n */
+	assert_contains(e.source, "static const SartVr osc_event_vrs[2] = {30, 31};\n");
 	assert_contains(e.source, "static const SartVr osc_states[2] = {10, 11};\n"
 	                          "static const SartVr osc_derivatives[2] = {13, 12};\n");
 	assert_contains(e.source, "\t\t.model_identifier = \"osc_me\",\n");
@@ -747,6 +758,8 @@ static void emit_c__model_exchange_inner__me_config_and_caps(void **state)
 	                          "\t\t\t.nevent_indicators = 1,\n"
 	                          "\t\t\t.state_vrs = osc_states,\n"
 	                          "\t\t\t.derivative_vrs = osc_derivatives,\n"
+	                          "\t\t\t.event_vrs = osc_event_vrs,\n"
+	                          "\t\t\t.nevent_vrs = 2,\n"
 	                          "\t\t},\n");
 	assert_true(e.l->can_get_and_set_fmu_state);
 	emitted_free(&e);

@@ -940,7 +940,7 @@ static int build(const char *out_dir, const char *const *files, int nfiles, char
 		errors += drv_explicit(t->c, mods[i], NULL);
 	}
 	assert_int_equal(errors, 0);
-	PkgOptions o = {out_dir, NULL, 0, NULL, 0};
+	PkgOptions o = {out_dir, NULL, 0, NULL, 0, false};
 	errors = pkg_build(t->c, mods, nfiles, &o);
 	if (diag)
 		*diag = strdup(tr_diag(t));
@@ -1142,7 +1142,7 @@ static int build_cached(const char *out, const char *cc, const char *cache)
 	assert_non_null(m);
 	int errors = drv_explicit(t->c, m, NULL);
 	if (!errors) {
-		PkgOptions o = {out, cc, 0, NULL, 0};
+		PkgOptions o = {out, cc, 0, NULL, 0, false};
 		errors = pkg_build(t->c, &m, 1, &o);
 	}
 	if (errors)

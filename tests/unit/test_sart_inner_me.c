@@ -4,7 +4,8 @@
  * would be.  The numbers are checked against the models' exact solutions: the linear
  * oscillator's exponential, the bouncing ball's impact times.  Also: FMU states (a restore
  * continues bit for bit, serialized bytes round-trip, corrupted ones are refused), the same
- * FMU out of process giving the same bits, and the seam's refusals.
+ * FMU out of process giving the same bits, a tunable parameter set between steps (Event
+ * Mode first), an indicator rising from exactly 0, and the seam's refusals.
  *
  * Run from the repository root with SACC_BUILD naming the build directory (default
  * "build"): the FMUs come from $SACC_BUILD/fmus_me/fmi{2,3}/<name>/, the host program of
@@ -35,7 +36,7 @@
 
 /* Value references of tests/fmus_me/<name>/fmi*.xml (the same in both versions). */
 enum { L_X1 = 1, L_X2 = 2, L_DER_X1 = 3, L_DER_X2 = 4, L_U = 5 };
-enum { B_H = 1, B_V = 3, B_E = 6 };
+enum { B_H = 1, B_V = 3, B_E = 6, B_V_MIN = 7 };
 enum { T_X = 1, T_U = 3, T_EVENTS = 100 };
 enum { BAD_X = 1, BAD_MODE = 100 };
 enum { S_Y1 = 1, S_Y2 = 2, S_Y3 = 3, S_DER_Y1 = 4 };
@@ -277,6 +278,78 @@ static void me__bounce_fmi3__impacts_within_a_microsecond(void **state)
 	bounce_run(&o, 1e-6);
 }
 
+/* ---- Reals set only in Event Mode -------------------------------------------------------- */
+
+/* mebounce's restitution `e`, a tunable parameter, set between steps before the first
+ * impact (t1 = sqrt(2 / g)): the FMU takes it only in Event Mode, so with `e` in event_vrs
+ * the seam enters it first, and the impact uses the new value: after it v = e v1 - g (t -
+ * t1), v1 = g t1.  Without event_vrs the set reaches the FMU in Continuous-Time Mode,
+ * which refuses it.  In process and isolated, FMI 2.0 and 3.0. */
+static void me__tunable_parameter_between_steps__next_impact_uses_it(void **state)
+{
+	(void)state;
+	const double g = 9.81, t1 = sqrt(2.0 / g), v1 = g * t1, e = 0.5, h = 0.01;
+	const SartVr event_vrs[] = {B_V_MIN + 40, B_E}; /* any order; one unknown to the FMU */
+	for (int v = 2; v <= 3; v++)
+		for (int iso = 0; iso < 2; iso++) {
+			Log log = {0};
+			Open o = {(SartFmiVersion)v, {0}, iso, 0};
+			o.me.nstates = 2;
+			o.me.nevent_indicators = 1;
+			SartInner *in = open_me("mebounce", &o, &log);
+			start(in, BOUNCE_TOKEN, &log);
+			step(in, 0.0, 0.3, &log);
+			SartVr vr = B_E;
+			assert_int_equal(sart_inner_set_real(in, &vr, 1, &e), SART_ERROR);
+			assert_contains(log.all, "variable e (value reference 6) cannot be set in");
+			sart_inner_free(in);
+
+			memset(&log, 0, sizeof log);
+			o.me.event_vrs = event_vrs;
+			o.me.nevent_vrs = 2;
+			in = open_me("mebounce", &o, &log);
+			start(in, BOUNCE_TOKEN, &log);
+			step(in, 0.0, 0.3, &log);
+			set_real(in, B_E, e);
+			for (double t = 0.3; t < 0.6 - h / 2; t += h)
+				step(in, t, h, &log);
+			assert_close(get_real(in, B_V), e * v1 - g * (0.6 - t1), 1e-5);
+			assert_close(get_real(in, B_E), e, 0.0);
+			assert_int_equal(log.count, 0);
+			sart_inner_free(in);
+		}
+}
+
+/* The ball started on the ground (h = 0, the indicator exactly 0: FMI's domain z <= 0)
+ * and thrown up at v0: leaving the ground is an event at once, which changes nothing and
+ * must not count as chattering; the ball lands at 2 v0 / g and leaves at e v0. */
+static void me__indicator_rising_from_zero__one_event_then_the_flight(void **state)
+{
+	(void)state;
+	const double g = 9.81, v0 = 3.0, e = 0.7, tl = 2.0 * v0 / g, h = 0.01;
+	const SartExperiment ex = {0, 0.0, 0.0, 0, 0.0};
+	for (int v = 2; v <= 3; v++) {
+		Log log = {0};
+		Open o = {(SartFmiVersion)v, {0}, 0, 0};
+		o.me.nstates = 2;
+		o.me.nevent_indicators = 1;
+		SartInner *in = open_me("mebounce", &o, &log);
+		assert_int_equal(sart_inner_instantiate(in, BOUNCE_TOKEN, 0), SART_OK);
+		assert_int_equal(sart_inner_enter_init(in, &ex), SART_OK);
+		set_real(in, B_H, 0.0);
+		set_real(in, B_V, v0);
+		assert_int_equal(sart_inner_exit_init(in), SART_OK);
+		step(in, 0.0, h, &log);
+		double t = h;
+		assert_close(get_real(in, B_H), v0 * t - g * t * t / 2, 1e-9);
+		for (; t < 0.7 - h / 2; t += h)
+			step(in, t, h, &log);
+		assert_close(get_real(in, B_V), e * v0 - g * (0.7 - tl), 1e-5);
+		assert_int_equal(log.count, 0);
+		sart_inner_free(in);
+	}
+}
+
 /* ---- a stiff model ---------------------------------------------------------------------- */
 
 /* Robertson's problem (mestiff) to t = 40 in steps of 1, against the reference solution of
@@ -351,6 +424,49 @@ static void me__discrete_set__in_event_mode_then_settled(void **state)
 	}
 }
 
+/* An input set between steps that flips an indicator is an event at the step's start,
+ * though the solver, restarted with the new input, never sees the indicator change:
+ * mejump (tests/fmus/broken/mejump.c) switches `above` when u crosses 1. */
+static void me__input_jump_across_an_indicator__event_at_the_step_start(void **state)
+{
+	(void)state;
+	enum { J_U = 3, J_T_SWITCH = 4, J_ABOVE = 100, J_EVENTS = 101 };
+	Log log = {0};
+	char dir[512];
+	snprintf(dir, sizeof dir, "%s/fmus-broken/mejump", test_build_dir());
+	SartInnerConfig cfg = {"jump", dir, "mejump", SART_FMI2, SART_CAP_MODEL_EXCHANGE,
+	                       capture, &log, NULL, 0, NULL, 0, {0}};
+	cfg.me.nstates = 1;
+	cfg.me.nevent_indicators = 1;
+	SartInner *in = NULL;
+	assert_int_equal(sart_inner_load(&cfg, &in), SART_OK);
+	start(in, "{mejump}", &log);
+	/* u, then what the step after setting it shows: above, events, t_switch */
+	static const struct {
+		double u;
+		int above, events;
+		double t_switch;
+	} steps[] = {
+		{0.0, 0, 0, -1.0}, {0.0, 0, 0, -1.0}, {2.0, 1, 1, 0.2}, {3.0, 1, 1, 0.2},
+		{0.5, 0, 2, 0.4}, {1.0, 0, 2, 0.4}, {1.5, 1, 3, 0.6},
+	};
+	const SartVr ivr[] = {J_ABOVE, J_EVENTS};
+	for (int i = 0; i < (int)(sizeof steps / sizeof *steps); i++) {
+		double t = i * 0.1;
+		set_real(in, J_U, steps[i].u);
+		step(in, t, 0.1, &log);
+		int iv[2] = {-1, -1};
+		assert_int_equal(sart_inner_get_integer(in, ivr, 2, iv), SART_OK);
+		if (iv[0] != steps[i].above || iv[1] != steps[i].events)
+			fail_msg("step %d: above %d, events %d; expected %d, %d", i, iv[0], iv[1],
+			         steps[i].above, steps[i].events);
+		/* the switch happened where the input was set, at the step's start */
+		assert_close(get_real(in, J_T_SWITCH), steps[i].t_switch, 0.0);
+	}
+	sart_inner_free(in);
+	assert_int_equal(log.count, 0);
+}
+
 /* ---- FMU states --------------------------------------------------------------------------- */
 
 #define TRACE_STEPS 120
@@ -365,12 +481,23 @@ static void trace(SartInner *in, double t, int n, double out[][2], Log *log)
 	}
 }
 
+/* After state is set on in, the steps from t = 0.25 give first's bits again. */
+static void assert_replays(SartInner *in, void *state, double first[][2], Log *log)
+{
+	static double again[TRACE_STEPS][2];
+	memset(again, 0, sizeof again);
+	if (sart_inner_set_state(in, state) != SART_OK)
+		print_error("setFMUstate: %s", log->all);
+	trace(in, 0.25, TRACE_STEPS, again, log);
+	assert_memory_equal(first, again, sizeof again);
+}
+
 static void states_run(const Open *o)
 {
 	Log log = {0};
 	SartInner *in = open_me("mebounce", o, &log);
 	start(in, BOUNCE_TOKEN, &log);
-	static double first[TRACE_STEPS][2], again[TRACE_STEPS][2];
+	static double first[TRACE_STEPS][2];
 	double pre[10][2];
 	trace(in, 0.0, 10, pre, &log); /* to t = 0.25, before the first impact */
 	void *saved = NULL;
@@ -384,52 +511,33 @@ static void states_run(const Open *o)
 	trace(in, 0.25, TRACE_STEPS, first, &log); /* over impacts, to t = 3.25 */
 
 	/* restored: the same steps give the same bits */
-	memset(again, 0, sizeof again);
-	assert_int_equal(sart_inner_set_state(in, saved), SART_OK);
-	trace(in, 0.25, TRACE_STEPS, again, &log);
-	assert_memory_equal(first, again, sizeof first);
+	assert_replays(in, saved, first, &log);
 
 	/* from the bytes, in the same instance */
 	void *back = NULL;
 	assert_int_equal(sart_inner_deserialize(in, bytes, size, &back), SART_OK);
-	assert_int_equal(sart_inner_set_state(in, back), SART_OK);
-	memset(again, 0, sizeof again);
-	trace(in, 0.25, TRACE_STEPS, again, &log);
-	assert_memory_equal(first, again, sizeof first);
+	assert_replays(in, back, first, &log);
 
 	/* the state overwritten in place, then restored again */
 	assert_int_equal(sart_inner_get_state(in, &back), SART_OK);
-	assert_int_equal(sart_inner_set_state(in, saved), SART_OK);
-	memset(again, 0, sizeof again);
-	trace(in, 0.25, TRACE_STEPS, again, &log);
-	assert_memory_equal(first, again, sizeof first);
+	assert_replays(in, saved, first, &log);
 
-	/* from the bytes, in another instance that never stepped */
-	Log log2 = {0};
-	SartInner *other = open_me("mebounce", o, &log2);
-	start(other, BOUNCE_TOKEN, &log2);
-	void *copy = NULL;
-	assert_int_equal(sart_inner_deserialize(other, bytes, size, &copy), SART_OK);
-	assert_int_equal(sart_inner_set_state(other, copy), SART_OK);
-	memset(again, 0, sizeof again);
-	trace(other, 0.25, TRACE_STEPS, again, &log2);
-	assert_memory_equal(first, again, sizeof first);
-	assert_int_equal(sart_inner_free_state(other, &copy), SART_OK);
-	sart_inner_free(other);
-
-	/* and in one only instantiated: the seam learns its sizes and makes its solver then */
-	Log log3 = {0};
-	SartInner *fresh = open_me("mebounce", o, &log3);
-	assert_int_equal(sart_inner_instantiate(fresh, BOUNCE_TOKEN, 0), SART_OK);
-	assert_int_equal(sart_inner_deserialize(fresh, bytes, size, &copy), SART_OK);
-	if (sart_inner_set_state(fresh, copy) != SART_OK)
-		print_error("%s", log3.all);
-	memset(again, 0, sizeof again);
-	trace(fresh, 0.25, TRACE_STEPS, again, &log3);
-	assert_memory_equal(first, again, sizeof first);
-	assert_int_equal(sart_inner_free_state(fresh, &copy), SART_OK);
-	sart_inner_free(fresh);
-	assert_int_equal(log3.count, 0);
+	/* from the bytes, in another instance that never stepped, and in one only
+	 * instantiated (the seam learns its sizes and makes its solver then) */
+	for (int started = 1; started >= 0; started--) {
+		Log log2 = {0};
+		SartInner *other = open_me("mebounce", o, &log2);
+		if (started)
+			start(other, BOUNCE_TOKEN, &log2);
+		else
+			assert_int_equal(sart_inner_instantiate(other, BOUNCE_TOKEN, 0), SART_OK);
+		void *copy = NULL;
+		assert_int_equal(sart_inner_deserialize(other, bytes, size, &copy), SART_OK);
+		assert_replays(other, copy, first, &log2);
+		assert_int_equal(sart_inner_free_state(other, &copy), SART_OK);
+		sart_inner_free(other);
+		assert_int_equal(log2.count, 0);
+	}
 
 	assert_int_equal(sart_inner_free_state(in, &back), SART_OK);
 	assert_int_equal(sart_inner_free_state(in, &saved), SART_OK);
@@ -484,7 +592,7 @@ static void me__corrupted_bytes__refused_naming_the_cause(void **state)
 		{4, 0x01, "another version"},
 		{8, 0x10, "size is wrong"},
 		{20, 0x01, "checksum is wrong"},
-		{56, 0x04, "checksum is wrong"},
+		{60, 0x04, "checksum is wrong"},
 		{(size_t)-1, 0, "too short"},
 	};
 	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
@@ -502,7 +610,7 @@ static void me__corrupted_bytes__refused_naming_the_cause(void **state)
 		assert_contains(log.all, cases[c].why);
 	}
 	/* every single-byte change of the header is caught, whatever it hits */
-	for (size_t at = 0; at < 96 + 8; at++) {
+	for (size_t at = 0; at < 104 + 8; at++) {
 		memcpy(bad, good, size);
 		bad[at] ^= 0x5a;
 		void *st = NULL;
@@ -517,6 +625,42 @@ static void me__corrupted_bytes__refused_naming_the_cause(void **state)
 	free(good);
 	free(bad);
 	sart_inner_free(in);
+}
+
+/* Without v_min the ball's impacts pile up towards t1 (1 + 2e / (1 - e)) (Zeno): the seam
+ * reports the model chattering there instead of creeping on an impact at a time. */
+static void me__zeno_ball__chatters_at_the_accumulation_point(void **state)
+{
+	(void)state;
+	for (int v = 2; v <= 3; v++) {
+		Log log = {0};
+		Open o = {(SartFmiVersion)v, {0}, 0, 0};
+		o.me.nstates = 2;
+		o.me.nevent_indicators = 1;
+		SartInner *in = open_me("mebounce", &o, &log);
+		const SartExperiment ex = {0, 0.0, 0.0, 0, 0.0};
+		assert_int_equal(sart_inner_instantiate(in, BOUNCE_TOKEN, 0), SART_OK);
+		set_real(in, B_V_MIN, 0.0);
+		assert_int_equal(sart_inner_enter_init(in, &ex), SART_OK);
+		assert_int_equal(sart_inner_exit_init(in), SART_OK);
+		SartStatus st = SART_OK;
+		double t = 0.0, reached = 0.0;
+		for (int i = 0; i < 300 && st == SART_OK; i++) {
+			t = i * 0.01;
+			st = sart_inner_do_step(in, t, 0.01, 0, &reached);
+		}
+		assert_int_equal(st, SART_ERROR);
+		const char *at = strstr(log.last, "[mebounce] the model chatters at t = ");
+		assert_non_null(at);
+		double where = NAN;
+		assert_int_equal(sscanf(at + strlen("[mebounce] the model chatters at t = "), "%lf",
+		                        &where), 1);
+		const double e = 0.7, t_zeno = impact_time(1) * (1.0 + 2.0 * e / (1.0 - e));
+		assert_close(where, t_zeno, 1e-6);
+		assert_true(t <= where && where < t + 0.01);
+		assert_contains(log.last, "101 events since t = ");
+		sart_inner_free(in);
+	}
 }
 
 /* ---- time events ------------------------------------------------------------------------ */
@@ -611,7 +755,13 @@ static void bad_modes(SartFmiVersion v)
 
 	memset(&log, 0, sizeof log);
 	assert_int_equal(bad_run(v, 2, 1.0, &reached, &log), SART_ERROR);
-	assert_contains(log.last, "[mebad] the model chatters at t = 0.5");
+	/* the indicator flips on every call from t = 0.5 on: where the search meets it first
+	 * depends on the method's path, never before 0.5 */
+	const char *ch = strstr(log.last, "[mebad] the model chatters at t = ");
+	double when = NAN;
+	assert_non_null(ch);
+	assert_int_equal(sscanf(ch + strlen("[mebad] the model chatters at t = "), "%lf", &when), 1);
+	assert_true(when >= 0.5 && when < 1.0);
 	assert_contains(log.last, "event indicator 1 gives");
 
 	memset(&log, 0, sizeof log);
@@ -777,8 +927,12 @@ int main(void)
 		cmocka_unit_test(me__bad_fmi2__each_mode_its_error),
 		cmocka_unit_test(me__bad_fmi3__each_mode_its_error),
 		cmocka_unit_test(me__discrete_set__in_event_mode_then_settled),
+		cmocka_unit_test(me__input_jump_across_an_indicator__event_at_the_step_start),
+		cmocka_unit_test(me__tunable_parameter_between_steps__next_impact_uses_it),
+		cmocka_unit_test(me__indicator_rising_from_zero__one_event_then_the_flight),
 		cmocka_unit_test(me__stiff_rodas_fmi2__reference_solution),
 		cmocka_unit_test(me__stiff_auto_fmi3__reference_solution),
+		cmocka_unit_test(me__zeno_ball__chatters_at_the_accumulation_point),
 		cmocka_unit_test(me__states_fmi2__restore_continues_bit_for_bit),
 		cmocka_unit_test(me__states_fmi3__restore_continues_bit_for_bit),
 		cmocka_unit_test(me__corrupted_bytes__refused_naming_the_cause),

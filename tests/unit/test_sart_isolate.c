@@ -494,6 +494,13 @@ static void isolate__missing_host__clear_error(void **state)
 	assert_nothing_left();
 }
 
+/* The message of the host's answer: the first log record's text, after its category. */
+static const char *answer_text(SartChan *ch)
+{
+	const SartLogRecord *r = (const SartLogRecord *)sart_chan_log(ch);
+	return (const char *)sart_chan_log(ch) + sizeof(SartLogRecord) + r->cat_len;
+}
+
 /* Requests no parent of ours writes, straight into a real host's slot. */
 static void isolate__malformed_requests__answered_as_errors(void **state)
 {
@@ -530,8 +537,7 @@ static void isolate__malformed_requests__answered_as_errors(void **state)
 		ch.h->req_len = cases[i].len;
 		assert_int_equal(sart_chan_call(&ch, pid, 5.0, &seq, &ws), SART_WAIT_ANSWERED);
 		assert_int_equal(ch.h->status, SART_ERROR);
-		const char *text = (const char *)sart_chan_log(&ch) + sizeof(SartLogRecord) +
-		                   ((SartLogRecord *)sart_chan_log(&ch))->cat_len;
+		const char *text = answer_text(&ch);
 		assert_contains(text, cases[i].want);
 	}
 	/* a load whose table of FMI 3.0 types runs past the request, or names no type */
@@ -551,10 +557,53 @@ static void isolate__malformed_requests__answered_as_errors(void **state)
 		ch.h->req_len = 26;
 		assert_int_equal(sart_chan_call(&ch, pid, 5.0, &seq, &ws), SART_WAIT_ANSWERED);
 		assert_int_equal(ch.h->status, SART_ERROR);
-		const char *text = (const char *)sart_chan_log(&ch) + sizeof(SartLogRecord) +
-		                   ((SartLogRecord *)sart_chan_log(&ch))->cat_len;
+		const char *text = answer_text(&ch);
 		assert_contains(text, "malformed request: load with a bad table of FMI 3.0 types");
 	}
+	/* a Model Exchange load (sart_channel.h: after no types and no elements, at 24, the
+	 * 64-byte block, then the value references) cut short, with counts beyond the request
+	 * or states and their references disagreeing; the last, well formed, gets as far as
+	 * the library */
+	static const struct {
+		uint64_t u[4]; /* nstates, nevent_indicators, nvrs, nevent_vrs */
+		uint64_t len;
+		const char *want;
+	} mes[] = {
+		{{2, 1, 2, 1}, 24 + 40, "malformed request: load with bad Model Exchange settings"},
+		{{2, 1, 2, 1}, 24 + 64 + 16, "malformed request: load with bad Model Exchange settings"},
+		{{2, 1, 2, (uint64_t)1 << 62}, 24 + 64 + 20, "malformed request: load with bad Model "
+		                                            "Exchange settings"},
+		{{2, 1, (uint64_t)1 << 61, 1}, 24 + 64 + 20, "malformed request: load with bad Model "
+		                                             "Exchange settings"},
+		{{3, 1, 2, 1}, 24 + 64 + 20, "malformed request: load with bad Model Exchange settings"},
+		{{2, 1, 2, 1}, 24 + 64 + 20, "[a] cannot load FMU directory b"},
+	};
+	for (size_t i = 0; i < sizeof mes / sizeof mes[0]; i++) {
+		unsigned char *d = sart_chan_data(&ch);
+		const uint64_t zero = 0;
+		const int64_t method = 0;
+		const double dv[3] = {1e-6, 0, 0};
+		const uint32_t vrs[5] = {1, 3, 2, 4, 6};
+		memset(d, 0, 24 + 64 + 20);
+		memcpy(d, "a\0b\0c\0", 6);
+		memcpy(d + 8, &zero, 8);  /* no FMI 3.0 types */
+		memcpy(d + 16, &zero, 8); /* no array elements */
+		memcpy(d + 24, &method, 8);
+		memcpy(d + 32, dv, sizeof dv);
+		memcpy(d + 56, mes[i].u, sizeof mes[i].u);
+		memcpy(d + 88, vrs, sizeof vrs);
+		ch.h->op = SART_OP_LOAD;
+		ch.h->n = 2;
+		ch.h->id = SART_CAP_MODEL_EXCHANGE;
+		ch.h->req_len = mes[i].len;
+		assert_int_equal(sart_chan_call(&ch, pid, 5.0, &seq, &ws), SART_WAIT_ANSWERED);
+		assert_int_equal(ch.h->status, SART_ERROR);
+		const char *text = answer_text(&ch);
+		assert_contains(text, mes[i].want);
+		if (i + 1 == sizeof mes / sizeof mes[0])
+			assert_null(strstr(text, "malformed"));
+	}
+	ch.h->id = 0;
 	ch.h->op = SART_OP_QUIT;
 	assert_int_equal(sart_chan_call(&ch, pid, 5.0, &seq, &ws), SART_WAIT_ANSWERED);
 	assert_int_equal(waitpid(pid, &ws, 0), pid);

@@ -1,9 +1,14 @@
 /* test_sart_ode.c — the runtime's ODE solvers (runtime/sart_ode.c) against solutions known
  * independently of them:
- *   - x' = -x and the harmonic oscillator: exact solutions, at two tolerances, both methods;
+ *   - x' = -x and the harmonic oscillator: exact solutions, at two tolerances, every method
+ *     (DOP853 at 1e-12 too);
+ *   - DOP853's order conditions: polynomials of degree 7 integrated exactly, the error of
+ *     fixed steps falling as h^8 and that of its dense output as h^8 mid-step; the Arenstorf
+ *     orbit back at its start after its published period; its stiffness test on Robertson;
+ *     its dense output's 3 evaluations spent only on a step with an event;
  *   - state events: a falling ball (root sqrt(2 h0 / g)), the oscillator's zeros (pi/2,
  *     located on the dense output), indicators that depend on t only (exact roots), the
- *     lowest index at a tie, an indicator starting at zero;
+ *     lowest index at a tie, an indicator starting at zero (FMI's domains z > 0, z <= 0);
  *   - stiff problems: Robertson to t = 40 and Van der Pol (eps = 1e-6) to t = 2 against the
  *     published reference values of Hairer & Wanner's test set; AUTO's switch; analytic
  *     and finite-difference Jacobians;
@@ -36,6 +41,7 @@ typedef struct Env {
 	double last_acc_t;
 	double lambda;    /* f_decay: the second state's decay rate (0: one state) */
 	double widest;    /* on_accepted_gap: the widest step seen */
+	double t_root;    /* g_mid: where its indicator crosses zero */
 } Env;
 
 static void watch(Env *e, double t)
@@ -195,14 +201,27 @@ static int on_accepted(void *env, double t, const double x[], int *stop)
 	return e->acc_code;
 }
 
-static SartOde *make(SartOdeProblem *p, Env *e, SartOdeMethod m, double rtol, const double *x0)
+/* A solver at (0, x0) with steps no longer than h_max (0: any), its first step h0 when
+ * positive (else the initial step's guess). */
+static SartOde *make_capped(SartOdeProblem *p, Env *e, SartOdeMethod m, double rtol,
+			    double h_max, double h0, const double *x0)
 {
 	p->env = e;
-	SartOdeSettings s = {.method = m, .rtol = rtol};
+	SartOdeSettings s = {.method = m, .rtol = rtol, .h_max = h_max};
 	SartOde *o = sart_ode_new(p, &s);
 	assert_non_null(o);
 	sart_ode_restart(o, 0.0, x0, 1);
+	if (h0 > 0.0) {
+		SartOdeMemo memo = {.h = h0, .method = m};
+		sart_ode_set_memo(o, &memo);
+		sart_ode_restart(o, 0.0, x0, 0);
+	}
 	return o;
+}
+
+static SartOde *make(SartOdeProblem *p, Env *e, SartOdeMethod m, double rtol, const double *x0)
+{
+	return make_capped(p, e, m, rtol, 0.0, 0.0, x0);
 }
 
 static double rel_err(double a, double b)
@@ -210,7 +229,8 @@ static double rel_err(double a, double b)
 	return fabs(a - b) / fabs(b);
 }
 
-static const SartOdeMethod methods[] = {SART_ODE_DOPRI5, SART_ODE_RODAS};
+static const SartOdeMethod methods[] = {SART_ODE_DOPRI5, SART_ODE_RODAS, SART_ODE_DOP853};
+enum { NMETHODS = sizeof methods / sizeof methods[0] };
 
 /* ---- accuracy on exact solutions --------------------------------------------------- */
 
@@ -218,7 +238,7 @@ static void decay__two_tolerances__error_near_rtol(void **state)
 {
 	(void)state;
 	static const double tols[] = {1e-6, 1e-10};
-	for (int mi = 0; mi < 2; mi++)
+	for (int mi = 0; mi < NMETHODS; mi++)
 		for (int ti = 0; ti < 2; ti++) {
 			Env e = {0};
 			SartOdeProblem p = {.n = 1, .f = f_decay};
@@ -239,7 +259,7 @@ static void oscillator__two_tolerances__error_near_rtol(void **state)
 {
 	(void)state;
 	static const double tols[] = {1e-6, 1e-10};
-	for (int mi = 0; mi < 2; mi++)
+	for (int mi = 0; mi < NMETHODS; mi++)
 		for (int ti = 0; ti < 2; ti++) {
 			Env e = {0};
 			SartOdeProblem p = {.n = 2, .f = f_osc};
@@ -263,7 +283,7 @@ static void ball__first_impact__at_sqrt_2h_over_g(void **state)
 	static const double want[] = {1e-6, 1e-9};
 	double h0 = 10.0, g = 9.81;
 	double exact = sqrt(2.0 * h0 / g);
-	for (int mi = 0; mi < 2; mi++)
+	for (int mi = 0; mi < NMETHODS; mi++)
 		for (int ti = 0; ti < 2; ti++) {
 			Env e = {0};
 			SartOdeProblem p = {.n = 2, .nz = 1, .f = f_ball, .g = g_first};
@@ -281,13 +301,51 @@ static void ball__first_impact__at_sqrt_2h_over_g(void **state)
 		}
 }
 
+/* A model that reverses the ball at the impact but leaves h where the event was found
+ * (<= 0, FMI's lower domain) and not lifted above the ground: the rise back through 0 is an
+ * event of its own, just after the impact, and the one after it is the next impact, at
+ * t1 + 2 e v1 / g.  So the flight goes on, with no endless run of events at the ground. */
+static void ball__rebound_from_at_or_below_zero__one_event_then_next_impact(void **state)
+{
+	(void)state;
+	const double h0 = 10.0, g = 9.81, e = 0.5;
+	const double t1 = sqrt(2.0 * h0 / g), v1 = g * t1;
+	for (int mi = 0; mi < NMETHODS; mi++) {
+		Env env = {0};
+		SartOdeProblem p = {.n = 2, .nz = 1, .f = f_ball, .g = g_first};
+		double x[2] = {h0, 0.0};
+		/* a parabola is integrated exactly, so steps would grow past a whole flight, up
+		 * and down again, and miss both crossings: bounded */
+		SartOdeSettings st = {.method = methods[mi], .rtol = 1e-8, .h_max = 0.1};
+		p.env = &env;
+		SartOde *o = sart_ode_new(&p, &st);
+		assert_non_null(o);
+		sart_ode_restart(o, 0.0, x, 1);
+		SartOdeOutcome out;
+		assert_int_equal(sart_ode_advance(o, 5.0, &out), SART_ODE_STATE_EVENT);
+		memcpy(x, sart_ode_state(o), sizeof x);
+		assert_true(x[0] <= 0.0);
+		x[1] = -e * x[1];
+		double t_impact = out.t;
+		sart_ode_restart(o, t_impact, x, 0);
+		assert_int_equal(sart_ode_advance(o, 5.0, &out), SART_ODE_STATE_EVENT);
+		assert_true(out.t > t_impact && out.t - t_impact <= 1e-11);
+		assert_true(sart_ode_state(o)[0] > 0.0);
+		memcpy(x, sart_ode_state(o), sizeof x);
+		sart_ode_restart(o, out.t, x, 0);
+		assert_int_equal(sart_ode_advance(o, 5.0, &out), SART_ODE_STATE_EVENT);
+		assert_close(out.t, t1 + 2.0 * e * v1 / g, 1e-8);
+		sart_ode_free(o);
+	}
+}
+
 /* cos t has its zeros at pi/2 and 3 pi/2: the second after a restart at the first; the
  * root lies inside a step, so the dense output is what finds it. */
 static void oscillator__zeros__located_on_dense_output(void **state)
 {
 	(void)state;
 	static const double tols[] = {1e-6, 1e-10};
-	for (int mi = 0; mi < 2; mi++)
+	for (int mi = 0; mi < NMETHODS; mi++)
 		for (int ti = 0; ti < 2; ti++) {
 			Env e = {0};
 			SartOdeProblem p = {.n = 2, .nz = 1, .f = f_osc, .g = g_first};
@@ -321,7 +379,7 @@ static int g_times(void *env, double t, const double x[], double z[])
 static void indicators__earliest_crossing__lowest_index_right_of_root(void **state)
 {
 	(void)state;
-	for (int mi = 0; mi < 2; mi++) {
+	for (int mi = 0; mi < NMETHODS; mi++) {
 		Env e = {0};
 		SartOdeProblem p = {.n = 1, .nz = 3, .f = f_decay, .g = g_times};
 		double x0 = 1.0;
@@ -357,7 +415,7 @@ static int g_close(void *env, double t, const double x[], double z[])
 static void indicators__two_crossings_in_one_step__earlier_first(void **state)
 {
 	(void)state;
-	for (int mi = 0; mi < 2; mi++) {
+	for (int mi = 0; mi < NMETHODS; mi++) {
 		Env e = {0};
 		SartOdeProblem p = {.n = 1, .nz = 2, .f = f_decay, .g = g_close,
 				    .accepted = on_accepted};
@@ -374,23 +432,36 @@ static void indicators__two_crossings_in_one_step__earlier_first(void **state)
 		sart_ode_restart(o, out.t, &x, 0);
 		assert_int_equal(sart_ode_advance(o, 2.0, &out), SART_ODE_STATE_EVENT);
 		assert_int_equal(out.which, 0);
-		assert_true(out.t >= 0.52 && out.t - 0.52 <= 1e-12);
+		/* at 0.52 the indicator is 0, still its first domain: the bracket's right end lies
+		 * after it by at most t_tol, 1e-12 max(1, |t|) for the step's end t (below 2) */
+		assert_true(out.t > 0.52 && out.t - 0.52 <= 2e-12);
 		sart_ode_free(o);
 	}
 }
 
-/* sin t starts at 0: leaving zero is no sign change; the first event is at pi */
-static void indicator__starting_at_zero__first_event_at_next_crossing(void **state)
+/* sin t starts at 0, which is FMI's domain z <= 0: rising from it is an event at once (just
+ * after 0, where sin t > 0), and the next is at pi.  -sin t starting at 0 stays in z <= 0 as
+ * it falls: its first event is the rise at pi. */
+static void indicator__starting_at_zero__event_only_when_rising(void **state)
 {
 	(void)state;
-	Env e = {0};
-	SartOdeProblem p = {.n = 2, .nz = 1, .f = f_osc, .g = g_first};
-	double x0[2] = {0.0, 1.0}; /* x1 = sin t */
-	SartOde *o = make(&p, &e, SART_ODE_DOPRI5, 1e-8, x0);
-	SartOdeOutcome out;
-	assert_int_equal(sart_ode_advance(o, 5.0, &out), SART_ODE_STATE_EVENT);
-	assert_close(out.t, PI, 1e-7);
-	sart_ode_free(o);
+	for (int down = 0; down <= 1; down++) {
+		Env e = {0};
+		SartOdeProblem p = {.n = 2, .nz = 1, .f = f_osc, .g = g_first};
+		double x0[2] = {0.0, down ? -1.0 : 1.0}; /* x1 = sin t or -sin t */
+		SartOde *o = make(&p, &e, SART_ODE_DOPRI5, 1e-8, x0);
+		SartOdeOutcome out;
+		if (!down) {
+			assert_int_equal(sart_ode_advance(o, 5.0, &out), SART_ODE_STATE_EVENT);
+			assert_true(out.t > 0.0 && out.t <= 1e-11);
+			assert_true(sart_ode_state(o)[0] > 0.0);
+			sart_ode_restart(o, out.t, sart_ode_state(o), 0);
+		}
+		assert_int_equal(sart_ode_advance(o, 5.0, &out), SART_ODE_STATE_EVENT);
+		assert_close(out.t, PI, 1e-7);
+		assert_true(down ? sart_ode_state(o)[0] > 0.0 : sart_ode_state(o)[0] <= 0.0);
+		sart_ode_free(o);
+	}
 }
 
 /* ---- stiff problems ---------------------------------------------------------------- */
@@ -581,7 +652,7 @@ static void nominals__large_and_small_states__both_relative(void **state)
 	(void)state;
 	static const double nominal[2] = {1e6, 1e-6};
 	double rtol = 1e-6;
-	for (int mi = 0; mi < 2; mi++) {
+	for (int mi = 0; mi < NMETHODS; mi++) {
 		Env e = {.lambda = 2.0};
 		SartOdeProblem p = {.n = 2, .f = f_decay, .env = &e};
 		SartOdeSettings s = {.method = methods[mi], .rtol = rtol, .nominal = nominal};
@@ -603,7 +674,7 @@ static void advance__awkward_end_times__hit_exactly_never_past(void **state)
 {
 	(void)state;
 	static const double ends[] = {0.1, 0.3, 0.7000000000000001, 1.1, 1.3};
-	for (int mi = 0; mi < 2; mi++) {
+	for (int mi = 0; mi < NMETHODS; mi++) {
 		Env e = {0};
 		SartOdeProblem p = {.n = 2, .f = f_osc};
 		double x0[2] = {1.0, 0.0};
@@ -638,14 +709,11 @@ static int on_accepted_gap(void *env, double t, const double x[], int *stop)
 static void settings__h_max_and_empty_interval__respected(void **state)
 {
 	(void)state;
-	for (int mi = 0; mi < 2; mi++) {
+	for (int mi = 0; mi < NMETHODS; mi++) {
 		Env e = {0};
-		SartOdeProblem p = {.n = 1, .f = f_decay, .accepted = on_accepted_gap, .env = &e};
-		SartOdeSettings s = {.method = methods[mi], .rtol = 1e-3, .h_max = 0.05};
-		SartOde *o = sart_ode_new(&p, &s);
-		assert_non_null(o);
+		SartOdeProblem p = {.n = 1, .f = f_decay, .accepted = on_accepted_gap};
 		double x0 = 1.0;
-		sart_ode_restart(o, 0.0, &x0, 1);
+		SartOde *o = make_capped(&p, &e, methods[mi], 1e-3, 0.05, 0.0, &x0);
 		SartOdeOutcome out;
 		/* nothing to do: nothing evaluated */
 		assert_int_equal(sart_ode_advance(o, 0.0, &out), SART_ODE_REACHED);
@@ -659,7 +727,7 @@ static void settings__h_max_and_empty_interval__respected(void **state)
 	}
 }
 
-static void restart__with_reset__auto_back_to_dopri5(void **state)
+static void restart__with_reset__auto_back_to_explicit(void **state)
 {
 	(void)state;
 	Env e = {0};
@@ -674,11 +742,285 @@ static void restart__with_reset__auto_back_to_dopri5(void **state)
 	sart_ode_restart(o, 1.0, y, 0);
 	sart_ode_get_memo(o, &m);
 	assert_int_equal(m.method, SART_ODE_RODAS);
+	/* back to the explicit method for the tolerance: DOP853 at 1e-6 */
 	sart_ode_restart(o, 1.0, y, 1);
 	sart_ode_get_memo(o, &m);
-	assert_int_equal(m.method, SART_ODE_DOPRI5);
+	assert_int_equal(m.method, SART_ODE_DOP853);
 	assert_true(m.h == 0.0 && m.stiff_count == 0);
 	sart_ode_free(o);
+}
+
+/* ---- DOP853 ------------------------------------------------------------------------ */
+
+/* x' = (k + 1) t^k from 0: x = t^(k+1) */
+static int f_power(void *env, double t, const double x[], double dx[])
+{
+	Env *e = env;
+	(void)x;
+	watch(e, t);
+	dx[0] = (e->lambda + 1.0) * pow(t, e->lambda);
+	return 0;
+}
+
+/* The 8th-order weights integrate polynomials of degree 7 exactly, whatever the steps
+ * (the order conditions sum_i b_i c_i^k = 1/(k+1), k <= 7); degree 8 is the first they
+ * miss, by (sum_i b_i c_i^8 - 1/9) h^9 per step. */
+static void dop853__polynomials__exact_to_degree_7(void **state)
+{
+	(void)state;
+	for (int k = 0; k <= 8; k++) {
+		Env e = {.lambda = k};
+		SartOdeProblem p = {.n = 1, .f = f_power};
+		double x0 = 0.0;
+		SartOde *o = make_capped(&p, &e, SART_ODE_DOP853, 1e-3, 0.25, 0.0, &x0);
+		SartOdeOutcome out;
+		assert_int_equal(sart_ode_advance(o, 2.0, &out), SART_ODE_REACHED);
+		double exact = pow(2.0, k + 1);
+		double err = fabs(sart_ode_state(o)[0] - exact) / exact;
+		if (k <= 7)
+			assert_true(err < 1e-14);
+		else
+			assert_true(err > 1e-11);
+		sart_ode_free(o);
+	}
+}
+
+/* x' = -x from 1 to t = 4 in fixed steps (h_max, a tolerance loose enough never to cut
+ * them): halving the step divides the global error by 2^8. */
+static double decay_fixed_step_error(SartOdeMethod method, double h)
+{
+	Env e = {0};
+	SartOdeProblem p = {.n = 1, .f = f_decay};
+	double x0 = 1.0;
+	/* the first step h too, not the initial step's guess */
+	SartOde *o = make_capped(&p, &e, method, 1.0, h, h, &x0);
+	SartOdeOutcome out;
+	assert_int_equal(sart_ode_advance(o, 4.0, &out), SART_ODE_REACHED);
+	const SartOdeStats *st = sart_ode_stats(o);
+	/* every step h_max long: the fixed-step premise of the ratio */
+	assert_int_equal(st->rejected, 0);
+	assert_int_equal(st->steps, (long)(4.0 / h + 0.5));
+	double err = fabs(sart_ode_state(o)[0] - exp(-4.0));
+	sart_ode_free(o);
+	return err;
+}
+
+static void dop853__fixed_steps__error_order_8(void **state)
+{
+	(void)state;
+	double e1 = decay_fixed_step_error(SART_ODE_DOP853, 1.0);
+	double e2 = decay_fixed_step_error(SART_ODE_DOP853, 0.5);
+	double e3 = decay_fixed_step_error(SART_ODE_DOP853, 0.25);
+	/* 2^8 = 256, the next-order terms still visible at h = 1; at h = 0.25 the error
+	 * (1e-13) is still 500 times the rounding's */
+	assert_true(e1 / e2 > 180.0 && e1 / e2 < 330.0);
+	assert_true(e2 / e3 > 220.0 && e2 / e3 < 300.0);
+	/* and DOPRI5 beside it: 2^5 */
+	double d1 = decay_fixed_step_error(SART_ODE_DOPRI5, 0.25);
+	double d2 = decay_fixed_step_error(SART_ODE_DOPRI5, 0.125);
+	assert_true(d1 / d2 > 25.0 && d1 / d2 < 40.0);
+}
+
+/* t - tm, for tm in the middle of the first step */
+static int g_mid(void *env, double t, const double x[], double z[])
+{
+	Env *e = env;
+	(void)x;
+	e->g_calls++;
+	z[0] = t - e->t_root;
+	return 0;
+}
+
+/* The dense output is of order 7: in the middle of a fixed step h its error falls as h^8
+ * (a wrong coefficient among the 64 of its four highest terms would leave a lower
+ * power). */
+static void dop853__dense_output__error_order_7(void **state)
+{
+	(void)state;
+	double err[3];
+	for (int k = 0; k < 3; k++) {
+		double h = ldexp(1.0, -k);
+		Env e = {.t_root = 0.5 * h};
+		SartOdeProblem p = {.n = 2, .nz = 1, .f = f_osc, .g = g_mid};
+		double x0[2] = {1.0, 0.0};
+		SartOde *o = make_capped(&p, &e, SART_ODE_DOP853, 1.0, h, h, x0);
+		SartOdeOutcome out;
+		assert_int_equal(sart_ode_advance(o, 3.0, &out), SART_ODE_STATE_EVENT);
+		assert_int_equal(sart_ode_stats(o)->steps, 1);
+		assert_close(out.t, 0.5 * h, 1e-12);
+		err[k] = fabs(sart_ode_state(o)[0] - cos(out.t));
+		sart_ode_free(o);
+	}
+	assert_true(err[0] / err[1] > 220.0 && err[0] / err[1] < 300.0);
+	assert_true(err[1] / err[2] > 220.0 && err[1] / err[2] < 300.0);
+}
+
+/* Exact solutions at tight tolerances, where DOP853 is what runs: within a small factor of
+ * rtol (the error weight is about rtol there, as nominal + |x| is about 1). */
+static void dop853__exact_solutions__three_tolerances(void **state)
+{
+	(void)state;
+	static const double tols[] = {1e-6, 1e-10, 1e-12};
+	for (int ti = 0; ti < 3; ti++) {
+		Env e = {0};
+		SartOdeProblem p = {.n = 1, .f = f_decay};
+		double x0 = 1.0;
+		SartOde *o = make(&p, &e, SART_ODE_DOP853, tols[ti], &x0);
+		SartOdeOutcome out;
+		assert_int_equal(sart_ode_advance(o, 2.0, &out), SART_ODE_REACHED);
+		assert_close(sart_ode_state(o)[0], exp(-2.0), 10.0 * tols[ti]);
+		sart_ode_free(o);
+
+		SartOdeProblem q = {.n = 2, .f = f_osc};
+		double y0[2] = {1.0, 0.0};
+		o = make(&q, &e, SART_ODE_DOP853, tols[ti], y0);
+		assert_int_equal(sart_ode_advance(o, 10.0, &out), SART_ODE_REACHED);
+		assert_close(sart_ode_state(o)[0], cos(10.0), 40.0 * tols[ti]);
+		assert_close(sart_ode_state(o)[1], -sin(10.0), 40.0 * tols[ti]);
+		sart_ode_free(o);
+	}
+}
+
+/* The restricted three-body problem's periodic orbit (Arenstorf; Hairer, Norsett &
+ * Wanner I, II.0): after one published period the state is the initial one again. */
+static const double ARENSTORF_T = 17.0652165601579625588917206249;
+
+static int f_arenstorf(void *env, double t, const double y[], double dy[])
+{
+	watch(env, t);
+	const double mu = 0.012277471, mp = 1.0 - mu;
+	double r1 = (y[0] + mu) * (y[0] + mu) + y[1] * y[1];
+	double r2 = (y[0] - mp) * (y[0] - mp) + y[1] * y[1];
+	double d1 = r1 * sqrt(r1), d2 = r2 * sqrt(r2);
+	dy[0] = y[2];
+	dy[1] = y[3];
+	dy[2] = y[0] + 2.0 * y[3] - mp * (y[0] + mu) / d1 - mu * (y[0] - mp) / d2;
+	dy[3] = y[1] - 2.0 * y[2] - mp * y[1] / d1 - mu * y[1] / d2;
+	return 0;
+}
+
+static void dop853__arenstorf__back_at_start_after_one_period(void **state)
+{
+	(void)state;
+	static const double y0[4] = {0.994, 0.0, 0.0, -2.00158510637908252240537862224};
+	static const double tols[] = {1e-8, 1e-10, 1e-12};
+	double prev = INFINITY;
+	for (int ti = 0; ti < 3; ti++) {
+		Env e = {0};
+		SartOdeProblem p = {.n = 4, .f = f_arenstorf};
+		SartOde *o = make(&p, &e, SART_ODE_DOP853, tols[ti], y0);
+		SartOdeOutcome out;
+		assert_int_equal(sart_ode_advance(o, ARENSTORF_T, &out), SART_ODE_REACHED);
+		double err = 0.0;
+		for (int i = 0; i < 4; i++) {
+			double d = fabs(sart_ode_state(o)[i] - y0[i]) / (1.0 + fabs(y0[i]));
+			if (d > err)
+				err = d;
+		}
+		/* the two close approaches to the smaller body amplify local errors about
+		 * 1e4-fold over the period (GSL's rk8pd ends as far off at equal work) */
+		assert_true(err < 1e5 * tols[ti]);
+		/* and the error falls with the tolerance */
+		assert_true(err < 0.2 * prev);
+		prev = err;
+		sart_ode_free(o);
+	}
+}
+
+/* A dense output is computed only for a step with an event inside it: a run without
+ * events costs 12 evaluations per accepted step and 11 per rejected one (plus f at the
+ * start), and a located event 3 more, once. */
+static void dop853__dense_output__only_for_a_step_with_an_event(void **state)
+{
+	(void)state;
+	for (int with_event = 0; with_event < 2; with_event++) {
+		Env e = {0};
+		SartOdeProblem p = {.n = 2, .nz = with_event, .f = f_osc,
+				    .g = with_event ? g_first : NULL};
+		double x0[2] = {1.0, 0.0};
+		SartOde *o = make_capped(&p, &e, SART_ODE_DOP853, 1e-8, 0.0, 0.01, x0);
+		SartOdeOutcome out;
+		sart_ode_advance(o, 3.0, &out);
+		assert_int_equal(out.result, with_event ? SART_ODE_STATE_EVENT : SART_ODE_REACHED);
+		const SartOdeStats *st = sart_ode_stats(o);
+		assert_true(st->steps >= 4);
+		assert_int_equal(e.f_calls, 1 + 12 * st->steps + 11 * st->rejected +
+						    3 * with_event);
+		if (with_event) {
+			/* cos t's zero, found on the interpolant, whose error constant is larger
+			 * than the step's (below: 8e-7 h^8 in the middle of a step) */
+			assert_close(out.t, PI / 2.0, 2e-8);
+			assert_close(sart_ode_state(o)[1], -1.0, 5e-8);
+		}
+		sart_ode_free(o);
+	}
+}
+
+/* The stiffness test runs after DOP853's steps as after DOPRI5's: on Robertson's problem
+ * it fires (the counter saturates at 15) and AUTO, which starts with DOP853 at these
+ * tolerances, switches to RODAS early. */
+static void dop853__robertson__stiffness_detected(void **state)
+{
+	(void)state;
+	static const double tols[] = {1e-6, 1e-8, 1e-10};
+	for (int ti = 0; ti < 3; ti++) {
+		Env e = {0};
+		SartOde *o = rober(&e, SART_ODE_DOP853, tols[ti], 0);
+		SartOdeOutcome out;
+		assert_int_equal(sart_ode_advance(o, 1.0, &out), SART_ODE_REACHED);
+		SartOdeMemo m;
+		sart_ode_get_memo(o, &m);
+		assert_int_equal(m.stiff_count, 15);
+		/* a method named explicitly stays itself */
+		assert_int_equal(m.method, SART_ODE_DOP853);
+		assert_int_equal(sart_ode_stats(o)->switched, 0);
+		long explicit_steps = sart_ode_stats(o)->steps;
+		sart_ode_free(o);
+
+		Env ea = {0};
+		o = rober(&ea, SART_ODE_AUTO, tols[ti], 0);
+		sart_ode_get_memo(o, &m);
+		assert_int_equal(m.method, SART_ODE_DOP853);
+		assert_int_equal(sart_ode_advance(o, 1.0, &out), SART_ODE_REACHED);
+		sart_ode_get_memo(o, &m);
+		assert_int_equal(m.method, SART_ODE_RODAS);
+		assert_int_equal(sart_ode_stats(o)->switched, 1);
+		assert_true(sart_ode_stats(o)->steps * 2 < explicit_steps);
+		sart_ode_free(o);
+	}
+}
+
+/* Which explicit method AUTO starts with: DOPRI5 above SART_ODE_DOP853_RTOL, DOP853 at
+ * and below it. */
+static void explicit_method__by_tolerance(void **state)
+{
+	(void)state;
+	assert_int_equal(sart_ode_explicit_method(1e-2), SART_ODE_DOPRI5);
+	assert_int_equal(sart_ode_explicit_method(1e-4), SART_ODE_DOPRI5);
+	assert_int_equal(sart_ode_explicit_method(SART_ODE_DOP853_RTOL), SART_ODE_DOP853);
+	assert_int_equal(sart_ode_explicit_method(1e-12), SART_ODE_DOP853);
+	static const double tols[] = {1e-4, 1e-8};
+	for (int ti = 0; ti < 2; ti++) {
+		Env e = {0};
+		SartOdeProblem p = {.n = 2, .f = f_osc};
+		double x0[2] = {1.0, 0.0};
+		SartOde *o = make(&p, &e, SART_ODE_AUTO, tols[ti], x0);
+		SartOdeMemo m;
+		sart_ode_get_memo(o, &m);
+		assert_int_equal(m.method, ti == 0 ? SART_ODE_DOPRI5 : SART_ODE_DOP853);
+		/* a front end's "explicit" resolves the same way, once, at creation */
+		SartOde *ex = make(&p, &e, SART_ODE_EXPLICIT, tols[ti], x0);
+		SartOdeMemo mx;
+		sart_ode_get_memo(ex, &mx);
+		assert_int_equal(mx.method, m.method);
+		sart_ode_free(ex);
+		/* a memo naming the other explicit method does not override the choice */
+		m.method = ti == 0 ? SART_ODE_DOP853 : SART_ODE_DOPRI5;
+		sart_ode_set_memo(o, &m);
+		sart_ode_get_memo(o, &m);
+		assert_int_equal(m.method, ti == 0 ? SART_ODE_DOPRI5 : SART_ODE_DOP853);
+		sart_ode_free(o);
+	}
 }
 
 /* ---- failures ---------------------------------------------------------------------- */
@@ -686,7 +1028,7 @@ static void restart__with_reset__auto_back_to_dopri5(void **state)
 static void nan_derivative__not_finite__at_last_accepted_point(void **state)
 {
 	(void)state;
-	for (int mi = 0; mi < 2; mi++) {
+	for (int mi = 0; mi < NMETHODS; mi++) {
 		Env e = {.lambda = 1.0, .nan_after = 0.5};
 		SartOdeProblem p = {.n = 2, .f = f_decay};
 		double x0[2] = {1.0, 1.0};
@@ -707,7 +1049,7 @@ static void nan_derivative__not_finite__at_last_accepted_point(void **state)
 static void nan_in_trial_stage__shorter_step__recovers(void **state)
 {
 	(void)state;
-	for (int mi = 0; mi < 2; mi++) {
+	for (int mi = 0; mi < NMETHODS; mi++) {
 		Env e = {0};
 		SartOdeProblem p = {.n = 1, .f = f_sqrt_domain};
 		double x0 = 1.0;
@@ -727,7 +1069,7 @@ static void nan_in_trial_stage__shorter_step__recovers(void **state)
 static void blowup__step_too_small__before_the_pole(void **state)
 {
 	(void)state;
-	for (int mi = 0; mi < 2; mi++) {
+	for (int mi = 0; mi < NMETHODS; mi++) {
 		Env e = {0};
 		SartOdeProblem p = {.n = 1, .f = f_blowup};
 		double x0 = 1.0;
@@ -747,7 +1089,7 @@ static void blowup__step_too_small__before_the_pole(void **state)
 static void callbacks__failure_codes__passed_on(void **state)
 {
 	(void)state;
-	for (int mi = 0; mi < 2; mi++) {
+	for (int mi = 0; mi < NMETHODS; mi++) {
 		SartOdeOutcome out;
 		double x0[2] = {1.0, 1.0};
 		/* f */
@@ -788,7 +1130,7 @@ static void callbacks__failure_codes__passed_on(void **state)
 static void accepted__asks_to_stop__step_event_there(void **state)
 {
 	(void)state;
-	for (int mi = 0; mi < 2; mi++) {
+	for (int mi = 0; mi < NMETHODS; mi++) {
 		Env e = {.stop_at = 3};
 		SartOdeProblem p = {.n = 2, .f = f_osc, .accepted = on_accepted};
 		double x0[2] = {1.0, 0.0};
@@ -809,8 +1151,9 @@ static void accepted__asks_to_stop__step_event_there(void **state)
 static void memo__restored_at_same_point__continuation_bit_identical(void **state)
 {
 	(void)state;
-	static const SartOdeMethod ms[3] = {SART_ODE_DOPRI5, SART_ODE_RODAS, SART_ODE_AUTO};
-	for (int mi = 0; mi < 3; mi++) {
+	static const SartOdeMethod ms[4] = {SART_ODE_DOPRI5, SART_ODE_RODAS, SART_ODE_AUTO,
+					    SART_ODE_DOP853};
+	for (int mi = 0; mi < 4; mi++) {
 		Env e = {0};
 		SartOde *o = rober(&e, ms[mi], 1e-6, 0);
 		SartOdeOutcome out;
@@ -916,10 +1259,11 @@ int main(void)
 		cmocka_unit_test(decay__two_tolerances__error_near_rtol),
 		cmocka_unit_test(oscillator__two_tolerances__error_near_rtol),
 		cmocka_unit_test(ball__first_impact__at_sqrt_2h_over_g),
+		cmocka_unit_test(ball__rebound_from_at_or_below_zero__one_event_then_next_impact),
 		cmocka_unit_test(oscillator__zeros__located_on_dense_output),
 		cmocka_unit_test(indicators__earliest_crossing__lowest_index_right_of_root),
 		cmocka_unit_test(indicators__two_crossings_in_one_step__earlier_first),
-		cmocka_unit_test(indicator__starting_at_zero__first_event_at_next_crossing),
+		cmocka_unit_test(indicator__starting_at_zero__event_only_when_rising),
 		cmocka_unit_test(robertson__rodas_and_auto__meet_reference),
 		cmocka_unit_test(robertson__analytic_and_difference_jacobians__agree),
 		cmocka_unit_test(van_der_pol__rodas_and_auto__meet_reference),
@@ -929,7 +1273,15 @@ int main(void)
 		cmocka_unit_test(nominals__large_and_small_states__both_relative),
 		cmocka_unit_test(advance__awkward_end_times__hit_exactly_never_past),
 		cmocka_unit_test(settings__h_max_and_empty_interval__respected),
-		cmocka_unit_test(restart__with_reset__auto_back_to_dopri5),
+		cmocka_unit_test(restart__with_reset__auto_back_to_explicit),
+		cmocka_unit_test(dop853__polynomials__exact_to_degree_7),
+		cmocka_unit_test(dop853__fixed_steps__error_order_8),
+		cmocka_unit_test(dop853__dense_output__error_order_7),
+		cmocka_unit_test(dop853__exact_solutions__three_tolerances),
+		cmocka_unit_test(dop853__arenstorf__back_at_start_after_one_period),
+		cmocka_unit_test(dop853__dense_output__only_for_a_step_with_an_event),
+		cmocka_unit_test(dop853__robertson__stiffness_detected),
+		cmocka_unit_test(explicit_method__by_tolerance),
 		cmocka_unit_test(nan_derivative__not_finite__at_last_accepted_point),
 		cmocka_unit_test(nan_in_trial_stage__shorter_step__recovers),
 		cmocka_unit_test(blowup__step_too_small__before_the_pole),

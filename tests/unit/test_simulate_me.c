@@ -5,7 +5,8 @@
  * modelDescription.xml files that --explain reads without loading anything.  Then runs of
  * the Model Exchange test FMUs (tests/fmus_me/, FMI 2.0 and 3.0) against their exact
  * solutions: the damped oscillator alone under each solver, coupled with Co-Simulation
- * FMUs under Jacobi and Gauss-Seidel, the bouncing ball past its first impact. */
+ * FMUs under Jacobi and Gauss-Seidel, the bouncing ball past its first impact, a discrete
+ * Real input from a file set in Event Mode. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -285,6 +286,38 @@ static void simulate_me__mebounce__impact_located(void **state)
 	assert_tmp_empty(c);
 }
 
+/* metime's discrete Real input `gain` from a file, 1 then 2 from t = 0.5: `sacc simulate`
+ * sets it between steps, which the FMU takes only in Event Mode.  x' = gain u with u
+ * = 1, 3, -2, 0.5 on quarters (tests/fmus_me/README.md): x = 0.25, 1 at 0.25 and 0.5, then
+ * 1 + 2 (-2) 0.25 = 0 at 0.75 and 0 + 2 (0.5) 0.25 = 0.25 at 1. */
+static void simulate_me__discrete_real_input__set_in_event_mode(void **state)
+{
+	Ctx *c = *state;
+	static const double want[] = {0, 0.25, 1, 0, 0.25};
+	char args[1024];
+	write_text(c, "gain.csv", "time,gain\n0,1\n0.5,2\n");
+	for (int v = 2; v <= 3; v++) {
+		snprintf(args, sizeof args, "'%s/fmus_me/fmi%d/metime.fmu' --stop 1 --step 0.25 "
+		         "--input '%s' -o '%s'", test_build_dir(), v, path_in(c, "gain.csv"),
+		         path_in(c, "t.csv"));
+		assert_int_equal(simulate(c, args), 0);
+		char err[256];
+		CsvTable *t = csv_read(path_in(c, "t.csv"), err, sizeof err);
+		assert_non_null(t);
+		int x = csv_column(t, "metime.x");
+		assert_true(x > 0);
+		assert_int_equal(t->nrows, 5);
+		for (size_t r = 0; r < t->nrows; r++) {
+			double got = t->data[r * (size_t)t->ncols + (size_t)x];
+			if (!(fabs(got - want[r]) <= 1e-12))
+				print_error("x at row %zu: %.17g, exact %.17g\n", r, got, want[r]);
+			assert_true(fabs(got - want[r]) <= 1e-12);
+		}
+		csv_free(t);
+	}
+	assert_tmp_empty(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -297,6 +330,8 @@ int main(void)
 		                                setup, teardown),
 		cmocka_unit_test_setup_teardown(simulate_me__mebounce__impact_located, setup,
 		                                teardown),
+		cmocka_unit_test_setup_teardown(simulate_me__discrete_real_input__set_in_event_mode,
+		                                setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

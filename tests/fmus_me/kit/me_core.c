@@ -277,7 +277,8 @@ static int me_settable(MeInstance *m, const char *fn, const MeVar *v)
 	case ME_CALCULATED: allowed = 0; break;
 	case ME_PARAMETER:
 	case ME_STATE: allowed = ME_INSTANTIATED | ME_INIT; break;
-	case ME_TUNABLE: allowed = ME_INSTANTIATED | ME_INIT | ME_EVENT | ME_STEP; break;
+	case ME_TUNABLE:
+	case ME_DISCRETE_INPUT: allowed = ME_INSTANTIATED | ME_INIT | ME_EVENT | ME_STEP; break;
 	case ME_INPUT:
 		allowed = ME_INSTANTIATED | ME_INIT | ME_EVENT | ME_CONTINUOUS | ME_STEP;
 		break;

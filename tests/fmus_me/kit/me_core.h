@@ -51,7 +51,9 @@ typedef enum MeKind {
 	ME_TIME,      /* the independent variable: never set */
 	ME_PARAMETER, /* fixed parameter: set before initialization ends */
 	ME_TUNABLE,   /* tunable parameter: also in Event Mode (and between CS steps) */
-	ME_INPUT,     /* continuous or discrete input: whenever the model runs */
+	ME_INPUT,     /* continuous input: whenever the model runs */
+	ME_DISCRETE_INPUT, /* discrete Real input: as a tunable parameter, not in Continuous-Time
+	                      Mode (FMI 2.0 and 3.0 allow it there only for continuous inputs) */
 	ME_STATE,     /* continuous state with a start value: set before initialization ends */
 	ME_CALCULATED /* derivative, output or local the model computes: never set */
 } MeKind;

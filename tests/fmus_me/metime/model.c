@@ -1,7 +1,9 @@
 /* metime — time events (tests/fmus_me/README.md):
  *
- *     x' = u,  u piecewise constant: u = s[k mod 4] on [k T, (k+1) T),  s = 1, 3, -2, 0.5
+ *     x' = gain u,  u piecewise constant: u = s[k mod 4] on [k T, (k+1) T),  s = 1, 3, -2, 0.5
  *
+ * gain is a discrete Real input (1 unless set), which FMI lets an importer set only in Event
+ * Mode (and before initialization ends): the kit refuses it in Continuous-Time Mode.
  * T = period (0.25).  The model announces each switch through nextEventTime; in the Event
  * Mode at t = (k+1) T it moves u to the next value and counts the event in the Integer
  * output `events`.  x is piecewise linear: exact at every switch with any consistent solver. */
@@ -9,7 +11,15 @@
 
 #include "me_core.h"
 
-enum { VR_TIME = 0, VR_X = 1, VR_DER_X = 2, VR_U = 3, VR_PERIOD = 4, VR_EVENTS = ME_INT_BASE };
+enum {
+	VR_TIME = 0,
+	VR_X = 1,
+	VR_DER_X = 2,
+	VR_U = 3,
+	VR_PERIOD = 4,
+	VR_GAIN = 5,
+	VR_EVENTS = ME_INT_BASE
+};
 
 /* iaux[K]: the index of the interval u stands on now. */
 enum { K = 0 };
@@ -22,6 +32,7 @@ static const MeVar reals[] = {
 	{"der(x)", VR_DER_X, ME_CALCULATED, 0.0},
 	{"u", VR_U, ME_CALCULATED, 1.0},
 	{"period", VR_PERIOD, ME_PARAMETER, 0.25},
+	{"gain", VR_GAIN, ME_DISCRETE_INPUT, 1.0},
 };
 
 static const MeVar ints[] = {
@@ -47,7 +58,7 @@ static void initialize(MeInstance *m, MeEventInfo *e)
 
 static int evaluate(MeInstance *m)
 {
-	ME_R(m, VR_DER_X) = ME_R(m, VR_U);
+	ME_R(m, VR_DER_X) = ME_R(m, VR_GAIN) * ME_R(m, VR_U);
 	return 0;
 }
 
