@@ -116,6 +116,9 @@ typedef struct Sim {
 	long overruns;     /* --realtime: points reached after their deadline */
 	double max_late;   /* the largest lateness, s */
 	SimProfile *prof;  /* --profile: per FMU */
+	/* each FMU's name, in one array: the crash guard is told it before every FMU step,
+	 * and SimFmu's, one per FMU-sized record, cost a cache miss a step at 10,000 FMUs */
+	const char **names;
 	CsvTable *input;   /* --input's table, NULL for none */
 	SartRef *external; /* the inputs it feeds, nexternal of them */
 	int *ext_col;      /* each one's column */

@@ -811,7 +811,7 @@ static void watch_step(Sim *s, int f, double t, double h, int done)
 static void on_step(void *env, int f, double t, double h, int done)
 {
 	Sim *s = env;
-	crash_guard_step(s->fmus[f].name, t, h, done);
+	crash_guard_step(s->names[f], t, h, done);
 	if (s->args->profile && done) {
 		s->prof[f].seconds += prog_now() - s->prof[f].began;
 		s->prof[f].calls++;
@@ -828,7 +828,7 @@ static void on_step(void *env, int f, double t, double h, int done)
 static void on_step_guarded(void *env, int f, double t, double h, int done)
 {
 	Sim *s = env;
-	crash_guard_step(s->fmus[f].name, t, h, done);
+	crash_guard_step(s->names[f], t, h, done);
 }
 
 /* The header: `time`, then INSTANCE.VARIABLE, plain as FMPy, fmusim and OMSimulator
@@ -1404,8 +1404,11 @@ static int run(Sim *s)
 	s->types = calloc((size_t)s->nfmus + 1, sizeof *s->types);
 	s->prof = calloc((size_t)s->nfmus + 1, sizeof *s->prof);
 	s->me = calloc((size_t)s->nfmus + 1, sizeof *s->me);
-	if (!s->sfmus || !s->types || !s->prof || !s->me || me_configs(s))
+	s->names = calloc((size_t)s->nfmus + 1, sizeof *s->names);
+	if (!s->sfmus || !s->types || !s->prof || !s->me || !s->names || me_configs(s))
 		return 1;
+	for (int f = 0; f < s->nfmus; f++)
+		s->names[f] = s->fmus[f].name;
 	SartScenario sc = scenario(s);
 
 	if (a->explain) {
@@ -1557,6 +1560,7 @@ int sim_main(const CliCommand *cmd, int argc, char **argv)
 	free(s.sfmus);
 	free(s.types);
 	free(s.prof);
+	free(s.names);
 	free(s.conns);
 	free(s.string_conns);
 	free(s.string_starts);

@@ -423,18 +423,21 @@ static void plan_inner(SartWrapper *w, unsigned f)
 	pl->rout = im->out[SART_REAL].n ? &im->out[SART_REAL] : NULL;
 }
 
-/* Loads inner f from <resource_dir>/<its name>/ and instantiates it. */
+/* Loads inner f from <resource_dir>/<its dir or name>/ and instantiates it.  Instances of
+ * one FMU file name one directory, so dlopen hands them one library (it counts the
+ * references to a path it has loaded). */
 static SartStatus load_inner(SartWrapper *w, const char *resource_dir, unsigned f,
                              const SartCall *call)
 {
 	const SartInnerModel *im = &sart_model.inners[f];
-	size_t len = strlen(resource_dir) + 1 + strlen(im->name) + 1;
+	const char *sub = im->dir ? im->dir : im->name;
+	size_t len = strlen(resource_dir) + 1 + strlen(sub) + 1;
 	char *inner_dir = malloc(len);
 	if (!inner_dir) {
 		sart_wlog(w, SART_ERROR, "%s: out of memory", call->name);
 		return SART_ERROR;
 	}
-	snprintf(inner_dir, len, "%s/%s", resource_dir, im->name);
+	snprintf(inner_dir, len, "%s/%s", resource_dir, sub);
 	/* early return only when the wrapper may itself end a step early (the emitted caps say
 	 * whether its rules can keep a shortened step at all) */
 	unsigned caps = w->stop_early ? im->caps : im->caps & ~(unsigned)SART_CAP_EARLY_RETURN;

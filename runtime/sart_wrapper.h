@@ -97,9 +97,14 @@ typedef struct SartPorts {
 	size_t assigned;            /* inputs: offsetof(Storage, the assigned flags); else 0 */
 } SartPorts;
 
-/* One inner FMU instance.  Its extracted FMU is <fmuResourceLocation>/<name>/. */
+/* One inner FMU instance.  Its extracted FMU is <fmuResourceLocation>/<dir>/, or
+ * <fmuResourceLocation>/<name>/ when dir is NULL. */
 typedef struct SartInnerModel {
 	const char *name;             /* instance name in the script */
+	/* The directory under resources/ of another instance of the same FMU file, whose
+	 * extraction and library this one shares (one copy per FMU file in the archive, one
+	 * library per file in the process); NULL (omitted): its own, named after it. */
+	const char *dir;
 	const char *model_identifier; /* its library: binaries/linux64/<model_identifier>.so */
 	const char *guid;             /* its model description's guid */
 	SartFmiVersion version;

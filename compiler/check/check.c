@@ -743,6 +743,7 @@ SaInfo *chk_adaptation(Compilation *c, Module *m, Node *sa)
 		d->info = in;
 		info->inners[k++] = in;
 	}
+	sema_index_inners(a, info);
 
 	/* The adaptation's own names. */
 	for (Node *p = sa->a_inports; p; p = p->next)

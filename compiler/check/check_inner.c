@@ -6,6 +6,7 @@
 #include "check_ctx.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -15,10 +16,39 @@
 
 Inner *sema_inner(const SaInfo *info, const char *name)
 {
-	for (int i = 0; i < info->ninners; i++)
-		if (strcmp(info->inners[i]->name, name) == 0)
-			return info->inners[i];
+	if (!info->by_name) {
+		for (int i = 0; i < info->ninners; i++)
+			if (strcmp(info->inners[i]->name, name) == 0)
+				return info->inners[i];
+		return NULL;
+	}
+	/* the first of equal names is the first declared, as the search in order found */
+	int lo = 0, hi = info->ninners;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (strcmp(info->by_name[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < info->ninners && strcmp(info->by_name[lo].name, name) == 0)
+		return info->inners[info->by_name[lo].index];
 	return NULL;
+}
+
+static int compare_inner_keys(const void *pa, const void *pb)
+{
+	const SemaInnerKey *a = pa, *b = pb;
+	int d = strcmp(a->name, b->name);
+	return d ? d : (a->index > b->index) - (a->index < b->index);
+}
+
+void sema_index_inners(Arena *arena, SaInfo *info)
+{
+	info->by_name = arena_alloc(arena, (size_t)(info->ninners + 1) * sizeof *info->by_name);
+	for (int i = 0; i < info->ninners; i++)
+		info->by_name[i] = (SemaInnerKey){info->inners[i]->name, i};
+	qsort(info->by_name, (size_t)info->ninners, sizeof *info->by_name, compare_inner_keys);
 }
 
 InnerPort *sema_inner_port(const Inner *in, const char *name)

@@ -66,10 +66,19 @@ typedef struct Inner {
 	double me_max_step;
 } Inner;
 
+/* An inner's name and declaration index, for finding it by name (SaInfo.by_name). */
+typedef struct SemaInnerKey {
+	const char *name;
+	int index;
+} SemaInnerKey;
+
 typedef struct SaInfo {
 	Node *sa;
 	Inner **inners;      /* in declaration order */
 	int ninners;
+	/* the inners sorted by name, then declaration index, for sema_inner: a look-up per port
+	 * reference, not a search through ten thousand inners; NULL until the inners are read */
+	SemaInnerKey *by_name;
 	const char *dir;     /* the script's directory, for relative paths */
 	bool checked_ok;
 	bool explicit_done;
@@ -80,6 +89,8 @@ typedef struct SaInfo {
 
 /* Lookups used by the rules and the emitter. */
 Inner *sema_inner(const SaInfo *info, const char *name);
+/* Sorts info's inners by name into info->by_name (the checker, once they are read). */
+void sema_index_inners(Arena *arena, SaInfo *info);
 InnerPort *sema_inner_port(const Inner *in, const char *name);
 /* Whether an adaptation's own port (ND_PORT, in info's adaptation) is discrete: not a Real,
  * or bound (its binding, or the one the explicit form removed, Node.bound_to) to a discrete

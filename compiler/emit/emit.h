@@ -228,6 +228,15 @@ extern const EmitLogCategory emit_log_categories[];
  * Integer beyond 32 bits, a Real that is not finite), an array port. */
 EmitLayout *emit_layout(Compilation *c, SaInfo *info);
 
+/* Where each inner of info finds its FMU in the wrapper's resources/: homes[i] is the index
+ * of the inner whose directory (resources/<its name>/) inner i loads, i itself or the first
+ * inner of the same FMU file (the same archive and interface, or the same inner
+ * adaptation), so that the archive holds one copy of each FMU and the process one library.
+ * An FMU declaring canBeInstantiatedOnlyOncePerProcess keeps a directory per instance: a
+ * copy of its library is loaded apart from the others.  In the arena; NULL when out of
+ * memory. */
+int *emit_inner_homes(Compilation *c, const SaInfo *info);
+
 /* The inners' Binary ports the wrapper forwards, into l->binaries (emit_binary.c; a port
  * whose name a wrapper variable has already is reported).  emit_binaries_refused reports
  * each as an error when the wrapper is built as FMI `fmi_version` and that cannot carry it

@@ -38,6 +38,42 @@ uint32_t ec_inner_vr(Ec *e, const Inner *in, SaType type, uint32_t vr)
 	return sub ? emit_vr3(sub, type, vr) : vr;
 }
 
+/* Whether inner in must have a library loaded for it alone. */
+static bool once_per_process(Compilation *c, const Inner *in)
+{
+	if (in->fmu)
+		return fmu_abilities(in->fmu, in->me).can_be_instantiated_only_once_per_process;
+	const EmitLayout *sub = in->adaptation ? emit_layout(c, in->adaptation->info) : NULL;
+	return !sub || sub->can_be_instantiated_only_once_per_process;
+}
+
+int *emit_inner_homes(Compilation *c, const SaInfo *info)
+{
+	Arena *a = c->arena;
+	int n = info ? info->ninners : 0;
+	int *homes = arena_alloc(a, (size_t)(n + 1) * sizeof *homes);
+	NameIndex seen = {0};
+	for (int i = 0; i < n; i++) {
+		const Inner *in = info->inners[i];
+		homes[i] = i;
+		if (once_per_process(c, in))
+			continue;
+		/* the key names the file and the interface (a Model Exchange inner checks for
+		 * its own identifier's library) or the adaptation that makes it */
+		const char *key = in->fmu ? arena_printf(a, "f%d:%s", in->me ? 1 : 0, in->fmu->path)
+		                          : arena_printf(a, "a:%p", (void *)in->adaptation);
+		int first = name_index_find(&seen, key);
+		if (first >= 0)
+			homes[i] = first;
+		else if (name_index_add(&seen, key, i) != 0)
+			homes = NULL;
+		if (!homes)
+			break;
+	}
+	name_index_free(&seen);
+	return homes;
+}
+
 bool ec_setup_inner(Ec *e, InnerC *ic, const Inner *in)
 {
 	Arena *a = e->c->arena;
@@ -254,11 +290,16 @@ void ec_emit_inner_table(Ec *e, StrBuf *o)
 {
 	Arena *a = e->c->arena;
 	emit_me_arrays(e, o);
+	int *homes = emit_inner_homes(e->c, e->info);
 	sb_puts(o, "static const SartInnerModel inners[NINNERS] = {\n");
 	for (int i = 0; i < e->ninners; i++) {
 		const InnerC *ic = &e->inners[i];
 		sb_printf(o, "\t[%s] = {\n", ic->enumc);
 		sb_printf(o, "\t\t.name = \"%s\",\n", ec_c_string(a, ic->in->name));
+		/* the same FMU as an inner before it: its directory, its library */
+		if (homes && homes[i] != i)
+			sb_printf(o, "\t\t.dir = \"%s\",\n",
+			          ec_c_string(a, e->inners[homes[i]].in->name));
 		sb_printf(o, "\t\t.model_identifier = \"%s\",\n", ec_c_string(a, ic->model_identifier));
 		sb_printf(o, "\t\t.guid = \"%s\",\n", ec_c_string(a, ic->guid));
 		sb_printf(o, "\t\t.version = %s,\n", ic->version == 3 ? "SART_FMI3" : "SART_FMI2");

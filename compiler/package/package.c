@@ -15,7 +15,10 @@
  *                             (binaries/x86_64-windows/), when the wrapper is built for
  *                             Windows too: the platforms table below says what differs
  *     fmu/modelDescription.xml
- *     fmu/resources/<inner>/  each inner FMU, extracted safely (zip_extract)
+ *     fmu/resources/<inner>/  each inner FMU file, extracted safely (zip_extract) once, into
+ *                             the directory of the first inner made from it (the others
+ *                             name it: emit_inner_homes), unless it must be loaded once
+ *                             per instance (canBeInstantiatedOnlyOncePerProcess)
  *     out.fmu                 the tree zipped reproducibly, then renamed to its place
  *
  * Adaptations that are inner FMUs of others are built first.  An inner adaptation that is
@@ -919,7 +922,7 @@ static int describe_sources(Build *b, Job *j, const EmitLayout *l, const char *s
  * provides is left out silently, as it would be for every wrapper over Linux-only FMUs.
  * 0 after an error. */
 static unsigned choose_platforms(Build *b, Job *j, const InnerArchive *ias, const char *res,
-                                 bool host)
+                                 const int *homes, bool host)
 {
 	Compilation *c = b->c;
 	DiagSink *d = c->diag;
@@ -937,7 +940,9 @@ static unsigned choose_platforms(Build *b, Job *j, const InnerArchive *ias, cons
 		int have = 0;
 		for (int i = 0; i < ninners; i++) {
 			Inner *in = j->info->inners[i];
-			const char *dir = arena_printf(c->arena, "%s/%s", res, in->name);
+			/* an inner sharing another's copy is looked at there */
+			const char *dir = arena_printf(c->arena, "%s/%s", res,
+						       j->info->inners[homes[i]]->name);
 			if (pkg_fmu_platforms(dir, ias[i].model_identifier, ias[i].fmi_version) & p->bit)
 				have++;
 			else if (!why)
@@ -1008,9 +1013,18 @@ static int build_one(Build *b, Job *j)
 			   strerror(errno));
 		goto done;
 	}
-	/* The inners first: their binaries/ folders say which platforms the wrapper can have. */
+	/* The inners first: their binaries/ folders say which platforms the wrapper can have.
+	 * Inners of one FMU file share the copy of the first (emit_inner_homes), but for one
+	 * that must be instantiated only once per process. */
+	int *homes = ninners > 0 ? emit_inner_homes(c, info) : NULL;
+	if (ninners > 0 && !homes) {
+		diag_error(d, j->sa->loc, "out of memory");
+		goto done;
+	}
 	for (int i = 0; i < ninners; i++) {
 		Inner *in = info->inners[i];
+		if (homes[i] != i)
+			continue; /* shares the copy of an inner before it */
 		if (!safe_component(in->name)) {
 			diag_error(d, j->sa->loc, "inner fmu name '%s' cannot name a directory",
 				   in->name);
@@ -1022,11 +1036,13 @@ static int build_one(Build *b, Job *j)
 			goto done;
 		}
 	}
-	unsigned chosen = choose_platforms(b, j, ias, res, host);
+	unsigned chosen = choose_platforms(b, j, ias, res, homes, host);
 	if (!chosen)
 		goto done;
 	for (int i = 0; i < ninners; i++) {
 		Inner *in = info->inners[i];
+		if (homes[i] != i)
+			continue;
 		for (int k = 0; k < PKG_NPLATFORMS; k++)
 			if ((chosen & platforms[k].bit) &&
 			    check_library(ias[i].path, arena_printf(a, "%s/%s", res, in->name),

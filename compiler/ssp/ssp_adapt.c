@@ -471,21 +471,24 @@ static void relocate(const Gen *g, Node *n, bool list)
  * ... when that is the adaptation's name, a reserved word or an earlier instance's. */
 static void name_instances(Gen *g)
 {
+	NameIndex taken = {0}; /* the earlier instances' names: not a search through them all */
 	for (int k = 0; k < g->f->ncomps; k++) {
 		const char *base = sanitize(g, g->f->comps[k].name);
 		const char *n = base;
 		for (int again = 2;; again++) {
-			bool clash = strcmp(n, g->name) == 0 || lex_is_keyword(n);
-			for (int i = 0; i < k && !clash; i++)
-				clash = strcmp(g->inst[i], n) == 0;
+			bool clash = strcmp(n, g->name) == 0 || lex_is_keyword(n) ||
+			             name_index_find(&taken, n) >= 0;
 			if (!clash)
 				break;
 			n = arena_printf(g->c->arena, "%s_%d", base, again);
 		}
 		g->inst[k] = n;
+		if (name_index_add(&taken, n, k) != 0)
+			diag_error(g->c->diag, g->f->comps[k].elem->loc, "out of memory");
 		g->fed[k] = arena_alloc(g->c->arena, (size_t)(g->f->comps[k].info->nvars + 1) *
 		                        sizeof(bool));
 	}
+	name_index_free(&taken);
 }
 
 Module *ssp_adaptation_module(Compilation *c, const char *path)

@@ -56,6 +56,10 @@ typedef struct Export {
 	Module *m;
 	XComp *comps;
 	int ncomps;
+	/* the components by instance name, by FMU path and by resource, each to the first
+	 * that has it: a look-up per connection end and per component, not a search through
+	 * them all (quadratic over ten thousand) */
+	NameIndex by_name, by_path, by_resource;
 	XSet *sets;
 	int nsets;
 	XUnit *units;
@@ -68,25 +72,24 @@ typedef struct Export {
 
 static int find_comp(const Export *x, const char *name)
 {
-	for (int i = 0; i < x->ncomps; i++)
-		if (strcmp(x->comps[i].decl->name, name) == 0)
-			return i;
-	return -1;
+	return name_index_find(&x->by_name, name);
 }
 
 /* Each FMU goes to resources/ under its file name; two different files of one name are
- * told apart by the instance that uses the second. */
+ * told apart by the instance that uses the second.  NULL when out of memory. */
 static const char *resource_name(Export *x, int k)
 {
 	const char *file = x->comps[k].info->path;
-	for (int i = 0; i < k; i++)
-		if (strcmp(x->comps[i].info->path, file) == 0)
-			return x->comps[i].resource;
+	int same = name_index_find(&x->by_path, file);
+	if (same >= 0)
+		return x->comps[same].resource;
 	const char *r = arena_printf(x->c->arena, "resources/%s", path_base(file));
-	for (int i = 0; i < k; i++)
-		if (strcmp(x->comps[i].resource, r) == 0)
-			return arena_printf(x->c->arena, "resources/%s_%s", x->comps[k].decl->name,
-			                    path_base(file));
+	if (name_index_find(&x->by_resource, r) >= 0)
+		r = arena_printf(x->c->arena, "resources/%s_%s", x->comps[k].decl->name,
+		                 path_base(file));
+	if (name_index_add(&x->by_path, file, k) != 0 ||
+	    name_index_add(&x->by_resource, r, k) != 0)
+		return NULL;
 	return r;
 }
 
@@ -137,6 +140,11 @@ static int load_scenario(Export *x, const char *path)
 		}
 		x->comps[x->ncomps] = (XComp){e, info, NULL};
 		x->comps[x->ncomps].resource = resource_name(x, x->ncomps);
+		if (!x->comps[x->ncomps].resource ||
+		    name_index_add(&x->by_name, e->name, x->ncomps) != 0) {
+			diag_error(c->diag, e->loc, "out of memory");
+			return 1;
+		}
 		x->ncomps++;
 	}
 	for (Node *e = x->m->root->list2; e; e = e->next) {
@@ -595,13 +603,19 @@ done:
 int ssp_export(Compilation *c, const char *path, const SspExportOptions *o)
 {
 	Export x = {.c = c};
+	int rc = 1;
 	if (load_scenario(&x, path) != 0)
-		return 1;
-	int rc = collect_sets(&x, o);
+		goto done;
+	rc = collect_sets(&x, o);
 	if (rc)
-		return rc;
+		goto done;
 	collect_units(&x);
-	return write_archive(&x, o) != 0 || diag_errors(c->diag) ? 1 : 0;
+	rc = write_archive(&x, o) != 0 || diag_errors(c->diag) ? 1 : 0;
+done:
+	name_index_free(&x.by_name);
+	name_index_free(&x.by_path);
+	name_index_free(&x.by_resource);
+	return rc;
 }
 
 int ssp_export_main(Compilation *c, SspArgs *a)

@@ -568,6 +568,35 @@ static bool param_number(Fl *x, const SspParam *p, SspType t, const SspConnector
 	return false;
 }
 
+/* The element of system s that name begins with, followed by a '.': the first of s's
+ * elements when several do (an element's name may hold dots).  Looked up by each prefix
+ * that ends before a dot, not by comparing name with every element: a parameter set for
+ * ten thousand components would otherwise be quadratic. */
+static SspElement *element_before_dot(const SspElement *s, const char *name)
+{
+	int best = -1;
+	if (!s->element_index.cap) { /* no table (out of memory when reading): in order */
+		for (int i = 0; i < s->nelements && best < 0; i++) {
+			size_t n = strlen(s->elements[i].name);
+			if (strncmp(name, s->elements[i].name, n) == 0 && name[n] == '.')
+				best = i;
+		}
+		return best >= 0 ? &s->elements[best] : NULL;
+	}
+	char *prefix = strdup(name);
+	if (!prefix)
+		return NULL;
+	for (char *dot = strchr(prefix, '.'); dot; dot = strchr(dot + 1, '.')) {
+		*dot = '\0';
+		int i = name_index_find(&s->element_index, prefix);
+		*dot = '.';
+		if (i >= 0 && (best < 0 || i < best))
+			best = i;
+	}
+	free(prefix);
+	return best >= 0 ? &s->elements[best] : NULL;
+}
+
 /* Applies parameter p, named name (prefixed and mapped; tr the mapping's transformation,
  * or NULL) to element e of scope sc. */
 static void apply_param(Fl *x, SspElement *e, const char *name, const SspParam *p,
@@ -577,12 +606,7 @@ static void apply_param(Fl *x, SspElement *e, const char *name, const SspParam *
 	const char *rest = name;
 	/* ELEMENT.NAME inside a system, as deep as it goes */
 	while (target->kind == SSP_SYSTEM && !ssp_connector(target, rest)) {
-		SspElement *in = NULL;
-		for (int i = 0; i < target->nelements && !in; i++) {
-			size_t n = strlen(target->elements[i].name);
-			if (strncmp(rest, target->elements[i].name, n) == 0 && rest[n] == '.')
-				in = &target->elements[i];
-		}
+		SspElement *in = element_before_dot(target, rest);
 		if (!in)
 			break;
 		rest += strlen(in->name) + 1;

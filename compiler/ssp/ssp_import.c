@@ -68,26 +68,32 @@ static int import_file(const char *from, const char *to)
 	return rc != 0;
 }
 
-/* The FMU file names in DIR: each source's base name, the instance's when two sources
- * share one. */
+/* The FMU file names in DIR: each source's base name, the instance's when an earlier
+ * source of another path has that base name.  By name tables, not by comparing each
+ * component with all before it (quadratic over ten thousand).  NULL when out of memory. */
 static const char **fmu_files(Compilation *c, const SspFlat *f)
 {
 	const char **names = arena_alloc(c->arena, (size_t)(f->ncomps + 1) * sizeof *names);
-	for (int i = 0; i < f->ncomps; i++) {
+	NameIndex by_base = {0}; /* a base name -> the first component that has it */
+	bool ok = true;
+	for (int i = 0; ok && i < f->ncomps; i++) {
 		const char *p = f->comps[i].fmu_path, *base = strrchr(p, '/') ? strrchr(p, '/') + 1 : p;
 		names[i] = base;
-		for (int j = 0; j < i; j++)
-			if (strcmp(names[j], base) == 0 &&
-			    strcmp(f->comps[j].fmu_path, f->comps[i].fmu_path) != 0)
-				names[i] = arena_printf(c->arena, "%s.fmu", instance_name(c, f->comps[i].name));
+		int j = name_index_find(&by_base, base);
+		if (j < 0)
+			ok = name_index_add(&by_base, base, i) == 0;
+		else if (strcmp(f->comps[j].fmu_path, p) != 0)
+			names[i] = arena_printf(c->arena, "%s.fmu", instance_name(c, f->comps[i].name));
 	}
-	return names;
+	name_index_free(&by_base);
+	return ok ? names : NULL;
 }
 
 /* Refuses (errors at the SSP's places) what a scenario module cannot say. */
 static int check_expressible(Compilation *c, const SspFlat *f)
 {
 	int bad = 0;
+	NameIndex seen = {0}; /* the module's instance names so far */
 	for (int i = 0; i < f->ncomps; i++) {
 		const char *n = instance_name(c, f->comps[i].name);
 		if (!is_identifier(n)) {
@@ -95,14 +101,19 @@ static int check_expressible(Compilation *c, const SspFlat *f)
 			           "not an identifier of the scenario language", n);
 			bad = 1;
 		}
-		for (int j = 0; j < i; j++)
-			if (strcmp(n, instance_name(c, f->comps[j].name)) == 0) {
-				diag_error(c->diag, f->comps[i].elem->loc, "cannot import: instances '%s' and "
-				           "'%s' would both be named '%s'", f->comps[j].name, f->comps[i].name,
-				           n);
-				bad = 1;
-			}
+		int j = name_index_find(&seen, n);
+		if (j >= 0) {
+			diag_error(c->diag, f->comps[i].elem->loc, "cannot import: instances '%s' and "
+			           "'%s' would both be named '%s'", f->comps[j].name, f->comps[i].name,
+			           n);
+			bad = 1;
+		} else if (name_index_add(&seen, n, i) != 0) {
+			diag_error(c->diag, f->comps[i].elem->loc, "out of memory");
+			bad = 1;
+			break;
+		}
 	}
+	name_index_free(&seen);
 	for (int i = 0; i < f->nlinks; i++) {
 		const SspFlatLink *l = &f->links[i];
 		const char *sv = f->comps[l->src_comp].info->vars[l->src_var].name;
@@ -187,14 +198,26 @@ int ssp_import_main(Compilation *c, SspArgs *a)
 	if (!is_identifier(module))
 		module = "system";
 	const char **files = fmu_files(c, &f);
-	for (int i = 0; i < f.ncomps; i++) {
-		bool done_before = false;
-		for (int j = 0; j < i; j++)
-			done_before |= strcmp(files[j], files[i]) == 0;
-		if (!done_before && import_file(f.comps[i].fmu_path,
-		                                arena_printf(c->arena, "%s/%s", a->out, files[i])))
-			goto done;
+	if (!files) {
+		cli_error("import: out of memory");
+		goto done;
 	}
+	NameIndex copied = {0}; /* the files written to DIR */
+	bool copied_all = true;
+	for (int i = 0; copied_all && i < f.ncomps; i++) {
+		if (name_index_find(&copied, files[i]) >= 0)
+			continue;
+		if (name_index_add(&copied, files[i], i) != 0) {
+			cli_error("import: out of memory");
+			copied_all = false;
+		} else {
+			copied_all = !import_file(f.comps[i].fmu_path,
+			                          arena_printf(c->arena, "%s/%s", a->out, files[i]));
+		}
+	}
+	name_index_free(&copied);
+	if (!copied_all)
+		goto done;
 	const char *sa = arena_printf(c->arena, "%s/%s.sa", a->out, module);
 	FILE *out = fopen(sa, "w");
 	if (!out) {

@@ -163,6 +163,50 @@ static void simulate__instances__share_a_library_unless_once_per_process(void **
 	assert_tmp_empty(c);
 }
 
+/* One copy and one library per FMU file in a wrapper too: census_sa wraps a and b (one
+ * census.fmu) and c and d (once.fmu, canBeInstantiatedOnlyOncePerProcess).  The archive
+ * holds census.fmu once, under a's name, and once.fmu once per instance; run, b counts 2
+ * (a's library) and c and d 1 each (a copy each).  Under --isolate the wrapper runs in a
+ * host process of its own, its inners in it as they are here: the same counts. */
+static void simulate__wrapper_inners__share_a_copy_unless_once_per_process(void **state)
+{
+	Ctx *c = *state;
+	char args[1024];
+	write_text(c, "census_sa.sa",
+	           "module census_sa\n"
+	           "semantic adaptation reactive mealy census_sa\n"
+	           "at \"census_sa.fmu\"\n"
+	           "\tfor inner fmu Census a at \"census.fmu\" with output ports Real n\n"
+	           "\tfor inner fmu Census b at \"census.fmu\" with output ports Real n\n"
+	           "\tfor inner fmu Once c at \"once.fmu\" with output ports Real n\n"
+	           "\tfor inner fmu Once d at \"once.fmu\" with output ports Real n\n"
+	           "output ports Real na <- a.n, Real nb <- b.n, Real nc <- c.n, "
+	           "Real nd <- d.n\n");
+	const char *b = test_build_dir();
+	snprintf(c->cmd, sizeof c->cmd, "'%s/sacc' build -L '%s/fmus' -o '%s' '%s/census_sa.sa' "
+	         "2>'%s/err.txt' && '%s/sacc' unpack '%s/census_sa.fmu' '%s/x' 2>>'%s/err.txt'",
+	         b, b, c->dir, c->dir, c->dir, b, c->dir, c->dir, c->dir);
+	if (system(c->cmd) != 0) {
+		char *err = file_in(c, "err.txt");
+		fail_msg("sacc build or unpack failed:\n%s", err);
+	}
+	const char *const present[] = {"x/resources/a/binaries/linux64/census.so",
+	                               "x/resources/c/binaries/linux64/once.so",
+	                               "x/resources/d/binaries/linux64/once.so"};
+	for (size_t i = 0; i < sizeof present / sizeof *present; i++)
+		if (access(path_in(c, present[i]), F_OK) != 0)
+			fail_msg("the archive lacks %s", present[i] + 2);
+	assert_int_not_equal(access(path_in(c, "x/resources/b"), F_OK), 0);
+	snprintf(args, sizeof args, "'%s/census_sa.fmu' --stop 0.5 --step 0.5 -o '%s/r.csv'",
+	         c->dir, c->dir);
+	assert_int_equal(simulate(c, args), 0);
+	char *csv = file_in(c, "r.csv");
+	assert_string_equal(csv, "time,census_sa.na,census_sa.nb,census_sa.nc,census_sa.nd\n"
+	                         "0,1,2,1,1\n0.5,1,2,1,1\n");
+	free(csv);
+	assert_tmp_empty(c);
+}
+
 /* Two pass-through wrappers of the feedthrough FMU coupled both ways
  * (tests/e2e/feedthrough_pass.sa): each wrapper output depends on its own input only, so
  * there is no algebraic loop, as between the bare FMUs; and the delayed pair's results
@@ -719,6 +763,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(simulate__explain__graph_and_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			simulate__instances__share_a_library_unless_once_per_process, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			simulate__wrapper_inners__share_a_copy_unless_once_per_process, setup, teardown),
 		cmocka_unit_test_setup_teardown(simulate__discrete_connection__held_not_extrapolated,
 		                                setup, teardown),
 		cmocka_unit_test_setup_teardown(simulate__fmu_fails__csv_kept_exit_1, setup, teardown),
