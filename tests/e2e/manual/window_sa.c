@@ -66,7 +66,8 @@ static const char *const window_out_real_names[2] = {"height", "reaction_torque"
 
 static const SartInnerModel inners[NINNERS] = {
 	{
-		"window", "window", "{0b7e4c2a-91d3-4f6e-8a15-3c9d2e7f6a01}", SART_FMI2,
+		"window", NULL /* its own directory */, "window", "{0b7e4c2a-91d3-4f6e-8a15-3c9d2e7f6a01}",
+		SART_FMI2,
 		SART_CAP_GET_SET_STATE | SART_CAP_SERIALIZE,
 		{
 			{3, window_in_real_vr, window_in_real_names, offsetof(Storage, window_in_real),
