@@ -1291,7 +1291,7 @@ SartOdeResult sart_ode_advance(SartOde *o, double t_end, SartOdeOutcome *out)
 			out->h = h;
 			return out->result;
 		}
-		double err, hlamb;
+		double err = 0.0, hlamb = 0.0; /* set by attempt() when it returns 0 */
 		int singular;
 		int method = o->method;
 		int rc = attempt(o, h, t1, &err, &hlamb, &singular, out);
