@@ -7,7 +7,8 @@
  * directories, UDUNITS-2, inner adaptations reduced by the rewrite stage, SSP systems) and
  * the language server fills for an editor (lsp/lsp_check.c: the same, with FMUs kept across
  * edits while their files are unchanged).  So check/ includes only front/ headers and
- * its own, as STYLE.md's stage order asks. */
+ * its own: each stage calls only the stages before it (front, check, rewrite, emit,
+ * package), which `make check-layers` enforces. */
 #ifndef SACC_COMPILATION_H
 #define SACC_COMPILATION_H
 
