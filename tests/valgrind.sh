@@ -22,26 +22,44 @@ mkdir -p "$LOG"
 passed=0
 failed=0
 
+# memcheck [VALGRIND_OPTION...] -- COMMAND...: COMMAND under valgrind's memcheck, the
+# suite's options and suppressions.
+memcheck() {
+	opts=
+	while [ "$1" != -- ]; do
+		opts="$opts $1"
+		shift
+	done
+	shift
+	# shellcheck disable=SC2086 # opts holds whole options, none with spaces
+	SACC_BUILD=$BUILD valgrind --error-exitcode=$VG_ERROR --leak-check=full \
+		--errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect \
+		-q --suppressions="$HERE/valgrind.supp" $opts "$@"
+}
+
 # run NAME ACCEPTED_EXITS COMMAND...: runs COMMAND under valgrind, logging to $LOG/NAME.log.
+# The first run goes without --track-origins, which slows valgrind down a lot and finds
+# nothing more; only a run that fails is repeated with it, so that its log says where each
+# uninitialised value came from.
 run() {
 	name=$1
 	accepted=$2
 	shift 2
 	log=$LOG/$(printf '%s' "$name" | tr '/ ' '__').log
-	SACC_BUILD=$BUILD valgrind --error-exitcode=$VG_ERROR --leak-check=full \
-		--errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect \
-		--track-origins=yes -q --suppressions="$HERE/valgrind.supp" \
-		"$@" >"$log" 2>&1
+	t0=$(date +%s)
+	memcheck -- "$@" >"$log" 2>&1
 	rc=$?
+	secs=$(($(date +%s) - t0))
 	case " $accepted " in
 	*" $rc "*)
 		passed=$((passed + 1))
-		echo "valgrind: ok   $name"
+		echo "valgrind: ok   $name (${secs} s)"
 		;;
 	*)
 		failed=$((failed + 1))
 		if [ "$rc" -eq $VG_ERROR ]; then
 			why="valgrind found errors"
+			memcheck --track-origins=yes -- "$@" >"$log" 2>&1
 		else
 			why="exit status $rc"
 		fi
