@@ -132,9 +132,10 @@ typedef struct SartMeConfig {
 	const SartVr *state_vrs;
 	const SartVr *derivative_vrs;
 	/* The Reals FMI lets one set only in Event Mode (tunable parameters, inputs of discrete
-	 * variability): a set between steps that touches one enters Event Mode first.  Any
-	 * order; copied (sorted) at load.  NULL/0: every Real set goes through in
-	 * Continuous-Time Mode. */
+	 * variability): a set between steps that touches one enters Event Mode first.  An FMI
+	 * 3.0 array is listed by its own value reference: the references of its elements
+	 * (SartInnerConfig.elements) follow it.  Any order; copied (sorted) at load.  NULL/0:
+	 * every Real set goes through in Continuous-Time Mode. */
 	const SartVr *event_vrs;
 	size_t nevent_vrs;
 } SartMeConfig;

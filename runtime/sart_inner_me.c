@@ -16,7 +16,8 @@
  *     left at t + h with the final states, so that the outputs read next are t + h's;
  *   - inputs: Reals pass through in Continuous-Time Mode; a discrete set (Integer,
  *     Boolean, String, Binary, or a Real listed in SartMeConfig.event_vrs: a tunable
- *     parameter, a discrete input) enters Event Mode first, and the next step starts with
+ *     parameter, a discrete input, or an element of such an FMI 3.0 array set through a
+ *     reference of its own) enters Event Mode first, and the next step starts with
  *     an event iteration; after any set the indicators are checked at the step's start, as
  *     an input that jumps is a discontinuity; the solver is restarted at every step;
  *   - FMU states: the FMU's own, plus the solver's memo and this layer's data, so that a
@@ -78,8 +79,9 @@ struct SartInnerMe {
 	const SartInnerOps *base;  /* the back end */
 	const SartInnerMeOps *fmi; /* its Model Exchange calls */
 	SartMeConfig cfg;          /* state_vrs, derivative_vrs and event_vrs (sorted, each
-	                              once) copied into vrs */
+	                              once) copied into vrs, or event_vrs into event_elems */
 	SartVr *vrs;
+	SartVr *event_elems;       /* event_vrs with the array elements that share their mode */
 	double tolerance;          /* relative; chosen at enter_init */
 	size_t nx, nz;             /* the FMU's states and event indicators */
 	int sized;                 /* the arrays below are allocated for nx, nz */
@@ -499,6 +501,7 @@ static void me_unbind(SartInner *in)
 	sart_ode_free(m->ode);
 	free_arrays(m);
 	free(m->vrs);
+	free(m->event_elems);
 	free(m);
 	in->me = NULL;
 	in->ops = base;
@@ -1032,6 +1035,40 @@ static SartStatus me_deserialize(SartInner *in, const unsigned char *buf, size_t
 
 /* ---- attaching ---------------------------------------------------------------------- */
 
+/* An FMI 3.0 array that takes sets only in Event Mode (a tunable array parameter) has one
+ * value reference in event_vrs, but a caller sets its elements through references of
+ * their own (SartInnerConfig.elements): those go into the set too, or a set of one
+ * element would reach the FMU in Continuous-Time Mode, where it may refuse or ignore it.
+ * m->cfg.event_vrs is sorted and unique; the result is too, in an array of its own. */
+static SartStatus add_element_vrs(const SartInner *in, SartInnerMe *m)
+{
+	size_t extra = 0;
+	for (size_t i = 0; i < in->nelements; i++)
+		if (bsearch(&in->elements[i].array, m->cfg.event_vrs, m->cfg.nevent_vrs,
+		            sizeof(SartVr), vr_cmp))
+			extra++;
+	if (extra == 0)
+		return SART_OK;
+	size_t ne = m->cfg.nevent_vrs;
+	SartVr *ev = malloc((ne + extra) * sizeof *ev);
+	if (!ev)
+		return SART_ERROR;
+	memcpy(ev, m->cfg.event_vrs, ne * sizeof *ev);
+	for (size_t i = 0; i < in->nelements; i++)
+		if (bsearch(&in->elements[i].array, m->cfg.event_vrs, m->cfg.nevent_vrs,
+		            sizeof(SartVr), vr_cmp))
+			ev[ne++] = in->elements[i].vr;
+	qsort(ev, ne, sizeof *ev, vr_cmp);
+	size_t k = 1;
+	for (size_t i = 1; i < ne; i++)
+		if (ev[i] != ev[k - 1])
+			ev[k++] = ev[i];
+	m->event_elems = ev;
+	m->cfg.event_vrs = ev;
+	m->cfg.nevent_vrs = k;
+	return SART_OK;
+}
+
 SartStatus sart_inner_me_attach(SartInner *in, const SartMeConfig *cfg)
 {
 	if (!in->ops->me)
@@ -1076,6 +1113,11 @@ SartStatus sart_inner_me_attach(SartInner *in, const SartMeConfig *cfg)
 				ev[k++] = ev[i];
 		m->cfg.event_vrs = ev;
 		m->cfg.nevent_vrs = k;
+		if (add_element_vrs(in, m) != SART_OK) {
+			free(m->vrs);
+			free(m);
+			return sart_inner_report(in, SART_ERROR, "out of memory");
+		}
 	}
 	m->base = in->ops;
 	m->fmi = in->ops->me;

@@ -246,7 +246,9 @@ const char *fmu_identifier(const FmuInfo *f, bool me)
 
 /* The value references an importer may set only in Event Mode among those a Model
  * Exchange run sets between steps (tunable Real parameters, discrete Real inputs), sorted
- * and each once (FMI 2.0 aliases share one); NULL and *n = 0 when there are none. */
+ * and each once (FMI 2.0 aliases share one); NULL and *n = 0 when there are none.  An FMI
+ * 3.0 array is one reference here: the runtime adds the references its caller gives the
+ * elements (sart_inner_me.c), which the description does not know. */
 uint32_t *fmu_me_event_vrs(const FmuInfo *f, size_t *n)
 {
 	uint32_t *vrs = NULL;

@@ -38,7 +38,7 @@
 /* Value references of tests/fmus_me/<name>/fmi*.xml (the same in both versions). */
 enum { L_X1 = 1, L_X2 = 2, L_DER_X1 = 3, L_DER_X2 = 4, L_U = 5 };
 enum { B_H = 1, B_V = 3, B_E = 6, B_V_MIN = 7 };
-enum { T_X = 1, T_U = 3, T_EVENTS = 100 };
+enum { T_X = 1, T_U = 3, T_GAIN = 5, T_S = 6, T_EVENTS = 100 };
 enum { BAD_X = 1, BAD_MODE = 100 };
 enum { S_Y1 = 1, S_Y2 = 2, S_Y3 = 3, S_DER_Y1 = 4 };
 
@@ -316,6 +316,70 @@ static void me__tunable_parameter_between_steps__next_impact_uses_it(void **stat
 				step(in, t, h, &log);
 			assert_close(get_real(in, B_V), e * v1 - g * (0.6 - t1), 1e-5);
 			assert_close(get_real(in, B_E), e, 0.0);
+			assert_int_equal(log.count, 0);
+			sart_inner_free(in);
+		}
+}
+
+/* metime's source s, a tunable array parameter (FMI 3.0: one Float64[4] at value reference
+ * 6; FMI 2.0: scalars s[1] .. s[4] at 6 .. 9), its element s[3] set to 4 between steps at
+ * t = 0.625, in the middle of the interval [0.5, 0.75) where u = s[3]: x' = u, so x(0.75) =
+ * x(0.625) + 0.125 * 4 = 0.75 + 0.5 = 1.25, then + 0.25 * 0.5 (s[4]), + 0.25 * 1 (s[1]),
+ * + 0.25 * 3 (s[2]) and + 0.25 * 4 (s[3] again): x(1.75) = 3.375.  FMI 3.0 sets elements
+ * through references of their own (SartInnerConfig.elements, 1000 + index), which event_vrs
+ * (what the description gives: gain and s) does not list: the seam must take them for the
+ * array's, or the set reaches the FMU in Continuous-Time Mode, which refuses it.  All four
+ * set at t = 1.75 (s = 2 each) then give x(2) = 3.375 + 0.25 * 2.  FMI 2.0 sets the
+ * scalars; in process and isolated. */
+static void me__tunable_array_element_between_steps__takes_effect_at_once(void **state)
+{
+	(void)state;
+	SartVrElement elems[4];
+	static const double s0[4] = {1.0, 3.0, -2.0, 0.5};
+	for (unsigned k = 0; k < 4; k++)
+		elems[k] = (SartVrElement){1000 + k, T_S, k, 4, s0[k], NULL, 0};
+	const SartVr ev2[] = {T_GAIN, T_S, T_S + 1, T_S + 2, T_S + 3}, ev3[] = {T_GAIN, T_S};
+	const double h = 0.125;
+	for (int v = 2; v <= 3; v++)
+		for (int iso = 0; iso < 2; iso++) {
+			Log log = {0};
+			char dir[512];
+			snprintf(dir, sizeof dir, "%s/fmus_me/fmi%d/metime", test_build_dir(), v);
+			SartMeConfig me = {0};
+			me.nstates = 1;
+			me.event_vrs = v == 3 ? ev3 : ev2;
+			me.nevent_vrs = v == 3 ? 2 : 5;
+			SartInnerConfig cfg = {"metime", dir, "metime", (SartFmiVersion)v,
+			                       SART_CAP_MODEL_EXCHANGE, capture, &log, NULL, 0,
+			                       v == 3 ? elems : NULL, v == 3 ? 4 : 0, me};
+			SartIsolation isol = {host_path(), 0, 0, 0, -1, 0};
+			SartInner *in = NULL;
+			SartStatus st = iso ? sart_inner_load_isolated(&cfg, &isol, &in)
+			                    : sart_inner_load(&cfg, &in);
+			if (st != SART_OK)
+				print_error("load: %s\n", log.all);
+			assert_int_equal(st, SART_OK);
+			start(in, TIME_TOKEN, &log);
+			const SartVr s_vr = v == 3 ? 1000 : T_S; /* s[1]; s[k] is s_vr + k - 1 */
+			double t = 0.0;
+			for (; t < 0.625 - h / 2; t += h)
+				step(in, t, h, &log);
+			assert_close(get_real(in, T_X), 0.75, 1e-13);
+			set_real(in, s_vr + 2, 4.0);
+			for (; t < 0.75 - h / 2; t += h)
+				step(in, t, h, &log);
+			assert_close(get_real(in, T_X), 1.25, 1e-13);
+			for (; t < 1.75 - h / 2; t += h)
+				step(in, t, h, &log);
+			assert_close(get_real(in, T_X), 3.375, 1e-13);
+			const SartVr all[] = {s_vr, s_vr + 1, s_vr + 2, s_vr + 3};
+			const double two[] = {2.0, 2.0, 2.0, 2.0};
+			assert_int_equal(sart_inner_set_real(in, all, 4, two), SART_OK);
+			for (; t < 2.0 - h / 2; t += h)
+				step(in, t, h, &log);
+			assert_close(get_real(in, T_X), 3.875, 1e-13);
+			if (log.count)
+				print_error("%s", log.all);
 			assert_int_equal(log.count, 0);
 			sart_inner_free(in);
 		}
@@ -944,6 +1008,7 @@ int main(void)
 		cmocka_unit_test(me__discrete_set__in_event_mode_then_settled),
 		cmocka_unit_test(me__input_jump_across_an_indicator__event_at_the_step_start),
 		cmocka_unit_test(me__tunable_parameter_between_steps__next_impact_uses_it),
+		cmocka_unit_test(me__tunable_array_element_between_steps__takes_effect_at_once),
 		cmocka_unit_test(me__indicator_rising_from_zero__one_event_then_the_flight),
 		cmocka_unit_test(me__stiff_rodas_fmi2__reference_solution),
 		cmocka_unit_test(me__stiff_auto_fmi3__reference_solution),

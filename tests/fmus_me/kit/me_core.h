@@ -65,6 +65,14 @@ typedef struct MeVar {
 	double start;
 } MeVar;
 
+/* An FMI 3.0 array of Reals: size consecutive entries of `reals` from vr (named "s[1]",
+ * "s[2]", ... there), which FMI 2.0 describes as that many scalars and FMI 3.0 as one
+ * variable with value reference vr whose values are passed serialized. */
+typedef struct MeArray {
+	unsigned vr;
+	unsigned size;
+} MeArray;
+
 /* Answers of an event update, filled by the model's event_update. */
 typedef struct MeEventInfo {
 	int discrete_states_need_update;
@@ -98,6 +106,8 @@ typedef struct MeModel {
 	size_t n_reals;
 	const MeVar *ints;
 	size_t n_ints;
+	const MeArray *arrays; /* NULL when every Real is a scalar */
+	size_t n_arrays;
 	size_t n_states;
 	const unsigned *state_vr; /* n_states value references of the states */
 	const unsigned *der_vr;   /* and of their derivatives */

@@ -210,7 +210,8 @@ fmi3Status fmi3Reset(fmi3Instance c)
 
 /* ---- variables --------------------------------------------------------------------------- */
 
-/* Each value reference names a scalar: nValues must equal their number. */
+/* Int32: each value reference names a scalar (no model has an Int32 array), so nValues
+ * must equal their number. */
 static int scalar_count(fmi3Instance c, const char *fn, size_t nvr, size_t nValues)
 {
 	if (nvr == nValues)
@@ -219,22 +220,71 @@ static int scalar_count(fmi3Instance c, const char *fn, size_t nvr, size_t nValu
 	return 0;
 }
 
+/* At most this many scalars in one Get or Set of Float64 on a model with arrays. */
+#define ME_MAX_SCALARS (4 * ME_MAX_REALS)
+
+/* The scalars behind FMI 3.0 value references: an array's reference stands for its
+ * elements, one value each in order (me_core.h's MeArray).  A model without arrays passes
+ * vr through (*out = vr).  -1 when the values do not number nValues (logged). */
+static long real_scalars(fmi3Instance c, const char *fn, const fmi3ValueReference vr[],
+                         size_t nvr, size_t nValues, unsigned buf[ME_MAX_SCALARS],
+                         const unsigned **out)
+{
+	const MeModel *md = inst(c)->model;
+	*out = vr;
+	size_t n = nvr;
+	if (md->n_arrays > 0) {
+		*out = buf;
+		n = 0;
+		for (size_t k = 0; k < nvr; k++) {
+			unsigned size = 1;
+			for (size_t a = 0; a < md->n_arrays; a++) {
+				const MeArray *ar = &md->arrays[a];
+				if (ar->vr == vr[k])
+					size = ar->size;
+				else if (vr[k] > ar->vr && vr[k] - ar->vr < ar->size) {
+					/* an element has no reference of its own in FMI 3.0 */
+					me_logf(inst(c), ME_ERROR, "%s: no Float64 variable has value "
+					        "reference %u", fn, vr[k]);
+					return -1;
+				}
+			}
+			for (unsigned j = 0; j < size && n <= ME_MAX_SCALARS; j++, n++)
+				if (n < ME_MAX_SCALARS)
+					buf[n] = vr[k] + j;
+		}
+	}
+	if (n == nValues && n <= ME_MAX_SCALARS)
+		return (long)n;
+	if (n > ME_MAX_SCALARS)
+		me_logf(inst(c), ME_ERROR, "%s: more than %d values at once", fn, ME_MAX_SCALARS);
+	else
+		me_logf(inst(c), ME_ERROR, "%s: %zu values for %zu scalars", fn, nValues, n);
+	return -1;
+}
+
 fmi3Status fmi3GetFloat64(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr,
                           fmi3Float64 values[], size_t nValues)
 {
 	CHECK(c, M_GET);
-	if (!scalar_count(c, __func__, nvr, nValues))
+	unsigned buf[ME_MAX_SCALARS];
+	const unsigned *s;
+	long n = real_scalars(c, __func__, vr, nvr, nValues, buf, &s);
+	if (n < 0)
 		return fmi3Error;
-	return (fmi3Status)me_get_real(inst(c), __func__, vr, nvr, values);
+	return (fmi3Status)me_get_real(inst(c), __func__, s, (size_t)n, values);
 }
 
 fmi3Status fmi3SetFloat64(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr,
                           const fmi3Float64 values[], size_t nValues)
 {
 	CHECK(c, M_SET_FLOAT);
-	if (!scalar_count(c, __func__, nvr, nValues))
+	unsigned buf[ME_MAX_SCALARS];
+	const unsigned *s;
+	long n = real_scalars(c, __func__, vr, nvr, nValues, buf, &s);
+	if (n < 0)
 		return fmi3Error;
-	return (fmi3Status)me_set_real(inst(c), __func__, vr, nvr, values);
+	return (fmi3Status)me_set_real(inst(c), __func__, s, (size_t)n, values);
 }
 
 fmi3Status fmi3GetInt32(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr,
