@@ -398,8 +398,8 @@ const CliOption sim_options[] = {
 	{"--interface", CLI_VALUE, "cs|me|INST=cs|INST=me", cli_add_string, AT(interfaces), PROBE,
 	 CLI_REPEAT,
 	 "run FMUs through Co-Simulation (cs) or Model Exchange (me): every FMU that offers the "
-	 "interface, or instance INST (default: Co-Simulation when an FMU offers it, else Model "
-	 "Exchange)", NULL},
+	 "interface, or instance INST (default: an SSP component's implementation attribute, "
+	 "else Co-Simulation when an FMU offers it, else Model Exchange)", NULL},
 	{"--solver", CLI_VALUE, "METHOD", set_solver, 0, PROBE, 0,
 	 "how FMUs run as Model Exchange are integrated:", solver_choice},
 	{"--me-tolerance", CLI_VALUE, "TOL", cli_set_positive, AT(me_tolerance), PROBE, 0,
@@ -1333,15 +1333,20 @@ static int apply_interface(Sim *s, const char *v)
 	return 2;
 }
 
-/* Which interface each FMU runs through: its only one, Co-Simulation when it offers both,
- * then the --interface values in order (a later one wins).  The Model Exchange settings
- * given with no FMU run so are a mistake worth saying.  Returns 0, or 2 after a usage
- * error. */
+/* Which interface each FMU runs through: its only one, Co-Simulation when it offers both
+ * (unless an SSP component's implementation attribute names one: the reader checked that
+ * the FMU offers it), then the --interface values in order (a later one wins).  The Model
+ * Exchange settings given with no FMU run so are a mistake worth saying.  Returns 0, or 2
+ * after a usage error. */
 static int choose_interfaces(Sim *s)
 {
 	SimArgs *a = s->args;
-	for (int f = 0; f < s->nfmus; f++)
-		s->fmus[f].me = fmu_me_by_default(s->fmus[f].info);
+	for (int f = 0; f < s->nfmus; f++) {
+		SspImplementation impl = s->flat && f < s->flat->ncomps
+		                         ? s->flat->comps[f].elem->implementation : SSP_IMPL_ANY;
+		s->fmus[f].me = impl == SSP_IMPL_ANY ? fmu_me_by_default(s->fmus[f].info)
+		                                     : impl == SSP_IMPL_ME;
+	}
 	for (int i = 0; i < a->interfaces.n; i++)
 		if (apply_interface(s, a->interfaces.items[i]))
 			return 2;

@@ -170,6 +170,10 @@ typedef struct SspConnection {
 
 typedef enum SspElementKind { SSP_COMPONENT, SSP_SYSTEM } SspElementKind;
 
+/* A component's implementation attribute: which interface of an FMU offering both to use.
+ * SSP_IMPL_ANY leaves it to the importer (sacc: Co-Simulation when the FMU offers it). */
+typedef enum SspImplementation { SSP_IMPL_ANY, SSP_IMPL_CS, SSP_IMPL_ME } SspImplementation;
+
 /* A component or a system (the top one included). */
 typedef struct SspElement {
 	SspElementKind kind;
@@ -184,6 +188,7 @@ typedef struct SspElement {
 	const char *source;      /* the source attribute as written */
 	const char *fmu_path;    /* the FMU file it resolves to (inside the extraction for .ssp) */
 	FmuInfo *info;           /* its model description (owned by the Compilation) */
+	SspImplementation implementation; /* checked against what info offers */
 	/* systems */
 	struct SspElement *elements;
 	int nelements;

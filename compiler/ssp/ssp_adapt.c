@@ -234,6 +234,9 @@ static void write_inner(Gen *g, int k)
 		     var_name(g, k, s->var, where), literal(g, v->type, s->value));
 		first = false;
 	}
+	/* an FMU offering only Model Exchange is run so without being told */
+	if (fc->elem->implementation == SSP_IMPL_ME && !fmu_me_by_default(fc->info))
+		line(g, at, "\t\twith model exchange");
 }
 
 /* One item of a list on a line of its own: "HEAD item" first, "\titem" after. */

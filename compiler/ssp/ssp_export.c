@@ -371,7 +371,8 @@ static void write_component(Export *x, const XComp *k)
 	attr(x, "name", k->decl->name);
 	attr(x, "type", "application/x-fmu-sharedlibrary");
 	attr(x, "source", k->resource);
-	attr(x, "implementation", "CoSimulation");
+	/* the interface sacc runs the FMU through by default: a scenario module cannot choose */
+	attr(x, "implementation", fmu_me_by_default(k->info) ? "ModelExchange" : "CoSimulation");
 	start(x, "ssd:Connectors");
 	for (int i = 0; i < k->info->nvars; i++) {
 		const FmuVar *v = &k->info->vars[i];

@@ -152,6 +152,18 @@ static void write_module(FILE *out, Compilation *c, const SspModel *m, const Ssp
 			        FMT_REAL(f->starts[i].value));
 		fputc('\n', out);
 	}
+	/* a module cannot choose an interface: the command line does (an FMU offering only
+	 * Model Exchange runs so anyway) */
+	bool any_me = false;
+	for (int i = 0; i < f->ncomps; i++) {
+		if (f->comps[i].elem->implementation != SSP_IMPL_ME || fmu_me_by_default(f->comps[i].info))
+			continue;
+		fprintf(out, "%s --interface %s=me", any_me ? "" : "//\n// The components the SSP runs "
+		        "as Model Exchange: run with\n//  ", instance_name(c, f->comps[i].name));
+		any_me = true;
+	}
+	if (any_me)
+		fputc('\n', out);
 	for (int i = 0; i < f->noutputs; i++)
 		fprintf(out, "%s//   output %s is %s.%s\n", i ? "" : "//\n// The top system's outputs:\n",
 		        f->outputs[i].name, instance_name(c, f->comps[f->outputs[i].comp].name),

@@ -134,6 +134,28 @@ static void check_connector_var(Rd *r, const SspElement *e, SspConnector *k)
 		         "variable is %s", k->name, e->name, k->type_name, fmu_type_name(v->type));
 }
 
+/* The implementation attribute: "any" (the default), "CoSimulation" or "ModelExchange",
+ * which the FMU must then offer. */
+static void read_implementation(Rd *r, const SspXml *x, const xmlNode *n, SspElement *e)
+{
+	const char *v = sx_attr(n, "implementation");
+	if (!v || strcmp(v, "any") == 0)
+		return;
+	Loc at = sx_attr_loc(x, n, "implementation");
+	bool me = strcmp(v, "ModelExchange") == 0;
+	if (!me && strcmp(v, "CoSimulation") != 0) {
+		rd_error(r, at, "implementation=\"%s\" of component '%s' is none of any, "
+		         "CoSimulation, ModelExchange", v, e->name);
+		return;
+	}
+	e->implementation = me ? SSP_IMPL_ME : SSP_IMPL_CS;
+	if (me ? e->info->has_model_exchange : e->info->has_cosim)
+		return;
+	rd_error(r, at, "component '%s' asks for the %s implementation, but its FMU \"%s\" "
+	         "offers %s only", e->name, me ? "Model Exchange" : "Co-Simulation", e->source,
+	         me ? "Co-Simulation" : "Model Exchange");
+}
+
 static void read_component(Rd *r, const SspXml *x, const xmlNode *n, SspElement *e)
 {
 	e->kind = SSP_COMPONENT;
@@ -164,6 +186,7 @@ static void read_component(Rd *r, const SspXml *x, const xmlNode *n, SspElement 
 		r->errors++;
 		return;
 	}
+	read_implementation(r, x, n, e);
 	for (int i = 0; i < e->nconnectors; i++)
 		if (e->connectors[i].name)
 			check_connector_var(r, e, &e->connectors[i]);

@@ -43,7 +43,8 @@ static int sacc_in_dir(Ctx *c, const char *args)
 }
 
 /* tests/ssp/CASE (or errors/NAME.ssd as NAME) copied to DIR/NAME with fmus (space
- * separated, from BUILD/fmus or BUILD/fmus3) under resources/, and packed as DIR/NAME.ssp. */
+ * separated, from BUILD/fmus or BUILD/fmus3, or a path under BUILD such as
+ * fmus_me/fmi2/melinear) under resources/, and packed as DIR/NAME.ssp. */
 static void stage(Ctx *c, const char *from, const char *name, const char *fmus)
 {
 	const char *b = test_build_dir();
@@ -60,8 +61,11 @@ static void stage(Ctx *c, const char *from, const char *name, const char *fmus)
 	char list[256];
 	snprintf(list, sizeof list, "%s", fmus);
 	for (char *f = strtok(list, " "); f; f = strtok(NULL, " ")) {
-		snprintf(c->cmd, sizeof c->cmd, "cp '%s/fmus/%s.fmu' '%s/resources/' 2>/dev/null || "
-		         "cp '%s/fmus3/%s.fmu' '%s/resources/'", b, f, dst, b, f, dst);
+		if (strchr(f, '/'))
+			snprintf(c->cmd, sizeof c->cmd, "cp '%s/%s.fmu' '%s/resources/'", b, f, dst);
+		else
+			snprintf(c->cmd, sizeof c->cmd, "cp '%s/fmus/%s.fmu' '%s/resources/' 2>/dev/null "
+			         "|| cp '%s/fmus3/%s.fmu' '%s/resources/'", b, f, dst, b, f, dst);
 		assert_int_equal(system(c->cmd), 0);
 	}
 	snprintf(c->cmd, sizeof c->cmd, "cd '%s' && \"$OLDPWD/%s/tools/fmu_pack\" '../%s.ssp' .", dst,
@@ -110,6 +114,110 @@ static void ssp__twomass__same_bits_as_scenario_module(void **state)
 		free(a);
 		free(s);
 	}
+}
+
+/* A Model Exchange only FMU alone in a system (tests/ssp/me_only, the bouncing ball, its
+ * component named as the bare FMU's instance): sacc integrates it as it does the bare FMU,
+ * bit for bit, FMI 2.0 and 3.0; --solver and --me-tolerance reach it as they reach the
+ * bare FMU. */
+static void ssp__me_only_component__same_bits_as_the_bare_fmu(void **state)
+{
+	Ctx *c = *state;
+	static const char *const opts[] = {"", "--solver implicit --me-tolerance 1e-9"};
+	for (int v = 2; v <= 3; v++) {
+		char fmu[64], args[512];
+		snprintf(fmu, sizeof fmu, "fmus_me/fmi%d/mebounce", v);
+		stage(c, "me_only", "ball", fmu);
+		for (int k = 0; k < 4 - v; k++) { /* the solver options for FMI 2.0 only */
+			snprintf(args, sizeof args, "simulate ball.ssp --stop 1.5 --step 0.05 %s -o ssp.csv",
+			         opts[k]);
+			free(run_ok(c, args));
+			snprintf(args, sizeof args, "simulate \"$OLDPWD/%s/%s.fmu\" --stop 1.5 --step 0.05 "
+			         "%s -o fmu.csv", test_build_dir(), fmu, opts[k]);
+			free(run_ok(c, args));
+			char *a = file_in(c, "ssp.csv"), *f = file_in(c, "fmu.csv");
+			assert_true(starts_with(a, "time,mebounce.h,mebounce.v\n"));
+			assert_true(strlen(a) > 1000);
+			assert_string_equal(a, f);
+			free(a);
+			free(f);
+		}
+	}
+	assert_tmp_empty(c);
+}
+
+/* The oscillator, which offers both interfaces, between two Co-Simulation FMUs
+ * (tests/ssp/me): its component's implementation="ModelExchange" runs it as Model
+ * Exchange, bit for bit what the scenario module saying the same run with --interface
+ * lin=me gives, under both masters.  Without the attribute --interface lin=me does the
+ * same by the component's name, --interface lin=cs overrides the attribute, and Model
+ * Exchange is not what Co-Simulation gives (the FMU's CS integrates by RK4).  The
+ * composite's script says `with model exchange`; the imported module's comment says how
+ * to run it. */
+static void ssp__me_component_beside_cs__same_bits_as_scenario_module(void **state)
+{
+	Ctx *c = *state;
+	write_text(c, "cpl.sa", "module cpl\n"
+	           "fmu Affine src at \"affine.fmu\"\n"
+	           "fmu Lin lin at \"melinear.fmu\"\n"
+	           "fmu Affine dst at \"affine.fmu\"\n"
+	           "src.y -> lin.u\n"
+	           "lin.x1 -> dst.u\n");
+	stage(c, "me", "me", "affine fmus_me/fmi2/melinear");
+	snprintf(c->cmd, sizeof c->cmd, "cd '%s' && mkdir any && sed 's/ implementation=\"[A-Za-z]*\"//' "
+	         "me/SystemStructure.ssd > any/SystemStructure.ssd && cp -r me/resources any/",
+	         c->dir);
+	assert_int_equal(system(c->cmd), 0);
+	const char *run = "--set src.offset=1 --me-tolerance 1e-10 --stop 2 --step 0.25 "
+	                  "--record lin.x1,dst.y";
+	const char *masters[] = {"jacobi", "gauss-seidel"};
+	for (int k = 0; k < 2; k++) {
+		char args[1024];
+		snprintf(args, sizeof args, "simulate me.ssp %s --master %s -o ssp.csv", run,
+		         masters[k]);
+		free(run_ok(c, args));
+		snprintf(args, sizeof args, "simulate any/SystemStructure.ssd --interface lin=me %s "
+		         "--master %s -o any.csv", run, masters[k]);
+		free(run_ok(c, args));
+		snprintf(args, sizeof args, "simulate -L \"$OLDPWD/%s/fmus\" -L "
+		         "\"$OLDPWD/%s/fmus_me/fmi2\" cpl.sa --interface lin=me %s --master %s "
+		         "-o sa.csv", test_build_dir(), test_build_dir(), run, masters[k]);
+		free(run_ok(c, args));
+		char *a = file_in(c, "ssp.csv"), *n = file_in(c, "any.csv"), *m = file_in(c, "sa.csv");
+		assert_true(starts_with(a, "time,lin.x1,dst.y\n"));
+		assert_string_equal(a, m);
+		assert_string_equal(n, m);
+		free(a);
+		free(n);
+		free(m);
+	}
+	char args[1024];
+	snprintf(args, sizeof args, "simulate me.ssp --interface lin=cs --set src.offset=1 "
+	         "--stop 2 --step 0.25 --record lin.x1,dst.y -o cs.csv");
+	free(run_ok(c, args));
+	snprintf(args, sizeof args, "simulate -L \"$OLDPWD/%s/fmus\" -L \"$OLDPWD/%s/fmus_me/fmi2\" "
+	         "cpl.sa --set src.offset=1 --stop 2 --step 0.25 --record lin.x1,dst.y -o sacs.csv",
+	         test_build_dir(), test_build_dir());
+	free(run_ok(c, args));
+	char *cs = file_in(c, "cs.csv"), *sacs = file_in(c, "sacs.csv"), *me = file_in(c, "ssp.csv");
+	assert_string_equal(cs, sacs);
+	assert_string_not_equal(cs, me);
+	free(cs);
+	free(sacs);
+	free(me);
+	/* as a composite FMU (sacc build me.ssp): the inner says so, as the scenario cannot */
+	char *sa = run_ok(c, "parse me.ssp");
+	assert_contains(sa, "\tfor inner fmu melinear lin\n");
+	assert_contains(sa, "/melinear.fmu\"\n\t\twith model exchange\n");
+	assert_null(strstr(strstr(sa, "with model exchange") + 1, "with model exchange"));
+	free(sa);
+	/* as a scenario module (sacc ssp import), which cannot say it: its comment says how */
+	free(run_ok(c, "ssp import me.ssp -o imp"));
+	char *mod = file_in(c, "imp/me.sa");
+	assert_contains(mod, "// The components the SSP runs as Model Exchange: run with\n//   "
+	                "--interface lin=me\n");
+	free(mod);
+	assert_tmp_empty(c);
 }
 
 static void ssp__nested_and_ssd__same_values(void **state)
@@ -285,7 +393,7 @@ static void ssp__errors__exact_messages(void **state)
 	const char *names[] = {
 		"unknown_connector", "dangling_element", "type_mismatch", "two_connections",
 		"incommensurable_units", "missing_fmu", "parameter_for_no_connector", "doctype",
-		"wrong_kind", "two_elements",
+		"wrong_kind", "two_elements", "implementation",
 	};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		char from[128], args[256], errf[256];
@@ -357,6 +465,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(ssp__set__overrides_binding, setup, teardown),
 		cmocka_unit_test_setup_teardown(import__twomass__runs_the_same_bits, setup, teardown),
 		cmocka_unit_test_setup_teardown(import__transformation__refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(ssp__me_only_component__same_bits_as_the_bare_fmu,
+		                                setup, teardown),
+		cmocka_unit_test_setup_teardown(ssp__me_component_beside_cs__same_bits_as_scenario_module,
+		                                setup, teardown),
 		cmocka_unit_test_setup_teardown(ssp__errors__exact_messages, setup, teardown),
 		cmocka_unit_test_setup_teardown(ssp__hostile_archive__refused, setup, teardown),
 	};
