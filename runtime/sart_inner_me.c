@@ -1035,6 +1035,18 @@ static SartStatus me_deserialize(SartInner *in, const unsigned char *buf, size_t
 
 /* ---- attaching ---------------------------------------------------------------------- */
 
+/* vr[0..n) sorted, each once, for the binary search of every Real set; the new count
+ * (n > 0). */
+static size_t sort_unique(SartVr vr[], size_t n)
+{
+	qsort(vr, n, sizeof *vr, vr_cmp);
+	size_t k = 1;
+	for (size_t i = 1; i < n; i++)
+		if (vr[i] != vr[k - 1])
+			vr[k++] = vr[i];
+	return k;
+}
+
 /* An FMI 3.0 array that takes sets only in Event Mode (a tunable array parameter) has one
  * value reference in event_vrs, but a caller sets its elements through references of
  * their own (SartInnerConfig.elements): those go into the set too, or a set of one
@@ -1058,14 +1070,9 @@ static SartStatus add_element_vrs(const SartInner *in, SartInnerMe *m)
 		if (bsearch(&in->elements[i].array, m->cfg.event_vrs, m->cfg.nevent_vrs,
 		            sizeof(SartVr), vr_cmp))
 			ev[ne++] = in->elements[i].vr;
-	qsort(ev, ne, sizeof *ev, vr_cmp);
-	size_t k = 1;
-	for (size_t i = 1; i < ne; i++)
-		if (ev[i] != ev[k - 1])
-			ev[k++] = ev[i];
 	m->event_elems = ev;
 	m->cfg.event_vrs = ev;
-	m->cfg.nevent_vrs = k;
+	m->cfg.nevent_vrs = sort_unique(ev, ne);
 	return SART_OK;
 }
 
@@ -1103,16 +1110,10 @@ SartStatus sart_inner_me_attach(SartInner *in, const SartMeConfig *cfg)
 		m->cfg.derivative_vrs = m->vrs + ns;
 	}
 	if (ne) {
-		/* sorted and each once, for the binary search of every Real set */
 		SartVr *ev = m->vrs + 2 * ns;
 		memcpy(ev, cfg->event_vrs, ne * sizeof *ev);
-		qsort(ev, ne, sizeof *ev, vr_cmp);
-		size_t k = 1;
-		for (size_t i = 1; i < ne; i++)
-			if (ev[i] != ev[k - 1])
-				ev[k++] = ev[i];
 		m->cfg.event_vrs = ev;
-		m->cfg.nevent_vrs = k;
+		m->cfg.nevent_vrs = sort_unique(ev, ne);
 		if (add_element_vrs(in, m) != SART_OK) {
 			free(m->vrs);
 			free(m);
