@@ -286,6 +286,32 @@ $(BUILD)/libsart.a: $(RUNTIME_OBJ)
 $(FMU_HOST): runtime/host/sacc_fmu_host.c $(BUILD)/libsart.a $(RUNTIME_HDR)
 	$(CC) $(RT_CFLAGS) $(WARN) -o $@ $< $(BUILD)/libsart.a -ldl -lm
 
+# The same host program for Windows, sacc-fmu-host.exe beside sacc: `sacc simulate` runs an
+# FMU that ships Windows binaries only in it, under Wine (runtime/sart_isolate.h).  Built
+# with mingw-w64 when it is installed, from the runtime files a Windows host needs (the
+# parent's side of isolation, sart_inner_isolated.c, is Linux's), linked statically like a
+# win64 wrapper's library so that it needs only what every Windows has.
+MINGW_CC := x86_64-w64-mingw32-gcc
+WIN_HOST := $(BUILD)/sacc-fmu-host.exe
+WIN_RT_SRC := $(filter-out runtime/sart_inner_isolated.c,$(RUNTIME_SRC))
+WIN_RT_OBJ := $(patsubst runtime/%.c,$(BUILD)/win64/runtime/%.o,$(WIN_RT_SRC))
+WIN_CFLAGS := -std=c99 -O2 -D__USE_MINGW_ANSI_STDIO=1 -Iruntime $(WARN)
+ifneq ($(shell command -v $(MINGW_CC) 2>/dev/null),)
+all: $(WIN_HOST)
+endif
+
+$(BUILD)/win64/runtime/%.o: runtime/%.c $(RUNTIME_HDR)
+	@mkdir -p $(dir $@)
+	$(MINGW_CC) $(WIN_CFLAGS) -c -o $@ $<
+
+$(BUILD)/win64/libsart.a: $(WIN_RT_OBJ)
+	@rm -f $@
+	x86_64-w64-mingw32-ar rcs $@ $^
+
+$(WIN_HOST): runtime/host/sacc_fmu_host.c $(BUILD)/win64/libsart.a $(RUNTIME_HDR)
+	$(MINGW_CC) $(WIN_CFLAGS) -o $@ $< $(BUILD)/win64/libsart.a -static -lpthread \
+		-Wl,--no-insert-timestamp
+
 # ---- the orchestrator (orchestrator/: `sacc simulate`, `sacc plot`) ----------------------
 # The master algorithms (orchestrator/sart_*.c) are built as the runtime is (C99, over the
 # seam's header runtime/sart_inner.h); the simulate-only code (the command, result tables,

@@ -1,5 +1,8 @@
 /* sart_channel.c — the shared-memory slot between a parent and its FMU host (sart_channel.h):
- * creation, attachment, and the two waits, each a brief spin and then a futex sleep. */
+ * creation, attachment, and the two waits, each a brief spin and then a sleep: on a futex,
+ * or on a doorbell pipe when the host is a Windows program under Wine.  The parent's side
+ * is Linux's; a host built for Windows compiles the portable part and its own side (the
+ * last section: the mapping through Wine's Z: drive, the doorbells on stdin and stdout). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* memfd_create, syscall */
 #endif
@@ -7,16 +10,26 @@
 #include "sart_channel.h"
 
 #include <errno.h>
+#include <string.h>
+
+#ifdef _WIN32
+#include <windows.h>
+#include <fcntl.h>
+#include <io.h>
+#include <stdio.h>
+#else
 #include <fcntl.h>
 #include <linux/futex.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#endif
 
 /* A sleeping side is woken within this much to look at its peer (death, time limit). */
 #define WATCH_SLICE_NS 5000000L
@@ -73,9 +86,16 @@ int sart_chan_take_bytes(const unsigned char *data, size_t len, size_t *off,
 
 static double now_us(void)
 {
+#ifdef _WIN32
+	LARGE_INTEGER t, f;
+	QueryPerformanceCounter(&t);
+	QueryPerformanceFrequency(&f);
+	return (double)t.QuadPart * 1e6 / (double)f.QuadPart;
+#else
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+#endif
 }
 
 static void cpu_relax(void)
@@ -95,19 +115,6 @@ static uint32_t load_word(const uint32_t *w)
 static void store_word(uint32_t *w, uint32_t v)
 {
 	__atomic_store_n(w, v, __ATOMIC_SEQ_CST);
-}
-
-/* Sleeps while *w == val, at most ns nanoseconds (0: no limit); shared, not private: the
- * word lives in memory two processes map. */
-static void futex_wait(uint32_t *w, uint32_t val, long ns)
-{
-	struct timespec ts = {0, ns};
-	syscall(SYS_futex, w, FUTEX_WAIT, val, ns ? &ts : NULL, NULL, 0);
-}
-
-static void futex_wake(uint32_t *w)
-{
-	syscall(SYS_futex, w, FUTEX_WAKE, 1, NULL, NULL, 0);
 }
 
 /* How long to spin next, adapted as adaptive mutexes do: a spin that ended in sleep
@@ -141,10 +148,33 @@ static int spin_while(const uint32_t *w, uint32_t val, double spin_us)
 	}
 }
 
-int sart_chan_create(SartChan *ch, size_t size, double spin_us)
+/* ---- Linux: the parent, and the Linux host ------------------------------------------------ */
+#ifndef _WIN32
+
+/* Sleeps while *w == val, at most ns nanoseconds (0: no limit); shared, not private: the
+ * word lives in memory two processes map. */
+static void futex_wait(uint32_t *w, uint32_t val, long ns)
+{
+	struct timespec ts = {0, ns};
+	syscall(SYS_futex, w, FUTEX_WAIT, val, ns ? &ts : NULL, NULL, 0);
+}
+
+static void futex_wake(uint32_t *w)
+{
+	syscall(SYS_futex, w, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
+static void no_chan(SartChan *ch)
 {
 	memset(ch, 0, sizeof *ch);
 	ch->fd = -1;
+	ch->bell_wr = -1;
+	ch->bell_rd = -1;
+}
+
+int sart_chan_create(SartChan *ch, size_t size, double spin_us)
+{
+	no_chan(ch);
 	if (!size)
 		size = (size_t)4 << 20;
 	if (size < SART_CHAN_MIN_SIZE + SART_CHAN_DATA_OFFSET) {
@@ -186,8 +216,7 @@ int sart_chan_attach(SartChan *ch, int fd, double spin_us, const char **why)
 {
 	struct stat st;
 	SartChanHeader hdr;
-	memset(ch, 0, sizeof *ch);
-	ch->fd = -1;
+	no_chan(ch);
 	if (fstat(fd, &st) != 0) {
 		*why = "the channel descriptor is not open";
 		return -1;
@@ -220,14 +249,72 @@ int sart_chan_attach(SartChan *ch, int fd, double spin_us, const char **why)
 	return 0;
 }
 
+void sart_chan_set_bells(SartChan *ch, int wr, int rd)
+{
+	/* never blocked by a full pipe (the host has wake-ups enough pending then), and the
+	 * parent drains what is there without waiting */
+	fcntl(wr, F_SETFL, fcntl(wr, F_GETFL) | O_NONBLOCK);
+	fcntl(rd, F_SETFL, fcntl(rd, F_GETFL) | O_NONBLOCK);
+	ch->bell_wr = wr;
+	ch->bell_rd = rd;
+}
+
 void sart_chan_close(SartChan *ch)
 {
 	if (ch->h)
 		munmap(ch->h, ch->size);
 	if (ch->fd >= 0)
 		close(ch->fd);
+	if (ch->bell_wr >= 0)
+		close(ch->bell_wr);
+	if (ch->bell_rd >= 0)
+		close(ch->bell_rd);
 	ch->h = NULL;
 	ch->fd = -1;
+	ch->bell_wr = -1;
+	ch->bell_rd = -1;
+}
+
+/* Wakes a Wine host: one byte on its stdin.  A host that died leaves the pipe without a
+ * reader: the write's SIGPIPE is held back in this thread and taken, never delivered to a
+ * process that did not ask for it (the death itself is seen by the wait). */
+static void ring_host(SartChan *ch)
+{
+	sigset_t pipe_only, old;
+	sigemptyset(&pipe_only);
+	sigaddset(&pipe_only, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_only, &old);
+	int pending_before = 0;
+	sigset_t pend;
+	if (sigpending(&pend) == 0)
+		pending_before = sigismember(&pend, SIGPIPE);
+	char b = 1;
+	ssize_t n = write(ch->bell_wr, &b, 1);
+	if (n < 0 && errno == EPIPE && !pending_before) {
+		struct timespec zero = {0, 0};
+		sigtimedwait(&pipe_only, NULL, &zero);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* The parent's sleep of at most one watch slice while the answer word is 0: on the futex,
+ * or on the Wine host's doorbell (its bytes drained; an ended pipe sleeps the slice). */
+static void parent_sleep(SartChan *ch)
+{
+	SartChanHeader *h = ch->h;
+	if (ch->bell_rd < 0) {
+		futex_wait(&h->ans_seq, 0, WATCH_SLICE_NS);
+		return;
+	}
+	struct pollfd p = {ch->bell_rd, POLLIN, 0};
+	if (poll(&p, 1, (int)(WATCH_SLICE_NS / 1000000L)) <= 0)
+		return;
+	char buf[64];
+	ssize_t n = read(ch->bell_rd, buf, sizeof buf);
+	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+		struct timespec slice = {0, WATCH_SLICE_NS};
+		nanosleep(&slice, NULL);
+	}
 }
 
 /* Kills the child (a hang) and reaps it. */
@@ -250,8 +337,12 @@ SartChanWait sart_chan_call(SartChan *ch, long pid, double timeout, uint32_t *se
 	store_word(&h->ans_seq, 0);
 	*seq = s;
 	store_word(&h->req_seq, s);
-	if (load_word(&h->child_sleeping))
-		futex_wake(&h->req_seq);
+	if (load_word(&h->child_sleeping)) {
+		if (ch->bell_wr >= 0)
+			ring_host(ch);
+		else
+			futex_wake(&h->req_seq);
+	}
 	int seen = spin_while(&h->ans_seq, 0, ch->spin_now);
 	adapt_spin(ch, seen);
 	if (seen)
@@ -260,7 +351,7 @@ SartChanWait sart_chan_call(SartChan *ch, long pid, double timeout, uint32_t *se
 	for (;;) {
 		store_word(&h->parent_sleeping, 1);
 		if (load_word(&h->ans_seq) == 0)
-			futex_wait(&h->ans_seq, 0, WATCH_SLICE_NS);
+			parent_sleep(ch);
 		store_word(&h->parent_sleeping, 0);
 		if (load_word(&h->ans_seq) != 0)
 			return SART_WAIT_ANSWERED;
@@ -302,3 +393,103 @@ void sart_chan_answer(SartChan *ch, uint32_t seq)
 	if (load_word(&h->parent_sleeping))
 		futex_wake(&h->ans_seq);
 }
+#else
+/* ---- Windows: a host under Wine ------------------------------------------------------------ */
+
+int sart_chan_attach_path(SartChan *ch, const char *path, double spin_us, const char **why)
+{
+	memset(ch, 0, sizeof *ch);
+	ch->fd = -1;
+	ch->bell_wr = -1;
+	ch->bell_rd = -1;
+	HANDLE f = CreateFileA(path, GENERIC_READ | GENERIC_WRITE,
+	                       FILE_SHARE_READ | FILE_SHARE_WRITE, NULL, OPEN_EXISTING, 0, NULL);
+	if (f == INVALID_HANDLE_VALUE) {
+		*why = "cannot open the shared memory (the parent's descriptor through Z:)";
+		return -1;
+	}
+	LARGE_INTEGER size;
+	SartChanHeader hdr;
+	DWORD got = 0;
+	int ok = GetFileSizeEx(f, &size) && ReadFile(f, &hdr, sizeof hdr, &got, NULL) &&
+	         got == sizeof hdr;
+	if (!ok || size.QuadPart < (LONGLONG)(SART_CHAN_DATA_OFFSET + SART_CHAN_MIN_SIZE) ||
+	    hdr.magic != SART_CHAN_MAGIC || hdr.version != SART_CHAN_VERSION ||
+	    hdr.size != (uint64_t)size.QuadPart) {
+		CloseHandle(f);
+		*why = "the shared memory is not a channel of this version";
+		return -1;
+	}
+	HANDLE map = CreateFileMappingA(f, NULL, PAGE_READWRITE, 0, 0, NULL);
+	CloseHandle(f); /* the mapping keeps the file */
+	void *p = map ? MapViewOfFile(map, FILE_MAP_ALL_ACCESS, 0, 0, 0) : NULL;
+	if (!p) {
+		if (map)
+			CloseHandle(map);
+		*why = "cannot map the shared memory";
+		return -1;
+	}
+	ch->h = p;
+	ch->size = (size_t)size.QuadPart;
+	ch->data_cap = ch->size - SART_CHAN_DATA_OFFSET;
+	ch->win_map = map;
+	ch->spin_us = spin_us;
+	ch->spin_now = spin_us;
+	/* the doorbells are the standard handles as the parent made them; what the FMU writes
+	 * to stdout goes to stderr from now on, and it reads nothing of the parent's */
+	ch->win_in = GetStdHandle(STD_INPUT_HANDLE);
+	ch->win_out = GetStdHandle(STD_OUTPUT_HANDLE);
+	SetStdHandle(STD_OUTPUT_HANDLE, GetStdHandle(STD_ERROR_HANDLE));
+	fflush(stdout);
+	_dup2(2, 1);
+	return 0;
+}
+
+void sart_chan_set_bells(SartChan *ch, int wr, int rd)
+{
+	(void)ch;
+	(void)wr;
+	(void)rd;
+}
+
+void sart_chan_close(SartChan *ch)
+{
+	if (ch->h)
+		UnmapViewOfFile(ch->h);
+	if (ch->win_map)
+		CloseHandle(ch->win_map);
+	ch->h = NULL;
+	ch->win_map = NULL;
+}
+
+uint32_t sart_chan_next(SartChan *ch, uint32_t last)
+{
+	SartChanHeader *h = ch->h;
+	for (;;) {
+		int seen = spin_while(&h->req_seq, last, ch->spin_now);
+		adapt_spin(ch, seen);
+		if (seen)
+			return load_word(&h->req_seq);
+		store_word(&h->child_sleeping, 1);
+		if (load_word(&h->req_seq) == last) {
+			char b;
+			DWORD n = 0;
+			/* the end of the pipe: the parent closed it, or died */
+			if (!ReadFile(ch->win_in, &b, 1, &n, NULL) || n == 0)
+				return 0;
+		}
+		store_word(&h->child_sleeping, 0);
+	}
+}
+
+void sart_chan_answer(SartChan *ch, uint32_t seq)
+{
+	SartChanHeader *h = ch->h;
+	store_word(&h->ans_seq, seq);
+	if (load_word(&h->parent_sleeping)) {
+		char b = 1;
+		DWORD n;
+		WriteFile(ch->win_out, &b, 1, &n, NULL);
+	}
+}
+#endif

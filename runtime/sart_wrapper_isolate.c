@@ -60,7 +60,7 @@ SartStatus sart_load_isolated_inner(const SartInnerConfig *cfg, SartInner **out)
 	if (host)
 		make_executable(host);
 	SartIsolation iso = {host ? host : HOST_NAME, 0.0, SART_ISOLATE_DEFAULT_CALL_TIMEOUT, 0,
-	                     -1.0, 1};
+	                     -1.0, 1, NULL, NULL};
 	SartStatus st = sart_inner_load_isolated(cfg, &iso, out);
 	free(host);
 	return st;

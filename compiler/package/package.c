@@ -150,6 +150,28 @@ unsigned pkg_fmu_platforms(const char *dir, const char *model_identifier, int fm
 	return bits;
 }
 
+unsigned pkg_archive_platforms(const char *archive, const char *model_identifier,
+                               int fmi_version)
+{
+	struct stat st;
+	if (stat(archive, &st) == 0 && S_ISDIR(st.st_mode))
+		return pkg_fmu_platforms(archive, model_identifier, fmi_version);
+	unsigned bits = 0;
+	for (int k = 0; k < PKG_NPLATFORMS; k++) {
+		const Platform *p = &platforms[k];
+		size_t n = strlen(model_identifier) + 64;
+		char *entry = malloc(n);
+		if (!entry)
+			return bits;
+		snprintf(entry, n, "binaries/%s/%s%s", platform_name(p, fmi_version), model_identifier,
+			 p->suffix);
+		if (zip_has_entry(archive, entry))
+			bits |= p->bit;
+		free(entry);
+	}
+	return bits;
+}
+
 /* Whether the command's first word is an executable file in $PATH (or a path to one). */
 static bool on_path(Arena *a, const char *cmd)
 {
@@ -708,10 +730,19 @@ done:
 int pkg_extract_inner(const char *archive, const char *dir, const char *model_identifier,
                       int fmi_version, unsigned caps, DiagSink *d)
 {
+	return pkg_extract_inner_for(archive, dir, model_identifier, fmi_version, caps,
+	                             PKG_LINUX64, d);
+}
+
+int pkg_extract_inner_for(const char *archive, const char *dir, const char *model_identifier,
+                          int fmi_version, unsigned caps, unsigned platform, DiagSink *d)
+{
 	if (extract_tree(archive, dir, d) != 0)
 		return 1;
-	int rc = check_library(archive, dir, model_identifier, fmi_version, caps, &platforms[0], d);
-	if (rc && (pkg_fmu_platforms(dir, model_identifier, fmi_version) & PKG_WIN64))
+	const Platform *pf = &platforms[platform == PKG_WIN64 ? 1 : 0];
+	int rc = check_library(archive, dir, model_identifier, fmi_version, caps, pf, d);
+	if (rc && pf->bit == PKG_LINUX64 &&
+	    (pkg_fmu_platforms(dir, model_identifier, fmi_version) & PKG_WIN64))
 		diag_note(d, (Loc){archive, 0, 0, 0}, "it ships a library for 64-bit Windows only "
 			  "(binaries/%s/); sacc runs such FMUs only inside a win64 wrapper on Windows",
 			  platform_name(&platforms[1], fmi_version));

@@ -85,7 +85,7 @@ static SartInner *open_fmu(const char *model, const char *name, unsigned caps, i
 	char dir[512];
 	snprintf(dir, sizeof dir, "%s/fmus/%s", test_build_dir(), model);
 	SartInnerConfig cfg = {name, dir, model, SART_FMI2, caps, capture, log, NULL, 0, NULL, 0, {0}};
-	SartIsolation def = {host_path(), 0, 0, 0, -1, 0};
+	SartIsolation def = {host_path(), 0, 0, 0, -1, 0, NULL, NULL};
 	SartInner *in = NULL;
 	SartStatus st = isolated ? sart_inner_load_isolated(&cfg, iso ? iso : &def, &in)
 	                         : sart_inner_load(&cfg, &in);
@@ -294,7 +294,7 @@ static void isolate__window_strings_and_derivatives__carried(void **state)
 static void crash_case(int fault, double step_timeout, const char *want)
 {
 	Log log = {0};
-	SartIsolation iso = {host_path(), step_timeout, 0, 0, -1, 0};
+	SartIsolation iso = {host_path(), step_timeout, 0, 0, -1, 0, NULL, NULL};
 	SartInner *f = open_fmu("faulty", "faulty", SART_CAP_GET_SET_STATE, 1, &iso, &log, SART_OK);
 	start(f, FAULTY_GUID);
 	SartVr vr = F_FAULT;
@@ -365,7 +365,7 @@ static void isolate__shared_memory_too_small__error_not_crash(void **state)
 {
 	(void)state;
 	Log log = {0};
-	SartIsolation iso = {host_path(), 0, 0, SART_CHAN_DATA_OFFSET + SART_CHAN_MIN_SIZE, -1, 0};
+	SartIsolation iso = {host_path(), 0, 0, SART_CHAN_DATA_OFFSET + SART_CHAN_MIN_SIZE, -1, 0, NULL, NULL};
 	SartInner *w = open_fmu("window", "window", 0, 1, &iso, &log, SART_OK);
 	start(w, WINDOW_GUID);
 	size_t n = SART_CHAN_MIN_SIZE / 4;
@@ -388,7 +388,7 @@ static void isolate__shared_memory_too_small__error_not_crash(void **state)
 static void bad_host_case(const char *mode, double timeout, const char *want)
 {
 	Log log = {0};
-	SartIsolation iso = {self_path, 0, timeout, 0, -1, 0};
+	SartIsolation iso = {self_path, 0, timeout, 0, -1, 0, NULL, NULL};
 	setenv("SART_TEST_BAD_HOST", mode, 1);
 	SartInner *in = open_fmu("window", "window", 0, 1, &iso, &log, SART_ERROR);
 	unsetenv("SART_TEST_BAD_HOST");
@@ -418,7 +418,7 @@ static void isolate__host_dies_mid_answer_or_never_answers__fatal(void **state)
  * instance started. */
 static SartInner *open_forged(const char *mode, Log *log)
 {
-	SartIsolation iso = {self_path, 0, 0, 0, -1, 0};
+	SartIsolation iso = {self_path, 0, 0, 0, -1, 0, NULL, NULL};
 	setenv("SART_TEST_BAD_HOST", mode, 1);
 	SartInner *in = open_fmu("window", "window", 0, 1, &iso, log, SART_OK);
 	unsetenv("SART_TEST_BAD_HOST");
@@ -487,7 +487,7 @@ static void isolate__missing_host__clear_error(void **state)
 {
 	(void)state;
 	Log log = {0};
-	SartIsolation iso = {"/nonexistent/sacc-fmu-host", 0, 0, 0, -1, 0};
+	SartIsolation iso = {"/nonexistent/sacc-fmu-host", 0, 0, 0, -1, 0, NULL, NULL};
 	assert_null(open_fmu("window", "window", 0, 1, &iso, &log, SART_ERROR));
 	assert_contains(log.all, "[window] cannot run the FMU host '/nonexistent/sacc-fmu-host': "
 	                         "No such file or directory");
