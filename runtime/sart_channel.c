@@ -438,7 +438,16 @@ int sart_chan_attach_path(SartChan *ch, const char *path, double spin_us, const 
 	/* the doorbells are the standard handles as the parent made them; what the FMU writes
 	 * to stdout goes to stderr from now on, and it reads nothing of the parent's */
 	ch->win_in = GetStdHandle(STD_INPUT_HANDLE);
-	ch->win_out = GetStdHandle(STD_OUTPUT_HANDLE);
+	/* a handle of its own: the C library's stdout is then pointed at stderr, which closes
+	 * the handle it had */
+	HANDLE self = GetCurrentProcess(), out = NULL;
+	if (!DuplicateHandle(self, GetStdHandle(STD_OUTPUT_HANDLE), self, &out, 0, FALSE,
+	                     DUPLICATE_SAME_ACCESS)) {
+		sart_chan_close(ch);
+		*why = "cannot take the doorbell (standard output)";
+		return -1;
+	}
+	ch->win_out = out;
 	SetStdHandle(STD_OUTPUT_HANDLE, GetStdHandle(STD_ERROR_HANDLE));
 	fflush(stdout);
 	_dup2(2, 1);
@@ -458,8 +467,11 @@ void sart_chan_close(SartChan *ch)
 		UnmapViewOfFile(ch->h);
 	if (ch->win_map)
 		CloseHandle(ch->win_map);
+	if (ch->win_out)
+		CloseHandle(ch->win_out);
 	ch->h = NULL;
 	ch->win_map = NULL;
+	ch->win_out = NULL;
 }
 
 uint32_t sart_chan_next(SartChan *ch, uint32_t last)

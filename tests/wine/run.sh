@@ -219,29 +219,40 @@ unset WINEPREFIX
 left=$(grep -l -s -F -z "WINEPREFIX=$PREFIX" /proc/[0-9]*/environ |
 	grep -v -e '^/proc/self/' -e '^/proc/thread-self/' | tr '\n' ' ' || true)
 [ -z "$left" ] || fail "Wine processes left running: $left"
-# Nothing is left running when sacc is killed outright in the middle of a run: its hosts
-# die with it, and the prefix's wineserver, with no process left, ends on its own.
-env SACC_WINEPREFIX="$PREFIX" "$SACC" simulate -L "$OUT/winfmus" tests/wine/wine_pair.sa \
-	--stop 1000 --realtime -o "$OUT/killed.csv" 2>/dev/null &
-victim=$!
+# Nothing is left running when a run is stopped: SIGTERM stops it after the step, and sacc,
+# the prefix's last user, shuts the wineserver down before it exits; SIGKILL ends sacc
+# outright, its hosts die with it, and the wineserver, with no process left, ends on its
+# own within seconds.
 hosts() {
 	grep -l -s -F -x -z "WINEPREFIX=$PREFIX" /proc/[0-9]*/environ |
 		grep -v -e '^/proc/self/' -e '^/proc/thread-self/' || true
 }
-i=0
-# (a pattern that does not match itself in the cmdline of the grep that looks)
-until [ "$(grep -l -s "sacc-fmu-host[.]exe" /proc/[0-9]*/cmdline | wc -l)" -ge 3 ]; do
-	i=$((i + 1))
-	[ $i -lt 300 ] || fail "the three Wine hosts did not start in 30 s"
-	sleep 0.1
-done
-kill -KILL $victim
-wait $victim 2>/dev/null || true
-i=0
-while [ -n "$(hosts)" ]; do
-	i=$((i + 1))
-	[ $i -lt 200 ] || fail "Wine processes left 20 s after sacc was killed: $(hosts | tr '\n' ' ')"
-	sleep 0.1
+for sig in TERM KILL; do
+	env SACC_WINEPREFIX="$PREFIX" "$SACC" simulate -L "$OUT/winfmus" tests/wine/wine_pair.sa \
+		--stop 1000 --realtime -o "$OUT/stopped.csv" 2>"$OUT/err.txt" &
+	victim=$!
+	i=0
+	# (a pattern that does not match itself in the cmdline of the grep that looks)
+	until [ "$(grep -l -s "sacc-fmu-host[.]exe" /proc/[0-9]*/cmdline | wc -l)" -ge 3 ]; do
+		i=$((i + 1))
+		[ $i -lt 300 ] || fail "the three Wine hosts did not start in 30 s"
+		sleep 0.1
+	done
+	kill -$sig $victim
+	rc=0
+	wait $victim 2>/dev/null || rc=$?
+	if [ $sig = TERM ]; then
+		[ $rc -eq 1 ] && grep -q "sacc simulate: interrupted" "$OUT/err.txt" ||
+			fail "SIGTERM: exit status $rc, $(cat "$OUT/err.txt")"
+		[ -z "$(hosts)" ] || fail "Wine processes left after SIGTERM: $(hosts | tr '\n' ' ')"
+		continue
+	fi
+	i=0
+	while [ -n "$(hosts)" ]; do
+		i=$((i + 1))
+		[ $i -lt 200 ] || fail "Wine processes left 20 s after SIGKILL: $(hosts | tr '\n' ' ')"
+		sleep 0.1
+	done
 done
 
-echo "check-wine: ok: 4 wrappers and 2 FMUs, 240 results bit-identical on win64 (Wine, $importers_s s) and linux64, in process and isolated; 2 Windows-only FMUs in 3 Wine hosts at once from sacc simulate equal to linux64 ($wine_s s), none left after SIGKILL"
+echo "check-wine: ok: 4 wrappers and 2 FMUs, 240 results bit-identical on win64 (Wine, $importers_s s) and linux64, in process and isolated; 2 Windows-only FMUs in 3 Wine hosts at once from sacc simulate equal to linux64 ($wine_s s), none left after SIGTERM or SIGKILL"
