@@ -137,6 +137,7 @@ grep -q "its Windows library (it has no Linux one), in a process of its own each
 	"$OUT/explain.txt" && grep -q "under Wine: i1, i2$" "$OUT/explain.txt" ||
 	fail "--explain does not say the FMUs run under Wine: $(cat "$OUT/explain.txt")"
 SIM="--stop 2 --step 0.05 --set d.x0=3"
+SIM_WRAP="--stop 2 --step 0.05 --set wine_int.u=1.5"
 # shellcheck disable=SC2086
 sacc_wine simulate -L "$BUILD/fmus" -L "$BUILD/fmus3" tests/wine/wine_pair.sa $SIM \
 	-o "$OUT/pair-linux.csv" 2>"$OUT/err.txt" || fail "the Linux run failed: $(cat "$OUT/err.txt")"
@@ -164,6 +165,27 @@ grep -q "its Windows library, in a process of its own each under Wine (--wine): 
 sacc_wine simulate -L "$OUT/fmus" tests/wine/wine_pair.sa $SIM --wine d,i2 -o "$OUT/forced.csv" \
 	2>"$OUT/err.txt" || fail "the run with --wine failed: $(cat "$OUT/err.txt")"
 cmp -s "$OUT/pair-linux.csv" "$OUT/forced.csv" || fail "--wine d,i2 differs from the Linux run"
+# A Linux wrapper over inners with Windows libraries only: sacc build ships the host built
+# for Windows beside the wrapper's library, with a note, and the wrapper runs its inners
+# under Wine; stepped by sacc simulate, it gives what the same wrapper over the Linux
+# builds of the inners gives in process, bit for bit.
+sacc_wine build -L "$OUT/winfmus" -o "$OUT/winwrap" tests/wine/wine_sa.sa 2>"$OUT/err.txt" ||
+	fail "the wrapper over Windows-only inners failed to build: $(cat "$OUT/err.txt")"
+grep -q "note: inner fmu 'integ' ships a library for 64-bit Windows only: the linux64 wrapper runs it out of process, under Wine (binaries/linux64/sacc-fmu-host.exe)" \
+	"$OUT/err.txt" || fail "no note on the inner run under Wine: $(cat "$OUT/err.txt")"
+unzip -l "$OUT/winwrap/wine_int.fmu" | grep -q " binaries/linux64/sacc-fmu-host.exe$" ||
+	fail "the wrapper does not ship the host built for Windows"
+# shellcheck disable=SC2086
+sacc_wine simulate "$OUT/winwrap/wine_int.fmu" $SIM_WRAP -o "$OUT/wrap-wine.csv" \
+	2>"$OUT/err.txt" || fail "the wrapper over a Windows-only inner failed: $(cat "$OUT/err.txt")"
+# shellcheck disable=SC2086
+"$SACC" simulate "$OUT/fmi2/wine_int.fmu" $SIM_WRAP -o "$OUT/wrap-linux.csv" 2>"$OUT/err.txt" ||
+	fail "the wrapper over a Linux inner failed: $(cat "$OUT/err.txt")"
+cmp -s "$OUT/wrap-linux.csv" "$OUT/wrap-wine.csv" ||
+	fail "the wrapper's inner under Wine and in process differ: $(diff "$OUT/wrap-linux.csv" "$OUT/wrap-wine.csv" | head -5)"
+awk -F, 'END { if ($1 != 2 || $2 < 6 - 1e-12 || $2 > 6 + 1e-12) exit 1 }' "$OUT/wrap-wine.csv" ||
+	fail "the wrapper's y at t = 2 is not 2 x = 2 (1.5 t) = 6: $(tail -n 1 "$OUT/wrap-wine.csv")"
+
 # the errors: an instance --wine names that has no Windows library, Wine missing
 sacc_wine simulate -L "$BUILD/fmus" -L "$BUILD/fmus3" tests/wine/wine_pair.sa --wine i1 \
 	-o "$OUT/x.csv" 2>"$OUT/err.txt" && fail "--wine over Linux-only FMUs succeeded"
