@@ -297,6 +297,7 @@ WIN_RT_SRC := $(filter-out runtime/sart_inner_isolated.c,$(RUNTIME_SRC))
 WIN_RT_OBJ := $(patsubst runtime/%.c,$(BUILD)/win64/runtime/%.o,$(WIN_RT_SRC))
 WIN_CFLAGS := -std=c99 -O2 -D__USE_MINGW_ANSI_STDIO=1 -Iruntime $(WARN)
 ifneq ($(shell command -v $(MINGW_CC) 2>/dev/null),)
+WIN_HOST_BUILT := $(WIN_HOST)
 all: $(WIN_HOST)
 endif
 
@@ -547,7 +548,7 @@ ISO_BENCH := $(BUILD)/bench/isolation/roundtrip
 .PHONY: bench-isolation
 ISO_BENCH_WINDIR := $(BUILD)/bench/isolation/window-win64
 ifneq ($(shell command -v $(MINGW_CC) 2>/dev/null),)
-ISO_BENCH_WINE := $(ISO_BENCH_WINDIR)/binaries/win64/window.dll $(WIN_HOST)
+ISO_BENCH_WINE := $(ISO_BENCH_WINDIR)/binaries/win64/window.dll $(WIN_HOST_BUILT)
 endif
 bench-isolation: $(ISO_BENCH) $(FMU_HOST) $(BUILD)/fmus/window.fmu $(ISO_BENCH_WINE)
 	@$(ISO_BENCH) $(BUILD)
@@ -839,7 +840,7 @@ check-slurm: $(SACC) $(BUILD)/fmus/integrator.fmu
 # win64 wrappers beside linux64 ones: cross-built with mingw-w64 and stepped under Wine by
 # the suite's importers built for Windows (tests/wine/run.sh, which skips naming the Debian
 # packages when mingw-w64 or Wine is absent).
-check-wine: $(SACC) $(FMUS) $(FMUS3) $(FMU_PACK)
+check-wine: $(SACC) $(FMUS) $(FMUS3) $(FMU_PACK) $(WIN_HOST_BUILT)
 	@SACC=$(SACC) BUILD=$(BUILD) sh tests/wine/run.sh
 
 # Runs per second with 1 and 2 local processes and through Slurm, and sacc's own cost per
@@ -986,12 +987,14 @@ install: $(SACC) $(FMU_HOST)
 	install -d '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(MAN1DIR)' '$(DESTDIR)$(BASHCOMPDIR)'
 	install -m 755 $(SACC) '$(DESTDIR)$(BINDIR)/sacc'
 	install -m 755 $(FMU_HOST) '$(DESTDIR)$(BINDIR)/sacc-fmu-host'
+	if [ -f $(WIN_HOST) ]; then install -m 644 $(WIN_HOST) '$(DESTDIR)$(BINDIR)/sacc-fmu-host.exe'; fi
 	$(SACC) completion bash > $(BUILD)/sacc.bash
 	install -m 644 $(BUILD)/sacc.bash '$(DESTDIR)$(BASHCOMPDIR)/sacc'
 	if [ -f docs/sacc.1 ]; then install -m 644 docs/sacc.1 '$(DESTDIR)$(MAN1DIR)/sacc.1'; fi
 
 uninstall:
 	rm -f '$(DESTDIR)$(BINDIR)/sacc' '$(DESTDIR)$(BINDIR)/sacc-fmu-host' \
+	      '$(DESTDIR)$(BINDIR)/sacc-fmu-host.exe' \
 	      '$(DESTDIR)$(MAN1DIR)/sacc.1' '$(DESTDIR)$(BASHCOMPDIR)/sacc'
 
 # ---- fuzzing (clang's libFuzzer) --------------------------------------------------------
