@@ -371,27 +371,16 @@ SartChanWait sart_chan_call(SartChan *ch, long pid, double timeout, uint32_t *se
 	}
 }
 
-uint32_t sart_chan_next(SartChan *ch, uint32_t last)
+/* The host's sleep while the request word is last; 0 when the parent is gone. */
+static int child_sleep(SartChan *ch, uint32_t last)
 {
-	SartChanHeader *h = ch->h;
-	for (;;) {
-		int seen = spin_while(&h->req_seq, last, ch->spin_now);
-		adapt_spin(ch, seen);
-		if (seen)
-			return load_word(&h->req_seq);
-		store_word(&h->child_sleeping, 1);
-		if (load_word(&h->req_seq) == last)
-			futex_wait(&h->req_seq, last, 0);
-		store_word(&h->child_sleeping, 0);
-	}
+	futex_wait(&ch->h->req_seq, last, 0);
+	return 1;
 }
 
-void sart_chan_answer(SartChan *ch, uint32_t seq)
+static void wake_parent(SartChan *ch)
 {
-	SartChanHeader *h = ch->h;
-	store_word(&h->ans_seq, seq);
-	if (load_word(&h->parent_sleeping))
-		futex_wake(&h->ans_seq);
+	futex_wake(&ch->h->ans_seq);
 }
 #else
 /* ---- Windows: a host under Wine ------------------------------------------------------------ */
@@ -474,6 +463,26 @@ void sart_chan_close(SartChan *ch)
 	ch->win_out = NULL;
 }
 
+/* The host's sleep: a doorbell byte on stdin.  0 at the pipe's end: the parent closed it,
+ * or died. */
+static int child_sleep(SartChan *ch, uint32_t last)
+{
+	char b;
+	DWORD n = 0;
+	(void)last;
+	return ReadFile(ch->win_in, &b, 1, &n, NULL) && n == 1;
+}
+
+static void wake_parent(SartChan *ch)
+{
+	char b = 1;
+	DWORD n;
+	WriteFile(ch->win_out, &b, 1, &n, NULL);
+}
+#endif
+
+/* ---- the host's waits, on either platform -------------------------------------------------- */
+
 uint32_t sart_chan_next(SartChan *ch, uint32_t last)
 {
 	SartChanHeader *h = ch->h;
@@ -483,13 +492,8 @@ uint32_t sart_chan_next(SartChan *ch, uint32_t last)
 		if (seen)
 			return load_word(&h->req_seq);
 		store_word(&h->child_sleeping, 1);
-		if (load_word(&h->req_seq) == last) {
-			char b;
-			DWORD n = 0;
-			/* the end of the pipe: the parent closed it, or died */
-			if (!ReadFile(ch->win_in, &b, 1, &n, NULL) || n == 0)
-				return 0;
-		}
+		if (load_word(&h->req_seq) == last && !child_sleep(ch, last))
+			return 0;
 		store_word(&h->child_sleeping, 0);
 	}
 }
@@ -498,10 +502,6 @@ void sart_chan_answer(SartChan *ch, uint32_t seq)
 {
 	SartChanHeader *h = ch->h;
 	store_word(&h->ans_seq, seq);
-	if (load_word(&h->parent_sleeping)) {
-		char b = 1;
-		DWORD n;
-		WriteFile(ch->win_out, &b, 1, &n, NULL);
-	}
+	if (load_word(&h->parent_sleeping))
+		wake_parent(ch);
 }
-#endif
