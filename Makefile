@@ -894,6 +894,18 @@ check-isolated:
 	    $(patsubst %,$(BUILD)/tests/%,$(ISOLATED_TESTS)) $(ISO_E2E)
 	@$(MAKE) --no-print-directory -k -O -j$(JOBS) $(ISO_RUNS)
 
+# The isolation tests over the runtime's POSIX fallback (SART_PORTABLE_POSIX: no futex,
+# memfd seal or parent-death signal; what a source wrapper gets on a POSIX system other
+# than Linux), in a build directory of their own beside BUILD.
+PORTABLE_BUILD := $(BUILD)/portable
+.PHONY: check-portable
+check-portable:
+	@$(MAKE) --no-print-directory BUILD=$(PORTABLE_BUILD) \
+	    CFLAGS='$(CFLAGS) -DSART_PORTABLE_POSIX' $(PORTABLE_BUILD)/sacc-fmu-host \
+	    $(PORTABLE_BUILD)/tests/test_sart_isolate $(PORTABLE_BUILD)/fmus/window.fmu \
+	    $(PORTABLE_BUILD)/fmus/power.fmu $(PORTABLE_BUILD)/fmus/controller.fmu
+	@SACC_BUILD=$(PORTABLE_BUILD) $(PORTABLE_BUILD)/tests/test_sart_isolate
+
 $(BUILD)/e2e-iso.stamp: $(SACC) $(FMUS) $(E2E_SA)
 	@mkdir -p $(BUILD)/e2e-iso
 	$(SACC) build -L $(BUILD)/fmus -o $(BUILD)/e2e-iso --isolate all $(E2E_SA)

@@ -1,10 +1,15 @@
 /* sart_channel.c — the shared-memory slot between a parent and its FMU host (sart_channel.h):
  * creation, attachment, and the two waits, each a brief spin and then a sleep: on a futex,
  * or on a doorbell pipe when the host is a Windows program under Wine.  The parent's side
- * is Linux's; a host built for Windows compiles the portable part and its own side (the
- * last section: the mapping through Wine's Z: drive, the doorbells on stdin and stdout). */
+ * is POSIX's (Linux's futex and sealed memfd where there, SART_LINUX; growing sleeps and
+ * an unlinked shm_open object elsewhere); a host built for Windows compiles the portable
+ * part and its own side (the last section: the mapping through Wine's Z: drive, the
+ * doorbells on stdin and stdout). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* memfd_create, syscall */
+#endif
+#if !defined(__linux__) && !defined(_WIN32) && !defined(_DARWIN_C_SOURCE)
+#define _DARWIN_C_SOURCE /* macOS: MAP_SHARED and shm_open beside _GNU_SOURCE's names */
 #endif
 
 #include "sart_channel.h"
@@ -19,13 +24,16 @@
 #include <stdio.h>
 #else
 #include <fcntl.h>
+#ifdef SART_LINUX
 #include <linux/futex.h>
+#include <sys/syscall.h>
+#endif
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -148,9 +156,10 @@ static int spin_while(const uint32_t *w, uint32_t val, double spin_us)
 	}
 }
 
-/* ---- Linux: the parent, and the Linux host ------------------------------------------------ */
+/* ---- POSIX (Linux's futex and memfd where there): the parent, and the host ----------------- */
 #ifndef _WIN32
 
+#ifdef SART_LINUX
 /* Sleeps while *w == val, at most ns nanoseconds (0: no limit); shared, not private: the
  * word lives in memory two processes map. */
 static void futex_wait(uint32_t *w, uint32_t val, long ns)
@@ -163,6 +172,78 @@ static void futex_wake(uint32_t *w)
 {
 	syscall(SYS_futex, w, FUTEX_WAKE, 1, NULL, NULL, 0);
 }
+
+/* An unnamed memory file, sealed at its size: a child that shrank it would make the
+ * parent's next access to the mapping a SIGBUS. */
+static int shared_file(size_t size)
+{
+	int fd = memfd_create("sacc-fmu-host", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -1;
+	if (ftruncate(fd, (off_t)size) != 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+#else
+/* Without futexes: the word is looked at after sleeps that grow from 20 us to 1 ms, so a
+ * sleeping side answers within about a millisecond (a spin that sees the change costs
+ * what it costs on Linux), at most ns nanoseconds (0: no limit). */
+static void futex_wait(uint32_t *w, uint32_t val, long ns)
+{
+	long slept = 0, nap = 20000L;
+	while (load_word(w) == val && (!ns || slept < ns)) {
+		struct timespec ts = {0, ns && ns - slept < nap ? ns - slept : nap};
+		nanosleep(&ts, NULL);
+		slept += ts.tv_nsec;
+		if (nap < 1000000L)
+			nap *= 2;
+	}
+}
+
+static void futex_wake(uint32_t *w)
+{
+	(void)w; /* the sleeper looks by itself */
+}
+
+/* A shared memory object unlinked at once, so that it has no name left; not sealed (no
+ * seals outside Linux): a host that shrank it could make the parent's next access a
+ * SIGBUS, which isolation there does not guard against. */
+static int shared_file(size_t size)
+{
+	char name[64];
+	static const char digits[] = "0123456789abcdef";
+	struct timespec now;
+	for (int attempt = 0; attempt < 16; attempt++) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		unsigned long long x = (unsigned long long)now.tv_nsec * 2654435761u ^
+		                       (unsigned long long)getpid() << 20 ^ (unsigned)attempt;
+		char *p = name + snprintf(name, sizeof name, "/sacc-fmu-host-%ld-", (long)getpid());
+		for (int i = 0; i < 8; i++, x >>= 4)
+			*p++ = digits[x & 15];
+		*p = '\0';
+		int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+		if (fd < 0 && errno == EEXIST)
+			continue;
+		if (fd < 0)
+			return -1;
+		shm_unlink(name);
+		if (fcntl(fd, F_SETFD, FD_CLOEXEC) != 0 || ftruncate(fd, (off_t)size) != 0) {
+			int e = errno;
+			close(fd);
+			errno = e;
+			return -1;
+		}
+		return fd;
+	}
+	errno = EEXIST;
+	return -1;
+}
+#endif
 
 static void no_chan(SartChan *ch)
 {
@@ -181,18 +262,9 @@ int sart_chan_create(SartChan *ch, size_t size, double spin_us)
 		errno = EINVAL;
 		return -1;
 	}
-	int fd = memfd_create("sacc-fmu-host", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	int fd = shared_file(size);
 	if (fd < 0)
 		return -1;
-	/* sealed at its size: a child that shrank it would make the parent's next access to
-	 * the mapping a SIGBUS */
-	if (ftruncate(fd, (off_t)size) != 0 ||
-	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
-		int e = errno;
-		close(fd);
-		errno = e;
-		return -1;
-	}
 	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED) {
 		int e = errno;

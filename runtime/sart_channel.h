@@ -27,6 +27,14 @@
 
 #include "sart_inner.h"
 
+/* Linux's futex, sealed memfd and parent-death signal, unless SART_PORTABLE_POSIX asks for
+ * what every POSIX system has (spin then short sleeps, an unlinked shm_open object, a
+ * watchdog thread on getppid): what a source wrapper compiled on another POSIX system gets,
+ * and what the suite builds on Linux to run the isolation tests over the fallback. */
+#if defined(__linux__) && !defined(SART_PORTABLE_POSIX)
+#define SART_LINUX 1
+#endif
+
 #define SART_CHAN_MAGIC 0x48434153u /* "SACH" */
 #define SART_CHAN_VERSION 2u
 #define SART_CHAN_LOG_BYTES ((size_t)64 << 10)

@@ -24,8 +24,12 @@
 #ifdef _WIN32
 #include <windows.h>
 #else
-#include <sys/prctl.h>
+#include <pthread.h>
+#include <time.h>
 #include <unistd.h>
+#ifdef SART_LINUX
+#include <sys/prctl.h>
+#endif
 #endif
 
 typedef struct Host {
@@ -570,6 +574,19 @@ static int attach(Host *ho, int argc, char **argv, const char **why)
 	return 0;
 }
 #else
+#ifndef SART_LINUX
+/* Without a parent-death signal: a watchdog thread ends the process once it has been
+ * handed to another parent (the parent, whose pid this is, is gone). */
+static void *watch_parent(void *ppid)
+{
+	struct timespec nap = {0, 100000000L};
+	while ((long)getppid() == *(const long *)ppid)
+		nanosleep(&nap, NULL);
+	_exit(3);
+	return NULL;
+}
+#endif
+
 static int attach(Host *ho, int argc, char **argv, const char **why)
 {
 	long fd, ppid;
@@ -577,7 +594,19 @@ static int attach(Host *ho, int argc, char **argv, const char **why)
 	    !parse_long(argv[3], &ppid) || fd > INT_MAX)
 		return usage(argc, argv);
 	/* die with the parent; a parent already gone would never be noticed */
+#ifdef SART_LINUX
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+#else
+	/* the watchdog's own copy, kept for the process's life (it never returns) */
+	long *watched = malloc(sizeof *watched);
+	pthread_t t;
+	if (!watched || (*watched = ppid, pthread_create(&t, NULL, watch_parent, watched)) != 0) {
+		free(watched);
+		*why = "cannot start the watchdog thread";
+		return 2;
+	}
+	pthread_detach(t);
+#endif
 	if ((long)getppid() != ppid)
 		return 2;
 	/* a terminal's ^C goes to the parent, which stops the run and then frees us */

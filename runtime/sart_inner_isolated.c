@@ -20,8 +20,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef SART_LINUX
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#endif
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -265,6 +267,7 @@ static void exec_host(int fd, char *const argv[])
 	_exit(127);
 }
 
+#ifdef SART_LINUX
 /* In the child between fork and exec, for a Windows host: the doorbells become its stdin
  * and stdout, it dies with the thread that started it (PR_SET_PDEATHSIG survives the exec
  * into Wine's loader) and leaves the parent's terminal group. */
@@ -339,6 +342,16 @@ static SartStatus spawn_wine(SartInner *in, const SartIsolation *iso_cfg, const 
 	iso->pid = pid;
 	return SART_OK;
 }
+#else
+/* The Windows host maps the parent's memfd through /proc, which is Linux's. */
+static SartStatus spawn_wine(SartInner *in, const SartIsolation *iso_cfg, const char *spin)
+{
+	(void)iso_cfg;
+	(void)spin;
+	return sart_inner_report(in, SART_ERROR, "an FMU with a Windows library only runs under "
+	                         "Wine on Linux only");
+}
+#endif
 
 static SartStatus spawn(SartInner *in, const SartIsolation *iso_cfg)
 {
