@@ -951,7 +951,8 @@ check-valgrind:
 
 # Each suite in turn, each one running its tests $(JOBS) at a time; the time of each and of
 # the whole is printed at the end, and every suite runs even after one has failed.
-CHECK_SUITES := check-generated check-core check-isolated check-slurm check-wine check-bench \
+CHECK_SUITES := check-generated check-core check-isolated check-portable check-slurm check-wine \
+                check-bench \
                 check-asan \
                 check-tsan check-valgrind
 check: deps
