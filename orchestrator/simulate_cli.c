@@ -1442,6 +1442,13 @@ static int run(Sim *s)
 		char msg[1024];
 		/* the sized types and the Model Exchange settings, as a run has them */
 		SartMasterOptions po = {.fmu_types = s->types, .fmu_me = s->me};
+		/* an FMU with a Windows library only is probed in its host under Wine */
+		SimIsolate wine;
+		if (sim_isolate_prepare(&wine, NULL, &sc, 0, a->call_timeout, &po, msg, sizeof msg) ||
+		    sim_isolate_prepare_wine(&wine, s, NULL, &po, msg, sizeof msg)) {
+			cli_error("%s", msg);
+			return 1;
+		}
 		int pr = sart_probe_state(&sc, 0, a->start, a->step, &po, msg, sizeof msg);
 		if (pr == 0) {
 			printf("%s: %s\n", s->fmus[0].name, msg);

@@ -154,6 +154,11 @@ awk -F, 'NR == 1 { for (c = 1; c <= NF; c++) col[$c] = c; next }
 	END { if (n != 41 || t != 2 || d < 0.0549 || d > 0.0550 || i1 < 1.4 || i1 > 1.5) {
 		print "unexpected: " n " rows, last " last; exit 1 } }' "$OUT/pair-wine.csv" ||
 	fail "the run under Wine gave unexpected numbers"
+# the state probe of sacc inspect runs such an FMU under Wine too
+sacc_wine inspect --probe-state "$OUT/winfmus/integrator.fmu" >"$OUT/probe.txt" 2>&1 ||
+	fail "the state probe under Wine failed: $(cat "$OUT/probe.txt")"
+grep -q "^integrator: state restore works" "$OUT/probe.txt" ||
+	fail "unexpected state probe under Wine: $(cat "$OUT/probe.txt")"
 # --wine forces the Windows library of an FMU that has both
 # shellcheck disable=SC2086
 sacc_wine simulate -L "$OUT/fmus" tests/wine/wine_pair.sa $SIM --wine d,i2 -o "$OUT/forced.csv" \
