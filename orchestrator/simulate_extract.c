@@ -78,15 +78,24 @@ static int *share_owners(const Sim *s, bool by_file)
 	return owner;
 }
 
+/* The archive is read once per FMU file and interface, not once per instance (a scenario
+ * may hold thousands of instances of one file). */
 void sim_choose_wine(Sim *s, const char *wine)
 {
+	int *owner = share_owners(s, true);
+	unsigned *has = calloc((size_t)s->nfmus + 1, sizeof *has);
 	for (int f = 0; f < s->nfmus; f++) {
 		SimFmu *fm = &s->fmus[f];
-		unsigned has = pkg_archive_platforms(fm->info->path, fmu_identifier(fm->info, fm->me),
-		                                     (int)fm->info->version);
-		fm->wine = (has & PKG_WIN64) &&
-		           (!(has & PKG_LINUX64) || sim_isolate_covers(wine, fm->name));
+		int o = owner && has ? owner[f] : f;
+		unsigned h = o != f && s->fmus[o].me == fm->me ? has[o]
+		           : pkg_archive_platforms(fm->info->path, fmu_identifier(fm->info, fm->me),
+		                                   (int)fm->info->version);
+		if (has)
+			has[f] = h;
+		fm->wine = (h & PKG_WIN64) && (!(h & PKG_LINUX64) || sim_isolate_covers(wine, fm->name));
 	}
+	free(owner);
+	free(has);
 }
 
 bool sim_is_isolated(const Sim *s, int f, const char *isolate)

@@ -469,7 +469,7 @@ static SartStatus put_me(Iso *iso, const SartInnerConfig *cfg, size_t *off)
 }
 
 /* path as a Windows program under Wine names it: Z: and the absolute path, backslashed
- * (malloc'd; NULL when out of memory or the path does not exist). */
+ * (malloc'd; NULL when out of memory or the path is not there). */
 static char *wine_path(const char *path)
 {
 	char *abs = realpath(path, NULL);
@@ -492,8 +492,11 @@ static char *wine_path(const char *path)
 static SartStatus put_load(Iso *iso, const SartInnerConfig *cfg, const char *name,
                            size_t *off)
 {
-	/* a Windows host sees this process's files on Wine's Z: drive */
-	char *dir = cfg->dir ? (iso->wine ? wine_path(cfg->dir) : strdup(cfg->dir)) : strdup("");
+	/* a Windows host sees this process's files on Wine's Z: drive (a directory that is not
+	 * there goes as it is, for the host to say so) */
+	char *dir = cfg->dir && iso->wine ? wine_path(cfg->dir) : NULL;
+	if (!dir)
+		dir = strdup(cfg->dir ? cfg->dir : "");
 	const char *const parts[] = {name, dir ? dir : "",
 	                             cfg->model_identifier ? cfg->model_identifier : ""};
 	for (int i = 0; i < 3; i++)

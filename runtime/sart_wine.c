@@ -65,12 +65,14 @@ int sart_wine_find(char *buf, size_t size, char *err, size_t errsize)
 		snprintf(err, errsize, "cannot run Wine's loader %s (from SACC_WINE)", env);
 		return 1;
 	}
-	if (on_path("wine64", buf, size) || executable(DEBIAN_WINE64) ||
-	    on_path("wine", buf, size)) {
-		if (!on_path("wine64", buf, size) && executable(DEBIAN_WINE64))
-			snprintf(buf, size, "%s", DEBIAN_WINE64);
+	if (on_path("wine64", buf, size))
+		return 0;
+	if (executable(DEBIAN_WINE64)) {
+		snprintf(buf, size, "%s", DEBIAN_WINE64);
 		return 0;
 	}
+	if (on_path("wine", buf, size))
+		return 0;
 	snprintf(err, errsize, "Wine is not installed (Debian package wine64; its loader is "
 	         DEBIAN_WINE64 ", or SACC_WINE names another)");
 	return 1;

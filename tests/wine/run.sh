@@ -141,13 +141,31 @@ SIM_WRAP="--stop 2 --step 0.05 --set wine_int.u=1.5"
 # shellcheck disable=SC2086
 sacc_wine simulate -L "$BUILD/fmus" -L "$BUILD/fmus3" tests/wine/wine_pair.sa $SIM \
 	-o "$OUT/pair-linux.csv" 2>"$OUT/err.txt" || fail "the Linux run failed: $(cat "$OUT/err.txt")"
+# Two such runs at once, in the one prefix (the first of them makes it: the other waits):
+# six hosts, and when both are over, nothing of Wine is left.
+# (in a subshell without WINEPREFIX, so that the commands looking do not find themselves)
+hosts() {
+	(
+		unset WINEPREFIX
+		grep -l -s -F -x -z "WINEPREFIX=$PREFIX" /proc/[0-9]*/environ |
+			grep -v -e '^/proc/self/' -e '^/proc/thread-self/' || true
+	)
+}
 start=$(date +%s)
+# shellcheck disable=SC2086
+sacc_wine simulate -L "$OUT/winfmus" tests/wine/wine_pair.sa $SIM -o "$OUT/pair-wine2.csv" \
+	2>"$OUT/err2.txt" &
+other=$!
 # shellcheck disable=SC2086
 sacc_wine simulate -L "$OUT/winfmus" tests/wine/wine_pair.sa $SIM -o "$OUT/pair-wine.csv" \
 	2>"$OUT/err.txt" || fail "the run under Wine failed: $(cat "$OUT/err.txt")"
+wait $other || fail "the second run under Wine failed: $(cat "$OUT/err2.txt")"
 wine_s=$(($(date +%s) - start))
-cmp -s "$OUT/pair-linux.csv" "$OUT/pair-wine.csv" ||
-	fail "win64 under Wine and linux64 differ: $(diff "$OUT/pair-linux.csv" "$OUT/pair-wine.csv" | head -5)"
+[ -z "$(hosts)" ] || fail "Wine processes left after two runs: $(hosts | tr '\n' ' ')"
+for f in pair-wine pair-wine2; do
+	cmp -s "$OUT/pair-linux.csv" "$OUT/$f.csv" ||
+		fail "win64 under Wine and linux64 differ: $(diff "$OUT/pair-linux.csv" "$OUT/$f.csv" | head -5)"
+done
 # the numbers are the FMUs' own: x = 3 exp(-2 t) drives i1 (x' = u), i1 drives i2
 awk -F, 'NR == 1 { for (c = 1; c <= NF; c++) col[$c] = c; next }
 	{ n++; last = $0; t = $1; d = $col["d.x"]; i1 = $col["i1.x"] }
@@ -250,10 +268,6 @@ left=$(grep -l -s -F -z "WINEPREFIX=$PREFIX" /proc/[0-9]*/environ |
 # the prefix's last user, shuts the wineserver down before it exits; SIGKILL ends sacc
 # outright, its hosts die with it, and the wineserver, with no process left, ends on its
 # own within seconds.
-hosts() {
-	grep -l -s -F -x -z "WINEPREFIX=$PREFIX" /proc/[0-9]*/environ |
-		grep -v -e '^/proc/self/' -e '^/proc/thread-self/' || true
-}
 for sig in TERM KILL; do
 	env SACC_WINEPREFIX="$PREFIX" "$SACC" simulate -L "$OUT/winfmus" tests/wine/wine_pair.sa \
 		--stop 1000 --realtime -o "$OUT/stopped.csv" 2>"$OUT/err.txt" &
@@ -282,4 +296,4 @@ for sig in TERM KILL; do
 	done
 done
 
-echo "check-wine: ok: 4 wrappers and 2 FMUs, 240 results bit-identical on win64 (Wine, $importers_s s) and linux64, in process and isolated; 2 Windows-only FMUs in 3 Wine hosts at once from sacc simulate equal to linux64 ($wine_s s), none left after SIGTERM or SIGKILL"
+echo "check-wine: ok: 4 wrappers and 2 FMUs, 240 results bit-identical on win64 (Wine, $importers_s s) and linux64, in process and isolated; 2 Windows-only FMUs in 3 Wine hosts at once, in 2 runs at once, from sacc simulate equal to linux64 ($wine_s s), in a Linux wrapper too, none left after SIGTERM or SIGKILL"
