@@ -286,6 +286,33 @@ $(BUILD)/libsart.a: $(RUNTIME_OBJ)
 $(FMU_HOST): runtime/host/sacc_fmu_host.c $(BUILD)/libsart.a $(RUNTIME_HDR)
 	$(CC) $(RT_CFLAGS) $(WARN) -o $@ $< $(BUILD)/libsart.a -ldl -lm
 
+# The same host program for Windows, sacc-fmu-host.exe beside sacc: `sacc simulate` runs an
+# FMU that ships Windows binaries only in it, under Wine (runtime/sart_isolate.h).  Built
+# with mingw-w64 when it is installed, from the runtime files a Windows host needs (the
+# parent's side of isolation, sart_inner_isolated.c, is Linux's), linked statically like a
+# win64 wrapper's library so that it needs only what every Windows has.
+MINGW_CC := x86_64-w64-mingw32-gcc
+WIN_HOST := $(BUILD)/sacc-fmu-host.exe
+WIN_RT_SRC := $(filter-out runtime/sart_inner_isolated.c,$(RUNTIME_SRC))
+WIN_RT_OBJ := $(patsubst runtime/%.c,$(BUILD)/win64/runtime/%.o,$(WIN_RT_SRC))
+WIN_CFLAGS := -std=c99 -O2 -D__USE_MINGW_ANSI_STDIO=1 -Iruntime $(WARN)
+ifneq ($(shell command -v $(MINGW_CC) 2>/dev/null),)
+WIN_HOST_BUILT := $(WIN_HOST)
+all: $(WIN_HOST)
+endif
+
+$(BUILD)/win64/runtime/%.o: runtime/%.c $(RUNTIME_HDR)
+	@mkdir -p $(dir $@)
+	$(MINGW_CC) $(WIN_CFLAGS) -c -o $@ $<
+
+$(BUILD)/win64/libsart.a: $(WIN_RT_OBJ)
+	@rm -f $@
+	x86_64-w64-mingw32-ar rcs $@ $^
+
+$(WIN_HOST): runtime/host/sacc_fmu_host.c $(BUILD)/win64/libsart.a $(RUNTIME_HDR)
+	$(MINGW_CC) $(WIN_CFLAGS) -o $@ $< $(BUILD)/win64/libsart.a -static -lpthread \
+		-Wl,--no-insert-timestamp
+
 # ---- the orchestrator (orchestrator/: `sacc simulate`, `sacc plot`) ----------------------
 # The master algorithms (orchestrator/sart_*.c) are built as the runtime is (C99, over the
 # seam's header runtime/sart_inner.h); the simulate-only code (the command, result tables,
@@ -519,8 +546,23 @@ bench-wrapper: deps $(SACC) $(FMUS)
 # in process and isolated; the last line is `isolated_round_trip_us N` (the median).
 ISO_BENCH := $(BUILD)/bench/isolation/roundtrip
 .PHONY: bench-isolation
-bench-isolation: $(ISO_BENCH) $(FMU_HOST) $(BUILD)/fmus/window.fmu
+ISO_BENCH_WINDIR := $(BUILD)/bench/isolation/window-win64
+ifneq ($(shell command -v $(MINGW_CC) 2>/dev/null),)
+ISO_BENCH_WINE := $(ISO_BENCH_WINDIR)/binaries/win64/window.dll $(WIN_HOST_BUILT)
+endif
+bench-isolation: $(ISO_BENCH) $(FMU_HOST) $(BUILD)/fmus/window.fmu $(ISO_BENCH_WINE)
 	@$(ISO_BENCH) $(BUILD)
+
+# The Wine line: the window FMU cross-built for Windows (binaries/win64/ only) in the host
+# built for Windows, under Wine in the user's prefix (made once, ~/.cache/sacc/wine, or
+# SACC_WINEPREFIX); without mingw-w64 or Wine the line says it is skipped.
+$(ISO_BENCH_WINDIR)/binaries/win64/window.dll: tests/fmus/window/model.c $(KIT_FILES)
+	@mkdir -p $(dir $@)
+	cp tests/fmus/window/modelDescription.xml $(ISO_BENCH_WINDIR)/
+	$(MINGW_CC) -std=c99 -O2 -shared -D__USE_MINGW_ANSI_STDIO=1 -Wall -Wextra -Wpedantic \
+		-Werror -Itests/fmus/kit -Iruntime/fmi2 -Itests/fmus/window -o $@ \
+		tests/fmus/window/model.c tests/fmus/kit/fmu_kit.c -static -Wl,--no-insert-timestamp \
+		-lm -lpthread
 
 $(ISO_BENCH): bench/isolation/roundtrip.c bench/bench.h $(BUILD)/libsart.a $(RUNTIME_HDR)
 	@mkdir -p $(dir $@)
@@ -798,7 +840,7 @@ check-slurm: $(SACC) $(BUILD)/fmus/integrator.fmu
 # win64 wrappers beside linux64 ones: cross-built with mingw-w64 and stepped under Wine by
 # the suite's importers built for Windows (tests/wine/run.sh, which skips naming the Debian
 # packages when mingw-w64 or Wine is absent).
-check-wine: $(SACC) $(FMUS) $(FMUS3) $(FMU_PACK)
+check-wine: $(SACC) $(FMUS) $(FMUS3) $(FMU_PACK) $(WIN_HOST_BUILT)
 	@SACC=$(SACC) BUILD=$(BUILD) sh tests/wine/run.sh
 
 # Runs per second with 1 and 2 local processes and through Slurm, and sacc's own cost per
@@ -852,6 +894,18 @@ check-isolated:
 	    $(patsubst %,$(BUILD)/tests/%,$(ISOLATED_TESTS)) $(ISO_E2E)
 	@$(MAKE) --no-print-directory -k -O -j$(JOBS) $(ISO_RUNS)
 
+# The isolation tests over the runtime's POSIX fallback (SART_PORTABLE_POSIX: no futex,
+# memfd seal or parent-death signal; what a source wrapper gets on a POSIX system other
+# than Linux), in a build directory of their own beside BUILD.
+PORTABLE_BUILD := $(BUILD)/portable
+.PHONY: check-portable
+check-portable:
+	@$(MAKE) --no-print-directory BUILD=$(PORTABLE_BUILD) \
+	    CFLAGS='$(CFLAGS) -DSART_PORTABLE_POSIX' $(PORTABLE_BUILD)/sacc-fmu-host \
+	    $(PORTABLE_BUILD)/tests/test_sart_isolate $(PORTABLE_BUILD)/fmus/window.fmu \
+	    $(PORTABLE_BUILD)/fmus/power.fmu $(PORTABLE_BUILD)/fmus/controller.fmu
+	@SACC_BUILD=$(PORTABLE_BUILD) $(PORTABLE_BUILD)/tests/test_sart_isolate
+
 $(BUILD)/e2e-iso.stamp: $(SACC) $(FMUS) $(E2E_SA)
 	@mkdir -p $(BUILD)/e2e-iso
 	$(SACC) build -L $(BUILD)/fmus -o $(BUILD)/e2e-iso --isolate all $(E2E_SA)
@@ -901,7 +955,8 @@ check-valgrind:
 
 # Each suite in turn, each one running its tests $(JOBS) at a time; the time of each and of
 # the whole is printed at the end, and every suite runs even after one has failed.
-CHECK_SUITES := check-generated check-core check-isolated check-slurm check-wine check-bench \
+CHECK_SUITES := check-generated check-core check-isolated check-portable check-slurm check-wine \
+                check-bench \
                 check-asan \
                 check-tsan check-valgrind
 check: deps
@@ -949,12 +1004,14 @@ install: $(SACC) $(FMU_HOST)
 	install -d '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(MAN1DIR)' '$(DESTDIR)$(BASHCOMPDIR)'
 	install -m 755 $(SACC) '$(DESTDIR)$(BINDIR)/sacc'
 	install -m 755 $(FMU_HOST) '$(DESTDIR)$(BINDIR)/sacc-fmu-host'
+	if [ -f $(WIN_HOST) ]; then install -m 644 $(WIN_HOST) '$(DESTDIR)$(BINDIR)/sacc-fmu-host.exe'; fi
 	$(SACC) completion bash > $(BUILD)/sacc.bash
 	install -m 644 $(BUILD)/sacc.bash '$(DESTDIR)$(BASHCOMPDIR)/sacc'
 	if [ -f docs/sacc.1 ]; then install -m 644 docs/sacc.1 '$(DESTDIR)$(MAN1DIR)/sacc.1'; fi
 
 uninstall:
 	rm -f '$(DESTDIR)$(BINDIR)/sacc' '$(DESTDIR)$(BINDIR)/sacc-fmu-host' \
+	      '$(DESTDIR)$(BINDIR)/sacc-fmu-host.exe' \
 	      '$(DESTDIR)$(MAN1DIR)/sacc.1' '$(DESTDIR)$(BASHCOMPDIR)/sacc'
 
 # ---- fuzzing (clang's libFuzzer) --------------------------------------------------------

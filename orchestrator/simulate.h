@@ -46,6 +46,9 @@ typedef struct SimFmu {
 	/* Run as Model Exchange (integrated by the seam), else as Co-Simulation: the FMU's
 	 * only interface, or --interface's choice (simulate_cli.c, choose_interfaces) */
 	bool me;
+	/* Run from its Windows library in a host under Wine (isolate.h): it ships no Linux
+	 * one, or --wine names it */
+	bool wine;
 	SartVr *me_vrs; /* with me: the states' value references, then their derivatives'
 	                   (for the Jacobian from directional derivatives), or NULL; malloc'd */
 	uint32_t *me_event_vrs; /* with me: the Reals set only in Event Mode (fmu_me_event_vrs),
@@ -162,6 +165,11 @@ int sim_find_instance(const Sim *s, const char *name);
  * own (canBeInstantiatedOnlyOncePerProcess); each instance's dir set.  Returns 0, or 1
  * after a report. */
 int sim_extract_all(Sim *s);
+/* Which instances run under Wine (SimFmu.wine): those --wine names (wine: its list, NULL
+ * for none) and those of FMUs with a Windows library but no Linux one. */
+void sim_choose_wine(Sim *s, const char *wine);
+/* Whether instance f runs out of process: --isolate names it, or it runs under Wine. */
+bool sim_is_isolated(const Sim *s, int f, const char *isolate);
 /* --explain: the FMU files, and which instances share a library, which have a copy of
  * their own and which a process of their own (isolate: --isolate's list, NULL for none).
  * Returns 0, or 1 when out of memory. */

@@ -99,6 +99,7 @@ typedef struct SimArgs {
 	double tolerance, min_step, max_step;
 	double step_timeout; /* s, 0 for none */
 	const char *isolate; /* --isolate: all or INST,... run out of process; NULL for none */
+	const char *wine;    /* --wine: all or INST,... run from their Windows library */
 	double call_timeout; /* s: an isolated FMU's limit on every call but doStep */
 	double realtime;     /* wall seconds per simulated second, 0 for none */
 	int max_overruns;    /* more stop the run; -1 for no limit */
@@ -414,6 +415,10 @@ const CliOption sim_options[] = {
 	{"--isolate", CLI_VALUE, "all|INST,...", cli_set_string, AT(isolate), SIM, 0,
 	 "run these FMUs (all, or instances) each in a child process: a crash, exit or hang "
 	 "(--step-timeout) in one is a failed call", NULL},
+	{"--wine", CLI_VALUE, "all|INST,...", cli_set_string, AT(wine), SIM, 0,
+	 "run these FMUs (all, or instances) from their Windows library, each in a process of "
+	 "its own under Wine, though they have a Linux one (an FMU with a Windows library only "
+	 "runs so anyway)", NULL},
 	{"--call-timeout", CLI_VALUE, "SECONDS", set_seconds, AT(call_timeout), SIM, 0,
 	 "with --isolate: wall-clock limit on any other call of an isolated FMU (instantiate, "
 	 "initialization, values, states, terminate; default 600)", NULL},
@@ -817,7 +822,7 @@ static void on_step(void *env, int f, double t, double h, int done)
 		s->prof[f].calls++;
 	}
 	/* an isolated FMU's own limit ends a hung step as a failed call, not the process */
-	if (s->args->step_timeout > 0 && !sim_isolate_covers(s->args->isolate, s->fmus[f].name))
+	if (s->args->step_timeout > 0 && !sim_is_isolated(s, f, s->args->isolate))
 		watch_step(s, f, t, h, done);
 	if (s->args->profile && !done)
 		s->prof[f].began = prog_now();
@@ -894,8 +899,7 @@ static SartScenario scenario(Sim *s)
 		                             s->fmus[f].elements, s->fmus[f].nelements};
 		/* the watchdog's timer is armed on the thread that steps: keep the FMUs it
 		 * watches on the calling thread */
-		if (s->args->step_timeout > 0 &&
-		    !sim_isolate_covers(s->args->isolate, s->fmus[f].name))
+		if (s->args->step_timeout > 0 && !sim_is_isolated(s, f, s->args->isolate))
 			s->sfmus[f].caps |= SART_CAP_SERIAL;
 	}
 	return (SartScenario){s->sfmus, s->nfmus, s->conns, s->nconns, s->starts, s->nstarts,
@@ -998,7 +1002,8 @@ static int run_once(Sim *s, const SartScenario *sc, double step, const char *lab
 	SimIsolate isolate;
 	char why[1024];
 	if (sim_isolate_prepare(&isolate, a->isolate, sc, a->step_timeout, a->call_timeout, &o,
-	                        why, sizeof why)) {
+	                        why, sizeof why) ||
+	    sim_isolate_prepare_wine(&isolate, s, a->wine, &o, why, sizeof why)) {
 		fprintf(stderr, "sacc simulate: %s\n", why);
 		return 1;
 	}
@@ -1414,6 +1419,7 @@ static int run(Sim *s)
 		return 1;
 	for (int f = 0; f < s->nfmus; f++)
 		s->names[f] = s->fmus[f].name;
+	sim_choose_wine(s, a->wine);
 	SartScenario sc = scenario(s);
 
 	if (a->explain) {
@@ -1441,6 +1447,13 @@ static int run(Sim *s)
 		char msg[1024];
 		/* the sized types and the Model Exchange settings, as a run has them */
 		SartMasterOptions po = {.fmu_types = s->types, .fmu_me = s->me};
+		/* an FMU with a Windows library only is probed in its host under Wine */
+		SimIsolate wine;
+		if (sim_isolate_prepare(&wine, NULL, &sc, 0, a->call_timeout, &po, msg, sizeof msg) ||
+		    sim_isolate_prepare_wine(&wine, s, NULL, &po, msg, sizeof msg)) {
+			cli_error("%s", msg);
+			return 1;
+		}
 		int pr = sart_probe_state(&sc, 0, a->start, a->step, &po, msg, sizeof msg);
 		if (pr == 0) {
 			printf("%s: %s\n", s->fmus[0].name, msg);

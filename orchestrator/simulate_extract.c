@@ -78,6 +78,31 @@ static int *share_owners(const Sim *s, bool by_file)
 	return owner;
 }
 
+/* The archive is read once per FMU file and interface, not once per instance (a scenario
+ * may hold thousands of instances of one file). */
+void sim_choose_wine(Sim *s, const char *wine)
+{
+	int *owner = share_owners(s, true);
+	unsigned *has = calloc((size_t)s->nfmus + 1, sizeof *has);
+	for (int f = 0; f < s->nfmus; f++) {
+		SimFmu *fm = &s->fmus[f];
+		int o = owner && has ? owner[f] : f;
+		unsigned h = o != f && s->fmus[o].me == fm->me ? has[o]
+		           : pkg_archive_platforms(fm->info->path, fmu_identifier(fm->info, fm->me),
+		                                   (int)fm->info->version);
+		if (has)
+			has[f] = h;
+		fm->wine = (h & PKG_WIN64) && (!(h & PKG_LINUX64) || sim_isolate_covers(wine, fm->name));
+	}
+	free(owner);
+	free(has);
+}
+
+bool sim_is_isolated(const Sim *s, int f, const char *isolate)
+{
+	return s->fmus[f].wine || sim_isolate_covers(isolate, s->fmus[f].name);
+}
+
 int sim_extract_all(Sim *s)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -107,9 +132,9 @@ int sim_extract_all(Sim *s)
 		if (!fm->dir)
 			goto done;
 		sprintf(fm->dir, "%s/%d-%s", templ, f, fm->name);
-		if (pkg_extract_inner(fm->info->path, fm->dir, fmu_identifier(fm->info, fm->me),
-		                      (int)fm->info->version, fm->me ? PKG_CAP_MODEL_EXCHANGE : 0,
-		                      s->c->diag))
+		if (pkg_extract_inner_for(fm->info->path, fm->dir, fmu_identifier(fm->info, fm->me),
+		                          (int)fm->info->version, fm->me ? PKG_CAP_MODEL_EXCHANGE : 0,
+		                          fm->wine ? PKG_WIN64 : PKG_LINUX64, s->c->diag))
 			goto done;
 	}
 	rc = 0;
@@ -122,13 +147,17 @@ done:
 #define NAMES_SHOWN 5
 
 /* Which instances a line of --explain's names. */
-typedef enum Which { IN_PROCESS, ISOLATED, MODEL_EXCHANGE } Which;
+typedef enum Which { IN_PROCESS, ISOLATED, WINE, MODEL_EXCHANGE } Which;
 
 static bool is_one_of(const Sim *s, int f, const char *isolate, Which which)
 {
 	if (which == MODEL_EXCHANGE)
 		return s->fmus[f].me;
-	return (sim_isolate_covers(isolate, s->fmus[f].name) != 0) == (which == ISOLATED);
+	if (which == WINE)
+		return s->fmus[f].wine;
+	if (which == ISOLATED)
+		return !s->fmus[f].wine && sim_isolate_covers(isolate, s->fmus[f].name);
+	return !sim_is_isolated(s, f, isolate);
 }
 
 /* The instances of a file from the first, o, along next (-1 ends), that are which (isolate:
@@ -183,6 +212,13 @@ int sim_print_sharing(const Sim *s, const char *isolate)
 		            : "    one library in this process for: ");
 		print_names(s, next, o, isolate, ISOLATED,
 		            "    a process of its own each (--isolate): ");
+		unsigned has = pkg_archive_platforms(info->path, fmu_identifier(info, s->fmus[o].me),
+		                                     (int)info->version);
+		print_names(s, next, o, isolate, WINE, has & PKG_LINUX64
+		            ? "    its Windows library, in a process of its own each under Wine "
+		              "(--wine): "
+		            : "    its Windows library (it has no Linux one), in a process of its own "
+		              "each under Wine: ");
 		char lead[256];
 		snprintf(lead, sizeof lead, "    run as Model Exchange (%.120s), integrated by sacc: ",
 		         fmu_identifier(info, true));

@@ -1,22 +1,43 @@
 /* sart_channel.c — the shared-memory slot between a parent and its FMU host (sart_channel.h):
- * creation, attachment, and the two waits, each a brief spin and then a futex sleep. */
+ * creation, attachment, and the two waits, each a brief spin and then a sleep: on a futex,
+ * or on a doorbell pipe when the host is a Windows program under Wine.  The parent's side
+ * is POSIX's (Linux's futex and sealed memfd where there, SART_LINUX; growing sleeps and
+ * an unlinked shm_open object elsewhere); a host built for Windows compiles the portable
+ * part and its own side (the last section: the mapping through Wine's Z: drive, the
+ * doorbells on stdin and stdout). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* memfd_create, syscall */
+#endif
+#if !defined(__linux__) && !defined(_WIN32) && !defined(_DARWIN_C_SOURCE)
+#define _DARWIN_C_SOURCE /* macOS: MAP_SHARED and shm_open beside _GNU_SOURCE's names */
 #endif
 
 #include "sart_channel.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <linux/futex.h>
-#include <signal.h>
 #include <string.h>
+
+#ifdef _WIN32
+#include <windows.h>
+#include <fcntl.h>
+#include <io.h>
+#include <stdio.h>
+#else
+#include <fcntl.h>
+#ifdef SART_LINUX
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#endif
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#endif
 
 /* A sleeping side is woken within this much to look at its peer (death, time limit). */
 #define WATCH_SLICE_NS 5000000L
@@ -73,9 +94,16 @@ int sart_chan_take_bytes(const unsigned char *data, size_t len, size_t *off,
 
 static double now_us(void)
 {
+#ifdef _WIN32
+	LARGE_INTEGER t, f;
+	QueryPerformanceCounter(&t);
+	QueryPerformanceFrequency(&f);
+	return (double)t.QuadPart * 1e6 / (double)f.QuadPart;
+#else
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+#endif
 }
 
 static void cpu_relax(void)
@@ -95,19 +123,6 @@ static uint32_t load_word(const uint32_t *w)
 static void store_word(uint32_t *w, uint32_t v)
 {
 	__atomic_store_n(w, v, __ATOMIC_SEQ_CST);
-}
-
-/* Sleeps while *w == val, at most ns nanoseconds (0: no limit); shared, not private: the
- * word lives in memory two processes map. */
-static void futex_wait(uint32_t *w, uint32_t val, long ns)
-{
-	struct timespec ts = {0, ns};
-	syscall(SYS_futex, w, FUTEX_WAIT, val, ns ? &ts : NULL, NULL, 0);
-}
-
-static void futex_wake(uint32_t *w)
-{
-	syscall(SYS_futex, w, FUTEX_WAKE, 1, NULL, NULL, 0);
 }
 
 /* How long to spin next, adapted as adaptive mutexes do: a spin that ended in sleep
@@ -141,21 +156,30 @@ static int spin_while(const uint32_t *w, uint32_t val, double spin_us)
 	}
 }
 
-int sart_chan_create(SartChan *ch, size_t size, double spin_us)
+/* ---- POSIX (Linux's futex and memfd where there): the parent, and the host ----------------- */
+#ifndef _WIN32
+
+#ifdef SART_LINUX
+/* Sleeps while *w == val, at most ns nanoseconds (0: no limit); shared, not private: the
+ * word lives in memory two processes map. */
+static void futex_wait(uint32_t *w, uint32_t val, long ns)
 {
-	memset(ch, 0, sizeof *ch);
-	ch->fd = -1;
-	if (!size)
-		size = (size_t)4 << 20;
-	if (size < SART_CHAN_MIN_SIZE + SART_CHAN_DATA_OFFSET) {
-		errno = EINVAL;
-		return -1;
-	}
+	struct timespec ts = {0, ns};
+	syscall(SYS_futex, w, FUTEX_WAIT, val, ns ? &ts : NULL, NULL, 0);
+}
+
+static void futex_wake(uint32_t *w)
+{
+	syscall(SYS_futex, w, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
+/* An unnamed memory file, sealed at its size: a child that shrank it would make the
+ * parent's next access to the mapping a SIGBUS. */
+static int shared_file(size_t size)
+{
 	int fd = memfd_create("sacc-fmu-host", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
 		return -1;
-	/* sealed at its size: a child that shrank it would make the parent's next access to
-	 * the mapping a SIGBUS */
 	if (ftruncate(fd, (off_t)size) != 0 ||
 	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
 		int e = errno;
@@ -163,6 +187,84 @@ int sart_chan_create(SartChan *ch, size_t size, double spin_us)
 		errno = e;
 		return -1;
 	}
+	return fd;
+}
+#else
+/* Without futexes: the word is looked at after sleeps that grow from 20 us to 1 ms, so a
+ * sleeping side answers within about a millisecond (a spin that sees the change costs
+ * what it costs on Linux), at most ns nanoseconds (0: no limit). */
+static void futex_wait(uint32_t *w, uint32_t val, long ns)
+{
+	long slept = 0, nap = 20000L;
+	while (load_word(w) == val && (!ns || slept < ns)) {
+		struct timespec ts = {0, ns && ns - slept < nap ? ns - slept : nap};
+		nanosleep(&ts, NULL);
+		slept += ts.tv_nsec;
+		if (nap < 1000000L)
+			nap *= 2;
+	}
+}
+
+static void futex_wake(uint32_t *w)
+{
+	(void)w; /* the sleeper looks by itself */
+}
+
+/* A shared memory object unlinked at once, so that it has no name left; not sealed (no
+ * seals outside Linux): a host that shrank it could make the parent's next access a
+ * SIGBUS, which isolation there does not guard against. */
+static int shared_file(size_t size)
+{
+	char name[64];
+	static const char digits[] = "0123456789abcdef";
+	struct timespec now;
+	for (int attempt = 0; attempt < 16; attempt++) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		unsigned long long x = (unsigned long long)now.tv_nsec * 2654435761u ^
+		                       (unsigned long long)getpid() << 20 ^ (unsigned)attempt;
+		char *p = name + snprintf(name, sizeof name, "/sacc-fmu-host-%ld-", (long)getpid());
+		for (int i = 0; i < 8; i++, x >>= 4)
+			*p++ = digits[x & 15];
+		*p = '\0';
+		int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+		if (fd < 0 && errno == EEXIST)
+			continue;
+		if (fd < 0)
+			return -1;
+		shm_unlink(name);
+		if (fcntl(fd, F_SETFD, FD_CLOEXEC) != 0 || ftruncate(fd, (off_t)size) != 0) {
+			int e = errno;
+			close(fd);
+			errno = e;
+			return -1;
+		}
+		return fd;
+	}
+	errno = EEXIST;
+	return -1;
+}
+#endif
+
+static void no_chan(SartChan *ch)
+{
+	memset(ch, 0, sizeof *ch);
+	ch->fd = -1;
+	ch->bell_wr = -1;
+	ch->bell_rd = -1;
+}
+
+int sart_chan_create(SartChan *ch, size_t size, double spin_us)
+{
+	no_chan(ch);
+	if (!size)
+		size = (size_t)4 << 20;
+	if (size < SART_CHAN_MIN_SIZE + SART_CHAN_DATA_OFFSET) {
+		errno = EINVAL;
+		return -1;
+	}
+	int fd = shared_file(size);
+	if (fd < 0)
+		return -1;
 	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED) {
 		int e = errno;
@@ -186,8 +288,7 @@ int sart_chan_attach(SartChan *ch, int fd, double spin_us, const char **why)
 {
 	struct stat st;
 	SartChanHeader hdr;
-	memset(ch, 0, sizeof *ch);
-	ch->fd = -1;
+	no_chan(ch);
 	if (fstat(fd, &st) != 0) {
 		*why = "the channel descriptor is not open";
 		return -1;
@@ -220,14 +321,72 @@ int sart_chan_attach(SartChan *ch, int fd, double spin_us, const char **why)
 	return 0;
 }
 
+void sart_chan_set_bells(SartChan *ch, int wr, int rd)
+{
+	/* never blocked by a full pipe (the host has wake-ups enough pending then), and the
+	 * parent drains what is there without waiting */
+	fcntl(wr, F_SETFL, fcntl(wr, F_GETFL) | O_NONBLOCK);
+	fcntl(rd, F_SETFL, fcntl(rd, F_GETFL) | O_NONBLOCK);
+	ch->bell_wr = wr;
+	ch->bell_rd = rd;
+}
+
 void sart_chan_close(SartChan *ch)
 {
 	if (ch->h)
 		munmap(ch->h, ch->size);
 	if (ch->fd >= 0)
 		close(ch->fd);
+	if (ch->bell_wr >= 0)
+		close(ch->bell_wr);
+	if (ch->bell_rd >= 0)
+		close(ch->bell_rd);
 	ch->h = NULL;
 	ch->fd = -1;
+	ch->bell_wr = -1;
+	ch->bell_rd = -1;
+}
+
+/* Wakes a Wine host: one byte on its stdin.  A host that died leaves the pipe without a
+ * reader: the write's SIGPIPE is held back in this thread and taken, never delivered to a
+ * process that did not ask for it (the death itself is seen by the wait). */
+static void ring_host(SartChan *ch)
+{
+	sigset_t pipe_only, old;
+	sigemptyset(&pipe_only);
+	sigaddset(&pipe_only, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_only, &old);
+	int pending_before = 0;
+	sigset_t pend;
+	if (sigpending(&pend) == 0)
+		pending_before = sigismember(&pend, SIGPIPE);
+	char b = 1;
+	ssize_t n = write(ch->bell_wr, &b, 1);
+	if (n < 0 && errno == EPIPE && !pending_before) {
+		struct timespec zero = {0, 0};
+		sigtimedwait(&pipe_only, NULL, &zero);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* The parent's sleep of at most one watch slice while the answer word is 0: on the futex,
+ * or on the Wine host's doorbell (its bytes drained; an ended pipe sleeps the slice). */
+static void parent_sleep(SartChan *ch)
+{
+	SartChanHeader *h = ch->h;
+	if (ch->bell_rd < 0) {
+		futex_wait(&h->ans_seq, 0, WATCH_SLICE_NS);
+		return;
+	}
+	struct pollfd p = {ch->bell_rd, POLLIN, 0};
+	if (poll(&p, 1, (int)(WATCH_SLICE_NS / 1000000L)) <= 0)
+		return;
+	char buf[64];
+	ssize_t n = read(ch->bell_rd, buf, sizeof buf);
+	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+		struct timespec slice = {0, WATCH_SLICE_NS};
+		nanosleep(&slice, NULL);
+	}
 }
 
 /* Kills the child (a hang) and reaps it. */
@@ -250,8 +409,12 @@ SartChanWait sart_chan_call(SartChan *ch, long pid, double timeout, uint32_t *se
 	store_word(&h->ans_seq, 0);
 	*seq = s;
 	store_word(&h->req_seq, s);
-	if (load_word(&h->child_sleeping))
-		futex_wake(&h->req_seq);
+	if (load_word(&h->child_sleeping)) {
+		if (ch->bell_wr >= 0)
+			ring_host(ch);
+		else
+			futex_wake(&h->req_seq);
+	}
 	int seen = spin_while(&h->ans_seq, 0, ch->spin_now);
 	adapt_spin(ch, seen);
 	if (seen)
@@ -260,7 +423,7 @@ SartChanWait sart_chan_call(SartChan *ch, long pid, double timeout, uint32_t *se
 	for (;;) {
 		store_word(&h->parent_sleeping, 1);
 		if (load_word(&h->ans_seq) == 0)
-			futex_wait(&h->ans_seq, 0, WATCH_SLICE_NS);
+			parent_sleep(ch);
 		store_word(&h->parent_sleeping, 0);
 		if (load_word(&h->ans_seq) != 0)
 			return SART_WAIT_ANSWERED;
@@ -280,6 +443,118 @@ SartChanWait sart_chan_call(SartChan *ch, long pid, double timeout, uint32_t *se
 	}
 }
 
+/* The host's sleep while the request word is last; 0 when the parent is gone. */
+static int child_sleep(SartChan *ch, uint32_t last)
+{
+	futex_wait(&ch->h->req_seq, last, 0);
+	return 1;
+}
+
+static void wake_parent(SartChan *ch)
+{
+	futex_wake(&ch->h->ans_seq);
+}
+#else
+/* ---- Windows: a host under Wine ------------------------------------------------------------ */
+
+int sart_chan_attach_path(SartChan *ch, const char *path, double spin_us, const char **why)
+{
+	memset(ch, 0, sizeof *ch);
+	ch->fd = -1;
+	ch->bell_wr = -1;
+	ch->bell_rd = -1;
+	HANDLE f = CreateFileA(path, GENERIC_READ | GENERIC_WRITE,
+	                       FILE_SHARE_READ | FILE_SHARE_WRITE, NULL, OPEN_EXISTING, 0, NULL);
+	if (f == INVALID_HANDLE_VALUE) {
+		*why = "cannot open the shared memory (the parent's descriptor through Z:)";
+		return -1;
+	}
+	LARGE_INTEGER size;
+	SartChanHeader hdr;
+	DWORD got = 0;
+	int ok = GetFileSizeEx(f, &size) && ReadFile(f, &hdr, sizeof hdr, &got, NULL) &&
+	         got == sizeof hdr;
+	if (!ok || size.QuadPart < (LONGLONG)(SART_CHAN_DATA_OFFSET + SART_CHAN_MIN_SIZE) ||
+	    hdr.magic != SART_CHAN_MAGIC || hdr.version != SART_CHAN_VERSION ||
+	    hdr.size != (uint64_t)size.QuadPart) {
+		CloseHandle(f);
+		*why = "the shared memory is not a channel of this version";
+		return -1;
+	}
+	HANDLE map = CreateFileMappingA(f, NULL, PAGE_READWRITE, 0, 0, NULL);
+	CloseHandle(f); /* the mapping keeps the file */
+	void *p = map ? MapViewOfFile(map, FILE_MAP_ALL_ACCESS, 0, 0, 0) : NULL;
+	if (!p) {
+		if (map)
+			CloseHandle(map);
+		*why = "cannot map the shared memory";
+		return -1;
+	}
+	ch->h = p;
+	ch->size = (size_t)size.QuadPart;
+	ch->data_cap = ch->size - SART_CHAN_DATA_OFFSET;
+	ch->win_map = map;
+	ch->spin_us = spin_us;
+	ch->spin_now = spin_us;
+	/* the doorbells are the standard handles as the parent made them; what the FMU writes
+	 * to stdout goes to stderr from now on, and it reads nothing of the parent's */
+	ch->win_in = GetStdHandle(STD_INPUT_HANDLE);
+	/* a handle of its own: the C library's stdout is then pointed at stderr, which closes
+	 * the handle it had */
+	HANDLE self = GetCurrentProcess(), out = NULL;
+	if (!DuplicateHandle(self, GetStdHandle(STD_OUTPUT_HANDLE), self, &out, 0, FALSE,
+	                     DUPLICATE_SAME_ACCESS)) {
+		sart_chan_close(ch);
+		*why = "cannot take the doorbell (standard output)";
+		return -1;
+	}
+	ch->win_out = out;
+	SetStdHandle(STD_OUTPUT_HANDLE, GetStdHandle(STD_ERROR_HANDLE));
+	fflush(stdout);
+	_dup2(2, 1);
+	return 0;
+}
+
+void sart_chan_set_bells(SartChan *ch, int wr, int rd)
+{
+	(void)ch;
+	(void)wr;
+	(void)rd;
+}
+
+void sart_chan_close(SartChan *ch)
+{
+	if (ch->h)
+		UnmapViewOfFile(ch->h);
+	if (ch->win_map)
+		CloseHandle(ch->win_map);
+	if (ch->win_out)
+		CloseHandle(ch->win_out);
+	ch->h = NULL;
+	ch->win_map = NULL;
+	ch->win_out = NULL;
+}
+
+/* The host's sleep: a doorbell byte on stdin.  0 at the pipe's end: the parent closed it,
+ * or died. */
+static int child_sleep(SartChan *ch, uint32_t last)
+{
+	char b;
+	DWORD n = 0;
+	(void)last;
+	return ReadFile(ch->win_in, &b, 1, &n, NULL) && n == 1;
+}
+
+static void wake_parent(SartChan *ch)
+{
+	char b = 1;
+	DWORD n;
+	WriteFile(ch->win_out, &b, 1, &n, NULL);
+}
+#endif
+
+/* ---- the host's waits, on either platform -------------------------------------------------- */
+
 uint32_t sart_chan_next(SartChan *ch, uint32_t last)
 {
 	SartChanHeader *h = ch->h;
@@ -289,8 +564,8 @@ uint32_t sart_chan_next(SartChan *ch, uint32_t last)
 		if (seen)
 			return load_word(&h->req_seq);
 		store_word(&h->child_sleeping, 1);
-		if (load_word(&h->req_seq) == last)
-			futex_wait(&h->req_seq, last, 0);
+		if (load_word(&h->req_seq) == last && !child_sleep(ch, last))
+			return 0;
 		store_word(&h->child_sleeping, 0);
 	}
 }
@@ -300,5 +575,5 @@ void sart_chan_answer(SartChan *ch, uint32_t seq)
 	SartChanHeader *h = ch->h;
 	store_word(&h->ans_seq, seq);
 	if (load_word(&h->parent_sleeping))
-		futex_wake(&h->ans_seq);
+		wake_parent(ch);
 }

@@ -8,6 +8,14 @@
  * it with a futex; a waker calls FUTEX_WAKE only when the other side said it sleeps (the
  * *_sleeping words, sequentially consistent with the seq words: no lost wake-up).
  *
+ * A host built for Windows and run under Wine (sart_isolate.h, SartIsolation.wine) can
+ * neither receive a descriptor nor call futex.  It maps the same memfd through Wine's Z:
+ * drive by the parent's /proc/<pid>/fd/<fd> (a shared mapping of the one file, no name in
+ * any directory), and the sleeps become doorbells: one byte on the host's stdin wakes it,
+ * one byte on its stdout wakes the parent (poll, in slices as the futex waits are).  The
+ * doorbells follow the same *_sleeping protocol; a stale byte only wakes a waiter early,
+ * and every wait loops until its word has changed.
+ *
  * The child runs an untrusted FMU, which can scribble on the mapping: the parent reads each
  * answer field once, checks it (sequence, operation, status, lengths within its own idea of
  * the sizes) and never follows anything the child wrote without a bound. */
@@ -18,6 +26,14 @@
 #include <stdint.h>
 
 #include "sart_inner.h"
+
+/* Linux's futex, sealed memfd and parent-death signal, unless SART_PORTABLE_POSIX asks for
+ * what every POSIX system has (spin then short sleeps, an unlinked shm_open object, a
+ * watchdog thread on getppid): what a source wrapper compiled on another POSIX system gets,
+ * and what the suite builds on Linux to run the isolation tests over the fallback. */
+#if defined(__linux__) && !defined(SART_PORTABLE_POSIX)
+#define SART_LINUX 1
+#endif
 
 #define SART_CHAN_MAGIC 0x48434153u /* "SACH" */
 #define SART_CHAN_VERSION 2u
@@ -91,6 +107,8 @@ typedef struct SartChan {
 	size_t size;       /* the mapping's size, the parent's own knowledge */
 	size_t data_cap;   /* bytes of the data area */
 	int fd;
+	int bell_wr, bell_rd; /* parent of a Wine host: the doorbells' pipe ends; else -1 */
+	void *win_map, *win_in, *win_out; /* a host on Windows: the mapping, stdin, stdout */
 	double spin_us;    /* the longest spin before sleeping */
 	double spin_now;   /* the next spin's length, adapted to how spins end */
 	uint32_t seq;      /* the parent's last request number (not read back from the slot) */
@@ -106,6 +124,13 @@ int sart_chan_create(SartChan *ch, size_t size, double spin_us);
 /* Child: maps the memfd behind fd and checks it is a channel of this version.  Returns 0,
  * or -1 with a reason in why. */
 int sart_chan_attach(SartChan *ch, int fd, double spin_us, const char **why);
+/* Child on Windows: maps the file at path (the parent's memfd through Wine's Z: drive),
+ * checks it as sart_chan_attach does, and takes stdin and stdout as its doorbells (stdout is
+ * then pointed at stderr, so that what the FMU prints reaches a person, not the parent). */
+int sart_chan_attach_path(SartChan *ch, const char *path, double spin_us, const char **why);
+/* Parent: waits for a Wine host through doorbells: wr writes to the host's stdin, rd reads
+ * its stdout (both made non-blocking here; the channel closes them). */
+void sart_chan_set_bells(SartChan *ch, int wr, int rd);
 void sart_chan_close(SartChan *ch);
 
 typedef enum SartChanWait {
@@ -122,7 +147,8 @@ typedef enum SartChanWait {
 SartChanWait sart_chan_call(SartChan *ch, long pid, double timeout, uint32_t *seq,
                             int *wstatus);
 
-/* Child: waits for the next request after last (spins, then sleeps); returns its seq. */
+/* Child: waits for the next request after last (spins, then sleeps); returns its seq, or
+ * 0 when the parent is gone (a Windows host's doorbell reached its end). */
 uint32_t sart_chan_next(SartChan *ch, uint32_t last);
 /* Child: publishes the answer to request seq. */
 void sart_chan_answer(SartChan *ch, uint32_t seq);

@@ -444,8 +444,9 @@ static SartStatus load_inner(SartWrapper *w, const char *resource_dir, unsigned 
 	SartInnerConfig cfg = {im->name, inner_dir, im->model_identifier, im->version,
 	                       caps, inner_logger, &w->inner_env[f], im->vr_types, im->nvr_types,
 	                       im->elements, im->nelements, im->me};
-	SartStatus st = im->isolated ? sart_load_isolated_inner(&cfg, &w->inner[f])
-	                             : sart_inner_load(&cfg, &w->inner[f]);
+	SartStatus st = im->isolated || sart_inner_windows_only(&cfg)
+	                        ? sart_load_isolated_inner(&cfg, &w->inner[f])
+	                        : sart_inner_load(&cfg, &w->inner[f]);
 	free(inner_dir);
 	if (st != SART_OK && st != SART_WARNING) {
 		sart_wlog(w, SART_ERROR, "%s: cannot load inner FMU '%s'", call->name, im->name);

@@ -195,6 +195,9 @@ void sart_deliver(SartWrapper *w, int f, SartStatus st, const char *category, co
 /* Opens an isolated inner (SartInnerModel.isolated) out of process, with the host program
  * beside the wrapper's library, its fatal outcomes contained (sart_wrapper_isolate.c). */
 SartStatus sart_load_isolated_inner(const SartInnerConfig *cfg, SartInner **out);
+/* Whether the inner in cfg->dir ships a Windows library but none for this platform (on
+ * Linux): it then runs isolated, under Wine (sart_wrapper_isolate.c). */
+int sart_inner_windows_only(const SartInnerConfig *cfg);
 /* A failing status moves the instance to the error or fatal phase; returns st. */
 SartStatus sart_settle(SartWrapper *w, SartStatus st);
 /* Runs body(w), which stops at its first failure; what it came to. */

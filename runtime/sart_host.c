@@ -3,7 +3,10 @@
  * picks) and serves the parent's requests from the shared slot (sart_channel.h) one at a
  * time: a request is checked (operation, counts and lengths within the slot), carried out
  * on the seam, and answered with the status, the values and every message of the call.
- * States stay here; the parent holds their numbers. */
+ * States stay here; the parent holds their numbers.
+ *
+ * The same file makes the Windows host (sacc-fmu-host.exe, run under Wine for an FMU that
+ * ships Windows binaries only): only how it starts differs, at the end of the file. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* prctl */
 #endif
@@ -18,8 +21,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
+#ifdef _WIN32
+#include <windows.h>
+#else
+#include <pthread.h>
+#include <time.h>
 #include <unistd.h>
+#ifdef SART_LINUX
+#include <sys/prctl.h>
+#endif
+#endif
 
 typedef struct Host {
 	SartChan ch;
@@ -519,34 +530,112 @@ static int parse_long(const char *s, long *out)
 	return 1;
 }
 
-int sart_host_main(int argc, char **argv)
+static int usage(int argc, char **argv)
 {
-	long fd, ppid;
-	Host ho;
-	const char *why = NULL;
-	memset(&ho, 0, sizeof ho);
-	if (argc < 4 || strcmp(argv[1], "sart-host") != 0 || !parse_long(argv[2], &fd) ||
-	    !parse_long(argv[3], &ppid) || fd > INT_MAX) {
-		fprintf(stderr, "usage: %s sart-host FD PARENT_PID [SPIN_US]\n"
-		        "(started by sacc for an FMU run out of process; not for use by hand)\n",
-		        argc ? argv[0] : "sacc-fmu-host");
+	fprintf(stderr, "usage: %s sart-host %s PARENT_PID [SPIN_US]\n"
+	        "(started by sacc for an FMU run out of process; not for use by hand)\n",
+	        argc ? argv[0] : "sacc-fmu-host",
+#ifdef _WIN32
+	        "SHARED_FILE"
+#else
+	        "FD"
+#endif
+	);
+	return 2;
+}
+
+#ifdef _WIN32
+/* The parent's channel file, Z:\proc\<pid>\fd\<fd>: it is there while the parent lives. */
+static DWORD WINAPI watch_parent(LPVOID path)
+{
+	while (GetFileAttributesA((const char *)path) != INVALID_FILE_ATTRIBUTES)
+		Sleep(200);
+	TerminateProcess(GetCurrentProcess(), 3);
+	return 0;
+}
+
+/* Under Wine no signal tells of the parent's death while the FMU computes (the doorbell's
+ * end is seen only between calls): a watchdog thread looks for the parent's descriptor and
+ * ends the process when it is gone. */
+static int attach(Host *ho, int argc, char **argv, const char **why)
+{
+	long ppid;
+	if (argc < 4 || strcmp(argv[1], "sart-host") != 0 || !parse_long(argv[3], &ppid))
+		return usage(argc, argv);
+	double spin = argc > 4 ? atof(argv[4]) : 50.0;
+	if (sart_chan_attach_path(&ho->ch, argv[2], spin, why) != 0)
+		return 2;
+	HANDLE t = CreateThread(NULL, 0, watch_parent, argv[2], 0, NULL);
+	if (!t) {
+		*why = "cannot start the watchdog thread";
 		return 2;
 	}
+	CloseHandle(t);
+	return 0;
+}
+#else
+#ifndef SART_LINUX
+/* Without a parent-death signal: a watchdog thread ends the process once it has been
+ * handed to another parent (the parent, whose pid this is, is gone). */
+static void *watch_parent(void *ppid)
+{
+	struct timespec nap = {0, 100000000L};
+	while ((long)getppid() == *(const long *)ppid)
+		nanosleep(&nap, NULL);
+	_exit(3);
+	return NULL;
+}
+#endif
+
+static int attach(Host *ho, int argc, char **argv, const char **why)
+{
+	long fd, ppid;
+	if (argc < 4 || strcmp(argv[1], "sart-host") != 0 || !parse_long(argv[2], &fd) ||
+	    !parse_long(argv[3], &ppid) || fd > INT_MAX)
+		return usage(argc, argv);
 	/* die with the parent; a parent already gone would never be noticed */
+#ifdef SART_LINUX
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+#else
+	/* the watchdog's own copy, kept for the process's life (it never returns) */
+	long *watched = malloc(sizeof *watched);
+	pthread_t t;
+	if (!watched || (*watched = ppid, pthread_create(&t, NULL, watch_parent, watched)) != 0) {
+		free(watched);
+		*why = "cannot start the watchdog thread";
+		return 2;
+	}
+	pthread_detach(t);
+#endif
 	if ((long)getppid() != ppid)
 		return 2;
 	/* a terminal's ^C goes to the parent, which stops the run and then frees us */
 	setpgid(0, 0);
 	double spin = argc > 4 ? atof(argv[4]) : 50.0;
-	if (sart_chan_attach(&ho.ch, (int)fd, spin, &why) != 0) {
-		fprintf(stderr, "sacc-fmu-host: %s\n", why);
-		return 2;
+	return sart_chan_attach(&ho->ch, (int)fd, spin, why) != 0 ? 2 : 0;
+}
+#endif
+
+int sart_host_main(int argc, char **argv)
+{
+	Host ho;
+	const char *why = NULL;
+	memset(&ho, 0, sizeof ho);
+	int rc = attach(&ho, argc, argv, &why);
+	if (rc) {
+		if (why)
+			fprintf(stderr, "sacc-fmu-host: %s\n", why);
+		return rc;
 	}
 	SartChanHeader *rq = ho.ch.h;
 	uint32_t seq = 0;
 	for (;;) {
 		seq = sart_chan_next(&ho.ch, seq);
+		if (seq == 0) {
+			/* the parent is gone: nothing to answer, and no FMU call is worth waiting for */
+			rc = 3;
+			break;
+		}
 		uint32_t op = rq->op;
 		ho.log_used = 0;
 		ho.log_dropped = 0;
@@ -567,5 +656,5 @@ int sart_host_main(int argc, char **argv)
 			break;
 	}
 	sart_chan_close(&ho.ch);
-	return 0;
+	return rc;
 }

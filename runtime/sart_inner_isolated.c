@@ -20,7 +20,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef SART_LINUX
+#include <sys/prctl.h>
 #include <sys/syscall.h>
+#endif
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -40,6 +43,8 @@ typedef struct Iso {
 	size_t strcap;
 	unsigned char *logbuf; /* a copy of the call's log area, read from there only */
 	double t, h;          /* the step in progress, for messages */
+	int wine_lock;        /* a Wine host's use of its prefix (sart_wine_acquire); else -1 */
+	char *wine, *wine_prefix;
 } Iso;
 
 static const SartInnerOps isolated_ops;
@@ -262,6 +267,92 @@ static void exec_host(int fd, char *const argv[])
 	_exit(127);
 }
 
+#ifdef SART_LINUX
+/* In the child between fork and exec, for a Windows host: the doorbells become its stdin
+ * and stdout, it dies with the thread that started it (PR_SET_PDEATHSIG survives the exec
+ * into Wine's loader) and leaves the parent's terminal group. */
+static void exec_wine_host(int bell_in, int bell_out, pid_t parent, char *const argv[],
+                           char **env)
+{
+	if (dup2(bell_in, 0) != 0 || dup2(bell_out, 1) != 1)
+		_exit(127);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(127);
+	setpgid(0, 0);
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, 3u, ~0u, 0u) != 0)
+#endif
+		for (int i = 3; i < 1024; i++)
+			close(i);
+	execve(argv[0], argv, env);
+	_exit(127);
+}
+
+/* A Windows host under Wine: the prefix taken (made on first use), the doorbell pipes, and
+ * the shared memory named by this process's descriptor as Wine's Z: drive shows it. */
+static SartStatus spawn_wine(SartInner *in, const SartIsolation *iso_cfg, const char *spin)
+{
+	Iso *iso = in->impl;
+	char prefix[4096], err[512], path[96], ppid[32];
+	if (iso_cfg->wine_prefix)
+		snprintf(prefix, sizeof prefix, "%s", iso_cfg->wine_prefix);
+	else if (sart_wine_default_prefix(prefix, sizeof prefix))
+		return sart_inner_report(in, SART_ERROR, "no place for the Wine prefix (set HOME or "
+		                         "SACC_WINEPREFIX)");
+	iso->wine = malloc(strlen(iso_cfg->wine) + 1);
+	iso->wine_prefix = malloc(strlen(prefix) + 1);
+	if (!iso->wine || !iso->wine_prefix)
+		return sart_inner_report(in, SART_ERROR, "out of memory");
+	strcpy(iso->wine, iso_cfg->wine);
+	strcpy(iso->wine_prefix, prefix);
+	iso->wine_lock = sart_wine_acquire(iso->wine, prefix, err, sizeof err);
+	if (iso->wine_lock < 0)
+		return sart_inner_report(in, SART_ERROR, "%s", err);
+	int to_host[2] = {-1, -1}, from_host[2] = {-1, -1};
+	char **env = sart_wine_env(prefix);
+	if (!env || pipe2(to_host, O_CLOEXEC) != 0 || pipe2(from_host, O_CLOEXEC) != 0) {
+		int e = env ? errno : ENOMEM;
+		for (int i = 0; i < 2; i++) {
+			if (to_host[i] >= 0)
+				close(to_host[i]);
+			if (from_host[i] >= 0)
+				close(from_host[i]);
+		}
+		sart_wine_env_free(env);
+		return sart_inner_report(in, SART_ERROR, "cannot make the FMU process's pipes: %s",
+		                         strerror(e));
+	}
+	pid_t self = getpid();
+	snprintf(path, sizeof path, "Z:\\proc\\%ld\\fd\\%d", (long)self, iso->ch.fd);
+	snprintf(ppid, sizeof ppid, "%ld", (long)self);
+	char *argv[] = {(char *)iso_cfg->wine, (char *)iso_cfg->host_path, "sart-host", path, ppid,
+	                (char *)spin, NULL};
+	pid_t pid = fork();
+	if (pid == 0)
+		exec_wine_host(to_host[0], from_host[1], self, argv, env);
+	int e = errno;
+	sart_wine_env_free(env);
+	close(to_host[0]);
+	close(from_host[1]);
+	sart_chan_set_bells(&iso->ch, to_host[1], from_host[0]);
+	if (pid < 0)
+		return sart_inner_report(in, SART_ERROR, "cannot start the FMU's process: %s",
+		                         strerror(e));
+	iso->pid = pid;
+	return SART_OK;
+}
+#else
+/* The Windows host maps the parent's memfd through /proc, which is Linux's. */
+static SartStatus spawn_wine(SartInner *in, const SartIsolation *iso_cfg, const char *spin)
+{
+	(void)iso_cfg;
+	(void)spin;
+	return sart_inner_report(in, SART_ERROR, "an FMU with a Windows library only runs under "
+	                         "Wine on Linux only");
+}
+#endif
+
 static SartStatus spawn(SartInner *in, const SartIsolation *iso_cfg)
 {
 	Iso *iso = in->impl;
@@ -270,12 +361,14 @@ static SartStatus spawn(SartInner *in, const SartIsolation *iso_cfg)
 	if (sart_chan_create(&iso->ch, iso_cfg->shm_size, spin_us) != 0)
 		return sart_inner_report(in, SART_ERROR, "cannot make the shared memory for the FMU's "
 		                         "process (%zu bytes): %s", iso_cfg->shm_size, strerror(errno));
-	if (!iso_cfg->host_path || access(iso_cfg->host_path, X_OK) != 0)
+	if (!iso_cfg->host_path || access(iso_cfg->host_path, iso_cfg->wine ? R_OK : X_OK) != 0)
 		return sart_inner_report(in, SART_ERROR, "cannot run the FMU host '%s': %s",
 		                         iso_cfg->host_path ? iso_cfg->host_path : "(none given)",
 		                         iso_cfg->host_path ? strerror(errno) : "no path");
 	snprintf(ppid, sizeof ppid, "%ld", (long)getpid());
 	snprintf(spin, sizeof spin, "%g", spin_us);
+	if (iso_cfg->wine)
+		return spawn_wine(in, iso_cfg, spin);
 	char *argv[] = {(char *)iso_cfg->host_path, "sart-host", fdstr, ppid, spin, NULL};
 	pid_t pid = fork();
 	if (pid < 0)
@@ -375,17 +468,43 @@ static SartStatus put_me(Iso *iso, const SartInnerConfig *cfg, size_t *off)
 	return SART_OK;
 }
 
+/* path as a Windows program under Wine names it: Z: and the absolute path, backslashed
+ * (malloc'd; NULL when out of memory or the path is not there). */
+static char *wine_path(const char *path)
+{
+	char *abs = realpath(path, NULL);
+	char *w = abs ? malloc(strlen(abs) + 3) : NULL;
+	if (w) {
+		w[0] = 'Z';
+		w[1] = ':';
+		char *o = w + 2;
+		for (const char *p = abs; *p; p++)
+			*o++ = *p == '/' ? '\\' : *p;
+		*o = '\0';
+	}
+	free(abs);
+	return w;
+}
+
 /* The load request (sart_channel.h): name, directory, model identifier, then the FMI 3.0
  * types the child's seam needs to pick each getter and setter, the array elements, and a
  * Model Exchange inner's settings.  On SART_ERROR *off is what was needed so far. */
 static SartStatus put_load(Iso *iso, const SartInnerConfig *cfg, const char *name,
                            size_t *off)
 {
-	const char *const parts[] = {name, cfg->dir ? cfg->dir : "",
+	/* a Windows host sees this process's files on Wine's Z: drive (a directory that is not
+	 * there goes as it is, for the host to say so) */
+	char *dir = cfg->dir && iso->wine ? wine_path(cfg->dir) : NULL;
+	if (!dir)
+		dir = strdup(cfg->dir ? cfg->dir : "");
+	const char *const parts[] = {name, dir ? dir : "",
 	                             cfg->model_identifier ? cfg->model_identifier : ""};
 	for (int i = 0; i < 3; i++)
-		if (put_string(iso, parts[i], off) != SART_OK)
+		if (!dir || put_string(iso, parts[i], off) != SART_OK) {
+			free(dir);
 			return SART_ERROR;
+		}
+	free(dir);
 	size_t n = cfg->vr_types ? cfg->nvr_types : 0;
 	size_t table = sart_chan_span(*off, 1, sizeof(uint64_t));
 	size_t end = table ? sart_chan_span(table, n, 2 * sizeof(uint32_t)) : 0;
@@ -434,6 +553,9 @@ SartStatus sart_inner_load_isolated(const SartInnerConfig *cfg, const SartIsolat
 	}
 	strcpy(in->name, name);
 	iso->ch.fd = -1;
+	iso->ch.bell_wr = -1;
+	iso->ch.bell_rd = -1;
+	iso->wine_lock = -1;
 	iso->logbuf = logbuf;
 	iso->step_timeout = iso_cfg->step_timeout;
 	iso->call_timeout = iso_cfg->call_timeout;
@@ -501,6 +623,10 @@ static void iso_unbind(SartInner *in)
 	}
 	end_child(iso);
 	sart_chan_close(&iso->ch);
+	if (iso->wine_lock >= 0)
+		sart_wine_release(iso->wine_lock, iso->wine, iso->wine_prefix);
+	free(iso->wine);
+	free(iso->wine_prefix);
 	while (iso->states) {
 		IsoState *next = iso->states->next;
 		free(iso->states);

@@ -32,6 +32,12 @@ typedef struct SartIsolation {
 	 * further call.  The caller's process is unharmed, so a wrapper FMU over the inner need
 	 * not be lost with it: it returns an error to its importer, which may still free it. */
 	int contained;
+	/* Wine's loader (sart_wine_find), or NULL: host_path is then the host built for
+	 * Windows (sacc-fmu-host.exe), run under Wine for an FMU that ships Windows binaries
+	 * only.  The channel is the same memfd, mapped through Wine's Z: drive; wake-ups are
+	 * doorbell bytes on the host's stdin and stdout (sart_channel.h). */
+	const char *wine;
+	const char *wine_prefix; /* the Wine prefix; NULL for sart_wine_default_prefix's */
 } SartIsolation;
 
 #define SART_ISOLATE_DEFAULT_SHM ((size_t)4 << 20)
@@ -52,8 +58,33 @@ int sart_inner_is_isolated(const SartInner *in);
 /* The process id of in's host child (0 if none, e.g. after it died). */
 long sart_inner_isolated_pid(const SartInner *in);
 
+/* ---- Wine (sart_wine.c, Linux only) ---- */
+
+/* Wine's loader: $SACC_WINE, wine64 on PATH, Debian's /usr/lib/wine/wine64, or wine on
+ * PATH, into buf.  Returns 0, or 1 with a message naming the package in err. */
+int sart_wine_find(char *buf, size_t size, char *err, size_t errsize);
+
+/* The private prefix all of this user's Wine hosts share, made once and kept:
+ * $SACC_WINEPREFIX, else $XDG_CACHE_HOME/sacc/wine, else ~/.cache/sacc/wine.  Returns 0,
+ * or 1 when there is no home to put it in or it does not fit. */
+int sart_wine_default_prefix(char *buf, size_t size);
+
+/* Becomes a user of prefix, making it first if no one has (wineboot, seconds): returns a
+ * lock descriptor for sart_wine_release, or -1 with a message in err. */
+int sart_wine_acquire(const char *wine, const char *prefix, char *err, size_t errsize);
+
+/* Stops being a user; the last user of the prefix shuts its wineserver down, and with it
+ * every Wine process of the prefix. */
+void sart_wine_release(int lock_fd, const char *wine, const char *prefix);
+
+/* The environment of a Wine process of prefix (the caller's, WINEPREFIX set, Wine's debug
+ * output off unless WINEDEBUG says otherwise); NULL when out of memory. */
+char **sart_wine_env(const char *prefix);
+void sart_wine_env_free(char **env);
+
 /* The host program: argv = {prog, "sart-host", FD, PARENT_PID}.  Serves requests on the
- * shared memory behind descriptor FD until told to quit; returns the process's exit
+ * shared memory behind descriptor FD until told to quit (built for Windows, FD is the path
+ * of the shared file instead, Z:\proc\<parent>\fd\<fd>); returns the process's exit
  * status (0 after a quit, 2 on a bad command line or channel). */
 int sart_host_main(int argc, char **argv);
 

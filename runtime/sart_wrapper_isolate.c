@@ -3,7 +3,11 @@
  * `sacc build --isolate` ships beside the wrapper's library (binaries/<platform>/
  * sacc-fmu-host).  The wrapper finds it from its own library's place, whatever resource
  * location the importer gives, and contains the inner: a crash or a hang in it is an
- * error of the wrapper's call, never the importer's end. */
+ * error of the wrapper's call, never the importer's end.
+ *
+ * An inner that ships a Windows library only runs so too, in the host built for Windows
+ * (sacc-fmu-host.exe, which `sacc build` ships beside a Linux wrapper's library over such
+ * an inner) under Wine, whether the script isolates it or not (sart_inner_windows_only). */
 #ifndef _WIN32
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* dladdr */
@@ -20,9 +24,29 @@
 #include <unistd.h>
 
 #define HOST_NAME "sacc-fmu-host"
+#define WINDOWS_HOST_NAME "sacc-fmu-host.exe"
 
-/* <directory of the library holding this code>/sacc-fmu-host, malloc'd; NULL if unknown. */
-static char *host_beside_library(void)
+static int is_file(const char *dir, const char *sub, const char *id, const char *suffix)
+{
+	size_t len = strlen(dir) + strlen(sub) + strlen(id) + strlen(suffix) + 16;
+	char *p = malloc(len);
+	struct stat st;
+	int yes = p && (snprintf(p, len, "%s/binaries/%s/%s%s", dir, sub, id, suffix), 1) &&
+	          stat(p, &st) == 0 && S_ISREG(st.st_mode);
+	free(p);
+	return yes;
+}
+
+int sart_inner_windows_only(const SartInnerConfig *cfg)
+{
+	int v3 = cfg->version == SART_FMI3;
+	const char *id = cfg->model_identifier;
+	return cfg->dir && id && !is_file(cfg->dir, v3 ? "x86_64-linux" : "linux64", id, ".so") &&
+	       is_file(cfg->dir, v3 ? "x86_64-windows" : "win64", id, ".dll");
+}
+
+/* <directory of the library holding this code>/name, malloc'd; NULL if unknown. */
+static char *host_beside_library(const char *name)
 {
 	Dl_info info;
 	if (!dladdr((void *)(size_t)&sart_load_isolated_inner, &info) || !info.dli_fname)
@@ -30,7 +54,7 @@ static char *host_beside_library(void)
 	const char *lib = info.dli_fname;
 	const char *slash = strrchr(lib, '/');
 	size_t dir = slash ? (size_t)(slash - lib) : 1;
-	char *path = malloc(dir + sizeof HOST_NAME + 1);
+	char *path = malloc(dir + strlen(name) + 2);
 	if (!path)
 		return NULL;
 	if (slash)
@@ -38,7 +62,7 @@ static char *host_beside_library(void)
 	else
 		path[0] = '.';
 	path[dir] = '/';
-	memcpy(path + dir + 1, HOST_NAME, sizeof HOST_NAME);
+	memcpy(path + dir + 1, name, strlen(name) + 1);
 	return path;
 }
 
@@ -56,11 +80,23 @@ static void make_executable(const char *path)
 
 SartStatus sart_load_isolated_inner(const SartInnerConfig *cfg, SartInner **out)
 {
-	char *host = host_beside_library();
-	if (host)
+	int windows = sart_inner_windows_only(cfg);
+	char wine[4096], why[512];
+	if (windows && sart_wine_find(wine, sizeof wine, why, sizeof why)) {
+		char text[768];
+		*out = NULL;
+		snprintf(text, sizeof text, "[%s] the FMU ships a Windows library only, which runs "
+		         "under Wine: %s", cfg->name, why);
+		if (cfg->logger)
+			cfg->logger(cfg->logger_env, SART_ERROR, "logStatusError", text);
+		return SART_ERROR;
+	}
+	char *host = host_beside_library(windows ? WINDOWS_HOST_NAME : HOST_NAME);
+	if (host && !windows)
 		make_executable(host);
-	SartIsolation iso = {host ? host : HOST_NAME, 0.0, SART_ISOLATE_DEFAULT_CALL_TIMEOUT, 0,
-	                     -1.0, 1};
+	SartIsolation iso = {host ? host : windows ? WINDOWS_HOST_NAME : HOST_NAME, 0.0,
+	                     SART_ISOLATE_DEFAULT_CALL_TIMEOUT, 0, -1.0, 1, windows ? wine : NULL,
+	                     NULL};
 	SartStatus st = sart_inner_load_isolated(cfg, &iso, out);
 	free(host);
 	return st;
@@ -77,5 +113,11 @@ SartStatus sart_load_isolated_inner(const SartInnerConfig *cfg, SartInner **out)
 	(void)cfg;
 	*out = NULL;
 	return SART_ERROR;
+}
+
+int sart_inner_windows_only(const SartInnerConfig *cfg)
+{
+	(void)cfg;
+	return 0; /* on Windows, every Windows library loads in process */
 }
 #endif

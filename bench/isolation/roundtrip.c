@@ -1,10 +1,14 @@
 /* roundtrip.c — what running an inner FMU out of process costs: one cycle of set(3 Reals),
- * doStep and get(2 Reals) on the window test FMU, in process and isolated
- * (runtime/sart_isolate.h), each cycle timed alone.  Prints the median and the 10th and
- * 90th percentiles of each, in microseconds per cycle; the last line is
+ * doStep and get(2 Reals) on the window test FMU, in process, isolated
+ * (runtime/sart_isolate.h), and isolated under Wine (the FMU cross-built for Windows in
+ * BUILD/bench/isolation/window-win64, run by the host built for Windows), each cycle timed
+ * alone.  Prints the median and the 10th and 90th percentiles of each, in microseconds per
+ * cycle; then the medians as
+ *     in_process_round_trip_us N
  *     isolated_round_trip_us N
- * (the isolated median).  Usage: roundtrip BUILD [CYCLES] [SPIN_US]; CYCLES is 20000
- * by default, 500 with BENCH_QUICK=1.  Any call that fails ends it with status 1. */
+ *     wine_round_trip_us N        (or a line saying why it is skipped)
+ * Usage: roundtrip BUILD [CYCLES] [SPIN_US]; CYCLES is 20000 by default, 500 with
+ * BENCH_QUICK=1.  Any call that fails ends it with status 1. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +71,43 @@ static double run(SartInner *in, const char *label, int cycles)
 	return median;
 }
 
+/* The Wine line, when the Windows build of the FMU, the Windows host and Wine are there. */
+static int run_wine(const char *build, int cycles, double spin)
+{
+	char dir[512], host[512], wine[512], why[512], dll[600];
+	snprintf(dir, sizeof dir, "%s/bench/isolation/window-win64", build);
+	snprintf(dll, sizeof dll, "%s/binaries/win64/window.dll", dir);
+	snprintf(host, sizeof host, "%s/sacc-fmu-host.exe", build);
+	FILE *f = fopen(dll, "rb"), *h = fopen(host, "rb");
+	if (f)
+		fclose(f);
+	if (h)
+		fclose(h);
+	if (!f || !h) {
+		printf("wine_round_trip: skipped (no %s: it is built with mingw-w64, Debian package "
+		       "gcc-mingw-w64-x86-64)\n", f ? host : dll);
+		return 0;
+	}
+	if (sart_wine_find(wine, sizeof wine, why, sizeof why)) {
+		printf("wine_round_trip: skipped (%s)\n", why);
+		return 0;
+	}
+	SartInnerConfig cfg = {"window", dir, "window", SART_FMI2, 0, logger, NULL, NULL, 0, NULL, 0,
+	                       {0}};
+	SartIsolation iso = {host, 0, 0, 0, spin, 0, wine, NULL};
+	SartInner *in = NULL;
+	double t0 = now_us();
+	if (sart_inner_load_isolated(&cfg, &iso, &in) != SART_OK) {
+		fprintf(stderr, "roundtrip: cannot load %s under Wine\n", dir);
+		return 1;
+	}
+	printf("under Wine: started in %.2f s (the Wine session included)\n", (now_us() - t0) / 1e6);
+	double wine_us = run(in, "under Wine", cycles);
+	sart_inner_free(in);
+	printf("wine_round_trip_us %.3f\n", wine_us);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *build = argc > 1 ? argv[1] : "build";
@@ -78,7 +119,7 @@ int main(int argc, char **argv)
 	if (cycles < 10)
 		cycles = 10;
 	SartInnerConfig cfg = {"window", dir, "window", SART_FMI2, 0, logger, NULL, NULL, 0, NULL, 0, {0}};
-	SartIsolation iso = {host, 0, 0, 0, spin, 0};
+	SartIsolation iso = {host, 0, 0, 0, spin, 0, NULL, NULL};
 	SartInner *a = NULL, *b = NULL;
 	if (sart_inner_load(&cfg, &a) != SART_OK || sart_inner_load_isolated(&cfg, &iso, &b) !=
 	                                                    SART_OK) {
@@ -92,5 +133,5 @@ int main(int argc, char **argv)
 	sart_inner_free(b);
 	printf("in_process_round_trip_us %.3f\n", in_process);
 	printf("isolated_round_trip_us %.3f\n", isolated);
-	return 0;
+	return run_wine(build, cycles, spin);
 }

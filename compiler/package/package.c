@@ -150,6 +150,28 @@ unsigned pkg_fmu_platforms(const char *dir, const char *model_identifier, int fm
 	return bits;
 }
 
+unsigned pkg_archive_platforms(const char *archive, const char *model_identifier,
+                               int fmi_version)
+{
+	struct stat st;
+	if (stat(archive, &st) == 0 && S_ISDIR(st.st_mode))
+		return pkg_fmu_platforms(archive, model_identifier, fmi_version);
+	unsigned bits = 0;
+	for (int k = 0; k < PKG_NPLATFORMS; k++) {
+		const Platform *p = &platforms[k];
+		size_t n = strlen(model_identifier) + 64;
+		char *entry = malloc(n);
+		if (!entry)
+			return bits;
+		snprintf(entry, n, "binaries/%s/%s%s", platform_name(p, fmi_version), model_identifier,
+			 p->suffix);
+		if (zip_has_entry(archive, entry))
+			bits |= p->bit;
+		free(entry);
+	}
+	return bits;
+}
+
 /* Whether the command's first word is an executable file in $PATH (or a path to one). */
 static bool on_path(Arena *a, const char *cmd)
 {
@@ -455,6 +477,72 @@ static int write_new_file(const char *path, const unsigned char *data, size_t n)
 	return close(fd);
 }
 
+/* ---- inners with a Windows library only ------------------------------------------------ */
+
+#define WINDOWS_HOST "sacc-fmu-host.exe"
+
+/* The host built for Windows that a Linux wrapper over an inner with a Windows library
+ * only ships beside its library, to run that inner under Wine (runtime/sart_isolate.h):
+ * $SACC_FMU_HOST_EXE, else the one beside the running sacc (made with it when mingw-w64 is
+ * installed).  NULL when there is none. */
+static const char *windows_host(Arena *a)
+{
+	const char *env = getenv("SACC_FMU_HOST_EXE");
+	if (env && *env)
+		return access(env, R_OK) == 0 ? env : NULL;
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n <= 0)
+		return NULL;
+	self[n] = '\0';
+	char *slash = strrchr(self, '/');
+	if (!slash)
+		return NULL;
+	*slash = '\0';
+	const char *p = arena_printf(a, "%s/" WINDOWS_HOST, self);
+	return access(p, R_OK) == 0 ? p : NULL;
+}
+
+/* Whether the inner extracted in dir has a Windows library of its model identifier and
+ * no Linux one: a Linux wrapper runs it under Wine. */
+static bool windows_only(const char *dir, const char *model_identifier, int fmi_version)
+{
+	unsigned has = pkg_fmu_platforms(dir, model_identifier, fmi_version);
+	return (has & PKG_WIN64) && !(has & PKG_LINUX64);
+}
+
+/* Copies the host built for Windows into the Linux wrapper's binaries folder bin. */
+static int ship_windows_host(Arena *a, const char *host, const char *bin, DiagSink *d)
+{
+	FILE *f = fopen(host, "rb");
+	unsigned char *data = NULL;
+	size_t n = 0, cap = 0;
+	int rc = -1;
+	while (f) {
+		if (n == cap) {
+			cap = cap ? 2 * cap : (size_t)1 << 20;
+			unsigned char *grown = realloc(data, cap);
+			if (!grown)
+				break;
+			data = grown;
+		}
+		n += fread(data + n, 1, cap - n, f);
+		if (ferror(f))
+			break;
+		if (feof(f)) {
+			rc = write_new_file(arena_printf(a, "%s/" WINDOWS_HOST, bin), data, n);
+			break;
+		}
+	}
+	if (rc != 0)
+		diag_error(d, (Loc){host, 0, 0, 0}, "cannot copy into the wrapper: %s",
+			   strerror(errno ? errno : EIO));
+	if (f)
+		fclose(f);
+	free(data);
+	return rc;
+}
+
 /* Every embedded runtime file under sources/, keeping runtime/'s layout. */
 static int write_runtime(Compilation *c, const char *sources, bool fmi3, bool host)
 {
@@ -708,10 +796,19 @@ done:
 int pkg_extract_inner(const char *archive, const char *dir, const char *model_identifier,
                       int fmi_version, unsigned caps, DiagSink *d)
 {
+	return pkg_extract_inner_for(archive, dir, model_identifier, fmi_version, caps,
+	                             PKG_LINUX64, d);
+}
+
+int pkg_extract_inner_for(const char *archive, const char *dir, const char *model_identifier,
+                          int fmi_version, unsigned caps, unsigned platform, DiagSink *d)
+{
 	if (extract_tree(archive, dir, d) != 0)
 		return 1;
-	int rc = check_library(archive, dir, model_identifier, fmi_version, caps, &platforms[0], d);
-	if (rc && (pkg_fmu_platforms(dir, model_identifier, fmi_version) & PKG_WIN64))
+	const Platform *pf = &platforms[platform == PKG_WIN64 ? 1 : 0];
+	int rc = check_library(archive, dir, model_identifier, fmi_version, caps, pf, d);
+	if (rc && pf->bit == PKG_LINUX64 &&
+	    (pkg_fmu_platforms(dir, model_identifier, fmi_version) & PKG_WIN64))
 		diag_note(d, (Loc){archive, 0, 0, 0}, "it ships a library for 64-bit Windows only "
 			  "(binaries/%s/); sacc runs such FMUs only inside a win64 wrapper on Windows",
 			  platform_name(&platforms[1], fmi_version));
@@ -943,8 +1040,18 @@ static unsigned choose_platforms(Build *b, Job *j, const InnerArchive *ias, cons
 			/* an inner sharing another's copy is looked at there */
 			const char *dir = arena_printf(c->arena, "%s/%s", res,
 						       j->info->inners[homes[i]]->name);
+			bool wine = p->bit == PKG_LINUX64 &&
+				    windows_only(dir, ias[i].model_identifier, ias[i].fmi_version);
 			if (pkg_fmu_platforms(dir, ias[i].model_identifier, ias[i].fmi_version) & p->bit)
 				have++;
+			else if (wine && windows_host(c->arena))
+				have++; /* run under Wine, in the host built for Windows */
+			else if (wine && !why)
+				why = arena_printf(c->arena, "inner fmu '%s' ships a library for 64-bit "
+						   "Windows only, and the host that would run it under "
+						   "Wine, " WINDOWS_HOST ", is not beside sacc (sacc "
+						   "builds it when the Debian package "
+						   "gcc-mingw-w64-x86-64 is installed)", in->name);
 			else if (!why)
 				why = arena_printf(c->arena, "inner fmu '%s' has no binaries/%s/%s%s",
 						   in->name, platform_name(p, ias[i].fmi_version),
@@ -1039,15 +1146,25 @@ static int build_one(Build *b, Job *j)
 	unsigned chosen = choose_platforms(b, j, ias, res, homes, host);
 	if (!chosen)
 		goto done;
+	bool wine = false; /* some inner runs under Wine in the Linux wrapper */
 	for (int i = 0; i < ninners; i++) {
 		Inner *in = info->inners[i];
 		if (homes[i] != i)
 			continue;
+		const char *dir = arena_printf(a, "%s/%s", res, in->name);
+		bool windows = (chosen & PKG_LINUX64) &&
+			       windows_only(dir, ias[i].model_identifier, ias[i].fmi_version);
+		if (windows)
+			diag_note(d, in->decl ? in->decl->loc : j->sa->loc, "inner fmu '%s' ships a "
+				  "library for 64-bit Windows only: the linux64 wrapper runs it out of "
+				  "process, under Wine (binaries/%s/" WINDOWS_HOST ")", in->name,
+				  platform_name(&platforms[0], fmi_of(b, j)));
+		wine |= windows;
 		for (int k = 0; k < PKG_NPLATFORMS; k++)
 			if ((chosen & platforms[k].bit) &&
-			    check_library(ias[i].path, arena_printf(a, "%s/%s", res, in->name),
-					  ias[i].model_identifier, ias[i].fmi_version, ias[i].caps,
-					  &platforms[k], d) != 0) {
+			    check_library(ias[i].path, dir, ias[i].model_identifier,
+					  ias[i].fmi_version, ias[i].caps,
+					  windows ? &platforms[1] : &platforms[k], d) != 0) {
 				diag_note(d, in->decl ? in->decl->loc : j->sa->loc,
 					  "inner fmu '%s' of adaptation '%s'", in->name, j->sa->name);
 				goto done;
@@ -1074,6 +1191,9 @@ static int build_one(Build *b, Job *j)
 			goto done;
 	}
 	if (host && compile_host(b, j, tree) != 0)
+		goto done;
+	if (wine && ship_windows_host(a, windows_host(a), arena_printf(a, "%s/%s", tree,
+				      platform_dir(b, j, &platforms[0])), d) != 0)
 		goto done;
 	if (keep_sources ? describe_sources(b, j, l, sources, host) != 0
 			 : zip_rmtree(sources) != 0) {

@@ -73,6 +73,10 @@ int zip_extract(const char *archive, const char *dir, const ZipLimits *lim, Diag
  * directory is an error.  Returns 0, or 1 after a report. */
 int zip_write_dir(const char *dir, const char *archive, DiagSink *d);
 
+/* Whether the zip archive holds an entry of exactly that name (false when it cannot be
+ * read: the extraction then says why). */
+bool zip_has_entry(const char *archive, const char *name);
+
 /* Removes path and everything below it, never following a symbolic link.  0 or -1 (errno). */
 int zip_rmtree(const char *path);
 
@@ -110,6 +114,9 @@ unsigned pkg_parse_platforms(const char *list, DiagSink *d);
 
 /* The platforms an extracted FMU in dir carries a library of model_identifier for. */
 unsigned pkg_fmu_platforms(const char *dir, const char *model_identifier, int fmi_version);
+/* The same of an FMU archive, before it is extracted (or of an extracted FMU's directory). */
+unsigned pkg_archive_platforms(const char *archive, const char *model_identifier,
+                               int fmi_version);
 
 /* `sacc build`: one FMU per adaptation declared in mods (modules loaded and reduced with
  * drv_explicit), inner adaptations before the adaptations that use them.  An inner that is
@@ -149,6 +156,10 @@ int pkg_extract_fmu(const char *archive, const char *dir, const char *model_iden
  * what `sacc build` uses, knowing the inner's model description. */
 int pkg_extract_inner(const char *archive, const char *dir, const char *model_identifier,
                       int fmi_version, unsigned caps, DiagSink *d);
+/* pkg_extract_inner for the platform the FMU will run on (PKG_LINUX64, or PKG_WIN64 for an
+ * FMU `sacc simulate` runs under Wine): that platform's library must be there. */
+int pkg_extract_inner_for(const char *archive, const char *dir, const char *model_identifier,
+                          int fmi_version, unsigned caps, unsigned platform, DiagSink *d);
 
 /* Checks that the shared library so (shown in messages as `shown`, an entry of archive)
  * is a 64-bit ELF shared library for this machine whose dynamic symbol table defines every

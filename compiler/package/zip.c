@@ -519,6 +519,16 @@ done:
 	return rc;
 }
 
+bool zip_has_entry(const char *archive, const char *name)
+{
+	unzFile uf = unzOpen64(archive);
+	if (!uf)
+		return false;
+	bool found = unzLocateFile(uf, name, 1) == UNZ_OK;
+	unzClose(uf);
+	return found;
+}
+
 int zip_extract(const char *archive, const char *dir, const ZipLimits *lim, DiagSink *d)
 {
 	Loc where = {archive, 0, 0, 0};

@@ -359,7 +359,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* the smallest slot, or the default one */
 	SartIsolation iso = {"/proc/self/exe", 0, 0,
 	                     cfgb & 0x40 ? 0 : SART_CHAN_DATA_OFFSET + SART_CHAN_MIN_SIZE, -1,
-	                     contained};
+	                     contained, NULL, NULL};
 	SartInner *in = NULL;
 	fork_armed = 1;
 	SartStatus st = sart_inner_load_isolated(&cfg, &iso, &in);

@@ -85,7 +85,7 @@ static SartStatus try_open(const char *model, const Open *o, Log *log, SartInner
 	                o->extra_caps;
 	SartInnerConfig cfg = {model, dir, model, o->version, caps, capture, log, NULL, 0, NULL, 0,
 	                       o->me};
-	SartIsolation iso = {host_path(), 0, 0, 0, -1, 0};
+	SartIsolation iso = {host_path(), 0, 0, 0, -1, 0, NULL, NULL};
 	return o->isolated ? sart_inner_load_isolated(&cfg, &iso, out) : sart_inner_load(&cfg, out);
 }
 

@@ -117,15 +117,107 @@ grep -q "is built without win64: its cross compiler x86_64-w64-mingw32-gcc is no
 unzip -l "$OUT/nocc/wine_int.fmu" | grep -q "binaries/win64/wine_int.dll" &&
 	fail "a build without mingw-w64 has a win64 library"
 
-# An FMU that ships a Windows library only: sacc simulate says so, naming its folder.
-mkdir -p "$OUT/winonly/binaries"
-cp -r "$OUT/bare/integrator/binaries/win64" "$OUT/winonly/binaries/"
-cp "$OUT/bare/integrator/modelDescription.xml" "$OUT/winonly/"
-"$BUILD/tools/fmu_pack" "$OUT/winonly.fmu" "$OUT/winonly"
-"$SACC" simulate --stop 0.1 "$OUT/winonly.fmu" -o "$OUT/winonly.csv" 2>"$OUT/err.txt" &&
-	fail "a Windows-only FMU was simulated on Linux"
-grep -q "ships a library for 64-bit Windows only (binaries/win64/)" "$OUT/err.txt" ||
-	fail "unexpected error for a Windows-only FMU: $(cat "$OUT/err.txt")"
+# FMUs that ship a Windows library only: sacc simulate runs each instance in the host built
+# for Windows under Wine (an FMI 2.0 and an FMI 3.0 FMU, three hosts at once), and must give
+# what the Linux builds of the same FMUs give in process, bit for bit.  Every sacc run shares
+# the one prefix of this test (SACC_WINEPREFIX), as the importers' run below does.
+# (given to each command, not exported: the check for Wine processes left running below
+# looks for the prefix in every process's environment)
+sacc_wine() { env SACC_WINEPREFIX="$PREFIX" "$SACC" "$@"; }
+mkdir -p "$OUT/winonly/integrator/binaries" "$OUT/winonly/noevent3/binaries" "$OUT/winfmus"
+cp -r "$OUT/bare/integrator/binaries/win64" "$OUT/winonly/integrator/binaries/"
+cp "$OUT/bare/integrator/modelDescription.xml" "$OUT/winonly/integrator/"
+cp -r "$OUT/bare/noevent3/binaries/x86_64-windows" "$OUT/winonly/noevent3/binaries/"
+cp "$OUT/bare/noevent3/modelDescription.xml" "$OUT/winonly/noevent3/"
+"$BUILD/tools/fmu_pack" "$OUT/winfmus/integrator.fmu" "$OUT/winonly/integrator"
+"$BUILD/tools/fmu_pack" "$OUT/winfmus/noevent3.fmu" "$OUT/winonly/noevent3"
+sacc_wine simulate -L "$OUT/winfmus" tests/wine/wine_pair.sa --explain >"$OUT/explain.txt" ||
+	fail "--explain over Windows-only FMUs failed"
+grep -q "its Windows library (it has no Linux one), in a process of its own each under Wine: d$" \
+	"$OUT/explain.txt" && grep -q "under Wine: i1, i2$" "$OUT/explain.txt" ||
+	fail "--explain does not say the FMUs run under Wine: $(cat "$OUT/explain.txt")"
+SIM="--stop 2 --step 0.05 --set d.x0=3"
+SIM_WRAP="--stop 2 --step 0.05 --set wine_int.u=1.5"
+# shellcheck disable=SC2086
+sacc_wine simulate -L "$BUILD/fmus" -L "$BUILD/fmus3" tests/wine/wine_pair.sa $SIM \
+	-o "$OUT/pair-linux.csv" 2>"$OUT/err.txt" || fail "the Linux run failed: $(cat "$OUT/err.txt")"
+# Two such runs at once, in the one prefix (the first of them makes it: the other waits):
+# six hosts, and when both are over, nothing of Wine is left.
+# (in a subshell without WINEPREFIX, so that the commands looking do not find themselves)
+hosts() {
+	(
+		unset WINEPREFIX
+		grep -l -s -F -x -z "WINEPREFIX=$PREFIX" /proc/[0-9]*/environ |
+			grep -v -e '^/proc/self/' -e '^/proc/thread-self/' || true
+	)
+}
+start=$(date +%s)
+# shellcheck disable=SC2086
+sacc_wine simulate -L "$OUT/winfmus" tests/wine/wine_pair.sa $SIM -o "$OUT/pair-wine2.csv" \
+	2>"$OUT/err2.txt" &
+other=$!
+# shellcheck disable=SC2086
+sacc_wine simulate -L "$OUT/winfmus" tests/wine/wine_pair.sa $SIM -o "$OUT/pair-wine.csv" \
+	2>"$OUT/err.txt" || fail "the run under Wine failed: $(cat "$OUT/err.txt")"
+wait $other || fail "the second run under Wine failed: $(cat "$OUT/err2.txt")"
+wine_s=$(($(date +%s) - start))
+[ -z "$(hosts)" ] || fail "Wine processes left after two runs: $(hosts | tr '\n' ' ')"
+for f in pair-wine pair-wine2; do
+	cmp -s "$OUT/pair-linux.csv" "$OUT/$f.csv" ||
+		fail "win64 under Wine and linux64 differ: $(diff "$OUT/pair-linux.csv" "$OUT/$f.csv" | head -5)"
+done
+# the numbers are the FMUs' own: x = 3 exp(-2 t) drives i1 (x' = u), i1 drives i2
+awk -F, 'NR == 1 { for (c = 1; c <= NF; c++) col[$c] = c; next }
+	{ n++; last = $0; t = $1; d = $col["d.x"]; i1 = $col["i1.x"] }
+	END { if (n != 41 || t != 2 || d < 0.0549 || d > 0.0550 || i1 < 1.4 || i1 > 1.5) {
+		print "unexpected: " n " rows, last " last; exit 1 } }' "$OUT/pair-wine.csv" ||
+	fail "the run under Wine gave unexpected numbers"
+# the state probe of sacc inspect runs such an FMU under Wine too
+sacc_wine inspect --probe-state "$OUT/winfmus/integrator.fmu" >"$OUT/probe.txt" 2>&1 ||
+	fail "the state probe under Wine failed: $(cat "$OUT/probe.txt")"
+grep -q "^integrator: state restore works" "$OUT/probe.txt" ||
+	fail "unexpected state probe under Wine: $(cat "$OUT/probe.txt")"
+# --wine forces the Windows library of an FMU that has both
+# shellcheck disable=SC2086
+sacc_wine simulate -L "$OUT/fmus" tests/wine/wine_pair.sa $SIM --wine d,i2 -o "$OUT/forced.csv" \
+	--explain >"$OUT/explain.txt" || fail "--wine --explain failed"
+grep -q "its Windows library, in a process of its own each under Wine (--wine): i2$" \
+	"$OUT/explain.txt" && grep -q "one library in this process for: i1$" "$OUT/explain.txt" ||
+	fail "--explain does not say what --wine chose: $(cat "$OUT/explain.txt")"
+# shellcheck disable=SC2086
+sacc_wine simulate -L "$OUT/fmus" tests/wine/wine_pair.sa $SIM --wine d,i2 -o "$OUT/forced.csv" \
+	2>"$OUT/err.txt" || fail "the run with --wine failed: $(cat "$OUT/err.txt")"
+cmp -s "$OUT/pair-linux.csv" "$OUT/forced.csv" || fail "--wine d,i2 differs from the Linux run"
+# A Linux wrapper over inners with Windows libraries only: sacc build ships the host built
+# for Windows beside the wrapper's library, with a note, and the wrapper runs its inners
+# under Wine; stepped by sacc simulate, it gives what the same wrapper over the Linux
+# builds of the inners gives in process, bit for bit.
+sacc_wine build -L "$OUT/winfmus" -o "$OUT/winwrap" tests/wine/wine_sa.sa 2>"$OUT/err.txt" ||
+	fail "the wrapper over Windows-only inners failed to build: $(cat "$OUT/err.txt")"
+grep -q "note: inner fmu 'integ' ships a library for 64-bit Windows only: the linux64 wrapper runs it out of process, under Wine (binaries/linux64/sacc-fmu-host.exe)" \
+	"$OUT/err.txt" || fail "no note on the inner run under Wine: $(cat "$OUT/err.txt")"
+unzip -l "$OUT/winwrap/wine_int.fmu" | grep -q " binaries/linux64/sacc-fmu-host.exe$" ||
+	fail "the wrapper does not ship the host built for Windows"
+# shellcheck disable=SC2086
+sacc_wine simulate "$OUT/winwrap/wine_int.fmu" $SIM_WRAP -o "$OUT/wrap-wine.csv" \
+	2>"$OUT/err.txt" || fail "the wrapper over a Windows-only inner failed: $(cat "$OUT/err.txt")"
+# shellcheck disable=SC2086
+"$SACC" simulate "$OUT/fmi2/wine_int.fmu" $SIM_WRAP -o "$OUT/wrap-linux.csv" 2>"$OUT/err.txt" ||
+	fail "the wrapper over a Linux inner failed: $(cat "$OUT/err.txt")"
+cmp -s "$OUT/wrap-linux.csv" "$OUT/wrap-wine.csv" ||
+	fail "the wrapper's inner under Wine and in process differ: $(diff "$OUT/wrap-linux.csv" "$OUT/wrap-wine.csv" | head -5)"
+awk -F, 'END { if ($1 != 2 || $2 < 6 - 1e-12 || $2 > 6 + 1e-12) exit 1 }' "$OUT/wrap-wine.csv" ||
+	fail "the wrapper's y at t = 2 is not 2 x = 2 (1.5 t) = 6: $(tail -n 1 "$OUT/wrap-wine.csv")"
+
+# the errors: an instance --wine names that has no Windows library, Wine missing
+sacc_wine simulate -L "$BUILD/fmus" -L "$BUILD/fmus3" tests/wine/wine_pair.sa --wine i1 \
+	-o "$OUT/x.csv" 2>"$OUT/err.txt" && fail "--wine over Linux-only FMUs succeeded"
+grep -q "sacc simulate: --wine: none of these FMUs has a Windows library" "$OUT/err.txt" ||
+	fail "unexpected error for --wine without a Windows library: $(cat "$OUT/err.txt")"
+SACC_WINE=/nonexistent/wine64 "$SACC" simulate -L "$OUT/winfmus" tests/wine/wine_pair.sa \
+	-o "$OUT/x.csv" 2>"$OUT/err.txt" && fail "a run without Wine succeeded"
+grep -q "sacc simulate: instance 'd' runs its FMU's Windows library under Wine: cannot run Wine's loader /nonexistent/wine64 (from SACC_WINE)" \
+	"$OUT/err.txt" || fail "unexpected error without Wine: $(cat "$OUT/err.txt")"
 
 # The importers, for both platforms.
 INC="-Itests/unit -Iruntime/fmi2 -Iruntime/fmi3"
@@ -151,6 +243,7 @@ grep '^wine_' "$OUT/linux.txt" | head -80 | cmp -s - "$OUT/isolated.txt" ||
 start=$(date +%s)
 "$WINE" "$OUT/wine_import.exe" "$@" >"$OUT/windows.raw" 2>"$OUT/wine.err" ||
 	fail "the Windows importer failed under Wine: $(cat "$OUT/wine.err")"
+importers_s=$(($(date +%s) - start))
 tr -d '\r' <"$OUT/windows.raw" >"$OUT/windows.txt"
 cmp -s "$OUT/linux.txt" "$OUT/windows.txt" ||
 	fail "win64 and linux64 differ: $(diff "$OUT/linux.txt" "$OUT/windows.txt" | head -5)"
@@ -171,4 +264,36 @@ unset WINEPREFIX
 left=$(grep -l -s -F -z "WINEPREFIX=$PREFIX" /proc/[0-9]*/environ |
 	grep -v -e '^/proc/self/' -e '^/proc/thread-self/' | tr '\n' ' ' || true)
 [ -z "$left" ] || fail "Wine processes left running: $left"
-echo "check-wine: ok: 4 wrappers and 2 FMUs, 240 results bit-identical on win64 (Wine, $(($(date +%s) - start)) s) and linux64, in process and isolated"
+# Nothing is left running when a run is stopped: SIGTERM stops it after the step, and sacc,
+# the prefix's last user, shuts the wineserver down before it exits; SIGKILL ends sacc
+# outright, its hosts die with it, and the wineserver, with no process left, ends on its
+# own within seconds.
+for sig in TERM KILL; do
+	env SACC_WINEPREFIX="$PREFIX" "$SACC" simulate -L "$OUT/winfmus" tests/wine/wine_pair.sa \
+		--stop 1000 --realtime -o "$OUT/stopped.csv" 2>"$OUT/err.txt" &
+	victim=$!
+	i=0
+	# (a pattern that does not match itself in the cmdline of the grep that looks)
+	until [ "$(grep -l -s "sacc-fmu-host[.]exe" /proc/[0-9]*/cmdline | wc -l)" -ge 3 ]; do
+		i=$((i + 1))
+		[ $i -lt 300 ] || fail "the three Wine hosts did not start in 30 s"
+		sleep 0.1
+	done
+	kill -$sig $victim
+	rc=0
+	wait $victim 2>/dev/null || rc=$?
+	if [ $sig = TERM ]; then
+		[ $rc -eq 1 ] && grep -q "sacc simulate: interrupted" "$OUT/err.txt" ||
+			fail "SIGTERM: exit status $rc, $(cat "$OUT/err.txt")"
+		[ -z "$(hosts)" ] || fail "Wine processes left after SIGTERM: $(hosts | tr '\n' ' ')"
+		continue
+	fi
+	i=0
+	while [ -n "$(hosts)" ]; do
+		i=$((i + 1))
+		[ $i -lt 200 ] || fail "Wine processes left 20 s after SIGKILL: $(hosts | tr '\n' ' ')"
+		sleep 0.1
+	done
+done
+
+echo "check-wine: ok: 4 wrappers and 2 FMUs, 240 results bit-identical on win64 (Wine, $importers_s s) and linux64, in process and isolated; 2 Windows-only FMUs in 3 Wine hosts at once, in 2 runs at once, from sacc simulate equal to linux64 ($wine_s s), in a Linux wrapper too, none left after SIGTERM or SIGKILL"
