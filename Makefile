@@ -900,7 +900,7 @@ check-isolated:
 PORTABLE_BUILD := $(BUILD)/portable
 .PHONY: check-portable
 check-portable:
-	@$(MAKE) --no-print-directory BUILD=$(PORTABLE_BUILD) \
+	@$(MAKE) --no-print-directory -j$(JOBS) BUILD=$(PORTABLE_BUILD) \
 	    CFLAGS='$(CFLAGS) -DSART_PORTABLE_POSIX' $(PORTABLE_BUILD)/sacc-fmu-host \
 	    $(PORTABLE_BUILD)/tests/test_sart_isolate $(PORTABLE_BUILD)/fmus/window.fmu \
 	    $(PORTABLE_BUILD)/fmus/power.fmu $(PORTABLE_BUILD)/fmus/controller.fmu
