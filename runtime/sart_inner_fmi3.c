@@ -34,6 +34,7 @@
 #define OPTIONAL (1u << 31) /* used when present, never required */
 #define CS_ONLY (1u << 30)  /* required unless the FMU is driven for Model Exchange */
 #define ME_ONLY (1u << 29)  /* required when it is (with a capability bit: or with that) */
+#define SE_ONLY (1u << 28)  /* required when it is driven for Scheduled Execution */
 #define SYM(name, field, need, cap) {name, offsetof(Fmi3Api, field), need, cap}
 
 static const struct {
@@ -104,6 +105,11 @@ static const struct {
 	SYM("fmi3CompletedIntegratorStep", completed_integrator_step, ME_ONLY, "Model Exchange"),
 	SYM("fmi3EnterContinuousTimeMode", enter_ct_mode, ME_ONLY, "Model Exchange"),
 	SYM("fmi3GetDirectionalDerivative", directional_derivative, OPTIONAL, NULL),
+	SYM("fmi3InstantiateScheduledExecution", instantiate_se, SE_ONLY, "Scheduled Execution"),
+	SYM("fmi3ActivateModelPartition", activate_model_partition, SE_ONLY,
+	    "Scheduled Execution"),
+	SYM("fmi3GetClock", get_clock, SE_ONLY, "Scheduled Execution"),
+	SYM("fmi3GetIntervalDecimal", get_interval_decimal, SE_ONLY, "Scheduled Execution"),
 };
 
 /* Whether the library must export a function needed as need says, for an inner of caps.
@@ -112,12 +118,17 @@ static const struct {
 static int required(unsigned need, unsigned caps)
 {
 	int me = (caps & SART_CAP_MODEL_EXCHANGE) != 0;
+	int se = (caps & SART_CAP_SCHEDULED_EXECUTION) != 0;
 	if (need == ALWAYS)
 		return 1;
 	if (need == OPTIONAL)
 		return 0;
+	if (need == SE_ONLY)
+		return se;
 	if (need == CS_ONLY)
-		return !me;
+		return !me && !se;
+	if (se) /* partitions, not steps: only the state's abilities apply */
+		return (caps & need & (SART_CAP_GET_SET_STATE | SART_CAP_SERIALIZE)) != 0;
 	if ((need & ME_ONLY) && me)
 		return 1;
 	if (me)
@@ -290,6 +301,13 @@ static SartStatus fmi3_instantiate(SartInner *in, const char *token, int logging
 		return sart_inner_report(in, SART_ERROR, "fmi3InstantiateCoSimulation: out of memory");
 	memcpy(path, in->resource_dir, len);
 	memcpy(path + len, "/", 2);
+	if (in->caps & SART_CAP_SCHEDULED_EXECUTION) {
+		f->event_mode_used = 0;
+		f->early_return_allowed = 0;
+		SartStatus st = sart_inner_fmi3_instantiate_se(in, token, path, logging_on, forward_log);
+		free(path);
+		return st;
+	}
 	if (in->caps & SART_CAP_MODEL_EXCHANGE) {
 		/* Event Mode is the ME layer's (sart_inner_me.c): exit_init settles nothing */
 		f->event_mode_used = 0;
@@ -1317,4 +1335,5 @@ const SartInnerOps sart_inner_fmi3_ops = {
 	sart_inner_fmi3_get_binary,
 	sart_inner_fmi3_set_binary,
 	&fmi3_me_ops,
+	&sart_inner_fmi3_se_ops,
 };

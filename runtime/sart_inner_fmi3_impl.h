@@ -70,6 +70,11 @@ typedef struct Fmi3Api {
 	fmi3CompletedIntegratorStepTYPE *completed_integrator_step;
 	fmi3EnterContinuousTimeModeTYPE *enter_ct_mode;
 	fmi3GetDirectionalDerivativeTYPE *directional_derivative;
+	/* Scheduled Execution, and clocks */
+	fmi3InstantiateScheduledExecutionTYPE *instantiate_se;
+	fmi3ActivateModelPartitionTYPE *activate_model_partition;
+	fmi3GetClockTYPE *get_clock;
+	fmi3GetIntervalDecimalTYPE *get_interval_decimal;
 } Fmi3Api;
 
 /* What the seam last wrote to an array whose elements are set one by one (its start
@@ -106,6 +111,7 @@ typedef struct Fmi3Inner {
 	size_t nbyte_shadows;
 	unsigned char **held; /* the copies the last get of array elements gave out */
 	size_t nheld;
+	int clock_update; /* Scheduled Execution: the FMU called clockUpdate since last asked */
 } Fmi3Inner;
 
 static inline Fmi3Inner *impl(SartInner *in)
@@ -153,5 +159,11 @@ SartStatus sart_inner_fmi3_get_binary(SartInner *in, const SartVr vr[], size_t n
 SartStatus sart_inner_fmi3_set_binary(SartInner *in, const SartVr vr[], size_t n,
                                       const unsigned char *const v[], const size_t sizes[]);
 void sart_inner_fmi3_free_bytes(Fmi3Inner *f);
+
+/* sart_inner_fmi3_se.c: the Scheduled Execution instance (resource path as
+ * fmi3_instantiate makes it) and the calls the layer of sart_inner_se.c makes. */
+SartStatus sart_inner_fmi3_instantiate_se(SartInner *in, const char *token, const char *path,
+                                          int logging_on, fmi3LogMessageCallback log);
+extern const SartInnerSeOps sart_inner_fmi3_se_ops;
 
 #endif

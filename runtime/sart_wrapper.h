@@ -132,6 +132,9 @@ typedef struct SartInnerModel {
 	/* A Model Exchange inner (SART_CAP_MODEL_EXCHANGE in caps): how each step integrates
 	 * it (sart_inner.h, SartMeConfig).  Zero (omitted) for a Co-Simulation inner. */
 	SartMeConfig me;
+	/* A Scheduled Execution inner (SART_CAP_SCHEDULED_EXECUTION in caps): its clocks
+	 * (sart_inner.h, SartSeConfig).  Zero (omitted) for any other inner. */
+	SartSeConfig se;
 } SartInnerModel;
 
 typedef struct SartWrapper SartWrapper;

@@ -313,6 +313,10 @@ void fmu_free(FmuInfo *fmu);
  * Exchange and not Co-Simulation (an FMU with both runs as Co-Simulation by default). */
 bool fmu_me_by_default(const FmuInfo *fmu);
 
+/* Whether sacc runs the FMU through Scheduled Execution: when it offers that interface
+ * only. */
+bool fmu_se_by_default(const FmuInfo *fmu);
+
 /* The model identifier of the interface sacc runs the FMU through: Model Exchange's when
  * me, else Co-Simulation's. */
 const char *fmu_identifier(const FmuInfo *fmu, bool me);

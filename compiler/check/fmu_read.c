@@ -1511,12 +1511,13 @@ static const char *const section_names[S_COUNT] = {
 	"TypeDefinitions", "DefaultExperiment", "ModelVariables", "ModelStructure",
 };
 
-/* What sacc cannot run yet of an FMU with clocks: `inspect` shows it with the reason,
- * other commands refuse it at its first Clock. */
+/* What sacc cannot run yet of an FMU with clocks (a Co-Simulation or Model Exchange one:
+ * Scheduled Execution runs them): `inspect` shows it with the reason, other commands
+ * refuse it at its first Clock. */
 static void refuse_clocks(Reader *r)
 {
 	FmuInfo *f = r->fmu;
-	if (f->unusable || !f->nclocks)
+	if (f->unusable || !f->nclocks || fmu_se_by_default(f))
 		return;
 	if (r->any) {
 		f->unusable = "it has Clock variables, and sacc does not support FMI 3.0 clocks";
@@ -1590,14 +1591,10 @@ static void read_root(Reader *r, const xmlNode *root)
 	} else if (sec[S_ME]) {
 		/* run through Model Exchange: its library is the one to load */
 		f->model_identifier = dup_str(r, f->me.model_identifier);
-	} else if (r->any && sec[S_SE]) {
+	} else if (sec[S_SE]) {
+		/* run through Scheduled Execution (sart_inner_se.c) */
 		f->model_identifier = dup_str(r, f->se.model_identifier);
-		f->unusable = "it offers Scheduled Execution only";
-	} else if (sec[S_SE])
-		err_at(r, sec[S_SE], "model '%s' offers only the Scheduled Execution interface, which "
-		       "sacc does not support: it drives Co-Simulation and Model Exchange FMUs",
-		       f->model_name ? f->model_name : "?");
-	else
+	} else
 		err_at(r, root, "model '%s' has neither <CoSimulation> nor <ModelExchange>: sacc "
 		       "handles Co-Simulation and Model Exchange FMUs",
 		       f->model_name ? f->model_name : "?");

@@ -1,0 +1,116 @@
+/* sart_inner_fmi3_se.c — the FMI 3.0 back end's Scheduled Execution calls: the instance
+ * created with the clock-update callback, and the four calls the layer of sart_inner_se.c
+ * drives it with (activate a partition, read output clocks, read intervals, and whether
+ * the FMU asked to be looked at).  Kept apart from sart_inner_fmi3.c, which only branches
+ * here when it instantiates. */
+#include "sart_inner_fmi3_impl.h"
+
+#include "sart_numfmt.h"
+
+#include <stdlib.h>
+
+/* The FMU signals that an output clock ticked or a countdown clock's interval is known:
+ * remembered for the layer, which asks after each activation. */
+static void clock_update(fmi3InstanceEnvironment env)
+{
+	SartInner *in = env;
+	if (in && in->impl)
+		impl(in)->clock_update = 1;
+}
+
+/* The runtime activates one partition at a time on the caller's thread: nothing can
+ * preempt a partition, so there is nothing to lock. */
+static void lock_preemption(void)
+{
+}
+
+static void unlock_preemption(void)
+{
+}
+
+SartStatus sart_inner_fmi3_instantiate_se(SartInner *in, const char *token, const char *path,
+                                          int logging_on, fmi3LogMessageCallback log)
+{
+	Fmi3Inner *f = impl(in);
+	f->clock_update = 0;
+	f->c = f->api.instantiate_se(in->name, token, path, false, logging_on ? true : false, in,
+	                             log, clock_update, lock_preemption, unlock_preemption);
+	if (!f->c)
+		return sart_inner_report(in, SART_ERROR, "fmi3InstantiateScheduledExecution returned "
+		                         "NULL");
+	return SART_OK;
+}
+
+static SART_COLD SartStatus se_not_ok(SartInner *in, const char *fn, double t, fmi3Status st)
+{
+	char num[SART_NUM_MAX];
+	sart_num(num, t);
+	return sart_inner_report(in, st == fmi3Warning ? SART_WARNING
+	                             : st == fmi3Discard ? SART_DISCARD
+	                             : st == fmi3Fatal  ? SART_FATAL
+	                                                : SART_ERROR,
+	                         "%s at t = %s returned %s", fn, num,
+	                         st == fmi3Warning   ? "fmi3Warning"
+	                         : st == fmi3Discard ? "fmi3Discard"
+	                         : st == fmi3Error   ? "fmi3Error"
+	                         : st == fmi3Fatal   ? "fmi3Fatal"
+	                                             : "an unknown status");
+}
+
+static inline SartStatus se_outcome(SartInner *in, const char *fn, double t, fmi3Status st)
+{
+	return st == fmi3OK ? SART_OK : se_not_ok(in, fn, t, st);
+}
+
+static SartStatus se_activate(SartInner *in, SartVr clock, double t)
+{
+	Fmi3Inner *f = impl(in);
+	return se_outcome(in, "fmi3ActivateModelPartition", t,
+	                  f->api.activate_model_partition(f->c, clock, t));
+}
+
+static SartStatus se_get_clock(SartInner *in, const SartVr vr[], size_t n, int ticked[],
+                               double t)
+{
+	Fmi3Inner *f = impl(in);
+	fmi3Clock one;
+	SartStatus s = SART_OK;
+	/* one at a time: fmi3Clock is bool, the seam's values are ints */
+	for (size_t i = 0; i < n && s <= SART_WARNING; i++) {
+		one = false;
+		s = worse(s, se_outcome(in, "fmi3GetClock", t, f->api.get_clock(f->c, &vr[i], 1, &one)));
+		ticked[i] = one ? 1 : 0;
+	}
+	return s;
+}
+
+static SartStatus se_get_interval(SartInner *in, const SartVr vr[], size_t n,
+                                  double interval[], int qualifier[], double t)
+{
+	Fmi3Inner *f = impl(in);
+	SartStatus s = SART_OK;
+	for (size_t i = 0; i < n && s <= SART_WARNING; i++) {
+		fmi3IntervalQualifier q = fmi3IntervalNotYetKnown;
+		double iv = 0;
+		s = worse(s, se_outcome(in, "fmi3GetIntervalDecimal", t,
+		                        f->api.get_interval_decimal(f->c, &vr[i], 1, &iv, &q)));
+		interval[i] = iv;
+		qualifier[i] = (int)q;
+	}
+	return s;
+}
+
+static int se_take_clock_update(SartInner *in)
+{
+	Fmi3Inner *f = impl(in);
+	int u = f->clock_update;
+	f->clock_update = 0;
+	return u;
+}
+
+const SartInnerSeOps sart_inner_fmi3_se_ops = {
+	se_activate,
+	se_get_clock,
+	se_get_interval,
+	se_take_clock_update,
+};
