@@ -423,6 +423,266 @@ static void clocks_se__misuse__refused_with_the_call_named(void **st)
 	se_close(&s);
 }
 
+/* ---- a Co-Simulation importer with Event Mode ------------------------------------------ */
+
+enum { CS_SAMPLE = 1, CS_TRIG, CS_WRAP, CS_ALARM };
+enum {
+	CS_X = 10, CS_RATE, CS_XS, CS_NSAMPLE, CS_U, CS_ACC, CS_NTRIG, CS_NWRAP, CS_T_ALARM,
+	CS_NALARM
+};
+#define CS_TOKEN "{a83f61d2-4c07-4b9e-92d5-7e1c08f3b6a4}"
+
+typedef struct Cs {
+	Fmi3Api api;
+	fmi3Instance c;
+	char last_error[512];
+	Tick ticks[MAX_TICKS];
+	int nticks;
+	int clocks_in;            /* the importer sets the input clocks (else it ignores them) */
+	double next_sample, sample_interval;
+	const double *trig_times, *trig_u;
+	int ntrig, itrig;
+	double next_event;        /* the FMU's next time event (NEVER: none) */
+} Cs;
+
+static void cs_logger(fmi3InstanceEnvironment env, fmi3Status status, fmi3String category,
+                      fmi3String message)
+{
+	Cs *s = env;
+	if (status >= fmi3Error)
+		snprintf(s->last_error, sizeof s->last_error, "[%s] %s", category, message);
+}
+
+static void cs_record(Cs *s, fmi3ValueReference clock, double t)
+{
+	assert_true(s->nticks < MAX_TICKS);
+	s->ticks[s->nticks].clock = clock;
+	s->ticks[s->nticks].t = t;
+	s->nticks++;
+}
+
+static void cs_open(Cs *s, int event_mode, int early_return)
+{
+	char path[512];
+	memset(s, 0, sizeof *s);
+	fmi3_library_path(path, sizeof path, build_dir(), "clocks_cs");
+	fmi3_import(&s->api, path);
+	s->c = s->api.instantiate("cs", CS_TOKEN, NULL, fmi3False, fmi3False,
+	                          event_mode ? fmi3True : fmi3False,
+	                          early_return ? fmi3True : fmi3False, NULL, 0, s, cs_logger, NULL);
+	assert_non_null(s->c);
+	s->next_sample = s->next_event = NEVER;
+}
+
+/* In Event Mode at now: the input clocks due set (u before trig), discrete states updated
+ * until settled, the output clocks asked; every tick recorded in that order. */
+static void cs_event_mode(Cs *s, double now, int sample_due, int trig_due)
+{
+	fmi3Boolean again, terminate, nominals, values, next_defined;
+	fmi3Float64 next;
+	const fmi3ValueReference outs[2] = {CS_WRAP, CS_ALARM};
+	fmi3Clock ticked[2];
+	const fmi3Clock on = fmi3True;
+	int passes = 0;
+	if (trig_due) {
+		fmi3ValueReference u = CS_U, trig = CS_TRIG;
+		assert_int_equal(s->api.set_float64(s->c, &u, 1, &s->trig_u[s->itrig], 1), fmi3OK);
+		assert_int_equal(s->api.set_clock(s->c, &trig, 1, &on), fmi3OK);
+		cs_record(s, CS_TRIG, now);
+	}
+	if (sample_due) {
+		fmi3ValueReference sample = CS_SAMPLE;
+		assert_int_equal(s->api.set_clock(s->c, &sample, 1, &on), fmi3OK);
+		cs_record(s, CS_SAMPLE, now);
+	}
+	do {
+		assert_int_equal(s->api.update_discrete_states(s->c, &again, &terminate, &nominals,
+		                                               &values, &next_defined, &next), fmi3OK);
+		assert_true(++passes < 10);
+	} while (again);
+	s->next_event = next_defined ? next : NEVER;
+	assert_int_equal(s->api.get_clock(s->c, outs, 2, ticked), fmi3OK);
+	for (int i = 0; i < 2; i++)
+		if (ticked[i])
+			cs_record(s, outs[i], now);
+}
+
+/* Initialization (the sample clock's first tick and interval from the FMU), then steps of at
+ * most h that end at every input clock tick and time event; Event Mode wherever the FMU asks
+ * for it or an input clock ticks. */
+static void cs_run(Cs *s, double stop, double h)
+{
+	double t = 0.0;
+	assert_int_equal(s->api.enter_init(s->c, fmi3False, 0.0, 0.0, fmi3True, stop), fmi3OK);
+	if (s->clocks_in) {
+		fmi3ValueReference sample = CS_SAMPLE;
+		fmi3IntervalQualifier q;
+		fmi3Float64 shift;
+		assert_int_equal(s->api.get_interval_decimal(s->c, &sample, 1, &s->sample_interval, &q),
+		                 fmi3OK);
+		assert_int_equal(s->api.get_shift_decimal(s->c, &sample, 1, &shift), fmi3OK);
+		s->next_sample = shift;
+	}
+	assert_int_equal(s->api.exit_init(s->c), fmi3OK);
+	cs_event_mode(s, 0.0, 0, 0);
+	assert_int_equal(s->api.enter_step_mode(s->c), fmi3OK);
+	while (t < stop - 1e-12) {
+		double target = fmin(fmin(t + h, stop), fmin(s->next_sample, s->next_event));
+		double next_trig = s->clocks_in && s->itrig < s->ntrig ? s->trig_times[s->itrig] : NEVER;
+		fmi3Boolean event, terminate, early;
+		fmi3Float64 last;
+		int sample_due, trig_due;
+		target = fmin(target, next_trig);
+		assert_int_equal(s->api.do_step(s->c, t, target - t, fmi3False, &event, &terminate,
+		                                &early, &last), fmi3OK);
+		t = early ? last : target;
+		sample_due = fabs(t - s->next_sample) <= 1e-9;
+		trig_due = fabs(t - next_trig) <= 1e-9;
+		if (!event && !sample_due && !trig_due)
+			continue;
+		assert_int_equal(s->api.enter_event_mode(s->c), fmi3OK);
+		cs_event_mode(s, t, sample_due, trig_due);
+		assert_int_equal(s->api.enter_step_mode(s->c), fmi3OK);
+		if (sample_due)
+			s->next_sample += s->sample_interval;
+		if (trig_due)
+			s->itrig++;
+	}
+}
+
+static fmi3Int32 cs_int(Cs *s, fmi3ValueReference vr)
+{
+	fmi3Int32 v = -1;
+	assert_int_equal(s->api.get_int32(s->c, &vr, 1, &v, 1), fmi3OK);
+	return v;
+}
+
+static fmi3Float64 cs_real(Cs *s, fmi3ValueReference vr)
+{
+	fmi3Float64 v = NAN;
+	assert_int_equal(s->api.get_float64(s->c, &vr, 1, &v, 1), fmi3OK);
+	return v;
+}
+
+static void assert_cs_ticks(const Cs *s, const Tick *want, int n)
+{
+	for (int i = 0; i < n && i < s->nticks; i++)
+		if (s->ticks[i].clock != want[i].clock || fabs(s->ticks[i].t - want[i].t) > 1e-9)
+			fail_msg("tick %d: clock %u at %.17g, expected clock %u at %.17g", i,
+			         (unsigned)s->ticks[i].clock, s->ticks[i].t, (unsigned)want[i].clock,
+			         want[i].t);
+	assert_int_equal(s->nticks, n);
+}
+
+static void clocks_cs__event_mode_early_return__every_clock_ticks_at_its_time(void **st)
+{
+	Cs s;
+	static const double times[] = {0.5, 1.5};
+	static const double u[] = {2.0, 3.0};
+	/* Over [0, 2.4] with rate 1 (x = t mod 1):
+	 *   sample: 0.05 + 0.3 k: 0.05 0.35 0.65 0.95 1.25 1.55 1.85 2.15 (2.45 > 2.4)
+	 *   trig:   0.5 (u 2), 1.5 (u 3) from the importer
+	 *   alarm:  t_alarm = 0.75, the time event the FMU announced
+	 *   wrap:   x reaches 1 at 1 and 2, each step stopping there (early return) */
+	static const Tick want[] = {
+		{CS_SAMPLE, 0.05}, {CS_SAMPLE, 0.35}, {CS_TRIG, 0.5},    {CS_SAMPLE, 0.65},
+		{CS_ALARM, 0.75},  {CS_SAMPLE, 0.95}, {CS_WRAP, 1.0},    {CS_SAMPLE, 1.25},
+		{CS_TRIG, 1.5},    {CS_SAMPLE, 1.55}, {CS_SAMPLE, 1.85}, {CS_WRAP, 2.0},
+		{CS_SAMPLE, 2.15},
+	};
+	(void)st;
+	cs_open(&s, 1, 1);
+	s.clocks_in = 1;
+	s.trig_times = times;
+	s.trig_u = u;
+	s.ntrig = 2;
+	cs_run(&s, 2.4, 0.1);
+	assert_cs_ticks(&s, want, (int)(sizeof want / sizeof want[0]));
+	assert_int_equal(cs_int(&s, CS_NSAMPLE), 8);
+	assert_close(cs_real(&s, CS_XS), 0.15, 1e-9); /* x at 2.15 */
+	assert_close(cs_real(&s, CS_ACC), 5.0, 0.0);
+	assert_int_equal(cs_int(&s, CS_NTRIG), 2);
+	assert_int_equal(cs_int(&s, CS_NWRAP), 2);
+	assert_int_equal(cs_int(&s, CS_NALARM), 1);
+	assert_close(cs_real(&s, CS_X), 0.4, 1e-9); /* 2.4 mod 1 */
+	s.api.free_instance(s.c);
+	fmi3_unimport(&s.api);
+}
+
+static void clocks_cs__event_mode_without_early_return__ticks_at_the_step_end(void **st)
+{
+	Cs s;
+	/* Steps of 0.4 that end at the time event the FMU announces, input clocks not used.
+	 * 0 -> 0.4: x = 0.4.  0.4 -> 0.75 (t_alarm): Event Mode ticks alarm, on time.
+	 * 0.75 -> 1.15: x reaches 1 at 1.0 and waits there; Event Mode at 1.15 ticks wrap (a
+	 * state event seen at the step's end) and resets x.  1.15 -> 1.55 -> 1.95 -> 2.0:
+	 * x = 0.85. */
+	static const Tick want[] = {{CS_ALARM, 0.75}, {CS_WRAP, 1.15}};
+	(void)st;
+	cs_open(&s, 1, 0);
+	cs_run(&s, 2.0, 0.4);
+	assert_cs_ticks(&s, want, 2);
+	assert_close(cs_real(&s, CS_X), 0.85, 1e-9);
+	assert_int_equal(cs_int(&s, CS_NSAMPLE), 0);
+	s.api.free_instance(s.c);
+	fmi3_unimport(&s.api);
+}
+
+static void clocks_cs__without_event_mode__resets_inside_the_step_no_clock_seen(void **st)
+{
+	Cs s;
+	fmi3Boolean event, terminate, early;
+	fmi3Float64 last;
+	fmi3ValueReference wrap = CS_WRAP;
+	fmi3Clock ticked;
+	double t = 0.0;
+	(void)st;
+	cs_open(&s, 0, 0);
+	assert_int_equal(s.api.enter_init(s.c, fmi3False, 0.0, 0.0, fmi3False, 0.0), fmi3OK);
+	assert_int_equal(s.api.exit_init(s.c), fmi3OK);
+	/* 0.3 a step: 8 steps to 2.4; x resets at 1 and 2 inside the steps, the alarm counts at
+	 * 0.75; x(2.4) = 0.4 */
+	for (int i = 0; i < 8; i++, t += 0.3) {
+		assert_int_equal(s.api.do_step(s.c, t, 0.3, fmi3False, &event, &terminate, &early,
+		                               &last), fmi3OK);
+		assert_false(event);
+		assert_false(early);
+	}
+	assert_close(cs_real(&s, CS_X), 0.4, 1e-9);
+	assert_int_equal(cs_int(&s, CS_NWRAP), 2);
+	assert_int_equal(cs_int(&s, CS_NALARM), 1);
+	assert_int_equal(s.api.get_clock(s.c, &wrap, 1, &ticked), fmi3Error);
+	assert_contains(s.last_error, "fmi3GetClock: not allowed in state Step Mode");
+	s.api.free_instance(s.c);
+	fmi3_unimport(&s.api);
+}
+
+static void clocks_cs__misuse__refused_with_the_call_named(void **st)
+{
+	Cs s;
+	fmi3ValueReference wrap = CS_WRAP, sample = CS_SAMPLE;
+	const fmi3Clock on = fmi3True;
+	fmi3Float64 iv = 0.5;
+	(void)st;
+	cs_open(&s, 1, 1);
+	assert_null(s.api.instantiate_se("se", CS_TOKEN, NULL, fmi3False, fmi3False, &s, cs_logger,
+	                                 NULL, NULL, NULL));
+	assert_contains(s.last_error, "this FMU implements Co-Simulation only");
+	assert_int_equal(s.api.enter_init(s.c, fmi3False, 0.0, 0.0, fmi3False, 0.0), fmi3OK);
+	assert_int_equal(s.api.set_interval_decimal(s.c, &sample, 1, &iv), fmi3Error);
+	assert_contains(s.last_error, "clock 'sample' is not fixed or tunable");
+	assert_int_equal(s.api.exit_init(s.c), fmi3OK);
+	assert_int_equal(s.api.set_clock(s.c, &wrap, 1, &on), fmi3Error);
+	assert_contains(s.last_error, "clock 'wrap' is not an input clock");
+	assert_int_equal(s.api.activate_model_partition(s.c, CS_SAMPLE, 0.0), fmi3Error);
+	assert_contains(s.last_error, "fmi3ActivateModelPartition: not allowed in state Event Mode");
+	assert_int_equal(s.api.enter_step_mode(s.c), fmi3OK);
+	assert_int_equal(s.api.set_clock(s.c, &sample, 1, &on), fmi3Error);
+	assert_contains(s.last_error, "fmi3SetClock: not allowed in state Step Mode");
+	s.api.free_instance(s.c);
+	fmi3_unimport(&s.api);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -432,6 +692,10 @@ int main(void)
 		cmocka_unit_test(clocks_se__triggered_clock_and_output_clock__accumulate_and_tick),
 		cmocka_unit_test(clocks_se__fmu_state__carries_the_countdown_schedule),
 		cmocka_unit_test(clocks_se__misuse__refused_with_the_call_named),
+		cmocka_unit_test(clocks_cs__event_mode_early_return__every_clock_ticks_at_its_time),
+		cmocka_unit_test(clocks_cs__event_mode_without_early_return__ticks_at_the_step_end),
+		cmocka_unit_test(clocks_cs__without_event_mode__resets_inside_the_step_no_clock_seen),
+		cmocka_unit_test(clocks_cs__misuse__refused_with_the_call_named),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
