@@ -21,6 +21,12 @@ __attribute__((weak))
 #endif
 const Kit3Clocks kit3_clocks = {NULL, 0, NULL};
 
+/* No intermediate variables unless the model defines its own (weak for the same reason). */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((weak))
+#endif
+const Kit3Intermediate kit3_intermediate = {NULL, 0};
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -71,6 +77,9 @@ struct Kit3Instance {
 	fmi3IntermediateUpdateCallback intermediate;
 	fmi3ClockUpdateCallback clock_update; /* Scheduled Execution only */
 	int scheduled;                        /* instantiated for Scheduled Execution */
+	fmi3ValueReference *required;         /* requiredIntermediateVariables, copied */
+	size_t nrequired;
+	int intermediate_set;                 /* inside a callback that asked for inputs */
 	int logging;
 	int event_mode_used;
 	int early_return_allowed;
@@ -159,16 +168,66 @@ int kit3_early_return_allowed(const Kit3Instance *k) { return k->early_return_al
 int kit3_event_mode_used(const Kit3Instance *k) { return k->event_mode_used; }
 int kit3_scheduled_execution(const Kit3Instance *k) { return k->scheduled; }
 
-int kit3_intermediate_update(Kit3Instance *k, double tau, int step_finished, int can_return_early)
+/* The callback, in Intermediate Update Mode (the phase it interrupts restored after). */
+static int intermediate_call(Kit3Instance *k, double tau, int set_requested, int step_finished,
+                             int can_return_early, double *early_time)
 {
 	fmi3Boolean requested = fmi3False;
 	fmi3Float64 when = tau;
+	Phase was = k->phase;
+	int can = can_return_early && k->early_return_allowed;
 	if (!k->intermediate)
 		return 0;
-	k->intermediate(k->env, tau, fmi3False, fmi3True, step_finished ? fmi3True : fmi3False,
-	                can_return_early && k->early_return_allowed ? fmi3True : fmi3False,
+	k->phase = PH_INTERMEDIATE;
+	k->intermediate_set = set_requested;
+	k->intermediate(k->env, tau, set_requested ? fmi3True : fmi3False, fmi3True,
+	                step_finished ? fmi3True : fmi3False, can ? fmi3True : fmi3False,
 	                &requested, &when);
-	return can_return_early && k->early_return_allowed && requested;
+	k->intermediate_set = 0;
+	k->phase = was;
+	if (can && requested && early_time)
+		*early_time = when;
+	return can && requested;
+}
+
+int kit3_intermediate_update(Kit3Instance *k, double tau, int step_finished, int can_return_early)
+{
+	return intermediate_call(k, tau, 0, step_finished, can_return_early, NULL);
+}
+
+int kit3_intermediate_inputs(Kit3Instance *k, double tau, int step_finished,
+                             int can_return_early, double *early_time)
+{
+	return intermediate_call(k, tau, 1, step_finished, can_return_early, early_time);
+}
+
+static int is_intermediate(fmi3ValueReference vr)
+{
+	for (size_t i = 0; i < kit3_intermediate.n; i++)
+		if (kit3_intermediate.vrs[i] == vr)
+			return 1;
+	return 0;
+}
+
+static int is_required(const Kit3Instance *k, fmi3ValueReference vr)
+{
+	for (size_t i = 0; i < k->nrequired; i++)
+		if (k->required[i] == vr)
+			return 1;
+	return 0;
+}
+
+/* In Intermediate Update Mode: may the variable be got (set: be set)?  Logs why not. */
+static int intermediate_access(Kit3Instance *k, const char *fn, const Kit3Var *v, int set)
+{
+	if (!is_required(k, v->vr))
+		return fail(k, fn, "variable '%s' is not among the requiredIntermediateVariables",
+		            v->name), 0;
+	if (set && (v->causality != K3_INPUT || !k->intermediate_set))
+		return fail(k, fn, "variable '%s' cannot be set in this intermediate update (%s)",
+		            v->name, v->causality != K3_INPUT ? "not an input"
+		                                              : "the FMU asked for no inputs"), 0;
+	return 1;
 }
 
 /* ---- variables -------------------------------------------------------------------------- */
@@ -253,7 +312,7 @@ static fmi3Status get_plain(fmi3Instance c, const char *fn, Kit3Type t,
                             const fmi3ValueReference vr[], size_t nvr, void *values,
                             size_t nvalues)
 {
-	Kit3Instance *k = enter(c, fn, PH_GET);
+	Kit3Instance *k = enter(c, fn, PH_GET | PH_INTERMEDIATE);
 	unsigned char *out = values;
 	size_t es = element_size(t);
 	fmi3Status st;
@@ -263,6 +322,9 @@ static fmi3Status get_plain(fmi3Instance c, const char *fn, Kit3Type t,
 		return fmi3Error;
 	if (nvalues > 0 && !values)
 		return fail(k, fn, "values is NULL");
+	for (size_t i = 0; i < nvr && k->phase == PH_INTERMEDIATE; i++)
+		if (!intermediate_access(k, fn, find_var(vr[i]), 0))
+			return fmi3Error;
 	st = recalc(k);
 	if (st > fmi3Warning)
 		return st;
@@ -281,6 +343,8 @@ static fmi3Status get_plain(fmi3Instance c, const char *fn, Kit3Type t,
 static int settable(Kit3Instance *k, const char *fn, const Kit3Var *v)
 {
 	unsigned allowed;
+	if (k->phase == PH_INTERMEDIATE)
+		return intermediate_access(k, fn, v, 1);
 	switch (v->causality) {
 	case K3_INPUT: allowed = PH_INSTANTIATED | PH_INIT | PH_STEP | PH_EVENT | PH_CLOCKS; break;
 	case K3_PARAMETER: allowed = PH_INSTANTIATED | PH_INIT; break;
@@ -307,7 +371,7 @@ static fmi3Status set_plain(fmi3Instance c, const char *fn, Kit3Type t,
                             const fmi3ValueReference vr[], size_t nvr, const void *values,
                             size_t nvalues)
 {
-	Kit3Instance *k = enter(c, fn, PH_SET);
+	Kit3Instance *k = enter(c, fn, PH_SET | PH_INTERMEDIATE);
 	const unsigned char *in = values;
 	size_t es = element_size(t);
 	if (!k)
@@ -816,19 +880,34 @@ fmi3Instance fmi3InstantiateCoSimulation(fmi3String instanceName, fmi3String tok
 {
 	Kit3Instance *k;
 	const char *why = instantiation_refused(instanceName, token);
-	(void)resourcePath, (void)visible, (void)requiredIntermediateVariables;
+	(void)resourcePath, (void)visible;
 	if (!why && eventModeUsed && &kit3_refuses_event_mode && kit3_refuses_event_mode)
 		why = "Event Mode is not supported";
-	else if (!why && nRequiredIntermediateVariables > 0)
-		why = "this FMU offers no intermediate variables";
+	else if (!why && nRequiredIntermediateVariables > 0 && !requiredIntermediateVariables)
+		why = "requiredIntermediateVariables is NULL";
 	else if (!why && has_clocks() && kit3_clocks.activate)
 		why = "fmi3InstantiateCoSimulation: this FMU implements Scheduled Execution only";
+	for (size_t i = 0; !why && i < nRequiredIntermediateVariables; i++)
+		if (!is_intermediate(requiredIntermediateVariables[i]))
+			why = kit3_intermediate.n ? "a required intermediate variable is not one of this "
+			                            "FMU's intermediate variables"
+			                          : "this FMU offers no intermediate variables";
 	if (why) {
 		if (logMessage)
 			logMessage(env, fmi3Error, "logStatusError", why);
 		return NULL;
 	}
 	k = new_instance(instanceName, env, logMessage, loggingOn);
+	if (k && nRequiredIntermediateVariables > 0) {
+		k->required = malloc(nRequiredIntermediateVariables * sizeof *k->required);
+		if (!k->required) {
+			fmi3FreeInstance(k);
+			return NULL;
+		}
+		memcpy(k->required, requiredIntermediateVariables,
+		       nRequiredIntermediateVariables * sizeof *k->required);
+		k->nrequired = nRequiredIntermediateVariables;
+	}
 	if (k) {
 		k->intermediate = intermediateUpdate;
 		k->event_mode_used = eventModeUsed;
@@ -843,6 +922,7 @@ void fmi3FreeInstance(fmi3Instance c)
 	if (!k || k->magic != INSTANCE_MAGIC)
 		return;
 	k->magic = 0;
+	free(k->required);
 	free(k->state);
 	free(k->name);
 	free(k);

@@ -213,4 +213,23 @@ int kit3_event_mode_used(const Kit3Instance *k);
  * step; returns 1 when the importer asks to return early there (only when canReturnEarly). */
 int kit3_intermediate_update(Kit3Instance *k, double tau, int step_finished, int can_return_early);
 
+/* Intermediate variables (intermediateUpdate="true" in the model description): a model that
+ * has some defines kit3_intermediate (the kit's own, weak definition has none), their value
+ * references.  An importer may name any of them in requiredIntermediateVariables (others are
+ * refused at instantiation); inside the callback the kit is in Intermediate Update Mode,
+ * where those it named may be got, and, when the model asks for them, those that are inputs
+ * set.  Every other get or set there is refused. */
+typedef struct Kit3Intermediate {
+	const fmi3ValueReference *vrs;
+	size_t n;
+} Kit3Intermediate;
+
+extern const Kit3Intermediate kit3_intermediate;
+
+/* kit3_intermediate_update asking the importer for the intermediate inputs at tau
+ * (intermediateVariableSetRequested).  *early_time (may be NULL) receives the time the
+ * importer asked to return at, when it asks. */
+int kit3_intermediate_inputs(Kit3Instance *k, double tau, int step_finished,
+                             int can_return_early, double *early_time);
+
 #endif
