@@ -204,6 +204,7 @@ void fmu_free(FmuInfo *f)
 		free(v->mime_type);
 		free(v->description);
 		free(v->dims);
+		free(v->clocks);
 	}
 	free(f->vars);
 	for (int i = 0; i < f->nunits; i++)
@@ -227,6 +228,7 @@ void fmu_free(FmuInfo *f)
 		free(f->initial_unknowns[i].deps);
 	free(f->initial_unknowns);
 	free(f->me.model_identifier);
+	free(f->se.model_identifier);
 	free(f->me.states);
 	free(f->me.event_indicators);
 	free(f);
