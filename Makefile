@@ -244,6 +244,19 @@ $(BUILD)/tests/test_fmu_me_kit: tests/unit/test_fmu_me_kit.c $(wildcard tests/un
 	$(CC) $(ALL_CFLAGS) $(WARN) -Itests/unit -Iruntime/fmi2 -Iruntime/fmi3 -o $@ $< \
 	    -lcmocka -ldl -lm
 
+# The clocked FMUs' test drives them through the strict FMI 3.0 importer and a scheduler of
+# its own, as test_fmu_me_kit does: cmocka and libdl only.
+FMUS3_CLOCKS := $(filter $(BUILD)/fmus3/clocks%,$(FMUS3))
+$(BUILD)/tests/test_fmu_clocks_kit: tests/unit/test_fmu_clocks_kit.c $(wildcard tests/unit/*.h) \
+                                    $(KIT3_FILES) | $(FMUS3_CLOCKS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(WARN) -Itests/unit -Iruntime/fmi3 -o $@ $< -lcmocka -ldl -lm
+# interm3's, the same way.
+$(BUILD)/tests/test_fmu_interm3: tests/unit/test_fmu_interm3.c $(wildcard tests/unit/*.h) \
+                                 $(KIT3_FILES) | $(BUILD)/fmus3/interm3.fmu
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(WARN) -Itests/unit -Iruntime/fmi3 -o $@ $< -lcmocka -ldl -lm
+
 # fmi3_md_check: the suite's checker of FMI 3.0 model descriptions (rules beyond the schema).
 FMI3_MD_CHECK := $(BUILD)/tools/fmi3_md_check
 $(FMI3_MD_CHECK): tests/fmus3/tools/fmi3_md_check.c
