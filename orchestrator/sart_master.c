@@ -622,10 +622,13 @@ static int set_external(Master *m, int f, double t, double h, int init)
 			continue;
 		}
 		double x = 0, d = 0;
+		/* a Scheduled Execution FMU's partitions run at the step's end (steps end at its
+		 * ticks): that is when its inputs are read */
+		double at = !init && (sc->fmus[f].caps & SART_CAP_SCHEDULED_EXECUTION) ? t + h : t;
 		if (v->is_clock)
 			x = external_ticks(m, k, t, h, init);
 		else
-			o->external_value(o->external_env, k, t, &x, &d);
+			o->external_value(o->external_env, k, at, &x, &d);
 		int iv = to_int(v->type, x), order = 1;
 		if (!ok(set_values(fr->in, v->type, &v->vr, 1, &x, &iv)))
 			return master_fail_call(m, f, t);
