@@ -156,7 +156,8 @@ typedef enum SartClockKind {
 typedef struct SartClock {
 	SartVr vr;
 	SartClockKind kind;
-	double interval; /* periodic: seconds; NaN: asked of the FMU after initialization */
+	double interval; /* periodic: seconds; 0 (or NaN): asked of the FMU after
+	                    initialization */
 	double shift;    /* periodic: seconds after the start of the first tick */
 	unsigned priority; /* smaller first among the ticks of one instant */
 } SartClock;

@@ -227,7 +227,7 @@ static SartStatus se_exit_init(SartInner *in)
 		SeClock *c = &s->clocks[i];
 		if (c->c.kind != SART_CLOCK_PERIODIC)
 			continue;
-		if (isnan(c->c.interval)) {
+		if (isnan(c->c.interval) || c->c.interval == 0) {
 			double iv = NAN;
 			int q = 0;
 			st = worse(st, s->fmi->get_interval(in, &c->c.vr, 1, &iv, &q, s->start));
@@ -485,7 +485,7 @@ SartStatus sart_inner_se_attach(SartInner *in, const SartSeConfig *cfg)
 	}
 	for (size_t i = 0; i < n; i++) {
 		const SartClock *c = &cfg->clocks[i];
-		if (c->kind == SART_CLOCK_PERIODIC && !(c->interval > 0) && !isnan(c->interval)) {
+		if (c->kind == SART_CLOCK_PERIODIC && c->interval < 0) {
 			se_free(s);
 			return sart_inner_report(in, SART_ERROR, "the periodic clock %u has the interval "
 			                         "%s: it must be positive", c->vr, SART_NUM(c->interval));
