@@ -1,0 +1,175 @@
+/* test_e2e_clocks.c — a wrapper over a Scheduled Execution inner: the pass-through
+ * tests/e2e3/clocks_se_sa.sa over clocks_se built by `sacc build --fmi 3`, unpacked by
+ * `sacc unpack` and stepped through the suite's strict FMI 3.0 importer (fmi3_importer.h)
+ * as a plain Co-Simulation FMU.  Each of its steps activates the inner's partitions at
+ * their ticks inside the step; the counters after each step must be those derived by hand
+ * below, and an FMU state taken mid-run and set again must redo the steps after it with the
+ * same ticks (the state holds the clocks' schedule, not only the inner's variables).
+ *
+ * Run from the repository root with SACC_BUILD naming the build directory. */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fmi3_importer.h"
+#include "e2e_kit.h"
+
+#define H 0.5
+#define NSTEPS 4
+
+static const char *build_dir(void)
+{
+	const char *b = getenv("SACC_BUILD");
+	return b && *b ? b : "build";
+}
+
+static char work[PATH_MAX];
+
+static void logger3(fmi3InstanceEnvironment env, fmi3Status status, fmi3String category,
+                    fmi3String message)
+{
+	(void)env, (void)status, (void)category, (void)message;
+}
+
+/* ntick, nfixed, ntunable, ncountdown, seq after the start and after each step of 0.5.
+ *   tunable  shift 0, interval 0.4:  0, 0.4, 0.8, 1.2, 1.6, 2
+ *   fixed    0.25 + k:               0.25, 1.25
+ *   tick     0.25 + 0.5 k:           0.25, 0.75, 1.25, 1.75
+ *   countdown 0.1 after every 2nd tick: 0.85, 1.85
+ * so at the start (0) only tunable has ticked; (0, 0.5]: tick, fixed, tunable once more;
+ * (0.5, 1]: tick, tunable, countdown; (1, 1.5]: tunable, fixed, tick; (1.5, 2]: tunable,
+ * tick, countdown, tunable.  seq appends each clock's reference (tick 1, fixed 2,
+ * tunable 3, countdown 4), six digits kept, the partitions of one instant by priority
+ * (fixed before tick): 3; 3 21 3 -> 3213; 1 3 4 -> 213134; 3 21 -> 134321; 3 1 4 3 ->
+ * 213143. */
+static const int expected[NSTEPS + 1][5] = {
+	{0, 0, 1, 0, 3},
+	{1, 1, 2, 0, 3213},
+	{2, 1, 3, 1, 213134},
+	{3, 2, 4, 1, 134321},
+	{4, 2, 6, 2, 213143},
+};
+
+static int group_setup(void **state)
+{
+	char cmd[4 * PATH_MAX], rel[PATH_MAX];
+	(void)state;
+	snprintf(rel, sizeof rel, "%s/e2e-clocks", build_dir());
+	snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", rel, rel);
+	if (system(cmd) != 0)
+		return -1;
+	if (!realpath(rel, work))
+		return -1;
+	snprintf(cmd, sizeof cmd, "'%s/sacc' build --fmi 3 -L '%s/fmus3' -o '%s' "
+	         "tests/e2e3/clocks_se_sa.sa && '%s/sacc' unpack '%s/clocksw.fmu' '%s/clocksw'",
+	         build_dir(), build_dir(), work, build_dir(), work, work);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+typedef struct Wrapper {
+	char dir[PATH_MAX + 16];
+	Fmi3Api a;
+	fmi3Instance c;
+	fmi3ValueReference vr[5];
+} Wrapper;
+
+static void open_wrapper(Wrapper *w)
+{
+	static const char *const names[5] = {"ntick", "nfixed", "ntunable", "ncountdown", "seq"};
+	char lib[2 * PATH_MAX], token[64], res[2 * PATH_MAX];
+	memset(w, 0, sizeof *w);
+	snprintf(w->dir, sizeof w->dir, "%s/clocksw", work);
+	for (int k = 0; k < 5; k++)
+		w->vr[k] = vr_of(w->dir, names[k]);
+	assert_true(md_attr(w->dir, "instantiationToken", "instantiationToken", token,
+	                    sizeof token));
+	snprintf(lib, sizeof lib, "%s/binaries/x86_64-linux/clocksw.so", w->dir);
+	snprintf(res, sizeof res, "%s/resources/", w->dir);
+	fmi3_import(&w->a, lib);
+	w->c = w->a.instantiate("w", token, res, fmi3False, fmi3False, fmi3False, fmi3False, NULL,
+	                        0, NULL, logger3, NULL);
+	assert_non_null(w->c);
+	assert_int_equal(w->a.enter_init(w->c, fmi3False, 0, 0, fmi3False, 0), fmi3OK);
+	assert_int_equal(w->a.exit_init(w->c), fmi3OK);
+}
+
+static void close_wrapper(Wrapper *w)
+{
+	assert_int_equal(w->a.terminate(w->c), fmi3OK);
+	w->a.free_instance(w->c);
+	fmi3_unimport(&w->a);
+}
+
+static void assert_counters(Wrapper *w, int k)
+{
+	fmi3Int32 v[5];
+	assert_int_equal(w->a.get_int32(w->c, w->vr, 5, v, 5), fmi3OK);
+	for (int i = 0; i < 5; i++) {
+		if (v[i] != expected[k][i])
+			print_error("after step %d: counter %d is %d, not %d\n", k, i, (int)v[i],
+			            expected[k][i]);
+		assert_int_equal(v[i], expected[k][i]);
+	}
+}
+
+static void step(Wrapper *w, int k)
+{
+	fmi3Boolean event, term, early;
+	fmi3Float64 last;
+	assert_int_equal(w->a.do_step(w->c, k * H, H, fmi3True, &event, &term, &early, &last),
+	                 fmi3OK);
+	assert_false(term);
+	assert_false(early);
+}
+
+static void e2e_clocks__wrapper_steps__partitions_at_their_ticks(void **state)
+{
+	(void)state;
+	Wrapper w;
+	open_wrapper(&w);
+	assert_counters(&w, 0);
+	for (int k = 0; k < NSTEPS; k++) {
+		step(&w, k);
+		assert_counters(&w, k + 1);
+	}
+	close_wrapper(&w);
+}
+
+/* A state taken after the first step and set after the last: the steps after it tick as
+ * the first time (a countdown scheduled inside step 2, the periodic clocks' next ticks). */
+static void e2e_clocks__state_restored__same_ticks_again(void **state)
+{
+	(void)state;
+	Wrapper w;
+	fmi3FMUState s = NULL;
+	open_wrapper(&w);
+	step(&w, 0);
+	assert_int_equal(w.a.get_state(w.c, &s), fmi3OK);
+	for (int k = 1; k < NSTEPS; k++)
+		step(&w, k);
+	assert_counters(&w, NSTEPS);
+	assert_int_equal(w.a.set_state(w.c, s), fmi3OK);
+	assert_counters(&w, 1);
+	for (int k = 1; k < NSTEPS; k++) {
+		step(&w, k);
+		assert_counters(&w, k + 1);
+	}
+	assert_int_equal(w.a.free_state(w.c, &s), fmi3OK);
+	close_wrapper(&w);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(e2e_clocks__wrapper_steps__partitions_at_their_ticks),
+		cmocka_unit_test(e2e_clocks__state_restored__same_ticks_again),
+	};
+	return cmocka_run_group_tests(tests, group_setup, NULL);
+}
