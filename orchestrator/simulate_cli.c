@@ -456,10 +456,11 @@ const CliOption sim_options[] = {
 	{"--input", CLI_VALUE, "FILE.csv", cli_set_string, AT(input), SIM, CLI_FILE,
 	 "unconnected inputs over time: a time column, then one per input (INST.VAR; VAR for "
 	 "an .fmu), Reals linear between rows, the others held (Booleans true, false, 1 or 0; "
-	 "Strings as text; Binaries in hex); a result file feeds another run as it is", NULL},
+	 "Strings as text; Binaries in hex; a triggered input clock ticks at the rows where its "
+	 "column is not 0); a result file feeds another run as it is", NULL},
 	{"-o", CLI_VALUE, "RESULT.csv", cli_set_string, AT(out), SIM, CLI_FILE,
 	 "the CSV result (default: standard output): a header `time,INST.VAR,...`, a row per "
-	 "point", NULL},
+	 "point (and per clock tick; a clock's column holds its ticks there)", NULL},
 	{"--header", CLI_VALUE, "KIND", set_header, 0, SIM, 0,
 	 "the result's header:", header_choice},
 	{"--explain", CLI_FLAG, NULL, cli_set_flag, AT(explain), SIM, 0,
