@@ -601,6 +601,7 @@ $(BUILD)/tests/test_sart_loops: bench/loops/loop_scenarios.h
 $(BUILD)/tests/test_sart_inner_fmi3 $(BUILD)/tests/test_simulate_fmi3: | $(FMUS3)
 $(BUILD)/tests/test_simulate_arrays $(BUILD)/tests/test_simulate_strarr: | $(FMUS3)
 $(BUILD)/tests/test_simulate_clocks: | $(SACC) $(FMUS3)
+$(BUILD)/tests/test_sart_inner_se: | $(FMUS3)
 # A wrapper over clocks_se, the Scheduled Execution test FMU: tests/unit/test_e2e_clocks.c
 $(BUILD)/tests/test_e2e_clocks: | $(SACC) $(FMUS3)
 $(BUILD)/tests/test_sart_stepsize: LDLIBS += -lgsl -lgslcblas
