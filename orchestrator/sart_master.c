@@ -624,7 +624,9 @@ static int set_external(Master *m, int f, double t, double h, int init)
 		double x = 0, d = 0;
 		/* a Scheduled Execution FMU's partitions run at the step's end (steps end at its
 		 * ticks): that is when its inputs are read */
-		double at = !init && (sc->fmus[f].caps & SART_CAP_SCHEDULED_EXECUTION) ? t + h : t;
+		double at = !init && ((sc->fmus[f].caps & SART_CAP_SCHEDULED_EXECUTION) || v->clocked)
+		                    ? t + h
+		                    : t;
 		if (v->is_clock)
 			x = external_ticks(m, k, t, h, init);
 		else
@@ -1348,7 +1350,7 @@ int sart_master_run(const SartScenario *sc, const SartMasterOptions *o, SartMast
 	for (int f = 0; f < sc->nfmus; f++)
 		m->plain &= !m->f[f].has_other;
 	for (int f = 0; f < sc->nfmus; f++)
-		m->clocked |= (sc->fmus[f].caps & SART_CAP_SCHEDULED_EXECUTION) != 0;
+		m->clocked |= (sc->fmus[f].caps & (SART_CAP_SCHEDULED_EXECUTION | SART_CAP_CLOCKS)) != 0;
 	for (int k = 0; k < o->nexternal; k++)
 		m->clocked |= var_of(sc, o->external[k])->is_clock;
 	m->plain &= !m->clocked;

@@ -69,6 +69,9 @@ typedef struct SartVar {
 	/* An FMI 3.0 Clock (type SART_INTEGER): it reads as its ticks in the last step; an
 	 * input clock set nonzero ticks at the end of the next step (SartSeConfig). */
 	int is_clock;
+	/* An FMI 3.0 input clocked by an input clock (clocks=""): read at the clock's ticks,
+	 * so an --input table gives it its value at the step's end, where they fall. */
+	int clocked;
 } SartVar;
 
 /* One FMU instance: where it was extracted and what its model description says. */

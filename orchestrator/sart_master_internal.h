@@ -37,7 +37,8 @@ enum { NTYPES = 3 }; /* SART_REAL, SART_INTEGER, SART_BOOLEAN */
 
 /* The capabilities the seam knows (the master's own are not its business). */
 #define SEAM_CAPS (SART_CAP_GET_SET_STATE | SART_CAP_SERIALIZE | SART_CAP_INPUT_DERIVATIVES | \
-                   SART_CAP_EVENT_MODE | SART_CAP_MODEL_EXCHANGE | SART_CAP_SCHEDULED_EXECUTION)
+                   SART_CAP_EVENT_MODE | SART_CAP_MODEL_EXCHANGE | SART_CAP_SCHEDULED_EXECUTION | \
+                   SART_CAP_CLOCKS)
 
 /* What the master keeps per FMU. */
 typedef struct FmuRun {

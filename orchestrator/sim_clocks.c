@@ -1,5 +1,6 @@
 /* sim_clocks.c — `sacc simulate`'s clocks: the seam's configuration of each FMU run
- * through Scheduled Execution (SartSeConfig), from its description's Clock variables.
+ * through Scheduled Execution, or as Co-Simulation with clocks ticked in Event Mode
+ * (SartSeConfig), from its description's Clock variables.
  * The master (sart_master.c) ends its steps at their ticks; the input table's clock
  * columns are simulate_input.c's. */
 #include "simulate.h"
@@ -22,7 +23,12 @@ int sim_se_configs(Sim *s)
 	for (int f = 0; f < s->nfmus; f++) {
 		SimFmu *fm = &s->fmus[f];
 		const FmuInfo *info = fm->info;
-		if (!fmu_se_by_default(info))
+		if (fm->me && info->nclocks) {
+			cli_error("%s: its clocks cannot be run through Model Exchange: sacc supports "
+			          "clocks in Co-Simulation and Scheduled Execution FMUs", fm->name);
+			return 1;
+		}
+		if (!fmu_se_by_default(info) && !fmu_cs_clocks(info))
 			continue;
 		free(fm->clocks);
 		fm->clocks = calloc((size_t)info->nclocks + 1, sizeof *fm->clocks);

@@ -125,6 +125,7 @@ unsigned sim_caps(const FmuInfo *in, bool me)
 	       (in->version == FMI_V3 && in->might_return_early_from_do_step
 	                ? SART_CAP_EARLY_RETURN
 	                : 0u) |
+	       (fmu_cs_clocks(in) ? SART_CAP_CLOCKS : 0u) |
 	       /* an FMU with process-wide state, or one that drives an outside tool, is
 	        * stepped on the calling thread only (`--threads`) */
 	       (in->can_be_instantiated_only_once_per_process || in->needs_execution_tool

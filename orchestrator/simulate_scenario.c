@@ -39,7 +39,7 @@ int sim_add_fmu(Sim *s, const char *name, FmuInfo *info, Loc where)
 		const FmuVar *v = &info->vars[i];
 		f->vars[i] = (SartVar){v->name, v->vr, sim_sart_type(v), sart_causality(v->causality),
 		                       NULL, v->causality == CAUS_OUTPUT ? -1 : 0,
-		                       v->type == FT_CLOCK};
+		                       v->type == FT_CLOCK, v->nclocks > 0};
 		/* an expanded array's ports are its elements */
 		if (i < f->nown && f->first_elem && f->first_elem[i] >= 0)
 			f->vars[i].causality = SART_CAUS_OTHER;

@@ -59,11 +59,17 @@ enum {
 	                                     (sart_inner_me.c, settings in SartInnerConfig.me);
 	                                     to its callers it behaves as Co-Simulation */
 	/* FMI 3.0 only: */
-	SART_CAP_SCHEDULED_EXECUTION = 1u << 6 /* the instance is created for Scheduled
+	SART_CAP_SCHEDULED_EXECUTION = 1u << 6, /* the instance is created for Scheduled
 	                                     Execution and each step activates its model
 	                                     partitions at their clocks' ticks inside the step
 	                                     (sart_inner_se.c, clocks in SartInnerConfig.se); to
 	                                     its callers it behaves as Co-Simulation */
+	SART_CAP_CLOCKS = 1u << 7        /* a Co-Simulation inner with clocks (and
+	                                     SART_CAP_EVENT_MODE): each step ends at its input
+	                                     clocks' ticks, where the seam ticks them in Event
+	                                     Mode (fmi3SetClock), and its output clocks are read
+	                                     in every Event Mode (sart_inner_se.c, clocks in
+	                                     SartInnerConfig.se) */
 };
 
 typedef unsigned int SartVr; /* a value reference */
@@ -162,7 +168,8 @@ typedef struct SartClock {
 	unsigned priority; /* smaller first among the ticks of one instant */
 } SartClock;
 
-/* The clocks of a Scheduled Execution inner; copied at load.  Each clock's value reference
+/* The clocks of a Scheduled Execution inner, or of a Co-Simulation one with
+ * SART_CAP_CLOCKS; copied at load.  Each clock's value reference
  * reads, through sart_inner_get_integer, as the number of its ticks in the last step (at
  * the start, after exit_init, those of the start time); setting a triggered input clock to
  * a nonzero value through sart_inner_set_integer makes it tick once at the end of the next

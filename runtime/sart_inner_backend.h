@@ -139,6 +139,17 @@ struct SartInnerSeOps {
 	                           int qualifier[], double t);
 	/* Whether the FMU called its clock update since the last call (and forgets it). */
 	int (*take_clock_update)(SartInner *in);
+	/* Co-Simulation with clocks (SART_CAP_CLOCKS): from Step Mode at t, Event Mode with
+	 * the input clocks vr[0..n) ticking (fmi3SetClock), the discrete states settled, the
+	 * hook below run, Step Mode again. */
+	SartStatus (*tick_in_event_mode)(SartInner *in, const SartVr vr[], size_t n, double t);
+	/* The layer's hook, run in every Event Mode once the discrete states settled, before
+	 * Step Mode (t NaN at the end of initialization): where output clocks and countdown
+	 * intervals are read. */
+	void (*set_event_hook)(SartInner *in, SartStatus (*hook)(SartInner *in, double t));
+	/* The next time event the FMU asked for when its discrete states last settled
+	 * (+infinity: none), so that a step ends there. */
+	double (*next_event_time)(SartInner *in);
 };
 
 /* What an event iteration's call gives (fmi2EventInfo; fmi3UpdateDiscreteStates's out

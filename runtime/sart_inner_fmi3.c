@@ -35,6 +35,7 @@
 #define CS_ONLY (1u << 30)  /* required unless the FMU is driven for Model Exchange */
 #define ME_ONLY (1u << 29)  /* required when it is (with a capability bit: or with that) */
 #define SE_ONLY (1u << 28)  /* required when it is driven for Scheduled Execution */
+#define CLOCKED (1u << 27)  /* required with Scheduled Execution or clocks (SART_CAP_CLOCKS) */
 #define SYM(name, field, need, cap) {name, offsetof(Fmi3Api, field), need, cap}
 
 static const struct {
@@ -108,8 +109,9 @@ static const struct {
 	SYM("fmi3InstantiateScheduledExecution", instantiate_se, SE_ONLY, "Scheduled Execution"),
 	SYM("fmi3ActivateModelPartition", activate_model_partition, SE_ONLY,
 	    "Scheduled Execution"),
-	SYM("fmi3GetClock", get_clock, SE_ONLY, "Scheduled Execution"),
-	SYM("fmi3GetIntervalDecimal", get_interval_decimal, SE_ONLY, "Scheduled Execution"),
+	SYM("fmi3GetClock", get_clock, CLOCKED, "clocks"),
+	SYM("fmi3GetIntervalDecimal", get_interval_decimal, CLOCKED, "clocks"),
+	SYM("fmi3SetClock", set_clock, CLOCKED, "clocks"),
 };
 
 /* Whether the library must export a function needed as need says, for an inner of caps.
@@ -125,6 +127,8 @@ static int required(unsigned need, unsigned caps)
 		return 0;
 	if (need == SE_ONLY)
 		return se;
+	if (need == CLOCKED)
+		return se || (caps & SART_CAP_CLOCKS) != 0;
 	if (need == CS_ONLY)
 		return !me && !se;
 	if (se) /* partitions, not steps: only the state's abilities apply */
@@ -294,6 +298,7 @@ static void fmi3_unbind(SartInner *in)
 static SartStatus fmi3_instantiate(SartInner *in, const char *token, int logging_on)
 {
 	Fmi3Inner *f = impl(in);
+	f->next_event = INFINITY;
 	/* FMI 3.0 passes the resources as a directory path ending in a separator */
 	size_t len = strlen(in->resource_dir);
 	char *path = malloc(len + 2);
@@ -398,10 +403,22 @@ static SartStatus settle_events(SartInner *in, double t)
 		if (terminate)
 			return sart_inner_report(in, SART_ERROR, "fmi3UpdateDiscreteStates %s asked to "
 			                         "terminate the simulation", when);
+		f->next_event = next_defined ? next : INFINITY;
 		if (!again)
 			break;
 	}
+	/* the clocks' layer reads what ticked while the FMU is still in Event Mode */
+	if (f->event_hook) {
+		worst = worse(worst, f->event_hook(in, t));
+		if (worst > SART_WARNING)
+			return worst;
+	}
 	return worse(worst, outcome(in, "fmi3EnterStepMode", f->api.enter_step_mode(f->c)));
+}
+
+SartStatus sart_inner_fmi3_settle(SartInner *in, double t)
+{
+	return settle_events(in, t);
 }
 
 static SartStatus fmi3_exit_init(SartInner *in)

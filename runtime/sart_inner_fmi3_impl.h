@@ -75,6 +75,7 @@ typedef struct Fmi3Api {
 	fmi3ActivateModelPartitionTYPE *activate_model_partition;
 	fmi3GetClockTYPE *get_clock;
 	fmi3GetIntervalDecimalTYPE *get_interval_decimal;
+	fmi3SetClockTYPE *set_clock;
 } Fmi3Api;
 
 /* What the seam last wrote to an array whose elements are set one by one (its start
@@ -112,6 +113,9 @@ typedef struct Fmi3Inner {
 	unsigned char **held; /* the copies the last get of array elements gave out */
 	size_t nheld;
 	int clock_update; /* Scheduled Execution: the FMU called clockUpdate since last asked */
+	/* clocks (sart_inner_se.c): run in Event Mode before Step Mode, or NULL */
+	SartStatus (*event_hook)(SartInner *in, double t);
+	double next_event; /* the last settled Event Mode's next time event, +inf when none */
 } Fmi3Inner;
 
 static inline Fmi3Inner *impl(SartInner *in)
@@ -165,5 +169,9 @@ void sart_inner_fmi3_free_bytes(Fmi3Inner *f);
 SartStatus sart_inner_fmi3_instantiate_se(SartInner *in, const char *token, const char *path,
                                           int logging_on, fmi3LogMessageCallback log);
 extern const SartInnerSeOps sart_inner_fmi3_se_ops;
+
+/* sart_inner_fmi3.c: Event Mode until the discrete states settle (the clocks' hook run),
+ * then Step Mode; t for messages, NaN after initialization. */
+SartStatus sart_inner_fmi3_settle(SartInner *in, double t);
 
 #endif

@@ -1,12 +1,14 @@
-/* sart_inner_fmi3_se.c — the FMI 3.0 back end's Scheduled Execution calls: the instance
- * created with the clock-update callback, and the four calls the layer of sart_inner_se.c
- * drives it with (activate a partition, read output clocks, read intervals, and whether
- * the FMU asked to be looked at).  Kept apart from sart_inner_fmi3.c, which only branches
+/* sart_inner_fmi3_se.c — the FMI 3.0 back end's clock calls: the Scheduled Execution
+ * instance created with the clock-update callback, and the calls the layer of
+ * sart_inner_se.c drives it with (activate a partition, read output clocks, read intervals,
+ * whether the FMU asked to be looked at; for a Co-Simulation FMU with clocks, tick input
+ * clocks in Event Mode and the hook that reads the clocks in every Event Mode).  Kept apart from sart_inner_fmi3.c, which only branches
  * here when it instantiates. */
 #include "sart_inner_fmi3_impl.h"
 
 #include "sart_numfmt.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 /* The FMU signals that an output clock ticked or a countdown clock's interval is known:
@@ -108,9 +110,35 @@ static int se_take_clock_update(SartInner *in)
 	return u;
 }
 
+static SartStatus cs_tick_in_event_mode(SartInner *in, const SartVr vr[], size_t n, double t)
+{
+	Fmi3Inner *f = impl(in);
+	SartStatus s = se_outcome(in, "fmi3EnterEventMode", t, f->api.enter_event_mode(f->c));
+	for (size_t i = 0; i < n && s <= SART_WARNING; i++) {
+		const fmi3Clock tick = true;
+		s = worse(s, se_outcome(in, "fmi3SetClock", t, f->api.set_clock(f->c, &vr[i], 1, &tick)));
+	}
+	if (s > SART_WARNING)
+		return s;
+	return worse(s, sart_inner_fmi3_settle(in, t));
+}
+
+static void cs_set_event_hook(SartInner *in, SartStatus (*hook)(SartInner *in, double t))
+{
+	impl(in)->event_hook = hook;
+}
+
+static double cs_next_event_time(SartInner *in)
+{
+	return impl(in)->next_event;
+}
+
 const SartInnerSeOps sart_inner_fmi3_se_ops = {
 	se_activate,
 	se_get_clock,
 	se_get_interval,
 	se_take_clock_update,
+	cs_tick_in_event_mode,
+	cs_set_event_hook,
+	cs_next_event_time,
 };

@@ -21,7 +21,13 @@
  *   - the ticks of each clock in the last step (or at the start), which its value
  *     reference reads as;
  *   - FMU states: the FMU's own and a copy of the schedule, so that a restored instance
- *     ticks where it would have. */
+ *     ticks where it would have.
+ *
+ * A Co-Simulation inner with clocks (SART_CAP_CLOCKS, with Event Mode) gets the same layer:
+ * its steps are cut at its input clocks' ticks, where the clocks due are set at once in one
+ * Event Mode (the back end's tick_in_event_mode), and the back end runs the layer's hook in
+ * every Event Mode, its own events' included, to read the output clocks and the countdown
+ * intervals. */
 #include "sart_inner_backend.h"
 #include "sart_numfmt.h"
 
@@ -57,7 +63,10 @@ struct SartInnerSe {
 	size_t n;
 	double start, time;
 	int initializing;          /* between enter_init and exit_init */
+	int cs;                    /* a Co-Simulation inner with clocks (SART_CAP_CLOCKS): ticks
+	                            * in Event Mode, clocks read in each one */
 	SartVr *vr_buf;            /* scratch for the clocks read after an activation */
+	SartVr *due_buf;           /* scratch for the input clocks of one Event Mode */
 	double *iv_buf;
 	int *q_buf;
 };
@@ -180,6 +189,47 @@ static SartStatus run_instant(SartInner *in, double t, int end_of_step)
 	}
 }
 
+/* A Co-Simulation inner's ticks due at t: every input clock due then set at once in one
+ * Event Mode (the FMU orders its partitions itself), its schedule advanced first so that
+ * what the Event Mode schedules (a countdown) stands; again while a countdown falls due at
+ * once. */
+static SartStatus run_instant_cs(SartInner *in, double t, int end_of_step)
+{
+	SartInnerSe *s = se_of(in);
+	SartStatus st = SART_OK;
+	for (int round = 0;; round++) {
+		size_t n = 0;
+		SeClock *c;
+		while ((c = first_due(s, t, end_of_step)) != NULL) {
+			s->due_buf[n++] = c->c.vr;
+			c->ticks++;
+			if (c->c.kind == SART_CLOCK_PERIODIC)
+				c->next = periodic_tick(s, c, ++c->k);
+			else if (c->c.kind == SART_CLOCK_COUNTDOWN)
+				c->next = INFINITY;
+			else
+				c->requested = 0;
+		}
+		if (n == 0)
+			return st;
+		if (round == SE_MAX_INSTANT_ROUNDS)
+			return sart_inner_report(in, SART_ERROR, "at t = %s the clocks keep ticking: %d "
+			                         "Event Modes in one instant", SART_NUM(t),
+			                         SE_MAX_INSTANT_ROUNDS);
+		st = worse(st, s->fmi->tick_in_event_mode(in, s->due_buf, n, t));
+		if (st > SART_WARNING)
+			return st;
+	}
+}
+
+/* The clocks' hook of a Co-Simulation inner: in every Event Mode, what ticked and what a
+ * countdown clock's interval became (t NaN: the end of initialization, at the start). */
+static SartStatus cs_event_hook(SartInner *in, double t)
+{
+	SartInnerSe *s = se_of(in);
+	return s ? read_clocks(in, isnan(t) ? s->start : t) : SART_OK;
+}
+
 /* The earliest scheduled tick of a periodic or countdown clock. */
 static double next_tick(const SartInnerSe *s)
 {
@@ -242,20 +292,64 @@ static SartStatus se_exit_init(SartInner *in)
 		}
 		c->next = periodic_tick(s, c, 0);
 	}
-	/* what the FMU scheduled while it was initialized */
-	if (s->fmi->take_clock_update(in))
+	/* what the FMU scheduled while it was initialized (a Co-Simulation inner's hook read
+	 * it in the Event Mode that ends initialization) */
+	if (!s->cs && s->fmi->take_clock_update(in))
 		st = worse(st, read_clocks(in, s->start));
 	if (st > SART_WARNING)
 		return st;
+	return worse(st, s->cs ? run_instant_cs(in, s->start, 1) : run_instant(in, s->start, 1));
+}
+
+/* A Co-Simulation inner's step: stepped from tick to tick, each tick's clocks set in Event
+ * Mode (the FMU's own events handled by the back end inside each stretch, the hook reading
+ * the output clocks there). */
+static SartStatus cs_do_step(SartInner *in, double t, double h, int no_set_state_prior,
+                             double *reached)
+{
+	SartInnerSe *s = se_of(in);
+	double end = t + h, at = t;
+	SartStatus st = SART_OK;
 	clear_ticks(s);
-	return worse(st, run_instant(in, s->start, 1));
+	for (;;) {
+		/* the next tick, or the FMU's next time event (an output clock's, say) */
+		double next = next_tick(s), ev = s->fmi->next_event_time(in);
+		next = ev > at && ev < next ? ev : next;
+		if (!(next > at) || at_or_before(end, next))
+			break;
+		double r = NAN;
+		st = worse(st, s->base->do_step(in, at, next - at, no_set_state_prior, &r));
+		if (st > SART_WARNING) {
+			*reached = st == SART_DISCARD ? r : NAN;
+			return st;
+		}
+		at = next;
+		st = worse(st, run_instant_cs(in, at, 0));
+		if (st > SART_WARNING) {
+			*reached = NAN;
+			return st;
+		}
+	}
+	if (end > at) {
+		double r = NAN;
+		st = worse(st, s->base->do_step(in, at, end - at, no_set_state_prior, &r));
+		if (st > SART_WARNING) {
+			*reached = st == SART_DISCARD ? r : NAN;
+			return st;
+		}
+	}
+	st = worse(st, run_instant_cs(in, end, 1));
+	s->time = end;
+	*reached = st > SART_WARNING ? NAN : end;
+	return st;
 }
 
 static SartStatus se_do_step(SartInner *in, double t, double h, int no_set_state_prior,
                              double *reached)
 {
-	(void)no_set_state_prior;
 	SartInnerSe *s = se_of(in);
+	if (s->cs)
+		return cs_do_step(in, t, h, no_set_state_prior, reached);
 	double end = t + h;
 	SartStatus st = SART_OK;
 	clear_ticks(s);
@@ -443,6 +537,7 @@ static void se_free(SartInnerSe *s)
 {
 	free(s->clocks);
 	free(s->vr_buf);
+	free(s->due_buf);
 	free(s->iv_buf);
 	free(s->q_buf);
 	free(s);
@@ -452,6 +547,8 @@ static void se_unbind(SartInner *in)
 {
 	SartInnerSe *s = se_of(in);
 	const SartInnerOps *base = s->base;
+	if (s->cs)
+		s->fmi->set_event_hook(in, NULL);
 	se_free(s);
 	in->se = NULL;
 	in->ops = base;
@@ -462,7 +559,13 @@ double sart_inner_next_clock_time(const SartInner *in)
 {
 	if (!in || !in->se)
 		return INFINITY;
-	return next_tick(in->se);
+	double next = next_tick(in->se);
+	if (in->se->cs) {
+		/* a time event of the FMU's is a tick of one of its output clocks, perhaps */
+		double ev = in->se->fmi->next_event_time((SartInner *)in);
+		next = ev > in->se->time && ev < next ? ev : next;
+	}
+	return next;
 }
 
 SartStatus sart_inner_se_attach(SartInner *in, const SartSeConfig *cfg)
@@ -475,10 +578,11 @@ SartStatus sart_inner_se_attach(SartInner *in, const SartSeConfig *cfg)
 	if (s) {
 		s->clocks = calloc(n ? n : 1, sizeof *s->clocks);
 		s->vr_buf = calloc(n ? n : 1, sizeof *s->vr_buf);
+		s->due_buf = calloc(n ? n : 1, sizeof *s->due_buf);
 		s->iv_buf = calloc(n ? n : 1, sizeof *s->iv_buf);
 		s->q_buf = calloc(n ? n : 1, sizeof *s->q_buf);
 	}
-	if (!s || !s->clocks || !s->vr_buf || !s->iv_buf || !s->q_buf) {
+	if (!s || !s->clocks || !s->vr_buf || !s->due_buf || !s->iv_buf || !s->q_buf) {
 		if (s)
 			se_free(s);
 		return sart_inner_report(in, SART_ERROR, "out of memory");
@@ -494,6 +598,12 @@ SartStatus sart_inner_se_attach(SartInner *in, const SartSeConfig *cfg)
 		s->clocks[i].next = INFINITY;
 	}
 	s->n = n;
+	s->cs = !(in->caps & SART_CAP_SCHEDULED_EXECUTION);
+	if (s->cs && !(in->caps & SART_CAP_EVENT_MODE)) {
+		se_free(s);
+		return sart_inner_report(in, SART_ERROR, "a Co-Simulation FMU's clocks tick in Event "
+		                         "Mode, which it does not have (hasEventMode)");
+	}
 	s->base = in->ops;
 	s->fmi = in->ops->se;
 	s->ops = *in->ops;
@@ -515,6 +625,14 @@ SartStatus sart_inner_se_attach(SartInner *in, const SartSeConfig *cfg)
 	s->ops.direct_status = NULL; /* no direct route: every call goes through the seam */
 	s->ops.me = NULL;
 	s->ops.se = NULL;
+	if (s->cs) {
+		/* Event Mode used; no early return, so that every stretch between ticks ends
+		 * where it was asked to; derivatives as the back end has them */
+		in->caps &= ~(unsigned)SART_CAP_EARLY_RETURN;
+		s->ops.set_real_input_derivatives = s->base->set_real_input_derivatives;
+		s->ops.get_real_output_derivatives = s->base->get_real_output_derivatives;
+		s->fmi->set_event_hook(in, cs_event_hook);
+	}
 	in->ops = &s->ops;
 	in->se = s;
 	in->direct = NULL;

@@ -317,6 +317,10 @@ bool fmu_me_by_default(const FmuInfo *fmu);
  * only. */
 bool fmu_se_by_default(const FmuInfo *fmu);
 
+/* Whether sacc runs the FMU as Co-Simulation with its clocks ticked in Event Mode: it has
+ * clocks, and runs as Co-Simulation with Event Mode. */
+bool fmu_cs_clocks(const FmuInfo *fmu);
+
 /* The model identifier of the interface sacc runs the FMU through: Model Exchange's when
  * me, else Co-Simulation's. */
 const char *fmu_identifier(const FmuInfo *fmu, bool me);

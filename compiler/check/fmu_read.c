@@ -1511,23 +1511,27 @@ static const char *const section_names[S_COUNT] = {
 	"TypeDefinitions", "DefaultExperiment", "ModelVariables", "ModelStructure",
 };
 
-/* What sacc cannot run yet of an FMU with clocks (a Co-Simulation or Model Exchange one:
- * Scheduled Execution runs them): `inspect` shows it with the reason, other commands
- * refuse it at its first Clock. */
+/* What sacc cannot run of an FMU with clocks (a Model Exchange one, a Co-Simulation one
+ * without Event Mode; Scheduled Execution and Co-Simulation with Event Mode run them):
+ * `inspect` shows it with the reason, other commands refuse it at its first Clock. */
 static void refuse_clocks(Reader *r)
 {
 	FmuInfo *f = r->fmu;
-	if (f->unusable || !f->nclocks || fmu_se_by_default(f))
+	if (f->unusable || !f->nclocks || fmu_se_by_default(f) || fmu_cs_clocks(f))
 		return;
+	const char *why = f->has_cosim ? "its Co-Simulation interface has no Event Mode, where "
+	                                 "clocks tick (hasEventMode)"
+	                               : "sacc does not support clocks in Model Exchange FMUs";
 	if (r->any) {
-		f->unusable = "it has Clock variables, and sacc does not support FMI 3.0 clocks";
+		f->unusable = f->has_cosim ? "it has Clock variables but no Event Mode (hasEventMode)"
+		                           : "it has Clock variables, and sacc does not support clocks "
+		                             "in Model Exchange FMUs";
 		return;
 	}
 	for (int i = 0; i < f->nvars; i++)
 		if (f->vars[i].type == FT_CLOCK) {
-			err_at(r, r->var_elems ? r->var_elems[i] : NULL,
-			       "variable '%s' is a Clock: sacc does not support FMI 3.0 clocks (nor "
-			       "Scheduled Execution)", f->vars[i].name ? f->vars[i].name : "?");
+			err_at(r, r->var_elems ? r->var_elems[i] : NULL, "variable '%s' is a Clock: %s",
+			       f->vars[i].name ? f->vars[i].name : "?", why);
 			return;
 		}
 }

@@ -103,7 +103,8 @@ bool ec_setup_inner(Ec *e, InnerC *ic, const Inner *in)
 		           (in->fmu->can_serialize_fmu_state ? 2u : 0u) |
 		           (in->fmu->can_interpolate_inputs ? 4u : 0u) |
 		           (ic->version == 3 && in->fmu->has_event_mode ? 8u : 0u) | /* events handled */
-		           (ic->version == 3 && in->fmu->might_return_early_from_do_step ? 16u : 0u);
+		           (ic->version == 3 && in->fmu->might_return_early_from_do_step ? 16u : 0u) |
+		           (fmu_cs_clocks(in->fmu) ? 128u : 0u); /* clocks ticked in Event Mode */
 	} else if (in->adaptation && in->adaptation->info) {
 		sub = emit_layout(e->c, in->adaptation->info);
 		if (!sub) {
@@ -290,8 +291,8 @@ static void emit_me_config(Ec *e, const InnerC *ic, StrBuf *o)
 	sb_puts(o, "\t\t},\n");
 }
 
-/* The clocks the runtime schedules for a Scheduled Execution inner: its input and output
- * clocks (a local one is its own business). */
+/* The clocks the runtime schedules for a Scheduled Execution inner, or ticks in Event Mode
+ * for a Co-Simulation one: its input and output clocks (a local one is its own business). */
 static bool se_clock(const FmuVar *v)
 {
 	return v->type == FT_CLOCK && v->causality != CAUS_LOCAL;
@@ -312,7 +313,7 @@ static void emit_se_arrays(Ec *e, StrBuf *o)
 {
 	for (int i = 0; i < e->ninners; i++) {
 		const InnerC *ic = &e->inners[i];
-		if (!(ic->caps & 64u))
+		if (!(ic->caps & (64u | 128u)))
 			continue;
 		const FmuInfo *f = ic->in->fmu;
 		sb_printf(o, "static const SartClock %s_clocks[%d] = {\n", ic->cname,
@@ -362,9 +363,10 @@ void ec_emit_inner_table(Ec *e, StrBuf *o)
 		                                        "SART_CAP_INPUT_DERIVATIVES", "SART_CAP_EVENT_MODE",
 		                                        "SART_CAP_EARLY_RETURN",
 		                                        "SART_CAP_MODEL_EXCHANGE",
-		                                        "SART_CAP_SCHEDULED_EXECUTION"};
+		                                        "SART_CAP_SCHEDULED_EXECUTION",
+		                                        "SART_CAP_CLOCKS"};
 		unsigned ic_caps = ic->caps & (inner_may_return_early(e) ? ~0u : ~16u);
-		for (int b = 0; b < 7; b++)
+		for (int b = 0; b < 8; b++)
 			if (ic_caps & (1u << b))
 				sb_printf(&caps, "%s%s", caps.len ? " | " : "", cap_names[b]);
 		sb_printf(o, "\t\t.caps = %s,\n", caps.len ? sb_str(&caps) : "0");
@@ -374,7 +376,7 @@ void ec_emit_inner_table(Ec *e, StrBuf *o)
 		ec_emit_vr_types_ref(e, ic, o);
 		ec_emit_elements_ref(e, ic, o);
 		emit_me_config(e, ic, o);
-		if (ic->caps & 64u)
+		if (ic->caps & (64u | 128u))
 			sb_printf(o, "\t\t.se = {%s_clocks, %d},\n", ic->cname, se_nclocks(ic->in));
 		ec_batch_inner(e, o, ic);
 		for (int dir = 0; dir < 2; dir++) {

@@ -203,7 +203,7 @@ typedef struct Unusable {
 static const Unusable unusable[] = {
 	{"clocked3.fmu",
 	 "<fmiModelDescription fmiVersion='3.0' modelName='clocked3' instantiationToken='{t}'>\n"
-	 "<CoSimulation modelIdentifier='clocked3' hasEventMode='true'/>\n"
+	 "<CoSimulation modelIdentifier='clocked3'/>\n"
 	 "<ModelExchange modelIdentifier='clocked3'/>\n"
 	 "<ScheduledExecution modelIdentifier='clocked3'/>\n"
 	 "<ModelVariables>\n"
@@ -214,9 +214,9 @@ static const Unusable unusable[] = {
 	 "<ModelStructure><Output valueReference='2' dependencies=''/></ModelStructure>\n"
 	 "</fmiModelDescription>\n",
 	 "  interfaces           Co-Simulation, Model Exchange, Scheduled Execution\n",
-	 "it has Clock variables, and sacc does not support FMI 3.0 clocks",
-	 "%s:modelDescription.xml:6:1: error: variable 'tick' is a Clock: sacc does not "
-	 "support FMI 3.0 clocks (nor Scheduled Execution)\n", 1},
+	 "it has Clock variables but no Event Mode (hasEventMode)",
+	 "%s:modelDescription.xml:6:1: error: variable 'tick' is a Clock: its Co-Simulation "
+	 "interface has no Event Mode, where clocks tick (hasEventMode)\n", 1},
 };
 
 /* An FMU offering Scheduled Execution only is run through it: inspect says so, and

@@ -1,9 +1,10 @@
-/* test_simulate_clocks.c — `sacc simulate` over the Scheduled Execution test FMU
- * (tests/fmus3/clocks_se): its partitions activated at their clocks' ticks (periodic from
+/* test_simulate_clocks.c — `sacc simulate` over the clocked test FMUs: the Scheduled
+ * Execution one (tests/fmus3/clocks_se), its partitions activated at their clocks' ticks (periodic from
  * interval and shift, countdown when the FMU sets the interval, triggered from an --input
  * column), those of one instant in priority order, clocked inputs read at the tick, a row
  * at each tick with each clock's column 1 there; an output clock connected to another
- * instance's triggered clock.  Every expected row is derived by hand in the comments from
+ * instance's triggered clock; the Co-Simulation one (tests/fmus3/clocks_cs), its
+ * clocks ticked in Event Mode, alone and beside an FMU without clocks.  Every expected row is derived by hand in the comments from
  * the clocks' definitions (tests/fmus3/clocks_se/model.c).  Runs the SACC_BUILD binary as
  * a user would (simulate_test.h). */
 #define _GNU_SOURCE /* realpath(path, NULL) */
@@ -15,6 +16,7 @@
 #include <cmocka.h>
 
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include "sacc_test.h"
@@ -175,12 +177,113 @@ static void simulate_clocks__output_clock_connected__triggers_the_other(void **s
 	assert_tmp_empty(c);
 }
 
+/* clocks_cs, a Co-Simulation FMU whose clocks tick in Event Mode (rate 1: x = t mod 1),
+ * from 0 to 2.2 with --step 0.5:
+ *   sample   0.05 + 0.3 k:                 0.05 0.35 0.65 0.95 1.25 1.55 1.85 2.15
+ *   trig     the table's rows holding 1:   0.5 1.2 (u 1 then 2, read at the tick)
+ *   alarm    the FMU's time event t_alarm: 0.75
+ *   wrap     x reaching 1:                 1 2
+ * Each tick is a row of its own with its clock's column 1; xs is x at sample's last tick;
+ * acc = 1 + 2. */
+typedef struct Tick {
+	double t;
+	int sample, trig, wrap, alarm;
+} Tick;
+
+static const Tick cs_ticks[] = {
+	{0.05, 1, 0, 0, 0}, {0.35, 1, 0, 0, 0}, {0.5, 0, 1, 0, 0},  {0.65, 1, 0, 0, 0},
+	{0.75, 0, 0, 0, 1}, {0.95, 1, 0, 0, 0}, {1, 0, 0, 1, 0},    {1.2, 0, 1, 0, 0},
+	{1.25, 1, 0, 0, 0}, {1.55, 1, 0, 0, 0}, {1.85, 1, 0, 0, 0}, {2, 0, 0, 1, 0},
+	{2.15, 1, 0, 0, 0},
+};
+
+static void simulate_clocks__co_simulation_clocks__ticked_in_event_mode(void **state)
+{
+	Ctx *c = *state;
+	char args[1024];
+	write_text(c, "trig.csv", "time,clocks_cs.trig,clocks_cs.u\n0,0,1\n0.5,1,1\n1.2,1,2\n");
+	snprintf(args, sizeof args,
+	         "'%s/fmus3/clocks_cs.fmu' --stop 2.2 --step 0.5 --input '%s' --record "
+	         "clocks_cs.sample,clocks_cs.trig,clocks_cs.wrap,clocks_cs.alarm,clocks_cs.x,"
+	         "clocks_cs.xs,clocks_cs.acc",
+	         test_build_dir(), path_in(c, "trig.csv"));
+	assert_int_equal(simulate(c, args), 0);
+	char *csv = file_in(c, "out.txt");
+	size_t k = 0, nticks = sizeof cs_ticks / sizeof *cs_ticks;
+	double last_xs = 0, acc = 0;
+	for (const char *p = strchr(csv, '\n'); p && p[1]; p = strchr(p + 1, '\n')) {
+		Tick r;
+		double x, xs;
+		assert_int_equal(sscanf(p + 1, "%lf,%d,%d,%d,%d,%lf,%lf,%lf", &r.t, &r.sample, &r.trig,
+		                        &r.wrap, &r.alarm, &x, &xs, &acc),
+		                 8);
+		/* x is the sawtooth at every row */
+		assert_true(fabs(x - fmod(r.t + 1e-12, 1.0)) < 1e-9);
+		if (!(r.sample || r.trig || r.wrap || r.alarm))
+			continue;
+		assert_true(k < nticks);
+		const Tick *w = &cs_ticks[k++];
+		if (fabs(r.t - w->t) > 1e-12)
+			print_error("tick %zu at %.17g, not %g\n", k, r.t, w->t);
+		assert_true(fabs(r.t - w->t) < 1e-12);
+		assert_int_equal(r.sample, w->sample);
+		assert_int_equal(r.trig, w->trig);
+		assert_int_equal(r.wrap, w->wrap);
+		assert_int_equal(r.alarm, w->alarm);
+		if (r.sample)
+			last_xs = fmod(w->t, 1.0);
+		assert_true(fabs(xs - last_xs) < 1e-9);
+	}
+	assert_int_equal(k, nticks);
+	assert_true(acc == 3);
+	free(csv);
+	assert_tmp_empty(c);
+}
+
+/* The same FMU beside an FMI 2.0 integrator without clocks: the integrator steps to every
+ * tick with the others and integrates x = t mod 1, whose integral over 0..2 is 1 (its input
+ * held over steps of 0.01: within 0.02). */
+static const char mixed_sa[] =
+	"module mixed\n"
+	"fmu Cs c at \"%s/fmus3/clocks_cs.fmu\"\n"
+	"fmu Integrator area at \"integrator.fmu\"\n"
+	"\n"
+	"c.x -> area.u\n";
+
+static void simulate_clocks__mixed_with_an_fmu_without_clocks__both_step(void **state)
+{
+	Ctx *c = *state;
+	char script[2048], args[1024];
+	char *build = realpath(test_build_dir(), NULL);
+	assert_non_null(build);
+	snprintf(script, sizeof script, mixed_sa, build);
+	free(build);
+	write_text(c, "mixed.sa", script);
+	snprintf(args, sizeof args, "'%s' --stop 2 --step 0.01 --record c.sample,area.x",
+	         path_in(c, "mixed.sa"));
+	assert_int_equal(simulate(c, args), 0);
+	char *csv = file_in(c, "out.txt");
+	int ticks = 0;
+	double t = 0, area = 0;
+	for (const char *p = strchr(csv, '\n'); p && p[1]; p = strchr(p + 1, '\n')) {
+		int tick;
+		assert_int_equal(sscanf(p + 1, "%lf,%d,%lf", &t, &tick, &area), 3);
+		ticks += tick;
+	}
+	assert_int_equal(ticks, 7); /* 0.05 + 0.3 k up to 1.85 */
+	assert_true(t == 2);
+	assert_true(fabs(area - 1.0) < 0.02);
+	free(csv);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(simulate_clocks__scheduled_execution__each_tick_in_its_row),
 		cmocka_unit_test(simulate_clocks__default_records__every_clock_counted),
 		cmocka_unit_test(simulate_clocks__output_clock_connected__triggers_the_other),
+		cmocka_unit_test(simulate_clocks__co_simulation_clocks__ticked_in_event_mode),
+		cmocka_unit_test(simulate_clocks__mixed_with_an_fmu_without_clocks__both_step),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
