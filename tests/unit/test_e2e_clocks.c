@@ -1,10 +1,12 @@
-/* test_e2e_clocks.c — a wrapper over a Scheduled Execution inner: the pass-through
+/* test_e2e_clocks.c — wrappers over clocked inners.  A Scheduled Execution inner: the pass-through
  * tests/e2e3/clocks_se_sa.sa over clocks_se built by `sacc build --fmi 3`, unpacked by
  * `sacc unpack` and stepped through the suite's strict FMI 3.0 importer (fmi3_importer.h)
  * as a plain Co-Simulation FMU.  Each of its steps activates the inner's partitions at
  * their ticks inside the step; the counters after each step must be those derived by hand
  * below, and an FMU state taken mid-run and set again must redo the steps after it with the
- * same ticks (the state holds the clocks' schedule, not only the inner's variables).
+ * same ticks (the state holds the clocks' schedule, not only the inner's variables).  A
+ * Co-Simulation inner with clocks in Event Mode (tests/e2e3/clocks_cs_sa.sa over clocks_cs):
+ * its counters after each step, derived by hand too.
  *
  * Run from the repository root with SACC_BUILD naming the build directory. */
 #define _XOPEN_SOURCE 700 /* realpath */
@@ -14,6 +16,7 @@
 #include <cmocka.h>
 
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,7 +62,7 @@ static const int expected[NSTEPS + 1][5] = {
 
 static int group_setup(void **state)
 {
-	char cmd[4 * PATH_MAX], rel[PATH_MAX];
+	char cmd[8 * PATH_MAX], rel[PATH_MAX];
 	(void)state;
 	snprintf(rel, sizeof rel, "%s/e2e-clocks", build_dir());
 	snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", rel, rel);
@@ -68,8 +71,10 @@ static int group_setup(void **state)
 	if (!realpath(rel, work))
 		return -1;
 	snprintf(cmd, sizeof cmd, "'%s/sacc' build --fmi 3 -L '%s/fmus3' -o '%s' "
-	         "tests/e2e3/clocks_se_sa.sa && '%s/sacc' unpack '%s/clocksw.fmu' '%s/clocksw'",
-	         build_dir(), build_dir(), work, build_dir(), work, work);
+	         "tests/e2e3/clocks_se_sa.sa tests/e2e3/clocks_cs_sa.sa && "
+	         "'%s/sacc' unpack '%s/clocksw.fmu' '%s/clocksw' && "
+	         "'%s/sacc' unpack '%s/cssw.fmu' '%s/cssw'",
+	         build_dir(), build_dir(), work, build_dir(), work, work, build_dir(), work, work);
 	return system(cmd) == 0 ? 0 : -1;
 }
 
@@ -80,17 +85,16 @@ typedef struct Wrapper {
 	fmi3ValueReference vr[5];
 } Wrapper;
 
-static void open_wrapper(Wrapper *w)
+static void open_named(Wrapper *w, const char *id, const char *const names[], int n)
 {
-	static const char *const names[5] = {"ntick", "nfixed", "ntunable", "ncountdown", "seq"};
 	char lib[2 * PATH_MAX], token[64], res[2 * PATH_MAX];
 	memset(w, 0, sizeof *w);
-	snprintf(w->dir, sizeof w->dir, "%s/clocksw", work);
-	for (int k = 0; k < 5; k++)
+	snprintf(w->dir, sizeof w->dir, "%s/%s", work, id);
+	for (int k = 0; k < n; k++)
 		w->vr[k] = vr_of(w->dir, names[k]);
 	assert_true(md_attr(w->dir, "instantiationToken", "instantiationToken", token,
 	                    sizeof token));
-	snprintf(lib, sizeof lib, "%s/binaries/x86_64-linux/clocksw.so", w->dir);
+	snprintf(lib, sizeof lib, "%s/binaries/x86_64-linux/%s.so", w->dir, id);
 	snprintf(res, sizeof res, "%s/resources/", w->dir);
 	fmi3_import(&w->a, lib);
 	w->c = w->a.instantiate("w", token, res, fmi3False, fmi3False, fmi3False, fmi3False, NULL,
@@ -98,6 +102,12 @@ static void open_wrapper(Wrapper *w)
 	assert_non_null(w->c);
 	assert_int_equal(w->a.enter_init(w->c, fmi3False, 0, 0, fmi3False, 0), fmi3OK);
 	assert_int_equal(w->a.exit_init(w->c), fmi3OK);
+}
+
+static void open_wrapper(Wrapper *w)
+{
+	static const char *const names[5] = {"ntick", "nfixed", "ntunable", "ncountdown", "seq"};
+	open_named(w, "clocksw", names, 5);
 }
 
 static void close_wrapper(Wrapper *w)
@@ -165,11 +175,35 @@ static void e2e_clocks__state_restored__same_ticks_again(void **state)
 	close_wrapper(&w);
 }
 
+/* The wrapper over clocks_cs (x = t mod 1, sample at 0.05 + 0.3 k, alarm at 0.75, wrap
+ * at each whole second), steps of 0.5: nsample, nwrap, nalarm after each, and x. */
+static void e2e_clocks__co_simulation_inner__clocks_in_event_mode(void **state)
+{
+	(void)state;
+	static const char *const names[4] = {"nsample", "nwrap", "nalarm", "x"};
+	static const int want[5][3] = {{0, 0, 0}, {2, 0, 0}, {4, 1, 1}, {5, 1, 1}, {7, 2, 1}};
+	Wrapper w;
+	open_named(&w, "cssw", names, 4);
+	for (int k = 0; k <= NSTEPS; k++) {
+		if (k > 0)
+			step(&w, k - 1);
+		fmi3Int32 n[3];
+		fmi3Float64 x;
+		assert_int_equal(w.a.get_int32(w.c, w.vr, 3, n, 3), fmi3OK);
+		assert_int_equal(w.a.get_float64(w.c, &w.vr[3], 1, &x, 1), fmi3OK);
+		for (int i = 0; i < 3; i++)
+			assert_int_equal(n[i], want[k][i]);
+		assert_true(fabs(x - fmod(k * H, 1.0)) < 1e-12);
+	}
+	close_wrapper(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(e2e_clocks__wrapper_steps__partitions_at_their_ticks),
 		cmocka_unit_test(e2e_clocks__state_restored__same_ticks_again),
+		cmocka_unit_test(e2e_clocks__co_simulation_inner__clocks_in_event_mode),
 	};
 	return cmocka_run_group_tests(tests, group_setup, NULL);
 }
