@@ -1175,7 +1175,8 @@ static SartStatus fmi3_deserialize(SartInner *in, const unsigned char *buf, size
 /* ---- Model Exchange (driven by sart_inner_me.c) ----------------------------------------- */
 
 /* A Model Exchange call's status other than fmi3OK, reported with the FMU's time. */
-static SART_COLD SartStatus me_not_ok(SartInner *in, const char *fn, double t, fmi3Status st)
+SART_COLD SartStatus sart_inner_fmi3_not_ok_at(SartInner *in, const char *fn, double t,
+                                               fmi3Status st)
 {
 	char call[96];
 	snprintf(call, sizeof call, "%s at t = %s", fn, SART_NUM(t));
@@ -1184,7 +1185,7 @@ static SART_COLD SartStatus me_not_ok(SartInner *in, const char *fn, double t, f
 
 static inline SartStatus me_outcome(SartInner *in, const char *fn, double t, fmi3Status st)
 {
-	return st == fmi3OK ? SART_OK : me_not_ok(in, fn, t, st);
+	return st == fmi3OK ? SART_OK : sart_inner_fmi3_not_ok_at(in, fn, t, st);
 }
 
 static SartStatus fmi3_get_sizes(SartInner *in, size_t *nx, size_t *nz, double t)

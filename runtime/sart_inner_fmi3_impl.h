@@ -126,6 +126,10 @@ static inline Fmi3Inner *impl(SartInner *in)
 /* A status other than fmi3OK, reported with the name of the function that returned it. */
 SART_COLD SartStatus sart_inner_fmi3_not_ok(SartInner *in, const char *fn, fmi3Status st);
 
+/* The same for a call made at the FMU's time t: "fmi3SetTime at t = 0.5 returned ...". */
+SART_COLD SartStatus sart_inner_fmi3_not_ok_at(SartInner *in, const char *fn, double t,
+                                               fmi3Status st);
+
 static inline SartStatus outcome(SartInner *in, const char *fn, fmi3Status st)
 {
 	return st == fmi3OK ? SART_OK : sart_inner_fmi3_not_ok(in, fn, st);

@@ -2,11 +2,10 @@
  * instance created with the clock-update callback, and the calls the layer of
  * sart_inner_se.c drives it with (activate a partition, read output clocks, read intervals,
  * whether the FMU asked to be looked at; for a Co-Simulation FMU with clocks, tick input
- * clocks in Event Mode and the hook that reads the clocks in every Event Mode).  Kept apart from sart_inner_fmi3.c, which only branches
- * here when it instantiates. */
+ * clocks in Event Mode and the hook that reads the clocks in every Event Mode).  Kept apart
+ * from sart_inner_fmi3.c, which only branches here when it instantiates and runs the hook
+ * where its Event Modes settle. */
 #include "sart_inner_fmi3_impl.h"
-
-#include "sart_numfmt.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -43,25 +42,9 @@ SartStatus sart_inner_fmi3_instantiate_se(SartInner *in, const char *token, cons
 	return SART_OK;
 }
 
-static SART_COLD SartStatus se_not_ok(SartInner *in, const char *fn, double t, fmi3Status st)
-{
-	char num[SART_NUM_MAX];
-	sart_num(num, t);
-	return sart_inner_report(in, st == fmi3Warning ? SART_WARNING
-	                             : st == fmi3Discard ? SART_DISCARD
-	                             : st == fmi3Fatal  ? SART_FATAL
-	                                                : SART_ERROR,
-	                         "%s at t = %s returned %s", fn, num,
-	                         st == fmi3Warning   ? "fmi3Warning"
-	                         : st == fmi3Discard ? "fmi3Discard"
-	                         : st == fmi3Error   ? "fmi3Error"
-	                         : st == fmi3Fatal   ? "fmi3Fatal"
-	                                             : "an unknown status");
-}
-
 static inline SartStatus se_outcome(SartInner *in, const char *fn, double t, fmi3Status st)
 {
-	return st == fmi3OK ? SART_OK : se_not_ok(in, fn, t, st);
+	return st == fmi3OK ? SART_OK : sart_inner_fmi3_not_ok_at(in, fn, t, st);
 }
 
 static SartStatus se_activate(SartInner *in, SartVr clock, double t)
