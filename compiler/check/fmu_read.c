@@ -401,7 +401,7 @@ const char *fmu_var_unsupported(const FmuVar *v, char *buf, size_t size)
 		         fmu_type_name_for(v->type, FMI_V3));
 	else if (v->ndims > 0)
 		snprintf(buf, size, "an array of %s", fmu_type_name_for(v->type, FMI_V3));
-	else if (v->type == FT_BINARY || v->type == FT_ENUMERATION || v->type == FT_CLOCK)
+	else if (v->type == FT_BINARY || v->type == FT_ENUMERATION)
 		snprintf(buf, size, "%s %s", v->type == FT_ENUMERATION ? "an" : "a",
 		         fmu_type_name_for(v->type, FMI_V3));
 	else

@@ -71,10 +71,13 @@ static int group_setup(void **state)
 	if (!realpath(rel, work))
 		return -1;
 	snprintf(cmd, sizeof cmd, "'%s/sacc' build --fmi 3 -L '%s/fmus3' -o '%s' "
-	         "tests/e2e3/clocks_se_sa.sa tests/e2e3/clocks_cs_sa.sa && "
+	         "tests/e2e3/clocks_se_sa.sa tests/e2e3/clocks_cs_sa.sa "
+	         "tests/e2e3/clocks_rules_sa.sa && "
 	         "'%s/sacc' unpack '%s/clocksw.fmu' '%s/clocksw' && "
-	         "'%s/sacc' unpack '%s/cssw.fmu' '%s/cssw'",
-	         build_dir(), build_dir(), work, build_dir(), work, work, build_dir(), work, work);
+	         "'%s/sacc' unpack '%s/cssw.fmu' '%s/cssw' && "
+	         "'%s/sacc' unpack '%s/clockrules.fmu' '%s/clockrules'",
+	         build_dir(), build_dir(), work, build_dir(), work, work, build_dir(), work, work,
+	         build_dir(), work, work);
 	return system(cmd) == 0 ? 0 : -1;
 }
 
@@ -198,12 +201,40 @@ static void e2e_clocks__co_simulation_inner__clocks_in_event_mode(void **state)
 	close_wrapper(&w);
 }
 
+/* Rules over the inner's clocks (tests/e2e3/clocks_rules_sa.sa): trig set to 1 before
+ * every step of 0.1 ticks the inner's trig at each step's end, so its output clock ticks at
+ * every second step (0.2, 0.4, ...) and the rule adds each tick: alarms = k / 2 after step k.
+ * ticks follows the inner's periodic tick (0.25, 0.75): 0 until 0.2, 1 from 0.3, 2 from
+ * 0.8. */
+static void e2e_clocks__rules__react_to_the_inner_ticks(void **state)
+{
+	(void)state;
+	static const char *const names[3] = {"trig", "alarms", "ticks"};
+	Wrapper w;
+	open_named(&w, "clockrules", names, 3);
+	for (int k = 1; k <= 10; k++) {
+		const fmi3Int32 one = 1;
+		fmi3Boolean event, term, early;
+		fmi3Float64 last;
+		assert_int_equal(w.a.set_int32(w.c, &w.vr[0], 1, &one, 1), fmi3OK);
+		assert_int_equal(w.a.do_step(w.c, (k - 1) * 0.1, 0.1, fmi3True, &event, &term, &early,
+		                             &last),
+		                 fmi3OK);
+		fmi3Int32 v[2];
+		assert_int_equal(w.a.get_int32(w.c, &w.vr[1], 2, v, 2), fmi3OK);
+		assert_int_equal(v[0], k / 2);
+		assert_int_equal(v[1], k < 3 ? 0 : k < 8 ? 1 : 2);
+	}
+	close_wrapper(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(e2e_clocks__wrapper_steps__partitions_at_their_ticks),
 		cmocka_unit_test(e2e_clocks__state_restored__same_ticks_again),
 		cmocka_unit_test(e2e_clocks__co_simulation_inner__clocks_in_event_mode),
+		cmocka_unit_test(e2e_clocks__rules__react_to_the_inner_ticks),
 	};
 	return cmocka_run_group_tests(tests, group_setup, NULL);
 }
