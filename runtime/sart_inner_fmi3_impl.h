@@ -106,6 +106,7 @@ typedef struct Fmi3Inner {
 	size_t nbyte_shadows;
 	unsigned char **held; /* the copies the last get of array elements gave out */
 	size_t nheld;
+	struct Fmi3Interm *interm; /* the intermediate inputs' history (NULL: none) */
 } Fmi3Inner;
 
 static inline Fmi3Inner *impl(SartInner *in)
