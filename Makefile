@@ -600,6 +600,7 @@ $(BUILD)/tests/test_sart_loops: bench/loops/loop_scenarios.h
 # tests/unit/test_sart_stepsize.c checks step-size control against the same reference.
 $(BUILD)/tests/test_sart_inner_fmi3 $(BUILD)/tests/test_simulate_fmi3: | $(FMUS3)
 $(BUILD)/tests/test_sart_interm3: | $(BUILD)/fmus3/interm3.fmu
+$(BUILD)/tests/test_simulate_interm3: | $(SACC) $(BUILD)/fmus3/interm3.fmu
 $(BUILD)/tests/test_simulate_arrays $(BUILD)/tests/test_simulate_strarr: | $(FMUS3)
 $(BUILD)/tests/test_sart_stepsize: LDLIBS += -lgsl -lgslcblas
 $(BUILD)/tests/test_sart_stepsize: bench/two_mass/twomass_ref.h

@@ -125,6 +125,9 @@ typedef struct FmuVar {
 	/* FMI 3 Binary: its mimeType (NULL when absent) and maxSize (-1 when absent). */
 	char *mime_type;
 	long long max_size;
+	/* FMI 3 intermediateUpdate="true": an importer may exchange it inside a Co-Simulation
+	 * step, in the FMU's intermediate update callback. */
+	bool intermediate_update;
 	/* FMI 3 Clock: its attributes (meaningful only when type is FT_CLOCK). */
 	FmuClock clock;
 	/* FMI 3 clocks="..": the Clock variables (0-based indices) whose ticks this variable is
