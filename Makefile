@@ -600,7 +600,10 @@ $(BUILD)/tests/test_sart_loops: bench/loops/loop_scenarios.h
 # tests/unit/test_sart_stepsize.c checks step-size control against the same reference.
 $(BUILD)/tests/test_sart_inner_fmi3 $(BUILD)/tests/test_simulate_fmi3: | $(FMUS3)
 $(BUILD)/tests/test_sart_interm3: | $(BUILD)/fmus3/interm3.fmu
-$(BUILD)/tests/test_simulate_interm3: | $(SACC) $(BUILD)/fmus3/interm3.fmu
+# interm3 asks for its input inside steps: tests/unit/test_simulate_interm3.c runs it bare,
+# tests/unit/test_e2e_interm3.c builds tests/e2e3/interm3_sa.sa over it (FMI 2.0 and 3.0).
+$(BUILD)/tests/test_simulate_interm3 $(BUILD)/tests/test_e2e_interm3: | $(SACC) \
+                                                                      $(BUILD)/fmus3/interm3.fmu
 $(BUILD)/tests/test_simulate_arrays $(BUILD)/tests/test_simulate_strarr: | $(FMUS3)
 $(BUILD)/tests/test_sart_stepsize: LDLIBS += -lgsl -lgslcblas
 $(BUILD)/tests/test_sart_stepsize: bench/two_mass/twomass_ref.h

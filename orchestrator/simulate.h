@@ -50,8 +50,8 @@ typedef struct SimFmu {
 	                   (for the Jacobian from directional derivatives), or NULL; malloc'd */
 	uint32_t *me_event_vrs; /* with me: the Reals set only in Event Mode (fmu_me_event_vrs),
 	                           or NULL; malloc'd */
-	SartVr *intermediate;   /* FMI 3.0: the scalar Float64 inputs marked intermediateUpdate,
-	                           or NULL; malloc'd */
+	uint32_t *intermediate; /* FMI 3.0: the scalar Float64 inputs marked intermediateUpdate
+	                           (fmu_intermediate_inputs), or NULL; malloc'd */
 	size_t nintermediate;
 } SimFmu;
 

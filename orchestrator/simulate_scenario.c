@@ -21,32 +21,6 @@ static SartCausality sart_causality(FmuCausality c)
 	}
 }
 
-/* An FMI 3.0 FMU's scalar Float64 inputs marked intermediateUpdate: the master hands them
- * to the seam, which gives the FMU their extrapolated values when a step asks for them.
- * Elements of expanded arrays are not among them (they follow the description's own). */
-static int sim_intermediate_inputs(const FmuInfo *info, SimFmu *f)
-{
-	int nown = f->nown; /* sim_expand_arrays set it */
-	size_t n = 0;
-	f->intermediate = NULL;
-	f->nintermediate = 0;
-	if (info->version != FMI_V3)
-		return 0;
-	for (int i = 0; i < nown; i++) {
-		const FmuVar *v = &info->vars[i];
-		if (!v->intermediate_update || v->type != FT_REAL || v->causality != CAUS_INPUT ||
-		    v->ndims)
-			continue;
-		SartVr *grown = realloc(f->intermediate, (n + 1) * sizeof *grown);
-		if (!grown)
-			return 1;
-		f->intermediate = grown;
-		f->intermediate[n++] = v->vr;
-	}
-	f->nintermediate = n;
-	return 0;
-}
-
 int sim_add_fmu(Sim *s, const char *name, FmuInfo *info, Loc where)
 {
 	if (name_index_add(&s->instances, name, s->nfmus))
@@ -59,9 +33,11 @@ int sim_add_fmu(Sim *s, const char *name, FmuInfo *info, Loc where)
 		return 1;
 	info = f->info;
 	f->vars = calloc((size_t)info->nvars + 1, sizeof *f->vars);
-	if (!f->vars || sim_vr_types(info, &f->vr_types, &f->nvr_types) ||
-	    sim_intermediate_inputs(info, f))
+	if (!f->vars || sim_vr_types(info, &f->vr_types, &f->nvr_types))
 		return 1;
+	/* the seam gives these the FMU inside a step when it asks; the expanded elements of
+	 * arrays (after the description's own nown) are not among them */
+	f->intermediate = fmu_intermediate_inputs(info, f->nown, &f->nintermediate);
 	for (int i = 0; i < info->nvars; i++) {
 		const FmuVar *v = &info->vars[i];
 		f->vars[i] = (SartVar){v->name, v->vr, sim_sart_type(v), sart_causality(v->causality),

@@ -279,6 +279,30 @@ uint32_t *fmu_me_event_vrs(const FmuInfo *f, size_t *n)
 	return vrs;
 }
 
+uint32_t *fmu_intermediate_inputs(const FmuInfo *f, int nvars, size_t *n)
+{
+	uint32_t *vrs = NULL;
+	size_t k = 0;
+	*n = 0;
+	if (f->version != FMI_V3)
+		return NULL;
+	for (int i = 0; i < nvars && i < f->nvars; i++) {
+		const FmuVar *v = &f->vars[i];
+		if (!v->intermediate_update || v->type != FT_REAL || v->causality != CAUS_INPUT ||
+		    v->ndims)
+			continue;
+		uint32_t *grown = realloc(vrs, (k + 1) * sizeof *vrs);
+		if (!grown) {
+			free(vrs);
+			return NULL;
+		}
+		vrs = grown;
+		vrs[k++] = v->vr;
+	}
+	*n = k;
+	return vrs;
+}
+
 FmuAbilities fmu_abilities(const FmuInfo *f, bool me)
 {
 	if (me)

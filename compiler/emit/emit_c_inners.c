@@ -284,12 +284,45 @@ static void emit_me_config(Ec *e, const InnerC *ic, StrBuf *o)
 	sb_puts(o, "\t\t},\n");
 }
 
+/* An FMI 3.0 Co-Simulation inner's intermediate inputs (fmu_intermediate_inputs), as text;
+ * *n = 0 when none. */
+static const char **intermediate_inputs(Ec *e, const Inner *in, int *n)
+{
+	Arena *a = e->c->arena;
+	size_t k = 0;
+	uint32_t *vrs = in->fmu && !in->me ? fmu_intermediate_inputs(in->fmu, in->fmu->nvars, &k)
+	                                   : NULL;
+	const char **text = arena_alloc(a, (k + 1) * sizeof *text);
+	for (size_t j = 0; j < k; j++)
+		text[j] = arena_printf(a, "%u", (unsigned)vrs[j]);
+	free(vrs);
+	*n = (int)k;
+	return text;
+}
+
+/* The arrays `.intermediate_inputs` points to: the inputs the runtime gives an inner inside
+ * its steps when it asks for them. */
+static void emit_intermediate_arrays(Ec *e, StrBuf *o)
+{
+	for (int i = 0; i < e->ninners; i++) {
+		const InnerC *ic = &e->inners[i];
+		int n = 0;
+		const char **vrs = intermediate_inputs(e, ic->in, &n);
+		if (n == 0)
+			continue;
+		ec_put_list(o, arena_printf(e->c->arena, "static const SartVr %s_intermediate[%d] = ",
+		                            ic->cname, n), vrs, n, ";");
+		sb_putc(o, '\n');
+	}
+}
+
 /* The inner FMUs' table (SartInnerModel): library, GUID, version, capabilities and each
  * port group's place in the Storage. */
 void ec_emit_inner_table(Ec *e, StrBuf *o)
 {
 	Arena *a = e->c->arena;
 	emit_me_arrays(e, o);
+	emit_intermediate_arrays(e, o);
 	int *homes = emit_inner_homes(e->c, e->info);
 	sb_puts(o, "static const SartInnerModel inners[NINNERS] = {\n");
 	for (int i = 0; i < e->ninners; i++) {
@@ -319,6 +352,13 @@ void ec_emit_inner_table(Ec *e, StrBuf *o)
 			sb_puts(o, "\t\t.isolated = 1,\n");
 		ec_emit_vr_types_ref(e, ic, o);
 		ec_emit_elements_ref(e, ic, o);
+		{
+			int nim = 0;
+			intermediate_inputs(e, ic->in, &nim);
+			if (nim > 0)
+				sb_printf(o, "\t\t.intermediate_inputs = %s_intermediate,\n"
+				          "\t\t.nintermediate_inputs = %d,\n", ic->cname, nim);
+		}
 		emit_me_config(e, ic, o);
 		ec_batch_inner(e, o, ic);
 		for (int dir = 0; dir < 2; dir++) {
