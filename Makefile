@@ -601,8 +601,9 @@ $(BUILD)/tests/test_sart_loops: bench/loops/loop_scenarios.h
 $(BUILD)/tests/test_sart_inner_fmi3 $(BUILD)/tests/test_simulate_fmi3: | $(FMUS3)
 $(BUILD)/tests/test_sart_interm3: | $(BUILD)/fmus3/interm3.fmu
 # interm3 asks for its input inside steps: tests/unit/test_simulate_interm3.c runs it bare,
-# tests/unit/test_e2e_interm3.c builds tests/e2e3/interm3_sa.sa over it (FMI 2.0 and 3.0).
-$(BUILD)/tests/test_simulate_interm3 $(BUILD)/tests/test_e2e_interm3: | $(SACC) \
+# tests/unit/test_e2e_interm3.c builds tests/e2e3/interm3_sa.sa over it (FMI 2.0 and 3.0, and
+# 3.0 with the inner out of process).
+$(BUILD)/tests/test_simulate_interm3 $(BUILD)/tests/test_e2e_interm3: | $(SACC) $(FMU_HOST) \
                                                                       $(BUILD)/fmus3/interm3.fmu
 $(BUILD)/tests/test_simulate_arrays $(BUILD)/tests/test_simulate_strarr: | $(FMUS3)
 $(BUILD)/tests/test_sart_stepsize: LDLIBS += -lgsl -lgslcblas
@@ -857,7 +858,7 @@ check-bench:
 # wrappers built with `sacc build --isolate all` into BUILD/<dir>-iso/ (test_e2e_wrapper.c
 # opens those when SACC_TEST_ISOLATE=1).
 ISOLATED_TESTS := test_simulate test_simulate_faults test_sweep test_simulate_fmi3 \
-                  test_e2e_wrapper test_simulate_me
+                  test_e2e_wrapper test_simulate_me test_simulate_interm3
 ISO_E2E := $(patsubst $(BUILD)/%,$(BUILD)/%-iso.stamp,$(BUILD)/e2e $(BUILD)/paths-general \
              $(BUILD)/paths-stats $(BUILD)/powerwindow)
 ISO_RUNS := $(patsubst %,run-iso-%,$(ISOLATED_TESTS))

@@ -185,8 +185,8 @@ SartStatus sart_inner_load(const SartInnerConfig *cfg, SartInner **out);
  * time the FMU gives, from the values the caller set for the last two steps at their starts
  * (held constant while there is one); every step starts from the value the caller set for
  * it.  Without the call nothing is given inside a step: the FMU holds its inputs over the
- * step.  FMI 2.0 and Model Exchange inners ignore the list, and so does an isolated inner
- * (its host's seam drives the FMU). */
+ * step.  FMI 2.0 and Model Exchange inners ignore the list; an isolated inner passes it to
+ * its host's seam with the instantiation. */
 SartStatus sart_inner_set_intermediate_inputs(SartInner *in, const SartVr vr[], size_t n);
 
 /* Creates the Co-Simulation instance (not visible).  guid is the model description's. */
