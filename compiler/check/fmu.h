@@ -326,9 +326,9 @@ const char *fmu_identifier(const FmuInfo *fmu, bool me);
 uint32_t *fmu_me_event_vrs(const FmuInfo *fmu, size_t *n);
 
 /* An FMI 3.0 Co-Simulation FMU's scalar Float64 inputs marked intermediateUpdate among its
- * first nvars variables (those of its description, before any expanded array elements), in
- * description order: what an importer gives it inside a step when it asks.  malloc'd, NULL
- * with *n = 0 when none (always for FMI 2.0) or out of memory. */
+ * first nvars variables (those of its description, before any expanded array elements),
+ * sorted: what an importer gives it inside a step when it asks.  malloc'd, NULL with *n = 0
+ * when none (always for FMI 2.0) or out of memory. */
 uint32_t *fmu_intermediate_inputs(const FmuInfo *fmu, int nvars, size_t *n);
 
 /* What the element of that interface declares, for the code that asks the same of either

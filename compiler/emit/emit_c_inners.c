@@ -195,19 +195,25 @@ static bool me_jacobian_by_vrs(const Inner *in)
 	return m->provides_directional_derivative && m->scalar_states && m->nstates > 0;
 }
 
-/* A Model Exchange inner's Reals that it takes only in Event Mode, sorted; *n = 0 when
- * none (or out of memory, when the runtime then passes their sets through as it did). */
-static const char **me_event_vrs(Ec *e, const Inner *in, int *n)
+/* Value references as C text, taking vrs (malloc'd, k of them; freed here); *n = k. */
+static const char **vrs_text(Ec *e, uint32_t *vrs, size_t k, int *n)
 {
 	Arena *a = e->c->arena;
-	size_t k = 0;
-	uint32_t *vrs = fmu_me_event_vrs(in->fmu, &k);
 	const char **text = arena_alloc(a, (k + 1) * sizeof *text);
 	for (size_t j = 0; j < k; j++)
 		text[j] = arena_printf(a, "%u", (unsigned)vrs[j]);
 	free(vrs);
 	*n = (int)k;
 	return text;
+}
+
+/* A Model Exchange inner's Reals that it takes only in Event Mode, sorted; *n = 0 when
+ * none (or out of memory, when the runtime then passes their sets through as it did). */
+static const char **me_event_vrs(Ec *e, const Inner *in, int *n)
+{
+	size_t k = 0;
+	uint32_t *vrs = fmu_me_event_vrs(in->fmu, &k);
+	return vrs_text(e, vrs, k, n);
 }
 
 /* The arrays of value references the Model Exchange inners' `.me` points to: those that
@@ -288,16 +294,10 @@ static void emit_me_config(Ec *e, const InnerC *ic, StrBuf *o)
  * *n = 0 when none. */
 static const char **intermediate_inputs(Ec *e, const Inner *in, int *n)
 {
-	Arena *a = e->c->arena;
 	size_t k = 0;
 	uint32_t *vrs = in->fmu && !in->me ? fmu_intermediate_inputs(in->fmu, in->fmu->nvars, &k)
 	                                   : NULL;
-	const char **text = arena_alloc(a, (k + 1) * sizeof *text);
-	for (size_t j = 0; j < k; j++)
-		text[j] = arena_printf(a, "%u", (unsigned)vrs[j]);
-	free(vrs);
-	*n = (int)k;
-	return text;
+	return vrs_text(e, vrs, k, n);
 }
 
 /* The arrays `.intermediate_inputs` points to: the inputs the runtime gives an inner inside

@@ -46,18 +46,6 @@ static const char *build_wrapper(Ctx *c, int variant)
 	return fmu;
 }
 
-/* The time of row k of the result at path. */
-static double time_at(const char *path, int row)
-{
-	char err[256];
-	CsvTable *t = csv_read(path, err, sizeof err);
-	assert_non_null(t);
-	assert_true((size_t)row < t->nrows);
-	double v = t->data[(size_t)row * (size_t)t->ncols];
-	csv_free(t);
-	return v;
-}
-
 static void e2e_interm3__ramp__inner_given_its_input_inside_steps(void **state)
 {
 	Ctx *c = *state;

@@ -42,14 +42,52 @@ typedef struct Tick {
 	double t;
 } Tick;
 
+/* What an importer saw tick, in order. */
+typedef struct TickLog {
+	Tick ticks[MAX_TICKS];
+	int n;
+} TickLog;
+
+static void record(TickLog *l, fmi3ValueReference clock, double t)
+{
+	assert_true(l->n < MAX_TICKS);
+	l->ticks[l->n].clock = clock;
+	l->ticks[l->n].t = t;
+	l->n++;
+}
+
+/* The log is want (n ticks), each time within tol. */
+static void assert_ticks(const TickLog *l, const Tick *want, int n, double tol)
+{
+	for (int i = 0; i < n && i < l->n; i++)
+		if (l->ticks[i].clock != want[i].clock || fabs(l->ticks[i].t - want[i].t) > tol)
+			fail_msg("tick %d: clock %u at %.17g, expected clock %u at %.17g", i,
+			         (unsigned)l->ticks[i].clock, l->ticks[i].t, (unsigned)want[i].clock,
+			         want[i].t);
+	assert_int_equal(l->n, n);
+}
+
+static fmi3Int32 get_int(const Fmi3Api *api, fmi3Instance c, fmi3ValueReference vr)
+{
+	fmi3Int32 v = -1;
+	assert_int_equal(api->get_int32(c, &vr, 1, &v, 1), fmi3OK);
+	return v;
+}
+
+static fmi3Float64 get_real(const Fmi3Api *api, fmi3Instance c, fmi3ValueReference vr)
+{
+	fmi3Float64 v = NAN;
+	assert_int_equal(api->get_float64(c, &vr, 1, &v, 1), fmi3OK);
+	return v;
+}
+
 typedef struct Se Se;
 struct Se {
 	Fmi3Api api;
 	fmi3Instance c;
 	char last_error[512];
 	int updates;             /* clockUpdate calls not yet handled */
-	Tick ticks[MAX_TICKS];   /* every activation and output clock tick, in order */
-	int nticks;
+	TickLog log;             /* every activation and output clock tick, in order */
 	double next[SE_NINPUT + 1]; /* when each input clock ticks next (NEVER: unscheduled) */
 	double interval[SE_NINPUT + 1];
 	const double *trig_times; /* the triggered clock's ticks from outside, and u at each */
@@ -70,14 +108,6 @@ static void se_clock_update(fmi3InstanceEnvironment env)
 {
 	Se *s = env;
 	s->updates++;
-}
-
-static void se_record(Se *s, fmi3ValueReference clock, double t)
-{
-	assert_true(s->nticks < MAX_TICKS);
-	s->ticks[s->nticks].clock = clock;
-	s->ticks[s->nticks].t = t;
-	s->nticks++;
 }
 
 static void se_open(Se *s)
@@ -132,7 +162,7 @@ static void se_clock_update_mode(Se *s, double now)
 	s->updates = 0;
 	assert_int_equal(s->api.get_clock(s->c, &out, 1, &ticked), fmi3OK);
 	if (ticked)
-		se_record(s, SE_OUT, now);
+		record(&s->log, SE_OUT, now);
 	assert_int_equal(s->api.get_interval_decimal(s->c, &cd, 1, &iv, &q), fmi3OK);
 	if (q == fmi3IntervalChanged)
 		s->next[SE_COUNTDOWN] = now + iv;
@@ -168,7 +198,7 @@ static void se_run(Se *s, double stop)
 			assert_int_equal(s->api.set_float64(s->c, &u, 1, &s->trig_u[s->itrig], 1), fmi3OK);
 		}
 		assert_int_equal(s->api.activate_model_partition(s->c, c, now), fmi3OK);
-		se_record(s, c, now);
+		record(&s->log, c, now);
 		if (s->after)
 			s->after(s, c, now);
 		if (s->updates)
@@ -200,30 +230,8 @@ static void se_start(Se *s)
 	assert_int_equal(s->api.exit_init(s->c), fmi3OK);
 }
 
-static fmi3Int32 se_int(Se *s, fmi3ValueReference vr)
-{
-	fmi3Int32 v = -1;
-	assert_int_equal(s->api.get_int32(s->c, &vr, 1, &v, 1), fmi3OK);
-	return v;
-}
-
-static fmi3Float64 se_real(Se *s, fmi3ValueReference vr)
-{
-	fmi3Float64 v = NAN;
-	assert_int_equal(s->api.get_float64(s->c, &vr, 1, &v, 1), fmi3OK);
-	return v;
-}
-
-static void assert_ticks(const Se *s, const Tick *want, int n)
-{
-	for (int i = 0; i < n && i < s->nticks; i++) {
-		if (s->ticks[i].clock != want[i].clock || fabs(s->ticks[i].t - want[i].t) > 1e-12)
-			fail_msg("tick %d: clock %u at %.17g, expected clock %u at %.17g", i,
-			         (unsigned)s->ticks[i].clock, s->ticks[i].t, (unsigned)want[i].clock,
-			         want[i].t);
-	}
-	assert_int_equal(s->nticks, n);
-}
+static fmi3Int32 se_int(Se *s, fmi3ValueReference vr) { return get_int(&s->api, s->c, vr); }
+static fmi3Float64 se_real(Se *s, fmi3ValueReference vr) { return get_real(&s->api, s->c, vr); }
 
 static void clocks_se__time_based_clocks__tick_in_priority_order_at_hand_derived_times(void **st)
 {
@@ -244,7 +252,7 @@ static void clocks_se__time_based_clocks__tick_in_priority_order_at_hand_derived
 	se_open(&s);
 	se_start(&s);
 	se_run(&s, 2.0);
-	assert_ticks(&s, want, (int)(sizeof want / sizeof want[0]));
+	assert_ticks(&s.log, want, (int)(sizeof want / sizeof want[0]), 1e-12);
 	assert_int_equal(se_int(&s, SE_NTICK), 4);
 	assert_int_equal(se_int(&s, SE_NFIXED), 2);
 	assert_int_equal(se_int(&s, SE_NTUNABLE), 6);
@@ -304,9 +312,9 @@ static void clocks_se__tunable_period_changed__next_tick_one_new_period_later(vo
 	{
 		double want[] = {0.0, 0.4, 0.8, 1.05, 1.3, 1.55, 1.8};
 		int j = 0;
-		for (int i = 0; i < s.nticks; i++)
-			if (s.ticks[i].clock == SE_TUNABLE)
-				assert_close(s.ticks[i].t, want[j++], 1e-12);
+		for (int i = 0; i < s.log.n; i++)
+			if (s.log.ticks[i].clock == SE_TUNABLE)
+				assert_close(s.log.ticks[i].t, want[j++], 1e-12);
 		assert_int_equal(j, 7);
 	}
 	/* the change was told once */
@@ -334,9 +342,9 @@ static void clocks_se__triggered_clock_and_output_clock__accumulate_and_tick(voi
 	assert_int_equal(se_int(&s, SE_NTRIG), 4);
 	assert_close(se_real(&s, SE_ACC), 10.0, 0.0);
 	assert_int_equal(se_int(&s, SE_NOUT), 2);
-	for (int i = 0; i < s.nticks; i++)
-		if (s.ticks[i].clock == SE_OUT) {
-			assert_close(s.ticks[i].t, outs == 0 ? 0.3 : 0.9, 0.0);
+	for (int i = 0; i < s.log.n; i++)
+		if (s.log.ticks[i].clock == SE_OUT) {
+			assert_close(s.log.ticks[i].t, outs == 0 ? 0.3 : 0.9, 0.0);
 			outs++;
 		}
 	assert_int_equal(outs, 2);
@@ -436,8 +444,7 @@ typedef struct Cs {
 	Fmi3Api api;
 	fmi3Instance c;
 	char last_error[512];
-	Tick ticks[MAX_TICKS];
-	int nticks;
+	TickLog log;
 	int clocks_in;            /* the importer sets the input clocks (else it ignores them) */
 	double next_sample, sample_interval;
 	const double *trig_times, *trig_u;
@@ -451,14 +458,6 @@ static void cs_logger(fmi3InstanceEnvironment env, fmi3Status status, fmi3String
 	Cs *s = env;
 	if (status >= fmi3Error)
 		snprintf(s->last_error, sizeof s->last_error, "[%s] %s", category, message);
-}
-
-static void cs_record(Cs *s, fmi3ValueReference clock, double t)
-{
-	assert_true(s->nticks < MAX_TICKS);
-	s->ticks[s->nticks].clock = clock;
-	s->ticks[s->nticks].t = t;
-	s->nticks++;
 }
 
 static void cs_open(Cs *s, int event_mode, int early_return)
@@ -488,12 +487,12 @@ static void cs_event_mode(Cs *s, double now, int sample_due, int trig_due)
 		fmi3ValueReference u = CS_U, trig = CS_TRIG;
 		assert_int_equal(s->api.set_float64(s->c, &u, 1, &s->trig_u[s->itrig], 1), fmi3OK);
 		assert_int_equal(s->api.set_clock(s->c, &trig, 1, &on), fmi3OK);
-		cs_record(s, CS_TRIG, now);
+		record(&s->log, CS_TRIG, now);
 	}
 	if (sample_due) {
 		fmi3ValueReference sample = CS_SAMPLE;
 		assert_int_equal(s->api.set_clock(s->c, &sample, 1, &on), fmi3OK);
-		cs_record(s, CS_SAMPLE, now);
+		record(&s->log, CS_SAMPLE, now);
 	}
 	do {
 		assert_int_equal(s->api.update_discrete_states(s->c, &again, &terminate, &nominals,
@@ -504,7 +503,7 @@ static void cs_event_mode(Cs *s, double now, int sample_due, int trig_due)
 	assert_int_equal(s->api.get_clock(s->c, outs, 2, ticked), fmi3OK);
 	for (int i = 0; i < 2; i++)
 		if (ticked[i])
-			cs_record(s, outs[i], now);
+			record(&s->log, outs[i], now);
 }
 
 /* Initialization (the sample clock's first tick and interval from the FMU), then steps of at
@@ -550,29 +549,8 @@ static void cs_run(Cs *s, double stop, double h)
 	}
 }
 
-static fmi3Int32 cs_int(Cs *s, fmi3ValueReference vr)
-{
-	fmi3Int32 v = -1;
-	assert_int_equal(s->api.get_int32(s->c, &vr, 1, &v, 1), fmi3OK);
-	return v;
-}
-
-static fmi3Float64 cs_real(Cs *s, fmi3ValueReference vr)
-{
-	fmi3Float64 v = NAN;
-	assert_int_equal(s->api.get_float64(s->c, &vr, 1, &v, 1), fmi3OK);
-	return v;
-}
-
-static void assert_cs_ticks(const Cs *s, const Tick *want, int n)
-{
-	for (int i = 0; i < n && i < s->nticks; i++)
-		if (s->ticks[i].clock != want[i].clock || fabs(s->ticks[i].t - want[i].t) > 1e-9)
-			fail_msg("tick %d: clock %u at %.17g, expected clock %u at %.17g", i,
-			         (unsigned)s->ticks[i].clock, s->ticks[i].t, (unsigned)want[i].clock,
-			         want[i].t);
-	assert_int_equal(s->nticks, n);
-}
+static fmi3Int32 cs_int(Cs *s, fmi3ValueReference vr) { return get_int(&s->api, s->c, vr); }
+static fmi3Float64 cs_real(Cs *s, fmi3ValueReference vr) { return get_real(&s->api, s->c, vr); }
 
 static void clocks_cs__event_mode_early_return__every_clock_ticks_at_its_time(void **st)
 {
@@ -597,7 +575,7 @@ static void clocks_cs__event_mode_early_return__every_clock_ticks_at_its_time(vo
 	s.trig_u = u;
 	s.ntrig = 2;
 	cs_run(&s, 2.4, 0.1);
-	assert_cs_ticks(&s, want, (int)(sizeof want / sizeof want[0]));
+	assert_ticks(&s.log, want, (int)(sizeof want / sizeof want[0]), 1e-9);
 	assert_int_equal(cs_int(&s, CS_NSAMPLE), 8);
 	assert_close(cs_real(&s, CS_XS), 0.15, 1e-9); /* x at 2.15 */
 	assert_close(cs_real(&s, CS_ACC), 5.0, 0.0);
@@ -621,7 +599,7 @@ static void clocks_cs__event_mode_without_early_return__ticks_at_the_step_end(vo
 	(void)st;
 	cs_open(&s, 1, 0);
 	cs_run(&s, 2.0, 0.4);
-	assert_cs_ticks(&s, want, 2);
+	assert_ticks(&s.log, want, 2, 1e-9);
 	assert_close(cs_real(&s, CS_X), 0.85, 1e-9);
 	assert_int_equal(cs_int(&s, CS_NSAMPLE), 0);
 	s.api.free_instance(s.c);

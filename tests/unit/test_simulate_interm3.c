@@ -24,18 +24,6 @@ static int setup(void **state)
 	return sim_setup(state, "test_simulate_interm3");
 }
 
-/* The time of row k of the result at path. */
-static double time_at(const char *path, int row)
-{
-	char err[256];
-	CsvTable *t = csv_read(path, err, sizeof err);
-	assert_non_null(t);
-	assert_true((size_t)row < t->nrows);
-	double v = t->data[(size_t)row * (size_t)t->ncols];
-	csv_free(t);
-	return v;
-}
-
 static void simulate_interm3__ramp_input__extrapolated_between_communication_points(void **state)
 {
 	Ctx *c = *state;
