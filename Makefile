@@ -244,6 +244,19 @@ $(BUILD)/tests/test_fmu_me_kit: tests/unit/test_fmu_me_kit.c $(wildcard tests/un
 	$(CC) $(ALL_CFLAGS) $(WARN) -Itests/unit -Iruntime/fmi2 -Iruntime/fmi3 -o $@ $< \
 	    -lcmocka -ldl -lm
 
+# clocks_me is a Model Exchange FMU: its model.c is written on the Model Exchange kit
+# (tests/fmus_me/kit) under its FMI 3.0 skin, so this rule takes precedence over the
+# pattern rule of the Co-Simulation kit.
+$(BUILD)/fmus3/clocks_me.fmu: tests/fmus3/clocks_me/modelDescription.xml \
+                              tests/fmus3/clocks_me/model.c $(KIT_ME_FILES) \
+                              tests/fmus_me/kit/me_fmi3.c $(wildcard runtime/fmi3/*.h) $(FMU_PACK)
+	@mkdir -p $(BUILD)/fmus3/clocks_me/binaries/x86_64-linux
+	$(CC) $(FMU_ME_CFLAGS) -Iruntime/fmi3 \
+	    -o $(BUILD)/fmus3/clocks_me/binaries/x86_64-linux/clocks_me.so \
+	    tests/fmus3/clocks_me/model.c tests/fmus_me/kit/me_core.c tests/fmus_me/kit/me_fmi3.c -lm
+	cp tests/fmus3/clocks_me/modelDescription.xml $(BUILD)/fmus3/clocks_me/modelDescription.xml
+	$(FMU_PACK) $@ $(BUILD)/fmus3/clocks_me
+
 # The clocked FMUs' test drives them through the strict FMI 3.0 importer and a scheduler of
 # its own, as test_fmu_me_kit does: cmocka and libdl only.
 FMUS3_CLOCKS := $(filter $(BUILD)/fmus3/clocks%,$(FMUS3))

@@ -1,8 +1,9 @@
 /* test_fmu_clocks_kit.c — the FMI 3.0 test FMUs with clocks (tests/fmus3/clocks_*) through the
- * suite's strict FMI 3.0 importer, driven by a small scheduler written here: every tick
- * sequence and clocked value asserted is derived by hand in the comments beside it, from the
- * clocks' declarations in the FMUs' model descriptions, so that the sacc runtime and
- * `sacc simulate`, when they drive these FMUs, have an independent reference to meet. */
+ * suite's strict FMI 3.0 importer, driven by small schedulers written here (Scheduled
+ * Execution, Co-Simulation with Event Mode, Model Exchange): every tick sequence and clocked
+ * value asserted is derived by hand in the comments beside it, from the clocks'
+ * declarations in the FMUs' model descriptions, so that the sacc runtime and `sacc
+ * simulate`, when they drive these FMUs, have an independent reference to meet. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -661,6 +662,174 @@ static void clocks_cs__misuse__refused_with_the_call_named(void **st)
 	fmi3_unimport(&s.api);
 }
 
+/* ---- a Model Exchange importer --------------------------------------------------------- */
+
+enum { ME_X = 1, ME_DER_X = 2, ME_XS = 4, ME_NSAMPLE = 100, ME_NTRIG, ME_NWRAP };
+enum { ME_SAMPLE = 201, ME_TRIG, ME_WRAP };
+#define ME_TOKEN "{7c1e5a39-b2d4-4086-9f3a-d85e0c6b21f7}"
+
+typedef struct Me {
+	Fmi3Api api;
+	fmi3SetContinuousStatesTYPE *set_states; /* not in Fmi3Api: looked up here */
+	fmi3GetContinuousStatesTYPE *get_states;
+	fmi3Instance c;
+	char last_error[512];
+	TickLog log;
+} Me;
+
+static void me_logger(fmi3InstanceEnvironment env, fmi3Status status, fmi3String category,
+                      fmi3String message)
+{
+	Me *s = env;
+	if (status >= fmi3Error)
+		snprintf(s->last_error, sizeof s->last_error, "[%s] %s", category, message);
+}
+
+static void me_open(Me *s)
+{
+	char path[512];
+	void *sym;
+	memset(s, 0, sizeof *s);
+	fmi3_library_path(path, sizeof path, build_dir(), "clocks_me");
+	fmi3_import(&s->api, path);
+	sym = dlsym(s->api.lib, "fmi3SetContinuousStates");
+	memcpy(&s->set_states, &sym, sizeof sym);
+	sym = dlsym(s->api.lib, "fmi3GetContinuousStates");
+	memcpy(&s->get_states, &sym, sizeof sym);
+	s->c = s->api.instantiate_me("me", ME_TOKEN, NULL, fmi3False, fmi3False, s, me_logger);
+	assert_non_null(s->c);
+}
+
+static void me_close(Me *s)
+{
+	s->api.free_instance(s->c);
+	fmi3_unimport(&s->api);
+}
+
+/* In Event Mode at now: input clocks due set, discrete states settled, the output clock
+ * asked; *x re-read when the FMU changed it. */
+static void me_event_mode(Me *s, double now, int sample_due, int trig_due, double *x)
+{
+	fmi3Boolean again, terminate, nominals, values, next_defined;
+	fmi3Float64 next;
+	const fmi3Clock on = fmi3True;
+	fmi3ValueReference wrap = ME_WRAP;
+	fmi3Clock ticked = fmi3False;
+	int passes = 0, changed = 0;
+	if (trig_due) {
+		fmi3ValueReference trig = ME_TRIG;
+		assert_int_equal(s->api.set_clock(s->c, &trig, 1, &on), fmi3OK);
+		record(&s->log, ME_TRIG, now);
+	}
+	if (sample_due) {
+		fmi3ValueReference sample = ME_SAMPLE;
+		assert_int_equal(s->api.set_clock(s->c, &sample, 1, &on), fmi3OK);
+		record(&s->log, ME_SAMPLE, now);
+	}
+	do {
+		assert_int_equal(s->api.update_discrete_states(s->c, &again, &terminate, &nominals,
+		                                               &values, &next_defined, &next), fmi3OK);
+		changed |= values != 0;
+		assert_true(++passes < 10);
+	} while (again);
+	assert_int_equal(s->api.get_clock(s->c, &wrap, 1, &ticked), fmi3OK);
+	if (ticked)
+		record(&s->log, ME_WRAP, now);
+	if (changed)
+		assert_int_equal(s->get_states(s->c, x, 1), fmi3OK);
+}
+
+/* From 0 to stop: x' read from the FMU and integrated exactly (it is constant), steps of at
+ * most h that end at every clock tick and at the crossing of the event indicator 1 - x,
+ * found exactly from x and x'. */
+static void me_run(Me *s, double stop, double h, const double *trig, int ntrig)
+{
+	fmi3ValueReference sample = ME_SAMPLE, der = ME_DER_X;
+	fmi3Float64 interval, shift, x = 0.0;
+	fmi3IntervalQualifier q;
+	double t = 0.0, next_sample;
+	int itrig = 0;
+	assert_int_equal(s->api.enter_init(s->c, fmi3False, 0.0, 0.0, fmi3True, stop), fmi3OK);
+	assert_int_equal(s->api.get_interval_decimal(s->c, &sample, 1, &interval, &q), fmi3OK);
+	assert_int_equal(q, fmi3IntervalUnchanged);
+	assert_int_equal(s->api.get_shift_decimal(s->c, &sample, 1, &shift), fmi3OK);
+	next_sample = shift;
+	assert_int_equal(s->api.exit_init(s->c), fmi3OK);
+	assert_int_equal(s->get_states(s->c, &x, 1), fmi3OK);
+	me_event_mode(s, 0.0, 0, 0, &x);
+	assert_int_equal(s->api.enter_continuous_time_mode(s->c), fmi3OK);
+	while (t < stop - 1e-12) {
+		fmi3Float64 dx;
+		fmi3Boolean enter, terminate;
+		assert_int_equal(s->api.get_float64(s->c, &der, 1, &dx, 1), fmi3OK);
+		double cross = dx > 0 ? t + (1.0 - x) / dx : NEVER;
+		double next_trig = itrig < ntrig ? trig[itrig] : NEVER;
+		double target = fmin(fmin(t + h, stop), fmin(fmin(next_sample, next_trig), cross));
+		x = target == cross ? 1.0 : x + dx * (target - t);
+		t = target;
+		assert_int_equal(s->api.set_time(s->c, t), fmi3OK);
+		assert_int_equal(s->set_states(s->c, &x, 1), fmi3OK);
+		assert_int_equal(s->api.completed_integrator_step(s->c, fmi3True, &enter, &terminate),
+		                 fmi3OK);
+		int sample_due = fabs(t - next_sample) <= 1e-9, trig_due = fabs(t - next_trig) <= 1e-9;
+		if (!sample_due && !trig_due && t != cross)
+			continue;
+		assert_int_equal(s->api.enter_event_mode(s->c), fmi3OK);
+		me_event_mode(s, t, sample_due, trig_due, &x);
+		assert_int_equal(s->api.enter_continuous_time_mode(s->c), fmi3OK);
+		if (sample_due)
+			next_sample += interval;
+		if (trig_due)
+			itrig++;
+	}
+}
+
+static void clocks_me__model_exchange__clocks_tick_in_event_mode_at_hand_derived_times(void **st)
+{
+	Me s;
+	static const double trig[] = {0.5, 1.5};
+	/* As clocks_cs without its alarm, over [0, 2.4] with x = t mod 1:
+	 *   sample: 0.05 + 0.3 k: 0.05 0.35 0.65 0.95 1.25 1.55 1.85 2.15
+	 *   trig:   0.5 and 1.5 from the importer
+	 *   wrap:   where the indicator 1 - x crosses zero, at 1 and 2 */
+	static const Tick want[] = {
+		{ME_SAMPLE, 0.05}, {ME_SAMPLE, 0.35}, {ME_TRIG, 0.5},    {ME_SAMPLE, 0.65},
+		{ME_SAMPLE, 0.95}, {ME_WRAP, 1.0},    {ME_SAMPLE, 1.25}, {ME_TRIG, 1.5},
+		{ME_SAMPLE, 1.55}, {ME_SAMPLE, 1.85}, {ME_WRAP, 2.0},    {ME_SAMPLE, 2.15},
+	};
+	(void)st;
+	me_open(&s);
+	me_run(&s, 2.4, 0.1, trig, 2);
+	assert_ticks(&s.log, want, (int)(sizeof want / sizeof want[0]), 1e-9);
+	assert_int_equal(get_int(&s.api, s.c, ME_NSAMPLE), 8);
+	assert_close(get_real(&s.api, s.c, ME_XS), 0.15, 1e-9); /* x at 2.15 */
+	assert_int_equal(get_int(&s.api, s.c, ME_NTRIG), 2);
+	assert_int_equal(get_int(&s.api, s.c, ME_NWRAP), 2);
+	assert_close(get_real(&s.api, s.c, ME_X), 0.4, 1e-9);
+	me_close(&s);
+}
+
+static void clocks_me__misuse__refused_with_the_call_named(void **st)
+{
+	Me s;
+	fmi3ValueReference wrap = ME_WRAP, sample = ME_SAMPLE, trig = ME_TRIG;
+	const fmi3Clock on = fmi3True;
+	fmi3Float64 iv;
+	fmi3IntervalQualifier q;
+	(void)st;
+	me_open(&s);
+	assert_int_equal(s.api.enter_init(s.c, fmi3False, 0.0, 0.0, fmi3False, 0.0), fmi3OK);
+	assert_int_equal(s.api.get_interval_decimal(s.c, &trig, 1, &iv, &q), fmi3Error);
+	assert_contains(s.last_error, "clock 'trig' is not periodic");
+	assert_int_equal(s.api.exit_init(s.c), fmi3OK);
+	assert_int_equal(s.api.set_clock(s.c, &wrap, 1, &on), fmi3Error);
+	assert_contains(s.last_error, "clock 'wrap' is an output clock");
+	assert_int_equal(s.api.enter_continuous_time_mode(s.c), fmi3OK);
+	assert_int_equal(s.api.set_clock(s.c, &sample, 1, &on), fmi3Error);
+	assert_contains(s.last_error, "fmi3SetClock");
+	me_close(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -674,6 +843,8 @@ int main(void)
 		cmocka_unit_test(clocks_cs__event_mode_without_early_return__ticks_at_the_step_end),
 		cmocka_unit_test(clocks_cs__without_event_mode__resets_inside_the_step_no_clock_seen),
 		cmocka_unit_test(clocks_cs__misuse__refused_with_the_call_named),
+		cmocka_unit_test(clocks_me__model_exchange__clocks_tick_in_event_mode_at_hand_derived_times),
+		cmocka_unit_test(clocks_me__misuse__refused_with_the_call_named),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
