@@ -8,7 +8,7 @@
  *     it returns NULL), early return allowed when the caller goes
  *     on from where a step stopped (SART_CAP_EARLY_RETURN), an intermediate-update
  *     callback that never asks to return early and, for an FMU that asks for its
- *     intermediate inputs there (SartInnerConfig.intermediate_inputs), sets them
+ *     intermediate inputs there (sart_inner_set_intermediate_inputs), sets them
  *     extrapolated from the last two steps' starts;
  *   - the experiment given to fmi3EnterInitializationMode;
  *   - the seam's double Reals and int Integers converted to each variable's sized type
@@ -201,7 +201,7 @@ static void forward_log(fmi3InstanceEnvironment env, fmi3Status status, fmi3Stri
 
 /* ---- intermediate update ---------------------------------------------------------------- */
 
-/* The intermediate inputs of one instance (SartInnerConfig.intermediate_inputs, sorted as
+/* The intermediate inputs of one instance (sart_inner_set_intermediate_inputs's, sorted as
  * in->intermediate_inputs): what the caller set for the coming step, the values at the
  * starts of the last two steps, and how the callback went. */
 typedef struct Fmi3Interm {
