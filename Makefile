@@ -619,6 +619,10 @@ $(BUILD)/tests/test_sart_interm3: | $(BUILD)/fmus3/interm3.fmu
 $(BUILD)/tests/test_simulate_interm3 $(BUILD)/tests/test_e2e_interm3: | $(SACC) $(FMU_HOST) \
                                                                       $(BUILD)/fmus3/interm3.fmu
 $(BUILD)/tests/test_simulate_arrays $(BUILD)/tests/test_simulate_strarr: | $(FMUS3)
+$(BUILD)/tests/test_simulate_clocks: | $(SACC) $(FMUS3)
+$(BUILD)/tests/test_sart_inner_se: | $(FMUS3)
+# A wrapper over clocks_se, the Scheduled Execution test FMU: tests/unit/test_e2e_clocks.c
+$(BUILD)/tests/test_e2e_clocks: | $(SACC) $(FMUS3)
 $(BUILD)/tests/test_sart_stepsize: LDLIBS += -lgsl -lgslcblas
 $(BUILD)/tests/test_sart_stepsize: bench/two_mass/twomass_ref.h
 # tests/unit/test_sweep.c writes the exact two-mass solution as a --sweep reference.

@@ -443,7 +443,7 @@ static SartStatus load_inner(SartWrapper *w, const char *resource_dir, unsigned 
 	unsigned caps = w->stop_early ? im->caps : im->caps & ~(unsigned)SART_CAP_EARLY_RETURN;
 	SartInnerConfig cfg = {im->name, inner_dir, im->model_identifier, im->version,
 	                       caps, inner_logger, &w->inner_env[f], im->vr_types, im->nvr_types,
-	                       im->elements, im->nelements, im->me};
+	                       im->elements, im->nelements, im->me, im->se};
 	SartStatus st = im->isolated ? sart_load_isolated_inner(&cfg, &w->inner[f])
 	                             : sart_inner_load(&cfg, &w->inner[f]);
 	if ((st == SART_OK || st == SART_WARNING) && im->nintermediate_inputs > 0)

@@ -269,9 +269,14 @@ static SartStatus do_load(Host *ho, const SartChanHeader *rq)
 	if ((rq->id & SART_CAP_MODEL_EXCHANGE) && take_me(ho, data, len, after_elements, &me))
 		return host_fail(ho, SART_ERROR, "malformed request: load with bad Model Exchange "
 		                 "settings");
+	/* the channel does not carry a clock schedule (yet): refused rather than run without */
+	if (rq->id & (SART_CAP_SCHEDULED_EXECUTION | SART_CAP_CLOCKS))
+		return host_fail(ho, SART_ERROR, "an FMU with clocks cannot run in a process of its "
+		                 "own yet");
+	const SartSeConfig se = {NULL, 0};
 	SartInnerConfig cfg = {name, dir, id, (SartFmiVersion)rq->n, (unsigned)rq->id, host_log,
 	                       ho, ho->vr_types, (size_t)ntypes, ho->elements, (size_t)nelements,
-	                       me};
+	                       me, se};
 	return sart_inner_load(&cfg, &ho->in);
 }
 

@@ -317,6 +317,10 @@ SartStatus sart_inner_load(const SartInnerConfig *cfg, SartInner **out)
 		st = sart_inner_me_attach(in, &cfg->me);
 		if (st != SART_OK)
 			goto done;
+	} else if (in->caps & (SART_CAP_SCHEDULED_EXECUTION | SART_CAP_CLOCKS)) {
+		st = sart_inner_se_attach(in, &cfg->se);
+		if (st != SART_OK)
+			goto done;
 	}
 	in->message[0] = '\0';
 	*out = in;

@@ -36,6 +36,8 @@
 #define OPTIONAL (1u << 31) /* used when present, never required */
 #define CS_ONLY (1u << 30)  /* required unless the FMU is driven for Model Exchange */
 #define ME_ONLY (1u << 29)  /* required when it is (with a capability bit: or with that) */
+#define SE_ONLY (1u << 28)  /* required when it is driven for Scheduled Execution */
+#define CLOCKED (1u << 27)  /* required with Scheduled Execution or clocks (SART_CAP_CLOCKS) */
 #define SYM(name, field, need, cap) {name, offsetof(Fmi3Api, field), need, cap}
 
 static const struct {
@@ -106,6 +108,12 @@ static const struct {
 	SYM("fmi3CompletedIntegratorStep", completed_integrator_step, ME_ONLY, "Model Exchange"),
 	SYM("fmi3EnterContinuousTimeMode", enter_ct_mode, ME_ONLY, "Model Exchange"),
 	SYM("fmi3GetDirectionalDerivative", directional_derivative, OPTIONAL, NULL),
+	SYM("fmi3InstantiateScheduledExecution", instantiate_se, SE_ONLY, "Scheduled Execution"),
+	SYM("fmi3ActivateModelPartition", activate_model_partition, SE_ONLY,
+	    "Scheduled Execution"),
+	SYM("fmi3GetClock", get_clock, CLOCKED, "clocks"),
+	SYM("fmi3GetIntervalDecimal", get_interval_decimal, CLOCKED, "clocks"),
+	SYM("fmi3SetClock", set_clock, CLOCKED, "clocks"),
 };
 
 /* Whether the library must export a function needed as need says, for an inner of caps.
@@ -114,12 +122,19 @@ static const struct {
 static int required(unsigned need, unsigned caps)
 {
 	int me = (caps & SART_CAP_MODEL_EXCHANGE) != 0;
+	int se = (caps & SART_CAP_SCHEDULED_EXECUTION) != 0;
 	if (need == ALWAYS)
 		return 1;
 	if (need == OPTIONAL)
 		return 0;
+	if (need == SE_ONLY)
+		return se;
+	if (need == CLOCKED)
+		return se || (caps & SART_CAP_CLOCKS) != 0;
 	if (need == CS_ONLY)
-		return !me;
+		return !me && !se;
+	if (se) /* partitions, not steps: only the state's abilities apply */
+		return (caps & need & (SART_CAP_GET_SET_STATE | SART_CAP_SERIALIZE)) != 0;
 	if ((need & ME_ONLY) && me)
 		return 1;
 	if (me)
@@ -419,6 +434,7 @@ static void fmi3_unbind(SartInner *in)
 static SartStatus fmi3_instantiate(SartInner *in, const char *token, int logging_on)
 {
 	Fmi3Inner *f = impl(in);
+	f->next_event = INFINITY;
 	/* FMI 3.0 passes the resources as a directory path ending in a separator */
 	size_t len = strlen(in->resource_dir);
 	char *path = malloc(len + 2);
@@ -426,6 +442,13 @@ static SartStatus fmi3_instantiate(SartInner *in, const char *token, int logging
 		return sart_inner_report(in, SART_ERROR, "fmi3InstantiateCoSimulation: out of memory");
 	memcpy(path, in->resource_dir, len);
 	memcpy(path + len, "/", 2);
+	if (in->caps & SART_CAP_SCHEDULED_EXECUTION) {
+		f->event_mode_used = 0;
+		f->early_return_allowed = 0;
+		SartStatus st = sart_inner_fmi3_instantiate_se(in, token, path, logging_on, forward_log);
+		free(path);
+		return st;
+	}
 	if (in->caps & SART_CAP_MODEL_EXCHANGE) {
 		/* Event Mode is the ME layer's (sart_inner_me.c): exit_init settles nothing */
 		f->event_mode_used = 0;
@@ -522,10 +545,22 @@ static SartStatus settle_events(SartInner *in, double t)
 		if (terminate)
 			return sart_inner_report(in, SART_ERROR, "fmi3UpdateDiscreteStates %s asked to "
 			                         "terminate the simulation", when);
+		f->next_event = next_defined ? next : INFINITY;
 		if (!again)
 			break;
 	}
+	/* the clocks' layer reads what ticked while the FMU is still in Event Mode */
+	if (f->event_hook) {
+		worst = worse(worst, f->event_hook(in, t));
+		if (worst > SART_WARNING)
+			return worst;
+	}
 	return worse(worst, outcome(in, "fmi3EnterStepMode", f->api.enter_step_mode(f->c)));
+}
+
+SartStatus sart_inner_fmi3_settle(SartInner *in, double t)
+{
+	return settle_events(in, t);
 }
 
 static SartStatus fmi3_exit_init(SartInner *in)
@@ -1292,7 +1327,8 @@ static SartStatus fmi3_deserialize(SartInner *in, const unsigned char *buf, size
 /* ---- Model Exchange (driven by sart_inner_me.c) ----------------------------------------- */
 
 /* A Model Exchange call's status other than fmi3OK, reported with the FMU's time. */
-static SART_COLD SartStatus me_not_ok(SartInner *in, const char *fn, double t, fmi3Status st)
+SART_COLD SartStatus sart_inner_fmi3_not_ok_at(SartInner *in, const char *fn, double t,
+                                               fmi3Status st)
 {
 	char call[96];
 	snprintf(call, sizeof call, "%s at t = %s", fn, SART_NUM(t));
@@ -1301,7 +1337,7 @@ static SART_COLD SartStatus me_not_ok(SartInner *in, const char *fn, double t, f
 
 static inline SartStatus me_outcome(SartInner *in, const char *fn, double t, fmi3Status st)
 {
-	return st == fmi3OK ? SART_OK : me_not_ok(in, fn, t, st);
+	return st == fmi3OK ? SART_OK : sart_inner_fmi3_not_ok_at(in, fn, t, st);
 }
 
 static SartStatus fmi3_get_sizes(SartInner *in, size_t *nx, size_t *nz, double t)
@@ -1469,4 +1505,5 @@ const SartInnerOps sart_inner_fmi3_ops = {
 	sart_inner_fmi3_get_binary,
 	sart_inner_fmi3_set_binary,
 	&fmi3_me_ops,
+	&sart_inner_fmi3_se_ops,
 };

@@ -137,6 +137,9 @@ typedef struct SartInnerModel {
 	 * (omitted) when there are none. */
 	const SartVr *intermediate_inputs;
 	size_t nintermediate_inputs;
+	/* A Scheduled Execution inner (SART_CAP_SCHEDULED_EXECUTION in caps): its clocks
+	 * (sart_inner.h, SartSeConfig).  Zero (omitted) for any other inner. */
+	SartSeConfig se;
 } SartInnerModel;
 
 typedef struct SartWrapper SartWrapper;

@@ -316,6 +316,14 @@ void fmu_free(FmuInfo *fmu);
  * Exchange and not Co-Simulation (an FMU with both runs as Co-Simulation by default). */
 bool fmu_me_by_default(const FmuInfo *fmu);
 
+/* Whether sacc runs the FMU through Scheduled Execution: when it offers that interface
+ * only. */
+bool fmu_se_by_default(const FmuInfo *fmu);
+
+/* Whether sacc runs the FMU as Co-Simulation with its clocks ticked in Event Mode: it has
+ * clocks, and runs as Co-Simulation with Event Mode. */
+bool fmu_cs_clocks(const FmuInfo *fmu);
+
 /* The model identifier of the interface sacc runs the FMU through: Model Exchange's when
  * me, else Co-Simulation's. */
 const char *fmu_identifier(const FmuInfo *fmu, bool me);

@@ -241,6 +241,16 @@ bool fmu_me_by_default(const FmuInfo *f)
 	return f->has_model_exchange && !f->has_cosim;
 }
 
+bool fmu_se_by_default(const FmuInfo *f)
+{
+	return f->has_scheduled_execution && !f->has_cosim && !f->has_model_exchange;
+}
+
+bool fmu_cs_clocks(const FmuInfo *f)
+{
+	return f->nclocks > 0 && f->has_cosim && f->has_event_mode;
+}
+
 const char *fmu_identifier(const FmuInfo *f, bool me)
 {
 	return me && f->me.model_identifier ? f->me.model_identifier : f->model_identifier;

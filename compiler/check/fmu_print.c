@@ -171,8 +171,10 @@ static void print_caps(FILE *out, const char *title, const Cap *caps, int n, con
  * it cannot run. */
 static const char *runs_as(const FmuInfo *f)
 {
-	if (f->unusable || (!f->has_cosim && !f->has_model_exchange))
+	if (f->unusable)
 		return NULL;
+	if (fmu_se_by_default(f))
+		return "Scheduled Execution, its partitions activated by sacc at their clocks' ticks";
 	if (!f->has_model_exchange)
 		return "Co-Simulation";
 	if (!f->has_cosim)
@@ -756,7 +758,8 @@ void fmu_print_json(FILE *out, const FmuInfo *f)
 	} else {
 		fputs("null", out);
 	}
-	json_kv_str(out, 2, "runsAs", !runs_as(f) ? NULL : f->has_cosim ? "Co-Simulation"
+	json_kv_str(out, 2, "runsAs", !runs_as(f) ? NULL : fmu_se_by_default(f) ? "Scheduled Execution"
+	                                             : f->has_cosim ? "Co-Simulation"
 	                                                             : "Model Exchange", &first);
 
 	json_key(out, 2, "defaultExperiment", &first);

@@ -401,7 +401,7 @@ const char *fmu_var_unsupported(const FmuVar *v, char *buf, size_t size)
 		         fmu_type_name_for(v->type, FMI_V3));
 	else if (v->ndims > 0)
 		snprintf(buf, size, "an array of %s", fmu_type_name_for(v->type, FMI_V3));
-	else if (v->type == FT_BINARY || v->type == FT_ENUMERATION || v->type == FT_CLOCK)
+	else if (v->type == FT_BINARY || v->type == FT_ENUMERATION)
 		snprintf(buf, size, "%s %s", v->type == FT_ENUMERATION ? "an" : "a",
 		         fmu_type_name_for(v->type, FMI_V3));
 	else
@@ -1513,22 +1513,27 @@ static const char *const section_names[S_COUNT] = {
 	"TypeDefinitions", "DefaultExperiment", "ModelVariables", "ModelStructure",
 };
 
-/* What sacc cannot run yet of an FMU with clocks: `inspect` shows it with the reason,
- * other commands refuse it at its first Clock. */
+/* What sacc cannot run of an FMU with clocks (a Model Exchange one, a Co-Simulation one
+ * without Event Mode; Scheduled Execution and Co-Simulation with Event Mode run them):
+ * `inspect` shows it with the reason, other commands refuse it at its first Clock. */
 static void refuse_clocks(Reader *r)
 {
 	FmuInfo *f = r->fmu;
-	if (f->unusable || !f->nclocks)
+	if (f->unusable || !f->nclocks || fmu_se_by_default(f) || fmu_cs_clocks(f))
 		return;
+	const char *why = f->has_cosim ? "its Co-Simulation interface has no Event Mode, where "
+	                                 "clocks tick (hasEventMode)"
+	                               : "sacc does not support clocks in Model Exchange FMUs";
 	if (r->any) {
-		f->unusable = "it has Clock variables, and sacc does not support FMI 3.0 clocks";
+		f->unusable = f->has_cosim ? "it has Clock variables but no Event Mode (hasEventMode)"
+		                           : "it has Clock variables, and sacc does not support clocks "
+		                             "in Model Exchange FMUs";
 		return;
 	}
 	for (int i = 0; i < f->nvars; i++)
 		if (f->vars[i].type == FT_CLOCK) {
-			err_at(r, r->var_elems ? r->var_elems[i] : NULL,
-			       "variable '%s' is a Clock: sacc does not support FMI 3.0 clocks (nor "
-			       "Scheduled Execution)", f->vars[i].name ? f->vars[i].name : "?");
+			err_at(r, r->var_elems ? r->var_elems[i] : NULL, "variable '%s' is a Clock: %s",
+			       f->vars[i].name ? f->vars[i].name : "?", why);
 			return;
 		}
 }
@@ -1592,14 +1597,10 @@ static void read_root(Reader *r, const xmlNode *root)
 	} else if (sec[S_ME]) {
 		/* run through Model Exchange: its library is the one to load */
 		f->model_identifier = dup_str(r, f->me.model_identifier);
-	} else if (r->any && sec[S_SE]) {
+	} else if (sec[S_SE]) {
+		/* run through Scheduled Execution (sart_inner_se.c) */
 		f->model_identifier = dup_str(r, f->se.model_identifier);
-		f->unusable = "it offers Scheduled Execution only";
-	} else if (sec[S_SE])
-		err_at(r, sec[S_SE], "model '%s' offers only the Scheduled Execution interface, which "
-		       "sacc does not support: it drives Co-Simulation and Model Exchange FMUs",
-		       f->model_name ? f->model_name : "?");
-	else
+	} else
 		err_at(r, root, "model '%s' has neither <CoSimulation> nor <ModelExchange>: sacc "
 		       "handles Co-Simulation and Model Exchange FMUs",
 		       f->model_name ? f->model_name : "?");

@@ -82,7 +82,13 @@ bool ec_setup_inner(Ec *e, InnerC *ic, const Inner *in)
 	ic->enumc = arena_printf(a, "inner_%s", ic->cname);
 	ic->slots = arena_alloc(a, (size_t)(in->nports + 1) * sizeof *ic->slots);
 	const EmitLayout *sub = NULL;
-	if (in->fmu && in->me) {
+	if (in->fmu && fmu_se_by_default(in->fmu)) {
+		/* its partitions activated by the runtime: only its own element's state handling */
+		ic->model_identifier = in->fmu->se.model_identifier;
+		ic->guid = in->fmu->guid ? in->fmu->guid : "";
+		ic->version = 3;
+		ic->caps = (in->fmu->se.can_get_and_set_fmu_state ? 1u : 0u) | 64u;
+	} else if (in->fmu && in->me) {
 		/* integrated by the runtime: only its own element's state handling counts */
 		ic->model_identifier = fmu_identifier(in->fmu, true);
 		ic->guid = in->fmu->guid ? in->fmu->guid : "";
@@ -97,7 +103,8 @@ bool ec_setup_inner(Ec *e, InnerC *ic, const Inner *in)
 		           (in->fmu->can_serialize_fmu_state ? 2u : 0u) |
 		           (in->fmu->can_interpolate_inputs ? 4u : 0u) |
 		           (ic->version == 3 && in->fmu->has_event_mode ? 8u : 0u) | /* events handled */
-		           (ic->version == 3 && in->fmu->might_return_early_from_do_step ? 16u : 0u);
+		           (ic->version == 3 && in->fmu->might_return_early_from_do_step ? 16u : 0u) |
+		           (fmu_cs_clocks(in->fmu) ? 128u : 0u); /* clocks ticked in Event Mode */
 	} else if (in->adaptation && in->adaptation->info) {
 		sub = emit_layout(e->c, in->adaptation->info);
 		if (!sub) {
@@ -316,6 +323,52 @@ static void emit_intermediate_arrays(Ec *e, StrBuf *o)
 	}
 }
 
+/* The clocks the runtime schedules for a Scheduled Execution inner, or ticks in Event Mode
+ * for a Co-Simulation one: its input and output clocks (a local one is its own business). */
+static bool se_clock(const FmuVar *v)
+{
+	return v->type == FT_CLOCK && v->causality != CAUS_LOCAL;
+}
+
+static int se_nclocks(const Inner *in)
+{
+	int n = 0;
+	for (int k = 0; k < in->fmu->nvars; k++)
+		n += se_clock(&in->fmu->vars[k]);
+	return n;
+}
+
+/* A Scheduled Execution inner's clocks (SartClock), each with its kind, interval, shift
+ * and priority from the description; an interval the description leaves open is 0, asked
+ * of the FMU by the runtime. */
+static void emit_se_arrays(Ec *e, StrBuf *o)
+{
+	for (int i = 0; i < e->ninners; i++) {
+		const InnerC *ic = &e->inners[i];
+		if (!(ic->caps & (64u | 128u)))
+			continue;
+		const FmuInfo *f = ic->in->fmu;
+		sb_printf(o, "static const SartClock %s_clocks[%d] = {\n", ic->cname,
+		          se_nclocks(ic->in) > 0 ? se_nclocks(ic->in) : 1);
+		for (int k = 0; k < f->nvars; k++) {
+			const FmuVar *v = &f->vars[k];
+			if (!se_clock(v))
+				continue;
+			const FmuClock *c = &v->clock;
+			const char *kind = v->causality == CAUS_OUTPUT     ? "SART_CLOCK_OUTPUT"
+			                   : fmu_clock_periodic(c)            ? "SART_CLOCK_PERIODIC"
+			                   : c->interval_variability == IV_COUNTDOWN ? "SART_CLOCK_COUNTDOWN"
+			                                                         : "SART_CLOCK_TRIGGERED";
+			double iv = fmu_clock_interval(c), shift = fmu_clock_shift(c);
+			sb_printf(o, "\t{%u, %s, %s, %s, %u}, /* %s */\n", (unsigned)v->vr, kind,
+			          ec_real_text(e, fmu_clock_periodic(c) && iv > 0 ? iv : 0.0),
+			          ec_real_text(e, fmu_clock_periodic(c) ? shift : 0.0), c->priority,
+			          ec_c_string(e->c->arena, v->name));
+		}
+		sb_puts(o, "};\n\n");
+	}
+}
+
 /* The inner FMUs' table (SartInnerModel): library, GUID, version, capabilities and each
  * port group's place in the Storage. */
 void ec_emit_inner_table(Ec *e, StrBuf *o)
@@ -323,6 +376,7 @@ void ec_emit_inner_table(Ec *e, StrBuf *o)
 	Arena *a = e->c->arena;
 	emit_me_arrays(e, o);
 	emit_intermediate_arrays(e, o);
+	emit_se_arrays(e, o);
 	int *homes = emit_inner_homes(e->c, e->info);
 	sb_puts(o, "static const SartInnerModel inners[NINNERS] = {\n");
 	for (int i = 0; i < e->ninners; i++) {
@@ -341,9 +395,11 @@ void ec_emit_inner_table(Ec *e, StrBuf *o)
 		static const char *const cap_names[] = {"SART_CAP_GET_SET_STATE", "SART_CAP_SERIALIZE",
 		                                        "SART_CAP_INPUT_DERIVATIVES", "SART_CAP_EVENT_MODE",
 		                                        "SART_CAP_EARLY_RETURN",
-		                                        "SART_CAP_MODEL_EXCHANGE"};
+		                                        "SART_CAP_MODEL_EXCHANGE",
+		                                        "SART_CAP_SCHEDULED_EXECUTION",
+		                                        "SART_CAP_CLOCKS"};
 		unsigned ic_caps = ic->caps & (inner_may_return_early(e) ? ~0u : ~16u);
-		for (int b = 0; b < 6; b++)
+		for (int b = 0; b < 8; b++)
 			if (ic_caps & (1u << b))
 				sb_printf(&caps, "%s%s", caps.len ? " | " : "", cap_names[b]);
 		sb_printf(o, "\t\t.caps = %s,\n", caps.len ? sb_str(&caps) : "0");
@@ -360,6 +416,8 @@ void ec_emit_inner_table(Ec *e, StrBuf *o)
 				          "\t\t.nintermediate_inputs = %d,\n", ic->cname, nim);
 		}
 		emit_me_config(e, ic, o);
+		if (ic->caps & (64u | 128u))
+			sb_printf(o, "\t\t.se = {%s_clocks, %d},\n", ic->cname, se_nclocks(ic->in));
 		ec_batch_inner(e, o, ic);
 		for (int dir = 0; dir < 2; dir++) {
 			bool any = ec_binary_ports(e, i, dir) > 0;
