@@ -920,6 +920,9 @@ static int initialize(Master *m)
 		                       o->fmu_se ? o->fmu_se[f] : no_clocks};
 		SartStatus st = o->load_inner ? o->load_inner(o->load_env, &cfg, &m->f[f].in)
 		                               : sart_inner_load(&cfg, &m->f[f].in);
+		if (ok(st) && ty && ty->nintermediate && !(caps & SART_CAP_MODEL_EXCHANGE))
+			st = sart_inner_set_intermediate_inputs(m->f[f].in, ty->intermediate,
+			                                        ty->nintermediate);
 		if (!ok(st)) {
 			flush_pending(m);
 			return master_fail(m, "%s: cannot load the FMU", fm->name);

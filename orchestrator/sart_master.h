@@ -95,6 +95,10 @@ typedef struct SartFmuTypes {
 	 * (their SartVar.vr is the element's reference; sart_inner.h's SartVrElement) */
 	const SartVrElement *elements;
 	size_t nelements;
+	/* FMI 3.0 Co-Simulation: its Float64 inputs marked intermediateUpdate, which the seam
+	 * gives the FMU inside a step when it asks (sart_inner_set_intermediate_inputs) */
+	const SartVr *intermediate;
+	size_t nintermediate;
 } SartFmuTypes;
 
 /* Capabilities the master uses besides the seam's SART_CAP_* (sart_inner.h), in

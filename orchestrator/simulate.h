@@ -50,6 +50,9 @@ typedef struct SimFmu {
 	                   (for the Jacobian from directional derivatives), or NULL; malloc'd */
 	uint32_t *me_event_vrs; /* with me: the Reals set only in Event Mode (fmu_me_event_vrs),
 	                           or NULL; malloc'd */
+	uint32_t *intermediate; /* FMI 3.0: the scalar Float64 inputs marked intermediateUpdate
+	                           (fmu_intermediate_inputs), or NULL; malloc'd */
+	size_t nintermediate;
 	SartClock *clocks; /* run through Scheduled Execution: its clocks (sim_se_configs), or
 	                      NULL; malloc'd */
 } SimFmu;

@@ -892,7 +892,8 @@ static SartScenario scenario(Sim *s)
 		                        in->guid, in->version == FMI_V3 ? SART_FMI3 : SART_FMI2,
 		                        sim_caps(in, me), s->fmus[f].vars, in->nvars};
 		s->types[f] = (SartFmuTypes){s->fmus[f].vr_types, s->fmus[f].nvr_types,
-		                             s->fmus[f].elements, s->fmus[f].nelements};
+		                             s->fmus[f].elements, s->fmus[f].nelements,
+		                             s->fmus[f].intermediate, s->fmus[f].nintermediate};
 		/* the watchdog's timer is armed on the thread that steps: keep the FMUs it
 		 * watches on the calling thread */
 		if (s->args->step_timeout > 0 &&
@@ -1557,6 +1558,7 @@ int sim_main(const CliCommand *cmd, int argc, char **argv)
 		free(s.fmus[f].dir);
 		free(s.fmus[f].me_vrs);
 		free(s.fmus[f].me_event_vrs);
+		free(s.fmus[f].intermediate);
 		free(s.fmus[f].clocks);
 	}
 	free(s.me);

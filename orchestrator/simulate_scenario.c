@@ -35,6 +35,9 @@ int sim_add_fmu(Sim *s, const char *name, FmuInfo *info, Loc where)
 	f->vars = calloc((size_t)info->nvars + 1, sizeof *f->vars);
 	if (!f->vars || sim_vr_types(info, &f->vr_types, &f->nvr_types))
 		return 1;
+	/* the seam gives these the FMU inside a step when it asks; the expanded elements of
+	 * arrays (after the description's own nown) are not among them */
+	f->intermediate = fmu_intermediate_inputs(info, f->nown, &f->nintermediate);
 	for (int i = 0; i < info->nvars; i++) {
 		const FmuVar *v = &info->vars[i];
 		f->vars[i] = (SartVar){v->name, v->vr, sim_sart_type(v), sart_causality(v->causality),

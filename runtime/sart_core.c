@@ -446,6 +446,9 @@ static SartStatus load_inner(SartWrapper *w, const char *resource_dir, unsigned 
 	                       im->elements, im->nelements, im->me, im->se};
 	SartStatus st = im->isolated ? sart_load_isolated_inner(&cfg, &w->inner[f])
 	                             : sart_inner_load(&cfg, &w->inner[f]);
+	if ((st == SART_OK || st == SART_WARNING) && im->nintermediate_inputs > 0)
+		st = sart_inner_set_intermediate_inputs(w->inner[f], im->intermediate_inputs,
+		                                        im->nintermediate_inputs);
 	free(inner_dir);
 	if (st != SART_OK && st != SART_WARNING) {
 		sart_wlog(w, SART_ERROR, "%s: cannot load inner FMU '%s'", call->name, im->name);

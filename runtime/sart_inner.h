@@ -222,6 +222,18 @@ typedef struct SartInner SartInner;
  * on failure *out is NULL and the message went to cfg->logger. */
 SartStatus sart_inner_load(const SartInnerConfig *cfg, SartInner **out);
 
+/* FMI 3.0 Co-Simulation: the Float64 inputs marked intermediateUpdate that the FMU may ask
+ * for inside a step (its intermediate update callback with
+ * intermediateVariableSetRequested).  Called between sart_inner_load and
+ * sart_inner_instantiate, which gives them the FMU as its requiredIntermediateVariables; the
+ * list is copied.  When the FMU asks, the seam sets each to its linear extrapolation, at the
+ * time the FMU gives, from the values the caller set for the last two steps at their starts
+ * (held constant while there is one); every step starts from the value the caller set for
+ * it.  Without the call nothing is given inside a step: the FMU holds its inputs over the
+ * step.  FMI 2.0 and Model Exchange inners ignore the list; an isolated inner passes it to
+ * its host's seam with the instantiation. */
+SartStatus sart_inner_set_intermediate_inputs(SartInner *in, const SartVr vr[], size_t n);
+
 /* Creates the Co-Simulation instance (not visible).  guid is the model description's. */
 SartStatus sart_inner_instantiate(SartInner *in, const char *guid, int logging_on);
 

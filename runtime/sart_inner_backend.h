@@ -52,6 +52,8 @@ struct SartInner {
 	size_t nvr_types;
 	SartVrElement *elements; /* the config's, sorted by their own reference */
 	size_t nelements;
+	SartVr *intermediate_inputs; /* sart_inner_set_intermediate_inputs's, sorted */
+	size_t nintermediate_inputs;
 	int instantiated;
 	int fatal;          /* a call returned SART_FATAL: no further calls into the FMU */
 	int fatal_as_error; /* a contained inner (SartIsolation.contained): a fatal outcome is

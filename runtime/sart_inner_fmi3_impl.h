@@ -112,6 +112,7 @@ typedef struct Fmi3Inner {
 	size_t nbyte_shadows;
 	unsigned char **held; /* the copies the last get of array elements gave out */
 	size_t nheld;
+	struct Fmi3Interm *interm; /* the intermediate inputs' history (NULL: none) */
 	int clock_update; /* Scheduled Execution: the FMU called clockUpdate since last asked */
 	/* clocks (sart_inner_se.c): run in Event Mode before Step Mode, or NULL */
 	SartStatus (*event_hook)(SartInner *in, double t);

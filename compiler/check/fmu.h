@@ -125,6 +125,9 @@ typedef struct FmuVar {
 	/* FMI 3 Binary: its mimeType (NULL when absent) and maxSize (-1 when absent). */
 	char *mime_type;
 	long long max_size;
+	/* FMI 3 intermediateUpdate="true": an importer may exchange it inside a Co-Simulation
+	 * step, in the FMU's intermediate update callback. */
+	bool intermediate_update;
 	/* FMI 3 Clock: its attributes (meaningful only when type is FT_CLOCK). */
 	FmuClock clock;
 	/* FMI 3 clocks="..": the Clock variables (0-based indices) whose ticks this variable is
@@ -329,6 +332,12 @@ const char *fmu_identifier(const FmuInfo *fmu, bool me);
  * parameters, discrete Real inputs), sorted, each once: malloc'd, NULL with *n = 0 when
  * none or out of memory. */
 uint32_t *fmu_me_event_vrs(const FmuInfo *fmu, size_t *n);
+
+/* An FMI 3.0 Co-Simulation FMU's scalar Float64 inputs marked intermediateUpdate among its
+ * first nvars variables (those of its description, before any expanded array elements),
+ * sorted: what an importer gives it inside a step when it asks.  malloc'd, NULL with *n = 0
+ * when none (always for FMI 2.0) or out of memory. */
+uint32_t *fmu_intermediate_inputs(const FmuInfo *fmu, int nvars, size_t *n);
 
 /* What the element of that interface declares, for the code that asks the same of either
  * (whether a wrapper can get and set its state, whether it needs a process to itself). */

@@ -256,19 +256,17 @@ const char *fmu_identifier(const FmuInfo *f, bool me)
 	return me && f->me.model_identifier ? f->me.model_identifier : f->model_identifier;
 }
 
-/* The value references an importer may set only in Event Mode among those a Model
- * Exchange run sets between steps (tunable Real parameters, discrete Real inputs), sorted
- * and each once (FMI 2.0 aliases share one); NULL and *n = 0 when there are none. */
-uint32_t *fmu_me_event_vrs(const FmuInfo *f, size_t *n)
+/* The value references of the first nvars variables that keep says yes to, sorted and each
+ * once (FMI 2.0 aliases share one); NULL and *n = 0 when there are none or out of memory. */
+static uint32_t *vrs_where(const FmuInfo *f, int nvars, bool (*keep)(const FmuVar *v),
+                           size_t *n)
 {
 	uint32_t *vrs = NULL;
 	size_t k = 0;
 	*n = 0;
-	for (int i = 0; i < f->nvars; i++) {
+	for (int i = 0; i < nvars && i < f->nvars; i++) {
 		const FmuVar *v = &f->vars[i];
-		bool real = v->type == FT_REAL || v->type == FT_FLOAT32;
-		if (!real || !((v->causality == CAUS_PARAMETER && v->variability == VAR_TUNABLE) ||
-		               (v->causality == CAUS_INPUT && v->variability == VAR_DISCRETE)))
+		if (!keep(v))
 			continue;
 		uint32_t *grown = realloc(vrs, (k + 1) * sizeof *vrs);
 		if (!grown) {
@@ -287,6 +285,32 @@ uint32_t *fmu_me_event_vrs(const FmuInfo *f, size_t *n)
 	}
 	*n = k;
 	return vrs;
+}
+
+/* Set only in Event Mode among what a Model Exchange run sets between steps: tunable Real
+ * parameters, discrete Real inputs. */
+static bool me_event_only(const FmuVar *v)
+{
+	bool real = v->type == FT_REAL || v->type == FT_FLOAT32;
+	return real && ((v->causality == CAUS_PARAMETER && v->variability == VAR_TUNABLE) ||
+	                (v->causality == CAUS_INPUT && v->variability == VAR_DISCRETE));
+}
+
+uint32_t *fmu_me_event_vrs(const FmuInfo *f, size_t *n)
+{
+	return vrs_where(f, f->nvars, me_event_only, n);
+}
+
+static bool intermediate_input(const FmuVar *v)
+{
+	return v->intermediate_update && v->type == FT_REAL && v->causality == CAUS_INPUT &&
+	       !v->ndims;
+}
+
+uint32_t *fmu_intermediate_inputs(const FmuInfo *f, int nvars, size_t *n)
+{
+	*n = 0;
+	return f->version == FMI_V3 ? vrs_where(f, nvars, intermediate_input, n) : NULL;
 }
 
 FmuAbilities fmu_abilities(const FmuInfo *f, bool me)

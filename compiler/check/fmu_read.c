@@ -746,6 +746,8 @@ static void read_type_attrs(Reader *r, const xmlNode *te, FmuVar *v)
 		       v->name ? v->name : "?");
 	}
 	v->max_size = -1;
+	if (r->fmu->version == FMI_V3)
+		v->intermediate_update = attr_bool(r, te, "intermediateUpdate", false);
 	if (v->type == FT_BINARY) {
 		unsigned long long max = 0;
 		bool has_max = false;

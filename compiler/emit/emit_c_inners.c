@@ -202,19 +202,25 @@ static bool me_jacobian_by_vrs(const Inner *in)
 	return m->provides_directional_derivative && m->scalar_states && m->nstates > 0;
 }
 
-/* A Model Exchange inner's Reals that it takes only in Event Mode, sorted; *n = 0 when
- * none (or out of memory, when the runtime then passes their sets through as it did). */
-static const char **me_event_vrs(Ec *e, const Inner *in, int *n)
+/* Value references as C text, taking vrs (malloc'd, k of them; freed here); *n = k. */
+static const char **vrs_text(Ec *e, uint32_t *vrs, size_t k, int *n)
 {
 	Arena *a = e->c->arena;
-	size_t k = 0;
-	uint32_t *vrs = fmu_me_event_vrs(in->fmu, &k);
 	const char **text = arena_alloc(a, (k + 1) * sizeof *text);
 	for (size_t j = 0; j < k; j++)
 		text[j] = arena_printf(a, "%u", (unsigned)vrs[j]);
 	free(vrs);
 	*n = (int)k;
 	return text;
+}
+
+/* A Model Exchange inner's Reals that it takes only in Event Mode, sorted; *n = 0 when
+ * none (or out of memory, when the runtime then passes their sets through as it did). */
+static const char **me_event_vrs(Ec *e, const Inner *in, int *n)
+{
+	size_t k = 0;
+	uint32_t *vrs = fmu_me_event_vrs(in->fmu, &k);
+	return vrs_text(e, vrs, k, n);
 }
 
 /* The arrays of value references the Model Exchange inners' `.me` points to: those that
@@ -291,6 +297,32 @@ static void emit_me_config(Ec *e, const InnerC *ic, StrBuf *o)
 	sb_puts(o, "\t\t},\n");
 }
 
+/* An FMI 3.0 Co-Simulation inner's intermediate inputs (fmu_intermediate_inputs), as text;
+ * *n = 0 when none. */
+static const char **intermediate_inputs(Ec *e, const Inner *in, int *n)
+{
+	size_t k = 0;
+	uint32_t *vrs = in->fmu && !in->me ? fmu_intermediate_inputs(in->fmu, in->fmu->nvars, &k)
+	                                   : NULL;
+	return vrs_text(e, vrs, k, n);
+}
+
+/* The arrays `.intermediate_inputs` points to: the inputs the runtime gives an inner inside
+ * its steps when it asks for them. */
+static void emit_intermediate_arrays(Ec *e, StrBuf *o)
+{
+	for (int i = 0; i < e->ninners; i++) {
+		const InnerC *ic = &e->inners[i];
+		int n = 0;
+		const char **vrs = intermediate_inputs(e, ic->in, &n);
+		if (n == 0)
+			continue;
+		ec_put_list(o, arena_printf(e->c->arena, "static const SartVr %s_intermediate[%d] = ",
+		                            ic->cname, n), vrs, n, ";");
+		sb_putc(o, '\n');
+	}
+}
+
 /* The clocks the runtime schedules for a Scheduled Execution inner, or ticks in Event Mode
  * for a Co-Simulation one: its input and output clocks (a local one is its own business). */
 static bool se_clock(const FmuVar *v)
@@ -343,6 +375,7 @@ void ec_emit_inner_table(Ec *e, StrBuf *o)
 {
 	Arena *a = e->c->arena;
 	emit_me_arrays(e, o);
+	emit_intermediate_arrays(e, o);
 	emit_se_arrays(e, o);
 	int *homes = emit_inner_homes(e->c, e->info);
 	sb_puts(o, "static const SartInnerModel inners[NINNERS] = {\n");
@@ -375,6 +408,13 @@ void ec_emit_inner_table(Ec *e, StrBuf *o)
 			sb_puts(o, "\t\t.isolated = 1,\n");
 		ec_emit_vr_types_ref(e, ic, o);
 		ec_emit_elements_ref(e, ic, o);
+		{
+			int nim = 0;
+			intermediate_inputs(e, ic->in, &nim);
+			if (nim > 0)
+				sb_printf(o, "\t\t.intermediate_inputs = %s_intermediate,\n"
+				          "\t\t.nintermediate_inputs = %d,\n", ic->cname, nim);
+		}
 		emit_me_config(e, ic, o);
 		if (ic->caps & (64u | 128u))
 			sb_printf(o, "\t\t.se = {%s_clocks, %d},\n", ic->cname, se_nclocks(ic->in));

@@ -1,8 +1,9 @@
 /* test_fmu_clocks_kit.c — the FMI 3.0 test FMUs with clocks (tests/fmus3/clocks_*) through the
- * suite's strict FMI 3.0 importer, driven by a small scheduler written here: every tick
- * sequence and clocked value asserted is derived by hand in the comments beside it, from the
- * clocks' declarations in the FMUs' model descriptions, so that the sacc runtime and
- * `sacc simulate`, when they drive these FMUs, have an independent reference to meet. */
+ * suite's strict FMI 3.0 importer, driven by small schedulers written here (Scheduled
+ * Execution, Co-Simulation with Event Mode, Model Exchange): every tick sequence and clocked
+ * value asserted is derived by hand in the comments beside it, from the clocks'
+ * declarations in the FMUs' model descriptions, so that the sacc runtime and `sacc
+ * simulate`, when they drive these FMUs, have an independent reference to meet. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -42,14 +43,52 @@ typedef struct Tick {
 	double t;
 } Tick;
 
+/* What an importer saw tick, in order. */
+typedef struct TickLog {
+	Tick ticks[MAX_TICKS];
+	int n;
+} TickLog;
+
+static void record(TickLog *l, fmi3ValueReference clock, double t)
+{
+	assert_true(l->n < MAX_TICKS);
+	l->ticks[l->n].clock = clock;
+	l->ticks[l->n].t = t;
+	l->n++;
+}
+
+/* The log is want (n ticks), each time within tol. */
+static void assert_ticks(const TickLog *l, const Tick *want, int n, double tol)
+{
+	for (int i = 0; i < n && i < l->n; i++)
+		if (l->ticks[i].clock != want[i].clock || fabs(l->ticks[i].t - want[i].t) > tol)
+			fail_msg("tick %d: clock %u at %.17g, expected clock %u at %.17g", i,
+			         (unsigned)l->ticks[i].clock, l->ticks[i].t, (unsigned)want[i].clock,
+			         want[i].t);
+	assert_int_equal(l->n, n);
+}
+
+static fmi3Int32 get_int(const Fmi3Api *api, fmi3Instance c, fmi3ValueReference vr)
+{
+	fmi3Int32 v = -1;
+	assert_int_equal(api->get_int32(c, &vr, 1, &v, 1), fmi3OK);
+	return v;
+}
+
+static fmi3Float64 get_real(const Fmi3Api *api, fmi3Instance c, fmi3ValueReference vr)
+{
+	fmi3Float64 v = NAN;
+	assert_int_equal(api->get_float64(c, &vr, 1, &v, 1), fmi3OK);
+	return v;
+}
+
 typedef struct Se Se;
 struct Se {
 	Fmi3Api api;
 	fmi3Instance c;
 	char last_error[512];
 	int updates;             /* clockUpdate calls not yet handled */
-	Tick ticks[MAX_TICKS];   /* every activation and output clock tick, in order */
-	int nticks;
+	TickLog log;             /* every activation and output clock tick, in order */
 	double next[SE_NINPUT + 1]; /* when each input clock ticks next (NEVER: unscheduled) */
 	double interval[SE_NINPUT + 1];
 	const double *trig_times; /* the triggered clock's ticks from outside, and u at each */
@@ -70,14 +109,6 @@ static void se_clock_update(fmi3InstanceEnvironment env)
 {
 	Se *s = env;
 	s->updates++;
-}
-
-static void se_record(Se *s, fmi3ValueReference clock, double t)
-{
-	assert_true(s->nticks < MAX_TICKS);
-	s->ticks[s->nticks].clock = clock;
-	s->ticks[s->nticks].t = t;
-	s->nticks++;
 }
 
 static void se_open(Se *s)
@@ -132,7 +163,7 @@ static void se_clock_update_mode(Se *s, double now)
 	s->updates = 0;
 	assert_int_equal(s->api.get_clock(s->c, &out, 1, &ticked), fmi3OK);
 	if (ticked)
-		se_record(s, SE_OUT, now);
+		record(&s->log, SE_OUT, now);
 	assert_int_equal(s->api.get_interval_decimal(s->c, &cd, 1, &iv, &q), fmi3OK);
 	if (q == fmi3IntervalChanged)
 		s->next[SE_COUNTDOWN] = now + iv;
@@ -168,7 +199,7 @@ static void se_run(Se *s, double stop)
 			assert_int_equal(s->api.set_float64(s->c, &u, 1, &s->trig_u[s->itrig], 1), fmi3OK);
 		}
 		assert_int_equal(s->api.activate_model_partition(s->c, c, now), fmi3OK);
-		se_record(s, c, now);
+		record(&s->log, c, now);
 		if (s->after)
 			s->after(s, c, now);
 		if (s->updates)
@@ -200,30 +231,8 @@ static void se_start(Se *s)
 	assert_int_equal(s->api.exit_init(s->c), fmi3OK);
 }
 
-static fmi3Int32 se_int(Se *s, fmi3ValueReference vr)
-{
-	fmi3Int32 v = -1;
-	assert_int_equal(s->api.get_int32(s->c, &vr, 1, &v, 1), fmi3OK);
-	return v;
-}
-
-static fmi3Float64 se_real(Se *s, fmi3ValueReference vr)
-{
-	fmi3Float64 v = NAN;
-	assert_int_equal(s->api.get_float64(s->c, &vr, 1, &v, 1), fmi3OK);
-	return v;
-}
-
-static void assert_ticks(const Se *s, const Tick *want, int n)
-{
-	for (int i = 0; i < n && i < s->nticks; i++) {
-		if (s->ticks[i].clock != want[i].clock || fabs(s->ticks[i].t - want[i].t) > 1e-12)
-			fail_msg("tick %d: clock %u at %.17g, expected clock %u at %.17g", i,
-			         (unsigned)s->ticks[i].clock, s->ticks[i].t, (unsigned)want[i].clock,
-			         want[i].t);
-	}
-	assert_int_equal(s->nticks, n);
-}
+static fmi3Int32 se_int(Se *s, fmi3ValueReference vr) { return get_int(&s->api, s->c, vr); }
+static fmi3Float64 se_real(Se *s, fmi3ValueReference vr) { return get_real(&s->api, s->c, vr); }
 
 static void clocks_se__time_based_clocks__tick_in_priority_order_at_hand_derived_times(void **st)
 {
@@ -244,7 +253,7 @@ static void clocks_se__time_based_clocks__tick_in_priority_order_at_hand_derived
 	se_open(&s);
 	se_start(&s);
 	se_run(&s, 2.0);
-	assert_ticks(&s, want, (int)(sizeof want / sizeof want[0]));
+	assert_ticks(&s.log, want, (int)(sizeof want / sizeof want[0]), 1e-12);
 	assert_int_equal(se_int(&s, SE_NTICK), 4);
 	assert_int_equal(se_int(&s, SE_NFIXED), 2);
 	assert_int_equal(se_int(&s, SE_NTUNABLE), 6);
@@ -304,9 +313,9 @@ static void clocks_se__tunable_period_changed__next_tick_one_new_period_later(vo
 	{
 		double want[] = {0.0, 0.4, 0.8, 1.05, 1.3, 1.55, 1.8};
 		int j = 0;
-		for (int i = 0; i < s.nticks; i++)
-			if (s.ticks[i].clock == SE_TUNABLE)
-				assert_close(s.ticks[i].t, want[j++], 1e-12);
+		for (int i = 0; i < s.log.n; i++)
+			if (s.log.ticks[i].clock == SE_TUNABLE)
+				assert_close(s.log.ticks[i].t, want[j++], 1e-12);
 		assert_int_equal(j, 7);
 	}
 	/* the change was told once */
@@ -334,9 +343,9 @@ static void clocks_se__triggered_clock_and_output_clock__accumulate_and_tick(voi
 	assert_int_equal(se_int(&s, SE_NTRIG), 4);
 	assert_close(se_real(&s, SE_ACC), 10.0, 0.0);
 	assert_int_equal(se_int(&s, SE_NOUT), 2);
-	for (int i = 0; i < s.nticks; i++)
-		if (s.ticks[i].clock == SE_OUT) {
-			assert_close(s.ticks[i].t, outs == 0 ? 0.3 : 0.9, 0.0);
+	for (int i = 0; i < s.log.n; i++)
+		if (s.log.ticks[i].clock == SE_OUT) {
+			assert_close(s.log.ticks[i].t, outs == 0 ? 0.3 : 0.9, 0.0);
 			outs++;
 		}
 	assert_int_equal(outs, 2);
@@ -436,8 +445,7 @@ typedef struct Cs {
 	Fmi3Api api;
 	fmi3Instance c;
 	char last_error[512];
-	Tick ticks[MAX_TICKS];
-	int nticks;
+	TickLog log;
 	int clocks_in;            /* the importer sets the input clocks (else it ignores them) */
 	double next_sample, sample_interval;
 	const double *trig_times, *trig_u;
@@ -451,14 +459,6 @@ static void cs_logger(fmi3InstanceEnvironment env, fmi3Status status, fmi3String
 	Cs *s = env;
 	if (status >= fmi3Error)
 		snprintf(s->last_error, sizeof s->last_error, "[%s] %s", category, message);
-}
-
-static void cs_record(Cs *s, fmi3ValueReference clock, double t)
-{
-	assert_true(s->nticks < MAX_TICKS);
-	s->ticks[s->nticks].clock = clock;
-	s->ticks[s->nticks].t = t;
-	s->nticks++;
 }
 
 static void cs_open(Cs *s, int event_mode, int early_return)
@@ -488,12 +488,12 @@ static void cs_event_mode(Cs *s, double now, int sample_due, int trig_due)
 		fmi3ValueReference u = CS_U, trig = CS_TRIG;
 		assert_int_equal(s->api.set_float64(s->c, &u, 1, &s->trig_u[s->itrig], 1), fmi3OK);
 		assert_int_equal(s->api.set_clock(s->c, &trig, 1, &on), fmi3OK);
-		cs_record(s, CS_TRIG, now);
+		record(&s->log, CS_TRIG, now);
 	}
 	if (sample_due) {
 		fmi3ValueReference sample = CS_SAMPLE;
 		assert_int_equal(s->api.set_clock(s->c, &sample, 1, &on), fmi3OK);
-		cs_record(s, CS_SAMPLE, now);
+		record(&s->log, CS_SAMPLE, now);
 	}
 	do {
 		assert_int_equal(s->api.update_discrete_states(s->c, &again, &terminate, &nominals,
@@ -504,7 +504,7 @@ static void cs_event_mode(Cs *s, double now, int sample_due, int trig_due)
 	assert_int_equal(s->api.get_clock(s->c, outs, 2, ticked), fmi3OK);
 	for (int i = 0; i < 2; i++)
 		if (ticked[i])
-			cs_record(s, outs[i], now);
+			record(&s->log, outs[i], now);
 }
 
 /* Initialization (the sample clock's first tick and interval from the FMU), then steps of at
@@ -550,29 +550,8 @@ static void cs_run(Cs *s, double stop, double h)
 	}
 }
 
-static fmi3Int32 cs_int(Cs *s, fmi3ValueReference vr)
-{
-	fmi3Int32 v = -1;
-	assert_int_equal(s->api.get_int32(s->c, &vr, 1, &v, 1), fmi3OK);
-	return v;
-}
-
-static fmi3Float64 cs_real(Cs *s, fmi3ValueReference vr)
-{
-	fmi3Float64 v = NAN;
-	assert_int_equal(s->api.get_float64(s->c, &vr, 1, &v, 1), fmi3OK);
-	return v;
-}
-
-static void assert_cs_ticks(const Cs *s, const Tick *want, int n)
-{
-	for (int i = 0; i < n && i < s->nticks; i++)
-		if (s->ticks[i].clock != want[i].clock || fabs(s->ticks[i].t - want[i].t) > 1e-9)
-			fail_msg("tick %d: clock %u at %.17g, expected clock %u at %.17g", i,
-			         (unsigned)s->ticks[i].clock, s->ticks[i].t, (unsigned)want[i].clock,
-			         want[i].t);
-	assert_int_equal(s->nticks, n);
-}
+static fmi3Int32 cs_int(Cs *s, fmi3ValueReference vr) { return get_int(&s->api, s->c, vr); }
+static fmi3Float64 cs_real(Cs *s, fmi3ValueReference vr) { return get_real(&s->api, s->c, vr); }
 
 static void clocks_cs__event_mode_early_return__every_clock_ticks_at_its_time(void **st)
 {
@@ -597,7 +576,7 @@ static void clocks_cs__event_mode_early_return__every_clock_ticks_at_its_time(vo
 	s.trig_u = u;
 	s.ntrig = 2;
 	cs_run(&s, 2.4, 0.1);
-	assert_cs_ticks(&s, want, (int)(sizeof want / sizeof want[0]));
+	assert_ticks(&s.log, want, (int)(sizeof want / sizeof want[0]), 1e-9);
 	assert_int_equal(cs_int(&s, CS_NSAMPLE), 8);
 	assert_close(cs_real(&s, CS_XS), 0.15, 1e-9); /* x at 2.15 */
 	assert_close(cs_real(&s, CS_ACC), 5.0, 0.0);
@@ -621,7 +600,7 @@ static void clocks_cs__event_mode_without_early_return__ticks_at_the_step_end(vo
 	(void)st;
 	cs_open(&s, 1, 0);
 	cs_run(&s, 2.0, 0.4);
-	assert_cs_ticks(&s, want, 2);
+	assert_ticks(&s.log, want, 2, 1e-9);
 	assert_close(cs_real(&s, CS_X), 0.85, 1e-9);
 	assert_int_equal(cs_int(&s, CS_NSAMPLE), 0);
 	s.api.free_instance(s.c);
@@ -683,6 +662,174 @@ static void clocks_cs__misuse__refused_with_the_call_named(void **st)
 	fmi3_unimport(&s.api);
 }
 
+/* ---- a Model Exchange importer --------------------------------------------------------- */
+
+enum { ME_X = 1, ME_DER_X = 2, ME_XS = 4, ME_NSAMPLE = 100, ME_NTRIG, ME_NWRAP };
+enum { ME_SAMPLE = 201, ME_TRIG, ME_WRAP };
+#define ME_TOKEN "{7c1e5a39-b2d4-4086-9f3a-d85e0c6b21f7}"
+
+typedef struct Me {
+	Fmi3Api api;
+	fmi3SetContinuousStatesTYPE *set_states; /* not in Fmi3Api: looked up here */
+	fmi3GetContinuousStatesTYPE *get_states;
+	fmi3Instance c;
+	char last_error[512];
+	TickLog log;
+} Me;
+
+static void me_logger(fmi3InstanceEnvironment env, fmi3Status status, fmi3String category,
+                      fmi3String message)
+{
+	Me *s = env;
+	if (status >= fmi3Error)
+		snprintf(s->last_error, sizeof s->last_error, "[%s] %s", category, message);
+}
+
+static void me_open(Me *s)
+{
+	char path[512];
+	void *sym;
+	memset(s, 0, sizeof *s);
+	fmi3_library_path(path, sizeof path, build_dir(), "clocks_me");
+	fmi3_import(&s->api, path);
+	sym = dlsym(s->api.lib, "fmi3SetContinuousStates");
+	memcpy(&s->set_states, &sym, sizeof sym);
+	sym = dlsym(s->api.lib, "fmi3GetContinuousStates");
+	memcpy(&s->get_states, &sym, sizeof sym);
+	s->c = s->api.instantiate_me("me", ME_TOKEN, NULL, fmi3False, fmi3False, s, me_logger);
+	assert_non_null(s->c);
+}
+
+static void me_close(Me *s)
+{
+	s->api.free_instance(s->c);
+	fmi3_unimport(&s->api);
+}
+
+/* In Event Mode at now: input clocks due set, discrete states settled, the output clock
+ * asked; *x re-read when the FMU changed it. */
+static void me_event_mode(Me *s, double now, int sample_due, int trig_due, double *x)
+{
+	fmi3Boolean again, terminate, nominals, values, next_defined;
+	fmi3Float64 next;
+	const fmi3Clock on = fmi3True;
+	fmi3ValueReference wrap = ME_WRAP;
+	fmi3Clock ticked = fmi3False;
+	int passes = 0, changed = 0;
+	if (trig_due) {
+		fmi3ValueReference trig = ME_TRIG;
+		assert_int_equal(s->api.set_clock(s->c, &trig, 1, &on), fmi3OK);
+		record(&s->log, ME_TRIG, now);
+	}
+	if (sample_due) {
+		fmi3ValueReference sample = ME_SAMPLE;
+		assert_int_equal(s->api.set_clock(s->c, &sample, 1, &on), fmi3OK);
+		record(&s->log, ME_SAMPLE, now);
+	}
+	do {
+		assert_int_equal(s->api.update_discrete_states(s->c, &again, &terminate, &nominals,
+		                                               &values, &next_defined, &next), fmi3OK);
+		changed |= values != 0;
+		assert_true(++passes < 10);
+	} while (again);
+	assert_int_equal(s->api.get_clock(s->c, &wrap, 1, &ticked), fmi3OK);
+	if (ticked)
+		record(&s->log, ME_WRAP, now);
+	if (changed)
+		assert_int_equal(s->get_states(s->c, x, 1), fmi3OK);
+}
+
+/* From 0 to stop: x' read from the FMU and integrated exactly (it is constant), steps of at
+ * most h that end at every clock tick and at the crossing of the event indicator 1 - x,
+ * found exactly from x and x'. */
+static void me_run(Me *s, double stop, double h, const double *trig, int ntrig)
+{
+	fmi3ValueReference sample = ME_SAMPLE, der = ME_DER_X;
+	fmi3Float64 interval, shift, x = 0.0;
+	fmi3IntervalQualifier q;
+	double t = 0.0, next_sample;
+	int itrig = 0;
+	assert_int_equal(s->api.enter_init(s->c, fmi3False, 0.0, 0.0, fmi3True, stop), fmi3OK);
+	assert_int_equal(s->api.get_interval_decimal(s->c, &sample, 1, &interval, &q), fmi3OK);
+	assert_int_equal(q, fmi3IntervalUnchanged);
+	assert_int_equal(s->api.get_shift_decimal(s->c, &sample, 1, &shift), fmi3OK);
+	next_sample = shift;
+	assert_int_equal(s->api.exit_init(s->c), fmi3OK);
+	assert_int_equal(s->get_states(s->c, &x, 1), fmi3OK);
+	me_event_mode(s, 0.0, 0, 0, &x);
+	assert_int_equal(s->api.enter_continuous_time_mode(s->c), fmi3OK);
+	while (t < stop - 1e-12) {
+		fmi3Float64 dx;
+		fmi3Boolean enter, terminate;
+		assert_int_equal(s->api.get_float64(s->c, &der, 1, &dx, 1), fmi3OK);
+		double cross = dx > 0 ? t + (1.0 - x) / dx : NEVER;
+		double next_trig = itrig < ntrig ? trig[itrig] : NEVER;
+		double target = fmin(fmin(t + h, stop), fmin(fmin(next_sample, next_trig), cross));
+		x = target == cross ? 1.0 : x + dx * (target - t);
+		t = target;
+		assert_int_equal(s->api.set_time(s->c, t), fmi3OK);
+		assert_int_equal(s->set_states(s->c, &x, 1), fmi3OK);
+		assert_int_equal(s->api.completed_integrator_step(s->c, fmi3True, &enter, &terminate),
+		                 fmi3OK);
+		int sample_due = fabs(t - next_sample) <= 1e-9, trig_due = fabs(t - next_trig) <= 1e-9;
+		if (!sample_due && !trig_due && t != cross)
+			continue;
+		assert_int_equal(s->api.enter_event_mode(s->c), fmi3OK);
+		me_event_mode(s, t, sample_due, trig_due, &x);
+		assert_int_equal(s->api.enter_continuous_time_mode(s->c), fmi3OK);
+		if (sample_due)
+			next_sample += interval;
+		if (trig_due)
+			itrig++;
+	}
+}
+
+static void clocks_me__model_exchange__clocks_tick_in_event_mode_at_hand_derived_times(void **st)
+{
+	Me s;
+	static const double trig[] = {0.5, 1.5};
+	/* As clocks_cs without its alarm, over [0, 2.4] with x = t mod 1:
+	 *   sample: 0.05 + 0.3 k: 0.05 0.35 0.65 0.95 1.25 1.55 1.85 2.15
+	 *   trig:   0.5 and 1.5 from the importer
+	 *   wrap:   where the indicator 1 - x crosses zero, at 1 and 2 */
+	static const Tick want[] = {
+		{ME_SAMPLE, 0.05}, {ME_SAMPLE, 0.35}, {ME_TRIG, 0.5},    {ME_SAMPLE, 0.65},
+		{ME_SAMPLE, 0.95}, {ME_WRAP, 1.0},    {ME_SAMPLE, 1.25}, {ME_TRIG, 1.5},
+		{ME_SAMPLE, 1.55}, {ME_SAMPLE, 1.85}, {ME_WRAP, 2.0},    {ME_SAMPLE, 2.15},
+	};
+	(void)st;
+	me_open(&s);
+	me_run(&s, 2.4, 0.1, trig, 2);
+	assert_ticks(&s.log, want, (int)(sizeof want / sizeof want[0]), 1e-9);
+	assert_int_equal(get_int(&s.api, s.c, ME_NSAMPLE), 8);
+	assert_close(get_real(&s.api, s.c, ME_XS), 0.15, 1e-9); /* x at 2.15 */
+	assert_int_equal(get_int(&s.api, s.c, ME_NTRIG), 2);
+	assert_int_equal(get_int(&s.api, s.c, ME_NWRAP), 2);
+	assert_close(get_real(&s.api, s.c, ME_X), 0.4, 1e-9);
+	me_close(&s);
+}
+
+static void clocks_me__misuse__refused_with_the_call_named(void **st)
+{
+	Me s;
+	fmi3ValueReference wrap = ME_WRAP, sample = ME_SAMPLE, trig = ME_TRIG;
+	const fmi3Clock on = fmi3True;
+	fmi3Float64 iv;
+	fmi3IntervalQualifier q;
+	(void)st;
+	me_open(&s);
+	assert_int_equal(s.api.enter_init(s.c, fmi3False, 0.0, 0.0, fmi3False, 0.0), fmi3OK);
+	assert_int_equal(s.api.get_interval_decimal(s.c, &trig, 1, &iv, &q), fmi3Error);
+	assert_contains(s.last_error, "clock 'trig' is not periodic");
+	assert_int_equal(s.api.exit_init(s.c), fmi3OK);
+	assert_int_equal(s.api.set_clock(s.c, &wrap, 1, &on), fmi3Error);
+	assert_contains(s.last_error, "clock 'wrap' is an output clock");
+	assert_int_equal(s.api.enter_continuous_time_mode(s.c), fmi3OK);
+	assert_int_equal(s.api.set_clock(s.c, &sample, 1, &on), fmi3Error);
+	assert_contains(s.last_error, "fmi3SetClock");
+	me_close(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -696,6 +843,8 @@ int main(void)
 		cmocka_unit_test(clocks_cs__event_mode_without_early_return__ticks_at_the_step_end),
 		cmocka_unit_test(clocks_cs__without_event_mode__resets_inside_the_step_no_clock_seen),
 		cmocka_unit_test(clocks_cs__misuse__refused_with_the_call_named),
+		cmocka_unit_test(clocks_me__model_exchange__clocks_tick_in_event_mode_at_hand_derived_times),
+		cmocka_unit_test(clocks_me__misuse__refused_with_the_call_named),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -102,6 +102,16 @@ static void imp_close(Imp *m)
 	fmi3_unimport(&m->api);
 }
 
+/* One fmi3UpdateDiscreteStates in Event Mode (interm3 settles in one pass). */
+static void update_discrete(Imp *m)
+{
+	fmi3Boolean again, term, nominals, values, has_next;
+	fmi3Float64 next;
+	assert_int_equal(m->api.update_discrete_states(m->c, &again, &term, &nominals, &values,
+	                                               &has_next, &next), fmi3OK);
+	assert_false(again);
+}
+
 static fmi3Float64 real(Imp *m, fmi3ValueReference vr)
 {
 	fmi3Float64 v = NAN;
@@ -210,15 +220,12 @@ static void interm3__level_reached__early_return_and_event_mode_there(void **st)
 {
 	Imp m;
 	StepOut o;
-	fmi3Boolean again, term, nominals, values, has_next;
-	fmi3Float64 next;
 	fmi3ValueReference hit = VR_HIT;
 	fmi3Boolean hv = fmi3False;
 	(void)st;
 	imp_open(&m, 1, 1, 2);
 	imp_start(&m, 0.55);
-	assert_int_equal(m.api.update_discrete_states(m.c, &again, &term, &nominals, &values,
-	                                              &has_next, &next), fmi3OK);
+	update_discrete(&m);
 	assert_int_equal(m.api.enter_step_mode(m.c), fmi3OK);
 	set_u(&m, 1.0);
 	/* x = t reaches 0.55 inside the internal step [0.5, 0.6] */
@@ -227,8 +234,7 @@ static void interm3__level_reached__early_return_and_event_mode_there(void **st)
 	assert_true(o.event);
 	assert_close(o.last, 0.55, 1e-12);
 	assert_int_equal(m.api.enter_event_mode(m.c), fmi3OK);
-	assert_int_equal(m.api.update_discrete_states(m.c, &again, &term, &nominals, &values,
-	                                              &has_next, &next), fmi3OK);
+	update_discrete(&m);
 	assert_int_equal(m.api.get_boolean(m.c, &hit, 1, &hv, 1), fmi3OK);
 	assert_true(hv);
 	assert_close(real(&m, VR_T_HIT), 0.55, 1e-12);
@@ -239,13 +245,10 @@ static void interm3__level_reached_without_early_return__event_at_the_step_end(v
 {
 	Imp m;
 	StepOut o;
-	fmi3Boolean again, term, nominals, values, has_next;
-	fmi3Float64 next;
 	(void)st;
 	imp_open(&m, 1, 0, 2);
 	imp_start(&m, 0.55);
-	assert_int_equal(m.api.update_discrete_states(m.c, &again, &term, &nominals, &values,
-	                                              &has_next, &next), fmi3OK);
+	update_discrete(&m);
 	assert_int_equal(m.api.enter_step_mode(m.c), fmi3OK);
 	set_u(&m, 1.0);
 	/* the step goes on to 1 (x = 1), asking for Event Mode there, where t_hit is 0.55 */
@@ -254,8 +257,7 @@ static void interm3__level_reached_without_early_return__event_at_the_step_end(v
 	assert_true(o.event);
 	assert_close(real(&m, VR_X), 1.0, 1e-12);
 	assert_int_equal(m.api.enter_event_mode(m.c), fmi3OK);
-	assert_int_equal(m.api.update_discrete_states(m.c, &again, &term, &nominals, &values,
-	                                              &has_next, &next), fmi3OK);
+	update_discrete(&m);
 	assert_close(real(&m, VR_T_HIT), 0.55, 1e-12);
 	imp_close(&m);
 }
