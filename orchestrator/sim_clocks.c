@@ -23,12 +23,7 @@ int sim_se_configs(Sim *s)
 	for (int f = 0; f < s->nfmus; f++) {
 		SimFmu *fm = &s->fmus[f];
 		const FmuInfo *info = fm->info;
-		if (fm->me && info->nclocks) {
-			cli_error("%s: its clocks cannot be run through Model Exchange: sacc supports "
-			          "clocks in Co-Simulation and Scheduled Execution FMUs", fm->name);
-			return 1;
-		}
-		if (!fmu_se_by_default(info) && !fmu_cs_clocks(info))
+		if (!info->nclocks || (!fm->me && !fmu_se_by_default(info) && !fmu_cs_clocks(info)))
 			continue;
 		free(fm->clocks);
 		fm->clocks = calloc((size_t)info->nclocks + 1, sizeof *fm->clocks);

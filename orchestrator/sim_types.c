@@ -107,7 +107,7 @@ unsigned sim_caps(const FmuInfo *in, bool me)
 	 * takes its inputs at the step's start: none of the Co-Simulation element's abilities
 	 * apply, only the state handling of its own element. */
 	if (me)
-		return SART_CAP_MODEL_EXCHANGE |
+		return SART_CAP_MODEL_EXCHANGE | (in->nclocks > 0 ? SART_CAP_CLOCKS : 0u) |
 		       (in->me.can_get_and_set_fmu_state ? SART_CAP_GET_SET_STATE : 0u) |
 		       (in->me.can_serialize_fmu_state ? SART_CAP_SERIALIZE : 0u) |
 		       (in->me.can_be_instantiated_only_once_per_process ||

@@ -317,7 +317,10 @@ SartStatus sart_inner_load(const SartInnerConfig *cfg, SartInner **out)
 		st = sart_inner_me_attach(in, &cfg->me);
 		if (st != SART_OK)
 			goto done;
-	} else if (in->caps & (SART_CAP_SCHEDULED_EXECUTION | SART_CAP_CLOCKS)) {
+	}
+	/* clocks: their layer in front of the Co-Simulation back end or the Model Exchange
+	 * layer (sart_inner_se.c) */
+	if (in->caps & (SART_CAP_SCHEDULED_EXECUTION | SART_CAP_CLOCKS)) {
 		st = sart_inner_se_attach(in, &cfg->se);
 		if (st != SART_OK)
 			goto done;

@@ -152,6 +152,8 @@ struct SartInnerSeOps {
 	/* The next time event the FMU asked for when its discrete states last settled
 	 * (+infinity: none), so that a step ends there. */
 	double (*next_event_time)(SartInner *in);
+	/* fmi3SetClock of the input clocks vr[0..n), ticking, in Event Mode at t. */
+	SartStatus (*set_clocks)(SartInner *in, const SartVr vr[], size_t n, double t);
 };
 
 /* What an event iteration's call gives (fmi2EventInfo; fmi3UpdateDiscreteStates's out
@@ -199,6 +201,14 @@ extern const SartInnerOps sart_inner_fmi3_ops;
  * inner loaded with SART_CAP_MODEL_EXCHANGE (cfg->me copied).  On failure (a back end
  * without Model Exchange, out of memory) the message is reported and in stays as it was. */
 SartStatus sart_inner_me_attach(SartInner *in, const SartMeConfig *cfg);
+
+/* sart_inner_me.c, for the clocks layer over a Model Exchange inner: the hook its event
+ * iterations run once the discrete states settled, before Continuous-Time Mode (NULL:
+ * none); and an Event Mode at t, where the FMU stands, in which tick(in, env) runs (it
+ * sets clocks) before the discrete states settle and the solver restarts. */
+void sart_inner_me_set_event_hook(SartInner *in, SartStatus (*hook)(SartInner *in, double t));
+SartStatus sart_inner_me_event(SartInner *in, double t,
+                               SartStatus (*tick)(SartInner *in, void *env), void *env);
 
 /* sart_inner_se.c: puts the Scheduled Execution layer in front of the bound back end of
  * an inner loaded with SART_CAP_SCHEDULED_EXECUTION (cfg->se copied), as

@@ -93,14 +93,23 @@ static int se_take_clock_update(SartInner *in)
 	return u;
 }
 
-static SartStatus cs_tick_in_event_mode(SartInner *in, const SartVr vr[], size_t n, double t)
+static SartStatus set_clocks(SartInner *in, const SartVr vr[], size_t n, double t)
 {
 	Fmi3Inner *f = impl(in);
-	SartStatus s = se_outcome(in, "fmi3EnterEventMode", t, f->api.enter_event_mode(f->c));
+	SartStatus s = SART_OK;
 	for (size_t i = 0; i < n && s <= SART_WARNING; i++) {
 		const fmi3Clock tick = true;
 		s = worse(s, se_outcome(in, "fmi3SetClock", t, f->api.set_clock(f->c, &vr[i], 1, &tick)));
 	}
+	return s;
+}
+
+static SartStatus cs_tick_in_event_mode(SartInner *in, const SartVr vr[], size_t n, double t)
+{
+	Fmi3Inner *f = impl(in);
+	SartStatus s = se_outcome(in, "fmi3EnterEventMode", t, f->api.enter_event_mode(f->c));
+	if (s <= SART_WARNING)
+		s = worse(s, set_clocks(in, vr, n, t));
 	if (s > SART_WARNING)
 		return s;
 	return worse(s, sart_inner_fmi3_settle(in, t));
@@ -124,4 +133,5 @@ const SartInnerSeOps sart_inner_fmi3_se_ops = {
 	cs_tick_in_event_mode,
 	cs_set_event_hook,
 	cs_next_event_time,
+	set_clocks,
 };

@@ -63,10 +63,13 @@ struct SartInnerSe {
 	size_t n;
 	double start, time;
 	int initializing;          /* between enter_init and exit_init */
-	int cs;                    /* a Co-Simulation inner with clocks (SART_CAP_CLOCKS): ticks
-	                            * in Event Mode, clocks read in each one */
+	int cs;                    /* a Co-Simulation or Model Exchange inner with clocks
+	                            * (SART_CAP_CLOCKS): ticks in Event Mode, clocks read in
+	                            * each one */
+	int me;                    /* that inner is Model Exchange: under sart_inner_me.c's layer */
 	SartVr *vr_buf;            /* scratch for the clocks read after an activation */
 	SartVr *due_buf;           /* scratch for the input clocks of one Event Mode */
+	double tick_at;            /* the time of that Event Mode (for me_tick's messages) */
 	double *iv_buf;
 	int *q_buf;
 };
@@ -189,6 +192,13 @@ static SartStatus run_instant(SartInner *in, double t, int end_of_step)
 	}
 }
 
+/* In the Event Mode the Model Exchange layer entered at s->time_of_tick: the clocks due. */
+static SartStatus me_tick(SartInner *in, void *env)
+{
+	SartInnerSe *s = se_of(in);
+	return s->fmi->set_clocks(in, s->due_buf, *(size_t *)env, s->tick_at);
+}
+
 /* A Co-Simulation inner's ticks due at t: every input clock due then set at once in one
  * Event Mode (the FMU orders its partitions itself), its schedule advanced first so that
  * what the Event Mode schedules (a countdown) stands; again while a countdown falls due at
@@ -216,7 +226,9 @@ static SartStatus run_instant_cs(SartInner *in, double t, int end_of_step)
 			return sart_inner_report(in, SART_ERROR, "at t = %s the clocks keep ticking: %d "
 			                         "Event Modes in one instant", SART_NUM(t),
 			                         SE_MAX_INSTANT_ROUNDS);
-		st = worse(st, s->fmi->tick_in_event_mode(in, s->due_buf, n, t));
+		s->tick_at = t;
+		st = worse(st, s->me ? sart_inner_me_event(in, t, me_tick, &n)
+		                     : s->fmi->tick_in_event_mode(in, s->due_buf, n, t));
 		if (st > SART_WARNING)
 			return st;
 	}
@@ -313,7 +325,7 @@ static SartStatus cs_do_step(SartInner *in, double t, double h, int no_set_state
 	clear_ticks(s);
 	for (;;) {
 		/* the next tick, or the FMU's next time event (an output clock's, say) */
-		double next = next_tick(s), ev = s->fmi->next_event_time(in);
+		double next = next_tick(s), ev = s->me ? INFINITY : s->fmi->next_event_time(in);
 		next = ev > at && ev < next ? ev : next;
 		if (!(next > at) || at_or_before(end, next))
 			break;
@@ -547,7 +559,9 @@ static void se_unbind(SartInner *in)
 {
 	SartInnerSe *s = se_of(in);
 	const SartInnerOps *base = s->base;
-	if (s->cs)
+	if (s->cs && s->me)
+		sart_inner_me_set_event_hook(in, NULL);
+	else if (s->cs)
 		s->fmi->set_event_hook(in, NULL);
 	se_free(s);
 	in->se = NULL;
@@ -560,7 +574,7 @@ double sart_inner_next_clock_time(const SartInner *in)
 	if (!in || !in->se)
 		return INFINITY;
 	double next = next_tick(in->se);
-	if (in->se->cs) {
+	if (in->se->cs && !in->se->me) {
 		/* a time event of the FMU's is a tick of one of its output clocks, perhaps */
 		double ev = in->se->fmi->next_event_time((SartInner *)in);
 		next = ev > in->se->time && ev < next ? ev : next;
@@ -599,7 +613,8 @@ SartStatus sart_inner_se_attach(SartInner *in, const SartSeConfig *cfg)
 	}
 	s->n = n;
 	s->cs = !(in->caps & SART_CAP_SCHEDULED_EXECUTION);
-	if (s->cs && !(in->caps & SART_CAP_EVENT_MODE)) {
+	s->me = in->me != NULL;
+	if (s->cs && !s->me && !(in->caps & SART_CAP_EVENT_MODE)) {
 		se_free(s);
 		return sart_inner_report(in, SART_ERROR, "a Co-Simulation FMU's clocks tick in Event "
 		                         "Mode, which it does not have (hasEventMode)");
@@ -631,7 +646,10 @@ SartStatus sart_inner_se_attach(SartInner *in, const SartSeConfig *cfg)
 		in->caps &= ~(unsigned)SART_CAP_EARLY_RETURN;
 		s->ops.set_real_input_derivatives = s->base->set_real_input_derivatives;
 		s->ops.get_real_output_derivatives = s->base->get_real_output_derivatives;
-		s->fmi->set_event_hook(in, cs_event_hook);
+		if (s->me)
+			sart_inner_me_set_event_hook(in, cs_event_hook);
+		else
+			s->fmi->set_event_hook(in, cs_event_hook);
 	}
 	in->ops = &s->ops;
 	in->se = s;

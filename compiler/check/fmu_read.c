@@ -1513,21 +1513,19 @@ static const char *const section_names[S_COUNT] = {
 	"TypeDefinitions", "DefaultExperiment", "ModelVariables", "ModelStructure",
 };
 
-/* What sacc cannot run of an FMU with clocks (a Model Exchange one, a Co-Simulation one
- * without Event Mode; Scheduled Execution and Co-Simulation with Event Mode run them):
+/* What sacc cannot run of an FMU with clocks (one run as Co-Simulation without Event Mode;
+ * Scheduled Execution, Co-Simulation with Event Mode and Model Exchange run them):
  * `inspect` shows it with the reason, other commands refuse it at its first Clock. */
 static void refuse_clocks(Reader *r)
 {
 	FmuInfo *f = r->fmu;
-	if (f->unusable || !f->nclocks || fmu_se_by_default(f) || fmu_cs_clocks(f))
+	if (f->unusable || !f->nclocks || fmu_se_by_default(f) || fmu_cs_clocks(f) ||
+	    fmu_me_by_default(f))
 		return;
-	const char *why = f->has_cosim ? "its Co-Simulation interface has no Event Mode, where "
-	                                 "clocks tick (hasEventMode)"
-	                               : "sacc does not support clocks in Model Exchange FMUs";
+	const char *why = "its Co-Simulation interface has no Event Mode, where clocks tick "
+	                  "(hasEventMode)";
 	if (r->any) {
-		f->unusable = f->has_cosim ? "it has Clock variables but no Event Mode (hasEventMode)"
-		                           : "it has Clock variables, and sacc does not support clocks "
-		                             "in Model Exchange FMUs";
+		f->unusable = "it has Clock variables but no Event Mode (hasEventMode)";
 		return;
 	}
 	for (int i = 0; i < f->nvars; i++)

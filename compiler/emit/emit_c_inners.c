@@ -94,7 +94,8 @@ bool ec_setup_inner(Ec *e, InnerC *ic, const Inner *in)
 		ic->guid = in->fmu->guid ? in->fmu->guid : "";
 		ic->version = in->fmu->version == FMI_V3 ? 3 : 2;
 		ic->caps = (in->fmu->me.can_get_and_set_fmu_state ? 1u : 0u) |
-		           (in->fmu->me.can_serialize_fmu_state ? 2u : 0u) | 32u;
+		           (in->fmu->me.can_serialize_fmu_state ? 2u : 0u) | 32u |
+		           (in->fmu->nclocks > 0 ? 128u : 0u); /* clocks ticked in Event Mode */
 	} else if (in->fmu) {
 		ic->model_identifier = in->fmu->model_identifier ? in->fmu->model_identifier : in->name;
 		ic->guid = in->fmu->guid ? in->fmu->guid : "";

@@ -240,6 +240,48 @@ static void simulate_clocks__co_simulation_clocks__ticked_in_event_mode(void **s
 	assert_tmp_empty(c);
 }
 
+/* clocks_me, the same sawtooth as a Model Exchange FMU integrated by sacc: sample and trig
+ * tick in Event Mode as above, wrap at the state event x = 1 (located by the solver; on
+ * the grid here, at 1 and 2). */
+static void simulate_clocks__model_exchange_clocks__ticked_in_event_mode(void **state)
+{
+	Ctx *c = *state;
+	char args[1024];
+	write_text(c, "trig.csv", "time,clocks_me.trig\n0,0\n0.5,1\n1.2,1\n");
+	snprintf(args, sizeof args,
+	         "'%s/fmus3/clocks_me.fmu' --stop 2.2 --step 0.5 --input '%s' --record "
+	         "clocks_me.sample,clocks_me.trig,clocks_me.wrap,clocks_me.x,clocks_me.xs",
+	         test_build_dir(), path_in(c, "trig.csv"));
+	assert_int_equal(simulate(c, args), 0);
+	char *csv = file_in(c, "out.txt");
+	size_t k = 0, nticks = sizeof cs_ticks / sizeof *cs_ticks;
+	double last_xs = 0;
+	for (const char *p = strchr(csv, '\n'); p && p[1]; p = strchr(p + 1, '\n')) {
+		Tick r = {0};
+		double x, xs;
+		assert_int_equal(sscanf(p + 1, "%lf,%d,%d,%d,%lf,%lf", &r.t, &r.sample, &r.trig,
+		                        &r.wrap, &x, &xs),
+		                 6);
+		assert_true(fabs(x - fmod(r.t + 1e-12, 1.0)) < 1e-6); /* the solver's tolerance */
+		if (!(r.sample || r.trig || r.wrap))
+			continue;
+		if (k < nticks && cs_ticks[k].alarm)
+			k++; /* clocks_me has no alarm */
+		assert_true(k < nticks);
+		const Tick *w = &cs_ticks[k++];
+		assert_true(fabs(r.t - w->t) < 1e-12);
+		assert_int_equal(r.sample, w->sample);
+		assert_int_equal(r.trig, w->trig);
+		assert_int_equal(r.wrap, w->wrap);
+		if (r.sample)
+			last_xs = fmod(w->t, 1.0);
+		assert_true(fabs(xs - last_xs) < 1e-6);
+	}
+	assert_int_equal(k, nticks);
+	free(csv);
+	assert_tmp_empty(c);
+}
+
 /* The same FMU beside an FMI 2.0 integrator without clocks: the integrator steps to every
  * tick with the others and integrates x = t mod 1, whose integral over 0..2 is 1 (its input
  * held over steps of 0.01: within 0.02). */
@@ -283,6 +325,7 @@ int main(void)
 		cmocka_unit_test(simulate_clocks__default_records__every_clock_counted),
 		cmocka_unit_test(simulate_clocks__output_clock_connected__triggers_the_other),
 		cmocka_unit_test(simulate_clocks__co_simulation_clocks__ticked_in_event_mode),
+		cmocka_unit_test(simulate_clocks__model_exchange_clocks__ticked_in_event_mode),
 		cmocka_unit_test(simulate_clocks__mixed_with_an_fmu_without_clocks__both_step),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
