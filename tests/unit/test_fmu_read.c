@@ -894,6 +894,23 @@ static void fmu_read__fmi3_clocks_without_event_mode__refused_by_name(void **sta
 	                    "inline.xml:4:1: error: variable 'tick' is a Clock: its Co-Simulation "
 	                    "interface has no Event Mode, where clocks tick (hasEventMode)\n");
 	cap_close(&c);
+	/* a Model Exchange FMU's clocks tick in its Event Mode: read, not refused */
+	cap_open(&c);
+	FmuInfo *me = parse_str(
+		"<fmiModelDescription fmiVersion='3.0' modelName='mc' instantiationToken='t'>\n"
+		"<ModelExchange modelIdentifier='mc'/>\n"
+		"<ModelVariables>\n"
+		"<Clock name='tick' valueReference='1' causality='input' intervalVariability='constant' "
+		"intervalDecimal='0.5'/>\n"
+		"</ModelVariables>\n"
+		"</fmiModelDescription>\n",
+		&c);
+	assert_string_equal(cap_text(&c), "");
+	assert_non_null(me);
+	assert_null(me->unusable);
+	assert_true(fmu_me_by_default(me));
+	fmu_free(me);
+	cap_close(&c);
 	/* an FMU offering Scheduled Execution only is run through it */
 	cap_open(&c);
 	FmuInfo *f = parse_str(
