@@ -161,6 +161,20 @@ static SeClock *first_due(SartInnerSe *s, double t, int end_of_step)
 	return best;
 }
 
+/* Clock c ticked: counted, and its next tick scheduled (a periodic clock's), forgotten (a
+ * countdown clock's, until the FMU sets its interval again) or no longer asked for (a
+ * triggered clock's). */
+static void ticked(SartInnerSe *s, SeClock *c)
+{
+	c->ticks++;
+	if (c->c.kind == SART_CLOCK_PERIODIC)
+		c->next = periodic_tick(s, c, ++c->k);
+	else if (c->c.kind == SART_CLOCK_COUNTDOWN)
+		c->next = INFINITY;
+	else
+		c->requested = 0;
+}
+
 /* Every tick due at t, one partition at a time, until none is left. */
 static SartStatus run_instant(SartInner *in, double t, int end_of_step)
 {
@@ -177,13 +191,7 @@ static SartStatus run_instant(SartInner *in, double t, int end_of_step)
 		st = worse(st, s->fmi->activate(in, c->c.vr, t));
 		if (st > SART_WARNING)
 			return st;
-		c->ticks++;
-		if (c->c.kind == SART_CLOCK_PERIODIC)
-			c->next = periodic_tick(s, c, ++c->k);
-		else if (c->c.kind == SART_CLOCK_COUNTDOWN)
-			c->next = INFINITY;
-		else
-			c->requested = 0;
+		ticked(s, c);
 		if (s->fmi->take_clock_update(in)) {
 			st = worse(st, read_clocks(in, t));
 			if (st > SART_WARNING)
@@ -212,13 +220,7 @@ static SartStatus run_instant_cs(SartInner *in, double t, int end_of_step)
 		SeClock *c;
 		while ((c = first_due(s, t, end_of_step)) != NULL) {
 			s->due_buf[n++] = c->c.vr;
-			c->ticks++;
-			if (c->c.kind == SART_CLOCK_PERIODIC)
-				c->next = periodic_tick(s, c, ++c->k);
-			else if (c->c.kind == SART_CLOCK_COUNTDOWN)
-				c->next = INFINITY;
-			else
-				c->requested = 0;
+			ticked(s, c);
 		}
 		if (n == 0)
 			return st;
