@@ -100,6 +100,7 @@ unsigned sim_caps(const FmuInfo *in, bool me)
 	if (fmu_se_by_default(in))
 		return SART_CAP_SCHEDULED_EXECUTION |
 		       (in->se.can_get_and_set_fmu_state ? SART_CAP_GET_SET_STATE : 0u) |
+		       (in->se.can_serialize_fmu_state ? SART_CAP_SERIALIZE : 0u) |
 		       (in->se.can_be_instantiated_only_once_per_process || in->se.needs_execution_tool
 		                ? SART_CAP_SERIAL
 		                : 0u);

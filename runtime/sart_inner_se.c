@@ -21,7 +21,8 @@
  *   - the ticks of each clock in the last step (or at the start), which its value
  *     reference reads as;
  *   - FMU states: the FMU's own and a copy of the schedule, so that a restored instance
- *     ticks where it would have.
+ *     ticks where it would have; serialized as a versioned, checksummed header followed by
+ *     the FMU's bytes.
  *
  * A Co-Simulation inner with clocks (SART_CAP_CLOCKS, with Event Mode) gets the same layer:
  * its steps are cut at its input clocks' ticks, where the clocks due are set at once in one
@@ -32,6 +33,7 @@
 #include "sart_numfmt.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -493,29 +495,155 @@ static SartStatus se_free_state(SartInner *in, void **state)
 	return st;
 }
 
-static SartStatus no_bytes(SartInner *in)
+/* Serialized states: a header of this layer's, then the FMU's own bytes.
+ *   0  "SACK" (4 bytes), version, header size, FNV-1a of bytes 16.. of the header (uint32)
+ *  16  time (double), initializing, number of clocks (int32)
+ *  32  per clock: next (double), k (int64), value reference, requested, ticks (int32),
+ *      4 bytes of padding: 32 bytes each
+ * Native byte order, as the FMU's own bytes are. */
+#define SE_SER_VERSION 1u
+#define SE_SER_FIXED 32u
+#define SE_SER_CLOCK 32u
+
+static size_t se_header_size(const SartInnerSe *s)
 {
-	return sart_inner_report(in, SART_ERROR, "the states of a Scheduled Execution inner "
-	                         "cannot be serialized yet");
+	return SE_SER_FIXED + s->n * SE_SER_CLOCK;
+}
+
+static uint32_t se_fnv1a(const unsigned char *p, size_t n)
+{
+	uint32_t h = 2166136261u;
+	for (size_t i = 0; i < n; i++) {
+		h ^= p[i];
+		h *= 16777619u;
+	}
+	return h;
 }
 
 static SartStatus se_serialized_size(SartInner *in, void *state, size_t *size)
 {
-	(void)state, (void)size;
-	return no_bytes(in);
+	SartInnerSe *s = se_of(in);
+	SeState *x = state;
+	size_t fmu = 0;
+	if (!x)
+		return sart_inner_report(in, SART_ERROR, "serializedFMUstateSize: no state given");
+	SartStatus st = s->base->serialized_size(in, x->fmu, &fmu);
+	if (st > SART_WARNING)
+		return st;
+	if (fmu > SIZE_MAX - se_header_size(s))
+		return sart_inner_report(in, SART_ERROR, "serializedFMUstateSize: %zu bytes is too "
+		                         "large", fmu);
+	*size = se_header_size(s) + fmu;
+	return st;
 }
 
 static SartStatus se_serialize(SartInner *in, void *state, unsigned char *buf, size_t size)
 {
-	(void)state, (void)buf, (void)size;
-	return no_bytes(in);
+	SartInnerSe *s = se_of(in);
+	SeState *x = state;
+	size_t hs = se_header_size(s);
+	if (!x)
+		return sart_inner_report(in, SART_ERROR, "serializeFMUstate: no state given");
+	if (!buf || size < hs)
+		return sart_inner_report(in, SART_ERROR, "serializeFMUstate: %zu bytes cannot hold "
+		                         "the %zu-byte header", size, hs);
+	memset(buf, 0, hs);
+	memcpy(buf, "SACK", 4);
+	const uint32_t head[2] = {SE_SER_VERSION, (uint32_t)hs};
+	memcpy(buf + 4, head, sizeof head);
+	memcpy(buf + 16, &x->time, sizeof x->time);
+	const int32_t iv[2] = {x->initializing, (int32_t)s->n};
+	memcpy(buf + 24, iv, sizeof iv);
+	for (size_t i = 0; i < s->n; i++) {
+		unsigned char *p = buf + SE_SER_FIXED + i * SE_SER_CLOCK;
+		const SeClock *c = &x->clocks[i];
+		const int64_t k = c->k;
+		const int32_t cv[3] = {(int32_t)c->c.vr, c->requested, c->ticks};
+		memcpy(p, &c->next, sizeof c->next);
+		memcpy(p + 8, &k, sizeof k);
+		memcpy(p + 16, cv, sizeof cv);
+	}
+	const uint32_t sum = se_fnv1a(buf + 16, hs - 16);
+	memcpy(buf + 12, &sum, sizeof sum);
+	return s->base->serialize(in, x->fmu, buf + hs, size - hs);
+}
+
+/* Refuses bytes that are not a header this layer wrote, naming what is wrong. */
+static SART_COLD SartStatus se_bad_bytes(SartInner *in, const char *why)
+{
+	return sart_inner_report(in, SART_ERROR, "deSerializeFMUstate: the bytes are not a state "
+	                         "of this inner with clocks: %s", why);
 }
 
 static SartStatus se_deserialize(SartInner *in, const unsigned char *buf, size_t size,
                                  void **state)
 {
-	(void)buf, (void)size, (void)state;
-	return no_bytes(in);
+	SartInnerSe *s = se_of(in);
+	size_t hs = se_header_size(s);
+	uint32_t head[3];
+	int32_t iv[2];
+	if (!buf || size < hs)
+		return se_bad_bytes(in, "too short for the header");
+	memcpy(head, buf + 4, sizeof head);
+	memcpy(iv, buf + 24, sizeof iv);
+	if (memcmp(buf, "SACK", 4) != 0)
+		return se_bad_bytes(in, "no header");
+	if (head[0] != SE_SER_VERSION)
+		return se_bad_bytes(in, "another version");
+	if (head[1] != hs || iv[1] != (int32_t)s->n)
+		return se_bad_bytes(in, "another number of clocks");
+	if (head[2] != se_fnv1a(buf + 16, hs - 16))
+		return se_bad_bytes(in, "the header's checksum does not match");
+	if (iv[0] != 0 && iv[0] != 1)
+		return se_bad_bytes(in, "a flag is neither 0 nor 1");
+	SeState *x = *state;
+	int made = !x;
+	if (made) {
+		x = calloc(1, sizeof *x);
+		if (x)
+			x->clocks = calloc(s->n ? s->n : 1, sizeof *x->clocks);
+		if (!x || !x->clocks) {
+			free(x);
+			return sart_inner_report(in, SART_ERROR, "deSerializeFMUstate: out of memory");
+		}
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		const unsigned char *p = buf + SE_SER_FIXED + i * SE_SER_CLOCK;
+		SeClock c = s->clocks[i];
+		int64_t k;
+		int32_t cv[3];
+		memcpy(&c.next, p, sizeof c.next);
+		memcpy(&k, p + 8, sizeof k);
+		memcpy(cv, p + 16, sizeof cv);
+		if ((SartVr)cv[0] != c.c.vr || (cv[1] != 0 && cv[1] != 1) || cv[2] < 0 || k < 0 ||
+		    isnan(c.next)) {
+			if (made) {
+				free(x->clocks);
+				free(x);
+			}
+			return se_bad_bytes(in, "a clock's schedule is not one this inner has");
+		}
+		c.k = (long long)k;
+		c.requested = cv[1];
+		c.ticks = cv[2];
+		x->clocks[i] = c;
+	}
+	memcpy(&x->time, buf + 16, sizeof x->time);
+	x->initializing = iv[0];
+	if (x->fmu) {
+		/* the FMU's state the handle held is replaced by the one the bytes give */
+		SartStatus fs = s->base->free_state(in, &x->fmu);
+		if (fs > SART_WARNING)
+			return fs;
+	}
+	SartStatus st = s->base->deserialize(in, buf + hs, size - hs, &x->fmu);
+	if (st > SART_WARNING && made) {
+		free(x->clocks);
+		free(x);
+		return st;
+	}
+	*state = x;
+	return st;
 }
 
 /* Partitions take no input derivatives and give no output derivatives: the calls are

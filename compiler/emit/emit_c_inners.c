@@ -87,7 +87,8 @@ bool ec_setup_inner(Ec *e, InnerC *ic, const Inner *in)
 		ic->model_identifier = in->fmu->se.model_identifier;
 		ic->guid = in->fmu->guid ? in->fmu->guid : "";
 		ic->version = 3;
-		ic->caps = (in->fmu->se.can_get_and_set_fmu_state ? 1u : 0u) | 64u;
+		ic->caps = (in->fmu->se.can_get_and_set_fmu_state ? 1u : 0u) |
+		           (in->fmu->se.can_serialize_fmu_state ? 2u : 0u) | 64u;
 	} else if (in->fmu && in->me) {
 		/* integrated by the runtime: only its own element's state handling counts */
 		ic->model_identifier = fmu_identifier(in->fmu, true);
