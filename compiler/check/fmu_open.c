@@ -319,6 +319,10 @@ FmuAbilities fmu_abilities(const FmuInfo *f, bool me)
 		return (FmuAbilities){f->me.can_get_and_set_fmu_state, f->me.can_serialize_fmu_state,
 		                      f->me.can_be_instantiated_only_once_per_process,
 		                      f->me.needs_execution_tool, false};
+	if (fmu_se_by_default(f)) /* its partitions take their inputs where they run */
+		return (FmuAbilities){f->se.can_get_and_set_fmu_state, f->se.can_serialize_fmu_state,
+		                      f->se.can_be_instantiated_only_once_per_process,
+		                      f->se.needs_execution_tool, false};
 	return (FmuAbilities){f->can_get_and_set_fmu_state, f->can_serialize_fmu_state,
 	                      f->can_be_instantiated_only_once_per_process,
 	                      f->needs_execution_tool, f->can_interpolate_inputs};

@@ -156,7 +156,8 @@ static void e2e_clocks__wrapper_steps__partitions_at_their_ticks(void **state)
 }
 
 /* A state taken after the first step and set after the last: the steps after it tick as
- * the first time (a countdown scheduled inside step 2, the periodic clocks' next ticks). */
+ * the first time (a countdown scheduled inside step 2, the periodic clocks' next ticks);
+ * the same state serialized and deserialized too. */
 static void e2e_clocks__state_restored__same_ticks_again(void **state)
 {
 	(void)state;
@@ -174,6 +175,22 @@ static void e2e_clocks__state_restored__same_ticks_again(void **state)
 		step(&w, k);
 		assert_counters(&w, k + 1);
 	}
+	/* and through bytes: the wrapper's serialized state carries the schedule too */
+	size_t size = 0;
+	fmi3FMUState back = NULL;
+	assert_int_equal(w.a.serialized_size(w.c, s, &size), fmi3OK);
+	fmi3Byte *bytes = malloc(size);
+	assert_non_null(bytes);
+	assert_int_equal(w.a.serialize(w.c, s, bytes, size), fmi3OK);
+	assert_int_equal(w.a.deserialize(w.c, bytes, size, &back), fmi3OK);
+	assert_int_equal(w.a.set_state(w.c, back), fmi3OK);
+	assert_counters(&w, 1);
+	for (int k = 1; k < NSTEPS; k++) {
+		step(&w, k);
+		assert_counters(&w, k + 1);
+	}
+	free(bytes);
+	assert_int_equal(w.a.free_state(w.c, &back), fmi3OK);
 	assert_int_equal(w.a.free_state(w.c, &s), fmi3OK);
 	close_wrapper(&w);
 }
