@@ -41,7 +41,7 @@ static SartInner *load(Log *log, int intermediate)
 	static const SartVr u = VR_U;
 	snprintf(dir, sizeof dir, "%s/fmus3/interm3", test_build_dir());
 	SartInnerConfig cfg = {"i3", dir, "interm3", SART_FMI3, SART_CAP_GET_SET_STATE, capture, log,
-	                       NULL, 0, NULL, 0, {0}};
+	                       NULL, 0, NULL, 0, {0}, {0}};
 	SartInner *in = NULL;
 	assert_int_equal(sart_inner_load(&cfg, &in), SART_OK);
 	if (intermediate)
