@@ -244,6 +244,32 @@ $(BUILD)/tests/test_fmu_me_kit: tests/unit/test_fmu_me_kit.c $(wildcard tests/un
 	$(CC) $(ALL_CFLAGS) $(WARN) -Itests/unit -Iruntime/fmi2 -Iruntime/fmi3 -o $@ $< \
 	    -lcmocka -ldl -lm
 
+# clocks_me is a Model Exchange FMU: its model.c is written on the Model Exchange kit
+# (tests/fmus_me/kit) under its FMI 3.0 skin, so this rule takes precedence over the
+# pattern rule of the Co-Simulation kit.
+$(BUILD)/fmus3/clocks_me.fmu: tests/fmus3/clocks_me/modelDescription.xml \
+                              tests/fmus3/clocks_me/model.c $(KIT_ME_FILES) \
+                              tests/fmus_me/kit/me_fmi3.c $(wildcard runtime/fmi3/*.h) $(FMU_PACK)
+	@mkdir -p $(BUILD)/fmus3/clocks_me/binaries/x86_64-linux
+	$(CC) $(FMU_ME_CFLAGS) -Iruntime/fmi3 \
+	    -o $(BUILD)/fmus3/clocks_me/binaries/x86_64-linux/clocks_me.so \
+	    tests/fmus3/clocks_me/model.c tests/fmus_me/kit/me_core.c tests/fmus_me/kit/me_fmi3.c -lm
+	cp tests/fmus3/clocks_me/modelDescription.xml $(BUILD)/fmus3/clocks_me/modelDescription.xml
+	$(FMU_PACK) $@ $(BUILD)/fmus3/clocks_me
+
+# The clocked FMUs' test drives them through the strict FMI 3.0 importer and a scheduler of
+# its own, as test_fmu_me_kit does: cmocka and libdl only.
+FMUS3_CLOCKS := $(filter $(BUILD)/fmus3/clocks%,$(FMUS3))
+$(BUILD)/tests/test_fmu_clocks_kit: tests/unit/test_fmu_clocks_kit.c $(wildcard tests/unit/*.h) \
+                                    $(KIT3_FILES) | $(FMUS3_CLOCKS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(WARN) -Itests/unit -Iruntime/fmi3 -o $@ $< -lcmocka -ldl -lm
+# interm3's, the same way.
+$(BUILD)/tests/test_fmu_interm3: tests/unit/test_fmu_interm3.c $(wildcard tests/unit/*.h) \
+                                 $(KIT3_FILES) | $(BUILD)/fmus3/interm3.fmu
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(WARN) -Itests/unit -Iruntime/fmi3 -o $@ $< -lcmocka -ldl -lm
+
 # fmi3_md_check: the suite's checker of FMI 3.0 model descriptions (rules beyond the schema).
 FMI3_MD_CHECK := $(BUILD)/tools/fmi3_md_check
 $(FMI3_MD_CHECK): tests/fmus3/tools/fmi3_md_check.c
@@ -628,7 +654,17 @@ $(BUILD)/tests/test_two_mass: bench/two_mass/twomass_ref.h
 $(BUILD)/tests/test_sart_loops: bench/loops/loop_scenarios.h
 # tests/unit/test_sart_stepsize.c checks step-size control against the same reference.
 $(BUILD)/tests/test_sart_inner_fmi3 $(BUILD)/tests/test_simulate_fmi3: | $(FMUS3)
+$(BUILD)/tests/test_sart_interm3: | $(BUILD)/fmus3/interm3.fmu
+# interm3 asks for its input inside steps: tests/unit/test_simulate_interm3.c runs it bare,
+# tests/unit/test_e2e_interm3.c builds tests/e2e3/interm3_sa.sa over it (FMI 2.0 and 3.0, and
+# 3.0 with the inner out of process).
+$(BUILD)/tests/test_simulate_interm3 $(BUILD)/tests/test_e2e_interm3: | $(SACC) $(FMU_HOST) \
+                                                                      $(BUILD)/fmus3/interm3.fmu
 $(BUILD)/tests/test_simulate_arrays $(BUILD)/tests/test_simulate_strarr: | $(FMUS3)
+$(BUILD)/tests/test_simulate_clocks: | $(SACC) $(FMUS3)
+$(BUILD)/tests/test_sart_inner_se: | $(FMUS3)
+# A wrapper over clocks_se, the Scheduled Execution test FMU: tests/unit/test_e2e_clocks.c
+$(BUILD)/tests/test_e2e_clocks: | $(SACC) $(FMUS3)
 $(BUILD)/tests/test_sart_stepsize: LDLIBS += -lgsl -lgslcblas
 $(BUILD)/tests/test_sart_stepsize: bench/two_mass/twomass_ref.h
 # tests/unit/test_sweep.c writes the exact two-mass solution as a --sweep reference.
@@ -881,7 +917,7 @@ check-bench:
 # wrappers built with `sacc build --isolate all` into BUILD/<dir>-iso/ (test_e2e_wrapper.c
 # opens those when SACC_TEST_ISOLATE=1).
 ISOLATED_TESTS := test_simulate test_simulate_faults test_sweep test_simulate_fmi3 \
-                  test_e2e_wrapper test_simulate_me
+                  test_e2e_wrapper test_simulate_me test_simulate_interm3
 ISO_E2E := $(patsubst $(BUILD)/%,$(BUILD)/%-iso.stamp,$(BUILD)/e2e $(BUILD)/paths-general \
              $(BUILD)/paths-stats $(BUILD)/powerwindow)
 ISO_RUNS := $(patsubst %,run-iso-%,$(ISOLATED_TESTS))

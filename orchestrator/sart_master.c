@@ -591,9 +591,23 @@ static int set_external_text(Master *m, int k, double t)
 	return 0;
 }
 
+/* The ticks an input clock fed from outside gets: those of the start time at
+ * initialization (init), else those of the step's end, (t, t + h] (the seam ticks a clock
+ * set before a step at its end). */
+static double external_ticks(const Master *m, int k, double t, double h, int init)
+{
+	const SartMasterOptions *o = m->o;
+	if (!o->external_tick)
+		return 0;
+	if (init)
+		return o->external_tick(o->external_env, k, t - 1e-9 * (fabs(t) + 1.0), t);
+	return o->external_tick(o->external_env, k, t, t + h);
+}
+
 /* FMU f's inputs fed from outside the scenario, at t (sart_master.h); with their slopes
- * when f interpolates inputs, but not at initialization (init). */
-static int set_external(Master *m, int f, double t, int init)
+ * when f interpolates inputs, but not at initialization (init); clocks for the step to
+ * t + h. */
+static int set_external(Master *m, int f, double t, double h, int init)
 {
 	const SartScenario *sc = m->sc;
 	const SartMasterOptions *o = m->o;
@@ -608,7 +622,15 @@ static int set_external(Master *m, int f, double t, int init)
 			continue;
 		}
 		double x = 0, d = 0;
-		o->external_value(o->external_env, k, t, &x, &d);
+		/* a Scheduled Execution FMU's partitions run at the step's end (steps end at its
+		 * ticks): that is when its inputs are read */
+		double at = !init && ((sc->fmus[f].caps & SART_CAP_SCHEDULED_EXECUTION) || v->clocked)
+		                    ? t + h
+		                    : t;
+		if (v->is_clock)
+			x = external_ticks(m, k, t, h, init);
+		else
+			o->external_value(o->external_env, k, at, &x, &d);
 		int iv = to_int(v->type, x), order = 1;
 		if (!ok(set_values(fr->in, v->type, &v->vr, 1, &x, &iv)))
 			return master_fail_call(m, f, t);
@@ -669,7 +691,7 @@ int master_set_inputs(Master *m, int f, int pass, double t, double h)
 	int n = fr->nset[SART_REAL];
 	if (m->o->nstring_conns && set_string_inputs(m, f, t))
 		return 1;
-	if (m->o->nexternal && set_external(m, f, t, 0))
+	if (m->o->nexternal && set_external(m, f, t, h, 0))
 		return 1;
 	if (n > 0) {
 		const int *conn = fr->set_conn[SART_REAL];
@@ -890,12 +912,17 @@ static int initialize(Master *m)
 			caps |= SART_CAP_EARLY_RETURN;
 		const SartFmuTypes *ty = o->fmu_types ? &o->fmu_types[f] : NULL;
 		const SartMeConfig none = {0};
+		const SartSeConfig no_clocks = {0};
 		SartInnerConfig cfg = {fm->name, fm->dir, fm->model_identifier, fm->version,
 		                       caps, master_log, &m->log[f], ty ? ty->types : NULL,
 		                       ty ? ty->n : 0, ty ? ty->elements : NULL,
-		                       ty ? ty->nelements : 0, o->fmu_me ? o->fmu_me[f] : none};
+		                       ty ? ty->nelements : 0, o->fmu_me ? o->fmu_me[f] : none,
+		                       o->fmu_se ? o->fmu_se[f] : no_clocks};
 		SartStatus st = o->load_inner ? o->load_inner(o->load_env, &cfg, &m->f[f].in)
 		                               : sart_inner_load(&cfg, &m->f[f].in);
+		if (ok(st) && ty && ty->nintermediate && !(caps & SART_CAP_MODEL_EXCHANGE))
+			st = sart_inner_set_intermediate_inputs(m->f[f].in, ty->intermediate,
+			                                        ty->nintermediate);
 		if (!ok(st)) {
 			flush_pending(m);
 			return master_fail(m, "%s: cannot load the FMU", fm->name);
@@ -931,7 +958,7 @@ static int initialize(Master *m)
 	}
 	SartExperiment ex = {0, 0.0, t0, 1, o->stop};
 	for (int f = 0; f < sc->nfmus; f++)
-		if (!ok(sart_inner_enter_init(m->f[f].in, &ex)) || set_external(m, f, t0, 1))
+		if (!ok(sart_inner_enter_init(m->f[f].in, &ex)) || set_external(m, f, t0, 0, 1))
 			return m->failed ? 1 : master_fail_call(m, f, t0);
 	if (init_connections(m, t0))
 		return 1;
@@ -1160,15 +1187,37 @@ static int check_run(Master *m)
  * start + k H beyond where it ended (a gap under 1e-9 H joins the following step), so
  * that events on the grid are seen on time.  The last step ends exactly on stop (a
  * remainder under 1e-9 H joins it). */
+/* The next clock tick after t that a step must end on: a Scheduled Execution FMU's next
+ * scheduled tick, a clock input's next row holding a tick; +infinity when none. */
+static double next_clock_time(const Master *m, double t)
+{
+	const SartMasterOptions *o = m->o;
+	double next = INFINITY;
+	for (int f = 0; m->clocked && f < m->sc->nfmus; f++) {
+		double c = sart_inner_next_clock_time(m->f[f].in);
+		next = c < next ? c : next;
+	}
+	for (int k = 0; o->external_next_tick && k < o->nexternal; k++)
+		if (var_of(m->sc, o->external[k])->is_clock) {
+			double c = o->external_next_tick(o->external_env, k, t);
+			next = c < next ? c : next;
+		}
+	return next;
+}
+
 static int next_step(Master *m, double t, long *k, double *end)
 {
 	const SartMasterOptions *o = m->o;
 	double planned;
+	/* a clock tick inside the step ends it there, so that each tick has its row */
+	double tick = m->clocked ? next_clock_time(m, t) : INFINITY;
 	if (o->step_control != SART_STEP_FIXED) {
 		double h = m->h_next < m->max_step ? m->h_next : m->max_step;
 		h = h > m->min_step ? h : m->min_step;
 		*end = t + h >= o->stop - 1e-9 * h ? o->stop : t + h;
 		planned = *end;
+		if (tick > t && tick < *end - 1e-9 * h)
+			*end = tick;
 		if (master_controlled_step(m, t, end))
 			return 1;
 	} else {
@@ -1176,6 +1225,8 @@ static int next_step(Master *m, double t, long *k, double *end)
 		if (*end >= o->stop - 1e-9 * o->step)
 			*end = o->stop;
 		planned = *end;
+		if (tick > t && tick < *end - 1e-9 * o->step)
+			*end = tick;
 		if (master_macro_step(m, t, end))
 			return 1;
 	}
@@ -1301,6 +1352,11 @@ int sart_master_run(const SartScenario *sc, const SartMasterOptions *o, SartMast
 	           !m->early_returns && o->nexternal == 0 && o->nstring_conns == 0;
 	for (int f = 0; f < sc->nfmus; f++)
 		m->plain &= !m->f[f].has_other;
+	for (int f = 0; f < sc->nfmus; f++)
+		m->clocked |= (sc->fmus[f].caps & (SART_CAP_SCHEDULED_EXECUTION | SART_CAP_CLOCKS)) != 0;
+	for (int k = 0; k < o->nexternal; k++)
+		m->clocked |= var_of(sc, o->external[k])->is_clock;
+	m->plain &= !m->clocked;
 	if (initialize(m) || master_emit_point(m, o->start))
 		goto done;
 

@@ -66,6 +66,12 @@ typedef struct SartVar {
 	SartCausality causality;
 	const int *deps;
 	int ndeps;
+	/* An FMI 3.0 Clock (type SART_INTEGER): it reads as its ticks in the last step; an
+	 * input clock set nonzero ticks at the end of the next step (SartSeConfig). */
+	int is_clock;
+	/* An FMI 3.0 input clocked by an input clock (clocks=""): read at the clock's ticks,
+	 * so an --input table gives it its value at the step's end, where they fall. */
+	int clocked;
 } SartVar;
 
 /* One FMU instance: where it was extracted and what its model description says. */
@@ -89,6 +95,10 @@ typedef struct SartFmuTypes {
 	 * (their SartVar.vr is the element's reference; sart_inner.h's SartVrElement) */
 	const SartVrElement *elements;
 	size_t nelements;
+	/* FMI 3.0 Co-Simulation: its Float64 inputs marked intermediateUpdate, which the seam
+	 * gives the FMU inside a step when it asks (sart_inner_set_intermediate_inputs) */
+	const SartVr *intermediate;
+	size_t nintermediate;
 } SartFmuTypes;
 
 /* Capabilities the master uses besides the seam's SART_CAP_* (sart_inner.h), in
@@ -382,6 +392,9 @@ typedef struct SartMasterOptions {
 	/* How each FMU that runs as Model Exchange (SART_CAP_MODEL_EXCHANGE in its caps) is
 	 * integrated (nfmus entries), or NULL: the defaults (sart_inner.h, SartMeConfig). */
 	const SartMeConfig *fmu_me;
+	/* Per FMU: the clocks of one run through Scheduled Execution (SART_CAP_SCHEDULED_EXECUTION
+	 * in its caps); NULL: none does */
+	const SartSeConfig *fmu_se;
 	/* 1: every pass goes through the general functions, never the fast path
 	 * (sart_master_fast.c).  The results are the same bit for bit, only slower: the fast
 	 * path's test runs each scenario both ways and compares them. */
@@ -402,6 +415,11 @@ typedef struct SartMasterOptions {
 	 * (for a Binary, *size bytes); it must stay valid until the next call.  NULL when
 	 * every external input is a number. */
 	const char *(*external_text)(void *env, int k, double t, size_t *size);
+	/* An input clock among them (SartVar.is_clock) ticks at the times external_tick finds
+	 * in (t0, t1] (the table's rows holding nonzero), and each step ends at the next such
+	 * time external_next_tick gives after t (+infinity: none); NULL when no clock is fed. */
+	int (*external_tick)(void *env, int k, double t0, double t1);
+	double (*external_next_tick)(void *env, int k, double t);
 	void *external_env;
 	/* Threads that step FMUs at once (0 or 1: the calling thread only; at most
 	 * SART_MAX_THREADS).  FMUs that do not depend on each other within a pass (every FMU

@@ -37,7 +37,8 @@ enum { NTYPES = 3 }; /* SART_REAL, SART_INTEGER, SART_BOOLEAN */
 
 /* The capabilities the seam knows (the master's own are not its business). */
 #define SEAM_CAPS (SART_CAP_GET_SET_STATE | SART_CAP_SERIALIZE | SART_CAP_INPUT_DERIVATIVES | \
-                   SART_CAP_EVENT_MODE | SART_CAP_MODEL_EXCHANGE)
+                   SART_CAP_EVENT_MODE | SART_CAP_MODEL_EXCHANGE | SART_CAP_SCHEDULED_EXECUTION | \
+                   SART_CAP_CLOCKS)
 
 /* What the master keeps per FMU. */
 typedef struct FmuRun {
@@ -141,6 +142,8 @@ typedef struct SartRun {
 	int probed;           /* the state probe ran on every FMU (probe_all) */
 	int derivatives;      /* this run gives input derivatives to FMUs that take them */
 	int plain;            /* plain_pass can do a first Jacobi pass */
+	int clocked;          /* some FMU has clocks, or a clock is fed from outside: steps end at
+	                       * their ticks (next_clock_time) */
 	int early_returns;    /* some FMU may return early from a step (SART_CAP_EARLY_RETURN
 	                         given: only when states are saved, so the step can be redone
 	                         shorter) */

@@ -60,11 +60,13 @@ int sart_probe_state(const SartScenario *sc, int f, double start, double h,
 	}
 	const SartFmuTypes *ty = o && o->fmu_types ? &o->fmu_types[f] : NULL;
 	const SartMeConfig none = {0};
+	const SartSeConfig no_clocks = {0};
 	SartInnerConfig cfg = {fm->name, fm->dir, fm->model_identifier, fm->version,
 	                       fm->caps & SEAM_CAPS,
 	                       NULL, NULL, ty ? ty->types : NULL, ty ? ty->n : 0,
 	                       ty ? ty->elements : NULL, ty ? ty->nelements : 0,
-	                       o && o->fmu_me ? o->fmu_me[f] : none};
+	                       o && o->fmu_me ? o->fmu_me[f] : none,
+	                       o && o->fmu_se ? o->fmu_se[f] : no_clocks};
 	/* the run's own loader: an FMU run out of process is probed out of process too, so
 	 * that a crash in the probe is a failed call, as in the run */
 	if (!ok(o && o->load_inner ? o->load_inner(o->load_env, &cfg, &in)

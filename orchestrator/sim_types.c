@@ -43,6 +43,7 @@ SartType sim_sart_type(const FmuVar *v)
 	case FT_UINT32: case FT_INT64: case FT_UINT64:
 	case FT_ENUMERATION: return SART_INTEGER;
 	case FT_BOOLEAN: return SART_BOOLEAN;
+	case FT_CLOCK: return SART_INTEGER; /* its ticks (SartVar.is_clock) */
 	default: return SART_OTHER;
 	}
 }
@@ -83,8 +84,8 @@ int sim_vr_types(const FmuInfo *info, SartVrType **out, size_t *n)
 		             (v->type == FT_REAL || v->type == FT_FLOAT32 || v->type == FT_INTEGER ||
 		              (v->type >= FT_INT8 && v->type <= FT_UINT64) ||
 		              v->type == FT_ENUMERATION);
-		if (!array &&
-		    (sim_sart_type(v) == SART_OTHER || vt == SART_VT_FLOAT64 || vt == SART_VT_INT32))
+		if (!array && (sim_sart_type(v) == SART_OTHER || v->type == FT_CLOCK ||
+		               vt == SART_VT_FLOAT64 || vt == SART_VT_INT32))
 			continue;
 		t[(*n)++] = (SartVrType){v->vr, vt, v->name};
 	}
@@ -94,11 +95,20 @@ int sim_vr_types(const FmuInfo *info, SartVrType **out, size_t *n)
 
 unsigned sim_caps(const FmuInfo *in, bool me)
 {
+	/* Scheduled Execution: partitions activated by the seam at their ticks; only its own
+	 * element's state handling applies */
+	if (fmu_se_by_default(in))
+		return SART_CAP_SCHEDULED_EXECUTION |
+		       (in->se.can_get_and_set_fmu_state ? SART_CAP_GET_SET_STATE : 0u) |
+		       (in->se.can_serialize_fmu_state ? SART_CAP_SERIALIZE : 0u) |
+		       (in->se.can_be_instantiated_only_once_per_process || in->se.needs_execution_tool
+		                ? SART_CAP_SERIAL
+		                : 0u);
 	/* Integrated by the seam, a Model Exchange FMU steps as a Co-Simulation one that
 	 * takes its inputs at the step's start: none of the Co-Simulation element's abilities
 	 * apply, only the state handling of its own element. */
 	if (me)
-		return SART_CAP_MODEL_EXCHANGE |
+		return SART_CAP_MODEL_EXCHANGE | (in->nclocks > 0 ? SART_CAP_CLOCKS : 0u) |
 		       (in->me.can_get_and_set_fmu_state ? SART_CAP_GET_SET_STATE : 0u) |
 		       (in->me.can_serialize_fmu_state ? SART_CAP_SERIALIZE : 0u) |
 		       (in->me.can_be_instantiated_only_once_per_process ||
@@ -116,6 +126,7 @@ unsigned sim_caps(const FmuInfo *in, bool me)
 	       (in->version == FMI_V3 && in->might_return_early_from_do_step
 	                ? SART_CAP_EARLY_RETURN
 	                : 0u) |
+	       (fmu_cs_clocks(in) ? SART_CAP_CLOCKS : 0u) |
 	       /* an FMU with process-wide state, or one that drives an outside tool, is
 	        * stepped on the calling thread only (`--threads`) */
 	       (in->can_be_instantiated_only_once_per_process || in->needs_execution_tool
@@ -131,3 +142,4 @@ const char *sim_unsupported(const FmuVar *v, char *buf, size_t size)
 	snprintf(buf, size, "a %s", fmu_type_name(v->type));
 	return buf;
 }
+

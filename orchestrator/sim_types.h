@@ -1,9 +1,9 @@
 /* sim_types.h — how `sacc simulate` maps a model description's variable types onto the
  * master's (sart_master.h) and the seam's (sart_inner.h): Real for Float64 and Float32,
- * Integer for every integer type and Enumeration, Boolean; everything else (String,
- * Binary, Clock, arrays) is SART_OTHER, not a signal: Strings and Binaries travel
- * beside the signals (SartMasterOptions' string_*), an array's elements as variables of
- * their own (sim_arrays.c), Clocks not at all.  The FMI 3.0
+ * Integer for every integer type and Enumeration, Boolean, and Integer for a Clock too
+ * (its ticks, SartVar.is_clock); everything else (String, Binary, arrays) is SART_OTHER,
+ * not a signal: Strings and Binaries travel beside the signals (SartMasterOptions'
+ * string_*), an array's elements as variables of their own (sim_arrays.c).  The FMI 3.0
  * sized types behind Real and Integer become the seam's value-type table, so that the
  * back end calls the right getter and setter and checks ranges at the boundary. */
 #ifndef SIM_TYPES_H

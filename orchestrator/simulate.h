@@ -53,6 +53,11 @@ typedef struct SimFmu {
 	                   (for the Jacobian from directional derivatives), or NULL; malloc'd */
 	uint32_t *me_event_vrs; /* with me: the Reals set only in Event Mode (fmu_me_event_vrs),
 	                           or NULL; malloc'd */
+	uint32_t *intermediate; /* FMI 3.0: the scalar Float64 inputs marked intermediateUpdate
+	                           (fmu_intermediate_inputs), or NULL; malloc'd */
+	size_t nintermediate;
+	SartClock *clocks; /* run through Scheduled Execution: its clocks (sim_se_configs), or
+	                      NULL; malloc'd */
 } SimFmu;
 
 /* The most array elements one FMU may bring: one column each. */
@@ -87,6 +92,8 @@ typedef struct Sim {
 	SartFmuTypes *types; /* per FMU, for SartMasterOptions.fmu_types */
 	SartMeConfig *me;    /* per FMU, for SartMasterOptions.fmu_me (read for the FMUs run
 	                        as Model Exchange only) */
+	SartSeConfig *se;    /* per FMU, for SartMasterOptions.fmu_se (empty for the FMUs not run
+	                        through Scheduled Execution) */
 	SartConnection *conns;
 	int nconns;
 	unsigned char *held_conns;    /* per conn: discrete (SartMasterOptions.held_conns) */
@@ -203,6 +210,15 @@ void sim_input_value(void *env, int k, double t, double *value, double *slope);
 /* SartMasterOptions.external_text over s->input: a String's or Binary's cell of the last
  * row at or before t (env is the Sim). */
 const char *sim_input_text(void *env, int k, double t, size_t *size);
+
+/* SartMasterOptions.external_tick and external_next_tick: a clock column's ticks are its
+ * rows holding a nonzero value. */
+int sim_input_tick(void *env, int k, double t0, double t1);
+double sim_input_next_tick(void *env, int k, double t);
+
+/* SartMasterOptions.fmu_se: the clocks of each FMU run through Scheduled Execution, from
+ * its description.  Returns 0, or 1 when out of memory. */
+int sim_se_configs(Sim *s);
 /* One warning naming the inputs that nothing feeds and that have no start value. */
 void sim_warn_unfed_inputs(const Sim *s);
 /* The start, stop and step the options leave NaN, from the FMUs' DefaultExperiment: for

@@ -461,10 +461,11 @@ const CliOption sim_options[] = {
 	{"--input", CLI_VALUE, "FILE.csv", cli_set_string, AT(input), SIM, CLI_FILE,
 	 "unconnected inputs over time: a time column, then one per input (INST.VAR; VAR for "
 	 "an .fmu), Reals linear between rows, the others held (Booleans true, false, 1 or 0; "
-	 "Strings as text; Binaries in hex); a result file feeds another run as it is", NULL},
+	 "Strings as text; Binaries in hex; a triggered input clock ticks at the rows where its "
+	 "column is not 0); a result file feeds another run as it is", NULL},
 	{"-o", CLI_VALUE, "RESULT.csv", cli_set_string, AT(out), SIM, CLI_FILE,
 	 "the CSV result (default: standard output): a header `time,INST.VAR,...`, a row per "
-	 "point", NULL},
+	 "point (and per clock tick; a clock's column holds its ticks there)", NULL},
 	{"--header", CLI_VALUE, "KIND", set_header, 0, SIM, 0,
 	 "the result's header:", header_choice},
 	{"--explain", CLI_FLAG, NULL, cli_set_flag, AT(explain), SIM, 0,
@@ -896,7 +897,8 @@ static SartScenario scenario(Sim *s)
 		                        in->guid, in->version == FMI_V3 ? SART_FMI3 : SART_FMI2,
 		                        sim_caps(in, me), s->fmus[f].vars, in->nvars};
 		s->types[f] = (SartFmuTypes){s->fmus[f].vr_types, s->fmus[f].nvr_types,
-		                             s->fmus[f].elements, s->fmus[f].nelements};
+		                             s->fmus[f].elements, s->fmus[f].nelements,
+		                             s->fmus[f].intermediate, s->fmus[f].nintermediate};
 		/* the watchdog's timer is armed on the thread that steps: keep the FMUs it
 		 * watches on the calling thread */
 		if (s->args->step_timeout > 0 && !sim_is_isolated(s, f, s->args->isolate))
@@ -992,11 +994,13 @@ static int run_once(Sim *s, const SartScenario *sc, double step, const char *lab
 	                       .locate_events = a->event != NULL, .event_indicator = a->event_ref,
 	                       .event_tolerance = a->event_tolerance,
 	                       .no_rollback = a->no_rollback, .fmu_types = s->types,
-	                       .fmu_me = s->me,
+	                       .fmu_me = s->me, .fmu_se = s->se,
 	                       .threads = a->threads,
 	                       .external = s->external, .nexternal = s->nexternal,
 	                       .external_value = sim_input_value,
-	                       .external_text = sim_input_text, .external_env = s};
+	                       .external_text = sim_input_text,
+	                       .external_tick = sim_input_tick,
+	                       .external_next_tick = sim_input_next_tick, .external_env = s};
 	SartMasterResult res;
 	struct sigaction sa, old_int, old_term, old_alrm;
 	SimIsolate isolate;
@@ -1414,8 +1418,10 @@ static int run(Sim *s)
 	s->types = calloc((size_t)s->nfmus + 1, sizeof *s->types);
 	s->prof = calloc((size_t)s->nfmus + 1, sizeof *s->prof);
 	s->me = calloc((size_t)s->nfmus + 1, sizeof *s->me);
+	s->se = calloc((size_t)s->nfmus + 1, sizeof *s->se);
 	s->names = calloc((size_t)s->nfmus + 1, sizeof *s->names);
-	if (!s->sfmus || !s->types || !s->prof || !s->me || !s->names || me_configs(s))
+	if (!s->sfmus || !s->types || !s->prof || !s->me || !s->se || !s->names ||
+	    me_configs(s) || sim_se_configs(s))
 		return 1;
 	for (int f = 0; f < s->nfmus; f++)
 		s->names[f] = s->fmus[f].name;
@@ -1446,7 +1452,7 @@ static int run(Sim *s)
 	if (a->probe) {
 		char msg[1024];
 		/* the sized types and the Model Exchange settings, as a run has them */
-		SartMasterOptions po = {.fmu_types = s->types, .fmu_me = s->me};
+		SartMasterOptions po = {.fmu_types = s->types, .fmu_me = s->me, .fmu_se = s->se};
 		/* an FMU with a Windows library only is probed in its host under Wine */
 		SimIsolate wine;
 		if (sim_isolate_prepare(&wine, NULL, &sc, 0, a->call_timeout, &po, msg, sizeof msg) ||
@@ -1570,8 +1576,11 @@ int sim_main(const CliCommand *cmd, int argc, char **argv)
 		free(s.fmus[f].dir);
 		free(s.fmus[f].me_vrs);
 		free(s.fmus[f].me_event_vrs);
+		free(s.fmus[f].intermediate);
+		free(s.fmus[f].clocks);
 	}
 	free(s.me);
+	free(s.se);
 	free(a.interfaces.items);
 	free(s.fmus);
 	name_index_free(&s.instances);

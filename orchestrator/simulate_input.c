@@ -317,6 +317,9 @@ void sim_warn_unfed_inputs(const Sim *s)
 			sim_array_span(&s->fmus[f], i, &first, &count);
 			if (fed || info->vars[i].causality != CAUS_INPUT || count)
 				continue; /* an array: its elements say */
+			if (info->vars[i].type == FT_CLOCK &&
+			    info->vars[i].clock.interval_variability != IV_TRIGGERED)
+				continue; /* its ticks are the FMU's and the seam's business */
 			if (n++ == 0)
 				fprintf(stderr, "%s: warning: nothing feeds these inputs and they have no "
 				        "start value, so they stay 0:", cli_prog());
@@ -411,4 +414,31 @@ int sim_default_experiment(Sim *s, double *start, double *stop, double *step, bo
 			said(s, "step", *step, fh >= 0 ? from[2] : "none declared: (stop - start) / 500");
 	}
 	return 0;
+}
+
+int sim_input_tick(void *env, int k, double t0, double t1)
+{
+	const Sim *s = env;
+	const CsvTable *tb = s->input;
+	int c = s->ext_col[k];
+	/* the rows in (t0, t1], each within AT_ROW_REL of its time */
+	for (size_t r = row_after(tb, t0); r < tb->nrows; r++) {
+		double t = csv_at(tb, r, 0);
+		if (t > t1 + AT_ROW_REL * fabs(t1))
+			break;
+		if (csv_at(tb, r, c) != 0)
+			return 1;
+	}
+	return 0;
+}
+
+double sim_input_next_tick(void *env, int k, double t)
+{
+	const Sim *s = env;
+	const CsvTable *tb = s->input;
+	int c = s->ext_col[k];
+	for (size_t r = row_after(tb, t); r < tb->nrows; r++)
+		if (csv_at(tb, r, c) != 0)
+			return csv_at(tb, r, 0);
+	return INFINITY;
 }

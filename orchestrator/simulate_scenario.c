@@ -35,10 +35,14 @@ int sim_add_fmu(Sim *s, const char *name, FmuInfo *info, Loc where)
 	f->vars = calloc((size_t)info->nvars + 1, sizeof *f->vars);
 	if (!f->vars || sim_vr_types(info, &f->vr_types, &f->nvr_types))
 		return 1;
+	/* the seam gives these the FMU inside a step when it asks; the expanded elements of
+	 * arrays (after the description's own nown) are not among them */
+	f->intermediate = fmu_intermediate_inputs(info, f->nown, &f->nintermediate);
 	for (int i = 0; i < info->nvars; i++) {
 		const FmuVar *v = &info->vars[i];
 		f->vars[i] = (SartVar){v->name, v->vr, sim_sart_type(v), sart_causality(v->causality),
-		                       NULL, v->causality == CAUS_OUTPUT ? -1 : 0};
+		                       NULL, v->causality == CAUS_OUTPUT ? -1 : 0,
+		                       v->type == FT_CLOCK, v->nclocks > 0};
 		/* an expanded array's ports are its elements */
 		if (i < f->nown && f->first_elem && f->first_elem[i] >= 0)
 			f->vars[i].causality = SART_CAUS_OTHER;
@@ -366,10 +370,12 @@ int sim_collect_records(Sim *s, const CliList *records)
 		for (int f = 0; f < s->nfmus; f++)
 			for (int i = 0; i < s->fmus[f].nown; i++) {
 				SartRef r = {f, i};
-				if (s->fmus[f].info->vars[i].causality != CAUS_OUTPUT)
-					continue;
+				const FmuVar *v = &s->fmus[f].info->vars[i];
 				/* every output, Strings and Binaries too (their columns after the
-				 * others); what is none of these (a Clock) has no value to write */
+				 * others), and every clock: its ticks */
+				if (v->causality != CAUS_OUTPUT &&
+				    !(v->type == FT_CLOCK && v->causality == CAUS_INPUT))
+					continue;
 				if (add_elements(s, r))
 					return 1;
 				if (s->fmus[f].vars[i].type != SART_OTHER ? add_record(s, r, NULL)

@@ -45,7 +45,9 @@ typedef enum SartHostOp {
 	SART_OP_LOAD, /* data: name, dir, model identifier (NUL-ended); n: version; id: caps;
 	               * then at an 8-aligned offset the FMI 3.0 types: a uint64 count, count
 	               * pairs {uint32 vr, uint32 SartValueType}, count NUL-ended names */
-	SART_OP_INSTANTIATE, /* data: guid; flags: logging on */
+	SART_OP_INSTANTIATE, /* data: guid (NUL-ended), then, when the caller named intermediate
+	                      * inputs (sart_inner_set_intermediate_inputs), a uint32 count and
+	                      * count uint32 value references, unaligned; flags: logging on */
 	SART_OP_ENTER_INIT,  /* d: tolerance, start, stop; flags: 1 tolerance, 2 stop defined */
 	SART_OP_EXIT_INIT,
 	SART_OP_GET_REAL, /* data: vr[n]; answer: values */

@@ -443,10 +443,13 @@ static SartStatus load_inner(SartWrapper *w, const char *resource_dir, unsigned 
 	unsigned caps = w->stop_early ? im->caps : im->caps & ~(unsigned)SART_CAP_EARLY_RETURN;
 	SartInnerConfig cfg = {im->name, inner_dir, im->model_identifier, im->version,
 	                       caps, inner_logger, &w->inner_env[f], im->vr_types, im->nvr_types,
-	                       im->elements, im->nelements, im->me};
+	                       im->elements, im->nelements, im->me, im->se};
 	SartStatus st = im->isolated || sart_inner_windows_only(&cfg)
 	                        ? sart_load_isolated_inner(&cfg, &w->inner[f])
 	                        : sart_inner_load(&cfg, &w->inner[f]);
+	if ((st == SART_OK || st == SART_WARNING) && im->nintermediate_inputs > 0)
+		st = sart_inner_set_intermediate_inputs(w->inner[f], im->intermediate_inputs,
+		                                        im->nintermediate_inputs);
 	free(inner_dir);
 	if (st != SART_OK && st != SART_WARNING) {
 		sart_wlog(w, SART_ERROR, "%s: cannot load inner FMU '%s'", call->name, im->name);

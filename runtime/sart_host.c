@@ -101,6 +101,35 @@ static const char *take_string(const unsigned char *data, size_t len, size_t *of
 	return s;
 }
 
+/* The intermediate inputs after an instantiate's guid (from off), handed to the seam
+ * before it instantiates: none when the request ends with the guid. */
+static SartStatus take_intermediate_inputs(Host *ho, const SartChanHeader *rq, size_t off)
+{
+	const unsigned char *data = sart_chan_data(&ho->ch);
+	size_t len = rq->req_len > ho->ch.data_cap ? 0 : rq->req_len;
+	uint32_t n;
+	if (off >= len)
+		return SART_OK;
+	if (len - off < sizeof n)
+		return host_fail(ho, SART_ERROR, "malformed request: instantiate's intermediate "
+		                 "inputs cut short");
+	memcpy(&n, data + off, sizeof n);
+	if ((len - off) / sizeof n - 1 < n)
+		return host_fail(ho, SART_ERROR, "malformed request: instantiate names %u "
+		                 "intermediate inputs in %zu bytes", (unsigned)n, len - off);
+	SartVr *vrs = malloc(((size_t)n + 1) * sizeof *vrs);
+	if (!vrs)
+		return host_fail(ho, SART_ERROR, "out of memory");
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t vr;
+		memcpy(&vr, data + off + sizeof n * (1 + (size_t)i), sizeof vr);
+		vrs[i] = vr;
+	}
+	SartStatus st = sart_inner_set_intermediate_inputs(ho->in, vrs, n);
+	free(vrs);
+	return st;
+}
+
 /* The FMI 3.0 types after the load's strings (from off): into ho->vr_types, one block
  * holding the table and the names (the slot is overwritten by later requests).  Returns
  * the count, or -1 on a malformed table. */
@@ -251,9 +280,14 @@ static SartStatus do_load(Host *ho, const SartChanHeader *rq)
 	if ((rq->id & SART_CAP_MODEL_EXCHANGE) && take_me(ho, data, len, after_elements, &me))
 		return host_fail(ho, SART_ERROR, "malformed request: load with bad Model Exchange "
 		                 "settings");
+	/* the channel does not carry a clock schedule (yet): refused rather than run without */
+	if (rq->id & (SART_CAP_SCHEDULED_EXECUTION | SART_CAP_CLOCKS))
+		return host_fail(ho, SART_ERROR, "an FMU with clocks cannot run in a process of its "
+		                 "own yet");
+	const SartSeConfig se = {NULL, 0};
 	SartInnerConfig cfg = {name, dir, id, (SartFmiVersion)rq->n, (unsigned)rq->id, host_log,
 	                       ho, ho->vr_types, (size_t)ntypes, ho->elements, (size_t)nelements,
-	                       me};
+	                       me, se};
 	return sart_inner_load(&cfg, &ho->in);
 }
 
@@ -474,6 +508,9 @@ static SartStatus serve(Host *ho, SartChanHeader *rq)
 		                               rq->req_len > ho->ch.data_cap ? 0 : rq->req_len, &off);
 		if (!guid)
 			return host_fail(ho, SART_ERROR, "malformed request: instantiate without a guid");
+		SartStatus st = take_intermediate_inputs(ho, rq, off);
+		if (st != SART_OK)
+			return st;
 		return sart_inner_instantiate(ho->in, guid, (int)(rq->flags & 1));
 	}
 	case SART_OP_ENTER_INIT: {

@@ -186,6 +186,37 @@ static int copy_elements(SartInner *in, const SartInnerConfig *cfg)
 	return 0;
 }
 
+static int cmp_vr(const void *a, const void *b)
+{
+	const SartVr *x = a, *y = b;
+	return *x < *y ? -1 : *x > *y;
+}
+
+SartStatus sart_inner_set_intermediate_inputs(SartInner *in, const SartVr vr[], size_t n)
+{
+	SartVr *copy = NULL;
+	if (!in)
+		return SART_ERROR;
+	if (in->instantiated)
+		return sart_inner_report(in, SART_ERROR, "sart_inner_set_intermediate_inputs: the "
+		                         "instance exists already");
+	if (n > 0) {
+		if (!vr)
+			return sart_inner_report(in, SART_ERROR, "sart_inner_set_intermediate_inputs: "
+			                         "no value references");
+		copy = malloc(n * sizeof *copy);
+		if (!copy)
+			return sart_inner_report(in, SART_ERROR, "sart_inner_set_intermediate_inputs: "
+			                         "out of memory");
+		memcpy(copy, vr, n * sizeof *copy);
+		qsort(copy, n, sizeof *copy, cmp_vr);
+	}
+	free(in->intermediate_inputs);
+	in->intermediate_inputs = copy;
+	in->nintermediate_inputs = n;
+	return SART_OK;
+}
+
 const SartVrElement *sart_inner_element(const SartInner *in, SartVr vr)
 {
 	size_t lo = 0, hi = in->nelements;
@@ -287,6 +318,13 @@ SartStatus sart_inner_load(const SartInnerConfig *cfg, SartInner **out)
 		if (st != SART_OK)
 			goto done;
 	}
+	/* clocks: their layer in front of the Co-Simulation back end or the Model Exchange
+	 * layer (sart_inner_se.c) */
+	if (in->caps & (SART_CAP_SCHEDULED_EXECUTION | SART_CAP_CLOCKS)) {
+		st = sart_inner_se_attach(in, &cfg->se);
+		if (st != SART_OK)
+			goto done;
+	}
 	in->message[0] = '\0';
 	*out = in;
 	in = NULL;
@@ -311,6 +349,7 @@ void sart_inner_free(SartInner *in)
 	free(in->resource_dir);
 	free(in->vr_types);
 	free(in->elements);
+	free(in->intermediate_inputs);
 	free(in);
 }
 

@@ -54,10 +54,22 @@ enum {
 	SART_CAP_EARLY_RETURN = 1u << 4, /* the caller goes on from where a step stopped early:
 	                                    the instance is created with early return allowed */
 	/* Both versions: */
-	SART_CAP_MODEL_EXCHANGE = 1u << 5 /* the instance is created for Model Exchange and each
+	SART_CAP_MODEL_EXCHANGE = 1u << 5, /* the instance is created for Model Exchange and each
 	                                     step is integrated by the runtime's solvers
 	                                     (sart_inner_me.c, settings in SartInnerConfig.me);
 	                                     to its callers it behaves as Co-Simulation */
+	/* FMI 3.0 only: */
+	SART_CAP_SCHEDULED_EXECUTION = 1u << 6, /* the instance is created for Scheduled
+	                                     Execution and each step activates its model
+	                                     partitions at their clocks' ticks inside the step
+	                                     (sart_inner_se.c, clocks in SartInnerConfig.se); to
+	                                     its callers it behaves as Co-Simulation */
+	SART_CAP_CLOCKS = 1u << 7        /* a Co-Simulation inner with clocks (and
+	                                     SART_CAP_EVENT_MODE): each step ends at its input
+	                                     clocks' ticks, where the seam ticks them in Event
+	                                     Mode (fmi3SetClock), and its output clocks are read
+	                                     in every Event Mode (sart_inner_se.c, clocks in
+	                                     SartInnerConfig.se) */
 };
 
 typedef unsigned int SartVr; /* a value reference */
@@ -140,6 +152,37 @@ typedef struct SartMeConfig {
 	size_t nevent_vrs;
 } SartMeConfig;
 
+/* How one clock of a Scheduled Execution inner ticks (SART_CAP_SCHEDULED_EXECUTION). */
+typedef enum SartClockKind {
+	SART_CLOCK_PERIODIC,  /* input: at start + shift + k interval */
+	SART_CLOCK_COUNTDOWN, /* input: interval after the FMU says so (its clock update) */
+	SART_CLOCK_TRIGGERED, /* input: when the caller sets it (below) */
+	SART_CLOCK_OUTPUT     /* the FMU ticks it, and says so through its clock update */
+} SartClockKind;
+
+typedef struct SartClock {
+	SartVr vr;
+	SartClockKind kind;
+	double interval; /* periodic: seconds; 0 (or NaN): asked of the FMU after
+	                    initialization */
+	double shift;    /* periodic: seconds after the start of the first tick */
+	unsigned priority; /* smaller first among the ticks of one instant */
+} SartClock;
+
+/* The clocks of a Scheduled Execution inner, or of a Co-Simulation one with
+ * SART_CAP_CLOCKS; copied at load.  Each clock's value reference
+ * reads, through sart_inner_get_integer, as the number of its ticks in the last step (at
+ * the start, after exit_init, those of the start time); setting a triggered input clock to
+ * a nonzero value through sart_inner_set_integer makes it tick once at the end of the next
+ * step (set during initialization: at the start time).  Each step from t to t + h
+ * activates, in time order, every tick in (t, t + h]; the ticks of one instant in order of
+ * priority, then of the list.  sart_inner_next_clock_time tells the caller where the next
+ * tick it knows of lies, so that it can end a step there. */
+typedef struct SartSeConfig {
+	const SartClock *clocks;
+	size_t nclocks;
+} SartSeConfig;
+
 typedef struct SartInnerConfig {
 	const char *name;             /* instance name: fmi2Instantiate's, and the log prefix */
 	const char *dir;              /* the extracted FMU: modelDescription.xml, binaries/... */
@@ -158,6 +201,8 @@ typedef struct SartInnerConfig {
 	size_t nelements;
 	/* Model Exchange only (SART_CAP_MODEL_EXCHANGE); ignored otherwise */
 	SartMeConfig me;
+	/* Scheduled Execution only (SART_CAP_SCHEDULED_EXECUTION); ignored otherwise */
+	SartSeConfig se;
 } SartInnerConfig;
 
 /* What FMI 2.0 gives fmi2SetupExperiment (FMI 3.0 gives it to EnterInitializationMode). */
@@ -177,6 +222,18 @@ typedef struct SartInner SartInner;
  * to the instance is <dir>/resources, made absolute.  On success *out owns the library;
  * on failure *out is NULL and the message went to cfg->logger. */
 SartStatus sart_inner_load(const SartInnerConfig *cfg, SartInner **out);
+
+/* FMI 3.0 Co-Simulation: the Float64 inputs marked intermediateUpdate that the FMU may ask
+ * for inside a step (its intermediate update callback with
+ * intermediateVariableSetRequested).  Called between sart_inner_load and
+ * sart_inner_instantiate, which gives them the FMU as its requiredIntermediateVariables; the
+ * list is copied.  When the FMU asks, the seam sets each to its linear extrapolation, at the
+ * time the FMU gives, from the values the caller set for the last two steps at their starts
+ * (held constant while there is one); every step starts from the value the caller set for
+ * it.  Without the call nothing is given inside a step: the FMU holds its inputs over the
+ * step.  FMI 2.0 and Model Exchange inners ignore the list; an isolated inner passes it to
+ * its host's seam with the instantiation. */
+SartStatus sart_inner_set_intermediate_inputs(SartInner *in, const SartVr vr[], size_t n);
 
 /* Creates the Co-Simulation instance (not visible).  guid is the model description's. */
 SartStatus sart_inner_instantiate(SartInner *in, const char *guid, int logging_on);
@@ -288,6 +345,11 @@ typedef enum SartDirectCall {
  * sart_inner_do_step sets it (t and h are the step's; ignored otherwise). */
 SartStatus sart_inner_direct_status(SartInner *in, SartDirectCall call, int status, double t,
                                     double h, double *reached);
+
+/* The time of the next clock tick a Scheduled Execution inner has scheduled after the
+ * time it stands at (a periodic or countdown clock's; a triggered clock's depend on the
+ * caller); +infinity when none, and for any other inner. */
+double sart_inner_next_clock_time(const SartInner *in);
 
 SartStatus sart_inner_terminate(SartInner *in);
 SartStatus sart_inner_reset(SartInner *in);

@@ -37,6 +37,8 @@
 typedef struct SartInnerOps SartInnerOps;
 typedef struct SartInnerMeOps SartInnerMeOps;
 typedef struct SartInnerMe SartInnerMe; /* sart_inner_me.c's, per Model Exchange instance */
+typedef struct SartInnerSeOps SartInnerSeOps;
+typedef struct SartInnerSe SartInnerSe; /* sart_inner_se.c's, per Scheduled Execution one */
 
 struct SartInner {
 	const SartInnerOps *ops;
@@ -50,6 +52,8 @@ struct SartInner {
 	size_t nvr_types;
 	SartVrElement *elements; /* the config's, sorted by their own reference */
 	size_t nelements;
+	SartVr *intermediate_inputs; /* sart_inner_set_intermediate_inputs's, sorted */
+	size_t nintermediate_inputs;
 	int instantiated;
 	int fatal;          /* a call returned SART_FATAL: no further calls into the FMU */
 	int fatal_as_error; /* a contained inner (SartIsolation.contained): a fatal outcome is
@@ -59,6 +63,7 @@ struct SartInner {
 	                               * ops->close_direct whenever callable becomes 0; always
 	                               * NULL for a Model Exchange inner */
 	SartInnerMe *me;    /* a Model Exchange inner's layer (sart_inner_me.c), else NULL */
+	SartInnerSe *se;    /* a Scheduled Execution inner's layer (sart_inner_se.c), else NULL */
 	SartLogger logger;
 	void *logger_env;
 	char message[SART_MESSAGE_MAX];
@@ -119,6 +124,36 @@ struct SartInnerOps {
 	/* The version's Model Exchange calls; NULL for a back end that cannot drive one (the
 	 * out-of-process back end: its host's seam does). */
 	const SartInnerMeOps *me;
+	/* The version's Scheduled Execution calls; NULL for a back end without them. */
+	const SartInnerSeOps *se;
+};
+
+/* A back end's Scheduled Execution calls (FMI 3.0), for the layer of sart_inner_se.c;
+ * each reports a status other than OK with the activation time t in its message. */
+struct SartInnerSeOps {
+	SartStatus (*activate)(SartInner *in, SartVr clock, double t);
+	/* output clocks: whether each ticked (FMI resets them once read) */
+	SartStatus (*get_clock)(SartInner *in, const SartVr vr[], size_t n, int ticked[],
+	                        double t);
+	/* countdown and periodic clocks: qualifier[i] 0 not yet known, 1 unchanged, 2 changed
+	 * (FMI's fmi3IntervalQualifier), interval[i] set when changed */
+	SartStatus (*get_interval)(SartInner *in, const SartVr vr[], size_t n, double interval[],
+	                           int qualifier[], double t);
+	/* Whether the FMU called its clock update since the last call (and forgets it). */
+	int (*take_clock_update)(SartInner *in);
+	/* Co-Simulation with clocks (SART_CAP_CLOCKS): from Step Mode at t, Event Mode with
+	 * the input clocks vr[0..n) ticking (fmi3SetClock), the discrete states settled, the
+	 * hook below run, Step Mode again. */
+	SartStatus (*tick_in_event_mode)(SartInner *in, const SartVr vr[], size_t n, double t);
+	/* The layer's hook, run in every Event Mode once the discrete states settled, before
+	 * Step Mode (t NaN at the end of initialization): where output clocks and countdown
+	 * intervals are read. */
+	void (*set_event_hook)(SartInner *in, SartStatus (*hook)(SartInner *in, double t));
+	/* The next time event the FMU asked for when its discrete states last settled
+	 * (+infinity: none), so that a step ends there. */
+	double (*next_event_time)(SartInner *in);
+	/* fmi3SetClock of the input clocks vr[0..n), ticking, in Event Mode at t. */
+	SartStatus (*set_clocks)(SartInner *in, const SartVr vr[], size_t n, double t);
 };
 
 /* What an event iteration's call gives (fmi2EventInfo; fmi3UpdateDiscreteStates's out
@@ -166,6 +201,19 @@ extern const SartInnerOps sart_inner_fmi3_ops;
  * inner loaded with SART_CAP_MODEL_EXCHANGE (cfg->me copied).  On failure (a back end
  * without Model Exchange, out of memory) the message is reported and in stays as it was. */
 SartStatus sart_inner_me_attach(SartInner *in, const SartMeConfig *cfg);
+
+/* sart_inner_me.c, for the clocks layer over a Model Exchange inner: the hook its event
+ * iterations run once the discrete states settled, before Continuous-Time Mode (NULL:
+ * none); and an Event Mode at t, where the FMU stands, in which tick(in, env) runs (it
+ * sets clocks) before the discrete states settle and the solver restarts. */
+void sart_inner_me_set_event_hook(SartInner *in, SartStatus (*hook)(SartInner *in, double t));
+SartStatus sart_inner_me_event(SartInner *in, double t,
+                               SartStatus (*tick)(SartInner *in, void *env), void *env);
+
+/* sart_inner_se.c: puts the Scheduled Execution layer in front of the bound back end of
+ * an inner loaded with SART_CAP_SCHEDULED_EXECUTION (cfg->se copied), as
+ * sart_inner_me_attach does for Model Exchange. */
+SartStatus sart_inner_se_attach(SartInner *in, const SartSeConfig *cfg);
 
 /* The FMI 3.0 type of value reference vr (dflt when the config did not list it). */
 SartValueType sart_inner_vr_type(const SartInner *in, SartVr vr, SartValueType dflt,

@@ -724,4 +724,5 @@ const SartInnerOps sart_inner_fmi2_ops = {
 	NULL, /* FMI 2.0 has no Binary */
 	NULL,
 	&fmi2_me_ops,
+	NULL, /* FMI 2.0 has no Scheduled Execution */
 };

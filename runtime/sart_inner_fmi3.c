@@ -7,7 +7,9 @@
  *     when the FMU has it (SART_CAP_EVENT_MODE) and accepts it (tried again without it when
  *     it returns NULL), early return allowed when the caller goes
  *     on from where a step stopped (SART_CAP_EARLY_RETURN), an intermediate-update
- *     callback that accepts every update and asks for nothing;
+ *     callback that never asks to return early and, for an FMU that asks for its
+ *     intermediate inputs there (sart_inner_set_intermediate_inputs), sets them
+ *     extrapolated from the last two steps' starts;
  *   - the experiment given to fmi3EnterInitializationMode;
  *   - the seam's double Reals and int Integers converted to each variable's sized type
  *     (in->vr_types; Float64 and Int32 when not listed), with range checks that name the
@@ -34,6 +36,8 @@
 #define OPTIONAL (1u << 31) /* used when present, never required */
 #define CS_ONLY (1u << 30)  /* required unless the FMU is driven for Model Exchange */
 #define ME_ONLY (1u << 29)  /* required when it is (with a capability bit: or with that) */
+#define SE_ONLY (1u << 28)  /* required when it is driven for Scheduled Execution */
+#define CLOCKED (1u << 27)  /* required with Scheduled Execution or clocks (SART_CAP_CLOCKS) */
 #define SYM(name, field, need, cap) {name, offsetof(Fmi3Api, field), need, cap}
 
 static const struct {
@@ -104,6 +108,12 @@ static const struct {
 	SYM("fmi3CompletedIntegratorStep", completed_integrator_step, ME_ONLY, "Model Exchange"),
 	SYM("fmi3EnterContinuousTimeMode", enter_ct_mode, ME_ONLY, "Model Exchange"),
 	SYM("fmi3GetDirectionalDerivative", directional_derivative, OPTIONAL, NULL),
+	SYM("fmi3InstantiateScheduledExecution", instantiate_se, SE_ONLY, "Scheduled Execution"),
+	SYM("fmi3ActivateModelPartition", activate_model_partition, SE_ONLY,
+	    "Scheduled Execution"),
+	SYM("fmi3GetClock", get_clock, CLOCKED, "clocks"),
+	SYM("fmi3GetIntervalDecimal", get_interval_decimal, CLOCKED, "clocks"),
+	SYM("fmi3SetClock", set_clock, CLOCKED, "clocks"),
 };
 
 /* Whether the library must export a function needed as need says, for an inner of caps.
@@ -112,12 +122,19 @@ static const struct {
 static int required(unsigned need, unsigned caps)
 {
 	int me = (caps & SART_CAP_MODEL_EXCHANGE) != 0;
+	int se = (caps & SART_CAP_SCHEDULED_EXECUTION) != 0;
 	if (need == ALWAYS)
 		return 1;
 	if (need == OPTIONAL)
 		return 0;
+	if (need == SE_ONLY)
+		return se;
+	if (need == CLOCKED)
+		return se || (caps & SART_CAP_CLOCKS) != 0;
 	if (need == CS_ONLY)
-		return !me;
+		return !me && !se;
+	if (se) /* partitions, not steps: only the state's abilities apply */
+		return (caps & need & (SART_CAP_GET_SET_STATE | SART_CAP_SERIALIZE)) != 0;
 	if ((need & ME_ONLY) && me)
 		return 1;
 	if (me)
@@ -197,20 +214,153 @@ static void forward_log(fmi3InstanceEnvironment env, fmi3Status status, fmi3Stri
 	sart_inner_forward(in, to_sart(status), category, message ? message : "(no message)");
 }
 
-/* Intermediate updates are accepted and nothing is asked of them: the seam neither reads
- * nor sets values inside a step, and early returns come from the FMU's own events. */
+/* ---- intermediate update ---------------------------------------------------------------- */
+
+/* The intermediate inputs of one instance (sart_inner_set_intermediate_inputs's, sorted as
+ * in->intermediate_inputs): what the caller set for the coming step, the values at the
+ * starts of the last two steps, and how the callback went. */
+typedef struct Fmi3Interm {
+	size_t n;
+	double *next;           /* the caller's last set of each (NaN: none yet) */
+	double *last, *prev;    /* at the start of the last step, and of the one before */
+	double t_last, t_prev;
+	int npoints;            /* how many of last and prev hold values: 0, 1 or 2 */
+	double *at;             /* the values given at an intermediate point */
+	int moved;              /* the FMU holds values set inside the last step */
+	fmi3Status failed;      /* the worst status of the sets inside the step */
+	double failed_at;
+} Fmi3Interm;
+
+static void interm_free(Fmi3Interm *m)
+{
+	if (m) {
+		free(m->next);
+		free(m);
+	}
+}
+
+/* The history of an instance with intermediate inputs: one block of 4 n doubles. */
+static Fmi3Interm *interm_new(size_t n)
+{
+	Fmi3Interm *m = calloc(1, sizeof *m);
+	if (!m)
+		return NULL;
+	m->n = n;
+	m->next = malloc(4 * n * sizeof *m->next);
+	if (!m->next) {
+		free(m);
+		return NULL;
+	}
+	m->last = m->next + n;
+	m->prev = m->last + n;
+	m->at = m->prev + n;
+	for (size_t i = 0; i < n; i++)
+		m->next[i] = NAN;
+	return m;
+}
+
+/* The position of vr among the intermediate inputs, or -1. */
+static long interm_index(const SartInner *in, SartVr vr)
+{
+	size_t lo = 0, hi = in->nintermediate_inputs;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (in->intermediate_inputs[mid] < vr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < in->nintermediate_inputs && in->intermediate_inputs[lo] == vr ? (long)lo : -1;
+}
+
+/* A set by the caller: the values of intermediate inputs are remembered for the next step. */
+static void interm_note_set(SartInner *in, const SartVr vr[], size_t n, const double v[])
+{
+	Fmi3Interm *m = impl(in)->interm;
+	for (size_t i = 0; i < n; i++) {
+		long k = interm_index(in, vr[i]);
+		if (k >= 0)
+			m->next[k] = v[i];
+	}
+}
+
+/* Before a step from t: its start values join the history (replacing the last ones when
+ * the step starts again from the same time; the history restarts when it starts earlier,
+ * after a state was restored), and the FMU is given them back if a previous step left
+ * extrapolated values in it.  Inputs the caller never set are read from the FMU. */
+static SartStatus interm_begin_step(SartInner *in, double t)
+{
+	Fmi3Inner *f = impl(in);
+	Fmi3Interm *m = f->interm;
+	for (size_t i = 0; i < m->n; i++)
+		if (isnan(m->next[i])) {
+			fmi3Status st = f->api.get_float64(f->c, &in->intermediate_inputs[i], 1,
+			                                   &m->next[i], 1);
+			if (st != fmi3OK)
+				return outcome(in, "fmi3GetFloat64", st);
+		}
+	if (m->npoints > 0 && t < m->t_last)
+		m->npoints = 0;
+	if (m->npoints == 0 || t > m->t_last) {
+		memcpy(m->prev, m->last, m->n * sizeof *m->prev);
+		m->t_prev = m->t_last;
+		m->npoints = m->npoints < 2 ? m->npoints + 1 : 2;
+	}
+	memcpy(m->last, m->next, m->n * sizeof *m->last);
+	m->t_last = t;
+	m->failed = fmi3OK;
+	if (m->moved) {
+		m->moved = 0;
+		return outcome(in, "fmi3SetFloat64", f->api.set_float64(f->c, in->intermediate_inputs,
+		                                                          m->n, m->last, m->n));
+	}
+	return SART_OK;
+}
+
+/* After the step: a set the FMU refused inside it is the step's error. */
+static SART_COLD SartStatus interm_end_step(SartInner *in, SartStatus st)
+{
+	Fmi3Interm *m = impl(in)->interm;
+	if (m->failed == fmi3OK || st > SART_WARNING)
+		return st;
+	return worse(st, sart_inner_report(in, to_sart(m->failed), "fmi3SetFloat64 of the "
+	                                   "intermediate inputs at t = %s (inside the step) "
+	                                   "returned %s", SART_NUM(m->failed_at),
+	                                   fmi3_status_name(m->failed)));
+}
+
+/* The FMU's intermediate update callback.  Asked for inputs, the seam gives each its linear
+ * extrapolation from the last two step starts.  It never asks to return early: its callers
+ * end their steps at their own event times, and the FMU's events end steps by themselves
+ * (an early return, when allowed). */
 static void intermediate_update(fmi3InstanceEnvironment env, fmi3Float64 time,
                                 fmi3Boolean set_requested, fmi3Boolean get_allowed,
                                 fmi3Boolean step_finished, fmi3Boolean can_return_early,
                                 fmi3Boolean *early_return_requested,
                                 fmi3Float64 *early_return_time)
 {
-	(void)env, (void)time, (void)set_requested, (void)get_allowed, (void)step_finished;
-	(void)can_return_early;
+	SartInner *in = env;
+	Fmi3Inner *f = impl(in);
+	Fmi3Interm *m = f->interm;
+	(void)get_allowed, (void)step_finished, (void)can_return_early;
 	if (early_return_requested)
 		*early_return_requested = false;
 	if (early_return_time)
 		*early_return_time = time;
+	if (!set_requested || !m || m->npoints == 0 || !isfinite(time))
+		return;
+	for (size_t i = 0; i < m->n; i++) {
+		double slope = m->npoints == 2 && m->t_last > m->t_prev
+		                       ? (m->last[i] - m->prev[i]) / (m->t_last - m->t_prev)
+		                       : 0.0;
+		m->at[i] = m->last[i] + slope * (time - m->t_last);
+	}
+	fmi3Status st = f->api.set_float64(f->c, in->intermediate_inputs, m->n, m->at, m->n);
+	m->moved = 1;
+	if (st != fmi3OK && st > m->failed) {
+		m->failed = st;
+		m->failed_at = time;
+	}
 }
 
 /* ---- loading ---------------------------------------------------------------------------- */
@@ -273,6 +423,7 @@ static void fmi3_unbind(SartInner *in)
 	if (f) {
 		free(f->shadows);
 		sart_inner_fmi3_free_bytes(f);
+		interm_free(f->interm);
 	}
 	free(in->impl);
 	in->impl = NULL;
@@ -283,6 +434,7 @@ static void fmi3_unbind(SartInner *in)
 static SartStatus fmi3_instantiate(SartInner *in, const char *token, int logging_on)
 {
 	Fmi3Inner *f = impl(in);
+	f->next_event = INFINITY;
 	/* FMI 3.0 passes the resources as a directory path ending in a separator */
 	size_t len = strlen(in->resource_dir);
 	char *path = malloc(len + 2);
@@ -290,6 +442,13 @@ static SartStatus fmi3_instantiate(SartInner *in, const char *token, int logging
 		return sart_inner_report(in, SART_ERROR, "fmi3InstantiateCoSimulation: out of memory");
 	memcpy(path, in->resource_dir, len);
 	memcpy(path + len, "/", 2);
+	if (in->caps & SART_CAP_SCHEDULED_EXECUTION) {
+		f->event_mode_used = 0;
+		f->early_return_allowed = 0;
+		SartStatus st = sart_inner_fmi3_instantiate_se(in, token, path, logging_on, forward_log);
+		free(path);
+		return st;
+	}
 	if (in->caps & SART_CAP_MODEL_EXCHANGE) {
 		/* Event Mode is the ME layer's (sart_inner_me.c): exit_init settles nothing */
 		f->event_mode_used = 0;
@@ -304,13 +463,18 @@ static SartStatus fmi3_instantiate(SartInner *in, const char *token, int logging
 	}
 	f->event_mode_used = (in->caps & SART_CAP_EVENT_MODE) != 0;
 	f->early_return_allowed = (in->caps & SART_CAP_EARLY_RETURN) != 0;
+	if (in->nintermediate_inputs && !f->interm &&
+	    !(f->interm = interm_new(in->nintermediate_inputs))) {
+		free(path);
+		return sart_inner_report(in, SART_ERROR, "fmi3InstantiateCoSimulation: out of memory");
+	}
 	f->held_log[0] = '\0';
 	f->held_status = SART_OK;
 	f->holding_log = f->event_mode_used;
 	f->c = f->api.instantiate(in->name, token, path, false, logging_on ? true : false,
 	                          f->event_mode_used ? true : false,
-	                          f->early_return_allowed ? true : false, NULL, 0, in, forward_log,
-	                          intermediate_update);
+	                          f->early_return_allowed ? true : false, in->intermediate_inputs,
+	                          in->nintermediate_inputs, in, forward_log, intermediate_update);
 	f->holding_log = 0;
 	SartStatus st = SART_OK;
 	if (!f->c && f->event_mode_used) {
@@ -320,7 +484,8 @@ static SartStatus fmi3_instantiate(SartInner *in, const char *token, int logging
 		 * good for the seam's callers, so the refusal costs nothing but this warning. */
 		f->event_mode_used = 0;
 		f->c = f->api.instantiate(in->name, token, path, false, logging_on ? true : false,
-		                          false, f->early_return_allowed ? true : false, NULL, 0, in,
+		                          false, f->early_return_allowed ? true : false,
+		                          in->intermediate_inputs, in->nintermediate_inputs, in,
 		                          forward_log, intermediate_update);
 		if (f->c)
 			st = sart_inner_report(in, SART_WARNING, "fmi3InstantiateCoSimulation refused "
@@ -380,10 +545,22 @@ static SartStatus settle_events(SartInner *in, double t)
 		if (terminate)
 			return sart_inner_report(in, SART_ERROR, "fmi3UpdateDiscreteStates %s asked to "
 			                         "terminate the simulation", when);
+		f->next_event = next_defined ? next : INFINITY;
 		if (!again)
 			break;
 	}
+	/* the clocks' layer reads what ticked while the FMU is still in Event Mode */
+	if (f->event_hook) {
+		worst = worse(worst, f->event_hook(in, t));
+		if (worst > SART_WARNING)
+			return worst;
+	}
 	return worse(worst, outcome(in, "fmi3EnterStepMode", f->api.enter_step_mode(f->c)));
+}
+
+SartStatus sart_inner_fmi3_settle(SartInner *in, double t)
+{
+	return settle_events(in, t);
 }
 
 static SartStatus fmi3_exit_init(SartInner *in)
@@ -766,6 +943,8 @@ static SART_COLD SartStatus set_real_mixed(SartInner *in, const SartVr vr[], siz
 static SartStatus fmi3_set_real(SartInner *in, const SartVr vr[], size_t n, const double v[])
 {
 	Fmi3Inner *f = impl(in);
+	if (f->interm)
+		interm_note_set(in, vr, n, v);
 	if (any_element(in, vr, n))
 		return elements_set(in, KIND_REAL, vr, n, v, NULL);
 	if (all_of_type(in, vr, n, SART_VT_FLOAT64))
@@ -981,13 +1160,21 @@ static SartStatus fmi3_do_step(SartInner *in, double t, double h, int no_set_sta
 	Fmi3Inner *f = impl(in);
 	fmi3Boolean event = false, terminate = false, early = false;
 	fmi3Float64 last = t + h;
+	if (f->interm) {
+		SartStatus b = interm_begin_step(in, t);
+		if (b > SART_WARNING) {
+			*reached = NAN;
+			return b;
+		}
+	}
 	fmi3Status st = f->api.do_step(f->c, t, h, no_set_state_prior ? true : false, &event,
 	                               &terminate, &early, &last);
-	if (st == fmi3OK && !event && !terminate && !early) {
+	if (st == fmi3OK && !event && !terminate && !early && !(f->interm && f->interm->failed)) {
 		*reached = t + h;
 		return SART_OK;
 	}
-	return step_other(in, t, h, st, event, terminate, early, last, reached);
+	SartStatus r = step_other(in, t, h, st, event, terminate, early, last, reached);
+	return f->interm ? interm_end_step(in, r) : r;
 }
 
 /* What one fmi3DoStep from t by h towards end returned, other than a plain fmi3OK:
@@ -1140,7 +1327,8 @@ static SartStatus fmi3_deserialize(SartInner *in, const unsigned char *buf, size
 /* ---- Model Exchange (driven by sart_inner_me.c) ----------------------------------------- */
 
 /* A Model Exchange call's status other than fmi3OK, reported with the FMU's time. */
-static SART_COLD SartStatus me_not_ok(SartInner *in, const char *fn, double t, fmi3Status st)
+SART_COLD SartStatus sart_inner_fmi3_not_ok_at(SartInner *in, const char *fn, double t,
+                                               fmi3Status st)
 {
 	char call[96];
 	snprintf(call, sizeof call, "%s at t = %s", fn, SART_NUM(t));
@@ -1149,7 +1337,7 @@ static SART_COLD SartStatus me_not_ok(SartInner *in, const char *fn, double t, f
 
 static inline SartStatus me_outcome(SartInner *in, const char *fn, double t, fmi3Status st)
 {
-	return st == fmi3OK ? SART_OK : me_not_ok(in, fn, t, st);
+	return st == fmi3OK ? SART_OK : sart_inner_fmi3_not_ok_at(in, fn, t, st);
 }
 
 static SartStatus fmi3_get_sizes(SartInner *in, size_t *nx, size_t *nz, double t)
@@ -1317,4 +1505,5 @@ const SartInnerOps sart_inner_fmi3_ops = {
 	sart_inner_fmi3_get_binary,
 	sart_inner_fmi3_set_binary,
 	&fmi3_me_ops,
+	&sart_inner_fmi3_se_ops,
 };

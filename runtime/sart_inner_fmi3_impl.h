@@ -70,6 +70,12 @@ typedef struct Fmi3Api {
 	fmi3CompletedIntegratorStepTYPE *completed_integrator_step;
 	fmi3EnterContinuousTimeModeTYPE *enter_ct_mode;
 	fmi3GetDirectionalDerivativeTYPE *directional_derivative;
+	/* Scheduled Execution, and clocks */
+	fmi3InstantiateScheduledExecutionTYPE *instantiate_se;
+	fmi3ActivateModelPartitionTYPE *activate_model_partition;
+	fmi3GetClockTYPE *get_clock;
+	fmi3GetIntervalDecimalTYPE *get_interval_decimal;
+	fmi3SetClockTYPE *set_clock;
 } Fmi3Api;
 
 /* What the seam last wrote to an array whose elements are set one by one (its start
@@ -106,6 +112,11 @@ typedef struct Fmi3Inner {
 	size_t nbyte_shadows;
 	unsigned char **held; /* the copies the last get of array elements gave out */
 	size_t nheld;
+	struct Fmi3Interm *interm; /* the intermediate inputs' history (NULL: none) */
+	int clock_update; /* Scheduled Execution: the FMU called clockUpdate since last asked */
+	/* clocks (sart_inner_se.c): run in Event Mode before Step Mode, or NULL */
+	SartStatus (*event_hook)(SartInner *in, double t);
+	double next_event; /* the last settled Event Mode's next time event, +inf when none */
 } Fmi3Inner;
 
 static inline Fmi3Inner *impl(SartInner *in)
@@ -115,6 +126,10 @@ static inline Fmi3Inner *impl(SartInner *in)
 
 /* A status other than fmi3OK, reported with the name of the function that returned it. */
 SART_COLD SartStatus sart_inner_fmi3_not_ok(SartInner *in, const char *fn, fmi3Status st);
+
+/* The same for a call made at the FMU's time t: "fmi3SetTime at t = 0.5 returned ...". */
+SART_COLD SartStatus sart_inner_fmi3_not_ok_at(SartInner *in, const char *fn, double t,
+                                               fmi3Status st);
 
 static inline SartStatus outcome(SartInner *in, const char *fn, fmi3Status st)
 {
@@ -153,5 +168,15 @@ SartStatus sart_inner_fmi3_get_binary(SartInner *in, const SartVr vr[], size_t n
 SartStatus sart_inner_fmi3_set_binary(SartInner *in, const SartVr vr[], size_t n,
                                       const unsigned char *const v[], const size_t sizes[]);
 void sart_inner_fmi3_free_bytes(Fmi3Inner *f);
+
+/* sart_inner_fmi3_se.c: the Scheduled Execution instance (resource path as
+ * fmi3_instantiate makes it) and the calls the layer of sart_inner_se.c makes. */
+SartStatus sart_inner_fmi3_instantiate_se(SartInner *in, const char *token, const char *path,
+                                          int logging_on, fmi3LogMessageCallback log);
+extern const SartInnerSeOps sart_inner_fmi3_se_ops;
+
+/* sart_inner_fmi3.c: Event Mode until the discrete states settle (the clocks' hook run),
+ * then Step Mode; t for messages, NaN after initialization. */
+SartStatus sart_inner_fmi3_settle(SartInner *in, double t);
 
 #endif

@@ -641,11 +641,21 @@ static void iso_unbind(SartInner *in)
 static SartStatus iso_instantiate(SartInner *in, const char *guid, int logging_on)
 {
 	Iso *iso = in->impl;
-	size_t len = strlen(guid) + 1;
-	if (len > iso->ch.data_cap)
-		return too_small(in, SART_OP_INSTANTIATE, len);
-	memcpy(sart_chan_data(&iso->ch), guid, len);
-	iso->ch.h->req_len = len;
+	size_t len = strlen(guid) + 1, nim = in->nintermediate_inputs;
+	size_t total = len + (nim ? sizeof(uint32_t) * (1 + nim) : 0);
+	if (total > iso->ch.data_cap || nim > UINT32_MAX)
+		return too_small(in, SART_OP_INSTANTIATE, total);
+	unsigned char *data = sart_chan_data(&iso->ch);
+	memcpy(data, guid, len);
+	if (nim) { /* the intermediate inputs, for the host's seam to give the FMU */
+		uint32_t n32 = (uint32_t)nim;
+		memcpy(data + len, &n32, sizeof n32);
+		for (size_t i = 0; i < nim; i++) {
+			uint32_t vr = in->intermediate_inputs[i];
+			memcpy(data + len + sizeof n32 * (1 + i), &vr, sizeof vr);
+		}
+	}
+	iso->ch.h->req_len = total;
 	iso->ch.h->flags = logging_on ? 1u : 0u;
 	return call(in, SART_OP_INSTANTIATE, iso->call_timeout);
 }

@@ -95,6 +95,8 @@ struct SartInnerMe {
 	long step_events;          /* events since the step began */
 	SartStatus worst;          /* the worst status the solver's callbacks met */
 	SartStatus failed;         /* the status of the callback that stopped the solver */
+	/* the clocks layer's (sart_inner_se.c): run where the discrete states settled */
+	SartStatus (*event_hook)(SartInner *in, double t);
 };
 
 /* A state handle of an ME inner: the FMU's state and the layer's data. */
@@ -374,6 +376,12 @@ static SartStatus settle(SartInner *in, double t, int first)
 		}
 		if (!info.new_discrete_states_needed)
 			break;
+	}
+	if (m->event_hook) {
+		/* the clocks layer reads what ticked while the FMU is still in Event Mode */
+		s = worse(s, m->event_hook(in, t));
+		if (!going(in, s))
+			return s;
 	}
 	m->d.te_defined = info.next_event_time_defined;
 	m->d.next_te = info.next_event_time;
@@ -1074,6 +1082,31 @@ static SartStatus add_element_vrs(const SartInner *in, SartInnerMe *m)
 	m->cfg.event_vrs = ev;
 	m->cfg.nevent_vrs = sort_unique(ev, ne);
 	return SART_OK;
+}
+
+void sart_inner_me_set_event_hook(SartInner *in, SartStatus (*hook)(SartInner *in, double t))
+{
+	if (in->me)
+		in->me->event_hook = hook;
+}
+
+SartStatus sart_inner_me_event(SartInner *in, double t,
+                               SartStatus (*tick)(SartInner *in, void *env), void *env)
+{
+	SartInnerMe *m = me_of(in);
+	SartStatus s = SART_OK;
+	if (m->d.mode != ME_MODE_EVENT) {
+		s = m->fmi->enter_event_mode(in, t);
+		if (!going(in, s))
+			return s;
+		m->d.mode = ME_MODE_EVENT;
+	}
+	s = worse(s, tick(in, env));
+	if (going(in, s))
+		s = worse(s, handle_event(in, t, NULL, 1));
+	if (going(in, s) && !m->d.terminated)
+		s = worse(s, end_step(in, t));
+	return s;
 }
 
 SartStatus sart_inner_me_attach(SartInner *in, const SartMeConfig *cfg)

@@ -132,6 +132,14 @@ typedef struct SartInnerModel {
 	/* A Model Exchange inner (SART_CAP_MODEL_EXCHANGE in caps): how each step integrates
 	 * it (sart_inner.h, SartMeConfig).  Zero (omitted) for a Co-Simulation inner. */
 	SartMeConfig me;
+	/* FMI 3.0 Co-Simulation: its Float64 inputs marked intermediateUpdate, which the seam
+	 * gives it inside a step when it asks (sart_inner_set_intermediate_inputs).  NULL/0
+	 * (omitted) when there are none. */
+	const SartVr *intermediate_inputs;
+	size_t nintermediate_inputs;
+	/* A Scheduled Execution inner (SART_CAP_SCHEDULED_EXECUTION in caps): its clocks
+	 * (sart_inner.h, SartSeConfig).  Zero (omitted) for any other inner. */
+	SartSeConfig se;
 } SartInnerModel;
 
 typedef struct SartWrapper SartWrapper;

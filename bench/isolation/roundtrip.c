@@ -118,7 +118,7 @@ int main(int argc, char **argv)
 	snprintf(host, sizeof host, "%s/sacc-fmu-host", build);
 	if (cycles < 10)
 		cycles = 10;
-	SartInnerConfig cfg = {"window", dir, "window", SART_FMI2, 0, logger, NULL, NULL, 0, NULL, 0, {0}};
+	SartInnerConfig cfg = {"window", dir, "window", SART_FMI2, 0, logger, NULL, NULL, 0, NULL, 0, {0}, {NULL, 0}};
 	SartIsolation iso = {host, 0, 0, 0, spin, 0, NULL, NULL};
 	SartInner *a = NULL, *b = NULL;
 	if (sart_inner_load(&cfg, &a) != SART_OK || sart_inner_load_isolated(&cfg, &iso, &b) !=

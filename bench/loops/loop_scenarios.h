@@ -28,23 +28,23 @@ static const int ls_dep_a[] = {0};
 static const int ls_dep_bc[] = {0, 1};
 
 static const SartVar ls_affine_vars[] = {
-	{"u", 0, SART_REAL, SART_CAUS_INPUT, NULL, 0},
-	{"y", 1, SART_REAL, SART_CAUS_OUTPUT, ls_dep_u_w, 2},
-	{"gain", 2, SART_REAL, SART_CAUS_PARAMETER, NULL, 0},
-	{"offset", 3, SART_REAL, SART_CAUS_PARAMETER, NULL, 0},
-	{"w", 4, SART_REAL, SART_CAUS_INPUT, NULL, 0},
+	{"u", 0, SART_REAL, SART_CAUS_INPUT, NULL, 0, 0, 0},
+	{"y", 1, SART_REAL, SART_CAUS_OUTPUT, ls_dep_u_w, 2, 0, 0},
+	{"gain", 2, SART_REAL, SART_CAUS_PARAMETER, NULL, 0, 0, 0},
+	{"offset", 3, SART_REAL, SART_CAUS_PARAMETER, NULL, 0, 0, 0},
+	{"w", 4, SART_REAL, SART_CAUS_INPUT, NULL, 0, 0, 0},
 };
 enum { LS_U, LS_Y, LS_GAIN, LS_OFFSET, LS_W };
 
 static const SartVar ls_planes_vars[] = {
-	{"a", 0, SART_REAL, SART_CAUS_INPUT, NULL, 0},
-	{"b", 1, SART_REAL, SART_CAUS_OUTPUT, NULL, 0},
-	{"c", 2, SART_REAL, SART_CAUS_OUTPUT, ls_dep_a, 1},
+	{"a", 0, SART_REAL, SART_CAUS_INPUT, NULL, 0, 0, 0},
+	{"b", 1, SART_REAL, SART_CAUS_OUTPUT, NULL, 0, 0, 0},
+	{"c", 2, SART_REAL, SART_CAUS_OUTPUT, ls_dep_a, 1, 0, 0},
 };
 static const SartVar ls_sphere_vars[] = {
-	{"b", 0, SART_REAL, SART_CAUS_INPUT, NULL, 0},
-	{"c", 1, SART_REAL, SART_CAUS_INPUT, NULL, 0},
-	{"a", 2, SART_REAL, SART_CAUS_OUTPUT, ls_dep_bc, 2},
+	{"b", 0, SART_REAL, SART_CAUS_INPUT, NULL, 0, 0, 0},
+	{"c", 1, SART_REAL, SART_CAUS_INPUT, NULL, 0, 0, 0},
+	{"a", 2, SART_REAL, SART_CAUS_OUTPUT, ls_dep_bc, 2, 0, 0},
 };
 
 typedef struct LoopScenario {

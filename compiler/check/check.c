@@ -111,7 +111,8 @@ SaType chk_fmu_sa_type(FmuType t)
 	case FT_REAL: case FT_FLOAT32: return TY_REAL;
 	case FT_BOOLEAN: return TY_BOOL;
 	case FT_STRING: return TY_STRING;
-	case FT_BINARY: case FT_CLOCK: return TY_NONE;
+	case FT_BINARY: return TY_NONE;
+	case FT_CLOCK: return TY_INTEGER; /* its ticks in the inner's last step (sart_inner.h) */
 	default: return TY_INTEGER;
 	}
 }

@@ -294,6 +294,11 @@ static void ports_from_fmu(Ctx *x, Inner *in, Node *decl_in, Node *decl_out)
 		if (taken[i] || (v->causality != CAUS_INPUT && v->causality != CAUS_OUTPUT))
 			continue;
 		SaType t = chk_fmu_sa_type(v->type);
+		/* a clock is an Integer port of its ticks in the inner's last step; an input one
+		 * only when triggered (the runtime ticks the others by themselves) */
+		if (v->type == FT_CLOCK && v->causality == CAUS_INPUT &&
+		    v->clock.interval_variability != IV_TRIGGERED)
+			continue;
 		if (v->ndims > 0 && t != TY_NONE) {
 			add_element_ports(x, in, v, i, t);
 			continue;
@@ -301,8 +306,8 @@ static void ports_from_fmu(Ctx *x, Inner *in, Node *decl_in, Node *decl_out)
 		if (v->ndims > 0)
 			continue; /* Binary arrays: an FMI 3.0 wrapper forwards them (emit_binary.c) */
 		if (t == TY_NONE)
-			continue; /* Binary and Clock are not reachable from the language (an FMI 3.0
-			           * wrapper forwards Binary ports: emit_binary.c) */
+			continue; /* Binary is not reachable from the language (an FMI 3.0 wrapper
+			           * forwards Binary ports: emit_binary.c) */
 		Node *p = make_port_decl(x, in->decl->loc, v->name, t, v->unit);
 		add_port(x, in, (InnerPort){p, v->name, v->name, t, v->unit,
 					    v->causality == CAUS_INPUT, i, 0, false});

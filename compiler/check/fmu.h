@@ -61,6 +61,45 @@ typedef enum FmuInitial {
 	INIT_CALCULATED,
 } FmuInitial;
 
+/* How a Clock's interval is known (FMI 3.0's intervalVariability): periodic clocks
+ * (constant, fixed, tunable, changing) tick from their interval and shift; countdown
+ * ones when the FMU sets the interval of their next tick; triggered ones when whatever
+ * drives them says so (an output clock, an input table). */
+typedef enum FmuIntervalVariability {
+	IV_CONSTANT,
+	IV_FIXED,
+	IV_TUNABLE,
+	IV_CHANGING,
+	IV_COUNTDOWN,
+	IV_TRIGGERED,
+} FmuIntervalVariability;
+
+/* A Clock variable's attributes (or a <ClockType>'s, which a clock's own override).
+ * Counters are in units of resolution (ticks of 1/resolution s). */
+typedef struct FmuClock {
+	FmuIntervalVariability interval_variability;
+	double interval_decimal;      /* NaN when absent */
+	double shift_decimal;         /* 0 when absent */
+	bool supports_fraction;
+	bool can_be_deactivated;
+	unsigned long long resolution;       /* 0 when absent */
+	unsigned long long interval_counter; /* 0 when absent */
+	unsigned long long shift_counter;    /* 0 when absent */
+	bool has_priority;
+	unsigned priority;            /* smaller is more urgent (Scheduled Execution's order) */
+} FmuClock;
+
+/* A periodic clock: one whose ticks follow from interval and shift. */
+bool fmu_clock_periodic(const FmuClock *c);
+
+/* Its interval in seconds: intervalDecimal, else intervalCounter/resolution; NaN when
+ * neither is given (the FMU tells it at run time). */
+double fmu_clock_interval(const FmuClock *c);
+/* Its shift in seconds: shiftDecimal, else shiftCounter/resolution, else 0. */
+double fmu_clock_shift(const FmuClock *c);
+
+const char *fmu_interval_variability_name(FmuIntervalVariability iv);
+
 typedef struct FmuVar {
 	char *name;
 	uint32_t vr;          /* value reference */
@@ -86,6 +125,15 @@ typedef struct FmuVar {
 	/* FMI 3 Binary: its mimeType (NULL when absent) and maxSize (-1 when absent). */
 	char *mime_type;
 	long long max_size;
+	/* FMI 3 intermediateUpdate="true": an importer may exchange it inside a Co-Simulation
+	 * step, in the FMU's intermediate update callback. */
+	bool intermediate_update;
+	/* FMI 3 Clock: its attributes (meaningful only when type is FT_CLOCK). */
+	FmuClock clock;
+	/* FMI 3 clocks="..": the Clock variables (0-based indices) whose ticks this variable is
+	 * computed or read at; none for a variable outside every clocked partition. */
+	int *clocks;
+	int nclocks;
 } FmuVar;
 
 /* One <Dimension>: a fixed size (start) or the structural parameter that gives it. */
@@ -119,6 +167,7 @@ typedef struct FmuTypeDef {
 	char *unit;
 	FmuEnumItem *items;
 	int nitems;
+	FmuClock clock; /* a <ClockType>'s attributes */
 } FmuTypeDef;
 
 /* One output's direct dependencies on other variables (ModelStructure/Outputs).
@@ -169,6 +218,18 @@ typedef struct FmuMe {
 	int nevent_indicator_vars;
 } FmuMe;
 
+/* The FMI 3 <ScheduledExecution> element: the FMU's partitions are activated one at a time
+ * by the importer at its clocks' ticks (fmi3ActivateModelPartition). */
+typedef struct FmuSe {
+	char *model_identifier;       /* NULL when the FMU has no <ScheduledExecution> */
+	bool needs_execution_tool;
+	bool can_be_instantiated_only_once_per_process;
+	bool can_get_and_set_fmu_state;
+	bool can_serialize_fmu_state;
+	bool provides_directional_derivative;
+	bool provides_adjoint_derivatives;
+} FmuSe;
+
 typedef struct FmuInfo {
 	FmiVersion version;
 	char *fmi_version;      /* the attribute as written, e.g. "2.0" or "3.0" */
@@ -208,6 +269,7 @@ typedef struct FmuInfo {
 	double fixed_internal_step_size;              /* FMI 3, 0 when absent */
 
 	FmuMe me;               /* the Model Exchange interface (has_model_exchange) */
+	FmuSe se;               /* the Scheduled Execution interface (has_scheduled_execution) */
 
 	double default_start, default_stop, default_step, default_tolerance; /* NaN when absent */
 
@@ -254,6 +316,14 @@ void fmu_free(FmuInfo *fmu);
  * Exchange and not Co-Simulation (an FMU with both runs as Co-Simulation by default). */
 bool fmu_me_by_default(const FmuInfo *fmu);
 
+/* Whether sacc runs the FMU through Scheduled Execution: when it offers that interface
+ * only. */
+bool fmu_se_by_default(const FmuInfo *fmu);
+
+/* Whether sacc runs the FMU as Co-Simulation with its clocks ticked in Event Mode: it has
+ * clocks, and runs as Co-Simulation with Event Mode. */
+bool fmu_cs_clocks(const FmuInfo *fmu);
+
 /* The model identifier of the interface sacc runs the FMU through: Model Exchange's when
  * me, else Co-Simulation's. */
 const char *fmu_identifier(const FmuInfo *fmu, bool me);
@@ -262,6 +332,12 @@ const char *fmu_identifier(const FmuInfo *fmu, bool me);
  * parameters, discrete Real inputs), sorted, each once: malloc'd, NULL with *n = 0 when
  * none or out of memory. */
 uint32_t *fmu_me_event_vrs(const FmuInfo *fmu, size_t *n);
+
+/* An FMI 3.0 Co-Simulation FMU's scalar Float64 inputs marked intermediateUpdate among its
+ * first nvars variables (those of its description, before any expanded array elements),
+ * sorted: what an importer gives it inside a step when it asks.  malloc'd, NULL with *n = 0
+ * when none (always for FMI 2.0) or out of memory. */
+uint32_t *fmu_intermediate_inputs(const FmuInfo *fmu, int nvars, size_t *n);
 
 /* What the element of that interface declares, for the code that asks the same of either
  * (whether a wrapper can get and set its state, whether it needs a process to itself). */

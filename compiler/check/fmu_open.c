@@ -204,6 +204,7 @@ void fmu_free(FmuInfo *f)
 		free(v->mime_type);
 		free(v->description);
 		free(v->dims);
+		free(v->clocks);
 	}
 	free(f->vars);
 	for (int i = 0; i < f->nunits; i++)
@@ -227,6 +228,7 @@ void fmu_free(FmuInfo *f)
 		free(f->initial_unknowns[i].deps);
 	free(f->initial_unknowns);
 	free(f->me.model_identifier);
+	free(f->se.model_identifier);
 	free(f->me.states);
 	free(f->me.event_indicators);
 	free(f);
@@ -239,26 +241,32 @@ bool fmu_me_by_default(const FmuInfo *f)
 	return f->has_model_exchange && !f->has_cosim;
 }
 
+bool fmu_se_by_default(const FmuInfo *f)
+{
+	return f->has_scheduled_execution && !f->has_cosim && !f->has_model_exchange;
+}
+
+bool fmu_cs_clocks(const FmuInfo *f)
+{
+	return f->nclocks > 0 && f->has_cosim && f->has_event_mode;
+}
+
 const char *fmu_identifier(const FmuInfo *f, bool me)
 {
 	return me && f->me.model_identifier ? f->me.model_identifier : f->model_identifier;
 }
 
-/* The value references an importer may set only in Event Mode among those a Model
- * Exchange run sets between steps (tunable Real parameters, discrete Real inputs), sorted
- * and each once (FMI 2.0 aliases share one); NULL and *n = 0 when there are none.  An FMI
- * 3.0 array is one reference here: the runtime adds the references its caller gives the
- * elements (sart_inner_me.c), which the description does not know. */
-uint32_t *fmu_me_event_vrs(const FmuInfo *f, size_t *n)
+/* The value references of the first nvars variables that keep says yes to, sorted and each
+ * once (FMI 2.0 aliases share one); NULL and *n = 0 when there are none or out of memory. */
+static uint32_t *vrs_where(const FmuInfo *f, int nvars, bool (*keep)(const FmuVar *v),
+                           size_t *n)
 {
 	uint32_t *vrs = NULL;
 	size_t k = 0;
 	*n = 0;
-	for (int i = 0; i < f->nvars; i++) {
+	for (int i = 0; i < nvars && i < f->nvars; i++) {
 		const FmuVar *v = &f->vars[i];
-		bool real = v->type == FT_REAL || v->type == FT_FLOAT32;
-		if (!real || !((v->causality == CAUS_PARAMETER && v->variability == VAR_TUNABLE) ||
-		               (v->causality == CAUS_INPUT && v->variability == VAR_DISCRETE)))
+		if (!keep(v))
 			continue;
 		uint32_t *grown = realloc(vrs, (k + 1) * sizeof *vrs);
 		if (!grown) {
@@ -279,12 +287,44 @@ uint32_t *fmu_me_event_vrs(const FmuInfo *f, size_t *n)
 	return vrs;
 }
 
+/* Set only in Event Mode among what a Model Exchange run sets between steps: tunable Real
+ * parameters, discrete Real inputs.  An FMI 3.0 array is one reference here: the runtime
+ * adds the references its caller gives the elements (sart_inner_me.c), which the
+ * description does not know. */
+static bool me_event_only(const FmuVar *v)
+{
+	bool real = v->type == FT_REAL || v->type == FT_FLOAT32;
+	return real && ((v->causality == CAUS_PARAMETER && v->variability == VAR_TUNABLE) ||
+	                (v->causality == CAUS_INPUT && v->variability == VAR_DISCRETE));
+}
+
+uint32_t *fmu_me_event_vrs(const FmuInfo *f, size_t *n)
+{
+	return vrs_where(f, f->nvars, me_event_only, n);
+}
+
+static bool intermediate_input(const FmuVar *v)
+{
+	return v->intermediate_update && v->type == FT_REAL && v->causality == CAUS_INPUT &&
+	       !v->ndims;
+}
+
+uint32_t *fmu_intermediate_inputs(const FmuInfo *f, int nvars, size_t *n)
+{
+	*n = 0;
+	return f->version == FMI_V3 ? vrs_where(f, nvars, intermediate_input, n) : NULL;
+}
+
 FmuAbilities fmu_abilities(const FmuInfo *f, bool me)
 {
 	if (me)
 		return (FmuAbilities){f->me.can_get_and_set_fmu_state, f->me.can_serialize_fmu_state,
 		                      f->me.can_be_instantiated_only_once_per_process,
 		                      f->me.needs_execution_tool, false};
+	if (fmu_se_by_default(f)) /* its partitions take their inputs where they run */
+		return (FmuAbilities){f->se.can_get_and_set_fmu_state, f->se.can_serialize_fmu_state,
+		                      f->se.can_be_instantiated_only_once_per_process,
+		                      f->se.needs_execution_tool, false};
 	return (FmuAbilities){f->can_get_and_set_fmu_state, f->can_serialize_fmu_state,
 	                      f->can_be_instantiated_only_once_per_process,
 	                      f->needs_execution_tool, f->can_interpolate_inputs};

@@ -132,6 +132,22 @@ static int me_capabilities(const FmuInfo *f, Cap *caps)
 
 #define MAX_CAPS 16
 
+/* The Scheduled Execution element's. */
+static int se_capabilities(const FmuInfo *f, Cap *caps)
+{
+	const FmuSe *e = &f->se;
+	int n = 0;
+#define CAP(nm, v) (caps[n++] = (Cap){nm, (v), true, NULL})
+	CAP("canBeInstantiatedOnlyOncePerProcess", e->can_be_instantiated_only_once_per_process);
+	CAP("canGetAndSetFMUState", e->can_get_and_set_fmu_state);
+	CAP("canSerializeFMUState", e->can_serialize_fmu_state);
+	CAP("providesDirectionalDerivatives", e->provides_directional_derivative);
+	CAP("providesAdjointDerivatives", e->provides_adjoint_derivatives);
+	CAP("needsExecutionTool", e->needs_execution_tool);
+#undef CAP
+	return n;
+}
+
 /* A capabilities block of the table: its title, then one aligned line per capability
  * (lead, when not NULL, a first line naming the element's model identifier). */
 static void print_caps(FILE *out, const char *title, const Cap *caps, int n, const char *lead)
@@ -155,8 +171,10 @@ static void print_caps(FILE *out, const char *title, const Cap *caps, int n, con
  * it cannot run. */
 static const char *runs_as(const FmuInfo *f)
 {
-	if (f->unusable || (!f->has_cosim && !f->has_model_exchange))
+	if (f->unusable)
 		return NULL;
+	if (fmu_se_by_default(f))
+		return "Scheduled Execution, its partitions activated by sacc at their clocks' ticks";
 	if (!f->has_model_exchange)
 		return "Co-Simulation";
 	if (!f->has_cosim)
@@ -317,6 +335,81 @@ static const char *var_name(const FmuInfo *f, int i)
 	return i >= 0 && i < f->nvars && f->vars[i].name ? f->vars[i].name : "?";
 }
 
+/* A clock's interval or shift for people: seconds, "?" when the FMU tells it at run time. */
+static void clock_time_cell(char *buf, size_t size, double x)
+{
+	if (isnan(x))
+		snprintf(buf, size, "?");
+	else
+		fmt_double(buf, size, x);
+}
+
+enum { K_NAME, K_CAUS, K_IV, K_INTERVAL, K_SHIFT, K_PRIO, NKCOLS };
+
+static void clock_cells(const FmuVar *v, char cells[NKCOLS][64])
+{
+	snprintf(cells[K_NAME], 64, "%s", v->name ? v->name : "?");
+	snprintf(cells[K_CAUS], 64, "%s", fmu_causality_name(v->causality));
+	snprintf(cells[K_IV], 64, "%s", fmu_interval_variability_name(v->clock.interval_variability));
+	if (fmu_clock_periodic(&v->clock)) {
+		clock_time_cell(cells[K_INTERVAL], 64, fmu_clock_interval(&v->clock));
+		clock_time_cell(cells[K_SHIFT], 64, fmu_clock_shift(&v->clock));
+	} else {
+		snprintf(cells[K_INTERVAL], 64, "-");
+		snprintf(cells[K_SHIFT], 64, "-");
+	}
+	if (v->clock.has_priority)
+		snprintf(cells[K_PRIO], 64, "%u", v->clock.priority);
+	else
+		snprintf(cells[K_PRIO], 64, "-");
+}
+
+/* The Clock variables: how each ticks, and the variables computed at its ticks. */
+static void print_clocks(FILE *out, const FmuInfo *f)
+{
+	if (f->nclocks == 0)
+		return;
+	static const char *const heads[NKCOLS] = {"name",     "causality", "intervalVariability",
+	                                          "interval", "shift",     "priority"};
+	int width[NKCOLS];
+	for (int c = 0; c < NKCOLS; c++)
+		width[c] = text_width(heads[c]);
+	for (int i = 0; i < f->nvars; i++) {
+		char cells[NKCOLS][64];
+		if (f->vars[i].type != FT_CLOCK)
+			continue;
+		clock_cells(&f->vars[i], cells);
+		for (int c = 0; c < NKCOLS; c++)
+			if (text_width(cells[c]) > width[c])
+				width[c] = text_width(cells[c]);
+	}
+	fprintf(out, "\nclocks (%d)\n  ", f->nclocks);
+	for (int c = 0; c < NKCOLS; c++) {
+		put_cell(out, heads[c], width[c]);
+		fputs("  ", out);
+	}
+	fputs("variables\n", out);
+	for (int i = 0; i < f->nvars; i++) {
+		char cells[NKCOLS][64];
+		if (f->vars[i].type != FT_CLOCK)
+			continue;
+		clock_cells(&f->vars[i], cells);
+		fputs("  ", out);
+		for (int c = 0; c < NKCOLS; c++) {
+			put_cell(out, cells[c], width[c]);
+			fputs("  ", out);
+		}
+		int n = 0;
+		for (int k = 0; k < f->nvars; k++)
+			for (int j = 0; j < f->vars[k].nclocks; j++)
+				if (f->vars[k].clocks[j] == i) {
+					fputs(n++ ? ", " : "", out);
+					put_cell(out, var_name(f, k), 0);
+				}
+		fputs(n ? "\n" : "(none)\n", out);
+	}
+}
+
 static void print_deps(FILE *out, const FmuInfo *f)
 {
 	fprintf(out, "\noutput dependencies\n");
@@ -429,7 +522,13 @@ void fmu_print_table(FILE *out, const FmuInfo *f)
 		int n = me_capabilities(f, caps);
 		print_caps(out, "model exchange", caps, n, f->me.model_identifier);
 	}
+	if (f->has_scheduled_execution) {
+		Cap caps[MAX_CAPS];
+		int n = se_capabilities(f, caps);
+		print_caps(out, "scheduled execution", caps, n, f->se.model_identifier);
+	}
 	print_vars(out, f);
+	print_clocks(out, f);
 	print_units(out, f);
 	print_deps(out, f);
 	if (f->unusable)
@@ -501,6 +600,23 @@ static void json_kv_num(FILE *out, int indent, const char *key, double v, bool *
 	json_num(out, v);
 }
 
+static void json_clock(FILE *out, const FmuVar *v, bool *first)
+{
+	const FmuClock *c = &v->clock;
+	bool cfirst = true;
+	json_key(out, 6, "clock", first);
+	fputs("{", out);
+	json_kv_str(out, 8, "intervalVariability",
+	            fmu_interval_variability_name(c->interval_variability), &cfirst);
+	json_kv_num(out, 8, "interval", fmu_clock_interval(c), &cfirst);
+	json_kv_num(out, 8, "shift", fmu_clock_shift(c), &cfirst);
+	json_kv_num(out, 8, "resolution", c->resolution ? (double)c->resolution : NAN, &cfirst);
+	json_kv_bool(out, 8, "supportsFraction", c->supports_fraction, &cfirst);
+	json_kv_bool(out, 8, "canBeDeactivated", c->can_be_deactivated, &cfirst);
+	json_kv_num(out, 8, "priority", c->has_priority ? c->priority : NAN, &cfirst);
+	fputs("\n      }", out);
+}
+
 static void json_var(FILE *out, const FmuInfo *f, const FmuVar *v)
 {
 	bool first = true;
@@ -529,6 +645,17 @@ static void json_var(FILE *out, const FmuInfo *f, const FmuVar *v)
 				json_num(out, (double)v->dims[k].size);
 			else
 				fputs("null", out);
+		}
+		fputs("]", out);
+	}
+	if (v->type == FT_CLOCK) /* FMI 3 clocks only, so other descriptions print as before */
+		json_clock(out, v, &first);
+	if (v->nclocks) {
+		json_key(out, 6, "clocks", &first);
+		fputs("[", out);
+		for (int k = 0; k < v->nclocks; k++) {
+			fputs(k ? ", " : "", out);
+			json_str(out, var_name(f, v->clocks[k]));
 		}
 		fputs("]", out);
 	}
@@ -618,7 +745,21 @@ void fmu_print_json(FILE *out, const FmuInfo *f)
 	} else {
 		fputs("null", out);
 	}
-	json_kv_str(out, 2, "runsAs", !runs_as(f) ? NULL : f->has_cosim ? "Co-Simulation"
+	json_key(out, 2, "scheduledExecutionInterface", &first);
+	if (f->has_scheduled_execution) {
+		Cap caps[MAX_CAPS];
+		int n = se_capabilities(f, caps);
+		bool sfirst = true;
+		fputs("{", out);
+		json_kv_str(out, 4, "modelIdentifier", f->se.model_identifier, &sfirst);
+		for (int i = 0; i < n; i++)
+			json_kv_bool(out, 4, caps[i].name, caps[i].value, &sfirst);
+		fputs("\n  }", out);
+	} else {
+		fputs("null", out);
+	}
+	json_kv_str(out, 2, "runsAs", !runs_as(f) ? NULL : fmu_se_by_default(f) ? "Scheduled Execution"
+	                                             : f->has_cosim ? "Co-Simulation"
 	                                                             : "Model Exchange", &first);
 
 	json_key(out, 2, "defaultExperiment", &first);

@@ -344,6 +344,38 @@ static const char *const initial_names[] = {
 	[INIT_CALCULATED] = "calculated",
 };
 
+static const char *const interval_variability_names[] = {
+	[IV_CONSTANT] = "constant",   [IV_FIXED] = "fixed",         [IV_TUNABLE] = "tunable",
+	[IV_CHANGING] = "changing",   [IV_COUNTDOWN] = "countdown", [IV_TRIGGERED] = "triggered",
+};
+#define NIV ((int)(sizeof interval_variability_names / sizeof *interval_variability_names))
+
+const char *fmu_interval_variability_name(FmuIntervalVariability iv)
+{
+	return (int)iv >= 0 && (int)iv < NIV ? interval_variability_names[iv] : "?";
+}
+
+bool fmu_clock_periodic(const FmuClock *c)
+{
+	return c->interval_variability <= IV_CHANGING;
+}
+
+double fmu_clock_interval(const FmuClock *c)
+{
+	if (!isnan(c->interval_decimal))
+		return c->interval_decimal;
+	if (c->interval_counter && c->resolution)
+		return (double)c->interval_counter / (double)c->resolution;
+	return NAN;
+}
+
+double fmu_clock_shift(const FmuClock *c)
+{
+	if (c->shift_decimal != 0 || !c->shift_counter || !c->resolution)
+		return c->shift_decimal;
+	return (double)c->shift_counter / (double)c->resolution;
+}
+
 const char *fmu_causality_name(FmuCausality c)
 {
 	return (unsigned)c < sizeof causality_names / sizeof *causality_names ? causality_names[c]
@@ -369,7 +401,7 @@ const char *fmu_var_unsupported(const FmuVar *v, char *buf, size_t size)
 		         fmu_type_name_for(v->type, FMI_V3));
 	else if (v->ndims > 0)
 		snprintf(buf, size, "an array of %s", fmu_type_name_for(v->type, FMI_V3));
-	else if (v->type == FT_BINARY || v->type == FT_ENUMERATION || v->type == FT_CLOCK)
+	else if (v->type == FT_BINARY || v->type == FT_ENUMERATION)
 		snprintf(buf, size, "%s %s", v->type == FT_ENUMERATION ? "an" : "a",
 		         fmu_type_name_for(v->type, FMI_V3));
 	else
@@ -462,6 +494,21 @@ static void read_me(Reader *r, const xmlNode *me)
 	}
 }
 
+/* <ScheduledExecution>: its identifier and capabilities, beside the other interfaces'. */
+static void read_se(Reader *r, const xmlNode *se)
+{
+	FmuSe *s = &r->fmu->se;
+	s->model_identifier = required_attr(r, se, "modelIdentifier");
+	s->needs_execution_tool = attr_bool(r, se, "needsExecutionTool", false);
+	s->can_be_instantiated_only_once_per_process =
+		attr_bool(r, se, "canBeInstantiatedOnlyOncePerProcess", false);
+	s->can_get_and_set_fmu_state = attr_bool(r, se, "canGetAndSetFMUState", false);
+	s->can_serialize_fmu_state = attr_bool(r, se, "canSerializeFMUState", false);
+	s->provides_directional_derivative =
+		attr_bool(r, se, "providesDirectionalDerivatives", false);
+	s->provides_adjoint_derivatives = attr_bool(r, se, "providesAdjointDerivatives", false);
+}
+
 static bool is_unit_elem(const xmlNode *n)
 {
 	return strcmp((const char *)n->name, "Unit") == 0;
@@ -534,6 +581,46 @@ static void read_items(Reader *r, const xmlNode *spec, FmuTypeDef *td)
 	}
 }
 
+/* The Clock attributes of a <Clock> or <ClockType>, over those already in c (a clock's
+ * declared type's, or the defaults).  required: intervalVariability must be there (a
+ * <Clock> whose type does not give it). */
+static void read_clock_attrs(Reader *r, const xmlNode *n, FmuClock *c, bool required,
+                             const char *owner)
+{
+	char *s = attr(r, n, "intervalVariability");
+	if (s) {
+		int iv = lookup(interval_variability_names, NIV, s);
+		if (iv < 0)
+			err_at(r, n, "unknown intervalVariability '%s' of clock '%s' (constant, fixed, "
+			       "tunable, changing, countdown or triggered)", s, owner);
+		else
+			c->interval_variability = (FmuIntervalVariability)iv;
+		free(s);
+	} else if (required) {
+		err_at(r, n, "clock '%s' lacks the required attribute 'intervalVariability'", owner);
+	}
+	c->interval_decimal = attr_double(r, n, "intervalDecimal", c->interval_decimal);
+	c->shift_decimal = attr_double(r, n, "shiftDecimal", c->shift_decimal);
+	c->supports_fraction = attr_bool(r, n, "supportsFraction", c->supports_fraction);
+	c->can_be_deactivated = attr_bool(r, n, "canBeDeactivated", c->can_be_deactivated);
+	unsigned long long u = 0;
+	bool present = false;
+	if (attr_uint(r, n, "resolution", ULLONG_MAX, &u, &present) && present)
+		c->resolution = u;
+	if (attr_uint(r, n, "intervalCounter", ULLONG_MAX, &u, &present) && present)
+		c->interval_counter = u;
+	if (attr_uint(r, n, "shiftCounter", ULLONG_MAX, &u, &present) && present)
+		c->shift_counter = u;
+	if (attr_uint(r, n, "priority", UINT32_MAX, &u, &present) && present) {
+		c->has_priority = true;
+		c->priority = (unsigned)u;
+	}
+	double iv = fmu_clock_interval(c);
+	if (!isnan(iv) && !(iv > 0) && fmu_clock_periodic(c))
+		err_at(r, n, "clock '%s' has the interval %g: a periodic clock's must be positive",
+		       owner, iv);
+}
+
 /* FMI 2: SimpleType with one type child.  FMI 3: Float64Type and friends. */
 static void read_types(Reader *r, const xmlNode *defs)
 {
@@ -578,6 +665,9 @@ static void read_types(Reader *r, const xmlNode *defs)
 		td->unit = attr(r, spec, "unit");
 		if (type == FT_ENUMERATION)
 			read_items(r, spec, td);
+		td->clock.interval_decimal = NAN;
+		if (type == FT_CLOCK)
+			read_clock_attrs(r, t, &td->clock, false, td->name ? td->name : "?");
 		for (int i = 0; td->name && i < f->ntypes - 1; i++) {
 			if (f->types[i].name && strcmp(f->types[i].name, td->name) == 0) {
 				err_at(r, t, "type '%s' is defined twice", td->name);
@@ -656,6 +746,8 @@ static void read_type_attrs(Reader *r, const xmlNode *te, FmuVar *v)
 		       v->name ? v->name : "?");
 	}
 	v->max_size = -1;
+	if (r->fmu->version == FMI_V3)
+		v->intermediate_update = attr_bool(r, te, "intermediateUpdate", false);
 	if (v->type == FT_BINARY) {
 		unsigned long long max = 0;
 		bool has_max = false;
@@ -729,6 +821,24 @@ static void read_dims(Reader *r, const xmlNode *n, FmuVar *v)
 	}
 }
 
+/* A Clock variable: its declared <ClockType>'s attributes under its own.  A clock is an
+ * input (the importer ticks it), an output (the FMU does) or local. */
+static void read_clock(Reader *r, const xmlNode *n, FmuVar *v)
+{
+	const char *name = v->name ? v->name : "?";
+	const FmuTypeDef *td = v->declared_type ? fmu_find_type(r->fmu, v->declared_type) : NULL;
+	if (td && td->type == FT_CLOCK)
+		v->clock = td->clock;
+	else
+		v->clock.interval_decimal = NAN;
+	read_clock_attrs(r, n, &v->clock, !(td && td->type == FT_CLOCK), name);
+	if (v->causality != CAUS_INPUT && v->causality != CAUS_OUTPUT && v->causality != CAUS_LOCAL)
+		err_at(r, n, "clock '%s' has causality %s: a clock is an input, an output or local",
+		       name, fmu_causality_name(v->causality));
+	if (v->ndims > 0)
+		err_at(r, n, "clock '%s' is an array: sacc supports scalar clocks only", name);
+}
+
 static bool is_var_elem_v2(const xmlNode *n)
 {
 	return strcmp((const char *)n->name, "ScalarVariable") == 0;
@@ -736,7 +846,7 @@ static bool is_var_elem_v2(const xmlNode *n)
 
 /* Reads one variable.  derivs[i] keeps the raw derivative attribute (1-based index in FMI 2,
  * value reference in FMI 3) for resolution once every variable is known. */
-static void read_var(Reader *r, const xmlNode *n, FmuVar *v, long long *deriv)
+static void read_var(Reader *r, const xmlNode *n, FmuVar *v, long long *deriv, char **clocks)
 {
 	FmuInfo *f = r->fmu;
 	const xmlNode *te = n; /* the element with the type-specific attributes */
@@ -762,12 +872,10 @@ static void read_var(Reader *r, const xmlNode *n, FmuVar *v, long long *deriv)
 			       v->name ? v->name : "?");
 	} else {
 		type_of_element(FMI_V3, ename(n), "", &v->type);
-		if (v->type == FT_CLOCK && r->any)
+		if (v->type == FT_CLOCK)
 			f->nclocks++;
-		else if (v->type == FT_CLOCK)
-			err_at(r, n, "variable '%s' is a Clock: sacc does not support FMI 3.0 clocks "
-			       "(nor Scheduled Execution)", v->name ? v->name : "?");
 		read_dims(r, n, v);
+		*clocks = attr(r, n, "clocks");
 	}
 	unsigned long long vr = 0;
 	bool present;
@@ -778,6 +886,8 @@ static void read_var(Reader *r, const xmlNode *n, FmuVar *v, long long *deriv)
 	read_kinds(r, n, v);
 	if (te) {
 		read_type_attrs(r, te, v);
+		if (v->type == FT_CLOCK)
+			read_clock(r, te, v);
 		if (v->variability == VAR_CONTINUOUS && !is_float(v->type))
 			err_at(r, n, "variable '%s' is %s and cannot be continuous",
 			       v->name ? v->name : "?", fmu_type_name_for(v->type, f->version));
@@ -793,6 +903,8 @@ static bool is_var_elem_v3(const xmlNode *n)
 	FmuType t;
 	return type_of_element(FMI_V3, (const char *)n->name, "", &t);
 }
+
+static int count_words(const char *s);
 
 typedef struct VrIndex {
 	uint32_t vr;
@@ -930,6 +1042,36 @@ static void resolve_dims(Reader *r, const xmlNode *n, const VrIndex *idx, FmuVar
 	}
 }
 
+/* A clocks="vr vr .." attribute: the Clock variables v belongs to. */
+static void resolve_clocks(Reader *r, const xmlNode *n, const VrIndex *idx, FmuVar *v,
+                           const char *list)
+{
+	const FmuInfo *f = r->fmu;
+	const char *name = v->name ? v->name : "?";
+	int count = count_words(list);
+	v->clocks = calloc_n(r, count, sizeof *v->clocks);
+	const char *p = skip_ws(list);
+	for (int k = 0; v->clocks && k < count; k++, p = skip_ws(p)) {
+		unsigned long long ref;
+		const char *end;
+		if (!parse_uint(p, UINT32_MAX, &ref, &end) || (*end && !strchr(" \t\r\n", *end))) {
+			err_at(r, n, "clocks of '%s' must be a list of value references, not '%s'", name,
+			       list);
+			return;
+		}
+		p = end;
+		int c = var_by_vr(f, idx, (uint32_t)ref);
+		if (c < 0)
+			err_at(r, n, "clocks of '%s' names valueReference %llu, which no variable has",
+			       name, ref);
+		else if (f->vars[c].type != FT_CLOCK)
+			err_at(r, n, "clocks of '%s' names '%s', which is not a Clock", name,
+			       f->vars[c].name ? f->vars[c].name : "?");
+		else
+			v->clocks[v->nclocks++] = c;
+	}
+}
+
 static void read_vars(Reader *r, const xmlNode *mv, VrIndex **vr_index)
 {
 	FmuInfo *f = r->fmu;
@@ -938,9 +1080,11 @@ static void read_vars(Reader *r, const xmlNode *mv, VrIndex **vr_index)
 	f->vars = calloc_n(r, n, sizeof *f->vars);
 	const xmlNode **elems = calloc_n(r, n, sizeof *elems);
 	long long *deriv = calloc_n(r, n, sizeof *deriv);
-	if (!f->vars || !elems || !deriv) {
+	char **clocks = calloc_n(r, n, sizeof *clocks);
+	if (!f->vars || !elems || !deriv || !clocks) {
 		free(elems);
 		free(deriv);
+		free(clocks);
 		return;
 	}
 	for (const xmlNode *c = mv ? mv->children : NULL; c; c = c->next) {
@@ -953,7 +1097,7 @@ static void read_vars(Reader *r, const xmlNode *mv, VrIndex **vr_index)
 		elems[f->nvars] = c;
 		deriv[f->nvars] = -1;
 		FmuVar *v = &f->vars[f->nvars++];
-		read_var(r, c, v, &deriv[f->nvars - 1]);
+		read_var(r, c, v, &deriv[f->nvars - 1], &clocks[f->nvars - 1]);
 	}
 	check_duplicate_names(r, elems);
 	*vr_index = build_vr_index(r, elems);
@@ -977,9 +1121,14 @@ static void read_vars(Reader *r, const xmlNode *mv, VrIndex **vr_index)
 	}
 	free(deriv);
 	r->var_elems = elems;
-	if (*vr_index)
-		for (int i = 0; i < f->nvars; i++)
+	for (int i = 0; i < f->nvars; i++) {
+		if (*vr_index)
 			resolve_dims(r, elems[i], *vr_index, &f->vars[i]);
+		if (*vr_index && clocks[i])
+			resolve_clocks(r, elems[i], *vr_index, &f->vars[i], clocks[i]);
+		free(clocks[i]);
+	}
+	free(clocks);
 }
 
 
@@ -1364,6 +1513,29 @@ static const char *const section_names[S_COUNT] = {
 	"TypeDefinitions", "DefaultExperiment", "ModelVariables", "ModelStructure",
 };
 
+/* What sacc cannot run of an FMU with clocks (one run as Co-Simulation without Event Mode;
+ * Scheduled Execution, Co-Simulation with Event Mode and Model Exchange run them):
+ * `inspect` shows it with the reason, other commands refuse it at its first Clock. */
+static void refuse_clocks(Reader *r)
+{
+	FmuInfo *f = r->fmu;
+	if (f->unusable || !f->nclocks || fmu_se_by_default(f) || fmu_cs_clocks(f) ||
+	    fmu_me_by_default(f))
+		return;
+	const char *why = "its Co-Simulation interface has no Event Mode, where clocks tick "
+	                  "(hasEventMode)";
+	if (r->any) {
+		f->unusable = "it has Clock variables but no Event Mode (hasEventMode)";
+		return;
+	}
+	for (int i = 0; i < f->nvars; i++)
+		if (f->vars[i].type == FT_CLOCK) {
+			err_at(r, r->var_elems ? r->var_elems[i] : NULL, "variable '%s' is a Clock: %s",
+			       f->vars[i].name ? f->vars[i].name : "?", why);
+			return;
+		}
+}
+
 static void read_root(Reader *r, const xmlNode *root)
 {
 	FmuInfo *f = r->fmu;
@@ -1410,6 +1582,8 @@ static void read_root(Reader *r, const xmlNode *root)
 	f->has_scheduled_execution = sec[S_SE] != NULL;
 	if (sec[S_ME])
 		read_me(r, sec[S_ME]);
+	if (sec[S_SE])
+		read_se(r, sec[S_SE]);
 	if (f->version == FMI_V2) {
 		unsigned long long n = 0;
 		bool present;
@@ -1421,14 +1595,10 @@ static void read_root(Reader *r, const xmlNode *root)
 	} else if (sec[S_ME]) {
 		/* run through Model Exchange: its library is the one to load */
 		f->model_identifier = dup_str(r, f->me.model_identifier);
-	} else if (r->any && sec[S_SE]) {
-		f->model_identifier = required_attr(r, sec[S_SE], "modelIdentifier");
-		f->unusable = "it offers Scheduled Execution only";
-	} else if (sec[S_SE])
-		err_at(r, sec[S_SE], "model '%s' offers only the Scheduled Execution interface, which "
-		       "sacc does not support: it drives Co-Simulation and Model Exchange FMUs",
-		       f->model_name ? f->model_name : "?");
-	else
+	} else if (sec[S_SE]) {
+		/* run through Scheduled Execution (sart_inner_se.c) */
+		f->model_identifier = dup_str(r, f->se.model_identifier);
+	} else
 		err_at(r, root, "model '%s' has neither <CoSimulation> nor <ModelExchange>: sacc "
 		       "handles Co-Simulation and Model Exchange FMUs",
 		       f->model_name ? f->model_name : "?");
@@ -1447,8 +1617,7 @@ static void read_root(Reader *r, const xmlNode *root)
 	if (f->vars && !r->oom)
 		read_structure(r, sec[S_STRUCTURE], idx);
 	free(idx);
-	if (!f->unusable && f->nclocks)
-		f->unusable = "it has Clock variables, and sacc does not support FMI 3.0 clocks";
+	refuse_clocks(r);
 	if (!r->errors)
 		classify(f);
 }

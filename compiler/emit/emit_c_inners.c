@@ -82,13 +82,21 @@ bool ec_setup_inner(Ec *e, InnerC *ic, const Inner *in)
 	ic->enumc = arena_printf(a, "inner_%s", ic->cname);
 	ic->slots = arena_alloc(a, (size_t)(in->nports + 1) * sizeof *ic->slots);
 	const EmitLayout *sub = NULL;
-	if (in->fmu && in->me) {
+	if (in->fmu && fmu_se_by_default(in->fmu)) {
+		/* its partitions activated by the runtime: only its own element's state handling */
+		ic->model_identifier = in->fmu->se.model_identifier;
+		ic->guid = in->fmu->guid ? in->fmu->guid : "";
+		ic->version = 3;
+		ic->caps = (in->fmu->se.can_get_and_set_fmu_state ? 1u : 0u) |
+		           (in->fmu->se.can_serialize_fmu_state ? 2u : 0u) | 64u;
+	} else if (in->fmu && in->me) {
 		/* integrated by the runtime: only its own element's state handling counts */
 		ic->model_identifier = fmu_identifier(in->fmu, true);
 		ic->guid = in->fmu->guid ? in->fmu->guid : "";
 		ic->version = in->fmu->version == FMI_V3 ? 3 : 2;
 		ic->caps = (in->fmu->me.can_get_and_set_fmu_state ? 1u : 0u) |
-		           (in->fmu->me.can_serialize_fmu_state ? 2u : 0u) | 32u;
+		           (in->fmu->me.can_serialize_fmu_state ? 2u : 0u) | 32u |
+		           (in->fmu->nclocks > 0 ? 128u : 0u); /* clocks ticked in Event Mode */
 	} else if (in->fmu) {
 		ic->model_identifier = in->fmu->model_identifier ? in->fmu->model_identifier : in->name;
 		ic->guid = in->fmu->guid ? in->fmu->guid : "";
@@ -97,7 +105,8 @@ bool ec_setup_inner(Ec *e, InnerC *ic, const Inner *in)
 		           (in->fmu->can_serialize_fmu_state ? 2u : 0u) |
 		           (in->fmu->can_interpolate_inputs ? 4u : 0u) |
 		           (ic->version == 3 && in->fmu->has_event_mode ? 8u : 0u) | /* events handled */
-		           (ic->version == 3 && in->fmu->might_return_early_from_do_step ? 16u : 0u);
+		           (ic->version == 3 && in->fmu->might_return_early_from_do_step ? 16u : 0u) |
+		           (fmu_cs_clocks(in->fmu) ? 128u : 0u); /* clocks ticked in Event Mode */
 	} else if (in->adaptation && in->adaptation->info) {
 		sub = emit_layout(e->c, in->adaptation->info);
 		if (!sub) {
@@ -195,19 +204,25 @@ static bool me_jacobian_by_vrs(const Inner *in)
 	return m->provides_directional_derivative && m->scalar_states && m->nstates > 0;
 }
 
-/* A Model Exchange inner's Reals that it takes only in Event Mode, sorted; *n = 0 when
- * none (or out of memory, when the runtime then passes their sets through as it did). */
-static const char **me_event_vrs(Ec *e, const Inner *in, int *n)
+/* Value references as C text, taking vrs (malloc'd, k of them; freed here); *n = k. */
+static const char **vrs_text(Ec *e, uint32_t *vrs, size_t k, int *n)
 {
 	Arena *a = e->c->arena;
-	size_t k = 0;
-	uint32_t *vrs = fmu_me_event_vrs(in->fmu, &k);
 	const char **text = arena_alloc(a, (k + 1) * sizeof *text);
 	for (size_t j = 0; j < k; j++)
 		text[j] = arena_printf(a, "%u", (unsigned)vrs[j]);
 	free(vrs);
 	*n = (int)k;
 	return text;
+}
+
+/* A Model Exchange inner's Reals that it takes only in Event Mode, sorted; *n = 0 when
+ * none (or out of memory, when the runtime then passes their sets through as it did). */
+static const char **me_event_vrs(Ec *e, const Inner *in, int *n)
+{
+	size_t k = 0;
+	uint32_t *vrs = fmu_me_event_vrs(in->fmu, &k);
+	return vrs_text(e, vrs, k, n);
 }
 
 /* The arrays of value references the Model Exchange inners' `.me` points to: those that
@@ -284,12 +299,86 @@ static void emit_me_config(Ec *e, const InnerC *ic, StrBuf *o)
 	sb_puts(o, "\t\t},\n");
 }
 
+/* An FMI 3.0 Co-Simulation inner's intermediate inputs (fmu_intermediate_inputs), as text;
+ * *n = 0 when none. */
+static const char **intermediate_inputs(Ec *e, const Inner *in, int *n)
+{
+	size_t k = 0;
+	uint32_t *vrs = in->fmu && !in->me ? fmu_intermediate_inputs(in->fmu, in->fmu->nvars, &k)
+	                                   : NULL;
+	return vrs_text(e, vrs, k, n);
+}
+
+/* The arrays `.intermediate_inputs` points to: the inputs the runtime gives an inner inside
+ * its steps when it asks for them. */
+static void emit_intermediate_arrays(Ec *e, StrBuf *o)
+{
+	for (int i = 0; i < e->ninners; i++) {
+		const InnerC *ic = &e->inners[i];
+		int n = 0;
+		const char **vrs = intermediate_inputs(e, ic->in, &n);
+		if (n == 0)
+			continue;
+		ec_put_list(o, arena_printf(e->c->arena, "static const SartVr %s_intermediate[%d] = ",
+		                            ic->cname, n), vrs, n, ";");
+		sb_putc(o, '\n');
+	}
+}
+
+/* The clocks the runtime schedules for a Scheduled Execution inner, or ticks in Event Mode
+ * for a Co-Simulation one: its input and output clocks (a local one is its own business). */
+static bool se_clock(const FmuVar *v)
+{
+	return v->type == FT_CLOCK && v->causality != CAUS_LOCAL;
+}
+
+static int se_nclocks(const Inner *in)
+{
+	int n = 0;
+	for (int k = 0; k < in->fmu->nvars; k++)
+		n += se_clock(&in->fmu->vars[k]);
+	return n;
+}
+
+/* A Scheduled Execution inner's clocks (SartClock), each with its kind, interval, shift
+ * and priority from the description; an interval the description leaves open is 0, asked
+ * of the FMU by the runtime. */
+static void emit_se_arrays(Ec *e, StrBuf *o)
+{
+	for (int i = 0; i < e->ninners; i++) {
+		const InnerC *ic = &e->inners[i];
+		if (!(ic->caps & (64u | 128u)))
+			continue;
+		const FmuInfo *f = ic->in->fmu;
+		sb_printf(o, "static const SartClock %s_clocks[%d] = {\n", ic->cname,
+		          se_nclocks(ic->in) > 0 ? se_nclocks(ic->in) : 1);
+		for (int k = 0; k < f->nvars; k++) {
+			const FmuVar *v = &f->vars[k];
+			if (!se_clock(v))
+				continue;
+			const FmuClock *c = &v->clock;
+			const char *kind = v->causality == CAUS_OUTPUT     ? "SART_CLOCK_OUTPUT"
+			                   : fmu_clock_periodic(c)            ? "SART_CLOCK_PERIODIC"
+			                   : c->interval_variability == IV_COUNTDOWN ? "SART_CLOCK_COUNTDOWN"
+			                                                         : "SART_CLOCK_TRIGGERED";
+			double iv = fmu_clock_interval(c), shift = fmu_clock_shift(c);
+			sb_printf(o, "\t{%u, %s, %s, %s, %u}, /* %s */\n", (unsigned)v->vr, kind,
+			          ec_real_text(e, fmu_clock_periodic(c) && iv > 0 ? iv : 0.0),
+			          ec_real_text(e, fmu_clock_periodic(c) ? shift : 0.0), c->priority,
+			          ec_c_string(e->c->arena, v->name));
+		}
+		sb_puts(o, "};\n\n");
+	}
+}
+
 /* The inner FMUs' table (SartInnerModel): library, GUID, version, capabilities and each
  * port group's place in the Storage. */
 void ec_emit_inner_table(Ec *e, StrBuf *o)
 {
 	Arena *a = e->c->arena;
 	emit_me_arrays(e, o);
+	emit_intermediate_arrays(e, o);
+	emit_se_arrays(e, o);
 	int *homes = emit_inner_homes(e->c, e->info);
 	sb_puts(o, "static const SartInnerModel inners[NINNERS] = {\n");
 	for (int i = 0; i < e->ninners; i++) {
@@ -308,9 +397,11 @@ void ec_emit_inner_table(Ec *e, StrBuf *o)
 		static const char *const cap_names[] = {"SART_CAP_GET_SET_STATE", "SART_CAP_SERIALIZE",
 		                                        "SART_CAP_INPUT_DERIVATIVES", "SART_CAP_EVENT_MODE",
 		                                        "SART_CAP_EARLY_RETURN",
-		                                        "SART_CAP_MODEL_EXCHANGE"};
+		                                        "SART_CAP_MODEL_EXCHANGE",
+		                                        "SART_CAP_SCHEDULED_EXECUTION",
+		                                        "SART_CAP_CLOCKS"};
 		unsigned ic_caps = ic->caps & (inner_may_return_early(e) ? ~0u : ~16u);
-		for (int b = 0; b < 6; b++)
+		for (int b = 0; b < 8; b++)
 			if (ic_caps & (1u << b))
 				sb_printf(&caps, "%s%s", caps.len ? " | " : "", cap_names[b]);
 		sb_printf(o, "\t\t.caps = %s,\n", caps.len ? sb_str(&caps) : "0");
@@ -319,7 +410,16 @@ void ec_emit_inner_table(Ec *e, StrBuf *o)
 			sb_puts(o, "\t\t.isolated = 1,\n");
 		ec_emit_vr_types_ref(e, ic, o);
 		ec_emit_elements_ref(e, ic, o);
+		{
+			int nim = 0;
+			intermediate_inputs(e, ic->in, &nim);
+			if (nim > 0)
+				sb_printf(o, "\t\t.intermediate_inputs = %s_intermediate,\n"
+				          "\t\t.nintermediate_inputs = %d,\n", ic->cname, nim);
+		}
 		emit_me_config(e, ic, o);
+		if (ic->caps & (64u | 128u))
+			sb_printf(o, "\t\t.se = {%s_clocks, %d},\n", ic->cname, se_nclocks(ic->in));
 		ec_batch_inner(e, o, ic);
 		for (int dir = 0; dir < 2; dir++) {
 			bool any = ec_binary_ports(e, i, dir) > 0;

@@ -199,6 +199,7 @@ const char *const pkg_host_sources[] = {
 	HOST_DIR "sacc_fmu_host.c", "sart_channel.c", "sart_host.c", "sart_inner.c",
 	"sart_inner_fmi2.c", "sart_inner_fmi3.c", "sart_inner_fmi3_bytes.c",
 	"sart_inner_me.c", "sart_ode.c", /* Model Exchange inners */
+	"sart_inner_se.c", "sart_inner_fmi3_se.c", /* Scheduled Execution inners */
 	"sart_numfmt.c", /* the seam's messages print numbers with it */
 	"sart_platform_posix.c", /* dlopen */
 };

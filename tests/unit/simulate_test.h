@@ -161,6 +161,20 @@ static inline void assert_cell(const char *path, const char *name, int row, doub
 	assert_true(fabs(got - want) <= 1e-12 * fmax(1, fabs(want)));
 	csv_free(t);
 }
+
+/* The time of row k (0 = the first point) of the result at path. */
+static inline double time_at(const char *path, int row)
+{
+	char err[256];
+	CsvTable *t = csv_read(path, err, sizeof err);
+	if (!t)
+		print_error("%s\n", err);
+	assert_non_null(t);
+	assert_true((size_t)row < t->nrows);
+	double v = t->data[(size_t)row * (size_t)t->ncols];
+	csv_free(t);
+	return v;
+}
 #endif
 
 #endif

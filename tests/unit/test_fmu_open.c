@@ -201,22 +201,9 @@ typedef struct Unusable {
 } Unusable;
 
 static const Unusable unusable[] = {
-	{"se3.fmu",
-	 "<fmiModelDescription fmiVersion='3.0' modelName='se3' instantiationToken='{t}'>\n"
-	 "<ScheduledExecution modelIdentifier='se3'/>\n"
-	 "<ModelVariables>\n"
-	 "<Clock name='tick' valueReference='1' causality='input' intervalVariability='fixed'/>\n"
-	 "</ModelVariables>\n"
-	 "</fmiModelDescription>\n",
-	 "  interfaces           Scheduled Execution\n", "it offers Scheduled Execution only",
-	 "%s:modelDescription.xml:2:1: error: model 'se3' offers only the Scheduled Execution "
-	 "interface, which sacc does not support: it drives Co-Simulation and Model Exchange "
-	 "FMUs\n"
-	 "%s:modelDescription.xml:4:1: error: variable 'tick' is a Clock: sacc does not support "
-	 "FMI 3.0 clocks (nor Scheduled Execution)\n", 1},
 	{"clocked3.fmu",
 	 "<fmiModelDescription fmiVersion='3.0' modelName='clocked3' instantiationToken='{t}'>\n"
-	 "<CoSimulation modelIdentifier='clocked3' hasEventMode='true'/>\n"
+	 "<CoSimulation modelIdentifier='clocked3'/>\n"
 	 "<ModelExchange modelIdentifier='clocked3'/>\n"
 	 "<ScheduledExecution modelIdentifier='clocked3'/>\n"
 	 "<ModelVariables>\n"
@@ -227,10 +214,49 @@ static const Unusable unusable[] = {
 	 "<ModelStructure><Output valueReference='2' dependencies=''/></ModelStructure>\n"
 	 "</fmiModelDescription>\n",
 	 "  interfaces           Co-Simulation, Model Exchange, Scheduled Execution\n",
-	 "it has Clock variables, and sacc does not support FMI 3.0 clocks",
-	 "%s:modelDescription.xml:6:1: error: variable 'tick' is a Clock: sacc does not "
-	 "support FMI 3.0 clocks (nor Scheduled Execution)\n", 1},
+	 "it has Clock variables but no Event Mode (hasEventMode)",
+	 "%s:modelDescription.xml:6:1: error: variable 'tick' is a Clock: its Co-Simulation "
+	 "interface has no Event Mode, where clocks tick (hasEventMode)\n", 1},
 };
+
+/* An FMU offering Scheduled Execution only is run through it: inspect says so, and
+ * fmu_open (build, simulate) takes it. */
+static void fmu_print__scheduled_execution_only__run_through_it(void **state)
+{
+	(void)state;
+	static const char xml[] =
+		"<fmiModelDescription fmiVersion='3.0' modelName='se3' instantiationToken='{t}'>\n"
+		"<ScheduledExecution modelIdentifier='se3'/>\n"
+		"<ModelVariables>\n"
+		"<Clock name='tick' valueReference='1' causality='input' intervalVariability='fixed' "
+		"intervalDecimal='0.5'/>\n"
+		"</ModelVariables>\n"
+		"</fmiModelDescription>\n";
+	char path[128];
+	tmp_path(path, sizeof path, "se3.fmu");
+	write_zip(path, "modelDescription.xml", xml, strlen(xml));
+	Capture c;
+	cap_open(&c);
+	FmuInfo *f = fmu_open(path, c.d);
+	assert_string_equal(cap_text(&c), "");
+	cap_close(&c);
+	assert_non_null(f);
+	assert_null(f->unusable);
+	char *t = print_to_string(fmu_print_table, f);
+	assert_contains(t, "  interfaces           Scheduled Execution\n");
+	assert_contains(t, "  sacc runs it as      Scheduled Execution, its partitions activated by "
+	                   "sacc at their clocks' ticks\n");
+	assert_contains(t, "  tick  input      fixed                0.5       0      -         "
+	                   "(none)\n");
+	assert_null(strstr(t, "cannot simulate"));
+	free(t);
+	char *j = print_to_string(fmu_print_json, f);
+	assert_true(json_valid(j));
+	assert_contains(j, "\"runsAs\": \"Scheduled Execution\"");
+	free(j);
+	fmu_free(f);
+	remove(path);
+}
 
 static void fmu_print__unusable_fmus__described_with_the_reason(void **state)
 {
@@ -399,6 +425,7 @@ int main(void)
 		cmocka_unit_test(fmu_print__window_table__summary_and_columns),
 		cmocka_unit_test(fmu_print__window_json__valid_with_keys),
 		cmocka_unit_test(fmu_print__json_strings_and_nulls__escaped),
+		cmocka_unit_test(fmu_print__scheduled_execution_only__run_through_it),
 		cmocka_unit_test(fmu_print__unusable_fmus__described_with_the_reason),
 		cmocka_unit_test(fmu_print__model_exchange__interface_sizes_and_choice),
 		cmocka_unit_test(fmu_read__built_fmus__described_as_specified),

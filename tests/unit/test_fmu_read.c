@@ -748,7 +748,131 @@ static void fmu_read__fmi3_arrays__sizes_from_structural_parameters(void **state
 	cap_close(&c);
 }
 
-static void fmu_read__fmi3_clock_and_scheduled_execution__refused_by_name(void **state)
+/* Clock variables: each attribute as written, a <ClockType>'s under a clock's own, the
+ * clocks="" of clocked variables resolved to the clocks, and the <ScheduledExecution>
+ * element's capabilities; the FMU is still unusable until sacc runs it. */
+static const char clocks_xml[] =
+	"<fmiModelDescription fmiVersion='3.0' modelName='clk' instantiationToken='t'>\n"
+	"<ScheduledExecution modelIdentifier='clkse' canGetAndSetFMUState='true' "
+	"providesAdjointDerivatives='true'/>\n"
+	"<TypeDefinitions><ClockType name='Slow' intervalVariability='fixed' "
+	"intervalCounter='3' resolution='2' shiftCounter='1' priority='7'/></TypeDefinitions>\n"
+	"<ModelVariables>\n"
+	"<Clock name='per' valueReference='1' causality='input' intervalVariability='constant' "
+	"intervalDecimal='0.25' shiftDecimal='0.125' priority='0' supportsFraction='true'/>\n"
+	"<Clock name='slow' valueReference='2' causality='input' declaredType='Slow' "
+	"canBeDeactivated='true'/>\n"
+	"<Clock name='cd' valueReference='3' causality='input' intervalVariability='countdown' "
+	"priority='2'/>\n"
+	"<Clock name='out' valueReference='4' causality='output' intervalVariability='triggered' "
+	"clocks='1 3'/>\n"
+	"<Int32 name='n' valueReference='5' causality='output' clocks='3 1'/>\n"
+	"</ModelVariables>\n"
+	"<ModelStructure><Output valueReference='4'/><Output valueReference='5'/></ModelStructure>\n"
+	"</fmiModelDescription>\n";
+
+static void fmu_read__fmi3_clocks__attributes_types_and_clocked_variables(void **state)
+{
+	(void)state;
+	Capture c;
+	cap_open(&c);
+	FmuInfo *f = fmu_parse_md_any(clocks_xml, sizeof clocks_xml - 1, "inline.xml", c.d);
+	assert_string_equal(cap_text(&c), "");
+	assert_non_null(f);
+	assert_int_equal(f->nclocks, 4);
+	assert_true(f->has_scheduled_execution);
+	assert_string_equal(f->se.model_identifier, "clkse");
+	assert_string_equal(f->model_identifier, "clkse");
+	assert_true(f->se.can_get_and_set_fmu_state);
+	assert_false(f->se.can_serialize_fmu_state);
+	assert_true(f->se.provides_adjoint_derivatives);
+
+	const FmuVar *per = var(f, "per"), *slow = var(f, "slow"), *cd = var(f, "cd");
+	const FmuVar *out = var(f, "out"), *n = var(f, "n");
+	assert_int_equal(per->clock.interval_variability, IV_CONSTANT);
+	assert_true(fmu_clock_periodic(&per->clock));
+	assert_near(fmu_clock_interval(&per->clock), 0.25, 0);
+	assert_near(fmu_clock_shift(&per->clock), 0.125, 0);
+	assert_true(per->clock.supports_fraction);
+	assert_true(per->clock.has_priority);
+	assert_int_equal(per->clock.priority, 0);
+	/* from the type: 3 counts of 1/2 s, shifted by one count, priority 7 */
+	assert_int_equal(slow->clock.interval_variability, IV_FIXED);
+	assert_near(fmu_clock_interval(&slow->clock), 1.5, 0);
+	assert_near(fmu_clock_shift(&slow->clock), 0.5, 0);
+	assert_int_equal(slow->clock.priority, 7);
+	assert_true(slow->clock.can_be_deactivated);
+	assert_int_equal(cd->clock.interval_variability, IV_COUNTDOWN);
+	assert_false(fmu_clock_periodic(&cd->clock));
+	assert_true(isnan(fmu_clock_interval(&cd->clock)));
+	assert_int_equal(out->causality, CAUS_OUTPUT);
+	assert_int_equal(out->clock.interval_variability, IV_TRIGGERED);
+	assert_false(out->clock.has_priority);
+	assert_int_equal(out->nclocks, 2);
+	assert_string_equal(f->vars[out->clocks[0]].name, "per");
+	assert_string_equal(f->vars[out->clocks[1]].name, "cd");
+	assert_int_equal(n->nclocks, 2);
+	assert_string_equal(f->vars[n->clocks[0]].name, "cd");
+	assert_int_equal(per->nclocks, 0);
+
+	char *t = print_to_string(fmu_print_table, f);
+	assert_contains(t, "\nscheduled execution\n  modelIdentifier  ");
+	assert_contains(t, "\nclocks (4)\n");
+	assert_contains(t, "  per   input      constant             0.25      0.125  0         "
+	                   "out, n\n");
+	assert_contains(t, "  slow  input      fixed                1.5       0.5    7         "
+	                   "(none)\n");
+	assert_contains(t, "  cd    input      countdown            -         -      2         "
+	                   "out, n\n");
+	free(t);
+	char *j = print_to_string(fmu_print_json, f);
+	assert_true(json_valid(j));
+	assert_contains(j, "\"scheduledExecutionInterface\": {\n    \"modelIdentifier\": "
+	                   "\"clkse\"");
+	assert_contains(j, "\"clock\": {\n        \"intervalVariability\": \"fixed\",\n"
+	                   "        \"interval\": 1.5,\n        \"shift\": 0.5,\n"
+	                   "        \"resolution\": 2,");
+	assert_contains(j, "\"clocks\": [\"cd\", \"per\"]");
+	free(j);
+	fmu_free(f);
+	cap_close(&c);
+}
+
+/* What is wrong with a clock is said at its element. */
+static void fmu_read__fmi3_bad_clocks__reported_at_the_element(void **state)
+{
+	(void)state;
+	static const char xml[] =
+		"<fmiModelDescription fmiVersion='3.0' modelName='m' instantiationToken='t'>\n"
+		"<CoSimulation modelIdentifier='m'/>\n"
+		"<ModelVariables>\n"
+		"<Clock name='a' valueReference='1' causality='input'/>\n"
+		"<Clock name='b' valueReference='2' causality='input' intervalVariability='often'/>\n"
+		"<Clock name='c' valueReference='3' causality='parameter' "
+		"intervalVariability='constant' intervalDecimal='-1'/>\n"
+		"<Int32 name='y' valueReference='4' causality='output' clocks='1 4 9'/>\n"
+		"</ModelVariables>\n"
+		"<ModelStructure><Output valueReference='4'/></ModelStructure>\n"
+		"</fmiModelDescription>\n";
+	Capture c;
+	cap_open(&c);
+	assert_null(fmu_parse_md_any(xml, sizeof xml - 1, "inline.xml", c.d));
+	assert_string_equal(cap_text(&c),
+	                    "inline.xml:4:1: error: clock 'a' lacks the required attribute "
+	                    "'intervalVariability'\n"
+	                    "inline.xml:5:1: error: unknown intervalVariability 'often' of clock 'b' "
+	                    "(constant, fixed, tunable, changing, countdown or triggered)\n"
+	                    "inline.xml:6:1: error: clock 'c' has the interval -1: a periodic "
+	                    "clock's must be positive\n"
+	                    "inline.xml:6:1: error: clock 'c' has causality parameter: a clock is an "
+	                    "input, an output or local\n"
+	                    "inline.xml:7:1: error: clocks of 'y' names 'y', which is not a Clock\n"
+	                    "inline.xml:7:1: error: clocks of 'y' names valueReference 9, which no "
+	                    "variable has\n");
+	cap_close(&c);
+}
+
+static void fmu_read__fmi3_clocks_without_event_mode__refused_by_name(void **state)
 {
 	(void)state;
 	Capture c;
@@ -765,22 +889,43 @@ static void fmu_read__fmi3_clock_and_scheduled_execution__refused_by_name(void *
 		"</fmiModelDescription>\n",
 		&c));
 	assert_string_equal(cap_text(&c),
-	                    "inline.xml:4:1: error: variable 'tick' is a Clock: sacc does not support "
-	                    "FMI 3.0 clocks (nor Scheduled Execution)\n"
 	                    "inline.xml:5:1: error: a <Dimension> of variable 'y' names "
-	                    "valueReference 9, which no variable has\n");
+	                    "valueReference 9, which no variable has\n"
+	                    "inline.xml:4:1: error: variable 'tick' is a Clock: its Co-Simulation "
+	                    "interface has no Event Mode, where clocks tick (hasEventMode)\n");
 	cap_close(&c);
+	/* a Model Exchange FMU's clocks tick in its Event Mode: read, not refused */
 	cap_open(&c);
-	assert_null(parse_str(
+	FmuInfo *me = parse_str(
+		"<fmiModelDescription fmiVersion='3.0' modelName='mc' instantiationToken='t'>\n"
+		"<ModelExchange modelIdentifier='mc'/>\n"
+		"<ModelVariables>\n"
+		"<Clock name='tick' valueReference='1' causality='input' intervalVariability='constant' "
+		"intervalDecimal='0.5'/>\n"
+		"</ModelVariables>\n"
+		"</fmiModelDescription>\n",
+		&c);
+	assert_string_equal(cap_text(&c), "");
+	assert_non_null(me);
+	assert_null(me->unusable);
+	assert_true(fmu_me_by_default(me));
+	fmu_free(me);
+	cap_close(&c);
+	/* an FMU offering Scheduled Execution only is run through it */
+	cap_open(&c);
+	FmuInfo *f = parse_str(
 		"<fmiModelDescription fmiVersion='3.0' modelName='se' instantiationToken='t'>\n"
 		"<ScheduledExecution modelIdentifier='se'/>\n"
 		"<ModelVariables/>\n"
 		"</fmiModelDescription>\n",
-		&c));
-	assert_string_equal(cap_text(&c),
-	                    "inline.xml:2:1: error: model 'se' offers only the Scheduled Execution "
-	                    "interface, which sacc does not support: it drives Co-Simulation and "
-	                    "Model Exchange FMUs\n");
+		&c);
+	assert_string_equal(cap_text(&c), "");
+	assert_non_null(f);
+	assert_null(f->unusable);
+	assert_true(fmu_se_by_default(f));
+	assert_false(fmu_me_by_default(f));
+	assert_string_equal(f->model_identifier, "se");
+	fmu_free(f);
 	cap_close(&c);
 }
 
@@ -1083,7 +1228,9 @@ int main(void)
 		cmocka_unit_test(fmu_read__bad_values__each_reported),
 		cmocka_unit_test(fmu_read__fmi3_bad_references__reported),
 		cmocka_unit_test(fmu_read__fmi3_arrays__sizes_from_structural_parameters),
-		cmocka_unit_test(fmu_read__fmi3_clock_and_scheduled_execution__refused_by_name),
+		cmocka_unit_test(fmu_read__fmi3_clocks__attributes_types_and_clocked_variables),
+		cmocka_unit_test(fmu_read__fmi3_bad_clocks__reported_at_the_element),
+		cmocka_unit_test(fmu_read__fmi3_clocks_without_event_mode__refused_by_name),
 		cmocka_unit_test(fmu_read__unsupported_version__error),
 		cmocka_unit_test(fmu_read__no_interface__error),
 		cmocka_unit_test(fmu_read__model_exchange_only__run_as_model_exchange),

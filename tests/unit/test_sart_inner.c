@@ -74,7 +74,7 @@ static SartStatus try_load(const char *group, const char *model, const char *nam
                            unsigned caps, Log *log, SartInner **out)
 {
 	SartInnerConfig cfg = {name, fmu_dir(group, model), model, SART_FMI2, caps, capture, log,
-	                       NULL, 0, NULL, 0, {0}};
+	                       NULL, 0, NULL, 0, {0}, {NULL, 0}};
 	return sart_inner_load(&cfg, out);
 }
 
@@ -453,7 +453,7 @@ static void sart_inner__missing_directory_or_library__error_names_path(void **st
 
 	/* The directory exists; the library named by the identifier does not. */
 	SartInnerConfig cfg = {"w", fmu_dir("fmus", "window"), "windoww", SART_FMI2, 0, capture,
-	                       &log, NULL, 0, NULL, 0, {0}};
+	                       &log, NULL, 0, NULL, 0, {0}, {NULL, 0}};
 	assert_int_equal(sart_inner_load(&cfg, &in), SART_ERROR);
 	assert_null(in);
 	assert_contains(log.last, "[w] cannot load /");

@@ -64,7 +64,7 @@ static SartInner *start3(const char *model, const char *token, unsigned caps,
 	char dir[512];
 	snprintf(dir, sizeof dir, "%s/fmus3/%s", test_build_dir(), model);
 	SartInnerConfig cfg = {model, dir, model, SART_FMI3, caps, capture, log, types, ntypes,
-	                       NULL, 0, {0}};
+	                       NULL, 0, {0}, {NULL, 0}};
 	SartInner *in = NULL;
 	assert_int_equal(sart_inner_load(&cfg, &in), SART_OK);
 	assert_int_equal(sart_inner_instantiate(in, token, logging), SART_OK);
@@ -243,7 +243,7 @@ static void sart_inner_fmi3__events_without_early_return__whole_steps(void **sta
 		SartInner *in = NULL;
 		snprintf(dir, sizeof dir, "%s/fmus3/events3", test_build_dir());
 		SartInnerConfig cfg = {"events3", dir, "events3", SART_FMI3, SART_CAP_EVENT_MODE,
-		                       capture, &log, NULL, 0, NULL, 0, {0}};
+		                       capture, &log, NULL, 0, NULL, 0, {0}, {NULL, 0}};
 		assert_int_equal(sart_inner_load(&cfg, &in), SART_OK);
 		assert_int_equal(sart_inner_instantiate(in, EVENTS3_TOKEN, 1), SART_OK);
 		if (is_eager)
@@ -308,7 +308,7 @@ static void sart_inner_fmi3__wrong_token__instantiation_fails(void **state)
 	Log log = {0};
 	char dir[512];
 	snprintf(dir, sizeof dir, "%s/fmus3/early3", test_build_dir());
-	SartInnerConfig cfg = {"e", dir, "early3", SART_FMI3, 0, capture, &log, NULL, 0, NULL, 0, {0}};
+	SartInnerConfig cfg = {"e", dir, "early3", SART_FMI3, 0, capture, &log, NULL, 0, NULL, 0, {0}, {NULL, 0}};
 	SartInner *in = NULL;
 	assert_int_equal(sart_inner_load(&cfg, &in), SART_OK);
 	assert_int_equal(sart_inner_instantiate(in, "{wrong}", 0), SART_ERROR);

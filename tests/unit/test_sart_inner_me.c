@@ -84,7 +84,7 @@ static SartStatus try_open(const char *model, const Open *o, Log *log, SartInner
 	unsigned caps = SART_CAP_MODEL_EXCHANGE | SART_CAP_GET_SET_STATE | SART_CAP_SERIALIZE |
 	                o->extra_caps;
 	SartInnerConfig cfg = {model, dir, model, o->version, caps, capture, log, NULL, 0, NULL, 0,
-	                       o->me};
+	                       o->me, {NULL, 0}};
 	SartIsolation iso = {host_path(), 0, 0, 0, -1, 0, NULL, NULL};
 	return o->isolated ? sart_inner_load_isolated(&cfg, &iso, out) : sart_inner_load(&cfg, out);
 }
@@ -351,8 +351,8 @@ static void me__tunable_array_element_between_steps__takes_effect_at_once(void *
 			me.nevent_vrs = v == 3 ? 2 : 5;
 			SartInnerConfig cfg = {"metime", dir, "metime", (SartFmiVersion)v,
 			                       SART_CAP_MODEL_EXCHANGE, capture, &log, NULL, 0,
-			                       v == 3 ? elems : NULL, v == 3 ? 4 : 0, me};
-			SartIsolation isol = {host_path(), 0, 0, 0, -1, 0};
+			                       v == 3 ? elems : NULL, v == 3 ? 4 : 0, me, {NULL, 0}};
+			SartIsolation isol = {host_path(), 0, 0, 0, -1, 0, NULL, NULL};
 			SartInner *in = NULL;
 			SartStatus st = iso ? sart_inner_load_isolated(&cfg, &isol, &in)
 			                    : sart_inner_load(&cfg, &in);
@@ -500,7 +500,7 @@ static void me__input_jump_across_an_indicator__event_at_the_step_start(void **s
 	char dir[512];
 	snprintf(dir, sizeof dir, "%s/fmus-broken/mejump", test_build_dir());
 	SartInnerConfig cfg = {"jump", dir, "mejump", SART_FMI2, SART_CAP_MODEL_EXCHANGE,
-	                       capture, &log, NULL, 0, NULL, 0, {0}};
+	                       capture, &log, NULL, 0, NULL, 0, {0}, {NULL, 0}};
 	cfg.me.nstates = 1;
 	cfg.me.nevent_indicators = 1;
 	SartInner *in = NULL;
@@ -936,7 +936,7 @@ static void me__required_functions__me_named_cs_not(void **state)
 	char dir[512];
 	snprintf(dir, sizeof dir, "%s/fmus-broken/nodostep", test_build_dir());
 	SartInnerConfig cfg = {"nds", dir, "nodostep", SART_FMI2, SART_CAP_MODEL_EXCHANGE, capture,
-	                       &log, NULL, 0, NULL, 0, {0}};
+	                       &log, NULL, 0, NULL, 0, {0}, {NULL, 0}};
 	SartInner *in = NULL;
 	assert_int_equal(sart_inner_load(&cfg, &in), SART_ERROR);
 	assert_null(in);
@@ -948,7 +948,7 @@ static void me__required_functions__me_named_cs_not(void **state)
 		Log l = {0};
 		snprintf(dir, sizeof dir, "%s/fmus_me/fmi%d/mebounce", test_build_dir(), v);
 		SartInnerConfig cs = {"ball", dir, "mebounce", (SartFmiVersion)v, 0, capture, &l, NULL,
-		                      0, NULL, 0, {0}};
+		                      0, NULL, 0, {0}, {NULL, 0}};
 		assert_int_equal(sart_inner_load(&cs, &in), SART_OK);
 		assert_int_equal(sart_inner_instantiate(in, BOUNCE_TOKEN, 0), SART_ERROR);
 		assert_contains(l.last, v == 2 ? "[ball] fmi2Instantiate returned NULL" :

@@ -84,7 +84,7 @@ static SartInner *open_fmu(const char *model, const char *name, unsigned caps, i
 {
 	char dir[512];
 	snprintf(dir, sizeof dir, "%s/fmus/%s", test_build_dir(), model);
-	SartInnerConfig cfg = {name, dir, model, SART_FMI2, caps, capture, log, NULL, 0, NULL, 0, {0}};
+	SartInnerConfig cfg = {name, dir, model, SART_FMI2, caps, capture, log, NULL, 0, NULL, 0, {0}, {NULL, 0}};
 	SartIsolation def = {host_path(), 0, 0, 0, -1, 0, NULL, NULL};
 	SartInner *in = NULL;
 	SartStatus st = isolated ? sart_inner_load_isolated(&cfg, iso ? iso : &def, &in)

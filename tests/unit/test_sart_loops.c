@@ -146,8 +146,8 @@ static void loops__anderson_and_newton__solve_all_three(void **state)
 /* An integrator (x = t) drives the affine loop through unit1.w:
  * y1 = a y2 + 1 + w, y2 = b y1 - 2, so y1 = (1 + w - 2a) / (1 - ab). */
 static const SartVar integrator_vars[] = {
-	{"u", 0, SART_REAL, SART_CAUS_INPUT, NULL, 0},
-	{"x", 1, SART_REAL, SART_CAUS_OUTPUT, NULL, 0},
+	{"u", 0, SART_REAL, SART_CAUS_INPUT, NULL, 0, 0, 0},
+	{"x", 1, SART_REAL, SART_CAUS_OUTPUT, NULL, 0, 0, 0},
 };
 
 static int run_driven(SartAlgorithm alg, Points *p, SartMasterResult *r)

@@ -91,16 +91,16 @@ static void scc__no_edges__index_order(void **state)
 /* A hand-made FMU with input u (0) and output y (1) that depends on u when mealy. */
 static const int dep_u[] = {0};
 static const SartVar mealy_vars[] = {
-	{"u", 0, SART_REAL, SART_CAUS_INPUT, NULL, 0},
-	{"y", 1, SART_REAL, SART_CAUS_OUTPUT, dep_u, 1},
+	{"u", 0, SART_REAL, SART_CAUS_INPUT, NULL, 0, 0, 0},
+	{"y", 1, SART_REAL, SART_CAUS_OUTPUT, dep_u, 1, 0, 0},
 };
 static const SartVar moore_vars[] = {
-	{"u", 0, SART_REAL, SART_CAUS_INPUT, NULL, 0},
-	{"y", 1, SART_REAL, SART_CAUS_OUTPUT, NULL, 0},
+	{"u", 0, SART_REAL, SART_CAUS_INPUT, NULL, 0, 0, 0},
+	{"y", 1, SART_REAL, SART_CAUS_OUTPUT, NULL, 0, 0, 0},
 };
 static const SartVar unknown_vars[] = {
-	{"u", 0, SART_REAL, SART_CAUS_INPUT, NULL, 0},
-	{"y", 1, SART_REAL, SART_CAUS_OUTPUT, NULL, -1}, /* dependencies not given */
+	{"u", 0, SART_REAL, SART_CAUS_INPUT, NULL, 0, 0, 0},
+	{"y", 1, SART_REAL, SART_CAUS_OUTPUT, NULL, -1, 0, 0}, /* dependencies not given */
 };
 
 static SartFmu fake(const char *name, const SartVar *vars)
@@ -202,11 +202,11 @@ static void analyse__input_to_input__refused(void **state)
 /* ---- runs over the test FMUs ------------------------------------------------------------- */
 
 static const SartVar integrator_vars[] = {
-	{"u", 0, SART_REAL, SART_CAUS_INPUT, NULL, 0},
-	{"x", 1, SART_REAL, SART_CAUS_OUTPUT, NULL, 0},
-	{"x0", 2, SART_REAL, SART_CAUS_PARAMETER, NULL, 0},
-	{"fail_at", 3, SART_REAL, SART_CAUS_PARAMETER, NULL, 0},
-	{"nan_at", 4, SART_REAL, SART_CAUS_PARAMETER, NULL, 0},
+	{"u", 0, SART_REAL, SART_CAUS_INPUT, NULL, 0, 0, 0},
+	{"x", 1, SART_REAL, SART_CAUS_OUTPUT, NULL, 0, 0, 0},
+	{"x0", 2, SART_REAL, SART_CAUS_PARAMETER, NULL, 0, 0, 0},
+	{"fail_at", 3, SART_REAL, SART_CAUS_PARAMETER, NULL, 0, 0, 0},
+	{"nan_at", 4, SART_REAL, SART_CAUS_PARAMETER, NULL, 0, 0, 0},
 };
 enum { I_U, I_X, I_X0, I_FAIL_AT, I_NAN_AT };
 
@@ -414,11 +414,11 @@ static void run__jacobi_fast_path__converts_and_reports(void **state)
 
 static const int affine_deps[] = {0, 4};
 static const SartVar affine_vars[] = {
-	{"u", 0, SART_REAL, SART_CAUS_INPUT, NULL, 0},
-	{"y", 1, SART_REAL, SART_CAUS_OUTPUT, affine_deps, 2},
-	{"gain", 2, SART_REAL, SART_CAUS_PARAMETER, NULL, 0},
-	{"offset", 3, SART_REAL, SART_CAUS_PARAMETER, NULL, 0},
-	{"w", 4, SART_REAL, SART_CAUS_INPUT, NULL, 0},
+	{"u", 0, SART_REAL, SART_CAUS_INPUT, NULL, 0, 0, 0},
+	{"y", 1, SART_REAL, SART_CAUS_OUTPUT, affine_deps, 2, 0, 0},
+	{"gain", 2, SART_REAL, SART_CAUS_PARAMETER, NULL, 0, 0, 0},
+	{"offset", 3, SART_REAL, SART_CAUS_PARAMETER, NULL, 0, 0, 0},
+	{"w", 4, SART_REAL, SART_CAUS_INPUT, NULL, 0, 0, 0},
 };
 
 /* The fast pass sets an FMU's inputs straight from the signals when they are a range of
@@ -510,9 +510,9 @@ static void run__delayed_fmu__stepped_first_with_old_inputs(void **state)
 }
 
 static const SartVar controller_vars[] = {
-	{"obj_detected", 0, SART_BOOLEAN, SART_CAUS_INPUT, NULL, 0},
-	{"down", 8, SART_BOOLEAN, SART_CAUS_OUTPUT, NULL, 0},
-	{"chart_state", 0, SART_INTEGER, SART_CAUS_OTHER, NULL, 0},
+	{"obj_detected", 0, SART_BOOLEAN, SART_CAUS_INPUT, NULL, 0, 0, 0},
+	{"down", 8, SART_BOOLEAN, SART_CAUS_OUTPUT, NULL, 0, 0, 0},
+	{"chart_state", 0, SART_INTEGER, SART_CAUS_OTHER, NULL, 0, 0, 0},
 };
 
 static int run_controller_opts(unsigned caps, int no_rollback, Points *p, SartMasterResult *r)
@@ -572,8 +572,8 @@ static void run__discard__redone_to_land_on_expiry(void **state)
 }
 
 static const SartVar obstacle_vars[] = {
-	{"disp", 0, SART_REAL, SART_CAUS_INPUT, NULL, 0},
-	{"reaction_force", 1, SART_REAL, SART_CAUS_OUTPUT, dep_u, 1},
+	{"disp", 0, SART_REAL, SART_CAUS_INPUT, NULL, 0, 0, 0},
+	{"reaction_force", 1, SART_REAL, SART_CAUS_OUTPUT, dep_u, 1, 0, 0},
 };
 
 static void run__bad_options_and_load__reported(void **state)

@@ -33,22 +33,22 @@
 #define CAPS (SART_CAP_GET_SET_STATE | SART_CAP_INPUT_DERIVATIVES)
 
 static const SartVar burn_vars[] = {
-	{"u", 0, SART_REAL, SART_CAUS_INPUT, NULL, 0},
-	{"x", 1, SART_REAL, SART_CAUS_OUTPUT, NULL, 0},
-	{"y", 2, SART_REAL, SART_CAUS_OUTPUT, NULL, 0},
-	{"work", 3, SART_INTEGER, SART_CAUS_PARAMETER, NULL, 0},
-	{"warn_every", 4, SART_INTEGER, SART_CAUS_PARAMETER, NULL, 0},
-	{"discard_at", 5, SART_REAL, SART_CAUS_PARAMETER, NULL, 0},
-	{"fail_at", 6, SART_REAL, SART_CAUS_PARAMETER, NULL, 0},
-	{"x0", 7, SART_REAL, SART_CAUS_PARAMETER, NULL, 0},
+	{"u", 0, SART_REAL, SART_CAUS_INPUT, NULL, 0, 0, 0},
+	{"x", 1, SART_REAL, SART_CAUS_OUTPUT, NULL, 0, 0, 0},
+	{"y", 2, SART_REAL, SART_CAUS_OUTPUT, NULL, 0, 0, 0},
+	{"work", 3, SART_INTEGER, SART_CAUS_PARAMETER, NULL, 0, 0, 0},
+	{"warn_every", 4, SART_INTEGER, SART_CAUS_PARAMETER, NULL, 0, 0, 0},
+	{"discard_at", 5, SART_REAL, SART_CAUS_PARAMETER, NULL, 0, 0, 0},
+	{"fail_at", 6, SART_REAL, SART_CAUS_PARAMETER, NULL, 0, 0, 0},
+	{"x0", 7, SART_REAL, SART_CAUS_PARAMETER, NULL, 0, 0, 0},
 };
 static const int affine_deps[] = {0, 4};
 static const SartVar affine_vars[] = {
-	{"u", 0, SART_REAL, SART_CAUS_INPUT, NULL, 0},
-	{"y", 1, SART_REAL, SART_CAUS_OUTPUT, affine_deps, 2},
-	{"gain", 2, SART_REAL, SART_CAUS_PARAMETER, NULL, 0},
-	{"offset", 3, SART_REAL, SART_CAUS_PARAMETER, NULL, 0},
-	{"w", 4, SART_REAL, SART_CAUS_INPUT, NULL, 0},
+	{"u", 0, SART_REAL, SART_CAUS_INPUT, NULL, 0, 0, 0},
+	{"y", 1, SART_REAL, SART_CAUS_OUTPUT, affine_deps, 2, 0, 0},
+	{"gain", 2, SART_REAL, SART_CAUS_PARAMETER, NULL, 0, 0, 0},
+	{"offset", 3, SART_REAL, SART_CAUS_PARAMETER, NULL, 0, 0, 0},
+	{"w", 4, SART_REAL, SART_CAUS_INPUT, NULL, 0, 0, 0},
 };
 
 enum { NFMUS = 7, NCOLS = 12, MAXPTS = 400, LOGSIZE = 1 << 16 };

@@ -49,10 +49,10 @@ static void controller__worked_example__rejects_then_recovers(void **state)
 /* ---- the two masses ------------------------------------------------------------------------ */
 
 static const SartVar mass_vars[] = {
-	{"xo", 0, SART_REAL, SART_CAUS_INPUT, NULL, 0},
-	{"vo", 1, SART_REAL, SART_CAUS_INPUT, NULL, 0},
-	{"x", 2, SART_REAL, SART_CAUS_OUTPUT, NULL, 0},
-	{"v", 3, SART_REAL, SART_CAUS_OUTPUT, NULL, 0},
+	{"xo", 0, SART_REAL, SART_CAUS_INPUT, NULL, 0, 0, 0},
+	{"vo", 1, SART_REAL, SART_CAUS_INPUT, NULL, 0, 0, 0},
+	{"x", 2, SART_REAL, SART_CAUS_OUTPUT, NULL, 0, 0, 0},
+	{"v", 3, SART_REAL, SART_CAUS_OUTPUT, NULL, 0, 0, 0},
 };
 
 typedef struct Run {
@@ -179,7 +179,7 @@ static void masses__no_rollback__refused(void **state)
 {
 	(void)state;
 	SartMasterOptions o = {.start = 0, .stop = 1, .step = 0.1, .step_control = SART_STEP_DOUBLING};
-	SartVar v[] = {{"u", 0, SART_REAL, SART_CAUS_INPUT, NULL, 0}};
+	SartVar v[] = {{"u", 0, SART_REAL, SART_CAUS_INPUT, NULL, 0, 0, 0}};
 	SartFmu f[] = {{"nostate", "/nonexistent", "x", "{}", SART_FMI2, 0, v, 1}};
 	SartScenario sc = {f, 1, NULL, 0, NULL, 0, NULL, 0};
 	SartMasterResult r;

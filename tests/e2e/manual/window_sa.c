@@ -85,6 +85,8 @@ static const SartInnerModel inners[NINNERS] = {
 		0, /* any thread */
 		NULL, 0, /* no array elements */
 		{0}, /* Co-Simulation */
+		NULL, 0, /* no intermediate update */
+		{NULL, 0}, /* no clocks */
 	},
 };
 

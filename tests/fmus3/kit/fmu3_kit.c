@@ -13,6 +13,20 @@
 extern const int kit3_refuses_event_mode __attribute__((weak));
 #endif
 
+/* No clocks unless the model defines its own table.  A weak definition rather than a weak
+ * reference: PE (the Windows build of tests/wine/) cannot link a weak reference left
+ * undefined, while a model's strong definition replaces this one on both platforms. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((weak))
+#endif
+const Kit3Clocks kit3_clocks = {NULL, 0, NULL};
+
+/* No intermediate variables unless the model defines its own (weak for the same reason). */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((weak))
+#endif
+const Kit3Intermediate kit3_intermediate = {NULL, 0};
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -34,12 +48,17 @@ typedef enum Phase {
 	PH_TERMINATED = 1 << 5,
 	PH_ERROR = 1 << 6,
 	PH_FATAL = 1 << 7,
+	PH_CLOCKS = 1 << 8,    /* Scheduled Execution's Clock Activation Mode */
+	PH_INTERMEDIATE = 1 << 9, /* inside the importer's intermediate update callback */
 } Phase;
 
 #define PH_ALIVE (PH_INSTANTIATED | PH_INIT | PH_STEP | PH_EVENT | PH_DISCARDED | \
-                  PH_TERMINATED | PH_ERROR)
-#define PH_GET (PH_INIT | PH_STEP | PH_EVENT | PH_DISCARDED | PH_TERMINATED | PH_ERROR)
-#define PH_STATE (PH_INIT | PH_STEP | PH_EVENT | PH_DISCARDED | PH_TERMINATED | PH_ERROR)
+                  PH_TERMINATED | PH_ERROR | PH_CLOCKS)
+#define PH_GET (PH_INIT | PH_STEP | PH_EVENT | PH_DISCARDED | PH_TERMINATED | PH_ERROR | \
+                PH_CLOCKS)
+#define PH_SET (PH_INSTANTIATED | PH_INIT | PH_STEP | PH_EVENT | PH_CLOCKS)
+#define PH_STATE (PH_INIT | PH_STEP | PH_EVENT | PH_DISCARDED | PH_TERMINATED | PH_ERROR | \
+                  PH_CLOCKS)
 
 /* The kit's share of an FMU state: time keeping and flags.  Part of every snapshot. */
 typedef struct Kit3Clock {
@@ -56,6 +75,11 @@ struct Kit3Instance {
 	fmi3InstanceEnvironment env;
 	fmi3LogMessageCallback logger;
 	fmi3IntermediateUpdateCallback intermediate;
+	fmi3ClockUpdateCallback clock_update; /* Scheduled Execution only */
+	int scheduled;                        /* instantiated for Scheduled Execution */
+	fmi3ValueReference *required;         /* requiredIntermediateVariables, copied */
+	size_t nrequired;
+	int intermediate_set;                 /* inside a callback that asked for inputs */
 	int logging;
 	int event_mode_used;
 	int early_return_allowed;
@@ -118,6 +142,8 @@ static const char *phase_name(Phase p)
 	case PH_EVENT: return "Event Mode";
 	case PH_DISCARDED: return "Step Mode after a discarded step";
 	case PH_TERMINATED: return "Terminated";
+	case PH_CLOCKS: return "Clock Activation Mode";
+	case PH_INTERMEDIATE: return "Intermediate Update Mode";
 	case PH_ERROR: return "Error";
 	default: return "Fatal";
 	}
@@ -140,17 +166,68 @@ static Kit3Instance *enter(fmi3Instance c, const char *fn, unsigned allowed)
 double kit3_time(const Kit3Instance *k) { return k->clk.time; }
 int kit3_early_return_allowed(const Kit3Instance *k) { return k->early_return_allowed; }
 int kit3_event_mode_used(const Kit3Instance *k) { return k->event_mode_used; }
+int kit3_scheduled_execution(const Kit3Instance *k) { return k->scheduled; }
 
-int kit3_intermediate_update(Kit3Instance *k, double tau, int step_finished, int can_return_early)
+/* The callback, in Intermediate Update Mode (the phase it interrupts restored after). */
+static int intermediate_call(Kit3Instance *k, double tau, int set_requested, int step_finished,
+                             int can_return_early, double *early_time)
 {
 	fmi3Boolean requested = fmi3False;
 	fmi3Float64 when = tau;
+	Phase was = k->phase;
+	int can = can_return_early && k->early_return_allowed;
 	if (!k->intermediate)
 		return 0;
-	k->intermediate(k->env, tau, fmi3False, fmi3True, step_finished ? fmi3True : fmi3False,
-	                can_return_early && k->early_return_allowed ? fmi3True : fmi3False,
+	k->phase = PH_INTERMEDIATE;
+	k->intermediate_set = set_requested;
+	k->intermediate(k->env, tau, set_requested ? fmi3True : fmi3False, fmi3True,
+	                step_finished ? fmi3True : fmi3False, can ? fmi3True : fmi3False,
 	                &requested, &when);
-	return can_return_early && k->early_return_allowed && requested;
+	k->intermediate_set = 0;
+	k->phase = was;
+	if (can && requested && early_time)
+		*early_time = when;
+	return can && requested;
+}
+
+int kit3_intermediate_update(Kit3Instance *k, double tau, int step_finished, int can_return_early)
+{
+	return intermediate_call(k, tau, 0, step_finished, can_return_early, NULL);
+}
+
+int kit3_intermediate_inputs(Kit3Instance *k, double tau, int step_finished,
+                             int can_return_early, double *early_time)
+{
+	return intermediate_call(k, tau, 1, step_finished, can_return_early, early_time);
+}
+
+static int is_intermediate(fmi3ValueReference vr)
+{
+	for (size_t i = 0; i < kit3_intermediate.n; i++)
+		if (kit3_intermediate.vrs[i] == vr)
+			return 1;
+	return 0;
+}
+
+static int is_required(const Kit3Instance *k, fmi3ValueReference vr)
+{
+	for (size_t i = 0; i < k->nrequired; i++)
+		if (k->required[i] == vr)
+			return 1;
+	return 0;
+}
+
+/* In Intermediate Update Mode: may the variable be got (set: be set)?  Logs why not. */
+static int intermediate_access(Kit3Instance *k, const char *fn, const Kit3Var *v, int set)
+{
+	if (!is_required(k, v->vr))
+		return fail(k, fn, "variable '%s' is not among the requiredIntermediateVariables",
+		            v->name), 0;
+	if (set && (v->causality != K3_INPUT || !k->intermediate_set))
+		return fail(k, fn, "variable '%s' cannot be set in this intermediate update (%s)",
+		            v->name, v->causality != K3_INPUT ? "not an input"
+		                                              : "the FMU asked for no inputs"), 0;
+	return 1;
 }
 
 /* ---- variables -------------------------------------------------------------------------- */
@@ -235,7 +312,7 @@ static fmi3Status get_plain(fmi3Instance c, const char *fn, Kit3Type t,
                             const fmi3ValueReference vr[], size_t nvr, void *values,
                             size_t nvalues)
 {
-	Kit3Instance *k = enter(c, fn, PH_GET);
+	Kit3Instance *k = enter(c, fn, PH_GET | PH_INTERMEDIATE);
 	unsigned char *out = values;
 	size_t es = element_size(t);
 	fmi3Status st;
@@ -245,6 +322,9 @@ static fmi3Status get_plain(fmi3Instance c, const char *fn, Kit3Type t,
 		return fmi3Error;
 	if (nvalues > 0 && !values)
 		return fail(k, fn, "values is NULL");
+	for (size_t i = 0; i < nvr && k->phase == PH_INTERMEDIATE; i++)
+		if (!intermediate_access(k, fn, find_var(vr[i]), 0))
+			return fmi3Error;
 	st = recalc(k);
 	if (st > fmi3Warning)
 		return st;
@@ -263,10 +343,12 @@ static fmi3Status get_plain(fmi3Instance c, const char *fn, Kit3Type t,
 static int settable(Kit3Instance *k, const char *fn, const Kit3Var *v)
 {
 	unsigned allowed;
+	if (k->phase == PH_INTERMEDIATE)
+		return intermediate_access(k, fn, v, 1);
 	switch (v->causality) {
-	case K3_INPUT: allowed = PH_INSTANTIATED | PH_INIT | PH_STEP | PH_EVENT; break;
+	case K3_INPUT: allowed = PH_INSTANTIATED | PH_INIT | PH_STEP | PH_EVENT | PH_CLOCKS; break;
 	case K3_PARAMETER: allowed = PH_INSTANTIATED | PH_INIT; break;
-	case K3_TUNABLE: allowed = PH_INSTANTIATED | PH_INIT | PH_STEP | PH_EVENT; break;
+	case K3_TUNABLE: allowed = PH_INSTANTIATED | PH_INIT | PH_STEP | PH_EVENT | PH_CLOCKS; break;
 	case K3_STRUCTURAL:
 		fail(k, fn, "structural parameter '%s' keeps its start value (no Configuration Mode)",
 		     v->name);
@@ -289,7 +371,7 @@ static fmi3Status set_plain(fmi3Instance c, const char *fn, Kit3Type t,
                             const fmi3ValueReference vr[], size_t nvr, const void *values,
                             size_t nvalues)
 {
-	Kit3Instance *k = enter(c, fn, PH_INSTANTIATED | PH_INIT | PH_STEP | PH_EVENT);
+	Kit3Instance *k = enter(c, fn, PH_SET | PH_INTERMEDIATE);
 	const unsigned char *in = values;
 	size_t es = element_size(t);
 	if (!k)
@@ -364,7 +446,7 @@ fmi3Status fmi3GetString(fmi3Instance c, const fmi3ValueReference vr[], size_t n
 fmi3Status fmi3SetString(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr,
                          const fmi3String values[], size_t nvalues)
 {
-	Kit3Instance *k = enter(c, "fmi3SetString", PH_INSTANTIATED | PH_INIT | PH_STEP | PH_EVENT);
+	Kit3Instance *k = enter(c, "fmi3SetString", PH_SET);
 	size_t j = 0;
 	if (!k)
 		return fmi3Error;
@@ -416,7 +498,7 @@ fmi3Status fmi3GetBinary(fmi3Instance c, const fmi3ValueReference vr[], size_t n
 fmi3Status fmi3SetBinary(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr,
                          const size_t valueSizes[], const fmi3Binary values[], size_t nvalues)
 {
-	Kit3Instance *k = enter(c, "fmi3SetBinary", PH_INSTANTIATED | PH_INIT | PH_STEP | PH_EVENT);
+	Kit3Instance *k = enter(c, "fmi3SetBinary", PH_SET);
 	size_t j = 0;
 	if (!k)
 		return fmi3Error;
@@ -444,6 +526,270 @@ fmi3Status fmi3SetBinary(fmi3Instance c, const fmi3ValueReference vr[], size_t n
 	return fmi3OK;
 }
 
+/* ---- clocks (only for a model that defines kit3_clocks) --------------------------------- */
+
+static int has_clocks(void) { return kit3_clocks.nclocks > 0; }
+
+static const Kit3ClockVar *find_clock(fmi3ValueReference vr)
+{
+	if (!has_clocks())
+		return NULL;
+	for (size_t i = 0; i < kit3_clocks.nclocks; i++)
+		if (kit3_clocks.clocks[i].vr == vr)
+			return &kit3_clocks.clocks[i];
+	return NULL;
+}
+
+static Kit3ClockState *clock_state(Kit3Instance *k, const Kit3ClockVar *c)
+{
+	return (Kit3ClockState *)(k->state + c->offset);
+}
+
+Kit3ClockState *kit3_clock(Kit3Instance *k, void *state, fmi3ValueReference vr)
+{
+	const Kit3ClockVar *c = find_clock(vr);
+	(void)k;
+	return c ? (Kit3ClockState *)((unsigned char *)state + c->offset) : NULL;
+}
+
+int kit3_clock_active(Kit3Instance *k, void *state, fmi3ValueReference vr)
+{
+	Kit3ClockState *c = kit3_clock(k, state, vr);
+	return c && c->active;
+}
+
+void kit3_clock_tick(Kit3Instance *k, void *state, fmi3ValueReference vr)
+{
+	Kit3ClockState *c = kit3_clock(k, state, vr);
+	if (c)
+		c->active = fmi3True;
+	kit3_log(k, fmi3OK, "logEvents", "output clock %u ticks at %g", (unsigned)vr, k->clk.time);
+}
+
+void kit3_clock_countdown(Kit3Instance *k, void *state, fmi3ValueReference vr, double interval)
+{
+	Kit3ClockState *c = kit3_clock(k, state, vr);
+	if (!c)
+		return;
+	c->interval = interval;
+	c->qualifier = fmi3IntervalChanged;
+	kit3_log(k, fmi3OK, "logEvents", "countdown clock %u: next tick in %g", (unsigned)vr,
+	         interval);
+}
+
+void kit3_clock_update(Kit3Instance *k)
+{
+	if (k->scheduled && k->clock_update)
+		k->clock_update(k->env);
+}
+
+/* Leaving Event Mode ends every clock's tick (all); a pass of fmi3UpdateDiscreteStates ends
+ * the input clocks' (the output clocks wait for fmi3GetClock). */
+static void deactivate_clocks(Kit3Instance *k, int all)
+{
+	if (!has_clocks())
+		return;
+	for (size_t i = 0; i < kit3_clocks.nclocks; i++)
+		if (all || kit3_clocks.clocks[i].causality == K3_INPUT)
+			clock_state(k, &kit3_clocks.clocks[i])->active = fmi3False;
+}
+
+/* The clocks a clock call names: each known; with a kind mask when the call applies only to
+ * some kinds.  Returns 0 or logs and returns -1. */
+static int check_clocks(Kit3Instance *k, const char *fn, const fmi3ValueReference vr[],
+                        size_t nvr, unsigned kinds, const char *kinds_text)
+{
+	if (nvr > 0 && !vr)
+		return fail(k, fn, "valueReferences is NULL"), -1;
+	for (size_t i = 0; i < nvr; i++) {
+		const Kit3ClockVar *c = find_clock(vr[i]);
+		if (!c)
+			return fail(k, fn, "value reference %u is not a clock", (unsigned)vr[i]), -1;
+		if (!(kinds & (1u << c->kind)))
+			return fail(k, fn, "clock '%s' is not %s", c->name, kinds_text), -1;
+	}
+	return 0;
+}
+
+#define KINDS_TIME_BASED ((1u << K3C_CONSTANT) | (1u << K3C_FIXED) | (1u << K3C_TUNABLE) | \
+                          (1u << K3C_CHANGING) | (1u << K3C_COUNTDOWN))
+#define KINDS_PERIODIC ((1u << K3C_CONSTANT) | (1u << K3C_FIXED) | (1u << K3C_TUNABLE))
+#define KINDS_ALL (KINDS_TIME_BASED | (1u << K3C_TRIGGERED))
+
+fmi3Status fmi3GetClock(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr,
+                        fmi3Clock values[])
+{
+	Kit3Instance *k = enter(c, "fmi3GetClock", PH_EVENT | PH_CLOCKS);
+	if (!k)
+		return fmi3Error;
+	if (check_clocks(k, "fmi3GetClock", vr, nvr, KINDS_ALL, "") != 0)
+		return fmi3Error;
+	if (nvr > 0 && !values)
+		return fail(k, "fmi3GetClock", "values is NULL");
+	for (size_t i = 0; i < nvr; i++)
+		if (find_clock(vr[i])->causality != K3_OUTPUT && k->scheduled)
+			return fail(k, "fmi3GetClock", "clock '%s' is an input clock (Scheduled "
+			            "Execution activates it with fmi3ActivateModelPartition)",
+			            find_clock(vr[i])->name);
+	for (size_t i = 0; i < nvr; i++) {
+		const Kit3ClockVar *v = find_clock(vr[i]);
+		Kit3ClockState *s = clock_state(k, v);
+		values[i] = s->active;
+		if (v->causality == K3_OUTPUT)
+			s->active = fmi3False; /* only the first get sees a tick */
+	}
+	return fmi3OK;
+}
+
+fmi3Status fmi3SetClock(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr,
+                        const fmi3Clock values[])
+{
+	Kit3Instance *k = enter(c, "fmi3SetClock", PH_EVENT);
+	if (!k)
+		return fmi3Error;
+	if (check_clocks(k, "fmi3SetClock", vr, nvr, KINDS_ALL, "") != 0)
+		return fmi3Error;
+	if (nvr > 0 && !values)
+		return fail(k, "fmi3SetClock", "values is NULL");
+	for (size_t i = 0; i < nvr; i++)
+		if (find_clock(vr[i])->causality != K3_INPUT)
+			return fail(k, "fmi3SetClock", "clock '%s' is not an input clock",
+			            find_clock(vr[i])->name);
+	for (size_t i = 0; i < nvr; i++) {
+		const Kit3ClockVar *cv = find_clock(vr[i]);
+		clock_state(k, cv)->active = values[i] ? fmi3True : fmi3False;
+		if (values[i] && cv->kind == K3C_COUNTDOWN) /* its next interval is not known yet */
+			clock_state(k, cv)->qualifier = fmi3IntervalNotYetKnown;
+	}
+	k->clk.dirty = 1;
+	return fmi3OK;
+}
+
+fmi3Status fmi3GetIntervalDecimal(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr,
+                                  fmi3Float64 intervals[], fmi3IntervalQualifier qualifiers[])
+{
+	Kit3Instance *k = enter(c, "fmi3GetIntervalDecimal", PH_INIT | PH_EVENT | PH_CLOCKS);
+	fmi3Status st;
+	if (!k)
+		return fmi3Error;
+	if (check_clocks(k, "fmi3GetIntervalDecimal", vr, nvr, KINDS_TIME_BASED,
+	                 "time-based (it has no interval)") != 0)
+		return fmi3Error;
+	if (nvr > 0 && (!intervals || !qualifiers))
+		return fail(k, "fmi3GetIntervalDecimal", "intervals or qualifiers is NULL");
+	st = recalc(k); /* an interval may follow a tunable parameter set since */
+	if (st > fmi3Warning)
+		return st;
+	for (size_t i = 0; i < nvr; i++) {
+		Kit3ClockState *s = clock_state(k, find_clock(vr[i]));
+		intervals[i] = s->interval;
+		qualifiers[i] = s->qualifier;
+		if (s->qualifier == fmi3IntervalChanged)
+			s->qualifier = fmi3IntervalUnchanged; /* a change is told once */
+	}
+	return st;
+}
+
+fmi3Status fmi3GetShiftDecimal(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr,
+                               fmi3Float64 shifts[])
+{
+	Kit3Instance *k = enter(c, "fmi3GetShiftDecimal", PH_INIT | PH_EVENT | PH_CLOCKS);
+	if (!k)
+		return fmi3Error;
+	if (check_clocks(k, "fmi3GetShiftDecimal", vr, nvr, KINDS_PERIODIC, "periodic") != 0)
+		return fmi3Error;
+	if (nvr > 0 && !shifts)
+		return fail(k, "fmi3GetShiftDecimal", "shifts is NULL");
+	for (size_t i = 0; i < nvr; i++)
+		shifts[i] = clock_state(k, find_clock(vr[i]))->shift;
+	return fmi3OK;
+}
+
+/* fmi3SetIntervalDecimal and fmi3SetShiftDecimal: fixed clocks in Initialization Mode,
+ * tunable ones also later (intervals only), each only if its model description gives the
+ * interval (the importer's to set). */
+static fmi3Status set_timing(fmi3Instance c, const char *fn, const fmi3ValueReference vr[],
+                             size_t nvr, const fmi3Float64 v[], int shift)
+{
+	Kit3Instance *k = enter(c, fn, PH_INIT | PH_EVENT | PH_CLOCKS);
+	if (!k)
+		return fmi3Error;
+	if (check_clocks(k, fn, vr, nvr, (1u << K3C_FIXED) | (1u << K3C_TUNABLE),
+	                 "fixed or tunable") != 0)
+		return fmi3Error;
+	if (nvr > 0 && !v)
+		return fail(k, fn, "the values are NULL");
+	for (size_t i = 0; i < nvr; i++) {
+		const Kit3ClockVar *cv = find_clock(vr[i]);
+		if (!cv->importer_sets)
+			return fail(k, fn, "clock '%s' has no interval in the model description: the "
+			            "FMU gives it (fmi3GetIntervalDecimal)", cv->name);
+		if (k->phase != PH_INIT && (shift || cv->kind == K3C_FIXED))
+			return fail(k, fn, "clock '%s': only in Initialization Mode", cv->name);
+		if (!(shift ? v[i] >= 0.0 : v[i] > 0.0) || !isfinite(v[i]))
+			return fail(k, fn, "clock '%s': %g is not a valid %s", cv->name, v[i],
+			            shift ? "shift" : "interval");
+	}
+	for (size_t i = 0; i < nvr; i++) {
+		Kit3ClockState *s = clock_state(k, find_clock(vr[i]));
+		if (shift)
+			s->shift = v[i];
+		else
+			s->interval = v[i];
+	}
+	k->clk.dirty = 1;
+	return fmi3OK;
+}
+
+fmi3Status fmi3SetIntervalDecimal(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr,
+                                  const fmi3Float64 intervals[])
+{
+	return set_timing(c, "fmi3SetIntervalDecimal", vr, nvr, intervals, 0);
+}
+
+fmi3Status fmi3SetShiftDecimal(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr,
+                               const fmi3Float64 shifts[])
+{
+	return set_timing(c, "fmi3SetShiftDecimal", vr, nvr, shifts, 1);
+}
+
+fmi3Status fmi3ActivateModelPartition(fmi3Instance c, fmi3ValueReference clockReference,
+                                      fmi3Float64 activationTime)
+{
+	Kit3Instance *k = enter(c, "fmi3ActivateModelPartition", PH_CLOCKS);
+	const Kit3ClockVar *cv;
+	Kit3ClockState *s;
+	fmi3Status st;
+	if (!k)
+		return fmi3Error;
+	cv = find_clock(clockReference);
+	if (!cv || cv->causality != K3_INPUT)
+		return fail(k, "fmi3ActivateModelPartition", "value reference %u is not an input "
+		            "clock", (unsigned)clockReference);
+	s = clock_state(k, cv);
+	if (!isfinite(activationTime) || activationTime < k->clk.start_time ||
+	    (s->activations > 0 && !(activationTime > s->last)))
+		return fail(k, "fmi3ActivateModelPartition", "clock '%s' activated at %.17g: times "
+		            "must increase from the start time %.17g (last activation %.17g)",
+		            cv->name, activationTime, k->clk.start_time, s->last);
+	st = recalc(k);
+	if (st > fmi3Warning)
+		return st;
+	if (activationTime > k->clk.time)
+		k->clk.time = activationTime;
+	s->last = activationTime;
+	s->activations++;
+	if (cv->kind == K3C_COUNTDOWN) /* its next interval is not known yet */
+		s->qualifier = fmi3IntervalNotYetKnown;
+	st = kit3_clocks.activate(k, k->state, clockReference, activationTime);
+	if (st > fmi3Warning) {
+		k->phase = st == fmi3Fatal ? PH_FATAL : PH_ERROR;
+		return st;
+	}
+	k->clk.dirty = 1;
+	return st;
+}
+
 /* ---- life cycle ------------------------------------------------------------------------- */
 
 const char *fmi3GetVersion(void) { return fmi3Version; }
@@ -460,47 +806,11 @@ fmi3Instance fmi3InstantiateModelExchange(fmi3String instanceName, fmi3String to
 	return NULL;
 }
 
-fmi3Instance fmi3InstantiateScheduledExecution(
-	fmi3String instanceName, fmi3String token, fmi3String resourcePath, fmi3Boolean visible,
-	fmi3Boolean loggingOn, fmi3InstanceEnvironment env, fmi3LogMessageCallback logMessage,
-	fmi3ClockUpdateCallback clockUpdate, fmi3LockPreemptionCallback lock,
-	fmi3UnlockPreemptionCallback unlock)
+/* The instance both interfaces make, once the arguments are checked: NULL without memory. */
+static Kit3Instance *new_instance(fmi3String instanceName, fmi3InstanceEnvironment env,
+                                  fmi3LogMessageCallback logMessage, fmi3Boolean loggingOn)
 {
-	(void)instanceName, (void)token, (void)resourcePath, (void)visible, (void)loggingOn;
-	(void)clockUpdate, (void)lock, (void)unlock;
-	if (logMessage)
-		logMessage(env, fmi3Error, "logStatusError",
-		           "fmi3InstantiateScheduledExecution: this FMU implements Co-Simulation only");
-	return NULL;
-}
-
-fmi3Instance fmi3InstantiateCoSimulation(fmi3String instanceName, fmi3String token,
-                                         fmi3String resourcePath, fmi3Boolean visible,
-                                         fmi3Boolean loggingOn, fmi3Boolean eventModeUsed,
-                                         fmi3Boolean earlyReturnAllowed,
-                                         const fmi3ValueReference requiredIntermediateVariables[],
-                                         size_t nRequiredIntermediateVariables,
-                                         fmi3InstanceEnvironment env,
-                                         fmi3LogMessageCallback logMessage,
-                                         fmi3IntermediateUpdateCallback intermediateUpdate)
-{
-	Kit3Instance *k;
-	const char *why = NULL;
-	(void)resourcePath, (void)visible, (void)requiredIntermediateVariables;
-	if (!instanceName || !*instanceName)
-		why = "instanceName is empty";
-	else if (eventModeUsed && &kit3_refuses_event_mode && kit3_refuses_event_mode)
-		why = "Event Mode is not supported";
-	else if (!token || strcmp(token, kit3_model.token) != 0)
-		why = "instantiationToken does not match the model description's";
-	else if (nRequiredIntermediateVariables > 0)
-		why = "this FMU offers no intermediate variables";
-	if (why) {
-		if (logMessage)
-			logMessage(env, fmi3Error, "logStatusError", why);
-		return NULL;
-	}
-	k = calloc(1, sizeof *k);
+	Kit3Instance *k = calloc(1, sizeof *k);
 	if (!k)
 		return NULL;
 	k->name = strdup(instanceName);
@@ -515,12 +825,94 @@ fmi3Instance fmi3InstantiateCoSimulation(fmi3String instanceName, fmi3String tok
 	k->magic = INSTANCE_MAGIC;
 	k->env = env;
 	k->logger = logMessage;
-	k->intermediate = intermediateUpdate;
 	k->logging = loggingOn;
-	k->event_mode_used = eventModeUsed;
-	k->early_return_allowed = earlyReturnAllowed;
 	k->phase = PH_INSTANTIATED;
 	k->clk.dirty = 1;
+	return k;
+}
+
+/* Why an instantiation is refused whatever the interface, or NULL. */
+static const char *instantiation_refused(fmi3String instanceName, fmi3String token)
+{
+	if (!instanceName || !*instanceName)
+		return "instanceName is empty";
+	if (!token || strcmp(token, kit3_model.token) != 0)
+		return "instantiationToken does not match the model description's";
+	return NULL;
+}
+
+fmi3Instance fmi3InstantiateScheduledExecution(
+	fmi3String instanceName, fmi3String token, fmi3String resourcePath, fmi3Boolean visible,
+	fmi3Boolean loggingOn, fmi3InstanceEnvironment env, fmi3LogMessageCallback logMessage,
+	fmi3ClockUpdateCallback clockUpdate, fmi3LockPreemptionCallback lock,
+	fmi3UnlockPreemptionCallback unlock)
+{
+	Kit3Instance *k;
+	const char *why = instantiation_refused(instanceName, token);
+	(void)resourcePath, (void)visible;
+	(void)lock, (void)unlock; /* partitions run one at a time: nothing to lock */
+	if (!why && !(has_clocks() && kit3_clocks.activate))
+		why = "fmi3InstantiateScheduledExecution: this FMU implements Co-Simulation only";
+	else if (!why && !clockUpdate)
+		why = "fmi3InstantiateScheduledExecution: clockUpdate is NULL";
+	if (why) {
+		if (logMessage)
+			logMessage(env, fmi3Error, "logStatusError", why);
+		return NULL;
+	}
+	k = new_instance(instanceName, env, logMessage, loggingOn);
+	if (k) {
+		k->scheduled = 1;
+		k->clock_update = clockUpdate;
+	}
+	return k;
+}
+
+fmi3Instance fmi3InstantiateCoSimulation(fmi3String instanceName, fmi3String token,
+                                         fmi3String resourcePath, fmi3Boolean visible,
+                                         fmi3Boolean loggingOn, fmi3Boolean eventModeUsed,
+                                         fmi3Boolean earlyReturnAllowed,
+                                         const fmi3ValueReference requiredIntermediateVariables[],
+                                         size_t nRequiredIntermediateVariables,
+                                         fmi3InstanceEnvironment env,
+                                         fmi3LogMessageCallback logMessage,
+                                         fmi3IntermediateUpdateCallback intermediateUpdate)
+{
+	Kit3Instance *k;
+	const char *why = instantiation_refused(instanceName, token);
+	(void)resourcePath, (void)visible;
+	if (!why && eventModeUsed && &kit3_refuses_event_mode && kit3_refuses_event_mode)
+		why = "Event Mode is not supported";
+	else if (!why && nRequiredIntermediateVariables > 0 && !requiredIntermediateVariables)
+		why = "requiredIntermediateVariables is NULL";
+	else if (!why && has_clocks() && kit3_clocks.activate)
+		why = "fmi3InstantiateCoSimulation: this FMU implements Scheduled Execution only";
+	for (size_t i = 0; !why && i < nRequiredIntermediateVariables; i++)
+		if (!is_intermediate(requiredIntermediateVariables[i]))
+			why = kit3_intermediate.n ? "a required intermediate variable is not one of this "
+			                            "FMU's intermediate variables"
+			                          : "this FMU offers no intermediate variables";
+	if (why) {
+		if (logMessage)
+			logMessage(env, fmi3Error, "logStatusError", why);
+		return NULL;
+	}
+	k = new_instance(instanceName, env, logMessage, loggingOn);
+	if (k && nRequiredIntermediateVariables > 0) {
+		k->required = malloc(nRequiredIntermediateVariables * sizeof *k->required);
+		if (!k->required) {
+			fmi3FreeInstance(k);
+			return NULL;
+		}
+		memcpy(k->required, requiredIntermediateVariables,
+		       nRequiredIntermediateVariables * sizeof *k->required);
+		k->nrequired = nRequiredIntermediateVariables;
+	}
+	if (k) {
+		k->intermediate = intermediateUpdate;
+		k->event_mode_used = eventModeUsed;
+		k->early_return_allowed = earlyReturnAllowed;
+	}
 	return k;
 }
 
@@ -530,6 +922,7 @@ void fmi3FreeInstance(fmi3Instance c)
 	if (!k || k->magic != INSTANCE_MAGIC)
 		return;
 	k->magic = 0;
+	free(k->required);
 	free(k->state);
 	free(k->name);
 	free(k);
@@ -590,7 +983,7 @@ fmi3Status fmi3ExitInitializationMode(fmi3Instance c)
 		k->phase = st == fmi3Fatal ? PH_FATAL : PH_ERROR;
 		return st;
 	}
-	k->phase = k->event_mode_used ? PH_EVENT : PH_STEP;
+	k->phase = k->scheduled ? PH_CLOCKS : k->event_mode_used ? PH_EVENT : PH_STEP;
 	return st;
 }
 
@@ -610,6 +1003,7 @@ fmi3Status fmi3EnterStepMode(fmi3Instance c)
 	Kit3Instance *k = enter(c, "fmi3EnterStepMode", PH_EVENT);
 	if (!k)
 		return fmi3Error;
+	deactivate_clocks(k, 1);
 	k->phase = PH_STEP;
 	return fmi3OK;
 }
@@ -634,6 +1028,7 @@ fmi3Status fmi3UpdateDiscreteStates(fmi3Instance c, fmi3Boolean *needUpdate,
 		st = u > st ? u : st;
 		k->clk.dirty = 1;
 	}
+	deactivate_clocks(k, 0); /* the pass has seen the input clocks set before it */
 	if (st > fmi3Warning) {
 		k->phase = st == fmi3Fatal ? PH_FATAL : PH_ERROR;
 		return st;
@@ -649,7 +1044,7 @@ fmi3Status fmi3UpdateDiscreteStates(fmi3Instance c, fmi3Boolean *needUpdate,
 
 fmi3Status fmi3Terminate(fmi3Instance c)
 {
-	Kit3Instance *k = enter(c, "fmi3Terminate", PH_STEP | PH_EVENT | PH_DISCARDED);
+	Kit3Instance *k = enter(c, "fmi3Terminate", PH_STEP | PH_EVENT | PH_DISCARDED | PH_CLOCKS);
 	if (!k)
 		return fmi3Error;
 	k->phase = PH_TERMINATED;
@@ -768,7 +1163,7 @@ static int state_valid(const unsigned char *b, size_t size)
 	return hd.magic == STATE_MAGIC && hd.size == kit3_model.state_size &&
 	       hd.token == token_hash() &&
 	       (hd.phase == PH_INIT || hd.phase == PH_STEP || hd.phase == PH_EVENT ||
-	        hd.phase == PH_TERMINATED);
+	        hd.phase == PH_TERMINATED || hd.phase == PH_CLOCKS);
 }
 
 static void state_read(Kit3Instance *k, const unsigned char *b)
@@ -877,20 +1272,6 @@ static fmi3Status unsupported(fmi3Instance c, const char *fn)
 	return refuse(c, fn, "not supported by this FMU");
 }
 
-fmi3Status fmi3GetClock(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr,
-                        fmi3Clock values[])
-{
-	(void)vr, (void)nvr, (void)values;
-	return unsupported(c, "fmi3GetClock");
-}
-
-fmi3Status fmi3SetClock(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr,
-                        const fmi3Clock values[])
-{
-	(void)vr, (void)nvr, (void)values;
-	return unsupported(c, "fmi3SetClock");
-}
-
 fmi3Status fmi3GetNumberOfVariableDependencies(fmi3Instance c, fmi3ValueReference vr,
                                                size_t *n)
 {
@@ -939,26 +1320,12 @@ fmi3Status fmi3ExitConfigurationMode(fmi3Instance c)
 	return unsupported(c, "fmi3ExitConfigurationMode");
 }
 
-fmi3Status fmi3GetIntervalDecimal(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr,
-                                  fmi3Float64 intervals[], fmi3IntervalQualifier qualifiers[])
-{
-	(void)vr, (void)nvr, (void)intervals, (void)qualifiers;
-	return unsupported(c, "fmi3GetIntervalDecimal");
-}
-
 fmi3Status fmi3GetIntervalFraction(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr,
                                    fmi3UInt64 counters[], fmi3UInt64 resolutions[],
                                    fmi3IntervalQualifier qualifiers[])
 {
 	(void)vr, (void)nvr, (void)counters, (void)resolutions, (void)qualifiers;
 	return unsupported(c, "fmi3GetIntervalFraction");
-}
-
-fmi3Status fmi3GetShiftDecimal(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr,
-                               fmi3Float64 shifts[])
-{
-	(void)vr, (void)nvr, (void)shifts;
-	return unsupported(c, "fmi3GetShiftDecimal");
 }
 
 fmi3Status fmi3GetShiftFraction(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr,
@@ -968,25 +1335,11 @@ fmi3Status fmi3GetShiftFraction(fmi3Instance c, const fmi3ValueReference vr[], s
 	return unsupported(c, "fmi3GetShiftFraction");
 }
 
-fmi3Status fmi3SetIntervalDecimal(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr,
-                                  const fmi3Float64 intervals[])
-{
-	(void)vr, (void)nvr, (void)intervals;
-	return unsupported(c, "fmi3SetIntervalDecimal");
-}
-
 fmi3Status fmi3SetIntervalFraction(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr,
                                    const fmi3UInt64 counters[], const fmi3UInt64 resolutions[])
 {
 	(void)vr, (void)nvr, (void)counters, (void)resolutions;
 	return unsupported(c, "fmi3SetIntervalFraction");
-}
-
-fmi3Status fmi3SetShiftDecimal(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr,
-                               const fmi3Float64 shifts[])
-{
-	(void)vr, (void)nvr, (void)shifts;
-	return unsupported(c, "fmi3SetShiftDecimal");
 }
 
 fmi3Status fmi3SetShiftFraction(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr,
@@ -1007,13 +1360,6 @@ fmi3Status fmi3GetOutputDerivatives(fmi3Instance c, const fmi3ValueReference vr[
 {
 	(void)vr, (void)nvr, (void)orders, (void)values, (void)nValues;
 	return unsupported(c, "fmi3GetOutputDerivatives");
-}
-
-fmi3Status fmi3ActivateModelPartition(fmi3Instance c, fmi3ValueReference clockReference,
-                                      fmi3Float64 activationTime)
-{
-	(void)clockReference, (void)activationTime;
-	return unsupported(c, "fmi3ActivateModelPartition");
 }
 
 /* ---- Model Exchange: exported, as every FMU exports it, and refused ---------------------- */

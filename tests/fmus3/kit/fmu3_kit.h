@@ -126,6 +126,78 @@ extern const Kit3Model kit3_model;
  * stays strong, which PE (the Windows build of tests/wine/) needs to link it. */
 extern const int kit3_refuses_event_mode;
 
+/* Clocks (FMI 3.0).  A model with Clock variables defines kit3_clocks (the kit's own, weak
+ * definition has none): a table of its clocks and, when it offers Scheduled Execution, the
+ * function that runs a model partition.  Each clock's run-time state is a Kit3ClockState
+ * inside the model's struct, so FMU states carry the clocks' schedule with everything else.
+ *  - Input clocks are activated by fmi3SetClock in Event Mode (Co-Simulation) or by
+ *    fmi3ActivateModelPartition in Clock Activation Mode (Scheduled Execution).  In Event Mode
+ *    the model's update_discrete sees them active (kit3_clock_active) in the first pass of
+ *    fmi3UpdateDiscreteStates after they were set; the kit deactivates them after that pass.
+ *  - Output clocks are raised by the model (kit3_clock_tick); the first fmi3GetClock that sees
+ *    one active deactivates it, as the standard has it.  Leaving Event Mode deactivates every
+ *    clock.  In Scheduled Execution a model calls kit3_clock_update after raising an output
+ *    clock or giving a countdown clock its interval: that calls the importer's clockUpdate.
+ *  - fmi3GetIntervalDecimal answers a time-based clock's interval and qualifier from its
+ *    state; fmi3IntervalChanged reads once (later calls answer fmi3IntervalUnchanged), and a
+ *    countdown clock answers fmi3IntervalNotYetKnown until the model gives it an interval
+ *    (kit3_clock_countdown).  fmi3SetIntervalDecimal and fmi3SetShiftDecimal are accepted for
+ *    fixed and tunable clocks whose interval the model description gives (importer_sets), in
+ *    the states the standard allows.  The fraction variants are refused: no clock of these
+ *    FMUs supports fractions.
+ *  - The kit does not check that clocked variables are accessed only while their clock
+ *    ticks: an importer that reads them at every communication point reads the values of
+ *    their last tick. */
+typedef enum Kit3ClockKind {
+	K3C_CONSTANT,  /* periodic, interval (and shift) fixed by the model description */
+	K3C_FIXED,     /* periodic, interval fixed at initialization */
+	K3C_TUNABLE,   /* periodic, interval may change after initialization */
+	K3C_CHANGING,  /* aperiodic, next interval known at each tick */
+	K3C_COUNTDOWN, /* aperiodic, next interval given by the model when it knows it */
+	K3C_TRIGGERED, /* no interval: input clocks ticked from outside, output clocks by the model */
+} Kit3ClockKind;
+
+typedef struct Kit3ClockState {
+	fmi3Boolean active;
+	fmi3IntervalQualifier qualifier; /* what fmi3GetIntervalDecimal answers next */
+	fmi3Float64 interval;
+	fmi3Float64 shift;
+	fmi3Float64 last;                /* Scheduled Execution: the last activation time */
+	fmi3Int32 activations;           /* Scheduled Execution: how many so far */
+} Kit3ClockState;
+
+typedef struct Kit3ClockVar {
+	const char *name;
+	fmi3ValueReference vr; /* unique among all variables' */
+	Kit3Causality causality; /* K3_INPUT or K3_OUTPUT */
+	Kit3ClockKind kind;
+	int importer_sets;     /* fixed/tunable with intervalDecimal given: the importer sets it */
+	size_t offset;         /* offsetof(the model's struct, the clock's Kit3ClockState) */
+} Kit3ClockVar;
+
+typedef struct Kit3Clocks {
+	const Kit3ClockVar *clocks;
+	size_t nclocks;
+	/* Scheduled Execution: runs the partition of input clock `clock` at time t; NULL for a
+	 * model without that interface (fmi3InstantiateScheduledExecution then refuses). */
+	fmi3Status (*activate)(Kit3Instance *k, void *state, fmi3ValueReference clock, double t);
+} Kit3Clocks;
+
+extern const Kit3Clocks kit3_clocks;
+
+/* The state of the model's clock with that reference (NULL if there is none). */
+Kit3ClockState *kit3_clock(Kit3Instance *k, void *state, fmi3ValueReference vr);
+/* Is the clock active?  For a model's update_discrete in Event Mode. */
+int kit3_clock_active(Kit3Instance *k, void *state, fmi3ValueReference vr);
+/* Raises an output clock (in do_step, update_discrete or a partition). */
+void kit3_clock_tick(Kit3Instance *k, void *state, fmi3ValueReference vr);
+/* Gives a countdown clock its next interval, counted from now. */
+void kit3_clock_countdown(Kit3Instance *k, void *state, fmi3ValueReference vr, double interval);
+/* Scheduled Execution: tells the importer (clockUpdate) that an output clock ticked or a
+ * countdown clock has an interval.  Does nothing in the other interfaces. */
+void kit3_clock_update(Kit3Instance *k);
+int kit3_scheduled_execution(const Kit3Instance *k);
+
 /* Logs through the importer's callback when logging is on (always for errors). */
 void kit3_log(Kit3Instance *k, fmi3Status status, const char *category, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
@@ -140,5 +212,24 @@ int kit3_event_mode_used(const Kit3Instance *k);
 /* Calls the importer's intermediate update callback, if it gave one, at time tau inside a
  * step; returns 1 when the importer asks to return early there (only when canReturnEarly). */
 int kit3_intermediate_update(Kit3Instance *k, double tau, int step_finished, int can_return_early);
+
+/* Intermediate variables (intermediateUpdate="true" in the model description): a model that
+ * has some defines kit3_intermediate (the kit's own, weak definition has none), their value
+ * references.  An importer may name any of them in requiredIntermediateVariables (others are
+ * refused at instantiation); inside the callback the kit is in Intermediate Update Mode,
+ * where those it named may be got, and, when the model asks for them, those that are inputs
+ * set.  Every other get or set there is refused. */
+typedef struct Kit3Intermediate {
+	const fmi3ValueReference *vrs;
+	size_t n;
+} Kit3Intermediate;
+
+extern const Kit3Intermediate kit3_intermediate;
+
+/* kit3_intermediate_update asking the importer for the intermediate inputs at tau
+ * (intermediateVariableSetRequested).  *early_time (may be NULL) receives the time the
+ * importer asked to return at, when it asks. */
+int kit3_intermediate_inputs(Kit3Instance *k, double tau, int step_finished,
+                             int can_return_early, double *early_time);
 
 #endif

@@ -143,6 +143,14 @@ MeStatus me_enter_event_mode(MeInstance *m, const char *fn)
 	return ME_OK;
 }
 
+/* The input clocks after an event iteration has seen them (all: on leaving Event Mode). */
+static void deactivate_clocks(MeInstance *m, int all)
+{
+	for (size_t i = 0; i < m->model->n_clocks && i < ME_MAX_CLOCKS; i++)
+		if (all || !m->model->clocks[i].output)
+			m->d.clock_active[i] = 0;
+}
+
 MeStatus me_update_discrete(MeInstance *m, const char *fn, MeEventInfo *out)
 {
 	MeEventInfo e;
@@ -152,6 +160,7 @@ MeStatus me_update_discrete(MeInstance *m, const char *fn, MeEventInfo *out)
 	memset(&e, 0, sizeof e);
 	if (m->model->event_update)
 		m->model->event_update(m, &e);
+	deactivate_clocks(m, 0);
 	m->d.last = e;
 	if (e.terminate_simulation)
 		me_logf(m, ME_OK, "%s: the model asks to terminate at t = %g", fn, m->d.time);
@@ -162,6 +171,7 @@ MeStatus me_update_discrete(MeInstance *m, const char *fn, MeEventInfo *out)
 MeStatus me_enter_continuous(MeInstance *m, const char *fn)
 {
 	(void)fn;
+	deactivate_clocks(m, 1);
 	m->d.mode = ME_CONTINUOUS;
 	return ME_OK;
 }
@@ -528,4 +538,86 @@ MeStatus me_deserialize(MeInstance *m, const char *fn, const unsigned char *buf,
 	memcpy(copy, buf + sizeof me_state_magic, sizeof *copy);
 	*state = copy;
 	return ME_OK;
+}
+
+/* ---- clocks ------------------------------------------------------------------------------ */
+
+static long clock_index(const MeInstance *m, unsigned vr)
+{
+	for (size_t i = 0; i < m->model->n_clocks && i < ME_MAX_CLOCKS; i++)
+		if (m->model->clocks[i].vr == vr)
+			return (long)i;
+	return -1;
+}
+
+/* The clocks' indices for a call on vr[n], each checked; -1 after logging why not. */
+static long checked_clock(MeInstance *m, const char *fn, unsigned vr, int want_input,
+                          int want_periodic)
+{
+	long k = clock_index(m, vr);
+	if (k < 0) {
+		me_logf(m, ME_ERROR, "%s: value reference %u is not a clock", fn, vr);
+		return -1;
+	}
+	const MeClock *c = &m->model->clocks[k];
+	if (want_input && c->output) {
+		me_logf(m, ME_ERROR, "%s: clock '%s' is an output clock", fn, c->name);
+		return -1;
+	}
+	if (want_periodic && !(c->interval > 0)) {
+		me_logf(m, ME_ERROR, "%s: clock '%s' is not periodic", fn, c->name);
+		return -1;
+	}
+	return k;
+}
+
+MeStatus me_get_clock(MeInstance *m, const char *fn, const unsigned vr[], size_t n, int v[])
+{
+	for (size_t i = 0; i < n; i++)
+		if (checked_clock(m, fn, vr[i], 0, 0) < 0)
+			return ME_ERROR;
+	for (size_t i = 0; i < n; i++) {
+		long k = clock_index(m, vr[i]);
+		v[i] = m->d.clock_active[k];
+		if (m->model->clocks[k].output)
+			m->d.clock_active[k] = 0; /* a tick is reported once */
+	}
+	return ME_OK;
+}
+
+MeStatus me_set_clock(MeInstance *m, const char *fn, const unsigned vr[], size_t n,
+                      const int v[])
+{
+	for (size_t i = 0; i < n; i++)
+		if (checked_clock(m, fn, vr[i], 1, 0) < 0)
+			return ME_ERROR;
+	for (size_t i = 0; i < n; i++)
+		m->d.clock_active[clock_index(m, vr[i])] = v[i] != 0;
+	return ME_OK;
+}
+
+MeStatus me_clock_timing(MeInstance *m, const char *fn, const unsigned vr[], size_t n,
+                         double out[], int interval)
+{
+	for (size_t i = 0; i < n; i++)
+		if (checked_clock(m, fn, vr[i], 1, 1) < 0)
+			return ME_ERROR;
+	for (size_t i = 0; i < n; i++) {
+		const MeClock *c = &m->model->clocks[clock_index(m, vr[i])];
+		out[i] = interval ? c->interval : c->shift;
+	}
+	return ME_OK;
+}
+
+int me_clock_active(const MeInstance *m, unsigned vr)
+{
+	long k = clock_index(m, vr);
+	return k >= 0 && m->d.clock_active[k];
+}
+
+void me_clock_tick(MeInstance *m, unsigned vr)
+{
+	long k = clock_index(m, vr);
+	if (k >= 0)
+		m->d.clock_active[k] = 1;
 }

@@ -23,6 +23,7 @@
 #define ME_MAX_INDICATORS 4
 #define ME_INT_BASE 100
 #define ME_AUX 8
+#define ME_MAX_CLOCKS 4
 
 /* Statuses, numbered as both versions number theirs (OK, Warning, Discard, Error, Fatal). */
 typedef enum MeStatus {
@@ -73,6 +74,19 @@ typedef struct MeArray {
 	unsigned size;
 } MeArray;
 
+/* An FMI 3.0 Clock (FMI 2.0 has none: a model with clocks is built as FMI 3.0 only).  Input
+ * clocks are set by the importer in Event Mode (fmi3SetClock) and seen active by the
+ * model's event_update in the first event iteration after; output clocks are raised by the
+ * model (me_clock_tick) and reported once by fmi3GetClock.  Leaving Event Mode deactivates
+ * every clock. */
+typedef struct MeClock {
+	const char *name;
+	unsigned vr;      /* unique among all variables' */
+	int output;       /* 1: an output clock (triggered); 0: an input clock */
+	double interval;  /* input: > 0 for a constant periodic clock (with shift), 0 triggered */
+	double shift;
+} MeClock;
+
 /* Answers of an event update, filled by the model's event_update. */
 typedef struct MeEventInfo {
 	int discrete_states_need_update;
@@ -92,6 +106,7 @@ typedef struct MeData {
 	int i[ME_MAX_INTS];
 	double aux[ME_AUX];
 	long iaux[ME_AUX];
+	int clock_active[ME_MAX_CLOCKS]; /* by the model's clock table */
 	int mode;         /* an MeMode */
 	int is_cs;        /* instantiated for Co-Simulation */
 	MeEventInfo last; /* the last event update's answers: a restored state has them too */
@@ -131,6 +146,9 @@ typedef struct MeModel {
 	/* > 0: the model also offers Co-Simulation, integrated by classic RK4 with this step
 	 * (the last one shortened to meet the communication point). */
 	double cs_step;
+	/* FMI 3.0 clocks (at most ME_MAX_CLOCKS); none when NULL. */
+	const MeClock *clocks;
+	size_t n_clocks;
 } MeModel;
 
 /* The model of the library: each model.c defines it. */
@@ -208,5 +226,19 @@ MeStatus me_deserialize(MeInstance *m, const char *fn, const unsigned char *buf,
                         void **state);
 
 const char *me_mode_name(int mode);
+
+/* Clocks (FMI 3.0 skin only): the mode is checked by the skin (Event Mode for the clocks'
+ * values, Initialization and Event Mode for the timing).  A reference that is no clock, an
+ * output clock set or an interval asked of a triggered clock is an error naming it. */
+MeStatus me_get_clock(MeInstance *m, const char *fn, const unsigned vr[], size_t n, int v[]);
+MeStatus me_set_clock(MeInstance *m, const char *fn, const unsigned vr[], size_t n,
+                      const int v[]);
+/* interval: the intervals (else the shifts) of periodic input clocks. */
+MeStatus me_clock_timing(MeInstance *m, const char *fn, const unsigned vr[], size_t n,
+                         double out[], int interval);
+
+/* For model.c: is the clock active (in event_update), and raising an output clock. */
+int me_clock_active(const MeInstance *m, unsigned vr);
+void me_clock_tick(MeInstance *m, unsigned vr);
 
 #endif

@@ -2,8 +2,10 @@
  * runtime/fmi3/fmi3Functions.h over the version-free core (me_core.h).  Each function first
  * checks that its mode allows it (masks after the standard's state machine and the
  * Reference FMUs'), then calls the core.  Float64 and Int32 are the only variable types;
- * Co-Simulation (without Event Mode) is offered when the model has a cs_step; Scheduled
- * Execution, clocks and configuration mode are refused with a message. */
+ * Co-Simulation (without Event Mode) is offered when the model has a cs_step; a model with
+ * clocks (MeModel.clocks) has fmi3GetClock and fmi3SetClock in Event Mode and the intervals
+ * and shifts of its periodic clocks; Scheduled Execution, the clocks' fractions and setters
+ * and configuration mode are refused with a message. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -355,20 +357,43 @@ fmi3Status fmi3SetBinary(fmi3Instance c, const fmi3ValueReference vr[], size_t n
 	return no_such_type(c, __func__, nvr, vr);
 }
 
+/* A clock call on a model without clocks: what it always answered (no such variable). */
+static int no_clocks(fmi3Instance c)
+{
+	return inst(c)->model->n_clocks == 0;
+}
+
 fmi3Status fmi3GetClock(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr,
                         fmi3Clock values[])
 {
-	(void)values;
-	CHECK(c, M_GET);
-	return no_such_type(c, __func__, nvr, vr);
+	int v[ME_MAX_CLOCKS];
+	if (!c)
+		return fmi3Error;
+	CHECK(c, no_clocks(c) ? M_GET : ME_EVENT);
+	if (no_clocks(c))
+		return no_such_type(c, __func__, nvr, vr);
+	if (nvr > ME_MAX_CLOCKS)
+		return refuse(c, __func__, "more clocks than the FMU has");
+	MeStatus st = me_get_clock(inst(c), __func__, vr, nvr, v);
+	for (size_t i = 0; st == ME_OK && i < nvr; i++)
+		values[i] = v[i] ? fmi3ClockActive : fmi3ClockInactive;
+	return (fmi3Status)st;
 }
 
 fmi3Status fmi3SetClock(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr,
                         const fmi3Clock values[])
 {
-	(void)values;
-	CHECK(c, M_ANY);
-	return no_such_type(c, __func__, nvr, vr);
+	int v[ME_MAX_CLOCKS];
+	if (!c)
+		return fmi3Error;
+	CHECK(c, no_clocks(c) ? M_ANY : ME_EVENT);
+	if (no_clocks(c))
+		return no_such_type(c, __func__, nvr, vr);
+	if (nvr > ME_MAX_CLOCKS)
+		return refuse(c, __func__, "more clocks than the FMU has");
+	for (size_t i = 0; i < nvr; i++)
+		v[i] = values[i] ? 1 : 0;
+	return (fmi3Status)me_set_clock(inst(c), __func__, vr, nvr, v);
 }
 
 fmi3Status fmi3GetNumberOfVariableDependencies(fmi3Instance c, fmi3ValueReference valueReference,
@@ -470,8 +495,13 @@ fmi3Status fmi3ExitConfigurationMode(fmi3Instance c)
 fmi3Status fmi3GetIntervalDecimal(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr,
                                   fmi3Float64 intervals[], fmi3IntervalQualifier qualifiers[])
 {
-	(void)vr, (void)nvr, (void)intervals, (void)qualifiers;
-	return ME_NO_CLOCKS(c);
+	if (!c || no_clocks(c))
+		return c ? ME_NO_CLOCKS(c) : fmi3Error;
+	CHECK(c, ME_INIT | ME_EVENT);
+	MeStatus st = me_clock_timing(inst(c), __func__, vr, nvr, intervals, 1);
+	for (size_t i = 0; st == ME_OK && i < nvr; i++)
+		qualifiers[i] = fmi3IntervalUnchanged; /* constant: known from the description */
+	return (fmi3Status)st;
 }
 
 fmi3Status fmi3GetIntervalFraction(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr,
@@ -485,8 +515,10 @@ fmi3Status fmi3GetIntervalFraction(fmi3Instance c, const fmi3ValueReference vr[]
 fmi3Status fmi3GetShiftDecimal(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr,
                                fmi3Float64 shifts[])
 {
-	(void)vr, (void)nvr, (void)shifts;
-	return ME_NO_CLOCKS(c);
+	if (!c || no_clocks(c))
+		return c ? ME_NO_CLOCKS(c) : fmi3Error;
+	CHECK(c, ME_INIT | ME_EVENT);
+	return (fmi3Status)me_clock_timing(inst(c), __func__, vr, nvr, shifts, 0);
 }
 
 fmi3Status fmi3GetShiftFraction(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr,
