@@ -13,19 +13,16 @@
 extern const int kit3_refuses_event_mode __attribute__((weak));
 #endif
 
-/* No clocks unless the model defines its own table.  A weak definition rather than a weak
- * reference: PE (the Windows build of tests/wine/) cannot link a weak reference left
- * undefined, while a model's strong definition replaces this one on both platforms. */
-#if defined(__GNUC__) || defined(__clang__)
-__attribute__((weak))
+/* No clocks unless the model defines its own table, and no intermediate variables unless
+ * it defines those: weak definitions, which a model's strong ones replace.  Not on Windows:
+ * mingw-w64 leaves a weak definition of data unresolved in a DLL (nm shows it 'w'), and the
+ * kit then read garbage for the table (a model without clocks said it had some).  A model
+ * built for Windows defines both tables itself (KIT3_NO_CLOCKS, fmu3_kit.h), and one that
+ * does not fails to link rather than misbehave. */
+#if !defined(_WIN32) && (defined(__GNUC__) || defined(__clang__))
+__attribute__((weak)) const Kit3Clocks kit3_clocks = {NULL, 0, NULL};
+__attribute__((weak)) const Kit3Intermediate kit3_intermediate = {NULL, 0};
 #endif
-const Kit3Clocks kit3_clocks = {NULL, 0, NULL};
-
-/* No intermediate variables unless the model defines its own (weak for the same reason). */
-#if defined(__GNUC__) || defined(__clang__)
-__attribute__((weak))
-#endif
-const Kit3Intermediate kit3_intermediate = {NULL, 0};
 
 #include <math.h>
 #include <stdarg.h>

@@ -226,6 +226,12 @@ typedef struct Kit3Intermediate {
 
 extern const Kit3Intermediate kit3_intermediate;
 
+/* Neither clocks nor intermediate variables, said explicitly: what a model built for
+ * Windows must write at file scope (the kit's weak defaults exist on ELF only). */
+#define KIT3_NO_CLOCKS                                                                    \
+	const Kit3Clocks kit3_clocks = {NULL, 0, NULL};                                       \
+	const Kit3Intermediate kit3_intermediate = {NULL, 0}
+
 /* kit3_intermediate_update asking the importer for the intermediate inputs at tau
  * (intermediateVariableSetRequested).  *early_time (may be NULL) receives the time the
  * importer asked to return at, when it asks. */

@@ -62,3 +62,6 @@ const Kit3Model kit3_model = {
 	"noevent3", NOEVENT3_TOKEN, sizeof(Decay), &start, vars, sizeof vars / sizeof vars[0],
 	calculate, initialize, do_step, NULL,
 };
+
+/* built for Windows too (tests/wine/) */
+KIT3_NO_CLOCKS;
