@@ -72,7 +72,8 @@ static const char *const function_words[] = {
 	"floor", "ceil", "round", "fabs", "fmax", "fmin", "abs", "pow",
 	"defaults", "initial", "get_real", "set_real", "get_integer", "set_integer",
 	"get_boolean", "set_boolean", "in", "map_in", "ctrl", "map_out", "out", "couple",
-	"round_digits", "inners", "order", "real_inputs", "fast_step",
+	"round_digits", "inners", "order", "real_inputs", "fast_step", "step_rows",
+	"step_couplings", "step_copies", "step_table",
 };
 
 static bool in_list(const char *name, const char *const *list, size_t n)
@@ -692,6 +693,10 @@ static void emit_ctrl(Ec *e, StrBuf *out)
 {
 	Node *ctrl = e->sa->a_ctrl;
 	StrBuf body;
+	if (e->table) {
+		ec_emit_table_ctrl(e, out);
+		return;
+	}
 	ec_begin_fn(e, &body, false, ctrl ? ctrl->body : NULL);
 	if (ctrl && ctrl->kind == ND_CTRL && ctrl->body) {
 		stmts(e, ctrl->body->list1);
@@ -1182,6 +1187,7 @@ static void emit_source(Ec *e, StrBuf *o, const Group *groups, int ngroups)
 	for (int i = 0; i < l->ninputs; i++)
 		nreal_in += l->vars[i].type == TY_REAL;
 
+	e->table = ec_table_form(e);
 	/* the functions first: they decide whether round_digits is needed */
 	emit_defaults(e, &fns);
 	emit_initial(e, &fns, groups, ngroups);
@@ -1263,6 +1269,12 @@ bool emit_c_buffers(Compilation *c, const EmitLayout *l, char **config_h, char *
 	e->inners = arena_alloc(c->arena, (size_t)(e->ninners + 1) * sizeof *e->inners);
 	for (int i = 0; i < e->ninners; i++)
 		ec_setup_inner(e, &e->inners[i], e->info->inners[i]);
+	for (int i = 0; i < e->ninners; i++)
+		if (name_index_add(&e->inner_names, e->inners[i].in->name, i) != 0) {
+			name_index_free(&e->inner_names);
+			diag_error(c->diag, l->sa->loc, "out of memory");
+			return false;
+		}
 
 	Node *in_rules = ec_rules_of(e, true), *out_rules = ec_rules_of(e, false);
 	e->nin_rules = in_rules ? ast_count(in_rules->list3) : 0;
@@ -1305,6 +1317,8 @@ bool emit_c_buffers(Compilation *c, const EmitLayout *l, char **config_h, char *
 	}
 	sb_free(&cfg);
 	sb_free(&src);
+	name_index_free(&e->inner_names);
+	ec_table_free(e);
 	return ok;
 }
 
