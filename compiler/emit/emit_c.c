@@ -126,42 +126,50 @@ const char *ec_local_c(Ec *e, const char *name)
 	return taken ? arena_printf(e->c->arena, "%s_", name) : name;
 }
 
+/* The Storage's fields are found by name and by declaration through tables (Ec.fields_by_c,
+ * fields_by_name, own_fields), not by a search through every field for each: a wrapper of
+ * thousands of inners has tens of thousands of fields, and the searches made emitting it
+ * quadratic. */
 static bool field_exists(const Ec *e, const char *c)
 {
-	for (int i = 0; i < e->nfields; i++)
-		if (strcmp(e->fields[i].c, c) == 0)
-			return true;
-	return false;
+	return name_index_find(&e->fields_by_c, c) >= 0;
 }
 
-/* The emitter's own Storage fields: flags and inner buffers. */
-static bool emitter_field(const Ec *e, const char *c)
+/* The emitter's own Storage fields: flags and inner buffers, made into a table the first
+ * time (0, or -1 when out of memory). */
+static int own_fields(Ec *e)
 {
-	if (strcmp(c, "in_rule") == 0 || strcmp(c, "out_rule") == 0)
-		return true;
+	if (e->own_ready)
+		return 0;
+	e->own_ready = true;
+	Arena *a = e->c->arena;
+	int rc = name_index_add(&e->own_fields, "in_rule", 0) | name_index_add(&e->own_fields,
+	                                                                        "out_rule", 0);
 	for (int t = 0; t < T_N; t++)
-		if (strcmp(c, arena_printf(e->c->arena, "inner_param_%s", type_word[t])) == 0)
-			return true;
+		rc |= name_index_add(&e->own_fields, arena_printf(a, "inner_param_%s", type_word[t]), 0);
 	for (int i = 0; i < e->ninners; i++)
 		for (int dir = 0; dir < 2; dir++)
 			for (int t = 0; t < T_N; t++) {
-				char buf[512];
-				snprintf(buf, sizeof buf, "%s_%s_%s", e->inners[i].cname,
-					 dir ? "out" : "in", type_word[t]);
-				if (strcmp(c, buf) == 0)
-					return true;
-				if (!dir && strlen(buf) + 9 < sizeof buf) {
-					strcat(buf, "_assigned");
-					if (strcmp(c, buf) == 0)
-						return true;
-				}
+				const char *c = arena_printf(a, "%s_%s_%s", e->inners[i].cname,
+				                             dir ? "out" : "in", type_word[t]);
+				rc |= name_index_add(&e->own_fields, c, 0);
+				if (!dir)
+					rc |= name_index_add(&e->own_fields,
+					                     arena_printf(a, "%s_assigned", c), 0);
 			}
-	return false;
+	return rc;
+}
+
+static bool emitter_field(Ec *e, const char *c)
+{
+	return name_index_find(&e->own_fields, c) >= 0;
 }
 
 static const char *add_field(Ec *e, const Node *decl)
 {
 	const char *c = strchr(decl->name, '[') ? ec_ident_part(e->c->arena, decl->name) : decl->name;
+	if (own_fields(e) != 0)
+		ec_error(e, decl->loc, "out of memory");
 	if (c_taken(c) || emitter_field(e, c) || field_exists(e, c)) {
 		c = arena_printf(e->c->arena, "%s_", c);
 		while (emitter_field(e, c) || field_exists(e, c))
@@ -175,13 +183,20 @@ static const char *add_field(Ec *e, const Node *decl)
 		e->fields = f;
 		e->capfields = cap;
 	}
+	if (name_index_add(&e->fields_by_c, c, e->nfields) != 0 ||
+	    name_index_add(&e->fields_by_name, decl->name, e->nfields) != 0)
+		ec_error(e, decl->loc, "out of memory");
 	e->fields[e->nfields++] = (Field){decl, c};
 	return c;
 }
 
 const char *ec_field_of(const Ec *e, const Node *decl)
 {
-	for (int i = 0; i < e->nfields; i++)
+	/* the first field of decl's name is decl's, unless two declarations share a name */
+	int i = decl && decl->name ? name_index_find(&e->fields_by_name, decl->name) : -1;
+	if (i >= 0 && e->fields[i].decl == decl)
+		return e->fields[i].c;
+	for (i = 0; i < e->nfields; i++)
 		if (e->fields[i].decl == decl)
 			return e->fields[i].c;
 	return NULL;
@@ -190,10 +205,8 @@ const char *ec_field_of(const Ec *e, const Node *decl)
 /* A Storage field by the script's name, for nodes a rule made without a declaration. */
 const char *ec_field_named(const Ec *e, const char *name)
 {
-	for (int i = 0; i < e->nfields; i++)
-		if (strcmp(e->fields[i].decl->name, name) == 0)
-			return e->fields[i].c;
-	return NULL;
+	int i = name_index_find(&e->fields_by_name, name);
+	return i >= 0 ? e->fields[i].c : NULL;
 }
 
 /* ---- text helpers ---------------------------------------------------------------------------- */
@@ -1318,6 +1331,9 @@ bool emit_c_buffers(Compilation *c, const EmitLayout *l, char **config_h, char *
 	sb_free(&cfg);
 	sb_free(&src);
 	name_index_free(&e->inner_names);
+	name_index_free(&e->fields_by_c);
+	name_index_free(&e->fields_by_name);
+	name_index_free(&e->own_fields);
 	ec_table_free(e);
 	return ok;
 }

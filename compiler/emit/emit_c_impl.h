@@ -76,8 +76,10 @@ typedef struct Ec {
 	const struct EcAccess *map_in_access, *map_out_access;
 	/* Ctrl's table form (ec_table_form), or NULL: Ctrl and the fast step as statements */
 	EcTable *table;
-	/* the inners by name, for ec_inner_c */
-	NameIndex inner_names;
+	/* the inners by name, for ec_inner_c; the fields by C name and by script name, and
+	 * the emitter's own fields' names (emit_c.c, add_field) */
+	NameIndex inner_names, fields_by_c, fields_by_name, own_fields;
+	bool own_ready;
 } Ec;
 
 
