@@ -726,35 +726,63 @@ static void emit_ctrl(Ec *e, StrBuf *out)
 	end_fn(e, out, "Ctrl: the control rules; returns the step taken.", FN_CTRL, "ctrl", &body);
 }
 
-/* Whether any statement under n assigns the variable declared by decl. */
-static bool assigns(const Node *n, const Node *decl)
+/* The declarations that statements under n assign (in blocks, ifs and fors), added to
+ * *set (n_set of them, room for cap), unsorted. */
+static void collect_assigned(const Node *n, const Node ***set, int *n_set, int *cap)
 {
 	for (; n; n = n->next) {
-		if (n->kind == ND_ASSIGN && n->lhs && n->lhs->kind == ND_NAME && n->lhs->decl == decl)
-			return true;
-		if (n->kind == ND_BLOCK && assigns(n->list1, decl))
-			return true;
-		if ((n->kind == ND_IF || n->kind == ND_FOR) &&
-		    (assigns(n->then, decl) || assigns(n->els, decl)))
-			return true;
+		if (n->kind == ND_ASSIGN && n->lhs && n->lhs->kind == ND_NAME && n->lhs->decl) {
+			if (*n_set == *cap) {
+				*cap = *cap ? 2 * *cap : 16;
+				const Node **grown = realloc(*set, (size_t)*cap * sizeof **set);
+				if (!grown)
+					abort();
+				*set = grown;
+			}
+			(*set)[(*n_set)++] = n->lhs->decl;
+		}
+		if (n->kind == ND_BLOCK)
+			collect_assigned(n->list1, set, n_set, cap);
+		if (n->kind == ND_IF || n->kind == ND_FOR) {
+			collect_assigned(n->then, set, n_set, cap);
+			collect_assigned(n->els, set, n_set, cap);
+		}
 	}
-	return false;
+}
+
+static int cmp_ptr(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)*(const Node *const *)a, y = (uintptr_t)*(const Node *const *)b;
+	return x < y ? -1 : x > y;
 }
 
 /* Whether the returned expression r is only an inner FMU's step passed up: a var of the
  * control block initialised by do_step(...) and never assigned again, or the min of such
- * (what CreateCtrlRules writes). */
+ * (what CreateCtrlRules writes).  The assigned vars are gathered once and searched, not
+ * looked for through the whole block per argument of the min: a min over ten thousand
+ * inners' steps made that quadratic. */
 bool ec_passes_steps_up(const Node *body, const Node *r)
 {
-	if (r->kind == ND_BUILTIN && r->op == BI_MIN) {
-		for (const Node *a = r->list1; a; a = a->next)
-			if (!ec_passes_steps_up(body, a))
-				return false;
-		return r->list1 != NULL;
+	const Node **set = NULL;
+	int n = 0, cap = 0;
+	collect_assigned(body->list1, &set, &n, &cap);
+	if (n)
+		qsort(set, (size_t)n, sizeof *set, cmp_ptr);
+	bool ok = true;
+	int nargs = 0;
+	const Node *one = r->kind == ND_BUILTIN && r->op == BI_MIN ? NULL : r;
+	for (const Node *a = one ? one : r->list1; a && ok; a = one ? NULL : a->next, nargs++) {
+		if (a->kind == ND_BUILTIN && a->op == BI_MIN) {
+			ok = ec_passes_steps_up(body, a);
+			continue;
+		}
+		const Node *d = a->kind == ND_NAME ? a->decl : NULL;
+		ok = d && d->kind == ND_VARDECL && d->init && d->init->kind == ND_BUILTIN &&
+		     d->init->op == BI_DO_STEP &&
+		     !(n && bsearch(&d, set, (size_t)n, sizeof *set, cmp_ptr));
 	}
-	const Node *d = r->kind == ND_NAME ? r->decl : NULL;
-	return d && d->kind == ND_VARDECL && d->init && d->init->kind == ND_BUILTIN &&
-	       d->init->op == BI_DO_STEP && !assigns(body->list1, d);
+	free(set);
+	return ok && nargs > 0;
 }
 
 /* Whether the wrapper must snapshot itself at each step start (SartModel.may_reject): the
