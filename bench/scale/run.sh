@@ -29,15 +29,16 @@
 #      and as an SSP system (an SSD of N components and N - 1 connections), CPU seconds.
 #
 # And a wrapper FMU over K inners of the pass-through, coupled in a chain (WRAP_SIZES,
-# default 100): `sacc build`'s CPU time (the C compiler included) and the archive's size,
+# default 100 and 1000; from 64 inners on, its Ctrl and fast step are a table the runtime
+# loops over): `sacc build`'s CPU time (the C compiler included) and the archive's size,
 # then the wrapper run by `sacc simulate` as the chain is, for WRAP_STEPS (20000) steps:
 # its set-up, the time per inner step (a wrapper step over K, the wrapper's own work
 # included) and the peak memory.
 #
 # The two runs' last rows must agree with the chain (every output 1).  A run that fails,
 # or a figure that cannot be computed, ends it with status 1.  BENCH_QUICK=1: N = 50, 200
-# and 500, 5000 steps, two runs each, a wrapper over 20 inners (N = 100, 1000 and 10000,
-# 1000 steps, three runs each).
+# and 500, 5000 steps, two runs each, a wrapper over 20 and over 100 inners (N = 100, 1000
+# and 10000, 1000 steps, three runs each).
 set -eu
 BENCH=bench-scale
 . bench/bench.sh
@@ -51,13 +52,13 @@ if bench_quick; then
 	SIZES=${SIZES:-50 200 500}
 	STEPS=${STEPS:-5000}
 	REPS=${REPS:-2}
-	WRAP_SIZES=${WRAP_SIZES:-20}
+	WRAP_SIZES=${WRAP_SIZES:-20 100}
 	WRAP_STEPS=${WRAP_STEPS:-5000}
 else
 	SIZES=${SIZES:-100 1000 10000}
 	STEPS=${STEPS:-1000}
 	REPS=${REPS:-3}
-	WRAP_SIZES=${WRAP_SIZES:-100}
+	WRAP_SIZES=${WRAP_SIZES:-100 1000}
 	WRAP_STEPS=${WRAP_STEPS:-20000}
 fi
 
