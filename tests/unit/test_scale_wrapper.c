@@ -123,9 +123,10 @@ static void affine_chain(double x, double *mid, double *last)
 /* A wrapper over an integrator and MANY - 1 affine instances, in table form by default:
  * at every step the integrator's value is the one the same chain run by `sacc simulate` as
  * a scenario gives (Gauss-Seidel) and the affine ones are those of a hand computation from
- * it, bit for bit; the chain's agree with them to 1e-12 (its master adds in another order
- * somewhere along the chain, a unit in the last place here and there).  The integrator makes
- * the values change from step to step, a gain of 1.1 and an offset of 0.3 make them round. */
+ * it, bit for bit; the chain's agree with them to 1e-12 (the affine FMU interpolates its
+ * inputs, and the master hands it the value at t_n with a slope where the wrapper sets the
+ * new value: a unit in the last place here and there).  The integrator makes the values
+ * change from step to step, a gain of 1.1 and an offset of 0.3 make them round. */
 static void table_form__many_inners__equal_the_chain_run_by_simulate(void **state)
 {
 	Ctx *c = *state;
