@@ -1245,6 +1245,9 @@ static void free_run(Master *m)
 	free(m->plain_scale);
 	free(m->plain_offset);
 	free(m->plain_buf);
+	free(m->gs_fmus);
+	free(m->gs_inputs);
+	free(m->gs_buf);
 	free(m->yfull);
 	free(m->save_now);
 	free(m->save_prev);
@@ -1301,6 +1304,7 @@ int sart_master_run(const SartScenario *sc, const SartMasterOptions *o, SartMast
 	           !m->early_returns && o->nexternal == 0 && o->nstring_conns == 0;
 	for (int f = 0; f < sc->nfmus; f++)
 		m->plain &= !m->f[f].has_other;
+	m->plain_gs = master_plain_gs(m);
 	if (initialize(m) || master_emit_point(m, o->start))
 		goto done;
 

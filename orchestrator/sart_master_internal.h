@@ -152,6 +152,13 @@ typedef struct SartRun {
 	int plain_direct;     /* every FMU's inputs are set straight from the signals */
 	int *plain_src, *plain_conn;
 	double *plain_scale, *plain_offset, *plain_buf;
+	/* plain_gs_pass (a first Gauss-Seidel pass with nothing else to do): the FMUs in
+	 * execution order, each with what its step touches in one record, and their Real
+	 * inputs in that order, each with where its value comes from; gs_buf the values */
+	int plain_gs, gs_bound;
+	struct GsFmu *gs_fmus;
+	struct GsInput *gs_inputs;
+	double *gs_buf;
 	/* every FMU's tables and buffers (FmuRun's read_vr ... d2val), FMU after FMU */
 	SartVr *pool_vr;
 	int *pool_int;
@@ -273,6 +280,11 @@ int master_emit_point(Master *m, double t);
 
 int master_prepare_fast(Master *m);
 int master_plain_pass(Master *m, double t, double h, double *short_end);
+/* The first pass of a Gauss-Seidel step when m->plain_gs (sart_master_fast.c). */
+int master_plain_gs_pass(Master *m, double t, double h, double *short_end);
+/* Whether plain_gs_pass can do the first Gauss-Seidel passes of this run (after prepare,
+ * with m->plain's conditions but the algorithm's). */
+int master_plain_gs(const Master *m);
 int master_fast_run(Master *m, double *t);
 
 /* ---- sart_master_parallel.c --------------------------------------------------------------- */
