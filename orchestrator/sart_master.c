@@ -753,10 +753,6 @@ int master_step_outcome(Master *m, int f, double t, SartStatus st, double r,
 	return -1;
 }
 
-/* An FMU may stop early at an event without getting anywhere (the event lay at t): it has
- * handled the event and stands at t, so it is simply stepped again, at most this often. */
-#define MAX_EARLY_AT_START 100
-
 /* FMU f's doStep from t by h, repeated while it stops early at t (the calls of
  * master_step_one); *r is where it stands.  Touches FMU f and on_step only, so it may run
  * on a worker thread. */
@@ -770,7 +766,7 @@ SartStatus master_step_raw(Master *m, int f, double t, double h, double *r)
 		st = sart_inner_do_step(m->f[f].in, t, h, 1, r);
 		if (m->o->on_step)
 			m->o->on_step(m->o->step_env, f, t, h, 1);
-		if (!ok(st) || !(*r <= t) || again == MAX_EARLY_AT_START)
+		if (!ok(st) || !(*r <= t) || again == MASTER_EARLY_AT_START)
 			break;
 	}
 	return st;
@@ -786,7 +782,7 @@ int master_step_finish(Master *m, int f, double t, double h, SartStatus st, doub
 		if (!(r > t)) {
 			master_fail(m, "%s returned early at t = %s %d times without getting "
 			            "anywhere", m->sc->fmus[f].name, SART_NUM(t),
-			            MAX_EARLY_AT_START + 1);
+			            MASTER_EARLY_AT_START + 1);
 			return -1;
 		}
 		*reached = r;

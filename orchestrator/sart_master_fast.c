@@ -168,7 +168,16 @@ int master_plain_gs_pass(Master *m, double t, double h, double *short_end)
 		}
 		int outcome = 0;
 		if (watched) {
-			outcome = master_step_one(m, g->f, t, h, &reached);
+			/* master_step_one, with the instance from g rather than its FmuRun */
+			r = t + h;
+			for (int again = 0;; again++) {
+				m->o->on_step(m->o->step_env, g->f, t, h, 0);
+				st = sart_inner_do_step(g->in, t, h, 1, &r);
+				m->o->on_step(m->o->step_env, g->f, t, h, 1);
+				if (!ok(st) || !(r <= t) || again == MASTER_EARLY_AT_START)
+					break;
+			}
+			outcome = master_step_finish(m, g->f, t, h, st, r, &reached);
 		} else {
 			st = sart_inner_do_step(g->in, t, h, 1, &r);
 			if (st != SART_OK)

@@ -218,6 +218,11 @@ static inline const SartVar *var_of(const SartScenario *sc, SartRef r)
 	return &sc->fmus[r.fmu].vars[r.var];
 }
 
+/* An FMU may stop early at an event without getting anywhere (the event lay at t): it has
+ * handled the event and stands at t, so it is simply stepped again, at most this often
+ * (master_step_raw, plain_gs_pass). */
+#define MASTER_EARLY_AT_START 100
+
 static inline int ok(SartStatus st)
 {
 	return st == SART_OK || st == SART_WARNING;
