@@ -10,6 +10,8 @@
  * turns this path off) and compares them. */
 #include "sart_master_internal.h"
 
+#include "sart_inner_fmi2_direct.h"
+
 #include <stdlib.h>
 
 static int prepare_gs(Master *m);
@@ -63,6 +65,10 @@ int master_prepare_fast(Master *m)
  * rather than spread over its FmuRun (with ten thousand FMUs each line is a miss per step). */
 struct GsFmu {
 	SartInner *in;        /* set at the first pass (gs_bound): loaded after prepare */
+	/* its seam's direct route (FMI 2.0 in process), or NULL: the set, step and get each
+	 * one test and one call, with the instance and functions in one record instead of
+	 * the seam's and the back end's (sart_inner.h, sart_inner_direct) */
+	const SartInnerDirect *d;
 	const SartVr *set_vr, *read_vr;
 	int f;                /* its index */
 	int nset, first;      /* its Real inputs: gs_inputs[first .. first + nset - 1] */
@@ -99,7 +105,7 @@ static int prepare_gs(Master *m)
 	for (int k = 0, i = 0; k < n; k++) {
 		int f = m->an->fmu_order[k];
 		const FmuRun *fr = &m->f[f];
-		m->gs_fmus[k] = (struct GsFmu){NULL, fr->set_vr[SART_REAL], fr->read_vr[SART_REAL], f,
+		m->gs_fmus[k] = (struct GsFmu){NULL, NULL, fr->set_vr[SART_REAL], fr->read_vr[SART_REAL], f,
 		                               fr->nset[SART_REAL], i, fr->nread[SART_REAL],
 		                               fr->read_base[SART_REAL]};
 		for (int j = 0; j < fr->nset[SART_REAL]; j++, i++) {
@@ -130,6 +136,39 @@ int master_plain_gs(const Master *m)
 	return ok;
 }
 
+/* The seam's set, step and get of g's Real values (sart_inner_set_real, sart_inner_do_step
+ * with no_set_state_prior, sart_inner_get_real), through the direct route when there is
+ * one and it may be called, with the same outcome and reports. */
+static inline SartStatus gs_set(const struct GsFmu *g, const double *v)
+{
+	if (!g->d || !sart_direct_ready(g->d))
+		return sart_inner_set_real(g->in, g->set_vr, (size_t)g->nset, v);
+	SartStatus st = sart_direct_set_real(g->d, g->set_vr, (size_t)g->nset, v);
+	return st == SART_OK ? st : sart_inner_direct_status(g->in, SART_DIRECT_SET_REAL, st, 0, 0,
+	                                                     NULL);
+}
+
+static inline SartStatus gs_step(const struct GsFmu *g, double t, double h, double *r)
+{
+	if (!g->d || !sart_direct_ready(g->d))
+		return sart_inner_do_step(g->in, t, h, 1, r);
+	SartStatus st = sart_direct_do_step_prior(g->d, t, h, 1);
+	if (st == SART_OK) {
+		*r = t + h;
+		return st;
+	}
+	return sart_inner_direct_status(g->in, SART_DIRECT_DO_STEP, st, t, h, r);
+}
+
+static inline SartStatus gs_get(const struct GsFmu *g, double *y)
+{
+	if (!g->d || !sart_direct_ready(g->d))
+		return sart_inner_get_real(g->in, g->read_vr, (size_t)g->nread, y);
+	SartStatus st = sart_direct_get_real(g->d, g->read_vr, (size_t)g->nread, y);
+	return st == SART_OK ? st : sart_inner_direct_status(g->in, SART_DIRECT_GET_REAL, st, 0, 0,
+	                                                     NULL);
+}
+
 /* The first pass of a Gauss-Seidel step when nothing else is needed (m->plain_gs): the
  * FMUs in execution order, each with its inputs computed and set, stepped and read, from
  * flat tables in that order, as gauss_seidel_pass does it through master_set_inputs,
@@ -145,8 +184,10 @@ int master_plain_gs_pass(Master *m, double t, double h, double *short_end)
 	const struct GsFmu *end = m->gs_fmus + m->sc->nfmus;
 	if (!m->gs_bound) {
 		/* the instances, which initialization loaded after the tables were made */
-		for (struct GsFmu *g = m->gs_fmus; g < end; g++)
+		for (struct GsFmu *g = m->gs_fmus; g < end; g++) {
 			g->in = m->f[g->f].in;
+			g->d = sart_inner_direct(g->in);
+		}
 		m->gs_bound = 1;
 	}
 	for (const struct GsFmu *g = m->gs_fmus; g < end; g++) {
@@ -162,7 +203,7 @@ int master_plain_gs_pass(Master *m, double t, double h, double *short_end)
 				if (want_pred)
 					m->pred[x[k].conn] = v[k];
 			}
-			st = sart_inner_set_real(g->in, g->set_vr, (size_t)g->nset, v);
+			st = gs_set(g, v);
 			if (st > SART_WARNING)
 				return master_fail_call(m, g->f, t) ? -1 : -1;
 		}
@@ -172,14 +213,14 @@ int master_plain_gs_pass(Master *m, double t, double h, double *short_end)
 			r = t + h;
 			for (int again = 0;; again++) {
 				m->o->on_step(m->o->step_env, g->f, t, h, 0);
-				st = sart_inner_do_step(g->in, t, h, 1, &r);
+				st = gs_step(g, t, h, &r);
 				m->o->on_step(m->o->step_env, g->f, t, h, 1);
 				if (!ok(st) || !(r <= t) || again == MASTER_EARLY_AT_START)
 					break;
 			}
 			outcome = master_step_finish(m, g->f, t, h, st, r, &reached);
 		} else {
-			st = sart_inner_do_step(g->in, t, h, 1, &r);
+			st = gs_step(g, t, h, &r);
 			if (st != SART_OK)
 				outcome = master_step_outcome(m, g->f, t, st, r, &reached);
 		}
@@ -192,7 +233,7 @@ int master_plain_gs_pass(Master *m, double t, double h, double *short_end)
 		if (g->nread > 0) {
 			double *y = next + g->read_base;
 			int bad = 0;
-			st = sart_inner_get_real(g->in, g->read_vr, (size_t)g->nread, y);
+			st = gs_get(g, y);
 			if (st > SART_WARNING)
 				return master_fail_call(m, g->f, t + h) ? -1 : -1;
 			for (int k = 0; k < g->nread; k++)
