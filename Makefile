@@ -790,7 +790,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 SLOW_TESTS := test_e2e_wrapper test_e2e_isolated test_e2e_wrapper3 test_powerwindow \
               test_e2e_arrays3 test_e2e_strarr3 test_simulate test_e2e_events3 test_emit_build \
               test_e2e_types3 test_e2e_early3 test_e2e_threads test_ssp_build test_e2e_strings \
-              test_e2e_me test_scale test_lsp test_sart_parallel test_package
+              test_e2e_me test_scale test_scale_wrapper test_lsp test_sart_parallel test_package
 UNIT_NAMES := $(notdir $(UNIT_BIN))
 UNIT_ORDER := $(filter $(SLOW_TESTS),$(UNIT_NAMES)) $(filter-out $(SLOW_TESTS),$(UNIT_NAMES))
 UNIT_RUNS  := $(patsubst %,run-unit-%,$(UNIT_ORDER))

@@ -775,10 +775,6 @@ int master_step_outcome(Master *m, int f, double t, SartStatus st, double r,
 	return -1;
 }
 
-/* An FMU may stop early at an event without getting anywhere (the event lay at t): it has
- * handled the event and stands at t, so it is simply stepped again, at most this often. */
-#define MAX_EARLY_AT_START 100
-
 /* FMU f's doStep from t by h, repeated while it stops early at t (the calls of
  * master_step_one); *r is where it stands.  Touches FMU f and on_step only, so it may run
  * on a worker thread. */
@@ -792,7 +788,7 @@ SartStatus master_step_raw(Master *m, int f, double t, double h, double *r)
 		st = sart_inner_do_step(m->f[f].in, t, h, 1, r);
 		if (m->o->on_step)
 			m->o->on_step(m->o->step_env, f, t, h, 1);
-		if (!ok(st) || !(*r <= t) || again == MAX_EARLY_AT_START)
+		if (!ok(st) || !(*r <= t) || again == MASTER_EARLY_AT_START)
 			break;
 	}
 	return st;
@@ -808,7 +804,7 @@ int master_step_finish(Master *m, int f, double t, double h, SartStatus st, doub
 		if (!(r > t)) {
 			master_fail(m, "%s returned early at t = %s %d times without getting "
 			            "anywhere", m->sc->fmus[f].name, SART_NUM(t),
-			            MAX_EARLY_AT_START + 1);
+			            MASTER_EARLY_AT_START + 1);
 			return -1;
 		}
 		*reached = r;
@@ -1296,6 +1292,9 @@ static void free_run(Master *m)
 	free(m->plain_scale);
 	free(m->plain_offset);
 	free(m->plain_buf);
+	free(m->gs_fmus);
+	free(m->gs_inputs);
+	free(m->gs_buf);
 	free(m->yfull);
 	free(m->save_now);
 	free(m->save_prev);
@@ -1357,6 +1356,7 @@ int sart_master_run(const SartScenario *sc, const SartMasterOptions *o, SartMast
 	for (int k = 0; k < o->nexternal; k++)
 		m->clocked |= var_of(sc, o->external[k])->is_clock;
 	m->plain &= !m->clocked;
+	m->plain_gs = !m->clocked && master_plain_gs(m);
 	if (initialize(m) || master_emit_point(m, o->start))
 		goto done;
 

@@ -155,6 +155,13 @@ typedef struct SartRun {
 	int plain_direct;     /* every FMU's inputs are set straight from the signals */
 	int *plain_src, *plain_conn;
 	double *plain_scale, *plain_offset, *plain_buf;
+	/* plain_gs_pass (a first Gauss-Seidel pass with nothing else to do): the FMUs in
+	 * execution order, each with what its step touches in one record, and their Real
+	 * inputs in that order, each with where its value comes from; gs_buf the values */
+	int plain_gs, gs_bound;
+	struct GsFmu *gs_fmus;
+	struct GsInput *gs_inputs;
+	double *gs_buf;
 	/* every FMU's tables and buffers (FmuRun's read_vr ... d2val), FMU after FMU */
 	SartVr *pool_vr;
 	int *pool_int;
@@ -213,6 +220,11 @@ static inline const SartVar *var_of(const SartScenario *sc, SartRef r)
 {
 	return &sc->fmus[r.fmu].vars[r.var];
 }
+
+/* An FMU may stop early at an event without getting anywhere (the event lay at t): it has
+ * handled the event and stands at t, so it is simply stepped again, at most this often
+ * (master_step_raw, plain_gs_pass). */
+#define MASTER_EARLY_AT_START 100
 
 static inline int ok(SartStatus st)
 {
@@ -276,6 +288,11 @@ int master_emit_point(Master *m, double t);
 
 int master_prepare_fast(Master *m);
 int master_plain_pass(Master *m, double t, double h, double *short_end);
+/* The first pass of a Gauss-Seidel step when m->plain_gs (sart_master_fast.c). */
+int master_plain_gs_pass(Master *m, double t, double h, double *short_end);
+/* Whether plain_gs_pass can do the first Gauss-Seidel passes of this run (after prepare,
+ * with m->plain's conditions but the algorithm's). */
+int master_plain_gs(const Master *m);
 int master_fast_run(Master *m, double *t);
 
 /* ---- sart_master_parallel.c --------------------------------------------------------------- */

@@ -40,12 +40,15 @@ static int restore_all(Master *m, double t)
 }
 
 /* One pass over the macro step: the fast path's when the run allows it (m->plain, set
- * only for algorithms whose row has fast_path), else the algorithm's.  Returns 0, 1 (some
+ * only for algorithms whose row has fast_path; m->plain_gs, Gauss-Seidel's), else the
+ * algorithm's.  Returns 0, 1 (some
  * FMU discarded; *short_end is the smallest time reached) or -1 (failed). */
 static int run_pass(Master *m, int pass, double t, double h, double *short_end)
 {
 	if (pass == 0 && m->plain)
 		return master_plain_pass(m, t, h, short_end);
+	if (pass == 0 && m->plain_gs)
+		return master_plain_gs_pass(m, t, h, short_end);
 	return m->alg->pass(m, pass, t, h, short_end);
 }
 

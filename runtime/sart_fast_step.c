@@ -15,6 +15,7 @@
  *                        any other path, read with sart_step_stats (exported, for tests);
  *                        without it the counting costs nothing, as it is not there. */
 #include "sart_core_impl.h"
+#include "sart_fast_step.h"
 
 int sart_fast_step_enabled(void)
 {
@@ -121,6 +122,39 @@ int sart_fast_rest(SartWrapper *w, unsigned f, int stage, int status)
 SartStatus sart_fast_end(SartWrapper *w, double taken)
 {
 	return sart_end_step(w, w->route.t, w->route.H, taken, 0, w->host.skin->do_step);
+}
+
+/* The emitted fast_do_step_<inner> for any inner f, from the model's tables (the fast step
+ * in table form, which writes no function per inner): f's Real input flags cleared (MapIn
+ * has run), then the same calls and checks in the same order. */
+int sart_fast_do_step(SartWrapper *w, void *sp, SartFastRoute *route, unsigned f)
+{
+	const SartPorts *pi = &sart_model.inners[f].in[SART_REAL];
+	const SartPorts *po = &sart_model.inners[f].out[SART_REAL];
+	const SartInnerDirect *d = route->direct[f];
+	unsigned char *s = sp;
+	SartStatus st;
+	if (pi->n)
+		memset(s + pi->assigned, 0, pi->n);
+	if (!sart_all_finite(sart_reals(s, pi->values), pi->n) || !sart_direct_ready(d))
+		return sart_fast_rest(w, f, 0, 0);
+	if (pi->n) {
+		st = sart_direct_set_real(d, pi->vr, pi->n, sart_reals(s, pi->values));
+		if (st != SART_OK)
+			return sart_fast_rest(w, f, 1, st);
+	}
+	st = sart_direct_do_step(d, route->t, route->H);
+	if (st != SART_OK)
+		return sart_fast_rest(w, f, 2, st);
+	if (po->n) {
+		st = sart_direct_get_real(d, po->vr, po->n, sart_reals(s, po->values));
+		if (st != SART_OK)
+			return sart_fast_rest(w, f, 3, st);
+		if (!sart_all_finite(sart_reals(s, po->values), po->n))
+			return sart_fast_rest(w, f, 3, 0);
+	}
+	route->last[f] = route->t + route->H;
+	return 1;
 }
 
 /* The usual step without the emitted fast step (none, -DSART_NO_FAST_STEP, or an emitted

@@ -54,4 +54,9 @@ static inline SartStatus sart_fast_commit(void *instance, double end, size_t sto
 	return SART_OK;
 }
 
+/* do_step(f, t, H) of a fast step in table form (SartStepTable), after MapIn: what the
+ * emitter writes as fast_do_step_<inner> for each inner of a smaller wrapper, from the
+ * model's tables; 1 when it went with SART_OK, else what sart_fast_rest returns (0). */
+int sart_fast_do_step(SartWrapper *w, void *s, SartFastRoute *route, unsigned f);
+
 #endif

@@ -41,7 +41,10 @@ typedef struct SartInnerSeOps SartInnerSeOps;
 typedef struct SartInnerSe SartInnerSe; /* sart_inner_se.c's, per Scheduled Execution one */
 
 struct SartInner {
+	/* what each call of a step reads first, in one cache line (with ten thousand instances
+	 * each line is a miss per step) */
 	const SartInnerOps *ops;
+	int callable;       /* instantiated && !fatal: the hot calls' one test */
 	void *impl;         /* the back end's: function table and instance handle */
 	void *lib;          /* dlopen handle */
 	char *name;
@@ -58,7 +61,6 @@ struct SartInner {
 	int fatal;          /* a call returned SART_FATAL: no further calls into the FMU */
 	int fatal_as_error; /* a contained inner (SartIsolation.contained): a fatal outcome is
 	                     * remembered as fatal but returned and logged as SART_ERROR */
-	int callable;       /* instantiated && !fatal: the hot calls' one test */
 	const SartInnerDirect *direct; /* the back end's, or NULL: set at bind, closed through
 	                               * ops->close_direct whenever callable becomes 0; always
 	                               * NULL for a Model Exchange inner */

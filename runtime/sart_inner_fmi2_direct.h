@@ -46,4 +46,13 @@ static inline SartStatus sart_direct_do_step(const SartInnerDirect *d, double t,
 	return (SartStatus)d->do_step(d->c, t, h, fmi2False);
 }
 
+/* A step from t by h saying whether the caller may set an earlier state again (FMI's
+ * noSetFMUStatePriorToCurrentPoint): what sacc simulate's master says, as the seam's
+ * sart_inner_do_step passes it on. */
+static inline SartStatus sart_direct_do_step_prior(const SartInnerDirect *d, double t, double h,
+                                                   int no_set_state_prior)
+{
+	return (SartStatus)d->do_step(d->c, t, h, no_set_state_prior ? fmi2True : fmi2False);
+}
+
 #endif

@@ -494,6 +494,57 @@ __attribute__((cold))
 #endif
 SartStatus sart_fast_end(SartWrapper *w, double taken);
 
+/* ---- Ctrl as a table (wrappers of many inners) ------------------------------------------- */
+
+/* Above a number of inners the emitter writes Ctrl, when it is only do_step(f, t, H) of
+ * distinct inners and internal couplings that copy a Real, as rows of a table that these
+ * calls run in a loop, instead of a statement per do_step and per coupling: C of a size that
+ * does not grow with the inners for the compiler to work through, with the same calls in the
+ * same order (compiler/emit/emit_c_fast.c, table_form).  Offsets are offsetof(Storage, ...). */
+
+/* An internal coupling: the Real at src copied into an inner's input at dst, its assigned
+ * flag (at assigned) set, as the statement `f.u := v` does. */
+typedef struct SartCoupling {
+	size_t dst, src, assigned;
+} SartCoupling;
+
+/* A Real copied within the Storage: one statement `v := f.y` of MapOut. */
+typedef struct SartCopy {
+	size_t dst, src;
+} SartCopy;
+
+/* One `var x := do_step(inner, t, H)` of Ctrl with the couplings written before it,
+ * couplings[couple] up to the next row's couple; the row after the last gives where the
+ * couplings after the last do_step begin.  map_out: the statements of MapOut that read this
+ * inner, copies[map_out] up to the next row's (the fast step's, see sart_fast_step.h).
+ * returned: Ctrl's return reads x (min of the returned rows' steps, in row order; when no
+ * row is, it returns H). */
+typedef struct SartStepRow {
+	unsigned inner;
+	unsigned couple;
+	unsigned map_out;
+	unsigned returned;
+} SartStepRow;
+
+typedef struct SartStepTable {
+	unsigned n;                      /* do_steps: rows[0..n], the last an end */
+	unsigned ncouplings;
+	const SartStepRow *rows;
+	const SartCoupling *couplings;
+	const SartCopy *copies;          /* NULL: the fast step runs MapOut whole after each */
+} SartStepTable;
+
+/* Couplings [from, to) of the table, in order. */
+void sart_couple_rows(void *s, const SartCoupling *c, unsigned from, unsigned to);
+/* Copies [from, to), in order. */
+void sart_copy_reals(void *s, const SartCopy *c, unsigned from, unsigned to);
+/* Ctrl from row `from` on: each row's couplings, then sart_do_step of its inner; then the
+ * couplings after the last row; returns what Ctrl returns.  The rows before `from` were
+ * stepped already (by the fast step): the step of the one just before it is `first`, the
+ * others' H.  Ctrl itself is sart_step_rows(w, s, table, 0, 0.0, t, H). */
+double sart_step_rows(SartWrapper *w, void *s, const SartStepTable *tab, unsigned from,
+                      double first, double t, double H);
+
 /* save_state(f) pushes f's state on f's stack; rollback(f) restores the top and pops it.
  * The stacks are emptied when an external step ends: a saved state lives for one step. */
 void sart_save_state(SartWrapper *w, unsigned f);

@@ -13,9 +13,10 @@
 #   1. one macro step: its CPU time (user + system) is the set-up, everything but the
 #      stepping (reading and checking the scenario, extracting and loading the FMUs,
 #      instantiating and initializing them, the result's header);
-#   2. STEPS macro steps: its CPU time less the first's, over (STEPS - 1) N, is the time per
-#      FMU step (the master's work and the result's rows included); its largest resident
-#      set is the peak memory.
+#   2. STEPS macro steps (more for a small N: at least MIN_FMU_STEPS FMU steps in all): its
+#      CPU time less the first's, over (STEPS - 1) N, is the time per FMU step (the
+#      master's work and the result's rows included); its largest resident set is the peak
+#      memory.
 #
 # CPU time rather than wall time, which a busy machine stretches.  The last line is the
 # ratio of the time per FMU step at the largest N to that at the smallest: 1 when the cost
@@ -29,15 +30,16 @@
 #      and as an SSP system (an SSD of N components and N - 1 connections), CPU seconds.
 #
 # And a wrapper FMU over K inners of the pass-through, coupled in a chain (WRAP_SIZES,
-# default 100): `sacc build`'s CPU time (the C compiler included) and the archive's size,
+# default 100 and 1000; from 64 inners on, its Ctrl and fast step are a table the runtime
+# loops over): `sacc build`'s CPU time (the C compiler included) and the archive's size,
 # then the wrapper run by `sacc simulate` as the chain is, for WRAP_STEPS (20000) steps:
 # its set-up, the time per inner step (a wrapper step over K, the wrapper's own work
 # included) and the peak memory.
 #
 # The two runs' last rows must agree with the chain (every output 1).  A run that fails,
 # or a figure that cannot be computed, ends it with status 1.  BENCH_QUICK=1: N = 50, 200
-# and 500, 5000 steps, two runs each, a wrapper over 20 inners (N = 100, 1000 and 10000,
-# 1000 steps, three runs each).
+# and 500, 5000 steps, two runs each, a wrapper over 20 and over 100 inners (N = 100, 1000
+# and 10000, 1000 steps, three runs each).
 set -eu
 BENCH=bench-scale
 . bench/bench.sh
@@ -50,14 +52,16 @@ mkdir -p "$OUT"
 if bench_quick; then
 	SIZES=${SIZES:-50 200 500}
 	STEPS=${STEPS:-5000}
+	MIN_FMU_STEPS=${MIN_FMU_STEPS:-250000}
 	REPS=${REPS:-2}
-	WRAP_SIZES=${WRAP_SIZES:-20}
+	WRAP_SIZES=${WRAP_SIZES:-20 100}
 	WRAP_STEPS=${WRAP_STEPS:-5000}
 else
 	SIZES=${SIZES:-100 1000 10000}
 	STEPS=${STEPS:-1000}
+	MIN_FMU_STEPS=${MIN_FMU_STEPS:-1000000}
 	REPS=${REPS:-3}
-	WRAP_SIZES=${WRAP_SIZES:-100}
+	WRAP_SIZES=${WRAP_SIZES:-100 1000}
 	WRAP_STEPS=${WRAP_STEPS:-20000}
 fi
 
@@ -176,16 +180,25 @@ per_step() {
 		bench_fail "$4: $per_steps steps took no longer than one (CPU $1 s and $2 s)"
 }
 
+# steps_for N: STEPS, or more for a small N, so that every N runs MIN_FMU_STEPS FMU steps
+# at least (a hundred FMUs for a thousand steps take a few milliseconds of CPU, which the
+# machine's other work blurs)
+steps_for() {
+	awk -v n="$1" -v s="$STEPS" -v m="$MIN_FMU_STEPS" 'BEGIN {
+		k = int((m + n - 1) / n); print (k > s ? k : s) }'
+}
+
 printf '%-8s %14s %14s %16s\n' N us_per_fmu_step setup_s peak_mib
 first=
 last=
 for n in $SIZES; do
 	chain "$n" "$OUT/chain$n.sa"
+	steps=$(steps_for "$n")
 	one=$(timed "$n" 1) || exit 1
-	many=$(timed "$n" "$STEPS") || exit 1
+	many=$(timed "$n" "$steps") || exit 1
 	set -- $one $many
 	bench_number "CPU time and resident set of the chain of $n" "$1" "$2" "$3" "$4"
-	per=$(per_step "$1" "$3" "$n" "the chain of $n") || exit 1
+	per=$(per_step "$1" "$3" "$n" "the chain of $n" "$steps") || exit 1
 	printf '%-8s %14s %14s %16s\n' "$n" "$per" "$(printf '%.3f' "$1")" "$(awk -v k="$4" 'BEGIN { printf "%.1f", k / 1024 }')"
 	[ -n "$first" ] || first=$per
 	last=$per

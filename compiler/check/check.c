@@ -24,11 +24,50 @@ Scope *chk_scope_new(Ctx *x, Scope *parent)
 	return s;
 }
 
+/* Below this many names a level is searched in order; from it on, through its table. */
+enum { SCOPE_HASHED = 16 };
+
+static unsigned name_hash(const char *name)
+{
+	unsigned h = 2166136261u; /* FNV-1a */
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		h = (h ^ *p) * 16777619u;
+	return h;
+}
+
+static void slot_put(Scope *s, int i)
+{
+	unsigned mask = (unsigned)s->nslots - 1, k = name_hash(s->syms[i].name) & mask;
+	while (s->slots[k])
+		k = (k + 1) & mask;
+	s->slots[k] = i + 1;
+}
+
+/* The table made anew, four slots per name (a quarter full at most until it grows again);
+ * the old one stays in the arena, a geometric series of them at most. */
+static void scope_rehash(Ctx *x, Scope *s)
+{
+	int n = 64;
+	while (n < 4 * s->n)
+		n *= 2;
+	s->slots = arena_alloc(x->c->arena, (size_t)n * sizeof *s->slots);
+	s->nslots = n;
+	for (int i = 0; i < s->n; i++)
+		slot_put(s, i);
+}
+
 static Sym *scope_find_here(Scope *s, const char *name)
 {
-	for (int i = 0; i < s->n; i++)
-		if (strcmp(s->syms[i].name, name) == 0)
-			return &s->syms[i];
+	if (!s->nslots) {
+		for (int i = 0; i < s->n; i++)
+			if (strcmp(s->syms[i].name, name) == 0)
+				return &s->syms[i];
+		return NULL;
+	}
+	unsigned mask = (unsigned)s->nslots - 1;
+	for (unsigned k = name_hash(name) & mask; s->slots[k]; k = (k + 1) & mask)
+		if (strcmp(s->syms[s->slots[k] - 1].name, name) == 0)
+			return &s->syms[s->slots[k] - 1];
 	return NULL;
 }
 
@@ -60,6 +99,10 @@ void chk_declare(Ctx *x, Scope *s, const char *name, Node *decl, int kind)
 		s->cap = cap;
 	}
 	s->syms[s->n++] = (Sym){name, decl, kind};
+	if (s->n >= SCOPE_HASHED && 4 * s->n > s->nslots)
+		scope_rehash(x, s);
+	else if (s->nslots)
+		slot_put(s, s->n - 1);
 }
 
 void chk_did_you_mean(Ctx *x, Loc loc, const Suggestion *s)

@@ -15,10 +15,16 @@ typedef struct Sym {
 	int kind;
 } Sym;
 
+/* A level of names: syms in declaration order (what "did you mean" goes through), and
+ * once there are more than a few, a hash table over them (slots: index + 1, 0 empty; a
+ * power of two of them), so that a declaration or a look-up does not search all the
+ * names before it: an adaptation over ten thousand inners declares tens of thousands. */
 typedef struct Scope {
 	struct Scope *parent;
 	Sym *syms;
 	int n, cap;
+	int *slots;
+	int nslots;
 } Scope;
 
 /* Where in an adaptation an expression sits: decides what it may read and write. */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util.h"
 #include "version.h"
 
 const EmitLogCategory emit_log_categories[] = {
@@ -238,28 +239,33 @@ typedef struct Lay {
 	/* The first reason an expression is not constant, for the report. */
 	const Node *why_node;
 	const char *why;
+	/* The params by name; the names INIT_<A>_<P> of start values (param_unit) with what
+	 * each stands for and its unit: tables, as a wrapper of thousands of inners has
+	 * thousands of each, and a search through all for each made its layout quadratic. */
+	NameIndex pnames, inits;
+	bool inits_ready;
+	const char **init_what, **init_unit;
 } Lay;
-
-static int param_index(const Lay *y, const Node *name)
-{
-	if (name->decl)
-		for (int i = 0; i < y->nparams; i++)
-			if (y->params[i] == name->decl)
-				return i;
-	if (name->sym != SYM_NONE && name->sym != SYM_PARAM)
-		return -1;
-	for (int i = 0; i < y->nparams; i++)
-		if (strcmp(y->params[i]->name, name->name) == 0)
-			return i;
-	return -1;
-}
 
 static int param_named(const Lay *y, const char *name)
 {
-	for (int i = 0; i < y->nparams; i++)
-		if (strcmp(y->params[i]->name, name) == 0)
+	return name_index_find(&y->pnames, name);
+}
+
+static int param_index(const Lay *y, const Node *name)
+{
+	if (name->decl) {
+		/* the first param of its name is it, unless two share a name */
+		int i = name->decl->name ? param_named(y, name->decl->name) : -1;
+		if (i >= 0 && y->params[i] == name->decl)
 			return i;
-	return -1;
+		for (i = 0; i < y->nparams; i++)
+			if (y->params[i] == name->decl)
+				return i;
+	}
+	if (name->sym != SYM_NONE && name->sym != SYM_PARAM)
+		return -1;
+	return param_named(y, name->name);
 }
 
 static bool not_const(Lay *y, const Node *e, const char *why)
@@ -677,29 +683,55 @@ static bool add_port(Lay *y, EmitLayout *l, Node *p, bool input)
  * INIT_<ADAPTATION>_<PORT>, or the inner output INIT_<INNER>_<PORT> (the explicit form's
  * names).  Its unit (NULL when it has none or the param is no INIT_ param), and in *what
  * the port in words. */
+/* The names INIT_<A>_<P> of the start values rule CreateExternalInputPortVars and
+ * CreateExternalOutputPortVars give params, each with what it stands for and its unit,
+ * first one kept (the search through inputs, then inners' outputs, found it first). */
+static void init_names(Lay *y, SaInfo *info)
+{
+	Arena *a = y->c->arena;
+	int n = ast_count(y->sa->a_inports), k = 0;
+	for (int f = 0; f < info->ninners; f++)
+		n += info->inners[f]->nports;
+	y->init_what = arena_alloc(a, (size_t)(n + 1) * sizeof *y->init_what);
+	y->init_unit = arena_alloc(a, (size_t)(n + 1) * sizeof *y->init_unit);
+	const char *sa_up = upper(a, y->sa->name);
+	for (const Node *q = y->sa->a_inports; q; q = q->next, k++) {
+		y->init_what[k] = arena_printf(a, "input '%s'", q->name);
+		y->init_unit[k] = q->unit ? q->unit->str : NULL;
+		if (name_index_add(&y->inits, arena_printf(a, "INIT_%s_%s", sa_up, upper(a, q->name)),
+		                   k) != 0)
+			diag_error(y->c->diag, y->sa->loc, "out of memory");
+	}
+	for (int f = 0; f < info->ninners; f++) {
+		const Inner *in = info->inners[f];
+		const char *in_up = upper(a, in->name);
+		for (int i = 0; i < in->nports; i++) {
+			if (in->ports[i].is_input)
+				continue;
+			y->init_what[k] = arena_printf(a, "inner output '%s.%s'", in->name, in->ports[i].name);
+			y->init_unit[k] = in->ports[i].unit;
+			if (name_index_add(&y->inits, arena_printf(a, "INIT_%s_%s", in_up,
+			                                           upper(a, in->ports[i].name)), k) != 0)
+				diag_error(y->c->diag, y->sa->loc, "out of memory");
+			k++;
+		}
+	}
+}
+
 static const char *param_unit(Lay *y, SaInfo *info, const Node *p, const char **what)
 {
 	*what = NULL;
-	Arena *a = y->c->arena;
 	if (strncmp(p->name, "INIT_", 5) != 0)
 		return NULL;
-	const char *sa_up = upper(a, y->sa->name);
-	for (const Node *q = y->sa->a_inports; q; q = q->next)
-		if (strcmp(p->name, arena_printf(a, "INIT_%s_%s", sa_up, upper(a, q->name))) == 0) {
-			*what = arena_printf(a, "input '%s'", q->name);
-			return q->unit ? q->unit->str : NULL;
-		}
-	for (int f = 0; f < info->ninners; f++) {
-		const Inner *in = info->inners[f];
-		for (int k = 0; k < in->nports; k++)
-			if (!in->ports[k].is_input &&
-			    strcmp(p->name, arena_printf(a, "INIT_%s_%s", upper(a, in->name),
-			                                 upper(a, in->ports[k].name))) == 0) {
-				*what = arena_printf(a, "inner output '%s.%s'", in->name, in->ports[k].name);
-				return in->ports[k].unit;
-			}
+	if (!y->inits_ready) {
+		y->inits_ready = true;
+		init_names(y, info);
 	}
-	return NULL;
+	int k = name_index_find(&y->inits, p->name);
+	if (k < 0)
+		return NULL;
+	*what = y->init_what[k];
+	return y->init_unit[k];
 }
 
 static bool add_param(Lay *y, EmitLayout *l, int k)
@@ -1066,8 +1098,11 @@ EmitLayout *emit_layout(Compilation *c, SaInfo *info)
 	y.pstate = arena_alloc(a, (size_t)(y.nparams + 1) * sizeof *y.pstate);
 	y.reads = arena_alloc(a, (size_t)(y.nparams + 1) * sizeof *y.reads);
 	int k = 0;
-	for (Node *p = sa->a_params; p; p = p->next)
+	for (Node *p = sa->a_params; p; p = p->next) {
+		if (name_index_add(&y.pnames, p->name, k) != 0)
+			diag_error(c->diag, p->loc, "out of memory");
 		y.params[k++] = p;
+	}
 
 	/* Reads in initial values make a param fixed; reads in the rules alone, tunable. */
 	mark_decl_inits(&y, sa->a_params);
@@ -1116,6 +1151,8 @@ EmitLayout *emit_layout(Compilation *c, SaInfo *info)
 	find_enums(c, l);
 	emit_find_binaries(c, l);
 	emit_find_deps(c, l);
+	name_index_free(&y.pnames);
+	name_index_free(&y.inits);
 	if (diag_errors(c->diag) != before || !add_units(c, l))
 		return NULL;
 	if (!emit_guid(c, info, l->guid)) {

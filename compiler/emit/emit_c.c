@@ -72,7 +72,8 @@ static const char *const function_words[] = {
 	"floor", "ceil", "round", "fabs", "fmax", "fmin", "abs", "pow",
 	"defaults", "initial", "get_real", "set_real", "get_integer", "set_integer",
 	"get_boolean", "set_boolean", "in", "map_in", "ctrl", "map_out", "out", "couple",
-	"round_digits", "inners", "order", "real_inputs", "fast_step",
+	"round_digits", "inners", "order", "real_inputs", "fast_step", "step_rows",
+	"step_couplings", "step_copies", "step_table",
 };
 
 static bool in_list(const char *name, const char *const *list, size_t n)
@@ -125,42 +126,50 @@ const char *ec_local_c(Ec *e, const char *name)
 	return taken ? arena_printf(e->c->arena, "%s_", name) : name;
 }
 
+/* The Storage's fields are found by name and by declaration through tables (Ec.fields_by_c,
+ * fields_by_name, own_fields), not by a search through every field for each: a wrapper of
+ * thousands of inners has tens of thousands of fields, and the searches made emitting it
+ * quadratic. */
 static bool field_exists(const Ec *e, const char *c)
 {
-	for (int i = 0; i < e->nfields; i++)
-		if (strcmp(e->fields[i].c, c) == 0)
-			return true;
-	return false;
+	return name_index_find(&e->fields_by_c, c) >= 0;
 }
 
-/* The emitter's own Storage fields: flags and inner buffers. */
-static bool emitter_field(const Ec *e, const char *c)
+/* The emitter's own Storage fields: flags and inner buffers, made into a table the first
+ * time (0, or -1 when out of memory). */
+static int own_fields(Ec *e)
 {
-	if (strcmp(c, "in_rule") == 0 || strcmp(c, "out_rule") == 0)
-		return true;
+	if (e->own_ready)
+		return 0;
+	e->own_ready = true;
+	Arena *a = e->c->arena;
+	int rc = name_index_add(&e->own_fields, "in_rule", 0) | name_index_add(&e->own_fields,
+	                                                                        "out_rule", 0);
 	for (int t = 0; t < T_N; t++)
-		if (strcmp(c, arena_printf(e->c->arena, "inner_param_%s", type_word[t])) == 0)
-			return true;
+		rc |= name_index_add(&e->own_fields, arena_printf(a, "inner_param_%s", type_word[t]), 0);
 	for (int i = 0; i < e->ninners; i++)
 		for (int dir = 0; dir < 2; dir++)
 			for (int t = 0; t < T_N; t++) {
-				char buf[512];
-				snprintf(buf, sizeof buf, "%s_%s_%s", e->inners[i].cname,
-					 dir ? "out" : "in", type_word[t]);
-				if (strcmp(c, buf) == 0)
-					return true;
-				if (!dir && strlen(buf) + 9 < sizeof buf) {
-					strcat(buf, "_assigned");
-					if (strcmp(c, buf) == 0)
-						return true;
-				}
+				const char *c = arena_printf(a, "%s_%s_%s", e->inners[i].cname,
+				                             dir ? "out" : "in", type_word[t]);
+				rc |= name_index_add(&e->own_fields, c, 0);
+				if (!dir)
+					rc |= name_index_add(&e->own_fields,
+					                     arena_printf(a, "%s_assigned", c), 0);
 			}
-	return false;
+	return rc;
+}
+
+static bool emitter_field(Ec *e, const char *c)
+{
+	return name_index_find(&e->own_fields, c) >= 0;
 }
 
 static const char *add_field(Ec *e, const Node *decl)
 {
 	const char *c = strchr(decl->name, '[') ? ec_ident_part(e->c->arena, decl->name) : decl->name;
+	if (own_fields(e) != 0)
+		ec_error(e, decl->loc, "out of memory");
 	if (c_taken(c) || emitter_field(e, c) || field_exists(e, c)) {
 		c = arena_printf(e->c->arena, "%s_", c);
 		while (emitter_field(e, c) || field_exists(e, c))
@@ -174,13 +183,20 @@ static const char *add_field(Ec *e, const Node *decl)
 		e->fields = f;
 		e->capfields = cap;
 	}
+	if (name_index_add(&e->fields_by_c, c, e->nfields) != 0 ||
+	    name_index_add(&e->fields_by_name, decl->name, e->nfields) != 0)
+		ec_error(e, decl->loc, "out of memory");
 	e->fields[e->nfields++] = (Field){decl, c};
 	return c;
 }
 
 const char *ec_field_of(const Ec *e, const Node *decl)
 {
-	for (int i = 0; i < e->nfields; i++)
+	/* the first field of decl's name is decl's, unless two declarations share a name */
+	int i = decl && decl->name ? name_index_find(&e->fields_by_name, decl->name) : -1;
+	if (i >= 0 && e->fields[i].decl == decl)
+		return e->fields[i].c;
+	for (i = 0; i < e->nfields; i++)
 		if (e->fields[i].decl == decl)
 			return e->fields[i].c;
 	return NULL;
@@ -189,10 +205,8 @@ const char *ec_field_of(const Ec *e, const Node *decl)
 /* A Storage field by the script's name, for nodes a rule made without a declaration. */
 const char *ec_field_named(const Ec *e, const char *name)
 {
-	for (int i = 0; i < e->nfields; i++)
-		if (strcmp(e->fields[i].decl->name, name) == 0)
-			return e->fields[i].c;
-	return NULL;
+	int i = name_index_find(&e->fields_by_name, name);
+	return i >= 0 ? e->fields[i].c : NULL;
 }
 
 /* ---- text helpers ---------------------------------------------------------------------------- */
@@ -692,6 +706,10 @@ static void emit_ctrl(Ec *e, StrBuf *out)
 {
 	Node *ctrl = e->sa->a_ctrl;
 	StrBuf body;
+	if (e->table) {
+		ec_emit_table_ctrl(e, out);
+		return;
+	}
 	ec_begin_fn(e, &body, false, ctrl ? ctrl->body : NULL);
 	if (ctrl && ctrl->kind == ND_CTRL && ctrl->body) {
 		stmts(e, ctrl->body->list1);
@@ -708,35 +726,63 @@ static void emit_ctrl(Ec *e, StrBuf *out)
 	end_fn(e, out, "Ctrl: the control rules; returns the step taken.", FN_CTRL, "ctrl", &body);
 }
 
-/* Whether any statement under n assigns the variable declared by decl. */
-static bool assigns(const Node *n, const Node *decl)
+/* The declarations that statements under n assign (in blocks, ifs and fors), added to
+ * *set (n_set of them, room for cap), unsorted. */
+static void collect_assigned(const Node *n, const Node ***set, int *n_set, int *cap)
 {
 	for (; n; n = n->next) {
-		if (n->kind == ND_ASSIGN && n->lhs && n->lhs->kind == ND_NAME && n->lhs->decl == decl)
-			return true;
-		if (n->kind == ND_BLOCK && assigns(n->list1, decl))
-			return true;
-		if ((n->kind == ND_IF || n->kind == ND_FOR) &&
-		    (assigns(n->then, decl) || assigns(n->els, decl)))
-			return true;
+		if (n->kind == ND_ASSIGN && n->lhs && n->lhs->kind == ND_NAME && n->lhs->decl) {
+			if (*n_set == *cap) {
+				*cap = *cap ? 2 * *cap : 16;
+				const Node **grown = realloc(*set, (size_t)*cap * sizeof **set);
+				if (!grown)
+					abort();
+				*set = grown;
+			}
+			(*set)[(*n_set)++] = n->lhs->decl;
+		}
+		if (n->kind == ND_BLOCK)
+			collect_assigned(n->list1, set, n_set, cap);
+		if (n->kind == ND_IF || n->kind == ND_FOR) {
+			collect_assigned(n->then, set, n_set, cap);
+			collect_assigned(n->els, set, n_set, cap);
+		}
 	}
-	return false;
+}
+
+static int cmp_ptr(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)*(const Node *const *)a, y = (uintptr_t)*(const Node *const *)b;
+	return x < y ? -1 : x > y;
 }
 
 /* Whether the returned expression r is only an inner FMU's step passed up: a var of the
  * control block initialised by do_step(...) and never assigned again, or the min of such
- * (what CreateCtrlRules writes). */
+ * (what CreateCtrlRules writes).  The assigned vars are gathered once and searched, not
+ * looked for through the whole block per argument of the min: a min over ten thousand
+ * inners' steps made that quadratic. */
 bool ec_passes_steps_up(const Node *body, const Node *r)
 {
-	if (r->kind == ND_BUILTIN && r->op == BI_MIN) {
-		for (const Node *a = r->list1; a; a = a->next)
-			if (!ec_passes_steps_up(body, a))
-				return false;
-		return r->list1 != NULL;
+	const Node **set = NULL;
+	int n = 0, cap = 0;
+	collect_assigned(body->list1, &set, &n, &cap);
+	if (n)
+		qsort(set, (size_t)n, sizeof *set, cmp_ptr);
+	bool ok = true;
+	int nargs = 0;
+	const Node *one = r->kind == ND_BUILTIN && r->op == BI_MIN ? NULL : r;
+	for (const Node *a = one ? one : r->list1; a && ok; a = one ? NULL : a->next, nargs++) {
+		if (a->kind == ND_BUILTIN && a->op == BI_MIN) {
+			ok = ec_passes_steps_up(body, a);
+			continue;
+		}
+		const Node *d = a->kind == ND_NAME ? a->decl : NULL;
+		ok = d && d->kind == ND_VARDECL && d->init && d->init->kind == ND_BUILTIN &&
+		     d->init->op == BI_DO_STEP &&
+		     !(n && bsearch(&d, set, (size_t)n, sizeof *set, cmp_ptr));
 	}
-	const Node *d = r->kind == ND_NAME ? r->decl : NULL;
-	return d && d->kind == ND_VARDECL && d->init && d->init->kind == ND_BUILTIN &&
-	       d->init->op == BI_DO_STEP && !assigns(body->list1, d);
+	free(set);
+	return ok && nargs > 0;
 }
 
 /* Whether the wrapper must snapshot itself at each step start (SartModel.may_reject): the
@@ -1182,6 +1228,7 @@ static void emit_source(Ec *e, StrBuf *o, const Group *groups, int ngroups)
 	for (int i = 0; i < l->ninputs; i++)
 		nreal_in += l->vars[i].type == TY_REAL;
 
+	e->table = ec_table_form(e);
 	/* the functions first: they decide whether round_digits is needed */
 	emit_defaults(e, &fns);
 	emit_initial(e, &fns, groups, ngroups);
@@ -1263,6 +1310,12 @@ bool emit_c_buffers(Compilation *c, const EmitLayout *l, char **config_h, char *
 	e->inners = arena_alloc(c->arena, (size_t)(e->ninners + 1) * sizeof *e->inners);
 	for (int i = 0; i < e->ninners; i++)
 		ec_setup_inner(e, &e->inners[i], e->info->inners[i]);
+	for (int i = 0; i < e->ninners; i++)
+		if (name_index_add(&e->inner_names, e->inners[i].in->name, i) != 0) {
+			name_index_free(&e->inner_names);
+			diag_error(c->diag, l->sa->loc, "out of memory");
+			return false;
+		}
 
 	Node *in_rules = ec_rules_of(e, true), *out_rules = ec_rules_of(e, false);
 	e->nin_rules = in_rules ? ast_count(in_rules->list3) : 0;
@@ -1305,6 +1358,11 @@ bool emit_c_buffers(Compilation *c, const EmitLayout *l, char **config_h, char *
 	}
 	sb_free(&cfg);
 	sb_free(&src);
+	name_index_free(&e->inner_names);
+	name_index_free(&e->fields_by_c);
+	name_index_free(&e->fields_by_name);
+	name_index_free(&e->own_fields);
+	ec_table_free(e);
 	return ok;
 }
 

@@ -80,6 +80,11 @@ bool ec_is_string(Ec *e, const Node *n)
 	return type_of(e, n) == TY_STRING;
 }
 
+bool ec_is_real(Ec *e, const Node *n)
+{
+	return type_of(e, n) == TY_REAL;
+}
+
 static int prec_of(const Node *n)
 {
 	switch (n->kind) {

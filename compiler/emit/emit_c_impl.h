@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "emit.h"
+#include "util.h"
 
 enum { T_REAL, T_INTEGER, T_BOOLEAN, T_STRING, T_N }; /* SartType's order */
 
@@ -42,6 +43,9 @@ typedef struct InnerC {
 	unsigned caps;
 } InnerC;
 
+/* Ctrl as a table, for wrappers of many inners (emit_c_fast.c). */
+typedef struct EcTable EcTable;
+
 typedef struct Ec {
 	Compilation *c;
 	const EmitLayout *l;
@@ -70,6 +74,12 @@ typedef struct Ec {
 	int nbatches;
 	int batch_maps;
 	const struct EcAccess *map_in_access, *map_out_access;
+	/* Ctrl's table form (ec_table_form), or NULL: Ctrl and the fast step as statements */
+	EcTable *table;
+	/* the inners by name, for ec_inner_c; the fields by C name and by script name, and
+	 * the emitter's own fields' names (emit_c.c, add_field) */
+	NameIndex inner_names, fields_by_c, fields_by_name, own_fields;
+	bool own_ready;
 } Ec;
 
 
@@ -107,6 +117,12 @@ const char *ec_expr(Ec *e, const Node *n, int min_prec);
 const InnerPort *ec_inner_port_of(Ec *e, const Node *ref, InnerC **icp);
 bool ec_is_truth(const Node *n);
 bool ec_emit_fast_step(Ec *e, StrBuf *out);
+/* Ctrl's table form when the wrapper has many inners and Ctrl its simple shape, else NULL;
+ * with it, emit_ctrl writes the table and Ctrl as a loop over it (ec_emit_table_ctrl). */
+EcTable *ec_table_form(Ec *e);
+void ec_emit_table_ctrl(Ec *e, StrBuf *out);
+void ec_table_free(Ec *e);
+bool ec_is_real(Ec *e, const Node *n);   /* whether expression n is a Real */
 void ec_put_list(StrBuf *o, const char *prefix, const char **items, int n, const char *suffix);
 /* emit_c_types.c: the inners' port tables, with the FMI 3.0 types of their ports that are
  * not the seam's defaults, and the inner table's reference to those types. */

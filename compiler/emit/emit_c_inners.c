@@ -12,12 +12,12 @@
 
 /* ---- inner FMUs ------------------------------------------------------------------------------- */
 
+/* By name through a table made once (emit_c_buffers): each port reference looks its inner
+ * up, and a search through a list made a wrapper of many inners quadratic to emit. */
 InnerC *ec_inner_c(Ec *e, const char *name)
 {
-	for (int i = 0; i < e->ninners; i++)
-		if (strcmp(e->inners[i].in->name, name) == 0)
-			return &e->inners[i];
-	return NULL;
+	int i = name_index_find(&e->inner_names, name);
+	return i >= 0 ? &e->inners[i] : NULL;
 }
 
 static const EmitVar *layout_var(const EmitLayout *l, const char *name)

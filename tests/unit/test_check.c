@@ -224,6 +224,63 @@ static void check__local_var__shadows_parameter_inside_its_block(void **state)
 	tr_free(t);
 }
 
+/* The text of an adaptation over the window with n params p0 .. p<n-1>, each but the first
+ * its predecessor plus one, then the declarations in extra; *buf to free. */
+static char *many_params(int n, const char *extra)
+{
+	size_t cap = (size_t)n * 48 + 1024;
+	char *buf = malloc(cap);
+	assert_non_null(buf);
+	int len = snprintf(buf, cap, "semantic adaptation reactive mealy many_sa\n"
+	                              "at \"many_sa.fmu\"\n"
+	                              "\tfor inner fmu Window window\n\t\tat \"window.fmu\"\n"
+	                              "param Real p0 := 1.0;\n");
+	for (int i = 1; i < n; i++)
+		len += snprintf(buf + len, cap - (size_t)len, "param Real p%d := p%d + 1.0;\n", i, i - 1);
+	snprintf(buf + len, cap - (size_t)len, "%s", extra);
+	return buf;
+}
+
+/* A level of many names is searched through its table (check.c, Scope): with 300 params
+ * (more than a table's first size), every read finds its own declaration, and a second
+ * declaration of one of them is reported with the first's line, as with a few. */
+static void check__many_declarations__names_found_and_redefinition_reported(void **state)
+{
+	(void)state;
+	enum { N = 300 };
+	TestRun *t = tr_new();
+	char *text = many_params(N, "");
+	Module *m = load_clean(t, "many.sa", text);
+	Node *sa = adaptation(m, "many_sa");
+	for (int i = 1; i < N; i++) {
+		char name[16];
+		snprintf(name, sizeof name, "p%d", i);
+		Node *d = decl_in(sa->a_params, name);
+		snprintf(name, sizeof name, "p%d", i - 1);
+		Node *read = find_node(d->init, ND_NAME, name, 0);
+		assert_int_equal(read->sym, SYM_PARAM);
+		assert_ptr_equal(read->decl, decl_in(sa->a_params, name));
+	}
+	free(text);
+	tr_free(t);
+
+	t = tr_new();
+	text = many_params(N, "param Real p257 := 0.0;\n");
+	m = tr_load(t, "many.sa", text);
+	assert_non_null(m);
+	assert_int_equal(drv_check(t->c, m), 1);
+	/* p257 is declared on line 5 + 257, again on line 5 + N */
+	char want[128];
+	snprintf(want, sizeof want, "many.sa:%d:12: error: redefinition of 'p257'", 5 + N);
+	if (!strstr(tr_diag(t), want))
+		fail_msg("no '%s' in:\n%s", want, tr_diag(t));
+	snprintf(want, sizeof want, "many.sa:%d:12: note: 'p257' was first declared here", 5 + 257);
+	if (!strstr(tr_diag(t), want))
+		fail_msg("no '%s' in:\n%s", want, tr_diag(t));
+	free(text);
+	tr_free(t);
+}
+
 static void check__loop_variable__integer_and_bound_in_body(void **state)
 {
 	(void)state;
@@ -839,6 +896,7 @@ int main(void)
 		cmocka_unit_test(check__bare_names__bound_to_adaptation_declarations),
 		cmocka_unit_test(check__local_var__shadows_parameter_inside_its_block),
 		cmocka_unit_test(check__loop_variable__integer_and_bound_in_body),
+		cmocka_unit_test(check__many_declarations__names_found_and_redefinition_reported),
 		cmocka_unit_test(check__port_refs__bound_to_inner_and_own_ports),
 		cmocka_unit_test(check__step_size_in_out_rule_condition__accepted),
 		cmocka_unit_test(check__untyped_declarations__take_initialiser_types),

@@ -4,7 +4,8 @@
  * two runs must agree on everything a caller sees: the status, the result (counters,
  * steps, message), every accepted point bit for bit and the log text.
  *
- * The scenarios are chains of the test FMUs integrator (a, with u = 1) and faulty (f: x'
+ * Each runs under Jacobi and under Gauss-Seidel (the first pass of each step from tables
+ * in execution order, plain_gs_pass).  The scenarios are chains of the test FMUs integrator (a, with u = 1) and faulty (f: x'
  * = u, and a fault at a given time), with a unit conversion or not, on the grid or with a
  * last step cut short, with the states saved before each step or not (no_rollback: the
  * whole run on the fast path), watched around each doStep or not; and every fault the
@@ -56,6 +57,7 @@ typedef struct Scenario {
 	double h, stop;
 	int no_rollback;
 	int watched;
+	int gs;               /* Gauss-Seidel (set by same_both_ways), else Jacobi */
 } Scenario;
 
 typedef struct Run {
@@ -77,10 +79,13 @@ static void run_scenario(const Scenario *s, int no_fast_path, Run *out)
 	char dir_i[512], dir_f[512];
 	snprintf(dir_i, sizeof dir_i, "%s/fmus/integrator", test_build_dir());
 	snprintf(dir_f, sizeof dir_f, "%s/fmus/faulty", test_build_dir());
+	/* Gauss-Seidel's fast path takes FMUs that interpolate no inputs (it would give them
+	 * derivatives) */
+	unsigned caps = s->gs ? SART_CAP_GET_SET_STATE : ALL_CAPS;
 	SartFmu fmus[] = {
-		{"a", dir_i, "integrator", INTEGRATOR_GUID, SART_FMI2, ALL_CAPS, integrator_vars, 5},
-		{"f", dir_f, "faulty", FAULTY_GUID, SART_FMI2, ALL_CAPS, faulty_vars, 5},
-		{"b", dir_i, "integrator", INTEGRATOR_GUID, SART_FMI2, ALL_CAPS, integrator_vars, 5},
+		{"a", dir_i, "integrator", INTEGRATOR_GUID, SART_FMI2, caps, integrator_vars, 5},
+		{"f", dir_f, "faulty", FAULTY_GUID, SART_FMI2, caps, faulty_vars, 5},
+		{"b", dir_i, "integrator", INTEGRATOR_GUID, SART_FMI2, caps, integrator_vars, 5},
 	};
 	SartConnection conns[] = {
 		{{0, 1}, {1, 0}, s->scale, s->offset, NULL, NULL, 0},
@@ -91,7 +96,8 @@ static void run_scenario(const Scenario *s, int no_fast_path, Run *out)
 	SartScenario sc = {fmus, 3, conns, 2, starts, 3, recs, 3};
 	memset(out, 0, sizeof *out);
 	SartMasterOptions o = {.start = 0, .stop = s->stop, .step = s->h,
-	                       .algorithm = SART_JACOBI, .approx = SART_HOLD,
+	                       .algorithm = s->gs ? SART_GAUSS_SEIDEL : SART_JACOBI,
+	                       .approx = SART_HOLD,
 	                       .logger = logger, .logger_env = &out->p, .on_point = collect,
 	                       .point_env = &out->p, .no_rollback = s->no_rollback,
 	                       .no_fast_path = no_fast_path};
@@ -100,8 +106,9 @@ static void run_scenario(const Scenario *s, int no_fast_path, Run *out)
 	out->rc = sart_master_run(&sc, &o, &out->res);
 }
 
-/* Both runs of s; they must agree on everything.  Returns the fast run's status. */
-static int same_both_ways(const Scenario *s)
+/* Both runs of s under one algorithm; they must agree on everything.  Returns the fast
+ * run's status. */
+static int same_both_ways_with(const Scenario *s)
 {
 	static Run fast, general;
 	run_scenario(s, 0, &fast);
@@ -126,16 +133,27 @@ static int same_both_ways(const Scenario *s)
 	return fast.rc;
 }
 
+/* Both runs of s, under Jacobi and under Gauss-Seidel (whose first pass has a fast path
+ * too, plain_gs_pass); returns Jacobi's fast run's status, Gauss-Seidel's being the same. */
+static int same_both_ways(const Scenario *s)
+{
+	Scenario g = *s;
+	g.gs = 1;
+	int rc = same_both_ways_with(s);
+	assert_int_equal(same_both_ways_with(&g), rc);
+	return rc;
+}
+
 static void fastpath__no_fault__same_as_general(void **state)
 {
 	(void)state;
 	for (int no_rollback = 0; no_rollback <= 1; no_rollback++)
 		for (int watched = 0; watched <= 1; watched++) {
 			/* on the grid, unconverted (set straight from the signals) */
-			Scenario s = {FAULT_NONE, 1, 0, 0.1, 1, no_rollback, watched};
+			Scenario s = {FAULT_NONE, 1, 0, 0.1, 1, no_rollback, watched, 0};
 			assert_int_equal(same_both_ways(&s), 0);
 			/* converted (the flat table), and a last step cut short */
-			s = (Scenario){FAULT_NONE, 2, 1, 0.3, 1, no_rollback, watched};
+			s = (Scenario){FAULT_NONE, 2, 1, 0.3, 1, no_rollback, watched, 0};
 			assert_int_equal(same_both_ways(&s), 0);
 		}
 }
@@ -147,7 +165,7 @@ static void fastpath__faults__same_as_general(void **state)
 	for (int i = 0; i < 5; i++)
 		for (int no_rollback = 0; no_rollback <= 1; no_rollback++)
 			for (int watched = 0; watched <= 1; watched++) {
-				Scenario s = {faults[i], 2, 1, 0.1, 1, no_rollback, watched};
+				Scenario s = {faults[i], 2, 1, 0.1, 1, no_rollback, watched, 0};
 				/* only a discard with the states saved is redone; the others fail */
 				int redone = faults[i] == FAULT_DISCARD && !no_rollback;
 				assert_int_equal(same_both_ways(&s), redone ? 0 : 1);
@@ -158,7 +176,7 @@ static void fastpath__faults__same_as_general(void **state)
 static void fastpath__nonfinite_input__same_as_general(void **state)
 {
 	(void)state;
-	Scenario s = {FAULT_NONE, 1e308, 1e308, 0.1, 1, 1, 0};
+	Scenario s = {FAULT_NONE, 1e308, 1e308, 0.1, 1, 1, 0, 0};
 	assert_int_equal(same_both_ways(&s), 1);
 }
 
