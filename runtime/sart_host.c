@@ -563,6 +563,15 @@ static DWORD WINAPI watch_parent_process(LPVOID parent)
 	return 0;
 }
 
+/* An exception the FMU does not handle ends the process with its code, which the parent
+ * reports ("access violation"), at once: no dialog, and no debugger (Wine starts winedbg,
+ * whatever the error mode says) between the crash and the parent's error. */
+static LONG WINAPI end_on_crash(EXCEPTION_POINTERS *e)
+{
+	TerminateProcess(GetCurrentProcess(), e->ExceptionRecord->ExceptionCode);
+	return EXCEPTION_EXECUTE_HANDLER;
+}
+
 /* Which channel the parent gave: "handle=N", a section inherited from a Windows parent (a
  * win64 wrapper), or a path, a Linux parent's memfd through Wine's Z: drive.  No signal
  * tells of the parent's death while the FMU computes (the doorbell's end is seen only
@@ -574,9 +583,9 @@ static int attach(Host *ho, int argc, char **argv, const char **why)
 	if (argc < 4 || strcmp(argv[1], "sart-host") != 0 || !parse_long(argv[3], &ppid))
 		return usage(argc, argv);
 	double spin = argc > 4 ? atof(argv[4]) : 50.0;
-	/* an FMU that crashes ends this process at once, to be reported by the parent: no
-	 * dialog, and no debugger started (Wine's winedbg), waits for a person */
+	/* no dialog waits for a person: not for a crash, nor a missing file or disk */
 	SetErrorMode(SEM_FAILCRITICALERRORS | SEM_NOGPFAULTERRORBOX | SEM_NOOPENFILEERRORBOX);
+	SetUnhandledExceptionFilter(end_on_crash);
 	LPTHREAD_START_ROUTINE watch = watch_parent_file;
 	void *watched = argv[2];
 	if (strncmp(argv[2], "handle=", 7) == 0) {
