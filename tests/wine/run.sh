@@ -10,7 +10,11 @@
 # Windows run, under Wine, must print the Linux run's numbers bit for bit (the integrator's
 # arithmetic is exact; noevent3's exp() comes from two C libraries, and they agree on these
 # inputs — a difference would show here first).  The wrappers must also give what their
-# bare inners give (wine_int's y is 2 x).  One Wine run for everything, in a private
+# bare inners give (wine_int's y is 2 x).  The same wrappers with their inners isolated
+# (`--isolate all`, FMI 2.0 and 3.0) run them in sacc-fmu-host on Linux and in
+# sacc-fmu-host.exe on Windows, with the same numbers as the wrappers in process; a win64
+# wrapper over the fault-injection FMU (wine_crash.sa) crashes its host, and the importer
+# must get an error naming the access violation, and no host may be left.  One Wine run for everything, in a private
 # WINEPREFIX under the build directory, made afresh and shut down (wineserver -k) on every
 # way out, so that nothing is left running.  The platform choice's errors and notes are
 # checked too.  Without mingw-w64 or Wine it says which Debian packages it needs and skips.
