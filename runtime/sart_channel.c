@@ -159,6 +159,45 @@ static int spin_while(const uint32_t *w, uint32_t val, double spin_us)
 	}
 }
 
+static void no_chan(SartChan *ch)
+{
+	memset(ch, 0, sizeof *ch);
+	ch->fd = -1;
+	ch->bell_wr = -1;
+	ch->bell_rd = -1;
+}
+
+/* The slot's size for a requested one (0: the default); 0 with errno set when it is too
+ * small to hold the header, the log and a usable data area. */
+static size_t slot_size(size_t size)
+{
+	if (!size)
+		size = (size_t)4 << 20;
+	if (size < SART_CHAN_MIN_SIZE + SART_CHAN_DATA_OFFSET) {
+		errno = EINVAL;
+		return 0;
+	}
+	return size;
+}
+
+/* The mapping p of size bytes becomes ch's view of the slot. */
+static void take_view(SartChan *ch, void *p, size_t size, double spin_us)
+{
+	ch->h = p;
+	ch->size = size;
+	ch->data_cap = size - SART_CHAN_DATA_OFFSET;
+	ch->spin_us = spin_us;
+	ch->spin_now = spin_us;
+}
+
+/* The parent's new slot says what it is, for the host to check. */
+static void stamp_header(SartChan *ch)
+{
+	ch->h->magic = SART_CHAN_MAGIC;
+	ch->h->version = SART_CHAN_VERSION;
+	ch->h->size = ch->size;
+}
+
 /* ---- POSIX (Linux's futex and memfd where there): the parent, and the host ----------------- */
 #ifndef _WIN32
 
@@ -248,23 +287,12 @@ static int shared_file(size_t size)
 }
 #endif
 
-static void no_chan(SartChan *ch)
-{
-	memset(ch, 0, sizeof *ch);
-	ch->fd = -1;
-	ch->bell_wr = -1;
-	ch->bell_rd = -1;
-}
-
 int sart_chan_create(SartChan *ch, size_t size, double spin_us)
 {
 	no_chan(ch);
+	size = slot_size(size);
 	if (!size)
-		size = (size_t)4 << 20;
-	if (size < SART_CHAN_MIN_SIZE + SART_CHAN_DATA_OFFSET) {
-		errno = EINVAL;
 		return -1;
-	}
 	int fd = shared_file(size);
 	if (fd < 0)
 		return -1;
@@ -275,15 +303,9 @@ int sart_chan_create(SartChan *ch, size_t size, double spin_us)
 		errno = e;
 		return -1;
 	}
-	ch->h = p;
-	ch->size = size;
-	ch->data_cap = size - SART_CHAN_DATA_OFFSET;
+	take_view(ch, p, size, spin_us);
 	ch->fd = fd;
-	ch->spin_us = spin_us;
-	ch->spin_now = spin_us;
-	ch->h->magic = SART_CHAN_MAGIC;
-	ch->h->version = SART_CHAN_VERSION;
-	ch->h->size = size;
+	stamp_header(ch);
 	return 0;
 }
 
@@ -315,12 +337,8 @@ int sart_chan_attach(SartChan *ch, int fd, double spin_us, const char **why)
 		*why = "cannot map the shared memory";
 		return -1;
 	}
-	ch->h = p;
-	ch->size = size;
-	ch->data_cap = size - SART_CHAN_DATA_OFFSET;
+	take_view(ch, p, size, spin_us);
 	ch->fd = fd;
-	ch->spin_us = spin_us;
-	ch->spin_now = spin_us;
 	return 0;
 }
 
@@ -451,23 +469,12 @@ typedef struct WinBell {
 
 #define WATCH_SLICE_MS ((DWORD)(WATCH_SLICE_NS / 1000000L))
 
-static void no_chan(SartChan *ch)
-{
-	memset(ch, 0, sizeof *ch);
-	ch->fd = -1;
-	ch->bell_wr = -1;
-	ch->bell_rd = -1;
-}
-
 int sart_chan_create(SartChan *ch, size_t size, double spin_us)
 {
 	no_chan(ch);
+	size = slot_size(size);
 	if (!size)
-		size = (size_t)4 << 20;
-	if (size < SART_CHAN_MIN_SIZE + SART_CHAN_DATA_OFFSET) {
-		errno = EINVAL;
 		return -1;
-	}
 	/* backed by the paging file and nameless: only the handle the host inherits reaches it,
 	 * and a section cannot be shrunk under the parent's view */
 	uint64_t size64 = size;
@@ -480,15 +487,9 @@ int sart_chan_create(SartChan *ch, size_t size, double spin_us)
 		errno = ENOMEM;
 		return -1;
 	}
-	ch->h = p;
-	ch->size = size;
-	ch->data_cap = size - SART_CHAN_DATA_OFFSET;
+	take_view(ch, p, size, spin_us);
 	ch->win_map = map;
-	ch->spin_us = spin_us;
-	ch->spin_now = spin_us;
-	ch->h->magic = SART_CHAN_MAGIC;
-	ch->h->version = SART_CHAN_VERSION;
-	ch->h->size = size;
+	stamp_header(ch);
 	return 0;
 }
 
@@ -515,12 +516,8 @@ static int attach_map(SartChan *ch, HANDLE map, double spin_us, const char **why
 		*why = "the shared memory is not a channel of this version";
 		return -1;
 	}
-	ch->h = p;
-	ch->size = (size_t)hdr.size;
-	ch->data_cap = ch->size - SART_CHAN_DATA_OFFSET;
+	take_view(ch, p, (size_t)hdr.size, spin_us);
 	ch->win_map = map;
-	ch->spin_us = spin_us;
-	ch->spin_now = spin_us;
 	/* the doorbells are the standard handles as the parent made them; what the FMU writes
 	 * to stdout goes to stderr from now on, and it reads nothing of the parent's */
 	ch->win_in = GetStdHandle(STD_INPUT_HANDLE);

@@ -276,12 +276,16 @@ exe_hosts() {
 		grep -q -s -F -x -z "WINEPREFIX=$PREFIX" "${c%/cmdline}/environ" && echo "$c"
 	done | wc -l
 }
-i=0
-while [ "$(exe_hosts)" -ne 0 ]; do
-	i=$((i + 1))
-	[ $i -lt 50 ] || fail "hosts of the isolated win64 wrappers left after the importer"
-	sleep 0.1
-done
+# fails with $1 unless every such host is gone within 5 s
+no_exe_hosts() {
+	i=0
+	while [ "$(exe_hosts)" -ne 0 ]; do
+		i=$((i + 1))
+		[ $i -lt 50 ] || fail "$1"
+		sleep 0.1
+	done
+}
+no_exe_hosts "hosts of the isolated win64 wrappers left after the importer"
 
 # The wrappers against their bare inners: wine_int's y is 2 x, wine_decay's x is x.
 awk '$1 == "integrator" { x[$2] = $5 } $1 == "noevent3" { d[$2] = $4 }
@@ -311,12 +315,13 @@ tr -d '\r' <"$OUT/crash.err" | grep -q "\[faulty\] doStep(t = 0.15.*the FMU's pr
 	fail "no error naming the crash: $(cat "$OUT/crash.err")"
 grep -q "step [0-9]* failed" "$OUT/crash.err" || fail "the step did not fail: $(cat "$OUT/crash.err")"
 [ "$(wc -l <"$OUT/crash.txt")" -eq 3 ] || fail "the 3 steps before the crash did not run"
-i=0
-while [ "$(exe_hosts)" -ne 0 ]; do
-	i=$((i + 1))
-	[ $i -lt 50 ] || fail "hosts left after the importer over a crashed host exited"
-	sleep 0.1
-done
+no_exe_hosts "hosts left after the importer over a crashed host exited"
+# A win64 wrapper whose host is not beside its DLL fails its instantiation, naming the file.
+rm "$OUT/crash/wine_crash/binaries/win64/sacc-fmu-host.exe"
+timeout 60 "$WINE" "$OUT/wine_import.exe" 0.05 40 "$OUT/crash/wine_crash" 2 wine_crash u x \
+	>"$OUT/crash.txt" 2>"$OUT/crash.err" && fail "the wrapper without its host instantiated"
+tr -d '\r' <"$OUT/crash.err" | grep -q "cannot run the FMU host '.*sacc-fmu-host.exe': No such file or directory" ||
+	fail "no error naming the missing host: $(cat "$OUT/crash.err")"
 
 # Nothing of Wine is left running: the private prefix's wineserver is shut down and waited
 # for, and no process still has that prefix in its environment.
