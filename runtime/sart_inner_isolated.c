@@ -388,43 +388,24 @@ static SartStatus spawn_wine(SartInner *in, const SartIsolation *iso_cfg, const 
 #ifdef _WIN32
 /* Windows (a win64 wrapper's isolated inners): the host started by sart_chan_start_host,
  * which hands it the section and the doorbells and puts it in a kill-on-close job. */
-static SartStatus spawn(SartInner *in, const SartIsolation *iso_cfg)
+#define HOST_RUNNABLE R_OK /* Windows has no execute bit */
+static SartStatus start_host(SartInner *in, const SartIsolation *iso_cfg, char *spin)
 {
 	Iso *iso = in->impl;
-	char spin[32], err[256];
-	double spin_us = iso_cfg->spin_us < 0 ? 50.0 : iso_cfg->spin_us;
-	if (iso_cfg->wine)
-		return spawn_wine(in, iso_cfg, spin);
-	if (sart_chan_create(&iso->ch, iso_cfg->shm_size, spin_us) != 0)
-		return sart_inner_report(in, SART_ERROR, "cannot make the shared memory for the FMU's "
-		                         "process (%zu bytes): %s", iso_cfg->shm_size, strerror(errno));
-	if (!iso_cfg->host_path || access(iso_cfg->host_path, R_OK) != 0)
-		return sart_inner_report(in, SART_ERROR, "cannot run the FMU host '%s': %s",
-		                         iso_cfg->host_path ? iso_cfg->host_path : "(none given)",
-		                         iso_cfg->host_path ? strerror(errno) : "no path");
-	snprintf(spin, sizeof spin, "%g", spin_us);
+	char err[256];
 	if (sart_chan_start_host(&iso->ch, iso_cfg->host_path, spin, &iso->pid, err, sizeof err))
 		return sart_inner_report(in, SART_ERROR, "cannot start the FMU's process '%s': %s",
 		                         iso_cfg->host_path, err);
 	return SART_OK;
 }
 #else
-static SartStatus spawn(SartInner *in, const SartIsolation *iso_cfg)
+/* POSIX: fork, and the channel as descriptor 3 of the host's exec. */
+#define HOST_RUNNABLE X_OK
+static SartStatus start_host(SartInner *in, const SartIsolation *iso_cfg, char *spin)
 {
 	Iso *iso = in->impl;
-	char fdstr[] = "3", ppid[32], spin[32];
-	double spin_us = iso_cfg->spin_us < 0 ? 50.0 : iso_cfg->spin_us;
-	if (sart_chan_create(&iso->ch, iso_cfg->shm_size, spin_us) != 0)
-		return sart_inner_report(in, SART_ERROR, "cannot make the shared memory for the FMU's "
-		                         "process (%zu bytes): %s", iso_cfg->shm_size, strerror(errno));
-	if (!iso_cfg->host_path || access(iso_cfg->host_path, iso_cfg->wine ? R_OK : X_OK) != 0)
-		return sart_inner_report(in, SART_ERROR, "cannot run the FMU host '%s': %s",
-		                         iso_cfg->host_path ? iso_cfg->host_path : "(none given)",
-		                         iso_cfg->host_path ? strerror(errno) : "no path");
+	char fdstr[] = "3", ppid[32];
 	snprintf(ppid, sizeof ppid, "%ld", (long)getpid());
-	snprintf(spin, sizeof spin, "%g", spin_us);
-	if (iso_cfg->wine)
-		return spawn_wine(in, iso_cfg, spin);
 	char *argv[] = {(char *)iso_cfg->host_path, "sart-host", fdstr, ppid, spin, NULL};
 	pid_t pid = fork();
 	if (pid < 0)
@@ -436,6 +417,25 @@ static SartStatus spawn(SartInner *in, const SartIsolation *iso_cfg)
 	return SART_OK;
 }
 #endif
+
+static SartStatus spawn(SartInner *in, const SartIsolation *iso_cfg)
+{
+	Iso *iso = in->impl;
+	char spin[32];
+	double spin_us = iso_cfg->spin_us < 0 ? 50.0 : iso_cfg->spin_us;
+	if (sart_chan_create(&iso->ch, iso_cfg->shm_size, spin_us) != 0)
+		return sart_inner_report(in, SART_ERROR, "cannot make the shared memory for the FMU's "
+		                         "process (%zu bytes): %s", iso_cfg->shm_size, strerror(errno));
+	if (!iso_cfg->host_path ||
+	    access(iso_cfg->host_path, iso_cfg->wine ? R_OK : HOST_RUNNABLE) != 0)
+		return sart_inner_report(in, SART_ERROR, "cannot run the FMU host '%s': %s",
+		                         iso_cfg->host_path ? iso_cfg->host_path : "(none given)",
+		                         iso_cfg->host_path ? strerror(errno) : "no path");
+	snprintf(spin, sizeof spin, "%g", spin_us);
+	if (iso_cfg->wine)
+		return spawn_wine(in, iso_cfg, spin);
+	return start_host(in, iso_cfg, spin);
+}
 
 static SartStatus put_strings(Iso *iso, size_t off, const char *const s[], size_t n,
                               size_t *end)
