@@ -14,7 +14,8 @@
 # (`--isolate all`, FMI 2.0 and 3.0) run them in sacc-fmu-host on Linux and in
 # sacc-fmu-host.exe on Windows, with the same numbers as the wrappers in process; a win64
 # wrapper over the fault-injection FMU (wine_crash.sa) crashes its host, and the importer
-# must get an error naming the access violation, and no host may be left.  One Wine run for everything, in a private
+# must get an error naming the access violation, and no host may be left; one that hangs
+# (wine_hang) must end with its importer when that is killed.  One Wine run for everything, in a private
 # WINEPREFIX under the build directory, made afresh and shut down (wineserver -k) on every
 # way out, so that nothing is left running.  The platform choice's errors and notes are
 # checked too.  Without mingw-w64 or Wine it says which Debian packages it needs and skips.
@@ -305,8 +306,10 @@ $MINGW $W_CFLAGS -Wno-pedantic -Itests/fmus/kit -Iruntime/fmi2 -Itests/fmus/faul
 "$BUILD/tools/fmu_pack" "$OUT/fmus/faulty.fmu" "$OUT/bare/faulty"
 "$SACC" build -L "$OUT/fmus" --isolate all --platform win64 -o "$OUT/crash" tests/wine/wine_crash.sa ||
 	fail "the crashing wrapper failed to build"
-mkdir -p "$OUT/crash/wine_crash"
-(cd "$OUT/crash/wine_crash" && unzip -q ../wine_crash.fmu)
+for f in wine_crash wine_hang; do
+	mkdir -p "$OUT/crash/$f"
+	(cd "$OUT/crash/$f" && unzip -q "../$f.fmu")
+done
 rc=0
 timeout 60 "$WINE" "$OUT/wine_import.exe" 0.05 40 "$OUT/crash/wine_crash" 2 wine_crash u x \
 	>"$OUT/crash.txt" 2>"$OUT/crash.err" || rc=$?
@@ -316,6 +319,22 @@ tr -d '\r' <"$OUT/crash.err" | grep -q "\[faulty\] doStep(t = 0.15.*the FMU's pr
 grep -q "step [0-9]* failed" "$OUT/crash.err" || fail "the step did not fail: $(cat "$OUT/crash.err")"
 [ "$(wc -l <"$OUT/crash.txt")" -eq 3 ] || fail "the 3 steps before the crash did not run"
 no_exe_hosts "hosts left after the importer over a crashed host exited"
+# An importer killed while an isolated inner hangs in its step takes both hosts with it.
+"$WINE" "$OUT/wine_import.exe" 0.05 40 "$OUT/crash/wine_hang" 2 wine_hang u x \
+	>"$OUT/hang.txt" 2>"$OUT/hang.err" &
+victim=$!
+i=0
+until [ "$(exe_hosts)" -ge 2 ]; do
+	i=$((i + 1))
+	[ $i -lt 300 ] || fail "the importer over a hanging host did not reach the hang in 30 s: $(cat "$OUT/hang.err")"
+	sleep 0.1
+done
+# (the three steps before the hang take milliseconds; the importer's output, a file, is
+# not flushed before it ends)
+sleep 1
+kill -KILL $victim
+wait $victim 2>/dev/null || true
+no_exe_hosts "hosts left after their importer was killed"
 # A win64 wrapper whose host is not beside its DLL fails its instantiation, naming the file.
 rm "$OUT/crash/wine_crash/binaries/win64/sacc-fmu-host.exe"
 timeout 60 "$WINE" "$OUT/wine_import.exe" 0.05 40 "$OUT/crash/wine_crash" 2 wine_crash u x \
@@ -364,4 +383,4 @@ for sig in TERM KILL; do
 	done
 done
 
-echo "check-wine: ok: 8 wrappers and 2 FMUs, 400 results bit-identical on win64 (Wine, $importers_s s) and linux64, in process and isolated on both; a crashing Windows host reported; 2 Windows-only FMUs in 3 Wine hosts at once, in 2 runs at once, from sacc simulate equal to linux64 ($wine_s s), in a Linux wrapper too, none left after SIGTERM or SIGKILL"
+echo "check-wine: ok: 8 wrappers and 2 FMUs, 400 results bit-identical on win64 (Wine, $importers_s s) and linux64, in process and isolated on both; a crashing Windows host reported, hosts gone with a killed importer; 2 Windows-only FMUs in 3 Wine hosts at once, in 2 runs at once, from sacc simulate equal to linux64 ($wine_s s), in a Linux wrapper too, none left after SIGTERM or SIGKILL"
