@@ -427,7 +427,8 @@ static const char *const host_flags[] = {
 static int compile_host(Build *b, Job *j, const char *tree)
 {
 	static const char *const libs[] = {"-ldl", "-lm"};
-	const Platform *p = &platforms[0]; /* Linux's: win64's is built with sacc (ship_windows_host) */
+	/* Linux's: win64's is the one built with sacc (ship_windows_host) */
+	const Platform *p = &platforms[0];
 	const char **sources = arena_alloc(b->c->arena, (size_t)pkg_nhost_sources * sizeof *sources);
 	for (int i = 0; i < pkg_nhost_sources; i++)
 		sources[i] = arena_printf(b->c->arena, "sources/%s", pkg_host_sources[i]);
@@ -1011,10 +1012,11 @@ static int describe_sources(Build *b, Job *j, const EmitLayout *l, const char *s
 
 /* The platforms job j's wrapper is built for: those --platform names, each an error when
  * an inner (extracted under res/<name>/) lacks it, its compiler is missing or (win64) an
- * inner is isolated and the host built for Windows is not beside sacc; by default every platform all inners provide
- * whose compiler is there.  A platform left out by default that some inner provides gets a
- * note naming why (an inner that lacks it, the missing compiler's package); one no inner
- * provides is left out silently, as it would be for every wrapper over Linux-only FMUs.
+ * inner is isolated and the host built for Windows is not beside sacc; by default every
+ * platform all inners provide whose compiler is there.  A platform left out by default
+ * that some inner provides gets a note naming why (an inner that lacks it, the missing
+ * compiler's package); one no inner provides is left out silently, as it would be for
+ * every wrapper over Linux-only FMUs.
  * 0 after an error. */
 static unsigned choose_platforms(Build *b, Job *j, const InnerArchive *ias, const char *res,
                                  const int *homes, bool host)
@@ -1055,13 +1057,14 @@ static unsigned choose_platforms(Build *b, Job *j, const InnerArchive *ias, cons
 						   in->name, platform_name(p, ias[i].fmi_version),
 						   ias[i].model_identifier, p->suffix);
 		}
+		if (!why && p->cc && !on_path(c->arena, p->cc))
+			why = arena_printf(c->arena, "its cross compiler %s is not installed (Debian "
+					   "package %s)", p->cc, p->package);
+		/* (after the compiler: without mingw-w64 there is no such host either) */
 		if (!why && p->bit == PKG_WIN64 && host && !windows_host(c->arena))
 			why = "its isolated inners run in the host built for Windows, " WINDOWS_HOST
 			      ", which is not beside sacc (sacc builds it when the Debian package "
 			      "gcc-mingw-w64-x86-64 is installed)";
-		if (!why && p->cc && !on_path(c->arena, p->cc))
-			why = arena_printf(c->arena, "its cross compiler %s is not installed (Debian "
-					   "package %s)", p->cc, p->package);
 		if (!why) {
 			chosen |= p->bit;
 		} else if (asked) {

@@ -79,7 +79,8 @@ for f in fmi2/wine_int fmi2/wine_decay fmi3/wine_int fmi3/wine_decay iso/wine_in
 	(cd "$OUT/$f" && unzip -q "../$(basename "$f").fmu")
 done
 for exe in iso/wine_int/binaries/win64/sacc-fmu-host.exe \
-	iso3/wine_decay/binaries/x86_64-windows/sacc-fmu-host.exe iso/wine_decay/binaries/linux64/sacc-fmu-host; do
+	iso3/wine_decay/binaries/x86_64-windows/sacc-fmu-host.exe \
+	iso/wine_decay/binaries/linux64/sacc-fmu-host; do
 	[ -f "$OUT/$exe" ] || fail "the isolated wrapper has no $exe"
 done
 # Without the host built for Windows, an isolated win64 wrapper is an error naming it.
@@ -273,7 +274,7 @@ cmp -s "$OUT/linux.txt" "$OUT/windows.txt" ||
 # the isolated win64 wrappers freed their instances: their hosts quit
 # (hosts of this test's prefix only: other runs of the suite may have their own)
 exe_hosts() {
-	for c in $(grep -l -s "sacc-fmu-host[.]exe" /proc/[0-9]*/cmdline); do
+	grep -l -s "sacc-fmu-host[.]exe" /proc/[0-9]*/cmdline | while read -r c; do
 		grep -q -s -F -x -z "WINEPREFIX=$PREFIX" "${c%/cmdline}/environ" && echo "$c"
 	done | wc -l
 }
