@@ -314,12 +314,12 @@ $(FMU_HOST): runtime/host/sacc_fmu_host.c $(BUILD)/libsart.a $(RUNTIME_HDR)
 
 # The same host program for Windows, sacc-fmu-host.exe beside sacc: `sacc simulate` runs an
 # FMU that ships Windows binaries only in it, under Wine (runtime/sart_isolate.h).  Built
-# with mingw-w64 when it is installed, from the runtime files a Windows host needs (the
-# parent's side of isolation, sart_inner_isolated.c, is Linux's), linked statically like a
-# win64 wrapper's library so that it needs only what every Windows has.
+# with mingw-w64 when it is installed, from the runtime files, linked statically like a
+# win64 wrapper's library so that it needs only what every Windows has.  `sacc build` ships
+# it in win64 wrappers with isolated inners too.
 MINGW_CC := x86_64-w64-mingw32-gcc
 WIN_HOST := $(BUILD)/sacc-fmu-host.exe
-WIN_RT_SRC := $(filter-out runtime/sart_inner_isolated.c,$(RUNTIME_SRC))
+WIN_RT_SRC := $(RUNTIME_SRC)
 WIN_RT_OBJ := $(patsubst runtime/%.c,$(BUILD)/win64/runtime/%.o,$(WIN_RT_SRC))
 WIN_CFLAGS := -std=c99 -O2 -D__USE_MINGW_ANSI_STDIO=1 -Iruntime $(WARN)
 ifneq ($(shell command -v $(MINGW_CC) 2>/dev/null),)

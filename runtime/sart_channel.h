@@ -16,6 +16,11 @@
  * doorbells follow the same *_sleeping protocol; a stale byte only wakes a waiter early,
  * and every wait loops until its word has changed.
  *
+ * On Windows (a win64 wrapper's isolated inners) the parent makes a nameless section the
+ * host inherits by handle ("handle=N" where the Linux host gets its descriptor), starts it
+ * in a job that kills it when the parent ends, and the wake-ups are the same doorbells: the
+ * parent writes to the host's stdin and waits, overlapped, on its stdout and its process.
+ *
  * The child runs an untrusted FMU, which can scribble on the mapping: the parent reads each
  * answer field once, checks it (sequence, operation, status, lengths within its own idea of
  * the sizes) and never follows anything the child wrote without a bound. */
@@ -110,7 +115,10 @@ typedef struct SartChan {
 	size_t data_cap;   /* bytes of the data area */
 	int fd;
 	int bell_wr, bell_rd; /* parent of a Wine host: the doorbells' pipe ends; else -1 */
-	void *win_map, *win_in, *win_out; /* a host on Windows: the mapping, stdin, stdout */
+	/* on Windows: the section; a host's stdin and stdout, or a parent's ends of them (the
+	 * host's stdout, the host's stdin); a parent's host process, its job, its doorbell */
+	void *win_map, *win_in, *win_out;
+	void *win_proc, *win_job, *win_bell;
 	double spin_us;    /* the longest spin before sleeping */
 	double spin_now;   /* the next spin's length, adapted to how spins end */
 	uint32_t seq;      /* the parent's last request number (not read back from the slot) */
@@ -130,6 +138,19 @@ int sart_chan_attach(SartChan *ch, int fd, double spin_us, const char **why);
  * checks it as sart_chan_attach does, and takes stdin and stdout as its doorbells (stdout is
  * then pointed at stderr, so that what the FMU prints reaches a person, not the parent). */
 int sart_chan_attach_path(SartChan *ch, const char *path, double spin_us, const char **why);
+/* Child on Windows: maps the section behind the inherited handle (a win64 parent's), as
+ * sart_chan_attach_path does the file. */
+int sart_chan_attach_handle(SartChan *ch, unsigned long long handle, double spin_us,
+                            const char **why);
+/* Parent on Windows: starts host (argv as the Linux host's, the section as "handle=N") with
+ * the section and the doorbells, in a job that kills it when this process ends; *pid its
+ * process id.  0, or -1 with why in err. */
+int sart_chan_start_host(SartChan *ch, const char *host, const char *spin, long *pid,
+                         char *err, size_t errsize);
+/* Parent on Windows: whether the host ended within ms; and ends it (kills it if it runs),
+ * waiting for the end. */
+int sart_chan_host_ended(SartChan *ch, unsigned ms);
+void sart_chan_end_host(SartChan *ch);
 /* Parent: waits for a Wine host through doorbells: wr writes to the host's stdin, rd reads
  * its stdout (both made non-blocking here; the channel closes them). */
 void sart_chan_set_bells(SartChan *ch, int wr, int rd);
@@ -137,7 +158,8 @@ void sart_chan_close(SartChan *ch);
 
 typedef enum SartChanWait {
 	SART_WAIT_ANSWERED,
-	SART_WAIT_DIED,    /* *wstatus holds the child's wait status; it is reaped */
+	SART_WAIT_DIED,    /* *wstatus holds the child's wait status (on Windows its exit
+	                    * code); it is reaped */
 	SART_WAIT_TIMEOUT, /* the child was killed and reaped */
 	SART_WAIT_GONE,    /* the child is gone, reaped elsewhere (SIGCHLD ignored) */
 	SART_WAIT_ERROR    /* waitpid failed: the child is not ours to watch */

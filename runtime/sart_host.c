@@ -573,7 +573,7 @@ static int usage(int argc, char **argv)
 	        "(started by sacc for an FMU run out of process; not for use by hand)\n",
 	        argc ? argv[0] : "sacc-fmu-host",
 #ifdef _WIN32
-	        "SHARED_FILE"
+	        "handle=SECTION|SHARED_FILE"
 #else
 	        "FD"
 #endif
@@ -583,7 +583,7 @@ static int usage(int argc, char **argv)
 
 #ifdef _WIN32
 /* The parent's channel file, Z:\proc\<pid>\fd\<fd>: it is there while the parent lives. */
-static DWORD WINAPI watch_parent(LPVOID path)
+static DWORD WINAPI watch_parent_file(LPVOID path)
 {
 	while (GetFileAttributesA((const char *)path) != INVALID_FILE_ATTRIBUTES)
 		Sleep(200);
@@ -591,18 +591,57 @@ static DWORD WINAPI watch_parent(LPVOID path)
 	return 0;
 }
 
-/* Under Wine no signal tells of the parent's death while the FMU computes (the doorbell's
- * end is seen only between calls): a watchdog thread looks for the parent's descriptor and
- * ends the process when it is gone. */
+/* A Windows parent's process, waited for (the job it put us in does the same where jobs
+ * nest; this covers where they do not). */
+static DWORD WINAPI watch_parent_process(LPVOID parent)
+{
+	WaitForSingleObject((HANDLE)parent, INFINITE);
+	TerminateProcess(GetCurrentProcess(), 3);
+	return 0;
+}
+
+/* An exception the FMU does not handle ends the process with its code, which the parent
+ * reports ("access violation"), at once: no dialog, and no debugger (Wine starts winedbg,
+ * whatever the error mode says) between the crash and the parent's error. */
+static LONG WINAPI end_on_crash(EXCEPTION_POINTERS *e)
+{
+	TerminateProcess(GetCurrentProcess(), e->ExceptionRecord->ExceptionCode);
+	return EXCEPTION_EXECUTE_HANDLER;
+}
+
+/* Which channel the parent gave: "handle=N", a section inherited from a Windows parent (a
+ * win64 wrapper), or a path, a Linux parent's memfd through Wine's Z: drive.  No signal
+ * tells of the parent's death while the FMU computes (the doorbell's end is seen only
+ * between calls): a watchdog thread waits for the parent process, or looks for its
+ * descriptor, and ends this process when the parent is gone. */
 static int attach(Host *ho, int argc, char **argv, const char **why)
 {
 	long ppid;
 	if (argc < 4 || strcmp(argv[1], "sart-host") != 0 || !parse_long(argv[3], &ppid))
 		return usage(argc, argv);
 	double spin = argc > 4 ? atof(argv[4]) : 50.0;
-	if (sart_chan_attach_path(&ho->ch, argv[2], spin, why) != 0)
+	/* no dialog waits for a person: not for a crash, nor a missing file or disk */
+	SetErrorMode(SEM_FAILCRITICALERRORS | SEM_NOGPFAULTERRORBOX | SEM_NOOPENFILEERRORBOX);
+	SetUnhandledExceptionFilter(end_on_crash);
+	LPTHREAD_START_ROUTINE watch = watch_parent_file;
+	void *watched = argv[2];
+	if (strncmp(argv[2], "handle=", 7) == 0) {
+		char *end;
+		unsigned long long handle = strtoull(argv[2] + 7, &end, 10);
+		if (!argv[2][7] || *end)
+			return usage(argc, argv);
+		watched = OpenProcess(SYNCHRONIZE, FALSE, (DWORD)ppid);
+		if (!watched) {
+			*why = "the parent process is gone";
+			return 2;
+		}
+		watch = watch_parent_process;
+		if (sart_chan_attach_handle(&ho->ch, handle, spin, why) != 0)
+			return 2;
+	} else if (sart_chan_attach_path(&ho->ch, argv[2], spin, why) != 0) {
 		return 2;
-	HANDLE t = CreateThread(NULL, 0, watch_parent, argv[2], 0, NULL);
+	}
+	HANDLE t = CreateThread(NULL, 0, watch, watched, 0, NULL);
 	if (!t) {
 		*why = "cannot start the watchdog thread";
 		return 2;

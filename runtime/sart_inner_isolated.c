@@ -24,7 +24,9 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #endif
+#ifndef _WIN32
 #include <sys/wait.h>
+#endif
 #include <time.h>
 #include <unistd.h>
 
@@ -58,6 +60,7 @@ static const char *const op_names[SART_OP_COUNT] = {
 	"setBinary",
 };
 
+#ifndef _WIN32
 static const char *signal_name(int sig)
 {
 	switch (sig) {
@@ -74,6 +77,8 @@ static const char *signal_name(int sig)
 	}
 }
 
+#endif
+
 /* "doStep(t = 1, h = 0.1)" or "getReal". */
 static void call_name(const Iso *iso, uint32_t op, char *buf, size_t size)
 {
@@ -87,12 +92,16 @@ static void call_name(const Iso *iso, uint32_t op, char *buf, size_t size)
 /* Kills and reaps the child, if any is left. */
 static void end_child(Iso *iso)
 {
-	int ws;
 	if (iso->pid <= 0)
 		return;
+#ifdef _WIN32
+	sart_chan_end_host(&iso->ch);
+#else
+	int ws;
 	kill((pid_t)iso->pid, SIGKILL);
 	while (waitpid((pid_t)iso->pid, &ws, 0) < 0 && errno == EINTR)
 		;
+#endif
 	iso->pid = 0;
 }
 
@@ -116,6 +125,23 @@ static SART_COLD SartStatus lost(SartInner *in, uint32_t op, const char *fmt, ..
 	return sart_inner_report(in, SART_FATAL, "%s: %s", what, why);
 }
 
+#ifdef _WIN32
+/* A Windows host's end by its exit code: an exception's NTSTATUS (0xC...), or exit(n). */
+static SART_COLD SartStatus lost_exit_code(SartInner *in, uint32_t op, unsigned long code)
+{
+	const char *what = code == 0xC0000005ul   ? "access violation"
+	                   : code == 0xC00000FDul ? "stack overflow"
+	                   : code == 0xC0000094ul ? "integer division by zero"
+	                   : code == 0xC000001Dul ? "illegal instruction"
+	                   : code == 0xC0000409ul ? "stack buffer overrun or fast fail"
+	                                          : NULL;
+	if (code >= 0xC0000000ul)
+		return lost(in, op, "the FMU's process died of exception %#lx (%s)", code,
+		            what ? what : "an unhandled exception");
+	return lost(in, op, "the FMU's process exited with status %lu", code);
+}
+
+#endif
 static SART_COLD SartStatus lost_wait(SartInner *in, uint32_t op, SartChanWait w, int ws,
                                       double timeout)
 {
@@ -132,6 +158,9 @@ static SART_COLD SartStatus lost_wait(SartInner *in, uint32_t op, SartChanWait w
 		return lost(in, op, "the FMU's process ended (reaped elsewhere: how is unknown)");
 	}
 	iso->pid = 0;
+#ifdef _WIN32
+	return lost_exit_code(in, op, (unsigned long)(unsigned)ws);
+#else
 	if (WIFSIGNALED(ws))
 		return lost(in, op, "the FMU's process died of signal %d (%s: %s)", WTERMSIG(ws),
 		            signal_name(WTERMSIG(ws)), strsignal(WTERMSIG(ws)));
@@ -139,6 +168,7 @@ static SART_COLD SartStatus lost_wait(SartInner *in, uint32_t op, SartChanWait w
 		return lost(in, op, "the FMU's process exited with status %d%s", WEXITSTATUS(ws),
 		            WEXITSTATUS(ws) == 127 ? " (the FMU host could not be executed)" : "");
 	return lost(in, op, "the FMU's process ended (wait status %#x)", (unsigned)ws);
+#endif
 }
 
 static SART_COLD SartStatus too_small(SartInner *in, uint32_t op, size_t n)
@@ -252,6 +282,7 @@ static SartStatus call(SartInner *in, uint32_t op, double timeout)
 
 /* ---- starting the child ----------------------------------------------------------------- */
 
+#ifndef _WIN32
 /* In the child between fork and exec (async-signal-safe calls only): the channel becomes
  * descriptor 3, inherited; every other descriptor above 2 is closed. */
 static void exec_host(int fd, char *const argv[])
@@ -266,6 +297,7 @@ static void exec_host(int fd, char *const argv[])
 	execv(argv[0], argv);
 	_exit(127);
 }
+#endif
 
 #ifdef SART_LINUX
 /* In the child between fork and exec, for a Windows host: the doorbells become its stdin
@@ -353,22 +385,27 @@ static SartStatus spawn_wine(SartInner *in, const SartIsolation *iso_cfg, const 
 }
 #endif
 
-static SartStatus spawn(SartInner *in, const SartIsolation *iso_cfg)
+#ifdef _WIN32
+/* Windows (a win64 wrapper's isolated inners): the host started by sart_chan_start_host,
+ * which hands it the section and the doorbells and puts it in a kill-on-close job. */
+#define HOST_RUNNABLE R_OK /* Windows has no execute bit */
+static SartStatus start_host(SartInner *in, const SartIsolation *iso_cfg, char *spin)
 {
 	Iso *iso = in->impl;
-	char fdstr[] = "3", ppid[32], spin[32];
-	double spin_us = iso_cfg->spin_us < 0 ? 50.0 : iso_cfg->spin_us;
-	if (sart_chan_create(&iso->ch, iso_cfg->shm_size, spin_us) != 0)
-		return sart_inner_report(in, SART_ERROR, "cannot make the shared memory for the FMU's "
-		                         "process (%zu bytes): %s", iso_cfg->shm_size, strerror(errno));
-	if (!iso_cfg->host_path || access(iso_cfg->host_path, iso_cfg->wine ? R_OK : X_OK) != 0)
-		return sart_inner_report(in, SART_ERROR, "cannot run the FMU host '%s': %s",
-		                         iso_cfg->host_path ? iso_cfg->host_path : "(none given)",
-		                         iso_cfg->host_path ? strerror(errno) : "no path");
+	char err[256];
+	if (sart_chan_start_host(&iso->ch, iso_cfg->host_path, spin, &iso->pid, err, sizeof err))
+		return sart_inner_report(in, SART_ERROR, "cannot start the FMU's process '%s': %s",
+		                         iso_cfg->host_path, err);
+	return SART_OK;
+}
+#else
+/* POSIX: fork, and the channel as descriptor 3 of the host's exec. */
+#define HOST_RUNNABLE X_OK
+static SartStatus start_host(SartInner *in, const SartIsolation *iso_cfg, char *spin)
+{
+	Iso *iso = in->impl;
+	char fdstr[] = "3", ppid[32];
 	snprintf(ppid, sizeof ppid, "%ld", (long)getpid());
-	snprintf(spin, sizeof spin, "%g", spin_us);
-	if (iso_cfg->wine)
-		return spawn_wine(in, iso_cfg, spin);
 	char *argv[] = {(char *)iso_cfg->host_path, "sart-host", fdstr, ppid, spin, NULL};
 	pid_t pid = fork();
 	if (pid < 0)
@@ -378,6 +415,26 @@ static SartStatus spawn(SartInner *in, const SartIsolation *iso_cfg)
 		exec_host(iso->ch.fd, argv);
 	iso->pid = pid;
 	return SART_OK;
+}
+#endif
+
+static SartStatus spawn(SartInner *in, const SartIsolation *iso_cfg)
+{
+	Iso *iso = in->impl;
+	char spin[32];
+	double spin_us = iso_cfg->spin_us < 0 ? 50.0 : iso_cfg->spin_us;
+	if (sart_chan_create(&iso->ch, iso_cfg->shm_size, spin_us) != 0)
+		return sart_inner_report(in, SART_ERROR, "cannot make the shared memory for the FMU's "
+		                         "process (%zu bytes): %s", iso_cfg->shm_size, strerror(errno));
+	if (!iso_cfg->host_path ||
+	    access(iso_cfg->host_path, iso_cfg->wine ? R_OK : HOST_RUNNABLE) != 0)
+		return sart_inner_report(in, SART_ERROR, "cannot run the FMU host '%s': %s",
+		                         iso_cfg->host_path ? iso_cfg->host_path : "(none given)",
+		                         iso_cfg->host_path ? strerror(errno) : "no path");
+	snprintf(spin, sizeof spin, "%g", spin_us);
+	if (iso_cfg->wine)
+		return spawn_wine(in, iso_cfg, spin);
+	return start_host(in, iso_cfg, spin);
 }
 
 static SartStatus put_strings(Iso *iso, size_t off, const char *const s[], size_t n,
@@ -470,6 +527,13 @@ static SartStatus put_me(Iso *iso, const SartInnerConfig *cfg, size_t *off)
 
 /* path as a Windows program under Wine names it: Z: and the absolute path, backslashed
  * (malloc'd; NULL when out of memory or the path is not there). */
+#ifdef _WIN32
+static char *wine_path(const char *path)
+{
+	(void)path;
+	return NULL; /* never asked: a Windows parent runs its hosts without Wine */
+}
+#else
 static char *wine_path(const char *path)
 {
 	char *abs = realpath(path, NULL);
@@ -485,6 +549,7 @@ static char *wine_path(const char *path)
 	free(abs);
 	return w;
 }
+#endif
 
 /* The load request (sart_channel.h): name, directory, model identifier, then the FMI 3.0
  * types the child's seam needs to pick each getter and setter, the array elements, and a
@@ -611,6 +676,10 @@ static void iso_unbind(SartInner *in)
 		SartChanWait w = sart_chan_call(&iso->ch, iso->pid, 10.0, &seq, &ws);
 		if (w == SART_WAIT_DIED || w == SART_WAIT_TIMEOUT)
 			iso->pid = 0;
+#ifdef _WIN32
+		if (iso->pid > 0 && sart_chan_host_ended(&iso->ch, 2000))
+			iso->pid = 0;
+#else
 		for (int i = 0; iso->pid > 0 && i < 2000; i++) {
 			pid_t r = waitpid((pid_t)iso->pid, &ws, WNOHANG);
 			if (r == (pid_t)iso->pid || (r < 0 && errno == ECHILD))
@@ -620,11 +689,14 @@ static void iso_unbind(SartInner *in)
 				nanosleep(&ms, NULL);
 			}
 		}
+#endif
 	}
 	end_child(iso);
 	sart_chan_close(&iso->ch);
+#ifndef _WIN32
 	if (iso->wine_lock >= 0)
 		sart_wine_release(iso->wine_lock, iso->wine, iso->wine_prefix);
+#endif
 	free(iso->wine);
 	free(iso->wine_prefix);
 	while (iso->states) {

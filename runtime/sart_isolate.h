@@ -12,7 +12,10 @@
  * ("[faulty] doStep(t = 1, h = 0.1): the FMU's process died of signal 11 (SIGSEGV)"); the
  * child is then gone (killed and reaped).  Nothing outlives the parent: the child asks for
  * SIGKILL when the thread that started it ends (PR_SET_PDEATHSIG), the memfd has no name,
- * and no file is made.
+ * and no file is made.  On Windows (a win64 wrapper) the host is sacc-fmu-host.exe, handed a
+ * nameless section by handle and started in a job that kills it when the parent's process
+ * ends; a crash is reported by its exception code ("died of exception 0xc0000005 (access
+ * violation)").
  *
  * No global state; the host program is one function so that whoever ships it (sacc, or a
  * wrapper FMU's archive) writes only a three-line main. */
@@ -83,8 +86,9 @@ char **sart_wine_env(const char *prefix);
 void sart_wine_env_free(char **env);
 
 /* The host program: argv = {prog, "sart-host", FD, PARENT_PID}.  Serves requests on the
- * shared memory behind descriptor FD until told to quit (built for Windows, FD is the path
- * of the shared file instead, Z:\proc\<parent>\fd\<fd>); returns the process's exit
+ * shared memory behind descriptor FD until told to quit (built for Windows, FD is
+ * "handle=N", a section inherited from a Windows parent, or the path of a Linux parent's
+ * shared file, Z:\proc\<parent>\fd\<fd>); returns the process's exit
  * status (0 after a quit, 2 on a bad command line or channel). */
 int sart_host_main(int argc, char **argv);
 

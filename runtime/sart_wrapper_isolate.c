@@ -5,6 +5,9 @@
  * location the importer gives, and contains the inner: a crash or a hang in it is an
  * error of the wrapper's call, never the importer's end.
  *
+ * A win64 wrapper does the same with sacc-fmu-host.exe beside its DLL (the channel's
+ * Windows side, sart_channel.h).
+ *
  * An inner that ships a Windows library only runs so too, in the host built for Windows
  * (sacc-fmu-host.exe, which `sacc build` ships beside a Linux wrapper's library over such
  * an inner) under Wine, whether the script isolates it or not (sart_inner_windows_only). */
@@ -102,17 +105,50 @@ SartStatus sart_load_isolated_inner(const SartInnerConfig *cfg, SartInner **out)
 	return st;
 }
 #else
-/* A win64 wrapper runs its inners in process: the host program and its channel are
- * Linux's (fork, shared memory, futexes), and `sacc build` refuses isolated inners for
- * win64, so this only guards a hand-written model. */
+/* Windows: the host built for Windows beside the wrapper's DLL, run as it is (an inner with
+ * a Windows library is at home here: none needs Wine). */
 #include "sart_core_impl.h"
 #include "sart_isolate.h"
 
+#include <stdlib.h>
+#include <string.h>
+#include <windows.h>
+
+#define HOST_NAME "sacc-fmu-host.exe"
+
+/* <directory of the DLL holding this code>\sacc-fmu-host.exe, malloc'd; NULL if unknown. */
+static char *host_beside_library(void)
+{
+	HMODULE self = NULL;
+	char path[MAX_PATH + sizeof HOST_NAME];
+	if (!GetModuleHandleExA(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS |
+	                            GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT,
+	                        (LPCSTR)(size_t)&sart_load_isolated_inner, &self))
+		return NULL;
+	DWORD n = GetModuleFileNameA(self, path, MAX_PATH);
+	if (n == 0 || n >= MAX_PATH)
+		return NULL;
+	char *slash = strrchr(path, '\\');
+	char *fwd = strrchr(path, '/');
+	if (fwd && (!slash || fwd > slash))
+		slash = fwd;
+	if (!slash)
+		return NULL;
+	strcpy(slash + 1, HOST_NAME);
+	char *out = malloc(strlen(path) + 1);
+	if (out)
+		strcpy(out, path);
+	return out;
+}
+
 SartStatus sart_load_isolated_inner(const SartInnerConfig *cfg, SartInner **out)
 {
-	(void)cfg;
-	*out = NULL;
-	return SART_ERROR;
+	char *host = host_beside_library();
+	SartIsolation iso = {host ? host : HOST_NAME, 0.0, SART_ISOLATE_DEFAULT_CALL_TIMEOUT, 0,
+	                     -1.0, 1, NULL, NULL};
+	SartStatus st = sart_inner_load_isolated(cfg, &iso, out);
+	free(host);
+	return st;
 }
 
 int sart_inner_windows_only(const SartInnerConfig *cfg)

@@ -84,11 +84,9 @@ static const char *const linux64_link[] = {"-shared", "-pthread"};
 static const char *const linux64_libs[] = {"-lm", "-ldl"};
 static const char *const win64_link[] = {"-shared", "-static", "-Wl,--no-insert-timestamp"};
 static const char *const win64_libs[] = {"-lpthread"};
-/* The isolation host and its channel are Linux's (fork, shared memory, futexes): a win64
- * wrapper runs its inners in process (build_one refuses isolated ones). */
-static const char *const win64_skipped[] = {
-	"sources/sart_channel.c", "sources/sart_host.c", "sources/sart_inner_isolated.c",
-};
+/* The host program's own code stays out of a win64 wrapper's DLL: its isolated inners run in
+ * the host built for Windows that sacc ships beside it (ship_windows_host). */
+static const char *const win64_skipped[] = {"sources/sart_host.c"};
 
 #define COUNT(a) (int)(sizeof(a) / sizeof *(a))
 
@@ -429,7 +427,8 @@ static const char *const host_flags[] = {
 static int compile_host(Build *b, Job *j, const char *tree)
 {
 	static const char *const libs[] = {"-ldl", "-lm"};
-	const Platform *p = &platforms[0]; /* Linux's: the host's channel is (win64_skipped) */
+	/* Linux's: win64's is the one built with sacc (ship_windows_host) */
+	const Platform *p = &platforms[0];
 	const char **sources = arena_alloc(b->c->arena, (size_t)pkg_nhost_sources * sizeof *sources);
 	for (int i = 0; i < pkg_nhost_sources; i++)
 		sources[i] = arena_printf(b->c->arena, "sources/%s", pkg_host_sources[i]);
@@ -1012,11 +1011,12 @@ static int describe_sources(Build *b, Job *j, const EmitLayout *l, const char *s
 }
 
 /* The platforms job j's wrapper is built for: those --platform names, each an error when
- * an inner (extracted under res/<name>/) lacks it, its compiler is missing or an inner is
- * isolated (the host's channel is Linux's); by default every platform all inners provide
- * whose compiler is there.  A platform left out by default that some inner provides gets a
- * note naming why (an inner that lacks it, the missing compiler's package); one no inner
- * provides is left out silently, as it would be for every wrapper over Linux-only FMUs.
+ * an inner (extracted under res/<name>/) lacks it, its compiler is missing or (win64) an
+ * inner is isolated and the host built for Windows is not beside sacc; by default every
+ * platform all inners provide whose compiler is there.  A platform left out by default
+ * that some inner provides gets a note naming why (an inner that lacks it, the missing
+ * compiler's package); one no inner provides is left out silently, as it would be for
+ * every wrapper over Linux-only FMUs.
  * 0 after an error. */
 static unsigned choose_platforms(Build *b, Job *j, const InnerArchive *ias, const char *res,
                                  const int *homes, bool host)
@@ -1057,11 +1057,14 @@ static unsigned choose_platforms(Build *b, Job *j, const InnerArchive *ias, cons
 						   in->name, platform_name(p, ias[i].fmi_version),
 						   ias[i].model_identifier, p->suffix);
 		}
-		if (!why && p->bit != PKG_LINUX64 && host)
-			why = "isolated inners run only in a Linux wrapper";
 		if (!why && p->cc && !on_path(c->arena, p->cc))
 			why = arena_printf(c->arena, "its cross compiler %s is not installed (Debian "
 					   "package %s)", p->cc, p->package);
+		/* (after the compiler: without mingw-w64 there is no such host either) */
+		if (!why && p->bit == PKG_WIN64 && host && !windows_host(c->arena))
+			why = "its isolated inners run in the host built for Windows, " WINDOWS_HOST
+			      ", which is not beside sacc (sacc builds it when the Debian package "
+			      "gcc-mingw-w64-x86-64 is installed)";
 		if (!why) {
 			chosen |= p->bit;
 		} else if (asked) {
@@ -1190,7 +1193,12 @@ static int build_one(Build *b, Job *j)
 		if (compile(b, j, p, tree, id, l->narrays > 0) != 0)
 			goto done;
 	}
-	if (host && compile_host(b, j, tree) != 0)
+	if (host && (chosen & PKG_LINUX64) && compile_host(b, j, tree) != 0)
+		goto done;
+	/* a win64 wrapper's isolated inners run in the host built for Windows, as sacc has it */
+	if (host && (chosen & PKG_WIN64) &&
+	    ship_windows_host(a, windows_host(a), arena_printf(a, "%s/%s", tree,
+				      platform_dir(b, j, &platforms[1])), d) != 0)
 		goto done;
 	if (wine && ship_windows_host(a, windows_host(a), arena_printf(a, "%s/%s", tree,
 				      platform_dir(b, j, &platforms[0])), d) != 0)

@@ -201,7 +201,8 @@ const char *const pkg_host_sources[] = {
 	"sart_inner_me.c", "sart_ode.c", /* Model Exchange inners */
 	"sart_inner_se.c", "sart_inner_fmi3_se.c", /* Scheduled Execution inners */
 	"sart_numfmt.c", /* the seam's messages print numbers with it */
-	"sart_platform_posix.c", /* dlopen */
+	"sart_platform_posix.c", "sart_platform_win32.c", /* dlopen or LoadLibrary: each
+	                                                   * compiles to nothing elsewhere */
 };
 const int pkg_nhost_sources = sizeof pkg_host_sources / sizeof *pkg_host_sources;
 
@@ -297,6 +298,12 @@ int pkg_write_sources_readme(Compilation *c, const char *path, const PkgSourceIn
 		w[nw++] = "-lm";
 		w[nw++] = "-ldl";
 		command(&sb, w, nw);
+		/* prose, not a command line: the Linux commands above are what a user pastes */
+		sb_printf(&sb, "\nA Windows library of the wrapper (binaries/%s/) starts "
+			   "sacc-fmu-host.exe from beside\nitself instead: the same files built "
+			   "for Windows, e.g. with mingw-w64's\nx86_64-w64-mingw32-gcc -std=c99 -O2 "
+			   "-D__USE_MINGW_ANSI_STDIO=1 -I. ... -static -lpthread.\n",
+			   s->fmi3 ? "x86_64-windows" : "win64");
 	}
 	int rc = write_bytes(c, path, sb.data, sb.len);
 	sb_free(&sb);

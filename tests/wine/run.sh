@@ -10,7 +10,12 @@
 # Windows run, under Wine, must print the Linux run's numbers bit for bit (the integrator's
 # arithmetic is exact; noevent3's exp() comes from two C libraries, and they agree on these
 # inputs — a difference would show here first).  The wrappers must also give what their
-# bare inners give (wine_int's y is 2 x).  One Wine run for everything, in a private
+# bare inners give (wine_int's y is 2 x).  The same wrappers with their inners isolated
+# (`--isolate all`, FMI 2.0 and 3.0) run them in sacc-fmu-host on Linux and in
+# sacc-fmu-host.exe on Windows, with the same numbers as the wrappers in process; a win64
+# wrapper over the fault-injection FMU (wine_crash.sa) crashes its host, and the importer
+# must get an error naming the access violation, and no host may be left; one that hangs
+# (wine_hang) must end with its importer when that is killed.  One Wine run for everything, in a private
 # WINEPREFIX under the build directory, made afresh and shut down (wineserver -k) on every
 # way out, so that nothing is left running.  The platform choice's errors and notes are
 # checked too.  Without mingw-w64 or Wine it says which Debian packages it needs and skips.
@@ -61,16 +66,29 @@ $MINGW $W_CFLAGS -Itests/fmus3/kit -Iruntime/fmi3 -Itests/fmus3/noevent3 \
 "$SACC" build -L "$OUT/fmus" -o "$OUT/fmi2" tests/wine/wine_sa.sa
 "$SACC" build -L "$OUT/fmus" --fmi 3 --platform x86_64-linux,x86_64-windows -o "$OUT/fmi3" \
 	tests/wine/wine_sa.sa
-# The same wrappers with their inners out of process: Linux only (the isolation host's
-# channel is Linux's), so the default leaves win64 out, with a note saying why.
+# The same wrappers with their inners out of process, on both platforms: the win64 wrapper
+# ships the host built for Windows beside its DLL.
 "$SACC" build -L "$OUT/fmus" --isolate all -o "$OUT/iso" tests/wine/wine_sa.sa 2>"$OUT/err.txt" ||
 	fail "the isolated build failed: $(cat "$OUT/err.txt")"
-grep -q "is built without win64: isolated inners run only in a Linux wrapper" "$OUT/err.txt" ||
-	fail "no note on win64 left out of the isolated build: $(cat "$OUT/err.txt")"
-for f in fmi2/wine_int fmi2/wine_decay fmi3/wine_int fmi3/wine_decay iso/wine_int iso/wine_decay; do
+[ ! -s "$OUT/err.txt" ] || fail "the isolated build said: $(cat "$OUT/err.txt")"
+"$SACC" build -L "$OUT/fmus" --fmi 3 --isolate all --platform x86_64-linux,x86_64-windows \
+	-o "$OUT/iso3" tests/wine/wine_sa.sa || fail "the isolated FMI 3.0 build failed"
+for f in fmi2/wine_int fmi2/wine_decay fmi3/wine_int fmi3/wine_decay iso/wine_int iso/wine_decay \
+	iso3/wine_int iso3/wine_decay; do
 	mkdir -p "$OUT/$f"
 	(cd "$OUT/$f" && unzip -q "../$(basename "$f").fmu")
 done
+for exe in iso/wine_int/binaries/win64/sacc-fmu-host.exe \
+	iso3/wine_decay/binaries/x86_64-windows/sacc-fmu-host.exe \
+	iso/wine_decay/binaries/linux64/sacc-fmu-host; do
+	[ -f "$OUT/$exe" ] || fail "the isolated wrapper has no $exe"
+done
+# Without the host built for Windows, an isolated win64 wrapper is an error naming it.
+SACC_FMU_HOST_EXE=/nonexistent/sacc-fmu-host.exe "$SACC" build -L "$OUT/fmus" --isolate all \
+	--platform win64 -o "$OUT/nohost" tests/wine/wine_sa.sa 2>"$OUT/err.txt" &&
+	fail "an isolated win64 build without the Windows host succeeded"
+grep -q "cannot be built for win64: its isolated inners run in the host built for Windows, sacc-fmu-host.exe, which is not beside sacc" \
+	"$OUT/err.txt" || fail "unexpected error without the Windows host: $(cat "$OUT/err.txt")"
 for lib in fmi2/wine_int/binaries/linux64/wine_int.so fmi2/wine_int/binaries/win64/wine_int.dll \
 	fmi3/wine_decay/binaries/x86_64-linux/wine_decay.so \
 	fmi3/wine_decay/binaries/x86_64-windows/wine_decay.dll; do
@@ -228,17 +246,23 @@ ${CC:-cc} -std=c99 -D_GNU_SOURCE -O2 -Wall -Wextra -Wpedantic -Werror $INC \
 $MINGW -std=c99 -O2 -D__USE_MINGW_ANSI_STDIO=1 -Wall -Wextra -Wpedantic -Werror \
 	-Itests/wine/compat $INC -o "$OUT/wine_import.exe" tests/wine/wine_import.c -static
 
+# The wrappers in process, then the same wrappers with isolated inners: on Linux in the
+# host, on Windows in sacc-fmu-host.exe, which the wrapper starts under Wine as on Windows.
 set -- 0.05 40 \
 	"$OUT/bare/integrator" 2 integrator u x \
 	"$OUT/bare/noevent3" 3 noevent3 u x \
 	"$OUT/fmi2/wine_int" 2 wine_int u y \
 	"$OUT/fmi2/wine_decay" 2 wine_decay u x \
 	"$OUT/fmi3/wine_int" 3 wine_int u y \
-	"$OUT/fmi3/wine_decay" 3 wine_decay u x
+	"$OUT/fmi3/wine_decay" 3 wine_decay u x \
+	"$OUT/iso/wine_int" 2 wine_int u y \
+	"$OUT/iso/wine_decay" 2 wine_decay u x \
+	"$OUT/iso3/wine_int" 3 wine_int u y \
+	"$OUT/iso3/wine_decay" 3 wine_decay u x
 "$OUT/wine_import" "$@" >"$OUT/linux.txt" || fail "the Linux importer failed"
-"$OUT/wine_import" 0.05 40 "$OUT/iso/wine_int" 2 wine_int u y "$OUT/iso/wine_decay" 2 wine_decay u x \
-	>"$OUT/isolated.txt" || fail "the Linux importer failed on the isolated wrappers"
-grep '^wine_' "$OUT/linux.txt" | head -80 | cmp -s - "$OUT/isolated.txt" ||
+[ "$(wc -l <"$OUT/linux.txt")" -eq 400 ] || fail "expected 400 lines of results"
+sed -n 81,240p "$OUT/linux.txt" >"$OUT/inprocess.txt"
+sed -n 241,400p "$OUT/linux.txt" | cmp -s - "$OUT/inprocess.txt" ||
 	fail "the isolated wrappers differ from the wrappers in process"
 start=$(date +%s)
 "$WINE" "$OUT/wine_import.exe" "$@" >"$OUT/windows.raw" 2>"$OUT/wine.err" ||
@@ -247,14 +271,78 @@ importers_s=$(($(date +%s) - start))
 tr -d '\r' <"$OUT/windows.raw" >"$OUT/windows.txt"
 cmp -s "$OUT/linux.txt" "$OUT/windows.txt" ||
 	fail "win64 and linux64 differ: $(diff "$OUT/linux.txt" "$OUT/windows.txt" | head -5)"
-[ "$(wc -l <"$OUT/linux.txt")" -eq 240 ] || fail "expected 240 lines of results"
+# the isolated win64 wrappers freed their instances: their hosts quit
+# (hosts of this test's prefix only: other runs of the suite may have their own)
+exe_hosts() {
+	grep -l -s "sacc-fmu-host[.]exe" /proc/[0-9]*/cmdline | while read -r c; do
+		grep -q -s -F -x -z "WINEPREFIX=$PREFIX" "${c%/cmdline}/environ" && echo "$c"
+	done | wc -l
+}
+# fails with $1 unless every such host is gone within 5 s
+no_exe_hosts() {
+	i=0
+	while [ "$(exe_hosts)" -ne 0 ]; do
+		i=$((i + 1))
+		[ $i -lt 50 ] || fail "$1"
+		sleep 0.1
+	done
+}
+no_exe_hosts "hosts of the isolated win64 wrappers left after the importer"
 
 # The wrappers against their bare inners: wine_int's y is 2 x, wine_decay's x is x.
 awk '$1 == "integrator" { x[$2] = $5 } $1 == "noevent3" { d[$2] = $4 }
      $1 == "wine_int" { n++; if ($5 + 0 != 2 * x[$2]) bad = bad " int@" $2 }
      $1 == "wine_decay" { n++; if ($4 != d[$2]) bad = bad " decay@" $2 }
-     END { if (bad != "" || n != 160) { print "mismatch:" bad " (" n " lines)"; exit 1 } }' \
+     END { if (bad != "" || n != 320) { print "mismatch:" bad " (" n " lines)"; exit 1 } }' \
 	"$OUT/linux.txt" || fail "the wrappers do not give what their inners give"
+
+# A win64 wrapper whose isolated inner's host crashes (an access violation in the FMU): the
+# importer gets an error naming it, in seconds, and no host is left (the other inner's,
+# alive when the importer exits without freeing, dies with the importer's job).
+cp -r "$BUILD/fmus/faulty" "$OUT/bare/faulty"
+mkdir -p "$OUT/bare/faulty/binaries/win64"
+# shellcheck disable=SC2086
+$MINGW $W_CFLAGS -Wno-pedantic -Itests/fmus/kit -Iruntime/fmi2 -Itests/fmus/faulty \
+	-o "$OUT/bare/faulty/binaries/win64/faulty.dll" tests/fmus/faulty/model.c $W_LDFLAGS
+"$BUILD/tools/fmu_pack" "$OUT/fmus/faulty.fmu" "$OUT/bare/faulty"
+"$SACC" build -L "$OUT/fmus" --isolate all --platform win64 -o "$OUT/crash" tests/wine/wine_crash.sa ||
+	fail "the crashing wrapper failed to build"
+for f in wine_crash wine_hang; do
+	mkdir -p "$OUT/crash/$f"
+	(cd "$OUT/crash/$f" && unzip -q "../$f.fmu")
+done
+rc=0
+timeout 60 "$WINE" "$OUT/wine_import.exe" 0.05 40 "$OUT/crash/wine_crash" 2 wine_crash u x \
+	>"$OUT/crash.txt" 2>"$OUT/crash.err" || rc=$?
+[ $rc -eq 1 ] || fail "the importer over a crashing host: exit status $rc (124: a hang), $(cat "$OUT/crash.err")"
+tr -d '\r' <"$OUT/crash.err" | grep -q "\[faulty\] doStep(t = 0.15.*the FMU's process died of exception 0xc0000005 (access violation)" ||
+	fail "no error naming the crash: $(cat "$OUT/crash.err")"
+grep -q "step [0-9]* failed" "$OUT/crash.err" || fail "the step did not fail: $(cat "$OUT/crash.err")"
+[ "$(wc -l <"$OUT/crash.txt")" -eq 3 ] || fail "the 3 steps before the crash did not run"
+no_exe_hosts "hosts left after the importer over a crashed host exited"
+# An importer killed while an isolated inner hangs in its step takes both hosts with it.
+"$WINE" "$OUT/wine_import.exe" 0.05 40 "$OUT/crash/wine_hang" 2 wine_hang u x \
+	>"$OUT/hang.txt" 2>"$OUT/hang.err" &
+victim=$!
+i=0
+until [ "$(exe_hosts)" -ge 2 ]; do
+	i=$((i + 1))
+	[ $i -lt 300 ] || fail "the importer over a hanging host did not reach the hang in 30 s: $(cat "$OUT/hang.err")"
+	sleep 0.1
+done
+# (the three steps before the hang take milliseconds; the importer's output, a file, is
+# not flushed before it ends)
+sleep 1
+kill -KILL $victim
+wait $victim 2>/dev/null || true
+no_exe_hosts "hosts left after their importer was killed"
+# A win64 wrapper whose host is not beside its DLL fails its instantiation, naming the file.
+rm "$OUT/crash/wine_crash/binaries/win64/sacc-fmu-host.exe"
+timeout 60 "$WINE" "$OUT/wine_import.exe" 0.05 40 "$OUT/crash/wine_crash" 2 wine_crash u x \
+	>"$OUT/crash.txt" 2>"$OUT/crash.err" && fail "the wrapper without its host instantiated"
+tr -d '\r' <"$OUT/crash.err" | grep -q "cannot run the FMU host '.*sacc-fmu-host.exe': No such file or directory" ||
+	fail "no error naming the missing host: $(cat "$OUT/crash.err")"
+
 # Nothing of Wine is left running: the private prefix's wineserver is shut down and waited
 # for, and no process still has that prefix in its environment.
 "$WINESERVER" -k 2>/dev/null || true
@@ -296,4 +384,4 @@ for sig in TERM KILL; do
 	done
 done
 
-echo "check-wine: ok: 4 wrappers and 2 FMUs, 240 results bit-identical on win64 (Wine, $importers_s s) and linux64, in process and isolated; 2 Windows-only FMUs in 3 Wine hosts at once, in 2 runs at once, from sacc simulate equal to linux64 ($wine_s s), in a Linux wrapper too, none left after SIGTERM or SIGKILL"
+echo "check-wine: ok: 8 wrappers and 2 FMUs, 400 results bit-identical on win64 (Wine, $importers_s s) and linux64, in process and isolated on both; a crashing Windows host reported, hosts gone with a killed importer; 2 Windows-only FMUs in 3 Wine hosts at once, in 2 runs at once, from sacc simulate equal to linux64 ($wine_s s), in a Linux wrapper too, none left after SIGTERM or SIGKILL"
