@@ -131,31 +131,44 @@ static SartStatus take_intermediate_inputs(Host *ho, const SartChanHeader *rq, s
 	return st;
 }
 
+/* A table of the load at off (sart_channel.h: a uint64 count at an 8-aligned offset, then
+ * count records of elem bytes at the next): its count, where its records start and where
+ * it ends.  Returns 0, or -1 when it runs past len. */
+static int take_table(const unsigned char *data, size_t len, size_t off, size_t elem,
+                      size_t *count, size_t *records, size_t *end)
+{
+	size_t table = sart_chan_span(off, 1, sizeof(uint64_t));
+	uint64_t n;
+	if (!table || table > len)
+		return -1;
+	memcpy(&n, data + sart_chan_span(off, 0, 1), sizeof n);
+	size_t e = n <= len ? sart_chan_span(table, (size_t)n, elem) : 0;
+	if (!e || e > len)
+		return -1;
+	*count = (size_t)n;
+	*records = sart_chan_span(table, 0, 1);
+	*end = e;
+	return 0;
+}
+
 /* The FMI 3.0 types after the load's strings (from off): into ho->vr_types, one block
  * holding the table and the names (the slot is overwritten by later requests).  Returns
  * the count, or -1 on a malformed table. */
 static long take_types(Host *ho, const unsigned char *data, size_t len, size_t off,
                        size_t *after)
 {
-	size_t table = sart_chan_span(off, 1, sizeof(uint64_t));
-	uint64_t count;
+	size_t n, pairs, end;
 	free(ho->vr_types);
 	ho->vr_types = NULL;
-	if (!table || table > len)
-		return -1;
-	memcpy(&count, data + sart_chan_span(off, 0, 1), sizeof count);
-	size_t pairs = table;
-	size_t end = count <= len ? sart_chan_span(table, (size_t)count, 2 * sizeof(uint32_t)) : 0;
-	if (!end || end > len)
+	if (take_table(data, len, off, 2 * sizeof(uint32_t), &n, &pairs, &end))
 		return -1;
 	size_t names = end, name_bytes = 0;
-	for (uint64_t i = 0; i < count; i++) {
+	for (size_t i = 0; i < n; i++) {
 		size_t at = names;
 		if (!take_string(data, len, &names))
 			return -1;
 		name_bytes += names - at;
 	}
-	size_t n = (size_t)count;
 	ho->vr_types = malloc(n * sizeof *ho->vr_types + name_bytes + 1);
 	if (!ho->vr_types)
 		return -1;
@@ -163,7 +176,7 @@ static long take_types(Host *ho, const unsigned char *data, size_t len, size_t o
 	memcpy(copy, data + end, name_bytes);
 	for (size_t i = 0; i < n; i++) {
 		uint32_t pair[2];
-		memcpy(pair, data + sart_chan_span(pairs, 0, 1) + i * sizeof pair, sizeof pair);
+		memcpy(pair, data + pairs + i * sizeof pair, sizeof pair);
 		if (pair[1] > SART_VT_UINT64)
 			return -1;
 		ho->vr_types[i] = (SartVrType){pair[0], (SartValueType)pair[1], copy};
@@ -178,22 +191,16 @@ static long take_types(Host *ho, const unsigned char *data, size_t len, size_t o
 static long take_elements(Host *ho, const unsigned char *data, size_t len, size_t off,
                           size_t *after)
 {
-	size_t table = sart_chan_span(off, 1, sizeof(uint64_t));
-	uint64_t count;
+	size_t count, records, end;
 	free(ho->elements);
 	ho->elements = NULL;
-	if (!table || table > len)
+	if (take_table(data, len, off, SART_CHAN_ELEMENT_BYTES, &count, &records, &end))
 		return -1;
-	memcpy(&count, data + sart_chan_span(off, 0, 1), sizeof count);
-	size_t end = count <= len ? sart_chan_span(table, (size_t)count, SART_CHAN_ELEMENT_BYTES)
-	                          : 0;
-	if (!end || end > len)
-		return -1;
-	ho->elements = malloc((size_t)count * sizeof *ho->elements + 1);
+	ho->elements = malloc(count * sizeof *ho->elements + 1);
 	if (!ho->elements)
 		return -1;
-	const unsigned char *p = data + sart_chan_span(table, 0, 1);
-	for (size_t i = 0; i < (size_t)count; i++, p += SART_CHAN_ELEMENT_BYTES) {
+	const unsigned char *p = data + records;
+	for (size_t i = 0; i < count; i++, p += SART_CHAN_ELEMENT_BYTES) {
 		uint32_t w[4];
 		double start;
 		memcpy(w, p, sizeof w);
@@ -201,7 +208,7 @@ static long take_elements(Host *ho, const unsigned char *data, size_t len, size_
 		ho->elements[i] = (SartVrElement){w[0], w[1], w[2], w[3], start, NULL, 0};
 	}
 	/* the String and Binary start values point into the request, which the load copies */
-	for (size_t i = 0; i < (size_t)count; i++) {
+	for (size_t i = 0; i < count; i++) {
 		const unsigned char *bytes;
 		size_t size;
 		if (sart_chan_take_bytes(data, len, &end, &bytes, &size))
@@ -266,21 +273,16 @@ static int take_me(Host *ho, const unsigned char *data, size_t len, size_t off,
 static int take_se(Host *ho, const unsigned char *data, size_t len, size_t off,
                    SartSeConfig *se)
 {
-	size_t table = sart_chan_span(off, 1, sizeof(uint64_t));
-	uint64_t count;
+	size_t count, records, end;
 	free(ho->clocks);
 	ho->clocks = NULL;
-	if (!table || table > len)
+	if (take_table(data, len, off, SART_CHAN_CLOCK_BYTES, &count, &records, &end))
 		return -1;
-	memcpy(&count, data + sart_chan_span(off, 0, 1), sizeof count);
-	size_t end = count <= len ? sart_chan_span(table, (size_t)count, SART_CHAN_CLOCK_BYTES) : 0;
-	if (!end || end > len)
-		return -1;
-	ho->clocks = malloc((size_t)count * sizeof *ho->clocks + 1);
+	ho->clocks = malloc(count * sizeof *ho->clocks + 1);
 	if (!ho->clocks)
 		return -1;
-	const unsigned char *p = data + sart_chan_span(table, 0, 1);
-	for (size_t i = 0; i < (size_t)count; i++, p += SART_CHAN_CLOCK_BYTES) {
+	const unsigned char *p = data + records;
+	for (size_t i = 0; i < count; i++, p += SART_CHAN_CLOCK_BYTES) {
 		uint32_t w[4];
 		double d[2];
 		memcpy(w, p, sizeof w);
@@ -289,7 +291,7 @@ static int take_se(Host *ho, const unsigned char *data, size_t len, size_t off,
 			return -1;
 		ho->clocks[i] = (SartClock){w[0], (SartClockKind)w[1], d[0], d[1], w[2]};
 	}
-	*se = (SartSeConfig){ho->clocks, (size_t)count};
+	*se = (SartSeConfig){ho->clocks, count};
 	return 0;
 }
 

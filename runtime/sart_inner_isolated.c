@@ -417,26 +417,38 @@ static SartStatus put_string(Iso *iso, const char *s, size_t *off)
 	return SART_OK;
 }
 
-/* After the types: the array elements the caller exchanges one by one (SartVrElement), a
- * count then records of four uint32 (vr, array, index, size) and the start as a double. */
-static SartStatus put_elements(Iso *iso, const SartInnerConfig *cfg, size_t *off)
+/* A table of the load at *off (sart_channel.h: a uint64 count n at an 8-aligned offset,
+ * then n records of elem bytes at the next, for the caller to fill from *records); *off
+ * then ends it.  SART_ERROR when it does not fit. */
+static SartStatus put_table(Iso *iso, size_t *off, size_t n, size_t elem,
+                            unsigned char **records)
 {
-	size_t n = cfg->elements ? cfg->nelements : 0;
 	size_t table = sart_chan_span(*off, 1, sizeof(uint64_t));
-	size_t end = table ? sart_chan_span(table, n, SART_CHAN_ELEMENT_BYTES) : 0;
+	size_t end = table ? sart_chan_span(table, n, elem) : 0;
 	if (!end || end > iso->ch.data_cap)
 		return SART_ERROR;
 	unsigned char *data = sart_chan_data(&iso->ch);
 	uint64_t count = n;
 	memcpy(data + sart_chan_span(*off, 0, 1), &count, sizeof count);
-	unsigned char *p = data + sart_chan_span(table, 0, 1);
+	*records = data + sart_chan_span(table, 0, 1);
+	*off = end;
+	return SART_OK;
+}
+
+/* After the types: the array elements the caller exchanges one by one (SartVrElement), a
+ * count then records of four uint32 (vr, array, index, size) and the start as a double. */
+static SartStatus put_elements(Iso *iso, const SartInnerConfig *cfg, size_t *off)
+{
+	size_t n = cfg->elements ? cfg->nelements : 0;
+	unsigned char *data = sart_chan_data(&iso->ch), *p;
+	if (put_table(iso, off, n, SART_CHAN_ELEMENT_BYTES, &p) != SART_OK)
+		return SART_ERROR;
 	for (size_t i = 0; i < n; i++, p += SART_CHAN_ELEMENT_BYTES) {
 		const SartVrElement *e = &cfg->elements[i];
 		uint32_t w[4] = {e->vr, e->array, e->index, e->size};
 		memcpy(p, w, sizeof w);
 		memcpy(p + sizeof w, &e->start, sizeof e->start);
 	}
-	*off = end;
 	for (size_t i = 0; i < n; i++)
 		if (sart_chan_put_bytes(data, iso->ch.data_cap, off, cfg->elements[i].start_data,
 		                        cfg->elements[i].start_size))
@@ -482,14 +494,9 @@ static SartStatus put_me(Iso *iso, const SartInnerConfig *cfg, size_t *off)
 static SartStatus put_se(Iso *iso, const SartInnerConfig *cfg, size_t *off)
 {
 	size_t n = cfg->se.clocks ? cfg->se.nclocks : 0;
-	size_t table = sart_chan_span(*off, 1, sizeof(uint64_t));
-	size_t end = table ? sart_chan_span(table, n, SART_CHAN_CLOCK_BYTES) : 0;
-	if (!end || end > iso->ch.data_cap)
+	unsigned char *p;
+	if (put_table(iso, off, n, SART_CHAN_CLOCK_BYTES, &p) != SART_OK)
 		return SART_ERROR;
-	unsigned char *data = sart_chan_data(&iso->ch);
-	uint64_t count = n;
-	memcpy(data + sart_chan_span(*off, 0, 1), &count, sizeof count);
-	unsigned char *p = data + sart_chan_span(table, 0, 1);
 	for (size_t i = 0; i < n; i++, p += SART_CHAN_CLOCK_BYTES) {
 		const SartClock *c = &cfg->se.clocks[i];
 		uint32_t w[4] = {c->vr, (uint32_t)c->kind, c->priority, 0};
@@ -497,7 +504,6 @@ static SartStatus put_se(Iso *iso, const SartInnerConfig *cfg, size_t *off)
 		memcpy(p, w, sizeof w);
 		memcpy(p + sizeof w, d, sizeof d);
 	}
-	*off = end;
 	return SART_OK;
 }
 
@@ -539,19 +545,13 @@ static SartStatus put_load(Iso *iso, const SartInnerConfig *cfg, const char *nam
 		}
 	free(dir);
 	size_t n = cfg->vr_types ? cfg->nvr_types : 0;
-	size_t table = sart_chan_span(*off, 1, sizeof(uint64_t));
-	size_t end = table ? sart_chan_span(table, n, 2 * sizeof(uint32_t)) : 0;
-	if (!end || end > iso->ch.data_cap)
+	unsigned char *p;
+	if (put_table(iso, off, n, 2 * sizeof(uint32_t), &p) != SART_OK)
 		return SART_ERROR;
-	unsigned char *data = sart_chan_data(&iso->ch);
-	uint64_t count = n;
-	memcpy(data + sart_chan_span(*off, 0, 1), &count, sizeof count);
-	unsigned char *p = data + sart_chan_span(table, 0, 1);
 	for (size_t i = 0; i < n; i++) {
 		uint32_t pair[2] = {cfg->vr_types[i].vr, (uint32_t)cfg->vr_types[i].type};
 		memcpy(p + i * sizeof pair, pair, sizeof pair);
 	}
-	*off = end;
 	for (size_t i = 0; i < n; i++) {
 		const char *vname = cfg->vr_types[i].name;
 		if (put_string(iso, vname ? vname : "", off) != SART_OK)

@@ -534,6 +534,25 @@ static const char *answer_text(SartChan *ch)
 	return (const char *)sart_chan_log(ch) + sizeof(SartLogRecord) + r->cat_len;
 }
 
+/* A load request already in the slot (version, caps, length) sent to the host: refused,
+ * its answer holding want; one that reaches_library is no malformed request. */
+static void assert_load_answer(SartChan *ch, pid_t pid, uint64_t version, uint64_t caps,
+                               uint64_t len, const char *want, int reaches_library)
+{
+	uint32_t seq;
+	int ws;
+	ch->h->op = SART_OP_LOAD;
+	ch->h->n = version;
+	ch->h->id = caps;
+	ch->h->req_len = len;
+	assert_int_equal(sart_chan_call(ch, pid, 5.0, &seq, &ws), SART_WAIT_ANSWERED);
+	assert_int_equal(ch->h->status, SART_ERROR);
+	const char *text = answer_text(ch);
+	assert_contains(text, want);
+	if (reaches_library)
+		assert_null(strstr(text, "malformed"));
+}
+
 /* Requests no parent of ours writes, straight into a real host's slot. */
 static void isolate__malformed_requests__answered_as_errors(void **state)
 {
@@ -625,16 +644,8 @@ static void isolate__malformed_requests__answered_as_errors(void **state)
 		memcpy(d + 32, dv, sizeof dv);
 		memcpy(d + 56, mes[i].u, sizeof mes[i].u);
 		memcpy(d + 88, vrs, sizeof vrs);
-		ch.h->op = SART_OP_LOAD;
-		ch.h->n = 2;
-		ch.h->id = SART_CAP_MODEL_EXCHANGE;
-		ch.h->req_len = mes[i].len;
-		assert_int_equal(sart_chan_call(&ch, pid, 5.0, &seq, &ws), SART_WAIT_ANSWERED);
-		assert_int_equal(ch.h->status, SART_ERROR);
-		const char *text = answer_text(&ch);
-		assert_contains(text, mes[i].want);
-		if (i + 1 == sizeof mes / sizeof mes[0])
-			assert_null(strstr(text, "malformed"));
+		assert_load_answer(&ch, pid, 2, SART_CAP_MODEL_EXCHANGE, mes[i].len, mes[i].want,
+		                   i + 1 == sizeof mes / sizeof mes[0]);
 	}
 	/* a load with clocks (after no types and no elements, at 24, a count and records of 32
 	 * bytes): a count beyond the request, a kind that is none; the last, well formed, gets
@@ -662,16 +673,8 @@ static void isolate__malformed_requests__answered_as_errors(void **state)
 		memcpy(d + 24, &ses[i].count, 8);
 		memcpy(d + 32, w, sizeof w);
 		memcpy(d + 48, iv, sizeof iv);
-		ch.h->op = SART_OP_LOAD;
-		ch.h->n = 3;
-		ch.h->id = SART_CAP_SCHEDULED_EXECUTION;
-		ch.h->req_len = 64;
-		assert_int_equal(sart_chan_call(&ch, pid, 5.0, &seq, &ws), SART_WAIT_ANSWERED);
-		assert_int_equal(ch.h->status, SART_ERROR);
-		const char *text = answer_text(&ch);
-		assert_contains(text, ses[i].want);
-		if (i + 1 == sizeof ses / sizeof ses[0])
-			assert_null(strstr(text, "malformed"));
+		assert_load_answer(&ch, pid, 3, SART_CAP_SCHEDULED_EXECUTION, 64, ses[i].want,
+		                   i + 1 == sizeof ses / sizeof ses[0]);
 	}
 	ch.h->id = 0;
 	ch.h->op = SART_OP_QUIT;
