@@ -661,8 +661,8 @@ $(BUILD)/tests/test_sart_interm3: | $(BUILD)/fmus3/interm3.fmu
 $(BUILD)/tests/test_simulate_interm3 $(BUILD)/tests/test_e2e_interm3: | $(SACC) $(FMU_HOST) \
                                                                       $(BUILD)/fmus3/interm3.fmu
 $(BUILD)/tests/test_simulate_arrays $(BUILD)/tests/test_simulate_strarr: | $(FMUS3)
-$(BUILD)/tests/test_simulate_clocks: | $(SACC) $(FMUS3)
-$(BUILD)/tests/test_sart_inner_se: | $(FMUS3)
+$(BUILD)/tests/test_simulate_clocks: | $(SACC) $(FMU_HOST) $(FMUS3)
+$(BUILD)/tests/test_sart_inner_se: | $(FMU_HOST) $(FMUS3)
 # A wrapper over clocks_se, the Scheduled Execution test FMU: tests/unit/test_e2e_clocks.c
 $(BUILD)/tests/test_e2e_clocks: | $(SACC) $(FMUS3)
 $(BUILD)/tests/test_sart_stepsize: LDLIBS += -lgsl -lgslcblas
@@ -917,7 +917,7 @@ check-bench:
 # wrappers built with `sacc build --isolate all` into BUILD/<dir>-iso/ (test_e2e_wrapper.c
 # opens those when SACC_TEST_ISOLATE=1).
 ISOLATED_TESTS := test_simulate test_simulate_faults test_sweep test_simulate_fmi3 \
-                  test_e2e_wrapper test_simulate_me test_simulate_interm3
+                  test_e2e_wrapper test_simulate_me test_simulate_interm3 test_simulate_clocks
 ISO_E2E := $(patsubst $(BUILD)/%,$(BUILD)/%-iso.stamp,$(BUILD)/e2e $(BUILD)/paths-general \
              $(BUILD)/paths-stats $(BUILD)/powerwindow)
 ISO_RUNS := $(patsubst %,run-iso-%,$(ISOLATED_TESTS))

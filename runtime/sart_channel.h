@@ -41,7 +41,7 @@
 #endif
 
 #define SART_CHAN_MAGIC 0x48434153u /* "SACH" */
-#define SART_CHAN_VERSION 2u
+#define SART_CHAN_VERSION 3u /* 3: the clocks (SartSeConfig) and next_tick */
 #define SART_CHAN_LOG_BYTES ((size_t)64 << 10)
 #define SART_CHAN_MIN_SIZE ((size_t)64 << 10) /* below this, not a usable slot */
 
@@ -104,6 +104,9 @@ typedef struct SartChanHeader {
 	double reached;
 	uint64_t log_len;
 	uint32_t log_dropped, pad;
+	/* every answer of an inner with clocks: sart_inner_next_clock_time after the call, so
+	 * that the master's question costs no call of its own (+infinity: none) */
+	double next_tick;
 } SartChanHeader;
 
 #define SART_CHAN_LOG_OFFSET ((size_t)256)
@@ -188,6 +191,11 @@ void sart_chan_answer(SartChan *ch, uint32_t seq);
  * max_step; uint64 nstates, nevent_indicators, nvrs (0 or nstates), nevent_vrs; then nvrs
  * uint32 state, nvrs uint32 derivative and nevent_vrs uint32 event-mode value references. */
 #define SART_CHAN_ME_BYTES (8 * 8)
+
+/* Then, for an inner with clocks (SART_CAP_SCHEDULED_EXECUTION or SART_CAP_CLOCKS in the
+ * caps), its SartSeConfig at an 8-aligned offset: a uint64 count, then count records of
+ * uint32 vr, kind (SartClockKind), priority, 0; double interval, shift. */
+#define SART_CHAN_CLOCK_BYTES (4 * sizeof(uint32_t) + 2 * sizeof(double))
 
 /* One value of bytes at *off in data (cap bytes): a byte (1 present, 0 absent: NULL), a
  * uint64 length and the bytes.  put returns -1 when it does not fit; take -1 when the

@@ -44,6 +44,7 @@ typedef struct Host {
 	SartVrType *vr_types; /* the load's FMI 3.0 types, names copied behind them */
 	SartVrElement *elements; /* the load's array elements */
 	SartVr *me_vrs; /* a Model Exchange inner's state and derivative value references */
+	SartClock *clocks; /* the load's clocks (an inner with clocks) */
 } Host;
 
 /* Appends one message to the call's log area; a full area drops it and counts. */
@@ -130,31 +131,44 @@ static SartStatus take_intermediate_inputs(Host *ho, const SartChanHeader *rq, s
 	return st;
 }
 
+/* A table of the load at off (sart_channel.h: a uint64 count at an 8-aligned offset, then
+ * count records of elem bytes at the next): its count, where its records start and where
+ * it ends.  Returns 0, or -1 when it runs past len. */
+static int take_table(const unsigned char *data, size_t len, size_t off, size_t elem,
+                      size_t *count, size_t *records, size_t *end)
+{
+	size_t table = sart_chan_span(off, 1, sizeof(uint64_t));
+	uint64_t n;
+	if (!table || table > len)
+		return -1;
+	memcpy(&n, data + sart_chan_span(off, 0, 1), sizeof n);
+	size_t e = n <= len ? sart_chan_span(table, (size_t)n, elem) : 0;
+	if (!e || e > len)
+		return -1;
+	*count = (size_t)n;
+	*records = sart_chan_span(table, 0, 1);
+	*end = e;
+	return 0;
+}
+
 /* The FMI 3.0 types after the load's strings (from off): into ho->vr_types, one block
  * holding the table and the names (the slot is overwritten by later requests).  Returns
  * the count, or -1 on a malformed table. */
 static long take_types(Host *ho, const unsigned char *data, size_t len, size_t off,
                        size_t *after)
 {
-	size_t table = sart_chan_span(off, 1, sizeof(uint64_t));
-	uint64_t count;
+	size_t n, pairs, end;
 	free(ho->vr_types);
 	ho->vr_types = NULL;
-	if (!table || table > len)
-		return -1;
-	memcpy(&count, data + sart_chan_span(off, 0, 1), sizeof count);
-	size_t pairs = table;
-	size_t end = count <= len ? sart_chan_span(table, (size_t)count, 2 * sizeof(uint32_t)) : 0;
-	if (!end || end > len)
+	if (take_table(data, len, off, 2 * sizeof(uint32_t), &n, &pairs, &end))
 		return -1;
 	size_t names = end, name_bytes = 0;
-	for (uint64_t i = 0; i < count; i++) {
+	for (size_t i = 0; i < n; i++) {
 		size_t at = names;
 		if (!take_string(data, len, &names))
 			return -1;
 		name_bytes += names - at;
 	}
-	size_t n = (size_t)count;
 	ho->vr_types = malloc(n * sizeof *ho->vr_types + name_bytes + 1);
 	if (!ho->vr_types)
 		return -1;
@@ -162,7 +176,7 @@ static long take_types(Host *ho, const unsigned char *data, size_t len, size_t o
 	memcpy(copy, data + end, name_bytes);
 	for (size_t i = 0; i < n; i++) {
 		uint32_t pair[2];
-		memcpy(pair, data + sart_chan_span(pairs, 0, 1) + i * sizeof pair, sizeof pair);
+		memcpy(pair, data + pairs + i * sizeof pair, sizeof pair);
 		if (pair[1] > SART_VT_UINT64)
 			return -1;
 		ho->vr_types[i] = (SartVrType){pair[0], (SartValueType)pair[1], copy};
@@ -177,22 +191,16 @@ static long take_types(Host *ho, const unsigned char *data, size_t len, size_t o
 static long take_elements(Host *ho, const unsigned char *data, size_t len, size_t off,
                           size_t *after)
 {
-	size_t table = sart_chan_span(off, 1, sizeof(uint64_t));
-	uint64_t count;
+	size_t count, records, end;
 	free(ho->elements);
 	ho->elements = NULL;
-	if (!table || table > len)
+	if (take_table(data, len, off, SART_CHAN_ELEMENT_BYTES, &count, &records, &end))
 		return -1;
-	memcpy(&count, data + sart_chan_span(off, 0, 1), sizeof count);
-	size_t end = count <= len ? sart_chan_span(table, (size_t)count, SART_CHAN_ELEMENT_BYTES)
-	                          : 0;
-	if (!end || end > len)
-		return -1;
-	ho->elements = malloc((size_t)count * sizeof *ho->elements + 1);
+	ho->elements = malloc(count * sizeof *ho->elements + 1);
 	if (!ho->elements)
 		return -1;
-	const unsigned char *p = data + sart_chan_span(table, 0, 1);
-	for (size_t i = 0; i < (size_t)count; i++, p += SART_CHAN_ELEMENT_BYTES) {
+	const unsigned char *p = data + records;
+	for (size_t i = 0; i < count; i++, p += SART_CHAN_ELEMENT_BYTES) {
 		uint32_t w[4];
 		double start;
 		memcpy(w, p, sizeof w);
@@ -200,7 +208,7 @@ static long take_elements(Host *ho, const unsigned char *data, size_t len, size_
 		ho->elements[i] = (SartVrElement){w[0], w[1], w[2], w[3], start, NULL, 0};
 	}
 	/* the String and Binary start values point into the request, which the load copies */
-	for (size_t i = 0; i < (size_t)count; i++) {
+	for (size_t i = 0; i < count; i++) {
 		const unsigned char *bytes;
 		size_t size;
 		if (sart_chan_take_bytes(data, len, &end, &bytes, &size))
@@ -213,10 +221,10 @@ static long take_elements(Host *ho, const unsigned char *data, size_t len, size_
 }
 
 /* A Model Exchange inner's settings after the elements (from off; sart_channel.h,
- * SART_CHAN_ME_BYTES) into *me, its value references into ho->me_vrs.  Returns 0, or -1
- * on a malformed block. */
+ * SART_CHAN_ME_BYTES) into *me, its value references into ho->me_vrs; *after is where the
+ * block ends.  Returns 0, or -1 on a malformed block. */
 static int take_me(Host *ho, const unsigned char *data, size_t len, size_t off,
-                   SartMeConfig *me)
+                   SartMeConfig *me, size_t *after)
 {
 	size_t fixed = sart_chan_span(off, 1, SART_CHAN_ME_BYTES);
 	int64_t method;
@@ -254,6 +262,36 @@ static int take_me(Host *ho, const unsigned char *data, size_t len, size_t off,
 		me->event_vrs = ho->me_vrs + 2 * u[2];
 		me->nevent_vrs = (size_t)u[3];
 	}
+	*after = end;
+	return 0;
+}
+
+/* An inner's clocks after the Model Exchange settings, or the elements (from off;
+ * sart_channel.h, SART_CHAN_CLOCK_BYTES) into *se, the table into ho->clocks.  Returns 0,
+ * or -1 on a malformed table (a kind that is none; the seam checks the rest, with a
+ * message). */
+static int take_se(Host *ho, const unsigned char *data, size_t len, size_t off,
+                   SartSeConfig *se)
+{
+	size_t count, records, end;
+	free(ho->clocks);
+	ho->clocks = NULL;
+	if (take_table(data, len, off, SART_CHAN_CLOCK_BYTES, &count, &records, &end))
+		return -1;
+	ho->clocks = malloc(count * sizeof *ho->clocks + 1);
+	if (!ho->clocks)
+		return -1;
+	const unsigned char *p = data + records;
+	for (size_t i = 0; i < count; i++, p += SART_CHAN_CLOCK_BYTES) {
+		uint32_t w[4];
+		double d[2];
+		memcpy(w, p, sizeof w);
+		memcpy(d, p + sizeof w, sizeof d);
+		if (w[1] > SART_CLOCK_OUTPUT)
+			return -1;
+		ho->clocks[i] = (SartClock){w[0], (SartClockKind)w[1], d[0], d[1], w[2]};
+	}
+	*se = (SartSeConfig){ho->clocks, count};
 	return 0;
 }
 
@@ -277,14 +315,16 @@ static SartStatus do_load(Host *ho, const SartChanHeader *rq)
 		return host_fail(ho, SART_ERROR, "malformed request: load with a bad table of FMI 3.0 "
 		                 "types or array elements");
 	SartMeConfig me = {0, 0, 0, 0, 0, 0, NULL, NULL, NULL, 0};
-	if ((rq->id & SART_CAP_MODEL_EXCHANGE) && take_me(ho, data, len, after_elements, &me))
+	size_t after_me = after_elements;
+	if ((rq->id & SART_CAP_MODEL_EXCHANGE) &&
+	    take_me(ho, data, len, after_elements, &me, &after_me))
 		return host_fail(ho, SART_ERROR, "malformed request: load with bad Model Exchange "
 		                 "settings");
-	/* the channel does not carry a clock schedule (yet): refused rather than run without */
-	if (rq->id & (SART_CAP_SCHEDULED_EXECUTION | SART_CAP_CLOCKS))
-		return host_fail(ho, SART_ERROR, "an FMU with clocks cannot run in a process of its "
-		                 "own yet");
-	const SartSeConfig se = {NULL, 0};
+	SartSeConfig se = {NULL, 0};
+	if ((rq->id & (SART_CAP_SCHEDULED_EXECUTION | SART_CAP_CLOCKS)) &&
+	    take_se(ho, data, len, after_me, &se))
+		return host_fail(ho, SART_ERROR, "malformed request: load with a bad table of "
+		                 "clocks");
 	SartInnerConfig cfg = {name, dir, id, (SartFmiVersion)rq->n, (unsigned)rq->id, host_log,
 	                       ho, ho->vr_types, (size_t)ntypes, ho->elements, (size_t)nelements,
 	                       me, se};
@@ -555,6 +595,8 @@ static void host_quit(Host *ho)
 	ho->elements = NULL;
 	free(ho->me_vrs);
 	ho->me_vrs = NULL;
+	free(ho->clocks);
+	ho->clocks = NULL;
 }
 
 static int parse_long(const char *s, long *out)
@@ -727,6 +769,7 @@ int sart_host_main(int argc, char **argv)
 		rq->status = (int32_t)st;
 		rq->log_len = ho.log_used;
 		rq->log_dropped = ho.log_dropped;
+		rq->next_tick = sart_inner_next_clock_time(ho.in); /* +infinity without clocks */
 		sart_chan_answer(&ho.ch, seq);
 		if (op == SART_OP_QUIT)
 			break;

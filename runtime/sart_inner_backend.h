@@ -128,6 +128,10 @@ struct SartInnerOps {
 	const SartInnerMeOps *me;
 	/* The version's Scheduled Execution calls; NULL for a back end without them. */
 	const SartInnerSeOps *se;
+	/* sart_inner_next_clock_time of a back end that keeps no schedule itself but knows
+	 * one kept elsewhere (the out-of-process back end: its host's seam keeps it); NULL
+	 * otherwise. */
+	double (*next_clock_time)(const SartInner *in);
 };
 
 /* A back end's Scheduled Execution calls (FMI 3.0), for the layer of sart_inner_se.c;

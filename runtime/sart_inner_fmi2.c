@@ -727,4 +727,5 @@ const SartInnerOps sart_inner_fmi2_ops = {
 	NULL,
 	&fmi2_me_ops,
 	NULL, /* FMI 2.0 has no Scheduled Execution */
+	NULL, /* the clocks layer (sart_inner_se.c) keeps the schedule */
 };

@@ -1506,4 +1506,5 @@ const SartInnerOps sart_inner_fmi3_ops = {
 	sart_inner_fmi3_set_binary,
 	&fmi3_me_ops,
 	&sart_inner_fmi3_se_ops,
+	NULL, /* the clocks layer (sart_inner_se.c) keeps the schedule */
 };

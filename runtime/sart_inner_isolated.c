@@ -45,6 +45,7 @@ typedef struct Iso {
 	size_t strcap;
 	unsigned char *logbuf; /* a copy of the call's log area, read from there only */
 	double t, h;          /* the step in progress, for messages */
+	double next_tick;     /* an inner with clocks: its next tick, as the last answer said */
 	int wine_lock;        /* a Wine host's use of its prefix (sart_wine_acquire); else -1 */
 	char *wine, *wine_prefix;
 } Iso;
@@ -275,6 +276,14 @@ static SartStatus call(SartInner *in, uint32_t op, double timeout)
 		return lost(in, op, "the FMU's process answered garbage (sequence %u for %u, "
 		            "operation %u, status %d)", (unsigned)ans_seq, (unsigned)seq,
 		            (unsigned)ans_op, (int)st);
+	if (in->caps & (SART_CAP_SCHEDULED_EXECUTION | SART_CAP_CLOCKS)) {
+		/* a tick in the past only ends no step (the master looks for one after t), but a
+		 * NaN is no time at all */
+		double next = h->next_tick;
+		if (isnan(next))
+			return lost(in, op, "the FMU's process answered garbage (no next clock tick)");
+		iso->next_tick = next;
+	}
 	if (st == SART_OK && log_len == 0 && dropped == 0)
 		return SART_OK;
 	return answered_slowly(in, op, st, (size_t)log_len, dropped);
@@ -465,26 +474,38 @@ static SartStatus put_string(Iso *iso, const char *s, size_t *off)
 	return SART_OK;
 }
 
-/* After the types: the array elements the caller exchanges one by one (SartVrElement), a
- * count then records of four uint32 (vr, array, index, size) and the start as a double. */
-static SartStatus put_elements(Iso *iso, const SartInnerConfig *cfg, size_t *off)
+/* A table of the load at *off (sart_channel.h: a uint64 count n at an 8-aligned offset,
+ * then n records of elem bytes at the next, for the caller to fill from *records); *off
+ * then ends it.  SART_ERROR when it does not fit. */
+static SartStatus put_table(Iso *iso, size_t *off, size_t n, size_t elem,
+                            unsigned char **records)
 {
-	size_t n = cfg->elements ? cfg->nelements : 0;
 	size_t table = sart_chan_span(*off, 1, sizeof(uint64_t));
-	size_t end = table ? sart_chan_span(table, n, SART_CHAN_ELEMENT_BYTES) : 0;
+	size_t end = table ? sart_chan_span(table, n, elem) : 0;
 	if (!end || end > iso->ch.data_cap)
 		return SART_ERROR;
 	unsigned char *data = sart_chan_data(&iso->ch);
 	uint64_t count = n;
 	memcpy(data + sart_chan_span(*off, 0, 1), &count, sizeof count);
-	unsigned char *p = data + sart_chan_span(table, 0, 1);
+	*records = data + sart_chan_span(table, 0, 1);
+	*off = end;
+	return SART_OK;
+}
+
+/* After the types: the array elements the caller exchanges one by one (SartVrElement), a
+ * count then records of four uint32 (vr, array, index, size) and the start as a double. */
+static SartStatus put_elements(Iso *iso, const SartInnerConfig *cfg, size_t *off)
+{
+	size_t n = cfg->elements ? cfg->nelements : 0;
+	unsigned char *data = sart_chan_data(&iso->ch), *p;
+	if (put_table(iso, off, n, SART_CHAN_ELEMENT_BYTES, &p) != SART_OK)
+		return SART_ERROR;
 	for (size_t i = 0; i < n; i++, p += SART_CHAN_ELEMENT_BYTES) {
 		const SartVrElement *e = &cfg->elements[i];
 		uint32_t w[4] = {e->vr, e->array, e->index, e->size};
 		memcpy(p, w, sizeof w);
 		memcpy(p + sizeof w, &e->start, sizeof e->start);
 	}
-	*off = end;
 	for (size_t i = 0; i < n; i++)
 		if (sart_chan_put_bytes(data, iso->ch.data_cap, off, cfg->elements[i].start_data,
 		                        cfg->elements[i].start_size))
@@ -525,6 +546,24 @@ static SartStatus put_me(Iso *iso, const SartInnerConfig *cfg, size_t *off)
 	return SART_OK;
 }
 
+/* After those, for an inner with clocks: its SartSeConfig (sart_channel.h,
+ * SART_CHAN_CLOCK_BYTES), so that the host's seam keeps the schedule the parent's would. */
+static SartStatus put_se(Iso *iso, const SartInnerConfig *cfg, size_t *off)
+{
+	size_t n = cfg->se.clocks ? cfg->se.nclocks : 0;
+	unsigned char *p;
+	if (put_table(iso, off, n, SART_CHAN_CLOCK_BYTES, &p) != SART_OK)
+		return SART_ERROR;
+	for (size_t i = 0; i < n; i++, p += SART_CHAN_CLOCK_BYTES) {
+		const SartClock *c = &cfg->se.clocks[i];
+		uint32_t w[4] = {c->vr, (uint32_t)c->kind, c->priority, 0};
+		double d[2] = {c->interval, c->shift};
+		memcpy(p, w, sizeof w);
+		memcpy(p + sizeof w, d, sizeof d);
+	}
+	return SART_OK;
+}
+
 /* path as a Windows program under Wine names it: Z: and the absolute path, backslashed
  * (malloc'd; NULL when out of memory or the path is not there). */
 #ifdef _WIN32
@@ -552,8 +591,8 @@ static char *wine_path(const char *path)
 #endif
 
 /* The load request (sart_channel.h): name, directory, model identifier, then the FMI 3.0
- * types the child's seam needs to pick each getter and setter, the array elements, and a
- * Model Exchange inner's settings.  On SART_ERROR *off is what was needed so far. */
+ * types the child's seam needs to pick each getter and setter, the array elements, a
+ * Model Exchange inner's settings and the clocks of an inner with clocks.  On SART_ERROR *off is what was needed so far. */
 static SartStatus put_load(Iso *iso, const SartInnerConfig *cfg, const char *name,
                            size_t *off)
 {
@@ -571,19 +610,13 @@ static SartStatus put_load(Iso *iso, const SartInnerConfig *cfg, const char *nam
 		}
 	free(dir);
 	size_t n = cfg->vr_types ? cfg->nvr_types : 0;
-	size_t table = sart_chan_span(*off, 1, sizeof(uint64_t));
-	size_t end = table ? sart_chan_span(table, n, 2 * sizeof(uint32_t)) : 0;
-	if (!end || end > iso->ch.data_cap)
+	unsigned char *p;
+	if (put_table(iso, off, n, 2 * sizeof(uint32_t), &p) != SART_OK)
 		return SART_ERROR;
-	unsigned char *data = sart_chan_data(&iso->ch);
-	uint64_t count = n;
-	memcpy(data + sart_chan_span(*off, 0, 1), &count, sizeof count);
-	unsigned char *p = data + sart_chan_span(table, 0, 1);
 	for (size_t i = 0; i < n; i++) {
 		uint32_t pair[2] = {cfg->vr_types[i].vr, (uint32_t)cfg->vr_types[i].type};
 		memcpy(p + i * sizeof pair, pair, sizeof pair);
 	}
-	*off = end;
 	for (size_t i = 0; i < n; i++) {
 		const char *vname = cfg->vr_types[i].name;
 		if (put_string(iso, vname ? vname : "", off) != SART_OK)
@@ -591,7 +624,11 @@ static SartStatus put_load(Iso *iso, const SartInnerConfig *cfg, const char *nam
 	}
 	if (put_elements(iso, cfg, off) != SART_OK)
 		return SART_ERROR;
-	return cfg->caps & SART_CAP_MODEL_EXCHANGE ? put_me(iso, cfg, off) : SART_OK;
+	if ((cfg->caps & SART_CAP_MODEL_EXCHANGE) && put_me(iso, cfg, off) != SART_OK)
+		return SART_ERROR;
+	if (cfg->caps & (SART_CAP_SCHEDULED_EXECUTION | SART_CAP_CLOCKS))
+		return put_se(iso, cfg, off);
+	return SART_OK;
 }
 
 SartStatus sart_inner_load_isolated(const SartInnerConfig *cfg, const SartIsolation *iso_cfg,
@@ -622,6 +659,7 @@ SartStatus sart_inner_load_isolated(const SartInnerConfig *cfg, const SartIsolat
 	iso->ch.bell_rd = -1;
 	iso->wine_lock = -1;
 	iso->logbuf = logbuf;
+	iso->next_tick = INFINITY;
 	iso->step_timeout = iso_cfg->step_timeout;
 	iso->call_timeout = iso_cfg->call_timeout;
 	in->fatal_as_error = iso_cfg->contained != 0;
@@ -1066,6 +1104,12 @@ static SartStatus iso_deserialize(SartInner *in, const unsigned char *buf, size_
 	return took == SART_OK ? st : took;
 }
 
+/* Where the host's seam said the next tick lies after the last call (sart_channel.h). */
+static double iso_next_clock_time(const SartInner *in)
+{
+	return ((const Iso *)in->impl)->next_tick;
+}
+
 static SartStatus iso_terminate(SartInner *in)
 {
 	return call(in, SART_OP_TERMINATE, ((Iso *)in->impl)->call_timeout);
@@ -1107,4 +1151,5 @@ static const SartInnerOps isolated_ops = {
 	.reset = iso_reset,
 	.get_binary = iso_get_binary,
 	.set_binary = iso_set_binary,
+	.next_clock_time = iso_next_clock_time,
 };

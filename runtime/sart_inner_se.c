@@ -701,6 +701,8 @@ static void se_unbind(SartInner *in)
 
 double sart_inner_next_clock_time(const SartInner *in)
 {
+	if (in && !in->se && in->ops && in->ops->next_clock_time)
+		return in->ops->next_clock_time(in);
 	if (!in || !in->se)
 		return INFINITY;
 	double next = next_tick(in->se);

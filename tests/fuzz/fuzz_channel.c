@@ -2,7 +2,7 @@
  * child (sart_isolate.h) answers, through the parent's reading of those answers
  * (runtime/sart_inner_isolated.c over runtime/sart_channel.c): the frame (sequence,
  * operation, status), the log records, values, strings, binaries, states and their sizes,
- * the time a step reached, and a child that died, hung or vanished.  A child that crashed
+ * the time a step reached, the next clock tick, and a child that died, hung or vanished.  A child that crashed
  * or was compromised may write anything in the shared slot; the parent must not crash,
  * over-read, over-allocate or leak, and must not call a child it has given up on.
  *
@@ -20,9 +20,9 @@
  *
  * Besides crashes, hangs and leaks, it aborts (so that libFuzzer keeps the input) when a
  * call's status is out of range, a step on success reached a time outside [t, t + h] (or
- * one that failed is not NaN), a serialized size exceeds the slot (it could never be
- * carried), the back end calls the child after ending it, or calls into the FMU after a
- * call returned SART_FATAL.  tests/fuzz/run.sh builds and runs this. */
+ * one that failed is not NaN), the next clock tick is NaN, a serialized size exceeds the
+ * slot (it could never be carried), the back end calls the child after ending it, or calls
+ * into the FMU after a call returned SART_FATAL.  tests/fuzz/run.sh builds and runs this. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdint.h>
@@ -198,6 +198,8 @@ SartChanWait __wrap_sart_chan_call(SartChan *ch, long pid, double timeout, uint3
 	h->ans_id = take_count();
 	uint8_t r = take_u8();
 	double t = h->d[0], step = h->d[1];
+	/* the next clock tick (read for an inner with clocks): a time, none, or no number */
+	h->next_tick = r & 0x40 ? (r & 0x80 ? NAN : t) : INFINITY;
 	if ((r & 3) == 0)
 		h->reached = t + step;
 	else if ((r & 3) == 1)
@@ -306,6 +308,8 @@ static SartStatus one_call(SartInner *in, void **states, size_t *sink)
 			fail("a step that succeeded reached a time outside it");
 		if (st >= SART_ERROR && !isnan(reached))
 			fail("a step that failed reached a time");
+		if (isnan(sart_inner_next_clock_time(in)))
+			fail("a next clock tick that is no time");
 		return st;
 	}
 	case 14: return sart_inner_get_state(in, state);
@@ -346,15 +350,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t cfgb = take_u8();
 	int contained = cfgb & 1;
 	static const SartVrType types[] = {{1, SART_VT_FLOAT32, "f"}, {2, SART_VT_UINT8, NULL}};
+	static const SartClock clocks[] = {{3, SART_CLOCK_PERIODIC, 0.5, 0, 0},
+	                                   {4, SART_CLOCK_OUTPUT, 0, 0, 1}};
 	SartInnerConfig cfg = {
 		.name = cfgb & 2 ? "m" : "inner",
 		.dir = "/nonexistent",
 		.model_identifier = "m",
 		.version = cfgb & 4 ? SART_FMI3 : SART_FMI2,
-		.caps = (cfgb >> 3) & 0x1f,
+		/* state and serialization asked for together: an inner with clocks too */
+		.caps = ((cfgb >> 3) & 0x1f) | ((cfgb & 0x18) == 0x18 ? SART_CAP_CLOCKS : 0u),
 		.logger = cfgb & 0x80 ? NULL : logger,
 		.vr_types = types,
 		.nvr_types = 2,
+		.se = {clocks, 2},
 	};
 	/* the smallest slot, or the default one */
 	SartIsolation iso = {"/proc/self/exe", 0, 0,

@@ -6,7 +6,9 @@
  * below, and an FMU state taken mid-run and set again must redo the steps after it with the
  * same ticks (the state holds the clocks' schedule, not only the inner's variables).  A
  * Co-Simulation inner with clocks in Event Mode (tests/e2e3/clocks_cs_sa.sa over clocks_cs):
- * its counters after each step, derived by hand too.
+ * its counters after each step, derived by hand too.  Both wrappers again built with
+ * `--isolate all` (their inners in a host process): the same cases hold, and side by side
+ * with the in-process wrappers every value after every step is the same, bit for bit.
  *
  * Run from the repository root with SACC_BUILD naming the build directory. */
 #define _XOPEN_SOURCE 700 /* realpath */
@@ -34,6 +36,8 @@ static const char *build_dir(void)
 }
 
 static char work[PATH_MAX];
+/* "" for the wrappers with their inners in process, "iso/" for those built --isolate all */
+static const char *variant = "";
 
 static void logger3(fmi3InstanceEnvironment env, fmi3Status status, fmi3String category,
                     fmi3String message)
@@ -78,11 +82,25 @@ static int group_setup(void **state)
 	         "'%s/sacc' unpack '%s/clockrules.fmu' '%s/clockrules'",
 	         build_dir(), build_dir(), work, build_dir(), work, work, build_dir(), work, work,
 	         build_dir(), work, work);
+	if (system(cmd) != 0)
+		return -1;
+	snprintf(cmd, sizeof cmd, "'%s/sacc' build --fmi 3 --isolate all -L '%s/fmus3' -o '%s/iso' "
+	         "tests/e2e3/clocks_se_sa.sa tests/e2e3/clocks_cs_sa.sa && "
+	         "'%s/sacc' unpack '%s/iso/clocksw.fmu' '%s/iso/clocksw' && "
+	         "'%s/sacc' unpack '%s/iso/cssw.fmu' '%s/iso/cssw'",
+	         build_dir(), build_dir(), work, build_dir(), work, work, build_dir(), work, work);
 	return system(cmd) == 0 ? 0 : -1;
 }
 
+static int isolated_setup(void **state)
+{
+	(void)state;
+	variant = "iso/";
+	return 0;
+}
+
 typedef struct Wrapper {
-	char dir[PATH_MAX + 16];
+	char dir[PATH_MAX + 32];
 	Fmi3Api a;
 	fmi3Instance c;
 	fmi3ValueReference vr[5];
@@ -92,7 +110,7 @@ static void open_named(Wrapper *w, const char *id, const char *const names[], in
 {
 	char lib[2 * PATH_MAX], token[64], res[2 * PATH_MAX];
 	memset(w, 0, sizeof *w);
-	snprintf(w->dir, sizeof w->dir, "%s/%s", work, id);
+	snprintf(w->dir, sizeof w->dir, "%s/%s%s", work, variant, id);
 	for (int k = 0; k < n; k++)
 		w->vr[k] = vr_of(w->dir, names[k]);
 	assert_true(md_attr(w->dir, "instantiationToken", "instantiationToken", token,
@@ -245,6 +263,42 @@ static void e2e_clocks__rules__react_to_the_inner_ticks(void **state)
 	close_wrapper(&w);
 }
 
+/* The wrappers with their inners out of process beside those in process, stepped alike:
+ * every output the same after initialization and after each step, bit for bit (the
+ * Float64 x of clocks_cs compared as bytes). */
+static void e2e_clocks__isolated_inners__same_values_as_in_process(void **state)
+{
+	(void)state;
+	static const char *const se_names[5] = {"ntick", "nfixed", "ntunable", "ncountdown",
+	                                        "seq"};
+	static const char *const cs_names[4] = {"nsample", "nwrap", "nalarm", "x"};
+	static const char *const ids[2] = {"clocksw", "cssw"};
+	for (int m = 0; m < 2; m++) {
+		Wrapper w[2];
+		variant = "";
+		open_named(&w[0], ids[m], m ? cs_names : se_names, m ? 4 : 5);
+		variant = "iso/";
+		open_named(&w[1], ids[m], m ? cs_names : se_names, m ? 4 : 5);
+		for (int k = 0; k <= NSTEPS; k++) {
+			fmi3Int32 n[2][5];
+			fmi3Float64 x[2] = {0, 0};
+			for (int i = 0; i < 2; i++) {
+				if (k > 0)
+					step(&w[i], k - 1);
+				assert_int_equal(w[i].a.get_int32(w[i].c, w[i].vr, m ? 3 : 5, n[i], m ? 3 : 5),
+				                 fmi3OK);
+				if (m)
+					assert_int_equal(w[i].a.get_float64(w[i].c, &w[i].vr[3], 1, &x[i], 1),
+					                 fmi3OK);
+			}
+			assert_memory_equal(n[0], n[1], (m ? 3 : 5) * sizeof n[0][0]);
+			assert_memory_equal(&x[0], &x[1], sizeof x[0]);
+		}
+		close_wrapper(&w[0]);
+		close_wrapper(&w[1]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -253,5 +307,14 @@ int main(void)
 		cmocka_unit_test(e2e_clocks__co_simulation_inner__clocks_in_event_mode),
 		cmocka_unit_test(e2e_clocks__rules__react_to_the_inner_ticks),
 	};
-	return cmocka_run_group_tests(tests, group_setup, NULL);
+	/* the same over the wrappers built --isolate all, and the two side by side */
+	const struct CMUnitTest isolated[] = {
+		cmocka_unit_test(e2e_clocks__wrapper_steps__partitions_at_their_ticks),
+		cmocka_unit_test(e2e_clocks__state_restored__same_ticks_again),
+		cmocka_unit_test(e2e_clocks__co_simulation_inner__clocks_in_event_mode),
+		cmocka_unit_test(e2e_clocks__isolated_inners__same_values_as_in_process),
+	};
+	int failed = cmocka_run_group_tests_name("inners in process", tests, group_setup, NULL);
+	return failed + cmocka_run_group_tests_name("inners out of process", isolated,
+	                                            isolated_setup, NULL);
 }

@@ -3,7 +3,9 @@
  * step activates, derived by hand from the clocks' definitions, one step holding several;
  * a triggered clock set before a step ticking at its end; what cannot be set refused by
  * name; a restored state ticking as the first time; a periodic clock whose interval the
- * FMU gives.
+ * FMU gives.  Every case runs twice: in process, and out of process (runtime/sart_host.c's
+ * seam keeping the schedule, the channel carrying the clocks and the next tick), where
+ * each expectation, message and state round trip must hold the same.
  *
  * Run from the repository root with SACC_BUILD naming the build directory. */
 #include <setjmp.h>
@@ -20,6 +22,7 @@
 
 #include "sacc_test.h"
 #include "sart_inner.h"
+#include "sart_isolate.h"
 
 #define CLOCKS_SE_TOKEN "{5d0c2b7e-93a4-4f61-8e2d-c1a6b9f04e35}"
 
@@ -46,10 +49,22 @@ static void capture(void *env, SartStatus st, const char *category, const char *
 	snprintf(l->all + used, sizeof l->all - used, "%s: %s\n", category, message);
 }
 
+/* Set by the second group's setup: the cases then load clocks_se through the host. */
+static int isolated;
+
+static int run_isolated(void **state)
+{
+	(void)state;
+	isolated = 1;
+	return 0;
+}
+
 static SartInner *start(Log *log)
 {
-	char dir[512];
+	char dir[512], host[512];
 	snprintf(dir, sizeof dir, "%s/fmus3/clocks_se", test_build_dir());
+	snprintf(host, sizeof host, "%s/sacc-fmu-host", test_build_dir());
+	const SartIsolation iso = {host, 0, 0, 0, -1, 0, NULL, NULL};
 	SartInnerConfig cfg = {"se", dir, "clocks_se", SART_FMI3,
 	                       SART_CAP_SCHEDULED_EXECUTION | SART_CAP_GET_SET_STATE |
 	                               SART_CAP_SERIALIZE,
@@ -57,7 +72,9 @@ static SartInner *start(Log *log)
 	                       NULL, 0, NULL, 0, {0}, {clocks, sizeof clocks / sizeof *clocks}};
 	SartInner *in = NULL;
 	log->all[0] = '\0';
-	assert_int_equal(sart_inner_load(&cfg, &in), SART_OK);
+	assert_int_equal(isolated ? sart_inner_load_isolated(&cfg, &iso, &in)
+	                          : sart_inner_load(&cfg, &in), SART_OK);
+	assert_int_equal(sart_inner_is_isolated(in), isolated);
 	assert_int_equal(sart_inner_instantiate(in, CLOCKS_SE_TOKEN, 0), SART_OK);
 	SartExperiment ex = {0, 0, 0.0, 1, 2.0};
 	assert_int_equal(sart_inner_enter_init(in, &ex), SART_OK);
@@ -221,5 +238,6 @@ int main(void)
 		cmocka_unit_test(sart_inner_se__state__holds_the_schedule),
 		cmocka_unit_test(sart_inner_se__serialized_state__holds_the_schedule),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	int failed = cmocka_run_group_tests_name("in process", tests, NULL, NULL);
+	return failed + cmocka_run_group_tests_name("out of process", tests, run_isolated, NULL);
 }

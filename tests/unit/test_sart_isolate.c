@@ -419,14 +419,44 @@ static void isolate__host_dies_mid_answer_or_never_answers__fatal(void **state)
 
 /* The window FMU behind this program as a host that forges one answer (forging_host), the
  * instance started. */
-static SartInner *open_forged(const char *mode, Log *log)
+static SartInner *open_forged_caps(const char *mode, unsigned caps, Log *log)
 {
 	SartIsolation iso = {self_path, 0, 0, 0, -1, 0, NULL, NULL};
 	setenv("SART_TEST_BAD_HOST", mode, 1);
-	SartInner *in = open_fmu("window", "window", 0, 1, &iso, log, SART_OK);
+	SartInner *in = open_fmu("window", "window", caps, 1, &iso, log, SART_OK);
 	unsetenv("SART_TEST_BAD_HOST");
 	start(in, WINDOW_GUID);
 	return in;
+}
+
+static SartInner *open_forged(const char *mode, Log *log)
+{
+	return open_forged_caps(mode, 0, log);
+}
+
+/* The next clock tick rides on every answer of an inner with clocks (sart_channel.h): what
+ * the host says after a step is what sart_inner_next_clock_time gives, with no call of its
+ * own; a NaN is no time, and fatal; an inner without clocks ignores the field. */
+static void isolate__next_tick_answered__taken_or_nan_fatal(void **state)
+{
+	(void)state;
+	Log log = {0};
+	SartInner *in = open_forged_caps("ticks", SART_CAP_EVENT_MODE | SART_CAP_CLOCKS, &log);
+	double reached = 0, x = 0;
+	const SartVr vr = 0;
+	assert_true(sart_inner_next_clock_time(in) == INFINITY);
+	assert_int_equal(sart_inner_do_step(in, 1, 0.5, 0, &reached), SART_OK);
+	assert_true(sart_inner_next_clock_time(in) == 1.625);
+	assert_int_equal(sart_inner_get_real(in, &vr, 1, &x), SART_FATAL);
+	assert_contains(sart_inner_message(in), "[window] getReal: the FMU's process answered "
+	                                        "garbage (no next clock tick)");
+	sart_inner_free(in);
+	in = open_forged("ticks", &log);
+	assert_int_equal(sart_inner_do_step(in, 1, 0.5, 0, &reached), SART_OK);
+	assert_true(sart_inner_next_clock_time(in) == INFINITY);
+	assert_int_equal(sart_inner_get_real(in, &vr, 1, &x), SART_OK);
+	sart_inner_free(in);
+	assert_nothing_left();
 }
 
 /* Found by tests/fuzz/fuzz_channel: a host whose answer to doStep claims a time outside the
@@ -502,6 +532,25 @@ static const char *answer_text(SartChan *ch)
 {
 	const SartLogRecord *r = (const SartLogRecord *)sart_chan_log(ch);
 	return (const char *)sart_chan_log(ch) + sizeof(SartLogRecord) + r->cat_len;
+}
+
+/* A load request already in the slot (version, caps, length) sent to the host: refused,
+ * its answer holding want; one that reaches_library is no malformed request. */
+static void assert_load_answer(SartChan *ch, pid_t pid, uint64_t version, uint64_t caps,
+                               uint64_t len, const char *want, int reaches_library)
+{
+	uint32_t seq;
+	int ws;
+	ch->h->op = SART_OP_LOAD;
+	ch->h->n = version;
+	ch->h->id = caps;
+	ch->h->req_len = len;
+	assert_int_equal(sart_chan_call(ch, pid, 5.0, &seq, &ws), SART_WAIT_ANSWERED);
+	assert_int_equal(ch->h->status, SART_ERROR);
+	const char *text = answer_text(ch);
+	assert_contains(text, want);
+	if (reaches_library)
+		assert_null(strstr(text, "malformed"));
 }
 
 /* Requests no parent of ours writes, straight into a real host's slot. */
@@ -595,16 +644,37 @@ static void isolate__malformed_requests__answered_as_errors(void **state)
 		memcpy(d + 32, dv, sizeof dv);
 		memcpy(d + 56, mes[i].u, sizeof mes[i].u);
 		memcpy(d + 88, vrs, sizeof vrs);
-		ch.h->op = SART_OP_LOAD;
-		ch.h->n = 2;
-		ch.h->id = SART_CAP_MODEL_EXCHANGE;
-		ch.h->req_len = mes[i].len;
-		assert_int_equal(sart_chan_call(&ch, pid, 5.0, &seq, &ws), SART_WAIT_ANSWERED);
-		assert_int_equal(ch.h->status, SART_ERROR);
-		const char *text = answer_text(&ch);
-		assert_contains(text, mes[i].want);
-		if (i + 1 == sizeof mes / sizeof mes[0])
-			assert_null(strstr(text, "malformed"));
+		assert_load_answer(&ch, pid, 2, SART_CAP_MODEL_EXCHANGE, mes[i].len, mes[i].want,
+		                   i + 1 == sizeof mes / sizeof mes[0]);
+	}
+	/* a load with clocks (after no types and no elements, at 24, a count and records of 32
+	 * bytes): a count beyond the request, a kind that is none; the last, well formed, gets
+	 * as far as the library */
+	static const struct {
+		uint64_t count;
+		uint32_t kind;
+		const char *want;
+	} ses[] = {
+		{(uint64_t)1 << 60, SART_CLOCK_PERIODIC, "malformed request: load with a bad table of "
+		                                         "clocks"},
+		{2, SART_CLOCK_PERIODIC, "malformed request: load with a bad table of clocks"},
+		{1, 7, "malformed request: load with a bad table of clocks"},
+		{1, SART_CLOCK_OUTPUT, "[a] cannot load FMU directory b"},
+	};
+	for (size_t i = 0; i < sizeof ses / sizeof ses[0]; i++) {
+		unsigned char *d = sart_chan_data(&ch);
+		const uint64_t zero = 0;
+		const uint32_t w[4] = {9, ses[i].kind, 0, 0};
+		const double iv[2] = {0.5, 0};
+		memset(d, 0, 64);
+		memcpy(d, "a\0b\0c\0", 6);
+		memcpy(d + 8, &zero, 8);
+		memcpy(d + 16, &zero, 8);
+		memcpy(d + 24, &ses[i].count, 8);
+		memcpy(d + 32, w, sizeof w);
+		memcpy(d + 48, iv, sizeof iv);
+		assert_load_answer(&ch, pid, 3, SART_CAP_SCHEDULED_EXECUTION, 64, ses[i].want,
+		                   i + 1 == sizeof ses / sizeof ses[0]);
 	}
 	ch.h->id = 0;
 	ch.h->op = SART_OP_QUIT;
@@ -780,6 +850,11 @@ static int forging_host(SartChan *ch, uint32_t seq, const char *mode)
 		h->ans_n = 0;
 		h->ans_id = 1;
 		h->reached = h->d[0] + h->d[1];
+		h->next_tick = INFINITY;
+		if (h->op == SART_OP_DO_STEP && !strcmp(mode, "ticks"))
+			h->next_tick = h->d[0] + h->d[1] + 0.125;
+		if (h->op == SART_OP_GET_REAL && !strcmp(mode, "ticks"))
+			h->next_tick = NAN;
 		if (h->op == SART_OP_DO_STEP && !strcmp(mode, "farstep"))
 			h->reached = h->d[0] + 2 * h->d[1];
 		if (h->op == SART_OP_SERIALIZED_SIZE && !strcmp(mode, "hugestate"))
@@ -812,7 +887,8 @@ static int bad_host(int argc, char **argv, const char *mode)
 		return 2;
 	uint32_t seq = sart_chan_next(&ch, 0);
 	SartChanHeader *h = ch.h;
-	if (!strcmp(mode, "farstep") || !strcmp(mode, "hugestate") || !strcmp(mode, "fatalmild"))
+	if (!strcmp(mode, "farstep") || !strcmp(mode, "hugestate") || !strcmp(mode, "fatalmild") ||
+	    !strcmp(mode, "ticks"))
 		return forging_host(&ch, seq, mode);
 	if (!strcmp(mode, "garbage")) {
 		h->ans_op = 1234;
@@ -866,6 +942,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(isolate__host_dies_mid_answer_or_never_answers__fatal),
 		cmocka_unit_test(isolate__step_answered_outside_itself__fatal_reached_nan),
 		cmocka_unit_test(isolate__serialized_size_beyond_the_slot__error_not_allocated),
+		cmocka_unit_test(isolate__next_tick_answered__taken_or_nan_fatal),
 		cmocka_unit_test(isolate__fatal_with_a_milder_report__still_fatal),
 		cmocka_unit_test(isolate__missing_host__clear_error),
 		cmocka_unit_test(isolate__malformed_requests__answered_as_errors),
