@@ -320,18 +320,30 @@ const char *rw_printf(Rewrite *w, const char *fmt, ...)
 
 /* ---- what rules ask of the adaptation ------------------------------------------------------ */
 
-Node *rw_find_decl(Node *sa, const char *name, int *sym)
+/* The lists of an adaptation's declarations, in the order a name is looked for. */
+typedef struct DeclList {
+	Node *list;
+	int sym;
+} DeclList;
+
+enum { NDECL_LISTS = 7 };
+
+static void decl_lists(Node *sa, DeclList lists[NDECL_LISTS])
 {
-	struct {
-		Node *list;
-		int sym;
-	} lists[] = {
+	DeclList all[NDECL_LISTS] = {
 		{sa->a_inports, SYM_INPORT},   {sa->a_outports, SYM_OUTPORT},
 		{sa->a_params, SYM_PARAM},     {sa->a_in_vars, SYM_IN_VAR},
 		{sa->a_out_vars, SYM_OUT_VAR}, {sa->a_ctrl_vars, SYM_CTRL_VAR},
 		{sa->a_inners, SYM_INNER},
 	};
-	for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
+	memcpy(lists, all, sizeof all);
+}
+
+Node *rw_find_decl(Node *sa, const char *name, int *sym)
+{
+	DeclList lists[NDECL_LISTS];
+	decl_lists(sa, lists);
+	for (size_t i = 0; i < NDECL_LISTS; i++)
 		for (Node *n = lists[i].list; n; n = n->next)
 			if (strcmp(n->name, name) == 0) {
 				if (sym)
@@ -378,18 +390,10 @@ Node *rw_lookup(Rewrite *w, const char *name, int *sym)
 {
 	if (!w->decls) {
 		/* In rw_find_decl's order, so that the first of a name is the one it finds. */
-		Node *sa = w->sa;
-		struct {
-			Node *list;
-			int sym;
-		} lists[] = {
-			{sa->a_inports, SYM_INPORT},   {sa->a_outports, SYM_OUTPORT},
-			{sa->a_params, SYM_PARAM},     {sa->a_in_vars, SYM_IN_VAR},
-			{sa->a_out_vars, SYM_OUT_VAR}, {sa->a_ctrl_vars, SYM_CTRL_VAR},
-			{sa->a_inners, SYM_INNER},
-		};
+		DeclList lists[NDECL_LISTS];
+		decl_lists(w->sa, lists);
 		w->decls = arena_alloc(w->c->arena, sizeof *w->decls);
-		for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
+		for (size_t i = 0; i < NDECL_LISTS; i++)
 			for (Node *n = lists[i].list; n; n = n->next)
 				rw_declared(w, n, lists[i].sym);
 	}
