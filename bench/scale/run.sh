@@ -34,7 +34,8 @@
 # loops over): `sacc build`'s CPU time (the C compiler included) and the archive's size,
 # then the wrapper run by `sacc simulate` as the chain is, for WRAP_STEPS (20000) steps:
 # its set-up, the time per inner step (a wrapper step over K, the wrapper's own work
-# included) and the peak memory.
+# included) and the peak memory.  WRAP_SIZES="100 1000 10000" adds 10,000 inners, left
+# out by default: its build takes minutes, nearly all of them gcc's (README.md).
 #
 # The two runs' last rows must agree with the chain (every output 1).  A run that fails,
 # or a figure that cannot be computed, ends it with status 1.  BENCH_QUICK=1: N = 50, 200

@@ -245,6 +245,12 @@ typedef struct Lay {
 	NameIndex pnames, inits;
 	bool inits_ready;
 	const char **init_what, **init_unit;
+	/* The vars whose initial value is a name, by that name (param_purpose): the first of
+	 * each, made on the first question. */
+	NameIndex var_inits;
+	bool var_inits_ready;
+	const Node **var_init_decl;
+	const char **var_init_what;
 } Lay;
 
 static int param_named(const Lay *y, const char *name)
@@ -618,17 +624,34 @@ static uint32_t next_vr(EmitLayout *l, SaType t)
 /* The storage var whose initial value is exactly the param: what the param is for. */
 static const char *param_purpose(Lay *y, const Node *p)
 {
-	const struct {
-		const Node *vars;
-		const char *what;
-	} groups[] = {{y->sa->a_in_vars, "in var"}, {y->sa->a_out_vars, "out var"},
-	              {y->sa->a_ctrl_vars, "control var"}};
-	for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++)
-		for (const Node *d = groups[g].vars; d; d = d->next)
-			if (d->init && d->init->kind == ND_NAME && strcmp(d->init->name, p->name) == 0)
-				return arena_printf(y->c->arena, "initial value of %s %s", groups[g].what,
-						    d->name);
-	return NULL;
+	if (!y->var_inits_ready) {
+		const struct {
+			const Node *vars;
+			const char *what;
+		} groups[] = {{y->sa->a_in_vars, "in var"}, {y->sa->a_out_vars, "out var"},
+			      {y->sa->a_ctrl_vars, "control var"}};
+		int n = 0;
+		for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++)
+			n += ast_count(groups[g].vars);
+		y->var_init_decl = arena_alloc(y->c->arena, ((size_t)n + 1) * sizeof *y->var_init_decl);
+		y->var_init_what = arena_alloc(y->c->arena, ((size_t)n + 1) * sizeof *y->var_init_what);
+		n = 0;
+		for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++)
+			for (const Node *d = groups[g].vars; d; d = d->next)
+				if (d->init && d->init->kind == ND_NAME &&
+				    name_index_find(&y->var_inits, d->init->name) < 0) {
+					if (name_index_add(&y->var_inits, d->init->name, n) != 0)
+						diag_error(y->c->diag, y->sa->loc, "out of memory");
+					y->var_init_decl[n] = d;
+					y->var_init_what[n++] = groups[g].what;
+				}
+		y->var_inits_ready = true;
+	}
+	int k = name_index_find(&y->var_inits, p->name);
+	if (k < 0)
+		return NULL;
+	return arena_printf(y->c->arena, "initial value of %s %s", y->var_init_what[k],
+			    y->var_init_decl[k]->name);
 }
 
 static bool add_port(Lay *y, EmitLayout *l, Node *p, bool input)
@@ -1153,6 +1176,7 @@ EmitLayout *emit_layout(Compilation *c, SaInfo *info)
 	emit_find_deps(c, l);
 	name_index_free(&y.pnames);
 	name_index_free(&y.inits);
+	name_index_free(&y.var_inits);
 	if (diag_errors(c->diag) != before || !add_units(c, l))
 		return NULL;
 	if (!emit_guid(c, info, l->guid)) {

@@ -922,12 +922,29 @@ static void emit_couple(Ec *e, StrBuf *out)
 	StrBuf body;
 	sb_init(&body);
 	bool any = false;
+	/* The couplings by the inner they feed, each inner's in the script's order: a search
+	 * of every coupling per inner made a wrapper of thousands of inners quadratic. */
+	int ncp = ast_count(e->sa->a_couplings);
+	const Node **by_dst = arena_alloc(e->c->arena, ((size_t)ncp + 1) * sizeof *by_dst);
+	int *first_of = arena_alloc(e->c->arena, ((size_t)e->ninners + 2) * sizeof *first_of);
+	for (const Node *cp = e->sa->a_couplings; cp; cp = cp->next) {
+		const InnerC *dst = cp->rhs->owner ? ec_inner_c(e, cp->rhs->owner) : NULL;
+		if (dst)
+			first_of[dst - e->inners + 2]++;
+	}
+	for (int k = 0; k < e->ninners; k++)
+		first_of[k + 2] += first_of[k + 1];
+	for (const Node *cp = e->sa->a_couplings; cp; cp = cp->next) {
+		const InnerC *dst = cp->rhs->owner ? ec_inner_c(e, cp->rhs->owner) : NULL;
+		if (dst)
+			by_dst[first_of[dst - e->inners + 1]++] = cp;
+	}
+	/* first_of[k] .. first_of[k + 1] are inner k's now */
 	for (int k = 0; k < e->ninners; k++) {
 		const InnerC *dst = &e->inners[k];
 		bool first = true;
-		for (const Node *cp = e->sa->a_couplings; cp; cp = cp->next) {
-			if (!cp->rhs->owner || strcmp(cp->rhs->owner, dst->in->name) != 0)
-				continue;
+		for (int j = first_of[k]; j < first_of[k + 1]; j++) {
+			const Node *cp = by_dst[j];
 			InnerC *sic, *dic;
 			const InnerPort *sp = cp->lhs->sym == SYM_INNER_OUT ? ec_inner_port_of(e, cp->lhs, &sic)
 			                                                    : NULL;

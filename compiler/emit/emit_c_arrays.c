@@ -165,12 +165,28 @@ static const char *param_item_at(Ec *e, const InnerC *ic, int i)
 	return param_item(e, ic, b->param_array, b->inner_index, b->inner_vr, b->param_index);
 }
 
+/* The places i for which param_item_at may give an entry: those of array parameters. */
+static void find_array_params(Ec *e)
+{
+	if (e->array_params_ready)
+		return;
+	const EmitLayout *l = e->l;
+	e->array_params = arena_alloc(e->c->arena, (size_t)(l->nvars + l->nbindings + 1) *
+	                                               sizeof *e->array_params);
+	for (int i = 0; i < l->nvars + l->nbindings; i++)
+		if (i < l->nvars ? l->vars[i].param_array != NULL
+		                 : l->bindings[i - l->nvars].param_array != NULL)
+			e->array_params[e->narray_params++] = i;
+	e->array_params_ready = true;
+}
+
 static int count_elements(Ec *e, const InnerC *ic)
 {
 	int n = 0;
 	const EmitLayout *sub = sub_layout(e, ic);
-	for (int i = 0; i < e->l->nvars + e->l->nbindings; i++)
-		n += param_item_at(e, ic, i) != NULL;
+	find_array_params(e);
+	for (int j = 0; j < e->narray_params; j++)
+		n += param_item_at(e, ic, e->array_params[j]) != NULL;
 	for (int i = 0; i < e->l->nbinaries; i++)
 		n += binary_item(e, ic, &e->l->binaries[i]) != NULL;
 	if (!sub && !ic->in->fmu)
@@ -198,8 +214,8 @@ static void emit_elements(Ec *e, const InnerC *ic, StrBuf *o)
 		if (item)
 			items[at++] = item;
 	}
-	for (int i = 0; i < e->l->nvars + e->l->nbindings; i++) {
-		const char *item = param_item_at(e, ic, i);
+	for (int j = 0; j < e->narray_params; j++) {
+		const char *item = param_item_at(e, ic, e->array_params[j]);
 		if (item)
 			items[at++] = item;
 	}

@@ -80,6 +80,10 @@ typedef struct Ec {
 	 * the emitter's own fields' names (emit_c.c, add_field) */
 	NameIndex inner_names, fields_by_c, fields_by_name, own_fields;
 	bool own_ready;
+	/* the places (vars, then bindings) of the array-parameter elements, ascending, made
+	 * once (emit_c_arrays.c): each inner's element table looked at every var */
+	int *array_params, narray_params;
+	bool array_params_ready;
 } Ec;
 
 

@@ -189,10 +189,12 @@ int *ec_inner_order(Ec *e)
  * would stop at different times, have their inners stepped on through events instead. */
 static bool inner_may_return_early(const Ec *e)
 {
+	if (e->ninners != 1)
+		return false; /* before the walk to Ctrl's end, which is asked once per inner */
 	const Node *ctrl = e->sa->a_ctrl;
 	const Node *body = ctrl && ctrl->kind == ND_CTRL ? ctrl->body : NULL;
 	const Node *last = body ? ast_last(body->list1) : NULL;
-	return e->ninners == 1 && last && last->kind == ND_RETURN && last->lhs &&
+	return last && last->kind == ND_RETURN && last->lhs &&
 	       ec_passes_steps_up(body, last->lhs);
 }
 

@@ -420,17 +420,47 @@ static uint64_t *bits_of(Deps *d, int s)
 
 static void propagate(Deps *d)
 {
-	bool changed = true;
-	while (changed) {
-		changed = false;
-		for (int e = 0; e < d->nedges; e++) {
-			uint64_t *from = bits_of(d, d->edges[e].from);
-			uint64_t *to = bits_of(d, d->edges[e].to);
+	/* A work list of the slots whose sources grew, each edge followed from its source
+	 * slot: it reaches the same least fixed point as passes over every edge until none
+	 * changes, without a pass per link of a chain (a wrapper over thousands of inners in
+	 * a chain took as many passes over all its couplings). */
+	Arena *a = d->c->arena;
+	int n = d->nslots;
+	int *first = arena_alloc(a, ((size_t)n + 2) * sizeof *first);
+	int *out = arena_alloc(a, ((size_t)d->nedges + 1) * sizeof *out);
+	for (int e = 0; e < d->nedges; e++)
+		first[d->edges[e].from + 2]++;
+	for (int u = 0; u < n; u++)
+		first[u + 2] += first[u + 1];
+	for (int e = 0; e < d->nedges; e++)
+		out[first[d->edges[e].from + 1]++] = e;
+	/* first[u] .. first[u + 1] are the edges out of slot u */
+	int *queue = arena_alloc(a, ((size_t)n + 1) * sizeof *queue);
+	bool *queued = arena_alloc(a, ((size_t)n + 1) * sizeof *queued);
+	int head = 0, len = n;
+	for (int u = 0; u < n; u++) {
+		queue[u] = u;
+		queued[u] = true;
+	}
+	while (len) {
+		int u = queue[head];
+		head = (head + 1) % n;
+		len--;
+		queued[u] = false;
+		uint64_t *from = bits_of(d, u);
+		for (int j = first[u]; j < first[u + 1]; j++) {
+			int v = d->edges[out[j]].to;
+			uint64_t *to = bits_of(d, v);
+			bool grew = false;
 			for (int k = 0; k < d->words; k++)
 				if (from[k] & ~to[k]) {
 					to[k] |= from[k];
-					changed = true;
+					grew = true;
 				}
+			if (grew && !queued[v]) {
+				queued[v] = true;
+				queue[(head + len++) % n] = v;
+			}
 		}
 	}
 }

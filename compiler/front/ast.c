@@ -169,6 +169,23 @@ Node *ast_prepend(Node *list, Node *item)
 	return item;
 }
 
+AstTail ast_tail(Node **head)
+{
+	AstTail t = {head, ast_last(*head)};
+	return t;
+}
+
+void ast_tail_append(AstTail *t, Node *item)
+{
+	if (!item)
+		return;
+	if (t->last)
+		t->last->next = item;
+	else
+		*t->head = item;
+	t->last = ast_last(item);
+}
+
 int ast_count(const Node *list)
 {
 	int n = 0;

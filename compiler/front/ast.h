@@ -221,6 +221,19 @@ Node *ast_prepend(Node *list, Node *item);
 int ast_count(const Node *list);
 Node *ast_last(Node *list);
 
+/* A list built at its end: ast_append walks to the end for every item, which made rules
+ * that append one declaration or statement per inner quadratic in the inners.  `last` is
+ * the list's last node (NULL while it is empty), `head` the slot its first is kept in. */
+typedef struct AstTail {
+	Node **head;
+	Node *last;
+} AstTail;
+
+/* The end of the list in *head, found once. */
+AstTail ast_tail(Node **head);
+/* Appends item (one node or a chain) at the end, in constant time for one node. */
+void ast_tail_append(AstTail *t, Node *item);
+
 const char *ast_kind_name(NodeKind k);
 const char *ast_type_name(SaType t);  /* "Real", ... ; "" for TY_NONE */
 /* The number a literal stands for: a Real's value, an Integer's or a Bool's (0, 1) as a

@@ -11,8 +11,11 @@
  * these rules need (the stored names, the statement walk) is here. */
 #include "explicit.h"
 #include "lower.h"
+#include "util.h"
 
 #include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static char *upper(Arena *a, const char *s)
@@ -187,31 +190,67 @@ static Node *decl_named(Node *decls, const char *name)
 	return NULL;
 }
 
-/* A var or loop variable named `name` declared anywhere under stmts, or NULL.  A name a
- * rule writes into those statements would mean that local, not the adaptation's own. */
-static Node *local_named(Node *stmts, const char *name)
+/* ---- name tables -------------------------------------------------------------------
+ * The rules ask, per inner port, questions about every coupling, port or statement; with
+ * thousands of inners a search per question made the stage quadratic, so the answers are
+ * put in tables (NameIndex, util.h) first. */
+
+static void out_of_memory(void)
 {
-	for (Node *s = stmts; s; s = s->next) {
-		Node *found = NULL;
+	fputs("sacc: out of memory\n", stderr); /* as the arena says it */
+	abort();
+}
+
+/* The key of port owner.name in a table: an owner is an identifier, without a '.'. */
+static const char *port_key(Rewrite *w, const char *owner, const char *name)
+{
+	return arena_printf(w->c->arena, "%s.%s", owner, name);
+}
+
+static void add_key(Rewrite *w, NameIndex *ix, const char *owner, const char *name)
+{
+	if (name_index_add(ix, port_key(w, owner, name), 0))
+		out_of_memory();
+}
+
+/* Every port that rw_assigns(stmts, ...) says is assigned, into ix. */
+static void assigned_anywhere(Rewrite *w, NameIndex *ix, Node *stmts)
+{
+	for (Node *s = stmts; s; s = s->next)
 		switch (s->kind) {
-		case ND_VAR:
-			found = decl_named(s->list1, name);
+		case ND_ASSIGN:
+			if (s->lhs->kind == ND_PORT_REF && s->lhs->owner)
+				add_key(w, ix, s->lhs->owner, s->lhs->name);
 			break;
 		case ND_IF:
-			found = local_named(s->then->list1, name);
-			if (!found && s->els)
-				found = local_named(s->els->kind == ND_IF ? s->els : s->els->list1, name);
+			for (Node *b = s; b; b = b->els && b->els->kind == ND_IF ? b->els : NULL) {
+				assigned_anywhere(w, ix, b->then->list1);
+				if (b->els && b->els->kind != ND_IF)
+					assigned_anywhere(w, ix, b->els->list1);
+			}
 			break;
 		case ND_FOR:
-			found = strcmp(s->name, name) == 0 ? s->init : local_named(s->then->list1, name);
+			assigned_anywhere(w, ix, s->then->list1);
 			break;
 		default:
 			break;
 		}
-		if (found)
-			return found;
-	}
-	return NULL;
+}
+
+/* The inner inputs rw_inner_input_fed says are fed, into fed. */
+static void fed_inputs(Rewrite *w, NameIndex *fed)
+{
+	Node *sa = w->sa;
+	for (Node *cp = sa->a_couplings; cp; cp = cp->next)
+		add_key(w, fed, cp->rhs->owner, cp->rhs->name);
+	for (Node *ip = sa->a_inports; ip; ip = ip->next)
+		if (ip->bind_dir == BIND_TO && ip->bind->owner)
+			add_key(w, fed, ip->bind->owner, ip->bind->name);
+	if (sa->a_ctrl && sa->a_ctrl->kind == ND_CTRL)
+		assigned_anywhere(w, fed, sa->a_ctrl->body->list1);
+	for (Node *r = sa->a_in_rules ? sa->a_in_rules->list3 : NULL; r; r = r->next)
+		if (r->els && r->els->kind == ND_BLOCK)
+			assigned_anywhere(w, fed, r->els->list1);
 }
 
 /* ---- 1. AddInPorts ------------------------------------------------------------------
@@ -220,14 +259,17 @@ static Node *local_named(Node *stmts, const char *name)
 
 static void rule_add_in_ports(Rewrite *w)
 {
+	NameIndex fed = {0};
+	fed_inputs(w, &fed);
+	AstTail ports = ast_tail(&w->sa->a_inports);
 	for (int i = 0; i < w->info->ninners; i++) {
 		Inner *in = w->info->inners[i];
 		for (int k = 0; k < in->nports; k++) {
 			InnerPort *p = &in->ports[k];
-			if (!p->is_input || rw_inner_input_fed(w, in, p))
+			if (!p->is_input || name_index_find(&fed, port_key(w, in->name, p->name)) >= 0)
 				continue; /* (1) fed already */
 			int sym;
-			Node *user = rw_find_decl(w->sa, p->name, &sym);
+			Node *user = rw_lookup(w, p->name, &sym);
 			if (user) {
 				diag_error(w->c->diag, user->loc,
 					   "AddInPorts: inner input '%s.%s' has no source, and the "
@@ -241,19 +283,22 @@ static void rule_add_in_ports(Rewrite *w)
 			Node *port = rw_bound_port(w, in, p, BIND_TO);
 			/* The inner input's start value becomes the port's, and so its default. */
 			port->init = rw_start_literal(w, in, p);
-			w->sa->a_inports = ast_append(w->sa->a_inports, port);
+			ast_tail_append(&ports, port);
+			rw_declared(w, port, SYM_INPORT);
 		}
 	}
+	name_index_free(&fed);
 }
 
 /* ---- 2. AddInParams / 3. AddInVars --------------------------------------------------- */
 
 static void rule_add_in_params(Rewrite *w)
 {
+	AstTail params = ast_tail(&w->sa->a_params);
 	for (Node *p = w->sa->a_inports; p; p = p->next) {
 		const char *name = init_in_name(w, p->name);
 		int sym;
-		Node *old = rw_find_decl(w->sa, name, &sym);
+		Node *old = rw_lookup(w, name, &sym);
 		if (old) {
 			const char *purpose = rw_printf(w, "the initial value of input '%s'", p->name);
 			if (sym != SYM_PARAM)
@@ -264,16 +309,18 @@ static void rule_add_in_params(Rewrite *w)
 		}
 		w->at = p->loc;
 		Node *d = rw_decl(w, name, p->type, default_value(w, p->type, p->init), DECL_PARAM);
-		w->sa->a_params = ast_append(w->sa->a_params, d);
+		ast_tail_append(&params, d);
+		rw_declared(w, d, SYM_PARAM);
 	}
 }
 
 static void rule_add_in_vars(Rewrite *w)
 {
+	AstTail vars = ast_tail(&w->sa->a_in_vars);
 	for (Node *p = w->sa->a_inports; p; p = p->next) {
 		const char *name = stored_in_name(w, p->name);
 		int sym;
-		Node *old = rw_find_decl(w->sa, name, &sym);
+		Node *old = rw_lookup(w, name, &sym);
 		if (old) {
 			if (sym != SYM_IN_VAR)
 				collision(w, old, sym, name, rw_printf(w, "the stored value of input '%s'",
@@ -281,11 +328,13 @@ static void rule_add_in_vars(Rewrite *w)
 			continue;
 		}
 		int psym;
-		Node *param = rw_find_decl(w->sa, init_in_name(w, p->name), &psym);
+		Node *param = rw_lookup(w, init_in_name(w, p->name), &psym);
 		w->at = p->loc;
 		Node *init = param && psym == SYM_PARAM ? rw_ref(w, param, SYM_PARAM)
 						       : default_value(w, p->type, NULL);
-		w->sa->a_in_vars = ast_append(w->sa->a_in_vars, rw_decl(w, name, p->type, init, DECL_IN));
+		Node *d = rw_decl(w, name, p->type, init, DECL_IN);
+		ast_tail_append(&vars, d);
+		rw_declared(w, d, SYM_IN_VAR);
 	}
 }
 
@@ -320,10 +369,11 @@ static void prepend_true_rule(Rewrite *w, Node **slot, int which, Node *trans, N
 static void rule_add_in_rule(Rewrite *w)
 {
 	Node *trans = NULL, *map = NULL;
+	AstTail trans_end = ast_tail(&trans), map_end = ast_tail(&map);
 	for (Node *p = w->sa->a_inports; p; p = p->next) {
 		const char *stored = stored_in_name(w, p->name);
 		int sym;
-		Node *var = rw_find_decl(w->sa, stored, &sym);
+		Node *var = rw_lookup(w, stored, &sym);
 		if (!var || sym != SYM_IN_VAR)
 			continue; /* (1) AddInVars reported why */
 		Node *hides = block_var(w->sa->a_in_rules, stored);
@@ -334,15 +384,15 @@ static void rule_add_in_rule(Rewrite *w)
 		}
 		w->at = p->loc;
 		if (!rules_assign(w->sa->a_in_rules, NULL, stored, w->sa->name, p->name))
-			trans = ast_append(trans, rw_assign(w, rw_ref(w, var, SYM_IN_VAR),
+			ast_tail_append(&trans_end, rw_assign(w, rw_ref(w, var, SYM_IN_VAR),
 				rw_port(w, w->sa->name, p->name, p, SYM_INPORT)));
 		if (p->bind_dir == BIND_TO && p->bind->sym == SYM_INNER_IN) {
 			Node *value = rw_converted(w, rw_ref(w, var, SYM_IN_VAR),
 						   p->converts ? p->scale : 1,
 						   p->converts ? p->offset : 0);
 			w->at = p->bind->loc;
-			map = ast_append(map, rw_assign(w, rw_port(w, p->bind->owner, p->bind->name,
-								   p->bind->decl, SYM_INNER_IN), value));
+			ast_tail_append(&map_end, rw_assign(w, rw_port(w, p->bind->owner, p->bind->name,
+									p->bind->decl, SYM_INNER_IN), value));
 		}
 	}
 	if (!trans && !map)
@@ -370,20 +420,21 @@ static void rule_add_out_ports(Rewrite *w)
 {
 	if (w->sa->a_outports)
 		return; /* (1) declared by the user */
+	NameIndex sources = {0}; /* the inner outputs couplings read */
+	for (Node *cp = w->sa->a_couplings; cp; cp = cp->next)
+		if (name_index_add(&sources, port_key(w, cp->lhs->owner, cp->lhs->name), 0))
+			out_of_memory();
+	AstTail ports = ast_tail(&w->sa->a_outports);
 	for (int i = 0; i < w->info->ninners; i++) {
 		Inner *in = w->info->inners[i];
 		for (int k = 0; k < in->nports; k++) {
 			InnerPort *p = &in->ports[k];
 			if (p->is_input)
 				continue;
-			bool feeds = false;
-			for (Node *cp = w->sa->a_couplings; cp && !feeds; cp = cp->next)
-				feeds = strcmp(cp->lhs->owner, in->name) == 0 &&
-					strcmp(cp->lhs->name, p->name) == 0;
-			if (feeds)
+			if (name_index_find(&sources, port_key(w, in->name, p->name)) >= 0)
 				continue; /* (2) internal */
 			int sym;
-			Node *user = rw_find_decl(w->sa, p->name, &sym);
+			Node *user = rw_lookup(w, p->name, &sym);
 			if (user) {
 				diag_error(w->c->diag, user->loc, "AddOutPorts: inner output '%s.%s' "
 					   "needs an output port named '%s', which is already %s",
@@ -393,9 +444,11 @@ static void rule_add_out_ports(Rewrite *w)
 			w->at = in->decl->loc;
 			Node *port = rw_bound_port(w, in, p, BIND_FROM);
 			port->scale = 1;
-			w->sa->a_outports = ast_append(w->sa->a_outports, port);
+			ast_tail_append(&ports, port);
+			rw_declared(w, port, SYM_OUTPORT);
 		}
 	}
+	name_index_free(&sources);
 }
 
 /* ---- 7. AddOutParams / 8. AddOutVars -------------------------------------------------- */
@@ -406,7 +459,7 @@ static bool out_decl_present(Rewrite *w, const Inner *in, const InnerPort *p, co
 			     int want, const char *what)
 {
 	int sym;
-	Node *old = rw_find_decl(w->sa, name, &sym);
+	Node *old = rw_lookup(w, name, &sym);
 	if (!old)
 		return false;
 	const char *purpose = rw_printf(w, "the %s of '%s.%s'", what, in->name, p->name);
@@ -419,6 +472,7 @@ static bool out_decl_present(Rewrite *w, const Inner *in, const InnerPort *p, co
 
 static void rule_add_out_params(Rewrite *w)
 {
+	AstTail params = ast_tail(&w->sa->a_params);
 	for (int i = 0; i < w->info->ninners; i++) {
 		Inner *in = w->info->inners[i];
 		for (int k = 0; k < in->nports; k++) {
@@ -430,14 +484,16 @@ static void rule_add_out_params(Rewrite *w)
 				continue; /* (1) present already */
 			w->at = in->decl->loc;
 			Node *init = default_value(w, p->type, rw_start_literal(w, in, p));
-			w->sa->a_params = ast_append(w->sa->a_params,
-						     rw_decl(w, name, p->type, init, DECL_PARAM));
+			Node *d = rw_decl(w, name, p->type, init, DECL_PARAM);
+			ast_tail_append(&params, d);
+			rw_declared(w, d, SYM_PARAM);
 		}
 	}
 }
 
 static void rule_add_out_vars(Rewrite *w)
 {
+	AstTail vars = ast_tail(&w->sa->a_out_vars);
 	for (int i = 0; i < w->info->ninners; i++) {
 		Inner *in = w->info->inners[i];
 		for (int k = 0; k < in->nports; k++) {
@@ -448,12 +504,13 @@ static void rule_add_out_vars(Rewrite *w)
 			if (out_decl_present(w, in, p, name, SYM_OUT_VAR, "stored value"))
 				continue; /* (1) present already */
 			int psym;
-			Node *param = rw_find_decl(w->sa, init_out_name(w, in->name, p->name), &psym);
+			Node *param = rw_lookup(w, init_out_name(w, in->name, p->name), &psym);
 			w->at = in->decl->loc;
 			Node *init = param && psym == SYM_PARAM ? rw_ref(w, param, SYM_PARAM)
 							       : default_value(w, p->type, NULL);
-			w->sa->a_out_vars = ast_append(w->sa->a_out_vars,
-						       rw_decl(w, name, p->type, init, DECL_OUT));
+			Node *d = rw_decl(w, name, p->type, init, DECL_OUT);
+			ast_tail_append(&vars, d);
+			rw_declared(w, d, SYM_OUT_VAR);
 		}
 	}
 }
@@ -464,6 +521,7 @@ static void rule_add_out_vars(Rewrite *w)
 static void rule_add_out_rule(Rewrite *w)
 {
 	Node *trans = NULL, *map = NULL;
+	AstTail trans_end = ast_tail(&trans), map_end = ast_tail(&map);
 	for (int i = 0; i < w->info->ninners; i++) {
 		Inner *in = w->info->inners[i];
 		for (int k = 0; k < in->nports; k++) {
@@ -472,7 +530,7 @@ static void rule_add_out_rule(Rewrite *w)
 				continue;
 			const char *stored = stored_out_name(w, in->name, p->name);
 			int sym;
-			Node *var = rw_find_decl(w->sa, stored, &sym);
+			Node *var = rw_lookup(w, stored, &sym);
 			if (!var || sym != SYM_OUT_VAR)
 				continue; /* (1) AddOutVars reported why */
 			Node *hides = block_var(w->sa->a_out_rules, stored);
@@ -484,7 +542,7 @@ static void rule_add_out_rule(Rewrite *w)
 			if (rules_assign(w->sa->a_out_rules, NULL, stored, in->name, p->name))
 				continue; /* (2) present already */
 			w->at = in->decl->loc;
-			trans = ast_append(trans, rw_assign(w, rw_ref(w, var, SYM_OUT_VAR),
+			ast_tail_append(&trans_end, rw_assign(w, rw_ref(w, var, SYM_OUT_VAR),
 				rw_port(w, in->name, p->name, p->decl, SYM_INNER_OUT)));
 		}
 	}
@@ -493,15 +551,15 @@ static void rule_add_out_rule(Rewrite *w)
 			continue;
 		const char *stored = stored_out_name(w, o->bind->owner, o->bind->name);
 		int sym;
-		Node *var = rw_find_decl(w->sa, stored, &sym);
+		Node *var = rw_lookup(w, stored, &sym);
 		if (!var || sym != SYM_OUT_VAR || block_var(w->sa->a_out_rules, stored))
 			continue; /* (1), (3) */
 		w->at = o->bind->loc;
 		Node *value = rw_converted(w, rw_ref(w, var, SYM_OUT_VAR), o->converts ? o->scale : 1,
 					   o->converts ? o->offset : 0);
 		w->at = o->loc;
-		map = ast_append(map, rw_assign(w, rw_port(w, w->sa->name, o->name, o, SYM_OUTPORT),
-						value));
+		ast_tail_append(&map_end, rw_assign(w, rw_port(w, w->sa->name, o->name, o,
+								 SYM_OUTPORT), value));
 	}
 	if (!trans && !map)
 		return;
@@ -531,37 +589,89 @@ static int inner_index(const SaInfo *info, const char *name)
 /* The inners in topological order of the couplings whose target is Mealy (CreateCtrlRules'
  * order, also the order of the wrapper's Init and G: see emit_c.c): order[0..m-1], with
  * done[i] set for each inner ordered.  m < ninners when a cycle leaves some out. */
+/* The ready inners of rw_inner_order, a binary heap of indexes, least on top. */
+typedef struct Ready {
+	int *at;
+	int n;
+} Ready;
+
+static void ready_push(Ready *h, int i)
+{
+	int k = h->n++;
+	for (; k > 0 && h->at[(k - 1) / 2] > i; k = (k - 1) / 2)
+		h->at[k] = h->at[(k - 1) / 2];
+	h->at[k] = i;
+}
+
+static int ready_pop(Ready *h)
+{
+	int top = h->at[0], last = h->at[--h->n], k = 0;
+	for (;;) {
+		int c = 2 * k + 1;
+		if (c >= h->n)
+			break;
+		if (c + 1 < h->n && h->at[c + 1] < h->at[c])
+			c++;
+		if (last <= h->at[c])
+			break;
+		h->at[k] = h->at[c];
+		k = c;
+	}
+	if (h->n)
+		h->at[k] = last;
+	return top;
+}
+
 int rw_inner_order(Arena *a, const SaInfo *info, int *order, bool *done)
 {
+	/* Kahn's algorithm taking the least-numbered ready inner each time (the order a scan
+	 * for the first ready one gave), each coupling counted once, from tables of the
+	 * couplings by source: linear but for the heap. */
 	int n = info->ninners;
 	int *indeg = arena_alloc(a, (size_t)n * sizeof *indeg);
-	for (Node *cp = info->sa->a_couplings; cp; cp = cp->next) {
+	NameIndex index = {0};
+	for (int i = 0; i < n; i++)
+		if (name_index_add(&index, info->inners[i]->name, i))
+			out_of_memory();
+	int ncp = ast_count(info->sa->a_couplings);
+	int *dst_of = arena_alloc(a, ((size_t)ncp + 1) * sizeof *dst_of);
+	int *src_of = arena_alloc(a, ((size_t)ncp + 1) * sizeof *src_of);
+	int *first = arena_alloc(a, ((size_t)n + 1) * sizeof *first); /* by source, counted */
+	int *by_src = arena_alloc(a, ((size_t)ncp + 1) * sizeof *by_src);
+	int k = 0;
+	for (Node *cp = info->sa->a_couplings; cp; cp = cp->next, k++) {
 		Inner *dst = cp->rhs->owner ? sema_inner(info, cp->rhs->owner) : NULL;
+		dst_of[k] = src_of[k] = -1;
 		if (!dst || !dst->mealy || !cp->lhs->owner || strcmp(cp->lhs->owner, cp->rhs->owner) == 0)
 			continue;
-		for (int i = 0; i < n; i++)
-			if (info->inners[i] == dst)
-				indeg[i]++;
+		dst_of[k] = name_index_find(&index, dst->name);
+		if (dst_of[k] >= 0)
+			indeg[dst_of[k]]++;
+		src_of[k] = name_index_find(&index, cp->lhs->owner);
+		if (src_of[k] >= 0)
+			first[src_of[k] + 1]++;
 	}
+	name_index_free(&index);
+	for (int i = 0; i < n; i++)
+		first[i + 1] += first[i];
+	int *fill = arena_alloc(a, ((size_t)n + 1) * sizeof *fill);
+	memcpy(fill, first, ((size_t)n + 1) * sizeof *fill);
+	for (k = 0; k < ncp; k++)
+		if (src_of[k] >= 0)
+			by_src[fill[src_of[k]]++] = k;
+	Ready ready = {arena_alloc(a, ((size_t)n + 1) * sizeof(int)), 0};
+	for (int i = 0; i < n; i++)
+		if (!done[i] && indeg[i] == 0)
+			ready_push(&ready, i);
 	int m = 0;
-	while (m < n) {
-		int pick = -1;
-		for (int i = 0; i < n && pick < 0; i++)
-			if (!done[i] && indeg[i] == 0)
-				pick = i;
-		if (pick < 0)
-			break;
+	while (ready.n) {
+		int pick = ready_pop(&ready);
 		done[pick] = true;
 		order[m++] = pick;
-		for (Node *cp = info->sa->a_couplings; cp; cp = cp->next) {
-			if (!cp->lhs->owner || strcmp(cp->lhs->owner, info->inners[pick]->name) != 0)
-				continue;
-			Inner *dst = cp->rhs->owner ? sema_inner(info, cp->rhs->owner) : NULL;
-			if (!dst || !dst->mealy || dst == info->inners[pick])
-				continue;
-			for (int i = 0; i < n; i++)
-				if (info->inners[i] == dst)
-					indeg[i]--;
+		for (int e = first[pick]; e < first[pick + 1]; e++) {
+			int d = dst_of[by_src[e]];
+			if (d >= 0 && --indeg[d] == 0 && !done[d])
+				ready_push(&ready, d);
 		}
 	}
 	return m;
@@ -635,11 +745,12 @@ static void rule_create_ctrl_rules(Rewrite *w)
 		return;
 	}
 	Node *stmts = NULL, *steps = NULL;
+	AstTail stmts_end = ast_tail(&stmts), steps_end = ast_tail(&steps);
 	for (int k = 0; k < n; k++) {
 		Inner *in = info->inners[order[k]];
 		const char *hname = arena_printf(a, "H_%s", in->name);
 		int sym;
-		Node *user = rw_find_decl(sa, hname, &sym);
+		Node *user = rw_lookup(w, hname, &sym);
 		if (user) {
 			collision(w, user, sym, hname, arena_printf(a, "the step taken by '%s'", in->name));
 			return;
@@ -648,36 +759,61 @@ static void rule_create_ctrl_rules(Rewrite *w)
 		Node *call = rw_fmu_call(w, BI_DO_STEP, in,
 					 rw_list2(rw_keyvar(w, KV_T), rw_keyvar(w, KV_BIG_H)));
 		Node *d = NULL;
-		stmts = ast_append(stmts, rw_local(w, hname, TY_REAL, call, &d));
-		steps = ast_append(steps, rw_ref(w, d, SYM_LOCAL));
+		ast_tail_append(&stmts_end, rw_local(w, hname, TY_REAL, call, &d));
+		ast_tail_append(&steps_end, rw_ref(w, d, SYM_LOCAL));
 	}
 	w->at = sa->loc;
-	rw_set_control(w, ast_append(stmts, rw_return(w, n == 1 ? steps
-								: rw_builtin(w, BI_MIN, steps))));
+	ast_tail_append(&stmts_end, rw_return(w, n == 1 ? steps : rw_builtin(w, BI_MIN, steps)));
+	rw_set_control(w, stmts);
 }
 
 /* ---- 12. ImplementInternalBinding ---------------------------------------------------
  * For each coupling a.p -> b.q, before each do_step(b, ...) not preceded in its statement
  * list by an assignment to b.q, inserts b.q := a.p (converted). */
 
-typedef struct FindStep {
-	const char *fmu;
-	bool found;
-} FindStep;
+/* The couplings the rule implements (inner output to inner input), by the inner fed. */
+typedef struct Couplings {
+	Node **cp;       /* in the adaptation's order */
+	NameIndex first; /* the inner fed -> the place in cp of its first coupling */
+	int *next;       /* the place of the next coupling into the same inner, or -1 */
+} Couplings;
 
-static void find_step_fn(Rewrite *w, Node **slot, void *arg)
+/* The couplings into the inners one statement steps, as places in cp. */
+typedef struct Stepped {
+	const Couplings *cps;
+	int *at;
+	int n, cap;
+} Stepped;
+
+static void stepped_fn(Rewrite *w, Node **slot, void *arg)
 {
 	(void)w;
-	FindStep *f = arg;
+	Stepped *st = arg;
 	Node *n = *slot;
-	if (n->kind == ND_BUILTIN && n->op == BI_DO_STEP && strcmp(n->name, f->fmu) == 0)
-		f->found = true;
+	if (n->kind != ND_BUILTIN || n->op != BI_DO_STEP)
+		return;
+	for (int k = name_index_find(&st->cps->first, n->name); k >= 0; k = st->cps->next[k]) {
+		if (st->n == st->cap) {
+			st->cap = st->cap ? 2 * st->cap : 8;
+			st->at = realloc(st->at, (size_t)st->cap * sizeof *st->at);
+			if (!st->at)
+				out_of_memory();
+		}
+		st->at[st->n++] = k;
+	}
 }
 
-/* Whether statement s itself (not a nested block) steps fmu. */
-static bool stmt_steps(Rewrite *w, Node *s, const char *fmu)
+static int by_place(const void *a, const void *b)
 {
-	FindStep f = {fmu, false};
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+/* The couplings into what statement s itself (not a nested block) steps, in the
+ * adaptation's order, each once. */
+static void stmt_stepped(Rewrite *w, Node *s, Stepped *st)
+{
+	st->n = 0;
 	switch (s->kind) {
 	case ND_VAR:
 	case ND_ASSIGN:
@@ -686,20 +822,28 @@ static bool stmt_steps(Rewrite *w, Node *s, const char *fmu)
 		Node *tmp = s;
 		Node *next = s->next;
 		s->next = NULL;
-		walk_exprs(w, &tmp, find_step_fn, &f);
+		walk_exprs(w, &tmp, stepped_fn, st);
 		s->next = next;
-		return f.found;
+		break;
 	}
 	case ND_IF:
-		walk_exprs(w, &s->cond, find_step_fn, &f);
-		return f.found;
+		walk_exprs(w, &s->cond, stepped_fn, st);
+		break;
 	case ND_FOR:
-		walk_exprs(w, &s->lhs, find_step_fn, &f);
-		walk_exprs(w, &s->rhs, find_step_fn, &f);
-		return f.found;
+		walk_exprs(w, &s->lhs, stepped_fn, st);
+		walk_exprs(w, &s->rhs, stepped_fn, st);
+		break;
 	default:
-		return false;
+		break;
 	}
+	if (st->n < 2)
+		return;
+	qsort(st->at, (size_t)st->n, sizeof *st->at, by_place);
+	int m = 1;
+	for (int i = 1; i < st->n; i++)
+		if (st->at[i] != st->at[m - 1])
+			st->at[m++] = st->at[i];
+	st->n = m;
 }
 
 /* Whether statement s assigns b.q: an assignment, or an if chain that assigns it in
@@ -722,42 +866,75 @@ static bool assigns_port(const Node *s, const char *b, const char *q)
 	return in_then && in_else;
 }
 
-static void bind_in_list(Rewrite *w, Node **list, Node *cp)
+/* The ports if chain top assigns (assigns_port) among those assigned under stmts, its
+ * then branch or a nested one's (where every port it assigns is assigned), into ix. */
+static void note_if(Rewrite *w, NameIndex *ix, const Node *top, const Node *stmts)
 {
-	const char *b = cp->rhs->owner, *q = cp->rhs->name;
+	for (const Node *e = stmts; e; e = e->next)
+		if (e->kind == ND_ASSIGN && e->lhs->kind == ND_PORT_REF && e->lhs->owner) {
+			if (assigns_port(top, e->lhs->owner, e->lhs->name))
+				add_key(w, ix, e->lhs->owner, e->lhs->name);
+		} else if (e->kind == ND_IF) {
+			note_if(w, ix, top, e->then->list1);
+		}
+}
+
+/* The ports statement s assigns (assigns_port), into ix. */
+static void note_assigned(Rewrite *w, NameIndex *ix, const Node *s)
+{
+	if (s->kind == ND_ASSIGN && s->lhs->kind == ND_PORT_REF && s->lhs->owner)
+		add_key(w, ix, s->lhs->owner, s->lhs->name);
+	else if (s->kind == ND_IF && s->els)
+		note_if(w, ix, s, s->then->list1);
+}
+
+/* Inserts, in the statement list *list and the blocks under it, b.q := a.p before each
+ * statement that steps b unless a statement before it in its list assigns b.q, for every
+ * coupling a.p -> b.q in cps.  One pass over the statements, the couplings of each found
+ * through the inners it steps, and the ports assigned so far kept in a table: a pass per
+ * coupling over every statement was quadratic in the inners.  It inserts what that did:
+ * before a statement, the couplings in the adaptation's order; and since no two couplings
+ * feed one input (the checker's "fed twice"), an assignment inserted for one coupling
+ * never stands in another's way, whichever of the two is inserted first. */
+static void bind_in_list(Rewrite *w, const Couplings *cps, Node **list)
+{
+	NameIndex assigned = {0}; /* the ports the statements before *p assign */
+	Stepped st = {cps, NULL, 0, 0};
 	for (Node **p = list; *p; p = &(*p)->next) {
 		Node *s = *p;
 		if (s->kind == ND_IF) {
-			bind_in_list(w, &s->then->list1, cp);
+			bind_in_list(w, cps, &s->then->list1);
 			if (s->els && s->els->kind == ND_BLOCK)
-				bind_in_list(w, &s->els->list1, cp);
+				bind_in_list(w, cps, &s->els->list1);
 			else if (s->els) {
 				Node *chain = s->els;
 				while (chain && chain->kind == ND_IF) {
-					bind_in_list(w, &chain->then->list1, cp);
+					bind_in_list(w, cps, &chain->then->list1);
 					if (chain->els && chain->els->kind == ND_BLOCK)
-						bind_in_list(w, &chain->els->list1, cp);
+						bind_in_list(w, cps, &chain->els->list1);
 					chain = chain->els && chain->els->kind == ND_IF ? chain->els : NULL;
 				}
 			}
 		} else if (s->kind == ND_FOR) {
-			bind_in_list(w, &s->then->list1, cp);
+			bind_in_list(w, cps, &s->then->list1);
 		}
-		if (!stmt_steps(w, s, b))
-			continue;
-		/* (1) an assignment to b.q earlier in this list wins over the coupling */
-		bool assigned = false;
-		for (Node *e = *list; e != s; e = e->next)
-			assigned |= assigns_port(e, b, q);
-		if (assigned)
-			continue;
-		w->at = cp->loc;
-		Node *src = rw_port(w, cp->lhs->owner, cp->lhs->name, cp->lhs->decl, SYM_INNER_OUT);
-		Node *as = rw_coupled(w, cp, src);
-		as->next = s;
-		*p = as;
-		p = &as->next;
+		stmt_stepped(w, s, &st);
+		for (int i = 0; i < st.n; i++) {
+			Node *cp = cps->cp[st.at[i]];
+			if (name_index_find(&assigned, port_key(w, cp->rhs->owner, cp->rhs->name)) >= 0)
+				continue; /* (1) an assignment to b.q earlier in this list wins */
+			w->at = cp->loc;
+			Node *src = rw_port(w, cp->lhs->owner, cp->lhs->name, cp->lhs->decl, SYM_INNER_OUT);
+			Node *as = rw_coupled(w, cp, src);
+			as->next = s;
+			*p = as;
+			p = &as->next;
+			note_assigned(w, &assigned, as);
+		}
+		note_assigned(w, &assigned, s);
 	}
+	free(st.at);
+	name_index_free(&assigned);
 }
 
 static void rule_implement_internal_binding(Rewrite *w)
@@ -765,9 +942,29 @@ static void rule_implement_internal_binding(Rewrite *w)
 	Node *ctrl = w->sa->a_ctrl;
 	if (!ctrl || ctrl->kind != ND_CTRL)
 		return; /* (1) no control rules: CreateCtrlRules failed and said why */
-	for (Node *cp = w->sa->a_couplings; cp; cp = cp->next)
-		if (cp->lhs->sym == SYM_INNER_OUT && cp->rhs->sym == SYM_INNER_IN)
-			bind_in_list(w, &ctrl->body->list1, cp);
+	int n = ast_count(w->sa->a_couplings);
+	Couplings cps = {arena_alloc(w->c->arena, ((size_t)n + 1) * sizeof *cps.cp), {0},
+			 arena_alloc(w->c->arena, ((size_t)n + 1) * sizeof *cps.next)};
+	int *last = arena_alloc(w->c->arena, ((size_t)n + 1) * sizeof *last);
+	int m = 0;
+	for (Node *cp = w->sa->a_couplings; cp; cp = cp->next) {
+		if (cp->lhs->sym != SYM_INNER_OUT || cp->rhs->sym != SYM_INNER_IN)
+			continue;
+		cps.cp[m] = cp;
+		cps.next[m] = -1;
+		int k = name_index_find(&cps.first, cp->rhs->owner);
+		if (k < 0) {
+			if (name_index_add(&cps.first, cp->rhs->owner, m))
+				out_of_memory();
+			k = m;
+		} else {
+			cps.next[last[k]] = m;
+		}
+		last[k] = m++;
+	}
+	if (m)
+		bind_in_list(w, &cps, &ctrl->body->list1);
+	name_index_free(&cps.first);
 }
 
 /* ---- 13. ReplacePortsRefsByVars -------------------------------------------------------
@@ -779,12 +976,71 @@ static void rule_implement_internal_binding(Rewrite *w)
 typedef struct Part {
 	Node *stmts;
 	Node *reported; /* the last hiding local reported, so that it is reported once */
+	/* The var or loop variable of each name declared anywhere under stmts (a name a rule
+	 * writes there would mean that local, not the adaptation's own): locals[
+	 * name_index_find(&names, name)], made on the first question (a search per stored
+	 * name through a Ctrl of a local per inner was quadratic in the inners). */
+	bool indexed;
+	NameIndex names;
+	Node **locals;
+	int nlocals, cap;
 } Part;
+
+static void part_add(Rewrite *w, Part *part, const char *name, Node *local)
+{
+	if (!local || name_index_find(&part->names, name) >= 0)
+		return; /* the first in statement order is the one reported */
+	if (part->nlocals == part->cap) {
+		int cap = part->cap ? 2 * part->cap : 16;
+		Node **locals = arena_alloc(w->c->arena, (size_t)cap * sizeof *locals);
+		if (part->nlocals)
+			memcpy(locals, part->locals, (size_t)part->nlocals * sizeof *locals);
+		part->locals = locals;
+		part->cap = cap;
+	}
+	if (name_index_add(&part->names, name, part->nlocals))
+		out_of_memory();
+	part->locals[part->nlocals++] = local;
+}
+
+/* Every local under stmts into the part's table, in statement order, a block's before
+ * those after it, a loop variable before its body's. */
+static void part_index(Rewrite *w, Part *part, Node *stmts)
+{
+	for (Node *s = stmts; s; s = s->next)
+		switch (s->kind) {
+		case ND_VAR:
+			for (Node *d = s->list1; d; d = d->next)
+				part_add(w, part, d->name, d);
+			break;
+		case ND_IF:
+			part_index(w, part, s->then->list1);
+			if (s->els)
+				part_index(w, part, s->els->kind == ND_IF ? s->els : s->els->list1);
+			break;
+		case ND_FOR:
+			part_add(w, part, s->name, s->init);
+			part_index(w, part, s->then->list1);
+			break;
+		default:
+			break;
+		}
+}
+
+static void part_free(Part *part)
+{
+	name_index_free(&part->names);
+}
 
 /* The local that would hide `stored` in the part, reported; NULL when there is none. */
 static Node *hidden(Rewrite *w, Part *part, const char *stored, const char *purpose)
 {
-	Node *local = local_named(part->stmts, stored);
+	if (!part->indexed) {
+		part_index(w, part, part->stmts);
+		part->indexed = true;
+	}
+	int i = name_index_find(&part->names, stored);
+	Node *local = i >= 0 ? part->locals[i] : NULL;
 	if (local && local != part->reported) {
 		collision(w, local, SYM_LOCAL, stored, purpose);
 		part->reported = local;
@@ -799,7 +1055,7 @@ static void replace_inport_fn(Rewrite *w, Node **slot, void *arg)
 		return;
 	const char *stored = stored_in_name(w, n->name);
 	int sym;
-	Node *var = rw_find_decl(w->sa, stored, &sym);
+	Node *var = rw_lookup(w, stored, &sym);
 	if (!var || sym != SYM_IN_VAR)
 		return; /* (1) AddInVars reported why */
 	if (hidden(w, arg, stored, arena_printf(w->c->arena, "the stored value of input '%s'",
@@ -818,7 +1074,7 @@ static void replace_inner_out_fn(Rewrite *w, Node **slot, void *arg)
 		return;
 	const char *stored = stored_out_name(w, n->owner, n->name);
 	int sym;
-	Node *var = rw_find_decl(w->sa, stored, &sym);
+	Node *var = rw_lookup(w, stored, &sym);
 	if (!var || sym != SYM_OUT_VAR)
 		return; /* (1) AddOutVars reported why */
 	if (hidden(w, arg, stored, arena_printf(w->c->arena, "the stored value of '%s.%s'",
@@ -836,8 +1092,9 @@ static void replace_in_rules(Rewrite *w, Node *rules, ExprFn fn)
 	for (Node *r = rules ? rules->list3 : NULL; r; r = r->next) {
 		if (!r->els)
 			continue;
-		Part part = {r->els->kind == ND_BLOCK ? r->els->list1 : NULL, NULL};
+		Part part = {.stmts = r->els->kind == ND_BLOCK ? r->els->list1 : NULL};
 		walk_exprs(w, &r->els, fn, &part);
+		part_free(&part);
 	}
 }
 
@@ -846,8 +1103,9 @@ static void rule_replace_ports_refs_by_vars(Rewrite *w)
 	Node *sa = w->sa;
 	replace_in_rules(w, sa->a_in_rules, replace_inport_fn);
 	if (sa->a_ctrl && sa->a_ctrl->kind == ND_CTRL) {
-		Part part = {sa->a_ctrl->body->list1, NULL};
+		Part part = {.stmts = sa->a_ctrl->body->list1};
 		walk_exprs(w, &sa->a_ctrl->body, replace_inner_out_fn, &part);
+		part_free(&part);
 	}
 	replace_in_rules(w, sa->a_out_rules, replace_inner_out_fn);
 }

@@ -1,6 +1,7 @@
 /* rewrite.c — the rewrite framework (see rewrite.h): the runner, the node builders and
  * the questions both the lowering and the explicit-form rules ask of an adaptation. */
 #include "rewrite.h"
+#include "util.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -40,11 +41,14 @@ static bool preamble(Rewrite *w, const RwRule *rule)
 	}
 }
 
+static void free_decls(Rewrite *w);
+
 void rw_apply(const RwRule *rule, Compilation *c, SaInfo *info)
 {
-	Rewrite w = {c, info, info->sa, rule->name, {0}, NULL, false};
+	Rewrite w = {c, info, info->sa, rule->name, {0}, NULL, false, NULL};
 	if (preamble(&w, rule))
 		rule->apply(&w);
+	free_decls(&w);
 }
 
 int rw_run(const RwRule *rules, Compilation *c, SaInfo *info, const char *after)
@@ -316,18 +320,30 @@ const char *rw_printf(Rewrite *w, const char *fmt, ...)
 
 /* ---- what rules ask of the adaptation ------------------------------------------------------ */
 
-Node *rw_find_decl(Node *sa, const char *name, int *sym)
+/* The lists of an adaptation's declarations, in the order a name is looked for. */
+typedef struct DeclList {
+	Node *list;
+	int sym;
+} DeclList;
+
+enum { NDECL_LISTS = 7 };
+
+static void decl_lists(Node *sa, DeclList lists[NDECL_LISTS])
 {
-	struct {
-		Node *list;
-		int sym;
-	} lists[] = {
+	DeclList all[NDECL_LISTS] = {
 		{sa->a_inports, SYM_INPORT},   {sa->a_outports, SYM_OUTPORT},
 		{sa->a_params, SYM_PARAM},     {sa->a_in_vars, SYM_IN_VAR},
 		{sa->a_out_vars, SYM_OUT_VAR}, {sa->a_ctrl_vars, SYM_CTRL_VAR},
 		{sa->a_inners, SYM_INNER},
 	};
-	for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
+	memcpy(lists, all, sizeof all);
+}
+
+Node *rw_find_decl(Node *sa, const char *name, int *sym)
+{
+	DeclList lists[NDECL_LISTS];
+	decl_lists(sa, lists);
+	for (size_t i = 0; i < NDECL_LISTS; i++)
 		for (Node *n = lists[i].list; n; n = n->next)
 			if (strcmp(n->name, name) == 0) {
 				if (sym)
@@ -335,6 +351,66 @@ Node *rw_find_decl(Node *sa, const char *name, int *sym)
 				return n;
 			}
 	return NULL;
+}
+
+/* rw_lookup's table: name -> index into decl and sym. */
+struct RwDecls {
+	NameIndex ix;
+	Node **decl;
+	int *sym;
+	int n, cap;
+};
+
+void rw_declared(Rewrite *w, Node *d, int sym)
+{
+	struct RwDecls *t = w->decls;
+	if (!t || name_index_find(&t->ix, d->name) >= 0)
+		return;
+	if (t->n == t->cap) { /* in the arena: what doubling leaves behind is freed with it */
+		int cap = t->cap ? 2 * t->cap : 64;
+		Node **decl = arena_alloc(w->c->arena, (size_t)cap * sizeof *decl);
+		int *sym_of = arena_alloc(w->c->arena, (size_t)cap * sizeof *sym_of);
+		if (t->n) {
+			memcpy(decl, t->decl, (size_t)t->n * sizeof *decl);
+			memcpy(sym_of, t->sym, (size_t)t->n * sizeof *sym_of);
+		}
+		t->decl = decl;
+		t->sym = sym_of;
+		t->cap = cap;
+	}
+	if (name_index_add(&t->ix, d->name, t->n)) {
+		fputs("sacc: out of memory\n", stderr); /* as the arena says it */
+		abort();
+	}
+	t->decl[t->n] = d;
+	t->sym[t->n++] = sym;
+}
+
+Node *rw_lookup(Rewrite *w, const char *name, int *sym)
+{
+	if (!w->decls) {
+		/* In rw_find_decl's order, so that the first of a name is the one it finds. */
+		DeclList lists[NDECL_LISTS];
+		decl_lists(w->sa, lists);
+		w->decls = arena_alloc(w->c->arena, sizeof *w->decls);
+		for (size_t i = 0; i < NDECL_LISTS; i++)
+			for (Node *n = lists[i].list; n; n = n->next)
+				rw_declared(w, n, lists[i].sym);
+	}
+	int i = name_index_find(&w->decls->ix, name);
+	if (i < 0)
+		return NULL;
+	if (sym)
+		*sym = w->decls->sym[i];
+	return w->decls->decl[i];
+}
+
+static void free_decls(Rewrite *w)
+{
+	if (!w->decls)
+		return;
+	name_index_free(&w->decls->ix);
+	w->decls = NULL;
 }
 
 const char *rw_sym_noun(int sym)

@@ -23,6 +23,8 @@ typedef struct Rewrite {
 	Loc at;            /* where the nodes made next come from */
 	Node *form;        /* the declarative form the runner found for the rule, or NULL */
 	bool failed;       /* the rule reported an error */
+	struct RwDecls *decls; /* rw_lookup's table, made on its first call, freed with the
+				* context */
 } Rewrite;
 
 /* What the runner looks for before it applies a rule (the rule is skipped without it). */
@@ -102,6 +104,13 @@ const char *rw_printf(Rewrite *w, const char *fmt, ...) __attribute__((format(pr
 
 /* A declaration at the adaptation's level named `name` (*sym: what it is), or NULL. */
 Node *rw_find_decl(Node *sa, const char *name, int *sym);
+/* rw_find_decl(w->sa, ...) through a table of the declarations, made on the first call of
+ * the rule: a rule that looks up a name per inner stays linear in the inners.  A rule
+ * that adds a declaration to the adaptation after its first look-up tells the table with
+ * rw_declared (rules add only names that no declaration takes, so the first one found is
+ * still rw_find_decl's). */
+Node *rw_lookup(Rewrite *w, const char *name, int *sym);
+void rw_declared(Rewrite *w, Node *decl, int sym);
 /* "an input port", "a parameter", ... */
 const char *rw_sym_noun(int sym);
 /* Whether a statement anywhere under stmts assigns owner.name. */

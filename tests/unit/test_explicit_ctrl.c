@@ -216,6 +216,31 @@ static void implement_internal_binding__assignment_precedes__nothing_inserted(vo
 	assert_int_equal(count_substr(ctrl, ":= obstacle.reaction_force;"), 2);
 }
 
+static void implement_internal_binding__one_statement_steps_two__couplings_in_script_order(void **state)
+{
+	Fx *f = *state;
+	/* the statement steps the obstacle first; the coupling into the window comes first */
+	reduce(f, HEAD WINDOW OBSTACLE
+	       "\tcoupled as obstacle.reaction_force -> window.reaction_force, "
+	       "window.height -> obstacle.disp\n"
+	       "input ports Real v\n"
+	       "control rules {\n"
+	       "\tvar step := min(do_step(obstacle, t, H), do_step(window, t, H));\n"
+	       "\tobstacle.disp := 0.0;\n"
+	       "\tdo_step(obstacle, t, H);\n"
+	       "\treturn step;\n"
+	       "}\n", "ImplementInternalBinding");
+	assert_string_equal(section(f, "control rules {"),
+			    "control rules {\n"
+			    "\twindow.reaction_force := obstacle.reaction_force;\n"
+			    "\tobstacle.disp := 0.01 * window.height;\n"
+			    "\tvar Real step := min(do_step(obstacle, t, H), do_step(window, t, H));\n"
+			    "\tobstacle.disp := 0.0;\n"
+			    "\tdo_step(obstacle, t, H);\n"
+			    "\treturn step;\n"
+			    "}\n");
+}
+
 static void implement_internal_binding__units_differ__converted_then_stored(void **state)
 {
 	Fx *f = *state;
@@ -376,6 +401,7 @@ int main(void)
 		T(implement_internal_binding__generated_steps__assignment_before_step),
 		T(implement_internal_binding__steps_in_if_and_for__assignment_inserted_there),
 		T(implement_internal_binding__assignment_precedes__nothing_inserted),
+		T(implement_internal_binding__one_statement_steps_two__couplings_in_script_order),
 		T(implement_internal_binding__units_differ__converted_then_stored),
 		T(replace_ports_refs_by_vars__map_in__inputs_become_stored),
 		T(replace_ports_refs_by_vars__control_rules__inner_outputs_become_stored),

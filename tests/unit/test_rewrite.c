@@ -196,7 +196,7 @@ static void builders__new_nodes__carry_the_rule_and_the_place(void **state)
 {
 	Fx *f = *state;
 	SaInfo *info = checked(f, HEAD INTEG "input ports Real level\n");
-	Rewrite w = {f->t->c, info, info->sa, "Builder", {0}, NULL, false};
+	Rewrite w = {f->t->c, info, info->sa, "Builder", {0}, NULL, false, NULL};
 	w.at = info->sa->a_inports->loc;
 	Node *level = info->sa->a_inports;
 	Node *as = rw_assign(&w, rw_port(&w, "integ", "u", NULL, SYM_INNER_IN),
@@ -218,7 +218,7 @@ static void builders__converted__constants_at_the_value_and_written_as_by_hand(v
 {
 	Fx *f = *state;
 	SaInfo *info = checked(f, HEAD INTEG "input ports Real level\n");
-	Rewrite w = {f->t->c, info, info->sa, "Builder", {0}, NULL, false};
+	Rewrite w = {f->t->c, info, info->sa, "Builder", {0}, NULL, false, NULL};
 	Node *level = info->sa->a_inports;
 	w.at = level->loc;
 	Node *x = rw_ref(&w, level, SYM_INPORT);
@@ -241,7 +241,7 @@ static void inner_input_fed__binding_or_assignment__fed(void **state)
 {
 	Fx *f = *state;
 	SaInfo *info = checked(f, HEAD INTEG);
-	Rewrite w = {f->t->c, info, info->sa, "Q", {0}, NULL, false};
+	Rewrite w = {f->t->c, info, info->sa, "Q", {0}, NULL, false, NULL};
 	Inner *in = info->inners[0];
 	InnerPort *u = sema_inner_port(in, "u");
 	assert_non_null(u);
@@ -250,15 +250,83 @@ static void inner_input_fed__binding_or_assignment__fed(void **state)
 	tr_free(f->t);
 	f->t = tr_new();
 	info = checked(f, HEAD INTEG "input ports Real v -> integ.u\n");
-	w = (Rewrite){f->t->c, info, info->sa, "Q", {0}, NULL, false};
+	w = (Rewrite){f->t->c, info, info->sa, "Q", {0}, NULL, false, NULL};
 	assert_true(rw_inner_input_fed(&w, info->inners[0], sema_inner_port(info->inners[0], "u")));
 
 	tr_free(f->t);
 	f->t = tr_new();
 	info = checked(f, HEAD INTEG "input ports Real v\n"
 		       "in rules {\n\ttrue -> { } --> { if (v > 0.0) { integ.u := v; } };\n}\n");
-	w = (Rewrite){f->t->c, info, info->sa, "Q", {0}, NULL, false};
+	w = (Rewrite){f->t->c, info, info->sa, "Q", {0}, NULL, false, NULL};
 	assert_true(rw_inner_input_fed(&w, info->inners[0], sema_inner_port(info->inners[0], "u")));
+}
+
+/* ---- rw_lookup ---------------------------------------------------------------------------- */
+
+/* Asks rw_lookup what rw_find_decl answers, before and after a declaration is added; run
+ * through rw_apply, which frees the table. */
+static void rule_looking_up(Rewrite *w)
+{
+	const char *names[] = {"level", "y", "K", "integ", "absent"};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		int sym = -1, want = -2;
+		Node *d = rw_lookup(w, names[i], &sym);
+		assert_ptr_equal(d, rw_find_decl(w->sa, names[i], &want));
+		if (d)
+			assert_int_equal(sym, want);
+	}
+	assert_null(rw_lookup(w, "absent", NULL));
+	/* a declaration added after the table was made is found through it */
+	Node *d = rw_decl(w, "INIT_LEVEL", TY_REAL, rw_real(w, 0.0), DECL_PARAM);
+	AstTail params = ast_tail(&w->sa->a_params);
+	ast_tail_append(&params, d);
+	rw_declared(w, d, SYM_PARAM);
+	int sym = -1;
+	assert_ptr_equal(rw_lookup(w, "INIT_LEVEL", &sym), d);
+	assert_int_equal(sym, SYM_PARAM);
+	assert_ptr_equal(ast_last(w->sa->a_params), d);
+	/* one that takes a name declared already leaves the first found, as the lists do */
+	Node *again = rw_decl(w, "level", TY_REAL, NULL, DECL_IN);
+	rw_declared(w, again, SYM_IN_VAR);
+	assert_ptr_equal(rw_lookup(w, "level", &sym), w->sa->a_inports);
+	assert_int_equal(sym, SYM_INPORT);
+	seen[0].calls++;
+}
+
+static void lookup__table__answers_as_the_lists(void **state)
+{
+	Fx *f = *state;
+	SaInfo *info = checked(f, HEAD INTEG "input ports Real level\n"
+				"output ports Real y <- integ.x\nparam K := 2.0;\n");
+	const RwRule rule = {.name = "Lookup", .apply = rule_looking_up};
+	rw_apply(&rule, f->t->c, info);
+	assert_int_equal(seen[0].calls, 1);
+}
+
+/* ---- AstTail ---------------------------------------------------------------------------- */
+
+static void ast_tail__appends__in_order_after_what_was_there(void **state)
+{
+	Fx *f = *state;
+	SaInfo *info = checked(f, HEAD INTEG "input ports Real a, b\n");
+	Rewrite w = {f->t->c, info, info->sa, "Q", {0}, NULL, false, NULL};
+	Node *empty = NULL;
+	AstTail t = ast_tail(&empty);
+	assert_null(t.last);
+	ast_tail_append(&t, NULL); /* nothing appended */
+	assert_null(empty);
+	Node *one = rw_real(&w, 1.0), *two = rw_real(&w, 2.0), *three = rw_real(&w, 3.0);
+	ast_tail_append(&t, one);
+	assert_ptr_equal(empty, one);
+	two->next = three; /* a chain appended whole, its end the new end */
+	ast_tail_append(&t, two);
+	assert_ptr_equal(t.last, three);
+	assert_int_equal(ast_count(empty), 3);
+	AstTail ports = ast_tail(&info->sa->a_inports);
+	assert_string_equal(ports.last->name, "b");
+	Node *c = rw_real(&w, 4.0);
+	ast_tail_append(&ports, c);
+	assert_ptr_equal(info->sa->a_inports->next->next, c);
 }
 
 /* ---- the two tables ------------------------------------------------------------------------------ */
@@ -302,6 +370,10 @@ int main(void)
 			builders__converted__constants_at_the_value_and_written_as_by_hand,
 			fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(inner_input_fed__binding_or_assignment__fed,
+						fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(lookup__table__answers_as_the_lists,
+						fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(ast_tail__appends__in_order_after_what_was_there,
 						fx_setup, fx_teardown),
 		cmocka_unit_test(tables__lowering_and_explicit__names_distinct_and_found),
 	};
