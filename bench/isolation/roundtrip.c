@@ -93,7 +93,7 @@ static int run_wine(const char *build, int cycles, double spin)
 		return 0;
 	}
 	SartInnerConfig cfg = {"window", dir, "window", SART_FMI2, 0, logger, NULL, NULL, 0, NULL, 0,
-	                       {0}};
+	                       {0}, {NULL, 0}};
 	SartIsolation iso = {host, 0, 0, 0, spin, 0, wine, NULL};
 	SartInner *in = NULL;
 	double t0 = now_us();

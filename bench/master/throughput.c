@@ -44,9 +44,9 @@
 enum { VR_U = 0, VR_X = 1, VR_X0 = 2 };
 
 static const SartVar integrator_vars[] = {
-	{"u", VR_U, SART_REAL, SART_CAUS_INPUT, NULL, 0},
-	{"x", VR_X, SART_REAL, SART_CAUS_OUTPUT, NULL, 0},
-	{"x0", VR_X0, SART_REAL, SART_CAUS_PARAMETER, NULL, 0},
+	{"u", VR_U, SART_REAL, SART_CAUS_INPUT, NULL, 0, 0, 0},
+	{"x", VR_X, SART_REAL, SART_CAUS_OUTPUT, NULL, 0, 0, 0},
+	{"x0", VR_X0, SART_REAL, SART_CAUS_PARAMETER, NULL, 0, 0, 0},
 };
 
 static double now_ns(void)

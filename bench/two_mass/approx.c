@@ -21,10 +21,10 @@
 #include "twomass_ref.h"
 
 static const SartVar mass_vars[] = {
-	{"xo", 0, SART_REAL, SART_CAUS_INPUT, NULL, 0},
-	{"vo", 1, SART_REAL, SART_CAUS_INPUT, NULL, 0},
-	{"x", 2, SART_REAL, SART_CAUS_OUTPUT, NULL, 0},
-	{"v", 3, SART_REAL, SART_CAUS_OUTPUT, NULL, 0},
+	{"xo", 0, SART_REAL, SART_CAUS_INPUT, NULL, 0, 0, 0},
+	{"vo", 1, SART_REAL, SART_CAUS_INPUT, NULL, 0, 0, 0},
+	{"x", 2, SART_REAL, SART_CAUS_OUTPUT, NULL, 0, 0, 0},
+	{"v", 3, SART_REAL, SART_CAUS_OUTPUT, NULL, 0, 0, 0},
 };
 
 static int track(void *env, double t, const double v[], int n)
