@@ -317,6 +317,20 @@ static SartStatus se_exit_init(SartInner *in)
 	return worse(st, s->cs ? run_instant_cs(in, s->start, 1) : run_instant(in, s->start, 1));
 }
 
+/* A Co-Simulation inner's step that the FMU ended early at r, before the stretch's end
+ * (only with SART_CAP_EARLY_RETURN): the back end handled the event there in Event Mode,
+ * where the hook read the output clocks it raised, so the step ends at r as the step the
+ * caller asked for would have, the triggered clocks the caller set ticking at its end; the
+ * caller goes on from r (no input tick is due before the stretch's end, past r). */
+static SartStatus cs_stop_early(SartInner *in, double r, SartStatus st, double *reached)
+{
+	SartInnerSe *s = se_of(in);
+	st = worse(st, run_instant_cs(in, r, 1));
+	s->time = r;
+	*reached = st > SART_WARNING ? NAN : r;
+	return st;
+}
+
 /* A Co-Simulation inner's step: stepped from tick to tick, each tick's clocks set in Event
  * Mode (the FMU's own events handled by the back end inside each stretch, the hook reading
  * the output clocks there). */
@@ -339,6 +353,8 @@ static SartStatus cs_do_step(SartInner *in, double t, double h, int no_set_state
 			*reached = st == SART_DISCARD ? r : NAN;
 			return st;
 		}
+		if (r < next)
+			return cs_stop_early(in, r, st, reached);
 		at = next;
 		st = worse(st, run_instant_cs(in, at, 0));
 		if (st > SART_WARNING) {
@@ -353,6 +369,8 @@ static SartStatus cs_do_step(SartInner *in, double t, double h, int no_set_state
 			*reached = st == SART_DISCARD ? r : NAN;
 			return st;
 		}
+		if (r < end)
+			return cs_stop_early(in, r, st, reached);
 	}
 	st = worse(st, run_instant_cs(in, end, 1));
 	s->time = end;
@@ -773,9 +791,11 @@ SartStatus sart_inner_se_attach(SartInner *in, const SartSeConfig *cfg)
 	s->ops.me = NULL;
 	s->ops.se = NULL;
 	if (s->cs) {
-		/* Event Mode used; no early return, so that every stretch between ticks ends
-		 * where it was asked to; derivatives as the back end has them */
-		in->caps &= ~(unsigned)SART_CAP_EARLY_RETURN;
+		/* Event Mode used; early return kept for a Co-Simulation FMU whose caller allowed
+		 * it, so that a state event's output clock ticks at the event (cs_stop_early);
+		 * derivatives as the back end has them */
+		if (s->me)
+			in->caps &= ~(unsigned)SART_CAP_EARLY_RETURN;
 		s->ops.set_real_input_derivatives = s->base->set_real_input_derivatives;
 		s->ops.get_real_output_derivatives = s->base->get_real_output_derivatives;
 		if (s->me)

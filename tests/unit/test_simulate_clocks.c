@@ -4,7 +4,8 @@
  * column), those of one instant in priority order, clocked inputs read at the tick, a row
  * at each tick with each clock's column 1 there; an output clock connected to another
  * instance's triggered clock; the Co-Simulation one (tests/fmus3/clocks_cs), its
- * clocks ticked in Event Mode, alone and beside an FMU without clocks.  Every expected row is derived by hand in the comments from
+ * clocks ticked in Event Mode, alone (a state event inside a step ticking its output
+ * clock at the event, the FMU returning early) and beside an FMU without clocks.  Every expected row is derived by hand in the comments from
  * the clocks' definitions (tests/fmus3/clocks_se/model.c).  Runs the SACC_BUILD binary as
  * a user would (simulate_test.h). */
 #define _GNU_SOURCE /* realpath(path, NULL) */
@@ -259,6 +260,49 @@ static void simulate_clocks__co_simulation_clocks__ticked_in_event_mode(void **s
 	assert_tmp_empty(c);
 }
 
+/* clocks_cs with rate 1.6, from 0 to 0.75 with --step 0.25: x = 1.6 t reaches 1 at
+ * t = 1 / 1.6 = 0.625, strictly inside the stretch from 0.5 (grid) to 0.65 (sample's tick,
+ * 0.05 + 2 * 0.3).  The run rolls back (the FMU can get and set its state), so the FMU may
+ * return early: it stops at 0.625, where wrap ticks in Event Mode and x is reset, and the
+ * macro step ends there.  Rows: 0 (start), 0.05 (sample), 0.25 (grid), 0.35 (sample),
+ * 0.5 (grid), 0.625 (wrap, x 0), 0.65 (sample, x = 1.6 * 0.025 = 0.04), 0.75 (grid and
+ * alarm, x = 1.6 * 0.125 = 0.2).  Without early return wrap would tick only at 0.65. */
+static void simulate_clocks__state_event_in_a_step__wrap_ticks_at_the_event(void **state)
+{
+	Ctx *c = *state;
+	char args[1024];
+	snprintf(args, sizeof args,
+	         "'%s/fmus3/clocks_cs.fmu' --stop 0.75 --step 0.25 --set clocks_cs.rate=1.6 "
+	         "--set clocks_cs.trig=0 --record clocks_cs.wrap,clocks_cs.alarm,clocks_cs.x",
+	         test_build_dir());
+	assert_int_equal(simulate(c, args), 0);
+	char *csv = file_in(c, "out.txt");
+	static const struct {
+		double t;
+		int wrap, alarm;
+		double x;
+	} want[] = {
+		{0, 0, 0, 0},       {0.05, 0, 0, 0.08},  {0.25, 0, 0, 0.4},  {0.35, 0, 0, 0.56},
+		{0.5, 0, 0, 0.8},   {0.625, 1, 0, 0},    {0.65, 0, 0, 0.04}, {0.75, 0, 1, 0.2},
+	};
+	size_t k = 0;
+	for (const char *p = strchr(csv, '\n'); p && p[1]; p = strchr(p + 1, '\n'), k++) {
+		double t, x;
+		int wrap, alarm;
+		assert_int_equal(sscanf(p + 1, "%lf,%d,%d,%lf", &t, &wrap, &alarm, &x), 4);
+		assert_true(k < sizeof want / sizeof *want);
+		if (fabs(t - want[k].t) > 1e-12)
+			print_error("row %zu at %.17g, not %g\n", k, t, want[k].t);
+		assert_true(fabs(t - want[k].t) < 1e-12);
+		assert_int_equal(wrap, want[k].wrap);
+		assert_int_equal(alarm, want[k].alarm);
+		assert_true(fabs(x - want[k].x) < 1e-12);
+	}
+	assert_int_equal(k, sizeof want / sizeof *want);
+	free(csv);
+	assert_tmp_empty(c);
+}
+
 /* clocks_me, the same sawtooth as a Model Exchange FMU integrated by sacc: sample and trig
  * tick in Event Mode as above, wrap at the state event x = 1 (located by the solver; on
  * the grid here, at 1 and 2). */
@@ -322,6 +366,7 @@ int main(void)
 		cmocka_unit_test(simulate_clocks__default_records__every_clock_counted),
 		cmocka_unit_test(simulate_clocks__output_clock_connected__triggers_the_other),
 		cmocka_unit_test(simulate_clocks__co_simulation_clocks__ticked_in_event_mode),
+		cmocka_unit_test(simulate_clocks__state_event_in_a_step__wrap_ticks_at_the_event),
 		cmocka_unit_test(simulate_clocks__model_exchange_clocks__ticked_in_event_mode),
 		cmocka_unit_test(simulate_clocks__mixed_with_an_fmu_without_clocks__both_step),
 	};
