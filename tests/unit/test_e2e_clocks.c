@@ -38,6 +38,8 @@ static const char *build_dir(void)
 static char work[PATH_MAX];
 /* "" for the wrappers with their inners in process, "iso/" for those built --isolate all */
 static const char *variant = "";
+/* the earlyReturnAllowed the wrappers are instantiated with */
+static fmi3Boolean early_allowed = fmi3False;
 
 static void logger3(fmi3InstanceEnvironment env, fmi3Status status, fmi3String category,
                     fmi3String message)
@@ -118,8 +120,8 @@ static void open_named(Wrapper *w, const char *id, const char *const names[], in
 	snprintf(lib, sizeof lib, "%s/binaries/x86_64-linux/%s.so", w->dir, id);
 	snprintf(res, sizeof res, "%s/resources/", w->dir);
 	fmi3_import(&w->a, lib);
-	w->c = w->a.instantiate("w", token, res, fmi3False, fmi3False, fmi3False, fmi3False, NULL,
-	                        0, NULL, logger3, NULL);
+	w->c = w->a.instantiate("w", token, res, fmi3False, fmi3False, fmi3False, early_allowed,
+	                        NULL, 0, NULL, logger3, NULL);
 	assert_non_null(w->c);
 	assert_int_equal(w->a.enter_init(w->c, fmi3False, 0, 0, fmi3False, 0), fmi3OK);
 	assert_int_equal(w->a.exit_init(w->c), fmi3OK);
@@ -236,6 +238,54 @@ static void e2e_clocks__co_simulation_inner__clocks_in_event_mode(void **state)
 	close_wrapper(&w);
 }
 
+/* The wrapper over clocks_cs instantiated with early return allowed, stepped by 0.375 and
+ * each step started where the last one stopped.  x = t mod 1 resets at 1, strictly inside
+ * the third step (0.75 to 1.125): the inner returns early there, wrap ticks at 1 in its
+ * Event Mode, and the wrapper returns early at 1 too.  nsample, nwrap, nalarm, x and the
+ * time reached after each step (sample at 0.05 + 0.3 k, alarm at 0.75):
+ *   0     -> 0.375   sample 0.05 0.35             2 0 0  x 0.375
+ *   0.375 -> 0.75    sample 0.65, alarm 0.75      3 0 1  x 0.75
+ *   0.75  -> 1       sample 0.95, wrap at 1       4 1 1  x 0      early, last 1
+ *   1     -> 1.375   sample 1.25                  5 1 1  x 0.375
+ * Without early return, the wrap would tick at 1.125 (x 0 there, not 0.125). */
+static void e2e_clocks__early_return__wrap_ticks_at_the_reset(void **state)
+{
+	(void)state;
+	static const char *const names[4] = {"nsample", "nwrap", "nalarm", "x"};
+	static const struct {
+		int n[3];
+		double x, reached;
+		int early;
+	} want[4] = {
+		{{2, 0, 0}, 0.375, 0.375, 0},
+		{{3, 0, 1}, 0.75, 0.75, 0},
+		{{4, 1, 1}, 0, 1, 1},
+		{{5, 1, 1}, 0.375, 1.375, 0},
+	};
+	Wrapper w;
+	early_allowed = fmi3True;
+	open_named(&w, "cssw", names, 4);
+	early_allowed = fmi3False;
+	double t = 0;
+	for (int k = 0; k < 4; k++) {
+		fmi3Boolean event, term, early;
+		fmi3Float64 last = -1, x;
+		fmi3Int32 n[3];
+		assert_int_equal(w.a.do_step(w.c, t, 0.375, fmi3True, &event, &term, &early, &last),
+		                 fmi3OK);
+		assert_false(term);
+		assert_int_equal(early ? 1 : 0, want[k].early);
+		t = early ? last : t + 0.375;
+		assert_true(fabs(t - want[k].reached) < 1e-12);
+		assert_int_equal(w.a.get_int32(w.c, w.vr, 3, n, 3), fmi3OK);
+		assert_int_equal(w.a.get_float64(w.c, &w.vr[3], 1, &x, 1), fmi3OK);
+		for (int i = 0; i < 3; i++)
+			assert_int_equal(n[i], want[k].n[i]);
+		assert_true(fabs(x - want[k].x) < 1e-12);
+	}
+	close_wrapper(&w);
+}
+
 /* Rules over the inner's clocks (tests/e2e3/clocks_rules_sa.sa): trig set to 1 before
  * every step of 0.1 ticks the inner's trig at each step's end, so its output clock ticks at
  * every second step (0.2, 0.4, ...) and the rule adds each tick: alarms = k / 2 after step k.
@@ -305,6 +355,7 @@ int main(void)
 		cmocka_unit_test(e2e_clocks__wrapper_steps__partitions_at_their_ticks),
 		cmocka_unit_test(e2e_clocks__state_restored__same_ticks_again),
 		cmocka_unit_test(e2e_clocks__co_simulation_inner__clocks_in_event_mode),
+		cmocka_unit_test(e2e_clocks__early_return__wrap_ticks_at_the_reset),
 		cmocka_unit_test(e2e_clocks__rules__react_to_the_inner_ticks),
 	};
 	/* the same over the wrappers built --isolate all, and the two side by side */
@@ -312,6 +363,7 @@ int main(void)
 		cmocka_unit_test(e2e_clocks__wrapper_steps__partitions_at_their_ticks),
 		cmocka_unit_test(e2e_clocks__state_restored__same_ticks_again),
 		cmocka_unit_test(e2e_clocks__co_simulation_inner__clocks_in_event_mode),
+		cmocka_unit_test(e2e_clocks__early_return__wrap_ticks_at_the_reset),
 		cmocka_unit_test(e2e_clocks__isolated_inners__same_values_as_in_process),
 	};
 	int failed = cmocka_run_group_tests_name("inners in process", tests, group_setup, NULL);
