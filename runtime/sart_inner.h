@@ -69,7 +69,8 @@ enum {
 	                                     clocks' ticks, where the seam ticks them in Event
 	                                     Mode (fmi3SetClock), and its output clocks are read
 	                                     in every Event Mode (sart_inner_se.c, clocks in
-	                                     SartInnerConfig.se) */
+	                                     SartInnerConfig.se); with SART_CAP_EARLY_RETURN
+	                                     a step ends early at the FMU's own event */
 };
 
 typedef unsigned int SartVr; /* a value reference */

@@ -28,7 +28,9 @@
  * its steps are cut at its input clocks' ticks, where the clocks due are set at once in one
  * Event Mode (the back end's tick_in_event_mode), and the back end runs the layer's hook in
  * every Event Mode, its own events' included, to read the output clocks and the countdown
- * intervals. */
+ * intervals.  Loaded with SART_CAP_EARLY_RETURN, such an inner may end a stretch early at
+ * its own event, and the step then ends there (cs_stop_early), so that an output clock its
+ * state event raised ticks at the event's time. */
 #include "sart_inner_backend.h"
 #include "sart_numfmt.h"
 
