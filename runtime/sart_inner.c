@@ -186,10 +186,10 @@ static int copy_elements(SartInner *in, const SartInnerConfig *cfg)
 	return 0;
 }
 
-static int cmp_vr(const void *a, const void *b)
+int sart_vr_cmp(const void *a, const void *b)
 {
-	const SartVr *x = a, *y = b;
-	return *x < *y ? -1 : *x > *y;
+	SartVr x = *(const SartVr *)a, y = *(const SartVr *)b;
+	return (x > y) - (x < y);
 }
 
 SartStatus sart_inner_set_intermediate_inputs(SartInner *in, const SartVr vr[], size_t n)
@@ -209,7 +209,7 @@ SartStatus sart_inner_set_intermediate_inputs(SartInner *in, const SartVr vr[], 
 			return sart_inner_report(in, SART_ERROR, "sart_inner_set_intermediate_inputs: "
 			                         "out of memory");
 		memcpy(copy, vr, n * sizeof *copy);
-		qsort(copy, n, sizeof *copy, cmp_vr);
+		qsort(copy, n, sizeof *copy, sart_vr_cmp);
 	}
 	free(in->intermediate_inputs);
 	in->intermediate_inputs = copy;

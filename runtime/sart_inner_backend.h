@@ -225,6 +225,10 @@ SartStatus sart_inner_se_attach(SartInner *in, const SartSeConfig *cfg);
 SartValueType sart_inner_vr_type(const SartInner *in, SartVr vr, SartValueType dflt,
                                  const char **name);
 
+/* Orders two SartVr for qsort and bsearch (sorted value-reference lists of the seam and
+ * its layers). */
+int sart_vr_cmp(const void *a, const void *b);
+
 /* The array element that vr stands for (SartVrElement), or NULL for a variable's own
  * reference. */
 const SartVrElement *sart_inner_element(const SartInner *in, SartVr vr);

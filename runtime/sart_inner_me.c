@@ -549,17 +549,11 @@ static SartStatus discrete_set(SartInner *in)
 	return s;
 }
 
-static int vr_cmp(const void *a, const void *b)
-{
-	SartVr x = *(const SartVr *)a, y = *(const SartVr *)b;
-	return (x > y) - (x < y);
-}
-
 /* Whether a Real set of vr[0..n) touches a variable FMI lets one set only in Event Mode. */
 static int touches_event_vrs(const SartInnerMe *m, const SartVr vr[], size_t n)
 {
 	for (size_t i = 0; i < n && m->cfg.nevent_vrs; i++)
-		if (bsearch(&vr[i], m->cfg.event_vrs, m->cfg.nevent_vrs, sizeof *vr, vr_cmp))
+		if (bsearch(&vr[i], m->cfg.event_vrs, m->cfg.nevent_vrs, sizeof *vr, sart_vr_cmp))
 			return 1;
 	return 0;
 }
@@ -1047,7 +1041,7 @@ static SartStatus me_deserialize(SartInner *in, const unsigned char *buf, size_t
  * (n > 0). */
 static size_t sort_unique(SartVr vr[], size_t n)
 {
-	qsort(vr, n, sizeof *vr, vr_cmp);
+	qsort(vr, n, sizeof *vr, sart_vr_cmp);
 	size_t k = 1;
 	for (size_t i = 1; i < n; i++)
 		if (vr[i] != vr[k - 1])
@@ -1065,7 +1059,7 @@ static SartStatus add_element_vrs(const SartInner *in, SartInnerMe *m)
 	size_t extra = 0;
 	for (size_t i = 0; i < in->nelements; i++)
 		if (bsearch(&in->elements[i].array, m->cfg.event_vrs, m->cfg.nevent_vrs,
-		            sizeof(SartVr), vr_cmp))
+		            sizeof(SartVr), sart_vr_cmp))
 			extra++;
 	if (extra == 0)
 		return SART_OK;
@@ -1076,7 +1070,7 @@ static SartStatus add_element_vrs(const SartInner *in, SartInnerMe *m)
 	memcpy(ev, m->cfg.event_vrs, ne * sizeof *ev);
 	for (size_t i = 0; i < in->nelements; i++)
 		if (bsearch(&in->elements[i].array, m->cfg.event_vrs, m->cfg.nevent_vrs,
-		            sizeof(SartVr), vr_cmp))
+		            sizeof(SartVr), sart_vr_cmp))
 			ev[ne++] = in->elements[i].vr;
 	m->event_elems = ev;
 	m->cfg.event_vrs = ev;
