@@ -1356,7 +1356,7 @@ int sart_master_run(const SartScenario *sc, const SartMasterOptions *o, SartMast
 	for (int k = 0; k < o->nexternal; k++)
 		m->clocked |= var_of(sc, o->external[k])->is_clock;
 	m->plain &= !m->clocked;
-	m->plain_gs = !m->clocked && master_plain_gs(m);
+	m->plain_gs = master_plain_gs(m);
 	if (initialize(m) || master_emit_point(m, o->start))
 		goto done;
 

@@ -125,7 +125,8 @@ int master_plain_gs(const Master *m)
 {
 	const SartScenario *sc = m->sc;
 	int ok = m->alg->fresh_inputs && !m->o->no_fast_path && m->nloops == 0 && !m->par &&
-	         !m->early_returns && m->o->nexternal == 0 && m->o->nstring_conns == 0;
+	         !m->early_returns && !m->clocked && m->o->nexternal == 0 &&
+	         m->o->nstring_conns == 0;
 	for (int f = 0; f < sc->nfmus && ok; f++) {
 		const FmuRun *fr = &m->f[f];
 		/* no input derivatives to give, none to read, Reals only */

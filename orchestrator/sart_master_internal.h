@@ -291,7 +291,7 @@ int master_plain_pass(Master *m, double t, double h, double *short_end);
 /* The first pass of a Gauss-Seidel step when m->plain_gs (sart_master_fast.c). */
 int master_plain_gs_pass(Master *m, double t, double h, double *short_end);
 /* Whether plain_gs_pass can do the first Gauss-Seidel passes of this run (after prepare,
- * with m->plain's conditions but the algorithm's). */
+ * m->clocked set, with m->plain's conditions but the algorithm's). */
 int master_plain_gs(const Master *m);
 int master_fast_run(Master *m, double *t);
 
